@@ -1,0 +1,118 @@
+package envelope
+
+import (
+	"encoding/json"
+
+	"github.com/sessionledger/ledger/events"
+)
+
+// Decision is the outcome for one tool: allow or deny (claude-code adds ask).
+type Decision string
+
+// The decisions.
+const (
+	Allow Decision = "allow"
+	Ask   Decision = "ask"
+	Deny  Decision = "deny"
+)
+
+// Stricter reports whether d is stricter than other (deny > ask > allow).
+func (d Decision) Stricter(other Decision) bool { return d.rank() > other.rank() }
+
+func (d Decision) rank() int {
+	switch d {
+	case Allow:
+		return 0
+	case Ask:
+		return 1
+	}
+	return 2
+}
+
+// RecordRef names a record of the log: its sequence, id and type.
+type RecordRef struct {
+	Seq  uint64      `json:"seq"`
+	ID   string      `json:"id"`
+	Type events.Type `json:"type"`
+}
+
+// Reason says why: a stable code "<layer>:<cause>", the rule that matched
+// as written (with where it sits, e.g. `tools.deny: "exec"`), and the record
+// that introduced that rule, grant or revocation.
+type Reason struct {
+	Code   string     `json:"code"`
+	Rule   string     `json:"rule,omitempty"`
+	Record *RecordRef `json:"record,omitempty"`
+}
+
+// Outcome is what one layer did to a tool.
+type Outcome string
+
+// The outcomes of a trace step.
+const (
+	Absent  Outcome = "absent"  // the layer does not apply to this session
+	Kept    Outcome = "kept"    // the layer applies and passed the tool
+	Removed Outcome = "removed" // the layer removed the tool (pool layers)
+	Decided Outcome = "decided" // a call step decided the outcome
+	Skipped Outcome = "skipped" // not reached: an earlier layer decided
+)
+
+// Step is one layer's entry in a trace.
+type Step struct {
+	Layer   string  `json:"layer"`
+	Outcome Outcome `json:"outcome"`
+	// Detail says what the layer held, in words, when useful.
+	Detail string  `json:"detail,omitempty"`
+	Reason *Reason `json:"reason,omitempty"`
+}
+
+// Verdict is the decision for one tool with its reason and, when asked for,
+// the trace of every layer in order.
+type Verdict struct {
+	Tool     string   `json:"tool"`
+	Decision Decision `json:"decision"`
+	Reason   Reason   `json:"reason"`
+	Trace    []Step   `json:"trace,omitempty"`
+}
+
+// Denial is one denied tool of a tool set.
+type Denial struct {
+	Tool   string `json:"tool"`
+	Reason Reason `json:"reason"`
+}
+
+// ToolSet is a session's effective tool set: the allowed tools and each
+// denied tool with its reason, both in catalogue order.
+type ToolSet struct {
+	Allowed []string `json:"allowed"`
+	Denied  []Denial `json:"denied"`
+}
+
+// Hash returns the content hash of the tool set.
+func (t *ToolSet) Hash() string {
+	b, err := json.Marshal(t)
+	if err != nil {
+		panic("envelope: encoding a tool set failed: " + err.Error())
+	}
+	c, err := events.CanonicalJSON(b)
+	if err != nil {
+		panic("envelope: canonical encoding failed: " + err.Error())
+	}
+	return events.HashBytes(c)
+}
+
+// Lookup returns the decision for tool (already normalized) and whether the
+// tool is in the set at all.
+func (t *ToolSet) Lookup(tool string) (Decision, *Reason, bool) {
+	for _, a := range t.Allowed {
+		if a == tool {
+			return Allow, nil, true
+		}
+	}
+	for i := range t.Denied {
+		if t.Denied[i].Tool == tool {
+			return Deny, &t.Denied[i].Reason, true
+		}
+	}
+	return "", nil, false
+}

@@ -1,0 +1,69 @@
+package events
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable error code (SPEC section 8). Codes reach the wire and the
+// CLI's --json output, so they are explicit strings that never change.
+type Code string
+
+// The stable error codes of SPEC section 8, including every dialect's
+// admission codes.
+const (
+	CodeInvalidEvent         Code = "invalid_event"
+	CodeUnknownType          Code = "unknown_type"
+	CodeBadSessionKey        Code = "bad_session_key"
+	CodeDuplicateSession     Code = "duplicate_session"
+	CodeUnknownSession       Code = "unknown_session"
+	CodeUnknownParent        Code = "unknown_parent"
+	CodeSessionNotActive     Code = "session_not_active"
+	CodeBadTurn              Code = "bad_turn"
+	CodeNotAChild            Code = "not_a_child"
+	CodeConflict             Code = "conflict"
+	CodeUnknownGrant         Code = "unknown_grant"
+	CodeInvalidPolicy        Code = "invalid_policy"
+	CodeDepthLimit           Code = "depth_limit"
+	CodeMaxChildren          Code = "max_children"
+	CodeAgentNotAllowed      Code = "agent_not_allowed"
+	CodeAgentNotConfigured   Code = "agent_not_configured"
+	CodeAgentIDRequired      Code = "agent_id_required"
+	CodeZeroTools            Code = "zero_tools"
+	CodeSandboxRequired      Code = "sandbox_required"
+	CodeDelegationUnavail    Code = "delegation_unavailable"
+	CodeNestedFork           Code = "nested_fork"
+	CodeNestedTeam           Code = "nested_team"
+	CodeBackgroundNotAllowed Code = "background_not_allowed"
+	CodeAuthorizationChanged Code = "authorization_changed"
+	CodeNotCaughtUp          Code = "not_caught_up"
+	CodeBehindRetention      Code = "behind_retention"
+	CodeNotImplemented       Code = "not_implemented"
+)
+
+// Error is the one error type callers branch on: a stable code and a message
+// that says what to fix.
+type Error struct {
+	Code Code
+	Msg  string
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Msg }
+
+// Errorf makes an *Error with a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// CodeOf returns the stable code of err, or "" when err carries none.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// ErrConflict is returned when an append lost an optimistic-concurrency race
+// and could not be retried.
+var ErrConflict = &Error{Code: CodeConflict, Msg: "another writer appended first; catch up and retry"}

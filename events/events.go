@@ -1,0 +1,218 @@
+package events
+
+import "encoding/json"
+
+// Type names an event type. The strings reach disk; never rename one. A
+// schema change adds a new version (V) and an upgrade, not a new spelling.
+type Type string
+
+// The event types of SPEC section 4, all at version 1.
+const (
+	PolicySet        Type = "policy.set"
+	GrantAdded       Type = "grant.added"
+	GrantRevoked     Type = "grant.revoked"
+	SessionStarted   Type = "session.started"
+	SessionSpawned   Type = "session.spawned"
+	TurnStarted      Type = "turn.started"
+	SessionYielded   Type = "session.yielded"
+	SessionCompleted Type = "session.completed"
+	SessionResumed   Type = "session.resumed"
+	ToolChecked      Type = "tool.checked"
+	EffectStarted    Type = "tool.effect_started"
+)
+
+// Version is the only schema version of every event type.
+const Version = 1
+
+// Types lists every known event type in a stable order.
+var Types = []Type{PolicySet, GrantAdded, GrantRevoked, SessionStarted, SessionSpawned,
+	TurnStarted, SessionYielded, SessionCompleted, SessionResumed, ToolChecked, EffectStarted}
+
+// IsPolicy reports whether events of type t go to the policy subject and
+// carry no session.
+func (t Type) IsPolicy() bool { return t == PolicySet || t == GrantAdded || t == GrantRevoked }
+
+// Known reports whether t is an event type of SPEC section 4.
+func (t Type) Known() bool {
+	for _, k := range Types {
+		if k == t {
+			return true
+		}
+	}
+	return false
+}
+
+// SessionKey is a session's key, the aggregate id of its events.
+type SessionKey string
+
+// Subject returns the stream subject a record of type t for session s is
+// published on (SPEC section 3).
+func Subject(t Type, s SessionKey) string {
+	switch {
+	case t.IsPolicy():
+		return "ledger.policy"
+	case t == ToolChecked || t == EffectStarted:
+		return "ledger.decision." + string(s)
+	default:
+		return "ledger.session." + string(s)
+	}
+}
+
+// Event is what a caller sends: a record without time and decided.
+type Event struct {
+	ID      string          `json:"id,omitempty"`
+	Type    Type            `json:"type"`
+	V       int             `json:"v"`
+	Session SessionKey      `json:"session,omitempty"`
+	Actor   string          `json:"actor"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// Record is one message body on the stream: exactly eight fields (SPEC
+// section 3), encoded canonically.
+type Record struct {
+	ID      string          `json:"id"`
+	Type    Type            `json:"type"`
+	V       int             `json:"v"`
+	Time    string          `json:"time"`
+	Session SessionKey      `json:"session"`
+	Actor   string          `json:"actor"`
+	Data    json.RawMessage `json:"data"`
+	Decided json.RawMessage `json:"decided"`
+}
+
+// Encode returns the record's canonical JSON bytes.
+func (r *Record) Encode() ([]byte, error) { return Canonical(r) }
+
+// DecodeRecord parses a record read back from the stream. It checks the
+// record's own fields, not the event's semantics.
+func DecodeRecord(b []byte) (*Record, error) {
+	var r Record
+	if err := strictUnmarshal(b, &r); err != nil {
+		return nil, Errorf(CodeInvalidEvent, "record does not decode: %v", err)
+	}
+	if !ValidID(r.ID) {
+		return nil, Errorf(CodeInvalidEvent, "record id %q is not a ULID", r.ID)
+	}
+	if !r.Type.Known() {
+		return nil, Errorf(CodeUnknownType, "record type %q is not known", r.Type)
+	}
+	if r.V != Version {
+		return nil, Errorf(CodeInvalidEvent, "record version %d is not supported", r.V)
+	}
+	return &r, nil
+}
+
+// Event returns the caller-visible part of the record.
+func (r *Record) Event() *Event {
+	return &Event{ID: r.ID, Type: r.Type, V: r.V, Session: r.Session, Actor: r.Actor, Data: r.Data}
+}
+
+// Payloads. Optional booleans whose absence differs from false are pointers;
+// nil lists mean the field was absent.
+
+// PolicySetData is the data of policy.set.
+type PolicySetData struct {
+	Dialect   string          `json:"dialect"`
+	Document  json.RawMessage `json:"document"`
+	Catalogue []string        `json:"catalogue,omitempty"`
+}
+
+// GrantKind names what a grant edits (SPEC section 4).
+type GrantKind string
+
+// The grant kinds.
+const (
+	GrantDelegateTools GrantKind = "delegate_tools"
+	GrantAllowAgent    GrantKind = "allow_agent"
+	GrantAlsoAllow     GrantKind = "also_allow"
+	GrantPermission    GrantKind = "permission"
+)
+
+// GrantData is the data of grant.added and grant.revoked.
+type GrantData struct {
+	Kind     GrantKind `json:"kind"`
+	Agent    string    `json:"agent"`
+	Target   string    `json:"target"`
+	Tools    []string  `json:"tools,omitempty"`
+	Behavior string    `json:"behavior,omitempty"`
+	Rule     string    `json:"rule,omitempty"`
+}
+
+// StartedData is the data of session.started.
+type StartedData struct {
+	Agent       string   `json:"agent"`
+	Provider    string   `json:"provider,omitempty"`
+	Model       string   `json:"model,omitempty"`
+	Sandboxed   *bool    `json:"sandboxed,omitempty"`
+	Channel     string   `json:"channel,omitempty"`
+	Group       string   `json:"group,omitempty"`
+	Sender      string   `json:"sender,omitempty"`
+	Owner       bool     `json:"owner,omitempty"`
+	Tools       []string `json:"tools,omitempty"`
+	Mode        string   `json:"mode,omitempty"`
+	Coordinator bool     `json:"coordinator,omitempty"`
+}
+
+// SpawnedData is the data of session.spawned.
+type SpawnedData struct {
+	Parent     SessionKey `json:"parent"`
+	Agent      string     `json:"agent"`
+	Label      string     `json:"label,omitempty"`
+	Sandboxed  *bool      `json:"sandboxed,omitempty"`
+	Background *bool      `json:"background,omitempty"`
+	Fork       bool       `json:"fork,omitempty"`
+	Teammate   bool       `json:"teammate,omitempty"`
+	Hidden     bool       `json:"hidden,omitempty"`
+	Tools      []string   `json:"tools,omitempty"`
+}
+
+// TurnData is the data of turn.started.
+type TurnData struct {
+	Turn     int    `json:"turn"`
+	Sender   string `json:"sender,omitempty"`
+	External bool   `json:"external,omitempty"`
+}
+
+// IsExternal reports whether an outside requester drives the turn: a
+// non-empty sender or external: true (SPEC section 5.3).
+func (d *TurnData) IsExternal() bool { return d.External || d.Sender != "" }
+
+// YieldedData is the data of session.yielded.
+type YieldedData struct {
+	Children []SessionKey `json:"children"`
+}
+
+// CompletedData is the data of session.completed.
+type CompletedData struct {
+	Status string `json:"status"`
+}
+
+// The handoffs of session.resumed.
+const (
+	HandoffSettleBatch = "settle_batch"
+	HandoffCompletion  = "completion"
+)
+
+// ResumedData is the data of session.resumed.
+type ResumedData struct {
+	Handoff string       `json:"handoff"`
+	Batch   *string      `json:"batch,omitempty"`
+	From    []SessionKey `json:"from"`
+}
+
+// CheckedData is the data of tool.checked.
+type CheckedData struct {
+	Turn  int             `json:"turn"`
+	Tool  string          `json:"tool"`
+	Call  string          `json:"call,omitempty"`
+	Input json.RawMessage `json:"input,omitempty"`
+}
+
+// EffectData is the data of tool.effect_started.
+type EffectData struct {
+	Turn       int    `json:"turn"`
+	Tool       string `json:"tool"`
+	Call       string `json:"call"`
+	PreparedAt uint64 `json:"prepared_at,omitempty"`
+}
