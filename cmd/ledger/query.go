@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/replay"
+	"github.com/sessionledger/ledger/scenario"
+)
+
+// viewer answers queries at a position of some log.
+type viewer interface {
+	View(ctx context.Context, key events.SessionKey, pos projection.Position, fn func(*projection.State) error) error
+}
+
+// queryFlags are the flags every query command shares.
+type queryFlags struct {
+	scenario, log, session, time, input string
+	seq                                 uint64
+	turn                                int
+	json                                bool
+}
+
+func (q *queryFlags) register(fs *flag.FlagSet, withInput bool) {
+	fs.StringVar(&q.scenario, "scenario", "", "run this scenario file's appends and query the log they make")
+	fs.StringVar(&q.log, "log", "", "query this log file: JSON lines of records, the first at sequence 1")
+	fs.StringVar(&q.session, "session", "", "the session key (required)")
+	fs.Uint64Var(&q.seq, "seq", 0, "decide at this stream sequence (default: the head)")
+	fs.IntVar(&q.turn, "turn", 0, "decide at the start of this turn of the session")
+	fs.StringVar(&q.time, "time", "", "decide at the last record whose time is at most this RFC 3339 time")
+	fs.BoolVar(&q.json, "json", false, "print JSON")
+	if withInput {
+		fs.StringVar(&q.input, "input", "", "the call's input: a JSON string or object, or plain text taken as a string (claude-code)")
+	}
+}
+
+func (q *queryFlags) position() projection.Position {
+	return projection.Position{Seq: q.seq, Turn: q.turn, Time: q.time}
+}
+
+func (q *queryFlags) inputJSON() json.RawMessage {
+	if q.input == "" {
+		return nil
+	}
+	if json.Valid([]byte(q.input)) && (strings.HasPrefix(q.input, "{") || strings.HasPrefix(q.input, `"`)) {
+		return json.RawMessage(q.input)
+	}
+	b, _ := json.Marshal(q.input)
+	return b
+}
+
+func (q *queryFlags) open(ctx context.Context) (viewer, error) {
+	if q.session == "" {
+		return nil, usageError("--session is required")
+	}
+	switch {
+	case q.scenario != "" && q.log != "":
+		return nil, usageError("name one of --scenario and --log")
+	case q.scenario != "":
+		f, err := scenario.Load(q.scenario)
+		if err != nil {
+			return nil, err
+		}
+		r := scenario.InMemory(dialects.All())
+		r.Run(ctx, f)
+		return r.Ledger, nil
+	case q.log != "":
+		recs, err := readLogFile(q.log)
+		if err != nil {
+			return nil, err
+		}
+		return &logViewer{recs: recs}, nil
+	}
+	return nil, usageError("name a --scenario or a --log to query")
+}
+
+// readLogFile reads JSON lines of records.
+func readLogFile(path string) ([]*events.Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var recs []*events.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		r, err := events.DecodeRecord([]byte(text))
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		recs = append(recs, r)
+	}
+	return recs, sc.Err()
+}
+
+type logViewer struct{ recs []*events.Record }
+
+func (l *logViewer) View(_ context.Context, key events.SessionKey, pos projection.Position, fn func(*projection.State) error) error {
+	head, err := replay.Fold(dialects.All(), l.recs, 0)
+	if err != nil {
+		return err
+	}
+	seq, err := head.Resolve(key, pos)
+	if err != nil {
+		return err
+	}
+	st := head
+	if seq != head.Position() {
+		if st, err = replay.Fold(dialects.All(), l.recs, seq); err != nil {
+			return err
+		}
+	}
+	return fn(st)
+}
+
+func runTools(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fl := newFlags("tools", "", "Prints a session's effective tool set: allowed tools, and each denied tool with its reason.", stderr)
+	var q queryFlags
+	q.register(fl, false)
+	if _, err := parseFlags(fl, args); err != nil {
+		return helpOK(err)
+	}
+	v, err := q.open(ctx)
+	if err != nil {
+		return err
+	}
+	return v.View(ctx, events.SessionKey(q.session), q.position(), func(st *projection.State) error {
+		ts, err := st.Tools(events.SessionKey(q.session))
+		if err != nil {
+			return err
+		}
+		if q.json {
+			return writeJSON(stdout, map[string]any{"session": q.session, "seq": st.Position(), "tools": ts})
+		}
+		fmt.Fprintf(stdout, "%s at seq %d\nallowed: %s\n", q.session, st.Position(), strings.Join(ts.Allowed, ", "))
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		for _, d := range ts.Denied {
+			fmt.Fprintf(tw, "denied:\t%s\t%s\t%s\n", d.Tool, d.Reason.Code, ruleText(&d.Reason))
+		}
+		return tw.Flush()
+	})
+}
+
+func runCheck(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	return decideCommand(ctx, "check", "Decides one tool call: allow, deny or ask (claude-code), with the reason.", false, args, stdout, stderr)
+}
+
+func runWhy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	return decideCommand(ctx, "why", "Explains one decision: every layer in order and what it did to the tool, the rule\n"+
+		"that matched and the record that introduced it, the policy revision and the envelope.", true, args, stdout, stderr)
+}
+
+func decideCommand(ctx context.Context, name, about string, trace bool, args []string, stdout, stderr io.Writer) error {
+	fl := newFlags(name, "", about, stderr)
+	var q queryFlags
+	q.register(fl, true)
+	tool := fl.String("tool", "", "the tool name (required)")
+	if _, err := parseFlags(fl, args); err != nil {
+		return helpOK(err)
+	}
+	if *tool == "" {
+		return usageError("--tool is required")
+	}
+	v, err := q.open(ctx)
+	if err != nil {
+		return err
+	}
+	key := events.SessionKey(q.session)
+	return v.View(ctx, key, q.position(), func(st *projection.State) error {
+		verdict, err := st.Why(key, *tool, q.inputJSON())
+		if err != nil {
+			return err
+		}
+		sess := st.Session(key)
+		if !trace {
+			verdict.Trace = nil
+			if q.json {
+				return writeJSON(stdout, map[string]any{"session": key, "seq": st.Position(), "tool": verdict.Tool,
+					"decision": verdict.Decision, "reason": verdict.Reason})
+			}
+			fmt.Fprintf(stdout, "%s %s: %s (%s)\n", key, verdict.Tool, verdict.Decision, verdict.Reason.Code)
+			return nil
+		}
+		if q.json {
+			return writeJSON(stdout, map[string]any{"session": key, "seq": st.Position(), "verdict": verdict,
+				"revision": st.Policy().Revision, "context": sess.Context, "envelope": sess.Envelope})
+		}
+		printWhy(stdout, st, sess, verdict)
+		return nil
+	})
+}
+
+func ruleText(r *envelope.Reason) string {
+	var parts []string
+	if r.Rule != "" {
+		parts = append(parts, r.Rule)
+	}
+	if r.Record != nil {
+		parts = append(parts, fmt.Sprintf("(seq %d %s %s)", r.Record.Seq, r.Record.Type, r.Record.ID))
+	}
+	return strings.Join(parts, " ")
+}
+
+func printWhy(w io.Writer, st *projection.State, sess *envelope.Session, v envelope.Verdict) {
+	fmt.Fprintf(w, "why %s for %s at seq %d\n", v.Tool, sess.Key, st.Position())
+	fmt.Fprintf(w, "decision: %s (%s)\n", v.Decision, v.Reason.Code)
+	if t := ruleText(&v.Reason); t != "" {
+		fmt.Fprintf(w, "rule:     %s\n", t)
+	}
+	fmt.Fprintln(w, "layers:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for i, s := range v.Trace {
+		line := fmt.Sprintf("  %2d\t%s\t%s", i+1, s.Layer, s.Outcome)
+		if s.Reason != nil {
+			line += "\t" + s.Reason.Code + "\t" + ruleText(s.Reason)
+		} else if s.Detail != "" {
+			line += "\t\t" + s.Detail
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+	p := st.Policy()
+	fmt.Fprintf(w, "policy:   revision seq %d (%s), %d grant(s) in force\n", p.Revision.Seq, p.Hash, len(p.Grants))
+	c := sess.Context
+	src := c.Source
+	if c.SourceReason != "" {
+		src += " (" + c.SourceReason + ")"
+	}
+	fmt.Fprintf(w, "context:  %s, set by seq %d %s\n", src, c.SetBy.Seq, c.SetBy.Type)
+	if sess.Envelope != nil {
+		b, _ := json.Marshal(sess.Envelope)
+		fmt.Fprintf(w, "envelope: %s\n", b)
+	} else {
+		fmt.Fprintln(w, "envelope: none (a root session)")
+	}
+}

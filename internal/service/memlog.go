@@ -1,0 +1,45 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"slices"
+	"sync"
+
+	"github.com/sessionledger/ledger/events"
+)
+
+var defaultEntropy = rand.Reader
+
+// MemLog is a Log in memory, for tests and scenario runs.
+type MemLog struct {
+	mu   sync.Mutex
+	recs [][]byte
+}
+
+// Append implements Log.
+func (m *MemLog) Append(_ context.Context, rec []byte, expected uint64) (uint64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if expected != uint64(len(m.recs)) {
+		return 0, events.ErrConflict
+	}
+	m.recs = append(m.recs, slices.Clone(rec))
+	return uint64(len(m.recs)), nil
+}
+
+// Read implements Log.
+func (m *MemLog) Read(_ context.Context, from, to uint64) ([][]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if from < 1 {
+		from = 1
+	}
+	if to > uint64(len(m.recs)) {
+		to = uint64(len(m.recs))
+	}
+	if from > to {
+		return nil, nil
+	}
+	return slices.Clone(m.recs[from-1 : to]), nil
+}

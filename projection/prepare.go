@@ -1,0 +1,373 @@
+package projection
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+)
+
+// Prepared is the outcome of preparing one event at the head.
+type Prepared struct {
+	// Record is the record to append at Position()+1; nil when the event's
+	// id already landed (see Landed) and nothing is to be written.
+	Record *events.Record
+	// Landed is the sequence of the earlier record with the same id, when
+	// the event is a re-send.
+	Landed uint64
+	// Err is the refusal, if any. A refused effect has both Err
+	// (authorization_changed) and a Record: the decision record audits see.
+	Err error
+}
+
+// Prepare runs every check of SPEC section 4 on ev against the state at the
+// head, in order (shape, re-sent id, policy, state, admission), and makes the
+// record to append, stamped with time and with what the ledger decided. It
+// does not change the state: Apply the record once it has landed. ev.ID must
+// be set (the caller makes one when the caller of the API sent none).
+func (s *State) Prepare(ev *events.Event, time string) Prepared {
+	p, err := s.shape(ev)
+	if err != nil {
+		return Prepared{Err: err}
+	}
+	if l, ok := s.ids[ev.ID]; ok {
+		if l.RefusedEffect {
+			return Prepared{Landed: l.Seq, Err: events.Errorf(events.CodeAuthorizationChanged,
+				"effect %s was already refused at sequence %d: authority changed since its check", ev.ID, l.Seq)}
+		}
+		return Prepared{Landed: l.Seq}
+	}
+	if err := s.policyStep(ev, p); err != nil {
+		return Prepared{Err: err}
+	}
+	if time < s.lastTime {
+		time = s.lastTime // never earlier than the previous record
+	}
+	rec := &events.Record{ID: ev.ID, Type: ev.Type, V: ev.V, Time: time, Session: ev.Session, Actor: ev.Actor, Data: ev.Data}
+	decided, refusal, err := s.decide(ev, p)
+	if err != nil && refusal == nil {
+		return Prepared{Err: err}
+	}
+	if refusal != nil {
+		rec.Type, rec.Data, decided = events.ToolChecked, refusal.data, refusal.decided
+	}
+	b, merr := json.Marshal(decided)
+	if merr != nil {
+		return Prepared{Err: events.Errorf(events.CodeInvalidEvent, "decided does not encode: %v", merr)}
+	}
+	rec.Decided = b
+	if c, cerr := events.CanonicalJSON(rec.Data); cerr == nil {
+		rec.Data = c
+	}
+	return Prepared{Record: rec, Err: err}
+}
+
+// shape runs check group 1: the generic shape, then the dialect's.
+func (s *State) shape(ev *events.Event) (any, error) {
+	if ev.Type == "" || ev.V != events.Version || !ev.Type.Known() {
+		return nil, events.Errorf(events.CodeInvalidEvent, "the event was not parsed: use events.Parse")
+	}
+	p, err := ev.Payload()
+	if err != nil {
+		return nil, err
+	}
+	dl := s.dialect
+	if ev.Type == events.PolicySet {
+		dl = s.dialects[p.(*events.PolicySetData).Dialect]
+	}
+	if dl != nil {
+		if err := dl.CheckEvent(ev, p); err != nil {
+			return nil, err
+		}
+	}
+	if err := events.CheckKey(ev); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// policyStep runs check group 2.
+func (s *State) policyStep(ev *events.Event, p any) error {
+	d, ok := p.(*events.PolicySetData)
+	if !ok {
+		if s.policy == nil {
+			return events.Errorf(events.CodeInvalidPolicy, "no policy has been set: append a policy.set first")
+		}
+		return nil
+	}
+	dl := s.dialects[d.Dialect]
+	if dl == nil {
+		return events.Errorf(events.CodeInvalidPolicy, "dialect %q is not known (known: %s)", d.Dialect, s.dialectNames())
+	}
+	if s.policy == nil && d.Catalogue == nil {
+		return events.Errorf(events.CodeInvalidPolicy, "the first policy.set needs a catalogue (the tool names that exist)")
+	}
+	if s.policy != nil && d.Dialect != s.policy.Dialect {
+		return events.Errorf(events.CodeInvalidPolicy, "this log's dialect is %q; a policy.set cannot change it to %q", s.policy.Dialect, d.Dialect)
+	}
+	if _, err := dl.Compile(d.Document, d.Catalogue); err != nil {
+		if events.CodeOf(err) == "" {
+			return events.Errorf(events.CodeInvalidPolicy, "%v", err)
+		}
+		return err
+	}
+	return nil
+}
+
+func (s *State) dialectNames() string {
+	names := make([]string, 0, len(s.dialects))
+	for n := range s.dialects {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	out := ""
+	for i, n := range names {
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out
+}
+
+type refusal struct {
+	data    json.RawMessage
+	decided any
+}
+
+// decide runs check groups 3 and 4 and returns what the record decides.
+func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
+	next := s.seq + 1
+	switch d := p.(type) {
+	case *events.PolicySetData:
+		h, err := documentHash(d.Document)
+		if err != nil {
+			return nil, nil, events.Errorf(events.CodeInvalidPolicy, "document does not encode: %v", err)
+		}
+		return PolicyDecided{Hash: h}, nil, nil
+	case *events.GrantData:
+		id := s.dialect.GrantIdentity(d)
+		if ev.Type == events.GrantRevoked && !slices.ContainsFunc(s.policy.Grants, func(g envelope.Grant) bool { return g.Identity == id }) {
+			return nil, nil, events.Errorf(events.CodeUnknownGrant, "no %s grant from %q to %q with these fields is in force; nothing to revoke", d.Kind, d.Agent, d.Target)
+		}
+		return GrantDecided{Identity: id}, nil, nil
+	case *events.StartedData:
+		if s.sessions[ev.Session] != nil {
+			return nil, nil, events.Errorf(events.CodeDuplicateSession, "session %q already exists; use a new key", ev.Session)
+		}
+		facts, err := s.dialect.Start(s, ev.Session, d)
+		if err != nil {
+			return nil, nil, err
+		}
+		return StartDecided{Facts: facts}, nil, nil
+	case *events.SpawnedData:
+		return s.decideSpawn(ev, d)
+	case *events.TurnData:
+		sess, err := s.activeSession(ev.Session)
+		if err != nil {
+			return nil, nil, err
+		}
+		if d.Turn != sess.Turn+1 {
+			return nil, nil, events.Errorf(events.CodeBadTurn, "turn %d of %q must be %d (the previous turn + 1)", d.Turn, ev.Session, sess.Turn+1)
+		}
+		view := *sess
+		view.Turn = d.Turn
+		view.Context = s.turnContext(sess, d, envelope.RecordRef{Seq: next, ID: ev.ID, Type: ev.Type})
+		ts := s.dialect.Tools(s, &view)
+		return TurnDecided{PolicySource: view.Context.Source, SourceReason: view.Context.SourceReason, ToolSetHash: ts.Hash()}, nil, nil
+	case *events.YieldedData:
+		if _, err := s.activeSession(ev.Session); err != nil {
+			return nil, nil, err
+		}
+		for _, c := range d.Children {
+			child := s.sessions[c]
+			if child == nil {
+				return nil, nil, events.Errorf(events.CodeUnknownSession, "child %q does not exist", c)
+			}
+			if child.Parent != ev.Session {
+				return nil, nil, events.Errorf(events.CodeNotAChild, "%q is not a child of %q; a session yields only for its own children", c, ev.Session)
+			}
+		}
+		return EmptyDecided{}, nil, nil
+	case *events.CompletedData:
+		sess := s.sessions[ev.Session]
+		if sess == nil {
+			return nil, nil, unknownSession(ev.Session)
+		}
+		if sess.State == envelope.Completed {
+			return nil, nil, events.Errorf(events.CodeSessionNotActive, "session %q has already completed", ev.Session)
+		}
+		return EmptyDecided{}, nil, nil
+	case *events.ResumedData:
+		return s.decideResume(ev, d)
+	case *events.CheckedData:
+		sess, err := s.currentTurn(ev.Session, d.Turn)
+		if err != nil {
+			return nil, nil, err
+		}
+		v := s.dialect.Decide(s, sess, d.Tool, d.Input)
+		return CheckDecided{Decision: v.Decision, Reason: v.Reason, Revision: s.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess)}, nil, nil
+	case *events.EffectData:
+		return s.decideEffect(ev, d)
+	}
+	return nil, nil, events.Errorf(events.CodeUnknownType, "type %q is not an event type", ev.Type)
+}
+
+func unknownSession(key events.SessionKey) error {
+	return events.Errorf(events.CodeUnknownSession, "session %q does not exist; start or spawn it first", key)
+}
+
+func envelopeHash(sess *envelope.Session) string {
+	if sess.Envelope == nil {
+		return ""
+	}
+	return sess.Envelope.Hash
+}
+
+// activeSession returns the session when it exists and is active.
+func (s *State) activeSession(key events.SessionKey) (*envelope.Session, error) {
+	sess := s.sessions[key]
+	if sess == nil {
+		return nil, unknownSession(key)
+	}
+	if sess.State != envelope.Active {
+		return nil, events.Errorf(events.CodeSessionNotActive, "session %q is %s; it takes no turn, spawn, check or effect until it is resumed", key, sess.State)
+	}
+	return sess, nil
+}
+
+// currentTurn returns the active session when turn is its current turn.
+func (s *State) currentTurn(key events.SessionKey, turn int) (*envelope.Session, error) {
+	sess, err := s.activeSession(key)
+	if err != nil {
+		return nil, err
+	}
+	if turn != sess.Turn {
+		return nil, events.Errorf(events.CodeBadTurn, "turn %d is not the current turn of %q (current: %d)", turn, key, sess.Turn)
+	}
+	return sess, nil
+}
+
+func (s *State) decideSpawn(ev *events.Event, d *events.SpawnedData) (any, *refusal, error) {
+	if s.sessions[ev.Session] != nil {
+		return nil, nil, events.Errorf(events.CodeDuplicateSession, "session %q already exists; a child key is spawned once", ev.Session)
+	}
+	parent := s.sessions[d.Parent]
+	if parent == nil {
+		return nil, nil, events.Errorf(events.CodeUnknownParent, "parent %q does not exist", d.Parent)
+	}
+	if parent.State != envelope.Active {
+		return nil, nil, events.Errorf(events.CodeSessionNotActive, "parent %q is %s and cannot spawn", d.Parent, parent.State)
+	}
+	env, facts, err := s.dialect.Spawn(s, ev.Session, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	env.Seal()
+	return SpawnDecided{Envelope: env, Facts: facts}, nil, nil
+}
+
+func (s *State) decideResume(ev *events.Event, d *events.ResumedData) (any, *refusal, error) {
+	sess := s.sessions[ev.Session]
+	if sess == nil {
+		return nil, nil, unknownSession(ev.Session)
+	}
+	if sess.State == envelope.Completed {
+		return nil, nil, events.Errorf(events.CodeSessionNotActive, "session %q has completed and cannot resume", ev.Session)
+	}
+	for _, k := range d.From {
+		if s.sessions[k] == nil {
+			return nil, nil, events.Errorf(events.CodeUnknownSession, "session %q in from does not exist", k)
+		}
+	}
+	if d.Handoff == events.HandoffCompletion {
+		if s.sessions[d.From[0]].State != envelope.Completed {
+			return failedResume(envelope.ReasonBatchNotSettled)
+		}
+		if _, why := s.completionHop(ev.Session, d.From[0]); why != "" {
+			return failedResume(why)
+		}
+		return ResumeDecided{PolicySource: envelope.SourceCompletionHandoff}, nil, nil
+	}
+	y := s.yields[ev.Session]
+	if y == nil || !y.Current || y.Ref.ID != *d.Batch || !sameKeys(y.Children, d.From) {
+		return failedResume(envelope.ReasonHandoffNotCurrent)
+	}
+	for _, k := range y.Children {
+		if s.sessions[k].State != envelope.Completed {
+			return failedResume(envelope.ReasonBatchNotSettled)
+		}
+	}
+	for _, k := range y.Children {
+		if !s.sessions[k].Envelope.Verified(ev.Session) {
+			return failedResume(envelope.ReasonMissingEnvelope)
+		}
+	}
+	first := s.sessions[y.Children[0]].Envelope
+	for _, k := range y.Children[1:] {
+		if !s.dialect.SamePolicy(first, s.sessions[k].Envelope) {
+			return failedResume(envelope.ReasonPolicyConflict)
+		}
+	}
+	return ResumeDecided{PolicySource: envelope.SourceSettleBatch}, nil, nil
+}
+
+func failedResume(reason string) (any, *refusal, error) {
+	return ResumeDecided{PolicySource: envelope.SourceCurrentRequest, SourceReason: reason}, nil, nil
+}
+
+func sameKeys(a, b []events.SessionKey) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
+
+func (s *State) decideEffect(ev *events.Event, d *events.EffectData) (any, *refusal, error) {
+	sess, err := s.currentTurn(ev.Session, d.Turn)
+	if err != nil {
+		return nil, nil, err
+	}
+	tool := s.dialect.Normalize(d.Tool)
+	prep, at := s.preparingCheck(ev.Session, tool, d)
+	if prep == nil {
+		if d.PreparedAt != 0 {
+			return nil, nil, events.Errorf(events.CodeInvalidEvent, "prepared_at %d is not a tool.checked of %q for tool %q and call %q", d.PreparedAt, ev.Session, tool, d.Call)
+		}
+		return nil, nil, events.Errorf(events.CodeInvalidEvent, "no tool.checked of %q for tool %q and call %q prepares this effect; record a check first", ev.Session, tool, d.Call)
+	}
+	v := s.dialect.Decide(s, sess, d.Tool, prep.Input)
+	if v.Decision == envelope.Deny || v.Decision.Stricter(prep.Decision) {
+		data, _ := json.Marshal(events.CheckedData{Turn: d.Turn, Tool: d.Tool, Call: d.Call, Input: prep.Input})
+		ref := &refusal{data: data, decided: CheckDecided{
+			Decision: envelope.Deny, Reason: envelope.Reason{Code: ReasonAuthorizationChanged, Rule: v.Reason.Code, Record: v.Reason.Record},
+			Revision: s.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess), PreparedAt: at}}
+		return nil, ref, events.Errorf(events.CodeAuthorizationChanged,
+			"%s for %q changed from %s (checked at sequence %d) to %s (%s); check again before starting the effect",
+			tool, ev.Session, prep.Decision, at, v.Decision, v.Reason.Code)
+	}
+	return EffectDecided{PreparedAt: at, Decision: v.Decision, Reason: v.Reason}, nil, nil
+}
+
+// preparingCheck finds the tool.checked that prepares an effect.
+func (s *State) preparingCheck(key events.SessionKey, tool string, d *events.EffectData) (*check, uint64) {
+	matches := func(c *check) bool {
+		return c != nil && !c.Refusal && c.Session == key && c.Tool == tool && c.Call == d.Call
+	}
+	if d.PreparedAt != 0 {
+		if c := s.checks[d.PreparedAt]; matches(c) {
+			return c, d.PreparedAt
+		}
+		return nil, 0
+	}
+	for seq := s.seq; seq > 0; seq-- {
+		if c := s.checks[seq]; matches(c) {
+			return c, seq
+		}
+	}
+	return nil, 0
+}

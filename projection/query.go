@@ -1,0 +1,93 @@
+package projection
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+)
+
+// Position names a point of the log for a query (SPEC section 7): at most
+// one of Seq, Turn (of the queried session) and Time; none means the head.
+type Position struct {
+	Seq  uint64 `json:"seq,omitempty"`
+	Turn int    `json:"turn,omitempty"`
+	Time string `json:"time,omitempty"`
+}
+
+// Resolve turns a position into a sequence of this state's log (which must
+// reach at least as far as the position).
+func (s *State) Resolve(key events.SessionKey, p Position) (uint64, error) {
+	n := 0
+	if p.Seq != 0 {
+		n++
+	}
+	if p.Turn != 0 {
+		n++
+	}
+	if p.Time != "" {
+		n++
+	}
+	switch {
+	case n > 1:
+		return 0, events.Errorf(events.CodeInvalidEvent, "name at most one of seq, turn and time")
+	case p.Seq != 0:
+		if p.Seq > s.seq {
+			return 0, events.Errorf(events.CodeNotCaughtUp, "sequence %d is beyond the head (%d)", p.Seq, s.seq)
+		}
+		return p.Seq, nil
+	case p.Turn != 0:
+		turns := s.turns[key]
+		if s.sessions[key] == nil {
+			return 0, unknownSession(key)
+		}
+		if p.Turn < 1 || p.Turn > len(turns) {
+			return 0, events.Errorf(events.CodeBadTurn, "session %q has no turn %d (turns: %d)", key, p.Turn, len(turns))
+		}
+		return turns[p.Turn-1], nil
+	case p.Time != "":
+		i := sort.Search(len(s.times), func(i int) bool { return s.times[i] > p.Time })
+		if i == 0 {
+			return 0, events.Errorf(events.CodeInvalidEvent, "no record is at or before %s", p.Time)
+		}
+		return uint64(i), nil
+	}
+	return s.seq, nil
+}
+
+// Tools resolves a session's tool set at this state.
+func (s *State) Tools(key events.SessionKey) (envelope.ToolSet, error) {
+	sess, err := s.queried(key)
+	if err != nil {
+		return envelope.ToolSet{}, err
+	}
+	return s.dialect.Tools(s, sess), nil
+}
+
+// Why decides one call with its full trace at this state.
+func (s *State) Why(key events.SessionKey, tool string, input json.RawMessage) (envelope.Verdict, error) {
+	sess, err := s.queried(key)
+	if err != nil {
+		return envelope.Verdict{}, err
+	}
+	return s.dialect.Decide(s, sess, tool, input), nil
+}
+
+// Check decides one call at this state, without the trace.
+func (s *State) Check(key events.SessionKey, tool string, input json.RawMessage) (envelope.Verdict, error) {
+	v, err := s.Why(key, tool, input)
+	v.Trace = nil
+	return v, err
+}
+
+func (s *State) queried(key events.SessionKey) (*envelope.Session, error) {
+	if s.dialect == nil {
+		return nil, events.Errorf(events.CodeInvalidPolicy, "no policy has been set")
+	}
+	sess := s.sessions[key]
+	if sess == nil {
+		return nil, unknownSession(key)
+	}
+	return sess, nil
+}

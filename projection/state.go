@@ -1,0 +1,426 @@
+package projection
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+)
+
+// Dialects maps a dialect name to its implementation.
+type Dialects map[string]envelope.Dialect
+
+// State is the ledger's state folded up to a position of the log.
+type State struct {
+	dialects Dialects
+	dialect  envelope.Dialect // nil until the first policy.set
+
+	seq      uint64
+	lastTime string
+	policy   *envelope.PolicyState
+	sessions map[events.SessionKey]*envelope.Session
+	// ids maps every landed record id to its sequence.
+	ids map[string]landed
+	// yields holds each session's most recent yield.
+	yields map[events.SessionKey]*yield
+	// checks holds every tool.checked record by sequence.
+	checks map[uint64]*check
+	// refs holds a RecordRef and times the time of every folded record, by
+	// sequence.
+	refs  []envelope.RecordRef
+	times []string
+	// turns holds the sequence of each session's turn.started records.
+	turns map[events.SessionKey][]uint64
+}
+
+type landed struct {
+	Seq uint64
+	// RefusedEffect marks the decision record of a refused effect.
+	RefusedEffect bool
+}
+
+type yield struct {
+	Ref      envelope.RecordRef
+	Children []events.SessionKey
+	Current  bool
+}
+
+type check struct {
+	Session  events.SessionKey
+	Tool     string // normalized
+	Call     string
+	Input    json.RawMessage
+	Decision envelope.Decision
+	// Refusal marks the decision record of a refused effect: it prepares
+	// nothing.
+	Refusal bool
+}
+
+// New returns the empty state, before any record.
+func New(dialects Dialects) *State {
+	return &State{
+		dialects: dialects,
+		sessions: map[events.SessionKey]*envelope.Session{},
+		ids:      map[string]landed{},
+		yields:   map[events.SessionKey]*yield{},
+		checks:   map[uint64]*check{},
+		turns:    map[events.SessionKey][]uint64{},
+	}
+}
+
+// Position is the sequence of the last record folded.
+func (s *State) Position() uint64 { return s.seq }
+
+// LastTime is the time of the last record folded ("" before any).
+func (s *State) LastTime() string { return s.lastTime }
+
+// Policy is the policy in force, nil before the first policy.set.
+func (s *State) Policy() *envelope.PolicyState { return s.policy }
+
+// Dialect is the log's dialect, nil before the first policy.set.
+func (s *State) Dialect() envelope.Dialect { return s.dialect }
+
+// Session returns a session by key, nil when it does not exist.
+func (s *State) Session(key events.SessionKey) *envelope.Session { return s.sessions[key] }
+
+// Ref returns the RecordRef of the record at seq.
+func (s *State) Ref(seq uint64) (envelope.RecordRef, bool) {
+	if seq == 0 || seq > uint64(len(s.refs)) {
+		return envelope.RecordRef{}, false
+	}
+	return s.refs[seq-1], true
+}
+
+// Landed returns the sequence at which a record id landed.
+func (s *State) Landed(id string) (uint64, bool) {
+	l, ok := s.ids[id]
+	return l.Seq, ok
+}
+
+// Keys returns every session key in sorted order.
+func (s *State) Keys() []events.SessionKey {
+	keys := make([]events.SessionKey, 0, len(s.sessions))
+	for k := range s.sessions {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+var _ envelope.World = (*State)(nil)
+
+// The decided payloads, one per event type that records something.
+
+// PolicyDecided is what a policy.set records.
+type PolicyDecided struct {
+	Hash string `json:"hash"`
+}
+
+// GrantDecided is what a grant event records.
+type GrantDecided struct {
+	Identity string `json:"identity"`
+}
+
+// StartDecided is what a session.started records.
+type StartDecided struct {
+	Facts envelope.Facts `json:"facts"`
+}
+
+// SpawnDecided is what a session.spawned records: the child's envelope.
+type SpawnDecided struct {
+	Envelope *envelope.Envelope `json:"envelope"`
+	Facts    envelope.Facts     `json:"facts"`
+}
+
+// TurnDecided is what a turn.started records.
+type TurnDecided struct {
+	PolicySource string `json:"policy_source"`
+	SourceReason string `json:"source_reason,omitempty"`
+	ToolSetHash  string `json:"tool_set_hash"`
+}
+
+// ResumeDecided is what a session.resumed records: the continuation outcome.
+type ResumeDecided struct {
+	PolicySource string `json:"policy_source"`
+	SourceReason string `json:"source_reason,omitempty"`
+}
+
+// CheckDecided is what a tool.checked records.
+type CheckDecided struct {
+	Decision     envelope.Decision `json:"decision"`
+	Reason       envelope.Reason   `json:"reason"`
+	Revision     uint64            `json:"revision"`
+	EnvelopeHash string            `json:"envelope_hash,omitempty"`
+	PreparedAt   uint64            `json:"prepared_at,omitempty"`
+}
+
+// EffectDecided is what a tool.effect_started records.
+type EffectDecided struct {
+	PreparedAt uint64            `json:"prepared_at"`
+	Decision   envelope.Decision `json:"decision"`
+	Reason     envelope.Reason   `json:"reason"`
+}
+
+// EmptyDecided is what the other events record.
+type EmptyDecided struct{}
+
+// ReasonAuthorizationChanged is the reason of a refused effect's decision
+// record.
+const ReasonAuthorizationChanged = "effect:authorization_changed"
+
+// Apply folds one record at sequence seq. The record must be the next one:
+// a gap or an out-of-order record is an error, never skipped.
+func (s *State) Apply(rec *events.Record, seq uint64) error {
+	if seq != s.seq+1 {
+		return fmt.Errorf("projection: record %s at sequence %d does not follow %d", rec.ID, seq, s.seq)
+	}
+	ev := rec.Event()
+	p, err := ev.Payload()
+	if err != nil {
+		return fmt.Errorf("projection: record %d: %w", seq, err)
+	}
+	ref := envelope.RecordRef{Seq: seq, ID: rec.ID, Type: rec.Type}
+	if err := s.apply(rec, ref, p); err != nil {
+		return fmt.Errorf("projection: record %d (%s %s): %w", seq, rec.Type, rec.ID, err)
+	}
+	s.seq = seq
+	s.lastTime = rec.Time
+	s.refs = append(s.refs, ref)
+	s.times = append(s.times, rec.Time)
+	if _, ok := s.ids[rec.ID]; !ok {
+		s.ids[rec.ID] = landed{Seq: seq}
+	}
+	return nil
+}
+
+func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
+	switch d := p.(type) {
+	case *events.PolicySetData:
+		return s.applyPolicy(d, ref)
+	case *events.GrantData:
+		return s.applyGrant(rec.Type, d, ref)
+	case *events.StartedData:
+		var dec StartDecided
+		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
+			return err
+		}
+		s.sessions[rec.Session] = &envelope.Session{
+			Key: rec.Session, Agent: d.Agent, State: envelope.Active, Start: d, Origin: ref,
+			Facts: dec.Facts, Tools: slices.Clone(d.Tools),
+			Context: envelope.Context{Source: envelope.SourceCurrentRequest, Sender: d.Sender, SetBy: ref},
+		}
+	case *events.SpawnedData:
+		var dec SpawnDecided
+		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
+			return err
+		}
+		parent := s.sessions[d.Parent]
+		if parent == nil || dec.Envelope == nil {
+			return fmt.Errorf("spawn without a parent or an envelope")
+		}
+		child := &envelope.Session{
+			Key: rec.Session, Agent: d.Agent, Parent: d.Parent, Depth: dec.Envelope.Depth,
+			State: envelope.Active, Spawn: d, Origin: ref, Facts: dec.Facts, Envelope: dec.Envelope,
+			Tools: append(slices.Clone(parent.Tools), d.Tools...),
+		}
+		child.Context = s.ordinaryContext(child, ref)
+		s.sessions[rec.Session] = child
+		parent.Children = append(parent.Children, rec.Session)
+		parent.ActiveChildren++
+	case *events.TurnData:
+		sess := s.sessions[rec.Session]
+		sess.Turn = d.Turn
+		s.turns[rec.Session] = append(s.turns[rec.Session], ref.Seq)
+		sess.Context = s.turnContext(sess, d, ref)
+	case *events.YieldedData:
+		sess := s.sessions[rec.Session]
+		sess.State = envelope.Yielded
+		s.yields[rec.Session] = &yield{Ref: ref, Children: slices.Clone(d.Children), Current: true}
+		sess.Context = s.ordinaryContext(sess, ref)
+	case *events.CompletedData:
+		sess := s.sessions[rec.Session]
+		sess.State = envelope.Completed
+		if parent := s.sessions[sess.Parent]; parent != nil {
+			parent.ActiveChildren--
+		}
+	case *events.ResumedData:
+		var dec ResumeDecided
+		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
+			return err
+		}
+		sess := s.sessions[rec.Session]
+		sess.State = envelope.Active
+		if y := s.yields[rec.Session]; y != nil {
+			y.Current = false
+		}
+		cont := ref
+		sess.Context = envelope.Context{Source: dec.PolicySource, SourceReason: dec.SourceReason, Continuation: &cont, SetBy: ref}
+		if dec.PolicySource == envelope.SourceSettleBatch || dec.PolicySource == envelope.SourceCompletionHandoff {
+			captured, err := s.capturedEnvelope(sess.Key, d)
+			if err != nil {
+				return err
+			}
+			sess.Context.Captured = captured
+		}
+	case *events.CheckedData:
+		var dec CheckDecided
+		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
+			return err
+		}
+		refusal := dec.Reason.Code == ReasonAuthorizationChanged
+		s.checks[ref.Seq] = &check{Session: rec.Session, Tool: s.normalize(d.Tool), Call: d.Call,
+			Input: d.Input, Decision: dec.Decision, Refusal: refusal}
+		if refusal {
+			if _, ok := s.ids[rec.ID]; !ok {
+				s.ids[rec.ID] = landed{Seq: ref.Seq, RefusedEffect: true}
+			}
+		}
+	case *events.EffectData:
+		// An effect changes no session state; its record is the audit.
+	}
+	return nil
+}
+
+func (s *State) normalize(tool string) string {
+	if s.dialect == nil {
+		return tool
+	}
+	return s.dialect.Normalize(tool)
+}
+
+func (s *State) applyPolicy(d *events.PolicySetData, ref envelope.RecordRef) error {
+	dl := s.dialects[d.Dialect]
+	if dl == nil {
+		return fmt.Errorf("dialect %q is not known", d.Dialect)
+	}
+	compiled, err := dl.Compile(d.Document, d.Catalogue)
+	if err != nil {
+		return err
+	}
+	hash, err := documentHash(d.Document)
+	if err != nil {
+		return err
+	}
+	p := &envelope.PolicyState{Dialect: d.Dialect, Revision: ref, Hash: hash, Document: d.Document, Compiled: compiled}
+	if s.policy != nil {
+		p.Catalogue, p.CatalogueRecord, p.Grants = s.policy.Catalogue, s.policy.CatalogueRecord, s.policy.Grants
+	}
+	if d.Catalogue != nil {
+		p.Catalogue, p.CatalogueRecord = slices.Clone(d.Catalogue), ref
+	}
+	s.dialect = dl
+	s.policy = p
+	return s.refreshEffective()
+}
+
+func documentHash(doc json.RawMessage) (string, error) {
+	c, err := events.CanonicalJSON(doc)
+	if err != nil {
+		return "", err
+	}
+	return events.HashBytes(c), nil
+}
+
+func (s *State) applyGrant(t events.Type, d *events.GrantData, ref envelope.RecordRef) error {
+	if s.policy == nil {
+		return fmt.Errorf("grant before the first policy.set")
+	}
+	id := s.dialect.GrantIdentity(d)
+	i := slices.IndexFunc(s.policy.Grants, func(g envelope.Grant) bool { return g.Identity == id })
+	p := *s.policy
+	switch {
+	case t == events.GrantAdded && i < 0:
+		p.Grants = append(slices.Clone(p.Grants), envelope.Grant{Data: *d, Identity: id, Record: ref})
+	case t == events.GrantRevoked && i >= 0:
+		p.Grants = slices.Delete(slices.Clone(p.Grants), i, i+1)
+	default:
+		return nil // adding a current grant changes nothing
+	}
+	s.policy = &p
+	return s.refreshEffective()
+}
+
+func (s *State) refreshEffective() error {
+	eff, err := s.dialect.Effective(s.policy)
+	if err != nil {
+		return err
+	}
+	s.policy.Effective = eff
+	return nil
+}
+
+// ordinaryContext is the context of an ordinary turn with no continuation
+// in force: a root resolves the current request with its default sender, a
+// child its dialect's default source under its own envelope.
+func (s *State) ordinaryContext(sess *envelope.Session, ref envelope.RecordRef) envelope.Context {
+	if sess.Root() {
+		return envelope.Context{Source: envelope.SourceCurrentRequest, Sender: sess.Start.Sender, SetBy: ref}
+	}
+	src := envelope.SourcePersistedChild
+	if s.dialect != nil {
+		src = s.dialect.DefaultChildSource()
+	}
+	return envelope.Context{Source: src, SetBy: ref}
+}
+
+// turnContext is the context a turn.started gives its session (the table of
+// SPEC section 5.3 and the openclaw reference section 10.1).
+func (s *State) turnContext(sess *envelope.Session, d *events.TurnData, ref envelope.RecordRef) envelope.Context {
+	inForce := sess.Context.Continuation != nil
+	if d.IsExternal() {
+		c := envelope.Context{Source: envelope.SourceCurrentRequest, SourceReason: envelope.ReasonExternalRequester,
+			Sender: d.Sender, External: true, SetBy: ref}
+		if sess.Root() && !inForce && c.Sender == "" {
+			c.Sender = sess.Start.Sender
+		}
+		return c
+	}
+	if inForce {
+		c := sess.Context
+		c.Sender, c.External, c.SetBy = "", false, ref
+		return c
+	}
+	return s.ordinaryContext(sess, ref)
+}
+
+// capturedEnvelope finds the envelope a successful continuation runs under.
+func (s *State) capturedEnvelope(key events.SessionKey, d *events.ResumedData) (*envelope.Envelope, error) {
+	if d.Handoff == events.HandoffSettleBatch {
+		child := s.sessions[d.From[0]]
+		if child == nil || child.Envelope == nil {
+			return nil, fmt.Errorf("settle_batch child %s has no envelope", d.From[0])
+		}
+		return child.Envelope, nil
+	}
+	env, _ := s.completionHop(key, d.From[0])
+	if env == nil {
+		return nil, fmt.Errorf("completion lineage of %s does not reach %s", d.From[0], key)
+	}
+	return env, nil
+}
+
+// MaxHops bounds the lineage walk of a completion handoff (SPEC 5.3).
+const MaxHops = 32
+
+// completionHop walks up from the child that handed off until it finds the
+// hop whose requester is key; it returns that hop's envelope, or nil with
+// the failed check.
+func (s *State) completionHop(key, from events.SessionKey) (*envelope.Envelope, string) {
+	h := s.sessions[from]
+	for hop := 1; hop <= MaxHops && h != nil; hop++ {
+		env := h.Envelope
+		if env == nil {
+			return nil, envelope.ReasonMissingEnvelope
+		}
+		if env.Requester == key {
+			if !env.Verified(key) {
+				return nil, envelope.ReasonMissingEnvelope
+			}
+			return env, ""
+		}
+		h = s.sessions[env.Requester]
+	}
+	return nil, envelope.ReasonMissingEnvelope
+}
