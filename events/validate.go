@@ -264,6 +264,9 @@ func hasKind(raw json.RawMessage, k fieldKind) bool {
 		s := string(raw)
 		return s == "true" || s == "false"
 	case kPositiveInt:
+		if raw[0] < '0' || raw[0] > '9' {
+			return false
+		}
 		var n json.Number
 		if json.Unmarshal(raw, &n) != nil {
 			return false

@@ -1,0 +1,50 @@
+// Package archtest keeps the import picture of STYLE.md true: imports point
+// inward, events <- envelope <- projection/replay <- adapters <- cmd/ledger,
+// and nothing under events or envelope knows NATS or bbolt exists.
+package archtest
+
+import (
+	"go/build"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/sessionledger/ledger"
+
+// forbidden maps a package prefix (relative to the module) to the imports
+// it must not have, as prefixes.
+var forbidden = map[string][]string{
+	"events":     {module + "/", "github.com/nats-io/", "go.etcd.io/bbolt"},
+	"envelope":   {module + "/projection", module + "/replay", module + "/internal", module + "/scenario", module + "/cmd", "github.com/nats-io/", "go.etcd.io/bbolt"},
+	"projection": {module + "/replay", module + "/internal", module + "/scenario", module + "/cmd", "github.com/nats-io/"},
+	"replay":     {module + "/internal", module + "/scenario", module + "/cmd", "github.com/nats-io/"},
+}
+
+
+func TestImportDirection(t *testing.T) {
+	out, err := exec.Command("go", "list", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+		for prefix, bad := range forbidden {
+			if rel != prefix && !strings.HasPrefix(rel, prefix+"/") {
+				continue
+			}
+			p, err := build.Import(pkg, ".", 0)
+			if err != nil {
+				t.Fatalf("%s: %v", pkg, err)
+			}
+			for _, imp := range p.Imports {
+				for _, b := range bad {
+					if strings.HasPrefix(imp, b) && !(prefix == "envelope" && strings.HasPrefix(imp, module+"/envelope")) &&
+						!(prefix == "envelope" && imp == module+"/events") {
+						t.Errorf("%s imports %s: %s may not import %s", rel, imp, prefix, b)
+					}
+				}
+			}
+		}
+	}
+}
