@@ -56,13 +56,52 @@ func (s *State) Resolve(key events.SessionKey, p Position) (uint64, error) {
 	return s.seq, nil
 }
 
-// Tools resolves a session's tool set at this state.
+// Tools resolves a session's tool set at this state. The result is shared
+// with the state's cache: do not modify it.
 func (s *State) Tools(key events.SessionKey) (envelope.ToolSet, error) {
-	sess, err := s.queried(key)
+	c, err := s.cached(key)
 	if err != nil {
 		return envelope.ToolSet{}, err
 	}
-	return s.dialect.Tools(s, sess), nil
+	return c.set, nil
+}
+
+// cachedSet is a session's resolved tool set with an index by tool name.
+type cachedSet struct {
+	policyVersion uint64
+	context       envelope.RecordRef
+	set           envelope.ToolSet
+	index         map[string]envelope.Verdict
+}
+
+// cached returns the session's tool set, resolving it when the policy,
+// grants or the session's context changed since it was last resolved.
+func (s *State) cached(key events.SessionKey) (*cachedSet, error) {
+	sess, err := s.queried(key)
+	if err != nil {
+		return nil, err
+	}
+	if c := s.cache[key]; c != nil && c.policyVersion == s.policyVersion && c.context == sess.Context.SetBy {
+		return c, nil
+	}
+	ts := s.dialect.Tools(s, sess)
+	c := &cachedSet{policyVersion: s.policyVersion, context: sess.Context.SetBy, set: ts,
+		index: make(map[string]envelope.Verdict, len(ts.Allowed)+len(ts.Denied))}
+	for _, t := range ts.Allowed {
+		c.index[t] = envelope.Verdict{Tool: t, Decision: envelope.Allow}
+	}
+	for _, d := range ts.Denied {
+		c.index[d.Tool] = envelope.Verdict{Tool: d.Tool, Decision: envelope.Deny, Reason: d.Reason}
+	}
+	s.cache[key] = c
+	return c, nil
+}
+
+// SetDecides is implemented by dialects whose decision for a call is exactly
+// its tool set's answer (no per-call input rules), so a check can read the
+// resolved set instead of running the layers.
+type SetDecides interface {
+	SetDecides() bool
 }
 
 // Why decides one call with its full trace at this state.
@@ -74,8 +113,19 @@ func (s *State) Why(key events.SessionKey, tool string, input json.RawMessage) (
 	return s.dialect.Decide(s, sess, tool, input), nil
 }
 
-// Check decides one call at this state, without the trace.
+// Check decides one call at this state, without the trace. For dialects
+// whose decisions are their tool sets, a warm session answers from the
+// resolved set without allocating.
 func (s *State) Check(key events.SessionKey, tool string, input json.RawMessage) (envelope.Verdict, error) {
+	if sd, ok := s.dialect.(SetDecides); ok && sd.SetDecides() {
+		c, err := s.cached(key)
+		if err != nil {
+			return envelope.Verdict{}, err
+		}
+		if v, ok := c.index[s.dialect.Normalize(tool)]; ok {
+			return v, nil
+		}
+	}
 	v, err := s.Why(key, tool, input)
 	v.Trace = nil
 	return v, err

@@ -33,6 +33,12 @@ type State struct {
 	times []string
 	// turns holds the sequence of each session's turn.started records.
 	turns map[events.SessionKey][]uint64
+
+	// policyVersion counts policy and grant changes; with a session's
+	// context it keys the tool-set cache, which is derived state only (never
+	// dumped or hashed).
+	policyVersion uint64
+	cache         map[events.SessionKey]*cachedSet
 }
 
 type landed struct {
@@ -67,6 +73,7 @@ func New(dialects Dialects) *State {
 		yields:   map[events.SessionKey]*yield{},
 		checks:   map[uint64]*check{},
 		turns:    map[events.SessionKey][]uint64{},
+		cache:    map[events.SessionKey]*cachedSet{},
 	}
 }
 
@@ -312,6 +319,7 @@ func (s *State) applyPolicy(d *events.PolicySetData, ref envelope.RecordRef) err
 	}
 	s.dialect = dl
 	s.policy = p
+	s.policyVersion++
 	return s.refreshEffective()
 }
 
@@ -339,6 +347,7 @@ func (s *State) applyGrant(t events.Type, d *events.GrantData, ref envelope.Reco
 		return nil // adding a current grant changes nothing
 	}
 	s.policy = &p
+	s.policyVersion++
 	return s.refreshEffective()
 }
 
