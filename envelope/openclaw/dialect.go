@@ -1,0 +1,319 @@
+package openclaw
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+)
+
+// Name is the dialect's name as written in policy.set.
+const Name = "openclaw"
+
+// Dialect is the openclaw dialect. It holds no state; the zero value is
+// ready to use and safe for concurrent use.
+type Dialect struct{}
+
+// New returns the openclaw dialect.
+func New() *Dialect { return &Dialect{} }
+
+// Name returns "openclaw".
+func (*Dialect) Name() string { return Name }
+
+// Normalize returns a tool name's canonical form (section 2.1).
+func (*Dialect) Normalize(tool string) string { return normalize(tool) }
+
+// DefaultChildSource is persisted_child: a child's ordinary turn outside a
+// continuation runs under its own spawn snapshot (section 10.1).
+func (*Dialect) DefaultChildSource() string { return envelope.SourcePersistedChild }
+
+// Compile validates a policy document (section 1). The catalogue needs no
+// validation: any string is a tool name once normalized.
+func (*Dialect) Compile(doc json.RawMessage, _ []string) (any, error) {
+	d, err := ParseDocument(doc)
+	if err != nil {
+		return nil, err
+	}
+	return newPolicy(d), nil
+}
+
+// GrantIdentity is (kind, agent, target, set of normalized tools).
+func (*Dialect) GrantIdentity(g *events.GrantData) string { return grantIdentity(g) }
+
+// Effective applies the grants in force to the compiled revision and
+// compiles the result against the catalogue.
+func (*Dialect) Effective(p *envelope.PolicyState) (any, error) {
+	pol, ok := p.Compiled.(*Policy)
+	if !ok {
+		return nil, events.Errorf(events.CodeInvalidPolicy, "the policy in force was not compiled by the openclaw dialect")
+	}
+	return newEffective(pol, p), nil
+}
+
+// effectiveOf returns the compiled effective policy of w, building it when
+// the stored one is missing or stale (a safeguard; the fold stores it).
+func effectiveOf(w envelope.World) *effective {
+	p := w.Policy()
+	if p == nil {
+		return nil
+	}
+	if e, ok := p.Effective.(*effective); ok && e.rev.Seq == p.Revision.Seq && sameStrings(e.catRaw, p.Catalogue) {
+		return e
+	}
+	pol, ok := p.Compiled.(*Policy)
+	if !ok {
+		return nil
+	}
+	return newEffective(pol, p)
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return slices.Equal(a, b)
+}
+
+// CheckEvent runs the dialect's shape checks (section 13 step 1) after the
+// generic ones: grant checks 1-3, session tools that are not MCP names
+// (invalid_event), then the key forms (bad_session_key).
+func (*Dialect) CheckEvent(ev *events.Event, payload any) error {
+	switch d := payload.(type) {
+	case *events.GrantData:
+		return checkGrant(d)
+	case *events.StartedData:
+		if err := checkSessionTools(d.Tools); err != nil {
+			return err
+		}
+		for _, seg := range strings.Split(string(ev.Session), ":") {
+			if strings.EqualFold(seg, "subagent") {
+				return events.Errorf(events.CodeBadSessionKey,
+					"session key %q has a subagent segment; children are created only by session.spawned", ev.Session)
+			}
+		}
+	case *events.SpawnedData:
+		if err := checkSessionTools(d.Tools); err != nil {
+			return err
+		}
+		if !childKey(ev.Session, d.Agent) {
+			return events.Errorf(events.CodeBadSessionKey,
+				"a child's key must be agent:%s:subagent:<id> with <id> made of [A-Za-z0-9_-] (the target agent is %q), got %q",
+				d.Agent, d.Agent, ev.Session)
+		}
+	}
+	return nil
+}
+
+func checkSessionTools(tools []string) error {
+	for _, t := range tools {
+		if n := normalize(t); !isMCP(n) {
+			return events.Errorf(events.CodeInvalidEvent,
+				"session tool %q is not an MCP tool name (<server>__<tool>); only MCP tools join a session's catalogue", t)
+		}
+	}
+	return nil
+}
+
+// childKey reports whether key is agent:<agent>:subagent:<id>.
+func childKey(key events.SessionKey, agent string) bool {
+	id, ok := strings.CutPrefix(string(key), "agent:"+agent+":subagent:")
+	if !ok || id == "" {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Start admits a root: openclaw checks nothing beyond the generic ones, and
+// fixes whether the root is sandboxed (section 6.1).
+func (*Dialect) Start(w envelope.World, key events.SessionKey, d *events.StartedData) (envelope.Facts, error) {
+	e := effectiveOf(w)
+	if e == nil {
+		return envelope.Facts{}, events.Errorf(events.CodeInvalidPolicy, "no openclaw policy is in force; append a policy.set first")
+	}
+	return envelope.Facts{Sandboxed: e.sandboxedRoot(key, d), Role: role(0, e.maxDepth)}, nil
+}
+
+// Spawn runs admission checks 6-10 of section 8 and captures the child's
+// envelope (section 9), unsealed.
+func (*Dialect) Spawn(w envelope.World, key events.SessionKey, d *events.SpawnedData) (*envelope.Envelope, envelope.Facts, error) {
+	e := effectiveOf(w)
+	if e == nil {
+		return nil, envelope.Facts{}, events.Errorf(events.CodeInvalidPolicy, "no openclaw policy is in force; append a policy.set first")
+	}
+	parent := w.Session(d.Parent)
+	if parent == nil {
+		return nil, envelope.Facts{}, events.Errorf(events.CodeUnknownParent, "parent %q does not exist", d.Parent)
+	}
+	return e.admit(w, parent, d)
+}
+
+// SamePolicy compares the captured requester policy of two envelopes: the
+// tuple (inherited_allow, inherited_deny, source, delegated) (10.2, A8).
+func (*Dialect) SamePolicy(a, b *envelope.Envelope) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if (a.InheritedAllow == nil) != (b.InheritedAllow == nil) || !slices.Equal(a.InheritedAllow, b.InheritedAllow) {
+		return false
+	}
+	if !slices.Equal(a.InheritedDeny, b.InheritedDeny) || a.Source != b.Source {
+		return false
+	}
+	da, db := a.Delegated, b.Delegated
+	if da == nil || db == nil {
+		return da == db
+	}
+	return da.Requester == db.Requester && da.Target == db.Target && slices.Equal(da.Deny, db.Deny)
+}
+
+// Tools resolves the session's tool set over its catalogue (section 5.3).
+func (*Dialect) Tools(w envelope.World, s *envelope.Session) envelope.ToolSet {
+	e := effectiveOf(w)
+	if e == nil {
+		return envelope.ToolSet{Allowed: []string{}, Denied: []envelope.Denial{}}
+	}
+	var p pipeline
+	e.resolve(w, s, &p, false)
+	return e.toolSet(&p, s)
+}
+
+// extras returns the normalized session tools that the policy catalogue
+// does not already hold, de-duplicated, in order.
+func (e *effective) extras(s *envelope.Session) []string {
+	var out []string
+	for _, raw := range s.Tools {
+		t := normalize(raw)
+		if t == "" {
+			continue
+		}
+		if _, ok := e.cat.index[t]; ok || contains(out, t) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func (e *effective) toolSet(p *pipeline, s *envelope.Session) envelope.ToolSet {
+	extras := e.extras(s)
+	n := len(e.cat.names) + len(extras)
+	ts := envelope.ToolSet{Allowed: make([]string, 0, n), Denied: make([]envelope.Denial, 0, n)}
+	for i, t := range e.cat.names {
+		if li, r := p.decide(i, t); li >= 0 {
+			ts.Denied = append(ts.Denied, envelope.Denial{Tool: t, Reason: r})
+		} else {
+			ts.Allowed = append(ts.Allowed, t)
+		}
+	}
+	for _, t := range extras {
+		if li, r := p.decide(-1, t); li >= 0 {
+			ts.Denied = append(ts.Denied, envelope.Denial{Tool: t, Reason: r})
+		} else {
+			ts.Allowed = append(ts.Allowed, t)
+		}
+	}
+	return ts
+}
+
+// Decide decides one tool for session s with the full trace: a catalogue
+// step, then one step per layer of section 5.1. input is not used by this
+// dialect.
+func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, _ json.RawMessage) envelope.Verdict {
+	t := normalize(tool)
+	v := envelope.Verdict{Tool: t, Trace: make([]envelope.Step, 0, nLayers+1)}
+	e := effectiveOf(w)
+	i, known := -1, false
+	if e != nil {
+		if idx, ok := e.cat.index[t]; ok {
+			i, known = idx, true
+		} else {
+			known = contains(e.extras(s), t)
+		}
+	}
+	if !known {
+		v.Decision = envelope.Deny
+		v.Reason = envelope.Reason{Code: codeCatalogueUnknown, Rule: "catalogue: the tool is not in the policy catalogue or the session's tools"}
+		if e != nil {
+			v.Reason.Record = e.rev
+		}
+		r := v.Reason
+		v.Trace = append(v.Trace, envelope.Step{Layer: "catalogue", Outcome: envelope.Removed, Reason: &r})
+		for li := 0; li < nLayers; li++ {
+			v.Trace = append(v.Trace, envelope.Step{Layer: layerNames[li], Outcome: envelope.Skipped})
+		}
+		return v
+	}
+	v.Trace = append(v.Trace, envelope.Step{Layer: "catalogue", Outcome: envelope.Kept, Detail: "in the session's catalogue"})
+	var p pipeline
+	e.resolve(w, s, &p, true)
+	decided := false
+	for li := range p.layers {
+		l := &p.layers[li]
+		st := envelope.Step{Layer: layerNames[li]}
+		switch {
+		case decided:
+			st.Outcome = envelope.Skipped
+		case !l.present:
+			st.Outcome = envelope.Absent
+		default:
+			st.Detail = l.detail
+			if removed, r := l.eval(i, t); removed {
+				st.Outcome, st.Reason = envelope.Removed, &r
+				v.Decision, v.Reason, decided = envelope.Deny, r, true
+			} else {
+				st.Outcome = envelope.Kept
+				if how := l.admittedBy(i, t); how != "" {
+					if st.Detail != "" {
+						st.Detail += "; "
+					}
+					st.Detail += how
+				}
+			}
+		}
+		v.Trace = append(v.Trace, st)
+	}
+	if !decided {
+		v.Decision = envelope.Allow
+	}
+	return v
+}
+
+// admittedBy says which allow entry admitted a kept tool, with the record
+// that introduced it when that is a grant.
+func (l *layer) admittedBy(i int, t string) string {
+	if l.ceil != nil {
+		return "in inherited_allow"
+	}
+	if l.nAllow == 0 {
+		return ""
+	}
+	a := l.admitted(i, t)
+	switch {
+	case a < 0:
+		return ""
+	case a == l.nAllow:
+		if t == "apply_patch" {
+			return "admitted because the allow list matches write"
+		}
+		return "admitted because the allow list matches read"
+	}
+	list := l.allow[a]
+	h := list.hit(i, t)
+	how := "admitted by " + list.rules[h]
+	if rec := list.recs[h]; rec != nil && rec.Type != events.PolicySet {
+		how += " (" + string(rec.Type) + " at seq " + strconv.FormatUint(rec.Seq, 10) + ")"
+	}
+	return how
+}

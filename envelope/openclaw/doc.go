@@ -1,0 +1,33 @@
+// Package openclaw implements the openclaw dialect of the ledger: the policy
+// semantics pinned in spec/dialect-openclaw.md for OpenClaw-style
+// orchestrators. It validates and compiles the policy document (a strict
+// subset of openclaw.json), applies grants as edits of that document, runs
+// the eleven-layer tool pipeline for a session, admits spawns and captures
+// their envelopes, including delegateToolsTo facts.
+//
+// Invariants:
+//
+//   - Every tool name and policy entry is compared after Normalize (trim,
+//     lower-case, alias table), so names are effectively case-insensitive;
+//     agent ids and session keys are compared exactly.
+//   - The pipeline is a conjunction: the first layer that removes a tool
+//     decides, no later layer adds a tool back, and inside a layer deny wins.
+//   - A child's allowed set never exceeds its envelope's ceiling, and an
+//     envelope never changes after the spawn.
+//   - Everything is pure and deterministic: no clock, no randomness, no I/O,
+//     and every list returned is in catalogue order or sorted, never in map
+//     order.
+//
+// # Performance
+//
+// Compile only validates. Effective builds, for the revision and grants in
+// force, every pattern list the pipeline can use and pre-matches each against
+// the policy catalogue, so resolving a tool set is a few array reads per tool
+// and layer. Tools a session adds (MCP names) are matched on the slow path.
+//
+// # Caveats
+//
+// The value Effective returns memoizes compiled envelopes (keyed by their
+// content hash) in a concurrency-safe cache; it is otherwise immutable. The
+// dialect never keeps a reference to the World it was given.
+package openclaw
