@@ -75,7 +75,7 @@ func (s *scopeLayer) present() bool { return s != nil && (!s.allow.empty() || !s
 // restrictive: the allow list (allow, then alsoAllow when allow is non-empty)
 // is non-empty and has no "*" entry.
 func (s *scopeLayer) restrictive() bool {
-	return s != nil && !s.allow.empty() && !s.allow.star && !s.also.star
+	return s != nil && !s.allow.empty() && !s.allow.hasStar() && !s.also.hasStar()
 }
 
 // providerScope is a byProvider entry.

@@ -220,7 +220,7 @@ func (e *effective) resolve(w envelope.World, s *envelope.Session, p *pipeline, 
 		}
 		l.addAllow(pr.list)
 		l.addAllow(pr.also)
-		l.restrictive = !pr.also.star
+		l.restrictive = !pr.also.hasStar()
 		l.allowCode, l.allowRule, l.allowRec = allowCodes[lProfile], pr.allowRule, e.rev
 	}
 
@@ -249,7 +249,7 @@ func (e *effective) resolve(w envelope.World, s *envelope.Session, p *pipeline, 
 			l.present = true
 			l.addAllow(pl)
 			l.addAllow(also)
-			l.restrictive = !also.star
+			l.restrictive = !also.hasStar()
 			l.allowCode, l.allowRule, l.allowRec = allowCodes[lProviderProfile], pidRule, e.rev
 			if trace {
 				l.detail = "provider profile " + *pid

@@ -200,3 +200,6 @@ func (l *plist) hit(i int, t string) int32 {
 	}
 	return l.match(t)
 }
+
+// hasStar reports an entry that is exactly "*" (nil-safe).
+func (l *plist) hasStar() bool { return l != nil && l.star }
