@@ -24,6 +24,7 @@ func (s *State) Dump() []byte {
 		"yields":   s.yields,
 		"checks":   checks,
 		"turns":    s.turns,
+		"toolsets": s.toolsets,
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

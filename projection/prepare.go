@@ -175,6 +175,7 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 		view.Turn = d.Turn
 		view.Context = s.turnContext(sess, d, envelope.RecordRef{Seq: next, ID: ev.ID, Type: ev.Type})
 		ts := s.dialect.Tools(s, &view)
+		s.memo.id, s.memo.set = ev.ID, ts
 		return TurnDecided{PolicySource: view.Context.Source, SourceReason: view.Context.SourceReason, ToolSetHash: ts.Hash()}, nil, nil
 	case *events.YieldedData:
 		if _, err := s.activeSession(ev.Session); err != nil {

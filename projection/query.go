@@ -45,7 +45,7 @@ func (s *State) Resolve(key events.SessionKey, p Position) (uint64, error) {
 		if p.Turn < 1 || p.Turn > len(turns) {
 			return 0, events.Errorf(events.CodeBadTurn, "session %q has no turn %d (turns: %d)", key, p.Turn, len(turns))
 		}
-		return turns[p.Turn-1], nil
+		return turns[p.Turn-1].Seq, nil
 	case p.Time != "":
 		i := sort.Search(len(s.times), func(i int) bool { return s.times[i] > p.Time })
 		if i == 0 {

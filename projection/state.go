@@ -31,8 +31,19 @@ type State struct {
 	// sequence.
 	refs  []envelope.RecordRef
 	times []string
-	// turns holds the sequence of each session's turn.started records.
-	turns map[events.SessionKey][]uint64
+	// turns holds each session's turns: the turn.started sequence and the
+	// hash of the tool set resolved there; toolsets holds each distinct
+	// tool set once, by hash.
+	turns    map[events.SessionKey][]Turn
+	toolsets map[string]envelope.ToolSet
+	// memo carries the tool set Prepare resolved for a turn.started to the
+	// Apply of the same record, so it is resolved once.
+	memo struct {
+		id  string
+		set envelope.ToolSet
+	}
+	// dirty names what changed since the last MarkClean, for the store.
+	dirty dirtySet
 
 	// policyVersion counts policy and grant changes; with a session's
 	// context it keys the tool-set cache, which is derived state only (never
@@ -72,9 +83,42 @@ func New(dialects Dialects) *State {
 		ids:      map[string]landed{},
 		yields:   map[events.SessionKey]*yield{},
 		checks:   map[uint64]*check{},
-		turns:    map[events.SessionKey][]uint64{},
+		turns:    map[events.SessionKey][]Turn{},
+		toolsets: map[string]envelope.ToolSet{},
 		cache:    map[events.SessionKey]*cachedSet{},
+		dirty:    newDirty(),
 	}
+}
+
+// Turn is one turn of a session: where it started and the hash of the tool
+// set resolved there.
+type Turn struct {
+	Seq     uint64 `json:"seq"`
+	ToolSet string `json:"tool_set"`
+}
+
+// dirtySet names the parts of the state changed since the store last
+// committed it.
+type dirtySet struct {
+	from     uint64 // first sequence not yet committed
+	policy   bool
+	sessions map[events.SessionKey]bool
+	yields   map[events.SessionKey]bool
+	toolsets map[string]bool
+}
+
+func newDirty() dirtySet {
+	return dirtySet{from: 1, sessions: map[events.SessionKey]bool{}, yields: map[events.SessionKey]bool{}, toolsets: map[string]bool{}}
+}
+
+// TurnSet returns the tool set stored for a session's turn.
+func (s *State) TurnSet(key events.SessionKey, turn int) (envelope.ToolSet, uint64, bool) {
+	ts := s.turns[key]
+	if turn < 1 || turn > len(ts) {
+		return envelope.ToolSet{}, 0, false
+	}
+	t := ts[turn-1]
+	return s.toolsets[t.ToolSet], t.Seq, true
 }
 
 // Position is the sequence of the last record folded.
@@ -189,6 +233,9 @@ func (s *State) Apply(rec *events.Record, seq uint64) error {
 		return fmt.Errorf("projection: record %d: %w", seq, err)
 	}
 	ref := envelope.RecordRef{Seq: seq, ID: rec.ID, Type: rec.Type}
+	if rec.Session != "" {
+		s.dirty.sessions[rec.Session] = true
+	}
 	if err := s.apply(rec, ref, p); err != nil {
 		return fmt.Errorf("projection: record %d (%s %s): %w", seq, rec.Type, rec.ID, err)
 	}
@@ -236,21 +283,34 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 		s.sessions[rec.Session] = child
 		parent.Children = append(parent.Children, rec.Session)
 		parent.ActiveChildren++
+		s.dirty.sessions[d.Parent] = true
 	case *events.TurnData:
 		sess := s.sessions[rec.Session]
 		sess.Turn = d.Turn
-		s.turns[rec.Session] = append(s.turns[rec.Session], ref.Seq)
 		sess.Context = s.turnContext(sess, d, ref)
+		ts := s.memo.set
+		if s.memo.id != rec.ID || ts.Allowed == nil {
+			ts = s.dialect.Tools(s, sess)
+		}
+		s.memo.id, s.memo.set = "", envelope.ToolSet{}
+		h := ts.Hash()
+		if _, ok := s.toolsets[h]; !ok {
+			s.toolsets[h] = ts
+			s.dirty.toolsets[h] = true
+		}
+		s.turns[rec.Session] = append(s.turns[rec.Session], Turn{Seq: ref.Seq, ToolSet: h})
 	case *events.YieldedData:
 		sess := s.sessions[rec.Session]
 		sess.State = envelope.Yielded
 		s.yields[rec.Session] = &yield{Ref: ref, Children: slices.Clone(d.Children), Current: true}
+		s.dirty.yields[rec.Session] = true
 		sess.Context = s.ordinaryContext(sess, ref)
 	case *events.CompletedData:
 		sess := s.sessions[rec.Session]
 		sess.State = envelope.Completed
 		if parent := s.sessions[sess.Parent]; parent != nil {
 			parent.ActiveChildren--
+			s.dirty.sessions[sess.Parent] = true
 		}
 	case *events.ResumedData:
 		var dec ResumeDecided
@@ -261,6 +321,7 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 		sess.State = envelope.Active
 		if y := s.yields[rec.Session]; y != nil {
 			y.Current = false
+			s.dirty.yields[rec.Session] = true
 		}
 		cont := ref
 		sess.Context = envelope.Context{Source: dec.PolicySource, SourceReason: dec.SourceReason, Continuation: &cont, SetBy: ref}
@@ -320,6 +381,7 @@ func (s *State) applyPolicy(d *events.PolicySetData, ref envelope.RecordRef) err
 	s.dialect = dl
 	s.policy = p
 	s.policyVersion++
+	s.dirty.policy = true
 	return s.refreshEffective()
 }
 
@@ -348,6 +410,7 @@ func (s *State) applyGrant(t events.Type, d *events.GrantData, ref envelope.Reco
 	}
 	s.policy = &p
 	s.policyVersion++
+	s.dirty.policy = true
 	return s.refreshEffective()
 }
 

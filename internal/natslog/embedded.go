@@ -1,0 +1,106 @@
+package natslog
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// EmbeddedConfig configures the in-process nats-server. The zero value
+// (with Dir set) is the ledger's default: no network listener, JetStream
+// file storage under Dir, fsync on every write.
+type EmbeddedConfig struct {
+	// Dir holds the JetStream store (Dir/jetstream). Required.
+	Dir string
+	// SyncInterval, when non-zero, replaces fsync-on-every-write with a
+	// periodic fsync: faster, but acknowledged writes of the last interval
+	// are lost if the machine loses power.
+	SyncInterval time.Duration
+	// Listen, when non-empty ("127.0.0.1:4222", or ":-1" for a random
+	// port), also accepts NATS clients over TCP.
+	Listen string
+	// Name is the server name; default "ledger-embedded".
+	Name string
+}
+
+// Validate reports every problem with the configuration at once.
+func (c *EmbeddedConfig) Validate() error {
+	var errs []error
+	if c.Dir == "" {
+		errs = append(errs, errors.New("natslog: the embedded server needs a data directory"))
+	}
+	if c.SyncInterval < 0 {
+		errs = append(errs, errors.New("natslog: sync interval must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// StartEmbedded starts an in-process nats-server with JetStream and waits
+// until it is ready. Stop it with Shutdown then WaitForShutdown.
+func StartEmbedded(cfg EmbeddedConfig) (*server.Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	name := cfg.Name
+	if name == "" {
+		name = "ledger-embedded"
+	}
+	opts := &server.Options{
+		ServerName: name,
+		JetStream:  true,
+		StoreDir:   filepath.Clean(cfg.Dir),
+		NoSigs:     true,
+		NoLog:      true,
+		DontListen: cfg.Listen == "",
+		SyncAlways: cfg.SyncInterval == 0,
+	}
+	if cfg.SyncInterval > 0 {
+		opts.SyncInterval = cfg.SyncInterval
+	}
+	if cfg.Listen != "" {
+		host, port, err := splitHostPort(cfg.Listen)
+		if err != nil {
+			return nil, err
+		}
+		opts.Host, opts.Port = host, port
+	}
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("natslog: embedded server: %w", err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(30 * time.Second) {
+		ns.Shutdown()
+		return nil, errors.New("natslog: embedded server did not become ready in 30s")
+	}
+	return ns, nil
+}
+
+// ConnectEmbedded connects to an embedded server in-process (no TCP).
+func ConnectEmbedded(ns *server.Server, name string) (*nats.Conn, error) {
+	return nats.Connect("", nats.InProcessServer(ns), nats.Name(name), nats.MaxReconnects(-1))
+}
+
+func splitHostPort(s string) (string, int, error) {
+	var host string
+	var port int
+	i := len(s) - 1
+	for i >= 0 && s[i] != ':' {
+		i--
+	}
+	if i < 0 {
+		return "", 0, fmt.Errorf("natslog: listen address %q must be host:port", s)
+	}
+	host = s[:i]
+	if _, err := fmt.Sscanf(s[i+1:], "%d", &port); err != nil {
+		return "", 0, fmt.Errorf("natslog: listen address %q: bad port", s)
+	}
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	return host, port, nil
+}

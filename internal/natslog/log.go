@@ -1,0 +1,254 @@
+package natslog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sessionledger/ledger/events"
+)
+
+// StreamConfig names and shapes the ledger's stream. The zero value means
+// the defaults of SPEC section 3.
+type StreamConfig struct {
+	Name       string        // default "LEDGER"
+	Replicas   int           // default 1; 3 on a cluster
+	Duplicates time.Duration // de-duplication window; default 2m
+}
+
+func (c StreamConfig) withDefaults() StreamConfig {
+	if c.Name == "" {
+		c.Name = "LEDGER"
+	}
+	if c.Replicas == 0 {
+		c.Replicas = 1
+	}
+	if c.Duplicates == 0 {
+		c.Duplicates = 2 * time.Minute
+	}
+	return c
+}
+
+// Subjects the stream holds (SPEC section 3).
+var Subjects = []string{"ledger.session.>", "ledger.policy", "ledger.decision.>"}
+
+// Log is the ledger's log on a JetStream stream.
+type Log struct {
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	stream jetstream.Stream
+	cfg    StreamConfig
+	// Timeout bounds each publish attempt.
+	Timeout time.Duration
+}
+
+// Open creates or updates the stream idempotently and returns the log.
+func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
+	cfg = cfg.withDefaults()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("natslog: %w", err)
+	}
+	sc := jetstream.StreamConfig{
+		Name:        cfg.Name,
+		Description: "session policy ledger",
+		Subjects:    Subjects,
+		Storage:     jetstream.FileStorage,
+		Replicas:    cfg.Replicas,
+		Duplicates:  cfg.Duplicates,
+		AllowDirect: true,
+		DenyDelete:  true,
+		DenyPurge:   true,
+		Retention:   jetstream.LimitsPolicy,
+		Discard:     jetstream.DiscardOld,
+		MaxMsgSize:  MaxRecordBytes,
+	}
+	var st jetstream.Stream
+	for attempt := 0; ; attempt++ {
+		st, err = js.CreateOrUpdateStream(ctx, sc)
+		if err == nil || attempt >= 50 || ctx.Err() != nil {
+			break
+		}
+		// A cluster's meta leader may not be elected yet.
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("natslog: creating stream %s: %w", cfg.Name, err)
+	}
+	return &Log{nc: nc, js: js, stream: st, cfg: cfg, Timeout: 5 * time.Second}, nil
+}
+
+// MaxRecordBytes is the largest record the stream accepts.
+const MaxRecordBytes = 1 << 20
+
+// Name returns the stream's name.
+func (l *Log) Name() string { return l.cfg.Name }
+
+// JetStream returns the JetStream context the log uses.
+func (l *Log) JetStream() jetstream.JetStream { return l.js }
+
+// Head returns the stream's last sequence.
+func (l *Log) Head(ctx context.Context) (uint64, error) {
+	info, err := l.stream.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("natslog: stream info: %w", err)
+	}
+	return info.State.LastSeq, nil
+}
+
+// Append publishes a record expecting the stream's last sequence to be
+// expected. It returns the record's sequence, or events.ErrConflict when
+// another record got in first. A re-sent id that already landed answers with
+// its sequence.
+func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, error) {
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, l.Timeout)
+		ack, err := l.js.Publish(actx, subject, data, jetstream.WithMsgID(id), jetstream.WithExpectLastSequence(expected))
+		cancel()
+		if err == nil {
+			return ack.Sequence, nil
+		}
+		lastErr = err
+		var ae *jetstream.APIError
+		switch {
+		case errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+			ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant):
+			// A retry of ours may have landed (a standalone server answers
+			// a re-sent id with 10071); look the id up first.
+			if attempt > 0 {
+				if seq, ok, lerr := l.FindID(ctx, id, expected+1); lerr == nil && ok {
+					return seq, nil
+				}
+			}
+			return 0, events.ErrConflict
+		case errors.As(err, &ae) && ae.ErrorCode == 10158: // same id in flight on a cluster
+			time.Sleep(50 * time.Millisecond)
+		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders):
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
+			}
+			// Ambiguous: the record may have landed.
+			if seq, ok, lerr := l.FindID(ctx, id, expected+1); lerr == nil && ok {
+				return seq, nil
+			}
+		default:
+			return 0, fmt.Errorf("natslog: publish: %w", err)
+		}
+	}
+	return 0, fmt.Errorf("natslog: publish of %s failed after retries: %w", id, lastErr)
+}
+
+// FindID looks for a record with Nats-Msg-Id id from sequence from to the
+// head.
+func (l *Log) FindID(ctx context.Context, id string, from uint64) (uint64, bool, error) {
+	head, err := l.Head(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	for seq := from; seq <= head; seq++ {
+		m, err := l.stream.GetMsg(ctx, seq)
+		if err != nil {
+			return 0, false, err
+		}
+		if m.Header.Get(jetstream.MsgIDHeader) == id {
+			return seq, true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+// Read returns the records from sequence from to to (capped at the head),
+// inclusive, in order.
+func (l *Log) Read(ctx context.Context, from, to uint64) ([][]byte, error) {
+	if from == 0 {
+		from = 1
+	}
+	head, err := l.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if to > head {
+		to = head
+	}
+	if to < from {
+		return nil, nil
+	}
+	out := make([][]byte, 0, to-from+1)
+	err = l.Follow(ctx, from, func(seq uint64, data []byte) error {
+		out = append(out, data)
+		if seq >= to {
+			return errStop
+		}
+		return nil
+	}, to)
+	return out, err
+}
+
+var errStop = errors.New("stop")
+
+// Follow calls fn for every record from sequence from, in order, until fn
+// returns an error or ctx ends; with until > 0 it stops after that sequence
+// (which must exist). It is built on an ordered consumer, so it sees no gap
+// and no duplicate.
+func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, data []byte) error, until uint64) error {
+	if from == 0 {
+		from = 1
+	}
+	cons, err := l.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:   from,
+	})
+	if err != nil {
+		return fmt.Errorf("natslog: consumer: %w", err)
+	}
+	it, err := cons.Messages(jetstream.PullMaxMessages(512))
+	if err != nil {
+		return fmt.Errorf("natslog: consumer: %w", err)
+	}
+	defer it.Stop()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			it.Stop()
+		case <-done:
+		}
+	}()
+	next := from
+	for {
+		m, err := it.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("natslog: reading the stream: %w", err)
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			return fmt.Errorf("natslog: message metadata: %w", err)
+		}
+		seq := md.Sequence.Stream
+		if seq != next {
+			return fmt.Errorf("natslog: expected sequence %d, got %d: the stream has a gap", next, seq)
+		}
+		next++
+		if err := fn(seq, m.Data()); err != nil {
+			if errors.Is(err, errStop) {
+				return nil
+			}
+			return err
+		}
+		if until > 0 && seq >= until {
+			return nil
+		}
+	}
+}
