@@ -1,0 +1,329 @@
+package claudecode
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+)
+
+// checkEvent runs the dialect's shape checks (section 13 step 1): values
+// first (invalid_event), then a spawn's parent key (bad_session_key).
+func checkEvent(ev *events.Event, payload any) error {
+	switch d := payload.(type) {
+	case *events.StartedData:
+		if err := checkAgentField(d.Agent); err != nil {
+			return err
+		}
+		if err := checkSessionTools(d.Tools); err != nil {
+			return err
+		}
+		if d.Mode != "" {
+			if _, ok := parseMode(d.Mode); !ok {
+				if d.Mode == modeAuto {
+					return events.Errorf(events.CodeInvalidEvent, "mode \"auto\" is not supported in the claude-code dialect; use one of %s", modeList)
+				}
+				return events.Errorf(events.CodeInvalidEvent, "unknown mode %q; use one of %s", d.Mode, modeList)
+			}
+		}
+	case *events.SpawnedData:
+		if err := checkAgentField(d.Agent); err != nil {
+			return err
+		}
+		if err := checkSessionTools(d.Tools); err != nil {
+			return err
+		}
+		if d.Fork != (d.Agent == agentFork) {
+			if d.Fork {
+				return events.Errorf(events.CodeInvalidEvent, "a fork spawn names agent \"fork\", got %q; set agent to \"fork\" or drop fork: true", d.Agent)
+			}
+			return events.Errorf(events.CodeInvalidEvent, "agent \"fork\" is reserved for forks; add fork: true or name another agent")
+		}
+		if d.Fork && d.Teammate {
+			return events.Errorf(events.CodeInvalidEvent, "a spawn is a fork or a teammate, not both; drop fork or teammate")
+		}
+		if !events.ValidKey(d.Parent) {
+			return events.Errorf(events.CodeBadSessionKey, "parent key %q must match [A-Za-z0-9_:-]{1,200}", d.Parent)
+		}
+	case *events.GrantData:
+		return checkGrant(d)
+	}
+	return nil
+}
+
+func checkAgentField(a string) error {
+	if !validAgentName(a) {
+		return events.Errorf(events.CodeInvalidEvent, "agent %q is not an agent name: use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit", a)
+	}
+	return nil
+}
+
+func checkSessionTools(tools []string) error {
+	for i, t := range tools {
+		if !validMCPName(t) {
+			return events.Errorf(events.CodeInvalidEvent, "tools[%d] %q is not an MCP tool name; sessions may only add mcp__<server>__<tool> tools", i, t)
+		}
+	}
+	return nil
+}
+
+// checkGrant accepts only well-formed permission grants (section 4.3).
+func checkGrant(g *events.GrantData) error {
+	if g.Kind != events.GrantPermission {
+		return events.Errorf(events.CodeInvalidEvent, "grant kind %q does not exist in the claude-code dialect; use kind \"permission\"", g.Kind)
+	}
+	if g.Agent != "*" || g.Target != "*" {
+		return events.Errorf(events.CodeInvalidEvent, "permission grants are session-wide: set agent and target to \"*\" (got %q and %q)", g.Agent, g.Target)
+	}
+	if g.Tools != nil {
+		return events.Errorf(events.CodeInvalidEvent, "a permission grant takes no tools; put the tool in rule")
+	}
+	if _, ok := parseBehavior(g.Behavior); !ok {
+		return events.Errorf(events.CodeInvalidEvent, "behavior %q must be allow, ask or deny", g.Behavior)
+	}
+	if _, err := compileRule(g.Rule); err != nil {
+		return events.Errorf(events.CodeInvalidEvent, "rule %q does not parse: %v", g.Rule, err)
+	}
+	return nil
+}
+
+// rootMode picks a root session's mode (section 8.2): the first present and
+// allowed of the session's mode, the main-thread agent's permissionMode,
+// permissions.defaultMode, else default. A disabled bypass is skipped.
+func rootMode(written string, def *agentDef, c *Compiled) string {
+	cands := []string{written, "", c.defaultMode}
+	if def != nil {
+		cands[1] = def.mode
+	}
+	for _, m := range cands {
+		if m == "" {
+			continue
+		}
+		m, ok := parseMode(m)
+		if !ok || m == modeBypass && c.disableBypass {
+			continue
+		}
+		return m
+	}
+	return modeDefault
+}
+
+// childMode decides a child's mode once at spawn (section 8.3).
+func childMode(pm string, kind sessionKind, def *agentDef, c *Compiled) string {
+	if pm == "" {
+		pm = modeDefault
+	}
+	switch {
+	case kind == kindFork || kind == kindTeammate:
+		return pm
+	case pm == modeBypass || pm == modeAcceptEdits:
+		return pm
+	case def != nil && def.mode != "" && !(def.mode == modeBypass && c.disableBypass):
+		return def.mode
+	}
+	return pm
+}
+
+// notConfigured is the agent_not_configured refusal, listing what exists.
+func notConfigured(e *Effective, agent string) error {
+	names := slices.Clone(e.c.agentNames)
+	for _, b := range builtInNames {
+		if e.c.builtIns[b] && e.c.agents[b] == nil {
+			names = append(names, b)
+		}
+	}
+	slices.Sort(names)
+	known := "none"
+	if len(names) > 0 {
+		known = strings.Join(names, ", ")
+	}
+	return events.Errorf(events.CodeAgentNotConfigured,
+		"agent %q is not configured: define it under document.agents or enable the built-in (agents available: %s)", agent, known)
+}
+
+// start admits a root session.
+func start(e *Effective, d *events.StartedData) (envelope.Facts, error) {
+	var def *agentDef
+	if d.Agent != agentMain {
+		if def = e.c.agent(d.Agent); def == nil {
+			return envelope.Facts{}, notConfigured(e, d.Agent)
+		}
+	}
+	return envelope.Facts{Mode: rootMode(d.Mode, def, e.c), Role: kindRoot.role()}, nil
+}
+
+// spawn runs checks 7 to 13 of section 10 and captures the envelope.
+func (dl *Dialect) spawn(w envelope.World, key events.SessionKey, d *events.SpawnedData) (*envelope.Envelope, envelope.Facts, error) {
+	p := w.Policy()
+	e := effectiveOf(p)
+	parent := w.Session(d.Parent)
+	if parent == nil {
+		return nil, envelope.Facts{}, events.Errorf(events.CodeUnknownParent, "parent %q does not exist; start or spawn it first", d.Parent)
+	}
+	kind := kindSub
+	switch {
+	case d.Fork:
+		kind = kindFork
+	case d.Teammate:
+		kind = kindTeammate
+	}
+	// 7. The agent exists.
+	var def *agentDef
+	if kind != kindFork {
+		if def = e.c.agent(d.Agent); def == nil {
+			return nil, envelope.Facts{}, notConfigured(e, d.Agent)
+		}
+	}
+	parentKind := kindOf(parent)
+	// 8. No fork of a fork.
+	if kind == kindFork && parentKind == kindFork {
+		return nil, envelope.Facts{}, events.Errorf(events.CodeNestedFork, "%q is a fork and cannot fork again; fork from its parent %q", d.Parent, parent.Parent)
+	}
+	// 9. Teammates come from the lead only.
+	if kind == kindTeammate && parentKind != kindRoot {
+		return nil, envelope.Facts{}, events.Errorf(events.CodeNestedTeam, "only a root session (the lead) spawns teammates and %q is not one; spawn the teammate from the lead", d.Parent)
+	}
+	background := d.Background != nil && *d.Background || def != nil && def.background
+	// 10. A teammate's sub-agents run in the foreground.
+	if parentKind == kindTeammate && background {
+		why := "background: true"
+		if def != nil && def.background {
+			why = def.where() + " has background: true"
+		}
+		return nil, envelope.Facts{}, events.Errorf(events.CodeBackgroundNotAllowed, "%q is a teammate and its sub-agents run in the foreground (%s); spawn it in the foreground", d.Parent, why)
+	}
+	// 11. Depth.
+	depth := parent.Depth + 1
+	if depth > e.c.maxDepth {
+		return nil, envelope.Facts{}, events.Errorf(events.CodeDepthLimit, "the child would be at depth %d and maxSubagentDepth is %d; spawn from a shallower session or raise maxSubagentDepth", depth, e.c.maxDepth)
+	}
+	// 12. The parent may call Agent for this type (ask counts as approved).
+	input := []byte(fmt.Sprintf(`{"subagent_type":%q}`, d.Agent))
+	pv := newView(e, parent, false)
+	if verdict := pv.decideTool(toolAgent, input, p); verdict.Decision == envelope.Deny {
+		code := events.CodeAgentNotAllowed
+		if verdict.Reason.Code == codeMaxDepth {
+			code = events.CodeDepthLimit
+		}
+		rule := ""
+		if verdict.Reason.Rule != "" {
+			rule = " (" + verdict.Reason.Rule + ")"
+		}
+		return nil, envelope.Facts{}, events.Errorf(code, "%q may not spawn agent %q: its Agent call is denied by %s%s", d.Parent, d.Agent, verdict.Reason.Code, rule)
+	}
+	facts := envelope.Facts{
+		Mode:       childMode(parent.Facts.Mode, kind, def, e.c),
+		Background: background,
+		Role:       kind.role(),
+	}
+	// The envelope: the parent's pool at this position, every layer but
+	// the coordinator one (a continuation in force caps it).
+	pool := newView(e, parent, true).pool(p)
+	allow := slices.Clone(pool.Allowed)
+	slices.Sort(allow)
+	allow = slices.Compact(allow)
+	deny := []string{}
+	for _, t := range newView(e, parent, true).catalogue() {
+		if _, found := slices.BinarySearch(allow, t); !found {
+			deny = append(deny, t)
+		}
+	}
+	slices.Sort(deny)
+	deny = slices.Compact(deny)
+	extra := []string{}
+	for _, t := range d.Tools {
+		extra = append(extra, normalizeTool(t))
+	}
+	slices.Sort(extra)
+	extra = slices.Compact(extra)
+	env := &envelope.Envelope{
+		Requester:      d.Parent,
+		Agent:          d.Agent,
+		Depth:          depth,
+		Role:           kind.role(),
+		InheritedAllow: allow,
+		InheritedDeny:  deny,
+		Source:         "parent_pool",
+		Revision:       e.rev.Seq,
+		Background:     background,
+		Mode:           facts.Mode,
+		ExtraTools:     extra,
+	}
+	// 13. Zero tools.
+	if kind != kindFork && def.limited() && len(def.tools) > 0 {
+		child := &envelope.Session{
+			Key: key, Agent: d.Agent, Parent: d.Parent, Depth: depth, State: envelope.Active,
+			Spawn: d, Facts: facts, Envelope: env,
+			Tools: append(slices.Clip(parent.Tools), d.Tools...),
+		}
+		if err := zeroTools(e, child, def, kind, p); err != nil {
+			return nil, envelope.Facts{}, err
+		}
+	}
+	return env, facts, nil
+}
+
+// zeroTools refuses a spawn whose tools list resolves to nothing (section
+// 10): the pool is empty and at least one entry is not cancelled by
+// disallowedTools.
+func zeroTools(e *Effective, child *envelope.Session, def *agentDef, kind sessionKind, p *envelope.PolicyState) error {
+	v := newView(e, child, false)
+	if len(v.pool(p).Allowed) > 0 {
+		return nil
+	}
+	entries := slices.Clone(def.tools)
+	if kind == kindTeammate {
+		for _, t := range teammateAdditions {
+			en, _ := compileEntry(t)
+			entries = append(entries, en)
+		}
+	}
+	na := newView(e, child, false)
+	na.skipAgent = true
+	cat := na.catalogue()
+	exempt := na.endExempt()
+	var unrecognized, unavailable, unmatched []string
+	for i := range entries {
+		en := &entries[i]
+		exists, passing, cancelled := false, 0, true
+		for _, t := range cat {
+			if !en.match(t, false) {
+				continue
+			}
+			exists = true
+			if na.reason(t, exempt, p, nil) != nil {
+				continue
+			}
+			passing++
+			if !slices.ContainsFunc(def.disallowed, func(d toolEntry) bool { return d.match(t, true) }) {
+				cancelled = false
+			}
+		}
+		if passing > 0 && cancelled {
+			continue
+		}
+		switch {
+		case isMCP(en.name) || en.name == toolAgent:
+			unmatched = append(unmatched, en.text)
+		case exists:
+			unavailable = append(unavailable, en.text)
+		default:
+			unrecognized = append(unrecognized, en.text)
+		}
+	}
+	if len(unrecognized)+len(unavailable)+len(unmatched) == 0 {
+		return nil
+	}
+	var groups []string
+	for _, g := range []struct {
+		label string
+		items []string
+	}{{"unrecognized", unrecognized}, {"not available to subagents", unavailable}, {"matched no tools in this session", unmatched}} {
+		if len(g.items) > 0 {
+			groups = append(groups, g.label+" ["+strings.Join(g.items, ", ")+"]")
+		}
+	}
+	return events.Errorf(events.CodeZeroTools, "Agent '%s' would be spawned with zero tools - refusing. %s", def.name, strings.Join(groups, "; "))
+}

@@ -1,0 +1,630 @@
+package claudecode
+
+import "strings"
+
+// bashLine is a parsed Bash (or Monitor) command (section 9.4).
+type bashLine struct {
+	subs []bashSub
+	// broken: a quote, backtick or bracket was left open (or a ')' closed
+	// nothing). No subcommand of a broken line is approved by an allow rule
+	// with a specifier, the read-only list or acceptEdits.
+	broken bool
+	// denyTexts are every text deny and ask rules are checked against: the
+	// top-level subcommands and every segment nested anywhere in the line.
+	denyTexts []string
+	// critical is set when a segment removes a critical path.
+	critical    bool
+	criticalArg string
+}
+
+// bashSub is one top-level subcommand.
+type bashSub struct {
+	raw    string
+	nested bool // holds a backtick span or a nesting opener
+	// words are the subcommand's words with the allow strip applied (only
+	// LANG, LC_ALL and NO_COLOR assignments are stripped).
+	words     []string
+	allowText string
+	denyText  string
+	// outRedirect: any unquoted '>' redirection; unsafeRedirect: one whose
+	// target is neither /dev/null nor a file descriptor.
+	outRedirect    bool
+	unsafeRedirect bool
+}
+
+// Byte classes of the scan.
+const (
+	clsInner  byte = iota // quoted, escaped, inside a frame, or a frame delimiter
+	clsTop                // top level, unquoted: operators and word breaks live here
+	clsOpener             // opens a nesting frame: ( { $( <( >( or a backtick
+)
+
+// scanBash classifies every byte of cmd and reports whether the line is
+// broken. It tracks single quotes, double quotes with backslash escapes,
+// escapes outside quotes, backtick spans, ${...}, and the nesting of
+// ( { $( <( >(, so that operators inside any of them are not operators.
+func scanBash(cmd string) (cls []byte, broken bool) {
+	const (
+		fParen = iota + 1 // ( $( <( >(
+		fBrace            // {
+		fParam            // ${
+		fDQ               // "
+		fBT               // `
+	)
+	cls = make([]byte, len(cmd))
+	var stackBuf [16]byte
+	stack := stackBuf[:0]
+	mark := func(i, n int, c byte) {
+		for k := i; k < i+n && k < len(cls); k++ {
+			cls[k] = c
+		}
+	}
+	for i := 0; i < len(cmd); {
+		c := cmd[i]
+		top := byte(0)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		var next byte
+		if i+1 < len(cmd) {
+			next = cmd[i+1]
+		}
+		if top == fDQ {
+			switch {
+			case c == '\\':
+				i += 2
+			case c == '"':
+				stack = stack[:len(stack)-1]
+				i++
+			case c == '`':
+				stack = append(stack, fBT)
+				mark(i, 1, clsOpener)
+				i++
+			case c == '$' && next == '(':
+				stack = append(stack, fParen)
+				mark(i, 2, clsOpener)
+				i += 2
+			case c == '$' && next == '{':
+				stack = append(stack, fParam)
+				i += 2
+			default:
+				i++
+			}
+			continue
+		}
+		switch {
+		case c == '\\':
+			i += 2
+		case c == '\'':
+			j := strings.IndexByte(cmd[i+1:], '\'')
+			if j < 0 {
+				return cls, true
+			}
+			i += j + 2
+		case c == '"':
+			stack = append(stack, fDQ)
+			i++
+		case c == '`':
+			if top == fBT {
+				stack = stack[:len(stack)-1]
+			} else {
+				stack = append(stack, fBT)
+				mark(i, 1, clsOpener)
+			}
+			i++
+		case c == '$' && next == '(', (c == '<' || c == '>') && next == '(':
+			stack = append(stack, fParen)
+			mark(i, 2, clsOpener)
+			i += 2
+		case c == '$' && next == '{':
+			stack = append(stack, fParam)
+			i += 2
+		case c == '(':
+			stack = append(stack, fParen)
+			mark(i, 1, clsOpener)
+			i++
+		case c == '{':
+			stack = append(stack, fBrace)
+			mark(i, 1, clsOpener)
+			i++
+		case c == ')':
+			if top != fParen {
+				broken = true
+			} else {
+				stack = stack[:len(stack)-1]
+			}
+			i++
+		case c == '}' && (top == fBrace || top == fParam):
+			stack = stack[:len(stack)-1]
+			i++
+		default:
+			if len(stack) == 0 {
+				cls[i] = clsTop
+			}
+			i++
+		}
+	}
+	return cls, broken || len(stack) > 0
+}
+
+// splitTop splits cmd into its top-level subcommands: pieces between the
+// operators && || |& ;; ; | & and newline, outside quotes and at depth 0.
+// '&' right after '<' or '>', or right before '>', belongs to a redirection.
+func splitTop(cmd string, cls []byte) []bashSub {
+	var subs []bashSub
+	start, nested := 0, false
+	emit := func(end int) {
+		piece := cmd[start:end]
+		lead := len(piece) - len(strings.TrimLeft(piece, " \t\r\n"))
+		piece = strings.TrimSpace(piece)
+		if piece != "" {
+			s := bashSub{raw: piece, nested: nested}
+			off := start + lead
+			s.words = splitWords(piece, cls[off:off+len(piece)])
+			s.outRedirect, s.unsafeRedirect = redirects(piece, cls[off:off+len(piece)])
+			subs = append(subs, s)
+		}
+		nested = false
+	}
+	for i := 0; i < len(cmd); {
+		if cls[i] == clsOpener {
+			nested = true
+		}
+		if cls[i] != clsTop {
+			i++
+			continue
+		}
+		c := cmd[i]
+		var prev, next byte
+		if i > 0 {
+			prev = cmd[i-1]
+		}
+		if i+1 < len(cmd) {
+			next = cmd[i+1]
+		}
+		n := 0
+		switch c {
+		case '&':
+			switch {
+			case next == '&' && cls[i+1] == clsTop:
+				n = 2
+			case prev == '<' || prev == '>' || next == '>':
+			default:
+				n = 1
+			}
+		case '|':
+			if (next == '|' || next == '&') && cls[i+1] == clsTop {
+				n = 2
+			} else {
+				n = 1
+			}
+		case ';':
+			if next == ';' && cls[i+1] == clsTop {
+				n = 2
+			} else {
+				n = 1
+			}
+		case '\n':
+			n = 1
+		}
+		if n == 0 {
+			i++
+			continue
+		}
+		emit(i)
+		i += n
+		start = i
+	}
+	emit(len(cmd))
+	return subs
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// splitWords splits a subcommand on unquoted top-level white space; quotes
+// stay in the words.
+func splitWords(s string, cls []byte) []string {
+	var words []string
+	start := -1
+	for i := 0; i < len(s); i++ {
+		if cls[i] == clsTop && isSpace(s[i]) {
+			if start >= 0 {
+				words = append(words, s[start:i])
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		words = append(words, s[start:])
+	}
+	return words
+}
+
+// redirects finds unquoted output redirections. A target of /dev/null or a
+// file descriptor (>&1, 2>&1, >&-) is harmless for the read-only list.
+func redirects(s string, cls []byte) (any, unsafe bool) {
+	for i := 0; i < len(s); i++ {
+		if cls[i] != clsTop || s[i] != '>' {
+			continue
+		}
+		any = true
+		j := i + 1
+		fd := false
+		if j < len(s) && (s[j] == '>' || s[j] == '|') {
+			j++
+		}
+		if j < len(s) && s[j] == '&' {
+			j++
+			fd = true
+		}
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		k := j
+		for k < len(s) && !isSpace(s[k]) && !(cls[k] == clsTop && strings.IndexByte("<>&|;", s[k]) >= 0) {
+			k++
+		}
+		target := s[j:k]
+		if fd && target != "" && (target == "-" || allDigits(target)) {
+			i = k - 1
+			continue
+		}
+		if target == "/dev/null" {
+			i = k - 1
+			continue
+		}
+		unsafe = true
+		i = k - 1
+	}
+	return any, unsafe
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isAssignment reports an environment assignment word NAME=value (or
+// NAME+=value).
+func isAssignment(w string) (name string, ok bool) {
+	i := 0
+	for i < len(w) {
+		c := w[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || i > 0 && c >= '0' && c <= '9' {
+			i++
+			continue
+		}
+		break
+	}
+	if i == 0 || i >= len(w) {
+		return "", false
+	}
+	if w[i] == '=' || w[i] == '+' && i+1 < len(w) && w[i+1] == '=' {
+		return w[:i], true
+	}
+	return "", false
+}
+
+// The strip modes.
+const (
+	stripDeny     = iota // every assignment (deny and ask rules)
+	stripAllow           // only LANG, LC_ALL, NO_COLOR (allow rules, read-only, acceptEdits)
+	stripCritical        // like deny, and through sudo with its options
+)
+
+// stripWords strips leading assignments and wrappers repeatedly.
+func stripWords(w []string, mode int) []string {
+	for len(w) > 0 {
+		if name, ok := isAssignment(w[0]); ok {
+			if mode == stripAllow && name != "LANG" && name != "LC_ALL" && name != "NO_COLOR" {
+				return w
+			}
+			w = w[1:]
+			continue
+		}
+		switch w[0] {
+		case "timeout":
+			w = skipOptions(w[1:], "-s", "-k", "--signal", "--kill-after")
+			if len(w) > 0 {
+				w = w[1:] // the duration
+			}
+		case "nice":
+			w = skipOptions(w[1:], "-n", "--adjustment")
+		case "stdbuf":
+			w = skipOptions(w[1:], "-i", "-o", "-e")
+		case "time", "nohup", "command", "builtin", "noglob":
+			w = skipOptions(w[1:])
+		case "xargs":
+			if len(w) < 2 || strings.HasPrefix(w[1], "-") {
+				return w
+			}
+			w = w[1:]
+		case "sudo":
+			if mode != stripCritical {
+				return w
+			}
+			w = skipOptions(w[1:], "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U",
+				"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type",
+				"--command-timeout", "--other-user")
+		default:
+			return w
+		}
+	}
+	return w
+}
+
+// skipOptions drops leading option words; the listed ones take a value.
+func skipOptions(w []string, withValue ...string) []string {
+	for len(w) > 0 && strings.HasPrefix(w[0], "-") && w[0] != "-" {
+		if w[0] == "--" {
+			return w[1:]
+		}
+		takes := false
+		for _, o := range withValue {
+			if w[0] == o {
+				takes = true
+				break
+			}
+		}
+		w = w[1:]
+		if takes && len(w) > 0 {
+			w = w[1:]
+		}
+	}
+	return w
+}
+
+// nestedSegments cuts the whole line into the segments deny and ask rules
+// (and the critical-path check) look at: quote characters are deleted,
+// redirections >& <& &> are blanked, and ` ( ) { } ; | & newline and the
+// openers $( <( >( separate segments; ${...} stays intact. It over-matches
+// inside quoted text on purpose.
+func nestedSegments(cmd string) [][]string {
+	b := []byte(cmd)
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] == '>' && b[i+1] == '&' || b[i] == '<' && b[i+1] == '&' || b[i] == '&' && b[i+1] == '>' {
+			b[i], b[i+1] = ' ', ' '
+			i++
+		}
+	}
+	var segs [][]string
+	var cur []byte
+	flush := func() {
+		if f := strings.Fields(string(cur)); len(f) > 0 {
+			segs = append(segs, f)
+		}
+		cur = cur[:0]
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		var next byte
+		if i+1 < len(b) {
+			next = b[i+1]
+		}
+		switch {
+		case c == '\'' || c == '"':
+		case c == '$' && next == '{':
+			depth := 0
+			for ; i < len(b); i++ {
+				if b[i] == '\'' || b[i] == '"' {
+					continue
+				}
+				cur = append(cur, b[i])
+				if b[i] == '{' {
+					depth++
+				} else if b[i] == '}' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+		case (c == '$' || c == '<' || c == '>') && next == '(':
+			flush()
+			i++
+		case strings.IndexByte("`(){};|&\n", c) >= 0:
+			flush()
+		default:
+			cur = append(cur, c)
+		}
+	}
+	flush()
+	return segs
+}
+
+// parseBash parses a command for the decision steps.
+func parseBash(cmd string) *bashLine {
+	cls, broken := scanBash(cmd)
+	l := &bashLine{broken: broken, subs: splitTop(cmd, cls)}
+	for i := range l.subs {
+		s := &l.subs[i]
+		s.denyText = strings.Join(stripWords(s.words, stripDeny), " ")
+		s.words = stripWords(s.words, stripAllow)
+		s.allowText = strings.Join(s.words, " ")
+		if s.denyText != "" {
+			l.denyTexts = append(l.denyTexts, s.denyText)
+		}
+	}
+	for _, seg := range nestedSegments(cmd) {
+		if t := strings.Join(stripWords(seg, stripDeny), " "); t != "" {
+			l.denyTexts = append(l.denyTexts, t)
+		}
+		if !l.critical {
+			if arg, ok := criticalRemoval(stripWords(seg, stripCritical)); ok {
+				l.critical, l.criticalArg = true, arg
+			}
+		}
+	}
+	return l
+}
+
+// readOnly reports whether a subcommand runs without approval (section 9.4).
+func (l *bashLine) readOnly(s *bashSub) bool {
+	if l.broken || s.nested || s.unsafeRedirect || len(s.words) == 0 {
+		return false
+	}
+	w := s.words
+	switch w[0] {
+	case "ls", "cat", "echo", "pwd", "head", "tail", "grep", "wc", "which", "diff", "stat", "du", "cd":
+		return true
+	case "find":
+		for _, a := range w[1:] {
+			switch a {
+			case "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls":
+				return false
+			}
+		}
+		return true
+	case "git":
+		i := 1
+		if i < len(w) && w[i] == "--no-pager" {
+			i++
+		}
+		if i < len(w) {
+			switch w[i] {
+			case "status", "log", "diff", "show", "blame", "ls-files", "rev-parse":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fsApproved reports whether acceptEdits approves a subcommand as a common
+// filesystem command whose every path stays inside the working directories
+// and off the protected list.
+func (l *bashLine) fsApproved(s *bashSub, dirs []inPath) bool {
+	if l.broken || s.nested || s.outRedirect || len(s.words) == 0 {
+		return false
+	}
+	switch s.words[0] {
+	case "mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed":
+	default:
+		return false
+	}
+	opts := true
+	for _, w := range s.words[1:] {
+		if opts && w == "--" {
+			opts = false
+			continue
+		}
+		if opts && strings.HasPrefix(w, "-") && w != "-" {
+			continue
+		}
+		p := parseInputPath(unquote(w))
+		if !p.inside(dirs) || p.protected() {
+			return false
+		}
+	}
+	return true
+}
+
+// criticalRemoval reports an rm/rmdir whose non-option argument is a
+// critical path, and that argument.
+func criticalRemoval(w []string) (string, bool) {
+	if len(w) == 0 || w[0] != "rm" && w[0] != "rmdir" {
+		return "", false
+	}
+	opts := true
+	for _, a := range w[1:] {
+		if opts && a == "--" {
+			opts = false
+			continue
+		}
+		if opts && strings.HasPrefix(a, "-") && a != "-" {
+			continue
+		}
+		if criticalPath(a) {
+			return a, true
+		}
+	}
+	return "", false
+}
+
+// unquote deletes quote characters.
+func unquote(w string) string {
+	if !strings.ContainsAny(w, `"'`) {
+		return w
+	}
+	b := make([]byte, 0, len(w))
+	for i := 0; i < len(w); i++ {
+		if w[i] != '"' && w[i] != '\'' {
+			b = append(b, w[i])
+		}
+	}
+	return string(b)
+}
+
+func criticalPath(a string) bool {
+	if a != "" && strings.Trim(a, "/") == "" {
+		return true // the root, however many slashes
+	}
+	switch a {
+	case "/", "~", ".", "..", "*", "/*", "~/*", "./*", "../*":
+		return true
+	}
+	t := a
+	if len(t) > 1 {
+		t = strings.TrimSuffix(t, "/")
+	}
+	switch t {
+	case "~", ".", "..", "$HOME", "${HOME}":
+		return true
+	}
+	if topLevelDir(t) || onlyDotDot(t) {
+		return true
+	}
+	base, ok := strings.CutSuffix(a, "/*")
+	if !ok {
+		base, ok = strings.CutSuffix(a, "/")
+	}
+	if !ok {
+		return false
+	}
+	switch base {
+	case "", "~", ".", "..", "$HOME":
+		return true
+	}
+	return topLevelDir(base) || unguardedVar(base)
+}
+
+func topLevelDir(s string) bool {
+	return len(s) > 1 && s[0] == '/' && !strings.Contains(s[1:], "/")
+}
+
+func onlyDotDot(s string) bool {
+	if s == "" {
+		return false
+	}
+	for seg := range strings.SplitSeq(s, "/") {
+		if seg != ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// unguardedVar: $DIR or ${DIR} (which may expand to nothing); ${DIR:?msg}
+// fails instead, so it is guarded.
+func unguardedVar(s string) bool {
+	if inner, ok := strings.CutPrefix(s, "${"); ok {
+		inner, ok = strings.CutSuffix(inner, "}")
+		return ok && inner != "" && !strings.Contains(inner, "?")
+	}
+	v, ok := strings.CutPrefix(s, "$")
+	if !ok || v == "" {
+		return false
+	}
+	if len(v) == 1 && strings.IndexByte("0123456789@*", v[0]) >= 0 {
+		return true
+	}
+	_, isName := isAssignment(v + "=")
+	return isName
+}

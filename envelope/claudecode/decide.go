@@ -1,0 +1,452 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sessionledger/ledger/envelope"
+)
+
+// The decision steps of section 9.3 after the pool, in order.
+const (
+	stepAgentType = iota
+	stepEndConversation
+	stepDenyRules
+	stepAskRules
+	stepUserInteraction
+	stepCriticalPath
+	stepProtectedPath
+	stepMode
+	stepAllowRules
+	stepDefaults
+	stepDontAsk
+	numSteps
+)
+
+var stepNames = [numSteps]string{
+	"agent_type", "end_conversation", "deny_rules", "ask_rules", "user_interaction",
+	"critical_path", "protected_path", "mode", "allow_rules", "defaults", "dont_ask",
+}
+
+// call is one call of one tool with its input (section 9.1).
+type call struct {
+	tool       string
+	obj        map[string]json.RawMessage // the input object; nil for a string or no input
+	primary    string
+	hasPrimary bool
+
+	pathDone bool
+	path     inPath
+	bashLine *bashLine
+}
+
+func newCall(tool string, input json.RawMessage) *call {
+	c := &call{tool: tool}
+	field := primaryField(tool)
+	switch jsonKind(input) {
+	case '"':
+		var s string
+		if json.Unmarshal(input, &s) == nil && field != "" && s != "" {
+			c.primary, c.hasPrimary = s, true
+		}
+	case '{':
+		if json.Unmarshal(input, &c.obj) != nil {
+			c.obj = nil
+		}
+		if raw, ok := c.obj[field]; ok && field != "" && jsonKind(raw) == '"' {
+			var s string
+			if json.Unmarshal(raw, &s) == nil && s != "" {
+				c.primary, c.hasPrimary = s, true
+			}
+		}
+	}
+	return c
+}
+
+// inputPath returns the call's path; ok is false when it has none.
+func (c *call) inputPath() (inPath, bool) {
+	if !c.hasPrimary {
+		return inPath{}, false
+	}
+	if !c.pathDone {
+		c.path, c.pathDone = parseInputPath(c.primary), true
+	}
+	return c.path, true
+}
+
+// bash returns the parsed command of a Bash or Monitor call (nil without
+// one).
+func (c *call) bash() *bashLine {
+	if !c.hasPrimary {
+		return nil
+	}
+	if c.bashLine == nil {
+		c.bashLine = parseBash(c.primary)
+	}
+	return c.bashLine
+}
+
+// param returns the literal text of a top-level scalar parameter.
+func (c *call) param(p string) (string, bool) {
+	raw, ok := c.obj[p]
+	if !ok {
+		return "", false
+	}
+	raw = bytes.TrimSpace(raw)
+	switch k := jsonKind(raw); {
+	case k == '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return s, true
+	case k == 't' || k == 'f' || k == '-' || k >= '0' && k <= '9':
+		return string(raw), true
+	}
+	return "", false
+}
+
+// matches reports whether a rule that applies to the call matches it
+// (section 9.2). Command rules on Bash and Monitor are checked by the
+// caller against the right texts; here they match deny and ask texts.
+func (rr *ruleRef) matches(c *call) bool {
+	r := rr.r
+	switch r.specKind {
+	case specNone:
+		return true
+	case specParam:
+		if rr.b == bAllow || isContentField(r.param) {
+			return false
+		}
+		v, ok := c.param(r.param)
+		return ok && globMatch(r.value, v)
+	case specCommand:
+		l := c.bash()
+		if l == nil || c.tool != toolBash && c.tool != toolMonitor {
+			return false
+		}
+		if rr.b == bAllow {
+			return false // allow rules approve per subcommand
+		}
+		for _, t := range l.denyTexts {
+			if r.cmd.match(t) {
+				return true
+			}
+		}
+		return false
+	case specPowerShell:
+		return c.tool == toolPowerShell && c.hasPrimary && r.cmd.match(strings.Join(strings.Fields(c.primary), " "))
+	case specPath:
+		p, ok := c.inputPath()
+		return ok && r.path.match(p, rr.b)
+	case specDomain:
+		return c.tool == toolWebFetch && c.hasPrimary && r.domain.match(hostOf(c.primary))
+	case specAgentTypes:
+		if c.tool != toolAgent || !c.hasPrimary {
+			return false
+		}
+		for _, t := range r.types {
+			if t == c.primary {
+				return true
+			}
+		}
+		return false
+	case specSkill:
+		return c.tool == toolSkill && c.hasPrimary && r.cmd.match(c.primary)
+	}
+	return false
+}
+
+// firstRule returns the first rule of list b that applies to and matches
+// the call.
+func (v *view) firstRule(b behavior, c *call) *ruleRef {
+	for i := range v.e.rules[b] {
+		rr := &v.e.rules[b][i]
+		if rr.r.applies(c.tool, b) && rr.matches(c) {
+			return rr
+		}
+	}
+	return nil
+}
+
+func ruleReason(code string, rr *ruleRef) envelope.Reason {
+	rec := rr.rec
+	return envelope.Reason{Code: code, Rule: rr.where, Record: &rec}
+}
+
+// outcome is a decision with its reason and the step that made it.
+type outcome struct {
+	d      envelope.Decision
+	reason envelope.Reason
+	step   int
+	ok     bool
+}
+
+func decided(step int, d envelope.Decision, r envelope.Reason) outcome {
+	return outcome{d: d, reason: r, step: step, ok: true}
+}
+
+// decide runs section 9.3 for a call of a tool in the pool.
+func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step) {
+	var out outcome
+	detail := make([]string, numSteps)
+	outcomes := make([]envelope.Outcome, numSteps)
+	for i := range outcomes {
+		outcomes[i] = envelope.Absent
+	}
+	set := func(step int, o envelope.Outcome, d string) {
+		outcomes[step] = o
+		if d != "" {
+			detail[step] = d
+		}
+	}
+	t := c.tool
+
+	// 2. The main-thread agent's Agent(type) list.
+	if t == toolAgent && v.kind == kindRoot && v.def != nil && !v.def.anyType {
+		set(stepAgentType, envelope.Kept, "may spawn: "+strings.Join(v.def.types, ", "))
+		if c.hasPrimary && !v.def.allowsType(c.primary) {
+			var entries []toolEntry
+			for _, e := range v.def.tools {
+				if e.kind == entExact && e.name == toolAgent {
+					entries = append(entries, e)
+				}
+			}
+			out = decided(stepAgentType, envelope.Deny, envelope.Reason{Code: codeTypeNotListed,
+				Rule: "tools: " + quoteList(entries), Record: v.rev()})
+		}
+	}
+	// 3. EndConversation in the pool needs nothing.
+	if !out.ok && t == toolEndConversation {
+		out = decided(stepEndConversation, envelope.Allow, envelope.Reason{Code: codeDefaultNoPermFree})
+	}
+	// 4, 5. Deny, then ask rules.
+	if !out.ok {
+		set(stepDenyRules, envelope.Kept, "")
+		if rr := v.firstRule(bDeny, c); rr != nil {
+			out = decided(stepDenyRules, envelope.Deny, ruleReason(codePermissionDeny, rr))
+		}
+	}
+	if !out.ok {
+		set(stepAskRules, envelope.Kept, "")
+		if rr := v.firstRule(bAsk, c); rr != nil {
+			out = decided(stepAskRules, envelope.Ask, ruleReason(codePermissionAsk, rr))
+		}
+	}
+	// 6. AskUserQuestion always asks.
+	if !out.ok && t == toolAskUserQuestion {
+		out = decided(stepUserInteraction, envelope.Ask, envelope.Reason{Code: codeUserInteraction})
+	}
+	// 7. Critical removals.
+	isCmd := t == toolBash || t == toolMonitor
+	if !out.ok && isCmd {
+		set(stepCriticalPath, envelope.Kept, "")
+		if l := c.bash(); l != nil && l.critical {
+			out = decided(stepCriticalPath, envelope.Ask, envelope.Reason{Code: codeCriticalPath})
+			detail[stepCriticalPath] = "removes the critical path " + strconv.Quote(l.criticalArg)
+		}
+	}
+	// 8. Protected paths, mode, allow rules, defaults.
+	if !out.ok {
+		if isCmd {
+			out = v.decideCommand(c, outcomes, detail)
+		} else {
+			out = v.decideOnce(c, outcomes, detail)
+		}
+	}
+	// 9. dontAsk turns every prompt into a denial.
+	orig, converted := out, false
+	if v.mode == modeDontAsk {
+		outcomes[stepDontAsk] = envelope.Kept
+		if out.d == envelope.Ask {
+			converted = true
+			out.d, out.reason = envelope.Deny, envelope.Reason{Code: codeDontAsk, Rule: "mode: \"dontAsk\"", Record: v.origin()}
+		}
+	}
+	if steps != nil {
+		for i := 0; i < numSteps; i++ {
+			st := envelope.Step{Layer: stepNames[i], Outcome: outcomes[i], Detail: detail[i]}
+			switch {
+			case i == stepDontAsk:
+				if converted {
+					r := out.reason
+					st.Outcome, st.Reason = envelope.Decided, &r
+					st.Detail = "was " + orig.reason.Code
+				}
+			case i == orig.step:
+				r := orig.reason
+				st.Outcome, st.Reason = envelope.Decided, &r
+			case i > orig.step && (st.Outcome != envelope.Absent || applicableStep(i, c, v)):
+				st.Outcome = envelope.Skipped
+			}
+			steps = append(steps, st)
+		}
+	}
+	return out, steps
+}
+
+// applicableStep reports whether a step that was not reached would have
+// applied to the call (so the trace says Skipped, not Absent).
+func applicableStep(step int, c *call, v *view) bool {
+	switch step {
+	case stepAgentType:
+		return c.tool == toolAgent && v.kind == kindRoot && v.def != nil && !v.def.anyType
+	case stepEndConversation:
+		return c.tool == toolEndConversation
+	case stepUserInteraction:
+		return c.tool == toolAskUserQuestion
+	case stepCriticalPath:
+		return c.tool == toolBash || c.tool == toolMonitor
+	case stepProtectedPath:
+		return isEditClass(c.tool)
+	case stepDontAsk:
+		return v.mode == modeDontAsk
+	}
+	return true
+}
+
+// modeReason names the session's mode as the reason's rule.
+func (v *view) modeReason(code string) envelope.Reason {
+	return envelope.Reason{Code: code, Rule: "mode: " + strconv.Quote(v.mode), Record: v.origin()}
+}
+
+// decideOnce runs step 8 for every tool but Bash and Monitor.
+func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string) outcome {
+	t := c.tool
+	p, hasPath := c.inputPath()
+	if isEditClass(t) {
+		outcomes[stepProtectedPath] = envelope.Kept
+		if hasPath && p.protected() {
+			detail[stepProtectedPath] = strconv.Quote(c.primary) + " is a protected path"
+			if v.mode == modeBypass {
+				return decided(stepProtectedPath, envelope.Allow, v.modeReason(codeModeBypass))
+			}
+			return decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codeProtectedPath})
+		}
+	}
+	outcomes[stepMode] = envelope.Kept
+	detail[stepMode] = "mode " + v.mode
+	switch v.mode {
+	case modeBypass:
+		return decided(stepMode, envelope.Allow, v.modeReason(codeModeBypass))
+	case modeAcceptEdits:
+		if isEditClass(t) && (!hasPath || p.inside(v.e.c.dirs)) {
+			return decided(stepMode, envelope.Allow, v.modeReason(codeModeAcceptEdits))
+		}
+	case modePlan:
+		if isEditClass(t) {
+			return decided(stepMode, envelope.Ask, v.modeReason(codeModePlan))
+		}
+	}
+	outcomes[stepAllowRules] = envelope.Kept
+	if rr := v.firstRule(bAllow, c); rr != nil {
+		return decided(stepAllowRules, envelope.Allow, ruleReason(codePermissionAllow, rr))
+	}
+	outcomes[stepDefaults] = envelope.Kept
+	switch {
+	case isReadClass(t):
+		if !hasPath || p.inside(v.e.c.dirs) {
+			return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codeDefaultReadOnly})
+		}
+		detail[stepDefaults] = strconv.Quote(c.primary) + " is outside the working directories"
+		return decided(stepDefaults, envelope.Ask, envelope.Reason{Code: codeDefaultPrompt})
+	case isPermissionFree(t):
+		return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codeDefaultNoPermFree})
+	}
+	return decided(stepDefaults, envelope.Ask, envelope.Reason{Code: codeDefaultPrompt})
+}
+
+// decideCommand runs step 8 for Bash and Monitor: once per top-level
+// subcommand, keeping the most restrictive result (the first subcommand
+// with it gives the reason).
+func (v *view) decideCommand(c *call, outcomes []envelope.Outcome, detail []string) outcome {
+	l := c.bash()
+	var subs []*bashSub
+	if l != nil {
+		for i := range l.subs {
+			subs = append(subs, &l.subs[i])
+		}
+	}
+	if len(subs) == 0 {
+		subs = []*bashSub{nil} // a call without a command
+	}
+	var best outcome
+	var notes [numSteps][]string
+	for _, s := range subs {
+		o := v.decideSub(c, l, s, outcomes)
+		if s != nil && len(subs) > 1 {
+			notes[o.step] = append(notes[o.step], fmt.Sprintf("%q: %s (%s)", s.raw, o.d, o.reason.Code))
+		}
+		if !best.ok || o.d.Stricter(best.d) {
+			best = o
+		}
+	}
+	for i := range notes {
+		if len(notes[i]) > 0 {
+			detail[i] = strings.Join(notes[i], "; ")
+		}
+	}
+	return best
+}
+
+func (v *view) decideSub(c *call, l *bashLine, s *bashSub, outcomes []envelope.Outcome) outcome {
+	t := c.tool
+	reach := func(step int) {
+		if outcomes[step] == envelope.Absent {
+			outcomes[step] = envelope.Kept
+		}
+	}
+	reach(stepMode)
+	switch v.mode {
+	case modeBypass:
+		return decided(stepMode, envelope.Allow, v.modeReason(codeModeBypass))
+	case modeAcceptEdits:
+		if t == toolBash && s != nil && l.fsApproved(s, v.e.c.dirs) {
+			return decided(stepMode, envelope.Allow, v.modeReason(codeModeAcceptEdits))
+		}
+	case modePlan:
+		if t == toolBash && (s == nil || !l.readOnly(s)) {
+			return decided(stepMode, envelope.Ask, v.modeReason(codeModePlan))
+		}
+	}
+	reach(stepAllowRules)
+	for i := range v.e.rules[bAllow] {
+		rr := &v.e.rules[bAllow][i]
+		if !rr.r.applies(t, bAllow) {
+			continue
+		}
+		ok := false
+		switch rr.r.specKind {
+		case specNone:
+			ok = true
+		case specCommand:
+			ok = s != nil && !l.broken && !s.nested && rr.r.cmd.match(s.allowText)
+		}
+		if ok {
+			return decided(stepAllowRules, envelope.Allow, ruleReason(codePermissionAllow, rr))
+		}
+	}
+	reach(stepDefaults)
+	if t == toolBash && s != nil && l.readOnly(s) {
+		return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codeDefaultReadOnly})
+	}
+	return decided(stepDefaults, envelope.Ask, envelope.Reason{Code: codeDefaultPrompt})
+}
+
+// decideTool is Decide over a view: the pool first, then section 9.3.
+func (v *view) decideTool(tool string, input json.RawMessage, p *envelope.PolicyState) envelope.Verdict {
+	t := normalizeTool(tool)
+	trace := make([]envelope.Step, 0, int(numLayers)+numSteps)
+	exempt := t == toolEndConversation && v.e.bareDenied(t) != nil && v.endExempt()
+	if r := v.reason(t, exempt, p, &trace); r != nil {
+		for i := 0; i < numSteps; i++ {
+			trace = append(trace, envelope.Step{Layer: stepNames[i], Outcome: envelope.Skipped})
+		}
+		return envelope.Verdict{Tool: t, Decision: envelope.Deny, Reason: *r, Trace: trace}
+	}
+	out, trace := v.decide(newCall(t, input), trace)
+	return envelope.Verdict{Tool: t, Decision: out.d, Reason: out.reason, Trace: trace}
+}

@@ -1,0 +1,46 @@
+// Package claudecode implements the claude-code dialect of the session
+// policy ledger, as pinned in spec/dialect-claude-code.md: the policy
+// document and its validation, permission rules and grants, the tool pool of
+// a session (eleven per-tool layers), the decision for one call (deny, ask or
+// allow with a reason and a trace), spawn admission and the envelope a child
+// captures.
+//
+// # Invariants
+//
+//   - Pure: every method is a function of its arguments. No clock, no
+//     randomness, no I/O, and nothing returned depends on map iteration
+//     order (maps are only used for membership).
+//   - Compiled once: Compile parses the document and every rule, pattern and
+//     tool-list entry; Effective appends the grants in force and caches the
+//     normalized catalogue. Tools and Decide only look things up.
+//   - Fail closed: a session whose agent definition vanished loses every
+//     tool; a command that cannot be parsed cleanly is never approved by an
+//     allow rule, the read-only list or acceptEdits; deny and ask rules see
+//     every nested command and may over-match inside quoted text.
+//   - Deny wins: deny rules are consulted before ask and allow rules in every
+//     mode, so a deny anywhere beats an allow anywhere.
+//   - A child never exceeds its envelope: layer 10 removes every tool that is
+//     not in the pool captured from its parent at spawn.
+//
+// # Files
+//
+// names.go (tool, MCP and agent names, modes), rules.go (permission rules),
+// toollist.go (agent tools / disallowedTools entries), document.go (the
+// policy document and Compile), bash.go (command splitting and stripping),
+// paths.go (input paths, working directories, path patterns), domains.go
+// (WebFetch hosts), pool.go (the pool layers), decide.go (call decisions),
+// admission.go (event shape, Start and Spawn), dialect.go (the
+// envelope.Dialect methods that glue them together).
+//
+// # Choices beyond the spec
+//
+//   - A top-level document key "tools" is accepted when it is a list of valid
+//     tool names and otherwise ignored: the catalogue is data.catalogue.
+//   - In the comma-separated string form of an agent's tools, empty pieces
+//     are dropped; in the list form an empty entry does not parse.
+//   - An Agent call without a subagent_type is not refused by the main-thread
+//     agent's type list (it asks about the tool in general).
+//   - "No output redirection" (acceptEdits filesystem commands) means no
+//     unquoted '>' at all; the read-only list tolerates /dev/null and file
+//     descriptor targets.
+package claudecode

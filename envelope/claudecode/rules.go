@@ -1,0 +1,254 @@
+package claudecode
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// behavior is the list a permission rule sits in.
+type behavior uint8
+
+const (
+	bAllow behavior = iota
+	bAsk
+	bDeny
+)
+
+func (b behavior) String() string { return [...]string{"allow", "ask", "deny"}[b] }
+
+func parseBehavior(s string) (behavior, bool) {
+	switch s {
+	case "allow":
+		return bAllow, true
+	case "ask":
+		return bAsk, true
+	case "deny":
+		return bDeny, true
+	}
+	return 0, false
+}
+
+// nameKind says how a rule's name matches a tool name (section 9.2).
+type nameKind uint8
+
+const (
+	nameExact  nameKind = iota // the tool whose name equals it
+	nameServer                 // mcp__<server>: every tool of that server
+	nameGlob                   // '*' matches any run; allow rules need a literal server part
+)
+
+// specKind says how a rule's specifier matches a call (section 9.2).
+type specKind uint8
+
+const (
+	specNone       specKind = iota // bare rule
+	specParam                      // p:v on a top-level scalar; deny and ask only
+	specCommand                    // Bash, Monitor: command pattern per subcommand
+	specPowerShell                 // command pattern on the whitespace-normalized command
+	specPath                       // Read, Edit: path pattern
+	specDomain                     // WebFetch domain:<pattern>
+	specAgentTypes                 // Agent(type, ...)
+	specSkill                      // command pattern on the skill input
+	specNothing                    // parses, never matches
+)
+
+// rule is one compiled permission rule. Rules are immutable once compiled
+// and shared between the base and effective documents.
+type rule struct {
+	text string // as written
+	name string // before the specifier, Task aliased to Agent
+	spec string // normalized specifier, "" when bare
+
+	nameKind nameKind
+	server   string // nameServer
+	anchored bool   // nameGlob with a literal MCP server part
+
+	specKind specKind
+	param    string // specParam: parameter name
+	value    string // specParam: value glob
+	cmd      cmdPattern
+	path     pathPattern
+	domain   domainPattern
+	types    []string // specAgentTypes
+}
+
+// splitRule parses `Name` or `Name(specifier)` (section 4.1) without any
+// normalization beyond trimming.
+func splitRule(text string) (name, spec string, err error) {
+	t := strings.TrimSpace(text)
+	i := strings.IndexByte(t, '(')
+	if i < 0 {
+		if t == "" {
+			return "", "", errors.New("the rule is empty; write Name or Name(specifier)")
+		}
+		return t, "", nil
+	}
+	name = strings.TrimSpace(t[:i])
+	if name == "" {
+		return "", "", errors.New("the rule has no tool name before '('; write Name(specifier)")
+	}
+	if !strings.HasSuffix(t, ")") || len(t) < i+2 {
+		return "", "", errors.New("a rule with '(' must end with ')'; write Name(specifier)")
+	}
+	spec = strings.TrimSpace(t[i+1 : len(t)-1])
+	if spec == "" {
+		return "", "", errors.New("the specifier between '(' and ')' is empty; write the bare Name instead")
+	}
+	return name, spec, nil
+}
+
+// paramSpec splits a specifier of the form ^([a-z_][a-z0-9_]*):(.*)$.
+func paramSpec(spec string) (p, v string, ok bool) {
+	i := strings.IndexByte(spec, ':')
+	if i <= 0 {
+		return "", "", false
+	}
+	for j := 0; j < i; j++ {
+		c := spec[j]
+		if !(c >= 'a' && c <= 'z' || c == '_' || j > 0 && c >= '0' && c <= '9') {
+			return "", "", false
+		}
+	}
+	return spec[:i], spec[i+1:], true
+}
+
+// compileRule parses and compiles one permission rule.
+func compileRule(text string) (*rule, error) {
+	name, spec, err := splitRule(text)
+	if err != nil {
+		return nil, err
+	}
+	name = normalizeTool(name)
+	if spec == "*" || name == toolWebFetch && spec == "domain:*" {
+		spec = ""
+	}
+	r := &rule{text: text, name: name, spec: spec}
+	if s, ok := serverOnly(name); ok {
+		r.nameKind, r.server = nameServer, s
+	} else if strings.Contains(name, "*") {
+		r.nameKind = nameGlob
+		s, _, ok := mcpServer(name)
+		r.anchored = ok && !strings.Contains(s, "*")
+	}
+	if spec == "" {
+		return r, nil
+	}
+	isCommandTool := name == toolBash || name == toolPowerShell || name == toolMonitor
+	if p, v, ok := paramSpec(spec); ok &&
+		!(name == toolWebFetch && p == "domain") &&
+		!(isCommandTool && strings.HasSuffix(spec, ":*")) {
+		r.specKind, r.param, r.value = specParam, p, v
+		return r, nil
+	}
+	switch name {
+	case toolBash, toolMonitor:
+		r.specKind, r.cmd = specCommand, compileCommand(spec)
+	case toolPowerShell:
+		r.specKind, r.cmd = specPowerShell, compileCommand(strings.Join(strings.Fields(spec), " "))
+	case toolRead, toolEdit:
+		r.specKind, r.path = specPath, compilePathPattern(spec)
+	case toolWebFetch:
+		if d, ok := strings.CutPrefix(spec, "domain:"); ok {
+			r.specKind, r.domain = specDomain, compileDomain(d)
+		} else {
+			r.specKind = specNothing
+		}
+	case toolAgent:
+		r.specKind = specAgentTypes
+		for _, t := range strings.Split(spec, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				r.types = append(r.types, t)
+			}
+		}
+	case toolSkill:
+		r.specKind, r.cmd = specSkill, compileCommand(spec)
+	default:
+		r.specKind = specNothing
+	}
+	return r, nil
+}
+
+// nameMatches is the tool-name position of section 9.2.
+func (r *rule) nameMatches(t string, b behavior) bool {
+	switch r.nameKind {
+	case nameExact:
+		return r.name == t
+	case nameServer:
+		s, _, ok := mcpServer(t)
+		return ok && s == r.server
+	default:
+		if b == bAllow && !r.anchored {
+			return false // unanchored allow globs (*, B*, mcp__*) approve nothing
+		}
+		return globMatch(r.name, t)
+	}
+}
+
+// applies reports whether the rule speaks about a call of tool t: its name
+// matches, or one of the rule families of section 9.2 carries it over.
+func (r *rule) applies(t string, b behavior) bool {
+	if r.nameMatches(t, b) {
+		return true
+	}
+	if r.specKind == specParam || r.nameKind != nameExact {
+		return false
+	}
+	switch r.name {
+	case toolEdit:
+		switch t {
+		case toolWrite, toolNotebookEdit, toolMultiEdit:
+			return true
+		}
+		return b == bAllow && r.specKind == specPath && isReadClass(t)
+	case toolRead:
+		if r.specKind != specPath {
+			return false
+		}
+		switch t {
+		case toolGrep, toolGlob, toolLSP:
+			return true
+		case toolEdit, toolWrite:
+			return b == bDeny
+		}
+	case toolBash:
+		return r.specKind == specCommand && t == toolMonitor
+	}
+	return false
+}
+
+// where renders the rule as a reason names it, e.g. permissions.deny: "Bash".
+func (r *rule) where(b behavior) string {
+	return "permissions." + b.String() + ": " + strconv.Quote(r.text)
+}
+
+// cmdPattern is a compiled command pattern (section 9.4).
+type cmdPattern struct {
+	all      bool   // "*": every text
+	glob     string // the whole pattern, '*' any run
+	prefix   string // the part before a trailing " *"
+	boundary bool   // the pattern ends in " *": also matches the prefix alone
+}
+
+func compileCommand(s string) cmdPattern {
+	if strings.HasSuffix(s, ":*") {
+		s = s[:len(s)-2] + " *"
+	}
+	if s == "*" {
+		return cmdPattern{all: true}
+	}
+	p := cmdPattern{glob: s}
+	if strings.HasSuffix(s, " *") {
+		p.boundary, p.prefix = true, s[:len(s)-2]
+	}
+	return p
+}
+
+// match: "ls *" matches "ls" and "ls -la" but not "lsof"; "ls*" matches
+// "lsof".
+func (p *cmdPattern) match(text string) bool {
+	if p.all {
+		return true
+	}
+	return globMatch(p.glob, text) || p.boundary && globMatch(p.prefix, text)
+}
