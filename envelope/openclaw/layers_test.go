@@ -72,7 +72,7 @@ func TestLayerPipeline(t *testing.T) {
 		{name: "agent profile replaces global", doc: `{"tools":{"profile":"minimal"},"agents":{"list":[{"id":"main","tools":{"profile":"full"}}]}}`,
 			cat: []string{"browser"}, want: map[string]string{"browser": "allow"}},
 		{name: "agent alsoAllow replaces global", doc: `{"tools":{"profile":"minimal","alsoAllow":["read"]},"agents":{"list":[{"id":"main","tools":{"alsoAllow":["exec"]}}]}}`,
-			cat: []string{"read", "exec", "session_status"},
+			cat:  []string{"read", "exec", "session_status"},
 			want: map[string]string{"read": "profile:allow", "exec": "allow", "session_status": "allow"}},
 		{name: "agent alsoAllow empty replaces global", doc: `{"tools":{"profile":"minimal","alsoAllow":["read"]},"agents":{"list":[{"id":"main","tools":{"alsoAllow":[]}}]}}`,
 			cat: []string{"read"}, want: map[string]string{"read": "profile:allow"}},
