@@ -1,0 +1,262 @@
+package claudecode
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSplitTop(t *testing.T) {
+	for _, c := range []struct {
+		cmd    string
+		subs   string // raw subcommands joined by " | "; a leading ! marks a nested one
+		broken bool
+	}{
+		{cmd: "ls", subs: "ls"},
+		{cmd: "ls && rm -rf build", subs: "ls | rm -rf build"},
+		{cmd: "a || b ; c | d & e |& f ;; g", subs: "a | b | c | d | e | f | g"},
+		{cmd: "a\nb\n\n c ", subs: "a | b | c"},
+		{cmd: "git status 2>&1", subs: "git status 2>&1"},
+		{cmd: "make &> log.txt", subs: "make &> log.txt"},
+		{cmd: "make >&2 && x", subs: "make >&2 | x"},
+		{cmd: "cat <&3", subs: "cat <&3"},
+		{cmd: `echo "a && b"`, subs: `echo "a && b"`},
+		{cmd: `echo 'a; b' ; c`, subs: `echo 'a; b' | c`},
+		{cmd: `echo a\;b`, subs: `echo a\;b`},
+		{cmd: "echo $(rm -rf build)", subs: "!echo $(rm -rf build)"},
+		{cmd: "echo $(a; b) && c", subs: "!echo $(a; b) | c"},
+		{cmd: "echo `date`; ls", subs: "!echo `date` | ls"},
+		{cmd: "(cd x && make) | tee log", subs: "!(cd x && make) | tee log"},
+		{cmd: "{ a; b; }", subs: "!{ a; b; }"},
+		{cmd: "diff <(ls a) >(cat)", subs: "!diff <(ls a) >(cat)"},
+		{cmd: `echo "$(whoami)"`, subs: `!echo "$(whoami)"`},
+		{cmd: "echo ${HOME}; ls", subs: "echo ${HOME} | ls"},
+		{cmd: "echo ${A:-x y}", subs: "echo ${A:-x y}"},
+		{cmd: "echo 'unterminated; rm x", subs: "echo 'unterminated; rm x", broken: true},
+		{cmd: `echo "unterminated`, subs: `echo "unterminated`, broken: true},
+		{cmd: "echo $(x", subs: "!echo $(x", broken: true},
+		{cmd: "echo )", subs: "echo )", broken: true},
+		{cmd: "echo }", subs: "echo }"},
+		{cmd: "   ", subs: ""},
+		{cmd: "", subs: ""},
+	} {
+		cls, broken := scanBash(c.cmd)
+		subs := splitTop(c.cmd, cls)
+		var got []string
+		for _, s := range subs {
+			if s.nested {
+				got = append(got, "!"+s.raw)
+			} else {
+				got = append(got, s.raw)
+			}
+		}
+		if strings.Join(got, " | ") != c.subs || broken != c.broken {
+			t.Errorf("split %q = %q broken %v, want %q broken %v", c.cmd, strings.Join(got, " | "), broken, c.subs, c.broken)
+		}
+	}
+}
+
+func TestWordsAndStrip(t *testing.T) {
+	for _, c := range []struct {
+		cmd         string
+		deny, allow string
+	}{
+		{"ls -la", "ls -la", "ls -la"},
+		{"FOO=1 rm -rf build", "rm -rf build", "FOO=1 rm -rf build"},
+		{"LANG=C touch notes.txt", "touch notes.txt", "touch notes.txt"},
+		{"LC_ALL=C NO_COLOR=1 ls", "ls", "ls"},
+		{"LANG=C FOO=1 ls", "ls", "FOO=1 ls"},
+		{"A+=x ls", "ls", "A+=x ls"},
+		{"timeout 30 npm run test", "npm run test", "npm run test"},
+		{"timeout -s KILL -k 5 30 npm test", "npm test", "npm test"},
+		{"timeout --signal=KILL 30 npm test", "npm test", "npm test"},
+		{"nice -n 10 make", "make", "make"},
+		{"nice -5 make", "make", "make"},
+		{"stdbuf -o L -eL grep x", "grep x", "grep x"},
+		{"time nohup command -p builtin noglob ls", "ls", "ls"},
+		{"xargs rm", "rm", "rm"},
+		{"xargs -0 rm", "xargs -0 rm", "xargs -0 rm"},
+		{"xargs", "xargs", "xargs"},
+		{"sudo rm -rf x", "sudo rm -rf x", "sudo rm -rf x"},
+		{`echo "hello   world"`, `echo "hello   world"`, `echo "hello   world"`},
+		{"echo   a\tb", "echo a b", "echo a b"},
+		{"timeout 5 FOO=1 ls", "ls", "FOO=1 ls"},
+		{"=x ls", "=x ls", "=x ls"},
+	} {
+		l := parseBash(c.cmd)
+		if len(l.subs) != 1 {
+			t.Fatalf("%q: %d subcommands", c.cmd, len(l.subs))
+		}
+		if s := l.subs[0]; s.denyText != c.deny || s.allowText != c.allow {
+			t.Errorf("%q: deny %q allow %q, want %q %q", c.cmd, s.denyText, s.allowText, c.deny, c.allow)
+		}
+	}
+}
+
+func TestNestedSegments(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want string // deny texts joined by " | "
+	}{
+		{"ls && rm -rf build", "ls | rm -rf build | ls | rm -rf build"},
+		{"echo $(rm -rf build)", "echo $(rm -rf build) | echo | rm -rf build"},
+		{"echo `FOO=1 rm x`", "echo `FOO=1 rm x` | echo | rm x"},
+		{`git commit -m "rm -rf x"`, `git commit -m "rm -rf x" | git commit -m rm -rf x`},
+		{`echo "a; rm -rf x"`, `echo "a; rm -rf x" | echo a | rm -rf x`},
+		{"git status 2>&1", "git status 2>&1 | git status 2 1"},
+		{"rm -rf ${DIR}/x", "rm -rf ${DIR}/x | rm -rf ${DIR}/x"},
+		{"cat <(timeout 5 curl x)", "cat <(timeout 5 curl x) | cat | curl x"},
+		{"{ rm a; }", "{ rm a; } | rm a"},
+	} {
+		l := parseBash(c.cmd)
+		if got := strings.Join(l.denyTexts, " | "); got != c.want {
+			t.Errorf("deny texts of %q = %q, want %q", c.cmd, got, c.want)
+		}
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	for _, c := range []struct {
+		cmd          string
+		any, unsafe_ bool
+	}{
+		{"ls", false, false},
+		{"ls > out", true, true},
+		{"ls >> out", true, true},
+		{"ls >out", true, true},
+		{"ls 2>/dev/null", true, false},
+		{"ls > /dev/null 2>&1", true, false},
+		{"ls &>/dev/null", true, false},
+		{"ls >&2", true, false},
+		{"ls >&-", true, false},
+		{"ls >& file", true, true},
+		{"ls >| f", true, true},
+		{`echo ">"`, false, false},
+		{"cat < in", false, false},
+	} {
+		cls, _ := scanBash(c.cmd)
+		a, u := redirects(c.cmd, cls)
+		if a != c.any || u != c.unsafe_ {
+			t.Errorf("redirects(%q) = %v %v", c.cmd, a, u)
+		}
+	}
+}
+
+func TestReadOnly(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want bool
+	}{
+		{"ls -la", true},
+		{"cat notes.txt", true},
+		{"LANG=C ls", true},
+		{"FOO=1 ls", false},
+		{"git status", true},
+		{"git --no-pager log -5", true},
+		{"git push", false},
+		{"git", false},
+		{"git status 2>&1", true},
+		{"ls > out.txt", false},
+		{"ls > /dev/null", true},
+		{"find . -name x", true},
+		{"find . -delete", false},
+		{"find . -exec rm {} ;", false},
+		{"echo $(cat x)", false},
+		{"timeout 5 grep x y", true},
+		{"npm test", false},
+		{"cd src", true},
+		{"echo 'open", false},
+	} {
+		l := parseBash(c.cmd)
+		if len(l.subs) == 0 {
+			if c.want {
+				t.Errorf("%q: no subcommands", c.cmd)
+			}
+			continue
+		}
+		if got := l.readOnly(&l.subs[0]); got != c.want {
+			t.Errorf("readOnly(%q) = %v", c.cmd, got)
+		}
+	}
+}
+
+func TestFSApproved(t *testing.T) {
+	dirs := []inPath{parseInputPath("/data/shared")}
+	for _, c := range []struct {
+		cmd  string
+		want bool
+	}{
+		{"mkdir build", true},
+		{"mkdir -p build/out", true},
+		{"mv a.txt b.txt", true},
+		{"cp a.txt /tmp/a.txt", false},
+		{"cp a.txt /data/shared/a.txt", true},
+		{"touch .git/hooks/x", false},
+		{"touch .bashrc", false},
+		{"rm ../x", false},
+		{"rm -- -weird", true},
+		{`touch "notes.txt"`, true},
+		{"sed -i s/a/b/ f.txt", true},
+		{"mkdir x > log", false},
+		{"mkdir $(x)", false},
+		{"FOO=1 mkdir x", false},
+		{"LANG=C touch x", true},
+		{"chmod 600 x", false},
+		{"mkdir", true},
+	} {
+		l := parseBash(c.cmd)
+		if got := l.fsApproved(&l.subs[0], dirs); got != c.want {
+			t.Errorf("fsApproved(%q) = %v", c.cmd, got)
+		}
+	}
+}
+
+func TestCriticalRemoval(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want bool
+	}{
+		{"rm -rf /", true},
+		{"rm -rf //", true},
+		{"rm -rf ~", true},
+		{"rm -rf ~/", true},
+		{"rm -rf ~/*", true},
+		{"rm -rf .", true},
+		{"rm -rf ..", true},
+		{"rm -rf ../", true},
+		{"rm -rf ../..", true},
+		{"rm -rf ../../", true},
+		{"rm -rf *", true},
+		{"rm -rf ./*", true},
+		{"rm -rf ../*", true},
+		{"rm -rf /*", true},
+		{"rm -rf /usr", true},
+		{"rm -rf /usr/", true},
+		{"rm -rf /usr/*", true},
+		{"rm -rf /usr/local", false},
+		{"rm -rf $HOME", true},
+		{"rm -rf ${HOME}", true},
+		{"rm -rf $HOME/", true},
+		{"rm -rf $DIR/*", true},
+		{"rm -rf ${DIR}/", true},
+		{"rm -rf ${DIR:?unset}/*", false},
+		{"rm -rf $DIR/build", false},
+		{"rm -rf build", false},
+		{"rm -rf build/", false},
+		{"rmdir /tmp", true},
+		{`rm -rf "/"`, true},
+		{"sudo rm -rf /", true},
+		{"sudo -u root rm -rf /", true},
+		{"FOO=1 timeout 5 rm -r /", true},
+		{"echo $(rm -rf ~)", true},
+		{"ls; rm -rf /", true},
+		{"echo rm -rf /", false},
+		{"rm -- /", true},
+		{"rm -rf -- -/", false},
+		{"xargs rm -rf /", true},
+	} {
+		l := parseBash(c.cmd)
+		if l.critical != c.want {
+			t.Errorf("critical(%q) = %v", c.cmd, l.critical)
+		}
+	}
+}

@@ -1,0 +1,193 @@
+package claudecode
+
+import (
+	"strings"
+	"testing"
+)
+
+func render(p inPath) string {
+	prefix := [...]string{"", "/", "~/"}[p.kind]
+	return prefix + strings.Join(p.segs, "/")
+}
+
+func TestParseInputPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"src/a.go":         "src/a.go",
+		"./src//a.go":      "src/a.go",
+		"src/../a.go":      "a.go",
+		"../a.go":          "../a.go",
+		"../../a":          "../../a",
+		"a/../../b":        "../b",
+		"/etc/hosts":       "/etc/hosts",
+		"/../etc":          "/etc",
+		"/a/./b/":          "/a/b",
+		"~":                "~/",
+		"~/x/../y":         "~/y",
+		"~/../x":           "~/../x",
+		"~x":               "~x",
+		"":                 "",
+		".":                "",
+		"/":                "/",
+		".claude/../.git/": ".git",
+	} {
+		if got := render(parseInputPath(in)); got != want {
+			t.Errorf("parseInputPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestInside(t *testing.T) {
+	dirs := []inPath{parseInputPath("/data/shared"), parseInputPath("../lib"), parseInputPath("~/notes")}
+	for in, want := range map[string]bool{
+		"src/a.go":           true,
+		"":                   true,
+		"a/../..":            false,
+		"../other/a.go":      false,
+		"../lib/util.go":     true,
+		"../lib":             true,
+		"../libx/a":          false,
+		"/data/shared/x.csv": true,
+		"/data/shared":       true,
+		"/data/other/x.csv":  false,
+		"/data/sharedx":      false,
+		"~/notes/a.md":       true,
+		"~/other":            false,
+		"/etc/passwd":        false,
+	} {
+		if got := parseInputPath(in).inside(dirs); got != want {
+			t.Errorf("inside(%q) = %v", in, got)
+		}
+	}
+	if parseInputPath("../lib/x").inside(nil) {
+		t.Error("without additionalDirectories ../ is outside")
+	}
+}
+
+func TestProtected(t *testing.T) {
+	for in, want := range map[string]bool{
+		".git/config":                      true,
+		"sub/.git/HEAD":                    true,
+		".gitignore":                       false,
+		".vscode/settings.json":            true,
+		".config/git/config":               true,
+		".config/other":                    false,
+		".claude/settings.json":            true,
+		".claude":                          true,
+		".claude/worktrees/w1/a.txt":       false,
+		"a/.claude/agents/x.md":            true,
+		".bashrc":                          true,
+		"home/.zshrc":                      true,
+		".zshrc.bak":                       false,
+		"gradle/gradle-wrapper.properties": true,
+		".mcp.json":                        true,
+		"src/app.ts":                       false,
+		"~/.gitconfig":                     true,
+		"/etc/hosts":                       false,
+	} {
+		if got := parseInputPath(in).protected(); got != want {
+			t.Errorf("protected(%q) = %v", in, got)
+		}
+	}
+}
+
+func TestPathPatterns(t *testing.T) {
+	for _, c := range []struct {
+		pattern, path string
+		allow, deny   bool
+	}{
+		{"src/**", "src/app.ts", true, true},
+		{"src/**", "src", true, true},
+		{"src/**", "vendor/pkg/src/lib.js", false, true}, // floating in deny
+		{"src/", "src/a/b.ts", true, true},
+		{"./.env", ".env", true, true},
+		{"./.env", "config/.env", false, false},
+		{".env", ".env", true, true},
+		{".env", "config/.env", false, true},
+		{".env", "/abs/proj/.env", false, true},
+		{"*.pem", "certs/server.pem", false, true},
+		{"*.pem", "server.pem", true, true},
+		{"secrets/**", "a/secrets/b/c", false, true},
+		{"secrets/", "a/secrets/b", false, true},
+		{"/src/*.ts", "src/a.ts", true, true},
+		{"/src/*.ts", "src/x/a.ts", false, false},
+		{"src/**/*.ts", "src/a.ts", true, true},
+		{"src/**/*.ts", "src/x/y/a.ts", true, true},
+		{"src/**/*.ts", "src/x/y/a.go", false, false},
+		{"//etc/hosts", "/etc/hosts", true, true},
+		{"//etc/hosts", "etc/hosts", false, false},
+		{"//etc/**", "/etc/ssl/cert.pem", true, true},
+		{"~/.ssh/**", "~/.ssh/id_rsa", true, true},
+		{"~/.ssh/**", ".ssh/id_rsa", false, false},
+		{"a?c", "abc", true, true},
+		{"a?c", "abbc", false, false},
+		{"[ab]", "a", false, false},
+		{"[ab]", "[ab]", true, true},
+		{"**", "anything/at/all", true, true},
+		{"**", "/abs", false, true},
+		{"src/*", "src/a/b", false, false},
+		{"**/**/**/x", "a/b/x", true, true},
+		{"ü?", "üé", true, true},
+	} {
+		pp := compilePathPattern(c.pattern)
+		p := parseInputPath(c.path)
+		if got := pp.match(p, bAllow); got != c.allow {
+			t.Errorf("allow %q vs %q = %v", c.pattern, c.path, got)
+		}
+		if got := pp.match(p, bDeny); got != c.deny {
+			t.Errorf("deny %q vs %q = %v", c.pattern, c.path, got)
+		}
+	}
+}
+
+func TestMatchSegsLong(t *testing.T) {
+	// Long paths take the allocating branch; many ** stay polynomial.
+	segs := strings.Split(strings.Repeat("a/", 40)+"x", "/")
+	pat := strings.Split(strings.Repeat("**/", 30)+"x", "/")
+	if !matchSegs(pat, segs) {
+		t.Error("** chain should match")
+	}
+	if matchSegs(append(pat, "y"), segs) {
+		t.Error("trailing y should not match")
+	}
+}
+
+func TestDomains(t *testing.T) {
+	for _, c := range []struct {
+		url, host string
+	}{
+		{"https://example.com/docs", "example.com"},
+		{"http://user:pw@Example.COM:8080/x?y#z", "example.com"},
+		{"example.com", "example.com"},
+		{"example.com./", "example.com"},
+		{"https://[::1]:8443/", "::1"},
+		{"ftp://a.b.c?q", "a.b.c"},
+		{"example.com/redirect?to=https://evil.com", "example.com"},
+		{"", ""},
+	} {
+		if got := hostOf(c.url); got != c.host {
+			t.Errorf("hostOf(%q) = %q, want %q", c.url, got, c.host)
+		}
+	}
+	for _, c := range []struct {
+		pattern, host string
+		want          bool
+	}{
+		{"example.com", "example.com", true},
+		{"Example.com.", "example.com", true},
+		{"example.com", "www.example.com", false},
+		{"*.example.com", "a.b.example.com", true},
+		{"*.example.com", "example.com", false},
+		{"*.example.com", "evilexample.com", false},
+		{"docs.*", "docs.org", true},
+		{"docs.*", "docs.evil.com", false},
+		{"*", "anything.at.all", true},
+		{"*", "", true},
+		{"a*.com", "abc.com", true},
+		{"a*.com", "x.abc.com", false},
+	} {
+		d := compileDomain(c.pattern)
+		if got := d.match(c.host); got != c.want {
+			t.Errorf("domain %q vs %q = %v", c.pattern, c.host, got)
+		}
+	}
+}
