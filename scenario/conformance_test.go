@@ -36,6 +36,9 @@ func knownFailing(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// TestConformance runs every conformance scenario through the real path:
+// an embedded nats-server with JetStream in a temp dir and a bbolt
+// projection.
 func TestConformance(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "conformance")
 	files, err := filepath.Glob(filepath.Join(dir, "*", "*.json"))
@@ -55,7 +58,12 @@ func TestConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep := scenario.InMemory(dialects.All()).Run(t.Context(), f)
+			r, closeFn, err := scenario.Embedded(t.Context(), t.TempDir(), dialects.All())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer closeFn()
+			rep := r.Run(t.Context(), f)
 			for _, fl := range rep.Failures {
 				t.Errorf("step %d: %s", fl.Step, fl.Msg)
 			}

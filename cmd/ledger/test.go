@@ -15,10 +15,12 @@ import (
 )
 
 func runTest(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fl := newFlags("test", "FILE|DIR...", "Runs scenario files (SPEC section 9) on a fresh log each and prints one line per\n"+
+	fl := newFlags("test", "FILE|DIR...", "Runs scenario files (SPEC section 9), each on a fresh log (embedded JetStream and a bbolt\n"+
+		"projection in a temp dir), and prints one line per\n"+
 		"failed expectation, then 'N passed, N failed'. Directories are searched for *.json.\n"+
 		"Exit status: 0 when every expectation holds, 1 when one fails, 2 on a usage error.", stderr)
 	asJSON := fl.Bool("json", false, "print the reports as JSON")
+	memory := fl.Bool("memory", false, "run on an in-memory log instead of embedded JetStream and bbolt (faster; same decisions)")
 	paths, err := parseFlags(fl, args)
 	if err != nil {
 		return helpOK(err)
@@ -33,7 +35,7 @@ func runTest(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	var reports []scenario.Report
 	passed, failed := 0, 0
 	for _, path := range files {
-		rep := runScenarioFile(ctx, path)
+		rep := runScenarioFile(ctx, path, *memory)
 		passed += rep.Passed
 		failed += rep.Failed
 		reports = append(reports, rep)
@@ -56,12 +58,33 @@ func runTest(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	return nil
 }
 
-func runScenarioFile(ctx context.Context, path string) scenario.Report {
-	f, err := scenario.Load(path)
-	if err != nil {
+// runScenarioFile runs one file on a fresh log: by default through the real
+// path (embedded JetStream and a bbolt projection in a temp dir).
+func runScenarioFile(ctx context.Context, path string, memory bool) scenario.Report {
+	failed := func(err error) scenario.Report {
 		return scenario.Report{File: path, Failed: 1, Failures: []scenario.Failure{{Step: 0, Msg: err.Error()}}}
 	}
-	rep := scenario.InMemory(dialects.All()).Run(ctx, f)
+	f, err := scenario.Load(path)
+	if err != nil {
+		return failed(err)
+	}
+	var r *scenario.Runner
+	if memory {
+		r = scenario.InMemory(dialects.All())
+	} else {
+		dir, err := os.MkdirTemp("", "ledger-test-")
+		if err != nil {
+			return failed(err)
+		}
+		defer os.RemoveAll(dir)
+		var closeFn func()
+		r, closeFn, err = scenario.Embedded(ctx, dir, dialects.All())
+		if err != nil {
+			return failed(err)
+		}
+		defer closeFn()
+	}
+	rep := r.Run(ctx, f)
 	rep.File = path
 	return rep
 }

@@ -17,8 +17,16 @@ type MemLog struct {
 	recs [][]byte
 }
 
-// Append implements Log.
-func (m *MemLog) Append(_ context.Context, rec []byte, expected uint64) (uint64, error) {
+// Head implements Log.
+func (m *MemLog) Head(context.Context) (uint64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return uint64(len(m.recs)), nil
+}
+
+// Append implements Log. It does not de-duplicate ids: the projection's
+// index of ids answers re-sends before anything reaches the log.
+func (m *MemLog) Append(_ context.Context, _, _ string, rec []byte, expected uint64) (uint64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if expected != uint64(len(m.recs)) {

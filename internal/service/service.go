@@ -1,14 +1,18 @@
 // Package service is the ledger's append and query path over a Log: it
 // validates each event against the state at the head, decides what the
-// ledger records, appends the record expecting that head, and folds it. It
-// owns the head state; time travel folds a fresh state from the log.
+// ledger records, appends the record expecting that head (so every decision
+// sees exactly the records before it), and folds it into the projection. A
+// writer that decided on a stale view gets a conflict, catches up and
+// re-validates. Time travel folds a fresh state from the log.
 package service
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -20,11 +24,23 @@ import (
 
 // Log is where records are kept, in one total order.
 type Log interface {
-	// Append writes rec at expected+1, failing with events.ErrConflict when
-	// the log's last sequence is not expected.
-	Append(ctx context.Context, rec []byte, expected uint64) (uint64, error)
-	// Read returns the records from sequence from to to, inclusive.
+	// Append writes data at expected+1 on subject with the record id as
+	// its de-duplication id. It fails with events.ErrConflict when the
+	// log's last sequence is not expected; an id that already landed
+	// answers with its sequence.
+	Append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, error)
+	// Read returns the records from sequence from to to (capped at the
+	// head), inclusive.
 	Read(ctx context.Context, from, to uint64) ([][]byte, error)
+	// Head returns the last sequence.
+	Head(ctx context.Context) (uint64, error)
+}
+
+// Follower is a Log that can deliver records as they land.
+type Follower interface {
+	// Follow calls fn for every record from sequence from, in order,
+	// until fn fails or ctx ends (until 0 means forever).
+	Follow(ctx context.Context, from uint64, fn func(seq uint64, data []byte) error, until uint64) error
 }
 
 // Config wires a Service. The zero value of every field but Log and
@@ -32,29 +48,98 @@ type Log interface {
 type Config struct {
 	Log      Log
 	Dialects projection.Dialects
+	// Store, when set, keeps the projection in a bbolt file that survives
+	// restarts; nil keeps it in memory only.
+	Store *projection.Store
 	// Clock stamps records; nil means time.Now.
 	Clock func() time.Time
-	// Entropy makes record ids when callers send none; nil means the
-	// ulid default source.
+	// Entropy makes record ids when callers send none; nil means
+	// crypto/rand.
 	Entropy io.Reader
-	// Actor is filled in when an event has no actor ("" keeps it empty).
-	Actor string
+	// Retries bounds how often an append is re-validated after a conflict;
+	// 0 means 8.
+	Retries int
+	// Logger receives structured logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Validate reports every problem with the configuration at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Log == nil {
+		errs = append(errs, errors.New("service: a Log is required"))
+	}
+	if len(c.Dialects) == 0 {
+		errs = append(errs, errors.New("service: at least one dialect is required"))
+	}
+	if c.Retries < 0 {
+		errs = append(errs, errors.New("service: retries must not be negative"))
+	}
+	return errors.Join(errs...)
 }
 
 // Service is the append and query path.
 type Service struct {
 	cfg  Config
+	log  *slog.Logger
 	mu   sync.Mutex
 	head *projection.State
 }
 
-// New returns a service over an empty or existing log; call Catchup before
-// use when the log may hold records.
-func New(cfg Config) *Service {
+// Open loads the projection (from the store when there is one) and catches
+// up with the log.
+func Open(ctx context.Context, cfg Config) (*Service, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
-	return &Service{cfg: cfg, head: projection.New(cfg.Dialects)}
+	if cfg.Retries == 0 {
+		cfg.Retries = 8
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{cfg: cfg, log: logger, head: projection.New(cfg.Dialects)}
+	if cfg.Store != nil {
+		st, err := cfg.Store.Load(cfg.Dialects)
+		if err != nil {
+			return nil, err
+		}
+		s.head = st
+	}
+	head, err := cfg.Log.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s.head.Position() > head {
+		return nil, fmt.Errorf("service: the projection is at sequence %d but the log ends at %d: the log is behind the projection (a different or truncated stream?); rebuild the projection with 'ledger replay'", s.head.Position(), head)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.catchup(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// New returns a service over an empty in-memory projection without reading
+// the log; for tests and scenario runs on a fresh log.
+func New(cfg Config) *Service {
+	s, err := Open(context.Background(), cfg)
+	if err != nil {
+		panic("service.New: " + err.Error())
+	}
+	return s
+}
+
+// Position is the last sequence this service has applied.
+func (s *Service) Position() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.head.Position()
 }
 
 // Result is the answer to an append.
@@ -66,7 +151,8 @@ type Result struct {
 	Duplicate bool `json:"duplicate,omitempty"`
 }
 
-// Append validates, decides and appends one event given as JSON.
+// Append validates, decides and appends one event given as JSON. A refused
+// effect answers authorization_changed after its decision record landed.
 func (s *Service) Append(ctx context.Context, raw []byte) (Result, error) {
 	ev, err := events.Parse(raw)
 	if err != nil {
@@ -77,25 +163,112 @@ func (s *Service) Append(ctx context.Context, raw []byte) (Result, error) {
 	if ev.ID == "" {
 		ev.ID = events.NewID(s.cfg.Clock(), s.entropy())
 	}
-	prep := s.head.Prepare(ev, events.FormatTime(s.cfg.Clock()))
-	if prep.Record == nil {
-		if prep.Err != nil {
+	for attempt := 0; ; attempt++ {
+		prep := s.head.Prepare(ev, events.FormatTime(s.cfg.Clock()))
+		if prep.Record == nil {
 			return Result{Seq: prep.Landed, ID: ev.ID, Duplicate: prep.Landed != 0}, prep.Err
 		}
-		return Result{Seq: prep.Landed, ID: ev.ID, Duplicate: true}, nil
+		seq, err := s.publish(ctx, prep.Record)
+		if errors.Is(err, events.ErrConflict) && attempt < s.cfg.Retries {
+			// Another writer got in first: catch up and decide again.
+			if cerr := s.catchup(ctx); cerr != nil {
+				return Result{}, cerr
+			}
+			continue
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		if seq <= s.head.Position() {
+			// The id had landed already (an ambiguous retry); the
+			// catch-up applied it.
+			if err := s.catchup(ctx); err != nil {
+				return Result{}, err
+			}
+			return Result{Seq: seq, ID: ev.ID, Duplicate: true}, nil
+		}
+		if err := s.apply(prep.Record, seq); err != nil {
+			return Result{}, err
+		}
+		return Result{Seq: seq, ID: ev.ID}, prep.Err
 	}
-	b, err := prep.Record.Encode()
+}
+
+func (s *Service) publish(ctx context.Context, rec *events.Record) (uint64, error) {
+	b, err := rec.Encode()
 	if err != nil {
-		return Result{}, fmt.Errorf("service: encoding record: %w", err)
+		return 0, fmt.Errorf("service: encoding record: %w", err)
 	}
-	seq, err := s.cfg.Log.Append(ctx, b, s.head.Position())
+	return s.cfg.Log.Append(ctx, events.Subject(rec.Type, rec.Session), rec.ID, b, s.head.Position())
+}
+
+// apply folds one record and commits the store.
+func (s *Service) apply(rec *events.Record, seq uint64) error {
+	if err := s.head.Apply(rec, seq); err != nil {
+		return err
+	}
+	if s.cfg.Store != nil {
+		return s.cfg.Store.Commit(s.head)
+	}
+	return nil
+}
+
+// catchup applies every record past the head. The caller holds mu.
+func (s *Service) catchup(ctx context.Context) error {
+	head, err := s.cfg.Log.Head(ctx)
 	if err != nil {
-		return Result{}, err
+		return err
 	}
-	if err := s.head.Apply(prep.Record, seq); err != nil {
-		return Result{}, err
+	from := s.head.Position() + 1
+	if head < from {
+		return nil
 	}
-	return Result{Seq: seq, ID: ev.ID}, prep.Err
+	raw, err := s.cfg.Log.Read(ctx, from, head)
+	if err != nil {
+		return err
+	}
+	for i, b := range raw {
+		rec, err := events.DecodeRecord(b)
+		if err != nil {
+			return fmt.Errorf("service: record %d: %w", from+uint64(i), err)
+		}
+		if err := s.head.Apply(rec, from+uint64(i)); err != nil {
+			return err
+		}
+	}
+	if s.cfg.Store != nil {
+		return s.cfg.Store.Commit(s.head)
+	}
+	return nil
+}
+
+// Run follows the log and applies records other writers append, until ctx
+// ends. It returns nil on cancellation.
+func (s *Service) Run(ctx context.Context) error {
+	f, ok := s.cfg.Log.(Follower)
+	if !ok {
+		<-ctx.Done()
+		return nil
+	}
+	err := f.Follow(ctx, s.Position()+1, func(seq uint64, data []byte) error {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if seq <= s.head.Position() {
+			return nil // our own append, already applied
+		}
+		if seq != s.head.Position()+1 {
+			return fmt.Errorf("service: record %d arrived after %d: gap", seq, s.head.Position())
+		}
+		rec, err := events.DecodeRecord(data)
+		if err != nil {
+			return fmt.Errorf("service: record %d: %w", seq, err)
+		}
+		return s.apply(rec, seq)
+	}, 0)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 func (s *Service) entropy() io.Reader {
@@ -119,28 +292,38 @@ func (s *Service) View(ctx context.Context, key events.SessionKey, pos projectio
 		return fn(s.head)
 	}
 	s.mu.Unlock()
-	st, err := s.stateAt(ctx, seq)
+	st, err := s.StateAt(ctx, seq)
 	if err != nil {
 		return err
 	}
 	return fn(st)
 }
 
-func (s *Service) stateAt(ctx context.Context, seq uint64) (*projection.State, error) {
+// StateAt folds a fresh state from the log's first seq records.
+func (s *Service) StateAt(ctx context.Context, seq uint64) (*projection.State, error) {
 	if seq == 0 {
 		return projection.New(s.cfg.Dialects), nil
 	}
-	raw, err := s.cfg.Log.Read(ctx, 1, seq)
+	recs, err := ReadRecords(ctx, s.cfg.Log, 1, seq)
+	if err != nil {
+		return nil, err
+	}
+	return replay.Fold(s.cfg.Dialects, recs, seq)
+}
+
+// ReadRecords reads and decodes records from a log.
+func ReadRecords(ctx context.Context, log Log, from, to uint64) ([]*events.Record, error) {
+	raw, err := log.Read(ctx, from, to)
 	if err != nil {
 		return nil, err
 	}
 	recs := make([]*events.Record, len(raw))
 	for i, b := range raw {
 		if recs[i], err = events.DecodeRecord(b); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("record %d: %w", from+uint64(i), err)
 		}
 	}
-	return replay.Fold(s.cfg.Dialects, recs, seq)
+	return recs, nil
 }
 
 // Tools answers the tools query.
