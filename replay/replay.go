@@ -1,14 +1,25 @@
-// Package replay rebuilds ledger state from records: a fold of the whole log
-// or of its first records (time travel). Replaying the same records always
-// gives the same state.
+// Package replay rebuilds ledger state from the log: a fold of the whole log
+// or of its first records (time travel), a rebuild of the bbolt projection
+// into a fresh file, and verify, which rebuilds, compares state hashes and
+// recomputes every decision the log recorded to report drift.
+//
+// Replaying the same records always gives the same state: the fold reads
+// only records and their sequence numbers.
 package replay
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/projection"
 )
+
+// Source is a log to replay: records in sequence order, the first at 1.
+type Source interface {
+	Read(ctx context.Context, from, to uint64) ([][]byte, error)
+	Head(ctx context.Context) (uint64, error)
+}
 
 // Fold folds records, the i-th at sequence i+1, into a fresh state, stopping
 // after sequence to (0 means every record).
@@ -23,4 +34,78 @@ func Fold(dialects projection.Dialects, records []*events.Record, to uint64) (*p
 		}
 	}
 	return st, nil
+}
+
+// Progress is told how far a long replay has got.
+type Progress func(done, total uint64)
+
+// chunk is how many records a replay reads and commits at a time.
+const chunk = 4096
+
+// each reads the source from sequence 1 to to (0: the head) in chunks and
+// calls fn for every decoded record.
+func each(ctx context.Context, src Source, to uint64, progress Progress, fn func(seq uint64, rec *events.Record) error) (uint64, error) {
+	head, err := src.Head(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if to == 0 || to > head {
+		to = head
+	}
+	for from := uint64(1); from <= to; from += chunk {
+		end := min(from+chunk-1, to)
+		raw, err := src.Read(ctx, from, end)
+		if err != nil {
+			return 0, err
+		}
+		if uint64(len(raw)) != end-from+1 {
+			return 0, fmt.Errorf("replay: read %d records from %d, want %d: the log has a gap", len(raw), from, end-from+1)
+		}
+		for i, b := range raw {
+			seq := from + uint64(i)
+			rec, err := events.DecodeRecord(b)
+			if err != nil {
+				return 0, fmt.Errorf("replay: record %d: %w", seq, err)
+			}
+			if err := fn(seq, rec); err != nil {
+				return 0, err
+			}
+		}
+		if progress != nil {
+			progress(end, to)
+		}
+	}
+	return to, nil
+}
+
+// Rebuild folds the log up to sequence to (0: the head) into a fresh store
+// at path, committing in chunks, and returns the state. The file must not
+// exist.
+func Rebuild(ctx context.Context, src Source, dialects projection.Dialects, path string, to uint64, progress Progress) (*projection.State, error) {
+	store, err := projection.OpenStore(path, projection.StoreOptions{NoSync: true})
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	if cp, err := store.Checkpoint(); err != nil || cp != 0 {
+		return nil, fmt.Errorf("replay: %s is not a fresh projection (checkpoint %d); give a new file", path, cp)
+	}
+	st := projection.New(dialects)
+	n := 0
+	_, err = each(ctx, src, to, progress, func(seq uint64, rec *events.Record) error {
+		if err := st.Apply(rec, seq); err != nil {
+			return err
+		}
+		if n++; n%chunk == 0 {
+			return store.Commit(st)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := store.Commit(st); err != nil {
+		return nil, err
+	}
+	return st, store.Sync()
 }

@@ -135,6 +135,12 @@ func New(cfg Config) *Service {
 	return s
 }
 
+// Log returns the log the service appends to.
+func (s *Service) Log() Log { return s.cfg.Log }
+
+// Dialects returns the dialects the service folds with.
+func (s *Service) Dialects() projection.Dialects { return s.cfg.Dialects }
+
 // Position is the last sequence this service has applied.
 func (s *Service) Position() uint64 {
 	s.mu.Lock()

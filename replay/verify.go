@@ -1,0 +1,125 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/projection"
+)
+
+// Drift is a record whose decision newer code would make differently.
+type Drift struct {
+	Seq        uint64          `json:"seq"`
+	ID         string          `json:"id"`
+	Type       events.Type     `json:"type"`
+	Recorded   json.RawMessage `json:"recorded"`
+	Recomputed json.RawMessage `json:"recomputed"`
+	// Refused is the code the record's event would be refused with now, if
+	// any.
+	Refused string `json:"refused,omitempty"`
+}
+
+// Report is the outcome of Verify.
+type Report struct {
+	Records   uint64 `json:"records"`
+	StateHash string `json:"state_hash"`
+	// ProjectionHash is the hash of the projection being verified, when one
+	// was given; Match says whether it equals the rebuilt one.
+	ProjectionHash string  `json:"projection_hash,omitempty"`
+	RebuiltHash    string  `json:"rebuilt_hash,omitempty"`
+	Match          *bool   `json:"projection_matches,omitempty"`
+	Drifts         []Drift `json:"drifts,omitempty"`
+	DriftCount     int     `json:"drift_count"`
+}
+
+// OK reports whether nothing drifted and the projection matched.
+func (r *Report) OK() bool { return r.DriftCount == 0 && (r.Match == nil || *r.Match) }
+
+// MaxDrifts bounds how many drifts a report lists (all are counted).
+const MaxDrifts = 100
+
+// Verify replays the log and recomputes every decision it recorded: each
+// record's event is decided again on the state folded up to the record
+// before it, and what the ledger decides now is compared with what the
+// record says it decided then. The log stays the truth: the original record
+// is folded either way.
+func Verify(ctx context.Context, src Source, dialects projection.Dialects, progress Progress) (*projection.State, *Report, error) {
+	st := projection.New(dialects)
+	rep := &Report{}
+	n, err := each(ctx, src, 0, progress, func(seq uint64, rec *events.Record) error {
+		if d := recheck(st, rec, seq); d != nil {
+			rep.DriftCount++
+			if len(rep.Drifts) < MaxDrifts {
+				rep.Drifts = append(rep.Drifts, *d)
+			}
+		}
+		return st.Apply(rec, seq)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Records = n
+	rep.StateHash = st.StateHash()
+	return st, rep, nil
+}
+
+// recheck decides rec's event again at st and compares.
+func recheck(st *projection.State, rec *events.Record, seq uint64) *Drift {
+	ev := rec.Event()
+	if isRefusal(rec) {
+		// The decision record of a refused effect: decide the effect again.
+		var d events.CheckedData
+		var dec projection.CheckDecided
+		_ = json.Unmarshal(rec.Data, &d)
+		_ = json.Unmarshal(rec.Decided, &dec)
+		data, _ := json.Marshal(events.EffectData{Turn: d.Turn, Tool: d.Tool, Call: d.Call, PreparedAt: dec.PreparedAt})
+		ev = &events.Event{ID: rec.ID, Type: events.EffectStarted, V: rec.V, Session: rec.Session, Actor: rec.Actor, Data: data}
+	}
+	p := st.Prepare(ev, rec.Time)
+	drift := &Drift{Seq: seq, ID: rec.ID, Type: rec.Type, Recorded: rec.Decided}
+	switch {
+	case p.Record == nil:
+		drift.Refused = string(events.CodeOf(p.Err))
+		if drift.Refused == "" && p.Err == nil {
+			drift.Refused = "already landed"
+		}
+		return drift
+	case p.Err != nil && !isRefusal(rec):
+		drift.Refused = string(events.CodeOf(p.Err))
+		drift.Recomputed = p.Record.Decided
+		return drift
+	}
+	a, err1 := events.CanonicalJSON(rec.Decided)
+	b, err2 := events.CanonicalJSON(p.Record.Decided)
+	if err1 != nil || err2 != nil || !bytes.Equal(a, b) || p.Record.Type != rec.Type {
+		drift.Recomputed = p.Record.Decided
+		return drift
+	}
+	return nil
+}
+
+func isRefusal(rec *events.Record) bool {
+	if rec.Type != events.ToolChecked {
+		return false
+	}
+	var dec struct {
+		Reason envelope.Reason `json:"reason"`
+	}
+	return json.Unmarshal(rec.Decided, &dec) == nil && dec.Reason.Code == projection.ReasonAuthorizationChanged
+}
+
+// String renders a drift for people.
+func (d *Drift) String() string {
+	s := fmt.Sprintf("seq %d %s %s: recorded %s", d.Seq, d.Type, d.ID, d.Recorded)
+	if d.Refused != "" {
+		s += ", now refused (" + d.Refused + ")"
+	}
+	if d.Recomputed != nil {
+		s += fmt.Sprintf(", recomputed %s", d.Recomputed)
+	}
+	return s
+}
