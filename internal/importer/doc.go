@@ -1,0 +1,23 @@
+// Package importer turns real orchestrator configs into the ledger's policy
+// documents, so that nobody has to write one by hand.
+//
+// OpenClaw reads an openclaw.json (JSON5) and keeps the subset that
+// spec/dialect-openclaw.md section 1 defines; ClaudeCode reads a project's
+// .claude/agents/*.md front matter and .claude/settings*.json permissions
+// into the document of spec/dialect-claude-code.md section 3.1.
+//
+// Invariants:
+//
+//   - Nothing is dropped silently: every key left out of the document, and
+//     every conversion (agents.entries to agents.list, settings merged from
+//     two files), is reported as a Warning with its file and line.
+//   - Malformed input is refused with an *Error naming file, line and, where
+//     known, column; a refusal produces no document.
+//   - Output is deterministic: JSON objects keep the order their keys were
+//     written in, agents are sorted by name, rule lists keep file order.
+//   - The importer only reads: it never writes files and keeps no state.
+//
+// The importer checks shapes (an object where an object belongs, lists of
+// strings, booleans), not policy semantics; Check runs the dialect's own
+// Compile on the result and places its complaints back in the source.
+package importer

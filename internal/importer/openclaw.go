@@ -1,0 +1,313 @@
+package importer
+
+import (
+	"fmt"
+	"strings"
+)
+
+// shape describes what the openclaw policy document accepts at one place
+// (spec/dialect-openclaw.md section 1.1).
+type shape struct {
+	kind   shapeKind
+	fields []field // object: the keys kept, everything else is dropped
+	elem   *shape  // map values
+}
+
+type shapeKind uint8
+
+const (
+	shObject    shapeKind = iota // known keys
+	shMap                        // any keys, each value of elem's shape
+	shStrings                    // list of strings
+	shString                     // string
+	shBool                       // boolean
+	shInt                        // number (the dialect checks range and integrality)
+	shAnyObject                  // an object kept as written (tools.exec, tools.fs)
+)
+
+type field struct {
+	name  string
+	shape *shape
+}
+
+func object(fields ...field) *shape { return &shape{kind: shObject, fields: fields} }
+func mapOf(elem *shape) *shape      { return &shape{kind: shMap, elem: elem} }
+
+var (
+	strs      = &shape{kind: shStrings}
+	str       = &shape{kind: shString}
+	boolean   = &shape{kind: shBool}
+	integer   = &shape{kind: shInt}
+	anyObject = &shape{kind: shAnyObject}
+)
+
+func (s *shape) field(name string) *shape {
+	for _, f := range s.fields {
+		if f.name == name {
+			return f.shape
+		}
+	}
+	return nil
+}
+
+// The openclaw policy document, section 1.1 of its dialect reference.
+var (
+	ocScope     = object(field{"allow", strs}, field{"alsoAllow", strs}, field{"deny", strs})
+	ocProvider  = object(field{"profile", str}, field{"allow", strs}, field{"alsoAllow", strs}, field{"deny", strs})
+	ocWrapper   = object(field{"tools", ocScope})
+	ocSandbox   = object(field{"mode", str})
+	ocAgentTool = object(
+		field{"profile", str}, field{"allow", strs}, field{"alsoAllow", strs}, field{"deny", strs},
+		field{"byProvider", mapOf(ocProvider)}, field{"sandbox", ocWrapper},
+		field{"toolsBySender", mapOf(ocScope)}, field{"exec", anyObject}, field{"fs", anyObject})
+	ocTools = object(
+		field{"profile", str}, field{"allow", strs}, field{"alsoAllow", strs}, field{"deny", strs},
+		field{"byProvider", mapOf(ocProvider)}, field{"sandbox", ocWrapper}, field{"subagents", ocWrapper},
+		field{"toolsBySender", mapOf(ocScope)}, field{"exec", anyObject}, field{"fs", anyObject})
+	ocDefaults = object(
+		field{"subagents", object(field{"maxSpawnDepth", integer}, field{"maxChildrenPerAgent", integer},
+			field{"allowAgents", strs}, field{"requireAgentId", boolean})},
+		field{"sandbox", ocSandbox})
+	ocAgent = object(
+		field{"id", str}, field{"tools", ocAgentTool},
+		field{"subagents", object(field{"allowAgents", strs}, field{"delegateToolsTo", strs}, field{"requireAgentId", boolean})},
+		field{"sandbox", ocSandbox})
+	ocChannels = mapOf(object(field{"groups", mapOf(object(field{"tools", ocScope}, field{"toolsBySender", mapOf(ocScope)}))}))
+)
+
+// OpenClaw converts an OpenClaw config (openclaw.json, JSON5) to the
+// openclaw policy document: tools, agents (defaults, list) and channels,
+// with every other key dropped and reported. Agents written as an
+// agents.entries map (id → agent) become agents.list entries. file names
+// the input in errors and warnings.
+func OpenClaw(file string, src []byte) (*Result, error) {
+	root, err := ParseJSON5(file, src)
+	if err != nil {
+		return nil, err
+	}
+	c := &converter{file: file, r: &Result{Dialect: DialectOpenClaw, Source: file}}
+	if root.Kind != Object {
+		return nil, c.errorf(root.Pos, "the config must be an object, got %s", root.Kind)
+	}
+	doc := &Value{Kind: Object, Pos: root.Pos}
+	for _, m := range root.Members {
+		var kept *Value
+		switch m.Key {
+		case "tools":
+			kept, err = c.walk(ocTools, m.Value, "tools", "tools")
+		case "agents":
+			kept, err = c.agents(m.Value)
+		case "channels":
+			kept, err = c.walk(ocChannels, m.Value, "channels", "channels")
+		default:
+			c.drop(m, m.Key)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if kept != nil {
+			c.r.record(m.Key, file, m.KeyPos)
+			doc.Members = append(doc.Members, Member{Key: m.Key, KeyPos: m.KeyPos, Value: kept})
+		}
+	}
+	if c.r.Document, err = doc.AppendJSON(nil, file); err != nil {
+		return nil, err
+	}
+	return c.r, nil
+}
+
+type converter struct {
+	file string
+	r    *Result
+}
+
+func (c *converter) errorf(at Pos, format string, args ...any) *Error {
+	return &Error{File: c.file, Line: at.Line, Col: at.Col, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (c *converter) warn(at Pos, path, format string, args ...any) {
+	c.r.Warnings = append(c.r.Warnings, Warning{File: c.file, Line: at.Line, Col: at.Col, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *converter) drop(m Member, path string) {
+	c.warn(m.KeyPos, path, "dropped %s: not part of the openclaw policy document", path)
+}
+
+// walk keeps the parts of v that shape s accepts. in is v's path as
+// written (for warnings), out its path in the document (for locating the
+// dialect's complaints). An object whose every key was dropped is left out
+// (nil): the warnings already say why.
+func (c *converter) walk(s *shape, v *Value, in, out string) (*Value, error) {
+	c.r.record(out, c.file, v.Pos)
+	switch s.kind {
+	case shObject, shMap:
+		if v.Kind != Object {
+			return nil, c.errorf(v.Pos, "%s must be an object, got %s", in, v.Kind)
+		}
+		kept := &Value{Kind: Object, Pos: v.Pos}
+		for _, m := range v.Members {
+			fs := s.elem
+			if s.kind == shObject {
+				if fs = s.field(m.Key); fs == nil {
+					c.drop(m, join(in, m.Key))
+					continue
+				}
+			}
+			w, err := c.walk(fs, m.Value, join(in, m.Key), join(out, m.Key))
+			if err != nil {
+				return nil, err
+			}
+			if w != nil {
+				c.r.record(join(out, m.Key), c.file, m.KeyPos)
+				kept.Members = append(kept.Members, Member{Key: m.Key, KeyPos: m.KeyPos, Value: w})
+			}
+		}
+		if len(kept.Members) == 0 && len(v.Members) > 0 {
+			return nil, nil
+		}
+		return kept, nil
+	case shStrings:
+		if v.Kind != Array {
+			return nil, c.errorf(v.Pos, "%s must be a list of strings, got %s", in, v.Kind)
+		}
+		for i, e := range v.Elems {
+			if e.Kind != String {
+				return nil, c.errorf(e.Pos, "%s must be a string, got %s", index(in, i), e.Kind)
+			}
+			c.r.record(index(out, i), c.file, e.Pos)
+		}
+		return v, nil
+	case shString:
+		if v.Kind != String {
+			return nil, c.errorf(v.Pos, "%s must be a string, got %s", in, v.Kind)
+		}
+	case shBool:
+		if v.Kind != Bool {
+			return nil, c.errorf(v.Pos, "%s must be true or false, got %s", in, v.Kind)
+		}
+	case shInt:
+		if v.Kind != Number || v.NonFinite != "" {
+			got := v.Kind.String()
+			if v.NonFinite != "" {
+				got = v.NonFinite
+			}
+			return nil, c.errorf(v.Pos, "%s must be an integer, got %s", in, got)
+		}
+	case shAnyObject:
+		if v.Kind != Object {
+			return nil, c.errorf(v.Pos, "%s must be an object, got %s", in, v.Kind)
+		}
+	}
+	return v, nil
+}
+
+// agents converts the agents section. Besides the document's own
+// agents.list, real configs write agents as an agents.entries map keyed by
+// agent id (reference/openclaw.md, e.g. agents.entries.<id>.tools); its
+// entries are appended to agents.list in the order written, with the key as
+// the id.
+func (c *converter) agents(v *Value) (*Value, error) {
+	c.r.record("agents", c.file, v.Pos)
+	if v.Kind != Object {
+		return nil, c.errorf(v.Pos, "agents must be an object, got %s", v.Kind)
+	}
+	kept := &Value{Kind: Object, Pos: v.Pos}
+	var list *Value // the agents.list written out, created at the first list or entries key
+	ids := map[string]string{}
+	addAgent := func(a *Value, in string, at Pos) error {
+		if m := a.Get("id"); m != nil {
+			id := m.Value.Str
+			if prev, dup := ids[id]; dup {
+				return c.errorf(at, "%s: agent id %q is already defined at %s", in, id, prev)
+			}
+			ids[id] = fmt.Sprintf("%d:%d", at.Line, at.Col)
+		}
+		list.Elems = append(list.Elems, a)
+		return nil
+	}
+	ensureList := func(m Member) {
+		if list == nil {
+			list = &Value{Kind: Array, Pos: m.Value.Pos}
+			c.r.record("agents.list", c.file, m.KeyPos)
+			kept.Members = append(kept.Members, Member{Key: "list", KeyPos: m.KeyPos, Value: list})
+		}
+	}
+	for _, m := range v.Members {
+		switch m.Key {
+		case "defaults":
+			w, err := c.walk(ocDefaults, m.Value, "agents.defaults", "agents.defaults")
+			if err != nil {
+				return nil, err
+			}
+			if w != nil {
+				c.r.record("agents.defaults", c.file, m.KeyPos)
+				kept.Members = append(kept.Members, Member{Key: m.Key, KeyPos: m.KeyPos, Value: w})
+			}
+		case "list":
+			if m.Value.Kind != Array {
+				return nil, c.errorf(m.Value.Pos, "agents.list must be a list, got %s", m.Value.Kind)
+			}
+			ensureList(m)
+			for i, e := range m.Value.Elems {
+				in := index("agents.list", i)
+				w, err := c.walk(ocAgent, e, in, index("agents.list", len(list.Elems)))
+				if err != nil {
+					return nil, err
+				}
+				if w == nil {
+					w = &Value{Kind: Object, Pos: e.Pos}
+				}
+				if err := addAgent(w, in, e.Pos); err != nil {
+					return nil, err
+				}
+			}
+		case "entries":
+			if m.Value.Kind != Object {
+				return nil, c.errorf(m.Value.Pos, "agents.entries must be an object mapping agent ids to agents, got %s", m.Value.Kind)
+			}
+			ensureList(m)
+			names := make([]string, 0, len(m.Value.Members))
+			for _, e := range m.Value.Members {
+				names = append(names, e.Key)
+			}
+			if len(names) == 0 {
+				c.warn(m.KeyPos, "agents.entries", "converted agents.entries to agents.list (no agents)")
+			} else {
+				c.warn(m.KeyPos, "agents.entries", "converted agents.entries to agents.list (%d agents: %s)", len(names), strings.Join(names, ", "))
+			}
+			for _, e := range m.Value.Members {
+				in := join("agents.entries", e.Key)
+				out := index("agents.list", len(list.Elems))
+				if e.Value.Kind != Object {
+					return nil, c.errorf(e.Value.Pos, "%s must be an object, got %s", in, e.Value.Kind)
+				}
+				if idm := e.Value.Get("id"); idm != nil && (idm.Value.Kind != String || idm.Value.Str != e.Key) {
+					return nil, c.errorf(idm.Value.Pos, "%s.id must equal its key %q (or be left out)", in, e.Key)
+				}
+				w, err := c.walk(ocAgent, e.Value, in, out)
+				if err != nil {
+					return nil, err
+				}
+				if w == nil {
+					w = &Value{Kind: Object, Pos: e.Value.Pos}
+				}
+				if w.Get("id") == nil {
+					id := Member{Key: "id", KeyPos: e.KeyPos, Value: &Value{Kind: String, Pos: e.KeyPos, Str: e.Key}}
+					w.Members = append([]Member{id}, w.Members...)
+				}
+				c.r.record(out, c.file, e.KeyPos)
+				c.r.record(out+".id", c.file, e.KeyPos)
+				if err := addAgent(w, in, e.KeyPos); err != nil {
+					return nil, err
+				}
+			}
+		default:
+			c.drop(m, join("agents", m.Key))
+		}
+	}
+	if len(kept.Members) == 0 && len(v.Members) > 0 {
+		return nil, nil
+	}
+	return kept, nil
+}

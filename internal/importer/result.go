@@ -1,0 +1,131 @@
+package importer
+
+import (
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/sessionledger/ledger/events"
+)
+
+// The dialect names, as written in policy.set.
+const (
+	DialectOpenClaw   = "openclaw"
+	DialectClaudeCode = "claude-code"
+)
+
+// Result is an imported policy document with what was left out on the way.
+type Result struct {
+	Dialect string
+	// Source names the input: the config file, or the .claude directory.
+	Source string
+	// Document is the policy document as compact JSON.
+	Document json.RawMessage
+	Warnings []Warning
+
+	// places maps document paths (tools.allow, agents.list[0].id) to where
+	// they were written, so that the dialect's complaints can be located.
+	places map[string]place
+}
+
+type place struct {
+	file string
+	pos  Pos
+}
+
+func (r *Result) record(path, file string, at Pos) {
+	if r.places == nil {
+		r.places = map[string]place{}
+	}
+	r.places[path] = place{file, at}
+}
+
+// Compiler is the part of envelope.Dialect that validates a document.
+type Compiler interface {
+	Compile(doc json.RawMessage, catalogue []string) (any, error)
+}
+
+// Check validates the document with the dialect's own Compile. Each problem
+// the dialect reports becomes an *Error placed where the offending path was
+// written (or at the source when it cannot be placed); several are joined.
+func (r *Result) Check(c Compiler, catalogue []string) error {
+	_, err := c.Compile(r.Document, catalogue)
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	var ee *events.Error
+	if errors.As(err, &ee) {
+		msg = ee.Msg
+	}
+	var errs []error
+	for _, p := range r.problems(msg) {
+		e := &Error{File: r.Source, Msg: "invalid " + r.Dialect + " policy: " + p}
+		if pl, _, ok := r.locate(p); ok {
+			e.File, e.Line, e.Col = pl.file, pl.pos.Line, pl.pos.Col
+		}
+		errs = append(errs, e)
+	}
+	return errors.Join(errs...)
+}
+
+// problems splits a dialect message that lists several problems ("a; b")
+// into them. A piece that does not start with a known path continues the
+// previous problem, since a single problem may contain "; " itself.
+func (r *Result) problems(msg string) []string {
+	var out []string
+	for _, piece := range strings.Split(msg, "; ") {
+		if _, at, ok := r.locate(piece); len(out) > 0 && (!ok || at != 0) {
+			out[len(out)-1] += "; " + piece
+			continue
+		}
+		out = append(out, piece)
+	}
+	return out
+}
+
+func isPathChar(c byte) bool {
+	return c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// locate finds the known path mentioned earliest in text (the longest one
+// at that index) and returns where it was written and its index in text.
+func (r *Result) locate(text string) (place, int, bool) {
+	best, bestAt, bestLen := place{}, -1, 0
+	for path, pl := range r.places {
+		for from := 0; from < len(text); {
+			i := strings.Index(text[from:], path)
+			if i < 0 {
+				break
+			}
+			i += from
+			end := i + len(path)
+			if (i == 0 || !isPathChar(text[i-1]) && text[i-1] != '.') && (end == len(text) || !isPathChar(text[end])) {
+				if bestAt < 0 || i < bestAt || i == bestAt && len(path) > bestLen {
+					best, bestAt, bestLen = pl, i, len(path)
+				}
+				break
+			}
+			from = i + 1
+		}
+	}
+	return best, bestAt, bestAt >= 0
+}
+
+var simpleKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// join extends a path with an object key the way the dialects write paths:
+// keys that would not read as a path segment are quoted in brackets.
+func join(path, key string) string {
+	if !simpleKey.MatchString(key) {
+		return path + "[" + strconv.Quote(key) + "]"
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
