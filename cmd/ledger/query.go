@@ -24,18 +24,23 @@ type viewer interface {
 	View(ctx context.Context, key events.SessionKey, pos projection.Position, fn func(*projection.State) error) error
 }
 
-// queryFlags are the flags every query command shares.
+// queryFlags are the flags every query command shares. A query reads the
+// ledger in --data (or at --nats), or else a scenario or a log file.
 type queryFlags struct {
+	ledgerFlags
 	scenario, log, session, time, input string
 	seq                                 uint64
 	turn                                int
 	json                                bool
+	optionalSession                     bool
+	handle                              *ledgerHandle
 }
 
 func (q *queryFlags) register(fs *flag.FlagSet, withInput bool) {
-	fs.StringVar(&q.scenario, "scenario", "", "run this scenario file's appends and query the log they make")
-	fs.StringVar(&q.log, "log", "", "query this log file: JSON lines of records, the first at sequence 1")
-	fs.StringVar(&q.session, "session", "", "the session key (required)")
+	q.ledgerFlags.register(fs)
+	fs.StringVar(&q.scenario, "scenario", "", "instead of the ledger: run this scenario file's appends in memory and query the log they make")
+	fs.StringVar(&q.log, "log", "", "instead of the ledger: query this log file (JSON lines of records, as 'ledger log --json' prints)")
+	fs.StringVar(&q.session, "session", "", "the session key")
 	fs.Uint64Var(&q.seq, "seq", 0, "decide at this stream sequence (default: the head)")
 	fs.IntVar(&q.turn, "turn", 0, "decide at the start of this turn of the session")
 	fs.StringVar(&q.time, "time", "", "decide at the last record whose time is at most this RFC 3339 time")
@@ -60,8 +65,11 @@ func (q *queryFlags) inputJSON() json.RawMessage {
 	return b
 }
 
+// close releases the ledger the query opened, if any.
+func (q *queryFlags) close() { q.handle.Close() }
+
 func (q *queryFlags) open(ctx context.Context) (viewer, error) {
-	if q.session == "" {
+	if q.session == "" && !q.optionalSession {
 		return nil, usageError("--session is required")
 	}
 	switch {
@@ -82,7 +90,12 @@ func (q *queryFlags) open(ctx context.Context) (viewer, error) {
 		}
 		return &logViewer{recs: recs}, nil
 	}
-	return nil, usageError("name a --scenario or a --log to query")
+	h, err := q.ledgerFlags.open(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	q.handle = h
+	return h.svc, nil
 }
 
 // readLogFile reads JSON lines of records.
@@ -140,6 +153,7 @@ func runTools(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	defer q.close()
 	return v.View(ctx, events.SessionKey(q.session), q.position(), func(st *projection.State) error {
 		ts, err := st.Tools(events.SessionKey(q.session))
 		if err != nil {
@@ -181,6 +195,7 @@ func decideCommand(ctx context.Context, name, about string, trace bool, args []s
 	if err != nil {
 		return err
 	}
+	defer q.close()
 	key := events.SessionKey(q.session)
 	return v.View(ctx, key, q.position(), func(st *projection.State) error {
 		verdict, err := st.Why(key, *tool, q.inputJSON())

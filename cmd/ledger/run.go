@@ -16,10 +16,18 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"test", "run scenario files and report failed expectations", runTest},
+		{"demo", "tell a realistic story on the embedded ledger and show what it recorded", runDemo},
+		{"serve", "run the ledger: embedded NATS JetStream (or --nats), stream and projection", runServe},
+		{"append", "append events (JSON lines from a file or stdin)", runAppend},
 		{"tools", "print a session's tool set at a position", runTools},
 		{"check", "decide one tool call at a position", runCheck},
 		{"why", "explain one decision layer by layer", runWhy},
+		{"session", "print a session: envelope, context, turns with their tool sets, children", runSession},
+		{"tree", "print the spawn tree under a root (or all roots)", runTree},
+		{"log", "print the log's records (--follow to keep printing)", runLog},
+		{"replay", "rebuild the projection from the log into a fresh file (--to for time travel)", runReplay},
+		{"verify", "rebuild, compare state hashes and recompute every recorded decision", runVerify},
+		{"test", "run scenario files and report failed expectations", runTest},
 		{"policy", "import real orchestrator configs as policy documents (policy import)", runPolicy},
 	}
 }

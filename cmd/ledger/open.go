@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/projection"
+)
+
+// ledgerFlags say where the log is and where the projection lives.
+type ledgerFlags struct {
+	data, natsURL, creds, stream, projection, listen string
+	replicas                                         int
+	syncInterval                                     time.Duration
+}
+
+func (f *ledgerFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.data, "data", envOr("LEDGER_DATA", "ledger-data"), "data directory: the embedded server's JetStream store and the projection file (env LEDGER_DATA)")
+	fs.StringVar(&f.natsURL, "nats", os.Getenv("NATS_URL"), "use the NATS server or cluster at this URL instead of the embedded server (env NATS_URL)")
+	fs.StringVar(&f.creds, "creds", os.Getenv("NATS_CREDS"), "NATS credentials file for --nats (env NATS_CREDS)")
+	fs.StringVar(&f.stream, "stream", "LEDGER", "the JetStream stream name")
+	fs.IntVar(&f.replicas, "replicas", 1, "stream replicas when the stream is created (3 on a cluster)")
+	fs.StringVar(&f.projection, "projection", "", "the bbolt projection file (default DATA/projection.db)")
+	fs.DurationVar(&f.syncInterval, "sync-interval", 0, "embedded server only: fsync every interval instead of on every write (faster; loses the last interval's acknowledged writes on power loss)")
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// ledgerHandle is an open log, projection and service.
+type ledgerHandle struct {
+	ns    *server.Server
+	nc    *nats.Conn
+	log   *natslog.Log
+	store *projection.Store
+	svc   *service.Service
+}
+
+// open connects to the log (starting the embedded server unless --nats is
+// given), opens the projection and catches it up.
+func (f *ledgerFlags) open(ctx context.Context, withProjection bool) (*ledgerHandle, error) {
+	h := &ledgerHandle{}
+	ok := false
+	defer func() {
+		if !ok {
+			h.Close()
+		}
+	}()
+	if err := os.MkdirAll(f.data, 0o755); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	var err error
+	if f.natsURL == "" {
+		h.ns, err = natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(f.data, "nats"), SyncInterval: f.syncInterval, Listen: f.listen})
+		if err != nil {
+			return nil, err
+		}
+		h.nc, err = natslog.ConnectEmbedded(h.ns, "ledger")
+	} else {
+		opts := []nats.Option{nats.Name("ledger"), nats.MaxReconnects(-1)}
+		if f.creds != "" {
+			opts = append(opts, nats.UserCredentials(f.creds))
+		}
+		h.nc, err = nats.Connect(f.natsURL, opts...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("connecting to NATS: %w", err)
+	}
+	h.log, err = natslog.Open(ctx, h.nc, natslog.StreamConfig{Name: f.stream, Replicas: f.replicas})
+	if err != nil {
+		return nil, err
+	}
+	cfg := service.Config{Log: h.log, Dialects: dialects.All()}
+	if withProjection {
+		path := f.projection
+		if path == "" {
+			path = filepath.Join(f.data, "projection.db")
+		}
+		if h.store, err = projection.OpenStore(path, projection.StoreOptions{}); err != nil {
+			return nil, err
+		}
+		cfg.Store = h.store
+	}
+	if h.svc, err = service.Open(ctx, cfg); err != nil {
+		return nil, err
+	}
+	ok = true
+	return h, nil
+}
+
+// Close releases everything in reverse order.
+func (h *ledgerHandle) Close() {
+	if h == nil {
+		return
+	}
+	if h.store != nil {
+		h.store.Close()
+	}
+	if h.nc != nil {
+		h.nc.Close()
+	}
+	if h.ns != nil {
+		h.ns.Shutdown()
+		h.ns.WaitForShutdown()
+	}
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fl := newFlags("serve", "", "Runs the ledger: the embedded NATS server with JetStream (unless --nats names one), the\n"+
+		"LEDGER stream, and the bbolt projection, kept up to date with every record any writer appends.\n"+
+		"Stop it with Ctrl-C (SIGINT) or SIGTERM; a restart resumes from the projection's checkpoint.", stderr)
+	var lf ledgerFlags
+	lf.register(fl)
+	fl.StringVar(&lf.listen, "listen", "", "embedded server only: also accept NATS clients on this address (host:port), so other\nprocesses can use --nats nats://host:port")
+	if _, err := parseFlags(fl, args); err != nil {
+		return helpOK(err)
+	}
+	h, err := lf.open(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	where := "embedded NATS server, data in " + lf.data
+	if lf.natsURL != "" {
+		where = "NATS at " + lf.natsURL
+	} else if lf.listen != "" {
+		where += ", clients on nats://" + lf.listen
+	}
+	fmt.Fprintf(stdout, "ledger serving: stream %s on %s; projection at sequence %d\n", h.log.Name(), where, h.svc.Position())
+	err = h.svc.Run(ctx)
+	fmt.Fprintf(stdout, "ledger stopped at sequence %d\n", h.svc.Position())
+	return err
+}
