@@ -1,0 +1,288 @@
+package claudecode
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+)
+
+var decideCatalogue = []string{"Read", "Grep", "Glob", "LSP", "Edit", "Write", "MultiEdit", "NotebookEdit", "Bash",
+	"Monitor", "PowerShell", "WebFetch", "WebSearch", "Agent", "Skill", "TodoWrite", "AskUserQuestion",
+	"EndConversation", "ExitPlanMode", "mcp__github__get_issue"}
+
+type call1 struct {
+	tool   string
+	input  any
+	want   envelope.Decision
+	reason string
+}
+
+func runCalls(t *testing.T, doc, mode string, calls []call1) {
+	t.Helper()
+	w := newWorld(t, doc, decideCatalogue...)
+	w.start(t, "lead", events.StartedData{Agent: "main", Mode: mode})
+	for _, c := range calls {
+		v := w.decide("lead", c.tool, c.input)
+		if v.Decision != c.want || v.Reason.Code != c.reason {
+			in, _ := json.Marshal(c.input)
+			t.Errorf("[%s] %s %s = %s (%s), want %s (%s)", mode, c.tool, in, v.Decision, v.Reason.Code, c.want, c.reason)
+		}
+		if len(v.Trace) != int(numLayers)+numSteps {
+			t.Errorf("%s: trace has %d steps", c.tool, len(v.Trace))
+		}
+	}
+}
+
+const (
+	allow = envelope.Allow
+	ask   = envelope.Ask
+	deny  = envelope.Deny
+)
+
+func TestDecideDefaultMode(t *testing.T) {
+	runCalls(t, `{"permissions": {"additionalDirectories": ["/data"]}}`, "", []call1{
+		{"Read", "src/a.go", allow, codeDefaultReadOnly},
+		{"Read", nil, allow, codeDefaultReadOnly},
+		{"Read", map[string]any{"file_path": "/data/x"}, allow, codeDefaultReadOnly},
+		{"Read", "/etc/passwd", ask, codeDefaultPrompt},
+		{"Read", "../x", ask, codeDefaultPrompt},
+		{"Read", "~/.ssh/id_rsa", ask, codeDefaultPrompt},
+		{"Grep", map[string]any{"pattern": "x", "path": "/etc"}, ask, codeDefaultPrompt},
+		{"Glob", map[string]any{"pattern": "**/*.go"}, allow, codeDefaultReadOnly},
+		{"LSP", "src/a.go", allow, codeDefaultReadOnly},
+		{"Edit", "src/a.go", ask, codeDefaultPrompt},
+		{"Edit", ".git/config", ask, codeProtectedPath},
+		{"NotebookEdit", map[string]any{"notebook_path": ".vscode/x.ipynb"}, ask, codeProtectedPath},
+		{"Write", nil, ask, codeDefaultPrompt},
+		{"Bash", "ls -la", allow, codeDefaultReadOnly},
+		{"Bash", "npm test", ask, codeDefaultPrompt},
+		{"Bash", nil, ask, codeDefaultPrompt},
+		{"Bash", "", ask, codeDefaultPrompt},
+		{"Bash", "rm -rf /", ask, codeCriticalPath},
+		{"Monitor", "ls", ask, codeDefaultPrompt},
+		{"PowerShell", "Get-ChildItem", ask, codeDefaultPrompt},
+		{"WebFetch", "https://example.com", ask, codeDefaultPrompt},
+		{"WebSearch", "q", ask, codeDefaultPrompt},
+		{"Agent", "Explore", allow, codeDefaultNoPermFree},
+		{"Task", "Explore", allow, codeDefaultNoPermFree},
+		{"TodoWrite", nil, allow, codeDefaultNoPermFree},
+		{"AskUserQuestion", nil, ask, codeUserInteraction},
+		{"EndConversation", nil, allow, codeDefaultNoPermFree},
+		{"ExitPlanMode", nil, ask, codeDefaultPrompt},
+		{"mcp__github__get_issue", nil, ask, codeDefaultPrompt},
+		{"Skill", "deploy", ask, codeDefaultPrompt},
+		{"get_weather", nil, deny, codeCatalogueUnknown},
+	})
+}
+
+func TestDecideRules(t *testing.T) {
+	doc := `{"permissions": {
+		"allow": ["Bash(npm run test *)", "Bash(echo *)", "Edit(src/**)", "WebFetch(domain:*.example.com)", "mcp__github",
+		          "Skill(deploy *)", "Agent(model:opus)", "Read(//etc/hosts)", "PowerShell(Get-Item *)", "Monitor(tail -f *)", "*"],
+		"ask":   ["Bash(git push *)", "Edit(docs/**)", "Read(.env.*)", "Bash(timeout:*)"],
+		"deny":  ["Bash(rm *)", "Read(secrets/**)", "Agent(Explore)", "Agent(model:opus)", "WebFetch(domain:evil.com)",
+		          "Bash(curl:*)", "Skill(nuke)", "Bash(timeout:60)", "Agent(run_in_background:true)", "Monitor(cat *)"]}}`
+	runCalls(t, doc, "default", []call1{
+		// Bash: compound and nested commands.
+		{"Bash", "npm run test", allow, codePermissionAllow},
+		{"Bash", "timeout 30 npm run test -- --watch", allow, codePermissionAllow},
+		{"Bash", "npm run test && curl x", deny, codePermissionDeny},
+		{"Bash", "npm run test && make", ask, codeDefaultPrompt},
+		{"Bash", "npm run test | grep ok", allow, codePermissionAllow},
+		{"Bash", "ls && npm run test", allow, codeDefaultReadOnly},
+		{"Bash", "echo $(rm -rf build)", deny, codePermissionDeny},
+		{"Bash", "echo `rm x`", deny, codePermissionDeny},
+		{"Bash", "FOO=1 rm -rf build", deny, codePermissionDeny},
+		{"Bash", "sudo rm -rf build", ask, codeDefaultPrompt},
+		{"Bash", `echo "a; rm -rf x"`, deny, codePermissionDeny},
+		{"Bash", "echo $(cat notes.txt)", ask, codeDefaultPrompt},
+		{"Bash", "echo 'open", ask, codeDefaultPrompt},
+		{"Bash", "FOO=1 echo hi", ask, codeDefaultPrompt},
+		{"Bash", "git push origin main", ask, codePermissionAsk},
+		{"Bash", "ls; git push", ask, codePermissionAsk},
+		{"Bash", "git push", ask, codePermissionAsk},
+		{"Bash", map[string]any{"command": "make", "timeout": 60}, deny, codePermissionDeny},
+		{"Bash", map[string]any{"command": "make", "timeout": 30}, ask, codeDefaultPrompt}, // Bash(timeout:*) is a command prefix
+		{"Bash", map[string]any{"command": "make"}, ask, codeDefaultPrompt},
+		{"Bash", "rm -rf /", deny, codePermissionDeny},
+		{"Monitor", "tail -f log", allow, codePermissionAllow},
+		{"Monitor", "tail -f log && make", ask, codeDefaultPrompt},
+		{"Monitor", "cat x", deny, codePermissionDeny},
+		{"Monitor", "rm x", deny, codePermissionDeny}, // Bash(rm *) covers Monitor
+		{"PowerShell", "Get-Item   x", allow, codePermissionAllow},
+		// Paths and families.
+		{"Edit", "src/a.go", allow, codePermissionAllow},
+		{"Write", "src/new.go", allow, codePermissionAllow},
+		{"MultiEdit", "src/a.go", allow, codePermissionAllow},
+		{"NotebookEdit", map[string]any{"notebook_path": "src/n.ipynb"}, allow, codePermissionAllow},
+		{"Read", "/etc/hosts", allow, codePermissionAllow},
+		{"Read", "src/../../x", ask, codeDefaultPrompt},
+		{"Edit", "docs/a.md", ask, codePermissionAsk},
+		{"Read", "config/.env.local", ask, codePermissionAsk},
+		{"Read", "a/secrets/key", deny, codePermissionDeny},
+		{"Grep", map[string]any{"path": "secrets"}, deny, codePermissionDeny},
+		{"Edit", "secrets/x", deny, codePermissionDeny},
+		{"Write", "secrets/x", deny, codePermissionDeny},
+		{"NotebookEdit", map[string]any{"notebook_path": "secrets/x"}, ask, codeDefaultPrompt},
+		{"Edit", "src/.git/x", ask, codeProtectedPath},
+		// WebFetch, MCP, Skill, Agent.
+		{"WebFetch", "https://docs.example.com/x", allow, codePermissionAllow},
+		{"WebFetch", "https://example.com/x", ask, codeDefaultPrompt},
+		{"WebFetch", "https://evil.com/x", deny, codePermissionDeny},
+		{"WebFetch", nil, ask, codeDefaultPrompt},
+		{"mcp__github__get_issue", nil, allow, codePermissionAllow},
+		{"WebSearch", nil, ask, codeDefaultPrompt}, // the unanchored allow "*" approves nothing
+		{"Skill", "deploy prod", allow, codePermissionAllow},
+		{"Skill", "nuke", deny, codePermissionDeny},
+		{"Agent", "Explore", deny, codePermissionDeny},
+		{"Agent", map[string]any{"subagent_type": "gp", "model": "opus"}, deny, codePermissionDeny},
+		{"Agent", map[string]any{"subagent_type": "gp", "model": "claude-opus"}, allow, codeDefaultNoPermFree},
+		{"Agent", map[string]any{"subagent_type": "gp", "run_in_background": true}, deny, codePermissionDeny},
+		{"Agent", map[string]any{"subagent_type": "gp", "run_in_background": false}, allow, codeDefaultNoPermFree},
+		{"Agent", map[string]any{"subagent_type": "gp", "model": nil}, allow, codeDefaultNoPermFree},
+		{"Agent", nil, allow, codeDefaultNoPermFree},
+	})
+}
+
+func TestDecideModes(t *testing.T) {
+	doc := `{"permissions": {"allow": ["Edit", "Bash(npm test)"], "ask": ["Bash(git push *)"], "deny": ["Bash(curl *)"]}}`
+	runCalls(t, doc, "acceptEdits", []call1{
+		{"Edit", "src/a.ts", allow, codeModeAcceptEdits},
+		{"Edit", nil, allow, codeModeAcceptEdits},
+		{"Edit", "/etc/hosts", allow, codePermissionAllow},
+		{"Edit", ".claude/settings.json", ask, codeProtectedPath},
+		{"Bash", "mkdir build && touch build/x", allow, codeModeAcceptEdits},
+		{"Bash", "mkdir /tmp/x", ask, codeDefaultPrompt},
+		{"Bash", "npm test", allow, codePermissionAllow},
+		{"Bash", "rm -rf .", ask, codeCriticalPath},
+		{"Bash", "git push x", ask, codePermissionAsk},
+	})
+	runCalls(t, doc, "plan", []call1{
+		{"Edit", "src/a.ts", ask, codeModePlan},
+		{"Write", nil, ask, codeModePlan},
+		{"Bash", "npm test", ask, codeModePlan},
+		{"Bash", "ls", allow, codeDefaultReadOnly},
+		{"Bash", nil, ask, codeModePlan},
+		{"Read", "src/a.ts", allow, codeDefaultReadOnly},
+		{"Monitor", "ls", ask, codeDefaultPrompt},
+		{"Edit", ".git/x", ask, codeProtectedPath},
+	})
+	runCalls(t, doc, "bypassPermissions", []call1{
+		{"Edit", ".git/config", allow, codeModeBypass},
+		{"Bash", "anything at all", allow, codeModeBypass},
+		{"Read", "/etc/passwd", allow, codeModeBypass},
+		{"WebSearch", nil, allow, codeModeBypass},
+		{"Bash", "rm -rf ~", ask, codeCriticalPath},
+		{"Bash", "git push origin", ask, codePermissionAsk},
+		{"Bash", "curl x", deny, codePermissionDeny},
+		{"AskUserQuestion", nil, ask, codeUserInteraction},
+	})
+	runCalls(t, doc, "dontAsk", []call1{
+		{"Edit", "src/a.ts", allow, codePermissionAllow},
+		{"Bash", "npm test", allow, codePermissionAllow},
+		{"Bash", "ls", allow, codeDefaultReadOnly},
+		{"Bash", "make", deny, codeDontAsk},
+		{"Bash", "git push x", deny, codeDontAsk},
+		{"Bash", "rm -rf /", deny, codeDontAsk},
+		{"AskUserQuestion", nil, deny, codeDontAsk},
+		{"Agent", "Explore", allow, codeDefaultNoPermFree},
+		{"Read", "/etc/x", deny, codeDontAsk},
+	})
+}
+
+func TestDecideAgentTypeList(t *testing.T) {
+	w := newWorld(t, `{"agents": {"d": {"description": "d", "tools": ["Agent(worker)", "Read"]},
+		"any": {"description": "a", "tools": ["Agent(worker)", "Agent"]}, "worker": {"description": "w"}}}`, "Agent", "Read")
+	w.start(t, "lead", events.StartedData{Agent: "d"})
+	w.start(t, "lead2", events.StartedData{Agent: "any"})
+	for _, c := range []struct {
+		key, typ string
+		want     envelope.Decision
+		reason   string
+	}{
+		{"lead", "worker", allow, codeDefaultNoPermFree},
+		{"lead", "Explore", deny, codeTypeNotListed},
+		{"lead", "", allow, codeDefaultNoPermFree},
+		{"lead2", "Explore", allow, codeDefaultNoPermFree},
+	} {
+		var in any
+		if c.typ != "" {
+			in = map[string]any{"subagent_type": c.typ}
+		}
+		v := w.decide(c.key, "Agent", in)
+		if v.Decision != c.want || v.Reason.Code != c.reason {
+			t.Errorf("%s Agent(%s) = %s %s", c.key, c.typ, v.Decision, v.Reason.Code)
+		}
+	}
+	v := w.decide("lead", "Agent", "Explore")
+	if v.Reason.Rule != `tools: ["Agent(worker)"]` || v.Reason.Record == nil || *v.Reason.Record != w.policy.Revision {
+		t.Errorf("reason %+v", v.Reason)
+	}
+}
+
+func TestDecideReasonProvenance(t *testing.T) {
+	w := newWorld(t, `{"permissions": {"deny": ["Bash(rm *)"]}}`, "Bash", "Edit")
+	rev := w.policy.Revision
+	s := w.start(t, "lead", events.StartedData{Agent: "main", Mode: "dontAsk"})
+	g := w.grant(t, "allow", "Bash(make *)")
+	v := w.decide("lead", "Bash", "rm x")
+	if v.Reason.Rule != `permissions.deny: "Bash(rm *)"` || *v.Reason.Record != rev {
+		t.Errorf("deny: %+v", v.Reason)
+	}
+	v = w.decide("lead", "Bash", "make all")
+	if v.Reason.Code != codePermissionAllow || v.Reason.Rule != `permissions.allow: "Bash(make *)"` || *v.Reason.Record != g {
+		t.Errorf("grant: %+v", v.Reason)
+	}
+	v = w.decide("lead", "Edit", "a")
+	if v.Reason.Code != codeDontAsk || v.Reason.Rule != `mode: "dontAsk"` || *v.Reason.Record != s.Origin {
+		t.Errorf("dontAsk: %+v", v.Reason)
+	}
+	steps := map[string]envelope.Step{}
+	for _, st := range v.Trace {
+		steps[st.Layer] = st
+	}
+	if steps["defaults"].Outcome != envelope.Decided || steps["defaults"].Reason.Code != codeDefaultPrompt ||
+		steps["dont_ask"].Outcome != envelope.Decided || steps["dont_ask"].Reason.Code != codeDontAsk {
+		t.Errorf("trace: %+v", v.Trace)
+	}
+}
+
+func TestDecideCompoundTrace(t *testing.T) {
+	w := newWorld(t, `{"permissions": {"allow": ["Bash(npm test)"]}}`, "Bash")
+	w.start(t, "lead", events.StartedData{Agent: "main"})
+	v := w.decide("lead", "Bash", "npm test && make && ls")
+	if v.Decision != ask || v.Reason.Code != codeDefaultPrompt {
+		t.Fatalf("%+v", v)
+	}
+	var got []string
+	for _, st := range v.Trace[numLayers:] {
+		got = append(got, st.Layer+"="+string(st.Outcome))
+		if st.Layer == "allow_rules" && !strings.Contains(st.Detail, `"npm test": allow (permission:allow)`) {
+			t.Errorf("allow_rules detail %q", st.Detail)
+		}
+	}
+	want := "agent_type=absent end_conversation=absent deny_rules=kept ask_rules=kept user_interaction=absent " +
+		"critical_path=kept protected_path=absent mode=kept allow_rules=kept defaults=decided dont_ask=absent"
+	if strings.Join(got, " ") != want {
+		t.Errorf("trace\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+}
+
+func TestDecideInputForms(t *testing.T) {
+	w := newWorld(t, `{"permissions": {"deny": ["Read(x)"]}}`, "Read")
+	w.start(t, "lead", events.StartedData{Agent: "main"})
+	for _, in := range []json.RawMessage{nil, json.RawMessage(`null`), json.RawMessage(`"x"`), json.RawMessage(`{"file_path": "x"}`),
+		json.RawMessage(`{"file_path": 3}`), json.RawMessage(`{`), json.RawMessage(`[1]`), json.RawMessage(`""`)} {
+		v := w.d.Decide(w, w.sessions["lead"], "Read", in)
+		wantDeny := string(in) == `"x"` || string(in) == `{"file_path": "x"}`
+		if (v.Decision == deny) != wantDeny {
+			t.Errorf("input %s: %s %s", in, v.Decision, v.Reason.Code)
+		}
+	}
+	if v := w.d.Decide(w, nil, "Read", nil); v.Decision != deny {
+		t.Error("no session: deny")
+	}
+}
