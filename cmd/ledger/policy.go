@@ -1,14 +1,29 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/importer"
 )
+
+// importActor is the actor of the policy.set events policy import prints.
+const importActor = "ledger-import"
 
 func runPolicy(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "import" {
 		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
-			io.WriteString(stdout, "Usage: ledger policy import --dialect openclaw|claude-code PATH\n")
+			io.WriteString(stdout, "Usage: ledger policy import --dialect openclaw|claude-code PATH\n\n"+
+				"Run 'ledger policy import --help' for its flags.\n")
 			return nil
 		}
 		return usageError("policy has one subcommand: import")
@@ -16,6 +31,209 @@ func runPolicy(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	return runPolicyImport(ctx, args[1:], stdin, stdout, stderr)
 }
 
-func runPolicyImport(_ context.Context, _ []string, _ io.Reader, _, _ io.Writer) error {
-	return &exitError{code: 1, msg: "not_implemented: policy import is not implemented yet"}
+func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fl := newFlags("policy import", "--dialect openclaw|claude-code PATH",
+		"Turns a real orchestrator config into a policy document and prints the policy.set event\n"+
+			"that installs it, as one JSON line ready for 'ledger append'.\n\n"+
+			"  --dialect openclaw PATH     PATH is an openclaw.json (JSON5; '-' reads standard input).\n"+
+			"                              Only tools, agents (defaults, list) and channels are kept;\n"+
+			"                              agents.entries maps become agents.list.\n"+
+			"  --dialect claude-code DIR   DIR is a project root holding .claude/, or .claude itself:\n"+
+			"                              agents/*.md front matter, settings.json and settings.local.json\n"+
+			"                              permissions (rule lists merged in that order, de-duplicated).\n\n"+
+			"Every key left out is reported as a warning (on standard error, or in --json output).\n"+
+			"The document is validated by the dialect before anything is printed. Malformed input is\n"+
+			"refused with file:line[:column] and nothing is written.\n"+
+			"Exit status: 0 on success, 1 when the input is refused, 2 on a usage error.", stderr)
+	dialect := fl.String("dialect", "", "`NAME` of the config's dialect: openclaw or claude-code (required)")
+	catFile := fl.String("catalogue", "", "read the catalogue (the tool names that exist) from `FILE`: a JSON list, or one name per line (# starts a comment)")
+	toolList := fl.String("tools", "", "the catalogue as a comma-separated `LIST` of tool names (instead of --catalogue)")
+	docOnly := fl.Bool("document", false, "print only the policy document, not the policy.set event")
+	asJSON := fl.Bool("json", false, `print {"event": ..., "warnings": [...]} ({"document": ..., "warnings": [...]} with --document)`)
+	outFile := fl.String("o", "", "write the output to `FILE` instead of standard output")
+	builtIns := fl.String("built-in-agents", "", "claude-code: set builtInAgents to true, false or a comma-separated `LIST` of built-in agents")
+	depth := fl.Int("max-subagent-depth", 0, "claude-code: set maxSubagentDepth to `N` (replaces CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH from settings env)")
+	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return helpOK(err)
+	}
+	switch {
+	case *dialect == "":
+		return usageError("policy import needs --dialect openclaw or --dialect claude-code")
+	case *dialect != importer.DialectOpenClaw && *dialect != importer.DialectClaudeCode:
+		return usageError("unknown dialect %q: use openclaw or claude-code", *dialect)
+	case len(pos) != 1:
+		return usageError("policy import takes one PATH (the openclaw.json, or the claude-code project directory), got %d", len(pos))
+	case *catFile != "" && *toolList != "":
+		return usageError("give the catalogue with --catalogue or --tools, not both")
+	case *dialect == importer.DialectOpenClaw && (*builtIns != "" || *depth != 0):
+		return usageError("--built-in-agents and --max-subagent-depth are claude-code options")
+	case *depth < 0:
+		return usageError("--max-subagent-depth must be at least 1")
+	}
+	catalogue, err := readCatalogue(*catFile, *toolList)
+	if err != nil {
+		return err
+	}
+
+	var res *importer.Result
+	if *dialect == importer.DialectOpenClaw {
+		name, src, err := readInput(pos[0], stdin)
+		if err != nil {
+			return err
+		}
+		res, err = importer.OpenClaw(name, src)
+		if err != nil {
+			return refuse(stderr, err)
+		}
+	} else {
+		res, err = importer.ClaudeCode(pos[0], importer.ClaudeCodeOptions{BuiltInAgents: *builtIns, MaxSubagentDepth: *depth})
+		if err != nil {
+			return refuse(stderr, err)
+		}
+	}
+	if d, ok := dialects.All()[res.Dialect]; ok {
+		if err := res.Check(d, catalogue); err != nil {
+			return refuse(stderr, err)
+		}
+	} else {
+		res.Warnings = append(res.Warnings, importer.Warning{File: res.Source,
+			Msg: "not validated: this build has no " + res.Dialect + " dialect"})
+	}
+
+	event, err := policySetEvent(res, catalogue)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	switch {
+	case *asJSON:
+		warnings := res.Warnings
+		if warnings == nil {
+			warnings = []importer.Warning{}
+		}
+		v := struct {
+			Event    *events.Event      `json:"event,omitempty"`
+			Document json.RawMessage    `json:"document,omitempty"`
+			Warnings []importer.Warning `json:"warnings"`
+		}{Warnings: warnings}
+		if *docOnly {
+			v.Document = res.Document
+		} else {
+			v.Event = event
+		}
+		err = writeJSON(&out, v)
+	case *docOnly:
+		err = writeJSON(&out, res.Document)
+	default:
+		enc := json.NewEncoder(&out)
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(event)
+	}
+	if err != nil {
+		return err
+	}
+	if !*asJSON {
+		for _, w := range res.Warnings {
+			fmt.Fprintln(stderr, w)
+		}
+	}
+	if *outFile == "" {
+		_, err = stdout.Write(out.Bytes())
+		return err
+	}
+	return writeFileAtomic(*outFile, out.Bytes())
+}
+
+// refuse prints each problem of a refused input on its own line, in the
+// file:line:column form editors jump to, and exits with status 1.
+func refuse(stderr io.Writer, err error) error {
+	var ie *importer.Error
+	if !errors.As(err, &ie) {
+		return err
+	}
+	fmt.Fprintln(stderr, err)
+	return &exitError{code: 1}
+}
+
+func readInput(path string, stdin io.Reader) (string, []byte, error) {
+	if path == "-" {
+		src, err := io.ReadAll(stdin)
+		return "<stdin>", src, err
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, &exitError{code: 1, msg: err.Error()}
+	}
+	return path, src, nil
+}
+
+// readCatalogue reads the catalogue from a file (a JSON list of names, or
+// one name per line) or a comma-separated list. nil means none was given.
+func readCatalogue(file, list string) ([]string, error) {
+	var names []string
+	switch {
+	case file != "":
+		src, err := os.ReadFile(file)
+		if err != nil {
+			return nil, &exitError{code: 1, msg: err.Error()}
+		}
+		if t := bytes.TrimSpace(src); len(t) > 0 && t[0] == '[' {
+			if err := json.Unmarshal(t, &names); err != nil {
+				return nil, &exitError{code: 1, msg: fmt.Sprintf("%s: the catalogue must be a JSON list of tool names: %v", file, err)}
+			}
+		} else {
+			for _, line := range strings.Split(string(src), "\n") {
+				if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+					names = append(names, line)
+				}
+			}
+		}
+		if len(names) == 0 {
+			return nil, &exitError{code: 1, msg: file + ": the catalogue names no tools"}
+		}
+	case list != "":
+		for _, name := range strings.Split(list, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				names = append(names, name)
+			}
+		}
+		if len(names) == 0 {
+			return nil, usageError("--tools names no tools")
+		}
+	}
+	return names, nil
+}
+
+func policySetEvent(res *importer.Result, catalogue []string) (*events.Event, error) {
+	// Rules such as Bash(make && make test) stay readable: no HTML escaping.
+	var data bytes.Buffer
+	enc := json.NewEncoder(&data)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(events.PolicySetData{Dialect: res.Dialect, Document: res.Document, Catalogue: catalogue}); err != nil {
+		return nil, err
+	}
+	return &events.Event{Type: events.PolicySet, V: 1, Actor: importActor, Data: bytes.TrimSpace(data.Bytes())}, nil
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// directory, so that a reader never sees half a policy.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // after a successful rename there is nothing to remove
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }

@@ -102,7 +102,12 @@ func (r *Result) locate(text string) (place, int, bool) {
 			}
 			i += from
 			end := i + len(path)
-			if (i == 0 || !isPathChar(text[i-1]) && text[i-1] != '.') && (end == len(text) || !isPathChar(text[end])) {
+			// claude-code names paths from the event ("document.agents.x").
+			before := i == 0 || !isPathChar(text[i-1]) && text[i-1] != '.' || strings.HasSuffix(text[:i], "document.")
+			if before && (end == len(text) || !isPathChar(text[end])) {
+				if strings.HasSuffix(text[:i], "document.") {
+					i -= len("document.")
+				}
 				if bestAt < 0 || i < bestAt || i == bestAt && len(path) > bestLen {
 					best, bestAt, bestLen = pl, i, len(path)
 				}
