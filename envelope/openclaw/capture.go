@@ -15,12 +15,12 @@ import (
 func (p *pipeline) denyEntries(skipAgent bool, extra []string) []string {
 	out := []string{}
 	for li := 0; li < lInherited; li++ {
-		l := &p.layers[li]
-		if !l.present || (skipAgent && li == lAgent) {
+		c := p.layers[li]
+		if c == nil || (skipAgent && li == lAgent) {
 			continue
 		}
-		for g := 0; g < l.nDeny; g++ {
-			out = append(out, l.deny[g].list.names...)
+		for g := 0; g < c.nDeny; g++ {
+			out = append(out, c.deny[g].list.names...)
 		}
 	}
 	for _, x := range extra {
@@ -87,11 +87,10 @@ func (e *effective) capture(w envelope.World, parent *envelope.Session, target s
 
 // restrictiveLayer names the first layer with a restrictive allow list.
 func (p *pipeline) restrictiveLayer() string {
-	for li := range p.layers {
-		l := &p.layers[li]
-		if l.present && l.restrictive {
-			if l.allowRule != "" {
-				return layerNames[li] + " layer, " + l.allowRule
+	for li, c := range p.layers {
+		if c != nil && c.restrictive {
+			if c.allowRule != "" && c.ceil == nil {
+				return layerNames[li] + " layer, " + c.allowRule
 			}
 			return layerNames[li] + " layer"
 		}

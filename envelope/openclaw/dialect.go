@@ -189,42 +189,111 @@ func (*Dialect) Tools(w envelope.World, s *envelope.Session) envelope.ToolSet {
 	return e.toolSet(&p, s)
 }
 
-// extras returns the normalized session tools that the policy catalogue
-// does not already hold, de-duplicated, in order.
-func (e *effective) extras(s *envelope.Session) []string {
-	var out []string
-	for _, raw := range s.Tools {
-		t := normalize(raw)
-		if t == "" {
-			continue
-		}
-		if _, ok := e.cat.index[t]; ok || contains(out, t) {
-			continue
-		}
-		out = append(out, t)
+// extra reports whether the j-th session tool, normalized to t, is one the
+// policy catalogue does not hold and no earlier session tool named.
+func (e *effective) extra(s *envelope.Session, j int, t string) bool {
+	if t == "" {
+		return false
 	}
-	return out
+	if _, ok := e.cat.index[t]; ok {
+		return false
+	}
+	for _, prev := range s.Tools[:j] {
+		if normalize(prev) == t {
+			return false
+		}
+	}
+	return true
 }
 
-func (e *effective) toolSet(p *pipeline, s *envelope.Session) envelope.ToolSet {
-	extras := e.extras(s)
-	n := len(e.cat.names) + len(extras)
-	ts := envelope.ToolSet{Allowed: make([]string, 0, n), Denied: make([]envelope.Denial, 0, n)}
-	for i, t := range e.cat.names {
-		if li, r := p.decide(i, t); li >= 0 {
-			ts.Denied = append(ts.Denied, envelope.Denial{Tool: t, Reason: r})
-		} else {
-			ts.Allowed = append(ts.Allowed, t)
+// inCatalogue reports whether normalized t is in session s's catalogue and
+// its policy-catalogue index (-1 for a session tool).
+func (e *effective) inCatalogue(s *envelope.Session, t string) (int, bool) {
+	if i, ok := e.cat.index[t]; ok {
+		return i, true
+	}
+	for _, raw := range s.Tools {
+		if normalize(raw) == t && t != "" {
+			return -1, true
 		}
 	}
-	for _, t := range extras {
-		if li, r := p.decide(-1, t); li >= 0 {
-			ts.Denied = append(ts.Denied, envelope.Denial{Tool: t, Reason: r})
-		} else {
-			ts.Allowed = append(ts.Allowed, t)
+	return -1, false
+}
+
+// toolSet decides every tool of the session's catalogue: the policy
+// catalogue, then the session's own tools, in order.
+func (e *effective) toolSet(p *pipeline, s *envelope.Session) envelope.ToolSet {
+	// Decide into a scratch table (on the stack for ordinary catalogues),
+	// layer by layer over the pre-computed verdicts, so that the hot loop
+	// is a scan of int32 tables and the result slices are allocated at
+	// their size.
+	type verdict struct {
+		li int32 // deciding layer, -1: allowed
+		v  int32
+	}
+	var buf [128]verdict
+	nc := len(e.cat.names)
+	n := nc + len(s.Tools)
+	scratch := buf[:0]
+	if n > len(buf) {
+		scratch = make([]verdict, 0, n)
+	}
+	scratch = scratch[:nc]
+	for i := range scratch {
+		scratch[i] = verdict{li: -1}
+	}
+	for li, c := range p.layers {
+		if c == nil {
+			continue
 		}
+		for i, v := range c.v {
+			if v != vKept && scratch[i].li < 0 {
+				scratch[i] = verdict{int32(li), v}
+			}
+		}
+	}
+	for j, raw := range s.Tools {
+		if t := normalize(raw); e.extra(s, j, t) {
+			li, v := p.decide(-1, t)
+			scratch = append(scratch, verdict{int32(li), v})
+		}
+	}
+	denied := 0
+	for _, r := range scratch {
+		if r.li >= 0 {
+			denied++
+		}
+	}
+	ts := envelope.ToolSet{Allowed: make([]string, 0, len(scratch)-denied), Denied: make([]envelope.Denial, denied)}
+	d := 0
+	for k, r := range scratch {
+		var t string
+		if k < nc {
+			t = e.cat.names[k]
+		} else {
+			t = e.extraAt(s, k-nc)
+		}
+		if r.li < 0 {
+			ts.Allowed = append(ts.Allowed, t)
+			continue
+		}
+		ts.Denied[d] = envelope.Denial{Tool: t, Reason: p.reason(int(r.li), r.v)}
+		d++
 	}
 	return ts
+}
+
+// extraAt returns the k-th of the session's own tools that extra admits.
+func (e *effective) extraAt(s *envelope.Session, k int) string {
+	for j, raw := range s.Tools {
+		if t := normalize(raw); e.extra(s, j, t) {
+			if k == 0 {
+				return t
+			}
+			k--
+		}
+	}
+	return ""
 }
 
 // Decide decides one tool for session s with the full trace: a catalogue
@@ -236,15 +305,11 @@ func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, _ jso
 	e := effectiveOf(w)
 	i, known := -1, false
 	if e != nil {
-		if idx, ok := e.cat.index[t]; ok {
-			i, known = idx, true
-		} else {
-			known = contains(e.extras(s), t)
-		}
+		i, known = e.inCatalogue(s, t)
 	}
 	if !known {
 		v.Decision = envelope.Deny
-		v.Reason = envelope.Reason{Code: codeCatalogueUnknown, Rule: "catalogue: the tool is not in the policy catalogue or the session's tools"}
+		v.Reason = envelope.Reason{Code: codeCatalogueUnknown, Rule: "catalogue: not in the policy catalogue or the session's tools"}
 		if e != nil {
 			v.Reason.Record = e.rev
 		}
@@ -259,26 +324,23 @@ func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, _ jso
 	var p pipeline
 	e.resolve(w, s, &p, true)
 	decided := false
-	for li := range p.layers {
-		l := &p.layers[li]
+	for li, c := range p.layers {
 		st := envelope.Step{Layer: layerNames[li]}
 		switch {
 		case decided:
 			st.Outcome = envelope.Skipped
-		case !l.present:
+		case c == nil:
 			st.Outcome = envelope.Absent
 		default:
-			st.Detail = l.detail
-			if removed, r := l.eval(i, t); removed {
+			st.Detail = p.details[li]
+			if code := c.verdict(i, t); code != vKept {
+				r := p.reason(li, code)
 				st.Outcome, st.Reason = envelope.Removed, &r
 				v.Decision, v.Reason, decided = envelope.Deny, r, true
 			} else {
 				st.Outcome = envelope.Kept
-				if how := l.admittedBy(i, t); how != "" {
-					if st.Detail != "" {
-						st.Detail += "; "
-					}
-					st.Detail += how
+				if how := c.admittedBy(i, t); how != "" {
+					st.Detail += "; " + how
 				}
 			}
 		}
@@ -290,26 +352,26 @@ func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, _ jso
 	return v
 }
 
-// admittedBy says which allow entry admitted a kept tool, with the record
-// that introduced it when that is a grant.
-func (l *layer) admittedBy(i int, t string) string {
-	if l.ceil != nil {
+// admittedBy says what admitted a kept tool, with the record that
+// introduced the entry when that is a grant.
+func (c *cLayer) admittedBy(i int, t string) string {
+	if c.ceil != nil {
 		return "in inherited_allow"
 	}
-	if l.nAllow == 0 {
+	if c.nAllow == 0 {
 		return ""
 	}
-	a := l.admitted(i, t)
+	a := c.admitted(i, t)
 	switch {
 	case a < 0:
 		return ""
-	case a == l.nAllow:
+	case a == c.nAllow:
 		if t == "apply_patch" {
 			return "admitted because the allow list matches write"
 		}
 		return "admitted because the allow list matches read"
 	}
-	list := l.allow[a]
+	list := c.allow[a]
 	h := list.hit(i, t)
 	how := "admitted by " + list.rules[h]
 	if rec := list.recs[h]; rec != nil && rec.Type != events.PolicySet {

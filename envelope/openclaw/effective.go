@@ -50,6 +50,9 @@ type effective struct {
 	providers     map[string]*providerScope
 	senders       map[string]*scopeLayer
 	subagents     *scopeLayer
+	subOrch       *cLayer // the sub-agent layer of an orchestrator
+	subLeaf       *cLayer // and of a leaf (with the depth-cap group)
+	pp            map[ppKey]*cLayer
 	agents        map[string]*agentPolicy
 	fallback      *agentPolicy // agents without an entry of their own
 	channels      map[string]map[string]*groupPolicy
@@ -58,35 +61,31 @@ type effective struct {
 	hard, depthCap     *plist
 	sbDefAllow, sbDeny *plist
 	viewImage          *plist
-	profileAllowRules  map[string]string
 
 	envs sync.Map // envelope hash -> *compiledEnv
 }
 
-// scopeLayer is a config scope compiled by the scope rule (section 3.2).
+// scopeLayer is a config scope: its lists and, when it has any entry, the
+// layer the scope rule (section 3.2) makes of it.
 type scopeLayer struct {
 	allow, also, deny *plist
-	allowRule         string
-	detail            string
-}
-
-func (s *scopeLayer) present() bool { return s != nil && (!s.allow.empty() || !s.deny.empty()) }
-
-// restrictive: the allow list (allow, then alsoAllow when allow is non-empty)
-// is non-empty and has no "*" entry.
-func (s *scopeLayer) restrictive() bool {
-	return s != nil && !s.allow.empty() && !s.allow.hasStar() && !s.also.hasStar()
+	layer             *cLayer // nil when both lists are empty (the layer is absent)
 }
 
 // providerScope is a byProvider entry.
 type providerScope struct {
-	key         string
 	profile     *string
 	profileRule string
 	also        *plist
 	alsoSet     bool
-	alsoPath    string
 	scope       *scopeLayer
+}
+
+// ppKey names a provider-profile layer: the profile (with the rule of the
+// scope that set it) and the provider-stage alsoAllow list.
+type ppKey struct {
+	rule string
+	also *plist
 }
 
 // groupPolicy is channels.<channel>.groups.<group>.
@@ -95,35 +94,15 @@ type groupPolicy struct {
 	senders map[string]*scopeLayer
 }
 
-// profileLayer is a resolved profile step: the profile list followed by the
-// profile-stage alsoAllow.
-type profileLayer struct {
-	id        string
-	list      *plist
-	also      *plist
-	allowRule string
-}
-
-func (p *profileLayer) present() bool { return p != nil && p.list != nil }
-
-// sandboxLayer is the resolved sandbox layer of an agent (section 6.2).
-type sandboxLayer struct {
-	deny        *plist
-	allow       [3]*plist
-	nAllow      int
-	restrictive bool
-	allowRule   string
-}
-
 // agentPolicy is everything the pipeline and admission read for one agent.
 type agentPolicy struct {
 	id        string
-	path      string // "agents.list[i]", "" for agents without an entry
-	profile   *profileLayer
+	path      string  // "agents.list[i]", "" for agents without an entry
+	profile   *cLayer // nil: no profile step
 	tools     *scopeLayer
 	providers map[string]*providerScope
 	senders   map[string]*scopeLayer
-	sandbox   *sandboxLayer
+	sandbox   *cLayer
 	mode      string
 
 	requireAgentID bool
@@ -168,15 +147,17 @@ func newEffective(pol *Policy, ps *envelope.PolicyState) *effective {
 	var gt *ToolsDoc
 	if doc.Tools != nil {
 		gt = doc.Tools
-		e.global = e.scope("tools", &gt.Scope)
+		e.global = e.scope(lGlobal, "tools", &gt.Scope)
 		e.globalProfile = gt.Profile
 		e.globalAlso = gt.AlsoAllow
-		e.providers = e.providerMap("tools.byProvider", gt.ByProvider)
-		e.senders = e.senderMap("tools.toolsBySender", gt.ToolsBySender)
+		e.providers = e.providerMap(lProvider, "tools.byProvider", gt.ByProvider)
+		e.senders = e.senderMap(lSender, "tools.toolsBySender", gt.ToolsBySender)
 		if gt.Subagents != nil && gt.Subagents.Tools != nil {
-			e.subagents = e.scope("tools.subagents.tools", gt.Subagents.Tools)
+			e.subagents = e.scope(-1, "tools.subagents.tools", gt.Subagents.Tools)
 		}
 	}
+	e.subOrch = e.subagentLayer(false)
+	e.subLeaf = e.subagentLayer(true)
 	e.agents = map[string]*agentPolicy{}
 	if doc.Agents != nil {
 		for i, a := range doc.Agents.List {
@@ -196,21 +177,21 @@ func newEffective(pol *Policy, ps *envelope.PolicyState) *effective {
 			gs := map[string]*groupPolicy{}
 			for gid, g := range c.Groups {
 				path := join(join(join("channels", ch), "groups"), gid)
-				gp := &groupPolicy{senders: e.senderMap(join(path, "toolsBySender"), g.ToolsBySender)}
+				gp := &groupPolicy{senders: e.senderMap(lGroup, join(path, "toolsBySender"), g.ToolsBySender)}
 				if g.Tools != nil {
-					gp.tools = e.scope(join(path, "tools"), g.Tools)
+					gp.tools = e.scope(lGroup, join(path, "tools"), g.Tools)
 				}
 				gs[gid] = gp
 			}
 			e.channels[ch] = gs
 		}
 	}
+	e.providerProfiles()
 	return e
 }
 
 func (e *effective) builtins() {
 	e.profiles = map[string]*plist{}
-	e.profileAllowRules = map[string]string{}
 	for _, id := range profileIDs {
 		e.profiles[id] = e.list("profile "+strconv.Quote(id), profiles[id], nil)
 	}
@@ -229,24 +210,42 @@ func (e *effective) list(path string, items []string, from []*envelope.RecordRef
 	return compileList(path, items, e.rev, from, e.cat)
 }
 
-func (e *effective) scope(path string, s *Scope) *scopeLayer {
+// scope compiles a config scope; li is the layer it forms (-1: none, the
+// sub-agent scope is folded into the sub-agent layer).
+func (e *effective) scope(li int, path string, s *Scope) *scopeLayer {
 	if s == nil {
 		return nil
 	}
 	sc := &scopeLayer{
-		allow:  e.list(join(path, "allow"), s.Allow.Items, s.Allow.From),
-		also:   e.list(join(path, "alsoAllow"), s.AlsoAllow.Items, s.AlsoAllow.From),
-		deny:   e.list(join(path, "deny"), s.Deny.Items, s.Deny.From),
-		detail: path,
+		allow: e.list(join(path, "allow"), s.Allow.Items, s.Allow.From),
+		also:  e.list(join(path, "alsoAllow"), s.AlsoAllow.Items, s.AlsoAllow.From),
+		deny:  e.list(join(path, "deny"), s.Deny.Items, s.Deny.From),
 	}
-	sc.allowRule = join(path, "allow")
-	if !sc.also.empty() {
-		sc.allowRule += " (with " + join(path, "alsoAllow") + ")"
+	if li < 0 || (sc.allow.empty() && sc.deny.empty()) {
+		return sc
 	}
+	sc.layer = e.newLayer(li, path, func(c *cLayer) {
+		c.addDeny(sc.deny, denyCodes[li], recEntry)
+		sc.allowTo(c, path)
+	})
 	return sc
 }
 
-func (e *effective) providerMap(path string, m map[string]*ProviderDoc) map[string]*providerScope {
+// allowTo sets c's allow list by the scope rule: allow, then alsoAllow when
+// allow is non-empty; alsoAllow alone is no allow list.
+func (sc *scopeLayer) allowTo(c *cLayer, path string) {
+	if sc.allow.empty() {
+		return
+	}
+	c.addAllow(sc.allow)
+	c.addAllow(sc.also)
+	c.allowRule = join(path, "allow")
+	if !sc.also.empty() {
+		c.allowRule += " (with " + join(path, "alsoAllow") + ")"
+	}
+}
+
+func (e *effective) providerMap(li int, path string, m map[string]*ProviderDoc) map[string]*providerScope {
 	if m == nil {
 		return nil
 	}
@@ -258,27 +257,79 @@ func (e *effective) providerMap(path string, m map[string]*ProviderDoc) map[stri
 			rule = join(kp, "profile") + ": " + strconv.Quote(*p.Profile)
 		}
 		out[providerKey(k)] = &providerScope{
-			key:         k,
 			profile:     p.Profile,
 			profileRule: rule,
 			also:        e.list(join(kp, "alsoAllow"), p.AlsoAllow.Items, p.AlsoAllow.From),
 			alsoSet:     p.AlsoAllow.Set,
-			alsoPath:    join(kp, "alsoAllow"),
-			scope:       e.scope(kp, &p.Scope),
+			scope:       e.scope(li, kp, &p.Scope),
 		}
 	}
 	return out
 }
 
-func (e *effective) senderMap(path string, m map[string]*Scope) map[string]*scopeLayer {
+func (e *effective) senderMap(li int, path string, m map[string]*Scope) map[string]*scopeLayer {
 	if m == nil {
 		return nil
 	}
 	out := make(map[string]*scopeLayer, len(m))
 	for k, s := range m {
-		out[k] = e.scope(join(path, k), s)
+		out[k] = e.scope(li, join(path, k), s)
 	}
 	return out
+}
+
+// providerProfiles compiles every provider-profile layer a session can
+// meet: each byProvider profile id with each provider-stage alsoAllow list
+// (section 5.2 takes them from the agent's or the global entry
+// independently).
+func (e *effective) providerProfiles() {
+	e.pp = map[ppKey]*cLayer{}
+	var scopes []*providerScope
+	for _, k := range sortedKeys(e.providers) {
+		scopes = append(scopes, e.providers[k])
+	}
+	for _, id := range sortedKeys(e.agents) {
+		for _, k := range sortedKeys(e.agents[id].providers) {
+			scopes = append(scopes, e.agents[id].providers[k])
+		}
+	}
+	alsos := []*plist{nil}
+	for _, ps := range scopes {
+		if ps.also != nil {
+			alsos = append(alsos, ps.also)
+		}
+	}
+	for _, ps := range scopes {
+		if ps.profile == nil || e.profiles[*ps.profile] == nil {
+			continue
+		}
+		for _, also := range alsos {
+			key := ppKey{rule: ps.profileRule, also: also}
+			if _, done := e.pp[key]; done {
+				continue
+			}
+			list := e.profiles[*ps.profile]
+			e.pp[key] = e.newLayer(lProviderProfile, "provider profile "+*ps.profile, func(c *cLayer) {
+				c.addAllow(list)
+				c.addAllow(also)
+				c.allowRule = ps.profileRule
+			})
+		}
+	}
+}
+
+// subagentLayer compiles the sub-agent layer (section 7.1).
+func (e *effective) subagentLayer(leaf bool) *cLayer {
+	return e.newLayer(lSubagent, "sub-agent layer", func(c *cLayer) {
+		c.addDeny(e.hard, codeHardDeny, recOrigin)
+		if leaf {
+			c.addDeny(e.depthCap, codeDepthCap, recEntry)
+		}
+		if sc := e.subagents; sc != nil {
+			c.addDeny(sc.deny, denyCodes[lSubagent], recEntry)
+			sc.allowTo(c, "tools.subagents.tools")
+		}
+	})
 }
 
 func (e *effective) agentPolicy(path string, a *AgentDoc, gt *ToolsDoc) *agentPolicy {
@@ -320,19 +371,23 @@ func (e *effective) agentPolicy(path string, a *AgentDoc, gt *ToolsDoc) *agentPo
 	}
 	if profile != nil {
 		if pl, ok := e.profiles[*profile]; ok {
-			ap.profile = &profileLayer{id: *profile, list: pl, also: e.list(alsoPath, also.Items, also.From)}
-			ap.profile.allowRule = profilePath + ": " + strconv.Quote(*profile)
-			if !ap.profile.also.empty() {
-				ap.profile.allowRule += " (with " + alsoPath + ")"
-			}
+			alsoList := e.list(alsoPath, also.Items, also.From)
+			ap.profile = e.newLayer(lProfile, "profile "+*profile, func(c *cLayer) {
+				c.addAllow(pl)
+				c.addAllow(alsoList)
+				c.allowRule = profilePath + ": " + strconv.Quote(*profile)
+				if !alsoList.empty() {
+					c.allowRule += " (with " + alsoPath + ")"
+				}
+			})
 		}
 	}
 
 	var as *Scope
 	if at != nil {
-		ap.tools = e.scope(toolsPath, &at.Scope)
-		ap.providers = e.providerMap(join(toolsPath, "byProvider"), at.ByProvider)
-		ap.senders = e.senderMap(join(toolsPath, "toolsBySender"), at.ToolsBySender)
+		ap.tools = e.scope(lAgent, toolsPath, &at.Scope)
+		ap.providers = e.providerMap(lAgentProvider, join(toolsPath, "byProvider"), at.ByProvider)
+		ap.senders = e.senderMap(lSender, join(toolsPath, "toolsBySender"), at.ToolsBySender)
 		if names, _ := nameList(at.Deny.Items); len(names) > 0 {
 			ap.ownDeny = true
 		}
@@ -348,9 +403,10 @@ func (e *effective) agentPolicy(path string, a *AgentDoc, gt *ToolsDoc) *agentPo
 	return ap
 }
 
-// sandboxLayer resolves the sandbox lists of section 6.2: each list from the
-// first scope where its key is present, then the defaults.
-func (e *effective) sandboxLayer(agentPath string, as, gs *Scope) *sandboxLayer {
+// sandboxLayer resolves the sandbox lists of section 6.2 (each list from
+// the first scope where its key is present, then the defaults) and
+// compiles the layer.
+func (e *effective) sandboxLayer(agentPath string, as, gs *Scope) *cLayer {
 	pick := func(get func(*Scope) List, key string) (List, string, bool) {
 		if as != nil && get(as).Set {
 			return get(as), agentPath + "." + key, true
@@ -360,45 +416,32 @@ func (e *effective) sandboxLayer(agentPath string, as, gs *Scope) *sandboxLayer 
 		}
 		return List{}, "", false
 	}
-	sb := &sandboxLayer{}
-	var allow *plist
+	allow, allowRule := e.sbDefAllow, "sandbox default allow"
 	if l, path, ok := pick(func(s *Scope) List { return s.Allow }, "allow"); ok {
-		allow = e.list(path, l.Items, l.From)
-		sb.allowRule = path
-	} else {
-		allow = e.sbDefAllow
-		sb.allowRule = "sandbox default allow"
+		allow, allowRule = e.list(path, l.Items, l.From), path
 	}
+	deny := e.sbDeny
 	if l, path, ok := pick(func(s *Scope) List { return s.Deny }, "deny"); ok {
-		sb.deny = e.list(path, l.Items, l.From)
-	} else {
-		sb.deny = e.sbDeny
+		deny = e.list(path, l.Items, l.From)
 	}
-	if allow.empty() {
-		return sb // allow: [] means no allow list
-	}
-	sb.allow[0], sb.nAllow = allow, 1
-	star := allow.star
+	var also *plist
 	if l, path, ok := pick(func(s *Scope) List { return s.AlsoAllow }, "alsoAllow"); ok {
-		if also := e.list(path, l.Items, l.From); also != nil {
-			sb.allow[sb.nAllow] = also
-			sb.nAllow++
-			star = star || also.star
-			sb.allowRule += " (with " + path + ")"
+		if also = e.list(path, l.Items, l.From); also != nil {
+			allowRule += " (with " + path + ")"
 		}
 	}
-	matched := false
-	for i := 0; i < sb.nAllow; i++ {
-		if sb.allow[i].match("view_image") >= 0 {
-			matched = true
+	return e.newLayer(lSandbox, "sandboxed session", func(c *cLayer) {
+		c.addDeny(deny, denyCodes[lSandbox], recEntry)
+		if allow.empty() {
+			return // allow: [] means no allow list
 		}
-	}
-	if !matched && sb.deny.match("view_image") < 0 {
-		sb.allow[sb.nAllow] = e.viewImage
-		sb.nAllow++
-	}
-	sb.restrictive = !star
-	return sb
+		c.addAllow(allow)
+		c.addAllow(also)
+		if allow.match("view_image") < 0 && also.match("view_image") < 0 && deny.match("view_image") < 0 {
+			c.addAllow(e.viewImage)
+		}
+		c.allowRule = allowRule
+	})
 }
 
 // agent returns the policy of an agent id: its entry's, or the fallback.

@@ -4,23 +4,25 @@ import (
 	"github.com/sessionledger/ledger/envelope"
 )
 
-// compiledEnv is an envelope's inherited layer compiled against the policy
-// catalogue: the ceiling as exact names (section 3.1, A12) and the two deny
-// lists it may apply, its inherited_deny and its delegation floor.
-type compiledEnv struct {
-	hasCeil bool
-	ceil    []bool          // per policy-catalogue index
-	ceilSet map[string]bool // for tools the session adds
-	deny    *plist
-	floor   *plist
+// ceiling is an envelope's inherited_allow: exact names, no patterns, no
+// groups, no compatibility rules (sections 3.1 and A12).
+type ceiling struct {
+	cat []bool          // per policy-catalogue index
+	set map[string]bool // for tools a session adds
 }
 
-// admits reports whether the ceiling holds tool t (exact name; no patterns).
-func (c *compiledEnv) admits(i int, t string) bool {
+// admits reports whether the ceiling holds tool t.
+func (c *ceiling) admits(i int, t string) bool {
 	if i >= 0 {
-		return c.ceil[i]
+		return c.cat[i]
 	}
-	return c.ceilSet[t]
+	return c.set[t]
+}
+
+// compiledEnv is an envelope's inherited layer in its two forms: with the
+// envelope's inherited_deny, and with its delegation floor (11.5).
+type compiledEnv struct {
+	deny, floor *cLayer
 }
 
 // envelope compiles env, memoized by its content hash: envelopes never
@@ -31,22 +33,26 @@ func (e *effective) envelope(env *envelope.Envelope) *compiledEnv {
 			return v.(*compiledEnv)
 		}
 	}
-	c := &compiledEnv{
-		deny: e.list("inherited_deny", env.InheritedDeny, nil),
-	}
-	if env.Delegated != nil {
-		c.floor = e.list("delegated.deny", env.Delegated.Deny, nil)
-	}
+	var ceil *ceiling
 	if env.InheritedAllow != nil {
-		c.hasCeil = true
-		c.ceilSet = make(map[string]bool, len(env.InheritedAllow))
+		ceil = &ceiling{set: make(map[string]bool, len(env.InheritedAllow)), cat: make([]bool, len(e.cat.names))}
 		for _, t := range env.InheritedAllow {
-			c.ceilSet[t] = true
+			ceil.set[t] = true
 		}
-		c.ceil = make([]bool, len(e.cat.names))
 		for i, t := range e.cat.names {
-			c.ceil[i] = c.ceilSet[t]
+			ceil.cat[i] = ceil.set[t]
 		}
+	}
+	layer := func(path string, deny []string) *cLayer {
+		list := e.list(path, deny, nil)
+		return e.newLayer(lInherited, "inherited envelope", func(c *cLayer) {
+			c.addDeny(list, denyCodes[lInherited], recInherited)
+			c.ceil = ceil
+		})
+	}
+	c := &compiledEnv{deny: layer("inherited_deny", env.InheritedDeny)}
+	if env.Delegated != nil {
+		c.floor = layer("delegated.deny", env.Delegated.Deny)
 	}
 	if env.Hash != "" {
 		v, _ := e.envs.LoadOrStore(env.Hash, c)

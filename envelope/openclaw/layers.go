@@ -41,141 +41,185 @@ const (
 	codeCatalogueUnknown = "catalogue:unknown"
 )
 
-// denyGroup is one deny group of a layer (section 3.1). rec, when set,
-// overrides the entries' own records (built-in and inherited lists).
+// Where a deny group's reason record comes from.
+const (
+	recEntry     uint8 = iota // the entry's own record (its revision or grant)
+	recOrigin                 // the session's spawn record (built-in sub-agent deny)
+	recInherited              // the record that applied the envelope
+)
+
+// denyGroup is one deny group of a layer (section 3.1).
 type denyGroup struct {
 	list *plist
 	code string
-	rec  *envelope.RecordRef
+	rec  uint8
 }
 
-// layer is one resolved layer of a session's pipeline.
-type layer struct {
-	present     bool
-	restrictive bool
+// cLayer is a layer compiled for the policy catalogue: its deny groups and
+// allow list, and the verdict on every catalogue tool, so that the pipeline
+// reads one table entry per tool and layer. It is immutable once built.
+type cLayer struct {
+	li          int
 	detail      string
 	deny        [3]denyGroup
 	nDeny       int
-	allow       [3]*plist
+	allow       [4]*plist
 	nAllow      int
-	allowCode   string
 	allowRule   string
-	allowRec    *envelope.RecordRef
-	ceil        *compiledEnv // inherited layer with a ceiling
+	ceil        *ceiling // the inherited layer's ceiling, when it has one
+	restrictive bool
+	v           []int32 // per policy-catalogue index: a verdict code
 }
 
-// pipeline is a session's resolved layers and what capture needs besides.
-type pipeline struct {
-	layers  [nLayers]layer
-	applied *envelope.Envelope
-	// senderSource: the group or sender layer is present (section 9 source).
-	senderSource bool
+// Verdict codes: kept, an allow-list miss, a ceiling miss, or a deny hit
+// encoded as group<<28 | entry.
+const (
+	vKept      int32 = -1
+	vAllowMiss int32 = -2
+	vCeilMiss  int32 = -3
+	entryBits        = 28
+)
+
+// newLayer builds a layer with fill and pre-computes its verdicts.
+func (e *effective) newLayer(li int, detail string, fill func(*cLayer)) *cLayer {
+	c := &cLayer{li: li, detail: detail}
+	fill(c)
+	star := false
+	for a := 0; a < c.nAllow; a++ {
+		star = star || c.allow[a].star
+	}
+	c.restrictive = c.ceil != nil || (c.nAllow > 0 && !star)
+	c.v = make([]int32, len(e.cat.names))
+	for i, t := range e.cat.names {
+		c.v[i] = c.eval(i, t)
+	}
+	return c
 }
 
-func (l *layer) addDeny(list *plist, code string, rec *envelope.RecordRef) {
+func (c *cLayer) addDeny(list *plist, code string, rec uint8) {
 	if list.empty() {
 		return
 	}
-	l.deny[l.nDeny] = denyGroup{list: list, code: code, rec: rec}
-	l.nDeny++
+	c.deny[c.nDeny] = denyGroup{list: list, code: code, rec: rec}
+	c.nDeny++
 }
 
-func (l *layer) addAllow(list *plist) {
+func (c *cLayer) addAllow(list *plist) {
 	if list.empty() {
 		return
 	}
-	l.allow[l.nAllow] = list
-	l.nAllow++
+	c.allow[c.nAllow] = list
+	c.nAllow++
 }
 
-// fromScope fills layer li from a scope by the scope rule (section 3.2).
-func (l *layer) fromScope(li int, s *scopeLayer, rev *envelope.RecordRef) {
-	if !s.present() {
-		return
-	}
-	l.present = true
-	l.detail = s.detail
-	l.addDeny(s.deny, denyCodes[li], nil)
-	if !s.allow.empty() {
-		l.addAllow(s.allow)
-		l.addAllow(s.also)
-		l.restrictive = s.restrictive()
-		l.allowCode, l.allowRule, l.allowRec = allowCodes[li], s.allowRule, rev
-	}
-}
-
-// eval runs the layer on one tool (section 3.1): i is the tool's index in
-// the policy catalogue, or -1 for a tool only the session adds.
-func (l *layer) eval(i int, t string) (bool, envelope.Reason) {
-	for g := 0; g < l.nDeny; g++ {
-		d := &l.deny[g]
-		if h := d.list.hit(i, t); h >= 0 {
-			rec := d.rec
-			if rec == nil {
-				rec = d.list.recs[h]
-			}
-			return true, envelope.Reason{Code: d.code, Rule: d.list.rules[h], Record: rec}
+// eval is section 3.1 for one tool: i is its policy-catalogue index, or -1
+// for a tool only the session adds.
+func (c *cLayer) eval(i int, t string) int32 {
+	for g := 0; g < c.nDeny; g++ {
+		if h := c.deny[g].list.hit(i, t); h >= 0 {
+			return int32(g)<<entryBits | h
 		}
 	}
-	if l.ceil != nil && !l.ceil.admits(i, t) {
-		return true, envelope.Reason{Code: allowCodes[lInherited], Rule: "inherited_allow", Record: l.allowRec}
+	if c.ceil != nil && !c.ceil.admits(i, t) {
+		return vCeilMiss
 	}
-	if l.nAllow == 0 || l.admitted(i, t) >= 0 {
-		return false, envelope.Reason{}
+	if c.nAllow == 0 || c.admitted(i, t) >= 0 {
+		return vKept
 	}
-	return true, envelope.Reason{Code: l.allowCode, Rule: l.allowRule, Record: l.allowRec}
+	return vAllowMiss
 }
 
-// admitted reports which allow part admits t: its index, or nAllow for a
+// verdict is eval from the table when the tool is in the policy catalogue.
+func (c *cLayer) verdict(i int, t string) int32 {
+	if i >= 0 {
+		return c.v[i]
+	}
+	return c.eval(i, t)
+}
+
+// admitted reports which allow part admits t: its index, nAllow for a
 // compatibility rule of section 2.5, or -1.
-func (l *layer) admitted(i int, t string) int {
-	for a := 0; a < l.nAllow; a++ {
-		if l.allow[a].hit(i, t) >= 0 {
+func (c *cLayer) admitted(i int, t string) int {
+	for a := 0; a < c.nAllow; a++ {
+		if c.allow[a].hit(i, t) >= 0 {
 			return a
 		}
 	}
 	switch t {
 	case "apply_patch":
-		for a := 0; a < l.nAllow; a++ {
-			if l.allow[a].write {
-				return l.nAllow
+		for a := 0; a < c.nAllow; a++ {
+			if c.allow[a].write {
+				return c.nAllow
 			}
 		}
 	case "skills_read":
-		for g := 0; g < l.nDeny; g++ {
-			if l.deny[g].list.read {
+		for g := 0; g < c.nDeny; g++ {
+			if c.deny[g].list.read {
 				return -1
 			}
 		}
-		for a := 0; a < l.nAllow; a++ {
-			if l.allow[a].read {
-				return l.nAllow
+		for a := 0; a < c.nAllow; a++ {
+			if c.allow[a].read {
+				return c.nAllow
 			}
 		}
 	}
 	return -1
 }
 
+// pipeline is a session's resolved layers (nil: absent) and what reasons
+// and capture need besides.
+type pipeline struct {
+	layers    [nLayers]*cLayer
+	rev       *envelope.RecordRef
+	origin    *envelope.RecordRef // the session's spawn record (children)
+	inherited *envelope.RecordRef // the record that applied the envelope
+	applied   *envelope.Envelope
+	// senderSource: the group or sender layer is present (section 9 source).
+	senderSource bool
+	details      [nLayers]string // only when tracing
+}
+
 // decide runs the pipeline on one tool: the deciding layer (or -1) and its
-// reason.
-func (p *pipeline) decide(i int, t string) (int, envelope.Reason) {
-	for li := range p.layers {
-		l := &p.layers[li]
-		if !l.present {
+// verdict code.
+func (p *pipeline) decide(i int, t string) (int, int32) {
+	for li, c := range p.layers {
+		if c == nil {
 			continue
 		}
-		if removed, r := l.eval(i, t); removed {
-			return li, r
+		if v := c.verdict(i, t); v != vKept {
+			return li, v
 		}
 	}
-	return -1, envelope.Reason{}
+	return -1, vKept
+}
+
+// reason turns a removal verdict of layer li into its reason.
+func (p *pipeline) reason(li int, v int32) envelope.Reason {
+	c := p.layers[li]
+	switch v {
+	case vAllowMiss:
+		return envelope.Reason{Code: allowCodes[li], Rule: c.allowRule, Record: p.rev}
+	case vCeilMiss:
+		return envelope.Reason{Code: allowCodes[lInherited], Rule: "inherited_allow", Record: p.inherited}
+	}
+	d := &c.deny[v>>entryBits]
+	h := v & (1<<entryBits - 1)
+	rec := d.list.recs[h]
+	switch d.rec {
+	case recOrigin:
+		rec = p.origin
+	case recInherited:
+		rec = p.inherited
+	}
+	return envelope.Reason{Code: d.code, Rule: d.list.rules[h], Record: rec}
 }
 
 // restrictive reports whether any layer has a restrictive allow list,
 // counting a ceiling in the applied envelope (section 2.6).
 func (p *pipeline) restrictive() bool {
-	for li := range p.layers {
-		if p.layers[li].present && p.layers[li].restrictive {
+	for _, c := range p.layers {
+		if c != nil && c.restrictive {
 			return true
 		}
 	}
@@ -201,73 +245,40 @@ func (e *effective) resolve(w envelope.World, s *envelope.Session, p *pipeline, 
 			}
 		}
 	}
-	var origin *envelope.RecordRef // allocated only when a reason needs it
-	originRef := func() *envelope.RecordRef {
-		if origin == nil {
-			o := s.Origin
-			origin = &o
-		}
-		return origin
-	}
+	p.rev = e.rev
 	L := &p.layers
 
 	// 1 profile.
-	if pr := ap.profile; pr.present() {
-		l := &L[lProfile]
-		l.present = true
-		if trace {
-			l.detail = "profile " + pr.id
-		}
-		l.addAllow(pr.list)
-		l.addAllow(pr.also)
-		l.restrictive = !pr.also.hasStar()
-		l.allowCode, l.allowRule, l.allowRec = allowCodes[lProfile], pr.allowRule, e.rev
-	}
+	L[lProfile] = ap.profile
 
+	// 2 provider profile: AP's profile and alsoAllow when present, else GP's.
 	var buf [256]byte
 	gp := lookupProvider(e.providers, provider, model, &buf)
 	agp := lookupProvider(ap.providers, provider, model, &buf)
-
-	// 2 provider profile: AP's profile and alsoAllow when present, else GP's.
-	var pid *string
-	var also *plist
-	var alsoPath, pidRule string
+	var key ppKey
 	if gp != nil {
-		pid, pidRule, also, alsoPath = gp.profile, gp.profileRule, gp.also, gp.alsoPath
+		key = ppKey{rule: gp.profileRule, also: gp.also}
 	}
 	if agp != nil {
 		if agp.profile != nil {
-			pid, pidRule = agp.profile, agp.profileRule
+			key.rule = agp.profileRule
 		}
 		if agp.alsoSet {
-			also, alsoPath = agp.also, agp.alsoPath
+			key.also = agp.also
 		}
 	}
-	if pid != nil {
-		if pl, ok := e.profiles[*pid]; ok {
-			l := &L[lProviderProfile]
-			l.present = true
-			l.addAllow(pl)
-			l.addAllow(also)
-			l.restrictive = !also.hasStar()
-			l.allowCode, l.allowRule, l.allowRec = allowCodes[lProviderProfile], pidRule, e.rev
-			if trace {
-				l.detail = "provider profile " + *pid
-				if !also.empty() {
-					l.detail += " with " + alsoPath
-				}
-			}
-		}
+	if key.rule != "" {
+		L[lProviderProfile] = e.pp[key]
 	}
 
 	// 3-6 global, provider, agent, agent provider.
-	L[lGlobal].fromScope(lGlobal, e.global, e.rev)
+	L[lGlobal] = e.global.compiled()
 	if gp != nil {
-		L[lProvider].fromScope(lProvider, gp.scope, e.rev)
+		L[lProvider] = gp.scope.compiled()
 	}
-	L[lAgent].fromScope(lAgent, ap.tools, e.rev)
+	L[lAgent] = ap.tools.compiled()
 	if agp != nil {
-		L[lAgentProvider].fromScope(lAgentProvider, agp.scope, e.rev)
+		L[lAgentProvider] = agp.scope.compiled()
 	}
 
 	// 7-8 group and sender: only for current_request turns.
@@ -278,54 +289,32 @@ func (e *effective) resolve(w envelope.World, s *envelope.Session, p *pipeline, 
 				if !ok {
 					sc = g.tools
 				}
-				L[lGroup].fromScope(lGroup, sc, e.rev)
+				L[lGroup] = sc.compiled()
 			}
 		}
 		sc, ok := senderMatch(ap.senders, channel, sender, &buf)
 		if !ok {
 			sc, _ = senderMatch(e.senders, channel, sender, &buf)
 		}
-		L[lSender].fromScope(lSender, sc, e.rev)
-		p.senderSource = L[lGroup].present || L[lSender].present
+		L[lSender] = sc.compiled()
+		p.senderSource = L[lGroup] != nil || L[lSender] != nil
 	}
 
 	// 9 sandbox.
 	if s.Facts.Sandboxed {
-		sb := ap.sandbox
-		l := &L[lSandbox]
-		l.present = true
-		if trace {
-			l.detail = "sandboxed session"
-		}
-		l.addDeny(sb.deny, denyCodes[lSandbox], nil)
-		for a := 0; a < sb.nAllow; a++ {
-			l.addAllow(sb.allow[a])
-		}
-		if l.nAllow > 0 {
-			l.restrictive = sb.restrictive
-			l.allowCode, l.allowRule, l.allowRec = allowCodes[lSandbox], sb.allowRule, e.rev
-		}
+		L[lSandbox] = ap.sandbox
 	}
 
 	// 10 sub-agent: every child, every turn, whatever its source.
 	if !s.Root() {
-		l := &L[lSubagent]
-		l.present = true
-		if trace {
-			l.detail = "sub-agent at depth " + strconv.Itoa(s.Depth) + ", role " + role(s.Depth, e.maxDepth)
-		}
-		l.addDeny(e.hard, codeHardDeny, originRef())
+		o := s.Origin
+		p.origin = &o
+		L[lSubagent] = e.subOrch
 		if s.Depth >= e.maxDepth {
-			l.addDeny(e.depthCap, codeDepthCap, e.rev)
+			L[lSubagent] = e.subLeaf
 		}
-		if sc := e.subagents; sc != nil {
-			l.addDeny(sc.deny, denyCodes[lSubagent], nil)
-			if !sc.allow.empty() {
-				l.addAllow(sc.allow)
-				l.addAllow(sc.also)
-				l.restrictive = sc.restrictive()
-				l.allowCode, l.allowRule, l.allowRec = allowCodes[lSubagent], sc.allowRule, e.rev
-			}
+		if trace {
+			p.details[lSubagent] = "sub-agent at depth " + strconv.Itoa(s.Depth) + ", role " + role(s.Depth, e.maxDepth)
 		}
 	}
 
@@ -333,29 +322,37 @@ func (e *effective) resolve(w envelope.World, s *envelope.Session, p *pipeline, 
 	if env := s.Applied(); env != nil {
 		p.applied = env
 		ce := e.envelope(env)
-		rec := originRef()
+		p.inherited = p.origin
 		if s.Context.Captured != nil && s.Context.Continuation != nil {
 			c := *s.Context.Continuation
-			rec = &c
+			p.inherited = &c
 		}
-		l := &L[lInherited]
-		l.present = true
-		deny := ce.deny
 		floor := e.floorApplies(w, s, env)
+		L[lInherited] = ce.deny
 		if floor {
-			deny = ce.floor
+			L[lInherited] = ce.floor
 		}
 		if trace {
-			l.detail = "envelope captured from " + string(env.Requester)
+			p.details[lInherited] = "envelope captured from " + string(env.Requester)
 			if floor {
-				l.detail += "; delegation floor of " + string(env.Delegated.Requester) + " applies"
+				p.details[lInherited] += "; the delegation floor of " + string(env.Delegated.Requester) + " applies"
 			}
 		}
-		l.addDeny(deny, denyCodes[lInherited], rec)
-		if ce.hasCeil {
-			l.ceil, l.restrictive, l.allowRec = ce, true, rec
+	}
+	if trace {
+		for li, c := range L {
+			if c != nil && p.details[li] == "" {
+				p.details[li] = c.detail
+			}
 		}
 	}
+}
+
+func (s *scopeLayer) compiled() *cLayer {
+	if s == nil {
+		return nil
+	}
+	return s.layer
 }
 
 // rootOf walks a session's spawn records up to its root (at most 64 hops;

@@ -127,6 +127,10 @@ type plist struct {
 	recs  []*envelope.RecordRef
 	pats  []pattern
 	first []int32 // per policy-catalogue index; -1 when no entry matches
+	// For other tools: the first index of each literal entry, and the
+	// indices of the other entries in ascending order.
+	lit     map[string]int32
+	special []int32
 	star  bool    // an entry is exactly "*"
 	write bool    // the list matches "write" (admits apply_patch, 2.5)
 	read  bool    // the list matches "read" (may admit skills_read, 2.5)
@@ -156,10 +160,16 @@ func compileList(path string, items []string, rec *envelope.RecordRef, from []*e
 }
 
 func (l *plist) finish(cat *catalogue) {
+	l.lit = make(map[string]int32, len(l.pats))
 	for i := range l.pats {
-		if l.pats[i].kind == kStar {
+		switch l.pats[i].kind {
+		case kLiteral:
+			l.lit[l.pats[i].text] = int32(i) // names are de-duplicated: one index each
+			continue
+		case kStar:
 			l.star = true
 		}
+		l.special = append(l.special, int32(i))
 	}
 	l.write = l.match("write") >= 0
 	l.read = l.match("read") >= 0
@@ -176,17 +186,38 @@ func (l *plist) empty() bool { return l == nil || len(l.names) == 0 }
 // non-empty and without an entry that is exactly "*" (section 2.6).
 func (l *plist) restrictive() bool { return !l.empty() && !l.star }
 
-// match returns the index of the first entry matching t, or -1.
+// match returns the index of the first entry matching t, or -1, with the
+// legacy name rule: dispatch_action is also matched by what would match
+// tool_call.
 func (l *plist) match(t string) int32 {
 	if l == nil {
 		return -1
 	}
-	for i := range l.pats {
-		if l.pats[i].matches(t) {
-			return int32(i)
+	best := l.match1(t)
+	if t == "dispatch_action" {
+		if b := l.match1("tool_call"); b >= 0 && (best < 0 || b < best) {
+			best = b
 		}
 	}
-	return -1
+	return best
+}
+
+// match1 finds the first entry matching t itself: a literal by lookup, the
+// other entries by scanning those before it.
+func (l *plist) match1(t string) int32 {
+	best, ok := l.lit[t]
+	if !ok {
+		best = -1
+	}
+	for _, si := range l.special {
+		if best >= 0 && si > best {
+			break
+		}
+		if l.pats[si].match1(t) {
+			return si
+		}
+	}
+	return best
 }
 
 // hit is match for a tool of the policy catalogue (i >= 0, a table read) or
