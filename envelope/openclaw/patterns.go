@@ -131,9 +131,9 @@ type plist struct {
 	// indices of the other entries in ascending order.
 	lit     map[string]int32
 	special []int32
-	star  bool    // an entry is exactly "*"
-	write bool    // the list matches "write" (admits apply_patch, 2.5)
-	read  bool    // the list matches "read" (may admit skills_read, 2.5)
+	star    bool // an entry is exactly "*"
+	write   bool // the list matches "write" (admits apply_patch, 2.5)
+	read    bool // the list matches "read" (may admit skills_read, 2.5)
 }
 
 // compileList builds a plist from items as written (normalized here) with
