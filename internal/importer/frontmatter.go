@@ -39,11 +39,25 @@ func frontMatter(file string, src []byte) ([]byte, int, error) {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
+// yamlParserProblems are the problems yaml.v3's parser (not its scanner)
+// reports. For those, "line N" is the 0-based line of the construct being
+// parsed (the '[' of an unclosed flow list, say), so N+1 is the line.
+var yamlParserProblems = []string{
+	"did not find expected <stream-start>", "did not find expected <document start>",
+	"did not find expected node content", "did not find expected '-' indicator",
+	"did not find expected key", "did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"found undefined tag handle", "found duplicate %YAML directive", "found incompatible YAML document",
+	"found duplicate %TAG directive",
+}
+
 // yamlError places a yaml.v3 error ("yaml: line 3: ...") in the file.
 func yamlError(file string, start int, err error) *Error {
 	msg := strings.TrimSpace(err.Error())
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
+		if contains(yamlParserProblems, m[2]) {
+			n++
+		}
 		return &Error{File: file, Line: start + n - 1, Msg: "front matter: " + m[2]}
 	}
 	return &Error{File: file, Line: start, Msg: "front matter: " + strings.TrimPrefix(msg, "yaml: ")}
