@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const importData = "../../internal/importer/testdata/"
+
+// importCLI runs ledger with args and returns stdout, stderr and the exit
+// status main would use.
+func importCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), args, strings.NewReader(stdin), &stdout, &stderr)
+	code := exitCode(err, &stderr)
+	return stdout.String(), stderr.String(), code
+}
+
+// goldenDocument is the document of one of the importer's golden files.
+func goldenDocument(t *testing.T, name string) string {
+	t.Helper()
+	src, err := os.ReadFile(importData + "golden/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		Document json.RawMessage `json:"document"`
+	}
+	if err := json.Unmarshal(src, &g); err != nil {
+		t.Fatal(err)
+	}
+	return compactJSON(t, g.Document)
+}
+
+func compactJSON(t *testing.T, raw []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, raw)
+	}
+	return b.String()
+}
+
+// policyEvent is the policy.set event as printed.
+type policyEvent struct {
+	Type  string `json:"type"`
+	V     int    `json:"v"`
+	Actor string `json:"actor"`
+	Data  struct {
+		Dialect   string          `json:"dialect"`
+		Document  json.RawMessage `json:"document"`
+		Catalogue []string        `json:"catalogue"`
+	} `json:"data"`
+}
+
+func parseEvent(t *testing.T, line string) policyEvent {
+	t.Helper()
+	if strings.Count(line, "\n") != 1 || !strings.HasSuffix(line, "\n") {
+		t.Fatalf("the event is not one line: %q", line)
+	}
+	var ev policyEvent
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ev); err != nil {
+		t.Fatalf("event %s: %v", line, err)
+	}
+	if ev.Type != "policy.set" || ev.V != 1 || ev.Actor != "ledger-import" {
+		t.Errorf("event header = %s %d %s, want policy.set 1 ledger-import", ev.Type, ev.V, ev.Actor)
+	}
+	return ev
+}
+
+func TestPolicyImportEvents(t *testing.T) {
+	dir := t.TempDir()
+	listFile := filepath.Join(dir, "tools.txt")
+	jsonFile := filepath.Join(dir, "tools.json")
+	os.WriteFile(listFile, []byte("# the tools of this gateway\nread\n\nexec\n  browser  \n"), 0o644)
+	os.WriteFile(jsonFile, []byte(`["Read", "Edit", "Bash"]`), 0o644)
+	openclaw, err := os.ReadFile(importData + "openclaw.json5")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name      string
+		stdin     string
+		args      []string
+		dialect   string
+		golden    string
+		catalogue []string
+		warning   string // a line stderr must contain
+	}{
+		{"openclaw", "", []string{"--dialect", "openclaw", importData + "openclaw.json5"},
+			"openclaw", "openclaw.json", nil,
+			importData + "openclaw.json5:7:3: warning: dropped gateway: not part of the openclaw policy document"},
+		{"openclaw from stdin with --tools", string(openclaw), []string{"--dialect", "openclaw", "--tools", "read, exec,browser", "-"},
+			"openclaw", "openclaw.json", []string{"read", "exec", "browser"},
+			"<stdin>:56:5: warning: converted agents.entries to agents.list (2 agents: intake, coder)"},
+		{"openclaw list with a catalogue file", "", []string{"--catalogue", listFile, "--dialect=openclaw", importData + "openclaw-list.json5"},
+			"openclaw", "openclaw-list.json", []string{"read", "exec", "browser"}, "warning: dropped agents.list[0].default"},
+		{"claude-code project", "", []string{"--dialect", "claude-code", "--catalogue", jsonFile, importData + "claude-project"},
+			"claude-code", "claude-code.json", []string{"Read", "Edit", "Bash"},
+			importData + "claude-project/.claude/settings.json:3:3: warning: dropped model: not part of the claude-code policy document"},
+		{"claude-code .claude directory with options", "", []string{"--dialect", "claude-code", "--built-in-agents", "Explore, Plan",
+			"--max-subagent-depth", "4", importData + "claude-project/.claude"},
+			"claude-code", "claude-code-options.json", nil, "replaces CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH=2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := importCLI(t, tt.stdin, append([]string{"policy", "import"}, tt.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			ev := parseEvent(t, stdout)
+			if ev.Data.Dialect != tt.dialect {
+				t.Errorf("dialect = %q, want %q", ev.Data.Dialect, tt.dialect)
+			}
+			if got, want := compactJSON(t, ev.Data.Document), goldenDocument(t, tt.golden); got != want {
+				t.Errorf("document\n got %s\nwant %s", got, want)
+			}
+			if strings.Join(ev.Data.Catalogue, ",") != strings.Join(tt.catalogue, ",") {
+				t.Errorf("catalogue = %q, want %q", ev.Data.Catalogue, tt.catalogue)
+			}
+			if !strings.Contains(stdout, `"catalogue"`) != (tt.catalogue == nil) {
+				t.Errorf("catalogue present = %v, want %v", strings.Contains(stdout, `"catalogue"`), tt.catalogue != nil)
+			}
+			if !strings.Contains(stderr, tt.warning) {
+				t.Errorf("stderr lacks %q:\n%s", tt.warning, stderr)
+			}
+		})
+	}
+}
+
+func TestPolicyImportOutputs(t *testing.T) {
+	src := importData + "openclaw.json5"
+	want := goldenDocument(t, "openclaw.json")
+
+	t.Run("document only", func(t *testing.T) {
+		stdout, _, code := importCLI(t, "", "policy", "import", "--dialect", "openclaw", "--document", src)
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		if got := compactJSON(t, []byte(stdout)); got != want {
+			t.Errorf("document\n got %s\nwant %s", got, want)
+		}
+	})
+	t.Run("json with warnings, quiet stderr", func(t *testing.T) {
+		stdout, stderr, code := importCLI(t, "", "policy", "import", "--dialect", "openclaw", "--json", src)
+		if code != 0 || stderr != "" {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		var out struct {
+			Event    *policyEvent `json:"event"`
+			Warnings []struct {
+				File    string `json:"file"`
+				Line    int    `json:"line"`
+				Column  int    `json:"column"`
+				Path    string `json:"path"`
+				Message string `json:"message"`
+			} `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.Event == nil || compactJSON(t, out.Event.Data.Document) != want {
+			t.Errorf("event = %+v", out.Event)
+		}
+		if len(out.Warnings) != 25 {
+			t.Errorf("%d warnings, want 25", len(out.Warnings))
+		}
+		w := out.Warnings[2]
+		if w.File != src || w.Line != 7 || w.Column != 3 || w.Path != "gateway" || !strings.HasPrefix(w.Message, "dropped gateway") {
+			t.Errorf("warning 2 = %+v", w)
+		}
+	})
+	t.Run("json document", func(t *testing.T) {
+		stdout, _, code := importCLI(t, "", "policy", "import", "--dialect", "openclaw", "--json", "--document", src)
+		var out struct {
+			Event    json.RawMessage   `json:"event"`
+			Document json.RawMessage   `json:"document"`
+			Warnings []json.RawMessage `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &out); code != 0 || err != nil {
+			t.Fatalf("exit %d, %v", code, err)
+		}
+		if out.Event != nil || compactJSON(t, out.Document) != want || len(out.Warnings) == 0 {
+			t.Errorf("output = %s", stdout)
+		}
+	})
+	t.Run("no warnings is an empty list", func(t *testing.T) {
+		stdout, _, code := importCLI(t, `{tools: {deny: ['exec']}}`, "policy", "import", "--dialect", "openclaw", "--json", "-")
+		if code != 0 || !strings.Contains(stdout, `"warnings": []`) {
+			t.Errorf("exit %d, output %s", code, stdout)
+		}
+	})
+	t.Run("output file", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "policy.jsonl")
+		stdout, _, code := importCLI(t, "", "policy", "import", "--dialect", "openclaw", "-o", out, src)
+		if code != 0 || stdout != "" {
+			t.Fatalf("exit %d, stdout %q", code, stdout)
+		}
+		written, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct, _, _ := importCLI(t, "", "policy", "import", "--dialect", "openclaw", src)
+		if string(written) != direct {
+			t.Errorf("file holds\n%s\nstdout gives\n%s", written, direct)
+		}
+	})
+}
+
+func TestPolicyImportRefusals(t *testing.T) {
+	m := importData + "malformed/"
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"syntax error", []string{"--dialect", "openclaw", m + "missing-comma.json5"}, 1,
+			m + "missing-comma.json5:12:5: expected ',' or '}' after object member\n"},
+		{"front matter", []string{"--dialect", "claude-code", m + "claude-bad-tools"}, 1,
+			m + "claude-bad-tools/.claude/agents/coder.md:3: front matter: tools must be a string or a list of strings\n"},
+		{"dialect refuses the values", []string{"--dialect", "openclaw", m + "invalid-policy.json5"}, 1,
+			m + "invalid-policy.json5:8:30: invalid openclaw policy: agents.defaults.subagents.maxSpawnDepth must be an integer from 1 to 5, got 9\n"},
+		{"dialect refuses the catalogue", []string{"--dialect", "claude-code", "--tools", "Read,Read", importData + "claude-project"}, 1,
+			"invalid claude-code policy: "},
+		{"missing file", []string{"--dialect", "openclaw", m + "nope.json5"}, 1, "no such file"},
+		{"no dialect", []string{m + "missing-comma.json5"}, 2, "policy import needs --dialect"},
+		{"unknown dialect", []string{"--dialect", "crewai", "x"}, 2, `unknown dialect "crewai"`},
+		{"no path", []string{"--dialect", "openclaw"}, 2, "policy import takes one PATH"},
+		{"two catalogues", []string{"--dialect", "openclaw", "--tools", "a", "--catalogue", "f", "x"}, 2, "not both"},
+		{"claude-code option for openclaw", []string{"--dialect", "openclaw", "--built-in-agents", "false", "x"}, 2, "claude-code options"},
+		{"empty --tools", []string{"--dialect", "openclaw", "--tools", " , ", m + "missing-comma.json5"}, 2, "--tools names no tools"},
+		{"unknown flag", []string{"--dialect", "openclaw", "--bogus", "x"}, 2, "flag provided but not defined: -bogus"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.jsonl")
+			args := append([]string{"policy", "import", "-o", out}, tt.args...)
+			stdout, stderr, code := importCLI(t, "", args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout = %q, want nothing", stdout)
+			}
+			if !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr, tt.stderr)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("output file written on refusal (%v)", err)
+			}
+		})
+	}
+}
+
+func TestPolicyImportHelp(t *testing.T) {
+	stdout, stderr, code := importCLI(t, "", "policy", "import", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	help := stdout + stderr
+	for _, flag := range []string{"-dialect", "-catalogue", "-tools", "-document", "-json", "-o FILE", "-built-in-agents", "-max-subagent-depth"} {
+		if !strings.Contains(help, flag) {
+			t.Errorf("--help does not document %s:\n%s", flag, help)
+		}
+	}
+	if out, _, code := importCLI(t, "", "policy", "--help"); code != 0 || !strings.Contains(out, "ledger policy import") {
+		t.Errorf("policy --help: exit %d, %q", code, out)
+	}
+}
