@@ -60,7 +60,7 @@ func effectiveOf(w envelope.World) *effective {
 	if p == nil {
 		return nil
 	}
-	if e, ok := p.Effective.(*effective); ok && e.rev.Seq == p.Revision.Seq && sameStrings(e.catRaw, p.Catalogue) {
+	if e, ok := p.Effective.(*effective); ok && e.current(p) {
 		return e
 	}
 	pol, ok := p.Compiled.(*Policy)

@@ -21,9 +21,13 @@
 // # Performance
 //
 // Compile only validates. Effective builds, for the revision and grants in
-// force, every pattern list the pipeline can use and pre-matches each against
-// the policy catalogue, so resolving a tool set is a few array reads per tool
-// and layer. Tools a session adds (MCP names) are matched on the slow path.
+// force, every layer a session can meet (each scope, profile, sandbox and
+// sub-agent variant, each provider-profile combination) and pre-computes
+// each layer's verdict on every tool of the policy catalogue. Resolving a
+// session then picks its layers (a few map lookups) and scans int32
+// tables; envelopes are compiled the same way on first use. Tools a session
+// adds (MCP names) take the slow path: a literal lookup plus the pattern
+// entries before it.
 //
 // # Caveats
 //

@@ -38,6 +38,7 @@ type effective struct {
 	rev    *envelope.RecordRef
 	cat    *catalogue
 	catRaw []string
+	grants []uint64 // the sequences of the grants applied, to detect a stale value
 
 	maxDepth, maxChildren int
 	defaultMode           string
@@ -120,6 +121,7 @@ func newEffective(pol *Policy, ps *envelope.PolicyState) *effective {
 		rev:         &rev,
 		cat:         newCatalogue(ps.Catalogue),
 		catRaw:      ps.Catalogue,
+		grants:      grantSeqs(ps.Grants),
 		maxDepth:    defaultMaxSpawnDepth,
 		maxChildren: defaultMaxChildren,
 		defaultMode: "off",
@@ -188,6 +190,27 @@ func newEffective(pol *Policy, ps *envelope.PolicyState) *effective {
 	}
 	e.providerProfiles()
 	return e
+}
+
+func grantSeqs(gs []envelope.Grant) []uint64 {
+	out := make([]uint64, len(gs))
+	for i := range gs {
+		out[i] = gs[i].Record.Seq
+	}
+	return out
+}
+
+// current reports whether e was built for the policy state p.
+func (e *effective) current(p *envelope.PolicyState) bool {
+	if e.rev.Seq != p.Revision.Seq || len(e.grants) != len(p.Grants) || !sameStrings(e.catRaw, p.Catalogue) {
+		return false
+	}
+	for i := range p.Grants {
+		if p.Grants[i].Record.Seq != e.grants[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *effective) builtins() {

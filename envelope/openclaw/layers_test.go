@@ -292,3 +292,20 @@ func TestSessionToolsJoinTheCatalogueOfDescendantsOnly(t *testing.T) {
 		t.Errorf("child decide %+v", v.Reason)
 	}
 }
+
+func TestStaleOrMissingEffectiveIsRebuilt(t *testing.T) {
+	w := newWorld(t, `{"tools":{"deny":["exec"]}}`, "read", "exec")
+	w.start("agent:main:main", events.StartedData{Agent: "main"})
+	want := codes(w.tools("agent:main:main"))
+	w.policy.Effective = nil
+	if got := codes(w.tools("agent:main:main")); got["exec"] != want["exec"] || got["read"] != "allow" {
+		t.Errorf("without a stored effective value: %v", got)
+	}
+	w.refresh()
+	p := *w.policy
+	p.Catalogue = []string{"read", "exec", "write"}
+	w.policy = &p // the catalogue changed but Effective was not recomputed
+	if got := codes(w.tools("agent:main:main")); got["write"] != "allow" {
+		t.Errorf("stale catalogue: %v", got)
+	}
+}
