@@ -125,3 +125,19 @@ func BenchmarkToolsRoot(b *testing.B) {
 		w.d.Tools(w, s)
 	}
 }
+
+func TestConcurrentUse(t *testing.T) {
+	w, key := benchWorld(t)
+	s := w.sessions[events.SessionKey(key)]
+	want := mustJSON(t, w.d.Tools(w, s))
+	w.refresh() // a fresh effective value: its envelope memo starts empty
+	done := make(chan string)
+	for range 4 {
+		go func() { done <- mustJSON(t, w.d.Tools(w, s)) }()
+	}
+	for range 4 {
+		if got := <-done; got != want {
+			t.Errorf("concurrent Tools differs")
+		}
+	}
+}

@@ -2,6 +2,7 @@ package openclaw
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/sessionledger/ledger/envelope"
 )
@@ -370,47 +371,32 @@ func rootOf(w envelope.World, s *envelope.Session) *envelope.Session {
 // lookupProvider finds the byProvider entry for a session's provider and
 // model (section 5.2): "<provider>/<model>" when a model is known, then
 // "<provider>", lower-cased; keys were trimmed and lower-cased at compile.
+// The key is built in buf so that the lookup does not allocate.
 func lookupProvider(m map[string]*providerScope, provider, model string, buf *[256]byte) *providerScope {
 	if m == nil || provider == "" {
 		return nil
 	}
 	if model != "" {
-		if k, ok := appendLower(buf[:0], provider, "/", model); ok {
-			if ps, found := m[string(k)]; found {
-				return ps
-			}
+		if ps, ok := m[string(appendLower(appendLower(appendLower(buf[:0], provider), "/"), model))]; ok {
+			return ps
 		}
 	}
-	if k, ok := appendLower(buf[:0], provider); ok {
-		return m[string(k)]
-	}
-	return nil
+	return m[string(appendLower(buf[:0], provider))]
 }
 
-// appendLower lower-cases ASCII parts into b; ok is false when a part is not
-// ASCII, in which case the caller falls back to strings.ToLower.
-func appendLower(b []byte, parts ...string) ([]byte, bool) {
-	for _, s := range parts {
-		for i := 0; i < len(s); i++ {
-			c := s[i]
-			if c >= 0x80 {
-				return lowerSlow(parts), true
-			}
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			b = append(b, c)
+// appendLower appends s lower-cased to b.
+func appendLower(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return append(b, strings.ToLower(s[i:])...)
 		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
 	}
-	return b, true
-}
-
-func lowerSlow(parts []string) []byte {
-	var out []byte
-	for _, s := range parts {
-		out = append(out, []byte(toLower(s))...)
-	}
-	return out
+	return b
 }
 
 // senderMatch finds the first of "channel:C:s", "id:s" and "*" present in m

@@ -309,3 +309,43 @@ func TestStaleOrMissingEffectiveIsRebuilt(t *testing.T) {
 		t.Errorf("stale catalogue: %v", got)
 	}
 }
+
+func TestDialectBasics(t *testing.T) {
+	d := New()
+	if d.Name() != "openclaw" || d.Normalize(" Cron ") != "automations" || d.DefaultChildSource() != envelope.SourcePersistedChild {
+		t.Error("name, normalize or default child source")
+	}
+	if _, err := d.Effective(&envelope.PolicyState{}); events.CodeOf(err) != events.CodeInvalidPolicy {
+		t.Errorf("Effective of a foreign compiled value: %v", err)
+	}
+	empty := &world{tb: t, d: d, sessions: map[events.SessionKey]*envelope.Session{}}
+	if _, err := d.Start(empty, "k", &events.StartedData{Agent: "main"}); events.CodeOf(err) != events.CodeInvalidPolicy {
+		t.Errorf("Start without a policy: %v", err)
+	}
+	if _, _, err := d.Spawn(empty, "k", &events.SpawnedData{Agent: "main"}); events.CodeOf(err) != events.CodeInvalidPolicy {
+		t.Errorf("Spawn without a policy: %v", err)
+	}
+	s := &envelope.Session{Key: "k", Agent: "main"}
+	if ts := d.Tools(empty, s); ts.Allowed == nil || ts.Denied == nil || len(ts.Allowed) != 0 {
+		t.Errorf("Tools without a policy: %+v", ts)
+	}
+	if v := d.Decide(empty, s, "read", nil); v.Decision != envelope.Deny {
+		t.Errorf("Decide without a policy: %+v", v)
+	}
+	w := newWorld(t, `{}`, "read")
+	if _, _, err := d.Spawn(w, "agent:main:subagent:x", &events.SpawnedData{Parent: "nobody", Agent: "main"}); events.CodeOf(err) != events.CodeUnknownParent {
+		t.Errorf("Spawn under a missing parent: %v", err)
+	}
+}
+
+func TestProviderLookupLowerCasesNonASCII(t *testing.T) {
+	w := newWorld(t, `{"tools":{"byProvider":{"ÄPI/Modèl":{"deny":["read"]}," äpi ":{"deny":["exec"]}}}}`, "read", "exec")
+	w.start("agent:main:a", events.StartedData{Agent: "main", Provider: "Äpi", Model: "MODÈL"})
+	w.start("agent:main:b", events.StartedData{Agent: "main", Provider: "ÄPI"})
+	if got := codes(w.tools("agent:main:a")); got["read"] != "provider:deny" || got["exec"] != "allow" {
+		t.Errorf("provider/model: %v", got)
+	}
+	if got := codes(w.tools("agent:main:b")); got["exec"] != "provider:deny" {
+		t.Errorf("provider: %v", got)
+	}
+}

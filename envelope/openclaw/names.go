@@ -87,5 +87,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-
-func toLower(s string) string { return strings.ToLower(s) }

@@ -182,10 +182,6 @@ func (l *plist) finish(cat *catalogue) {
 // empty reports whether the list has no entries.
 func (l *plist) empty() bool { return l == nil || len(l.names) == 0 }
 
-// restrictive reports whether the list, used as an allow list, restricts:
-// non-empty and without an entry that is exactly "*" (section 2.6).
-func (l *plist) restrictive() bool { return !l.empty() && !l.star }
-
 // match returns the index of the first entry matching t, or -1, with the
 // legacy name rule: dispatch_action is also matched by what would match
 // tool_call.
@@ -231,6 +227,3 @@ func (l *plist) hit(i int, t string) int32 {
 	}
 	return l.match(t)
 }
-
-// hasStar reports an entry that is exactly "*" (nil-safe).
-func (l *plist) hasStar() bool { return l != nil && l.star }
