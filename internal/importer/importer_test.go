@@ -208,7 +208,7 @@ func TestOpenClawShapes(t *testing.T) {
 			[]string{"t:1:19: warning: dropped agents.list[0].name: not part of the openclaw policy document"}},
 		{"entries after list, id first", `{agents: {list: [{id: 'a'}], entries: {b: {tools: {deny: ['x']}, id: 'b'}}}}`,
 			`{"agents":{"list":[{"id":"a"},{"tools":{"deny":["x"]},"id":"b"}]}}`,
-			[]string{"t:1:30: warning: converted agents.entries to agents.list (1 agents: b)"}},
+			[]string{"t:1:30: warning: converted agents.entries to agents.list (1 agent: b)"}},
 		{"entries get their key as id", `{agents: {entries: {'my agent': {}, b: {sandbox: {mode: 'all'}}}}}`,
 			`{"agents":{"list":[{"id":"my agent"},{"id":"b","sandbox":{"mode":"all"}}]}}`,
 			[]string{"t:1:11: warning: converted agents.entries to agents.list (2 agents: my agent, b)"}},

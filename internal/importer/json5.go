@@ -376,13 +376,13 @@ func (p *parser) value() *Value {
 	return nil
 }
 
-// word consumes an identifier-like run of ASCII letters, digits, '_' and
-// '$' (for literals and error messages).
+// word consumes a run of identifier characters (for literals and error
+// messages).
 func (p *parser) word() string {
 	start := p.off
-	for p.off < len(p.src) {
-		c := p.src[p.off]
-		if !(c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+	for {
+		r, n := p.peek()
+		if n == 0 || !isIdentPart(r) {
 			break
 		}
 		p.advance()

@@ -91,6 +91,8 @@ func TestJSON5Errors(t *testing.T) {
 		{"NaN refused in JSON", "{a: [1, NaN]}", "t.json5:1:9: NaN is not allowed: JSON and policy documents hold only finite numbers"},
 		{"Infinity refused in JSON", "-Infinity", "t.json5:1:1: -Infinity is not allowed: JSON and policy documents hold only finite numbers"},
 		{"misspelt literal", "Infinit", `t.json5:1:1: unexpected "Infinit": strings must be quoted`},
+		{"unquoted non-ASCII value", "{a: ünï}", `t.json5:1:5: unexpected "ünï": strings must be quoted`},
+		{"unquoted value after sign", "-abc", `t.json5:1:1: unexpected "-": expected a value`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -274,7 +274,11 @@ func (c *converter) agents(v *Value) (*Value, error) {
 			if len(names) == 0 {
 				c.warn(m.KeyPos, "agents.entries", "converted agents.entries to agents.list (no agents)")
 			} else {
-				c.warn(m.KeyPos, "agents.entries", "converted agents.entries to agents.list (%d agents: %s)", len(names), strings.Join(names, ", "))
+				noun := "agents"
+				if len(names) == 1 {
+					noun = "agent"
+				}
+				c.warn(m.KeyPos, "agents.entries", "converted agents.entries to agents.list (%d %s: %s)", len(names), noun, strings.Join(names, ", "))
 			}
 			for _, e := range m.Value.Members {
 				in := join("agents.entries", e.Key)
