@@ -201,8 +201,8 @@ func (dl *Dialect) spawn(w envelope.World, key events.SessionKey, d *events.Spaw
 	}
 	// 12. The parent may call Agent for this type (ask counts as approved).
 	input := []byte(fmt.Sprintf(`{"subagent_type":%q}`, d.Agent))
-	pv := newView(e, parent, false)
-	if verdict := pv.decideTool(toolAgent, input, p); verdict.Decision == envelope.Deny {
+	pv := newView(e, p, parent, false)
+	if verdict := pv.decideTool(toolAgent, input); verdict.Decision == envelope.Deny {
 		code := events.CodeAgentNotAllowed
 		if verdict.Reason.Code == codeMaxDepth {
 			code = events.CodeDepthLimit
@@ -220,12 +220,12 @@ func (dl *Dialect) spawn(w envelope.World, key events.SessionKey, d *events.Spaw
 	}
 	// The envelope: the parent's pool at this position, every layer but
 	// the coordinator one (a continuation in force caps it).
-	pool := newView(e, parent, true).pool(p)
-	allow := slices.Clone(pool.Allowed)
+	capture := newView(e, p, parent, true)
+	allow := capture.resolve().Allowed
 	slices.Sort(allow)
 	allow = slices.Compact(allow)
 	deny := []string{}
-	for _, t := range newView(e, parent, true).catalogue() {
+	for _, t := range capture.catalogue() {
 		if _, found := slices.BinarySearch(allow, t); !found {
 			deny = append(deny, t)
 		}
@@ -269,8 +269,7 @@ func (dl *Dialect) spawn(w envelope.World, key events.SessionKey, d *events.Spaw
 // 10): the pool is empty and at least one entry is not cancelled by
 // disallowedTools.
 func zeroTools(e *Effective, child *envelope.Session, def *agentDef, kind sessionKind, p *envelope.PolicyState) error {
-	v := newView(e, child, false)
-	if len(v.pool(p).Allowed) > 0 {
+	if len(newView(e, p, child, false).resolve().Allowed) > 0 {
 		return nil
 	}
 	entries := slices.Clone(def.tools)
@@ -280,8 +279,8 @@ func zeroTools(e *Effective, child *envelope.Session, def *agentDef, kind sessio
 			entries = append(entries, en)
 		}
 	}
-	na := newView(e, child, false)
-	na.skipAgent = true
+	na := newView(e, p, child, false)
+	na.skipAgentLayers()
 	cat := na.catalogue()
 	exempt := na.endExempt()
 	var unrecognized, unavailable, unmatched []string
@@ -293,7 +292,7 @@ func zeroTools(e *Effective, child *envelope.Session, def *agentDef, kind sessio
 				continue
 			}
 			exists = true
-			if na.reason(t, exempt, p, nil) != nil {
+			if _, removed := na.reason(t, -1, exempt, nil); removed {
 				continue
 			}
 			passing++

@@ -172,9 +172,8 @@ func (v *view) firstRule(b behavior, c *call) *ruleRef {
 	return nil
 }
 
-func ruleReason(code string, rr *ruleRef) envelope.Reason {
-	rec := rr.rec
-	return envelope.Reason{Code: code, Rule: rr.where, Record: &rec}
+func (v *view) ruleReason(code string, rr *ruleRef) envelope.Reason {
+	return envelope.Reason{Code: code, Rule: rr.where, Record: v.ref(rr.rec)}
 }
 
 // outcome is a decision with its reason and the step that made it.
@@ -192,8 +191,9 @@ func decided(step int, d envelope.Decision, r envelope.Reason) outcome {
 // decide runs section 9.3 for a call of a tool in the pool.
 func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step) {
 	var out outcome
-	detail := make([]string, numSteps)
-	outcomes := make([]envelope.Outcome, numSteps)
+	var detailBuf [numSteps]string
+	var outcomeBuf [numSteps]envelope.Outcome
+	detail, outcomes := detailBuf[:], outcomeBuf[:]
 	for i := range outcomes {
 		outcomes[i] = envelope.Absent
 	}
@@ -227,13 +227,13 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 	if !out.ok {
 		set(stepDenyRules, envelope.Kept, "")
 		if rr := v.firstRule(bDeny, c); rr != nil {
-			out = decided(stepDenyRules, envelope.Deny, ruleReason(codePermissionDeny, rr))
+			out = decided(stepDenyRules, envelope.Deny, v.ruleReason(codePermissionDeny, rr))
 		}
 	}
 	if !out.ok {
 		set(stepAskRules, envelope.Kept, "")
 		if rr := v.firstRule(bAsk, c); rr != nil {
-			out = decided(stepAskRules, envelope.Ask, ruleReason(codePermissionAsk, rr))
+			out = decided(stepAskRules, envelope.Ask, v.ruleReason(codePermissionAsk, rr))
 		}
 	}
 	// 6. AskUserQuestion always asks.
@@ -310,7 +310,7 @@ func applicableStep(step int, c *call, v *view) bool {
 
 // modeReason names the session's mode as the reason's rule.
 func (v *view) modeReason(code string) envelope.Reason {
-	return envelope.Reason{Code: code, Rule: "mode: " + strconv.Quote(v.mode), Record: v.origin()}
+	return envelope.Reason{Code: code, Rule: v.modeText(), Record: v.origin()}
 }
 
 // decideOnce runs step 8 for every tool but Bash and Monitor.
@@ -343,7 +343,7 @@ func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string)
 	}
 	outcomes[stepAllowRules] = envelope.Kept
 	if rr := v.firstRule(bAllow, c); rr != nil {
-		return decided(stepAllowRules, envelope.Allow, ruleReason(codePermissionAllow, rr))
+		return decided(stepAllowRules, envelope.Allow, v.ruleReason(codePermissionAllow, rr))
 	}
 	outcomes[stepDefaults] = envelope.Kept
 	switch {
@@ -426,7 +426,7 @@ func (v *view) decideSub(c *call, l *bashLine, s *bashSub, outcomes []envelope.O
 			ok = s != nil && !l.broken && !s.nested && rr.r.cmd.match(s.allowText)
 		}
 		if ok {
-			return decided(stepAllowRules, envelope.Allow, ruleReason(codePermissionAllow, rr))
+			return decided(stepAllowRules, envelope.Allow, v.ruleReason(codePermissionAllow, rr))
 		}
 	}
 	reach(stepDefaults)
@@ -437,15 +437,15 @@ func (v *view) decideSub(c *call, l *bashLine, s *bashSub, outcomes []envelope.O
 }
 
 // decideTool is Decide over a view: the pool first, then section 9.3.
-func (v *view) decideTool(tool string, input json.RawMessage, p *envelope.PolicyState) envelope.Verdict {
+func (v *view) decideTool(tool string, input json.RawMessage) envelope.Verdict {
 	t := normalizeTool(tool)
 	trace := make([]envelope.Step, 0, int(numLayers)+numSteps)
 	exempt := t == toolEndConversation && v.e.bareDenied(t) != nil && v.endExempt()
-	if r := v.reason(t, exempt, p, &trace); r != nil {
+	if r, removed := v.reason(t, -1, exempt, &trace); removed {
 		for i := 0; i < numSteps; i++ {
 			trace = append(trace, envelope.Step{Layer: stepNames[i], Outcome: envelope.Skipped})
 		}
-		return envelope.Verdict{Tool: t, Decision: envelope.Deny, Reason: *r, Trace: trace}
+		return envelope.Verdict{Tool: t, Decision: envelope.Deny, Reason: r, Trace: trace}
 	}
 	out, trace := v.decide(newCall(t, input), trace)
 	return envelope.Verdict{Tool: t, Decision: out.d, Reason: out.reason, Trace: trace}

@@ -71,7 +71,7 @@ func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, input
 		return envelope.Verdict{Tool: normalizeTool(tool), Decision: envelope.Deny, Reason: envelope.Reason{Code: codeCatalogueUnknown}}
 	}
 	p := w.Policy()
-	return newView(effectiveOf(p), s, false).decideTool(tool, input, p)
+	return newView(effectiveOf(p), p, s, false).decideTool(tool, input)
 }
 
 // Tools resolves the session's pool over its catalogue (section 7.2).
@@ -80,7 +80,7 @@ func (*Dialect) Tools(w envelope.World, s *envelope.Session) envelope.ToolSet {
 		return envelope.ToolSet{Allowed: []string{}, Denied: []envelope.Denial{}}
 	}
 	p := w.Policy()
-	return newView(effectiveOf(p), s, false).pool(p)
+	return newView(effectiveOf(p), p, s, false).resolve()
 }
 
 // SamePolicy compares the captured pools: two children carry the same

@@ -25,7 +25,7 @@ type Compiled struct {
 	dirs          []inPath             // additionalDirectories
 	disableBypass bool
 	maxDepth      int
-	maxDepthSet   bool
+	maxDepthRule  string // "maxSubagentDepth: 3", as reasons name it
 }
 
 // agentDef is one agent definition, configured or built-in.
@@ -44,6 +44,8 @@ type agentDef struct {
 	// it runs as the main thread (section 6.3).
 	anyType bool
 	types   []string
+	// toolsRule renders the tools list as agent_tools:not_listed names it.
+	toolsRule string
 }
 
 // where names the definition in reasons and messages.
@@ -79,6 +81,7 @@ func (a *agentDef) finish() {
 	if a.anyType {
 		a.types = nil
 	}
+	a.toolsRule = "tools: " + quoteList(a.tools)
 }
 
 // allowsType reports whether a main-thread session running this definition
@@ -322,8 +325,9 @@ func compileDocument(doc json.RawMessage) (*Compiled, error) {
 		if err != nil || n < 1 || !allDigits(s) {
 			return nil, policyErr("document.maxSubagentDepth", "must be an integer of at least 1, got %s", short(raw))
 		}
-		c.maxDepth, c.maxDepthSet = n, true
+		c.maxDepth = n
 	}
+	c.maxDepthRule = "maxSubagentDepth: " + strconv.Itoa(c.maxDepth)
 	return c, nil
 }
 

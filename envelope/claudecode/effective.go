@@ -17,9 +17,10 @@ type Effective struct {
 	bareDeny []ruleRef    // the deny rules without a specifier (pool layer 2)
 	rev      envelope.RecordRef
 
-	rawCat []string        // PolicyState.Catalogue the cache below was made from
-	cat    []string        // normalized (Task -> Agent), de-duplicated, in order
-	catSet map[string]bool // membership in cat
+	rawCat  []string        // PolicyState.Catalogue the cache below was made from
+	cat     []string        // normalized (Task -> Agent), de-duplicated, in order
+	catSet  map[string]bool // membership in cat
+	catDeny []int           // per cat entry: index in bareDeny of the rule removing it, or -1
 }
 
 // ruleRef is a rule in force with its list and provenance.
@@ -85,11 +86,13 @@ func (e *Effective) setCatalogue(raw []string) {
 	e.rawCat = raw
 	e.cat = make([]string, 0, len(raw))
 	e.catSet = make(map[string]bool, len(raw))
+	e.catDeny = make([]int, 0, len(raw))
 	for _, t := range raw {
 		t = normalizeTool(t)
 		if !e.catSet[t] {
 			e.catSet[t] = true
 			e.cat = append(e.cat, t)
+			e.catDeny = append(e.catDeny, slices.IndexFunc(e.bareDeny, func(rr ruleRef) bool { return rr.r.nameMatches(t, bDeny) }))
 		}
 	}
 }

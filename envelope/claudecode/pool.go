@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/sessionledger/ledger/envelope"
-	"github.com/sessionledger/ledger/events"
 )
 
 // The pool reasons (section 13).
@@ -88,8 +87,11 @@ func kindOf(s *envelope.Session) sessionKind {
 }
 
 // view is everything a resolution reads about one session at one position.
+// It is made once per query and keeps the strings and records its reasons
+// hand out, so a pool over many tools allocates little.
 type view struct {
 	e     *Effective
+	p     *envelope.PolicyState
 	s     *envelope.Session
 	kind  sessionKind
 	mode  string
@@ -98,27 +100,27 @@ type view struct {
 	// capturing: the pool is being captured for a child (the coordinator
 	// layer does not apply, section 7.4).
 	capturing bool
-	// skipAgent: layers 8 and 9 are left out (the zero-tools check).
-	skipAgent bool
 
 	agent      string
 	def        *agentDef
 	defMissing bool
 
 	extra   []string // session catalogue additions beyond the policy catalogue
-	p       []string // captured parent pool (sorted), children only
+	pool    []string // captured parent pool (sorted), children only
 	pExtra  []string // the spawn's own MCP additions (sorted)
 	k       []string // captured pool of the continuation in force
-	hasK    bool
 	pSorted bool
 	kSorted bool
 
-	// records handed out in reasons, allocated once per view.
-	revRef, originRef, catRef, contRef *envelope.RecordRef
+	active [numLayers]bool // which layers apply to this session
+
+	// handed out in reasons, made once per view.
+	recs     []*envelope.RecordRef
+	modeRule string
 }
 
-func newView(e *Effective, s *envelope.Session, capturing bool) *view {
-	v := &view{e: e, s: s, kind: kindOf(s), mode: s.Facts.Mode, bg: s.Facts.Background, capturing: capturing}
+func newView(e *Effective, p *envelope.PolicyState, s *envelope.Session, capturing bool) *view {
+	v := &view{e: e, p: p, s: s, kind: kindOf(s), mode: s.Facts.Mode, bg: s.Facts.Background, capturing: capturing}
 	if v.mode == "" {
 		v.mode = modeDefault
 	}
@@ -151,15 +153,32 @@ func newView(e *Effective, s *envelope.Session, capturing bool) *view {
 	}
 	if v.kind != kindRoot {
 		if env := s.Envelope; env != nil {
-			v.p, v.pExtra = env.InheritedAllow, env.ExtraTools
+			v.pool, v.pExtra = env.InheritedAllow, env.ExtraTools
 		}
-		v.pSorted = slices.IsSorted(v.p) && slices.IsSorted(v.pExtra)
+		v.pSorted = slices.IsSorted(v.pool) && slices.IsSorted(v.pExtra)
 	}
 	if c := s.Context.Captured; c != nil {
-		v.k, v.hasK = c.InheritedAllow, true
+		v.k = c.InheritedAllow
 		v.kSorted = slices.IsSorted(v.k)
+		v.active[lContinuation] = true
 	}
+	sub := v.kind == kindSub || v.kind == kindTeammate
+	v.active[lCatalogue] = true
+	v.active[lSessionDeny] = true
+	v.active[lCoordinator] = v.kind == kindRoot && v.coord && !capturing
+	v.active[lFirstFilter] = sub
+	v.active[lPlanMode] = sub
+	v.active[lDepth] = v.kind != kindRoot
+	v.active[lBackground] = sub && v.bg
+	v.active[lDisallowed] = v.def != nil || v.defMissing
+	v.active[lTools] = v.def != nil && v.def.limited()
+	v.active[lInherited] = v.kind != kindRoot
 	return v
+}
+
+// skipAgentLayers leaves out layers 8 and 9 (the zero-tools check).
+func (v *view) skipAgentLayers() {
+	v.active[lDisallowed], v.active[lTools] = false, false
 }
 
 func contains(list []string, sorted bool, t string) bool {
@@ -184,42 +203,45 @@ func (v *view) inCatalogue(t string) bool {
 }
 
 func (v *view) inP(t string) bool {
-	return contains(v.p, v.pSorted, t) || contains(v.pExtra, v.pSorted, t)
+	return contains(v.pool, v.pSorted, t) || contains(v.pExtra, v.pSorted, t)
 }
 
-func (v *view) rev() *envelope.RecordRef {
-	if v.revRef == nil {
-		r := v.e.rev
-		v.revRef = &r
-	}
-	return v.revRef
-}
-
-func (v *view) origin() *envelope.RecordRef {
-	if v.originRef == nil {
-		r := v.s.Origin
-		v.originRef = &r
-	}
-	return v.originRef
-}
-
-func (v *view) catRecord(p *envelope.PolicyState) *envelope.RecordRef {
-	if v.catRef == nil {
-		r := v.e.rev
-		if p != nil && p.CatalogueRecord.Seq != 0 {
-			r = p.CatalogueRecord
+// ref returns a pointer to a copy of r, one per distinct record per view.
+func (v *view) ref(r envelope.RecordRef) *envelope.RecordRef {
+	for _, p := range v.recs {
+		if *p == r {
+			return p
 		}
-		v.catRef = &r
 	}
-	return v.catRef
+	p := new(envelope.RecordRef) // not &r: that would move r to the heap on every call
+	*p = r
+	v.recs = append(v.recs, p)
+	return p
+}
+
+func (v *view) rev() *envelope.RecordRef    { return v.ref(v.e.rev) }
+func (v *view) origin() *envelope.RecordRef { return v.ref(v.s.Origin) }
+
+func (v *view) catRecord() *envelope.RecordRef {
+	if v.p != nil && v.p.CatalogueRecord.Seq != 0 {
+		return v.ref(v.p.CatalogueRecord)
+	}
+	return v.rev()
 }
 
 func (v *view) continuation() *envelope.RecordRef {
-	if v.contRef == nil && v.s.Context.Continuation != nil {
-		r := *v.s.Context.Continuation
-		v.contRef = &r
+	if c := v.s.Context.Continuation; c != nil {
+		return v.ref(*c)
 	}
-	return v.contRef
+	return nil
+}
+
+// modeText renders the session's mode as a reason names it.
+func (v *view) modeText() string {
+	if v.modeRule == "" {
+		v.modeRule = "mode: " + strconv.Quote(v.mode)
+	}
+	return v.modeRule
 }
 
 // endExempt reports whether EndConversation escapes layer 2: at least one
@@ -233,188 +255,179 @@ func (v *view) endExempt() bool {
 	return false
 }
 
-// applies reports whether layer l applies to this session.
-func (v *view) applies(l layer) bool {
-	switch l {
-	case lCoordinator:
-		return v.kind == kindRoot && v.coord && !v.capturing
-	case lFirstFilter, lPlanMode:
-		return v.kind == kindSub || v.kind == kindTeammate
-	case lDepth:
-		return v.kind != kindRoot
-	case lBackground:
-		return (v.kind == kindSub || v.kind == kindTeammate) && v.bg
-	case lDisallowed:
-		return !v.skipAgent && (v.def != nil || v.defMissing)
-	case lTools:
-		return !v.skipAgent && v.def != nil && v.def.limited()
-	case lInherited:
-		return v.kind != kindRoot
-	case lContinuation:
-		return v.hasK
+// denyOf returns the bare deny rule removing t: looked up by catalogue
+// index when t is a policy catalogue tool (idx >= 0), else computed.
+func (v *view) denyOf(t string, idx int) *ruleRef {
+	if idx >= 0 && idx < len(v.e.catDeny) {
+		if i := v.e.catDeny[idx]; i >= 0 {
+			return &v.e.bareDeny[i]
+		}
+		return nil
 	}
-	return true
+	return v.e.bareDenied(t)
 }
 
-// remove runs layer l on tool t and returns the reason when it removes it.
-// detail, when non-nil, receives what the layer held (for the trace).
-func (v *view) remove(l layer, t string, exempt bool, p *envelope.PolicyState, detail *string) *envelope.Reason {
+// removes reports whether layer l removes tool t (idx: its index in the
+// policy catalogue, or -1). It builds nothing: the reason is made by why,
+// for the one layer that removes the tool.
+func (v *view) removes(l layer, t string, idx int, exempt bool) bool {
 	switch l {
 	case lCatalogue:
-		if !v.inCatalogue(t) {
-			return &envelope.Reason{Code: codeCatalogueUnknown, Record: v.catRecord(p)}
-		}
+		return idx < 0 && !v.inCatalogue(t)
 	case lSessionDeny:
-		if rr := v.e.bareDenied(t); rr != nil {
-			if t == toolEndConversation && exempt {
-				if detail != nil {
-					*detail = "EndConversation is exempt from deny rules while another tool remains"
-				}
-				return nil
-			}
-			rec := rr.rec
-			return &envelope.Reason{Code: codePermissionDeny, Rule: rr.where, Record: &rec}
-		}
+		return v.denyOf(t, idx) != nil && !(t == toolEndConversation && exempt)
 	case lCoordinator:
-		if !isCoordinatorTool(t) {
-			if detail != nil {
-				*detail = "coordinator mode keeps " + coordinatorList
-			}
-			return &envelope.Reason{Code: codeCoordinator, Rule: "coordinator: true", Record: v.origin()}
-		}
+		return !isCoordinatorTool(t)
 	case lFirstFilter:
-		if isFirstFiltered(t) {
-			if detail != nil {
-				*detail = "removed from every sub-agent: " + firstFilterList
-			}
-			return &envelope.Reason{Code: codeFirstFilter, Record: v.origin()}
-		}
+		return isFirstFiltered(t)
 	case lPlanMode:
-		if t == toolExitPlanMode && v.mode != modePlan {
-			if detail != nil {
-				*detail = "ExitPlanMode stays only in plan mode"
-			}
-			return &envelope.Reason{Code: codeNotPlanMode, Rule: "mode: " + strconv.Quote(v.mode), Record: v.origin()}
-		}
+		return t == toolExitPlanMode && v.mode != modePlan
 	case lDepth:
-		if detail != nil {
-			*detail = fmt.Sprintf("depth %d, maxSubagentDepth %d", v.s.Depth, v.e.c.maxDepth)
-		}
-		if t == toolAgent && v.s.Depth >= v.e.c.maxDepth {
-			return &envelope.Reason{Code: codeMaxDepth, Rule: "maxSubagentDepth: " + strconv.Itoa(v.e.c.maxDepth), Record: v.rev()}
-		}
+		return t == toolAgent && v.s.Depth >= v.e.c.maxDepth
 	case lBackground:
-		if !isMCP(t) && !isBackgroundKept(t) && t != toolAgent && t != toolExitPlanMode &&
-			!(v.kind == kindTeammate && isTeamKept(t)) {
-			if detail != nil {
-				*detail = "background keep-list: " + backgroundKeepList
-				if v.kind == kindTeammate {
-					*detail += "; team keep-list: " + teamKeepList
-				}
-			}
-			return &envelope.Reason{Code: codeBackground, Rule: "background: true", Record: v.origin()}
-		}
+		return !isMCP(t) && !isBackgroundKept(t) && t != toolAgent && t != toolExitPlanMode &&
+			!(v.kind == kindTeammate && isTeamKept(t))
 	case lDisallowed:
-		if v.defMissing {
-			if detail != nil {
-				*detail = "the definition of agent " + strconv.Quote(v.agent) + " no longer exists"
-			}
-			return &envelope.Reason{Code: codeNotConfigured, Rule: "agent: " + strconv.Quote(v.agent), Record: v.rev()}
-		}
-		for i := range v.def.disallowed {
-			if e := &v.def.disallowed[i]; e.match(t, true) {
-				if detail != nil {
-					*detail = v.def.where()
-				}
-				return &envelope.Reason{Code: codeDisallowed, Rule: "disallowedTools: " + strconv.Quote(e.text), Record: v.rev()}
-			}
-		}
+		return v.defMissing || v.disallowedEntry(t) != nil
 	case lTools:
 		for i := range v.def.tools {
 			if v.def.tools[i].match(t, false) {
-				return nil
+				return false
 			}
 		}
-		if v.kind == kindTeammate && slices.Contains(teammateAdditions, t) {
-			return nil
-		}
-		if detail != nil {
-			*detail = v.def.where()
-			if v.kind == kindTeammate {
-				*detail += " (teammate additions: SendMessage, TaskCreate, TaskGet, TaskList, TaskUpdate)"
-			}
-		}
-		return &envelope.Reason{Code: codeNotListed, Rule: "tools: " + quoteList(v.def.tools), Record: v.rev()}
+		return !(v.kind == kindTeammate && slices.Contains(teammateAdditions, t))
 	case lInherited:
-		if !v.inP(t) {
-			return &envelope.Reason{Code: codeParentPool, Rule: "inherited_allow", Record: v.origin()}
-		}
+		return !v.inP(t)
 	case lContinuation:
-		if !contains(v.k, v.kSorted, t) {
-			return &envelope.Reason{Code: codeNotCaptured, Rule: "captured inherited_allow", Record: v.continuation()}
+		return !contains(v.k, v.kSorted, t)
+	}
+	return false
+}
+
+func (v *view) disallowedEntry(t string) *toolEntry {
+	for i := range v.def.disallowed {
+		if e := &v.def.disallowed[i]; e.match(t, true) {
+			return e
 		}
 	}
 	return nil
 }
 
-// reason returns the reason of the first layer that removes t, nil when t
-// is in the pool. trace, when non-nil, receives one step per layer.
-func (v *view) reason(t string, exempt bool, p *envelope.PolicyState, trace *[]envelope.Step) *envelope.Reason {
-	var found *envelope.Reason
-	for l := lCatalogue; l < numLayers; l++ {
-		if found != nil {
-			if trace != nil {
-				*trace = append(*trace, envelope.Step{Layer: layerNames[l], Outcome: envelope.Skipped})
-			}
-			continue
+// why is the reason of layer l, which removes t.
+func (v *view) why(l layer, t string, idx int) envelope.Reason {
+	switch l {
+	case lCatalogue:
+		return envelope.Reason{Code: codeCatalogueUnknown, Record: v.catRecord()}
+	case lSessionDeny:
+		rr := v.denyOf(t, idx)
+		return envelope.Reason{Code: codePermissionDeny, Rule: rr.where, Record: v.ref(rr.rec)}
+	case lCoordinator:
+		return envelope.Reason{Code: codeCoordinator, Rule: "coordinator: true", Record: v.origin()}
+	case lFirstFilter:
+		return envelope.Reason{Code: codeFirstFilter, Record: v.origin()}
+	case lPlanMode:
+		return envelope.Reason{Code: codeNotPlanMode, Rule: v.modeText(), Record: v.origin()}
+	case lDepth:
+		return envelope.Reason{Code: codeMaxDepth, Rule: v.e.c.maxDepthRule, Record: v.rev()}
+	case lBackground:
+		return envelope.Reason{Code: codeBackground, Rule: "background: true", Record: v.origin()}
+	case lDisallowed:
+		if v.defMissing {
+			return envelope.Reason{Code: codeNotConfigured, Rule: "agent: " + strconv.Quote(v.agent), Record: v.rev()}
 		}
-		if !v.applies(l) {
+		return envelope.Reason{Code: codeDisallowed, Rule: v.disallowedEntry(t).rule, Record: v.rev()}
+	case lTools:
+		return envelope.Reason{Code: codeNotListed, Rule: v.def.toolsRule, Record: v.rev()}
+	case lInherited:
+		return envelope.Reason{Code: codeParentPool, Rule: "inherited_allow", Record: v.origin()}
+	default:
+		return envelope.Reason{Code: codeNotCaptured, Rule: "captured inherited_allow", Record: v.continuation()}
+	}
+}
+
+// detail says, for the trace, what layer l held.
+func (v *view) detail(l layer, t string, exempt bool) string {
+	switch l {
+	case lSessionDeny:
+		if t == toolEndConversation && exempt && v.denyOf(t, -1) != nil {
+			return "EndConversation is exempt from deny rules while another tool remains"
+		}
+	case lCoordinator:
+		return "coordinator mode keeps " + coordinatorList
+	case lFirstFilter:
+		return "removed from every sub-agent: " + firstFilterList
+	case lPlanMode:
+		return "ExitPlanMode stays only in plan mode; mode " + v.mode
+	case lDepth:
+		return fmt.Sprintf("depth %d, maxSubagentDepth %d", v.s.Depth, v.e.c.maxDepth)
+	case lBackground:
+		if v.kind == kindTeammate {
+			return "background keep-list: " + backgroundKeepList + "; team keep-list: " + teamKeepList
+		}
+		return "background keep-list: " + backgroundKeepList
+	case lDisallowed:
+		if v.defMissing {
+			return "the definition of agent " + strconv.Quote(v.agent) + " no longer exists"
+		}
+		return v.def.where()
+	case lTools:
+		if v.kind == kindTeammate {
+			return v.def.where() + " (teammate additions: SendMessage, TaskCreate, TaskGet, TaskList, TaskUpdate)"
+		}
+		return v.def.where()
+	}
+	return ""
+}
+
+// reason returns the reason of the first layer that removes t; ok is false
+// when t is in the pool. trace, when non-nil, receives one step per layer.
+func (v *view) reason(t string, idx int, exempt bool, trace *[]envelope.Step) (envelope.Reason, bool) {
+	for l := lCatalogue; l < numLayers; l++ {
+		if !v.active[l] {
 			if trace != nil {
 				*trace = append(*trace, envelope.Step{Layer: layerNames[l], Outcome: envelope.Absent})
 			}
 			continue
 		}
-		var detail string
-		var dp *string
-		if trace != nil {
-			dp = &detail
-		}
-		r := v.remove(l, t, exempt, p, dp)
-		if trace != nil {
-			st := envelope.Step{Layer: layerNames[l], Outcome: envelope.Kept, Detail: detail}
-			if r != nil {
-				st.Outcome, st.Reason = envelope.Removed, r
+		removed := v.removes(l, t, idx, exempt)
+		if !removed {
+			if trace != nil {
+				*trace = append(*trace, envelope.Step{Layer: layerNames[l], Outcome: envelope.Kept, Detail: v.detail(l, t, exempt)})
 			}
-			*trace = append(*trace, st)
+			continue
 		}
-		found = r
+		r := v.why(l, t, idx)
+		if trace != nil {
+			rc := r // a copy: taking r's address would move r to the heap
+			*trace = append(*trace, envelope.Step{Layer: layerNames[l], Outcome: envelope.Removed, Detail: v.detail(l, t, exempt), Reason: &rc})
+			for l++; l < numLayers; l++ {
+				*trace = append(*trace, envelope.Step{Layer: layerNames[l], Outcome: envelope.Skipped})
+			}
+		}
+		return r, true
 	}
-	return found
+	return envelope.Reason{}, false
 }
 
-// pool resolves every catalogue tool: the allowed ones in catalogue order,
-// and each removed one with its reason.
-func (v *view) pool(p *envelope.PolicyState) envelope.ToolSet {
+// resolve resolves every catalogue tool: the allowed ones in catalogue
+// order, and each removed one with its reason.
+func (v *view) resolve() envelope.ToolSet {
 	cat := v.catalogue()
-	ts := envelope.ToolSet{Allowed: make([]string, 0, len(cat)), Denied: []envelope.Denial{}}
+	ts := envelope.ToolSet{Allowed: make([]string, 0, len(cat)), Denied: make([]envelope.Denial, 0, len(cat))}
 	exempt, exemptKnown := false, false
-	for _, t := range cat {
+	for i, t := range cat {
+		idx := i
+		if i >= len(v.e.cat) {
+			idx = -1
+		}
 		if t == toolEndConversation && !exemptKnown {
 			exempt, exemptKnown = v.endExempt(), true
 		}
-		if r := v.reason(t, exempt, p, nil); r != nil {
-			ts.Denied = append(ts.Denied, envelope.Denial{Tool: t, Reason: *r})
+		if r, removed := v.reason(t, idx, exempt, nil); removed {
+			ts.Denied = append(ts.Denied, envelope.Denial{Tool: t, Reason: r})
 		} else {
 			ts.Allowed = append(ts.Allowed, t)
 		}
 	}
 	return ts
-}
-
-// sessionFacts is the session a dialect method was handed, checked.
-func checkSession(s *envelope.Session) error {
-	if s == nil {
-		return events.Errorf(events.CodeUnknownSession, "no session given; name an existing session")
-	}
-	return nil
 }

@@ -27,6 +27,8 @@ type toolEntry struct {
 	// types are the sub-agent types of an Agent(type, ...) entry; nil for a
 	// plain Agent entry (any type).
 	types []string
+	// rule renders the entry as agent_disallowed:listed names it.
+	rule string
 }
 
 func compileEntry(text string) (toolEntry, error) {
@@ -38,6 +40,7 @@ func compileEntry(text string) (toolEntry, error) {
 		spec = ""
 	}
 	e := toolEntry{text: strings.TrimSpace(text), name: normalizeTool(name)}
+	e.rule = "disallowedTools: " + strconv.Quote(e.text)
 	n := e.name
 	switch {
 	case n == "*":
