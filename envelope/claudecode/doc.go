@@ -24,13 +24,26 @@
 //
 // # Files
 //
-// names.go (tool, MCP and agent names, modes), rules.go (permission rules),
-// toollist.go (agent tools / disallowedTools entries), document.go (the
-// policy document and Compile), bash.go (command splitting and stripping),
-// paths.go (input paths, working directories, path patterns), domains.go
-// (WebFetch hosts), pool.go (the pool layers), decide.go (call decisions),
-// admission.go (event shape, Start and Spawn), dialect.go (the
-// envelope.Dialect methods that glue them together).
+// names.go (tool, MCP and agent names, modes, tool classes), rules.go
+// (permission rules and command patterns), toollist.go (agent tools /
+// disallowedTools entries), document.go (the policy document and Compile),
+// effective.go (grants applied, provenance, the normalized catalogue),
+// bash.go (command splitting, stripping, read-only, filesystem and critical
+// commands), paths.go (input paths, working directories, protected paths,
+// path patterns), domains.go (WebFetch hosts), pool.go (the eleven pool
+// layers), decide.go (call decisions and their trace), admission.go (event
+// shape, Start, Spawn, the envelope and the zero-tools refusal), dialect.go
+// (the envelope.Dialect methods that glue them together).
+//
+// # Reasons
+//
+// Every removed tool and every decision carries a code "<layer>:<cause>"
+// (section 13), the rule as written where one matched (permissions.deny:
+// "Bash", disallowedTools: "mcp__github", tools: ["Read"], mode: "plan",
+// maxSubagentDepth: 3, ...) and the record that introduced it: the
+// policy.set revision, the grant.added of a granted rule, the session's
+// start or spawn record for facts fixed then (mode, background, coordinator,
+// the captured parent pool), or the session.resumed of a continuation.
 //
 // # Choices beyond the spec
 //

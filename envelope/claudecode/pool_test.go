@@ -308,3 +308,32 @@ func TestDecideTracePoolLayers(t *testing.T) {
 		t.Errorf("%+v", v)
 	}
 }
+
+func TestEffectiveOfFallbacks(t *testing.T) {
+	w := newWorld(t, `{"permissions": {"deny": ["Bash"]}}`, "Read", "Bash")
+	s := w.start(t, "lead", events.StartedData{Agent: "main"})
+	// No stored effective document: it is computed from the compiled one.
+	w.policy.Effective = nil
+	if r := reasons(w.tools("lead")); r["Bash"] != codePermissionDeny {
+		t.Errorf("computed effective: %v", r)
+	}
+	// A catalogue changed after the effective document was made.
+	w.refresh(t)
+	w.policy.Catalogue = list("Read", "Bash", "Edit")
+	if ts := w.tools("lead"); !slices.Equal(ts.Allowed, list("Read", "Edit")) {
+		t.Errorf("new catalogue: %q", ts.Allowed)
+	}
+	// Another dialect's compiled document fails closed.
+	w.policy.Effective, w.policy.Compiled = nil, "foreign"
+	if ts := w.tools("lead"); len(ts.Allowed) != 0 {
+		t.Errorf("foreign: %q", ts.Allowed)
+	}
+	// No policy at all: nothing exists.
+	w.policy = nil
+	if ts := w.d.Tools(w, s); len(ts.Allowed) != 0 || ts.Denied == nil {
+		t.Errorf("no policy: %+v", ts)
+	}
+	if ts := w.d.Tools(w, nil); ts.Allowed == nil || ts.Denied == nil {
+		t.Error("no session: empty lists")
+	}
+}
