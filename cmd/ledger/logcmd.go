@@ -40,7 +40,7 @@ func runLog(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if *follow {
 		until = 0
 	}
-	err = h.log.Follow(ctx, start, func(seq uint64, data []byte) error {
+	err = h.log.Follow(ctx, start, func(seq uint64, data []byte, _ uint64) error {
 		if *asJSON {
 			_, err := fmt.Fprintf(stdout, "%s\n", data)
 			return err

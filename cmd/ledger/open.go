@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -22,6 +23,7 @@ type ledgerFlags struct {
 	data, natsURL, creds, stream, projection, listen string
 	replicas                                         int
 	syncInterval                                     time.Duration
+	logger                                           *slog.Logger
 }
 
 func (f *ledgerFlags) register(fs *flag.FlagSet) {
@@ -84,7 +86,7 @@ func (f *ledgerFlags) open(ctx context.Context, withProjection bool) (*ledgerHan
 	if err != nil {
 		return nil, err
 	}
-	cfg := service.Config{Log: h.log, Dialects: dialects.All()}
+	cfg := service.Config{Log: h.log, Dialects: dialects.All(), Logger: f.logger}
 	if withProjection {
 		path := f.projection
 		if path == "" {

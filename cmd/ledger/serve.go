@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 )
 
 func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -13,9 +14,15 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	var lf ledgerFlags
 	lf.register(fl)
 	fl.StringVar(&lf.listen, "listen", "", "embedded server only: also accept NATS clients on this address (host:port), so other\nprocesses can use --nats nats://host:port")
+	level := fl.String("log-level", "info", "structured JSON logs on stderr at this level: debug, info, warn, error")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(*level)); err != nil {
+		return usageError("--log-level %q: use debug, info, warn or error", *level)
+	}
+	lf.logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: lv}))
 	h, err := lf.open(ctx, true)
 	if err != nil {
 		return err
@@ -28,7 +35,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		where += ", clients on nats://" + lf.listen
 	}
 	fmt.Fprintf(stdout, "ledger serving: stream %s on %s; projection at sequence %d\n", h.log.Name(), where, h.svc.Position())
+	lf.logger.Info("serving", "stream", h.log.Name(), "position", h.svc.Position())
 	err = h.svc.Run(ctx)
 	fmt.Fprintf(stdout, "ledger stopped at sequence %d\n", h.svc.Position())
+	lf.logger.Info("stopped", "position", h.svc.Position())
 	return err
 }

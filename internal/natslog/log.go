@@ -182,7 +182,7 @@ func (l *Log) Read(ctx context.Context, from, to uint64) ([][]byte, error) {
 		return nil, nil
 	}
 	out := make([][]byte, 0, to-from+1)
-	err = l.Follow(ctx, from, func(seq uint64, data []byte) error {
+	err = l.Follow(ctx, from, func(seq uint64, data []byte, _ uint64) error {
 		out = append(out, data)
 		if seq >= to {
 			return errStop
@@ -194,11 +194,11 @@ func (l *Log) Read(ctx context.Context, from, to uint64) ([][]byte, error) {
 
 var errStop = errors.New("stop")
 
-// Follow calls fn for every record from sequence from, in order, until fn
-// returns an error or ctx ends; with until > 0 it stops after that sequence
-// (which must exist). It is built on an ordered consumer, so it sees no gap
-// and no duplicate.
-func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, data []byte) error, until uint64) error {
+// Follow calls fn for every record from sequence from, in order, with the
+// number of records still pending behind it, until fn returns an error or
+// ctx ends; with until > 0 it stops after that sequence (which must exist).
+// It is built on an ordered consumer, so it sees no gap and no duplicate.
+func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, data []byte, pending uint64) error, until uint64) error {
 	if from == 0 {
 		from = 1
 	}
@@ -241,7 +241,7 @@ func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, data 
 			return fmt.Errorf("natslog: expected sequence %d, got %d: the stream has a gap", next, seq)
 		}
 		next++
-		if err := fn(seq, m.Data()); err != nil {
+		if err := fn(seq, m.Data(), md.NumPending); err != nil {
 			if errors.Is(err, errStop) {
 				return nil
 			}

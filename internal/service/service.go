@@ -38,9 +38,10 @@ type Log interface {
 
 // Follower is a Log that can deliver records as they land.
 type Follower interface {
-	// Follow calls fn for every record from sequence from, in order,
-	// until fn fails or ctx ends (until 0 means forever).
-	Follow(ctx context.Context, from uint64, fn func(seq uint64, data []byte) error, until uint64) error
+	// Follow calls fn for every record from sequence from, in order, with
+	// how many records are pending behind it, until fn fails or ctx ends
+	// (until 0 means forever).
+	Follow(ctx context.Context, from uint64, fn func(seq uint64, data []byte, pending uint64) error, until uint64) error
 }
 
 // Config wires a Service. The zero value of every field but Log and
@@ -172,6 +173,20 @@ func (s *Service) Append(ctx context.Context, raw []byte) (Result, error) {
 	for attempt := 0; ; attempt++ {
 		prep := s.head.Prepare(ev, events.FormatTime(s.cfg.Clock()))
 		if prep.Record == nil {
+			if prep.Err != nil && attempt < s.cfg.Retries {
+				// Never refuse on a stale view: another writer may have
+				// appended what makes this event valid.
+				behind, err := s.behind(ctx)
+				if err != nil {
+					return Result{}, err
+				}
+				if behind {
+					if err := s.catchup(ctx); err != nil {
+						return Result{}, err
+					}
+					continue
+				}
+			}
 			return Result{Seq: prep.Landed, ID: ev.ID, Duplicate: prep.Landed != 0}, prep.Err
 		}
 		seq, err := s.publish(ctx, prep.Record)
@@ -206,6 +221,15 @@ func (s *Service) publish(ctx context.Context, rec *events.Record) (uint64, erro
 		return 0, fmt.Errorf("service: encoding record: %w", err)
 	}
 	return s.cfg.Log.Append(ctx, events.Subject(rec.Type, rec.Session), rec.ID, b, s.head.Position())
+}
+
+// behind reports whether the log has records this service has not applied.
+func (s *Service) behind(ctx context.Context) (bool, error) {
+	head, err := s.cfg.Log.Head(ctx)
+	if err != nil {
+		return false, err
+	}
+	return head > s.head.Position(), nil
 }
 
 // apply folds one record and commits the store.
@@ -256,20 +280,34 @@ func (s *Service) Run(ctx context.Context) error {
 		<-ctx.Done()
 		return nil
 	}
-	err := f.Follow(ctx, s.Position()+1, func(seq uint64, data []byte) error {
+	s.mu.Lock()
+	if err := s.catchup(ctx); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	pos := s.head.Position()
+	s.mu.Unlock()
+	s.log.Info("caught up", "position", pos)
+	s.log.Info("following the log", "from", pos+1)
+	err := f.Follow(ctx, pos+1, func(seq uint64, data []byte, pending uint64) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if seq <= s.head.Position() {
-			return nil // our own append, already applied
+		if seq > s.head.Position() {
+			if seq != s.head.Position()+1 {
+				return fmt.Errorf("service: record %d arrived after %d: gap", seq, s.head.Position())
+			}
+			rec, err := events.DecodeRecord(data)
+			if err != nil {
+				return fmt.Errorf("service: record %d: %w", seq, err)
+			}
+			if err := s.apply(rec, seq); err != nil {
+				return err
+			}
 		}
-		if seq != s.head.Position()+1 {
-			return fmt.Errorf("service: record %d arrived after %d: gap", seq, s.head.Position())
+		if pending == 0 {
+			s.log.Info("caught up", "position", s.head.Position())
 		}
-		rec, err := events.DecodeRecord(data)
-		if err != nil {
-			return fmt.Errorf("service: record %d: %w", seq, err)
-		}
-		return s.apply(rec, seq)
+		return nil
 	}, 0)
 	if ctx.Err() != nil {
 		return nil

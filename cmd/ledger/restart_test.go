@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/internal/workload"
+	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/replay"
+)
+
+// serveProc is `ledger serve` running as a subprocess, with its structured
+// log lines delivered on a channel.
+type serveProc struct {
+	cmd  *exec.Cmd
+	logs chan map[string]any
+	done chan error
+}
+
+func startServe(t *testing.T, url, data string) *serveProc {
+	t.Helper()
+	cmd := exec.Command(ledgerBinary(t), "serve", "--nats", url, "--data", data)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &serveProc{cmd: cmd, logs: make(chan map[string]any, 1024), done: make(chan error, 1)}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				select {
+				case p.logs <- m:
+				default: // the test only needs the latest progress
+				}
+			}
+		}
+		close(p.logs)
+	}()
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return p
+}
+
+// waitPosition waits until the process logs that it caught up at or past
+// position, with a deadline.
+func (p *serveProc) waitPosition(t *testing.T, position uint64) {
+	t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case m, ok := <-p.logs:
+			if !ok {
+				t.Fatalf("ledger serve exited before reaching %d", position)
+			}
+			if m["msg"] == "caught up" && uint64(m["position"].(float64)) >= position {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("ledger serve did not reach position %d in 60s", position)
+		}
+	}
+}
+
+// TestServeSubprocessRestart kills `ledger serve` with SIGKILL while another
+// writer appends, starts it again, and checks that its projection resumes
+// and ends byte-identical to a full rebuild from the log.
+func TestServeSubprocessRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the ledger binary")
+	}
+	root := t.TempDir()
+	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(root, "nats"), Listen: "127.0.0.1:-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+	url := ns.ClientURL()
+	nc, err := natslog.ConnectEmbedded(ns, "writer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	log, err := natslog.Open(t.Context(), nc, natslog.StreamConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := workload.Sessions(30)
+	write := func(from, to int) {
+		for i := from; i < to; i++ {
+			if _, err := writer.Append(t.Context(), evs[i]); err != nil {
+				t.Errorf("event %d: %v", i, err)
+				return
+			}
+		}
+	}
+	third := len(evs) / 3
+	write(0, third)
+
+	data := filepath.Join(root, "serve")
+	p := startServe(t, url, data)
+	p.waitPosition(t, uint64(third))
+	// Keep writing while the follower applies, and kill it mid-stream.
+	writing := make(chan struct{})
+	go func() { write(third, 2*third); close(writing) }()
+	p.waitPosition(t, uint64(third)+5)
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-p.done
+	<-writing
+	write(2*third, len(evs))
+
+	p = startServe(t, url, data)
+	p.waitPosition(t, uint64(len(evs)))
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-p.done; err != nil {
+		t.Fatalf("ledger serve after SIGTERM: %v", err)
+	}
+
+	store, err := projection.OpenStore(filepath.Join(data, "projection.db"), projection.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if cp, _ := store.Checkpoint(); cp != uint64(len(evs)) {
+		t.Fatalf("checkpoint %d, want %d", cp, len(evs))
+	}
+	rebuilt := filepath.Join(root, "rebuilt.db")
+	if _, err := replay.Rebuild(t.Context(), log, dialects.All(), rebuilt, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := projection.OpenStore(rebuilt, projection.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	got, _ := store.DumpHash()
+	want, _ := rs.DumpHash()
+	if got != want {
+		t.Fatalf("projection after SIGKILL and restart %s, full rebuild %s", got, want)
+	}
+	if strings.TrimSpace(got) == "" {
+		t.Fatal("empty hash")
+	}
+}
