@@ -30,6 +30,10 @@ func (*Dialect) Normalize(tool string) string { return normalize(tool) }
 // continuation runs under its own spawn snapshot (section 10.1).
 func (*Dialect) DefaultChildSource() string { return envelope.SourcePersistedChild }
 
+// SetDecides is true: openclaw decides a call by its tool set alone (no
+// per-call input rules and no ask), so a check may read the resolved set.
+func (*Dialect) SetDecides() bool { return true }
+
 // Compile validates a policy document (section 1). The catalogue needs no
 // validation: any string is a tool name once normalized.
 func (*Dialect) Compile(doc json.RawMessage, _ []string) (any, error) {

@@ -21,7 +21,6 @@ var forbidden = map[string][]string{
 	"replay":     {module + "/internal", module + "/scenario", module + "/cmd", "github.com/nats-io/"},
 }
 
-
 func TestImportDirection(t *testing.T) {
 	out, err := exec.Command("go", "list", module+"/...").Output()
 	if err != nil {
