@@ -3,7 +3,6 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -378,7 +377,7 @@ func (v *view) decideCommand(c *call, outcomes []envelope.Outcome, detail []stri
 	for _, s := range subs {
 		o := v.decideSub(c, l, s, outcomes)
 		if s != nil && len(subs) > 1 {
-			notes[o.step] = append(notes[o.step], fmt.Sprintf("%q: %s (%s)", s.raw, o.d, o.reason.Code))
+			notes[o.step] = append(notes[o.step], strconv.Quote(s.raw)+": "+string(o.d)+" ("+o.reason.Code+")")
 		}
 		if !best.ok || o.d.Stricter(best.d) {
 			best = o

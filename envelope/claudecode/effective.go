@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -21,6 +22,59 @@ type Effective struct {
 	cat     []string        // normalized (Task -> Agent), de-duplicated, in order
 	catSet  map[string]bool // membership in cat
 	catDeny []int           // per cat entry: index in bareDeny of the rule removing it, or -1
+	// catProps holds each cat entry's fixed properties (props bits), and
+	// defs each agent definition's verdicts over cat, so that a pool
+	// resolution over the policy catalogue only tests bits.
+	catProps []props
+	catOrder []int // indices of cat in byte order of the names
+	defs     map[*agentDef]*defCache
+}
+
+// props are the fixed properties of a tool name that pool layers test.
+type props uint16
+
+const (
+	propCoordinator props = 1 << iota
+	propFirstFiltered
+	propBackgroundKept
+	propTeamKept
+	propMCP
+	propAgent
+	propExitPlanMode
+	propTeammateAddition
+)
+
+func propsOf(t string) props {
+	var p props
+	set := func(b props, ok bool) {
+		if ok {
+			p |= b
+		}
+	}
+	set(propCoordinator, isCoordinatorTool(t))
+	set(propFirstFiltered, isFirstFiltered(t))
+	set(propBackgroundKept, isBackgroundKept(t))
+	set(propTeamKept, isTeamKept(t))
+	set(propMCP, isMCP(t))
+	set(propAgent, t == toolAgent)
+	set(propExitPlanMode, t == toolExitPlanMode)
+	set(propTeammateAddition, slices.Contains(teammateAdditions, t))
+	return p
+}
+
+// defCache is one agent definition's verdicts over the policy catalogue.
+type defCache struct {
+	disallowed []int  // per cat entry: index of the first disallowedTools entry matching it, or -1
+	listed     []bool // per cat entry: some tools entry matches it
+}
+
+func newDefCache(a *agentDef, cat []string) *defCache {
+	dc := &defCache{disallowed: make([]int, len(cat)), listed: make([]bool, len(cat))}
+	for i, t := range cat {
+		dc.disallowed[i] = slices.IndexFunc(a.disallowed, func(e toolEntry) bool { return e.match(t, true) })
+		dc.listed[i] = slices.ContainsFunc(a.tools, func(e toolEntry) bool { return e.match(t, false) })
+	}
+	return dc
 }
 
 // ruleRef is a rule in force with its list and provenance.
@@ -93,6 +147,22 @@ func (e *Effective) setCatalogue(raw []string) {
 			e.catSet[t] = true
 			e.cat = append(e.cat, t)
 			e.catDeny = append(e.catDeny, slices.IndexFunc(e.bareDeny, func(rr ruleRef) bool { return rr.r.nameMatches(t, bDeny) }))
+			e.catProps = append(e.catProps, propsOf(t))
+		}
+	}
+	e.catOrder = make([]int, len(e.cat))
+	for i := range e.catOrder {
+		e.catOrder[i] = i
+	}
+	slices.SortFunc(e.catOrder, func(a, b int) int { return strings.Compare(e.cat[a], e.cat[b]) })
+	e.defs = map[*agentDef]*defCache{}
+	for _, name := range e.c.agentNames {
+		a := e.c.agents[name]
+		e.defs[a] = newDefCache(a, e.cat)
+	}
+	for _, name := range builtInNames {
+		if a := e.c.agent(name); a != nil && a.builtIn {
+			e.defs[a] = newDefCache(a, e.cat)
 		}
 	}
 }
@@ -105,7 +175,7 @@ func effectiveOf(p *envelope.PolicyState) *Effective {
 		return e
 	}
 	if e, ok := p.Effective.(*Effective); ok && e != nil {
-		if slices.Equal(e.rawCat, p.Catalogue) {
+		if sameSlice(e.rawCat, p.Catalogue) || slices.Equal(e.rawCat, p.Catalogue) {
 			return e
 		}
 		c := *e
@@ -129,4 +199,10 @@ func (e *Effective) bareDenied(t string) *ruleRef {
 		}
 	}
 	return nil
+}
+
+// sameSlice reports whether a and b are the same slice (same backing array
+// and length): the usual case, checked before comparing the strings.
+func sameSlice(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

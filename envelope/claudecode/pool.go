@@ -1,7 +1,6 @@
 package claudecode
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 
@@ -105,14 +104,17 @@ type view struct {
 	def        *agentDef
 	defMissing bool
 
-	extra   []string // session catalogue additions beyond the policy catalogue
-	pool    []string // captured parent pool (sorted), children only
-	pExtra  []string // the spawn's own MCP additions (sorted)
-	k       []string // captured pool of the continuation in force
-	pSorted bool
-	kSorted bool
+	extra  []string // session catalogue additions beyond the policy catalogue
+	pool   []string // captured parent pool (sorted), children only
+	pExtra []string // the spawn's own MCP additions (sorted)
+	k      []string // captured pool of the continuation in force
 
 	active [numLayers]bool // which layers apply to this session
+	dc     *defCache       // the definition's verdicts over the policy catalogue
+	// pMask and kMask mark, per policy catalogue tool, membership in the
+	// parent pool and the continuation's pool (resolve only; nil: scan).
+	pMask, kMask []bool
+	maskArr      [2][64]bool // their storage for catalogues up to 64 tools
 
 	// handed out in reasons, made once per view.
 	recs     []*envelope.RecordRef
@@ -144,6 +146,7 @@ func newView(e *Effective, p *envelope.PolicyState, s *envelope.Session, capturi
 	if v.kind != kindFork && v.agent != agentMain && !(v.kind == kindRoot && v.agent == "") {
 		v.def = e.c.agent(v.agent)
 		v.defMissing = v.def == nil
+		v.dc = e.defs[v.def]
 	}
 	for _, t := range s.Tools {
 		t = normalizeTool(t)
@@ -155,11 +158,9 @@ func newView(e *Effective, p *envelope.PolicyState, s *envelope.Session, capturi
 		if env := s.Envelope; env != nil {
 			v.pool, v.pExtra = env.InheritedAllow, env.ExtraTools
 		}
-		v.pSorted = slices.IsSorted(v.pool) && slices.IsSorted(v.pExtra)
 	}
 	if c := s.Context.Captured; c != nil {
 		v.k = c.InheritedAllow
-		v.kSorted = slices.IsSorted(v.k)
 		v.active[lContinuation] = true
 	}
 	sub := v.kind == kindSub || v.kind == kindTeammate
@@ -181,14 +182,6 @@ func (v *view) skipAgentLayers() {
 	v.active[lDisallowed], v.active[lTools] = false, false
 }
 
-func contains(list []string, sorted bool, t string) bool {
-	if sorted {
-		_, ok := slices.BinarySearch(list, t)
-		return ok
-	}
-	return slices.Contains(list, t)
-}
-
 // catalogue returns the session's catalogue: the policy catalogue, then the
 // additions of its ancestors and its own, de-duplicated, in order.
 func (v *view) catalogue() []string {
@@ -203,7 +196,7 @@ func (v *view) inCatalogue(t string) bool {
 }
 
 func (v *view) inP(t string) bool {
-	return contains(v.pool, v.pSorted, t) || contains(v.pExtra, v.pSorted, t)
+	return slices.Contains(v.pool, t) || slices.Contains(v.pExtra, t)
 }
 
 // ref returns a pointer to a copy of r, one per distinct record per view.
@@ -247,8 +240,13 @@ func (v *view) modeText() string {
 // endExempt reports whether EndConversation escapes layer 2: at least one
 // other catalogue tool is not matched by a bare deny rule.
 func (v *view) endExempt() bool {
-	for _, t := range v.catalogue() {
-		if t != toolEndConversation && v.e.bareDenied(t) == nil {
+	for i, t := range v.e.cat {
+		if t != toolEndConversation && v.e.catDeny[i] < 0 {
+			return true
+		}
+	}
+	for _, t := range v.extra {
+		if v.e.bareDenied(t) == nil {
 			return true
 		}
 	}
@@ -299,7 +297,7 @@ func (v *view) removes(l layer, t string, idx int, exempt bool) bool {
 	case lInherited:
 		return !v.inP(t)
 	case lContinuation:
-		return !contains(v.k, v.kSorted, t)
+		return !slices.Contains(v.k, t)
 	}
 	return false
 }
@@ -359,7 +357,7 @@ func (v *view) detail(l layer, t string, exempt bool) string {
 	case lPlanMode:
 		return "ExitPlanMode stays only in plan mode; mode " + v.mode
 	case lDepth:
-		return fmt.Sprintf("depth %d, maxSubagentDepth %d", v.s.Depth, v.e.c.maxDepth)
+		return "depth " + strconv.Itoa(v.s.Depth) + ", maxSubagentDepth " + strconv.Itoa(v.e.c.maxDepth)
 	case lBackground:
 		if v.kind == kindTeammate {
 			return "background keep-list: " + backgroundKeepList + "; team keep-list: " + teamKeepList
@@ -409,12 +407,114 @@ func (v *view) reason(t string, idx int, exempt bool, trace *[]envelope.Step) (e
 	return envelope.Reason{}, false
 }
 
+// firstLayer is reason without the reason: the first layer that removes t,
+// or numLayers when t is in the pool. It is the hot path of a pool
+// resolution, so the layers are written out rather than looped over.
+func (v *view) firstLayer(t string, idx int, exempt bool) layer {
+	a := &v.active
+	if idx >= 0 && idx < len(v.e.catProps) && (v.def == nil || v.dc != nil) {
+		return v.firstLayerAt(t, idx, exempt)
+	}
+	switch {
+	case idx < 0 && !v.inCatalogue(t):
+		return lCatalogue
+	case v.denyOf(t, idx) != nil && !(t == toolEndConversation && exempt):
+		return lSessionDeny
+	case a[lCoordinator] && !isCoordinatorTool(t):
+		return lCoordinator
+	case a[lFirstFilter] && isFirstFiltered(t):
+		return lFirstFilter
+	case a[lPlanMode] && t == toolExitPlanMode && v.mode != modePlan:
+		return lPlanMode
+	case a[lDepth] && t == toolAgent && v.s.Depth >= v.e.c.maxDepth:
+		return lDepth
+	case a[lBackground] && v.removes(lBackground, t, idx, exempt):
+		return lBackground
+	case a[lDisallowed] && (v.defMissing || v.disallowedEntry(t) != nil):
+		return lDisallowed
+	case a[lTools] && v.removes(lTools, t, idx, exempt):
+		return lTools
+	case a[lInherited] && !v.inP(t):
+		return lInherited
+	case a[lContinuation] && !slices.Contains(v.k, t):
+		return lContinuation
+	}
+	return numLayers
+}
+
+// firstLayerAt is firstLayer for a policy catalogue tool: everything fixed
+// about the name and the definition was worked out by Effective.
+func (v *view) firstLayerAt(t string, idx int, exempt bool) layer {
+	a := &v.active
+	pr := v.e.catProps[idx]
+	switch {
+	case v.e.catDeny[idx] >= 0 && !(t == toolEndConversation && exempt):
+		return lSessionDeny
+	case a[lCoordinator] && pr&propCoordinator == 0:
+		return lCoordinator
+	case a[lFirstFilter] && pr&propFirstFiltered != 0:
+		return lFirstFilter
+	case a[lPlanMode] && pr&propExitPlanMode != 0 && v.mode != modePlan:
+		return lPlanMode
+	case a[lDepth] && pr&propAgent != 0 && v.s.Depth >= v.e.c.maxDepth:
+		return lDepth
+	case a[lBackground] && pr&(propMCP|propBackgroundKept|propAgent|propExitPlanMode) == 0 &&
+		!(v.kind == kindTeammate && pr&propTeamKept != 0):
+		return lBackground
+	case a[lDisallowed] && (v.defMissing || v.dc.disallowed[idx] >= 0):
+		return lDisallowed
+	case a[lTools] && !v.dc.listed[idx] && !(v.kind == kindTeammate && pr&propTeammateAddition != 0):
+		return lTools
+	case a[lInherited] && !(v.pMask != nil && v.pMask[idx] || v.pMask == nil && v.inP(t)):
+		return lInherited
+	case a[lContinuation] && !(v.kMask != nil && v.kMask[idx] || v.kMask == nil && slices.Contains(v.k, t)):
+		return lContinuation
+	}
+	return numLayers
+}
+
+// markIn marks which policy catalogue tools are in a sorted list (the
+// captured parent pool, the captured pool of a continuation), merging it
+// with the catalogue in name order: linear, where a search per tool would
+// cost a scan each. It returns nil when the list is not sorted; callers then
+// fall back to scanning.
+func (v *view) markIn(list []string, buf []bool) []bool {
+	if !slices.IsSorted(list) {
+		return nil
+	}
+	mask := buf
+	if len(v.e.cat) > len(buf) {
+		mask = make([]bool, len(v.e.cat))
+	}
+	mask = mask[:len(v.e.cat)]
+	for _, i := range v.e.catOrder {
+		t := v.e.cat[i]
+		for len(list) > 0 && list[0] < t {
+			list = list[1:]
+		}
+		mask[i] = len(list) > 0 && list[0] == t
+	}
+	return mask
+}
+
 // resolve resolves every catalogue tool: the allowed ones in catalogue
-// order, and each removed one with its reason.
+// order, and each removed one with its reason. A first pass finds each
+// tool's layer so both lists are allocated at their exact size.
 func (v *view) resolve() envelope.ToolSet {
 	cat := v.catalogue()
-	ts := envelope.ToolSet{Allowed: make([]string, 0, len(cat)), Denied: make([]envelope.Denial, 0, len(cat))}
+	var buf [64]layer
+	layers := buf[:0]
+	if len(cat) > len(buf) {
+		layers = make([]layer, 0, len(cat))
+	}
+	if v.active[lInherited] && len(v.pExtra) == 0 {
+		v.pMask = v.markIn(v.pool, v.maskArr[0][:])
+	}
+	if v.active[lContinuation] {
+		v.kMask = v.markIn(v.k, v.maskArr[1][:])
+	}
 	exempt, exemptKnown := false, false
+	denied := 0
 	for i, t := range cat {
 		idx := i
 		if i >= len(v.e.cat) {
@@ -423,8 +523,20 @@ func (v *view) resolve() envelope.ToolSet {
 		if t == toolEndConversation && !exemptKnown {
 			exempt, exemptKnown = v.endExempt(), true
 		}
-		if r, removed := v.reason(t, idx, exempt, nil); removed {
-			ts.Denied = append(ts.Denied, envelope.Denial{Tool: t, Reason: r})
+		l := v.firstLayer(t, idx, exempt)
+		if l < numLayers {
+			denied++
+		}
+		layers = append(layers, l)
+	}
+	ts := envelope.ToolSet{Allowed: make([]string, 0, len(cat)-denied), Denied: make([]envelope.Denial, 0, denied)}
+	for i, t := range cat {
+		if l := layers[i]; l < numLayers {
+			idx := i
+			if i >= len(v.e.cat) {
+				idx = -1
+			}
+			ts.Denied = append(ts.Denied, envelope.Denial{Tool: t, Reason: v.why(l, t, idx)})
 		} else {
 			ts.Allowed = append(ts.Allowed, t)
 		}
