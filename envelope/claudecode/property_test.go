@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"testing"
@@ -118,6 +119,30 @@ func TestPropertyChildWithinEnvelope(t *testing.T) {
 				id := w.d.GrantIdentity(&events.GrantData{Kind: events.GrantPermission, Behavior: b, Rule: rule})
 				if !slices.ContainsFunc(w.policy.Grants, func(g envelope.Grant) bool { return g.Identity == id }) {
 					w.grant(t, b, rule)
+				}
+			}
+		}
+		if r.IntN(2) == 0 {
+			// A continuation in force on the root, capped by a child's pool.
+			if c := w.sessions[events.SessionKey(pick(r, keys))]; c.Envelope != nil {
+				w.resume("lead", c.Envelope)
+			}
+		}
+		// The pool and the decisions agree: a tool is denied in the set
+		// exactly when its decision stops at the pool, with the same reason.
+		for _, key := range keys {
+			ts := w.tools(key)
+			for _, d := range ts.Denied {
+				if v := w.decide(key, d.Tool, nil); v.Decision != envelope.Deny || !reflect.DeepEqual(v.Reason, d.Reason) {
+					t.Fatalf("%s %s: set says %+v, decide says %s %+v", key, d.Tool, d.Reason, v.Decision, v.Reason)
+				}
+			}
+			for _, tool := range ts.Allowed {
+				v := w.decide(key, tool, nil)
+				for _, st := range v.Trace[:numLayers] {
+					if st.Outcome != envelope.Kept && st.Outcome != envelope.Absent {
+						t.Fatalf("%s %s: allowed in the set, decide's pool layer %s is %s", key, tool, st.Layer, st.Outcome)
+					}
 				}
 			}
 		}
