@@ -25,6 +25,7 @@ func (s *State) Dump() []byte {
 		"checks":   checks,
 		"turns":    s.turns,
 		"toolsets": s.toolsets,
+		"policies": s.policies,
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -50,6 +51,16 @@ type State struct {
 	// dumped or hashed).
 	policyVersion uint64
 	cache         map[events.SessionKey]*cachedSet
+	// policies is every policy state that was ever in force, with the
+	// sequence it took effect at, so a turn's decisions can be read back
+	// without a replay.
+	policies []PolicyAt
+}
+
+// PolicyAt is a policy state and the sequence from which it was in force.
+type PolicyAt struct {
+	Seq    uint64                `json:"seq"`
+	Policy *envelope.PolicyState `json:"policy"`
 }
 
 type landed struct {
@@ -90,11 +101,12 @@ func New(dialects Dialects) *State {
 	}
 }
 
-// Turn is one turn of a session: where it started and the hash of the tool
-// set resolved there.
+// Turn is one turn of a session: where it started, the hash of the tool
+// set resolved there, and the context it ran under.
 type Turn struct {
-	Seq     uint64 `json:"seq"`
-	ToolSet string `json:"tool_set"`
+	Seq     uint64           `json:"seq"`
+	ToolSet string           `json:"tool_set"`
+	Context envelope.Context `json:"context"`
 }
 
 // dirtySet names the parts of the state changed since the store last
@@ -120,6 +132,71 @@ func (s *State) TurnSet(key events.SessionKey, turn int) (envelope.ToolSet, uint
 	t := ts[turn-1]
 	return s.toolsets[t.ToolSet], t.Seq, true
 }
+
+// policyAt returns the policy state in force at seq.
+func (s *State) policyAt(seq uint64) *envelope.PolicyState {
+	i := sort.Search(len(s.policies), func(i int) bool { return s.policies[i].Seq > seq })
+	if i == 0 {
+		return nil
+	}
+	return s.policies[i-1].Policy
+}
+
+// TurnView is the state as one session's turn saw it, rebuilt from what the
+// projection stored for the turn (its context and the policy in force), so
+// questions about a past turn are reads, not replays. It implements
+// envelope.World.
+type TurnView struct {
+	s       *State
+	seq     uint64
+	policy  *envelope.PolicyState
+	session *envelope.Session
+	set     envelope.ToolSet
+}
+
+var _ envelope.World = (*TurnView)(nil)
+
+// AtTurn returns the view of a session's turn.
+func (s *State) AtTurn(key events.SessionKey, turn int) (*TurnView, error) {
+	sess, err := s.queried(key)
+	if err != nil {
+		return nil, err
+	}
+	ts := s.turns[key]
+	if turn < 1 || turn > len(ts) {
+		return nil, events.Errorf(events.CodeBadTurn, "session %q has no turn %d (turns: %d)", key, turn, len(ts))
+	}
+	t := ts[turn-1]
+	v := *sess
+	v.Turn, v.Context, v.State = turn, t.Context, envelope.Active
+	return &TurnView{s: s, seq: t.Seq, policy: s.policyAt(t.Seq), session: &v, set: s.toolsets[t.ToolSet]}, nil
+}
+
+// Policy implements envelope.World: the policy in force at the turn.
+func (v *TurnView) Policy() *envelope.PolicyState { return v.policy }
+
+// Session implements envelope.World. Sessions other than the turn's own are
+// read as they are now: dialects only read what never changes of them.
+func (v *TurnView) Session(key events.SessionKey) *envelope.Session {
+	if key == v.session.Key {
+		return v.session
+	}
+	return v.s.Session(key)
+}
+
+// Position implements envelope.World: the turn's turn.started.
+func (v *TurnView) Position() uint64 { return v.seq }
+
+// Tools is the tool set stored for the turn.
+func (v *TurnView) Tools() envelope.ToolSet { return v.set }
+
+// Why decides one call as the turn's start saw it, with the full trace.
+func (v *TurnView) Why(tool string, input json.RawMessage) envelope.Verdict {
+	return v.s.dialect.Decide(v, v.session, tool, input)
+}
+
+// SessionView is the session as the turn saw it.
+func (v *TurnView) SessionView() *envelope.Session { return v.session }
 
 // Position is the sequence of the last record folded.
 func (s *State) Position() uint64 { return s.seq }
@@ -298,7 +375,7 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 			s.toolsets[h] = ts
 			s.dirty.toolsets[h] = true
 		}
-		s.turns[rec.Session] = append(s.turns[rec.Session], Turn{Seq: ref.Seq, ToolSet: h})
+		s.turns[rec.Session] = append(s.turns[rec.Session], Turn{Seq: ref.Seq, ToolSet: h, Context: sess.Context})
 	case *events.YieldedData:
 		sess := s.sessions[rec.Session]
 		sess.State = envelope.Yielded
@@ -382,7 +459,11 @@ func (s *State) applyPolicy(d *events.PolicySetData, ref envelope.RecordRef) err
 	s.policy = p
 	s.policyVersion++
 	s.dirty.policy = true
-	return s.refreshEffective()
+	if err := s.refreshEffective(); err != nil {
+		return err
+	}
+	s.policies = append(s.policies, PolicyAt{Seq: ref.Seq, Policy: s.policy})
+	return nil
 }
 
 func documentHash(doc json.RawMessage) (string, error) {
@@ -411,7 +492,11 @@ func (s *State) applyGrant(t events.Type, d *events.GrantData, ref envelope.Reco
 	s.policy = &p
 	s.policyVersion++
 	s.dirty.policy = true
-	return s.refreshEffective()
+	if err := s.refreshEffective(); err != nil {
+		return err
+	}
+	s.policies = append(s.policies, PolicyAt{Seq: ref.Seq, Policy: s.policy})
+	return nil
 }
 
 func (s *State) refreshEffective() error {

@@ -137,9 +137,12 @@ func (st *Store) Commit(s *State) error {
 		if cp != s.dirty.from-1 {
 			return fmt.Errorf("projection: store checkpoint is %d but the state's uncommitted records start at %d", cp, s.dirty.from)
 		}
-		if s.dirty.policy && s.policy != nil {
-			if err := putJSON(tx.Bucket(bucketPolicy), []byte("current"), s.policy); err != nil {
-				return err
+		pb := tx.Bucket(bucketPolicy)
+		for _, pa := range s.policies {
+			if pa.Seq >= s.dirty.from {
+				if err := putJSON(pb, u64(pa.Seq), pa.Policy); err != nil {
+					return err
+				}
 			}
 		}
 		sb := tx.Bucket(bucketSessions)
@@ -230,7 +233,10 @@ func (st *Store) Load(dialects Dialects) (*State, error) {
 			}
 		}
 		s.seq, s.lastTime = m.Position, m.Time
-		if v := tx.Bucket(bucketPolicy).Get([]byte("current")); v != nil {
+		// Every policy state that was in force, in sequence order; the
+		// last is the current one. Revisions share their compiled form.
+		compiled := map[uint64]any{}
+		if err := tx.Bucket(bucketPolicy).ForEach(func(k, v []byte) error {
 			var p envelope.PolicyState
 			if err := json.Unmarshal(v, &p); err != nil {
 				return err
@@ -239,16 +245,24 @@ func (st *Store) Load(dialects Dialects) (*State, error) {
 			if dl == nil {
 				return fmt.Errorf("dialect %q is not known to this build", p.Dialect)
 			}
-			compiled, err := dl.Compile(p.Document, p.Catalogue)
-			if err != nil {
-				return fmt.Errorf("stored policy no longer compiles: %w", err)
+			c, ok := compiled[p.Revision.Seq]
+			if !ok {
+				var err error
+				if c, err = dl.Compile(p.Document, p.Catalogue); err != nil {
+					return fmt.Errorf("stored policy %d no longer compiles: %w", p.Revision.Seq, err)
+				}
+				compiled[p.Revision.Seq] = c
 			}
-			p.Compiled = compiled
+			p.Compiled = c
 			s.dialect, s.policy = dl, &p
 			if err := s.refreshEffective(); err != nil {
 				return err
 			}
-			s.policyVersion = 1
+			s.policies = append(s.policies, PolicyAt{Seq: binary.BigEndian.Uint64(k), Policy: &p})
+			s.policyVersion++
+			return nil
+		}); err != nil {
+			return err
 		}
 		if err := tx.Bucket(bucketSessions).ForEach(func(k, v []byte) error {
 			var sess envelope.Session

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
 )
 
@@ -176,7 +177,8 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			}
 			fmt.Fprintf(stdout, "\nmain's continuation: %s %s\n", context.Source, context.SourceReason)
 			fmt.Fprintf(stdout, "\n$ ledger why --session %s --tool browser\n", demoCoder)
-			printWhy(stdout, st, st.Session(demoCoder), why)
+			sess := st.Session(demoCoder)
+			printWhy(stdout, demoCoder, service.Answer{Seq: st.Position(), Verdict: why, Policy: st.Policy(), Context: sess.Context, Envelope: sess.Envelope})
 		}
 		return nil
 	})

@@ -14,15 +14,10 @@ import (
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
-	"github.com/sessionledger/ledger/replay"
 	"github.com/sessionledger/ledger/scenario"
 )
-
-// viewer answers queries at a position of some log.
-type viewer interface {
-	View(ctx context.Context, key events.SessionKey, pos projection.Position, fn func(*projection.State) error) error
-}
 
 // queryFlags are the flags every query command shares. A query reads the
 // ledger in --data (or at --nats), or else a scenario or a log file.
@@ -68,7 +63,9 @@ func (q *queryFlags) inputJSON() json.RawMessage {
 // close releases the ledger the query opened, if any.
 func (q *queryFlags) close() { q.handle.Close() }
 
-func (q *queryFlags) open(ctx context.Context) (viewer, error) {
+// open returns the service to query: the ledger's, or one over the log a
+// scenario makes or a log file holds.
+func (q *queryFlags) open(ctx context.Context) (*service.Service, error) {
 	if q.session == "" && !q.optionalSession {
 		return nil, usageError("--session is required")
 	}
@@ -82,13 +79,9 @@ func (q *queryFlags) open(ctx context.Context) (viewer, error) {
 		}
 		r := scenario.InMemory(dialects.All())
 		r.Run(ctx, f)
-		return r.Ledger, nil
+		return r.Service(), nil
 	case q.log != "":
-		recs, err := readLogFile(q.log)
-		if err != nil {
-			return nil, err
-		}
-		return &logViewer{recs: recs}, nil
+		return openLogFile(ctx, q.log)
 	}
 	h, err := q.ledgerFlags.open(ctx, true)
 	if err != nil {
@@ -122,24 +115,27 @@ func readLogFile(path string) ([]*events.Record, error) {
 	return recs, sc.Err()
 }
 
-type logViewer struct{ recs []*events.Record }
-
-func (l *logViewer) View(_ context.Context, key events.SessionKey, pos projection.Position, fn func(*projection.State) error) error {
-	head, err := replay.Fold(dialects.All(), l.recs, 0)
+// openLogFile loads a log file into memory and folds it.
+func openLogFile(ctx context.Context, path string) (*service.Service, error) {
+	recs, err := readLogFile(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	seq, err := head.Resolve(key, pos)
-	if err != nil {
-		return err
-	}
-	st := head
-	if seq != head.Position() {
-		if st, err = replay.Fold(dialects.All(), l.recs, seq); err != nil {
-			return err
+	log := &service.MemLog{}
+	for i, r := range recs {
+		b, err := r.Encode()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := log.Append(ctx, "", r.ID, b, uint64(i)); err != nil {
+			return nil, err
 		}
 	}
-	return fn(st)
+	svc, err := service.Open(ctx, service.Config{Log: log, Dialects: dialects.All()})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return svc, nil
 }
 
 func runTools(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -149,26 +145,24 @@ func runTools(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
-	v, err := q.open(ctx)
+	svc, err := q.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer q.close()
-	return v.View(ctx, events.SessionKey(q.session), q.position(), func(st *projection.State) error {
-		ts, err := st.Tools(events.SessionKey(q.session))
-		if err != nil {
-			return err
-		}
-		if q.json {
-			return writeJSON(stdout, map[string]any{"session": q.session, "seq": st.Position(), "tools": ts})
-		}
-		fmt.Fprintf(stdout, "%s at seq %d\nallowed: %s\n", q.session, st.Position(), strings.Join(ts.Allowed, ", "))
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		for _, d := range ts.Denied {
-			fmt.Fprintf(tw, "denied:\t%s\t%s\t%s\n", d.Tool, d.Reason.Code, ruleText(&d.Reason))
-		}
-		return tw.Flush()
-	})
+	ts, seq, err := svc.Tools(ctx, events.SessionKey(q.session), q.position())
+	if err != nil {
+		return err
+	}
+	if q.json {
+		return writeJSON(stdout, map[string]any{"session": q.session, "seq": seq, "tools": ts})
+	}
+	fmt.Fprintf(stdout, "%s at seq %d\nallowed: %s\n", q.session, seq, strings.Join(ts.Allowed, ", "))
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	for _, d := range ts.Denied {
+		fmt.Fprintf(tw, "denied:\t%s\t%s\t%s\n", d.Tool, d.Reason.Code, ruleText(&d.Reason))
+	}
+	return tw.Flush()
 }
 
 func runCheck(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -191,34 +185,31 @@ func decideCommand(ctx context.Context, name, about string, trace bool, args []s
 	if *tool == "" {
 		return usageError("--tool is required")
 	}
-	v, err := q.open(ctx)
+	svc, err := q.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer q.close()
 	key := events.SessionKey(q.session)
-	return v.View(ctx, key, q.position(), func(st *projection.State) error {
-		verdict, err := st.Why(key, *tool, q.inputJSON())
-		if err != nil {
-			return err
-		}
-		sess := st.Session(key)
-		if !trace {
-			verdict.Trace = nil
-			if q.json {
-				return writeJSON(stdout, map[string]any{"session": key, "seq": st.Position(), "tool": verdict.Tool,
-					"decision": verdict.Decision, "reason": verdict.Reason})
-			}
-			fmt.Fprintf(stdout, "%s %s: %s (%s)\n", key, verdict.Tool, verdict.Decision, verdict.Reason.Code)
-			return nil
-		}
+	a, err := svc.Why(ctx, key, *tool, q.inputJSON(), q.position())
+	if err != nil {
+		return err
+	}
+	verdict := a.Verdict
+	if !trace {
 		if q.json {
-			return writeJSON(stdout, map[string]any{"session": key, "seq": st.Position(), "verdict": verdict,
-				"revision": st.Policy().Revision, "context": sess.Context, "envelope": sess.Envelope})
+			return writeJSON(stdout, map[string]any{"session": key, "seq": a.Seq, "tool": verdict.Tool,
+				"decision": verdict.Decision, "reason": verdict.Reason})
 		}
-		printWhy(stdout, st, sess, verdict)
+		fmt.Fprintf(stdout, "%s %s: %s (%s)\n", key, verdict.Tool, verdict.Decision, verdict.Reason.Code)
 		return nil
-	})
+	}
+	if q.json {
+		return writeJSON(stdout, map[string]any{"session": key, "seq": a.Seq, "verdict": verdict,
+			"revision": a.Policy.Revision, "context": a.Context, "envelope": a.Envelope})
+	}
+	printWhy(stdout, key, a)
+	return nil
 }
 
 func ruleText(r *envelope.Reason) string {
@@ -232,8 +223,9 @@ func ruleText(r *envelope.Reason) string {
 	return strings.Join(parts, " ")
 }
 
-func printWhy(w io.Writer, st *projection.State, sess *envelope.Session, v envelope.Verdict) {
-	fmt.Fprintf(w, "why %s for %s at seq %d\n", v.Tool, sess.Key, st.Position())
+func printWhy(w io.Writer, key events.SessionKey, a service.Answer) {
+	v := a.Verdict
+	fmt.Fprintf(w, "why %s for %s at seq %d\n", v.Tool, key, a.Seq)
 	fmt.Fprintf(w, "decision: %s (%s)\n", v.Decision, v.Reason.Code)
 	if t := ruleText(&v.Reason); t != "" {
 		fmt.Fprintf(w, "rule:     %s\n", t)
@@ -250,16 +242,16 @@ func printWhy(w io.Writer, st *projection.State, sess *envelope.Session, v envel
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
-	p := st.Policy()
+	p := a.Policy
 	fmt.Fprintf(w, "policy:   revision seq %d (%s), %d grant(s) in force\n", p.Revision.Seq, p.Hash, len(p.Grants))
-	c := sess.Context
+	c := a.Context
 	src := c.Source
 	if c.SourceReason != "" {
 		src += " (" + c.SourceReason + ")"
 	}
 	fmt.Fprintf(w, "context:  %s, set by seq %d %s\n", src, c.SetBy.Seq, c.SetBy.Type)
-	if sess.Envelope != nil {
-		b, _ := json.Marshal(sess.Envelope)
+	if a.Envelope != nil {
+		b, _ := json.Marshal(a.Envelope)
 		fmt.Fprintf(w, "envelope: %s\n", b)
 	} else {
 		fmt.Fprintln(w, "envelope: none (a root session)")

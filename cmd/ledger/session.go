@@ -55,13 +55,13 @@ func runSession(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
-	v, err := q.open(ctx)
+	svc, err := q.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer q.close()
 	key := events.SessionKey(q.session)
-	return v.View(ctx, key, q.position(), func(st *projection.State) error {
+	return svc.View(ctx, key, q.position(), func(st *projection.State) error {
 		sv, err := viewSession(st, key)
 		if err != nil {
 			return err
@@ -144,13 +144,13 @@ func runTree(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
-	v, err := q.open(ctx)
+	svc, err := q.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer q.close()
 	key := events.SessionKey(q.session)
-	return v.View(ctx, key, q.position(), func(st *projection.State) error {
+	return svc.View(ctx, key, q.position(), func(st *projection.State) error {
 		var roots []events.SessionKey
 		if key != "" {
 			if st.Session(key) == nil {

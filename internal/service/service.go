@@ -370,20 +370,58 @@ func ReadRecords(ctx context.Context, log Log, from, to uint64) ([]*events.Recor
 	return recs, nil
 }
 
-// Tools answers the tools query.
-func (s *Service) Tools(ctx context.Context, key events.SessionKey, pos projection.Position) (ts envelope.ToolSet, err error) {
+// Tools answers the tools query: the tool set at a position and that
+// position's sequence. A turn's set is read as stored, never replayed.
+func (s *Service) Tools(ctx context.Context, key events.SessionKey, pos projection.Position) (ts envelope.ToolSet, seq uint64, err error) {
+	if pos.Turn != 0 && pos.Seq == 0 && pos.Time == "" {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		tv, err := s.head.AtTurn(key, pos.Turn)
+		if err != nil {
+			return ts, 0, err
+		}
+		return tv.Tools(), tv.Position(), nil
+	}
 	err = s.View(ctx, key, pos, func(st *projection.State) error {
 		ts, err = st.Tools(key)
+		seq = st.Position()
 		return err
 	})
-	return ts, err
+	return ts, seq, err
 }
 
-// Why answers the why query (and check, without the trace).
-func (s *Service) Why(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, pos projection.Position) (v envelope.Verdict, err error) {
+// Answer is a decision at a position with what explains it: the policy in
+// force, the session's context and its envelope.
+type Answer struct {
+	Seq      uint64                `json:"seq"`
+	Verdict  envelope.Verdict      `json:"verdict"`
+	Policy   *envelope.PolicyState `json:"policy"`
+	Context  envelope.Context      `json:"context"`
+	Envelope *envelope.Envelope    `json:"envelope"`
+}
+
+// Why answers the why query (check is the same without the trace). At a
+// turn it is a read of what the projection stored for the turn, not a
+// replay.
+func (s *Service) Why(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, pos projection.Position) (a Answer, err error) {
+	if pos.Turn != 0 && pos.Seq == 0 && pos.Time == "" {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		tv, err := s.head.AtTurn(key, pos.Turn)
+		if err != nil {
+			return a, err
+		}
+		sess := tv.SessionView()
+		return Answer{Seq: tv.Position(), Verdict: tv.Why(tool, input), Policy: tv.Policy(), Context: sess.Context, Envelope: sess.Envelope}, nil
+	}
 	err = s.View(ctx, key, pos, func(st *projection.State) error {
-		v, err = st.Why(key, tool, input)
-		return err
+		v, err := st.Why(key, tool, input)
+		if err != nil {
+			return err
+		}
+		sess := st.Session(key)
+		a = Answer{Seq: st.Position(), Verdict: v, Policy: st.Policy(), Context: sess.Context, Envelope: sess.Envelope}
+		return nil
 	})
-	return v, err
+	return a, err
 }
