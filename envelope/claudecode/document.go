@@ -44,8 +44,9 @@ type agentDef struct {
 	// it runs as the main thread (section 6.3).
 	anyType bool
 	types   []string
-	// toolsRule renders the tools list as agent_tools:not_listed names it.
-	toolsRule string
+	// toolsRule renders the tools list as agent_tools:not_listed names it;
+	// disallowedRule the blocklist, for traces.
+	toolsRule, disallowedRule string
 }
 
 // where names the definition in reasons and messages.
@@ -82,6 +83,7 @@ func (a *agentDef) finish() {
 		a.types = nil
 	}
 	a.toolsRule = "tools: " + quoteList(a.tools)
+	a.disallowedRule = "disallowedTools: " + quoteList(a.disallowed)
 }
 
 // allowsType reports whether a main-thread session running this definition

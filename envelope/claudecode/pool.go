@@ -353,7 +353,7 @@ func (v *view) detail(l layer, t string, exempt bool) string {
 	case lCoordinator:
 		return "coordinator mode keeps " + coordinatorList
 	case lFirstFilter:
-		return "removed from every sub-agent: " + firstFilterList
+		return "sub-agents never get " + firstFilterList
 	case lPlanMode:
 		return "ExitPlanMode stays only in plan mode; mode " + v.mode
 	case lDepth:
@@ -367,12 +367,16 @@ func (v *view) detail(l layer, t string, exempt bool) string {
 		if v.defMissing {
 			return "the definition of agent " + strconv.Quote(v.agent) + " no longer exists"
 		}
-		return v.def.where()
+		return v.def.where() + " " + v.def.disallowedRule
 	case lTools:
 		if v.kind == kindTeammate {
-			return v.def.where() + " (teammate additions: SendMessage, TaskCreate, TaskGet, TaskList, TaskUpdate)"
+			return v.def.where() + " " + v.def.toolsRule + " plus SendMessage, TaskCreate, TaskGet, TaskList, TaskUpdate"
 		}
-		return v.def.where()
+		return v.def.where() + " " + v.def.toolsRule
+	case lInherited:
+		return "the pool captured from " + strconv.Quote(string(v.s.Parent)) + " at spawn"
+	case lContinuation:
+		return "the pool captured by the continuation in force"
 	}
 	return ""
 }
