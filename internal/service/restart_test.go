@@ -131,3 +131,31 @@ func TestStaleWriterCatchesUp(t *testing.T) {
 		t.Fatalf("a at %d, want 7", a.svc.Position())
 	}
 }
+
+// TestResentIDNeverWritesTwice: a retry of an append that already landed,
+// sent by a writer that has not seen it, is answered with the first
+// outcome and writes nothing.
+func TestResentIDNeverWritesTwice(t *testing.T) {
+	a := startNode(t, t.TempDir())
+	defer a.stop()
+	evs := workload.Sessions(1)
+	appendAll(t, a.svc, evs[:2])
+	withID := []byte(`{"id":"01JRESEND00000000000000001",` + string(evs[2][1:]))
+	first, err := a.svc.Append(t.Context(), withID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := service.Open(t.Context(), service.Config{Log: a.log, Dialects: dialects.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b caught up at open; make it stale again with one more record of a's.
+	appendAll(t, a.svc, evs[3:4])
+	again, err := b.Append(t.Context(), withID)
+	if err != nil || !again.Duplicate || again.Seq != first.Seq {
+		t.Fatalf("re-send: %+v %v, want duplicate of seq %d", again, err, first.Seq)
+	}
+	if head, _ := a.log.Head(t.Context()); head != 4 {
+		t.Fatalf("head %d, want 4: the re-send must write nothing", head)
+	}
+}
