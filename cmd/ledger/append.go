@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,6 +48,57 @@ func runAppend(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	sc.Buffer(make([]byte, 1<<20), 4<<20)
 	refused, accepted := 0, 0
 	enc := json.NewEncoder(stdout)
+	// Events are pipelined in batches: each is validated against the ones
+	// before it and they are published without waiting for each other.
+	var batch [][]byte
+	var lines []int
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		outs := h.svc.AppendMany(ctx, batch)
+		for k, o := range outs {
+			line := lines[k]
+			out := map[string]any{"line": line}
+			switch err := o.Err; {
+			case err != nil && events.CodeOf(err) == "":
+				return fmt.Errorf("%s:%d: %w", name, line, err)
+			case err != nil:
+				refused++
+				out["error"] = events.CodeOf(err)
+				var ee *events.Error
+				if errors.As(err, &ee) {
+					out["message"] = ee.Msg
+				}
+				if o.Result.Seq != 0 {
+					out["seq"] = o.Result.Seq
+				}
+				if !*asJSON {
+					fmt.Fprintf(stdout, "%s:%d: refused %s\n", name, line, err)
+				}
+			default:
+				accepted++
+				out["seq"], out["id"] = o.Result.Seq, o.Result.ID
+				if o.Result.Duplicate {
+					out["duplicate"] = true
+				}
+				if !*asJSON {
+					dup := ""
+					if o.Result.Duplicate {
+						dup = " (already landed; nothing written)"
+					}
+					fmt.Fprintf(stdout, "%s:%d: seq %d id %s%s\n", name, line, o.Result.Seq, o.Result.ID, dup)
+				}
+			}
+			if *asJSON {
+				if err := enc.Encode(out); err != nil {
+					return err
+				}
+			}
+		}
+		batch, lines = batch[:0], lines[:0]
+		return nil
+	}
 	for line := 1; sc.Scan(); line++ {
 		text := strings.TrimSpace(sc.Text())
 		if text == "" || strings.HasPrefix(text, "#") {
@@ -56,40 +108,16 @@ func runAppend(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		if *actor != "" {
 			raw = withActor(raw, *actor)
 		}
-		res, err := h.svc.Append(ctx, raw)
-		out := map[string]any{"line": line}
-		switch {
-		case err != nil && events.CodeOf(err) == "":
-			return fmt.Errorf("%s:%d: %w", name, line, err)
-		case err != nil:
-			refused++
-			out["error"] = events.CodeOf(err)
-			out["message"] = err.(*events.Error).Msg
-			if res.Seq != 0 {
-				out["seq"] = res.Seq
-			}
-			if !*asJSON {
-				fmt.Fprintf(stdout, "%s:%d: refused %s\n", name, line, err)
-			}
-		default:
-			accepted++
-			out["seq"], out["id"] = res.Seq, res.ID
-			if res.Duplicate {
-				out["duplicate"] = true
-			}
-			if !*asJSON {
-				dup := ""
-				if res.Duplicate {
-					dup = " (already landed; nothing written)"
-				}
-				fmt.Fprintf(stdout, "%s:%d: seq %d id %s%s\n", name, line, res.Seq, res.ID, dup)
-			}
-		}
-		if *asJSON {
-			if err := enc.Encode(out); err != nil {
+		batch = append(batch, raw)
+		lines = append(lines, line)
+		if len(batch) == appendBatch {
+			if err := flush(); err != nil {
 				return err
 			}
 		}
+	}
+	if err := flush(); err != nil {
+		return err
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -102,6 +130,9 @@ func runAppend(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	return nil
 }
+
+// appendBatch is how many events one pipelined round carries.
+const appendBatch = 256
 
 // withActor sets actor on an event object that has none.
 func withActor(raw []byte, actor string) []byte {

@@ -252,3 +252,40 @@ func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, data 
 		}
 	}
 }
+
+// AppendAsync starts an append of data at expected+1 without waiting for
+// its acknowledgement, so a writer can pipeline its own appends. With prevID
+// set the append also requires the stream's last record to carry that id
+// (Nats-Expected-Last-Msg-Id): if an earlier append of the pipeline failed,
+// none behind it can land on a log it was not validated against. wait
+// returns the record's sequence, events.ErrConflict, or another error
+// (a timeout is ambiguous: the caller looks the id up after catching up).
+func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, expected uint64, prevID string) (wait func() (uint64, error), err error) {
+	opts := []jetstream.PublishOpt{jetstream.WithMsgID(id), jetstream.WithExpectLastSequence(expected)}
+	if prevID != "" {
+		opts = append(opts, jetstream.WithExpectLastMsgID(prevID))
+	}
+	fut, err := l.js.PublishAsync(subject, data, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("natslog: publish: %w", err)
+	}
+	return func() (uint64, error) {
+		timer := time.NewTimer(l.Timeout)
+		defer timer.Stop()
+		select {
+		case ack := <-fut.Ok():
+			return ack.Sequence, nil
+		case err := <-fut.Err():
+			var ae *jetstream.APIError
+			if errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+				ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant || ae.ErrorCode == 10070) {
+				return 0, events.ErrConflict
+			}
+			return 0, fmt.Errorf("natslog: publish: %w", err)
+		case <-timer.C:
+			return 0, fmt.Errorf("natslog: no acknowledgement for %s within %s", id, l.Timeout)
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}, nil
+}

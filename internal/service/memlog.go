@@ -15,6 +15,7 @@ var defaultEntropy = rand.Reader
 type MemLog struct {
 	mu   sync.Mutex
 	recs [][]byte
+	ids  []string
 }
 
 // Head implements Log.
@@ -26,14 +27,27 @@ func (m *MemLog) Head(context.Context) (uint64, error) {
 
 // Append implements Log. It does not de-duplicate ids: the projection's
 // index of ids answers re-sends before anything reaches the log.
-func (m *MemLog) Append(_ context.Context, _, _ string, rec []byte, expected uint64) (uint64, error) {
+func (m *MemLog) Append(_ context.Context, _, id string, rec []byte, expected uint64) (uint64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if expected != uint64(len(m.recs)) {
 		return 0, events.ErrConflict
 	}
 	m.recs = append(m.recs, slices.Clone(rec))
+	m.ids = append(m.ids, id)
 	return uint64(len(m.recs)), nil
+}
+
+// AppendAsync implements AsyncLog; in memory the outcome is known at once.
+func (m *MemLog) AppendAsync(ctx context.Context, subject, id string, rec []byte, expected uint64, prevID string) (func() (uint64, error), error) {
+	m.mu.Lock()
+	if prevID != "" && (len(m.ids) == 0 || m.ids[len(m.ids)-1] != prevID) {
+		m.mu.Unlock()
+		return func() (uint64, error) { return 0, events.ErrConflict }, nil
+	}
+	m.mu.Unlock()
+	seq, err := m.Append(ctx, subject, id, rec, expected)
+	return func() (uint64, error) { return seq, err }, nil
 }
 
 // Read implements Log.

@@ -1,0 +1,213 @@
+package service
+
+import (
+	"context"
+	"errors"
+
+	"github.com/sessionledger/ledger/events"
+)
+
+// AsyncLog is a Log that can pipeline a writer's own appends.
+type AsyncLog interface {
+	Log
+	// AppendAsync starts an append at expected+1 that, when prevID is not
+	// empty, also requires the log's last record to carry prevID; wait
+	// returns its sequence or its failure.
+	AppendAsync(ctx context.Context, subject, id string, data []byte, expected uint64, prevID string) (wait func() (uint64, error), err error)
+}
+
+// Outcome is the answer to one event of AppendMany.
+type Outcome struct {
+	Result Result
+	Err    error
+}
+
+// AppendMany appends events in order, pipelining them: each is validated
+// against the state that includes the ones before it, published without
+// waiting with Nats-Expected-Last-Sequence and, after the first,
+// Nats-Expected-Last-Msg-Id = its predecessor's id, and folded at once. If
+// one fails (another writer got in between), none behind it can land; the
+// writer then drops the speculative state, catches up and re-validates the
+// rest. Over a Log that cannot pipeline it appends one at a time.
+func (s *Service) AppendMany(ctx context.Context, raws [][]byte) []Outcome {
+	out := make([]Outcome, len(raws))
+	al, ok := s.cfg.Log.(AsyncLog)
+	if !ok || len(raws) == 1 {
+		for i, raw := range raws {
+			out[i].Result, out[i].Err = s.Append(ctx, raw)
+		}
+		return out
+	}
+	evs := make([]*events.Event, len(raws))
+	var todo []int
+	for i, raw := range raws {
+		ev, err := events.Parse(raw)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		evs[i] = ev
+		todo = append(todo, i)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, i := range todo {
+		if evs[i].ID == "" {
+			evs[i].ID = events.NewID(s.cfg.Clock(), s.entropy())
+		}
+	}
+	for attempt := 0; len(todo) > 0; attempt++ {
+		rest, err := s.pipelineRound(ctx, al, evs, todo, out)
+		if err == nil && len(rest) == 0 {
+			return out
+		}
+		if err != nil && !errors.Is(err, events.ErrConflict) || attempt >= s.cfg.Retries {
+			if err == nil {
+				err = events.ErrConflict
+			}
+			for _, i := range rest {
+				out[i] = Outcome{Err: err}
+			}
+			return out
+		}
+		todo = rest
+	}
+	return out
+}
+
+type flight struct {
+	i    int
+	seq  uint64
+	wait func() (uint64, error)
+}
+
+// pipelineRound prepares, publishes and folds the events of todo in order
+// and waits for every acknowledgement. It returns the events to try again:
+// after a failure, every event from the first unacknowledged one on
+// (refusals among them were decided on a view that did not hold).
+func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.Event, todo []int, out []Outcome) ([]int, error) {
+	var flights []flight
+	prevID := ""
+	publishErr := error(nil)
+	stopAt := len(todo)
+	for k, i := range todo {
+		prep := s.head.Prepare(evs[i], events.FormatTime(s.cfg.Clock()))
+		if prep.Record == nil {
+			out[i] = Outcome{Result{Seq: prep.Landed, ID: evs[i].ID, Duplicate: prep.Landed != 0}, prep.Err}
+			continue
+		}
+		b, err := prep.Record.Encode()
+		if err != nil {
+			out[i] = Outcome{Err: err}
+			continue
+		}
+		expected := s.head.Position()
+		wait, err := al.AppendAsync(ctx, events.Subject(prep.Record.Type, prep.Record.Session), prep.Record.ID, b, expected, prevID)
+		if err != nil {
+			publishErr, stopAt = err, k
+			break
+		}
+		// Fold speculatively so the next event is validated against this
+		// one; undone below if it does not land.
+		if err := s.head.Apply(prep.Record, expected+1); err != nil {
+			publishErr, stopAt = err, k+1
+			flights = append(flights, flight{i: i, seq: expected + 1, wait: wait})
+			break
+		}
+		flights = append(flights, flight{i: i, seq: expected + 1, wait: wait})
+		out[i] = Outcome{Result{Seq: expected + 1, ID: evs[i].ID}, prep.Err}
+		prevID = prep.Record.ID
+	}
+	failed := -1
+	var failErr error
+	for k, f := range flights {
+		seq, err := f.wait()
+		if failed < 0 && (err != nil || seq != f.seq) {
+			failed, failErr = k, err
+			if failErr == nil {
+				failErr = events.ErrConflict
+			}
+		}
+	}
+	if failed < 0 && publishErr == nil {
+		if s.cfg.Store != nil {
+			if err := s.cfg.Store.Commit(s.head); err != nil {
+				return nil, err
+			}
+		}
+		// A round that published nothing decided only refusals: make sure
+		// they were not decided on a stale view.
+		if len(flights) == 0 {
+			behind, err := s.behind(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if behind {
+				if err := s.catchup(ctx); err != nil {
+					return nil, err
+				}
+				return refusedOnly(todo, out), events.ErrConflict
+			}
+		}
+		return nil, nil
+	}
+	// Undo the speculative folds and start again from the log.
+	if err := s.rollback(ctx); err != nil {
+		return nil, err
+	}
+	from := stopAt
+	if failed >= 0 {
+		for k, i := range todo {
+			if i == flights[failed].i {
+				from = min(from, k)
+				break
+			}
+		}
+	}
+	if publishErr != nil && !errors.Is(publishErr, events.ErrConflict) && failed < 0 {
+		failErr = publishErr
+	}
+	if failErr == nil {
+		failErr = events.ErrConflict
+	}
+	// Ambiguous failures are resolved by the catch-up: an id that landed
+	// is answered as a re-send on the next round.
+	if !errors.Is(failErr, events.ErrConflict) && ctx.Err() == nil {
+		failErr = events.ErrConflict
+	}
+	return append([]int(nil), todo[from:]...), failErr
+}
+
+func refusedOnly(todo []int, out []Outcome) []int {
+	var rest []int
+	for _, i := range todo {
+		if out[i].Err != nil && out[i].Result.Seq == 0 {
+			rest = append(rest, i)
+		}
+	}
+	return rest
+}
+
+// rollback drops state folded from records that did not land: it reloads
+// the projection from the store (or refolds the log) and catches up.
+func (s *Service) rollback(ctx context.Context) error {
+	if s.cfg.Store != nil {
+		st, err := s.cfg.Store.Load(s.cfg.Dialects)
+		if err != nil {
+			return err
+		}
+		s.head = st
+	} else {
+		cp := s.head.Position()
+		head, err := s.cfg.Log.Head(ctx)
+		if err != nil {
+			return err
+		}
+		st, err := s.StateAt(ctx, min(cp, head))
+		if err != nil {
+			return err
+		}
+		s.head = st
+	}
+	return s.catchup(ctx)
+}

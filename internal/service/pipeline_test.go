@@ -1,0 +1,112 @@
+package service_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/internal/workload"
+	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/replay"
+)
+
+func checkOutcomes(t *testing.T, outs []service.Outcome) {
+	t.Helper()
+	for i, o := range outs {
+		if o.Err != nil {
+			t.Fatalf("event %d: %v", i, o.Err)
+		}
+		if i > 0 && o.Result.Seq != outs[i-1].Result.Seq+1 {
+			t.Fatalf("event %d at %d after %d", i, o.Result.Seq, outs[i-1].Result.Seq)
+		}
+	}
+}
+
+// sameAsRebuild checks the live state equals a fold of the log.
+func sameAsRebuild(t *testing.T, svc *service.Service, log service.Log) {
+	t.Helper()
+	recs, err := service.ReadRecords(t.Context(), log, 1, svc.Position())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := replay.Fold(dialects.All(), recs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = svc.View(t.Context(), "", projection.Position{}, func(st *projection.State) error {
+		if !bytes.Equal(st.Dump(), want.Dump()) {
+			t.Error("live state differs from a fold of the log")
+		}
+		return nil
+	})
+}
+
+func TestAppendManyOnJetStream(t *testing.T) {
+	n := startNode(t, t.TempDir())
+	defer n.stop()
+	evs := workload.Sessions(8)
+	outs := n.svc.AppendMany(t.Context(), evs)
+	checkOutcomes(t, outs)
+	if head, _ := n.log.Head(t.Context()); head != uint64(len(evs)) {
+		t.Fatalf("head %d, want %d", head, len(evs))
+	}
+	sameAsRebuild(t, n.svc, n.log)
+	// Refusals inside a pipeline are answered and write nothing.
+	outs = n.svc.AppendMany(t.Context(), [][]byte{evs[1], workload.Session(100)[0], evs[1]})
+	if events.CodeOf(outs[0].Err) != events.CodeDuplicateSession || outs[1].Err != nil || events.CodeOf(outs[2].Err) != events.CodeDuplicateSession {
+		t.Fatalf("outcomes %+v", outs)
+	}
+}
+
+// interfering is a log on which another writer appends just before the
+// pipeline's k-th publish.
+type interfering struct {
+	*service.MemLog
+	k, calls int
+	other    func()
+}
+
+func (l *interfering) AppendAsync(ctx context.Context, subject, id string, data []byte, expected uint64, prevID string) (func() (uint64, error), error) {
+	l.calls++
+	if l.calls == l.k {
+		l.other()
+	}
+	return l.MemLog.AppendAsync(ctx, subject, id, data, expected, prevID)
+}
+
+func TestAppendManyConflictMidPipeline(t *testing.T) {
+	mem := &service.MemLog{}
+	log := &interfering{MemLog: mem, k: 5}
+	a, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := service.Open(t.Context(), service.Config{Log: mem, Dialects: dialects.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := workload.Sessions(2)
+	foreign := workload.Session(50)[0] // another root session, started by b
+	log.other = func() {
+		if _, err := b.Append(context.Background(), foreign); err != nil {
+			t.Errorf("b: %v", err)
+		}
+	}
+	outs := a.AppendMany(t.Context(), evs)
+	for i, o := range outs {
+		if o.Err != nil {
+			t.Fatalf("event %d: %v", i, o.Err)
+		}
+	}
+	head, _ := mem.Head(t.Context())
+	if head != uint64(len(evs))+1 {
+		t.Fatalf("head %d, want %d: every event once and b's record", head, len(evs)+1)
+	}
+	if outs[3].Result.Seq != 4 || outs[4].Result.Seq != 6 {
+		t.Fatalf("the events before the conflict keep their place and the rest follow b's record: %d, %d", outs[3].Result.Seq, outs[4].Result.Seq)
+	}
+	sameAsRebuild(t, a, mem)
+}
