@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -22,9 +23,13 @@ import (
 // serveProc is `ledger serve` running as a subprocess, with its structured
 // log lines delivered on a channel.
 type serveProc struct {
-	cmd  *exec.Cmd
-	logs chan map[string]any
-	done chan error
+	cmd *exec.Cmd
+	// caughtUp is the highest position the process logged it caught up
+	// at; changed is signalled after each update and closed at exit.
+	caughtUp atomic.Uint64
+	changed  chan struct{}
+	exited   chan struct{}
+	done     chan error
 }
 
 func startServe(t *testing.T, url, data string) *serveProc {
@@ -38,19 +43,23 @@ func startServe(t *testing.T, url, data string) *serveProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &serveProc{cmd: cmd, logs: make(chan map[string]any, 1024), done: make(chan error, 1)}
+	p := &serveProc{cmd: cmd, changed: make(chan struct{}, 1), exited: make(chan struct{}), done: make(chan error, 1)}
 	go func() {
+		defer close(p.exited)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
+			var m struct {
+				Msg      string `json:"msg"`
+				Position uint64 `json:"position"`
+			}
+			if json.Unmarshal(sc.Bytes(), &m) == nil && m.Msg == "caught up" && m.Position > p.caughtUp.Load() {
+				p.caughtUp.Store(m.Position)
 				select {
-				case p.logs <- m:
-				default: // the test only needs the latest progress
+				case p.changed <- struct{}{}:
+				default:
 				}
 			}
 		}
-		close(p.logs)
 	}()
 	go func() { p.done <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
@@ -61,18 +70,16 @@ func startServe(t *testing.T, url, data string) *serveProc {
 // position, with a deadline.
 func (p *serveProc) waitPosition(t *testing.T, position uint64) {
 	t.Helper()
-	deadline := time.After(60 * time.Second)
-	for {
+	deadline := time.After(120 * time.Second)
+	for p.caughtUp.Load() < position {
 		select {
-		case m, ok := <-p.logs:
-			if !ok {
-				t.Fatalf("ledger serve exited before reaching %d", position)
-			}
-			if m["msg"] == "caught up" && uint64(m["position"].(float64)) >= position {
-				return
+		case <-p.changed:
+		case <-p.exited:
+			if p.caughtUp.Load() < position {
+				t.Fatalf("ledger serve exited at position %d before reaching %d", p.caughtUp.Load(), position)
 			}
 		case <-deadline:
-			t.Fatalf("ledger serve did not reach position %d in 60s", position)
+			t.Fatalf("ledger serve did not reach position %d in 120s (at %d)", position, p.caughtUp.Load())
 		}
 	}
 }
