@@ -456,13 +456,19 @@ func (s *State) applyPolicy(d *events.PolicySetData, ref envelope.RecordRef) err
 		p.Catalogue, p.CatalogueRecord = slices.Clone(d.Catalogue), ref
 	}
 	s.dialect = dl
+	return s.setPolicy(p, ref)
+}
+
+// setPolicy puts a new policy state in force from record ref: it computes
+// the effective document and keeps the state in the policy history.
+func (s *State) setPolicy(p *envelope.PolicyState, ref envelope.RecordRef) error {
 	s.policy = p
 	s.policyVersion++
 	s.dirty.policy = true
 	if err := s.refreshEffective(); err != nil {
 		return err
 	}
-	s.policies = append(s.policies, PolicyAt{Seq: ref.Seq, Policy: s.policy})
+	s.policies = append(s.policies, PolicyAt{Seq: ref.Seq, Policy: p})
 	return nil
 }
 
@@ -489,14 +495,7 @@ func (s *State) applyGrant(t events.Type, d *events.GrantData, ref envelope.Reco
 	default:
 		return nil // adding a current grant changes nothing
 	}
-	s.policy = &p
-	s.policyVersion++
-	s.dirty.policy = true
-	if err := s.refreshEffective(); err != nil {
-		return err
-	}
-	s.policies = append(s.policies, PolicyAt{Seq: ref.Seq, Policy: s.policy})
-	return nil
+	return s.setPolicy(&p, ref)
 }
 
 func (s *State) refreshEffective() error {

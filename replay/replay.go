@@ -10,6 +10,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/projection"
@@ -108,4 +109,20 @@ func Rebuild(ctx context.Context, src Source, dialects projection.Dialects, path
 		return nil, err
 	}
 	return st, store.Sync()
+}
+
+// RebuildHash rebuilds the log up to sequence to into a fresh store under
+// dir and returns the hash of its canonical dump, to compare with a live
+// projection's Store.DumpHash.
+func RebuildHash(ctx context.Context, src Source, dialects projection.Dialects, dir string, to uint64) (string, error) {
+	path := filepath.Join(dir, "rebuilt.db")
+	if _, err := Rebuild(ctx, src, dialects, path, to, nil); err != nil {
+		return "", err
+	}
+	store, err := projection.OpenStore(path, projection.StoreOptions{})
+	if err != nil {
+		return "", err
+	}
+	defer store.Close()
+	return store.DumpHash()
 }

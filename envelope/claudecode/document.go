@@ -462,7 +462,7 @@ func entries(raw json.RawMessage, path string) ([]toolEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		texts = splitToolsString(s)
+		texts = SplitToolList(s)
 	} else {
 		l, err := strs(raw, path)
 		if err != nil {

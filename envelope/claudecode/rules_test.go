@@ -296,8 +296,8 @@ func TestSplitToolsString(t *testing.T) {
 		"":                                "",
 		"Bash(a,(b,c)),X":                 "Bash(a,(b,c))|X",
 	} {
-		if got := strings.Join(splitToolsString(in), "|"); got != want {
-			t.Errorf("splitToolsString(%q) = %q, want %q", in, got, want)
+		if got := strings.Join(SplitToolList(in), "|"); got != want {
+			t.Errorf("SplitToolList(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -89,9 +89,9 @@ func (e *toolEntry) match(t string, disallowed bool) bool {
 	return false
 }
 
-// splitToolsString splits the comma-separated string form of a tools list
+// SplitToolList splits the comma-separated string form of a tools list
 // on commas outside parentheses, trimming entries and dropping empty ones.
-func splitToolsString(s string) []string {
+func SplitToolList(s string) []string {
 	var out []string
 	depth, start := 0, 0
 	for i := 0; i <= len(s); i++ {

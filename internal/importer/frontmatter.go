@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sessionledger/ledger/envelope/claudecode"
 )
 
 // agentDef is one agent read from a Markdown file's front matter.
@@ -197,7 +199,7 @@ func (c *ccImporter) toolList(file, key string, n *yaml.Node, line func(*yaml.No
 		c.warn(file, Pos{Line: line(n)}, key, "%s has no value: treated as absent", key)
 		return nil, nil
 	case n.Kind == yaml.ScalarNode && n.Tag == "!!str":
-		for _, entry := range splitTools(n.Value) {
+		for _, entry := range claudecode.SplitToolList(n.Value) {
 			list.Elems = append(list.Elems, &Value{Kind: String, Str: entry, Pos: Pos{Line: line(n)}})
 		}
 		if len(list.Elems) == 0 {
@@ -215,39 +217,6 @@ func (c *ccImporter) toolList(file, key string, n *yaml.Node, line func(*yaml.No
 		return nil, fail(n, "%s must be a string or a list of strings", key)
 	}
 	return list, nil
-}
-
-// splitTools splits a comma-separated tools string on the commas outside
-// parentheses ("Agent(worker, researcher), Read" is two entries) and trims
-// the entries, dropping empty ones.
-func splitTools(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) {
-			switch s[i] {
-			case '(':
-				depth++
-				continue
-			case ')':
-				if depth > 0 {
-					depth--
-				}
-				continue
-			case ',':
-				if depth > 0 {
-					continue
-				}
-			default:
-				continue
-			}
-		}
-		if e := strings.TrimSpace(s[start:i]); e != "" {
-			out = append(out, e)
-		}
-		start = i + 1
-	}
-	return out
 }
 
 // resolve follows YAML aliases.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/sessionledger/ledger/envelope/claudecode"
 	"os"
 	"path/filepath"
 	"strings"
@@ -386,9 +387,9 @@ func TestSplitTools(t *testing.T) {
 		{"", nil},
 	}
 	for _, tt := range tests {
-		got := splitTools(tt.in)
+		got := claudecode.SplitToolList(tt.in)
 		if strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
-			t.Errorf("splitTools(%q) = %q, want %q", tt.in, got, tt.want)
+			t.Errorf("SplitToolList(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
