@@ -98,7 +98,10 @@ type Session struct {
 	Start  *events.StartedData `json:"start,omitempty"`
 	Spawn  *events.SpawnedData `json:"spawn,omitempty"`
 	Origin RecordRef           `json:"origin"`
-	Facts  Facts               `json:"facts"`
+	// Actor is who appended the start or spawn: the API binds a session to
+	// the orchestrator that created it.
+	Actor string `json:"actor,omitempty"`
+	Facts Facts  `json:"facts"`
 	// Envelope is a child's envelope, captured at spawn; nil for roots.
 	Envelope *Envelope `json:"envelope,omitempty"`
 	// Tools are the session's catalogue additions as written: its

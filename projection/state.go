@@ -338,7 +338,7 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 			return err
 		}
 		s.sessions[rec.Session] = &envelope.Session{
-			Key: rec.Session, Agent: d.Agent, State: envelope.Active, Start: d, Origin: ref,
+			Key: rec.Session, Agent: d.Agent, State: envelope.Active, Start: d, Origin: ref, Actor: rec.Actor,
 			Facts: dec.Facts, Tools: slices.Clone(d.Tools),
 			Context: envelope.Context{Source: envelope.SourceCurrentRequest, Sender: d.Sender, SetBy: ref},
 		}
@@ -353,7 +353,7 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 		}
 		child := &envelope.Session{
 			Key: rec.Session, Agent: d.Agent, Parent: d.Parent, Depth: dec.Envelope.Depth,
-			State: envelope.Active, Spawn: d, Origin: ref, Facts: dec.Facts, Envelope: dec.Envelope,
+			State: envelope.Active, Spawn: d, Origin: ref, Actor: rec.Actor, Facts: dec.Facts, Envelope: dec.Envelope,
 			Tools: append(slices.Clone(parent.Tools), d.Tools...),
 		}
 		child.Context = s.ordinaryContext(child, ref)

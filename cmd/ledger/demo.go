@@ -148,14 +148,14 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 		outcomes = append(outcomes, o)
 	}
-	var trees []*treeNode
-	var sessions []*sessionView
+	var trees []*service.TreeNode
+	var sessions []*service.SessionView
 	var why envelope.Verdict
 	var context envelope.Context
 	err = h.svc.View(ctx, "", projection.Position{}, func(st *projection.State) error {
-		trees = []*treeNode{buildTree(st, demoMain, 0)}
+		trees = []*service.TreeNode{service.BuildTree(st, demoMain)}
 		for _, k := range []events.SessionKey{demoMain, demoCoder, demoReviewer} {
-			sv, err := viewSession(st, k)
+			sv, err := service.ViewSession(st, k)
 			if err != nil {
 				return err
 			}

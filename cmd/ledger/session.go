@@ -9,43 +9,9 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
 )
-
-// sessionView is what the session query answers.
-type sessionView struct {
-	Key      events.SessionKey   `json:"key"`
-	Agent    string              `json:"agent"`
-	State    envelope.State      `json:"state"`
-	Depth    int                 `json:"depth"`
-	Parent   events.SessionKey   `json:"parent,omitempty"`
-	Envelope *envelope.Envelope  `json:"envelope"`
-	Context  envelope.Context    `json:"context"`
-	Turns    []turnView          `json:"turns"`
-	Children []events.SessionKey `json:"children"`
-}
-
-type turnView struct {
-	Turn    int              `json:"turn"`
-	Seq     uint64           `json:"seq"`
-	ToolSet envelope.ToolSet `json:"tool_set"`
-}
-
-func viewSession(st *projection.State, key events.SessionKey) (*sessionView, error) {
-	s := st.Session(key)
-	if s == nil {
-		return nil, events.Errorf(events.CodeUnknownSession, "session %q does not exist", key)
-	}
-	v := &sessionView{Key: s.Key, Agent: s.Agent, State: s.State, Depth: s.Depth, Parent: s.Parent,
-		Envelope: s.Envelope, Context: s.Context, Children: append([]events.SessionKey{}, s.Children...), Turns: []turnView{}}
-	for t := 1; t <= s.Turn; t++ {
-		ts, seq, ok := st.TurnSet(key, t)
-		if ok {
-			v.Turns = append(v.Turns, turnView{Turn: t, Seq: seq, ToolSet: ts})
-		}
-	}
-	return v, nil
-}
 
 func runSession(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fl := newFlags("session", "", "Prints a session: its agent, state, envelope (with its hash), current context and policy\n"+
@@ -62,7 +28,7 @@ func runSession(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	defer q.close()
 	key := events.SessionKey(q.session)
 	return svc.View(ctx, key, q.position(), func(st *projection.State) error {
-		sv, err := viewSession(st, key)
+		sv, err := service.ViewSession(st, key)
 		if err != nil {
 			return err
 		}
@@ -113,29 +79,6 @@ func joinKeys(keys []events.SessionKey) string {
 	return strings.Join(s, ", ")
 }
 
-// treeNode is one session of a spawn tree.
-type treeNode struct {
-	Key      events.SessionKey `json:"key"`
-	Agent    string            `json:"agent"`
-	State    envelope.State    `json:"state"`
-	Depth    int               `json:"depth"`
-	Turns    int               `json:"turns"`
-	Source   string            `json:"policy_source"`
-	Children []*treeNode       `json:"children"`
-}
-
-func buildTree(st *projection.State, key events.SessionKey, depth int) *treeNode {
-	s := st.Session(key)
-	n := &treeNode{Key: key, Agent: s.Agent, State: s.State, Depth: s.Depth, Turns: s.Turn, Source: s.Context.Source, Children: []*treeNode{}}
-	if depth > 64 {
-		return n
-	}
-	for _, c := range s.Children {
-		n.Children = append(n.Children, buildTree(st, c, depth+1))
-	}
-	return n
-}
-
 func runTree(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fl := newFlags("tree", "", "Prints the spawn tree under a root session (--session), or every root's tree.", stderr)
 	var q queryFlags
@@ -151,22 +94,9 @@ func runTree(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	defer q.close()
 	key := events.SessionKey(q.session)
 	return svc.View(ctx, key, q.position(), func(st *projection.State) error {
-		var roots []events.SessionKey
-		if key != "" {
-			if st.Session(key) == nil {
-				return events.Errorf(events.CodeUnknownSession, "session %q does not exist", key)
-			}
-			roots = []events.SessionKey{key}
-		} else {
-			for _, k := range st.Keys() {
-				if st.Session(k).Root() {
-					roots = append(roots, k)
-				}
-			}
-		}
-		trees := make([]*treeNode, 0, len(roots))
-		for _, r := range roots {
-			trees = append(trees, buildTree(st, r, 0))
+		trees, err := service.Trees(st, key)
+		if err != nil {
+			return err
 		}
 		if q.json {
 			return writeJSON(stdout, trees)
@@ -178,7 +108,7 @@ func runTree(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	})
 }
 
-func printTree(w io.Writer, n *treeNode, prefix string, last, root bool) {
+func printTree(w io.Writer, n *service.TreeNode, prefix string, last, root bool) {
 	branch := ""
 	if !root {
 		branch = "├── "

@@ -135,6 +135,7 @@ func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.
 				return nil, err
 			}
 		}
+		s.notify()
 		// A round that published nothing decided only refusals: make sure
 		// they were not decided on a stale view.
 		if len(flights) == 0 {

@@ -85,6 +85,9 @@ type Service struct {
 	log  *slog.Logger
 	mu   sync.Mutex
 	head *projection.State
+	// applied is closed and replaced whenever the head moves, to wake
+	// readers waiting for a sequence (read-your-writes).
+	applied chan struct{}
 }
 
 // Open loads the projection (from the store when there is one) and catches
@@ -103,7 +106,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{cfg: cfg, log: logger, head: projection.New(cfg.Dialects)}
+	s := &Service{cfg: cfg, log: logger, head: projection.New(cfg.Dialects), applied: make(chan struct{})}
 	if cfg.Store != nil {
 		st, err := cfg.Store.Load(cfg.Dialects)
 		if err != nil {
@@ -238,9 +241,36 @@ func (s *Service) apply(rec *events.Record, seq uint64) error {
 		return err
 	}
 	if s.cfg.Store != nil {
-		return s.cfg.Store.Commit(s.head)
+		if err := s.cfg.Store.Commit(s.head); err != nil {
+			return err
+		}
 	}
+	s.notify()
 	return nil
+}
+
+// notify wakes everyone waiting for the head to move. The caller holds mu.
+func (s *Service) notify() {
+	close(s.applied)
+	s.applied = make(chan struct{})
+}
+
+// WaitApplied waits until this service has applied sequence seq, or ctx
+// ends; then it answers not_caught_up with how far it got.
+func (s *Service) WaitApplied(ctx context.Context, seq uint64) error {
+	for {
+		s.mu.Lock()
+		pos, ch := s.head.Position(), s.applied
+		s.mu.Unlock()
+		if pos >= seq {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return events.Errorf(events.CodeNotCaughtUp, "this replica has applied up to sequence %d, not %d yet; retry, or ask with a longer wait", pos, seq)
+		}
+	}
 }
 
 // catchup applies every record past the head. The caller holds mu.
@@ -267,8 +297,11 @@ func (s *Service) catchup(ctx context.Context) error {
 		}
 	}
 	if s.cfg.Store != nil {
-		return s.cfg.Store.Commit(s.head)
+		if err := s.cfg.Store.Commit(s.head); err != nil {
+			return err
+		}
 	}
+	s.notify()
 	return nil
 }
 
