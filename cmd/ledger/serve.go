@@ -5,7 +5,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"time"
+
+	"github.com/sessionledger/ledger/internal/api"
 )
+
+func hostnameOr(def string) string {
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return h
+	}
+	return def
+}
 
 func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fl := newFlags("serve", "", "Runs the ledger: the embedded NATS server with JetStream (unless --nats names one), the\n"+
@@ -15,6 +26,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	lf.register(fl)
 	fl.StringVar(&lf.listen, "listen", "", "embedded server only: also accept NATS clients on this address (host:port), so other\nprocesses can use --nats nats://host:port")
 	level := fl.String("log-level", "info", "structured JSON logs on stderr at this level: debug, info, warn, error")
+	name := fl.String("name", hostnameOr("ledger"), "this replica's name, shown by 'nats micro info ledger'")
+	maxWait := fl.Duration("max-wait", 2*time.Second, "how long a query with min_seq waits for this replica to catch up before answering not_caught_up")
+	noAPI := fl.Bool("no-api", false, "do not serve the ledger micro service (only keep the projection current)")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
@@ -35,6 +49,14 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		where += ", clients on nats://" + lf.listen
 	}
 	fmt.Fprintf(stdout, "ledger serving: stream %s on %s; projection at sequence %d\n", h.log.Name(), where, h.svc.Position())
+	if !*noAPI {
+		srv, err := api.Start(ctx, h.nc, api.Config{Service: h.svc, Instance: *name, MaxWait: *maxWait, Logger: lf.logger})
+		if err != nil {
+			return err
+		}
+		defer srv.Stop()
+		lf.logger.Info("api", "service", api.ServiceName, "version", api.ServiceVersion, "subjects", api.Prefix+".>", "instance", *name)
+	}
 	lf.logger.Info("serving", "stream", h.log.Name(), "position", h.svc.Position())
 	err = h.svc.Run(ctx)
 	fmt.Fprintf(stdout, "ledger stopped at sequence %d\n", h.svc.Position())

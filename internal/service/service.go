@@ -159,6 +159,9 @@ type Result struct {
 	// Duplicate is true when the id had already landed and nothing was
 	// written.
 	Duplicate bool `json:"duplicate,omitempty"`
+	// Decided is what the ledger recorded it decided (nil for a
+	// duplicate).
+	Decided json.RawMessage `json:"-"`
 }
 
 // Append validates, decides and appends one event given as JSON. A refused
@@ -214,7 +217,7 @@ func (s *Service) Append(ctx context.Context, raw []byte) (Result, error) {
 		if err := s.apply(prep.Record, seq); err != nil {
 			return Result{}, err
 		}
-		return Result{Seq: seq, ID: ev.ID}, prep.Err
+		return Result{Seq: seq, ID: ev.ID, Decided: prep.Record.Decided}, prep.Err
 	}
 }
 
@@ -421,6 +424,23 @@ func (s *Service) Tools(ctx context.Context, key events.SessionKey, pos projecti
 		return err
 	})
 	return ts, seq, err
+}
+
+// Check answers the check query: Why without the trace, from the resolved
+// tool set on a warm session where the dialect allows it.
+func (s *Service) Check(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, pos projection.Position) (a Answer, err error) {
+	if pos == (projection.Position{}) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		v, err := s.head.Check(key, tool, input)
+		if err != nil {
+			return a, err
+		}
+		return Answer{Seq: s.head.Position(), Verdict: v}, nil
+	}
+	a, err = s.Why(ctx, key, tool, input, pos)
+	a.Verdict.Trace = nil
+	return a, err
 }
 
 // Answer is a decision at a position with what explains it: the policy in

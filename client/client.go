@@ -1,0 +1,417 @@
+// Package client is the Go client orchestrators and auditors use to talk to
+// the ledger over NATS: typed events, Append, Check, Why, Tools, Session,
+// Tree and Watch, with read-your-writes consistency tokens and retries that
+// can never write an event twice (an event's id is fixed before the first
+// attempt, and the ledger answers a re-sent id with its first outcome).
+//
+// Errors the ledger returns are *events.Error with the stable codes of SPEC
+// section 8; branch on them with events.CodeOf.
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+)
+
+// Options configure a Client. The zero value of every field means its
+// default.
+type Options struct {
+	// Owner is the orchestrator this client appends and queries as: the
+	// last token of its API subjects, which the NATS server authorises.
+	// Empty means the auditor scope "all" (queries on every session, no
+	// session appends).
+	Owner string
+	// Prefix is the API subject prefix; default "ledger.v1".
+	Prefix string
+	// Timeout bounds each request attempt; default 5s.
+	Timeout time.Duration
+	// Retries is how often a request is re-sent after a timeout or a
+	// conflict; default 3.
+	Retries int
+	// Stream is the ledger's stream name, for Watch; default "LEDGER".
+	Stream string
+	// Actor names who appends policy and grant events (session events
+	// carry Owner); default "operator".
+	Actor string
+}
+
+// Client talks to the ledger service.
+type Client struct {
+	nc   *nats.Conn
+	opts Options
+	mu   sync.Mutex
+	// token is the highest sequence this client appended: queries ask the
+	// answering replica to have applied it (read-your-writes).
+	token uint64
+	ids   *ulid.MonotonicEntropy
+}
+
+// New returns a client on an open NATS connection.
+func New(nc *nats.Conn, opts Options) *Client {
+	if opts.Prefix == "" {
+		opts.Prefix = "ledger.v1"
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 5 * time.Second
+	}
+	if opts.Retries == 0 {
+		opts.Retries = 3
+	}
+	if opts.Stream == "" {
+		opts.Stream = "LEDGER"
+	}
+	if opts.Actor == "" {
+		opts.Actor = "operator"
+	}
+	return &Client{nc: nc, opts: opts, ids: ulid.Monotonic(rand.Reader, 0)}
+}
+
+func (c *Client) scope() string {
+	if c.opts.Owner == "" {
+		return "all"
+	}
+	return c.opts.Owner
+}
+
+// Token is the client's consistency token: the highest sequence it
+// appended. Pass it to another client with WithMinSeq to read its writes.
+func (c *Client) Token() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.token
+}
+
+func (c *Client) observe(seq uint64) {
+	c.mu.Lock()
+	c.token = max(c.token, seq)
+	c.mu.Unlock()
+}
+
+// Event is an event to append. Data is the event's typed payload (for
+// example events.TurnData).
+type Event struct {
+	ID      string            `json:"id,omitempty"`
+	Type    events.Type       `json:"type"`
+	Session events.SessionKey `json:"session,omitempty"`
+	Actor   string            `json:"actor,omitempty"`
+	Data    any               `json:"data"`
+}
+
+// Typed constructors for the events of SPEC section 4.
+
+// Start makes a session.started event.
+func Start(key events.SessionKey, d events.StartedData) Event {
+	return Event{Type: events.SessionStarted, Session: key, Data: d}
+}
+
+// Spawn makes a session.spawned event.
+func Spawn(child events.SessionKey, d events.SpawnedData) Event {
+	return Event{Type: events.SessionSpawned, Session: child, Data: d}
+}
+
+// Turn makes a turn.started event.
+func Turn(key events.SessionKey, d events.TurnData) Event {
+	return Event{Type: events.TurnStarted, Session: key, Data: d}
+}
+
+// Yield makes a session.yielded event.
+func Yield(key events.SessionKey, children ...events.SessionKey) Event {
+	return Event{Type: events.SessionYielded, Session: key, Data: events.YieldedData{Children: children}}
+}
+
+// Complete makes a session.completed event.
+func Complete(key events.SessionKey, status string) Event {
+	return Event{Type: events.SessionCompleted, Session: key, Data: events.CompletedData{Status: status}}
+}
+
+// Resume makes a session.resumed event.
+func Resume(key events.SessionKey, d events.ResumedData) Event {
+	return Event{Type: events.SessionResumed, Session: key, Data: d}
+}
+
+// Checked makes a tool.checked event.
+func Checked(key events.SessionKey, d events.CheckedData) Event {
+	return Event{Type: events.ToolChecked, Session: key, Data: d}
+}
+
+// EffectStarted makes a tool.effect_started event.
+func EffectStarted(key events.SessionKey, d events.EffectData) Event {
+	return Event{Type: events.EffectStarted, Session: key, Data: d}
+}
+
+// SetPolicy makes a policy.set event.
+func SetPolicy(d events.PolicySetData) Event { return Event{Type: events.PolicySet, Data: d} }
+
+// AddGrant makes a grant.added event; RevokeGrant a grant.revoked one.
+func AddGrant(d events.GrantData) Event    { return Event{Type: events.GrantAdded, Data: d} }
+func RevokeGrant(d events.GrantData) Event { return Event{Type: events.GrantRevoked, Data: d} }
+
+// AppendResult is the answer to an append.
+type AppendResult struct {
+	Seq       uint64 `json:"seq"`
+	ID        string `json:"id"`
+	Duplicate bool   `json:"duplicate,omitempty"`
+}
+
+// Append appends an event: session events as this client's orchestrator,
+// policy and grant events on the operators' subject. The event's id is
+// made once (when empty) and reused on every retry, so a retry after a
+// timeout never writes twice.
+func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
+	if ev.ID == "" {
+		c.mu.Lock()
+		ev.ID = ulid.MustNew(ulid.Now(), c.ids).String()
+		c.mu.Unlock()
+	}
+	subject := c.opts.Prefix + ".policy"
+	if ev.Actor == "" && ev.Type.IsPolicy() {
+		ev.Actor = c.opts.Actor
+	}
+	if !ev.Type.IsPolicy() {
+		if c.opts.Owner == "" {
+			return AppendResult{}, errors.New("client: session events need an Owner (the orchestrator name)")
+		}
+		subject = c.opts.Prefix + ".append." + c.opts.Owner
+	}
+	body, err := json.Marshal(struct {
+		Event
+		V int `json:"v"`
+	}{ev, events.Version})
+	if err != nil {
+		return AppendResult{}, err
+	}
+	var res AppendResult
+	err = c.request(ctx, subject, body, &res)
+	if err == nil || res.Seq > 0 {
+		c.observe(res.Seq)
+	}
+	if err == nil && res.ID == "" {
+		res.ID = ev.ID
+	}
+	return res, err
+}
+
+// request sends one request with retries after timeouts and conflicts and
+// decodes the response into out.
+func (c *Client) request(ctx context.Context, subject string, body []byte, out any) error {
+	var lastErr error
+	for attempt := 0; attempt <= c.opts.Retries; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+		msg, err := c.nc.RequestWithContext(actx, subject, body)
+		cancel()
+		if err != nil {
+			lastErr = err
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) {
+				backoff(ctx, attempt)
+				continue
+			}
+			return fmt.Errorf("client: %s: %w", subject, err)
+		}
+		if code := msg.Header.Get("Nats-Service-Error-Code"); code != "" {
+			e := &events.Error{Code: events.Code(code), Msg: msg.Header.Get("Nats-Service-Error")}
+			var body struct {
+				Seq uint64 `json:"seq"`
+			}
+			_ = json.Unmarshal(msg.Data, &body)
+			if out != nil && body.Seq > 0 {
+				_ = json.Unmarshal(msg.Data, out)
+			}
+			if (e.Code == events.CodeConflict || e.Code == events.CodeNotCaughtUp) && attempt < c.opts.Retries {
+				lastErr = e
+				backoff(ctx, attempt)
+				continue
+			}
+			return e
+		}
+		if out == nil {
+			return nil
+		}
+		if err := json.Unmarshal(msg.Data, out); err != nil {
+			return fmt.Errorf("client: %s: response does not decode: %w", subject, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("client: %s: no answer after %d attempts: %w", subject, c.opts.Retries+1, lastErr)
+}
+
+func backoff(ctx context.Context, attempt int) {
+	t := time.NewTimer(time.Duration(25<<attempt) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// QueryOpt sets a query's position or consistency.
+type QueryOpt func(*query)
+
+type query struct {
+	Session events.SessionKey `json:"session,omitempty"`
+	Tool    string            `json:"tool,omitempty"`
+	Input   json.RawMessage   `json:"input,omitempty"`
+	Seq     uint64            `json:"seq,omitempty"`
+	Turn    int               `json:"turn,omitempty"`
+	Time    string            `json:"time,omitempty"`
+	MinSeq  uint64            `json:"min_seq,omitempty"`
+	Record  bool              `json:"record,omitempty"`
+	Call    string            `json:"call,omitempty"`
+}
+
+// AtSeq asks about the state at a stream sequence.
+func AtSeq(seq uint64) QueryOpt { return func(q *query) { q.Seq = seq } }
+
+// AtTurn asks about the start of one of the session's turns.
+func AtTurn(turn int) QueryOpt { return func(q *query) { q.Turn = turn } }
+
+// AtTime asks about the last record at or before t.
+func AtTime(t time.Time) QueryOpt {
+	return func(q *query) { q.Time = events.FormatTime(t) }
+}
+
+// WithMinSeq asks the answering replica to have applied seq first (another
+// client's Token, for example). By default a query uses this client's own
+// token.
+func WithMinSeq(seq uint64) QueryOpt { return func(q *query) { q.MinSeq = max(q.MinSeq, seq) } }
+
+// WithInput gives a call's input (claude-code: a string or an object).
+func WithInput(input any) QueryOpt {
+	return func(q *query) { q.Input, _ = json.Marshal(input) }
+}
+
+// Recorded makes Check append a tool.checked for the session's current
+// turn with this call id, so a later effect is prepared by it.
+func Recorded(call string) QueryOpt { return func(q *query) { q.Record, q.Call = true, call } }
+
+func (c *Client) ask(ctx context.Context, endpoint string, q query, opts []QueryOpt, out any) error {
+	q.MinSeq = c.Token()
+	for _, o := range opts {
+		o(&q)
+	}
+	body, err := json.Marshal(q)
+	if err != nil {
+		return err
+	}
+	return c.request(ctx, c.opts.Prefix+"."+endpoint+"."+c.scope(), body, out)
+}
+
+// ToolsResult is a session's effective tool set at a position.
+type ToolsResult struct {
+	Session events.SessionKey `json:"session"`
+	Seq     uint64            `json:"seq"`
+	Tools   envelope.ToolSet  `json:"tools"`
+}
+
+// Tools returns the session's effective tool set.
+func (c *Client) Tools(ctx context.Context, session events.SessionKey, opts ...QueryOpt) (ToolsResult, error) {
+	var r ToolsResult
+	err := c.ask(ctx, "tools", query{Session: session}, opts, &r)
+	return r, err
+}
+
+// CheckResult is one decision.
+type CheckResult struct {
+	Session  events.SessionKey `json:"session"`
+	Seq      uint64            `json:"seq"`
+	Tool     string            `json:"tool"`
+	Decision envelope.Decision `json:"decision"`
+	Reason   envelope.Reason   `json:"reason"`
+	Recorded uint64            `json:"recorded,omitempty"`
+}
+
+// Check decides one call: allow, deny or ask, with the reason.
+func (c *Client) Check(ctx context.Context, session events.SessionKey, tool string, opts ...QueryOpt) (CheckResult, error) {
+	var r CheckResult
+	err := c.ask(ctx, "check", query{Session: session, Tool: tool}, opts, &r)
+	if err == nil && r.Recorded > 0 {
+		c.observe(r.Recorded)
+	}
+	return r, err
+}
+
+// WhyResult is a decision with every layer in order, the policy in force,
+// the session's context and envelope.
+type WhyResult struct {
+	Seq      uint64                `json:"seq"`
+	Verdict  envelope.Verdict      `json:"verdict"`
+	Policy   *envelope.PolicyState `json:"policy"`
+	Context  envelope.Context      `json:"context"`
+	Envelope *envelope.Envelope    `json:"envelope"`
+}
+
+// Why explains one decision.
+func (c *Client) Why(ctx context.Context, session events.SessionKey, tool string, opts ...QueryOpt) (WhyResult, error) {
+	var r WhyResult
+	err := c.ask(ctx, "why", query{Session: session, Tool: tool}, opts, &r)
+	return r, err
+}
+
+// SessionView is a session with its envelope, context, turns and children.
+type SessionView struct {
+	Key      events.SessionKey   `json:"key"`
+	Agent    string              `json:"agent"`
+	State    envelope.State      `json:"state"`
+	Depth    int                 `json:"depth"`
+	Parent   events.SessionKey   `json:"parent,omitempty"`
+	Envelope *envelope.Envelope  `json:"envelope"`
+	Context  envelope.Context    `json:"context"`
+	Turns    []TurnView          `json:"turns"`
+	Children []events.SessionKey `json:"children"`
+}
+
+// TurnView is one turn and the tool set resolved at its start.
+type TurnView struct {
+	Turn    int              `json:"turn"`
+	Seq     uint64           `json:"seq"`
+	ToolSet envelope.ToolSet `json:"tool_set"`
+}
+
+// Session returns a session's view.
+func (c *Client) Session(ctx context.Context, session events.SessionKey, opts ...QueryOpt) (SessionView, error) {
+	var r SessionView
+	err := c.ask(ctx, "session", query{Session: session}, opts, &r)
+	return r, err
+}
+
+// TreeNode is one session of a spawn tree.
+type TreeNode struct {
+	Key      events.SessionKey `json:"key"`
+	Agent    string            `json:"agent"`
+	State    envelope.State    `json:"state"`
+	Depth    int               `json:"depth"`
+	Turns    int               `json:"turns"`
+	Source   string            `json:"policy_source"`
+	Children []*TreeNode       `json:"children"`
+}
+
+// Tree returns the spawn tree under root ("" with the auditor scope: every
+// root's tree).
+func (c *Client) Tree(ctx context.Context, root events.SessionKey, opts ...QueryOpt) ([]*TreeNode, error) {
+	var r []*TreeNode
+	err := c.ask(ctx, "tree", query{Session: root}, opts, &r)
+	return r, err
+}
+
+// Keys lists every session of a tree, root first.
+func (n *TreeNode) Keys() []events.SessionKey {
+	keys := []events.SessionKey{n.Key}
+	for _, ch := range n.Children {
+		keys = append(keys, ch.Keys()...)
+	}
+	return keys
+}
+

@@ -1,0 +1,271 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/api"
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/projection"
+)
+
+// ledger starts an embedded server, the service with a projection, and the
+// API, and returns a connection factory for clients.
+func ledger(t *testing.T) func() *nats.Conn {
+	t.Helper()
+	dir := t.TempDir()
+	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := []*nats.Conn{}
+	connect := func() *nats.Conn {
+		nc, err := natslog.ConnectEmbedded(ns, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, nc)
+		return nc
+	}
+	nc := connect()
+	log, err := natslog.Open(t.Context(), nc, natslog.StreamConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := projection.OpenStore(filepath.Join(dir, "p.db"), projection.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All(), Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := api.Start(ctx, nc, api.Config{Service: svc, Instance: "test", MaxWait: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = svc.Run(ctx); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		srv.Stop()
+		for _, c := range conns {
+			c.Close()
+		}
+		store.Close()
+		ns.Shutdown()
+		ns.WaitForShutdown()
+	})
+	return connect
+}
+
+const policyDoc = `{"agents":{"list":[{"id":"main","subagents":{"allowAgents":["coder"]}},{"id":"coder","tools":{"deny":["browser"]}}]}}`
+
+func setPolicy(t *testing.T, ops *client.Client) {
+	t.Helper()
+	_, err := ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "openclaw",
+		Document: json.RawMessage(policyDoc), Catalogue: []string{"read", "exec", "browser", "gateway"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestClientRoundTrip(t *testing.T) {
+	connect := ledger(t)
+	ctx := t.Context()
+	ops := client.New(connect(), client.Options{})
+	acme := client.New(connect(), client.Options{Owner: "acme"})
+	setPolicy(t, ops)
+
+	root, child := events.SessionKey("agent:main:main"), events.SessionKey("agent:coder:subagent:c1")
+	for _, ev := range []client.Event{
+		client.Start(root, events.StartedData{Agent: "main"}),
+		client.Turn(root, events.TurnData{Turn: 1}),
+		client.Spawn(child, events.SpawnedData{Parent: root, Agent: "coder"}),
+		client.Turn(child, events.TurnData{Turn: 1}),
+	} {
+		if _, err := acme.Append(ctx, ev); err != nil {
+			t.Fatalf("%s: %v", ev.Type, err)
+		}
+	}
+	// Errors carry the stable codes.
+	_, err := acme.Append(ctx, client.Start(root, events.StartedData{Agent: "main"}))
+	if events.CodeOf(err) != events.CodeDuplicateSession {
+		t.Fatalf("duplicate start: %v", err)
+	}
+	// Read-your-writes: the client's token makes the replica wait.
+	ts, err := acme.Tools(ctx, child)
+	if err != nil || ts.Seq < acme.Token() {
+		t.Fatalf("tools: %+v %v", ts, err)
+	}
+	chk, err := acme.Check(ctx, child, "browser")
+	if err != nil || chk.Decision != "deny" || chk.Reason.Code != "agent:deny" {
+		t.Fatalf("check: %+v %v", chk, err)
+	}
+	rec, err := acme.Check(ctx, child, "exec", client.Recorded("call-1"))
+	if err != nil || rec.Recorded == 0 || rec.Decision != "allow" {
+		t.Fatalf("recorded check: %+v %v", rec, err)
+	}
+	if _, err := acme.Append(ctx, client.EffectStarted(child, events.EffectData{Turn: 1, Tool: "exec", Call: "call-1"})); err != nil {
+		t.Fatalf("effect prepared by the recorded check: %v", err)
+	}
+	why, err := acme.Why(ctx, child, "gateway")
+	if err != nil || why.Verdict.Reason.Code != "subagent:hard_deny" || len(why.Verdict.Trace) == 0 || why.Envelope == nil {
+		t.Fatalf("why: %+v %v", why, err)
+	}
+	at1, err := acme.Why(ctx, child, "gateway", client.AtTurn(1))
+	if err != nil || at1.Verdict.Reason.Code != "subagent:hard_deny" {
+		t.Fatalf("why at turn 1: %+v %v", at1, err)
+	}
+	sv, err := acme.Session(ctx, child)
+	if err != nil || sv.Envelope == nil || len(sv.Turns) != 1 {
+		t.Fatalf("session: %+v %v", sv, err)
+	}
+	tree, err := acme.Tree(ctx, root)
+	if err != nil || len(tree) != 1 || len(tree[0].Children) != 1 {
+		t.Fatalf("tree: %+v %v", tree, err)
+	}
+
+	// Another orchestrator neither sees nor writes acme's sessions.
+	other := client.New(connect(), client.Options{Owner: "other"})
+	if _, err := other.Tools(ctx, child); events.CodeOf(err) != events.CodeUnknownSession {
+		t.Fatalf("foreign tools: %v", err)
+	}
+	if _, err := other.Append(ctx, client.Turn(root, events.TurnData{Turn: 2})); events.CodeOf(err) != events.CodeUnknownSession {
+		t.Fatalf("foreign append: %v", err)
+	}
+	if _, err := other.Append(ctx, client.Spawn("agent:coder:subagent:x", events.SpawnedData{Parent: root, Agent: "coder"})); events.CodeOf(err) != events.CodeUnknownParent {
+		t.Fatalf("foreign spawn: %v", err)
+	}
+	// The auditor scope reads every session and writes none.
+	if _, err := ops.Tools(ctx, child); err != nil {
+		t.Fatalf("auditor tools: %v", err)
+	}
+	if _, err := ops.Append(ctx, client.Turn(root, events.TurnData{Turn: 2})); err == nil {
+		t.Fatal("the auditor scope appended a session event")
+	}
+	// A replica that has not applied a sequence answers not_caught_up.
+	if _, err := acme.Tools(ctx, child, client.WithMinSeq(1<<40)); events.CodeOf(err) != events.CodeNotCaughtUp {
+		t.Fatalf("min_seq far ahead: %v", err)
+	}
+}
+
+func TestRetryNeverWritesTwice(t *testing.T) {
+	connect := ledger(t)
+	ops := client.New(connect(), client.Options{})
+	setPolicy(t, ops)
+	acme := client.New(connect(), client.Options{Owner: "acme"})
+	ev := client.Start("agent:main:main", events.StartedData{Agent: "main"})
+	ev.ID = "01JRETRY000000000000000001"
+	first, err := acme.Append(t.Context(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := acme.Append(t.Context(), ev)
+	if err != nil || !again.Duplicate || again.Seq != first.Seq {
+		t.Fatalf("re-send: %+v %v", again, err)
+	}
+}
+
+func TestMicroServiceDiscovery(t *testing.T) {
+	connect := ledger(t)
+	nc := connect()
+	msg, err := nc.Request("$SRV.INFO.ledger", nil, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info micro.Info
+	if err := json.Unmarshal(msg.Data, &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.Name != "ledger" || info.Version != "1.0.0" || len(info.Endpoints) != 7 {
+		t.Fatalf("info: %+v", info)
+	}
+	subjects := map[string]bool{}
+	for _, e := range info.Endpoints {
+		subjects[e.Subject] = true
+	}
+	for _, want := range []string{"ledger.v1.append.*", "ledger.v1.policy", "ledger.v1.why.*", "ledger.v1.check.*"} {
+		if !subjects[want] {
+			t.Errorf("no endpoint on %s (have %v)", want, subjects)
+		}
+	}
+	if _, err := nc.Request("$SRV.STATS.ledger", nil, 2*time.Second); err != nil {
+		t.Fatalf("stats: %v", err)
+	}
+}
+
+func TestWatch(t *testing.T) {
+	connect := ledger(t)
+	ctx := t.Context()
+	ops := client.New(connect(), client.Options{})
+	setPolicy(t, ops)
+	acme := client.New(connect(), client.Options{Owner: "acme"})
+	root, child := events.SessionKey("agent:main:main"), events.SessionKey("agent:coder:subagent:c1")
+	for _, ev := range []client.Event{
+		client.Start(root, events.StartedData{Agent: "main"}),
+		client.Turn(root, events.TurnData{Turn: 1}),
+		client.Start("agent:main:other", events.StartedData{Agent: "main"}),
+		client.Turn("agent:main:other", events.TurnData{Turn: 1}),
+		client.Spawn(child, events.SpawnedData{Parent: root, Agent: "coder"}),
+		client.Turn(child, events.TurnData{Turn: 1}),
+		client.Turn(root, events.TurnData{Turn: 2}),
+	} {
+		if _, err := acme.Append(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	collect := func(opts client.WatchOptions, want int) []client.Change {
+		var got []client.Change
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		err := acme.Watch(wctx, opts, func(c client.Change) error {
+			got = append(got, c)
+			if len(got) == want {
+				cancel()
+			}
+			return nil
+		})
+		if len(got) != want {
+			t.Fatalf("watch %+v: %d changes, want %d (%v)", opts, len(got), want, err)
+		}
+		return got
+	}
+	tree := collect(client.WatchOptions{Root: root, From: 1}, 3)
+	if tree[0].Session != root || tree[1].Session != child || tree[2].Turn != 2 {
+		t.Fatalf("tree changes: %+v", tree)
+	}
+	if !contains(tree[1].Tools.Allowed, "read") {
+		t.Fatalf("child tools: %+v", tree[1].Tools)
+	}
+	// Resume after the first change: no gap, no repeat.
+	rest := collect(client.WatchOptions{Root: root, From: tree[0].Seq + 1}, 2)
+	if rest[0].Seq != tree[1].Seq || rest[1].Seq != tree[2].Seq {
+		t.Fatalf("resumed: %+v", rest)
+	}
+	one := collect(client.WatchOptions{Session: "agent:main:other", From: 1}, 1)
+	if one[0].Session != "agent:main:other" {
+		t.Fatalf("one session: %+v", one)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

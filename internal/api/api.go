@@ -1,0 +1,200 @@
+// Package api serves the ledger to orchestrators and auditors as a NATS
+// micro service named "ledger", version 1: JSON requests and responses on
+// subjects under ledger.v1, errors with the stable codes of SPEC section 8
+// in the service error headers, read-your-writes through min_seq, and
+// requests spread over every replica by the micro queue group.
+//
+// Subjects name the caller's scope so that the NATS server, not the ledger,
+// decides who may do what (see Permissions):
+//
+//	ledger.v1.append.<owner>    session events of orchestrator <owner>
+//	ledger.v1.policy            policy.set, grant.added, grant.revoked
+//	ledger.v1.<query>.<owner>   tools, check, why, session, tree on <owner>'s sessions
+//	ledger.v1.<query>.all       the same on every session (auditors, operators)
+//
+// A session belongs to the orchestrator that started or spawned it: the
+// record's actor is the owner token of the subject it came in on.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/projection"
+)
+
+// Names and subjects of the service. They are the wire contract.
+const (
+	ServiceName    = "ledger"
+	ServiceVersion = "1.0.0"
+	Prefix         = "ledger.v1"
+	// ScopeAll is the scope of queries on every session.
+	ScopeAll = "all"
+)
+
+// Queries lists the query endpoints.
+var Queries = []string{"tools", "check", "why", "session", "tree"}
+
+// ownerPattern is what an owner token may be: one subject token, and not
+// the reserved "all".
+var ownerPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ValidOwner reports whether s can name an orchestrator.
+func ValidOwner(s string) bool { return ownerPattern.MatchString(s) && s != ScopeAll }
+
+// Config configures the API. The zero value of every field but Service
+// means its default.
+type Config struct {
+	Service *service.Service
+	// Instance names this replica in the service's metadata.
+	Instance string
+	// MaxWait bounds how long a query waits for min_seq; default 2s.
+	MaxWait time.Duration
+	// Batch bounds how many appends one pipelined round carries; default
+	// 256.
+	Batch int
+	// Observer, when set, is told about every request.
+	Observer Observer
+	Logger   *slog.Logger
+}
+
+// Observer receives the outcome and duration of every request.
+type Observer interface {
+	Append(result string, d time.Duration)
+	Query(endpoint string, d time.Duration)
+}
+
+// Server is the running micro service.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	svc     micro.Service
+	appends chan *pendingAppend
+}
+
+// Run registers the service on nc and serves until ctx ends.
+func Run(ctx context.Context, nc *nats.Conn, cfg Config) error {
+	s, err := Start(ctx, nc, cfg)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return s.Stop()
+}
+
+// Start registers the service and returns once it serves; the append
+// batcher runs until ctx ends.
+func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
+	if cfg.Service == nil {
+		return nil, errors.New("api: a service is required")
+	}
+	if cfg.MaxWait == 0 {
+		cfg.MaxWait = 2 * time.Second
+	}
+	if cfg.Batch == 0 {
+		cfg.Batch = 256
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, log: logger, appends: make(chan *pendingAppend, 4*cfg.Batch)}
+	ms, err := micro.AddService(nc, micro.Config{
+		Name:        ServiceName,
+		Version:     ServiceVersion,
+		Description: "session policy ledger: append events, ask what a session may use and why",
+		Metadata:    map[string]string{"instance": cfg.Instance},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("api: %w", err)
+	}
+	s.svc = ms
+	g := ms.AddGroup(Prefix)
+	add := func(name, subject string, h micro.HandlerFunc) error {
+		return g.AddEndpoint(name, h, micro.WithEndpointSubject(subject),
+			micro.WithEndpointMetadata(map[string]string{"subject": Prefix + "." + subject}))
+	}
+	if err := add("append", "append.*", s.handleAppend); err != nil {
+		return nil, err
+	}
+	if err := add("policy", "policy", s.handlePolicy); err != nil {
+		return nil, err
+	}
+	for _, q := range Queries {
+		q := q
+		if err := add(q, q+".*", func(r micro.Request) { s.handleQuery(ctx, q, r) }); err != nil {
+			return nil, err
+		}
+	}
+	go s.batchAppends(ctx)
+	return s, nil
+}
+
+// Stop unregisters the service.
+func (s *Server) Stop() error { return s.svc.Stop() }
+
+// Info is the micro service's info.
+func (s *Server) Info() micro.Info { return s.svc.Info() }
+
+// ErrorBody is the body of an error response; its code is also in the
+// Nats-Service-Error-Code header and its message in Nats-Service-Error.
+type ErrorBody struct {
+	Code    events.Code `json:"code"`
+	Message string      `json:"message"`
+	Seq     uint64      `json:"seq,omitempty"`
+}
+
+// CodeInternal is the code of a failure that is not the caller's.
+const CodeInternal events.Code = "internal"
+
+func respondError(r micro.Request, err error, seq uint64) {
+	code, msg := events.CodeOf(err), err.Error()
+	var ee *events.Error
+	if errors.As(err, &ee) {
+		msg = ee.Msg
+	}
+	if code == "" {
+		code = CodeInternal
+	}
+	body, _ := json.Marshal(ErrorBody{Code: code, Message: msg, Seq: seq})
+	_ = r.Error(string(code), msg, body)
+}
+
+func respondJSON(r micro.Request, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		respondError(r, err, 0)
+		return
+	}
+	_ = r.Respond(b)
+}
+
+// scope returns the last token of the request subject.
+func scope(r micro.Request) string {
+	subj := r.Subject()
+	return subj[strings.LastIndexByte(subj, '.')+1:]
+}
+
+// owned checks that session key belongs to owner (scope "all" sees all).
+// A session of another orchestrator is answered as unknown.
+func owned(st *projection.State, key events.SessionKey, owner string) error {
+	if owner == ScopeAll {
+		return nil
+	}
+	s := st.Session(key)
+	if s == nil || s.Actor != owner {
+		return events.Errorf(events.CodeUnknownSession, "session %q does not exist for orchestrator %q", key, owner)
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/projection"
+)
+
+// AppendResult is the response to an append.
+type AppendResult struct {
+	Seq       uint64 `json:"seq"`
+	ID        string `json:"id"`
+	Duplicate bool   `json:"duplicate,omitempty"`
+}
+
+type pendingAppend struct {
+	r     micro.Request
+	raw   []byte
+	start time.Time
+}
+
+// envelopeOf reads the fields the API routes on, without judging the event
+// (the ledger does that).
+type routing struct {
+	Type    events.Type       `json:"type"`
+	Session events.SessionKey `json:"session"`
+	Data    struct {
+		Parent events.SessionKey `json:"parent"`
+	} `json:"data"`
+}
+
+func (s *Server) handleAppend(r micro.Request) {
+	start := time.Now()
+	owner := scope(r)
+	if !ValidOwner(owner) {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "append on %s: the last token must name the orchestrator ([A-Za-z0-9_-], not %q)", r.Subject(), ScopeAll), 0)
+		return
+	}
+	raw, rt, err := withOwner(r.Data(), owner)
+	if err != nil {
+		respondError(r, err, 0)
+		return
+	}
+	if rt.Type.IsPolicy() {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy", rt.Type, Prefix), 0)
+		return
+	}
+	// A session belongs to the orchestrator that created it: an event on
+	// another orchestrator's session (or a spawn under one) is answered as
+	// if that session did not exist.
+	err = s.cfg.Service.View(context.Background(), "", projection.Position{}, func(st *projection.State) error {
+		if rt.Type == events.SessionSpawned {
+			if p := st.Session(rt.Data.Parent); p != nil && p.Actor != owner {
+				return events.Errorf(events.CodeUnknownParent, "parent %q does not exist for orchestrator %q", rt.Data.Parent, owner)
+			}
+			return nil
+		}
+		if sess := st.Session(rt.Session); sess != nil && sess.Actor != owner {
+			return events.Errorf(events.CodeUnknownSession, "session %q does not exist for orchestrator %q", rt.Session, owner)
+		}
+		return nil
+	})
+	if err != nil {
+		respondError(r, err, 0)
+		return
+	}
+	s.appends <- &pendingAppend{r: r, raw: raw, start: start}
+}
+
+func (s *Server) handlePolicy(r micro.Request) {
+	var rt routing
+	if err := json.Unmarshal(r.Data(), &rt); err == nil && rt.Type != "" && !rt.Type.IsPolicy() {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a session event: orchestrators send it to %s.append.<orchestrator>", rt.Type, Prefix), 0)
+		return
+	}
+	s.appends <- &pendingAppend{r: r, raw: r.Data(), start: time.Now()}
+}
+
+// withOwner sets the event's actor to the owner token the NATS server
+// authorised, refusing a different actor.
+func withOwner(raw []byte, owner string) ([]byte, routing, error) {
+	var rt routing
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return raw, rt, nil // the ledger answers malformed events itself
+	}
+	_ = json.Unmarshal(raw, &rt)
+	if a, ok := m["actor"]; ok {
+		var actor string
+		if json.Unmarshal(a, &actor) != nil || (actor != "" && actor != owner) {
+			return nil, rt, events.Errorf(events.CodeInvalidEvent, "actor %s does not match the orchestrator %q this subject belongs to; leave actor out", a, owner)
+		}
+	}
+	m["actor"], _ = json.Marshal(owner)
+	b, err := json.Marshal(m)
+	return b, rt, err
+}
+
+// batchAppends runs appends in pipelined rounds: every append waiting when
+// a round starts goes into it, so concurrent writers share acknowledgement
+// round trips.
+func (s *Server) batchAppends(ctx context.Context) {
+	for {
+		var batch []*pendingAppend
+		select {
+		case <-ctx.Done():
+			return
+		case p := <-s.appends:
+			batch = append(batch, p)
+		}
+	drain:
+		for len(batch) < s.cfg.Batch {
+			select {
+			case p := <-s.appends:
+				batch = append(batch, p)
+			default:
+				break drain
+			}
+		}
+		raws := make([][]byte, len(batch))
+		for i, p := range batch {
+			raws[i] = p.raw
+		}
+		outs := s.cfg.Service.AppendMany(ctx, raws)
+		for i, p := range batch {
+			o := outs[i]
+			result := "accepted"
+			switch {
+			case o.Err != nil && events.CodeOf(o.Err) == "":
+				result = "error"
+				s.log.Error("append failed", "err", o.Err)
+				respondError(p.r, o.Err, o.Result.Seq)
+			case o.Err != nil:
+				result = "refused"
+				respondError(p.r, o.Err, o.Result.Seq)
+			default:
+				if o.Result.Duplicate {
+					result = "duplicate"
+				}
+				respondJSON(p.r, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID, Duplicate: o.Result.Duplicate})
+			}
+			if s.cfg.Observer != nil {
+				s.cfg.Observer.Append(result, time.Since(p.start))
+			}
+		}
+	}
+}

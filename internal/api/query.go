@@ -1,0 +1,184 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/projection"
+)
+
+// Query is the request of every query endpoint.
+type Query struct {
+	Session events.SessionKey `json:"session,omitempty"`
+	Tool    string            `json:"tool,omitempty"`
+	Input   json.RawMessage   `json:"input,omitempty"`
+	// Position: at most one of Seq, Turn and Time; none is the head.
+	Seq  uint64 `json:"seq,omitempty"`
+	Turn int    `json:"turn,omitempty"`
+	Time string `json:"time,omitempty"`
+	// MinSeq asks the replica to answer only once it has applied this
+	// sequence (read-your-writes), waiting at most a bounded time.
+	MinSeq uint64 `json:"min_seq,omitempty"`
+	// Record (check only) appends a tool.checked for the session's current
+	// turn with Call, so a later effect can be prepared by it.
+	Record bool   `json:"record,omitempty"`
+	Call   string `json:"call,omitempty"`
+}
+
+// ToolsResult answers tools.
+type ToolsResult struct {
+	Session events.SessionKey `json:"session"`
+	Seq     uint64            `json:"seq"`
+	Tools   envelope.ToolSet  `json:"tools"`
+}
+
+// CheckResult answers check.
+type CheckResult struct {
+	Session  events.SessionKey `json:"session"`
+	Seq      uint64            `json:"seq"`
+	Tool     string            `json:"tool"`
+	Decision envelope.Decision `json:"decision"`
+	Reason   envelope.Reason   `json:"reason"`
+	// Recorded is the sequence of the tool.checked record, with record.
+	Recorded uint64 `json:"recorded,omitempty"`
+}
+
+func (s *Server) handleQuery(ctx context.Context, name string, r micro.Request) {
+	start := time.Now()
+	defer func() {
+		if s.cfg.Observer != nil {
+			s.cfg.Observer.Query(name, time.Since(start))
+		}
+	}()
+	owner := scope(r)
+	if owner != ScopeAll && !ValidOwner(owner) {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s: the last token must name an orchestrator or be %q", r.Subject(), ScopeAll), 0)
+		return
+	}
+	var q Query
+	if len(r.Data()) > 0 {
+		if err := json.Unmarshal(r.Data(), &q); err != nil {
+			respondError(r, events.Errorf(events.CodeInvalidEvent, "the query is not JSON of the query's fields: %v", err), 0)
+			return
+		}
+	}
+	if q.MinSeq > 0 {
+		wctx, cancel := context.WithTimeout(ctx, s.cfg.MaxWait)
+		err := s.cfg.Service.WaitApplied(wctx, q.MinSeq)
+		cancel()
+		if err != nil {
+			respondError(r, err, 0)
+			return
+		}
+	}
+	if q.Session == "" && name != "tree" {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s needs a session", name), 0)
+		return
+	}
+	if (name == "check" || name == "why") && q.Tool == "" {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s needs a tool", name), 0)
+		return
+	}
+	if owner != ScopeAll || q.Session != "" {
+		if err := s.cfg.Service.View(ctx, "", projection.Position{}, func(st *projection.State) error { return owned(st, q.Session, owner) }); err != nil {
+			respondError(r, err, 0)
+			return
+		}
+	}
+	pos := projection.Position{Seq: q.Seq, Turn: q.Turn, Time: q.Time}
+	svc := s.cfg.Service
+	switch name {
+	case "tools":
+		ts, seq, err := svc.Tools(ctx, q.Session, pos)
+		if err != nil {
+			respondError(r, err, 0)
+			return
+		}
+		respondJSON(r, ToolsResult{Session: q.Session, Seq: seq, Tools: ts})
+	case "check":
+		if q.Record {
+			s.recordCheck(ctx, r, owner, q)
+			return
+		}
+		a, err := svc.Check(ctx, q.Session, q.Tool, q.Input, pos)
+		if err != nil {
+			respondError(r, err, 0)
+			return
+		}
+		respondJSON(r, CheckResult{Session: q.Session, Seq: a.Seq, Tool: a.Verdict.Tool, Decision: a.Verdict.Decision, Reason: a.Verdict.Reason})
+	case "why":
+		a, err := svc.Why(ctx, q.Session, q.Tool, q.Input, pos)
+		if err != nil {
+			respondError(r, err, 0)
+			return
+		}
+		respondJSON(r, a)
+	case "session":
+		err := svc.View(ctx, q.Session, pos, func(st *projection.State) error {
+			v, err := service.ViewSession(st, q.Session)
+			if err == nil {
+				respondJSON(r, v)
+			}
+			return err
+		})
+		if err != nil {
+			respondError(r, err, 0)
+		}
+	case "tree":
+		if owner != ScopeAll && q.Session == "" {
+			respondError(r, events.Errorf(events.CodeInvalidEvent, "an orchestrator's tree query names its root session"), 0)
+			return
+		}
+		err := svc.View(ctx, q.Session, pos, func(st *projection.State) error {
+			trees, err := service.Trees(st, q.Session)
+			if err == nil {
+				respondJSON(r, trees)
+			}
+			return err
+		})
+		if err != nil {
+			respondError(r, err, 0)
+		}
+	}
+}
+
+// recordCheck appends a tool.checked for the session's current turn and
+// answers with what it recorded.
+func (s *Server) recordCheck(ctx context.Context, r micro.Request, owner string, q Query) {
+	if owner == ScopeAll {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "recording a check is an orchestrator's append: use %s.check.<orchestrator>", Prefix), 0)
+		return
+	}
+	var turn int
+	_ = s.cfg.Service.View(ctx, "", projection.Position{}, func(st *projection.State) error {
+		if sess := st.Session(q.Session); sess != nil {
+			turn = sess.Turn
+		}
+		return nil
+	})
+	data := map[string]any{"turn": max(turn, 1), "tool": q.Tool}
+	if q.Call != "" {
+		data["call"] = q.Call
+	}
+	if len(q.Input) > 0 {
+		data["input"] = q.Input
+	}
+	raw, _ := json.Marshal(map[string]any{"type": events.ToolChecked, "v": 1, "actor": owner, "session": q.Session, "data": data})
+	res, err := s.cfg.Service.Append(ctx, raw)
+	if err != nil {
+		respondError(r, err, res.Seq)
+		return
+	}
+	var dec projection.CheckDecided
+	if err := json.Unmarshal(res.Decided, &dec); err != nil {
+		respondError(r, err, res.Seq)
+		return
+	}
+	respondJSON(r, CheckResult{Session: q.Session, Seq: res.Seq, Tool: q.Tool, Decision: dec.Decision, Reason: dec.Reason, Recorded: res.Seq})
+}
