@@ -414,4 +414,3 @@ func (n *TreeNode) Keys() []events.SessionKey {
 	}
 	return keys
 }
-
