@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sessionledger/ledger/envelope"
@@ -58,7 +60,7 @@ type Config struct {
 	// crypto/rand.
 	Entropy io.Reader
 	// Retries bounds how often an append is re-validated after a conflict;
-	// 0 means 8.
+	// 0 means 32.
 	Retries int
 	// Logger receives structured logs; nil discards them.
 	Logger *slog.Logger
@@ -88,6 +90,8 @@ type Service struct {
 	// applied is closed and replaced whenever the head moves, to wake
 	// readers waiting for a sequence (read-your-writes).
 	applied chan struct{}
+	// following is true while Run applies other writers' records.
+	following atomic.Bool
 }
 
 // Open loads the projection (from the store when there is one) and catches
@@ -100,7 +104,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 		cfg.Clock = time.Now
 	}
 	if cfg.Retries == 0 {
-		cfg.Retries = 8
+		cfg.Retries = 32
 	}
 	logger := cfg.Logger
 	if logger == nil {
@@ -198,7 +202,7 @@ func (s *Service) Append(ctx context.Context, raw []byte) (Result, error) {
 		seq, err := s.publish(ctx, prep.Record)
 		if errors.Is(err, events.ErrConflict) && attempt < s.cfg.Retries {
 			// Another writer got in first: catch up and decide again.
-			if cerr := s.catchup(ctx); cerr != nil {
+			if cerr := s.catchUpAfterConflict(ctx, attempt); cerr != nil {
 				return Result{}, cerr
 			}
 			continue
@@ -227,6 +231,45 @@ func (s *Service) publish(ctx context.Context, rec *events.Record) (uint64, erro
 		return 0, fmt.Errorf("service: encoding record: %w", err)
 	}
 	return s.cfg.Log.Append(ctx, events.Subject(rec.Type, rec.Session), rec.ID, b, s.head.Position())
+}
+
+// catchUpAfterConflict brings the head up to the log's after a lost race.
+// With a follower running it waits, without holding the lock, for the
+// follower to apply the records (cheaper than reading them again), and it
+// backs off a little, with jitter, so racing writers stop colliding. The
+// caller holds mu; it is held again on return.
+func (s *Service) catchUpAfterConflict(ctx context.Context, attempt int) error {
+	head, err := s.cfg.Log.Head(ctx)
+	if err != nil {
+		return err
+	}
+	if s.following.Load() && head > s.head.Position() {
+		s.mu.Unlock()
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		werr := s.WaitApplied(wctx, head)
+		cancel()
+		pause(ctx, attempt)
+		s.mu.Lock()
+		if werr == nil {
+			return nil
+		}
+	} else {
+		s.mu.Unlock()
+		pause(ctx, attempt)
+		s.mu.Lock()
+	}
+	return s.catchup(ctx)
+}
+
+// pause sleeps a random time that grows with attempt, up to 50ms.
+func pause(ctx context.Context, attempt int) {
+	limit := min(time.Millisecond<<min(attempt, 6), 50*time.Millisecond)
+	t := time.NewTimer(time.Duration(rand.Int64N(int64(limit)) + 1))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // behind reports whether the log has records this service has not applied.
@@ -325,6 +368,8 @@ func (s *Service) Run(ctx context.Context) error {
 	s.mu.Unlock()
 	s.log.Info("caught up", "position", pos)
 	s.log.Info("following the log", "from", pos+1)
+	s.following.Store(true)
+	defer s.following.Store(false)
 	err := f.Follow(ctx, pos+1, func(seq uint64, data []byte, pending uint64) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
