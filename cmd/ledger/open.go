@@ -24,6 +24,7 @@ type ledgerFlags struct {
 	replicas                                         int
 	syncInterval                                     time.Duration
 	logger                                           *slog.Logger
+	onConflict                                       func()
 }
 
 func (f *ledgerFlags) register(fs *flag.FlagSet) {
@@ -86,7 +87,7 @@ func (f *ledgerFlags) open(ctx context.Context, withProjection bool) (*ledgerHan
 	if err != nil {
 		return nil, err
 	}
-	cfg := service.Config{Log: h.log, Dialects: dialects.All(), Logger: f.logger}
+	cfg := service.Config{Log: h.log, Dialects: dialects.All(), Logger: f.logger, OnConflict: f.onConflict}
 	if withProjection {
 		path := f.projection
 		if path == "" {

@@ -29,6 +29,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	name := fl.String("name", hostnameOr("ledger"), "this replica's name, shown by 'nats micro info ledger'")
 	maxWait := fl.Duration("max-wait", 2*time.Second, "how long a query with min_seq waits for this replica to catch up before answering not_caught_up")
 	noAPI := fl.Bool("no-api", false, "do not serve the ledger micro service (only keep the projection current)")
+	metricsAddr := fl.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (for example :9090)")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
@@ -37,6 +38,11 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return usageError("--log-level %q: use debug, info, warn or error", *level)
 	}
 	lf.logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: lv}))
+	var m *ledgerMetrics
+	if *metricsAddr != "" {
+		m = newLedgerMetrics()
+		lf.onConflict = m.conflicts.Inc
+	}
 	h, err := lf.open(ctx, true)
 	if err != nil {
 		return err
@@ -46,11 +52,23 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if lf.natsURL != "" {
 		where = "NATS at " + lf.natsURL
 	} else if lf.listen != "" {
-		where += ", clients on nats://" + lf.listen
+		where += ", clients on " + h.ns.ClientURL()
 	}
 	fmt.Fprintf(stdout, "ledger serving: stream %s on %s; projection at sequence %d\n", h.log.Name(), where, h.svc.Position())
+	if m != nil {
+		stop, err := m.serve(ctx, *metricsAddr, lf.logger)
+		if err != nil {
+			return fmt.Errorf("--metrics %s: %w", *metricsAddr, err)
+		}
+		defer stop()
+		go m.sampleLag(ctx, h.svc, h.log, time.Second)
+	}
 	if !*noAPI {
-		srv, err := api.Start(ctx, h.nc, api.Config{Service: h.svc, Instance: *name, MaxWait: *maxWait, Logger: lf.logger})
+		cfg := api.Config{Service: h.svc, Instance: *name, MaxWait: *maxWait, Logger: lf.logger}
+		if m != nil {
+			cfg.Observer = m
+		}
+		srv, err := api.Start(ctx, h.nc, cfg)
 		if err != nil {
 			return err
 		}

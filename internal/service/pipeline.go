@@ -153,6 +153,9 @@ func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.
 		return nil, nil
 	}
 	// Undo the speculative folds and start again from the log.
+	if s.cfg.OnConflict != nil {
+		s.cfg.OnConflict()
+	}
 	if err := s.rollback(ctx); err != nil {
 		return nil, err
 	}

@@ -64,6 +64,9 @@ type Config struct {
 	Retries int
 	// Logger receives structured logs; nil discards them.
 	Logger *slog.Logger
+	// OnConflict, when set, is called each time an append lost a race to
+	// another writer and is decided again (for metrics).
+	OnConflict func()
 }
 
 // Validate reports every problem with the configuration at once.
@@ -239,6 +242,9 @@ func (s *Service) publish(ctx context.Context, rec *events.Record) (uint64, erro
 // backs off a little, with jitter, so racing writers stop colliding. The
 // caller holds mu; it is held again on return.
 func (s *Service) catchUpAfterConflict(ctx context.Context, attempt int) error {
+	if s.cfg.OnConflict != nil {
+		s.cfg.OnConflict()
+	}
 	head, err := s.cfg.Log.Head(ctx)
 	if err != nil {
 		return err
