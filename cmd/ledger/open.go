@@ -25,6 +25,7 @@ type ledgerFlags struct {
 	syncInterval                                     time.Duration
 	logger                                           *slog.Logger
 	onConflict                                       func()
+	user, password, natsConfig                       string
 }
 
 func (f *ledgerFlags) register(fs *flag.FlagSet) {
@@ -34,6 +35,9 @@ func (f *ledgerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.stream, "stream", "LEDGER", "the JetStream stream name")
 	fs.IntVar(&f.replicas, "replicas", 1, "stream replicas when the stream is created (3 on a cluster)")
 	fs.StringVar(&f.projection, "projection", "", "the bbolt projection file (default DATA/projection.db)")
+	fs.StringVar(&f.user, "user", os.Getenv("NATS_USER"), "NATS user name (env NATS_USER); with the embedded server and --nats-config, the ledger service's user")
+	fs.StringVar(&f.password, "password", os.Getenv("NATS_PASSWORD"), "NATS password (env NATS_PASSWORD)")
+	fs.StringVar(&f.natsConfig, "nats-config", "", "embedded server only: a NATS server configuration file to load, for example the authorization block 'ledger serve --gen-auth' writes")
 	fs.DurationVar(&f.syncInterval, "sync-interval", 0, "embedded server only: fsync every interval instead of on every write (faster; loses the last interval's acknowledged writes on power loss)")
 }
 
@@ -68,16 +72,14 @@ func (f *ledgerFlags) open(ctx context.Context, withProjection bool) (*ledgerHan
 	}
 	var err error
 	if f.natsURL == "" {
-		h.ns, err = natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(f.data, "nats"), SyncInterval: f.syncInterval, Listen: f.listen})
+		h.ns, err = natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(f.data, "nats"), SyncInterval: f.syncInterval,
+			Listen: f.listen, ConfigFile: f.natsConfig})
 		if err != nil {
 			return nil, err
 		}
-		h.nc, err = natslog.ConnectEmbedded(h.ns, "ledger")
+		h.nc, err = natslog.ConnectEmbedded(h.ns, "ledger", f.authOptions()...)
 	} else {
-		opts := []nats.Option{nats.Name("ledger"), nats.MaxReconnects(-1)}
-		if f.creds != "" {
-			opts = append(opts, nats.UserCredentials(f.creds))
-		}
+		opts := append([]nats.Option{nats.Name("ledger"), nats.MaxReconnects(-1)}, f.authOptions()...)
 		h.nc, err = nats.Connect(f.natsURL, opts...)
 	}
 	if err != nil {
@@ -103,6 +105,17 @@ func (f *ledgerFlags) open(ctx context.Context, withProjection bool) (*ledgerHan
 	}
 	ok = true
 	return h, nil
+}
+
+func (f *ledgerFlags) authOptions() []nats.Option {
+	var opts []nats.Option
+	if f.creds != "" {
+		opts = append(opts, nats.UserCredentials(f.creds))
+	}
+	if f.user != "" {
+		opts = append(opts, nats.UserInfo(f.user, f.password))
+	}
+	return opts
 }
 
 // Close releases everything in reverse order.

@@ -30,8 +30,16 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	maxWait := fl.Duration("max-wait", 2*time.Second, "how long a query with min_seq waits for this replica to catch up before answering not_caught_up")
 	noAPI := fl.Bool("no-api", false, "do not serve the ledger micro service (only keep the projection current)")
 	metricsAddr := fl.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (for example :9090)")
+	genAuth := fl.String("gen-auth", "", "write a NATS authorization block for the roles below to FILE ('-' for stdout) and exit; include it\nin the NATS server configuration (or pass it to --nats-config)")
+	svcUsers := fl.String("service-users", "ledger", "with --gen-auth: the ledger service's users, name[:password],...")
+	orchUsers := fl.String("orchestrators", "", "with --gen-auth: orchestrator users (each name is its owner token), name[:password],...")
+	opUsers := fl.String("operators", "", "with --gen-auth: operator users (policy and grants), name[:password],...")
+	audUsers := fl.String("auditors", "", "with --gen-auth: auditor users (read and replay only), name[:password],...")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
+	}
+	if *genAuth != "" {
+		return writeAuth(*genAuth, lf.stream, *svcUsers, *orchUsers, *opUsers, *audUsers, stdout)
 	}
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(*level)); err != nil {
@@ -80,4 +88,23 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fmt.Fprintf(stdout, "ledger stopped at sequence %d\n", h.svc.Position())
 	lf.logger.Info("stopped", "position", h.svc.Position())
 	return err
+}
+
+// writeAuth writes the NATS authorization block for the given users;
+// passwords left out are generated.
+func writeAuth(path, stream, svc, orch, ops, aud string, stdout io.Writer) error {
+	conf, err := api.AuthConfig(&api.Roles{Service: api.ParseUsers(svc), Orchestrators: api.ParseUsers(orch),
+		Operators: api.ParseUsers(ops), Auditors: api.ParseUsers(aud)}, stream)
+	if err != nil {
+		return err
+	}
+	if path == "-" {
+		_, err = io.WriteString(stdout, conf)
+		return err
+	}
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote the NATS authorization for the ledger's roles to %s (it holds passwords: keep it private)\n", path)
+	return nil
 }

@@ -25,6 +25,12 @@ type EmbeddedConfig struct {
 	Listen string
 	// Name is the server name; default "ledger-embedded".
 	Name string
+	// ConfigFile, when set, is a NATS server configuration file (for
+	// example with the authorization block 'ledger serve --gen-auth'
+	// writes) read before the settings above are applied; ConfigText is the
+	// same given as text.
+	ConfigFile string
+	ConfigText string
 }
 
 // Validate reports every problem with the configuration at once.
@@ -49,15 +55,23 @@ func StartEmbedded(cfg EmbeddedConfig) (*server.Server, error) {
 	if name == "" {
 		name = "ledger-embedded"
 	}
-	opts := &server.Options{
-		ServerName: name,
-		JetStream:  true,
-		StoreDir:   filepath.Clean(cfg.Dir),
-		NoSigs:     true,
-		NoLog:      true,
-		DontListen: cfg.Listen == "",
-		SyncAlways: cfg.SyncInterval == 0,
+	opts := &server.Options{}
+	switch {
+	case cfg.ConfigFile != "":
+		if err := opts.ProcessConfigFile(cfg.ConfigFile); err != nil {
+			return nil, fmt.Errorf("natslog: %s: %w", cfg.ConfigFile, err)
+		}
+	case cfg.ConfigText != "":
+		if err := opts.ProcessConfigString(cfg.ConfigText); err != nil {
+			return nil, fmt.Errorf("natslog: server configuration: %w", err)
+		}
 	}
+	opts.ServerName = name
+	opts.JetStream = true
+	opts.StoreDir = filepath.Clean(cfg.Dir)
+	opts.NoSigs, opts.NoLog = true, true
+	opts.DontListen = cfg.Listen == ""
+	opts.SyncAlways = cfg.SyncInterval == 0
 	if cfg.SyncInterval > 0 {
 		opts.SyncInterval = cfg.SyncInterval
 	}
@@ -81,8 +95,8 @@ func StartEmbedded(cfg EmbeddedConfig) (*server.Server, error) {
 }
 
 // ConnectEmbedded connects to an embedded server in-process (no TCP).
-func ConnectEmbedded(ns *server.Server, name string) (*nats.Conn, error) {
-	return nats.Connect("", nats.InProcessServer(ns), nats.Name(name), nats.MaxReconnects(-1))
+func ConnectEmbedded(ns *server.Server, name string, opts ...nats.Option) (*nats.Conn, error) {
+	return nats.Connect("", append([]nats.Option{nats.InProcessServer(ns), nats.Name(name), nats.MaxReconnects(-1)}, opts...)...)
 }
 
 func splitHostPort(s string) (string, int, error) {

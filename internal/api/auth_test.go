@@ -1,0 +1,184 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/api"
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/internal/service"
+)
+
+// violations collects the permission errors the server reports to one
+// connection.
+type violations struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (v *violations) handler(_ *nats.Conn, _ *nats.Subscription, err error) {
+	v.mu.Lock()
+	v.errs = append(v.errs, err.Error())
+	v.mu.Unlock()
+}
+
+// waitFor waits until a violation naming subject arrives.
+func (v *violations) waitFor(t *testing.T, subject string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		v.mu.Lock()
+		for _, e := range v.errs {
+			if strings.Contains(strings.ToLower(e), "permissions violation") && strings.Contains(e, subject) {
+				v.mu.Unlock()
+				return
+			}
+		}
+		v.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("the server did not refuse a publish to %s", subject)
+}
+
+func TestRolesEnforcedByTheServer(t *testing.T) {
+	roles := &api.Roles{
+		Service:       []api.User{{Name: "ledger", Password: "svc-pw"}},
+		Orchestrators: []api.User{{Name: "acme", Password: "acme-pw"}, {Name: "globex", Password: "globex-pw"}},
+		Operators:     []api.User{{Name: "alice", Password: "alice-pw"}},
+		Auditors:      []api.User{{Name: "audit", Password: "audit-pw"}},
+	}
+	conf, err := api.AuthConfig(roles, "LEDGER")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats"), ConfigText: conf, Listen: "127.0.0.1:-1"})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, conf)
+	}
+	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+	url := ns.ClientURL()
+
+	// The ledger service, as its own user.
+	snc, err := natslog.ConnectEmbedded(ns, "ledger", nats.UserInfo("ledger", "svc-pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snc.Close()
+	log, err := natslog.Open(t.Context(), snc, natslog.StreamConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := api.Start(ctx, snc, api.Config{Service: svc, MaxWait: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+
+	connect := func(user, pw string) (*nats.Conn, *violations) {
+		v := &violations{}
+		nc, err := nats.Connect(url, nats.UserInfo(user, pw), nats.ErrorHandler(v.handler))
+		if err != nil {
+			t.Fatalf("%s: %v", user, err)
+		}
+		t.Cleanup(nc.Close)
+		return nc, v
+	}
+	if _, err := nats.Connect(url, nats.UserInfo("acme", "wrong")); err == nil {
+		t.Fatal("a wrong password connected")
+	}
+	opsNC, opsV := connect("alice", "alice-pw")
+	acmeNC, acmeV := connect("acme", "acme-pw")
+	auditNC, auditV := connect("audit", "audit-pw")
+
+	// What each role may do works.
+	ops := client.New(opsNC, client.Options{Actor: "alice", Timeout: time.Second, Retries: 1})
+	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Document: json.RawMessage(`{}`), Catalogue: []string{"read", "exec"}})); err != nil {
+		t.Fatalf("operator sets policy: %v", err)
+	}
+	acme := client.New(acmeNC, client.Options{Owner: "acme", Timeout: time.Second, Retries: 1})
+	if _, err := acme.Append(ctx, client.Start("agent:main:main", events.StartedData{Agent: "main"})); err != nil {
+		t.Fatalf("orchestrator appends: %v", err)
+	}
+	if _, err := acme.Tools(ctx, "agent:main:main"); err != nil {
+		t.Fatalf("orchestrator reads its session: %v", err)
+	}
+	audit := client.New(auditNC, client.Options{Timeout: time.Second, Retries: 1})
+	if _, err := audit.Tools(ctx, "agent:main:main", client.WithMinSeq(acme.Token())); err != nil {
+		t.Fatalf("auditor reads: %v", err)
+	}
+	js, _ := jetstream.New(auditNC)
+	st, err := js.Stream(ctx, "LEDGER")
+	if err != nil {
+		t.Fatalf("auditor stream info: %v", err)
+	}
+	if _, err := st.GetMsg(ctx, 1); err != nil {
+		t.Fatalf("auditor replays a record: %v", err)
+	}
+
+	// What each role may not do is refused by the server itself.
+	forbidden := []struct {
+		who     string
+		nc      *nats.Conn
+		v       *violations
+		subject string
+	}{
+		{"orchestrator writes the stream", acmeNC, acmeV, "ledger.session.agent:main:main"},
+		{"orchestrator writes policy", acmeNC, acmeV, "ledger.v1.policy"},
+		{"orchestrator appends as another", acmeNC, acmeV, "ledger.v1.append.globex"},
+		{"orchestrator reads another's sessions", acmeNC, acmeV, "ledger.v1.tools.globex"},
+		{"orchestrator reads every session", acmeNC, acmeV, "ledger.v1.why.all"},
+		{"operator appends session events", opsNC, opsV, "ledger.v1.append.acme"},
+		{"operator writes the stream", opsNC, opsV, "ledger.policy"},
+		{"auditor appends", auditNC, auditV, "ledger.v1.append.acme"},
+		{"auditor writes policy", auditNC, auditV, "ledger.v1.policy"},
+		{"auditor writes the stream", auditNC, auditV, "ledger.decision.agent:main:main"},
+		{"auditor deletes the stream", auditNC, auditV, "$JS.API.STREAM.DELETE.LEDGER"},
+	}
+	for _, f := range forbidden {
+		t.Run(f.who, func(t *testing.T) {
+			_, err := f.nc.Request(f.subject, []byte(`{}`), 300*time.Millisecond)
+			if err == nil {
+				t.Fatalf("%s: the request to %s was answered", f.who, f.subject)
+			}
+			f.v.waitFor(t, f.subject)
+		})
+	}
+	// Nothing the refused publishes carried reached the stream.
+	if head, _ := log.Head(ctx); head != 2 {
+		t.Fatalf("stream head %d, want 2", head)
+	}
+}
+
+func TestAuthConfigRefusesBadUsers(t *testing.T) {
+	for _, r := range []*api.Roles{
+		{},
+		{Service: []api.User{{Name: "ledger"}}, Orchestrators: []api.User{{Name: "all"}}},
+		{Service: []api.User{{Name: "ledger"}}, Orchestrators: []api.User{{Name: "a.b"}}},
+		{Service: []api.User{{Name: "x"}}, Auditors: []api.User{{Name: "x"}}},
+	} {
+		if _, err := api.AuthConfig(r, "LEDGER"); err == nil {
+			t.Errorf("roles %+v accepted", r)
+		}
+	}
+	conf, err := api.AuthConfig(&api.Roles{Service: []api.User{{Name: "ledger"}}}, "LEDGER")
+	if err != nil || !strings.Contains(conf, `user: "ledger", password: "`) {
+		t.Fatalf("generated password: %v\n%s", err, conf)
+	}
+}
