@@ -3,7 +3,9 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -268,4 +270,37 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestWatchBehindRetention: a stream that keeps only its latest records
+// answers a watch from an older sequence with behind_retention naming the
+// oldest one it has.
+func TestWatchBehindRetention(t *testing.T) {
+	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+	nc, _ := natslog.ConnectEmbedded(ns, "t")
+	defer nc.Close()
+	log, err := natslog.Open(t.Context(), nc, natslog.StreamConfig{MaxMsgs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+	appendRaw := func(raw string) {
+		if _, err := svc.Append(t.Context(), []byte(raw)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendRaw(`{"type":"policy.set","v":1,"actor":"ops","data":{"dialect":"openclaw","document":{},"catalogue":["read"]}}`)
+	appendRaw(`{"type":"session.started","v":1,"actor":"acme","session":"agent:main:main","data":{"agent":"main"}}`)
+	for turn := 1; turn <= 8; turn++ {
+		appendRaw(fmt.Sprintf(`{"type":"turn.started","v":1,"actor":"acme","session":"agent:main:main","data":{"turn":%d}}`, turn))
+	}
+	c := client.New(nc, client.Options{Owner: "acme"})
+	err = c.Watch(t.Context(), client.WatchOptions{All: true, From: 1}, func(client.Change) error { return nil })
+	if events.CodeOf(err) != events.CodeBehindRetention || !strings.Contains(err.Error(), "oldest record available is 6") {
+		t.Fatalf("watch from 1: %v", err)
+	}
 }

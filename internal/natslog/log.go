@@ -18,6 +18,11 @@ type StreamConfig struct {
 	Name       string        // default "LEDGER"
 	Replicas   int           // default 1; 3 on a cluster
 	Duplicates time.Duration // de-duplication window; default 2m
+	// MaxAge and MaxMsgs, when set, make the stream drop its oldest
+	// records (a ledger normally keeps everything; consumers asking for
+	// dropped records get behind_retention).
+	MaxAge  time.Duration
+	MaxMsgs int64
 }
 
 func (c StreamConfig) withDefaults() StreamConfig {
@@ -66,6 +71,11 @@ func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
 		Retention:   jetstream.LimitsPolicy,
 		Discard:     jetstream.DiscardOld,
 		MaxMsgSize:  MaxRecordBytes,
+		MaxAge:      cfg.MaxAge,
+		MaxMsgs:     cfg.MaxMsgs,
+	}
+	if sc.MaxMsgs == 0 {
+		sc.MaxMsgs = -1
 	}
 	var st jetstream.Stream
 	for attempt := 0; ; attempt++ {
