@@ -216,3 +216,8 @@ type EffectData struct {
 	Call       string `json:"call"`
 	PreparedAt uint64 `json:"prepared_at,omitempty"`
 }
+
+// HashHeader is the message header that carries a record's content hash on
+// the stream, so that a record altered in the store is found at its own
+// sequence.
+const HashHeader = "Ledger-Hash"

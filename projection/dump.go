@@ -26,6 +26,7 @@ func (s *State) Dump() []byte {
 		"turns":    s.turns,
 		"toolsets": s.toolsets,
 		"policies": s.policies,
+		"chains":   s.chains,
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

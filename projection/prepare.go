@@ -3,6 +3,7 @@ package projection
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -56,11 +57,30 @@ func (s *State) Prepare(ev *events.Event, time string) Prepared {
 	if merr != nil {
 		return Prepared{Err: events.Errorf(events.CodeInvalidEvent, "decided does not encode: %v", merr)}
 	}
-	rec.Decided = b
+	rec.Decided = s.link(b, events.Subject(rec.Type, rec.Session))
 	if c, cerr := events.CanonicalJSON(rec.Data); cerr == nil {
 		rec.Data = c
 	}
 	return Prepared{Record: rec, Err: err}
+}
+
+// link adds the tamper-evidence fields to a decided object: seq, the
+// sequence the record is decided for (the head + 1), and prev, the hash of
+// the last record on the same subject (absent for a subject's first).
+func (s *State) link(decided []byte, subject string) []byte {
+	out := make([]byte, 0, len(decided)+100)
+	out = append(out, decided[:len(decided)-1]...)
+	if len(decided) > 2 {
+		out = append(out, ',')
+	}
+	if prev := s.chains[subject]; prev != "" {
+		out = append(out, `"prev":"`...)
+		out = append(out, prev...)
+		out = append(out, `",`...)
+	}
+	out = append(out, `"seq":`...)
+	out = strconv.AppendUint(out, s.seq+1, 10)
+	return append(out, '}')
 }
 
 // shape runs check group 1: the generic shape, then the dialect's.

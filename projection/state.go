@@ -45,6 +45,10 @@ type State struct {
 	}
 	// dirty names what changed since the last MarkClean, for the store.
 	dirty dirtySet
+	// chains holds, for every subject, the hash of its last record: each
+	// record's decided.prev links to it (tamper evidence, a hash chain per
+	// session, policy and decision subject).
+	chains map[string]string
 
 	// policyVersion counts policy and grant changes; with a session's
 	// context it keys the tool-set cache, which is derived state only (never
@@ -98,6 +102,7 @@ func New(dialects Dialects) *State {
 		toolsets: map[string]envelope.ToolSet{},
 		cache:    map[events.SessionKey]*cachedSet{},
 		dirty:    newDirty(),
+		chains:   map[string]string{},
 	}
 }
 
@@ -114,13 +119,14 @@ type Turn struct {
 type dirtySet struct {
 	from     uint64 // first sequence not yet committed
 	policy   bool
+	chains   map[string]bool
 	sessions map[events.SessionKey]bool
 	yields   map[events.SessionKey]bool
 	toolsets map[string]bool
 }
 
 func newDirty() dirtySet {
-	return dirtySet{from: 1, sessions: map[events.SessionKey]bool{}, yields: map[events.SessionKey]bool{}, toolsets: map[string]bool{}}
+	return dirtySet{from: 1, chains: map[string]bool{}, sessions: map[events.SessionKey]bool{}, yields: map[events.SessionKey]bool{}, toolsets: map[string]bool{}}
 }
 
 // TurnSet returns the tool set stored for a session's turn.
@@ -301,6 +307,26 @@ const ReasonAuthorizationChanged = "effect:authorization_changed"
 // Apply folds one record at sequence seq. The record must be the next one:
 // a gap or an out-of-order record is an error, never skipped.
 func (s *State) Apply(rec *events.Record, seq uint64) error {
+	b, err := rec.Encode()
+	if err != nil {
+		return fmt.Errorf("projection: record %d does not encode: %w", seq, err)
+	}
+	return s.apply1(rec, events.HashBytes(b), seq)
+}
+
+// ApplyBytes folds one record given as the bytes stored on the stream.
+func (s *State) ApplyBytes(b []byte, seq uint64) error {
+	rec, err := events.DecodeRecord(b)
+	if err != nil {
+		return fmt.Errorf("projection: record %d: %w", seq, err)
+	}
+	return s.apply1(rec, events.HashBytes(b), seq)
+}
+
+// ChainHead returns the hash of the last record on subject ("" if none).
+func (s *State) ChainHead(subject string) string { return s.chains[subject] }
+
+func (s *State) apply1(rec *events.Record, hash string, seq uint64) error {
 	if seq != s.seq+1 {
 		return fmt.Errorf("projection: record %s at sequence %d does not follow %d", rec.ID, seq, s.seq)
 	}
@@ -318,6 +344,9 @@ func (s *State) Apply(rec *events.Record, seq uint64) error {
 	}
 	s.seq = seq
 	s.lastTime = rec.Time
+	subject := events.Subject(rec.Type, rec.Session)
+	s.chains[subject] = hash
+	s.dirty.chains[subject] = true
 	s.refs = append(s.refs, ref)
 	s.times = append(s.times, rec.Time)
 	if _, ok := s.ids[rec.ID]; !ok {

@@ -27,13 +27,14 @@ var (
 	bucketTurns    = []byte("turns")
 	bucketToolSets = []byte("toolsets")
 	bucketLog      = []byte("log")
+	bucketChains   = []byte("chains")
 	allBuckets     = [][]byte{bucketMeta, bucketPolicy, bucketSessions, bucketIDs, bucketYields,
-		bucketChecks, bucketTurns, bucketToolSets, bucketLog}
+		bucketChecks, bucketTurns, bucketToolSets, bucketLog, bucketChains}
 )
 
 // SchemaVersion is the layout version of the store; a store of another
 // version is refused with a message that says to rebuild it.
-const SchemaVersion = "1"
+const SchemaVersion = "2"
 
 // ErrSchema is returned for a store written by another layout version.
 var ErrSchema = errors.New("projection: the store was written by another layout version; rebuild it with 'ledger replay'")
@@ -151,6 +152,12 @@ func (st *Store) Commit(s *State) error {
 				if err := putJSON(sb, []byte(k), sess); err != nil {
 					return err
 				}
+			}
+		}
+		chb := tx.Bucket(bucketChains)
+		for subj := range s.dirty.chains {
+			if err := chb.Put([]byte(subj), []byte(s.chains[subj])); err != nil {
+				return err
 			}
 		}
 		yb := tx.Bucket(bucketYields)
@@ -280,6 +287,12 @@ func (st *Store) Load(dialects Dialects) (*State, error) {
 				return err
 			}
 			s.ids[string(k)] = l
+			return nil
+		}); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketChains).ForEach(func(k, v []byte) error {
+			s.chains[string(k)] = string(v)
 			return nil
 		}); err != nil {
 			return err

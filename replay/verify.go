@@ -34,10 +34,16 @@ type Report struct {
 	Match          *bool   `json:"projection_matches,omitempty"`
 	Drifts         []Drift `json:"drifts,omitempty"`
 	DriftCount     int     `json:"drift_count"`
+	// Tamper is the first bad sequence of the stored log, when the log was
+	// altered (a record deleted, changed, moved or inserted).
+	Tamper *Tamper `json:"tamper,omitempty"`
 }
 
-// OK reports whether nothing drifted and the projection matched.
-func (r *Report) OK() bool { return r.DriftCount == 0 && (r.Match == nil || *r.Match) }
+// OK reports whether the log is intact, nothing drifted and the projection
+// matched.
+func (r *Report) OK() bool {
+	return r.Tamper == nil && r.DriftCount == 0 && (r.Match == nil || *r.Match)
+}
 
 // MaxDrifts bounds how many drifts a report lists (all are counted).
 const MaxDrifts = 100
@@ -50,6 +56,19 @@ const MaxDrifts = 100
 func Verify(ctx context.Context, src Source, dialects projection.Dialects, progress Progress) (*projection.State, *Report, error) {
 	st := projection.New(dialects)
 	rep := &Report{}
+	// First the stored log itself: a log that was tampered with is not
+	// replayed.
+	if ms, ok := src.(MsgSource); ok {
+		msgs, err := ms.ReadMsgs(ctx, 1)
+		if err != nil {
+			return nil, nil, err
+		}
+		if t := CheckChain(msgs); t != nil {
+			rep.Tamper = t
+			rep.Records = uint64(len(msgs))
+			return st, rep, nil
+		}
+	}
 	n, err := each(ctx, src, 0, progress, func(seq uint64, rec *events.Record) error {
 		if d := recheck(st, rec, seq); d != nil {
 			rep.DriftCount++

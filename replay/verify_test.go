@@ -60,14 +60,58 @@ func TestVerifyConformanceLogs(t *testing.T) {
 	}
 }
 
-// TestVerifyNamesAlteredDecision changes one recorded decision and checks
-// that verify names exactly that record.
+// rechain rewrites every record's tamper-evidence links (decided.seq and
+// decided.prev) so the list is consistent again, as a forger rewriting the
+// whole log, or newer code writing it, would.
+func rechain(t *testing.T, raw [][]byte) [][]byte {
+	t.Helper()
+	chains := map[string]string{}
+	out := make([][]byte, len(raw))
+	for i, b := range raw {
+		rec, err := events.DecodeRecord(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dec map[string]json.RawMessage
+		_ = json.Unmarshal(rec.Decided, &dec)
+		dec["seq"], _ = json.Marshal(i + 1)
+		subject := events.Subject(rec.Type, rec.Session)
+		delete(dec, "prev")
+		if p := chains[subject]; p != "" {
+			dec["prev"], _ = json.Marshal(p)
+		}
+		rec.Decided, _ = json.Marshal(dec)
+		out[i], _ = rec.Encode()
+		chains[subject] = events.HashBytes(out[i])
+	}
+	return out
+}
+
+func memLogOf(t *testing.T, raw [][]byte) *service.MemLog {
+	t.Helper()
+	log := &service.MemLog{}
+	for i, b := range raw {
+		var rec struct {
+			ID string `json:"id"`
+		}
+		_ = json.Unmarshal(b, &rec)
+		if _, err := log.Append(context.Background(), "", rec.ID, b, uint64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return log
+}
+
+// TestVerifyNamesAlteredDecision changes one recorded decision. Left as it
+// is, the alteration breaks the hash chain and verify names the record as
+// tampered; with the chain rewritten around it (what newer code, or a
+// forger rewriting the whole log, would produce), verify still names it, as
+// the first decision that is not decided that way today.
 func TestVerifyNamesAlteredDecision(t *testing.T) {
 	_, log := runScenario(t, filepath.Join("..", "testdata", "conformance", "claude-code", "effect-01-effect-rechecks-at-the-head.json"))
 	ctx := context.Background()
 	head, _ := log.Head(ctx)
 	raw, _ := log.Read(ctx, 1, head)
-	// Find the first tool.checked that allowed, and record a deny instead.
 	target := uint64(0)
 	for i, b := range raw {
 		rec, _ := events.DecodeRecord(b)
@@ -81,24 +125,21 @@ func TestVerifyNamesAlteredDecision(t *testing.T) {
 	if target == 0 {
 		t.Fatal("no allowed check in the log")
 	}
-	tampered := &service.MemLog{}
-	for i, b := range raw {
-		var rec struct {
-			ID string `json:"id"`
-		}
-		_ = json.Unmarshal(b, &rec)
-		if _, err := tampered.Append(ctx, "", rec.ID, b, uint64(i)); err != nil {
-			t.Fatal(err)
-		}
+	_, rep, err := replay.Verify(ctx, memLogOf(t, raw), dialects.All(), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	_, rep, err := replay.Verify(ctx, tampered, dialects.All(), nil)
+	if rep.Tamper == nil || rep.Tamper.Seq != target {
+		t.Fatalf("want tampering named at seq %d, got %+v", target, rep.Tamper)
+	}
+	_, rep, err = replay.Verify(ctx, memLogOf(t, rechain(t, raw)), dialects.All(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Later decisions that depended on the altered one may drift too; the
 	// first drift names the altered record.
-	if rep.DriftCount == 0 || rep.Drifts[0].Seq != target {
-		t.Fatalf("want the first drift at seq %d, got %v", target, rep.Drifts)
+	if rep.Tamper != nil || rep.DriftCount == 0 || rep.Drifts[0].Seq != target {
+		t.Fatalf("want the first drift at seq %d, got tamper %+v drifts %v", target, rep.Tamper, rep.Drifts)
 	}
 }
 

@@ -104,7 +104,7 @@ func runVerify(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if projPath == "" {
 		projPath = filepath.Join(lf.data, "projection.db")
 	}
-	if _, statErr := os.Stat(projPath); statErr == nil {
+	if _, statErr := os.Stat(projPath); statErr == nil && rep.Tamper == nil {
 		if err := compareProjection(ctx, h, projPath, rep); err != nil {
 			return err
 		}
@@ -113,6 +113,8 @@ func runVerify(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
+	} else if rep.Tamper != nil {
+		fmt.Fprintf(stdout, "the log was tampered with: first bad sequence %d: %s\n", rep.Tamper.Seq, rep.Tamper.Problem)
 	} else {
 		fmt.Fprintf(stdout, "verified %d records; state hash %s\n", rep.Records, rep.StateHash)
 		if rep.Match != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/replay"
 )
 
 // StreamConfig names and shapes the ledger's stream. The zero value means
@@ -23,6 +24,9 @@ type StreamConfig struct {
 	// dropped records get behind_retention).
 	MaxAge  time.Duration
 	MaxMsgs int64
+	// AllowDelete leaves deleting and purging records possible. Only for
+	// tests that play an attacker: a ledger's stream denies both.
+	AllowDelete bool
 }
 
 func (c StreamConfig) withDefaults() StreamConfig {
@@ -66,8 +70,8 @@ func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
 		Replicas:    cfg.Replicas,
 		Duplicates:  cfg.Duplicates,
 		AllowDirect: true,
-		DenyDelete:  true,
-		DenyPurge:   true,
+		DenyDelete:  !cfg.AllowDelete,
+		DenyPurge:   !cfg.AllowDelete,
 		Retention:   jetstream.LimitsPolicy,
 		Discard:     jetstream.DiscardOld,
 		MaxMsgSize:  MaxRecordBytes,
@@ -121,7 +125,7 @@ func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expec
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, l.Timeout)
-		ack, err := l.js.Publish(actx, subject, data, jetstream.WithMsgID(id), jetstream.WithExpectLastSequence(expected))
+		ack, err := l.js.PublishMsg(actx, hashed(subject, data), jetstream.WithMsgID(id), jetstream.WithExpectLastSequence(expected))
 		cancel()
 		if err == nil {
 			return ack.Sequence, nil
@@ -275,7 +279,7 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 	if prevID != "" {
 		opts = append(opts, jetstream.WithExpectLastMsgID(prevID))
 	}
-	fut, err := l.js.PublishAsync(subject, data, opts...)
+	fut, err := l.js.PublishMsgAsync(hashed(subject, data), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("natslog: publish: %w", err)
 	}
@@ -298,4 +302,57 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 			return 0, ctx.Err()
 		}
 	}, nil
+}
+
+// hashed makes the message for a record, with its content hash in the
+// Ledger-Hash header.
+func hashed(subject string, data []byte) *nats.Msg {
+	m := nats.NewMsg(subject)
+	m.Data = data
+	m.Header.Set(events.HashHeader, events.HashBytes(data))
+	return m
+}
+
+// Msg is a stored record with its sequence and the content hash its
+// Ledger-Hash header claims ("" when it has none).
+type Msg = replay.Msg
+
+// ReadMsgs returns the stored records from sequence from to the head, in
+// order, with their hash headers. Unlike Read it does not stop at a gap:
+// a missing sequence is for the caller to notice (verify names it).
+func (l *Log) ReadMsgs(ctx context.Context, from uint64) ([]Msg, error) {
+	info, err := l.stream.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("natslog: stream info: %w", err)
+	}
+	if info.State.Msgs == 0 || from > info.State.LastSeq {
+		return nil, nil
+	}
+	cons, err := l.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:   max(from, 1),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("natslog: consumer: %w", err)
+	}
+	it, err := cons.Messages(jetstream.PullMaxMessages(512))
+	if err != nil {
+		return nil, fmt.Errorf("natslog: consumer: %w", err)
+	}
+	defer it.Stop()
+	var out []Msg
+	for {
+		m, err := it.Next()
+		if err != nil {
+			return nil, fmt.Errorf("natslog: reading the stream: %w", err)
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Msg{Seq: md.Sequence.Stream, Data: m.Data(), Hash: m.Headers().Get(events.HashHeader)})
+		if md.NumPending == 0 || md.Sequence.Stream >= info.State.LastSeq {
+			return out, nil
+		}
+	}
 }

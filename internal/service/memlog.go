@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/replay"
 )
 
 var defaultEntropy = rand.Reader
@@ -36,6 +37,18 @@ func (m *MemLog) Append(_ context.Context, _, id string, rec []byte, expected ui
 	m.recs = append(m.recs, slices.Clone(rec))
 	m.ids = append(m.ids, id)
 	return uint64(len(m.recs)), nil
+}
+
+// ReadMsgs implements replay.MsgSource.
+func (m *MemLog) ReadMsgs(_ context.Context, from uint64) ([]replay.Msg, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []replay.Msg
+	for i := max(from, 1); i <= uint64(len(m.recs)); i++ {
+		b := m.recs[i-1]
+		out = append(out, replay.Msg{Seq: i, Data: b, Hash: events.HashBytes(b)})
+	}
+	return out, nil
 }
 
 // AppendAsync implements AsyncLog; in memory the outcome is known at once.

@@ -1,0 +1,84 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/sessionledger/ledger/events"
+)
+
+// Msg is a stored record with its sequence and the content hash the store
+// keeps beside it ("" when there is none).
+type Msg struct {
+	Seq  uint64
+	Data []byte
+	Hash string
+}
+
+// MsgSource is a log whose stored records can be read with their
+// sequences, gaps included, for tamper checks.
+type MsgSource interface {
+	ReadMsgs(ctx context.Context, from uint64) ([]Msg, error)
+}
+
+// Tamper is the first place where the log is not what the ledger wrote.
+type Tamper struct {
+	Seq     uint64 `json:"seq"`
+	Problem string `json:"problem"`
+}
+
+// CheckChain checks the stored records for tampering, in order, and
+// returns the first bad sequence: a missing record (a gap), a record whose
+// bytes do not match the hash stored beside them, a record that claims
+// another sequence than the one it sits at, or a record whose link to the
+// previous record of its subject (decided.prev) does not match that
+// record's hash (then the previous record was altered: it no longer hashes
+// to what the chain holds for it). A forger who rewrites every hash, link
+// and sequence from the altered record on is not found: the chain has no
+// secret key, so keep an off-site copy of the stream or of a recent head
+// hash to compare.
+func CheckChain(msgs []Msg) *Tamper {
+	type link struct {
+		hash string
+		seq  uint64
+	}
+	chains := map[string]link{}
+	next := uint64(1)
+	for _, m := range msgs {
+		if m.Seq != next {
+			if m.Seq > next {
+				return &Tamper{Seq: next, Problem: fmt.Sprintf("record %d is missing: the stream goes from %d to %d (deleted?)", next, next-1, m.Seq)}
+			}
+			return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d appears again after %d", m.Seq, next-1)}
+		}
+		next++
+		h := events.HashBytes(m.Data)
+		if m.Hash != "" && m.Hash != h {
+			return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d was altered: its bytes hash to %s, the store says %s", m.Seq, h, m.Hash)}
+		}
+		rec, err := events.DecodeRecord(m.Data)
+		if err != nil {
+			return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d does not decode: %v", m.Seq, err)}
+		}
+		var l struct {
+			Seq  uint64 `json:"seq"`
+			Prev string `json:"prev"`
+		}
+		if err := json.Unmarshal(rec.Decided, &l); err != nil {
+			return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d: decided does not decode: %v", m.Seq, err)}
+		}
+		if l.Seq != m.Seq {
+			return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d (%s %s) was written as record %d: moved or inserted", m.Seq, rec.Type, rec.ID, l.Seq)}
+		}
+		subject := events.Subject(rec.Type, rec.Session)
+		if prev := chains[subject]; l.Prev != prev.hash {
+			if prev.seq == 0 {
+				return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d (%s) links to a previous record of %s, but there is none: inserted or moved", m.Seq, rec.Type, subject)}
+			}
+			return &Tamper{Seq: prev.seq, Problem: fmt.Sprintf("record %d was altered: it hashes to %s, but record %d, the next on %s, holds %s for it", prev.seq, prev.hash, m.Seq, subject, l.Prev)}
+		}
+		chains[subject] = link{hash: h, seq: m.Seq}
+	}
+	return nil
+}
