@@ -179,11 +179,19 @@ func decideCommand(ctx context.Context, name, about string, trace bool, args []s
 	var q queryFlags
 	q.register(fl, true)
 	tool := fl.String("tool", "", "the tool name (required)")
+	color := new(string)
+	if trace {
+		color = registerColor(fl)
+	}
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
 	if *tool == "" {
 		return usageError("--tool is required")
+	}
+	pal, err := paletteFor(*color, stdout)
+	if err != nil {
+		return err
 	}
 	svc, err := q.open(ctx)
 	if err != nil {
@@ -208,7 +216,7 @@ func decideCommand(ctx context.Context, name, about string, trace bool, args []s
 		return writeJSON(stdout, map[string]any{"session": key, "seq": a.Seq, "verdict": verdict,
 			"revision": a.Policy.Revision, "context": a.Context, "envelope": a.Envelope})
 	}
-	printWhy(stdout, key, a)
+	printWhyTo(stdout, key, a, pal)
 	return nil
 }
 
@@ -223,21 +231,31 @@ func ruleText(r *envelope.Reason) string {
 	return strings.Join(parts, " ")
 }
 
-func printWhy(w io.Writer, key events.SessionKey, a service.Answer) {
+// printWhy prints a why answer in plain text.
+func printWhy(w io.Writer, key events.SessionKey, a service.Answer) { printWhyTo(w, key, a, palette{}) }
+
+// printWhyTo prints a why answer, coloured when pal is on: the decision and
+// the layer that decided stand out, layers that did not apply fade. Every
+// tab-terminated cell of the layer table is wrapped alike so the columns
+// line up as in the plain text.
+func printWhyTo(w io.Writer, key events.SessionKey, a service.Answer, pal palette) {
 	v := a.Verdict
-	fmt.Fprintf(w, "why %s for %s at seq %d\n", v.Tool, key, a.Seq)
-	fmt.Fprintf(w, "decision: %s (%s)\n", v.Decision, v.Reason.Code)
+	fmt.Fprintf(w, "why %s for %s at seq %d\n", pal.paint(sgrBold, v.Tool), pal.paint(sgrBold, string(key)), a.Seq)
+	fmt.Fprintf(w, "decision: %s\n", pal.decision(v.Decision, fmt.Sprintf("%s (%s)", v.Decision, v.Reason.Code)))
 	if t := ruleText(&v.Reason); t != "" {
-		fmt.Fprintf(w, "rule:     %s\n", t)
+		fmt.Fprintf(w, "rule:     %s\n", pal.paint(sgrCyan, t))
 	}
 	fmt.Fprintln(w, "layers:")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for i, s := range v.Trace {
-		line := fmt.Sprintf("  %2d\t%s\t%s", i+1, s.Layer, s.Outcome)
+		oc := outcomeColor(s.Outcome)
+		line := fmt.Sprintf("  %s\t%s\t%s", pal.cell(sgrGray, fmt.Sprintf("%2d", i+1)), pal.cell(oc, s.Layer), pal.paint(oc, string(s.Outcome)))
 		if s.Reason != nil {
-			line += "\t" + s.Reason.Code + "\t" + ruleText(s.Reason)
+			line = fmt.Sprintf("  %s\t%s\t%s\t%s\t%s", pal.cell(sgrGray, fmt.Sprintf("%2d", i+1)), pal.cell(oc, s.Layer),
+				pal.cell(oc, string(s.Outcome)), pal.cell(oc, s.Reason.Code), pal.paint(sgrCyan, ruleText(s.Reason)))
 		} else if s.Detail != "" {
-			line += "\t\t" + s.Detail
+			line = fmt.Sprintf("  %s\t%s\t%s\t%s\t%s", pal.cell(sgrGray, fmt.Sprintf("%2d", i+1)), pal.cell(oc, s.Layer),
+				pal.cell(oc, string(s.Outcome)), pal.cell("", ""), s.Detail)
 		}
 		fmt.Fprintln(tw, line)
 	}
@@ -249,7 +267,7 @@ func printWhy(w io.Writer, key events.SessionKey, a service.Answer) {
 	if c.SourceReason != "" {
 		src += " (" + c.SourceReason + ")"
 	}
-	fmt.Fprintf(w, "context:  %s, set by seq %d %s\n", src, c.SetBy.Seq, c.SetBy.Type)
+	fmt.Fprintf(w, "context:  %s, set by seq %d %s\n", pal.paint(sgrMagenta, src), c.SetBy.Seq, c.SetBy.Type)
 	if a.Envelope != nil {
 		b, _ := json.Marshal(a.Envelope)
 		fmt.Fprintf(w, "envelope: %s\n", b)

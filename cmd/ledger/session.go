@@ -84,8 +84,13 @@ func runTree(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	var q queryFlags
 	q.register(fl, false)
 	q.optionalSession = true
+	color := registerColor(fl)
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
+	}
+	pal, err := paletteFor(*color, stdout)
+	if err != nil {
+		return err
 	}
 	svc, err := q.open(ctx)
 	if err != nil {
@@ -102,13 +107,20 @@ func runTree(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			return writeJSON(stdout, trees)
 		}
 		for _, t := range trees {
-			printTree(stdout, t, "", true, true)
+			printTreeTo(stdout, t, "", true, true, pal)
 		}
 		return nil
 	})
 }
 
+// printTree prints a spawn tree in plain text.
 func printTree(w io.Writer, n *service.TreeNode, prefix string, last, root bool) {
+	printTreeTo(w, n, prefix, last, root, palette{})
+}
+
+// printTreeTo prints a spawn tree, coloured when pal is on: the branches
+// fade, keys are bold, states and policy sources are coloured.
+func printTreeTo(w io.Writer, n *service.TreeNode, prefix string, last, root bool, pal palette) {
 	branch := ""
 	if !root {
 		branch = "├── "
@@ -116,7 +128,8 @@ func printTree(w io.Writer, n *service.TreeNode, prefix string, last, root bool)
 			branch = "└── "
 		}
 	}
-	fmt.Fprintf(w, "%s%s%s  [%s, %s, %d turn(s), %s]\n", prefix, branch, n.Key, n.Agent, n.State, n.Turns, n.Source)
+	fmt.Fprintf(w, "%s%s  [%s, %s, %d turn(s), %s]\n", pal.paint(sgrGray, prefix+branch), pal.paint(sgrBold, string(n.Key)),
+		pal.paint(sgrBlue, n.Agent), pal.paint(stateColor(n.State), string(n.State)), n.Turns, pal.paint(sgrMagenta, n.Source))
 	next := prefix
 	if !root {
 		if last {
@@ -126,6 +139,6 @@ func printTree(w io.Writer, n *service.TreeNode, prefix string, last, root bool)
 		}
 	}
 	for i, c := range n.Children {
-		printTree(w, c, next, i == len(n.Children)-1, false)
+		printTreeTo(w, c, next, i == len(n.Children)-1, false, pal)
 	}
 }
