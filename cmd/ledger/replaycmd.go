@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"text/tabwriter"
 
+	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/replay"
@@ -41,11 +44,16 @@ func runReplay(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		"move it over DATA/projection.db.", stderr)
 	var lf ledgerFlags
 	lf.register(fl)
-	out := fl.String("out", "", "the new projection file (required; must not exist)")
+	out := fl.String("out", "", "the new projection file (required unless --policy; must not exist)")
 	to := fl.Uint64("to", 0, "stop after this sequence (default: the head)")
 	asJSON := fl.Bool("json", false, "print JSON")
+	candidate := fl.String("policy", "", "what-if: replay history under this candidate policy (a policy document, or a policy.set event,\nas 'ledger policy import' prints) and print every tool that flips; exit status 3 when one does")
+	from := fl.Uint64("from", 1, "what-if: compare the turns from this sequence on")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
+	}
+	if *candidate != "" {
+		return runWhatIf(ctx, &lf, *candidate, *from, *to, *asJSON, stdout, stderr)
 	}
 	if *out == "" {
 		return usageError("--out FILE is required")
@@ -77,6 +85,83 @@ func runReplay(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	fmt.Fprintf(stdout, "rebuilt %s at sequence %d\nstate hash:      %s\nprojection hash: %s\n", *out, st.Position(), st.StateHash(), hash)
 	return nil
+}
+
+// loadCandidate reads a candidate policy: a bare document, a policy.set
+// event or its data.
+func loadCandidate(path string) (json.RawMessage, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var probe struct {
+		Type     string          `json:"type"`
+		Data     json.RawMessage `json:"data"`
+		Document json.RawMessage `json:"document"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return nil, fmt.Errorf("%s: not a JSON policy document: %w", path, err)
+	}
+	switch {
+	case probe.Type == string(events.PolicySet):
+		var d events.PolicySetData
+		if err := json.Unmarshal(probe.Data, &d); err != nil || d.Document == nil {
+			return nil, fmt.Errorf("%s: a policy.set event needs data.document", path)
+		}
+		return d.Document, nil
+	case probe.Document != nil:
+		return probe.Document, nil
+	}
+	return b, nil
+}
+
+func runWhatIf(ctx context.Context, lf *ledgerFlags, path string, from, to uint64, asJSON bool, stdout, stderr io.Writer) error {
+	doc, err := loadCandidate(path)
+	if err != nil {
+		return err
+	}
+	h, err := lf.open(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	rep, err := replay.WhatIf(ctx, h.log, dialects.All(), doc, from, to, progressTo(stderr, "what-if"))
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if err := writeJSON(stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		printWhatIf(stdout, path, rep)
+	}
+	if len(rep.Flips) > 0 {
+		return &exitError{code: 3}
+	}
+	return nil
+}
+
+func printWhatIf(w io.Writer, path string, rep *replay.WhatIfReport) {
+	fmt.Fprintf(w, "what-if: %s against sequences %d..%d (%d turns compared)\n", path, rep.From, rep.To, rep.Turns)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, f := range rep.Flips {
+		was := string(f.Was)
+		if f.WasReason != "" {
+			was += " (" + f.WasReason + ")"
+		}
+		would := string(f.Would)
+		if f.WouldReason != "" {
+			would += " (" + f.WouldReason + ": " + f.WouldRule + ")"
+		}
+		fmt.Fprintf(tw, "  seq %d\t%s turn %d\t%s\t%s -> %s\n", f.Seq, f.Session, f.Turn, f.Tool, was, would)
+	}
+	tw.Flush()
+	if len(rep.Flips) == 0 {
+		fmt.Fprintln(w, "no flips: the candidate decides every compared turn the same way")
+		return
+	}
+	fmt.Fprintf(w, "%d flip(s): %d allow -> deny, %d deny -> allow, in %d session(s)\n", len(rep.Flips), rep.AllowToDeny, rep.DenyToAllow, rep.SessionsHit)
 }
 
 func runVerify(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {

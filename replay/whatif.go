@@ -1,0 +1,125 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/projection"
+)
+
+// Flip is one tool whose decision at one turn would differ under the
+// candidate policy.
+type Flip struct {
+	Seq       uint64            `json:"seq"`
+	Session   events.SessionKey `json:"session"`
+	Turn      int               `json:"turn"`
+	Tool      string            `json:"tool"`
+	Was       envelope.Decision `json:"was"`
+	WasReason string            `json:"was_reason,omitempty"`
+	Would     envelope.Decision `json:"would"`
+	// WouldReason is the candidate's reason code; WouldRule the rule that
+	// matched under the candidate.
+	WouldReason string `json:"would_reason,omitempty"`
+	WouldRule   string `json:"would_rule,omitempty"`
+}
+
+// WhatIfReport lists the flips of a what-if replay and counts them.
+type WhatIfReport struct {
+	From        uint64 `json:"from"`
+	To          uint64 `json:"to"`
+	Turns       int    `json:"turns_compared"`
+	Flips       []Flip `json:"flips"`
+	AllowToDeny int    `json:"allow_to_deny"`
+	DenyToAllow int    `json:"deny_to_allow"`
+	SessionsHit int    `json:"sessions_affected"`
+}
+
+// WhatIf replays the log from sequence 1 to to (0: the head) and, at every
+// turn start at or after from, compares the tool set the ledger recorded
+// with the one the candidate policy document would have given (with the
+// grants then in force, and the envelopes recorded at spawn). It reports
+// each tool that flips between allow and deny, with both reasons.
+func WhatIf(ctx context.Context, src Source, dialects projection.Dialects, candidate json.RawMessage, from, to uint64, progress Progress) (*WhatIfReport, error) {
+	st := projection.New(dialects)
+	rep := &WhatIfReport{From: from, Flips: []Flip{}}
+	var cand *projection.Candidate
+	hit := map[events.SessionKey]bool{}
+	last, err := each(ctx, src, to, progress, func(seq uint64, rec *events.Record) error {
+		if err := st.Apply(rec, seq); err != nil {
+			return err
+		}
+		if cand == nil && st.Policy() != nil {
+			c, err := st.Candidate(candidate)
+			if err != nil {
+				return fmt.Errorf("the candidate policy: %w", err)
+			}
+			cand = c
+		}
+		if rec.Type != events.TurnStarted || seq < from {
+			return nil
+		}
+		sess := st.Session(rec.Session)
+		was, _, ok := st.TurnSet(rec.Session, sess.Turn)
+		if !ok {
+			return fmt.Errorf("turn %d of %s has no stored tool set", sess.Turn, rec.Session)
+		}
+		would, err := cand.Tools(rec.Session)
+		if err != nil {
+			return err
+		}
+		rep.Turns++
+		for _, f := range compare(was, would) {
+			f.Seq, f.Session, f.Turn = seq, rec.Session, sess.Turn
+			rep.Flips = append(rep.Flips, f)
+			hit[rec.Session] = true
+			if f.Would == envelope.Deny {
+				rep.AllowToDeny++
+			} else {
+				rep.DenyToAllow++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.To = last
+	rep.SessionsHit = len(hit)
+	return rep, nil
+}
+
+// compare lists the tools allowed in one set and denied in the other, in
+// the order of the recorded set.
+func compare(was, would envelope.ToolSet) []Flip {
+	type verdict struct {
+		d envelope.Decision
+		r envelope.Reason
+	}
+	index := func(ts envelope.ToolSet) (map[string]verdict, []string) {
+		m := map[string]verdict{}
+		var order []string
+		for _, t := range ts.Allowed {
+			m[t] = verdict{d: envelope.Allow}
+			order = append(order, t)
+		}
+		for _, d := range ts.Denied {
+			m[d.Tool] = verdict{d: envelope.Deny, r: d.Reason}
+			order = append(order, d.Tool)
+		}
+		return m, order
+	}
+	a, order := index(was)
+	b, _ := index(would)
+	var flips []Flip
+	for _, t := range order {
+		x, y := a[t], b[t]
+		if y.d == "" || x.d == y.d {
+			continue
+		}
+		flips = append(flips, Flip{Tool: t, Was: x.d, WasReason: x.r.Code, Would: y.d, WouldReason: y.r.Code, WouldRule: y.r.Rule})
+	}
+	return flips
+}
