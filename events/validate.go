@@ -73,6 +73,9 @@ var recordFields = map[string]bool{"id": true, "type": true, "v": true, "session
 // session is present. It does not check the session key's shape; see
 // CheckKey. The returned event keeps the caller's bytes of data.
 func Parse(raw []byte) (*Event, error) {
+	if err := checkJSON(raw); err != nil {
+		return nil, err
+	}
 	var top map[string]json.RawMessage
 	if err := strictUnmarshal(raw, &top); err != nil {
 		return nil, Errorf(CodeInvalidEvent, "the event is not a JSON object: %v", err)
@@ -176,7 +179,14 @@ func checkData(ev *Event) error {
 			return Errorf(CodeInvalidEvent, "%q is not a field of %s data", k, ev.Type)
 		}
 		if !hasKind(data[k], f.kind) {
-			return Errorf(CodeInvalidEvent, "%s data field %q must be %s, got %s", ev.Type, k, f.kind, data[k])
+			return Errorf(CodeInvalidEvent, "%s data field %q must be %s, got %s", ev.Type, k, f.kind, abbreviate(data[k]))
+		}
+		if f.kind == kStrings {
+			var l []string
+			_ = json.Unmarshal(data[k], &l)
+			if len(l) > MaxListLen {
+				return Errorf(CodeInvalidEvent, "%s data field %q has %d entries; the limit is %d", ev.Type, k, len(l), MaxListLen)
+			}
 		}
 	}
 	req := make([]string, 0, len(fields))
@@ -239,6 +249,14 @@ func checkValues(ev *Event) error {
 		}
 	}
 	return nil
+}
+
+// abbreviate keeps error messages short when a hostile value is long.
+func abbreviate(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:77]) + "..."
+	}
+	return string(b)
 }
 
 func firstRepeat(keys []SessionKey) SessionKey {

@@ -102,3 +102,36 @@ func FuzzCanonical(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckJSON(t *testing.T) {
+	deep := ""
+	for i := 0; i < MaxNesting+1; i++ {
+		deep += "["
+	}
+	tests := []struct {
+		name string
+		in   string
+		ok   bool
+	}{
+		{"plain", `{"a":1,"b":[1,{"c":2,"d":[{"e":1},{"e":2}]}]}`, true},
+		{"same key in sibling objects", `{"a":{"x":1},"b":{"x":2}}`, true},
+		{"top-level duplicate", `{"type":"a","type":"b"}`, false},
+		{"nested duplicate", `{"data":{"turn":1,"turn":2}}`, false},
+		{"duplicate after an array", `{"a":[1,2],"a":3}`, false},
+		{"duplicate in an object in an array", `{"a":[{"k":1,"k":2}]}`, false},
+		{"too deep", deep, false},
+		{"invalid utf-8", "{\"a\":\"\xff\"}", false},
+		{"not json", `{"a":`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := checkJSON([]byte(tt.in)); (err == nil) != tt.ok {
+				t.Fatalf("checkJSON: %v, want ok=%v", err, tt.ok)
+			}
+		})
+	}
+	big := make([]byte, MaxEventBytes+1)
+	if err := checkJSON(big); CodeOf(err) != CodeInvalidEvent {
+		t.Fatalf("oversized: %v", err)
+	}
+}

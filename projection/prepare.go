@@ -58,11 +58,18 @@ func (s *State) Prepare(ev *events.Event, time string) Prepared {
 		return Prepared{Err: events.Errorf(events.CodeInvalidEvent, "decided does not encode: %v", merr)}
 	}
 	rec.Decided = s.link(b, events.Subject(rec.Type, rec.Session))
+	if n := len(rec.Data) + len(rec.Decided) + len(rec.ID) + len(rec.Session) + len(rec.Actor) + 200; n > events.MaxRecordBytes {
+		return Prepared{Err: events.Errorf(events.CodeInvalidEvent, "the record would be %d bytes with what the ledger decided; the limit is %d", n, events.MaxRecordBytes)}
+	}
 	if c, cerr := events.CanonicalJSON(rec.Data); cerr == nil {
 		rec.Data = c
 	}
 	return Prepared{Record: rec, Err: err}
 }
+
+// MaxTreeDepth bounds how deep a spawn tree may grow, whatever a dialect's
+// own limit says (claude-code's maxSubagentDepth has no upper bound).
+const MaxTreeDepth = 64
 
 // link adds the tamper-evidence fields to a decided object: seq, the
 // sequence the record is decided for (the head + 1), and prev, the hash of
@@ -284,6 +291,9 @@ func (s *State) decideSpawn(ev *events.Event, d *events.SpawnedData) (any, *refu
 	env, facts, err := s.dialect.Spawn(s, ev.Session, d)
 	if err != nil {
 		return nil, nil, err
+	}
+	if env.Depth > MaxTreeDepth {
+		return nil, nil, events.Errorf(events.CodeDepthLimit, "a spawn at depth %d: the ledger keeps spawn trees at most %d deep", env.Depth, MaxTreeDepth)
 	}
 	env.Seal()
 	return SpawnDecided{Envelope: env, Facts: facts}, nil, nil

@@ -74,7 +74,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
 		DenyPurge:   !cfg.AllowDelete,
 		Retention:   jetstream.LimitsPolicy,
 		Discard:     jetstream.DiscardOld,
-		MaxMsgSize:  MaxRecordBytes,
+		MaxMsgSize:  events.MaxRecordBytes,
 		MaxAge:      cfg.MaxAge,
 		MaxMsgs:     cfg.MaxMsgs,
 	}
@@ -99,8 +99,6 @@ func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
 	return &Log{nc: nc, js: js, stream: st, cfg: cfg, Timeout: 5 * time.Second}, nil
 }
 
-// MaxRecordBytes is the largest record the stream accepts.
-const MaxRecordBytes = 1 << 20
 
 // Name returns the stream's name.
 func (l *Log) Name() string { return l.cfg.Name }
