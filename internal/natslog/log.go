@@ -99,7 +99,6 @@ func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
 	return &Log{nc: nc, js: js, stream: st, cfg: cfg, Timeout: 5 * time.Second}, nil
 }
 
-
 // Name returns the stream's name.
 func (l *Log) Name() string { return l.cfg.Name }
 
