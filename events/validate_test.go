@@ -135,3 +135,20 @@ func TestCheckJSON(t *testing.T) {
 		t.Fatalf("oversized: %v", err)
 	}
 }
+
+func FuzzDecodeRecord(f *testing.F) {
+	f.Add([]byte(`{"actor":"a","data":{"turn":1},"decided":{"seq":3},"id":"01KDVDNA02201QRKBVQC20FMF2","session":"s","time":"2026-01-01T00:00:00.002Z","type":"turn.started","v":1}`))
+	f.Add([]byte(`{"id":"x"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := DecodeRecord(b)
+		if err != nil {
+			if CodeOf(err) == "" {
+				t.Fatalf("error without a code: %v", err)
+			}
+			return
+		}
+		if _, err := r.Encode(); err != nil {
+			t.Fatalf("a decoded record does not encode: %v", err)
+		}
+	})
+}
