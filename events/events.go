@@ -221,3 +221,11 @@ type EffectData struct {
 // the stream, so that a record altered in the store is found at its own
 // sequence.
 const HashHeader = "Ledger-Hash"
+
+// Message is a record as it goes on the stream: its subject, its id (the
+// de-duplication id) and its canonical bytes.
+type Message struct {
+	Subject string
+	ID      string
+	Data    []byte
+}

@@ -77,6 +77,9 @@ func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
 		MaxMsgSize:  events.MaxRecordBytes,
 		MaxAge:      cfg.MaxAge,
 		MaxMsgs:     cfg.MaxMsgs,
+		// Atomic batches let many appends share one commit (and one
+		// fsync) while every one is still validated against its head.
+		AllowAtomicPublish: true,
 	}
 	if sc.MaxMsgs == 0 {
 		sc.MaxMsgs = -1

@@ -16,6 +16,21 @@ type AsyncLog interface {
 	AppendAsync(ctx context.Context, subject, id string, data []byte, expected uint64, prevID string) (wait func() (uint64, error), err error)
 }
 
+// BatchLog is a Log that can append many records as one atomic batch,
+// validated against one head, sharing one commit.
+type BatchLog interface {
+	Log
+	AppendBatch(ctx context.Context, msgs []events.Message, expected uint64) (uint64, error)
+}
+
+// MaxBatch is the most events one atomic batch carries (JetStream allows
+// 1000).
+const MaxBatch = 1000
+
+// BatchThreshold is the fewest events AppendMany sends as one atomic batch
+// rather than pipelined single appends (an atomic batch has a fixed cost).
+const BatchThreshold = 8
+
 // Outcome is the answer to one event of AppendMany.
 type Outcome struct {
 	Result Result
@@ -56,8 +71,15 @@ func (s *Service) AppendMany(ctx context.Context, raws [][]byte) []Outcome {
 			evs[i].ID = events.NewID(s.cfg.Clock(), s.entropy())
 		}
 	}
+	bl, batching := s.cfg.Log.(BatchLog)
 	for attempt := 0; len(todo) > 0; attempt++ {
-		rest, err := s.pipelineRound(ctx, al, evs, todo, out)
+		var rest []int
+		var err error
+		if batching && len(todo) >= BatchThreshold {
+			rest, err = s.batchRound(ctx, bl, evs, todo, out)
+		} else {
+			rest, err = s.pipelineRound(ctx, al, evs, todo, out)
+		}
 		if err == nil && len(rest) == 0 {
 			return out
 		}
@@ -214,4 +236,73 @@ func (s *Service) rollback(ctx context.Context) error {
 		s.head = st
 	}
 	return s.catchup(ctx)
+}
+
+// batchRound prepares the events of todo in order, each folded
+// speculatively so the next is validated against it, and appends their
+// records as one atomic batch expecting the head they were validated at.
+// On failure nothing landed: the speculative state is dropped and every
+// event is decided again.
+func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Event, todo []int, out []Outcome) ([]int, error) {
+	base := s.head.Position()
+	orig := todo
+	var msgs []events.Message
+	for len(todo) > 0 {
+		i := todo[0]
+		if len(msgs) == MaxBatch {
+			break
+		}
+		prep := s.head.Prepare(evs[i], events.FormatTime(s.cfg.Clock()))
+		todo = todo[1:]
+		if prep.Record == nil {
+			out[i] = Outcome{Result{Seq: prep.Landed, ID: evs[i].ID, Duplicate: prep.Landed != 0}, prep.Err}
+			continue
+		}
+		b, err := prep.Record.Encode()
+		if err != nil {
+			out[i] = Outcome{Err: err}
+			continue
+		}
+		seq := s.head.Position() + 1
+		if err := s.head.ApplyBytes(b, seq); err != nil {
+			return nil, errors.Join(err, s.rollback(ctx))
+		}
+		msgs = append(msgs, events.Message{Subject: events.Subject(prep.Record.Type, prep.Record.Session), ID: prep.Record.ID, Data: b})
+		out[i] = Outcome{Result{Seq: seq, ID: evs[i].ID, Decided: prep.Record.Decided}, prep.Err}
+	}
+	if len(msgs) == 0 {
+		// Only refusals: make sure they were not decided on a stale view.
+		behind, err := s.behind(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if behind {
+			if err := s.catchup(ctx); err != nil {
+				return nil, err
+			}
+			return orig, events.ErrConflict
+		}
+		return todo, nil
+	}
+	first, err := bl.AppendBatch(ctx, msgs, base)
+	if err == nil && first == base+1 {
+		if s.cfg.Store != nil {
+			if err := s.cfg.Store.Commit(s.head); err != nil {
+				return nil, err
+			}
+		}
+		s.notify()
+		return todo, nil
+	}
+	if s.cfg.OnConflict != nil {
+		s.cfg.OnConflict()
+	}
+	if rerr := s.rollback(ctx); rerr != nil {
+		return nil, rerr
+	}
+	if err == nil || errors.Is(err, events.ErrConflict) {
+		err = events.ErrConflict
+	}
+	// Nothing of the round landed: every event of it is decided again.
+	return orig, err
 }

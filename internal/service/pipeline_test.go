@@ -7,6 +7,7 @@ import (
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/internal/workload"
 	"github.com/sessionledger/ledger/projection"
@@ -109,4 +110,53 @@ func TestAppendManyConflictMidPipeline(t *testing.T) {
 		t.Fatalf("the events before the conflict keep their place and the rest follow b's record: %d, %d", outs[3].Result.Seq, outs[4].Result.Seq)
 	}
 	sameAsRebuild(t, a, mem)
+}
+
+// interferingBatch is a JetStream log on which another writer appends just
+// before the k-th atomic batch.
+type interferingBatch struct {
+	*natslog.Log
+	k, calls int
+	other    func()
+}
+
+func (l *interferingBatch) AppendBatch(ctx context.Context, msgs []events.Message, expected uint64) (uint64, error) {
+	l.calls++
+	if l.calls == l.k {
+		l.other()
+	}
+	return l.Log.AppendBatch(ctx, msgs, expected)
+}
+
+func TestAtomicBatchConflict(t *testing.T) {
+	n := startNode(t, t.TempDir())
+	defer n.stop()
+	log := &interferingBatch{Log: n.log, k: 1}
+	a, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.svc.Append(t.Context(), workload.Policy()); err != nil {
+		t.Fatal(err)
+	}
+	log.other = func() {
+		if _, err := n.svc.Append(context.Background(), workload.Session(77)[0]); err != nil {
+			t.Errorf("other writer: %v", err)
+		}
+	}
+	evs := workload.Session(1)
+	outs := a.AppendMany(t.Context(), evs)
+	for i, o := range outs {
+		if o.Err != nil {
+			t.Fatalf("event %d: %v", i, o.Err)
+		}
+	}
+	head, _ := n.log.Head(t.Context())
+	if head != uint64(2+len(evs)) || outs[0].Result.Seq != 3 {
+		t.Fatalf("head %d, first at %d: want the batch after the other writer's record", head, outs[0].Result.Seq)
+	}
+	if log.calls < 2 {
+		t.Fatalf("%d batches: the conflicted batch was not retried", log.calls)
+	}
+	sameAsRebuild(t, a, n.log)
 }
