@@ -46,6 +46,17 @@ const chunk = 4096
 // each reads the source from sequence 1 to to (0: the head) in chunks and
 // calls fn for every decoded record.
 func each(ctx context.Context, src Source, to uint64, progress Progress, fn func(seq uint64, rec *events.Record) error) (uint64, error) {
+	return eachRaw(ctx, src, to, progress, func(seq uint64, b []byte) error {
+		rec, err := events.DecodeRecord(b)
+		if err != nil {
+			return fmt.Errorf("replay: record %d: %w", seq, err)
+		}
+		return fn(seq, rec)
+	})
+}
+
+// eachRaw is each with the stored bytes of every record.
+func eachRaw(ctx context.Context, src Source, to uint64, progress Progress, fn func(seq uint64, b []byte) error) (uint64, error) {
 	head, err := src.Head(ctx)
 	if err != nil {
 		return 0, err
@@ -63,12 +74,7 @@ func each(ctx context.Context, src Source, to uint64, progress Progress, fn func
 			return 0, fmt.Errorf("replay: read %d records from %d, want %d: the log has a gap", len(raw), from, end-from+1)
 		}
 		for i, b := range raw {
-			seq := from + uint64(i)
-			rec, err := events.DecodeRecord(b)
-			if err != nil {
-				return 0, fmt.Errorf("replay: record %d: %w", seq, err)
-			}
-			if err := fn(seq, rec); err != nil {
+			if err := fn(from+uint64(i), b); err != nil {
 				return 0, err
 			}
 		}
@@ -93,8 +99,8 @@ func Rebuild(ctx context.Context, src Source, dialects projection.Dialects, path
 	}
 	st := projection.New(dialects)
 	n := 0
-	_, err = each(ctx, src, to, progress, func(seq uint64, rec *events.Record) error {
-		if err := st.Apply(rec, seq); err != nil {
+	_, err = eachRaw(ctx, src, to, progress, func(seq uint64, b []byte) error {
+		if err := st.ApplyBytes(b, seq); err != nil {
 			return err
 		}
 		if n++; n%chunk == 0 {

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/sessionledger/ledger/internal/bench"
+)
+
+func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fl := newFlags("bench", "", "Measures the ledger side by side with raw JetStream and bbolt in one run on this machine:\n"+
+		"appends (one session: latency; 64 sessions: throughput; with fsync on every write and with the\n"+
+		"default sync interval), queries (in-process and over NATS against a raw request/reply), projection\n"+
+		"rebuild against a raw ordered consumer, and scale (append and query latency as the log grows,\n"+
+		"rebuild time, peak RSS of a replica). Prints a table with each ratio and target. The full run\n"+
+		"grows a log of a million records and takes several minutes; --quick takes about a minute.", stderr)
+	quick := fl.Bool("quick", false, "a short run (about a minute) with small sizes")
+	dir := fl.String("dir", "", "where the servers and projections live (default: a new temp dir, removed afterwards)")
+	asJSON := fl.Bool("json", false, "print the report as JSON")
+	if _, err := parseFlags(fl, args); err != nil {
+		return helpOK(err)
+	}
+	if *dir == "" {
+		d, err := os.MkdirTemp("", "ledger-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		*dir = d
+	}
+	exe, _ := os.Executable()
+	if strings.HasSuffix(exe, ".test") {
+		exe = "" // under go test the binary is not the ledger
+	}
+	rep, err := bench.Run(ctx, bench.Config{Dir: *dir, Quick: *quick, Log: stderr, Exe: exe})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, rep)
+	}
+	fmt.Fprintf(stdout, "ledger bench (%s) on %s, took %s\n\n", map[bool]string{true: "quick", false: "full"}[*quick], rep.Machine, rep.Took.Round(1e6))
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "section\tmeasure\tledger\traw\tunit\tratio\ttarget\tmet\tnote")
+	for _, r := range rep.Rows {
+		raw, ratio, met := "", "", ""
+		if r.Raw > 0 {
+			raw = num(r.Raw)
+			ratio = fmt.Sprintf("%.2fx", r.Ratio)
+		}
+		if r.Met != nil {
+			met = map[bool]string{true: "yes", false: "NO"}[*r.Met]
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Section, r.Name, num(r.Ledger), raw, r.Unit, ratio, r.Target, met, r.Note)
+	}
+	return tw.Flush()
+}
+
+func num(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}

@@ -1,0 +1,129 @@
+// Package bench measures the ledger side by side with the raw NATS
+// JetStream and bbolt underneath it, in one run on one machine, and reports
+// each figure with its ratio and target (`ledger bench`). Every number it
+// prints is measured in that run; nothing is assumed.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Config says how much to measure. The zero value (with Dir) is the full
+// run; Quick is a run of about a minute for CI.
+type Config struct {
+	// Dir holds the servers' stores and projection files.
+	Dir   string
+	Quick bool
+	// Log, when set, is told what is being measured.
+	Log io.Writer
+	// Exe is the ledger binary, for the peak-RSS measurement of a serving
+	// replica (skipped when empty).
+	Exe string
+}
+
+// Row is one measured figure.
+type Row struct {
+	Section string  `json:"section"`
+	Name    string  `json:"name"`
+	Ledger  float64 `json:"ledger"`
+	Raw     float64 `json:"raw,omitempty"`
+	Unit    string  `json:"unit"`
+	// Ratio is Ledger/Raw (0 when there is no raw figure).
+	Ratio  float64 `json:"ratio,omitempty"`
+	Target string  `json:"target,omitempty"`
+	// Met says whether the target was met (nil when there is none).
+	Met  *bool  `json:"met,omitempty"`
+	Note string `json:"note,omitempty"`
+}
+
+// Report is a whole run.
+type Report struct {
+	Machine string        `json:"machine"`
+	Quick   bool          `json:"quick"`
+	Took    time.Duration `json:"took_ns"`
+	Rows    []Row         `json:"rows"`
+}
+
+func (r *Report) add(row Row) { r.Rows = append(r.Rows, row) }
+
+func (c *Config) logf(format string, args ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, format+"\n", args...)
+	}
+}
+
+// Run measures everything and returns the report.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	start := time.Now()
+	rep := &Report{Machine: machine(), Quick: cfg.Quick}
+	steps := []struct {
+		name string
+		fn   func(context.Context, *Config, *Report) error
+	}{
+		{"append latency and throughput", appendBench},
+		{"queries", queryBench},
+		{"rebuild", rebuildBench},
+		{"scale", scaleBench},
+	}
+	for _, s := range steps {
+		cfg.logf("bench: %s ...", s.name)
+		if err := s.fn(ctx, &cfg, rep); err != nil {
+			return rep, fmt.Errorf("bench: %s: %w", s.name, err)
+		}
+	}
+	rep.Took = time.Since(start)
+	return rep, nil
+}
+
+func machine() string {
+	model := ""
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "model name") {
+				model = strings.TrimSpace(strings.SplitN(line, ":", 2)[1])
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s/%s, %d CPUs, %s, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), model, runtime.Version())
+}
+
+// quantile returns the q-quantile of ds (which it sorts) in microseconds.
+func quantile(ds []time.Duration, q float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return float64(ds[int(q*float64(len(ds)-1))].Nanoseconds()) / 1e3
+}
+
+func ratioRow(section, name string, ledger, raw float64, unit, target string, met func(r float64) bool) Row {
+	r := Row{Section: section, Name: name, Ledger: ledger, Raw: raw, Unit: unit, Target: target}
+	if raw > 0 {
+		r.Ratio = ledger / raw
+		if met != nil {
+			ok := met(r.Ratio)
+			r.Met = &ok
+		}
+	}
+	return r
+}
+
+func absRow(section, name string, v float64, unit, target string, met func(float64) bool) Row {
+	r := Row{Section: section, Name: name, Ledger: v, Unit: unit, Target: target}
+	if met != nil {
+		ok := met(v)
+		r.Met = &ok
+	}
+	return r
+}
+
+func dir(cfg *Config, name string) string { return filepath.Join(cfg.Dir, name) }

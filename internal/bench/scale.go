@@ -1,0 +1,226 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/workload"
+	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/replay"
+)
+
+// rebuildBench is measured within scaleBench, on the log it grows.
+func rebuildBench(context.Context, *Config, *Report) error { return nil }
+
+// grow appends whole workload sessions until the log holds at least n
+// records, in atomic batches.
+func grow(ctx context.Context, n *node, target uint64, next *int) error {
+	batch := make([][]byte, 0, 1000)
+	flush := func() error {
+		for _, o := range n.svc.AppendMany(ctx, batch) {
+			if o.Err != nil {
+				return o.Err
+			}
+		}
+		batch = batch[:0]
+		return nil
+	}
+	for n.svc.Position()+uint64(len(batch)) < target {
+		batch = append(batch, workload.Session(*next)...)
+		*next++
+		if len(batch) >= 900 {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+func scaleBench(ctx context.Context, cfg *Config, rep *Report) error {
+	sizes := []uint64{10_000, 100_000, 1_000_000}
+	rebuildAt := map[uint64]bool{100_000: true, 1_000_000: true}
+	sessionsAt := []int{1_000, 10_000, 100_000}
+	if cfg.Quick {
+		sizes = []uint64{2_000, 20_000}
+		rebuildAt = map[uint64]bool{20_000: true}
+		sessionsAt = []int{1_000, 5_000}
+	}
+	n, err := startNodeListening(ctx, dir(cfg, "scale"))
+	if err != nil {
+		return err
+	}
+	defer n.close()
+	if _, err := n.svc.Append(ctx, workload.Policy()); err != nil {
+		return err
+	}
+	if err := startSessions(ctx, n.svc, []string{"agent:main:probe"}); err != nil {
+		return err
+	}
+	next := 0
+	var firstLat float64
+	for _, size := range sizes {
+		t0 := time.Now()
+		if err := grow(ctx, n, size, &next); err != nil {
+			return err
+		}
+		cfg.logf("bench: scale: %d records (grew in %s)", n.svc.Position(), time.Since(t0).Round(time.Millisecond))
+		lat := make([]time.Duration, 0, 200)
+		for i := 0; i < 200; i++ {
+			t := time.Now()
+			if _, err := n.svc.Append(ctx, checkEvent("agent:main:probe", int(size)+i)); err != nil {
+				return err
+			}
+			lat = append(lat, time.Since(t))
+		}
+		p50 := quantile(lat, 0.5)
+		if firstLat == 0 {
+			firstLat = p50
+		}
+		row := ratioRow("scale", fmt.Sprintf("append p50 with %d records in the log", size), p50, firstLat, "µs",
+			"within 20% of the smallest size", func(r float64) bool { return r <= 1.2 })
+		rep.add(row)
+		if rebuildAt[size] {
+			if err := rebuildRows(ctx, cfg, rep, n); err != nil {
+				return err
+			}
+		}
+	}
+	if err := queryScale(ctx, cfg, rep, n, sessionsAt, &next); err != nil {
+		return err
+	}
+	if cfg.Exe != "" {
+		return rssRow(ctx, cfg, rep, n)
+	}
+	rep.add(Row{Section: "scale", Name: "peak RSS serving the log", Unit: "MB", Note: "skipped: no ledger binary to run"})
+	return nil
+}
+
+// rebuildRows times a projection rebuild from an empty bbolt file against
+// a raw ordered consumer reading the same stream.
+func rebuildRows(ctx context.Context, cfg *Config, rep *Report, n *node) error {
+	head := n.svc.Position()
+	path := filepath.Join(cfg.Dir, fmt.Sprintf("rebuild-%d.db", head))
+	t0 := time.Now()
+	if _, err := replay.Rebuild(ctx, n.log, dialects.All(), path, 0, nil); err != nil {
+		return err
+	}
+	rebuild := time.Since(t0)
+	os.Remove(path)
+	t0 = time.Now()
+	count := uint64(0)
+	if err := n.log.Follow(ctx, 1, func(uint64, []byte, uint64) error { count++; return nil }, head); err != nil {
+		return err
+	}
+	raw := time.Since(t0)
+	lr, rr := float64(head)/rebuild.Seconds(), float64(count)/raw.Seconds()
+	rep.add(ratioRow("rebuild", fmt.Sprintf("%d records: records/s", head), lr, rr, "records/s", "≥ 0.5x raw ordered consumer", func(r float64) bool { return r >= 0.5 }))
+	row := absRow("rebuild", fmt.Sprintf("%d records: rebuild time", head), rebuild.Seconds(), "s", "", nil)
+	if head >= 1_000_000 {
+		row.Target = "< 10 s"
+		ok := rebuild.Seconds() < 10
+		row.Met = &ok
+	}
+	rep.add(row)
+	return nil
+}
+
+// queryScale measures check and why on a warm session at the head with
+// more and more sessions in the state.
+func queryScale(ctx context.Context, cfg *Config, rep *Report, n *node, counts []int, next *int) error {
+	var first float64
+	for _, want := range counts {
+		// Each workload session adds three sessions (a root, two children).
+		for {
+			have := 0
+			_ = n.svc.View(ctx, "", projection.Position{}, func(st *projection.State) error { have = len(st.Keys()); return nil })
+			if have >= want {
+				break
+			}
+			if err := grow(ctx, n, n.svc.Position()+uint64(min(13*(want-have)/3+13, 90_000)), next); err != nil {
+				return err
+			}
+		}
+		var ds []time.Duration
+		for i := 0; i < 2000; i++ {
+			key := fmt.Sprintf("agent:coder:subagent:w%d-c", i%max(*next, 1))
+			t := time.Now()
+			if _, err := n.svc.Why(ctx, eventsKey(key), "exec", nil, projection.Position{}); err != nil {
+				return err
+			}
+			ds = append(ds, time.Since(t))
+		}
+		p50 := quantile(ds, 0.5)
+		if first == 0 {
+			first = p50
+		}
+		rep.add(ratioRow("scale", fmt.Sprintf("why p50 with %d sessions", want), p50, first, "µs", "within 20% of the smallest size", func(r float64) bool { return r <= 1.2 }))
+	}
+	return nil
+}
+
+// rssRow runs a ledger replica on the log and reads its peak resident set
+// once it has caught up.
+func rssRow(ctx context.Context, cfg *Config, rep *Report, n *node) error {
+	head := n.svc.Position()
+	sessions := 0
+	_ = n.svc.View(ctx, "", projection.Position{}, func(st *projection.State) error { sessions = len(st.Keys()); return nil })
+	cmd := exec.CommandContext(ctx, cfg.Exe, "serve", "--nats", n.ns.ClientURL(), "--data", dir(cfg, "rss"), "--no-api")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	sc := bufio.NewScanner(stderr)
+	caught := false
+	for sc.Scan() {
+		var m struct {
+			Msg      string `json:"msg"`
+			Position uint64 `json:"position"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) == nil && m.Msg == "caught up" && m.Position >= head {
+			caught = true
+			break
+		}
+	}
+	if !caught {
+		return fmt.Errorf("the replica exited before catching up")
+	}
+	hwm, err := vmHWM(cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	row := absRow("scale", fmt.Sprintf("peak RSS serving %d records, %d sessions", head, sessions), hwm, "MB", "< 300 MB", func(v float64) bool { return v < 300 })
+	rep.add(row)
+	return nil
+}
+
+func vmHWM(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			f := strings.Fields(line)
+			kb, err := strconv.ParseFloat(f[1], 64)
+			return kb / 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM for %d", pid)
+}
+
+func eventsKey(s string) events.SessionKey { return events.SessionKey(s) }
