@@ -1,0 +1,533 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/projection"
+)
+
+// Options choose what a report covers.
+type Options struct {
+	// Root limits the report to the spawn tree under this session; ""
+	// reports every tree.
+	Root events.SessionKey
+	// Title heads the page; "" means "ledger audit report".
+	Title string
+}
+
+// Report is everything the page shows, computed once so the template only
+// lays it out.
+type Report struct {
+	Title string
+	Root  events.SessionKey
+	// Seq is the position reported on: the last record read.
+	Seq         uint64
+	First, Last string // times of the first and last records
+	Policy      *PolicySummary
+	// Changes are every policy.set, grant.added and grant.revoked.
+	Changes  []*Entry
+	Tree     []*Node
+	Sessions []*Session
+	// Denials lists what an investigation starts from: tools lost at a
+	// turn, calls denied or asked, effects refused.
+	Denials  []*Denial
+	Overview *Overview
+}
+
+// PolicySummary is the policy in force at the reported position.
+type PolicySummary struct {
+	Dialect  string
+	Revision string
+	Hash     string
+	Grants   []string
+}
+
+// Node is a session in the spawn tree.
+type Node struct {
+	Key      events.SessionKey
+	Anchor   string
+	Agent    string
+	State    string
+	Turns    int
+	Source   string
+	Children []*Node
+}
+
+// Session is one session's section: who it is and its timeline.
+type Session struct {
+	Key      events.SessionKey
+	Anchor   string
+	Agent    string
+	Depth    int
+	State    string
+	Parent   events.SessionKey
+	ParentID string
+	Actor    string
+	Source   string // the current policy source, with its reason
+	Envelope string // the envelope as JSON, "" for a root
+	Hash     string
+	Timeline []*Entry
+}
+
+// Entry is one row of a timeline: a record as one session (or the policy
+// log) sees it.
+type Entry struct {
+	Anchor string
+	Seq    uint64
+	Time   string
+	// Kind is a stable word used as the row's class: start, spawn, child,
+	// turn, yield, complete, resume, check, effect, refusal, policy,
+	// grant, revoke.
+	Kind  string
+	Label string
+	Text  string
+	// Link, when set, is the anchor the text refers to (a child's
+	// section, the check an effect relied on).
+	Link string
+	// Bad marks what an investigation looks at: a lost tool, a denial, a
+	// fallback continuation, a revocation.
+	Bad  bool
+	Turn *Turn
+	// Why explains a denied or asked call, or a refused effect.
+	Why *Why
+	// Tool is the tool of a check, an effect or a refusal.
+	Tool string
+}
+
+// Turn is a turn.started row: the tool set resolved at the turn's start
+// and how it differs from the previous turn.
+type Turn struct {
+	Turn         int
+	Source       string
+	Continuation uint64 // the session.resumed the turn continues, 0 if none
+	// ContinuationAnchor is the row of that session.resumed.
+	ContinuationAnchor string
+	Allowed            []string
+	Gained             []string
+	Lost               []*Tool
+	Denied             []*Tool
+}
+
+// Tool is a denied tool of a turn with its full why trace.
+type Tool struct {
+	Anchor string
+	Tool   string
+	Code   string
+	Rule   string
+	Why    *Why
+}
+
+// Why is a decision with every layer's step, and the terminal command
+// that prints the same answer.
+type Why struct {
+	Decision string
+	Code     string
+	Rule     string
+	Steps    []Step
+	Command  string
+}
+
+// Step is one layer of a why trace.
+type Step struct {
+	N       int
+	Layer   string
+	Outcome string
+	Code    string
+	Rule    string
+	Detail  string
+}
+
+// Denial is a row of the report's index of denials.
+type Denial struct {
+	Seq     uint64
+	Time    string
+	Session events.SessionKey
+	Tool    string
+	What    string // "lost at turn 2", "call denied", "effect refused"
+	Code    string
+	Anchor  string
+}
+
+// Build computes the report of the log whose records are recs, the i-th at
+// sequence i+1. It folds them into a state of its own with dialects, and on
+// the way keeps the why trace of every denied or asked call as the state
+// just before the call's record decided it, so each trace is the one the
+// ledger answered with, even when the policy changed within the turn.
+func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*Report, error) {
+	st := projection.New(dialects)
+	calls := map[uint64]envelope.Verdict{}
+	for i, rec := range recs {
+		seq := uint64(i) + 1
+		if rec.Type == events.ToolChecked {
+			var d events.CheckedData
+			var dec projection.CheckDecided
+			if err := json.Unmarshal(rec.Data, &d); err != nil {
+				return nil, fmt.Errorf("report: record %d: %w", seq, err)
+			}
+			if err := json.Unmarshal(rec.Decided, &dec); err != nil {
+				return nil, fmt.Errorf("report: record %d: %w", seq, err)
+			}
+			if dec.Decision != envelope.Allow {
+				v, err := st.Why(rec.Session, d.Tool, d.Input)
+				if err != nil {
+					return nil, fmt.Errorf("report: record %d: %w", seq, err)
+				}
+				calls[seq] = v
+			}
+		}
+		if err := st.Apply(rec, seq); err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+	}
+	r := &Report{Title: opts.Title, Root: opts.Root, Seq: st.Position()}
+	if r.Title == "" {
+		r.Title = "ledger audit report"
+	}
+	if len(recs) > 0 {
+		r.First, r.Last = recs[0].Time, recs[len(recs)-1].Time
+	}
+	if p := st.Policy(); p != nil {
+		ps := &PolicySummary{Dialect: p.Dialect, Revision: refText(&p.Revision), Hash: p.Hash}
+		for _, g := range p.Grants {
+			ps.Grants = append(ps.Grants, grantText(&g.Data)+" ("+refText(&g.Record)+")")
+		}
+		r.Policy = ps
+	}
+	var roots []events.SessionKey
+	if opts.Root != "" {
+		if st.Session(opts.Root) == nil {
+			return nil, events.Errorf(events.CodeUnknownSession, "session %q does not exist", opts.Root)
+		}
+		roots = []events.SessionKey{opts.Root}
+	} else {
+		for _, k := range st.Keys() {
+			if st.Session(k).Root() {
+				roots = append(roots, k)
+			}
+		}
+	}
+	// Sessions are numbered in tree order: anchors are short, unique and
+	// the same for the same log.
+	b := &builder{st: st, recs: recs, calls: calls, r: r, index: map[events.SessionKey]*Session{}}
+	for _, root := range roots {
+		for _, k := range Subtree(st, root) {
+			s := st.Session(k)
+			sec := &Session{Key: k, Anchor: fmt.Sprintf("s%d", len(r.Sessions)+1), Agent: s.Agent, Depth: s.Depth,
+				State: string(s.State), Parent: s.Parent, Actor: s.Actor, Source: sourceText(s.Context.Source, s.Context.SourceReason)}
+			if s.Envelope != nil {
+				e, _ := json.Marshal(s.Envelope)
+				sec.Envelope, sec.Hash = string(e), s.Envelope.Hash
+			}
+			r.Sessions = append(r.Sessions, sec)
+			b.index[k] = sec
+		}
+	}
+	for _, sec := range r.Sessions {
+		if p := b.index[sec.Parent]; p != nil {
+			sec.ParentID = p.Anchor
+		}
+	}
+	for _, root := range roots {
+		r.Tree = append(r.Tree, b.node(root))
+	}
+	if err := b.timelines(); err != nil {
+		return nil, err
+	}
+	r.Overview = overview(r, len(recs))
+	return r, nil
+}
+
+type builder struct {
+	st   *projection.State
+	recs []*events.Record
+	// calls holds the verdict of every denied or asked call, by sequence.
+	calls map[uint64]envelope.Verdict
+	r     *Report
+	index map[events.SessionKey]*Session
+}
+
+func (b *builder) node(key events.SessionKey) *Node {
+	s := b.st.Session(key)
+	n := &Node{Key: key, Anchor: b.index[key].Anchor, Agent: s.Agent, State: string(s.State), Turns: s.Turn,
+		Source: sourceText(s.Context.Source, s.Context.SourceReason)}
+	for _, c := range s.Children {
+		n.Children = append(n.Children, b.node(c))
+	}
+	return n
+}
+
+// timelines walks the records once, adding each to the timelines that show
+// it: a session's own records, a spawn to its parent too, and every policy
+// change to each session alive when it landed.
+func (b *builder) timelines() error {
+	// A session is alive from its start or spawn to its completion.
+	ended := map[events.SessionKey]uint64{}
+	for i, rec := range b.recs {
+		if rec.Type == events.SessionCompleted {
+			ended[rec.Session] = uint64(i) + 1
+		}
+	}
+	prevAllowed := map[events.SessionKey][]string{}
+	for i, rec := range b.recs {
+		seq := uint64(i) + 1
+		if rec.Type.IsPolicy() {
+			e, err := b.policyEntry(rec, seq)
+			if err != nil {
+				return err
+			}
+			e.Anchor = fmt.Sprintf("p%d", seq)
+			b.r.Changes = append(b.r.Changes, e)
+			for _, sec := range b.r.Sessions {
+				s := b.st.Session(sec.Key)
+				if s.Origin.Seq < seq && (ended[sec.Key] == 0 || seq < ended[sec.Key]) {
+					c := *e
+					c.Anchor = fmt.Sprintf("%s-r%d", sec.Anchor, seq)
+					c.Link = e.Anchor
+					sec.Timeline = append(sec.Timeline, &c)
+				}
+			}
+			continue
+		}
+		sec := b.index[rec.Session]
+		if sec == nil {
+			continue
+		}
+		e := &Entry{Anchor: fmt.Sprintf("%s-r%d", sec.Anchor, seq), Seq: seq, Time: rec.Time}
+		ev := rec.Event()
+		p, err := ev.Payload()
+		if err != nil {
+			return fmt.Errorf("report: record %d: %w", seq, err)
+		}
+		switch d := p.(type) {
+		case *events.StartedData:
+			e.Kind, e.Label = "start", "started"
+			e.Text = fmt.Sprintf("a root session of agent %s, started by %s", d.Agent, rec.Actor)
+			if d.Sender != "" || d.Channel != "" {
+				e.Text += fmt.Sprintf(" (channel %q, sender %q)", d.Channel, d.Sender)
+			}
+		case *events.SpawnedData:
+			e.Kind, e.Label = "spawn", "spawned"
+			e.Text = fmt.Sprintf("spawned by %s as agent %s", d.Parent, d.Agent)
+			if d.Label != "" {
+				e.Text += fmt.Sprintf(" (%q)", d.Label)
+			}
+			if ps := b.index[d.Parent]; ps != nil {
+				e.Link = ps.Anchor
+				child := &Entry{Anchor: fmt.Sprintf("%s-r%d", ps.Anchor, seq), Seq: seq, Time: rec.Time, Kind: "child", Label: "spawned a child",
+					Text: fmt.Sprintf("%s (agent %s)", rec.Session, d.Agent), Link: sec.Anchor}
+				ps.Timeline = append(ps.Timeline, child)
+			}
+		case *events.TurnData:
+			if err := b.turn(sec, e, d, prevAllowed); err != nil {
+				return err
+			}
+		case *events.YieldedData:
+			e.Kind, e.Label = "yield", "yielded"
+			e.Text = "waits for " + joinKeys(d.Children)
+		case *events.CompletedData:
+			e.Kind, e.Label = "complete", "completed"
+			e.Text = "status " + d.Status
+		case *events.ResumedData:
+			var dec projection.ResumeDecided
+			if err := json.Unmarshal(rec.Decided, &dec); err != nil {
+				return fmt.Errorf("report: record %d: %w", seq, err)
+			}
+			e.Kind, e.Label = "resume", "continuation"
+			e.Text = fmt.Sprintf("resumed by %s from %s: runs under %s", d.Handoff, joinKeys(d.From), sourceText(dec.PolicySource, dec.SourceReason))
+			// A continuation that fell back (a reason is given) is what an
+			// investigation of a surprising tool set looks at.
+			e.Bad = dec.SourceReason != ""
+		case *events.CheckedData:
+			if err := b.check(sec, e, rec, d); err != nil {
+				return err
+			}
+		case *events.EffectData:
+			var dec projection.EffectDecided
+			if err := json.Unmarshal(rec.Decided, &dec); err != nil {
+				return fmt.Errorf("report: record %d: %w", seq, err)
+			}
+			e.Kind, e.Label = "effect", "effect started"
+			e.Text = fmt.Sprintf("%s (call %s, turn %d): %s, checked at seq %d", d.Tool, d.Call, d.Turn, dec.Decision, dec.PreparedAt)
+			e.Link = fmt.Sprintf("%s-r%d", sec.Anchor, dec.PreparedAt)
+		default:
+			continue
+		}
+		sec.Timeline = append(sec.Timeline, e)
+	}
+	return nil
+}
+
+func (b *builder) policyEntry(rec *events.Record, seq uint64) (*Entry, error) {
+	e := &Entry{Seq: seq, Time: rec.Time}
+	switch rec.Type {
+	case events.PolicySet:
+		var d events.PolicySetData
+		var dec projection.PolicyDecided
+		if err := json.Unmarshal(rec.Data, &d); err != nil {
+			return nil, fmt.Errorf("report: record %d: %w", seq, err)
+		}
+		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
+			return nil, fmt.Errorf("report: record %d: %w", seq, err)
+		}
+		e.Kind, e.Label = "policy", "policy set"
+		e.Text = fmt.Sprintf("%s policy by %s, %s", d.Dialect, rec.Actor, dec.Hash)
+		if d.Catalogue != nil {
+			e.Text += fmt.Sprintf(", catalogue of %d tools", len(d.Catalogue))
+		}
+	case events.GrantAdded, events.GrantRevoked:
+		var d events.GrantData
+		if err := json.Unmarshal(rec.Data, &d); err != nil {
+			return nil, fmt.Errorf("report: record %d: %w", seq, err)
+		}
+		e.Kind, e.Label = "grant", "grant added"
+		if rec.Type == events.GrantRevoked {
+			e.Kind, e.Label, e.Bad = "revoke", "grant revoked", true
+		}
+		e.Text = grantText(&d) + " by " + rec.Actor
+	}
+	return e, nil
+}
+
+// turn fills a turn.started row from what the projection stored for the
+// turn: its tool set, its context, and the why trace of each denied tool
+// as the turn's start saw it.
+func (b *builder) turn(sec *Session, e *Entry, d *events.TurnData, prevAllowed map[events.SessionKey][]string) error {
+	tv, err := b.st.AtTurn(sec.Key, d.Turn)
+	if err != nil {
+		return fmt.Errorf("report: record %d: %w", e.Seq, err)
+	}
+	ts := tv.Tools()
+	c := tv.SessionView().Context
+	t := &Turn{Turn: d.Turn, Source: sourceText(c.Source, c.SourceReason), Allowed: ts.Allowed}
+	if c.Continuation != nil {
+		t.Continuation = c.Continuation.Seq
+		t.ContinuationAnchor = fmt.Sprintf("%s-r%d", sec.Anchor, c.Continuation.Seq)
+	}
+	anchor := fmt.Sprintf("%s-t%d", sec.Anchor, d.Turn)
+	byTool := map[string]*Tool{}
+	for i, dn := range ts.Denied {
+		tool := &Tool{Anchor: fmt.Sprintf("%s-why-%d", anchor, i+1), Tool: dn.Tool, Code: dn.Reason.Code, Rule: reasonRule(&dn.Reason),
+			Why: why(tv.Why(dn.Tool, nil), fmt.Sprintf("ledger why --session %s --tool %s --turn %d", sec.Key, dn.Tool, d.Turn))}
+		t.Denied = append(t.Denied, tool)
+		byTool[dn.Tool] = tool
+	}
+	gained, lost := Diff(prevAllowed[sec.Key], ts)
+	prevAllowed[sec.Key] = ts.Allowed
+	if d.Turn > 1 {
+		t.Gained = gained
+		for i, l := range lost {
+			tool := byTool[l.Tool]
+			if tool == nil {
+				tool = &Tool{Tool: l.Tool, Code: l.Reason.Code}
+			}
+			lt := *tool
+			lt.Anchor = fmt.Sprintf("%s-lost-%d", anchor, i+1)
+			t.Lost = append(t.Lost, &lt)
+			b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Session: sec.Key, Tool: l.Tool,
+				What: fmt.Sprintf("lost at turn %d", d.Turn), Code: l.Reason.Code, Anchor: lt.Anchor})
+		}
+	}
+	e.Anchor, e.Kind, e.Label, e.Turn = anchor, "turn", fmt.Sprintf("turn %d", d.Turn), t
+	e.Bad = len(t.Lost) > 0
+	e.Text = fmt.Sprintf("under %s: %d allowed, %d denied", t.Source, len(ts.Allowed), len(ts.Denied))
+	return nil
+}
+
+// check fills a tool.checked row; a denied or asked call, or a refused
+// effect, gets the why trace the ledger decided it with.
+func (b *builder) check(sec *Session, e *Entry, rec *events.Record, d *events.CheckedData) error {
+	var dec projection.CheckDecided
+	if err := json.Unmarshal(rec.Decided, &dec); err != nil {
+		return fmt.Errorf("report: record %d: %w", e.Seq, err)
+	}
+	call := ""
+	if d.Call != "" {
+		call = ", call " + d.Call
+	}
+	e.Kind, e.Label, e.Tool = "check", "check", d.Tool
+	e.Text = fmt.Sprintf("%s (turn %d%s): %s", d.Tool, d.Turn, call, dec.Decision)
+	if dec.Reason.Code != "" {
+		e.Text += " (" + dec.Reason.Code + ")"
+	}
+	if dec.Decision == envelope.Allow {
+		return nil
+	}
+	// The state just before this record is the one that decided it.
+	cmd := fmt.Sprintf("ledger why --session %s --tool %s --seq %d", sec.Key, d.Tool, e.Seq-1)
+	if len(d.Input) > 0 {
+		cmd += " --input '" + strings.ReplaceAll(string(d.Input), "'", `'\''`) + "'"
+	}
+	e.Bad = true
+	e.Why = why(b.calls[e.Seq], cmd)
+	what := "call denied"
+	if dec.Decision == envelope.Ask {
+		what = "call asked"
+	}
+	if dec.Reason.Code == projection.ReasonAuthorizationChanged {
+		e.Kind, e.Label, what = "refusal", "effect refused", "effect refused"
+		e.Text = fmt.Sprintf("%s (turn %d%s): its check at seq %d no longer holds: now %s (%s)", d.Tool, d.Turn, call, dec.PreparedAt, dec.Decision, dec.Reason.Rule)
+		e.Link = fmt.Sprintf("%s-r%d", sec.Anchor, dec.PreparedAt)
+	}
+	b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Session: sec.Key, Tool: d.Tool, What: what,
+		Code: dec.Reason.Code, Anchor: e.Anchor + "-why"})
+	return nil
+}
+
+func why(v envelope.Verdict, cmd string) *Why {
+	w := &Why{Decision: string(v.Decision), Code: v.Reason.Code, Rule: reasonRule(&v.Reason), Command: cmd}
+	for i, s := range v.Trace {
+		st := Step{N: i + 1, Layer: s.Layer, Outcome: string(s.Outcome), Detail: s.Detail}
+		if s.Reason != nil {
+			st.Code, st.Rule = s.Reason.Code, reasonRule(s.Reason)
+		}
+		w.Steps = append(w.Steps, st)
+	}
+	return w
+}
+
+// reasonRule is the rule that matched and the record that introduced it,
+// as `ledger why` prints them.
+func reasonRule(r *envelope.Reason) string {
+	var parts []string
+	if r.Rule != "" {
+		parts = append(parts, r.Rule)
+	}
+	if r.Record != nil {
+		parts = append(parts, "("+refText(r.Record)+")")
+	}
+	return strings.Join(parts, " ")
+}
+
+func refText(r *envelope.RecordRef) string {
+	return fmt.Sprintf("seq %d %s %s", r.Seq, r.Type, r.ID)
+}
+
+func sourceText(source, reason string) string {
+	if reason != "" {
+		return source + " (" + reason + ")"
+	}
+	return source
+}
+
+func grantText(d *events.GrantData) string {
+	s := fmt.Sprintf("%s for agent %s, target %s", d.Kind, d.Agent, d.Target)
+	if len(d.Tools) > 0 {
+		s += ": " + strings.Join(d.Tools, ", ")
+	}
+	if d.Rule != "" {
+		s += fmt.Sprintf(": %s %s", d.Behavior, d.Rule)
+	}
+	return s
+}
+
+func joinKeys(keys []events.SessionKey) string {
+	s := make([]string, len(keys))
+	for i, k := range keys {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,156 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/report"
+	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/replay"
+)
+
+func TestDiff(t *testing.T) {
+	deny := func(tool, code string) envelope.Denial {
+		return envelope.Denial{Tool: tool, Reason: envelope.Reason{Code: code}}
+	}
+	tests := []struct {
+		name   string
+		prev   []string
+		cur    envelope.ToolSet
+		gained []string
+		lost   []envelope.Denial
+	}{
+		{"first turn gains every allowed tool", nil, envelope.ToolSet{Allowed: []string{"read", "exec"}, Denied: []envelope.Denial{deny("web", "global:deny")}},
+			[]string{"read", "exec"}, []envelope.Denial{}},
+		{"no change", []string{"read"}, envelope.ToolSet{Allowed: []string{"read"}}, []string{}, []envelope.Denial{}},
+		{"a tool lost with its reason, one gained", []string{"read", "exec"},
+			envelope.ToolSet{Allowed: []string{"read", "web"}, Denied: []envelope.Denial{deny("exec", "inherited:deny")}},
+			[]string{"web"}, []envelope.Denial{deny("exec", "inherited:deny")}},
+		{"a tool that left the catalogue", []string{"read", "gone"}, envelope.ToolSet{Allowed: []string{"read"}},
+			[]string{}, []envelope.Denial{deny("gone", "catalogue:unknown")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gained, lost := report.Diff(tt.prev, tt.cur)
+			if !slices.Equal(gained, tt.gained) || fmt.Sprint(lost) != fmt.Sprint(tt.lost) {
+				t.Fatalf("got %v %v, want %v %v", gained, lost, tt.gained, tt.lost)
+			}
+		})
+	}
+}
+
+// ledger appends events to an in-memory log with a fixed clock and returns
+// its records.
+func ledger(t *testing.T, evs ...string) []*events.Record {
+	t.Helper()
+	ctx := context.Background()
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	log := &service.MemLog{}
+	svc := service.New(service.Config{Log: log, Dialects: dialects.All(), Clock: func() time.Time { return clock }})
+	for _, ev := range evs {
+		if _, err := svc.Append(ctx, []byte(ev)); err != nil {
+			t.Fatalf("%s: %v", ev, err)
+		}
+		clock = clock.Add(time.Second)
+	}
+	recs, err := service.ReadRecords(ctx, log, 1, svc.Position())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+var story = []string{
+	`{"type":"policy.set","v":1,"actor":"ops","data":{"dialect":"openclaw","document":{"tools":{"deny":["gateway"]}},"catalogue":["read","exec","gateway"]}}`,
+	`{"type":"session.started","v":1,"session":"agent:main:main","actor":"o","data":{"agent":"main"}}`,
+	`{"type":"turn.started","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1}}`,
+	`{"type":"session.spawned","v":1,"session":"agent:main:subagent:x","actor":"o","data":{"parent":"agent:main:main","agent":"main","label":"<img src=x onerror=alert(1)>"}}`,
+	`{"type":"tool.checked","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1,"tool":"gateway","call":"c1"}}`,
+}
+
+func render(t *testing.T, recs []*events.Record, opts report.Options) string {
+	t.Helper()
+	r, err := report.Build(dialects.All(), recs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := report.Render(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestBuild(t *testing.T) {
+	recs := ledger(t, story...)
+	page := render(t, recs, report.Options{})
+	for _, want := range []string{
+		"<title>ledger audit report</title>",
+		"the log up to sequence 5",
+		"&lt;img src=x onerror=alert(1)&gt;", // labels are text, never markup
+		`id="s1-r5-why"`,                     // the denied call's trace
+		"ledger why --session agent:main:main --tool gateway --seq 4",
+		"<code>global:deny</code>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<img src=x") {
+		t.Error("a label reached the page as markup")
+	}
+	if again := render(t, recs, report.Options{}); again != page {
+		t.Error("the same records rendered twice differ")
+	}
+	if _, err := report.Build(dialects.All(), recs, report.Options{Root: "ghost"}); events.CodeOf(err) != events.CodeUnknownSession {
+		t.Errorf("an unknown root: %v", err)
+	}
+	if page := render(t, nil, report.Options{Title: "empty"}); !strings.Contains(page, "No sessions yet.") || !strings.Contains(page, "<title>empty</title>") {
+		t.Errorf("the report of an empty log:\n%s", page)
+	}
+}
+
+func TestExporter(t *testing.T) {
+	recs := ledger(t, story...)
+	st, err := replay.Fold(dialects.All(), recs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := report.Subtree(st, "agent:main:main"); !slices.Equal(got, []events.SessionKey{"agent:main:main", "agent:main:subagent:x"}) {
+		t.Errorf("Subtree = %v", got)
+	}
+	if got := report.RootOf(st, "agent:main:subagent:x"); got != "agent:main:main" {
+		t.Errorf("RootOf = %s", got)
+	}
+	x, err := report.NewExporter(st, "agent:main:subagent:x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []events.Type
+	for i, rec := range recs {
+		raw, _ := rec.Encode()
+		l, err := x.Line(uint64(i)+1, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l != nil {
+			kept = append(kept, l.Type)
+		}
+	}
+	// The child's tree: its spawn and the policy, not its parent's records.
+	if want := []events.Type{events.PolicySet, events.SessionSpawned}; !slices.Equal(kept, want) {
+		t.Errorf("exported %v, want %v", kept, want)
+	}
+	if _, err := report.NewExporter(projection.New(dialects.All()), "ghost"); events.CodeOf(err) != events.CodeUnknownSession {
+		t.Errorf("an unknown root: %v", err)
+	}
+}
