@@ -25,6 +25,8 @@ func commands() []command {
 		{"session", "print a session: envelope, context, turns with their tool sets, children", runSession},
 		{"tree", "print the spawn tree under a root (or all roots)", runTree},
 		{"log", "print the log's records (--follow to keep printing)", runLog},
+		{"export", "export the log or a spawn tree as JSON Lines with the decisions the projection derived", runExport},
+		{"report", "write the audit report: one self-contained HTML page (--html FILE)", runReport},
 		{"replay", "rebuild the projection from the log into a fresh file (--to for time travel)", runReplay},
 		{"verify", "rebuild, compare state hashes and recompute every recorded decision", runVerify},
 		{"test", "run scenario files and report failed expectations", runTest},

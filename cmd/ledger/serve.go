@@ -30,6 +30,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	maxWait := fl.Duration("max-wait", 2*time.Second, "how long a query with min_seq waits for this replica to catch up before answering not_caught_up")
 	noAPI := fl.Bool("no-api", false, "do not serve the ledger micro service (only keep the projection current)")
 	metricsAddr := fl.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (for example :9090)")
+	httpAddr := fl.String("http", "", "serve the audit report (as 'ledger report' writes it) at http://ADDR/ and /healthz (for example 127.0.0.1:8080)")
 	genAuth := fl.String("gen-auth", "", "write a NATS authorization block for the roles below to FILE ('-' for stdout) and exit; include it\nin the NATS server configuration (or pass it to --nats-config)")
 	svcUsers := fl.String("service-users", "ledger", "with --gen-auth: the ledger service's users, name[:password],...")
 	orchUsers := fl.String("orchestrators", "", "with --gen-auth: orchestrator users (each name is its owner token), name[:password],...")
@@ -70,6 +71,13 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		defer stop()
 		go m.sampleLag(ctx, h.svc, h.log, time.Second)
+	}
+	if *httpAddr != "" {
+		stop, err := serveReport(*httpAddr, h.svc, lf.logger)
+		if err != nil {
+			return fmt.Errorf("--http %s: %w", *httpAddr, err)
+		}
+		defer stop()
 	}
 	if !*noAPI {
 		cfg := api.Config{Service: h.svc, Instance: *name, MaxWait: *maxWait, Logger: lf.logger}

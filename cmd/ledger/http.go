@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/report"
+	"github.com/sessionledger/ledger/internal/service"
+)
+
+// serveReport serves the audit report of the running ledger on addr until
+// stopped: GET / is the page at the head (?session=ROOT for one tree,
+// ?to=SEQ for an earlier position), GET /healthz answers "ok" with the
+// projection's position.
+func serveReport(addr string, svc *service.Service, logger *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: reportMux(svc), ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("report server stopped", "err", err)
+		}
+	}()
+	logger.Info("report", "addr", ln.Addr().String(), "path", "/")
+	return func() {
+		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}, nil
+}
+
+func reportMux(svc *service.Service) *http.ServeMux {
+	// A report reads the whole log and folds it: one at a time, so a burst
+	// of requests cannot take a serving replica's memory and CPU.
+	busy := make(chan struct{}, 1)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		var to uint64
+		if s := q.Get("to"); s != "" {
+			var err error
+			if to, err = strconv.ParseUint(s, 10, 64); err != nil {
+				http.Error(w, "to: a sequence number, for example ?to=42", http.StatusBadRequest)
+				return
+			}
+		}
+		select {
+		case busy <- struct{}{}:
+			defer func() { <-busy }()
+		case <-r.Context().Done():
+			return
+		}
+		rep, err := buildReport(r.Context(), svc, report.Options{Root: events.SessionKey(q.Get("session"))}, to, nil)
+		if err != nil {
+			http.Error(w, err.Error(), httpStatus(err))
+			return
+		}
+		var page bytes.Buffer
+		if err := report.Render(&page, rep); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(page.Bytes())
+	})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintf(w, "ok %d\n", svc.Position())
+	})
+	return mux
+}
+
+// httpStatus maps the ledger's error codes to HTTP statuses.
+func httpStatus(err error) int {
+	switch events.CodeOf(err) {
+	case events.CodeUnknownSession:
+		return http.StatusNotFound
+	case events.CodeNotCaughtUp, events.CodeInvalidEvent:
+		return http.StatusBadRequest
+	}
+	return http.StatusInternalServerError
+}
