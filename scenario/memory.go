@@ -77,5 +77,5 @@ func Embedded(ctx context.Context, dir string, dialects projection.Dialects) (r 
 		cleanup()
 		return nil, nil, fmt.Errorf("scenario: %w", err)
 	}
-	return &Runner{Ledger: &serviceLedger{svc: svc}, Clock: clock}, func() { store.Close(); cleanup() }, nil
+	return &Runner{Ledger: &serviceLedger{svc: svc}, Clock: clock}, func() { _ = svc.Flush(); store.Close(); cleanup() }, nil
 }

@@ -124,6 +124,9 @@ func (h *ledgerHandle) Close() {
 		return
 	}
 	if h.store != nil {
+		if h.svc != nil {
+			_ = h.svc.Flush()
+		}
 		h.store.Close()
 	}
 	if h.nc != nil {

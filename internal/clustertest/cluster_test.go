@@ -3,6 +3,7 @@ package clustertest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -74,6 +75,7 @@ func (r *replica) kill() {
 	<-r.done
 	r.srv.Stop()
 	r.nc.Close()
+	_ = r.svc.Flush()
 	r.store.Close()
 }
 
@@ -182,6 +184,9 @@ func TestConcurrentAppendsThroughTwoReplicas(t *testing.T) {
 	}
 	waitPosition(t, a, head)
 	waitPosition(t, b, head)
+	if err := errors.Join(a.svc.Flush(), b.svc.Flush()); err != nil {
+		t.Fatal(err)
+	}
 	ha, _ := a.store.DumpHash()
 	hb, _ := b.store.DumpHash()
 	if ha != hb {

@@ -152,10 +152,8 @@ func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.
 		}
 	}
 	if failed < 0 && publishErr == nil {
-		if s.cfg.Store != nil {
-			if err := s.cfg.Store.Commit(s.head); err != nil {
-				return nil, err
-			}
+		if err := s.maybeCommit(); err != nil {
+			return nil, err
 		}
 		s.notify()
 		// A round that published nothing decided only refusals: make sure
@@ -286,10 +284,8 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 	}
 	first, err := bl.AppendBatch(ctx, msgs, base)
 	if err == nil && first == base+1 {
-		if s.cfg.Store != nil {
-			if err := s.cfg.Store.Commit(s.head); err != nil {
-				return nil, err
-			}
+		if err := s.maybeCommit(); err != nil {
+			return nil, err
 		}
 		s.notify()
 		return todo, nil

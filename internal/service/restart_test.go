@@ -46,6 +46,7 @@ func startNode(t *testing.T, dir string) *node {
 	}
 	n := &node{log: log, store: store, svc: svc}
 	n.stop = func() {
+		_ = svc.Flush()
 		store.Close()
 		nc.Close()
 		ns.Shutdown()
@@ -84,6 +85,9 @@ func TestRestartResumesFromCheckpoint(t *testing.T) {
 
 	want, err := replay.RebuildHash(t.Context(), n.log, dialects.All(), t.TempDir(), 0)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.svc.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := n.store.DumpHash()
