@@ -128,7 +128,9 @@ type Why struct {
 	Code     string
 	Rule     string
 	Steps    []Step
-	Command  string
+	// Policy is the policy revision and grants the decision saw.
+	Policy  string
+	Command string
 }
 
 // Step is one layer of a why trace.
@@ -159,7 +161,7 @@ type Denial struct {
 // ledger answered with, even when the policy changed within the turn.
 func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*Report, error) {
 	st := projection.New(dialects)
-	calls := map[uint64]envelope.Verdict{}
+	calls := map[uint64]*Why{}
 	for i, rec := range recs {
 		seq := uint64(i) + 1
 		if rec.Type == events.ToolChecked {
@@ -176,7 +178,7 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 				if err != nil {
 					return nil, fmt.Errorf("report: record %d: %w", seq, err)
 				}
-				calls[seq] = v
+				calls[seq] = why(v, st.Policy(), whyAt(rec.Session, d.Tool, d.Input, seq-1))
 			}
 		}
 		if err := st.Apply(rec, seq); err != nil {
@@ -244,8 +246,8 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 type builder struct {
 	st   *projection.State
 	recs []*events.Record
-	// calls holds the verdict of every denied or asked call, by sequence.
-	calls map[uint64]envelope.Verdict
+	// calls holds the why of every denied or asked call, by sequence.
+	calls map[uint64]*Why
 	r     *Report
 	index map[events.SessionKey]*Session
 }
@@ -411,7 +413,7 @@ func (b *builder) turn(sec *Session, e *Entry, d *events.TurnData, prevAllowed m
 	byTool := map[string]*Tool{}
 	for i, dn := range ts.Denied {
 		tool := &Tool{Anchor: fmt.Sprintf("%s-why-%d", anchor, i+1), Tool: dn.Tool, Code: dn.Reason.Code, Rule: reasonRule(&dn.Reason),
-			Why: why(tv.Why(dn.Tool, nil), fmt.Sprintf("ledger why --session %s --tool %s --turn %d", sec.Key, dn.Tool, d.Turn))}
+			Why: why(tv.Why(dn.Tool, nil), tv.Policy(), fmt.Sprintf("ledger why --session %s --tool %s --turn %d", sec.Key, dn.Tool, d.Turn))}
 		t.Denied = append(t.Denied, tool)
 		byTool[dn.Tool] = tool
 	}
@@ -456,13 +458,8 @@ func (b *builder) check(sec *Session, e *Entry, rec *events.Record, d *events.Ch
 	if dec.Decision == envelope.Allow {
 		return nil
 	}
-	// The state just before this record is the one that decided it.
-	cmd := fmt.Sprintf("ledger why --session %s --tool %s --seq %d", sec.Key, d.Tool, e.Seq-1)
-	if len(d.Input) > 0 {
-		cmd += " --input '" + strings.ReplaceAll(string(d.Input), "'", `'\''`) + "'"
-	}
 	e.Bad = true
-	e.Why = why(b.calls[e.Seq], cmd)
+	e.Why = b.calls[e.Seq]
 	what := "call denied"
 	if dec.Decision == envelope.Ask {
 		what = "call asked"
@@ -477,8 +474,20 @@ func (b *builder) check(sec *Session, e *Entry, rec *events.Record, d *events.Ch
 	return nil
 }
 
-func why(v envelope.Verdict, cmd string) *Why {
+// whyAt is the command that answers a call as the state at seq decided it.
+func whyAt(key events.SessionKey, tool string, input json.RawMessage, seq uint64) string {
+	cmd := fmt.Sprintf("ledger why --session %s --tool %s --seq %d", key, tool, seq)
+	if len(input) > 0 {
+		cmd += " --input '" + strings.ReplaceAll(string(input), "'", `'\''`) + "'"
+	}
+	return cmd
+}
+
+func why(v envelope.Verdict, p *envelope.PolicyState, cmd string) *Why {
 	w := &Why{Decision: string(v.Decision), Code: v.Reason.Code, Rule: reasonRule(&v.Reason), Command: cmd}
+	if p != nil {
+		w.Policy = fmt.Sprintf("revision seq %d, %d grant(s) in force", p.Revision.Seq, len(p.Grants))
+	}
 	for i, s := range v.Trace {
 		st := Step{N: i + 1, Layer: s.Layer, Outcome: string(s.Outcome), Detail: s.Detail}
 		if s.Reason != nil {
