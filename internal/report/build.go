@@ -466,7 +466,9 @@ func (b *builder) check(sec *Session, e *Entry, rec *events.Record, d *events.Ch
 	}
 	if dec.Reason.Code == projection.ReasonAuthorizationChanged {
 		e.Kind, e.Label, what = "refusal", "effect refused", "effect refused"
-		e.Text = fmt.Sprintf("%s (turn %d%s): its check at seq %d no longer holds: now %s (%s)", d.Tool, d.Turn, call, dec.PreparedAt, dec.Decision, dec.Reason.Rule)
+		// The record says deny (an effect is refused), and its rule is the
+		// reason code of the decision that refused it, which may be an ask.
+		e.Text = fmt.Sprintf("%s (turn %d%s): its check at seq %d no longer holds: now %s (%s)", d.Tool, d.Turn, call, dec.PreparedAt, e.Why.Decision, dec.Reason.Rule)
 		e.Link = fmt.Sprintf("%s-r%d", sec.Anchor, dec.PreparedAt)
 	}
 	b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Session: sec.Key, Tool: d.Tool, What: what,
