@@ -112,6 +112,11 @@ func writeCanonical(buf *bytes.Buffer, v any) error {
 }
 
 func lessUTF16(a, b string) bool {
+	// Without supplementary characters (4-byte UTF-8 sequences), UTF-16
+	// code unit order is byte order: the common case needs no conversion.
+	if !hasSupplementary(a) && !hasSupplementary(b) {
+		return a < b
+	}
 	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
 	for i := 0; i < len(ua) && i < len(ub); i++ {
 		if ua[i] != ub[i] {
@@ -120,6 +125,18 @@ func lessUTF16(a, b string) bool {
 	}
 	return len(ua) < len(ub)
 }
+
+func hasSupplementary(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xF0 {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteString writes s as a JCS string (RFC 8785 section 3.2.2.2).
+func WriteString(buf *bytes.Buffer, s string) { writeString(buf, s) }
 
 func writeString(buf *bytes.Buffer, s string) {
 	buf.WriteByte('"')

@@ -22,15 +22,75 @@ const (
 	MaxListLen = 10000
 )
 
-// checkJSON refuses what encoding/json would quietly accept or rewrite:
-// invalid UTF-8 (replaced by U+FFFD), an object naming a key twice (the last
-// one wins), and nesting deeper than MaxNesting.
+// CheckJSON refuses what encoding/json would quietly accept or rewrite:
+// invalid UTF-8 and lone surrogate escapes (both become U+FFFD), an object
+// naming a key twice (the last one wins), and nesting deeper than
+// MaxNesting.
+func CheckJSON(raw []byte) error { return checkJSON(raw) }
+
+// loneSurrogate reports a \uD800-\uDFFF escape that is not half of a pair.
+func loneSurrogate(raw []byte) bool {
+	in := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if !in {
+			in = c == '"'
+			continue
+		}
+		switch c {
+		case '"':
+			in = false
+		case '\\':
+			if i+1 < len(raw) && raw[i+1] == 'u' && i+5 < len(raw) {
+				v, ok := hex4(raw[i+2 : i+6])
+				if ok && v >= 0xD800 && v <= 0xDBFF {
+					// A high surrogate needs a low one right after it.
+					if i+11 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
+						if w, ok := hex4(raw[i+8 : i+12]); ok && w >= 0xDC00 && w <= 0xDFFF {
+							i += 11
+							continue
+						}
+					}
+					return true
+				}
+				if ok && v >= 0xDC00 && v <= 0xDFFF {
+					return true
+				}
+				i += 5
+				continue
+			}
+			i++ // skip the escaped character
+		}
+	}
+	return false
+}
+
+func hex4(b []byte) (int, bool) {
+	v := 0
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			v = v*16 + int(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v*16 + int(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			v = v*16 + int(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
+
 func checkJSON(raw []byte) error {
 	if len(raw) > MaxEventBytes {
 		return Errorf(CodeInvalidEvent, "the event is %d bytes; the limit is %d", len(raw), MaxEventBytes)
 	}
 	if !utf8.Valid(raw) {
 		return Errorf(CodeInvalidEvent, "the event is not valid UTF-8")
+	}
+	if loneSurrogate(raw) {
+		return Errorf(CodeInvalidEvent, "the event has a lone UTF-16 surrogate escape (\\uD800-\\uDFFF not in a pair)")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

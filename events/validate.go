@@ -104,6 +104,11 @@ func Parse(raw []byte) (*Event, error) {
 			return nil, Errorf(CodeInvalidEvent, "id %s is not a ULID (26 upper-case Crockford base-32 characters, the first 0-7)", raw)
 		}
 	}
+	for _, k := range []string{"type", "actor", "session", "id"} {
+		if raw, ok := top[k]; ok && !hasKind(raw, kString) {
+			return nil, Errorf(CodeInvalidEvent, "%s must be a string, got %s", k, abbreviate(raw))
+		}
+	}
 	if !isIntLiteral(top["v"], Version) {
 		return nil, Errorf(CodeInvalidEvent, "v is %s; the only version is 1", top["v"])
 	}

@@ -122,7 +122,7 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	s.svc = ms
 	g := ms.AddGroup(Prefix)
 	add := func(name, subject string, h micro.HandlerFunc) error {
-		return g.AddEndpoint(name, h, micro.WithEndpointSubject(subject),
+		return g.AddEndpoint(name, s.guard(name, h), micro.WithEndpointSubject(subject),
 			micro.WithEndpointMetadata(map[string]string{"subject": Prefix + "." + subject}))
 	}
 	if err := add("append", "append.*", s.handleAppend); err != nil {
@@ -139,6 +139,20 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	}
 	go s.batchAppends(ctx)
 	return s, nil
+}
+
+// guard keeps one request that panics a handler from stopping the
+// service: it is answered with an internal error and logged.
+func (s *Server) guard(name string, h micro.HandlerFunc) micro.HandlerFunc {
+	return func(r micro.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("request handler panicked", "endpoint", name, "panic", fmt.Sprint(p))
+				respondError(r, fmt.Errorf("the ledger failed on this request; it was not applied"), 0)
+			}
+		}()
+		h(r)
+	}
 }
 
 // Stop unregisters the service.
@@ -169,6 +183,23 @@ func respondError(r micro.Request, err error, seq uint64) {
 	}
 	body, _ := json.Marshal(ErrorBody{Code: code, Message: msg, Seq: seq})
 	_ = r.Error(string(code), msg, body)
+}
+
+// respondErrorAsync answers with an error after the handler returned (the
+// append batcher answers from its own goroutine). micro.Request.Error would
+// record the error on the request while micro reads it for its statistics;
+// Respond with the error headers does not.
+func respondErrorAsync(r micro.Request, err error, seq uint64) {
+	code, msg := events.CodeOf(err), err.Error()
+	var ee *events.Error
+	if errors.As(err, &ee) {
+		msg = ee.Msg
+	}
+	if code == "" {
+		code = CodeInternal
+	}
+	body, _ := json.Marshal(ErrorBody{Code: code, Message: msg, Seq: seq})
+	_ = r.Respond(body, micro.WithHeaders(micro.Headers{micro.ErrorHeader: {msg}, micro.ErrorCodeHeader: {string(code)}}))
 }
 
 func respondJSON(r micro.Request, v any) {

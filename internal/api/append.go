@@ -74,7 +74,7 @@ func (s *Server) handleAppend(r micro.Request) {
 
 func (s *Server) handlePolicy(r micro.Request) {
 	var rt routing
-	if err := json.Unmarshal(r.Data(), &rt); err == nil && rt.Type != "" && !rt.Type.IsPolicy() {
+	if err := json.Unmarshal(r.Data(), &rt); err == nil && rt.Type.Known() && !rt.Type.IsPolicy() {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a session event: orchestrators send it to %s.append.<orchestrator>", rt.Type, Prefix), 0)
 		return
 	}
@@ -85,13 +85,21 @@ func (s *Server) handlePolicy(r micro.Request) {
 // authorised, refusing a different actor.
 func withOwner(raw []byte, owner string) ([]byte, routing, error) {
 	var rt routing
+	// Judge the bytes as sent before re-encoding them: re-encoding would
+	// quietly resolve a repeated key or a lone surrogate.
+	if err := events.CheckJSON(raw); err != nil {
+		return nil, rt, err
+	}
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return raw, rt, nil // the ledger answers malformed events itself
 	}
 	_ = json.Unmarshal(raw, &rt)
 	if a, ok := m["actor"]; ok {
 		var actor string
+		if len(a) == 0 || a[0] != '"' {
+			return nil, rt, events.Errorf(events.CodeInvalidEvent, "actor must be a string, got %s", a)
+		}
 		if json.Unmarshal(a, &actor) != nil || (actor != "" && actor != owner) {
 			return nil, rt, events.Errorf(events.CodeInvalidEvent, "actor %s does not match the orchestrator %q this subject belongs to; leave actor out", a, owner)
 		}
@@ -134,10 +142,10 @@ func (s *Server) batchAppends(ctx context.Context) {
 			case o.Err != nil && events.CodeOf(o.Err) == "":
 				result = "error"
 				s.log.Error("append failed", "err", o.Err)
-				respondError(p.r, o.Err, o.Result.Seq)
+				respondErrorAsync(p.r, o.Err, o.Result.Seq)
 			case o.Err != nil:
 				result = "refused"
-				respondError(p.r, o.Err, o.Result.Seq)
+				respondErrorAsync(p.r, o.Err, o.Result.Seq)
 			default:
 				if o.Result.Duplicate {
 					result = "duplicate"

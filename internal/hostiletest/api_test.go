@@ -143,7 +143,7 @@ func TestAPIOnlyHostile(t *testing.T) {
 		{"session.spawned on the policy subject", pol, sev("session.spawned", "agent:main:subagent:p", `{"parent":"agent:main:fourth","agent":"main"}`), events.CodeInvalidEvent, ""},
 		{"tool.checked on the policy subject", pol, sev("tool.checked", ocMain, `{"turn":1,"tool":"read"}`), events.CodeInvalidEvent, ""},
 		{"unknown type on the policy subject", pol, pev("policy.exploded", `{}`), events.CodeUnknownType,
-			"an unknown type sent to ledger.v1.policy is answered invalid_event (\"... is a session event: orchestrators send it to ledger.v1.append.<orchestrator>\") instead of unknown_type"},
+			""},
 		{"malformed JSON on the policy subject", pol, `{"type":"policy.set"`, events.CodeInvalidEvent, ""},
 		{"empty body on the policy subject", pol, ``, events.CodeInvalidEvent, ""},
 		{"empty body on the append subject", app + acme, ``, events.CodeInvalidEvent, ""},
