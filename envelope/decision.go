@@ -1,7 +1,8 @@
 package envelope
 
 import (
-	"encoding/json"
+	"bytes"
+	"strconv"
 
 	"github.com/sessionledger/ledger/events"
 )
@@ -88,17 +89,55 @@ type ToolSet struct {
 	Denied  []Denial `json:"denied"`
 }
 
-// Hash returns the content hash of the tool set.
+// Hash returns the content hash of the tool set: SHA-256 of its RFC 8785
+// bytes, written directly (this is on the path of every turn).
 func (t *ToolSet) Hash() string {
-	b, err := json.Marshal(t)
-	if err != nil {
-		panic("envelope: encoding a tool set failed: " + err.Error())
+	var buf bytes.Buffer
+	buf.Grow(64 * (len(t.Allowed) + 3*len(t.Denied)))
+	buf.WriteString(`{"allowed":`)
+	if t.Allowed == nil {
+		buf.WriteString("null")
+	} else {
+		buf.WriteByte('[')
+		for i, a := range t.Allowed {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			events.WriteString(&buf, a)
+		}
+		buf.WriteByte(']')
 	}
-	c, err := events.CanonicalJSON(b)
-	if err != nil {
-		panic("envelope: canonical encoding failed: " + err.Error())
+	buf.WriteString(`,"denied":`)
+	if t.Denied == nil {
+		buf.WriteString("null}")
+		return events.HashBytes(buf.Bytes())
 	}
-	return events.HashBytes(c)
+	buf.WriteByte('[')
+	for i, d := range t.Denied {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString(`{"reason":{"code":`)
+		events.WriteString(&buf, d.Reason.Code)
+		if d.Reason.Record != nil {
+			buf.WriteString(`,"record":{"id":`)
+			events.WriteString(&buf, d.Reason.Record.ID)
+			buf.WriteString(`,"seq":`)
+			buf.WriteString(strconv.FormatUint(d.Reason.Record.Seq, 10))
+			buf.WriteString(`,"type":`)
+			events.WriteString(&buf, string(d.Reason.Record.Type))
+			buf.WriteByte('}')
+		}
+		if d.Reason.Rule != "" {
+			buf.WriteString(`,"rule":`)
+			events.WriteString(&buf, d.Reason.Rule)
+		}
+		buf.WriteString(`},"tool":`)
+		events.WriteString(&buf, d.Tool)
+		buf.WriteByte('}')
+	}
+	buf.WriteString(`]}`)
+	return events.HashBytes(buf.Bytes())
 }
 
 // Lookup returns the decision for tool (already normalized) and whether the

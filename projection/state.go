@@ -323,6 +323,11 @@ func (s *State) ApplyBytes(b []byte, seq uint64) error {
 	return s.apply1(rec, events.HashBytes(b), seq)
 }
 
+// ApplyEncoded folds a record whose stored bytes the caller already has.
+func (s *State) ApplyEncoded(rec *events.Record, b []byte, seq uint64) error {
+	return s.apply1(rec, events.HashBytes(b), seq)
+}
+
 // ChainHead returns the hash of the last record on subject ("" if none).
 func (s *State) ChainHead(subject string) string { return s.chains[subject] }
 

@@ -213,7 +213,7 @@ func (s *Service) Append(ctx context.Context, raw []byte) (Result, error) {
 			}
 			return Result{Seq: prep.Landed, ID: ev.ID, Duplicate: prep.Landed != 0}, prep.Err
 		}
-		seq, err := s.publish(ctx, prep.Record)
+		seq, b, err := s.publish(ctx, prep.Record)
 		if errors.Is(err, events.ErrConflict) && attempt < s.cfg.Retries {
 			// Another writer got in first: catch up and decide again.
 			if cerr := s.catchUpAfterConflict(ctx, attempt); cerr != nil {
@@ -224,27 +224,31 @@ func (s *Service) Append(ctx context.Context, raw []byte) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		if seq <= s.head.Position() {
-			// The id had landed already (an ambiguous retry); the
-			// catch-up applied it.
+		if seq != s.head.Position()+1 {
+			// Published with the expected head, the record can only land
+			// right after it: any other sequence is the log de-duplicating
+			// an id that landed already (an earlier attempt of this event,
+			// maybe through another replica). That record, not the one
+			// prepared here, is the truth: catch up to it.
 			if err := s.catchup(ctx); err != nil {
 				return Result{}, err
 			}
 			return Result{Seq: seq, ID: ev.ID, Duplicate: true}, nil
 		}
-		if err := s.apply(prep.Record, seq); err != nil {
+		if err := s.apply(prep.Record, b, seq); err != nil {
 			return Result{}, err
 		}
 		return Result{Seq: seq, ID: ev.ID, Decided: prep.Record.Decided}, prep.Err
 	}
 }
 
-func (s *Service) publish(ctx context.Context, rec *events.Record) (uint64, error) {
+func (s *Service) publish(ctx context.Context, rec *events.Record) (uint64, []byte, error) {
 	b, err := rec.Encode()
 	if err != nil {
-		return 0, fmt.Errorf("service: encoding record: %w", err)
+		return 0, nil, fmt.Errorf("service: encoding record: %w", err)
 	}
-	return s.cfg.Log.Append(ctx, events.Subject(rec.Type, rec.Session), rec.ID, b, s.head.Position())
+	seq, err := s.cfg.Log.Append(ctx, events.Subject(rec.Type, rec.Session), rec.ID, b, s.head.Position())
+	return seq, b, err
 }
 
 // catchUpAfterConflict brings the head up to the log's after a lost race.
@@ -298,9 +302,9 @@ func (s *Service) behind(ctx context.Context) (bool, error) {
 	return head > s.head.Position(), nil
 }
 
-// apply folds one record and commits the store.
-func (s *Service) apply(rec *events.Record, seq uint64) error {
-	if err := s.head.Apply(rec, seq); err != nil {
+// apply folds one record (with its stored bytes) and commits the store.
+func (s *Service) apply(rec *events.Record, b []byte, seq uint64) error {
+	if err := s.head.ApplyEncoded(rec, b, seq); err != nil {
 		return err
 	}
 	if err := s.maybeCommit(); err != nil {
@@ -377,12 +381,8 @@ func (s *Service) catchup(ctx context.Context) error {
 		return err
 	}
 	for i, b := range raw {
-		rec, err := events.DecodeRecord(b)
-		if err != nil {
-			return fmt.Errorf("service: record %d: %w", from+uint64(i), err)
-		}
-		if err := s.head.Apply(rec, from+uint64(i)); err != nil {
-			return err
+		if err := s.head.ApplyBytes(b, from+uint64(i)); err != nil {
+			return fmt.Errorf("service: %w", err)
 		}
 	}
 	if err := s.maybeCommit(); err != nil {
@@ -445,7 +445,7 @@ func (s *Service) Run(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("service: record %d: %w", seq, err)
 			}
-			if err := s.apply(rec, seq); err != nil {
+			if err := s.apply(rec, data, seq); err != nil {
 				return err
 			}
 		}
