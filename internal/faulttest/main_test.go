@@ -1,0 +1,110 @@
+package faulttest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// Environment of the helper mode: the test binary re-executed with these
+// set lowers its file size limit and execs the ledger binary, so only that
+// subprocess sees a "full disk".
+const (
+	envHelperFsize = "FAULTTEST_EXEC_FSIZE"
+	envHelperExec  = "FAULTTEST_EXEC"
+)
+
+func TestMain(m *testing.M) {
+	if limit := os.Getenv(envHelperFsize); limit != "" {
+		os.Exit(execWithFsize(limit))
+	}
+	code := m.Run()
+	if dir := binDir(); dir != "" {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
+
+// execWithFsize sets RLIMIT_FSIZE to limit bytes and replaces this process
+// with the program in envHelperExec and the arguments after "--". The limit
+// survives exec; Go programs ignore SIGXFSZ, so a write past it fails with
+// EFBIG instead of killing the process.
+func execWithFsize(limit string) int {
+	n, err := strconv.ParseUint(limit, 10, 64)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "faulttest helper: bad limit:", err)
+		return 2
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+		fmt.Fprintln(os.Stderr, "faulttest helper: setrlimit:", err)
+		return 2
+	}
+	prog := os.Getenv(envHelperExec)
+	args := []string{prog}
+	for i, a := range os.Args {
+		if a == "--" {
+			args = append(args, os.Args[i+1:]...)
+			break
+		}
+	}
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if len(kv) >= len(envHelperFsize) && kv[:len(envHelperFsize)] == envHelperFsize {
+			continue
+		}
+		env = append(env, kv)
+	}
+	err = syscall.Exec(prog, args, env)
+	fmt.Fprintln(os.Stderr, "faulttest helper: exec:", err)
+	return 2
+}
+
+var (
+	binMu   sync.Mutex
+	binPath string
+)
+
+func binDir() string {
+	binMu.Lock()
+	defer binMu.Unlock()
+	if binPath == "" {
+		return ""
+	}
+	return filepath.Dir(binPath)
+}
+
+// binary builds the ledger command once per test process.
+var binary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "faulttest-bin-")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "ledger")
+	out, err := exec.Command("go", "build", "-o", path, "github.com/sessionledger/ledger/cmd/ledger").CombinedOutput()
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("go build: %w: %s", err, out)
+	}
+	binMu.Lock()
+	binPath = path
+	binMu.Unlock()
+	return path, nil
+})
+
+// ledgerBinary returns the built binary; it skips with -short.
+func ledgerBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the ledger binary (skipped with -short)")
+	}
+	path, err := binary()
+	if err != nil {
+		t.Fatalf("building ledger: %v", err)
+	}
+	return path
+}

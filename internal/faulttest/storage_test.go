@@ -1,0 +1,504 @@
+package faulttest
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/internal/workload"
+	"github.com/sessionledger/ledger/projection"
+)
+
+// served is a NATS server in the test process with a log that `ledger
+// serve` subprocesses have written through the API.
+type served struct {
+	ns   *server.Server
+	log  *natslog.Log
+	data string
+}
+
+// serveWorkload starts a server and `ledger serve`, appends the policy and
+// n workload sessions through the client, and stops the ledger with
+// SIGTERM.
+func serveWorkload(t *testing.T, n int) *served {
+	t.Helper()
+	dir := t.TempDir()
+	ns := startServer(t, filepath.Join(dir, "nats"))
+	nc := connect(t, ns, "faulttest")
+	s := &served{ns: ns, log: openLog(t, nc, natslog.StreamConfig{}), data: filepath.Join(dir, "serve")}
+	p := startServe(t, ns.ClientURL(), s.data)
+	p.waitCaughtUp(t, 0, 30*time.Second)
+	appendSessions(t, nc, 0, n, true)
+	if err := p.term(t); err != nil {
+		t.Fatalf("ledger serve: %v\n%s", err, p.Stderr())
+	}
+	return s
+}
+
+// appendSessions appends (the policy, when policy is set, and) workload
+// sessions from..to-1 through the client.
+func appendSessions(t *testing.T, conn *nats.Conn, from, to int, policy bool) {
+	t.Helper()
+	if policy {
+		if _, err := client.New(conn, client.Options{}).Append(t.Context(), toEvent(t, workload.Policy())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acme := client.New(conn, client.Options{Owner: "acme"})
+	for n := from; n < to; n++ {
+		for _, ev := range sessionEvents(t, n) {
+			if _, err := acme.Append(t.Context(), ev); err != nil {
+				t.Fatalf("%s %s: %v", ev.Type, ev.Session, err)
+			}
+		}
+	}
+}
+
+func (s *served) head(t *testing.T) uint64 {
+	t.Helper()
+	h, err := s.log.Head(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// restartAndCompare starts `ledger serve` on the data directory again,
+// waits until it caught up with the log, stops it and checks that its
+// projection equals a clean rebuild.
+func (s *served) restartAndCompare(t *testing.T) {
+	t.Helper()
+	head := s.head(t)
+	p := startServe(t, s.ns.ClientURL(), s.data)
+	p.waitCaughtUp(t, head, 30*time.Second)
+	if err := p.term(t); err != nil {
+		t.Fatalf("ledger serve: %v\n%s", err, p.Stderr())
+	}
+	got, cp := storeHash(t, projectionPath(s.data))
+	if want := rebuildHash(t, s.log, 0); got != want || cp != head {
+		t.Fatalf("projection at %d: %s, rebuild of %d records: %s", cp, got, head, want)
+	}
+}
+
+// TestMissingProjectionIsRebuilt: without its bbolt file the ledger starts,
+// folds the whole log into a new projection and ends equal to a rebuild;
+// in-process (service.Open) and as `ledger serve`.
+func TestMissingProjectionIsRebuilt(t *testing.T) {
+	t.Run("service", func(t *testing.T) {
+		dir := t.TempDir()
+		ns := startServer(t, filepath.Join(dir, "nats"))
+		log := openLog(t, connect(t, ns, "faulttest"), natslog.StreamConfig{})
+		writer, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, raw := range workload.Sessions(5) {
+			if _, err := writer.Append(t.Context(), raw); err != nil {
+				t.Fatal(err)
+			}
+		}
+		head, _ := log.Head(t.Context())
+		path := filepath.Join(dir, "p.db") // never existed
+		store, err := projection.OpenStore(path, projection.StoreOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All(), Store: store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if svc.Position() != head {
+			t.Fatalf("opened at %d, want %d", svc.Position(), head)
+		}
+		// Follow one more record, then stop (which commits what it holds).
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- svc.Run(ctx) }()
+		if _, err := writer.Append(t.Context(), workload.Session(5)[0]); err != nil {
+			t.Fatal(err)
+		}
+		head++
+		eventually(t, 30*time.Second, "the service follows the new record", func() bool { return svc.Position() == head })
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		store.Close()
+		got, cp := storeHash(t, path)
+		if want := rebuildHash(t, log, 0); got != want || cp != head {
+			t.Fatalf("projection at %d %s, rebuild %s", cp, got, want)
+		}
+	})
+	t.Run("ledger serve, empty file", func(t *testing.T) {
+		// bbolt takes an empty file for a new one: the same as a missing
+		// projection.
+		s := serveWorkload(t, 3)
+		writeFile(t, projectionPath(s.data), nil)
+		s.restartAndCompare(t)
+	})
+	t.Run("ledger serve", func(t *testing.T) {
+		s := serveWorkload(t, 4)
+		if err := os.Remove(projectionPath(s.data)); err != nil {
+			t.Fatal(err)
+		}
+		s.restartAndCompare(t)
+	})
+}
+
+// corruptions damage a projection file in place.
+var corruptions = []struct {
+	name string
+	do   func(t *testing.T, path string)
+}{
+	{"garbage instead of the file", func(t *testing.T, path string) {
+		b := make([]byte, 64<<10)
+		_, _ = rand.Read(b)
+		writeFile(t, path, b)
+	}},
+	{"zeroed meta pages", func(t *testing.T, path string) {
+		b := readFile(t, path)
+		clear(b[:min(len(b), 2*4096)])
+		writeFile(t, path, b)
+	}},
+	{"truncated to 100 bytes", func(t *testing.T, path string) {
+		if err := os.Truncate(path, 100); err != nil {
+			t.Fatal(err)
+		}
+	}},
+	{"truncated to half", func(t *testing.T, path string) {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, fi.Size()/2); err != nil {
+			t.Fatal(err)
+		}
+	}},
+	{"garbage in the data pages", func(t *testing.T, path string) {
+		b := readFile(t, path)
+		if len(b) <= 2*4096 {
+			t.Fatalf("the projection is only %d bytes", len(b))
+		}
+		_, _ = rand.Read(b[2*4096:])
+		writeFile(t, path, b)
+	}},
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func writeFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCorruptProjection damages the bbolt file of a stopped ledger in
+// several ways. `ledger serve` must refuse to start with an error that
+// names the file (never start and answer from a damaged projection, never
+// crash with a panic), and so must projection.OpenStore (or Load); the
+// documented way back, `ledger replay --out NEW` and moving NEW over the
+// file, gives a projection equal to a rebuild.
+func TestCorruptProjection(t *testing.T) {
+	s := serveWorkload(t, 4)
+	good := readFile(t, projectionPath(s.data))
+	for _, c := range corruptions {
+		t.Run(c.name, func(t *testing.T) {
+			path := projectionPath(s.data)
+			writeFile(t, path, good)
+			c.do(t, path)
+			p := startServe(t, s.ns.ClientURL(), s.data)
+			err := p.wait(t, 30*time.Second)
+			stderr := p.Stderr()
+			if err == nil {
+				t.Fatalf("ledger serve exited 0 on a damaged projection; stderr:\n%s", stderr)
+			}
+			panicked := strings.Contains(stderr, "panic:")
+			if panicked {
+				// Recover first, so the known issue leaves nothing behind.
+				recoverProjection(t, s, path)
+				if !*knownIssues {
+					t.Skipf("known issue: ledger serve panics inside bbolt on this damaged projection instead of "+
+						"refusing with an error that names the file: %s (run with -faults.known to fail on it)", firstLines(stderr, 1))
+				}
+				t.Fatalf("ledger serve crashed instead of reporting the damage:\n%s", firstLines(stderr, 12))
+			}
+			if !strings.Contains(stderr, path) {
+				t.Errorf("the error does not name the projection file %s:\n%s", path, firstLines(stderr, 12))
+			}
+			t.Logf("ledger serve: %v: %s", err, lastLine(stderr))
+			if *knownIssues && !strings.Contains(stderr, "replay") {
+				t.Errorf("known issue: the error does not say how to recover (rebuild with 'ledger replay'): %s", lastLine(stderr))
+			}
+
+			// In-process, OpenStore (or Load) must say the same.
+			if err := openAndLoad(path); err == nil || !strings.Contains(err.Error(), path) {
+				t.Errorf("OpenStore/Load of the damaged file: %v (want an error naming %s)", err, path)
+			}
+			recoverProjection(t, s, path)
+		})
+	}
+}
+
+// openAndLoad opens a projection file and loads its state, turning a panic
+// into an error.
+func openAndLoad(path string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	st, err := projection.OpenStore(path, projection.StoreOptions{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	_, err = st.Load(dialects.All())
+	return err
+}
+
+// recoverProjection is the documented way back from a lost or damaged
+// projection: `ledger replay --out NEW`, move NEW over the file, start the
+// ledger; it must then equal a rebuild.
+func recoverProjection(t *testing.T, s *served, path string) {
+	t.Helper()
+	fresh := filepath.Join(t.TempDir(), "new.db")
+	out, errOut, err := runLedger(t, "replay", "--nats", s.ns.ClientURL(), "--data", s.data, "--out", fresh)
+	if err != nil {
+		t.Fatalf("ledger replay: %v\n%s%s", err, out, errOut)
+	}
+	if err := os.Rename(fresh, path); err != nil {
+		t.Fatal(err)
+	}
+	s.restartAndCompare(t)
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	return strings.Join(lines[:min(n, len(lines))], "\n")
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestProjectionAheadOfLog pairs a projection with a log it was not built
+// from: a fresh stream (empty, or shorter than the projection) must be
+// refused by service.Open and by `ledger serve` with an error that says to
+// rebuild. A different stream at least as long as the projection is the
+// same mistake and must be refused too.
+func TestProjectionAheadOfLog(t *testing.T) {
+	s := serveWorkload(t, 4)
+	old := readFile(t, projectionPath(s.data))
+	oldHead := s.head(t)
+	for _, tc := range []struct {
+		name     string
+		sessions int // workload sessions on the new stream (-1: no policy either)
+		known    bool
+	}{
+		{"empty stream", -1, false},
+		{"shorter stream", 1, false},
+		{"different stream of the same length", 4, true},
+		{"longer different stream", 6, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.known && !*knownIssues {
+				t.Skip("known issue: a projection built from another stream is accepted when that stream is at least as long: " +
+					"service.Open only compares the checkpoint with the head, so the ledger folds the new stream on top of the old " +
+					"state and answers from state the log does not hold; run with -faults.known to fail on it")
+			}
+			dir := t.TempDir()
+			ns := startServer(t, filepath.Join(dir, "nats"))
+			nc := connect(t, ns, "faulttest")
+			log := openLog(t, nc, natslog.StreamConfig{})
+			if tc.sessions >= 0 {
+				// Written by a ledger with its own projection.
+				p := startServe(t, ns.ClientURL(), filepath.Join(dir, "writer"))
+				p.waitCaughtUp(t, 0, 30*time.Second)
+				appendSessions(t, nc, 10, 10+tc.sessions, true)
+				if err := p.term(t); err != nil {
+					t.Fatal(err)
+				}
+			}
+			head, _ := log.Head(t.Context())
+			path := filepath.Join(dir, "old.db")
+			writeFile(t, path, old)
+			t.Logf("projection at %d, the new stream ends at %d", oldHead, head)
+
+			store, err := projection.OpenStore(path, projection.StoreOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All(), Store: store})
+			store.Close()
+			if err == nil {
+				t.Errorf("service.Open accepted a projection at %d on a different stream ending at %d (now at %d)", oldHead, head, svc.Position())
+				if _, _, qerr := svc.Tools(t.Context(), rootOf(0), projection.Position{}); qerr == nil {
+					t.Errorf("and it answers the tools of %s, a session the new stream does not hold", rootOf(0))
+				}
+			} else if !strings.Contains(err.Error(), "rebuild") || !strings.Contains(err.Error(), "ledger replay") {
+				t.Errorf("service.Open: %v; want an error that says to rebuild with 'ledger replay'", err)
+			} else {
+				t.Logf("service.Open: %v", err)
+			}
+
+			data := filepath.Join(dir, "stale")
+			if err := os.MkdirAll(data, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, projectionPath(data), old)
+			p := startServe(t, ns.ClientURL(), data)
+			select {
+			case <-p.exited:
+				if p.waitErr == nil || !strings.Contains(p.Stderr(), "rebuild") {
+					t.Errorf("ledger serve with the stale projection: %v; stderr:\n%s", p.waitErr, p.Stderr())
+				} else {
+					t.Logf("ledger serve: %v: %s", p.waitErr, lastLine(p.Stderr()))
+				}
+			case <-time.After(10 * time.Second):
+				t.Errorf("ledger serve started on the stale projection and serves (position %d); stderr:\n%s", p.Position(), p.Stderr())
+			}
+		})
+	}
+}
+
+// TestDiskFull runs `ledger serve` with a file size limit (RLIMIT_FSIZE,
+// set in a re-executed helper so only that process has it) that its
+// projection soon outgrows. Appends must then fail or the process must
+// stop with an error naming the problem; never acknowledge a record the
+// log does not hold or answer from a projection that is not the log's.
+// Without the limit the ledger resumes and ends equal to a rebuild.
+func TestDiskFull(t *testing.T) {
+	bin := ledgerBinary(t)
+	dir := t.TempDir()
+	ns := startServer(t, filepath.Join(dir, "nats"))
+	nc := connect(t, ns, "faulttest")
+	log := openLog(t, nc, natslog.StreamConfig{})
+	data := filepath.Join(dir, "serve")
+	const limit = 96 << 10
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "serve", "--nats", ns.ClientURL(), "--data", data, "--name", "faulttest")
+	cmd.Env = append(os.Environ(), envHelperFsize+"="+strconv.Itoa(limit), envHelperExec+"="+bin)
+	p := startServeCmd(t, cmd)
+	p.waitCaughtUp(t, 0, 30*time.Second)
+
+	opts := client.Options{Timeout: 2 * time.Second, Retries: 1}
+	if _, err := client.New(nc, opts).Append(t.Context(), toEvent(t, workload.Policy())); err != nil {
+		t.Fatal(err)
+	}
+	acme := client.New(nc, client.Options{Owner: "acme", Timeout: opts.Timeout, Retries: opts.Retries})
+	acked := map[string]uint64{}
+	var firstErr error
+	var failedEv client.Event
+	var failedIDs []string
+	exited := false
+appending:
+	for n := 0; n < 200; n++ {
+		for _, ev := range sessionEvents(t, n) {
+			ev.ID = newID()
+			res, err := acme.Append(t.Context(), ev)
+			if err != nil {
+				firstErr, failedEv = err, ev
+				break appending
+			}
+			acked[ev.ID] = res.Seq
+		}
+		select {
+		case <-p.exited:
+			exited = true
+			break appending
+		default:
+		}
+	}
+	if firstErr == nil && !exited {
+		t.Fatalf("%d appends went through a %d-byte file size limit", len(acked), limit)
+	}
+	if firstErr != nil {
+		// The failed event, sent again with its id while the disk is
+		// still full: an error, or the sequence it landed at as a
+		// duplicate; never a second record.
+		res, err := acme.Append(t.Context(), failedEv)
+		t.Logf("the failed event sent again: %+v %v", res, err)
+		if err == nil {
+			acked[failedEv.ID] = res.Seq
+		}
+		// And a new event while the disk is still full.
+		next := client.Start("agent:main:after-full", events.StartedData{Agent: "main"})
+		next.ID = newID()
+		res, err = acme.Append(t.Context(), next)
+		t.Logf("a new event while the disk is full: %+v %v", res, err)
+		if err == nil {
+			acked[next.ID] = res.Seq
+		} else {
+			failedIDs = append(failedIDs, next.ID)
+		}
+	}
+	fi, _ := os.Stat(projectionPath(data))
+	t.Logf("after %d acknowledged appends (projection file %d bytes): append error %v", len(acked), fi.Size(), firstErr)
+	select {
+	case <-p.exited:
+		t.Logf("ledger serve exited: %v: %s", p.waitErr, lastLine(p.Stderr()))
+	case <-time.After(2 * time.Second):
+		t.Logf("ledger serve still runs; its last log line: %s", lastLine(p.Stderr()))
+	}
+	stderr := p.Stderr()
+	if !strings.Contains(stderr, "file too large") && !strings.Contains(stderr, "file size") {
+		t.Errorf("the ledger's logs do not say the projection could not be written:\n%s", firstLines(stderr, 20))
+	}
+	_ = p.kill()
+
+	// Every acknowledged append is in the log once; the failed one at most
+	// once.
+	counts, recs := idCount(t, log)
+	if failedEv.ID != "" {
+		failedIDs = append(failedIDs, failedEv.ID)
+	}
+	for _, id := range failedIDs {
+		switch {
+		case counts[id] > 1:
+			t.Errorf("event %s, whose append failed, is in the log %d times", id, counts[id])
+		case counts[id] == 1 && *knownIssues:
+			t.Errorf("known issue: event %s was answered with an error (%v) but is in the log", id, firstErr)
+		case counts[id] == 1:
+			t.Logf("known issue: event %s was answered with an error but is in the log (run with -faults.known to fail on it)", id)
+		}
+	}
+	for id, seq := range acked {
+		if counts[id] != 1 || recs[seq-1].ID != id {
+			t.Errorf("acknowledged id %s at %d: in the log %d times", id, seq, counts[id])
+		}
+	}
+	// Without the limit the ledger catches up and equals a rebuild.
+	head := uint64(len(recs))
+	p = startServe(t, ns.ClientURL(), data)
+	p.waitCaughtUp(t, head, 30*time.Second)
+	if err := p.term(t); err != nil {
+		t.Fatalf("ledger serve without the limit: %v\n%s", err, p.Stderr())
+	}
+	got, cp := storeHash(t, projectionPath(data))
+	if want := rebuildHash(t, log, 0); got != want || cp != head {
+		t.Fatalf("after the disk was full: projection at %d %s, rebuild %s", cp, got, want)
+	}
+}
