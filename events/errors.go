@@ -67,3 +67,12 @@ func CodeOf(err error) Code {
 // ErrConflict is returned when an append lost an optimistic-concurrency race
 // and could not be retried.
 var ErrConflict = &Error{Code: CodeConflict, Msg: "another writer appended first; catch up and retry"}
+
+// AlreadyLanded is what a log answers when a record's id had landed before
+// (the de-duplication of a re-send): the record at Seq is the earlier one,
+// not the one just sent.
+type AlreadyLanded struct{ Seq uint64 }
+
+func (e *AlreadyLanded) Error() string {
+	return fmt.Sprintf("the record's id had already landed at sequence %d", e.Seq)
+}

@@ -56,10 +56,20 @@ type StoreOptions struct {
 }
 
 // OpenStore opens (creating if needed) the bbolt file at path.
-func OpenStore(path string, opts StoreOptions) (*Store, error) {
+func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
+	// bbolt panics on some damaged files; a damaged projection is an error
+	// with a way back, never a crash.
+	defer func() {
+		if p := recover(); p != nil {
+			st, err = nil, damaged(path, fmt.Errorf("%v", p))
+		}
+	}()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second, FreelistType: bolt.FreelistMapType, NoSync: opts.NoSync})
-	if err != nil {
+	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("projection: opening %s: %w (is another ledger using it?)", path, err)
+	}
+	if err != nil {
+		return nil, damaged(path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range allBuckets {
@@ -76,11 +86,20 @@ func OpenStore(path string, opts StoreOptions) (*Store, error) {
 		}
 		return nil
 	})
-	if err != nil {
+	if errors.Is(err, ErrSchema) {
 		db.Close()
 		return nil, fmt.Errorf("projection: %s: %w", path, err)
 	}
+	if err != nil {
+		db.Close()
+		return nil, damaged(path, err)
+	}
 	return &Store{db: db, path: path}, nil
+}
+
+// damaged is the error for a projection file that cannot be read.
+func damaged(path string, err error) error {
+	return fmt.Errorf("projection: %s is damaged (%v): the log is the truth, so rebuild the projection with 'ledger replay --out NEW' and move NEW over %s (or delete %s and restart: it is rebuilt from the log)", path, err, path, path)
 }
 
 // Close closes the file.
@@ -230,9 +249,14 @@ func turnKey(k events.SessionKey, turn int) []byte {
 }
 
 // Load reads the whole state back from the store.
-func (st *Store) Load(dialects Dialects) (*State, error) {
-	s := New(dialects)
-	err := st.db.View(func(tx *bolt.Tx) error {
+func (st *Store) Load(dialects Dialects) (s *State, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s, err = nil, damaged(st.path, fmt.Errorf("%v", p))
+		}
+	}()
+	s = New(dialects)
+	err = st.db.View(func(tx *bolt.Tx) error {
 		var m metaState
 		if v := tx.Bucket(bucketMeta).Get([]byte("state")); v != nil {
 			if err := json.Unmarshal(v, &m); err != nil {
@@ -359,7 +383,7 @@ func (st *Store) Load(dialects Dialects) (*State, error) {
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("projection: loading %s: %w", st.path, err)
+		return nil, damaged(st.path, err)
 	}
 	if uint64(len(s.refs)) != s.seq {
 		return nil, fmt.Errorf("projection: %s: log index holds %d records but the checkpoint is %d; rebuild with 'ledger replay'", st.path, len(s.refs), s.seq)

@@ -128,6 +128,11 @@ func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expec
 		ack, err := l.js.PublishMsg(actx, hashed(subject, data), jetstream.WithMsgID(id), jetstream.WithExpectLastSequence(expected))
 		cancel()
 		if err == nil {
+			if ack.Duplicate {
+				// A replicated stream answers a re-sent id with a
+				// duplicate ack: the record there is the earlier one.
+				return ack.Sequence, &events.AlreadyLanded{Seq: ack.Sequence}
+			}
 			return ack.Sequence, nil
 		}
 		lastErr = err
@@ -288,6 +293,9 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 		defer timer.Stop()
 		select {
 		case ack := <-fut.Ok():
+			if ack.Duplicate {
+				return ack.Sequence, &events.AlreadyLanded{Seq: ack.Sequence}
+			}
 			return ack.Sequence, nil
 		case err := <-fut.Err():
 			var ae *jetstream.APIError

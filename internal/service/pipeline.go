@@ -28,8 +28,11 @@ type BatchLog interface {
 const MaxBatch = 1000
 
 // BatchThreshold is the fewest events AppendMany sends as one atomic batch
-// rather than pipelined single appends (an atomic batch has a fixed cost).
-const BatchThreshold = 8
+// rather than pipelined single appends. Two: on a replicated stream,
+// pipelined appends that carry Nats-Expected-Last-Msg-Id from two writers
+// that conflict can go unacknowledged, while an atomic batch is validated
+// against one head and lands whole or not at all.
+const BatchThreshold = 2
 
 // Outcome is the answer to one event of AppendMany.
 type Outcome struct {

@@ -139,6 +139,22 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 	if s.head.Position() > head {
 		return nil, fmt.Errorf("service: the projection is at sequence %d but the log ends at %d: the log is behind the projection (a different or truncated stream?); rebuild the projection with 'ledger replay'", s.head.Position(), head)
 	}
+	// The projection must have been folded from this log: the record at its
+	// checkpoint must be the one it remembers there.
+	if pos := s.head.Position(); pos > 0 {
+		recs, err := ReadRecords(ctx, cfg.Log, pos, pos)
+		if err != nil {
+			return nil, err
+		}
+		ref, _ := s.head.Ref(pos)
+		if len(recs) != 1 || recs[0].ID != ref.ID {
+			got := "nothing"
+			if len(recs) == 1 {
+				got = recs[0].ID
+			}
+			return nil, fmt.Errorf("service: the projection was folded from another log: at sequence %d it holds record %s but the log has %s; rebuild the projection from this log with 'ledger replay --out NEW' and move it over", pos, ref.ID, got)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.catchup(ctx); err != nil {
@@ -214,6 +230,15 @@ func (s *Service) Append(ctx context.Context, raw []byte) (Result, error) {
 			return Result{Seq: prep.Landed, ID: ev.ID, Duplicate: prep.Landed != 0}, prep.Err
 		}
 		seq, b, err := s.publish(ctx, prep.Record)
+		var landed *events.AlreadyLanded
+		if errors.As(err, &landed) {
+			// The id landed earlier (an attempt of this event through
+			// another path): that record is the truth; catch up to it.
+			if err := s.catchup(ctx); err != nil {
+				return Result{}, err
+			}
+			return Result{Seq: landed.Seq, ID: ev.ID, Duplicate: true}, nil
+		}
 		if errors.Is(err, events.ErrConflict) && attempt < s.cfg.Retries {
 			// Another writer got in first: catch up and decide again.
 			if cerr := s.catchUpAfterConflict(ctx, attempt); cerr != nil {
@@ -320,7 +345,14 @@ func (s *Service) maybeCommit() error {
 	if s.cfg.Store == nil || time.Since(s.lastCommit) < s.cfg.CommitInterval {
 		return nil
 	}
-	return s.commit()
+	// The records are in the log already: a projection file that cannot be
+	// written (a full disk) must not turn an append that landed into an
+	// error. The state stays in memory and the commit is tried again; a
+	// restart catches up from the last commit.
+	if err := s.commit(); err != nil {
+		s.log.Error("committing the projection file failed; it will be retried, and a restart catches up from the log", "err", err)
+	}
+	return nil
 }
 
 func (s *Service) commit() error {
