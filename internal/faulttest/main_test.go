@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// execWithFsize sets RLIMIT_FSIZE to limit bytes and replaces this process
+// execWithFsize sets the soft RLIMIT_FSIZE to limit bytes and replaces this process
 // with the program in envHelperExec and the arguments after "--". The limit
 // survives exec; Go programs ignore SIGXFSZ, so a write past it fails with
 // EFBIG instead of killing the process.
@@ -40,7 +40,14 @@ func execWithFsize(limit string) int {
 		fmt.Fprintln(os.Stderr, "faulttest helper: bad limit:", err)
 		return 2
 	}
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+		fmt.Fprintln(os.Stderr, "faulttest helper: getrlimit:", err)
+		return 2
+	}
+	// Only the soft limit: the test lifts it again while the ledger runs.
+	lim.Cur = n
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
 		fmt.Fprintln(os.Stderr, "faulttest helper: setrlimit:", err)
 		return 2
 	}
