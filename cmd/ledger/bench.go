@@ -21,6 +21,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	quick := fl.Bool("quick", false, "a short run (about a minute) with small sizes")
 	dir := fl.String("dir", "", "where the servers and projections live (default: a new temp dir, removed afterwards)")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
+	maxRecords := fl.Uint64("max-records", 0, "cap the log the scale section grows (default: a million records in the full run)")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
@@ -36,7 +37,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if strings.HasSuffix(exe, ".test") {
 		exe = "" // under go test the binary is not the ledger
 	}
-	rep, err := bench.Run(ctx, bench.Config{Dir: *dir, Quick: *quick, Log: stderr, Exe: exe})
+	rep, err := bench.Run(ctx, bench.Config{Dir: *dir, Quick: *quick, Log: stderr, Exe: exe, MaxRecords: *maxRecords})
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,9 @@ type Config struct {
 	// Exe is the ledger binary, for the peak-RSS measurement of a serving
 	// replica (skipped when empty).
 	Exe string
+	// MaxRecords, when set, caps the log the scale section grows (the full
+	// run grows it to a million records).
+	MaxRecords uint64
 }
 
 // Row is one measured figure.

@@ -56,6 +56,18 @@ func scaleBench(ctx context.Context, cfg *Config, rep *Report) error {
 		rebuildAt = map[uint64]bool{20_000: true}
 		sessionsAt = []int{1_000, 5_000}
 	}
+	if cfg.MaxRecords > 0 {
+		kept := sizes[:0]
+		for _, sz := range sizes {
+			if sz <= cfg.MaxRecords {
+				kept = append(kept, sz)
+			}
+		}
+		if len(kept) > 0 && !rebuildAt[kept[len(kept)-1]] {
+			rebuildAt[kept[len(kept)-1]] = true
+		}
+		sizes = kept
+	}
 	n, err := startNodeListening(ctx, dir(cfg, "scale"))
 	if err != nil {
 		return err

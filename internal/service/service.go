@@ -398,27 +398,32 @@ func (s *Service) WaitApplied(ctx context.Context, seq uint64) error {
 	}
 }
 
+// catchupChunk is how many records a catch-up reads and commits at a time,
+// so catching up a long log holds one chunk in memory, not the log.
+const catchupChunk = 4096
+
 // catchup applies every record past the head. The caller holds mu.
 func (s *Service) catchup(ctx context.Context) error {
 	head, err := s.cfg.Log.Head(ctx)
 	if err != nil {
 		return err
 	}
-	from := s.head.Position() + 1
-	if head < from {
-		return nil
-	}
-	raw, err := s.cfg.Log.Read(ctx, from, head)
-	if err != nil {
-		return err
-	}
-	for i, b := range raw {
-		if err := s.head.ApplyBytes(b, from+uint64(i)); err != nil {
-			return fmt.Errorf("service: %w", err)
+	for from := s.head.Position() + 1; from <= head; from = s.head.Position() + 1 {
+		raw, err := s.cfg.Log.Read(ctx, from, min(head, from+catchupChunk-1))
+		if err != nil {
+			return err
 		}
-	}
-	if err := s.maybeCommit(); err != nil {
-		return err
+		if len(raw) == 0 {
+			return fmt.Errorf("service: the log has no record %d although its head is %d", from, head)
+		}
+		for i, b := range raw {
+			if err := s.head.ApplyBytes(b, from+uint64(i)); err != nil {
+				return fmt.Errorf("service: %w", err)
+			}
+		}
+		if err := s.commit(); err != nil {
+			s.log.Error("committing the projection file failed; it will be retried", "err", err)
+		}
 	}
 	s.notify()
 	return nil
