@@ -283,104 +283,152 @@ func allCurrent(peers []*jetstream.PeerInfo) bool {
 	return true
 }
 
-// TestConcurrentReplicasOnR3 appends from two writers at once on an R3
-// stream, as two ledger replicas serving the API do. It is a known issue
-// today: pipelined appends that carry Nats-Expected-Last-Msg-Id (as
-// service.AppendMany sends them) from two writers that conflict can wedge
-// the stream, and then neither writer nor anyone else gets an answer.
+// TestConcurrentReplicasOnR3 appends through two API replicas at once on
+// an R3 stream: eight orchestrators, each re-sending an event (same id)
+// until it is acknowledged. Every acknowledged append is in the log once,
+// every append is acknowledged within the test's deadline, and both
+// projections equal a rebuild.
 func TestConcurrentReplicasOnR3(t *testing.T) {
-	if !*knownIssues {
-		t.Skip("known issue: on an R3 stream, pipelined AppendAsync with Nats-Expected-Last-Msg-Id from two conflicting writers " +
-			"(service.AppendMany on two replicas, i.e. the API on two replicas) gets publishes that are never acknowledged and can " +
-			"wedge the stream for minutes (stream info times out); run with -faults.known to reproduce")
+	const writers, perWriter = 8, 2 // sessions of 13 events
+	c := startCluster(t)
+	dir := t.TempDir()
+	a := startReplica(t, "a", c.URLs(), 3, dir)
+	b := startReplica(t, "b", c.URLs(), 3, dir)
+	nc := dial(t, c.URLs(), "clients")
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	if _, err := client.New(nc, client.Options{}).Append(ctx, toEvent(t, workload.Policy())); err != nil {
+		t.Fatal(err)
 	}
-	t.Run("natslog pipelines", func(t *testing.T) {
-		c := startCluster(t)
-		var oks, conflicts, lost atomic.Int64
-		var logs []*natslog.Log
-		var wg sync.WaitGroup
-		for w := range 2 {
-			log := openLog(t, dial(t, c.URLs(), fmt.Sprint("writer", w)), natslog.StreamConfig{Replicas: 3})
-			log.Timeout = 2 * time.Second
-			logs = append(logs, log)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				deadline := time.Now().Add(3 * time.Second)
-				for time.Now().Before(deadline) && t.Context().Err() == nil {
-					hctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-					head, err := log.Head(hctx)
-					cancel()
+	start := time.Now()
+	var mu sync.Mutex
+	acked := map[string]uint64{}
+	var resent atomic.Int64
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl := client.New(nc, client.Options{Owner: "acme", Timeout: 5 * time.Second, Retries: 2})
+			for n := w; n < writers*perWriter; n += writers {
+				for _, ev := range sessionEvents(t, n) {
+					ev.ID = newID()
+					for {
+						res, err := cl.Append(ctx, ev)
+						if err == nil {
+							mu.Lock()
+							acked[ev.ID] = res.Seq
+							mu.Unlock()
+							break
+						}
+						if code := events.CodeOf(err); ctx.Err() != nil || code != "" && code != events.CodeConflict && code != events.CodeNotCaughtUp {
+							t.Errorf("writer %d: %s %s: %v", w, ev.Type, ev.Session, err)
+							return
+						}
+						resent.Add(1)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	t.Logf("%d appends through two replicas in %s (%d re-sent after an error)", len(acked), time.Since(start).Round(time.Millisecond), resent.Load())
+	counts, recs := idCount(t, a.log)
+	if len(recs) != 1+len(acked) {
+		t.Errorf("%d records for %d acknowledged appends and a policy", len(recs), len(acked))
+	}
+	for id, seq := range acked {
+		if counts[id] != 1 || recs[seq-1].ID != id {
+			t.Errorf("acknowledged id %s at %d is in the log %d times", id, seq, counts[id])
+		}
+	}
+	head := uint64(len(recs))
+	checker := openLog(t, dial(t, c.URLs(), "checker"), natslog.StreamConfig{Replicas: 3})
+	want := rebuildHash(t, checker, 0)
+	for _, r := range []*replica{a, b} {
+		r.waitApplied(t, head, time.Minute)
+		r.close()
+		if got, cp := storeHash(t, r.path); got != want || cp != head {
+			t.Errorf("replica %s: checkpoint %d, projection differs from a rebuild: %s", r.name, cp, dumpDiff(t, r.path, checker))
+		}
+	}
+}
+
+// TestPipelinedAppendAsyncOnR3 pipelines natslog.AppendAsync from two
+// conflicting writers on an R3 stream, each second record chained to the
+// first with Nats-Expected-Last-Msg-Id, as service.AppendMany used to send
+// them. It is a known issue of that combination (the ledger now sends
+// multi-event rounds as atomic batches): some publishes are never
+// acknowledged, and the stream can stop answering for minutes.
+func TestPipelinedAppendAsyncOnR3(t *testing.T) {
+	if !*knownIssues {
+		t.Skip("known issue: on an R3 stream, pipelined natslog.AppendAsync with Nats-Expected-Last-Msg-Id from two conflicting " +
+			"writers gets publishes that are never acknowledged and can wedge the stream for minutes (stream info times out); " +
+			"service.AppendMany no longer sends such pipelines (BatchThreshold 2), but AppendAsync still offers prevID; " +
+			"run with -faults.known to reproduce")
+	}
+	c := startCluster(t)
+	var oks, conflicts, lost atomic.Int64
+	var logs []*natslog.Log
+	var wg sync.WaitGroup
+	for w := range 2 {
+		log := openLog(t, dial(t, c.URLs(), fmt.Sprint("writer", w)), natslog.StreamConfig{Replicas: 3})
+		log.Timeout = 2 * time.Second
+		logs = append(logs, log)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			deadline := time.Now().Add(3 * time.Second)
+			for time.Now().Before(deadline) && t.Context().Err() == nil {
+				hctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+				head, err := log.Head(hctx)
+				cancel()
+				if err != nil {
+					t.Errorf("writer %d: %v", w, err)
+					return
+				}
+				// Two records pipelined, the second chained to the first.
+				first := newID()
+				var waits []func() (uint64, error)
+				for k, prev := range []string{"", first} {
+					id := first
+					if k > 0 {
+						id = newID()
+					}
+					wait, err := log.AppendAsync(t.Context(), "ledger.policy", id, []byte(`{}`), head+uint64(k), prev)
 					if err != nil {
 						t.Errorf("writer %d: %v", w, err)
 						return
 					}
-					// Two records pipelined, the second chained to the
-					// first, as AppendMany sends them.
-					first := newID()
-					var waits []func() (uint64, error)
-					for k, prev := range []string{"", first} {
-						id := first
-						if k > 0 {
-							id = newID()
-						}
-						wait, err := log.AppendAsync(t.Context(), "ledger.policy", id, []byte(`{}`), head+uint64(k), prev)
-						if err != nil {
+					waits = append(waits, wait)
+				}
+				for _, wait := range waits {
+					switch _, err := wait(); {
+					case err == nil:
+						oks.Add(1)
+					case errors.Is(err, events.ErrConflict):
+						conflicts.Add(1)
+					default:
+						if lost.Add(1) <= 3 {
 							t.Errorf("writer %d: %v", w, err)
-							return
-						}
-						waits = append(waits, wait)
-					}
-					for _, wait := range waits {
-						switch _, err := wait(); {
-						case err == nil:
-							oks.Add(1)
-						case errors.Is(err, events.ErrConflict):
-							conflicts.Add(1)
-						default:
-							if lost.Add(1) <= 3 {
-								t.Errorf("writer %d: %v", w, err)
-							}
 						}
 					}
 				}
-			}()
-		}
-		wg.Wait()
-		t.Logf("%d acknowledged, %d conflicts, %d never answered", oks.Load(), conflicts.Load(), lost.Load())
-		hctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-		defer cancel()
-		head, err := logs[0].Head(hctx)
-		if err == nil {
-			_, err = logs[0].Append(hctx, "ledger.policy", newID(), []byte(`{}`), head)
-		}
-		if err != nil {
-			t.Errorf("the stream no longer answers: %v", err)
-		}
-	})
-	t.Run("clients through two API replicas", func(t *testing.T) {
-		c := startCluster(t)
-		dir := t.TempDir()
-		startReplica(t, "a", c.URLs(), 3, dir)
-		startReplica(t, "b", c.URLs(), 3, dir)
-		nc := dial(t, c.URLs(), "clients")
-		if _, err := client.New(nc, client.Options{}).Append(t.Context(), toEvent(t, workload.Policy())); err != nil {
-			t.Fatal(err)
-		}
-		var wg sync.WaitGroup
-		for w := range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				cl := client.New(nc, client.Options{Owner: "acme", Timeout: 5 * time.Second, Retries: 2})
-				for _, ev := range sessionEvents(t, w) {
-					if _, err := cl.Append(t.Context(), ev); err != nil {
-						t.Errorf("writer %d: %s %s: %v", w, ev.Type, ev.Session, err)
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
-	})
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d acknowledged, %d conflicts, %d never answered", oks.Load(), conflicts.Load(), lost.Load())
+	hctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	head, err := logs[0].Head(hctx)
+	if err == nil {
+		_, err = logs[0].Append(hctx, "ledger.policy", newID(), []byte(`{}`), head)
+	}
+	if err != nil {
+		t.Errorf("the stream no longer answers: %v", err)
+	}
 }

@@ -37,7 +37,9 @@
 // a second replica follows and serves queries, stops the stream leader
 // partway and restarts it later; it checks the log, both projections and
 // the restarted node, and logs "writes resumed after X ms".
-// TestConcurrentReplicasOnR3 reproduces a known issue (see below).
+// TestConcurrentReplicasOnR3 appends through two API replicas at once;
+// TestPipelinedAppendAsyncOnR3 reproduces a known issue of pipelined
+// appends chained with Nats-Expected-Last-Msg-Id on R3 (skipped).
 //
 // Storage faults. TestMissingProjectionIsRebuilt (no file, or an empty
 // one), TestCorruptProjection (garbage, zeroed meta pages, truncated files,

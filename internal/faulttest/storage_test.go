@@ -249,15 +249,20 @@ func TestCorruptProjection(t *testing.T) {
 				t.Errorf("the error does not name the projection file %s:\n%s", path, firstLines(stderr, 12))
 			}
 			t.Logf("ledger serve: %v: %s", err, lastLine(stderr))
-			if *knownIssues && !strings.Contains(stderr, "replay") {
-				t.Errorf("known issue: the error does not say how to recover (rebuild with 'ledger replay'): %s", lastLine(stderr))
-			}
 
 			// In-process, OpenStore (or Load) must say the same.
 			if err := openAndLoad(path); err == nil || !strings.Contains(err.Error(), path) {
 				t.Errorf("OpenStore/Load of the damaged file: %v (want an error naming %s)", err, path)
 			}
 			recoverProjection(t, s, path)
+
+			// The error should also say the way back.
+			if !strings.Contains(stderr, "replay") {
+				if !*knownIssues {
+					t.Skipf("known issue: the error names the file but not the way back ('ledger replay'): %s (run with -faults.known to fail on it)", lastLine(stderr))
+				}
+				t.Errorf("the error does not say how to recover (rebuild with 'ledger replay'): %s", lastLine(stderr))
+			}
 		})
 	}
 }
