@@ -21,8 +21,8 @@ import (
 )
 
 var (
-	faultsAppends = flag.Int("faults.appends", 0, "TestClusterLeaderFailover: this many appends (default 10,000; 2,000 with -short)")
-	faultsLong    = flag.Bool("faults.long", false, "TestClusterLeaderFailover: 10,000 appends even with -short")
+	faultsLong    = flag.Bool("faults.long", false, "TestClusterLeaderFailover: 10,000 appends instead of 2,000")
+	faultsAppends = flag.Int("faults.appends", 0, "TestClusterLeaderFailover: this many appends (overrides -faults.long)")
 )
 
 // withID returns the workload event raw with an "id" field, so a re-send
@@ -41,8 +41,8 @@ func withID(t *testing.T, raw []byte, id string) []byte {
 	return b
 }
 
-// TestClusterLeaderFailover appends 10,000 events (2,000 with -short;
-// -faults.appends=N) through a ledger replica on a 3-node
+// TestClusterLeaderFailover appends 2,000 events (10,000 with -faults.long,
+// N with -faults.appends=N) through a ledger replica on a 3-node
 // cluster with an R3 stream (service.AppendMany in batches of random size,
 // so both the pipelined path and atomic batches are used), while a second
 // replica follows and serves queries; partway it stops the stream leader
@@ -52,9 +52,9 @@ func withID(t *testing.T, raw []byte, id string) []byte {
 // seconds: the test logs the time from the leader's stop to the first
 // batch acknowledged after it ("writes resumed after X ms").
 func TestClusterLeaderFailover(t *testing.T) {
-	total := 10000
-	if testing.Short() && !*faultsLong {
-		total = 2000
+	total := 2000
+	if *faultsLong {
+		total = 10000
 	}
 	if *faultsAppends > 0 {
 		total = *faultsAppends
