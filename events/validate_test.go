@@ -155,14 +155,14 @@ func FuzzDecodeRecord(f *testing.F) {
 
 func TestHostileRecordFields(t *testing.T) {
 	for name, in := range map[string]string{
-		"type null":         `{"type":null,"v":1,"actor":"a","session":"s","data":{"turn":1}}`,
-		"actor null":        `{"type":"turn.started","v":1,"actor":null,"session":"s","data":{"turn":1}}`,
-		"session null":      `{"type":"turn.started","v":1,"actor":"a","session":null,"data":{"turn":1}}`,
-		"id null":           `{"id":null,"type":"turn.started","v":1,"actor":"a","session":"s","data":{"turn":1}}`,
-		"lone high":         `{"type":"turn.started","v":1,"actor":"\ud800","session":"s","data":{"turn":1}}`,
-		"lone low":          `{"type":"turn.started","v":1,"actor":"\udc00x","session":"s","data":{"turn":1}}`,
-		"high then no low":  `{"type":"turn.started","v":1,"actor":"\ud800\u0041","session":"s","data":{"turn":1}}`,
-		"repeated v":        `{"type":"turn.started","v":1,"v":1,"actor":"a","session":"s","data":{"turn":1}}`,
+		"type null":        `{"type":null,"v":1,"actor":"a","session":"s","data":{"turn":1}}`,
+		"actor null":       `{"type":"turn.started","v":1,"actor":null,"session":"s","data":{"turn":1}}`,
+		"session null":     `{"type":"turn.started","v":1,"actor":"a","session":null,"data":{"turn":1}}`,
+		"id null":          `{"id":null,"type":"turn.started","v":1,"actor":"a","session":"s","data":{"turn":1}}`,
+		"lone high":        `{"type":"turn.started","v":1,"actor":"\ud800","session":"s","data":{"turn":1}}`,
+		"lone low":         `{"type":"turn.started","v":1,"actor":"\udc00x","session":"s","data":{"turn":1}}`,
+		"high then no low": `{"type":"turn.started","v":1,"actor":"\ud800\u0041","session":"s","data":{"turn":1}}`,
+		"repeated v":       `{"type":"turn.started","v":1,"v":1,"actor":"a","session":"s","data":{"turn":1}}`,
 	} {
 		if _, err := Parse([]byte(in)); CodeOf(err) != CodeInvalidEvent {
 			t.Errorf("%s: %v, want invalid_event", name, err)

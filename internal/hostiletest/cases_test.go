@@ -73,7 +73,6 @@ func keyList(prefix string, n int) string {
 	return "[" + strings.Join(parts, ",") + "]"
 }
 
-
 // over is comfortably more than the 512 KiB an event may have.
 const over = events.MaxEventBytes + 64<<10
 

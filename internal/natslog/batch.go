@@ -113,4 +113,3 @@ func batchError(code int, desc string) error {
 	}
 	return fmt.Errorf("natslog: batch refused: %s (%d)", desc, code)
 }
-
