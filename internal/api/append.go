@@ -22,6 +22,10 @@ type pendingAppend struct {
 	r     micro.Request
 	raw   []byte
 	start time.Time
+	// owner is the orchestrator of a session event ("" for policy events)
+	// and rt what the ownership check reads.
+	owner string
+	rt    routing
 }
 
 // envelopeOf reads the fields the API routes on, without judging the event
@@ -50,26 +54,29 @@ func (s *Server) handleAppend(r micro.Request) {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy", rt.Type, Prefix), 0)
 		return
 	}
-	// A session belongs to the orchestrator that created it: an event on
-	// another orchestrator's session (or a spawn under one) is answered as
-	// if that session did not exist.
-	err = s.cfg.Service.View(context.Background(), "", projection.Position{}, func(st *projection.State) error {
-		if rt.Type == events.SessionSpawned {
-			if p := st.Session(rt.Data.Parent); p != nil && p.Actor != owner {
-				return events.Errorf(events.CodeUnknownParent, "parent %q does not exist for orchestrator %q", rt.Data.Parent, owner)
-			}
-			return nil
-		}
-		if sess := st.Session(rt.Session); sess != nil && sess.Actor != owner {
-			return events.Errorf(events.CodeUnknownSession, "session %q does not exist for orchestrator %q", rt.Session, owner)
+	// Ownership is checked by the batcher, for a whole round at once, so
+	// that this handler never waits for the service while a round runs
+	// and requests keep arriving to fill the next round.
+	s.appends <- &pendingAppend{r: r, raw: raw, start: start, owner: owner, rt: rt}
+}
+
+// foreign checks that a session event touches only its orchestrator's
+// sessions: an event on another orchestrator's session (or a spawn under
+// one) is answered as if that session did not exist.
+func foreign(st *projection.State, p *pendingAppend) error {
+	if p.owner == "" {
+		return nil
+	}
+	if p.rt.Type == events.SessionSpawned {
+		if parent := st.Session(p.rt.Data.Parent); parent != nil && parent.Actor != p.owner {
+			return events.Errorf(events.CodeUnknownParent, "parent %q does not exist for orchestrator %q", p.rt.Data.Parent, p.owner)
 		}
 		return nil
-	})
-	if err != nil {
-		respondError(r, err, 0)
-		return
 	}
-	s.appends <- &pendingAppend{r: r, raw: raw, start: start}
+	if sess := st.Session(p.rt.Session); sess != nil && sess.Actor != p.owner {
+		return events.Errorf(events.CodeUnknownSession, "session %q does not exist for orchestrator %q", p.rt.Session, p.owner)
+	}
+	return nil
 }
 
 func (s *Server) handlePolicy(r micro.Request) {
@@ -129,6 +136,25 @@ func (s *Server) batchAppends(ctx context.Context) {
 			default:
 				break drain
 			}
+		}
+		// One look at the head for the whole round's ownership checks.
+		var kept []*pendingAppend
+		_ = s.cfg.Service.View(ctx, "", projection.Position{}, func(st *projection.State) error {
+			for _, p := range batch {
+				if err := foreign(st, p); err != nil {
+					respondErrorAsync(p.r, err, 0)
+					if s.cfg.Observer != nil {
+						s.cfg.Observer.Append("refused", time.Since(p.start))
+					}
+					continue
+				}
+				kept = append(kept, p)
+			}
+			return nil
+		})
+		batch = kept
+		if len(batch) == 0 {
+			continue
 		}
 		raws := make([][]byte, len(batch))
 		for i, p := range batch {
