@@ -1,25 +1,11 @@
 package openclaw
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/workload"
 )
-
-// benchCatalogue is 60 tools: built-ins of every group and MCP tools.
-func benchCatalogue() []string {
-	cat := []string{"read", "write", "edit", "apply_patch", "exec", "process", "code_execution",
-		"web_search", "x_search", "web_fetch", "sessions", "sessions_list", "sessions_history",
-		"sessions_search", "conversations_list", "conversations_send", "sessions_send", "sessions_spawn",
-		"sessions_yield", "subagents", "session_status", "memory_search", "memory_get", "browser", "canvas",
-		"automations", "gateway", "message", "nodes", "agents_list", "get_goal", "progress_card", "ask_user",
-		"view_image", "image_generate", "tts", "skills_read", "dispatch_action", "switch_model", "image"}
-	for i := len(cat); i < 60; i++ {
-		cat = append(cat, fmt.Sprintf("srv%d__tool_%d", i%4, i))
-	}
-	return cat
-}
 
 // benchWorld is a depth-2 sub-agent with every layer of the pipeline
 // present: profile, provider profile, global, provider, agent, agent
@@ -27,25 +13,8 @@ func benchCatalogue() []string {
 // inherited envelope with a ceiling.
 func benchWorld(tb testing.TB) (*world, string) {
 	tb.Helper()
-	doc := `{
-	  "tools": {
-	    "profile": "coding", "alsoAllow": ["browser", "bundle-mcp", "canvas"],
-	    "allow": [], "deny": ["nodes", "srv3__*"],
-	    "byProvider": {"anthropic/claude": {"profile": "coding", "alsoAllow": ["group:plugins", "browser"], "deny": ["x_search"]}},
-	    "sandbox": {"tools": {"allow": ["group:fs", "group:runtime", "group:sessions", "group:web", "group:memory", "view_image"],
-	                          "alsoAllow": ["bundle-mcp", "skills_read", "dispatch_action"], "deny": ["canvas"]}},
-	    "subagents": {"tools": {"deny": ["memory_get"]}},
-	    "toolsBySender": {"*": {"deny": ["group:automation"]}, "id:alice": {"deny": ["web_search"]}}
-	  },
-	  "agents": {
-	    "defaults": {"subagents": {"maxSpawnDepth": 3}},
-	    "list": [{"id": "main", "tools": {"deny": ["process"], "byProvider": {"anthropic": {"allow": ["*"], "deny": ["code_execution"]}}},
-	              "subagents": {"allowAgents": ["main"]}}]
-	  },
-	  "channels": {"slack": {"groups": {"eng": {"tools": {"deny": ["message"]},
-	                                             "toolsBySender": {"id:alice": {"allow": ["*"], "deny": ["edit"]}}}}}}
-	}`
-	w := newWorld(tb, doc, benchCatalogue()...)
+	// The same policy and catalogue as the engine benchmarks and `ledger bench`.
+	w := newWorld(tb, workload.BenchDoc, workload.BenchCatalogue()...)
 	w.start("agent:main:main", events.StartedData{Agent: "main", Provider: "Anthropic", Model: "Claude",
 		Channel: "slack", Group: "eng", Sandboxed: ptr(true), Tools: []string{"mail__send"}})
 	w.turn("agent:main:main", "alice", false)
