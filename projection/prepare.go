@@ -61,6 +61,9 @@ func (s *State) Prepare(ev *events.Event, time string) Prepared {
 	if n := len(rec.Data) + len(rec.Decided) + len(rec.ID) + len(rec.Session) + len(rec.Actor) + 200; n > events.MaxRecordBytes {
 		return Prepared{Err: events.Errorf(events.CodeInvalidEvent, "the record would be %d bytes with what the ledger decided; the limit is %d", n, events.MaxRecordBytes)}
 	}
+	// The folded state keeps parts of data as bytes (a check's input), so
+	// data must be in the canonical form the stored record has; otherwise
+	// the live state would differ from one folded from the log.
 	if c, cerr := events.CanonicalJSON(rec.Data); cerr == nil {
 		rec.Data = c
 	}
