@@ -73,8 +73,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}{
 		{"append latency and throughput", appendBench},
 		{"queries", queryBench},
-		{"rebuild", rebuildBench},
-		{"scale", scaleBench},
+		{"scale and rebuild", scaleBench},
 	}
 	for _, s := range steps {
 		cfg.logf("bench: %s ...", s.name)

@@ -19,9 +19,6 @@ import (
 	"github.com/sessionledger/ledger/replay"
 )
 
-// rebuildBench is measured within scaleBench, on the log it grows.
-func rebuildBench(context.Context, *Config, *Report) error { return nil }
-
 // grow appends whole workload sessions until the log holds at least n
 // records, in atomic batches.
 func grow(ctx context.Context, n *node, target uint64, next *int) error {
@@ -47,6 +44,8 @@ func grow(ctx context.Context, n *node, target uint64, next *int) error {
 	return flush()
 }
 
+// scaleBench grows one log and measures append latency, rebuild time and
+// query latency as it grows, and the peak RSS of a replica serving it.
 func scaleBench(ctx context.Context, cfg *Config, rep *Report) error {
 	sizes := []uint64{10_000, 100_000, 1_000_000}
 	rebuildAt := map[uint64]bool{100_000: true, 1_000_000: true}
