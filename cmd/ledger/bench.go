@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"text/tabwriter"
 
@@ -22,6 +23,8 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	dir := fl.String("dir", "", "where the servers and projections live (default: a new temp dir, removed afterwards)")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	maxRecords := fl.Uint64("max-records", 0, "cap the log the scale section grows (default: a million records in the full run)")
+	only := fl.String("only", "", "run only these sections, comma-separated: append, queries, scale (default: all)")
+	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run to this file (for 'go tool pprof')")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
@@ -33,11 +36,22 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		defer os.RemoveAll(d)
 		*dir = d
 	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	exe, _ := os.Executable()
 	if strings.HasSuffix(exe, ".test") {
 		exe = "" // under go test the binary is not the ledger
 	}
-	rep, err := bench.Run(ctx, bench.Config{Dir: *dir, Quick: *quick, Log: stderr, Exe: exe, MaxRecords: *maxRecords})
+	rep, err := bench.Run(ctx, bench.Config{Dir: *dir, Quick: *quick, Log: stderr, Exe: exe, MaxRecords: *maxRecords, Only: splitList(*only)})
 	if err != nil {
 		return err
 	}
@@ -69,4 +83,15 @@ func num(v float64) string {
 		return fmt.Sprintf("%.1f", v)
 	}
 	return fmt.Sprintf("%.2f", v)
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }

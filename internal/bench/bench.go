@@ -30,6 +30,8 @@ type Config struct {
 	// MaxRecords, when set, caps the log the scale section grows (the full
 	// run grows it to a million records).
 	MaxRecords uint64
+	// Only, when set, names the sections to run (append, queries, scale).
+	Only []string
 }
 
 // Row is one measured figure.
@@ -67,15 +69,24 @@ func (c *Config) logf(format string, args ...any) {
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	start := time.Now()
 	rep := &Report{Machine: machine(), Quick: cfg.Quick}
-	steps := []struct {
-		name string
-		fn   func(context.Context, *Config, *Report) error
-	}{
-		{"append latency and throughput", appendBench},
-		{"queries", queryBench},
-		{"scale and rebuild", scaleBench},
+	type step struct {
+		section, name string
+		fn            func(context.Context, *Config, *Report) error
+	}
+	steps := []step{
+		{"append", "append latency and throughput", appendBench},
+		{"queries", "queries", queryBench},
+		{"scale", "scale and rebuild", scaleBench},
+	}
+	for _, name := range cfg.Only {
+		if !slices.ContainsFunc(steps, func(s step) bool { return s.section == name }) {
+			return rep, fmt.Errorf("bench: no section %q; the sections are append, queries and scale", name)
+		}
 	}
 	for _, s := range steps {
+		if len(cfg.Only) > 0 && !slices.Contains(cfg.Only, s.section) {
+			continue
+		}
 		cfg.logf("bench: %s ...", s.name)
 		if err := s.fn(ctx, &cfg, rep); err != nil {
 			return rep, fmt.Errorf("bench: %s: %w", s.name, err)
