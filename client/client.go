@@ -183,6 +183,11 @@ func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
 			return AppendResult{}, errors.New("client: session events need an Owner (the orchestrator name)")
 		}
 		subject = c.opts.Prefix + ".append." + c.opts.Owner
+		if ev.Actor == "" {
+			// The subject names the orchestrator; naming it in the event
+			// too saves the ledger filling it in.
+			ev.Actor = c.opts.Owner
+		}
 	}
 	body, err := json.Marshal(struct {
 		Event

@@ -64,6 +64,14 @@ type Config struct {
 	// Batch bounds how many appends one pipelined round carries; default
 	// 256.
 	Batch int
+	// Linger bounds how long a round waits, after its first append, for
+	// the writers the previous round just answered to send their next
+	// appends, so concurrent writers share rounds instead of splitting
+	// into two alternating halves. A round never waits longer than a
+	// quarter of the previous round's time, nor when the previous round
+	// held a single append (a lone writer never waits). Default 2ms;
+	// negative disables it.
+	Linger time.Duration
 	// Observer, when set, is told about every request.
 	Observer Observer
 	Logger   *slog.Logger
@@ -104,6 +112,9 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	}
 	if cfg.Batch == 0 {
 		cfg.Batch = 256
+	}
+	if cfg.Linger == 0 {
+		cfg.Linger = 2 * time.Millisecond
 	}
 	logger := cfg.Logger
 	if logger == nil {

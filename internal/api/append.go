@@ -20,22 +20,11 @@ type AppendResult struct {
 
 type pendingAppend struct {
 	r     micro.Request
-	raw   []byte
+	ev    *events.Event
 	start time.Time
-	// owner is the orchestrator of a session event ("" for policy events)
-	// and rt what the ownership check reads.
+	// owner is the orchestrator of a session event ("" for policy
+	// events), whose sessions alone it may touch.
 	owner string
-	rt    routing
-}
-
-// envelopeOf reads the fields the API routes on, without judging the event
-// (the ledger does that).
-type routing struct {
-	Type    events.Type       `json:"type"`
-	Session events.SessionKey `json:"session"`
-	Data    struct {
-		Parent events.SessionKey `json:"parent"`
-	} `json:"data"`
 }
 
 func (s *Server) handleAppend(r micro.Request) {
@@ -45,19 +34,21 @@ func (s *Server) handleAppend(r micro.Request) {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "append on %s: the last token must name the orchestrator ([A-Za-z0-9_-], not %q)", r.Subject(), ScopeAll), 0)
 		return
 	}
-	raw, rt, err := withOwner(r.Data(), owner)
+	// The event is parsed here, on the request's goroutine, so the batcher
+	// spends its round on deciding and appending only.
+	ev, err := parseAs(r.Data(), owner)
 	if err != nil {
 		respondError(r, err, 0)
 		return
 	}
-	if rt.Type.IsPolicy() {
-		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy", rt.Type, Prefix), 0)
+	if ev.Type.IsPolicy() {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy", ev.Type, Prefix), 0)
 		return
 	}
 	// Ownership is checked by the batcher, for a whole round at once, so
 	// that this handler never waits for the service while a round runs
 	// and requests keep arriving to fill the next round.
-	s.appends <- &pendingAppend{r: r, raw: raw, start: start, owner: owner, rt: rt}
+	s.appends <- &pendingAppend{r: r, ev: ev, start: start, owner: owner}
 }
 
 // foreign checks that a session event touches only its orchestrator's
@@ -67,59 +58,72 @@ func foreign(st *projection.State, p *pendingAppend) error {
 	if p.owner == "" {
 		return nil
 	}
-	if p.rt.Type == events.SessionSpawned {
-		if parent := st.Session(p.rt.Data.Parent); parent != nil && parent.Actor != p.owner {
-			return events.Errorf(events.CodeUnknownParent, "parent %q does not exist for orchestrator %q", p.rt.Data.Parent, p.owner)
+	if p.ev.Type == events.SessionSpawned {
+		var d struct {
+			Parent events.SessionKey `json:"parent"`
+		}
+		_ = json.Unmarshal(p.ev.Data, &d) // parsed already: it decodes
+		if parent := st.Session(d.Parent); parent != nil && parent.Actor != p.owner {
+			return events.Errorf(events.CodeUnknownParent, "parent %q does not exist for orchestrator %q", d.Parent, p.owner)
 		}
 		return nil
 	}
-	if sess := st.Session(p.rt.Session); sess != nil && sess.Actor != p.owner {
-		return events.Errorf(events.CodeUnknownSession, "session %q does not exist for orchestrator %q", p.rt.Session, p.owner)
+	if sess := st.Session(p.ev.Session); sess != nil && sess.Actor != p.owner {
+		return events.Errorf(events.CodeUnknownSession, "session %q does not exist for orchestrator %q", p.ev.Session, p.owner)
 	}
 	return nil
 }
 
 func (s *Server) handlePolicy(r micro.Request) {
-	var rt routing
-	if err := json.Unmarshal(r.Data(), &rt); err == nil && rt.Type.Known() && !rt.Type.IsPolicy() {
-		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a session event: orchestrators send it to %s.append.<orchestrator>", rt.Type, Prefix), 0)
+	start := time.Now()
+	ev, err := events.Parse(r.Data())
+	if err != nil {
+		respondError(r, err, 0)
 		return
 	}
-	s.appends <- &pendingAppend{r: r, raw: r.Data(), start: time.Now()}
+	if !ev.Type.IsPolicy() {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a session event: orchestrators send it to %s.append.<orchestrator>", ev.Type, Prefix), 0)
+		return
+	}
+	s.appends <- &pendingAppend{r: r, ev: ev, start: start}
 }
 
-// withOwner sets the event's actor to the owner token the NATS server
-// authorised, refusing a different actor.
-func withOwner(raw []byte, owner string) ([]byte, routing, error) {
-	var rt routing
-	// Judge the bytes as sent before re-encoding them: re-encoding would
-	// quietly resolve a repeated key or a lone surrogate.
-	if err := events.CheckJSON(raw); err != nil {
-		return nil, rt, err
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return raw, rt, nil // the ledger answers malformed events itself
-	}
-	_ = json.Unmarshal(raw, &rt)
-	if a, ok := m["actor"]; ok {
-		var actor string
-		if len(a) == 0 || a[0] != '"' {
-			return nil, rt, events.Errorf(events.CodeInvalidEvent, "actor must be a string, got %s", a)
+// parseAs parses an event sent on an orchestrator's subject: its actor is
+// that orchestrator, whether the event names it or leaves it out; naming
+// anyone else is refused.
+func parseAs(raw []byte, owner string) (*events.Event, error) {
+	ev, err := events.Parse(raw)
+	if err != nil {
+		// Parse needs an actor; an event may leave it out. Anything else
+		// wrong with it is the answer.
+		var m map[string]json.RawMessage
+		if events.CheckJSON(raw) != nil || json.Unmarshal(raw, &m) != nil || m == nil {
+			return nil, err
 		}
-		if json.Unmarshal(a, &actor) != nil || (actor != "" && actor != owner) {
-			return nil, rt, events.Errorf(events.CodeInvalidEvent, "actor %s does not match the orchestrator %q this subject belongs to; leave actor out", a, owner)
+		if _, ok := m["actor"]; ok {
+			return nil, err
+		}
+		m["actor"], _ = json.Marshal(owner)
+		b, merr := json.Marshal(m)
+		if merr != nil {
+			return nil, err
+		}
+		if ev, err = events.Parse(b); err != nil {
+			return nil, err
 		}
 	}
-	m["actor"], _ = json.Marshal(owner)
-	b, err := json.Marshal(m)
-	return b, rt, err
+	if ev.Actor != "" && ev.Actor != owner {
+		return nil, events.Errorf(events.CodeInvalidEvent, "actor %q does not match the orchestrator %q this subject belongs to; leave actor out", ev.Actor, owner)
+	}
+	ev.Actor = owner
+	return ev, nil
 }
 
 // batchAppends runs appends in pipelined rounds: every append waiting when
 // a round starts goes into it, so concurrent writers share acknowledgement
 // round trips.
 func (s *Server) batchAppends(ctx context.Context) {
+	var last roundStats
 	for {
 		var batch []*pendingAppend
 		select {
@@ -128,15 +132,8 @@ func (s *Server) batchAppends(ctx context.Context) {
 		case p := <-s.appends:
 			batch = append(batch, p)
 		}
-	drain:
-		for len(batch) < s.cfg.Batch {
-			select {
-			case p := <-s.appends:
-				batch = append(batch, p)
-			default:
-				break drain
-			}
-		}
+		batch = s.fill(batch, last)
+		last = roundStats{size: len(batch), start: time.Now()}
 		// One look at the head for the whole round's ownership checks.
 		var kept []*pendingAppend
 		_ = s.cfg.Service.View(ctx, "", projection.Position{}, func(st *projection.State) error {
@@ -156,11 +153,12 @@ func (s *Server) batchAppends(ctx context.Context) {
 		if len(batch) == 0 {
 			continue
 		}
-		raws := make([][]byte, len(batch))
+		evs := make([]*events.Event, len(batch))
 		for i, p := range batch {
-			raws[i] = p.raw
+			evs[i] = p.ev
 		}
-		outs := s.cfg.Service.AppendMany(ctx, raws)
+		outs := s.cfg.Service.AppendEvents(ctx, evs, nil)
+		last.took = time.Since(last.start)
 		for i, p := range batch {
 			o := outs[i]
 			result := "accepted"
@@ -183,4 +181,45 @@ func (s *Server) batchAppends(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// roundStats is what the next round's fill learns from the last one.
+type roundStats struct {
+	size  int
+	start time.Time
+	took  time.Duration
+}
+
+// fill takes the appends that are waiting, and then, when the last round
+// held several, lingers a little for the writers it answered: they usually
+// send their next append right away.
+func (s *Server) fill(batch []*pendingAppend, last roundStats) []*pendingAppend {
+	queued := len(s.appends)
+	for len(batch) < s.cfg.Batch {
+		select {
+		case p := <-s.appends:
+			batch = append(batch, p)
+			continue
+		default:
+		}
+		break
+	}
+	// The writers the last round answered, beside those that were queued
+	// already (the first append taken may be either).
+	want := min(s.cfg.Batch, queued+last.size)
+	wait := min(s.cfg.Linger, last.took/4)
+	if last.size <= 1 || len(batch) >= want || wait <= 0 {
+		return batch
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for len(batch) < want {
+		select {
+		case p := <-s.appends:
+			batch = append(batch, p)
+		case <-t.C:
+			return batch
+		}
+	}
+	return batch
 }

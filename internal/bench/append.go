@@ -68,7 +68,9 @@ func startNodeWith(ctx context.Context, ec natslog.EmbeddedConfig, dir string) (
 		n.close()
 		return nil, err
 	}
-	if n.svc, err = service.Open(ctx, service.Config{Log: n.log, Dialects: dialects.All(), Store: n.store}); err != nil {
+	// As `ledger serve` does: pipelined rounds on a standalone server that
+	// does not fsync every write, atomic batches otherwise.
+	if n.svc, err = service.Open(ctx, service.Config{Log: n.log, Dialects: dialects.All(), Store: n.store, Pipeline: ec.SyncInterval > 0}); err != nil {
 		n.close()
 		return nil, err
 	}

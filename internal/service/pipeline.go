@@ -40,32 +40,48 @@ type Outcome struct {
 	Err    error
 }
 
-// AppendMany appends events in order, pipelining them: each is validated
-// against the state that includes the ones before it, published without
-// waiting with Nats-Expected-Last-Sequence and, after the first,
+// AppendMany appends events in order, each validated against the state
+// that includes the ones before it. On a BatchLog (unless Config.Pipeline)
+// a round goes out as one atomic batch validated against one head; on an
+// AsyncLog it is pipelined: each record is published without waiting with
+// Nats-Expected-Last-Sequence and, after the first,
 // Nats-Expected-Last-Msg-Id = its predecessor's id, and folded at once. If
 // one fails (another writer got in between), none behind it can land; the
 // writer then drops the speculative state, catches up and re-validates the
-// rest. Over a Log that cannot pipeline it appends one at a time.
+// rest. Over a Log that can do neither it appends one at a time.
 func (s *Service) AppendMany(ctx context.Context, raws [][]byte) []Outcome {
-	out := make([]Outcome, len(raws))
-	al, ok := s.cfg.Log.(AsyncLog)
-	if !ok || len(raws) == 1 {
-		for i, raw := range raws {
-			out[i].Result, out[i].Err = s.Append(ctx, raw)
-		}
-		return out
-	}
 	evs := make([]*events.Event, len(raws))
-	var todo []int
+	errs := make([]error, len(raws))
 	for i, raw := range raws {
-		ev, err := events.Parse(raw)
-		if err != nil {
-			out[i].Err = err
+		evs[i], errs[i] = events.Parse(raw)
+	}
+	return s.AppendEvents(ctx, evs, errs)
+}
+
+// AppendEvents is AppendMany for events already parsed by events.Parse
+// (so a caller can parse off the append path): evs[i] is nil where errs[i]
+// says why it did not parse, and that error is its outcome.
+func (s *Service) AppendEvents(ctx context.Context, evs []*events.Event, errs []error) []Outcome {
+	out := make([]Outcome, len(evs))
+	var todo []int
+	for i, ev := range evs {
+		if ev == nil {
+			if i < len(errs) {
+				out[i].Err = errs[i]
+			}
+			if out[i].Err == nil {
+				out[i].Err = events.Errorf(events.CodeInvalidEvent, "no event")
+			}
 			continue
 		}
-		evs[i] = ev
 		todo = append(todo, i)
+	}
+	al, ok := s.cfg.Log.(AsyncLog)
+	if !ok || len(todo) == 1 {
+		for _, i := range todo {
+			out[i].Result, out[i].Err = s.appendEvent(ctx, evs[i])
+		}
+		return out
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -78,7 +94,7 @@ func (s *Service) AppendMany(ctx context.Context, raws [][]byte) []Outcome {
 	for attempt := 0; len(todo) > 0; attempt++ {
 		var rest []int
 		var err error
-		if batching && len(todo) >= BatchThreshold {
+		if batching && len(todo) >= BatchThreshold && !s.cfg.Pipeline {
 			rest, err = s.batchRound(ctx, bl, evs, todo, out)
 		} else {
 			rest, err = s.pipelineRound(ctx, al, evs, todo, out)

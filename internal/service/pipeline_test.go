@@ -3,6 +3,8 @@ package service_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sessionledger/ledger/events"
@@ -159,4 +161,67 @@ func TestAtomicBatchConflict(t *testing.T) {
 		t.Fatalf("%d batches: the conflicted batch was not retried", log.calls)
 	}
 	sameAsRebuild(t, a, n.log)
+}
+
+// TestPipelinedWritersRaceOnJetStream runs two writers that pipeline their
+// rounds (Config.Pipeline) on one standalone JetStream stream at once:
+// every event lands exactly once, in an order both writers agree on, and
+// each writer's state equals a fold of the log.
+func TestPipelinedWritersRaceOnJetStream(t *testing.T) {
+	n := startNode(t, t.TempDir())
+	defer n.stop()
+	if _, err := n.svc.Append(t.Context(), workload.Policy()); err != nil {
+		t.Fatal(err)
+	}
+	writers := make([]*service.Service, 2)
+	var conflicts atomic.Int64
+	for i := range writers {
+		svc, err := service.Open(t.Context(), service.Config{Log: n.log, Dialects: dialects.All(), Pipeline: true,
+			OnConflict: func() { conflicts.Add(1) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		writers[i] = svc
+	}
+	const rounds = 15
+	total := 1
+	errs := make(chan error, len(writers))
+	for w, svc := range writers {
+		var batches [][][]byte
+		for r := 0; r < rounds; r++ {
+			evs := workload.Session(1000*w + r)
+			batches = append(batches, evs)
+			total += len(evs)
+		}
+		go func() {
+			for _, evs := range batches {
+				for i, o := range svc.AppendMany(context.Background(), evs) {
+					if o.Err != nil {
+						errs <- fmt.Errorf("writer %d event %d: %w", w, i, o.Err)
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	head, _ := n.log.Head(t.Context())
+	if head != uint64(total) {
+		t.Fatalf("head %d, want %d: every event exactly once", head, total)
+	}
+	t.Logf("%d conflicts between the writers", conflicts.Load())
+	for _, svc := range writers {
+		if err := svc.WaitApplied(t.Context(), 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Append(t.Context(), workload.Session(5000)[0]); err != nil && events.CodeOf(err) != events.CodeDuplicateSession {
+			t.Fatal(err) // catches the writer up to the head
+		}
+		sameAsRebuild(t, svc, n.log)
+	}
 }
