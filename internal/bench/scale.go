@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/workload"
@@ -98,8 +100,13 @@ func scaleBench(ctx context.Context, cfg *Config, rep *Report) error {
 		if firstLat == 0 {
 			firstLat = p50
 		}
+		rawP50, err := rawPublishP50(ctx, n, size)
+		if err != nil {
+			return err
+		}
 		row := ratioRow("scale", fmt.Sprintf("append p50 with %d records in the log", size), p50, firstLat, "µs",
 			"within 20% of the smallest size", func(r float64) bool { return r <= 1.2 })
+		row.Note = fmt.Sprintf("raw sync publish p50 on the same server now: %.0f µs", rawP50)
 		rep.add(row)
 		if rebuildAt[size] {
 			if err := rebuildRows(ctx, cfg, rep, n); err != nil {
@@ -115,6 +122,25 @@ func scaleBench(ctx context.Context, cfg *Config, rep *Report) error {
 	}
 	rep.add(Row{Section: "scale", Name: "peak RSS serving the log", Unit: "MB", Note: "skipped: no ledger binary to run"})
 	return nil
+}
+
+// rawPublishP50 is the p50 of synchronous raw publishes of a ledger
+// record's bytes on the same server, to tell the ledger's growth from the
+// server's.
+func rawPublishP50(ctx context.Context, n *node, size uint64) (float64, error) {
+	body, err := recordBytes(ctx, n)
+	if err != nil {
+		return 0, err
+	}
+	lat := make([]time.Duration, 0, 200)
+	for i := 0; i < 200; i++ {
+		t := time.Now()
+		if _, err := n.js.Publish(ctx, "raw.scale", body, jetstream.WithMsgID(fmt.Sprintf("scale-%d-%d", size, i))); err != nil {
+			return 0, err
+		}
+		lat = append(lat, time.Since(t))
+	}
+	return quantile(lat, 0.5), nil
 }
 
 // rebuildRows times a projection rebuild from an empty bbolt file against
