@@ -53,23 +53,40 @@ func (s *Server) handleAppend(r micro.Request) {
 
 // foreign checks that a session event touches only its orchestrator's
 // sessions: an event on another orchestrator's session (or a spawn under
-// one) is answered as if that session did not exist.
-func foreign(st *projection.State, p *pendingAppend) error {
+// one) is answered as if that session did not exist. round holds the
+// owners of sessions that events earlier in the same round create, which
+// the state does not hold yet.
+func foreign(st *projection.State, round map[events.SessionKey]string, p *pendingAppend) error {
 	if p.owner == "" {
 		return nil
 	}
-	if p.ev.Type == events.SessionSpawned {
+	ownerOf := func(key events.SessionKey) (string, bool) {
+		if o, ok := round[key]; ok {
+			return o, true
+		}
+		if sess := st.Session(key); sess != nil {
+			return sess.Actor, true
+		}
+		return "", false
+	}
+	switch p.ev.Type {
+	case events.SessionSpawned:
 		var d struct {
 			Parent events.SessionKey `json:"parent"`
 		}
 		_ = json.Unmarshal(p.ev.Data, &d) // parsed already: it decodes
-		if parent := st.Session(d.Parent); parent != nil && parent.Actor != p.owner {
+		if o, ok := ownerOf(d.Parent); ok && o != p.owner {
 			return events.Errorf(events.CodeUnknownParent, "parent %q does not exist for orchestrator %q", d.Parent, p.owner)
 		}
-		return nil
+	default:
+		if o, ok := ownerOf(p.ev.Session); ok && o != p.owner {
+			return events.Errorf(events.CodeUnknownSession, "session %q does not exist for orchestrator %q", p.ev.Session, p.owner)
+		}
 	}
-	if sess := st.Session(p.ev.Session); sess != nil && sess.Actor != p.owner {
-		return events.Errorf(events.CodeUnknownSession, "session %q does not exist for orchestrator %q", p.ev.Session, p.owner)
+	if p.ev.Type == events.SessionStarted || p.ev.Type == events.SessionSpawned {
+		if _, ok := ownerOf(p.ev.Session); !ok {
+			round[p.ev.Session] = p.owner
+		}
 	}
 	return nil
 }
@@ -136,9 +153,10 @@ func (s *Server) batchAppends(ctx context.Context) {
 		last = roundStats{size: len(batch), start: time.Now()}
 		// One look at the head for the whole round's ownership checks.
 		var kept []*pendingAppend
+		round := map[events.SessionKey]string{}
 		_ = s.cfg.Service.View(ctx, "", projection.Position{}, func(st *projection.State) error {
 			for _, p := range batch {
-				if err := foreign(st, p); err != nil {
+				if err := foreign(st, round, p); err != nil {
 					respondErrorAsync(p.r, err, 0)
 					if s.cfg.Observer != nil {
 						s.cfg.Observer.Append("refused", time.Since(p.start))

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/projection"
 )
 
 func TestParseAs(t *testing.T) {
@@ -29,5 +31,33 @@ func TestParseAs(t *testing.T) {
 				t.Fatalf("actor %q, want acme", ev.Actor)
 			}
 		})
+	}
+}
+
+// TestForeignWithinOneRound: a session that an event earlier in the same
+// round creates belongs to its orchestrator before the state holds it.
+func TestForeignWithinOneRound(t *testing.T) {
+	st := projection.New(dialects.All())
+	pending := func(owner, raw string) *pendingAppend {
+		ev, err := parseAs([]byte(raw), owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &pendingAppend{ev: ev, owner: owner}
+	}
+	round := map[events.SessionKey]string{}
+	for _, tc := range []struct {
+		p    *pendingAppend
+		code events.Code
+	}{
+		{pending("acme", `{"type":"session.started","v":1,"session":"agent:main:s1","data":{"agent":"main"}}`), ""},
+		{pending("globex", `{"type":"turn.started","v":1,"session":"agent:main:s1","data":{"turn":1}}`), events.CodeUnknownSession},
+		{pending("globex", `{"type":"session.spawned","v":1,"session":"agent:main:subagent:x","data":{"parent":"agent:main:s1","agent":"main"}}`), events.CodeUnknownParent},
+		{pending("globex", `{"type":"session.started","v":1,"session":"agent:main:s1","data":{"agent":"main"}}`), events.CodeUnknownSession},
+		{pending("acme", `{"type":"turn.started","v":1,"session":"agent:main:s1","data":{"turn":1}}`), ""},
+	} {
+		if got := events.CodeOf(foreign(st, round, tc.p)); got != tc.code {
+			t.Errorf("%s by %s on %s: %q, want %q", tc.p.ev.Type, tc.p.owner, tc.p.ev.Session, got, tc.code)
+		}
 	}
 }
