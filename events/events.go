@@ -81,8 +81,9 @@ type Record struct {
 	Decided json.RawMessage `json:"decided"`
 }
 
-// Encode returns the record's canonical JSON bytes.
-func (r *Record) Encode() ([]byte, error) { return Canonical(r) }
+// Encode returns the record's canonical JSON bytes, the same as
+// Canonical(r).
+func (r *Record) Encode() ([]byte, error) { return encodeRecord(r) }
 
 // DecodeRecord parses a record read back from the stream. It checks the
 // record's own fields, not the event's semantics.
