@@ -88,9 +88,12 @@ func (r *Record) Encode() ([]byte, error) { return encodeRecord(r) }
 // DecodeRecord parses a record read back from the stream. It checks the
 // record's own fields, not the event's semantics.
 func DecodeRecord(b []byte) (*Record, error) {
-	var r Record
-	if err := strictUnmarshal(b, &r); err != nil {
-		return nil, Errorf(CodeInvalidEvent, "record does not decode: %v", err)
+	r, ok := decodeRecord(b)
+	if !ok {
+		r = new(Record)
+		if err := strictUnmarshal(b, r); err != nil {
+			return nil, Errorf(CodeInvalidEvent, "record does not decode: %v", err)
+		}
 	}
 	if !ValidID(r.ID) {
 		return nil, Errorf(CodeInvalidEvent, "record id %q is not a ULID", r.ID)
@@ -101,7 +104,7 @@ func DecodeRecord(b []byte) (*Record, error) {
 	if r.V != Version {
 		return nil, Errorf(CodeInvalidEvent, "record version %d is not supported", r.V)
 	}
-	return &r, nil
+	return r, nil
 }
 
 // Event returns the caller-visible part of the record.
@@ -229,4 +232,141 @@ type Message struct {
 	Subject string
 	ID      string
 	Data    []byte
+}
+
+// decodeRecord decodes what json.Unmarshal would decode the same way with
+// certainty, which is every record Encode writes: one object whose keys are
+// each one of the record's JSON names, spelt exactly and once; the string
+// fields strings or null, v a short integer or null. For anything else
+// (keys matched regardless of case, unknown keys, type errors, trailing
+// data, syntax errors) it reports false and DecodeRecord asks encoding/json,
+// whose answers and messages stay the reference.
+func decodeRecord(b []byte) (*Record, bool) {
+	t := getTape()
+	defer putTape(t)
+	end, err := t.parse(b, maxDecodeDepth)
+	if err != nil || skipSpace(b, end) != len(b) || t.nodes[0].kind != '{' {
+		return nil, false
+	}
+	var vals [numRecordFields]int // the value node of each field, 0 if absent
+	for k := 1; k < t.nodes[0].next; k = t.nodes[k+1].next {
+		f := -1
+		if t.nodes[k].flags == 0 {
+			f = recordField(b[t.nodes[k].start+1 : t.nodes[k].end-1])
+		}
+		if f < 0 || vals[f] != 0 {
+			return nil, false
+		}
+		vals[f] = k + 1
+	}
+	// The string fields share one allocation.
+	text := t.buf[:0]
+	var ends [fieldData]int
+	for f := range ends {
+		switch k := vals[f]; {
+		case k == 0 || t.nodes[k].kind == 'n': // absent, or null: json.Unmarshal leaves ""
+		case t.nodes[k].kind == '"':
+			text = t.appendString(text, b, k)
+		default:
+			return nil, false
+		}
+		ends[f] = len(text)
+	}
+	t.buf = text
+	all := string(text)
+	str := func(f int) string {
+		if f == 0 {
+			return all[:ends[0]]
+		}
+		return all[ends[f-1]:ends[f]]
+	}
+	r := &Record{ID: str(fieldID), Type: Type(str(fieldType)), Time: str(fieldTime),
+		Session: SessionKey(str(fieldSession)), Actor: str(fieldActor)}
+	if k := vals[fieldV]; k != 0 && t.nodes[k].kind != 'n' {
+		v, ok := shortInt(t.raw(b, k))
+		if !ok {
+			return nil, false
+		}
+		r.V = v
+	}
+	data, decided := vals[fieldData], vals[fieldDecided]
+	var n, m int
+	if data != 0 {
+		n = t.nodes[data].end - t.nodes[data].start
+	}
+	if decided != 0 {
+		m = t.nodes[decided].end - t.nodes[decided].start
+	}
+	if n+m > 0 {
+		raw := make([]byte, 0, n+m)
+		// Full slice expressions keep an append to Data from running into
+		// Decided.
+		if data != 0 {
+			raw = append(raw, t.raw(b, data)...)
+			r.Data = raw[:n:n]
+		}
+		if decided != 0 {
+			raw = append(raw, t.raw(b, decided)...)
+			r.Decided = raw[n : n+m : n+m]
+		}
+	}
+	return r, true
+}
+
+// The fields of a record in decodeRecord's order: the strings first.
+const (
+	fieldID = iota
+	fieldType
+	fieldTime
+	fieldSession
+	fieldActor
+	fieldData
+	fieldDecided
+	fieldV
+	numRecordFields
+)
+
+func recordField(key []byte) int {
+	switch string(key) {
+	case "id":
+		return fieldID
+	case "type":
+		return fieldType
+	case "time":
+		return fieldTime
+	case "session":
+		return fieldSession
+	case "actor":
+		return fieldActor
+	case "data":
+		return fieldData
+	case "decided":
+		return fieldDecided
+	case "v":
+		return fieldV
+	}
+	return -1
+}
+
+// shortInt parses an integer literal of at most 9 digits, which fits an int
+// on every platform; json.Unmarshal reads it the same.
+func shortInt(lit []byte) (int, bool) {
+	digits := lit
+	if len(lit) > 0 && lit[0] == '-' {
+		digits = lit[1:]
+	}
+	if len(digits) == 0 || len(digits) > 9 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range digits {
+		if !isDigit(c) {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if len(digits) < len(lit) {
+		n = -n
+	}
+	return n, true
 }
