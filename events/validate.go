@@ -3,9 +3,13 @@ package events
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -71,19 +75,29 @@ var recordFields = map[string]bool{"id": true, "type": true, "v": true, "session
 // data-level shape checks of SPEC section 4, group 1, in order: record fields,
 // id, version, type, data fields and types, fixed values, and whether a
 // session is present. It does not check the session key's shape; see
-// CheckKey. The returned event keeps the caller's bytes of data.
+// CheckKey. The returned event keeps a copy of the caller's bytes of data.
+//
+// The event is read once into a tape; the checks read their values from it.
+// They, their order and their messages are those of the version that
+// decoded into maps with encoding/json (oracleParse in the tests).
 func Parse(raw []byte) (*Event, error) {
 	if err := checkJSON(raw); err != nil {
 		return nil, err
 	}
-	var top map[string]json.RawMessage
-	if err := strictUnmarshal(raw, &top); err != nil {
-		return nil, Errorf(CodeInvalidEvent, "the event is not a JSON object: %v", err)
+	t := getTape()
+	defer putTape(t)
+	if end, err := t.parse(raw, maxDecodeDepth); err != nil || skipSpace(raw, end) != len(raw) ||
+		t.nodes[0].kind != '{' && t.nodes[0].kind != 'n' {
+		return nil, Errorf(CodeInvalidEvent, "the event is not a JSON object: %v", notAnObject(raw))
 	}
+	// A top-level null has no members and no fields: refused below as
+	// having no type.
+	var topBuf [8]member
+	top := t.members(topBuf[:0], raw, 0)
 	var unknown []string
-	for k := range top {
-		if !recordFields[k] {
-			unknown = append(unknown, k)
+	for _, m := range top {
+		if k := t.key(raw, m); !recordFields[string(k)] {
+			unknown = append(unknown, string(k))
 		}
 	}
 	if len(unknown) > 0 {
@@ -94,46 +108,38 @@ func Parse(raw []byte) (*Event, error) {
 		return nil, Errorf(CodeInvalidEvent, "%q is not a field of an event (fields: id, type, v, session, actor, data)", unknown[0])
 	}
 	for _, k := range []string{"type", "v", "actor", "data"} {
-		if _, ok := top[k]; !ok {
+		if t.find(raw, top, k) == 0 {
 			return nil, Errorf(CodeInvalidEvent, "the event has no %q", k)
 		}
 	}
 	ev := &Event{}
-	if raw, ok := top["id"]; ok {
-		if err := json.Unmarshal(raw, &ev.ID); err != nil || !ValidID(ev.ID) {
-			return nil, Errorf(CodeInvalidEvent, "id %s is not a ULID (26 upper-case Crockford base-32 characters, the first 0-7)", raw)
+	if k := t.find(raw, top, "id"); k != 0 {
+		if ev.ID = t.str(raw, k); !ValidID(ev.ID) {
+			return nil, Errorf(CodeInvalidEvent, "id %s is not a ULID (26 upper-case Crockford base-32 characters, the first 0-7)", t.raw(raw, k))
 		}
 	}
-	for _, k := range []string{"type", "actor", "session", "id"} {
-		if raw, ok := top[k]; ok && !hasKind(raw, kString) {
-			return nil, Errorf(CodeInvalidEvent, "%s must be a string, got %s", k, abbreviate(raw))
+	for _, name := range []string{"type", "actor", "session", "id"} {
+		if k := t.find(raw, top, name); k != 0 && !t.hasKind(raw, k, kString) {
+			return nil, Errorf(CodeInvalidEvent, "%s must be a string, got %s", name, abbreviate(t.raw(raw, k)))
 		}
 	}
-	if !isIntLiteral(top["v"], Version) {
-		return nil, Errorf(CodeInvalidEvent, "v is %s; the only version is 1", top["v"])
+	if v := t.raw(raw, t.find(raw, top, "v")); !isIntLiteral(v, Version) {
+		return nil, Errorf(CodeInvalidEvent, "v is %s; the only version is 1", v)
 	}
 	ev.V = Version
-	if err := json.Unmarshal(top["type"], &ev.Type); err != nil {
-		return nil, Errorf(CodeInvalidEvent, "type must be a string, got %s", top["type"])
-	}
-	if err := json.Unmarshal(top["actor"], &ev.Actor); err != nil {
-		return nil, Errorf(CodeInvalidEvent, "actor must be a string, got %s", top["actor"])
-	}
-	if !bytes.HasPrefix(bytes.TrimSpace(top["data"]), []byte("{")) {
+	// type, actor and session are strings now (checked above).
+	ev.Type = t.eventType(raw, t.find(raw, top, "type"))
+	ev.Actor = t.str(raw, t.find(raw, top, "actor"))
+	data := t.find(raw, top, "data")
+	if t.nodes[data].kind != '{' {
 		return nil, Errorf(CodeInvalidEvent, "data must be an object")
 	}
-	ev.Data = top["data"]
+	ev.Data = bytes.Clone(t.raw(raw, data))
 	if !ev.Type.Known() {
 		return nil, Errorf(CodeUnknownType, "type %q is not an event type (one of %s)", ev.Type, typeList())
 	}
-	if raw, ok := top["session"]; ok {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, Errorf(CodeInvalidEvent, "session must be a string, got %s", raw)
-		}
-		ev.Session = SessionKey(s)
-	}
-	if err := checkData(ev); err != nil {
+	ev.Session = SessionKey(t.str(raw, t.find(raw, top, "session")))
+	if err := checkData(ev, t, raw, data); err != nil {
 		return nil, err
 	}
 	if ev.Type.IsPolicy() && ev.Session != "" {
@@ -143,6 +149,17 @@ func Parse(raw []byte) (*Event, error) {
 		return nil, Errorf(CodeInvalidEvent, "%s needs a session", ev.Type)
 	}
 	return ev, nil
+}
+
+// notAnObject returns encoding/json's error for an event that CheckJSON
+// accepted but that is not one JSON object: nothing at all, another kind of
+// value, or more than one value.
+func notAnObject(raw []byte) error {
+	var top map[string]json.RawMessage
+	if err := strictUnmarshal(raw, &top); err != nil {
+		return err
+	}
+	return errors.New("not an object") // not reached: only an object or null decodes
 }
 
 // CheckKey runs the generic key check: the session key must match
@@ -165,91 +182,90 @@ func typeList() string {
 	return strings.Join(s, ", ")
 }
 
-// checkData checks data's fields against the schema and the fixed values
-// that need no state.
-func checkData(ev *Event) error {
-	var data map[string]json.RawMessage
-	if err := strictUnmarshal(ev.Data, &data); err != nil {
-		return Errorf(CodeInvalidEvent, "data does not decode: %v", err)
-	}
+// checkData checks the members of data (object node obj) against the
+// schema and the fixed values that need no state.
+func checkData(ev *Event, t *tape, b []byte, obj int) error {
+	var buf [16]member
+	data := t.members(buf[:0], b, obj)
+	slices.SortFunc(data, func(x, y member) int { return bytes.Compare(t.key(b, x), t.key(b, y)) })
 	fields := schema[ev.Type]
-	names := make([]string, 0, len(data))
-	for k := range data {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		f, ok := fields[k]
+	for _, m := range data {
+		name := t.key(b, m)
+		f, ok := fields[string(name)]
 		if !ok {
-			return Errorf(CodeInvalidEvent, "%q is not a field of %s data", k, ev.Type)
+			return Errorf(CodeInvalidEvent, "%q is not a field of %s data", name, ev.Type)
 		}
-		if !hasKind(data[k], f.kind) {
-			return Errorf(CodeInvalidEvent, "%s data field %q must be %s, got %s", ev.Type, k, f.kind, abbreviate(data[k]))
+		v := m.k + 1
+		if !t.hasKind(b, v, f.kind) {
+			return Errorf(CodeInvalidEvent, "%s data field %q must be %s, got %s", ev.Type, name, f.kind, abbreviate(t.raw(b, v)))
 		}
-		if f.kind == kStrings {
-			var l []string
-			_ = json.Unmarshal(data[k], &l)
-			if len(l) > MaxListLen {
-				return Errorf(CodeInvalidEvent, "%s data field %q has %d entries; the limit is %d", ev.Type, k, len(l), MaxListLen)
-			}
+		if f.kind == kStrings && t.nodes[v].n > MaxListLen {
+			return Errorf(CodeInvalidEvent, "%s data field %q has %d entries; the limit is %d", ev.Type, name, t.nodes[v].n, MaxListLen)
 		}
 	}
-	req := make([]string, 0, len(fields))
-	for k, f := range fields {
-		if f.required {
-			req = append(req, k)
-		}
-	}
-	sort.Strings(req)
-	for _, k := range req {
-		if _, ok := data[k]; !ok {
+	for _, k := range required[ev.Type] {
+		if t.find(b, data, k) == 0 {
 			return Errorf(CodeInvalidEvent, "%s data needs %q", ev.Type, k)
 		}
 	}
-	return checkValues(ev)
+	return checkValues(ev, t, b, data)
 }
 
-func checkValues(ev *Event) error {
+// required lists each type's required data fields in sorted order, the
+// order they are reported in.
+var required = map[Type][]string{}
+
+func init() {
+	for typ, fields := range schema {
+		for k, f := range fields {
+			if f.required {
+				required[typ] = append(required[typ], k)
+			}
+		}
+		sort.Strings(required[typ])
+	}
+}
+
+// checkValues checks the fixed values of data, whose members have passed
+// checkData: each is a field of the schema with its kind.
+func checkValues(ev *Event, t *tape, b []byte, data []member) error {
 	switch ev.Type {
 	case SessionYielded:
-		var d YieldedData
-		_ = json.Unmarshal(ev.Data, &d)
-		if len(d.Children) == 0 {
+		children := t.keyList(b, t.find(b, data, "children"))
+		if len(children) == 0 {
 			return Errorf(CodeInvalidEvent, "session.yielded needs at least one child in children")
 		}
-		if dup := firstRepeat(d.Children); dup != "" {
+		if dup := firstRepeat(children); dup != "" {
 			return Errorf(CodeInvalidEvent, "children names %q twice", dup)
 		}
 	case SessionCompleted:
-		var d CompletedData
-		_ = json.Unmarshal(ev.Data, &d)
-		switch d.Status {
+		switch status := t.str(b, t.find(b, data, "status")); status {
 		case "ok", "error", "killed", "timeout":
 		default:
-			return Errorf(CodeInvalidEvent, "status %q must be one of ok, error, killed, timeout", d.Status)
+			return Errorf(CodeInvalidEvent, "status %q must be one of ok, error, killed, timeout", status)
 		}
 	case SessionResumed:
-		var d ResumedData
-		_ = json.Unmarshal(ev.Data, &d)
-		switch d.Handoff {
+		batch := t.find(b, data, "batch") != 0 // a string if present
+		from := t.keyList(b, t.find(b, data, "from"))
+		switch handoff := t.str(b, t.find(b, data, "handoff")); handoff {
 		case HandoffSettleBatch:
-			if d.Batch == nil {
+			if !batch {
 				return Errorf(CodeInvalidEvent, "a settle_batch resume needs batch (the yield's record id)")
 			}
 		case HandoffCompletion:
-			if d.Batch != nil {
+			if batch {
 				return Errorf(CodeInvalidEvent, "a completion resume takes no batch")
 			}
-			if len(d.From) > 1 {
-				return Errorf(CodeInvalidEvent, "a completion resume names exactly one child in from, got %d", len(d.From))
+			if len(from) > 1 {
+				return Errorf(CodeInvalidEvent, "a completion resume names exactly one child in from, got %d", len(from))
 			}
 		default:
-			return Errorf(CodeInvalidEvent, "handoff %q must be settle_batch or completion", d.Handoff)
+			return Errorf(CodeInvalidEvent, "handoff %q must be settle_batch or completion", handoff)
 		}
-		if len(d.From) == 0 {
+		if len(from) == 0 {
 			return Errorf(CodeInvalidEvent, "session.resumed needs at least one key in from")
 		}
-		if dup := firstRepeat(d.From); dup != "" {
+		if dup := firstRepeat(from); dup != "" {
 			return Errorf(CodeInvalidEvent, "from names %q twice", dup)
 		}
 	}
@@ -275,55 +291,102 @@ func firstRepeat(keys []SessionKey) SessionKey {
 	return ""
 }
 
-func hasKind(raw json.RawMessage, k fieldKind) bool {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return false
+// find returns the value node of the member of ms named name, or 0 (the
+// root, never a member's value) if there is none.
+func (t *tape) find(b []byte, ms []member, name string) int {
+	for _, m := range ms {
+		if string(t.key(b, m)) == name {
+			return m.k + 1
+		}
 	}
-	switch k {
+	return 0
+}
+
+// str returns string node k decoded; "" for k 0 or a node of another kind
+// (as json.Unmarshal leaves a string it cannot fill).
+func (t *tape) str(b []byte, k int) string {
+	if k == 0 || t.nodes[k].kind != '"' {
+		return ""
+	}
+	if t.plain(b, k) {
+		return string(b[t.nodes[k].start+1 : t.nodes[k].end-1])
+	}
+	return string(appendUnquoted(nil, t.raw(b, k)))
+}
+
+// eventType returns string node k as a Type, without allocating when it is
+// a known one.
+func (t *tape) eventType(b []byte, k int) Type {
+	if t.plain(b, k) {
+		name := b[t.nodes[k].start+1 : t.nodes[k].end-1]
+		for _, typ := range Types {
+			if string(name) == string(typ) {
+				return typ
+			}
+		}
+	}
+	return Type(t.str(b, k))
+}
+
+// keyList returns the elements of a list of strings, node k, as session
+// keys; nil for k 0.
+func (t *tape) keyList(b []byte, k int) []SessionKey {
+	if k == 0 {
+		return nil
+	}
+	keys := make([]SessionKey, 0, t.nodes[k].n)
+	for e := k + 1; e < t.nodes[k].next; e = t.nodes[e].next {
+		keys = append(keys, SessionKey(t.str(b, e)))
+	}
+	return keys
+}
+
+// hasKind reports whether node k has the JSON type a field of kind kind
+// must have.
+func (t *tape) hasKind(b []byte, k int, kind fieldKind) bool {
+	n := t.nodes[k]
+	switch kind {
 	case kString:
-		return raw[0] == '"'
+		return n.kind == '"'
 	case kBool:
-		s := string(raw)
-		return s == "true" || s == "false"
+		return n.kind == 't' || n.kind == 'f'
 	case kPositiveInt:
-		if raw[0] < '0' || raw[0] > '9' {
+		// What json.Number.Int64 accepts, at least 1: digits only (no
+		// sign, fraction or exponent) that an int64 holds.
+		if n.kind != '0' || b[n.start] == '-' {
 			return false
 		}
-		var n json.Number
-		if json.Unmarshal(raw, &n) != nil {
-			return false
+		var v int64
+		for _, c := range b[n.start:n.end] {
+			if !isDigit(c) || v > (math.MaxInt64-int64(c-'0'))/10 {
+				return false
+			}
+			v = v*10 + int64(c-'0')
 		}
-		i, err := n.Int64()
-		return err == nil && i >= 1 && !bytes.ContainsAny(raw, ".eE")
+		return v >= 1
 	case kStrings:
-		var l []string
-		return raw[0] == '[' && json.Unmarshal(raw, &l) == nil && !containsNull(raw)
-	case kObject:
-		return raw[0] == '{'
-	case kInput:
-		return raw[0] == '"' || raw[0] == '{'
-	}
-	return false
-}
-
-// containsNull reports a null element in a list, which json.Unmarshal would
-// otherwise turn into an empty string.
-func containsNull(raw json.RawMessage) bool {
-	var l []any
-	if json.Unmarshal(raw, &l) != nil {
-		return true
-	}
-	for _, v := range l {
-		if v == nil {
-			return true
+		// A list of strings, without a null (which json.Unmarshal would
+		// quietly turn into an empty string).
+		if n.kind != '[' {
+			return false
 		}
+		for e := k + 1; e < n.next; e = t.nodes[e].next {
+			if t.nodes[e].kind != '"' {
+				return false
+			}
+		}
+		return true
+	case kObject:
+		return n.kind == '{'
+	case kInput:
+		return n.kind == '"' || n.kind == '{'
 	}
 	return false
 }
 
-func isIntLiteral(raw json.RawMessage, want int) bool {
-	return string(bytes.TrimSpace(raw)) == fmt.Sprint(want)
+// isIntLiteral reports whether raw is the integer want as written.
+func isIntLiteral(raw []byte, want int) bool {
+	return string(bytes.TrimSpace(raw)) == strconv.Itoa(want)
 }
 
 // Payload decodes an event's data into its typed payload. Call it only on an
