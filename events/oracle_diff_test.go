@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -272,6 +274,87 @@ func TestCanonicalValues(t *testing.T) {
 		want, werr := oracleCanonical(v)
 		if !bytes.Equal(got, want) || errText(err) != errText(werr) {
 			t.Errorf("Canonical(%#v)\n got  %s, %v\n want %s, %v", v, got, err, want, werr)
+		}
+	}
+}
+
+// TestRandomJSONDiff compares the rewritten paths with the oracles on JSON
+// built from random fragments, well-formed and not: byte mutation rarely
+// makes the structures (repeated and escaped keys, bad tokens in each
+// state of the grammar) that decide the answers.
+func TestRandomJSONDiff(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	fragments := []string{`{`, `}`, `[`, `]`, `:`, `,`, ` `, "\n", `"a"`, `"b"`, `"\u0061"`, `"\ud800"`,
+		`"\ud83d\ude00"`, `"דּ"`, "\"\xff\"", `1`, `-0`, `1e400`, `1.5`, `true`, `null`, `"`, `\`, `tru`, `-`,
+		`"type"`, `"turn.started"`, `"v"`, `"data"`, `"turn"`, `"actor"`, `"session"`, `"id"`, `x`}
+	var value func(b *strings.Builder, depth int)
+	value = func(b *strings.Builder, depth int) {
+		switch r := rng.IntN(10); {
+		case r < 2 && depth < 4:
+			b.WriteString("{")
+			for i := range rng.IntN(4) {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				b.WriteString([]string{`"a"`, `"b"`, `"\u0061"`, `"😀"`, `"דּ"`, `"turn"`, `"type"`}[rng.IntN(7)])
+				b.WriteString(":")
+				value(b, depth+1)
+			}
+			b.WriteString("}")
+		case r < 4 && depth < 4:
+			b.WriteString("[")
+			for i := range rng.IntN(4) {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				value(b, depth+1)
+			}
+			b.WriteString("]")
+		default:
+			b.WriteString([]string{`1`, `-0`, `1e400`, `0.1`, `"s"`, `"\u00e9\n"`, `true`, `null`, `123456789012345678`}[rng.IntN(9)])
+		}
+	}
+	for range 20000 {
+		var b strings.Builder
+		if rng.IntN(2) == 0 {
+			for range rng.IntN(12) {
+				b.WriteString(fragments[rng.IntN(len(fragments))])
+			}
+		} else {
+			value(&b, 0)
+		}
+		in := []byte(b.String())
+		if rng.IntN(3) == 0 && len(in) > 0 { // one more fragment somewhere
+			at := rng.IntN(len(in))
+			in = slices.Concat(in[:at], []byte(fragments[rng.IntN(len(fragments))]), in[at:])
+		}
+		if got, want := checkJSON(in), oracleCheckJSON(in); errText(got) != errText(want) {
+			t.Fatalf("checkJSON(%q)\n got  %v\n want %v", in, got, want)
+		}
+		got, err := CanonicalJSON(in)
+		want, werr := oracleCanonicalJSON(in)
+		if !bytes.Equal(got, want) || errText(err) != errText(werr) {
+			t.Fatalf("CanonicalJSON(%q)\n got  %s, %v\n want %s, %v", in, got, err, want, werr)
+		}
+		r := &Record{Data: in}
+		got, err = r.Encode()
+		want, werr = oracleEncode(r)
+		if !bytes.Equal(got, want) || (err == nil) != (werr == nil) {
+			t.Fatalf("Encode with data %q\n got  %s, %v\n want %s, %v", in, got, err, want, werr)
+		}
+		ev := []byte(`{"type":"tool.checked","v":1,"actor":"a","session":"s","data":{"turn":1,"tool":"x","input":` + string(in) + `}}`)
+		for _, b := range [][]byte{in, ev} {
+			gp, err := Parse(b)
+			wp, werr := oracleParse(b)
+			if !reflect.DeepEqual(gp, wp) || errText(err) != errText(werr) {
+				t.Fatalf("Parse(%q)\n got  %+v, %v\n want %+v, %v", b, gp, err, wp, werr)
+			}
+		}
+		rec := []byte(`{"actor":"a","data":` + string(in) + `,"id":"01KDVDNA02201QRKBVQC20FMF2","type":"turn.started","v":1}`)
+		gr, err := DecodeRecord(rec)
+		wr, werr := oracleDecodeRecord(rec)
+		if !reflect.DeepEqual(gr, wr) || errText(err) != errText(werr) {
+			t.Fatalf("DecodeRecord(%q)\n got  %+v, %v\n want %+v, %v", rec, gr, err, wr, werr)
 		}
 	}
 }
