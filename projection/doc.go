@@ -11,9 +11,24 @@
 // append time is read from the record's decided field, never recomputed,
 // so a replay with newer code reproduces the original answers.
 //
+// A state keeps in memory what the next decision needs: the policy history
+// and the sessions that have not completed. The rest is history (where each
+// record id landed, record references and times, checks, turns, tool sets,
+// chain heads, yields, completed sessions). A state made by New keeps all
+// of it in memory. A state loaded from a Store, or once committed to one,
+// keeps only what it folded since its last commit and reads the rest from
+// the store one key at a time; its answers and its Dump are the same
+// either way.
+//
 // # Caveats
 //
-// A State is not safe for concurrent use; the owner serialises Prepare and
-// Apply. Sessions returned by Session are owned by the state: copy before
-// keeping them past the next Apply.
+// A State is not safe for concurrent use; the owner serialises Prepare,
+// Apply, queries and Store.Commit. Sessions returned by Session are owned
+// by the state: copy before keeping them past the next Apply or Commit.
+//
+// A state that reads from a store fails, from the first error reading it
+// on, every Prepare, Apply and Commit with that error (a damaged file names
+// itself and says how to rebuild it). Close the store only when done with
+// its states; reads still work after Close (through another open Store of
+// the same file, or by opening it read-only), commits do not.
 package projection

@@ -1,43 +1,291 @@
 package projection
 
 import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/sessionledger/ledger/events"
 )
 
 // Dump returns the state's canonical dump: every part of the folded state
 // in key order, canonically encoded, so two states are equal exactly when
-// their dumps are byte-identical. Derived caches are not part of it.
+// their dumps are byte-identical. Derived caches are not part of it. A
+// state committed to a store reads its history back for it.
+//
+// The dump is the canonical JSON of one object: chains, checks (by decimal
+// sequence), ids, policies, policy, position, sessions, time, toolsets,
+// turns and yields.
 func (s *State) Dump() []byte {
-	checks := make(map[string]*check, len(s.checks))
-	for seq, c := range s.checks {
-		checks[strconv.FormatUint(seq, 10)] = c
+	var buf bytes.Buffer
+	if err := s.writeDump(&buf); err != nil {
+		panic("projection: dump: " + err.Error())
 	}
-	v := map[string]any{
-		"position": s.seq,
-		"time":     s.lastTime,
-		"policy":   s.policy,
-		"sessions": s.sessions,
-		"ids":      s.ids,
-		"yields":   s.yields,
-		"checks":   checks,
-		"turns":    s.turns,
-		"toolsets": s.toolsets,
-		"policies": s.policies,
-		"chains":   s.chains,
+	return buf.Bytes()
+}
+
+// StateHash is the content hash of the canonical dump.
+func (s *State) StateHash() string {
+	h := sha256.New()
+	w := bufio.NewWriterSize(h, 64<<10)
+	if err := s.writeDump(w); err != nil {
+		panic("projection: dump: " + err.Error())
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("projection: dump does not encode: " + err.Error())
+	if err := w.Flush(); err != nil {
+		panic("projection: dump: " + err.Error())
 	}
-	c, err := events.CanonicalJSON(b)
-	if err != nil {
-		panic("projection: dump is not canonical JSON: " + err.Error())
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// writeDump writes the dump section by section: each value is the
+// canonical form of its JSON, and canonical JSON is made of canonical
+// parts, so the whole is the canonical form of the dumped object.
+func (s *State) writeDump(w io.Writer) error {
+	if s.store == nil {
+		return s.writeDumpTx(w, nil)
+	}
+	return s.store.view(func(tx *bolt.Tx) error { return s.writeDumpTx(w, tx) })
+}
+
+// writeDumpTx writes the dump reading the history up to recent.base from
+// tx (nil for a state in memory).
+func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
+	d := dumper{w: w, tx: tx}
+	r := s.recent
+	d.raw("{")
+
+	// The history a record changes in place: the newest value wins.
+	d.section("chains", false)
+	e := d.entries(bucketChains, func(k, v []byte) ([]byte, error) { return canon(string(v)) })
+	for subj, h := range r.chains {
+		e[subj] = d.value(h)
+	}
+	d.object(e)
+
+	d.section("checks", true)
+	e = map[string][]byte{}
+	d.each(bucketChecks, func(k, v []byte) error {
+		c, err := events.CanonicalJSON(v)
+		e[strconv.FormatUint(binary.BigEndian.Uint64(k), 10)] = c
+		return err
+	})
+	for seq, c := range r.checks {
+		e[strconv.FormatUint(seq, 10)] = d.value(c)
+	}
+	d.object(e)
+
+	// An id keeps the sequence it first landed at: the store's.
+	d.section("ids", true)
+	e = d.entries(bucketIDs, func(k, v []byte) ([]byte, error) {
+		l, err := parseLanded(v)
+		if err != nil {
+			return nil, err
+		}
+		return canon(l)
+	})
+	for id, l := range r.ids {
+		if _, ok := e[id]; !ok {
+			e[id] = d.value(l)
+		}
+	}
+	d.object(e)
+
+	d.section("policies", true)
+	d.put(d.value(s.policies))
+	d.section("policy", true)
+	d.put(d.value(s.policy))
+	d.section("position", true)
+	d.put(d.value(s.seq))
+
+	// Sessions: the live ones, the completed ones folded since the last
+	// commit, and the stored completed ones.
+	d.section("sessions", true)
+	e = d.entries(bucketDone, func(k, v []byte) ([]byte, error) { return events.CanonicalJSON(v) })
+	for k, sess := range r.completed {
+		e[string(k)] = d.value(sess)
+	}
+	for k, sess := range s.live {
+		e[string(k)] = d.value(sess)
+	}
+	d.object(e)
+
+	d.section("time", true)
+	d.put(d.value(s.lastTime))
+
+	d.section("toolsets", true)
+	e = d.entries(bucketToolSets, func(k, v []byte) ([]byte, error) { return events.CanonicalJSON(v) })
+	for h, ts := range r.toolsets {
+		e[h] = d.value(ts)
+	}
+	d.object(e)
+
+	// Turns: each session's stored turns (keys sort by session, then turn
+	// number), then those folded since.
+	d.section("turns", true)
+	lists := map[string][][]byte{}
+	d.each(bucketTurns, func(k, v []byte) error {
+		if len(k) < 5 || k[len(k)-5] != 0 {
+			return fmt.Errorf("bad turn key %x", k)
+		}
+		c, err := events.CanonicalJSON(v)
+		key := string(k[:len(k)-5])
+		lists[key] = append(lists[key], c)
+		return err
+	})
+	for k, tl := range r.turns {
+		for _, t := range tl.list {
+			lists[string(k)] = append(lists[string(k)], d.value(t))
+		}
+	}
+	e = make(map[string][]byte, len(lists))
+	for k, list := range lists {
+		e[k] = append(append([]byte("["), bytes.Join(list, []byte(","))...), ']')
+	}
+	d.object(e)
+
+	d.section("yields", true)
+	e = d.entries(bucketYields, func(k, v []byte) ([]byte, error) { return events.CanonicalJSON(v) })
+	for k, y := range r.yields {
+		e[string(k)] = d.value(y)
+	}
+	d.object(e)
+
+	d.raw("}")
+	return d.err
+}
+
+// dumper writes the dump and keeps its first error.
+type dumper struct {
+	w   io.Writer
+	tx  *bolt.Tx
+	err error
+	key bytes.Buffer
+}
+
+func (d *dumper) raw(s string) { d.put([]byte(s)) }
+
+func (d *dumper) put(b []byte) {
+	if d.err == nil {
+		_, d.err = d.w.Write(b)
+	}
+}
+
+// section starts the member name of the dump object.
+func (d *dumper) section(name string, comma bool) {
+	if comma {
+		d.raw(",")
+	}
+	d.raw(`"` + name + `":`)
+}
+
+// value is v's canonical JSON.
+func (d *dumper) value(v any) []byte {
+	c, err := canon(v)
+	if err != nil && d.err == nil {
+		d.err = err
 	}
 	return c
 }
 
-// StateHash is the content hash of the canonical dump.
-func (s *State) StateHash() string { return events.HashBytes(s.Dump()) }
+func canon(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return events.CanonicalJSON(raw)
+}
+
+// each calls fn for every stored key of a bucket (nothing for a state in
+// memory).
+func (d *dumper) each(bucket []byte, fn func(k, v []byte) error) {
+	if d.tx == nil || d.err != nil {
+		return
+	}
+	if err := d.tx.Bucket(bucket).ForEach(fn); err != nil {
+		d.err = err
+	}
+}
+
+// entries reads a stored bucket as canonical values by key.
+func (d *dumper) entries(bucket []byte, val func(k, v []byte) ([]byte, error)) map[string][]byte {
+	e := map[string][]byte{}
+	d.each(bucket, func(k, v []byte) error {
+		c, err := val(k, v)
+		e[string(k)] = c
+		return err
+	})
+	return e
+}
+
+// object writes entries as a canonical JSON object.
+func (d *dumper) object(e map[string][]byte) {
+	keys := make([]string, 0, len(e))
+	for k := range e {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compareUTF16)
+	d.raw("{")
+	for i, k := range keys {
+		if i > 0 {
+			d.raw(",")
+		}
+		d.key.Reset()
+		events.WriteString(&d.key, k)
+		d.key.WriteByte(':')
+		d.put(d.key.Bytes())
+		d.put(e[k])
+	}
+	d.raw("}")
+}
+
+// compareUTF16 orders strings by their UTF-16 code units, as canonical
+// JSON orders object keys. That is byte order except where a character
+// beyond U+FFFF meets one from U+E000 to U+FFFF.
+func compareUTF16(a, b string) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case i == len(a) && i == len(b):
+		return 0
+	case i == len(a):
+		return -1
+	case i == len(b):
+		return 1
+	case a[i] < utf8.RuneSelf || b[i] < utf8.RuneSelf:
+		// An ASCII byte starts a character in both strings.
+		return int(a[i]) - int(b[i])
+	}
+	for i > 0 && !utf8.RuneStart(a[i]) {
+		i--
+	}
+	ra, _ := utf8.DecodeRuneInString(a[i:])
+	rb, _ := utf8.DecodeRuneInString(b[i:])
+	if ua, ub := firstUnit(ra), firstUnit(rb); ua != ub {
+		return int(ua) - int(ub)
+	}
+	if ra == rb {
+		return strings.Compare(a, b) // not UTF-8; any fixed order will do
+	}
+	return int(ra) - int(rb)
+}
+
+// firstUnit is the first UTF-16 code unit of r.
+func firstUnit(r rune) rune {
+	if r >= 0x10000 {
+		return 0xD800 + (r-0x10000)>>10
+	}
+	return r
+}

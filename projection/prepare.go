@@ -28,11 +28,21 @@ type Prepared struct {
 // does not change the state: Apply the record once it has landed. ev.ID must
 // be set (the caller makes one when the caller of the API sent none).
 func (s *State) Prepare(ev *events.Event, time string) Prepared {
+	prep := s.prepare(ev, time)
+	if s.err != nil {
+		// A decision made on a history that could not be read is no
+		// decision.
+		return Prepared{Err: s.err}
+	}
+	return prep
+}
+
+func (s *State) prepare(ev *events.Event, time string) Prepared {
 	p, err := s.shape(ev)
 	if err != nil {
 		return Prepared{Err: err}
 	}
-	if l, ok := s.ids[ev.ID]; ok {
+	if l, ok := s.landedAt(ev.ID); ok {
 		if l.RefusedEffect {
 			return Prepared{Landed: l.Seq, Err: events.Errorf(events.CodeAuthorizationChanged,
 				"effect %s was already refused at sequence %d: authority changed since its check", ev.ID, l.Seq)}
@@ -83,7 +93,7 @@ func (s *State) link(decided []byte, subject string) []byte {
 	if len(decided) > 2 {
 		out = append(out, ',')
 	}
-	if prev := s.chains[subject]; prev != "" {
+	if prev := s.chainHead(subject); prev != "" {
 		out = append(out, `"prev":"`...)
 		out = append(out, prev...)
 		out = append(out, `",`...)
@@ -183,7 +193,7 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 		}
 		return GrantDecided{Identity: id}, nil, nil
 	case *events.StartedData:
-		if s.sessions[ev.Session] != nil {
+		if s.exists(ev.Session) {
 			return nil, nil, events.Errorf(events.CodeDuplicateSession, "session %q already exists; use a new key", ev.Session)
 		}
 		facts, err := s.dialect.Start(s, ev.Session, d)
@@ -212,7 +222,7 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 			return nil, nil, err
 		}
 		for _, c := range d.Children {
-			child := s.sessions[c]
+			child := s.Session(c)
 			if child == nil {
 				return nil, nil, events.Errorf(events.CodeUnknownSession, "child %q does not exist", c)
 			}
@@ -222,7 +232,7 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 		}
 		return EmptyDecided{}, nil, nil
 	case *events.CompletedData:
-		sess := s.sessions[ev.Session]
+		sess := s.Session(ev.Session)
 		if sess == nil {
 			return nil, nil, unknownSession(ev.Session)
 		}
@@ -258,7 +268,7 @@ func envelopeHash(sess *envelope.Session) string {
 
 // activeSession returns the session when it exists and is active.
 func (s *State) activeSession(key events.SessionKey) (*envelope.Session, error) {
-	sess := s.sessions[key]
+	sess := s.Session(key)
 	if sess == nil {
 		return nil, unknownSession(key)
 	}
@@ -281,10 +291,10 @@ func (s *State) currentTurn(key events.SessionKey, turn int) (*envelope.Session,
 }
 
 func (s *State) decideSpawn(ev *events.Event, d *events.SpawnedData) (any, *refusal, error) {
-	if s.sessions[ev.Session] != nil {
+	if s.exists(ev.Session) {
 		return nil, nil, events.Errorf(events.CodeDuplicateSession, "session %q already exists; a child key is spawned once", ev.Session)
 	}
-	parent := s.sessions[d.Parent]
+	parent := s.Session(d.Parent)
 	if parent == nil {
 		return nil, nil, events.Errorf(events.CodeUnknownParent, "parent %q does not exist", d.Parent)
 	}
@@ -303,7 +313,7 @@ func (s *State) decideSpawn(ev *events.Event, d *events.SpawnedData) (any, *refu
 }
 
 func (s *State) decideResume(ev *events.Event, d *events.ResumedData) (any, *refusal, error) {
-	sess := s.sessions[ev.Session]
+	sess := s.Session(ev.Session)
 	if sess == nil {
 		return nil, nil, unknownSession(ev.Session)
 	}
@@ -311,12 +321,12 @@ func (s *State) decideResume(ev *events.Event, d *events.ResumedData) (any, *ref
 		return nil, nil, events.Errorf(events.CodeSessionNotActive, "session %q has completed and cannot resume", ev.Session)
 	}
 	for _, k := range d.From {
-		if s.sessions[k] == nil {
+		if !s.exists(k) {
 			return nil, nil, events.Errorf(events.CodeUnknownSession, "session %q in from does not exist", k)
 		}
 	}
 	if d.Handoff == events.HandoffCompletion {
-		if s.sessions[d.From[0]].State != envelope.Completed {
+		if s.Session(d.From[0]).State != envelope.Completed {
 			return failedResume(envelope.ReasonBatchNotSettled)
 		}
 		if _, why := s.completionHop(ev.Session, d.From[0]); why != "" {
@@ -324,23 +334,23 @@ func (s *State) decideResume(ev *events.Event, d *events.ResumedData) (any, *ref
 		}
 		return ResumeDecided{PolicySource: envelope.SourceCompletionHandoff}, nil, nil
 	}
-	y := s.yields[ev.Session]
+	y := s.yieldOf(ev.Session)
 	if y == nil || !y.Current || y.Ref.ID != *d.Batch || !sameKeys(y.Children, d.From) {
 		return failedResume(envelope.ReasonHandoffNotCurrent)
 	}
 	for _, k := range y.Children {
-		if s.sessions[k].State != envelope.Completed {
+		if s.Session(k).State != envelope.Completed {
 			return failedResume(envelope.ReasonBatchNotSettled)
 		}
 	}
 	for _, k := range y.Children {
-		if !s.sessions[k].Envelope.Verified(ev.Session) {
+		if !s.Session(k).Envelope.Verified(ev.Session) {
 			return failedResume(envelope.ReasonMissingEnvelope)
 		}
 	}
-	first := s.sessions[y.Children[0]].Envelope
+	first := s.Session(y.Children[0]).Envelope
 	for _, k := range y.Children[1:] {
-		if !s.dialect.SamePolicy(first, s.sessions[k].Envelope) {
+		if !s.dialect.SamePolicy(first, s.Session(k).Envelope) {
 			return failedResume(envelope.ReasonPolicyConflict)
 		}
 	}
@@ -392,16 +402,12 @@ func (s *State) preparingCheck(key events.SessionKey, tool string, d *events.Eff
 	matches := func(c *check) bool {
 		return c != nil && !c.Refusal && c.Session == key && c.Tool == tool && c.Call == d.Call
 	}
-	if d.PreparedAt != 0 {
-		if c := s.checks[d.PreparedAt]; matches(c) {
-			return c, d.PreparedAt
-		}
-		return nil, 0
+	seq := d.PreparedAt
+	if seq == 0 {
+		seq = s.latestCheck(key, tool, d.Call)
 	}
-	for seq := s.seq; seq > 0; seq-- {
-		if c := s.checks[seq]; matches(c) {
-			return c, seq
-		}
+	if c := s.checkAt(seq); matches(c) {
+		return c, seq
 	}
 	return nil, 0
 }

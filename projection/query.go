@@ -2,7 +2,6 @@ package projection
 
 import (
 	"encoding/json"
-	"sort"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -38,20 +37,23 @@ func (s *State) Resolve(key events.SessionKey, p Position) (uint64, error) {
 		}
 		return p.Seq, nil
 	case p.Turn != 0:
-		turns := s.turns[key]
-		if s.sessions[key] == nil {
+		if !s.exists(key) {
 			return 0, unknownSession(key)
 		}
-		if p.Turn < 1 || p.Turn > len(turns) {
-			return 0, events.Errorf(events.CodeBadTurn, "session %q has no turn %d (turns: %d)", key, p.Turn, len(turns))
+		t, ok := s.turnAt(key, p.Turn)
+		if !ok {
+			return 0, events.Errorf(events.CodeBadTurn, "session %q has no turn %d (turns: %d)", key, p.Turn, s.turnCount(key))
 		}
-		return turns[p.Turn-1].Seq, nil
+		return t.Seq, nil
 	case p.Time != "":
-		i := sort.Search(len(s.times), func(i int) bool { return s.times[i] > p.Time })
-		if i == 0 {
+		n, err := s.atTime(p.Time)
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 {
 			return 0, events.Errorf(events.CodeInvalidEvent, "no record is at or before %s", p.Time)
 		}
-		return uint64(i), nil
+		return n, nil
 	}
 	return s.seq, nil
 }
@@ -93,9 +95,17 @@ func (s *State) cached(key events.SessionKey) (*cachedSet, error) {
 	for _, d := range ts.Denied {
 		c.index[d.Tool] = envelope.Verdict{Tool: d.Tool, Decision: envelope.Deny, Reason: d.Reason}
 	}
+	if len(s.cache) >= maxCached {
+		// Bounded, so a replica that answers checks for every session does
+		// not keep every session's tool set.
+		clear(s.cache)
+	}
 	s.cache[key] = c
 	return c, nil
 }
+
+// maxCached bounds the tool-set cache.
+const maxCached = 1 << 14
 
 // SetDecides is implemented by dialects whose decision for a call is exactly
 // its tool set's answer (no per-call input rules), so a check can read the
@@ -135,7 +145,7 @@ func (s *State) queried(key events.SessionKey) (*envelope.Session, error) {
 	if s.dialect == nil {
 		return nil, events.Errorf(events.CodeInvalidPolicy, "no policy has been set")
 	}
-	sess := s.sessions[key]
+	sess := s.Session(key)
 	if sess == nil {
 		return nil, unknownSession(key)
 	}

@@ -14,6 +14,14 @@ import (
 type Dialects map[string]envelope.Dialect
 
 // State is the ledger's state folded up to a position of the log.
+//
+// It keeps in memory what the next decision needs: the policy, every
+// session that has not completed, and the tool-set cache. The rest is
+// history (record ids and references, checks, turns, tool sets, chain
+// heads, yields, completed sessions): a state in memory keeps all of it in
+// recent; a state committed to a Store keeps in recent only what it folded
+// since the last commit and reads the rest from the store, one key at a
+// time.
 type State struct {
 	dialects Dialects
 	dialect  envelope.Dialect // nil until the first policy.set
@@ -21,34 +29,29 @@ type State struct {
 	seq      uint64
 	lastTime string
 	policy   *envelope.PolicyState
-	sessions map[events.SessionKey]*envelope.Session
-	// ids maps every landed record id to its sequence.
-	ids map[string]landed
-	// yields holds each session's most recent yield.
-	yields map[events.SessionKey]*yield
-	// checks holds every tool.checked record by sequence.
-	checks map[uint64]*check
-	// refs holds a RecordRef and times the time of every folded record, by
-	// sequence.
-	refs  []envelope.RecordRef
-	times []string
-	// turns holds each session's turns: the turn.started sequence and the
-	// hash of the tool set resolved there; toolsets holds each distinct
-	// tool set once, by hash.
-	turns    map[events.SessionKey][]Turn
-	toolsets map[string]envelope.ToolSet
+	// live holds the sessions that have not completed.
+	live map[events.SessionKey]*envelope.Session
+	// changed names the live sessions changed since the last commit, and
+	// sessions that completed since (to take them off the live bucket).
+	changed map[events.SessionKey]bool
+
+	// store is where the history up to recent.base is, nil for a state in
+	// memory.
+	store  *Store
+	recent *history
+	// cold caches completed sessions read from the store. They never
+	// change unless a record changes them, which moves them to recent.
+	cold map[events.SessionKey]*envelope.Session
+	// err is the first error reading the store; every later Prepare, Apply
+	// and Commit fails with it.
+	err error
+
 	// memo carries the tool set Prepare resolved for a turn.started to the
 	// Apply of the same record, so it is resolved once.
 	memo struct {
 		id  string
 		set envelope.ToolSet
 	}
-	// dirty names what changed since the last MarkClean, for the store.
-	dirty dirtySet
-	// chains holds, for every subject, the hash of its last record: each
-	// record's decided.prev links to it (tamper evidence, a hash chain per
-	// session, policy and decision subject).
-	chains map[string]string
 
 	// policyVersion counts policy and grant changes; with a session's
 	// context it keys the tool-set cache, which is derived state only (never
@@ -67,6 +70,8 @@ type PolicyAt struct {
 	Policy *envelope.PolicyState `json:"policy"`
 }
 
+// landed is where a record id first landed. Its JSON form (field names
+// without tags) is part of the canonical dump.
 type landed struct {
 	Seq uint64
 	// RefusedEffect marks the decision record of a refused effect.
@@ -90,19 +95,14 @@ type check struct {
 	Refusal bool
 }
 
-// New returns the empty state, before any record.
+// New returns the empty state, before any record, kept in memory.
 func New(dialects Dialects) *State {
 	return &State{
 		dialects: dialects,
-		sessions: map[events.SessionKey]*envelope.Session{},
-		ids:      map[string]landed{},
-		yields:   map[events.SessionKey]*yield{},
-		checks:   map[uint64]*check{},
-		turns:    map[events.SessionKey][]Turn{},
-		toolsets: map[string]envelope.ToolSet{},
+		live:     map[events.SessionKey]*envelope.Session{},
+		changed:  map[events.SessionKey]bool{},
+		recent:   newHistory(0),
 		cache:    map[events.SessionKey]*cachedSet{},
-		dirty:    newDirty(),
-		chains:   map[string]string{},
 	}
 }
 
@@ -114,29 +114,13 @@ type Turn struct {
 	Context envelope.Context `json:"context"`
 }
 
-// dirtySet names the parts of the state changed since the store last
-// committed it.
-type dirtySet struct {
-	from     uint64 // first sequence not yet committed
-	policy   bool
-	chains   map[string]bool
-	sessions map[events.SessionKey]bool
-	yields   map[events.SessionKey]bool
-	toolsets map[string]bool
-}
-
-func newDirty() dirtySet {
-	return dirtySet{from: 1, chains: map[string]bool{}, sessions: map[events.SessionKey]bool{}, yields: map[events.SessionKey]bool{}, toolsets: map[string]bool{}}
-}
-
 // TurnSet returns the tool set stored for a session's turn.
 func (s *State) TurnSet(key events.SessionKey, turn int) (envelope.ToolSet, uint64, bool) {
-	ts := s.turns[key]
-	if turn < 1 || turn > len(ts) {
+	t, ok := s.turnAt(key, turn)
+	if !ok {
 		return envelope.ToolSet{}, 0, false
 	}
-	t := ts[turn-1]
-	return s.toolsets[t.ToolSet], t.Seq, true
+	return s.toolSet(t.ToolSet), t.Seq, true
 }
 
 // policyAt returns the policy state in force at seq.
@@ -168,14 +152,13 @@ func (s *State) AtTurn(key events.SessionKey, turn int) (*TurnView, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts := s.turns[key]
-	if turn < 1 || turn > len(ts) {
-		return nil, events.Errorf(events.CodeBadTurn, "session %q has no turn %d (turns: %d)", key, turn, len(ts))
+	t, ok := s.turnAt(key, turn)
+	if !ok {
+		return nil, events.Errorf(events.CodeBadTurn, "session %q has no turn %d (turns: %d)", key, turn, s.turnCount(key))
 	}
-	t := ts[turn-1]
 	v := *sess
 	v.Turn, v.Context, v.State = turn, t.Context, envelope.Active
-	return &TurnView{s: s, seq: t.Seq, policy: s.policyAt(t.Seq), session: &v, set: s.toolsets[t.ToolSet]}, nil
+	return &TurnView{s: s, seq: t.Seq, policy: s.policyAt(t.Seq), session: &v, set: s.toolSet(t.ToolSet)}, nil
 }
 
 // Policy implements envelope.World: the policy in force at the turn.
@@ -215,33 +198,6 @@ func (s *State) Policy() *envelope.PolicyState { return s.policy }
 
 // Dialect is the log's dialect, nil before the first policy.set.
 func (s *State) Dialect() envelope.Dialect { return s.dialect }
-
-// Session returns a session by key, nil when it does not exist.
-func (s *State) Session(key events.SessionKey) *envelope.Session { return s.sessions[key] }
-
-// Ref returns the RecordRef of the record at seq.
-func (s *State) Ref(seq uint64) (envelope.RecordRef, bool) {
-	if seq == 0 || seq > uint64(len(s.refs)) {
-		return envelope.RecordRef{}, false
-	}
-	return s.refs[seq-1], true
-}
-
-// Landed returns the sequence at which a record id landed.
-func (s *State) Landed(id string) (uint64, bool) {
-	l, ok := s.ids[id]
-	return l.Seq, ok
-}
-
-// Keys returns every session key in sorted order.
-func (s *State) Keys() []events.SessionKey {
-	keys := make([]events.SessionKey, 0, len(s.sessions))
-	for k := range s.sessions {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
 
 var _ envelope.World = (*State)(nil)
 
@@ -328,10 +284,10 @@ func (s *State) ApplyEncoded(rec *events.Record, b []byte, seq uint64) error {
 	return s.apply1(rec, events.HashBytes(b), seq)
 }
 
-// ChainHead returns the hash of the last record on subject ("" if none).
-func (s *State) ChainHead(subject string) string { return s.chains[subject] }
-
 func (s *State) apply1(rec *events.Record, hash string, seq uint64) error {
+	if s.err != nil {
+		return s.err
+	}
 	if seq != s.seq+1 {
 		return fmt.Errorf("projection: record %s at sequence %d does not follow %d", rec.ID, seq, s.seq)
 	}
@@ -340,24 +296,44 @@ func (s *State) apply1(rec *events.Record, hash string, seq uint64) error {
 	if err != nil {
 		return fmt.Errorf("projection: record %d: %w", seq, err)
 	}
-	ref := envelope.RecordRef{Seq: seq, ID: rec.ID, Type: rec.Type}
-	if rec.Session != "" {
-		s.dirty.sessions[rec.Session] = true
-	}
+	ref := envelope.RecordRef{Seq: seq, ID: rec.ID, Type: internType(rec.Type)}
 	if err := s.apply(rec, ref, p); err != nil {
 		return fmt.Errorf("projection: record %d (%s %s): %w", seq, rec.Type, rec.ID, err)
 	}
+	if s.err != nil {
+		return s.err
+	}
 	s.seq = seq
 	s.lastTime = rec.Time
-	subject := events.Subject(rec.Type, rec.Session)
-	s.chains[subject] = hash
-	s.dirty.chains[subject] = true
-	s.refs = append(s.refs, ref)
-	s.times = append(s.times, rec.Time)
-	if _, ok := s.ids[rec.ID]; !ok {
-		s.ids[rec.ID] = landed{Seq: seq}
+	r := s.recent
+	r.chains[events.Subject(rec.Type, rec.Session)] = hash
+	r.refs = append(r.refs, ref)
+	r.times = append(r.times, rec.Time)
+	if _, ok := r.ids[rec.ID]; !ok {
+		r.ids[rec.ID] = landed{Seq: seq}
 	}
 	return nil
+}
+
+// internType returns the constant spelling of a known type, so that the
+// references of a million records share a handful of strings.
+func internType(t events.Type) events.Type {
+	for _, k := range events.Types {
+		if k == t {
+			return k
+		}
+	}
+	return t
+}
+
+// changing returns the session a record changes, or an error naming it
+// when it does not exist (only a log the ledger did not write has one).
+func (s *State) changing(key events.SessionKey) (*envelope.Session, error) {
+	sess := s.toChange(key)
+	if sess == nil {
+		return nil, fmt.Errorf("session %q does not exist", key)
+	}
+	return sess, nil
 }
 
 func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
@@ -371,17 +347,17 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
 			return err
 		}
-		s.sessions[rec.Session] = &envelope.Session{
+		s.settle(&envelope.Session{
 			Key: rec.Session, Agent: d.Agent, State: envelope.Active, Start: d, Origin: ref, Actor: rec.Actor,
 			Facts: dec.Facts, Tools: slices.Clone(d.Tools),
 			Context: envelope.Context{Source: envelope.SourceCurrentRequest, Sender: d.Sender, SetBy: ref},
-		}
+		})
 	case *events.SpawnedData:
 		var dec SpawnDecided
 		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
 			return err
 		}
-		parent := s.sessions[d.Parent]
+		parent := s.toChange(d.Parent)
 		if parent == nil || dec.Envelope == nil {
 			return fmt.Errorf("spawn without a parent or an envelope")
 		}
@@ -391,12 +367,15 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 			Tools: append(slices.Clone(parent.Tools), d.Tools...),
 		}
 		child.Context = s.ordinaryContext(child, ref)
-		s.sessions[rec.Session] = child
+		s.settle(child)
 		parent.Children = append(parent.Children, rec.Session)
 		parent.ActiveChildren++
-		s.dirty.sessions[d.Parent] = true
+		s.settle(parent)
 	case *events.TurnData:
-		sess := s.sessions[rec.Session]
+		sess, err := s.changing(rec.Session)
+		if err != nil {
+			return err
+		}
 		sess.Turn = d.Turn
 		sess.Context = s.turnContext(sess, d, ref)
 		ts := s.memo.set
@@ -405,34 +384,48 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 		}
 		s.memo.id, s.memo.set = "", envelope.ToolSet{}
 		h := ts.Hash()
-		if _, ok := s.toolsets[h]; !ok {
-			s.toolsets[h] = ts
-			s.dirty.toolsets[h] = true
+		if _, ok := s.recent.toolsets[h]; !ok {
+			// Kept even when the store has it: the commit writes only
+			// what the store does not hold.
+			s.recent.toolsets[h] = ts
 		}
-		s.turns[rec.Session] = append(s.turns[rec.Session], Turn{Seq: ref.Seq, ToolSet: h, Context: sess.Context})
+		s.addTurn(sess, Turn{Seq: ref.Seq, ToolSet: h, Context: sess.Context})
+		s.settle(sess)
 	case *events.YieldedData:
-		sess := s.sessions[rec.Session]
+		sess, err := s.changing(rec.Session)
+		if err != nil {
+			return err
+		}
 		sess.State = envelope.Yielded
-		s.yields[rec.Session] = &yield{Ref: ref, Children: slices.Clone(d.Children), Current: true}
-		s.dirty.yields[rec.Session] = true
+		s.recent.yields[rec.Session] = &yield{Ref: ref, Children: slices.Clone(d.Children), Current: true}
 		sess.Context = s.ordinaryContext(sess, ref)
+		s.settle(sess)
 	case *events.CompletedData:
-		sess := s.sessions[rec.Session]
+		sess, err := s.changing(rec.Session)
+		if err != nil {
+			return err
+		}
 		sess.State = envelope.Completed
-		if parent := s.sessions[sess.Parent]; parent != nil {
+		s.settle(sess)
+		if sess.Parent == "" {
+			break
+		}
+		if parent := s.toChange(sess.Parent); parent != nil {
 			parent.ActiveChildren--
-			s.dirty.sessions[sess.Parent] = true
+			s.settle(parent)
 		}
 	case *events.ResumedData:
 		var dec ResumeDecided
 		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
 			return err
 		}
-		sess := s.sessions[rec.Session]
+		sess, err := s.changing(rec.Session)
+		if err != nil {
+			return err
+		}
 		sess.State = envelope.Active
-		if y := s.yields[rec.Session]; y != nil {
+		if y := s.yieldToChange(rec.Session); y != nil {
 			y.Current = false
-			s.dirty.yields[rec.Session] = true
 		}
 		cont := ref
 		sess.Context = envelope.Context{Source: dec.PolicySource, SourceReason: dec.SourceReason, Continuation: &cont, SetBy: ref}
@@ -443,18 +436,22 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 			}
 			sess.Context.Captured = captured
 		}
+		s.settle(sess)
 	case *events.CheckedData:
 		var dec CheckDecided
 		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
 			return err
 		}
 		refusal := dec.Reason.Code == ReasonAuthorizationChanged
-		s.checks[ref.Seq] = &check{Session: rec.Session, Tool: s.normalize(d.Tool), Call: d.Call,
+		c := &check{Session: rec.Session, Tool: s.normalize(d.Tool), Call: d.Call,
 			Input: d.Input, Decision: dec.Decision, Refusal: refusal}
+		s.recent.checks[ref.Seq] = c
 		if refusal {
-			if _, ok := s.ids[rec.ID]; !ok {
-				s.ids[rec.ID] = landed{Seq: ref.Seq, RefusedEffect: true}
+			if _, ok := s.recent.ids[rec.ID]; !ok {
+				s.recent.ids[rec.ID] = landed{Seq: ref.Seq, RefusedEffect: true}
 			}
+		} else {
+			s.recent.calls[callKey(c.Session, c.Tool, c.Call)] = ref.Seq
 		}
 	case *events.EffectData:
 		// An effect changes no session state; its record is the audit.
@@ -498,7 +495,6 @@ func (s *State) applyPolicy(d *events.PolicySetData, ref envelope.RecordRef) err
 func (s *State) setPolicy(p *envelope.PolicyState, ref envelope.RecordRef) error {
 	s.policy = p
 	s.policyVersion++
-	s.dirty.policy = true
 	if err := s.refreshEffective(); err != nil {
 		return err
 	}
@@ -578,7 +574,7 @@ func (s *State) turnContext(sess *envelope.Session, d *events.TurnData, ref enve
 // capturedEnvelope finds the envelope a successful continuation runs under.
 func (s *State) capturedEnvelope(key events.SessionKey, d *events.ResumedData) (*envelope.Envelope, error) {
 	if d.Handoff == events.HandoffSettleBatch {
-		child := s.sessions[d.From[0]]
+		child := s.Session(d.From[0])
 		if child == nil || child.Envelope == nil {
 			return nil, fmt.Errorf("settle_batch child %s has no envelope", d.From[0])
 		}
@@ -598,7 +594,7 @@ const MaxHops = 32
 // hop whose requester is key; it returns that hop's envelope, or nil with
 // the failed check.
 func (s *State) completionHop(key, from events.SessionKey) (*envelope.Envelope, string) {
-	h := s.sessions[from]
+	h := s.Session(from)
 	for hop := 1; hop <= MaxHops && h != nil; hop++ {
 		env := h.Envelope
 		if env == nil {
@@ -610,7 +606,7 @@ func (s *State) completionHop(key, from events.SessionKey) (*envelope.Envelope, 
 			}
 			return env, ""
 		}
-		h = s.sessions[env.Requester]
+		h = s.Session(env.Requester)
 	}
 	return nil, envelope.ReasonMissingEnvelope
 }

@@ -1,13 +1,21 @@
 package projection
 
 import (
+	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -21,39 +29,53 @@ var (
 	bucketMeta     = []byte("meta")
 	bucketPolicy   = []byte("policy")
 	bucketSessions = []byte("sessions")
+	bucketDone     = []byte("completed")
 	bucketIDs      = []byte("ids")
 	bucketYields   = []byte("yields")
 	bucketChecks   = []byte("checks")
+	bucketCalls    = []byte("calls")
 	bucketTurns    = []byte("turns")
 	bucketToolSets = []byte("toolsets")
 	bucketLog      = []byte("log")
 	bucketChains   = []byte("chains")
-	allBuckets     = [][]byte{bucketMeta, bucketPolicy, bucketSessions, bucketIDs, bucketYields,
-		bucketChecks, bucketTurns, bucketToolSets, bucketLog, bucketChains}
+	allBuckets     = [][]byte{bucketMeta, bucketPolicy, bucketSessions, bucketDone, bucketIDs, bucketYields,
+		bucketChecks, bucketCalls, bucketTurns, bucketToolSets, bucketLog, bucketChains}
 )
 
 // SchemaVersion is the layout version of the store; a store of another
 // version is refused with a message that says to rebuild it.
-const SchemaVersion = "2"
+//
+// Version 3 keeps only sessions that have not completed in "sessions" (the
+// rest in "completed"), indexes checks by call in "calls", and writes ids
+// and log entries in binary (see logValue and landedValue).
+const SchemaVersion = "3"
 
 // ErrSchema is returned for a store written by another layout version.
-var ErrSchema = errors.New("projection: the store was written by another layout version; rebuild it with 'ledger replay'")
+var ErrSchema = errors.New("projection: the store was written by another layout version; rebuild it with 'ledger replay --out NEW' and move NEW over it")
 
 // Store keeps a State in a bbolt file: every part of the state in its
 // bucket, and the checkpoint (the last sequence applied) in the same
 // transaction as the rows, so a restart resumes exactly where the last
-// commit ended.
+// commit ended. A state loaded from a store, or committed to one, reads its
+// history from it.
 type Store struct {
-	db   *bolt.DB
-	path string
+	db     *bolt.DB
+	path   string
+	closed atomic.Bool
 }
 
 // StoreOptions configures a Store; the zero value means the defaults.
 type StoreOptions struct {
-	// NoSync skips fsync on commit. Only for rebuilding into a fresh file
-	// that is synced and renamed afterwards.
+	// NoSync skips fsync on commit, and the freelist is not written (it is
+	// recomputed when the file is next opened). Only for rebuilding into a
+	// fresh file that is synced and renamed afterwards.
 	NoSync bool
 }
+
+// open holds this process's open stores by path. bbolt locks a file once
+// per open, even within one process, so a state whose store was closed
+// reads its history through another open store of the same file (see view).
+var openStores sync.Map
 
 // OpenStore opens (creating if needed) the bbolt file at path.
 func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
@@ -64,7 +86,8 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 			st, err = nil, damaged(path, fmt.Errorf("%v", p))
 		}
 	}()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second, FreelistType: bolt.FreelistMapType, NoSync: opts.NoSync})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second, FreelistType: bolt.FreelistMapType,
+		NoSync: opts.NoSync, NoFreelistSync: opts.NoSync})
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("projection: opening %s: %w (is another ledger using it?)", path, err)
 	}
@@ -94,7 +117,16 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 		db.Close()
 		return nil, damaged(path, err)
 	}
-	return &Store{db: db, path: path}, nil
+	st = &Store{db: db, path: path}
+	openStores.Store(storeKey(path), st)
+	return st, nil
+}
+
+func storeKey(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // damaged is the error for a projection file that cannot be read.
@@ -102,8 +134,36 @@ func damaged(path string, err error) error {
 	return fmt.Errorf("projection: %s is damaged (%v): the log is the truth, so rebuild the projection with 'ledger replay --out NEW' and move NEW over %s (or delete %s and restart: it is rebuilt from the log)", path, err, path, path)
 }
 
-// Close closes the file.
-func (st *Store) Close() error { return st.db.Close() }
+// Close closes the file. States loaded from the store, or committed to it,
+// can still be read afterwards (through another open store of the same
+// file, or by opening it read-only for the read), not committed.
+func (st *Store) Close() error {
+	st.closed.Store(true)
+	openStores.CompareAndDelete(storeKey(st.path), st)
+	return st.db.Close()
+}
+
+// view runs fn in a read transaction of the file. bbolt panics on some
+// damaged pages; that is an error naming the file, never a crash.
+func (st *Store) view(fn func(tx *bolt.Tx) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = damaged(st.path, fmt.Errorf("%v", p))
+		}
+	}()
+	if !st.closed.Load() {
+		return st.db.View(fn)
+	}
+	if other, ok := openStores.Load(storeKey(st.path)); ok {
+		return other.(*Store).db.View(fn)
+	}
+	db, err := bolt.Open(st.path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.View(fn)
+}
 
 // Path is the file's path.
 func (st *Store) Path() string { return st.path }
@@ -141,11 +201,20 @@ func putJSON(b *bolt.Bucket, key []byte, v any) error {
 	return b.Put(key, raw)
 }
 
-// Commit writes everything s changed since the last commit, and the
-// checkpoint, in one transaction. Records at or below the stored checkpoint
-// are never written twice: a state behind the store is an error.
+// Commit writes everything s folded since its last commit, and the
+// checkpoint, in one transaction, and from then on s reads its history
+// from the store and keeps in memory only what it folds next. Records at
+// or below the stored checkpoint are never written twice: a state behind
+// the store is an error, and so is a state of another store.
 func (st *Store) Commit(s *State) error {
-	if s.dirty.from > s.seq {
+	if s.err != nil {
+		return s.err
+	}
+	if s.store != nil && s.store != st {
+		return fmt.Errorf("projection: the state reads its history from %s; it cannot be committed to %s", s.store.path, st.path)
+	}
+	r := s.recent
+	if r.base == s.seq {
 		return nil
 	}
 	err := st.db.Update(func(tx *bolt.Tx) error {
@@ -154,88 +223,163 @@ func (st *Store) Commit(s *State) error {
 		if v := meta.Get([]byte("checkpoint")); len(v) == 8 {
 			cp = binary.BigEndian.Uint64(v)
 		}
-		if cp != s.dirty.from-1 {
-			return fmt.Errorf("projection: store checkpoint is %d but the state's uncommitted records start at %d", cp, s.dirty.from)
+		if cp != r.base {
+			return fmt.Errorf("projection: store checkpoint is %d but the state's uncommitted records start at %d", cp, r.base+1)
 		}
-		pb := tx.Bucket(bucketPolicy)
-		for _, pa := range s.policies {
-			if pa.Seq >= s.dirty.from {
-				if err := putJSON(pb, u64(pa.Seq), pa.Policy); err != nil {
-					return err
-				}
-			}
-		}
-		sb := tx.Bucket(bucketSessions)
-		for k := range s.dirty.sessions {
-			if sess := s.sessions[k]; sess != nil {
-				if err := putJSON(sb, []byte(k), sess); err != nil {
-					return err
-				}
-			}
-		}
-		chb := tx.Bucket(bucketChains)
-		for subj := range s.dirty.chains {
-			if err := chb.Put([]byte(subj), []byte(s.chains[subj])); err != nil {
-				return err
-			}
-		}
-		yb := tx.Bucket(bucketYields)
-		for k := range s.dirty.yields {
-			if err := putJSON(yb, []byte(k), s.yields[k]); err != nil {
-				return err
-			}
-		}
-		tb := tx.Bucket(bucketToolSets)
-		for h := range s.dirty.toolsets {
-			if err := putJSON(tb, []byte(h), s.toolsets[h]); err != nil {
-				return err
-			}
-		}
-		lb, ib, cb := tx.Bucket(bucketLog), tx.Bucket(bucketIDs), tx.Bucket(bucketChecks)
-		for seq := s.dirty.from; seq <= s.seq; seq++ {
-			ref := s.refs[seq-1]
-			if err := putJSON(lb, u64(seq), logEntry{ID: ref.ID, Type: ref.Type, Time: s.times[seq-1]}); err != nil {
-				return err
-			}
-			if l, ok := s.ids[ref.ID]; ok && l.Seq == seq {
-				if err := putJSON(ib, []byte(ref.ID), l); err != nil {
-					return err
-				}
-			}
-			if c := s.checks[seq]; c != nil {
-				if err := putJSON(cb, u64(seq), c); err != nil {
-					return err
-				}
-			}
-		}
-		turnB := tx.Bucket(bucketTurns)
-		for k := range s.dirty.sessions {
-			for i, t := range s.turns[k] {
-				if t.Seq < s.dirty.from {
-					continue
-				}
-				if err := putJSON(turnB, turnKey(k, i+1), t); err != nil {
-					return err
-				}
-			}
-		}
-		if err := putJSON(meta, []byte("state"), metaState{Position: s.seq, Time: s.lastTime}); err != nil {
-			return err
-		}
-		return meta.Put([]byte("checkpoint"), u64(s.seq))
+		return s.write(tx)
 	})
 	if err != nil {
 		return err
 	}
-	s.dirty = newDirty()
-	s.dirty.from = s.seq + 1
+	s.store = st
+	s.recent = newHistory(s.seq)
+	s.changed = map[events.SessionKey]bool{}
+	if s.cold == nil {
+		s.cold = map[events.SessionKey]*envelope.Session{}
+	}
 	return nil
 }
 
+// write puts what s folded since the store's checkpoint into tx.
+func (s *State) write(tx *bolt.Tx) error {
+	r := s.recent
+	pb := tx.Bucket(bucketPolicy)
+	for _, pa := range s.policies {
+		if pa.Seq > r.base {
+			if err := putJSON(pb, u64(pa.Seq), pa.Policy); err != nil {
+				return err
+			}
+		}
+	}
+	sb, db := tx.Bucket(bucketSessions), tx.Bucket(bucketDone)
+	for k := range s.changed {
+		if sess := s.live[k]; sess != nil {
+			if err := putJSON(sb, []byte(k), sess); err != nil {
+				return err
+			}
+		} else if err := sb.Delete([]byte(k)); err != nil {
+			return err
+		}
+	}
+	for k, sess := range r.completed {
+		if err := putJSON(db, []byte(k), sess); err != nil {
+			return err
+		}
+	}
+	for k := range r.revived {
+		if err := db.Delete([]byte(k)); err != nil {
+			return err
+		}
+	}
+	chb := tx.Bucket(bucketChains)
+	for subj, h := range r.chains {
+		if err := chb.Put([]byte(subj), []byte(h)); err != nil {
+			return err
+		}
+	}
+	yb := tx.Bucket(bucketYields)
+	for k, y := range r.yields {
+		if err := putJSON(yb, []byte(k), y); err != nil {
+			return err
+		}
+	}
+	tb := tx.Bucket(bucketToolSets)
+	for h, ts := range r.toolsets {
+		if tb.Get([]byte(h)) != nil {
+			continue // tool sets are immutable: the stored one is this one
+		}
+		if err := putJSON(tb, []byte(h), ts); err != nil {
+			return err
+		}
+	}
+	// Sequences only grow: full pages suit the buckets keyed by them.
+	lb, ib, cb := tx.Bucket(bucketLog), tx.Bucket(bucketIDs), tx.Bucket(bucketChecks)
+	lb.FillPercent, cb.FillPercent = 1, 1
+	for i, ref := range r.refs {
+		seq := r.base + 1 + uint64(i)
+		// bbolt keeps keys and values until the transaction ends: each
+		// needs its own bytes.
+		if err := lb.Put(u64(seq), logValue(ref, r.times[i])); err != nil {
+			return err
+		}
+		// An id keeps the sequence it first landed at.
+		if l, ok := r.ids[ref.ID]; ok && l.Seq == seq && ib.Get([]byte(ref.ID)) == nil {
+			if err := ib.Put([]byte(ref.ID), landedValue(l)); err != nil {
+				return err
+			}
+		}
+		if c := r.checks[seq]; c != nil {
+			if err := putJSON(cb, u64(seq), c); err != nil {
+				return err
+			}
+		}
+	}
+	callB := tx.Bucket(bucketCalls)
+	for k, seq := range r.calls {
+		if err := callB.Put([]byte(k), u64(seq)); err != nil {
+			return err
+		}
+	}
+	turnB := tx.Bucket(bucketTurns)
+	for k, tl := range r.turns {
+		for i, t := range tl.list {
+			if err := putJSON(turnB, turnKey(k, tl.stored+i+1), t); err != nil {
+				return err
+			}
+		}
+	}
+	meta := tx.Bucket(bucketMeta)
+	if err := putJSON(meta, []byte("state"), metaState{Position: s.seq, Time: s.lastTime}); err != nil {
+		return err
+	}
+	return meta.Put([]byte("checkpoint"), u64(s.seq))
+}
+
+// logValue is a log entry as stored: the record id and type, each after
+// its length as a uvarint, then the time.
+func logValue(ref envelope.RecordRef, time string) []byte {
+	b := make([]byte, 0, len(ref.ID)+len(ref.Type)+len(time)+4)
+	b = binary.AppendUvarint(b, uint64(len(ref.ID)))
+	b = append(b, ref.ID...)
+	b = binary.AppendUvarint(b, uint64(len(ref.Type)))
+	b = append(b, ref.Type...)
+	return append(b, time...)
+}
+
+func parseLogValue(v []byte) (logEntry, error) {
+	var e logEntry
+	var f [2]string
+	for i := range f {
+		n, k := binary.Uvarint(v)
+		if k <= 0 || uint64(len(v)-k) < n {
+			return e, fmt.Errorf("bad log entry %x", v)
+		}
+		f[i], v = string(v[k:k+int(n)]), v[k+int(n):]
+	}
+	return logEntry{ID: f[0], Type: internType(events.Type(f[1])), Time: string(v)}, nil
+}
+
+// landedValue is where an id landed as stored: the sequence, and a byte 1
+// after it for the decision record of a refused effect.
+func landedValue(l landed) []byte {
+	b := u64(l.Seq)
+	if l.RefusedEffect {
+		b = append(b, 1)
+	}
+	return b
+}
+
+func parseLanded(v []byte) (landed, error) {
+	if len(v) != 8 && len(v) != 9 {
+		return landed{}, fmt.Errorf("bad id entry %x", v)
+	}
+	return landed{Seq: binary.BigEndian.Uint64(v), RefusedEffect: len(v) == 9 && v[8] == 1}, nil
+}
+
 type logEntry struct {
-	ID   string      `json:"id"`
-	Type events.Type `json:"type"`
-	Time string      `json:"time"`
+	ID   string
+	Type events.Type
+	Time string
 }
 
 type metaState struct {
@@ -248,7 +392,9 @@ func turnKey(k events.SessionKey, turn int) []byte {
 	return binary.BigEndian.AppendUint32(b, uint32(turn))
 }
 
-// Load reads the whole state back from the store.
+// Load reads the state back from the store: the policy history and the
+// sessions that have not completed. It reads the rest of the history from
+// the store when it is asked for.
 func (st *Store) Load(dialects Dialects) (s *State, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -256,6 +402,7 @@ func (st *Store) Load(dialects Dialects) (s *State, err error) {
 		}
 	}()
 	s = New(dialects)
+	var last uint64
 	err = st.db.View(func(tx *bolt.Tx) error {
 		var m metaState
 		if v := tx.Bucket(bucketMeta).Get([]byte("state")); v != nil {
@@ -300,96 +447,179 @@ func (st *Store) Load(dialects Dialects) (s *State, err error) {
 			if err := json.Unmarshal(v, &sess); err != nil {
 				return fmt.Errorf("session %s: %w", k, err)
 			}
-			s.sessions[events.SessionKey(k)] = &sess
+			s.live[events.SessionKey(k)] = &sess
 			return nil
 		}); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketIDs).ForEach(func(k, v []byte) error {
-			var l landed
-			if err := json.Unmarshal(v, &l); err != nil {
-				return err
-			}
-			s.ids[string(k)] = l
-			return nil
-		}); err != nil {
-			return err
+		if k, _ := tx.Bucket(bucketLog).Cursor().Last(); len(k) == 8 {
+			last = binary.BigEndian.Uint64(k)
 		}
-		if err := tx.Bucket(bucketChains).ForEach(func(k, v []byte) error {
-			s.chains[string(k)] = string(v)
-			return nil
-		}); err != nil {
-			return err
-		}
-		if err := tx.Bucket(bucketYields).ForEach(func(k, v []byte) error {
-			var y yield
-			if err := json.Unmarshal(v, &y); err != nil {
-				return err
-			}
-			s.yields[events.SessionKey(k)] = &y
-			return nil
-		}); err != nil {
-			return err
-		}
-		if err := tx.Bucket(bucketChecks).ForEach(func(k, v []byte) error {
-			var c check
-			if err := json.Unmarshal(v, &c); err != nil {
-				return err
-			}
-			s.checks[binary.BigEndian.Uint64(k)] = &c
-			return nil
-		}); err != nil {
-			return err
-		}
-		if err := tx.Bucket(bucketToolSets).ForEach(func(k, v []byte) error {
-			var ts envelope.ToolSet
-			if err := json.Unmarshal(v, &ts); err != nil {
-				return err
-			}
-			s.toolsets[string(k)] = ts
-			return nil
-		}); err != nil {
-			return err
-		}
-		// Turn keys sort by session then turn number, so appending in
-		// cursor order rebuilds each session's list in turn order.
-		if err := tx.Bucket(bucketTurns).ForEach(func(k, v []byte) error {
-			i := len(k) - 5 // key, NUL, big-endian turn number
-			if i < 0 || k[i] != 0 {
-				return fmt.Errorf("bad turn key %x", k)
-			}
-			var t Turn
-			if err := json.Unmarshal(v, &t); err != nil {
-				return err
-			}
-			key := events.SessionKey(k[:i])
-			s.turns[key] = append(s.turns[key], t)
-			return nil
-		}); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketLog).ForEach(func(k, v []byte) error {
-			var e logEntry
-			if err := json.Unmarshal(v, &e); err != nil {
-				return err
-			}
-			seq := binary.BigEndian.Uint64(k)
-			if seq != uint64(len(s.refs))+1 {
-				return fmt.Errorf("log index has a gap at %d", seq)
-			}
-			s.refs = append(s.refs, envelope.RecordRef{Seq: seq, ID: e.ID, Type: e.Type})
-			s.times = append(s.times, e.Time)
-			return nil
-		})
+		return nil
 	})
 	if err != nil {
 		return nil, damaged(st.path, err)
 	}
-	if uint64(len(s.refs)) != s.seq {
-		return nil, fmt.Errorf("projection: %s: log index holds %d records but the checkpoint is %d; rebuild with 'ledger replay'", st.path, len(s.refs), s.seq)
+	if last != s.seq {
+		return nil, fmt.Errorf("projection: %s: log index ends at %d but the checkpoint is %d; rebuild with 'ledger replay --out NEW'", st.path, last, s.seq)
 	}
-	s.dirty.from = s.seq + 1
+	s.store, s.recent = st, newHistory(s.seq)
+	s.cold = map[events.SessionKey]*envelope.Session{}
 	return s, nil
+}
+
+// The reads of a state's history, one key at a time.
+
+func (st *Store) get(bucket, key []byte) (v []byte, err error) {
+	err = st.view(func(tx *bolt.Tx) error {
+		v = bytes.Clone(tx.Bucket(bucket).Get(key))
+		return nil
+	})
+	return v, err
+}
+
+func (st *Store) getJSON(bucket, key []byte, v any) (bool, error) {
+	raw, err := st.get(bucket, key)
+	if raw == nil || err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return false, damaged(st.path, fmt.Errorf("%s %q: %w", bucket, key, err))
+	}
+	return true, nil
+}
+
+func (st *Store) landed(id string) (landed, bool, error) {
+	v, err := st.get(bucketIDs, []byte(id))
+	if v == nil || err != nil {
+		return landed{}, false, err
+	}
+	l, err := parseLanded(v)
+	return l, err == nil, err
+}
+
+func (st *Store) chainHead(subject string) (string, error) {
+	v, err := st.get(bucketChains, []byte(subject))
+	return string(v), err
+}
+
+func (st *Store) check(seq uint64) (*check, error) {
+	var c check
+	if ok, err := st.getJSON(bucketChecks, u64(seq), &c); !ok {
+		return nil, err
+	}
+	if string(c.Input) == "null" {
+		// A check without input stores it as null, which decodes as the
+		// bytes "null"; an input is never null (it is a string or an
+		// object), and a refused effect's record carries the input as the
+		// check had it.
+		c.Input = nil
+	}
+	return &c, nil
+}
+
+func (st *Store) call(key string) (uint64, error) {
+	v, err := st.get(bucketCalls, []byte(key))
+	if len(v) != 8 {
+		return 0, err
+	}
+	return binary.BigEndian.Uint64(v), nil
+}
+
+func (st *Store) yield(key events.SessionKey) (*yield, error) {
+	var y yield
+	if ok, err := st.getJSON(bucketYields, []byte(key), &y); !ok {
+		return nil, err
+	}
+	return &y, nil
+}
+
+func (st *Store) toolSet(hash string) (envelope.ToolSet, error) {
+	var ts envelope.ToolSet
+	_, err := st.getJSON(bucketToolSets, []byte(hash), &ts)
+	return ts, err
+}
+
+func (st *Store) completed(key events.SessionKey) (*envelope.Session, error) {
+	var sess envelope.Session
+	if ok, err := st.getJSON(bucketDone, []byte(key), &sess); !ok {
+		return nil, err
+	}
+	return &sess, nil
+}
+
+func (st *Store) hasCompleted(key events.SessionKey) (ok bool, err error) {
+	err = st.view(func(tx *bolt.Tx) error {
+		ok = tx.Bucket(bucketDone).Get([]byte(key)) != nil
+		return nil
+	})
+	return ok, err
+}
+
+func (st *Store) completedKeys() (keys []events.SessionKey, err error) {
+	err = st.view(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketDone).Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			keys = append(keys, events.SessionKey(k))
+		}
+		return nil
+	})
+	return keys, err
+}
+
+func (st *Store) turn(key events.SessionKey, n int) (Turn, bool, error) {
+	var t Turn
+	ok, err := st.getJSON(bucketTurns, turnKey(key, n), &t)
+	return t, ok, err
+}
+
+// turnCount is the number of a session's turns: its turns are numbered
+// from 1 without a gap, so it is the number of the last.
+func (st *Store) turnCount(key events.SessionKey) (n int, err error) {
+	err = st.view(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketTurns).Cursor()
+		prefix := append([]byte(key), 0)
+		k, _ := c.Seek(turnKey(key, math.MaxUint32))
+		if k == nil {
+			k, _ = c.Last()
+		} else {
+			k, _ = c.Prev()
+		}
+		if len(k) == len(prefix)+4 && bytes.HasPrefix(k, prefix) {
+			n = int(binary.BigEndian.Uint32(k[len(prefix):]))
+		}
+		return nil
+	})
+	return n, err
+}
+
+func (st *Store) logEntry(seq uint64) (logEntry, bool, error) {
+	v, err := st.get(bucketLog, u64(seq))
+	if v == nil || err != nil {
+		return logEntry{}, false, err
+	}
+	e, err := parseLogValue(v)
+	return e, err == nil, err
+}
+
+// atTime returns how many of the records 1..n have a time at or before t;
+// record times never decrease along the log.
+func (st *Store) atTime(t string, n uint64) (found uint64, err error) {
+	err = st.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketLog)
+		var ferr error
+		i := sort.Search(int(n), func(i int) bool {
+			e, err := parseLogValue(b.Get(u64(uint64(i) + 1)))
+			if err != nil {
+				ferr = err
+				return true
+			}
+			return e.Time > t
+		})
+		found = uint64(i)
+		return ferr
+	})
+	return found, err
 }
 
 // Dump writes the store's canonical dump: every bucket in name order, every
@@ -404,7 +634,7 @@ func (st *Store) Dump(w io.Writer) error {
 		sortStrings(names)
 		for _, name := range names {
 			err := tx.Bucket([]byte(name)).ForEach(func(k, v []byte) error {
-				line, err := json.Marshal(map[string]any{"bucket": name, "key": fmt.Sprintf("%x", k), "value": json.RawMessage(dumpValue(v))})
+				line, err := json.Marshal(map[string]any{"bucket": name, "key": fmt.Sprintf("%x", k), "value": json.RawMessage(dumpValue(name, v))})
 				if err != nil {
 					return err
 				}
@@ -419,11 +649,31 @@ func (st *Store) Dump(w io.Writer) error {
 	})
 }
 
-func dumpValue(v []byte) []byte {
-	if json.Valid(v) {
+// dumpValue renders a stored value as JSON: the binary ones decoded, the
+// rest as stored (as hex when it is not JSON).
+func dumpValue(bucket string, v []byte) []byte {
+	var r any
+	switch bucket {
+	case string(bucketIDs):
+		if l, err := parseLanded(v); err == nil {
+			r = map[string]any{"seq": l.Seq, "refused_effect": l.RefusedEffect}
+		}
+	case string(bucketLog):
+		if e, err := parseLogValue(v); err == nil {
+			r = map[string]any{"id": e.ID, "type": e.Type, "time": e.Time}
+		}
+	case string(bucketCalls):
+		if len(v) == 8 {
+			r = binary.BigEndian.Uint64(v)
+		}
+	}
+	if r == nil && json.Valid(v) {
 		return v
 	}
-	q, _ := json.Marshal(fmt.Sprintf("%x", v))
+	if r == nil {
+		r = fmt.Sprintf("%x", v)
+	}
+	q, _ := json.Marshal(r)
 	return q
 }
 
@@ -437,11 +687,15 @@ func sortStrings(s []string) {
 
 // DumpHash is the content hash of the store's canonical dump.
 func (st *Store) DumpHash() (string, error) {
-	var buf bytes.Buffer
-	if err := st.Dump(&buf); err != nil {
+	h := sha256.New()
+	w := bufio.NewWriterSize(h, 64<<10)
+	if err := st.Dump(w); err != nil {
 		return "", err
 	}
-	return events.HashBytes(buf.Bytes()), nil
+	if err := w.Flush(); err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Remove deletes a store file that is not open.
