@@ -41,8 +41,8 @@ import (
 // deterministic ids and times) is generated once through the service and
 // kept in -scale-dir.
 var (
-	scaleN   = flag.Int("scale", 0, "run the scale harness on a log of at least this many records")
-	scaleDir = flag.String("scale-dir", os.TempDir(), "where the scale harness keeps its generated logs")
+	scaleN    = flag.Int("scale", 0, "run the scale harness on a log of at least this many records")
+	scaleDir  = flag.String("scale-dir", os.TempDir(), "where the scale harness keeps its generated logs")
 	scaleHeap = flag.String("scale-heapprofile", "", "write a heap profile after the serve catch-up to this file")
 )
 
