@@ -1,14 +1,56 @@
 // Package natslog keeps the ledger's log on NATS JetStream: it starts the
-// embedded nats-server (the default, so nothing needs installing), creates
-// or updates the LEDGER stream idempotently, appends records with
-// Nats-Msg-Id and Nats-Expected-Last-Sequence, and reads them back in stream
-// order. It is the one place that translates JetStream's errors: 10071 and
-// 10164 (a wrong last sequence) become events.ErrConflict.
+// embedded nats-server (the default, so nothing needs installing), finds or
+// creates the log's streams, appends records with Nats-Msg-Id and
+// Nats-Expected-Last-Sequence, and reads them back in order. It is the one
+// place that translates JetStream's errors: 10071 and 10164 (a wrong last
+// sequence) become events.ErrConflict.
+//
+// # Rolling segments
+//
+// The ledger writes one subject per session, and nats-server's file store
+// keeps per-subject state in memory and, past 1,000,000 subjects in a
+// stream, stops writing its index (index.db) except on a clean shutdown, so
+// a server killed then rescans every block of the stream before it answers.
+// The log is therefore a chain of streams, segments: LEDGER (the first,
+// so a log written before segments existed is simply a log of one), then
+// LEDGER-2, LEDGER-3, ... Records keep one global sequence: a segment's
+// stream metadata holds its base (BaseKey), the global sequence just before
+// its first record, and global = base + stream sequence. Appends go to the
+// last segment with the global expectation made local to it, plus
+// Nats-Expected-Stream, so an append aimed at a segment that was rolled
+// under it is refused instead of landing elsewhere with a sequence that
+// only happens to match.
+//
+// A segment rolls once it holds StreamConfig.RollSubjects distinct subjects
+// (checked after an append lands, no more often than the subject count can
+// have reached the limit) or, optionally, RollAge. Rolling takes four steps,
+// each of which any writer may repeat with the same outcome: move the
+// segment's subjects to SealedPrefix+name (nothing new can reach it, and the
+// next segment may take the ledger's subjects); publish the seal marker on
+// that subject, once (expected subject sequence 0), which lands behind every
+// record already on its way, so the record before it is the segment's last
+// for every writer, on a replicated stream too; seal the segment, recording
+// its last record (LastKey); create the next segment with that base. Writers
+// racing to roll thus make one next segment with one base, and a writer
+// whose append finds no stream (or a sealed one) finishes a roll that
+// another cut short.
+//
+// Readers see one sequence: Read, ReadMsgs, FindID and Head locate a
+// sequence's segment by the bases, and Follow reads each segment with an
+// ordered consumer until its seal marker, then goes on in the next.
 //
 // # Caveats
 //
 // A standalone server and a replicated stream answer a re-sent Msg-Id
 // differently (10071 against a duplicate ack), so after an ambiguous failure
 // Append looks the id up in the records past the expected head before it
-// reports a conflict.
+// reports a conflict. The de-duplication window does not span segments.
+//
+// Open updates the live segment only when the log is opened with other
+// settings; such an update racing another writer's roll could put the
+// ledger's subjects back on a segment being sealed, so change settings while
+// no other writer runs. MaxAge and MaxMsgs drop records of the live segment
+// only: a sealed stream keeps what it has. Sealed segments still hold their
+// subjects' state in the server's memory; rolling bounds the rescan after a
+// crash, not the memory of the whole log.
 package natslog

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -16,17 +19,27 @@ import (
 // StreamConfig names and shapes the ledger's stream. The zero value means
 // the defaults of SPEC section 3.
 type StreamConfig struct {
-	Name       string        // default "LEDGER"
+	Name       string        // default "LEDGER"; later segments are Name-2, Name-3, ...
 	Replicas   int           // default 1; 3 on a cluster
 	Duplicates time.Duration // de-duplication window; default 2m
-	// MaxAge and MaxMsgs, when set, make the stream drop its oldest
+	// MaxAge and MaxMsgs, when set, make the live segment drop its oldest
 	// records (a ledger normally keeps everything; consumers asking for
-	// dropped records get behind_retention).
+	// dropped records get behind_retention). A sealed segment keeps all
+	// it has.
 	MaxAge  time.Duration
 	MaxMsgs int64
 	// AllowDelete leaves deleting and purging records possible. Only for
 	// tests that play an attacker: a ledger's stream denies both.
 	AllowDelete bool
+	// RollSubjects is how many distinct subjects the live segment holds
+	// before the log rolls to a new segment: 0 means DefaultRollSubjects,
+	// a negative number never rolls. Every writer of a log should use the
+	// same value (ParseRollSubjects reads a flag's).
+	RollSubjects int
+	// RollAge, when positive, also rolls a segment older than it.
+	RollAge time.Duration
+	// Logger is told about rolls; nil discards.
+	Logger *slog.Logger
 }
 
 func (c StreamConfig) withDefaults() StreamConfig {
@@ -39,54 +52,43 @@ func (c StreamConfig) withDefaults() StreamConfig {
 	if c.Duplicates == 0 {
 		c.Duplicates = 2 * time.Minute
 	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
 	return c
 }
 
 // Subjects the stream holds (SPEC section 3).
 var Subjects = []string{"ledger.session.>", "ledger.policy", "ledger.decision.>"}
 
-// Log is the ledger's log on a JetStream stream.
+// Log is the ledger's log on a chain of JetStream streams (segments), seen
+// as one sequence.
 type Log struct {
-	nc     *nats.Conn
-	js     jetstream.JetStream
-	stream jetstream.Stream
-	cfg    StreamConfig
+	nc  *nats.Conn
+	js  jetstream.JetStream
+	cfg StreamConfig
+	log *slog.Logger
 	// Timeout bounds each publish attempt.
 	Timeout time.Duration
+
+	mu   sync.Mutex
+	segs []*segment // in order; appends go to the last
+
+	rolling   sync.Mutex    // held while checking for or making a roll
+	nextCheck atomic.Uint64 // the global sequence at which to count the live segment's subjects again
 }
 
-// Open creates or updates the stream idempotently and returns the log.
+// Open finds the log's segments (creating the first stream when there is
+// none) and returns the log.
 func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
 	cfg = cfg.withDefaults()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("natslog: %w", err)
 	}
-	sc := jetstream.StreamConfig{
-		Name:        cfg.Name,
-		Description: "session policy ledger",
-		Subjects:    Subjects,
-		Storage:     jetstream.FileStorage,
-		Replicas:    cfg.Replicas,
-		Duplicates:  cfg.Duplicates,
-		AllowDirect: true,
-		DenyDelete:  !cfg.AllowDelete,
-		DenyPurge:   !cfg.AllowDelete,
-		Retention:   jetstream.LimitsPolicy,
-		Discard:     jetstream.DiscardOld,
-		MaxMsgSize:  events.MaxRecordBytes,
-		MaxAge:      cfg.MaxAge,
-		MaxMsgs:     cfg.MaxMsgs,
-		// Atomic batches let many appends share one commit (and one
-		// fsync) while every one is still validated against its head.
-		AllowAtomicPublish: true,
-	}
-	if sc.MaxMsgs == 0 {
-		sc.MaxMsgs = -1
-	}
-	var st jetstream.Stream
+	l := &Log{nc: nc, js: js, cfg: cfg, log: cfg.Logger, Timeout: 5 * time.Second}
 	for attempt := 0; ; attempt++ {
-		st, err = js.CreateOrUpdateStream(ctx, sc)
+		err = l.openSegments(ctx)
 		if err == nil || attempt >= 50 || ctx.Err() != nil {
 			break
 		}
@@ -97,48 +99,53 @@ func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("natslog: creating stream %s: %w", cfg.Name, err)
+		return nil, fmt.Errorf("natslog: opening stream %s: %w", cfg.Name, err)
 	}
-	return &Log{nc: nc, js: js, stream: st, cfg: cfg, Timeout: 5 * time.Second}, nil
+	return l, nil
 }
 
-// Name returns the stream's name.
+// Name returns the name of the log's first stream.
 func (l *Log) Name() string { return l.cfg.Name }
 
 // JetStream returns the JetStream context the log uses.
 func (l *Log) JetStream() jetstream.JetStream { return l.js }
 
-// Head returns the stream's last sequence.
+// Head returns the log's last sequence.
 func (l *Log) Head(ctx context.Context) (uint64, error) {
-	info, err := l.stream.Info(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("natslog: stream info: %w", err)
-	}
-	return info.State.LastSeq, nil
+	head, _, err := l.head(ctx)
+	return head, err
 }
 
-// Append publishes a record expecting the stream's last sequence to be
+// Append publishes a record expecting the log's last sequence to be
 // expected. It returns the record's sequence, or events.ErrConflict when
 // another record got in first. A re-sent id that already landed answers with
 // its sequence.
 func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		actx, cancel := context.WithTimeout(ctx, l.Timeout)
-		ack, err := l.js.PublishMsg(actx, hashed(subject, data), jetstream.WithMsgID(id), jetstream.WithExpectLastSequence(expected))
-		cancel()
+		var ack *jetstream.PubAck
+		seg, err := l.onLive(ctx, expected, func(seg *segment, local uint64) error {
+			actx, cancel := context.WithTimeout(ctx, l.Timeout)
+			defer cancel()
+			var err error
+			ack, err = l.js.PublishMsg(actx, hashed(subject, data), jetstream.WithMsgID(id),
+				jetstream.WithExpectStream(seg.name), jetstream.WithExpectLastSequence(local))
+			return err
+		})
 		if err == nil {
+			l.landed(ctx, seg, ack.Sequence)
+			seq := seg.base + ack.Sequence
 			if ack.Duplicate {
 				// A replicated stream answers a re-sent id with a
 				// duplicate ack: the record there is the earlier one.
-				return ack.Sequence, &events.AlreadyLanded{Seq: ack.Sequence}
+				return seq, &events.AlreadyLanded{Seq: seq}
 			}
-			return ack.Sequence, nil
+			return seq, nil
 		}
 		lastErr = err
 		var ae *jetstream.APIError
 		switch {
-		case errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		case errors.Is(err, events.ErrConflict), errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
 			ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant):
 			// A retry of ours may have landed (a standalone server answers
 			// a re-sent id with 10071); look the id up first.
@@ -150,7 +157,8 @@ func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expec
 			return 0, events.ErrConflict
 		case errors.As(err, &ae) && ae.ErrorCode == 10158: // same id in flight on a cluster
 			time.Sleep(50 * time.Millisecond)
-		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders):
+		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders),
+			errors.Is(err, jetstream.ErrNoStreamResponse):
 			if ctx.Err() != nil {
 				return 0, ctx.Err()
 			}
@@ -168,12 +176,13 @@ func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expec
 // FindID looks for a record with Nats-Msg-Id id from sequence from to the
 // head.
 func (l *Log) FindID(ctx context.Context, id string, from uint64) (uint64, bool, error) {
-	head, err := l.Head(ctx)
+	head, segs, err := l.head(ctx)
 	if err != nil {
 		return 0, false, err
 	}
-	for seq := from; seq <= head; seq++ {
-		m, err := l.stream.GetMsg(ctx, seq)
+	for seq := max(from, 1); seq <= head; seq++ {
+		seg := segs[locate(segs, seq)]
+		m, err := seg.stream.GetMsg(ctx, seq-seg.base)
 		if err != nil {
 			return 0, false, err
 		}
@@ -187,101 +196,159 @@ func (l *Log) FindID(ctx context.Context, id string, from uint64) (uint64, bool,
 // Read returns the records from sequence from to to (capped at the head),
 // inclusive, in order.
 func (l *Log) Read(ctx context.Context, from, to uint64) ([][]byte, error) {
-	if from == 0 {
-		from = 1
-	}
-	head, err := l.Head(ctx)
+	from = max(from, 1)
+	head, segs, err := l.head(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if to > head {
-		to = head
-	}
+	to = min(to, head)
 	if to < from {
 		return nil, nil
 	}
 	out := make([][]byte, 0, to-from+1)
-	err = l.Follow(ctx, from, func(seq uint64, data []byte, _ uint64) error {
+	f := &follower{next: from, until: to, fn: func(seq uint64, data []byte, _ uint64) error {
 		out = append(out, data)
-		if seq >= to {
-			return errStop
-		}
 		return nil
-	}, to)
+	}}
+	err = l.follow(ctx, f, head, segs)
 	return out, err
 }
-
-var errStop = errors.New("stop")
 
 // Follow calls fn for every record from sequence from, in order, with the
 // number of records still pending behind it, until fn returns an error or
 // ctx ends; with until > 0 it stops after that sequence (which must exist).
-// It is built on an ordered consumer, so it sees no gap and no duplicate.
+// It reads each segment with an ordered consumer, so it sees no gap and no
+// duplicate, and goes on in the next segment at the seal marker.
 func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, data []byte, pending uint64) error, until uint64) error {
-	if from == 0 {
-		from = 1
+	head, segs, err := l.head(ctx)
+	if err != nil {
+		return err
 	}
-	cons, err := l.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+	return l.follow(ctx, &follower{next: max(from, 1), until: until, fn: fn}, head, segs)
+}
+
+// follower is where a Follow is: the next sequence it delivers.
+type follower struct {
+	next  uint64
+	until uint64
+	fn    func(seq uint64, data []byte, pending uint64) error
+}
+
+func (l *Log) follow(ctx context.Context, f *follower, head uint64, segs []*segment) error {
+	for {
+		i := locate(segs, f.next)
+		seg, sealed := segs[i], i < len(segs)-1
+		start := f.next - seg.base
+		var later uint64 // records in the segments after seg
+		if sealed {
+			later = head - segs[i+1].base
+		} else {
+			// Start no later than just past the head, so the seal
+			// marker, if one comes, is seen.
+			start = min(start, head-seg.base+1)
+		}
+		done, err := f.segment(ctx, seg, start, sealed, later)
+		if err != nil || done {
+			return err
+		}
+		if err := l.awaitSegment(ctx, seg.n+1); err != nil {
+			return err
+		}
+		if head, segs, err = l.head(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// segment delivers seg's records from stream sequence start on. It
+// returns done false when it reached seg's seal marker.
+func (f *follower) segment(ctx context.Context, seg *segment, start uint64, sealed bool, later uint64) (done bool, err error) {
+	cons, err := seg.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:   from,
+		OptStartSeq:   start,
 	})
 	if err != nil {
-		return fmt.Errorf("natslog: consumer: %w", err)
+		return true, fmt.Errorf("natslog: consumer: %w", err)
 	}
 	it, err := cons.Messages(jetstream.PullMaxMessages(512))
 	if err != nil {
-		return fmt.Errorf("natslog: consumer: %w", err)
+		return true, fmt.Errorf("natslog: consumer: %w", err)
 	}
 	defer it.Stop()
-	done := make(chan struct{})
-	defer close(done)
+	stopped := make(chan struct{})
+	defer close(stopped)
 	go func() {
 		select {
 		case <-ctx.Done():
 			it.Stop()
-		case <-done:
+		case <-stopped:
 		}
 	}()
-	next := from
 	for {
 		m, err := it.Next()
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return true, ctx.Err()
 			}
-			return fmt.Errorf("natslog: reading the stream: %w", err)
+			return true, fmt.Errorf("natslog: reading the stream: %w", err)
+		}
+		if isMarker(m.Subject()) {
+			return false, nil
 		}
 		md, err := m.Metadata()
 		if err != nil {
-			return fmt.Errorf("natslog: message metadata: %w", err)
+			return true, fmt.Errorf("natslog: message metadata: %w", err)
 		}
-		seq := md.Sequence.Stream
-		if seq != next {
-			return fmt.Errorf("natslog: expected sequence %d, got %d: the stream has a gap", next, seq)
+		seq := seg.base + md.Sequence.Stream
+		if seq < f.next {
+			continue
 		}
-		next++
-		if err := fn(seq, m.Data(), md.NumPending); err != nil {
-			if errors.Is(err, errStop) {
-				return nil
-			}
-			return err
+		if seq != f.next {
+			return true, fmt.Errorf("natslog: expected sequence %d, got %d: the stream has a gap", f.next, seq)
 		}
-		if until > 0 && seq >= until {
-			return nil
+		f.next++
+		pending := md.NumPending + later
+		if sealed && md.NumPending > 0 {
+			pending-- // the seal marker is no record
+		}
+		if err := f.fn(seq, m.Data(), pending); err != nil {
+			return true, err
+		}
+		if f.until > 0 && seq >= f.until {
+			return true, nil
 		}
 	}
 }
 
 // AppendAsync starts an append of data at expected+1 without waiting for
 // its acknowledgement, so a writer can pipeline its own appends. With prevID
-// set the append also requires the stream's last record to carry that id
+// set the append also requires the log's last record to carry that id
 // (Nats-Expected-Last-Msg-Id): if an earlier append of the pipeline failed,
 // none behind it can land on a log it was not validated against. wait
 // returns the record's sequence, events.ErrConflict, or another error
 // (a timeout is ambiguous: the caller looks the id up after catching up).
+// An append that races a roll of the log fails with events.ErrConflict.
 func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, expected uint64, prevID string) (wait func() (uint64, error), err error) {
-	opts := []jetstream.PublishOpt{jetstream.WithMsgID(id), jetstream.WithExpectLastSequence(expected)}
-	if prevID != "" {
+	conflict := func() (uint64, error) { return 0, events.ErrConflict }
+	seg := l.live()
+	if expected < seg.base {
+		return conflict, nil
+	}
+	opts := []jetstream.PublishOpt{jetstream.WithMsgID(id), jetstream.WithExpectStream(seg.name),
+		jetstream.WithExpectLastSequence(expected - seg.base)}
+	switch {
+	case prevID == "":
+	case expected == seg.base && seg.n > 1:
+		// The record before is the sealed segment's last, which cannot
+		// change; the new segment has no last id to check against.
+		ok, err := l.lastIDIs(ctx, seg, prevID)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return conflict, nil
+		}
+	default:
 		opts = append(opts, jetstream.WithExpectLastMsgID(prevID))
 	}
 	fut, err := l.js.PublishMsgAsync(hashed(subject, data), opts...)
@@ -293,14 +360,23 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 		defer timer.Stop()
 		select {
 		case ack := <-fut.Ok():
+			l.landed(ctx, seg, ack.Sequence)
+			seq := seg.base + ack.Sequence
 			if ack.Duplicate {
-				return ack.Sequence, &events.AlreadyLanded{Seq: ack.Sequence}
+				return seq, &events.AlreadyLanded{Seq: seq}
 			}
-			return ack.Sequence, nil
+			return seq, nil
 		case err := <-fut.Err():
 			var ae *jetstream.APIError
-			if errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
-				ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant || ae.ErrorCode == 10070) {
+			switch {
+			case mayHaveRolled(err):
+				// The next append goes to the next segment.
+				if _, rerr := l.checkRolled(ctx, seg); rerr != nil {
+					return 0, rerr
+				}
+				return 0, events.ErrConflict
+			case errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+				ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant || ae.ErrorCode == 10070):
 				return 0, events.ErrConflict
 			}
 			return 0, fmt.Errorf("natslog: publish: %w", err)
@@ -329,16 +405,42 @@ type Msg = replay.Msg
 // order, with their hash headers. Unlike Read it does not stop at a gap:
 // a missing sequence is for the caller to notice (verify names it).
 func (l *Log) ReadMsgs(ctx context.Context, from uint64) ([]Msg, error) {
-	info, err := l.stream.Info(ctx)
+	from = max(from, 1)
+	head, segs, err := l.head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Msg
+	for i := locate(segs, from); i < len(segs); i++ {
+		end := head
+		if i < len(segs)-1 {
+			end = segs[i+1].base
+		}
+		seg := segs[i]
+		if from > end {
+			continue
+		}
+		msgs, err := readMsgs(ctx, seg, max(from, seg.base+1)-seg.base, end-seg.base)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, msgs...)
+	}
+	return out, nil
+}
+
+// readMsgs reads seg's stored records from stream sequence from to end.
+func readMsgs(ctx context.Context, seg *segment, from, end uint64) ([]Msg, error) {
+	info, err := seg.stream.Info(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("natslog: stream info: %w", err)
 	}
 	if info.State.Msgs == 0 || from > info.State.LastSeq {
 		return nil, nil
 	}
-	cons, err := l.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+	cons, err := seg.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:   max(from, 1),
+		OptStartSeq:   from,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("natslog: consumer: %w", err)
@@ -354,12 +456,15 @@ func (l *Log) ReadMsgs(ctx context.Context, from uint64) ([]Msg, error) {
 		if err != nil {
 			return nil, fmt.Errorf("natslog: reading the stream: %w", err)
 		}
+		if isMarker(m.Subject()) {
+			return out, nil
+		}
 		md, err := m.Metadata()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Msg{Seq: md.Sequence.Stream, Data: m.Data(), Hash: m.Headers().Get(events.HashHeader)})
-		if md.NumPending == 0 || md.Sequence.Stream >= info.State.LastSeq {
+		out = append(out, Msg{Seq: seg.base + md.Sequence.Stream, Data: m.Data(), Hash: m.Headers().Get(events.HashHeader)})
+		if md.NumPending == 0 || md.Sequence.Stream >= end {
 			return out, nil
 		}
 	}
