@@ -25,6 +25,12 @@ import (
 // API, and returns a connection factory for clients.
 func ledger(t *testing.T) func() *nats.Conn {
 	t.Helper()
+	return ledgerWith(t, natslog.StreamConfig{})
+}
+
+// ledgerWith is ledger on a log opened with cfg.
+func ledgerWith(t *testing.T, cfg natslog.StreamConfig) func() *nats.Conn {
+	t.Helper()
 	dir := t.TempDir()
 	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats")})
 	if err != nil {
@@ -40,7 +46,7 @@ func ledger(t *testing.T) func() *nats.Conn {
 		return nc
 	}
 	nc := connect()
-	log, err := natslog.Open(t.Context(), nc, natslog.StreamConfig{})
+	log, err := natslog.Open(t.Context(), nc, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

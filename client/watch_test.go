@@ -1,0 +1,83 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/natslog"
+)
+
+// TestWatchAcrossSegments watches a log that rolls every 10 subjects: the
+// feed goes on from one segment to the next, live and resumed, with the
+// log's one sequence.
+func TestWatchAcrossSegments(t *testing.T) {
+	connect := ledgerWith(t, natslog.StreamConfig{RollSubjects: 10})
+	ctx := t.Context()
+	ops := client.New(connect(), client.Options{})
+	setPolicy(t, ops)
+	acme := client.New(connect(), client.Options{Owner: "acme"})
+
+	const roots = 30 // one subject each: three rolls
+	type got struct {
+		changes []client.Change
+		err     error
+	}
+	watch := func(opts client.WatchOptions, want int) <-chan got {
+		out := make(chan got, 1)
+		go func() {
+			var g got
+			wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			g.err = acme.Watch(wctx, opts, func(c client.Change) error {
+				g.changes = append(g.changes, c)
+				if len(g.changes) == want {
+					cancel()
+				}
+				return nil
+			})
+			out <- g
+		}()
+		return out
+	}
+	live := watch(client.WatchOptions{All: true}, 2*roots)
+	root := func(i int) events.SessionKey { return events.SessionKey(fmt.Sprintf("agent:main:r%d", i)) }
+	for i := range roots {
+		for _, ev := range []client.Event{
+			client.Start(root(i), events.StartedData{Agent: "main"}),
+			client.Turn(root(i), events.TurnData{Turn: 1}),
+			client.Turn(root(i), events.TurnData{Turn: 2}),
+		} {
+			if _, err := acme.Append(ctx, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	js, err := jetstream.New(connect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Stream(ctx, "LEDGER-3"); err != nil {
+		t.Fatalf("the log did not roll twice: %v", err)
+	}
+	g := <-live
+	if len(g.changes) != 2*roots {
+		t.Fatalf("live watch: %d changes, want %d (%v)", len(g.changes), 2*roots, g.err)
+	}
+	for i, c := range g.changes {
+		// Record 1 is the policy; each root then has 3 records.
+		if want := uint64(3 + 3*(i/2) + i%2); c.Seq != want || c.Session != root(i/2) || c.Turn != 1+i%2 {
+			t.Fatalf("change %d: %+v, want seq %d", i, c, want)
+		}
+	}
+	// Resumed in the middle of a later segment, on one session.
+	g = <-watch(client.WatchOptions{Session: root(25), From: g.changes[49].Seq}, 2)
+	if len(g.changes) != 2 || g.changes[0].Seq != g.changes[1].Seq-1 || g.changes[1].Turn != 2 {
+		t.Fatalf("resumed watch: %+v %v", g.changes, g.err)
+	}
+}
