@@ -26,6 +26,7 @@ type ledgerFlags struct {
 	logger                                           *slog.Logger
 	onConflict                                       func()
 	user, password, natsConfig                       string
+	rollSubjects                                     string
 }
 
 func (f *ledgerFlags) register(fs *flag.FlagSet) {
@@ -38,6 +39,7 @@ func (f *ledgerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.user, "user", os.Getenv("NATS_USER"), "NATS user name (env NATS_USER); with the embedded server and --nats-config, the ledger service's user")
 	fs.StringVar(&f.password, "password", os.Getenv("NATS_PASSWORD"), "NATS password (env NATS_PASSWORD)")
 	fs.StringVar(&f.natsConfig, "nats-config", "", "embedded server only: a NATS server configuration file to load, for example the authorization block 'ledger serve --gen-auth' writes")
+	fs.StringVar(&f.rollSubjects, "roll-subjects", "", "roll the log to a new stream (STREAM-2, ...) once the current one holds this many distinct subjects\n(default 900000; 'off' never rolls); every writer should use the same value (docs/rolling-streams.md)")
 	fs.DurationVar(&f.syncInterval, "sync-interval", 0, "embedded server only: fsync every interval instead of on every write (faster; loses the last interval's acknowledged writes on power loss; rounds of appends are then pipelined rather than sent as atomic batches)")
 }
 
@@ -85,7 +87,11 @@ func (f *ledgerFlags) open(ctx context.Context, withProjection bool) (*ledgerHan
 	if err != nil {
 		return nil, fmt.Errorf("connecting to NATS: %w", err)
 	}
-	h.log, err = natslog.Open(ctx, h.nc, natslog.StreamConfig{Name: f.stream, Replicas: f.replicas})
+	roll, err := natslog.ParseRollSubjects(f.rollSubjects)
+	if err != nil {
+		return nil, err
+	}
+	h.log, err = natslog.Open(ctx, h.nc, natslog.StreamConfig{Name: f.stream, Replicas: f.replicas, RollSubjects: roll, Logger: f.logger})
 	if err != nil {
 		return nil, err
 	}
