@@ -120,3 +120,23 @@ func BenchmarkDecodeRecord(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPayload decodes the data of the events the projection prepares
+// and folds most, as Payload is called twice for each.
+func BenchmarkPayload(b *testing.B) {
+	for _, ev := range []Event{
+		{Type: TurnStarted, Data: benchEvents[1].rec.Data},
+		{Type: ToolChecked, Data: benchEvents[0].rec.Data},
+		{Type: SessionSpawned, Data: json.RawMessage(`{"parent":"agent:main:w17","agent":"coder","label":"w17-c","sandboxed":true,"tools":["read","exec","write"]}`)},
+	} {
+		b.Run(string(ev.Type), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(ev.Data)))
+			for b.Loop() {
+				if _, err := ev.Payload(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -540,3 +540,36 @@ func oracleStrictUnmarshal(b []byte, v any) error {
 	}
 	return nil
 }
+
+// oraclePayload is the old Event.Payload.
+func oraclePayload(ev *Event) (any, error) {
+	var p any
+	switch ev.Type {
+	case PolicySet:
+		p = &PolicySetData{}
+	case GrantAdded, GrantRevoked:
+		p = &GrantData{}
+	case SessionStarted:
+		p = &StartedData{}
+	case SessionSpawned:
+		p = &SpawnedData{}
+	case TurnStarted:
+		p = &TurnData{}
+	case SessionYielded:
+		p = &YieldedData{}
+	case SessionCompleted:
+		p = &CompletedData{}
+	case SessionResumed:
+		p = &ResumedData{}
+	case ToolChecked:
+		p = &CheckedData{}
+	case EffectStarted:
+		p = &EffectData{}
+	default:
+		return nil, Errorf(CodeUnknownType, "type %q is not an event type", ev.Type)
+	}
+	if err := json.Unmarshal(ev.Data, p); err != nil {
+		return nil, Errorf(CodeInvalidEvent, "%s data does not decode: %v", ev.Type, err)
+	}
+	return p, nil
+}
