@@ -358,3 +358,158 @@ func TestRandomJSONDiff(t *testing.T) {
 		}
 	}
 }
+
+// payloadEdgeCases are data where encoding/json's struct decoding has a
+// quirk the fast path must leave to it: keys matched regardless of case or
+// through escapes, repeated keys, nulls, numbers an int does not hold.
+var payloadEdgeCases = []struct {
+	typ  Type
+	data string
+}{
+	{TurnStarted, `{"turn":1}`}, {TurnStarted, ` {"turn":1} `}, {TurnStarted, "\n{\"turn\" : 2 ,\t\"sender\":\"a\"}"},
+	{TurnStarted, `{"Turn":1}`}, {TurnStarted, `{"TURN":1,"turn":2}`}, {TurnStarted, `{"turn":2,"TURN":1}`},
+	{TurnStarted, `{"tu\u0072n":1}`}, {TurnStarted, `{"turn":1,"turn":2}`}, {TurnStarted, `{"turn":1.0}`},
+	{TurnStarted, `{"turn":-0}`}, {TurnStarted, `{"turn":-1}`}, {TurnStarted, `{"turn":1e2}`}, {TurnStarted, `{"turn":999999999}`},
+	{TurnStarted, `{"turn":1000000000}`}, {TurnStarted, `{"turn":9223372036854775807}`}, {TurnStarted, `{"turn":9223372036854775808}`},
+	{TurnStarted, `{"turn":null}`}, {TurnStarted, `{"turn":"1"}`}, {TurnStarted, `{"turn":true}`}, {TurnStarted, `{"turn":[1]}`},
+	{TurnStarted, `{"turn":1,"sender":null}`}, {TurnStarted, `{"sender":"\ud800x\u00e9\"\\"}`}, {TurnStarted, "{\"sender\":\"\xff\xe2\x82\"}"},
+	{TurnStarted, `{"sender":"é😀"}`}, {TurnStarted, `{"external":1}`}, {TurnStarted, `{"external":null}`}, {TurnStarted, `{"external":false}`},
+	{TurnStarted, `{"extra":1}`}, {TurnStarted, `{"turn":1,"extra":{"a":[1,{"b":null}]}}`}, {TurnStarted, `{"ſender":"x"}`},
+	{TurnStarted, `null`}, {TurnStarted, `[]`}, {TurnStarted, `{}`}, {TurnStarted, ``}, {TurnStarted, `{"turn":1} x`},
+	{TurnStarted, `{"turn":1}{}`}, {TurnStarted, `{"turn":1`}, {TurnStarted, `"turn"`}, {TurnStarted, `{"turn":1,"turn":"x"}`},
+	{TurnStarted, `{"turn":"x","turn":1}`}, {TurnStarted, `{"turn":1e400}`},
+	{ToolChecked, `{"turn":1,"tool":"Bash","call":"b1","input":"make"}`}, {ToolChecked, `{"input":{"a":[1,2,{"b":null}]} }`},
+	{ToolChecked, `{"input":null}`}, {ToolChecked, `{"input":[1, 2]}`}, {ToolChecked, `{"input": 1.5e3 }`}, {ToolChecked, `{"input":true}`},
+	{ToolChecked, `{"input":{},"input":{"a":1}}`}, {ToolChecked, `{"Input":{}}`}, {ToolChecked, `{"input":"\u00e9\ud800"}`},
+	{ToolChecked, `{"input":{"a":1e400}}`}, {ToolChecked, `{"tool":"","call":""}`},
+	{EffectStarted, `{"turn":1,"tool":"Bash","call":"b1","prepared_at":5}`}, {EffectStarted, `{"prepared_at":18446744073709551615}`},
+	{EffectStarted, `{"prepared_at":18446744073709551616}`}, {EffectStarted, `{"prepared_at":9999999999999999999}`},
+	{EffectStarted, `{"prepared_at":-1}`}, {EffectStarted, `{"prepared_at":-0}`}, {EffectStarted, `{"prepared_at":0}`},
+	{EffectStarted, `{"prepared_at":1.5}`}, {EffectStarted, `{"prepared_at":null}`}, {EffectStarted, `{"prepared_at":"5"}`},
+	{SessionStarted, `{"agent":"main","sandboxed":true,"owner":true,"tools":["read","exec"],"mode":"plan","coordinator":false}`},
+	{SessionStarted, `{"tools":[]}`}, {SessionStarted, `{"tools":null}`}, {SessionStarted, `{"tools":["a",null]}`},
+	{SessionStarted, `{"tools":"a"}`}, {SessionStarted, `{"tools":["a"],"tools":["b","c"]}`}, {SessionStarted, `{"tools":[["a"]]}`},
+	{SessionStarted, `{"tools":["a",1]}`}, {SessionStarted, `{"sandboxed":null}`}, {SessionStarted, `{"sandboxed":false}`},
+	{SessionStarted, `{"tools":["\u00e9","\ud800",""]}`},
+	{SessionSpawned, `{"parent":"p","agent":"a","label":"l","sandboxed":true,"background":false,"fork":true,"teammate":true,"hidden":true,"tools":["x"]}`},
+	{SessionYielded, `{"children":["a","b"]}`}, {SessionYielded, `{"children":[]}`}, {SessionYielded, `{"children":null}`},
+	{SessionCompleted, `{"status":"ok"}`}, {SessionCompleted, `{"status":1}`},
+	{SessionResumed, `{"handoff":"settle_batch","batch":"b","from":["a","b"]}`}, {SessionResumed, `{"batch":null}`},
+	{SessionResumed, `{"batch":"","from":[]}`},
+	{GrantAdded, `{"kind":"permission","agent":"*","target":"*","behavior":"allow","rule":"Bash(make)"}`},
+	{GrantRevoked, `{"kind":"delegate_tools","agent":"a","target":"b","tools":["read"]}`},
+	{PolicySet, `{"dialect":"openclaw","document":{"tools":{"deny":["x"]}},"catalogue":["read","exec"]}`},
+	{PolicySet, `{"document":null}`}, {PolicySet, `{"document":[]}`}, {PolicySet, `{"document":"x"}`},
+	{PolicySet, `{"document":{"a":1},"document":{"b":2}}`}, {PolicySet, `{"catalogue":[]}`},
+	{"", `{}`}, {"turn.Started", `{"turn":1}`}, {"nope", `x`},
+}
+
+// payloadSeeds returns the (type, data) pairs FuzzPayloadDiff starts from:
+// the edge cases, the data of every event and record among the seeds, and
+// the JSON edge cases as data of each type in turn.
+func payloadSeeds(tb testing.TB) []Event {
+	tb.Helper()
+	var out []Event
+	for _, c := range payloadEdgeCases {
+		out = append(out, Event{Type: c.typ, Data: json.RawMessage(c.data)})
+	}
+	for i, s := range edgeCases {
+		out = append(out, Event{Type: Types[i%len(Types)], Data: json.RawMessage(s)})
+	}
+	for _, s := range seeds(tb) {
+		var ev struct {
+			Type Type            `json:"type"`
+			Data json.RawMessage `json:"data"`
+		}
+		if json.Unmarshal(s, &ev) == nil && ev.Data != nil {
+			out = append(out, Event{Type: ev.Type, Data: ev.Data})
+		}
+	}
+	return out
+}
+
+func FuzzPayloadDiff(f *testing.F) {
+	for _, ev := range payloadSeeds(f) {
+		f.Add(string(ev.Type), []byte(ev.Data))
+	}
+	f.Fuzz(func(t *testing.T, typ string, data []byte) {
+		checkPayload(t, &Event{Type: Type(typ), Data: data})
+	})
+}
+
+// checkPayload compares ev.Payload with oraclePayload, and checks that
+// what Payload returns does not share memory with ev.Data.
+func checkPayload(t *testing.T, ev *Event) {
+	t.Helper()
+	got, err := ev.Payload()
+	want, werr := oraclePayload(ev)
+	if errText(err) != errText(werr) || CodeOf(err) != CodeOf(werr) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Payload of %s %q\n got  %#v, %v\n want %#v, %v", ev.Type, ev.Data, got, err, want, werr)
+	}
+	for i := range ev.Data {
+		ev.Data[i] = 'x'
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Payload of %s: the value changed with the data it came from", ev.Type)
+	}
+}
+
+// TestPayloadRandomDiff compares Payload with the oracle on objects built
+// from each type's own keys, near misses of them, and values of every
+// kind: byte mutation rarely makes a well-formed payload with one thing
+// wrong.
+func TestPayloadRandomDiff(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	values := []string{`1`, `-0`, `0`, `7`, `-3`, `1.0`, `1e2`, `999999999`, `1234567890`, `18446744073709551615`,
+		`18446744073709551616`, `"s"`, `""`, `"\u00e9\n"`, `"\ud800"`, "\"\xff\"", `true`, `false`, `null`, `[]`,
+		`["a","b"]`, `["a",null]`, `[1]`, `[["a"]]`, `{}`, `{"a":[1,null]}`, ` "x" `}
+	samples := map[Type]any{PolicySet: PolicySetData{}, GrantAdded: GrantData{}, GrantRevoked: GrantData{},
+		SessionStarted: StartedData{}, SessionSpawned: SpawnedData{}, TurnStarted: TurnData{},
+		SessionYielded: YieldedData{}, SessionCompleted: CompletedData{}, SessionResumed: ResumedData{},
+		ToolChecked: CheckedData{}, EffectStarted: EffectData{}}
+	// A value of the JSON kind a field of each Go type takes.
+	fitting := map[string][]string{"int": {`1`, `42`, `-0`}, "uint64": {`5`, `0`}, "string": {`"s"`, `"\u00e9"`, `""`},
+		"bool": {`true`, `false`}, "*bool": {`true`, `false`}, "*string": {`"b"`}, "[]string": {`["a","b"]`, `[]`},
+		"[]events.SessionKey": {`["k"]`}, "json.RawMessage": {`{"a":[1,null]}`, `"x"`},
+		"events.SessionKey": {`"p"`}, "events.GrantKind": {`"permission"`}}
+	for _, typ := range Types {
+		var keys []string
+		var fits [][]string
+		st := reflect.TypeOf(samples[typ])
+		for i := range st.NumField() {
+			f := st.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if fitting[f.Type.String()] == nil {
+				t.Fatalf("no fitting values for %s", f.Type)
+			}
+			keys = append(keys, strconv.Quote(name))
+			fits = append(fits, fitting[f.Type.String()])
+		}
+		near := []string{`"other"`, strconv.Quote(strings.ToUpper(keys[0][1 : len(keys[0])-1])),
+			`"\u00` + strconv.FormatInt(int64(keys[0][1]), 16) + keys[0][2:]}
+		for range 5000 {
+			var b strings.Builder
+			b.WriteString("{")
+			// Most objects are well-formed payloads; some have one thing
+			// wrong, or a few.
+			wrong := rng.IntN(4)
+			for i, k := range rng.Perm(len(keys))[:rng.IntN(len(keys)+1)] {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				if wrong > 0 && rng.IntN(3) == 0 {
+					wrong--
+					b.WriteString([]string{keys[rng.IntN(len(keys))], near[rng.IntN(len(near))], keys[k]}[rng.IntN(3)])
+					b.WriteString(":")
+					b.WriteString(values[rng.IntN(len(values))])
+					continue
+				}
+				b.WriteString(keys[k])
+				b.WriteString(":")
+				b.WriteString(fits[k][rng.IntN(len(fits[k]))])
+			}
+			b.WriteString("}")
+			checkPayload(t, &Event{Type: typ, Data: []byte(b.String())})
+		}
+	}
+}
