@@ -21,6 +21,7 @@ type tape struct {
 	nodes []node
 	stack []int  // the open containers while parsing
 	buf   []byte // scratch space for the tape's readers
+	ends  []int  // more of it: where each of the strings decoded into buf ends
 }
 
 // A node is one value on a tape.
@@ -221,7 +222,7 @@ func getTape() *tape { return tapes.Get().(*tape) }
 
 // putTape returns t to the pool unless a huge value made it huge.
 func putTape(t *tape) {
-	if cap(t.nodes) <= 1<<16 && cap(t.buf) <= 1<<16 {
+	if cap(t.nodes) <= 1<<16 && cap(t.buf) <= 1<<16 && cap(t.ends) <= 1<<16 {
 		tapes.Put(t)
 	}
 }
