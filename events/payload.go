@@ -139,7 +139,8 @@ type payloadReader struct {
 }
 
 // read parses d.b and checks that it is an object of the given fields, as
-// the package comment above says; then it decodes every string in it.
+// the comment at the top of this file says; then it decodes every string
+// in it.
 func (d *payloadReader) read(fields []payloadField) bool {
 	t, b := d.t, d.b
 	end, err := t.parse(b, maxDecodeDepth)
