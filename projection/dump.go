@@ -108,15 +108,17 @@ func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 	d.section("position", true)
 	d.put(d.value(s.seq))
 
-	// Sessions: the live ones, the completed ones folded since the last
-	// commit, and the stored completed ones.
+	// Sessions: the stored ones, and those changed since (every one, for
+	// a state in memory).
 	d.section("sessions", true)
-	e = d.entries(bucketDone, func(k, v []byte) ([]byte, error) { return events.CanonicalJSON(v) })
-	for k, sess := range r.completed {
-		e[string(k)] = d.value(sess)
+	e = d.entries(bucketSessions, func(k, v []byte) ([]byte, error) { return events.CanonicalJSON(v) })
+	for k := range s.changed {
+		e[string(k)] = d.value(s.sessions[k])
 	}
-	for k, sess := range s.live {
-		e[string(k)] = d.value(sess)
+	if s.store == nil {
+		for k, sess := range s.sessions {
+			e[string(k)] = d.value(sess)
+		}
 	}
 	d.object(e)
 

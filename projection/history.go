@@ -12,10 +12,10 @@ import (
 
 // history is the part of the folded state that later decisions and queries
 // read one key at a time: where each record id landed, each record's
-// reference and time, checks, turns, tool sets, chain heads, yields and
-// completed sessions. It holds what was folded after base; for a state in
-// memory base is 0 and it holds everything, for a state committed to a
-// store the rest is in the store.
+// reference and time, checks, turns, tool sets, chain heads and yields. It
+// holds what was folded after base; for a state in memory base is 0 and it
+// holds everything, for a state committed to a store the rest is in the
+// store.
 type history struct {
 	base uint64
 	// ids maps a record id to where it first landed.
@@ -38,10 +38,6 @@ type history struct {
 	chains map[string]string
 	// yields holds each session's most recent yield.
 	yields map[events.SessionKey]*yield
-	// completed holds sessions that completed, or changed after they did;
-	// revived, completed sessions that a record made live again.
-	completed map[events.SessionKey]*envelope.Session
-	revived   map[events.SessionKey]bool
 }
 
 type turnList struct {
@@ -51,16 +47,14 @@ type turnList struct {
 
 func newHistory(base uint64) *history {
 	return &history{
-		base:      base,
-		ids:       map[string]landed{},
-		checks:    map[uint64]*check{},
-		calls:     map[string]uint64{},
-		turns:     map[events.SessionKey]*turnList{},
-		toolsets:  map[string]envelope.ToolSet{},
-		chains:    map[string]string{},
-		yields:    map[events.SessionKey]*yield{},
-		completed: map[events.SessionKey]*envelope.Session{},
-		revived:   map[events.SessionKey]bool{},
+		base:     base,
+		ids:      map[string]landed{},
+		checks:   map[uint64]*check{},
+		calls:    map[string]uint64{},
+		turns:    map[events.SessionKey]*turnList{},
+		toolsets: map[string]envelope.ToolSet{},
+		chains:   map[string]string{},
+		yields:   map[events.SessionKey]*yield{},
 	}
 }
 
@@ -213,7 +207,7 @@ func (s *State) turnAt(key events.SessionKey, turn int) (Turn, bool) {
 	return t, ok
 }
 
-// addTurn folds a turn of a live session.
+// addTurn folds a session's turn.
 func (s *State) addTurn(sess *envelope.Session, t Turn) {
 	tl := s.recent.turns[sess.Key]
 	if tl == nil {
@@ -229,103 +223,74 @@ func (s *State) addTurn(sess *envelope.Session, t Turn) {
 
 // Session returns a session by key, nil when it does not exist.
 func (s *State) Session(key events.SessionKey) *envelope.Session {
-	if sess := s.live[key]; sess != nil {
+	if sess := s.sessions[key]; sess != nil || s.store == nil {
 		return sess
 	}
-	if sess := s.recent.completed[key]; sess != nil || s.store == nil {
-		return sess
-	}
-	if sess := s.cold[key]; sess != nil {
-		return sess
-	}
-	sess, err := s.store.completed(key)
+	sess, err := s.store.session(key)
 	if err != nil {
 		s.fail(err)
 		return nil
 	}
 	if sess != nil {
-		if len(s.cold) >= maxCold {
-			clear(s.cold)
-		}
-		s.cold[key] = sess
+		s.sessions[key] = sess
 	}
 	return sess
 }
 
-// maxCold bounds the cache of completed sessions read from the store.
-const maxCold = 4096
+// maxSessions is how many sessions a state that reads from a store keeps
+// in memory after a commit, besides those the commit wrote.
+var maxSessions = 1 << 13
+
+// evictSessions keeps a state that reads from a store from holding every
+// session it ever read: after a commit it keeps the sessions the commit
+// wrote (the active ones) and, up to maxSessions, the others it read.
+func (s *State) evictSessions(wrote map[events.SessionKey]bool) {
+	if len(s.sessions) <= maxSessions+len(wrote) {
+		return
+	}
+	for k := range s.sessions {
+		if !wrote[k] {
+			delete(s.sessions, k)
+		}
+	}
+}
 
 // exists reports whether a session exists, without reading it.
 func (s *State) exists(key events.SessionKey) bool {
-	if s.live[key] != nil || s.recent.completed[key] != nil {
-		return true
+	if s.sessions[key] != nil || s.store == nil {
+		return s.sessions[key] != nil
 	}
-	if s.store == nil {
-		return false
-	}
-	if s.cold[key] != nil {
-		return true
-	}
-	ok, err := s.store.hasCompleted(key)
+	ok, err := s.store.hasSession(key)
 	if err != nil {
 		s.fail(err)
 	}
 	return ok
 }
 
-// toChange returns a session for the record being folded to change; call
-// settle after changing it.
+// toChange returns a session for the record being folded to change, nil
+// when it does not exist.
 func (s *State) toChange(key events.SessionKey) *envelope.Session {
-	if sess := s.live[key]; sess != nil {
-		s.changed[key] = true
-		return sess
-	}
 	sess := s.Session(key)
 	if sess != nil {
-		delete(s.cold, key)
-		s.recent.completed[key] = sess
+		s.changed[key] = true
 	}
 	return sess
 }
 
-// settle keeps a changed session where its lifecycle state puts it: in
-// live until it completes, then in the history.
-func (s *State) settle(sess *envelope.Session) {
-	key := sess.Key
-	if sess.State == envelope.Completed {
-		if s.live[key] != nil {
-			delete(s.live, key)
-			s.changed[key] = true // off the live bucket at the next commit
-			delete(s.cache, key)
-		}
-		s.recent.completed[key] = sess
-		delete(s.recent.revived, key)
-		return
-	}
-	if s.live[key] == nil {
-		if s.recent.completed[key] != nil {
-			// Only a log the ledger did not write brings a completed
-			// session back; it leaves the completed sessions at the next
-			// commit.
-			delete(s.recent.completed, key)
-			s.recent.revived[key] = true
-		}
-		s.live[key] = sess
-	}
-	s.changed[key] = true
+// add folds a new session.
+func (s *State) add(sess *envelope.Session) {
+	s.sessions[sess.Key] = sess
+	s.changed[sess.Key] = true
 }
 
 // Keys returns every session key in sorted order.
 func (s *State) Keys() []events.SessionKey {
-	keys := make([]events.SessionKey, 0, len(s.live)+len(s.recent.completed))
-	for k := range s.live {
-		keys = append(keys, k)
-	}
-	for k := range s.recent.completed {
+	keys := make([]events.SessionKey, 0, len(s.sessions))
+	for k := range s.sessions {
 		keys = append(keys, k)
 	}
 	if s.store != nil {
-		stored, err := s.store.completedKeys()
+		stored, err := s.store.sessionKeys()
 		if err != nil {
 			s.fail(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -15,13 +16,13 @@ type Dialects map[string]envelope.Dialect
 
 // State is the ledger's state folded up to a position of the log.
 //
-// It keeps in memory what the next decision needs: the policy, every
-// session that has not completed, and the tool-set cache. The rest is
-// history (record ids and references, checks, turns, tool sets, chain
-// heads, yields, completed sessions): a state in memory keeps all of it in
-// recent; a state committed to a Store keeps in recent only what it folded
-// since the last commit and reads the rest from the store, one key at a
-// time.
+// It keeps in memory what the next decision needs: the policy history and
+// the sessions. The rest is history (record ids and references, checks,
+// turns, tool sets, chain heads, yields): a state in memory keeps all of it
+// in recent; a state committed to a Store keeps in recent only what it
+// folded since the last commit and reads the rest from the store, one key
+// at a time, and keeps in memory only the sessions it changed since the
+// last commit and a bounded number of others.
 type State struct {
 	dialects Dialects
 	dialect  envelope.Dialect // nil until the first policy.set
@@ -29,19 +30,16 @@ type State struct {
 	seq      uint64
 	lastTime string
 	policy   *envelope.PolicyState
-	// live holds the sessions that have not completed.
-	live map[events.SessionKey]*envelope.Session
-	// changed names the live sessions changed since the last commit, and
-	// sessions that completed since (to take them off the live bucket).
-	changed map[events.SessionKey]bool
+	// sessions holds every session of a state in memory; for a state that
+	// reads from a store, those changed since the last commit (named in
+	// changed) and others it read, up to maxSessions.
+	sessions map[events.SessionKey]*envelope.Session
+	changed  map[events.SessionKey]bool
 
 	// store is where the history up to recent.base is, nil for a state in
 	// memory.
 	store  *Store
 	recent *history
-	// cold caches completed sessions read from the store. They never
-	// change unless a record changes them, which moves them to recent.
-	cold map[events.SessionKey]*envelope.Session
 	// err is the first error reading the store; every later Prepare, Apply
 	// and Commit fails with it.
 	err error
@@ -99,7 +97,7 @@ type check struct {
 func New(dialects Dialects) *State {
 	return &State{
 		dialects: dialects,
-		live:     map[events.SessionKey]*envelope.Session{},
+		sessions: map[events.SessionKey]*envelope.Session{},
 		changed:  map[events.SessionKey]bool{},
 		recent:   newHistory(0),
 		cache:    map[events.SessionKey]*cachedSet{},
@@ -296,6 +294,12 @@ func (s *State) apply1(rec *events.Record, hash string, seq uint64) error {
 	if err != nil {
 		return fmt.Errorf("projection: record %d: %w", seq, err)
 	}
+	// A decoded record's strings may share one allocation with its time
+	// and type; sessions keep these for their whole life, so they get
+	// their own.
+	own := *rec
+	own.ID, own.Session, own.Actor = clone3(rec.ID, string(rec.Session), rec.Actor)
+	rec = &own
 	ref := envelope.RecordRef{Seq: seq, ID: rec.ID, Type: internType(rec.Type)}
 	if err := s.apply(rec, ref, p); err != nil {
 		return fmt.Errorf("projection: record %d (%s %s): %w", seq, rec.Type, rec.ID, err)
@@ -313,6 +317,17 @@ func (s *State) apply1(rec *events.Record, hash string, seq uint64) error {
 		r.ids[rec.ID] = landed{Seq: seq}
 	}
 	return nil
+}
+
+// clone3 copies three strings into one allocation.
+func clone3(a, b, c string) (string, events.SessionKey, string) {
+	var sb strings.Builder
+	sb.Grow(len(a) + len(b) + len(c))
+	sb.WriteString(a)
+	sb.WriteString(b)
+	sb.WriteString(c)
+	all := sb.String()
+	return all[:len(a)], events.SessionKey(all[len(a) : len(a)+len(b)]), all[len(a)+len(b):]
 }
 
 // internType returns the constant spelling of a known type, so that the
@@ -347,7 +362,7 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
 			return err
 		}
-		s.settle(&envelope.Session{
+		s.add(&envelope.Session{
 			Key: rec.Session, Agent: d.Agent, State: envelope.Active, Start: d, Origin: ref, Actor: rec.Actor,
 			Facts: dec.Facts, Tools: slices.Clone(d.Tools),
 			Context: envelope.Context{Source: envelope.SourceCurrentRequest, Sender: d.Sender, SetBy: ref},
@@ -367,10 +382,9 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 			Tools: append(slices.Clone(parent.Tools), d.Tools...),
 		}
 		child.Context = s.ordinaryContext(child, ref)
-		s.settle(child)
+		s.add(child)
 		parent.Children = append(parent.Children, rec.Session)
 		parent.ActiveChildren++
-		s.settle(parent)
 	case *events.TurnData:
 		sess, err := s.changing(rec.Session)
 		if err != nil {
@@ -390,7 +404,6 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 			s.recent.toolsets[h] = ts
 		}
 		s.addTurn(sess, Turn{Seq: ref.Seq, ToolSet: h, Context: sess.Context})
-		s.settle(sess)
 	case *events.YieldedData:
 		sess, err := s.changing(rec.Session)
 		if err != nil {
@@ -399,20 +412,17 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 		sess.State = envelope.Yielded
 		s.recent.yields[rec.Session] = &yield{Ref: ref, Children: slices.Clone(d.Children), Current: true}
 		sess.Context = s.ordinaryContext(sess, ref)
-		s.settle(sess)
 	case *events.CompletedData:
 		sess, err := s.changing(rec.Session)
 		if err != nil {
 			return err
 		}
 		sess.State = envelope.Completed
-		s.settle(sess)
 		if sess.Parent == "" {
 			break
 		}
 		if parent := s.toChange(sess.Parent); parent != nil {
 			parent.ActiveChildren--
-			s.settle(parent)
 		}
 	case *events.ResumedData:
 		var dec ResumeDecided
@@ -436,7 +446,6 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 			}
 			sess.Context.Captured = captured
 		}
-		s.settle(sess)
 	case *events.CheckedData:
 		var dec CheckDecided
 		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
@@ -526,6 +535,20 @@ func (s *State) applyGrant(t events.Type, d *events.GrantData, ref envelope.Reco
 		return nil // adding a current grant changes nothing
 	}
 	return s.setPolicy(&p, ref)
+}
+
+// renewEffective makes the effective policy again, after a commit, so
+// that what a dialect memoizes in it for the sessions it decided (openclaw
+// compiles each envelope once) is dropped with the sessions the commit
+// let go of; otherwise a replica would keep it for every session it ever
+// folded. The new value equals the old one: the policy did not change.
+func (s *State) renewEffective() {
+	if s.policy == nil {
+		return
+	}
+	if eff, err := s.dialect.Effective(s.policy); err == nil {
+		s.policy.Effective = eff
+	}
 }
 
 func (s *State) refreshEffective() error {

@@ -29,7 +29,6 @@ var (
 	bucketMeta     = []byte("meta")
 	bucketPolicy   = []byte("policy")
 	bucketSessions = []byte("sessions")
-	bucketDone     = []byte("completed")
 	bucketIDs      = []byte("ids")
 	bucketYields   = []byte("yields")
 	bucketChecks   = []byte("checks")
@@ -38,16 +37,15 @@ var (
 	bucketToolSets = []byte("toolsets")
 	bucketLog      = []byte("log")
 	bucketChains   = []byte("chains")
-	allBuckets     = [][]byte{bucketMeta, bucketPolicy, bucketSessions, bucketDone, bucketIDs, bucketYields,
+	allBuckets     = [][]byte{bucketMeta, bucketPolicy, bucketSessions, bucketIDs, bucketYields,
 		bucketChecks, bucketCalls, bucketTurns, bucketToolSets, bucketLog, bucketChains}
 )
 
 // SchemaVersion is the layout version of the store; a store of another
 // version is refused with a message that says to rebuild it.
 //
-// Version 3 keeps only sessions that have not completed in "sessions" (the
-// rest in "completed"), indexes checks by call in "calls", and writes ids
-// and log entries in binary (see logValue and landedValue).
+// Version 3 indexes checks by call in "calls" and writes ids and log
+// entries in binary (see logValue and landedValue).
 const SchemaVersion = "3"
 
 // ErrSchema is returned for a store written by another layout version.
@@ -231,12 +229,12 @@ func (st *Store) Commit(s *State) error {
 	if err != nil {
 		return err
 	}
+	st.dropPages()
 	s.store = st
 	s.recent = newHistory(s.seq)
+	s.evictSessions(s.changed)
 	s.changed = map[events.SessionKey]bool{}
-	if s.cold == nil {
-		s.cold = map[events.SessionKey]*envelope.Session{}
-	}
+	s.renewEffective()
 	return nil
 }
 
@@ -251,23 +249,9 @@ func (s *State) write(tx *bolt.Tx) error {
 			}
 		}
 	}
-	sb, db := tx.Bucket(bucketSessions), tx.Bucket(bucketDone)
+	sb := tx.Bucket(bucketSessions)
 	for k := range s.changed {
-		if sess := s.live[k]; sess != nil {
-			if err := putJSON(sb, []byte(k), sess); err != nil {
-				return err
-			}
-		} else if err := sb.Delete([]byte(k)); err != nil {
-			return err
-		}
-	}
-	for k, sess := range r.completed {
-		if err := putJSON(db, []byte(k), sess); err != nil {
-			return err
-		}
-	}
-	for k := range r.revived {
-		if err := db.Delete([]byte(k)); err != nil {
+		if err := putJSON(sb, []byte(k), s.sessions[k]); err != nil {
 			return err
 		}
 	}
@@ -292,9 +276,10 @@ func (s *State) write(tx *bolt.Tx) error {
 			return err
 		}
 	}
-	// Sequences only grow: full pages suit the buckets keyed by them.
+	// Sequences only grow, and ids mostly (ULIDs start with their time):
+	// fuller pages suit the buckets keyed by them.
 	lb, ib, cb := tx.Bucket(bucketLog), tx.Bucket(bucketIDs), tx.Bucket(bucketChecks)
-	lb.FillPercent, cb.FillPercent = 1, 1
+	lb.FillPercent, cb.FillPercent, ib.FillPercent = 1, 1, 0.9
 	for i, ref := range r.refs {
 		seq := r.base + 1 + uint64(i)
 		// bbolt keeps keys and values until the transaction ends: each
@@ -392,9 +377,9 @@ func turnKey(k events.SessionKey, turn int) []byte {
 	return binary.BigEndian.AppendUint32(b, uint32(turn))
 }
 
-// Load reads the state back from the store: the policy history and the
-// sessions that have not completed. It reads the rest of the history from
-// the store when it is asked for.
+// Load reads the state back from the store: the policy history. It reads
+// sessions and the rest of the history from the store when they are asked
+// for.
 func (st *Store) Load(dialects Dialects) (s *State, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -442,16 +427,6 @@ func (st *Store) Load(dialects Dialects) (s *State, err error) {
 		}); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketSessions).ForEach(func(k, v []byte) error {
-			var sess envelope.Session
-			if err := json.Unmarshal(v, &sess); err != nil {
-				return fmt.Errorf("session %s: %w", k, err)
-			}
-			s.live[events.SessionKey(k)] = &sess
-			return nil
-		}); err != nil {
-			return err
-		}
 		if k, _ := tx.Bucket(bucketLog).Cursor().Last(); len(k) == 8 {
 			last = binary.BigEndian.Uint64(k)
 		}
@@ -464,7 +439,6 @@ func (st *Store) Load(dialects Dialects) (s *State, err error) {
 		return nil, fmt.Errorf("projection: %s: log index ends at %d but the checkpoint is %d; rebuild with 'ledger replay --out NEW'", st.path, last, s.seq)
 	}
 	s.store, s.recent = st, newHistory(s.seq)
-	s.cold = map[events.SessionKey]*envelope.Session{}
 	return s, nil
 }
 
@@ -540,25 +514,25 @@ func (st *Store) toolSet(hash string) (envelope.ToolSet, error) {
 	return ts, err
 }
 
-func (st *Store) completed(key events.SessionKey) (*envelope.Session, error) {
+func (st *Store) session(key events.SessionKey) (*envelope.Session, error) {
 	var sess envelope.Session
-	if ok, err := st.getJSON(bucketDone, []byte(key), &sess); !ok {
+	if ok, err := st.getJSON(bucketSessions, []byte(key), &sess); !ok {
 		return nil, err
 	}
 	return &sess, nil
 }
 
-func (st *Store) hasCompleted(key events.SessionKey) (ok bool, err error) {
+func (st *Store) hasSession(key events.SessionKey) (ok bool, err error) {
 	err = st.view(func(tx *bolt.Tx) error {
-		ok = tx.Bucket(bucketDone).Get([]byte(key)) != nil
+		ok = tx.Bucket(bucketSessions).Get([]byte(key)) != nil
 		return nil
 	})
 	return ok, err
 }
 
-func (st *Store) completedKeys() (keys []events.SessionKey, err error) {
+func (st *Store) sessionKeys() (keys []events.SessionKey, err error) {
 	err = st.view(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketDone).Cursor()
+		c := tx.Bucket(bucketSessions).Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			keys = append(keys, events.SessionKey(k))
 		}

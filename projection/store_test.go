@@ -2,10 +2,14 @@ package projection_test
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/sessionledger/ledger/envelope/openclaw"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/workload"
 	"github.com/sessionledger/ledger/projection"
 )
 
@@ -102,5 +106,109 @@ func TestStoreLoadResumes(t *testing.T) {
 	}
 	if err := st.Commit(behind); err == nil {
 		t.Fatal("committing a state behind the checkpoint must fail")
+	}
+}
+
+// effectsLog has a yield and a settle-batch resume, checks, effects with
+// and without prepared_at, and a refused effect.
+func effectsLog(t *testing.T) []*events.Record {
+	h := newHarness(t)
+	h.mustAppend(policy)
+	h.mustAppend(ev("session.started", "r", `{"agent":"main"}`))
+	h.mustAppend(ev("turn.started", "r", `{"turn":1}`))
+	h.mustAppend(ev("session.spawned", "a", `{"parent":"r","agent":"main"}`))
+	h.mustAppend(ev("session.spawned", "b", `{"parent":"r","agent":"main"}`))
+	check := h.mustAppend(ev("tool.checked", "r", `{"turn":1,"tool":"exec","call":"c1"}`))
+	h.mustAppend(ev("tool.checked", "r", `{"turn":1,"tool":"read","call":"c2","input":"x"}`))
+	h.mustAppend(ev("tool.effect_started", "r", fmt.Sprintf(`{"turn":1,"tool":"exec","call":"c1","prepared_at":%d}`, check)))
+	yseq := h.mustAppend(ev("session.yielded", "r", `{"children":["a","b"]}`))
+	h.mustAppend(ev("turn.started", "a", `{"turn":1}`))
+	h.mustAppend(ev("session.completed", "a", `{"status":"ok"}`))
+	h.mustAppend(ev("session.completed", "b", `{"status":"ok"}`))
+	h.mustAppend(ev("session.resumed", "r", fmt.Sprintf(`{"handoff":"settle_batch","batch":%q,"from":["a","b"]}`, h.log[yseq-1].ID)))
+	h.mustAppend(ev("turn.started", "r", `{"turn":2}`))
+	h.mustAppend(ev("tool.checked", "r", `{"turn":2,"tool":"read","call":"c3","input":{"path":"/"}}`))
+	h.mustAppend(`{"type":"grant.added","v":1,"actor":"t","data":{"kind":"x","agent":"a","target":"a","tools":["read"]}}`)
+	if _, err := h.append(ev("tool.effect_started", "r", `{"turn":2,"tool":"read","call":"c3"}`)); events.CodeOf(err) != events.CodeAuthorizationChanged {
+		t.Fatalf("effect after the deny: %v", err)
+	}
+	h.mustAppend(ev("turn.started", "r", `{"turn":3}`))
+	return h.log
+}
+
+// workloadLog is openclaw workload sessions: spawns, checks, effects that
+// find their check, completions and completion handoffs.
+func workloadLog(t *testing.T) []*events.Record {
+	oc := openclaw.New()
+	h := &harness{t: t, st: projection.New(projection.Dialects{oc.Name(): oc})}
+	for _, ev := range workload.Sessions(12) {
+		h.mustAppend(string(ev))
+	}
+	return h.log
+}
+
+// TestStoreStateAnswersLikeMemory folds logs twice in lockstep, in memory
+// and into a store committed every few records, reloaded now and then and
+// keeping no session it did not just write: after every record both dump
+// the same bytes, answer queries alike and prepare the same records.
+func TestStoreStateAnswersLikeMemory(t *testing.T) {
+	defer func(n int) { *projection.MaxSessions = n }(*projection.MaxSessions)
+	*projection.MaxSessions = 0
+	oc := openclaw.New()
+	dialects := projection.Dialects{"toy": toy{}, oc.Name(): oc}
+	for name, recs := range map[string][]*events.Record{"sample": sampleLog(t), "effects": effectsLog(t), "workload": workloadLog(t)} {
+		for _, every := range []int{1, 2, 3, 7} {
+			t.Run(fmt.Sprintf("%s/every-%d", name, every), func(t *testing.T) {
+				st, err := projection.OpenStore(filepath.Join(t.TempDir(), "p.db"), projection.StoreOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer st.Close()
+				mem, disk := projection.New(dialects), projection.New(dialects)
+				for i, r := range recs {
+					seq := uint64(i + 1)
+					// The next record, prepared again on both, is the same.
+					ev := r.Event()
+					if p, q := mem.Prepare(ev, r.Time), disk.Prepare(ev, r.Time); fmt.Sprint(p.Err) != fmt.Sprint(q.Err) ||
+						(p.Record == nil) != (q.Record == nil) || p.Record != nil && string(p.Record.Decided) != string(q.Record.Decided) {
+						t.Fatalf("at %d preparing %s: %+v, want %+v", seq, r.ID, q, p)
+					}
+					if err := mem.Apply(r, seq); err != nil {
+						t.Fatal(err)
+					}
+					if err := disk.Apply(r, seq); err != nil {
+						t.Fatal(err)
+					}
+					if i%every == every-1 {
+						if err := st.Commit(disk); err != nil {
+							t.Fatal(err)
+						}
+						if i%(2*every) == every-1 {
+							if disk, err = st.Load(dialects); err != nil {
+								t.Fatal(err)
+							}
+						}
+					}
+					if a, b := disk.Dump(), mem.Dump(); !bytes.Equal(a, b) {
+						t.Fatalf("at %d the dumps differ:\n%s\n%s", seq, a, b)
+					}
+					for _, k := range mem.Keys() {
+						for turn := 0; turn <= mem.Session(k).Turn+1; turn++ {
+							_, s1, ok1 := disk.TurnSet(k, turn)
+							_, s2, ok2 := mem.TurnSet(k, turn)
+							v1, e1 := disk.AtTurn(k, turn)
+							v2, e2 := mem.AtTurn(k, turn)
+							if s1 != s2 || ok1 != ok2 || fmt.Sprint(e1) != fmt.Sprint(e2) || (v1 == nil) != (v2 == nil) ||
+								v1 != nil && v1.Why("exec", nil).Decision != v2.Why("exec", nil).Decision {
+								t.Fatalf("at %d turn %d of %s differs", seq, turn, k)
+							}
+						}
+					}
+					if !slices.Equal(disk.Keys(), mem.Keys()) {
+						t.Fatalf("at %d keys %v, want %v", seq, disk.Keys(), mem.Keys())
+					}
+				}
+			})
+		}
 	}
 }

@@ -44,6 +44,7 @@ var (
 	scaleN    = flag.Int("scale", 0, "run the scale harness on a log of at least this many records")
 	scaleDir  = flag.String("scale-dir", os.TempDir(), "where the scale harness keeps its generated logs")
 	scaleHeap = flag.String("scale-heapprofile", "", "write a heap profile after the serve catch-up to this file")
+	scaleOut  = flag.String("scale-out", "", "keep the projection file of the rebuild (or the catch-up) here")
 )
 
 func TestScale(t *testing.T) {
@@ -61,6 +62,9 @@ func scaleRebuild(t *testing.T, path string) {
 	log := openFileLog(t, path)
 	raw := readRate(t, log)
 	out := filepath.Join(t.TempDir(), "p.db")
+	if *scaleOut != "" {
+		out = *scaleOut
+	}
 	t0 := time.Now()
 	st, err := replay.Rebuild(t.Context(), log, dialects.All(), out, 0, nil)
 	if err != nil {
@@ -93,7 +97,11 @@ func readRate(t *testing.T, log *fileLog) float64 {
 // then times appends at the head.
 func scaleServe(t *testing.T, path string) {
 	log := openFileLog(t, path)
-	store, err := projection.OpenStore(filepath.Join(t.TempDir(), "p.db"), projection.StoreOptions{})
+	out := filepath.Join(t.TempDir(), "p.db")
+	if *scaleOut != "" {
+		out = *scaleOut
+	}
+	store, err := projection.OpenStore(out, projection.StoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,11 +197,21 @@ func scaleAppends(t *testing.T, store *projection.Store, st *projection.State) {
 	}
 	slices.Sort(lat)
 	t.Logf("append (prepare+apply) at %d records: p50 %s p99 %s", st.Position(), lat[len(lat)/2], lat[len(lat)*99/100])
-	c0 := time.Now()
-	if err := store.Commit(st); err != nil {
-		t.Fatal(err)
+	// Commits of 10 appends each, as a replica's 100 ms commits under a
+	// light load.
+	var commits []time.Duration
+	for i := range 50 {
+		for j := range 10 {
+			apply(fmt.Appendf(nil, `{"type":"tool.checked","v":1,"actor":"bench","session":"agent:main:probe","data":{"turn":1,"tool":"read","call":"d%d"}}`, i*10+j))
+		}
+		c0 := time.Now()
+		if err := store.Commit(st); err != nil {
+			t.Fatal(err)
+		}
+		commits = append(commits, time.Since(c0))
 	}
-	t.Logf("commit of a few appends at the head: %s", time.Since(c0).Round(time.Microsecond))
+	slices.Sort(commits)
+	t.Logf("commit of 10 appends at the head: p50 %s p90 %s", commits[len(commits)/2].Round(time.Microsecond), commits[len(commits)*9/10].Round(time.Microsecond))
 }
 
 // scaleHash prints the state hash of a rebuild and of the store it wrote,
@@ -232,7 +250,7 @@ func reportMemory(t *testing.T, when string) {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	t.Logf("%s: heap in use %.1f MB, peak RSS %s", when, float64(m.HeapInuse)/(1<<20), vmHWM())
+	t.Logf("%s: heap in use %.1f MB; %s", when, float64(m.HeapInuse)/(1<<20), vmHWM())
 }
 
 func vmHWM() string {
@@ -240,13 +258,14 @@ func vmHWM() string {
 	if err != nil {
 		return "unknown"
 	}
+	var out []string
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+		if f := strings.Fields(line); len(f) >= 2 && (f[0] == "VmHWM:" || f[0] == "RssAnon:" || f[0] == "RssFile:") {
 			kb, _ := strconv.ParseFloat(f[1], 64)
-			return fmt.Sprintf("%.1f MB", kb/1024)
+			out = append(out, fmt.Sprintf("%s %.1f MB", strings.TrimSuffix(f[0], ":"), kb/1024))
 		}
 	}
-	return "unknown"
+	return strings.Join(out, ", ")
 }
 
 // scaleLog returns the path of a log of at least n workload records,
