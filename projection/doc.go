@@ -11,14 +11,13 @@
 // append time is read from the record's decided field, never recomputed,
 // so a replay with newer code reproduces the original answers.
 //
-// A state keeps in memory what the next decision needs: the policy history
-// and the sessions that have not completed. The rest is history (where each
-// record id landed, record references and times, checks, turns, tool sets,
-// chain heads, yields, completed sessions). A state made by New keeps all
-// of it in memory. A state loaded from a Store, or once committed to one,
-// keeps only what it folded since its last commit and reads the rest from
-// the store one key at a time; its answers and its Dump are the same
-// either way.
+// A state made by New keeps everything it folded in memory. A state loaded
+// from a Store, or once committed to one, keeps in memory the policy
+// history, what it folded since its last commit, and a bounded number of
+// sessions; it reads the rest (sessions, where each record id landed,
+// record references and times, checks, turns, tool sets, chain heads,
+// yields) from the store one key at a time. Its answers and its Dump are
+// the same either way.
 //
 // # Caveats
 //
