@@ -31,6 +31,10 @@ type EmbeddedConfig struct {
 	// same given as text.
 	ConfigFile string
 	ConfigText string
+	// ReadyTimeout bounds how long StartEmbedded waits for the server to
+	// accept clients; it restores every stream first, which after a crash
+	// can mean rescanning the store. 0 means 30s.
+	ReadyTimeout time.Duration
 }
 
 // Validate reports every problem with the configuration at once.
@@ -41,6 +45,9 @@ func (c *EmbeddedConfig) Validate() error {
 	}
 	if c.SyncInterval < 0 {
 		errs = append(errs, errors.New("natslog: sync interval must not be negative"))
+	}
+	if c.ReadyTimeout < 0 {
+		errs = append(errs, errors.New("natslog: ready timeout must not be negative"))
 	}
 	return errors.Join(errs...)
 }
@@ -86,10 +93,14 @@ func StartEmbedded(cfg EmbeddedConfig) (*server.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natslog: embedded server: %w", err)
 	}
+	wait := cfg.ReadyTimeout
+	if wait == 0 {
+		wait = 30 * time.Second
+	}
 	go ns.Start()
-	if !ns.ReadyForConnections(30 * time.Second) {
+	if !ns.ReadyForConnections(wait) {
 		ns.Shutdown()
-		return nil, errors.New("natslog: embedded server did not become ready in 30s")
+		return nil, fmt.Errorf("natslog: embedded server did not become ready in %s", wait)
 	}
 	return ns, nil
 }
