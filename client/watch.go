@@ -99,8 +99,10 @@ func (c *Client) Watch(ctx context.Context, opts WatchOptions, fn func(Change) e
 			}
 		}
 	}
-	// Start in the segment that holds From.
-	for {
+	// Start in the segment that holds From. Only a segment that left the
+	// ledger's subjects has a successor: a log that never rolled costs no
+	// lookup (nor a permission on streams that do not exist).
+	for rolled(seg.info.Config) {
 		next, err := w.segment(ctx, seg.n+1)
 		if errors.Is(err, jetstream.ErrStreamNotFound) || err == nil && next.base >= w.opts.From {
 			break
@@ -131,6 +133,12 @@ const (
 	segmentBaseKey = "ledger.base"
 	sealedPrefix   = "ledger.sealed."
 )
+
+// rolled reports whether a segment left the ledger's subjects (it is
+// sealed, or being sealed).
+func rolled(cfg jetstream.StreamConfig) bool {
+	return cfg.Sealed || len(cfg.Subjects) == 1 && strings.HasPrefix(cfg.Subjects[0], sealedPrefix)
+}
 
 type watch struct {
 	c       *Client

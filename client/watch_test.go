@@ -3,14 +3,19 @@ package client_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/api"
+	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/internal/service"
 )
 
 // TestWatchAcrossSegments watches a log that rolls every 10 subjects: the
@@ -79,5 +84,68 @@ func TestWatchAcrossSegments(t *testing.T) {
 	g = <-watch(client.WatchOptions{Session: root(25), From: g.changes[49].Seq}, 2)
 	if len(g.changes) != 2 || g.changes[0].Seq != g.changes[1].Seq-1 || g.changes[1].Turn != 2 {
 		t.Fatalf("resumed watch: %+v %v", g.changes, g.err)
+	}
+}
+
+// TestWatchWithOrchestratorPermissions: an orchestrator, as 'ledger serve
+// --gen-auth' configures one, may read the stream it is given; a log that
+// never rolled must not make Watch look for streams it may not see.
+func TestWatchWithOrchestratorPermissions(t *testing.T) {
+	conf, err := api.AuthConfig(&api.Roles{Service: []api.User{{Name: "ledger", Password: "svc-pw"}},
+		Orchestrators: []api.User{{Name: "acme", Password: "acme-pw"}}, Operators: []api.User{{Name: "alice", Password: "alice-pw"}}}, "LEDGER")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats"), ConfigText: conf, Listen: "127.0.0.1:-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+	snc, err := natslog.ConnectEmbedded(ns, "ledger", nats.UserInfo("ledger", "svc-pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snc.Close()
+	log, err := natslog.Open(t.Context(), snc, natslog.StreamConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	srv, err := api.Start(ctx, snc, api.Config{Service: svc, MaxWait: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	dial := func(user, pw string) *nats.Conn {
+		nc, err := nats.Connect(ns.ClientURL(), nats.UserInfo(user, pw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	setPolicy(t, client.New(dial("alice", "alice-pw"), client.Options{}))
+	acme := client.New(dial("acme", "acme-pw"), client.Options{Owner: "acme"})
+	root := events.SessionKey("agent:main:main")
+	for _, ev := range []client.Event{client.Start(root, events.StartedData{Agent: "main"}), client.Turn(root, events.TurnData{Turn: 1})} {
+		if _, err := acme.Append(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wctx, stop := context.WithTimeout(ctx, 10*time.Second)
+	defer stop()
+	var got []client.Change
+	err = acme.Watch(wctx, client.WatchOptions{Session: root}, func(c client.Change) error {
+		got = append(got, c)
+		stop()
+		return nil
+	})
+	if len(got) != 1 || got[0].Seq != 3 {
+		t.Fatalf("watch as an orchestrator: %+v %v", got, err)
 	}
 }

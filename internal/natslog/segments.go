@@ -274,20 +274,20 @@ func (l *Log) openSegments(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Only a segment that left the ledger's subjects has a successor.
 	l.segs = []*segment{first}
-	segs, err := l.refresh(ctx)
-	if err != nil {
-		return err
-	}
-	live := segs[len(segs)-1]
-	if live != first {
-		if info, err = live.stream.Info(ctx); err != nil {
+	for rolled(info.Config) {
+		last := l.segs[len(l.segs)-1]
+		next, nextInfo, err := l.loadSegment(ctx, last.n+1)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return l.roll(ctx, last) // a roll cut short
+		}
+		if err != nil {
 			return err
 		}
+		l.segs, info = append(l.segs, next), nextInfo
 	}
-	if rolled(info.Config) {
-		return l.roll(ctx, live)
-	}
+	live := l.segs[len(l.segs)-1]
 	// Only when something changed: an update carries the ledger's
 	// subjects, and one racing another writer's roll would put them back
 	// on the segment being sealed.

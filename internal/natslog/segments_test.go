@@ -452,6 +452,9 @@ func TestReopenFindsSegments(t *testing.T) {
 	if segs := checkChain(t, log); len(segs) != 3 || segs[2].Base != 20 {
 		t.Fatalf("after a restart: %+v", segs)
 	}
+	if d, err := log.LiveDiffers(ctx); err != nil || d {
+		t.Fatalf("reopening with the same settings would update the live segment: %v %v", d, err)
+	}
 	appendN(t, log, 25, 27)
 
 	// A roller that died right after moving LEDGER-3 off the ledger's
@@ -577,6 +580,9 @@ func TestRollingOnACluster(t *testing.T) {
 	segs := checkChain(t, writer)
 	if len(segs) < 3 {
 		t.Fatalf("%d segments", len(segs))
+	}
+	if d, err := writer.LiveDiffers(ctx); err != nil || d {
+		t.Fatalf("reopening with the same settings would update the live R3 segment: %v %v", d, err)
 	}
 	for _, s := range segs {
 		st, _ := writer.JetStream().Stream(ctx, s.Name)
