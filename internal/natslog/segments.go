@@ -200,14 +200,29 @@ func (l *Log) lastOfRolled(ctx context.Context, seg *segment, info *jetstream.St
 	if v, ok := info.Config.Metadata[LastKey]; ok {
 		return strconv.ParseUint(v, 10, 64)
 	}
-	m, err := seg.stream.GetLastMsgForSubject(ctx, SealedPrefix+seg.name)
-	switch {
-	case err == nil:
-		return seg.base + m.Sequence - 1, nil
-	case errors.Is(err, jetstream.ErrMsgNotFound):
-		return seg.base + info.State.LastSeq, nil
+	last, marked, err := markerSeq(ctx, seg)
+	if err != nil {
+		return 0, err
 	}
-	return 0, fmt.Errorf("natslog: looking for the seal of %s: %w", seg.name, err)
+	if marked {
+		return seg.base + last - 1, nil
+	}
+	return seg.base + last, nil
+}
+
+// markerSeq returns the last stream sequence of a segment that left the
+// ledger's subjects, and whether that is its seal marker. Once the
+// subjects moved only the marker can land, behind every record, so when
+// it is there it is last. Stream info is answered by the stream's leader,
+// unlike a direct get, which a replica that has not applied the marker yet
+// may answer.
+func markerSeq(ctx context.Context, seg *segment) (uint64, bool, error) {
+	subject := SealedPrefix + seg.name
+	info, err := seg.stream.Info(ctx, jetstream.WithSubjectFilter(subject))
+	if err != nil {
+		return 0, false, fmt.Errorf("natslog: looking for the seal of %s: %w", seg.name, err)
+	}
+	return info.State.LastSeq, info.State.Subjects[subject] > 0, nil
 }
 
 // locate returns the index of the segment that holds (or will hold) global
@@ -451,13 +466,11 @@ func (l *Log) mark(ctx context.Context, seg *segment) (uint64, error) {
 		var ae *jetstream.APIError
 		switch {
 		case errors.As(err, &ae) && ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence:
-			m, gerr := seg.stream.GetLastMsgForSubject(ctx, subject)
-			if gerr == nil {
-				return m.Sequence, nil
+			seq, marked, merr := markerSeq(ctx, seg)
+			if merr == nil && marked {
+				return seq, nil
 			}
-			// A direct get may be answered by a replica that has not
-			// applied the marker yet.
-			err = gerr
+			err = errors.Join(err, merr)
 		case errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant || ae.ErrorCode == 10158):
 			// Another writer's marker is in flight.
 		case errors.Is(err, jetstream.ErrNoStreamResponse):
