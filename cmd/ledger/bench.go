@@ -17,13 +17,14 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		"appends (one session: latency; 64 sessions: throughput; with fsync on every write and with the\n"+
 		"default sync interval), queries (in-process and over NATS against a raw request/reply), projection\n"+
 		"rebuild against a raw ordered consumer, and scale (append and query latency as the log grows,\n"+
-		"rebuild time, peak RSS of a replica). Prints a table with each ratio and target. The full run\n"+
+		"rebuild time, peak RSS of a replica), and a restart after SIGKILL of a log past a million distinct\n"+
+		"subjects, in one stream and rolled (see docs/rolling-streams.md). Prints a table with each ratio and target. The full run\n"+
 		"grows a log of a million records and takes several minutes; --quick takes about a minute.", stderr)
 	quick := fl.Bool("quick", false, "a short run (about a minute) with small sizes")
 	dir := fl.String("dir", "", "where the servers and projections live (default: a new temp dir, removed afterwards)")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	maxRecords := fl.Uint64("max-records", 0, "cap the log the scale section grows (default: a million records in the full run)")
-	only := fl.String("only", "", "run only these sections, comma-separated: append, queries, scale (default: all)")
+	only := fl.String("only", "", "run only these sections, comma-separated: append, queries, scale, subjects (default: all)")
 	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run to this file (for 'go tool pprof')")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)

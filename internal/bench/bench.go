@@ -30,7 +30,8 @@ type Config struct {
 	// MaxRecords, when set, caps the log the scale section grows (the full
 	// run grows it to a million records).
 	MaxRecords uint64
-	// Only, when set, names the sections to run (append, queries, scale).
+	// Only, when set, names the sections to run (append, queries, scale,
+	// subjects).
 	Only []string
 }
 
@@ -77,10 +78,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{"append", "append latency and throughput", appendBench},
 		{"queries", "queries", queryBench},
 		{"scale", "scale and rebuild", scaleBench},
+		{"subjects", "restart past a million subjects", subjectsBench},
 	}
 	for _, name := range cfg.Only {
 		if !slices.ContainsFunc(steps, func(s step) bool { return s.section == name }) {
-			return rep, fmt.Errorf("bench: no section %q; the sections are append, queries and scale", name)
+			return rep, fmt.Errorf("bench: no section %q; the sections are append, queries, scale and subjects", name)
 		}
 	}
 	for _, s := range steps {
@@ -94,6 +96,25 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Took = time.Since(start)
 	return rep, nil
+}
+
+// subjectsBench measures a restart after SIGKILL of a log past the
+// filestore's million-subject threshold, in one stream and rolled (see
+// docs/rolling-streams.md). The quick run writes 20,000 subjects in
+// segments of 5,000 and does not wait before the kill.
+func subjectsBench(ctx context.Context, cfg *Config, rep *Report) error {
+	sc := SubjectsConfig{Dir: dir(cfg, "subjects"), Log: cfg.Log}
+	if cfg.Quick {
+		sc.Subjects, sc.RollSubjects, sc.IndexWait = 20_000, 5_000, -1
+	}
+	if cfg.MaxRecords > 0 && (sc.Subjects == 0 || cfg.MaxRecords < uint64(sc.Subjects)) {
+		sc.Subjects = int(max(cfg.MaxRecords, 2000))
+	}
+	rows, err := SubjectsRestart(ctx, sc)
+	for _, r := range rows {
+		rep.add(r)
+	}
+	return err
 }
 
 func machine() string {
