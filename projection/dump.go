@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +53,9 @@ func (s *State) StateHash() string {
 // canonical form of its JSON, and canonical JSON is made of canonical
 // parts, so the whole is the canonical form of the dumped object.
 func (s *State) writeDump(w io.Writer) error {
+	if err := s.wait(); err != nil {
+		return err
+	}
 	if s.store == nil {
 		return s.writeDumpTx(w, nil)
 	}
@@ -63,11 +67,51 @@ func (s *State) writeDump(w io.Writer) error {
 func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 	d := dumper{w: w, tx: tx}
 	r := s.recent
+	// What the sessions bucket holds of each session, by tag.
+	stored := struct {
+		sessions, yields, chains map[string][]byte
+		turns                    map[string][][]byte
+	}{map[string][]byte{}, map[string][]byte{}, map[string][]byte{}, map[string][][]byte{}}
+	keys := map[uint64]events.SessionKey{}
+	d.each(bucketSlots, func(k, v []byte) error {
+		if len(k) != 8 || len(v) == 0 {
+			return fmt.Errorf("bad slot %x", k)
+		}
+		keys[binary.BigEndian.Uint64(k)] = events.SessionKey(v[1:])
+		return nil
+	})
+	d.each(bucketSessions, func(k, v []byte) error {
+		n, tag, rest, ok := parseSessionKey(k)
+		key, known := keys[n]
+		if !ok || !known {
+			return fmt.Errorf("bad session key %x", k)
+		}
+		var err error
+		switch tag {
+		case tagSession:
+			stored.sessions[string(key)], err = events.CanonicalJSON(v)
+		case tagYield:
+			stored.yields[string(key)], err = events.CanonicalJSON(v)
+		case tagTurn:
+			// Keys sort by turn number.
+			var c []byte
+			c, err = events.CanonicalJSON(v)
+			stored.turns[string(key)] = append(stored.turns[string(key)], c)
+		case tagChain:
+			subj, ok := chainSubject(key, rest)
+			if !ok {
+				return fmt.Errorf("bad chain key %x", k)
+			}
+			stored.chains[subj], err = canon(string(v))
+		}
+		return err
+	})
 	d.raw("{")
 
 	// The history a record changes in place: the newest value wins.
 	d.section("chains", false)
 	e := d.entries(bucketChains, func(k, v []byte) ([]byte, error) { return canon(string(v)) })
+	maps.Copy(e, stored.chains)
 	for subj, h := range r.chains {
 		e[subj] = d.value(h)
 	}
@@ -111,7 +155,7 @@ func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 	// Sessions: the stored ones, and those changed since (every one, for
 	// a state in memory).
 	d.section("sessions", true)
-	e = d.entries(bucketSessions, func(k, v []byte) ([]byte, error) { return events.CanonicalJSON(v) })
+	e = stored.sessions
 	for k := range s.changed {
 		e[string(k)] = d.value(s.sessions[k])
 	}
@@ -135,16 +179,7 @@ func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 	// Turns: each session's stored turns (keys sort by session, then turn
 	// number), then those folded since.
 	d.section("turns", true)
-	lists := map[string][][]byte{}
-	d.each(bucketTurns, func(k, v []byte) error {
-		if len(k) < 5 || k[len(k)-5] != 0 {
-			return fmt.Errorf("bad turn key %x", k)
-		}
-		c, err := events.CanonicalJSON(v)
-		key := string(k[:len(k)-5])
-		lists[key] = append(lists[key], c)
-		return err
-	})
+	lists := stored.turns
 	for k, tl := range r.turns {
 		for _, t := range tl.list {
 			lists[string(k)] = append(lists[string(k)], d.value(t))
@@ -157,7 +192,7 @@ func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 	d.object(e)
 
 	d.section("yields", true)
-	e = d.entries(bucketYields, func(k, v []byte) ([]byte, error) { return events.CanonicalJSON(v) })
+	e = stored.yields
 	for k, y := range r.yields {
 		e[string(k)] = d.value(y)
 	}

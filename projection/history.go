@@ -1,7 +1,6 @@
 package projection
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"sort"
@@ -26,7 +25,9 @@ type history struct {
 	// checks holds tool.checked records by sequence; calls indexes the
 	// latest check that prepares effects by session, tool and call.
 	checks map[uint64]*check
-	calls  map[string]uint64
+	calls  map[call]uint64
+	// slots holds the slots made or changed after base.
+	slots map[events.SessionKey]slot
 	// turns holds each session's turns folded after base, numbered on from
 	// the turns it had at base.
 	turns map[events.SessionKey]*turnList
@@ -50,23 +51,13 @@ func newHistory(base uint64) *history {
 		base:     base,
 		ids:      map[string]landed{},
 		checks:   map[uint64]*check{},
-		calls:    map[string]uint64{},
+		calls:    map[call]uint64{},
+		slots:    map[events.SessionKey]slot{},
 		turns:    map[events.SessionKey]*turnList{},
 		toolsets: map[string]envelope.ToolSet{},
 		chains:   map[string]string{},
 		yields:   map[events.SessionKey]*yield{},
 	}
-}
-
-// callKey names the checks of one call: session, tool and call id, each
-// length-prefixed so no two triples share a key.
-func callKey(key events.SessionKey, tool, call string) string {
-	b := make([]byte, 0, len(key)+len(tool)+len(call)+6)
-	for _, f := range []string{string(key), tool, call} {
-		b = binary.AppendUvarint(b, uint64(len(f)))
-		b = append(b, f...)
-	}
-	return string(b)
 }
 
 // fail keeps the first error reading the store.
@@ -76,8 +67,26 @@ func (s *State) fail(err error) {
 	}
 }
 
-// landedAt returns where a record id first landed. The store holds the
-// earlier records, so it answers first.
+// The overlays, newest first: what was folded since the last commit, then
+// what a commit that has not finished yet is writing (see
+// Store.CommitAsync).
+func (s *State) layers() []*history {
+	if s.flushing != nil {
+		return []*history{s.recent, s.flushing}
+	}
+	return []*history{s.recent}
+}
+
+// base is the sequence up to which the store holds the history.
+func (s *State) base() uint64 {
+	if s.flushing != nil {
+		return s.flushing.base
+	}
+	return s.recent.base
+}
+
+// landedAt returns where a record id first landed: the store and the older
+// overlays hold the earlier records, so they answer first.
 func (s *State) landedAt(id string) (landed, bool) {
 	if s.store != nil {
 		l, ok, err := s.store.landed(id)
@@ -89,16 +98,38 @@ func (s *State) landedAt(id string) (landed, bool) {
 			return l, true
 		}
 	}
-	l, ok := s.recent.ids[id]
-	return l, ok
+	ls := s.layers()
+	for i := len(ls) - 1; i >= 0; i-- {
+		if l, ok := ls[i].ids[id]; ok {
+			return l, true
+		}
+	}
+	return landed{}, false
+}
+
+// stored returns the slot of a session key when the store may hold
+// something of it: a key named after the last commit has nothing there.
+func (s *State) stored(key events.SessionKey) (slot, bool) {
+	sl, ok := s.slots[key]
+	return sl, ok && s.store != nil && sl.n <= s.base()
 }
 
 // chainHead returns the hash of the last record on subject ("" if none).
 func (s *State) chainHead(subject string) string {
-	if h, ok := s.recent.chains[subject]; ok || s.store == nil {
-		return h
+	for _, l := range s.layers() {
+		if h, ok := l.chains[subject]; ok {
+			return h
+		}
 	}
-	h, err := s.store.chainHead(subject)
+	if s.store == nil {
+		return ""
+	}
+	if k, _, ok := subjectSession(subject); ok {
+		if sl, named := s.slots[k]; named && sl.n > s.base() {
+			return "" // named after the last commit: nothing is stored
+		}
+	}
+	h, err := s.store.chainHead(s.chainKey(subject))
 	if err != nil {
 		s.fail(err)
 	}
@@ -107,8 +138,13 @@ func (s *State) chainHead(subject string) string {
 
 // checkAt returns the tool.checked record at seq, nil if there is none.
 func (s *State) checkAt(seq uint64) *check {
-	if seq > s.recent.base || s.store == nil {
-		return s.recent.checks[seq]
+	for _, l := range s.layers() {
+		if seq > l.base {
+			return l.checks[seq]
+		}
+	}
+	if s.store == nil {
+		return nil
 	}
 	c, err := s.store.check(seq)
 	if err != nil {
@@ -119,12 +155,17 @@ func (s *State) checkAt(seq uint64) *check {
 
 // latestCheck returns the sequence of the latest check of a call that
 // prepares effects (0 if none).
-func (s *State) latestCheck(key events.SessionKey, tool, call string) uint64 {
-	k := callKey(key, tool, call)
-	if seq, ok := s.recent.calls[k]; ok || s.store == nil {
-		return seq
+func (s *State) latestCheck(c call) uint64 {
+	for _, l := range s.layers() {
+		if seq, ok := l.calls[c]; ok {
+			return seq
+		}
 	}
-	seq, err := s.store.call(k)
+	sl, ok := s.stored(c.key)
+	if !ok {
+		return 0
+	}
+	seq, err := s.store.call(sessionKey(sl.n, tagCall, c.suffix()...))
 	if err != nil {
 		s.fail(err)
 	}
@@ -134,10 +175,16 @@ func (s *State) latestCheck(key events.SessionKey, tool, call string) uint64 {
 // yieldOf returns a session's most recent yield, nil if it never yielded.
 // The caller must not change it (see yieldToChange).
 func (s *State) yieldOf(key events.SessionKey) *yield {
-	if y, ok := s.recent.yields[key]; ok || s.store == nil {
-		return y
+	for _, l := range s.layers() {
+		if y, ok := l.yields[key]; ok {
+			return y
+		}
 	}
-	y, err := s.store.yield(key)
+	sl, ok := s.stored(key)
+	if !ok {
+		return nil
+	}
+	y, err := s.store.yield(sl.n)
 	if err != nil {
 		s.fail(err)
 	}
@@ -146,8 +193,13 @@ func (s *State) yieldOf(key events.SessionKey) *yield {
 
 // yieldToChange returns a session's yield for a record to change it.
 func (s *State) yieldToChange(key events.SessionKey) *yield {
+	if y, ok := s.recent.yields[key]; ok {
+		return y
+	}
 	y := s.yieldOf(key)
 	if y != nil {
+		// An unfinished commit may be writing the one it has.
+		y = &yield{Ref: y.Ref, Children: slices.Clone(y.Children), Current: y.Current}
 		s.recent.yields[key] = y
 	}
 	return y
@@ -155,8 +207,13 @@ func (s *State) yieldToChange(key events.SessionKey) *yield {
 
 // toolSet returns a tool set by hash.
 func (s *State) toolSet(hash string) envelope.ToolSet {
-	if ts, ok := s.recent.toolsets[hash]; ok || s.store == nil {
-		return ts
+	for _, l := range s.layers() {
+		if ts, ok := l.toolsets[hash]; ok {
+			return ts
+		}
+	}
+	if s.store == nil {
+		return envelope.ToolSet{}
 	}
 	ts, err := s.store.toolSet(hash)
 	if err != nil {
@@ -167,18 +224,16 @@ func (s *State) toolSet(hash string) envelope.ToolSet {
 
 // turnCount is how many turns a session has taken.
 func (s *State) turnCount(key events.SessionKey) int {
-	if tl := s.recent.turns[key]; tl != nil {
-		return tl.stored + len(tl.list)
+	for _, l := range s.layers() {
+		if tl := l.turns[key]; tl != nil {
+			return tl.stored + len(tl.list)
+		}
 	}
-	return s.storedTurns(key)
-}
-
-// storedTurns is how many turns a session had at base.
-func (s *State) storedTurns(key events.SessionKey) int {
-	if s.store == nil {
+	sl, ok := s.stored(key)
+	if !ok {
 		return 0
 	}
-	n, err := s.store.turnCount(key)
+	n, err := s.store.turnCount(sl.n)
 	if err != nil {
 		s.fail(err)
 	}
@@ -190,17 +245,19 @@ func (s *State) turnAt(key events.SessionKey, turn int) (Turn, bool) {
 	if turn < 1 {
 		return Turn{}, false
 	}
-	tl := s.recent.turns[key]
-	if tl != nil && turn > tl.stored {
-		if i := turn - tl.stored - 1; i < len(tl.list) {
-			return tl.list[i], true
+	for _, l := range s.layers() {
+		if tl := l.turns[key]; tl != nil && turn > tl.stored {
+			if i := turn - tl.stored - 1; i < len(tl.list) {
+				return tl.list[i], true
+			}
+			return Turn{}, false
 		}
+	}
+	sl, ok := s.stored(key)
+	if !ok {
 		return Turn{}, false
 	}
-	if s.store == nil {
-		return Turn{}, false
-	}
-	t, ok, err := s.store.turn(key, turn)
+	t, ok, err := s.store.turn(sl.n, turn)
 	if err != nil {
 		s.fail(err)
 	}
@@ -211,11 +268,7 @@ func (s *State) turnAt(key events.SessionKey, turn int) (Turn, bool) {
 func (s *State) addTurn(sess *envelope.Session, t Turn) {
 	tl := s.recent.turns[sess.Key]
 	if tl == nil {
-		tl = &turnList{}
-		if sess.Origin.Seq <= s.recent.base {
-			// A session started after base has no stored turns.
-			tl.stored = s.storedTurns(sess.Key)
-		}
+		tl = &turnList{stored: s.turnCount(sess.Key)}
 		s.recent.turns[sess.Key] = tl
 	}
 	tl.list = append(tl.list, t)
@@ -226,7 +279,11 @@ func (s *State) Session(key events.SessionKey) *envelope.Session {
 	if sess := s.sessions[key]; sess != nil || s.store == nil {
 		return sess
 	}
-	sess, err := s.store.session(key)
+	sl := s.slots[key]
+	if !sl.session {
+		return nil
+	}
+	sess, err := s.store.session(sl.n)
 	if err != nil {
 		s.fail(err)
 		return nil
@@ -256,15 +313,21 @@ func (s *State) evictSessions(wrote map[events.SessionKey]bool) {
 }
 
 // exists reports whether a session exists, without reading it.
-func (s *State) exists(key events.SessionKey) bool {
-	if s.sessions[key] != nil || s.store == nil {
-		return s.sessions[key] != nil
+func (s *State) exists(key events.SessionKey) bool { return s.slots[key].session }
+
+// name gives a session key its slot, if it has none, when a record at seq
+// names it; session says the record makes it a session.
+func (s *State) name(key events.SessionKey, seq uint64, session bool) {
+	sl, ok := s.slots[key]
+	if ok && (sl.session || !session) {
+		return
 	}
-	ok, err := s.store.hasSession(key)
-	if err != nil {
-		s.fail(err)
+	if !ok {
+		sl.n = seq
 	}
-	return ok
+	sl.session = sl.session || session
+	s.slots[key] = sl
+	s.recent.slots[key] = sl
 }
 
 // toChange returns a session for the record being folded to change, nil
@@ -279,25 +342,21 @@ func (s *State) toChange(key events.SessionKey) *envelope.Session {
 
 // add folds a new session.
 func (s *State) add(sess *envelope.Session) {
+	s.name(sess.Key, sess.Origin.Seq, true)
 	s.sessions[sess.Key] = sess
 	s.changed[sess.Key] = true
 }
 
 // Keys returns every session key in sorted order.
 func (s *State) Keys() []events.SessionKey {
-	keys := make([]events.SessionKey, 0, len(s.sessions))
-	for k := range s.sessions {
-		keys = append(keys, k)
-	}
-	if s.store != nil {
-		stored, err := s.store.sessionKeys()
-		if err != nil {
-			s.fail(err)
+	keys := make([]events.SessionKey, 0, len(s.slots))
+	for k, sl := range s.slots {
+		if sl.session {
+			keys = append(keys, k)
 		}
-		keys = append(keys, stored...)
 	}
 	slices.Sort(keys)
-	return slices.Compact(keys)
+	return keys
 }
 
 // Ref returns the RecordRef of the record at seq.
@@ -305,8 +364,10 @@ func (s *State) Ref(seq uint64) (envelope.RecordRef, bool) {
 	if seq == 0 || seq > s.seq {
 		return envelope.RecordRef{}, false
 	}
-	if seq > s.recent.base {
-		return s.recent.refs[seq-s.recent.base-1], true
+	for _, l := range s.layers() {
+		if seq > l.base {
+			return l.refs[seq-l.base-1], true
+		}
 	}
 	e, ok, err := s.store.logEntry(seq)
 	if err != nil {
@@ -327,9 +388,10 @@ func (s *State) ChainHead(subject string) string { return s.chainHead(subject) }
 // atTime returns how many records have a time at or before t. Record times
 // never decrease along the log.
 func (s *State) atTime(t string) (uint64, error) {
-	r := s.recent
-	if len(r.times) > 0 && r.times[0] <= t || s.store == nil {
-		return r.base + uint64(sort.Search(len(r.times), func(i int) bool { return r.times[i] > t })), nil
+	for _, l := range s.layers() {
+		if len(l.times) > 0 && l.times[0] <= t || s.store == nil && l.base == 0 {
+			return l.base + uint64(sort.Search(len(l.times), func(i int) bool { return l.times[i] > t })), nil
+		}
 	}
-	return s.store.atTime(t, r.base)
+	return s.store.atTime(t, s.base())
 }

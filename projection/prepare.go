@@ -404,7 +404,7 @@ func (s *State) preparingCheck(key events.SessionKey, tool string, d *events.Eff
 	}
 	seq := d.PreparedAt
 	if seq == 0 {
-		seq = s.latestCheck(key, tool, d.Call)
+		seq = s.latestCheck(call{key, tool, d.Call})
 	}
 	if c := s.checkAt(seq); matches(c) {
 		return c, seq

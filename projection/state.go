@@ -35,11 +35,18 @@ type State struct {
 	// changed) and others it read, up to maxSessions.
 	sessions map[events.SessionKey]*envelope.Session
 	changed  map[events.SessionKey]bool
+	// slots holds the slot of every session key the records name (see
+	// layout.go).
+	slots map[events.SessionKey]slot
 
 	// store is where the history up to recent.base is, nil for a state in
 	// memory.
 	store  *Store
 	recent *history
+	// flushing is what an unfinished commit is writing (nil when none),
+	// read between recent and the store; done answers when it finishes.
+	flushing *history
+	done     chan error
 	// err is the first error reading the store; every later Prepare, Apply
 	// and Commit fails with it.
 	err error
@@ -99,6 +106,7 @@ func New(dialects Dialects) *State {
 		dialects: dialects,
 		sessions: map[events.SessionKey]*envelope.Session{},
 		changed:  map[events.SessionKey]bool{},
+		slots:    map[events.SessionKey]slot{},
 		recent:   newHistory(0),
 		cache:    map[events.SessionKey]*cachedSet{},
 	}
@@ -301,6 +309,9 @@ func (s *State) apply1(rec *events.Record, hash string, seq uint64) error {
 	own.ID, own.Session, own.Actor = clone3(rec.ID, string(rec.Session), rec.Actor)
 	rec = &own
 	ref := envelope.RecordRef{Seq: seq, ID: rec.ID, Type: internType(rec.Type)}
+	if !rec.Type.IsPolicy() {
+		s.name(rec.Session, seq, false)
+	}
 	if err := s.apply(rec, ref, p); err != nil {
 		return fmt.Errorf("projection: record %d (%s %s): %w", seq, rec.Type, rec.ID, err)
 	}
@@ -460,7 +471,7 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 				s.recent.ids[rec.ID] = landed{Seq: ref.Seq, RefusedEffect: true}
 			}
 		} else {
-			s.recent.calls[callKey(c.Session, c.Tool, c.Call)] = ref.Seq
+			s.recent.calls[call{c.Session, c.Tool, c.Call}] = ref.Seq
 		}
 	case *events.EffectData:
 		// An effect changes no session state; its record is the audit.

@@ -13,6 +13,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -28,25 +30,25 @@ import (
 var (
 	bucketMeta     = []byte("meta")
 	bucketPolicy   = []byte("policy")
-	bucketSessions = []byte("sessions")
+	bucketSessions = []byte("sessions") // keyed as layout.go says
+	bucketSlots    = []byte("slots")
 	bucketIDs      = []byte("ids")
-	bucketYields   = []byte("yields")
 	bucketChecks   = []byte("checks")
-	bucketCalls    = []byte("calls")
-	bucketTurns    = []byte("turns")
 	bucketToolSets = []byte("toolsets")
 	bucketLog      = []byte("log")
 	bucketChains   = []byte("chains")
-	allBuckets     = [][]byte{bucketMeta, bucketPolicy, bucketSessions, bucketIDs, bucketYields,
-		bucketChecks, bucketCalls, bucketTurns, bucketToolSets, bucketLog, bucketChains}
+	allBuckets     = [][]byte{bucketMeta, bucketPolicy, bucketSessions, bucketSlots, bucketIDs,
+		bucketChecks, bucketToolSets, bucketLog, bucketChains}
 )
 
 // SchemaVersion is the layout version of the store; a store of another
 // version is refused with a message that says to rebuild it.
 //
-// Version 3 indexes checks by call in "calls" and writes ids and log
-// entries in binary (see logValue and landedValue).
-const SchemaVersion = "3"
+// Version 4 keeps everything about a session (turns, yield, chain heads,
+// the latest check of each call) with it in "sessions", under the session
+// key's slot (see layout.go), and writes ids and log entries in binary (see
+// logValue and landedValue).
+const SchemaVersion = "4"
 
 // ErrSchema is returned for a store written by another layout version.
 var ErrSchema = errors.New("projection: the store was written by another layout version; rebuild it with 'ledger replay --out NEW' and move NEW over it")
@@ -60,6 +62,9 @@ type Store struct {
 	db     *bolt.DB
 	path   string
 	closed atomic.Bool
+	// async counts commits made by CommitAsync, to drop the pages they
+	// read every few (see dropPages).
+	async int
 }
 
 // StoreOptions configures a Store; the zero value means the defaults.
@@ -85,7 +90,7 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 		}
 	}()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second, FreelistType: bolt.FreelistMapType,
-		NoSync: opts.NoSync, NoFreelistSync: opts.NoSync})
+		NoSync: opts.NoSync, NoFreelistSync: opts.NoSync, NoGrowSync: opts.NoSync})
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("projection: opening %s: %w (is another ledger using it?)", path, err)
 	}
@@ -187,137 +192,268 @@ func (st *Store) Checkpoint() (uint64, error) {
 	return cp, err
 }
 
-// putJSON stores v as JSON. encoding/json is deterministic for the values
-// stored here (struct fields in order, map keys sorted), which is all the
-// canonical dump needs; full RFC 8785 re-encoding would cost more than the
-// rest of a commit.
-func putJSON(b *bolt.Bucket, key []byte, v any) error {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return b.Put(key, raw)
-}
-
 // Commit writes everything s folded since its last commit, and the
 // checkpoint, in one transaction, and from then on s reads its history
 // from the store and keeps in memory only what it folds next. Records at
 // or below the stored checkpoint are never written twice: a state behind
-// the store is an error, and so is a state of another store.
+// the store is an error, and so is a state of another store. When the
+// write fails, s is as it was, and the commit can be tried again.
 func (st *Store) Commit(s *State) error {
-	if s.err != nil {
-		return s.err
-	}
-	if s.store != nil && s.store != st {
-		return fmt.Errorf("projection: the state reads its history from %s; it cannot be committed to %s", s.store.path, st.path)
-	}
-	r := s.recent
-	if r.base == s.seq {
-		return nil
-	}
-	err := st.db.Update(func(tx *bolt.Tx) error {
-		meta := tx.Bucket(bucketMeta)
-		var cp uint64
-		if v := meta.Get([]byte("checkpoint")); len(v) == 8 {
-			cp = binary.BigEndian.Uint64(v)
-		}
-		if cp != r.base {
-			return fmt.Errorf("projection: store checkpoint is %d but the state's uncommitted records start at %d", cp, r.base+1)
-		}
-		return s.write(tx)
-	})
-	if err != nil {
+	w, err := st.prepare(s)
+	if w == nil || err != nil {
 		return err
 	}
-	st.dropPages()
+	if err := w.encode(); err != nil {
+		return err
+	}
+	if err := st.write(s.recent.base, w, true); err != nil {
+		return err
+	}
+	s.committed(st)
+	return nil
+}
+
+// CommitAsync is Commit that writes the file in the background while s
+// folds on: the next CommitAsync, Commit or Dump of s waits for it (and
+// answers its error). A failed write leaves s behind the records it
+// folded: every later Prepare, Apply and Commit of s fails. It suits a
+// rebuild, which starts again from scratch when anything fails.
+func (st *Store) CommitAsync(s *State) error {
+	w, err := st.prepare(s)
+	if w == nil || err != nil {
+		return err
+	}
+	base := s.recent.base
+	s.flushing = s.recent
+	s.committed(st)
+	done := make(chan error, 1)
+	s.done = done
+	st.async++
+	drop := st.async%dropEvery == 0
+	go func() {
+		if err := w.encode(); err != nil {
+			done <- err
+			return
+		}
+		done <- st.write(base, w, drop)
+	}()
+	return nil
+}
+
+// prepare waits for s's unfinished commit and lists what s folded since
+// (nil when nothing).
+func (st *Store) prepare(s *State) (*writes, error) {
+	if err := s.wait(); err != nil {
+		return nil, err
+	}
+	if s.store != nil && s.store != st {
+		return nil, fmt.Errorf("projection: the state reads its history from %s; it cannot be committed to %s", s.store.path, st.path)
+	}
+	if s.recent.base == s.seq {
+		return nil, nil
+	}
+	return s.writes(), nil
+}
+
+// wait waits for an unfinished CommitAsync of s.
+func (s *State) wait() error {
+	if s.done != nil {
+		if err := <-s.done; err != nil && s.err == nil {
+			s.err = fmt.Errorf("projection: committing: %w", err)
+		}
+		s.done, s.flushing = nil, nil
+	}
+	return s.err
+}
+
+// write makes a commit's puts in one transaction, which checks that the
+// store's checkpoint is base.
+func (st *Store) write(base uint64, w *writes, drop bool) error {
+	err := st.db.Update(func(tx *bolt.Tx) error {
+		var cp uint64
+		if v := tx.Bucket(bucketMeta).Get([]byte("checkpoint")); len(v) == 8 {
+			cp = binary.BigEndian.Uint64(v)
+		}
+		if cp != base {
+			return fmt.Errorf("projection: store checkpoint is %d but the state's uncommitted records start at %d", cp, base+1)
+		}
+		return w.into(tx)
+	})
+	if err == nil && drop {
+		st.dropPages()
+	}
+	return err
+}
+
+// committed starts s's next overlay once what it folded is written (or
+// being written).
+func (s *State) committed(st *Store) {
 	s.store = st
 	s.recent = newHistory(s.seq)
 	s.evictSessions(s.changed)
 	s.changed = map[events.SessionKey]bool{}
 	s.renewEffective()
-	return nil
 }
 
-// write puts what s folded since the store's checkpoint into tx.
-func (s *State) write(tx *bolt.Tx) error {
+// dropEvery is how many of its commits a rebuild (CommitAsync) makes
+// before it drops the pages they read from its resident set: it reads the
+// pages near the end of each bucket commit after commit, and faulting them
+// in again each time costs more than keeping them a few commits longer.
+// Commit drops them every time: it serves replicas, whose resident set
+// counts.
+const dropEvery = 8
+
+// writes lists what s folded since its last commit, as puts. The values
+// it leaves to encode are not changed by what s folds next (sessions, the
+// only history a record changes in place, are copied), so they can be
+// encoded while s folds on.
+func (s *State) writes() *writes {
 	r := s.recent
-	pb := tx.Bucket(bucketPolicy)
+	w := &writes{}
 	for _, pa := range s.policies {
 		if pa.Seq > r.base {
-			if err := putJSON(pb, u64(pa.Seq), pa.Policy); err != nil {
-				return err
-			}
+			w.json(bucketPolicy, u64(pa.Seq), pa.Policy)
 		}
 	}
-	sb := tx.Bucket(bucketSessions)
+	for k, sl := range r.slots {
+		w.put(bucketSlots, u64(sl.n), slotValue(k, sl))
+	}
 	for k := range s.changed {
-		if err := putJSON(sb, []byte(k), s.sessions[k]); err != nil {
-			return err
-		}
+		// A copy is enough: what a record changes of a session is its
+		// fields, and it only appends to Children, beyond the copy's end.
+		sess := *s.sessions[k]
+		w.json(bucketSessions, sessionKey(s.slots[k].n, tagSession), &sess)
 	}
-	chb := tx.Bucket(bucketChains)
-	for subj, h := range r.chains {
-		if err := chb.Put([]byte(subj), []byte(h)); err != nil {
-			return err
-		}
-	}
-	yb := tx.Bucket(bucketYields)
-	for k, y := range r.yields {
-		if err := putJSON(yb, []byte(k), y); err != nil {
-			return err
-		}
-	}
-	tb := tx.Bucket(bucketToolSets)
-	for h, ts := range r.toolsets {
-		if tb.Get([]byte(h)) != nil {
-			continue // tool sets are immutable: the stored one is this one
-		}
-		if err := putJSON(tb, []byte(h), ts); err != nil {
-			return err
-		}
-	}
-	// Sequences only grow, and ids mostly (ULIDs start with their time):
-	// fuller pages suit the buckets keyed by them.
-	lb, ib, cb := tx.Bucket(bucketLog), tx.Bucket(bucketIDs), tx.Bucket(bucketChecks)
-	lb.FillPercent, cb.FillPercent, ib.FillPercent = 1, 1, 0.9
-	for i, ref := range r.refs {
-		seq := r.base + 1 + uint64(i)
-		// bbolt keeps keys and values until the transaction ends: each
-		// needs its own bytes.
-		if err := lb.Put(u64(seq), logValue(ref, r.times[i])); err != nil {
-			return err
-		}
-		// An id keeps the sequence it first landed at.
-		if l, ok := r.ids[ref.ID]; ok && l.Seq == seq && ib.Get([]byte(ref.ID)) == nil {
-			if err := ib.Put([]byte(ref.ID), landedValue(l)); err != nil {
-				return err
-			}
-		}
-		if c := r.checks[seq]; c != nil {
-			if err := putJSON(cb, u64(seq), c); err != nil {
-				return err
-			}
-		}
-	}
-	callB := tx.Bucket(bucketCalls)
-	for k, seq := range r.calls {
-		if err := callB.Put([]byte(k), u64(seq)); err != nil {
-			return err
-		}
-	}
-	turnB := tx.Bucket(bucketTurns)
 	for k, tl := range r.turns {
 		for i, t := range tl.list {
-			if err := putJSON(turnB, turnKey(k, tl.stored+i+1), t); err != nil {
+			w.json(bucketSessions, turnKey(s.slots[k].n, tl.stored+i+1), t)
+		}
+	}
+	for k, y := range r.yields {
+		w.json(bucketSessions, sessionKey(s.slots[k].n, tagYield), y)
+	}
+	for subj, h := range r.chains {
+		b, k := s.chainKey(subj)
+		w.put(b, k, []byte(h))
+	}
+	for c, seq := range r.calls {
+		w.put(bucketSessions, sessionKey(s.slots[c.key].n, tagCall, c.suffix()...), u64(seq))
+	}
+	// Tool sets never change: a stored one is this one.
+	for h, ts := range r.toolsets {
+		w.add(bucketToolSets, kv{k: []byte(h), i: w.value(ts), absent: true})
+	}
+	for i, ref := range r.refs {
+		seq := r.base + 1 + uint64(i)
+		w.put(bucketLog, u64(seq), logValue(ref, r.times[i]))
+		// An id keeps the sequence it first landed at.
+		if l, ok := r.ids[ref.ID]; ok && l.Seq == seq {
+			w.add(bucketIDs, kv{k: []byte(ref.ID), v: landedValue(l), i: -1, absent: true})
+		}
+		if c := r.checks[seq]; c != nil {
+			w.json(bucketChecks, u64(seq), c)
+		}
+	}
+	w.json(bucketMeta, []byte("state"), metaState{Position: s.seq, Time: s.lastTime})
+	w.put(bucketMeta, []byte("checkpoint"), u64(s.seq))
+	return w
+}
+
+// writes gathers the puts of a commit by bucket, to make them in key
+// order: bbolt inserts into a page in memory by shifting what follows the
+// key, so puts in random order into the pages a commit fills (the newest
+// sessions, records and ids) cost the square of their number. A key is
+// put at most once.
+type writes struct {
+	buckets map[string][]kv
+	// values are encoded as JSON, in parallel, before the puts are made.
+	values []any
+}
+
+// kv is a put: a key and its value, or the index of a value in values;
+// absent puts it only where the bucket does not hold the key yet.
+type kv struct {
+	k, v   []byte
+	i      int
+	absent bool
+}
+
+func (w *writes) put(bucket, k, v []byte) { w.add(bucket, kv{k: k, v: v, i: -1}) }
+
+func (w *writes) add(bucket []byte, p kv) {
+	if w.buckets == nil {
+		w.buckets = map[string][]kv{}
+	}
+	w.buckets[string(bucket)] = append(w.buckets[string(bucket)], p)
+}
+
+// json puts v as JSON. encoding/json is deterministic for the values
+// stored here (struct fields in order, map keys sorted), which is all the
+// canonical dump needs; full RFC 8785 re-encoding would cost more than the
+// rest of a commit.
+func (w *writes) json(bucket, k []byte, v any) { w.add(bucket, kv{k: k, i: w.value(v)}) }
+
+func (w *writes) value(v any) int {
+	w.values = append(w.values, v)
+	return len(w.values) - 1
+}
+
+// encode encodes the values, a share on each processor. Afterwards the
+// puts hold only bytes of their own.
+func (w *writes) encode() error {
+	out := make([][]byte, len(w.values))
+	n := min(runtime.GOMAXPROCS(0), 1+len(w.values)/256)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for g := range n {
+		wg.Go(func() {
+			for i := g; i < len(w.values); i += n {
+				if out[i], errs[g] = json.Marshal(w.values[i]); errs[g] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, puts := range w.buckets {
+		for j, p := range puts {
+			if p.i >= 0 {
+				puts[j].v, puts[j].i = out[p.i], -1
+			}
+		}
+	}
+	w.values = nil
+	return errors.Join(errs...)
+}
+
+// fill is how full pages are split in the buckets whose new keys mostly
+// come last (bbolt's default is half full).
+var fill = map[string]float64{string(bucketLog): 1, string(bucketChecks): 1, string(bucketSlots): 1,
+	string(bucketIDs): 0.9, string(bucketSessions): 0.9}
+
+func (w *writes) into(tx *bolt.Tx) error {
+	for name, puts := range w.buckets {
+		b := tx.Bucket([]byte(name))
+		if f, ok := fill[name]; ok {
+			b.FillPercent = f
+		}
+		slices.SortFunc(puts, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
+		// Keys after the last stored one are not stored: ids mostly come
+		// in order (a ULID starts with its time).
+		last, _ := b.Cursor().Last()
+		last = bytes.Clone(last)
+		for _, p := range puts {
+			if p.absent && bytes.Compare(p.k, last) <= 0 && b.Get(p.k) != nil {
+				continue
+			}
+			// bbolt keeps keys and values until the transaction ends:
+			// each has bytes of its own.
+			if err := b.Put(p.k, p.v); err != nil {
 				return err
 			}
 		}
 	}
-	meta := tx.Bucket(bucketMeta)
-	if err := putJSON(meta, []byte("state"), metaState{Position: s.seq, Time: s.lastTime}); err != nil {
-		return err
-	}
-	return meta.Put([]byte("checkpoint"), u64(s.seq))
+	return nil
 }
 
 // logValue is a log entry as stored: the record id and type, each after
@@ -372,14 +508,9 @@ type metaState struct {
 	Time     string `json:"time"`
 }
 
-func turnKey(k events.SessionKey, turn int) []byte {
-	b := append([]byte(k), 0)
-	return binary.BigEndian.AppendUint32(b, uint32(turn))
-}
-
-// Load reads the state back from the store: the policy history. It reads
-// sessions and the rest of the history from the store when they are asked
-// for.
+// Load reads the state back from the store: the policy history and the
+// slots of session keys. It reads sessions and the rest of the history
+// from the store when they are asked for.
 func (st *Store) Load(dialects Dialects) (s *State, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -423,6 +554,15 @@ func (st *Store) Load(dialects Dialects) (s *State, err error) {
 			}
 			s.policies = append(s.policies, PolicyAt{Seq: binary.BigEndian.Uint64(k), Policy: &p})
 			s.policyVersion++
+			return nil
+		}); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketSlots).ForEach(func(k, v []byte) error {
+			if len(k) != 8 || len(v) == 0 {
+				return fmt.Errorf("bad slot %x", k)
+			}
+			s.slots[events.SessionKey(v[1:])] = slot{n: binary.BigEndian.Uint64(k), session: v[0] == 1}
 			return nil
 		}); err != nil {
 			return err
@@ -472,8 +612,8 @@ func (st *Store) landed(id string) (landed, bool, error) {
 	return l, err == nil, err
 }
 
-func (st *Store) chainHead(subject string) (string, error) {
-	v, err := st.get(bucketChains, []byte(subject))
+func (st *Store) chainHead(bucket, key []byte) (string, error) {
+	v, err := st.get(bucket, key)
 	return string(v), err
 }
 
@@ -492,17 +632,17 @@ func (st *Store) check(seq uint64) (*check, error) {
 	return &c, nil
 }
 
-func (st *Store) call(key string) (uint64, error) {
-	v, err := st.get(bucketCalls, []byte(key))
+func (st *Store) call(key []byte) (uint64, error) {
+	v, err := st.get(bucketSessions, key)
 	if len(v) != 8 {
 		return 0, err
 	}
 	return binary.BigEndian.Uint64(v), nil
 }
 
-func (st *Store) yield(key events.SessionKey) (*yield, error) {
+func (st *Store) yield(n uint64) (*yield, error) {
 	var y yield
-	if ok, err := st.getJSON(bucketYields, []byte(key), &y); !ok {
+	if ok, err := st.getJSON(bucketSessions, sessionKey(n, tagYield), &y); !ok {
 		return nil, err
 	}
 	return &y, nil
@@ -514,49 +654,30 @@ func (st *Store) toolSet(hash string) (envelope.ToolSet, error) {
 	return ts, err
 }
 
-func (st *Store) session(key events.SessionKey) (*envelope.Session, error) {
+func (st *Store) session(n uint64) (*envelope.Session, error) {
 	var sess envelope.Session
-	if ok, err := st.getJSON(bucketSessions, []byte(key), &sess); !ok {
+	if ok, err := st.getJSON(bucketSessions, sessionKey(n, tagSession), &sess); !ok {
 		return nil, err
 	}
 	return &sess, nil
 }
 
-func (st *Store) hasSession(key events.SessionKey) (ok bool, err error) {
-	err = st.view(func(tx *bolt.Tx) error {
-		ok = tx.Bucket(bucketSessions).Get([]byte(key)) != nil
-		return nil
-	})
-	return ok, err
-}
-
-func (st *Store) sessionKeys() (keys []events.SessionKey, err error) {
-	err = st.view(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketSessions).Cursor()
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			keys = append(keys, events.SessionKey(k))
-		}
-		return nil
-	})
-	return keys, err
-}
-
-func (st *Store) turn(key events.SessionKey, n int) (Turn, bool, error) {
+func (st *Store) turn(n uint64, turn int) (Turn, bool, error) {
 	var t Turn
-	ok, err := st.getJSON(bucketTurns, turnKey(key, n), &t)
+	ok, err := st.getJSON(bucketSessions, turnKey(n, turn), &t)
 	return t, ok, err
 }
 
 // turnCount is the number of a session's turns: its turns are numbered
 // from 1 without a gap, so it is the number of the last.
-func (st *Store) turnCount(key events.SessionKey) (n int, err error) {
+func (st *Store) turnCount(sl uint64) (n int, err error) {
 	err = st.view(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketTurns).Cursor()
-		prefix := append([]byte(key), 0)
-		k, _ := c.Seek(turnKey(key, math.MaxUint32))
+		c := tx.Bucket(bucketSessions).Cursor()
+		prefix := sessionKey(sl, tagTurn)
+		k, _ := c.Seek(turnKey(sl, math.MaxUint32))
 		if k == nil {
 			k, _ = c.Last()
-		} else {
+		} else if !bytes.Equal(k, turnKey(sl, math.MaxUint32)) {
 			k, _ = c.Prev()
 		}
 		if len(k) == len(prefix)+4 && bytes.HasPrefix(k, prefix) {
@@ -608,7 +729,7 @@ func (st *Store) Dump(w io.Writer) error {
 		sortStrings(names)
 		for _, name := range names {
 			err := tx.Bucket([]byte(name)).ForEach(func(k, v []byte) error {
-				line, err := json.Marshal(map[string]any{"bucket": name, "key": fmt.Sprintf("%x", k), "value": json.RawMessage(dumpValue(name, v))})
+				line, err := json.Marshal(map[string]any{"bucket": name, "key": fmt.Sprintf("%x", k), "value": json.RawMessage(dumpValue(name, k, v))})
 				if err != nil {
 					return err
 				}
@@ -625,9 +746,11 @@ func (st *Store) Dump(w io.Writer) error {
 
 // dumpValue renders a stored value as JSON: the binary ones decoded, the
 // rest as stored (as hex when it is not JSON).
-func dumpValue(bucket string, v []byte) []byte {
+func dumpValue(bucket string, k, v []byte) []byte {
 	var r any
 	switch bucket {
+	case string(bucketChains):
+		r = string(v)
 	case string(bucketIDs):
 		if l, err := parseLanded(v); err == nil {
 			r = map[string]any{"seq": l.Seq, "refused_effect": l.RefusedEffect}
@@ -636,8 +759,10 @@ func dumpValue(bucket string, v []byte) []byte {
 		if e, err := parseLogValue(v); err == nil {
 			r = map[string]any{"id": e.ID, "type": e.Type, "time": e.Time}
 		}
-	case string(bucketCalls):
-		if len(v) == 8 {
+	case string(bucketSessions):
+		if _, tag, _, ok := parseSessionKey(k); ok && tag == tagChain {
+			r = string(v)
+		} else if ok && tag == tagCall && len(v) == 8 {
 			r = binary.BigEndian.Uint64(v)
 		}
 	}

@@ -148,9 +148,10 @@ func workloadLog(t *testing.T) []*events.Record {
 }
 
 // TestStoreStateAnswersLikeMemory folds logs twice in lockstep, in memory
-// and into a store committed every few records, reloaded now and then and
-// keeping no session it did not just write: after every record both dump
-// the same bytes, answer queries alike and prepare the same records.
+// and into a store committed every few records (or written in the
+// background while the state folds on), reloaded now and then and keeping
+// no session it did not just write: after every record both dump the same
+// bytes, answer queries alike and prepare the same records.
 func TestStoreStateAnswersLikeMemory(t *testing.T) {
 	defer func(n int) { *projection.MaxSessions = n }(*projection.MaxSessions)
 	*projection.MaxSessions = 0
@@ -158,57 +159,69 @@ func TestStoreStateAnswersLikeMemory(t *testing.T) {
 	dialects := projection.Dialects{"toy": toy{}, oc.Name(): oc}
 	for name, recs := range map[string][]*events.Record{"sample": sampleLog(t), "effects": effectsLog(t), "workload": workloadLog(t)} {
 		for _, every := range []int{1, 2, 3, 7} {
-			t.Run(fmt.Sprintf("%s/every-%d", name, every), func(t *testing.T) {
-				st, err := projection.OpenStore(filepath.Join(t.TempDir(), "p.db"), projection.StoreOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer st.Close()
-				mem, disk := projection.New(dialects), projection.New(dialects)
-				for i, r := range recs {
-					seq := uint64(i + 1)
-					// The next record, prepared again on both, is the same.
-					ev := r.Event()
-					if p, q := mem.Prepare(ev, r.Time), disk.Prepare(ev, r.Time); fmt.Sprint(p.Err) != fmt.Sprint(q.Err) ||
-						(p.Record == nil) != (q.Record == nil) || p.Record != nil && string(p.Record.Decided) != string(q.Record.Decided) {
-						t.Fatalf("at %d preparing %s: %+v, want %+v", seq, r.ID, q, p)
-					}
-					if err := mem.Apply(r, seq); err != nil {
+			for _, async := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/every-%d/async-%v", name, every, async), func(t *testing.T) {
+					st, err := projection.OpenStore(filepath.Join(t.TempDir(), "p.db"), projection.StoreOptions{})
+					if err != nil {
 						t.Fatal(err)
 					}
-					if err := disk.Apply(r, seq); err != nil {
-						t.Fatal(err)
-					}
-					if i%every == every-1 {
-						if err := st.Commit(disk); err != nil {
+					defer st.Close()
+					mem, disk := projection.New(dialects), projection.New(dialects)
+					for i, r := range recs {
+						seq := uint64(i + 1)
+						// The next record, prepared again on both, is the same.
+						ev := r.Event()
+						if p, q := mem.Prepare(ev, r.Time), disk.Prepare(ev, r.Time); fmt.Sprint(p.Err) != fmt.Sprint(q.Err) ||
+							(p.Record == nil) != (q.Record == nil) || p.Record != nil && string(p.Record.Decided) != string(q.Record.Decided) {
+							t.Fatalf("at %d preparing %s: %+v, want %+v", seq, r.ID, q, p)
+						}
+						if err := mem.Apply(r, seq); err != nil {
 							t.Fatal(err)
 						}
-						if i%(2*every) == every-1 {
-							if disk, err = st.Load(dialects); err != nil {
+						if err := disk.Apply(r, seq); err != nil {
+							t.Fatal(err)
+						}
+						if i%every == every-1 {
+							commit := st.Commit
+							if async {
+								commit = st.CommitAsync
+							}
+							if err := commit(disk); err != nil {
 								t.Fatal(err)
 							}
-						}
-					}
-					if a, b := disk.Dump(), mem.Dump(); !bytes.Equal(a, b) {
-						t.Fatalf("at %d the dumps differ:\n%s\n%s", seq, a, b)
-					}
-					for _, k := range mem.Keys() {
-						for turn := 0; turn <= mem.Session(k).Turn+1; turn++ {
-							_, s1, ok1 := disk.TurnSet(k, turn)
-							_, s2, ok2 := mem.TurnSet(k, turn)
-							v1, e1 := disk.AtTurn(k, turn)
-							v2, e2 := mem.AtTurn(k, turn)
-							if s1 != s2 || ok1 != ok2 || fmt.Sprint(e1) != fmt.Sprint(e2) || (v1 == nil) != (v2 == nil) ||
-								v1 != nil && v1.Why("exec", nil).Decision != v2.Why("exec", nil).Decision {
-								t.Fatalf("at %d turn %d of %s differs", seq, turn, k)
+							if i%(2*every) == every-1 {
+								if err := st.Commit(disk); err != nil { // waits for the write
+									t.Fatal(err)
+								}
+								if disk, err = st.Load(dialects); err != nil {
+									t.Fatal(err)
+								}
 							}
 						}
+						if a, b := disk.Dump(), mem.Dump(); !bytes.Equal(a, b) {
+							t.Fatalf("at %d the dumps differ:\n%s\n%s", seq, a, b)
+						}
+						for _, k := range mem.Keys() {
+							for turn := 0; turn <= mem.Session(k).Turn+1; turn++ {
+								_, s1, ok1 := disk.TurnSet(k, turn)
+								_, s2, ok2 := mem.TurnSet(k, turn)
+								v1, e1 := disk.AtTurn(k, turn)
+								v2, e2 := mem.AtTurn(k, turn)
+								if s1 != s2 || ok1 != ok2 || fmt.Sprint(e1) != fmt.Sprint(e2) || (v1 == nil) != (v2 == nil) ||
+									v1 != nil && v1.Why("exec", nil).Decision != v2.Why("exec", nil).Decision {
+									t.Fatalf("at %d turn %d of %s differs", seq, turn, k)
+								}
+							}
+						}
+						if !slices.Equal(disk.Keys(), mem.Keys()) {
+							t.Fatalf("at %d keys %v, want %v", seq, disk.Keys(), mem.Keys())
+						}
 					}
-					if !slices.Equal(disk.Keys(), mem.Keys()) {
-						t.Fatalf("at %d keys %v, want %v", seq, disk.Keys(), mem.Keys())
+					if err := st.Commit(disk); err != nil {
+						t.Fatal(err)
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }

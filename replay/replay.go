@@ -104,7 +104,9 @@ func Rebuild(ctx context.Context, src Source, dialects projection.Dialects, path
 			return err
 		}
 		if n++; n%chunk == 0 {
-			return store.Commit(st)
+			// The file is written while the next chunk is folded; a
+			// rebuild that fails is done again from scratch.
+			return store.CommitAsync(st)
 		}
 		return nil
 	})

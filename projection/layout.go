@@ -1,0 +1,117 @@
+package projection
+
+import (
+	"encoding/binary"
+	"strings"
+
+	"github.com/sessionledger/ledger/events"
+)
+
+// How the store lays out what it knows of sessions.
+//
+// Every session key the records name gets a slot, the sequence of the
+// first record that named it (a session's own start or spawn, unless a log
+// the ledger did not write named it before). The sessions bucket keeps
+// everything about a session under its slot, big-endian, followed by a
+// tag: sessions made together sit together in the file, and a commit that
+// changes the sessions of the last few thousand records writes the last
+// few pages of the bucket rather than a page per session. The slots bucket
+// maps each slot back to its key. The tags reach disk: never change one.
+const (
+	tagSession = 's' // the session
+	tagTurn    = 't' // then the turn number (4 bytes, big-endian): a turn
+	tagYield   = 'y' // its most recent yield
+	tagChain   = 'h' // then 's' or 'd': the chain head of its session or decision subject
+	tagCall    = 'c' // then the tool (after its length) and the call: the latest check of the call that prepares effects
+)
+
+// slot is a session key's place in the store, and whether a record made it
+// a session.
+type slot struct {
+	n       uint64
+	session bool
+}
+
+// slotValue is a slot's entry in the slots bucket: 1 for a session (0 for a
+// key no record created), then the key.
+func slotValue(key events.SessionKey, sl slot) []byte {
+	b := make([]byte, 1, len(key)+1)
+	if sl.session {
+		b[0] = 1
+	}
+	return append(b, key...)
+}
+
+// sessionKey is where something of a session is stored in the sessions
+// bucket.
+func sessionKey(n uint64, tag byte, rest ...byte) []byte {
+	b := make([]byte, 9, 9+len(rest))
+	binary.BigEndian.PutUint64(b, n)
+	b[8] = tag
+	return append(b, rest...)
+}
+
+// parseSessionKey splits a key of the sessions bucket.
+func parseSessionKey(k []byte) (n uint64, tag byte, rest []byte, ok bool) {
+	if len(k) < 9 {
+		return 0, 0, nil, false
+	}
+	return binary.BigEndian.Uint64(k), k[8], k[9:], true
+}
+
+func turnKey(n uint64, turn int) []byte {
+	return sessionKey(n, tagTurn, binary.BigEndian.AppendUint32(nil, uint32(turn))...)
+}
+
+// call names one call of a session, for the index of checks by call.
+type call struct {
+	key        events.SessionKey
+	tool, call string
+}
+
+func (c call) suffix() []byte {
+	b := binary.AppendUvarint(nil, uint64(len(c.tool)))
+	b = append(b, c.tool...)
+	return append(b, c.call...)
+}
+
+// The subjects whose chain heads are kept with their session.
+var (
+	sessionSubject  = events.Subject(events.SessionStarted, "")
+	decisionSubject = events.Subject(events.ToolChecked, "")
+)
+
+// subjectSession returns the session of a session or decision subject and
+// the byte that tells the two apart.
+func subjectSession(subject string) (events.SessionKey, byte, bool) {
+	if k, ok := strings.CutPrefix(subject, sessionSubject); ok {
+		return events.SessionKey(k), 's', true
+	}
+	if k, ok := strings.CutPrefix(subject, decisionSubject); ok {
+		return events.SessionKey(k), 'd', true
+	}
+	return "", 0, false
+}
+
+// chainSubject is the subject of a chain head kept with a session.
+func chainSubject(key events.SessionKey, rest []byte) (string, bool) {
+	switch string(rest) {
+	case "s":
+		return sessionSubject + string(key), true
+	case "d":
+		return decisionSubject + string(key), true
+	}
+	return "", false
+}
+
+// chainKey is where a subject's chain head is stored: with its session
+// (when the key has a slot), else (the policy subject) in the chains
+// bucket.
+func (s *State) chainKey(subject string) (bucket, key []byte) {
+	if k, kind, ok := subjectSession(subject); ok {
+		if sl, ok := s.slots[k]; ok {
+			return bucketSessions, sessionKey(sl.n, tagChain, kind)
+		}
+	}
+	return bucketChains, []byte(subject)
+}
