@@ -157,8 +157,7 @@ func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expec
 			return 0, events.ErrConflict
 		case errors.As(err, &ae) && ae.ErrorCode == 10158: // same id in flight on a cluster
 			time.Sleep(50 * time.Millisecond)
-		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders),
-			errors.Is(err, jetstream.ErrNoStreamResponse):
+		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders):
 			if ctx.Err() != nil {
 				return 0, ctx.Err()
 			}
@@ -370,11 +369,9 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 			var ae *jetstream.APIError
 			switch {
 			case mayHaveRolled(err):
-				// The next append goes to the next segment.
-				if _, rerr := l.checkRolled(ctx, seg); rerr != nil {
-					return 0, rerr
+				if moved, _ := l.checkRolled(ctx, seg); moved {
+					return 0, events.ErrConflict // the next append goes to the next segment
 				}
-				return 0, events.ErrConflict
 			case errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
 				ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant || ae.ErrorCode == 10070):
 				return 0, events.ErrConflict

@@ -328,6 +328,9 @@ func (l *Log) landed(ctx context.Context, seg *segment, streamSeq uint64) {
 		return
 	}
 	defer l.rolling.Unlock()
+	// Bounded: the record is in, and its writer waits.
+	ctx, cancel := context.WithTimeout(ctx, 2*l.Timeout)
+	defer cancel()
 	if err := l.rollIfDue(ctx, seg, aged, limit); err != nil {
 		l.log.Warn("rolling the log to a new segment failed; the next append tries again", "segment", seg.name, "err", err)
 	}
@@ -520,14 +523,21 @@ func (l *Log) checkRolled(ctx context.Context, seg *segment) (bool, error) {
 	if l.live() != seg {
 		return true, nil
 	}
-	info, err := seg.stream.Info(ctx)
+	// Bounded: a replicated stream without a leader (one failing over)
+	// answers nothing, and then the append's own error is the answer.
+	ictx, cancel := context.WithTimeout(ctx, l.Timeout)
+	info, err := seg.stream.Info(ictx)
+	cancel()
 	if err != nil {
 		return false, fmt.Errorf("natslog: stream info: %w", err)
 	}
 	if !rolled(info.Config) {
 		return false, nil
 	}
-	if err := l.roll(ctx, seg); err != nil {
+	rctx, cancel := context.WithTimeout(ctx, 2*l.Timeout)
+	defer cancel()
+	if err := l.roll(rctx, seg); err != nil {
+		l.log.Warn("finishing the roll of a segment failed; the next append tries again", "segment", seg.name, "err", err)
 		return false, fmt.Errorf("natslog: %w", err)
 	}
 	return true, nil
@@ -546,11 +556,9 @@ func (l *Log) onLive(ctx context.Context, expected uint64, publish func(seg *seg
 		if err == nil || tries >= 3 || !mayHaveRolled(err) {
 			return seg, err
 		}
-		moved, rerr := l.checkRolled(ctx, seg)
-		if rerr != nil {
-			return seg, errors.Join(err, rerr)
-		}
-		if !moved {
+		if moved, _ := l.checkRolled(ctx, seg); !moved {
+			// Not a roll (or not known to be one): the append's own
+			// error is the answer.
 			return seg, err
 		}
 	}
@@ -560,6 +568,8 @@ func (l *Log) onLive(ctx context.Context, expected uint64, publish func(seg *seg
 // carries id.
 func (l *Log) lastIDIs(ctx context.Context, seg *segment, id string) (bool, error) {
 	prev := l.segments()[seg.n-2]
+	ctx, cancel := context.WithTimeout(ctx, l.Timeout)
+	defer cancel()
 	m, err := prev.stream.GetMsg(ctx, seg.base-prev.base)
 	if err != nil {
 		return false, fmt.Errorf("natslog: reading the last record of %s: %w", prev.name, err)
