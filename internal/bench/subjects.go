@@ -76,6 +76,9 @@ func SubjectsRestart(ctx context.Context, cfg SubjectsConfig) ([]Row, error) {
 	if cfg.IndexWait == 0 {
 		cfg.IndexWait = 3 * time.Minute
 	}
+	if cfg.Subjects < 2*natslog.MaxBatch {
+		return nil, fmt.Errorf("bench: subjects: write at least %d subjects (two batches), not %d", 2*natslog.MaxBatch, cfg.Subjects)
+	}
 	var rows []Row
 	for _, v := range []struct {
 		name string
@@ -146,7 +149,7 @@ func subjectsRun(ctx context.Context, cfg *SubjectsConfig, name string, roll int
 	if roll > 0 {
 		shape = fmt.Sprintf("%s subjects in %d segments of ≤ %s", formatCount(n), len(segs), formatCount(roll))
 	}
-	note := fmt.Sprintf("killed %s after the bulk write", waited.Round(time.Second))
+	note := fmt.Sprintf("stopped %s after the bulk write", waited.Round(time.Second))
 	rows := []Row{absRow("subjects", fmt.Sprintf("write %s (batches of 1000)", shape), float64(n-1000)/wrote.Seconds(), "records/s", "", nil)}
 	if hwm, err := vmHWM(srv.cmd.Process.Pid); err == nil {
 		rows = append(rows, absRow("subjects", fmt.Sprintf("server peak RSS while writing %s", shape), hwm, "MB", "", nil))
