@@ -13,7 +13,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -65,6 +64,7 @@ type Store struct {
 	// async counts commits made by CommitAsync, to drop the pages they
 	// read every few (see dropPages).
 	async int
+	envs  envelopes
 }
 
 // StoreOptions configures a Store; the zero value means the defaults.
@@ -89,8 +89,10 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 			st, err = nil, damaged(path, fmt.Errorf("%v", p))
 		}
 	}()
+	// A big first mapping (address space, not memory) spares remapping
+	// the file as it grows.
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second, FreelistType: bolt.FreelistMapType,
-		NoSync: opts.NoSync, NoFreelistSync: opts.NoSync, NoGrowSync: opts.NoSync})
+		InitialMmapSize: 1 << 30, NoSync: opts.NoSync, NoFreelistSync: opts.NoSync, NoGrowSync: opts.NoSync})
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("projection: opening %s: %w (is another ledger using it?)", path, err)
 	}
@@ -203,7 +205,7 @@ func (st *Store) Commit(s *State) error {
 	if w == nil || err != nil {
 		return err
 	}
-	if err := w.encode(); err != nil {
+	if err := w.encode(&st.envs); err != nil {
 		return err
 	}
 	if err := st.write(s.recent.base, w, true); err != nil {
@@ -231,7 +233,7 @@ func (st *Store) CommitAsync(s *State) error {
 	st.async++
 	drop := st.async%dropEvery == 0
 	go func() {
-		if err := w.encode(); err != nil {
+		if err := w.encode(&st.envs); err != nil {
 			done <- err
 			return
 		}
@@ -309,7 +311,8 @@ const dropEvery = 8
 // encoded while s folds on.
 func (s *State) writes() *writes {
 	r := s.recent
-	w := &writes{}
+	n := 3*len(r.refs) + len(s.changed) + len(r.chains) + len(r.slots) + 8
+	w := &writes{puts: make([]kv, 0, n), values: make([]any, 0, n/2)}
 	for _, pa := range s.policies {
 		if pa.Seq > r.base {
 			w.json(bucketPolicy, u64(pa.Seq), pa.Policy)
@@ -325,8 +328,8 @@ func (s *State) writes() *writes {
 		w.json(bucketSessions, sessionKey(s.slots[k].n, tagSession), &sess)
 	}
 	for k, tl := range r.turns {
-		for i, t := range tl.list {
-			w.json(bucketSessions, turnKey(s.slots[k].n, tl.stored+i+1), t)
+		for i := range tl.list {
+			w.json(bucketSessions, turnKey(s.slots[k].n, tl.stored+i+1), &tl.list[i])
 		}
 	}
 	for k, y := range r.yields {
@@ -365,14 +368,16 @@ func (s *State) writes() *writes {
 // sessions, records and ids) cost the square of their number. A key is
 // put at most once.
 type writes struct {
-	buckets map[string][]kv
+	puts []kv
 	// values are encoded as JSON, in parallel, before the puts are made.
 	values []any
 }
 
-// kv is a put: a key and its value, or the index of a value in values;
-// absent puts it only where the bucket does not hold the key yet.
+// kv is a put into a bucket: a key and its value, or the index of a value
+// in values; absent puts it only where the bucket does not hold the key
+// yet.
 type kv struct {
+	bucket []byte
 	k, v   []byte
 	i      int
 	absent bool
@@ -381,10 +386,8 @@ type kv struct {
 func (w *writes) put(bucket, k, v []byte) { w.add(bucket, kv{k: k, v: v, i: -1}) }
 
 func (w *writes) add(bucket []byte, p kv) {
-	if w.buckets == nil {
-		w.buckets = map[string][]kv{}
-	}
-	w.buckets[string(bucket)] = append(w.buckets[string(bucket)], p)
+	p.bucket = bucket
+	w.puts = append(w.puts, p)
 }
 
 // json puts v as JSON. encoding/json is deterministic for the values
@@ -398,59 +401,38 @@ func (w *writes) value(v any) int {
 	return len(w.values) - 1
 }
 
-// encode encodes the values, a share on each processor. Afterwards the
-// puts hold only bytes of their own.
-func (w *writes) encode() error {
-	out := make([][]byte, len(w.values))
-	n := min(runtime.GOMAXPROCS(0), 1+len(w.values)/256)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for g := range n {
-		wg.Go(func() {
-			for i := g; i < len(w.values); i += n {
-				if out[i], errs[g] = json.Marshal(w.values[i]); errs[g] != nil {
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for _, puts := range w.buckets {
-		for j, p := range puts {
-			if p.i >= 0 {
-				puts[j].v, puts[j].i = out[p.i], -1
-			}
-		}
-	}
-	w.values = nil
-	return errors.Join(errs...)
-}
-
 // fill is how full pages are split in the buckets whose new keys mostly
 // come last (bbolt's default is half full).
 var fill = map[string]float64{string(bucketLog): 1, string(bucketChecks): 1, string(bucketSlots): 1,
 	string(bucketIDs): 0.9, string(bucketSessions): 0.9}
 
 func (w *writes) into(tx *bolt.Tx) error {
-	for name, puts := range w.buckets {
-		b := tx.Bucket([]byte(name))
-		if f, ok := fill[name]; ok {
-			b.FillPercent = f
+	slices.SortFunc(w.puts, func(a, b kv) int {
+		if c := bytes.Compare(a.bucket, b.bucket); c != 0 {
+			return c
 		}
-		slices.SortFunc(puts, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
-		// Keys after the last stored one are not stored: ids mostly come
-		// in order (a ULID starts with its time).
-		last, _ := b.Cursor().Last()
-		last = bytes.Clone(last)
-		for _, p := range puts {
-			if p.absent && bytes.Compare(p.k, last) <= 0 && b.Get(p.k) != nil {
-				continue
+		return bytes.Compare(a.k, b.k)
+	})
+	var b *bolt.Bucket
+	var last []byte
+	for i, p := range w.puts {
+		if i == 0 || !bytes.Equal(p.bucket, w.puts[i-1].bucket) {
+			b = tx.Bucket(p.bucket)
+			if f, ok := fill[string(p.bucket)]; ok {
+				b.FillPercent = f
 			}
-			// bbolt keeps keys and values until the transaction ends:
-			// each has bytes of its own.
-			if err := b.Put(p.k, p.v); err != nil {
-				return err
-			}
+			// Keys after the last stored one are not stored: ids mostly
+			// come in order (a ULID starts with its time).
+			last, _ = b.Cursor().Last()
+			last = bytes.Clone(last)
+		}
+		if p.absent && bytes.Compare(p.k, last) <= 0 && b.Get(p.k) != nil {
+			continue
+		}
+		// bbolt keeps keys and values until the transaction ends: each
+		// has bytes of its own.
+		if err := b.Put(p.k, p.v); err != nil {
+			return err
 		}
 	}
 	return nil

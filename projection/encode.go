@@ -1,0 +1,119 @@
+package projection
+
+import (
+	"encoding/json"
+	"errors"
+	"runtime"
+	"sync"
+
+	"github.com/sessionledger/ledger/envelope"
+)
+
+// Encoding what a commit writes.
+//
+// An envelope encodes itself through a map, which costs ten times what the
+// rest of a session does, and a child's envelope is written with it, with
+// the parent that captured it and with the parent's turns under it. So
+// sessions and turns are encoded with their envelopes as raw JSON, each
+// envelope encoded once and kept (by pointer: envelopes never change once
+// sealed) for the next commits.
+
+// sessionJSON is a session with its envelopes encoded already. The fields
+// declared here hide the embedded ones of the same name (encoding/json
+// prefers the shallower field), so it encodes as the session does, with
+// envelope and context last.
+type sessionJSON struct {
+	*envelope.Session
+	Envelope json.RawMessage `json:"envelope,omitempty"`
+	Context  contextJSON     `json:"context"`
+}
+
+type contextJSON struct {
+	envelope.Context
+	Captured json.RawMessage `json:"captured,omitempty"`
+}
+
+type turnJSON struct {
+	*Turn
+	Context contextJSON `json:"context"`
+}
+
+// envelopes caches encoded envelopes. Commits encode one at a time: a
+// commit waits for the one before it.
+type envelopes struct {
+	m map[*envelope.Envelope][]byte
+}
+
+// maxEnvelopes bounds the cache; it is emptied when full.
+const maxEnvelopes = 1 << 14
+
+// encode encodes a commit's values, a share on each processor: first the
+// envelopes it has not encoded yet, then the values. Afterwards the puts
+// hold only bytes of their own.
+func (w *writes) encode(cache *envelopes) error {
+	if cache.m == nil || len(cache.m) > maxEnvelopes {
+		cache.m = map[*envelope.Envelope][]byte{}
+	}
+	var todo []*envelope.Envelope
+	need := func(e *envelope.Envelope) {
+		if _, ok := cache.m[e]; e != nil && !ok {
+			cache.m[e] = nil
+			todo = append(todo, e)
+		}
+	}
+	for _, v := range w.values {
+		switch v := v.(type) {
+		case *envelope.Session:
+			need(v.Envelope)
+			need(v.Context.Captured)
+		case *Turn:
+			need(v.Context.Captured)
+		}
+	}
+	raw, err := parallel(len(todo), func(i int) ([]byte, error) { return json.Marshal(todo[i]) })
+	if err != nil {
+		return err
+	}
+	for i, e := range todo {
+		cache.m[e] = raw[i]
+	}
+	ctx := func(c envelope.Context) contextJSON {
+		return contextJSON{Context: c, Captured: cache.m[c.Captured]}
+	}
+	out, err := parallel(len(w.values), func(i int) ([]byte, error) {
+		switch v := w.values[i].(type) {
+		case *envelope.Session:
+			return json.Marshal(sessionJSON{Session: v, Envelope: cache.m[v.Envelope], Context: ctx(v.Context)})
+		case *Turn:
+			return json.Marshal(turnJSON{Turn: v, Context: ctx(v.Context)})
+		default:
+			return json.Marshal(v)
+		}
+	})
+	for j, p := range w.puts {
+		if p.i >= 0 {
+			w.puts[j].v, w.puts[j].i = out[p.i], -1
+		}
+	}
+	w.values = nil
+	return err
+}
+
+// parallel calls f for 0..n-1, a share on each processor.
+func parallel(n int, f func(int) ([]byte, error)) ([][]byte, error) {
+	out := make([][]byte, n)
+	workers := min(runtime.GOMAXPROCS(0), 1+n/256)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for g := range workers {
+		wg.Go(func() {
+			for i := g; i < n; i += workers {
+				if out[i], errs[g] = f(i); errs[g] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
