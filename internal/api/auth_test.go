@@ -131,6 +131,25 @@ func TestRolesEnforcedByTheServer(t *testing.T) {
 	if _, err := st.GetMsg(ctx, 1); err != nil {
 		t.Fatalf("auditor replays a record: %v", err)
 	}
+	// Readers may read the later segments of a rolling log, and no other
+	// stream.
+	sjs, _ := jetstream.New(snc)
+	for name, subject := range map[string]string{"LEDGER-2": "ledger.sealed.test", "OTHER": "other.>"} {
+		if _, err := sjs.CreateStream(ctx, jetstream.StreamConfig{Name: name, Subjects: []string{subject}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for who, nc := range map[string]*nats.Conn{"auditor": auditNC, "orchestrator": acmeNC} {
+		rjs, _ := jetstream.New(nc)
+		if _, err := rjs.Stream(ctx, "LEDGER-2"); err != nil {
+			t.Errorf("%s reads the log's second segment: %v", who, err)
+		}
+		sctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		if _, err := rjs.Stream(sctx, "OTHER"); err == nil {
+			t.Errorf("%s read a stream that is not the ledger's", who)
+		}
+		cancel()
+	}
 
 	// What each role may not do is refused by the server itself.
 	forbidden := []struct {
