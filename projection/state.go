@@ -273,7 +273,7 @@ func (s *State) Apply(rec *events.Record, seq uint64) error {
 	if err != nil {
 		return fmt.Errorf("projection: record %d does not encode: %w", seq, err)
 	}
-	return s.apply1(rec, events.HashBytes(b), seq)
+	return s.apply1(decode(rec, events.HashBytes(b)), seq)
 }
 
 // ApplyBytes folds one record given as the bytes stored on the stream.
@@ -282,37 +282,77 @@ func (s *State) ApplyBytes(b []byte, seq uint64) error {
 	if err != nil {
 		return fmt.Errorf("projection: record %d: %w", seq, err)
 	}
-	return s.apply1(rec, events.HashBytes(b), seq)
+	return s.apply1(decode(rec, events.HashBytes(b)), seq)
 }
 
 // ApplyEncoded folds a record whose stored bytes the caller already has.
 func (s *State) ApplyEncoded(rec *events.Record, b []byte, seq uint64) error {
-	return s.apply1(rec, events.HashBytes(b), seq)
+	return s.apply1(decode(rec, events.HashBytes(b)), seq)
 }
 
-func (s *State) apply1(rec *events.Record, hash string, seq uint64) error {
-	if s.err != nil {
-		return s.err
-	}
-	if seq != s.seq+1 {
-		return fmt.Errorf("projection: record %s at sequence %d does not follow %d", rec.ID, seq, s.seq)
-	}
-	ev := rec.Event()
-	p, err := ev.Payload()
-	if err != nil {
-		return fmt.Errorf("projection: record %d: %w", seq, err)
-	}
+// Decoded is a record with what folding it needs that depends on the
+// record alone: its payload and what it decided, decoded, and its hash.
+// Decode makes one; it can run ahead of the fold, on another goroutine.
+type Decoded struct {
+	rec     *events.Record
+	hash    string
+	payload any
+	decided any
+	// perr is the payload's error; derr, what it decided's.
+	perr, derr error
+}
+
+// Decode decodes a record given with its stored bytes, for ApplyDecoded.
+// Errors are kept for ApplyDecoded to answer.
+func Decode(rec *events.Record, b []byte) *Decoded { return decode(rec, events.HashBytes(b)) }
+
+func decode(rec *events.Record, hash string) *Decoded {
 	// A decoded record's strings may share one allocation with its time
 	// and type; sessions keep these for their whole life, so they get
 	// their own.
 	own := *rec
 	own.ID, own.Session, own.Actor = clone3(rec.ID, string(rec.Session), rec.Actor)
-	rec = &own
+	d := &Decoded{rec: &own, hash: hash}
+	if d.payload, d.perr = rec.Event().Payload(); d.perr != nil {
+		return d
+	}
+	switch d.payload.(type) {
+	case *events.StartedData:
+		d.decided, d.derr = decided[StartDecided](rec.Decided)
+	case *events.SpawnedData:
+		d.decided, d.derr = decided[SpawnDecided](rec.Decided)
+	case *events.ResumedData:
+		d.decided, d.derr = decided[ResumeDecided](rec.Decided)
+	case *events.CheckedData:
+		d.decided, d.derr = decided[CheckDecided](rec.Decided)
+	}
+	return d
+}
+
+func decided[T any](raw json.RawMessage) (*T, error) {
+	var v T
+	return &v, json.Unmarshal(raw, &v)
+}
+
+// ApplyDecoded folds a decoded record.
+func (s *State) ApplyDecoded(d *Decoded, seq uint64) error { return s.apply1(d, seq) }
+
+func (s *State) apply1(d *Decoded, seq uint64) error {
+	if s.err != nil {
+		return s.err
+	}
+	rec := d.rec
+	if seq != s.seq+1 {
+		return fmt.Errorf("projection: record %s at sequence %d does not follow %d", rec.ID, seq, s.seq)
+	}
+	if d.perr != nil {
+		return fmt.Errorf("projection: record %d: %w", seq, d.perr)
+	}
 	ref := envelope.RecordRef{Seq: seq, ID: rec.ID, Type: internType(rec.Type)}
 	if !rec.Type.IsPolicy() {
 		s.name(rec.Session, seq, false)
 	}
-	if err := s.apply(rec, ref, p); err != nil {
+	if err := s.apply(d, ref); err != nil {
 		return fmt.Errorf("projection: record %d (%s %s): %w", seq, rec.Type, rec.ID, err)
 	}
 	if s.err != nil {
@@ -321,7 +361,7 @@ func (s *State) apply1(rec *events.Record, hash string, seq uint64) error {
 	s.seq = seq
 	s.lastTime = rec.Time
 	r := s.recent
-	r.chains[events.Subject(rec.Type, rec.Session)] = hash
+	r.chains[events.Subject(rec.Type, rec.Session)] = d.hash
 	r.refs = append(r.refs, ref)
 	r.times = append(r.times, rec.Time)
 	if _, ok := r.ids[rec.ID]; !ok {
@@ -362,27 +402,25 @@ func (s *State) changing(key events.SessionKey) (*envelope.Session, error) {
 	return sess, nil
 }
 
-func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
-	switch d := p.(type) {
+func (s *State) apply(dec *Decoded, ref envelope.RecordRef) error {
+	rec := dec.rec
+	if dec.derr != nil {
+		return dec.derr
+	}
+	switch d := dec.payload.(type) {
 	case *events.PolicySetData:
 		return s.applyPolicy(d, ref)
 	case *events.GrantData:
 		return s.applyGrant(rec.Type, d, ref)
 	case *events.StartedData:
-		var dec StartDecided
-		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
-			return err
-		}
+		dec := dec.decided.(*StartDecided)
 		s.add(&envelope.Session{
 			Key: rec.Session, Agent: d.Agent, State: envelope.Active, Start: d, Origin: ref, Actor: rec.Actor,
 			Facts: dec.Facts, Tools: slices.Clone(d.Tools),
 			Context: envelope.Context{Source: envelope.SourceCurrentRequest, Sender: d.Sender, SetBy: ref},
 		})
 	case *events.SpawnedData:
-		var dec SpawnDecided
-		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
-			return err
-		}
+		dec := dec.decided.(*SpawnDecided)
 		parent := s.toChange(d.Parent)
 		if parent == nil || dec.Envelope == nil {
 			return fmt.Errorf("spawn without a parent or an envelope")
@@ -436,10 +474,7 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 			parent.ActiveChildren--
 		}
 	case *events.ResumedData:
-		var dec ResumeDecided
-		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
-			return err
-		}
+		dec := dec.decided.(*ResumeDecided)
 		sess, err := s.changing(rec.Session)
 		if err != nil {
 			return err
@@ -458,10 +493,7 @@ func (s *State) apply(rec *events.Record, ref envelope.RecordRef, p any) error {
 			sess.Context.Captured = captured
 		}
 	case *events.CheckedData:
-		var dec CheckDecided
-		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
-			return err
-		}
+		dec := dec.decided.(*CheckDecided)
 		refusal := dec.Reason.Code == ReasonAuthorizationChanged
 		c := &check{Session: rec.Session, Tool: s.normalize(d.Tool), Call: d.Call,
 			Input: d.Input, Decision: dec.Decision, Refusal: refusal}

@@ -98,25 +98,115 @@ func Rebuild(ctx context.Context, src Source, dialects projection.Dialects, path
 		return nil, fmt.Errorf("replay: %s is not a fresh projection (checkpoint %d); give a new file", path, cp)
 	}
 	st := projection.New(dialects)
-	n := 0
-	_, err = eachRaw(ctx, src, to, progress, func(seq uint64, b []byte) error {
-		if err := st.ApplyBytes(b, seq); err != nil {
-			return err
+	// Three things at once: the next chunk is read and decoded, this one
+	// folded, and the one before written to the file. A rebuild that fails
+	// is done again from scratch.
+	ctx, cancel := context.WithCancel(ctx)
+	batches, done := readAhead(ctx, src, to)
+	defer func() { cancel(); <-done }()
+	for b := range batches {
+		if b.err != nil {
+			return nil, b.err
 		}
-		if n++; n%chunk == 0 {
-			// The file is written while the next chunk is folded; a
-			// rebuild that fails is done again from scratch.
-			return store.CommitAsync(st)
+		for i, d := range b.recs {
+			if err := st.ApplyDecoded(d, b.from+uint64(i)); err != nil {
+				return nil, err
+			}
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		if err := store.CommitAsync(st); err != nil {
+			return nil, err
+		}
+		if progress != nil {
+			progress(st.Position(), b.to)
+		}
 	}
 	if err := store.Commit(st); err != nil {
 		return nil, err
 	}
 	return st, store.Sync()
+}
+
+// batch is a chunk of records read and decoded ahead of the fold: the
+// records from sequence from, of the to the read goes up to; or the error
+// that ended the read.
+type batch struct {
+	from, to uint64
+	recs     []*projection.Decoded
+	err      error
+}
+
+// follower is a Source that delivers records as it reads them (the
+// JetStream log does, with one ordered consumer).
+type follower interface {
+	Follow(ctx context.Context, from uint64, fn func(seq uint64, data []byte, pending uint64) error, until uint64) error
+}
+
+// readAhead reads the source from sequence 1 to to (0: the head) in a
+// goroutine, a chunk ahead of the caller, and closes done when that
+// goroutine has returned. Cancel ctx to stop it early.
+func readAhead(ctx context.Context, src Source, to uint64) (<-chan batch, <-chan struct{}) {
+	out, done := make(chan batch, 1), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(out)
+		send := func(b batch) bool {
+			select {
+			case out <- b:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		head, err := src.Head(ctx)
+		if err != nil {
+			send(batch{err: err})
+			return
+		}
+		if to == 0 || to > head {
+			to = head
+		}
+		if to == 0 {
+			return
+		}
+		cur := batch{from: 1, to: to}
+		add := func(seq uint64, data []byte) error {
+			if seq != cur.from+uint64(len(cur.recs)) {
+				return fmt.Errorf("replay: record %d follows %d: the log has a gap", seq, cur.from+uint64(len(cur.recs))-1)
+			}
+			rec, err := events.DecodeRecord(data)
+			if err != nil {
+				return fmt.Errorf("replay: record %d: %w", seq, err)
+			}
+			cur.recs = append(cur.recs, projection.Decode(rec, data))
+			if len(cur.recs) == chunk || seq == to {
+				if !send(cur) {
+					return ctx.Err()
+				}
+				cur = batch{from: seq + 1, to: to}
+			}
+			return nil
+		}
+		if f, ok := src.(follower); ok {
+			err = f.Follow(ctx, 1, func(seq uint64, data []byte, _ uint64) error { return add(seq, data) }, to)
+		} else {
+			for from := uint64(1); from <= to && err == nil; from += chunk {
+				var raw [][]byte
+				if raw, err = src.Read(ctx, from, min(from+chunk-1, to)); err == nil && len(raw) == 0 {
+					err = fmt.Errorf("replay: the log has no record %d although its head is %d", from, to)
+				}
+				for i := 0; i < len(raw) && err == nil; i++ {
+					err = add(from+uint64(i), raw[i])
+				}
+			}
+		}
+		if err == nil && cur.from <= to {
+			err = fmt.Errorf("replay: the log ended at %d, before %d", cur.from-1, to)
+		}
+		if err != nil && ctx.Err() == nil {
+			send(batch{err: err})
+		}
+	}()
+	return out, done
 }
 
 // RebuildHash rebuilds the log up to sequence to into a fresh store under

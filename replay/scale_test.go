@@ -151,8 +151,28 @@ func scaleServe(t *testing.T, path string) {
 		}
 	}
 	t.Logf("sessions: %d", len(st.Keys()))
+	scaleQueries(t, st)
 	scaleAppends(t, store, st)
 	runtime.KeepAlive(st)
+}
+
+// scaleQueries times why on sessions spread over the log (read from the
+// store when the state does not hold them), then on the same ones again.
+func scaleQueries(t *testing.T, st *projection.State) {
+	keys := st.Keys()
+	for _, pass := range []string{"first", "again"} {
+		var lat []time.Duration
+		for i := range 2000 {
+			k := keys[(i*7919)%len(keys)]
+			t0 := time.Now()
+			if _, err := st.Why(k, "exec", nil); err != nil {
+				t.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		slices.Sort(lat)
+		t.Logf("why on 2000 sessions (%s): p50 %s p99 %s", pass, lat[len(lat)/2], lat[len(lat)*99/100])
+	}
 }
 
 // scaleAppends times the append path's share of the projection at the
