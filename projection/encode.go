@@ -90,9 +90,11 @@ func (w *writes) encode(cache *envelopes) error {
 			return json.Marshal(v)
 		}
 	})
-	for j, p := range w.puts {
-		if p.i >= 0 {
-			w.puts[j].v, w.puts[j].i = out[p.i], -1
+	for _, puts := range w.puts {
+		for j, p := range puts {
+			if p.i >= 0 {
+				puts[j].v, puts[j].i = out[p.i], -1
+			}
 		}
 	}
 	w.values = nil

@@ -311,8 +311,10 @@ const dropEvery = 8
 // encoded while s folds on.
 func (s *State) writes() *writes {
 	r := s.recent
-	n := 3*len(r.refs) + len(s.changed) + len(r.chains) + len(r.slots) + 8
-	w := &writes{puts: make([]kv, 0, n), values: make([]any, 0, n/2)}
+	n := len(r.refs)
+	w := &writes{values: make([]any, 0, 2*n), puts: map[string][]kv{
+		string(bucketLog): make([]kv, 0, n), string(bucketIDs): make([]kv, 0, n),
+		string(bucketSessions): make([]kv, 0, 2*n)}}
 	for _, pa := range s.policies {
 		if pa.Seq > r.base {
 			w.json(bucketPolicy, u64(pa.Seq), pa.Policy)
@@ -368,16 +370,14 @@ func (s *State) writes() *writes {
 // sessions, records and ids) cost the square of their number. A key is
 // put at most once.
 type writes struct {
-	puts []kv
+	puts map[string][]kv // by bucket
 	// values are encoded as JSON, in parallel, before the puts are made.
 	values []any
 }
 
-// kv is a put into a bucket: a key and its value, or the index of a value
-// in values; absent puts it only where the bucket does not hold the key
-// yet.
+// kv is a put: a key and its value, or the index of a value in values;
+// absent puts it only where the bucket does not hold the key yet.
 type kv struct {
-	bucket []byte
 	k, v   []byte
 	i      int
 	absent bool
@@ -385,10 +385,7 @@ type kv struct {
 
 func (w *writes) put(bucket, k, v []byte) { w.add(bucket, kv{k: k, v: v, i: -1}) }
 
-func (w *writes) add(bucket []byte, p kv) {
-	p.bucket = bucket
-	w.puts = append(w.puts, p)
-}
+func (w *writes) add(bucket []byte, p kv) { w.puts[string(bucket)] = append(w.puts[string(bucket)], p) }
 
 // json puts v as JSON. encoding/json is deterministic for the values
 // stored here (struct fields in order, map keys sorted), which is all the
@@ -407,32 +404,28 @@ var fill = map[string]float64{string(bucketLog): 1, string(bucketChecks): 1, str
 	string(bucketIDs): 0.9, string(bucketSessions): 0.9}
 
 func (w *writes) into(tx *bolt.Tx) error {
-	slices.SortFunc(w.puts, func(a, b kv) int {
-		if c := bytes.Compare(a.bucket, b.bucket); c != 0 {
-			return c
+	for name, puts := range w.puts {
+		b := tx.Bucket([]byte(name))
+		if f, ok := fill[name]; ok {
+			b.FillPercent = f
 		}
-		return bytes.Compare(a.k, b.k)
-	})
-	var b *bolt.Bucket
-	var last []byte
-	for i, p := range w.puts {
-		if i == 0 || !bytes.Equal(p.bucket, w.puts[i-1].bucket) {
-			b = tx.Bucket(p.bucket)
-			if f, ok := fill[string(p.bucket)]; ok {
-				b.FillPercent = f
+		byKey := func(a, b kv) int { return bytes.Compare(a.k, b.k) }
+		if !slices.IsSortedFunc(puts, byKey) { // the log's are, and the checks'
+			slices.SortFunc(puts, byKey)
+		}
+		// Keys after the last stored one are not stored: ids mostly come
+		// in order (a ULID starts with its time).
+		last, _ := b.Cursor().Last()
+		last = bytes.Clone(last)
+		for _, p := range puts {
+			if p.absent && bytes.Compare(p.k, last) <= 0 && b.Get(p.k) != nil {
+				continue
 			}
-			// Keys after the last stored one are not stored: ids mostly
-			// come in order (a ULID starts with its time).
-			last, _ = b.Cursor().Last()
-			last = bytes.Clone(last)
-		}
-		if p.absent && bytes.Compare(p.k, last) <= 0 && b.Get(p.k) != nil {
-			continue
-		}
-		// bbolt keeps keys and values until the transaction ends: each
-		// has bytes of its own.
-		if err := b.Put(p.k, p.v); err != nil {
-			return err
+			// bbolt keeps keys and values until the transaction ends:
+			// each has bytes of its own.
+			if err := b.Put(p.k, p.v); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
