@@ -279,5 +279,3 @@ func vmHWM(pid int) (float64, error) {
 	}
 	return 0, fmt.Errorf("no VmHWM for %d", pid)
 }
-
-
