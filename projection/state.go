@@ -320,7 +320,7 @@ func decode(rec *events.Record, hash string) *Decoded {
 	case *events.StartedData:
 		d.decided, d.derr = decided[StartDecided](rec.Decided)
 	case *events.SpawnedData:
-		d.decided, d.derr = decided[SpawnDecided](rec.Decided)
+		d.decided, d.derr = decodeSpawn(rec.Decided)
 	case *events.ResumedData:
 		d.decided, d.derr = decided[ResumeDecided](rec.Decided)
 	case *events.CheckedData:

@@ -630,17 +630,27 @@ func (st *Store) toolSet(hash string) (envelope.ToolSet, error) {
 }
 
 func (st *Store) session(n uint64) (*envelope.Session, error) {
-	var sess envelope.Session
-	if ok, err := st.getJSON(bucketSessions, sessionKey(n, tagSession), &sess); !ok {
+	raw, err := st.get(bucketSessions, sessionKey(n, tagSession))
+	if raw == nil || err != nil {
 		return nil, err
 	}
-	return &sess, nil
+	sess, err := decodeSession(raw)
+	if err != nil {
+		return nil, damaged(st.path, fmt.Errorf("session %d: %w", n, err))
+	}
+	return sess, nil
 }
 
 func (st *Store) turn(n uint64, turn int) (Turn, bool, error) {
-	var t Turn
-	ok, err := st.getJSON(bucketSessions, turnKey(n, turn), &t)
-	return t, ok, err
+	raw, err := st.get(bucketSessions, turnKey(n, turn))
+	if raw == nil || err != nil {
+		return Turn{}, false, err
+	}
+	t, err := decodeTurn(raw)
+	if err != nil {
+		return Turn{}, false, damaged(st.path, fmt.Errorf("turn %d of session %d: %w", turn, n, err))
+	}
+	return t, true, nil
 }
 
 // turnCount is the number of a session's turns: its turns are numbered

@@ -10,14 +10,17 @@ import (
 	"github.com/sessionledger/ledger/events"
 )
 
-// Encoding what a commit writes.
+// Encoding what a commit writes, and decoding what the fold and the store
+// read.
 //
 // An envelope encodes itself through a map, which costs ten times what the
 // rest of a session does, and a child's envelope is written with it, with
 // the parent that captured it and with the parent's turns under it. So
 // sessions and turns are encoded with their envelopes as raw JSON, each
 // envelope encoded once and kept (by pointer: envelopes never change once
-// sealed) for the next commits.
+// sealed) for the next commits. Decoding an envelope through its
+// UnmarshalJSON validates and parses its bytes twice; envelopeWire decodes
+// it in the pass over the enclosing value.
 
 // sessionJSON is a session with its envelopes encoded already. The fields
 // declared here hide the embedded ones of the same name (encoding/json
@@ -57,6 +60,90 @@ type envelopeJSON struct {
 	Mode       string    `json:"mode,omitempty"`
 	ExtraTools *[]string `json:"extra_tools,omitempty"`
 	Hash       string    `json:"hash,omitempty"`
+}
+
+// envelopeWire is an envelope as Envelope.UnmarshalJSON decodes it: the
+// same fields with their JSON names, so that it converts to an Envelope
+// (and stops compiling if Envelope gains a field).
+type envelopeWire struct {
+	Requester      events.SessionKey    `json:"requester"`
+	Agent          string               `json:"agent"`
+	Depth          int                  `json:"depth"`
+	Role           string               `json:"role"`
+	InheritedAllow []string             `json:"inherited_allow"`
+	InheritedDeny  []string             `json:"inherited_deny"`
+	Source         string               `json:"source"`
+	Delegated      *envelope.Delegation `json:"delegated"`
+	Revision       uint64               `json:"revision"`
+	Background     bool                 `json:"background"`
+	Mode           string               `json:"mode"`
+	ExtraTools     []string             `json:"extra_tools"`
+	Hash           string               `json:"hash"`
+}
+
+func (w *envelopeWire) envelope() *envelope.Envelope {
+	if w == nil {
+		return nil
+	}
+	e := envelope.Envelope(*w)
+	return &e
+}
+
+// sessionWire decodes a session, with its envelopes as envelopeWire.
+type sessionWire struct {
+	envelope.Session
+	Envelope *envelopeWire `json:"envelope,omitempty"`
+	Context  contextWire   `json:"context"`
+}
+
+type contextWire struct {
+	envelope.Context
+	Captured *envelopeWire `json:"captured,omitempty"`
+}
+
+func (w *contextWire) context() envelope.Context {
+	c := w.Context
+	c.Captured = w.Captured.envelope()
+	return c
+}
+
+func decodeSession(raw []byte) (*envelope.Session, error) {
+	var w sessionWire
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, err
+	}
+	s := w.Session
+	s.Envelope, s.Context = w.Envelope.envelope(), w.Context.context()
+	return &s, nil
+}
+
+type turnWire struct {
+	Turn
+	Context contextWire `json:"context"`
+}
+
+func decodeTurn(raw []byte) (Turn, error) {
+	var w turnWire
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return Turn{}, err
+	}
+	t := w.Turn
+	t.Context = w.Context.context()
+	return t, nil
+}
+
+// spawnWire decodes what a session.spawned decided.
+type spawnWire struct {
+	Envelope *envelopeWire `json:"envelope"`
+	Facts    envelope.Facts `json:"facts"`
+}
+
+func decodeSpawn(raw json.RawMessage) (*SpawnDecided, error) {
+	var w spawnWire
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, err
+	}
+	return &SpawnDecided{Envelope: w.Envelope.envelope(), Facts: w.Facts}, nil
 }
 
 func encodeEnvelope(e *envelope.Envelope) ([]byte, error) {

@@ -1,0 +1,111 @@
+package projection
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+)
+
+// TestEnvelopeJSON: the store encodes envelopes as Envelope.MarshalJSON
+// does, for envelopes with every field set (each field of the type is set
+// by reflection, so a new one shows up here), with none, and in between.
+func TestEnvelopeJSON(t *testing.T) {
+	full := &envelope.Envelope{}
+	v := reflect.ValueOf(full).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(fmt.Sprintf("s%d", i))
+		case reflect.Int, reflect.Int64:
+			f.SetInt(int64(i + 1))
+		case reflect.Uint64:
+			f.SetUint(uint64(i + 1))
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Slice:
+			f.Set(reflect.ValueOf([]string{fmt.Sprintf("t%d", i)}))
+		case reflect.Pointer:
+			f.Set(reflect.ValueOf(&envelope.Delegation{Requester: "r", Target: "t", Deny: []string{"x"}}))
+		default:
+			t.Fatalf("field %s of kind %s: teach this test (and encodeEnvelope) about it", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	for name, e := range map[string]*envelope.Envelope{
+		"full":      full,
+		"empty":     {},
+		"openclaw":  {Requester: "p", Agent: "a", Depth: 1, Role: "leaf", InheritedDeny: []string{"x"}, Source: "config", Revision: 3, Hash: "sha256:00"},
+		"ceiling":   {Requester: "p", InheritedAllow: []string{}, Delegated: &envelope.Delegation{Requester: "q", Target: "a"}},
+		"claude":    {Requester: "p", Mode: "plan", Background: false},
+		"claude-bg": {Requester: "p", Mode: "default", Background: true, ExtraTools: []string{"mcp__x"}, Hash: "sha256:01"},
+	} {
+		want, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := encodeEnvelope(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := events.CanonicalJSON(got)
+		b, _ := events.CanonicalJSON(want)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: encodes as\n%s\nwant\n%s", name, a, b)
+		}
+	}
+}
+
+// TestWireDecoding: sessions, turns and spawn decisions decode through
+// envelopeWire as encoding/json decodes them through Envelope's
+// UnmarshalJSON.
+func TestWireDecoding(t *testing.T) {
+	env := &envelope.Envelope{Requester: "p", Agent: "a", Depth: 2, Role: "leaf", InheritedAllow: []string{"read"},
+		InheritedDeny: []string{}, Source: "config", Delegated: &envelope.Delegation{Requester: "q", Target: "a", Deny: []string{"x"}},
+		Revision: 7, Background: true, Mode: "plan", ExtraTools: []string{"mcp__y"}, Hash: "sha256:02"}
+	yes := true
+	ref := envelope.RecordRef{Seq: 9, ID: "01J00000000000000000000009", Type: events.SessionResumed}
+	ctx := envelope.Context{Source: envelope.SourceCompletionHandoff, SourceReason: "r", Sender: "s", External: true,
+		Captured: env, Continuation: &ref, SetBy: ref}
+	sessions := []*envelope.Session{
+		{Key: "c", Agent: "a", Parent: "p", Depth: 1, State: envelope.Completed, Spawn: &events.SpawnedData{Parent: "p", Agent: "a", Sandboxed: &yes, Tools: []string{"t"}},
+			Origin: ref, Actor: "o", Facts: envelope.Facts{Sandboxed: true, Mode: "m", Background: true, Role: "r"}, Envelope: env,
+			Tools: []string{"t"}, Turn: 3, Context: ctx, Children: []events.SessionKey{"d"}, ActiveChildren: 1},
+		{Key: "r", Start: &events.StartedData{Agent: "main", Tools: []string{}}, Context: envelope.Context{Source: envelope.SourceCurrentRequest}},
+		{},
+	}
+	for i, s := range sessions {
+		raw, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want envelope.Session
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeSession(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(*got, want) {
+			t.Errorf("session %d decodes as\n%+v\nwant\n%+v", i, *got, want)
+		}
+		turn := Turn{Seq: 4, ToolSet: "sha256:03", Context: s.Context}
+		raw, _ = json.Marshal(turn)
+		var wantTurn Turn
+		_ = json.Unmarshal(raw, &wantTurn)
+		if gotTurn, err := decodeTurn(raw); err != nil || !reflect.DeepEqual(gotTurn, wantTurn) {
+			t.Errorf("turn %d decodes as %+v (%v), want %+v", i, gotTurn, err, wantTurn)
+		}
+		raw, _ = json.Marshal(SpawnDecided{Envelope: s.Envelope, Facts: s.Facts})
+		var wantSpawn SpawnDecided
+		_ = json.Unmarshal(raw, &wantSpawn)
+		if gotSpawn, err := decodeSpawn(raw); err != nil || !reflect.DeepEqual(*gotSpawn, wantSpawn) {
+			t.Errorf("spawn %d decodes as %+v (%v), want %+v", i, gotSpawn, err, wantSpawn)
+		}
+	}
+}
