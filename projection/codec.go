@@ -134,7 +134,7 @@ func decodeTurn(raw []byte) (Turn, error) {
 
 // spawnWire decodes what a session.spawned decided.
 type spawnWire struct {
-	Envelope *envelopeWire `json:"envelope"`
+	Envelope *envelopeWire  `json:"envelope"`
 	Facts    envelope.Facts `json:"facts"`
 }
 
