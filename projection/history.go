@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -326,6 +327,10 @@ func (s *State) name(key events.SessionKey, seq uint64, session bool) {
 		sl.n = seq
 	}
 	sl.session = sl.session || session
+	// Kept for as long as the state: a key of its own, not one sharing
+	// bytes with a record's other strings (assigning to a map key that is
+	// there replaces the key too).
+	key = events.SessionKey(strings.Clone(string(key)))
 	s.slots[key] = sl
 	s.recent.slots[key] = sl
 }
