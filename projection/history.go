@@ -290,6 +290,10 @@ func (s *State) Session(key events.SessionKey) *envelope.Session {
 		return nil
 	}
 	if sess != nil {
+		if len(s.sessions) > 2*maxSessions+len(s.changed) {
+			// A replica that only answers queries commits nothing.
+			s.evictSessions(s.changed)
+		}
 		s.sessions[key] = sess
 	}
 	return sess

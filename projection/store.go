@@ -75,7 +75,7 @@ type StoreOptions struct {
 	NoSync bool
 }
 
-// open holds this process's open stores by path. bbolt locks a file once
+// openStores holds this process's open stores by path. bbolt locks a file once
 // per open, even within one process, so a state whose store was closed
 // reads its history through another open store of the same file (see view).
 var openStores sync.Map

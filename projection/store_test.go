@@ -2,10 +2,14 @@ package projection_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/sessionledger/ledger/envelope/openclaw"
 	"github.com/sessionledger/ledger/events"
@@ -223,5 +227,29 @@ func TestStoreStateAnswersLikeMemory(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestOldLayoutRefused: a store of another layout version is refused with
+// the way back.
+func TestOldLayoutRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucket([]byte("meta"))
+		if err != nil {
+			return err
+		}
+		return meta.Put([]byte("schema"), []byte("2"))
+	})
+	if err := errors.Join(err, db.Close()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = projection.OpenStore(path, projection.StoreOptions{})
+	if !errors.Is(err, projection.ErrSchema) || !strings.Contains(err.Error(), "ledger replay --out NEW") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("opening a layout 2 store: %v", err)
 	}
 }

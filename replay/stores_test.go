@@ -13,6 +13,7 @@ import (
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/replay"
 	"github.com/sessionledger/ledger/scenario"
 )
 
@@ -157,5 +158,33 @@ func sameState(t *testing.T, seq uint64, want, got *projection.State, raw [][]by
 				t.Fatalf("at %d resolving time %s: %d %v, want %d %v", seq, tm, p1, e1, p2, e2)
 			}
 		}
+	}
+}
+
+// TestRebuiltStateAfterClose: the state Rebuild returns reads its history
+// from the file it wrote after Rebuild closed it, by itself and while the
+// file is open again.
+func TestRebuiltStateAfterClose(t *testing.T) {
+	_, log := runScenario(t, filepath.Join("..", "testdata", "conformance", "openclaw", "continuation-09-settle-batch-same-policy.json"))
+	path := filepath.Join(t.TempDir(), "p.db")
+	st, err := replay.Rebuild(t.Context(), log, dialects.All(), path, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, _, err := replay.Verify(t.Context(), log, dialects.All(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mem.StateHash()
+	if got := st.StateHash(); got != want {
+		t.Fatalf("rebuilt state %s, folded in memory %s", got, want)
+	}
+	store, err := projection.OpenStore(path, projection.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if got := st.StateHash(); got != want {
+		t.Fatalf("with the file open again: rebuilt state %s, folded in memory %s", got, want)
 	}
 }
