@@ -89,10 +89,8 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 			st, err = nil, damaged(path, fmt.Errorf("%v", p))
 		}
 	}()
-	// A big first mapping (address space, not memory) spares remapping
-	// the file as it grows.
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second, FreelistType: bolt.FreelistMapType,
-		InitialMmapSize: 1 << 30, NoSync: opts.NoSync, NoFreelistSync: opts.NoSync, NoGrowSync: opts.NoSync})
+		NoSync: opts.NoSync, NoFreelistSync: opts.NoSync, NoGrowSync: opts.NoSync})
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("projection: opening %s: %w (is another ledger using it?)", path, err)
 	}
@@ -100,6 +98,13 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 		return nil, damaged(path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
+		// A state reads its history when asked, not all at Load: a file cut
+		// short would fault when a read reaches past its end.
+		if fi, err := os.Stat(path); err != nil {
+			return err
+		} else if fi.Size() < tx.Size() {
+			return fmt.Errorf("the file is %d bytes but its pages reach %d: it was cut short", fi.Size(), tx.Size())
+		}
 		for _, b := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
