@@ -16,14 +16,17 @@
 // history, what it folded since its last commit, and a bounded number of
 // sessions; it reads the rest (sessions, where each record id landed,
 // record references and times, checks, turns, tool sets, chain heads,
-// yields) from the store one key at a time. Its answers and its Dump are
-// the same either way.
+// yields) from the store one key at a time, and the slot of every session
+// key (see layout.go). Its answers and its Dump are the same either way.
+// Decode and Store.CommitAsync let a rebuild decode the next records and
+// write the last ones while it folds.
 //
 // # Caveats
 //
 // A State is not safe for concurrent use; the owner serialises Prepare,
-// Apply, queries and Store.Commit. Sessions returned by Session are owned
-// by the state: copy before keeping them past the next Apply or Commit.
+// Apply, queries and Store.Commit (CommitAsync's background write reads
+// nothing the owner changes). Sessions returned by Session are owned by
+// the state: copy before keeping them past the next Apply or Commit.
 //
 // A state that reads from a store fails, from the first error reading it
 // on, every Prepare, Apply and Commit with that error (a damaged file names
