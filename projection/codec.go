@@ -11,27 +11,20 @@ import (
 )
 
 // Encoding what a commit writes, and decoding what the fold and the store
-// read.
+// read. Sessions are binary (binary.go); the rest is JSON.
 //
 // An envelope encodes itself through a map, which costs ten times what the
-// rest of a session does, and a child's envelope is written with it, with
-// the parent that captured it and with the parent's turns under it. So
-// sessions and turns are encoded with their envelopes as raw JSON, each
-// envelope encoded once and kept (by pointer: envelopes never change once
-// sealed) for the next commits. Decoding an envelope through its
-// UnmarshalJSON validates and parses its bytes twice; envelopeWire decodes
-// it in the pass over the enclosing value.
+// rest of a turn does, and a child's envelope is written with each turn of
+// the parent that captured it. So turns are encoded with their envelopes
+// as raw JSON, each envelope encoded once and kept (by pointer: envelopes
+// never change once sealed) for the next commits. Decoding an envelope
+// through its UnmarshalJSON validates and parses its bytes twice;
+// envelopeWire decodes it in the pass over the enclosing value.
 
-// sessionJSON is a session with its envelopes encoded already. The fields
-// declared here hide the embedded ones of the same name (encoding/json
-// prefers the shallower field), so it encodes as the session does, with
-// envelope and context last.
-type sessionJSON struct {
-	*envelope.Session
-	Envelope json.RawMessage `json:"envelope,omitempty"`
-	Context  contextJSON     `json:"context"`
-}
-
+// contextJSON is a context with its envelope encoded already. The field
+// declared here hides the embedded one of the same name (encoding/json
+// prefers the shallower field), so it encodes as the context does, with
+// captured last.
 type contextJSON struct {
 	envelope.Context
 	Captured json.RawMessage `json:"captured,omitempty"`
@@ -89,13 +82,6 @@ func (w *envelopeWire) envelope() *envelope.Envelope {
 	return &e
 }
 
-// sessionWire decodes a session, with its envelopes as envelopeWire.
-type sessionWire struct {
-	envelope.Session
-	Envelope *envelopeWire `json:"envelope,omitempty"`
-	Context  contextWire   `json:"context"`
-}
-
 type contextWire struct {
 	envelope.Context
 	Captured *envelopeWire `json:"captured,omitempty"`
@@ -105,16 +91,6 @@ func (w *contextWire) context() envelope.Context {
 	c := w.Context
 	c.Captured = w.Captured.envelope()
 	return c
-}
-
-func decodeSession(raw []byte) (*envelope.Session, error) {
-	var w sessionWire
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, err
-	}
-	s := w.Session
-	s.Envelope, s.Context = w.Envelope.envelope(), w.Context.context()
-	return &s, nil
 }
 
 type turnWire struct {
@@ -190,12 +166,8 @@ func (w *writes) encode(cache *envelopes) error {
 		}
 	}
 	for _, v := range w.values {
-		switch v := v.(type) {
-		case *envelope.Session:
-			need(v.Envelope)
-			need(v.Context.Captured)
-		case *Turn:
-			need(v.Context.Captured)
+		if t, ok := v.(*Turn); ok {
+			need(t.Context.Captured)
 		}
 	}
 	raw, err := parallel(len(todo), func(i int) ([]byte, error) { return encodeEnvelope(todo[i]) })
@@ -211,7 +183,7 @@ func (w *writes) encode(cache *envelopes) error {
 	out, err := parallel(len(w.values), func(i int) ([]byte, error) {
 		switch v := w.values[i].(type) {
 		case *envelope.Session:
-			return json.Marshal(sessionJSON{Session: v, Envelope: cache.m[v.Envelope], Context: ctx(v.Context)})
+			return encodeSessionBinary(v), nil
 		case *Turn:
 			return json.Marshal(turnJSON{Turn: v, Context: ctx(v.Context)})
 		default:

@@ -60,9 +60,9 @@ func TestEnvelopeJSON(t *testing.T) {
 	}
 }
 
-// TestWireDecoding: sessions, turns and spawn decisions decode through
-// envelopeWire as encoding/json decodes them through Envelope's
-// UnmarshalJSON.
+// TestWireDecoding: turns and spawn decisions decode through envelopeWire
+// as encoding/json decodes them through Envelope's UnmarshalJSON, and
+// sessions come back from their binary form as they were.
 func TestWireDecoding(t *testing.T) {
 	env := &envelope.Envelope{Requester: "p", Agent: "a", Depth: 2, Role: "leaf", InheritedAllow: []string{"read"},
 		InheritedDeny: []string{}, Source: "config", Delegated: &envelope.Delegation{Requester: "q", Target: "a", Deny: []string{"x"}},
@@ -83,16 +83,13 @@ func TestWireDecoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want envelope.Session
-		if err := json.Unmarshal(raw, &want); err != nil {
-			t.Fatal(err)
-		}
-		got, err := decodeSession(raw)
+		_ = raw
+		got, err := decodeSessionBinary(encodeSessionBinary(s))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(*got, want) {
-			t.Errorf("session %d decodes as\n%+v\nwant\n%+v", i, *got, want)
+		if !reflect.DeepEqual(got, s) {
+			t.Errorf("session %d decodes as\n%+v\nwant\n%+v", i, got, s)
 		}
 		turn := Turn{Seq: 4, ToolSet: "sha256:03", Context: s.Context}
 		raw, _ = json.Marshal(turn)
@@ -107,5 +104,59 @@ func TestWireDecoding(t *testing.T) {
 		if gotSpawn, err := decodeSpawn(raw); err != nil || !reflect.DeepEqual(*gotSpawn, wantSpawn) {
 			t.Errorf("spawn %d decodes as %+v (%v), want %+v", i, gotSpawn, err, wantSpawn)
 		}
+	}
+}
+
+// TestSessionBinary: a session with every field set (by reflection, down
+// through its pointers, so a field added to any of its types shows up
+// here), and one with none, come back from their binary form as they
+// were; a form cut short is an error, never a panic.
+func TestSessionBinary(t *testing.T) {
+	full := &envelope.Session{}
+	n := 0
+	fillAll(reflect.ValueOf(full).Elem(), &n)
+	for name, s := range map[string]*envelope.Session{"full": full, "empty": {}} {
+		raw := encodeSessionBinary(s)
+		got, err := decodeSessionBinary(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, s) {
+			t.Errorf("%s: decodes as\n%+v\nwant\n%+v", name, got, s)
+		}
+		for i := range raw {
+			if _, err := decodeSessionBinary(raw[:i]); err == nil {
+				t.Errorf("%s cut at %d of %d bytes decodes", name, i, len(raw))
+			}
+		}
+	}
+}
+
+// fillAll sets every field under v to a value of its own.
+func fillAll(v reflect.Value, n *int) {
+	*n++
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(fmt.Sprintf("s%d", *n))
+	case reflect.Int, reflect.Int64:
+		v.SetInt(int64(*n))
+	case reflect.Uint64:
+		v.SetUint(uint64(*n))
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fillAll(v.Elem(), n)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		for i := range 2 {
+			fillAll(v.Index(i), n)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			fillAll(v.Field(i), n)
+		}
+	default:
+		panic(fmt.Sprintf("fill: kind %s: teach this test (and the session form) about it", v.Kind()))
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 )
 
@@ -89,7 +90,10 @@ func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 		var err error
 		switch tag {
 		case tagSession:
-			stored.sessions[string(key)], err = events.CanonicalJSON(v)
+			var sess *envelope.Session
+			if sess, err = decodeSessionBinary(v); err == nil {
+				stored.sessions[string(key)], err = canon(sess)
+			}
 		case tagYield:
 			stored.yields[string(key)], err = events.CanonicalJSON(v)
 		case tagTurn:

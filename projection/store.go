@@ -331,6 +331,7 @@ func (s *State) writes() *writes {
 	for k := range s.changed {
 		// A copy is enough: what a record changes of a session is its
 		// fields, and it only appends to Children, beyond the copy's end.
+		// (It is encoded in binary, see codec.go.)
 		sess := *s.sessions[k]
 		w.json(bucketSessions, sessionKey(s.slots[k].n, tagSession), &sess)
 	}
@@ -639,7 +640,7 @@ func (st *Store) session(n uint64) (*envelope.Session, error) {
 	if raw == nil || err != nil {
 		return nil, err
 	}
-	sess, err := decodeSession(raw)
+	sess, err := decodeSessionBinary(raw)
 	if err != nil {
 		return nil, damaged(st.path, fmt.Errorf("session %d: %w", n, err))
 	}
@@ -750,9 +751,15 @@ func dumpValue(bucket string, k, v []byte) []byte {
 			r = map[string]any{"id": e.ID, "type": e.Type, "time": e.Time}
 		}
 	case string(bucketSessions):
-		if _, tag, _, ok := parseSessionKey(k); ok && tag == tagChain {
+		_, tag, _, _ := parseSessionKey(k)
+		switch {
+		case tag == tagSession:
+			if sess, err := decodeSessionBinary(v); err == nil {
+				r = sess
+			}
+		case tag == tagChain:
 			r = string(v)
-		} else if ok && tag == tagCall && len(v) == 8 {
+		case tag == tagCall && len(v) == 8:
 			r = binary.BigEndian.Uint64(v)
 		}
 	}
