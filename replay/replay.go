@@ -126,11 +126,12 @@ func Rebuild(ctx context.Context, src Source, dialects projection.Dialects, path
 	return st, store.Sync()
 }
 
-// batch is a chunk of records read and decoded ahead of the fold: the
+// batch is a chunk of records read ahead of the fold, then decoded: the
 // records from sequence from, of the to the read goes up to; or the error
 // that ended the read.
 type batch struct {
 	from, to uint64
+	raw      [][]byte
 	recs     []*projection.Decoded
 	err      error
 }
@@ -141,72 +142,92 @@ type follower interface {
 	Follow(ctx context.Context, from uint64, fn func(seq uint64, data []byte, pending uint64) error, until uint64) error
 }
 
-// readAhead reads the source from sequence 1 to to (0: the head) in a
-// goroutine, a chunk ahead of the caller, and closes done when that
-// goroutine has returned. Cancel ctx to stop it early.
+// readAhead reads the source from sequence 1 to to (0: the head) a chunk
+// ahead of the caller, in one goroutine, and decodes it in another; it
+// closes done when both have returned. Cancel ctx to stop them early.
 func readAhead(ctx context.Context, src Source, to uint64) (<-chan batch, <-chan struct{}) {
-	out, done := make(chan batch, 1), make(chan struct{})
+	raws, out, done := make(chan batch, 1), make(chan batch, 1), make(chan struct{})
+	send := func(c chan<- batch, b batch) bool {
+		select {
+		case c <- b:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		defer close(raws)
+		if err := readRaw(ctx, src, to, func(b batch) bool { return send(raws, b) }); err != nil && ctx.Err() == nil {
+			send(raws, batch{err: err})
+		}
+	}()
 	go func() {
 		defer close(done)
+		defer func() { <-read }()
 		defer close(out)
-		send := func(b batch) bool {
-			select {
-			case out <- b:
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		}
-		head, err := src.Head(ctx)
-		if err != nil {
-			send(batch{err: err})
-			return
-		}
-		if to == 0 || to > head {
-			to = head
-		}
-		if to == 0 {
-			return
-		}
-		cur := batch{from: 1, to: to}
-		add := func(seq uint64, data []byte) error {
-			if seq != cur.from+uint64(len(cur.recs)) {
-				return fmt.Errorf("replay: record %d follows %d: the log has a gap", seq, cur.from+uint64(len(cur.recs))-1)
-			}
-			rec, err := events.DecodeRecord(data)
-			if err != nil {
-				return fmt.Errorf("replay: record %d: %w", seq, err)
-			}
-			cur.recs = append(cur.recs, projection.Decode(rec, data))
-			if len(cur.recs) == chunk || seq == to {
-				if !send(cur) {
-					return ctx.Err()
+		for b := range raws {
+			for i, data := range b.raw {
+				rec, err := events.DecodeRecord(data)
+				if err != nil {
+					b.err = fmt.Errorf("replay: record %d: %w", b.from+uint64(i), err)
+					break
 				}
-				cur = batch{from: seq + 1, to: to}
+				b.recs = append(b.recs, projection.Decode(rec, data))
 			}
-			return nil
-		}
-		if f, ok := src.(follower); ok {
-			err = f.Follow(ctx, 1, func(seq uint64, data []byte, _ uint64) error { return add(seq, data) }, to)
-		} else {
-			for from := uint64(1); from <= to && err == nil; from += chunk {
-				var raw [][]byte
-				if raw, err = src.Read(ctx, from, min(from+chunk-1, to)); err == nil && len(raw) == 0 {
-					err = fmt.Errorf("replay: the log has no record %d although its head is %d", from, to)
-				}
-				for i := 0; i < len(raw) && err == nil; i++ {
-					err = add(from+uint64(i), raw[i])
-				}
+			if !send(out, b) || b.err != nil {
+				return
 			}
-		}
-		if err == nil && cur.from <= to {
-			err = fmt.Errorf("replay: the log ended at %d, before %d", cur.from-1, to)
-		}
-		if err != nil && ctx.Err() == nil {
-			send(batch{err: err})
 		}
 	}()
 	return out, done
+}
+
+// readRaw reads the source from sequence 1 to to (0: the head) and hands
+// it on in chunks.
+func readRaw(ctx context.Context, src Source, to uint64, send func(batch) bool) error {
+	head, err := src.Head(ctx)
+	if err != nil {
+		return err
+	}
+	if to == 0 || to > head {
+		to = head
+	}
+	if to == 0 {
+		return nil
+	}
+	cur := batch{from: 1, to: to}
+	add := func(seq uint64, data []byte) error {
+		if seq != cur.from+uint64(len(cur.raw)) {
+			return fmt.Errorf("replay: record %d follows %d: the log has a gap", seq, cur.from+uint64(len(cur.raw))-1)
+		}
+		cur.raw = append(cur.raw, data)
+		if len(cur.raw) == chunk || seq == to {
+			if !send(cur) {
+				return ctx.Err()
+			}
+			cur = batch{from: seq + 1, to: to}
+		}
+		return nil
+	}
+	if f, ok := src.(follower); ok {
+		err = f.Follow(ctx, 1, func(seq uint64, data []byte, _ uint64) error { return add(seq, data) }, to)
+	} else {
+		for from := uint64(1); from <= to && err == nil; from += chunk {
+			var raw [][]byte
+			if raw, err = src.Read(ctx, from, min(from+chunk-1, to)); err == nil && len(raw) == 0 {
+				err = fmt.Errorf("replay: the log has no record %d although its head is %d", from, to)
+			}
+			for i := 0; i < len(raw) && err == nil; i++ {
+				err = add(from+uint64(i), raw[i])
+			}
+		}
+	}
+	if err == nil && cur.from <= to {
+		err = fmt.Errorf("replay: the log ended at %d, before %d", cur.from-1, to)
+	}
+	return err
 }
 
 // RebuildHash rebuilds the log up to sequence to into a fresh store under
