@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sessionledger/ledger/envelope"
 )
@@ -63,8 +64,15 @@ type effective struct {
 	sbDefAllow, sbDeny *plist
 	viewImage          *plist
 
-	envs sync.Map // envelope hash -> *compiledEnv
+	envs  sync.Map     // envelope hash -> *compiledEnv
+	nenvs atomic.Int64 // entries stored in envs since it was last cleared
 }
+
+// maxEnvs bounds the envelopes effective keeps compiled: a long log spawns
+// millions of sessions, each with its own envelope, and the memo must not
+// grow with them. Past the bound it starts afresh (a cache only: answers
+// do not depend on it).
+const maxEnvs = 4096
 
 // scopeLayer is a config scope: its lists and, when it has any entry, the
 // layer the scope rule (section 3.2) makes of it.

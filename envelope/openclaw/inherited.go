@@ -55,7 +55,11 @@ func (e *effective) envelope(env *envelope.Envelope) *compiledEnv {
 		c.floor = layer("delegated.deny", env.Delegated.Deny)
 	}
 	if env.Hash != "" {
-		v, _ := e.envs.LoadOrStore(env.Hash, c)
+		v, loaded := e.envs.LoadOrStore(env.Hash, c)
+		if !loaded && e.nenvs.Add(1) > maxEnvs {
+			e.envs.Clear()
+			e.nenvs.Store(0)
+		}
 		return v.(*compiledEnv)
 	}
 	return c

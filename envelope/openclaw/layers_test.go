@@ -1,6 +1,7 @@
 package openclaw
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -347,5 +348,26 @@ func TestProviderLookupLowerCasesNonASCII(t *testing.T) {
 	}
 	if got := codes(w.tools("agent:main:b")); got["exec"] != "provider:deny" {
 		t.Errorf("provider: %v", got)
+	}
+}
+
+// TestEnvelopeMemoIsBounded: the compiled envelopes an effective policy
+// memoizes stay below maxEnvs however many distinct envelopes it sees, and
+// an envelope compiled again after the memo started afresh is the same.
+func TestEnvelopeMemoIsBounded(t *testing.T) {
+	w := newWorld(t, `{}`, "read", "exec")
+	e := effectiveOf(w)
+	first := e.envelope(&envelope.Envelope{Hash: "h0", InheritedDeny: []string{"exec"}})
+	for i := 1; i <= 2*maxEnvs+10; i++ {
+		e.envelope(&envelope.Envelope{Hash: fmt.Sprintf("h%d", i), InheritedDeny: []string{"exec"}})
+	}
+	n := 0
+	e.envs.Range(func(any, any) bool { n++; return true })
+	if n == 0 || n > maxEnvs {
+		t.Fatalf("%d envelopes memoized, want 1..%d", n, maxEnvs)
+	}
+	again := e.envelope(&envelope.Envelope{Hash: "h0", InheritedDeny: []string{"exec"}})
+	if again.deny.nDeny != first.deny.nDeny || again.deny.detail != first.deny.detail {
+		t.Fatalf("recompiled envelope differs: %+v vs %+v", again.deny, first.deny)
 	}
 }
