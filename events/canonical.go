@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 )
 
 // Canonical returns the RFC 8785 (JCS) encoding of v: object keys sorted by
@@ -75,34 +74,7 @@ func HashBytes(b []byte) string {
 // WriteString writes s as a JCS string (RFC 8785 section 3.2.2.2).
 func WriteString(buf *bytes.Buffer, s string) { writeString(buf, s) }
 
-func writeString(buf *bytes.Buffer, s string) {
-	buf.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '"':
-			buf.WriteString(`\"`)
-		case r == '\\':
-			buf.WriteString(`\\`)
-		case r == '\b':
-			buf.WriteString(`\b`)
-		case r == '\f':
-			buf.WriteString(`\f`)
-		case r == '\n':
-			buf.WriteString(`\n`)
-		case r == '\r':
-			buf.WriteString(`\r`)
-		case r == '\t':
-			buf.WriteString(`\t`)
-		case r < 0x20:
-			fmt.Fprintf(buf, `\u%04x`, r)
-		default:
-			buf.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	buf.WriteByte('"')
-}
+func writeString(buf *bytes.Buffer, s string) { buf.Write(appendQuoted(buf.AvailableBuffer(), s)) }
 
 // canonicalNumber renders a number as ECMAScript's Number.prototype.toString
 // does, which is what RFC 8785 requires.

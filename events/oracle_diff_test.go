@@ -513,3 +513,18 @@ func TestPayloadRandomDiff(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteStringDiff: WriteString (used for tool-set hashes) writes what
+// the encoding/json-era implementation wrote, invalid UTF-8 included.
+func TestWriteStringDiff(t *testing.T) {
+	for _, s := range []string{"", "plain", "quote\" back\\slash", "\b\f\n\r\t\x00\x1f\x7f", "é ✓ 😀", "bad \xff\xfe utf8", "\u2028\u2029", "\xed\xa0\x80"} {
+		var got, want bytes.Buffer
+		got.WriteString("prefix")
+		want.WriteString("prefix")
+		WriteString(&got, s)
+		oracleWriteString(&want, s)
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%q: %q, want %q", s, got.Bytes(), want.Bytes())
+		}
+	}
+}
