@@ -1,0 +1,74 @@
+package bench
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sessionledger/ledger/internal/workload"
+)
+
+// benchNode is a node with the policy and one started session, for the
+// single-session append benchmarks below (profiling aids for the bench's
+// append rows: `go test ./internal/bench -run XXX -bench Single -cpuprofile`).
+func benchNode(b *testing.B, interval time.Duration) *node {
+	n, err := startNode(b.Context(), b.TempDir(), interval)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(n.close)
+	if _, err := n.svc.Append(b.Context(), workload.Policy()); err != nil {
+		b.Fatal(err)
+	}
+	if err := startSessions(b.Context(), n.svc, []string{"agent:main:lat"}); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+func BenchmarkSingleLedger(b *testing.B) {
+	n := benchNode(b, 2*time.Minute)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := n.svc.Append(b.Context(), checkEvent("agent:main:lat", i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSingleRaw(b *testing.B) {
+	n := benchNode(b, 2*time.Minute)
+	body, err := recordBytes(b.Context(), n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := n.js.Publish(b.Context(), "raw.lat", body, jetstream.WithMsgID(fmt.Sprintf("lat-%d", i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSingleRawHeaders(b *testing.B) {
+	n := benchNode(b, 2*time.Minute)
+	body, err := recordBytes(b.Context(), n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	info, _ := n.raw.Info(b.Context())
+	last := info.State.LastSeq
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		m := &nats.Msg{Subject: "raw.lat", Data: body, Header: nats.Header{}}
+		m.Header.Set("Ledger-Hash", "sha256:0123456789012345678901234567890123456789012345678901234567890123")
+		ack, err := n.js.PublishMsg(b.Context(), m, jetstream.WithMsgID(fmt.Sprintf("lat-%d", i)), jetstream.WithExpectStream("RAW"), jetstream.WithExpectLastSequence(last))
+		if err != nil {
+			b.Fatal(err)
+		}
+		last = ack.Sequence
+	}
+}
