@@ -2,12 +2,15 @@ package bench
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/workload"
 )
 
@@ -71,4 +74,69 @@ func BenchmarkSingleRawHeaders(b *testing.B) {
 		}
 		last = ack.Sequence
 	}
+}
+
+func BenchmarkSingleLog(b *testing.B) {
+	n := benchNode(b, 2*time.Minute)
+	body, err := recordBytes(b.Context(), n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	head, _ := n.log.Head(b.Context())
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		seq, err := n.log.Append(b.Context(), "ledger.decision.agent:main:lat", fmt.Sprintf("lat-%d", i), body, head)
+		if err != nil {
+			b.Fatal(err)
+		}
+		head = seq
+	}
+}
+
+func BenchmarkSingleRawLedgerStream(b *testing.B) {
+	n := benchNode(b, 2*time.Minute)
+	body, err := recordBytes(b.Context(), n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	last, _ := n.log.Head(b.Context())
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		m := &nats.Msg{Subject: "ledger.decision.agent:main:lat", Data: body, Header: nats.Header{}}
+		m.Header.Set("Ledger-Hash", "sha256:0123456789012345678901234567890123456789012345678901234567890123")
+		ack, err := n.js.PublishMsg(b.Context(), m, jetstream.WithMsgID(fmt.Sprintf("lat-%d", i)), jetstream.WithExpectStream("LEDGER"), jetstream.WithExpectLastSequence(last))
+		if err != nil {
+			b.Fatal(err)
+		}
+		last = ack.Sequence
+	}
+}
+
+// BenchmarkAPI64 is the 64-session throughput row's ledger half: 64
+// writers appending through the API at once; ns/op is per event.
+func BenchmarkAPI64(b *testing.B) {
+	n := benchNode(b, 2*time.Minute)
+	const conc = 64
+	keys := make([]string, conc)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("agent:main:c%d", i)
+	}
+	if err := startSessions(b.Context(), n.svc, keys); err != nil {
+		b.Fatal(err)
+	}
+	c := client.New(n.nc, client.Options{Owner: "bench", Timeout: 30 * time.Second})
+	per := max(b.N/conc, 1)
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for _, k := range keys {
+		wg.Go(func() {
+			for i := 0; i < per; i++ {
+				if _, err := c.Append(b.Context(), client.Checked(events.SessionKey(k), events.CheckedData{Turn: 1, Tool: "read", Call: fmt.Sprintf("t%d", i)})); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -171,7 +171,7 @@ func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.
 		}
 	}
 	if failed < 0 && publishErr == nil {
-		if err := s.maybeCommit(); err != nil {
+		if err := s.maybeCommit(ctx); err != nil {
 			return nil, err
 		}
 		s.notify()
@@ -235,6 +235,12 @@ func refusedOnly(todo []int, out []Outcome) []int {
 // the projection from the store (or refolds the log) and catches up.
 func (s *Service) rollback(ctx context.Context) error {
 	if s.cfg.Store != nil {
+		// A background commit writes only records that landed; let it
+		// finish, so the file loaded is the one the next commit expects.
+		if err := s.cfg.Store.Settle(s.head); err != nil {
+			s.log.Error("committing the projection file failed; catching up from the log", "err", err)
+			s.syncCommits = true
+		}
 		st, err := s.cfg.Store.Load(s.cfg.Dialects)
 		if err != nil {
 			return err
@@ -303,7 +309,7 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 	}
 	first, err := bl.AppendBatch(ctx, msgs, base)
 	if err == nil && first == base+1 {
-		if err := s.maybeCommit(); err != nil {
+		if err := s.maybeCommit(ctx); err != nil {
 			return nil, err
 		}
 		s.notify()

@@ -112,6 +112,10 @@ type Service struct {
 	following atomic.Bool
 	// lastCommit is when the projection file was last committed.
 	lastCommit time.Time
+	// syncCommits is set after a background commit failed: commits are
+	// then made in the foreground, where a failure leaves the state as it
+	// was, until one succeeds.
+	syncCommits bool
 }
 
 // Open loads the projection (from the store when there is one) and catches
@@ -273,7 +277,7 @@ func (s *Service) appendEvent(ctx context.Context, ev *events.Event) (Result, er
 			}
 			return Result{Seq: seq, ID: ev.ID, Duplicate: true}, nil
 		}
-		if err := s.apply(prep.Record, b, seq); err != nil {
+		if err := s.apply(ctx, prep.Record, b, seq); err != nil {
 			return Result{}, err
 		}
 		return Result{Seq: seq, ID: ev.ID, Decided: prep.Record.Decided}, prep.Err
@@ -341,11 +345,11 @@ func (s *Service) behind(ctx context.Context) (bool, error) {
 }
 
 // apply folds one record (with its stored bytes) and commits the store.
-func (s *Service) apply(rec *events.Record, b []byte, seq uint64) error {
+func (s *Service) apply(ctx context.Context, rec *events.Record, b []byte, seq uint64) error {
 	if err := s.head.ApplyEncoded(rec, b, seq); err != nil {
 		return err
 	}
-	if err := s.maybeCommit(); err != nil {
+	if err := s.maybeCommit(ctx); err != nil {
 		return err
 	}
 	s.notify()
@@ -353,18 +357,46 @@ func (s *Service) apply(rec *events.Record, b []byte, seq uint64) error {
 }
 
 // maybeCommit commits the projection file when the last commit is older
-// than CommitInterval. The caller holds mu.
-func (s *Service) maybeCommit() error {
+// than CommitInterval. The commit is written in the background while the
+// appends go on (the next commit waits for it). The caller holds mu and
+// has folded only records that landed.
+func (s *Service) maybeCommit(ctx context.Context) error {
 	if s.cfg.Store == nil || time.Since(s.lastCommit) < s.cfg.CommitInterval {
 		return nil
 	}
-	// The records are in the log already: a projection file that cannot be
-	// written (a full disk) must not turn an append that landed into an
-	// error. The state stays in memory and the commit is tried again; a
-	// restart catches up from the last commit.
+	if s.syncCommits {
+		return s.commitOrLog()
+	}
+	err := s.cfg.Store.CommitAsync(s.head)
+	if err == nil {
+		s.lastCommit = time.Now()
+		return nil
+	}
+	// The last background write failed (a full disk, say), and a state
+	// whose write failed refuses to go on: load the projection as the file
+	// holds it and catch up from the log, which has every record. Commits
+	// stay in the foreground until one succeeds.
+	s.log.Error("committing the projection file failed; reloading it and catching up from the log", "err", err)
+	s.syncCommits = true
+	st, lerr := s.cfg.Store.Load(s.cfg.Dialects)
+	if lerr != nil {
+		return fmt.Errorf("service: reloading the projection after a failed commit: %w", lerr)
+	}
+	s.head = st
+	return s.catchup(ctx)
+}
+
+// commitOrLog commits in the foreground. The records are in the log
+// already: a projection file that cannot be written (a full disk) must
+// not turn an append that landed into an error. The state stays in memory
+// and the commit is tried again; a restart catches up from the last
+// commit.
+func (s *Service) commitOrLog() error {
 	if err := s.commit(); err != nil {
 		s.log.Error("committing the projection file failed; it will be retried, and a restart catches up from the log", "err", err)
+		return nil
 	}
+	s.syncCommits = false
 	return nil
 }
 
@@ -434,8 +466,8 @@ func (s *Service) catchup(ctx context.Context) error {
 				return fmt.Errorf("service: %w", err)
 			}
 		}
-		if err := s.commit(); err != nil {
-			s.log.Error("committing the projection file failed; it will be retried", "err", err)
+		if err := s.commitOrLog(); err != nil {
+			return err
 		}
 	}
 	s.notify()
@@ -495,7 +527,7 @@ func (s *Service) Run(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("service: record %d: %w", seq, err)
 			}
-			if err := s.apply(rec, data, seq); err != nil {
+			if err := s.apply(ctx, rec, data, seq); err != nil {
 				return err
 			}
 		}
