@@ -73,6 +73,9 @@ type StoreOptions struct {
 	// recomputed when the file is next opened). Only for rebuilding into a
 	// fresh file that is synced and renamed afterwards.
 	NoSync bool
+	// MaxSize caps the file, in bytes (0: no cap): a commit that would grow
+	// it past the cap fails as on a full disk, and the file stays as it was.
+	MaxSize int
 }
 
 // openStores holds this process's open stores by path. bbolt locks a file once
@@ -90,7 +93,7 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 		}
 	}()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second, FreelistType: bolt.FreelistMapType,
-		NoSync: opts.NoSync, NoFreelistSync: opts.NoSync, NoGrowSync: opts.NoSync})
+		NoSync: opts.NoSync, NoFreelistSync: opts.NoSync, NoGrowSync: opts.NoSync, MaxSize: opts.MaxSize})
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("projection: opening %s: %w (is another ledger using it?)", path, err)
 	}
@@ -246,6 +249,11 @@ func (st *Store) CommitAsync(s *State) error {
 	}()
 	return nil
 }
+
+// Settle waits for s's unfinished CommitAsync, if any, and answers its
+// error. A state whose commit failed refuses every later Prepare, Apply
+// and Commit; load a fresh one from the store.
+func (st *Store) Settle(s *State) error { return s.wait() }
 
 // prepare waits for s's unfinished commit and lists what s folded since
 // (nil when nothing).
