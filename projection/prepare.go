@@ -20,6 +20,9 @@ type Prepared struct {
 	// Err is the refusal, if any. A refused effect has both Err
 	// (authorization_changed) and a Record: the decision record audits see.
 	Err error
+	// checked is what a tool.checked record decided, as the fold would
+	// decode it from the record (see ApplyPrepared); nil for other records.
+	checked *CheckDecided
 }
 
 // Prepare runs every check of SPEC section 4 on ev against the state at the
@@ -77,7 +80,11 @@ func (s *State) prepare(ev *events.Event, time string) Prepared {
 	if c, cerr := events.CanonicalJSON(rec.Data); cerr == nil {
 		rec.Data = c
 	}
-	return Prepared{Record: rec, Err: err}
+	prep := Prepared{Record: rec, Err: err}
+	if c, ok := decided.(CheckDecided); ok && refusal == nil && rec.Type == events.ToolChecked {
+		prep.checked = &c
+	}
+	return prep
 }
 
 // MaxTreeDepth bounds how deep a spawn tree may grow, whatever a dialect's

@@ -3,9 +3,11 @@ package projection
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
+	"testing"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -293,6 +295,33 @@ func (s *State) ApplyEncoded(rec *events.Record, b []byte, seq uint64) error {
 	return s.apply1(decode(rec, events.HashBytes(b)), seq)
 }
 
+// ApplyPrepared folds the record of p, which landed at seq, given with its
+// stored bytes. It is ApplyEncoded without decoding again what Prepare
+// decided: a tool.checked's decision is taken as Prepare made it, which is
+// what decoding the record gives (under go test, every such decision is
+// decoded too and compared, and a difference is an error).
+func (s *State) ApplyPrepared(p Prepared, b []byte, seq uint64) error {
+	if p.checked == nil {
+		return s.ApplyEncoded(p.Record, b, seq)
+	}
+	d := decodeRecord(p.Record, events.HashBytes(b))
+	if _, ok := d.payload.(*events.CheckedData); ok && d.perr == nil {
+		d.decided = p.checked
+		if verifyPrepared {
+			want, err := decided[CheckDecided](p.Record.Decided)
+			if err != nil || !reflect.DeepEqual(want, p.checked) {
+				return fmt.Errorf("projection: record %s: what Prepare decided, %+v, is not what its record decodes to, %+v (%v)", p.Record.ID, p.checked, want, err)
+			}
+		}
+		return s.apply1(d, seq)
+	}
+	return s.ApplyEncoded(p.Record, b, seq)
+}
+
+// verifyPrepared makes ApplyPrepared check its shortcut against the
+// record, under go test.
+var verifyPrepared = testing.Testing()
+
 // Decoded is a record with what folding it needs that depends on the
 // record alone: its payload and what it decided, decoded, and its hash.
 // Decode makes one; it can run ahead of the fold, on another goroutine.
@@ -310,13 +339,8 @@ type Decoded struct {
 func Decode(rec *events.Record, b []byte) *Decoded { return decode(rec, events.HashBytes(b)) }
 
 func decode(rec *events.Record, hash string) *Decoded {
-	// A decoded record's strings may share one allocation with its time
-	// and type; sessions keep these for their whole life, so they get
-	// their own.
-	own := *rec
-	own.ID, own.Session, own.Actor = clone3(rec.ID, string(rec.Session), rec.Actor)
-	d := &Decoded{rec: &own, hash: hash}
-	if d.payload, d.perr = rec.Event().Payload(); d.perr != nil {
+	d := decodeRecord(rec, hash)
+	if d.perr != nil {
 		return d
 	}
 	switch d.payload.(type) {
@@ -329,6 +353,18 @@ func decode(rec *events.Record, hash string) *Decoded {
 	case *events.CheckedData:
 		d.decided, d.derr = decided[CheckDecided](rec.Decided)
 	}
+	return d
+}
+
+// decodeRecord decodes a record's payload, not what it decided.
+func decodeRecord(rec *events.Record, hash string) *Decoded {
+	// A decoded record's strings may share one allocation with its time
+	// and type; sessions keep these for their whole life, so they get
+	// their own.
+	own := *rec
+	own.ID, own.Session, own.Actor = clone3(rec.ID, string(rec.Session), rec.Actor)
+	d := &Decoded{rec: &own, hash: hash}
+	d.payload, d.perr = rec.Event().Payload()
 	return d
 }
 

@@ -150,7 +150,7 @@ func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.
 		}
 		// Fold speculatively so the next event is validated against this
 		// one; undone below if it does not land.
-		if err := s.head.ApplyEncoded(prep.Record, b, expected+1); err != nil {
+		if err := s.head.ApplyPrepared(prep, b, expected+1); err != nil {
 			publishErr, stopAt = err, k+1
 			flights = append(flights, flight{i: i, seq: expected + 1, wait: wait})
 			break
@@ -287,7 +287,7 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 			continue
 		}
 		seq := s.head.Position() + 1
-		if err := s.head.ApplyEncoded(prep.Record, b, seq); err != nil {
+		if err := s.head.ApplyPrepared(prep, b, seq); err != nil {
 			return nil, errors.Join(err, s.rollback(ctx))
 		}
 		msgs = append(msgs, events.Message{Subject: events.Subject(prep.Record.Type, prep.Record.Session), ID: prep.Record.ID, Data: b})

@@ -277,7 +277,7 @@ func (s *Service) appendEvent(ctx context.Context, ev *events.Event) (Result, er
 			}
 			return Result{Seq: seq, ID: ev.ID, Duplicate: true}, nil
 		}
-		if err := s.apply(ctx, prep.Record, b, seq); err != nil {
+		if err := s.afterFold(ctx, s.head.ApplyPrepared(prep, b, seq)); err != nil {
 			return Result{}, err
 		}
 		return Result{Seq: seq, ID: ev.ID, Decided: prep.Record.Decided}, prep.Err
@@ -344,10 +344,11 @@ func (s *Service) behind(ctx context.Context) (bool, error) {
 	return head > s.head.Position(), nil
 }
 
-// apply folds one record (with its stored bytes) and commits the store.
-func (s *Service) apply(ctx context.Context, rec *events.Record, b []byte, seq uint64) error {
-	if err := s.head.ApplyEncoded(rec, b, seq); err != nil {
-		return err
+// afterFold follows the fold of one record (whose error it is given): it
+// commits the store when due and wakes readers.
+func (s *Service) afterFold(ctx context.Context, folded error) error {
+	if folded != nil {
+		return folded
 	}
 	if err := s.maybeCommit(ctx); err != nil {
 		return err
@@ -527,7 +528,7 @@ func (s *Service) Run(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("service: record %d: %w", seq, err)
 			}
-			if err := s.apply(ctx, rec, data, seq); err != nil {
+			if err := s.afterFold(ctx, s.head.ApplyEncoded(rec, data, seq)); err != nil {
 				return err
 			}
 		}
