@@ -44,6 +44,12 @@ type Options struct {
 	// Actor names who appends policy and grant events (session events
 	// carry Owner); default "operator".
 	Actor string
+	// Coalesce is how many session appends, made at the same moment by
+	// this client's goroutines, one request may carry: they share one
+	// round trip and are answered one by one, each as if sent alone.
+	// Default 256; 1 sends every append on its own. A lone append is
+	// always sent on its own, without waiting for company.
+	Coalesce int
 }
 
 // Client talks to the ledger service.
@@ -55,6 +61,8 @@ type Client struct {
 	// answering replica to have applied it (read-your-writes).
 	token uint64
 	ids   *ulid.MonotonicEntropy
+	// appends are the session appends waiting to be sent (coalesce.go).
+	appends coalescer
 }
 
 // New returns a client on an open NATS connection.
@@ -73,6 +81,9 @@ func New(nc *nats.Conn, opts Options) *Client {
 	}
 	if opts.Actor == "" {
 		opts.Actor = "operator"
+	}
+	if opts.Coalesce <= 0 {
+		opts.Coalesce = 256
 	}
 	return &Client{nc: nc, opts: opts, ids: ulid.Monotonic(rand.Reader, 0)}
 }
@@ -197,7 +208,11 @@ func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
 		return AppendResult{}, err
 	}
 	var res AppendResult
-	err = c.request(ctx, subject, body, &res)
+	if ev.Type.IsPolicy() || c.opts.Coalesce == 1 {
+		err = c.request(ctx, subject, body, &res)
+	} else {
+		res, err = c.appendCoalesced(ctx, subject, body)
+	}
 	if err == nil || res.Seq > 0 {
 		c.observe(res.Seq)
 	}

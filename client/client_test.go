@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -308,5 +310,141 @@ func TestWatchBehindRetention(t *testing.T) {
 	err = c.Watch(t.Context(), client.WatchOptions{All: true, From: 1}, func(client.Change) error { return nil })
 	if events.CodeOf(err) != events.CodeBehindRetention || !strings.Contains(err.Error(), "oldest record available is 6") {
 		t.Fatalf("watch from 1: %v", err)
+	}
+}
+
+// TestBatchAppend sends the API a JSON array of events: each is decided in
+// order, against the state that includes the ones before it, and answered
+// in its place; a refused one does not stop the rest.
+func TestBatchAppend(t *testing.T) {
+	connect := ledger(t)
+	setPolicy(t, client.New(connect(), client.Options{}))
+	nc := connect()
+	globex := client.New(connect(), client.Options{Owner: "globex"})
+	if _, err := globex.Append(t.Context(), client.Start("agent:main:g", events.StartedData{Agent: "main"})); err != nil {
+		t.Fatal(err)
+	}
+	body := `[
+		{"type":"session.started","v":1,"session":"agent:main:b","data":{"agent":"main"}},
+		{"type":"turn.started","v":1,"session":"agent:main:b","data":{"turn":1}},
+		{"type":"policy.set","v":1,"data":{}},
+		{"type":"turn.started","v":1,"session":"agent:main:g","data":{"turn":1}},
+		{"type":"tool.checked","v":1,"session":"agent:main:b","data":{"turn":2,"tool":"read"}},
+		{"type":"tool.checked","v":1,"session":"agent:main:b","data":{"turn":1,"tool":"read"}},
+		{"type":"turn.started","v":1,"session":"agent:main:b","actor":"globex","data":{"turn":2}}
+	]`
+	msg, err := nc.Request("ledger.v1.append.acme", []byte(body), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := msg.Header.Get("Nats-Service-Error-Code"); code != "" {
+		t.Fatalf("the batch was refused whole: %s %s", code, msg.Data)
+	}
+	var outs []api.AppendOutcome
+	if err := json.Unmarshal(msg.Data, &outs); err != nil {
+		t.Fatal(err)
+	}
+	want := []events.Code{"", "", events.CodeInvalidEvent, events.CodeUnknownSession, events.CodeBadTurn, "", events.CodeInvalidEvent}
+	if len(outs) != len(want) {
+		t.Fatalf("%d outcomes for %d events: %s", len(outs), len(want), msg.Data)
+	}
+	var last uint64
+	for i, o := range outs {
+		code := events.Code("")
+		if o.Error != nil {
+			code = o.Error.Code
+		}
+		if code != want[i] {
+			t.Errorf("event %d: %q (%+v), want %q", i, code, o, want[i])
+		}
+		if code == "" {
+			if o.Seq <= last || o.ID == "" {
+				t.Errorf("event %d landed at %d after %d, id %q", i, o.Seq, last, o.ID)
+			}
+			last = o.Seq
+		}
+	}
+	// The request itself must be an array of 1 to 1000 events.
+	for _, bad := range []string{`[]`, `[1,`, "[" + strings.Repeat(`{},`, 1000) + "{}]"} {
+		msg, err := nc.Request("ledger.v1.append.acme", []byte(bad), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code := msg.Header.Get("Nats-Service-Error-Code"); code != string(events.CodeInvalidEvent) {
+			t.Errorf("%.20s...: code %q, want invalid_event", bad, code)
+		}
+	}
+}
+
+// TestConcurrentAppendsShareRequests: a client's goroutines appending at
+// once share requests (seen on the wire as arrays), and each still gets
+// its own answer: its sequence, or its refusal.
+func TestConcurrentAppendsShareRequests(t *testing.T) {
+	connect := ledger(t)
+	setPolicy(t, client.New(connect(), client.Options{}))
+	wire := connect()
+	var batches atomic.Int64
+	sub, err := wire.Subscribe("ledger.v1.append.acme", func(m *nats.Msg) {
+		if len(m.Data) > 0 && m.Data[0] == '[' {
+			batches.Add(1)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := wire.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	acme := client.New(connect(), client.Options{Owner: "acme"})
+	const writers, checks = 16, 20
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	seqs := make([][]uint64, writers)
+	for w := range writers {
+		key := events.SessionKey(fmt.Sprintf("agent:main:w%d", w))
+		wg.Go(func() {
+			<-start
+			for _, ev := range []client.Event{client.Start(key, events.StartedData{Agent: "main"}), client.Turn(key, events.TurnData{Turn: 1})} {
+				res, err := acme.Append(t.Context(), ev)
+				if err != nil {
+					t.Errorf("%s %s: %v", ev.Type, key, err)
+					return
+				}
+				seqs[w] = append(seqs[w], res.Seq)
+			}
+			for i := range checks {
+				turn := 1
+				if i%5 == 4 {
+					turn = 7 // not the session's turn: refused
+				}
+				res, err := acme.Append(t.Context(), client.Checked(key, events.CheckedData{Turn: turn, Tool: "read", Call: fmt.Sprint(i)}))
+				switch {
+				case turn == 7 && events.CodeOf(err) != events.CodeBadTurn:
+					t.Errorf("%s check %d at turn 7: %+v %v, want bad_turn", key, i, res, err)
+				case turn == 1 && err != nil:
+					t.Errorf("%s check %d: %v", key, i, err)
+				case turn == 1:
+					seqs[w] = append(seqs[w], res.Seq)
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	seen := map[uint64]bool{}
+	for w, list := range seqs {
+		if len(list) != 2+checks*4/5 {
+			t.Errorf("writer %d landed %d appends, want %d", w, len(list), 2+checks*4/5)
+		}
+		for i, seq := range list {
+			if seen[seq] || i > 0 && seq <= list[i-1] {
+				t.Errorf("writer %d: sequence %d repeated or out of order: %v", w, seq, list)
+			}
+			seen[seq] = true
+		}
+	}
+	if batches.Load() == 0 {
+		t.Error("no appends shared a request")
 	}
 }

@@ -183,7 +183,8 @@ type ErrorBody struct {
 // CodeInternal is the code of a failure that is not the caller's.
 const CodeInternal events.Code = "internal"
 
-func respondError(r micro.Request, err error, seq uint64) {
+// errorBody is what an error answers: its stable code and message.
+func errorBody(err error, seq uint64) *ErrorBody {
 	code, msg := events.CodeOf(err), err.Error()
 	var ee *events.Error
 	if errors.As(err, &ee) {
@@ -192,8 +193,13 @@ func respondError(r micro.Request, err error, seq uint64) {
 	if code == "" {
 		code = CodeInternal
 	}
-	body, _ := json.Marshal(ErrorBody{Code: code, Message: msg, Seq: seq})
-	_ = r.Error(string(code), msg, body)
+	return &ErrorBody{Code: code, Message: msg, Seq: seq}
+}
+
+func respondError(r micro.Request, err error, seq uint64) {
+	e := errorBody(err, seq)
+	body, _ := json.Marshal(e)
+	_ = r.Error(string(e.Code), e.Message, body)
 }
 
 // respondErrorAsync answers with an error after the handler returned (the
@@ -201,16 +207,9 @@ func respondError(r micro.Request, err error, seq uint64) {
 // record the error on the request while micro reads it for its statistics;
 // Respond with the error headers does not.
 func respondErrorAsync(r micro.Request, err error, seq uint64) {
-	code, msg := events.CodeOf(err), err.Error()
-	var ee *events.Error
-	if errors.As(err, &ee) {
-		msg = ee.Msg
-	}
-	if code == "" {
-		code = CodeInternal
-	}
-	body, _ := json.Marshal(ErrorBody{Code: code, Message: msg, Seq: seq})
-	_ = r.Respond(body, micro.WithHeaders(micro.Headers{micro.ErrorHeader: {msg}, micro.ErrorCodeHeader: {string(code)}}))
+	e := errorBody(err, seq)
+	body, _ := json.Marshal(e)
+	_ = r.Respond(body, micro.WithHeaders(micro.Headers{micro.ErrorHeader: {e.Message}, micro.ErrorCodeHeader: {string(e.Code)}}))
 }
 
 func respondJSON(r micro.Request, v any) {

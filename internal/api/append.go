@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"time"
@@ -18,8 +19,32 @@ type AppendResult struct {
 	Duplicate bool   `json:"duplicate,omitempty"`
 }
 
+// AppendOutcome is one event's answer to a batch append: its result, or
+// its error (with the sequence of the record that decided it, if any).
+type AppendOutcome struct {
+	Seq       uint64     `json:"seq,omitempty"`
+	ID        string     `json:"id,omitempty"`
+	Duplicate bool       `json:"duplicate,omitempty"`
+	Error     *ErrorBody `json:"error,omitempty"`
+}
+
+// MaxBatchEvents is the most events one batch append may carry.
+const MaxBatchEvents = 1000
+
+// appendBatch is a batch append waiting for its events' outcomes, which the
+// batcher fills in; it is answered when the last one is in.
+type appendBatch struct {
+	r    micro.Request
+	out  []AppendOutcome
+	left int // outcomes still to come; only the batcher changes it
+}
+
 type pendingAppend struct {
+	// r is the request of a lone append; batch and i place an event of a
+	// batch append instead.
 	r     micro.Request
+	batch *appendBatch
+	i     int
 	ev    *events.Event
 	start time.Time
 	// owner is the orchestrator of a session event ("" for policy
@@ -32,6 +57,10 @@ func (s *Server) handleAppend(r micro.Request) {
 	owner := scope(r)
 	if !ValidOwner(owner) {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "append on %s: the last token must name the orchestrator ([A-Za-z0-9_-], not %q)", r.Subject(), ScopeAll), 0)
+		return
+	}
+	if data := bytes.TrimLeft(r.Data(), " \t\r\n"); len(data) > 0 && data[0] == '[' {
+		s.handleBatch(r, owner, start)
 		return
 	}
 	// The event is parsed here, on the request's goroutine, so the batcher
@@ -49,6 +78,65 @@ func (s *Server) handleAppend(r micro.Request) {
 	// that this handler never waits for the service while a round runs
 	// and requests keep arriving to fill the next round.
 	s.appends <- &pendingAppend{r: r, ev: ev, start: start, owner: owner}
+}
+
+// handleBatch takes a JSON array of session events: each is decided in
+// order, against the state that includes the ones before it (an event
+// refused does not stop the rest), and the answer is the array of their
+// outcomes. The events usually share a round with other writers' appends.
+func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(r.Data(), &raws); err != nil {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "a batch append is a JSON array of events: %v", err), 0)
+		return
+	}
+	if len(raws) == 0 || len(raws) > MaxBatchEvents {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "a batch append carries 1 to %d events, not %d", MaxBatchEvents, len(raws)), 0)
+		return
+	}
+	b := &appendBatch{r: r, out: make([]AppendOutcome, len(raws))}
+	var todo []*pendingAppend
+	for i, raw := range raws {
+		ev, err := parseAs(raw, owner)
+		if err == nil && ev.Type.IsPolicy() {
+			err = events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy", ev.Type, Prefix)
+		}
+		if err != nil {
+			b.out[i] = AppendOutcome{Error: errorBody(err, 0)}
+			continue
+		}
+		todo = append(todo, &pendingAppend{batch: b, i: i, ev: ev, start: start, owner: owner})
+	}
+	if len(todo) == 0 {
+		respondJSON(r, b.out)
+		return
+	}
+	b.left = len(todo)
+	for _, p := range todo {
+		s.appends <- p
+	}
+}
+
+// answer answers one append: its request, or its place in a batch (the
+// batch is answered with its last outcome). Only the batcher calls it.
+func answer(p *pendingAppend, res AppendResult, err error, seq uint64) {
+	if p.batch == nil {
+		if err != nil {
+			respondErrorAsync(p.r, err, seq)
+		} else {
+			respondJSON(p.r, res)
+		}
+		return
+	}
+	b := p.batch
+	if err != nil {
+		b.out[p.i] = AppendOutcome{Seq: seq, Error: errorBody(err, seq)}
+	} else {
+		b.out[p.i] = AppendOutcome{Seq: res.Seq, ID: res.ID, Duplicate: res.Duplicate}
+	}
+	if b.left--; b.left == 0 {
+		respondJSON(b.r, b.out)
+	}
 }
 
 // foreign checks that a session event touches only its orchestrator's
@@ -150,14 +238,14 @@ func (s *Server) batchAppends(ctx context.Context) {
 			batch = append(batch, p)
 		}
 		batch = s.fill(batch, last)
-		last = roundStats{size: len(batch), start: time.Now()}
+		last = roundStats{writers: writers(batch), start: time.Now()}
 		// One look at the head for the whole round's ownership checks.
 		var kept []*pendingAppend
 		round := map[events.SessionKey]string{}
 		_ = s.cfg.Service.View(ctx, "", projection.Position{}, func(st *projection.State) error {
 			for _, p := range batch {
 				if err := foreign(st, round, p); err != nil {
-					respondErrorAsync(p.r, err, 0)
+					answer(p, AppendResult{}, err, 0)
 					if s.cfg.Observer != nil {
 						s.cfg.Observer.Append("refused", time.Since(p.start))
 					}
@@ -184,15 +272,15 @@ func (s *Server) batchAppends(ctx context.Context) {
 			case o.Err != nil && events.CodeOf(o.Err) == "":
 				result = "error"
 				s.log.Error("append failed", "err", o.Err)
-				respondErrorAsync(p.r, o.Err, o.Result.Seq)
+				answer(p, AppendResult{}, o.Err, o.Result.Seq)
 			case o.Err != nil:
 				result = "refused"
-				respondErrorAsync(p.r, o.Err, o.Result.Seq)
+				answer(p, AppendResult{}, o.Err, o.Result.Seq)
 			default:
 				if o.Result.Duplicate {
 					result = "duplicate"
 				}
-				respondJSON(p.r, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID, Duplicate: o.Result.Duplicate})
+				answer(p, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID, Duplicate: o.Result.Duplicate}, nil, 0)
 			}
 			if s.cfg.Observer != nil {
 				s.cfg.Observer.Append(result, time.Since(p.start))
@@ -203,14 +291,35 @@ func (s *Server) batchAppends(ctx context.Context) {
 
 // roundStats is what the next round's fill learns from the last one.
 type roundStats struct {
-	size  int
-	start time.Time
-	took  time.Duration
+	// writers is how many requests the round answered: a batch append
+	// is one writer, however many events it carries.
+	writers int
+	start   time.Time
+	took    time.Duration
+}
+
+// writers counts the requests appends come from (a batch's events are
+// pushed one after another).
+func writers(batch []*pendingAppend) int {
+	n := 0
+	for i, p := range batch {
+		if newWriter(batch[:i], p) {
+			n++
+		}
+	}
+	return n
+}
+
+// newWriter reports whether p is of a request other than the last
+// append's of batch.
+func newWriter(batch []*pendingAppend, p *pendingAppend) bool {
+	return p.batch == nil || len(batch) == 0 || batch[len(batch)-1].batch != p.batch
 }
 
 // fill takes the appends that are waiting, and then, when the last round
-// held several, lingers a little for the writers it answered: they usually
-// send their next append right away.
+// answered several writers, lingers a little for them: they usually append
+// again at once, and a round's cost is mostly fixed (one atomic batch, one
+// commit), so fewer, fuller rounds go faster. A lone writer never waits.
 func (s *Server) fill(batch []*pendingAppend, last roundStats) []*pendingAppend {
 	queued := len(s.appends)
 	for len(batch) < s.cfg.Batch {
@@ -224,16 +333,20 @@ func (s *Server) fill(batch []*pendingAppend, last roundStats) []*pendingAppend 
 	}
 	// The writers the last round answered, beside those that were queued
 	// already (the first append taken may be either).
-	want := min(s.cfg.Batch, queued+last.size)
+	want := writers(batch[1:min(len(batch), 1+queued)]) + last.writers
 	wait := min(s.cfg.Linger, last.took/4)
-	if last.size <= 1 || len(batch) >= want || wait <= 0 {
+	have := writers(batch)
+	if last.writers <= 1 || have >= want || wait <= 0 {
 		return batch
 	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
-	for len(batch) < want {
+	for have < want && len(batch) < s.cfg.Batch {
 		select {
 		case p := <-s.appends:
+			if newWriter(batch, p) {
+				have++
+			}
 			batch = append(batch, p)
 		case <-t.C:
 			return batch

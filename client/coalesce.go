@@ -1,0 +1,172 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"sync"
+
+	"github.com/sessionledger/ledger/events"
+)
+
+// Session appends made at the same moment by a client's goroutines share
+// requests: the ledger's API takes a JSON array of events on the append
+// subject, decides them in order (each against the state that includes
+// the ones before it, a refusal not stopping the rest) and answers the
+// array of their outcomes. One round trip then carries many appends, as
+// the ledger's rounds already group appends into one write.
+//
+// At most maxInFlight requests are out at once; whoever appends while
+// fewer are out sends what waits (its own append among it), and a sender
+// that finds more waiting when its request is answered leaves them to a
+// goroutine of their own, so no caller waits for others' appends.
+
+// maxInFlight is how many append requests a client has out at once.
+const maxInFlight = 2
+
+// coalescer holds the appends waiting to be sent.
+type coalescer struct {
+	mu       sync.Mutex
+	waiting  []*pendingAppend
+	inFlight int
+}
+
+// pendingAppend is one append waiting for its outcome.
+type pendingAppend struct {
+	ctx  context.Context
+	body []byte
+	done chan appendOutcome
+}
+
+type appendOutcome struct {
+	res AppendResult
+	err error
+}
+
+// batchOutcome is one event's answer in a batch append.
+type batchOutcome struct {
+	Seq       uint64 `json:"seq"`
+	ID        string `json:"id"`
+	Duplicate bool   `json:"duplicate"`
+	Error     *struct {
+		Code    events.Code `json:"code"`
+		Message string      `json:"message"`
+	} `json:"error"`
+}
+
+func (c *Client) appendCoalesced(ctx context.Context, subject string, body []byte) (AppendResult, error) {
+	p := &pendingAppend{ctx: ctx, body: body, done: make(chan appendOutcome, 1)}
+	q := &c.appends
+	q.mu.Lock()
+	q.waiting = append(q.waiting, p)
+	lead := q.inFlight < maxInFlight
+	if lead {
+		q.inFlight++
+	}
+	q.mu.Unlock()
+	if lead {
+		c.sendWaiting(subject)
+	}
+	select {
+	case o := <-p.done:
+		return o.res, o.err
+	case <-ctx.Done():
+		// It may still be sent, or have landed: the ledger answers a
+		// re-send of its id with the first outcome.
+		return AppendResult{}, ctx.Err()
+	}
+}
+
+// sendWaiting sends one request with what waits, then hands what waits
+// after it to another goroutine. The caller holds one of the in-flight
+// places; it is given back when nothing waits.
+func (c *Client) sendWaiting(subject string) {
+	q := &c.appends
+	q.mu.Lock()
+	n := min(len(q.waiting), c.opts.Coalesce)
+	if n == 0 {
+		q.inFlight--
+		q.mu.Unlock()
+		return
+	}
+	batch := append([]*pendingAppend(nil), q.waiting[:n]...)
+	q.waiting = append(q.waiting[:0], q.waiting[n:]...)
+	q.mu.Unlock()
+
+	c.send(subject, batch)
+
+	q.mu.Lock()
+	more := len(q.waiting) > 0
+	if !more {
+		q.inFlight--
+	}
+	q.mu.Unlock()
+	if more {
+		go c.sendWaiting(subject)
+	}
+}
+
+// send sends appends whose callers still wait: one alone as a plain
+// append, several as a batch; events that met a conflict are sent again,
+// as a plain append would be.
+func (c *Client) send(subject string, batch []*pendingAppend) {
+	live := batch[:0]
+	for _, p := range batch {
+		if p.ctx.Err() == nil {
+			live = append(live, p)
+		}
+	}
+	batch = live
+	if len(batch) == 1 {
+		var res AppendResult
+		err := c.request(batch[0].ctx, subject, batch[0].body, &res)
+		batch[0].done <- appendOutcome{res, err}
+		return
+	}
+	for attempt := 0; len(batch) > 0; attempt++ {
+		var body bytes.Buffer
+		body.WriteByte('[')
+		for i, p := range batch {
+			if i > 0 {
+				body.WriteByte(',')
+			}
+			body.Write(p.body)
+		}
+		body.WriteByte(']')
+		var outs []batchOutcome
+		// The callers' contexts differ; each request attempt is bounded
+		// by Timeout, and the retries by Retries.
+		if err := c.request(context.Background(), subject, body.Bytes(), &outs); err != nil {
+			for _, p := range batch {
+				p.done <- appendOutcome{err: err}
+			}
+			return
+		}
+		if len(outs) != len(batch) {
+			err := fmt.Errorf("client: %s: %d outcomes for a batch of %d appends", subject, len(outs), len(batch))
+			for _, p := range batch {
+				p.done <- appendOutcome{err: err}
+			}
+			return
+		}
+		var again []*pendingAppend
+		for i, o := range outs {
+			res := AppendResult{Seq: o.Seq, ID: o.ID, Duplicate: o.Duplicate}
+			if o.Error == nil {
+				batch[i].done <- appendOutcome{res: res}
+				continue
+			}
+			err := &events.Error{Code: o.Error.Code, Msg: o.Error.Message}
+			if (err.Code == events.CodeConflict || err.Code == events.CodeNotCaughtUp) && attempt < c.opts.Retries {
+				again = append(again, batch[i])
+				continue
+			}
+			batch[i].done <- appendOutcome{res: res, err: err}
+		}
+		if len(again) > 0 {
+			backoff(context.Background(), attempt)
+		}
+		batch = again
+	}
+}
