@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -37,6 +38,7 @@ import (
 //
 //	go test ./replay -run 'TestScale/rebuild' -scale 1000000 -v
 //	go test ./replay -run 'TestScale/serve' -scale 1000000 -v
+//	go test ./replay -run 'TestScale/jetstream' -scale 1000000 -v
 //
 // The log (workload sessions, 13 records each, three session keys each,
 // deterministic ids and times) is generated once through the service and
@@ -46,6 +48,7 @@ var (
 	scaleDir  = flag.String("scale-dir", os.TempDir(), "where the scale harness keeps its generated logs")
 	scaleHeap = flag.String("scale-heapprofile", "", "write a heap profile after the serve catch-up to this file")
 	scaleOut  = flag.String("scale-out", "", "keep the projection file of the rebuild (or the catch-up) here")
+	scaleCPU  = flag.String("scale-cpuprofile", "", "write a CPU profile of the rebuild alone to this file")
 )
 
 func TestScale(t *testing.T) {
@@ -56,6 +59,7 @@ func TestScale(t *testing.T) {
 	t.Run("rebuild", func(t *testing.T) { scaleRebuild(t, path) })
 	t.Run("serve", func(t *testing.T) { scaleServe(t, path) })
 	t.Run("hash", func(t *testing.T) { scaleHash(t, path) })
+	t.Run("jetstream", func(t *testing.T) { scaleJetStream(t, path) })
 }
 
 // scaleRebuild rebuilds the log into a fresh file.
@@ -66,15 +70,17 @@ func scaleRebuild(t *testing.T, path string) {
 	if *scaleOut != "" {
 		out = *scaleOut
 	}
-	t0, c0 := time.Now(), cpuTime()
+	stop := profileCPU(t)
+	t0, c0, g0 := time.Now(), cpuTime(), gcTime()
 	st, err := replay.Rebuild(t.Context(), log, dialects.All(), out, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, cpu := time.Since(t0), cpuTime()-c0
+	d, cpu, gc := time.Since(t0), cpuTime()-c0, gcTime()-g0
+	stop()
 	n := st.Position()
-	t.Logf("rebuild: %d records in %s: %.0f records/s, %.1f µs of CPU a record (reading and decoding alone: %.0f records/s)",
-		n, d.Round(time.Millisecond), float64(n)/d.Seconds(), float64(cpu.Microseconds())/float64(n), raw)
+	t.Logf("rebuild: %d records in %s: %.0f records/s, %.1f µs of CPU a record, %.1f of them the garbage collector's (reading and decoding alone: %.0f records/s)",
+		n, d.Round(time.Millisecond), float64(n)/d.Seconds(), float64(cpu.Microseconds())/float64(n), float64(gc.Microseconds())/float64(n), raw)
 	reportMemory(t, "after the rebuild")
 	runtime.KeepAlive(st)
 }
@@ -258,6 +264,38 @@ func scaleHash(t *testing.T, path string) {
 	if a, b := loaded.StateHash(), st.StateHash(); a != b {
 		t.Errorf("the state loaded from the store hashes to %s, the rebuilt one to %s", a, b)
 	}
+}
+
+// profileCPU starts a CPU profile into -scale-cpuprofile, when it is set,
+// and returns what stops it.
+func profileCPU(t *testing.T) (stop func()) {
+	if *scaleCPU == "" {
+		return func() {}
+	}
+	f, err := os.Create(*scaleCPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// gcTime is the CPU time the garbage collector has used, as the runtime
+// estimates it.
+func gcTime() time.Duration {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return time.Duration(s[0].Value.Float64() * float64(time.Second))
 }
 
 // cpuTime is the CPU time the process has used, user and system: a
