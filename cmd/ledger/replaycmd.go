@@ -66,6 +66,7 @@ func runReplay(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return err
 	}
 	defer h.Close()
+	defer replay.TuneGC()()
 	st, err := replay.Rebuild(ctx, h.log, dialects.All(), *out, *to, progressTo(stderr, "replay"))
 	if err != nil {
 		os.Remove(*out)
@@ -179,6 +180,7 @@ func runVerify(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return err
 	}
 	defer h.Close()
+	defer replay.TuneGC()()
 	_, rep, err := replay.Verify(ctx, h.log, dialects.All(), progressTo(stderr, "verify"))
 	if err != nil {
 		return err

@@ -144,15 +144,22 @@ func rawPublishP50(ctx context.Context, n *node, size uint64) (float64, error) {
 }
 
 // rebuildRows times a projection rebuild from an empty bbolt file against
-// a raw ordered consumer reading the same stream.
+// a raw ordered consumer reading the same stream. The rebuild runs as
+// 'ledger replay' runs it, in the process of the server that holds the
+// log and with the garbage collector set as replay.TuneGC sets it; the
+// raw consumer, which allocates next to nothing, reads with the process's
+// usual setting.
 func rebuildRows(ctx context.Context, cfg *Config, rep *Report, n *node) error {
 	head := n.svc.Position()
 	path := filepath.Join(cfg.Dir, fmt.Sprintf("rebuild-%d.db", head))
+	restore := replay.TuneGC()
 	t0 := time.Now()
-	if _, err := replay.Rebuild(ctx, n.log, dialects.All(), path, 0, nil); err != nil {
+	_, err := replay.Rebuild(ctx, n.log, dialects.All(), path, 0, nil)
+	rebuild := time.Since(t0)
+	restore()
+	if err != nil {
 		return err
 	}
-	rebuild := time.Since(t0)
 	os.Remove(path)
 	t0 = time.Now()
 	count := uint64(0)
@@ -161,8 +168,10 @@ func rebuildRows(ctx context.Context, cfg *Config, rep *Report, n *node) error {
 	}
 	raw := time.Since(t0)
 	lr, rr := float64(head)/rebuild.Seconds(), float64(count)/raw.Seconds()
-	rep.add(ratioRow("rebuild", fmt.Sprintf("%d records: records/s", head), lr, rr, "records/s", "≥ 0.5x raw ordered consumer", func(r float64) bool { return r >= 0.5 }))
-	row := absRow("rebuild", fmt.Sprintf("%d records: rebuild time", head), rebuild.Seconds(), "s", "", nil)
+	row := ratioRow("rebuild", fmt.Sprintf("%d records: records/s", head), lr, rr, "records/s", "≥ 0.5x raw ordered consumer", func(r float64) bool { return r >= 0.5 })
+	row.Note = fmt.Sprintf("as ledger replay runs it: GOGC %d for the rebuild", replay.RebuildGCPercent)
+	rep.add(row)
+	row = absRow("rebuild", fmt.Sprintf("%d records: rebuild time", head), rebuild.Seconds(), "s", "", nil)
 	if head >= 1_000_000 {
 		row.Target = "< 10 s"
 		ok := rebuild.Seconds() < 10
