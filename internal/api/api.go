@@ -149,6 +149,11 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 		}
 	}
 	go s.batchAppends(ctx)
+	// Serving means the server has the subscriptions: a request sent on
+	// another connection right after Start must find them.
+	if err := nc.Flush(); err != nil {
+		return nil, fmt.Errorf("api: %w", err)
+	}
 	return s, nil
 }
 
