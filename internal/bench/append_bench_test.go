@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -11,7 +13,11 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/internal/workload"
+	"github.com/sessionledger/ledger/projection"
 )
 
 // benchNode is a node with the policy and one started session, for the
@@ -139,4 +145,47 @@ func BenchmarkAPI64(b *testing.B) {
 		})
 	}
 	wg.Wait()
+}
+
+// timedLog measures the time single appends spend in the log.
+type timedLog struct {
+	*natslog.Log
+	in time.Duration
+}
+
+func (l *timedLog) Append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, error) {
+	t0 := time.Now()
+	seq, err := l.Log.Append(ctx, subject, id, data, expected)
+	l.in += time.Since(t0)
+	return seq, err
+}
+
+// BenchmarkSingleSplit reports how much of a single append's time is the
+// log's (the publish and its acknowledgement) and how much the ledger's.
+func BenchmarkSingleSplit(b *testing.B) {
+	n := benchNode(b, 2*time.Minute)
+	tl := &timedLog{Log: n.log}
+	store, err := projection.OpenStore(filepath.Join(b.TempDir(), "split.db"), projection.StoreOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	svc, err := service.Open(b.Context(), service.Config{Log: tl, Dialects: dialects.All(), Store: store})
+	if err != nil {
+		b.Fatal(err)
+	}
+	evs := make([][]byte, 0, 1<<16)
+	for i := range cap(evs) {
+		evs = append(evs, checkEvent("agent:main:lat", i))
+	}
+	b.ResetTimer()
+	t0 := time.Now()
+	for i := 0; b.Loop(); i++ {
+		if _, err := svc.Append(b.Context(), evs[i%len(evs)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	total := time.Since(t0)
+	b.ReportMetric(float64(tl.in.Microseconds())/float64(b.N), "log-µs/op")
+	b.ReportMetric(float64((total-tl.in).Microseconds())/float64(b.N), "ledger-µs/op")
 }
