@@ -186,6 +186,8 @@ func (w *writes) encode(cache *envelopes) error {
 			return encodeSessionBinary(v), nil
 		case *Turn:
 			return json.Marshal(turnJSON{Turn: v, Context: ctx(v.Context)})
+		case envelope.ToolSet:
+			return appendToolSet(nil, v), nil
 		default:
 			return json.Marshal(v)
 		}
