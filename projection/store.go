@@ -735,16 +735,20 @@ func (st *Store) toolSet(hash string) (envelope.ToolSet, error) {
 	return ts, err
 }
 
-func (st *Store) session(n uint64) (*envelope.Session, error) {
-	raw, err := st.get(bucketSessions, sessionKey(n, tagSession))
-	if raw == nil || err != nil {
-		return nil, err
-	}
-	sess, err := decodeSessionBinary(raw)
-	if err != nil {
-		return nil, damaged(st.path, fmt.Errorf("session %d: %w", n, err))
-	}
-	return sess, nil
+// session decodes a session straight from the file's pages: decoding
+// copies its strings (into one allocation), so nothing is copied before.
+func (st *Store) session(n uint64) (sess *envelope.Session, err error) {
+	err = st.view(func(tx *bolt.Tx) error {
+		raw := tx.Bucket(bucketSessions).Get(sessionKey(n, tagSession))
+		if raw == nil {
+			return nil
+		}
+		if sess, err = decodeSessionBinary(raw); err != nil {
+			return damaged(st.path, fmt.Errorf("session %d: %w", n, err))
+		}
+		return nil
+	})
+	return sess, err
 }
 
 func (st *Store) turn(n uint64, turn int) (Turn, bool, error) {
