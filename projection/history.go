@@ -290,31 +290,9 @@ func (s *State) Session(key events.SessionKey) *envelope.Session {
 		return nil
 	}
 	if sess != nil {
-		if len(s.sessions) > 2*maxSessions+len(s.changed) {
-			// A replica that only answers queries commits nothing.
-			s.evictSessions(s.changed)
-		}
-		s.sessions[key] = sess
+		s.hold(key, sess)
 	}
 	return sess
-}
-
-// maxSessions is how many sessions a state that reads from a store keeps
-// in memory after a commit, besides those the commit wrote.
-var maxSessions = 1 << 13
-
-// evictSessions keeps a state that reads from a store from holding every
-// session it ever read: after a commit it keeps the sessions the commit
-// wrote (the active ones) and, up to maxSessions, the others it read.
-func (s *State) evictSessions(wrote map[events.SessionKey]bool) {
-	if len(s.sessions) <= maxSessions+len(wrote) {
-		return
-	}
-	for k := range s.sessions {
-		if !wrote[k] {
-			delete(s.sessions, k)
-		}
-	}
 }
 
 // exists reports whether a session exists, without reading it.

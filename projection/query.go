@@ -149,5 +149,6 @@ func (s *State) queried(key events.SessionKey) (*envelope.Session, error) {
 	if sess == nil {
 		return nil, unknownSession(key)
 	}
+	s.ask(key)
 	return sess, nil
 }

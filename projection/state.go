@@ -37,6 +37,9 @@ type State struct {
 	// changed) and others it read, up to maxSessions.
 	sessions map[events.SessionKey]*envelope.Session
 	changed  map[events.SessionKey]bool
+	// asked holds the sessions queries asked about since sessions were last
+	// evicted: eviction keeps them (see cache.go).
+	asked map[events.SessionKey]bool
 	// slots holds the slot of every session key the records name (see
 	// layout.go).
 	slots map[events.SessionKey]slot
