@@ -69,23 +69,30 @@ func scaleStore(b *testing.B, n int) (*projection.Store, []events.SessionKey) {
 
 // BenchmarkWhyScale is why on root sessions of a state loaded from its
 // store, at a growing number of sessions: cold (each key's first query
-// since the load, with none of the file resident, as after a commit) and
-// hot (the same keys again). It reports the p50 and the minor page faults
+// since the load, with none of the file resident, as after a commit),
+// cold-resident (the same with the file's pages mapped) and hot (the same
+// keys again). It reports the p50 and the minor page faults
 // per query besides the mean.
 func BenchmarkWhyScale(b *testing.B) {
 	oc := openclaw.New()
 	dialects := projection.Dialects{oc.Name(): oc}
 	for _, n := range []int{333, 3333, 33333} {
 		st, keys := scaleStore(b, n)
-		for _, hot := range []bool{false, true} {
-			b.Run(fmt.Sprintf("sessions-%d/hot-%v", 3*n, hot), func(b *testing.B) {
+		for _, mode := range []string{"cold", "cold-resident", "hot"} {
+			// cold-resident is a first query with the file's pages still
+			// mapped (no commit since they were read): what a first query
+			// costs besides the page faults.
+			hot, drop := mode == "hot", mode != "cold-resident"
+			b.Run(fmt.Sprintf("sessions-%d/%s", 3*n, mode), func(b *testing.B) {
 				var s *projection.State
 				load := func() {
 					var err error
 					if s, err = st.Load(dialects); err != nil {
 						b.Fatal(err)
 					}
-					projection.DropPages(st)
+					if drop {
+						projection.DropPages(st)
+					}
 					if hot {
 						for _, k := range keys {
 							if _, err := s.Why(k, "exec", nil); err != nil {
