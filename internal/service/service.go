@@ -358,33 +358,43 @@ func (s *Service) afterFold(ctx context.Context, folded error) error {
 }
 
 // maybeCommit commits the projection file when the last commit is older
-// than CommitInterval. The commit is written in the background while the
-// appends go on (the next commit waits for it). The caller holds mu and
-// has folded only records that landed.
+// than CommitInterval. The caller holds mu and has folded only records
+// that landed.
 func (s *Service) maybeCommit(ctx context.Context) error {
 	if s.cfg.Store == nil || time.Since(s.lastCommit) < s.cfg.CommitInterval {
 		return nil
 	}
-	if s.syncCommits {
-		return s.commitOrLog()
+	_, err := s.commitBackground(ctx)
+	return err
+}
+
+// commitBackground commits the projection file in the background while
+// the service goes on (the next commit waits for it). When the last
+// background write failed (a full disk, say), a state whose write failed
+// refuses to go on: it loads the projection as the file holds it and
+// catches up from the log, which has every record (reloaded is then true),
+// and commits stay in the foreground until one succeeds. The caller holds
+// mu and has folded only records that landed.
+func (s *Service) commitBackground(ctx context.Context) (reloaded bool, err error) {
+	if s.cfg.Store == nil {
+		return false, nil
 	}
-	err := s.cfg.Store.CommitAsync(s.head)
+	if s.syncCommits {
+		return false, s.commitOrLog()
+	}
+	err = s.cfg.Store.CommitAsync(s.head)
 	if err == nil {
 		s.lastCommit = time.Now()
-		return nil
+		return false, nil
 	}
-	// The last background write failed (a full disk, say), and a state
-	// whose write failed refuses to go on: load the projection as the file
-	// holds it and catch up from the log, which has every record. Commits
-	// stay in the foreground until one succeeds.
 	s.log.Error("committing the projection file failed; reloading it and catching up from the log", "err", err)
 	s.syncCommits = true
 	st, lerr := s.cfg.Store.Load(s.cfg.Dialects)
 	if lerr != nil {
-		return fmt.Errorf("service: reloading the projection after a failed commit: %w", lerr)
+		return true, fmt.Errorf("service: reloading the projection after a failed commit: %w", lerr)
 	}
 	s.head = st
-	return s.catchup(ctx)
+	return true, s.catchup(ctx)
 }
 
 // commitOrLog commits in the foreground. The records are in the log
@@ -448,31 +458,75 @@ func (s *Service) WaitApplied(ctx context.Context, seq uint64) error {
 // so catching up a long log holds one chunk in memory, not the log.
 const catchupChunk = 4096
 
-// catchup applies every record past the head. The caller holds mu.
+// catchup applies every record past the head, a chunk at a time; the
+// next chunk is read and decoded while the fold applies one, and each is
+// committed in the background. The caller holds mu.
 func (s *Service) catchup(ctx context.Context) error {
 	head, err := s.cfg.Log.Head(ctx)
 	if err != nil {
 		return err
 	}
-	for from := s.head.Position() + 1; from <= head; from = s.head.Position() + 1 {
-		raw, err := s.cfg.Log.Read(ctx, from, min(head, from+catchupChunk-1))
-		if err != nil {
-			return err
-		}
-		if len(raw) == 0 {
-			return fmt.Errorf("service: the log has no record %d although its head is %d", from, head)
-		}
-		for i, b := range raw {
-			if err := s.head.ApplyBytes(b, from+uint64(i)); err != nil {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	chunks := make(chan decodedChunk, 1)
+	go s.readAhead(rctx, s.head.Position()+1, head, chunks)
+	for c := range chunks {
+		for i, d := range c.recs {
+			if err := s.head.ApplyDecoded(d, c.from+uint64(i)); err != nil {
 				return fmt.Errorf("service: %w", err)
 			}
 		}
-		if err := s.commitOrLog(); err != nil {
-			return err
+		if c.err != nil {
+			return c.err
 		}
+		if reloaded, err := s.commitBackground(ctx); reloaded || err != nil {
+			return err // a reload caught up on its own
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err // the reader stopped early
 	}
 	s.notify()
 	return nil
+}
+
+// decodedChunk is up to catchupChunk records from sequence from, decoded
+// for the fold; err is why the chunk ends early, if it does.
+type decodedChunk struct {
+	from uint64
+	recs []*projection.Decoded
+	err  error
+}
+
+// readAhead reads and decodes the records from sequence from to to, a
+// chunk at a time, into chunks, which it closes at the end, after the
+// first chunk with an error, or when ctx ends.
+func (s *Service) readAhead(ctx context.Context, from, to uint64, chunks chan<- decodedChunk) {
+	defer close(chunks)
+	for from <= to {
+		raw, err := s.cfg.Log.Read(ctx, from, min(to, from+catchupChunk-1))
+		if err == nil && len(raw) == 0 {
+			err = fmt.Errorf("service: the log has no record %d although its head is %d", from, to)
+		}
+		c := decodedChunk{from: from, err: err, recs: make([]*projection.Decoded, 0, len(raw))}
+		for i, b := range raw {
+			rec, err := events.DecodeRecord(b)
+			if err != nil {
+				c.err = fmt.Errorf("service: projection: record %d: %w", from+uint64(i), err)
+				break
+			}
+			c.recs = append(c.recs, projection.Decode(rec, b))
+		}
+		select {
+		case chunks <- c:
+		case <-ctx.Done():
+			return
+		}
+		if c.err != nil {
+			return
+		}
+		from += uint64(len(raw))
+	}
 }
 
 // Run follows the log and applies records other writers append, until ctx
