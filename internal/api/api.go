@@ -69,8 +69,10 @@ type Config struct {
 	// appends, so concurrent writers share rounds instead of splitting
 	// into two alternating halves. A round never waits longer than a
 	// quarter of the previous round's time, nor when the previous round
-	// held a single append (a lone writer never waits). Default 2ms;
-	// negative disables it.
+	// held a single append (a lone writer never waits). Default 2ms when
+	// the service appends a round as one atomic batch, whose cost is
+	// mostly fixed; none when it pipelines a round, where waiting only
+	// idles the one goroutine that decides. Negative disables it.
 	Linger time.Duration
 	// Observer, when set, is told about every request.
 	Observer Observer
@@ -115,6 +117,9 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	}
 	if cfg.Linger == 0 {
 		cfg.Linger = 2 * time.Millisecond
+		if cfg.Service.Pipelined() {
+			cfg.Linger = -1
+		}
 	}
 	logger := cfg.Logger
 	if logger == nil {

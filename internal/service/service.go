@@ -189,6 +189,15 @@ func New(cfg Config) *Service {
 // Log returns the log the service appends to.
 func (s *Service) Log() Log { return s.cfg.Log }
 
+// Pipelined reports whether a round of appends goes out as pipelined
+// single appends (Config.Pipeline on a log that can) rather than as one
+// atomic batch.
+func (s *Service) Pipelined() bool {
+	_, async := s.cfg.Log.(AsyncLog)
+	_, batch := s.cfg.Log.(BatchLog)
+	return async && (s.cfg.Pipeline || !batch)
+}
+
 // Dialects returns the dialects the service folds with.
 func (s *Service) Dialects() projection.Dialects { return s.cfg.Dialects }
 
