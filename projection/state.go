@@ -68,9 +68,6 @@ type State struct {
 	// dumped or hashed).
 	policyVersion uint64
 	cache         map[events.SessionKey]*cachedSet
-	// renewed is the position the effective policy was last made again at
-	// (see renewEffective).
-	renewed uint64
 	// policies is every policy state that was ever in force, with the
 	// sequence it took effect at, so a turn's decisions can be read back
 	// without a replay.
@@ -621,27 +618,6 @@ func (s *State) applyGrant(t events.Type, d *events.GrantData, ref envelope.Reco
 	}
 	return s.setPolicy(&p, ref)
 }
-
-// renewEffective makes the effective policy again, at a commit once every
-// renewEvery records, so that what a dialect memoizes in it for the
-// sessions it decided (openclaw compiles each envelope once) is dropped
-// with the sessions the state let go of; otherwise a replica would keep it
-// for every session it ever folded. The new value equals the old one: the
-// policy did not change.
-func (s *State) renewEffective() {
-	if s.policy == nil || s.seq < s.renewed+renewEvery {
-		return
-	}
-	if eff, err := s.dialect.Effective(s.policy); err == nil {
-		s.policy.Effective, s.renewed = eff, s.seq
-	}
-}
-
-// renewEvery is how many records the effective policy is kept for (see
-// renewEffective): long enough that sessions do not compile their
-// envelopes again and again, short enough that what the dialect keeps for
-// them stays small.
-const renewEvery = 1 << 14
 
 func (s *State) refreshEffective() error {
 	eff, err := s.dialect.Effective(s.policy)

@@ -308,7 +308,6 @@ func (s *State) committed(st *Store) {
 	s.recent = newHistory(s.seq)
 	s.evictSessions(s.changed)
 	s.changed = map[events.SessionKey]bool{}
-	s.renewEffective()
 }
 
 // dropEvery is how many of its commits a rebuild (CommitAsync) makes
