@@ -2,11 +2,13 @@ package projection
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sessionledger/ledger/envelope"
@@ -307,7 +309,7 @@ func (s *State) ApplyPrepared(p Prepared, b []byte, seq uint64) error {
 	d := decodeRecord(p.Record, events.HashBytes(b))
 	if _, ok := d.payload.(*events.CheckedData); ok && d.perr == nil {
 		d.decided = p.checked
-		if verifyPrepared {
+		if verifyPrepared() {
 			want, err := decided[CheckDecided](p.Record.Decided)
 			if err != nil || !reflect.DeepEqual(want, p.checked) {
 				return fmt.Errorf("projection: record %s: what Prepare decided, %+v, is not what its record decodes to, %+v (%v)", p.Record.ID, p.checked, want, err)
@@ -319,8 +321,14 @@ func (s *State) ApplyPrepared(p Prepared, b []byte, seq uint64) error {
 }
 
 // verifyPrepared makes ApplyPrepared check its shortcut against the
-// record, under go test.
-var verifyPrepared = testing.Testing()
+// record, under go test, except in benchmarks, which measure the shortcut.
+var verifyPrepared = sync.OnceValue(func() bool {
+	if !testing.Testing() {
+		return false
+	}
+	bench := flag.Lookup("test.bench")
+	return bench == nil || bench.Value.String() == ""
+})
 
 // Decoded is a record with what folding it needs that depends on the
 // record alone: its payload and what it decided, decoded, and its hash.
