@@ -41,12 +41,14 @@ func scaleJetStream(t *testing.T, path string) {
 	out := filepath.Join(t.TempDir(), "p.db")
 	runtime.GC()
 	stop := profileCPU(t)
+	restore := replay.TuneGC() // as ledger replay and ledger bench run it
 	t0, c0, g0 := time.Now(), cpuTime(), gcTime()
 	st, err := replay.Rebuild(t.Context(), log, dialects.All(), out, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d, cpu, gc := time.Since(t0), cpuTime()-c0, gcTime()-g0
+	restore()
 	stop()
 	after := follow()
 	rate := float64(head) / d.Seconds()
