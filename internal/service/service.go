@@ -378,29 +378,46 @@ func (s *Service) maybeCommit(ctx context.Context) error {
 }
 
 // commitBackground commits the projection file in the background while
-// the service goes on (the next commit waits for it). When the last
-// background write failed (a full disk, say), a state whose write failed
-// refuses to go on: it loads the projection as the file holds it and
-// catches up from the log, which has every record (reloaded is then true),
-// and commits stay in the foreground until one succeeds. The caller holds
-// mu and has folded only records that landed.
+// the service goes on (the next commit waits for it). reloaded reports
+// that the last background write had failed and the state was reloaded
+// (see settle). The caller holds mu and has folded only records that
+// landed.
 func (s *Service) commitBackground(ctx context.Context) (reloaded bool, err error) {
 	if s.cfg.Store == nil {
 		return false, nil
 	}
-	if s.syncCommits {
-		return false, s.commitOrLog()
+	if reloaded, err := s.settle(ctx); reloaded || err != nil {
+		return reloaded, err
 	}
-	err = s.cfg.Store.CommitAsync(s.head)
-	if err == nil {
-		s.lastCommit = time.Now()
+	if s.syncCommits {
+		return false, s.commitOrLog(ctx)
+	}
+	if err := s.cfg.Store.CommitAsync(s.head); err != nil {
+		return false, err // the previous write was settled: not a write error
+	}
+	s.lastCommit = time.Now()
+	return false, nil
+}
+
+// settle waits for the background commit, if one is being written. When
+// it failed (a full disk, say), the state refuses to go on: it is replaced
+// by the projection as the file holds it, caught up from the log, which
+// has every record (reloaded is then true), and commits stay in the
+// foreground, where a failure leaves the state as it was, until one
+// succeeds. The caller holds mu.
+func (s *Service) settle(ctx context.Context) (reloaded bool, err error) {
+	if s.cfg.Store == nil {
 		return false, nil
 	}
-	s.log.Error("committing the projection file failed; reloading it and catching up from the log", "err", err)
+	serr := s.cfg.Store.Settle(s.head)
+	if serr == nil {
+		return false, nil
+	}
+	s.log.Error("committing the projection file failed; reloading it and catching up from the log", "err", serr)
 	s.syncCommits = true
-	st, lerr := s.cfg.Store.Load(s.cfg.Dialects)
-	if lerr != nil {
-		return true, fmt.Errorf("service: reloading the projection after a failed commit: %w", lerr)
+	st, err := s.cfg.Store.Load(s.cfg.Dialects)
+	if err != nil {
+		return true, fmt.Errorf("service: reloading the projection after a failed commit: %w", err)
 	}
 	s.head = st
 	return true, s.catchup(ctx)
@@ -411,8 +428,8 @@ func (s *Service) commitBackground(ctx context.Context) (reloaded bool, err erro
 // not turn an append that landed into an error. The state stays in memory
 // and the commit is tried again; a restart catches up from the last
 // commit.
-func (s *Service) commitOrLog() error {
-	if err := s.commit(); err != nil {
+func (s *Service) commitOrLog(ctx context.Context) error {
+	if err := s.commit(ctx); err != nil {
 		s.log.Error("committing the projection file failed; it will be retried, and a restart catches up from the log", "err", err)
 		return nil
 	}
@@ -420,9 +437,13 @@ func (s *Service) commitOrLog() error {
 	return nil
 }
 
-func (s *Service) commit() error {
+// commit commits in the foreground, after the background commit, if any.
+func (s *Service) commit(ctx context.Context) error {
 	if s.cfg.Store == nil {
 		return nil
+	}
+	if _, err := s.settle(ctx); err != nil {
+		return err
 	}
 	if err := s.cfg.Store.Commit(s.head); err != nil {
 		return err
@@ -436,7 +457,7 @@ func (s *Service) commit() error {
 func (s *Service) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.commit()
+	return s.commit(context.Background())
 }
 
 // notify wakes everyone waiting for the head to move. The caller holds mu.
