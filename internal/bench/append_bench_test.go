@@ -121,7 +121,12 @@ func BenchmarkSingleRawLedgerStream(b *testing.B) {
 // BenchmarkAPI64 is the 64-session throughput row's ledger half: 64
 // writers appending through the API at once; ns/op is per event.
 func BenchmarkAPI64(b *testing.B) {
-	n := benchNode(b, 2*time.Minute)
+	b.Run("interval", func(b *testing.B) { benchAPI64(b, 2*time.Minute) })
+	b.Run("fsync", func(b *testing.B) { benchAPI64(b, 0) })
+}
+
+func benchAPI64(b *testing.B, interval time.Duration) {
+	n := benchNode(b, interval)
 	const conc = 64
 	keys := make([]string, conc)
 	for i := range keys {
