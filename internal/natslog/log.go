@@ -269,6 +269,7 @@ func (f *follower) segment(ctx context.Context, seg *segment, start uint64, seal
 	if err != nil {
 		return true, fmt.Errorf("natslog: consumer: %w", err)
 	}
+	defer dropConsumer(ctx, seg, cons)
 	it, err := cons.Messages(jetstream.PullMaxMessages(512))
 	if err != nil {
 		return true, fmt.Errorf("natslog: consumer: %w", err)
@@ -426,6 +427,21 @@ func (l *Log) ReadMsgs(ctx context.Context, from uint64) ([]Msg, error) {
 	return out, nil
 }
 
+// dropConsumer deletes a reader's ordered consumer once it is done. The
+// server would keep it for minutes after the last pull (an ordered
+// consumer's inactive threshold): a catch-up that reads a long log chunk
+// by chunk left one per chunk, until the server's limit refused new ones
+// ("maximum consumers limit reached" after 1000).
+func dropConsumer(ctx context.Context, seg *segment, cons jetstream.Consumer) {
+	info := cons.CachedInfo()
+	if info == nil {
+		return // never created
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = seg.stream.DeleteConsumer(dctx, info.Name)
+}
+
 // readMsgs reads seg's stored records from stream sequence from to end.
 func readMsgs(ctx context.Context, seg *segment, from, end uint64) ([]Msg, error) {
 	info, err := seg.stream.Info(ctx)
@@ -442,6 +458,7 @@ func readMsgs(ctx context.Context, seg *segment, from, end uint64) ([]Msg, error
 	if err != nil {
 		return nil, fmt.Errorf("natslog: consumer: %w", err)
 	}
+	defer dropConsumer(ctx, seg, cons)
 	it, err := cons.Messages(jetstream.PullMaxMessages(512))
 	if err != nil {
 		return nil, fmt.Errorf("natslog: consumer: %w", err)
