@@ -65,6 +65,9 @@ func queryScale(ctx context.Context, cfg *Config, rep *Report, counts []int) err
 			if pass == 1 {
 				times = againPasses
 			}
+			// A collection the sections before left running would land
+			// in some rows and not others.
+			runtime.GC()
 			ds, allocs, err := whyPasses(st, keys, times)
 			if err != nil {
 				return err
