@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"sync"
+	"time"
 
 	"github.com/sessionledger/ledger/events"
 )
@@ -35,7 +36,13 @@ type coalescer struct {
 	mu       sync.Mutex
 	waiting  []*pendingAppend
 	inFlight int
+	// arrived, when not nil, is closed at the next append (see await).
+	arrived chan struct{}
 }
+
+// maxLinger bounds how long a sender waits for the callers its last
+// request answered (see sendWaiting).
+const maxLinger = 2 * time.Millisecond
 
 // pendingAppend is one append waiting for its outcome.
 type pendingAppend struct {
@@ -65,6 +72,10 @@ func (c *Client) appendCoalesced(ctx context.Context, subject string, body []byt
 	q := &c.appends
 	q.mu.Lock()
 	q.waiting = append(q.waiting, p)
+	if q.arrived != nil {
+		close(q.arrived)
+		q.arrived = nil
+	}
 	lead := q.inFlight < maxInFlight
 	if lead {
 		q.inFlight++
@@ -99,8 +110,19 @@ func (c *Client) sendWaiting(subject string) {
 	q.waiting = append(q.waiting[:0], q.waiting[n:]...)
 	q.mu.Unlock()
 
+	t0 := time.Now()
 	c.send(subject, batch)
-
+	if n > 1 {
+		// The callers just answered usually append again at once: wait a
+		// little for them (at most a quarter of the request's time), so
+		// that they go together instead of split between this request and
+		// the next, one half sent while the other is still on its way.
+		go func() {
+			c.await(n, min(maxLinger, time.Since(t0)/4))
+			c.sendWaiting(subject)
+		}()
+		return
+	}
 	q.mu.Lock()
 	more := len(q.waiting) > 0
 	if !more {
@@ -111,6 +133,41 @@ func (c *Client) sendWaiting(subject string) {
 		go c.sendWaiting(subject)
 	}
 }
+
+// await waits until n appends wait, or d has passed, or none has come
+// for lingerGap: callers woken together append within microseconds of
+// each other, and a writer that does not append again is not waited for.
+func (c *Client) await(n int, d time.Duration) {
+	q := &c.appends
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	gap := time.NewTimer(lingerGap)
+	defer gap.Stop()
+	for {
+		q.mu.Lock()
+		if len(q.waiting) >= n {
+			q.mu.Unlock()
+			return
+		}
+		if q.arrived == nil {
+			q.arrived = make(chan struct{})
+		}
+		arrived := q.arrived
+		q.mu.Unlock()
+		select {
+		case <-arrived:
+			gap.Reset(lingerGap)
+		case <-gap.C:
+			return
+		case <-deadline.C:
+			return
+		}
+	}
+}
+
+// lingerGap is how long a sender that waits for its callers waits for
+// the next of them.
+const lingerGap = 100 * time.Microsecond
 
 // send sends appends whose callers still wait: one alone as a plain
 // append, several as a batch; events that met a conflict are sent again,
