@@ -237,9 +237,9 @@ func (s *Service) rollback(ctx context.Context) error {
 	if s.cfg.Store != nil {
 		// A background commit writes only records that landed; let it
 		// finish, so the file loaded is the one the next commit expects.
-		if err := s.cfg.Store.Settle(s.head); err != nil {
-			s.log.Error("committing the projection file failed; catching up from the log", "err", err)
-			s.syncCommits = true
+		// When it failed, settle has loaded the file and caught up.
+		if reloaded, err := s.settle(ctx); reloaded || err != nil {
+			return err
 		}
 		st, err := s.cfg.Store.Load(s.cfg.Dialects)
 		if err != nil {

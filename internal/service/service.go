@@ -390,7 +390,8 @@ func (s *Service) commitBackground(ctx context.Context) (reloaded bool, err erro
 		return reloaded, err
 	}
 	if s.syncCommits {
-		return false, s.commitOrLog(ctx)
+		s.commitOrLog(ctx)
+		return false, nil
 	}
 	if err := s.cfg.Store.CommitAsync(s.head); err != nil {
 		return false, err // the previous write was settled: not a write error
@@ -428,13 +429,12 @@ func (s *Service) settle(ctx context.Context) (reloaded bool, err error) {
 // not turn an append that landed into an error. The state stays in memory
 // and the commit is tried again; a restart catches up from the last
 // commit.
-func (s *Service) commitOrLog(ctx context.Context) error {
+func (s *Service) commitOrLog(ctx context.Context) {
 	if err := s.commit(ctx); err != nil {
 		s.log.Error("committing the projection file failed; it will be retried, and a restart catches up from the log", "err", err)
-		return nil
+		return
 	}
 	s.syncCommits = false
-	return nil
 }
 
 // commit commits in the foreground, after the background commit, if any.
