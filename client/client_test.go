@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 
 	"github.com/sessionledger/ledger/client"
@@ -237,6 +238,28 @@ func TestWatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	consumers := func() int {
+		js, err := jetstream.New(connect())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := js.Stream(ctx, "LEDGER")
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.State.Consumers
+	}
+	before := consumers()
+	defer func() {
+		// Every watch deleted its consumer when it ended.
+		if after := consumers(); after != before {
+			t.Errorf("%d consumers before the watches, %d after", before, after)
+		}
+	}()
 	collect := func(opts client.WatchOptions, want int) []client.Change {
 		var got []client.Change
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -222,6 +222,16 @@ func (w *watch) read(ctx context.Context, seg *watchSegment) error {
 	if err != nil {
 		return fmt.Errorf("client: watch: %w", err)
 	}
+	// The server would keep the consumer for minutes after the watch
+	// ends (an ordered consumer's inactive threshold); readers may delete
+	// consumers of the ledger's stream (see `ledger serve --gen-auth`).
+	defer func() {
+		if info := cons.CachedInfo(); info != nil {
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_ = seg.stream.DeleteConsumer(dctx, info.Name)
+		}
+	}()
 	it, err := cons.Messages()
 	if err != nil {
 		return fmt.Errorf("client: watch: %w", err)
