@@ -9,7 +9,7 @@ import (
 	"github.com/sessionledger/ledger/internal/natslog"
 )
 
-func openLog(t *testing.T) *natslog.Log {
+func openLog(t testing.TB) *natslog.Log {
 	t.Helper()
 	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats")})
 	if err != nil {

@@ -23,6 +23,35 @@ type BatchLog interface {
 	AppendBatch(ctx context.Context, msgs []events.Message, expected uint64) (uint64, error)
 }
 
+// StreamBatchLog is a BatchLog that publishes a batch's records while the
+// caller is still deciding the rest, so the log stages the batch
+// meanwhile: fill calls add with each record in order, and the batch is
+// committed, validated against expected, when fill returns. It returns
+// the first record's sequence and how many records fill added (with none,
+// nothing is sent and first is expected+1). When fill fails, nothing
+// lands and fill's error is returned.
+type StreamBatchLog interface {
+	BatchLog
+	AppendBatchStream(ctx context.Context, expected uint64, fill func(add func(events.Message)) error) (first uint64, n int, err error)
+}
+
+// appendBatch appends what fill adds as one atomic batch, streamed when
+// the log can.
+func appendBatch(ctx context.Context, bl BatchLog, expected uint64, fill func(add func(events.Message)) error) (uint64, int, error) {
+	if sl, ok := bl.(StreamBatchLog); ok {
+		return sl.AppendBatchStream(ctx, expected, fill)
+	}
+	var msgs []events.Message
+	if err := fill(func(m events.Message) { msgs = append(msgs, m) }); err != nil {
+		return 0, len(msgs), err
+	}
+	if len(msgs) == 0 {
+		return expected + 1, 0, nil
+	}
+	first, err := bl.AppendBatch(ctx, msgs, expected)
+	return first, len(msgs), err
+}
+
 // MaxBatch is the most events one atomic batch carries (JetStream allows
 // 1000).
 const MaxBatch = 1000
@@ -263,37 +292,44 @@ func (s *Service) rollback(ctx context.Context) error {
 
 // batchRound prepares the events of todo in order, each folded
 // speculatively so the next is validated against it, and appends their
-// records as one atomic batch expecting the head they were validated at.
-// On failure nothing landed: the speculative state is dropped and every
-// event is decided again.
+// records as one atomic batch expecting the head they were validated at
+// (streamed, on a StreamBatchLog: each record is sent as soon as it is
+// decided). On failure nothing landed: the speculative state is dropped
+// and every event is decided again.
 func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Event, todo []int, out []Outcome) ([]int, error) {
 	base := s.head.Position()
 	orig := todo
-	var msgs []events.Message
-	for len(todo) > 0 {
-		i := todo[0]
-		if len(msgs) == MaxBatch {
-			break
+	var foldErr error
+	fill := func(add func(events.Message)) error {
+		for n := 0; len(todo) > 0 && n < MaxBatch; {
+			i := todo[0]
+			prep := s.head.Prepare(evs[i], events.FormatTime(s.cfg.Clock()))
+			todo = todo[1:]
+			if prep.Record == nil {
+				out[i] = Outcome{Result{Seq: prep.Landed, ID: evs[i].ID, Duplicate: prep.Landed != 0}, prep.Err}
+				continue
+			}
+			b, err := prep.Record.Encode()
+			if err != nil {
+				out[i] = Outcome{Err: err}
+				continue
+			}
+			seq := s.head.Position() + 1
+			if err := s.head.ApplyPrepared(prep, b, seq); err != nil {
+				foldErr = err
+				return err
+			}
+			add(events.Message{Subject: events.Subject(prep.Record.Type, prep.Record.Session), ID: prep.Record.ID, Data: b})
+			n++
+			out[i] = Outcome{Result{Seq: seq, ID: evs[i].ID, Decided: prep.Record.Decided}, prep.Err}
 		}
-		prep := s.head.Prepare(evs[i], events.FormatTime(s.cfg.Clock()))
-		todo = todo[1:]
-		if prep.Record == nil {
-			out[i] = Outcome{Result{Seq: prep.Landed, ID: evs[i].ID, Duplicate: prep.Landed != 0}, prep.Err}
-			continue
-		}
-		b, err := prep.Record.Encode()
-		if err != nil {
-			out[i] = Outcome{Err: err}
-			continue
-		}
-		seq := s.head.Position() + 1
-		if err := s.head.ApplyPrepared(prep, b, seq); err != nil {
-			return nil, errors.Join(err, s.rollback(ctx))
-		}
-		msgs = append(msgs, events.Message{Subject: events.Subject(prep.Record.Type, prep.Record.Session), ID: prep.Record.ID, Data: b})
-		out[i] = Outcome{Result{Seq: seq, ID: evs[i].ID, Decided: prep.Record.Decided}, prep.Err}
+		return nil
 	}
-	if len(msgs) == 0 {
+	first, n, err := appendBatch(ctx, bl, base, fill)
+	if foldErr != nil {
+		return nil, errors.Join(foldErr, s.rollback(ctx))
+	}
+	if n == 0 && err == nil {
 		// Only refusals: make sure they were not decided on a stale view.
 		behind, err := s.behind(ctx)
 		if err != nil {
@@ -307,7 +343,6 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 		}
 		return todo, nil
 	}
-	first, err := bl.AppendBatch(ctx, msgs, base)
 	if err == nil && first == base+1 {
 		if err := s.maybeCommit(ctx); err != nil {
 			return nil, err

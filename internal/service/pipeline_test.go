@@ -115,7 +115,8 @@ func TestAppendManyConflictMidPipeline(t *testing.T) {
 }
 
 // interferingBatch is a JetStream log on which another writer appends just
-// before the k-th atomic batch.
+// before the k-th atomic batch (a streamed batch: after its first record
+// was sent).
 type interferingBatch struct {
 	*natslog.Log
 	k, calls int
@@ -130,11 +131,50 @@ func (l *interferingBatch) AppendBatch(ctx context.Context, msgs []events.Messag
 	return l.Log.AppendBatch(ctx, msgs, expected)
 }
 
+// AppendBatchStream counts a batch when its first record is sent.
+func (l *interferingBatch) AppendBatchStream(ctx context.Context, expected uint64, fill func(add func(events.Message)) error) (uint64, int, error) {
+	return l.Log.AppendBatchStream(ctx, expected, func(add func(events.Message)) error {
+		sent := false
+		return fill(func(m events.Message) {
+			add(m)
+			if !sent {
+				sent = true
+				l.calls++
+				if l.calls == l.k {
+					l.other()
+				}
+			}
+		})
+	})
+}
+
+// classicBatch hides the log's streamed batches: a round goes out as
+// AppendBatch, once decided.
+type classicBatch struct{ *interferingBatch }
+
+func (l classicBatch) AppendBatchStream() {}
+
+// TestAtomicBatchConflict lets another writer land between a round's
+// decisions and its batch's commit: the batch must not land, and the round
+// is decided again after the other writer's record, streamed or not.
 func TestAtomicBatchConflict(t *testing.T) {
+	for _, streamed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("streamed=%v", streamed), func(t *testing.T) { testAtomicBatchConflict(t, streamed) })
+	}
+}
+
+func testAtomicBatchConflict(t *testing.T, streamed bool) {
 	n := startNode(t, t.TempDir())
 	defer n.stop()
 	log := &interferingBatch{Log: n.log, k: 1}
-	a, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+	var sl service.Log = log
+	if !streamed {
+		sl = classicBatch{log}
+	}
+	if _, ok := sl.(service.StreamBatchLog); ok != streamed {
+		t.Fatalf("the log streams batches: %v", ok)
+	}
+	a, err := service.Open(t.Context(), service.Config{Log: sl, Dialects: dialects.All()})
 	if err != nil {
 		t.Fatal(err)
 	}
