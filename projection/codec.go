@@ -115,9 +115,12 @@ type spawnWire struct {
 }
 
 func decodeSpawn(raw json.RawMessage) (*SpawnDecided, error) {
-	var w spawnWire
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, err
+	w, ok := plainSpawn(raw)
+	if !ok {
+		w = &spawnWire{}
+		if err := json.Unmarshal(raw, w); err != nil {
+			return nil, err
+		}
 	}
 	return &SpawnDecided{Envelope: w.Envelope.envelope(), Facts: w.Facts}, nil
 }

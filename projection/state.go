@@ -353,15 +353,24 @@ func decode(rec *events.Record, hash string) *Decoded {
 	}
 	switch d.payload.(type) {
 	case *events.StartedData:
-		d.decided, d.derr = decided[StartDecided](rec.Decided)
+		d.decided, d.derr = orJSON(plainStart, rec.Decided)
 	case *events.SpawnedData:
 		d.decided, d.derr = decodeSpawn(rec.Decided)
 	case *events.ResumedData:
-		d.decided, d.derr = decided[ResumeDecided](rec.Decided)
+		d.decided, d.derr = orJSON(plainResume, rec.Decided)
 	case *events.CheckedData:
-		d.decided, d.derr = decided[CheckDecided](rec.Decided)
+		d.decided, d.derr = orJSON(plainCheck, rec.Decided)
 	}
 	return d
+}
+
+// orJSON reads raw with the plain reader, or with encoding/json when raw
+// is not in the plain form (see decided.go).
+func orJSON[T any](read func([]byte) (*T, bool), raw json.RawMessage) (*T, error) {
+	if v, ok := read(raw); ok {
+		return v, nil
+	}
+	return decided[T](raw)
 }
 
 // decodeRecord decodes a record's payload, not what it decided.
