@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"github.com/sessionledger/ledger/envelope/claudecode"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/internal/dialects"
 )
 
