@@ -1,8 +1,11 @@
 package envelope
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/sessionledger/ledger/events"
 )
@@ -102,11 +105,96 @@ func (e *Envelope) UnmarshalJSON(b []byte) error {
 // ComputeHash returns the content hash of the envelope without its hash
 // field (SPEC section 3).
 func (e *Envelope) ComputeHash() string {
+	if b, ok := e.appendCanonical(nil); ok {
+		return events.HashBytes(b)
+	}
+	return e.mapHash()
+}
+
+// mapHash hashes the map MarshalJSON encodes, through events.Hash: the
+// definition of the envelope's hash, which appendCanonical writes
+// directly (TestEnvelopeHash keeps the two the same).
+func (e *Envelope) mapHash() string {
 	h, err := events.Hash(e.fields(false))
 	if err != nil {
 		panic("envelope: hashing a plain value failed: " + err.Error()) // cannot happen: only strings, ints, lists
 	}
 	return h
+}
+
+// appendCanonical appends the RFC 8785 bytes of fields(false): keys in
+// order, strings as events.WriteString writes them. ok is false for a
+// number past 2^53, which the canonical form rounds as a float64 does, and
+// for a string that is not UTF-8, whose bad bytes it replaces; mapHash
+// hashes those.
+func (e *Envelope) appendCanonical(dst []byte) ([]byte, bool) {
+	const exact = 1 << 53
+	if e.Depth <= -exact || e.Depth >= exact || e.Revision >= exact {
+		return nil, false
+	}
+	buf := bytes.NewBuffer(dst)
+	buf.Grow(256)
+	ok := true
+	str := func(s string) {
+		ok = ok && utf8.ValidString(s)
+		events.WriteString(buf, s)
+	}
+	strs := func(s []string) {
+		if s == nil {
+			buf.WriteString("null")
+			return
+		}
+		buf.WriteByte('[')
+		for i, v := range s {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			str(v)
+		}
+		buf.WriteByte(']')
+	}
+	buf.WriteString(`{"agent":`)
+	str(e.Agent)
+	if e.Mode != "" {
+		buf.WriteString(`,"background":`)
+		buf.WriteString(strconv.FormatBool(e.Background))
+	}
+	buf.WriteString(`,"delegated":`)
+	if d := e.Delegated; d == nil {
+		buf.WriteString("null")
+	} else {
+		buf.WriteString(`{"deny":`)
+		strs(nonNil(d.Deny))
+		buf.WriteString(`,"requester":`)
+		str(string(d.Requester))
+		buf.WriteString(`,"target":`)
+		str(d.Target)
+		buf.WriteByte('}')
+	}
+	buf.WriteString(`,"depth":`)
+	buf.WriteString(strconv.Itoa(e.Depth))
+	if e.Mode != "" {
+		buf.WriteString(`,"extra_tools":`)
+		strs(nonNil(e.ExtraTools))
+	}
+	buf.WriteString(`,"inherited_allow":`)
+	strs(e.InheritedAllow)
+	buf.WriteString(`,"inherited_deny":`)
+	strs(nonNil(e.InheritedDeny))
+	if e.Mode != "" {
+		buf.WriteString(`,"mode":`)
+		str(e.Mode)
+	}
+	buf.WriteString(`,"requester":`)
+	str(string(e.Requester))
+	buf.WriteString(`,"revision":`)
+	buf.WriteString(strconv.FormatUint(e.Revision, 10))
+	buf.WriteString(`,"role":`)
+	str(e.Role)
+	buf.WriteString(`,"source":`)
+	str(e.Source)
+	buf.WriteByte('}')
+	return buf.Bytes(), ok
 }
 
 // Seal sets the envelope's hash. Call it once the envelope is complete.
