@@ -3,6 +3,7 @@ package envelope
 import (
 	"bytes"
 	"strconv"
+	"sync"
 
 	"github.com/sessionledger/ledger/events"
 )
@@ -92,7 +93,13 @@ type ToolSet struct {
 // Hash returns the content hash of the tool set: SHA-256 of its RFC 8785
 // bytes, written directly (this is on the path of every turn).
 func (t *ToolSet) Hash() string {
-	var buf bytes.Buffer
+	buf := hashBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 1<<16 {
+			buf.Reset()
+			hashBufs.Put(buf)
+		}
+	}()
 	buf.Grow(64 * (len(t.Allowed) + 3*len(t.Denied)))
 	buf.WriteString(`{"allowed":`)
 	if t.Allowed == nil {
@@ -103,7 +110,7 @@ func (t *ToolSet) Hash() string {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			events.WriteString(&buf, a)
+			events.WriteString(buf, a)
 		}
 		buf.WriteByte(']')
 	}
@@ -118,27 +125,30 @@ func (t *ToolSet) Hash() string {
 			buf.WriteByte(',')
 		}
 		buf.WriteString(`{"reason":{"code":`)
-		events.WriteString(&buf, d.Reason.Code)
+		events.WriteString(buf, d.Reason.Code)
 		if d.Reason.Record != nil {
 			buf.WriteString(`,"record":{"id":`)
-			events.WriteString(&buf, d.Reason.Record.ID)
+			events.WriteString(buf, d.Reason.Record.ID)
 			buf.WriteString(`,"seq":`)
 			buf.WriteString(strconv.FormatUint(d.Reason.Record.Seq, 10))
 			buf.WriteString(`,"type":`)
-			events.WriteString(&buf, string(d.Reason.Record.Type))
+			events.WriteString(buf, string(d.Reason.Record.Type))
 			buf.WriteByte('}')
 		}
 		if d.Reason.Rule != "" {
 			buf.WriteString(`,"rule":`)
-			events.WriteString(&buf, d.Reason.Rule)
+			events.WriteString(buf, d.Reason.Rule)
 		}
 		buf.WriteString(`},"tool":`)
-		events.WriteString(&buf, d.Tool)
+		events.WriteString(buf, d.Tool)
 		buf.WriteByte('}')
 	}
 	buf.WriteString(`]}`)
 	return events.HashBytes(buf.Bytes())
 }
+
+// hashBufs pools Hash's buffers: a tool set is hashed at every turn.
+var hashBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // Lookup returns the decision for tool (already normalized) and whether the
 // tool is in the set at all.

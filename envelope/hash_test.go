@@ -85,3 +85,13 @@ func BenchmarkEnvelopeHash(b *testing.B) {
 		}
 	})
 }
+
+func BenchmarkToolSetHash(b *testing.B) {
+	ts := ToolSet{Allowed: []string{"read", "write", "edit", "apply_patch", "exec", "process", "web_search", "web_fetch"},
+		Denied: []Denial{{Tool: "gateway", Reason: Reason{Code: "subagent:hard_deny", Rule: `tools.subagents.deny: "gateway"`,
+			Record: &RecordRef{Seq: 1, ID: "01KDVDNA01DBK7GFTFQQMHPVNR", Type: events.PolicySet}}}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = ts.Hash()
+	}
+}

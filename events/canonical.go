@@ -68,7 +68,10 @@ func Hash(v any) (string, error) {
 // HashBytes returns the content hash of already canonical bytes.
 func HashBytes(b []byte) string {
 	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	var out [len("sha256:") + 2*sha256.Size]byte
+	copy(out[:], "sha256:")
+	hex.Encode(out[len("sha256:"):], sum[:])
+	return string(out[:])
 }
 
 // WriteString writes s as a JCS string (RFC 8785 section 3.2.2.2).
