@@ -69,27 +69,38 @@ func scaleStore(b *testing.B, n int) (*projection.Store, []events.SessionKey) {
 
 // BenchmarkWhyScale is why on root sessions of a state loaded from its
 // store, at a growing number of sessions: cold (each key's first query
-// since the load, with none of the file resident, as after a commit),
-// cold-resident (the same with the file's pages mapped) and hot (the same
-// keys again). It reports the p50 and the minor page faults
-// per query besides the mean.
+// since the load, with none of the file resident, as after a commit of a
+// file over its resident budget), cold-loaded (the same on a state loaded
+// with none of the file mapped, as a process that just opened it: Load
+// maps a file within the budget), cold-resident (the same with the file's
+// pages mapped) and hot (the same keys again). It reports the p50 and the
+// minor page faults per query besides the mean, and for cold-loaded the
+// time a Load takes.
 func BenchmarkWhyScale(b *testing.B) {
 	oc := openclaw.New()
 	dialects := projection.Dialects{oc.Name(): oc}
 	for _, n := range []int{333, 3333, 33333} {
 		st, keys := scaleStore(b, n)
-		for _, mode := range []string{"cold", "cold-resident", "hot"} {
+		for _, mode := range []string{"cold", "cold-loaded", "cold-resident", "hot"} {
 			// cold-resident is a first query with the file's pages still
 			// mapped (no commit since they were read): what a first query
 			// costs besides the page faults.
-			hot, drop := mode == "hot", mode != "cold-resident"
+			hot, drop := mode == "hot", mode == "cold" || mode == "hot"
 			b.Run(fmt.Sprintf("sessions-%d/%s", 3*n, mode), func(b *testing.B) {
 				var s *projection.State
+				var loads int
+				var loading time.Duration
 				load := func() {
+					if mode == "cold-loaded" {
+						projection.DropPages(st)
+					}
+					t := time.Now()
 					var err error
 					if s, err = st.Load(dialects); err != nil {
 						b.Fatal(err)
 					}
+					loading += time.Since(t)
+					loads++
 					if drop {
 						projection.DropPages(st)
 					}
@@ -132,6 +143,9 @@ func BenchmarkWhyScale(b *testing.B) {
 				slices.Sort(ds)
 				b.ReportMetric(float64(ds[len(ds)/2].Nanoseconds()), "p50-ns")
 				b.ReportMetric(float64(faults)/float64(b.N), "faults/op")
+				if mode == "cold-loaded" {
+					b.ReportMetric(float64(loading.Microseconds())/float64(loads), "load-µs")
+				}
 			})
 		}
 	}

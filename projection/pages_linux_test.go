@@ -1,0 +1,106 @@
+package projection_test
+
+import (
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/sessionledger/ledger/envelope/openclaw"
+	"github.com/sessionledger/ledger/internal/workload"
+	"github.com/sessionledger/ledger/projection"
+)
+
+// residentStore folds 300 workload sessions (about 1300 records, a file
+// of about a megabyte) into a store with the given resident budget,
+// committing every 100 records, and returns the store and the state.
+func residentStore(t *testing.T, budget int) (*projection.Store, *projection.State, *harness) {
+	t.Helper()
+	st, err := projection.OpenStore(filepath.Join(t.TempDir(), "p.db"), projection.StoreOptions{ResidentBudget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	oc := openclaw.New()
+	h := &harness{t: t, st: projection.New(projection.Dialects{oc.Name(): oc})}
+	h.mustAppend(string(workload.Policy()))
+	for i := range 300 {
+		for _, ev := range workload.Session(i) {
+			h.mustAppend(string(ev))
+		}
+		if i%8 == 7 {
+			if err := st.Commit(h.st); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := st.Commit(h.st); err != nil {
+		t.Fatal(err)
+	}
+	return st, h.st, h
+}
+
+// resident is the share of the store's file mapped in this process.
+func resident(t *testing.T, st *projection.Store) float64 {
+	t.Helper()
+	n, pages, err := projection.ResidentPages(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages < 200 {
+		t.Fatalf("the file has %d pages: too few to tell", pages)
+	}
+	return float64(n) / float64(pages)
+}
+
+func TestResidentBudget(t *testing.T) {
+	oc := openclaw.New()
+	dialects := projection.Dialects{oc.Name(): oc}
+	tests := []struct {
+		name   string
+		budget int
+		// whether most of the file is mapped after a Load that starts
+		// with none of it mapped, and after a commit that starts with all
+		// of it
+		wantLoaded, wantCommitted bool
+	}{
+		{"within the default budget, Load maps the file and a commit keeps it", 0, true, true},
+		{"within a budget, Load maps the file and a commit keeps it", 1 << 30, true, true},
+		{"over the budget, Load leaves the file and a commit drops it", 64 << 10, false, false},
+		{"a negative budget drops the file at every commit", -1, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, _, h := residentStore(t, tt.budget)
+			projection.DropPages(st)
+			if got := resident(t, st); got > 0.05 {
+				t.Fatalf("after DropPages, %.0f%% of the file is mapped", 100*got)
+			}
+			s, err := st.Load(dialects)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Load reads the slots, and a fault maps the pages around the
+			// one it reads (up to 64 KiB): a third of a file this small.
+			if got := resident(t, st); (got > 0.6) != tt.wantLoaded {
+				t.Errorf("after Load, %.0f%% of the file is mapped; want all of it: %v", 100*got, tt.wantLoaded)
+			}
+			// Map all of the file, then commit a few records.
+			if err := st.Dump(io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			if got := resident(t, st); got < 0.9 {
+				t.Fatalf("after a dump, only %.0f%% of the file is mapped", 100*got)
+			}
+			h.st = s
+			for _, ev := range workload.Session(300) {
+				h.mustAppend(string(ev))
+			}
+			if err := st.Commit(s); err != nil {
+				t.Fatal(err)
+			}
+			if got := resident(t, st); (got > 0.6) != tt.wantCommitted {
+				t.Errorf("after a commit, %.0f%% of the file is mapped; want most of it: %v", 100*got, tt.wantCommitted)
+			}
+		})
+	}
+}
