@@ -27,6 +27,7 @@ type ledgerFlags struct {
 	onConflict                                       func()
 	user, password, natsConfig                       string
 	rollSubjects                                     string
+	residentMB                                       int
 }
 
 func (f *ledgerFlags) register(fs *flag.FlagSet) {
@@ -36,11 +37,20 @@ func (f *ledgerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.stream, "stream", "LEDGER", "the JetStream stream name")
 	fs.IntVar(&f.replicas, "replicas", 1, "stream replicas when the stream is created (3 on a cluster)")
 	fs.StringVar(&f.projection, "projection", "", "the bbolt projection file (default DATA/projection.db)")
+	fs.IntVar(&f.residentMB, "resident-budget", projection.DefaultResidentBudget>>20, "keep the projection file's pages mapped in this process while the file is at most this many `MiB` (0: never),\nso that no query waits on a page fault; past that they are let go at every commit, to keep the resident set small")
 	fs.StringVar(&f.user, "user", os.Getenv("NATS_USER"), "NATS user name (env NATS_USER); with the embedded server and --nats-config, the ledger service's user")
 	fs.StringVar(&f.password, "password", os.Getenv("NATS_PASSWORD"), "NATS password (env NATS_PASSWORD)")
 	fs.StringVar(&f.natsConfig, "nats-config", "", "embedded server only: a NATS server configuration file to load, for example the authorization block 'ledger serve --gen-auth' writes")
 	fs.StringVar(&f.rollSubjects, "roll-subjects", "", "roll the log to a new stream (STREAM-2, ...) once the current one holds this many distinct subjects\n(default 900000; 'off' never rolls); every writer should use the same value (docs/rolling-streams.md)")
 	fs.DurationVar(&f.syncInterval, "sync-interval", 0, "embedded server only: fsync every interval instead of on every write (faster; loses the last interval's acknowledged writes on power loss; rounds of appends are then pipelined rather than sent as atomic batches)")
+}
+
+// residentBudget is --resident-budget as projection.StoreOptions takes it.
+func (f *ledgerFlags) residentBudget() int {
+	if f.residentMB <= 0 {
+		return -1 // 0 MiB: no file is small enough
+	}
+	return f.residentMB << 20
 }
 
 func envOr(k, def string) string {
@@ -105,7 +115,7 @@ func (f *ledgerFlags) open(ctx context.Context, withProjection bool) (*ledgerHan
 		if path == "" {
 			path = filepath.Join(f.data, "projection.db")
 		}
-		if h.store, err = projection.OpenStore(path, projection.StoreOptions{}); err != nil {
+		if h.store, err = projection.OpenStore(path, projection.StoreOptions{ResidentBudget: f.residentBudget()}); err != nil {
 			return nil, err
 		}
 		cfg.Store = h.store
