@@ -17,8 +17,30 @@ import (
 )
 
 // scaleStores holds a committed store per number of workload sessions,
-// built once per test binary.
-var scaleStores sync.Map
+// built once per test binary, in scaleDir.
+var (
+	scaleStores sync.Map
+	scaleDir    string
+)
+
+// TestMain removes the scale stores (about 370 MB) when the benchmarks
+// are done: no benchmark's b.TempDir outlives it.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if scaleDir != "" {
+		scaleStores.Range(func(_, v any) bool {
+			v.(scaleBuilt).st.Close()
+			return true
+		})
+		os.RemoveAll(scaleDir)
+	}
+	os.Exit(code)
+}
+
+type scaleBuilt struct {
+	st   *projection.Store
+	keys []events.SessionKey
+}
 
 // scaleStore folds n workload sessions (three ledger sessions each) into a
 // store committed every 1300 records, as a service commits, and returns it
@@ -26,20 +48,19 @@ var scaleStores sync.Map
 // every size, as query scale asks about).
 func scaleStore(b *testing.B, n int) (*projection.Store, []events.SessionKey) {
 	b.Helper()
-	type built struct {
-		st   *projection.Store
-		keys []events.SessionKey
-	}
 	if v, ok := scaleStores.Load(n); ok {
-		return v.(built).st, v.(built).keys
+		return v.(scaleBuilt).st, v.(scaleBuilt).keys
 	}
 	oc := openclaw.New()
 	// Not b.TempDir: the store outlives the benchmark that built it.
-	dir, err := os.MkdirTemp("", "scale")
-	if err != nil {
-		b.Fatal(err)
+	if scaleDir == "" {
+		dir, err := os.MkdirTemp("", "scale")
+		if err != nil {
+			b.Fatal(err)
+		}
+		scaleDir = dir
 	}
-	st, err := projection.OpenStore(filepath.Join(dir, "p.db"), projection.StoreOptions{NoSync: true})
+	st, err := projection.OpenStore(filepath.Join(scaleDir, fmt.Sprintf("p%d.db", n)), projection.StoreOptions{NoSync: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,7 +84,7 @@ func scaleStore(b *testing.B, n int) (*projection.Store, []events.SessionKey) {
 	for i := range keys {
 		keys[i] = events.SessionKey(fmt.Sprintf("agent:main:w%d", i*n/len(keys)))
 	}
-	scaleStores.Store(n, built{st, keys})
+	scaleStores.Store(n, scaleBuilt{st, keys})
 	return st, keys
 }
 
