@@ -120,8 +120,12 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 			st, err = nil, damaged(path, fmt.Errorf("%v", p))
 		}
 	}()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second, FreelistType: bolt.FreelistMapType,
-		NoSync: opts.NoSync, NoFreelistSync: opts.NoSync, NoGrowSync: opts.NoSync, MaxSize: opts.MaxSize})
+	bopts := &bolt.Options{Timeout: 5 * time.Second, FreelistType: bolt.FreelistMapType,
+		NoSync: opts.NoSync, NoFreelistSync: opts.NoSync, NoGrowSync: opts.NoSync, MaxSize: opts.MaxSize}
+	if opts.NoSync && strconv.IntSize == 64 {
+		bopts.InitialMmapSize = rebuildMmapSize
+	}
+	db, err := bolt.Open(path, 0o600, bopts)
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("projection: opening %s: %w (is another ledger using it?)", path, err)
 	}
@@ -342,6 +346,12 @@ func (s *State) committed(st *Store) {
 	s.evictSessions(s.changed)
 	s.changed = map[events.SessionKey]bool{}
 }
+
+// rebuildMmapSize is how much of the address space a rebuild (a NoSync
+// store) maps from the start. bbolt maps a growing file anew at every
+// doubling, and every page then faults in again; a rebuild grows its file
+// from nothing. Address space, not memory: only pages read are resident.
+const rebuildMmapSize = 4 << 30
 
 // rebuildDropEvery is how many of its commits a rebuild (a NoSync store)
 // makes before it drops the pages they read from its resident set (when
