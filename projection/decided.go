@@ -1,7 +1,6 @@
 package projection
 
 import (
-	"strings"
 	"unicode/utf8"
 
 	"github.com/sessionledger/ledger/envelope"
@@ -47,7 +46,7 @@ func (p *plain) take(c byte) {
 
 // lit reads the literal s.
 func (p *plain) lit(s string) {
-	if !p.ok || !strings.HasPrefix(string(p.b[p.i:]), s) {
+	if !p.ok || len(p.b)-p.i < len(s) || string(p.b[p.i:p.i+len(s)]) != s {
 		p.fail()
 		return
 	}
@@ -260,11 +259,32 @@ func foldsTo(names []string, key []byte) bool {
 		}
 	}
 	for _, n := range names {
-		if strings.EqualFold(n, string(key)) {
+		if asciiEqualFold(n, key) {
 			return true
 		}
 	}
 	return false
+}
+
+// asciiEqualFold reports whether the ASCII strings n and key are equal
+// ignoring case.
+func asciiEqualFold(n string, key []byte) bool {
+	if len(n) != len(key) {
+		return false
+	}
+	for i := range len(n) {
+		a, b := n[i], key[i]
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
