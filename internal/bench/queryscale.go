@@ -75,9 +75,11 @@ func queryScale(ctx context.Context, cfg *Config, rep *Report, counts []int) err
 			if pass == 1 {
 				times = againPasses
 			}
-			// A collection the sections before left running would land
+			// A collection the sections before left running, or the
+			// kernel writing back the pages the growth dirtied, would land
 			// in some rows and not others.
 			runtime.GC()
+			time.Sleep(settlePause)
 			f0, faultsOK := minorFaults()
 			ds, allocs, err := whyPasses(st, keys, times)
 			if err != nil {
