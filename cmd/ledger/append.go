@@ -39,7 +39,7 @@ func runAppend(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		defer f.Close()
 		in, name = f, pos[0]
 	}
-	h, err := lf.open(ctx, true)
+	h, err := lf.open(ctx)
 	if err != nil {
 		return err
 	}

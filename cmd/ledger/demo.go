@@ -109,7 +109,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			defer os.RemoveAll(dir)
 		}
 	}
-	h, err := lf.open(ctx, true)
+	h, err := lf.open(ctx)
 	if err != nil {
 		return err
 	}

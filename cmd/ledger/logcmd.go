@@ -20,7 +20,7 @@ func runLog(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
-	h, err := lf.open(ctx, false)
+	h, err := lf.openLog(ctx)
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,7 @@ func (q *queryFlags) open(ctx context.Context) (*service.Service, error) {
 	case q.log != "":
 		return openLogFile(ctx, q.log)
 	}
-	h, err := q.ledgerFlags.open(ctx, true)
+	h, err := q.ledgerFlags.open(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,7 @@ func runReplay(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if _, err := os.Stat(*out); err == nil {
 		return usageError("%s exists; replay writes a fresh file", *out)
 	}
-	h, err := lf.open(ctx, false)
+	h, err := lf.openLog(ctx)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func runWhatIf(ctx context.Context, lf *ledgerFlags, path string, from, to uint6
 	if err != nil {
 		return err
 	}
-	h, err := lf.open(ctx, false)
+	h, err := lf.openLog(ctx)
 	if err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func runVerify(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
-	h, err := lf.open(ctx, false)
+	h, err := lf.openLog(ctx)
 	if err != nil {
 		return err
 	}

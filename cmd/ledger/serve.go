@@ -52,7 +52,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		m = newLedgerMetrics()
 		lf.onConflict = m.conflicts.Inc
 	}
-	h, err := lf.open(ctx, true)
+	h, err := lf.open(ctx)
 	if err != nil {
 		return err
 	}
