@@ -17,7 +17,6 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 )
 
@@ -68,11 +67,12 @@ func (s *State) writeDump(w io.Writer) error {
 func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 	d := dumper{w: w, tx: tx}
 	r := s.recent
-	// What the sessions bucket holds of each session, by tag.
+	// What the sessions bucket holds of each session, by tag: where each
+	// value is, to be encoded when its turn comes.
 	stored := struct {
-		sessions, yields, chains map[string][]byte
-		turns                    map[string][][]byte
-	}{map[string][]byte{}, map[string][]byte{}, map[string][]byte{}, map[string][][]byte{}}
+		sessions, yields, chains map[string]lazy
+		turns                    map[string]lazy
+	}{map[string]lazy{}, map[string]lazy{}, map[string]lazy{}, map[string]lazy{}}
 	keys := map[uint64]events.SessionKey{}
 	d.each(bucketSlots, func(k, v []byte) error {
 		if len(k) != 8 || len(v) == 0 {
@@ -87,34 +87,30 @@ func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 		if !ok || !known {
 			return fmt.Errorf("bad session key %x", k)
 		}
-		var err error
 		switch tag {
 		case tagSession:
-			var sess *envelope.Session
-			if sess, err = decodeSessionBinary(v); err == nil {
-				stored.sessions[string(key)], err = canon(sess)
-			}
+			stored.sessions[string(key)] = lazy{raw: v, enc: canonSession}
 		case tagYield:
-			stored.yields[string(key)], err = events.CanonicalJSON(v)
+			stored.yields[string(key)] = lazy{raw: v, enc: events.CanonicalJSON}
 		case tagTurn:
 			// Keys sort by turn number.
-			var c []byte
-			c, err = events.CanonicalJSON(v)
-			stored.turns[string(key)] = append(stored.turns[string(key)], c)
+			l := stored.turns[string(key)]
+			l.list = append(l.list, lazy{raw: v, enc: events.CanonicalJSON})
+			stored.turns[string(key)] = l
 		case tagChain:
 			subj, ok := chainSubject(key, rest)
 			if !ok {
 				return fmt.Errorf("bad chain key %x", k)
 			}
-			stored.chains[subj], err = canon(string(v))
+			stored.chains[subj] = lazy{raw: v, enc: canonString}
 		}
-		return err
+		return nil
 	})
 	d.raw("{")
 
 	// The history a record changes in place: the newest value wins.
 	d.section("chains", false)
-	e := d.entries(bucketChains, func(k, v []byte) ([]byte, error) { return canon(string(v)) })
+	e := d.entries(bucketChains, canonString)
 	maps.Copy(e, stored.chains)
 	for subj, h := range r.chains {
 		e[subj] = d.value(h)
@@ -122,11 +118,10 @@ func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 	d.object(e)
 
 	d.section("checks", true)
-	e = map[string][]byte{}
+	e = map[string]lazy{}
 	d.each(bucketChecks, func(k, v []byte) error {
-		c, err := events.CanonicalJSON(v)
-		e[strconv.FormatUint(binary.BigEndian.Uint64(k), 10)] = c
-		return err
+		e[strconv.FormatUint(binary.BigEndian.Uint64(k), 10)] = lazy{raw: v, enc: events.CanonicalJSON}
+		return nil
 	})
 	for seq, c := range r.checks {
 		e[strconv.FormatUint(seq, 10)] = d.value(c)
@@ -135,13 +130,7 @@ func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 
 	// An id keeps the sequence it first landed at: the store's.
 	d.section("ids", true)
-	e = d.entries(bucketIDs, func(k, v []byte) ([]byte, error) {
-		l, err := parseLanded(v)
-		if err != nil {
-			return nil, err
-		}
-		return canon(l)
-	})
+	e = d.entries(bucketIDs, canonLanded)
 	for id, l := range r.ids {
 		if _, ok := e[id]; !ok {
 			e[id] = d.value(l)
@@ -150,11 +139,11 @@ func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 	d.object(e)
 
 	d.section("policies", true)
-	d.put(d.value(s.policies))
+	d.put(d.value(s.policies).raw)
 	d.section("policy", true)
-	d.put(d.value(s.policy))
+	d.put(d.value(s.policy).raw)
 	d.section("position", true)
-	d.put(d.value(s.seq))
+	d.put(d.value(s.seq).raw)
 
 	// Sessions: the stored ones, and those changed since (every one, for
 	// a state in memory).
@@ -171,10 +160,10 @@ func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 	d.object(e)
 
 	d.section("time", true)
-	d.put(d.value(s.lastTime))
+	d.put(d.value(s.lastTime).raw)
 
 	d.section("toolsets", true)
-	e = d.entries(bucketToolSets, func(k, v []byte) ([]byte, error) { return events.CanonicalJSON(v) })
+	e = d.entries(bucketToolSets, events.CanonicalJSON)
 	for h, ts := range r.toolsets {
 		e[h] = d.value(ts)
 	}
@@ -183,15 +172,13 @@ func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 	// Turns: each session's stored turns (keys sort by session, then turn
 	// number), then those folded since.
 	d.section("turns", true)
-	lists := stored.turns
+	e = stored.turns
 	for k, tl := range r.turns {
+		l := e[string(k)]
 		for _, t := range tl.list {
-			lists[string(k)] = append(lists[string(k)], d.value(t))
+			l.list = append(l.list, d.value(t))
 		}
-	}
-	e = make(map[string][]byte, len(lists))
-	for k, list := range lists {
-		e[k] = append(append([]byte("["), bytes.Join(list, []byte(","))...), ']')
+		e[string(k)] = l
 	}
 	d.object(e)
 
@@ -204,6 +191,58 @@ func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 
 	d.raw("}")
 	return d.err
+}
+
+// A lazy value is a dump value encoded when it is written: the raw bytes
+// enc encodes (a stored value stays valid, mapped, for the read
+// transaction), the canonical bytes when enc is nil, or, with list, the
+// JSON array of the list's values. The dump keeps in memory the keys of a
+// section, not all its values encoded at once (at a million records,
+// which took 9 GB).
+type lazy struct {
+	raw  []byte
+	enc  func([]byte) ([]byte, error)
+	list []lazy
+}
+
+// bytes returns the value's canonical bytes.
+func (l lazy) bytes() ([]byte, error) {
+	if l.list != nil {
+		out := []byte{'['}
+		for i, v := range l.list {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			b, err := v.bytes()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b...)
+		}
+		return append(out, ']'), nil
+	}
+	if l.enc == nil {
+		return l.raw, nil
+	}
+	return l.enc(l.raw)
+}
+
+func canonString(v []byte) ([]byte, error) { return canon(string(v)) }
+
+func canonSession(v []byte) ([]byte, error) {
+	sess, err := decodeSessionBinary(v)
+	if err != nil {
+		return nil, err
+	}
+	return canon(sess)
+}
+
+func canonLanded(v []byte) ([]byte, error) {
+	l, err := parseLanded(v)
+	if err != nil {
+		return nil, err
+	}
+	return canon(l)
 }
 
 // dumper writes the dump and keeps its first error.
@@ -231,12 +270,12 @@ func (d *dumper) section(name string, comma bool) {
 }
 
 // value is v's canonical JSON.
-func (d *dumper) value(v any) []byte {
+func (d *dumper) value(v any) lazy {
 	c, err := canon(v)
 	if err != nil && d.err == nil {
 		d.err = err
 	}
-	return c
+	return lazy{raw: c}
 }
 
 func canon(v any) ([]byte, error) {
@@ -258,19 +297,19 @@ func (d *dumper) each(bucket []byte, fn func(k, v []byte) error) {
 	}
 }
 
-// entries reads a stored bucket as canonical values by key.
-func (d *dumper) entries(bucket []byte, val func(k, v []byte) ([]byte, error)) map[string][]byte {
-	e := map[string][]byte{}
+// entries reads a stored bucket as values by key, each to be encoded by
+// enc.
+func (d *dumper) entries(bucket []byte, enc func([]byte) ([]byte, error)) map[string]lazy {
+	e := map[string]lazy{}
 	d.each(bucket, func(k, v []byte) error {
-		c, err := val(k, v)
-		e[string(k)] = c
-		return err
+		e[string(k)] = lazy{raw: v, enc: enc}
+		return nil
 	})
 	return e
 }
 
 // object writes entries as a canonical JSON object.
-func (d *dumper) object(e map[string][]byte) {
+func (d *dumper) object(e map[string]lazy) {
 	keys := make([]string, 0, len(e))
 	for k := range e {
 		keys = append(keys, k)
@@ -285,7 +324,11 @@ func (d *dumper) object(e map[string][]byte) {
 		events.WriteString(&d.key, k)
 		d.key.WriteByte(':')
 		d.put(d.key.Bytes())
-		d.put(e[k])
+		v, err := e[k].bytes()
+		if err != nil && d.err == nil {
+			d.err = err
+		}
+		d.put(v)
 	}
 	d.raw("}")
 }
