@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/projection"
 )
 
 // AsyncLog is a Log that can pipeline a writer's own appends.
@@ -145,6 +146,23 @@ func (s *Service) AppendEvents(ctx context.Context, evs []*events.Event, errs []
 	return out
 }
 
+// prepareEvent decides ev against the head and encodes its record. ok is
+// false when there is nothing to append; out then holds the event's
+// outcome (a refusal, a re-sent id, or a record that did not encode).
+func (s *Service) prepareEvent(ev *events.Event, out *Outcome) (projection.Prepared, []byte, bool) {
+	prep := s.head.Prepare(ev, events.FormatTime(s.cfg.Clock()))
+	if prep.Record == nil {
+		*out = Outcome{Result{Seq: prep.Landed, ID: ev.ID, Duplicate: prep.Landed != 0}, prep.Err}
+		return prep, nil, false
+	}
+	b, err := prep.Record.Encode()
+	if err != nil {
+		*out = Outcome{Err: err}
+		return prep, nil, false
+	}
+	return prep, b, true
+}
+
 type flight struct {
 	i    int
 	seq  uint64
@@ -161,14 +179,8 @@ func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.
 	publishErr := error(nil)
 	stopAt := len(todo)
 	for k, i := range todo {
-		prep := s.head.Prepare(evs[i], events.FormatTime(s.cfg.Clock()))
-		if prep.Record == nil {
-			out[i] = Outcome{Result{Seq: prep.Landed, ID: evs[i].ID, Duplicate: prep.Landed != 0}, prep.Err}
-			continue
-		}
-		b, err := prep.Record.Encode()
-		if err != nil {
-			out[i] = Outcome{Err: err}
+		prep, b, ok := s.prepareEvent(evs[i], &out[i])
+		if !ok {
 			continue
 		}
 		expected := s.head.Position()
@@ -303,15 +315,9 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 	fill := func(add func(events.Message)) error {
 		for n := 0; len(todo) > 0 && n < MaxBatch; {
 			i := todo[0]
-			prep := s.head.Prepare(evs[i], events.FormatTime(s.cfg.Clock()))
 			todo = todo[1:]
-			if prep.Record == nil {
-				out[i] = Outcome{Result{Seq: prep.Landed, ID: evs[i].ID, Duplicate: prep.Landed != 0}, prep.Err}
-				continue
-			}
-			b, err := prep.Record.Encode()
-			if err != nil {
-				out[i] = Outcome{Err: err}
+			prep, b, ok := s.prepareEvent(evs[i], &out[i])
+			if !ok {
 				continue
 			}
 			seq := s.head.Position() + 1
