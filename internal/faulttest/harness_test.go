@@ -74,6 +74,7 @@ type serveProc struct {
 	ready    bool   // logged "caught up" at least once
 	position uint64 // highest position logged with "caught up"
 	tail     []string
+	problems []string // every warning and error logged (the tail may have lost them)
 	changed  chan struct{}
 
 	exited  chan struct{} // closed when the process has exited and stderr is drained
@@ -128,15 +129,22 @@ func spawn(t *testing.T, cmd *exec.Cmd) (*serveProc, error) {
 		for sc.Scan() {
 			line := sc.Text()
 			var m struct {
+				Level    string  `json:"level"`
 				Msg      string  `json:"msg"`
 				Position *uint64 `json:"position"`
 			}
+			isJSON := json.Unmarshal([]byte(line), &m) == nil
 			p.mu.Lock()
 			p.tail = append(p.tail, line)
 			if len(p.tail) > 40 {
 				p.tail = p.tail[len(p.tail)-40:]
 			}
-			if json.Unmarshal([]byte(line), &m) == nil && m.Msg == "caught up" && m.Position != nil {
+			// A live replica logs "caught up" at every record it follows,
+			// which soon pushes a warning out of the tail.
+			if (!isJSON || m.Level == "WARN" || m.Level == "ERROR") && len(p.problems) < 1000 {
+				p.problems = append(p.problems, line)
+			}
+			if isJSON && m.Msg == "caught up" && m.Position != nil {
 				p.ready = true
 				p.position = max(p.position, *m.Position)
 			}
@@ -187,6 +195,21 @@ func (p *serveProc) Stderr() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return strings.Join(p.tail, "\n")
+}
+
+// Logged reports whether a warning, an error or a line that is not a log
+// record, of all the process wrote, or a line of the tail, contains s.
+func (p *serveProc) Logged(s string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, lines := range [][]string{p.problems, p.tail} {
+		for _, l := range lines {
+			if strings.Contains(l, s) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // waitCaughtUp waits until the process has logged "caught up" at position

@@ -411,10 +411,7 @@ func TestDiskFull(t *testing.T) {
 	cmd.Env = append(os.Environ(), envHelperFsize+"="+strconv.Itoa(limit), envHelperExec+"="+bin)
 	p := startServeCmd(t, cmd)
 	p.waitCaughtUp(t, 0, 30*time.Second)
-	full := func() bool {
-		e := p.Stderr()
-		return strings.Contains(e, "file too large") || strings.Contains(e, "file size limit")
-	}
+	full := func() bool { return p.Logged("file too large") || p.Logged("file size limit") }
 
 	opts := client.Options{Timeout: 2 * time.Second, Retries: 1}
 	if _, err := client.New(nc, opts).Append(t.Context(), toEvent(t, workload.Policy())); err != nil {
