@@ -173,7 +173,7 @@ func (l *Log) AppendBatchStream(ctx context.Context, expected uint64, fill func(
 		l.landed(ctx, seg, first+uint64(n)-1)
 		return seg.base + first, n, nil
 	}
-	if errors.Is(err, events.ErrConflict) && !mayHaveRolled(err) {
+	if errors.Is(err, events.ErrConflict) {
 		return 0, n, err
 	}
 	// A segment sealed under the batch refuses its first record, and the
