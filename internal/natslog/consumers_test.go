@@ -2,12 +2,7 @@ package natslog_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
-
-	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/sessionledger/ledger/internal/natslog"
 )
 
 // TestReadsLeaveNoConsumers: every Read, ReadMsgs and bounded Follow
@@ -15,20 +10,8 @@ import (
 // chunk by chunk does not pile up consumers until the server refuses new
 // ones.
 func TestReadsLeaveNoConsumers(t *testing.T) {
-	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := natslog.ConnectEmbedded(ns, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nc.Close(); ns.Shutdown(); ns.WaitForShutdown() })
+	log := openLog(t)
 	ctx := t.Context()
-	log, err := natslog.Open(ctx, nc, natslog.StreamConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for i := range 20 {
 		if _, err := log.Append(ctx, "ledger.policy", fmt.Sprintf("01J%023d", i+1), []byte(`{}`), uint64(i)); err != nil {
 			t.Fatal(err)
@@ -46,11 +29,7 @@ func TestReadsLeaveNoConsumers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := js.Stream(ctx, "LEDGER")
+	s, err := log.JetStream().Stream(ctx, "LEDGER")
 	if err != nil {
 		t.Fatal(err)
 	}
