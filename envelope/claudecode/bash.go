@@ -12,6 +12,9 @@ type bashLine struct {
 	// denyTexts are every text deny and ask rules are checked against: the
 	// top-level subcommands and every segment nested anywhere in the line.
 	denyTexts []string
+	// pathSegs are the segments (nested ones included, the deny strip
+	// applied) whose paths Read and Edit deny rules are checked against.
+	pathSegs [][]string
 	// critical is set when a segment removes a critical path.
 	critical    bool
 	criticalArg string
@@ -452,9 +455,16 @@ func parseBash(cmd string) *bashLine {
 			l.denyTexts = append(l.denyTexts, s.denyText)
 		}
 	}
+	// The whole line is a deny text too, so a rule written across an
+	// operator (Bash(wget *| bash*)) can match.
+	if whole := strings.Join(strings.Fields(cmd), " "); len(l.subs) > 1 && !containsString(l.denyTexts, whole) {
+		l.denyTexts = append(l.denyTexts, whole)
+	}
 	for _, seg := range nestedSegments(cmd) {
-		if t := strings.Join(stripWords(seg, stripDeny), " "); t != "" {
+		stripped := stripWords(seg, stripDeny)
+		if t := strings.Join(stripped, " "); t != "" {
 			l.denyTexts = append(l.denyTexts, t)
+			l.pathSegs = append(l.pathSegs, stripped)
 		}
 		if !l.critical {
 			if arg, ok := criticalRemoval(stripWords(seg, stripCritical)); ok {
@@ -463,6 +473,15 @@ func parseBash(cmd string) *bashLine {
 		}
 	}
 	return l
+}
+
+func containsString(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // readOnly reports whether a subcommand runs without approval (section 9.4).

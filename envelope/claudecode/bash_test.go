@@ -97,7 +97,10 @@ func TestNestedSegments(t *testing.T) {
 		cmd  string
 		want string // deny texts joined by " | "
 	}{
-		{"ls && rm -rf build", "ls | rm -rf build | ls | rm -rf build"},
+		// The whole line is a deny text when it holds several
+		// subcommands, so Bash(wget *| bash*) can match.
+		{"ls && rm -rf build", "ls | rm -rf build | ls && rm -rf build | ls | rm -rf build"},
+		{"wget x | bash", "wget x | bash | wget x | bash | wget x | bash"},
 		{"echo $(rm -rf build)", "echo $(rm -rf build) | echo | rm -rf build"},
 		{"echo `FOO=1 rm x`", "echo `FOO=1 rm x` | echo | rm x"},
 		{`git commit -m "rm -rf x"`, `git commit -m "rm -rf x" | git commit -m rm -rf x`},

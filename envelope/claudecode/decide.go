@@ -227,6 +227,9 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 		set(stepDenyRules, envelope.Kept, "")
 		if rr := v.firstRule(bDeny, c); rr != nil {
 			out = decided(stepDenyRules, envelope.Deny, v.ruleReason(codePermissionDeny, rr))
+		} else if rr, seg, path := v.commandPathDeny(c); rr != nil {
+			out = decided(stepDenyRules, envelope.Deny, v.ruleReason(codePermissionDeny, rr))
+			detail[stepDenyRules] = strconv.Quote(seg) + " " + pathVerb(seg) + " " + strconv.Quote(path)
 		}
 	}
 	if !out.ok {
@@ -285,6 +288,51 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 		}
 	}
 	return out, steps
+}
+
+// commandPathDeny checks the paths a Bash command reads or writes against
+// the Read (reads) and Edit (writes and creations) deny rules, as Claude
+// Code 2.1.328 does: a Read deny rule blocks "cat .env" as it blocks
+// Read(.env). It returns the first matching rule, the segment and the path.
+func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
+	if c.tool != toolBash {
+		return nil, "", ""
+	}
+	l := c.bash()
+	if l == nil {
+		return nil, "", ""
+	}
+	for _, seg := range l.pathSegs {
+		op, paths, ok := commandPaths(seg)
+		if !ok {
+			continue
+		}
+		tool := toolRead
+		if op != opRead {
+			tool = toolEdit
+		}
+		for _, p := range paths {
+			ip := parseInputPath(p)
+			for i := range v.e.rules[bDeny] {
+				rr := &v.e.rules[bDeny][i]
+				if rr.r.specKind == specPath && rr.r.nameKind == nameExact && rr.r.name == tool && rr.r.path.match(ip, bDeny) {
+					return rr, strings.Join(seg, " "), p
+				}
+			}
+		}
+	}
+	return nil, "", ""
+}
+
+func pathVerb(seg string) string {
+	name, _, _ := strings.Cut(seg, " ")
+	switch pathCommands[name].op {
+	case opRead:
+		return "reads"
+	case opCreate:
+		return "creates"
+	}
+	return "writes"
 }
 
 // applicableStep reports whether a step that was not reached would have
@@ -407,32 +455,45 @@ func (v *view) decideSub(c *call, l *bashLine, s *bashSub, outcomes []envelope.O
 			return decided(stepMode, envelope.Allow, v.modeReason(codeModeAcceptEdits))
 		}
 	case modePlan:
+		// Claude Code 2.1.328 runs a Bash command an allow rule matches in
+		// plain plan mode (testdata/claude-code-cli); only what no rule
+		// allows and is not read-only asks.
 		if t == toolBash && (s == nil || !l.readOnly(s)) {
+			reach(stepAllowRules)
+			if rr := v.commandAllow(t, l, s); rr != nil {
+				return decided(stepAllowRules, envelope.Allow, v.ruleReason(codePermissionAllow, rr))
+			}
 			return decided(stepMode, envelope.Ask, v.modeReason(codeModePlan))
 		}
 	}
 	reach(stepAllowRules)
-	for i := range v.e.rules[bAllow] {
-		rr := &v.e.rules[bAllow][i]
-		if !rr.r.applies(t, bAllow) {
-			continue
-		}
-		ok := false
-		switch rr.r.specKind {
-		case specNone:
-			ok = true
-		case specCommand:
-			ok = s != nil && !l.broken && !s.nested && rr.r.cmd.match(s.allowText)
-		}
-		if ok {
-			return decided(stepAllowRules, envelope.Allow, v.ruleReason(codePermissionAllow, rr))
-		}
+	if rr := v.commandAllow(t, l, s); rr != nil {
+		return decided(stepAllowRules, envelope.Allow, v.ruleReason(codePermissionAllow, rr))
 	}
 	reach(stepDefaults)
 	if t == toolBash && s != nil && l.readOnly(s) {
 		return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codeDefaultReadOnly})
 	}
 	return decided(stepDefaults, envelope.Ask, envelope.Reason{Code: codeDefaultPrompt})
+}
+
+// commandAllow returns the first allow rule that approves subcommand s.
+func (v *view) commandAllow(t string, l *bashLine, s *bashSub) *ruleRef {
+	for i := range v.e.rules[bAllow] {
+		rr := &v.e.rules[bAllow][i]
+		if !rr.r.applies(t, bAllow) {
+			continue
+		}
+		switch rr.r.specKind {
+		case specNone:
+			return rr
+		case specCommand:
+			if s != nil && !l.broken && !s.nested && rr.r.cmd.match(s.allowText) {
+				return rr
+			}
+		}
+	}
+	return nil
 }
 
 // decideTool is Decide over a view: the pool first, then section 9.3.

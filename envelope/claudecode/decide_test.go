@@ -163,7 +163,10 @@ func TestDecideModes(t *testing.T) {
 	runCalls(t, doc, "plan", []call1{
 		{"Edit", "src/a.ts", ask, codeModePlan},
 		{"Write", nil, ask, codeModePlan},
-		{"Bash", "npm test", ask, codeModePlan},
+		// An allow rule runs the command in plain plan mode in Claude Code
+		// 2.1.328 (issue 13's CLI runs; testdata/claude-code-cli).
+		{"Bash", "npm test", allow, codePermissionAllow},
+		{"Bash", "npm run build", ask, codeModePlan},
 		{"Bash", "ls", allow, codeDefaultReadOnly},
 		{"Bash", nil, ask, codeModePlan},
 		{"Read", "src/a.ts", allow, codeDefaultReadOnly},

@@ -128,7 +128,10 @@ func compilePathPattern(spec string) pathPattern {
 	case strings.HasPrefix(spec, "/"):
 		rest = spec[1:] // relative to the settings file: the working directory
 	case strings.HasPrefix(spec, "./"):
-		rest = spec[2:]
+		// Claude Code 2.1.328 floats "./x" as it floats "x": Read(./.env)
+		// denies sub/.env, Read(./docs/**) denies sub/docs/a.md, while
+		// Read(./docs/x.md) stays anchored (testdata/claude-code-cli).
+		rest, plain = spec[2:], true
 	default:
 		plain = true
 	}

@@ -1,0 +1,652 @@
+package claudecode
+
+import "strings"
+
+// Path operations of a Bash command, as Claude Code 2.1.328 classifies the
+// commands whose paths it checks against Read and Edit rules.
+const (
+	opRead   = "read"
+	opWrite  = "write"
+	opCreate = "create"
+)
+
+// pathCommands maps each command Claude Code 2.1.328 extracts paths from to
+// its operation and its argument reader. A command not listed here has no
+// paths: Read and Edit rules never see it (its deny and ask rules are the
+// Bash rules). Guarded by TestCommandPaths and the recorded CLI runs in
+// testdata/claude-code-cli.
+var pathCommands = map[string]struct {
+	op   string
+	args func([]string) []string
+}{
+	"cd": {opRead, cdArgs}, "ls": {opRead, lsArgs}, "find": {opRead, findArgs},
+	"mkdir": {opCreate, positional}, "touch": {opCreate, positional},
+	"rm": {opWrite, positional}, "rmdir": {opWrite, positional}, "mv": {opWrite, positional},
+	"cp": {opWrite, positional}, "cat": {opRead, positional}, "head": {opRead, positional},
+	"tail": {opRead, positional}, "sort": {opRead, positional}, "uniq": {opRead, positional},
+	"wc": {opRead, positional}, "file": {opRead, positional}, "stat": {opRead, positional},
+	"diff": {opRead, positional}, "strings": {opRead, positional}, "hexdump": {opRead, positional},
+	"od": {opRead, positional}, "base64": {opRead, positional}, "nl": {opRead, positional},
+	"sha256sum": {opRead, positional}, "sha1sum": {opRead, positional}, "md5sum": {opRead, positional},
+	"rev": {opRead, positional}, "tsort": {opRead, positional},
+	"tee": {opWrite, teeArgs}, "tr": {opRead, trArgs},
+	"awk": {opRead, awkArgs}, "gawk": {opRead, awkArgs}, "mawk": {opRead, awkArgs}, "nawk": {opRead, awkArgs},
+	"grep": {opRead, grepArgs}, "egrep": {opRead, grepArgs}, "fgrep": {opRead, grepArgs},
+	"rg": {opRead, rgArgs}, "sed": {opWrite, sedArgs}, "jq": {opRead, jqArgs}, "git": {opRead, gitArgs},
+	"man": {opRead, manArgs},
+	"cut": {opRead, flagged("nswz", "", "bcdf", []string{"--complement", "--only-delimited", "--zero-terminated"},
+		nil, []string{"--bytes", "--characters", "--delimiter", "--fields", "--output-delimiter"})},
+	"paste": {opRead, flagged("sz", "", "d", []string{"--serial", "--zero-terminated"}, nil, []string{"--delimiters"})},
+	"column": {opRead, flagged("txdemLJhV", "", "cosNOClEHRTWrip",
+		[]string{"--table", "--fillrows", "--table-noheadings", "--table-header-repeat", "--table-maxout", "--keep-empty-lines", "--json"},
+		nil, []string{"--separator", "--output-separator", "--output-width", "--table-name", "--table-order", "--table-column",
+			"--table-columns", "--table-columns-limit", "--table-noextreme", "--table-hide", "--table-right", "--table-truncate",
+			"--table-wrap", "--tree", "--tree-id", "--tree-parent"})},
+	"tac":      {opRead, flagged("br", "", "s", []string{"--before", "--regex"}, nil, []string{"--separator"})},
+	"fold":     {opRead, flagged("bs", "", "w", []string{"--bytes", "--spaces"}, nil, []string{"--width"})},
+	"expand":   {opRead, flagged("i", "", "t", []string{"--initial"}, nil, []string{"--tabs"})},
+	"unexpand": {opRead, flagged("af", "", "t", []string{"--all", "--first-only"}, nil, []string{"--tabs"})},
+	"fmt": {opRead, flagged("csumn", "", "wgdl", []string{"--crown-margin", "--split-only", "--tagged-paragraph", "--uniform-spacing"},
+		nil, []string{"--width", "--goal", "--prefix"})},
+	"comm": {opRead, flagged("123iz", "", "", []string{"--check-order", "--nocheck-order", "--total", "--zero-terminated"},
+		nil, []string{"--output-delimiter"})},
+	"cmp": {opRead, flagged("blsvxzh", "", "", []string{"--print-bytes", "--verbose", "--quiet", "--silent"},
+		nil, []string{"--ignore-initial", "--bytes"})},
+	"pr": {opRead, flagged("acdFfJmprtTv", "einsS", "hlwWoND",
+		[]string{"--across", "--show-control-chars", "--double-space", "--form-feed", "--join-lines", "--merge",
+			"--no-file-warnings", "--omit-header", "--omit-pagination", "--show-nonprinting"},
+		[]string{"--expand-tabs", "--output-tabs", "--number-lines", "--separator", "--sep-string"},
+		[]string{"--header", "--length", "--width", "--page-width", "--indent", "--first-line-number", "--date-format", "--columns"})},
+	"numfmt": {opRead, flagged("z", "", "d", []string{"--grouping", "--zero-terminated", "--debug"}, []string{"--header"},
+		[]string{"--from", "--to", "--from-unit", "--to-unit", "--format", "--padding", "--delimiter", "--field", "--round",
+			"--suffix", "--invalid"})},
+}
+
+// commandPaths returns the operation and the paths of one command (its
+// words after the deny strip), and false for a command whose paths are not
+// checked.
+func commandPaths(words []string) (op string, paths []string, ok bool) {
+	if len(words) == 0 {
+		return "", nil, false
+	}
+	pc, ok := pathCommands[words[0]]
+	if !ok {
+		return "", nil, false
+	}
+	return pc.op, pc.args(words[1:]), true
+}
+
+// positional: every argument from the first that is not an option on
+// (options after it count as paths too), and everything after "--".
+func positional(a []string) []string {
+	var out []string
+	seen, dashes := false, false
+	for _, w := range a {
+		switch {
+		case seen || dashes:
+			out = append(out, w)
+		case w == "--":
+			dashes = true
+		case w == "-" || !strings.HasPrefix(w, "-"):
+			out, seen = append(out, w), true
+		}
+	}
+	return out
+}
+
+func cdArgs(a []string) []string {
+	if p := positional(a); len(p) > 0 {
+		return p[:1]
+	}
+	return nil // cd alone goes home: no path the rules can name
+}
+
+func lsArgs(a []string) []string {
+	if p := positional(a); len(p) > 0 {
+		return p
+	}
+	return []string{"."}
+}
+
+var findValued = map[string]bool{"-newer": true, "-anewer": true, "-cnewer": true, "-mnewer": true, "-samefile": true,
+	"-path": true, "-wholename": true, "-ilname": true, "-lname": true, "-ipath": true, "-iwholename": true}
+
+// findArgs: the starting points before the first expression word, and the
+// operands of the path-valued tests.
+func findArgs(a []string) []string {
+	var out []string
+	expr, dashes := false, false
+	for i := 0; i < len(a); i++ {
+		w := a[i]
+		switch {
+		case w == "":
+		case dashes:
+			out = append(out, w)
+		case w == "--":
+			dashes = true
+		case strings.HasPrefix(w, "-"):
+			if w == "-H" || w == "-L" || w == "-P" {
+				continue
+			}
+			expr = true
+			if findValued[w] || len(w) == 8 && strings.HasPrefix(w, "-newer") && strings.ContainsRune("acmBt", rune(w[6])) && strings.ContainsRune("acmtB", rune(w[7])) {
+				if i+1 < len(a) && a[i+1] != "" {
+					out = append(out, a[i+1])
+					i++
+				}
+			}
+		case !expr:
+			out = append(out, w)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"."}
+	}
+	return out
+}
+
+func teeArgs(a []string) []string {
+	var out []string
+	for _, p := range positional(a) {
+		switch p {
+		case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
+		default:
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// trArgs: tr reads no file; its sets are not paths. Past the sets (one
+// with -d, two otherwise) any word is checked as a path.
+func trArgs(a []string) []string {
+	del := false
+	for _, w := range a {
+		if w == "-d" || w == "--delete" || strings.HasPrefix(w, "-") && strings.Contains(w, "d") {
+			del = true
+		}
+	}
+	p := positional(a)
+	n := 2
+	if del {
+		n = 1
+	}
+	if len(p) <= n {
+		return nil
+	}
+	return p[n:]
+}
+
+// flagged reads commands whose options are known: boolean short letters,
+// short letters whose value is attached, short letters taking a value, and
+// the long forms of each. An unknown option stops option parsing (what
+// follows is read as positional).
+func flagged(boolShort, attachedShort, valuedShort string, boolLong, attachedLong, valuedLong []string) func([]string) []string {
+	set := func(l []string) map[string]bool {
+		m := make(map[string]bool, len(l))
+		for _, s := range l {
+			m[s] = true
+		}
+		return m
+	}
+	bl, al, vl := set(boolLong), set(attachedLong), set(valuedLong)
+	kind := func(w string) string {
+		if strings.HasPrefix(w, "--") {
+			switch {
+			case strings.Contains(w, "="):
+				return "attached"
+			case bl[w]:
+				return "boolean"
+			case al[w]:
+				return "attached"
+			case vl[w]:
+				return "valued"
+			}
+			return "unknown"
+		}
+		if len(w) > 1 && allDigits(w[1:]) {
+			return "attached"
+		}
+		for i := 1; i < len(w); i++ {
+			c := w[i : i+1]
+			switch {
+			case strings.Contains(boolShort, c):
+				continue
+			case attachedShort != "" && strings.Contains(attachedShort, c):
+				return "attached"
+			case !strings.Contains(valuedShort, c):
+				return "unknown"
+			case i == len(w)-1:
+				return "valued"
+			default:
+				return "attached"
+			}
+		}
+		return "boolean"
+	}
+	return func(a []string) []string {
+		var out []string
+		dashes, seen, opts := false, false, true
+		for i := 0; i < len(a); i++ {
+			w := a[i]
+			switch {
+			case dashes || seen:
+				out = append(out, w)
+			case w == "--":
+				dashes = true
+			case w != "-" && strings.HasPrefix(w, "-"):
+				if !opts {
+					continue
+				}
+				switch kind(w) {
+				case "valued":
+					i++
+				case "unknown":
+					opts = false
+				}
+			default:
+				out, seen = append(out, w), true
+			}
+		}
+		return out
+	}
+}
+
+// optFile returns the value of an attached -f/--file style option
+// (-fFILE, --file=FILE).
+func optFile(w string, names ...string) (string, bool) {
+	if !strings.HasPrefix(w, "-") {
+		return "", false
+	}
+	if i := strings.IndexByte(w, '='); i >= 0 {
+		for _, n := range names {
+			if w[:i] == n {
+				return w[i+1:], true
+			}
+		}
+		return "", false
+	}
+	for _, n := range names {
+		if len(n) == 2 && len(w) > 2 && strings.HasPrefix(w, n) && !strings.HasPrefix(w, "--") {
+			return w[2:], true
+		}
+	}
+	return "", false
+}
+
+// searchArgs reads grep-like commands: the first positional is the pattern
+// unless -e/-f gave one; pattern files and include/exclude files are paths.
+func searchArgs(a []string, valued map[string]bool, dflt []string) []string {
+	var out []string
+	havePattern, dashes, seen := false, false, false
+	for i := 0; i < len(a); i++ {
+		w := a[i]
+		if !dashes && !seen && w == "--" {
+			dashes = true
+			continue
+		}
+		if !dashes && !seen && w != "-" && strings.HasPrefix(w, "-") {
+			key, hasEq := w, false
+			if j := strings.IndexByte(w, '='); j >= 0 {
+				key, hasEq = w[:j], true
+			}
+			switch key {
+			case "-e", "--regexp", "-f", "--file":
+				havePattern = true
+				if key == "-f" || key == "--file" {
+					v := ""
+					if hasEq {
+						v = w[strings.IndexByte(w, '=')+1:]
+					} else if i+1 < len(a) {
+						v = a[i+1]
+					}
+					if v != "" {
+						out = append(out, v)
+					}
+				}
+			}
+			if !hasEq && key != "-f" && len(key) > 2 && key[0] == '-' && key[1] != '-' && strings.HasSuffix(key, "f") && isLetters(key[1:]) && i+1 < len(a) {
+				havePattern = true
+				out = append(out, a[i+1])
+				i++
+				continue
+			}
+			switch key {
+			case "--exclude-from", "--include-from", "--ignore-file":
+				v := ""
+				if hasEq {
+					v = w[strings.IndexByte(w, '=')+1:]
+				} else if i+1 < len(a) {
+					v = a[i+1]
+				}
+				if v != "" {
+					out = append(out, v)
+				}
+				if !hasEq {
+					i++
+				}
+				continue
+			}
+			if !hasEq {
+				if v, ok := optFile(w, "-f", "--file"); ok {
+					havePattern = true
+					out = append(out, v)
+					continue
+				}
+				if len(w) > 2 && strings.HasPrefix(w, "-e") {
+					havePattern = true
+					continue
+				}
+			}
+			if valued[key] && !hasEq {
+				i++
+			}
+			continue
+		}
+		if seen && !dashes {
+			if v, ok := optFile(w, "-f", "--file"); ok {
+				out = append(out, v)
+			}
+		}
+		seen = true
+		if !havePattern {
+			havePattern = true
+			continue
+		}
+		out = append(out, w)
+	}
+	if len(out) == 0 {
+		return dflt
+	}
+	return out
+}
+
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+var grepValued = map[string]bool{"-e": true, "--regexp": true, "-f": true, "--file": true, "--exclude": true, "--include": true,
+	"--exclude-dir": true, "--include-dir": true, "-m": true, "--max-count": true, "-A": true, "--after-context": true,
+	"-B": true, "--before-context": true, "-C": true, "--context": true}
+
+func grepArgs(a []string) []string {
+	out := searchArgs(a, grepValued, nil)
+	if len(out) == 0 {
+		for _, w := range a {
+			if w == "-r" || w == "-R" || w == "--recursive" {
+				return []string{"."}
+			}
+		}
+	}
+	return out
+}
+
+var rgValued = map[string]bool{"-e": true, "--regexp": true, "-f": true, "--file": true, "-t": true, "--type": true,
+	"-T": true, "--type-not": true, "-g": true, "--glob": true, "-m": true, "--max-count": true, "--max-depth": true,
+	"-r": true, "--replace": true, "-A": true, "--after-context": true, "-B": true, "--before-context": true,
+	"-C": true, "--context": true}
+
+func rgArgs(a []string) []string { return searchArgs(a, rgValued, []string{"."}) }
+
+var gitGrepValued = map[string]bool{"-e": true, "--regexp": true, "-f": true, "--file": true, "-A": true,
+	"--after-context": true, "-B": true, "--before-context": true, "-C": true, "--context": true, "-m": true,
+	"--max-count": true, "--max-depth": true, "--threads": true}
+
+// awkArgs: the program text (unless -f/-E gave one) is not a path; program
+// files and input files are.
+func awkArgs(a []string) []string {
+	valued := map[string]bool{"-F": true, "--field-separator": true, "-v": true, "--assign": true, "-e": true, "--source": true}
+	files := map[string]bool{"-f": true, "--file": true, "-E": true, "--exec": true}
+	var out []string
+	dashes, haveProgram, seen := false, false, false
+	for i := 0; i < len(a); i++ {
+		w := a[i]
+		if !dashes && !seen && w == "--" {
+			dashes = true
+			continue
+		}
+		if !dashes && !seen && w != "-" && strings.HasPrefix(w, "-") {
+			key, eq := w, strings.IndexByte(w, '=')
+			if eq >= 0 {
+				key = w[:eq]
+			}
+			if valued[key] {
+				if key == "-e" || key == "--source" {
+					haveProgram = true
+				}
+				if eq < 0 {
+					i++
+				}
+				continue
+			}
+			if files[key] {
+				haveProgram = true
+				if eq >= 0 {
+					out = append(out, w[eq+1:])
+				} else if i+1 < len(a) {
+					out = append(out, a[i+1])
+					i++
+				}
+			}
+			continue
+		}
+		if seen && !dashes {
+			if v, ok := optFile(w, "-f", "--file", "-E", "--exec"); ok {
+				out = append(out, v)
+			}
+		}
+		seen = true
+		if !haveProgram {
+			haveProgram = true
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// sedArgs: the script (unless -e/-f gave one) is not a path.
+func sedArgs(a []string) []string {
+	var out []string
+	skip, haveScript, dashes, seen := false, false, false, false
+	for i := 0; i < len(a); i++ {
+		if skip {
+			skip = false
+			continue
+		}
+		w := a[i]
+		if w == "" {
+			continue
+		}
+		if !dashes && !seen && w == "--" {
+			dashes = true
+			continue
+		}
+		if !dashes && !seen && w != "-" && strings.HasPrefix(w, "-") {
+			switch {
+			case w == "-f" || w == "--file":
+				if i+1 < len(a) && a[i+1] != "" {
+					out = append(out, a[i+1])
+					skip = true
+				}
+				haveScript = true
+			case w == "-e" || w == "--expression":
+				skip, haveScript = true, true
+			case strings.Contains(w, "e") || strings.Contains(w, "f"):
+				haveScript = true
+			}
+			continue
+		}
+		seen = true
+		if !haveScript {
+			haveScript = true
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// jqArgs: the filter (unless -e or -f gave one) is not a path.
+func jqArgs(a []string) []string {
+	valued := map[string]bool{"-e": true, "--expression": true, "--arg": true, "--argjson": true, "--args": true,
+		"--jsonargs": true, "-L": true, "--library-path": true, "--indent": true, "--tab": true}
+	var out []string
+	haveFilter, dashes := false, false
+	for i := 0; i < len(a); i++ {
+		w := a[i]
+		if !dashes && w == "--" {
+			dashes = true
+			continue
+		}
+		if !dashes && strings.HasPrefix(w, "-") {
+			key, eq := w, strings.IndexByte(w, '=')
+			if eq >= 0 {
+				key = w[:eq]
+			}
+			if key == "-e" || key == "--expression" {
+				haveFilter = true
+			}
+			if key == "-f" || key == "--from-file" {
+				haveFilter = true
+				if eq >= 0 {
+					out = append(out, w[eq+1:])
+				} else if i+1 < len(a) {
+					out = append(out, a[i+1])
+					i++
+				}
+				continue
+			}
+			if key == "--slurpfile" || key == "--rawfile" {
+				if i+2 < len(a) {
+					out = append(out, a[i+2])
+				}
+				i += 2
+				continue
+			}
+			if valued[key] && eq < 0 {
+				i++
+			}
+			continue
+		}
+		if !haveFilter {
+			haveFilter = true
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+var gitGlobalValued = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
+	"--super-prefix": true, "--config-env": true, "--attr-source": true, "--shallow-file": true}
+
+// gitArgs: only git grep and git diff read paths the rules can name; -C
+// and --work-tree move where relative paths resolve.
+func gitArgs(a []string) []string {
+	base := ""
+	rebase := func(p string) {
+		if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || base == "" {
+			base = p
+			return
+		}
+		base = strings.TrimRight(base, "/") + "/" + p
+	}
+	i := 0
+	for ; i < len(a); i++ {
+		w := a[i]
+		if !strings.HasPrefix(w, "-") {
+			break
+		}
+		if v, ok := strings.CutPrefix(w, "--work-tree="); ok {
+			rebase(v)
+			continue
+		}
+		if gitGlobalValued[w] && i+1 < len(a) {
+			if w == "-C" || w == "--work-tree" {
+				rebase(a[i+1])
+			}
+			i++
+		}
+	}
+	if i >= len(a) {
+		return nil
+	}
+	join := func(p string) string {
+		if base == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
+			return p
+		}
+		return strings.TrimRight(base, "/") + "/" + p
+	}
+	sub, rest := a[i], a[i+1:]
+	var out []string
+	switch sub {
+	case "grep":
+		for _, p := range searchArgs(rest, gitGrepValued, nil) {
+			out = append(out, join(p))
+		}
+		if len(out) == 0 {
+			if base == "" {
+				return []string{"."}
+			}
+			return []string{base}
+		}
+	case "diff":
+		dashes := false
+		for _, w := range rest {
+			switch {
+			case !dashes && w == "--":
+				dashes = true
+			case dashes || w == "-" || !strings.HasPrefix(w, "-"):
+				if p := join(w); p != "/dev/null" && p != "/dev/stdin" {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// manArgs: man reads files only when a word looks like a path (or with
+// -l/--local-file, every word).
+func manArgs(a []string) []string {
+	local := false
+	for _, w := range a {
+		if w == "--local-file" || len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.Contains(w, "l") {
+			local = true
+		}
+	}
+	var out []string
+	for i, w := range a {
+		if i > 0 && (a[i-1] == "-C" || a[i-1] == "--config-file") {
+			out = append(out, w)
+			continue
+		}
+		var cands []string
+		if !strings.HasPrefix(w, "-") {
+			cands = []string{w}
+		} else {
+			if j := strings.IndexByte(w, '='); j >= 0 {
+				cands = append(cands, w[j+1:])
+			}
+			if len(w) > 2 && !strings.HasPrefix(w, "--") {
+				cands = append(cands, w[2:])
+			}
+			if j := strings.IndexAny(w, `\/~`); j > 0 {
+				cands = append(cands, w[j:])
+			}
+		}
+		for _, c := range cands {
+			if c != "" && (local || strings.ContainsAny(c, `\/`) || strings.HasPrefix(c, "~") || strings.HasPrefix(c, ".")) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
