@@ -129,7 +129,7 @@ func childMode(pm string, kind sessionKind, def *agentDef, c *Compiled) string {
 // notConfigured is the agent_not_configured refusal, listing what exists.
 func notConfigured(e *Effective, agent string) error {
 	names := slices.Clone(e.c.agentNames)
-	for _, b := range builtInNames {
+	for _, b := range e.c.builtInOrder() {
 		if e.c.builtIns[b] && e.c.agents[b] == nil {
 			names = append(names, b)
 		}

@@ -26,6 +26,10 @@ type Compiled struct {
 	disableBypass bool
 	maxDepth      int
 	maxDepthRule  string // "maxSubagentDepth: 3", as reasons name it
+	// release is the Claude Code release the document names (nil: none,
+	// the written spec's pools); releaseRule names it for reasons.
+	release     *release
+	releaseRule string
 }
 
 // agentDef is one agent definition, configured or built-in.
@@ -92,8 +96,18 @@ func (a *agentDef) allowsType(t string) bool {
 	return a.anyType || slices.Contains(a.types, t)
 }
 
-// builtInNames lists the built-in agents in a fixed order (section 5).
+// builtInNames lists the built-in agents of a document that names no
+// release, in a fixed order (section 5).
 var builtInNames = []string{"general-purpose", "Explore", "Plan", "statusline-setup"}
+
+// builtInOrder is the document's built-in agents: its release's, else
+// builtInNames.
+func (c *Compiled) builtInOrder() []string {
+	if c.release != nil {
+		return c.release.builtIns
+	}
+	return builtInNames
+}
 
 var builtInDefs = func() map[string]*agentDef {
 	mk := func(name string, tools, disallowed []string) *agentDef {
@@ -111,6 +125,7 @@ var builtInDefs = func() map[string]*agentDef {
 	}
 	readOnly := []string{"Agent", "ExitPlanMode", "Edit", "Write", "NotebookEdit"}
 	return map[string]*agentDef{
+		"claude":           mk("claude", []string{"*"}, nil),
 		"general-purpose":  mk("general-purpose", []string{"*"}, nil),
 		"Explore":          mk("Explore", nil, readOnly),
 		"Plan":             mk("Plan", nil, readOnly),
@@ -132,7 +147,7 @@ func (c *Compiled) agent(name string) *agentDef {
 
 // The keys a document, its permissions and its agents accept.
 var (
-	topKeys        = []string{"tools", "agents", "builtInAgents", "permissions", "maxSubagentDepth"}
+	topKeys        = []string{"release", "tools", "agents", "builtInAgents", "permissions", "maxSubagentDepth"}
 	permissionKeys = []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"}
 	agentKeys      = []string{"description", "tools", "disallowedTools", "permissionMode", "background", "model"}
 	ignoredKeys    = []string{"name", "prompt", "skills", "hooks", "mcpServers", "maxTurns", "isolation",
@@ -258,6 +273,17 @@ func compileDocument(doc json.RawMessage) (*Compiled, error) {
 		return nil, policyErr("document", "unknown key %q (keys: %s)", k, strings.Join(topKeys, ", "))
 	}
 	c := &Compiled{agents: map[string]*agentDef{}, builtIns: map[string]bool{}, maxDepth: defaultMaxDepth}
+	if raw, ok := top["release"]; ok {
+		name, err := str(raw, "document.release")
+		if err != nil {
+			return nil, err
+		}
+		r := releases[name]
+		if r == nil {
+			return nil, policyErr("document.release", "%q is not a Claude Code release this ledger knows (known: %s)", name, knownReleases())
+		}
+		c.release, c.releaseRule = r, "release: "+strconv.Quote(name)
+	}
 	if raw, ok := top["tools"]; ok {
 		// The catalogue is data.catalogue; a document list is checked like
 		// one and otherwise has no effect.
@@ -288,7 +314,7 @@ func compileDocument(doc json.RawMessage) (*Compiled, error) {
 		}
 		c.agentNames = names
 	}
-	for _, b := range builtInNames {
+	for _, b := range c.builtInOrder() {
 		c.builtIns[b] = true
 	}
 	if raw, ok := top["builtInAgents"]; ok {
@@ -300,9 +326,9 @@ func compileDocument(doc json.RawMessage) (*Compiled, error) {
 			}
 			clear(c.builtIns)
 			for i, b := range l {
-				if builtInDefs[b] == nil {
+				if builtInDefs[b] == nil || !slices.Contains(c.builtInOrder(), b) {
 					return nil, policyErr(fmt.Sprintf("document.builtInAgents[%d]", i),
-						"%q is not a built-in agent (built-ins: %s)", b, strings.Join(builtInNames, ", "))
+						"%q is not a built-in agent (built-ins: %s)", b, strings.Join(c.builtInOrder(), ", "))
 				}
 				c.builtIns[b] = true
 			}

@@ -160,7 +160,7 @@ func (e *Effective) setCatalogue(raw []string) {
 		a := e.c.agents[name]
 		e.defs[a] = newDefCache(a, e.cat)
 	}
-	for _, name := range builtInNames {
+	for _, name := range e.c.builtInOrder() {
 		if a := e.c.agent(name); a != nil && a.builtIn {
 			e.defs[a] = newDefCache(a, e.cat)
 		}

@@ -34,6 +34,7 @@ const (
 	codeModeAcceptEdits   = "mode:acceptEdits"
 	codeDefaultReadOnly   = "default:read_only"
 	codeDefaultNoPermFree = "default:no_permission"
+	codeSearchViaBash     = "search_tools:via_bash"
 )
 
 // layer is one pool layer of section 7.2, in order.
@@ -51,12 +52,14 @@ const (
 	lTools
 	lInherited
 	lContinuation
+	lSearch
 	numLayers
 )
 
 var layerNames = [numLayers]string{
 	"catalogue", "session_deny", "coordinator", "first_filter", "first_filter_plan_mode",
 	"depth_limit", "background_filter", "agent_disallowed", "agent_tools", "inherited", "continuation",
+	"search_tools",
 }
 
 // sessionKind is how a session started (section 7.1).
@@ -116,6 +119,10 @@ type view struct {
 	pMask, kMask []bool
 	maskArr      [2][64]bool // their storage for catalogues up to 64 tools
 
+	// bash: whether Bash is in the pool (0 not known yet, 1 in, 2 out),
+	// for the search_tools layer.
+	bash uint8
+
 	// handed out in reasons, made once per view.
 	recs     []*envelope.RecordRef
 	modeRule string
@@ -174,8 +181,27 @@ func newView(e *Effective, p *envelope.PolicyState, s *envelope.Session, capturi
 	v.active[lDisallowed] = v.def != nil || v.defMissing
 	v.active[lTools] = v.def != nil && v.def.limited()
 	v.active[lInherited] = v.kind != kindRoot
+	// A pool captured for a child keeps Grep and Glob: a child's own pool
+	// decides whether Bash hides them (an agent whose tools: names Grep
+	// but not Bash gets Grep under a main thread that has Bash).
+	v.active[lSearch] = e.c.release != nil && e.c.release.searchViaBash && !capturing
 	return v
 }
+
+// bashInPool reports whether Bash survives every layer of this session's
+// pool (the search_tools layer never removes Bash, so this cannot recurse).
+func (v *view) bashInPool() bool {
+	if v.bash == 0 {
+		idx := slices.Index(v.e.cat, toolBash)
+		v.bash = 2
+		if (idx >= 0 || v.inCatalogue(toolBash)) && v.firstLayer(toolBash, idx, false) == numLayers {
+			v.bash = 1
+		}
+	}
+	return v.bash == 1
+}
+
+func isSearchTool(t string) bool { return t == toolGrep || t == toolGlob }
 
 // skipAgentLayers leaves out layers 8 and 9 (the zero-tools check).
 func (v *view) skipAgentLayers() {
@@ -298,6 +324,8 @@ func (v *view) removes(l layer, t string, idx int, exempt bool) bool {
 		return !v.inP(t)
 	case lContinuation:
 		return !slices.Contains(v.k, t)
+	case lSearch:
+		return isSearchTool(t) && v.bashInPool()
 	}
 	return false
 }
@@ -338,6 +366,8 @@ func (v *view) why(l layer, t string, idx int) envelope.Reason {
 		return envelope.Reason{Code: codeNotListed, Rule: v.def.toolsRule, Record: v.rev()}
 	case lInherited:
 		return envelope.Reason{Code: codeParentPool, Rule: "inherited_allow", Record: v.origin()}
+	case lSearch:
+		return envelope.Reason{Code: codeSearchViaBash, Rule: v.e.c.releaseRule, Record: v.rev()}
 	default:
 		return envelope.Reason{Code: codeNotCaptured, Rule: "captured inherited_allow", Record: v.continuation()}
 	}
@@ -377,6 +407,10 @@ func (v *view) detail(l layer, t string, exempt bool) string {
 		return "the pool captured from " + strconv.Quote(string(v.s.Parent)) + " at spawn"
 	case lContinuation:
 		return "the pool captured by the continuation in force"
+	case lSearch:
+		if isSearchTool(t) {
+			return "Claude Code " + v.e.c.release.name + " gives Grep and Glob only to a pool without Bash"
+		}
 	}
 	return ""
 }
@@ -442,6 +476,8 @@ func (v *view) firstLayer(t string, idx int, exempt bool) layer {
 		return lInherited
 	case a[lContinuation] && !slices.Contains(v.k, t):
 		return lContinuation
+	case a[lSearch] && isSearchTool(t) && v.bashInPool():
+		return lSearch
 	}
 	return numLayers
 }
@@ -473,6 +509,8 @@ func (v *view) firstLayerAt(t string, idx int, exempt bool) layer {
 		return lInherited
 	case a[lContinuation] && !(v.kMask != nil && v.kMask[idx] || v.kMask == nil && slices.Contains(v.k, t)):
 		return lContinuation
+	case a[lSearch] && isSearchTool(t) && v.bashInPool():
+		return lSearch
 	}
 	return numLayers
 }
