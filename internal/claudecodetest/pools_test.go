@@ -49,8 +49,11 @@ type PoolsFile struct {
 	// Default is the main thread's pool in default mode.
 	Default Pool `json:"default"`
 	// NamedOnly are the names absent from the default main pool that
-	// appear when --tools or an agent's tools: names them.
+	// the main pool holds when --tools names them.
 	NamedOnly []string `json:"named_only"`
+	// Elsewhere are the names in neither, with the kinds whose pools
+	// hold them.
+	Elsewhere map[string][]string `json:"elsewhere"`
 	// Unknown are the candidates no pool ever held.
 	Unknown    []string        `json:"unknown_candidates"`
 	AgentTypes []string        `json:"agent_types"`
@@ -63,6 +66,7 @@ type poolAgent struct {
 	kind, typ string
 	tools     string // custom agents only; "-" for no tools: line
 	parent    string // "" for the main thread, else the spawning entry's typ
+	mode      string // custom agents: permissionMode
 }
 
 // poolAgents are the sub-agents of the pool runs, each spawned from the
@@ -85,6 +89,8 @@ var poolAgents = []poolAgent{
 	{kind: "custom agent, tools: Read, Agent(Explore), Bash(ls *)", typ: "specifiers", tools: "Read, Agent(Explore), Bash(ls *)"},
 	{kind: "custom agent, tools: every candidate", typ: "everything", tools: "ALL"},
 	{kind: "custom agent, tools: Agent, Read", typ: "nester", tools: "Agent, Read"},
+	{kind: "custom agent, permissionMode: plan", typ: "planner", tools: "-", mode: "plan"},
+	{kind: "custom agent, permissionMode: acceptEdits", typ: "editor", tools: "-", mode: "acceptEdits"},
 	{kind: "custom agent (no tools:) at depth 2, spawned by nester", typ: "plain", parent: "nester"},
 	{kind: "agent general-purpose at depth 2, spawned by general-purpose", typ: "general-purpose", parent: "general-purpose"},
 	{kind: "agent Explore at depth 2, spawned by general-purpose", typ: "Explore", parent: "general-purpose"},
@@ -119,11 +125,11 @@ func poolRun(t *testing.T, prefix string, args, env []string) map[string]Pool {
 		switch a.tools {
 		case "":
 		case "-":
-			agents = append(agents, Agent{Name: a.typ})
+			agents = append(agents, Agent{Name: a.typ, PermissionMode: a.mode})
 		case "ALL":
-			agents = append(agents, Agent{Name: a.typ, Tools: all})
+			agents = append(agents, Agent{Name: a.typ, Tools: all, PermissionMode: a.mode})
 		default:
-			agents = append(agents, Agent{Name: a.typ, Tools: a.tools})
+			agents = append(agents, Agent{Name: a.typ, Tools: a.tools, PermissionMode: a.mode})
 		}
 	}
 	res := Run(t.Context(), t, Case{Name: "pools" + prefix, Agents: agents, Scripts: scripts, Args: args, Env: env})
@@ -203,9 +209,20 @@ func TestPools(t *testing.T) {
 	for _, n := range append(slices.Clone(f.Default.Tools), f.Default.Deferred...) {
 		inDefault[n] = true
 	}
+	named := kinds["--tools every candidate: main"]
+	inNamed := setOf(append(slices.Clone(named.Tools), named.Deferred...))
+	f.Elsewhere = map[string][]string{}
 	for _, n := range f.BuiltIn {
-		if !inDefault[n] {
+		switch {
+		case inDefault[n]:
+		case inNamed[n]:
 			f.NamedOnly = append(f.NamedOnly, n)
+		default:
+			for _, k := range slices.Sorted(maps.Keys(kinds)) {
+				if slices.Contains(kinds[k].Tools, n) || slices.Contains(kinds[k].Deferred, n) {
+					f.Elsewhere[n] = append(f.Elsewhere[n], k)
+				}
+			}
 		}
 	}
 	for _, n := range candidates {
@@ -219,6 +236,7 @@ func TestPools(t *testing.T) {
 	}
 	t.Logf("built-in %v", f.BuiltIn)
 	t.Logf("named only %v", f.NamedOnly)
+	t.Logf("elsewhere %v", f.Elsewhere)
 	t.Logf("unknown %v", f.Unknown)
 	got, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {

@@ -114,7 +114,9 @@ func Run(ctx context.Context, t testing.TB, c Case) *Result {
 	})
 	// useAutoModeDuringPlan is read from user settings only: false gives
 	// plain plan mode (true would hand plan-mode calls to a classifier).
-	writeJSON(t, filepath.Join(home, ".claude", "settings.json"), map[string]any{"useAutoModeDuringPlan": false})
+	// skipWebFetchPreflight: WebFetch would otherwise ask claude.ai
+	// whether a host is safe, which is not loopback.
+	writeJSON(t, filepath.Join(home, ".claude", "settings.json"), map[string]any{"useAutoModeDuringPlan": false, "skipWebFetchPreflight": true})
 
 	perms := map[string]any{}
 	setList := func(k string, v []string) {
@@ -209,14 +211,17 @@ func Run(ctx context.Context, t testing.TB, c Case) *Result {
 	return res
 }
 
+func (a Agent) description() string {
+	if a.Description == "" {
+		return "agent " + a.Name
+	}
+	return a.Description
+}
+
 func (a Agent) markdown() string {
 	var b strings.Builder
 	b.WriteString("---\nname: " + a.Name + "\n")
-	desc := a.Description
-	if desc == "" {
-		desc = "agent " + a.Name
-	}
-	b.WriteString("description: " + desc + "\n")
+	b.WriteString("description: " + a.description() + "\n")
 	for _, f := range [][2]string{{"tools", a.Tools}, {"disallowedTools", a.DisallowedTools}, {"permissionMode", a.PermissionMode}} {
 		if f[1] != "" {
 			b.WriteString(f[0] + ": " + f[1] + "\n")
@@ -270,6 +275,7 @@ func joinCalls(issued []Issued, res *Result) []Call {
 		denied[d.ToolUseID] = true
 	}
 	hookFor := map[string]map[string]bool{}
+	agentOf := map[string]any{} // tool_use_id -> the agent_id its PreToolUse named
 	var requests []map[string]any
 	for _, h := range res.Hooks {
 		ev, _ := h["hook_event_name"].(string)
@@ -282,6 +288,9 @@ func joinCalls(issued []Issued, res *Result) []Call {
 				hookFor[id] = map[string]bool{}
 			}
 			hookFor[id][ev] = true
+			if ev == "PreToolUse" {
+				agentOf[id] = h["agent_id"]
+			}
 		}
 	}
 	calls := make([]Call, 0, len(issued))
@@ -293,7 +302,9 @@ func joinCalls(issued []Issued, res *Result) []Call {
 		h := hookFor[is.ID]
 		c.PreToolUse, c.PostToolUse, c.PermissionDenied = h["PreToolUse"], h["PostToolUse"] || h["PostToolUseFailure"], h["PermissionDenied"]
 		for i, pr := range requests {
-			if pr != nil && pr["tool_name"] == is.Tool && sameInput(pr["tool_input"], is.Input) {
+			// A PermissionRequest names no tool_use_id: it is the call's
+			// when it comes from the same agent with the same tool and input.
+			if pr != nil && c.PreToolUse && pr["agent_id"] == agentOf[is.ID] && pr["tool_name"] == is.Tool && sameInput(pr["tool_input"], is.Input, res.Dir) {
 				c.PermissionRequest = true
 				requests[i] = nil // one request answers one call
 				break
@@ -305,9 +316,10 @@ func joinCalls(issued []Issued, res *Result) []Call {
 }
 
 // sameInput reports whether a hook's tool_input carries every field the
-// script sent with the same value (the CLI may add fields or make paths
-// absolute; a path compares by its suffix).
-func sameInput(hook any, sent map[string]any) bool {
+// script sent with the same value. The CLI may add fields and makes paths
+// absolute: a string that differs compares equal when it is the sent
+// relative path resolved against the project directory dir.
+func sameInput(hook any, sent map[string]any, dir string) bool {
 	hm, ok := hook.(map[string]any)
 	if !ok {
 		return false
@@ -320,7 +332,7 @@ func sameInput(hook any, sent map[string]any) bool {
 		hs, ok1 := hv.(string)
 		vs, ok2 := v.(string)
 		if ok1 && ok2 {
-			if hs != vs && !strings.HasSuffix(hs, "/"+strings.TrimPrefix(vs, "./")) {
+			if hs != vs && !(filepath.IsAbs(hs) && !filepath.IsAbs(vs) && filepath.Join(dir, vs) == filepath.Clean(hs)) {
 				return false
 			}
 			continue

@@ -67,7 +67,8 @@ type Request struct {
 	// AgentTypes are the agent types the request's text lists for the
 	// Agent tool.
 	AgentTypes []string
-	// Results are the tool_result blocks of the request's last message.
+	// Results are the tool_result blocks of the request's messages (the
+	// whole conversation so far).
 	Results []ToolResult
 	// Model is the request's model.
 	Model string
@@ -285,8 +286,11 @@ func parseRequest(body []byte) (Request, []message, error) {
 		}
 	}
 	req.AgentTypes = agentTypes(toolText.String() + "\n" + text)
-	if n := len(in.Messages); n > 0 && in.Messages[n-1].Role == "user" {
-		for _, b := range blocksOf(in.Messages[n-1].Content) {
+	for _, m := range in.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		for _, b := range blocksOf(m.Content) {
 			if b.Type == "tool_result" {
 				req.Results = append(req.Results, ToolResult{ToolUseID: b.ToolUseID, Content: textOf(b.Content), IsError: b.IsError})
 			}

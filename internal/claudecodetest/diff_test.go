@@ -1,0 +1,549 @@
+package claudecodetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/scenario"
+)
+
+// probe is one tool call a session's script makes.
+type probe struct {
+	tool  string
+	input map[string]any
+}
+
+// session is one conversation of a differential case: the main thread
+// (typ "") or a sub-agent of type typ spawned by parent's script.
+type session struct {
+	script string
+	typ    string
+	parent string
+	turns  [][]probe
+}
+
+// dcase is one CLI run of the differential suite and the same policy for
+// the dialect.
+type dcase struct {
+	name     string
+	group    string // the category of the agreement table
+	settings Settings
+	agents   []Agent
+	files    map[string]string
+	// mode is --permission-mode (and the main session's mode for the
+	// dialect); tools is --tools (the main thread's agent tools for the
+	// dialect).
+	mode     string
+	tools    string
+	sessions []session
+	// after is called with the project directory once the run is over.
+	after func(t *testing.T, dir string)
+}
+
+// Outcomes a call can have, on either side.
+const (
+	outAllow  = "allow"
+	outAsk    = "ask"
+	outDeny   = "deny"
+	outAbsent = "absent" // not in the session's pool
+)
+
+// cliOutcome reads what the CLI did with a call (see the package comment).
+// ok is false when the evidence fits no outcome.
+func cliOutcome(c Call) (string, bool) {
+	// The text the CLI gives the model when nobody answered a prompt: an
+	// ask the PermissionRequest pairing must have seen.
+	if c.Result != nil && strings.HasPrefix(c.Result.Content, "Claude requested permissions to") && !c.PermissionRequest {
+		return "", false
+	}
+	switch {
+	case c.Result != nil && strings.Contains(c.Result.Content, "No such tool available") && !c.PreToolUse:
+		return outAbsent, true
+	case c.Denied && c.PermissionRequest:
+		return outAsk, true
+	case c.Denied:
+		return outDeny, true
+	case c.PostToolUse:
+		return outAllow, true
+	}
+	return "", false
+}
+
+// document is the dialect's policy document for a case: the settings'
+// permissions, the case's agents, and the --tools list as the main
+// thread's agent.
+func (dc *dcase) document() map[string]any {
+	perms := map[string]any{}
+	for k, v := range map[string][]string{"allow": dc.settings.Allow, "ask": dc.settings.Ask, "deny": dc.settings.Deny,
+		"additionalDirectories": dc.settings.AdditionalDirectories} {
+		if v != nil {
+			perms[k] = v
+		}
+	}
+	if dc.settings.DefaultMode != "" {
+		perms["defaultMode"] = dc.settings.DefaultMode
+	}
+	agents := map[string]any{}
+	for _, a := range dc.agents {
+		def := map[string]any{"description": a.description()}
+		if a.Tools != "" {
+			def["tools"] = a.Tools
+		}
+		if a.DisallowedTools != "" {
+			def["disallowedTools"] = a.DisallowedTools
+		}
+		if a.PermissionMode != "" {
+			def["permissionMode"] = a.PermissionMode
+		}
+		agents[a.Name] = def
+	}
+	if dc.tools != "" {
+		agents[cliToolsAgent] = map[string]any{"description": "the --tools flag", "tools": dc.tools}
+	}
+	doc := map[string]any{}
+	if len(perms) > 0 {
+		doc["permissions"] = perms
+	}
+	if len(agents) > 0 {
+		doc["agents"] = agents
+	}
+	return doc
+}
+
+// cliToolsAgent is the main-thread agent that stands for --tools in the
+// dialect's document: --tools sets the main thread's tools as an agent's
+// tools: list would.
+const cliToolsAgent = "cli-tools"
+
+// keyOf is the dialect's session key of a script: "main", and each child
+// under its parent's key.
+func (dc *dcase) keyOf(script string) events.SessionKey {
+	for _, s := range dc.sessions {
+		if s.script == script {
+			if s.parent == "" {
+				return events.SessionKey(s.script)
+			}
+			return dc.keyOf(s.parent) + ":" + events.SessionKey(s.script)
+		}
+	}
+	return ""
+}
+
+// steps are the events that put the dialect where the CLI was: the main
+// session started with its first turn, each child spawned with its first
+// turn, parents before children.
+func (dc *dcase) steps() []map[string]any {
+	var out []map[string]any
+	for _, s := range dc.sessions {
+		key := dc.keyOf(s.script)
+		if s.parent == "" {
+			data := map[string]any{"agent": "main"}
+			if dc.tools != "" {
+				data["agent"] = cliToolsAgent
+			}
+			if dc.mode != "" {
+				data["mode"] = dc.mode
+			}
+			out = append(out, map[string]any{"type": events.SessionStarted, "session": key, "data": data})
+		} else {
+			data := map[string]any{"parent": dc.keyOf(s.parent), "agent": s.typ}
+			if s.typ == "fork" {
+				data["fork"] = true
+			}
+			out = append(out, map[string]any{"type": events.SessionSpawned, "session": key, "data": data})
+		}
+		out = append(out, map[string]any{"type": events.TurnStarted, "session": key, "data": map[string]any{"turn": 1}})
+	}
+	return out
+}
+
+// scripts builds the CLI's scripts: each session's probe turns, then one
+// turn spawning its children (in the foreground, so the run waits for
+// them).
+func (dc *dcase) scripts() Scripts {
+	out := Scripts{}
+	for _, s := range dc.sessions {
+		var turns []Turn
+		for ti, tr := range s.turns {
+			var turn Turn
+			for pi, p := range tr {
+				turn = append(turn, Block{ID: fmt.Sprintf("toolu_%s_%d_%d", s.script, ti, pi), Tool: p.tool, Input: p.input})
+			}
+			turns = append(turns, turn)
+		}
+		var spawn Turn
+		for _, c := range dc.sessions {
+			if c.parent == s.script {
+				spawn = append(spawn, Block{ID: "toolu_spawn_" + c.script, Tool: "Agent", Input: map[string]any{
+					"description": "run " + c.script, "prompt": "script:" + c.script, "subagent_type": c.typ,
+					"run_in_background": false}})
+			}
+		}
+		if spawn != nil {
+			turns = append(turns, spawn)
+		}
+		out[s.script] = turns
+	}
+	return out
+}
+
+func (dc *dcase) cliCase() Case {
+	c := Case{Name: dc.name, Settings: dc.settings, Agents: dc.agents, Files: dc.files, Scripts: dc.scripts()}
+	if dc.mode != "" {
+		c.Args = append(c.Args, "--permission-mode", dc.mode)
+	}
+	if dc.tools != "" {
+		c.Args = append(c.Args, "--tools", dc.tools)
+	}
+	// bypassPermissions as root needs IS_SANDBOX=1; it is set only where
+	// bypass is in play, so other cases run as a user would.
+	bypass := dc.mode == "bypassPermissions" || dc.settings.DefaultMode == "bypassPermissions"
+	for _, a := range dc.agents {
+		bypass = bypass || a.PermissionMode == "bypassPermissions"
+	}
+	if bypass {
+		c.Env = append(c.Env, "IS_SANDBOX=1")
+	}
+	return c
+}
+
+// compared is one comparison: a call or a session's pool.
+type compared struct {
+	Case     string `json:"case"`
+	Group    string `json:"group"`
+	Session  string `json:"session"`
+	What     string `json:"call"` // "<tool> <input>", "pool" or "spawn"
+	CLI      string `json:"cli"`
+	Dialect  string `json:"dialect"`
+	Evidence string `json:"evidence,omitempty"`
+	kind     int
+}
+
+// What a comparison compares.
+const (
+	kindCall = iota
+	kindPool
+	kindSpawn
+)
+
+func (c compared) agree() bool { return c.CLI == c.Dialect }
+
+// key names a comparison in deliberate.json and in the recorded
+// scenarios.
+func (c compared) key() string { return c.Case + " | " + c.Session + " | " + c.What }
+
+func callWhat(tool string, input any) string {
+	b, _ := json.Marshal(input)
+	return tool + " " + string(b)
+}
+
+// dialectView is the dialect's state after a case's steps.
+type dialectView struct {
+	run     *scenario.Runner
+	refused map[events.SessionKey]string // session -> the code its start or spawn was refused with
+}
+
+// dialectRun runs a case's policy and steps through the project's scenario
+// runner (in memory) and keeps the runner to query.
+func dialectRun(ctx context.Context, t *testing.T, dc *dcase, catalogue []string) *dialectView {
+	t.Helper()
+	doc, _ := json.Marshal(dc.document())
+	f := &scenario.File{Name: dc.name, Dialect: "claude-code", Tools: catalogue, Policy: doc}
+	steps := dc.steps()
+	for _, st := range steps {
+		b, _ := json.Marshal(map[string]any{"append": st})
+		f.Steps = append(f.Steps, b)
+	}
+	r := scenario.InMemory(dialects.All())
+	rep := r.Run(ctx, f)
+	v := &dialectView{run: r, refused: map[events.SessionKey]string{}}
+	for _, fl := range rep.Failures {
+		if fl.Step == 0 {
+			t.Fatalf("%s: the dialect refused the case's policy: %s", dc.name, fl.Msg)
+		}
+		key := events.SessionKey(steps[fl.Step-1]["session"].(events.SessionKey))
+		if _, ok := v.refused[key]; !ok {
+			v.refused[key] = fl.Msg
+		}
+	}
+	return v
+}
+
+// outcome is the dialect's answer for one call: absent when the tool is
+// not in the session's tool set, else its decision.
+func (v *dialectView) outcome(ctx context.Context, key events.SessionKey, tool string, input any) (string, string) {
+	if msg, ok := v.refused[key]; ok {
+		return "session refused", msg
+	}
+	raw, _ := json.Marshal(input)
+	var out, reason string
+	err := v.run.Service().View(ctx, key, projection.Position{}, func(st *projection.State) error {
+		ts, err := st.Tools(key)
+		if err != nil {
+			return err
+		}
+		if d, r, ok := ts.Lookup(st.Dialect().Normalize(tool)); !ok || d != envelope.Allow {
+			out, reason = outAbsent, r.Code
+			if !ok {
+				reason = "catalogue:unknown"
+			}
+			return nil
+		}
+		vd, err := st.Why(key, tool, raw)
+		if err != nil {
+			return err
+		}
+		out, reason = string(vd.Decision), vd.Reason.Code
+		return nil
+	})
+	if err != nil {
+		return "error", err.Error()
+	}
+	return out, reason
+}
+
+// pool is the dialect's allowed tools of a session.
+func (v *dialectView) pool(ctx context.Context, key events.SessionKey) ([]string, error) {
+	if msg, ok := v.refused[key]; ok {
+		return nil, fmt.Errorf("session refused: %s", msg)
+	}
+	var out []string
+	err := v.run.Service().View(ctx, key, projection.Position{}, func(st *projection.State) error {
+		ts, err := st.Tools(key)
+		out = slices.Clone(ts.Allowed)
+		return err
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// catalogue is every built-in tool name the CLI showed in TestPools'
+// recording: the pool catalogue the dialect is given.
+func catalogue(t *testing.T) []string {
+	t.Helper()
+	path := filepath.Join(ModuleRoot(t), "testdata", "claude-code-cli", "pools-"+Pin(t)+".json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run TestPools -update first)", err)
+	}
+	var f PoolsFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return f.BuiltIn
+}
+
+// deliberate are the disagreements testdata/deliberate.json accepts: key ->
+// reason.
+func deliberate(t testing.TB) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "deliberate.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []struct {
+		Case, Session, Call, Reason string
+	}
+	if err := json.Unmarshal(b, &list); err != nil {
+		t.Fatalf("testdata/deliberate.json: %v", err)
+	}
+	out := map[string]string{}
+	for _, d := range list {
+		if strings.TrimSpace(d.Reason) == "" {
+			t.Fatalf("testdata/deliberate.json: %s | %s | %s has no reason", d.Case, d.Session, d.Call)
+		}
+		out[d.Case+" | "+d.Session+" | "+d.Call] = d.Reason
+	}
+	return out
+}
+
+// TestDifferential runs every case of the matrix on the CLI and compares
+// each call's outcome and each session's pool with the dialect's.
+func TestDifferential(t *testing.T) {
+	CLI(t)
+	cat := catalogue(t)
+	ok := deliberate(t)
+	var mu sync.Mutex
+	var all []compared
+	t.Run("case", func(t *testing.T) {
+		for _, dc := range matrix() {
+			t.Run(dc.name, func(t *testing.T) {
+				// Two CLIs at a time: each is mostly waiting on its scripted
+				// model and its hooks.
+				t.Parallel()
+				cs := runCase(t, &dc, cat)
+				for _, c := range cs {
+					if !c.agree() {
+						if reason, listed := ok[c.key()]; listed {
+							t.Logf("deliberate: %s: CLI %s, dialect %s (%s)", c.key(), c.CLI, c.Dialect, reason)
+							continue
+						}
+						t.Errorf("disagreement: %s\n\tCLI: %s (%s)\n\tdialect: %s", c.key(), c.CLI, c.Evidence, c.Dialect)
+					}
+				}
+				mu.Lock()
+				all = append(all, cs...)
+				mu.Unlock()
+			})
+		}
+	})
+	printTable(t, all)
+}
+
+// parallelCLIs bounds the CLIs running at once.
+var parallelCLIs = make(chan struct{}, 2)
+
+// runCase runs one case on the CLI and the dialect and returns every
+// comparison. With -update it writes the case as a scenario.
+func runCase(t *testing.T, dc *dcase, cat []string) []compared {
+	parallelCLIs <- struct{}{}
+	res := Run(t.Context(), t, dc.cliCase())
+	<-parallelCLIs
+	if dc.after != nil {
+		dc.after(t, res.Dir)
+	}
+	v := dialectRun(t.Context(), t, dc, cat)
+	var out []compared
+	pools := res.Pools()
+	for _, s := range dc.sessions {
+		key := dc.keyOf(s.script)
+		q, ran := pools[s.script]
+		if s.parent != "" {
+			// Whether the child came to be: the CLI sent a request for it;
+			// the dialect accepted its spawn.
+			c := compared{Case: dc.name, Group: dc.group, Session: string(key), What: "spawn", kind: kindSpawn,
+				CLI: "refused", Dialect: "refused"}
+			if ran {
+				c.CLI = "spawned"
+			} else if call := res.Call("toolu_spawn_" + s.script); call != nil && call.Result != nil {
+				c.Evidence = firstLine(call.Result.Content)
+			}
+			if msg, refused := v.refused[key]; !refused {
+				c.Dialect = "spawned"
+			} else if c.CLI != "refused" {
+				c.Dialect = "refused: " + msg
+			}
+			out = append(out, c)
+		}
+		if _, refused := v.refused[key]; !ran || refused {
+			continue
+		}
+		cliPool := slices.Sorted(maps.Keys(setOf(append(slices.Clone(q.Tools), q.Deferred...))))
+		dPool, err := v.pool(t.Context(), key)
+		c := compared{Case: dc.name, Group: dc.group, Session: string(key), What: "pool", CLI: strings.Join(cliPool, " "), kind: kindPool}
+		if err != nil {
+			c.Dialect = err.Error()
+		} else {
+			c.Dialect = strings.Join(dPool, " ")
+		}
+		if !c.agree() {
+			c.Evidence = poolDiff(cliPool, dPool)
+			c.CLI, c.Dialect = "pool differs", c.Evidence
+		}
+		out = append(out, c)
+	}
+	for _, call := range res.Calls {
+		key := dc.keyOf(call.Script)
+		if key == "" {
+			t.Errorf("%s: a call of no session of the case: %+v", dc.name, call)
+			continue
+		}
+		got, ok := cliOutcome(call)
+		if !ok {
+			t.Errorf("%s: the CLI's outcome of %s %s fits no reading: %+v", dc.name, key, callWhat(call.Tool, call.Input), call)
+			continue
+		}
+		d, reason := v.outcome(t.Context(), key, call.Tool, call.Input)
+		c := compared{Case: dc.name, Group: dc.group, Session: string(key), What: callWhat(call.Tool, call.Input),
+			CLI: got, Dialect: d}
+		if call.Result != nil {
+			c.Evidence = firstLine(call.Result.Content)
+		}
+		if d != got {
+			c.Dialect = d + " (" + reason + ")"
+		}
+		out = append(out, c)
+	}
+	if *update {
+		writeScenario(t, dc, cat, res, v)
+	}
+	return out
+}
+
+func setOf(l []string) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range l {
+		m[s] = true
+	}
+	return m
+}
+
+func poolDiff(cli, d []string) string {
+	cs, ds := setOf(cli), setOf(d)
+	var onlyCLI, onlyD []string
+	for _, n := range cli {
+		if !ds[n] {
+			onlyCLI = append(onlyCLI, n)
+		}
+	}
+	for _, n := range d {
+		if !cs[n] {
+			onlyD = append(onlyD, n)
+		}
+	}
+	return fmt.Sprintf("only the CLI has %v; only the dialect has %v", onlyCLI, onlyD)
+}
+
+// printTable logs the agreement table: calls, pools and spawns, per
+// category.
+func printTable(t *testing.T, all []compared) {
+	type row [3][2]int // per kind: agree, total
+	rows := map[string]*row{}
+	total := &row{}
+	for _, c := range all {
+		r := rows[c.Group]
+		if r == nil {
+			r = &row{}
+			rows[c.Group] = r
+		}
+		for _, x := range []*row{r, total} {
+			x[c.kind][1]++
+			if c.agree() {
+				x[c.kind][0]++
+			}
+		}
+	}
+	var b strings.Builder
+	line := func(name string, r *row) {
+		fmt.Fprintf(&b, "%-28s", name)
+		for _, k := range r {
+			fmt.Fprintf(&b, " %9s", fmt.Sprintf("%d/%d", k[0], k[1]))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\n%-28s %9s %9s %9s\n", "category", "calls", "pools", "spawns")
+	for _, g := range slices.Sorted(maps.Keys(rows)) {
+		line(g, rows[g])
+	}
+	line("all", total)
+	t.Log(b.String())
+	if path := os.Getenv("CLAUDECODETEST_REPORT"); path != "" {
+		// The full comparison list, for a note.
+		sort.Slice(all, func(i, j int) bool { return all[i].key() < all[j].key() })
+		js, _ := json.MarshalIndent(all, "", " ")
+		_ = os.WriteFile(path, js, 0o644)
+	}
+}

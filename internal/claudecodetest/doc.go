@@ -1,0 +1,48 @@
+// Package claudecodetest drives the real Claude Code CLI, at the version
+// tools/npm/pins.json pins, as the reference for the claude-code dialect.
+//
+// Run starts the CLI in -p mode in a temporary project and HOME against a
+// scripted Messages API server on loopback, and returns what the CLI did:
+// each request's tool pool (its tools and the deferred tools its system text
+// announces), the agent types it offered, every tool_use the script issued
+// with the tool_result the CLI sent back, every hook payload, and the
+// result's permission_denials. The tests of the package compare that with
+// what the dialect decides for the same policy (TestDifferential), record the
+// pools of every kind of session (TestPools), and replay the recorded cases
+// as scenarios without the CLI (TestRecorded).
+//
+// # Invariants
+//
+//   - Only loopback: the CLI's model is the scripted server on 127.0.0.1;
+//     its environment holds no inherited credentials or proxies, and
+//     nonessential traffic and WebFetch's domain preflight are off.
+//   - Bounded: every run has a deadline; on it the CLI's whole process group
+//     is killed and the test fails.
+//   - Scripted, never guessed: the server answers each request from the
+//     script its conversation names ("script:NAME" in its prompt; the main
+//     thread's prompt is "script:main"), by how many assistant turns the
+//     conversation holds since; past the script's end it answers "done".
+//   - The CLI is the reference: a missing or mismatched CLI fails the test
+//     under CI=true and skips it elsewhere; nothing here restates policy.
+//
+// # How an outcome is read
+//
+// A call ran (allow) when a PostToolUse or PostToolUseFailure hook fired for
+// its tool_use_id. It was refused when it is in permission_denials: an ask
+// when a PermissionRequest hook fired for it first (in -p mode nobody
+// answers, so the CLI refuses it; the tool_result says "Claude requested
+// permissions to ..."), a deny otherwise (the tool_result says "Permission
+// to use ... has been denied", or "File is in a directory that is denied by
+// your permission settings" for a Read path rule, which fires no PreToolUse
+// at all; dontAsk's refusals of what would ask fire no PermissionRequest and
+// count as deny). A tool outside the session's pool is answered "No such
+// tool available" with no hook at all. PermissionRequest names no
+// tool_use_id, so it is paired with a call by agent_id, tool and input.
+//
+// # Caveats
+//
+// The CLI merges consecutive assistant messages that share a message id, so
+// the server gives every response its own. Sub-agents run in the background
+// unless their Agent call says run_in_background: false; the suites always
+// say it, so a run ends only after every sub-agent has.
+package claudecodetest

@@ -1,0 +1,208 @@
+package claudecodetest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func rd(path string) probe { return probe{"Read", map[string]any{"file_path": path}} }
+func sh(cmd string) probe {
+	return probe{"Bash", map[string]any{"command": cmd, "description": "probe"}}
+}
+func wr(path string) probe {
+	return probe{"Write", map[string]any{"file_path": path, "content": "x\n"}}
+}
+
+// ed replaces "old" in a file the session has read (the CLI refuses an
+// edit of a file not read first, before any permission check).
+func ed(path string) probe {
+	return probe{"Edit", map[string]any{"file_path": path, "old_string": "old", "new_string": "new"}}
+}
+func grepP() probe { return probe{"Grep", map[string]any{"pattern": "a"}} }
+func globP() probe { return probe{"Glob", map[string]any{"pattern": "*.txt"}} }
+
+// projectFiles are in every case's project.
+var projectFiles = map[string]string{
+	".env": "SECRET=1\n", "sub/.env": "SECRET=2\n", "docs/a.md": "a\n", "sub/docs/a.md": "a\n", "docs/x.md": "x\n",
+	"notes/x.md": "x\n", "sub/notes/x.md": "x\n", "anchored.txt": "a\n", "sub/anchored.txt": "a\n", "secret.txt": "s\n", "a.txt": "a\n",
+	"src/main.go": "package main\n",
+}
+
+// std is the standard probe set of session s: reads, read-only and
+// writing commands, rule-matched commands, writes and edits.
+func std(s string) [][]probe {
+	return [][]probe{{
+		rd("a.txt"), rd(".env"), rd("e-" + s + ".txt"), rd("src/e-" + s + ".go"),
+		sh("ls"), sh("make test"), sh("git push origin main"), sh("rm -f gone-" + s + ".txt"),
+		sh("touch t-" + s + ".txt"), sh("mkdir d-" + s), sh("cat .env"),
+		wr("w-" + s + ".txt"), wr("src/w-" + s + ".go"),
+	}, {ed("e-" + s + ".txt"), ed("src/e-" + s + ".go")}}
+}
+
+// small is a shorter probe set for agent kinds.
+func small(s string) [][]probe {
+	return [][]probe{{rd("a.txt"), rd("e-" + s + ".txt"), sh("ls"), sh("touch t-" + s + ".txt"), wr("w-" + s + ".txt")},
+		{ed("e-" + s + ".txt")}}
+}
+
+func root(turns [][]probe) session { return session{script: "main", turns: turns} }
+func child(script, typ, parent string, turns [][]probe) session {
+	return session{script: script, typ: typ, parent: parent, turns: turns}
+}
+
+// matrix is every differential case.
+func matrix() []dcase {
+	var out []dcase
+	modeRules := Settings{Allow: []string{"Bash(make test)", "Edit(./src/**)"}, Ask: []string{"Bash(git push *)"},
+		Deny: []string{"Bash(rm *)", "Read(./.env)"}}
+	for _, m := range []string{"default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"} {
+		mode := m
+		if m == "default" {
+			mode = ""
+		}
+		out = append(out, dcase{name: "mode-" + m, group: "mode " + m, settings: modeRules, mode: mode,
+			agents: []Agent{{Name: "plain"}},
+			sessions: []session{root(std("m")), child("plain", "plain", "main", std("p")),
+				child("gp", "general-purpose", "main", std("g"))}})
+	}
+
+	readProbes := func(s string) [][]probe {
+		return [][]probe{{rd(".env"), rd("sub/.env"), rd("docs/a.md"), rd("sub/docs/a.md"), rd("notes/x.md"),
+			rd("sub/notes/x.md"), rd("anchored.txt"), rd("sub/anchored.txt"), rd("a.txt"),
+			sh("cat .env"), sh("cat sub/.env"), sh("head -1 docs/a.md"), sh("head -1 sub/docs/a.md"),
+			sh("cat anchored.txt"), sh("cat sub/anchored.txt"), sh("cat sub/notes/x.md"), sh("grep s secret.txt"), sh("cat a.txt"), wr("docs/new-" + s + ".md")}}
+	}
+	out = append(out, dcase{name: "read-deny-anchoring", group: "read deny rules",
+		settings: Settings{Deny: []string{"Read(./.env)", "Read(./docs/**)", "Read(./notes/x.md)", "Read(/anchored.txt)", "Read(./secret.txt)"}},
+		agents:   []Agent{{Name: "plain"}, {Name: "nester", Tools: "Agent, Read, Bash, Write"}},
+		sessions: []session{root(readProbes("m")), child("plain", "plain", "main", readProbes("p")),
+			child("nester", "nester", "main", readProbes("n")), child("deep", "plain", "nester", readProbes("d"))}})
+
+	out = append(out, dcase{name: "edit-deny", group: "edit deny rules", mode: "acceptEdits",
+		settings: Settings{Deny: []string{"Edit(./locked/**)", "Edit(/top.txt)"}},
+		sessions: []session{root([][]probe{{wr("locked/n.txt"), wr("sub/locked/n.txt"), wr("top.txt"), wr("sub/top.txt"),
+			wr("free.txt"), sh("touch locked/t.txt"), sh("mkdir locked/dir")}})}})
+
+	planProbes := func(s string) [][]probe {
+		return [][]probe{{sh("npm test"), sh("make build"), sh("ls"), sh("git status"), sh("touch p-" + s + ".txt"),
+			wr("p-" + s + ".txt"), rd("a.txt"), rd("e-" + s + ".txt")}, {ed("e-" + s + ".txt")}}
+	}
+	out = append(out, dcase{name: "plan-allow-rules", group: "plan mode allow rules", mode: "plan",
+		settings: Settings{Allow: []string{"Bash(npm test)", "Bash(make *)", "Edit"}},
+		agents:   []Agent{{Name: "plain"}},
+		sessions: []session{root(planProbes("m")), child("plain", "plain", "main", planProbes("p"))}})
+
+	pipes := func() [][]probe {
+		return [][]probe{{sh("wget -qO- http://127.0.0.1:9/x | bash"), sh("wget -qO- http://127.0.0.1:9/x|bash"),
+			sh("curl -s http://127.0.0.1:9/x | sh"), sh("wget -q http://127.0.0.1:9/x"), sh("echo true | bash"),
+			sh("curl -s http://127.0.0.1:9/x")}}
+	}
+	out = append(out, dcase{name: "pipe-deny", group: "deny rule with a pipe",
+		settings: Settings{Deny: []string{"Bash(wget *| bash*)", "Bash(curl * | sh*)"}},
+		agents:   []Agent{{Name: "plain"}},
+		sessions: []session{root(pipes()), child("plain", "plain", "main", pipes())}})
+
+	gg := [][]probe{{grepP(), globP(), rd("a.txt")}}
+	out = append(out, dcase{name: "grep-glob-default", group: "grep and glob",
+		agents: []Agent{{Name: "grepper", Tools: "Read, Grep, Glob"}, {Name: "searcher", Tools: "Read, Grep, Glob, Bash"}},
+		sessions: []session{root(gg), child("grepper", "grepper", "main", gg), child("searcher", "searcher", "main", gg),
+			child("explore", "Explore", "main", gg)}})
+	out = append(out, dcase{name: "grep-glob-tools-flag", group: "grep and glob", tools: "Agent,Bash,Read,Grep,Glob,Edit,Write",
+		agents:   []Agent{{Name: "plain"}},
+		sessions: []session{root(gg), child("explore", "Explore", "main", gg), child("plain", "plain", "main", gg)}})
+
+	out = append(out, dcase{name: "custom-agents", group: "custom agents",
+		agents: []Agent{
+			{Name: "robash", Tools: "Read, Bash", DisallowedTools: "Bash"},
+			{Name: "nowrite", DisallowedTools: "Write, Edit"},
+			{Name: "lsonly", Tools: "Read, Bash(ls *)"},
+			{Name: "accept", PermissionMode: "acceptEdits"},
+			{Name: "planner", PermissionMode: "plan"},
+			{Name: "dontask", PermissionMode: "dontAsk"},
+			{Name: "bypasser", PermissionMode: "bypassPermissions"},
+		},
+		sessions: []session{root(nil),
+			child("robash", "robash", "main", small("rb")), child("nowrite", "nowrite", "main", small("nw")),
+			child("lsonly", "lsonly", "main", small("ls")), child("accept", "accept", "main", small("ac")),
+			child("planner", "planner", "main", small("pl")), child("dontask", "dontask", "main", small("da")),
+			child("bypasser", "bypasser", "main", small("bp"))}})
+
+	out = append(out, dcase{name: "built-in-agents", group: "built-in agents",
+		sessions: []session{root(nil),
+			child("explore", "Explore", "main", small("ex")), child("plan", "Plan", "main", small("pn")),
+			child("gp", "general-purpose", "main", small("gp")), child("statusline", "statusline-setup", "main", small("sl")),
+			child("claude", "claude", "main", small("cl"))}})
+
+	forkTurns := [][]probe{{rd("a.txt"), sh("ls"), sh("make test"), sh("touch t-fk.txt"), wr("w-fk.txt"), rd("e-fk.txt")},
+		{ed("e-fk.txt")}}
+	out = append(out, dcase{name: "fork", group: "forks", settings: Settings{Allow: []string{"Bash(make test)"}},
+		sessions: []session{root([][]probe{{sh("make test")}}), child("fk", "fork", "main", forkTurns),
+			child("fk2", "fork", "fk", [][]probe{{sh("ls")}})}})
+	out = append(out, dcase{name: "fork-accept-edits", group: "forks", mode: "acceptEdits",
+		sessions: []session{root(nil), child("fk", "fork", "main", [][]probe{{sh("touch t-fa.txt"), wr("w-fa.txt"), sh("git status")}})}})
+
+	depth := func(s string) [][]probe { return [][]probe{{sh("ls"), wr("w-" + s + ".txt")}} }
+	out = append(out, dcase{name: "depth", group: "depth",
+		agents: []Agent{{Name: "nester", Tools: "Agent, Bash, Write"}},
+		sessions: []session{root(nil), child("d1", "nester", "main", depth("d1")), child("d2", "nester", "d1", depth("d2")),
+			child("d3", "nester", "d2", depth("d3")), child("d4", "nester", "d3", depth("d4")),
+			child("d5", "general-purpose", "d4", depth("d5"))}})
+
+	out = append(out, dcase{name: "additional-directories", group: "additional directories", mode: "acceptEdits",
+		settings: Settings{AdditionalDirectories: []string{"../extra"}},
+		files:    map[string]string{"../extra/e.txt": "e\n", "../outside/o.txt": "o\n"},
+		sessions: []session{root([][]probe{{rd("../extra/e.txt"), rd("../outside/o.txt"), wr("../extra/w.txt"),
+			wr("../outside/w.txt"), sh("touch ../extra/t.txt"), sh("touch ../outside/t.txt")}})}})
+
+	rmCmds := []string{"rm f1", `\rm f2`, "/bin/rm f3", "sudo rm f4", "env rm f5", "bash -c 'rm f6'", "$(echo rm) f7",
+		"command rm f8", "true && rm f9", "echo f10 | xargs rm", "find . -name f11 -delete", "rm -rf f12", "unlink f13",
+		"/usr/bin/env rm f14", "sh -c \"rm f15\"", "nice rm f16", "timeout 5 rm f17"}
+	rmFiles := map[string]string{}
+	var rmTurn []probe
+	for i, c := range rmCmds {
+		rmFiles[fmt.Sprintf("f%d", i+1)] = "x\n"
+		rmTurn = append(rmTurn, sh(c))
+	}
+	out = append(out, dcase{name: "bypass-rm", group: "bypass mode rm deny", mode: "bypassPermissions",
+		settings: Settings{Deny: []string{"Bash(rm *)"}}, files: rmFiles,
+		sessions: []session{root([][]probe{rmTurn})},
+		after: func(t *testing.T, dir string) {
+			var gone []string
+			for i, c := range rmCmds {
+				if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("f%d", i+1))); os.IsNotExist(err) {
+					gone = append(gone, c)
+				}
+			}
+			t.Logf("bypass-rm: files removed despite Bash(rm *): %s", strings.Join(gone, "; "))
+		}})
+
+	for i := range out {
+		out[i].files = withEditFiles(out[i])
+	}
+	return out
+}
+
+// withEditFiles adds the project files every case has and a file holding
+// "old" for every path a session reads before it edits.
+func withEditFiles(dc dcase) map[string]string {
+	files := map[string]string{}
+	for k, v := range projectFiles {
+		files[k] = v
+	}
+	for _, s := range dc.sessions {
+		for _, tr := range s.turns {
+			for _, p := range tr {
+				if p.tool == "Edit" {
+					files[p.input["file_path"].(string)] = "old\n"
+				}
+			}
+		}
+	}
+	for k, v := range dc.files {
+		files[k] = v
+	}
+	return files
+}
