@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/projection"
@@ -51,6 +52,8 @@ type dcase struct {
 	sessions []session
 	// after is called with the project directory once the run is over.
 	after func(t *testing.T, dir string)
+	// release is the CLI's version (set by the suite).
+	release string
 }
 
 // Outcomes a call can have, on either side.
@@ -114,6 +117,11 @@ func (dc *dcase) document() map[string]any {
 		agents[cliToolsAgent] = map[string]any{"description": "the --tools flag", "tools": dc.tools}
 	}
 	doc := map[string]any{}
+	if slices.Contains(claudecode.Releases(), dc.release) {
+		// The release the CLI is, when the dialect holds its tables: what
+		// 'ledger policy import' writes for a project.
+		doc["release"] = dc.release
+	}
 	if len(perms) > 0 {
 		doc["permissions"] = perms
 	}
@@ -296,9 +304,9 @@ func (v *dialectView) outcome(ctx context.Context, key events.SessionKey, tool s
 			return err
 		}
 		if d, r, ok := ts.Lookup(st.Dialect().Normalize(tool)); !ok || d != envelope.Allow {
-			out, reason = outAbsent, r.Code
-			if !ok {
-				reason = "catalogue:unknown"
+			out, reason = outAbsent, "catalogue:unknown"
+			if r != nil {
+				reason = r.Code
 			}
 			return nil
 		}
@@ -330,9 +338,8 @@ func (v *dialectView) pool(ctx context.Context, key events.SessionKey) ([]string
 	return out, err
 }
 
-// catalogue is every built-in tool name the CLI showed in TestPools'
-// recording: the pool catalogue the dialect is given.
-func catalogue(t *testing.T) []string {
+// recordedPools reads TestPools' recording of the pinned CLI.
+func recordedPools(t *testing.T) PoolsFile {
 	t.Helper()
 	path := filepath.Join(ModuleRoot(t), "testdata", "claude-code-cli", "pools-"+Pin(t)+".json")
 	b, err := os.ReadFile(path)
@@ -343,7 +350,23 @@ func catalogue(t *testing.T) []string {
 	if err := json.Unmarshal(b, &f); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	return f.BuiltIn
+	return f
+}
+
+// catalogue is the pool catalogue the dialect is given for a case: every
+// built-in tool name the CLI showed in TestPools, except those no pool
+// holds unless --tools names them, when this case's --tools does not.
+// (That is the CLI's input mapped to the dialect's: which tools exist in
+// the run. What each session gets of them is the dialect's to decide.)
+func (dc *dcase) catalogue(pf PoolsFile) []string {
+	named := setOf(strings.Split(dc.tools, ","))
+	var out []string
+	for _, n := range pf.BuiltIn {
+		if !slices.Contains(pf.FlagOnly, n) || named[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // deliberate are the disagreements testdata/deliberate.json accepts: key ->
@@ -374,17 +397,18 @@ func deliberate(t testing.TB) map[string]string {
 // each call's outcome and each session's pool with the dialect's.
 func TestDifferential(t *testing.T) {
 	CLI(t)
-	cat := catalogue(t)
+	pf := recordedPools(t)
 	ok := deliberate(t)
 	var mu sync.Mutex
 	var all []compared
 	t.Run("case", func(t *testing.T) {
 		for _, dc := range matrix() {
+			dc.release = Pin(t)
 			t.Run(dc.name, func(t *testing.T) {
 				// Two CLIs at a time: each is mostly waiting on its scripted
 				// model and its hooks.
 				t.Parallel()
-				cs := runCase(t, &dc, cat)
+				cs := runCase(t, &dc, dc.catalogue(pf))
 				for _, c := range cs {
 					if !c.agree() {
 						if reason, listed := ok[c.key()]; listed {

@@ -51,6 +51,8 @@ type PoolsFile struct {
 	// NamedOnly are the names absent from the default main pool that
 	// the main pool holds when --tools names them.
 	NamedOnly []string `json:"named_only"`
+	// FlagOnly are the names no pool holds unless --tools names them.
+	FlagOnly []string `json:"flag_only"`
 	// Elsewhere are the names in neither, with the kinds whose pools
 	// hold them.
 	Elsewhere map[string][]string `json:"elsewhere"`
@@ -211,6 +213,19 @@ func TestPools(t *testing.T) {
 	}
 	named := kinds["--tools every candidate: main"]
 	inNamed := setOf(append(slices.Clone(named.Tools), named.Deferred...))
+	withoutFlag := map[string]bool{}
+	for k, p := range kinds {
+		if !strings.HasPrefix(k, "--tools") {
+			for _, n := range append(slices.Clone(p.Tools), p.Deferred...) {
+				withoutFlag[n] = true
+			}
+		}
+	}
+	for _, n := range f.BuiltIn {
+		if !withoutFlag[n] {
+			f.FlagOnly = append(f.FlagOnly, n)
+		}
+	}
 	f.Elsewhere = map[string][]string{}
 	for _, n := range f.BuiltIn {
 		switch {
@@ -236,6 +251,7 @@ func TestPools(t *testing.T) {
 	}
 	t.Logf("built-in %v", f.BuiltIn)
 	t.Logf("named only %v", f.NamedOnly)
+	t.Logf("flag only %v", f.FlagOnly)
 	t.Logf("elsewhere %v", f.Elsewhere)
 	t.Logf("unknown %v", f.Unknown)
 	got, err := json.MarshalIndent(f, "", "  ")
