@@ -1,0 +1,119 @@
+package cchook
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+)
+
+// DenyOutput is the PreToolUse answer that blocks the call; Claude Code
+// hands reason to the model as the call's error result.
+func DenyOutput(reason string) []byte {
+	type specific struct {
+		HookEventName            string `json:"hookEventName"`
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+	}
+	return encode(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{PreToolUse, "deny", reason}})
+}
+
+// PassOutput is every other answer: no decision, so Claude Code goes on
+// under its own rules. A non-empty warning is shown to the user as a
+// systemMessage.
+func PassOutput(warning string) []byte {
+	if warning == "" {
+		return []byte("{}")
+	}
+	return encode(struct {
+		SystemMessage string `json:"systemMessage"`
+	}{warning})
+}
+
+func encode(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSpace(b.Bytes())
+}
+
+// Quote renders args as one shell command line: each argument that is not
+// made only of characters no shell treats specially is single-quoted.
+func Quote(args ...string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = quoteArg(a)
+	}
+	return strings.Join(out, " ")
+}
+
+func quoteArg(a string) string {
+	if a == "" {
+		return "''"
+	}
+	for i := 0; i < len(a); i++ {
+		c := a[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("_@%+=:,./-", c) >= 0) {
+			return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return a
+}
+
+// WhyCommand is the `ledger why` command line that explains the decision
+// recorded at seq: prefix (the command and the flags that find the ledger,
+// e.g. ledger why --nats URL), then the session, tool, input and position.
+func WhyCommand(prefix []string, key events.SessionKey, tool string, input json.RawMessage, seq uint64) string {
+	args := append(append([]string{}, prefix...), "--session", string(key), "--tool", tool)
+	if len(input) > 0 {
+		args = append(args, "--input", string(input))
+	}
+	if seq > 0 {
+		args = append(args, "--seq", fmt.Sprint(seq))
+	}
+	return Quote(args...)
+}
+
+// DenialReason is what a ledger denial tells the model (and the person
+// reading the transcript): the tool, the session, the reason code, the rule
+// and the record that introduced it, and the command that explains it all.
+func DenialReason(key events.SessionKey, tool string, r envelope.Reason, why string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The session policy ledger denied %s for session %s: %s", tool, key, r.Code)
+	var detail []string
+	if r.Rule != "" {
+		detail = append(detail, "rule "+r.Rule)
+	}
+	if r.Record != nil {
+		detail = append(detail, fmt.Sprintf("from %s at sequence %d", r.Record.Type, r.Record.Seq))
+	}
+	if len(detail) > 0 {
+		b.WriteString(" (" + strings.Join(detail, ", ") + ")")
+	}
+	b.WriteString(". Explain it with: " + why)
+	return b.String()
+}
+
+// RefusalReason is what the model is told when the ledger could not decide
+// the call because it refused what the hook had to record first (an unknown
+// or finished session, no policy, an unplaced sub-agent, ...): the hook
+// fails closed.
+func RefusalReason(key events.SessionKey, tool string, err error) string {
+	code, msg := events.CodeOf(err), errMsg(err)
+	if code == "" {
+		return fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the hook denies it: %s", tool, key, msg)
+	}
+	return fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the hook denies it: %s: %s", tool, key, code, msg)
+}
+
+// UnreachableReason is the denial of a call made while the ledger cannot be
+// reached (the hook's --unreachable deny, its default).
+func UnreachableReason(where, tool string, err error) string {
+	return fmt.Sprintf("The session policy ledger at %s cannot be reached (%v), so the hook denies %s (it fails closed: --unreachable deny). Start the ledger, or run the hook with --unreachable allow to let Claude Code decide alone while it is down.", where, err, tool)
+}

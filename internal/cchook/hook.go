@@ -1,0 +1,649 @@
+package cchook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+)
+
+// Ledger is what the hook asks of the ledger. ClientLedger is the NATS
+// client's; tests may use anything else that answers the same way.
+type Ledger interface {
+	// Tree returns the session and the sub-tree under it; nil and no error
+	// when the ledger has no such session.
+	Tree(ctx context.Context, key events.SessionKey) (*client.TreeNode, error)
+	// Policy returns the policy in force, read through one of the hook's
+	// sessions.
+	Policy(ctx context.Context, key events.SessionKey) (*envelope.PolicyState, error)
+	// Append appends an event.
+	Append(ctx context.Context, ev client.Event) (client.AppendResult, error)
+	// Check decides a call at the head. With a call id it also records a
+	// tool.checked for the session's current turn (Recorded is its
+	// sequence).
+	Check(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, call string) (client.CheckResult, error)
+}
+
+// Unreachable is what a PreToolUse answers while the ledger cannot be
+// reached.
+type Unreachable string
+
+// The answers to an unreachable ledger.
+const (
+	UnreachableDeny  Unreachable = "deny"
+	UnreachableAllow Unreachable = "allow"
+)
+
+// Options configure a Hook. The zero value of every field means its
+// default.
+type Options struct {
+	// Catalogue is the catalogue a first policy.set needs (and one that
+	// replaces the catalogue in force when it differs); nil: none.
+	Catalogue []string
+	// Import reads the project's policy document from a payload's cwd; nil
+	// never imports. It returns nil and no error when the project has no
+	// Claude Code configuration.
+	Import func(dir string) (json.RawMessage, error)
+	// Unreachable is what a PreToolUse answers when the ledger cannot be
+	// reached; default UnreachableDeny.
+	Unreachable Unreachable
+	// Why is the command prefix a denial prints to explain itself; default
+	// "ledger why".
+	Why []string
+	// Where names the ledger in messages (its NATS URL).
+	Where string
+	// ReadFile reads Claude Code's sub-agent metadata; default os.ReadFile.
+	ReadFile func(string) ([]byte, error)
+	// WorkDir is the working directory a session in cwd decides paths
+	// against (the project's root); default cwd itself.
+	WorkDir func(cwd string) string
+	// Home is the user's home directory, for when the payload's transcript
+	// path does not tell it.
+	Home string
+	// PolicyTimeout bounds appending a changed policy, so that a user who
+	// may not publish policy (an orchestrator under --gen-auth roles) still
+	// gets the turn recorded; default 1s.
+	PolicyTimeout time.Duration
+}
+
+// Hook handles payloads against one ledger. It holds no state between
+// payloads: everything it knows comes from the ledger and the payload.
+type Hook struct {
+	L    Ledger
+	Opts Options
+}
+
+// Appended is one event the hook appended (or found already landed).
+type Appended struct {
+	Type      events.Type       `json:"type"`
+	Session   events.SessionKey `json:"session,omitempty"`
+	Seq       uint64            `json:"seq"`
+	ID        string            `json:"id"`
+	Duplicate bool              `json:"duplicate,omitempty"`
+}
+
+// Result is what handling one payload did and answers.
+type Result struct {
+	// Output is the JSON to hand Claude Code (a command hook's standard
+	// output, an HTTP hook's response body).
+	Output []byte `json:"-"`
+	Event  string `json:"event"`
+	// Session is the key the payload is about ("" when it has none).
+	Session events.SessionKey `json:"session,omitempty"`
+	// Decision is a PreToolUse's ledger decision ("" otherwise, or when
+	// none was made), Denied whether the hook denied the call.
+	Decision envelope.Decision `json:"decision,omitempty"`
+	Reason   string            `json:"reason,omitempty"`
+	Denied   bool              `json:"denied,omitempty"`
+	Appended []Appended        `json:"appended"`
+	Warnings []string          `json:"warnings,omitempty"`
+	// Unreachable says the ledger could not be reached.
+	Unreachable bool `json:"unreachable,omitempty"`
+}
+
+func (r *Result) warn(format string, args ...any) {
+	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
+}
+
+// Handle maps one payload and answers it. It never returns an error: what
+// went wrong is in the answer (a PreToolUse denial) and in Warnings.
+func (h *Hook) Handle(ctx context.Context, raw []byte) *Result {
+	res := &Result{Appended: []Appended{}}
+	p, err := Parse(raw)
+	if err != nil {
+		res.warn("%v", err)
+		// A call that cannot be read cannot be decided: fail closed, the
+		// only event whose answer can.
+		var probe struct {
+			Event string `json:"hook_event_name"`
+		}
+		if json.Unmarshal(raw, &probe) == nil && probe.Event == PreToolUse {
+			res.Event, res.Denied = PreToolUse, true
+			res.Reason = "The session policy ledger's hook could not read this call's payload, so it denies it: " + err.Error()
+			res.Output = DenyOutput(res.Reason)
+			return res
+		}
+		res.Output = PassOutput("ledger hook: " + err.Error())
+		return res
+	}
+	res.Event = p.Event
+	r := &run{h: h, p: p, res: res}
+	if p.Event == PreToolUse {
+		r.preToolUse(ctx)
+		return res
+	}
+	if err := r.other(ctx); err != nil {
+		if unreachable(err) {
+			res.Unreachable = true
+			res.warn("the ledger at %s cannot be reached: %v (nothing was recorded for this %s)", h.where(), err, p.Event)
+		} else {
+			res.warn("%v", err)
+		}
+	}
+	msg := ""
+	if len(res.Warnings) > 0 {
+		msg = "ledger hook: " + res.Warnings[0]
+	}
+	res.Output = PassOutput(msg)
+	return res
+}
+
+func (h *Hook) where() string {
+	if h.Opts.Where != "" {
+		return h.Opts.Where
+	}
+	return "its NATS server"
+}
+
+// unreachable reports whether err says the ledger did not answer, as
+// opposed to answering with a refusal.
+func unreachable(err error) bool {
+	var ee *events.Error
+	if !errors.As(err, &ee) {
+		return true
+	}
+	switch ee.Code {
+	case "internal", events.CodeConflict, events.CodeNotCaughtUp:
+		return true
+	}
+	return false
+}
+
+// run is the handling of one payload.
+type run struct {
+	h   *Hook
+	p   *Payload
+	res *Result
+}
+
+func (r *run) append(ctx context.Context, ev client.Event) (client.AppendResult, error) {
+	a, err := r.h.L.Append(ctx, ev)
+	if err == nil {
+		r.res.Appended = append(r.res.Appended, Appended{Type: ev.Type, Session: ev.Session, Seq: a.Seq, ID: a.ID, Duplicate: a.Duplicate})
+	}
+	return a, err
+}
+
+// other handles every event but PreToolUse.
+func (r *run) other(ctx context.Context) error {
+	p := r.p
+	switch p.Event {
+	case SessionStart:
+		_, err := r.root(ctx, true)
+		return err
+	case UserPromptSubmit, PostToolBatch:
+		key, err := p.Key()
+		if err != nil {
+			return err
+		}
+		r.res.Session = key
+		// A prompt opens the session's next turn (its first, for a new
+		// session); a batch ends the turn its calls were made in, which
+		// must exist, and opens the next.
+		prompt := p.Event == UserPromptSubmit
+		n, err := r.session(ctx, prompt, !prompt)
+		if err != nil {
+			return err
+		}
+		if n == nil {
+			return nil
+		}
+		return r.nextTurn(ctx, key, n.Turns, p.TurnBasis())
+	case SubagentStart:
+		return r.subagentStart(ctx)
+	case SubagentStop:
+		// Nothing ends: Claude Code may resume the sub-agent. A sub-agent
+		// that made no call is placed now, so the tree shows it.
+		key, err := p.Key()
+		if err != nil {
+			return err
+		}
+		r.res.Session = key
+		_, err = r.session(ctx, false, true)
+		return err
+	}
+	return nil
+}
+
+// session returns the payload's session, starting the root or placing the
+// sub-agent when the ledger does not know it yet, with at least one turn.
+// sync also imports the project's policy for a root; turn makes sure the
+// session has a turn. It returns nil and no error for a sub-agent whose
+// parent cannot be told yet.
+func (r *run) session(ctx context.Context, sync, turn bool) (*client.TreeNode, error) {
+	if !r.p.Sub() {
+		n, err := r.root(ctx, sync)
+		if err != nil || !turn {
+			return n, err
+		}
+		return r.firstTurn(ctx, n)
+	}
+	key, err := r.p.Key()
+	if err != nil {
+		return nil, err
+	}
+	n, err := r.h.L.Tree(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if n == nil {
+		if n, err = r.place(ctx, r.p.AgentID, r.p.AgentType, 0); err != nil || n == nil {
+			return nil, err
+		}
+	}
+	if !turn {
+		return n, nil
+	}
+	return r.firstTurn(ctx, n)
+}
+
+// firstTurn starts turn 1 of a session that has none.
+func (r *run) firstTurn(ctx context.Context, n *client.TreeNode) (*client.TreeNode, error) {
+	if n.Turns > 0 {
+		return n, nil
+	}
+	if err := r.nextTurn(ctx, n.Key, 0, FirstTurn); err != nil {
+		return nil, err
+	}
+	n.Turns = 1
+	return n, nil
+}
+
+// nextTurn starts the turn after turns; a turn another hook started in
+// between is read back once.
+func (r *run) nextTurn(ctx context.Context, key events.SessionKey, turns int, basis string) error {
+	_, err := r.append(ctx, TurnEvent(key, turns+1, basis))
+	if events.CodeOf(err) == events.CodeBadTurn {
+		n, terr := r.h.L.Tree(ctx, key)
+		if terr != nil {
+			return terr
+		}
+		if n == nil {
+			return err
+		}
+		if basis == FirstTurn && n.Turns > 0 {
+			return nil // the turn this wanted exists
+		}
+		_, err = r.append(ctx, TurnEvent(key, n.Turns+1, basis))
+	}
+	return err
+}
+
+// root returns the main session, starting it when the ledger does not know
+// it. A new root, and sync, import the project's policy first.
+func (r *run) root(ctx context.Context, sync bool) (*client.TreeNode, error) {
+	p := r.p
+	root := p.Root()
+	if !events.ValidKey(root) {
+		_, err := p.Key()
+		return nil, err
+	}
+	if r.res.Session == "" {
+		r.res.Session = root
+	}
+	n, err := r.h.L.Tree(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	var doc json.RawMessage
+	if r.h.Opts.Import != nil && (sync || n == nil) && p.Cwd != "" {
+		if doc, err = r.h.Opts.Import(p.Cwd); err != nil {
+			r.res.warn("the project's policy was not imported: %v", err)
+			doc = nil
+		}
+	}
+	policySet := false
+	if n == nil {
+		start := StartEvent(root, RootMode(p.PermissionMode, doc))
+		_, err := r.append(ctx, start)
+		if events.CodeOf(err) == events.CodeInvalidPolicy && doc != nil {
+			// No policy yet (or one the start cannot run under): install
+			// the project's and start again.
+			if len(r.h.Opts.Catalogue) == 0 {
+				return nil, events.Errorf(events.CodeInvalidPolicy, "%s; the hook could install the project's policy, but a first policy.set needs a catalogue: run the hook with --catalogue FILE or --tools LIST", errMsg(err))
+			}
+			if _, perr := r.append(ctx, PolicyEvent(doc, r.h.Opts.Catalogue)); perr != nil {
+				return nil, fmt.Errorf("installing the project's policy: %w", perr)
+			}
+			policySet = true
+			_, err = r.append(ctx, start)
+		}
+		switch events.CodeOf(err) {
+		case "":
+			if err != nil {
+				return nil, err
+			}
+			n = &client.TreeNode{Key: root, Agent: MainAgent, State: envelope.Active}
+		case events.CodeDuplicateSession:
+			if n, err = r.h.L.Tree(ctx, root); err != nil || n == nil {
+				return nil, errors.Join(err, fmt.Errorf("session %q exists but cannot be read", root))
+			}
+		default:
+			return nil, err
+		}
+	}
+	if doc != nil && !policySet {
+		r.syncPolicy(ctx, root, doc)
+	}
+	return n, nil
+}
+
+// syncPolicy appends the project's policy when it differs from the one in
+// force. A failure is a warning: the session goes on under the policy in
+// force.
+func (r *run) syncPolicy(ctx context.Context, key events.SessionKey, doc json.RawMessage) {
+	in, err := r.h.L.Policy(ctx, key)
+	if err != nil {
+		r.res.warn("the policy in force could not be read, so the project's was not compared with it: %v", err)
+		return
+	}
+	ev, err := PolicyChange(doc, r.h.Opts.Catalogue, in)
+	if err != nil {
+		r.res.warn("%v", err)
+		return
+	}
+	if ev == nil {
+		return
+	}
+	d := r.h.Opts.PolicyTimeout
+	if d <= 0 {
+		d = time.Second
+	}
+	pctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	if _, err := r.append(pctx, *ev); err != nil {
+		hint := ""
+		if unreachable(err) {
+			hint = " (a NATS user with the orchestrator role may not publish on ledger.v1.policy: give the hook an operator's credentials, or run it with --import=false and set the policy with 'ledger policy import | ledger append')"
+		}
+		r.res.warn("the project's policy changed, but the new policy.set was not appended: %v%s", err, hint)
+	}
+}
+
+// maxHops bounds how many unplaced ancestors one payload places.
+const maxHops = 32
+
+// place records the spawn of sub-agent agentID (of type agentType), whose
+// parent the ledger does not know yet: from Claude Code's metadata when it
+// is there (placing unplaced ancestors first), else from the ledger (the
+// only session that may launch agentType). It returns nil and no error at
+// SubagentStart when the parent cannot be told yet.
+func (r *run) place(ctx context.Context, agentID, agentType string, hops int) (*client.TreeNode, error) {
+	root := r.p.Root()
+	child, err := ChildKey(root, agentID)
+	if err != nil {
+		return nil, err
+	}
+	if hops > maxHops {
+		return nil, events.Errorf(events.CodeUnknownParent, "sub-agent %s has more than %d unplaced ancestors", child, maxHops)
+	}
+	rootNode, err := r.rootForSpawn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var parent events.SessionKey
+	meta, merr := r.meta(agentID, agentType)
+	switch {
+	case meta != nil && meta.ParentAgentID == "":
+		parent = root
+	case meta != nil:
+		if parent, err = ChildKey(root, meta.ParentAgentID); err != nil {
+			return nil, err
+		}
+		pn, err := r.h.L.Tree(ctx, parent)
+		if err != nil {
+			return nil, err
+		}
+		if pn == nil {
+			pm, _ := r.meta(meta.ParentAgentID, "")
+			ptype := ""
+			if pm != nil {
+				ptype = pm.AgentType
+			}
+			if ptype == "" {
+				return nil, events.Errorf(events.CodeUnknownParent, "sub-agent %s was launched by sub-agent %s, which the ledger does not know and whose type Claude Code's metadata does not say", child, parent)
+			}
+			if _, err := r.place(ctx, meta.ParentAgentID, ptype, hops+1); err != nil {
+				return nil, fmt.Errorf("placing %s's parent %s: %w", child, parent, err)
+			}
+		}
+	case r.p.Event == SubagentStart && hops == 0:
+		pl := PlaceByTree(rootNode, child)
+		if pl.Parent == "" {
+			r.res.warn("sub-agent %s is not recorded yet: %s", child, pl.How)
+			return nil, nil
+		}
+		parent = pl.Parent
+	default:
+		if parent, err = r.placeByPolicy(ctx, rootNode, child, agentType, merr); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := r.append(ctx, SpawnEvent(child, parent, agentType)); err != nil && events.CodeOf(err) != events.CodeDuplicateSession {
+		return nil, err
+	}
+	n, err := r.h.L.Tree(ctx, child)
+	if err == nil && n == nil {
+		err = events.Errorf(events.CodeUnknownSession, "sub-agent %s was spawned but cannot be read", child)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if hops > 0 {
+		_, err = r.firstTurn(ctx, n)
+	}
+	return n, err
+}
+
+// rootForSpawn is the main session's tree, starting the root when the
+// ledger does not know it.
+func (r *run) rootForSpawn(ctx context.Context) (*client.TreeNode, error) {
+	n, err := r.h.L.Tree(ctx, r.p.Root())
+	if err != nil || n != nil {
+		return n, err
+	}
+	if _, err := r.root(ctx, false); err != nil {
+		return nil, err
+	}
+	if n, err = r.h.L.Tree(ctx, r.p.Root()); err == nil && n == nil {
+		err = events.Errorf(events.CodeUnknownSession, "session %q was started but cannot be read", r.p.Root())
+	}
+	return n, err
+}
+
+// maxCandidates bounds the checks placeByPolicy makes.
+const maxCandidates = 16
+
+// placeByPolicy finds the parent of a sub-agent without metadata: the one
+// active session of the tree that may launch agentType (a session the
+// ledger denies Agent for that type could not have passed its PreToolUse).
+// None, or more than one, refuses: the ledger does not guess a parent.
+func (r *run) placeByPolicy(ctx context.Context, rootNode *client.TreeNode, child events.SessionKey, agentType string, metaErr error) (events.SessionKey, error) {
+	why := "Claude Code's sub-agent metadata is not readable"
+	if metaErr != nil {
+		why += " (" + metaErr.Error() + ")"
+	}
+	cands := Candidates(rootNode, child)
+	if len(cands) > maxCandidates {
+		return "", events.Errorf(events.CodeUnknownParent, "the parent of sub-agent %s is unknown: %s, and %d sessions could have launched it", child, why, len(cands))
+	}
+	input, _ := json.Marshal(map[string]string{"subagent_type": agentType})
+	if agentType == ForkAgent {
+		input = nil
+	}
+	var may []events.SessionKey
+	for _, c := range cands {
+		res, err := r.h.L.Check(ctx, c, "Agent", input, "")
+		if err != nil {
+			return "", err
+		}
+		if res.Decision != envelope.Deny {
+			may = append(may, c)
+		}
+	}
+	switch len(may) {
+	case 1:
+		return may[0], nil
+	case 0:
+		return "", events.Errorf(events.CodeUnknownParent, "the parent of sub-agent %s is unknown: %s, and no session of %s may launch a %q agent", child, why, r.p.Root(), agentType)
+	}
+	return "", events.Errorf(events.CodeUnknownParent, "the parent of sub-agent %s is unknown: %s, and %d sessions may have launched it (%v); the ledger does not guess", child, why, len(may), may)
+}
+
+// meta reads Claude Code's metadata of a sub-agent; nil when there is none
+// (with why, when there is one that does not read).
+func (r *run) meta(agentID, agentType string) (*Meta, error) {
+	path := MetaPath(r.p.TranscriptPath, agentID)
+	if path == "" {
+		return nil, errors.New("the payload names no transcript")
+	}
+	read := r.h.Opts.ReadFile
+	if read == nil {
+		read = os.ReadFile
+	}
+	b, err := read(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := ParseMeta(b, agentType)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return m, nil
+}
+
+// subagentStart places a new sub-agent and starts its first turn.
+func (r *run) subagentStart(ctx context.Context) error {
+	key, err := r.p.Key()
+	if err != nil {
+		return err
+	}
+	r.res.Session = key
+	n, err := r.h.L.Tree(ctx, key)
+	if err != nil {
+		return err
+	}
+	if n == nil {
+		if n, err = r.place(ctx, r.p.AgentID, r.p.AgentType, 0); err != nil || n == nil {
+			return err
+		}
+	}
+	_, err = r.firstTurn(ctx, n)
+	return err
+}
+
+// preToolUse checks the call, starts its effect, and answers.
+func (r *run) preToolUse(ctx context.Context) {
+	p, res := r.p, r.res
+	tool := p.ToolName
+	deny := func(reason string) {
+		res.Denied, res.Reason = true, reason
+		res.Output = DenyOutput(reason)
+	}
+	failed := func(key events.SessionKey, err error) {
+		if unreachable(err) {
+			res.Unreachable = true
+			if r.h.Opts.Unreachable == UnreachableAllow {
+				res.warn("the ledger at %s cannot be reached (%v): %s goes ahead unchecked (--unreachable allow)", r.h.where(), err, tool)
+				res.Output = PassOutput("ledger hook: " + res.Warnings[len(res.Warnings)-1])
+				return
+			}
+			deny(UnreachableReason(r.h.where(), tool, err))
+			return
+		}
+		deny(RefusalReason(key, tool, err))
+	}
+	key, err := p.Key()
+	if err != nil {
+		failed(p.Root(), err)
+		return
+	}
+	res.Session = key
+	n, err := r.session(ctx, false, true)
+	if err == nil && n == nil {
+		err = events.Errorf(events.CodeUnknownParent, "sub-agent %s is not in the ledger and its parent cannot be told", key)
+	}
+	if err != nil {
+		failed(key, err)
+		return
+	}
+	workDir := p.Cwd
+	if r.h.Opts.WorkDir != nil {
+		workDir = r.h.Opts.WorkDir(p.Cwd)
+	}
+	home := HomeOf(p.TranscriptPath)
+	if home == "" {
+		home = r.h.Opts.Home
+	}
+	input := CallInput(tool, p.ToolInput, workDir, home)
+	check, err := r.h.L.Check(ctx, key, tool, input, p.ToolUseID)
+	if err != nil {
+		failed(key, err)
+		return
+	}
+	r.res.Appended = append(r.res.Appended, Appended{Type: events.ToolChecked, Session: key, Seq: check.Recorded})
+	res.Decision = check.Decision
+	why := r.h.Opts.Why
+	if len(why) == 0 {
+		why = []string{"ledger", "why"}
+	}
+	if check.Decision == envelope.Deny {
+		deny(DenialReason(key, tool, check.Reason, WhyCommand(why, key, tool, input, check.Recorded)))
+		return
+	}
+	eff := EffectEvent(key, n.Turns, tool, p.ToolUseID, check.Recorded)
+	a, err := r.append(ctx, eff)
+	if events.CodeOf(err) == events.CodeBadTurn {
+		// A turn started between the session's read and the check: the
+		// check recorded the current one.
+		if m, terr := r.h.L.Tree(ctx, key); terr == nil && m != nil {
+			eff = EffectEvent(key, m.Turns, tool, p.ToolUseID, check.Recorded)
+			a, err = r.append(ctx, eff)
+		}
+	}
+	switch {
+	case events.CodeOf(err) == events.CodeAuthorizationChanged:
+		res.Decision = envelope.Deny
+		deny(fmt.Sprintf("The session policy ledger denied %s for session %s when its effect was to start: %s: %s. Explain it with: %s",
+			tool, key, events.CodeAuthorizationChanged, errMsg(err), WhyCommand(why, key, tool, input, a.Seq)))
+	case err != nil:
+		failed(key, err)
+	default:
+		res.Output = PassOutput("")
+	}
+}
+
+// errMsg is an error's message without its code.
+func errMsg(err error) string {
+	var ee *events.Error
+	if errors.As(err, &ee) {
+		return ee.Msg
+	}
+	return err.Error()
+}

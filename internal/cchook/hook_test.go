@@ -1,0 +1,622 @@
+package cchook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/scenario"
+)
+
+// payloadDir holds the real payloads Claude Code 2.1.328 sent (copied from
+// ../shared/claude-code-hooks).
+var payloadDir = filepath.Join("..", "..", "testdata", "claude-code-hooks")
+
+// The main sessions of the captured payloads.
+const (
+	smoke = "e8ec9869-c221-4dcd-99bc-bfd8e6f84c5b" // SessionStart, UserPromptSubmit, Stop, SessionEnd
+	sub   = "4115d956-87ab-486f-a3bd-768c14406260" // Pre/PostToolUse, PostToolBatch, the reviewer sub-agent
+	fork  = "ec00f267-2a5b-43e9-9a58-32f27d6ed34f" // the fork
+	// The sub-agents.
+	reviewer = sub + ":a0d23f5288942b58b"
+	forked   = fork + ":aed5aca474377a94c"
+)
+
+// testDoc is the policy the tests run under: a reviewer agent that may
+// only read, Bash echo allowed, Bash rm denied.
+const testDoc = `{"agents":{"reviewer":{"description":"reviews","tools":["Read","Grep","Glob"]}},` +
+	`"permissions":{"allow":["Bash(echo *)"],"deny":["Bash(rm *)"]}}`
+
+var testCatalogue = []string{"Agent", "Bash", "Edit", "Glob", "Grep", "Read", "Write", "WebFetch", "WebSearch",
+	"Skill", "ToolSearch", "TodoWrite", "NotebookEdit", "SendMessage", "TaskStop"}
+
+// svcLedger is a Ledger over an in-memory ledger service: the real
+// projection and dialect, without NATS (cmd/ledger's tests run the hook
+// over the real API). Check with a call records it as the API does.
+type svcLedger struct {
+	svc *service.Service
+	// log is what the hook appended, one line an event.
+	log []string
+	// down, when set, is what every call answers (an unreachable ledger).
+	down error
+	// afterCheck runs after a recorded check (an operator acting between
+	// a call's check and its effect).
+	afterCheck func()
+}
+
+func newLedger(t *testing.T, doc string) *svcLedger {
+	t.Helper()
+	l := &svcLedger{svc: scenario.InMemory(dialects.All()).Service()}
+	if doc != "" {
+		l.must(t, client.SetPolicy(events.PolicySetData{Dialect: Dialect, Document: json.RawMessage(doc), Catalogue: testCatalogue}))
+	}
+	l.log = nil
+	return l
+}
+
+// must appends set-up events, which the log does not show.
+func (l *svcLedger) must(t *testing.T, evs ...client.Event) {
+	t.Helper()
+	for _, ev := range evs {
+		if _, err := l.append(context.Background(), ev); err != nil {
+			t.Fatalf("setting up %s %s: %v", ev.Type, ev.Session, err)
+		}
+	}
+}
+
+func (l *svcLedger) Tree(ctx context.Context, key events.SessionKey) (*client.TreeNode, error) {
+	if l.down != nil {
+		return nil, l.down
+	}
+	var out *client.TreeNode
+	err := l.svc.View(ctx, "", projection.Position{}, func(st *projection.State) error {
+		if st.Session(key) == nil {
+			return nil
+		}
+		b, err := json.Marshal(service.BuildTree(st, key))
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(b, &out)
+	})
+	return out, err
+}
+
+func (l *svcLedger) Policy(ctx context.Context, key events.SessionKey) (*envelope.PolicyState, error) {
+	if l.down != nil {
+		return nil, l.down
+	}
+	a, err := l.svc.Why(ctx, key, "Agent", nil, projection.Position{})
+	return a.Policy, err
+}
+
+func (l *svcLedger) append(ctx context.Context, ev client.Event) (service.Result, error) {
+	if ev.Actor == "" {
+		ev.Actor = "claude-code"
+	}
+	raw, err := json.Marshal(struct {
+		client.Event
+		V int `json:"v"`
+	}{ev, events.Version})
+	if err != nil {
+		return service.Result{}, err
+	}
+	return l.svc.Append(ctx, raw)
+}
+
+func (l *svcLedger) Append(ctx context.Context, ev client.Event) (client.AppendResult, error) {
+	if l.down != nil {
+		return client.AppendResult{}, l.down
+	}
+	r, err := l.append(ctx, ev)
+	if err == nil {
+		data, _ := json.Marshal(ev.Data)
+		line := string(ev.Type)
+		if ev.Session != "" {
+			line += " " + string(ev.Session)
+		}
+		line += " " + string(data)
+		if r.Duplicate {
+			line += " (duplicate)"
+		}
+		l.log = append(l.log, line)
+	}
+	return client.AppendResult{Seq: r.Seq, ID: r.ID, Duplicate: r.Duplicate}, err
+}
+
+func (l *svcLedger) Check(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, call string) (client.CheckResult, error) {
+	if l.down != nil {
+		return client.CheckResult{}, l.down
+	}
+	if call == "" {
+		a, err := l.svc.Check(ctx, key, tool, input, projection.Position{})
+		return client.CheckResult{Session: key, Seq: a.Seq, Tool: tool, Decision: a.Verdict.Decision, Reason: a.Verdict.Reason}, err
+	}
+	turn := 0
+	_ = l.svc.View(ctx, "", projection.Position{}, func(st *projection.State) error {
+		if s := st.Session(key); s != nil {
+			turn = s.Turn
+		}
+		return nil
+	})
+	r, err := l.append(ctx, client.Checked(key, events.CheckedData{Turn: max(turn, 1), Tool: tool, Call: call, Input: input}))
+	if err != nil {
+		return client.CheckResult{}, err
+	}
+	var dec projection.CheckDecided
+	_ = json.Unmarshal(r.Decided, &dec)
+	l.log = append(l.log, fmt.Sprintf("tool.checked %s %s %s -> %s %s", key, tool, input, dec.Decision, dec.Reason.Code))
+	if l.afterCheck != nil {
+		l.afterCheck()
+	}
+	return client.CheckResult{Session: key, Seq: r.Seq, Tool: tool, Decision: dec.Decision, Reason: dec.Reason, Recorded: r.Seq}, nil
+}
+
+func start(root events.SessionKey) client.Event {
+	return client.Start(root, events.StartedData{Agent: MainAgent})
+}
+func turn(key events.SessionKey, n int) client.Event {
+	return client.Turn(key, events.TurnData{Turn: n})
+}
+func spawn(child, parent events.SessionKey, agent string) client.Event {
+	return SpawnEvent(child, parent, agent)
+}
+
+// metaFiles answers ReadFile for Claude Code's sub-agent metadata: agent id
+// to its file's content.
+func metaFiles(m map[string]string) func(string) ([]byte, error) {
+	return func(path string) ([]byte, error) {
+		for id, content := range m {
+			if strings.HasSuffix(path, "agent-"+id+".meta.json") {
+				return []byte(content), nil
+			}
+		}
+		return nil, fs.ErrNotExist
+	}
+}
+
+func loadPayload(t *testing.T, name string, patch map[string]any) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(payloadDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(patch) == 0 {
+		return raw
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range patch {
+		m[k] = v
+	}
+	raw, _ = json.Marshal(m)
+	return raw
+}
+
+type hookCase struct {
+	name    string
+	payload string
+	patch   map[string]any
+	doc     string // the policy in force; "-" for none
+	setup   []client.Event
+	opts    Options
+	// want is the log of what the hook appended; output what it answers
+	// ("{}", "deny", "warn": a systemMessage), and the substrings the
+	// denial reason or warning must hold.
+	want    []string
+	output  string
+	reasons []string
+}
+
+const (
+	smokeStart = `session.started ` + smoke + ` {"agent":"main"}`
+	subDeny    = `{"command":"rm -rf build","description":"Say hi"}`
+)
+
+func hookCases() []hookCase {
+	mainDoc := testDoc
+	withMode := `{"permissions":{"defaultMode":"plan","allow":["Bash(echo *)"]}}`
+	parentMeta := `{"agentType":"reviewer","toolUseId":"toolu_MAIN_05_00","spawnDepth":1}`
+	return []hookCase{
+		// Sessions.
+		{name: "start", payload: "SessionStart.json", want: []string{smokeStart}, output: "{}"},
+		{name: "start imports a changed policy", payload: "SessionStart.json", opts: Options{Import: fixedDoc(withMode)},
+			want:   []string{`session.started ` + smoke + ` {"agent":"main","mode":"plan"}`, `policy.set {"dialect":"claude-code","document":` + withMode + `}`},
+			output: "{}"},
+		{name: "start under the same policy appends none", payload: "SessionStart.json", opts: Options{Import: fixedDoc(mainDoc)},
+			want: []string{smokeStart}, output: "{}"},
+		{name: "start installs the first policy", payload: "SessionStart.json", doc: "-",
+			opts: Options{Import: fixedDoc(mainDoc), Catalogue: []string{"Bash", "Read"}},
+			want: []string{`policy.set {"dialect":"claude-code","document":` + mainDoc + `,"catalogue":["Bash","Read"]}`, smokeStart}, output: "{}"},
+		{name: "no policy and no catalogue", payload: "SessionStart.json", doc: "-", opts: Options{Import: fixedDoc(mainDoc)},
+			output: "warn", reasons: []string{"invalid_policy", "--catalogue"}},
+		{name: "resume of a known session appends nothing", payload: "SessionStart.json", patch: map[string]any{"source": "resume"},
+			setup: []client.Event{start(smoke), turn(smoke, 1)}, output: "{}"},
+		{name: "resume of an unknown session starts it", payload: "SessionStart.json", patch: map[string]any{"source": "resume"},
+			want: []string{smokeStart}, output: "{}"},
+		{name: "bad session id", payload: "SessionStart.json", patch: map[string]any{"session_id": "a b"},
+			output: "warn", reasons: []string{"bad_session_key"}},
+
+		// Turns.
+		{name: "prompt opens turn 1", payload: "UserPromptSubmit.json", setup: []client.Event{start(smoke)},
+			want: []string{`turn.started ` + smoke + ` {"turn":1}`}, output: "{}"},
+		{name: "prompt of an unknown session starts it in the reported mode", payload: "UserPromptSubmit.json",
+			want: []string{`session.started ` + smoke + ` {"agent":"main","mode":"default"}`, `turn.started ` + smoke + ` {"turn":1}`}, output: "{}"},
+		{name: "prompt delivered twice opens one turn", payload: "UserPromptSubmit.json",
+			setup: []client.Event{start(smoke), TurnEvent(smoke, 1, "prompt:36e7bf83-df4e-4e27-b301-89a8679854e9")},
+			// The hook asks for turn 2, under the id turn 1 landed with:
+			// the ledger answers with turn 1's outcome.
+			want: []string{`turn.started ` + smoke + ` {"turn":2} (duplicate)`}, output: "{}"},
+		{name: "batch opens the next turn", payload: "PostToolBatch.json", setup: []client.Event{start(sub), turn(sub, 1)},
+			want: []string{`turn.started ` + sub + ` {"turn":2}`}, output: "{}"},
+		{name: "sub-agent batch opens its next turn", payload: "PostToolBatch-subagent.json",
+			setup: []client.Event{start(sub), turn(sub, 1), spawn(reviewer, sub, "reviewer"), turn(reviewer, 1)},
+			want:  []string{`turn.started ` + reviewer + ` {"turn":2}`}, output: "{}"},
+		{name: "fork batch", payload: "PostToolBatch-fork.json",
+			setup: []client.Event{start(fork), turn(fork, 1), spawn(forked, fork, ForkAgent), turn(forked, 1)},
+			want:  []string{`turn.started ` + forked + ` {"turn":2}`}, output: "{}"},
+
+		// Calls.
+		{name: "allowed call: checked, effect started, no decision", payload: "PreToolUse.json", setup: []client.Event{start(sub), turn(sub, 1)},
+			want: []string{`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi"} -> allow permission:allow`,
+				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":4}`}, output: "{}"},
+		{name: "denied call", payload: "PreToolUse.json", patch: map[string]any{"tool_input": map[string]any{"command": "rm -rf build", "description": "Say hi"}},
+			setup:  []client.Event{start(sub), turn(sub, 1)},
+			want:   []string{`tool.checked ` + sub + ` Bash ` + subDeny + ` -> deny permission:deny`},
+			output: "deny", reasons: []string{"denied Bash for session " + sub + ": permission:deny", "Bash(rm *)", "policy.set at sequence 1",
+				"ledger why --session " + sub + ` --tool Bash --input '` + subDeny + `' --seq 4`}},
+		{name: "ask defers to Claude Code", payload: "PreToolUse.json", patch: map[string]any{"tool_input": map[string]any{"command": "make"}},
+			setup: []client.Event{start(sub), turn(sub, 1)},
+			want: []string{`tool.checked ` + sub + ` Bash {"command":"make"} -> ask default:prompt`,
+				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":4}`}, output: "{}"},
+		{name: "call of an unknown root starts it and its first turn", payload: "PreToolUse.json",
+			want: []string{`session.started ` + sub + ` {"agent":"main","mode":"default"}`, `turn.started ` + sub + ` {"turn":1}`,
+				`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi"} -> allow permission:allow`,
+				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":4}`}, output: "{}"},
+		{name: "sub-agent call within its envelope", payload: "PreToolUse-subagent.json",
+			setup: []client.Event{start(sub), turn(sub, 1), spawn(reviewer, sub, "reviewer"), turn(reviewer, 1)},
+			want: []string{`tool.checked ` + reviewer + ` Read {"file_path":"README.md"} -> allow default:read_only`,
+				`tool.effect_started ` + reviewer + ` {"turn":1,"tool":"Read","call":"toolu_SUB1_00_00","prepared_at":6}`}, output: "{}"},
+		{name: "sub-agent call outside its agent's tools", payload: "PreToolUse-subagent.json", patch: map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "echo hi"}},
+			setup:  []client.Event{start(sub), turn(sub, 1), spawn(reviewer, sub, "reviewer"), turn(reviewer, 1)},
+			want:   []string{`tool.checked ` + reviewer + ` Bash {"command":"echo hi"} -> deny agent_tools:not_listed`},
+			output: "deny", reasons: []string{"agent_tools:not_listed", "--session " + reviewer + " --tool Bash"}},
+		{name: "first call of an unplaced sub-agent: placed from Claude Code's metadata", payload: "PreToolUse-subagent.json",
+			setup: []client.Event{start(sub), turn(sub, 1), spawn(sub+":other", sub, "general-purpose")},
+			opts:  Options{ReadFile: metaFiles(map[string]string{"a0d23f5288942b58b": parentMeta})},
+			want: []string{`session.spawned ` + reviewer + ` {"parent":"` + sub + `","agent":"reviewer"}`, `turn.started ` + reviewer + ` {"turn":1}`,
+				`tool.checked ` + reviewer + ` Read {"file_path":"README.md"} -> allow default:read_only`,
+				`tool.effect_started ` + reviewer + ` {"turn":1,"tool":"Read","call":"toolu_SUB1_00_00","prepared_at":7}`}, output: "{}"},
+		{name: "nested sub-agent placed under its parent, which is placed first", payload: "PreToolUse-subagent.json",
+			setup: []client.Event{start(sub), turn(sub, 1), spawn(sub+":other", sub, "general-purpose")},
+			opts: Options{ReadFile: metaFiles(map[string]string{
+				"a0d23f5288942b58b": `{"agentType":"reviewer","parentAgentId":"a1111111111111111"}`,
+				"a1111111111111111": `{"agentType":"general-purpose"}`})},
+			want: []string{`session.spawned ` + sub + `:a1111111111111111 {"parent":"` + sub + `","agent":"general-purpose"}`,
+				`turn.started ` + sub + `:a1111111111111111 {"turn":1}`,
+				`session.spawned ` + reviewer + ` {"parent":"` + sub + `:a1111111111111111","agent":"reviewer"}`, `turn.started ` + reviewer + ` {"turn":1}`,
+				`tool.checked ` + reviewer + ` Read {"file_path":"README.md"} -> allow default:read_only`,
+				`tool.effect_started ` + reviewer + ` {"turn":1,"tool":"Read","call":"toolu_SUB1_00_00","prepared_at":9}`}, output: "{}"},
+		{name: "unplaced sub-agent without metadata: the only session that may launch it", payload: "PreToolUse-subagent.json",
+			doc:   `{"agents":{"reviewer":{"description":"reviews","tools":["Read"]}},"builtInAgents":["Explore"]}`,
+			setup: []client.Event{start(sub), turn(sub, 1), spawn(sub+":explorer", sub, "Explore"), turn(sub+":explorer", 1)},
+			want: []string{`session.spawned ` + reviewer + ` {"parent":"` + sub + `","agent":"reviewer"}`, `turn.started ` + reviewer + ` {"turn":1}`,
+				`tool.checked ` + reviewer + ` Read {"file_path":"README.md"} -> allow default:read_only`,
+				`tool.effect_started ` + reviewer + ` {"turn":1,"tool":"Read","call":"toolu_SUB1_00_00","prepared_at":8}`}, output: "{}"},
+		{name: "unplaced sub-agent without metadata, two sessions could have launched it: denied", payload: "PreToolUse-subagent.json",
+			setup:  []client.Event{start(sub), turn(sub, 1), spawn(sub+":gp", sub, "general-purpose"), turn(sub+":gp", 1)},
+			output: "deny", reasons: []string{"unknown_parent", "2 sessions may have launched it", "does not guess"}},
+		{name: "metadata about another agent type is not believed", payload: "PreToolUse-subagent.json",
+			setup:  []client.Event{start(sub), turn(sub, 1), spawn(sub+":gp", sub, "general-purpose"), turn(sub+":gp", 1)},
+			opts:   Options{ReadFile: metaFiles(map[string]string{"a0d23f5288942b58b": `{"agentType":"general-purpose"}`})},
+			output: "deny", reasons: []string{"unknown_parent", `about a "general-purpose" agent`}},
+		{name: "sub-agent of an unknown agent type is refused", payload: "PreToolUse-subagent.json", patch: map[string]any{"agent_type": "claude"},
+			setup:  []client.Event{start(sub), turn(sub, 1)},
+			opts:   Options{ReadFile: metaFiles(map[string]string{"a0d23f5288942b58b": `{"agentType":"claude"}`})},
+			output: "deny", reasons: []string{"agent_not_configured"}},
+		{name: "fork call", payload: "PreToolUse-fork.json",
+			setup: []client.Event{start(fork), turn(fork, 1), spawn(forked, fork, ForkAgent), turn(forked, 1)},
+			want: []string{`tool.checked ` + forked + ` Bash {"command":"ls","description":"run"} -> allow default:read_only`,
+				`tool.effect_started ` + forked + ` {"turn":1,"tool":"Bash","call":"toolu_FRK_00_00","prepared_at":6}`}, output: "{}"},
+
+		// Spawns.
+		{name: "first sub-agent: spawned from the main session", payload: "SubagentStart-subagent.json", setup: []client.Event{start(sub), turn(sub, 1)},
+			want: []string{`session.spawned ` + reviewer + ` {"parent":"` + sub + `","agent":"reviewer"}`, `turn.started ` + reviewer + ` {"turn":1}`}, output: "{}"},
+		{name: "fork spawned", payload: "SubagentStart-fork.json", setup: []client.Event{start(fork), turn(fork, 1)},
+			want: []string{`session.spawned ` + forked + ` {"parent":"` + fork + `","agent":"fork","fork":true}`, `turn.started ` + forked + ` {"turn":1}`}, output: "{}"},
+		{name: "a later sub-agent waits for its metadata", payload: "SubagentStart-subagent.json",
+			setup:  []client.Event{start(sub), turn(sub, 1), spawn(sub+":gp", sub, "general-purpose")},
+			output: "warn", reasons: []string{"not recorded yet", "waiting for Claude Code's sub-agent metadata"}},
+		{name: "spawn refused by admission", payload: "SubagentStart-subagent.json", doc: `{"maxSubagentDepth":1,"agents":{"reviewer":{"description":"r"}}}`,
+			setup:  []client.Event{start(sub), turn(sub, 1)},
+			opts:   Options{ReadFile: metaFiles(map[string]string{"a0d23f5288942b58b": `{"agentType":"reviewer","parentAgentId":"a1111111111111111"}`, "a1111111111111111": `{"agentType":"general-purpose"}`})},
+			want:   []string{`session.spawned ` + sub + `:a1111111111111111 {"parent":"` + sub + `","agent":"general-purpose"}`, `turn.started ` + sub + `:a1111111111111111 {"turn":1}`},
+			output: "warn", reasons: []string{"depth_limit"}},
+		{name: "sub-agent stop appends nothing", payload: "SubagentStop-subagent.json",
+			setup: []client.Event{start(sub), turn(sub, 1), spawn(reviewer, sub, "reviewer"), turn(reviewer, 1)}, output: "{}"},
+		{name: "stop of a sub-agent that made no call places it", payload: "SubagentStop-fork.json",
+			setup: []client.Event{start(fork), turn(fork, 1), spawn(fork+":x", fork, "general-purpose")},
+			opts:  Options{ReadFile: metaFiles(map[string]string{"aed5aca474377a94c": `{"agentType":"fork"}`})},
+			want:  []string{`session.spawned ` + forked + ` {"parent":"` + fork + `","agent":"fork","fork":true}`, `turn.started ` + forked + ` {"turn":1}`}, output: "{}"},
+
+		// Events that map to nothing.
+		{name: "Stop", payload: "Stop.json", setup: []client.Event{start(smoke), turn(smoke, 1)}, output: "{}"},
+		{name: "SessionEnd", payload: "SessionEnd.json", setup: []client.Event{start(smoke), turn(smoke, 1)}, output: "{}"},
+		{name: "StopFailure", payload: "StopFailure.json", output: "{}"},
+		{name: "PostToolUse", payload: "PostToolUse.json", output: "{}"},
+		{name: "PostToolUse-subagent", payload: "PostToolUse-subagent.json", output: "{}"},
+		{name: "PostToolUse-fork", payload: "PostToolUse-fork.json", output: "{}"},
+		{name: "PostToolUseFailure", payload: "PostToolUseFailure.json", output: "{}"},
+		{name: "PermissionRequest", payload: "PermissionRequest.json", output: "{}"},
+		{name: "PermissionRequest-subagent", payload: "PermissionRequest-subagent.json", output: "{}"},
+		{name: "PermissionDenied", payload: "PermissionDenied.json", output: "{}"},
+		{name: "CwdChanged", payload: "CwdChanged.json", output: "{}"},
+		{name: "InstructionsLoaded", payload: "InstructionsLoaded.json", output: "{}"},
+	}
+}
+
+// fixedDoc is an Import that always finds doc.
+func fixedDoc(doc string) func(string) (json.RawMessage, error) {
+	return func(string) (json.RawMessage, error) { return json.RawMessage(doc), nil }
+}
+
+// TestMapping runs the hook on every captured payload against a real
+// (in-memory) ledger and compares what it appended and answered.
+func TestMapping(t *testing.T) {
+	used := map[string]bool{}
+	for _, tt := range hookCases() {
+		used[tt.payload] = true
+		t.Run(tt.name, func(t *testing.T) {
+			doc := tt.doc
+			switch doc {
+			case "":
+				doc = testDoc
+			case "-":
+				doc = ""
+			}
+			l := newLedger(t, doc)
+			l.must(t, tt.setup...)
+			l.log = nil
+			opts := tt.opts
+			if opts.ReadFile == nil {
+				opts.ReadFile = metaFiles(nil)
+			}
+			h := &Hook{L: l, Opts: opts}
+			res := h.Handle(context.Background(), loadPayload(t, tt.payload, tt.patch))
+			if got := l.log; !slices.Equal(got, tt.want) {
+				t.Errorf("appended:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+			checkOutput(t, res, tt.output, tt.reasons)
+		})
+	}
+	files, err := filepath.Glob(filepath.Join(payloadDir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if name := filepath.Base(f); name != "fields.json" && !used[name] {
+			t.Errorf("no case runs the payload %s", name)
+		}
+	}
+}
+
+func checkOutput(t *testing.T, res *Result, want string, reasons []string) {
+	t.Helper()
+	var out struct {
+		SystemMessage string `json:"systemMessage"`
+		Specific      *struct {
+			HookEventName, PermissionDecision, PermissionDecisionReason string
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal(res.Output, &out); err != nil {
+		t.Fatalf("output %q: %v", res.Output, err)
+	}
+	text := out.SystemMessage
+	switch want {
+	case "{}":
+		if string(res.Output) != "{}" {
+			t.Fatalf("output %s, want {} (warnings %q)", res.Output, res.Warnings)
+		}
+	case "warn":
+		if out.SystemMessage == "" || out.Specific != nil {
+			t.Fatalf("output %s, want a systemMessage", res.Output)
+		}
+	case "deny":
+		if out.Specific == nil || out.Specific.HookEventName != PreToolUse || out.Specific.PermissionDecision != "deny" || !res.Denied {
+			t.Fatalf("output %s, want a PreToolUse denial", res.Output)
+		}
+		text = out.Specific.PermissionDecisionReason
+	}
+	for _, r := range reasons {
+		if !strings.Contains(text, r) {
+			t.Errorf("%q does not say %q", text, r)
+		}
+	}
+}
+
+// TestRevokedBetweenCheckAndEffect: an operator's deny grant lands after the
+// call's check; its effect is refused and the hook denies the call.
+func TestRevokedBetweenCheckAndEffect(t *testing.T) {
+	l := newLedger(t, testDoc)
+	l.must(t, start(sub), turn(sub, 1))
+	l.afterCheck = func() {
+		l.must(t, client.AddGrant(events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash(echo *)"}))
+	}
+	res := (&Hook{L: l}).Handle(context.Background(), loadPayload(t, "PreToolUse.json", nil))
+	checkOutput(t, res, "deny", []string{"when its effect was to start", "authorization_changed", "changed from allow", "--seq 6"})
+}
+
+// TestUnreachable: a ledger that does not answer denies calls by default,
+// lets them through with UnreachableAllow, and never blocks other events.
+func TestUnreachable(t *testing.T) {
+	down := errors.New("nats: no servers available for connection")
+	for _, tt := range []struct {
+		payload string
+		opt     Unreachable
+		want    string
+		reasons []string
+	}{
+		{"PreToolUse.json", "", "deny", []string{"nats://x:4222 cannot be reached", "no servers available", "--unreachable allow"}},
+		{"PreToolUse.json", UnreachableDeny, "deny", []string{"fails closed"}},
+		{"PreToolUse.json", UnreachableAllow, "warn", []string{"goes ahead unchecked"}},
+		{"PreToolUse-subagent.json", UnreachableAllow, "warn", []string{"goes ahead unchecked"}},
+		{"UserPromptSubmit.json", "", "warn", []string{"cannot be reached", "nothing was recorded for this UserPromptSubmit"}},
+		{"SessionStart.json", "", "warn", []string{"cannot be reached"}},
+		{"SubagentStart-subagent.json", "", "warn", []string{"cannot be reached"}},
+		{"PostToolBatch.json", "", "warn", []string{"cannot be reached"}},
+		{"Stop.json", "", "{}", nil},
+	} {
+		t.Run(tt.payload+"/"+string(tt.opt), func(t *testing.T) {
+			l := newLedger(t, testDoc)
+			l.down = down
+			res := (&Hook{L: l, Opts: Options{Unreachable: tt.opt, Where: "nats://x:4222"}}).Handle(context.Background(), loadPayload(t, tt.payload, nil))
+			checkOutput(t, res, tt.want, tt.reasons)
+			if tt.want != "{}" && !res.Unreachable {
+				t.Error("Result.Unreachable not set")
+			}
+		})
+	}
+}
+
+// TestBadPayloads: a call that cannot be read is denied; anything else is
+// let through with a warning.
+func TestBadPayloads(t *testing.T) {
+	for _, tt := range []struct{ raw, want, reason string }{
+		{``, "warn", "no hook payload"},
+		{`not json`, "warn", "not a JSON object"},
+		{`{"hook_event_name":"PreToolUse","tool_name":"Bash"}`, "deny", "session_id"},
+		{`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash"}`, "deny", "tool_use_id"},
+		{`{"hook_event_name":"SubagentStart","session_id":"s"}`, "warn", "agent_id"},
+	} {
+		l := newLedger(t, testDoc)
+		res := (&Hook{L: l}).Handle(context.Background(), []byte(tt.raw))
+		checkOutput(t, res, tt.want, []string{tt.reason})
+		if len(l.log) > 0 {
+			t.Errorf("%s: appended %v", tt.raw, l.log)
+		}
+	}
+}
+
+// TestEventIDs: ids are valid ULIDs, derived from their parts.
+func TestEventIDs(t *testing.T) {
+	a, b := EventID("s", "turn", "prompt:1"), EventID("s", "turn", "prompt:2")
+	if !events.ValidID(a) || !events.ValidID(b) || a == b || a != EventID("s", "turn", "prompt:1") {
+		t.Fatalf("ids %s %s", a, b)
+	}
+	if EventID("s:a", "b") == EventID("s", "a:b") {
+		t.Fatal("parts are not kept apart")
+	}
+}
+
+func TestCallInput(t *testing.T) {
+	long := strings.Repeat("x", maxParam+1)
+	for _, tt := range []struct {
+		tool, in, want string
+	}{
+		{"Read", `{"file_path":"/home/dev/project/src/a.go"}`, `{"file_path":"src/a.go"}`},
+		{"Read", `{"file_path":"/home/dev/project"}`, `{"file_path":"."}`},
+		{"Edit", `{"file_path":"/home/dev/.ssh/config"}`, `{"file_path":"~/.ssh/config"}`},
+		{"Grep", `{"path":"/etc","pattern":"x"}`, `{"path":"/etc","pattern":"x"}`},
+		{"Glob", `{"path":"/home/dev/projectx/a"}`, `{"path":"~/projectx/a"}`},
+		{"Bash", `{"command":"cat /home/dev/project/a"}`, `{"command":"cat /home/dev/project/a"}`},
+		{"Read", `{"file_path":"rel/x"}`, `{"file_path":"rel/x"}`},
+		{"Bash", `{"command":"ls","description":"d"}`, `{"command":"ls","description":"d"}`},
+		{"Write", `{"file_path":"/a","content":"` + long + `"}`, `{"file_path":"/a"}`},
+		{"Bash", `{"command":"` + long + `"}`, `{"command":"` + long + `"}`},
+		{"Agent", `{"subagent_type":"Explore","prompt":"` + long + `","run_in_background":true}`, `{"run_in_background":true,"subagent_type":"Explore"}`},
+		{"Edit", `{"file_path":"/a","edits":[{"x":1}],"opts":{"a":1},"n":null}`, `{"file_path":"/a"}`},
+		{"Read", `{}`, ``},
+		{"Read", ``, ``},
+	} {
+		if got := string(CallInput(tt.tool, json.RawMessage(tt.in), "/home/dev/project", "/home/dev")); got != tt.want {
+			t.Errorf("CallInput(%s, %s) = %s, want %s", tt.tool, tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestQuote(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ledger", "why", "--seq", "4"}, "ledger why --seq 4"},
+		{[]string{"--input", `{"command":"rm -rf x"}`}, `--input '{"command":"rm -rf x"}'`},
+		{[]string{"it's"}, `'it'\''s'`},
+		{[]string{""}, "''"},
+		{[]string{"a$b", "c`d`", "e;f"}, `'a$b' 'c` + "`d`" + `' 'e;f'`},
+	} {
+		if got := Quote(tt.args...); got != tt.want {
+			t.Errorf("Quote(%q) = %s, want %s", tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestKeys(t *testing.T) {
+	p := &Payload{SessionID: sub, AgentID: "a0d23f5288942b58b"}
+	if k, err := p.Key(); err != nil || k != reviewer {
+		t.Fatalf("%s %v", k, err)
+	}
+	for _, bad := range []*Payload{{SessionID: "a b"}, {SessionID: "s", AgentID: "../x"}, {SessionID: strings.Repeat("s", 200), AgentID: "a"}} {
+		if _, err := bad.Key(); events.CodeOf(err) != events.CodeBadSessionKey {
+			t.Errorf("%+v: %v, want bad_session_key", bad, err)
+		}
+	}
+	if MetaPath("/h/.claude/projects/p/"+sub+".jsonl", "a1") != "/h/.claude/projects/p/"+sub+"/subagents/agent-a1.meta.json" {
+		t.Error(MetaPath("/h/.claude/projects/p/"+sub+".jsonl", "a1"))
+	}
+	if MetaPath("/t.jsonl", "../../etc/passwd") != "" {
+		t.Error("MetaPath follows a path in an agent id")
+	}
+}
+
+func TestHomeOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"/home/dev/.claude/projects/-home-dev-project/" + sub + ".jsonl": "/home/dev",
+		"/root/.claude/projects/x/y.jsonl":                               "/root",
+		"relative/.claude/projects/x.jsonl":                              "",
+		"/tmp/t.jsonl":                                                   "",
+	} {
+		if got := HomeOf(in); got != want {
+			t.Errorf("HomeOf(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestProjectDir(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "work", "proj")
+	if err := os.MkdirAll(filepath.Join(proj, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(proj, "src", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ cwd, env, want string }{
+		{filepath.Join(proj, "src", "deep"), "", proj},
+		{proj, "", proj},
+		{filepath.Join(home, "work"), "", ""}, // ~/.claude is not a project's
+		{filepath.Join(home, "work"), "/x", "/x"},
+	} {
+		if got := ProjectDir(tt.cwd, tt.env, home); got != tt.want {
+			t.Errorf("ProjectDir(%s, %q) = %q, want %q", tt.cwd, tt.env, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package cchook
+
+import (
+	"context"
+	"crypto/subtle"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// HTTPPath is where `ledger serve --hooks` takes Claude Code's HTTP hooks.
+const HTTPPath = "/hooks/claude-code"
+
+// Handler serves the mapping to Claude Code's HTTP hooks ("type": "http"):
+// each POST to HTTPPath is one payload, answered with what the command hook
+// would print, always with status 200 (Claude Code treats any other status
+// as a non-blocking error, which would let a call through). Token, when set,
+// must come as "Authorization: Bearer TOKEN".
+type Handler struct {
+	Hook    *Hook
+	Token   string
+	Timeout time.Duration // per payload; default 5s
+	Logger  *slog.Logger
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != HTTPPath {
+		http.Error(w, "not found: Claude Code's hooks go to POST "+HTTPPath, http.StatusNotFound)
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "POST a hook payload", http.StatusMethodNotAllowed)
+		return
+	}
+	if h.Token != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+h.Token)) != 1 {
+		http.Error(w, "unauthorized: send Authorization: Bearer <the token given to ledger serve --hooks-token>", http.StatusUnauthorized)
+		return
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, maxPayload+1))
+	if err != nil {
+		http.Error(w, "reading the payload: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	d := h.Timeout
+	if d <= 0 {
+		d = 5 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), d)
+	defer cancel()
+	res := h.Hook.Handle(ctx, raw)
+	if h.Logger != nil {
+		h.Logger.Info("hook", "event", res.Event, "session", res.Session, "decision", res.Decision,
+			"denied", res.Denied, "appended", len(res.Appended), "warnings", res.Warnings)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(res.Output)
+}

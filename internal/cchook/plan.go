@@ -1,0 +1,340 @@
+package cchook
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+)
+
+// Dialect is the ledger dialect Claude Code's sessions are decided in.
+const Dialect = "claude-code"
+
+// MainAgent is the agent a root session runs as: the main thread, with no
+// agent definition.
+const MainAgent = "main"
+
+// ForkAgent is the agent_type Claude Code gives a fork, and the dialect's
+// name for one.
+const ForkAgent = "fork"
+
+// EventID is the id of an event the hook appends, derived from what
+// identifies it (the session key and the payload's ids) so that a payload
+// delivered twice appends once: the ledger answers a re-sent id with its
+// first outcome. It is a ULID whose time part is zero (the ledger stamps
+// the record's time itself) and whose 80 random bits are the first bytes of
+// SHA-256 over the parts.
+func EventID(parts ...string) string {
+	sum := sha256.Sum256([]byte("ledger-hook\x00" + strings.Join(parts, "\x00")))
+	var id ulid.ULID
+	copy(id[6:], sum[:10])
+	return id.String()
+}
+
+// modes are the permission modes the dialect takes in session.started.
+var modes = map[string]string{"default": "default", "manual": "default", "acceptEdits": "acceptEdits",
+	"plan": "plan", "bypassPermissions": "bypassPermissions", "dontAsk": "dontAsk"}
+
+// RootMode is the mode a new root session is started in: the mode the
+// payload reports (UserPromptSubmit and tool events carry Claude Code's
+// permission_mode), else the project's permissions.defaultMode, else none
+// (the ledger then applies its own rule to the policy in force). Modes the
+// dialect does not have (auto, bubble) count as none.
+func RootMode(payloadMode string, doc json.RawMessage) string {
+	if m, ok := modes[payloadMode]; ok {
+		return m
+	}
+	var d struct {
+		Permissions struct {
+			DefaultMode string `json:"defaultMode"`
+		} `json:"permissions"`
+	}
+	if len(doc) > 0 && json.Unmarshal(doc, &d) == nil {
+		return modes[d.Permissions.DefaultMode]
+	}
+	return ""
+}
+
+// StartEvent starts root as the main thread.
+func StartEvent(root events.SessionKey, mode string) client.Event {
+	ev := client.Start(root, events.StartedData{Agent: MainAgent, Mode: mode})
+	ev.ID = EventID(string(root), "start")
+	return ev
+}
+
+// SpawnEvent spawns child from parent as agentType (a fork when Claude Code
+// says "fork").
+func SpawnEvent(child, parent events.SessionKey, agentType string) client.Event {
+	d := events.SpawnedData{Parent: parent, Agent: agentType}
+	if agentType == ForkAgent {
+		d.Fork = true
+	}
+	ev := client.Spawn(child, d)
+	ev.ID = EventID(string(child), "spawn")
+	return ev
+}
+
+// TurnEvent starts turn n of key; basis says what started it (TurnBasis).
+// Without a basis the event gets no derived id (the client makes one).
+func TurnEvent(key events.SessionKey, n int, basis string) client.Event {
+	ev := client.Turn(key, events.TurnData{Turn: n})
+	if basis != "" {
+		ev.ID = EventID(string(key), "turn", basis)
+	}
+	return ev
+}
+
+// FirstTurn is the basis of a session's first turn when no prompt or batch
+// started it (a sub-agent's first model turn, or a root whose prompt was not
+// seen).
+const FirstTurn = "first"
+
+// TurnBasis names what starts the turn a payload opens: the prompt
+// (UserPromptSubmit) or the batch of calls that just ended (PostToolBatch),
+// which makes the model's next turn. "" when the payload has no id to
+// name it by.
+func (p *Payload) TurnBasis() string {
+	switch p.Event {
+	case UserPromptSubmit:
+		if p.PromptID != "" {
+			return "prompt:" + p.PromptID
+		}
+	case PostToolBatch:
+		ids := make([]string, 0, len(p.ToolCalls))
+		for _, c := range p.ToolCalls {
+			if c.ToolUseID == "" {
+				return ""
+			}
+			ids = append(ids, c.ToolUseID)
+		}
+		if len(ids) > 0 {
+			slices.Sort(ids)
+			return "batch:" + strings.Join(ids, ",")
+		}
+	}
+	return ""
+}
+
+// EffectEvent records that call (prepared by the check at preparedAt) goes
+// ahead.
+func EffectEvent(key events.SessionKey, turn int, tool, call string, preparedAt uint64) client.Event {
+	ev := client.EffectStarted(key, events.EffectData{Turn: turn, Tool: tool, Call: call, PreparedAt: preparedAt})
+	ev.ID = EventID(string(key), "effect", call)
+	return ev
+}
+
+// The input a check records is the tool's top-level scalar parameters (all
+// the dialect reads: the primary field and parameter rules), with every
+// string longer than maxParam left out except the primary field's, so that
+// a Write of a large file neither bloats the log nor overflows an event.
+const maxParam = 256
+
+// primary is each tool's primary input field (dialect section 9.1).
+var primary = map[string]string{"Bash": "command", "Monitor": "command", "PowerShell": "command",
+	"Read": "file_path", "Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path", "LSP": "file_path",
+	"NotebookEdit": "notebook_path", "Grep": "path", "Glob": "path", "WebFetch": "url",
+	"Agent": "subagent_type", "Task": "subagent_type", "Skill": "skill"}
+
+// pathTools are the tools whose primary field is a path.
+var pathTools = map[string]bool{"Read": true, "Edit": true, "Write": true, "MultiEdit": true, "LSP": true,
+	"NotebookEdit": true, "Grep": true, "Glob": true}
+
+// CallInput is the input recorded for a call of tool with Claude Code's
+// tool_input: an object of its top-level scalars (see maxParam), in key
+// order; nil when there is none. Claude Code sends absolute paths, while
+// the dialect reads a path inside the working directory as relative to it
+// and one under the home directory as ~/... (dialect section 9.5): a path
+// tool's primary path under workDir is made relative to it, and one under
+// home (outside workDir) home-relative. Either may be "".
+func CallInput(tool string, input json.RawMessage, workDir, home string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if len(input) == 0 || json.Unmarshal(input, &m) != nil {
+		return nil
+	}
+	keep := map[string]json.RawMessage{}
+	for k, v := range m {
+		switch t := strings.TrimSpace(string(v)); {
+		case t == "" || t[0] == '{' || t[0] == '[' || t == "null":
+		case t[0] == '"' && len(t) > maxParam+2 && k != primary[tool]:
+		default:
+			keep[k] = v
+		}
+	}
+	if f := primary[tool]; pathTools[tool] && keep[f] != nil {
+		var path string
+		if json.Unmarshal(keep[f], &path) == nil {
+			if rel := relPath(path, workDir, home); rel != path {
+				keep[f], _ = json.Marshal(rel)
+			}
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	b, err := events.Canonical(keep)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// relPath rewrites an absolute path as the dialect reads it: relative to
+// workDir when inside it ("." for workDir itself), else ~/... when under
+// home; anything else is returned as it is.
+func relPath(path, workDir, home string) string {
+	if !filepath.IsAbs(path) {
+		return path
+	}
+	clean := filepath.Clean(path)
+	under := func(base string) (string, bool) {
+		if base == "" || !filepath.IsAbs(base) {
+			return "", false
+		}
+		rel, err := filepath.Rel(filepath.Clean(base), clean)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			return "", false
+		}
+		return rel, true
+	}
+	if rel, ok := under(workDir); ok {
+		return filepath.ToSlash(rel)
+	}
+	if rel, ok := under(home); ok {
+		if rel == "." {
+			return "~"
+		}
+		return "~/" + filepath.ToSlash(rel)
+	}
+	return path
+}
+
+// HomeOf is the home directory of the user Claude Code runs as, read from a
+// transcript path (<home>/.claude/projects/<project>/<session>.jsonl); ""
+// when the path is not of that form.
+func HomeOf(transcript string) string {
+	const mark = "/.claude/projects/"
+	i := strings.LastIndex(transcript, mark)
+	if i <= 0 || !filepath.IsAbs(transcript) {
+		return ""
+	}
+	return transcript[:i]
+}
+
+// PolicyEvent installs doc; catalogue is left out when nil (the ledger
+// keeps the one in force).
+func PolicyEvent(doc json.RawMessage, catalogue []string) client.Event {
+	return client.SetPolicy(events.PolicySetData{Dialect: Dialect, Document: doc, Catalogue: catalogue})
+}
+
+// PolicyChange compares the project's document (and the hook's catalogue,
+// when it has one) with the policy in force and returns the policy.set to
+// append, if any. in is nil when the ledger has no policy.
+func PolicyChange(doc json.RawMessage, catalogue []string, in *envelope.PolicyState) (*client.Event, error) {
+	if in == nil {
+		ev := PolicyEvent(doc, catalogue)
+		return &ev, nil
+	}
+	if in.Dialect != Dialect {
+		return nil, fmt.Errorf("the ledger's policy is in the %s dialect, not %s: the project's policy is not imported", in.Dialect, Dialect)
+	}
+	want, err := events.CanonicalJSON(doc)
+	if err != nil {
+		return nil, fmt.Errorf("the imported document is not JSON: %v", err)
+	}
+	have, err := events.CanonicalJSON(in.Document)
+	if err != nil {
+		have = nil
+	}
+	newCat := catalogue != nil && !slices.Equal(catalogue, in.Catalogue)
+	if string(want) == string(have) && !newCat {
+		return nil, nil
+	}
+	if !newCat {
+		catalogue = nil
+	}
+	ev := PolicyEvent(doc, catalogue)
+	return &ev, nil
+}
+
+// Meta is what Claude Code 2.1.328 writes about a sub-agent in
+// <transcript dir>/<session>/subagents/agent-<id>.meta.json (the fields
+// the mapping reads). ParentAgentID is empty for a sub-agent of the main
+// thread.
+type Meta struct {
+	AgentType     string `json:"agentType"`
+	ParentAgentID string `json:"parentAgentId"`
+	ToolUseID     string `json:"toolUseId"`
+}
+
+// MetaPath is where Claude Code keeps the metadata of sub-agent agentID of
+// the session whose transcript is at transcript; "" when there is no
+// transcript path or the id could name another file.
+func MetaPath(transcript, agentID string) string {
+	if transcript == "" || !strings.HasSuffix(transcript, ".jsonl") || !validAgentID(agentID) {
+		return ""
+	}
+	return filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "subagents", "agent-"+agentID+".meta.json")
+}
+
+// ParseMeta reads a metadata file; it must be about an agent of agentType.
+func ParseMeta(b []byte, agentType string) (*Meta, error) {
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("not JSON: %v", err)
+	}
+	if agentType != "" && m.AgentType != agentType {
+		return nil, fmt.Errorf("it is about a %q agent, the payload about a %q", m.AgentType, agentType)
+	}
+	if m.ParentAgentID != "" && !validAgentID(m.ParentAgentID) {
+		return nil, fmt.Errorf("parentAgentId %q is not an agent id", m.ParentAgentID)
+	}
+	return &m, nil
+}
+
+// Placement is where a sub-agent's spawn goes.
+type Placement struct {
+	// Parent is the spawning session; empty when it is unknown.
+	Parent events.SessionKey
+	// How says how the parent was found, or why it was not.
+	How string
+}
+
+// PlaceByTree places a sub-agent that has no metadata at SubagentStart: a
+// session whose ledger tree holds no sub-agent but this one has only the
+// main thread to have launched it (a sub-agent the ledger does not know
+// cannot pass its PreToolUse, so it launched nothing). Otherwise the
+// parent waits for the metadata.
+func PlaceByTree(root *client.TreeNode, child events.SessionKey) Placement {
+	for _, c := range root.Children {
+		if c.Key != child {
+			return Placement{How: "the session already has sub-agents, any of which may have launched this one: waiting for Claude Code's sub-agent metadata"}
+		}
+	}
+	return Placement{Parent: root.Key, How: "the main session's first sub-agent"}
+}
+
+// Candidates lists the sessions of a tree other than child that are
+// active: those that could have launched child. Root first, then in tree
+// order.
+func Candidates(root *client.TreeNode, child events.SessionKey) []events.SessionKey {
+	var out []events.SessionKey
+	var walk func(n *client.TreeNode)
+	walk = func(n *client.TreeNode) {
+		if n.Key != child && n.State == envelope.Active {
+			out = append(out, n.Key)
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(root)
+	return out
+}

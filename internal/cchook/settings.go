@@ -1,0 +1,617 @@
+package cchook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// The hooks block `ledger hook install` merges into a project's Claude Code
+// settings: one group per event the mapping records something for, each
+// holding one handler. Events that map to nothing (Stop, SessionEnd,
+// PostToolUse, ...) are not installed, so Claude Code starts no process for
+// them.
+
+// Entry is one hook handler as Claude Code's settings hold it.
+type Entry struct {
+	Type    string `json:"type"`
+	Command string `json:"command,omitempty"`
+	URL     string `json:"url,omitempty"`
+	// Timeout is Claude Code's own bound on the handler, in seconds.
+	Timeout int `json:"timeout,omitempty"`
+}
+
+// Group is one matcher group of an event.
+type Group struct {
+	Matcher string  `json:"matcher,omitempty"`
+	Hooks   []Entry `json:"hooks"`
+}
+
+// EventGroup is the group installed for one event.
+type EventGroup struct {
+	Event string
+	Group Group
+}
+
+// InstallEvents are the events the command block installs, in order.
+// PreToolUse matches every tool ("*").
+var InstallEvents = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolBatch, SubagentStart, SubagentStop}
+
+// CommandBlock is the block of command hooks running command (the ledger
+// binary and its `hook claude-code` arguments, as one shell line).
+func CommandBlock(command string, timeout int) []EventGroup {
+	return block(InstallEvents, Entry{Type: "command", Command: command, Timeout: timeout})
+}
+
+// HTTPBlock is the block of HTTP hooks posting to u (a `ledger serve
+// --hooks` address). Claude Code 2.1.328 sends no SessionStart to HTTP
+// hooks, so it is left out: the root session starts at its first prompt.
+func HTTPBlock(u string, timeout int) []EventGroup {
+	return block(InstallEvents[1:], Entry{Type: "http", URL: u, Timeout: timeout})
+}
+
+func block(evs []string, e Entry) []EventGroup {
+	out := make([]EventGroup, len(evs))
+	for i, ev := range evs {
+		g := Group{Hooks: []Entry{e}}
+		if ev == PreToolUse {
+			g.Matcher = "*"
+		}
+		out[i] = EventGroup{ev, g}
+	}
+	return out
+}
+
+// ownCommand matches the command of a handler the ledger installed: it runs
+// `... hook claude-code ...`.
+var ownCommand = regexp.MustCompile(`(^|\s)hook\s+claude-code(\s|$)`)
+
+// Own reports whether a handler (as decoded from settings) is the
+// ledger's: a command hook running `hook claude-code`, or an HTTP hook
+// posting to HTTPPath.
+func Own(h map[string]any) bool {
+	switch h["type"] {
+	case "command":
+		c, _ := h["command"].(string)
+		return ownCommand.MatchString(c)
+	case "http":
+		s, _ := h["url"].(string)
+		u, err := url.Parse(s)
+		return err == nil && strings.TrimSuffix(u.Path, "/") == HTTPPath
+	}
+	return false
+}
+
+// Change says what an install or uninstall did to a settings file.
+type Change struct {
+	// Added are the events whose ledger handler was added or replaced,
+	// Removed those whose ledger handler was removed without a new one.
+	Added   []string `json:"added"`
+	Removed []string `json:"removed"`
+}
+
+// Changed reports whether anything changed.
+func (c Change) Changed() bool { return len(c.Added) > 0 || len(c.Removed) > 0 }
+
+// Install merges blk into a settings file's bytes (empty: a new file) and
+// returns the new bytes. Only the "hooks" key is touched, and within it only
+// the ledger's own handlers (see Own): every other byte of the file stays
+// as it was, and installing the same block twice changes nothing.
+func Install(src []byte, blk []EventGroup) ([]byte, Change, error) {
+	return edit(src, blk)
+}
+
+// Uninstall removes the ledger's own handlers from a settings file's bytes,
+// then any group, event and "hooks" key that this leaves empty; every other
+// byte stays as it was.
+func Uninstall(src []byte) ([]byte, Change, error) {
+	if len(bytes.TrimSpace(src)) == 0 {
+		return src, Change{}, nil
+	}
+	return edit(src, nil)
+}
+
+func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
+	var ch Change
+	if len(bytes.TrimSpace(src)) == 0 {
+		if len(blk) == 0 {
+			return src, ch, nil
+		}
+		var b bytes.Buffer
+		b.WriteString("{\n  \"hooks\": ")
+		b.WriteString(renderBlock(blk, "  ", "  "))
+		b.WriteString("\n}\n")
+		for _, eg := range blk {
+			ch.Added = append(ch.Added, eg.Event)
+		}
+		return b.Bytes(), ch, nil
+	}
+	root, err := parseJSON(src)
+	if err != nil {
+		return nil, ch, fmt.Errorf("not valid JSON: %v", err)
+	}
+	if root.kind != '{' {
+		return nil, ch, errors.New("the settings must be a JSON object")
+	}
+	unit := indentUnit(src, root)
+	want := map[string]Group{}
+	for _, eg := range blk {
+		want[eg.Event] = eg.Group
+	}
+	hi, err := member(root, "hooks", "")
+	if err != nil {
+		return nil, ch, err
+	}
+	var edits []span
+	if hi < 0 {
+		if len(blk) == 0 {
+			return src, ch, nil
+		}
+		ind := childIndent(src, root, unit)
+		edits = editContainer(src, root, nil, []string{renderMember("hooks", nil, "", unit) + renderBlock(blk, ind, unit)}, unit)
+		for _, eg := range blk {
+			ch.Added = append(ch.Added, eg.Event)
+		}
+		return apply(src, edits), ch, nil
+	}
+	hv := root.members[hi].val
+	if hv.kind != '{' {
+		return nil, ch, errors.New(`"hooks" must be an object of events`)
+	}
+	delEvent := make([]bool, len(hv.members))
+	seen := map[string]bool{}
+	for mi, m := range hv.members {
+		if seen[m.key] {
+			return nil, ch, fmt.Errorf(`"hooks" has the event %q twice`, m.key)
+		}
+		seen[m.key] = true
+		w, ours := want[m.key]
+		arr := m.val
+		if arr.kind != '[' {
+			if ours {
+				return nil, ch, fmt.Errorf(`"hooks.%s" must be a list of matcher groups`, m.key)
+			}
+			continue
+		}
+		own, err := ownHandlers(src, arr)
+		if err != nil {
+			return nil, ch, fmt.Errorf(`"hooks.%s": %v`, m.key, err)
+		}
+		if ours && len(own) == 1 && own[0].matches(w) {
+			continue // already installed as wanted
+		}
+		if len(own) == 0 && !ours {
+			continue
+		}
+		delGroup := make([]bool, len(arr.elems))
+		for gi := range arr.elems {
+			var del []bool
+			n := 0
+			for _, o := range own {
+				if o.group == gi {
+					if del == nil {
+						del = make([]bool, len(o.hooks.elems))
+					}
+					del[o.index] = true
+					n++
+				}
+			}
+			if del == nil {
+				continue
+			}
+			if n == len(del) {
+				delGroup[gi] = true
+				continue
+			}
+			edits = append(edits, editContainer(src, own[slices.IndexFunc(own, func(o ownHandler) bool { return o.group == gi })].hooks, del, nil, unit)...)
+		}
+		var add []string
+		if ours {
+			add = []string{renderJSON(w, itemIndent(src, arr, unit), unit)}
+			ch.Added = append(ch.Added, m.key)
+		} else {
+			ch.Removed = append(ch.Removed, m.key)
+		}
+		if add == nil && !slices.Contains(delGroup, false) {
+			delEvent[mi] = true
+			continue
+		}
+		edits = append(edits, editContainer(src, arr, delGroup, add, unit)...)
+	}
+	var add []string
+	ind := itemIndent(src, hv, unit)
+	for _, eg := range blk {
+		if !seen[eg.Event] {
+			add = append(add, renderMember(eg.Event, []Group{eg.Group}, ind, unit))
+			ch.Added = append(ch.Added, eg.Event)
+		}
+	}
+	if len(blk) == 0 && !slices.Contains(delEvent, false) && len(hv.members) > 0 {
+		// Nothing is left under "hooks": remove the key itself.
+		del := make([]bool, len(root.members))
+		del[hi] = true
+		edits = editContainer(src, root, del, nil, unit)
+	} else {
+		edits = append(edits, editContainer(src, hv, delEvent, add, unit)...)
+	}
+	sort.Strings(ch.Removed)
+	return apply(src, edits), ch, nil
+}
+
+// ownHandler is one of the ledger's handlers found in an event's list.
+type ownHandler struct {
+	group   int
+	matcher string
+	hooks   *jnode // the group's "hooks" list
+	index   int    // the handler's index in it
+	value   map[string]any
+}
+
+func (o ownHandler) matches(g Group) bool {
+	if o.matcher != g.Matcher || len(g.Hooks) != 1 {
+		return false
+	}
+	b, _ := json.Marshal(g.Hooks[0])
+	var w map[string]any
+	_ = json.Unmarshal(b, &w)
+	return reflect.DeepEqual(o.value, w)
+}
+
+func ownHandlers(src []byte, arr *jnode) ([]ownHandler, error) {
+	var out []ownHandler
+	for gi, g := range arr.elems {
+		if g.kind != '{' {
+			continue
+		}
+		hi, err := member(g, "hooks", "")
+		if err != nil {
+			return nil, err
+		}
+		if hi < 0 || g.members[hi].val.kind != '[' {
+			continue
+		}
+		matcher := ""
+		if mi, _ := member(g, "matcher", ""); mi >= 0 {
+			_ = json.Unmarshal(src[g.members[mi].val.start:g.members[mi].val.end], &matcher)
+		}
+		hooks := g.members[hi].val
+		for i, h := range hooks.elems {
+			var v map[string]any
+			if h.kind != '{' || json.Unmarshal(src[h.start:h.end], &v) != nil {
+				continue
+			}
+			if Own(v) {
+				out = append(out, ownHandler{group: gi, matcher: matcher, hooks: hooks, index: i, value: v})
+			}
+		}
+	}
+	return out, nil
+}
+
+func renderBlock(blk []EventGroup, prefix, unit string) string {
+	var b strings.Builder
+	if unit == "" {
+		b.WriteString("{")
+		for i, eg := range blk {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(renderJSON(eg.Event, "", "") + ":" + renderJSON([]Group{eg.Group}, "", ""))
+		}
+		b.WriteString("}")
+		return b.String()
+	}
+	b.WriteString("{")
+	for i, eg := range blk {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n" + prefix + unit + renderJSON(eg.Event, "", "") + ": " + renderJSON([]Group{eg.Group}, prefix+unit, unit))
+	}
+	b.WriteString("\n" + prefix + "}")
+	return b.String()
+}
+
+// renderMember renders "key": value, or "key":value without a unit (a
+// compact file); value nil renders the key and its colon only.
+func renderMember(key string, v any, prefix, unit string) string {
+	sep := ": "
+	if unit == "" {
+		sep = ":"
+	}
+	if v == nil {
+		return renderJSON(key, "", "") + sep
+	}
+	return renderJSON(key, "", "") + sep + renderJSON(v, prefix, unit)
+}
+
+// renderJSON renders v with HTML left unescaped; with a unit, indented as
+// a value whose first line sits at prefix.
+func renderJSON(v any, prefix, unit string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if unit != "" {
+		enc.SetIndent(prefix, unit)
+	}
+	_ = enc.Encode(v)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// The span parser: just enough JSON to know where every value, member and
+// element starts and ends, so that edits leave every other byte alone.
+
+type jnode struct {
+	kind       byte // '{', '[', '"', or 'v' for numbers and literals
+	start, end int
+	members    []jmember
+	elems      []*jnode
+}
+
+type jmember struct {
+	key   string
+	start int // the key's opening quote
+	val   *jnode
+}
+
+func parseJSON(src []byte) (*jnode, error) {
+	if !json.Valid(src) {
+		var v any
+		err := json.Unmarshal(src, &v)
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := lineCol(src, int(se.Offset))
+			return nil, fmt.Errorf("line %d, column %d: %v", line, col, err)
+		}
+		return nil, err
+	}
+	p := &jparser{src: src}
+	n := p.value()
+	return n, nil
+}
+
+func lineCol(src []byte, off int) (int, int) {
+	off = min(max(off-1, 0), len(src))
+	line := 1 + bytes.Count(src[:off], []byte("\n"))
+	return line, off - bytes.LastIndexByte(src[:off], '\n')
+}
+
+// jparser walks JSON already known to be valid.
+type jparser struct {
+	src []byte
+	i   int
+}
+
+func (p *jparser) ws() {
+	for p.i < len(p.src) && strings.IndexByte(" \t\r\n", p.src[p.i]) >= 0 {
+		p.i++
+	}
+}
+
+func (p *jparser) value() *jnode {
+	p.ws()
+	n := &jnode{start: p.i}
+	switch c := p.src[p.i]; c {
+	case '{':
+		n.kind = '{'
+		p.i++
+		for {
+			p.ws()
+			if p.src[p.i] == '}' {
+				p.i++
+				break
+			}
+			if p.src[p.i] == ',' {
+				p.i++
+				p.ws()
+			}
+			ks := p.i
+			p.str()
+			var key string
+			_ = json.Unmarshal(p.src[ks:p.i], &key)
+			p.ws()
+			p.i++ // ':'
+			n.members = append(n.members, jmember{key: key, start: ks, val: p.value()})
+		}
+	case '[':
+		n.kind = '['
+		p.i++
+		for {
+			p.ws()
+			if p.src[p.i] == ']' {
+				p.i++
+				break
+			}
+			if p.src[p.i] == ',' {
+				p.i++
+			}
+			n.elems = append(n.elems, p.value())
+		}
+	case '"':
+		n.kind = '"'
+		p.str()
+	default:
+		n.kind = 'v'
+		for p.i < len(p.src) && strings.IndexByte(",]} \t\r\n", p.src[p.i]) < 0 {
+			p.i++
+		}
+	}
+	n.end = p.i
+	return n
+}
+
+func (p *jparser) str() {
+	p.i++ // opening quote
+	for p.src[p.i] != '"' {
+		if p.src[p.i] == '\\' {
+			p.i++
+		}
+		p.i++
+	}
+	p.i++
+}
+
+// member finds key among an object's members (-1 when absent); a key
+// written twice is an error, since which one Claude Code reads is unknown.
+func member(obj *jnode, key, where string) (int, error) {
+	at := -1
+	for i, m := range obj.members {
+		if m.key == key {
+			if at >= 0 {
+				return -1, fmt.Errorf("%q is written twice%s", key, where)
+			}
+			at = i
+		}
+	}
+	return at, nil
+}
+
+// span is one edit: replace src[start:end] with text.
+type span struct {
+	start, end int
+	text       string
+}
+
+func apply(src []byte, edits []span) []byte {
+	sort.Slice(edits, func(i, j int) bool { return edits[i].start > edits[j].start })
+	out := append([]byte{}, src...)
+	limit := len(src)
+	for _, e := range edits {
+		if e.end > limit {
+			panic("cchook: overlapping settings edits")
+		}
+		out = append(out[:e.start], append([]byte(e.text), out[e.end:]...)...)
+		limit = e.start
+	}
+	return out
+}
+
+// items returns where each item of a container starts and ends (a member
+// from its key to the end of its value).
+func items(c *jnode) (starts, ends []int) {
+	for _, m := range c.members {
+		starts, ends = append(starts, m.start), append(ends, m.val.end)
+	}
+	for _, e := range c.elems {
+		starts, ends = append(starts, e.start), append(ends, e.end)
+	}
+	return starts, ends
+}
+
+// editContainer deletes the items of c marked in del and appends add (each
+// rendered already), keeping the separators and indentation of the rest.
+func editContainer(src []byte, c *jnode, del []bool, add []string, unit string) []span {
+	starts, ends := items(c)
+	n := len(starts)
+	if del == nil {
+		del = make([]bool, n)
+	}
+	last := -1
+	for i := range n {
+		if !del[i] {
+			last = i
+		}
+	}
+	var edits []span
+	for i := 0; i < n; {
+		if !del[i] {
+			i++
+			continue
+		}
+		j := i
+		for j+1 < n && del[j+1] {
+			j++
+		}
+		switch {
+		case j == n-1 && len(add) > 0:
+			// The tail goes with the appended items below.
+		case i > 0:
+			edits = append(edits, span{ends[i-1], ends[j], ""})
+		case j+1 < n:
+			edits = append(edits, span{starts[0], starts[j+1], ""})
+		default:
+			edits = append(edits, span{c.start + 1, c.end - 1, ""})
+		}
+		i = j + 1
+	}
+	if len(add) == 0 {
+		return edits
+	}
+	ind, closing, pretty := itemIndent(src, c, unit), closeIndent(src, c), true
+	if n > 0 && !bytes.ContainsRune(src[c.start+1:starts[0]], '\n') {
+		pretty = false // an inline container stays inline
+	}
+	from, sep := c.start+1, ""
+	if last >= 0 {
+		from, sep = ends[last], ","
+	}
+	var b strings.Builder
+	for _, a := range add {
+		b.WriteString(sep)
+		if pretty {
+			b.WriteString("\n" + ind)
+		}
+		b.WriteString(a)
+		sep = ","
+	}
+	if pretty {
+		b.WriteString("\n" + closing)
+	}
+	return append(edits, span{from, c.end - 1, b.String()})
+}
+
+// lineIndent is the leading whitespace of the line holding offset i.
+func lineIndent(src []byte, i int) string {
+	ls := bytes.LastIndexByte(src[:i], '\n') + 1
+	j := ls
+	for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+		j++
+	}
+	return string(src[ls:j])
+}
+
+// itemIndent is the indentation of c's items: that of its first item when
+// it has one on its own line, else one unit more than c's closing line.
+func itemIndent(src []byte, c *jnode, unit string) string {
+	starts, _ := items(c)
+	if len(starts) > 0 && bytes.ContainsRune(src[c.start+1:starts[0]], '\n') {
+		return lineIndent(src, starts[0])
+	}
+	return closeIndent(src, c) + unit
+}
+
+// closeIndent is the indentation of the line that closes c.
+func closeIndent(src []byte, c *jnode) string {
+	starts, _ := items(c)
+	if len(starts) > 0 && bytes.ContainsRune(src[c.start:c.end], '\n') {
+		return lineIndent(src, c.end-1)
+	}
+	return lineIndent(src, c.start)
+}
+
+// childIndent is the indentation a new member of the top-level object gets.
+func childIndent(src []byte, root *jnode, unit string) string { return itemIndent(src, root, unit) }
+
+// indentUnit is the file's indentation step: the indentation of the
+// top-level object's first member when it sits on its own line; none (a
+// compact rendering) when the object is written on one line; two spaces
+// for an empty object.
+func indentUnit(src []byte, root *jnode) string {
+	if len(root.members) == 0 {
+		return "  "
+	}
+	if !bytes.ContainsRune(src[root.start+1:root.members[0].start], '\n') {
+		return ""
+	}
+	if u := lineIndent(src, root.members[0].start); u != "" {
+		return u
+	}
+	return "  "
+}

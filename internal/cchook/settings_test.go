@@ -1,0 +1,191 @@
+package cchook
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update to write it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+const testCommand = "'/usr/local/bin/ledger' hook claude-code --nats nats://127.0.0.1:4222"
+
+// TestInstallFixtures merges the block into real-looking settings files and
+// compares the bytes with golden files; then checks that installing again
+// changes nothing and that uninstalling gives back the original bytes
+// (for a file that held no ledger handler before).
+func TestInstallFixtures(t *testing.T) {
+	blk := CommandBlock(testCommand, 10)
+	for _, name := range []string{"user", "tabs", "compact", "empty-object", "stale", "missing"} {
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join("testdata", "settings", name+".json"))
+			if err != nil && name != "missing" {
+				t.Fatal(err)
+			}
+			got, ch, err := Install(src, blk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", "settings", name+".installed"), got)
+			if !json.Valid(got) {
+				t.Fatalf("installed settings are not JSON:\n%s", got)
+			}
+			if !ch.Changed() {
+				t.Fatal("install reported no change")
+			}
+			checkBlock(t, got, blk)
+			again, ch2, err := Install(got, blk)
+			if err != nil || !bytes.Equal(again, got) || ch2.Changed() {
+				t.Fatalf("second install changed the file (%v, %+v):\n%s", err, ch2, again)
+			}
+			back, ch3, err := Uninstall(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ch3.Changed() {
+				t.Fatal("uninstall reported no change")
+			}
+			if name == "stale" || name == "missing" || name == "tabs" {
+				// stale held ledger handlers before; missing had no file;
+				// tabs had an empty "hooks", which an uninstall that
+				// empties it removes.
+				golden(t, filepath.Join("testdata", "settings", name+".uninstalled"), back)
+			} else if !bytes.Equal(back, src) {
+				t.Fatalf("uninstall did not give back the original bytes:\n--- got\n%s\n--- want\n%s", back, src)
+			}
+			if again, ch4, err := Uninstall(back); err != nil || !bytes.Equal(again, back) || ch4.Changed() {
+				t.Fatalf("second uninstall changed the file (%v, %+v)", err, ch4)
+			}
+		})
+	}
+}
+
+// checkBlock decodes installed settings and checks that every event of the
+// block holds exactly one ledger handler, the one wanted.
+func checkBlock(t *testing.T, src []byte, blk []EventGroup) {
+	t.Helper()
+	var s struct {
+		Hooks map[string][]struct {
+			Matcher string           `json:"matcher"`
+			Hooks   []map[string]any `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(src, &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, eg := range blk {
+		var own []map[string]any
+		for _, g := range s.Hooks[eg.Event] {
+			for _, h := range g.Hooks {
+				if Own(h) {
+					if g.Matcher != eg.Group.Matcher {
+						t.Errorf("%s: matcher %q, want %q", eg.Event, g.Matcher, eg.Group.Matcher)
+					}
+					own = append(own, h)
+				}
+			}
+		}
+		b, _ := json.Marshal(eg.Group.Hooks[0])
+		var want map[string]any
+		_ = json.Unmarshal(b, &want)
+		if len(own) != 1 || !reflect.DeepEqual(own[0], want) {
+			t.Errorf("%s: ledger handlers %v, want exactly %v", eg.Event, own, want)
+		}
+	}
+}
+
+// TestInstallKeepsOthers checks that handlers that are not the ledger's
+// survive an install and an uninstall, byte for byte, even in the same
+// group as a stale ledger handler.
+func TestInstallKeepsOthers(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "settings", "stale.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := Install(src, CommandBlock(testCommand, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, keep := range []string{`"command": "echo mine"`, `"outputStyle": "Explanatory"`} {
+		if !bytes.Contains(got, []byte(keep)) {
+			t.Errorf("install dropped %s", keep)
+		}
+	}
+	for _, gone := range []string{"/old/path/ledger", "9999"} {
+		if bytes.Contains(got, []byte(gone)) {
+			t.Errorf("install kept the stale %s", gone)
+		}
+	}
+}
+
+func TestInstallHTTPBlock(t *testing.T) {
+	blk := HTTPBlock("http://127.0.0.1:8787"+HTTPPath, 10)
+	got, _, err := Install([]byte("{}\n"), blk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(got, []byte(SessionStart)) {
+		t.Error("the HTTP block installs SessionStart, which Claude Code 2.1.328 never sends to HTTP hooks")
+	}
+	checkBlock(t, got, blk)
+	back, _, err := Uninstall(got)
+	if err != nil || string(back) != "{}\n" {
+		t.Fatalf("uninstall: %v %q", err, back)
+	}
+}
+
+func TestInstallRefusals(t *testing.T) {
+	for _, tt := range []struct{ src, want string }{
+		{`{"a": 1,}`, "not valid JSON: line 1"},
+		{`[1]`, "must be a JSON object"},
+		{`{"hooks": []}`, `"hooks" must be an object`},
+		{`{"hooks": {"PreToolUse": {}}}`, `"hooks.PreToolUse" must be a list`},
+		{`{"hooks": {}, "hooks": {}}`, `"hooks" is written twice`},
+	} {
+		_, _, err := Install([]byte(tt.src), CommandBlock(testCommand, 10))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.src, err, tt.want)
+		}
+	}
+}
+
+func TestOwn(t *testing.T) {
+	for _, tt := range []struct {
+		h    map[string]any
+		want bool
+	}{
+		{map[string]any{"type": "command", "command": "ledger hook claude-code"}, true},
+		{map[string]any{"type": "command", "command": "'/opt/x y/ledger' hook claude-code --unreachable allow"}, true},
+		{map[string]any{"type": "command", "command": "ledger hook claude-codex"}, false},
+		{map[string]any{"type": "command", "command": "echo hook claude"}, false},
+		{map[string]any{"type": "http", "url": "http://127.0.0.1:1/hooks/claude-code"}, true},
+		{map[string]any{"type": "http", "url": "http://127.0.0.1:1/other"}, false},
+		{map[string]any{"type": "prompt", "prompt": "hook claude-code"}, false},
+	} {
+		if got := Own(tt.h); got != tt.want {
+			t.Errorf("Own(%v) = %v, want %v", tt.h, got, tt.want)
+		}
+	}
+}
