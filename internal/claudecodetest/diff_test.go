@@ -47,8 +47,11 @@ type dcase struct {
 	// mode is --permission-mode (and the main session's mode for the
 	// dialect); tools is --tools (the main thread's agent tools for the
 	// dialect).
-	mode     string
-	tools    string
+	mode  string
+	tools string
+	// mcp are the run's MCP servers (server -> tool names): the main
+	// session's MCP tools for the dialect.
+	mcp      map[string][]string
 	sessions []session
 	// after is called with the project directory once the run is over.
 	after func(t *testing.T, dir string)
@@ -165,6 +168,9 @@ func (dc *dcase) steps() []map[string]any {
 			if dc.mode != "" {
 				data["mode"] = dc.mode
 			}
+			if names := dc.mcpNames(); names != nil {
+				data["tools"] = names
+			}
 			out = append(out, map[string]any{"type": events.SessionStarted, "session": key, "data": data})
 		} else {
 			data := map[string]any{"parent": dc.keyOf(s.parent), "agent": s.typ}
@@ -208,8 +214,21 @@ func (dc *dcase) scripts() Scripts {
 	return out
 }
 
+// mcpNames are the MCP tools of the run as Claude Code names them,
+// mcp__<server>__<tool>, sorted; nil without MCP servers.
+func (dc *dcase) mcpNames() []string {
+	var out []string
+	for srv, tools := range dc.mcp {
+		for _, tl := range tools {
+			out = append(out, "mcp__"+srv+"__"+tl)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func (dc *dcase) cliCase() Case {
-	c := Case{Name: dc.name, Settings: dc.settings, Agents: dc.agents, Files: dc.files, Scripts: dc.scripts()}
+	c := Case{Name: dc.name, Settings: dc.settings, Agents: dc.agents, Files: dc.files, Scripts: dc.scripts(), MCP: dc.mcp}
 	if dc.mode != "" {
 		c.Args = append(c.Args, "--permission-mode", dc.mode)
 	}

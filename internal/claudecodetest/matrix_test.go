@@ -179,6 +179,16 @@ func matrix() []dcase {
 			t.Logf("bypass-rm: files removed despite Bash(rm *): %s", strings.Join(gone, "; "))
 		}})
 
+	mcpCalls := [][]probe{{{"mcp__srv__echo", map[string]any{"text": "a"}}, {"mcp__srv__danger", map[string]any{"text": "b"}},
+		{"mcp__other__ping", map[string]any{}}, rd("a.txt")}}
+	out = append(out, dcase{name: "mcp", group: "mcp tools",
+		mcp:      map[string][]string{"srv": {"echo", "danger"}, "other": {"ping"}},
+		settings: Settings{Allow: []string{"mcp__srv__echo"}, Deny: []string{"mcp__other"}},
+		agents: []Agent{{Name: "plain"}, {Name: "m1", Tools: "Read, mcp__srv__echo"}, {Name: "m2", DisallowedTools: "mcp__srv"},
+			{Name: "m3", Tools: "Read, mcp__srv"}},
+		sessions: []session{root(mcpCalls), child("plain", "plain", "main", mcpCalls), child("m1", "m1", "main", mcpCalls),
+			child("m2", "m2", "main", mcpCalls), child("m3", "m3", "main", mcpCalls), child("explore", "Explore", "main", mcpCalls)}})
+
 	for i := range out {
 		out[i].files = withEditFiles(out[i])
 	}

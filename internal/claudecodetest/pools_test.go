@@ -160,6 +160,14 @@ func poolRun(t *testing.T, prefix string, args, env []string) map[string]Pool {
 func poolKinds(t *testing.T) map[string]Pool {
 	out := poolRun(t, "", nil, nil)
 	maps.Copy(out, poolRun(t, "--tools every candidate:", []string{"--tools", strings.Join(candidates, ",")}, nil))
+	mcpRun := Run(t.Context(), t, Case{Name: "pools mcp", MCP: map[string][]string{"srv": {"echo", "danger"}},
+		Agents:  []Agent{{Name: "plain"}, {Name: "named", Tools: "Read, mcp__srv__echo"}},
+		Scripts: Scripts{"main": {{spawnBlock("plain", "mcpplain"), spawnBlock("named", "mcpnamed")}}, "mcpplain": nil, "mcpnamed": nil}})
+	for script, kind := range map[string]string{"main": "main with MCP server srv (echo, danger)",
+		"mcpplain": "custom agent, no tools:, MCP server srv", "mcpnamed": "custom agent, tools: Read, mcp__srv__echo"} {
+		q := mcpRun.Pools()[script]
+		out[kind] = Pool{Tools: q.Tools, Deferred: q.Deferred, AgentTypes: q.AgentTypes}
+	}
 	for _, m := range []struct {
 		kind string
 		args []string
@@ -175,6 +183,11 @@ func poolKinds(t *testing.T) map[string]Pool {
 		out[m.kind] = Pool{Tools: q.Tools, Deferred: q.Deferred, AgentTypes: q.AgentTypes}
 	}
 	return out
+}
+
+func spawnBlock(typ, script string) Block {
+	return Block{Tool: "Agent", Input: map[string]any{"description": "pool " + typ, "prompt": "script:" + script,
+		"subagent_type": typ, "run_in_background": false}}
 }
 
 func firstLine(s string) string {

@@ -50,6 +50,13 @@ type Case struct {
 	Env []string
 	// Timeout bounds the run; default 60s.
 	Timeout time.Duration
+	// MCP are stdio MCP servers for the run (--mcp-config, with
+	// --strict-mcp-config): server name -> tool names. Each is the test
+	// binary itself, so the package's TestMain must call ServeMCPIfAsked.
+	MCP map[string][]string
+	// HTTPHook, when set, is a URL every hook event is also posted to (an
+	// HTTP hook beside the capture hook).
+	HTTPHook string
 }
 
 // Denial is one entry of the result's permission_denials.
@@ -134,7 +141,11 @@ func Run(ctx context.Context, t testing.TB, c Case) *Result {
 	hookCmd := fmt.Sprintf(`cat > '%s'/"$(date +%%s%%N)-$$.json"`, hooks)
 	hookCfg := map[string]any{}
 	for _, ev := range hookEvents {
-		hookCfg[ev] = []any{map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "command", "command": hookCmd}}}}
+		hooks := []any{map[string]any{"type": "command", "command": hookCmd}}
+		if c.HTTPHook != "" {
+			hooks = append(hooks, map[string]any{"type": "http", "url": c.HTTPHook})
+		}
+		hookCfg[ev] = []any{map[string]any{"matcher": "*", "hooks": hooks}}
 	}
 	writeJSON(t, filepath.Join(dir, ".claude", "settings.json"), map[string]any{"permissions": perms, "hooks": hookCfg})
 	for _, a := range c.Agents {
@@ -154,6 +165,17 @@ func Run(ctx context.Context, t testing.TB, c Case) *Result {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	args := append([]string{"-p", "script:main", "--output-format", "json"}, c.Args...)
+	if len(c.MCP) > 0 {
+		self, err := os.Executable()
+		must(t, err)
+		servers := map[string]any{}
+		for name, tools := range c.MCP {
+			servers[name] = map[string]any{"type": "stdio", "command": self, "args": []string{},
+				"env": map[string]string{MCPEnv: strings.Join(tools, ",")}}
+		}
+		cfg, _ := json.Marshal(map[string]any{"mcpServers": servers})
+		args = append(args, "--mcp-config", string(cfg), "--strict-mcp-config")
+	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	// Only what the run needs: no inherited credentials, no proxy, no
