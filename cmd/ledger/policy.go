@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/importer"
@@ -38,21 +39,32 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 			"  --dialect openclaw PATH     PATH is an openclaw.json (JSON5; '-' reads standard input).\n"+
 			"                              Only tools, agents (defaults, list) and channels are kept;\n"+
 			"                              agents.entries maps become agents.list.\n"+
-			"  --dialect claude-code DIR   DIR is a project root holding .claude/, or .claude itself:\n"+
-			"                              agents/*.md front matter, settings.json and settings.local.json\n"+
-			"                              permissions (rule lists merged in that order, de-duplicated).\n\n"+
-			"Every key left out is reported as a warning (on standard error, or in --json output).\n"+
+			"  --dialect claude-code DIR   DIR is a project root holding .claude/, or .claude itself. Loads what\n"+
+			"                              Claude Code "+claudecode.LatestRelease+" loads: agents/**/*.md front matter (subfolders\n"+
+			"                              too), and permissions layered from the user's settings.json (see\n"+
+			"                              --user-config), settings.json and settings.local.json: rule lists\n"+
+			"                              merged in that order, the last defaultMode wins. A file Claude Code\n"+
+			"                              would not load is skipped with a warning saying why; the rest loads.\n"+
+			"                              With no --catalogue or --tools, the event carries the built-in\n"+
+			"                              catalogue of Claude Code "+claudecode.LatestRelease+". See docs/importer-claude-code.md.\n\n"+
+			"Every key left out and every file skipped is reported as a warning, as file:line:column\n"+
+			"(on standard error, or in --json output); --strict makes any warning an error.\n"+
 			"The document is validated by the dialect before anything is printed. Malformed input is\n"+
 			"refused with file:line[:column] and nothing is written.\n"+
-			"Exit status: 0 on success, 1 when the input is refused, 2 on a usage error.", stderr)
+			"Exit status: 0 on success, 1 when the input is refused (or, with --strict, warned about),\n"+
+			"2 on a usage error.", stderr)
 	dialect := fl.String("dialect", "", "`NAME` of the config's dialect: openclaw or claude-code (required)")
-	catFile := fl.String("catalogue", "", "read the catalogue (the tool names that exist) from `FILE`: a JSON list, or one name per line (# starts a comment)")
+	catFile := fl.String("catalogue", "", "read the catalogue (the tool names that exist) from `FILE`: a JSON list, or one name per line (# starts a comment);\nclaude-code: replaces the built-in catalogue of the pinned release")
 	toolList := fl.String("tools", "", "the catalogue as a comma-separated `LIST` of tool names (instead of --catalogue)")
 	docOnly := fl.Bool("document", false, "print only the policy document, not the policy.set event")
 	asJSON := fl.Bool("json", false, `print {"event": ..., "warnings": [...]} ({"document": ..., "warnings": [...]} with --document)`)
 	outFile := fl.String("o", "", "write the output to `FILE` instead of standard output")
+	strict := fl.Bool("strict", false, "treat every warning as an error: print the warnings, write nothing and exit 1 when there is any\n(a skipped file, a dropped key, a value Claude Code reads differently from how it is written)")
 	builtIns := fl.String("built-in-agents", "", "claude-code: set builtInAgents to true, false or a comma-separated `LIST` of built-in agents")
 	depth := fl.Int("max-subagent-depth", 0, "claude-code: set maxSubagentDepth to `N` (replaces CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH from settings env)")
+	userDir := fl.String("user-config", "", "claude-code: the user's Claude Code `DIR`, whose settings.json is layered under the project's settings and\n"+
+		"whose agents/ load under the project's agents, as Claude Code does (default: $CLAUDE_CONFIG_DIR, else $HOME/.claude,\n"+
+		"read only when it exists; 'none' reads no user files)")
 	pos, err := parseFlags(fl, args)
 	if err != nil {
 		return helpOK(err)
@@ -66,8 +78,8 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 		return usageError("policy import takes one PATH (the openclaw.json, or the claude-code project directory), got %d", len(pos))
 	case *catFile != "" && *toolList != "":
 		return usageError("give the catalogue with --catalogue or --tools, not both")
-	case *dialect == importer.DialectOpenClaw && (*builtIns != "" || *depth != 0):
-		return usageError("--built-in-agents and --max-subagent-depth are claude-code options")
+	case *dialect == importer.DialectOpenClaw && (*builtIns != "" || *depth != 0 || *userDir != ""):
+		return usageError("--built-in-agents, --max-subagent-depth and --user-config are claude-code options")
 	case *depth < 0:
 		return usageError("--max-subagent-depth must be at least 1")
 	}
@@ -87,9 +99,18 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 			return refuse(stderr, err)
 		}
 	} else {
-		res, err = importer.ClaudeCode(pos[0], importer.ClaudeCodeOptions{BuiltInAgents: *builtIns, MaxSubagentDepth: *depth})
+		user, err := claudeUserDir(*userDir)
+		if err != nil {
+			return err
+		}
+		res, err = importer.ClaudeCode(pos[0], importer.ClaudeCodeOptions{BuiltInAgents: *builtIns, MaxSubagentDepth: *depth, UserDir: user})
 		if err != nil {
 			return refuse(stderr, err)
+		}
+		if catalogue == nil {
+			// A first policy.set needs a catalogue: without one the import
+			// could not be appended. The pinned release's is the default.
+			catalogue, _ = claudecode.Catalogue(claudecode.LatestRelease)
 		}
 	}
 	if d, ok := dialects.All()[res.Dialect]; ok {
@@ -99,6 +120,12 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 	} else {
 		res.Warnings = append(res.Warnings, importer.Warning{File: res.Source,
 			Msg: "not validated: this build has no " + res.Dialect + " dialect"})
+	}
+	if *strict && len(res.Warnings) > 0 {
+		for _, w := range res.Warnings {
+			fmt.Fprintln(stderr, w)
+		}
+		return &exitError{code: 1, msg: fmt.Sprintf("--strict: %d %s, so nothing was written", len(res.Warnings), plural(len(res.Warnings), "warning", "warnings"))}
 	}
 
 	event, err := policySetEvent(res, catalogue)
@@ -143,6 +170,38 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 		return err
 	}
 	return writeFileAtomic(*outFile, out.Bytes())
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// claudeUserDir resolves --user-config: the directory Claude Code itself
+// takes its user scope from (CLAUDE_CONFIG_DIR, else ~/.claude; CLI: with
+// CLAUDE_CONFIG_DIR set, its settings.json applied and ~/.claude's did
+// not), "" for none. A default that does not exist reads nothing; a
+// directory named on the command line must exist.
+func claudeUserDir(flagValue string) (string, error) {
+	switch flagValue {
+	case "none":
+		return "", nil
+	case "":
+		if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+			return d, nil
+		}
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", nil
+		}
+		return filepath.Join(home, ".claude"), nil
+	}
+	if st, err := os.Stat(flagValue); err != nil || !st.IsDir() {
+		return "", &exitError{code: 1, msg: "--user-config " + flagValue + ": not a directory (give the user's Claude Code directory, such as ~/.claude, or 'none')"}
+	}
+	return flagValue, nil
 }
 
 // refuse prints each problem of a refused input on its own line, in the

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sessionledger/ledger/envelope/claudecode"
 )
 
 const importData = "../../internal/importer/testdata/"
@@ -75,7 +77,26 @@ func parseEvent(t *testing.T, line string) policyEvent {
 	return ev
 }
 
+// noClaudeUser points the user scope of claude-code imports at an empty
+// directory, so that the tests do not read the ~/.claude of whoever runs
+// them.
+func noClaudeUser(t *testing.T) {
+	t.Helper()
+	t.Setenv("CLAUDE_CONFIG_DIR", t.TempDir())
+}
+
+// builtInCatalogue is the catalogue an import without --catalogue carries.
+func builtInCatalogue(t *testing.T) []string {
+	t.Helper()
+	cat, ok := claudecode.Catalogue(claudecode.LatestRelease)
+	if !ok || len(cat) == 0 {
+		t.Fatalf("no built-in catalogue for Claude Code %s", claudecode.LatestRelease)
+	}
+	return cat
+}
+
 func TestPolicyImportEvents(t *testing.T) {
+	noClaudeUser(t)
 	dir := t.TempDir()
 	listFile := filepath.Join(dir, "tools.txt")
 	jsonFile := filepath.Join(dir, "tools.json")
@@ -108,7 +129,7 @@ func TestPolicyImportEvents(t *testing.T) {
 			importData + "claude-project/.claude/settings.json:3:3: warning: dropped model: not part of the claude-code policy document"},
 		{"claude-code .claude directory with options", "", []string{"--dialect", "claude-code", "--built-in-agents", "Explore, Plan",
 			"--max-subagent-depth", "4", importData + "claude-project/.claude"},
-			"claude-code", "claude-code-options.json", nil, "replaces CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH=2"},
+			"claude-code", "claude-code-options.json", builtInCatalogue(t), "replaces CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH=2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,6 +237,7 @@ func TestPolicyImportOutputs(t *testing.T) {
 }
 
 func TestPolicyImportRefusals(t *testing.T) {
+	noClaudeUser(t)
 	m := importData + "malformed/"
 	tests := []struct {
 		name   string
@@ -225,8 +247,8 @@ func TestPolicyImportRefusals(t *testing.T) {
 	}{
 		{"syntax error", []string{"--dialect", "openclaw", m + "missing-comma.json5"}, 1,
 			m + "missing-comma.json5:12:5: expected ',' or '}' after object member\n"},
-		{"front matter", []string{"--dialect", "claude-code", m + "claude-bad-tools"}, 1,
-			m + "claude-bad-tools/.claude/agents/coder.md:3: front matter: tools must be a string or a list of strings\n"},
+		{"settings rule the dialect refuses", []string{"--dialect", "claude-code", m + "claude-invalid"}, 1,
+			m + "claude-invalid/.claude/settings.json:4:14: invalid claude-code policy: "},
 		{"dialect refuses the values", []string{"--dialect", "openclaw", m + "invalid-policy.json5"}, 1,
 			m + "invalid-policy.json5:8:30: invalid openclaw policy: agents.defaults.subagents.maxSpawnDepth must be an integer from 1 to 5, got 9\n"},
 		{"dialect refuses the catalogue", []string{"--dialect", "claude-code", "--tools", "Read,Read", importData + "claude-project"}, 1,
@@ -237,6 +259,9 @@ func TestPolicyImportRefusals(t *testing.T) {
 		{"no path", []string{"--dialect", "openclaw"}, 2, "policy import takes one PATH"},
 		{"two catalogues", []string{"--dialect", "openclaw", "--tools", "a", "--catalogue", "f", "x"}, 2, "not both"},
 		{"claude-code option for openclaw", []string{"--dialect", "openclaw", "--built-in-agents", "false", "x"}, 2, "claude-code options"},
+		{"user config for openclaw", []string{"--dialect", "openclaw", "--user-config", "none", "x"}, 2, "claude-code options"},
+		{"user config not a directory", []string{"--dialect", "claude-code", "--user-config", m + "nope", importData + "claude-project"}, 1,
+			"--user-config " + m + "nope: not a directory"},
 		{"empty --tools", []string{"--dialect", "openclaw", "--tools", " , ", m + "missing-comma.json5"}, 2, "--tools names no tools"},
 		{"unknown flag", []string{"--dialect", "openclaw", "--bogus", "x"}, 2, "flag provided but not defined: -bogus"},
 	}
@@ -267,12 +292,212 @@ func TestPolicyImportHelp(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	help := stdout + stderr
-	for _, flag := range []string{"-dialect", "-catalogue", "-tools", "-document", "-json", "-o FILE", "-built-in-agents", "-max-subagent-depth"} {
+	for _, flag := range []string{"-dialect", "-catalogue", "-tools", "-document", "-json", "-o FILE", "-built-in-agents", "-max-subagent-depth",
+		"-strict", "-user-config DIR", "docs/importer-claude-code.md"} {
 		if !strings.Contains(help, flag) {
 			t.Errorf("--help does not document %s:\n%s", flag, help)
 		}
 	}
 	if out, _, code := importCLI(t, "", "policy", "--help"); code != 0 || !strings.Contains(out, "ledger policy import") {
 		t.Errorf("policy --help: exit %d, %q", code, out)
+	}
+}
+
+const ccProject = importData + "importer-claude-code/project"
+
+// TestPolicyImportClaudeCodeProject imports a project as Claude Code loads
+// it, with the user scope given: the event (built-in catalogue included)
+// and the warnings are golden files.
+func TestPolicyImportClaudeCodeProject(t *testing.T) {
+	noClaudeUser(t)
+	stdout, stderr, code := importCLI(t, "", "policy", "import", "--dialect", "claude-code",
+		"--user-config", importData+"importer-claude-code/user", ccProject)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	ev := parseEvent(t, stdout)
+	if strings.Join(ev.Data.Catalogue, ",") != strings.Join(builtInCatalogue(t), ",") {
+		t.Errorf("catalogue = %q, want the built-in one of %s", ev.Data.Catalogue, claudecode.LatestRelease)
+	}
+	golden(t, "import-claude-code.jsonl", stdout)
+	golden(t, "import-claude-code-warnings.txt", stderr)
+}
+
+// TestPolicyImportUserConfig checks where the user scope comes from:
+// CLAUDE_CONFIG_DIR (as in Claude Code), --user-config, or none.
+func TestPolicyImportUserConfig(t *testing.T) {
+	user := importData + "importer-claude-code/user"
+	deny := func(t *testing.T, stdout string) string {
+		t.Helper()
+		var doc struct {
+			Permissions struct {
+				Deny []string `json:"deny"`
+			} `json:"permissions"`
+			Agents map[string]json.RawMessage `json:"agents"`
+		}
+		if err := json.Unmarshal(parseEvent(t, stdout).Data.Document, &doc); err != nil {
+			t.Fatal(err)
+		}
+		_, scratch := doc.Agents["scratchpad"]
+		return strings.Join(doc.Permissions.Deny, ",") + " scratchpad=" + map[bool]string{true: "yes", false: "no"}[scratch]
+	}
+	tests := []struct {
+		name string
+		env  string // CLAUDE_CONFIG_DIR
+		args []string
+		want string
+	}{
+		{"CLAUDE_CONFIG_DIR is the default", user, nil, "WebFetch,Read(./.env),Read(./.env.*),Bash(curl *) scratchpad=yes"},
+		{"an empty CLAUDE_CONFIG_DIR reads nothing", t.TempDir(), nil, "Read(./.env),Read(./.env.*),Bash(curl *) scratchpad=no"},
+		{"--user-config names the directory", t.TempDir(), []string{"--user-config", user}, "WebFetch,Read(./.env),Read(./.env.*),Bash(curl *) scratchpad=yes"},
+		{"--user-config none", user, []string{"--user-config", "none"}, "Read(./.env),Read(./.env.*),Bash(curl *) scratchpad=no"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("CLAUDE_CONFIG_DIR", tt.env)
+			args := append([]string{"policy", "import", "--dialect", "claude-code"}, tt.args...)
+			stdout, stderr, code := importCLI(t, "", append(args, ccProject)...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			if got := deny(t, stdout); got != tt.want {
+				t.Errorf("deny rules and user agent\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+	t.Run("HOME/.claude without CLAUDE_CONFIG_DIR", func(t *testing.T) {
+		home := t.TempDir()
+		if err := os.CopyFS(filepath.Join(home, ".claude"), os.DirFS(user)); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("CLAUDE_CONFIG_DIR", "")
+		t.Setenv("HOME", home)
+		stdout, stderr, code := importCLI(t, "", "policy", "import", "--dialect", "claude-code", ccProject)
+		if code != 0 {
+			t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+		}
+		if got, want := deny(t, stdout), "WebFetch,Read(./.env),Read(./.env.*),Bash(curl *) scratchpad=yes"; got != want {
+			t.Errorf("got %s, want %s", got, want)
+		}
+	})
+}
+
+// TestPolicyImportStrict: a file Claude Code would not load is skipped with
+// a warning and the rest imports; --strict turns any warning into exit 1
+// with nothing written.
+func TestPolicyImportStrict(t *testing.T) {
+	noClaudeUser(t)
+	m := importData + "malformed/"
+	warning := m + "claude-no-fm/.claude/agents/notes.md:1:1: warning: skipped: no front matter"
+
+	stdout, stderr, code := importCLI(t, "", "policy", "import", "--dialect", "claude-code", m+"claude-no-fm")
+	if code != 0 || !strings.Contains(stderr, warning) {
+		t.Fatalf("without --strict: exit %d, stderr %q", code, stderr)
+	}
+	parseEvent(t, stdout)
+
+	out := filepath.Join(t.TempDir(), "policy.jsonl")
+	for _, extra := range [][]string{nil, {"--json"}} {
+		args := append([]string{"policy", "import", "--dialect", "claude-code", "--strict", "-o", out}, extra...)
+		stdout, stderr, code = importCLI(t, "", append(args, m+"claude-no-fm")...)
+		if code != 1 || stdout != "" {
+			t.Errorf("--strict %v: exit %d, stdout %q", extra, code, stdout)
+		}
+		if !strings.Contains(stderr, warning) || !strings.Contains(stderr, "ledger: --strict: 1 warning, so nothing was written") {
+			t.Errorf("--strict %v: stderr %q", extra, stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("--strict %v wrote %s (%v)", extra, out, err)
+		}
+	}
+
+	// A clean project passes --strict.
+	clean := t.TempDir()
+	os.MkdirAll(filepath.Join(clean, ".claude", "agents"), 0o755)
+	os.WriteFile(filepath.Join(clean, ".claude", "agents", "a.md"), []byte("---\nname: a\ndescription: d\ntools: Read\n---\n"), 0o644)
+	if stdout, stderr, code := importCLI(t, "", "policy", "import", "--dialect", "claude-code", "--strict", clean); code != 0 || stderr != "" {
+		t.Errorf("clean project with --strict: exit %d, stderr %q", code, stderr)
+	} else {
+		parseEvent(t, stdout)
+	}
+}
+
+// TestPolicyImportAppends appends an imported project (no --catalogue) to a
+// ledger and starts sessions under it: the main thread and a spawn of an
+// imported agent get the tools Claude Code gives them.
+func TestPolicyImportAppends(t *testing.T) {
+	noClaudeUser(t)
+	policy, stderr, code := importCLI(t, "", "policy", "import", "--dialect", "claude-code", "--user-config", importData+"importer-claude-code/user", ccProject)
+	if code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, stderr)
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	events := policy +
+		`{"type": "session.started", "v": 1, "actor": "test", "session": "lead", "data": {"agent": "main"}}` + "\n" +
+		`{"type": "turn.started", "v": 1, "actor": "test", "session": "lead", "data": {"turn": 1}}` + "\n" +
+		`{"type": "session.spawned", "v": 1, "actor": "test", "session": "lead:review", "data": {"parent": "lead", "agent": "code-reviewer"}}` + "\n" +
+		`{"type": "session.spawned", "v": 1, "actor": "test", "session": "lead:tests", "data": {"parent": "lead", "agent": "test-writer"}}` + "\n"
+	out, errOut, err := runCLI(t, events, "append", "--data", data, "--json")
+	if err != nil {
+		t.Fatalf("append: %v\n%s%s", err, out, errOut)
+	}
+	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r struct {
+			Seq   int    `json:"seq"`
+			Error string `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil || r.Error != "" || r.Seq != i+1 {
+			t.Errorf("event %d: %s", i+1, line)
+		}
+	}
+	tools := func(session string) (allowed, denied []string) {
+		t.Helper()
+		out, errOut, err := runCLI(t, "", "tools", "--json", "--data", data, "--session", session)
+		if err != nil {
+			t.Fatalf("tools %s: %v\n%s", session, err, errOut)
+		}
+		var v struct {
+			Tools struct {
+				Allowed []string `json:"allowed"`
+				Denied  []struct {
+					Tool string `json:"tool"`
+				} `json:"denied"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range v.Tools.Denied {
+			denied = append(denied, d.Tool)
+		}
+		return v.Tools.Allowed, denied
+	}
+	// Only what each agent's tools: list names (whether Grep and Glob join
+	// Bash is the dialect's business, not the import's).
+	has := func(allowed []string, want, not string) bool {
+		set := "," + strings.Join(allowed, ",") + ","
+		for _, w := range strings.Split(want, ",") {
+			if !strings.Contains(set, ","+w+",") {
+				return false
+			}
+		}
+		for _, n := range strings.Split(not, ",") {
+			if strings.Contains(set, ","+n+",") {
+				return false
+			}
+		}
+		return true
+	}
+	// code-reviewer: "tools: Read, Grep, Glob, Bash(git diff *), Bash(git log *)".
+	if allowed, _ := tools("lead:review"); !has(allowed, "Read,Bash", "Edit,Write,Agent,WebFetch") {
+		t.Errorf("code-reviewer's tools = %q, want Read and Bash, no Edit, Write, Agent or WebFetch", allowed)
+	}
+	// test-writer: "tools: Read, Write, Edit, Bash(npm test *)".
+	if allowed, _ := tools("lead:tests"); !has(allowed, "Read,Write,Edit,Bash", "Agent,WebFetch") {
+		t.Errorf("test-writer's tools = %q, want Read, Write, Edit and Bash, no Agent or WebFetch", allowed)
+	}
+	// The main thread: the built-in catalogue less the user's deny of WebFetch.
+	if allowed, _ := tools("lead"); !has(allowed, "Agent,Read,Edit,Write,Bash", "WebFetch") {
+		t.Errorf("the main thread's tools = %q, want Agent, Read, Edit, Write and Bash, not WebFetch", allowed)
 	}
 }

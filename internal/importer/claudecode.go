@@ -7,14 +7,16 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sessionledger/ledger/envelope/claudecode"
 )
 
-// ClaudeCodeOptions sets the document keys that no project file holds. The
-// zero value leaves them out (the dialect's defaults).
+// ClaudeCodeOptions sets what the import reads besides the project and the
+// document keys that no project file holds. The zero value reads the
+// project alone and leaves those keys out (the dialect's defaults).
 type ClaudeCodeOptions struct {
 	// BuiltInAgents is builtInAgents as written on a command line: "true",
 	// "false" or a comma-separated list of built-in agent names.
@@ -22,23 +24,26 @@ type ClaudeCodeOptions struct {
 	// MaxSubagentDepth, when positive, is maxSubagentDepth; it replaces the
 	// CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH a settings file sets in env.
 	MaxSubagentDepth int
+	// UserDir, when set, is the user's Claude Code directory (what Claude
+	// Code finds in CLAUDE_CONFIG_DIR, or ~/.claude): its settings.json is
+	// the user scope under the project's settings, and its agents/** are
+	// loaded under the project's (a project agent of the same name wins).
+	// A missing directory or file there is no error: nothing is read.
+	UserDir string
 }
-
-// The agent front-matter keys the dialect accepts and ignores (section 3.1
-// of spec/dialect-claude-code.md). They are left out with a warning.
-var ignoredAgentKeys = []string{"prompt", "skills", "hooks", "mcpServers", "maxTurns", "isolation",
-	"effort", "memory", "color", "initialPrompt"}
-
-var agentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // depthEnv is the environment variable Claude Code reads for its subagent
 // depth limit (reference/claude-code.md rule 2.10).
 const depthEnv = "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH"
 
 // ClaudeCode reads a project's Claude Code configuration into the
-// claude-code policy document: the agents of .claude/agents/*.md and the
-// permissions of .claude/settings.json and .claude/settings.local.json.
-// dir is the project root (holding .claude) or the .claude directory.
+// claude-code policy document: the agents of .claude/agents/**/*.md and the
+// permissions of .claude/settings.json and .claude/settings.local.json, with
+// the user's scope under them when opt.UserDir is set. dir is the project
+// root (holding .claude) or the .claude directory.
+//
+// A file Claude Code would not load is skipped with a warning saying why;
+// the rest loads. See docs/importer-claude-code.md.
 func ClaudeCode(dir string, opt ClaudeCodeOptions) (*Result, error) {
 	claude := filepath.Join(dir, ".claude")
 	if st, err := os.Stat(claude); err != nil || !st.IsDir() {
@@ -67,23 +72,55 @@ func isClaudeDir(dir string) bool {
 // ClaudeCodeFS is ClaudeCode over fsys, the contents of a .claude
 // directory; prefix is that directory's name in errors and warnings.
 func ClaudeCodeFS(fsys fs.FS, prefix string, opt ClaudeCodeOptions) (*Result, error) {
-	c := &ccImporter{fsys: fsys, prefix: prefix, r: &Result{Dialect: DialectClaudeCode, Source: prefix}}
-	agents, err := c.agents()
-	if err != nil {
-		return nil, err
+	c := &ccImporter{r: &Result{Dialect: DialectClaudeCode, Source: prefix}}
+	project := scope{fsys: fsys, prefix: prefix, name: "project"}
+	var user *scope
+	if opt.UserDir != "" {
+		if st, err := os.Stat(opt.UserDir); err == nil && st.IsDir() {
+			user = &scope{fsys: os.DirFS(opt.UserDir), prefix: opt.UserDir, name: "user"}
+		}
 	}
-	perms, err := c.settings()
-	if err != nil {
-		return nil, err
-	}
-	doc := &Value{Kind: Object}
-	doc.Members = append(doc.Members, Member{Key: "agents", Value: agents})
-	if opt.BuiltInAgents != "" {
-		v, err := builtInAgents(opt.BuiltInAgents)
+
+	// Agents: the user's first, so that a project agent of the same name
+	// replaces it (Claude Code's order: built-in, plugin, user, project).
+	var agents []*agentDef
+	if user != nil {
+		a, err := c.agents(*user)
 		if err != nil {
 			return nil, err
 		}
-		doc.Members = append(doc.Members, Member{Key: "builtInAgents", Value: v})
+		agents = a
+	}
+	a, err := c.agents(project)
+	if err != nil {
+		return nil, err
+	}
+	agentsDoc := c.keep(append(agents, a...))
+
+	var files []*settingsFile
+	if user != nil {
+		s, err := c.settings(*user, "settings.json")
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, s...)
+	}
+	for _, rel := range []string{"settings.json", "settings.local.json"} {
+		s, err := c.settings(project, rel)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, s...)
+	}
+	perms, err := c.layer(files)
+	if err != nil {
+		return nil, err
+	}
+
+	doc := &Value{Kind: Object}
+	doc.Members = append(doc.Members, Member{Key: "agents", Value: agentsDoc})
+	if opt.BuiltInAgents != "" {
+		doc.Members = append(doc.Members, Member{Key: "builtInAgents", Value: builtInAgents(opt.BuiltInAgents)})
 	}
 	if perms != nil {
 		doc.Members = append(doc.Members, Member{Key: "permissions", Value: perms})
@@ -103,13 +140,36 @@ func ClaudeCodeFS(fsys fs.FS, prefix string, opt ClaudeCodeOptions) (*Result, er
 	if c.r.Document, err = doc.AppendJSON(nil, prefix); err != nil {
 		return nil, err
 	}
+	c.sortWarnings(user)
 	return c.r, nil
 }
 
-func builtInAgents(s string) (*Value, error) {
+// sortWarnings orders the warnings by scope (the user's first), file and
+// place, so that they do not follow the order in which a file system lists
+// a folder.
+func (c *ccImporter) sortWarnings(user *scope) {
+	rank := func(file string) int {
+		if user != nil && strings.HasPrefix(file, user.prefix+string(filepath.Separator)) {
+			return 0
+		}
+		return 1
+	}
+	sort.SliceStable(c.r.Warnings, func(i, j int) bool {
+		a, b := c.r.Warnings[i], c.r.Warnings[j]
+		if ra, rb := rank(a.File), rank(b.File); ra != rb {
+			return ra < rb
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+	})
+}
+
+func builtInAgents(s string) *Value {
 	switch strings.TrimSpace(s) {
 	case "true", "false":
-		return &Value{Kind: Bool, Bool: strings.TrimSpace(s) == "true"}, nil
+		return &Value{Kind: Bool, Bool: strings.TrimSpace(s) == "true"}
 	}
 	list := &Value{Kind: Array}
 	for _, name := range strings.Split(s, ",") {
@@ -117,221 +177,234 @@ func builtInAgents(s string) (*Value, error) {
 			list.Elems = append(list.Elems, &Value{Kind: String, Str: name})
 		}
 	}
-	return list, nil
+	return list
 }
 
 type ccImporter struct {
-	fsys   fs.FS
-	prefix string
-	r      *Result
+	r *Result
 
 	depth     *place // where settings set the depth variable, nil when none did
 	depthText string
 }
 
-func (c *ccImporter) name(rel string) string { return filepath.Join(c.prefix, filepath.FromSlash(rel)) }
+// scope is one directory Claude Code reads: the project's .claude or the
+// user's.
+type scope struct {
+	fsys   fs.FS
+	prefix string
+	name   string
+}
+
+func (s scope) file(rel string) string { return filepath.Join(s.prefix, filepath.FromSlash(rel)) }
 
 func (c *ccImporter) warn(file string, at Pos, path, format string, args ...any) {
 	c.r.Warnings = append(c.r.Warnings, Warning{File: file, Line: at.Line, Col: at.Col, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
-// agents reads agents/*.md, sorted by agent name.
-func (c *ccImporter) agents() (*Value, error) {
-	out := &Value{Kind: Object}
-	entries, err := fs.ReadDir(c.fsys, "agents")
-	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, &Error{File: c.name("agents"), Msg: err.Error()}
-	}
-	type named struct {
-		name string
-		file string
-		line int
-		v    *Value
-	}
-	var all []named
-	for _, e := range entries {
-		rel := path.Join("agents", e.Name())
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
-			c.warn(c.name(rel), Pos{}, "", "skipped: only agents/*.md files define agents")
-			continue
+func (c *ccImporter) add(w *Warning) { c.r.Warnings = append(c.r.Warnings, *w) }
+
+// agents reads the agent files of one scope, in the order Claude Code
+// reads them.
+//
+// Claude Code reads agents/ and every folder under it, following symbolic
+// links, hidden names included, and takes every regular file whose name
+// ends in ".md" (case matters) up to 1 MiB. CLI: agents/sub/deep/er/s01.md,
+// agents/.hidden.md, agents/.hdir/x.md and a symbolic link to a file
+// outside loaded; s04.MD, s05.markdown and s06.md.txt did not.
+//
+// The order is the directories' own (not sorted: what readdir gives,
+// depth first), because the last of two agents with one name wins in
+// Claude Code. CLI: of agents/n13.md and agents/sub/n13.md, both "name:
+// dup-top", the one read last (n13.md, after the folder sub) was the one
+// offered, and the debug log named both.
+func (c *ccImporter) agents(s scope) ([]*agentDef, error) {
+	var out []*agentDef
+	var seen []fs.FileInfo // directories and files visited, against link cycles and the same file twice
+	visited := func(fi fs.FileInfo) bool {
+		for _, v := range seen {
+			if os.SameFile(v, fi) {
+				return true
+			}
 		}
-		src, err := fs.ReadFile(c.fsys, rel)
+		seen = append(seen, fi)
+		return false
+	}
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		fi, err := fs.Stat(s.fsys, dir)
 		if err != nil {
-			return nil, &Error{File: c.name(rel), Msg: err.Error()}
+			if dir == "agents" && errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			c.add(skipped(s.file(dir), Pos{}, "%v", unwrapPath(err)))
+			return nil
 		}
-		a, err := c.agent(c.name(rel), src)
+		if !fi.IsDir() {
+			if dir == "agents" {
+				c.add(skipped(s.file(dir), Pos{}, "agents is not a directory"))
+			}
+			return nil
+		}
+		if visited(fi) {
+			c.add(skipped(s.file(dir), Pos{}, "this folder was read already (a symbolic link loops back to it)"))
+			return nil
+		}
+		entries, err := readDirUnsorted(s.fsys, dir)
 		if err != nil {
-			return nil, err
+			c.add(skipped(s.file(dir), Pos{}, "cannot read the folder: %v", unwrapPath(err)))
+			return nil
 		}
-		for _, prev := range all {
-			if prev.name == a.name {
-				return nil, &Error{File: a.file, Line: a.line, Msg: fmt.Sprintf("front matter: agent %q is already defined in %s", a.name, prev.file)}
+		for _, e := range entries {
+			rel := path.Join(dir, e.Name())
+			fi, err := fs.Stat(s.fsys, rel) // follows a symbolic link
+			if err != nil {
+				c.add(skipped(s.file(rel), Pos{}, "%v", unwrapPath(err)))
+				continue
 			}
-		}
-		all = append(all, named{a.name, a.file, a.line, a.v})
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].name < all[j].name })
-	for _, a := range all {
-		out.Members = append(out.Members, Member{Key: a.name, Value: a.v})
-	}
-	return out, nil
-}
-
-// settings reads settings.json then settings.local.json and merges their
-// permissions: rule lists and directories in file order without
-// duplicates; a scalar in the local file replaces the shared one. It
-// returns nil when neither file has permissions.
-func (c *ccImporter) settings() (*Value, error) {
-	m := &permMerge{c: c, lists: map[string]*Value{}, scalars: map[string]*Value{}, from: map[string]string{}}
-	found := false
-	for _, rel := range []string{"settings.json", "settings.local.json"} {
-		src, err := fs.ReadFile(c.fsys, rel)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, &Error{File: c.name(rel), Msg: err.Error()}
-		}
-		has, err := m.file(c.name(rel), src)
-		if err != nil {
-			return nil, err
-		}
-		found = found || has
-	}
-	if !found {
-		return nil, nil
-	}
-	out := &Value{Kind: Object}
-	for _, k := range []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"} {
-		if v := m.lists[k]; v != nil {
-			out.Members = append(out.Members, Member{Key: k, Value: v})
-		}
-		if v := m.scalars[k]; v != nil {
-			out.Members = append(out.Members, Member{Key: k, Value: v})
-		}
-	}
-	return out, nil
-}
-
-type permMerge struct {
-	c       *ccImporter
-	lists   map[string]*Value
-	scalars map[string]*Value
-	from    map[string]string // scalar key -> file that set it
-}
-
-var (
-	permLists   = []string{"allow", "ask", "deny", "additionalDirectories"}
-	permScalars = []string{"defaultMode", "disableBypassPermissionsMode"}
-)
-
-// file merges one settings file and reports whether it has permissions.
-func (m *permMerge) file(file string, src []byte) (bool, error) {
-	c := m.c
-	root, err := ParseJSON5(file, src)
-	if err != nil {
-		return false, err
-	}
-	if root.Kind != Object {
-		return false, &Error{File: file, Line: root.Pos.Line, Col: root.Pos.Col, Msg: "settings must be an object, got " + root.Kind.String()}
-	}
-	has := false
-	for _, top := range root.Members {
-		switch top.Key {
-		case "permissions":
-			has = true
-			if err := m.permissions(file, top.Value); err != nil {
-				return false, err
-			}
-		case "env":
-			if err := m.env(file, top); err != nil {
-				return false, err
-			}
-		default:
-			c.warn(file, top.KeyPos, top.Key, "dropped %s: not part of the claude-code policy document", top.Key)
-		}
-	}
-	return has, nil
-}
-
-func (m *permMerge) permissions(file string, v *Value) error {
-	c := m.c
-	if v.Kind != Object {
-		return &Error{File: file, Line: v.Pos.Line, Col: v.Pos.Col, Msg: "permissions must be an object, got " + v.Kind.String()}
-	}
-	for _, p := range v.Members {
-		key := join("permissions", p.Key)
-		switch {
-		case contains(permLists, p.Key):
-			if p.Value.Kind != Array {
-				return &Error{File: file, Line: p.Value.Pos.Line, Col: p.Value.Pos.Col, Msg: key + " must be a list of strings, got " + p.Value.Kind.String()}
-			}
-			list := m.lists[p.Key]
-			if list == nil {
-				list = &Value{Kind: Array}
-				m.lists[p.Key] = list
-				c.r.record(key, file, p.KeyPos)
-			}
-		rules:
-			for i, e := range p.Value.Elems {
-				if e.Kind != String {
-					return &Error{File: file, Line: e.Pos.Line, Col: e.Pos.Col, Msg: fmt.Sprintf("%s[%d] must be a string, got %s", key, i, e.Kind)}
+			if fi.IsDir() {
+				if err := walk(rel); err != nil {
+					return err
 				}
-				for _, have := range list.Elems {
-					if have.Str == e.Str {
-						continue rules
-					}
-				}
-				c.r.record(index(key, len(list.Elems)), file, e.Pos)
-				list.Elems = append(list.Elems, e)
+				continue
 			}
-		case contains(permScalars, p.Key):
-			if p.Value.Kind != String {
-				return &Error{File: file, Line: p.Value.Pos.Line, Col: p.Value.Pos.Col, Msg: key + " must be a string, got " + p.Value.Kind.String()}
+			if !strings.HasSuffix(e.Name(), ".md") {
+				c.add(skipped(s.file(rel), Pos{}, "only .md files define agents (Claude Code ignores this file)"))
+				continue
 			}
-			if prev := m.scalars[p.Key]; prev != nil && prev.Str != p.Value.Str {
-				c.warn(file, p.KeyPos, key, "%s %q replaces %q from %s", key, p.Value.Str, prev.Str, m.from[p.Key])
+			if !fi.Mode().IsRegular() {
+				c.add(skipped(s.file(rel), Pos{}, "not a regular file"))
+				continue
 			}
-			m.scalars[p.Key], m.from[p.Key] = p.Value, file
-			c.r.record(key, file, p.KeyPos)
-		default:
-			c.warn(file, p.KeyPos, key, "dropped %s: not part of the claude-code policy document", key)
+			if fi.Size() > agentFileLimit {
+				c.add(skipped(s.file(rel), Pos{}, "%d bytes: Claude Code skips agent files over %d bytes", fi.Size(), agentFileLimit))
+				continue
+			}
+			if visited(fi) {
+				c.add(skipped(s.file(rel), Pos{}, "the same file was read already under another name (a link): Claude Code reads it once"))
+				continue
+			}
+			src, err := fs.ReadFile(s.fsys, rel)
+			if err != nil {
+				c.add(skipped(s.file(rel), Pos{}, "cannot read the file: %v", unwrapPath(err)))
+				continue
+			}
+			a, skip := readAgent(s.file(rel), src)
+			if skip != nil {
+				c.add(skip)
+				continue
+			}
+			a.scope = s.name
+			out = append(out, a)
 		}
-	}
-	return nil
-}
-
-// env reads the subagent depth limit from a settings file's env section;
-// the rest of env is dropped.
-func (m *permMerge) env(file string, top Member) error {
-	c := m.c
-	v := top.Value
-	d := v.Get(depthEnv)
-	if v.Kind != Object || d == nil {
-		c.warn(file, top.KeyPos, "env", "dropped env: not part of the claude-code policy document")
 		return nil
 	}
-	text := d.Value.Str
-	if d.Value.Kind == Number {
-		text = d.Value.Num
+	return out, walk("agents")
+}
+
+// readDirUnsorted lists a directory in the order the file system gives,
+// which fs.ReadDir would sort away.
+func readDirUnsorted(fsys fs.FS, dir string) ([]fs.DirEntry, error) {
+	f, err := fsys.Open(dir)
+	if err != nil {
+		return nil, err
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(text))
-	if (d.Value.Kind != String && d.Value.Kind != Number) || err != nil || n < 1 {
-		return &Error{File: file, Line: d.Value.Pos.Line, Col: d.Value.Pos.Col, Msg: "env." + depthEnv + " must be a whole number of at least 1"}
+	defer f.Close()
+	if d, ok := f.(fs.ReadDirFile); ok {
+		return d.ReadDir(-1)
 	}
-	if m.c.depth != nil && m.c.depthText != strconv.Itoa(n) {
-		c.warn(file, d.KeyPos, "env."+depthEnv, "%s=%d replaces %s from %s", depthEnv, n, m.c.depthText, m.c.depth.file)
+	return fs.ReadDir(fsys, dir)
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
-	m.c.depth, m.c.depthText = &place{file, d.KeyPos}, strconv.Itoa(n)
-	if len(v.Members) > 1 {
-		c.warn(file, top.KeyPos, "env", "dropped env except %s (imported as maxSubagentDepth %d): not part of the claude-code policy document", depthEnv, n)
-	} else {
-		c.warn(file, d.KeyPos, "env."+depthEnv, "imported %s as maxSubagentDepth %d", depthEnv, n)
+	return err
+}
+
+// keep settles which definition of each name is kept (the last read, as in
+// Claude Code), checks each kept agent against the dialect and returns the
+// agents object, sorted by name.
+func (c *ccImporter) keep(all []*agentDef) *Value {
+	last := map[string]int{}
+	for i, a := range all {
+		last[a.name] = i
 	}
-	return nil
+	var kept []*agentDef
+	for i, a := range all {
+		if last[a.name] != i {
+			w := all[last[a.name]]
+			if w.scope != a.scope {
+				c.warn(a.file, a.at, join("agents", a.name), "agent %q of the %s scope is replaced by the one in %s, as in Claude Code", a.name, a.scope, w.file)
+				continue
+			}
+			c.warn(a.file, a.at, join("agents", a.name), "skipped: agent %q is defined again in %s, and Claude Code keeps the one it reads last (in directory order, which another copy of this folder may change): give one of them another name", a.name, w.file)
+			continue
+		}
+		if reason := dialectRefuses(a); reason != nil {
+			c.add(reason)
+			continue
+		}
+		kept = append(kept, a)
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].name < kept[j].name })
+	out := &Value{Kind: Object}
+	for _, a := range kept {
+		c.r.Warnings = append(c.r.Warnings, a.warnings...)
+		for p, pl := range a.places {
+			c.r.record(p, pl.file, pl.pos)
+		}
+		out.Members = append(out.Members, Member{Key: a.name, Value: a.v})
+	}
+	return out
+}
+
+// dialectRefuses checks one agent with the claude-code dialect's own
+// Compile. Claude Code loads agents the dialect cannot hold (a name with a
+// space, "main", permissionMode auto): such an agent is left out with a
+// warning, so that a session cannot spawn it under the ledger, rather than
+// the whole import refused.
+func dialectRefuses(a *agentDef) *Warning {
+	one := &Value{Kind: Object, Members: []Member{{Key: "agents", Value: &Value{Kind: Object, Members: []Member{{Key: a.name, Value: a.v}}}}}}
+	doc, err := one.AppendJSON(nil, a.file)
+	if err != nil {
+		return skipped(a.file, a.at, "%v", err)
+	}
+	r := &Result{Dialect: DialectClaudeCode, Source: a.file, Document: doc, places: a.places}
+	err = r.Check(claudecode.New(), nil)
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		return skipped(a.file, a.at, "%v", err)
+	}
+	at := Pos{Line: e.Line, Col: e.Col}
+	if at.Line == 0 {
+		at = a.at
+	}
+	return skipped(a.file, at, "Claude Code loads agent %q, but the ledger cannot hold it (sessions cannot spawn it under the ledger): %s", a.name, strings.TrimPrefix(strings.ReplaceAll(strings.TrimPrefix(e.Msg, "invalid claude-code policy: "), "document.", ""), "agents: "))
+}
+
+// settings reads one settings file of a scope; none when it is missing.
+func (c *ccImporter) settings(s scope, rel string) ([]*settingsFile, error) {
+	src, err := fs.ReadFile(s.fsys, rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &Error{File: s.file(rel), Msg: unwrapPath(err).Error()}
+	}
+	f, skip, err := c.readSettings(s.file(rel), src)
+	if err != nil {
+		return nil, err
+	}
+	if skip != nil {
+		c.add(skip)
+		return nil, nil
+	}
+	return []*settingsFile{f}, nil
 }
 
 func contains(list []string, s string) bool {

@@ -1,42 +1,180 @@
 package importer
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/sessionledger/ledger/envelope/claudecode"
 )
 
-// agentDef is one agent read from a Markdown file's front matter.
-type agentDef struct {
-	name string
-	file string
-	line int // line of the name key
-	v    *Value
+// The front matter of an agent file is read the way Claude Code 2.1.328
+// reads it (its bundled JavaScript, function qc and the agent loader Pyn),
+// and every rule below was checked against the CLI: agent files were laid
+// out in a project and the agents it offered ("Available agent types for
+// the Agent tool:" in the system prompt of its first request), with their
+// tools, were compared. Each rule names the observation it follows.
+
+// fmBlock is the YAML of a front matter and the file line it starts on.
+type fmBlock struct {
+	text string
+	line int
 }
 
-// frontMatter returns the YAML between the opening and closing '---' lines
-// of a Markdown file, and the file line the YAML starts on.
-func frontMatter(file string, src []byte) ([]byte, int, error) {
-	src = bytes.TrimPrefix(src, []byte("\ufeff"))
-	lines := bytes.SplitAfter(src, []byte("\n"))
-	isFence := func(l []byte) bool { return string(bytes.TrimRight(l, " \t\r\n")) == "---" }
-	if len(lines) == 0 || !isFence(lines[0]) {
-		return nil, 0, &Error{File: file, Line: 1, Msg: "front matter: the file must start with a '---' line"}
+// isJSSpace reports whether r is whitespace to a JavaScript regexp (\s).
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
+		return true
 	}
-	for i := 1; i < len(lines); i++ {
-		if isFence(lines[i]) {
-			return bytes.Join(lines[1:i], nil), 2, nil
+	return r >= 0x2000 && r <= 0x200a
+}
+
+// cutFrontMatter cuts the front matter out of an agent file as Claude Code
+// does with /^---\s*\n([\s\S]*?)---\s*\n?/ after dropping a byte order
+// mark: the file must start with "---", then blanks up to a line break; the
+// front matter ends at the first "---" after that, wherever it stands.
+//
+//   - A closing "----" or "---x" closes it (the rest of the line is body):
+//     CLI: fence "----" and "---x" loaded, the tools before them kept.
+//   - "---" inside a value closes it too: "description: a --- b" loaded
+//     with description "a" and the keys after it lost.
+//   - An opening "----", a blank line before "---", or no closing "---"
+//     leaves the file without front matter, and Claude Code skips it
+//     (CLI: none of those loaded). Blank lines after the opening, trailing
+//     blanks on the fences, CRLF and a BOM are fine (CLI: all loaded).
+//
+// It returns a problem when there is no front matter.
+func cutFrontMatter(src []byte) (fmBlock, string) {
+	s := strings.TrimPrefix(string(src), "\ufeff")
+	if !strings.HasPrefix(s, "---") {
+		return fmBlock{}, "no front matter: the first line must be '---' (Claude Code skips a file that does not start with it)"
+	}
+	start := -1
+	for i, r := range s[3:] {
+		if !isJSSpace(r) {
+			break
+		}
+		if r == '\n' {
+			start = 3 + i + 1
 		}
 	}
-	return nil, 0, &Error{File: file, Line: 1, Msg: "front matter: no closing '---' line"}
+	if start < 0 {
+		return fmBlock{}, "no front matter: the first line must be '---' alone (Claude Code skips a file whose first line is " + strconv.Quote(firstLine(s)) + ")"
+	}
+	end := strings.Index(s[start:], "---")
+	if end < 0 {
+		return fmBlock{}, "the front matter has no closing '---' (Claude Code skips the file)"
+	}
+	return fmBlock{text: s[start : start+end], line: 1 + strings.Count(s[:start], "\n")}, ""
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return s
+}
+
+// quoteLossyValues is Claude Code's second try at YAML that does not parse
+// (function nu, then leading tabs made two spaces each): each line
+// "key: value" whose key is letters, '_' and '-' only and whose value holds
+// one of {}[]*&#!|>%@` or ": " gets the value double-quoted, unless the
+// value is quoted already or is a flow list that parses.
+//
+//   - CLI: "description: Use when: the user asks" and "tools: *" loaded
+//     (values "Use when: the user asks" and every tool); "description:
+//     [draft] reviews code" and "@mention" loaded as written.
+//   - The quoting is all or nothing: once the file needs it, "tools: Read #
+//     only read" became the four tools "Read, #, only, read" (CLI), while in
+//     a file that parses as it is "# ..." stays a comment.
+//   - It does not apply to a key with a digit ("example1: see: this"), a
+//     value starting with a quote it does not end with, or a line ending in
+//     CR (JavaScript's '.' stops at CR): all three files were skipped (CLI),
+//     a CRLF file with "description: Use when: x" among them.
+//   - Tabs: a list indented with tabs loaded (CLI).
+func quoteLossyValues(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		key, val, ok := lossyLine(l)
+		if !ok {
+			continue
+		}
+		if len(val) >= 1 && (val[0] == '"' && val[len(val)-1] == '"' || val[0] == '\'' && val[len(val)-1] == '\'') {
+			continue
+		}
+		if strings.HasPrefix(val, "[") && strings.HasSuffix(val, "]") {
+			var n yaml.Node
+			if yaml.Unmarshal([]byte(val), &n) == nil && len(n.Content) == 1 && n.Content[0].Kind == yaml.SequenceNode {
+				continue
+			}
+		}
+		if strings.ContainsAny(val, "{}[]*&#!|>%@`") || strings.Contains(val, ": ") {
+			q := strings.ReplaceAll(strings.ReplaceAll(val, `\`, `\\`), `"`, `\"`)
+			lines[i] = key + `: "` + q + `"`
+		}
+	}
+	return leadingTabs.ReplaceAllStringFunc(strings.Join(lines, "\n"), func(t string) string {
+		lead := strings.TrimRight(t, "\t") // the line break before the tabs
+		return lead + strings.Repeat("  ", len(t)-len(lead))
+	})
+}
+
+// leadingTabs is /^\t+/gm: JavaScript's multiline '^' also follows CR,
+// U+2028 and U+2029.
+var leadingTabs = regexp.MustCompile("(?:^|[\n\r\u2028\u2029])\t+")
+
+// lossyLine matches /^([a-zA-Z_-]+):\s+(\S.*)$/ on one line (split at LF):
+// it returns the key and the value.
+func lossyLine(l string) (string, string, bool) {
+	i := 0
+	for i < len(l) && (l[i] >= 'a' && l[i] <= 'z' || l[i] >= 'A' && l[i] <= 'Z' || l[i] == '_' || l[i] == '-') {
+		i++
+	}
+	if i == 0 || i >= len(l) || l[i] != ':' {
+		return "", "", false
+	}
+	key, rest := l[:i], l[i+1:]
+	j := 0
+	for j < len(rest) {
+		r, n := utf8.DecodeRuneInString(rest[j:])
+		if !isJSSpace(r) {
+			break
+		}
+		j += n
+	}
+	if j == 0 || j == len(rest) {
+		return "", "", false
+	}
+	val := rest[j:]
+	if strings.ContainsAny(val, "\r\u2028\u2029") { // '.' does not match them and '$' is the end of the input
+		return "", "", false
+	}
+	return key, val, true
+}
+
+// tabShift maps a column of the tab-expanded text back to the file.
+func tabShift(text string, line, col int) int {
+	lines := strings.Split(text, "\n")
+	if line < 1 || line > len(lines) {
+		return col
+	}
+	tabs := len(lines[line-1]) - len(strings.TrimLeft(lines[line-1], "\t"))
+	switch {
+	case tabs == 0:
+		return col
+	case col-1 >= 2*tabs:
+		return col - tabs
+	default:
+		return (col-1)/2 + 1
+	}
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -52,171 +190,204 @@ var yamlParserProblems = []string{
 	"found duplicate %TAG directive",
 }
 
-// yamlError places a yaml.v3 error ("yaml: line 3: ...") in the file.
-func yamlError(file string, start int, err error) *Error {
+// yamlProblem places a yaml.v3 error ("yaml: line 3: ...") in the YAML text
+// and returns the problem. yaml.v3 gives no column: the column is where the
+// value (or the line's first character) starts, which is where to look.
+func yamlProblem(text string, err error) (Pos, string) {
 	msg := strings.TrimSpace(err.Error())
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		if contains(yamlParserProblems, m[2]) {
-			n++
-		}
-		return &Error{File: file, Line: start + n - 1, Msg: "front matter: " + m[2]}
+	m := yamlLine.FindStringSubmatch(msg)
+	if m == nil {
+		return Pos{Line: 1}, strings.TrimPrefix(msg, "yaml: ")
 	}
-	return &Error{File: file, Line: start, Msg: "front matter: " + strings.TrimPrefix(msg, "yaml: ")}
+	n, _ := strconv.Atoi(m[1])
+	if contains(yamlParserProblems, m[2]) {
+		n++
+	}
+	lines := strings.Split(text, "\n")
+	col := 0
+	if n >= 1 && n <= len(lines) {
+		l := strings.TrimRight(lines[n-1], "\r")
+		col = utf8.RuneCountInString(l) - utf8.RuneCountInString(strings.TrimLeft(l, " \t")) + 1
+		if m := keyValue.FindStringSubmatchIndex(l); m != nil {
+			col = utf8.RuneCountInString(l[:m[2]]) + 1
+		}
+	}
+	return Pos{Line: n, Col: col}, m[2]
 }
 
-// agent reads one agent definition. Its keys are written out in the order
-// of the dialect's schema; the prompt (the Markdown body) is not part of the
-// policy.
-func (c *ccImporter) agent(file string, src []byte) (*agentDef, error) {
-	fm, start, err := frontMatter(file, src)
-	if err != nil {
-		return nil, err
-	}
+// keyValue finds the value of a "key: value" line.
+var keyValue = regexp.MustCompile(`^\s*[^\s#:-][^:#]*:[ \t]+(\S)`)
+
+// decodeYAML parses one YAML document; nil with no error when it is empty.
+func decodeYAML(text string) (*yaml.Node, error) {
 	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(fm)).Decode(&doc); err != nil {
+	if err := yaml.NewDecoder(strings.NewReader(text)).Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, &Error{File: file, Line: 1, Msg: "front matter: empty; name and description are required"}
+			return nil, nil
 		}
-		return nil, yamlError(file, start, err)
+		return nil, err
 	}
 	root := resolve(&doc)
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = resolve(root.Content[0])
 	}
-	line := func(n *yaml.Node) int { return start + n.Line - 1 }
-	fail := func(n *yaml.Node, format string, args ...any) error {
-		return &Error{File: file, Line: line(n), Msg: "front matter: " + fmt.Sprintf(format, args...)}
+	return root, nil
+}
+
+// parseFrontMatter parses the YAML, and when it does not parse, once more
+// after quoteLossyValues, as Claude Code does (function Bar). It returns the
+// text that parsed (positions refer to it) or the first try's problem.
+func parseFrontMatter(text string) (*yaml.Node, string, error) {
+	root, err := decodeYAML(text)
+	if err == nil {
+		return root, text, nil
 	}
-	if root.Kind != yaml.MappingNode {
-		return nil, fail(root, "must be a mapping of keys to values")
+	retry := quoteLossyValues(text)
+	if root, err2 := decodeYAML(retry); err2 == nil {
+		return root, retry, nil
 	}
-	fields := map[string]*yaml.Node{}
-	keys := map[string]*yaml.Node{}
+	return nil, text, err
+}
+
+// scalar is a YAML scalar as Claude Code sees it after Bun.YAML.parse.
+type scalar struct {
+	kind string // "null", "bool", "number" or "string"
+	str  string // the string; the text as written for the others
+	b    bool
+}
+
+var (
+	coreInt   = regexp.MustCompile(`^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$`)
+	coreFloat = regexp.MustCompile(`^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+)
+
+// scalarOf resolves a scalar node with the YAML 1.2 core schema, which is
+// what Bun's parser follows and yaml.v3 does not quite (it reads 1_000,
+// 0b101 and 2024-01-01 as numbers and a timestamp). CLI: the names
+// 2024-01-01, 1_000, 0b101, yes, on and "!!str 12" loaded as strings; 0o17,
+// 0x1F, +1, .5, 1e3, .inf, .NaN, 012, ~, Null, NULL, null, True, TRUE and
+// FALSE did not load (not strings). A custom tag is ignored ("description:
+// !custom d" loaded as "d").
+func scalarOf(n *yaml.Node) scalar {
+	v := n.Value
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return scalar{kind: "string", str: v}
+	}
+	if n.Style&yaml.TaggedStyle != 0 {
+		switch n.Tag {
+		case "!!str", "!!binary", "!!timestamp":
+			return scalar{kind: "string", str: v}
+		case "!!null":
+			return scalar{kind: "null", str: v}
+		case "!!bool":
+			return scalar{kind: "bool", str: v, b: strings.EqualFold(v, "true")}
+		case "!!int", "!!float":
+			return scalar{kind: "number", str: v}
+		}
+	}
+	switch v {
+	case "", "~", "null", "Null", "NULL":
+		return scalar{kind: "null", str: v}
+	case "true", "True", "TRUE":
+		return scalar{kind: "bool", str: v, b: true}
+	case "false", "False", "FALSE":
+		return scalar{kind: "bool", str: v}
+	}
+	if coreInt.MatchString(v) || coreFloat.MatchString(v) {
+		return scalar{kind: "number", str: v}
+	}
+	return scalar{kind: "string", str: v}
+}
+
+// kindOf names what a node is, for messages.
+func kindOf(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch s := scalarOf(n); s.kind {
+		case "null":
+			return "no value"
+		case "string":
+			return "a string"
+		default:
+			return "a " + s.kind + " (" + s.str + ")"
+		}
+	}
+	return "a YAML " + strconv.Itoa(int(n.Kind)) + " node"
+}
+
+// truthy is JavaScript's truthiness of the value.
+func truthy(n *yaml.Node) bool {
+	if n.Kind != yaml.ScalarNode {
+		return true
+	}
+	s := scalarOf(n)
+	switch s.kind {
+	case "null":
+		return false
+	case "bool":
+		return s.b
+	case "number":
+		f, err := strconv.ParseFloat(strings.ReplaceAll(strings.Replace(s.str, "0o", "0", 1), "_", ""), 64)
+		if strings.HasPrefix(strings.TrimLeft(s.str, "+-"), "0x") {
+			i, _ := strconv.ParseInt(strings.Replace(s.str, "0x", "", 1), 16, 64)
+			return i != 0
+		}
+		return err != nil || f != 0 // NaN and the infinities do not parse as 0
+	}
+	return s.str != ""
+}
+
+// fmField is one key of the front matter and its value.
+type fmField struct {
+	key, val *yaml.Node
+}
+
+// fields reads the front-matter mapping: the last of a repeated key wins
+// (CLI: "name: y06-dup-a" then "name: y06-dup-b" loaded y06-dup-b), and
+// "<<: *anchor" merges a mapping in under the keys written (CLI: tools
+// merged from an anchored mapping applied).
+func (a *agentReader) fields(root *yaml.Node) map[string]fmField {
+	out := map[string]fmField{}
+	var merged []fmField
+	var mergeFrom func(v *yaml.Node)
+	mergeFrom = func(v *yaml.Node) {
+		v = resolve(v)
+		switch v.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				merged = append(merged, fmField{resolve(v.Content[i]), resolve(v.Content[i+1])})
+			}
+		case yaml.SequenceNode:
+			for _, e := range v.Content {
+				mergeFrom(e)
+			}
+		}
+	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := resolve(root.Content[i]), resolve(root.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
-			return nil, fail(k, "keys must be plain names")
-		}
-		if prev, dup := keys[k.Value]; dup {
-			return nil, fail(k, "duplicate key %q (first at line %d)", k.Value, line(prev))
-		}
-		keys[k.Value] = k
-		switch {
-		case contains([]string{"name", "description", "tools", "disallowedTools", "permissionMode", "model", "background"}, k.Value):
-			fields[k.Value] = v
-		case contains(ignoredAgentKeys, k.Value):
-			c.warn(file, Pos{Line: line(k)}, k.Value, "dropped %s: ignored by the claude-code dialect", k.Value)
-		default:
-			c.warn(file, Pos{Line: line(k)}, k.Value, "dropped %s: not a field of a claude-code agent", k.Value)
-		}
-	}
-	str := func(key string) (string, bool, error) {
-		n := fields[key]
-		if n == nil {
-			return "", false, nil
-		}
-		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
-			return "", false, fail(n, "%s must be a string", key)
-		}
-		return n.Value, true, nil
-	}
-	name, ok, err := str("name")
-	switch {
-	case err != nil:
-		return nil, err
-	case !ok:
-		return nil, &Error{File: file, Line: 1, Msg: "front matter: name is required"}
-	case name == "main" || name == "fork":
-		return nil, fail(fields["name"], "name %q is reserved", name)
-	case !agentName.MatchString(name):
-		return nil, fail(fields["name"], "name %q is not an agent name (up to 64 letters, digits, '_', '.' or '-', starting with a letter or digit)", name)
-	}
-	a := &agentDef{name: name, file: file, line: line(keys["name"]), v: &Value{Kind: Object}}
-	at := join("agents", name)
-	c.r.record(at, file, Pos{Line: a.line})
-	add := func(key string, v *Value) {
-		c.r.record(join(at, key), file, Pos{Line: line(keys[key])})
-		a.v.Members = append(a.v.Members, Member{Key: key, Value: v})
-	}
-
-	desc, ok, err := str("description")
-	switch {
-	case err != nil:
-		return nil, err
-	case !ok:
-		return nil, fail(keys["name"], "description is required")
-	case strings.TrimSpace(desc) == "":
-		return nil, fail(fields["description"], "description must not be empty")
-	}
-	add("description", &Value{Kind: String, Str: desc})
-
-	for _, key := range []string{"tools", "disallowedTools"} {
-		n := fields[key]
-		if n == nil {
+			a.warn(k, "", "dropped a key that is %s: keys must be plain names", kindOf(k))
 			continue
 		}
-		list, err := c.toolList(file, key, n, line, fail)
-		if err != nil {
-			return nil, err
-		}
-		if list == nil {
+		if k.Value == "<<" && k.Style == 0 {
+			mergeFrom(v)
 			continue
 		}
-		add(key, list)
-		for i, e := range list.Elems {
-			c.r.record(index(join(at, key), i), file, e.Pos)
+		if prev, dup := out[k.Value]; dup {
+			a.warn(k, k.Value, "key %q repeated (first at line %d): Claude Code keeps the last", k.Value, a.line(prev.key))
+		}
+		out[k.Value] = fmField{k, v}
+	}
+	for _, f := range merged {
+		if _, set := out[f.key.Value]; !set && f.key.Kind == yaml.ScalarNode {
+			out[f.key.Value] = f
 		}
 	}
-	if mode, ok, err := str("permissionMode"); err != nil {
-		return nil, err
-	} else if ok {
-		add("permissionMode", &Value{Kind: String, Str: mode})
-	}
-	if n := fields["background"]; n != nil {
-		var b bool
-		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || n.Decode(&b) != nil {
-			return nil, fail(n, "background must be true or false")
-		}
-		add("background", &Value{Kind: Bool, Bool: b})
-	}
-	if model, ok, err := str("model"); err != nil {
-		return nil, err
-	} else if ok {
-		add("model", &Value{Kind: String, Str: model})
-	}
-	return a, nil
-}
-
-// toolList reads tools or disallowedTools: a comma-separated string (split
-// on commas outside parentheses) or a list of strings. An empty value
-// (null) is treated as absent, with a warning, since that is what Claude
-// Code does with it; it returns nil then.
-func (c *ccImporter) toolList(file, key string, n *yaml.Node, line func(*yaml.Node) int, fail func(*yaml.Node, string, ...any) error) (*Value, error) {
-	list := &Value{Kind: Array}
-	switch {
-	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
-		c.warn(file, Pos{Line: line(n)}, key, "%s has no value: treated as absent", key)
-		return nil, nil
-	case n.Kind == yaml.ScalarNode && n.Tag == "!!str":
-		for _, entry := range claudecode.SplitToolList(n.Value) {
-			list.Elems = append(list.Elems, &Value{Kind: String, Str: entry, Pos: Pos{Line: line(n)}})
-		}
-		if len(list.Elems) == 0 {
-			return nil, fail(n, "%s is an empty string: write %s: [] for none, or leave it out", key, key)
-		}
-	case n.Kind == yaml.SequenceNode:
-		for _, e := range n.Content {
-			e = resolve(e)
-			if e.Kind != yaml.ScalarNode || e.Tag != "!!str" {
-				return nil, fail(e, "%s must be a string or a list of strings", key)
-			}
-			list.Elems = append(list.Elems, &Value{Kind: String, Str: e.Value, Pos: Pos{Line: line(e)}})
-		}
-	default:
-		return nil, fail(n, "%s must be a string or a list of strings", key)
-	}
-	return list, nil
+	return out
 }
 
 // resolve follows YAML aliases.
@@ -225,4 +396,54 @@ func resolve(n *yaml.Node) *yaml.Node {
 		n = n.Alias
 	}
 	return n
+}
+
+// jsLen is the length of s in UTF-16 code units, as JavaScript counts.
+func jsLen(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// nfkcColon reports whether the NFKC form of s holds ':'. Only these
+// characters have a compatibility form with a colon in it (U+2A74 is
+// "::="); a colon has no decomposition, so no combining sequence makes one.
+func nfkcColon(s string) bool {
+	return strings.ContainsAny(s, ":\u2a74\ufe13\ufe55\uff1a")
+}
+
+// splitTools splits a tools value the way Claude Code does (function mf):
+// at commas and spaces outside parentheses, where '(' opens and ')' closes
+// (no nesting: a ')' always closes). CLI: "Read Grep  Bash(git diff *)" is
+// three tools; "Bash(npm run test, npm run lint), Read" two.
+func splitTools(s string) []string {
+	var out []string
+	var cur strings.Builder
+	in := false
+	flush := func() {
+		if t := strings.TrimSpace(cur.String()); t != "" {
+			out = append(out, t)
+		}
+		cur.Reset()
+	}
+	for _, r := range s {
+		switch {
+		case r == '(':
+			in = true
+			cur.WriteRune(r)
+		case r == ')':
+			in = false
+			cur.WriteRune(r)
+		case (r == ',' || r == ' ') && !in:
+			flush()
+		default:
+			if cur.Len() > 0 || strings.TrimSpace(string(r)) != "" {
+				cur.WriteRune(r)
+			}
+		}
+	}
+	flush()
+	return out
 }

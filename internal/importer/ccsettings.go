@@ -1,0 +1,358 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Settings are layered as Claude Code 2.1.328 layers them; each rule was
+// checked against the CLI with tool calls scripted by a model on loopback,
+// by whether the call ran or was refused (permission_denials):
+//
+//   - the scopes are user (CLAUDE_CONFIG_DIR/settings.json, else
+//     ~/.claude/settings.json), project (.claude/settings.json) and local
+//     (.claude/settings.local.json), in that order;
+//   - allow, ask, deny and additionalDirectories are merged across scopes,
+//     in scope order, without repeats. CLI: allow rules from the three
+//     scopes all applied; a deny in any scope refused the call whatever
+//     another scope allowed (user deny over project allow, project deny
+//     over local allow, local deny over user allow); an ask in any scope
+//     won over an allow in another;
+//   - defaultMode and disableBypassPermissionsMode: the last scope that
+//     sets one wins. CLI: user acceptEdits alone applied; project default
+//     over user acceptEdits, local default over project acceptEdits, local
+//     acceptEdits over project default, project acceptEdits over user plan;
+//   - a file Claude Code cannot read is ignored whole: not strict JSON (a
+//     comment or a trailing comma is enough), not an object, or a
+//     permissions key of the wrong type (deny a string, defaultMode
+//     unknown, disableBypassPermissionsMode not "disable",
+//     additionalDirectories not a list). CLI: each such file's rules did not
+//     apply ("Invalid setting skipped" in the debug log), the other files'
+//     did. A non-string in allow or deny is dropped alone (CLI: the other
+//     rules of the file applied). A repeated key: the last wins (CLI). A
+//     byte order mark is fine (CLI).
+//
+// Claude Code also ignores a file in which a key the importer does not read
+// has the wrong type ("model": 5, CLI); the importer checks only the keys
+// it imports.
+
+// settingsModes are the defaultMode values Claude Code accepts (manual is
+// default; CLI: "manual" applied, "yolo" and 5 made it ignore the file).
+var settingsModes = append([]string{"manual"}, ccModes...)
+
+// settingsFile is one settings file's permissions, checked.
+type settingsFile struct {
+	file   string
+	lists  map[string][]*Value
+	keys   map[string]Pos // where each permissions key was written
+	modes  map[string]*Value
+	depth  *Member // env.CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH
+	depthN int
+}
+
+// readSettings reads one settings file. It returns nil and a warning when
+// Claude Code would ignore the file.
+func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *Warning, error) {
+	root, err := parseStrictJSON(file, src, &c.r.Warnings)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, skipped(file, Pos{Line: e.Line, Col: e.Col}, "%s: Claude Code reads settings as strict JSON (no comments, no trailing commas) and ignores this whole file, so none of its rules apply", e.Msg), nil
+		}
+		return nil, nil, err
+	}
+	ignore := func(v *Value, format string, args ...any) (*settingsFile, *Warning, error) {
+		return nil, skipped(file, v.Pos, "%s", fmt.Sprintf(format, args...)+": Claude Code ignores this whole file when it does not match its settings schema, so none of its rules apply"), nil
+	}
+	if root.Kind != Object {
+		return ignore(root, "settings must be an object, got %s", root.Kind)
+	}
+	s := &settingsFile{file: file, lists: map[string][]*Value{}, keys: map[string]Pos{}, modes: map[string]*Value{}}
+	var later []func()
+	for _, top := range root.Members {
+		switch top.Key {
+		case "permissions":
+			p := top.Value
+			if p.Kind != Object {
+				return ignore(p, "permissions must be an object, got %s", p.Kind)
+			}
+			for _, m := range p.Members {
+				key := join("permissions", m.Key)
+				switch {
+				case contains(permLists, m.Key):
+					if m.Value.Kind != Array {
+						return ignore(m.Value, "%s must be a list of strings, got %s", key, m.Value.Kind)
+					}
+					s.keys[m.Key] = m.KeyPos
+					var list []*Value
+					for i, e := range m.Value.Elems {
+						if e.Kind != String {
+							i, e := i, e
+							later = append(later, func() {
+								c.warn(file, e.Pos, index(key, i), "dropped %s[%d]: %s, not a string (Claude Code drops it and keeps the rest of the file)", key, i, e.Kind)
+							})
+							continue
+						}
+						list = append(list, e)
+					}
+					s.lists[m.Key] = list
+				case m.Key == "defaultMode":
+					if m.Value.Kind != String || !contains(settingsModes, m.Value.Str) {
+						return ignore(m.Value, "%s must be one of %s, got %s", key, strings.Join(settingsModes, ", "), short(m.Value))
+					}
+					s.keys[m.Key], s.modes[m.Key] = m.KeyPos, m.Value
+				case m.Key == "disableBypassPermissionsMode":
+					if m.Value.Kind != String || m.Value.Str != "disable" {
+						return ignore(m.Value, `%s must be "disable", got %s`, key, short(m.Value))
+					}
+					s.keys[m.Key], s.modes[m.Key] = m.KeyPos, m.Value
+				default:
+					later = append(later, func() {
+						c.warn(file, m.KeyPos, key, "dropped %s: not part of the claude-code policy document", key)
+					})
+				}
+			}
+		case "env":
+			top := top
+			d := top.Value.Get(depthEnv)
+			if top.Value.Kind != Object || d == nil {
+				later = append(later, func() {
+					c.warn(file, top.KeyPos, "env", "dropped env: not part of the claude-code policy document")
+				})
+				continue
+			}
+			n, err := depthOf(file, d)
+			if err != nil {
+				return nil, nil, err
+			}
+			s.depth, s.depthN = d, n
+			later = append(later, func() {
+				if len(top.Value.Members) > 1 {
+					c.warn(file, top.KeyPos, "env", "dropped env except %s (imported as maxSubagentDepth %d): not part of the claude-code policy document", depthEnv, n)
+				} else {
+					c.warn(file, d.KeyPos, "env."+depthEnv, "imported %s as maxSubagentDepth %d", depthEnv, n)
+				}
+			})
+		default:
+			top := top
+			later = append(later, func() {
+				c.warn(file, top.KeyPos, top.Key, "dropped %s: not part of the claude-code policy document", top.Key)
+			})
+		}
+	}
+	for _, f := range later {
+		f()
+	}
+	return s, nil, nil
+}
+
+// short shows a settings value in a message.
+func short(v *Value) string {
+	switch v.Kind {
+	case String:
+		return strconv.Quote(v.Str)
+	case Number:
+		return v.Num
+	case Bool:
+		return strconv.FormatBool(v.Bool)
+	}
+	return v.Kind.String()
+}
+
+var (
+	permLists   = []string{"allow", "ask", "deny", "additionalDirectories"}
+	permScalars = []string{"defaultMode", "disableBypassPermissionsMode"}
+)
+
+// layer merges the settings files, in scope order, into the permissions
+// object (nil when no file has permissions) and sets the depth.
+func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
+	lists := map[string]*Value{}
+	scalars := map[string]*Value{}
+	from := map[string]string{}
+	for _, s := range files {
+		for _, k := range permLists {
+			l, ok := s.lists[k]
+			if !ok {
+				continue
+			}
+			key := join("permissions", k)
+			list := lists[k]
+			if list == nil {
+				list = &Value{Kind: Array}
+				lists[k] = list
+				c.r.record(key, s.file, s.keys[k])
+			}
+		rules:
+			for _, e := range l {
+				for _, have := range list.Elems {
+					if have.Str == e.Str {
+						continue rules
+					}
+				}
+				c.r.record(index(key, len(list.Elems)), s.file, e.Pos)
+				list.Elems = append(list.Elems, e)
+			}
+		}
+		for _, k := range permScalars {
+			v, ok := s.modes[k]
+			if !ok {
+				continue
+			}
+			key := join("permissions", k)
+			if prev := scalars[k]; prev != nil && prev.Str != v.Str {
+				c.warn(s.file, s.keys[k], key, "%s %q replaces %q from %s", key, v.Str, prev.Str, from[k])
+			}
+			scalars[k], from[k] = v, s.file
+			c.r.record(key, s.file, s.keys[k])
+		}
+		if s.depth != nil {
+			n := strconv.Itoa(s.depthN)
+			if c.depth != nil && c.depthText != n {
+				c.warn(s.file, s.depth.KeyPos, "env."+depthEnv, "%s=%s replaces %s from %s", depthEnv, n, c.depthText, c.depth.file)
+			}
+			c.depth, c.depthText = &place{s.file, s.depth.KeyPos}, n
+		}
+	}
+	if len(lists) == 0 && len(scalars) == 0 {
+		return nil, nil
+	}
+	out := &Value{Kind: Object}
+	for _, k := range []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"} {
+		if v := lists[k]; v != nil {
+			out.Members = append(out.Members, Member{Key: k, Value: v})
+		}
+		if v := scalars[k]; v != nil {
+			out.Members = append(out.Members, Member{Key: k, Value: v})
+		}
+	}
+	return out, nil
+}
+
+// depthOf reads the subagent depth limit of a settings file's env.
+func depthOf(file string, d *Member) (int, error) {
+	text := d.Value.Str
+	if d.Value.Kind == Number {
+		text = d.Value.Num
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(text))
+	if (d.Value.Kind != String && d.Value.Kind != Number) || err != nil || n < 1 {
+		return 0, &Error{File: file, Line: d.Value.Pos.Line, Col: d.Value.Pos.Col, Msg: "env." + depthEnv + " must be a whole number of at least 1"}
+	}
+	return n, nil
+}
+
+// parseStrictJSON reads one JSON value as JavaScript's JSON.parse does, with
+// positions: a repeated key keeps the last value (reported in warns).
+// Errors are *Error naming file, line and column.
+func parseStrictJSON(file string, src []byte, warns *[]Warning) (*Value, error) {
+	src = bytes.TrimPrefix(src, []byte("\ufeff"))
+	dec := json.NewDecoder(bytes.NewReader(src))
+	dec.UseNumber()
+	at := func(off int64) Pos {
+		if off > int64(len(src)) {
+			off = int64(len(src))
+		}
+		before := src[:off]
+		line := 1 + bytes.Count(before, []byte("\n"))
+		col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+		return Pos{Line: line, Col: col}
+	}
+	next := func() Pos {
+		off := dec.InputOffset()
+		for off < int64(len(src)) && strings.IndexByte(" \t\r\n,:", src[off]) >= 0 {
+			off++
+		}
+		return at(off)
+	}
+	fail := func(err error) error {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			p := at(se.Offset) // the offending byte
+			return &Error{File: file, Line: p.Line, Col: p.Col, Msg: "not JSON: " + se.Error()}
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			p := at(int64(len(src)))
+			return &Error{File: file, Line: p.Line, Col: p.Col, Msg: "not JSON: unexpected end of input"}
+		}
+		return &Error{File: file, Msg: "not JSON: " + err.Error()}
+	}
+	var value func() (*Value, error)
+	value = func() (*Value, error) {
+		pos := next()
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fail(err)
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			if t == '{' {
+				v := &Value{Kind: Object, Pos: pos}
+				seen := map[string]int{}
+				for dec.More() {
+					kpos := next()
+					kt, err := dec.Token()
+					if err != nil {
+						return nil, fail(err)
+					}
+					key, _ := kt.(string)
+					val, err := value()
+					if err != nil {
+						return nil, err
+					}
+					if i, dup := seen[key]; dup {
+						first := v.Members[i].KeyPos
+						*warns = append(*warns, Warning{File: file, Line: kpos.Line, Col: kpos.Col, Path: key,
+							Msg: fmt.Sprintf("key %q repeated (first at %d:%d): Claude Code keeps the last", key, first.Line, first.Col)})
+						v.Members[i].Value = val
+						continue
+					}
+					seen[key] = len(v.Members)
+					v.Members = append(v.Members, Member{Key: key, KeyPos: kpos, Value: val})
+				}
+				if _, err := dec.Token(); err != nil {
+					return nil, fail(err)
+				}
+				return v, nil
+			}
+			v := &Value{Kind: Array, Pos: pos}
+			for dec.More() {
+				e, err := value()
+				if err != nil {
+					return nil, err
+				}
+				v.Elems = append(v.Elems, e)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, fail(err)
+			}
+			return v, nil
+		case string:
+			return &Value{Kind: String, Str: t, Pos: pos}, nil
+		case json.Number:
+			return &Value{Kind: Number, Num: t.String(), Pos: pos}, nil
+		case bool:
+			return &Value{Kind: Bool, Bool: t, Pos: pos}, nil
+		default:
+			return &Value{Kind: Null, Pos: pos}, nil
+		}
+	}
+	v, err := value()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		p := next()
+		if err != nil {
+			return nil, fail(err)
+		}
+		return nil, &Error{File: file, Line: p.Line, Col: p.Col, Msg: "not JSON: more after the top-level value"}
+	}
+	return v, nil
+}

@@ -1,0 +1,442 @@
+package importer
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const ccData = "testdata/importer-claude-code/"
+
+// cliRecord is what the pinned Claude Code CLI offered for a fixture
+// project (testdata/importer-claude-code/*.cli-2.1.328.json).
+type cliRecord struct {
+	Agents map[string]struct {
+		Description string `json:"description"`
+		Tools       string `json:"tools"`
+	} `json:"agents"`
+	Pools map[string][]string `json:"pools"`
+}
+
+func readCLIRecord(t *testing.T, name string) cliRecord {
+	t.Helper()
+	var rec cliRecord
+	if err := json.Unmarshal(readFile(t, ccData+name), &rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// ccAgent is one agent of an imported document.
+type ccAgent struct {
+	Description     string   `json:"description"`
+	Tools           []string `json:"tools"`
+	DisallowedTools []string `json:"disallowedTools"`
+	PermissionMode  string   `json:"permissionMode"`
+	Background      *bool    `json:"background"`
+	Model           string   `json:"model"`
+}
+
+func importedAgents(t *testing.T, r *Result) map[string]ccAgent {
+	t.Helper()
+	var doc struct {
+		Agents map[string]json.RawMessage `json:"agents"`
+	}
+	if err := json.Unmarshal(r.Document, &doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]ccAgent{}
+	for name, raw := range doc.Agents {
+		var a ccAgent
+		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&a); err != nil {
+			t.Fatalf("agent %s: %v", name, err)
+		}
+		if a.Tools == nil && strings.Contains(string(raw), `"tools":[]`) {
+			a.Tools = []string{}
+		}
+		out[name] = a
+	}
+	return out
+}
+
+// listedTools renders an agent's tools as Claude Code lists them in its
+// system prompt (function OUs), so that an import can be compared with
+// what the CLI offered.
+func listedTools(tools, disallowed []string) string {
+	switch {
+	case len(tools) > 0 && len(disallowed) > 0:
+		var left []string
+		for _, t := range tools {
+			if !slices.Contains(disallowed, t) {
+				left = append(left, t)
+			}
+		}
+		if len(left) == 0 {
+			return "None"
+		}
+		return strings.Join(left, ", ")
+	case len(tools) > 0:
+		return strings.Join(tools, ", ")
+	case len(disallowed) > 0:
+		return "All tools except " + strings.Join(disallowed, ", ")
+	}
+	return "All tools"
+}
+
+// TestClaudeCodeLoadsWhatTheCLILoads imports the agents fixture, 55 files
+// with every quirk of front matter seen in real projects, and compares the
+// agents with what Claude Code 2.1.328 offered for the same folder
+// (agents.cli-2.1.328.json, recorded from the CLI): the same names,
+// descriptions and tools, except the agents the ledger's dialect cannot
+// hold, each left out with a warning. Every file that defines no agent is
+// named by a warning with its line and column.
+func TestClaudeCodeLoadsWhatTheCLILoads(t *testing.T) {
+	rec := readCLIRecord(t, "agents.cli-2.1.328.json")
+	root := ccData + "agents"
+	r, err := ClaudeCode(root, ClaudeCodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := importedAgents(t, r)
+	var warnings []string
+	for _, w := range r.Warnings {
+		warnings = append(warnings, w.String())
+	}
+	all := strings.Join(warnings, "\n")
+
+	dialectGaps := 0
+	for name, want := range rec.Agents {
+		a, ok := got[name]
+		if !ok {
+			if strings.Contains(all, "Claude Code loads agent "+jsonQuote(name)+", but the ledger cannot hold it") {
+				dialectGaps++
+				continue
+			}
+			t.Errorf("agent %q: Claude Code loads it, the import does not", name)
+			continue
+		}
+		if a.Description != want.Description {
+			t.Errorf("agent %q: description %q, Claude Code %q", name, a.Description, want.Description)
+		}
+		if l := listedTools(a.Tools, a.DisallowedTools); l != want.Tools {
+			t.Errorf("agent %q: tools listed %q, Claude Code %q", name, l, want.Tools)
+		}
+	}
+	for name := range got {
+		if _, ok := rec.Agents[name]; !ok {
+			t.Errorf("agent %q imported, but Claude Code does not load it", name)
+		}
+	}
+	if dialectGaps != 5 {
+		t.Errorf("%d agents left out for the dialect, want 5 (code reviewer, main, auto-mode, revisor-código and a name of 256 characters):\n%s", dialectGaps, all)
+	}
+
+	// The CLI's list does not tell an empty tools list from none: the
+	// sub-agents' own requests do.
+	for name, pool := range rec.Pools {
+		a := got[name]
+		switch {
+		case len(pool) == 0:
+			if a.Tools == nil || len(a.Tools) != 0 {
+				t.Errorf("agent %q: tools %q, want [] (Claude Code gave it no tools)", name, a.Tools)
+			}
+		case name == "disallow-star":
+			if a.Tools != nil || a.DisallowedTools != nil {
+				t.Errorf("agent %q: tools %q, disallowed %q, want neither (Claude Code gave it every tool)", name, a.Tools, a.DisallowedTools)
+			}
+		case name == "memory-keeper":
+			tools := slices.Sorted(slices.Values(a.Tools))
+			if !slices.Equal(tools, pool) {
+				t.Errorf("agent %q: tools %q, Claude Code gave %q", name, tools, pool)
+			}
+		}
+	}
+
+	// Every file is an imported agent's or named by a warning.
+	defined := map[string]bool{}
+	for _, pl := range r.places {
+		defined[pl.file] = true
+	}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if !defined[p] && !strings.Contains(all, p+":") {
+			t.Errorf("%s: neither imported nor named by a warning", p)
+		}
+		return nil
+	})
+	for _, w := range r.Warnings {
+		if strings.HasPrefix(w.Msg, "skipped:") && strings.HasSuffix(w.File, ".md") && (w.Line == 0 || w.Col == 0) {
+			t.Errorf("skipped file without line and column: %s", w)
+		}
+	}
+}
+
+func jsonQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return strings.ReplaceAll(string(b), `\u0026`, "&")
+}
+
+// TestClaudeCodeSkips checks the warning of each file Claude Code does not
+// load, as printed.
+func TestClaudeCodeSkips(t *testing.T) {
+	r, err := ClaudeCode(ccData+"agents", ClaudeCodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, w := range r.Warnings {
+		if strings.HasPrefix(w.Msg, "skipped:") {
+			got[filepath.ToSlash(strings.TrimPrefix(w.File, ccData+"agents/.claude/agents/"))] = strings.TrimPrefix(w.String(), w.File)
+		}
+	}
+	want := map[string]string{
+		"notes/README.md":        ":1:1: warning: skipped: no front matter: the first line must be '---' (Claude Code skips a file that does not start with it)",
+		"open-long.md":           `:1:1: warning: skipped: no front matter: the first line must be '---' alone (Claude Code skips a file whose first line is "----")`,
+		"leading-blank.md":       ":1:1: warning: skipped: no front matter: the first line must be '---' (Claude Code skips a file that does not start with it)",
+		"unclosed.md":            ":1:1: warning: skipped: the front matter has no closing '---' (Claude Code skips the file)",
+		"no-name.md":             ":2:1: warning: skipped: no name: Claude Code loads an agent only with a name: in its front matter (the file name does not count)",
+		"numeric-name.md":        ":2:7: warning: skipped: name is a number (42): Claude Code loads an agent only when its name is a string (quote it)",
+		"colon-name.md":          `:2:7: warning: skipped: name "review:quick" contains ':', which Claude Code reserves for plugin agents`,
+		"fullwidth-colon.md":     `:2:7: warning: skipped: name "review：quick" contains ':', which Claude Code reserves for plugin agents`,
+		"dash-name.md":           `:2:7: warning: skipped: name "-hidden" starts with '-', which Claude Code refuses`,
+		"long-name.md":           ":2:7: warning: skipped: the name is 257 characters long; Claude Code refuses names over 256",
+		"no-description.md":      ":2:1: warning: skipped: no description: Claude Code loads an agent only with a description",
+		"empty-description.md":   ":3:14: warning: skipped: the description is empty: Claude Code loads an agent only with a description",
+		"numeric-description.md": ":3:14: warning: skipped: description is a number (404): Claude Code loads an agent only when its description is a string (quote it)",
+		"quoted-prefix.md":       ":3:14: warning: skipped: the front matter is not YAML Claude Code can read: did not find expected key (it also failed with the values quoted, as Claude Code retries): quote the value, or fix the line",
+		"digit-key.md":           ":4:11: warning: skipped: the front matter is not YAML Claude Code can read: mapping values are not allowed in this context (it also failed with the values quoted, as Claude Code retries): quote the value, or fix the line",
+		"crlf-colon.md":          ":3:14: warning: skipped: the front matter is not YAML Claude Code can read: mapping values are not allowed in this context (it also failed with the values quoted, as Claude Code retries): quote the value, or fix the line",
+		"list-root.md":           ":2:1: warning: skipped: the front matter is a list: it must be a mapping of keys to values with at least name and description",
+		"indented.md":            ":3:16: warning: skipped: the front matter is not YAML Claude Code can read: mapping values are not allowed in this context (it also failed with the values quoted, as Claude Code retries): quote the value, or fix the line",
+		"top-level-hook.md":      ":4:1: warning: skipped: PreToolUse is written at the top of the front matter, outside hooks: Claude Code refuses to load such an agent; move it under hooks",
+		"style.MD":               ": warning: skipped: only .md files define agents (Claude Code ignores this file)",
+		"notes.txt":              ": warning: skipped: only .md files define agents (Claude Code ignores this file)",
+		"team/code reviewer.md":  `:2:1: warning: skipped: Claude Code loads agent "code reviewer", but the ledger cannot hold it (sessions cannot spawn it under the ledger): agent name "code reviewer" is invalid: use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit`,
+		"i18n/revisor.md":        `:2:1: warning: skipped: Claude Code loads agent "revisor-código", but the ledger cannot hold it (sessions cannot spawn it under the ledger): agent name "revisor-código" is invalid: use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit`,
+		"main.md":                `:2:1: warning: skipped: Claude Code loads agent "main", but the ledger cannot hold it (sessions cannot spawn it under the ledger): agent name "main" is reserved; choose another name`,
+		"auto-mode.md":           `:4:1: warning: skipped: Claude Code loads agent "auto-mode", but the ledger cannot hold it (sessions cannot spawn it under the ledger): agents.auto-mode.permissionMode: mode "auto" is not supported in the claude-code dialect; use one of default, manual, acceptEdits, plan, bypassPermissions, dontAsk`,
+	}
+	for file, w := range want {
+		if got[file] != w {
+			t.Errorf("%s\n got %s\nwant %s", file, got[file], w)
+		}
+	}
+	for file, w := range got {
+		if _, ok := want[file]; !ok && file != "just-long-enough.md" {
+			t.Errorf("%s skipped too: %s", file, w)
+		}
+	}
+}
+
+// writeTree lays out files (relative paths to contents) under a new
+// temporary directory and returns it.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// project lays out a .claude directory from relative paths and contents
+// and returns the project root.
+func project(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dot := map[string]string{}
+	for name, content := range files {
+		dot[".claude/"+name] = content
+	}
+	return writeTree(t, dot)
+}
+
+// warningsOf prints the warnings with the project root cut from the file
+// names.
+func warningsOf(r *Result, roots ...string) []string {
+	var out []string
+	for _, w := range r.Warnings {
+		s := w.String()
+		for _, root := range roots {
+			s = strings.ReplaceAll(s, root+string(filepath.Separator), "")
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestClaudeCodeShapes(t *testing.T) {
+	fm := func(lines ...string) string { return "---\n" + strings.Join(lines, "\n") + "\n---\nbody\n" }
+	tests := []struct {
+		name     string
+		files    map[string]string
+		opt      ClaudeCodeOptions
+		want     string
+		warnings []string
+	}{
+		{"empty project", map[string]string{"settings.json": `{}`}, ClaudeCodeOptions{}, `{"agents":{}}`, nil},
+		// CLI: "Read Grep  Bash(git diff *)" was three tools.
+		{"tools split at commas and spaces outside parentheses",
+			map[string]string{"agents/a.md": fm("name: a", "description: d", "tools: Agent(x, y), Read,, Bash(git diff:*) Grep")},
+			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d","tools":["Agent(x, y)","Read","Bash(git diff:*)","Grep"]}}}`, nil},
+		{"list entries are split too",
+			map[string]string{"agents/a.md": fm("name: a", "description: d", "tools: [Read Grep, 'Bash(npm test)']")},
+			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d","tools":["Read","Grep","Bash(npm test)"]}}}`, nil},
+		{"empty list means no tools",
+			map[string]string{"agents/a.md": fm("name: a", "description: d", "tools: []")},
+			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d","tools":[]}}}`, nil},
+		// CLI: the sub-agent of "tools:" had no tools at all.
+		{"tools with no value means no tools",
+			map[string]string{"agents/a.md": fm("name: a", "description: d", "tools:")},
+			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d","tools":[]}}}`,
+			[]string{".claude/agents/a.md:4:1: warning: tools has no value: Claude Code gives the agent no tools (write tools: [] to say so, or leave tools out for every tool)"}},
+		// CLI: "tools: 5" and "tools: {a: 1}" gave no tools.
+		{"tools of the wrong type means no tools",
+			map[string]string{"agents/a.md": fm("name: a", "description: d", "tools: {read: true}")},
+			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d","tools":[]}}}`,
+			[]string{".claude/agents/a.md:4:1: warning: tools is a mapping: Claude Code gives the agent no tools (write tools: [] to say so, or leave tools out for every tool)"}},
+		// CLI: "tools: *" (unquoted) and "tools: '*'" gave every tool.
+		{"tools: * is every tool",
+			map[string]string{"agents/a.md": fm("name: a", "description: d", "tools: *"), "agents/b.md": fm("name: b", "description: d", "tools: '*'")},
+			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d"},"b":{"description":"d"}}}`, nil},
+		// CLI: disallowedTools "*" left the sub-agent every tool.
+		{"disallowedTools with a star disallows nothing",
+			map[string]string{"agents/a.md": fm("name: a", "description: d", "disallowedTools: Bash, *")},
+			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d"}}}`,
+			[]string{".claude/agents/a.md:4:1: warning: dropped disallowedTools: Claude Code ignores a disallowedTools list that holds '*', and disallows nothing; list the tools to disallow"}},
+		{"agents sorted by name, CRLF and aliases",
+			map[string]string{
+				"agents/z.md": "---\r\nname: alpha\r\ndescription: &d shared\r\nmodel: *d\r\nbackground: false\r\n---\r\n",
+				"agents/a.md": fm("name: beta", "description: other"),
+				"agents/b.md": fm("name: gamma", "description: other", "disallowedTools: &w [Write]", "tools: *w"),
+			}, ClaudeCodeOptions{},
+			`{"agents":{"alpha":{"description":"shared","background":false,"model":"shared"},"beta":{"description":"other"},"gamma":{"description":"other","tools":["Write"],"disallowedTools":["Write"]}}}`, nil},
+		{"unknown and ignored keys dropped",
+			map[string]string{"agents/a.md": fm("name: a", "description: d", "effort: high", "version: 2"), "agents/README.txt": "x"},
+			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d"}}}`, []string{
+				".claude/agents/README.txt: warning: skipped: only .md files define agents (Claude Code ignores this file)",
+				".claude/agents/a.md:4:1: warning: dropped effort: ignored by the claude-code dialect",
+				".claude/agents/a.md:5:1: warning: dropped version: not a field of a claude-code agent",
+			}},
+		// CLI: "description: Use when: the user asks" loaded as written.
+		{"a colon in a value is quoted and read again",
+			map[string]string{"agents/a.md": fm("name: a", "description: Use when: the tests fail", "tools: Read, Bash(go test *)")},
+			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"Use when: the tests fail","tools":["Read","Bash(go test *)"]}}}`, nil},
+		// CLI: "tools: Read # only read" became four tools once quoting applied.
+		{"quoting is all or nothing",
+			map[string]string{"agents/a.md": fm("name: a", "description: Use when: red", "tools: Read # only"), "agents/b.md": fm("name: b", "description: d", "tools: Read # only")},
+			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"Use when: red","tools":["Read","#","only"]},"b":{"description":"d","tools":["Read"]}}}`, nil},
+		// CLI: closing "----" and "---x" closed; "a --- b" cut the value.
+		{"the front matter ends at the first ---",
+			map[string]string{
+				"agents/a.md": "---\nname: a\ndescription: d\ntools: Read\n----\nbody\n",
+				"agents/b.md": "---\nname: b\ndescription: one --- two\ntools: Read\n---\n",
+				"agents/c.md": "---\n\n\nname: c  \ndescription: d\n---   \n",
+			}, ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d","tools":["Read"]},"b":{"description":"one"},"c":{"description":"d"}}}`, nil},
+		// CLI: agents/sub/deep/er/s01.md and a hidden folder loaded.
+		{"agents in folders",
+			map[string]string{"agents/team/backend/api.md": fm("name: api", "description: d"), "agents/.drafts/x.md": fm("name: x", "description: d")},
+			ClaudeCodeOptions{}, `{"agents":{"api":{"description":"d"},"x":{"description":"d"}}}`, nil},
+		// CLI: tools merged from an anchored mapping; the last repeated key won.
+		{"merge keys and repeated keys",
+			map[string]string{"agents/a.md": fm("base: &b", "  tools: Read", "  model: haiku", "name: a", "description: first", "<<: *b", "model: opus", "description: second")},
+			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"second","tools":["Read"],"model":"opus"}}}`, []string{
+				".claude/agents/a.md:2:1: warning: dropped base: not a field of a claude-code agent",
+				`.claude/agents/a.md:9:1: warning: key "description" repeated (first at line 6): Claude Code keeps the last`,
+			}},
+		// CLI: "tools: Bash" with "memory: project" had Bash, Write, Edit, Read.
+		{"memory adds tools",
+			map[string]string{"agents/a.md": fm("name: a", "description: d", "tools: Bash, Read", "memory: project"), "agents/b.md": fm("name: b", "description: d", "memory: user")},
+			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d","tools":["Bash","Read","Write","Edit"]},"b":{"description":"d"}}}`, []string{
+				".claude/agents/a.md:5:1: warning: memory: project adds Write, Edit to the tools, as Claude Code does",
+				".claude/agents/a.md:5:1: warning: dropped memory: ignored by the claude-code dialect",
+				".claude/agents/b.md:4:1: warning: dropped memory: ignored by the claude-code dialect",
+			}},
+		// CLI: "permissionMode: yolo" and "background: yes" loaded, ignored.
+		{"fields Claude Code ignores or normalizes",
+			map[string]string{"agents/a.md": fm("name: a", `description: line\nnext`, "permissionMode: manual", "background: 'true'", "model: ' Inherit '"),
+				"agents/b.md": fm("name: b", "description: d", "permissionMode: yolo", "background: yes", "model: 4")},
+			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"line\nnext","permissionMode":"default","background":true,"model":"inherit"},"b":{"description":"d"}}}`, []string{
+				`.claude/agents/b.md:4:1: warning: dropped permissionMode: "yolo" is not a mode (acceptEdits, auto, bypassPermissions, default, dontAsk, plan); Claude Code ignores it`,
+				`.claude/agents/b.md:5:1: warning: dropped background: "yes" is not true or false; Claude Code ignores it`,
+				".claude/agents/b.md:6:1: warning: dropped model: a number (4) is not a model name; Claude Code ignores it",
+			}},
+		{"settings merged in order without duplicates",
+			map[string]string{
+				"settings.json":       `{"permissions": {"allow": ["A", "B", "A"], "deny": ["D"], "defaultMode": "plan"}}`,
+				"settings.local.json": `{"permissions": {"allow": ["C", "B"], "ask": ["Q"], "defaultMode": "plan"}, "env": {"CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH": 1}}`,
+			}, ClaudeCodeOptions{},
+			`{"agents":{},"permissions":{"allow":["A","B","C"],"ask":["Q"],"deny":["D"],"defaultMode":"plan"},"maxSubagentDepth":1}`,
+			[]string{".claude/settings.local.json:1:85: warning: imported CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH as maxSubagentDepth 1"}},
+		// CLI: local default over project acceptEdits.
+		{"local mode replaces shared mode",
+			map[string]string{
+				"settings.json":       `{"permissions": {"defaultMode": "plan"}}`,
+				"settings.local.json": `{"permissions": {"defaultMode": "acceptEdits"}}`,
+			}, ClaudeCodeOptions{}, `{"agents":{},"permissions":{"defaultMode":"acceptEdits"}}`,
+			[]string{`.claude/settings.local.json:1:18: warning: permissions.defaultMode "acceptEdits" replaces "plan" from .claude/settings.json`}},
+		{"options", map[string]string{"settings.json": `{"env": {"CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH": "3", "X": "y"}}`},
+			ClaudeCodeOptions{BuiltInAgents: "false", MaxSubagentDepth: 2},
+			`{"agents":{},"builtInAgents":false,"maxSubagentDepth":2}`, []string{
+				".claude/settings.json:1:2: warning: dropped env except CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH (imported as maxSubagentDepth 3): not part of the claude-code policy document",
+				".claude/settings.json:1:10: warning: the depth given on the command line (2) replaces CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH=3",
+			}},
+		// CLI: a trailing comma or a comment made Claude Code ignore the file
+		// (its deny did not apply), the other file still applied.
+		{"a settings file that is not strict JSON is skipped",
+			map[string]string{
+				"settings.json":       "{\n  // shared rules\n  \"permissions\": {\"deny\": [\"Bash(rm *)\"]}\n}",
+				"settings.local.json": `{"permissions": {"allow": ["Bash(make *)"],}}`,
+			}, ClaudeCodeOptions{}, `{"agents":{}}`, []string{
+				".claude/settings.json:2:3: warning: skipped: not JSON: invalid character '/': Claude Code reads settings as strict JSON (no comments, no trailing commas) and ignores this whole file, so none of its rules apply",
+				".claude/settings.local.json:1:44: warning: skipped: not JSON: invalid character '}' looking for beginning of object key string: Claude Code reads settings as strict JSON (no comments, no trailing commas) and ignores this whole file, so none of its rules apply",
+			}},
+		// CLI: deny written as a string, defaultMode "yolo" or 5, and
+		// "permissions": [] each made Claude Code ignore the whole file.
+		{"a settings file of the wrong shape is skipped",
+			map[string]string{
+				"settings.json":       `{"permissions": {"allow": ["Read"], "deny": "Bash"}}`,
+				"settings.local.json": `{"permissions": {"allow": ["Edit"], "defaultMode": "yolo"}}`,
+			}, ClaudeCodeOptions{}, `{"agents":{}}`, []string{
+				".claude/settings.json:1:45: warning: skipped: permissions.deny must be a list of strings, got string: Claude Code ignores this whole file when it does not match its settings schema, so none of its rules apply",
+				`.claude/settings.local.json:1:52: warning: skipped: permissions.defaultMode must be one of manual, acceptEdits, auto, bypassPermissions, default, dontAsk, plan, got "yolo": Claude Code ignores this whole file when it does not match its settings schema, so none of its rules apply`,
+			}},
+		// CLI: a number in allow or deny was dropped, the rest applied; the
+		// last of a repeated key won; a byte order mark was fine.
+		{"settings: a non-string rule dropped, the last repeated key kept, a BOM",
+			map[string]string{
+				"settings.json": "\ufeff{\"permissions\": {\"allow\": [1, \"Read\"]}, \"permissions\": {\"deny\": [\"Bash\", true]}}",
+			}, ClaudeCodeOptions{}, `{"agents":{},"permissions":{"deny":["Bash"]}}`, []string{
+				`.claude/settings.json:1:41: warning: key "permissions" repeated (first at 1:2): Claude Code keeps the last`,
+				".claude/settings.json:1:74: warning: dropped permissions.deny[1]: boolean, not a string (Claude Code drops it and keeps the rest of the file)",
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := project(t, tt.files)
+			r, err := ClaudeCode(root, tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(r.Document) != tt.want {
+				t.Errorf("document\n got %s\nwant %s", r.Document, tt.want)
+			}
+			if got := warningsOf(r, root); strings.Join(got, "\n") != strings.Join(tt.warnings, "\n") {
+				t.Errorf("warnings\n got %q\nwant %q", got, tt.warnings)
+			}
+		})
+	}
+}
