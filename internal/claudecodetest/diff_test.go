@@ -268,6 +268,26 @@ const (
 
 func (c compared) agree() bool { return c.CLI == c.Dialect }
 
+// strictness orders call outcomes: a refusal is stricter than a prompt,
+// a prompt stricter than running.
+var strictness = map[string]int{outAllow: 0, outAsk: 1, outDeny: 2, outAbsent: 2}
+
+// failClosed reports whether the dialect is stricter than the CLI where
+// they differ: a call it refuses or asks about that the CLI ran (or asked
+// about), a pool holding no tool the CLI's lacks, a spawn it refuses.
+func (c compared) failClosed() bool {
+	switch c.kind {
+	case kindPool:
+		return strings.HasSuffix(c.Evidence, "only the dialect has []")
+	case kindSpawn:
+		return c.CLI == "spawned"
+	}
+	d, _, _ := strings.Cut(c.Dialect, " (")
+	cli, okC := strictness[c.CLI]
+	dl, okD := strictness[d]
+	return okC && okD && dl > cli
+}
+
 // key names a comparison in deliberate.json and in the recorded
 // scenarios.
 func (c compared) key() string { return c.Case + " | " + c.Session + " | " + c.What }
@@ -389,7 +409,10 @@ func (dc *dcase) catalogue(pf PoolsFile) []string {
 }
 
 // deliberate are the disagreements testdata/deliberate.json accepts: key ->
-// reason.
+// reason. The file is a list of {"case", "session", "call", "reason"},
+// where call is "<Tool> <input JSON>" as the failure message prints it,
+// "pool" or "spawn". Only fail-closed choices belong there (see
+// failClosed); an entry whose comparison now agrees must go.
 func deliberate(t testing.TB) map[string]string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "deliberate.json"))
@@ -429,11 +452,16 @@ func TestDifferential(t *testing.T) {
 				t.Parallel()
 				cs := runCase(t, &dc, dc.catalogue(pf))
 				for _, c := range cs {
-					if !c.agree() {
-						if reason, listed := ok[c.key()]; listed {
-							t.Logf("deliberate: %s: CLI %s, dialect %s (%s)", c.key(), c.CLI, c.Dialect, reason)
-							continue
-						}
+					reason, listed := ok[c.key()]
+					switch {
+					case c.agree() && listed:
+						t.Errorf("testdata/deliberate.json lists %s, which agrees now: remove it", c.key())
+					case c.agree():
+					case listed && !c.failClosed():
+						t.Errorf("testdata/deliberate.json lists %s, but the dialect is not stricter than the CLI there (CLI %s, dialect %s)", c.key(), c.CLI, c.Dialect)
+					case listed:
+						t.Logf("deliberate: %s: CLI %s, dialect %s (%s)", c.key(), c.CLI, c.Dialect, reason)
+					default:
 						t.Errorf("disagreement: %s\n\tCLI: %s (%s)\n\tdialect: %s", c.key(), c.CLI, c.Evidence, c.Dialect)
 					}
 				}

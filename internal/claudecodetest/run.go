@@ -226,6 +226,11 @@ func Run(ctx context.Context, t testing.TB, c Case) *Result {
 	if err != nil && !errors.As(err, &exitErr) {
 		t.Fatalf("claude run %s: %v", c.Name, err)
 	}
+	if len(res.Unexpected) > 0 {
+		// Only streaming POST /v1/messages is scripted: anything else is a
+		// request the harness does not understand.
+		t.Errorf("claude run %s: requests the scripted model does not serve: %v", c.Name, res.Unexpected)
+	}
 	res.Output = out
 	res.PermissionDenials = parsed.PermissionDenials
 	res.Hooks = readHooks(t, hooks)

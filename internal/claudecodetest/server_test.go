@@ -179,3 +179,28 @@ func TestSameInput(t *testing.T) {
 		}
 	}
 }
+
+// TestFailClosed: only a dialect stricter than the CLI may be listed as
+// deliberate.
+func TestFailClosed(t *testing.T) {
+	tests := []struct {
+		c    compared
+		want bool
+	}{
+		{compared{CLI: outAllow, Dialect: "ask (default:prompt)"}, true},
+		{compared{CLI: outAsk, Dialect: "deny (permission:deny)"}, true},
+		{compared{CLI: outAllow, Dialect: "absent (catalogue:unknown)"}, true},
+		{compared{CLI: outDeny, Dialect: "allow (mode:bypassPermissions)"}, false},
+		{compared{CLI: outDeny, Dialect: "absent (permission:deny)"}, false},
+		{compared{CLI: outAsk, Dialect: "session refused (agent_not_configured)"}, false},
+		{compared{kind: kindPool, Evidence: poolDiff([]string{"Bash", "Grep"}, []string{"Bash"})}, true},
+		{compared{kind: kindPool, Evidence: poolDiff([]string{"Bash"}, []string{"Bash", "Grep"})}, false},
+		{compared{kind: kindSpawn, CLI: "spawned", Dialect: "refused: depth_limit"}, true},
+		{compared{kind: kindSpawn, CLI: "refused", Dialect: "spawned"}, false},
+	}
+	for _, tc := range tests {
+		if got := tc.c.failClosed(); got != tc.want {
+			t.Errorf("%+v: failClosed %v, want %v", tc.c, got, tc.want)
+		}
+	}
+}
