@@ -32,6 +32,7 @@ func commands() []command {
 		{"test", "run scenario files and report failed expectations", runTest},
 		{"bench", "measure the ledger against raw JetStream and bbolt and print the table", runBench},
 		{"policy", "import real orchestrator configs as policy documents (policy import)", runPolicy},
+		{"hook", "be Claude Code's hook (hook claude-code) and install it in a project (hook install)", runHook},
 	}
 }
 

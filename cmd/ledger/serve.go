@@ -31,6 +31,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	noAPI := fl.Bool("no-api", false, "do not serve the ledger micro service (only keep the projection current)")
 	metricsAddr := fl.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (for example :9090)")
 	httpAddr := fl.String("http", "", "serve the audit report (as 'ledger report' writes it) at http://ADDR/ and /healthz (for example 127.0.0.1:8080)")
+	var hooks hookServer
+	hooks.register(fl)
 	genAuth := fl.String("gen-auth", "", "write a NATS authorization block for the roles below to FILE ('-' for stdout) and exit; include it\nin the NATS server configuration (or pass it to --nats-config)")
 	svcUsers := fl.String("service-users", "ledger", "with --gen-auth: the ledger service's users, name[:password],...")
 	orchUsers := fl.String("orchestrators", "", "with --gen-auth: orchestrator users (each name is its owner token), name[:password],...")
@@ -41,6 +43,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	if *genAuth != "" {
 		return writeAuth(*genAuth, lf.stream, *svcUsers, *orchUsers, *opUsers, *audUsers, stdout)
+	}
+	if err := hooks.check(); err != nil {
+		return err
 	}
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(*level)); err != nil {
@@ -90,6 +95,19 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		defer srv.Stop()
 		lf.logger.Info("api", "service", api.ServiceName, "version", api.ServiceVersion, "subjects", api.Prefix+".>", "instance", *name)
+	}
+	if hooks.addr != "" {
+		why := []string{"--data", lf.data}
+		if lf.natsURL != "" {
+			why = []string{"--nats", lf.natsURL}
+		} else if lf.listen != "" {
+			why = []string{"--nats", h.ns.ClientURL()}
+		}
+		stop, err := hooks.serve(h.nc, why, lf.logger)
+		if err != nil {
+			return fmt.Errorf("--hooks %s: %w", hooks.addr, err)
+		}
+		defer stop()
 	}
 	lf.logger.Info("serving", "stream", h.log.Name(), "position", h.svc.Position())
 	err = h.svc.Run(ctx)
