@@ -49,6 +49,9 @@ type dcase struct {
 	// dialect).
 	mode  string
 	tools string
+	// agent is --agent: the main thread runs that agent's definition (the
+	// main session's agent for the dialect).
+	agent string
 	// mcp are the run's MCP servers (server -> tool names): the main
 	// session's MCP tools for the dialect.
 	mcp      map[string][]string
@@ -165,6 +168,9 @@ func (dc *dcase) steps() []map[string]any {
 			if dc.tools != "" {
 				data["agent"] = cliToolsAgent
 			}
+			if dc.agent != "" {
+				data["agent"] = dc.agent
+			}
 			if dc.mode != "" {
 				data["mode"] = dc.mode
 			}
@@ -234,6 +240,9 @@ func (dc *dcase) cliCase() Case {
 	}
 	if dc.tools != "" {
 		c.Args = append(c.Args, "--tools", dc.tools)
+	}
+	if dc.agent != "" {
+		c.Args = append(c.Args, "--agent", dc.agent)
 	}
 	// bypassPermissions as root needs IS_SANDBOX=1; it is set only where
 	// bypass is in play, so other cases run as a user would.

@@ -179,6 +179,13 @@ func matrix() []dcase {
 			t.Logf("bypass-rm: files removed despite Bash(rm *): %s", strings.Join(gone, "; "))
 		}})
 
+	out = append(out, dcase{name: "main-thread-agent", group: "main-thread agent (--agent)", agent: "coordinator",
+		agents: []Agent{{Name: "coordinator", Tools: "Agent(Explore, plain), Read"}, {Name: "plain"}},
+		sessions: []session{root([][]probe{{rd("a.txt"), sh("ls"), wr("w-co.txt"),
+			{"Agent", map[string]any{"description": "not listed", "prompt": "script:nolisted", "subagent_type": "general-purpose", "run_in_background": false}}}}),
+			child("explore", "Explore", "main", [][]probe{{rd("a.txt"), sh("ls")}}),
+			child("plain", "plain", "main", [][]probe{{rd("a.txt"), sh("ls"), wr("w-pl.txt")}})}})
+
 	mcpCalls := [][]probe{{{"mcp__srv__echo", map[string]any{"text": "a"}}, {"mcp__srv__danger", map[string]any{"text": "b"}},
 		{"mcp__other__ping", map[string]any{}}, rd("a.txt")}}
 	out = append(out, dcase{name: "mcp", group: "mcp tools",

@@ -56,7 +56,20 @@ func writeScenario(t *testing.T, dc *dcase, cat []string, res *Result, v *dialec
 		steps = append(steps, map[string]any{"expect": map[string]any{"session": dc.keyOf(s.script),
 			"allowed": slices.Sorted(maps.Keys(names)), "exact": true}})
 	}
-	for _, call := range res.Calls {
+	// Calls in script order (sessions as the case lists them, then turns),
+	// not in the order concurrent sub-agents happened to make them.
+	order := map[string]int{}
+	scripts := dc.scripts()
+	for _, s := range dc.sessions {
+		for _, turn := range scripts[s.script] {
+			for _, b := range turn {
+				order[b.ID] = len(order)
+			}
+		}
+	}
+	calls := slices.Clone(res.Calls)
+	slices.SortStableFunc(calls, func(a, b Call) int { return order[a.ID] - order[b.ID] })
+	for _, call := range calls {
 		out, ok := cliOutcome(call)
 		if !ok {
 			continue
