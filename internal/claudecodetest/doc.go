@@ -8,8 +8,10 @@
 // with the tool_result the CLI sent back, every hook payload, and the
 // result's permission_denials. The tests of the package compare that with
 // what the dialect decides for the same policy (TestDifferential), record the
-// pools of every kind of session (TestPools), and replay the recorded cases
-// as scenarios without the CLI (TestRecorded).
+// pools of every kind of session (TestPools), check what an HTTP hook sees
+// and decides (TestHTTPHook), and replay the recorded cases as scenarios
+// without the CLI (TestRecorded). A case's MCP servers are the test binary
+// itself serving stdio MCP (ServeMCP), so no other process is installed.
 //
 // # Invariants
 //
@@ -44,5 +46,9 @@
 // The CLI merges consecutive assistant messages that share a message id, so
 // the server gives every response its own. Sub-agents run in the background
 // unless their Agent call says run_in_background: false; the suites always
-// say it, so a run ends only after every sub-agent has.
+// say it, so a run ends only after every sub-agent has. bypassPermissions
+// as root needs IS_SANDBOX=1, which the differential suite sets only for
+// cases where bypass is in play. An Agent call whose type the CLI does not
+// offer "runs" (no permission refusal) and answers "Agent type ... not
+// found": the outcome is read as allow, because permission allowed it.
 package claudecodetest
