@@ -293,6 +293,13 @@ func (a *agentReader) toolList(key string, f map[string]fmField) ([]*Value, bool
 		}
 		return []*Value{}, key == "tools"
 	}
+	if len(texts) == 0 && !(n.Kind == yaml.SequenceNode && len(n.Content) == 0) {
+		if key == "tools" {
+			a.warn(kv.key, key, "tools lists no tool: Claude Code gives the agent no tools (write tools: [] to say so, or leave tools out for every tool)")
+		} else {
+			a.warn(kv.key, key, "disallowedTools lists no tool: nothing is disallowed")
+		}
+	}
 	if contains(texts, "*") {
 		switch {
 		case key == "disallowedTools":

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -30,12 +31,12 @@ import (
 //     acceptEdits over project default, project acceptEdits over user plan;
 //   - a file Claude Code cannot read is ignored whole: not strict JSON (a
 //     comment or a trailing comma is enough), not an object, or a
-//     permissions key of the wrong type (deny a string, defaultMode
-//     unknown, disableBypassPermissionsMode not "disable",
-//     additionalDirectories not a list). CLI: each such file's rules did not
-//     apply ("Invalid setting skipped" in the debug log), the other files'
-//     did. A non-string in allow or deny is dropped alone (CLI: the other
-//     rules of the file applied). A repeated key: the last wins (CLI). A
+//     permissions key of the wrong type (permissions null, deny a string,
+//     defaultMode unknown, disableBypassPermissionsMode not "disable",
+//     additionalDirectories not a list of strings, env not an object).
+//     CLI: each such file's rules did not apply ("Invalid setting skipped"
+//     in the debug log), the other files' did. A non-string in allow, ask
+//     or deny is dropped alone (CLI: the other rules of the file applied). A repeated key: the last wins (CLI). A
 //     byte order mark is fine (CLI).
 //
 // Claude Code also ignores a file in which a key the importer does not read
@@ -92,6 +93,9 @@ func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *Warn
 					s.keys[m.Key] = m.KeyPos
 					var list []*Value
 					for i, e := range m.Value.Elems {
+						if e.Kind != String && m.Key == "additionalDirectories" {
+							return ignore(e, "%s[%d] must be a string, got %s", key, i, e.Kind)
+						}
 						if e.Kind != String {
 							i, e := i, e
 							later = append(later, func() {
@@ -120,8 +124,11 @@ func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *Warn
 			}
 		case "env":
 			top := top
+			if top.Value.Kind != Object {
+				return ignore(top.Value, "env must be an object, got %s", top.Value.Kind)
+			}
 			d := top.Value.Get(depthEnv)
-			if top.Value.Kind != Object || d == nil {
+			if d == nil {
 				later = append(later, func() {
 					c.warn(file, top.KeyPos, "env", "dropped env: not part of the claude-code policy document")
 				})
@@ -174,6 +181,7 @@ var (
 // object (nil when no file has permissions) and sets the depth.
 func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 	lists := map[string]*Value{}
+	have := map[string]map[string]bool{} // the rules of each list, against repeats
 	scalars := map[string]*Value{}
 	from := map[string]string{}
 	for _, s := range files {
@@ -186,16 +194,14 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 			list := lists[k]
 			if list == nil {
 				list = &Value{Kind: Array}
-				lists[k] = list
+				lists[k], have[k] = list, map[string]bool{}
 				c.r.record(key, s.file, s.keys[k])
 			}
-		rules:
 			for _, e := range l {
-				for _, have := range list.Elems {
-					if have.Str == e.Str {
-						continue rules
-					}
+				if have[k][e.Str] {
+					continue
 				}
+				have[k][e.Str] = true
 				c.r.record(index(key, len(list.Elems)), s.file, e.Pos)
 				list.Elems = append(list.Elems, e)
 			}
@@ -255,14 +261,16 @@ func parseStrictJSON(file string, src []byte, warns *[]Warning) (*Value, error) 
 	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.UseNumber()
-	at := func(off int64) Pos {
-		if off > int64(len(src)) {
-			off = int64(len(src))
+	starts := []int{0} // where each line starts, for positions in O(log n + line)
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
 		}
-		before := src[:off]
-		line := 1 + bytes.Count(before, []byte("\n"))
-		col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
-		return Pos{Line: line, Col: col}
+	}
+	at := func(off int64) Pos {
+		o := int(min(max(off, 0), int64(len(src))))
+		line := sort.SearchInts(starts, o+1) // the first start after o
+		return Pos{Line: line, Col: utf8.RuneCount(src[starts[line-1]:o]) + 1}
 	}
 	next := func() Pos {
 		off := dec.InputOffset()

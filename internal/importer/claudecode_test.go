@@ -1,10 +1,12 @@
 package importer
 
 import (
+	"bytes"
 	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -439,4 +441,352 @@ func TestClaudeCodeShapes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestClaudeCodeSkipsOneFile: each file below defines no agent in Claude
+// Code, and is skipped with a warning while the other file loads.
+func TestClaudeCodeSkipsOneFile(t *testing.T) {
+	good := "---\nname: good\ndescription: d\n---\n"
+	tests := []struct {
+		name, src, warning string
+	}{
+		{"empty front matter", "---\n---\n", "2:1: warning: skipped: the front matter is empty: it must be a mapping of keys to values with at least name and description"},
+		{"comments only", "---\n# nothing here\n---\n", "2:1: warning: skipped: the front matter is empty: it must be a mapping of keys to values with at least name and description"},
+		{"a scalar", "---\njust text\n---\n", "2:1: warning: skipped: the front matter is a string: it must be a mapping of keys to values with at least name and description"},
+		{"no name, a file name", "---\n\ndescription: d\n---\n", "3:1: warning: skipped: no name: Claude Code loads an agent only with a name: in its front matter (the file name does not count)"},
+		{"empty name", "---\nname: ''\ndescription: d\n---\n", "2:7: warning: skipped: no name: Claude Code loads an agent only with a name: in its front matter (the file name does not count)"},
+		{"name false", "---\nname: false\ndescription: d\n---\n", "2:7: warning: skipped: no name: Claude Code loads an agent only with a name: in its front matter (the file name does not count)"},
+		{"name a list", "---\nname: [a]\ndescription: d\n---\n", "2:7: warning: skipped: name is a list: Claude Code loads an agent only when its name is a string (quote it)"},
+		{"description a mapping", "---\nname: a\ndescription: {x: y}\n---\n", "3:14: warning: skipped: description is a mapping: Claude Code loads an agent only when its description is a string (quote it)"},
+		{"YAML that no quoting fixes", "---\nname: a\ndescription: d\ntools: [Read\n  Grep: x\n---\n", "4:8: warning: skipped: the front matter is not YAML Claude Code can read: did not find expected ',' or ']' (it also failed with the values quoted, as Claude Code retries): quote the value, or fix the line"},
+		{"PermissionRequest at the top", "---\nname: a\ndescription: d\nPermissionRequest: []\n---\n", "4:1: warning: skipped: PermissionRequest is written at the top of the front matter, outside hooks: Claude Code refuses to load such an agent; move it under hooks"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := project(t, map[string]string{"agents/bad.md": tt.src, "agents/good.md": good})
+			r, err := ClaudeCode(root, ClaudeCodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := `{"agents":{"good":{"description":"d"}}}`; string(r.Document) != want {
+				t.Errorf("document %s, want %s", r.Document, want)
+			}
+			want := ".claude/agents/bad.md:" + tt.warning
+			if got := warningsOf(r, root); len(got) != 1 || got[0] != want {
+				t.Errorf("warnings\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+// TestClaudeCodeQuirksKept: values Claude Code reads differently from how
+// they look, each loaded as the CLI does.
+func TestClaudeCodeQuirksKept(t *testing.T) {
+	tests := []struct {
+		name, src, agent string
+		warnings         []string
+	}{
+		{"a list item not a string is dropped", "---\nname: a\ndescription: d\ntools:\n  - Read\n  - 7\n---\n", `{"description":"d","tools":["Read"]}`,
+			[]string{".claude/agents/a.md:6:5: warning: dropped tools[1]: a number (7), not a string (Claude Code drops it)"}},
+		{"a tools string of commas is no tools", "---\nname: a\ndescription: d\ntools: ' , '\n---\n", `{"description":"d","tools":[]}`,
+			[]string{".claude/agents/a.md:4:1: warning: tools lists no tool: Claude Code gives the agent no tools (write tools: [] to say so, or leave tools out for every tool)"}},
+		{"a disallowedTools string of commas disallows nothing", "---\nname: a\ndescription: d\ndisallowedTools: ' , '\n---\n", `{"description":"d"}`,
+			[]string{".claude/agents/a.md:4:1: warning: disallowedTools lists no tool: nothing is disallowed"}},
+		{"a repeated name: the last wins", "---\nname: first\ndescription: d\nname: second\n---\n", `{"description":"d"}`,
+			[]string{`.claude/agents/a.md:4:1: warning: key "name" repeated (first at line 2): Claude Code keeps the last`}},
+		{"a mode in a list is dropped", "---\nname: a\ndescription: d\npermissionMode: [plan]\n---\n", `{"description":"d"}`,
+			[]string{".claude/agents/a.md:4:1: warning: dropped permissionMode: a list is not a mode (acceptEdits, auto, bypassPermissions, default, dontAsk, plan); Claude Code ignores it"}},
+		// CLI: the names 2024-01-01, 1_000 and 0b101 loaded as strings.
+		{"YAML 1.2 core scalars", "---\nname: 2024-01-01\ndescription: 1_000\nmodel: 0b101\n---\n", `{"description":"1_000","model":"0b101"}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := project(t, map[string]string{"agents/a.md": tt.src})
+			r, err := ClaudeCode(root, ClaudeCodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Agents map[string]json.RawMessage `json:"agents"`
+			}
+			json.Unmarshal(r.Document, &doc)
+			if len(doc.Agents) != 1 {
+				t.Fatalf("document %s: want one agent", r.Document)
+			}
+			for _, a := range doc.Agents {
+				if string(a) != tt.agent {
+					t.Errorf("agent\n got %s\nwant %s", a, tt.agent)
+				}
+			}
+			if got := warningsOf(r, root); strings.Join(got, "\n") != strings.Join(tt.warnings, "\n") {
+				t.Errorf("warnings\n got %q\nwant %q", got, tt.warnings)
+			}
+		})
+	}
+}
+
+// TestClaudeCodeSettingsSkipped: more settings files Claude Code ignores
+// whole (CLI: "Invalid setting skipped", the file's allow did not apply).
+func TestClaudeCodeSettingsSkipped(t *testing.T) {
+	tests := []struct{ name, src, warning string }{
+		{"permissions null", `{"permissions": null}`, "1:17: warning: skipped: permissions must be an object, got null"},
+		{"a directory not a string", `{"permissions": {"allow": ["Read"], "additionalDirectories": [5]}}`, "1:63: warning: skipped: permissions.additionalDirectories[0] must be a string, got number"},
+		{"env a list", `{"permissions": {"allow": ["Read"]}, "env": []}`, "1:45: warning: skipped: env must be an object, got list"},
+		{"bypass not disable", `{"permissions": {"disableBypassPermissionsMode": "yes"}}`, `1:50: warning: skipped: permissions.disableBypassPermissionsMode must be "disable", got "yes"`},
+		{"not an object", `["Read"]`, "1:1: warning: skipped: settings must be an object, got list"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := project(t, map[string]string{"settings.json": tt.src, "settings.local.json": `{"permissions": {"allow": ["Edit"]}}`})
+			r, err := ClaudeCode(root, ClaudeCodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := `{"agents":{},"permissions":{"allow":["Edit"]}}`; string(r.Document) != want {
+				t.Errorf("document %s, want %s", r.Document, want)
+			}
+			want := ".claude/settings.json:" + tt.warning + ": Claude Code ignores this whole file when it does not match its settings schema, so none of its rules apply"
+			if got := warningsOf(r, root); len(got) != 1 || got[0] != want {
+				t.Errorf("warnings\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+// TestClaudeCodeRefusals: what still refuses the whole import.
+func TestClaudeCodeRefusals(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string // after the project root
+	}{
+		{"bad depth", map[string]string{"settings.json": `{"env": {"CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH": "0"}}`}, "/.claude/settings.json:1:50: env.CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH must be a whole number of at least 1"},
+		{"depth not a number", map[string]string{"settings.local.json": `{"env": {"CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH": true}}`}, "/.claude/settings.local.json:1:50: env.CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH must be a whole number of at least 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := project(t, tt.files)
+			r, err := ClaudeCode(root, ClaudeCodeOptions{})
+			if err == nil {
+				t.Fatalf("import succeeded with %s", r.Document)
+			}
+			if got := strings.TrimPrefix(err.Error(), root); got != tt.want {
+				t.Errorf("error\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// dirOrder lists the .md files under dir as Claude Code reads them: each
+// folder in the order the file system gives, depth first.
+func dirOrder(t *testing.T, dir string) []string {
+	t.Helper()
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if e.IsDir() {
+			out = append(out, dirOrder(t, p)...)
+		} else if strings.HasSuffix(p, ".md") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestClaudeCodeDuplicateNames: of two files with one name, the one read
+// last wins, as in Claude Code (CLI: agents/n13.md over agents/sub/n13.md,
+// read after it; zz-dup1.md over aa-dup2.md), and the other is named by a
+// warning. Which one is last depends on the file system's order, so the
+// test asks it.
+func TestClaudeCodeDuplicateNames(t *testing.T) {
+	root := project(t, map[string]string{
+		"agents/a.md":         "---\nname: helper\ndescription: from a\n---\n",
+		"agents/b.md":         "---\nname: helper\ndescription: from b\n---\n",
+		"agents/team/c.md":    "---\nname: helper\ndescription: from c\n---\n",
+		"agents/team/solo.md": "---\nname: solo\ndescription: alone\n---\n",
+	})
+	order := dirOrder(t, filepath.Join(root, ".claude", "agents"))
+	var helpers []string
+	for _, p := range order {
+		if !strings.HasSuffix(p, "solo.md") {
+			helpers = append(helpers, p)
+		}
+	}
+	last := helpers[len(helpers)-1]
+	r, err := ClaudeCode(root, ClaudeCodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := "from " + strings.TrimSuffix(filepath.Base(last), ".md")
+	if want := `{"agents":{"helper":{"description":"` + from + `"},"solo":{"description":"alone"}}}`; string(r.Document) != want {
+		t.Errorf("document\n got %s\nwant %s (files read in the order %q)", r.Document, want, order)
+	}
+	var skipped []string
+	for _, w := range r.Warnings {
+		if strings.Contains(w.Msg, `agent "helper" is defined again in `+last) {
+			skipped = append(skipped, w.File)
+		}
+	}
+	slices.Sort(skipped)
+	want := slices.DeleteFunc(slices.Clone(helpers), func(p string) bool { return p == last })
+	slices.Sort(want)
+	if !slices.Equal(skipped, want) {
+		t.Errorf("warned about %q, want %q:\n%s", skipped, want, strings.Join(warningsOf(r), "\n"))
+	}
+}
+
+// TestClaudeCodeLinks: symbolic links are followed (CLI: a link to a file
+// outside the project loaded), a loop is read once, and one file under two
+// names defines its agent once.
+func TestClaudeCodeLinks(t *testing.T) {
+	root := project(t, map[string]string{"agents/a.md": "---\nname: a\ndescription: d\n---\n"})
+	outside := writeTree(t, map[string]string{"shared.md": "---\nname: shared\ndescription: from outside\n---\n"})
+	agents := filepath.Join(root, ".claude", "agents")
+	for link, target := range map[string]string{
+		"shared.md":   filepath.Join(outside, "shared.md"),
+		"loop":        ".",
+		"again.md":    "a.md",
+		"dangling.md": "nowhere.md",
+	} {
+		if err := os.Symlink(target, filepath.Join(agents, link)); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	r, err := ClaudeCode(root, ClaudeCodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"agents":{"a":{"description":"d"},"shared":{"description":"from outside"}}}`; string(r.Document) != want {
+		t.Errorf("document\n got %s\nwant %s", r.Document, want)
+	}
+	got := strings.Join(warningsOf(r, root), "\n")
+	for _, want := range []string{
+		"loop: warning: skipped: this folder was read already (a symbolic link loops back to it)",
+		"warning: skipped: the same file was read already under another name (a link): Claude Code reads it once",
+		"dangling.md: warning: skipped: no such file or directory",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestClaudeCodeUserScope: the user's directory is layered under the
+// project (CLI: project agents replace user agents of the same name, user
+// allow and deny rules apply with the project's, the project's defaultMode
+// over the user's).
+func TestClaudeCodeUserScope(t *testing.T) {
+	user := writeTree(t, map[string]string{
+		"settings.json":       `{"permissions": {"allow": ["Read(~/notes/**)", "Bash(make)"], "deny": ["WebFetch"], "defaultMode": "plan"}}`,
+		"agents/mine.md":      "---\nname: mine\ndescription: personal\n---\n",
+		"agents/reviewer.md":  "---\nname: reviewer\ndescription: the user's\n---\n",
+		"agents/sub/other.md": "---\nname: other\ndescription: in a folder\ntools: Read\n---\n",
+	})
+	root := project(t, map[string]string{
+		"settings.json":      `{"permissions": {"allow": ["Bash(make)", "Bash(npm test)"]}}`,
+		"agents/reviewer.md": "---\nname: reviewer\ndescription: the project's\n---\n",
+	})
+	r, err := ClaudeCode(root, ClaudeCodeOptions{UserDir: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"agents":{"mine":{"description":"personal"},"other":{"description":"in a folder","tools":["Read"]},"reviewer":{"description":"the project's"}},` +
+		`"permissions":{"allow":["Read(~/notes/**)","Bash(make)","Bash(npm test)"],"deny":["WebFetch"],"defaultMode":"plan"}}`
+	if string(r.Document) != want {
+		t.Errorf("document\n got %s\nwant %s", r.Document, want)
+	}
+	if got, want := warningsOf(r, user, root), []string{
+		`agents/reviewer.md:2:1: warning: agent "reviewer" of the user scope is replaced by the one in .claude/agents/reviewer.md, as in Claude Code`,
+	}; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings\n got %q\nwant %q", got, want)
+	}
+
+	// A user directory that does not exist reads nothing.
+	r, err = ClaudeCode(root, ClaudeCodeOptions{UserDir: filepath.Join(user, "missing")})
+	if err != nil || string(r.Document) != `{"agents":{"reviewer":{"description":"the project's"}},"permissions":{"allow":["Bash(make)","Bash(npm test)"]}}` {
+		t.Errorf("missing user dir: %s, %v", r.Document, err)
+	}
+}
+
+// FuzzClaudeCodeAgent: any file either defines an agent whose document
+// encodes, or is skipped with a warning placed in it; nothing panics.
+func FuzzClaudeCodeAgent(f *testing.F) {
+	filepath.WalkDir(ccData, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			if src, err := os.ReadFile(p); err == nil {
+				f.Add(src)
+			}
+		}
+		return nil
+	})
+	f.Add([]byte("---\nname: a\ndescription: Use when: x\ntools: *\n---\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		a, skip := readAgent("f.md", src)
+		switch {
+		case a == nil && skip == nil:
+			t.Fatal("neither an agent nor a warning")
+		case a != nil && skip != nil:
+			t.Fatal("both an agent and a warning")
+		case skip != nil:
+			if skip.File != "f.md" || !strings.HasPrefix(skip.Msg, "skipped: ") {
+				t.Fatalf("warning %+v", skip)
+			}
+		default:
+			if a.name == "" {
+				t.Fatal("an agent without a name")
+			}
+			if _, err := a.v.AppendJSON(nil, "f.md"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// FuzzClaudeCodeSettings: the settings reader accepts exactly what JSON
+// accepts (after a byte order mark), places its errors in the file, and
+// holds the same value.
+func FuzzClaudeCodeSettings(f *testing.F) {
+	for _, s := range []string{`{}`, `{"permissions": {"allow": ["Read"], "deny": [1]}}`, `{"a": 1, "a": 2}`, "\ufeff[1, 2.5e3, null, true]", `{"x":}`, "{\n// c\n}", `"s"`, `[1,]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		var warns []Warning
+		v, err := parseStrictJSON("s.json", src, &warns)
+		body := bytes.TrimPrefix(src, []byte("\ufeff"))
+		if valid := json.Valid(body); valid != (err == nil) {
+			t.Fatalf("json.Valid %v, parseStrictJSON error %v", valid, err)
+		}
+		if err != nil {
+			if e, ok := err.(*Error); !ok || e.File != "s.json" || e.Line < 1 || e.Col < 1 {
+				t.Fatalf("error %#v", err)
+			}
+			return
+		}
+		got, err := v.AppendJSON(nil, "s.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		decode := func(src []byte, v *any) error {
+			d := json.NewDecoder(bytes.NewReader(src))
+			d.UseNumber()
+			return d.Decode(v)
+		}
+		decode(body, &a) // the last of a repeated key wins, as here
+		if err := decode(got, &b); err != nil {
+			t.Fatalf("%s: %v", got, err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("read %s as %s", body, got)
+		}
+	})
 }

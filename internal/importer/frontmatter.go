@@ -353,19 +353,23 @@ type fmField struct {
 func (a *agentReader) fields(root *yaml.Node) map[string]fmField {
 	out := map[string]fmField{}
 	var merged []fmField
-	var mergeFrom func(v *yaml.Node)
-	mergeFrom = func(v *yaml.Node) {
-		v = resolve(v)
-		switch v.Kind {
-		case yaml.MappingNode:
+	mapping := func(v *yaml.Node) {
+		if v = resolve(v); v.Kind == yaml.MappingNode {
 			for i := 0; i+1 < len(v.Content); i += 2 {
 				merged = append(merged, fmField{resolve(v.Content[i]), resolve(v.Content[i+1])})
 			}
-		case yaml.SequenceNode:
-			for _, e := range v.Content {
-				mergeFrom(e)
-			}
 		}
+	}
+	// A merge takes a mapping or a list of mappings, no deeper: a list of
+	// lists of aliases would grow exponentially.
+	mergeFrom := func(v *yaml.Node) {
+		if v = resolve(v); v.Kind == yaml.SequenceNode {
+			for _, e := range v.Content {
+				mapping(e)
+			}
+			return
+		}
+		mapping(v)
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := resolve(root.Content[i]), resolve(root.Content[i+1])
