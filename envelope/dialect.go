@@ -53,6 +53,10 @@ type PolicyState struct {
 	// CatalogueRecord is the policy.set that last carried a catalogue.
 	CatalogueRecord RecordRef `json:"catalogue_record"`
 	Grants          []Grant   `json:"grants"`
+	// Release is the dialect release the revision decides with, as its
+	// policy.set recorded it; empty for dialects without releases and for
+	// records from before releases were recorded.
+	Release string `json:"release,omitempty"`
 
 	// Compiled is the dialect's compiled form of Document; Effective is the
 	// compiled document with every grant in force applied. Both are

@@ -192,7 +192,11 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 		if err != nil {
 			return nil, nil, events.Errorf(events.CodeInvalidPolicy, "document does not encode: %v", err)
 		}
-		return PolicyDecided{Hash: h}, nil, nil
+		dec := PolicyDecided{Hash: h}
+		if r, ok := s.dialects[d.Dialect].(Releaser); ok {
+			dec.Release = r.Release(d.Document)
+		}
+		return dec, nil, nil
 	case *events.GrantData:
 		id := s.dialect.GrantIdentity(d)
 		if ev.Type == events.GrantRevoked && !slices.ContainsFunc(s.policy.Grants, func(g envelope.Grant) bool { return g.Identity == id }) {
@@ -383,7 +387,7 @@ func (s *State) decideEffect(ev *events.Event, d *events.EffectData) (any, *refu
 	if err != nil {
 		return nil, nil, err
 	}
-	tool := s.dialect.Normalize(d.Tool)
+	tool := s.normalize(d.Tool)
 	prep, at := s.preparingCheck(ev.Session, tool, d)
 	if prep == nil {
 		if d.PreparedAt != 0 {

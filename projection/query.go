@@ -132,7 +132,7 @@ func (s *State) Check(key events.SessionKey, tool string, input json.RawMessage)
 		if err != nil {
 			return envelope.Verdict{}, err
 		}
-		if v, ok := c.index[s.dialect.Normalize(tool)]; ok {
+		if v, ok := c.index[s.normalize(tool)]; ok {
 			return v, nil
 		}
 	}

@@ -216,9 +216,26 @@ var _ envelope.World = (*State)(nil)
 
 // The decided payloads, one per event type that records something.
 
-// PolicyDecided is what a policy.set records.
+// PolicyDecided is what a policy.set records. Release is the dialect
+// release the revision decides with, for dialects that have releases
+// (Releaser); a record without it decides with the dialect's legacy
+// behaviour.
 type PolicyDecided struct {
-	Hash string `json:"hash"`
+	Hash    string `json:"hash"`
+	Release string `json:"release,omitempty"`
+}
+
+// Releaser is implemented by dialects whose decisions depend on a release
+// of the orchestrator they model (openclaw): the release a policy.set
+// records, and how a recorded one compiles and normalizes tool names.
+type Releaser interface {
+	// Release is the release a valid document decides with.
+	Release(doc json.RawMessage) string
+	// CompileRelease compiles a document under a recorded release ("" for
+	// a record from before releases were recorded).
+	CompileRelease(doc json.RawMessage, catalogue []string, release string) (any, error)
+	// NormalizeUnder normalizes a tool name under the policy's release.
+	NormalizeUnder(p *envelope.PolicyState, tool string) string
 }
 
 // GrantDecided is what a grant event records.
@@ -352,6 +369,8 @@ func decode(rec *events.Record, hash string) *Decoded {
 		return d
 	}
 	switch d.payload.(type) {
+	case *events.PolicySetData:
+		d.decided, d.derr = decided[PolicyDecided](rec.Decided)
 	case *events.StartedData:
 		d.decided, d.derr = orJSON(plainStart, rec.Decided)
 	case *events.SpawnedData:
@@ -465,7 +484,7 @@ func (s *State) apply(dec *Decoded, ref envelope.RecordRef) error {
 	}
 	switch d := dec.payload.(type) {
 	case *events.PolicySetData:
-		return s.applyPolicy(d, ref)
+		return s.applyPolicy(d, dec.decided.(*PolicyDecided).Release, ref)
 	case *events.GrantData:
 		return s.applyGrant(rec.Type, d, ref)
 	case *events.StartedData:
@@ -571,15 +590,31 @@ func (s *State) normalize(tool string) string {
 	if s.dialect == nil {
 		return tool
 	}
+	if r, ok := s.dialect.(Releaser); ok {
+		return r.NormalizeUnder(s.policy, tool)
+	}
 	return s.dialect.Normalize(tool)
 }
 
-func (s *State) applyPolicy(d *events.PolicySetData, ref envelope.RecordRef) error {
+// Normalize returns a tool name's canonical form under the policy in force
+// (the dialect's, for the release the policy decides with).
+func (s *State) Normalize(tool string) string { return s.normalize(tool) }
+
+// compileRecorded compiles a stored or recorded document with the release
+// its policy.set recorded.
+func compileRecorded(dl envelope.Dialect, doc json.RawMessage, catalogue []string, release string) (any, error) {
+	if r, ok := dl.(Releaser); ok {
+		return r.CompileRelease(doc, catalogue, release)
+	}
+	return dl.Compile(doc, catalogue)
+}
+
+func (s *State) applyPolicy(d *events.PolicySetData, release string, ref envelope.RecordRef) error {
 	dl := s.dialects[d.Dialect]
 	if dl == nil {
 		return fmt.Errorf("dialect %q is not known", d.Dialect)
 	}
-	compiled, err := dl.Compile(d.Document, d.Catalogue)
+	compiled, err := compileRecorded(dl, d.Document, d.Catalogue, release)
 	if err != nil {
 		return err
 	}
@@ -587,7 +622,7 @@ func (s *State) applyPolicy(d *events.PolicySetData, ref envelope.RecordRef) err
 	if err != nil {
 		return err
 	}
-	p := &envelope.PolicyState{Dialect: d.Dialect, Revision: ref, Hash: hash, Document: d.Document, Compiled: compiled}
+	p := &envelope.PolicyState{Dialect: d.Dialect, Revision: ref, Release: release, Hash: hash, Document: d.Document, Compiled: compiled}
 	if s.policy != nil {
 		p.Catalogue, p.CatalogueRecord, p.Grants = s.policy.Catalogue, s.policy.CatalogueRecord, s.policy.Grants
 	}

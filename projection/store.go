@@ -667,7 +667,7 @@ func (st *Store) Load(dialects Dialects) (s *State, err error) {
 			c, ok := compiled[p.Revision.Seq]
 			if !ok {
 				var err error
-				if c, err = dl.Compile(p.Document, p.Catalogue); err != nil {
+				if c, err = compileRecorded(dl, p.Document, p.Catalogue, p.Release); err != nil {
 					return fmt.Errorf("stored policy %d no longer compiles: %w", p.Revision.Seq, err)
 				}
 				compiled[p.Revision.Seq] = c

@@ -330,7 +330,7 @@ func check(st *projection.State, e *expectation, where string) []string {
 	if sess == nil {
 		return []string{where + ": session does not exist"}
 	}
-	norm := st.Dialect().Normalize
+	norm := st.Normalize
 	if e.HasAllowed || e.Denied != nil {
 		ts, err := st.Tools(e.Session)
 		if err != nil {

@@ -24,7 +24,7 @@ func (p *pipeline) denyEntries(skipAgent bool, extra []string) []string {
 		}
 	}
 	for _, x := range extra {
-		if n := normalize(x); n != "" {
+		if n := p.rel.normalize(x); n != "" {
 			out = append(out, n)
 		}
 	}
@@ -36,7 +36,7 @@ func (p *pipeline) denyEntries(skipAgent bool, extra []string) []string {
 // (section 9), with its delegation facts (section 11.2). It fails only with
 // delegation_unavailable.
 func (e *effective) capture(w envelope.World, parent *envelope.Session, target string, depth int) (*envelope.Envelope, error) {
-	var p pipeline
+	p := pipeline{rel: e.rel}
 	e.resolve(w, parent, &p, false)
 	applied := p.applied
 	var appliedDeny []string
@@ -64,7 +64,7 @@ func (e *effective) capture(w envelope.World, parent *envelope.Session, target s
 
 	a := parent.Agent
 	switch {
-	case target != a:
+	case e.rel.agentID(target) != e.rel.agentID(a):
 		// Fresh delegation.
 		if !e.granted(a, target) || !e.agent(a).ownDeny || env.Source == "sender" {
 			break

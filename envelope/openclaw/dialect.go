@@ -23,8 +23,22 @@ func New() *Dialect { return &Dialect{} }
 // Name returns "openclaw".
 func (*Dialect) Name() string { return Name }
 
-// Normalize returns a tool name's canonical form (section 2.1).
+// Normalize returns a tool name's canonical form (section 2.1) under the
+// legacy release. Names normalize differently under other releases (the
+// legacy release aliases tool_call and update_plan, 2026.9.6 does not);
+// NormalizeUnder normalizes under the release of a policy.
 func (*Dialect) Normalize(tool string) string { return normalize(tool) }
+
+// NormalizeUnder returns a tool name's canonical form under the release
+// the policy in force decides with; with no policy, under the newest.
+func (*Dialect) NormalizeUnder(p *envelope.PolicyState, tool string) string {
+	if p != nil {
+		if pol, ok := p.Compiled.(*Policy); ok {
+			return pol.rel.normalize(tool)
+		}
+	}
+	return newest().normalize(tool)
+}
 
 // DefaultChildSource is persisted_child: a child's ordinary turn outside a
 // continuation runs under its own spawn snapshot (section 10.1).
@@ -34,14 +48,36 @@ func (*Dialect) DefaultChildSource() string { return envelope.SourcePersistedChi
 // per-call input rules and no ask), so a check may read the resolved set.
 func (*Dialect) SetDecides() bool { return true }
 
-// Compile validates a policy document (section 1). The catalogue needs no
-// validation: any string is a tool name once normalized.
+// Compile validates a policy document (section 1) under the release it
+// names, or the newest. The catalogue needs no validation: any string is a
+// tool name once normalized.
 func (*Dialect) Compile(doc json.RawMessage, _ []string) (any, error) {
 	d, err := ParseDocument(doc)
 	if err != nil {
 		return nil, err
 	}
 	return newPolicy(d), nil
+}
+
+// CompileRelease compiles a policy document under the release a record
+// decided with: "" (a record from before releases were recorded) is the
+// legacy release.
+func (*Dialect) CompileRelease(doc json.RawMessage, _ []string, release string) (any, error) {
+	d, err := ParseDocumentRelease(doc, release)
+	if err != nil {
+		return nil, err
+	}
+	return newPolicy(d), nil
+}
+
+// Release returns the release a policy.set of doc decides with: the one
+// the document names, else the newest this build pins. doc must validate.
+func (*Dialect) Release(doc json.RawMessage) string {
+	d, err := ParseDocument(doc)
+	if err != nil {
+		return NewestRelease()
+	}
+	return d.rel.Name
 }
 
 // GrantIdentity is (kind, agent, target, set of normalized tools).
@@ -188,7 +224,7 @@ func (*Dialect) Tools(w envelope.World, s *envelope.Session) envelope.ToolSet {
 	if e == nil {
 		return envelope.ToolSet{Allowed: []string{}, Denied: []envelope.Denial{}}
 	}
-	var p pipeline
+	p := pipeline{rel: e.rel}
 	e.resolve(w, s, &p, false)
 	return e.toolSet(&p, s)
 }
@@ -203,7 +239,7 @@ func (e *effective) extra(s *envelope.Session, j int, t string) bool {
 		return false
 	}
 	for _, prev := range s.Tools[:j] {
-		if normalize(prev) == t {
+		if e.rel.normalize(prev) == t {
 			return false
 		}
 	}
@@ -217,7 +253,7 @@ func (e *effective) inCatalogue(s *envelope.Session, t string) (int, bool) {
 		return i, true
 	}
 	for _, raw := range s.Tools {
-		if normalize(raw) == t && t != "" {
+		if e.rel.normalize(raw) == t && t != "" {
 			return -1, true
 		}
 	}
@@ -257,7 +293,7 @@ func (e *effective) toolSet(p *pipeline, s *envelope.Session) envelope.ToolSet {
 		}
 	}
 	for j, raw := range s.Tools {
-		if t := normalize(raw); e.extra(s, j, t) {
+		if t := e.rel.normalize(raw); e.extra(s, j, t) {
 			li, v := p.decide(-1, t)
 			scratch = append(scratch, verdict{int32(li), v})
 		}
@@ -290,7 +326,7 @@ func (e *effective) toolSet(p *pipeline, s *envelope.Session) envelope.ToolSet {
 // extraAt returns the k-th of the session's own tools that extra admits.
 func (e *effective) extraAt(s *envelope.Session, k int) string {
 	for j, raw := range s.Tools {
-		if t := normalize(raw); e.extra(s, j, t) {
+		if t := e.rel.normalize(raw); e.extra(s, j, t) {
 			if k == 0 {
 				return t
 			}
@@ -304,9 +340,12 @@ func (e *effective) extraAt(s *envelope.Session, k int) string {
 // step, then one step per layer of section 5.1. input is not used by this
 // dialect.
 func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, _ json.RawMessage) envelope.Verdict {
-	t := normalize(tool)
-	v := envelope.Verdict{Tool: t, Trace: make([]envelope.Step, 0, nLayers+1)}
 	e := effectiveOf(w)
+	t := normalize(tool)
+	if e != nil {
+		t = e.rel.normalize(tool)
+	}
+	v := envelope.Verdict{Tool: t, Trace: make([]envelope.Step, 0, nLayers+1)}
 	i, known := -1, false
 	if e != nil {
 		i, known = e.inCatalogue(s, t)
@@ -325,7 +364,7 @@ func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, _ jso
 		return v
 	}
 	v.Trace = append(v.Trace, envelope.Step{Layer: "catalogue", Outcome: envelope.Kept, Detail: "in the session's catalogue"})
-	var p pipeline
+	p := pipeline{rel: e.rel}
 	e.resolve(w, s, &p, true)
 	decided := false
 	for li, c := range p.layers {

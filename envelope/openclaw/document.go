@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -19,10 +20,17 @@ import (
 // them: lists carry Set, optional scalars are pointers, objects are nil when
 // absent.
 type Document struct {
+	// Release is the release the document names ("" when it names none);
+	// rel is the release it was validated and is decided under.
+	Release  string
 	Tools    *ToolsDoc
 	Agents   *AgentsDoc
 	Channels map[string]*ChannelDoc // nil when absent
+	rel      *Release
 }
+
+// Rel returns the release the document is decided under.
+func (d *Document) Rel() *Release { return d.rel }
 
 // List is a string list as written. From, in an effective document, names
 // the grant record that added each item (nil entries: the revision).
@@ -122,6 +130,7 @@ const (
 
 // parser collects every problem of a document, in path order.
 type parser struct {
+	rel      *Release
 	problems []string
 }
 
@@ -129,9 +138,23 @@ func (p *parser) fail(format string, args ...any) {
 	p.problems = append(p.problems, fmt.Sprintf(format, args...))
 }
 
-// ParseDocument validates a policy document and returns it. Errors are
-// *events.Error with code invalid_policy naming every offending path.
-func ParseDocument(raw json.RawMessage) (*Document, error) {
+// ParseDocument validates a policy document under the release it names
+// (its "release" field; the newest release this build pins when it names
+// none) and returns it. Errors are *events.Error with code invalid_policy
+// naming every offending path.
+func ParseDocument(raw json.RawMessage) (*Document, error) { return parseDocument(raw, "") }
+
+// ParseDocumentRelease validates a policy document under a given release,
+// the one a record decided with ("" for a record that names none: the
+// legacy release). A document that names another release is refused.
+func ParseDocumentRelease(raw json.RawMessage, release string) (*Document, error) {
+	if release == "" {
+		release = LegacyRelease
+	}
+	return parseDocument(raw, release)
+}
+
+func parseDocument(raw json.RawMessage, forced string) (*Document, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -141,11 +164,38 @@ func ParseDocument(raw json.RawMessage) (*Document, error) {
 	if dec.More() {
 		return nil, events.Errorf(events.CodeInvalidPolicy, "the policy document has trailing data")
 	}
-	var p parser
+	named := ""
+	if m, ok := v.(map[string]any); ok {
+		if r, ok := m["release"]; ok {
+			s, isStr := r.(string)
+			if !isStr {
+				return nil, events.Errorf(events.CodeInvalidPolicy, "release must be a string naming an openclaw release (known: %s), got %s", strings.Join(Releases(), ", "), jsonType(r))
+			}
+			named = s
+		}
+	}
+	if _, ok := lookupRelease(named); named != "" && !ok {
+		return nil, events.Errorf(events.CodeInvalidPolicy, "release %q is not an openclaw release this build knows (known: %s)", named, strings.Join(Releases(), ", "))
+	}
+	name := forced
+	switch {
+	case forced == "" && named == "":
+		name = NewestRelease()
+	case forced == "":
+		name = named
+	case named != "" && named != forced:
+		return nil, events.Errorf(events.CodeInvalidPolicy, "the document names release %q but was decided with %q", named, forced)
+	}
+	rel, ok := lookupRelease(name)
+	if !ok {
+		return nil, events.Errorf(events.CodeInvalidPolicy, "release %q is not an openclaw release this build knows (known: %s)", name, strings.Join(Releases(), ", "))
+	}
+	p := parser{rel: rel}
 	doc := p.document(v)
 	if len(p.problems) > 0 {
 		return nil, events.Errorf(events.CodeInvalidPolicy, "%s", strings.Join(p.problems, "; "))
 	}
+	doc.Release, doc.rel = named, rel
 	return doc, nil
 }
 
@@ -272,6 +322,13 @@ func (p *parser) integer(path string, m map[string]any, key string, lo, hi int) 
 		return nil
 	}
 	i, err := strconv.Atoi(string(n))
+	if err != nil && p.rel.Rules == rulesPackage {
+		// JSON has no integers: OpenClaw's schema takes any number that is
+		// one (2.0, 2e0).
+		if f, ferr := n.Float64(); ferr == nil && f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32 {
+			i, err = int(f), nil
+		}
+	}
 	if err != nil || i < lo || i > hi {
 		p.fail("%s must be an integer from %d to %d, got %s", path, lo, hi, n)
 		return nil
@@ -280,7 +337,7 @@ func (p *parser) integer(path string, m map[string]any, key string, lo, hi int) 
 }
 
 func (p *parser) document(v any) *Document {
-	m, ok := p.object("", v, "tools", "agents", "channels")
+	m, ok := p.object("", v, "release", "tools", "agents", "channels")
 	if !ok {
 		return nil
 	}
@@ -306,21 +363,52 @@ func (p *parser) scope(path string, m map[string]any) Scope {
 }
 
 // exclusive is validation rule 1 of section 1.3: allow and alsoAllow may not
-// both be non-empty name lists in the validated scopes.
+// both be set in the validated scopes. The legacy release compares name
+// lists (after normalization); the packaged releases, as OpenClaw's schema
+// does, the lists as written.
 func (p *parser) exclusive(path string, s Scope) {
-	a, _ := nameList(s.Allow.Items)
-	b, _ := nameList(s.AlsoAllow.Items)
-	if len(a) > 0 && len(b) > 0 {
+	var a, b int
+	if p.rel.Rules == rulesPackage {
+		a, b = len(s.Allow.Items), len(s.AlsoAllow.Items)
+	} else {
+		an, _ := nameList(s.Allow.Items)
+		bn, _ := nameList(s.AlsoAllow.Items)
+		a, b = len(an), len(bn)
+	}
+	if a > 0 && b > 0 {
 		p.fail("%s: allow and alsoAllow may not both be set; list the extra tools in allow, or drop allow and keep alsoAllow", describe(path))
 	}
 }
 
-func (p *parser) scopeObject(path string, v any) *Scope {
+// profile checks a profile id: the packaged releases know only their own
+// profiles (the legacy release takes any id, unknown ones meaning no
+// profile step).
+func (p *parser) profile(path string, m map[string]any) *string {
+	s := p.str(path, m, "profile")
+	if s != nil && p.rel.Rules == rulesPackage && !p.rel.knownProfile(*s) {
+		ids := make([]string, 0, len(p.rel.Profiles))
+		for _, id := range sortedKeys(p.rel.Profiles) {
+			ids = append(ids, strconv.Quote(id))
+		}
+		p.fail("%s must be one of %s, got %q", join(path, "profile"), strings.Join(ids, ", "), *s)
+		return nil
+	}
+	return s
+}
+
+// scopeObject parses an {allow, alsoAllow, deny} object; validated says
+// whether the exclusivity rule applies to it (OpenClaw's ToolPolicySchema
+// scopes: sandbox, sub-agent and sender entries, under the packaged
+// releases).
+func (p *parser) scopeObject(path string, v any, validated bool) *Scope {
 	m, ok := p.object(path, v, "allow", "alsoAllow", "deny")
 	if !ok {
 		return nil
 	}
 	s := p.scope(path, m)
+	if validated && p.rel.Rules == rulesPackage {
+		p.exclusive(path, s)
+	}
 	return &s
 }
 
@@ -333,7 +421,7 @@ func (p *parser) tools(path string, v any, global bool) *ToolsDoc {
 	if !ok {
 		return nil
 	}
-	t := &ToolsDoc{Profile: p.str(path, m, "profile"), Scope: p.scope(path, m)}
+	t := &ToolsDoc{Profile: p.profile(path, m), Scope: p.scope(path, m)}
 	p.exclusive(path, t.Scope)
 	if bp, ok := m["byProvider"]; ok {
 		t.ByProvider = p.byProvider(join(path, "byProvider"), bp)
@@ -345,7 +433,7 @@ func (p *parser) tools(path string, v any, global bool) *ToolsDoc {
 		t.Subagents = p.toolsWrapper(join(path, "subagents"), sa)
 	}
 	if ts, ok := m["toolsBySender"]; ok {
-		t.ToolsBySender = p.senders(join(path, "toolsBySender"), ts)
+		t.ToolsBySender = p.senders(join(path, "toolsBySender"), ts, true)
 	}
 	for _, k := range []string{"exec", "fs"} {
 		if x, ok := m[k]; ok {
@@ -369,8 +457,8 @@ func (p *parser) byProvider(path string, v any) map[string]*ProviderDoc {
 	seen := map[string]string{}
 	for _, k := range sortedKeys(m) {
 		kp := join(path, k)
-		norm := providerKey(k)
-		if prev, dup := seen[norm]; dup {
+		norm := p.rel.providerKey(k)
+		if prev, dup := seen[norm]; dup && norm != "" {
 			p.fail("%s: keys %q and %q name the same provider (keys are compared trimmed and lower-cased); keep one", path, prev, k)
 		} else {
 			seen[norm] = k
@@ -379,14 +467,30 @@ func (p *parser) byProvider(path string, v any) map[string]*ProviderDoc {
 		if !ok {
 			continue
 		}
-		e := &ProviderDoc{Profile: p.str(kp, em, "profile"), Scope: p.scope(kp, em)}
+		e := &ProviderDoc{Profile: p.profile(kp, em), Scope: p.scope(kp, em)}
 		p.exclusive(kp, e.Scope)
 		out[k] = e
 	}
 	return out
 }
 
-func providerKey(k string) string { return strings.ToLower(strings.TrimFunc(k, isSpace)) }
+// providerKey is a byProvider key as the release compares it: trimmed and
+// lower-cased; the packaged releases, as OpenClaw's
+// normalizeToolProviderPolicyKey, also trim the provider before a "/".
+func (r *Release) providerKey(k string) string {
+	n := strings.ToLower(r.trim(k))
+	if r.Rules != rulesPackage {
+		return n
+	}
+	if i := strings.IndexByte(n, '/'); i > 0 {
+		provider, model := r.trim(n[:i]), n[i+1:]
+		if model == "" {
+			return provider
+		}
+		return provider + "/" + model
+	}
+	return n
+}
 
 func (p *parser) toolsWrapper(path string, v any) *SandboxToolsDoc {
 	m, ok := p.object(path, v, "tools")
@@ -395,7 +499,7 @@ func (p *parser) toolsWrapper(path string, v any) *SandboxToolsDoc {
 	}
 	w := &SandboxToolsDoc{}
 	if t, ok := m["tools"]; ok {
-		w.Tools = p.scopeObject(join(path, "tools"), t)
+		w.Tools = p.scopeObject(join(path, "tools"), t, true)
 	}
 	return w
 }
@@ -416,20 +520,36 @@ func validSenderKey(k string) bool {
 	return false
 }
 
-func (p *parser) senders(path string, v any) map[string]*Scope {
+// senders parses a toolsBySender map. The legacy release takes the key
+// forms of section 1.2 only; the packaged releases take every key OpenClaw
+// does (typed channel:, id:, e164:, username:, name: keys, "*", and
+// unprefixed keys, which match as ids) and refuse two keys that select
+// the same sender, since which of them applies would depend on the order
+// the keys are written in. validated: the entries are OpenClaw
+// ToolPolicySchema scopes (the global and agent maps; group maps are not).
+func (p *parser) senders(path string, v any, validated bool) map[string]*Scope {
 	m, ok := v.(map[string]any)
 	if !ok {
 		p.fail("%s must be an object, got %s", path, jsonType(v))
 		return nil
 	}
 	out := make(map[string]*Scope, len(m))
+	seen := map[senderKey]string{}
 	for _, k := range sortedKeys(m) {
 		kp := join(path, k)
-		if !validSenderKey(k) {
+		if p.rel.Rules == rulesPackage {
+			if sk, ok := p.rel.parseSenderKey(k); ok {
+				if prev, dup := seen[sk]; dup {
+					p.fail("%s: keys %q and %q select the same sender; keep one (OpenClaw would apply whichever is written first)", path, prev, k)
+				} else {
+					seen[sk] = k
+				}
+			}
+		} else if !validSenderKey(k) {
 			p.fail("%s: %q is not a sender key (use \"*\", \"id:<sender>\" or \"channel:<channel>:<sender>\")", path, k)
 			continue
 		}
-		if s := p.scopeObject(kp, m[k]); s != nil {
+		if s := p.scopeObject(kp, m[k], validated); s != nil {
 			out[k] = s
 		}
 	}
@@ -525,6 +645,11 @@ func (p *parser) agent(path string, v any) *AgentDoc {
 		}
 	case *id == "":
 		p.fail("%s.id must not be empty", path)
+	case p.rel.Rules == rulesPackage && normalizeAgentID(*id) != *id:
+		// OpenClaw moves agents.list to agents.entries only when every id
+		// is already its canonical form, and refuses the list otherwise.
+		p.fail("%s.id %q is not a canonical agent id (lower-case letters, digits, _ and -, starting with a letter or digit, at most 64; write %q)", path, *id, normalizeAgentID(*id))
+		a.ID = *id
 	default:
 		a.ID = *id
 	}
@@ -576,10 +701,10 @@ func (p *parser) channels(path string, v any) map[string]*ChannelDoc {
 					}
 					gd := &GroupDoc{}
 					if t, ok := em["tools"]; ok {
-						gd.Tools = p.scopeObject(join(ep, "tools"), t)
+						gd.Tools = p.scopeObject(join(ep, "tools"), t, false)
 					}
 					if ts, ok := em["toolsBySender"]; ok {
-						gd.ToolsBySender = p.senders(join(ep, "toolsBySender"), ts)
+						gd.ToolsBySender = p.senders(join(ep, "toolsBySender"), ts, false)
 					}
 					c.Groups[gid] = gd
 				}

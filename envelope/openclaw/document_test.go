@@ -11,55 +11,92 @@ import (
 )
 
 func TestCompileRefusesDocumentsOutsideTheSchema(t *testing.T) {
+	// release: "" for every release, else the one release the case holds
+	// for.
 	tests := []struct {
 		name, doc, path string
+		release         string
 	}{
-		{"typo", `{"tools":{"profile":"coding","denny":["exec"]}}`, "tools.denny is not a field of the openclaw policy document"},
-		{"root key", `{"tool":{}}`, "tool is not a field"},
-		{"not an object", `[]`, "the document must be an object"},
-		{"list type", `{"tools":{"deny":"exec"}}`, "tools.deny must be a list of strings"},
-		{"list element", `{"tools":{"deny":["exec",3]}}`, "tools.deny[1] must be a string"},
-		{"null list", `{"tools":{"allow":null}}`, "tools.allow must be a list of strings"},
-		{"allow and alsoAllow", `{"tools":{"allow":["read"],"alsoAllow":["exec"]}}`, "tools: allow and alsoAllow"},
-		{"agent allow and alsoAllow", `{"agents":{"list":[{"id":"a","tools":{"allow":["read"],"alsoAllow":["exec"]}}]}}`, "agents.list[0].tools: allow and alsoAllow"},
-		{"provider allow and alsoAllow", `{"agents":{"list":[{"id":"main","tools":{"byProvider":{"openai":{"allow":["read"],"alsoAllow":["exec"]}}}}]}}`, "agents.list[0].tools.byProvider.openai: allow and alsoAllow"},
-		{"global provider allow and alsoAllow", `{"tools":{"byProvider":{"openai":{"allow":["read"],"alsoAllow":["exec"]}}}}`, "tools.byProvider.openai: allow and alsoAllow"},
-		{"max depth", `{"agents":{"defaults":{"subagents":{"maxSpawnDepth":9}}}}`, "maxSpawnDepth must be an integer from 1 to 5, got 9"},
-		{"max depth zero", `{"agents":{"defaults":{"subagents":{"maxSpawnDepth":0}}}}`, "maxSpawnDepth must be an integer from 1 to 5"},
-		{"max depth float", `{"agents":{"defaults":{"subagents":{"maxSpawnDepth":2.5}}}}`, "maxSpawnDepth must be an integer"},
-		{"max depth string", `{"agents":{"defaults":{"subagents":{"maxSpawnDepth":"2"}}}}`, "maxSpawnDepth must be an integer"},
-		{"max children", `{"agents":{"defaults":{"subagents":{"maxChildrenPerAgent":0}}}}`, "maxChildrenPerAgent must be an integer from 1 to 20"},
-		{"max children high", `{"agents":{"defaults":{"subagents":{"maxChildrenPerAgent":21}}}}`, "maxChildrenPerAgent"},
-		{"sandbox mode", `{"agents":{"defaults":{"sandbox":{"mode":"sometimes"}}}}`, `agents.defaults.sandbox.mode must be "off", "non-main" or "all"`},
-		{"agent sandbox mode", `{"agents":{"list":[{"id":"a","sandbox":{"mode":"ALL"}}]}}`, "agents.list[0].sandbox.mode"},
-		{"duplicate ids", `{"agents":{"list":[{"id":"a"},{"id":"a"}]}}`, `agents.list[1].id "a" repeats agents.list[0].id`},
-		{"missing id", `{"agents":{"list":[{}]}}`, "agents.list[0] needs an id"},
-		{"empty id", `{"agents":{"list":[{"id":""}]}}`, "agents.list[0].id must not be empty"},
-		{"agent maxSpawnDepth", `{"agents":{"list":[{"id":"a","subagents":{"maxSpawnDepth":2}}]}}`, "agents.list[0].subagents.maxSpawnDepth is not a field"},
-		{"agent tools subagents", `{"agents":{"list":[{"id":"a","tools":{"subagents":{}}}]}}`, "agents.list[0].tools.subagents is not a field"},
-		{"sender key", `{"tools":{"toolsBySender":{"alice":{"deny":["exec"]}}}}`, `"alice" is not a sender key`},
-		{"sender key empty id", `{"tools":{"toolsBySender":{"id:":{}}}}`, `"id:" is not a sender key`},
-		{"sender key channel", `{"tools":{"toolsBySender":{"channel:slack":{}}}}`, `"channel:slack" is not a sender key`},
-		{"provider keys", `{"tools":{"byProvider":{"OpenAI":{"deny":["exec"]}," openai":{}}}}`, `name the same provider`},
-		{"group key", `{"channels":{"telegram":{"groups":{"dev":{"tools":{"allow":["read"]},"requireMention":true}}}}}`, `channels.telegram.groups.dev.requireMention is not a field`},
-		{"channel key", `{"channels":{"telegram":{"allowFrom":[]}}}`, `channels.telegram.allowFrom is not a field`},
-		{"exec type", `{"tools":{"exec":"sandbox"}}`, "tools.exec must be an object"},
-		{"profile type", `{"tools":{"profile":1}}`, "tools.profile must be a string"},
-		{"boolean", `{"agents":{"defaults":{"subagents":{"requireAgentId":"yes"}}}}`, "requireAgentId must be a boolean"},
-		{"sandbox tools key", `{"tools":{"sandbox":{"tools":{"allow":[],"block":[]}}}}`, "tools.sandbox.tools.block is not a field"},
-		{"quoted path", `{"tools":{"toolsBySender":{"*":{"nope":[]}}}}`, `tools.toolsBySender["*"].nope is not a field`},
-		{"trailing data", `{} {}`, "trailing data"},
+		{"typo", `{"tools":{"profile":"coding","denny":["exec"]}}`, "tools.denny is not a field of the openclaw policy document", ""},
+		{"root key", `{"tool":{}}`, "tool is not a field", ""},
+		{"not an object", `[]`, "the document must be an object", ""},
+		{"list type", `{"tools":{"deny":"exec"}}`, "tools.deny must be a list of strings", ""},
+		{"list element", `{"tools":{"deny":["exec",3]}}`, "tools.deny[1] must be a string", ""},
+		{"null list", `{"tools":{"allow":null}}`, "tools.allow must be a list of strings", ""},
+		{"allow and alsoAllow", `{"tools":{"allow":["read"],"alsoAllow":["exec"]}}`, "tools: allow and alsoAllow", ""},
+		{"agent allow and alsoAllow", `{"agents":{"list":[{"id":"a","tools":{"allow":["read"],"alsoAllow":["exec"]}}]}}`, "agents.list[0].tools: allow and alsoAllow", ""},
+		{"provider allow and alsoAllow", `{"agents":{"list":[{"id":"main","tools":{"byProvider":{"openai":{"allow":["read"],"alsoAllow":["exec"]}}}}]}}`, "agents.list[0].tools.byProvider.openai: allow and alsoAllow", ""},
+		{"global provider allow and alsoAllow", `{"tools":{"byProvider":{"openai":{"allow":["read"],"alsoAllow":["exec"]}}}}`, "tools.byProvider.openai: allow and alsoAllow", ""},
+		{"max depth", `{"agents":{"defaults":{"subagents":{"maxSpawnDepth":9}}}}`, "maxSpawnDepth must be an integer from 1 to 5, got 9", ""},
+		{"max depth zero", `{"agents":{"defaults":{"subagents":{"maxSpawnDepth":0}}}}`, "maxSpawnDepth must be an integer from 1 to 5", ""},
+		{"max depth float", `{"agents":{"defaults":{"subagents":{"maxSpawnDepth":2.5}}}}`, "maxSpawnDepth must be an integer", ""},
+		{"max depth string", `{"agents":{"defaults":{"subagents":{"maxSpawnDepth":"2"}}}}`, "maxSpawnDepth must be an integer", ""},
+		{"max children", `{"agents":{"defaults":{"subagents":{"maxChildrenPerAgent":0}}}}`, "maxChildrenPerAgent must be an integer from 1 to 20", ""},
+		{"max children high", `{"agents":{"defaults":{"subagents":{"maxChildrenPerAgent":21}}}}`, "maxChildrenPerAgent", ""},
+		{"sandbox mode", `{"agents":{"defaults":{"sandbox":{"mode":"sometimes"}}}}`, `agents.defaults.sandbox.mode must be "off", "non-main" or "all"`, ""},
+		{"agent sandbox mode", `{"agents":{"list":[{"id":"a","sandbox":{"mode":"ALL"}}]}}`, "agents.list[0].sandbox.mode", ""},
+		{"duplicate ids", `{"agents":{"list":[{"id":"a"},{"id":"a"}]}}`, `agents.list[1].id "a" repeats agents.list[0].id`, ""},
+		{"missing id", `{"agents":{"list":[{}]}}`, "agents.list[0] needs an id", ""},
+		{"empty id", `{"agents":{"list":[{"id":""}]}}`, "agents.list[0].id must not be empty", ""},
+		{"agent maxSpawnDepth", `{"agents":{"list":[{"id":"a","subagents":{"maxSpawnDepth":2}}]}}`, "agents.list[0].subagents.maxSpawnDepth is not a field", ""},
+		{"agent tools subagents", `{"agents":{"list":[{"id":"a","tools":{"subagents":{}}}]}}`, "agents.list[0].tools.subagents is not a field", ""},
+		{"sender key", `{"tools":{"toolsBySender":{"alice":{"deny":["exec"]}}}}`, `"alice" is not a sender key`, LegacyRelease},
+		{"sender key empty id", `{"tools":{"toolsBySender":{"id:":{}}}}`, `"id:" is not a sender key`, LegacyRelease},
+		{"sender key channel", `{"tools":{"toolsBySender":{"channel:slack":{}}}}`, `"channel:slack" is not a sender key`, LegacyRelease},
+		{"sender keys selecting one sender", `{"tools":{"toolsBySender":{"alice":{},"ID:Alice":{}}}}`, `keys "ID:Alice" and "alice" select the same sender`, "2026.9.6"},
+		{"unknown profile", `{"tools":{"profile":"nope"}}`, `tools.profile must be one of "coding", "full", "messaging", "minimal", got "nope"`, "2026.9.6"},
+		{"unknown provider profile", `{"tools":{"byProvider":{"openai":{"profile":"Coding"}}}}`, `tools.byProvider.openai.profile must be one of`, "2026.9.6"},
+		{"sandbox allow and alsoAllow", `{"tools":{"sandbox":{"tools":{"allow":["read"],"alsoAllow":["exec"]}}}}`, "tools.sandbox.tools: allow and alsoAllow", "2026.9.6"},
+		{"subagent allow and alsoAllow", `{"tools":{"subagents":{"tools":{"allow":["read"],"alsoAllow":["exec"]}}}}`, "tools.subagents.tools: allow and alsoAllow", "2026.9.6"},
+		{"sender allow and alsoAllow", `{"tools":{"toolsBySender":{"*":{"allow":["read"],"alsoAllow":["exec"]}}}}`, `tools.toolsBySender["*"]: allow and alsoAllow`, "2026.9.6"},
+		{"blank allow and alsoAllow", `{"tools":{"allow":[" "],"alsoAllow":["exec"]}}`, "tools: allow and alsoAllow", "2026.9.6"},
+		{"upper-case agent id", `{"agents":{"list":[{"id":"Coder"}]}}`, `agents.list[0].id "Coder" is not a canonical agent id`, "2026.9.6"},
+		{"agent id with a space", `{"agents":{"list":[{"id":"a b"}]}}`, `agents.list[0].id "a b" is not a canonical agent id (lower-case letters, digits, _ and -, starting with a letter or digit, at most 64; write "a-b")`, "2026.9.6"},
+		{"unknown release", `{"release":"2099.1.1"}`, `release "2099.1.1" is not an openclaw release this build knows (known: legacy, 2026.9.6)`, ""},
+		{"release type", `{"release":2026}`, `release must be a string naming an openclaw release`, ""},
+		{"provider keys", `{"tools":{"byProvider":{"OpenAI":{"deny":["exec"]}," openai":{}}}}`, `name the same provider`, ""},
+		{"group key", `{"channels":{"telegram":{"groups":{"dev":{"tools":{"allow":["read"]},"requireMention":true}}}}}`, `channels.telegram.groups.dev.requireMention is not a field`, ""},
+		{"channel key", `{"channels":{"telegram":{"allowFrom":[]}}}`, `channels.telegram.allowFrom is not a field`, ""},
+		{"exec type", `{"tools":{"exec":"sandbox"}}`, "tools.exec must be an object", ""},
+		{"profile type", `{"tools":{"profile":1}}`, "tools.profile must be a string", ""},
+		{"boolean", `{"agents":{"defaults":{"subagents":{"requireAgentId":"yes"}}}}`, "requireAgentId must be a boolean", ""},
+		{"sandbox tools key", `{"tools":{"sandbox":{"tools":{"allow":[],"block":[]}}}}`, "tools.sandbox.tools.block is not a field", ""},
+		{"quoted path", `{"tools":{"toolsBySender":{"*":{"nope":[]}}}}`, `tools.toolsBySender["*"].nope is not a field`, ""},
+		{"trailing data", `{} {}`, "trailing data", ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := New().Compile(json.RawMessage(tt.doc), nil)
-			if events.CodeOf(err) != events.CodeInvalidPolicy {
-				t.Fatalf("err = %v, want invalid_policy", err)
+		for _, rel := range Releases() {
+			if tt.release != "" && rel != tt.release {
+				continue
 			}
-			if !strings.Contains(err.Error(), tt.path) {
-				t.Errorf("err = %q, want it to mention %q", err, tt.path)
-			}
-		})
+			t.Run(tt.name+"/"+rel, func(t *testing.T) {
+				_, err := New().CompileRelease(json.RawMessage(tt.doc), nil, rel)
+				if events.CodeOf(err) != events.CodeInvalidPolicy {
+					t.Fatalf("err = %v, want invalid_policy", err)
+				}
+				if !strings.Contains(err.Error(), tt.path) {
+					t.Errorf("err = %q, want it to mention %q", err, tt.path)
+				}
+			})
+		}
+	}
+}
+
+// TestPackageReleaseAcceptsWhatOpenClawAccepts: documents the legacy
+// release refused and 2026.9.6 takes, as OpenClaw's own validator does.
+func TestPackageReleaseAcceptsWhatOpenClawAccepts(t *testing.T) {
+	for _, doc := range []string{
+		`{"tools":{"toolsBySender":{"e164:+15550100":{"deny":["exec"]},"username:@bob":{},"name:Al":{},"carol":{},"id:":{},"channel:slack":{}}}}`,
+		`{"tools":{"profile":"full"}}`,
+		`{"tools":{"subagents":{"tools":{"allow":[],"alsoAllow":["read"]}}}}`,
+		`{"agents":{"list":[{"id":"_a"},{"id":"b-2"}]}}`,
+		`{"channels":{"slack":{"groups":{"g":{"tools":{"allow":["read"],"alsoAllow":["exec"]}}}}}}`,
+		`{"agents":{"defaults":{"subagents":{"maxSpawnDepth":2.0}}}}`,
+		`{"release":"2026.9.6"}`,
+	} {
+		if _, err := New().CompileRelease(json.RawMessage(doc), nil, "2026.9.6"); err != nil {
+			t.Errorf("%s: %v", doc, err)
+		}
 	}
 }
 
@@ -73,6 +110,7 @@ func TestCompileReportsEveryProblemInPathOrder(t *testing.T) {
 
 func TestCompileAcceptsTheWholeSchema(t *testing.T) {
 	doc := `{
+	  "release": "legacy",
 	  "tools": {
 	    "profile": "coding", "allow": [], "alsoAllow": ["canvas"], "deny": ["browser", ""],
 	    "byProvider": {"openai": {"profile": "minimal", "allow": ["read"], "deny": []}, "openai/gpt-5": {"alsoAllow": ["x"]}},

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -15,26 +16,45 @@ import (
 // the configured agents it names (section 1.4).
 type Policy struct {
 	Doc        *Document
+	rel        *Release
 	configured map[string]bool
 	agentIDs   []string // sorted, for messages
 }
 
+// newPolicy compiles a validated document. The configured agents are main
+// plus the listed ids under the legacy release; under the packaged
+// releases, as OpenClaw's roster, the listed ids, or main alone when the
+// list is absent or empty.
 func newPolicy(doc *Document) *Policy {
-	p := &Policy{Doc: doc, configured: map[string]bool{"main": true}}
+	rel := doc.rel
+	if rel == nil {
+		rel = newest()
+	}
+	p := &Policy{Doc: doc, rel: rel, configured: map[string]bool{}}
+	if rel.Rules != rulesPackage {
+		p.configured["main"] = true
+	}
 	if doc.Agents != nil {
 		for _, a := range doc.Agents.List {
-			p.configured[a.ID] = true
+			p.configured[rel.agentID(a.ID)] = true
 		}
+	}
+	if len(p.configured) == 0 {
+		p.configured["main"] = true
 	}
 	p.agentIDs = sortedKeys(p.configured)
 	return p
 }
+
+// Release is the name of the release the policy decides with.
+func (p *Policy) Release() string { return p.rel.Name }
 
 // effective is the compiled effective document of a position: the revision
 // with the grants in force applied, every list compiled against the policy
 // catalogue. It is immutable once built, apart from the envelope memo.
 type effective struct {
 	policy *Policy
+	rel    *Release
 	doc    *Document
 	rev    *envelope.RecordRef
 	cat    *catalogue
@@ -78,6 +98,7 @@ const maxEnvs = 4096
 // layer the scope rule (section 3.2) makes of it.
 type scopeLayer struct {
 	allow, also, deny *plist
+	allowSet          bool    // allow is written (even empty)
 	layer             *cLayer // nil when both lists are empty (the layer is absent)
 }
 
@@ -99,8 +120,9 @@ type ppKey struct {
 
 // groupPolicy is channels.<channel>.groups.<group>.
 type groupPolicy struct {
-	tools   *scopeLayer
-	senders map[string]*scopeLayer
+	tools    *scopeLayer
+	toolsSet bool // tools is written (even {})
+	senders  map[string]*scopeLayer
 }
 
 // agentPolicy is everything the pipeline and admission read for one agent.
@@ -125,9 +147,10 @@ func newEffective(pol *Policy, ps *envelope.PolicyState) *effective {
 	rev := ps.Revision
 	e := &effective{
 		policy:      pol,
-		doc:         applyGrants(pol.Doc, ps.Grants),
+		rel:         pol.rel,
+		doc:         applyGrants(pol.rel, pol.Doc, ps.Grants),
 		rev:         &rev,
-		cat:         newCatalogue(ps.Catalogue),
+		cat:         pol.rel.newCatalogue(ps.Catalogue),
 		catRaw:      ps.Catalogue,
 		grants:      grantSeqs(ps.Grants),
 		maxDepth:    defaultMaxSpawnDepth,
@@ -171,10 +194,11 @@ func newEffective(pol *Policy, ps *envelope.PolicyState) *effective {
 	e.agents = map[string]*agentPolicy{}
 	if doc.Agents != nil {
 		for i, a := range doc.Agents.List {
-			if _, dup := e.agents[a.ID]; dup {
+			id := e.rel.agentID(a.ID)
+			if _, dup := e.agents[id]; dup {
 				continue // cannot happen: ids are unique and grants append only new ids
 			}
-			e.agents[a.ID] = e.agentPolicy(fmt.Sprintf("agents.list[%d]", i), a, gt)
+			e.agents[id] = e.agentPolicy(fmt.Sprintf("agents.list[%d]", i), a, gt)
 		}
 	}
 	for id, ap := range e.agents {
@@ -190,6 +214,7 @@ func newEffective(pol *Policy, ps *envelope.PolicyState) *effective {
 				gp := &groupPolicy{senders: e.senderMap(lGroup, join(path, "toolsBySender"), g.ToolsBySender)}
 				if g.Tools != nil {
 					gp.tools = e.scope(lGroup, join(path, "tools"), g.Tools)
+					gp.toolsSet = true
 				}
 				gs[gid] = gp
 			}
@@ -222,23 +247,24 @@ func (e *effective) current(p *envelope.PolicyState) bool {
 }
 
 func (e *effective) builtins() {
+	r := e.rel
 	e.profiles = map[string]*plist{}
-	for _, id := range profileIDs {
-		e.profiles[id] = e.list("profile "+strconv.Quote(id), profiles[id], nil)
+	for _, id := range r.profileIDs() {
+		e.profiles[id] = e.list("profile "+strconv.Quote(id), r.Profiles[id], nil)
 	}
-	e.hard = e.list("sub-agent hard deny", hardDeny, nil)
-	e.depthCap = e.list("sub-agent depth cap (leaf)", depthCapDeny, nil)
-	e.sbDefAllow = e.list("sandbox default allow", sandboxDefaultAllow, nil)
-	e.sbDeny = e.list("sandbox default deny", sandboxDefaultDeny, nil)
+	e.hard = e.list("sub-agent hard deny", r.HardDeny, nil)
+	e.depthCap = e.list("sub-agent depth cap (leaf)", r.DepthCapDeny, nil)
+	e.sbDefAllow = e.list("sandbox default allow", r.SandboxAllow, nil)
+	e.sbDeny = e.list("sandbox default deny", r.SandboxDeny, nil)
 	e.viewImage = e.list("sandbox view_image", []string{"view_image"}, nil)
 }
 
 // list compiles a name list against the catalogue; nil when it is empty.
 func (e *effective) list(path string, items []string, from []*envelope.RecordRef) *plist {
-	if names, _ := nameList(items); len(names) == 0 {
+	if names, _ := e.rel.nameList(items); len(names) == 0 {
 		return nil
 	}
-	return compileList(path, items, e.rev, from, e.cat)
+	return e.rel.compileList(path, items, e.rev, from, e.cat)
 }
 
 // scope compiles a config scope; li is the layer it forms (-1: none, the
@@ -248,9 +274,15 @@ func (e *effective) scope(li int, path string, s *Scope) *scopeLayer {
 		return nil
 	}
 	sc := &scopeLayer{
-		allow: e.list(join(path, "allow"), s.Allow.Items, s.Allow.From),
-		also:  e.list(join(path, "alsoAllow"), s.AlsoAllow.Items, s.AlsoAllow.From),
-		deny:  e.list(join(path, "deny"), s.Deny.Items, s.Deny.From),
+		allow:    e.list(join(path, "allow"), s.Allow.Items, s.Allow.From),
+		also:     e.list(join(path, "alsoAllow"), s.AlsoAllow.Items, s.AlsoAllow.From),
+		deny:     e.list(join(path, "deny"), s.Deny.Items, s.Deny.From),
+		allowSet: s.Allow.Set,
+	}
+	// OpenClaw's pickSandboxToolPolicy merges alsoAllow into an allow list
+	// written non-empty, even when every entry of it is blank.
+	if e.rel.Rules == rulesPackage && len(s.Allow.Items) > 0 && sc.allow.empty() && !sc.also.empty() {
+		sc.allow, sc.also = sc.also, nil
 	}
 	if li < 0 || (sc.allow.empty() && sc.deny.empty()) {
 		return sc
@@ -287,7 +319,7 @@ func (e *effective) providerMap(li int, path string, m map[string]*ProviderDoc) 
 		if p.Profile != nil {
 			rule = join(kp, "profile") + ": " + strconv.Quote(*p.Profile)
 		}
-		out[providerKey(k)] = &providerScope{
+		out[e.rel.providerKey(k)] = &providerScope{
 			profile:     p.Profile,
 			profileRule: rule,
 			also:        e.list(join(kp, "alsoAllow"), p.AlsoAllow.Items, p.AlsoAllow.From),
@@ -298,13 +330,25 @@ func (e *effective) providerMap(li int, path string, m map[string]*ProviderDoc) 
 	return out
 }
 
+// senderMap compiles a toolsBySender map, keyed as the lookups of
+// senderMatch ask: the keys as written under the legacy release, their
+// canonical spelling under the packaged ones (keys OpenClaw skips are left
+// out).
 func (e *effective) senderMap(li int, path string, m map[string]*Scope) map[string]*scopeLayer {
 	if m == nil {
 		return nil
 	}
 	out := make(map[string]*scopeLayer, len(m))
-	for k, s := range m {
-		out[k] = e.scope(li, join(path, k), s)
+	for _, k := range sortedKeys(m) {
+		key := k
+		if e.rel.Rules == rulesPackage {
+			sk, ok := e.rel.parseSenderKey(k)
+			if !ok {
+				continue
+			}
+			key = sk.canon()
+		}
+		out[key] = e.scope(li, join(path, k), m[k])
 	}
 	return out
 }
@@ -345,21 +389,50 @@ func (e *effective) providerProfiles() {
 				c.addAllow(also)
 				c.allowRule = ps.profileRule
 			})
+			e.profileRestrictive(e.pp[key], list)
 		}
 	}
 }
 
-// subagentLayer compiles the sub-agent layer (section 7.1).
+// profileRestrictive: under the packaged releases a profile step is
+// restrictive by its profile's own list, whatever alsoAllow adds (OpenClaw
+// tests its inheritance policies with the profile policy before the
+// alsoAllow merge), so alsoAllow: ["*"] does not spare a child the
+// ceiling of a minimal profile.
+func (e *effective) profileRestrictive(c *cLayer, profile *plist) {
+	if e.rel.Rules == rulesPackage {
+		c.restrictive = !profile.empty() && !profile.star
+	}
+}
+
+// subagentLayer compiles the sub-agent layer (section 7.1). Under the
+// packaged releases its allow list is tools.subagents.tools.allow joined
+// by alsoAllow whenever allow is written, even empty (OpenClaw's
+// mergeConfiguredSubagentAllow), so allow: [] with alsoAllow leaves the
+// sub-agent only the alsoAllow tools.
 func (e *effective) subagentLayer(leaf bool) *cLayer {
 	return e.newLayer(lSubagent, "sub-agent layer", func(c *cLayer) {
 		c.addDeny(e.hard, codeHardDeny, recOrigin)
 		if leaf {
 			c.addDeny(e.depthCap, codeDepthCap, recEntry)
 		}
-		if sc := e.subagents; sc != nil {
-			c.addDeny(sc.deny, denyCodes[lSubagent], recEntry)
-			sc.allowTo(c, "tools.subagents.tools")
+		sc := e.subagents
+		if sc == nil {
+			return
 		}
+		c.addDeny(sc.deny, denyCodes[lSubagent], recEntry)
+		if e.rel.Rules == rulesPackage && sc.allowSet {
+			c.addAllow(sc.allow)
+			c.addAllow(sc.also)
+			if c.nAllow > 0 {
+				c.allowRule = "tools.subagents.tools.allow"
+				if !sc.also.empty() {
+					c.allowRule += " (with tools.subagents.tools.alsoAllow)"
+				}
+			}
+			return
+		}
+		sc.allowTo(c, "tools.subagents.tools")
 	})
 }
 
@@ -411,6 +484,7 @@ func (e *effective) agentPolicy(path string, a *AgentDoc, gt *ToolsDoc) *agentPo
 					c.allowRule += " (with " + alsoPath + ")"
 				}
 			})
+			e.profileRestrictive(ap.profile, pl)
 		}
 	}
 
@@ -419,7 +493,7 @@ func (e *effective) agentPolicy(path string, a *AgentDoc, gt *ToolsDoc) *agentPo
 		ap.tools = e.scope(lAgent, toolsPath, &at.Scope)
 		ap.providers = e.providerMap(lAgentProvider, join(toolsPath, "byProvider"), at.ByProvider)
 		ap.senders = e.senderMap(lSender, join(toolsPath, "toolsBySender"), at.ToolsBySender)
-		if names, _ := nameList(at.Deny.Items); len(names) > 0 {
+		if names, _ := e.rel.nameList(at.Deny.Items); len(names) > 0 {
 			ap.ownDeny = true
 		}
 		if at.Sandbox != nil {
@@ -430,7 +504,11 @@ func (e *effective) agentPolicy(path string, a *AgentDoc, gt *ToolsDoc) *agentPo
 	if gt != nil && gt.Sandbox != nil {
 		gs = gt.Sandbox.Tools
 	}
-	ap.sandbox = e.sandboxLayer(toolsPath+".sandbox.tools", as, gs)
+	if e.rel.Rules == rulesPackage {
+		ap.sandbox = e.sandboxLayerPackage(toolsPath+".sandbox.tools", as, gs)
+	} else {
+		ap.sandbox = e.sandboxLayer(toolsPath+".sandbox.tools", as, gs)
+	}
 	return ap
 }
 
@@ -477,7 +555,7 @@ func (e *effective) sandboxLayer(agentPath string, as, gs *Scope) *cLayer {
 
 // agent returns the policy of an agent id: its entry's, or the fallback.
 func (e *effective) agent(id string) *agentPolicy {
-	if a, ok := e.agents[id]; ok {
+	if a, ok := e.agents[e.rel.agentID(id)]; ok {
 		return a
 	}
 	return e.fallback
@@ -485,22 +563,33 @@ func (e *effective) agent(id string) *agentPolicy {
 
 // configured reports whether id is a configured agent of the revision
 // (section 1.4; grants never add one).
-func (e *effective) configured(id string) bool { return e.policy.configured[id] }
+func (e *effective) configured(id string) bool { return e.policy.configured[e.rel.agentID(id)] }
 
 // allowedTargets is the allowed set of step 3 of the target check
 // (section 8) for requester agent r, sorted.
 func (e *effective) allowedTargets(r string) []string {
-	if ap, ok := e.agents[r]; ok {
+	if ap, ok := e.agents[e.rel.agentID(r)]; ok {
 		return ap.targets
 	}
 	return e.computeTargets(r, e.fallback)
 }
 
+// computeTargets is the allowed set of requester r. The packaged releases
+// read allowAgents as OpenClaw's normalizeAllowAgents does: entries
+// trimmed, "*" recognised after trimming, ids normalized.
 func (e *effective) computeTargets(r string, ap *agentPolicy) []string {
+	r = e.rel.agentID(r)
 	if !ap.allowAgents.Set {
 		return []string{r}
 	}
-	if contains(ap.allowAgents.Items, "*") {
+	pkg := e.rel.Rules == rulesPackage
+	star := false
+	for _, id := range ap.allowAgents.Items {
+		if id == "*" || (pkg && e.rel.trim(id) == "*") {
+			star = true
+		}
+	}
+	if star {
 		out := slices.Clone(e.policy.agentIDs)
 		if !e.configured(r) {
 			out = append(out, r)
@@ -510,6 +599,12 @@ func (e *effective) computeTargets(r string, ap *agentPolicy) []string {
 	}
 	var out []string
 	for _, id := range ap.allowAgents.Items {
+		if pkg {
+			if e.rel.trim(id) == "" {
+				continue
+			}
+			id = normalizeAgentID(id)
+		}
 		if e.configured(id) && !contains(out, id) {
 			out = append(out, id)
 		}
@@ -518,8 +613,22 @@ func (e *effective) computeTargets(r string, ap *agentPolicy) []string {
 	return out
 }
 
+// listed reports whether requester r's allowAgents names t (for the
+// packaged releases' refusal message: a listed target that is not
+// configured is not in the registry).
+func (e *effective) listed(r, t string) bool {
+	ap := e.agent(r)
+	for _, id := range ap.allowAgents.Items {
+		if e.rel.trim(id) == "*" || (e.rel.trim(id) != "" && normalizeAgentID(id) == t) {
+			return true
+		}
+	}
+	return false
+}
+
 // granted is granted(A, T) of section 11.1.
 func (e *effective) granted(a, t string) bool {
+	a, t = e.rel.agentID(a), e.rel.agentID(t)
 	if a == t || !e.configured(t) {
 		return false
 	}
@@ -539,4 +648,125 @@ func role(depth, max int) string {
 		return "orchestrator"
 	}
 	return "leaf"
+}
+
+// sandboxLayerPackage resolves the sandbox layer as OpenClaw's
+// resolveSandboxToolPolicyForAgent does (sandbox/tool-policy.ts): each of
+// allow, alsoAllow and deny from the agent's tools.sandbox.tools, else the
+// global one; an explicit allow: [] means no allow list; alsoAllow joins
+// the explicit allow list, or the default one when allow is not written;
+// a default deny entry that an explicit allow or alsoAllow entry matches
+// is lifted (an explicit deny replaces the defaults instead); a deny that
+// matches image also denies view_image; and a non-empty allow list admits
+// view_image unless it is denied. Groups are expanded here, as OpenClaw
+// expands them, so the layer's lists (and what a child inherits from
+// them) are tool names and globs.
+func (e *effective) sandboxLayerPackage(agentPath string, as, gs *Scope) *cLayer {
+	r := e.rel
+	pick := func(get func(*Scope) List, key string) (List, string, bool) {
+		if as != nil && get(as).Set {
+			return get(as), agentPath + "." + key, true
+		}
+		if gs != nil && get(gs).Set {
+			return get(gs), "tools.sandbox.tools." + key, true
+		}
+		return List{}, "", false
+	}
+	allowL, allowPath, allowSet := pick(func(s *Scope) List { return s.Allow }, "allow")
+	alsoL, alsoPath, alsoSet := pick(func(s *Scope) List { return s.AlsoAllow }, "alsoAllow")
+	denyL, denyPath, denySet := pick(func(s *Scope) List { return s.Deny }, "deny")
+
+	// mergeAllowlist.
+	var allow []string
+	allowRule := "sandbox default allow"
+	switch {
+	case allowSet && len(allowL.Items) == 0:
+		allowRule = allowPath
+	case allowSet:
+		allow = append(slices.Clone(allowL.Items), alsoL.Items...)
+		allowRule = allowPath
+	default:
+		allow = append(slices.Clone(r.SandboxAllow), alsoL.Items...)
+	}
+	if alsoSet && len(alsoL.Items) > 0 && len(allow) > 0 {
+		allowRule += " (with " + alsoPath + ")"
+	}
+
+	// The deny list: the explicit one, or the defaults less what an
+	// explicit allow entry matches.
+	deny := slices.Clone(denyL.Items)
+	denyRule := denyPath
+	if !denySet {
+		denyRule = "sandbox default deny"
+		explicit := append(slices.Clone(allowL.Items), alsoL.Items...)
+		lift := r.expandGroups(explicit)
+		deny = nil
+		for _, t := range r.SandboxDeny {
+			if !r.globsMatch(lift, r.normalize(t)) {
+				deny = append(deny, t)
+			}
+		}
+	}
+
+	// expandResolvedPolicy.
+	denyX := r.expandGroups(deny)
+	allowX := r.expandGroups(allow)
+	if r.globsMatch(denyX, "image") && !r.globsMatch(denyX, "view_image") {
+		denyX = append(denyX, "view_image")
+	}
+	if len(allowX) > 0 && !contains(denyX, "view_image") && !contains(allowX, "view_image") {
+		allowX = append(allowX, "view_image")
+	}
+	allowList := r.compileList(allowRule, allowX, e.rev, nil, e.cat)
+	denyList := r.compileList(denyRule, denyX, e.rev, nil, e.cat)
+	return e.newLayer(lSandbox, "sandboxed session", func(c *cLayer) {
+		c.addDeny(denyList, denyCodes[lSandbox], recEntry)
+		c.addAllow(allowList)
+		if c.nAllow > 0 {
+			c.allowRule = allowRule
+		}
+	})
+}
+
+// expandGroups is OpenClaw's expandToolGroups: entries normalized, a group
+// replaced by its members, blanks and repeats dropped.
+func (r *Release) expandGroups(items []string) []string {
+	var out []string
+	for _, it := range items {
+		n := r.normalize(it)
+		if n == "" {
+			continue
+		}
+		members, ok := r.Groups[n]
+		if !ok {
+			members = []string{n}
+		}
+		for _, m := range members {
+			if !contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// globsMatch reports whether one of the expanded entries, read as globs
+// (OpenClaw's compileGlobPatterns: "*", an exact name, or a pattern in
+// which '*' matches a run of characters), matches the normalized name t.
+func (r *Release) globsMatch(entries []string, t string) bool {
+	for _, x := range entries {
+		n := r.normalize(x)
+		switch {
+		case n == "":
+		case n == "*":
+			return true
+		case strings.IndexByte(n, '*') < 0:
+			if n == t {
+				return true
+			}
+		case jsGlobMatch(n, t):
+			return true
+		}
+	}
+	return false
 }

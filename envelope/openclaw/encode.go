@@ -10,6 +10,9 @@ func (d *Document) MarshalJSON() ([]byte, error) { return json.Marshal(d.value()
 
 func (d *Document) value() map[string]any {
 	m := map[string]any{}
+	if d.Release != "" {
+		m["release"] = d.Release
+	}
 	if d.Tools != nil {
 		m["tools"] = d.Tools.value()
 	}

@@ -56,7 +56,7 @@ func grantIdentity(g *events.GrantData) string {
 
 // applyGrants returns the effective document (section 1.5): base with every
 // grant applied in order, on a copy. base is never modified.
-func applyGrants(base *Document, grants []envelope.Grant) *Document {
+func applyGrants(rel *Release, base *Document, grants []envelope.Grant) *Document {
 	if len(grants) == 0 {
 		return base
 	}
@@ -73,7 +73,7 @@ func applyGrants(base *Document, grants []envelope.Grant) *Document {
 		rec := grants[gi].Record
 		idx := -1
 		for i, a := range ag.List {
-			if a.ID == g.Agent {
+			if rel.agentID(a.ID) == rel.agentID(g.Agent) {
 				idx = i
 				break
 			}
@@ -107,9 +107,9 @@ func applyGrants(base *Document, grants []envelope.Grant) *Document {
 					a.Tools.AlsoAllow.Items = slices.Clone(d.Tools.AlsoAllow.Items)
 				}
 			}
-			names, _ := nameList(g.Tools)
+			names, _ := rel.nameList(g.Tools)
 			for _, n := range names {
-				a.Tools.AlsoAllow.addTool(n, &rec)
+				a.Tools.AlsoAllow.addTool(rel, n, &rec)
 			}
 		}
 	}
@@ -161,10 +161,10 @@ func (l *List) add(id string, rec *envelope.RecordRef) {
 }
 
 // addTool appends a normalized tool name unless an item normalizes to it.
-func (l *List) addTool(n string, rec *envelope.RecordRef) {
+func (l *List) addTool(rel *Release, n string, rec *envelope.RecordRef) {
 	l.Set = true
 	for _, it := range l.Items {
-		if normalize(it) == n {
+		if rel.normalize(it) == n {
 			return
 		}
 	}

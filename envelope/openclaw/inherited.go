@@ -37,6 +37,15 @@ func (e *effective) envelope(env *envelope.Envelope) *compiledEnv {
 	if env.InheritedAllow != nil {
 		ceil = &ceiling{set: make(map[string]bool, len(env.InheritedAllow)), cat: make([]bool, len(e.cat.names))}
 		for _, t := range env.InheritedAllow {
+			// A renamed name in a ceiling means the new name, as in any
+			// allow list of the packaged releases (OpenClaw renames the
+			// entries of an inherited allow list too): a tool that is
+			// still called update_plan does not pass a ceiling that names
+			// it. Families, groups and globs are not expanded: the ceiling
+			// holds names (A12).
+			if to, ok := e.rel.Renames[t]; ok && e.rel.Rules == rulesPackage {
+				t = to
+			}
 			ceil.set[t] = true
 		}
 		for i, t := range e.cat.names {

@@ -60,6 +60,7 @@ type denyGroup struct {
 // allow list, and the verdict on every catalogue tool, so that the pipeline
 // reads one table entry per tool and layer. It is immutable once built.
 type cLayer struct {
+	rel         *Release
 	li          int
 	detail      string
 	deny        [3]denyGroup
@@ -83,7 +84,7 @@ const (
 
 // newLayer builds a layer with fill and pre-computes its verdicts.
 func (e *effective) newLayer(li int, detail string, fill func(*cLayer)) *cLayer {
-	c := &cLayer{li: li, detail: detail}
+	c := &cLayer{rel: e.rel, li: li, detail: detail}
 	fill(c)
 	star := false
 	for a := 0; a < c.nAllow; a++ {
@@ -154,6 +155,9 @@ func (c *cLayer) admitted(i int, t string) int {
 			}
 		}
 	case "skills_read":
+		if c.rel.Rules != rulesSpec {
+			return -1
+		}
 		for g := 0; g < c.nDeny; g++ {
 			if c.deny[g].list.read {
 				return -1
@@ -171,6 +175,7 @@ func (c *cLayer) admitted(i int, t string) int {
 // pipeline is a session's resolved layers (nil: absent) and what reasons
 // and capture need besides.
 type pipeline struct {
+	rel       *Release
 	layers    [nLayers]*cLayer
 	rev       *envelope.RecordRef
 	origin    *envelope.RecordRef // the session's spawn record (children)
@@ -229,6 +234,7 @@ func (p *pipeline) restrictive() bool {
 
 // resolve builds session s's pipeline at the position w is folded to.
 func (e *effective) resolve(w envelope.World, s *envelope.Session, p *pipeline, trace bool) {
+	p.rel = e.rel
 	ap := e.agent(s.Agent)
 	root := rootOf(w, s)
 	var provider, model, channel, group string
@@ -254,6 +260,11 @@ func (e *effective) resolve(w envelope.World, s *envelope.Session, p *pipeline, 
 
 	// 2 provider profile: AP's profile and alsoAllow when present, else GP's.
 	var buf [256]byte
+	if e.rel.Rules == rulesPackage {
+		// OpenClaw's resolveProviderToolPolicyEntry: the provider trimmed
+		// and read as a byProvider key, the model trimmed.
+		provider, model = e.rel.providerKey(provider), e.rel.trim(model)
+	}
 	gp := lookupProvider(e.providers, provider, model, &buf)
 	agp := lookupProvider(ap.providers, provider, model, &buf)
 	var key ppKey
@@ -284,20 +295,30 @@ func (e *effective) resolve(w envelope.World, s *envelope.Session, p *pipeline, 
 
 	// 7-8 group and sender: only for current_request turns.
 	if source == envelope.SourceCurrentRequest {
-		if channel != "" && group != "" {
-			if g := e.channels[channel][group]; g != nil {
-				sc, ok := senderMatch(g.senders, channel, sender, &buf)
-				if !ok {
-					sc = g.tools
-				}
-				L[lGroup] = sc.compiled()
+		if e.rel.Rules == rulesPackage {
+			ch := e.rel.channelID(channel)
+			L[lGroup] = e.groupPackage(ch, group, sender).compiled()
+			sc, ok := e.senderMatchPackage(ap.senders, ch, sender)
+			if !ok {
+				sc, _ = e.senderMatchPackage(e.senders, ch, sender)
 			}
+			L[lSender] = sc.compiled()
+		} else {
+			if channel != "" && group != "" {
+				if g := e.channels[channel][group]; g != nil {
+					sc, ok := senderMatch(g.senders, channel, sender, &buf)
+					if !ok {
+						sc = g.tools
+					}
+					L[lGroup] = sc.compiled()
+				}
+			}
+			sc, ok := senderMatch(ap.senders, channel, sender, &buf)
+			if !ok {
+				sc, _ = senderMatch(e.senders, channel, sender, &buf)
+			}
+			L[lSender] = sc.compiled()
 		}
-		sc, ok := senderMatch(ap.senders, channel, sender, &buf)
-		if !ok {
-			sc, _ = senderMatch(e.senders, channel, sender, &buf)
-		}
-		L[lSender] = sc.compiled()
 		p.senderSource = L[lGroup] != nil || L[lSender] != nil
 	}
 
@@ -419,4 +440,58 @@ func senderMatch(m map[string]*scopeLayer, channel, sender string, buf *[256]byt
 	}
 	sc, ok := m["*"]
 	return sc, ok
+}
+
+// groupPackage resolves the group policy as OpenClaw's
+// resolveChannelGroupToolsPolicy does for a session in group g of channel
+// ch: the group's sender match, else its tools; and when the group is not
+// configured, or configures neither, the same from the channel's "*"
+// group. A group that writes tools: {} stops there, with no layer.
+func (e *effective) groupPackage(ch, g, sender string) *scopeLayer {
+	if ch == "" || g == "" {
+		return nil
+	}
+	groups := e.channels[ch]
+	node := func(gp *groupPolicy) (*scopeLayer, bool) {
+		if gp == nil {
+			return nil, false
+		}
+		if sc, ok := e.senderMatchPackage(gp.senders, ch, sender); ok {
+			return sc, true
+		}
+		return gp.tools, gp.toolsSet
+	}
+	if g != "*" {
+		if sc, ok := node(groups[g]); ok {
+			return sc
+		}
+	}
+	sc, _ := node(groups["*"])
+	return sc
+}
+
+// senderMatchPackage finds a turn's sender in a sender map of the packaged
+// releases (keyed by canonical spelling), as OpenClaw's
+// matchToolsBySenderPolicy: channel:<channel>:<id> for each id candidate,
+// then id:<id> for each, then "*". The ledger knows a sender by its id
+// only, so e164:, username: and name: keys never match.
+func (e *effective) senderMatchPackage(m map[string]*scopeLayer, ch, sender string) (*scopeLayer, bool) {
+	if m == nil {
+		return nil, false
+	}
+	cands := e.rel.senderCandidates(sender)
+	if sc := e.rel.senderChannel(ch); sc != "" {
+		for _, c := range cands {
+			if s, ok := m["channel:"+sc+":"+c]; ok {
+				return s, true
+			}
+		}
+	}
+	for _, c := range cands {
+		if s, ok := m["id:"+c]; ok {
+			return s, true
+		}
+	}
+	s, ok := m["*"]
+	return s, ok
 }

@@ -205,7 +205,7 @@ func TestSubagentLayer(t *testing.T) {
 		}
 	}
 	o, l := codes(w.tools("agent:main:subagent:d1")), codes(w.tools("agent:main:subagent:d2"))
-	for _, n := range hardDeny[:7] {
+	for _, n := range releaseLegacy.HardDeny[:7] {
 		if o[n] != codeHardDeny || l[n] != codeHardDeny {
 			t.Errorf("%s: %s / %s, want hard deny", n, o[n], l[n])
 		}
@@ -213,7 +213,7 @@ func TestSubagentLayer(t *testing.T) {
 	if o["conversations_x"] != codeHardDeny {
 		t.Error("conversations_* is a glob")
 	}
-	for _, n := range depthCapDeny {
+	for _, n := range releaseLegacy.DepthCapDeny {
 		if o[n] != "allow" || l[n] != codeDepthCap {
 			t.Errorf("%s: orchestrator %s, leaf %s", n, o[n], l[n])
 		}

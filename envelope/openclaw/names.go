@@ -2,19 +2,9 @@ package openclaw
 
 import "strings"
 
-// aliases maps a written name (already trimmed and lower-cased) to its
-// canonical name (section 2.1). Aliases apply to the whole string only.
-var aliases = map[string]string{
-	"bash":        "exec",
-	"apply-patch": "apply_patch",
-	"cron":        "automations",
-	"tool_call":   "dispatch_action",
-	"update_plan": "progress_card",
-}
-
-// isSpace reports the white space trimmed from names: Unicode white space
-// plus the ASCII separators U+001C..U+001F, the set the reference
-// implementation strips.
+// isSpace reports the white space the legacy release trims from names:
+// Unicode white space plus the ASCII separators U+001C..U+001F, the set the
+// spec's reference implementation strips.
 func isSpace(r rune) bool {
 	switch r {
 	case '\t', '\n', '\v', '\f', '\r', ' ', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0,
@@ -24,25 +14,51 @@ func isSpace(r rune) bool {
 	return r >= 0x2000 && r <= 0x200a
 }
 
-// normalize returns a tool name's canonical form: trimmed, lower-cased and
-// mapped through the alias table. The common case (already canonical ASCII)
-// does not allocate.
-func normalize(s string) string {
-	if !asciiCanonical(s) {
-		s = strings.ToLower(strings.TrimFunc(s, isSpace))
+// isJSSpace reports the white space JavaScript's String.prototype.trim
+// strips (WhiteSpace and LineTerminator of ECMA-262), which OpenClaw's
+// normalizers use.
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
+}
+
+// space is the release's trim set.
+func (r *Release) space(c rune) bool {
+	if r.Rules == rulesPackage {
+		return isJSSpace(c)
+	}
+	return isSpace(c)
+}
+
+// trim trims the release's white space from both ends of s.
+func (r *Release) trim(s string) string { return strings.TrimFunc(s, r.space) }
+
+// normalize returns a tool name's canonical form under the release:
+// trimmed, lower-cased and mapped through the alias table. The common case
+// (already canonical ASCII) does not allocate.
+func (r *Release) normalize(s string) string {
+	if !r.asciiCanonical(s) {
+		s = strings.ToLower(r.trim(s))
 		// Lower-casing can expose nothing new to trim, but trim again so
 		// normalize stays idempotent whatever the tables do.
-		s = strings.TrimFunc(s, isSpace)
+		s = r.trim(s)
 	}
-	if a, ok := aliases[s]; ok {
+	if a, ok := r.Aliases[s]; ok {
 		return a
 	}
 	return s
 }
 
+// normalize is the legacy release's normalization (the dialect's
+// release-free Normalize, grant identities, session-tool checks).
+func normalize(s string) string { return releaseLegacy.normalize(s) }
+
 // asciiCanonical reports whether s is ASCII with no upper-case letter and
 // no white space at either end, so that trimming and lower-casing are no-ops.
-func asciiCanonical(s string) bool {
+func (r *Release) asciiCanonical(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 || ('A' <= c && c <= 'Z') {
@@ -53,7 +69,7 @@ func asciiCanonical(s string) bool {
 		return true
 	}
 	first, last := s[0], s[len(s)-1]
-	return !(first <= ' ' && isSpace(rune(first))) && !(last <= ' ' && isSpace(rune(last)))
+	return !(first <= ' ' && r.space(rune(first))) && !(last <= ' ' && r.space(rune(last)))
 }
 
 // isMCP reports whether a normalized name is an MCP tool, <server>__<tool>
@@ -64,12 +80,12 @@ func isMCP(t string) bool {
 	return i > 0 && i+2 < len(t)
 }
 
-// nameList normalizes a list element by element, drops empty results and
-// repeats (keeping the first occurrence), and returns the kept names with
-// the strings as written.
-func nameList(items []string) (names, written []string) {
+// nameList normalizes a list element by element under the release, drops
+// empty results and repeats (keeping the first occurrence), and returns the
+// kept names with the strings as written.
+func (r *Release) nameList(items []string) (names, written []string) {
 	for _, it := range items {
-		n := normalize(it)
+		n := r.normalize(it)
 		if n == "" || contains(names, n) {
 			continue
 		}
@@ -78,6 +94,9 @@ func nameList(items []string) (names, written []string) {
 	}
 	return names, written
 }
+
+// nameList is the legacy release's.
+func nameList(items []string) (names, written []string) { return releaseLegacy.nameList(items) }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

@@ -132,7 +132,7 @@ func TestMatch(t *testing.T) {
 func TestGroupOpenclawIsTheOtherGroupsMinusCoreTools(t *testing.T) {
 	excluded := []string{"read", "write", "edit", "apply_patch", "exec", "process", "canvas"}
 	var want []string
-	for g, members := range groups {
+	for g, members := range releaseLegacy.Groups {
 		if g == "group:openclaw" {
 			continue
 		}
@@ -142,14 +142,14 @@ func TestGroupOpenclawIsTheOtherGroupsMinusCoreTools(t *testing.T) {
 			}
 		}
 	}
-	got := slices.Clone(groups["group:openclaw"])
+	got := slices.Clone(releaseLegacy.Groups["group:openclaw"])
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("group:openclaw = %q\nwant %q", got, want)
 	}
 	for _, n := range []string{"skills_read", "dispatch_action", "switch_model"} {
-		for g, members := range groups {
+		for g, members := range releaseLegacy.Groups {
 			if contains(members, n) {
 				t.Errorf("%s belongs to %s; it belongs to no group", n, g)
 			}
@@ -160,12 +160,12 @@ func TestGroupOpenclawIsTheOtherGroupsMinusCoreTools(t *testing.T) {
 func TestProfilesExcludeWhatTheSpecSays(t *testing.T) {
 	for _, n := range []string{"browser", "screen", "dashboard", "terminal", "portal", "canvas", "show_widget",
 		"heartbeat_respond", "gateway", "message", "nodes", "computer", "agents_list", "tts"} {
-		if contains(profiles["coding"], n) {
+		if contains(releaseLegacy.Profiles["coding"], n) {
 			t.Errorf("coding includes %s", n)
 		}
 	}
-	for _, n := range groups["group:sessions"] {
-		if !contains(profiles["coding"], n) {
+	for _, n := range releaseLegacy.Groups["group:sessions"] {
+		if !contains(releaseLegacy.Profiles["coding"], n) {
 			t.Errorf("coding lacks %s of group:sessions", n)
 		}
 	}

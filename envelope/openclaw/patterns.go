@@ -3,6 +3,7 @@ package openclaw
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sessionledger/ledger/envelope"
 )
@@ -24,27 +25,58 @@ type pattern struct {
 	kind    kind
 	text    string
 	members map[string]bool // kGroup only
+	// js: a '*' of a glob matches no line terminator, as the regular
+	// expression OpenClaw compiles a glob into (".*") does not.
+	js bool
 }
 
-func classify(e string) pattern {
+// classify classifies a normalized entry under the release.
+func (r *Release) classify(e string) pattern {
+	js := r.Rules == rulesPackage
 	switch {
 	case e == "*":
 		return pattern{kind: kStar, text: e}
 	case e == "group:plugins" || e == "bundle-mcp":
 		return pattern{kind: kMCP, text: e}
 	}
-	if m, ok := groupSets[e]; ok {
+	if m, ok := r.groupSets[e]; ok {
 		return pattern{kind: kGroup, text: e, members: m}
 	}
 	if strings.IndexByte(e, '*') >= 0 {
-		return pattern{kind: kGlob, text: e}
+		return pattern{kind: kGlob, text: e, js: js}
 	}
 	return pattern{kind: kLiteral, text: e}
 }
 
-// matches reports whether the entry matches the normalized tool name t,
-// including the legacy name rule: dispatch_action is also matched by what
-// would match tool_call.
+// classify is the legacy release's.
+func classify(e string) pattern { return releaseLegacy.classify(e) }
+
+// expand returns what a normalized entry stands for under the release: the
+// entry itself, or the name a rename gives it, followed by its family's
+// members (OpenClaw's expandShippedCoreToolPolicyNames).
+func (r *Release) expand(n string) []string {
+	if r.Rules != rulesPackage {
+		return []string{n}
+	}
+	out := []string{n}
+	if to, ok := r.Renames[n]; ok {
+		out[0] = to
+	}
+	for _, m := range r.Families[n] {
+		if !contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// legacyNames reports whether the release matches dispatch_action by what
+// would match tool_call (section 2.3's legacy name rule).
+func (r *Release) legacyNames() bool { return r.Rules == rulesSpec }
+
+// matches reports whether the entry matches the normalized tool name t
+// under the legacy release, legacy name rule included (tests compare
+// compiled lists with it).
 func (p *pattern) matches(t string) bool {
 	if p.match1(t) {
 		return true
@@ -61,6 +93,9 @@ func (p *pattern) match1(t string) bool {
 	case kGroup:
 		return p.members[t]
 	case kGlob:
+		if p.js {
+			return jsGlobMatch(p.text, t)
+		}
 		return globMatch(p.text, t)
 	}
 	return p.text == t
@@ -95,16 +130,56 @@ func globMatch(pat, name string) bool {
 	return p == len(pat)
 }
 
+const lineTerminators = "\n\r\u2028\u2029"
+
+// jsGlobMatch is globMatch where a '*' matches no line terminator (JavaScript's
+// "." in the ^...$ expression OpenClaw builds). Names without one, the only
+// names in practice, take globMatch.
+func jsGlobMatch(pat, name string) bool {
+	if !strings.ContainsAny(name, lineTerminators) {
+		return globMatch(pat, name)
+	}
+	// Split both at the terminators: the name's terminators must be matched
+	// by the same terminators of the pattern, in order, and each piece by
+	// its piece.
+	pp := splitTerminators(pat)
+	np := splitTerminators(name)
+	if len(pp) != len(np) {
+		return false
+	}
+	for i := range pp {
+		if pp[i].sep != np[i].sep || !globMatch(pp[i].text, np[i].text) {
+			return false
+		}
+	}
+	return true
+}
+
+type piece struct{ text, sep string }
+
+func splitTerminators(s string) []piece {
+	var out []piece
+	for {
+		i := strings.IndexAny(s, lineTerminators)
+		if i < 0 {
+			return append(out, piece{text: s})
+		}
+		_, w := utf8.DecodeRuneInString(s[i:])
+		out = append(out, piece{text: s[:i], sep: s[i : i+w]})
+		s = s[i+w:]
+	}
+}
+
 // catalogue is the normalized policy catalogue with an index by name.
 type catalogue struct {
 	names []string
 	index map[string]int
 }
 
-func newCatalogue(raw []string) *catalogue {
+func (r *Release) newCatalogue(raw []string) *catalogue {
 	c := &catalogue{index: make(map[string]int, len(raw))}
-	for _, r := range raw {
-		n := normalize(r)
+	for _, t := range raw {
+		n := r.normalize(t)
 		if n == "" {
 			continue
 		}
@@ -117,18 +192,23 @@ func newCatalogue(raw []string) *catalogue {
 	return c
 }
 
+// newCatalogue is the legacy release's.
+func newCatalogue(raw []string) *catalogue { return releaseLegacy.newCatalogue(raw) }
+
 // plist is a compiled name list: its normalized entries, each entry's rule
-// as written with its path and the record that introduced it, and, for every
-// tool of the policy catalogue, the first entry that matches it. A nil plist
-// is an empty list.
+// as written with its path and the record that introduced it, the patterns
+// the entries stand for, and, for every tool of the policy catalogue, the
+// first entry that matches it. A nil plist is an empty list.
 type plist struct {
+	rel   *Release
 	names []string
 	rules []string
 	recs  []*envelope.RecordRef
 	pats  []pattern
-	first []int32 // per policy-catalogue index; -1 when no entry matches
-	// For other tools: the first index of each literal entry, and the
-	// indices of the other entries in ascending order.
+	entry []int32 // per pattern: the entry it comes from
+	first []int32 // per policy-catalogue index: an entry; -1 when none matches
+	// For other tools: the pattern index of each literal pattern, and the
+	// indices of the other patterns in ascending order.
 	lit     map[string]int32
 	special []int32
 	star    bool // an entry is exactly "*"
@@ -139,24 +219,33 @@ type plist struct {
 // compileList builds a plist from items as written (normalized here) with
 // the path used in rules. rec is the record of every entry; from, when not
 // nil, overrides it per item (grant-added entries).
-func compileList(path string, items []string, rec *envelope.RecordRef, from []*envelope.RecordRef, cat *catalogue) *plist {
-	l := &plist{}
+func (r *Release) compileList(path string, items []string, rec *envelope.RecordRef, from []*envelope.RecordRef, cat *catalogue) *plist {
+	l := &plist{rel: r}
 	for i, it := range items {
-		n := normalize(it)
+		n := r.normalize(it)
 		if n == "" || contains(l.names, n) {
 			continue
 		}
-		r := rec
-		if from != nil && from[i] != nil {
-			r = from[i]
+		rc := rec
+		if from != nil && i < len(from) && from[i] != nil {
+			rc = from[i]
 		}
+		e := int32(len(l.names))
 		l.names = append(l.names, n)
 		l.rules = append(l.rules, path+": "+strconv.Quote(it))
-		l.recs = append(l.recs, r)
-		l.pats = append(l.pats, classify(n))
+		l.recs = append(l.recs, rc)
+		for _, x := range r.expand(n) {
+			l.pats = append(l.pats, r.classify(x))
+			l.entry = append(l.entry, e)
+		}
 	}
 	l.finish(cat)
 	return l
+}
+
+// compileList is the legacy release's.
+func compileList(path string, items []string, rec *envelope.RecordRef, from []*envelope.RecordRef, cat *catalogue) *plist {
+	return releaseLegacy.compileList(path, items, rec, from, cat)
 }
 
 func (l *plist) finish(cat *catalogue) {
@@ -164,7 +253,9 @@ func (l *plist) finish(cat *catalogue) {
 	for i := range l.pats {
 		switch l.pats[i].kind {
 		case kLiteral:
-			l.lit[l.pats[i].text] = int32(i) // names are de-duplicated: one index each
+			if _, dup := l.lit[l.pats[i].text]; !dup {
+				l.lit[l.pats[i].text] = int32(i)
+			}
 			continue
 		case kStar:
 			l.star = true
@@ -183,23 +274,26 @@ func (l *plist) finish(cat *catalogue) {
 func (l *plist) empty() bool { return l == nil || len(l.names) == 0 }
 
 // match returns the index of the first entry matching t, or -1, with the
-// legacy name rule: dispatch_action is also matched by what would match
-// tool_call.
+// legacy release's legacy name rule: dispatch_action is also matched by
+// what would match tool_call.
 func (l *plist) match(t string) int32 {
 	if l == nil {
 		return -1
 	}
 	best := l.match1(t)
-	if t == "dispatch_action" {
+	if t == "dispatch_action" && l.rel.legacyNames() {
 		if b := l.match1("tool_call"); b >= 0 && (best < 0 || b < best) {
 			best = b
 		}
 	}
-	return best
+	if best < 0 {
+		return -1
+	}
+	return l.entry[best]
 }
 
-// match1 finds the first entry matching t itself: a literal by lookup, the
-// other entries by scanning those before it.
+// match1 finds the first pattern matching t itself: a literal by lookup,
+// the other patterns by scanning those before it.
 func (l *plist) match1(t string) int32 {
 	best, ok := l.lit[t]
 	if !ok {

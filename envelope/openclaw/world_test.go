@@ -16,6 +16,7 @@ var _ envelope.Dialect = (*Dialect)(nil)
 type world struct {
 	tb       testing.TB
 	d        *Dialect
+	release  string
 	seq      uint64
 	policy   *envelope.PolicyState
 	sessions map[events.SessionKey]*envelope.Session
@@ -25,11 +26,24 @@ func (w *world) Policy() *envelope.PolicyState                 { return w.policy
 func (w *world) Session(k events.SessionKey) *envelope.Session { return w.sessions[k] }
 func (w *world) Position() uint64                              { return w.seq }
 
+// newWorld is a world under the legacy release (the behaviour the unit
+// tests below pin); newWorldRelease names another.
 func newWorld(tb testing.TB, doc string, catalogue ...string) *world {
 	tb.Helper()
-	w := &world{tb: tb, d: New(), sessions: map[events.SessionKey]*envelope.Session{}}
+	return newWorldRelease(tb, LegacyRelease, doc, catalogue...)
+}
+
+func newWorldRelease(tb testing.TB, release, doc string, catalogue ...string) *world {
+	tb.Helper()
+	w := &world{tb: tb, d: New(), release: release, sessions: map[events.SessionKey]*envelope.Session{}}
 	w.setPolicy(doc, catalogue)
 	return w
+}
+
+// compile compiles a document under the world's release, as the fold does
+// with the release its policy.set recorded.
+func (w *world) compile(doc json.RawMessage, catalogue []string) (any, error) {
+	return w.d.CompileRelease(doc, catalogue, w.release)
 }
 
 func (w *world) ref(t events.Type) envelope.RecordRef {
@@ -40,7 +54,7 @@ func (w *world) ref(t events.Type) envelope.RecordRef {
 // setPolicy appends a policy.set; a nil catalogue keeps the previous one.
 func (w *world) setPolicy(doc string, catalogue []string) {
 	w.tb.Helper()
-	c, err := w.d.Compile(json.RawMessage(doc), catalogue)
+	c, err := w.compile(json.RawMessage(doc), catalogue)
 	if err != nil {
 		w.tb.Fatalf("compile %s: %v", doc, err)
 	}

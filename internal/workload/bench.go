@@ -14,13 +14,13 @@ const BenchDoc = `{
     "profile": "coding", "alsoAllow": ["browser", "bundle-mcp", "canvas"],
     "allow": [], "deny": ["nodes", "srv3__*"],
     "byProvider": {"anthropic/claude": {"profile": "coding", "alsoAllow": ["group:plugins", "browser"], "deny": ["x_search"]}},
-    "sandbox": {"tools": {"allow": ["group:fs", "group:runtime", "group:sessions", "group:web", "group:memory", "view_image"],
-                          "alsoAllow": ["bundle-mcp", "skills_read", "dispatch_action"], "deny": ["canvas"]}},
+    "sandbox": {"tools": {"allow": ["group:fs", "group:runtime", "group:sessions", "group:web", "group:memory", "view_image",
+                                    "bundle-mcp", "skills_read", "dispatch_action"], "deny": ["canvas"]}},
     "subagents": {"tools": {"deny": ["memory_get"]}},
     "toolsBySender": {"*": {"deny": ["group:automation"]}, "id:alice": {"deny": ["web_search"]}}
   },
   "agents": {
-    "defaults": {"subagents": {"maxSpawnDepth": 3}},
+    "defaults": {"subagents": {"maxSpawnDepth": 3}, "sandbox": {"mode": "all"}},
     "list": [{"id": "main", "tools": {"deny": ["process"], "byProvider": {"anthropic": {"allow": ["*"], "deny": ["code_execution"]}}},
               "subagents": {"allowAgents": ["main"]}}]
   },
