@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,11 +203,12 @@ func badCommandLine(raw []byte, msg string) []byte {
 func (f *hookFlags) options(catalogue []string) cchook.Options {
 	home, _ := os.UserHomeDir()
 	projectDir := os.Getenv("CLAUDE_PROJECT_DIR")
+	where := redactURL(f.natsURL)
 	o := cchook.Options{
 		Catalogue:   catalogue,
 		Unreachable: cchook.Unreachable(f.unreachable),
-		Why:         []string{"ledger", "why", "--nats", f.natsURL},
-		Where:       f.natsURL,
+		Why:         []string{"ledger", "why", "--nats", where},
+		Where:       where,
 		Home:        home,
 		WorkDir: func(cwd string) string {
 			if d := cchook.ProjectDir(cwd, projectDir, home); d != "" {
@@ -222,6 +224,19 @@ func (f *hookFlags) options(catalogue []string) cchook.Options {
 		o.Import = cchook.ImportProject(projectDir, home, importer.ClaudeCodeOptions{})
 	}
 	return o
+}
+
+// redactURL drops the user and password from NATS URLs (a comma-separated
+// list), which the hook prints where the model and the transcript see them.
+func redactURL(s string) string {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
+			u.User = nil
+			parts[i] = u.String()
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // connect dials NATS once, within a bounded time, with no reconnects: a
@@ -460,6 +475,14 @@ func (s *hookServer) check() error {
 	return err
 }
 
+func redactArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = redactURL(a)
+	}
+	return out
+}
+
 // loopback makes an address without a host bind the loopback interface.
 func loopback(addr string) string {
 	if strings.HasPrefix(addr, ":") {
@@ -476,7 +499,7 @@ func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (st
 	home, _ := os.UserHomeDir()
 	opts := cchook.Options{
 		Catalogue: s.catalogue,
-		Why:       append([]string{"ledger", "why"}, why...),
+		Why:       append([]string{"ledger", "why"}, redactArgs(why)...),
 		Where:     "this ledger's API",
 		Home:      home,
 		WorkDir: func(cwd string) string {

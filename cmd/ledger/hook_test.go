@@ -355,6 +355,18 @@ func TestHookUnreachable(t *testing.T) {
 	}
 }
 
+func TestHookRedactsURLs(t *testing.T) {
+	for in, want := range map[string]string{
+		"nats://127.0.0.1:4222":                          "nats://127.0.0.1:4222",
+		"nats://alice:s3cret@h:4222":                     "nats://h:4222",
+		"nats://a:b@h1:4222, nats://token@h2:4222,nats:": "nats://h1:4222,nats://h2:4222,nats:",
+	} {
+		if got := redactURL(in); got != want {
+			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestHookBadCommandLine: flags that do not parse deny a call and let
 // anything else through; they never block Claude Code on their own.
 func TestHookBadCommandLine(t *testing.T) {
