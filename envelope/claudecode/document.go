@@ -30,6 +30,10 @@ type Compiled struct {
 	// the written spec's pools); releaseRule names it for reasons.
 	release     *release
 	releaseRule string
+	// toolsFlag is document.tools when the document names a release: the
+	// --tools flag of that release's CLI (tools it names escape the
+	// release layer).
+	toolsFlag []string
 }
 
 // agentDef is one agent definition, configured or built-in.
@@ -293,6 +297,11 @@ func compileDocument(doc json.RawMessage) (*Compiled, error) {
 		}
 		if err := checkCatalogue(l, "document.tools"); err != nil {
 			return nil, err
+		}
+		if c.release != nil {
+			for _, t := range l {
+				c.toolsFlag = append(c.toolsFlag, normalizeTool(t))
+			}
 		}
 	}
 	if raw, ok := top["agents"]; ok {

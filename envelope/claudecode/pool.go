@@ -34,7 +34,8 @@ const (
 	codeModeAcceptEdits   = "mode:acceptEdits"
 	codeDefaultReadOnly   = "default:read_only"
 	codeDefaultNoPermFree = "default:no_permission"
-	codeSearchViaBash     = "search_tools:via_bash"
+	codeSearchViaBash     = "release:search_via_bash"
+	codeNotMainThread     = "release:not_main_thread"
 )
 
 // layer is one pool layer of section 7.2, in order.
@@ -52,14 +53,14 @@ const (
 	lTools
 	lInherited
 	lContinuation
-	lSearch
+	lRelease
 	numLayers
 )
 
 var layerNames = [numLayers]string{
 	"catalogue", "session_deny", "coordinator", "first_filter", "first_filter_plan_mode",
 	"depth_limit", "background_filter", "agent_disallowed", "agent_tools", "inherited", "continuation",
-	"search_tools",
+	"release",
 }
 
 // sessionKind is how a session started (section 7.1).
@@ -120,7 +121,7 @@ type view struct {
 	maskArr      [2][64]bool // their storage for catalogues up to 64 tools
 
 	// bash: whether Bash is in the pool (0 not known yet, 1 in, 2 out),
-	// for the search_tools layer.
+	// for the release layer.
 	bash uint8
 
 	// handed out in reasons, made once per view.
@@ -181,15 +182,16 @@ func newView(e *Effective, p *envelope.PolicyState, s *envelope.Session, capturi
 	v.active[lDisallowed] = v.def != nil || v.defMissing
 	v.active[lTools] = v.def != nil && v.def.limited()
 	v.active[lInherited] = v.kind != kindRoot
-	// A pool captured for a child keeps Grep and Glob: a child's own pool
-	// decides whether Bash hides them (an agent whose tools: names Grep
-	// but not Bash gets Grep under a main thread that has Bash).
-	v.active[lSearch] = e.c.release != nil && e.c.release.searchViaBash && !capturing
+	// A pool captured for a child skips the release layer: a child's own
+	// pool decides (an agent whose tools: names Grep but not Bash gets Grep
+	// under a main thread that has Bash; a plan-mode child gets
+	// ExitPlanMode though its main thread never has it).
+	v.active[lRelease] = e.c.release != nil && !capturing
 	return v
 }
 
 // bashInPool reports whether Bash survives every layer of this session's
-// pool (the search_tools layer never removes Bash, so this cannot recurse).
+// pool (the release layer never removes Bash, so this cannot recurse).
 func (v *view) bashInPool() bool {
 	if v.bash == 0 {
 		idx := slices.Index(v.e.cat, toolBash)
@@ -202,6 +204,19 @@ func (v *view) bashInPool() bool {
 }
 
 func isSearchTool(t string) bool { return t == toolGrep || t == toolGlob }
+
+// releaseRemoves is the release layer: what the document's release does
+// beyond the written spec's layers (release.go).
+func (v *view) releaseRemoves(t string) bool {
+	r := v.e.c.release
+	switch {
+	case r.searchViaBash && isSearchTool(t):
+		return !slices.Contains(v.e.c.toolsFlag, t) && v.bashInPool()
+	case r.planToolSubOnly && t == toolExitPlanMode:
+		return v.kind == kindRoot || v.kind == kindFork
+	}
+	return false
+}
 
 // skipAgentLayers leaves out layers 8 and 9 (the zero-tools check).
 func (v *view) skipAgentLayers() {
@@ -324,8 +339,8 @@ func (v *view) removes(l layer, t string, idx int, exempt bool) bool {
 		return !v.inP(t)
 	case lContinuation:
 		return !slices.Contains(v.k, t)
-	case lSearch:
-		return isSearchTool(t) && v.bashInPool()
+	case lRelease:
+		return v.releaseRemoves(t)
 	}
 	return false
 }
@@ -366,7 +381,10 @@ func (v *view) why(l layer, t string, idx int) envelope.Reason {
 		return envelope.Reason{Code: codeNotListed, Rule: v.def.toolsRule, Record: v.rev()}
 	case lInherited:
 		return envelope.Reason{Code: codeParentPool, Rule: "inherited_allow", Record: v.origin()}
-	case lSearch:
+	case lRelease:
+		if t == toolExitPlanMode {
+			return envelope.Reason{Code: codeNotMainThread, Rule: v.e.c.releaseRule, Record: v.rev()}
+		}
 		return envelope.Reason{Code: codeSearchViaBash, Rule: v.e.c.releaseRule, Record: v.rev()}
 	default:
 		return envelope.Reason{Code: codeNotCaptured, Rule: "captured inherited_allow", Record: v.continuation()}
@@ -407,9 +425,12 @@ func (v *view) detail(l layer, t string, exempt bool) string {
 		return "the pool captured from " + strconv.Quote(string(v.s.Parent)) + " at spawn"
 	case lContinuation:
 		return "the pool captured by the continuation in force"
-	case lSearch:
-		if isSearchTool(t) {
-			return "Claude Code " + v.e.c.release.name + " gives Grep and Glob only to a pool without Bash"
+	case lRelease:
+		switch {
+		case isSearchTool(t):
+			return "Claude Code " + v.e.c.release.name + " gives Grep and Glob only to a pool without Bash, or when --tools (document.tools) names them"
+		case t == toolExitPlanMode:
+			return "Claude Code " + v.e.c.release.name + " gives ExitPlanMode only to a sub-agent in plan mode, never to a main thread or a fork"
 		}
 	}
 	return ""
@@ -476,8 +497,8 @@ func (v *view) firstLayer(t string, idx int, exempt bool) layer {
 		return lInherited
 	case a[lContinuation] && !slices.Contains(v.k, t):
 		return lContinuation
-	case a[lSearch] && isSearchTool(t) && v.bashInPool():
-		return lSearch
+	case a[lRelease] && v.releaseRemoves(t):
+		return lRelease
 	}
 	return numLayers
 }
@@ -509,8 +530,8 @@ func (v *view) firstLayerAt(t string, idx int, exempt bool) layer {
 		return lInherited
 	case a[lContinuation] && !(v.kMask != nil && v.kMask[idx] || v.kMask == nil && slices.Contains(v.k, t)):
 		return lContinuation
-	case a[lSearch] && isSearchTool(t) && v.bashInPool():
-		return lSearch
+	case a[lRelease] && v.releaseRemoves(t):
+		return lRelease
 	}
 	return numLayers
 }

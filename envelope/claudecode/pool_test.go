@@ -295,7 +295,7 @@ func TestDecideTracePoolLayers(t *testing.T) {
 	}
 	want := "catalogue=kept session_deny=kept coordinator=absent first_filter=kept first_filter_plan_mode=kept " +
 		"depth_limit=kept background_filter=absent agent_disallowed=kept agent_tools=removed inherited=skipped " +
-		"continuation=skipped search_tools=skipped agent_type=skipped end_conversation=skipped deny_rules=skipped ask_rules=skipped " +
+		"continuation=skipped release=skipped agent_type=skipped end_conversation=skipped deny_rules=skipped ask_rules=skipped " +
 		"user_interaction=skipped critical_path=skipped protected_path=skipped mode=skipped allow_rules=skipped " +
 		"defaults=skipped dont_ask=skipped"
 	if got := strings.Join(layers, " "); got != want {

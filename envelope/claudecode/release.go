@@ -26,6 +26,9 @@ type release struct {
 	// it (an agent whose tools: names Grep but not Bash, or a session
 	// whose Bash is denied).
 	searchViaBash bool
+	// planToolSubOnly: ExitPlanMode is given only to a sub-agent in plan
+	// mode, never to a main thread (in plan mode too) or a fork.
+	planToolSubOnly bool
 	// builtIns are the release's built-in agents, in a fixed order.
 	builtIns []string
 }
@@ -34,11 +37,12 @@ var releases = map[string]*release{
 	"2.1.328": {
 		name: "2.1.328",
 		tools: []string{"Agent", "Bash", "CronCreate", "CronDelete", "CronList", "Edit", "EnterWorktree",
-			"ExitWorktree", "Glob", "Grep", "ListAgents", "Monitor", "NotebookEdit", "Read", "ReportFindings",
+			"ExitPlanMode", "ExitWorktree", "Glob", "Grep", "ListAgents", "Monitor", "NotebookEdit", "Read", "ReportFindings",
 			"ScheduleWakeup", "SendMessage", "Skill", "TaskStop", "ToolSearch", "WebFetch", "WebSearch",
 			"Workflow", "Write"},
-		searchViaBash: true,
-		builtIns:      []string{"claude", "general-purpose", "Explore", "Plan", "statusline-setup"},
+		searchViaBash:   true,
+		planToolSubOnly: true,
+		builtIns:        []string{"claude", "general-purpose", "Explore", "Plan", "statusline-setup"},
 	},
 }
 

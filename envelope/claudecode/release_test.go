@@ -77,6 +77,32 @@ func TestReleasePools(t *testing.T) {
 	if v.Decision != allow {
 		t.Errorf("Grep without Bash: %s (%s)", v.Decision, v.Reason.Code)
 	}
+	// document.tools is the --tools flag: the search tools it names stay
+	// beside Bash, in the main thread and its children
+	// (TestDifferential/grep-glob-tools-flag).
+	w = newWorld(t, `{"release": "2.1.328", "tools": ["Agent", "Bash", "Read", "Grep", "Glob"]}`, "Agent", "Bash", "Read", "Grep", "Glob")
+	w.start(t, "lead", events.StartedData{Agent: "main"})
+	w.spawn(t, "lead:x", events.SpawnedData{Parent: "lead", Agent: "Explore"})
+	for _, k := range []string{"lead", "lead:x"} {
+		if ts := w.tools(k); !slices.Contains(ts.Allowed, "Grep") || !slices.Contains(ts.Allowed, "Glob") {
+			t.Errorf("%s with --tools naming Grep and Glob: %v", k, ts.Allowed)
+		}
+	}
+	// ExitPlanMode: never on the main thread (plan mode included) or a
+	// fork; a sub-agent in plan mode has it (TestPools).
+	w = newWorld(t, `{"release": "2.1.328", "agents": {"planner": {"description": "p", "permissionMode": "plan"}}}`, cat...)
+	w.start(t, "lead", events.StartedData{Agent: "main", Mode: "plan"})
+	w.spawn(t, "lead:p", events.SpawnedData{Parent: "lead", Agent: "planner"})
+	w.spawn(t, "lead:f", events.SpawnedData{Parent: "lead", Agent: "fork", Fork: true})
+	if r := reasons(w.tools("lead")); r["ExitPlanMode"] != codeNotMainThread {
+		t.Errorf("main thread in plan mode: ExitPlanMode %q", r["ExitPlanMode"])
+	}
+	if r := reasons(w.tools("lead:f")); r["ExitPlanMode"] != codeNotMainThread {
+		t.Errorf("fork: ExitPlanMode %q", r["ExitPlanMode"])
+	}
+	if ts := w.tools("lead:p"); !slices.Contains(ts.Allowed, "ExitPlanMode") {
+		t.Errorf("plan-mode sub-agent: no ExitPlanMode in %v", ts.Allowed)
+	}
 	// Without a release the written spec's pools hold: Grep stays.
 	w = newWorld(t, `{}`, cat...)
 	w.start(t, "lead", events.StartedData{Agent: "main"})
