@@ -181,7 +181,8 @@ func builtInAgents(s string) *Value {
 }
 
 type ccImporter struct {
-	r *Result
+	r     *Result
+	files []fs.FileInfo // the agent files read, in every scope
 
 	depth     *place // where settings set the depth variable, nil when none did
 	depthText string
@@ -219,14 +220,14 @@ func (c *ccImporter) add(w *Warning) { c.r.Warnings = append(c.r.Warnings, *w) }
 // offered, and the debug log named both.
 func (c *ccImporter) agents(s scope) ([]*agentDef, error) {
 	var out []*agentDef
-	var seen []fs.FileInfo // directories and files visited, against link cycles and the same file twice
-	visited := func(fi fs.FileInfo) bool {
-		for _, v := range seen {
+	var dirs []fs.FileInfo // the folders visited, against link cycles
+	visited := func(seen *[]fs.FileInfo, fi fs.FileInfo) bool {
+		for _, v := range *seen {
 			if os.SameFile(v, fi) {
 				return true
 			}
 		}
-		seen = append(seen, fi)
+		*seen = append(*seen, fi)
 		return false
 	}
 	var walk func(dir string) error
@@ -245,7 +246,7 @@ func (c *ccImporter) agents(s scope) ([]*agentDef, error) {
 			}
 			return nil
 		}
-		if visited(fi) {
+		if visited(&dirs, fi) {
 			c.add(skipped(s.file(dir), Pos{}, "this folder was read already (a symbolic link loops back to it)"))
 			return nil
 		}
@@ -279,8 +280,13 @@ func (c *ccImporter) agents(s scope) ([]*agentDef, error) {
 				c.add(skipped(s.file(rel), Pos{}, "%d bytes: Claude Code skips agent files over %d bytes", fi.Size(), agentFileLimit))
 				continue
 			}
-			if visited(fi) {
-				c.add(skipped(s.file(rel), Pos{}, "the same file was read already under another name (a link): Claude Code reads it once"))
+			// Claude Code reads a file once when two paths lead to it and
+			// the path itself is not a link: lstat tells (a hard link, or a
+			// file under a linked folder). A symbolic link to a file is read
+			// again (CLI: again.md -> a.md gave the agent twice, a duplicate
+			// name in the debug log).
+			if li, err := lstat(s.fsys, rel); err == nil && visited(&c.files, li) {
+				c.add(skipped(s.file(rel), Pos{}, "the same file was read already under another name: Claude Code reads it once"))
 				continue
 			}
 			src, err := fs.ReadFile(s.fsys, rel)
@@ -299,6 +305,14 @@ func (c *ccImporter) agents(s scope) ([]*agentDef, error) {
 		return nil
 	}
 	return out, walk("agents")
+}
+
+// lstat is fs.Lstat where fsys can tell, else fs.Stat.
+func lstat(fsys fs.FS, name string) (fs.FileInfo, error) {
+	if _, ok := fsys.(fs.ReadLinkFS); ok {
+		return fs.Lstat(fsys, name)
+	}
+	return fs.Stat(fsys, name)
 }
 
 // readDirUnsorted lists a directory in the order the file system gives,

@@ -457,6 +457,7 @@ func TestClaudeCodeSkipsOneFile(t *testing.T) {
 		{"empty name", "---\nname: ''\ndescription: d\n---\n", "2:7: warning: skipped: no name: Claude Code loads an agent only with a name: in its front matter (the file name does not count)"},
 		{"name false", "---\nname: false\ndescription: d\n---\n", "2:7: warning: skipped: no name: Claude Code loads an agent only with a name: in its front matter (the file name does not count)"},
 		{"name a list", "---\nname: [a]\ndescription: d\n---\n", "2:7: warning: skipped: name is a list: Claude Code loads an agent only when its name is a string (quote it)"},
+		{"description with no value", "---\nname: a\ndescription:\n---\n", "3:1: warning: skipped: the description has no value: Claude Code loads an agent only with a description"},
 		{"description a mapping", "---\nname: a\ndescription: {x: y}\n---\n", "3:14: warning: skipped: description is a mapping: Claude Code loads an agent only when its description is a string (quote it)"},
 		{"YAML that no quoting fixes", "---\nname: a\ndescription: d\ntools: [Read\n  Grep: x\n---\n", "4:8: warning: skipped: the front matter is not YAML Claude Code can read: did not find expected ',' or ']' (it also failed with the values quoted, as Claude Code retries): quote the value, or fix the line"},
 		{"PermissionRequest at the top", "---\nname: a\ndescription: d\nPermissionRequest: []\n---\n", "4:1: warning: skipped: PermissionRequest is written at the top of the front matter, outside hooks: Claude Code refuses to load such an agent; move it under hooks"},
@@ -645,8 +646,9 @@ func TestClaudeCodeDuplicateNames(t *testing.T) {
 }
 
 // TestClaudeCodeLinks: symbolic links are followed (CLI: a link to a file
-// outside the project loaded), a loop is read once, and one file under two
-// names defines its agent once.
+// outside the project loaded), a loop is read once (CLI: "Skipping already
+// visited directory"), a hard link is read once, and a symbolic link to a
+// file is read again (CLI: a duplicate agent name).
 func TestClaudeCodeLinks(t *testing.T) {
 	root := project(t, map[string]string{"agents/a.md": "---\nname: a\ndescription: d\n---\n"})
 	outside := writeTree(t, map[string]string{"shared.md": "---\nname: shared\ndescription: from outside\n---\n"})
@@ -661,6 +663,9 @@ func TestClaudeCodeLinks(t *testing.T) {
 			t.Skip("no symbolic links here:", err)
 		}
 	}
+	if err := os.Link(filepath.Join(agents, "a.md"), filepath.Join(agents, "hard.md")); err != nil {
+		t.Skip("no hard links here:", err)
+	}
 	r, err := ClaudeCode(root, ClaudeCodeOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -671,7 +676,8 @@ func TestClaudeCodeLinks(t *testing.T) {
 	got := strings.Join(warningsOf(r, root), "\n")
 	for _, want := range []string{
 		"loop: warning: skipped: this folder was read already (a symbolic link loops back to it)",
-		"warning: skipped: the same file was read already under another name (a link): Claude Code reads it once",
+		"md: warning: skipped: the same file was read already under another name: Claude Code reads it once",
+		`warning: skipped: agent "a" is defined again in `,
 		"dangling.md: warning: skipped: no such file or directory",
 	} {
 		if !strings.Contains(got, want) {
