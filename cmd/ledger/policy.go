@@ -179,24 +179,16 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// claudeUserDir resolves --user-config: the directory Claude Code itself
-// takes its user scope from (CLAUDE_CONFIG_DIR, else ~/.claude; CLI: with
-// CLAUDE_CONFIG_DIR set, its settings.json applied and ~/.claude's did
-// not), "" for none. A default that does not exist reads nothing; a
-// directory named on the command line must exist.
+// claudeUserDir resolves --user-config: by default the directory Claude
+// Code itself takes its user scope from (importer.ClaudeUserDir), "" for
+// none. A default that does not exist reads nothing; a directory named on
+// the command line must exist.
 func claudeUserDir(flagValue string) (string, error) {
 	switch flagValue {
 	case "none":
 		return "", nil
 	case "":
-		if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-			return d, nil
-		}
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", nil
-		}
-		return filepath.Join(home, ".claude"), nil
+		return importer.ClaudeUserDir(), nil
 	}
 	if st, err := os.Stat(flagValue); err != nil || !st.IsDir() {
 		return "", &exitError{code: 1, msg: "--user-config " + flagValue + ": not a directory (give the user's Claude Code directory, such as ~/.claude, or 'none')"}

@@ -32,6 +32,20 @@ type ClaudeCodeOptions struct {
 	UserDir string
 }
 
+// ClaudeUserDir is the user's Claude Code directory as Claude Code finds it:
+// $CLAUDE_CONFIG_DIR, else ~/.claude ("" when there is no home). CLI: with
+// CLAUDE_CONFIG_DIR set, its settings.json applied and ~/.claude's did not.
+func ClaudeUserDir() string {
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".claude")
+}
+
 // depthEnv is the environment variable Claude Code reads for its subagent
 // depth limit (reference/claude-code.md rule 2.10).
 const depthEnv = "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH"
