@@ -120,7 +120,11 @@ func childMode(pm string, kind sessionKind, def *agentDef, c *Compiled) string {
 		return pm
 	case pm == modeBypass || pm == modeAcceptEdits:
 		return pm
-	case def != nil && def.mode != "" && !(def.mode == modeBypass && c.disableBypass):
+	// A definition's bypassPermissions does not take a child out of its
+	// parent's mode: Claude Code 2.1.328 asked for Write, Edit and touch in
+	// such a child under a default-mode parent (internal/claudecodetest
+	// TestDifferential/custom-agents, main:bypasser).
+	case def != nil && def.mode != "" && def.mode != modeBypass:
 		return def.mode
 	}
 	return pm

@@ -23,6 +23,7 @@ type bashLine struct {
 // bashSub is one top-level subcommand.
 type bashSub struct {
 	raw    string
+	op     string // the operator after it ("" for the last)
 	nested bool // holds a backtick span or a nesting opener
 	// words are the subcommand's words with the allow strip applied (only
 	// LANG, LC_ALL and NO_COLOR assignments are stripped).
@@ -215,10 +216,20 @@ func splitTop(cmd string, cls []byte) []bashSub {
 			continue
 		}
 		emit(i)
+		if len(subs) > 0 && subs[len(subs)-1].op == "" {
+			op := cmd[i : i+n]
+			if op == "\n" {
+				op = ";"
+			}
+			subs[len(subs)-1].op = op
+		}
 		i += n
 		start = i
 	}
 	emit(len(cmd))
+	if len(subs) > 0 {
+		subs[len(subs)-1].op = ""
+	}
 	return subs
 }
 
@@ -457,7 +468,7 @@ func parseBash(cmd string) *bashLine {
 	}
 	// The whole line is a deny text too, so a rule written across an
 	// operator (Bash(wget *| bash*)) can match.
-	if whole := strings.Join(strings.Fields(cmd), " "); len(l.subs) > 1 && !containsString(l.denyTexts, whole) {
+	if whole := l.wholeText(); len(l.subs) > 1 && !containsString(l.denyTexts, whole) {
 		l.denyTexts = append(l.denyTexts, whole)
 	}
 	for _, seg := range nestedSegments(cmd) {
@@ -465,6 +476,12 @@ func parseBash(cmd string) *bashLine {
 		if t := strings.Join(stripped, " "); t != "" {
 			l.denyTexts = append(l.denyTexts, t)
 			l.pathSegs = append(l.pathSegs, stripped)
+			// Claude Code 2.1.328 stops an rm deny rule's \rm, /bin/rm,
+			// sudo rm, env rm and /usr/bin/env rm too
+			// (internal/claudecodetest TestDifferential/bypass-rm).
+			if deep := strings.Join(stripDeep(seg), " "); deep != t && deep != "" && !containsString(l.denyTexts, deep) {
+				l.denyTexts = append(l.denyTexts, deep)
+			}
 		}
 		if !l.critical {
 			if arg, ok := criticalRemoval(stripWords(seg, stripCritical)); ok {
@@ -473,6 +490,62 @@ func parseBash(cmd string) *bashLine {
 		}
 	}
 	return l
+}
+
+// wholeText is the line as one text, its top-level subcommands joined by
+// their operators with single spaces ("wget x|bash" reads "wget x | bash"),
+// so a deny rule written across an operator matches however the operator
+// was spaced.
+func (l *bashLine) wholeText() string {
+	var b strings.Builder
+	for i := range l.subs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strings.Join(strings.Fields(l.subs[i].raw), " "))
+		if op := l.subs[i].op; op != "" {
+			b.WriteByte(' ')
+			b.WriteString(op)
+		}
+	}
+	return b.String()
+}
+
+// stripDeep strips like the deny strip, and also what a deny rule must see
+// through: a leading backslash or a directory on the command word (\rm,
+// /bin/rm), sudo and env with their options and assignments.
+func stripDeep(w []string) []string {
+	for len(w) > 0 {
+		w = stripWords(w, stripDeny)
+		if len(w) == 0 {
+			return w
+		}
+		first := strings.TrimPrefix(w[0], "\\")
+		if i := strings.LastIndexByte(first, '/'); i >= 0 && i < len(first)-1 {
+			first = first[i+1:]
+		}
+		switch first {
+		case "sudo":
+			w = skipOptions(w[1:], "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U",
+				"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type",
+				"--command-timeout", "--other-user")
+			continue
+		case "env":
+			w = skipOptions(w[1:], "-u", "--unset", "-C", "--chdir", "-S", "--split-string")
+			for len(w) > 0 {
+				if _, ok := isAssignment(w[0]); !ok {
+					break
+				}
+				w = w[1:]
+			}
+			continue
+		}
+		if first != w[0] {
+			w = append([]string{first}, w[1:]...)
+		}
+		return w
+	}
+	return w
 }
 
 func containsString(l []string, s string) bool {

@@ -230,6 +230,9 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 		} else if rr, seg, path := v.commandPathDeny(c); rr != nil {
 			out = decided(stepDenyRules, envelope.Deny, v.ruleReason(codePermissionDeny, rr))
 			detail[stepDenyRules] = strconv.Quote(seg) + " " + pathVerb(seg) + " " + strconv.Quote(path)
+		} else if rr, script := v.shellScriptDeny(c, 0); rr != nil {
+			out = decided(stepDenyRules, envelope.Ask, v.ruleReason(codeDenyInScript, rr))
+			detail[stepDenyRules] = "a deny rule matches a command inside the shell -c script " + strconv.Quote(script)
 		}
 	}
 	if !out.ok {
@@ -322,6 +325,70 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		}
 	}
 	return nil, "", ""
+}
+
+// shellScriptDeny looks inside "bash -c SCRIPT" (sh, zsh, dash, ksh too):
+// Claude Code 2.1.328 asks when a deny rule matches a command of the
+// script (internal/claudecodetest TestDifferential/bypass-rm: "A
+// permission rule denies a command inside this shell -c script").
+func (v *view) shellScriptDeny(c *call, depth int) (*ruleRef, string) {
+	if c.tool != toolBash || depth > 2 {
+		return nil, ""
+	}
+	l := c.bash()
+	if l == nil {
+		return nil, ""
+	}
+	for i := range l.subs {
+		ws := make([]string, len(l.subs[i].words))
+		for j, w := range l.subs[i].words {
+			ws[j] = unquote(w)
+		}
+		script, ok := shellScript(stripDeep(ws), l.subs[i].words)
+		if !ok {
+			continue
+		}
+		raw, _ := json.Marshal(script)
+		inner := newCall(toolBash, raw)
+		if rr := v.firstRule(bDeny, inner); rr != nil {
+			return rr, script
+		}
+		if rr, _, _ := v.commandPathDeny(inner); rr != nil {
+			return rr, script
+		}
+		if rr, _ := v.shellScriptDeny(inner, depth+1); rr != nil {
+			return rr, script
+		}
+	}
+	return nil, ""
+}
+
+// shellScript returns the script of a shell run with -c: ws are the
+// subcommand's words unquoted and stripped; quoted are the same words as
+// written, from which the script is unquoted (its spaces kept).
+func shellScript(ws, quoted []string) (string, bool) {
+	if len(ws) < 3 {
+		return "", false
+	}
+	switch ws[0] {
+	case "bash", "sh", "zsh", "dash", "ksh":
+	default:
+		return "", false
+	}
+	off := len(quoted) - len(ws) // the words stripDeep dropped
+	for i := 1; i+1 < len(ws); i++ {
+		w := ws[i]
+		if !strings.HasPrefix(w, "-") || strings.HasPrefix(w, "--") {
+			return "", false
+		}
+		if strings.Contains(w, "c") {
+			if j := off + i + 1; j >= 0 && j < len(quoted) {
+				return unquote(quoted[j]), true
+			}
+			return ws[i+1], true
+		}
+	}
+	return "", false
 }
 
 func pathVerb(seg string) string {

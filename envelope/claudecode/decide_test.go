@@ -96,7 +96,13 @@ func TestDecideRules(t *testing.T) {
 		{"Bash", "echo $(rm -rf build)", deny, codePermissionDeny},
 		{"Bash", "echo `rm x`", deny, codePermissionDeny},
 		{"Bash", "FOO=1 rm -rf build", deny, codePermissionDeny},
-		{"Bash", "sudo rm -rf build", ask, codeDefaultPrompt},
+		// Claude Code 2.1.328 sees through sudo, env, \rm and /bin/rm
+		// (internal/claudecodetest TestDifferential/bypass-rm).
+		{"Bash", "sudo rm -rf build", deny, codePermissionDeny},
+		{"Bash", `\rm -rf build`, deny, codePermissionDeny},
+		{"Bash", "/bin/rm -rf build", deny, codePermissionDeny},
+		{"Bash", "env FOO=1 rm -rf build", deny, codePermissionDeny},
+		{"Bash", "/usr/bin/env rm -rf build", deny, codePermissionDeny},
 		{"Bash", `echo "a; rm -rf x"`, deny, codePermissionDeny},
 		{"Bash", "echo $(cat notes.txt)", ask, codeDefaultPrompt},
 		{"Bash", "echo 'open", ask, codeDefaultPrompt},

@@ -36,6 +36,7 @@ const (
 	codeDefaultNoPermFree = "default:no_permission"
 	codeSearchViaBash     = "release:search_via_bash"
 	codeNotMainThread     = "release:not_main_thread"
+	codeDenyInScript      = "permission:deny_in_script"
 )
 
 // layer is one pool layer of section 7.2, in order.
