@@ -112,12 +112,16 @@ func TestClaudeCodeLoadsWhatTheCLILoads(t *testing.T) {
 	}
 	all := strings.Join(warnings, "\n")
 
-	dialectGaps := 0
+	// The agents the dialect cannot hold today; a dialect that learns to
+	// hold one of them makes it imported, and compared, instead.
+	gaps := []string{"code reviewer", "main", "auto-mode", "revisor-código", strings.Repeat("b", 256)}
 	for name, want := range rec.Agents {
 		a, ok := got[name]
 		if !ok {
 			if strings.Contains(all, "Claude Code loads agent "+jsonQuote(name)+", but the ledger cannot hold it") {
-				dialectGaps++
+				if !slices.Contains(gaps, name) {
+					t.Errorf("agent %q: left out for the dialect, which holds it", name)
+				}
 				continue
 			}
 			t.Errorf("agent %q: Claude Code loads it, the import does not", name)
@@ -134,9 +138,6 @@ func TestClaudeCodeLoadsWhatTheCLILoads(t *testing.T) {
 		if _, ok := rec.Agents[name]; !ok {
 			t.Errorf("agent %q imported, but Claude Code does not load it", name)
 		}
-	}
-	if dialectGaps != 5 {
-		t.Errorf("%d agents left out for the dialect, want 5 (code reviewer, main, auto-mode, revisor-código and a name of 256 characters):\n%s", dialectGaps, all)
 	}
 
 	// The CLI's list does not tell an empty tools list from none: the
