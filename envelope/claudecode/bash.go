@@ -24,7 +24,7 @@ type bashLine struct {
 type bashSub struct {
 	raw    string
 	op     string // the operator after it ("" for the last)
-	nested bool // holds a backtick span or a nesting opener
+	nested bool   // holds a backtick span or a nesting opener
 	// words are the subcommand's words with the allow strip applied (only
 	// LANG, LC_ALL and NO_COLOR assignments are stripped).
 	words     []string
