@@ -1,5 +1,6 @@
 // Package claudecode implements the claude-code dialect of the session
-// policy ledger, as pinned in spec/dialect-claude-code.md: the policy
+// policy ledger, as pinned in docs/dialects/claude-code.md (decided by the
+// pinned Claude Code release where it and the written spec differ): the policy
 // document and its validation, permission rules and grants, the tool pool of
 // a session (eleven per-tool layers), the decision for one call (deny, ask or
 // allow with a reason and a trace), spawn admission and the envelope a child
@@ -24,6 +25,9 @@
 //
 // # Files
 //
+// release.go (the tables of each pinned Claude Code release: catalogue,
+// built-in agents, the release layer), bashpaths.go (which words of a
+// Bash command are paths, per command, as the release reads them),
 // names.go (tool, MCP and agent names, modes, tool classes), rules.go
 // (permission rules and command patterns), toollist.go (agent tools /
 // disallowedTools entries), document.go (the policy document and Compile),
@@ -38,7 +42,7 @@
 // # Reasons
 //
 // Every removed tool and every decision carries a code "<layer>:<cause>"
-// (section 13), the rule as written where one matched (permissions.deny:
+// (section 13, and section 0 for the release layer), the rule as written where one matched (permissions.deny:
 // "Bash", disallowedTools: "mcp__github", tools: ["Read"], mode: "plan",
 // maxSubagentDepth: 3, ...) and the record that introduced it: the
 // policy.set revision, the grant.added of a granted rule, the session's
