@@ -45,8 +45,8 @@ type dcase struct {
 	agents   []Agent
 	files    map[string]string
 	// mode is --permission-mode (and the main session's mode for the
-	// dialect); tools is --tools (the main thread's agent tools for the
-	// dialect).
+	// dialect); tools is --tools (for the dialect, the policy's catalogue
+	// and the document's top-level "tools").
 	mode  string
 	tools string
 	// agent is --agent: the main thread runs that agent's definition (the
@@ -92,8 +92,10 @@ func cliOutcome(c Call) (string, bool) {
 }
 
 // document is the dialect's policy document for a case: the settings'
-// permissions, the case's agents, and the --tools list as the main
-// thread's agent.
+// permissions, the case's agents, and the --tools list as the document's
+// "tools" (which the dialect reads as the flag when the document names a
+// release: what the flag names exists and is exempt from the release's
+// pool rules).
 func (dc *dcase) document() map[string]any {
 	perms := map[string]any{}
 	for k, v := range map[string][]string{"allow": dc.settings.Allow, "ask": dc.settings.Ask, "deny": dc.settings.Deny,
@@ -119,10 +121,10 @@ func (dc *dcase) document() map[string]any {
 		}
 		agents[a.Name] = def
 	}
-	if dc.tools != "" {
-		agents[cliToolsAgent] = map[string]any{"description": "the --tools flag", "tools": dc.tools}
-	}
 	doc := map[string]any{}
+	if l := dc.toolsFlag(); l != nil {
+		doc["tools"] = l
+	}
 	if slices.Contains(claudecode.Releases(), dc.release) {
 		// The release the CLI is, when the dialect holds its tables: what
 		// 'ledger policy import' writes for a project.
@@ -137,10 +139,34 @@ func (dc *dcase) document() map[string]any {
 	return doc
 }
 
-// cliToolsAgent is the main-thread agent that stands for --tools in the
-// dialect's document: --tools sets the main thread's tools as an agent's
-// tools: list would.
-const cliToolsAgent = "cli-tools"
+// toolsFlag is the --tools list, as the CLI splits it; nil without the
+// flag. It is policy, not an agent: the tools that exist in the run.
+func (dc *dcase) toolsFlag() []string {
+	if dc.tools == "" {
+		return nil
+	}
+	var out []string
+	for _, n := range strings.Split(dc.tools, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// placeholder is a name 2.1.328 puts in a request's tools that is no tool:
+// an internal stand-in for the deferred tools, which the model cannot call.
+// It is left out of the CLI's side of every pool comparison and of the
+// catalogue the dialect is given.
+const placeholder = "DeferredToolPlaceholder"
+
+// cliPool is a session's pool as the CLI sent it: its tools and deferred
+// tools, sorted, without the placeholder.
+func cliPool(q Request) []string {
+	names := setOf(append(slices.Clone(q.Tools), q.Deferred...))
+	delete(names, placeholder)
+	return slices.Sorted(maps.Keys(names))
+}
 
 // keyOf is the dialect's session key of a script: "main", and each child
 // under its parent's key.
@@ -165,9 +191,6 @@ func (dc *dcase) steps() []map[string]any {
 		key := dc.keyOf(s.script)
 		if s.parent == "" {
 			data := map[string]any{"agent": "main"}
-			if dc.tools != "" {
-				data["agent"] = cliToolsAgent
-			}
 			if dc.agent != "" {
 				data["agent"] = dc.agent
 			}
@@ -401,16 +424,20 @@ func recordedPools(t *testing.T) PoolsFile {
 	return f
 }
 
-// catalogue is the pool catalogue the dialect is given for a case: every
-// built-in tool name the CLI showed in TestPools, except those no pool
-// holds unless --tools names them, when this case's --tools does not.
-// (That is the CLI's input mapped to the dialect's: which tools exist in
-// the run. What each session gets of them is the dialect's to decide.)
+// catalogue is the pool catalogue the dialect is given for a case: the
+// --tools list when the case has one (the flag is the set of tools that
+// exist in the run), else every built-in tool name the CLI showed in
+// TestPools but those no pool holds without the flag, and never the
+// placeholder. (That is the CLI's input mapped to the dialect's: which
+// tools exist in the run. What each session gets of them is the dialect's
+// to decide.) MCP tools are the main session's start tools (see steps).
 func (dc *dcase) catalogue(pf PoolsFile) []string {
-	named := setOf(strings.Split(dc.tools, ","))
+	if l := dc.toolsFlag(); l != nil {
+		return slices.DeleteFunc(l, func(n string) bool { return n == placeholder })
+	}
 	var out []string
 	for _, n := range pf.BuiltIn {
-		if !slices.Contains(pf.FlagOnly, n) || named[n] {
+		if !slices.Contains(pf.FlagOnly, n) && n != placeholder {
 			out = append(out, n)
 		}
 	}
@@ -521,7 +548,7 @@ func runCase(t *testing.T, dc *dcase, cat []string) []compared {
 		if _, refused := v.refused[key]; !ran || refused {
 			continue
 		}
-		cliPool := slices.Sorted(maps.Keys(setOf(append(slices.Clone(q.Tools), q.Deferred...))))
+		cliPool := cliPool(q)
 		dPool, err := v.pool(t.Context(), key)
 		c := compared{Case: dc.name, Group: dc.group, Session: string(key), What: "pool", CLI: strings.Join(cliPool, " "), kind: kindPool}
 		if err != nil {

@@ -27,6 +27,17 @@
 //   - The CLI is the reference: a missing or mismatched CLI fails the test
 //     under CI=true and skips it elsewhere; nothing here restates policy.
 //
+// # How a case maps to the dialect
+//
+// --tools is policy, not an agent: the policy.set's catalogue is exactly its
+// list and the document's top-level "tools" is the same list (the dialect
+// reads it as the flag when the document names a release). --agent is the
+// main session's agent. DeferredToolPlaceholder, which 2.1.328 puts in a
+// request's tools, is an internal stand-in and no tool: it is left out of
+// the CLI's side of every pool and of every catalogue given to the dialect.
+// testdata/deliberate.json lists the only differences accepted, each one
+// where the dialect is stricter than the CLI.
+//
 // # How an outcome is read
 //
 // A call ran (allow) when a PostToolUse or PostToolUseFailure hook fired for

@@ -2,7 +2,6 @@ package claudecodetest
 
 import (
 	"encoding/json"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,7 +22,7 @@ func fileName(name string) string {
 
 // writeScenario writes what the CLI did in a case as a scenario: the
 // case's policy and events, then for every session the CLI ran its pool
-// (exact) and for every call the CLI's outcome (absent is deny: a tool
+// (exact, without the placeholder) and for every call the CLI's outcome (absent is deny: a tool
 // outside the pool is refused).
 func writeScenario(t *testing.T, dc *dcase, cat []string, res *Result, v *dialectView) {
 	t.Helper()
@@ -52,9 +51,8 @@ func writeScenario(t *testing.T, dc *dcase, cat []string, res *Result, v *dialec
 		if !ok {
 			continue
 		}
-		names := setOf(append(slices.Clone(q.Tools), q.Deferred...))
 		steps = append(steps, map[string]any{"expect": map[string]any{"session": dc.keyOf(s.script),
-			"allowed": slices.Sorted(maps.Keys(names)), "exact": true}})
+			"allowed": cliPool(q), "exact": true}})
 	}
 	// Calls in script order (sessions as the case lists them, then turns),
 	// not in the order concurrent sub-agents happened to make them.
