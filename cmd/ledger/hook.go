@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/sessionledger/ledger/envelope/claudecode"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -159,6 +160,11 @@ func runHookClaudeCode(ctx context.Context, args []string, stdin io.Reader, stdo
 	if cerr != nil {
 		return writeHookOutput(stdout, badCommandLine(raw, "ledger hook claude-code: "+cerr.Error()))
 	}
+	if catalogue == nil {
+		// The imported document names the pinned release: its built-in
+		// catalogue is the first policy.set's.
+		catalogue, _ = claudecode.Catalogue(claudecode.LatestRelease)
+	}
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	h := &cchook.Hook{Opts: f.options(catalogue)}
@@ -221,7 +227,7 @@ func (f *hookFlags) options(catalogue []string) cchook.Options {
 		o.Why = append(o.Why, "--creds", f.creds)
 	}
 	if !f.noImport {
-		o.Import = cchook.ImportProject(projectDir, home, importer.ClaudeCodeOptions{})
+		o.Import = cchook.ImportProject(projectDir, home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()})
 	}
 	return o
 }
@@ -510,7 +516,7 @@ func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (st
 		},
 	}
 	if !s.noImport {
-		opts.Import = cchook.ImportProject("", home, importer.ClaudeCodeOptions{})
+		opts.Import = cchook.ImportProject("", home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()})
 	}
 	h := &cchook.Handler{Hook: &cchook.Hook{L: cchook.ClientLedger{C: client.New(nc, client.Options{Owner: s.owner, Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})}, Opts: opts},
 		Token: s.token, Timeout: 5 * time.Second, Logger: logger}

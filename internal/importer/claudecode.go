@@ -131,7 +131,10 @@ func ClaudeCodeFS(fsys fs.FS, prefix string, opt ClaudeCodeOptions) (*Result, er
 		return nil, err
 	}
 
+	// The document names the release whose tables decide its pools (the
+	// pinned CLI's catalogue, built-in agents and release layer).
 	doc := &Value{Kind: Object}
+	doc.Members = append(doc.Members, Member{Key: "release", Value: &Value{Kind: String, Str: claudecode.LatestRelease}})
 	doc.Members = append(doc.Members, Member{Key: "agents", Value: agentsDoc})
 	if opt.BuiltInAgents != "" {
 		doc.Members = append(doc.Members, Member{Key: "builtInAgents", Value: builtInAgents(opt.BuiltInAgents)})

@@ -295,35 +295,35 @@ func TestClaudeCodeShapes(t *testing.T) {
 		want     string
 		warnings []string
 	}{
-		{"empty project", map[string]string{"settings.json": `{}`}, ClaudeCodeOptions{}, `{"agents":{}}`, nil},
+		{"empty project", map[string]string{"settings.json": `{}`}, ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{}}`, nil},
 		// CLI: "Read Grep  Bash(git diff *)" was three tools.
 		{"tools split at commas and spaces outside parentheses",
 			map[string]string{"agents/a.md": fm("name: a", "description: d", "tools: Agent(x, y), Read,, Bash(git diff:*) Grep")},
-			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d","tools":["Agent(x, y)","Read","Bash(git diff:*)","Grep"]}}}`, nil},
+			ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"a":{"description":"d","tools":["Agent(x, y)","Read","Bash(git diff:*)","Grep"]}}}`, nil},
 		{"list entries are split too",
 			map[string]string{"agents/a.md": fm("name: a", "description: d", "tools: [Read Grep, 'Bash(npm test)']")},
-			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d","tools":["Read","Grep","Bash(npm test)"]}}}`, nil},
+			ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"a":{"description":"d","tools":["Read","Grep","Bash(npm test)"]}}}`, nil},
 		{"empty list means no tools",
 			map[string]string{"agents/a.md": fm("name: a", "description: d", "tools: []")},
-			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d","tools":[]}}}`, nil},
+			ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"a":{"description":"d","tools":[]}}}`, nil},
 		// CLI: the sub-agent of "tools:" had no tools at all.
 		{"tools with no value means no tools",
 			map[string]string{"agents/a.md": fm("name: a", "description: d", "tools:")},
-			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d","tools":[]}}}`,
+			ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"a":{"description":"d","tools":[]}}}`,
 			[]string{".claude/agents/a.md:4:1: warning: tools has no value: Claude Code gives the agent no tools (write tools: [] to say so, or leave tools out for every tool)"}},
 		// CLI: "tools: 5" and "tools: {a: 1}" gave no tools.
 		{"tools of the wrong type means no tools",
 			map[string]string{"agents/a.md": fm("name: a", "description: d", "tools: {read: true}")},
-			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d","tools":[]}}}`,
+			ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"a":{"description":"d","tools":[]}}}`,
 			[]string{".claude/agents/a.md:4:1: warning: tools is a mapping: Claude Code gives the agent no tools (write tools: [] to say so, or leave tools out for every tool)"}},
 		// CLI: "tools: *" (unquoted) and "tools: '*'" gave every tool.
 		{"tools: * is every tool",
 			map[string]string{"agents/a.md": fm("name: a", "description: d", "tools: *"), "agents/b.md": fm("name: b", "description: d", "tools: '*'")},
-			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d"},"b":{"description":"d"}}}`, nil},
+			ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"a":{"description":"d"},"b":{"description":"d"}}}`, nil},
 		// CLI: disallowedTools "*" left the sub-agent every tool.
 		{"disallowedTools with a star disallows nothing",
 			map[string]string{"agents/a.md": fm("name: a", "description: d", "disallowedTools: Bash, *")},
-			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d"}}}`,
+			ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"a":{"description":"d"}}}`,
 			[]string{".claude/agents/a.md:4:1: warning: dropped disallowedTools: Claude Code ignores a disallowedTools list that holds '*', and disallows nothing; list the tools to disallow"}},
 		{"agents sorted by name, CRLF and aliases",
 			map[string]string{
@@ -331,10 +331,10 @@ func TestClaudeCodeShapes(t *testing.T) {
 				"agents/a.md": fm("name: beta", "description: other"),
 				"agents/b.md": fm("name: gamma", "description: other", "disallowedTools: &w [Write]", "tools: *w"),
 			}, ClaudeCodeOptions{},
-			`{"agents":{"alpha":{"description":"shared","background":false,"model":"shared"},"beta":{"description":"other"},"gamma":{"description":"other","tools":["Write"],"disallowedTools":["Write"]}}}`, nil},
+			`{"release":"2.1.328","agents":{"alpha":{"description":"shared","background":false,"model":"shared"},"beta":{"description":"other"},"gamma":{"description":"other","tools":["Write"],"disallowedTools":["Write"]}}}`, nil},
 		{"unknown and ignored keys dropped",
 			map[string]string{"agents/a.md": fm("name: a", "description: d", "effort: high", "version: 2"), "agents/README.txt": "x"},
-			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d"}}}`, []string{
+			ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"a":{"description":"d"}}}`, []string{
 				".claude/agents/README.txt: warning: skipped: only .md files define agents (Claude Code ignores this file)",
 				".claude/agents/a.md:4:1: warning: dropped effort: ignored by the claude-code dialect",
 				".claude/agents/a.md:5:1: warning: dropped version: not a field of a claude-code agent",
@@ -342,33 +342,33 @@ func TestClaudeCodeShapes(t *testing.T) {
 		// CLI: "description: Use when: the user asks" loaded as written.
 		{"a colon in a value is quoted and read again",
 			map[string]string{"agents/a.md": fm("name: a", "description: Use when: the tests fail", "tools: Read, Bash(go test *)")},
-			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"Use when: the tests fail","tools":["Read","Bash(go test *)"]}}}`, nil},
+			ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"a":{"description":"Use when: the tests fail","tools":["Read","Bash(go test *)"]}}}`, nil},
 		// CLI: "tools: Read # only read" became four tools once quoting applied.
 		{"quoting is all or nothing",
 			map[string]string{"agents/a.md": fm("name: a", "description: Use when: red", "tools: Read # only"), "agents/b.md": fm("name: b", "description: d", "tools: Read # only")},
-			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"Use when: red","tools":["Read","#","only"]},"b":{"description":"d","tools":["Read"]}}}`, nil},
+			ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"a":{"description":"Use when: red","tools":["Read","#","only"]},"b":{"description":"d","tools":["Read"]}}}`, nil},
 		// CLI: closing "----" and "---x" closed; "a --- b" cut the value.
 		{"the front matter ends at the first ---",
 			map[string]string{
 				"agents/a.md": "---\nname: a\ndescription: d\ntools: Read\n----\nbody\n",
 				"agents/b.md": "---\nname: b\ndescription: one --- two\ntools: Read\n---\n",
 				"agents/c.md": "---\n\n\nname: c  \ndescription: d\n---   \n",
-			}, ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d","tools":["Read"]},"b":{"description":"one"},"c":{"description":"d"}}}`, nil},
+			}, ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"a":{"description":"d","tools":["Read"]},"b":{"description":"one"},"c":{"description":"d"}}}`, nil},
 		// CLI: agents/sub/deep/er/s01.md and a hidden folder loaded.
 		{"agents in folders",
 			map[string]string{"agents/team/backend/api.md": fm("name: api", "description: d"), "agents/.drafts/x.md": fm("name: x", "description: d")},
-			ClaudeCodeOptions{}, `{"agents":{"api":{"description":"d"},"x":{"description":"d"}}}`, nil},
+			ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"api":{"description":"d"},"x":{"description":"d"}}}`, nil},
 		// CLI: tools merged from an anchored mapping; the last repeated key won.
 		{"merge keys and repeated keys",
 			map[string]string{"agents/a.md": fm("base: &b", "  tools: Read", "  model: haiku", "name: a", "description: first", "<<: *b", "model: opus", "description: second")},
-			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"second","tools":["Read"],"model":"opus"}}}`, []string{
+			ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"a":{"description":"second","tools":["Read"],"model":"opus"}}}`, []string{
 				".claude/agents/a.md:2:1: warning: dropped base: not a field of a claude-code agent",
 				`.claude/agents/a.md:9:1: warning: key "description" repeated (first at line 6): Claude Code keeps the last`,
 			}},
 		// CLI: "tools: Bash" with "memory: project" had Bash, Write, Edit, Read.
 		{"memory adds tools",
 			map[string]string{"agents/a.md": fm("name: a", "description: d", "tools: Bash, Read", "memory: project"), "agents/b.md": fm("name: b", "description: d", "memory: user")},
-			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"d","tools":["Bash","Read","Write","Edit"]},"b":{"description":"d"}}}`, []string{
+			ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"a":{"description":"d","tools":["Bash","Read","Write","Edit"]},"b":{"description":"d"}}}`, []string{
 				".claude/agents/a.md:5:1: warning: memory: project adds Write, Edit to the tools, as Claude Code does",
 				".claude/agents/a.md:5:1: warning: dropped memory: ignored by the claude-code dialect",
 				".claude/agents/b.md:4:1: warning: dropped memory: ignored by the claude-code dialect",
@@ -377,7 +377,7 @@ func TestClaudeCodeShapes(t *testing.T) {
 		{"fields Claude Code ignores or normalizes",
 			map[string]string{"agents/a.md": fm("name: a", `description: line\nnext`, "permissionMode: manual", "background: 'true'", "model: ' Inherit '"),
 				"agents/b.md": fm("name: b", "description: d", "permissionMode: yolo", "background: yes", "model: 4")},
-			ClaudeCodeOptions{}, `{"agents":{"a":{"description":"line\nnext","permissionMode":"default","background":true,"model":"inherit"},"b":{"description":"d"}}}`, []string{
+			ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{"a":{"description":"line\nnext","permissionMode":"default","background":true,"model":"inherit"},"b":{"description":"d"}}}`, []string{
 				`.claude/agents/b.md:4:1: warning: dropped permissionMode: "yolo" is not a mode (acceptEdits, auto, bypassPermissions, default, dontAsk, plan); Claude Code ignores it`,
 				`.claude/agents/b.md:5:1: warning: dropped background: "yes" is not true or false; Claude Code ignores it`,
 				".claude/agents/b.md:6:1: warning: dropped model: a number (4) is not a model name; Claude Code ignores it",
@@ -387,18 +387,18 @@ func TestClaudeCodeShapes(t *testing.T) {
 				"settings.json":       `{"permissions": {"allow": ["A", "B", "A"], "deny": ["D"], "defaultMode": "plan"}}`,
 				"settings.local.json": `{"permissions": {"allow": ["C", "B"], "ask": ["Q"], "defaultMode": "plan"}, "env": {"CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH": 1}}`,
 			}, ClaudeCodeOptions{},
-			`{"agents":{},"permissions":{"allow":["A","B","C"],"ask":["Q"],"deny":["D"],"defaultMode":"plan"},"maxSubagentDepth":1}`,
+			`{"release":"2.1.328","agents":{},"permissions":{"allow":["A","B","C"],"ask":["Q"],"deny":["D"],"defaultMode":"plan"},"maxSubagentDepth":1}`,
 			[]string{".claude/settings.local.json:1:85: warning: imported CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH as maxSubagentDepth 1"}},
 		// CLI: local default over project acceptEdits.
 		{"local mode replaces shared mode",
 			map[string]string{
 				"settings.json":       `{"permissions": {"defaultMode": "plan"}}`,
 				"settings.local.json": `{"permissions": {"defaultMode": "acceptEdits"}}`,
-			}, ClaudeCodeOptions{}, `{"agents":{},"permissions":{"defaultMode":"acceptEdits"}}`,
+			}, ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{},"permissions":{"defaultMode":"acceptEdits"}}`,
 			[]string{`.claude/settings.local.json:1:18: warning: permissions.defaultMode "acceptEdits" replaces "plan" from .claude/settings.json`}},
 		{"options", map[string]string{"settings.json": `{"env": {"CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH": "3", "X": "y"}}`},
 			ClaudeCodeOptions{BuiltInAgents: "false", MaxSubagentDepth: 2},
-			`{"agents":{},"builtInAgents":false,"maxSubagentDepth":2}`, []string{
+			`{"release":"2.1.328","agents":{},"builtInAgents":false,"maxSubagentDepth":2}`, []string{
 				".claude/settings.json:1:2: warning: dropped env except CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH (imported as maxSubagentDepth 3): not part of the claude-code policy document",
 				".claude/settings.json:1:10: warning: the depth given on the command line (2) replaces CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH=3",
 			}},
@@ -408,7 +408,7 @@ func TestClaudeCodeShapes(t *testing.T) {
 			map[string]string{
 				"settings.json":       "{\n  // shared rules\n  \"permissions\": {\"deny\": [\"Bash(rm *)\"]}\n}",
 				"settings.local.json": `{"permissions": {"allow": ["Bash(make *)"],}}`,
-			}, ClaudeCodeOptions{}, `{"agents":{}}`, []string{
+			}, ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{}}`, []string{
 				".claude/settings.json:2:3: warning: skipped: not JSON: invalid character '/': Claude Code reads settings as strict JSON (no comments, no trailing commas) and ignores this whole file, so none of its rules apply",
 				".claude/settings.local.json:1:44: warning: skipped: not JSON: invalid character '}' looking for beginning of object key string: Claude Code reads settings as strict JSON (no comments, no trailing commas) and ignores this whole file, so none of its rules apply",
 			}},
@@ -418,7 +418,7 @@ func TestClaudeCodeShapes(t *testing.T) {
 			map[string]string{
 				"settings.json":       `{"permissions": {"allow": ["Read"], "deny": "Bash"}}`,
 				"settings.local.json": `{"permissions": {"allow": ["Edit"], "defaultMode": "yolo"}}`,
-			}, ClaudeCodeOptions{}, `{"agents":{}}`, []string{
+			}, ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{}}`, []string{
 				".claude/settings.json:1:45: warning: skipped: permissions.deny must be a list of strings, got string: Claude Code ignores this whole file when it does not match its settings schema, so none of its rules apply",
 				`.claude/settings.local.json:1:52: warning: skipped: permissions.defaultMode must be one of manual, acceptEdits, auto, bypassPermissions, default, dontAsk, plan, got "yolo": Claude Code ignores this whole file when it does not match its settings schema, so none of its rules apply`,
 			}},
@@ -427,7 +427,7 @@ func TestClaudeCodeShapes(t *testing.T) {
 		{"settings: a non-string rule dropped, the last repeated key kept, a BOM",
 			map[string]string{
 				"settings.json": "\ufeff{\"permissions\": {\"allow\": [1, \"Read\"]}, \"permissions\": {\"deny\": [\"Bash\", true]}}",
-			}, ClaudeCodeOptions{}, `{"agents":{},"permissions":{"deny":["Bash"]}}`, []string{
+			}, ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{},"permissions":{"deny":["Bash"]}}`, []string{
 				`.claude/settings.json:1:41: warning: key "permissions" repeated (first at 1:2): Claude Code keeps the last`,
 				".claude/settings.json:1:74: warning: dropped permissions.deny[1]: boolean, not a string (Claude Code drops it and keeps the rest of the file)",
 			}},
@@ -475,7 +475,7 @@ func TestClaudeCodeSkipsOneFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := `{"agents":{"good":{"description":"d"}}}`; string(r.Document) != want {
+			if want := `{"release":"2.1.328","agents":{"good":{"description":"d"}}}`; string(r.Document) != want {
 				t.Errorf("document %s, want %s", r.Document, want)
 			}
 			want := ".claude/agents/bad.md:" + tt.warning
@@ -549,7 +549,7 @@ func TestClaudeCodeSettingsSkipped(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := `{"agents":{},"permissions":{"allow":["Edit"]}}`; string(r.Document) != want {
+			if want := `{"release":"2.1.328","agents":{},"permissions":{"allow":["Edit"]}}`; string(r.Document) != want {
 				t.Errorf("document %s, want %s", r.Document, want)
 			}
 			want := ".claude/settings.json:" + tt.warning + ": Claude Code ignores this whole file when it does not match its settings schema, so none of its rules apply"
@@ -634,7 +634,7 @@ func TestClaudeCodeDuplicateNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	from := "from " + strings.TrimSuffix(filepath.Base(last), ".md")
-	if want := `{"agents":{"helper":{"description":"` + from + `"},"solo":{"description":"alone"}}}`; string(r.Document) != want {
+	if want := `{"release":"2.1.328","agents":{"helper":{"description":"` + from + `"},"solo":{"description":"alone"}}}`; string(r.Document) != want {
 		t.Errorf("document\n got %s\nwant %s (files read in the order %q)", r.Document, want, order)
 	}
 	var skipped []string
@@ -676,7 +676,7 @@ func TestClaudeCodeLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"agents":{"a":{"description":"d"},"shared":{"description":"from outside"}}}`; string(r.Document) != want {
+	if want := `{"release":"2.1.328","agents":{"a":{"description":"d"},"shared":{"description":"from outside"}}}`; string(r.Document) != want {
 		t.Errorf("document\n got %s\nwant %s", r.Document, want)
 	}
 	got := strings.Join(warningsOf(r, root), "\n")
@@ -711,7 +711,7 @@ func TestClaudeCodeUserScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"agents":{"mine":{"description":"personal"},"other":{"description":"in a folder","tools":["Read"]},"reviewer":{"description":"the project's"}},` +
+	want := `{"release":"2.1.328","agents":{"mine":{"description":"personal"},"other":{"description":"in a folder","tools":["Read"]},"reviewer":{"description":"the project's"}},` +
 		`"permissions":{"allow":["Read(~/notes/**)","Bash(make)","Bash(npm test)"],"deny":["WebFetch"],"defaultMode":"plan"}}`
 	if string(r.Document) != want {
 		t.Errorf("document\n got %s\nwant %s", r.Document, want)
@@ -724,7 +724,7 @@ func TestClaudeCodeUserScope(t *testing.T) {
 
 	// A user directory that does not exist reads nothing.
 	r, err = ClaudeCode(root, ClaudeCodeOptions{UserDir: filepath.Join(user, "missing")})
-	if err != nil || string(r.Document) != `{"agents":{"reviewer":{"description":"the project's"}},"permissions":{"allow":["Bash(make)","Bash(npm test)"]}}` {
+	if err != nil || string(r.Document) != `{"release":"2.1.328","agents":{"reviewer":{"description":"the project's"}},"permissions":{"allow":["Bash(make)","Bash(npm test)"]}}` {
 		t.Errorf("missing user dir: %s, %v", r.Document, err)
 	}
 }
