@@ -158,3 +158,7 @@ func (r *Release) agentID(id string) string {
 	}
 	return id
 }
+
+// NormalizeAgentID is OpenClaw's normalizeAgentId (for the importer, which
+// reads agents.entries keys as OpenClaw does).
+func NormalizeAgentID(id string) string { return normalizeAgentID(id) }

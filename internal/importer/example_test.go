@@ -30,7 +30,7 @@ func ExampleOpenClaw() {
 		fmt.Println(w)
 	}
 	// Output:
-	// {"agents":{"list":[{"id":"coder","tools":{"deny":["browser"]}}]}}
+	// {"release":"2026.9.6","agents":{"list":[{"id":"coder","tools":{"deny":["browser"]}}]}}
 	// openclaw.json:2:3: warning: dropped gateway: not part of the openclaw policy document
 	// openclaw.json:3:13: warning: converted agents.entries to agents.list (1 agent: coder)
 }

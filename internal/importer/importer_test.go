@@ -113,8 +113,8 @@ func TestImportRefusals(t *testing.T) {
 		{"number in a tool list", m + "list-of-numbers.json5", m + "list-of-numbers.json5:4:43: agents.list[0].tools.allow[1] must be a string, got number"},
 		{"NaN depth", m + "nan-depth.json5", m + "nan-depth.json5:2:53: agents.defaults.subagents.maxSpawnDepth must be an integer, got NaN"},
 		{"repeated key", m + "duplicate-key.json5", m + `duplicate-key.json5:4:3: duplicate key "tools" (first written at 2:3)`},
-		{"entries id differs from key", m + "entries-id.json5", m + `entries-id.json5:4:20: agents.entries.coder.id must equal its key "coder" (or be left out)`},
-		{"agent in list and entries", m + "duplicate-agent.json5", m + `duplicate-agent.json5:5:7: agents.entries.coder: agent id "coder" is already defined at 3:12`},
+		{"an id in an entry", m + "entries-id.json5", m + `entries-id.json5:4:16: openclaw 2026.9.6 refuses the config: agents.entries.coder: unrecognized key: "id"`},
+		{"agent in list and entries", m + "duplicate-agent.json5", m + `duplicate-agent.json5:3:5: openclaw 2026.9.6 refuses the config: agents: unrecognized key: "list"`},
 		{"not a project", m, m + ": no .claude directory here: give the project root or its .claude directory"},
 	}
 	for _, tt := range tests {
@@ -186,34 +186,39 @@ func TestCheckPlacesDialectErrors(t *testing.T) {
 }
 
 func TestOpenClawShapes(t *testing.T) {
+	// Every document names the release it was validated for.
+	const rel = `"release":"2026.9.6"`
 	tests := []struct {
 		name     string
 		in       string
 		want     string
 		warnings []string
 	}{
-		{"empty config", `{}`, `{}`, nil},
-		{"only unrelated sections", `{gateway: {port: 1}}`, `{}`,
+		{"empty config", `{}`, `{` + rel + `}`, nil},
+		{"only unrelated sections", `{gateway: {port: 1}}`, `{` + rel + `}`,
 			[]string{"t:1:2: warning: dropped gateway: not part of the openclaw policy document"}},
-		{"emptied sections are left out", `{channels: {slack: {botToken: 'x'}}, tools: {web: {}}}`, `{}`, []string{
+		{"emptied sections are left out", `{channels: {slack: {botToken: 'x'}}, tools: {web: {}}}`, `{` + rel + `}`, []string{
 			"t:1:21: warning: dropped channels.slack.botToken: not part of the openclaw policy document",
 			"t:1:46: warning: dropped tools.web: not part of the openclaw policy document",
 		}},
-		{"sections written empty are kept", `{tools: {}, channels: {}}`, `{"tools":{},"channels":{}}`, nil},
-		{"an emptied agent keeps its place", `{agents: {list: [{name: 'x'}, {id: 'y'}]}}`, `{"agents":{"list":[{},{"id":"y"}]}}`,
-			[]string{"t:1:19: warning: dropped agents.list[0].name: not part of the openclaw policy document"}},
-		{"entries after list, id first", `{agents: {list: [{id: 'a'}], entries: {b: {tools: {deny: ['x']}, id: 'b'}}}}`,
-			`{"agents":{"list":[{"id":"a"},{"tools":{"deny":["x"]},"id":"b"}]}}`,
-			[]string{"t:1:30: warning: converted agents.entries to agents.list (1 agent: b)"}},
-		{"entries get their key as id", `{agents: {entries: {'my agent': {}, b: {sandbox: {mode: 'all'}}}}}`,
-			`{"agents":{"list":[{"id":"my agent"},{"id":"b","sandbox":{"mode":"all"}}]}}`,
-			[]string{"t:1:11: warning: converted agents.entries to agents.list (2 agents: my agent, b)"}},
-		{"exec and fs kept as written", `{tools: {exec: {host: 'sandbox', weird: [1, {a: null}]}, fs: {}}}`,
-			`{"tools":{"exec":{"host":"sandbox","weird":[1,{"a":null}]},"fs":{}}}`, nil},
-		{"quoted keys in paths", `{tools: {byProvider: {'openai/gpt-5': {model: 'x'}}}}`, `{}`,
-			[]string{`t:1:40: warning: dropped tools.byProvider["openai/gpt-5"].model: not part of the openclaw policy document`}},
+		{"sections written empty are kept", `{tools: {}, channels: {}}`, `{` + rel + `,"tools":{},"channels":{}}`, nil},
+		{"an emptied agent keeps its place", `{agents: {ownership: 'explicit', list: [{id: 'x', name: 'x'}, {id: 'y'}]}}`, `{` + rel + `,"agents":{"list":[{"id":"x"},{"id":"y"}]}}`,
+			[]string{
+				"t:1:11: warning: dropped agents.ownership: not part of the openclaw policy document",
+				"t:1:51: warning: dropped agents.list[0].name: not part of the openclaw policy document",
+			}},
+		{"entries get their normalized key as id", `{agents: {ownership: 'explicit', entries: {Coder: {}, b: {sandbox: {mode: 'all'}}}}}`,
+			`{` + rel + `,"agents":{"list":[{"id":"coder"},{"id":"b","sandbox":{"mode":"all"}}]}}`,
+			[]string{
+				"t:1:11: warning: dropped agents.ownership: not part of the openclaw policy document",
+				"t:1:34: warning: converted agents.entries to agents.list (2 agents: Coder, b)",
+				`t:1:44: warning: agents.entries key "Coder" is agent "coder" (OpenClaw normalizes agent ids)`,
+			}},
+		{"exec and fs kept as written", `{tools: {exec: {host: 'sandbox', safeBins: ['jq']}, fs: {}}}`,
+			`{` + rel + `,"tools":{"exec":{"host":"sandbox","safeBins":["jq"]},"fs":{}}}`, nil},
+		{"quoted keys in paths", `{tools: {byProvider: {'openai/gpt-5': {profile: 'minimal'}}}}`, `{` + rel + `,"tools":{"byProvider":{"openai/gpt-5":{"profile":"minimal"}}}}`, nil},
 		{"hex and plus numbers become JSON", `{agents: {defaults: {subagents: {maxSpawnDepth: 0x3, maxChildrenPerAgent: +4}}}}`,
-			`{"agents":{"defaults":{"subagents":{"maxSpawnDepth":3,"maxChildrenPerAgent":4}}}}`, nil},
+			`{` + rel + `,"agents":{"defaults":{"subagents":{"maxSpawnDepth":3,"maxChildrenPerAgent":4}}}}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,6 +235,35 @@ func TestOpenClawShapes(t *testing.T) {
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.warnings, "\n") {
 				t.Errorf("warnings\n got %q\nwant %q", got, tt.warnings)
+			}
+		})
+	}
+}
+
+// TestOpenClawRefusesWhatTheReleaseRefuses: configs OpenClaw 2026.9.6's
+// own validator refuses (internal/openclawtest checks the same against the
+// package), each refusal placed where the offending key or value is.
+func TestOpenClawRefusesWhatTheReleaseRefuses(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"unknown root key", `{toolz: {}}`, `t:1:2: openclaw 2026.9.6 refuses the config: unrecognized key: "toolz"`},
+		{"unknown tools key", `{tools: {denny: ['exec']}}`, `t:1:10: openclaw 2026.9.6 refuses the config: tools: unrecognized key: "denny"`},
+		{"unknown exec key", `{tools: {exec: {weird: 1}}}`, `t:1:17: openclaw 2026.9.6 refuses the config: tools.exec: unrecognized key: "weird"`},
+		{"a dropped section's value", `{gateway: {port: 'x'}}`, `t:1:18: openclaw 2026.9.6 refuses the config: gateway.port: invalid input: expected integer, received string`},
+		{"a multi-agent roster without ownership", `{agents: {entries: {a: {}, b: {}}}}`, `t:1:10: openclaw 2026.9.6 refuses the config: agents.ownership: multi-agent rosters require agents.ownership="explicit"`},
+		{"an agent id that is not canonical in agents.list", `{agents: {list: [{id: 'Coder'}]}}`, `t:1:11: openclaw 2026.9.6 refuses the config: agents: agents.list is kept only when OpenClaw can move it to agents.entries: agents.list[0].id "Coder" is not a canonical agent id (write "coder")`},
+		{"an agent key that is no id", `{agents: {entries: {'my agent': {}}}}`, `t:1:21: openclaw 2026.9.6 refuses the config: agents.entries: key "my agent": invalid string`},
+		{"two keys for one agent", `{agents: {ownership: 'explicit', entries: {coder: {}, Coder: {}}}}`, `t:1:55: openclaw 2026.9.6 refuses the config: agents.entries: agents.entries keys "coder" and "Coder" resolve to the same agent id "coder"`},
+		{"delegateToolsTo is the ledger's", `{agents: {entries: {a: {subagents: {delegateToolsTo: ['b']}}}}}`, `t:1:37: openclaw 2026.9.6 refuses the config: agents.entries.a.subagents: unrecognized key: "delegateToolsTo"`},
+		{"a list with entries", `{agents: {list: [{id: 'a'}], entries: {b: {}}}}`, `t:1:11: openclaw 2026.9.6 refuses the config: agents: unrecognized key: "list"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := OpenClaw("t", []byte(tt.in))
+			if err == nil {
+				t.Fatalf("imported %s, want a refusal", r.Document)
+			}
+			if !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error\n got %s\nwant %s...", err, tt.want)
 			}
 		})
 	}

@@ -3,6 +3,8 @@ package importer
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sessionledger/ledger/envelope/openclaw"
 )
 
 // shape describes what the openclaw policy document accepts at one place
@@ -80,7 +82,17 @@ var (
 // with every other key dropped and reported. Agents written as an
 // agents.entries map (id → agent) become agents.list entries. file names
 // the input in errors and warnings.
+//
+// The config is first validated as the newest OpenClaw release this build
+// pins validates it (openclaw.NewestRelease; ValidateOpenClaw): a config
+// that release refuses is refused here, each problem located, and the
+// document names the release it was validated for.
 func OpenClaw(file string, src []byte) (*Result, error) {
+	return OpenClawRelease(file, src, openclaw.NewestRelease())
+}
+
+// OpenClawRelease is OpenClaw for a given pinned release.
+func OpenClawRelease(file string, src []byte, release string) (*Result, error) {
 	root, err := ParseJSON5(file, src)
 	if err != nil {
 		return nil, err
@@ -89,7 +101,11 @@ func OpenClaw(file string, src []byte) (*Result, error) {
 	if root.Kind != Object {
 		return nil, c.errorf(root.Pos, "the config must be an object, got %s", root.Kind)
 	}
+	if err := validateOpenClaw(file, root, release); err != nil {
+		return nil, err
+	}
 	doc := &Value{Kind: Object, Pos: root.Pos}
+	doc.Members = append(doc.Members, Member{Key: "release", KeyPos: root.Pos, Value: &Value{Kind: String, Pos: root.Pos, Str: release}})
 	for _, m := range root.Members {
 		var kept *Value
 		switch m.Key {
@@ -289,6 +305,12 @@ func (c *converter) agents(v *Value) (*Value, error) {
 				if idm := e.Value.Get("id"); idm != nil && (idm.Value.Kind != String || idm.Value.Str != e.Key) {
 					return nil, c.errorf(idm.Value.Pos, "%s.id must equal its key %q (or be left out)", in, e.Key)
 				}
+				id := openclaw.NormalizeAgentID(e.Key)
+				if id != e.Key {
+					// OpenClaw resolves every agent id through
+					// normalizeAgentId: the entry is agent id.
+					c.warn(e.KeyPos, in, "agents.entries key %q is agent %q (OpenClaw normalizes agent ids)", e.Key, id)
+				}
 				w, err := c.walk(ocAgent, e.Value, in, out)
 				if err != nil {
 					return nil, err
@@ -297,8 +319,8 @@ func (c *converter) agents(v *Value) (*Value, error) {
 					w = &Value{Kind: Object, Pos: e.Value.Pos}
 				}
 				if w.Get("id") == nil {
-					id := Member{Key: "id", KeyPos: e.KeyPos, Value: &Value{Kind: String, Pos: e.KeyPos, Str: e.Key}}
-					w.Members = append([]Member{id}, w.Members...)
+					idm := Member{Key: "id", KeyPos: e.KeyPos, Value: &Value{Kind: String, Pos: e.KeyPos, Str: id}}
+					w.Members = append([]Member{idm}, w.Members...)
 				}
 				c.r.record(out, c.file, e.KeyPos)
 				c.r.record(out+".id", c.file, e.KeyPos)

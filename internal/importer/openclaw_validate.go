@@ -1,0 +1,335 @@
+package importer
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sessionledger/ledger/envelope/openclaw"
+)
+
+// maxIssues bounds how many problems one refusal lists.
+const maxIssues = 20
+
+// validateOpenClaw checks a config as OpenClaw's validateConfigObject does
+// for a release: its migration of agents.list (kept only when every id is
+// already canonical), its schema (the release's OpenClawSchema, as JSON
+// Schema) and the refinements its schema runs in code on the sections the
+// ledger reads (allow with alsoAllow in one scope; the agent roster). A
+// refusal lists each problem at the place it was written.
+//
+// Caveats: refinements of the sections the ledger drops (gateway, models,
+// channels' own settings, ...) are not run, nor the checks OpenClaw makes
+// after its schema (secret references, duplicate agent directories,
+// avatars): such a config is imported, and only its policy is.
+func validateOpenClaw(file string, root *Value, release string) error {
+	schema, err := openclawSchema(release)
+	if err != nil {
+		return err
+	}
+	var all []schemaIssue
+	view, lists := migrateRoster(root, &all)
+	schema.validate(view, "", &all)
+	refineOpenClaw(view, &all)
+	// A value the policy document keeps is left to the conversion and the
+	// dialect, which check it under the same release, with the document's
+	// path in the message (Check places it back in the source).
+	var iss []schemaIssue
+	for _, is := range all {
+		is.path = lists.rewrite(is.path)
+		if !is.key && keptValue(is.path) {
+			continue
+		}
+		iss = append(iss, is)
+	}
+	if len(iss) == 0 {
+		return nil
+	}
+	sortIssues(iss)
+	var errs []error
+	for i, is := range iss {
+		if i == maxIssues {
+			errs = append(errs, &Error{File: file, Msg: fmt.Sprintf("... and %d more problems", len(iss)-maxIssues)})
+			break
+		}
+		path := is.path
+		msg := is.msg
+		if path != "" {
+			msg = path + ": " + msg
+		}
+		errs = append(errs, &Error{File: file, Line: is.at.Line, Col: is.at.Col, Msg: "openclaw " + release + " refuses the config: " + msg})
+	}
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return errors.Join(errs...)
+}
+
+// listPaths maps agents.entries.<id> paths of a migrated agents.list back
+// to agents.list[i].
+type listPaths map[string]int
+
+func (l listPaths) rewrite(path string) string {
+	for id, i := range l {
+		p := join("agents.entries", id)
+		if path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[") {
+			return index("agents.list", i) + path[len(p):]
+		}
+	}
+	return path
+}
+
+// migrateRoster returns the config as OpenClaw's schema sees it: an
+// agents.list whose entries are all objects with canonical, distinct ids
+// becomes agents.entries (migratePersistedImplicitMainRoster); any other
+// agents.list stays, and the schema refuses it (an unrecognized key), with
+// the reason added here.
+func migrateRoster(root *Value, iss *[]schemaIssue) (*Value, listPaths) {
+	am := root.Get("agents")
+	if am == nil || am.Value.Kind != Object {
+		return root, nil
+	}
+	lm := am.Value.Get("list")
+	if lm == nil || am.Value.Get("entries") != nil {
+		return root, nil
+	}
+	if lm.Value.Kind != Array {
+		return root, nil
+	}
+	entries := &Value{Kind: Object, Pos: lm.Value.Pos}
+	paths := listPaths{}
+	for i, e := range lm.Value.Elems {
+		why := ""
+		var id *Member
+		if e.Kind != Object {
+			why = fmt.Sprintf("agents.list[%d] is not an object", i)
+		} else if id = e.Get("id"); id == nil || id.Value.Kind != String || id.Value.Str == "" {
+			why = fmt.Sprintf("agents.list[%d] has no id", i)
+		} else if n := openclaw.NormalizeAgentID(id.Value.Str); n != id.Value.Str || strings.TrimSpace(id.Value.Str) != id.Value.Str {
+			why = fmt.Sprintf("agents.list[%d].id %q is not a canonical agent id (write %q)", i, id.Value.Str, n)
+		} else if _, dup := paths[id.Value.Str]; dup {
+			why = fmt.Sprintf("agents.list[%d].id %q repeats an earlier id", i, id.Value.Str)
+		}
+		if why != "" {
+			*iss = append(*iss, schemaIssue{path: "agents", at: lm.KeyPos, msg: "agents.list is kept only when OpenClaw can move it to agents.entries: " + why})
+			return root, nil
+		}
+		entry := &Value{Kind: Object, Pos: e.Pos}
+		for _, m := range e.Members {
+			if m.Key != "id" {
+				entry.Members = append(entry.Members, m)
+			}
+		}
+		paths[id.Value.Str] = i
+		entries.Members = append(entries.Members, Member{Key: id.Value.Str, KeyPos: e.Pos, Value: entry})
+	}
+	agents := &Value{Kind: Object, Pos: am.Value.Pos}
+	for _, m := range am.Value.Members {
+		if m.Key == "list" {
+			if len(entries.Members) > 0 {
+				agents.Members = append(agents.Members, Member{Key: "entries", KeyPos: m.KeyPos, Value: entries})
+			}
+			continue
+		}
+		agents.Members = append(agents.Members, m)
+	}
+	view := &Value{Kind: Object, Pos: root.Pos}
+	for _, m := range root.Members {
+		if m.Key == "agents" {
+			m.Value = agents
+		}
+		view.Members = append(view.Members, m)
+	}
+	return view, paths
+}
+
+// refineOpenClaw runs the refinements of OpenClaw's schema on the tools and
+// agents sections (zod-schema.agent-runtime.ts addAllowAlsoAllowConflictIssue
+// and ToolPolicySchema; zod-schema.agents.ts AgentsSchema).
+func refineOpenClaw(root *Value, iss *[]schemaIssue) {
+	// The roster's issues are not about values the document keeps (the
+	// document has no ownership or default markers): key issues, never
+	// deferred. allow with alsoAllow is a value of the document: the
+	// dialect refuses it itself.
+	add := func(path string, at Pos, msg string) {
+		*iss = append(*iss, schemaIssue{path: path, at: at, msg: msg, key: true})
+	}
+	addValue := func(path string, at Pos, msg string) {
+		*iss = append(*iss, schemaIssue{path: path, at: at, msg: msg})
+	}
+	both := func(v *Value) bool {
+		if v == nil || v.Kind != Object {
+			return false
+		}
+		a, b := v.Get("allow"), v.Get("alsoAllow")
+		return a != nil && b != nil && a.Value.Kind == Array && b.Value.Kind == Array && len(a.Value.Elems) > 0 && len(b.Value.Elems) > 0
+	}
+	const merge = " cannot set both allow and alsoAllow in the same scope (merge alsoAllow into allow, or remove allow and use profile + alsoAllow)"
+	get := func(v *Value, keys ...string) *Value {
+		for _, k := range keys {
+			if v == nil || v.Kind != Object {
+				return nil
+			}
+			m := v.Get(k)
+			if m == nil {
+				return nil
+			}
+			v = m.Value
+		}
+		return v
+	}
+	// scopes checks a tools section: its own lists and those of its
+	// byProvider, sandbox, subagents and toolsBySender scopes.
+	scopes := func(path string, t *Value, what string) {
+		if t == nil || t.Kind != Object {
+			return
+		}
+		if both(t) {
+			addValue(path, t.Pos, what+merge)
+		}
+		for _, sub := range []struct{ key, what string }{{"byProvider", "tools.byProvider policy"}, {"toolsBySender", "tools policy"}} {
+			if m := get(t, sub.key); m != nil && m.Kind == Object {
+				for _, e := range m.Members {
+					if both(e.Value) {
+						addValue(join(join(path, sub.key), e.Key), e.Value.Pos, sub.what+merge)
+					}
+				}
+			}
+		}
+		for _, k := range []string{"sandbox", "subagents"} {
+			if s := get(t, k, "tools"); both(s) {
+				addValue(join(join(path, k), "tools"), s.Pos, "tools policy"+merge)
+			}
+		}
+	}
+	scopes("tools", get(root, "tools"), "tools")
+
+	agents := get(root, "agents")
+	if agents == nil || agents.Kind != Object {
+		return
+	}
+	explicit := false
+	if o := get(agents, "ownership"); o != nil && o.Kind == String && o.Str == "explicit" {
+		explicit = true
+	}
+	entries := get(agents, "entries")
+	if entries == nil || entries.Kind != Object {
+		return
+	}
+	if len(entries.Members) == 0 && explicit {
+		add("agents.entries", entries.Pos, "agents.entries must contain at least one configured agent")
+	}
+	first := map[string]string{}
+	marked := 0
+	for _, e := range entries.Members {
+		id := openclaw.NormalizeAgentID(e.Key)
+		if prev, dup := first[id]; dup {
+			add("agents.entries", e.KeyPos, fmt.Sprintf("agents.entries keys %q and %q resolve to the same agent id %q; rename one key so each agent has a unique id", prev, e.Key, id))
+		} else {
+			first[id] = e.Key
+		}
+		if d := get(e.Value, "default"); d != nil && d.Kind == Bool && d.Bool {
+			marked++
+		}
+		scopes(join(join("agents.entries", e.Key), "tools"), get(e.Value, "tools"), "agent tools")
+	}
+	switch {
+	case marked > 1:
+		add("agents.entries", entries.Pos, fmt.Sprintf("agents.entries must contain at most one default=true entry (found %d)", marked))
+	case explicit && marked > 0:
+		add("agents.ownership", agents.Pos, "agents.ownership=explicit cannot be combined with a legacy default=true marker")
+	case len(entries.Members) > 1 && marked == 0 && !explicit:
+		add("agents.ownership", agents.Pos, `multi-agent rosters require agents.ownership="explicit" or one legacy default=true marker; add agents.ownership="explicit" or run openclaw doctor`)
+	}
+}
+
+// keptValue reports whether a config path (as the schema issues name it,
+// agents.list[i] for a listed agent) is a value the policy document keeps
+// and checks itself: a leaf of the document's shape, or a scope object
+// whose lists the dialect validates. What the document keeps as written
+// without checking (tools.exec, tools.fs) is not.
+func keptValue(path string) bool {
+	segs := splitPath(path)
+	if len(segs) == 0 {
+		return false
+	}
+	var s *shape
+	switch segs[0] {
+	case "tools":
+		s = ocTools
+	case "channels":
+		s = ocChannels
+	case "agents":
+		if len(segs) < 2 {
+			return false
+		}
+		switch segs[1] {
+		case "defaults":
+			s, segs = ocDefaults, segs[1:]
+		case "list", "entries":
+			if len(segs) < 3 {
+				return false
+			}
+			s, segs = ocAgent, segs[2:]
+		default:
+			return false
+		}
+	default:
+		return false
+	}
+	for _, seg := range segs[1:] {
+		switch s.kind {
+		case shObject:
+			if s = s.field(seg); s == nil {
+				return false
+			}
+		case shMap:
+			s = s.elem
+		case shStrings:
+			return true // an element of a list
+		default:
+			return false
+		}
+	}
+	return s.kind != shAnyObject
+}
+
+// splitPath splits a.b["c d"][0] into a, b, c d, 0.
+func splitPath(p string) []string {
+	var out []string
+	for len(p) > 0 {
+		switch p[0] {
+		case '.':
+			p = p[1:]
+		case '[':
+			end := strings.IndexByte(p, ']')
+			if end < 0 {
+				return append(out, p)
+			}
+			seg := p[1:end]
+			if uq, err := strconv.Unquote(seg); err == nil {
+				seg = uq
+			} else if strings.HasPrefix(seg, "\"") {
+				// A quoted key with a ] in it: find the closing quote.
+				if i := strings.Index(p, "\"]"); i > 0 {
+					if uq, err := strconv.Unquote(p[1 : i+1]); err == nil {
+						out = append(out, uq)
+						p = p[i+2:]
+						continue
+					}
+				}
+			}
+			out = append(out, seg)
+			p = p[end+1:]
+		default:
+			end := strings.IndexAny(p, ".[")
+			if end < 0 {
+				end = len(p)
+			}
+			out = append(out, p[:end])
+			p = p[end:]
+		}
+	}
+	return out
+}
