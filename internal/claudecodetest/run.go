@@ -57,6 +57,20 @@ type Case struct {
 	// HTTPHook, when set, is a URL every hook event is also posted to (an
 	// HTTP hook beside the capture hook).
 	HTTPHook string
+	// Prompt is the -p prompt; default "script:main".
+	Prompt string
+	// In, when set, runs the CLI in that earlier run's project and HOME
+	// (a --resume): nothing is written there again, and only the hooks
+	// this run captures are in its Result.
+	In *Result
+	// Setup, when set, is called with the project and HOME directories
+	// once they are written, before the CLI starts.
+	Setup func(dir, home string)
+	// BeforeAnswer, when set, is called with every request to the
+	// scripted model before it is answered, so that what it does happens
+	// before the turn the request asks for. It runs on the server's
+	// goroutine: it reports with t.Error, never t.Fatal.
+	BeforeAnswer func(Request)
 }
 
 // Denial is one entry of the result's permission_denials.
@@ -83,6 +97,7 @@ type Call struct {
 // Result is what one run observed.
 type Result struct {
 	Dir, Home string
+	base      string // the run's temp directory: Dir, Home and the captured hooks
 	Requests  []Request
 	Calls     []Call
 	// Hooks are the hook payloads, in the order they were captured.
@@ -107,6 +122,9 @@ var hookEvents = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "Po
 func Run(ctx context.Context, t testing.TB, c Case) *Result {
 	t.Helper()
 	bin := CLI(t)
+	if c.In != nil {
+		return run(ctx, t, bin, c, c.In.base)
+	}
 	base := t.TempDir()
 	dir := filepath.Join(base, "project")
 	home := filepath.Join(base, "home")
@@ -156,15 +174,34 @@ func Run(ctx context.Context, t testing.TB, c Case) *Result {
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		must(t, os.WriteFile(p, []byte(content), 0o644))
 	}
+	if c.Setup != nil {
+		c.Setup(dir, home)
+	}
+	return run(ctx, t, bin, c, base)
+}
 
-	srv := startServer(t, c.Scripts)
+// run runs the CLI in the project and HOME under base, which Run wrote.
+func run(ctx context.Context, t testing.TB, bin string, c Case, base string) *Result {
+	t.Helper()
+	dir := filepath.Join(base, "project")
+	home := filepath.Join(base, "home")
+	hooks := filepath.Join(base, "hooks")
+	// The capture hooks of this run only (an earlier run's are in its
+	// Result).
+	must(t, os.RemoveAll(hooks))
+	must(t, os.MkdirAll(hooks, 0o755))
+	srv := startServer(t, c.Scripts, c.BeforeAnswer)
 	timeout := c.Timeout
 	if timeout == 0 {
 		timeout = 60 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	args := append([]string{"-p", "script:main", "--output-format", "json"}, c.Args...)
+	prompt := c.Prompt
+	if prompt == "" {
+		prompt = "script:main"
+	}
+	args := append([]string{"-p", prompt, "--output-format", "json"}, c.Args...)
 	if len(c.MCP) > 0 {
 		self, err := os.Executable()
 		must(t, err)
@@ -205,7 +242,7 @@ func Run(ctx context.Context, t testing.TB, c Case) *Result {
 		// Anything the CLI left running in its group.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
-	res := &Result{Dir: dir, Home: home, Requests: srv.Requests(), Stderr: stderr.String(), Unexpected: srv.Unexpected()}
+	res := &Result{Dir: dir, Home: home, base: base, Requests: srv.Requests(), Stderr: stderr.String(), Unexpected: srv.Unexpected()}
 	if ctx.Err() != nil {
 		for i, q := range res.Requests {
 			if i < 8 {

@@ -81,8 +81,11 @@ type Request struct {
 // as an unexpected request; it never blocks a request on another.
 type server struct {
 	scripts Scripts
-	ln      net.Listener
-	srv     *http.Server
+	// before, when set, is called with every request before it is
+	// answered (see Case.BeforeAnswer).
+	before func(Request)
+	ln     net.Listener
+	srv    *http.Server
 
 	mu         sync.Mutex
 	requests   []Request
@@ -91,14 +94,15 @@ type server struct {
 	nextID     int
 }
 
-// startServer listens on 127.0.0.1:0 and serves until the test ends.
-func startServer(t testing.TB, scripts Scripts) *server {
+// startServer listens on 127.0.0.1:0 and serves until the test ends,
+// calling before (when not nil) with every request before answering it.
+func startServer(t testing.TB, scripts Scripts, before func(Request)) *server {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("scripted model: listen: %v", err)
 	}
-	s := &server{scripts: scripts, ln: ln}
+	s := &server{scripts: scripts, before: before, ln: ln}
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
@@ -139,6 +143,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Script, req.Turn = scriptOf(msgs, s.scripts)
+	if s.before != nil {
+		s.before(req)
+	}
 	var turn Turn
 	if script, ok := s.scripts[req.Script]; ok && req.Turn < len(script) {
 		turn = script[req.Turn]

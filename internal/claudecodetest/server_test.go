@@ -15,7 +15,7 @@ func TestServerScripts(t *testing.T) {
 	srv := startServer(t, Scripts{
 		"main": {{{Text: "hi"}, {Tool: "Bash", Input: map[string]any{"command": "ls"}}}},
 		"sub":  {{{Tool: "Read", Input: map[string]any{"file_path": "a.txt"}}}, {{Text: "second"}}},
-	})
+	}, nil)
 	system := "x\nThe following deferred tools are now available via ToolSearch:\nWebFetch\nWebSearch\n\nAvailable agent types for the Agent tool:\n- Explore: reads\n- plain: a custom agent\n\nrest"
 	tests := []struct {
 		name       string
