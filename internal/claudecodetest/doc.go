@@ -9,9 +9,13 @@
 // result's permission_denials. The tests of the package compare that with
 // what the dialect decides for the same policy (TestDifferential), record the
 // pools of every kind of session (TestPools), check what an HTTP hook sees
-// and decides (TestHTTPHook), and replay the recorded cases as scenarios
-// without the CLI (TestRecorded). A case's MCP servers are the test binary
-// itself serving stdio MCP (ServeMCP), so no other process is installed.
+// and decides (TestHTTPHook), replay the recorded cases as scenarios
+// without the CLI (TestRecorded), and attach the ledger to the CLI through
+// 'ledger hook install' against a built 'ledger serve' (TestEndToEnd: an
+// operator's grant blocking a sub-agent mid-run, 'ledger why', a --resume
+// keeping the envelope, verify and the report). A case's MCP servers are
+// the test binary itself serving stdio MCP (ServeMCP), so no other process
+// is installed.
 //
 // # Invariants
 //
