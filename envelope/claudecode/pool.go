@@ -35,7 +35,7 @@ const (
 	codeDefaultReadOnly   = "default:read_only"
 	codeDefaultNoPermFree = "default:no_permission"
 	codeSearchViaBash     = "release:search_via_bash"
-	codeNotMainThread     = "release:not_main_thread"
+	codeNotMainThread     = "release:plan_agent_only"
 	codeDenyInScript      = "permission:deny_in_script"
 )
 
@@ -214,7 +214,10 @@ func (v *view) releaseRemoves(t string) bool {
 	case r.searchViaBash && isSearchTool(t):
 		return !slices.Contains(v.e.c.toolsFlag, t) && v.bashInPool()
 	case r.planToolSubOnly && t == toolExitPlanMode:
-		return v.kind == kindRoot || v.kind == kindFork
+		// Only a sub-agent whose own definition says plan; one that is in
+		// plan mode because its parent is does not get it
+		// (TestDifferential/mode-plan, main:plain and main:gp).
+		return !(v.kind == kindSub && v.def != nil && v.def.mode == modePlan)
 	}
 	return false
 }
@@ -431,7 +434,7 @@ func (v *view) detail(l layer, t string, exempt bool) string {
 		case isSearchTool(t):
 			return "Claude Code " + v.e.c.release.name + " gives Grep and Glob only to a pool without Bash, or when --tools (document.tools) names them"
 		case t == toolExitPlanMode:
-			return "Claude Code " + v.e.c.release.name + " gives ExitPlanMode only to a sub-agent in plan mode, never to a main thread or a fork"
+			return "Claude Code " + v.e.c.release.name + " gives ExitPlanMode only to a sub-agent whose definition's permissionMode is plan"
 		}
 	}
 	return ""

@@ -103,6 +103,11 @@ func TestReleasePools(t *testing.T) {
 	if ts := w.tools("lead:p"); !slices.Contains(ts.Allowed, "ExitPlanMode") {
 		t.Errorf("plan-mode sub-agent: no ExitPlanMode in %v", ts.Allowed)
 	}
+	// A sub-agent in plan mode only because its parent is does not get it.
+	w.spawn(t, "lead:g", events.SpawnedData{Parent: "lead", Agent: "general-purpose"})
+	if r := reasons(w.tools("lead:g")); r["ExitPlanMode"] != codeNotMainThread {
+		t.Errorf("general-purpose under a plan-mode parent: ExitPlanMode %q", r["ExitPlanMode"])
+	}
 	// Without a release the written spec's pools hold: Grep stays.
 	w = newWorld(t, `{}`, cat...)
 	w.start(t, "lead", events.StartedData{Agent: "main"})
