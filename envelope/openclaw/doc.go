@@ -1,15 +1,28 @@
 // Package openclaw implements the openclaw dialect of the ledger: the policy
-// semantics pinned in spec/dialect-openclaw.md for OpenClaw-style
-// orchestrators. It validates and compiles the policy document (a strict
-// subset of openclaw.json), applies grants as edits of that document, runs
-// the eleven-layer tool pipeline for a session, admits spawns and captures
-// their envelopes, including delegateToolsTo facts.
+// semantics of docs/dialects/openclaw.md for OpenClaw-style orchestrators,
+// decided by a pinned release of OpenClaw itself (2026.9.6). It validates
+// and compiles the policy document (a strict subset of openclaw.json),
+// applies grants as edits of that document, runs the eleven-layer tool
+// pipeline for a session, admits spawns and captures their envelopes,
+// including delegateToolsTo facts.
+//
+// Releases: the built-in tables (catalogue, profiles, groups, aliases,
+// hard deny, depth cap, sandbox defaults) and the rules that go with them
+// are a Release. A document names its release (default: the newest this
+// build pins), the policy.set records it, and a record without one decides
+// with the legacy release, the written reference's tables. Packaged
+// releases are generated from the installed package (tables_<version>.go,
+// go generate); internal/openclawtest holds the dialect to the package.
 //
 // Invariants:
 //
-//   - Every tool name and policy entry is compared after Normalize (trim,
-//     lower-case, alias table), so names are effectively case-insensitive;
-//     agent ids and session keys are compared exactly.
+//   - Every tool name and policy entry is compared after normalization
+//     under the policy's release (trim, lower-case, alias table), so names
+//     are effectively case-insensitive; session keys are compared exactly,
+//     agent ids exactly under the legacy release and normalized as
+//     OpenClaw normalizes them under the packaged ones.
+//   - Decisions depend on the release a revision recorded, never on the
+//     build's newest release: old records replay as they were decided.
 //   - The pipeline is a conjunction: the first layer that removes a tool
 //     decides, no later layer adds a tool back, and inside a layer deny wins.
 //   - A child's allowed set never exceeds its envelope's ceiling, and an

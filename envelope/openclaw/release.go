@@ -51,13 +51,14 @@ type Release struct {
 type rules uint8
 
 const (
-	// rulesSpec is the written spec the dialect was pinned to before
-	// releases were versioned: spec/dialect-openclaw.md as of its section
-	// 15, with the pinned decisions listed there.
+	// rulesSpec is the written reference the dialect was pinned to before
+	// releases were versioned (docs/dialects/openclaw.md, the rules marked
+	// legacy release, with the pinned decisions of its section 15).
 	rulesSpec rules = iota
 	// rulesPackage is OpenClaw's own code as of the 2026.9 releases,
 	// established against the package by internal/openclawtest; where it
-	// and the written spec differ is docs/dialects/openclaw.md section 16.
+	// and the written reference differ is docs/dialects/openclaw.md
+	// section 16.2.
 	rulesPackage
 )
 
@@ -132,9 +133,10 @@ func compareVersions(a, b string) int {
 	return len(pa) - len(pb)
 }
 
-// The legacy release: the tables of spec/dialect-openclaw.md sections 2.1,
-// 2.4, 2.7, 6.2 and 7.1, exactly as the dialect held them before releases
-// were versioned.
+// The legacy release: the tables of the written reference
+// (docs/dialects/openclaw.md sections 2.1, 2.4, 2.7, 6.2 and 7.1, legacy
+// release), exactly as the dialect held them before releases were
+// versioned.
 var releaseLegacy = &Release{
 	Name:  LegacyRelease,
 	Rules: rulesSpec,

@@ -8,7 +8,7 @@ import (
 )
 
 // shape describes what the openclaw policy document accepts at one place
-// (spec/dialect-openclaw.md section 1.1).
+// (docs/dialects/openclaw.md section 1.1).
 type shape struct {
 	kind   shapeKind
 	fields []field // object: the keys kept, everything else is dropped
