@@ -484,7 +484,10 @@ func cases() []hcase {
 		oc("maxSpawnDepth as a string", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"openclaw","document":{"agents":{"defaults":{"subagents":{"maxSpawnDepth":"2"}}}}}`)),
 		oc("agents listed twice", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"openclaw","document":{"agents":{"list":[{"id":"coder"},{"id":"coder"}]}}}`)),
 		oc("policy with allow and alsoAllow both set", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"openclaw","document":{"tools":{"allow":["read"],"alsoAllow":["exec"]}}}`)),
-		oc("bad sender key", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"openclaw","document":{"tools":{"toolsBySender":{"bob":{"deny":["exec"]}}}}}`)),
+		// OpenClaw 2026.9.6 takes every sender key ("bob" is an id key,
+		// internal/openclawtest's validation cases): what it refuses is a
+		// sender policy that is not a policy.
+		oc("bad sender policy", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"openclaw","document":{"tools":{"toolsBySender":{"bob":"deny"}}}}`)),
 
 		// Grants.
 		inv("grant of the claude-code kind", pev("grant.added", `{"kind":"permission","agent":"*","target":"*","behavior":"allow","rule":"exec"}`)),
@@ -537,7 +540,10 @@ func cases() []hcase {
 		oc("spawn under a completed parent", events.CodeSessionNotActive, sev("session.spawned", "agent:main:subagent:y2", `{"parent":"agent:main:subagent:e","agent":"main"}`)),
 		oc("spawn beyond maxSpawnDepth", events.CodeDepthLimit, sev("session.spawned", "agent:main:subagent:deep", `{"parent":"agent:main:subagent:a","agent":"main"}`)),
 		oc("spawn beyond maxChildrenPerAgent", events.CodeMaxChildren, sev("session.spawned", "agent:main:subagent:third", `{"parent":"agent:main:main","agent":"main"}`)),
-		oc("spawn of an agent not configured", events.CodeAgentNotConfigured, sev("session.spawned", "agent:ghost:subagent:z", `{"parent":"agent:main:fourth","agent":"ghost"}`)),
+		// OpenClaw 2026.9.6 (resolveSubagentTargetPolicy, called by
+		// internal/openclawtest) reports a target that is neither configured
+		// nor in the requester's allowAgents as not allowed.
+		oc("spawn of an agent neither configured nor allowed", events.CodeAgentNotAllowed, sev("session.spawned", "agent:ghost:subagent:z", `{"parent":"agent:main:fourth","agent":"ghost"}`)),
 		oc("spawn of an agent not allowed", events.CodeAgentNotAllowed, sev("session.spawned", "agent:reviewer:subagent:z", `{"parent":"agent:main:fourth","agent":"reviewer"}`)),
 
 		// Effects and re-sent ids. The refused effect writes its decision
