@@ -15,8 +15,10 @@ var propEntries = []string{"read", "exec", "write", "apply_patch", "group:fs", "
 var propCatalogue = []string{"read", "exec", "write", "apply_patch", "skills_read", "web_fetch", "browser",
 	"a__x", "b__y", "dispatch_action", "automations", "sessions_spawn", "sessions_list", "gateway", "message", "view_image"}
 
-// randomDoc makes a random valid policy document touching every layer.
-func randomDoc(r *rand.Rand) string {
+// randomDoc makes a random policy document touching every layer, valid
+// under release.
+func randomDoc(r *rand.Rand, release string) string {
+	pkg := release != LegacyRelease
 	list := func() []string {
 		n := r.IntN(4)
 		out := make([]string, n)
@@ -41,7 +43,13 @@ func randomDoc(r *rand.Rand) string {
 		}
 		return m
 	}
+	// The packaged releases validate the sandbox, sub-agent and sender
+	// scopes too, and know their profiles only.
+	loose := !pkg
 	profiles := []string{"coding", "minimal", "messaging", "full", "nope"}
+	if pkg {
+		profiles = profiles[:4]
+	}
 	tools := scope(true)
 	if r.IntN(2) == 0 {
 		tools["profile"] = profiles[r.IntN(len(profiles))]
@@ -51,15 +59,15 @@ func randomDoc(r *rand.Rand) string {
 		gp["profile"] = profiles[r.IntN(len(profiles))]
 	}
 	tools["byProvider"] = map[string]any{"p": gp}
-	tools["toolsBySender"] = map[string]any{"*": scope(false), "id:s": scope(false)}
-	tools["sandbox"] = map[string]any{"tools": scope(false)}
-	tools["subagents"] = map[string]any{"tools": scope(false)}
+	tools["toolsBySender"] = map[string]any{"*": scope(!loose), "id:s": scope(!loose)}
+	tools["sandbox"] = map[string]any{"tools": scope(!loose)}
+	tools["subagents"] = map[string]any{"tools": scope(!loose)}
 	agentTools := scope(true)
 	if r.IntN(2) == 0 {
 		agentTools["profile"] = profiles[r.IntN(len(profiles))]
 	}
 	agentTools["byProvider"] = map[string]any{"p/m": scope(true)}
-	agentTools["toolsBySender"] = map[string]any{"channel:c:s": scope(false)}
+	agentTools["toolsBySender"] = map[string]any{"channel:c:s": scope(!loose)}
 	doc := map[string]any{
 		"tools": tools,
 		"agents": map[string]any{
@@ -75,10 +83,13 @@ func randomDoc(r *rand.Rand) string {
 	return string(b)
 }
 
-// randomTree builds a root and up to two levels of children.
+// randomTree builds a root and up to two levels of children, under a
+// release drawn from every release this build knows.
 func randomTree(tb testing.TB, r *rand.Rand) (*world, []string) {
-	doc := randomDoc(r)
-	w := newWorld(tb, doc, propCatalogue...)
+	rels := Releases()
+	rel := rels[r.IntN(len(rels))]
+	doc := randomDoc(r, rel)
+	w := newWorldRelease(tb, rel, doc, propCatalogue...)
 	sb := r.IntN(3) == 0
 	w.start("agent:main:main", events.StartedData{Agent: "main", Provider: "P", Model: "M", Channel: "c", Group: "g",
 		Sender: []string{"", "s"}[r.IntN(2)], Sandboxed: &sb, Tools: []string{"z__tool"}})
@@ -157,7 +168,7 @@ func TestChildNeverExceedsItsCeiling(t *testing.T) {
 	for n := 0; n < 300; n++ {
 		w, keys := randomTree(t, r)
 		if r.IntN(2) == 0 {
-			w.setPolicy(randomDoc(r), nil)
+			w.setPolicy(randomDoc(r, w.release), nil)
 		}
 		for _, key := range keys[1:] {
 			s := w.sessions[events.SessionKey(key)]
