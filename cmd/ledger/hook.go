@@ -3,17 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/sessionledger/ledger/envelope/claudecode"
 	"io"
 	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,15 +19,14 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/client"
-	"github.com/sessionledger/ledger/envelope"
-	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/cchook"
+	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
 	"github.com/sessionledger/ledger/internal/importer"
 )
 
 // defaultHookOwner is the orchestrator the hook appends and asks as.
-const defaultHookOwner = "claude-code"
+const defaultHookOwner = hookcmd.DefaultOwner
 
 const hookUsage = `Usage: ledger hook claude-code [flags] < PAYLOAD
        ledger hook install [--project DIR] [--shared] [--uninstall] [flags] [-- HOOK-FLAGS...]
@@ -61,214 +57,23 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return usageError("unknown hook subcommand %q: use claude-code or install", args[0])
 }
 
-// hookFlags are the flags of 'ledger hook claude-code'.
-type hookFlags struct {
-	natsURL, creds, user, password, owner string
-	catFile, toolList                     string
-	noImport                              bool
-	unreachable                           string
-	timeout                               time.Duration
-	verbose                               bool
-}
-
-func (f *hookFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.natsURL, "nats", envOr("NATS_URL", nats.DefaultURL), "the `URL` of the NATS server the ledger serves its API on (env NATS_URL)")
-	fs.StringVar(&f.creds, "creds", os.Getenv("NATS_CREDS"), "NATS credentials `FILE` (env NATS_CREDS)")
-	fs.StringVar(&f.user, "user", os.Getenv("NATS_USER"), "NATS user `NAME` (env NATS_USER); with the roles of 'ledger serve --gen-auth', an orchestrator, whose name is its owner token")
-	fs.StringVar(&f.password, "password", os.Getenv("NATS_PASSWORD"), "NATS password (env NATS_PASSWORD; keep it there rather than in a settings file)")
-	fs.StringVar(&f.owner, "owner", os.Getenv("LEDGER_OWNER"), "the orchestrator `NAME` the sessions belong to (env LEDGER_OWNER; default: --user, else claude-code)")
-	fs.StringVar(&f.catFile, "catalogue", "", "the catalogue for the first policy.set, when the ledger has no policy yet: a JSON list or one name per line in `FILE`")
-	fs.StringVar(&f.toolList, "tools", "", "the catalogue as a comma-separated `LIST` (instead of --catalogue)")
-	fs.BoolVar(&f.noImport, "no-import", false, "never import the project's .claude configuration (the policy in the ledger is then the operator's alone)")
-	fs.StringVar(&f.unreachable, "unreachable", string(cchook.UnreachableDeny), "what a PreToolUse answers when the ledger cannot be reached: deny (fail closed) or allow (let Claude Code decide alone);\nevery other event goes ahead whatever happens")
-	fs.DurationVar(&f.timeout, "timeout", 3*time.Second, "bound on everything one payload waits for (connecting, every request); keep it under the hooks' own timeout")
-	fs.BoolVar(&f.verbose, "verbose", false, "print what the hook did (the events appended, the decision, warnings) as one JSON line on standard error")
-}
-
-func (f *hookFlags) check() error {
-	switch cchook.Unreachable(f.unreachable) {
-	case cchook.UnreachableDeny, cchook.UnreachableAllow:
-	default:
-		return usageError("--unreachable %q: use deny or allow", f.unreachable)
-	}
-	if f.timeout <= 0 {
-		return usageError("--timeout must be positive, got %s", f.timeout)
-	}
-	if f.catFile != "" && f.toolList != "" {
-		return usageError("give the catalogue with --catalogue or --tools, not both")
-	}
-	return nil
-}
-
-func (f *hookFlags) ownerName() string {
-	switch {
-	case f.owner != "":
-		return f.owner
-	case f.user != "":
-		return f.user
-	}
-	return defaultHookOwner
-}
-
-func hookFlagSet(stderr io.Writer) (*flag.FlagSet, *hookFlags) {
-	fl := newFlags("hook claude-code", "< PAYLOAD",
-		"The command Claude Code runs as a hook (install it with 'ledger hook install'). It reads one hook\n"+
-			"payload on standard input and appends what happened through the ledger's NATS API: a session\n"+
-			"started (SessionStart; UserPromptSubmit or a tool call when none was seen), a turn (each\n"+
-			"UserPromptSubmit, and each PostToolBatch for the model turn that follows), a sub-agent spawned\n"+
-			"(SubagentStart, or its first event when its parent could not be told yet), a tool call checked\n"+
-			"and its effect started (PreToolUse), and the project's policy when it changed (SessionStart and\n"+
-			"UserPromptSubmit). Stop, SubagentStop, SessionEnd and the other events append nothing.\n\n"+
-			"It prints Claude Code's hook output on standard output and always exits 0: a PreToolUse the\n"+
-			"ledger denies (or cannot decide) gets {\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\n"+
-			"\"permissionDecision\":\"deny\",\"permissionDecisionReason\":...}} with the reason code, the rule and\n"+
-			"the 'ledger why' command that explains it; anything else gets {} (no decision: Claude Code's\n"+
-			"own rules still apply), or {\"systemMessage\": ...} when something went wrong.\n"+
-			"See docs/claude-code-hooks.md.", stderr)
-	var f hookFlags
-	f.register(fl)
-	return fl, &f
-}
-
+// runHookClaudeCode is 'ledger hook claude-code': internal/cchook/hookcmd,
+// which the slim ledger-hook binary runs too.
 func runHookClaudeCode(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fl, f := hookFlagSet(stderr)
-	_, err := parseFlags(fl, args)
-	if errors.Is(err, errHelp) {
-		return nil
-	}
-	if err == nil {
-		err = f.check()
-	}
-	raw, rerr := io.ReadAll(io.LimitReader(stdin, 64<<20))
-	if err != nil {
-		// A broken command line in a settings file must not block Claude
-		// Code, except a call, which fails closed.
-		var ee *exitError
-		msg := err.Error()
-		if errors.As(err, &ee) && ee.msg == "" {
-			msg = "bad flags (see the usage above)"
-		}
-		if len(bytes.TrimSpace(raw)) == 0 {
-			return err
-		}
-		return writeHookOutput(stdout, badCommandLine(raw, "ledger hook claude-code: "+msg))
-	}
-	if rerr != nil {
-		raw = nil
-	}
-	catalogue, cerr := readCatalogue(f.catFile, f.toolList)
-	if cerr != nil {
-		return writeHookOutput(stdout, badCommandLine(raw, "ledger hook claude-code: "+cerr.Error()))
-	}
-	if catalogue == nil {
-		// The imported document names the pinned release: its built-in
-		// catalogue is the first policy.set's.
-		catalogue, _ = claudecode.Catalogue(claudecode.LatestRelease)
-	}
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
-	h := &cchook.Hook{Opts: f.options(catalogue)}
-	nc, err := f.connect()
-	if err != nil {
-		h.L = downLedger{err}
-	} else {
-		defer nc.Close()
-		per := min(f.timeout/2, 2*time.Second)
-		h.L = cchook.ClientLedger{C: client.New(nc, client.Options{Owner: f.ownerName(), Timeout: per, Retries: 1, Coalesce: 1})}
-	}
-	res := h.Handle(ctx, raw)
-	for _, w := range res.Warnings {
-		fmt.Fprintln(stderr, "ledger hook:", w)
-	}
-	if f.verbose {
-		b, _ := json.Marshal(res)
-		fmt.Fprintf(stderr, "%s\n", b)
-	}
-	return writeHookOutput(stdout, res.Output)
+	return hookExit(hookcmd.Run(ctx, args, stdin, stdout, stderr))
 }
 
-func writeHookOutput(stdout io.Writer, out []byte) error {
-	_, err := stdout.Write(append(out, '\n'))
+// hookExit turns hookcmd's exit errors into the ledger's.
+func hookExit(err error) error {
+	var he *hookcmd.ExitError
+	if errors.As(err, &he) {
+		return &exitError{code: he.Code, msg: he.Msg}
+	}
 	return err
 }
 
-// badCommandLine is the answer to a payload the hook cannot serve because
-// its own command line is wrong: a call is denied, anything else goes on
-// with the message shown.
-func badCommandLine(raw []byte, msg string) []byte {
-	var probe struct {
-		Event string `json:"hook_event_name"`
-	}
-	if json.Unmarshal(raw, &probe) == nil && probe.Event == cchook.PreToolUse {
-		return cchook.DenyOutput(msg + " (the hook denies every call until its command line in the Claude Code settings is fixed)")
-	}
-	return cchook.PassOutput(msg)
-}
-
-// options are the hook's cchook options.
-func (f *hookFlags) options(catalogue []string) cchook.Options {
-	home, _ := os.UserHomeDir()
-	projectDir := os.Getenv("CLAUDE_PROJECT_DIR")
-	where := redactURL(f.natsURL)
-	o := cchook.Options{
-		Catalogue:   catalogue,
-		Unreachable: cchook.Unreachable(f.unreachable),
-		Why:         []string{"ledger", "why", "--nats", where},
-		Where:       where,
-		Home:        home,
-		WorkDir: func(cwd string) string {
-			if d := cchook.ProjectDir(cwd, projectDir, home); d != "" {
-				return d
-			}
-			return cwd
-		},
-	}
-	if f.creds != "" {
-		o.Why = append(o.Why, "--creds", f.creds)
-	}
-	if !f.noImport {
-		o.Import = cchook.ImportProject(projectDir, home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()})
-	}
-	return o
-}
-
-// redactURL drops the user and password from NATS URLs (a comma-separated
-// list), which the hook prints where the model and the transcript see them.
-func redactURL(s string) string {
-	parts := strings.Split(s, ",")
-	for i, p := range parts {
-		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
-			u.User = nil
-			parts[i] = u.String()
-		}
-	}
-	return strings.Join(parts, ",")
-}
-
-// connect dials NATS once, within a bounded time, with no reconnects: a
-// hook is short-lived.
-func (f *hookFlags) connect() (*nats.Conn, error) {
-	lf := ledgerFlags{creds: f.creds, user: f.user, password: f.password}
-	opts := append([]nats.Option{nats.Name("ledger-hook"), nats.Timeout(min(f.timeout/2, time.Second)), nats.MaxReconnects(0)}, lf.authOptions()...)
-	return nats.Connect(f.natsURL, opts...)
-}
-
-// downLedger answers every request with the error that kept the hook from
-// reaching the ledger.
-type downLedger struct{ err error }
-
-func (d downLedger) Tree(context.Context, events.SessionKey) (*client.TreeNode, error) {
-	return nil, d.err
-}
-func (d downLedger) Policy(context.Context, events.SessionKey) (*envelope.PolicyState, error) {
-	return nil, d.err
-}
-func (d downLedger) Append(context.Context, client.Event) (client.AppendResult, error) {
-	return client.AppendResult{}, d.err
-}
-func (d downLedger) Check(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
-	return client.CheckResult{}, d.err
-}
+// redactURL drops the user and password from NATS URLs.
+func redactURL(s string) string { return hookcmd.RedactURL(s) }
 
 // settingsFiles are the project settings files 'hook install' writes: the
 // local one by default (personal, not committed), the shared one with
@@ -281,11 +86,13 @@ const (
 func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := newFlags("hook install", "[--project DIR] [-- HOOK-FLAGS...]",
 		"Merges the hooks that run 'ledger hook claude-code' into the project's Claude Code settings:\n"+
+			"the slim "+cchook.SlimBinary+" binary (the same command, quicker to start) when it is beside\n"+
+			"this binary or given with --hook-binary, else this binary's 'hook claude-code'. They go in\n"+
 			"DIR/.claude/settings.local.json (personal, kept out of version control: the command names this\n"+
 			"machine's ledger), or DIR/.claude/settings.json with --shared. One handler per event that maps\n"+
 			"to something: SessionStart, UserPromptSubmit, PreToolUse (matcher \"*\"), PostToolBatch,\n"+
 			"SubagentStart and SubagentStop. Only the \"hooks\" key changes, and in it only the ledger's own\n"+
-			"handlers (a command running 'hook claude-code', or an HTTP hook posting to "+cchook.HTTPPath+"):\n"+
+			"handlers (a command running 'hook claude-code' or "+cchook.SlimBinary+", or an HTTP hook posting to "+cchook.HTTPPath+"):\n"+
 			"every other byte of the file stays as it was. Installing again changes nothing; a different\n"+
 			"command line replaces the old handlers. --uninstall removes the ledger's handlers from both\n"+
 			"files, and whatever group, event or \"hooks\" key that leaves empty.\n\n"+
@@ -295,7 +102,8 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	project := fl.String("project", ".", "the project `DIR` (holding, or to hold, .claude)")
 	shared := fl.Bool("shared", false, "write .claude/settings.json (committed, shared with the team) instead of settings.local.json")
 	uninstall := fl.Bool("uninstall", false, "remove the ledger's hooks (from both settings files)")
-	command := fl.String("command", "", "the `COMMAND` that runs the ledger binary, as a shell line (default: this binary's absolute path)")
+	command := fl.String("command", "", "the `COMMAND` that runs the ledger binary, as a shell line: the hooks run 'COMMAND hook claude-code' (default: the slim "+cchook.SlimBinary+"\nbinary when it is beside this one, else this binary's absolute path)")
+	hookBinary := fl.String("hook-binary", "", "the slim "+cchook.SlimBinary+" `PATH` the hooks run (go build -o PATH ./cmd/"+cchook.SlimBinary+"), instead of the one found beside this binary")
 	httpURL := fl.String("url", "", "install HTTP hooks posting to this `URL` ('ledger serve --hooks ADDR' serves http://ADDR"+cchook.HTTPPath+") instead of command hooks;\nClaude Code sends no SessionStart to HTTP hooks, and lets calls through when the server is down")
 	timeoutSec := fl.Int("hook-timeout", 10, "Claude Code's own bound on each hook run, in `SECONDS`")
 	dryRun := fl.Bool("dry-run", false, "print the settings file as it would be written, and write nothing")
@@ -317,16 +125,17 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	if *timeoutSec <= 0 {
 		return usageError("--hook-timeout must be at least 1 second")
 	}
-	if *httpURL != "" && (len(rest) > 0 || *command != "") {
+	if *command != "" && *hookBinary != "" {
+		return usageError("give the hooks' binary with --command (the ledger) or --hook-binary (the slim %s), not both", cchook.SlimBinary)
+	}
+	if *httpURL != "" && (len(rest) > 0 || *command != "" || *hookBinary != "") {
 		return usageError("--url installs HTTP hooks, which take no command or hook flags: give those to 'ledger serve --hooks'")
 	}
 	// The hook flags must parse, and hold no password.
-	hfl, hf := hookFlagSet(io.Discard)
-	if extra, err := parseFlags(hfl, rest); err != nil || len(extra) > 0 {
+	if err := hookcmd.Check(rest); errors.Is(err, hookcmd.ErrFlags) {
 		return usageError("the hook flags after -- do not parse (%q): see 'ledger hook claude-code --help'", rest)
-	}
-	if err := hf.check(); err != nil {
-		return err
+	} else if err != nil {
+		return hookExit(err)
 	}
 	for _, a := range rest {
 		if a == "--password" || a == "-password" || strings.HasPrefix(a, "--password=") || strings.HasPrefix(a, "-password=") {
@@ -339,18 +148,11 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 		if *httpURL != "" {
 			blk = cchook.HTTPBlock(*httpURL, *timeoutSec)
 		} else {
-			cmd := *command
-			if cmd == "" {
-				exe, err := os.Executable()
-				if err != nil {
-					return fmt.Errorf("finding this ledger binary (give --command): %w", err)
-				}
-				if strings.Contains(exe, string(filepath.Separator)+"go-build") || strings.HasPrefix(exe, os.TempDir()) {
-					fmt.Fprintf(stderr, "ledger: warning: %s is a temporary build (go run?): the hooks stop working when it is removed; install the binary (go install ./cmd/ledger) or pass --command\n", exe)
-				}
-				cmd = cchook.Quote(exe)
+			cmd, err := hookCommand(*command, *hookBinary, rest, stderr)
+			if err != nil {
+				return err
 			}
-			blk = cchook.CommandBlock(cmd+" "+cchook.Quote(append([]string{"hook", "claude-code"}, rest...)...), *timeoutSec)
+			blk = cchook.CommandBlock(cmd, *timeoutSec)
 		}
 	}
 	files := []string{localSettings}
@@ -421,6 +223,62 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	return nil
+}
+
+// hookCommand is the shell line the command hooks run: --command's ledger
+// with 'hook claude-code', else the slim binary (--hook-binary's, or the one
+// beside this ledger binary), else this ledger binary with 'hook claude-code';
+// then the hook flags. The slim binary starts in about half the time (see
+// docs/claude-code-hooks.md), and Claude Code starts one per hook event.
+func hookCommand(command, hookBinary string, flags []string, stderr io.Writer) (string, error) {
+	ledgerCmd := func(cmd string) string {
+		return cmd + " " + cchook.Quote(append([]string{"hook", "claude-code"}, flags...)...)
+	}
+	if command != "" {
+		return ledgerCmd(command), nil
+	}
+	if hookBinary != "" {
+		abs, err := filepath.Abs(hookBinary)
+		if err != nil {
+			return "", err
+		}
+		if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+			return "", usageError("--hook-binary %s: not an executable file (build it with: go build -o %s ./cmd/%s)", hookBinary, hookBinary, cchook.SlimBinary)
+		}
+		warnTemporary(abs, stderr)
+		return cchook.Quote(append([]string{abs}, flags...)...), nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("finding this ledger binary (give --command or --hook-binary): %w", err)
+	}
+	if slim := slimBeside(exe); slim != "" {
+		warnTemporary(slim, stderr)
+		return cchook.Quote(append([]string{slim}, flags...)...), nil
+	}
+	warnTemporary(exe, stderr)
+	return ledgerCmd(cchook.Quote(exe)), nil
+}
+
+// slimBeside is the slim hook binary in the directory of the ledger binary
+// exe (as 'go install ./cmd/...' and a release put them), or "".
+func slimBeside(exe string) string {
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	p := filepath.Join(filepath.Dir(exe), cchook.SlimBinary)
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+		return p
+	}
+	return ""
+}
+
+// warnTemporary warns when the binary the hooks will run is a temporary
+// build, which goes away.
+func warnTemporary(exe string, stderr io.Writer) {
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") || strings.HasPrefix(exe, os.TempDir()) {
+		fmt.Fprintf(stderr, "ledger: warning: %s is a temporary build (go run?): the hooks stop working when it is removed; install the binaries (go install ./cmd/ledger ./cmd/%s) or pass --command or --hook-binary\n", exe, cchook.SlimBinary)
+	}
 }
 
 // writeSettings writes a settings file through a temporary file in the

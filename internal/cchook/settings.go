@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path"
 	"reflect"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // The hooks block `ledger hook install` merges into a project's Claude Code
@@ -45,7 +47,8 @@ type EventGroup struct {
 var InstallEvents = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolBatch, SubagentStart, SubagentStop}
 
 // CommandBlock is the block of command hooks running command (the ledger
-// binary and its `hook claude-code` arguments, as one shell line).
+// binary and its `hook claude-code` arguments, or the slim SlimBinary and
+// its flags, as one shell line).
 func CommandBlock(command string, timeout int) []EventGroup {
 	return block(InstallEvents, Entry{Type: "command", Command: command, Timeout: timeout})
 }
@@ -69,24 +72,69 @@ func block(evs []string, e Entry) []EventGroup {
 	return out
 }
 
-// ownCommand matches the command of a handler the ledger installed: it runs
-// `... hook claude-code ...`.
-var ownCommand = regexp.MustCompile(`(^|\s)hook\s+claude-code(\s|$)`)
+// SlimBinary is the name of the slim hook binary (cmd/ledger-hook), which
+// runs `ledger hook claude-code` without the rest of the ledger.
+const SlimBinary = "ledger-hook"
+
+// ownCommand matches the command of a handler the ledger installed that
+// runs `... hook claude-code ...`. It is compiled on first use, not at
+// start-up: every hook process imports this package, and only `hook
+// install` matches commands.
+var ownCommand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|\s)hook\s+claude-code(\s|$)`)
+})
 
 // Own reports whether a handler (as decoded from settings) is the
-// ledger's: a command hook running `hook claude-code`, or an HTTP hook
-// posting to HTTPPath.
+// ledger's: a command hook running `hook claude-code` or the slim binary
+// (a first word whose base name is SlimBinary), or an HTTP hook posting to
+// HTTPPath.
 func Own(h map[string]any) bool {
 	switch h["type"] {
 	case "command":
 		c, _ := h["command"].(string)
-		return ownCommand.MatchString(c)
+		return path.Base(firstWord(c)) == SlimBinary || ownCommand().MatchString(c)
 	case "http":
 		s, _ := h["url"].(string)
 		u, err := url.Parse(s)
 		return err == nil && strings.TrimSuffix(u.Path, "/") == HTTPPath
 	}
 	return false
+}
+
+// firstWord is the first word of a shell command line, unquoted (single
+// and double quotes, backslashes), as Quote writes it and a shell reads
+// it; "" when the line starts with none.
+func firstWord(line string) string {
+	line = strings.TrimLeft(line, " \t")
+	var w strings.Builder
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; c {
+		case ' ', '\t', '\n', ';', '&', '|':
+			return w.String()
+		case '\'':
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				return ""
+			}
+			w.WriteString(line[i+1 : i+1+j])
+			i += j + 1
+		case '"':
+			j := strings.IndexByte(line[i+1:], '"')
+			if j < 0 {
+				return ""
+			}
+			w.WriteString(line[i+1 : i+1+j])
+			i += j + 1
+		case '\\':
+			if i+1 < len(line) {
+				i++
+				w.WriteByte(line[i])
+			}
+		default:
+			w.WriteByte(c)
+		}
+	}
+	return w.String()
 }
 
 // Change says what an install or uninstall did to a settings file.

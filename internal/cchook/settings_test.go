@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -183,9 +184,62 @@ func TestOwn(t *testing.T) {
 		{map[string]any{"type": "http", "url": "http://127.0.0.1:1/hooks/claude-code"}, true},
 		{map[string]any{"type": "http", "url": "http://127.0.0.1:1/other"}, false},
 		{map[string]any{"type": "prompt", "prompt": "hook claude-code"}, false},
+		{map[string]any{"type": "command", "command": "ledger-hook"}, true},
+		{map[string]any{"type": "command", "command": "/usr/local/bin/ledger-hook --nats nats://h:4222"}, true},
+		{map[string]any{"type": "command", "command": "'/opt/x y/ledger-hook' --unreachable allow"}, true},
+		{map[string]any{"type": "command", "command": `"/opt/x y/ledger-hook" --verbose`}, true},
+		{map[string]any{"type": "command", "command": `/opt/x\ y/ledger-hook`}, true},
+		{map[string]any{"type": "command", "command": "'/opt/it'\\''s/ledger-hook'"}, true},
+		{map[string]any{"type": "command", "command": "ledger-hooks --nats x"}, false},
+		{map[string]any{"type": "command", "command": "/opt/ledger-hook-old"}, false},
+		{map[string]any{"type": "command", "command": "echo ledger-hook"}, false},
+		{map[string]any{"type": "command", "command": "'/opt/unterminated/ledger-hook"}, false},
 	} {
 		if got := Own(tt.h); got != tt.want {
 			t.Errorf("Own(%v) = %v, want %v", tt.h, got, tt.want)
 		}
+	}
+}
+
+const slimCommand = "'/usr/local/bin/ledger-hook' --nats nats://127.0.0.1:4222"
+
+// TestInstallSlimBinary: the slim binary's block replaces the ledger's
+// `hook claude-code` handlers (and back), byte for byte, and uninstalls
+// to the original file: both commands are the ledger's own.
+func TestInstallSlimBinary(t *testing.T) {
+	dir := filepath.Join("testdata", "settings")
+	orig, err := os.ReadFile(filepath.Join(dir, "user.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := os.ReadFile(filepath.Join(dir, "user.installed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slim := CommandBlock(slimCommand, 10)
+	got, ch, err := Install(full, slim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, filepath.Join(dir, "user.slim.installed"), got)
+	if added := slices.Sorted(slices.Values(ch.Added)); !reflect.DeepEqual(added, slices.Sorted(slices.Values(InstallEvents))) || len(ch.Removed) != 0 {
+		t.Errorf("change %+v, want every event replaced", ch)
+	}
+	checkBlock(t, got, slim)
+	if bytes.Contains(got, []byte("hook claude-code")) {
+		t.Error("the ledger's old handlers survive the slim install")
+	}
+	if again, ch, err := Install(got, slim); err != nil || !bytes.Equal(again, got) || ch.Changed() {
+		t.Fatalf("second install changed the file (%v, %+v)", err, ch)
+	}
+	if back, _, err := Install(got, CommandBlock(testCommand, 10)); err != nil || !bytes.Equal(back, full) {
+		t.Fatalf("installing the ledger's command again: %v\n%s", err, back)
+	}
+	if back, _, err := Uninstall(got); err != nil || !bytes.Equal(back, orig) {
+		t.Fatalf("uninstall did not give back the original bytes: %v\n%s", err, back)
+	}
+	// A fresh file gets the slim block directly, the same bytes.
+	if fresh, _, err := Install(orig, slim); err != nil || !bytes.Equal(fresh, got) {
+		t.Fatalf("fresh slim install differs: %v\n%s", err, fresh)
 	}
 }

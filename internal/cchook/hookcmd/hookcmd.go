@@ -1,0 +1,368 @@
+// Package hookcmd is the command Claude Code runs as a hook: `ledger hook
+// claude-code` and the slim `ledger-hook` binary are both Run. One run parses
+// its flags, reads one payload from standard input, dials the ledger's NATS
+// API, hands the payload to the cchook mapping and prints the answer.
+//
+// A hook is a process per event, so its start-up is its cost: the package's
+// import graph is what the ledger-hook binary initialises before it reads a
+// byte. It must stay free of nats-server, bbolt, internal/report and
+// envelope/openclaw (internal/archtest checks the package, cmd/ledger-hook's
+// test the binary); with them `ledger` spends about 3 ms in package init
+// alone, more than the hook's three requests take.
+//
+// Invariants: given a payload, Run prints Claude Code's hook output and
+// returns nil, whatever is wrong (its own flags included: a call is then
+// denied, anything else let through); only a command line without a payload
+// is refused with an *ExitError (code 2).
+package hookcmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/envelope/claudecode"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/cchook"
+	"github.com/sessionledger/ledger/internal/importer"
+)
+
+// DefaultOwner is the orchestrator the hook appends and asks as.
+const DefaultOwner = "claude-code"
+
+// maxPayload bounds what one run reads from standard input.
+const maxPayload = 64 << 20
+
+// ExitError is an error with the exit code the command ends with; Msg is
+// empty when the message was printed already (the flag package's).
+type ExitError struct {
+	Code int
+	Msg  string
+}
+
+func (e *ExitError) Error() string { return e.Msg }
+
+func usageError(format string, args ...any) error {
+	return &ExitError{Code: 2, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrFlags says a hook command line does not parse (Check's answer; the
+// flag package's own message was not printed).
+var ErrFlags = errors.New("the hook flags do not parse")
+
+// errHelp is --help: the usage is printed and the run succeeds.
+var errHelp = errors.New("help requested")
+
+// Flags are the command's flags.
+type Flags struct {
+	natsURL, creds, user, password, owner string
+	catFile, toolList                     string
+	noImport                              bool
+	unreachable                           string
+	timeout                               time.Duration
+	verbose                               bool
+}
+
+func (f *Flags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.natsURL, "nats", envOr("NATS_URL", nats.DefaultURL), "the `URL` of the NATS server the ledger serves its API on (env NATS_URL)")
+	fs.StringVar(&f.creds, "creds", os.Getenv("NATS_CREDS"), "NATS credentials `FILE` (env NATS_CREDS)")
+	fs.StringVar(&f.user, "user", os.Getenv("NATS_USER"), "NATS user `NAME` (env NATS_USER); with the roles of 'ledger serve --gen-auth', an orchestrator, whose name is its owner token")
+	fs.StringVar(&f.password, "password", os.Getenv("NATS_PASSWORD"), "NATS password (env NATS_PASSWORD; keep it there rather than in a settings file)")
+	fs.StringVar(&f.owner, "owner", os.Getenv("LEDGER_OWNER"), "the orchestrator `NAME` the sessions belong to (env LEDGER_OWNER; default: --user, else claude-code)")
+	fs.StringVar(&f.catFile, "catalogue", "", "the catalogue for the first policy.set, when the ledger has no policy yet: a JSON list or one name per line in `FILE`")
+	fs.StringVar(&f.toolList, "tools", "", "the catalogue as a comma-separated `LIST` (instead of --catalogue)")
+	fs.BoolVar(&f.noImport, "no-import", false, "never import the project's .claude configuration (the policy in the ledger is then the operator's alone)")
+	fs.StringVar(&f.unreachable, "unreachable", string(cchook.UnreachableDeny), "what a PreToolUse answers when the ledger cannot be reached: deny (fail closed) or allow (let Claude Code decide alone);\nevery other event goes ahead whatever happens")
+	fs.DurationVar(&f.timeout, "timeout", 3*time.Second, "bound on everything one payload waits for (connecting, every request); keep it under the hooks' own timeout")
+	fs.BoolVar(&f.verbose, "verbose", false, "print what the hook did (the events appended, the decision, warnings) as one JSON line on standard error")
+}
+
+func (f *Flags) check() error {
+	switch cchook.Unreachable(f.unreachable) {
+	case cchook.UnreachableDeny, cchook.UnreachableAllow:
+	default:
+		return usageError("--unreachable %q: use deny or allow", f.unreachable)
+	}
+	if f.timeout <= 0 {
+		return usageError("--timeout must be positive, got %s", f.timeout)
+	}
+	if f.catFile != "" && f.toolList != "" {
+		return usageError("give the catalogue with --catalogue or --tools, not both")
+	}
+	return nil
+}
+
+func (f *Flags) ownerName() string {
+	switch {
+	case f.owner != "":
+		return f.owner
+	case f.user != "":
+		return f.user
+	}
+	return DefaultOwner
+}
+
+const about = "The command Claude Code runs as a hook (install it with 'ledger hook install'). It reads one hook\n" +
+	"payload on standard input and appends what happened through the ledger's NATS API: a session\n" +
+	"started (SessionStart; UserPromptSubmit or a tool call when none was seen), a turn (each\n" +
+	"UserPromptSubmit, and each PostToolBatch for the model turn that follows), a sub-agent spawned\n" +
+	"(SubagentStart, or its first event when its parent could not be told yet), a tool call checked\n" +
+	"and its effect started (PreToolUse), and the project's policy when it changed (SessionStart and\n" +
+	"UserPromptSubmit). Stop, SubagentStop, SessionEnd and the other events append nothing.\n\n" +
+	"It prints Claude Code's hook output on standard output and always exits 0: a PreToolUse the\n" +
+	"ledger denies (or cannot decide) gets {\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\n" +
+	"\"permissionDecision\":\"deny\",\"permissionDecisionReason\":...}} with the reason code, the rule and\n" +
+	"the 'ledger why' command that explains it; anything else gets {} (no decision: Claude Code's\n" +
+	"own rules still apply), or {\"systemMessage\": ...} when something went wrong.\n" +
+	"See docs/claude-code-hooks.md."
+
+func flagSet(stderr io.Writer) (*flag.FlagSet, *Flags) {
+	fs := flag.NewFlagSet("hook claude-code", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: ledger hook claude-code [flags] < PAYLOAD\n\n%s\n\nFlags:\n", about)
+		fs.PrintDefaults()
+	}
+	var f Flags
+	f.register(fs)
+	return fs, &f
+}
+
+// parse parses flags anywhere among the arguments, as the ledger's other
+// commands do, and returns the positional ones.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, errHelp
+			}
+			return nil, &ExitError{Code: 2}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// Check says whether Run would accept the command line args, without
+// running anything: ErrFlags when they do not parse (or hold positional
+// arguments, or --help), an *ExitError saying what to fix when they parse
+// but are wrong, nil when they are good. `ledger hook install` checks the
+// flags it writes into a settings file with it.
+func Check(args []string) error {
+	fs, f := flagSet(io.Discard)
+	if extra, err := parse(fs, args); err != nil || len(extra) > 0 {
+		return ErrFlags
+	}
+	return f.check()
+}
+
+// Run is one hook run: it reads one payload from stdin and prints the
+// answer to stdout, warnings (and with --verbose, what it did as one JSON
+// line) to stderr.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs, f := flagSet(stderr)
+	_, err := parse(fs, args)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	if err == nil {
+		err = f.check()
+	}
+	raw, rerr := io.ReadAll(io.LimitReader(stdin, maxPayload))
+	if err != nil {
+		// A broken command line in a settings file must not block Claude
+		// Code, except a call, which fails closed.
+		var ee *ExitError
+		msg := err.Error()
+		if errors.As(err, &ee) && ee.Msg == "" {
+			msg = "bad flags (see the usage above)"
+		}
+		if len(bytes.TrimSpace(raw)) == 0 {
+			return err
+		}
+		return writeOutput(stdout, badCommandLine(raw, "ledger hook claude-code: "+msg))
+	}
+	if rerr != nil {
+		raw = nil
+	}
+	catalogue, cerr := ReadCatalogue(f.catFile, f.toolList)
+	if cerr != nil {
+		return writeOutput(stdout, badCommandLine(raw, "ledger hook claude-code: "+cerr.Error()))
+	}
+	if catalogue == nil {
+		// The imported document names the pinned release: its built-in
+		// catalogue is the first policy.set's.
+		catalogue, _ = claudecode.Catalogue(claudecode.LatestRelease)
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	h := &cchook.Hook{Opts: f.options(catalogue)}
+	nc, err := f.connect()
+	if err != nil {
+		h.L = downLedger{err}
+	} else {
+		defer nc.Close()
+		per := min(f.timeout/2, 2*time.Second)
+		h.L = cchook.ClientLedger{C: client.New(nc, client.Options{Owner: f.ownerName(), Timeout: per, Retries: 1, Coalesce: 1})}
+	}
+	res := h.Handle(ctx, raw)
+	for _, w := range res.Warnings {
+		fmt.Fprintln(stderr, "ledger hook:", w)
+	}
+	if f.verbose {
+		b, _ := json.Marshal(res)
+		fmt.Fprintf(stderr, "%s\n", b)
+	}
+	return writeOutput(stdout, res.Output)
+}
+
+func writeOutput(stdout io.Writer, out []byte) error {
+	_, err := stdout.Write(append(out, '\n'))
+	return err
+}
+
+// badCommandLine is the answer to a payload the hook cannot serve because
+// its own command line is wrong: a call is denied, anything else goes on
+// with the message shown.
+func badCommandLine(raw []byte, msg string) []byte {
+	var probe struct {
+		Event string `json:"hook_event_name"`
+	}
+	if json.Unmarshal(raw, &probe) == nil && probe.Event == cchook.PreToolUse {
+		return cchook.DenyOutput(msg + " (the hook denies every call until its command line in the Claude Code settings is fixed)")
+	}
+	return cchook.PassOutput(msg)
+}
+
+// options are the hook's cchook options.
+func (f *Flags) options(catalogue []string) cchook.Options {
+	home, _ := os.UserHomeDir()
+	projectDir := os.Getenv("CLAUDE_PROJECT_DIR")
+	where := RedactURL(f.natsURL)
+	o := cchook.Options{
+		Catalogue:   catalogue,
+		Unreachable: cchook.Unreachable(f.unreachable),
+		Why:         []string{"ledger", "why", "--nats", where},
+		Where:       where,
+		Home:        home,
+		WorkDir: func(cwd string) string {
+			if d := cchook.ProjectDir(cwd, projectDir, home); d != "" {
+				return d
+			}
+			return cwd
+		},
+	}
+	if f.creds != "" {
+		o.Why = append(o.Why, "--creds", f.creds)
+	}
+	if !f.noImport {
+		o.Import = cchook.ImportProject(projectDir, home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()})
+	}
+	return o
+}
+
+// RedactURL drops the user and password from NATS URLs (a comma-separated
+// list), which the hook prints where the model and the transcript see them.
+func RedactURL(s string) string {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
+			u.User = nil
+			parts[i] = u.String()
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// connect dials NATS once, within a bounded time, with no reconnects: a
+// hook is short-lived.
+func (f *Flags) connect() (*nats.Conn, error) {
+	opts := []nats.Option{nats.Name("ledger-hook"), nats.Timeout(min(f.timeout/2, time.Second)), nats.MaxReconnects(0)}
+	if f.creds != "" {
+		opts = append(opts, nats.UserCredentials(f.creds))
+	}
+	if f.user != "" {
+		opts = append(opts, nats.UserInfo(f.user, f.password))
+	}
+	return nats.Connect(f.natsURL, opts...)
+}
+
+// downLedger answers every request with the error that kept the hook from
+// reaching the ledger.
+type downLedger struct{ err error }
+
+func (d downLedger) Tree(context.Context, events.SessionKey) (*client.TreeNode, error) {
+	return nil, d.err
+}
+func (d downLedger) Policy(context.Context, events.SessionKey) (*envelope.PolicyState, error) {
+	return nil, d.err
+}
+func (d downLedger) Append(context.Context, client.Event) (client.AppendResult, error) {
+	return client.AppendResult{}, d.err
+}
+func (d downLedger) Check(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
+	return client.CheckResult{}, d.err
+}
+
+// ReadCatalogue reads the catalogue from a file (a JSON list of names, or
+// one name per line, # comments) or a comma-separated list; nil when
+// neither is given. It is cmd/ledger's readCatalogue (kept beside it,
+// since this package may not import the command), with its messages.
+func ReadCatalogue(file, list string) ([]string, error) {
+	var names []string
+	switch {
+	case file != "":
+		src, err := os.ReadFile(file)
+		if err != nil {
+			return nil, &ExitError{Code: 1, Msg: err.Error()}
+		}
+		if t := bytes.TrimSpace(src); len(t) > 0 && t[0] == '[' {
+			if err := json.Unmarshal(t, &names); err != nil {
+				return nil, &ExitError{Code: 1, Msg: fmt.Sprintf("%s: the catalogue must be a JSON list of tool names: %v", file, err)}
+			}
+		} else {
+			for _, line := range strings.Split(string(src), "\n") {
+				if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+					names = append(names, line)
+				}
+			}
+		}
+		if len(names) == 0 {
+			return nil, &ExitError{Code: 1, Msg: file + ": the catalogue names no tools"}
+		}
+	case list != "":
+		for _, name := range strings.Split(list, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				names = append(names, name)
+			}
+		}
+		if len(names) == 0 {
+			return nil, usageError("--tools names no tools")
+		}
+	}
+	return names, nil
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
