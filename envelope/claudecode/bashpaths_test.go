@@ -97,6 +97,17 @@ func TestBashPathDeny(t *testing.T) {
 	if v.Reason.Rule != `permissions.deny: "Read(./docs/**)"` {
 		t.Errorf("rule = %q", v.Reason.Rule)
 	}
+	// A call the command deny rules did not stop says what they never see.
+	v2 := w.decide("lead", "Bash", "find . -name x -delete")
+	warned := false
+	for _, st := range v2.Trace {
+		if st.Layer == "deny_rules" && strings.Contains(st.Detail, "warning: command deny rules") && strings.Contains(st.Detail, "Bash(wget *| bash*)") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning on the deny_rules step: %+v", v2.Trace)
+	}
 	found := false
 	for _, st := range v.Trace {
 		if st.Layer == "deny_rules" && strings.Contains(st.Detail, `"head -1 docs/a.md" reads "docs/a.md"`) {
