@@ -1,6 +1,8 @@
 // Package archtest keeps the import picture of STYLE.md true: imports point
 // inward, events <- envelope <- projection/replay <- adapters <- cmd/ledger,
-// and nothing under events or envelope knows NATS or bbolt exists.
+// and nothing under events or envelope knows NATS or bbolt exists; the
+// Claude Code hook (internal/cchook, cmd/ledger-hook) imports neither the
+// embedded NATS server, bbolt, the report nor the openclaw dialect.
 package archtest
 
 import (
@@ -19,7 +21,14 @@ var forbidden = map[string][]string{
 	"envelope":   {module + "/projection", module + "/replay", module + "/internal", module + "/scenario", module + "/cmd", "github.com/nats-io/", "go.etcd.io/bbolt"},
 	"projection": {module + "/replay", module + "/internal", module + "/scenario", module + "/cmd", "github.com/nats-io/"},
 	"replay":     {module + "/internal", module + "/scenario", module + "/cmd", "github.com/nats-io/"},
+	// The hook runs as a process per Claude Code event: its start-up is its
+	// cost (cmd/ledger-hook's test checks the whole graph).
+	"internal/cchook": hookHeavy,
+	"cmd/ledger-hook": hookHeavy,
 }
+
+// hookHeavy are the packages the hook process must not initialise.
+var hookHeavy = []string{"github.com/nats-io/nats-server/", "go.etcd.io/bbolt", module + "/internal/report", module + "/envelope/openclaw"}
 
 func TestImportDirection(t *testing.T) {
 	out, err := exec.Command("go", "list", module+"/...").Output()
