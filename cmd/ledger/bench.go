@@ -18,13 +18,16 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		"default sync interval), queries (in-process and over NATS against a raw request/reply), projection\n"+
 		"rebuild against a raw ordered consumer, and scale (append and query latency as the log grows,\n"+
 		"rebuild time, peak RSS of a replica), and a restart after SIGKILL of a log past a million distinct\n"+
-		"subjects, in one stream and rolled (see docs/rolling-streams.md). Prints a table with each ratio and target. The full run\n"+
+		"subjects, in one stream and rolled (see docs/rolling-streams.md), and Claude Code's hooks (a PreToolUse through\n"+
+		"the slim ledger-hook and 'ledger hook claude-code' processes against a no-op hook process, and through\n"+
+		"'serve --hooks' against a raw HTTP server; the slim binary is built with go build when go is on PATH,\n"+
+		"else taken from beside this binary). Prints a table with each ratio and target. The full run\n"+
 		"grows a log of a million records and takes several minutes; --quick takes about a minute.", stderr)
 	quick := fl.Bool("quick", false, "a short run (about a minute) with small sizes")
 	dir := fl.String("dir", "", "where the servers and projections live (default: a new temp dir, removed afterwards)")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	maxRecords := fl.Uint64("max-records", 0, "cap the log the scale section grows (default: a million records in the full run)")
-	only := fl.String("only", "", "run only these sections, comma-separated: append, queries, scale, subjects (default: all)")
+	only := fl.String("only", "", "run only these sections, comma-separated: append, queries, scale, subjects, hooks (default: all)")
 	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run to this file (for 'go tool pprof')")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
@@ -63,6 +66,10 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "section\tmeasure\tledger\traw\tunit\tratio\ttarget\tmet\tnote")
 	for _, r := range rep.Rows {
+		if r.NotMeasured != "" {
+			fmt.Fprintf(tw, "%s\t%s\t-\t\t%s\t\t%s\t\tnot measured: %s\n", r.Section, r.Name, r.Unit, r.Target, r.NotMeasured)
+			continue
+		}
 		raw, ratio, met := "", "", ""
 		if r.Raw > 0 {
 			raw = num(r.Raw)

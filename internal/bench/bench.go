@@ -25,13 +25,15 @@ type Config struct {
 	// Log, when set, is told what is being measured.
 	Log io.Writer
 	// Exe is the ledger binary, for the peak-RSS measurement of a serving
-	// replica (skipped when empty).
+	// replica and the `ledger hook claude-code` process (skipped when
+	// empty); the hooks section also looks for the slim ledger-hook beside
+	// it when it cannot build one.
 	Exe string
 	// MaxRecords, when set, caps the log the scale section grows (the full
 	// run grows it to a million records).
 	MaxRecords uint64
 	// Only, when set, names the sections to run (append, queries, scale,
-	// subjects).
+	// subjects, hooks).
 	Only []string
 }
 
@@ -48,6 +50,9 @@ type Row struct {
 	// Met says whether the target was met (nil when there is none).
 	Met  *bool  `json:"met,omitempty"`
 	Note string `json:"note,omitempty"`
+	// NotMeasured, when set, says why the figure could not be measured in
+	// this run (Ledger and Raw are then 0 and mean nothing).
+	NotMeasured string `json:"not_measured,omitempty"`
 }
 
 // Report is a whole run.
@@ -79,10 +84,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{"queries", "queries", queryBench},
 		{"scale", "scale and rebuild", scaleBench},
 		{"subjects", "restart past a million subjects", subjectsBench},
+		{"hooks", "Claude Code's hooks", hooksBench},
 	}
 	for _, name := range cfg.Only {
 		if !slices.ContainsFunc(steps, func(s step) bool { return s.section == name }) {
-			return rep, fmt.Errorf("bench: no section %q; the sections are append, queries, scale and subjects", name)
+			return rep, fmt.Errorf("bench: no section %q; the sections are append, queries, scale, subjects and hooks", name)
 		}
 	}
 	for _, s := range steps {

@@ -1,0 +1,353 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope/claudecode"
+	"github.com/sessionledger/ledger/internal/cchook"
+	"github.com/sessionledger/ledger/internal/importer"
+	"github.com/sessionledger/ledger/internal/natslog"
+)
+
+// noopHook is the no-op hook process the hook processes are compared with:
+// it reads its payload and answers {} as the hook does for an allowed call.
+var noopHook = []string{"sh", "-c", "cat >/dev/null; echo {}"}
+
+// hookSession is the Claude Code session the hooks bench records.
+const hookSession = "4115d956-87ab-486f-a3bd-768c14406260"
+
+// hooksBench measures a PreToolUse through Claude Code's hooks against an
+// embedded ledger the bench starts (fsync on every write, as `ledger
+// serve` runs by default): the slim ledger-hook binary and `ledger hook
+// claude-code` as processes against the no-op hook process fed the same
+// payload, and `ledger serve --hooks`'s handler against a raw net/http
+// server answering {} to the same POST, both on loopback. Every run is a
+// new call (its own tool_use_id, which the hook de-duplicates by), allowed,
+// so each appends a tool.checked and a tool.effect_started. Ledger and raw
+// runs alternate, so drift cancels.
+func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
+	d := dir(cfg, "hooks")
+	n, err := startNodeListening(ctx, d)
+	if err != nil {
+		return err
+	}
+	defer n.close()
+	env, err := hookEnv(d)
+	if err != nil {
+		return err
+	}
+	hnc, err := natslog.ConnectEmbedded(n.ns, "hooks")
+	if err != nil {
+		return err
+	}
+	defer hnc.Close()
+	hook, err := startHookSession(ctx, hnc, env)
+	if err != nil {
+		return fmt.Errorf("starting the hook's session: %w", err)
+	}
+
+	rounds, requests := 200, 2000
+	if cfg.Quick {
+		rounds, requests = 20, 200
+	}
+	natsURL := n.ns.ClientURL()
+	payload := func(call string) []byte { return hookPayload(env, call) }
+
+	slim, how, why := slimBinary(ctx, cfg)
+	procs := []struct {
+		name, missing string
+		argv          []string
+	}{
+		{"ledger-hook", why, []string{slim, "--nats", natsURL}},
+		{"ledger hook claude-code", "", []string{cfg.Exe, "hook", "claude-code", "--nats", natsURL}},
+	}
+	if cfg.Exe == "" {
+		procs[1].missing = "no ledger binary (under go test the running binary is not the ledger)"
+	}
+	// The start-up of the slim binary alone: a ledger refused at once, so
+	// the process starts, fails to connect and denies.
+	refused := []string{slim, "--nats", "nats://127.0.0.1:1", "--timeout", "1s"}
+	cfg.logf("bench: hooks: %d rounds of processes, %d HTTP requests", rounds, requests)
+	var noop []time.Duration
+	times := make([][]time.Duration, len(procs))
+	var startup []time.Duration
+	for i := 0; i < rounds; i++ {
+		d, err := runHook(ctx, noopHook, env.vars, payload(fmt.Sprintf("toolu_bench_noop_%d", i)), "{}")
+		if err != nil {
+			return fmt.Errorf("the no-op hook: %w", err)
+		}
+		noop = append(noop, d)
+		for j, p := range procs {
+			if p.missing != "" {
+				continue
+			}
+			d, err := runHook(ctx, p.argv, env.vars, payload(fmt.Sprintf("toolu_bench_%d_%d", j, i)), "{}")
+			if err != nil {
+				return fmt.Errorf("%s: %w", p.name, err)
+			}
+			times[j] = append(times[j], d)
+		}
+		if why == "" {
+			d, err := runHook(ctx, refused, env.vars, payload(fmt.Sprintf("toolu_bench_refused_%d", i)), "")
+			if err != nil {
+				return fmt.Errorf("ledger-hook, refused: %w", err)
+			}
+			startup = append(startup, d)
+		}
+	}
+	for j, p := range procs {
+		name := "PreToolUse through " + p.name + " (a process)"
+		if p.missing != "" {
+			rep.add(Row{Section: "hooks", Name: name + ": p50", Unit: "ms", NotMeasured: p.missing})
+			continue
+		}
+		target, met := "", (func(float64) bool)(nil)
+		note := "the running ledger binary, for reference"
+		if j == 0 {
+			target, met = "≤ 1.5x no-op hook process", func(r float64) bool { return r <= 1.5 }
+			note = how + "; the no-op is sh -c 'cat >/dev/null; echo {}'"
+		}
+		row := ratioRow("hooks", name+": p50", ms(quantile(times[j], 0.5)), ms(quantile(noop, 0.5)), "ms", target, met)
+		row.Note = note
+		rep.add(row)
+		rep.add(ratioRow("hooks", name+": p99", ms(quantile(times[j], 0.99)), ms(quantile(noop, 0.99)), "ms", "", nil))
+	}
+	if why == "" {
+		row := ratioRow("hooks", "ledger-hook start-up: the ledger refused at once, p50", ms(quantile(startup, 0.5)), ms(quantile(noop, 0.5)), "ms", "", nil)
+		row.Note = "start, parse, fail to connect, deny: what a process costs before it talks to the ledger"
+		rep.add(row)
+	}
+
+	// HTTP: serve --hooks's handler on its own in-process NATS connection
+	// (as `ledger serve` gives it), a raw server beside it.
+	hooksURL, stopHooks, err := serveHTTP(&cchook.Handler{Hook: hook, Timeout: 5 * time.Second})
+	if err != nil {
+		return err
+	}
+	defer stopHooks()
+	rawURL, stopRaw, err := serveHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte("{}"))
+	}))
+	if err != nil {
+		return err
+	}
+	defer stopRaw()
+	hc := &http.Client{Timeout: 10 * time.Second}
+	defer hc.CloseIdleConnections()
+	var viaHook, viaRaw []time.Duration
+	for i := 0; i < requests; i++ {
+		d, err := post(ctx, hc, rawURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_raw_%d", i)))
+		if err != nil {
+			return fmt.Errorf("the raw HTTP server: %w", err)
+		}
+		viaRaw = append(viaRaw, d)
+		if d, err = post(ctx, hc, hooksURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_http_%d", i))); err != nil {
+			return fmt.Errorf("serve --hooks: %w", err)
+		}
+		viaHook = append(viaHook, d)
+	}
+	row := ratioRow("hooks", "PreToolUse through serve --hooks (HTTP): p50", quantile(viaHook, 0.5), quantile(viaRaw, 0.5), "µs", "≤ 1.3x raw HTTP round trip", func(r float64) bool { return r <= 1.3 })
+	row.Note = "keep-alive loopback connection; the raw server answers {} to the same POST"
+	rep.add(row)
+	rep.add(ratioRow("hooks", "PreToolUse through serve --hooks (HTTP): p99", quantile(viaHook, 0.99), quantile(viaRaw, 0.99), "µs", "", nil))
+	return nil
+}
+
+func ms(us float64) float64 { return us / 1000 }
+
+// hookEnvironment is the project, home and environment the hook processes
+// run in: a project whose policy allows the measured call, a home with no
+// Claude Code user settings, nothing of the caller's NATS settings.
+type hookEnvironment struct {
+	project, home string
+	vars          []string
+}
+
+func hookEnv(d string) (*hookEnvironment, error) {
+	e := &hookEnvironment{project: filepath.Join(d, "project"), home: filepath.Join(d, "home")}
+	files := map[string]string{
+		filepath.Join(e.project, ".claude", "settings.json"): `{"permissions": {"allow": ["Bash(echo *)"], "deny": ["Bash(rm *)"]}}` + "\n",
+		filepath.Join(e.home, ".claude", "settings.json"):    "{}\n",
+	}
+	for p, content := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "NATS_") || strings.HasPrefix(k, "CLAUDE_") || k == "HOME" || k == "LEDGER_OWNER" {
+			continue
+		}
+		e.vars = append(e.vars, kv)
+	}
+	e.vars = append(e.vars, "HOME="+e.home, "CLAUDE_CONFIG_DIR="+filepath.Join(e.home, ".claude"), "CLAUDE_PROJECT_DIR="+e.project)
+	return e, nil
+}
+
+// hookPayload is a PreToolUse as Claude Code 2.1.328 sends it
+// (testdata/claude-code-hooks/PreToolUse.json), in the bench's project.
+func hookPayload(e *hookEnvironment, call string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"session_id":      hookSession,
+		"transcript_path": filepath.Join(e.home, ".claude", "projects", "bench", hookSession+".jsonl"),
+		"cwd":             e.project,
+		"prompt_id":       "58d67000-a4b6-4c00-a776-662e81a64055",
+		"permission_mode": "default",
+		"effort":          map[string]any{"level": "medium"},
+		"hook_event_name": cchook.PreToolUse,
+		"tool_name":       "Bash",
+		"tool_input":      map[string]any{"command": "echo hi", "description": "Say hi"},
+		"tool_use_id":     call,
+	})
+	return b
+}
+
+// startHookSession starts the measured session as the hook does at
+// SessionStart and UserPromptSubmit (the project's policy, the session, its
+// first turn) and checks that a call is allowed and recorded, so that every
+// measured run takes the same path. It returns the hook serve --hooks
+// would run.
+func startHookSession(ctx context.Context, nc *nats.Conn, e *hookEnvironment) (*cchook.Hook, error) {
+	catalogue, _ := claudecode.Catalogue(claudecode.LatestRelease)
+	h := &cchook.Hook{
+		L: cchook.ClientLedger{C: client.New(nc, client.Options{Owner: "claude-code", Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})},
+		Opts: cchook.Options{
+			Catalogue: catalogue,
+			Import:    cchook.ImportProject(e.project, e.home, importer.ClaudeCodeOptions{UserDir: filepath.Join(e.home, ".claude")}),
+			Why:       []string{"ledger", "why"},
+			Home:      e.home,
+			WorkDir:   func(string) string { return e.project },
+		},
+	}
+	base := map[string]any{"session_id": hookSession, "cwd": e.project, "permission_mode": "default",
+		"transcript_path": filepath.Join(e.home, ".claude", "projects", "bench", hookSession+".jsonl")}
+	for _, ev := range []map[string]any{
+		{"hook_event_name": cchook.SessionStart, "source": "startup"},
+		{"hook_event_name": cchook.UserPromptSubmit, "prompt": "bench", "prompt_id": "58d67000-a4b6-4c00-a776-662e81a64055"},
+	} {
+		for k, v := range base {
+			ev[k] = v
+		}
+		raw, _ := json.Marshal(ev)
+		if res := h.Handle(ctx, raw); len(res.Warnings) > 0 {
+			return nil, fmt.Errorf("%s: %s", ev["hook_event_name"], strings.Join(res.Warnings, "; "))
+		}
+	}
+	res := h.Handle(ctx, hookPayload(e, "toolu_bench_probe"))
+	if res.Denied || len(res.Appended) != 2 {
+		return nil, fmt.Errorf("the measured call is not allowed and recorded: %s %+v", res.Output, res)
+	}
+	return h, nil
+}
+
+// runHook runs one hook process on payload and times it to its exit. want,
+// when set, is the output it must print (the answer to an allowed call).
+func runHook(ctx context.Context, argv, env []string, payload []byte, want string) (time.Duration, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.Stdin = bytes.NewReader(payload)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil {
+		return 0, fmt.Errorf("%v: %s", err, errOut.Bytes())
+	}
+	if got := strings.TrimSpace(out.String()); want != "" && got != want {
+		return 0, fmt.Errorf("answered %s, want %s (%s)", got, want, errOut.Bytes())
+	}
+	return d, nil
+}
+
+// serveHTTP serves h on a loopback port until stop.
+func serveHTTP(h http.Handler) (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+// post sends one hook payload and reads the whole answer, which must be
+// the {} of an allowed call.
+func post(ctx context.Context, hc *http.Client, url string, body []byte) (time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	d := time.Since(start)
+	if err != nil {
+		return 0, err
+	}
+	if resp.StatusCode != http.StatusOK || strings.TrimSpace(string(b)) != "{}" {
+		return 0, fmt.Errorf("status %d: %s", resp.StatusCode, b)
+	}
+	return d, nil
+}
+
+// slimBinary is the ledger-hook binary to measure: built from this module
+// into the bench's directory when the go toolchain is on PATH, else the one
+// beside the running ledger binary; how says which. When there is none, why
+// says so. The full run builds it static, as docs/claude-code-hooks.md
+// recommends (CGO_ENABLED=0: no dynamic loader, no cgo threads); the quick
+// run takes the toolchain's default, whose packages the go run that
+// started it has compiled already (a static build recompiles the whole
+// graph, most of a minute on a 2-core machine).
+func slimBinary(ctx context.Context, cfg *Config) (path, how, why string) {
+	var reasons []string
+	if gobin, err := exec.LookPath("go"); err == nil {
+		out := filepath.Join(cfg.Dir, "bin", cchook.SlimBinary)
+		cmd := exec.CommandContext(ctx, gobin, "build", "-trimpath", "-o", out, "github.com/sessionledger/ledger/cmd/"+cchook.SlimBinary)
+		cmd.Env, how = os.Environ(), "go build -trimpath"
+		if !cfg.Quick {
+			cmd.Env, how = append(cmd.Env, "CGO_ENABLED=0"), "CGO_ENABLED=0 go build -trimpath"
+		}
+		msg, err := cmd.CombinedOutput()
+		if err == nil {
+			cfg.logf("bench: hooks: built %s (%s)", out, how)
+			return out, "built with " + how, ""
+		}
+		reasons = append(reasons, fmt.Sprintf("go build failed (%v: %s)", err, bytes.TrimSpace(msg)))
+	} else {
+		reasons = append(reasons, "no go toolchain on PATH")
+	}
+	if cfg.Exe != "" {
+		beside := filepath.Join(filepath.Dir(cfg.Exe), cchook.SlimBinary)
+		if st, err := os.Stat(beside); err == nil && st.Mode().IsRegular() {
+			return beside, "the one beside the ledger binary", ""
+		}
+		reasons = append(reasons, "no "+beside)
+	}
+	return "", "", strings.Join(reasons, "; ")
+}
