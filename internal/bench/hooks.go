@@ -134,11 +134,6 @@ func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 
 	// HTTP: serve --hooks's handler on its own in-process NATS connection
 	// (as `ledger serve` gives it), a raw server beside it.
-	hooksURL, stopHooks, err := serveHTTP(&cchook.Handler{Hook: hook, Timeout: 5 * time.Second})
-	if err != nil {
-		return err
-	}
-	defer stopHooks()
 	rawURL, stopRaw, err := serveHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
@@ -148,25 +143,65 @@ func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 		return err
 	}
 	defer stopRaw()
-	hc := &http.Client{Timeout: 10 * time.Second}
-	defer hc.CloseIdleConnections()
-	var viaHook, viaRaw []time.Duration
-	for i := 0; i < requests; i++ {
-		d, err := post(ctx, hc, rawURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_raw_%d", i)))
-		if err != nil {
-			return fmt.Errorf("the raw HTTP server: %w", err)
-		}
-		viaRaw = append(viaRaw, d)
-		if d, err = post(ctx, hc, hooksURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_http_%d", i))); err != nil {
-			return fmt.Errorf("serve --hooks: %w", err)
-		}
-		viaHook = append(viaHook, d)
+	viaHook, viaRaw, err := httpRuns(ctx, hook, rawURL, requests, payload)
+	if err != nil {
+		return err
 	}
 	row := ratioRow("hooks", "PreToolUse through serve --hooks (HTTP): p50", quantile(viaHook, 0.5), quantile(viaRaw, 0.5), "µs", "≤ 1.3x raw HTTP round trip", func(r float64) bool { return r <= 1.3 })
 	row.Note = "keep-alive loopback connection; the raw server answers {} to the same POST"
 	rep.add(row)
 	rep.add(ratioRow("hooks", "PreToolUse through serve --hooks (HTTP): p99", quantile(viaHook, 0.99), quantile(viaRaw, 0.99), "µs", "", nil))
+
+	// The same against a ledger that fsyncs every second instead of every
+	// write (serve --sync-interval 1s): how much of the HTTP row is the
+	// two durable appends.
+	in, err := startNodeWith(ctx, natslog.EmbeddedConfig{Dir: filepath.Join(d, "interval", "nats"), SyncInterval: time.Second}, filepath.Join(d, "interval"))
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	inc, err := natslog.ConnectEmbedded(in.ns, "hooks")
+	if err != nil {
+		return err
+	}
+	defer inc.Close()
+	ihook, err := startHookSession(ctx, inc, env)
+	if err != nil {
+		return fmt.Errorf("starting the hook's session (--sync-interval): %w", err)
+	}
+	viaHook, viaRaw, err = httpRuns(ctx, ihook, rawURL, requests, payload)
+	if err != nil {
+		return err
+	}
+	row = ratioRow("hooks", "PreToolUse through serve --hooks (HTTP), --sync-interval 1s: p50", quantile(viaHook, 0.5), quantile(viaRaw, 0.5), "µs", "", nil)
+	row.Note = "the ledger fsyncs every second rather than the check and the effect each"
+	rep.add(row)
 	return nil
+}
+
+// httpRuns posts requests PreToolUse payloads to serve --hooks's handler
+// running hook and as many to the raw server at rawURL, in turn, and
+// returns the round trips of each.
+func httpRuns(ctx context.Context, hook *cchook.Hook, rawURL string, requests int, payload func(string) []byte) (viaHook, viaRaw []time.Duration, err error) {
+	hooksURL, stop, err := serveHTTP(&cchook.Handler{Hook: hook, Timeout: 5 * time.Second})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer stop()
+	hc := &http.Client{Timeout: 10 * time.Second}
+	defer hc.CloseIdleConnections()
+	for i := 0; i < requests; i++ {
+		d, err := post(ctx, hc, rawURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_raw_%d", i)))
+		if err != nil {
+			return nil, nil, fmt.Errorf("the raw HTTP server: %w", err)
+		}
+		viaRaw = append(viaRaw, d)
+		if d, err = post(ctx, hc, hooksURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_http_%d", i))); err != nil {
+			return nil, nil, fmt.Errorf("serve --hooks: %w", err)
+		}
+		viaHook = append(viaHook, d)
+	}
+	return viaHook, viaRaw, nil
 }
 
 func ms(us float64) float64 { return us / 1000 }
