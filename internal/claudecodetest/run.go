@@ -228,6 +228,10 @@ func run(ctx context.Context, t testing.TB, bin string, c Case, base string) *Re
 		"DISABLE_ERROR_REPORTING=1",
 		"NO_PROXY=127.0.0.1",
 		"TMPDIR=" + base,
+		// One run may spawn dozens of sub-agents (TestPools); on a loaded
+		// machine more than the default 20 can be running at once, and the
+		// CLI then refuses the spawn ("Concurrent subagent limit reached").
+		"CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS=200",
 	}, c.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// On timeout the whole process group goes: the CLI's shells and hooks
