@@ -3,12 +3,60 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 )
+
+// TestMain runs the package's tests with TMPDIR set to a directory of their
+// own and fails the run when anything is left in it afterwards: every test
+// cleans up after itself, the ledger binary built for the subprocess tests
+// included. (A private directory, not a before/after listing of the shared
+// one, so that other processes' temp files do not count.)
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	tmp, err := os.MkdirTemp("", "ledger-cmd-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	orig, had := os.LookupEnv("TMPDIR")
+	os.Setenv("TMPDIR", tmp)
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	if had {
+		os.Setenv("TMPDIR", orig)
+	} else {
+		os.Unsetenv("TMPDIR")
+	}
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if len(left) > 0 && code == 0 {
+		fmt.Fprintf(os.Stderr, "the tests left %d entries in the temp dir:", len(left))
+		for _, e := range left {
+			fmt.Fprintf(os.Stderr, " %s", e.Name())
+		}
+		fmt.Fprintln(os.Stderr)
+		return 1
+	}
+	return code
+}
+
+// binDir holds the binary built for the subprocess tests; TestMain removes
+// it.
+var binDir string
 
 // binary builds the ledger command once for the tests that run it as a
 // real subprocess.
@@ -17,6 +65,7 @@ var binary = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	binDir = dir
 	path := filepath.Join(dir, "ledger")
 	out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput()
 	if err != nil {
