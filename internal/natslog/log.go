@@ -285,10 +285,14 @@ func (f *follower) segment(ctx context.Context, seg *segment, start uint64, seal
 		}
 	}()
 	for {
-		m, err := it.Next()
+		m, err := nextMsg(ctx, it, seg, f.next-seg.base, stallAfter)
 		if err != nil {
 			if ctx.Err() != nil {
 				return true, ctx.Err()
+			}
+			var de *DamagedError
+			if errors.As(err, &de) {
+				return true, err
 			}
 			return true, fmt.Errorf("natslog: reading the stream: %w", err)
 		}
@@ -304,7 +308,8 @@ func (f *follower) segment(ctx context.Context, seg *segment, start uint64, seal
 			continue
 		}
 		if seq != f.next {
-			return true, fmt.Errorf("natslog: expected sequence %d, got %d: the stream has a gap", f.next, seq)
+			return true, &DamagedError{Seq: f.next, Stream: seg.name,
+				What: fmt.Sprintf("stream %s delivered sequence %d after %d: the stream has a gap", seg.name, md.Sequence.Stream, f.next-1-seg.base)}
 		}
 		f.next++
 		pending := md.NumPending + later
@@ -386,6 +391,11 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 	}, nil
 }
 
+// stallAfter bounds how long a read waits for a record the stream holds
+// (it reports the sequence and returns the record when asked) but its
+// consumer does not deliver.
+const stallAfter = 30 * time.Second
+
 // hashed makes the message for a record, with its content hash in the
 // Ledger-Hash header.
 func hashed(subject string, data []byte) *nats.Msg {
@@ -448,8 +458,13 @@ func readMsgs(ctx context.Context, seg *segment, from, end uint64) ([]Msg, error
 	if err != nil {
 		return nil, fmt.Errorf("natslog: stream info: %w", err)
 	}
-	if info.State.Msgs == 0 || from > info.State.LastSeq {
+	if from > info.State.LastSeq {
 		return nil, nil
+	}
+	if info.State.Msgs == 0 {
+		// The stream reports sequences up to its last and holds none.
+		_, err := missing(ctx, seg, from)
+		return nil, err
 	}
 	cons, err := seg.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
@@ -465,8 +480,13 @@ func readMsgs(ctx context.Context, seg *segment, from, end uint64) ([]Msg, error
 	}
 	defer it.Stop()
 	var out []Msg
+	next := from
 	for {
-		m, err := it.Next()
+		m, err := nextMsg(ctx, it, seg, next, stallAfter)
+		var de *DamagedError
+		if errors.As(err, &de) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("natslog: reading the stream: %w", err)
 		}
@@ -478,7 +498,17 @@ func readMsgs(ctx context.Context, seg *segment, from, end uint64) ([]Msg, error
 			return nil, err
 		}
 		out = append(out, Msg{Seq: seg.base + md.Sequence.Stream, Data: m.Data(), Hash: m.Headers().Get(events.HashHeader)})
-		if md.NumPending == 0 || md.Sequence.Stream >= end {
+		next = md.Sequence.Stream + 1
+		if md.Sequence.Stream >= end {
+			return out, nil
+		}
+		if md.NumPending == 0 {
+			// Nothing more to deliver: the records the stream reports up
+			// to end that it did not deliver are lost, not gaps a caller
+			// could notice between two records.
+			if _, err := missing(ctx, seg, next); err != nil && next <= end {
+				return nil, err
+			}
 			return out, nil
 		}
 	}

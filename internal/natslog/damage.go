@@ -1,0 +1,153 @@
+package natslog
+
+// This file is how the log notices that its store lost records: the
+// package documentation ("Damage") says what is checked when.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// ErrDamaged is what a DamagedError is (errors.Is).
+var ErrDamaged = errors.New("log damaged")
+
+// DamagedError is a sequence the stream reports (it lies between the
+// stream's first and last sequence) but cannot return: the record was lost
+// from the server's store (a torn or truncated block file, a deleted one, a
+// record whose checksum no longer matches), or deleted through the API.
+type DamagedError struct {
+	Seq    uint64 // the first global sequence that cannot be read
+	Stream string // the segment that should hold it
+	What   string // what the stream's state says
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("log damaged at %d: %s; recover with a copy: stop every ledger and restore stream %s "+
+		"from before the damage (the server's store directory, DATA/nats for the embedded server, or a "+
+		"'nats stream backup' with 'nats stream restore'; on a replicated stream, remove the damaged "+
+		"server's replica so it catches up from the others); records 1 to %d are intact ('ledger export "+
+		"--to %d' saves them); the stream denies purges, so the hole cannot be cut off in place",
+		e.Seq, e.What, e.Stream, e.Seq-1, e.Seq-1)
+}
+
+func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }
+
+// readWait is how long a read waits for the next record it knows the
+// stream holds before asking the stream for that record directly.
+var readWait = time.Second
+
+// missing tells a stall of the ordered consumer at stream sequence local
+// (which the caller expects the stream to hold) from damage: it asks the
+// stream for the record itself. It returns a *DamagedError when the stream
+// reports the sequence but cannot return it, nil when the record is there
+// (the consumer is only slow), or the error of asking; reported says
+// whether the stream reports local at all (past its last sequence, waiting
+// for it is tailing, not a stall).
+func missing(ctx context.Context, seg *segment, local uint64) (reported bool, err error) {
+	info, err := seg.stream.Info(ctx)
+	if err != nil {
+		return false, fmt.Errorf("natslog: stream info: %w", err)
+	}
+	st := info.State
+	if local > st.LastSeq {
+		return false, nil
+	}
+	_, err = seg.stream.GetMsg(ctx, local)
+	var ae *jetstream.APIError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, jetstream.ErrMsgNotFound), errors.As(err, &ae) && ae.ErrorCode == jetstream.JSErrCodeMessageNotFound:
+		return true, &DamagedError{Seq: seg.base + local, Stream: seg.name, What: fmt.Sprintf(
+			"stream %s reports sequences %d to %d (%d records) but cannot return %d", seg.name,
+			st.FirstSeq, st.LastSeq, st.Msgs, local)}
+	default:
+		return true, fmt.Errorf("natslog: reading %s sequence %d: %w", seg.name, local, err)
+	}
+}
+
+// nextMsg waits for the next message of it, whose stream sequence should
+// be local. While the stream reports local it waits at most stall in all,
+// asking the stream for the record every readWait (see missing); past the
+// stream's last sequence it waits until ctx ends.
+func nextMsg(ctx context.Context, it jetstream.MessagesContext, seg *segment, local uint64, stall time.Duration) (jetstream.Msg, error) {
+	var waited time.Duration
+	for {
+		m, err := it.Next(jetstream.NextMaxWait(readWait))
+		if !errors.Is(err, nats.ErrTimeout) {
+			return m, err
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		reported, err := missing(ctx, seg, local)
+		if err != nil {
+			return nil, err
+		}
+		if reported {
+			waited += readWait
+			if waited >= stall {
+				return nil, fmt.Errorf("natslog: stream %s holds sequence %d but delivered nothing for %s", seg.name, local, waited)
+			}
+		} else {
+			waited = 0
+		}
+	}
+}
+
+// Check reports whether every segment of the log holds every sequence it
+// reports, from its first record to its last, without reading them: from
+// the stream's state (its message count against its sequence range, and
+// its deleted sequences) and by reading each segment's first and last
+// record, where a torn write or a stale checksum shows. A live segment
+// whose StreamConfig has MaxAge or MaxMsgs may have dropped its oldest
+// records; that is no damage. The error is a *DamagedError naming the
+// first sequence that cannot be read.
+func (l *Log) Check(ctx context.Context) error {
+	_, segs, err := l.head(ctx)
+	if err != nil {
+		return err
+	}
+	for i, seg := range segs {
+		info, err := seg.stream.Info(ctx, jetstream.WithDeletedDetails(true))
+		if err != nil {
+			return fmt.Errorf("natslog: stream info: %w", err)
+		}
+		st := info.State
+		if st.LastSeq == 0 {
+			continue // nothing written yet
+		}
+		dropping := i == len(segs)-1 && (l.cfg.MaxAge > 0 || l.cfg.MaxMsgs > 0)
+		first := uint64(1)
+		if dropping {
+			first = max(st.FirstSeq, 1)
+		}
+		what := fmt.Sprintf("stream %s reports sequences %d to %d but holds %d records", seg.name, st.FirstSeq, st.LastSeq, st.Msgs)
+		var lost []uint64
+		if st.FirstSeq > first {
+			lost = append(lost, first)
+		}
+		lost = append(lost, st.Deleted...)
+		if st.Msgs == 0 {
+			lost = append(lost, first)
+		}
+		if len(lost) > 0 || st.NumDeleted > 0 || st.Msgs != st.LastSeq-max(st.FirstSeq, first)+1 {
+			if len(lost) == 0 {
+				lost = append(lost, st.FirstSeq) // the state disagrees with itself; name where it starts
+			}
+			return &DamagedError{Seq: seg.base + slices.Min(lost), Stream: seg.name, What: what}
+		}
+		for _, local := range []uint64{max(st.FirstSeq, first), st.LastSeq} {
+			if _, err := missing(ctx, seg, local); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
