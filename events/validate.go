@@ -175,9 +175,15 @@ func notAnObject(raw []byte) error {
 	return errors.New("not an object") // not reached: only an object or null decodes
 }
 
-// CheckKey runs the generic key check: the session key must match
-// [A-Za-z0-9_:-]{1,200} as a whole (bad_session_key).
+// CheckKey runs the generic key checks: the actor must be one subject token
+// (CheckActor, invalid_event), and the session key must match
+// [A-Za-z0-9_:-]{1,200} as a whole (bad_session_key). Parse leaves the actor
+// alone because the API fills in an empty one with the subject's owner
+// before this runs; it runs on new events only, never on a stored record.
 func CheckKey(ev *Event) error {
+	if err := CheckActor(ev.Actor); err != nil {
+		return err
+	}
 	if ev.Type.IsPolicy() {
 		return nil
 	}

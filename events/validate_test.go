@@ -62,7 +62,7 @@ func TestCheckKey(t *testing.T) {
 		"agent:main:main": true, "a_b-c:1": true, "no body": false, "x\n": false, "a.b": false,
 		"a*": false, "": false,
 	} {
-		ev := &Event{Type: TurnStarted, Session: key}
+		ev := &Event{Type: TurnStarted, Session: key, Actor: "acme"}
 		if got := CheckKey(ev) == nil; got != ok {
 			t.Errorf("key %q: accepted %v, want %v", key, got, ok)
 		}

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sessionledger/ledger/envelope"
@@ -11,8 +12,29 @@ import (
 
 // checkEvent runs the dialect's shape checks (section 13 step 1): values
 // first (invalid_event), then a spawn's parent key (bad_session_key).
+//
+// Before them come the bounds on names (events.CheckNames) and, for a new
+// policy document, checkNewDocument: checks the fold never makes, so a
+// record accepted before they existed still folds (section 0.3).
 func checkEvent(ev *events.Event, payload any) error {
+	// The dialect's agent-name grammar is stricter than the generic bound
+	// and says what to write: it speaks first.
 	switch d := payload.(type) {
+	case *events.StartedData:
+		if err := checkAgentField(d.Agent); err != nil {
+			return err
+		}
+	case *events.SpawnedData:
+		if err := checkAgentField(d.Agent); err != nil {
+			return err
+		}
+	}
+	if err := events.CheckNames(payload); err != nil {
+		return err
+	}
+	switch d := payload.(type) {
+	case *events.PolicySetData:
+		return checkNewDocument(d.Document)
 	case *events.StartedData:
 		if err := checkAgentField(d.Agent); err != nil {
 			return err
@@ -86,7 +108,81 @@ func checkGrant(g *events.GrantData) error {
 	if _, err := compileRule(g.Rule); err != nil {
 		return events.Errorf(events.CodeInvalidEvent, "rule %q does not parse: %v", g.Rule, err)
 	}
+	if err := checkRuleText(g.Rule); err != nil {
+		return events.Errorf(events.CodeInvalidEvent, "rule %q: %v", g.Rule, err)
+	}
 	return nil
+}
+
+// checkNewDocument runs, on a policy document being set, the checks that
+// are stricter than Compile (section 0.3): no control character in a key or
+// in a string the dialect reads (descriptions and the ignored agent keys
+// are free text, and left alone), every permission rule and tool entry
+// passing checkRuleText, and maxSubagentDepth at most
+// events.MaxSpawnDepth. A document Compile refuses is left to it, so its
+// message stays the one it was.
+func checkNewDocument(doc []byte) error {
+	c, err := compileDocument(doc)
+	if err != nil {
+		return nil
+	}
+	err = events.WalkDocument(doc, func(path, s string, key bool) error {
+		if !key && freeText(path) {
+			return nil
+		}
+		what := path
+		if key {
+			what = "key " + strconv.Quote(s) + " of " + path
+		}
+		if err := events.CheckText(what, s, events.MaxRuleLen); err != nil {
+			return policyErr(path, "%s", err.(*events.Error).Msg)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for b := bAllow; b <= bDeny; b++ {
+		for i, r := range c.rules[b] {
+			if err := checkRuleText(r.text); err != nil {
+				return policyErr(fmt.Sprintf("document.permissions.%s[%d]", b, i), "rule %q: %v", r.text, err)
+			}
+		}
+	}
+	for _, name := range c.agentNames {
+		a := c.agents[name]
+		for _, l := range []struct {
+			key     string
+			entries []toolEntry
+		}{{"tools", a.tools}, {"disallowedTools", a.disallowed}} {
+			for i, e := range l.entries {
+				if err := checkRuleText(e.text); err != nil {
+					return policyErr(fmt.Sprintf("document.agents.%s.%s[%d]", name, l.key, i), "entry %q: %v", e.text, err)
+				}
+			}
+		}
+	}
+	if c.maxDepth > events.MaxSpawnDepth {
+		return policyErr("document.maxSubagentDepth", "must be an integer from 1 to %d (the ledger never grows a spawn tree deeper), got %d", events.MaxSpawnDepth, c.maxDepth)
+	}
+	return nil
+}
+
+// freeText reports a document string that is text for people or for other
+// tools, not a name the dialect matches: an agent's description and what
+// the ignored agent keys hold (prompts, hooks, MCP server settings).
+func freeText(path string) bool {
+	rest, ok := strings.CutPrefix(path, "document.agents.")
+	if !ok {
+		return false
+	}
+	_, field, ok := strings.Cut(rest, ".")
+	if !ok {
+		return false
+	}
+	field, _, _ = strings.Cut(field, ".")
+	field, _, _ = strings.Cut(field, "[")
+	return field == "description" || slices.Contains(ignoredKeys, field)
 }
 
 // rootMode picks a root session's mode (section 8.2): the first present and

@@ -41,10 +41,44 @@ func TestCheckEvent(t *testing.T) {
 		{"grant empty rule", &events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny"}, events.CodeInvalidEvent, "does not parse"},
 		{"grant tools", &events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash", Tools: list("Bash")}, events.CodeInvalidEvent, "takes no tools"},
 		{"turn", &events.TurnData{Turn: 1}, "", ""},
+		// Issue 15: hostile input the checks used to accept.
+		{"grant rule with NUL", &events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash(rm\x00)"}, events.CodeInvalidEvent, "control character"},
+		{"grant rule with unbalanced parentheses", &events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash(ls))"}, events.CodeInvalidEvent, "closes nothing"},
+		{"grant rule with an unclosed parenthesis", &events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash(echo (x)"}, events.CodeInvalidEvent, "never closed"},
+		{"grant rule of a command prefix", &events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "allow", Rule: "Bash(npm run test:*)"}, "", ""},
+		{"grant rule of a path", &events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "allow", Rule: "Read(./docs/**)"}, "", ""},
+		{"grant rule with balanced inner parentheses", &events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "allow", Rule: "Bash(python -c print(1))"}, "", ""},
+		{"grant rule over the bound", &events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash(" + strings.Repeat("x", events.MaxRuleLen) + ")"}, events.CodeInvalidEvent, "limit"},
+		{"started agent ma.in>", &events.StartedData{Agent: "ma.in>"}, events.CodeInvalidEvent, "not an agent name"},
+		{"started dotted agent", &events.StartedData{Agent: "code.reviewer"}, "", ""},
+		{"check of a tool with NUL", &events.CheckedData{Turn: 1, Tool: "Read\x00"}, events.CodeInvalidEvent, "control character"},
+		{"check of an MCP tool", &events.CheckedData{Turn: 1, Tool: "mcp__server__tool"}, "", ""},
+		{"check of a tool over the bound", &events.CheckedData{Turn: 1, Tool: strings.Repeat("T", events.MaxNameLen+1)}, events.CodeInvalidEvent, "limit"},
+		{"catalogue entry with NUL", &events.PolicySetData{Dialect: "claude-code", Document: json.RawMessage(`{}`), Catalogue: list("Read\x00")}, events.CodeInvalidPolicy, "control character"},
+		{"document", &events.PolicySetData{Dialect: "claude-code", Document: json.RawMessage(`{"permissions":{"allow":["Bash(npm run test:*)","Read(./docs/**)"]},"agents":{"coder":{"description":"line one\nline two","tools":["Read","mcp__server__tool"]}},"maxSubagentDepth":64}`)}, "", ""},
+		{"document rule with unbalanced parentheses", &events.PolicySetData{Dialect: "claude-code", Document: json.RawMessage(`{"permissions":{"deny":["Bash(ls))"]}}`)}, events.CodeInvalidPolicy, "permissions.deny[0]"},
+		{"document rule with NUL", &events.PolicySetData{Dialect: "claude-code", Document: json.RawMessage(`{"permissions":{"deny":["Bash(rm\u0000)"]}}`)}, events.CodeInvalidPolicy, "control character"},
+		{"document tool entry unbalanced", &events.PolicySetData{Dialect: "claude-code", Document: json.RawMessage(`{"agents":{"coder":{"description":"c","tools":["Agent(a))"]}}}`)}, events.CodeInvalidPolicy, "agents.coder.tools[0]"},
+		{"maxSubagentDepth 1e9", &events.PolicySetData{Dialect: "claude-code", Document: json.RawMessage(`{"maxSubagentDepth":1000000000}`)}, events.CodeInvalidPolicy, "from 1 to 64"},
+		{"maxSubagentDepth 65", &events.PolicySetData{Dialect: "claude-code", Document: json.RawMessage(`{"maxSubagentDepth":65}`)}, events.CodeInvalidPolicy, "maxSubagentDepth"},
 	} {
 		err := d.CheckEvent(&events.Event{}, c.payload)
 		if codeOf(err) != c.code || c.code != "" && !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: %v, want %s containing %q", c.name, err, c.code, c.msg)
+		}
+	}
+}
+
+// TestCompileKeepsRecordedDocuments: what CheckEvent now refuses in a new
+// policy.set still compiles, so a log that recorded it folds as before.
+func TestCompileKeepsRecordedDocuments(t *testing.T) {
+	for _, doc := range []string{
+		`{"maxSubagentDepth":1000000000}`,
+		`{"permissions":{"deny":["Bash(ls))"]}}`,
+		`{"permissions":{"deny":["Bash(rm\u0000)"]}}`,
+	} {
+		if _, err := New().Compile(json.RawMessage(doc), nil); err != nil {
+			t.Errorf("%s: %v, want it compiled as it was recorded", doc, err)
 		}
 	}
 }

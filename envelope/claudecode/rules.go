@@ -2,8 +2,11 @@ package claudecode
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/sessionledger/ledger/events"
 )
 
 // behavior is the list a permission rule sits in.
@@ -111,6 +114,38 @@ func paramSpec(spec string) (p, v string, ok bool) {
 		}
 	}
 	return spec[:i], spec[i+1:], true
+}
+
+// checkRuleText is what a new rule or tool entry must be beyond parsing
+// (section 4.1, and the fail-closed choices of section 0.3): at most
+// events.MaxRuleLen bytes, no control character, and parentheses that
+// balance, a backslash escaping the character after it. Bash(ls)) parses
+// (its specifier is "ls)") but says something other than what it seems to.
+// Compile does not run it: a recorded document it refuses still folds.
+func checkRuleText(text string) error {
+	if len(text) > events.MaxRuleLen {
+		return fmt.Errorf("the rule is %d bytes; the limit is %d", len(text), events.MaxRuleLen)
+	}
+	if events.HasControl(text) {
+		return errors.New("the rule holds a control character (U+0000-U+001F, U+007F-U+009F); remove it")
+	}
+	depth := 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '\\':
+			i++
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth < 0 {
+				return fmt.Errorf("the ')' at byte %d closes nothing; parentheses in a rule must balance", i)
+			}
+		}
+	}
+	if depth > 0 {
+		return errors.New("a '(' is never closed; parentheses in a rule must balance")
+	}
+	return nil
 }
 
 // compileRule parses and compiles one permission rule.

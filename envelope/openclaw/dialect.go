@@ -2,6 +2,7 @@ package openclaw
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,11 +124,32 @@ func sameStrings(a, b []string) bool {
 // CheckEvent runs the dialect's shape checks (section 13 step 1) after the
 // generic ones: grant checks 1-3, session tools that are not MCP names
 // (invalid_event), then the key forms (bad_session_key).
+//
+// Before them come the bounds on names (events.CheckNames; section 16.4,
+// D-names): no control characters, bounded lengths, and agent ids that are
+// single subject tokens (no '.', '*', '>' or white space; a grant may name
+// "*"), in events and in a new policy document. They apply to new events
+// only: Compile, which the fold runs on recorded documents, does not make
+// them.
 func (*Dialect) CheckEvent(ev *events.Event, payload any) error {
+	if err := events.CheckNames(payload); err != nil {
+		return err
+	}
 	switch d := payload.(type) {
+	case *events.PolicySetData:
+		return checkDocumentNames(d.Document)
 	case *events.GrantData:
+		if err := checkAgentToken("agent", d.Agent, true); err != nil {
+			return err
+		}
+		if err := checkAgentToken("target", d.Target, true); err != nil {
+			return err
+		}
 		return checkGrant(d)
 	case *events.StartedData:
+		if err := checkAgentToken("agent", d.Agent, false); err != nil {
+			return err
+		}
 		if err := checkSessionTools(d.Tools); err != nil {
 			return err
 		}
@@ -138,6 +160,9 @@ func (*Dialect) CheckEvent(ev *events.Event, payload any) error {
 			}
 		}
 	case *events.SpawnedData:
+		if err := checkAgentToken("agent", d.Agent, false); err != nil {
+			return err
+		}
 		if err := checkSessionTools(d.Tools); err != nil {
 			return err
 		}
@@ -149,6 +174,37 @@ func (*Dialect) CheckEvent(ev *events.Event, payload any) error {
 	}
 	return nil
 }
+
+// checkAgentToken refuses an agent id that cannot be a segment of a session
+// key (agent:<id>:...) or a subject token: events.CheckAgent, and no '.'.
+func checkAgentToken(what, id string, wildcard bool) error {
+	return events.CheckToken(what, id, events.MaxAgentIDLen, wildcard)
+}
+
+// checkDocumentNames refuses, in a new policy document, a control character
+// in any key or string (an OpenClaw document holds names and modes, no free
+// text), a string longer than events.MaxNameLen, and an agents.list id that
+// checkAgentToken refuses.
+func checkDocumentNames(doc []byte) error {
+	return events.WalkDocument(doc, func(path, s string, key bool) error {
+		what := path
+		if key {
+			what = "key " + strconv.Quote(s) + " of " + path
+		}
+		if err := events.CheckText(what, s, events.MaxNameLen); err != nil {
+			return events.Errorf(events.CodeInvalidPolicy, "%s", err.(*events.Error).Msg)
+		}
+		if !key && agentIDPath.MatchString(path) {
+			if err := checkAgentToken(path, s, false); err != nil {
+				return events.Errorf(events.CodeInvalidPolicy, "%s", err.(*events.Error).Msg)
+			}
+		}
+		return nil
+	})
+}
+
+// agentIDPath matches the path of an agent entry's id.
+var agentIDPath = regexp.MustCompile(`^document\.agents\.list\[[0-9]+\]\.id$`)
 
 func checkSessionTools(tools []string) error {
 	for _, t := range tools {

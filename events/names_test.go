@@ -1,0 +1,104 @@
+package events
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheckActor: an actor is one subject token (issue 15: empty and
+// wildcard actors were accepted).
+func TestCheckActor(t *testing.T) {
+	for _, tc := range []struct {
+		actor string
+		ok    bool
+	}{
+		{"acme", true}, {"ops:alice", true}, {"ledger-import", true}, {"\u00e9t\u00e9", true},
+		{strings.Repeat("a", MaxActorLen), true},
+		{"", false}, {"*", false}, {">", false}, {"ops.alice", false}, {"ops alice", false},
+		{"ops\x00", false}, {"ops\u0085", false}, {"ops\x7f", false}, {"a*", false},
+		{strings.Repeat("a", MaxActorLen+1), false},
+	} {
+		err := CheckActor(tc.actor)
+		if (err == nil) != tc.ok {
+			t.Errorf("actor %q: %v, want accepted %v", tc.actor, err, tc.ok)
+		}
+		if err != nil && CodeOf(err) != CodeInvalidEvent {
+			t.Errorf("actor %q: code %q, want invalid_event", tc.actor, CodeOf(err))
+		}
+		ev := &Event{Type: PolicySet, Actor: tc.actor}
+		if got := CheckKey(ev) == nil; got != tc.ok {
+			t.Errorf("CheckKey with actor %q: accepted %v, want %v", tc.actor, got, tc.ok)
+		}
+	}
+}
+
+func TestHasControl(t *testing.T) {
+	for s, want := range map[string]bool{
+		"": false, "read": false, "mcp__gh__pr": false, "Bash(npm run test:*)": false, "\u00e9\u00a0x": false,
+		"a\x00": true, "\t": true, "a\nb": true, "\x1f": true, "\x7f": true, "\u0080": true, "x\u009f": true,
+	} {
+		if got := HasControl(s); got != want {
+			t.Errorf("HasControl(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestCheckNames: the bounds on names and texts in data (issue 15:
+// NUL bytes in grant agents, rules, catalogue entries and tool names; a
+// 64 KiB agent id and ma.in>; tool names without a length limit).
+func TestCheckNames(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("x", n) }
+	for _, tc := range []struct {
+		name    string
+		payload any
+		ok      bool
+	}{
+		{"tool", &CheckedData{Turn: 1, Tool: "mcp__server__tool", Call: "toolu_01"}, true},
+		{"tool with spaces (openclaw trims them)", &CheckedData{Turn: 1, Tool: " Read "}, true},
+		{"shell metacharacters in a tool", &CheckedData{Turn: 1, Tool: "x$(touch f);id"}, true},
+		{"tool of MaxNameLen", &CheckedData{Turn: 1, Tool: long(MaxNameLen)}, true},
+		{"tool over MaxNameLen", &CheckedData{Turn: 1, Tool: long(MaxNameLen + 1)}, false},
+		{"tool with NUL", &CheckedData{Turn: 1, Tool: "read\x00"}, false},
+		{"tool with a newline", &CheckedData{Turn: 1, Tool: "read\n"}, false},
+		{"tool with C1", &CheckedData{Turn: 1, Tool: "read\u0085"}, false},
+		{"effect tool with DEL", &EffectData{Turn: 1, Tool: "re\x7fad", Call: "c"}, false},
+		{"call with NUL", &CheckedData{Turn: 1, Tool: "read", Call: "c\x00"}, false},
+		{"catalogue", &PolicySetData{Catalogue: []string{"read", "exec"}}, true},
+		{"catalogue entry with NUL", &PolicySetData{Catalogue: []string{"read", "ex\x00ec"}}, false},
+		{"catalogue entry of 64 KiB", &PolicySetData{Catalogue: []string{long(64 << 10)}}, false},
+		{"grant", &GrantData{Kind: GrantAllowAgent, Agent: "main", Target: "coder"}, true},
+		{"grant to any agent", &GrantData{Kind: GrantPermission, Agent: "*", Target: "*", Behavior: "allow", Rule: "Bash(npm run test:*)"}, true},
+		{"grant agent with NUL", &GrantData{Kind: GrantAllowAgent, Agent: "ma\x00in", Target: "coder"}, false},
+		{"grant agent ma.in>", &GrantData{Kind: GrantAllowAgent, Agent: "ma.in>", Target: "coder"}, false},
+		{"grant target with a wildcard inside", &GrantData{Kind: GrantAllowAgent, Agent: "main", Target: "co*"}, false},
+		{"grant agent of 64 KiB", &GrantData{Kind: GrantAllowAgent, Agent: long(64 << 10), Target: "coder"}, false},
+		{"grant rule with NUL", &GrantData{Kind: GrantPermission, Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash(rm\x00)"}, false},
+		{"grant rule over MaxRuleLen", &GrantData{Kind: GrantPermission, Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash(" + long(MaxRuleLen) + ")"}, false},
+		{"grant tool with NUL", &GrantData{Kind: GrantAlsoAllow, Agent: "main", Target: "main", Tools: []string{"ex\x00ec"}}, false},
+		{"agent", &StartedData{Agent: "main"}, true},
+		{"agent with a dot (claude-code names)", &StartedData{Agent: "code.reviewer"}, true},
+		{"agent of MaxAgentIDLen", &StartedData{Agent: long(MaxAgentIDLen)}, true},
+		{"agent of 64 KiB", &StartedData{Agent: long(64 << 10)}, false},
+		{"agent ma.in>", &SpawnedData{Parent: "p", Agent: "ma.in>"}, false},
+		{"agent *", &SpawnedData{Parent: "p", Agent: "*"}, false},
+		{"agent with a space", &StartedData{Agent: "my agent"}, false},
+		{"sender with NUL", &StartedData{Agent: "main", Sender: "bob\x00"}, false},
+		{"turn sender with ESC", &TurnData{Turn: 2, Sender: "\x1b[31mbob"}, false},
+		{"label with NUL", &SpawnedData{Parent: "p", Agent: "main", Label: "a\x00"}, false},
+		{"session tool with NUL", &StartedData{Agent: "main", Tools: []string{"mcp__a__b\x00"}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckNames(tc.payload)
+			if (err == nil) != tc.ok {
+				t.Fatalf("%v, want accepted %v", err, tc.ok)
+			}
+			want := CodeInvalidEvent
+			if _, ok := tc.payload.(*PolicySetData); ok {
+				want = CodeInvalidPolicy
+			}
+			if err != nil && (CodeOf(err) != want || len(err.Error()) > 400) {
+				t.Fatalf("%v: want a short %s", err, want)
+			}
+		})
+	}
+}
