@@ -148,9 +148,15 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 		meta := tx.Bucket(bucketMeta)
 		switch v := meta.Get([]byte("schema")); {
 		case v == nil:
-			return meta.Put([]byte("schema"), []byte(SchemaVersion))
+			if err := meta.Put([]byte("schema"), []byte(SchemaVersion)); err != nil {
+				return err
+			}
 		case string(v) != SchemaVersion:
 			return ErrSchema
+		}
+		if _, ok := storedSum(tx); !ok {
+			// A new file, or one written before content sums (check.go).
+			return putSum(tx, contentSum(tx))
 		}
 		return nil
 	})
@@ -463,6 +469,10 @@ var fill = map[string]float64{string(bucketLog): 1, string(bucketChecks): 1, str
 	string(bucketIDs): 0.9, string(bucketSessions): 0.9}
 
 func (w *writes) into(tx *bolt.Tx) error {
+	sum, ok := storedSum(tx)
+	if !ok {
+		sum = contentSum(tx)
+	}
 	for name, puts := range w.puts {
 		b := tx.Bucket([]byte(name))
 		if f, ok := fill[name]; ok {
@@ -476,10 +486,23 @@ func (w *writes) into(tx *bolt.Tx) error {
 		// in order (a ULID starts with its time).
 		last, _ := b.Cursor().Last()
 		last = bytes.Clone(last)
+		bucket := []byte(name)
+		var prev []byte
 		for _, p := range puts {
-			if p.absent && bytes.Compare(p.k, last) <= 0 && b.Get(p.k) != nil {
+			// The content sum loses the value a put replaces; a key past
+			// the last has none, unless this commit put it already.
+			var old []byte
+			if bytes.Compare(p.k, last) <= 0 || bytes.Equal(p.k, prev) {
+				old = b.Get(p.k)
+			}
+			prev = p.k
+			if p.absent && old != nil {
 				continue
 			}
+			if old != nil {
+				sum -= entrySum(bucket, p.k, old)
+			}
+			sum += entrySum(bucket, p.k, p.v)
 			// bbolt keeps keys and values until the transaction ends:
 			// each has bytes of its own.
 			if err := b.Put(p.k, p.v); err != nil {
@@ -487,7 +510,7 @@ func (w *writes) into(tx *bolt.Tx) error {
 			}
 		}
 	}
-	return nil
+	return putSum(tx, sum)
 }
 
 // appendToolSet appends ts as encoding/json writes it (the bytes the
@@ -869,6 +892,9 @@ func (st *Store) Dump(w io.Writer) error {
 		sortStrings(names)
 		for _, name := range names {
 			err := tx.Bucket([]byte(name)).ForEach(func(k, v []byte) error {
+				if name == string(bucketMeta) && string(k) == string(sumsKey) {
+					return nil // not state: how the file checks itself (check.go)
+				}
 				line, err := json.Marshal(map[string]any{"bucket": name, "key": fmt.Sprintf("%x", k), "value": json.RawMessage(dumpValue(name, k, v))})
 				if err != nil {
 					return err
