@@ -392,6 +392,37 @@ func cases() []hcase {
 		oc("parent key with a wildcard", events.CodeUnknownParent, sev("session.spawned", "agent:main:subagent:w", `{"parent":"agent:main:>","agent":"main"}`)),
 		oc("yield for a wildcard child", events.CodeUnknownSession, sev("session.yielded", ocMain, `{"children":["agent:main:subagent:*"]}`)),
 
+		// Names that become keys and subjects, and lengths (issue 15): control
+		// characters, NATS wildcards and dots in agent ids, unbounded tool
+		// names and agent ids, empty and wildcard actors.
+		inv("grant agent with a NUL", pev("grant.added", `{"kind":"allow_agent","agent":"ma\u0000in","target":"coder"}`)),
+		inv("grant target with a NUL", pev("grant.added", `{"kind":"allow_agent","agent":"main","target":"co\u0000der"}`)),
+		inv("grant agent ma.in>", pev("grant.added", `{"kind":"allow_agent","agent":"ma.in>","target":"coder"}`)),
+		inv("grant agent of 64 KiB", pev("grant.added", `{"kind":"delegate_tools","agent":"`+strings.Repeat("a", 64<<10)+`","target":"coder"}`)),
+		inv("also_allow grant of a tool with a NUL", pev("grant.added", `{"kind":"also_allow","agent":"main","target":"main","tools":["ex\u0000ec"]}`)),
+		inv("root agent of 64 KiB", sev("session.started", "agent:main:h1", `{"agent":"`+strings.Repeat("a", 64<<10)+`"}`)),
+		inv("root agent ma.in>", sev("session.started", "agent:main:h2", `{"agent":"ma.in>"}`)),
+		inv("spawn of agent ma.in>", sev("session.spawned", "agent:main:subagent:h3", `{"parent":"agent:main:fourth","agent":"ma.in>"}`)),
+		inv("check of a tool with a NUL", sev("tool.checked", ocMain, `{"turn":1,"tool":"read\u0000"}`)),
+		inv("check of a tool with an escape sequence", sev("tool.checked", ocMain, `{"turn":1,"tool":"\u001b[2Jread"}`)),
+		inv("check of a tool of 257 characters", sev("tool.checked", ocMain, `{"turn":1,"tool":"`+strings.Repeat("r", events.MaxNameLen+1)+`"}`)),
+		inv("check of a tool of 64 KiB", sev("tool.checked", ocMain, `{"turn":1,"tool":"`+strings.Repeat("r", 64<<10)+`"}`)),
+		inv("check with a call id holding a NUL", sev("tool.checked", ocMain, `{"turn":1,"tool":"read","call":"c\u0000"}`)),
+		inv("turn with a sender holding a C1 control", sev("turn.started", ocFourth, `{"turn":1,"sender":"bob\u0085"}`)),
+		oc("catalogue entry with a NUL", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"openclaw","document":`+ocDoc2+`,"catalogue":["read","ex\u0000ec"]}`)),
+		oc("catalogue entry of 64 KiB", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"openclaw","document":`+ocDoc2+`,"catalogue":["`+strings.Repeat("t", 64<<10)+`"]}`)),
+		oc("policy document entry with a NUL", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"openclaw","document":{"tools":{"deny":["exec\u0000"]}}}`)),
+		oc("policy document agent id ma.in>", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"openclaw","document":{"agents":{"list":[{"id":"main"},{"id":"ma.in>"}]}}}`)),
+		inv("policy event with an empty actor", ev("", "grant.added", "", "", `{"kind":"allow_agent","agent":"main","target":"reviewer"}`)),
+		inv("policy event with the actor *", ev("", "grant.added", "", "*", `{"kind":"allow_agent","agent":"main","target":"reviewer"}`)),
+		inv("policy event with an actor holding a NUL", ev("", "grant.added", "", "ops\u0000", `{"kind":"allow_agent","agent":"main","target":"reviewer"}`)),
+		inv("policy event with the actor ops.>", ev("", "grant.added", "", "ops.>", `{"kind":"allow_agent","agent":"main","target":"reviewer"}`)),
+		// The API fills in an empty actor with the subject's owner (the
+		// contract: "leave actor out"); the CLI has no owner.
+		{name: "session event with an empty actor", dialect: openclaw, code: events.CodeInvalidEvent, cliOnly: true,
+			line: ev("", "turn.started", ocFourth, "", `{"turn":1}`)},
+		inv("session event with the actor *", ev("", "turn.started", ocFourth, "*", `{"turn":1}`)),
+
 		// Wrong JSON types for every field kind, nulls, numbers as strings.
 		inv("turn as a string", sev("turn.started", ocMain, `{"turn":"2"}`)),
 		inv("turn as a float 2.0", sev("turn.started", ocMain, `{"turn":2.0}`)),
@@ -661,6 +692,24 @@ func cases() []hcase {
 		cc("claude-code: a catalogue naming a tool twice", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"claude-code","document":{},"catalogue":["Read","Read"]}`)),
 		cc("claude-code: a permission rule that does not parse", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"claude-code","document":{"permissions":{"deny":["Bash("]}}}`)),
 		cc("claude-code: mode auto as the default", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"claude-code","document":{"permissions":{"defaultMode":"auto"}}}`)),
+
+		// Issue 15: rules that do not say what they seem to, unbounded
+		// depths, names with control characters.
+		ccInv("claude-code: grant rule Bash(ls))", pev("grant.added", `{"kind":"permission","agent":"*","target":"*","behavior":"deny","rule":"Bash(ls))"}`)),
+		ccInv("claude-code: grant rule with a NUL", pev("grant.added", `{"kind":"permission","agent":"*","target":"*","behavior":"deny","rule":"Bash(rm\u0000)"}`)),
+		ccInv("claude-code: grant rule of 5000 characters", pev("grant.added", `{"kind":"permission","agent":"*","target":"*","behavior":"deny","rule":"Bash(`+strings.Repeat("x", 5000)+`)"}`)),
+		cc("claude-code: permission rule Bash(ls)) in the document", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"claude-code","document":{"permissions":{"deny":["Bash(ls))"]}}}`)),
+		cc("claude-code: permission rule with a NUL in the document", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"claude-code","document":{"permissions":{"allow":["Bash(ls\u0000)"]}}}`)),
+		cc("claude-code: agent tool entry with unbalanced parentheses", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"claude-code","document":{"agents":{"coder":{"description":"c","tools":["Agent(coder))"]}}}}`)),
+		cc("claude-code: maxSubagentDepth 1e9", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"claude-code","document":{"maxSubagentDepth":1e9}}`)),
+		cc("claude-code: maxSubagentDepth 1000000000", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"claude-code","document":{"maxSubagentDepth":1000000000}}`)),
+		cc("claude-code: maxSubagentDepth 65", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"claude-code","document":{"maxSubagentDepth":65}}`)),
+		cc("claude-code: catalogue entry with a NUL", events.CodeInvalidPolicy, pev("policy.set", `{"dialect":"claude-code","document":{},"catalogue":["Read\u0000"]}`)),
+		ccInv("claude-code: check of a tool with a NUL", sev("tool.checked", ccLead, `{"turn":1,"tool":"Read\u0000"}`)),
+		ccInv("claude-code: check of a tool of 64 KiB", sev("tool.checked", ccLead, `{"turn":1,"tool":"`+strings.Repeat("T", 64<<10)+`"}`)),
+		ccInv("claude-code: agent ma.in>", sev("session.started", "s9", `{"agent":"ma.in>"}`)),
+		ccInv("claude-code: policy event with the actor *", ev("", "grant.added", "", "*", `{"kind":"permission","agent":"*","target":"*","behavior":"allow","rule":"Read"}`)),
+		ccInv("claude-code: policy event with an empty actor", ev("", "grant.added", "", "", `{"kind":"permission","agent":"*","target":"*","behavior":"allow","rule":"Read"}`)),
 
 		// State and admission.
 		cc("claude-code: turn skipping ahead", events.CodeBadTurn, sev("turn.started", ccLead, `{"turn":3}`)),

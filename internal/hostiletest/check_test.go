@@ -111,10 +111,11 @@ func chain(dialect string) chainCase {
 		}
 		keyFormat = "agent:main:subagent:c%d"
 	case claudeCode:
-		// maxSubagentDepth 100000: the ledger's own cap of 64 applies.
+		// maxSubagentDepth 64, the most a policy may set (issue 15), and the
+		// ledger's own cap.
 		root, agent, c.cap = "lead", "general-purpose", 64
 		c.setup = []fline{
-			{pev("policy.set", `{"dialect":"claude-code","document":{"maxSubagentDepth":100000},"catalogue":["Agent","Read"]}`), ""},
+			{pev("policy.set", `{"dialect":"claude-code","document":{"maxSubagentDepth":64},"catalogue":["Agent","Read"]}`), ""},
 			{sev("session.started", root, `{"agent":"main"}`), acme},
 		}
 		keyFormat = "c%d"

@@ -40,8 +40,8 @@
 // subject and the reverse, another orchestrator's sessions, the reserved
 // owner "all", malformed queries) and typed cases sent with the Go client.
 // Both paths run a 10,000-link spawn chain per dialect: openclaw stops at
-// its maxSpawnDepth, and claude-code with maxSubagentDepth 100000 stops at
-// the ledger's own 64-deep cap; every link after the cap names a parent that
+// its maxSpawnDepth, and claude-code with maxSubagentDepth 64 (the most a
+// policy may set) stops at the ledger's own 64-deep cap; every link after the cap names a parent that
 // was never written. After each table the path must still serve: a normal
 // append and a query succeed.
 //
