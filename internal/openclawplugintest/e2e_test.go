@@ -1,0 +1,226 @@
+package openclawplugintest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
+)
+
+// catalogue is the policy's catalogue: the tools the scripted run uses and
+// the rest of OpenClaw's core tools a main agent is offered.
+var catalogue = []string{"read", "write", "edit", "apply_patch", "ls", "exec", "process", "openclaw",
+	"sessions_spawn", "sessions_yield", "subagents", "agents_list", "session_status", "tool_call", "tool_describe", "tool_search"}
+
+// TestAgentRun attaches the plugin to a real OpenClaw agent run (issue 14,
+// item 4): the gateway loads it with its own plugin loader; the main agent
+// spawns a sub-agent with sessions_spawn (through Tool Search's tool_call,
+// as OpenClaw offers it) and yields; the sub-agent reads a file; an
+// operator then denies exec to sub-agents, and the sub-agent's exec call is
+// blocked inside OpenClaw with the ledger's reason, the rule, the record
+// and the `ledger why` to run. The sub-agent ends, OpenClaw settles the
+// main agent's yield, and the ledger holds the whole story and verifies.
+func TestAgentRun(t *testing.T) {
+	Require(t)
+	bin := BuildLedger(t)
+	url := ServeLedger(t, bin)
+	nc, err := nats.Connect(url, nats.Timeout(5*time.Second), nats.MaxReconnects(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ops := client.New(nc, client.Options{Actor: "ops:alice"})
+	view := client.New(nc, client.Options{Owner: Owner})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw",
+		Document: json.RawMessage(`{"tools":{}}`), Catalogue: catalogue})); err != nil {
+		t.Fatal(err)
+	}
+
+	// The operator denies exec to sub-agents just before the model answers
+	// the sub-agent's second request, whose answer is the exec call.
+	var denyOnce sync.Once
+	var denied atomic.Uint64
+	model := StartModel(t, Scripts{
+		"main": {
+			{{Tool: "tool_call", Args: map[string]any{"id": "sessions_spawn", "args": map[string]any{"task": "script:child: read hello.txt, then run a command", "label": "child"}}}},
+			{{Tool: "sessions_yield", Args: map[string]any{}}},
+		},
+		"child": {
+			{{Tool: "read", Args: map[string]any{"path": "hello.txt"}}},
+			{{Tool: "exec", Args: map[string]any{"command": "echo ran > exec.txt"}}},
+		},
+	}, func(q Request) {
+		if q.Script != "child" || q.Turn != 1 {
+			return
+		}
+		denyOnce.Do(func() {
+			c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			r, err := ops.Append(c, client.SetPolicy(events.PolicySetData{Dialect: "openclaw",
+				Document: json.RawMessage(`{"tools":{"subagents":{"tools":{"deny":["exec"]}}}}`)}))
+			if err != nil {
+				t.Errorf("policy.set denying exec: %v", err)
+			}
+			denied.Store(r.Seq)
+		})
+	})
+
+	port := FreePort(t)
+	oc := New(t)
+	oc.Write(t, Config(Settings{Model: model, GatewayPort: port, Workspace: oc.Workspace, Plugin: map[string]any{"natsUrl": url}}))
+	if err := os.WriteFile(filepath.Join(oc.Workspace, "hello.txt"), []byte("hello from the workspace\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gw := oc.Gateway(t, port)
+	if !strings.Contains(gw.String(), "1 plugin: "+PluginID) {
+		t.Errorf("the gateway did not load the plugin:\n%s", gw.Tail(3000))
+	}
+
+	const root = events.SessionKey("agent:main:e2e")
+	out := oc.Agent(t, "--agent", "main", "--session-key", string(root), "--message", "script:main")
+	t.Logf("openclaw agent: %.300s", out)
+
+	// The agent command returns when the main agent yields; the sub-agent
+	// runs on, and its completion wakes the main agent for a third turn.
+	var tree *client.TreeNode
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		trees, err := view.Tree(ctx, root)
+		if err == nil && len(trees) == 1 {
+			tree = trees[0]
+			if tree.State == "active" && tree.Turns >= 3 && len(tree.Children) == 1 && tree.Children[0].State == "completed" {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not settle within 90s: tree %+v (%v)\nmodel requests %+v\ngateway:\n%s", tree, err, model.Requests(), gw.Tail(6000))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if u := model.Unexpected(); len(u) > 0 {
+		t.Errorf("the model got requests it does not serve: %v", u)
+	}
+
+	// The lineage is OpenClaw's: one child of the main agent, spawned from
+	// it, run as main, completed ok.
+	child := tree.Children[0].Key
+	if !strings.HasPrefix(string(child), "agent:main:subagent:") || tree.Agent != "main" || tree.Children[0].Agent != "main" {
+		t.Errorf("the tree is %s (%s) -> %s (%s)", tree.Key, tree.Agent, child, tree.Children[0].Agent)
+	}
+	cv, err := view.Session(ctx, child)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cv.Parent != root || cv.Depth != 1 || cv.Envelope == nil || cv.Envelope.Requester != root {
+		t.Errorf("the child's session: parent %q depth %d envelope %+v", cv.Parent, cv.Depth, cv.Envelope)
+	}
+	if tree.Turns != 3 || tree.Children[0].Turns != 3 {
+		t.Errorf("turns: main %d, child %d; want 3 each (one per model call)", tree.Turns, tree.Children[0].Turns)
+	}
+
+	// Inside OpenClaw: the read ran, the exec was blocked with the ledger's
+	// reason, and never ran.
+	c1, ok := model.Find("child", 1)
+	if r, found := c1.Result(CallID("child", 0, 0)); !ok || !found || !strings.Contains(r.Content, "hello from the workspace") {
+		t.Errorf("the child's read did not run: %+v", c1.Results)
+	}
+	c2, ok := model.Find("child", 2)
+	blocked, found := c2.Result(CallID("child", 1, 0))
+	if !ok || !found {
+		t.Fatalf("no tool result for the child's exec call: %+v", c2)
+	}
+	reason := blocked.Content
+	t.Logf("the blocked call's tool result: %s", reason)
+	denySeq := denied.Load()
+	for _, want := range []string{"denied exec for session " + string(child), "subagent:deny", "rule tools.subagents.tools.deny",
+		fmt.Sprintf("from policy.set at sequence %d", denySeq), "ledger why --nats " + url} {
+		if !strings.Contains(reason, want) {
+			t.Errorf("the blocked call's result does not say %q", want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(oc.Workspace, "exec.txt")); !os.IsNotExist(err) {
+		t.Errorf("exec.txt exists (err %v): the denied command ran", err)
+	}
+
+	// The printed 'ledger why' explains the decision at the check.
+	i := strings.Index(reason, "ledger why ")
+	why := ShellWords(reason[i:])
+	explained := LedgerCmd(t, bin, append(why[1:], "--data", t.TempDir(), "--color", "never")...)
+	for _, want := range []string{"deny", "subagent:deny", "exec", "policy.set"} {
+		if !strings.Contains(explained, want) {
+			t.Errorf("%s says no %q:\n%s", strings.Join(why, " "), want, explained)
+		}
+	}
+
+	// The log: what each hook appended, in OpenClaw's order.
+	type entry struct {
+		typ  events.Type
+		tool string
+	}
+	var log []entry
+	count := map[events.Type]int{}
+	for _, l := range strings.Split(strings.TrimSpace(LedgerCmd(t, bin, "log", "--json", "--nats", url, "--data", t.TempDir())), "\n") {
+		var r events.Record
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		count[r.Type]++
+		if r.Type == events.ToolChecked || r.Type == events.EffectStarted {
+			var d struct {
+				Tool string `json:"tool"`
+			}
+			_ = json.Unmarshal(r.Data, &d)
+			log = append(log, entry{r.Type, string(r.Session) + " " + d.Tool})
+		}
+	}
+	want := map[events.Type]int{events.PolicySet: 2, events.SessionStarted: 1, events.SessionSpawned: 1, events.TurnStarted: 6,
+		events.SessionYielded: 1, events.SessionResumed: 1, events.SessionCompleted: 1}
+	for typ, n := range want {
+		if count[typ] != n {
+			t.Errorf("the log holds %d %s, want %d (all: %v)", count[typ], typ, n, count)
+		}
+	}
+	checked := map[string]bool{}
+	for _, e := range log {
+		checked[string(e.typ)+" "+e.tool] = true
+	}
+	for _, k := range []string{
+		"tool.checked " + string(root) + " tool_call", "tool.effect_started " + string(root) + " tool_call",
+		"tool.checked " + string(root) + " sessions_spawn", "tool.effect_started " + string(root) + " sessions_spawn",
+		"tool.checked " + string(root) + " sessions_yield", "tool.effect_started " + string(root) + " sessions_yield",
+		"tool.checked " + string(child) + " read", "tool.effect_started " + string(child) + " read",
+		"tool.checked " + string(child) + " exec",
+	} {
+		if !checked[k] {
+			t.Errorf("the log has no %s", k)
+		}
+	}
+	if checked["tool.effect_started "+string(child)+" exec"] {
+		t.Errorf("the denied exec has an effect record")
+	}
+	// The main agent's third turn ran under the settled batch of its yield.
+	rv, err := view.Session(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rv.Context.Source != "settle_batch" {
+		t.Errorf("the main agent's context after the resume: %+v", rv.Context)
+	}
+
+	if out := LedgerCmd(t, bin, "verify", "--nats", url, "--data", t.TempDir()); !strings.Contains(out, "no drift") {
+		t.Errorf("ledger verify: %s", out)
+	}
+}

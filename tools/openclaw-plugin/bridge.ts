@@ -1,0 +1,535 @@
+// The mapping from OpenClaw's plugin hooks to ledger events, and the
+// answer before_tool_call gives. docs/openclaw-plugin.md is the user's
+// account of it; this comment is the maintainer's.
+//
+// Invariants:
+//
+//   - Fail closed for tool calls, never block anything else. A call the
+//     ledger denies, refuses to record, or cannot decide (an unknown or
+//     finished session, an unplaced sub-agent, a bad key, no policy) is
+//     blocked with the reason; only a ledger that cannot be reached at all
+//     follows failOpen. Lifecycle hooks log what went wrong and go on.
+//   - The plugin only narrows OpenClaw: an allow blocks nothing, so
+//     OpenClaw's own tool policy, sandbox and approvals still apply.
+//   - Lineage is OpenClaw's: a sub-agent is spawned from the
+//     requesterSessionKey OpenClaw's subagent_spawned hook names, never
+//     from the shape of a key.
+//   - Order per session: every hook's work for a session runs in the order
+//     OpenClaw invoked the hooks (a lane per session key), so a turn lands
+//     before the checks of its tool calls, a spawn before its child's
+//     turns, a child's completion before its requester resumes.
+//   - Deterministic ids: every event but tool.checked (recorded by the
+//     ledger's check endpoint) has an id derived from the session key and
+//     OpenClaw's own ids (callId, toolCallId), so a hook delivered twice, or
+//     replayed after a restart, is answered with its first outcome.
+//   - Bounded: every request by timeoutMs and retries; a tool call's whole
+//     decision by toolDeadlineMs, after which it counts as unreachable.
+import type { Config } from "./config.ts";
+import { Ledger, LedgerError, Unreachable, eventID, randomID, errText, type CheckResult, type Reason, type TreeNode } from "./ledger.ts";
+
+/** The logger OpenClaw gives a plugin (api.logger). */
+export interface Logger {
+  debug?: (msg: string) => void;
+  info?: (msg: string) => void;
+  warn?: (msg: string) => void;
+  error?: (msg: string) => void;
+}
+
+/** before_tool_call's answer that stops the call; OpenClaw hands blockReason to the model. */
+export interface Block {
+  block: true;
+  blockReason: string;
+}
+
+type State = "active" | "yielded" | "completed";
+
+/** What the plugin knows of a session the ledger holds. */
+interface Session {
+  key: string;
+  agent: string;
+  /** The ledger's turn count. */
+  turns: number;
+  state: State;
+  /** The current yield: its record's id (the batch) and children. */
+  yieldID?: string;
+  yieldChildren?: string[];
+  /** Children spawned since the last yield or resume. */
+  pending: Set<string>;
+}
+
+/** Root session facts OpenClaw's hooks give. */
+interface Hint {
+  agent?: string;
+  provider?: string;
+  model?: string;
+  channel?: string;
+  sender?: string;
+}
+
+// The ledger's session keys (events.ValidKey).
+const keyPattern = /^[A-Za-z0-9_:-]{1,200}$/;
+
+// subagent_ended outcomes as session.completed statuses (ok, error,
+// killed, timeout); a reset or deleted child was stopped.
+const statuses: Record<string, string> = { ok: "ok", error: "error", timeout: "timeout", killed: "killed", reset: "killed", deleted: "killed" };
+
+/** isSubagentKey reports whether OpenClaw made key for a sub-agent (agent:<id>:subagent:<x>). */
+export function isSubagentKey(key: string): boolean {
+  return key.split(":").some((seg) => seg.toLowerCase() === "subagent");
+}
+
+/** agentOf is the agent id of an OpenClaw session key (agent:<id>:...). */
+export function agentOf(key: string): string | undefined {
+  const m = /^agent:([^:]+):/.exec(key);
+  return m ? m[1] : undefined;
+}
+
+/**
+ * conversationOf reads the channel and group OpenClaw's key names for a
+ * channel conversation: agent:<id>:<channel>:group|channel|room:<id>
+ * (a group) or agent:<id>:<channel>:direct|dm:<peer> (no group).
+ */
+export function conversationOf(key: string): { channel?: string; group?: string } {
+  const m = /^agent:[^:]+:([^:]+):(group|channel|room|direct|dm):([^:]+)/.exec(key);
+  if (!m) return {};
+  return m[2] === "direct" || m[2] === "dm" ? { channel: m[1] } : { channel: m[1], group: m[3] };
+}
+
+/** quote renders args as one shell command line (internal/cchook.Quote). */
+export function quote(args: string[]): string {
+  return args
+    .map((a) => {
+      if (a === "") return "''";
+      if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(a)) return a;
+      return "'" + a.replaceAll("'", `'\\''`) + "'";
+    })
+    .join(" ");
+}
+
+/** whyCommand is the `ledger why` line that explains the decision recorded at seq. */
+export function whyCommand(prefix: string[], key: string, tool: string, seq?: number): string {
+  const args = [...prefix, "--session", key, "--tool", tool];
+  if (seq) args.push("--seq", String(seq));
+  return quote(args);
+}
+
+/** denialReason is what a ledger denial tells the model and the reader of the transcript. */
+export function denialReason(key: string, tool: string, r: Reason, why: string): string {
+  let s = `The session policy ledger denied ${tool} for session ${key}: ${r.code}`;
+  const detail: string[] = [];
+  if (r.rule) detail.push(`rule ${r.rule}`);
+  if (r.record) detail.push(`from ${r.record.type} at sequence ${r.record.seq}`);
+  if (detail.length > 0) s += ` (${detail.join(", ")})`;
+  return s + `. Explain it with: ${why}`;
+}
+
+/** refusalReason blocks a call the ledger could not decide because it refused what had to be recorded first. */
+export function refusalReason(key: string, tool: string, e: unknown): string {
+  const what = e instanceof LedgerError ? `${e.code}: ${e.detail}` : errText(e);
+  return `The session policy ledger could not decide ${tool} for session ${key}, so the session-ledger plugin blocks it: ${what}`;
+}
+
+/** unreachableReason blocks a call made while the ledger cannot be reached (failOpen off). */
+export function unreachableReason(where: string, tool: string, e: unknown): string {
+  return `The session policy ledger at ${where} cannot be reached (${errText(e)}), so the session-ledger plugin blocks ${tool} (it fails closed). Start the ledger, or set failOpen in the plugin's config to let OpenClaw decide alone while it is down.`;
+}
+
+/** Lanes runs work in order per key: a task starts once every earlier task on any of its keys settled. */
+export class Lanes {
+  private tails = new Map<string, Promise<unknown>>();
+
+  run<T>(keys: string[], fn: () => Promise<T>): Promise<T> {
+    const uniq = [...new Set(keys.filter((k) => k !== ""))];
+    const before = uniq.map((k) => this.tails.get(k)).filter((p) => p !== undefined);
+    const p = Promise.allSettled(before).then(fn);
+    const tail = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    for (const k of uniq) this.tails.set(k, tail);
+    void tail.then(() => {
+      for (const k of uniq) if (this.tails.get(k) === tail) this.tails.delete(k);
+    });
+    return p;
+  }
+
+  /** idle resolves once every task queued so far settled. */
+  async idle(): Promise<void> {
+    while (this.tails.size > 0) await Promise.allSettled([...this.tails.values()]);
+  }
+}
+
+/** A spawn OpenClaw announced, which the child's first events wait for. */
+interface Spawn {
+  done: Promise<void>;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+/** withDeadline rejects with Unreachable when p has not settled within ms. */
+export function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Unreachable(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, expired]).finally(() => clearTimeout(timer));
+}
+
+/** Bridge holds the plugin's view of the sessions and turns hooks into ledger events. */
+export class Bridge {
+  readonly ledger: Ledger;
+  readonly cfg: Config;
+  readonly log: Logger;
+  readonly lanes = new Lanes();
+  /** The longest a tool call waits for its decision. */
+  readonly toolDeadlineMs: number;
+  private sessions = new Map<string, Session>();
+  private spawns = new Map<string, Spawn>();
+  /** Agent ids session_start named, for roots started later. */
+  private agents = new Map<string, string>();
+
+  constructor(ledger: Ledger, cfg: Config, log: Logger = {}) {
+    this.ledger = ledger;
+    this.cfg = cfg;
+    this.log = log;
+    // One request's attempts and back-offs, twice over: a call may first
+    // have to start its session or turn.
+    this.toolDeadlineMs = 2 * (cfg.timeoutMs * (cfg.retries + 1) + (25 << cfg.retries)) + 250;
+  }
+
+  private warn(msg: string): void {
+    (this.log.warn ?? this.log.info)?.(`session-ledger: ${msg}`);
+  }
+
+  /** close waits for queued work and ends the connection. */
+  async close(): Promise<void> {
+    await withDeadline(this.lanes.idle(), this.toolDeadlineMs, "flushing the queued ledger events").catch(() => undefined);
+    await this.ledger.close();
+  }
+
+  private spawnOf(child: string): Spawn {
+    let s = this.spawns.get(child);
+    if (!s) {
+      let resolve: () => void = () => undefined;
+      let reject: (e: unknown) => void = () => undefined;
+      const done = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      done.catch(() => undefined);
+      s = { done, resolve, reject };
+      this.spawns.set(child, s);
+    }
+    return s;
+  }
+
+  /** refresh reads the session's turn count and state from the ledger. */
+  private async refresh(s: Session): Promise<void> {
+    const v = await this.ledger.session(s.key);
+    s.turns = v.turns?.length ?? 0;
+    s.state = v.state;
+    if (v.agent) s.agent = v.agent;
+  }
+
+  /** adopt takes a session the ledger already holds (recorded before this process started). */
+  private async adopt(key: string): Promise<Session> {
+    const s: Session = { key, agent: agentOf(key) ?? "", turns: 0, state: "active", pending: new Set() };
+    await this.refresh(s);
+    this.sessions.set(key, s);
+    return s;
+  }
+
+  /**
+   * ensure returns the session, recording it first when the ledger does
+   * not hold it yet: a root is started (session.started); a sub-agent must
+   * have been spawned by its requester (subagent_spawned), which this
+   * waits for, boundedly.
+   */
+  private async ensure(key: string, hint: Hint): Promise<Session> {
+    const known = this.sessions.get(key);
+    if (known) return known;
+    if (!keyPattern.test(key)) {
+      throw new LedgerError("bad_session_key", `OpenClaw's session key ${JSON.stringify(key)} is not a ledger key ([A-Za-z0-9_:-]{1,200}); the plugin never rewrites keys`);
+    }
+    if (isSubagentKey(key)) {
+      let sp = this.spawns.get(key);
+      if (!sp) {
+        try {
+          return await this.adopt(key);
+        } catch (e) {
+          if (!(e instanceof LedgerError && e.code === "unknown_session")) throw e;
+        }
+        sp = this.spawnOf(key);
+      }
+      try {
+        await withDeadline(sp.done, this.cfg.timeoutMs * (this.cfg.retries + 1), `waiting for OpenClaw's subagent_spawned of ${key}`);
+      } catch (e) {
+        if (e instanceof Unreachable) {
+          throw new LedgerError("unknown_parent", `sub-agent ${key} is not in the ledger: OpenClaw's subagent_spawned for it was not seen, so its requester is not known`);
+        }
+        throw e;
+      }
+      const s = this.sessions.get(key);
+      if (!s) throw new LedgerError("unknown_parent", `sub-agent ${key} is not in the ledger`);
+      return s;
+    }
+    const agent = hint.agent ?? this.agents.get(key) ?? agentOf(key) ?? "main";
+    const conv = conversationOf(key);
+    const data: Record<string, unknown> = { agent };
+    if (hint.provider) data.provider = hint.provider;
+    if (hint.model) data.model = hint.model;
+    const channel = hint.channel ?? conv.channel;
+    if (channel) data.channel = channel;
+    if (conv.group) data.group = conv.group;
+    if (hint.sender) data.sender = hint.sender;
+    const s: Session = { key, agent, turns: 0, state: "active", pending: new Set() };
+    let existed = false;
+    try {
+      const r = await this.ledger.append({ id: eventID(key, "start"), type: "session.started", session: key, data });
+      existed = r.duplicate === true;
+    } catch (e) {
+      if (!(e instanceof LedgerError && e.code === "duplicate_session")) throw e;
+      existed = true;
+    }
+    if (existed) await this.refresh(s);
+    this.sessions.set(key, s);
+    return s;
+  }
+
+  /** startTurn appends turn.started for the session's next turn; basis names what started it. */
+  private async startTurn(s: Session, basis: string, sender?: string): Promise<void> {
+    const id = eventID(s.key, "turn", basis);
+    for (let attempt = 0; ; attempt++) {
+      const data: Record<string, unknown> = { turn: s.turns + 1 };
+      if (sender) data.sender = sender;
+      try {
+        const r = await this.ledger.append({ id, type: "turn.started", session: s.key, data });
+        if (r.duplicate) await this.refresh(s);
+        else s.turns++;
+        return;
+      } catch (e) {
+        // Another writer (or a restart) moved the session on: read it and
+        // number the turn again, once.
+        if (attempt === 0 && e instanceof LedgerError && e.code === "bad_turn") {
+          await this.refresh(s);
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+
+  /** resume records that a yielded session goes on: its yield's batch settled, or one child's completion. */
+  private async resume(s: Session): Promise<void> {
+    let data: Record<string, unknown>;
+    let id: string;
+    if (s.yieldID && s.yieldChildren && s.yieldChildren.length > 0) {
+      data = { handoff: "settle_batch", batch: s.yieldID, from: s.yieldChildren };
+      id = eventID(s.key, "resume", s.yieldID);
+    } else {
+      // The yield was recorded before this process started: its batch id
+      // is not known here, so the continuation is a completion handoff
+      // from a child that completed.
+      const tree = await this.ledger.tree(s.key);
+      const done = (tree?.children ?? []).filter((c) => c.state === "completed").map((c) => c.key);
+      if (done.length === 0) throw new LedgerError("session_not_active", `${s.key} is yielded and none of its children completed`);
+      data = { handoff: "completion", from: [done[done.length - 1]] };
+      id = eventID(s.key, "resume", done[done.length - 1]);
+    }
+    await this.ledger.append({ id, type: "session.resumed", session: s.key, data });
+    s.state = "active";
+    s.yieldID = undefined;
+    s.yieldChildren = undefined;
+    s.pending.clear();
+  }
+
+  /** sessionStart (session_start) remembers the agent a root runs as. */
+  sessionStart(ev: { sessionKey?: string }, ctx: { agentId?: string; sessionKey?: string }): void {
+    const key = ev.sessionKey ?? ctx.sessionKey;
+    if (key && ctx.agentId) this.agents.set(key, ctx.agentId);
+  }
+
+  /**
+   * modelCallStarted (model_call_started) starts a turn: every model call
+   * of a run is one ledger turn, at whose start the ledger resolves the
+   * session's tool set. A root is started at its first call (whose
+   * provider and model the dialect's provider layers read); a yielded
+   * session is resumed first.
+   */
+  modelCallStarted(
+    ev: { sessionKey?: string; callId?: string; runId?: string; provider?: string; model?: string },
+    ctx: { sessionKey?: string; agentId?: string; channel?: string; messageProvider?: string; senderId?: string },
+  ): Promise<void> {
+    const key = ev.sessionKey ?? ctx.sessionKey;
+    if (!key) return Promise.resolve();
+    const known = this.sessions.get(key);
+    const keys = [key, ...(known?.state === "yielded" ? (known.yieldChildren ?? []) : [])];
+    const basis = ev.callId ?? (ev.runId ? `${ev.runId}:${randomID()}` : randomID());
+    return this.lanes
+      .run(keys, async () => {
+        const s = await this.ensure(key, { agent: ctx.agentId, provider: ev.provider, model: ev.model, channel: ctx.channel ?? ctx.messageProvider, sender: ctx.senderId });
+        if (s.state === "completed") {
+          this.warn(`${key} is completed in the ledger; its model call starts no turn there (its tool calls are blocked)`);
+          return;
+        }
+        if (s.state === "yielded") await this.resume(s);
+        await this.startTurn(s, basis, ctx.senderId);
+      })
+      .catch((e) => this.warn(`turn of ${key} not recorded: ${errText(e)}`));
+  }
+
+  /** subagentSpawned (subagent_spawned) spawns the child from the requester OpenClaw names. */
+  subagentSpawned(
+    ev: { childSessionKey: string; agentId: string; label?: string },
+    ctx: { requesterSessionKey?: string },
+  ): Promise<void> {
+    const child = ev.childSessionKey;
+    const parent = ctx.requesterSessionKey;
+    const sp = this.spawnOf(child);
+    if (!parent) {
+      const e = new LedgerError("unknown_parent", `OpenClaw named no requester for sub-agent ${child}`);
+      sp.reject(e);
+      this.warn(e.message);
+      return Promise.resolve();
+    }
+    return this.lanes
+      .run([parent], async () => {
+        const p = await this.ensure(parent, {});
+        const data: Record<string, unknown> = { parent, agent: ev.agentId };
+        if (ev.label) data.label = ev.label;
+        const r = await this.ledger.append({ id: eventID(child, "spawn"), type: "session.spawned", session: child, data });
+        const s: Session = { key: child, agent: ev.agentId, turns: 0, state: "active", pending: new Set() };
+        if (r.duplicate) await this.refresh(s);
+        this.sessions.set(child, s);
+        p.pending.add(child);
+        sp.resolve();
+      })
+      .catch((e) => {
+        sp.reject(e);
+        this.warn(`spawn of ${child} from ${parent} not recorded: ${errText(e)}`);
+      });
+  }
+
+  /** subagentEnded (subagent_ended) completes the child with OpenClaw's outcome. */
+  subagentEnded(ev: { targetSessionKey: string; targetKind?: string; outcome?: string; reason?: string }): Promise<void> {
+    const key = ev.targetSessionKey;
+    if (ev.targetKind && ev.targetKind !== "subagent") return Promise.resolve();
+    return this.lanes
+      .run([key], async () => {
+        let s = this.sessions.get(key);
+        if (!s) {
+          const sp = this.spawns.get(key);
+          if (sp) {
+            await withDeadline(sp.done, this.cfg.timeoutMs * (this.cfg.retries + 1), `waiting for the spawn of ${key}`);
+            s = this.sessions.get(key);
+          } else {
+            s = await this.adopt(key);
+          }
+        }
+        if (!s || s.state === "completed") return;
+        const status = statuses[ev.outcome ?? ""] ?? "error";
+        await this.ledger.append({ id: eventID(key, "completed"), type: "session.completed", session: key, data: { status } });
+        s.state = "completed";
+      })
+      .catch((e) => this.warn(`completion of ${key} not recorded: ${errText(e)}`));
+  }
+
+  /**
+   * afterToolCall (after_tool_call) records a yield: sessions_yield that
+   * OpenClaw answered "yielded" ends the turn until the session's children
+   * report back. The batch is every child of the session the ledger holds
+   * as not completed, and every child spawned since its last yield.
+   */
+  afterToolCall(
+    ev: { toolName: string; toolCallId?: string; result?: unknown; error?: string },
+    ctx: { sessionKey?: string },
+  ): Promise<void> {
+    const key = ctx.sessionKey;
+    const details = (ev.result as { details?: { status?: string } } | undefined)?.details;
+    if (ev.toolName !== "sessions_yield" || details?.status !== "yielded" || !key) return Promise.resolve();
+    const call = ev.toolCallId ?? randomID();
+    return this.lanes
+      .run([key], async () => {
+        const s = await this.ensure(key, {});
+        const tree: TreeNode | undefined = await this.ledger.tree(key);
+        const mine = new Set((tree?.children ?? []).map((c) => c.key));
+        const children = [
+          ...new Set([...(tree?.children ?? []).filter((c) => c.state !== "completed").map((c) => c.key), ...[...s.pending].filter((c) => mine.has(c))]),
+        ].sort();
+        if (children.length === 0) {
+          this.warn(`${key} yielded with no child the ledger knows; no session.yielded recorded`);
+          return;
+        }
+        const id = eventID(key, "yield", call);
+        await this.ledger.append({ id, type: "session.yielded", session: key, data: { children } });
+        s.state = "yielded";
+        s.yieldID = id;
+        s.yieldChildren = children;
+        s.pending.clear();
+      })
+      .catch((e) => this.warn(`yield of ${key} not recorded: ${errText(e)}`));
+  }
+
+  /**
+   * beforeToolCall (before_tool_call) decides the call: the ledger's check
+   * (recorded as tool.checked for the session's current turn), then the
+   * effect (tool.effect_started, which the ledger decides again at the head
+   * of the log). A denial, a refused effect, a refusal or an unreachable
+   * ledger (unless failOpen) blocks the call with the reason.
+   */
+  async beforeToolCall(
+    ev: { toolName: string; toolCallId?: string },
+    ctx: { sessionKey?: string; agentId?: string; toolName?: string; toolCallId?: string; requester?: { senderId?: string; channel?: string } },
+  ): Promise<Block | undefined> {
+    const tool = ev.toolName ?? ctx.toolName;
+    const key = ctx.sessionKey;
+    const call = ev.toolCallId ?? ctx.toolCallId ?? randomID();
+    if (!key) {
+      return { block: true, blockReason: `OpenClaw gave the ${tool} call no session key, so the session policy ledger cannot decide it and the session-ledger plugin blocks it` };
+    }
+    try {
+      const work = this.lanes.run([key], () => this.decide(key, tool, call, { agent: ctx.agentId, sender: ctx.requester?.senderId, channel: ctx.requester?.channel }));
+      return await withDeadline(work, this.toolDeadlineMs, `deciding ${tool} for ${key}`);
+    } catch (e) {
+      if (e instanceof Unreachable) {
+        if (this.cfg.failOpen) {
+          this.warn(`the ledger at ${this.cfg.natsUrl} cannot be reached (${e.message}): ${tool} of ${key} goes ahead unchecked (failOpen)`);
+          return undefined;
+        }
+        return { block: true, blockReason: unreachableReason(this.cfg.natsUrl, tool, e) };
+      }
+      return { block: true, blockReason: refusalReason(key, tool, e) };
+    }
+  }
+
+  private async decide(key: string, tool: string, call: string, hint: Hint): Promise<Block | undefined> {
+    const s = await this.ensure(key, hint);
+    // A call before any model call this plugin saw (a hook it missed):
+    // the check needs a current turn.
+    if (s.turns === 0 && s.state === "active") await this.startTurn(s, "first");
+    const chk: CheckResult = await this.ledger.check(key, tool, call);
+    if (chk.decision === "deny") {
+      return { block: true, blockReason: denialReason(key, tool, chk.reason, whyCommand(this.cfg.why, key, tool, chk.recorded)) };
+    }
+    for (let attempt = 0; ; attempt++) {
+      const data = { turn: s.turns, tool, call, prepared_at: chk.recorded };
+      try {
+        await this.ledger.append({ id: eventID(key, "effect", call), type: "tool.effect_started", session: key, data });
+        return undefined;
+      } catch (e) {
+        if (!(e instanceof LedgerError)) throw e;
+        if (e.code === "bad_turn" && attempt === 0) {
+          await this.refresh(s);
+          continue;
+        }
+        if (e.code === "authorization_changed") {
+          return {
+            block: true,
+            blockReason: `The session policy ledger denied ${tool} for session ${key} when its effect was to start: authorization_changed: ${e.detail}. Explain it with: ${whyCommand(this.cfg.why, key, tool, e.seq || undefined)}`,
+          };
+        }
+        throw e;
+      }
+    }
+  }
+}

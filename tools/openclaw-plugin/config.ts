@@ -1,0 +1,115 @@
+// The plugin's settings (plugins.entries.session-ledger.config in
+// openclaw.json). Every field is optional: an absent field means its
+// default, and parseConfig reports every problem at once.
+
+/** The settings, with every default filled in. */
+export interface Config {
+  /** NATS server URL(s) of the ledger, comma-separated. */
+  natsUrl: string;
+  /** The orchestrator the sessions belong to: ledger.v1.append.<owner>. */
+  owner: string;
+  user?: string;
+  password?: string;
+  credsFile?: string;
+  /** Bound on each request attempt, in milliseconds. */
+  timeoutMs: number;
+  /** Re-sends after a timeout, no responders or a conflict. */
+  retries: number;
+  /** Let a tool call go ahead unchecked while the ledger cannot be reached. */
+  failOpen: boolean;
+  /** The API subject prefix. */
+  prefix: string;
+  /** The command line a denial names, before --session. */
+  why: string[];
+  /** Where the nats npm package is, when Node cannot resolve it. */
+  natsModule?: string;
+}
+
+export const defaults = {
+  natsUrl: "nats://127.0.0.1:4222",
+  owner: "openclaw",
+  timeoutMs: 2000,
+  retries: 2,
+  prefix: "ledger.v1",
+} as const;
+
+// An owner is one subject token, never the auditors' scope "all"
+// (internal/api.ValidOwner).
+const ownerPattern = /^[A-Za-z0-9_-]{1,64}$/;
+
+const known = new Set(["natsUrl", "owner", "user", "password", "credsFile", "timeoutMs", "retries", "failOpen", "prefix", "why", "natsModule"]);
+
+/** ConfigError lists every problem of a configuration. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super("session-ledger plugin configuration: " + problems.join("; "));
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+/** parseConfig fills in the defaults, or throws a ConfigError naming every problem. */
+export function parseConfig(raw: unknown): Config {
+  const problems: string[] = [];
+  const o = (raw ?? {}) as Record<string, unknown>;
+  if (typeof o !== "object" || Array.isArray(o)) {
+    throw new ConfigError(["the configuration is not an object"]);
+  }
+  for (const k of Object.keys(o)) {
+    if (!known.has(k)) problems.push(`${k} is not a setting (known: ${[...known].join(", ")})`);
+  }
+  const str = (k: string): string | undefined => {
+    const v = o[k];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "string" || v.trim() === "") {
+      problems.push(`${k} must be a non-empty string`);
+      return undefined;
+    }
+    return v;
+  };
+  const int = (k: string, min: number, max: number, def: number): number => {
+    const v = o[k];
+    if (v === undefined || v === null) return def;
+    if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
+      problems.push(`${k} must be an integer from ${min} to ${max}`);
+      return def;
+    }
+    return v;
+  };
+  const natsUrl = str("natsUrl") ?? defaults.natsUrl;
+  const owner = str("owner") ?? defaults.owner;
+  if (!ownerPattern.test(owner) || owner === "all") {
+    problems.push(`owner ${JSON.stringify(owner)} must be 1 to 64 of [A-Za-z0-9_-] and not "all"`);
+  }
+  const user = str("user");
+  // An empty password is a password; only its type is checked.
+  let password: string | undefined;
+  if (o.password !== undefined && o.password !== null) {
+    if (typeof o.password !== "string") problems.push("password must be a string");
+    else password = o.password;
+  }
+  const credsFile = str("credsFile");
+  if (password !== undefined && user === undefined) problems.push("password needs user");
+  if (credsFile !== undefined && user !== undefined) problems.push("give either credsFile or user and password, not both");
+  const timeoutMs = int("timeoutMs", 1, 60000, defaults.timeoutMs);
+  const retries = int("retries", 0, 10, defaults.retries);
+  let failOpen = false;
+  if (o.failOpen !== undefined && o.failOpen !== null) {
+    if (typeof o.failOpen !== "boolean") problems.push("failOpen must be true or false");
+    else failOpen = o.failOpen;
+  }
+  const prefix = str("prefix") ?? defaults.prefix;
+  let why: string[] = ["ledger", "why", "--nats", natsUrl];
+  if (credsFile !== undefined) why.push("--creds", credsFile);
+  if (o.why !== undefined && o.why !== null) {
+    if (!Array.isArray(o.why) || o.why.length === 0 || !o.why.every((w) => typeof w === "string")) {
+      problems.push("why must be a non-empty list of strings");
+    } else {
+      why = o.why as string[];
+    }
+  }
+  const natsModule = str("natsModule");
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { natsUrl, owner, user, password, credsFile, timeoutMs, retries, failOpen, prefix, why, natsModule };
+}
