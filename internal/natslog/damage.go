@@ -50,7 +50,7 @@ var readWait = time.Second
 // whether the stream reports local at all (past its last sequence, waiting
 // for it is tailing, not a stall).
 func missing(ctx context.Context, seg *segment, local uint64) (reported bool, err error) {
-	info, err := seg.stream.Info(ctx)
+	info, err := seg.stream.Info(ctx, jetstream.WithDeletedDetails(true))
 	if err != nil {
 		return false, fmt.Errorf("natslog: stream info: %w", err)
 	}
@@ -64,9 +64,14 @@ func missing(ctx context.Context, seg *segment, local uint64) (reported bool, er
 	case err == nil:
 		return true, nil
 	case errors.Is(err, jetstream.ErrMsgNotFound), errors.As(err, &ae) && ae.ErrorCode == jetstream.JSErrCodeMessageNotFound:
-		return true, &DamagedError{Seq: seg.base + local, Stream: seg.name, What: fmt.Sprintf(
+		// Name the first sequence lost, which may come before this one.
+		first := local
+		if lost, ok := firstLost(st, 1); ok {
+			first = min(first, lost)
+		}
+		return true, &DamagedError{Seq: seg.base + first, Stream: seg.name, What: fmt.Sprintf(
 			"stream %s reports sequences %d to %d (%d records) but cannot return %d", seg.name,
-			st.FirstSeq, st.LastSeq, st.Msgs, local)}
+			st.FirstSeq, st.LastSeq, st.Msgs, first)}
 	default:
 		return true, fmt.Errorf("natslog: reading %s sequence %d: %w", seg.name, local, err)
 	}
@@ -128,20 +133,9 @@ func (l *Log) Check(ctx context.Context) error {
 		if dropping {
 			first = max(st.FirstSeq, 1)
 		}
-		what := fmt.Sprintf("stream %s reports sequences %d to %d but holds %d records", seg.name, st.FirstSeq, st.LastSeq, st.Msgs)
-		var lost []uint64
-		if st.FirstSeq > first {
-			lost = append(lost, first)
-		}
-		lost = append(lost, st.Deleted...)
-		if st.Msgs == 0 {
-			lost = append(lost, first)
-		}
-		if len(lost) > 0 || st.NumDeleted > 0 || st.Msgs != st.LastSeq-max(st.FirstSeq, first)+1 {
-			if len(lost) == 0 {
-				lost = append(lost, st.FirstSeq) // the state disagrees with itself; name where it starts
-			}
-			return &DamagedError{Seq: seg.base + slices.Min(lost), Stream: seg.name, What: what}
+		if lost, ok := firstLost(st, first); ok {
+			return &DamagedError{Seq: seg.base + lost, Stream: seg.name, What: fmt.Sprintf(
+				"stream %s reports sequences %d to %d but holds %d records", seg.name, st.FirstSeq, st.LastSeq, st.Msgs)}
 		}
 		for _, local := range []uint64{max(st.FirstSeq, first), st.LastSeq} {
 			if _, err := missing(ctx, seg, local); err != nil {
@@ -150,4 +144,30 @@ func (l *Log) Check(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// firstLost returns the first sequence from first to the stream's last that
+// its state (with deleted details) says it does not hold, and whether there
+// is one. A state whose count disagrees with its range but names no
+// sequence (a server that left the details out) names where it starts.
+func firstLost(st jetstream.StreamState, first uint64) (uint64, bool) {
+	if st.LastSeq < first {
+		return 0, false
+	}
+	var lost []uint64
+	if st.FirstSeq > first || st.Msgs == 0 {
+		lost = append(lost, first)
+	}
+	for _, seq := range st.Deleted {
+		if seq >= first {
+			lost = append(lost, seq)
+		}
+	}
+	if len(lost) > 0 {
+		return slices.Min(lost), true
+	}
+	if st.NumDeleted > 0 || st.Msgs != st.LastSeq-max(st.FirstSeq, first)+1 {
+		return max(st.FirstSeq, first), true
+	}
+	return 0, false
 }
