@@ -62,6 +62,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return err
 	}
 	defer h.Close()
+	if err := checkStorage(ctx, h); err != nil {
+		return err
+	}
 	where := "embedded NATS server, data in " + lf.data
 	if lf.natsURL != "" {
 		where = "NATS at " + lf.natsURL

@@ -1,6 +1,7 @@
 package faulttest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -189,6 +190,17 @@ var corruptions = []struct {
 			t.Fatal(err)
 		}
 	}},
+	{"a tool name changed in the data pages", func(t *testing.T, path string) {
+		// One letter of every "read" in the file: the pages stay well
+		// formed and the JSON valid, so only the content sum shows it
+		// (issue 15: before, serve answered with the tool "sead").
+		b := readFile(t, path)
+		n := bytes.Count(b, []byte(`"read"`))
+		if n == 0 {
+			t.Fatal(`no "read" in the projection`)
+		}
+		writeFile(t, path, bytes.ReplaceAll(b, []byte(`"read"`), []byte(`"sead"`)))
+	}},
 	{"garbage in the data pages", func(t *testing.T, path string) {
 		b := readFile(t, path)
 		if len(b) <= 2*4096 {
@@ -250,7 +262,7 @@ func TestCorruptProjection(t *testing.T) {
 			}
 			t.Logf("ledger serve: %v: %s", err, lastLine(stderr))
 
-			// In-process, OpenStore (or Load) must say the same.
+			// In-process, OpenStore (or Check, or Load) must say the same.
 			if err := openAndLoad(path); err == nil || !strings.Contains(err.Error(), path) {
 				t.Errorf("OpenStore/Load of the damaged file: %v (want an error naming %s)", err, path)
 			}
@@ -267,8 +279,8 @@ func TestCorruptProjection(t *testing.T) {
 	}
 }
 
-// openAndLoad opens a projection file and loads its state, turning a panic
-// into an error.
+// openAndLoad opens a projection file, checks it as serve does at start
+// and loads its state, turning a panic into an error.
 func openAndLoad(path string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -280,6 +292,9 @@ func openAndLoad(path string) (err error) {
 		return err
 	}
 	defer st.Close()
+	if err := st.Check(); err != nil {
+		return err
+	}
 	_, err = st.Load(dialects.All())
 	return err
 }
