@@ -132,7 +132,18 @@ func (s *State) Check(key events.SessionKey, tool string, input json.RawMessage)
 		if err != nil {
 			return envelope.Verdict{}, err
 		}
-		if v, ok := c.index[s.normalize(tool)]; ok {
+		n := s.normalize(tool)
+		if v, ok := c.index[n]; ok {
+			if v.Decision == envelope.Allow && v.Reason.Code == "" {
+				// A tool set lists allowed tools without their reasons:
+				// the first check of one decides it in full, once, so an
+				// allow carries the reason Why gives it (issue 15).
+				if w, err := s.Why(key, tool, input); err == nil && w.Decision == envelope.Allow {
+					w.Trace = nil
+					c.index[n] = w
+					return w, nil
+				}
+			}
 			return v, nil
 		}
 	}

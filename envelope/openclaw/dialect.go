@@ -423,6 +423,9 @@ func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, _ jso
 	p := pipeline{rel: e.rel}
 	e.resolve(w, s, &p, true)
 	decided := false
+	// An allow names the last layer that restricted the tool and admitted it
+	// (its allow list or the inherited ceiling), else default:allow.
+	allow := envelope.Reason{Code: codeDefaultAllow, Rule: ruleDefaultAllow, Record: e.rev}
 	for li, c := range p.layers {
 		st := envelope.Step{Layer: layerNames[li]}
 		switch {
@@ -441,14 +444,49 @@ func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, _ jso
 				if how := c.admittedBy(i, t); how != "" {
 					st.Detail += "; " + how
 				}
+				if r, ok := p.admission(li, i, t); ok {
+					allow = r
+				}
 			}
 		}
 		v.Trace = append(v.Trace, st)
 	}
 	if !decided {
-		v.Decision = envelope.Allow
+		v.Decision, v.Reason = envelope.Allow, allow
 	}
 	return v
+}
+
+// The reason of an allow that no layer restricted.
+const (
+	codeDefaultAllow = "default:allow"
+	ruleDefaultAllow = "no layer restricts the tool: in the session's catalogue"
+)
+
+// admission is the reason layer li gives for admitting a tool it kept (a
+// catalogue index i, name t): its allow entry that matched, with the record
+// that introduced it, or the inherited ceiling. ok is false when the layer
+// has neither, and so admitted the tool only by not removing it.
+func (p *pipeline) admission(li, i int, t string) (envelope.Reason, bool) {
+	c := p.layers[li]
+	if c.ceil != nil {
+		return envelope.Reason{Code: allowCodes[lInherited], Rule: "inherited_allow", Record: p.inherited}, true
+	}
+	a := c.admitted(i, t)
+	switch {
+	case c.nAllow == 0 || a < 0:
+		return envelope.Reason{}, false
+	case a == c.nAllow:
+		// apply_patch through write, skills_read through read.
+		return envelope.Reason{Code: allowCodes[li], Rule: c.allowRule, Record: p.rev}, true
+	}
+	list := c.allow[a]
+	h := list.hit(i, t)
+	rec := list.recs[h]
+	if rec == nil {
+		rec = p.rev
+	}
+	return envelope.Reason{Code: allowCodes[li], Rule: list.rules[h], Record: rec}, true
 }
 
 // admittedBy says what admitted a kept tool, with the record that
