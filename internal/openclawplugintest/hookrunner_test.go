@@ -1,0 +1,286 @@
+package openclawplugintest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
+)
+
+// Step is one hook fired through OpenClaw's hook runner.
+type Step struct {
+	Hook  string         `json:"hook"`
+	Event map[string]any `json:"event"`
+	Ctx   map[string]any `json:"ctx"`
+}
+
+// Answer is what the runner returned for one step.
+type Answer struct {
+	Hook   string `json:"hook"`
+	Result *struct {
+		Block       *bool   `json:"block"`
+		BlockReason *string `json:"blockReason"`
+		// The load step's fields.
+		Status string   `json:"status"`
+		Error  *string  `json:"error"`
+		Hooks  []string `json:"hooks"`
+	} `json:"result"`
+	Error string `json:"error"`
+}
+
+// Blocked reports whether a before_tool_call answer blocks the call, and
+// why.
+func (a Answer) Blocked() (bool, string) {
+	if a.Result == nil || a.Result.Block == nil || !*a.Result.Block {
+		return false, ""
+	}
+	if a.Result.BlockReason == nil {
+		return true, ""
+	}
+	return true, *a.Result.BlockReason
+}
+
+// RunHooks loads the plugin with plugin as its config into OpenClaw's
+// plugin runtime and fires steps through OpenClaw's hook runner
+// (hookrunner.mjs). The first answer is the plugin's load; then one per
+// step.
+func RunHooks(t testing.TB, plugin map[string]any, steps []Step) []Answer {
+	t.Helper()
+	oc := New(t)
+	cfg := map[string]any{"natsModule": NATSModule()}
+	for k, v := range plugin {
+		cfg[k] = v
+	}
+	in, err := json.Marshal(map[string]any{"plugin": cfg, "workspace": oc.Workspace, "steps": steps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(oc.Dir, "answers.jsonl")
+	_, logs := oc.Script(t, in, filepath.Join(Root(), "internal", "openclawplugintest", "hookrunner.mjs"), file)
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var answers []Answer
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<22)
+	for sc.Scan() {
+		var a Answer
+		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
+			t.Fatalf("hookrunner answer %q: %v", sc.Text(), err)
+		}
+		answers = append(answers, a)
+	}
+	if len(answers) != len(steps)+1 {
+		t.Fatalf("hookrunner gave %d answers for %d steps\n%s", len(answers), len(steps), logs)
+	}
+	load := answers[0].Result
+	if load == nil || load.Status != "loaded" || !slices.Contains(load.Hooks, "before_tool_call") {
+		t.Fatalf("OpenClaw did not load the plugin: %+v\n%s", load, logs)
+	}
+	for i, a := range answers[1:] {
+		if a.Error != "" {
+			t.Errorf("step %d (%s): %s", i, a.Hook, a.Error)
+		}
+	}
+	if t.Failed() {
+		t.Logf("OpenClaw's output:\n%s", logs)
+	}
+	return answers[1:]
+}
+
+func tool(name, call, key string) Step {
+	return Step{Hook: "before_tool_call",
+		Event: map[string]any{"toolName": name, "params": map[string]any{}, "toolCallId": call, "runId": "run-" + key},
+		Ctx:   map[string]any{"toolName": name, "agentId": "main", "sessionKey": key, "toolCallId": call, "runId": "run-" + key}}
+}
+
+func modelCall(key, call string) Step {
+	ev := map[string]any{"runId": "run-" + key, "callId": call, "sessionKey": key, "sessionId": "sid-" + key,
+		"provider": "scripted", "model": "m1", "api": "openai-completions", "transport": "auto"}
+	return Step{Hook: "model_call_started", Event: ev, Ctx: map[string]any{"runId": "run-" + key, "sessionKey": key,
+		"sessionId": "sid-" + key, "modelProviderId": "scripted", "modelId": "m1"}}
+}
+
+func spawned(parent, child, label string) Step {
+	return Step{Hook: "subagent_spawned",
+		Event: map[string]any{"runId": "run-" + child, "childSessionKey": child, "agentId": "main", "label": label,
+			"requester": map[string]any{}, "threadRequested": false, "mode": "run"},
+		Ctx: map[string]any{"runId": "run-" + child, "childSessionKey": child, "requesterSessionKey": parent}}
+}
+
+func ended(parent, child, outcome string) Step {
+	return Step{Hook: "subagent_ended",
+		Event: map[string]any{"targetSessionKey": child, "targetKind": "subagent", "reason": "subagent-complete",
+			"sendFarewell": true, "runId": "run-" + child, "outcome": outcome},
+		Ctx: map[string]any{"runId": "run-" + child, "childSessionKey": child, "requesterSessionKey": parent}}
+}
+
+// TestHookRunner fires OpenClaw's own hook runner at the plugin as
+// OpenClaw's loader loaded it, for what the scripted run does not reach.
+func TestHookRunner(t *testing.T) {
+	Require(t)
+
+	t.Run("unreachable ledger blocks", func(t *testing.T) {
+		t.Parallel()
+		port := FreePort(t)
+		a := RunHooks(t, map[string]any{"natsUrl": fmt.Sprintf("nats://127.0.0.1:%d", port), "timeoutMs": 500, "retries": 0},
+			[]Step{tool("exec", "c1", "agent:main:main")})
+		blocked, reason := a[0].Blocked()
+		if !blocked || !strings.Contains(reason, "cannot be reached") || !strings.Contains(reason, "fails closed") {
+			t.Errorf("an unreachable ledger answered %v %q; want a block that says it fails closed", blocked, reason)
+		}
+	})
+	t.Run("unreachable ledger with failOpen lets the call through", func(t *testing.T) {
+		t.Parallel()
+		port := FreePort(t)
+		a := RunHooks(t, map[string]any{"natsUrl": fmt.Sprintf("nats://127.0.0.1:%d", port), "timeoutMs": 500, "retries": 0, "failOpen": true},
+			[]Step{tool("exec", "c1", "agent:main:main")})
+		if blocked, reason := a[0].Blocked(); blocked {
+			t.Errorf("failOpen blocked the call: %q", reason)
+		}
+	})
+	t.Run("a bad configuration blocks every call", func(t *testing.T) {
+		t.Parallel()
+		a := RunHooks(t, map[string]any{"owner": "all", "timeoutMs": 500}, []Step{tool("read", "c1", "agent:main:main")})
+		blocked, reason := a[0].Blocked()
+		if !blocked || !strings.Contains(reason, "misconfigured") || !strings.Contains(reason, `owner "all"`) {
+			t.Errorf("a bad owner answered %v %q; want a block naming the problem", blocked, reason)
+		}
+	})
+
+	t.Run("lineage", func(t *testing.T) {
+		t.Parallel()
+		bin := BuildLedger(t)
+		url := ServeLedger(t, bin)
+		nc, err := nats.Connect(url, nats.Timeout(5*time.Second), nats.MaxReconnects(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		ops := client.New(nc, client.Options{})
+		if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw",
+			Document:  json.RawMessage(`{"tools":{"subagents":{"tools":{"deny":["exec"]}}},"agents":{"defaults":{"subagents":{"maxSpawnDepth":2}}}}`),
+			Catalogue: catalogue})); err != nil {
+			t.Fatal(err)
+		}
+		const (
+			root     = "agent:main:hooks"
+			child    = "agent:main:subagent:c1"
+			grand    = "agent:main:subagent:g1"
+			unplaced = "agent:main:subagent:nobody"
+			badKey   = "agent:main:whatsapp:direct:+15550001"
+		)
+		yield := Step{Hook: "after_tool_call",
+			Event: map[string]any{"toolName": "sessions_yield", "params": map[string]any{}, "toolCallId": "y1", "runId": "run-" + child,
+				"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": `{"status": "yielded"}`}}, "details": map[string]any{"status": "yielded"}}},
+			Ctx: map[string]any{"toolName": "sessions_yield", "agentId": "main", "sessionKey": child, "toolCallId": "y1", "runId": "run-" + child}}
+		steps := []Step{
+			{Hook: "session_start", Event: map[string]any{"sessionId": "sid-root", "sessionKey": root}, Ctx: map[string]any{"sessionId": "sid-root", "sessionKey": root, "agentId": "main"}},
+			modelCall(root, "run-root:model:1"),
+			modelCall(root, "run-root:model:1"), // delivered twice: one turn
+			tool("sessions_spawn", "r1", root),  // 3
+			spawned(root, child, "c1"),
+			modelCall(child, "run-c1:model:1"),
+			tool("sessions_spawn", "c1a", child), // 6
+			spawned(child, grand, "g1"),
+			modelCall(grand, "run-g1:model:1"),
+			tool("exec", "g1a", grand),     // 9: denied to sub-agents
+			tool("read", "u1", unplaced),   // 10: OpenClaw never announced its spawn
+			tool("read", "b1", badKey),     // 11: not a ledger key
+			ended(child, grand, "timeout"), // 12
+			tool("read", "g1b", grand),     // 13: completed
+			yield,                          // 14
+			modelCall(child, "run-c1:model:2"),
+			tool("read", "c1b", child), // 16
+			ended(root, child, "ok"),
+			{Hook: "gateway_stop", Event: map[string]any{}, Ctx: map[string]any{}},
+		}
+		a := RunHooks(t, map[string]any{"natsUrl": url, "timeoutMs": 1000, "retries": 0}, steps)
+		for _, i := range []int{3, 6, 16} {
+			if blocked, reason := a[i].Blocked(); blocked {
+				t.Errorf("step %d (%v) was blocked: %s", i, steps[i].Event["toolName"], reason)
+			}
+		}
+		for i, want := range map[int][]string{
+			9:  {"denied exec for session " + grand, "subagent:deny", "ledger why --nats " + url + " --session " + grand + " --tool exec --seq "},
+			10: {"could not decide read for session " + unplaced, "unknown_parent", "subagent_spawned"},
+			11: {"bad_session_key", "never rewrites keys"},
+			13: {"could not decide read for session " + grand, "session_not_active"},
+		} {
+			blocked, reason := a[i].Blocked()
+			t.Logf("step %d: %s", i, reason)
+			if !blocked {
+				t.Errorf("step %d (%v of %v) was not blocked", i, steps[i].Event["toolName"], steps[i].Ctx["sessionKey"])
+				continue
+			}
+			for _, w := range want {
+				if !strings.Contains(reason, w) {
+					t.Errorf("step %d's reason does not say %q: %s", i, w, reason)
+				}
+			}
+		}
+
+		view := client.New(nc, client.Options{Owner: Owner})
+		trees, err := view.Tree(ctx, root)
+		if err != nil || len(trees) != 1 {
+			t.Fatalf("tree: %v %v", trees, err)
+		}
+		got := fmt.Sprint(describe(trees[0]))
+		want := fmt.Sprint([]string{root + " active 1", child + " completed 2", grand + " completed 1"})
+		if got != want {
+			t.Errorf("the tree is %s, want %s", got, want)
+		}
+		cv, err := view.Session(ctx, child)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cv.Parent != root || cv.Context.Source != "settle_batch" {
+			t.Errorf("the child: parent %q, context %+v; want %q and settle_batch after its yield", cv.Parent, cv.Context, root)
+		}
+		if _, err := view.Session(ctx, unplaced); events.CodeOf(err) != events.CodeUnknownSession {
+			t.Errorf("the unplaced sub-agent is in the ledger: %v", err)
+		}
+		statuses := map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(LedgerCmd(t, bin, "log", "--json", "--nats", url, "--data", t.TempDir())), "\n") {
+			var r events.Record
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.Type == events.SessionCompleted {
+				var d events.CompletedData
+				_ = json.Unmarshal(r.Data, &d)
+				statuses[string(r.Session)] = d.Status
+			}
+		}
+		if statuses[grand] != "timeout" || statuses[child] != "ok" {
+			t.Errorf("completion statuses %v; want the grandchild timeout, the child ok", statuses)
+		}
+		if out := LedgerCmd(t, bin, "verify", "--nats", url, "--data", t.TempDir()); !strings.Contains(out, "no drift") {
+			t.Errorf("ledger verify: %s", out)
+		}
+	})
+}
+
+// describe lists a tree's sessions as "key state turns", root first.
+func describe(n *client.TreeNode) []string {
+	out := []string{fmt.Sprintf("%s %s %d", n.Key, n.State, n.Turns)}
+	for _, c := range n.Children {
+		out = append(out, describe(c)...)
+	}
+	return out
+}
