@@ -101,7 +101,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"test"}, 2, "at least one scenario"},
 		{[]string{"tools", "--scenario", ocScenario, "--log", "x", "--session", "s"}, 2, "one of --scenario and --log"},
 		{[]string{"tools", "--scenario", ocScenario, "--session", "ghost"}, 1, "unknown_session"},
-		{[]string{"tools", "--scenario", ocScenario, "--session", "agent:main:subagent:a", "--seq", "2", "--turn", "1"}, 1, "at most one of seq, turn and time"},
+		{[]string{"tools", "--scenario", ocScenario, "--session", "agent:main:subagent:a", "--seq", "2", "--turn", "1"}, 2, "at most one of --seq, --turn and --time"},
+		{[]string{"tools", "--scenario", ocScenario, "--session", "agent:main:subagent:a", "--turn", "1", "--seq", "3"}, 2, "at most one of --seq, --turn and --time"},
+		{[]string{"tools", "--scenario", ocScenario, "--session", "agent:main:subagent:a", "--time", "yesterday"}, 2, `--time "yesterday": not an RFC 3339 time`},
+		{[]string{"check", "--scenario", ocScenario, "--session", "agent:main:subagent:a", "--tool", "read", "--time", "2026-13-45"}, 2, `--time "2026-13-45": not an RFC 3339 time`},
 		{[]string{"replay"}, 2, "--out FILE is required"},
 	}
 	for _, tt := range tests {
@@ -122,7 +125,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 			if err != nil {
 				t.Fatalf("--help: %v", err)
 			}
-			if !strings.Contains(out+errOut, "Usage: ledger "+c.name) {
+			if !strings.Contains(out, "Usage: ledger "+c.name) {
 				t.Fatalf("--help prints no usage:\n%s%s", out, errOut)
 			}
 		})

@@ -406,7 +406,12 @@ func TestPolicyImportStrict(t *testing.T) {
 		if code != 1 || stdout != "" {
 			t.Errorf("--strict %v: exit %d, stdout %q", extra, code, stdout)
 		}
-		if !strings.Contains(stderr, warning) || !strings.Contains(stderr, "ledger: --strict: 1 warning, so nothing was written") {
+		// With --json the error is JSON, as every command's is.
+		wantErr := "ledger: --strict: 1 warning, so nothing was written"
+		if extra != nil {
+			wantErr = `{"error":{"code":"error","message":"--strict: 1 warning, so nothing was written"}}`
+		}
+		if !strings.Contains(stderr, warning) || !strings.Contains(stderr, wantErr) {
 			t.Errorf("--strict %v: stderr %q", extra, stderr)
 		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {

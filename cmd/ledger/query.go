@@ -13,6 +13,7 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
@@ -49,6 +50,33 @@ func (q *queryFlags) position() projection.Position {
 	return projection.Position{Seq: q.seq, Turn: q.turn, Time: q.time}
 }
 
+// checkPosition refuses a position the command line cannot mean (more than
+// one of --seq, --turn and --time, or a --time that is not RFC 3339) as a
+// usage error, and puts --time in the layout records are stored in so that
+// it compares as a time.
+func (q *queryFlags) checkPosition() error {
+	n := 0
+	for _, set := range []bool{q.seq != 0, q.turn != 0, q.time != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageError("name at most one of --seq, --turn and --time")
+	}
+	if q.turn < 0 {
+		return usageError("--turn %d: turns are numbered from 1", q.turn)
+	}
+	if q.time != "" {
+		t, err := api.NormalizeTime(q.time)
+		if err != nil {
+			return usageError("--time %q: not an RFC 3339 time such as 2026-01-02T15:04:05Z or 2026-01-02T16:04:05.250+01:00", q.time)
+		}
+		q.time = t
+	}
+	return nil
+}
+
 func (q *queryFlags) inputJSON() json.RawMessage {
 	if q.input == "" {
 		return nil
@@ -68,6 +96,9 @@ func (q *queryFlags) close() { q.handle.Close() }
 func (q *queryFlags) open(ctx context.Context) (*service.Service, error) {
 	if q.session == "" && !q.optionalSession {
 		return nil, usageError("--session is required")
+	}
+	if err := q.checkPosition(); err != nil {
+		return nil, err
 	}
 	switch {
 	case q.scenario != "" && q.log != "":

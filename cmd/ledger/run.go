@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -46,7 +47,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			return c.run(ctx, args[1:], stdin, stdout, stderr)
+			err := c.run(ctx, args[1:], stdin, stdout, stderr)
+			var help *helpRequest
+			if errors.As(err, &help) {
+				_, err = io.WriteString(stdout, help.usage)
+				return err
+			}
+			if err != nil && wantsJSON(args[1:]) {
+				return &jsonError{err}
+			}
+			return err
 		}
 	}
 	return usageError("unknown command %q (run 'ledger --help' for the list)", args[0])
