@@ -20,6 +20,7 @@ func runAppend(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		"Exit status 1 when any event was refused.", stderr)
 	var lf ledgerFlags
 	lf.register(fl)
+	lf.create = true
 	asJSON := fl.Bool("json", false, "print one JSON result per event")
 	actor := fl.String("actor", "", "fill in this actor for events that have none")
 	pos, err := parseFlags(fl, args)

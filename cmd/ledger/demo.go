@@ -88,6 +88,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		"set of every turn, a why answer and a verify report. Uses a fresh temp dir unless --data names one.", stderr)
 	var lf ledgerFlags
 	lf.register(fl)
+	lf.create = true
 	keep := fl.Bool("keep", false, "keep the temp data directory and print its path")
 	asJSON := fl.Bool("json", false, "print what happened as JSON")
 	if _, err := parseFlags(fl, args); err != nil {

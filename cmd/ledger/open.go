@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/natslog"
@@ -28,9 +30,20 @@ type ledgerFlags struct {
 	user, password, natsConfig                       string
 	rollSubjects                                     string
 	residentMB                                       int
+	// create lets the command create the ledger (the data directory, the
+	// stream) when there is none: serve, demo and append. Every other
+	// command refuses a place that holds no ledger rather than answer
+	// from an empty one it just made.
+	create bool
+	// persistProjection keeps the projection in DATA/projection.db even
+	// against --nats when neither --projection nor --data was given
+	// (serve: a replica's projection must survive it).
+	persistProjection bool
+	fs                *flag.FlagSet
 }
 
 func (f *ledgerFlags) register(fs *flag.FlagSet) {
+	f.fs = fs
 	fs.StringVar(&f.data, "data", envOr("LEDGER_DATA", "ledger-data"), "data directory: the embedded server's JetStream store and the projection file (env LEDGER_DATA)")
 	fs.StringVar(&f.natsURL, "nats", os.Getenv("NATS_URL"), "use the NATS server or cluster at this URL instead of the embedded server (env NATS_URL)")
 	fs.StringVar(&f.creds, "creds", os.Getenv("NATS_CREDS"), "NATS credentials file for --nats (env NATS_CREDS)")
@@ -51,6 +64,55 @@ func (f *ledgerFlags) residentBudget() int {
 		return -1 // 0 MiB: no file is small enough
 	}
 	return f.residentMB << 20
+}
+
+// dataGiven reports whether the data directory was named (--data or
+// LEDGER_DATA) rather than left at its default.
+func (f *ledgerFlags) dataGiven() bool {
+	given := os.Getenv("LEDGER_DATA") != ""
+	if f.fs != nil {
+		f.fs.Visit(func(fl *flag.Flag) {
+			if fl.Name == "data" {
+				given = true
+			}
+		})
+	}
+	return given
+}
+
+// noLedger is the error of a read command pointed at a place that holds no
+// ledger: a usage error (exit 2), since nothing was read.
+func (f *ledgerFlags) noLedger(why string) error {
+	where, create := "in "+f.data, "'ledger serve --data "+f.data+"' (or ledger append/demo --data "+f.data+")"
+	if f.natsURL != "" {
+		where, create = "at "+redactURL(f.natsURL), "'ledger serve --nats "+redactURL(f.natsURL)+"' (or ledger append --nats ...)"
+	}
+	return &exitError{code: 2, kind: "no_ledger", msg: fmt.Sprintf("no ledger %s: %s; create one with %s", where, why, create)}
+}
+
+// checkStream refuses, for a command that may not create the ledger, a
+// server that has no stream of that name. Other errors are left to
+// natslog.Open, which retries them (a cluster's meta leader may not be
+// elected yet).
+func (f *ledgerFlags) checkStream(ctx context.Context, nc *nats.Conn) error {
+	if f.create {
+		return nil
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil
+	}
+	name := f.stream
+	if name == "" {
+		name = "LEDGER"
+	}
+	if _, err := js.Stream(ctx, name); errors.Is(err, jetstream.ErrStreamNotFound) {
+		if f.natsURL == "" {
+			return f.noLedger(fmt.Sprintf("its NATS store holds no stream %s", name))
+		}
+		return f.noLedger(fmt.Sprintf("the server has no stream %s", name))
+	}
+	return nil
 }
 
 func envOr(k, def string) string {
@@ -82,11 +144,16 @@ func (f *ledgerFlags) openLog(ctx context.Context) (*ledgerHandle, error) {
 			h.Close()
 		}
 	}()
-	if err := os.MkdirAll(f.data, 0o755); err != nil {
-		return nil, fmt.Errorf("data directory: %w", err)
-	}
 	var err error
 	if f.natsURL == "" {
+		natsDir := filepath.Join(f.data, "nats")
+		if !f.create {
+			if _, err := os.Stat(natsDir); err != nil {
+				return nil, f.noLedger(natsDir + " does not exist")
+			}
+		} else if err := os.MkdirAll(f.data, 0o755); err != nil {
+			return nil, fmt.Errorf("data directory: %w", err)
+		}
 		h.ns, err = natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(f.data, "nats"), SyncInterval: f.syncInterval,
 			Listen: f.listen, ConfigFile: f.natsConfig})
 		if err != nil {
@@ -99,6 +166,9 @@ func (f *ledgerFlags) openLog(ctx context.Context) (*ledgerHandle, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("connecting to NATS: %w", err)
+	}
+	if err := f.checkStream(ctx, h.nc); err != nil {
+		return nil, err
 	}
 	roll, err := natslog.ParseRollSubjects(f.rollSubjects)
 	if err != nil {
@@ -130,19 +200,36 @@ func (f *ledgerFlags) open(ctx context.Context) (*ledgerHandle, error) {
 		// takes a round of appends faster pipelined than as one atomic
 		// batch (which it stages in a temporary store first).
 		Pipeline: f.natsURL == "" && f.natsConfig == "" && f.syncInterval > 0 && f.replicas <= 1}
-	path := f.projection
-	if path == "" {
-		path = filepath.Join(f.data, "projection.db")
+	if path := f.projectionPath(); path != "" {
+		if f.projection == "" {
+			if err := os.MkdirAll(f.data, 0o755); err != nil {
+				return nil, fmt.Errorf("data directory: %w", err)
+			}
+		}
+		if h.store, err = projection.OpenStore(path, projection.StoreOptions{ResidentBudget: f.residentBudget()}); err != nil {
+			return nil, err
+		}
+		cfg.Store = h.store
 	}
-	if h.store, err = projection.OpenStore(path, projection.StoreOptions{ResidentBudget: f.residentBudget()}); err != nil {
-		return nil, err
-	}
-	cfg.Store = h.store
 	if h.svc, err = service.Open(ctx, cfg); err != nil {
 		return nil, err
 	}
 	ok = true
 	return h, nil
+}
+
+// projectionPath is the projection file: --projection, else
+// DATA/projection.db; "" means fold the log in memory, which a command
+// other than serve does against --nats when it was given neither, rather
+// than create ./ledger-data where nobody asked for it.
+func (f *ledgerFlags) projectionPath() string {
+	switch {
+	case f.projection != "":
+		return f.projection
+	case f.natsURL != "" && !f.persistProjection && !f.dataGiven():
+		return ""
+	}
+	return filepath.Join(f.data, "projection.db")
 }
 
 func (f *ledgerFlags) authOptions() []nats.Option {

@@ -24,6 +24,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		"Stop it with Ctrl-C (SIGINT) or SIGTERM; a restart resumes from the projection's checkpoint.", stderr)
 	var lf ledgerFlags
 	lf.register(fl)
+	lf.create, lf.persistProjection = true, true
 	fl.StringVar(&lf.listen, "listen", "", "embedded server only: also accept NATS clients on this address (host:port), so other\nprocesses can use --nats nats://host:port")
 	level := fl.String("log-level", "info", "structured JSON logs on stderr at this level: debug, info, warn, error")
 	name := fl.String("name", hostnameOr("ledger"), "this replica's name, shown by 'nats micro info ledger'")
