@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/sessionledger/ledger/envelope"
@@ -413,7 +414,7 @@ func (b *builder) turn(sec *Session, e *Entry, d *events.TurnData, prevAllowed m
 	byTool := map[string]*Tool{}
 	for i, dn := range ts.Denied {
 		tool := &Tool{Anchor: fmt.Sprintf("%s-why-%d", anchor, i+1), Tool: dn.Tool, Code: dn.Reason.Code, Rule: reasonRule(&dn.Reason),
-			Why: why(tv.Why(dn.Tool, nil), tv.Policy(), fmt.Sprintf("ledger why --session %s --tool %s --turn %d", sec.Key, dn.Tool, d.Turn))}
+			Why: why(tv.Why(dn.Tool, nil), tv.Policy(), command("ledger", "why", "--session", string(sec.Key), "--tool", dn.Tool, "--turn", strconv.Itoa(d.Turn)))}
 		t.Denied = append(t.Denied, tool)
 		byTool[dn.Tool] = tool
 	}
@@ -478,11 +479,11 @@ func (b *builder) check(sec *Session, e *Entry, rec *events.Record, d *events.Ch
 
 // whyAt is the command that answers a call as the state at seq decided it.
 func whyAt(key events.SessionKey, tool string, input json.RawMessage, seq uint64) string {
-	cmd := fmt.Sprintf("ledger why --session %s --tool %s --seq %d", key, tool, seq)
+	words := []string{"ledger", "why", "--session", string(key), "--tool", tool, "--seq", strconv.FormatUint(seq, 10)}
 	if len(input) > 0 {
-		cmd += " --input '" + strings.ReplaceAll(string(input), "'", `'\''`) + "'"
+		words = append(words, "--input", string(input))
 	}
-	return cmd
+	return command(words...)
 }
 
 func why(v envelope.Verdict, p *envelope.PolicyState, cmd string) *Why {

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"html"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -152,5 +156,36 @@ func TestExporter(t *testing.T) {
 	}
 	if _, err := report.NewExporter(projection.New(dialects.All()), "ghost"); events.CodeOf(err) != events.CodeUnknownSession {
 		t.Errorf("an unknown root: %v", err)
+	}
+}
+
+// TestHostileToolNameCommand: the page prints the why command of a call to
+// a tool named x$(touch f);id quoted, so that pasting it runs nothing and
+// asks about that very tool (issue 15).
+func TestHostileToolNameCommand(t *testing.T) {
+	const tool = "x$(touch f);id"
+	recs := ledger(t, append(slices.Clone(story[:3]),
+		`{"type":"tool.checked","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1,"tool":"x$(touch f);id","call":"c2"}}`)...)
+	page := html.UnescapeString(render(t, recs, report.Options{}))
+	const want = `ledger why --session agent:main:main --tool 'x$(touch f);id' --seq 3`
+	if !strings.Contains(page, want) {
+		i := strings.Index(page, "ledger why")
+		t.Fatalf("the page lacks %s; it has %.120s", want, page[max(i, 0):])
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	cmd := exec.Command(sh, "-c", `printf '%s\0' `+strings.TrimPrefix(want, "ledger "))
+	cmd.Dir = t.TempDir()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if words := strings.Split(string(out), "\x00"); len(words) < 5 || words[4] != tool {
+		t.Errorf("the shell read %q, want the tool %q as the fifth word", words, tool)
+	}
+	if _, err := os.Stat(filepath.Join(cmd.Dir, "f")); err == nil {
+		t.Error("the printed command ran code")
 	}
 }
