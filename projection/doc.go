@@ -28,6 +28,15 @@
 // nothing the owner changes). Sessions returned by Session are owned by
 // the state: copy before keeping them past the next Apply or Commit.
 //
+// bbolt checksums its meta pages only: a byte changed inside a value on
+// disk would be read as true (a tool name served wrong). The store keeps a
+// content sum of every entry, updated at each commit from the entries it
+// writes, and Store.Check compares it with the entries, after bbolt's own
+// check of the pages: a full read of the file (0.7 s for 100,000
+// sessions), which serve does at start. A file written before content
+// sums gets one from what it holds when first opened; older damage is not
+// found by the sum.
+//
 // A state that reads from a store fails, from the first error reading it
 // on, every Prepare, Apply and Commit with that error (a damaged file names
 // itself and says how to rebuild it). Close the store only when done with

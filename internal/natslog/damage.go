@@ -28,12 +28,16 @@ type DamagedError struct {
 }
 
 func (e *DamagedError) Error() string {
+	kept := "no record before it is left"
+	if e.Seq > 1 {
+		kept = fmt.Sprintf("records 1 to %d are intact ('ledger export --to %d' saves them)", e.Seq-1, e.Seq-1)
+	}
 	return fmt.Sprintf("log damaged at %d: %s; recover with a copy: stop every ledger and restore stream %s "+
 		"from before the damage (the server's store directory, DATA/nats for the embedded server, or a "+
 		"'nats stream backup' with 'nats stream restore'; on a replicated stream, remove the damaged "+
-		"server's replica so it catches up from the others); records 1 to %d are intact ('ledger export "+
-		"--to %d' saves them); the stream denies purges, so the hole cannot be cut off in place",
-		e.Seq, e.What, e.Stream, e.Seq-1, e.Seq-1)
+		"server from the stream's peers with 'nats stream cluster peer-remove' so a new replica catches up "+
+		"from the others); %s; the stream denies purges, so the hole cannot be cut off in place",
+		e.Seq, e.What, e.Stream, kept)
 }
 
 func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }

@@ -39,6 +39,30 @@
 // sequence's segment by the bases, and Follow reads each segment with an
 // ordered consumer until its seal marker, then goes on in the next.
 //
+// # Damage
+//
+// A server whose store lost records (a torn or truncated block file, a
+// deleted one, a record whose checksum no longer matches) still reports
+// them: the stream's last sequence stays, and its message count and
+// deleted sequences say what is missing. Reads never wait for such a
+// sequence: while a read waits for a record at or below the stream's last
+// sequence it asks the stream for that record every second, and a record
+// the stream reports but cannot return ends the read with a *DamagedError
+// ("log damaged at SEQ: ...; recover with ...", errors.Is ErrDamaged),
+// naming the first sequence lost; a gap in what an ordered consumer
+// delivers is one too. A record the stream holds but no consumer delivers
+// ends the read after 30 s. Waiting past the last sequence is following the
+// log, bounded only by the caller's context. ReadMsgs still returns a gap
+// between two records it read (verify names it); a lost tail is damage.
+//
+// Check finds the same without reading the log: each segment's message
+// count against its sequence range and its deleted sequences, then its first
+// and last record read back. It costs a stream info and two reads per
+// segment; it does not walk the hash chain (verify does). serve runs it at
+// start. The advice in the error is the only true one: the ledger's
+// streams deny purges and deletes, so the hole cannot be cut off in place;
+// restore the stream from a copy made before the damage.
+//
 // # Caveats
 //
 // A standalone server and a replicated stream answer a re-sent Msg-Id
