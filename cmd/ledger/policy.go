@@ -9,10 +9,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/importer"
 )
@@ -221,39 +221,10 @@ func readInput(path string, stdin io.Reader) (string, []byte, error) {
 
 // readCatalogue reads the catalogue from a file (a JSON list of names, or
 // one name per line) or a comma-separated list. nil means none was given.
+// It is hookcmd.ReadCatalogue, whose hook command reads the same flags.
 func readCatalogue(file, list string) ([]string, error) {
-	var names []string
-	switch {
-	case file != "":
-		src, err := os.ReadFile(file)
-		if err != nil {
-			return nil, &exitError{code: 1, msg: err.Error()}
-		}
-		if t := bytes.TrimSpace(src); len(t) > 0 && t[0] == '[' {
-			if err := json.Unmarshal(t, &names); err != nil {
-				return nil, &exitError{code: 1, msg: fmt.Sprintf("%s: the catalogue must be a JSON list of tool names: %v", file, err)}
-			}
-		} else {
-			for _, line := range strings.Split(string(src), "\n") {
-				if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-					names = append(names, line)
-				}
-			}
-		}
-		if len(names) == 0 {
-			return nil, &exitError{code: 1, msg: file + ": the catalogue names no tools"}
-		}
-	case list != "":
-		for _, name := range strings.Split(list, ",") {
-			if name = strings.TrimSpace(name); name != "" {
-				names = append(names, name)
-			}
-		}
-		if len(names) == 0 {
-			return nil, usageError("--tools names no tools")
-		}
-	}
-	return names, nil
+	names, err := hookcmd.ReadCatalogue(file, list)
+	return names, hookExit(err)
 }
 
 func policySetEvent(res *importer.Result, catalogue []string) (*events.Event, error) {
