@@ -115,7 +115,9 @@ func TestSlimBinaryAnswersAsLedgerHook(t *testing.T) {
 	}
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	args := func(url string) []string { return []string{"--nats", url, "--tools", "Agent,Bash,Edit,Glob,Grep,Read,Write"} }
+	args := func(url string) []string {
+		return []string{"--nats", url, "--tools", "Agent,Bash,Edit,Glob,Grep,Read,Write"}
+	}
 
 	var viaLedger []hookOutcome
 	t.Run("ledger", func(t *testing.T) {
