@@ -88,3 +88,30 @@ func TestJSONErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestTimePositions: --time is a time, not text: the same instant written
+// with Z, another offset, or fewer fraction digits lands on the same
+// record, the last one at or before it.
+func TestTimePositions(t *testing.T) {
+	// The scenario's records are stamped 1 ms apart from
+	// 2026-01-01T00:00:00.000Z; seq 12 is at .011Z and seq 13 at .014Z.
+	alice := "agent:main:discord:direct:alice"
+	for _, tm := range []string{
+		"2026-01-01T00:00:00.0125Z",
+		"2026-01-01T01:00:00.0125+01:00",
+		"2025-12-31T23:30:00.012-00:30",
+		"2026-01-01T00:00:00.013999Z",
+	} {
+		out, errOut, err := runCLI(t, "", "why", "--json", "--scenario", ocScenario, "--session", alice, "--tool", "read", "--time", tm)
+		var got struct{ Seq uint64 }
+		if err != nil || json.Unmarshal([]byte(out), &got) != nil || got.Seq != 12 {
+			t.Errorf("--time %s: seq %d (%v %s), want 12", tm, got.Seq, err, errOut)
+		}
+	}
+	// A whole second, with no fraction, is before the record at .001Z
+	// (the first session's start): no tree yet.
+	out, errOut, err := runCLI(t, "", "tree", "--json", "--scenario", ocScenario, "--time", "2026-01-01T00:00:00Z")
+	if err != nil || strings.TrimSpace(out) != "[]" {
+		t.Errorf("tree at 00:00:00Z: %q (%v %s), want []", out, err, errOut)
+	}
+}

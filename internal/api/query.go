@@ -1,8 +1,12 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
@@ -49,6 +53,55 @@ type CheckResult struct {
 	Recorded uint64 `json:"recorded,omitempty"`
 }
 
+// queryFields names a query's fields, for the error that refuses another.
+var queryFields = func() string {
+	t := reflect.TypeFor[Query]()
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	return strings.Join(names, ", ")
+}()
+
+// decodeQuery reads a query: one JSON object of Query's fields and nothing
+// else (a misspelled field is refused, not ignored and answered at the
+// head), naming at most one position, its time in the layout records are
+// stored in (NormalizeTime). An empty body is the empty query.
+func decodeQuery(data []byte) (Query, error) {
+	var q Query
+	if len(data) == 0 {
+		return q, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&q); err != nil {
+		if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return q, events.Errorf(events.CodeInvalidEvent, "unknown field %s in the query; a query's fields are %s", field, queryFields)
+		}
+		return q, events.Errorf(events.CodeInvalidEvent, "the query is not JSON of the query's fields: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return q, events.Errorf(events.CodeInvalidEvent, "the query is one JSON object; something follows it")
+	}
+	n := 0
+	for _, set := range []bool{q.Seq != 0, q.Turn != 0, q.Time != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return q, events.Errorf(events.CodeInvalidEvent, "name at most one of seq, turn and time")
+	}
+	if q.Time != "" {
+		t, err := NormalizeTime(q.Time)
+		if err != nil {
+			return q, err
+		}
+		q.Time = t
+	}
+	return q, nil
+}
+
 func (s *Server) handleQuery(ctx context.Context, name string, r micro.Request) {
 	start := time.Now()
 	defer func() {
@@ -61,12 +114,10 @@ func (s *Server) handleQuery(ctx context.Context, name string, r micro.Request) 
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s: the last token must name an orchestrator or be %q", r.Subject(), ScopeAll), 0)
 		return
 	}
-	var q Query
-	if len(r.Data()) > 0 {
-		if err := json.Unmarshal(r.Data(), &q); err != nil {
-			respondError(r, events.Errorf(events.CodeInvalidEvent, "the query is not JSON of the query's fields: %v", err), 0)
-			return
-		}
+	q, err := decodeQuery(r.Data())
+	if err != nil {
+		respondError(r, err, 0)
+		return
 	}
 	if q.MinSeq > 0 {
 		wctx, cancel := context.WithTimeout(ctx, s.cfg.MaxWait)
