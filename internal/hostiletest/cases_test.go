@@ -258,6 +258,18 @@ func resumedWith(session, reason string) func(*testing.T, []*events.Record) {
 	}
 }
 
+// allowedWith checks a tool.checked allowed with reason code, naming the
+// rule or default and the record that decided.
+func allowedWith(code string) func(*testing.T, []*events.Record) {
+	return func(t *testing.T, recs []*events.Record) {
+		d := decided(t, recs[0])
+		reason, _ := d["reason"].(map[string]any)
+		if d["decision"] != "allow" || reason["code"] != code {
+			t.Errorf("decided %v, want allow with reason %s", d, code)
+		}
+	}
+}
+
 // foreignBatchCase names, per dialect, the accepted settle_batch resume
 // whose batch is not the session's own yield; after the table the resumed
 // session must hold the ordinary policy.
@@ -611,6 +623,11 @@ func cases() []hcase {
 					t.Errorf("wrote %s %s, want turn.started %s", r.Type, r.ID, id(801))
 				}
 			}},
+		// Every decision carries its reason, an allow included (issue 15:
+		// an openclaw allow was recorded with "code":"").
+		{name: "an allowed check records its reason", dialect: openclaw, written: 1,
+			line:   sev("tool.checked", ocFourth, `{"turn":1,"tool":"read","call":"r1"}`),
+			verify: allowedWith("default:allow")},
 		// A root may run as an agent that is not configured; its spawn
 		// targets are only itself until a grant adds its entry.
 		{name: "root of an agent that is not configured", dialect: openclaw, written: 1,
@@ -727,6 +744,8 @@ func cases() []hcase {
 		cc("claude-code: check on a yielded session", events.CodeSessionNotActive, sev("tool.checked", ccLead2, `{"turn":1,"tool":"Read"}`)),
 
 		// Accepted.
+		hcase{name: "claude-code: an allowed check records its reason", dialect: claudeCode, written: 1,
+			line: sev("tool.checked", ccLead, `{"turn":1,"tool":"Read","call":"r1"}`), verify: allowedWith("default:read_only")},
 		hcase{name: foreignBatchCase[claudeCode], dialect: claudeCode, written: 1,
 			line:   sev("session.resumed", ccLead2, `{"handoff":"settle_batch","batch":"`+id(101)+`","from":["lead2:k"]}`),
 			verify: resumedWith(ccLead2, "handoff_not_current")},

@@ -11,7 +11,11 @@
 // events of every type missing a required field, 10,001-entry lists,
 // out-of-order turns, spawn cycles, grants for unknown agents, policies of
 // another dialect or with unknown keys, continuations naming foreign
-// batches, and re-sent ids. Each case names the stable error code of SPEC
+// batches, re-sent ids, and (issue 15) control characters in names, rules,
+// catalogues and documents, 64 KiB agent ids and tool names, agent ids and
+// actors with NATS wildcards or dots, empty actors, rules with unbalanced
+// parentheses, depth limits beyond 64, and allowed checks that must record
+// their reason. Each case names the stable error code of SPEC
 // section 8 it must get (or, where the SPEC accepts the input, exactly what
 // is accepted and written) and runs against a fixed fixture log per dialect.
 //
