@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,7 +23,7 @@ func runAppend(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	lf.register(fl)
 	lf.create = true
 	asJSON := fl.Bool("json", false, "print one JSON result per event")
-	actor := fl.String("actor", "", "fill in this actor for events that have none")
+	actor := fl.String("actor", defaultActor, "the actor of events that name none (an event may also leave out \"v\", which is 1)")
 	pos, err := parseFlags(fl, args)
 	if err != nil {
 		return helpOK(err)
@@ -45,8 +46,7 @@ func runAppend(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return err
 	}
 	defer h.Close()
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 4<<20)
+	br := bufio.NewReaderSize(in, 64<<10)
 	refused, accepted := 0, 0
 	enc := json.NewEncoder(stdout)
 	// Events are pipelined in batches: each is validated against the ones
@@ -100,17 +100,36 @@ func runAppend(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		batch, lines = batch[:0], lines[:0]
 		return nil
 	}
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
+	for line := 1; ; line++ {
+		b, size, rerr := readLine(br, maxLine)
+		if rerr != nil && rerr != io.EOF {
+			if ferr := flush(); ferr != nil {
+				return ferr
+			}
+			return fmt.Errorf("%s:%d: %w", name, line, rerr)
 		}
-		raw := []byte(text)
-		if *actor != "" {
-			raw = withActor(raw, *actor)
+		if size > maxLine {
+			// Refused here, in its place among the others: the events
+			// before it are flushed first so the output stays in order.
+			if err := flush(); err != nil {
+				return err
+			}
+			refused++
+			msg := fmt.Sprintf("the line is %d bytes, over append's limit of %d bytes a line (an event may be at most 512 KiB)", size, maxLine)
+			if *asJSON {
+				if err := enc.Encode(map[string]any{"line": line, "error": events.CodeInvalidEvent, "message": msg}); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(stdout, "%s:%d: refused %s: %s\n", name, line, events.CodeInvalidEvent, msg)
+			}
+		} else if text := bytes.TrimSpace(b); len(text) > 0 && text[0] != '#' {
+			batch = append(batch, withDefaults(bytes.Clone(text), *actor))
+			lines = append(lines, line)
 		}
-		batch = append(batch, raw)
-		lines = append(lines, line)
+		if rerr == io.EOF {
+			break
+		}
 		if len(batch) == appendBatch {
 			if err := flush(); err != nil {
 				return err
@@ -119,9 +138,6 @@ func runAppend(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	if err := flush(); err != nil {
 		return err
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
 	}
 	if !*asJSON {
 		fmt.Fprintf(stdout, "%d accepted, %d refused\n", accepted, refused)
@@ -135,16 +151,97 @@ func runAppend(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 // appendBatch is how many events one pipelined round carries.
 const appendBatch = 256
 
-// withActor sets actor on an event object that has none.
-func withActor(raw []byte, actor string) []byte {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+// maxLine bounds a line append reads; a longer one is refused (and
+// skipped) without holding it in memory.
+const maxLine = 4 << 20
+
+// readLine reads one line (without its newline) of at most max bytes and
+// returns its size; a longer line's size is returned with no bytes, the
+// rest of it read and dropped. At the end of the input it returns io.EOF
+// with the last line, if any.
+func readLine(r *bufio.Reader, max int) ([]byte, int, error) {
+	var line []byte
+	size := 0
+	for {
+		chunk, err := r.ReadSlice('\n')
+		size += len(chunk)
+		if size <= max+1 {
+			line = append(line, chunk...)
+		} else {
+			line = nil
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == nil {
+			size--
+			line = bytes.TrimSuffix(line, []byte("\n"))
+		}
+		if size > max {
+			return nil, size, err
+		}
+		return line, size, err
+	}
+}
+
+// defaultActor is the actor of events that name none when --actor is not
+// given.
+const defaultActor = "cli"
+
+// withDefaults fills in what an event copied from a scenario file leaves
+// out: "v" (1) and "actor". The fields are added at the front of the object
+// as text, not by decoding and encoding it again, so the event is checked
+// as written (a repeated key is still refused, not collapsed); what is not
+// a JSON object is left for the ledger to refuse.
+func withDefaults(raw []byte, actor string) []byte {
+	keys, ok := topLevelKeys(raw)
+	if !ok {
 		return raw
 	}
-	if _, ok := m["actor"]; ok {
+	var add []string
+	if !keys["v"] {
+		add = append(add, `"v":1`)
+	}
+	if !keys["actor"] && actor != "" {
+		a, _ := json.Marshal(actor)
+		add = append(add, `"actor":`+string(a))
+	}
+	if len(add) == 0 {
 		return raw
 	}
-	m["actor"], _ = json.Marshal(actor)
-	b, _ := json.Marshal(m)
-	return b
+	i := bytes.IndexByte(raw, '{') + 1
+	rest := raw[i:]
+	sep := ","
+	if len(keys) == 0 {
+		sep = ""
+	}
+	out := append([]byte(nil), raw[:i]...)
+	out = append(out, strings.Join(add, ",")+sep...)
+	return append(out, rest...)
+}
+
+// topLevelKeys returns the keys of a JSON object's own members, or false
+// when raw is not one well-formed object.
+func topLevelKeys(raw []byte) (map[string]bool, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	keys := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		k, _ := t.(string)
+		keys[k] = true
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil, false
+	}
+	return keys, true
 }
