@@ -54,5 +54,8 @@ export default {
   id,
   name: "Session policy ledger",
   description: "Records sessions, sub-agent spawns, turns, yields, completions and tool calls in the session policy ledger over NATS, and blocks the tool calls it denies.",
-  register,
+  // OpenClaw expects registration to return nothing.
+  register(api: OpenClawPluginApi): void {
+    register(api);
+  },
 };

@@ -164,7 +164,7 @@ export function loadNats(natsModule?: string): Promise<Nats> {
   natsPromise ??= (async () => {
     const here = path.dirname(fileURLToPath(import.meta.url));
     const candidates: string[] = [];
-    if (natsModule) candidates.push(natsModule);
+    if (natsModule) candidates.push(path.resolve(natsModule));
     try {
       candidates.push(createRequire(path.join(here, "index.ts")).resolve("nats"));
     } catch {
