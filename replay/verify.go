@@ -114,11 +114,41 @@ func recheck(st *projection.State, rec *events.Record, seq uint64) *Drift {
 	}
 	a, err1 := events.CanonicalJSON(rec.Decided)
 	b, err2 := events.CanonicalJSON(p.Record.Decided)
+	if err1 == nil && err2 == nil && !bytes.Equal(a, b) {
+		b = legacyAllow(rec.Decided, p.Record.Decided, b)
+	}
 	if err1 != nil || err2 != nil || !bytes.Equal(a, b) || p.Record.Type != rec.Type {
 		drift.Recomputed = p.Record.Decided
 		return drift
 	}
 	return nil
+}
+
+// legacyAllow returns the recomputed decided object (canonical b) with its
+// reason replaced by the recorded one when the record is an allow written
+// before allows carried reasons (issue 15: "reason":{"code":""}) and the
+// allow is recomputed: the decision did not change, only what is said about
+// it, so an old log does not drift on every allow.
+func legacyAllow(recorded, recomputed json.RawMessage, b []byte) []byte {
+	var r, n map[string]json.RawMessage
+	if json.Unmarshal(recorded, &r) != nil || json.Unmarshal(recomputed, &n) != nil {
+		return b
+	}
+	if string(r["decision"]) != `"allow"` || string(n["decision"]) != `"allow"` {
+		return b
+	}
+	if c, err := events.CanonicalJSON(r["reason"]); err != nil || string(c) != `{"code":""}` {
+		return b
+	}
+	n["reason"] = r["reason"]
+	m, err := json.Marshal(n)
+	if err != nil {
+		return b
+	}
+	if c, err := events.CanonicalJSON(m); err == nil {
+		return c
+	}
+	return b
 }
 
 func isRefusal(rec *events.Record) bool {
