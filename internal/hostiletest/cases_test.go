@@ -351,7 +351,10 @@ func cases() []hcase {
 		inv("v: 0", `{"type":"turn.started","v":0,"session":"agent:main:main","actor":"acme","data":{"turn":2}}`),
 		inv("v as a string", `{"type":"turn.started","v":"1","session":"agent:main:main","actor":"acme","data":{"turn":2}}`),
 		inv("v as a float", `{"type":"turn.started","v":1.0,"session":"agent:main:main","actor":"acme","data":{"turn":2}}`),
-		inv("v missing", `{"type":"turn.started","session":"agent:main:main","actor":"acme","data":{"turn":2}}`),
+		// ledger append fills in a missing v (1), so that a scenario's events
+		// append as they are (issue 15); the API does not.
+		{name: "v missing", dialect: openclaw, code: events.CodeInvalidEvent, apiOnly: true,
+			line: `{"type":"turn.started","session":"agent:main:main","actor":"acme","data":{"turn":2}}`},
 		oc("unknown type", events.CodeUnknownType, sev("session.exploded", ocMain, `{}`)),
 		oc("type in another case", events.CodeUnknownType, sev("Turn.Started", ocMain, `{"turn":2}`)),
 		oc("empty type", events.CodeUnknownType, sev("", ocMain, `{"turn":2}`)),
@@ -362,10 +365,10 @@ func cases() []hcase {
 		inv("actor as a number", `{"type":"turn.started","v":1,"session":"agent:main:main","actor":7,"data":{"turn":2}}`),
 		{name: "actor null", dialect: openclaw, code: events.CodeInvalidEvent,
 			line: `{"type":"turn.started","v":1,"session":"agent:main:main","actor":null,"data":{"turn":2}}`},
-		// The API fills in a missing actor with the subject's owner (that is
-		// the contract: "leave actor out"); the CLI has no owner.
-		{name: "actor missing", dialect: openclaw, code: events.CodeInvalidEvent, cliOnly: true,
-			line: `{"type":"turn.started","v":1,"session":"agent:main:main","data":{"turn":2}}`},
+		// A missing actor is no hostile input: the API fills in the
+		// subject's owner (the contract: "leave actor out"), ledger append
+		// its --actor (default cli). An empty or wildcard one is refused
+		// (the cases on actors below).
 		inv("data missing", `{"type":"turn.started","v":1,"session":"agent:main:main","actor":"acme"}`),
 		inv("data null", `{"type":"turn.started","v":1,"session":"agent:main:main","actor":"acme","data":null}`),
 		inv("data as a list", `{"type":"turn.started","v":1,"session":"agent:main:main","actor":"acme","data":[{"turn":2}]}`),
