@@ -102,3 +102,17 @@ func TestCheckNames(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckNamesAllocationFree: the checks run on every append, tool.checked
+// included.
+func TestCheckNamesAllocationFree(t *testing.T) {
+	d := &CheckedData{Turn: 1, Tool: "mcp__server__tool", Call: "toolu_01"}
+	s := &StartedData{Agent: "main", Sender: "alice", Tools: []string{"mcp__a__b"}}
+	if n := testing.AllocsPerRun(100, func() {
+		_ = CheckNames(d)
+		_ = CheckNames(s)
+		_ = CheckActor("acme")
+	}); n != 0 {
+		t.Errorf("CheckNames allocates %v times", n)
+	}
+}
