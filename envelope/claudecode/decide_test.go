@@ -30,6 +30,9 @@ func runCalls(t *testing.T, doc, mode string, calls []call1) {
 			in, _ := json.Marshal(c.input)
 			t.Errorf("[%s] %s %s = %s (%s), want %s (%s)", mode, c.tool, in, v.Decision, v.Reason.Code, c.want, c.reason)
 		}
+		if v.Reason.Code == "" {
+			t.Errorf("%s: %s without a reason code (issue 15: every decision carries one)", c.tool, v.Decision)
+		}
 		if len(v.Trace) != int(numLayers)+numSteps {
 			t.Errorf("%s: trace has %d steps", c.tool, len(v.Trace))
 		}

@@ -235,6 +235,11 @@ func TestDecideAgreesWithTools(t *testing.T) {
 			for _, tool := range append(append([]string{}, ts.Allowed...), "z__tool", "nope") {
 				dec, reason, ok := ts.Lookup(normalize(tool))
 				v := w.d.Decide(w, s, tool, nil)
+				// Every decision carries its reason, an allow included
+				// (issue 15), with the rule or default and a record.
+				if v.Reason.Code == "" || v.Reason.Rule == "" || v.Reason.Record == nil {
+					t.Fatalf("%s %s: %s without a full reason: %+v", key, tool, v.Decision, v.Reason)
+				}
 				if !ok {
 					if v.Reason.Code != codeCatalogueUnknown {
 						t.Fatalf("%s %s: not in the set but %+v", key, tool, v)
