@@ -27,7 +27,8 @@
 //   - Only loopback: the model is the scripted server on 127.0.0.1, the
 //     ledger and the gateway listen on 127.0.0.1; OpenClaw's update check and
 //     remote model catalogue are off, and its environment holds no inherited
-//     credentials or proxies (HOME, state, config and TMPDIR are the test's).
+//     credentials or proxies (HOME, state, config, log file and TMPDIR are
+//     the test's).
 //   - Bounded: every process runs under a deadline; the gateway's whole
 //     process group is killed when the test ends.
 //   - Scripted, never guessed: the model answers each conversation from the

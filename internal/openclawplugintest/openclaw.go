@@ -97,12 +97,18 @@ func New(t testing.TB) *OpenClaw {
 		"NO_COLOR=1",
 		"LEDGER_NPM_DIR=" + NPMDir(),
 	}
+	o.Write(t, map[string]any{})
 	return o
 }
 
-// Write writes config as the installation's openclaw.json.
+// Write writes config as the installation's openclaw.json, with its log
+// file in the installation's directory: OpenClaw's default is
+// /tmp/openclaw, whatever TMPDIR says.
 func (o *OpenClaw) Write(t testing.TB, config map[string]any) {
 	t.Helper()
+	if _, ok := config["logging"]; !ok {
+		config["logging"] = map[string]any{"file": filepath.Join(o.Dir, "openclaw.log")}
+	}
 	b, err := json.MarshalIndent(config, "", "  ")
 	if err != nil {
 		t.Fatal(err)
