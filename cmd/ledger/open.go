@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -90,6 +92,97 @@ func (f *ledgerFlags) noLedger(why string) error {
 	return &exitError{code: 2, kind: "no_ledger", msg: fmt.Sprintf("no ledger %s: %s; create one with %s", where, why, create)}
 }
 
+// connectTimeout bounds connecting to NATS (the TCP dial and the
+// handshake), so that a server that is not there is reported at once.
+const connectTimeout = 1500 * time.Millisecond
+
+// checkEmbedded finds, before the embedded server starts, what would make
+// it fail slowly or without saying why: a --listen address that another
+// process holds (the server would wait for a listener that never comes), a
+// --nats-config that requires a user when none is given, or a user or
+// password it does not know (the in-process connection would be closed
+// with no reason given).
+func (f *ledgerFlags) checkEmbedded() error {
+	if f.listen != "" {
+		if _, port, err := net.SplitHostPort(f.listen); err == nil && port != "0" && port != "-1" {
+			ln, err := net.Listen("tcp", f.listen)
+			if err != nil {
+				return fmt.Errorf("--listen %s: %w (another ledger serve or nats-server? pick another address, or --nats to use that server)", f.listen, err)
+			}
+			ln.Close()
+		}
+	}
+	if f.natsConfig == "" {
+		return nil
+	}
+	opts, err := server.ProcessConfigFile(f.natsConfig)
+	if err != nil {
+		return fmt.Errorf("--nats-config %s: %w", f.natsConfig, err)
+	}
+	if len(opts.Users) == 0 && len(opts.Nkeys) == 0 && opts.Username == "" && opts.Authorization == "" && opts.AuthCallout == nil && len(opts.TrustedOperators) == 0 {
+		return nil
+	}
+	if f.user == "" && f.creds == "" {
+		return usageError("--nats-config %s requires a user: give --user and --password (or NATS_USER and NATS_PASSWORD) of the ledger service's user, as 'ledger serve --gen-auth' wrote it (\"ledger\" by default)", f.natsConfig)
+	}
+	if f.user == "" || len(opts.Users) == 0 {
+		return nil
+	}
+	for _, u := range opts.Users {
+		if u.Username != f.user {
+			continue
+		}
+		if !strings.HasPrefix(u.Password, "$2") && u.Password != f.password {
+			return usageError("--user %s: the password is not the one %s gives that user", f.user, f.natsConfig)
+		}
+		return nil
+	}
+	return usageError("--user %s is not a user of %s", f.user, f.natsConfig)
+}
+
+// startEmbedded starts the embedded server, giving up when ctx ends (a
+// SIGTERM while a large store is restored); a server that becomes ready
+// after that is shut down.
+func startEmbedded(ctx context.Context, cfg natslog.EmbeddedConfig) (*server.Server, error) {
+	type started struct {
+		ns  *server.Server
+		err error
+	}
+	ch := make(chan started, 1)
+	go func() {
+		ns, err := natslog.StartEmbedded(cfg)
+		ch <- started{ns, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.ns, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.ns != nil {
+				r.ns.Shutdown()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
+// checkJetStream reports at once a server without JetStream, which
+// opening the stream would otherwise retry for seconds. Any other answer is
+// left to natslog.Open.
+func checkJetStream(ctx context.Context, nc *nats.Conn, url string) error {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, err = js.AccountInfo(ctx)
+	if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
+		return fmt.Errorf("NATS at %s: %w: the ledger's log is a JetStream stream (run nats-server -js)", redactURL(url), err)
+	}
+	return nil
+}
+
 // checkStream refuses, for a command that may not create the ledger, a
 // server that has no stream of that name. Other errors are left to
 // natslog.Open, which retries them (a cluster's meta leader may not be
@@ -147,6 +240,9 @@ func (f *ledgerFlags) openLog(ctx context.Context) (*ledgerHandle, error) {
 	var err error
 	if f.natsURL == "" {
 		natsDir := filepath.Join(f.data, "nats")
+		if err := f.checkEmbedded(); err != nil {
+			return nil, err
+		}
 		if !f.create {
 			if _, err := os.Stat(natsDir); err != nil {
 				return nil, f.noLedger(natsDir + " does not exist")
@@ -154,18 +250,24 @@ func (f *ledgerFlags) openLog(ctx context.Context) (*ledgerHandle, error) {
 		} else if err := os.MkdirAll(f.data, 0o755); err != nil {
 			return nil, fmt.Errorf("data directory: %w", err)
 		}
-		h.ns, err = natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(f.data, "nats"), SyncInterval: f.syncInterval,
+		h.ns, err = startEmbedded(ctx, natslog.EmbeddedConfig{Dir: natsDir, SyncInterval: f.syncInterval,
 			Listen: f.listen, ConfigFile: f.natsConfig})
 		if err != nil {
 			return nil, err
 		}
-		h.nc, err = natslog.ConnectEmbedded(h.ns, "ledger", f.authOptions()...)
+		h.nc, err = natslog.ConnectEmbedded(h.ns, "ledger", append(f.authOptions(), nats.Timeout(connectTimeout))...)
+		if err != nil {
+			return nil, fmt.Errorf("connecting to the embedded server as %q: %w", f.user, err)
+		}
 	} else {
-		opts := append([]nats.Option{nats.Name("ledger"), nats.MaxReconnects(-1)}, f.authOptions()...)
+		opts := append([]nats.Option{nats.Name("ledger"), nats.MaxReconnects(-1), nats.Timeout(connectTimeout)}, f.authOptions()...)
 		h.nc, err = nats.Connect(f.natsURL, opts...)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("connecting to NATS: %w", err)
+		if err != nil {
+			return nil, fmt.Errorf("connecting to NATS at %s: %w (is a NATS server with JetStream running there, reachable from here, and are --user/--password or --creds right?)", redactURL(f.natsURL), err)
+		}
+		if err := checkJetStream(ctx, h.nc, f.natsURL); err != nil {
+			return nil, err
+		}
 	}
 	if err := f.checkStream(ctx, h.nc); err != nil {
 		return nil, err

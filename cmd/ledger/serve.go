@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -60,6 +61,11 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	h, err := lf.open(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			// SIGINT or SIGTERM while starting: a stop, not a failure.
+			fmt.Fprintln(stdout, "ledger stopped while starting")
+			return nil
+		}
 		return err
 	}
 	defer h.Close()
@@ -115,6 +121,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	lf.logger.Info("serving", "stream", h.log.Name(), "position", h.svc.Position())
 	err = h.svc.Run(ctx)
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		err = nil // stopped by SIGINT or SIGTERM, however early
+	}
 	fmt.Fprintf(stdout, "ledger stopped at sequence %d\n", h.svc.Position())
 	lf.logger.Info("stopped", "position", h.svc.Position())
 	return err
