@@ -223,4 +223,16 @@ func TestAgentRun(t *testing.T) {
 	if out := LedgerCmd(t, bin, "verify", "--nats", url, "--data", t.TempDir()); !strings.Contains(out, "no drift") {
 		t.Errorf("ledger verify: %s", out)
 	}
+
+	// Loopback only: a name lookup is OpenClaw reaching past loopback (the
+	// build machines resolve no outside names, so it shows as ENOTFOUND).
+	logs, err := os.ReadFile(filepath.Join(oc.Dir, "openclaw.log"))
+	if err != nil || len(logs) == 0 {
+		t.Errorf("OpenClaw's log file: %d bytes, %v", len(logs), err)
+	}
+	for _, s := range []string{gw.String(), string(logs)} {
+		if i := strings.Index(s, "getaddrinfo"); i >= 0 {
+			t.Errorf("OpenClaw looked up a name: %.300s", s[max(0, i-150):])
+		}
+	}
 }
