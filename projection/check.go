@@ -81,7 +81,8 @@ type damagedError struct{ err error }
 func (e damagedError) Error() string        { return e.err.Error() }
 func (e damagedError) Is(target error) bool { return target == ErrDamaged }
 
-// Check reads the whole file and reports whether it is intact: bbolt's own
+// Check reads the whole file and reports whether it is intact, holding
+// off commits meanwhile: bbolt's own
 // check of its pages (every page reachable once, none both free and in use,
 // keys in order), then the content sum of every entry against the one
 // stored. It costs a read of every page: about a second on a file of
@@ -90,7 +91,7 @@ func (e damagedError) Is(target error) bool { return target == ErrDamaged }
 // this version; damage older than that goes unnoticed by the sum.
 func (st *Store) Check() error {
 	var found error
-	err := st.view(func(tx *bolt.Tx) error {
+	err := st.exclusive(func(tx *bolt.Tx) error {
 		var errs []error
 		for err := range tx.Check() {
 			if len(errs) < 5 {
@@ -120,4 +121,24 @@ func (st *Store) Check() error {
 		return damagedError{err} // bbolt panicked: view says so, naming the file
 	}
 	return nil
+}
+
+// exclusive runs fn in a write transaction that it rolls back: bbolt's
+// check compares the pages reachable in the transaction with the freelist,
+// which a commit made meanwhile (a CommitAsync still writing) changes, so
+// in a read transaction it reports healthy pages as "reachable freed" or
+// "unreachable unfreed". bbolt panics on some damaged pages; that is an
+// error naming the file, as in view.
+func (st *Store) exclusive(fn func(tx *bolt.Tx) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = damaged(st.path, fmt.Errorf("%v", p))
+		}
+	}()
+	tx, err := st.db.Begin(true)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(tx)
 }
