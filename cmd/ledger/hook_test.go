@@ -20,6 +20,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/cchook"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // hookPayloads are the real payloads Claude Code 2.1.328 sent.
@@ -170,37 +171,6 @@ func (r hookRun) denial(t *testing.T) string {
 	return out.Specific.PermissionDecisionReason
 }
 
-// shellWords splits a command line Quote made.
-func shellWords(s string) []string {
-	var words []string
-	var cur strings.Builder
-	in, any := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\'':
-			in, any = !in, true
-		case c == ' ' && !in:
-			if any {
-				words = append(words, cur.String())
-			}
-			cur.Reset()
-			any = false
-		case c == '\\' && !in && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			any = true
-		default:
-			cur.WriteByte(c)
-			any = true
-		}
-	}
-	if any {
-		words = append(words, cur.String())
-	}
-	return words
-}
-
 // TestHookEndToEnd runs the hook command on the captured payloads of a real
 // run against a ledger served in-process: the project's policy imported, a
 // session, turns, calls allowed and denied, a sub-agent spawned, an
@@ -265,7 +235,7 @@ func TestHookEndToEnd(t *testing.T) {
 	}
 	// The command the denial prints explains it.
 	i := strings.Index(reason, "ledger why ")
-	why := shellWords(reason[i:])
+	why := ledgertest.ShellWords(reason[i:])
 	out, errOut, err := runCLI(t, "", append(why[1:], "--data", t.TempDir())...)
 	if err != nil {
 		t.Fatalf("%q: %v\n%s", why, err, errOut)

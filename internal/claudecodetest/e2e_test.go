@@ -1,20 +1,15 @@
 package claudecodetest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,122 +17,8 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
-
-// buildLedger builds cmd/ledger into a temp directory and returns the
-// binary's path.
-func buildLedger(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ledger")
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/ledger")
-	cmd.Dir = ModuleRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/ledger: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// serveLedger runs 'ledger serve' (the built binary) on a fresh data
-// directory with NATS on loopback, and returns its client URL. It is
-// stopped with SIGTERM when the test ends (and killed if it does not stop
-// within 10s).
-func serveLedger(t *testing.T, bin string) string {
-	t.Helper()
-	cmd := exec.Command(bin, "serve", "--data", filepath.Join(t.TempDir(), "data"), "--listen", "127.0.0.1:-1")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
-	out, err := cmd.StdoutPipe()
-	must(t, err)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	must(t, cmd.Start())
-	exited := make(chan error, 1)
-	urls := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`nats://127\.0\.0\.1:[0-9]+`)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u := re.FindString(sc.Text()); u != "" {
-				select {
-				case urls <- u:
-				default:
-				}
-			}
-		}
-		_, _ = io.Copy(io.Discard, out)
-		exited <- cmd.Wait()
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("ledger serve: %v\n%s", err, tail(stderr.String()))
-			}
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("ledger serve did not stop within 10s of SIGTERM")
-		}
-	})
-	select {
-	case u := <-urls:
-		return u
-	case err := <-exited:
-		t.Fatalf("ledger serve exited: %v\n%s", err, tail(stderr.String()))
-	case <-time.After(30 * time.Second):
-		t.Fatalf("ledger serve printed no NATS URL within 30s\n%s", tail(stderr.String()))
-	}
-	return ""
-}
-
-// ledgerCmd runs the built binary with args (bounded by 30s) and returns
-// its standard output; a non-zero exit fails the test.
-func ledgerCmd(t *testing.T, bin string, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "NO_COLOR=1"}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("ledger %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
-	}
-	return stdout.String()
-}
-
-// shellWords splits a command line whose words are plain or single-quoted
-// (as the hook's denial quotes the 'ledger why' command).
-func shellWords(s string) []string {
-	var words []string
-	var cur strings.Builder
-	in, any := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\'':
-			in, any = !in, true
-		case c == ' ' && !in:
-			if any {
-				words = append(words, cur.String())
-			}
-			cur.Reset()
-			any = false
-		case c == '\\' && !in && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			any = true
-		default:
-			cur.WriteByte(c)
-			any = true
-		}
-	}
-	if any {
-		words = append(words, cur.String())
-	}
-	return words
-}
 
 // hookOwner is the orchestrator 'ledger hook claude-code' records sessions
 // under by default.
@@ -152,8 +33,8 @@ const hookOwner = "claude-code"
 // stays denied, 'ledger verify' passes and the report shows the run.
 func TestEndToEnd(t *testing.T) {
 	CLI(t)
-	bin := buildLedger(t)
-	url := serveLedger(t, bin)
+	bin := ledgertest.BuildLedger(t)
+	url := ledgertest.ServeLedger(t, bin)
 	nc, err := nats.Connect(url, nats.Timeout(5*time.Second), nats.MaxReconnects(0))
 	must(t, err)
 	defer nc.Close()
@@ -178,7 +59,7 @@ func TestEndToEnd(t *testing.T) {
 			},
 		},
 		Setup: func(dir, home string) {
-			ledgerCmd(t, bin, "hook", "install", "--project", dir, "--", "--nats", url)
+			ledgertest.LedgerCmd(t, bin, "hook", "install", "--project", dir, "--", "--nats", url)
 		},
 		// The operator denies Bash before the model answers the worker's
 		// second request: that turn's call is the one to be blocked.
@@ -254,8 +135,8 @@ func TestEndToEnd(t *testing.T) {
 		t.FailNow()
 	}
 	line, _, _ := strings.Cut(reason[i:], "\n")
-	why := shellWords(line)
-	explained := ledgerCmd(t, bin, append(why[1:], "--data", t.TempDir(), "--color", "never")...)
+	why := ledgertest.ShellWords(line)
+	explained := ledgertest.LedgerCmd(t, bin, append(why[1:], "--data", t.TempDir(), "--color", "never")...)
 	for _, want := range []string{"deny", "permission:deny", "Bash", "grant.added", fmt.Sprint(grantSeq)} {
 		if !strings.Contains(explained, want) {
 			t.Errorf("%s says no %q:\n%s", line, want, explained)
@@ -359,7 +240,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	// The resume started nothing anew: one policy, one root, one spawn.
 	count := map[events.Type]int{}
-	for _, l := range strings.Split(strings.TrimSpace(ledgerCmd(t, bin, "log", "--json", "--nats", url, "--data", t.TempDir())), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(ledgertest.LedgerCmd(t, bin, "log", "--json", "--nats", url, "--data", t.TempDir())), "\n") {
 		var r events.Record
 		must(t, json.Unmarshal([]byte(l), &r))
 		count[r.Type]++
@@ -369,11 +250,11 @@ func TestEndToEnd(t *testing.T) {
 			count[events.SessionStarted], count[events.SessionSpawned])
 	}
 
-	if out := ledgerCmd(t, bin, "verify", "--nats", url, "--data", t.TempDir()); !strings.Contains(out, "no drift") {
+	if out := ledgertest.LedgerCmd(t, bin, "verify", "--nats", url, "--data", t.TempDir()); !strings.Contains(out, "no drift") {
 		t.Errorf("ledger verify: %s", out)
 	}
 	page := filepath.Join(t.TempDir(), "report.html")
-	ledgerCmd(t, bin, "report", "--nats", url, "--data", t.TempDir(), "--html", page)
+	ledgertest.LedgerCmd(t, bin, "report", "--nats", url, "--data", t.TempDir(), "--html", page)
 	html, err := os.ReadFile(page)
 	must(t, err)
 	for _, want := range []string{out.SessionID, agentID, "touch two.txt", "touch four.txt", "permission:deny", "grant.added"} {

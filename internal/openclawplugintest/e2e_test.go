@@ -16,6 +16,7 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // catalogue is the policy's catalogue: the tools the scripted run uses and
@@ -33,8 +34,8 @@ var catalogue = []string{"read", "write", "edit", "apply_patch", "ls", "exec", "
 // main agent's yield, and the ledger holds the whole story and verifies.
 func TestAgentRun(t *testing.T) {
 	Require(t)
-	bin := BuildLedger(t)
-	url := ServeLedger(t, bin)
+	bin := ledgertest.BuildLedger(t)
+	url := ledgertest.ServeLedger(t, bin)
 	nc, err := nats.Connect(url, nats.Timeout(5*time.Second), nats.MaxReconnects(0))
 	if err != nil {
 		t.Fatal(err)
@@ -157,8 +158,8 @@ func TestAgentRun(t *testing.T) {
 
 	// The printed 'ledger why' explains the decision at the check.
 	i := strings.Index(reason, "ledger why ")
-	why := ShellWords(reason[i:])
-	explained := LedgerCmd(t, bin, append(why[1:], "--data", t.TempDir(), "--color", "never")...)
+	why := ledgertest.ShellWords(reason[i:])
+	explained := ledgertest.LedgerCmd(t, bin, append(why[1:], "--data", t.TempDir(), "--color", "never")...)
 	for _, want := range []string{"deny", "subagent:deny", "exec", "policy.set"} {
 		if !strings.Contains(explained, want) {
 			t.Errorf("%s says no %q:\n%s", strings.Join(why, " "), want, explained)
@@ -172,7 +173,7 @@ func TestAgentRun(t *testing.T) {
 	}
 	var log []entry
 	count := map[events.Type]int{}
-	for _, l := range strings.Split(strings.TrimSpace(LedgerCmd(t, bin, "log", "--json", "--nats", url, "--data", t.TempDir())), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(ledgertest.LedgerCmd(t, bin, "log", "--json", "--nats", url, "--data", t.TempDir())), "\n") {
 		var r events.Record
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			t.Fatal(err)
@@ -220,7 +221,7 @@ func TestAgentRun(t *testing.T) {
 		t.Errorf("the main agent's context after the resume: %+v", rv.Context)
 	}
 
-	if out := LedgerCmd(t, bin, "verify", "--nats", url, "--data", t.TempDir()); !strings.Contains(out, "no drift") {
+	if out := ledgertest.LedgerCmd(t, bin, "verify", "--nats", url, "--data", t.TempDir()); !strings.Contains(out, "no drift") {
 		t.Errorf("ledger verify: %s", out)
 	}
 

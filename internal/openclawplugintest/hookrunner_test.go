@@ -16,6 +16,7 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // Step is one hook fired through OpenClaw's hook runner.
@@ -163,8 +164,8 @@ func TestHookRunner(t *testing.T) {
 
 	t.Run("lineage", func(t *testing.T) {
 		t.Parallel()
-		bin := BuildLedger(t)
-		url := ServeLedger(t, bin)
+		bin := ledgertest.BuildLedger(t)
+		url := ledgertest.ServeLedger(t, bin)
 		nc, err := nats.Connect(url, nats.Timeout(5*time.Second), nats.MaxReconnects(0))
 		if err != nil {
 			t.Fatal(err)
@@ -256,7 +257,7 @@ func TestHookRunner(t *testing.T) {
 			t.Errorf("the unplaced sub-agent is in the ledger: %v", err)
 		}
 		statuses := map[string]string{}
-		for _, l := range strings.Split(strings.TrimSpace(LedgerCmd(t, bin, "log", "--json", "--nats", url, "--data", t.TempDir())), "\n") {
+		for _, l := range strings.Split(strings.TrimSpace(ledgertest.LedgerCmd(t, bin, "log", "--json", "--nats", url, "--data", t.TempDir())), "\n") {
 			var r events.Record
 			if err := json.Unmarshal([]byte(l), &r); err != nil {
 				t.Fatal(err)
@@ -270,7 +271,7 @@ func TestHookRunner(t *testing.T) {
 		if statuses[grand] != "timeout" || statuses[child] != "ok" {
 			t.Errorf("completion statuses %v; want the grandchild timeout, the child ok", statuses)
 		}
-		if out := LedgerCmd(t, bin, "verify", "--nats", url, "--data", t.TempDir()); !strings.Contains(out, "no drift") {
+		if out := ledgertest.LedgerCmd(t, bin, "verify", "--nats", url, "--data", t.TempDir()); !strings.Contains(out, "no drift") {
 			t.Errorf("ledger verify: %s", out)
 		}
 	})

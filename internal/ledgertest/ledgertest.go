@@ -1,0 +1,168 @@
+// Package ledgertest is test support shared by the suites that drive the
+// ledger as a separate process beside a real runtime (internal/claudecodetest,
+// internal/openclawplugintest, cmd/ledger's hook tests): build the ledger
+// binary, serve it on loopback, run its commands, and split the shell
+// command lines the ledger prints.
+//
+// Every wait is bounded; every process started is stopped when the test
+// ends (SIGTERM, then a kill after 10 s); nothing is written outside the
+// test's temp directories.
+package ledgertest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Root is the repository root (found from this file's location).
+func Root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// BuildLedger builds cmd/ledger into a temp directory and returns the
+// binary's path.
+func BuildLedger(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ledger")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/ledger")
+	cmd.Dir = Root()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/ledger: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// ServeLedger runs 'ledger serve' (the built binary) on a fresh data
+// directory with NATS on loopback and returns its client URL. It is
+// stopped with SIGTERM when the test ends (killed if it does not stop
+// within 10s).
+func ServeLedger(t testing.TB, bin string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--data", filepath.Join(t.TempDir(), "data"), "--listen", "127.0.0.1:-1")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &tailBuffer{max: 16 << 10}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	urls := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`nats://127\.0\.0\.1:[0-9]+`)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if u := re.FindString(sc.Text()); u != "" {
+				select {
+				case urls <- u:
+				default:
+				}
+			}
+		}
+		_, _ = io.Copy(io.Discard, out)
+		exited <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("ledger serve: %v\n%s", err, stderr)
+			}
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("ledger serve did not stop within 10s of SIGTERM")
+		}
+	})
+	select {
+	case u := <-urls:
+		return u
+	case err := <-exited:
+		t.Fatalf("ledger serve exited: %v\n%s", err, stderr)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("ledger serve printed no NATS URL within 30s\n%s", stderr)
+	}
+	return ""
+}
+
+// LedgerCmd runs the built binary with args (bounded by 30s) and returns
+// its standard output; a non-zero exit fails the test.
+func LedgerCmd(t testing.TB, bin string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "NO_COLOR=1"}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ledger %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.String()
+}
+
+// ShellWords splits a command line whose words are plain or single-quoted
+// (as the plugin quotes the 'ledger why' command of a denial).
+func ShellWords(s string) []string {
+	var words []string
+	var cur strings.Builder
+	in, any := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'':
+			in, any = !in, true
+		case c == ' ' && !in:
+			if any {
+				words = append(words, cur.String())
+			}
+			cur.Reset()
+			any = false
+		case c == '\\' && !in && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			any = true
+		default:
+			cur.WriteByte(c)
+			any = true
+		}
+	}
+	if any {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// tailBuffer keeps the last max bytes written to it; it is safe for one
+// writer and readers after the writer is done.
+type tailBuffer struct {
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return string(t.b) }
