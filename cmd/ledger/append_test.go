@@ -136,3 +136,31 @@ func TestREADMEEventLine(t *testing.T) {
 		t.Fatalf("the README's lines:\n%s\nappend: %v\n%s%s", strings.Join(lines, "\n"), err, out, errOut)
 	}
 }
+
+// FuzzWithDefaults: filling in the defaults never panics, leaves what is
+// not an object as it was, and makes an object that has v and actor and
+// still holds every member it had.
+func FuzzWithDefaults(f *testing.F) {
+	for _, s := range []string{`{}`, `{"type":"x"}`, ` {"v":2, "actor":"a"} `, `[1]`, `{"a":{"v":1}}`, `{"a":1,"a":2}`, `{`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got := withDefaults(append([]byte(nil), raw...), "cli")
+		before, ok := topLevelKeys(raw)
+		if !ok {
+			if string(got) != string(raw) {
+				t.Fatalf("%q: not an object, but changed to %q", raw, got)
+			}
+			return
+		}
+		after, ok := topLevelKeys(got)
+		if !ok || !after["v"] || !after["actor"] {
+			t.Fatalf("%q became %q: not an object with v and actor", raw, got)
+		}
+		for k := range before {
+			if !after[k] {
+				t.Fatalf("%q became %q: lost %q", raw, got, k)
+			}
+		}
+	})
+}

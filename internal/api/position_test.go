@@ -1,6 +1,11 @@
 package api
 
-import "testing"
+import (
+	"testing"
+	"time"
+
+	"github.com/sessionledger/ledger/events"
+)
 
 func TestNormalizeTime(t *testing.T) {
 	tests := []struct {
@@ -25,4 +30,33 @@ func TestNormalizeTime(t *testing.T) {
 			t.Errorf("NormalizeTime(%q) = %q, want an error", bad, got)
 		}
 	}
+}
+
+// FuzzDecodeQuery: decoding never panics, and a query it accepts names at
+// most one position, its time in the stored layout.
+func FuzzDecodeQuery(f *testing.F) {
+	for _, s := range []string{``, `{}`, `{"session":"s","time":"2026-03-01T14:18:20.5+01:00"}`, `{"sesion":"s"}`,
+		`{"seq":1,"turn":2}`, `{"time":"yesterday"}`, `{} {}`, `{"input":{"a":[1,2]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		q, err := decodeQuery(data)
+		if err != nil {
+			return
+		}
+		n := 0
+		for _, set := range []bool{q.Seq != 0, q.Turn != 0, q.Time != ""} {
+			if set {
+				n++
+			}
+		}
+		if n > 1 {
+			t.Fatalf("%s: accepted with %d positions", data, n)
+		}
+		if q.Time != "" {
+			if _, err := time.Parse(events.TimeFormat, q.Time); err != nil || len(q.Time) != len(events.TimeFormat) {
+				t.Fatalf("%s: time %q is not in the stored layout", data, q.Time)
+			}
+		}
+	})
 }
