@@ -82,13 +82,13 @@ func (e damagedError) Error() string        { return e.err.Error() }
 func (e damagedError) Is(target error) bool { return target == ErrDamaged }
 
 // Check reads the whole file and reports whether it is intact, holding
-// off commits meanwhile: bbolt's own
-// check of its pages (every page reachable once, none both free and in use,
-// keys in order), then the content sum of every entry against the one
-// stored. It costs a read of every page: about a second on a file of
-// 100,000 sessions (README, "Durability"). A file from before content sums
-// were kept was given one, from what it held, when it was first opened by
-// this version; damage older than that goes unnoticed by the sum.
+// off commits meanwhile: bbolt's own check of its pages (every page
+// reachable once, none both free and in use, keys in order), then the
+// content sum of every entry against the one stored. It costs a read of
+// every page: 0.64 to 0.70 s on a file of 100,000 sessions (README,
+// "Durability"). A file from before content sums were kept was given one,
+// from what it held, when it was first opened by this version; damage
+// older than that goes unnoticed by the sum.
 func (st *Store) Check() error {
 	var found error
 	err := st.exclusive(func(tx *bolt.Tx) error {
