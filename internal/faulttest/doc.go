@@ -51,6 +51,18 @@
 // fresh, shorter or different stream) and TestDiskFull (`ledger serve`
 // with a soft RLIMIT_FSIZE set by a re-executed helper, so only that
 // process has a "full disk", lifted again with prlimit on Linux).
+// TestCorruptProjection's "a tool name changed in the data pages" leaves
+// every page well formed: only the content sum (projection.Store.Check,
+// run by serve at start) shows it.
+//
+// Log damage. TestDamagedLogIsReported damages a stopped server's block
+// file (a torn last record, a stale checksum on it, half the block cut
+// off, the block deleted) or drops records through the API (the first
+// policy.set, one mid-log), then runs `ledger serve` with a projection at
+// the head and without one, `ledger verify` and `ledger log`: each must
+// exit non-zero within 20 s saying "log damaged at SEQ: ...; recover with
+// ..." (verify names a dropped record as its first bad sequence), all at
+// the same SEQ.
 //
 // # Flags
 //
