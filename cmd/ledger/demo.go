@@ -12,6 +12,7 @@ import (
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/internal/shellquote"
 	"github.com/sessionledger/ledger/projection"
 )
 
@@ -191,7 +192,8 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			"why": why, "main_context": context})
 	}
 	if *keep || dataGiven {
-		fmt.Fprintf(stdout, "\nthe log and projection are in %s; try:\n  ledger tree --data %s\n  ledger verify --data %s\n", lf.data, lf.data, lf.data)
+		d := shellquote.Word(lf.data)
+		fmt.Fprintf(stdout, "\nthe log and projection are in %s; try:\n  ledger tree --data %s\n  ledger verify --data %s\n", lf.data, d, d)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/shellquote"
 )
 
 // DenyOutput is the PreToolUse answer that blocks the call; Claude Code
@@ -43,28 +44,8 @@ func encode(v any) []byte {
 	return bytes.TrimSpace(b.Bytes())
 }
 
-// Quote renders args as one shell command line: each argument that is not
-// made only of characters no shell treats specially is single-quoted.
-func Quote(args ...string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = quoteArg(a)
-	}
-	return strings.Join(out, " ")
-}
-
-func quoteArg(a string) string {
-	if a == "" {
-		return "''"
-	}
-	for i := 0; i < len(a); i++ {
-		c := a[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("_@%+=:,./-", c) >= 0) {
-			return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return a
-}
+// Quote renders args as one shell command line (shellquote.Join).
+func Quote(args ...string) string { return shellquote.Join(args...) }
 
 // WhyCommand is the `ledger why` command line that explains the decision
 // recorded at seq: prefix (the command and the flags that find the ledger,

@@ -62,8 +62,8 @@ func TestShellQuoteLeavesPlainWordsAlone(t *testing.T) {
 		"read": "read", "agent:main:subagent:a": "agent:main:subagent:a", "--tool": "--tool", "mcp__gh__pr": "mcp__gh__pr",
 		"": "''", "a b": "'a b'", "x$(touch f);id": "'x$(touch f);id'", "a'b": `'a'\''b'`,
 	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		if got := command(in); got != want {
+			t.Errorf("command(%q) = %s, want %s", in, got, want)
 		}
 	}
 }
