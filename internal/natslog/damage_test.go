@@ -144,3 +144,24 @@ func TestCheckFindsDroppedRecords(t *testing.T) {
 		})
 	}
 }
+
+// TestRetentionIsNoDamage: a live segment with MaxMsgs drops its oldest
+// records; Check does not call that damage, and a read from a dropped
+// sequence fails without calling it damage either.
+func TestRetentionIsNoDamage(t *testing.T) {
+	e := startServer(t)
+	log := open(t, e.connect(), natslog.StreamConfig{MaxMsgs: 5})
+	appendN(t, log, 0, 20)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := log.Check(ctx); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	err := log.Follow(ctx, 1, func(uint64, []byte, uint64) error { return nil }, 20)
+	if err == nil || errors.Is(err, natslog.ErrDamaged) {
+		t.Fatalf("Follow from a dropped sequence: %v, want an error that is not damage", err)
+	}
+	if _, err := log.Read(ctx, 16, 20); err != nil {
+		t.Fatalf("Read of the records kept: %v", err)
+	}
+}

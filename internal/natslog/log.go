@@ -277,6 +277,7 @@ func (f *follower) segment(ctx context.Context, seg *segment, start uint64, seal
 	defer it.Stop()
 	stopped := make(chan struct{})
 	defer close(stopped)
+	delivered := 0
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -308,10 +309,15 @@ func (f *follower) segment(ctx context.Context, seg *segment, start uint64, seal
 			continue
 		}
 		if seq != f.next {
+			if info := seg.stream.CachedInfo(); delivered == 0 && info != nil && (info.Config.MaxAge > 0 || info.Config.MaxMsgs > 0) {
+				// A stream that drops its oldest records starts later.
+				return true, fmt.Errorf("natslog: expected sequence %d, got %d: the stream no longer keeps the records before it", f.next, seq)
+			}
 			return true, &DamagedError{Seq: f.next, Stream: seg.name,
 				What: fmt.Sprintf("stream %s delivered sequence %d after %d: the stream has a gap", seg.name, md.Sequence.Stream, f.next-1-seg.base)}
 		}
 		f.next++
+		delivered++
 		pending := md.NumPending + later
 		if sealed && md.NumPending > 0 {
 			pending-- // the seal marker is no record
