@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -74,6 +75,18 @@ type Config struct {
 	// mostly fixed; none when it pipelines a round, where waiting only
 	// idles the one goroutine that decides. Negative disables it.
 	Linger time.Duration
+	// Workers is how many requests are handled at once, over every
+	// endpoint; default 8. Requests wait in a lane per endpoint and owner
+	// and workers take them from the lanes in turn (see the package doc).
+	Workers int
+	// MaxQueued bounds the requests one lane (an endpoint and an owner)
+	// holds; past it a request is answered at once with not_caught_up.
+	// Default 256.
+	MaxQueued int
+	// MaxWaiting bounds the queries of one owner that wait for min_seq at
+	// a time; past it a query the replica cannot answer yet is answered at
+	// once with not_caught_up. Default 16.
+	MaxWaiting int
 	// Observer, when set, is told about every request.
 	Observer Observer
 	Logger   *slog.Logger
@@ -91,7 +104,29 @@ type Server struct {
 	log     *slog.Logger
 	svc     micro.Service
 	appends chan *pendingAppend
+	lanes   *lanes
+	waiting *waiters
+	// done is closed by Stop; ctxDone is Start's context's: the workers
+	// and waiters end on either.
+	done     chan struct{}
+	ctxDone  <-chan struct{}
+	wg       sync.WaitGroup
+	stopOnce sync.Once
+	stopErr  error
 }
+
+// logEvery is how often one cause may write a log line.
+const logEvery = time.Second
+
+// pendingMsgs and pendingBytes are each endpoint subscription's pending
+// limits: above nats.go's defaults, since the delivery goroutine only
+// moves a request into its lane (bounded by MaxQueued, and answered at
+// once beyond it); they are reached only if the process cannot even do
+// that, and a drop then is logged (once a second).
+const (
+	pendingMsgs  = 1 << 20
+	pendingBytes = 256 << 20
+)
 
 // Run registers the service on nc and serves until ctx ends.
 func Run(ctx context.Context, nc *nats.Conn, cfg Config) error {
@@ -115,6 +150,15 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	if cfg.Batch == 0 {
 		cfg.Batch = 256
 	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 8
+	}
+	if cfg.MaxQueued <= 0 {
+		cfg.MaxQueued = 256
+	}
+	if cfg.MaxWaiting <= 0 {
+		cfg.MaxWaiting = 16
+	}
 	if cfg.Linger == 0 {
 		cfg.Linger = 2 * time.Millisecond
 		if cfg.Service.Pipelined() {
@@ -125,7 +169,24 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, log: logger, appends: make(chan *pendingAppend, 4*cfg.Batch)}
+	logger = slog.New(newLimitedHandler(logger.Handler(), logEvery))
+	s := &Server{cfg: cfg, log: logger, appends: make(chan *pendingAppend, 4*cfg.Batch),
+		lanes: newLanes(cfg.MaxQueued), waiting: &waiters{n: map[string]int{}, limit: cfg.MaxWaiting},
+		done: make(chan struct{}), ctxDone: ctx.Done()}
+	// A drop on the service's subscriptions is logged here, at most once a
+	// second, instead of by the connection's handler (nats.go's default
+	// prints a line per dropped message); set before AddService, which
+	// chains to it.
+	prev := nc.ErrorHandler()
+	nc.SetErrorHandler(func(c *nats.Conn, sub *nats.Subscription, err error) {
+		if sub != nil && strings.HasPrefix(sub.Subject, Prefix+".") {
+			s.log.Error("api subscription error; requests were dropped", "subject", sub.Subject, "err", err)
+			return
+		}
+		if prev != nil {
+			prev(c, sub, err)
+		}
+	})
 	ms, err := micro.AddService(nc, micro.Config{
 		Name:        ServiceName,
 		Version:     ServiceVersion,
@@ -138,8 +199,9 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	s.svc = ms
 	g := ms.AddGroup(Prefix)
 	add := func(name, subject string, h micro.HandlerFunc) error {
-		return g.AddEndpoint(name, s.guard(name, h), micro.WithEndpointSubject(subject),
-			micro.WithEndpointMetadata(map[string]string{"subject": Prefix + "." + subject}))
+		return g.AddEndpoint(name, s.dispatch(name, s.guard(name, h)), micro.WithEndpointSubject(subject),
+			micro.WithEndpointMetadata(map[string]string{"subject": Prefix + "." + subject}),
+			micro.WithEndpointPendingLimits(pendingMsgs, pendingBytes))
 	}
 	if err := add("append", "append.*", s.handleAppend); err != nil {
 		return nil, err
@@ -154,6 +216,17 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 		}
 	}
 	go s.batchAppends(ctx)
+	s.wg.Add(cfg.Workers)
+	for range cfg.Workers {
+		go func() { defer s.wg.Done(); s.lanes.serve() }()
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			s.lanes.stop()
+		case <-s.done:
+		}
+	}()
 	// Serving means the server has the subscriptions: a request sent on
 	// another connection right after Start must find them.
 	if err := nc.Flush(); err != nil {
@@ -176,8 +249,30 @@ func (s *Server) guard(name string, h micro.HandlerFunc) micro.HandlerFunc {
 	}
 }
 
-// Stop unregisters the service.
-func (s *Server) Stop() error { return s.svc.Stop() }
+// dispatch moves a request from the subscription's delivery goroutine into
+// its lane, or answers it at once when the lane is full.
+func (s *Server) dispatch(name string, h micro.HandlerFunc) micro.HandlerFunc {
+	return func(r micro.Request) {
+		owner := scope(r)
+		if s.lanes.push(name+" "+owner, r, h) {
+			return
+		}
+		s.log.Warn("requests shed: an owner's lane is full", "endpoint", name, "owner", owner, "limit", s.cfg.MaxQueued)
+		respondError(r, events.Errorf(events.CodeNotCaughtUp, "%d requests on %s.%s wait already; this one was not handled: retry after a pause", s.cfg.MaxQueued, name, owner), 0)
+	}
+}
+
+// Stop unregisters the service and returns once its workers and waiting
+// queries have ended; requests still queued are not answered.
+func (s *Server) Stop() error {
+	s.stopOnce.Do(func() {
+		s.stopErr = s.svc.Stop()
+		close(s.done)
+		s.lanes.stop()
+		s.wg.Wait()
+	})
+	return s.stopErr
+}
 
 // Info is the micro service's info.
 func (s *Server) Info() micro.Info { return s.svc.Info() }
@@ -206,17 +301,11 @@ func errorBody(err error, seq uint64) *ErrorBody {
 	return &ErrorBody{Code: code, Message: msg, Seq: seq}
 }
 
+// respondError answers with an error. Requests are answered after micro's
+// handler returned (by a worker, a waiter or the append batcher):
+// micro.Request.Error would record the error on the request while micro
+// reads it for its statistics; Respond with the error headers does not.
 func respondError(r micro.Request, err error, seq uint64) {
-	e := errorBody(err, seq)
-	body, _ := json.Marshal(e)
-	_ = r.Error(string(e.Code), e.Message, body)
-}
-
-// respondErrorAsync answers with an error after the handler returned (the
-// append batcher answers from its own goroutine). micro.Request.Error would
-// record the error on the request while micro reads it for its statistics;
-// Respond with the error headers does not.
-func respondErrorAsync(r micro.Request, err error, seq uint64) {
 	e := errorBody(err, seq)
 	body, _ := json.Marshal(e)
 	_ = r.Respond(body, micro.WithHeaders(micro.Headers{micro.ErrorHeader: {e.Message}, micro.ErrorCodeHeader: {string(e.Code)}}))

@@ -77,7 +77,19 @@ func (s *Server) handleAppend(r micro.Request) {
 	// Ownership is checked by the batcher, for a whole round at once, so
 	// that this handler never waits for the service while a round runs
 	// and requests keep arriving to fill the next round.
-	s.appends <- &pendingAppend{r: r, ev: ev, start: start, owner: owner}
+	s.queue(&pendingAppend{r: r, ev: ev, start: start, owner: owner})
+}
+
+// queue hands p to the batcher; false when the server stops first (p is
+// then not answered).
+func (s *Server) queue(p *pendingAppend) bool {
+	select {
+	case s.appends <- p:
+		return true
+	case <-s.done:
+	case <-s.ctxDone:
+	}
+	return false
 }
 
 // handleBatch takes a JSON array of session events: each is decided in
@@ -113,7 +125,9 @@ func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
 	}
 	b.left = len(todo)
 	for _, p := range todo {
-		s.appends <- p
+		if !s.queue(p) {
+			return
+		}
 	}
 }
 
@@ -122,7 +136,7 @@ func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
 func answer(p *pendingAppend, res AppendResult, err error, seq uint64) {
 	if p.batch == nil {
 		if err != nil {
-			respondErrorAsync(p.r, err, seq)
+			respondError(p.r, err, seq)
 		} else {
 			respondJSON(p.r, res)
 		}
@@ -190,7 +204,7 @@ func (s *Server) handlePolicy(r micro.Request) {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a session event: orchestrators send it to %s.append.<orchestrator>", ev.Type, Prefix), 0)
 		return
 	}
-	s.appends <- &pendingAppend{r: r, ev: ev, start: start}
+	s.queue(&pendingAppend{r: r, ev: ev, start: start})
 }
 
 // parseAs parses an event sent on an orchestrator's subject: its actor is

@@ -102,32 +102,69 @@ func decodeQuery(data []byte) (Query, error) {
 	return q, nil
 }
 
+// handleQuery answers a query, at once or, when it names a min_seq this
+// replica has not applied yet, from a waiter of its own: a query waiting
+// for min_seq holds no worker, so other queries go on being answered. An
+// owner has at most MaxWaiting queries waiting; another is answered
+// not_caught_up at once.
 func (s *Server) handleQuery(ctx context.Context, name string, r micro.Request) {
 	start := time.Now()
-	defer func() {
-		if s.cfg.Observer != nil {
-			s.cfg.Observer.Query(name, time.Since(start))
-		}
-	}()
 	owner := scope(r)
 	if owner != ScopeAll && !ValidOwner(owner) {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s: the last token must name an orchestrator or be %q", r.Subject(), ScopeAll), 0)
+		s.observeQuery(name, start)
 		return
 	}
 	q, err := decodeQuery(r.Data())
 	if err != nil {
 		respondError(r, err, 0)
+		s.observeQuery(name, start)
 		return
 	}
-	if q.MinSeq > 0 {
+	if q.MinSeq == 0 || s.cfg.Service.Position() >= q.MinSeq {
+		s.answerQuery(ctx, name, r, owner, q)
+		s.observeQuery(name, start)
+		return
+	}
+	if !s.waiting.acquire(owner) {
+		s.log.Warn("queries shed: an owner has its most queries waiting for min_seq", "owner", owner, "limit", s.cfg.MaxWaiting)
+		respondError(r, events.Errorf(events.CodeNotCaughtUp, "%d queries of %q are waiting for a min_seq already; this replica has applied up to sequence %d, not %d: retry after a pause", s.cfg.MaxWaiting, owner, s.cfg.Service.Position(), q.MinSeq), 0)
+		s.observeQuery(name, start)
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer s.waiting.release(owner)
+		defer s.observeQuery(name, start)
+		// The wait ends at MaxWait, when the projection reaches min_seq,
+		// or when the server stops.
 		wctx, cancel := context.WithTimeout(ctx, s.cfg.MaxWait)
+		go func() {
+			select {
+			case <-s.done:
+				cancel()
+			case <-wctx.Done():
+			}
+		}()
 		err := s.cfg.Service.WaitApplied(wctx, q.MinSeq)
 		cancel()
 		if err != nil {
 			respondError(r, err, 0)
 			return
 		}
+		s.answerQuery(ctx, name, r, owner, q)
+	}()
+}
+
+func (s *Server) observeQuery(name string, start time.Time) {
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.Query(name, time.Since(start))
 	}
+}
+
+// answerQuery answers a query the replica can answer now.
+func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, owner string, q Query) {
 	if q.Session == "" && name != "tree" {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s needs a session", name), 0)
 		return
