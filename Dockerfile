@@ -24,4 +24,8 @@ VOLUME /data
 # 4222: NATS clients of the embedded server (default command); 9090: --metrics.
 EXPOSE 4222 9090
 ENTRYPOINT ["/ledger"]
-CMD ["serve", "--data", "/data", "--listen", "0.0.0.0:4222"]
+# Unauthenticated, as a quick start: anyone who reaches 4222 may append and
+# write the stream. For anything shared, mount the roles 'ledger serve
+# --gen-auth' writes and run: serve --data /data --listen 0.0.0.0:4222
+# --nats-config /etc/ledger/auth.conf --user ledger --password ...
+CMD ["serve", "--data", "/data", "--listen", "0.0.0.0:4222", "--insecure"]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"time"
 
@@ -26,13 +27,14 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	var lf ledgerFlags
 	lf.register(fl)
 	lf.create, lf.persistProjection = true, true
-	fl.StringVar(&lf.listen, "listen", "", "embedded server only: also accept NATS clients on this address (host:port), so other\nprocesses can use --nats nats://host:port")
+	fl.StringVar(&lf.listen, "listen", "", "embedded server only: also accept NATS clients on this address (host:port), so other\nprocesses can use --nats nats://host:port; without --nats-config (authentication) only a loopback host\nis accepted (':PORT' binds 127.0.0.1) unless --insecure")
+	insecure := fl.Bool("insecure", false, "let --listen accept unauthenticated NATS clients on a non-loopback address: anyone who reaches it\nmay append, set policy and rewrite the stream")
 	level := fl.String("log-level", "info", "structured JSON logs on stderr at this level: debug, info, warn, error")
 	name := fl.String("name", hostnameOr("ledger"), "this replica's name, shown by 'nats micro info ledger'")
 	maxWait := fl.Duration("max-wait", 2*time.Second, "how long a query with min_seq waits for this replica to catch up before answering not_caught_up")
 	noAPI := fl.Bool("no-api", false, "do not serve the ledger micro service (only keep the projection current)")
 	metricsAddr := fl.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (for example :9090)")
-	httpAddr := fl.String("http", "", "serve the audit report (as 'ledger report' writes it) at http://ADDR/ and /healthz (for example 127.0.0.1:8080)")
+	httpAddr := fl.String("http", "", "serve the audit report (as 'ledger report' writes it) at http://ADDR/ and /healthz (for example 127.0.0.1:8080);\n':PORT' binds 127.0.0.1. The page shows every tenant's sessions to anyone who reaches it: no authentication")
 	var hooks hookServer
 	hooks.register(fl)
 	genAuth := fl.String("gen-auth", "", "write a NATS authorization block for the roles below to FILE ('-' for stdout) and exit; include it\nin the NATS server configuration (or pass it to --nats-config)")
@@ -54,6 +56,10 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return usageError("--log-level %q: use debug, info, warn or error", *level)
 	}
 	lf.logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: lv}))
+	if err := bindListen(&lf, *insecure); err != nil {
+		return err
+	}
+	*httpAddr = loopbackUnlessHost(*httpAddr)
 	var m *ledgerMetrics
 	if *metricsAddr != "" {
 		m = newLedgerMetrics()
@@ -93,6 +99,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			return fmt.Errorf("--http %s: %w", *httpAddr, err)
 		}
 		defer stop()
+		lf.logger.Warn("the report at --http serves every tenant's sessions without authentication; keep it on loopback or behind an authenticating proxy", "addr", *httpAddr)
 	}
 	if !*noAPI {
 		cfg := api.Config{Service: h.svc, Instance: *name, MaxWait: *maxWait, Logger: lf.logger}
@@ -127,6 +134,47 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fmt.Fprintf(stdout, "ledger stopped at sequence %d\n", h.svc.Position())
 	lf.logger.Info("stopped", "position", h.svc.Position())
 	return err
+}
+
+// bindListen keeps an unauthenticated --listen on loopback: without
+// --nats-config every client of the embedded server may do anything,
+// publish records straight onto the stream included. ':PORT' becomes
+// 127.0.0.1:PORT; another host needs --nats-config or --insecure.
+func bindListen(lf *ledgerFlags, insecure bool) error {
+	if lf.listen == "" || lf.natsURL != "" || lf.natsConfig != "" {
+		return nil
+	}
+	if insecure {
+		lf.logger.Warn("--insecure: NATS clients on --listen need no authentication; anyone who reaches it may append, set policy and write the stream", "listen", lf.listen)
+		return nil
+	}
+	host, _, err := net.SplitHostPort(lf.listen)
+	if err != nil {
+		return usageError("--listen %q: want host:port (%v)", lf.listen, err)
+	}
+	if host != "" && !isLoopback(host) {
+		return usageError("--listen %s: without authentication the embedded server accepts clients on loopback only; give --nats-config with the roles 'ledger serve --gen-auth' writes, or --insecure to accept anyone", lf.listen)
+	}
+	lf.listen = loopbackUnlessHost(lf.listen)
+	lf.logger.Warn("NATS clients on --listen need no authentication: listening on loopback only (give --nats-config for other hosts)", "listen", lf.listen)
+	return nil
+}
+
+// loopbackUnlessHost gives an address without a host (':8080') the
+// loopback host: a wider bind must be asked for by name.
+func loopbackUnlessHost(addr string) string {
+	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	return addr
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // writeAuth writes the NATS authorization block for the given users;
