@@ -80,8 +80,8 @@ type Config struct {
 	// and workers take them from the lanes in turn (see the package doc).
 	Workers int
 	// MaxQueued bounds the requests one lane (an endpoint and an owner)
-	// holds; past it a request is answered at once with not_caught_up.
-	// Default 256.
+	// holds (and 64 MiB of them); past it a request is answered at once
+	// with not_caught_up. Default 256.
 	MaxQueued int
 	// MaxWaiting bounds the queries of one owner that wait for min_seq at
 	// a time; past it a query the replica cannot answer yet is answered at
@@ -114,6 +114,10 @@ type Server struct {
 	stopOnce sync.Once
 	stopErr  error
 }
+
+// laneBytes bounds the request bytes one lane holds (nats.go's default
+// pending limit of a subscription), beside MaxQueued.
+const laneBytes = 64 << 20
 
 // logEvery is how often one cause may write a log line.
 const logEvery = time.Second
@@ -171,7 +175,7 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	}
 	logger = slog.New(newLimitedHandler(logger.Handler(), logEvery))
 	s := &Server{cfg: cfg, log: logger, appends: make(chan *pendingAppend, 4*cfg.Batch),
-		lanes: newLanes(cfg.MaxQueued), waiting: &waiters{n: map[string]int{}, limit: cfg.MaxWaiting},
+		lanes: newLanes(cfg.MaxQueued, laneBytes), waiting: &waiters{n: map[string]int{}, limit: cfg.MaxWaiting},
 		done: make(chan struct{}), ctxDone: ctx.Done()}
 	// A drop on the service's subscriptions is logged here, at most once a
 	// second, instead of by the connection's handler (nats.go's default

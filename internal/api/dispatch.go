@@ -25,13 +25,15 @@ type lanes struct {
 	wake    *sync.Cond
 	byKey   map[string]*lane
 	ready   []*lane // lanes with requests and no worker, longest waiting first
-	limit   int
+	limit   int     // requests per lane
+	bytes   int     // request bytes per lane
 	stopped bool
 }
 
 type lane struct {
-	key  string
-	reqs []job
+	key   string
+	reqs  []job
+	bytes int
 	// scheduled: in ready or being served by a worker.
 	scheduled bool
 }
@@ -41,14 +43,14 @@ type job struct {
 	h micro.HandlerFunc
 }
 
-func newLanes(limit int) *lanes {
-	l := &lanes{byKey: map[string]*lane{}, limit: limit}
+func newLanes(limit, bytes int) *lanes {
+	l := &lanes{byKey: map[string]*lane{}, limit: limit, bytes: bytes}
 	l.wake = sync.NewCond(&l.mu)
 	return l
 }
 
-// push queues r for h on lane key; false when the lane holds its limit
-// already (the caller answers r at once).
+// push queues r for h on lane key; false when the lane holds its limit of
+// requests or bytes already (the caller answers r at once).
 func (l *lanes) push(key string, r micro.Request, h micro.HandlerFunc) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -57,10 +59,12 @@ func (l *lanes) push(key string, r micro.Request, h micro.HandlerFunc) bool {
 		ln = &lane{key: key}
 		l.byKey[key] = ln
 	}
-	if len(ln.reqs) >= l.limit {
+	n := len(r.Data())
+	if len(ln.reqs) >= l.limit || (len(ln.reqs) > 0 && ln.bytes+n > l.bytes) {
 		return false
 	}
 	ln.reqs = append(ln.reqs, job{r: r, h: h})
+	ln.bytes += n
 	if !ln.scheduled {
 		ln.scheduled = true
 		l.ready = append(l.ready, ln)
@@ -86,6 +90,7 @@ func (l *lanes) serve() {
 		j := ln.reqs[0]
 		ln.reqs[0] = job{}
 		ln.reqs = ln.reqs[1:]
+		ln.bytes -= len(j.r.Data())
 		l.mu.Unlock()
 
 		j.h(j.r)

@@ -188,42 +188,68 @@ func TestFloodDropsNoOtherRequest(t *testing.T) {
 	l := startAvailability(t, api.Config{Logger: slog.New(logs)})
 	gnc := l.connect(t, "globex")
 	inbox, answers := collect(t, gnc)
-	// Each flood append is a valid JSON event of 4 KiB the ledger must
-	// parse in full to refuse (an unknown type).
-	pad := strings.Repeat("x", 4096)
+	// Each flood append is a valid JSON event of 8 KiB the ledger must
+	// parse in full to refuse (an unknown type): 160 MB in all, more than
+	// a subscription's default pending limit (64 MB) holds.
+	pad := strings.Repeat("x", 8192)
 	bad := []byte(ev("", "session.flooded", "agent:main:flood", globex, `{"pad":"`+pad+`"}`))
 	const flood, senders = 20000, 8
 	var wg sync.WaitGroup
 	floodStart := time.Now()
-	for range senders {
+	quarter := make(chan struct{})
+	for s := range senders {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range flood / senders {
+			for i := range flood / senders {
 				_ = gnc.PublishRequest(fmt.Sprintf("ledger.v1.append.%s", globex), inbox, bad)
+				if s == 0 && i == flood/senders/4 {
+					close(quarter)
+				}
 			}
 		}()
 	}
-	// acme meanwhile: appends (each a new session) and queries, one after
-	// another, while the flood is sent.
-	var acmeErr []string
+	// acme meanwhile, from a quarter into the flood: 50 appends (each a
+	// new session) from 10 goroutines and 50 queries from one, each sent
+	// as the one before it is answered.
+	<-quarter
 	const acmeN = 50
-	for i := range acmeN {
-		line := ev("", "session.started", fmt.Sprintf("agent:main:acme%d", i), acme, `{"agent":"main"}`)
-		for _, rq := range []struct{ subj, body string }{
-			{"ledger.v1.append.acme", line},
-			{"ledger.v1.tools.acme", `{"session":"agent:main:main"}`},
-		} {
-			msg, err := l.nc.Request(rq.subj, []byte(rq.body), reqTimeout)
-			if err != nil {
-				acmeErr = append(acmeErr, fmt.Sprintf("%s: %v", rq.subj, err))
-				continue
-			}
-			if r := decodeReply(t, msg); r.code != "" {
-				acmeErr = append(acmeErr, fmt.Sprintf("%s: %s %s", rq.subj, r.code, r.message))
-			}
+	var (
+		mu      sync.Mutex
+		acmeErr []string
+		acmeOK  int
+		awg     sync.WaitGroup
+	)
+	ask := func(subj, body string) {
+		msg, err := l.nc.Request(subj, []byte(body), reqTimeout)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			acmeErr = append(acmeErr, fmt.Sprintf("%s: %v", subj, err))
+			return
 		}
+		if r := decodeReply(t, msg); r.code != "" {
+			acmeErr = append(acmeErr, fmt.Sprintf("%s: %s %s", subj, r.code, r.message))
+			return
+		}
+		acmeOK++
 	}
+	const acmeWriters = 10
+	awg.Add(acmeWriters + 1)
+	for w := range acmeWriters {
+		go func() {
+			defer awg.Done()
+			for i := range acmeN / acmeWriters {
+				ask("ledger.v1.append.acme", ev("", "session.started", fmt.Sprintf("agent:main:acme%d-%d", w, i), acme, `{"agent":"main"}`))
+			}
+		}()
+	}
+	go func() {
+		defer awg.Done()
+		for range acmeN {
+			ask("ledger.v1.tools.acme", `{"session":"agent:main:main"}`)
+		}
+	}()
 	wg.Wait()
 	if err := gnc.Flush(); err != nil {
 		t.Fatal(err)
@@ -231,7 +257,7 @@ func TestFloodDropsNoOtherRequest(t *testing.T) {
 	// Every flood append is answered: count them, bounded by a deadline
 	// that only keeps a lost answer from hanging the test.
 	codes := map[events.Code]int{}
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for got := 0; got < flood; got++ {
 		select {
 		case m := <-answers:
@@ -241,10 +267,11 @@ func TestFloodDropsNoOtherRequest(t *testing.T) {
 			got = flood
 		}
 	}
+	awg.Wait()
 	took := time.Since(floodStart)
 	lines := logs.n.Load()
 	logs.mu.Lock()
-	t.Logf("flood of %d in %v: globex's answers %v; acme's %d requests: %d failed; %d log lines %v", flood, took, codes, 2*acmeN, len(acmeErr), lines, logs.msg)
+	t.Logf("flood of %d in %v: globex's answers %v; acme's %d requests: %d answered, %d failed; %d log lines %v", flood, took, codes, 2*acmeN, acmeOK, len(acmeErr), lines, logs.msg)
 	logs.mu.Unlock()
 	if len(acmeErr) > 0 {
 		t.Errorf("acme's requests during the flood were not all answered: %d failed, first: %s", len(acmeErr), acmeErr[0])
