@@ -14,6 +14,38 @@
 //
 // A session belongs to the orchestrator that started or spawned it: the
 // record's actor is the owner token of the subject it came in on.
+//
+// # Concurrency
+//
+// No request is handled on a subscription's delivery goroutine: it is put
+// in the lane of its endpoint and owner (the subject's last token) and
+// Config.Workers workers take requests from the lanes in turn, one at a
+// time from each lane that holds some. So:
+//
+//   - one owner's requests on one endpoint are handled in the order they
+//     arrived (appends reach the round batcher in that order); requests on
+//     different endpoints or of different owners have no order between
+//     them;
+//   - a flood on one lane delays a request on another by at most one
+//     request per worker, and never makes the subscription drop it: a lane
+//     holds at most Config.MaxQueued requests (and 64 MiB), and a request
+//     beyond that is answered at once with not_caught_up, the code clients
+//     retry after a backoff;
+//   - a query whose min_seq the replica has not applied waits on a
+//     goroutine of its own, holding no worker, until the projection
+//     reaches it or Config.MaxWait passes; an owner has at most
+//     Config.MaxWaiting such queries waiting, and another is answered
+//     not_caught_up at once;
+//   - every answer is sent after micro's handler returned, with the error
+//     headers set by hand (micro.Request.Error there would race with
+//     micro's statistics, which so count no errors);
+//   - the logger writes at most one line per cause (level and message) a
+//     second, and the next says how many were suppressed; drops on the
+//     service's subscriptions are logged through it rather than by the
+//     connection's error handler, which Start wraps.
+//
+// Stop returns once the workers and waiting queries have ended; requests
+// still in a lane are not answered.
 package api
 
 import (
