@@ -1,0 +1,79 @@
+package api
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/micro"
+)
+
+// fakeRequest is a micro.Request that only carries data.
+type fakeRequest struct {
+	micro.Request
+	data []byte
+}
+
+func (r fakeRequest) Data() []byte { return r.data }
+
+// TestLanesTakeTurns: a worker takes one request from each lane in turn,
+// and each lane's requests in their order; a full lane refuses.
+func TestLanesTakeTurns(t *testing.T) {
+	l := newLanes(3, 1<<20)
+	served := make(chan string, 5)
+	h := func(r micro.Request) { served <- string(r.Data()) }
+	for _, p := range []struct{ lane, req string }{
+		{"append a", "a1"}, {"append a", "a2"}, {"append a", "a3"}, {"append b", "b1"}, {"append b", "b2"},
+	} {
+		if !l.push(p.lane, fakeRequest{data: []byte(p.req)}, h) {
+			t.Fatalf("push %s refused", p.req)
+		}
+	}
+	if l.push("append a", fakeRequest{data: []byte("a4")}, h) {
+		t.Fatal("a fourth request in a lane of 3 was taken")
+	}
+	done := make(chan struct{})
+	go func() { l.serve(); close(done) }()
+	var got []string
+	deadline := time.After(10 * time.Second)
+	for len(got) < 5 {
+		select {
+		case r := <-served:
+			got = append(got, r)
+		case <-deadline:
+			t.Fatalf("served %q of 5", got)
+		}
+	}
+	l.stop()
+	<-done
+	if want := "a1 b1 a2 b2 a3"; strings.Join(got, " ") != want {
+		t.Errorf("served %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// TestLimitedHandler: one line per cause per interval, the next carries
+// how many were suppressed, and another cause is not held back.
+func TestLimitedHandler(t *testing.T) {
+	var buf bytes.Buffer
+	h := newLimitedHandler(slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}), time.Second)
+	now := time.Unix(1000, 0)
+	h.now = func() time.Time { return now }
+	log := slog.New(h).With("k", "v")
+	for range 1000 {
+		log.Warn("flood")
+	}
+	log.Error("other")
+	now = now.Add(time.Second)
+	log.Warn("flood")
+	want := "level=WARN msg=flood k=v\nlevel=ERROR msg=other k=v\nlevel=WARN msg=flood k=v suppressed=999\n"
+	if buf.String() != want {
+		t.Errorf("wrote\n%s\nwant\n%s", buf.String(), want)
+	}
+}
