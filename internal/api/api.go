@@ -113,7 +113,8 @@ type Config struct {
 	Workers int
 	// MaxQueued bounds the requests one lane (an endpoint and an owner)
 	// holds (and 64 MiB of them); past it a request is answered at once
-	// with not_caught_up. Default 256.
+	// with not_caught_up. Default 16384: a writer may pipeline thousands
+	// of appends (TestAPIDeepSpawnChain sends 10,000 on one connection).
 	MaxQueued int
 	// MaxWaiting bounds the queries of one owner that wait for min_seq at
 	// a time; past it a query the replica cannot answer yet is answered at
@@ -190,7 +191,7 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 		cfg.Workers = 8
 	}
 	if cfg.MaxQueued <= 0 {
-		cfg.MaxQueued = 256
+		cfg.MaxQueued = 16384
 	}
 	if cfg.MaxWaiting <= 0 {
 		cfg.MaxWaiting = 16
