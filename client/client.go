@@ -24,6 +24,18 @@ import (
 	"github.com/sessionledger/ledger/events"
 )
 
+// InboxPrefix is the reply-subject prefix the NATS roles of 'ledger serve
+// --gen-auth' let user receive on: every user but the service may
+// subscribe to InboxPrefix(user)+".>" only, so that no one receives
+// another's answers. Connect as that user with it:
+//
+//	nc, err := nats.Connect(url, nats.UserInfo(user, password),
+//		nats.CustomInboxPrefix(client.InboxPrefix(user)))
+//
+// Requests made on a connection with the default prefix (_INBOX) get no
+// answer under those roles: the server refuses the reply subscription.
+func InboxPrefix(user string) string { return "_INBOX_" + user }
+
 // Options configure a Client. The zero value of every field means its
 // default.
 type Options struct {

@@ -122,7 +122,7 @@ func TestWatchWithOrchestratorPermissions(t *testing.T) {
 	}
 	defer srv.Stop()
 	dial := func(user, pw string) *nats.Conn {
-		nc, err := nats.Connect(ns.ClientURL(), nats.UserInfo(user, pw))
+		nc, err := nats.Connect(ns.ClientURL(), nats.UserInfo(user, pw), nats.CustomInboxPrefix(client.InboxPrefix(user)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/service"
@@ -340,7 +341,9 @@ func (f *ledgerFlags) authOptions() []nats.Option {
 		opts = append(opts, nats.UserCredentials(f.creds))
 	}
 	if f.user != "" {
-		opts = append(opts, nats.UserInfo(f.user, f.password))
+		// The roles of 'ledger serve --gen-auth' let a user receive
+		// replies only under its own inbox prefix.
+		opts = append(opts, nats.UserInfo(f.user, f.password), nats.CustomInboxPrefix(client.InboxPrefix(f.user)))
 	}
 	return opts
 }

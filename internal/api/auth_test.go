@@ -93,7 +93,7 @@ func TestRolesEnforcedByTheServer(t *testing.T) {
 
 	connect := func(user, pw string) (*nats.Conn, *violations) {
 		v := &violations{}
-		nc, err := nats.Connect(url, nats.UserInfo(user, pw), nats.ErrorHandler(v.handler))
+		nc, err := nats.Connect(url, nats.UserInfo(user, pw), nats.CustomInboxPrefix(api.InboxPrefix(user)), nats.ErrorHandler(v.handler))
 		if err != nil {
 			t.Fatalf("%s: %v", user, err)
 		}

@@ -1,0 +1,233 @@
+package hostiletest
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
+)
+
+// authLedger is `ledger serve` on the NATS authorization `ledger serve
+// --gen-auth` writes, with two orchestrators, an operator and an auditor.
+type authLedger struct {
+	url string
+}
+
+var authUsers = map[string]string{"ledger": "svc-pw", "acme": "acme-pw", "globex": "globex-pw", "alice": "alice-pw", "audit": "audit-pw"}
+
+func startServeAuth(t *testing.T) *authLedger {
+	t.Helper()
+	conf := filepath.Join(t.TempDir(), "auth.conf")
+	if r := runLedger(t, "serve", "--gen-auth", conf, "--service-users", "ledger:svc-pw", "--orchestrators", "acme:acme-pw,globex:globex-pw",
+		"--operators", "alice:alice-pw", "--auditors", "audit:audit-pw"); r.exit != 0 {
+		t.Fatalf("gen-auth: %+v", r)
+	}
+	bin, err := ledgerBinary()
+	if err != nil {
+		t.Fatalf("building ledger: %v", err)
+	}
+	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:-1", "--nats-config", conf,
+		"--user", "ledger", "--password", "svc-pw", "--max-wait", "300ms", "--log-level", "error", "--name", "isolation")
+	cmd.Env = append(os.Environ(), "LEDGER_DATA=", "NATS_URL=", "NATS_USER=", "NATS_PASSWORD=")
+	var stdout, stderr lockedBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	l := &authLedger{}
+	for start := time.Now(); l.url == ""; {
+		select {
+		case <-exited:
+			t.Fatalf("ledger serve exited: %s", stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("ledger serve did not start in 30s: %s", stderr.String())
+		}
+		l.url = clientURL.FindString(stdout.String())
+	}
+	// The stream exists before the API is registered; wait for the API.
+	nc, _ := l.connect(t, "audit", true)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if _, err := nc.Request("ledger.v1.tree.all", []byte(`{}`), time.Second); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the ledger API did not answer: %v: %s", err, stderr.String())
+		}
+	}
+	return l
+}
+
+// refusals collects the permission violations the server reports to one
+// connection.
+type refusals struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (r *refusals) handler(_ *nats.Conn, _ *nats.Subscription, err error) {
+	r.mu.Lock()
+	r.errs = append(r.errs, err.Error())
+	r.mu.Unlock()
+}
+
+// waitFor reports whether a violation naming subject arrives within 5s.
+func (r *refusals) waitFor(subject string) bool {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		r.mu.Lock()
+		for _, e := range r.errs {
+			if strings.Contains(strings.ToLower(e), "permissions violation") && strings.Contains(e, subject) {
+				r.mu.Unlock()
+				return true
+			}
+		}
+		r.mu.Unlock()
+	}
+	return false
+}
+
+// connect dials as user, with its own inbox prefix when ownInbox.
+func (l *authLedger) connect(t *testing.T, user string, ownInbox bool) (*nats.Conn, *refusals) {
+	t.Helper()
+	r := &refusals{}
+	opts := []nats.Option{nats.UserInfo(user, authUsers[user]), nats.ErrorHandler(r.handler), nats.Timeout(5 * time.Second)}
+	if ownInbox {
+		opts = append(opts, nats.CustomInboxPrefix(client.InboxPrefix(user)))
+	}
+	nc, err := nats.Connect(l.url, opts...)
+	if err != nil {
+		t.Fatalf("%s: %v", user, err)
+	}
+	t.Cleanup(nc.Close)
+	return nc, r
+}
+
+// seed sets a policy and starts acme's session; it returns acme's client.
+func (l *authLedger) seed(t *testing.T) *client.Client {
+	t.Helper()
+	ops, _ := l.connect(t, "alice", true)
+	if _, err := client.New(ops, client.Options{Actor: "alice", Timeout: 2 * time.Second, Retries: 1}).Append(t.Context(),
+		client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Document: json.RawMessage(`{}`), Catalogue: []string{"read", "exec"}})); err != nil {
+		t.Fatalf("operator sets policy: %v", err)
+	}
+	nc, _ := l.connect(t, "acme", true)
+	acme := client.New(nc, client.Options{Owner: "acme", Timeout: 2 * time.Second, Retries: 1})
+	if _, err := acme.Append(t.Context(), client.Start("agent:main:main", events.StartedData{Agent: "main"})); err != nil {
+		t.Fatalf("orchestrator appends: %v", err)
+	}
+	return acme
+}
+
+// TestIsolationReplies: one orchestrator cannot subscribe to another's
+// replies (query answers, append acks), under its inbox prefix or the
+// default one, and the first one's requests still work.
+func TestIsolationReplies(t *testing.T) {
+	l := startServeAuth(t)
+	globex, refused := l.connect(t, "globex", true)
+	var mu sync.Mutex
+	var stolen []string
+	for _, subject := range []string{client.InboxPrefix("acme") + ".>", "_INBOX.>", ">"} {
+		if _, err := globex.Subscribe(subject, func(m *nats.Msg) {
+			mu.Lock()
+			stolen = append(stolen, m.Subject)
+			mu.Unlock()
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !refused.waitFor(subject) {
+			t.Errorf("the server let orchestrator globex subscribe to %s", subject)
+		}
+	}
+	acme := l.seed(t)
+	for range 3 {
+		if _, err := acme.Tools(t.Context(), "agent:main:main"); err != nil {
+			t.Fatalf("acme's query: %v", err)
+		}
+	}
+	if err := globex.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(stolen) > 0 {
+		t.Fatalf("globex received another's replies: %v", stolen)
+	}
+}
+
+// TestIsolationOrchestratorJetStream: an orchestrator fetches no record
+// by sequence and deletes no consumer; an auditor still reads. Every user
+// but the service is refused a record published straight onto the
+// stream, and a client without a user is not let in.
+func TestIsolationOrchestratorJetStream(t *testing.T) {
+	l := startServeAuth(t)
+	l.seed(t)
+	acme, refused := l.connect(t, "acme", true)
+	for _, subject := range []string{"$JS.API.DIRECT.GET.LEDGER", "$JS.API.DIRECT.GET.LEDGER.ledger.session.agent:main:main",
+		"$JS.API.STREAM.MSG.GET.LEDGER", "$JS.API.CONSUMER.DELETE.LEDGER.someone-elses"} {
+		if m, err := acme.Request(subject, []byte(`{"seq":1}`), 300*time.Millisecond); err == nil {
+			t.Errorf("orchestrator's %s answered: %s", subject, m.Data)
+		}
+		if !refused.waitFor(subject) {
+			t.Errorf("the server did not refuse the orchestrator's %s", subject)
+		}
+	}
+	audit, _ := l.connect(t, "audit", true)
+	if m, err := audit.Request("$JS.API.DIRECT.GET.LEDGER", []byte(`{"seq":1}`), 2*time.Second); err != nil || len(m.Data) == 0 {
+		t.Errorf("auditor's direct get: %v", err)
+	}
+	head := func() uint64 {
+		m, err := audit.Request("$JS.API.STREAM.INFO.LEDGER", nil, 2*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var info struct {
+			State struct {
+				LastSeq uint64 `json:"last_seq"`
+			} `json:"state"`
+		}
+		if err := json.Unmarshal(m.Data, &info); err != nil {
+			t.Fatal(err)
+		}
+		return info.State.LastSeq
+	}
+	before := head()
+	for _, user := range []string{"acme", "alice", "audit"} {
+		nc, refused := l.connect(t, user, true)
+		for _, subject := range []string{"ledger.session.agent:main:main", "ledger.policy", "ledger.decision.agent:main:main"} {
+			if m, err := nc.Request(subject, []byte(`{"v":1,"type":"session.started"}`), 300*time.Millisecond); err == nil {
+				t.Errorf("%s's record on %s was acked: %s", user, subject, m.Data)
+			}
+			if !refused.waitFor(subject) {
+				t.Errorf("the server did not refuse %s's publish to %s", user, subject)
+			}
+		}
+	}
+	if after := head(); after != before {
+		t.Errorf("the stream went from %d to %d records", before, after)
+	}
+	if nc, err := nats.Connect(l.url, nats.Timeout(2*time.Second)); err == nil {
+		nc.Close()
+		t.Error("a client with no user connected")
+	}
+}
