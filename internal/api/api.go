@@ -141,9 +141,11 @@ type Server struct {
 	waiting *waiters
 	// done is closed by Stop; ctxDone is Start's context's: the workers
 	// and waiters end on either.
-	done     chan struct{}
-	ctxDone  <-chan struct{}
-	wg       sync.WaitGroup
+	done    chan struct{}
+	ctxDone <-chan struct{}
+	wg      sync.WaitGroup
+	// restore puts back the connection's error handler Start wrapped.
+	restore  func()
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -212,9 +214,16 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 		done: make(chan struct{}), ctxDone: ctx.Done()}
 	// A drop on the service's subscriptions is logged here, at most once a
 	// second, instead of by the connection's handler (nats.go's default
-	// prints a line per dropped message); set before AddService, which
-	// chains to it.
+	// prints a line on stderr each time a subscription starts dropping);
+	// set before AddService, which chains to it.
 	prev := nc.ErrorHandler()
+	s.restore = func() { nc.SetErrorHandler(prev) }
+	started := false
+	defer func() {
+		if !started {
+			s.restore()
+		}
+	}()
 	nc.SetErrorHandler(func(c *nats.Conn, sub *nats.Subscription, err error) {
 		if sub != nil && strings.HasPrefix(sub.Subject, Prefix+".") {
 			s.log.Error("api subscription error; requests were dropped", "subject", sub.Subject, "err", err)
@@ -252,6 +261,7 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
+	started = true
 	go s.batchAppends(ctx)
 	s.wg.Add(cfg.Workers)
 	for range cfg.Workers {
@@ -304,6 +314,7 @@ func (s *Server) dispatch(name string, h micro.HandlerFunc) micro.HandlerFunc {
 func (s *Server) Stop() error {
 	s.stopOnce.Do(func() {
 		s.stopErr = s.svc.Stop()
+		s.restore()
 		close(s.done)
 		s.lanes.stop()
 		s.wg.Wait()
