@@ -220,6 +220,9 @@ export class Ledger {
       if (this.cfg.user !== undefined) {
         opts.user = this.cfg.user;
         opts.pass = this.cfg.password ?? "";
+        // Under the roles 'ledger serve --gen-auth' writes, a user may only
+        // receive replies on its own inbox prefix (client.InboxPrefix).
+        opts.inboxPrefix = `_INBOX_${this.cfg.user}`;
       }
       if (this.cfg.credsFile !== undefined) opts.authenticator = nats.credsAuthenticator(fs.readFileSync(this.cfg.credsFile));
       try {

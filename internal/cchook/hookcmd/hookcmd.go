@@ -299,7 +299,9 @@ func (f *Flags) connect() (*nats.Conn, error) {
 		opts = append(opts, nats.UserCredentials(f.creds))
 	}
 	if f.user != "" {
-		opts = append(opts, nats.UserInfo(f.user, f.password))
+		// Under the roles 'ledger serve --gen-auth' writes, a user may
+		// only receive replies on its own inbox prefix.
+		opts = append(opts, nats.UserInfo(f.user, f.password), nats.CustomInboxPrefix(client.InboxPrefix(f.user)))
 	}
 	return nats.Connect(f.natsURL, opts...)
 }
