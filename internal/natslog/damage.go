@@ -42,6 +42,13 @@ func (e *DamagedError) Error() string {
 
 func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }
 
+// errStalled: the stream holds the record a read waits for (it returns it
+// when asked) but the read's ordered consumer has delivered nothing for
+// stallAfter. That is no damage (a consumer left on a stream leader that
+// went away stalls so), so the callers read on with a new consumer from
+// the same sequence (TestClusterLeaderFailover under -race).
+var errStalled = errors.New("natslog: the stream's consumer stalled")
+
 // readWait is how long a read waits for the next record it knows the
 // stream holds before asking the stream for that record directly.
 var readWait = time.Second
@@ -102,7 +109,7 @@ func nextMsg(ctx context.Context, it jetstream.MessagesContext, seg *segment, lo
 		if reported {
 			waited += readWait
 			if waited >= stall {
-				return nil, fmt.Errorf("natslog: stream %s holds sequence %d but delivered nothing for %s", seg.name, local, waited)
+				return nil, fmt.Errorf("%w: stream %s holds sequence %d but delivered nothing for %s", errStalled, seg.name, local, waited)
 			}
 		} else {
 			waited = 0

@@ -247,6 +247,9 @@ func (l *Log) follow(ctx context.Context, f *follower, head uint64, segs []*segm
 			start = min(start, head-seg.base+1)
 		}
 		done, err := f.segment(ctx, seg, start, sealed, later)
+		if errors.Is(err, errStalled) {
+			continue // a new consumer from f.next
+		}
 		if err != nil || done {
 			return err
 		}
@@ -489,6 +492,11 @@ func readMsgs(ctx context.Context, seg *segment, from, end uint64) ([]Msg, error
 	next := from
 	for {
 		m, err := nextMsg(ctx, it, seg, next, stallAfter)
+		if errors.Is(err, errStalled) {
+			// Read on with a new consumer from the record not delivered.
+			rest, err := readMsgs(ctx, seg, next, end)
+			return append(out, rest...), err
+		}
 		var de *DamagedError
 		if errors.As(err, &de) {
 			return nil, err
