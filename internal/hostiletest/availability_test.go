@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,10 +14,7 @@ import (
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
-	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/natslog"
-	"github.com/sessionledger/ledger/internal/service"
-	"github.com/sessionledger/ledger/projection"
 )
 
 // The availability cases (issue 15): one orchestrator's waiting queries or
@@ -36,38 +32,7 @@ type availLedger struct {
 
 func startAvailability(t *testing.T, cfg api.Config) *availLedger {
 	t.Helper()
-	dir := t.TempDir()
-	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	snc, err := natslog.ConnectEmbedded(ns, "ledger")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(snc.Close)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	log, err := natslog.Open(ctx, snc, natslog.StreamConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := projection.OpenStore(filepath.Join(dir, "projection.db"), projection.StoreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	svc, err := service.Open(ctx, service.Config{Log: log, Store: store, Dialects: dialects.All()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Service = svc
-	srv, err := api.Start(ctx, snc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
+	base, ns := startInProcessWith(t, cfg, "acme")
 	connect := func(t *testing.T, name string) *nats.Conn {
 		t.Helper()
 		nc, err := natslog.ConnectEmbedded(ns, name)
@@ -77,8 +42,7 @@ func startAvailability(t *testing.T, cfg api.Config) *availLedger {
 		t.Cleanup(nc.Close)
 		return nc
 	}
-	l := &availLedger{apiLedger: &apiLedger{log: log, nc: connect(t, "acme"), alive: func(*testing.T) {}},
-		connect: connect}
+	l := &availLedger{apiLedger: base, connect: connect}
 	// A policy and acme's session, which acme's requests use.
 	for _, line := range []string{
 		ev(id(1), "policy.set", "", ops, `{"dialect":"openclaw","document":`+ocDoc1+`,"catalogue":`+ocCatalogue+`}`),

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/events"
@@ -60,6 +61,15 @@ func startAPI(t *testing.T) *apiLedger {
 
 func startInProcess(t *testing.T) *apiLedger {
 	t.Helper()
+	l, _ := startInProcessWith(t, api.Config{MaxWait: 300 * time.Millisecond}, "hostile-client")
+	return l
+}
+
+// startInProcessWith runs the ledger in process with cfg (its Service is
+// filled in), connects a client named client, and returns it with the
+// embedded server, for tests that connect more clients.
+func startInProcessWith(t *testing.T, cfg api.Config, client string) (*apiLedger, *server.Server) {
+	t.Helper()
 	dir := t.TempDir()
 	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats")})
 	if err != nil {
@@ -86,7 +96,8 @@ func startInProcess(t *testing.T) *apiLedger {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := api.Start(ctx, snc, api.Config{Service: svc, MaxWait: 300 * time.Millisecond})
+	cfg.Service = svc
+	srv, err := api.Start(ctx, snc, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,27 +107,60 @@ func startInProcess(t *testing.T) *apiLedger {
 	if err := snc.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	nc, err := natslog.ConnectEmbedded(ns, "hostile-client")
+	nc, err := natslog.ConnectEmbedded(ns, client)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	return &apiLedger{log: log, nc: nc, alive: func(*testing.T) {}}
+	return &apiLedger{log: log, nc: nc, alive: func(*testing.T) {}}, ns
 }
 
 // startServe runs `ledger serve` on a fresh data directory with a client
 // port and connects to it.
 func startServe(t *testing.T) *apiLedger {
 	t.Helper()
+	url, alive, stderr := serveProcess(t, "--name", "hostile")
+	nc, err := nats.Connect(url, nats.Name("hostile-client"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	// The stream exists before the API is registered; wait for the API.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := nc.Request("ledger.v1.tree.all", []byte(`{}`), time.Second)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the ledger API did not answer: %v: %s", err, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	log, err := natslog.Open(context.Background(), nc, natslog.StreamConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &apiLedger{log: log, nc: nc, alive: alive}
+}
+
+// serveProcess runs `ledger serve` on a fresh data directory with a client
+// port on loopback, the given flags after the common ones, and returns the
+// client URL, a check that it still runs, and its stderr. It is stopped
+// with SIGTERM (killed after 10 s) when the test ends.
+func serveProcess(t *testing.T, flags ...string) (string, func(*testing.T), *lockedBuffer) {
+	t.Helper()
 	bin, err := ledgerBinary()
 	if err != nil {
 		t.Fatalf("building ledger: %v", err)
 	}
-	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:-1",
-		"--max-wait", "300ms", "--log-level", "error", "--name", "hostile")
-	cmd.Env = append(os.Environ(), "LEDGER_DATA=", "NATS_URL=")
-	var stdout, stderr lockedBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	args := append([]string{"serve", "--data", t.TempDir(), "--listen", "127.0.0.1:-1",
+		"--max-wait", "300ms", "--log-level", "error"}, flags...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "LEDGER_DATA=", "NATS_URL=", "NATS_USER=", "NATS_PASSWORD=")
+	var stdout lockedBuffer
+	stderr := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -144,35 +188,15 @@ func startServe(t *testing.T) *apiLedger {
 		}
 		url = clientURL.FindString(stdout.String())
 	}
-	nc, err := nats.Connect(url, nats.Name("hostile-client"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	// The stream exists before the API is registered; wait for the API.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		_, err := nc.Request("ledger.v1.tree.all", []byte(`{}`), time.Second)
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the ledger API did not answer: %v: %s", err, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	log, err := natslog.Open(context.Background(), nc, natslog.StreamConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &apiLedger{log: log, nc: nc, alive: func(t *testing.T) {
+	alive := func(t *testing.T) {
 		t.Helper()
 		select {
 		case <-exited:
 			t.Fatalf("ledger serve stopped: %s", stderr.String())
 		default:
 		}
-	}}
+	}
+	return url, alive, stderr
 }
 
 // clientURL finds the client address `ledger serve` prints.

@@ -2,12 +2,9 @@ package hostiletest
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -32,41 +29,8 @@ func startServeAuth(t *testing.T) *authLedger {
 		"--operators", "alice:alice-pw", "--auditors", "audit:audit-pw"); r.exit != 0 {
 		t.Fatalf("gen-auth: %+v", r)
 	}
-	bin, err := ledgerBinary()
-	if err != nil {
-		t.Fatalf("building ledger: %v", err)
-	}
-	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:-1", "--nats-config", conf,
-		"--user", "ledger", "--password", "svc-pw", "--max-wait", "300ms", "--log-level", "error", "--name", "isolation")
-	cmd.Env = append(os.Environ(), "LEDGER_DATA=", "NATS_URL=", "NATS_USER=", "NATS_PASSWORD=")
-	var stdout, stderr lockedBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	l := &authLedger{}
-	for start := time.Now(); l.url == ""; {
-		select {
-		case <-exited:
-			t.Fatalf("ledger serve exited: %s", stderr.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Since(start) > 30*time.Second {
-			t.Fatalf("ledger serve did not start in 30s: %s", stderr.String())
-		}
-		l.url = clientURL.FindString(stdout.String())
-	}
+	url, _, stderr := serveProcess(t, "--nats-config", conf, "--user", "ledger", "--password", "svc-pw", "--name", "isolation")
+	l := &authLedger{url: url}
 	// The stream exists before the API is registered; wait for the API.
 	nc, _ := l.connect(t, "audit", true)
 	for deadline := time.Now().Add(30 * time.Second); ; {
