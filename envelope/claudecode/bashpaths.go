@@ -294,14 +294,8 @@ func searchArgs(a []string, valued map[string]bool, dflt []string) []string {
 			case "-e", "--regexp", "-f", "--file":
 				havePattern = true
 				if key == "-f" || key == "--file" {
-					v := ""
-					if hasEq {
-						v = w[strings.IndexByte(w, '=')+1:]
-					} else if i+1 < len(a) {
-						v = a[i+1]
-					}
-					if v != "" {
-						out = append(out, v)
+					if v, _, _ := optArg(a, i); v != "" {
+						out = append(out, v) // the word after is skipped as a valued option's
 					}
 				}
 			}
@@ -313,17 +307,9 @@ func searchArgs(a []string, valued map[string]bool, dflt []string) []string {
 			}
 			switch key {
 			case "--exclude-from", "--include-from", "--ignore-file":
-				v := ""
-				if hasEq {
-					v = w[strings.IndexByte(w, '=')+1:]
-				} else if i+1 < len(a) {
-					v = a[i+1]
-				}
-				if v != "" {
+				var v string
+				if v, i, _ = optArg(a, i); v != "" {
 					out = append(out, v)
-				}
-				if !hasEq {
-					i++
 				}
 				continue
 			}
@@ -359,6 +345,19 @@ func searchArgs(a []string, valued map[string]bool, dflt []string) []string {
 		return dflt
 	}
 	return out
+}
+
+// optArg returns the value of the option word a[i], written as --opt=V
+// or as the next word, the index of the last word it took, and false when
+// there is none (no '=' and no next word).
+func optArg(a []string, i int) (v string, last int, ok bool) {
+	if eq := strings.IndexByte(a[i], '='); eq >= 0 {
+		return a[i][eq+1:], i, true
+	}
+	if i+1 < len(a) {
+		return a[i+1], i + 1, true
+	}
+	return "", i, false
 }
 
 func isLetters(s string) bool {
@@ -427,11 +426,8 @@ func awkArgs(a []string) []string {
 			}
 			if files[key] {
 				haveProgram = true
-				if eq >= 0 {
-					out = append(out, w[eq+1:])
-				} else if i+1 < len(a) {
-					out = append(out, a[i+1])
-					i++
+				if v, last, ok := optArg(a, i); ok {
+					out, i = append(out, v), last
 				}
 			}
 			continue
@@ -515,11 +511,8 @@ func jqArgs(a []string) []string {
 			}
 			if key == "-f" || key == "--from-file" {
 				haveFilter = true
-				if eq >= 0 {
-					out = append(out, w[eq+1:])
-				} else if i+1 < len(a) {
-					out = append(out, a[i+1])
-					i++
+				if v, last, ok := optArg(a, i); ok {
+					out, i = append(out, v), last
 				}
 				continue
 			}
