@@ -233,8 +233,8 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 		} else if rr, script := v.shellScriptDeny(c, 0); rr != nil {
 			out = decided(stepDenyRules, envelope.Ask, v.ruleReason(codeDenyInScript, rr))
 			detail[stepDenyRules] = "a deny rule matches a command inside the shell -c script " + strconv.Quote(script)
-		} else if w := v.commandDenyCaveat(c); w != "" {
-			detail[stepDenyRules] = w
+		} else if t == toolBash && v.e.cmdDenyCaveat != "" {
+			detail[stepDenyRules] = v.e.cmdDenyCaveat
 		}
 	}
 	if !out.ok {
@@ -329,20 +329,17 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 	return nil, "", ""
 }
 
-// commandDenyCaveat warns, for a Bash call no deny rule stopped while
-// Bash command deny rules exist, what such rules never see: a command word
-// made by substitution ($(echo rm) f), find's -delete and -exec, unlink.
-// Claude Code 2.1.328 lets those run too (TestDifferential/bypass-rm), so
-// the ledger says so rather than implying the rules cover them.
-func (v *view) commandDenyCaveat(c *call) string {
-	if c.tool != toolBash {
-		return ""
-	}
+// commandDenyCaveat is the warning, for a Bash call no deny rule stopped
+// while Bash command deny rules exist, of what such rules never see: a
+// command word made by substitution ($(echo rm) f), find's -delete and
+// -exec, unlink. Claude Code 2.1.328 lets those run too
+// (TestDifferential/bypass-rm), so the ledger says so rather than implying
+// the rules cover them. Made once per effective policy (buildEffective).
+func commandDenyCaveat(deny []ruleRef) string {
 	var rules []string
-	for i := range v.e.rules[bDeny] {
-		rr := &v.e.rules[bDeny][i]
-		if rr.r.specKind == specCommand && rr.r.applies(toolBash, bDeny) {
-			rules = append(rules, rr.r.text)
+	for i := range deny {
+		if r := deny[i].r; r.specKind == specCommand && r.applies(toolBash, bDeny) {
+			rules = append(rules, r.text)
 		}
 	}
 	if len(rules) == 0 {

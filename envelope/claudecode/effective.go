@@ -16,7 +16,10 @@ type Effective struct {
 	c        *Compiled
 	rules    [3][]ruleRef // allow, ask, deny: the document's, then the grants'
 	bareDeny []ruleRef    // the deny rules without a specifier (pool layer 2)
-	rev      envelope.RecordRef
+	// cmdDenyCaveat is the warning the deny step of a Bash call shows when
+	// command deny rules exist and none stopped it ("" without such rules).
+	cmdDenyCaveat string
+	rev           envelope.RecordRef
 
 	rawCat  []string        // PolicyState.Catalogue the cache below was made from
 	cat     []string        // normalized (Task -> Agent), de-duplicated, in order
@@ -132,6 +135,7 @@ func buildEffective(p *envelope.PolicyState) (*Effective, error) {
 			e.bareDeny = append(e.bareDeny, rr)
 		}
 	}
+	e.cmdDenyCaveat = commandDenyCaveat(e.rules[bDeny])
 	e.setCatalogue(p.Catalogue)
 	return e, nil
 }

@@ -11,30 +11,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // pinKey is the CLI's entry in tools/npm/pins.json.
 const pinKey = "@anthropic-ai/claude-code"
 
-// ModuleRoot walks up from the working directory to the directory holding
-// go.mod.
-func ModuleRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("claudecodetest: no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
+// ModuleRoot is the repository root (ledgertest.Root).
+func ModuleRoot(t testing.TB) string { return ledgertest.Root() }
 
 // Pin is the CLI version tools/npm/pins.json pins.
 func Pin(t testing.TB) string {

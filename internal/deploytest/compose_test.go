@@ -23,6 +23,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 const (
@@ -237,24 +239,8 @@ type arg struct {
 	hasValue    bool
 }
 
-// repoRoot finds the directory holding go.mod above the test's directory.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
+// repoRoot is the repository root (ledgertest.Root).
+func repoRoot(*testing.T) string { return ledgertest.Root() }
 
 func load(t *testing.T) *deployment {
 	t.Helper()
