@@ -365,6 +365,9 @@ func (v *view) shellScriptDeny(c *call, depth int) (*ruleRef, string) {
 		return nil, ""
 	}
 	for i := range l.subs {
+		if !mentionsShell(l.subs[i].words) {
+			continue // the common case: nothing to unquote and strip
+		}
 		ws := make([]string, len(l.subs[i].words))
 		for j, w := range l.subs[i].words {
 			ws[j] = unquote(w)
@@ -386,6 +389,22 @@ func (v *view) shellScriptDeny(c *call, depth int) (*ruleRef, string) {
 		}
 	}
 	return nil, ""
+}
+
+// mentionsShell reports whether a word names a shell shellScript reads
+// (after quotes and a directory), so only such subcommands are unquoted.
+func mentionsShell(words []string) bool {
+	for _, w := range words {
+		w = strings.Trim(w, `"'\\`)
+		if i := strings.LastIndexByte(w, '/'); i >= 0 {
+			w = w[i+1:]
+		}
+		switch w {
+		case "bash", "sh", "zsh", "dash", "ksh":
+			return true
+		}
+	}
+	return false
 }
 
 // shellScript returns the script of a shell run with -c: ws are the
