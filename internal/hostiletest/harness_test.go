@@ -23,6 +23,7 @@ import (
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
@@ -203,22 +204,7 @@ func serveProcess(t *testing.T, flags ...string) (string, func(*testing.T), *loc
 var clientURL = regexp.MustCompile(`nats://127\.0\.0\.1:[0-9]+`)
 
 // lockedBuffer is a bytes.Buffer safe for a writer and a reader.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+type lockedBuffer = ledgertest.Buffer
 
 func (l *apiLedger) head(t *testing.T) uint64 {
 	t.Helper()

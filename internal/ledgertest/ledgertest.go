@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -166,3 +167,31 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 func (t *tailBuffer) String() string { return string(t.b) }
+
+// Buffer is a process's output, safe to write from one goroutine while
+// others read it.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *Buffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *Buffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// Tail is the last n bytes written, after "…" when there were more.
+func (w *Buffer) Tail(n int) string {
+	s := w.String()
+	if len(s) > n {
+		s = "…" + s[len(s)-n:]
+	}
+	return s
+}

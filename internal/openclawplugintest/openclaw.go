@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // ErrMissing is what Require reports when Node 24 or the openclaw package
@@ -203,31 +205,7 @@ func (o *OpenClaw) cli(args ...string) []string {
 }
 
 // Output is a process's combined output, safe to read while it runs.
-type Output struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *Output) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *Output) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
-
-// Tail is the last n bytes of the output.
-func (w *Output) Tail(n int) string {
-	s := w.String()
-	if len(s) > n {
-		s = "…" + s[len(s)-n:]
-	}
-	return s
-}
+type Output = ledgertest.Buffer
 
 var ansi = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 
