@@ -314,7 +314,7 @@ func (f *follower) segment(ctx context.Context, seg *segment, start uint64, seal
 		if seq != f.next {
 			if info := seg.stream.CachedInfo(); delivered == 0 && info != nil && (info.Config.MaxAge > 0 || info.Config.MaxMsgs > 0) {
 				// A stream that drops its oldest records starts later.
-				return true, fmt.Errorf("natslog: expected sequence %d, got %d: the stream no longer keeps the records before it", f.next, seq)
+				return true, events.Errorf(events.CodeBehindRetention, "sequence %d is no longer kept; the oldest record available is %d", f.next, seq)
 			}
 			return true, &DamagedError{Seq: f.next, Stream: seg.name,
 				What: fmt.Sprintf("stream %s delivered sequence %d after %d: the stream has a gap", seg.name, md.Sequence.Stream, f.next-1-seg.base)}
