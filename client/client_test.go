@@ -201,14 +201,14 @@ func TestMicroServiceDiscovery(t *testing.T) {
 	if err := json.Unmarshal(msg.Data, &info); err != nil {
 		t.Fatal(err)
 	}
-	if info.Name != "ledger" || info.Version != "1.0.0" || len(info.Endpoints) != 7 {
+	if info.Name != "ledger" || info.Version != "1.0.0" || len(info.Endpoints) != 8 {
 		t.Fatalf("info: %+v", info)
 	}
 	subjects := map[string]bool{}
 	for _, e := range info.Endpoints {
 		subjects[e.Subject] = true
 	}
-	for _, want := range []string{"ledger.v1.append.*", "ledger.v1.policy", "ledger.v1.why.*", "ledger.v1.check.*"} {
+	for _, want := range []string{"ledger.v1.append.*", "ledger.v1.policy", "ledger.v1.why.*", "ledger.v1.check.*", "ledger.v1.watch.*"} {
 		if !subjects[want] {
 			t.Errorf("no endpoint on %s (have %v)", want, subjects)
 		}
@@ -255,7 +255,7 @@ func TestWatch(t *testing.T) {
 	}
 	before := consumers()
 	defer func() {
-		// Every watch deleted its consumer when it ended.
+		// The ledger serves watches: none makes a consumer.
 		if after := consumers(); after != before {
 			t.Errorf("%d consumers before the watches, %d after", before, after)
 		}
@@ -329,6 +329,11 @@ func TestWatchBehindRetention(t *testing.T) {
 	for turn := 1; turn <= 8; turn++ {
 		appendRaw(fmt.Sprintf(`{"type":"turn.started","v":1,"actor":"acme","session":"agent:main:main","data":{"turn":%d}}`, turn))
 	}
+	srv, err := api.Start(t.Context(), nc, api.Config{Service: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
 	c := client.New(nc, client.Options{Owner: "acme"})
 	err = c.Watch(t.Context(), client.WatchOptions{All: true, From: 1}, func(client.Change) error { return nil })
 	if events.CodeOf(err) != events.CodeBehindRetention || !strings.Contains(err.Error(), "oldest record available is 6") {

@@ -11,6 +11,8 @@
 //	ledger.v1.policy            policy.set, grant.added, grant.revoked
 //	ledger.v1.<query>.<owner>   tools, check, why, session, tree on <owner>'s sessions
 //	ledger.v1.<query>.all       the same on every session (auditors, operators)
+//	ledger.v1.watch.<owner>     the changes of <owner>'s sessions' tool sets (watch.go)
+//	ledger.v1.watch.all         the same of every session
 //
 // A session belongs to the orchestrator that started or spawned it: the
 // record's actor is the owner token of the subject it came in on.
@@ -260,6 +262,9 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 		if err := add(q, q+".*", func(r micro.Request) { s.handleQuery(ctx, q, r) }); err != nil {
 			return nil, err
 		}
+	}
+	if err := add("watch", "watch.*", func(r micro.Request) { s.handleWatch(ctx, r) }); err != nil {
+		return nil, err
 	}
 	started = true
 	go s.batchAppends(ctx)

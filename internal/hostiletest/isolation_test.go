@@ -1,6 +1,7 @@
 package hostiletest
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -139,22 +140,58 @@ func TestIsolationReplies(t *testing.T) {
 	}
 }
 
-// TestIsolationOrchestratorJetStream: an orchestrator fetches no record
-// by sequence and deletes no consumer; an auditor still reads. Every user
-// but the service is refused a record published straight onto the
-// stream, and a client without a user is not let in.
+// TestIsolationOrchestratorJetStream: an orchestrator is refused every
+// JetStream subject (no record by sequence, no consumer made, read or
+// deleted, not even the stream's info) and still watches its own
+// sessions, through the ledger, and no one else's; an auditor still reads.
+// Every user but the service is refused a record published straight onto
+// the stream, and a client without a user is not let in.
 func TestIsolationOrchestratorJetStream(t *testing.T) {
 	l := startServeAuth(t)
-	l.seed(t)
+	acmeClient := l.seed(t)
 	acme, refused := l.connect(t, "acme", true)
-	for _, subject := range []string{"$JS.API.DIRECT.GET.LEDGER", "$JS.API.DIRECT.GET.LEDGER.ledger.session.agent:main:main",
-		"$JS.API.STREAM.MSG.GET.LEDGER", "$JS.API.CONSUMER.DELETE.LEDGER.someone-elses"} {
+	for _, subject := range []string{"$JS.API.INFO", "$JS.API.STREAM.INFO.LEDGER", "$JS.API.DIRECT.GET.LEDGER",
+		"$JS.API.DIRECT.GET.LEDGER.ledger.session.agent:main:main", "$JS.API.STREAM.MSG.GET.LEDGER",
+		"$JS.API.CONSUMER.CREATE.LEDGER", "$JS.API.CONSUMER.CREATE.LEDGER.mine.ledger.session.>",
+		"$JS.API.CONSUMER.CREATE.LEDGER.push.ledger.v1.policy", "$JS.API.CONSUMER.DURABLE.CREATE.LEDGER.mine",
+		"$JS.API.CONSUMER.INFO.LEDGER.mine", "$JS.API.CONSUMER.MSG.NEXT.LEDGER.mine",
+		"$JS.API.CONSUMER.DELETE.LEDGER.someone-elses"} {
 		if m, err := acme.Request(subject, []byte(`{"seq":1}`), 300*time.Millisecond); err == nil {
 			t.Errorf("orchestrator's %s answered: %s", subject, m.Data)
 		}
 		if !refused.waitFor(subject) {
 			t.Errorf("the server did not refuse the orchestrator's %s", subject)
 		}
+	}
+	// The watch is the ledger's: acme's own turns, none of globex's.
+	gnc, _ := l.connect(t, "globex", true)
+	globex := client.New(gnc, client.Options{Owner: "globex", Timeout: 2 * time.Second, Retries: 1})
+	for _, ev := range []struct {
+		c  *client.Client
+		ev client.Event
+	}{
+		{globex, client.Start("agent:main:globex", events.StartedData{Agent: "main"})},
+		{globex, client.Turn("agent:main:globex", events.TurnData{Turn: 1})},
+		{acmeClient, client.Turn("agent:main:main", events.TurnData{Turn: 1})},
+	} {
+		if _, err := ev.c.Append(t.Context(), ev.ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var seen []events.SessionKey
+	wctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	err := acmeClient.Watch(wctx, client.WatchOptions{All: true}, func(c client.Change) error {
+		seen = append(seen, c.Session)
+		// globex's turn is before acme's in the log: once acme's is
+		// seen, globex's would have been.
+		if c.Session == "agent:main:main" {
+			cancel()
+		}
+		return nil
+	})
+	cancel()
+	if len(seen) != 1 || seen[0] != "agent:main:main" {
+		t.Errorf("acme's watch of all its sessions saw %v (%v), want only agent:main:main", seen, err)
 	}
 	audit, _ := l.connect(t, "audit", true)
 	if m, err := audit.Request("$JS.API.DIRECT.GET.LEDGER", []byte(`{"seq":1}`), 2*time.Second); err != nil || len(m.Data) == 0 {

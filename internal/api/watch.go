@@ -1,0 +1,255 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/projection"
+)
+
+// The watch endpoint, ledger.v1.watch.<owner> (or .all), serves the
+// changes of sessions' tool sets from the log, so that no one but the
+// service needs JetStream's API to follow the ledger: an orchestrator sees
+// only its own sessions' changes, and the NATS server refuses it every
+// JetStream subject (`ledger serve --gen-auth`;
+// hostiletest.TestIsolationOrchestratorJetStream).
+//
+// It is a long poll. A request names what to watch and the first sequence
+// From; the answer holds the changes the records from From on make, as far
+// as this replica has applied them (at most watchScan records read and
+// watchChanges changes per answer), and Next, the sequence to ask from
+// next. A request with Wait set that finds no change and nothing more to
+// read waits, holding no worker (as a query waiting for min_seq does, and
+// counted against the same per-owner bound), until the replica applies
+// Next or MaxWait passes, and answers what it then finds, perhaps nothing.
+// Answers depend only on the records and From, so asking again from Next
+// on any replica neither skips nor repeats a change
+// (client.TestWatchServed).
+
+// WatchQuery is a watch request: exactly one of Session, Root and All.
+type WatchQuery struct {
+	Session events.SessionKey `json:"session,omitempty"`
+	// Root watches the spawn tree under a root: the root and every session
+	// spawned under it.
+	Root events.SessionKey `json:"root,omitempty"`
+	// All watches every session of the scope: an orchestrator's own, or,
+	// on .all, every one.
+	All bool `json:"all,omitempty"`
+	// From is the first sequence to read (0 means 1).
+	From uint64 `json:"from,omitempty"`
+	// Wait, when no change is found, waits for one (up to MaxWait).
+	Wait bool `json:"wait,omitempty"`
+}
+
+// Change is a change of a session's effective tool set: the set resolved
+// at one of its turn starts (SPEC section 5.2).
+type Change struct {
+	Seq          uint64            `json:"seq"`
+	Session      events.SessionKey `json:"session"`
+	Turn         int               `json:"turn"`
+	ToolSetHash  string            `json:"tool_set_hash"`
+	Tools        envelope.ToolSet  `json:"tools"`
+	PolicySource string            `json:"policy_source"`
+	SourceReason string            `json:"source_reason,omitempty"`
+}
+
+// WatchResult answers a watch request.
+type WatchResult struct {
+	Changes []Change `json:"changes"`
+	// Next is the first sequence not read yet: ask from it next.
+	Next uint64 `json:"next"`
+}
+
+// watchScan and watchChanges bound the work of one watch answer: records
+// read and changes sent.
+const (
+	watchScan    = 4096
+	watchChanges = 256
+)
+
+func decodeWatch(data []byte) (WatchQuery, error) {
+	var q WatchQuery
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&q); err != nil {
+		return q, events.Errorf(events.CodeInvalidEvent, "the watch request is not JSON of session, root, all, from and wait: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return q, events.Errorf(events.CodeInvalidEvent, "the watch request is one JSON object; something follows it")
+	}
+	n := 0
+	for _, set := range []bool{q.Session != "", q.Root != "", q.All} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return q, events.Errorf(events.CodeInvalidEvent, "a watch names exactly one of session, root and all")
+	}
+	q.From = max(q.From, 1)
+	return q, nil
+}
+
+// handleWatch answers a watch request (see the section comment above).
+func (s *Server) handleWatch(ctx context.Context, r micro.Request) {
+	start := time.Now()
+	defer func() { s.observeQuery("watch", start) }()
+	owner := scope(r)
+	if owner != ScopeAll && !ValidOwner(owner) {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s: the last token must name an orchestrator or be %q", r.Subject(), ScopeAll), 0)
+		return
+	}
+	q, err := decodeWatch(r.Data())
+	if err != nil {
+		respondError(r, err, 0)
+		return
+	}
+	svc := s.cfg.Service
+	if key := q.Session + q.Root; key != "" {
+		// Another orchestrator's session is answered as one that does
+		// not exist (hostiletest.TestIsolationProbes).
+		if err := svc.View(ctx, "", projection.Position{}, func(st *projection.State) error { return owned(st, key, owner) }); err != nil {
+			respondError(r, err, 0)
+			return
+		}
+	}
+	res, err := s.scanWatch(ctx, owner, q)
+	if err != nil || len(res.Changes) > 0 || !q.Wait || svc.Position() >= res.Next {
+		if err != nil {
+			respondError(r, err, 0)
+		} else {
+			respondJSON(r, res)
+		}
+		return
+	}
+	if !s.waiting.acquire(owner) {
+		respondJSON(r, res) // nothing new; the client asks again after a pause
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer s.waiting.release(owner)
+		wctx, cancel := context.WithTimeout(ctx, s.cfg.MaxWait)
+		go func() {
+			select {
+			case <-s.done:
+				cancel()
+			case <-wctx.Done():
+			}
+		}()
+		waited := svc.WaitApplied(wctx, res.Next)
+		cancel()
+		if waited != nil {
+			respondJSON(r, res) // nothing new within MaxWait
+			return
+		}
+		if res, err = s.scanWatch(ctx, owner, q); err != nil {
+			respondError(r, err, 0)
+			return
+		}
+		respondJSON(r, res)
+	}()
+}
+
+// turnStart is a turn.started record a watch delivers.
+type turnStart struct {
+	seq     uint64
+	key     events.SessionKey
+	turn    int
+	decided []byte
+}
+
+// scanWatch reads the records from q.From up to what the replica has
+// applied (at most watchScan of them) and returns the changes they make to
+// the watched sessions.
+func (s *Server) scanWatch(ctx context.Context, owner string, q WatchQuery) (WatchResult, error) {
+	svc := s.cfg.Service
+	res := WatchResult{Changes: []Change{}, Next: q.From}
+	head := svc.Position()
+	if q.From > head {
+		return res, nil
+	}
+	to := min(head, q.From+watchScan-1)
+	recs, err := service.ReadRecords(ctx, svc.Log(), q.From, to)
+	if err != nil {
+		return res, err
+	}
+	var turns []turnStart
+	res.Next = q.From + uint64(len(recs))
+	// Membership is decided on the state at the replica's head, which
+	// holds every session the records name: a session's owner and parent
+	// never change once it exists.
+	err = svc.View(ctx, "", projection.Position{}, func(st *projection.State) error {
+		for i, rec := range recs {
+			if rec.Type != events.TurnStarted || !watched(st, owner, q, rec.Session) {
+				continue
+			}
+			var d events.TurnData
+			if err := json.Unmarshal(rec.Data, &d); err != nil {
+				return err
+			}
+			turns = append(turns, turnStart{seq: q.From + uint64(i), key: rec.Session, turn: d.Turn, decided: rec.Decided})
+			if len(turns) == watchChanges {
+				res.Next = q.From + uint64(i) + 1
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	for _, t := range turns {
+		var dec struct {
+			PolicySource string `json:"policy_source"`
+			SourceReason string `json:"source_reason"`
+			ToolSetHash  string `json:"tool_set_hash"`
+		}
+		_ = json.Unmarshal(t.decided, &dec)
+		ts, _, err := svc.Tools(ctx, t.key, projection.Position{Turn: t.turn})
+		if err != nil {
+			return res, err
+		}
+		if got := ts.Hash(); got != dec.ToolSetHash {
+			return res, events.Errorf(CodeInternal, "%s turn %d: this replica's tool set hashes to %s but record %d says %s", t.key, t.turn, got, t.seq, dec.ToolSetHash)
+		}
+		res.Changes = append(res.Changes, Change{Seq: t.seq, Session: t.key, Turn: t.turn, ToolSetHash: dec.ToolSetHash,
+			Tools: ts, PolicySource: dec.PolicySource, SourceReason: dec.SourceReason})
+	}
+	return res, nil
+}
+
+// watched reports whether a watch of owner sees key's changes.
+func watched(st *projection.State, owner string, q WatchQuery, key events.SessionKey) bool {
+	sess := st.Session(key)
+	if sess == nil || owner != ScopeAll && sess.Actor != owner {
+		return false
+	}
+	switch {
+	case q.All:
+		return true
+	case q.Session != "":
+		return key == q.Session
+	}
+	// A tree member: the root, or a session whose parents lead to it
+	// (spawn depth is bounded, events.MaxSpawnDepth).
+	for sess != nil {
+		if sess.Key == q.Root {
+			return true
+		}
+		if sess.Parent == "" {
+			return false
+		}
+		sess = st.Session(sess.Parent)
+	}
+	return false
+}
