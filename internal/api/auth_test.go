@@ -131,8 +131,9 @@ func TestRolesEnforcedByTheServer(t *testing.T) {
 	if _, err := st.GetMsg(ctx, 1); err != nil {
 		t.Fatalf("auditor replays a record: %v", err)
 	}
-	// Readers may read the later segments of a rolling log, and no other
-	// stream.
+	// Auditors may read the later segments of a rolling log, and no other
+	// stream; orchestrators no stream at all (they watch through the
+	// ledger).
 	sjs, _ := jetstream.New(snc)
 	for name, subject := range map[string]string{"LEDGER-2": "ledger.sealed.test", "OTHER": "other.>"} {
 		if _, err := sjs.CreateStream(ctx, jetstream.StreamConfig{Name: name, Subjects: []string{subject}}); err != nil {
@@ -141,10 +142,15 @@ func TestRolesEnforcedByTheServer(t *testing.T) {
 	}
 	for who, nc := range map[string]*nats.Conn{"auditor": auditNC, "orchestrator": acmeNC} {
 		rjs, _ := jetstream.New(nc)
-		if _, err := rjs.Stream(ctx, "LEDGER-2"); err != nil {
+		sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := rjs.Stream(sctx, "LEDGER-2")
+		cancel()
+		if who == "auditor" && err != nil {
 			t.Errorf("%s reads the log's second segment: %v", who, err)
+		} else if who == "orchestrator" && err == nil {
+			t.Errorf("%s read the log's second segment", who)
 		}
-		sctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		sctx, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
 		if _, err := rjs.Stream(sctx, "OTHER"); err == nil {
 			t.Errorf("%s read a stream that is not the ledger's", who)
 		}
@@ -163,6 +169,10 @@ func TestRolesEnforcedByTheServer(t *testing.T) {
 		{"orchestrator appends as another", acmeNC, acmeV, "ledger.v1.append.globex"},
 		{"orchestrator reads another's sessions", acmeNC, acmeV, "ledger.v1.tools.globex"},
 		{"orchestrator reads every session", acmeNC, acmeV, "ledger.v1.why.all"},
+		{"orchestrator watches another's sessions", acmeNC, acmeV, "ledger.v1.watch.globex"},
+		{"orchestrator watches every session", acmeNC, acmeV, "ledger.v1.watch.all"},
+		{"orchestrator reads the stream's info", acmeNC, acmeV, "$JS.API.STREAM.INFO.LEDGER"},
+		{"orchestrator makes a consumer", acmeNC, acmeV, "$JS.API.CONSUMER.CREATE.LEDGER.mine.ledger.session.>"},
 		{"operator appends session events", opsNC, opsV, "ledger.v1.append.acme"},
 		{"operator writes the stream", opsNC, opsV, "ledger.policy"},
 		{"auditor appends", auditNC, auditV, "ledger.v1.append.acme"},
