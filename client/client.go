@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sync"
 	"time"
 
@@ -36,6 +37,10 @@ import (
 // answer under those roles: the server refuses the reply subscription.
 func InboxPrefix(user string) string { return "_INBOX_" + user }
 
+// subjectToken is what a name must look like to be the last token of an
+// API subject (api.ValidOwner).
+var subjectToken = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
 // Options configure a Client. The zero value of every field means its
 // default.
 type Options struct {
@@ -54,7 +59,12 @@ type Options struct {
 	// Stream is the ledger's stream name, for Watch; default "LEDGER".
 	Stream string
 	// Actor names who appends policy and grant events (session events
-	// carry Owner); default "operator".
+	// carry Owner); default "operator". They are sent on
+	// ledger.v1.policy.<Actor>, which the roles of 'ledger serve
+	// --gen-auth' grant the operator of that name only: an operator's
+	// client sets Actor to its user name. (An actor that cannot be a
+	// subject token goes to ledger.v1.policy, which those roles grant no
+	// one.)
 	Actor string
 	// Coalesce is how many session appends, made at the same moment by
 	// this client's goroutines, one request may carry: they share one
@@ -198,8 +208,15 @@ func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
 		c.mu.Unlock()
 	}
 	subject := c.opts.Prefix + ".policy"
-	if ev.Actor == "" && ev.Type.IsPolicy() {
-		ev.Actor = c.opts.Actor
+	if ev.Type.IsPolicy() {
+		if ev.Actor == "" {
+			ev.Actor = c.opts.Actor
+		}
+		// The operator's own subject, so that under the roles of
+		// 'ledger serve --gen-auth' the server vouches for the actor.
+		if subjectToken.MatchString(ev.Actor) && ev.Actor != "all" {
+			subject += "." + ev.Actor
+		}
 	}
 	if !ev.Type.IsPolicy() {
 		if c.opts.Owner == "" {

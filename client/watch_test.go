@@ -129,7 +129,7 @@ func TestWatchWithOrchestratorPermissions(t *testing.T) {
 		t.Cleanup(nc.Close)
 		return nc
 	}
-	setPolicy(t, client.New(dial("alice", "alice-pw"), client.Options{}))
+	setPolicy(t, client.New(dial("alice", "alice-pw"), client.Options{Actor: "alice"}))
 	acme := client.New(dial("acme", "acme-pw"), client.Options{Owner: "acme"})
 	root := events.SessionKey("agent:main:main")
 	for _, ev := range []client.Event{client.Start(root, events.StartedData{Agent: "main"}), client.Turn(root, events.TurnData{Turn: 1})} {

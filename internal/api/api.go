@@ -8,14 +8,18 @@
 // decides who may do what (see Permissions):
 //
 //	ledger.v1.append.<owner>    session events of orchestrator <owner>
-//	ledger.v1.policy            policy.set, grant.added, grant.revoked
+//	ledger.v1.policy.<operator> policy.set, grant.added, grant.revoked of operator <operator>
+//	ledger.v1.policy            the same, the actor as the event names it (no roles)
 //	ledger.v1.<query>.<owner>   tools, check, why, session, tree on <owner>'s sessions
 //	ledger.v1.<query>.all       the same on every session (auditors, operators)
 //	ledger.v1.watch.<owner>     the changes of <owner>'s sessions' tool sets (watch.go)
 //	ledger.v1.watch.all         the same of every session
 //
 // A session belongs to the orchestrator that started or spawned it: the
-// record's actor is the owner token of the subject it came in on.
+// record's actor is the owner token of the subject it came in on. A policy
+// record's actor is likewise the operator token of its subject; the
+// generated roles grant each operator its own token only, and no one the
+// bare ledger.v1.policy (TestRolesEnforcedByTheServer).
 //
 // # Concurrency
 //
@@ -254,7 +258,10 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	if err := add("append", "append.*", s.handleAppend); err != nil {
 		return nil, err
 	}
-	if err := add("policy", "policy", s.handlePolicy); err != nil {
+	if err := add("policy", "policy.*", s.handlePolicy); err != nil {
+		return nil, err
+	}
+	if err := add("policy-unbound", "policy", s.handlePolicy); err != nil {
 		return nil, err
 	}
 	for _, q := range Queries {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
@@ -195,7 +196,17 @@ func foreign(st *projection.State, round map[events.SessionKey]string, p *pendin
 
 func (s *Server) handlePolicy(r micro.Request) {
 	start := time.Now()
-	ev, err := events.Parse(r.Data())
+	var ev *events.Event
+	var err error
+	if operator, bound := strings.CutPrefix(r.Subject(), Prefix+".policy."); bound {
+		if !ValidOwner(operator) {
+			respondError(r, events.Errorf(events.CodeInvalidEvent, "%s: the last token must name an operator", r.Subject()), 0)
+			return
+		}
+		ev, err = parseAs(r.Data(), operator)
+	} else {
+		ev, err = events.Parse(r.Data())
+	}
 	if err != nil {
 		respondError(r, err, 0)
 		return
@@ -207,9 +218,9 @@ func (s *Server) handlePolicy(r micro.Request) {
 	s.queue(&pendingAppend{r: r, ev: ev, start: start})
 }
 
-// parseAs parses an event sent on an orchestrator's subject: its actor is
-// that orchestrator, whether the event names it or leaves it out; naming
-// anyone else is refused.
+// parseAs parses an event sent on an orchestrator's (or an operator's)
+// subject: its actor is that orchestrator, whether the event names it or
+// leaves it out; naming anyone else is refused.
 func parseAs(raw []byte, owner string) (*events.Event, error) {
 	ev, err := events.Parse(raw)
 	if err != nil {
@@ -232,7 +243,7 @@ func parseAs(raw []byte, owner string) (*events.Event, error) {
 		}
 	}
 	if ev.Actor != "" && ev.Actor != owner {
-		return nil, events.Errorf(events.CodeInvalidEvent, "actor %q does not match the orchestrator %q this subject belongs to; leave actor out", ev.Actor, owner)
+		return nil, events.Errorf(events.CodeInvalidEvent, "actor %q does not match %q, whose subject this is; leave actor out", ev.Actor, owner)
 	}
 	ev.Actor = owner
 	return ev, nil

@@ -16,7 +16,9 @@ import (
 //   - an orchestrator appends session events, queries and watches sessions
 //     under its own owner token (its user name), and has no JetStream API:
 //     the ledger's watch endpoint serves it its own sessions' changes;
-//   - an operator appends policy and grant events and queries every session;
+//   - an operator appends policy and grant events, as itself (on
+//     ledger.v1.policy.<name>: the record's actor is its name), and
+//     queries every session;
 //   - an auditor queries every session and reads (replays) the stream, and
 //     writes nothing.
 //
@@ -143,17 +145,19 @@ func AuthConfig(r *Roles, stream string) (string, error) {
 	for _, u := range r.Orchestrators {
 		pub := append([]string{Prefix + ".append." + u.Name}, queries(u.Name)...)
 		writeUser("orchestrator "+u.Name+": appends, reads and watches its own sessions, no JetStream (replies on "+InboxPrefix(u.Name)+".>)",
-			u, pub, append(deny, Prefix+".policy"), inbox(u), false)
+			u, pub, append(deny, Prefix+".policy", Prefix+".policy.>"), inbox(u), false)
 	}
 	for _, u := range r.Operators {
-		pub := append([]string{Prefix + ".policy", "$SRV.>"}, queries(ScopeAll)...)
-		writeUser("operator "+u.Name+": policy and grants, reads every session (replies on "+InboxPrefix(u.Name)+".>)",
+		// An operator's policy records carry its own name as actor: it
+		// may send them on its own subject only.
+		pub := append([]string{Prefix + ".policy." + u.Name, "$SRV.>"}, queries(ScopeAll)...)
+		writeUser("operator "+u.Name+": policy and grants as "+u.Name+", reads every session (replies on "+InboxPrefix(u.Name)+".>)",
 			u, pub, append(deny, Prefix+".append.>"), inbox(u), false)
 	}
 	for _, u := range r.Auditors {
 		pub := append(append([]string{"$SRV.>"}, queries(ScopeAll)...), readStream...)
 		writeUser("auditor "+u.Name+": reads and replays, writes nothing (replies on "+InboxPrefix(u.Name)+".>)", u, pub,
-			append(deny, Prefix+".append.>", Prefix+".policy"), inbox(u), false)
+			append(deny, Prefix+".append.>", Prefix+".policy", Prefix+".policy.>"), inbox(u), false)
 	}
 	b.WriteString("  ]\n}\n")
 	return b.String(), nil

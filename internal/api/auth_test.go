@@ -174,6 +174,8 @@ func TestRolesEnforcedByTheServer(t *testing.T) {
 		{"orchestrator reads the stream's info", acmeNC, acmeV, "$JS.API.STREAM.INFO.LEDGER"},
 		{"orchestrator makes a consumer", acmeNC, acmeV, "$JS.API.CONSUMER.CREATE.LEDGER.mine.ledger.session.>"},
 		{"operator appends session events", opsNC, opsV, "ledger.v1.append.acme"},
+		{"operator sets policy as another", opsNC, opsV, "ledger.v1.policy.bob"},
+		{"operator sets policy under no name", opsNC, opsV, "ledger.v1.policy"},
 		{"operator writes the stream", opsNC, opsV, "ledger.policy"},
 		{"auditor appends", auditNC, auditV, "ledger.v1.append.acme"},
 		{"auditor writes policy", auditNC, auditV, "ledger.v1.policy"},
@@ -188,6 +190,15 @@ func TestRolesEnforcedByTheServer(t *testing.T) {
 			}
 			f.v.waitFor(t, f.subject)
 		})
+	}
+	// A policy record's actor is the operator whose subject it came on,
+	// and one that names another is refused.
+	recs, err := service.ReadRecords(ctx, log, 1, 1)
+	if err != nil || recs[0].Actor != "alice" {
+		t.Fatalf("policy record's actor: %+v %v", recs, err)
+	}
+	if m, err := opsNC.Request("ledger.v1.policy.alice", []byte(`{"type":"policy.set","v":1,"actor":"mallory","data":{"dialect":"openclaw","document":{},"catalogue":["read"]}}`), 2*time.Second); err != nil || m.Header.Get("Nats-Service-Error-Code") != string(events.CodeInvalidEvent) {
+		t.Fatalf("a policy naming mallory on alice's subject: %v %v", err, m)
 	}
 	// Nothing the refused publishes carried reached the stream.
 	if head, _ := log.Head(ctx); head != 2 {
