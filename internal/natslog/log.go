@@ -40,6 +40,14 @@ type StreamConfig struct {
 	RollAge time.Duration
 	// Logger is told about rolls; nil discards.
 	Logger *slog.Logger
+	// DirectReads makes Read, ReadMsgs, Follow and FindID read with
+	// batched direct gets and create no consumer; for readers whose
+	// permissions grant no consumer API, e.g. an auditor ('ledger serve
+	// --gen-auth'). Such a log is a reader's: Open then only looks the
+	// segments up (stream info) and never creates, updates or rolls one
+	// (TestDirectReaderPermissions). A direct read needs nats-server 2.11
+	// or later.
+	DirectReads bool
 }
 
 func (c StreamConfig) withDefaults() StreamConfig {
@@ -89,7 +97,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
 	l := &Log{nc: nc, js: js, cfg: cfg, log: cfg.Logger, Timeout: 5 * time.Second}
 	for attempt := 0; ; attempt++ {
 		err = l.openSegments(ctx)
-		if err == nil || attempt >= 50 || ctx.Err() != nil {
+		if err == nil || attempt >= 50 || ctx.Err() != nil || errors.Is(err, errNoLog) {
 			break
 		}
 		// A cluster's meta leader may not be elected yet.
@@ -173,11 +181,15 @@ func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expec
 }
 
 // FindID looks for a record with Nats-Msg-Id id from sequence from to the
-// head.
+// head. With DirectReads it reads the records in batches, and a gap is a
+// *DamagedError; otherwise it gets them one by one.
 func (l *Log) FindID(ctx context.Context, id string, from uint64) (uint64, bool, error) {
 	head, segs, err := l.head(ctx)
 	if err != nil {
 		return 0, false, err
+	}
+	if l.cfg.DirectReads {
+		return l.findID(ctx, id, max(from, 1), head, segs)
 	}
 	for seq := max(from, 1); seq <= head; seq++ {
 		seg := segs[locate(segs, seq)]
@@ -205,8 +217,8 @@ func (l *Log) Read(ctx context.Context, from, to uint64) ([][]byte, error) {
 		return nil, nil
 	}
 	out := make([][]byte, 0, to-from+1)
-	f := &follower{next: from, until: to, fn: func(seq uint64, data []byte, _ uint64) error {
-		out = append(out, data)
+	f := &follower{next: from, until: to, fn: func(_ uint64, m *stored, _ uint64) error {
+		out = append(out, m.data)
 		return nil
 	}}
 	err = l.follow(ctx, f, head, segs)
@@ -216,21 +228,25 @@ func (l *Log) Read(ctx context.Context, from, to uint64) ([][]byte, error) {
 // Follow calls fn for every record from sequence from, in order, with the
 // number of records still pending behind it, until fn returns an error or
 // ctx ends; with until > 0 it stops after that sequence (which must exist).
-// It reads each segment with an ordered consumer, so it sees no gap and no
+// It reads each segment with an ordered consumer (with DirectReads: with
+// batched direct gets, polling at the live head), so it sees no gap and no
 // duplicate, and goes on in the next segment at the seal marker.
 func (l *Log) Follow(ctx context.Context, from uint64, fn func(seq uint64, data []byte, pending uint64) error, until uint64) error {
 	head, segs, err := l.head(ctx)
 	if err != nil {
 		return err
 	}
-	return l.follow(ctx, &follower{next: max(from, 1), until: until, fn: fn}, head, segs)
+	f := &follower{next: max(from, 1), until: until, fn: func(seq uint64, m *stored, pending uint64) error {
+		return fn(seq, m.data, pending)
+	}}
+	return l.follow(ctx, f, head, segs)
 }
 
 // follower is where a Follow is: the next sequence it delivers.
 type follower struct {
 	next  uint64
 	until uint64
-	fn    func(seq uint64, data []byte, pending uint64) error
+	fn    func(seq uint64, m *stored, pending uint64) error
 }
 
 func (l *Log) follow(ctx context.Context, f *follower, head uint64, segs []*segment) error {
@@ -246,7 +262,7 @@ func (l *Log) follow(ctx context.Context, f *follower, head uint64, segs []*segm
 			// marker, if one comes, is seen.
 			start = min(start, head-seg.base+1)
 		}
-		done, err := f.segment(ctx, seg, start, sealed, later)
+		done, err := l.segment(ctx, f, seg, start, sealed, later)
 		if errors.Is(err, errStalled) {
 			continue // a new consumer from f.next
 		}
@@ -262,76 +278,79 @@ func (l *Log) follow(ctx context.Context, f *follower, head uint64, segs []*segm
 	}
 }
 
-// segment delivers seg's records from stream sequence start on. It
+// segment delivers seg's records from stream sequence start on to f. It
 // returns done false when it reached seg's seal marker.
-func (f *follower) segment(ctx context.Context, seg *segment, start uint64, sealed bool, later uint64) (done bool, err error) {
-	cons, err := seg.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:   start,
-	})
+func (l *Log) segment(ctx context.Context, f *follower, seg *segment, start uint64, sealed bool, later uint64) (done bool, err error) {
+	src, err := l.openSource(ctx, seg, start)
 	if err != nil {
-		return true, fmt.Errorf("natslog: consumer: %w", err)
+		return true, err
 	}
-	defer dropConsumer(ctx, seg, cons)
-	it, err := cons.Messages(jetstream.PullMaxMessages(512))
-	if err != nil {
-		return true, fmt.Errorf("natslog: consumer: %w", err)
-	}
-	defer it.Stop()
-	stopped := make(chan struct{})
-	defer close(stopped)
+	defer src.close()
 	delivered := 0
-	go func() {
-		select {
-		case <-ctx.Done():
-			it.Stop()
-		case <-stopped:
-		}
-	}()
 	for {
-		m, err := nextMsg(ctx, it, seg, f.next-seg.base, stallAfter)
+		m, err := src.next(ctx, f.next-seg.base)
 		if err != nil {
-			if ctx.Err() != nil {
-				return true, ctx.Err()
-			}
-			var de *DamagedError
-			if errors.As(err, &de) {
-				return true, err
-			}
-			return true, fmt.Errorf("natslog: reading the stream: %w", err)
+			return true, err
 		}
-		if isMarker(m.Subject()) {
+		if isMarker(m.subject) {
 			return false, nil
 		}
-		md, err := m.Metadata()
-		if err != nil {
-			return true, fmt.Errorf("natslog: message metadata: %w", err)
-		}
-		seq := seg.base + md.Sequence.Stream
+		seq := seg.base + m.seq
 		if seq < f.next {
 			continue
 		}
 		if seq != f.next {
-			if info := seg.stream.CachedInfo(); delivered == 0 && info != nil && (info.Config.MaxAge > 0 || info.Config.MaxMsgs > 0) {
-				// A stream that drops its oldest records starts later.
-				return true, events.Errorf(events.CodeBehindRetention, "sequence %d is no longer kept; the oldest record available is %d", f.next, seq)
-			}
-			return true, &DamagedError{Seq: f.next, Stream: seg.name,
-				What: fmt.Sprintf("stream %s delivered sequence %d after %d: the stream has a gap", seg.name, md.Sequence.Stream, f.next-1-seg.base)}
+			return true, gapError(seg, f.next, seq, delivered == 0)
 		}
 		f.next++
 		delivered++
-		pending := md.NumPending + later
-		if sealed && md.NumPending > 0 {
+		pending := m.pending + later
+		if sealed && m.pending > 0 {
 			pending-- // the seal marker is no record
 		}
-		if err := f.fn(seq, m.Data(), pending); err != nil {
+		if err := f.fn(seq, &m, pending); err != nil {
 			return true, err
 		}
 		if f.until > 0 && seq >= f.until {
 			return true, nil
 		}
 	}
+}
+
+// gapError is a read's error for receiving global sequence got where it
+// expected want: a *DamagedError, unless it is the first record read and
+// the stream drops its oldest ones (TestRetentionIsNoDamage,
+// TestDirectGapIsDamage).
+func gapError(seg *segment, want, got uint64, first bool) error {
+	if info := seg.stream.CachedInfo(); first && info != nil && (info.Config.MaxAge > 0 || info.Config.MaxMsgs > 0) {
+		return fmt.Errorf("natslog: expected sequence %d, got %d: the stream no longer keeps the records before it", want, got)
+	}
+	return &DamagedError{Seq: want, Stream: seg.name,
+		What: fmt.Sprintf("stream %s delivered sequence %d after %d: the stream has a gap", seg.name, got-seg.base, want-1-seg.base)}
+}
+
+// findID is FindID for a log with DirectReads: it follows the log from
+// from to head.
+func (l *Log) findID(ctx context.Context, id string, from, head uint64, segs []*segment) (uint64, bool, error) {
+	if head < from {
+		return 0, false, nil
+	}
+	var found uint64
+	errFound := errors.New("found")
+	f := &follower{next: from, until: head, fn: func(seq uint64, m *stored, _ uint64) error {
+		if m.header.Get(jetstream.MsgIDHeader) == id {
+			found = seq
+			return errFound
+		}
+		return nil
+	}}
+	switch err := l.follow(ctx, f, head, segs); {
+	case errors.Is(err, errFound):
+		return found, true, nil
+	case err != nil:
+		return 0, false, err
+	}
+	return 0, false, nil
 }
 
 // AppendAsync starts an append of data at expected+1 without waiting for
@@ -437,7 +456,7 @@ func (l *Log) ReadMsgs(ctx context.Context, from uint64) ([]Msg, error) {
 		if from > end {
 			continue
 		}
-		msgs, err := readMsgs(ctx, seg, max(from, seg.base+1)-seg.base, end-seg.base)
+		msgs, err := l.readMsgs(ctx, seg, max(from, seg.base+1)-seg.base, end-seg.base)
 		if err != nil {
 			return nil, err
 		}
@@ -462,7 +481,7 @@ func dropConsumer(ctx context.Context, seg *segment, cons jetstream.Consumer) {
 }
 
 // readMsgs reads seg's stored records from stream sequence from to end.
-func readMsgs(ctx context.Context, seg *segment, from, end uint64) ([]Msg, error) {
+func (l *Log) readMsgs(ctx context.Context, seg *segment, from, end uint64) ([]Msg, error) {
 	info, err := seg.stream.Info(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("natslog: stream info: %w", err)
@@ -475,48 +494,32 @@ func readMsgs(ctx context.Context, seg *segment, from, end uint64) ([]Msg, error
 		_, err := missing(ctx, seg, from)
 		return nil, err
 	}
-	cons, err := seg.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:   from,
-	})
+	src, err := l.openSource(ctx, seg, from)
 	if err != nil {
-		return nil, fmt.Errorf("natslog: consumer: %w", err)
+		return nil, err
 	}
-	defer dropConsumer(ctx, seg, cons)
-	it, err := cons.Messages(jetstream.PullMaxMessages(512))
-	if err != nil {
-		return nil, fmt.Errorf("natslog: consumer: %w", err)
-	}
-	defer it.Stop()
+	defer src.close()
 	var out []Msg
 	next := from
 	for {
-		m, err := nextMsg(ctx, it, seg, next, stallAfter)
+		m, err := src.next(ctx, next)
 		if errors.Is(err, errStalled) {
-			// Read on with a new consumer from the record not delivered.
-			rest, err := readMsgs(ctx, seg, next, end)
+			// Read on with a new source from the record not delivered.
+			rest, err := l.readMsgs(ctx, seg, next, end)
 			return append(out, rest...), err
 		}
-		var de *DamagedError
-		if errors.As(err, &de) {
-			return nil, err
-		}
-		if err != nil {
-			return nil, fmt.Errorf("natslog: reading the stream: %w", err)
-		}
-		if isMarker(m.Subject()) {
-			return out, nil
-		}
-		md, err := m.Metadata()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Msg{Seq: seg.base + md.Sequence.Stream, Data: m.Data(), Hash: m.Headers().Get(events.HashHeader)})
-		next = md.Sequence.Stream + 1
-		if md.Sequence.Stream >= end {
+		if isMarker(m.subject) {
 			return out, nil
 		}
-		if md.NumPending == 0 {
+		out = append(out, Msg{Seq: seg.base + m.seq, Data: m.data, Hash: m.header.Get(events.HashHeader)})
+		next = m.seq + 1
+		if m.seq >= end {
+			return out, nil
+		}
+		if m.pending == 0 {
 			// Nothing more to deliver: the records the stream reports up
 			// to end that it did not deliver are lost, not gaps a caller
 			// could notice between two records.

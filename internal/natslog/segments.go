@@ -275,11 +275,22 @@ func differs(have, want jetstream.StreamConfig) bool {
 		have.Description != want.Description
 }
 
+// errNoLog: a reader's Open (StreamConfig.DirectReads) found no first
+// segment, which only a writer creates.
+var errNoLog = errors.New("the log does not exist; a reader (direct reads) does not create it: check the stream name, or start the ledger service first")
+
 // openSegments finds the log's segments, creating the first when there is
 // none, finishing a roll that was cut short, and updating the live
-// segment when the log is opened with other settings.
+// segment when the log is opened with other settings. A reader's log
+// (DirectReads) only looks them up, so stream info is all it needs
+// (TestDirectReaderPermissions): the log's last segment may then be one
+// rolled without a successor yet, which head reads the end of.
 func (l *Log) openSegments(ctx context.Context) error {
+	reader := l.cfg.DirectReads
 	first, info, err := l.loadSegment(ctx, 1)
+	if reader && errors.Is(err, jetstream.ErrStreamNotFound) {
+		return fmt.Errorf("%w: %w", errNoLog, err)
+	}
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		_, err = l.js.CreateStream(ctx, l.streamConfig(1, 0))
 		if err == nil || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
@@ -295,12 +306,18 @@ func (l *Log) openSegments(ctx context.Context) error {
 		last := l.segs[len(l.segs)-1]
 		next, nextInfo, err := l.loadSegment(ctx, last.n+1)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			if reader {
+				return nil // the writers finish the roll
+			}
 			return l.roll(ctx, last) // a roll cut short
 		}
 		if err != nil {
 			return err
 		}
 		l.segs, info = append(l.segs, next), nextInfo
+	}
+	if reader {
+		return nil
 	}
 	live := l.segs[len(l.segs)-1]
 	// Only when something changed: an update carries the ledger's
