@@ -76,3 +76,30 @@ type AlreadyLanded struct{ Seq uint64 }
 func (e *AlreadyLanded) Error() string {
 	return fmt.Sprintf("the record's id had already landed at sequence %d", e.Seq)
 }
+
+// UnknownSession is the error for an event or a query on a session that
+// does not exist. The API answers one on another orchestrator's session
+// with it too, so the two cannot be told apart
+// (hostiletest.TestIsolationProbes): every refusal of a missing session
+// is made here.
+func UnknownSession(key SessionKey) *Error {
+	return Errorf(CodeUnknownSession, "session %q does not exist; start or spawn it first", key)
+}
+
+// UnknownParent is the error for a spawn under a parent that does not
+// exist (or, at the API, is another orchestrator's).
+func UnknownParent(key SessionKey) *Error {
+	return Errorf(CodeUnknownParent, "parent %q does not exist; start or spawn it first", key)
+}
+
+// UnknownChild is the error for a yield naming a child that does not
+// exist (or, at the API, is another orchestrator's).
+func UnknownChild(key SessionKey) *Error {
+	return Errorf(CodeUnknownSession, "child %q does not exist", key)
+}
+
+// UnknownFrom is the error for a resume from a session that does not
+// exist (or, at the API, is another orchestrator's).
+func UnknownFrom(key SessionKey) *Error {
+	return Errorf(CodeUnknownSession, "session %q in from does not exist", key)
+}

@@ -235,7 +235,7 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 		for _, c := range d.Children {
 			child := s.Session(c)
 			if child == nil {
-				return nil, nil, events.Errorf(events.CodeUnknownSession, "child %q does not exist", c)
+				return nil, nil, events.UnknownChild(c)
 			}
 			if child.Parent != ev.Session {
 				return nil, nil, events.Errorf(events.CodeNotAChild, "%q is not a child of %q; a session yields only for its own children", c, ev.Session)
@@ -267,7 +267,7 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 }
 
 func unknownSession(key events.SessionKey) error {
-	return events.Errorf(events.CodeUnknownSession, "session %q does not exist; start or spawn it first", key)
+	return events.UnknownSession(key)
 }
 
 func envelopeHash(sess *envelope.Session) string {
@@ -307,7 +307,7 @@ func (s *State) decideSpawn(ev *events.Event, d *events.SpawnedData) (any, *refu
 	}
 	parent := s.Session(d.Parent)
 	if parent == nil {
-		return nil, nil, events.Errorf(events.CodeUnknownParent, "parent %q does not exist", d.Parent)
+		return nil, nil, events.UnknownParent(d.Parent)
 	}
 	if parent.State != envelope.Active {
 		return nil, nil, events.Errorf(events.CodeSessionNotActive, "parent %q is %s and cannot spawn", d.Parent, parent.State)
@@ -333,7 +333,7 @@ func (s *State) decideResume(ev *events.Event, d *events.ResumedData) (any, *ref
 	}
 	for _, k := range d.From {
 		if !s.exists(k) {
-			return nil, nil, events.Errorf(events.CodeUnknownSession, "session %q in from does not exist", k)
+			return nil, nil, events.UnknownFrom(k)
 		}
 	}
 	if d.Handoff == events.HandoffCompletion {

@@ -260,7 +260,7 @@ func (dl *Dialect) spawn(w envelope.World, key events.SessionKey, d *events.Spaw
 	e := effectiveOf(p)
 	parent := w.Session(d.Parent)
 	if parent == nil {
-		return nil, envelope.Facts{}, events.Errorf(events.CodeUnknownParent, "parent %q does not exist; start or spawn it first", d.Parent)
+		return nil, envelope.Facts{}, events.UnknownParent(d.Parent)
 	}
 	kind := kindSub
 	switch {

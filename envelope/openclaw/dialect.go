@@ -250,7 +250,7 @@ func (*Dialect) Spawn(w envelope.World, key events.SessionKey, d *events.Spawned
 	}
 	parent := w.Session(d.Parent)
 	if parent == nil {
-		return nil, envelope.Facts{}, events.Errorf(events.CodeUnknownParent, "parent %q does not exist", d.Parent)
+		return nil, envelope.Facts{}, events.UnknownParent(d.Parent)
 	}
 	return e.admit(w, parent, d)
 }

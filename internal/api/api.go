@@ -255,7 +255,7 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 			micro.WithEndpointMetadata(map[string]string{"subject": Prefix + "." + subject}),
 			micro.WithEndpointPendingLimits(pendingMsgs, pendingBytes))
 	}
-	if err := add("append", "append.*", s.handleAppend); err != nil {
+	if err := add("append", "append.*", func(r micro.Request) { s.handleAppend(ctx, r) }); err != nil {
 		return nil, err
 	}
 	if err := add("policy", "policy.*", s.handlePolicy); err != nil {
@@ -394,7 +394,7 @@ func owned(st *projection.State, key events.SessionKey, owner string) error {
 	}
 	s := st.Session(key)
 	if s == nil || s.Actor != owner {
-		return events.Errorf(events.CodeUnknownSession, "session %q does not exist for orchestrator %q", key, owner)
+		return events.UnknownSession(key)
 	}
 	return nil
 }

@@ -3,13 +3,16 @@ package api
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
+	"github.com/oklog/ulid/v2"
 
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
 )
 
@@ -51,9 +54,12 @@ type pendingAppend struct {
 	// owner is the orchestrator of a session event ("" for policy
 	// events), whose sessions alone it may touch.
 	owner string
+	// sent is the id the event came with when ownID stored it under
+	// another: the id its answer names.
+	sent string
 }
 
-func (s *Server) handleAppend(r micro.Request) {
+func (s *Server) handleAppend(ctx context.Context, r micro.Request) {
 	start := time.Now()
 	owner := scope(r)
 	if !ValidOwner(owner) {
@@ -61,7 +67,7 @@ func (s *Server) handleAppend(r micro.Request) {
 		return
 	}
 	if data := bytes.TrimLeft(r.Data(), " \t\r\n"); len(data) > 0 && data[0] == '[' {
-		s.handleBatch(r, owner, start)
+		s.handleBatch(ctx, r, owner, start)
 		return
 	}
 	// The event is parsed here, on the request's goroutine, so the batcher
@@ -72,13 +78,18 @@ func (s *Server) handleAppend(r micro.Request) {
 		return
 	}
 	if ev.Type.IsPolicy() {
-		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy", ev.Type, Prefix), 0)
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy.<operator>", ev.Type, Prefix), 0)
+		return
+	}
+	sent, err := s.ownID(ctx, ev, owner)
+	if err != nil {
+		respondError(r, err, 0)
 		return
 	}
 	// Ownership is checked by the batcher, for a whole round at once, so
 	// that this handler never waits for the service while a round runs
 	// and requests keep arriving to fill the next round.
-	s.queue(&pendingAppend{r: r, ev: ev, start: start, owner: owner})
+	s.queue(&pendingAppend{r: r, ev: ev, start: start, owner: owner, sent: sent})
 }
 
 // queue hands p to the batcher; false when the server stops first (p is
@@ -97,7 +108,7 @@ func (s *Server) queue(p *pendingAppend) bool {
 // order, against the state that includes the ones before it (an event
 // refused does not stop the rest), and the answer is the array of their
 // outcomes. The events usually share a round with other writers' appends.
-func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
+func (s *Server) handleBatch(ctx context.Context, r micro.Request, owner string, start time.Time) {
 	var raws []json.RawMessage
 	if err := json.Unmarshal(r.Data(), &raws); err != nil {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "a batch append is a JSON array of events: %v", err), 0)
@@ -112,13 +123,17 @@ func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
 	for i, raw := range raws {
 		ev, err := parseAs(raw, owner)
 		if err == nil && ev.Type.IsPolicy() {
-			err = events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy", ev.Type, Prefix)
+			err = events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy.<operator>", ev.Type, Prefix)
+		}
+		var sent string
+		if err == nil {
+			sent, err = s.ownID(ctx, ev, owner)
 		}
 		if err != nil {
 			b.out[i] = AppendOutcome{Error: errorBody(err, 0)}
 			continue
 		}
-		todo = append(todo, &pendingAppend{batch: b, i: i, ev: ev, start: start, owner: owner})
+		todo = append(todo, &pendingAppend{batch: b, i: i, ev: ev, start: start, owner: owner, sent: sent})
 	}
 	if len(todo) == 0 {
 		respondJSON(r, b.out)
@@ -135,6 +150,9 @@ func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
 // answer answers one append: its request, or its place in a batch (the
 // batch is answered with its last outcome). Only the batcher calls it.
 func answer(p *pendingAppend, res AppendResult, err error, seq uint64) {
+	if p.sent != "" && res.ID != "" {
+		res.ID = p.sent
+	}
 	if p.batch == nil {
 		if err != nil {
 			respondError(p.r, err, seq)
@@ -179,11 +197,32 @@ func foreign(st *projection.State, round map[events.SessionKey]string, p *pendin
 		}
 		_ = json.Unmarshal(p.ev.Data, &d) // parsed already: it decodes
 		if o, ok := ownerOf(d.Parent); ok && o != p.owner {
-			return events.Errorf(events.CodeUnknownParent, "parent %q does not exist for orchestrator %q", d.Parent, p.owner)
+			return events.UnknownParent(d.Parent)
 		}
 	default:
 		if o, ok := ownerOf(p.ev.Session); ok && o != p.owner {
-			return events.Errorf(events.CodeUnknownSession, "session %q does not exist for orchestrator %q", p.ev.Session, p.owner)
+			return events.UnknownSession(p.ev.Session)
+		}
+	}
+	// The sessions a yield or a resume names must be the orchestrator's
+	// too, and are refused as missing ones are when they are not (the
+	// service checks them in this order after the session itself).
+	switch p.ev.Type {
+	case events.SessionYielded:
+		var d events.YieldedData
+		_ = json.Unmarshal(p.ev.Data, &d)
+		for _, c := range d.Children {
+			if o, ok := ownerOf(c); ok && o != p.owner {
+				return events.UnknownChild(c)
+			}
+		}
+	case events.SessionResumed:
+		var d events.ResumedData
+		_ = json.Unmarshal(p.ev.Data, &d)
+		for _, k := range d.From {
+			if o, ok := ownerOf(k); ok && o != p.owner {
+				return events.UnknownFrom(k)
+			}
 		}
 	}
 	if p.ev.Type == events.SessionStarted || p.ev.Type == events.SessionSpawned {
@@ -192,6 +231,57 @@ func foreign(st *projection.State, round map[events.SessionKey]string, p *pendin
 		}
 	}
 	return nil
+}
+
+// ownID keeps one orchestrator from learning of another's records through
+// their ids: an event whose id a record of another owner carries is stored
+// under an id of its own, scopedID(owner, id), the same for every re-send
+// of it, and answered with the id it came with, just as a fresh id is. So
+// a re-send of one's own event is answered duplicate, and anyone else's id
+// is answered as an id never used (hostiletest.TestIsolationProbes). It
+// returns the id the event came with when it changed it, else "".
+//
+// Caveat: two owners' appends with the same new id in flight at once are
+// not told apart (the second is answered duplicate of the first); ids are
+// ULIDs, 80 bits of them random, which no one guesses.
+func (s *Server) ownID(ctx context.Context, ev *events.Event, owner string) (string, error) {
+	sent := ev.ID
+	for range 4 {
+		var seq uint64
+		var landed bool
+		_ = s.cfg.Service.View(ctx, "", projection.Position{}, func(st *projection.State) error {
+			seq, landed = st.Landed(ev.ID)
+			return nil
+		})
+		if ev.ID == "" || !landed {
+			break
+		}
+		recs, err := service.ReadRecords(ctx, s.cfg.Service.Log(), seq, seq)
+		if err != nil {
+			return "", err
+		}
+		if len(recs) == 1 && recs[0].Actor == owner {
+			break // a re-send of its own: answered duplicate
+		}
+		ev.ID = scopedID(owner, ev.ID)
+	}
+	if ev.ID == sent {
+		return "", nil
+	}
+	return sent, nil
+}
+
+// scopedID is the id an event of owner with id is stored under when
+// another owner's record has id: the same time, and the 80 bits after it
+// taken from a hash of owner and id.
+func scopedID(owner, id string) string {
+	u, err := ulid.ParseStrict(id)
+	if err != nil {
+		return id // parsed already: it is a ULID
+	}
+	h := sha256.Sum256([]byte(owner + "\x00" + id))
+	copy(u[6:], h[:10])
+	return u.String()
 }
 
 func (s *Server) handlePolicy(r micro.Request) {

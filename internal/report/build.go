@@ -203,7 +203,7 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 	var roots []events.SessionKey
 	if opts.Root != "" {
 		if st.Session(opts.Root) == nil {
-			return nil, events.Errorf(events.CodeUnknownSession, "session %q does not exist", opts.Root)
+			return nil, events.UnknownSession(opts.Root)
 		}
 		roots = []events.SessionKey{opts.Root}
 	} else {

@@ -79,7 +79,7 @@ func NewExporter(st *projection.State, root events.SessionKey) (*Exporter, error
 	keys := st.Keys()
 	if root != "" {
 		if st.Session(root) == nil {
-			return nil, events.Errorf(events.CodeUnknownSession, "session %q does not exist", root)
+			return nil, events.UnknownSession(root)
 		}
 		keys = Subtree(st, root)
 	}

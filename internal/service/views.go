@@ -31,7 +31,7 @@ type TurnView struct {
 func ViewSession(st *projection.State, key events.SessionKey) (*SessionView, error) {
 	s := st.Session(key)
 	if s == nil {
-		return nil, events.Errorf(events.CodeUnknownSession, "session %q does not exist", key)
+		return nil, events.UnknownSession(key)
 	}
 	v := &SessionView{Key: s.Key, Agent: s.Agent, State: s.State, Depth: s.Depth, Parent: s.Parent,
 		Envelope: s.Envelope, Context: s.Context, Children: append([]events.SessionKey{}, s.Children...), Turns: []TurnView{}}
@@ -78,7 +78,7 @@ func buildTree(st *projection.State, key events.SessionKey, depth int) *TreeNode
 func Trees(st *projection.State, root events.SessionKey) ([]*TreeNode, error) {
 	if root != "" {
 		if st.Session(root) == nil {
-			return nil, events.Errorf(events.CodeUnknownSession, "session %q does not exist", root)
+			return nil, events.UnknownSession(root)
 		}
 		return []*TreeNode{BuildTree(st, root)}, nil
 	}
