@@ -68,6 +68,12 @@
 //
 //	-crash.trials=N     TestCrashSafety: N trials (default 30)
 //	-crash.seed=S       TestCrashSafety: only the trial with seed S, as logged
+//	-crash.sync=MODES   TestCrashSafety: `ledger serve` runs its own embedded
+//	                    server in these sync modes (always, a duration such as
+//	                    1s or 2m, a comma-separated list, or all = always,1s,2m;
+//	                    trial i takes mode i mod the list), so the SIGKILL takes
+//	                    the server holding the log down too; without it the
+//	                    server is the test's and survives the kill
 //	-faults.long        TestClusterLeaderFailover: 10,000 appends instead of 2,000
 //	-faults.appends=N   TestClusterLeaderFailover: N appends
 //	-faults.known       also fail on the known product issues, which are
