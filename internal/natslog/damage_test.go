@@ -56,52 +56,61 @@ func rewrite(t *testing.T, path string, fn func([]byte) []byte) {
 // return. Every read of the log (Read, Follow to the head, ReadMsgs) and
 // Check must answer within the bound with a *DamagedError at the first lost
 // sequence, whose message says how to recover; before, the reads waited
-// forever.
+// forever. The same holds for a reader with DirectReads.
 func TestDamagedStoreIsReported(t *testing.T) {
 	for _, d := range storeDamage {
-		t.Run(d.name, func(t *testing.T) {
-			e := startServer(t)
-			log := open(t, e.connect(), natslog.StreamConfig{})
-			appendN(t, log, 0, 20)
-			e.stop()
-			d.do(t, blockFile(e.dir, "LEDGER"))
-			e.start()
-			log = open(t, e.connect(), natslog.StreamConfig{})
-			head, err := log.Head(t.Context())
-			if err != nil || head != 20 {
-				t.Fatalf("head %d, %v: want the stream to still report 20", head, err)
-			}
-			reads := map[string]func(ctx context.Context) error{
-				"Read": func(ctx context.Context) error { _, err := log.Read(ctx, 1, head); return err },
-				"Follow": func(ctx context.Context) error {
-					return log.Follow(ctx, 1, func(uint64, []byte, uint64) error { return nil }, head)
-				},
-				"ReadMsgs": func(ctx context.Context) error { _, err := log.ReadMsgs(ctx, 1); return err },
-				"Check":    func(ctx context.Context) error { return log.Check(ctx) },
-			}
-			for name, read := range reads {
-				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-				start := time.Now()
-				err := read(ctx)
-				cancel()
-				var de *natslog.DamagedError
-				switch {
-				case errors.As(err, &de):
-					if !d.first(de.Seq) {
-						t.Errorf("%s: damaged at %d: not the first lost sequence", name, de.Seq)
-					}
-					if msg := err.Error(); !strings.Contains(msg, "log damaged at") || !strings.Contains(msg, "recover with") {
-						t.Errorf("%s: %v: want 'log damaged at SEQ: ...; recover with ...'", name, err)
-					}
-					t.Logf("%s after %s: %v", name, time.Since(start).Round(time.Millisecond), err)
-				case err == nil:
-					t.Errorf("%s: no error on a damaged store", name)
-				default:
-					t.Errorf("%s after %s: %v, want a *natslog.DamagedError", name, time.Since(start).Round(time.Millisecond), err)
-				}
-			}
-		})
+		for _, direct := range []bool{false, true} {
+			testDamagedStore(t, d.name, d.do, d.first, direct)
+		}
 	}
+}
+
+func testDamagedStore(t *testing.T, name string, damage func(t *testing.T, blk string), first func(uint64) bool, direct bool) {
+	if direct {
+		name += " direct"
+	}
+	t.Run(name, func(t *testing.T) {
+		e := startServer(t)
+		log := open(t, e.connect(), natslog.StreamConfig{})
+		appendN(t, log, 0, 20)
+		e.stop()
+		damage(t, blockFile(e.dir, "LEDGER"))
+		e.start()
+		log = open(t, e.connect(), natslog.StreamConfig{DirectReads: direct})
+		head, err := log.Head(t.Context())
+		if err != nil || head != 20 {
+			t.Fatalf("head %d, %v: want the stream to still report 20", head, err)
+		}
+		reads := map[string]func(ctx context.Context) error{
+			"Read": func(ctx context.Context) error { _, err := log.Read(ctx, 1, head); return err },
+			"Follow": func(ctx context.Context) error {
+				return log.Follow(ctx, 1, func(uint64, []byte, uint64) error { return nil }, head)
+			},
+			"ReadMsgs": func(ctx context.Context) error { _, err := log.ReadMsgs(ctx, 1); return err },
+			"Check":    func(ctx context.Context) error { return log.Check(ctx) },
+		}
+		for name, read := range reads {
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			start := time.Now()
+			err := read(ctx)
+			cancel()
+			var de *natslog.DamagedError
+			switch {
+			case errors.As(err, &de):
+				if !first(de.Seq) {
+					t.Errorf("%s: damaged at %d: not the first lost sequence", name, de.Seq)
+				}
+				if msg := err.Error(); !strings.Contains(msg, "log damaged at") || !strings.Contains(msg, "recover with") {
+					t.Errorf("%s: %v: want 'log damaged at SEQ: ...; recover with ...'", name, err)
+				}
+				t.Logf("%s after %s: %v", name, time.Since(start).Round(time.Millisecond), err)
+			case err == nil:
+				t.Errorf("%s: no error on a damaged store", name)
+			default:
+				t.Errorf("%s after %s: %v, want a *natslog.DamagedError", name, time.Since(start).Round(time.Millisecond), err)
+			}
+		}
+	})
 }
 
 // TestCheckFindsDroppedRecords: records dropped from the middle of a log
@@ -147,11 +156,17 @@ func TestCheckFindsDroppedRecords(t *testing.T) {
 
 // TestRetentionIsNoDamage: a live segment with MaxMsgs drops its oldest
 // records; Check does not call that damage, and a read from a dropped
-// sequence fails without calling it damage either.
+// sequence fails without calling it damage either, with consumers and
+// with DirectReads alike.
 func TestRetentionIsNoDamage(t *testing.T) {
 	e := startServer(t)
 	log := open(t, e.connect(), natslog.StreamConfig{MaxMsgs: 5})
 	appendN(t, log, 0, 20)
+	testRetention(t, log)
+	testRetention(t, open(t, e.connect(), natslog.StreamConfig{MaxMsgs: 5, DirectReads: true}))
+}
+
+func testRetention(t *testing.T, log *natslog.Log) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	if err := log.Check(ctx); err != nil {
