@@ -47,18 +47,22 @@ type directRequest struct {
 
 // directSource reads a segment batch by batch. One subscription serves
 // every batch; each batch has its own reply subject under it, so a late
-// answer to a batch that timed out is never taken for the next one's.
+// answer to a batch that timed out is never taken for the next one's. As
+// soon as a batch has ended the next is asked for (while the caller works
+// through the one at hand), unless the caller reads no further.
 type directSource struct {
-	nc    *nats.Conn
-	seg   *segment
-	sub   *nats.Subscription
-	inbox string
-	asked int // batches asked so far, which names the next one's reply subject
-	from  uint64
-	buf   []stored
+	nc       *nats.Conn
+	seg      *segment
+	sub      *nats.Subscription
+	inbox    string
+	asked    int    // batches asked so far, which names the next one's reply subject
+	inflight string // the reply subject of the batch asked and not yet read, or ""
+	from     uint64 // the stream sequence the next batch starts at
+	end      uint64 // the last stream sequence the caller reads, 0 for no end
+	buf      []stored
 }
 
-func (l *Log) openDirect(seg *segment, start uint64) (*directSource, error) {
+func (l *Log) openDirect(seg *segment, start, end uint64) (*directSource, error) {
 	// NewInbox, not NewRespInbox: a response inbox lies under the
 	// connection's request mux subscription, which would receive every
 	// batch a second time. Both honour nats.CustomInboxPrefix.
@@ -67,7 +71,7 @@ func (l *Log) openDirect(seg *segment, start uint64) (*directSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natslog: subscribing to direct get replies: %w", err)
 	}
-	return &directSource{nc: l.nc, seg: seg, sub: sub, inbox: inbox, from: max(start, 1)}, nil
+	return &directSource{nc: l.nc, seg: seg, sub: sub, inbox: inbox, from: max(start, 1), end: end}, nil
 }
 
 func (d *directSource) close() { _ = d.sub.Unsubscribe() }
@@ -79,9 +83,17 @@ func (d *directSource) close() { _ = d.sub.Unsubscribe() }
 func (d *directSource) next(ctx context.Context, _ uint64) (stored, error) {
 	var pause, stalled time.Duration
 	for len(d.buf) == 0 {
-		batch, err := d.batch(ctx)
+		if d.inflight == "" {
+			if err := d.ask(); err != nil {
+				return stored{}, readError(ctx, err)
+			}
+		}
+		batch, err := d.receive(ctx)
 		if err == nil {
 			d.buf, d.from = batch, batch[len(batch)-1].seq+1
+			if d.end == 0 || d.from <= d.end {
+				_ = d.ask() // a failure shows when the batch is needed
+			}
 			break
 		}
 		if !errors.Is(err, errNoneStored) {
@@ -109,22 +121,38 @@ func (d *directSource) next(ctx context.Context, _ uint64) (stored, error) {
 	return m, nil
 }
 
-// batch asks the segment for up to directBatch messages from d.from and
-// reads them until the end-of-batch status (204 EOB). It answers
-// errNoneStored for a 404, and an error for every other status and for a
-// batch without its end within batchWait.
-func (d *directSource) batch(ctx context.Context) ([]stored, error) {
+// subject is the segment's direct get subject.
+func (d *directSource) subject() string {
+	return jetstream.DefaultAPIPrefix + "DIRECT.GET." + d.seg.name
+}
+
+// ask requests the batch from d.from: directBatch messages, or as many as
+// the caller still reads.
+func (d *directSource) ask() error {
+	n := directBatch
+	if d.end >= d.from {
+		n = int(min(uint64(n), d.end-d.from+1))
+	}
+	req, err := json.Marshal(directRequest{Seq: d.from, Batch: n, MaxBytes: directMaxBytes})
+	if err != nil {
+		return err
+	}
 	d.asked++
 	reply := d.inbox + "." + strconv.Itoa(d.asked)
-	req, err := json.Marshal(directRequest{Seq: d.from, Batch: directBatch, MaxBytes: directMaxBytes})
-	if err != nil {
-		return nil, err
+	if err := d.nc.PublishMsg(&nats.Msg{Subject: d.subject(), Reply: reply, Data: req}); err != nil {
+		return fmt.Errorf("direct get of %s from sequence %d: %w", d.seg.name, d.from, err)
 	}
-	subject := jetstream.DefaultAPIPrefix + "DIRECT.GET." + d.seg.name
+	d.inflight = reply
+	return nil
+}
+
+// receive reads the batch in flight until its end-of-batch status (204
+// EOB). It answers errNoneStored for a 404, and an error for every other
+// status and for a batch without its end within batchWait.
+func (d *directSource) receive(ctx context.Context) ([]stored, error) {
+	reply := d.inflight
+	d.inflight = "" // whatever comes of it, the next batch is asked anew
 	what := fmt.Sprintf("direct get of %s from sequence %d", d.seg.name, d.from)
-	if err := d.nc.PublishMsg(&nats.Msg{Subject: subject, Reply: reply, Data: req}); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
 	bctx, cancel := context.WithTimeout(ctx, batchWait)
 	defer cancel()
 	var out []stored
@@ -135,7 +163,7 @@ func (d *directSource) batch(ctx context.Context) ([]stored, error) {
 			return nil, ctx.Err()
 		case errors.Is(err, context.DeadlineExceeded):
 			return nil, fmt.Errorf("%s: %d messages and no end of batch within %s (may this user publish to %s?)",
-				what, len(out), batchWait, subject)
+				what, len(out), batchWait, d.subject())
 		case err != nil:
 			return nil, fmt.Errorf("%s: %w", what, err)
 		case m.Subject != reply:

@@ -70,7 +70,7 @@ func TestDirectBatchWithoutEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer sub.Unsubscribe()
-			src, err := l.openDirect(&segment{name: "FAKE"}, 1)
+			src, err := l.openDirect(&segment{name: "FAKE"}, 1, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -160,6 +160,19 @@ func TestDirectReadsMatchConsumers(t *testing.T) {
 			compareReads(t, want, readAll(t, direct, from, ids))
 		})
 	}
+	// Ranges, across a roll among them: a direct read asks for no more
+	// than the range.
+	b := segs[1].Base
+	for _, r := range [][2]uint64{{1, 1}, {45, 105}, {b, b + 1}, {b - 600, b + 600}, {n - 3, n + 10}} {
+		want, err := log.Read(t.Context(), r[0], r[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := direct.Read(t.Context(), r[0], r[1])
+		if err != nil || !reflect.DeepEqual(got, want) || uint64(len(got)) != min(r[1], n)-r[0]+1 {
+			t.Fatalf("Read %d..%d: %d records direct, %d with consumers, %v", r[0], r[1], len(got), len(want), err)
+		}
+	}
 	if c := streamConsumers(t, log); c != 0 {
 		t.Fatalf("%d consumers left", c)
 	}

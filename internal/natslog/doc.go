@@ -39,6 +39,25 @@
 // sequence's segment by the bases, and Follow reads each segment with an
 // ordered consumer until its seal marker, then goes on in the next.
 //
+// # Direct reads
+//
+// A log opened with StreamConfig.DirectReads reads without any consumer:
+// Read, ReadMsgs, Follow and FindID ask each segment for its records with
+// batched direct gets ($JS.API.DIRECT.GET.<segment> with a body
+// {"seq":N,"batch":512,"max_bytes":4194304}; nats-server 2.11 and later
+// answer with one message per record, then a 204 EOB status), so a user
+// granted only $JS.API.INFO, stream info and direct gets of the segments
+// (an auditor of 'ledger serve --gen-auth') reads the whole log, and its
+// consumers are bounded at zero (TestDirectReaderPermissions). Both ways
+// share one reader (source.go): the same records, pending counts, seal
+// markers, gaps and damage (TestDirectReadsMatchConsumers,
+// TestDirectGapIsDamage, TestDamagedStoreIsReported). Each batch must end
+// within batchWait (10 s) or the read fails (TestDirectBatchWithoutEnd);
+// at the live head Follow asks again after a pause of 10 ms doubling to
+// 250 ms (TestDirectFollow). Open of such a log only looks its segments up:
+// it creates, updates and rolls nothing, and fails at once when the log
+// does not exist.
+//
 // # Damage
 //
 // A server whose store lost records (a torn or truncated block file, a
@@ -49,10 +68,11 @@
 // sequence it asks the stream for that record every second, and a record
 // the stream reports but cannot return ends the read with a *DamagedError
 // ("log damaged at SEQ: ...; recover with ...", errors.Is ErrDamaged),
-// naming the first sequence lost; a gap in what an ordered consumer
-// delivers is one too. A record the stream holds but no consumer delivers
+// naming the first sequence lost; a gap in what an ordered consumer (or a
+// direct get) delivers is one too. A record the stream holds but no consumer delivers
 // ends the read after 30 s. Waiting past the last sequence is following the
-// log, bounded only by the caller's context. ReadMsgs still returns a gap
+// log, bounded only by the caller's context. Direct reads ask for such a
+// sequence as soon as a batch comes back without it. ReadMsgs still returns a gap
 // between two records it read (verify names it); a lost tail is damage.
 //
 // Check finds the same without reading the log: each segment's message

@@ -281,7 +281,11 @@ func (l *Log) follow(ctx context.Context, f *follower, head uint64, segs []*segm
 // segment delivers seg's records from stream sequence start on to f. It
 // returns done false when it reached seg's seal marker.
 func (l *Log) segment(ctx context.Context, f *follower, seg *segment, start uint64, sealed bool, later uint64) (done bool, err error) {
-	src, err := l.openSource(ctx, seg, start)
+	var end uint64 // the last stream sequence f wants of seg, 0 for no end
+	if f.until > seg.base {
+		end = f.until - seg.base // past a sealed seg's end, its marker comes first
+	}
+	src, err := l.openSource(ctx, seg, start, end)
 	if err != nil {
 		return true, err
 	}
@@ -494,7 +498,7 @@ func (l *Log) readMsgs(ctx context.Context, seg *segment, from, end uint64) ([]M
 		_, err := missing(ctx, seg, from)
 		return nil, err
 	}
-	src, err := l.openSource(ctx, seg, from)
+	src, err := l.openSource(ctx, seg, from, end)
 	if err != nil {
 		return nil, err
 	}

@@ -41,10 +41,11 @@ type source interface {
 }
 
 // openSource opens the source the log reads seg with from stream sequence
-// start.
-func (l *Log) openSource(ctx context.Context, seg *segment, start uint64) (source, error) {
+// start. end, when not 0, is the last stream sequence the caller reads: a
+// direct read asks for no more (an ordered consumer pulls 512 regardless).
+func (l *Log) openSource(ctx context.Context, seg *segment, start, end uint64) (source, error) {
 	if l.cfg.DirectReads {
-		return l.openDirect(seg, start)
+		return l.openDirect(seg, start, end)
 	}
 	return openConsumer(ctx, seg, start)
 }
