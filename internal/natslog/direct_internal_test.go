@@ -2,12 +2,15 @@ package natslog
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestDirectBatchWithoutEnd: a direct read answered by a stream that
@@ -94,5 +97,56 @@ func TestDirectBatchWithoutEnd(t *testing.T) {
 			}
 			t.Log(err)
 		})
+	}
+}
+
+// TestDirectReaderLeavesRollsToWriters: a log whose roll was cut short
+// (its live segment sealed, no next segment yet) opens for a reader
+// (DirectReads) without the reader creating the next segment, and reads
+// to the sealed segment's last record; a writer's Open then finishes the
+// roll.
+func TestDirectReaderLeavesRollsToWriters(t *testing.T) {
+	ns, err := StartEmbedded(EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	nc, err := ConnectEmbedded(ns, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	ctx := t.Context()
+	writer, err := Open(ctx, nc, StreamConfig{RollSubjects: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := writer.Append(ctx, "ledger.policy", fmt.Sprint("id-", i), []byte(`{}`), uint64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first three steps of a roll, not the fourth.
+	if _, _, err := writer.seal(ctx, writer.live()); err != nil {
+		t.Fatal(err)
+	}
+	reader, err := Open(ctx, nc, StreamConfig{DirectReads: true})
+	if err != nil {
+		t.Fatalf("a reader's Open of a log whose roll was cut short: %v", err)
+	}
+	if _, err := writer.js.Stream(ctx, "LEDGER-2"); !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Fatalf("LEDGER-2 after a reader's Open: %v, want none", err)
+	}
+	if head, err := reader.Head(ctx); err != nil || head != 5 {
+		t.Fatalf("head %d %v, want 5", head, err)
+	}
+	if recs, err := reader.Read(ctx, 1, 5); err != nil || len(recs) != 5 {
+		t.Fatalf("read %d records, %v", len(recs), err)
+	}
+	if _, err := Open(ctx, nc, StreamConfig{RollSubjects: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writer.js.Stream(ctx, "LEDGER-2"); err != nil {
+		t.Fatalf("a writer's Open did not finish the roll: %v", err)
 	}
 }

@@ -259,6 +259,12 @@ func TestDirectReaderPermissions(t *testing.T) {
 		t.Fatalf("the live segment's settings changed: %v %v", differs, err)
 	}
 	compareReads(t, want, readAll(t, reader, 1, []string{id(1), id(120), id(n)}))
+	if err := reader.Check(t.Context()); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	if got := segments(t, reader); !reflect.DeepEqual(got, segments(t, writer)) {
+		t.Fatalf("segments %+v, the writer's %+v", got, segments(t, writer))
+	}
 	if errs := denied.all(); errs != "" {
 		t.Fatalf("direct reads were denied something:\n%s", errs)
 	}
