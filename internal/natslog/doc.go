@@ -56,7 +56,10 @@
 // at the live head Follow asks again after a pause of 10 ms doubling to
 // 250 ms (TestDirectFollow). Open of such a log only looks its segments up:
 // it creates, updates and rolls nothing, and fails at once when the log
-// does not exist.
+// does not exist. One difference: the pending count Follow passes is the
+// server's as of the start of the record's batch, so while records land it
+// can be lower than an ordered consumer's; on a log no one writes to they
+// are the same.
 //
 // # Damage
 //

@@ -45,8 +45,8 @@ type StreamConfig struct {
 	// permissions grant no consumer API, e.g. an auditor ('ledger serve
 	// --gen-auth'). Such a log is a reader's: Open then only looks the
 	// segments up (stream info) and never creates, updates or rolls one
-	// (TestDirectReaderPermissions). A direct read needs nats-server 2.11
-	// or later.
+	// (TestDirectReaderPermissions, TestDirectReaderLeavesRollsToWriters).
+	// A direct read needs nats-server 2.11 or later.
 	DirectReads bool
 }
 
@@ -264,7 +264,7 @@ func (l *Log) follow(ctx context.Context, f *follower, head uint64, segs []*segm
 		}
 		done, err := l.segment(ctx, f, seg, start, sealed, later)
 		if errors.Is(err, errStalled) {
-			continue // a new consumer from f.next
+			continue // a new source from f.next
 		}
 		if err != nil || done {
 			return err
