@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/natslog"
 )
 
@@ -173,8 +174,8 @@ func testRetention(t *testing.T, log *natslog.Log) {
 		t.Fatalf("Check: %v", err)
 	}
 	err := log.Follow(ctx, 1, func(uint64, []byte, uint64) error { return nil }, 20)
-	if err == nil || errors.Is(err, natslog.ErrDamaged) {
-		t.Fatalf("Follow from a dropped sequence: %v, want an error that is not damage", err)
+	if err == nil || errors.Is(err, natslog.ErrDamaged) || events.CodeOf(err) != events.CodeBehindRetention {
+		t.Fatalf("Follow from a dropped sequence: %v, want behind_retention, not damage", err)
 	}
 	if _, err := log.Read(ctx, 16, 20); err != nil {
 		t.Fatalf("Read of the records kept: %v", err)

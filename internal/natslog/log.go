@@ -327,7 +327,7 @@ func (l *Log) segment(ctx context.Context, f *follower, seg *segment, start uint
 // TestDirectGapIsDamage).
 func gapError(seg *segment, want, got uint64, first bool) error {
 	if info := seg.stream.CachedInfo(); first && info != nil && (info.Config.MaxAge > 0 || info.Config.MaxMsgs > 0) {
-		return fmt.Errorf("natslog: expected sequence %d, got %d: the stream no longer keeps the records before it", want, got)
+		return events.Errorf(events.CodeBehindRetention, "sequence %d is no longer kept; the oldest record available is %d", want, got)
 	}
 	return &DamagedError{Seq: want, Stream: seg.name,
 		What: fmt.Sprintf("stream %s delivered sequence %d after %d: the stream has a gap", seg.name, got-seg.base, want-1-seg.base)}
