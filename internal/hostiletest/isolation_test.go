@@ -232,3 +232,38 @@ func TestIsolationOrchestratorJetStream(t *testing.T) {
 		t.Error("a client with no user connected")
 	}
 }
+
+// TestIsolationAuditorMakesNoConsumer: an auditor is refused every
+// consumer subject, so it can make none, and still verifies, lists and
+// exports the log and asks what a session may use, with the ledger
+// commands, which read with direct gets.
+func TestIsolationAuditorMakesNoConsumer(t *testing.T) {
+	l := startServeAuth(t)
+	acme := l.seed(t)
+	if _, err := acme.Append(t.Context(), client.Turn("agent:main:main", events.TurnData{Turn: 1})); err != nil {
+		t.Fatal(err)
+	}
+	audit, refused := l.connect(t, "audit", true)
+	for _, subject := range []string{"$JS.API.CONSUMER.CREATE.LEDGER", "$JS.API.CONSUMER.CREATE.LEDGER.mine",
+		"$JS.API.CONSUMER.CREATE.LEDGER.mine.ledger.session.>", "$JS.API.CONSUMER.DURABLE.CREATE.LEDGER.mine",
+		"$JS.API.CONSUMER.DELETE.LEDGER.mine", "$JS.API.CONSUMER.MSG.NEXT.LEDGER.mine"} {
+		if m, err := audit.Request(subject, []byte(`{"stream_name":"LEDGER","config":{"name":"mine"}}`), 300*time.Millisecond); err == nil {
+			t.Errorf("auditor's %s answered: %s", subject, m.Data)
+		}
+		if !refused.waitFor(subject) {
+			t.Errorf("the server did not refuse the auditor's %s", subject)
+		}
+	}
+	as := []string{"--nats", l.url, "--user", "audit", "--password", authUsers["audit"]}
+	for _, args := range [][]string{
+		{"verify"}, {"log"}, {"export"}, {"tools", "--session", "agent:main:main"},
+	} {
+		r := runLedger(t, append(args, as...)...)
+		if r.exit != 0 {
+			t.Errorf("auditor's ledger %s: exit %d: %s", args[0], r.exit, r.stderr)
+		}
+		if args[0] == "log" && strings.Count(r.stdout, "\n") < 3 {
+			t.Errorf("auditor's ledger log listed %q", r.stdout)
+		}
+	}
+}
