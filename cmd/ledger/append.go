@@ -12,13 +12,17 @@ import (
 	"strings"
 
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/service"
 )
 
 func runAppend(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fl := newFlags("append", "[FILE|-]", "Appends events, one JSON object per line, from FILE or standard input. Each event is\n"+
 		"validated against the state at the head, decided and written; a refused event is not written.\n"+
 		"Prints one line per event: its sequence, or the stable error code and what to fix.\n"+
-		"Exit status 1 when any event was refused.", stderr)
+		"Exit status 1 when any event was refused.\n"+
+		"With --nats and --user, events go through the ledger's API as that user (under the roles of\n"+
+		"'ledger serve --gen-auth' only the ledger service writes the stream): session events as the\n"+
+		"orchestrator of that name, policy events as the operator, and --actor defaults to the user.", stderr)
 	var lf ledgerFlags
 	lf.register(fl)
 	lf.create = true
@@ -41,11 +45,30 @@ func runAppend(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		defer f.Close()
 		in, name = f, pos[0]
 	}
-	h, err := lf.open(ctx)
-	if err != nil {
-		return err
+	// As a NATS user, events go through the ledger's API, as that user:
+	// under the roles of 'ledger serve --gen-auth' only the ledger service
+	// writes the stream.
+	var appendMany func(ctx context.Context, raws [][]byte) []service.Outcome
+	if lf.natsURL != "" && lf.user != "" {
+		nc, err := lf.connectAPI(ctx)
+		if err != nil {
+			return err
+		}
+		defer nc.Close()
+		if !flagSet(fl, "actor") {
+			*actor = lf.user
+		}
+		appendMany = func(ctx context.Context, raws [][]byte) []service.Outcome {
+			return apiAppend(ctx, nc, lf.user, raws)
+		}
+	} else {
+		h, err := lf.open(ctx)
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		appendMany = h.svc.AppendMany
 	}
-	defer h.Close()
 	br := bufio.NewReaderSize(in, 64<<10)
 	refused, accepted := 0, 0
 	enc := json.NewEncoder(stdout)
@@ -57,7 +80,7 @@ func runAppend(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		if len(batch) == 0 {
 			return nil
 		}
-		outs := h.svc.AppendMany(ctx, batch)
+		outs := appendMany(ctx, batch)
 		for k, o := range outs {
 			line := lines[k]
 			out := map[string]any{"line": line}

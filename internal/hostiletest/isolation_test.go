@@ -3,6 +3,7 @@ package hostiletest
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -265,5 +266,47 @@ func TestIsolationAuditorMakesNoConsumer(t *testing.T) {
 		if args[0] == "log" && strings.Count(r.stdout, "\n") < 3 {
 			t.Errorf("auditor's ledger log listed %q", r.stdout)
 		}
+	}
+}
+
+// TestIsolationAppendAsAUser: `ledger append --nats --user NAME` appends
+// through the API as NAME (only the service writes the stream): an
+// operator's policy lands with the operator as actor, an orchestrator's
+// session events land as its own, and a policy event from an orchestrator
+// is not written.
+func TestIsolationAppendAsAUser(t *testing.T) {
+	l := startServeAuth(t)
+	as := func(user string, lines ...string) cliResult {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "events.jsonl")
+		if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return runLedger(t, "append", "--json", "--nats", l.url, "--user", user, "--password", authUsers[user], file)
+	}
+	policy := `{"type":"policy.set","data":{"dialect":"openclaw","document":{},"catalogue":["read","exec"]}}`
+	if r := as("alice", policy); r.exit != 0 || !strings.Contains(r.stdout, `"seq":1`) {
+		t.Fatalf("operator's append: %+v", r)
+	}
+	if r := as("acme", `{"type":"session.started","session":"agent:main:main","data":{"agent":"main"}}`,
+		`{"type":"turn.started","session":"agent:main:main","data":{"turn":1}}`,
+		`{"type":"turn.started","session":"agent:main:nobody","data":{"turn":1}}`); r.exit != 1 ||
+		!strings.Contains(r.stdout, `"seq":2`) || !strings.Contains(r.stdout, `"seq":3`) || !strings.Contains(r.stdout, `"error":"unknown_session"`) {
+		t.Fatalf("orchestrator's append: %+v", r)
+	}
+	if r := as("acme", policy); r.exit == 0 {
+		t.Fatalf("an orchestrator's policy event was appended: %+v", r)
+	}
+	audit, _ := l.connect(t, "audit", true)
+	m, err := audit.Request("$JS.API.DIRECT.GET.LEDGER", []byte(`{"seq":1}`), 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := events.DecodeRecord(m.Data)
+	if err != nil || rec.Actor != "alice" {
+		t.Fatalf("the policy record's actor: %+v %v", rec, err)
+	}
+	if r := runLedger(t, "verify", "--nats", l.url, "--user", "audit", "--password", authUsers["audit"]); r.exit != 0 || !strings.Contains(r.stdout, "3 records") {
+		t.Fatalf("verify: %+v", r)
 	}
 }
