@@ -10,11 +10,7 @@ import (
 
 // Msg is a stored record with its sequence and the content hash the store
 // keeps beside it ("" when there is none).
-type Msg struct {
-	Seq  uint64
-	Data []byte
-	Hash string
-}
+type Msg = events.StoredMsg
 
 // MsgSource is a log whose stored records can be read with their
 // sequences, gaps included, for tamper checks.

@@ -13,7 +13,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sessionledger/ledger/events"
-	"github.com/sessionledger/ledger/replay"
 )
 
 // StreamConfig names and shapes the ledger's stream. The zero value means
@@ -100,11 +99,9 @@ func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
 		if err == nil || attempt >= 50 || ctx.Err() != nil || errors.Is(err, errNoLog) {
 			break
 		}
-		// A cluster's meta leader may not be elected yet.
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
+		// A cluster's meta leader may not be elected yet; the loop ends
+		// once ctx does.
+		_ = sleep(ctx, 200*time.Millisecond)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("natslog: opening stream %s: %w", cfg.Name, err)
@@ -164,7 +161,9 @@ func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expec
 			}
 			return 0, events.ErrConflict
 		case errors.As(err, &ae) && ae.ErrorCode == 10158: // same id in flight on a cluster
-			time.Sleep(50 * time.Millisecond)
+			if err := sleep(ctx, 50*time.Millisecond); err != nil {
+				return 0, err
+			}
 		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders):
 			if ctx.Err() != nil {
 				return 0, ctx.Err()
@@ -439,7 +438,7 @@ func hashed(subject string, data []byte) *nats.Msg {
 
 // Msg is a stored record with its sequence and the content hash its
 // Ledger-Hash header claims ("" when it has none).
-type Msg = replay.Msg
+type Msg = events.StoredMsg
 
 // ReadMsgs returns the stored records from sequence from to the head, in
 // order, with their hash headers. Unlike Read it does not stop at a gap:
