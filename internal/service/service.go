@@ -22,6 +22,7 @@ import (
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/replay"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // Log is where records are kept, in one total order.
@@ -723,14 +724,9 @@ func (s *Service) Check(ctx context.Context, key events.SessionKey, tool string,
 }
 
 // Answer is a decision at a position with what explains it: the policy in
-// force, the session's context and its envelope.
-type Answer struct {
-	Seq      uint64                `json:"seq"`
-	Verdict  envelope.Verdict      `json:"verdict"`
-	Policy   *envelope.PolicyState `json:"policy"`
-	Context  envelope.Context      `json:"context"`
-	Envelope *envelope.Envelope    `json:"envelope"`
-}
+// force, the session's context and its envelope; the why query answers it
+// as it is (wire.WhyResult).
+type Answer = wire.WhyResult
 
 // Why answers the why query (check is the same without the trace). At a
 // turn it is a read of what the projection stored for the turn, not a

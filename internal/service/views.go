@@ -1,31 +1,16 @@
 package service
 
 import (
-	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/wire"
 )
 
-// SessionView is what the session query answers: a session's envelope,
-// state, context, every turn with its stored tool set, and its children.
-type SessionView struct {
-	Key      events.SessionKey   `json:"key"`
-	Agent    string              `json:"agent"`
-	State    envelope.State      `json:"state"`
-	Depth    int                 `json:"depth"`
-	Parent   events.SessionKey   `json:"parent,omitempty"`
-	Envelope *envelope.Envelope  `json:"envelope"`
-	Context  envelope.Context    `json:"context"`
-	Turns    []TurnView          `json:"turns"`
-	Children []events.SessionKey `json:"children"`
-}
+// SessionView is what the session query answers (wire.SessionView).
+type SessionView = wire.SessionView
 
-// TurnView is one turn of a SessionView.
-type TurnView struct {
-	Turn    int              `json:"turn"`
-	Seq     uint64           `json:"seq"`
-	ToolSet envelope.ToolSet `json:"tool_set"`
-}
+// TurnView is one turn of a SessionView (wire.TurnView).
+type TurnView = wire.TurnView
 
 // ViewSession builds the session view at a state.
 func ViewSession(st *projection.State, key events.SessionKey) (*SessionView, error) {
@@ -43,16 +28,8 @@ func ViewSession(st *projection.State, key events.SessionKey) (*SessionView, err
 	return v, nil
 }
 
-// TreeNode is one session of a spawn tree.
-type TreeNode struct {
-	Key      events.SessionKey `json:"key"`
-	Agent    string            `json:"agent"`
-	State    envelope.State    `json:"state"`
-	Depth    int               `json:"depth"`
-	Turns    int               `json:"turns"`
-	Source   string            `json:"policy_source"`
-	Children []*TreeNode       `json:"children"`
-}
+// TreeNode is one session of a spawn tree (wire.TreeNode).
+type TreeNode = wire.TreeNode
 
 // MaxTreeDepth bounds how deep a printed tree goes.
 const MaxTreeDepth = 64
