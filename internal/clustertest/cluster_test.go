@@ -17,6 +17,7 @@ import (
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/internal/natslogtest"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
 )
@@ -79,11 +80,11 @@ func (r *replica) kill() {
 	r.store.Close()
 }
 
-func startCluster(t *testing.T) *natslog.Cluster {
+func startCluster(t *testing.T) *natslogtest.Cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	c, err := natslog.StartCluster(ctx, t.TempDir(), 3)
+	c, err := natslogtest.StartCluster(ctx, t.TempDir(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}

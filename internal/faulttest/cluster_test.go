@@ -17,6 +17,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/internal/natslogtest"
 	"github.com/sessionledger/ledger/internal/workload"
 )
 
@@ -243,7 +244,7 @@ func TestClusterLeaderFailover(t *testing.T) {
 
 // leadOn moves the stream's leadership (by asking the leader to step down,
 // as often as needed) to the node replica r is connected to.
-func leadOn(t *testing.T, c *natslog.Cluster, r *replica) {
+func leadOn(t *testing.T, c *natslogtest.Cluster, r *replica) {
 	t.Helper()
 	target := -1
 	for i, s := range c.Servers {

@@ -19,6 +19,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/internal/natslogtest"
 	"github.com/sessionledger/ledger/internal/workload"
 )
 
@@ -68,11 +69,11 @@ func msgIDs(t *testing.T, log *natslog.Log) map[string]int {
 	return ids
 }
 
-func startCluster(t *testing.T) *natslog.Cluster {
+func startCluster(t *testing.T) *natslogtest.Cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	c, err := natslog.StartCluster(ctx, t.TempDir(), 3)
+	c, err := natslogtest.StartCluster(ctx, t.TempDir(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}

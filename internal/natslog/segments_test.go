@@ -17,6 +17,7 @@ import (
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/internal/natslogtest"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/internal/workload"
 	"github.com/sessionledger/ledger/replay"
@@ -537,7 +538,7 @@ func TestParseRollSubjects(t *testing.T) {
 func TestRollingOnACluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	c, err := natslog.StartCluster(ctx, t.TempDir(), 3)
+	c, err := natslogtest.StartCluster(ctx, t.TempDir(), 3)
 	if err != nil {
 		t.Fatal(err)
 	}

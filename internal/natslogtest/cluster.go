@@ -1,4 +1,9 @@
-package natslog
+// Package natslogtest runs JetStream clusters in the test's process for
+// the tests of the clustered deployment (internal/clustertest,
+// internal/faulttest, natslog's TestRollingOnACluster). It is test
+// support: no production package imports it (internal/archtest's
+// TestTestSupportStaysOut).
+package natslogtest
 
 import (
 	"context"
@@ -15,7 +20,7 @@ import (
 )
 
 // Cluster is a JetStream cluster of nats-servers in this process, listening
-// on loopback: for tests and benchmarks of the clustered deployment.
+// on loopback.
 type Cluster struct {
 	Servers []*server.Server
 	opts    []*server.Options
@@ -58,11 +63,11 @@ func StartCluster(ctx context.Context, dir string, n int) (*Cluster, error) {
 func (c *Cluster) start(i int) error {
 	s, err := server.NewServer(c.opts[i])
 	if err != nil {
-		return fmt.Errorf("natslog: cluster node %d: %w", i+1, err)
+		return fmt.Errorf("natslogtest: cluster node %d: %w", i+1, err)
 	}
 	go s.Start()
 	if !s.ReadyForConnections(30 * time.Second) {
-		return fmt.Errorf("natslog: cluster node %d did not start", i+1)
+		return fmt.Errorf("natslogtest: cluster node %d did not start", i+1)
 	}
 	// Keep the client port the node got, so a restart listens where
 	// clients knew it.
@@ -108,9 +113,12 @@ func (c *Cluster) WaitReady(ctx context.Context) error {
 			}
 			if ctx.Err() != nil {
 				nc.Close()
-				return fmt.Errorf("natslog: cluster not ready: %w", err)
+				return fmt.Errorf("natslogtest: cluster not ready: %w", err)
 			}
-			time.Sleep(100 * time.Millisecond)
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
 		}
 		nc.Close()
 	}
@@ -159,7 +167,7 @@ func freePorts(n int) ([]int, error) {
 	for i := 0; i < n; i++ {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return nil, errors.Join(errors.New("natslog: no free port"), err)
+			return nil, errors.Join(errors.New("natslogtest: no free port"), err)
 		}
 		ls = append(ls, l)
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
