@@ -13,7 +13,9 @@ import (
 // A line-level checker for the text exposition format 0.0.4
 // (https://prometheus.io/docs/instrumenting/exposition_formats/), plus the
 // few rules that span lines: TYPE before samples, one TYPE and HELP per
-// family, no duplicate series, and well-formed histograms.
+// family, no duplicate series, and well-formed histograms. It checks what
+// promhttp serves for the ledger's registry, an oracle independent of
+// client_golang's own encoder.
 
 const (
 	reName   = `[a-zA-Z_:][a-zA-Z0-9_:]*`
@@ -110,6 +112,9 @@ func checkExposition(text string) []string {
 			for _, suffix := range []string{"_bucket", "_sum", "_count"} {
 				if base, ok := strings.CutSuffix(name, suffix); ok && types[base] == "histogram" {
 					family, typ = base, "histogram"
+				}
+				if base, ok := strings.CutSuffix(name, suffix); ok && suffix != "_bucket" && types[base] == "summary" {
+					family, typ = base, "summary"
 				}
 			}
 			if typ == "" {
@@ -232,6 +237,7 @@ func TestCheckerAccepts(t *testing.T) {
 		"# some comment\n\n# HELP x Help with \\\\ and \\n.\n# TYPE x counter\nx{a=\"q\\\"\\\\\\n\",} 1e+06 1712345678000\n",
 		"# TYPE x gauge\nx NaN\nx{a=\"1\"} -Inf\nx{a=\"2\"} +Inf\nx{a=\"3\"} -0.5\n",
 		"# TYPE h histogram\nh_bucket{a=\"x\",le=\"0.1\"} 0\nh_bucket{a=\"x\",le=\"+Inf\"} 3\nh_sum{a=\"x\"} 0.6\nh_count{a=\"x\"} 3\n",
+		"# TYPE s summary\ns{quantile=\"0.5\"} 1\ns_sum 3\ns_count 2\n",
 	} {
 		if problems := checkExposition(text); len(problems) != 0 {
 			t.Errorf("checker rejected %q: %v", text, problems)
