@@ -40,6 +40,15 @@ func Canonical(v any) ([]byte, error) {
 // strings that are not UTF-8 or hold lone surrogate escapes (both read as
 // U+FFFD), a key named twice (the last one wins), and, as Decoder.More
 // allows, a closing bracket after the value.
+//
+// It stays hand-written, although github.com/gowebpki/jcs implements RFC
+// 8785, because it is measurably faster on the append path: on the two
+// events it sees most (BenchmarkCanonicalVsJCS, same inputs, same run, on
+// a shared 2-core VM, medians of 3), a tool.checked takes 5.4µs and 1
+// allocation here against 41µs and 121 allocations in jcs.Transform, a
+// turn.started 1.4µs and 1 allocation against 9.5µs and 60. jcs is the
+// test oracle instead, on the inputs both must treat alike
+// (jcs_oracle_test.go).
 func CanonicalJSON(raw []byte) ([]byte, error) {
 	c := getCanonicalizer()
 	defer putCanonicalizer(c)

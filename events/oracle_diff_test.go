@@ -182,6 +182,7 @@ func FuzzCanonicalDiff(f *testing.F) {
 		if errText(err) != errText(werr) {
 			t.Fatalf("CanonicalJSON(%q): error %q, want %q", b, err, werr)
 		}
+		checkJCS(t, b, got, err) // the second oracle: jcs_oracle_test.go
 	})
 }
 
