@@ -6,6 +6,21 @@
 //
 // Errors the ledger returns are *events.Error with the stable codes of SPEC
 // section 8; branch on them with events.CodeOf.
+//
+// The requests and answers are those of package wire, which the ledger's
+// service uses too; the answer types here are aliases of its types.
+//
+// # Concurrency
+//
+// A Client is safe for concurrent use by any number of goroutines: every
+// method may be called at once with any other (TestClientConcurrentUse,
+// TestConcurrentAppendsShareRequests). Its consistency token only grows,
+// whatever order concurrent appends are answered in. Session appends made
+// at the same moment share requests (Options.Coalesce); each is still
+// answered as if sent alone. The Client holds no goroutine of its own between calls (a
+// coalesced append may leave one sending what waits, which ends when
+// nothing does), so it needs no Close: closing its connection ends it, and
+// a call then fails.
 package client
 
 import (
@@ -14,15 +29,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/oklog/ulid/v2"
 
-	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // InboxPrefix is the reply-subject prefix the NATS roles of 'ledger serve
@@ -34,12 +48,9 @@ import (
 //		nats.CustomInboxPrefix(client.InboxPrefix(user)))
 //
 // Requests made on a connection with the default prefix (_INBOX) get no
-// answer under those roles: the server refuses the reply subscription.
-func InboxPrefix(user string) string { return "_INBOX_" + user }
-
-// subjectToken is what a name must look like to be the last token of an
-// API subject (api.ValidOwner).
-var subjectToken = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// answer under those roles: the server refuses the reply subscription. It
+// is wire.InboxPrefix.
+func InboxPrefix(user string) string { return wire.InboxPrefix(user) }
 
 // Options configure a Client. The zero value of every field means its
 // default.
@@ -49,7 +60,7 @@ type Options struct {
 	// Empty means the auditor scope "all" (queries on every session, no
 	// session appends).
 	Owner string
-	// Prefix is the API subject prefix; default "ledger.v1".
+	// Prefix is the API subject prefix; default wire.Prefix.
 	Prefix string
 	// Timeout bounds each request attempt; default 5s.
 	Timeout time.Duration
@@ -74,7 +85,8 @@ type Options struct {
 	Coalesce int
 }
 
-// Client talks to the ledger service.
+// Client talks to the ledger service. It is safe for concurrent use (see
+// the package doc).
 type Client struct {
 	nc   *nats.Conn
 	opts Options
@@ -90,7 +102,7 @@ type Client struct {
 // New returns a client on an open NATS connection.
 func New(nc *nats.Conn, opts Options) *Client {
 	if opts.Prefix == "" {
-		opts.Prefix = "ledger.v1"
+		opts.Prefix = wire.Prefix
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = 5 * time.Second
@@ -112,7 +124,7 @@ func New(nc *nats.Conn, opts Options) *Client {
 
 func (c *Client) scope() string {
 	if c.opts.Owner == "" {
-		return "all"
+		return wire.ScopeAll
 	}
 	return c.opts.Owner
 }
@@ -191,11 +203,7 @@ func AddGrant(d events.GrantData) Event    { return Event{Type: events.GrantAdde
 func RevokeGrant(d events.GrantData) Event { return Event{Type: events.GrantRevoked, Data: d} }
 
 // AppendResult is the answer to an append.
-type AppendResult struct {
-	Seq       uint64 `json:"seq"`
-	ID        string `json:"id"`
-	Duplicate bool   `json:"duplicate,omitempty"`
-}
+type AppendResult = wire.AppendResult
 
 // Append appends an event: session events as this client's orchestrator,
 // policy and grant events on the operators' subject. The event's id is
@@ -207,22 +215,24 @@ func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
 		ev.ID = ulid.MustNew(ulid.Now(), c.ids).String()
 		c.mu.Unlock()
 	}
-	subject := c.opts.Prefix + ".policy"
+	var subject string
 	if ev.Type.IsPolicy() {
 		if ev.Actor == "" {
 			ev.Actor = c.opts.Actor
 		}
 		// The operator's own subject, so that under the roles of
 		// 'ledger serve --gen-auth' the server vouches for the actor.
-		if subjectToken.MatchString(ev.Actor) && ev.Actor != "all" {
-			subject += "." + ev.Actor
+		operator := ""
+		if wire.ValidOwner(ev.Actor) {
+			operator = ev.Actor
 		}
+		subject = wire.SubjectUnder(c.opts.Prefix, wire.EndpointPolicy, operator)
 	}
 	if !ev.Type.IsPolicy() {
 		if c.opts.Owner == "" {
 			return AppendResult{}, errors.New("client: session events need an Owner (the orchestrator name)")
 		}
-		subject = c.opts.Prefix + ".append." + c.opts.Owner
+		subject = wire.SubjectUnder(c.opts.Prefix, wire.EndpointAppend, c.opts.Owner)
 		if ev.Actor == "" {
 			// The subject names the orchestrator; naming it in the event
 			// too saves the ledger filling it in.
@@ -270,11 +280,9 @@ func (c *Client) request(ctx context.Context, subject string, body []byte, out a
 			}
 			return fmt.Errorf("client: %s: %w", subject, err)
 		}
-		if code := msg.Header.Get("Nats-Service-Error-Code"); code != "" {
-			e := &events.Error{Code: events.Code(code), Msg: msg.Header.Get("Nats-Service-Error")}
-			var body struct {
-				Seq uint64 `json:"seq"`
-			}
+		if code := msg.Header.Get(wire.ErrorCodeHeader); code != "" {
+			e := &events.Error{Code: events.Code(code), Msg: msg.Header.Get(wire.ErrorHeader)}
+			var body wire.ErrorBody
 			_ = json.Unmarshal(msg.Data, &body)
 			if out != nil && body.Seq > 0 {
 				_ = json.Unmarshal(msg.Data, out)
@@ -307,46 +315,34 @@ func backoff(ctx context.Context, attempt int) {
 }
 
 // QueryOpt sets a query's position or consistency.
-type QueryOpt func(*query)
-
-type query struct {
-	Session events.SessionKey `json:"session,omitempty"`
-	Tool    string            `json:"tool,omitempty"`
-	Input   json.RawMessage   `json:"input,omitempty"`
-	Seq     uint64            `json:"seq,omitempty"`
-	Turn    int               `json:"turn,omitempty"`
-	Time    string            `json:"time,omitempty"`
-	MinSeq  uint64            `json:"min_seq,omitempty"`
-	Record  bool              `json:"record,omitempty"`
-	Call    string            `json:"call,omitempty"`
-}
+type QueryOpt func(*wire.Query)
 
 // AtSeq asks about the state at a stream sequence.
-func AtSeq(seq uint64) QueryOpt { return func(q *query) { q.Seq = seq } }
+func AtSeq(seq uint64) QueryOpt { return func(q *wire.Query) { q.Seq = seq } }
 
 // AtTurn asks about the start of one of the session's turns.
-func AtTurn(turn int) QueryOpt { return func(q *query) { q.Turn = turn } }
+func AtTurn(turn int) QueryOpt { return func(q *wire.Query) { q.Turn = turn } }
 
 // AtTime asks about the last record at or before t.
 func AtTime(t time.Time) QueryOpt {
-	return func(q *query) { q.Time = events.FormatTime(t) }
+	return func(q *wire.Query) { q.Time = events.FormatTime(t) }
 }
 
 // WithMinSeq asks the answering replica to have applied seq first (another
 // client's Token, for example). By default a query uses this client's own
 // token.
-func WithMinSeq(seq uint64) QueryOpt { return func(q *query) { q.MinSeq = max(q.MinSeq, seq) } }
+func WithMinSeq(seq uint64) QueryOpt { return func(q *wire.Query) { q.MinSeq = max(q.MinSeq, seq) } }
 
 // WithInput gives a call's input (claude-code: a string or an object).
 func WithInput(input any) QueryOpt {
-	return func(q *query) { q.Input, _ = json.Marshal(input) }
+	return func(q *wire.Query) { q.Input, _ = json.Marshal(input) }
 }
 
 // Recorded makes Check append a tool.checked for the session's current
 // turn with this call id, so a later effect is prepared by it.
-func Recorded(call string) QueryOpt { return func(q *query) { q.Record, q.Call = true, call } }
+func Recorded(call string) QueryOpt { return func(q *wire.Query) { q.Record, q.Call = true, call } }
 
-func (c *Client) ask(ctx context.Context, endpoint string, q query, opts []QueryOpt, out any) error {
+func (c *Client) ask(ctx context.Context, endpoint string, q wire.Query, opts []QueryOpt, out any) error {
 	q.MinSeq = c.Token()
 	for _, o := range opts {
 		o(&q)
@@ -355,111 +351,63 @@ func (c *Client) ask(ctx context.Context, endpoint string, q query, opts []Query
 	if err != nil {
 		return err
 	}
-	return c.request(ctx, c.opts.Prefix+"."+endpoint+"."+c.scope(), body, out)
+	return c.request(ctx, wire.SubjectUnder(c.opts.Prefix, endpoint, c.scope()), body, out)
 }
 
-// ToolsResult is a session's effective tool set at a position.
-type ToolsResult struct {
-	Session events.SessionKey `json:"session"`
-	Seq     uint64            `json:"seq"`
-	Tools   envelope.ToolSet  `json:"tools"`
-}
+// The answers of the queries (package wire).
+type (
+	// ToolsResult is a session's effective tool set at a position.
+	ToolsResult = wire.ToolsResult
+	// CheckResult is one decision.
+	CheckResult = wire.CheckResult
+	// WhyResult is a decision with every layer in order, the policy in
+	// force, the session's context and envelope.
+	WhyResult = wire.WhyResult
+	// SessionView is a session with its envelope, context, turns and
+	// children.
+	SessionView = wire.SessionView
+	// TurnView is one turn and the tool set resolved at its start.
+	TurnView = wire.TurnView
+	// TreeNode is one session of a spawn tree; its Keys lists the tree's
+	// sessions, root first.
+	TreeNode = wire.TreeNode
+)
 
 // Tools returns the session's effective tool set.
 func (c *Client) Tools(ctx context.Context, session events.SessionKey, opts ...QueryOpt) (ToolsResult, error) {
 	var r ToolsResult
-	err := c.ask(ctx, "tools", query{Session: session}, opts, &r)
+	err := c.ask(ctx, wire.EndpointTools, wire.Query{Session: session}, opts, &r)
 	return r, err
-}
-
-// CheckResult is one decision.
-type CheckResult struct {
-	Session  events.SessionKey `json:"session"`
-	Seq      uint64            `json:"seq"`
-	Tool     string            `json:"tool"`
-	Decision envelope.Decision `json:"decision"`
-	Reason   envelope.Reason   `json:"reason"`
-	Recorded uint64            `json:"recorded,omitempty"`
 }
 
 // Check decides one call: allow, deny or ask, with the reason.
 func (c *Client) Check(ctx context.Context, session events.SessionKey, tool string, opts ...QueryOpt) (CheckResult, error) {
 	var r CheckResult
-	err := c.ask(ctx, "check", query{Session: session, Tool: tool}, opts, &r)
+	err := c.ask(ctx, wire.EndpointCheck, wire.Query{Session: session, Tool: tool}, opts, &r)
 	if err == nil && r.Recorded > 0 {
 		c.observe(r.Recorded)
 	}
 	return r, err
 }
 
-// WhyResult is a decision with every layer in order, the policy in force,
-// the session's context and envelope.
-type WhyResult struct {
-	Seq      uint64                `json:"seq"`
-	Verdict  envelope.Verdict      `json:"verdict"`
-	Policy   *envelope.PolicyState `json:"policy"`
-	Context  envelope.Context      `json:"context"`
-	Envelope *envelope.Envelope    `json:"envelope"`
-}
-
 // Why explains one decision.
 func (c *Client) Why(ctx context.Context, session events.SessionKey, tool string, opts ...QueryOpt) (WhyResult, error) {
 	var r WhyResult
-	err := c.ask(ctx, "why", query{Session: session, Tool: tool}, opts, &r)
+	err := c.ask(ctx, wire.EndpointWhy, wire.Query{Session: session, Tool: tool}, opts, &r)
 	return r, err
-}
-
-// SessionView is a session with its envelope, context, turns and children.
-type SessionView struct {
-	Key      events.SessionKey   `json:"key"`
-	Agent    string              `json:"agent"`
-	State    envelope.State      `json:"state"`
-	Depth    int                 `json:"depth"`
-	Parent   events.SessionKey   `json:"parent,omitempty"`
-	Envelope *envelope.Envelope  `json:"envelope"`
-	Context  envelope.Context    `json:"context"`
-	Turns    []TurnView          `json:"turns"`
-	Children []events.SessionKey `json:"children"`
-}
-
-// TurnView is one turn and the tool set resolved at its start.
-type TurnView struct {
-	Turn    int              `json:"turn"`
-	Seq     uint64           `json:"seq"`
-	ToolSet envelope.ToolSet `json:"tool_set"`
 }
 
 // Session returns a session's view.
 func (c *Client) Session(ctx context.Context, session events.SessionKey, opts ...QueryOpt) (SessionView, error) {
 	var r SessionView
-	err := c.ask(ctx, "session", query{Session: session}, opts, &r)
+	err := c.ask(ctx, wire.EndpointSession, wire.Query{Session: session}, opts, &r)
 	return r, err
-}
-
-// TreeNode is one session of a spawn tree.
-type TreeNode struct {
-	Key      events.SessionKey `json:"key"`
-	Agent    string            `json:"agent"`
-	State    envelope.State    `json:"state"`
-	Depth    int               `json:"depth"`
-	Turns    int               `json:"turns"`
-	Source   string            `json:"policy_source"`
-	Children []*TreeNode       `json:"children"`
 }
 
 // Tree returns the spawn tree under root ("" with the auditor scope: every
 // root's tree).
 func (c *Client) Tree(ctx context.Context, root events.SessionKey, opts ...QueryOpt) ([]*TreeNode, error) {
 	var r []*TreeNode
-	err := c.ask(ctx, "tree", query{Session: root}, opts, &r)
+	err := c.ask(ctx, wire.EndpointTree, wire.Query{Session: root}, opts, &r)
 	return r, err
-}
-
-// Keys lists every session of a tree, root first.
-func (n *TreeNode) Keys() []events.SessionKey {
-	keys := []events.SessionKey{n.Key}
-	for _, ch := range n.Children {
-		keys = append(keys, ch.Keys()...)
-	}
-	return keys
 }

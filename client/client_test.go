@@ -476,3 +476,51 @@ func TestConcurrentAppendsShareRequests(t *testing.T) {
 		t.Error("no appends shared a request")
 	}
 }
+
+// TestClientConcurrentUse calls every method of one client from many
+// goroutines at once (run with -race): the package doc's concurrency
+// contract.
+func TestClientConcurrentUse(t *testing.T) {
+	connect := ledger(t)
+	setPolicy(t, client.New(connect(), client.Options{}))
+	acme := client.New(connect(), client.Options{Owner: "acme"})
+	ctx := t.Context()
+	var wg sync.WaitGroup
+	for w := range 8 {
+		key := events.SessionKey(fmt.Sprintf("agent:main:c%d", w))
+		wg.Go(func() {
+			for _, ev := range []client.Event{client.Start(key, events.StartedData{Agent: "main"}), client.Turn(key, events.TurnData{Turn: 1})} {
+				if _, err := acme.Append(ctx, ev); err != nil {
+					t.Errorf("%s %s: %v", ev.Type, key, err)
+					return
+				}
+			}
+			if _, err := acme.Tools(ctx, key); err != nil {
+				t.Errorf("tools %s: %v", key, err)
+			}
+			if _, err := acme.Check(ctx, key, "read", client.Recorded(fmt.Sprint(w))); err != nil {
+				t.Errorf("check %s: %v", key, err)
+			}
+			if _, err := acme.Why(ctx, key, "read"); err != nil {
+				t.Errorf("why %s: %v", key, err)
+			}
+			if _, err := acme.Session(ctx, key); err != nil {
+				t.Errorf("session %s: %v", key, err)
+			}
+			if _, err := acme.Tree(ctx, key); err != nil {
+				t.Errorf("tree %s: %v", key, err)
+			}
+			wctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			err := acme.Watch(wctx, client.WatchOptions{Session: key}, func(client.Change) error { cancel(); return nil })
+			if err != nil && wctx.Err() == nil {
+				t.Errorf("watch %s: %v", key, err)
+			}
+			_ = acme.Token()
+		})
+	}
+	wg.Wait()
+	if acme.Token() == 0 {
+		t.Error("no token after appends")
+	}
+}

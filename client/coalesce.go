@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // Session appends made at the same moment by a client's goroutines share
@@ -54,17 +55,6 @@ type pendingAppend struct {
 type appendOutcome struct {
 	res AppendResult
 	err error
-}
-
-// batchOutcome is one event's answer in a batch append.
-type batchOutcome struct {
-	Seq       uint64 `json:"seq"`
-	ID        string `json:"id"`
-	Duplicate bool   `json:"duplicate"`
-	Error     *struct {
-		Code    events.Code `json:"code"`
-		Message string      `json:"message"`
-	} `json:"error"`
 }
 
 func (c *Client) appendCoalesced(ctx context.Context, subject string, body []byte) (AppendResult, error) {
@@ -196,7 +186,7 @@ func (c *Client) send(subject string, batch []*pendingAppend) {
 			body.Write(p.body)
 		}
 		body.WriteByte(']')
-		var outs []batchOutcome
+		var outs []wire.AppendOutcome
 		// The callers' contexts differ; each request attempt is bounded
 		// by Timeout, and the retries by Retries.
 		if err := c.request(context.Background(), subject, body.Bytes(), &outs); err != nil {
@@ -214,7 +204,7 @@ func (c *Client) send(subject string, batch []*pendingAppend) {
 		}
 		var again []*pendingAppend
 		for i, o := range outs {
-			res := AppendResult{Seq: o.Seq, ID: o.ID, Duplicate: o.Duplicate}
+			res := o.Result()
 			if o.Error == nil {
 				batch[i].done <- appendOutcome{res: res}
 				continue

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // WatchOptions say what to watch and from where. Exactly one of Session,
@@ -27,19 +27,8 @@ type WatchOptions struct {
 }
 
 // Change is a change of a session's effective tool set: the tool set
-// resolved at the start of a turn (SPEC section 5.2: a session's tools are
-// fixed at each turn start, and policy changes, grants and revocations take
-// effect there).
-type Change struct {
-	Seq         uint64            `json:"seq"`
-	Session     events.SessionKey `json:"session"`
-	Turn        int               `json:"turn"`
-	ToolSetHash string            `json:"tool_set_hash"`
-	Tools       envelope.ToolSet  `json:"tools"`
-	// PolicySource and SourceReason say which policy the turn ran under.
-	PolicySource string `json:"policy_source"`
-	SourceReason string `json:"source_reason,omitempty"`
-}
+// resolved at the start of a turn (wire.Change).
+type Change = wire.Change
 
 // Watch delivers every change to the watched sessions' tool sets from
 // opts.From on, in stream order, until ctx ends or fn returns an error.
@@ -62,23 +51,14 @@ func (c *Client) Watch(ctx context.Context, opts WatchOptions, fn func(Change) e
 	if n != 1 {
 		return errors.New("client: watch exactly one of Session, Root and All")
 	}
-	req := struct {
-		Session events.SessionKey `json:"session,omitempty"`
-		Root    events.SessionKey `json:"root,omitempty"`
-		All     bool              `json:"all,omitempty"`
-		From    uint64            `json:"from"`
-		Wait    bool              `json:"wait"`
-	}{opts.Session, opts.Root, opts.All, max(opts.From, 1), true}
-	subject := c.opts.Prefix + ".watch." + c.scope()
+	req := wire.WatchQuery{Session: opts.Session, Root: opts.Root, All: opts.All, From: max(opts.From, 1), Wait: true}
+	subject := wire.SubjectUnder(c.opts.Prefix, wire.EndpointWatch, c.scope())
 	for idle := 0; ; {
 		body, err := json.Marshal(req)
 		if err != nil {
 			return err
 		}
-		var res struct {
-			Changes []Change `json:"changes"`
-			Next    uint64   `json:"next"`
-		}
+		var res wire.WatchResult
 		asked := time.Now()
 		if err := c.request(ctx, subject, body, &res); err != nil {
 			return fmt.Errorf("client: watch: %w", err)

@@ -50,8 +50,20 @@
 //     service's subscriptions are logged through it rather than by the
 //     connection's error handler, which Start wraps.
 //
-// Stop returns once the workers and waiting queries have ended; requests
-// still in a lane are not answered.
+// # Lifecycle
+//
+// Start either returns a serving Server or an error with nothing left
+// behind: no micro service registered, no subscription, no goroutine, the
+// connection's error handler put back (TestFailedStartLeavesNothing).
+// Every goroutine the Server starts (the append batcher, the workers, the
+// queries and watches waiting for a sequence) ends when Stop is called or
+// Start's context ends, and Stop returns only once all of them have ended
+// (TestStopWaitsForItsGoroutines); requests still in a lane are not
+// answered. A round the batcher has begun is finished first: its appends
+// are answered.
+//
+// A Server's methods are safe for concurrent use; Stop may be called more
+// than once and from any goroutine, and returns the first call's error.
 package api
 
 import (
@@ -60,9 +72,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -71,26 +83,23 @@ import (
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/wire"
 )
 
-// Names and subjects of the service. They are the wire contract.
+// Names and subjects of the service: the wire contract's (package wire).
 const (
-	ServiceName    = "ledger"
-	ServiceVersion = "1.0.0"
-	Prefix         = "ledger.v1"
+	ServiceName    = wire.ServiceName
+	ServiceVersion = wire.ServiceVersion
+	Prefix         = wire.Prefix
 	// ScopeAll is the scope of queries on every session.
-	ScopeAll = "all"
+	ScopeAll = wire.ScopeAll
 )
 
-// Queries lists the query endpoints.
-var Queries = []string{"tools", "check", "why", "session", "tree"}
+// Queries lists the query endpoints (wire.Queries).
+var Queries = wire.Queries
 
-// ownerPattern is what an owner token may be: one subject token, and not
-// the reserved "all".
-var ownerPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-// ValidOwner reports whether s can name an orchestrator.
-func ValidOwner(s string) bool { return ownerPattern.MatchString(s) && s != ScopeAll }
+// ValidOwner reports whether s can name an orchestrator (wire.ValidOwner).
+func ValidOwner(s string) bool { return wire.ValidOwner(s) }
 
 // Config configures the API. The zero value of every field but Service
 // means its default.
@@ -137,7 +146,8 @@ type Observer interface {
 	Query(endpoint string, d time.Duration)
 }
 
-// Server is the running micro service.
+// Server is the running micro service. Its methods are safe for
+// concurrent use (see the package doc's Lifecycle).
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
@@ -145,15 +155,38 @@ type Server struct {
 	appends chan *pendingAppend
 	lanes   *lanes
 	waiting *waiters
-	// done is closed by Stop; ctxDone is Start's context's: the workers
-	// and waiters end on either.
-	done    chan struct{}
-	ctxDone <-chan struct{}
+	// life ends when Stop is called or Start's context ends; the batcher,
+	// the workers and the waiters end with it.
+	life context.Context
+	end  context.CancelFunc
+	// wg counts the goroutines the Server runs (goWaited), which Stop waits for;
+	// running is their number, for TestStopWaitsForItsGoroutines.
 	wg      sync.WaitGroup
+	running atomic.Int64
 	// restore puts back the connection's error handler Start wrapped.
 	restore  func()
 	stopOnce sync.Once
 	stopErr  error
+}
+
+// goWaited runs f on a goroutine Stop waits for. It is called by Start, and by
+// handlers, which run on workers Stop also waits for, so no call comes
+// after Stop's wait began with nothing counted.
+func (s *Server) goWaited(f func()) {
+	s.wg.Add(1)
+	s.running.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer s.running.Add(-1)
+		f()
+	}()
+}
+
+// addEndpoint adds an endpoint to the service's group; a variable so that
+// TestFailedStartLeavesNothing can fail one after the service is
+// registered.
+var addEndpoint = func(g micro.Group, name string, h micro.Handler, opts ...micro.EndpointOpt) error {
+	return g.AddEndpoint(name, h, opts...)
 }
 
 // laneBytes bounds the request bytes one lane holds (nats.go's default
@@ -183,8 +216,8 @@ func Run(ctx context.Context, nc *nats.Conn, cfg Config) error {
 	return s.Stop()
 }
 
-// Start registers the service and returns once it serves; the append
-// batcher runs until ctx ends.
+// Start registers the service and returns once it serves, until Stop or
+// the end of ctx; on an error it leaves nothing registered or running.
 func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	if cfg.Service == nil {
 		return nil, errors.New("api: a service is required")
@@ -217,19 +250,14 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	logger = slog.New(newLimitedHandler(logger.Handler(), logEvery))
 	s := &Server{cfg: cfg, log: logger, appends: make(chan *pendingAppend, 4*cfg.Batch),
 		lanes: newLanes(cfg.MaxQueued, laneBytes), waiting: &waiters{n: map[string]int{}, limit: cfg.MaxWaiting},
-		done: make(chan struct{}), ctxDone: ctx.Done()}
+	}
+	s.life, s.end = context.WithCancel(ctx)
 	// A drop on the service's subscriptions is logged here, at most once a
 	// second, instead of by the connection's handler (nats.go's default
 	// prints a line on stderr each time a subscription starts dropping);
 	// set before AddService, which chains to it.
 	prev := nc.ErrorHandler()
 	s.restore = func() { nc.SetErrorHandler(prev) }
-	started := false
-	defer func() {
-		if !started {
-			s.restore()
-		}
-	}()
 	nc.SetErrorHandler(func(c *nats.Conn, sub *nats.Subscription, err error) {
 		if sub != nil && strings.HasPrefix(sub.Subject, Prefix+".") {
 			s.log.Error("api subscription error; requests were dropped", "subject", sub.Subject, "err", err)
@@ -246,52 +274,57 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 		Metadata:    map[string]string{"instance": cfg.Instance},
 	})
 	if err != nil {
+		s.restore()
+		s.end()
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	s.svc = ms
-	g := ms.AddGroup(Prefix)
-	add := func(name, subject string, h micro.HandlerFunc) error {
-		return g.AddEndpoint(name, s.dispatch(name, s.guard(name, h)), micro.WithEndpointSubject(subject),
-			micro.WithEndpointMetadata(map[string]string{"subject": Prefix + "." + subject}),
-			micro.WithEndpointPendingLimits(pendingMsgs, pendingBytes))
+	if err := s.addEndpoints(ctx, ms.AddGroup(Prefix)); err != nil {
+		// Nothing runs yet: stopping the service removes what was added.
+		_ = ms.Stop()
+		s.restore()
+		s.end()
+		return nil, fmt.Errorf("api: %w", err)
 	}
-	if err := add("append", "append.*", func(r micro.Request) { s.handleAppend(ctx, r) }); err != nil {
-		return nil, err
-	}
-	if err := add("policy", "policy.*", s.handlePolicy); err != nil {
-		return nil, err
-	}
-	if err := add("policy-unbound", "policy", s.handlePolicy); err != nil {
-		return nil, err
-	}
-	for _, q := range Queries {
-		q := q
-		if err := add(q, q+".*", func(r micro.Request) { s.handleQuery(ctx, q, r) }); err != nil {
-			return nil, err
-		}
-	}
-	if err := add("watch", "watch.*", func(r micro.Request) { s.handleWatch(ctx, r) }); err != nil {
-		return nil, err
-	}
-	started = true
-	go s.batchAppends(ctx)
-	s.wg.Add(cfg.Workers)
+	s.goWaited(func() { s.batchAppends(ctx) })
 	for range cfg.Workers {
-		go func() { defer s.wg.Done(); s.lanes.serve() }()
+		s.goWaited(s.lanes.serve)
 	}
-	go func() {
-		select {
-		case <-ctx.Done():
-			s.lanes.stop()
-		case <-s.done:
-		}
-	}()
+	s.goWaited(func() {
+		<-s.life.Done()
+		s.lanes.stop()
+	})
 	// Serving means the server has the subscriptions: a request sent on
 	// another connection right after Start must find them.
 	if err := nc.Flush(); err != nil {
+		_ = s.Stop()
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	return s, nil
+}
+
+// addEndpoints adds every endpoint of the API to g.
+func (s *Server) addEndpoints(ctx context.Context, g micro.Group) error {
+	add := func(name, subject string, h micro.HandlerFunc) error {
+		return addEndpoint(g, name, s.dispatch(name, s.guard(name, h)), micro.WithEndpointSubject(subject),
+			micro.WithEndpointMetadata(map[string]string{"subject": Prefix + "." + subject}),
+			micro.WithEndpointPendingLimits(pendingMsgs, pendingBytes))
+	}
+	if err := add(wire.EndpointAppend, wire.EndpointAppend+".*", func(r micro.Request) { s.handleAppend(ctx, r) }); err != nil {
+		return err
+	}
+	if err := add(wire.EndpointPolicy, wire.EndpointPolicy+".*", s.handlePolicy); err != nil {
+		return err
+	}
+	if err := add("policy-unbound", wire.EndpointPolicy, s.handlePolicy); err != nil {
+		return err
+	}
+	for _, q := range wire.Queries {
+		if err := add(q, q+".*", func(r micro.Request) { s.handleQuery(ctx, q, r) }); err != nil {
+			return err
+		}
+	}
+	return add(wire.EndpointWatch, wire.EndpointWatch+".*", func(r micro.Request) { s.handleWatch(ctx, r) })
 }
 
 // guard keeps one request that panics a handler from stopping the
@@ -321,13 +354,14 @@ func (s *Server) dispatch(name string, h micro.HandlerFunc) micro.HandlerFunc {
 	}
 }
 
-// Stop unregisters the service and returns once its workers and waiting
-// queries have ended; requests still queued are not answered.
+// Stop unregisters the service and returns once every goroutine of the
+// Server has ended (the batcher after the round it is in, the workers
+// after their request); requests still queued are not answered.
 func (s *Server) Stop() error {
 	s.stopOnce.Do(func() {
 		s.stopErr = s.svc.Stop()
 		s.restore()
-		close(s.done)
+		s.end()
 		s.lanes.stop()
 		s.wg.Wait()
 	})
@@ -337,16 +371,11 @@ func (s *Server) Stop() error {
 // Info is the micro service's info.
 func (s *Server) Info() micro.Info { return s.svc.Info() }
 
-// ErrorBody is the body of an error response; its code is also in the
-// Nats-Service-Error-Code header and its message in Nats-Service-Error.
-type ErrorBody struct {
-	Code    events.Code `json:"code"`
-	Message string      `json:"message"`
-	Seq     uint64      `json:"seq,omitempty"`
-}
+// ErrorBody is the body of an error response (wire.ErrorBody).
+type ErrorBody = wire.ErrorBody
 
 // CodeInternal is the code of a failure that is not the caller's.
-const CodeInternal events.Code = "internal"
+const CodeInternal = wire.CodeInternal
 
 // errorBody is what an error answers: its stable code and message.
 func errorBody(err error, seq uint64) *ErrorBody {
@@ -368,7 +397,7 @@ func errorBody(err error, seq uint64) *ErrorBody {
 func respondError(r micro.Request, err error, seq uint64) {
 	e := errorBody(err, seq)
 	body, _ := json.Marshal(e)
-	_ = r.Respond(body, micro.WithHeaders(micro.Headers{micro.ErrorHeader: {e.Message}, micro.ErrorCodeHeader: {string(e.Code)}}))
+	_ = r.Respond(body, micro.WithHeaders(micro.Headers{wire.ErrorHeader: {e.Message}, wire.ErrorCodeHeader: {string(e.Code)}}))
 }
 
 func respondJSON(r micro.Request, v any) {

@@ -14,26 +14,17 @@ import (
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/wire"
 )
 
-// AppendResult is the response to an append.
-type AppendResult struct {
-	Seq       uint64 `json:"seq"`
-	ID        string `json:"id"`
-	Duplicate bool   `json:"duplicate,omitempty"`
-}
-
-// AppendOutcome is one event's answer to a batch append: its result, or
-// its error (with the sequence of the record that decided it, if any).
-type AppendOutcome struct {
-	Seq       uint64     `json:"seq,omitempty"`
-	ID        string     `json:"id,omitempty"`
-	Duplicate bool       `json:"duplicate,omitempty"`
-	Error     *ErrorBody `json:"error,omitempty"`
-}
+// The append answers (package wire).
+type (
+	AppendResult  = wire.AppendResult
+	AppendOutcome = wire.AppendOutcome
+)
 
 // MaxBatchEvents is the most events one batch append may carry.
-const MaxBatchEvents = 1000
+const MaxBatchEvents = wire.MaxBatchEvents
 
 // appendBatch is a batch append waiting for its events' outcomes, which the
 // batcher fills in; it is answered when the last one is in.
@@ -98,8 +89,7 @@ func (s *Server) queue(p *pendingAppend) bool {
 	select {
 	case s.appends <- p:
 		return true
-	case <-s.done:
-	case <-s.ctxDone:
+	case <-s.life.Done():
 	}
 	return false
 }
@@ -207,22 +197,26 @@ func foreign(st *projection.State, round map[events.SessionKey]string, p *pendin
 	// The sessions a yield or a resume names must be the orchestrator's
 	// too, and are refused as missing ones are when they are not (the
 	// service checks them in this order after the session itself).
+	foreignIn := func(keys []events.SessionKey, unknown func(events.SessionKey) *events.Error) error {
+		for _, k := range keys {
+			if o, ok := ownerOf(k); ok && o != p.owner {
+				return unknown(k)
+			}
+		}
+		return nil
+	}
 	switch p.ev.Type {
 	case events.SessionYielded:
 		var d events.YieldedData
 		_ = json.Unmarshal(p.ev.Data, &d)
-		for _, c := range d.Children {
-			if o, ok := ownerOf(c); ok && o != p.owner {
-				return events.UnknownChild(c)
-			}
+		if err := foreignIn(d.Children, events.UnknownChild); err != nil {
+			return err
 		}
 	case events.SessionResumed:
 		var d events.ResumedData
 		_ = json.Unmarshal(p.ev.Data, &d)
-		for _, k := range d.From {
-			if o, ok := ownerOf(k); ok && o != p.owner {
-				return events.UnknownFrom(k)
-			}
+		if err := foreignIn(d.From, events.UnknownFrom); err != nil {
+			return err
 		}
 	}
 	if p.ev.Type == events.SessionStarted || p.ev.Type == events.SessionSpawned {
@@ -347,7 +341,7 @@ func (s *Server) batchAppends(ctx context.Context) {
 	for {
 		var batch []*pendingAppend
 		select {
-		case <-ctx.Done():
+		case <-s.life.Done():
 			return
 		case p := <-s.appends:
 			batch = append(batch, p)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/sessionledger/ledger/wire"
 )
 
 // Roles are the users of a NATS server that serves the ledger, by role.
@@ -48,9 +50,9 @@ const GrantedSegments = 32
 
 // InboxPrefix is the prefix of the reply subjects the generated
 // configuration lets user receive on: connect as that user with
-// nats.CustomInboxPrefix(InboxPrefix(user)) (client.InboxPrefix is the
-// same).
-func InboxPrefix(user string) string { return "_INBOX_" + user }
+// nats.CustomInboxPrefix(InboxPrefix(user)). It is wire.InboxPrefix, as
+// client.InboxPrefix is.
+func InboxPrefix(user string) string { return wire.InboxPrefix(user) }
 
 // AuthConfig renders a NATS server "authorization" block for the roles, for
 // the stream named stream. Users without a password get a random one.
@@ -63,7 +65,7 @@ func AuthConfig(r *Roles, stream string) (string, error) {
 	for _, group := range [][]User{r.Service, r.Orchestrators, r.Operators, r.Auditors} {
 		for i := range group {
 			u := &group[i]
-			if !ownerPattern.MatchString(u.Name) {
+			if !wire.ValidToken(u.Name) {
 				errs = append(errs, fmt.Errorf("user %q: names are [A-Za-z0-9_-]{1,64}", u.Name))
 			}
 			if seen[u.Name] {
@@ -110,8 +112,8 @@ func AuthConfig(r *Roles, stream string) (string, error) {
 		"$JS.API.STREAM.UPDATE.>", "$JS.API.STREAM.CREATE.>", "$JS.API.STREAM.MSG.DELETE.>")
 	queries := func(scope string) []string {
 		out := make([]string, 0, len(Queries)+1)
-		for _, q := range append(Queries[:len(Queries):len(Queries)], "watch") {
-			out = append(out, Prefix+"."+q+"."+scope)
+		for _, q := range append(wire.Queries[:len(wire.Queries):len(wire.Queries)], wire.EndpointWatch) {
+			out = append(out, wire.Subject(q, scope))
 		}
 		return out
 	}
@@ -142,21 +144,21 @@ func AuthConfig(r *Roles, stream string) (string, error) {
 			u, []string{"ledger.>", "$JS.>", "$SRV.>", InboxPrefix(u.Name) + ".>"}, nil, []string{">"}, true)
 	}
 	for _, u := range r.Orchestrators {
-		pub := append([]string{Prefix + ".append." + u.Name}, queries(u.Name)...)
+		pub := append([]string{wire.Subject(wire.EndpointAppend, u.Name)}, queries(u.Name)...)
 		writeUser("orchestrator "+u.Name+": appends, reads and watches its own sessions, no JetStream (replies on "+InboxPrefix(u.Name)+".>)",
-			u, pub, append(deny, Prefix+".policy", Prefix+".policy.>"), inbox(u), false)
+			u, pub, append(deny, wire.Subject(wire.EndpointPolicy, ""), wire.Subject(wire.EndpointPolicy, ">")), inbox(u), false)
 	}
 	for _, u := range r.Operators {
 		// An operator's policy records carry its own name as actor: it
 		// may send them on its own subject only.
-		pub := append([]string{Prefix + ".policy." + u.Name, "$SRV.>"}, queries(ScopeAll)...)
+		pub := append([]string{wire.Subject(wire.EndpointPolicy, u.Name), "$SRV.>"}, queries(ScopeAll)...)
 		writeUser("operator "+u.Name+": policy and grants as "+u.Name+", reads every session (replies on "+InboxPrefix(u.Name)+".>)",
-			u, pub, append(deny, Prefix+".append.>"), inbox(u), false)
+			u, pub, append(deny, wire.Subject(wire.EndpointAppend, ">")), inbox(u), false)
 	}
 	for _, u := range r.Auditors {
 		pub := append(append([]string{"$SRV.>"}, queries(ScopeAll)...), readStream...)
 		writeUser("auditor "+u.Name+": reads and replays, writes nothing (replies on "+InboxPrefix(u.Name)+".>)", u, pub,
-			append(deny, Prefix+".append.>", Prefix+".policy", Prefix+".policy.>"), inbox(u), false)
+			append(deny, wire.Subject(wire.EndpointAppend, ">"), wire.Subject(wire.EndpointPolicy, ""), wire.Subject(wire.EndpointPolicy, ">")), inbox(u), false)
 	}
 	b.WriteString("  ]\n}\n")
 	return b.String(), nil

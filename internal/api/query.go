@@ -11,47 +11,18 @@ import (
 
 	"github.com/nats-io/nats.go/micro"
 
-	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/wire"
 )
 
-// Query is the request of every query endpoint.
-type Query struct {
-	Session events.SessionKey `json:"session,omitempty"`
-	Tool    string            `json:"tool,omitempty"`
-	Input   json.RawMessage   `json:"input,omitempty"`
-	// Position: at most one of Seq, Turn and Time; none is the head.
-	Seq  uint64 `json:"seq,omitempty"`
-	Turn int    `json:"turn,omitempty"`
-	Time string `json:"time,omitempty"`
-	// MinSeq asks the replica to answer only once it has applied this
-	// sequence (read-your-writes), waiting at most a bounded time.
-	MinSeq uint64 `json:"min_seq,omitempty"`
-	// Record (check only) appends a tool.checked for the session's current
-	// turn with Call, so a later effect can be prepared by it.
-	Record bool   `json:"record,omitempty"`
-	Call   string `json:"call,omitempty"`
-}
-
-// ToolsResult answers tools.
-type ToolsResult struct {
-	Session events.SessionKey `json:"session"`
-	Seq     uint64            `json:"seq"`
-	Tools   envelope.ToolSet  `json:"tools"`
-}
-
-// CheckResult answers check.
-type CheckResult struct {
-	Session  events.SessionKey `json:"session"`
-	Seq      uint64            `json:"seq"`
-	Tool     string            `json:"tool"`
-	Decision envelope.Decision `json:"decision"`
-	Reason   envelope.Reason   `json:"reason"`
-	// Recorded is the sequence of the tool.checked record, with record.
-	Recorded uint64 `json:"recorded,omitempty"`
-}
+// The query endpoints' request and answers (package wire).
+type (
+	Query       = wire.Query
+	ToolsResult = wire.ToolsResult
+	CheckResult = wire.CheckResult
+)
 
 // queryFields names a query's fields, for the error that refuses another.
 var queryFields = func() string {
@@ -132,21 +103,12 @@ func (s *Server) handleQuery(ctx context.Context, name string, r micro.Request) 
 		s.observeQuery(name, start)
 		return
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.goWaited(func() {
 		defer s.waiting.release(owner)
 		defer s.observeQuery(name, start)
 		// The wait ends at MaxWait, when the projection reaches min_seq,
 		// or when the server stops.
-		wctx, cancel := context.WithTimeout(ctx, s.cfg.MaxWait)
-		go func() {
-			select {
-			case <-s.done:
-				cancel()
-			case <-wctx.Done():
-			}
-		}()
+		wctx, cancel := context.WithTimeout(s.life, s.cfg.MaxWait)
 		err := s.cfg.Service.WaitApplied(wctx, q.MinSeq)
 		cancel()
 		if err != nil {
@@ -154,7 +116,7 @@ func (s *Server) handleQuery(ctx context.Context, name string, r micro.Request) 
 			return
 		}
 		s.answerQuery(ctx, name, r, owner, q)
-	}()
+	})
 }
 
 func (s *Server) observeQuery(name string, start time.Time) {

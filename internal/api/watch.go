@@ -9,10 +9,10 @@ import (
 
 	"github.com/nats-io/nats.go/micro"
 
-	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // The watch endpoint, ledger.v1.watch.<owner> (or .all), serves the
@@ -34,39 +34,13 @@ import (
 // on any replica neither skips nor repeats a change
 // (client.TestWatchServed).
 
-// WatchQuery is a watch request: exactly one of Session, Root and All.
-type WatchQuery struct {
-	Session events.SessionKey `json:"session,omitempty"`
-	// Root watches the spawn tree under a root: the root and every session
-	// spawned under it.
-	Root events.SessionKey `json:"root,omitempty"`
-	// All watches every session of the scope: an orchestrator's own, or,
-	// on .all, every one.
-	All bool `json:"all,omitempty"`
-	// From is the first sequence to read (0 means 1).
-	From uint64 `json:"from,omitempty"`
-	// Wait, when no change is found, waits for one (up to MaxWait).
-	Wait bool `json:"wait,omitempty"`
-}
-
-// Change is a change of a session's effective tool set: the set resolved
-// at one of its turn starts (SPEC section 5.2).
-type Change struct {
-	Seq          uint64            `json:"seq"`
-	Session      events.SessionKey `json:"session"`
-	Turn         int               `json:"turn"`
-	ToolSetHash  string            `json:"tool_set_hash"`
-	Tools        envelope.ToolSet  `json:"tools"`
-	PolicySource string            `json:"policy_source"`
-	SourceReason string            `json:"source_reason,omitempty"`
-}
-
-// WatchResult answers a watch request.
-type WatchResult struct {
-	Changes []Change `json:"changes"`
-	// Next is the first sequence not read yet: ask from it next.
-	Next uint64 `json:"next"`
-}
+// The watch request and answers (package wire); Wait waits up to
+// Config.MaxWait.
+type (
+	WatchQuery  = wire.WatchQuery
+	Change      = wire.Change
+	WatchResult = wire.WatchResult
+)
 
 // watchScan and watchChanges bound the work of one watch answer: records
 // read and changes sent.
@@ -134,18 +108,9 @@ func (s *Server) handleWatch(ctx context.Context, r micro.Request) {
 		respondJSON(r, res) // nothing new; the client asks again after a pause
 		return
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.goWaited(func() {
 		defer s.waiting.release(owner)
-		wctx, cancel := context.WithTimeout(ctx, s.cfg.MaxWait)
-		go func() {
-			select {
-			case <-s.done:
-				cancel()
-			case <-wctx.Done():
-			}
-		}()
+		wctx, cancel := context.WithTimeout(s.life, s.cfg.MaxWait)
 		waited := svc.WaitApplied(wctx, res.Next)
 		cancel()
 		if waited != nil {
@@ -157,7 +122,7 @@ func (s *Server) handleWatch(ctx context.Context, r micro.Request) {
 			return
 		}
 		respondJSON(r, res)
-	}()
+	})
 }
 
 // turnStart is a turn.started record a watch delivers.
