@@ -2,7 +2,9 @@
 // inward, events <- envelope <- projection/replay <- adapters <- cmd/ledger,
 // and nothing under events or envelope knows NATS or bbolt exists; the
 // Claude Code hook (internal/cchook, cmd/ledger-hook) imports neither the
-// embedded NATS server, bbolt, the report nor the openclaw dialect.
+// embedded NATS server, bbolt, the report nor the openclaw dialect; the
+// wire contract (wire) imports events and envelope only, so the client and
+// any outside program can take it without the service's dependencies.
 package archtest
 
 import (
@@ -21,6 +23,9 @@ var forbidden = map[string][]string{
 	"envelope":   {module + "/projection", module + "/replay", module + "/internal", module + "/scenario", module + "/cmd", "github.com/nats-io/", "go.etcd.io/bbolt"},
 	"projection": {module + "/replay", module + "/internal", module + "/scenario", module + "/cmd", "github.com/nats-io/"},
 	"replay":     {module + "/internal", module + "/scenario", module + "/cmd", "github.com/nats-io/"},
+	// The wire contract the client and the service share: no I/O, no
+	// service internals.
+	"wire": {module + "/projection", module + "/replay", module + "/internal", module + "/scenario", module + "/cmd", module + "/client", "github.com/nats-io/", "go.etcd.io/bbolt"},
 	// The hook runs as a process per Claude Code event: its start-up is its
 	// cost (cmd/ledger-hook's test checks the whole graph).
 	"internal/cchook": hookHeavy,
