@@ -94,7 +94,13 @@ func FuzzBashSplit(f *testing.F) {
 		"a <(b) >(c) {d;}", "echo 'open", "echo $(((", "sudo -u x rm -- /", ")", "}{", "${${${"} {
 		f.Add(s)
 	}
+	for _, tc := range shCases {
+		f.Add(tc.cmd)
+	}
 	f.Fuzz(func(t *testing.T, cmd string) {
+		// The Bash parser's split, where it must be the dialect's
+		// (bash_oracle_test.go).
+		checkSplitAgainstSh(t, cmd)
 		l := parseBash(cmd)
 		l2 := parseBash(cmd)
 		if len(l.subs) != len(l2.subs) || l.critical != l2.critical || strings.Join(l.denyTexts, "\x00") != strings.Join(l2.denyTexts, "\x00") {
