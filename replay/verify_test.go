@@ -11,6 +11,7 @@ import (
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/internal/svcledger"
 	"github.com/sessionledger/ledger/replay"
 	"github.com/sessionledger/ledger/scenario"
 )
@@ -26,7 +27,7 @@ func runScenario(t *testing.T, path string) (*service.Service, *service.MemLog) 
 	if rep := r.Run(t.Context(), f); rep.Failed > 0 {
 		t.Fatalf("scenario failed: %+v", rep.Failures)
 	}
-	svc := r.Service()
+	svc := svcledger.Of(r.Ledger)
 	return svc, svc.Log().(*service.MemLog)
 }
 
@@ -52,8 +53,8 @@ func TestVerifyConformanceLogs(t *testing.T) {
 				t.Errorf("drift: %s", d.String())
 			}
 			var want []byte
-			_ = svc.View(t.Context(), "", zeroPos, func(s *projectionState) error { want = s.Dump(); return nil })
-			if !bytes.Equal(st.Dump(), want) {
+			_ = svc.View(t.Context(), "", zeroPos, func(s *projectionState) error { want = mustDump(t, s); return nil })
+			if !bytes.Equal(mustDump(t, st), want) {
 				t.Errorf("rebuilt state differs from the live one")
 			}
 		})

@@ -5,41 +5,17 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/internal/svcledger"
 	"github.com/sessionledger/ledger/projection"
 )
-
-// serviceLedger adapts a service to the Ledger a runner drives.
-type serviceLedger struct {
-	svc *service.Service
-}
-
-func (l *serviceLedger) Append(ctx context.Context, raw []byte) (uint64, error) {
-	res, err := l.svc.Append(ctx, raw)
-	return res.Seq, err
-}
-
-func (l *serviceLedger) Head(context.Context) (uint64, error) { return l.svc.Position(), nil }
-
-func (l *serviceLedger) View(ctx context.Context, key events.SessionKey, pos projection.Position, fn func(*projection.State) error) error {
-	return l.svc.View(ctx, key, pos, fn)
-}
-
-// Service returns the service behind a runner made by InMemory or Embedded.
-func (r *Runner) Service() *service.Service {
-	if l, ok := r.Ledger.(*serviceLedger); ok {
-		return l.svc
-	}
-	return nil
-}
 
 // InMemory returns a runner over a fresh in-memory log.
 func InMemory(dialects projection.Dialects) *Runner {
 	clock := NewClock()
 	svc := service.New(service.Config{Log: &service.MemLog{}, Dialects: dialects, Clock: clock.Now})
-	return &Runner{Ledger: &serviceLedger{svc: svc}, Clock: clock}
+	return &Runner{Ledger: svcledger.New(svc), Clock: clock}
 }
 
 // Embedded returns a runner over the real path: an embedded nats-server
@@ -77,5 +53,5 @@ func Embedded(ctx context.Context, dir string, dialects projection.Dialects) (r 
 		cleanup()
 		return nil, nil, fmt.Errorf("scenario: %w", err)
 	}
-	return &Runner{Ledger: &serviceLedger{svc: svc}, Clock: clock}, func() { _ = svc.Flush(); store.Close(); cleanup() }, nil
+	return &Runner{Ledger: svcledger.New(svc), Clock: clock}, func() { _ = svc.Flush(); store.Close(); cleanup() }, nil
 }

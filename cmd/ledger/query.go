@@ -16,6 +16,7 @@ import (
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/internal/svcledger"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/scenario"
 )
@@ -110,7 +111,7 @@ func (q *queryFlags) open(ctx context.Context) (*service.Service, error) {
 		}
 		r := scenario.InMemory(dialects.All())
 		r.Run(ctx, f)
-		return r.Service(), nil
+		return svcledger.Of(r.Ledger), nil
 	case q.log != "":
 		return openLogFile(ctx, q.log)
 	}

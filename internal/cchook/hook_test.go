@@ -17,6 +17,7 @@ import (
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/internal/svcledger"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/scenario"
 )
@@ -59,7 +60,7 @@ type svcLedger struct {
 
 func newLedger(t *testing.T, doc string) *svcLedger {
 	t.Helper()
-	l := &svcLedger{svc: scenario.InMemory(dialects.All()).Service()}
+	l := &svcLedger{svc: svcledger.Of(scenario.InMemory(dialects.All()).Ledger)}
 	if doc != "" {
 		l.must(t, client.SetPolicy(events.PolicySetData{Dialect: Dialect, Document: json.RawMessage(doc), Catalogue: testCatalogue}))
 	}

@@ -369,7 +369,7 @@ func (v *dialectView) outcome(ctx context.Context, key events.SessionKey, tool s
 	}
 	raw, _ := json.Marshal(input)
 	var out, reason string
-	err := v.run.Service().View(ctx, key, projection.Position{}, func(st *projection.State) error {
+	err := v.run.Ledger.View(ctx, key, projection.Position{}, func(st *projection.State) error {
 		ts, err := st.Tools(key)
 		if err != nil {
 			return err
@@ -400,7 +400,7 @@ func (v *dialectView) pool(ctx context.Context, key events.SessionKey) ([]string
 		return nil, fmt.Errorf("session refused: %s", msg)
 	}
 	var out []string
-	err := v.run.Service().View(ctx, key, projection.Position{}, func(st *projection.State) error {
+	err := v.run.Ledger.View(ctx, key, projection.Position{}, func(st *projection.State) error {
 		ts, err := st.Tools(key)
 		out = slices.Clone(ts.Allowed)
 		return err
