@@ -13,6 +13,12 @@ import (
 )
 
 func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 2 && args[0] == bench.ServeNATSArg {
+		// A server process of the subjects section, which this command
+		// starts as 'ledger bench --serve-nats SPEC': it serves until
+		// SIGTERM or SIGINT.
+		return bench.ServeNATS(ctx, args[1])
+	}
 	fl := newFlags("bench", "", "Measures the ledger side by side with raw JetStream and bbolt in one run on this machine:\n"+
 		"appends (one session: latency; 64 sessions: throughput; with fsync on every write and with the\n"+
 		"default sync interval), queries (in-process and over NATS against a raw request/reply), projection\n"+

@@ -25,7 +25,8 @@ type Config struct {
 	// Log, when set, is told what is being measured.
 	Log io.Writer
 	// Exe is the ledger binary, for the peak-RSS measurement of a serving
-	// replica and the `ledger hook claude-code` process (skipped when
+	// replica, the `ledger hook claude-code` process and the subjects
+	// section's server processes ('ledger bench --serve-nats') (skipped when
 	// empty); the hooks section also looks for the slim ledger-hook beside
 	// it when it cannot build one.
 	Exe string
@@ -109,7 +110,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // docs/rolling-streams.md). The quick run writes 20,000 subjects in
 // segments of 5,000 and does not wait before the kill.
 func subjectsBench(ctx context.Context, cfg *Config, rep *Report) error {
-	sc := SubjectsConfig{Dir: dir(cfg, "subjects"), Log: cfg.Log}
+	if cfg.Exe == "" {
+		rep.add(Row{Section: "subjects", Name: "restart after SIGKILL", Unit: "s", NotMeasured: "no ledger binary to run the servers (under go test the running binary is not the ledger)"})
+		return nil
+	}
+	sc := SubjectsConfig{Dir: dir(cfg, "subjects"), Log: cfg.Log, Server: []string{cfg.Exe, "bench", ServeNATSArg}}
 	if cfg.Quick {
 		sc.Subjects, sc.RollSubjects, sc.IndexWait = 20_000, 5_000, -1
 	}

@@ -4,9 +4,11 @@ package bench
 // more than a million distinct subjects, with the log in one stream and
 // rolled into segments (docs/rolling-streams.md). The server runs in a
 // child process so that it can be killed for real: SubjectsRestart starts
-// the running binary again with serverEnv set, and this package's init
-// turns that process into a bare embedded server (the ledger's own
-// configuration, fsync on every write) before main runs.
+// SubjectsConfig.Server, a command that calls ServeNATS (the ledger's is
+// 'ledger bench --serve-nats SPEC'), which runs a bare embedded server
+// (the ledger's own configuration, fsync on every write). Nothing happens
+// at init: a binary that links this package is a server only when its
+// main says so (internal/archtest's TestBenchHasNoInit).
 
 import (
 	"context"
@@ -17,7 +19,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -48,6 +49,9 @@ type SubjectsConfig struct {
 	IndexWait time.Duration
 	// Log, when set, is told what is being measured.
 	Log io.Writer
+	// Server is the command line of a server process: run with a spec as
+	// one more argument, it must call ServeNATS with it. Required.
+	Server []string
 }
 
 // highCardinality is nats-server's highCardinalityThreshold: past it a
@@ -76,6 +80,9 @@ func SubjectsRestart(ctx context.Context, cfg SubjectsConfig) ([]Row, error) {
 	if cfg.IndexWait == 0 {
 		cfg.IndexWait = 3 * time.Minute
 	}
+	if len(cfg.Server) == 0 {
+		return nil, errors.New("bench: subjects: no server command")
+	}
 	if cfg.Subjects < 2*natslog.MaxBatch {
 		return nil, fmt.Errorf("bench: subjects: write at least %d subjects (two batches), not %d", 2*natslog.MaxBatch, cfg.Subjects)
 	}
@@ -98,7 +105,7 @@ func subjectsRun(ctx context.Context, cfg *SubjectsConfig, name string, roll int
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
-	srv, err := startServerProcess(ctx, dir)
+	srv, err := startServerProcess(ctx, cfg.Server, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -266,44 +273,35 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// serverEnv, in the environment of a process of a binary that links this
-// package, makes the process a bare embedded nats-server; its value is a
-// serverSpec in JSON.
-const serverEnv = "LEDGER_BENCH_NATS_SERVER"
+// ServeNATSArg is the argument with which 'ledger bench' runs ServeNATS
+// on the spec that follows it: SubjectsRestart's server processes.
+const ServeNATSArg = "--serve-nats"
 
 type serverSpec struct {
 	Dir    string `json:"dir"`
 	Listen string `json:"listen"`
 }
 
-func init() {
-	if spec := os.Getenv(serverEnv); spec != "" {
-		os.Exit(serveNATS(spec))
-	}
-}
-
-// serveNATS runs the embedded server until SIGTERM or SIGINT.
-func serveNATS(spec string) int {
+// ServeNATS runs the embedded server spec describes (JSON, as
+// SubjectsRestart passes it) until ctx ends, then shuts it down.
+func ServeNATS(ctx context.Context, spec string) error {
 	var s serverSpec
 	if err := json.Unmarshal([]byte(spec), &s); err != nil {
-		fmt.Fprintln(os.Stderr, "bench server:", err)
-		return 2
+		return fmt.Errorf("bench server: %w", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
 	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: s.Dir, Listen: s.Listen, ReadyTimeout: time.Hour})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench server:", err)
-		return 1
+		return fmt.Errorf("bench server: %w", err)
 	}
 	<-ctx.Done()
 	ns.Shutdown()
 	ns.WaitForShutdown()
-	return 0
+	return nil
 }
 
 // serverProcess is the embedded server in a child process.
 type serverProcess struct {
+	argv    []string
 	spec    serverSpec
 	url     string
 	cmd     *exec.Cmd
@@ -311,27 +309,22 @@ type serverProcess struct {
 	exited  chan error
 }
 
-func startServerProcess(ctx context.Context, dir string) (*serverProcess, error) {
+func startServerProcess(ctx context.Context, argv []string, dir string) (*serverProcess, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	addr := l.Addr().String()
 	l.Close()
-	return restartServerProcess(ctx, &serverProcess{spec: serverSpec{Dir: filepath.Join(dir, "nats"), Listen: addr}, url: "nats://" + addr})
+	return restartServerProcess(ctx, &serverProcess{argv: argv, spec: serverSpec{Dir: filepath.Join(dir, "nats"), Listen: addr}, url: "nats://" + addr})
 }
 
 // restartServerProcess starts a server like p (p must have exited).
 func restartServerProcess(ctx context.Context, p *serverProcess) (*serverProcess, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
 	spec, _ := json.Marshal(p.spec)
-	cmd := exec.CommandContext(ctx, exe)
-	cmd.Env = append(os.Environ(), serverEnv+"="+string(spec))
+	cmd := exec.CommandContext(ctx, p.argv[0], append(p.argv[1:len(p.argv):len(p.argv)], string(spec))...)
 	cmd.Stderr = os.Stderr
-	q := &serverProcess{spec: p.spec, url: p.url, cmd: cmd, started: time.Now(), exited: make(chan error, 1)}
+	q := &serverProcess{argv: p.argv, spec: p.spec, url: p.url, cmd: cmd, started: time.Now(), exited: make(chan error, 1)}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

@@ -1,8 +1,13 @@
 package natslog_test
 
 import (
+	"context"
 	"flag"
+	"fmt"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +19,23 @@ var (
 	restartRoll     = flag.Int("restart.roll", 8_000, "TestRestartAfterKill: the rolled log's segment size (0: natslog.DefaultRollSubjects)")
 	restartWait     = flag.Duration("restart.wait", -1, "TestRestartAfterKill: how long to wait for the servers' periodic index write before the kill (negative: not at all)")
 )
+
+// TestMain makes this test binary, run as 'natslog.test --serve-nats SPEC',
+// one of TestRestartAfterKill's server processes (bench.ServeNATS), as
+// 'ledger bench --serve-nats SPEC' is for 'ledger bench'.
+func TestMain(m *testing.M) {
+	if len(os.Args) == 3 && os.Args[1] == bench.ServeNATSArg {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		err := bench.ServeNATS(ctx, os.Args[2])
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 type logWriter struct{ t *testing.T }
 
@@ -34,7 +56,7 @@ func TestRestartAfterKill(t *testing.T) {
 	}
 	start := time.Now()
 	rows, err := bench.SubjectsRestart(t.Context(), bench.SubjectsConfig{Dir: t.TempDir(), Subjects: *restartSubjects,
-		RollSubjects: *restartRoll, IndexWait: *restartWait, Log: logWriter{t}})
+		RollSubjects: *restartRoll, IndexWait: *restartWait, Log: logWriter{t}, Server: []string{os.Args[0], bench.ServeNATSArg}})
 	for _, r := range rows {
 		t.Logf("%-100s %12.2f %-9s %s", r.Name, r.Ledger, r.Unit, r.Note)
 	}
