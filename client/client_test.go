@@ -18,10 +18,10 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
+	"github.com/sessionledger/ledger/internal/api/apitest"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/service"
-	"github.com/sessionledger/ledger/projection"
 )
 
 // ledger starts an embedded server, the service with a projection, and the
@@ -34,52 +34,8 @@ func ledger(t *testing.T) func() *nats.Conn {
 // ledgerWith is ledger on a log opened with cfg.
 func ledgerWith(t *testing.T, cfg natslog.StreamConfig) func() *nats.Conn {
 	t.Helper()
-	dir := t.TempDir()
-	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	conns := []*nats.Conn{}
-	connect := func() *nats.Conn {
-		nc, err := natslog.ConnectEmbedded(ns, "test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		conns = append(conns, nc)
-		return nc
-	}
-	nc := connect()
-	log, err := natslog.Open(t.Context(), nc, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := projection.OpenStore(filepath.Join(dir, "p.db"), projection.StoreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All(), Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := api.Start(ctx, nc, api.Config{Service: svc, Instance: "test", MaxWait: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = svc.Run(ctx); close(done) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		srv.Stop()
-		for _, c := range conns {
-			c.Close()
-		}
-		store.Close()
-		ns.Shutdown()
-		ns.WaitForShutdown()
-	})
-	return connect
+	l := apitest.Start(t, apitest.Options{Stream: cfg, Store: true, Follow: true, API: api.Config{Instance: "test"}})
+	return l.Connect
 }
 
 const policyDoc = `{"agents":{"list":[{"id":"main","subagents":{"allowAgents":["coder"]}},{"id":"coder","tools":{"deny":["browser"]}}]}}`

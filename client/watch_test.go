@@ -3,7 +3,6 @@ package client_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,9 +12,8 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
-	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/api/apitest"
 	"github.com/sessionledger/ledger/internal/natslog"
-	"github.com/sessionledger/ledger/internal/service"
 )
 
 // TestWatchAcrossSegments watches a log that rolls every 10 subjects: the
@@ -91,44 +89,10 @@ func TestWatchAcrossSegments(t *testing.T) {
 // --gen-auth' configures one, may read the stream it is given; a log that
 // never rolled must not make Watch look for streams it may not see.
 func TestWatchWithOrchestratorPermissions(t *testing.T) {
-	conf, err := api.AuthConfig(&api.Roles{Service: []api.User{{Name: "ledger", Password: "svc-pw"}},
-		Orchestrators: []api.User{{Name: "acme", Password: "acme-pw"}}, Operators: []api.User{{Name: "alice", Password: "alice-pw"}}}, "LEDGER")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats"), ConfigText: conf, Listen: "127.0.0.1:-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-	snc, err := natslog.ConnectEmbedded(ns, "ledger", nats.UserInfo("ledger", "svc-pw"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer snc.Close()
-	log, err := natslog.Open(t.Context(), snc, natslog.StreamConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	srv, err := api.Start(ctx, snc, api.Config{Service: svc, MaxWait: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	dial := func(user, pw string) *nats.Conn {
-		nc, err := nats.Connect(ns.ClientURL(), nats.UserInfo(user, pw), nats.CustomInboxPrefix(client.InboxPrefix(user)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
-		return nc
-	}
+	l := apitest.Start(t, apitest.Options{Roles: &api.Roles{Service: []api.User{{Name: "ledger", Password: "svc-pw"}},
+		Orchestrators: []api.User{{Name: "acme", Password: "acme-pw"}}, Operators: []api.User{{Name: "alice", Password: "alice-pw"}}},
+		API: api.Config{MaxWait: time.Second}})
+	ctx, dial := t.Context(), func(user, pw string) *nats.Conn { return l.Dial(user, pw) }
 	setPolicy(t, client.New(dial("alice", "alice-pw"), client.Options{Actor: "alice"}))
 	acme := client.New(dial("acme", "acme-pw"), client.Options{Owner: "acme"})
 	root := events.SessionKey("agent:main:main")
@@ -140,7 +104,7 @@ func TestWatchWithOrchestratorPermissions(t *testing.T) {
 	wctx, stop := context.WithTimeout(ctx, 10*time.Second)
 	defer stop()
 	var got []client.Change
-	err = acme.Watch(wctx, client.WatchOptions{Session: root}, func(c client.Change) error {
+	err := acme.Watch(wctx, client.WatchOptions{Session: root}, func(c client.Change) error {
 		got = append(got, c)
 		stop()
 		return nil

@@ -3,7 +3,6 @@ package api_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,8 +14,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
-	"github.com/sessionledger/ledger/internal/dialects"
-	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/internal/api/apitest"
 	"github.com/sessionledger/ledger/internal/service"
 )
 
@@ -58,47 +56,12 @@ func TestRolesEnforcedByTheServer(t *testing.T) {
 		Operators:     []api.User{{Name: "alice", Password: "alice-pw"}},
 		Auditors:      []api.User{{Name: "audit", Password: "audit-pw"}},
 	}
-	conf, err := api.AuthConfig(roles, "LEDGER")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats"), ConfigText: conf, Listen: "127.0.0.1:-1"})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, conf)
-	}
-	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-	url := ns.ClientURL()
-
-	// The ledger service, as its own user.
-	snc, err := natslog.ConnectEmbedded(ns, "ledger", nats.UserInfo("ledger", "svc-pw"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer snc.Close()
-	log, err := natslog.Open(t.Context(), snc, natslog.StreamConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := api.Start(ctx, snc, api.Config{Service: svc, MaxWait: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
+	l := apitest.Start(t, apitest.Options{Roles: roles, API: api.Config{MaxWait: time.Second}})
+	url, snc, log, ctx := l.NS.ClientURL(), l.Conn, l.Log, t.Context()
 
 	connect := func(user, pw string) (*nats.Conn, *violations) {
 		v := &violations{}
-		nc, err := nats.Connect(url, nats.UserInfo(user, pw), nats.CustomInboxPrefix(api.InboxPrefix(user)), nats.ErrorHandler(v.handler))
-		if err != nil {
-			t.Fatalf("%s: %v", user, err)
-		}
-		t.Cleanup(nc.Close)
-		return nc, v
+		return l.Dial(user, pw, nats.ErrorHandler(v.handler)), v
 	}
 	if _, err := nats.Connect(url, nats.UserInfo("acme", "wrong")); err == nil {
 		t.Fatal("a wrong password connected")
