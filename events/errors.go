@@ -39,6 +39,10 @@ const (
 	CodeNotCaughtUp          Code = "not_caught_up"
 	CodeBehindRetention      Code = "behind_retention"
 	CodeNotImplemented       Code = "not_implemented"
+	// CodeStorage is a read of the ledger's own storage (the projection
+	// file) that failed: not the caller's fault, and not an answer about
+	// what was asked; the message says how to repair it.
+	CodeStorage Code = "storage_error"
 )
 
 // Error is the one error type callers branch on: a stable code and a message

@@ -42,7 +42,7 @@ func (s *State) hold(key events.SessionKey, sess *envelope.Session) {
 
 // ask notes that a query asked about a session.
 func (s *State) ask(key events.SessionKey) {
-	if s.store == nil || s.asked[key] {
+	if s.hist == nil || s.asked[key] {
 		return
 	}
 	if s.asked == nil {

@@ -60,7 +60,8 @@ func (c *Candidate) Session(key events.SessionKey) *envelope.Session { return c.
 func (c *Candidate) Position() uint64 { return c.s.Position() }
 
 // Tools resolves a session's tool set under the candidate.
-func (c *Candidate) Tools(key events.SessionKey) (envelope.ToolSet, error) {
+func (c *Candidate) Tools(key events.SessionKey) (_ envelope.ToolSet, err error) {
+	defer c.s.leave(c.s.enter(), &err)
 	sess, err := c.s.queried(key)
 	if err != nil {
 		return envelope.ToolSet{}, err

@@ -15,38 +15,37 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/sessionledger/ledger/events"
 )
 
 // Dump returns the state's canonical dump: every part of the folded state
 // in key order, canonically encoded, so two states are equal exactly when
 // their dumps are byte-identical. Derived caches are not part of it. A
-// state committed to a store reads its history back for it.
+// state committed to a store reads its history back for it, and answers
+// the error (with the code events.CodeStorage) when it cannot.
 //
 // The dump is the canonical JSON of one object: chains, checks (by decimal
 // sequence), ids, policies, policy, position, sessions, time, toolsets,
 // turns and yields.
-func (s *State) Dump() []byte {
+func (s *State) Dump() ([]byte, error) {
 	var buf bytes.Buffer
 	if err := s.writeDump(&buf); err != nil {
-		panic("projection: dump: " + err.Error())
+		return nil, err
 	}
-	return buf.Bytes()
+	return buf.Bytes(), nil
 }
 
 // StateHash is the content hash of the canonical dump.
-func (s *State) StateHash() string {
+func (s *State) StateHash() (string, error) {
 	h := sha256.New()
 	w := bufio.NewWriterSize(h, 64<<10)
 	if err := s.writeDump(w); err != nil {
-		panic("projection: dump: " + err.Error())
+		return "", err
 	}
 	if err := w.Flush(); err != nil {
-		panic("projection: dump: " + err.Error())
+		return "", err
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // writeDump writes the dump section by section: each value is the
@@ -56,16 +55,22 @@ func (s *State) writeDump(w io.Writer) error {
 	if err := s.wait(); err != nil {
 		return err
 	}
-	if s.store == nil {
-		return s.writeDumpTx(w, nil)
+	if s.hist == nil {
+		return s.writeDumpFrom(w, nil)
 	}
-	return s.store.view(func(tx *bolt.Tx) error { return s.writeDumpTx(w, tx) })
+	err := s.hist.scan(func(each func(bucket []byte, fn func(k, v []byte) error) error) error {
+		return s.writeDumpFrom(w, each)
+	})
+	if err != nil {
+		return readError(s.hist.Path(), err)
+	}
+	return nil
 }
 
-// writeDumpTx writes the dump reading the history up to recent.base from
-// tx (nil for a state in memory).
-func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
-	d := dumper{w: w, tx: tx}
+// writeDumpFrom writes the dump reading the history up to recent.base with
+// each (nil for a state in memory).
+func (s *State) writeDumpFrom(w io.Writer, each func(bucket []byte, fn func(k, v []byte) error) error) error {
+	d := dumper{w: w, scan: each}
 	r := s.recent
 	// What the sessions bucket holds of each session, by tag: where each
 	// value is, to be encoded when its turn comes.
@@ -152,7 +157,7 @@ func (s *State) writeDumpTx(w io.Writer, tx *bolt.Tx) error {
 	for k := range s.changed {
 		e[string(k)] = d.value(s.sessions[k])
 	}
-	if s.store == nil {
+	if s.hist == nil {
 		for k, sess := range s.sessions {
 			e[string(k)] = d.value(sess)
 		}
@@ -247,10 +252,10 @@ func canonLanded(v []byte) ([]byte, error) {
 
 // dumper writes the dump and keeps its first error.
 type dumper struct {
-	w   io.Writer
-	tx  *bolt.Tx
-	err error
-	key bytes.Buffer
+	w    io.Writer
+	scan func(bucket []byte, fn func(k, v []byte) error) error
+	err  error
+	key  bytes.Buffer
 }
 
 func (d *dumper) raw(s string) { d.put([]byte(s)) }
@@ -289,10 +294,10 @@ func canon(v any) ([]byte, error) {
 // each calls fn for every stored key of a bucket (nothing for a state in
 // memory).
 func (d *dumper) each(bucket []byte, fn func(k, v []byte) error) {
-	if d.tx == nil || d.err != nil {
+	if d.scan == nil || d.err != nil {
 		return
 	}
-	if err := d.tx.Bucket(bucket).ForEach(fn); err != nil {
+	if err := d.scan(bucket, fn); err != nil {
 		d.err = err
 	}
 }

@@ -1,7 +1,7 @@
 package projection
 
 import (
-	"fmt"
+	"errors"
 	"slices"
 	"sort"
 	"strings"
@@ -10,13 +10,55 @@ import (
 	"github.com/sessionledger/ledger/events"
 )
 
-// history is the part of the folded state that later decisions and queries
+// history is where a state reads the history it does not hold in memory:
+// what was folded up to the last commit, one key at a time. Every read
+// answers an error when the history cannot be read, and the state answers
+// it to its caller as a storage error (see readError), never as an absent
+// value. A Store is one; a state in memory has none.
+//
+// The keys are the store's layout (see layout.go): slots of session keys,
+// the sessions bucket's keys, sequences, record ids and tool-set hashes.
+type history interface {
+	// Path names the history in errors (the file of a Store).
+	Path() string
+	// landed is where a record id first landed.
+	landed(id string) (landed, bool, error)
+	// chainHead is the hash stored under a subject's chain key (see
+	// State.chainKey), "" when none.
+	chainHead(bucket, key []byte) (string, error)
+	// check is the tool.checked record at seq, nil when none.
+	check(seq uint64) (*check, error)
+	// call is the sequence stored under a call's key, 0 when none.
+	call(key []byte) (uint64, error)
+	// yield is the most recent yield of the session in a slot, nil when
+	// none.
+	yield(slot uint64) (*yield, error)
+	// toolSet is a tool set by hash.
+	toolSet(hash string) (envelope.ToolSet, error)
+	// session is the session in a slot, nil when none.
+	session(slot uint64) (*envelope.Session, error)
+	// turn is a turn (numbered from 1) of the session in a slot.
+	turn(slot uint64, turn int) (Turn, bool, error)
+	// turnCount is how many turns the session in a slot took.
+	turnCount(slot uint64) (int, error)
+	// logEntry is the id, type and time of the record at seq.
+	logEntry(seq uint64) (logEntry, bool, error)
+	// atTime is how many of the records 1..n have a time at or before t.
+	atTime(t string, n uint64) (uint64, error)
+	// scan calls fn with a reader of every stored entry of a bucket, in
+	// key order, all from one snapshot (for the dump).
+	scan(fn func(each func(bucket []byte, fn func(k, v []byte) error) error) error) error
+}
+
+var _ history = (*Store)(nil)
+
+// overlay is the part of the folded state that later decisions and queries
 // read one key at a time: where each record id landed, each record's
 // reference and time, checks, turns, tool sets, chain heads and yields. It
 // holds what was folded after base; for a state in memory base is 0 and it
 // holds everything, for a state committed to a store the rest is in the
 // store.
-type history struct {
+type overlay struct {
 	base uint64
 	// ids maps a record id to where it first landed.
 	ids map[string]landed
@@ -47,8 +89,8 @@ type turnList struct {
 	list   []Turn
 }
 
-func newHistory(base uint64) *history {
-	return &history{
+func newOverlay(base uint64) *overlay {
+	return &overlay{
 		base:     base,
 		ids:      map[string]landed{},
 		checks:   map[uint64]*check{},
@@ -61,21 +103,44 @@ func newHistory(base uint64) *history {
 	}
 }
 
-// fail keeps the first error reading the store.
+// fail keeps the first error reading the history in the operation under
+// way (see enter), as a storage error.
 func (s *State) fail(err error) {
-	if s.err == nil {
-		s.err = fmt.Errorf("projection: reading %s: %w", s.store.path, err)
+	if s.readErr == nil {
+		s.readErr = readError(s.hist.Path(), err)
+	}
+}
+
+// enter starts an operation that reads the history: it answers the first
+// error reading it of the operations under way, for leave, and keeps from
+// now on the first of this one's.
+func (s *State) enter() error {
+	saved := s.readErr
+	s.readErr = nil
+	return saved
+}
+
+// leave ends an operation: when one of its reads failed, the operation
+// answers that error instead of its own (a query answered from a history
+// that could not be read is no answer: not an unknown session, not a
+// missing turn), and so do the operations under way it is part of.
+func (s *State) leave(saved error, err *error) {
+	if s.readErr != nil && err != nil {
+		*err = s.readErr
+	}
+	if saved != nil {
+		s.readErr = saved
 	}
 }
 
 // The overlays, newest first: what was folded since the last commit, then
 // what a commit that has not finished yet is writing (see
 // Store.CommitAsync).
-func (s *State) layers() []*history {
+func (s *State) layers() []*overlay {
 	if s.flushing != nil {
-		return []*history{s.recent, s.flushing}
+		return []*overlay{s.recent, s.flushing}
 	}
-	return []*history{s.recent}
+	return []*overlay{s.recent}
 }
 
 // base is the sequence up to which the store holds the history.
@@ -89,8 +154,8 @@ func (s *State) base() uint64 {
 // landedAt returns where a record id first landed: the store and the older
 // overlays hold the earlier records, so they answer first.
 func (s *State) landedAt(id string) (landed, bool) {
-	if s.store != nil {
-		l, ok, err := s.store.landed(id)
+	if s.hist != nil {
+		l, ok, err := s.hist.landed(id)
 		if err != nil {
 			s.fail(err)
 			return landed{}, false
@@ -112,7 +177,7 @@ func (s *State) landedAt(id string) (landed, bool) {
 // something of it: a key named after the last commit has nothing there.
 func (s *State) stored(key events.SessionKey) (slot, bool) {
 	sl, ok := s.slots[key]
-	return sl, ok && s.store != nil && sl.n <= s.base()
+	return sl, ok && s.hist != nil && sl.n <= s.base()
 }
 
 // chainHead returns the hash of the last record on subject ("" if none).
@@ -122,7 +187,7 @@ func (s *State) chainHead(subject string) string {
 			return h
 		}
 	}
-	if s.store == nil {
+	if s.hist == nil {
 		return ""
 	}
 	if k, _, ok := subjectSession(subject); ok {
@@ -130,7 +195,7 @@ func (s *State) chainHead(subject string) string {
 			return "" // named after the last commit: nothing is stored
 		}
 	}
-	h, err := s.store.chainHead(s.chainKey(subject))
+	h, err := s.hist.chainHead(s.chainKey(subject))
 	if err != nil {
 		s.fail(err)
 	}
@@ -144,10 +209,10 @@ func (s *State) checkAt(seq uint64) *check {
 			return l.checks[seq]
 		}
 	}
-	if s.store == nil {
+	if s.hist == nil {
 		return nil
 	}
-	c, err := s.store.check(seq)
+	c, err := s.hist.check(seq)
 	if err != nil {
 		s.fail(err)
 	}
@@ -166,7 +231,7 @@ func (s *State) latestCheck(c call) uint64 {
 	if !ok {
 		return 0
 	}
-	seq, err := s.store.call(sessionKey(sl.n, tagCall, c.suffix()...))
+	seq, err := s.hist.call(sessionKey(sl.n, tagCall, c.suffix()...))
 	if err != nil {
 		s.fail(err)
 	}
@@ -185,7 +250,7 @@ func (s *State) yieldOf(key events.SessionKey) *yield {
 	if !ok {
 		return nil
 	}
-	y, err := s.store.yield(sl.n)
+	y, err := s.hist.yield(sl.n)
 	if err != nil {
 		s.fail(err)
 	}
@@ -213,10 +278,10 @@ func (s *State) toolSet(hash string) envelope.ToolSet {
 			return ts
 		}
 	}
-	if s.store == nil {
+	if s.hist == nil {
 		return envelope.ToolSet{}
 	}
-	ts, err := s.store.toolSet(hash)
+	ts, err := s.hist.toolSet(hash)
 	if err != nil {
 		s.fail(err)
 	}
@@ -234,7 +299,7 @@ func (s *State) turnCount(key events.SessionKey) int {
 	if !ok {
 		return 0
 	}
-	n, err := s.store.turnCount(sl.n)
+	n, err := s.hist.turnCount(sl.n)
 	if err != nil {
 		s.fail(err)
 	}
@@ -258,7 +323,7 @@ func (s *State) turnAt(key events.SessionKey, turn int) (Turn, bool) {
 	if !ok {
 		return Turn{}, false
 	}
-	t, ok, err := s.store.turn(sl.n, turn)
+	t, ok, err := s.hist.turn(sl.n, turn)
 	if err != nil {
 		s.fail(err)
 	}
@@ -275,16 +340,20 @@ func (s *State) addTurn(sess *envelope.Session, t Turn) {
 	tl.list = append(tl.list, t)
 }
 
-// Session returns a session by key, nil when it does not exist.
+// Session returns a session by key, nil when it does not exist. It
+// implements envelope.World. A state that reads from a store answers nil
+// as well when the session cannot be read, and the operation it is part
+// of (Prepare, Apply, a query, Read) answers the storage error; Lookup
+// answers it alone.
 func (s *State) Session(key events.SessionKey) *envelope.Session {
-	if sess := s.sessions[key]; sess != nil || s.store == nil {
+	if sess := s.sessions[key]; sess != nil || s.hist == nil {
 		return sess
 	}
 	sl := s.slots[key]
 	if !sl.session {
 		return nil
 	}
-	sess, err := s.store.session(sl.n)
+	sess, err := s.hist.session(sl.n)
 	if err != nil {
 		s.fail(err)
 		return nil
@@ -293,6 +362,23 @@ func (s *State) Session(key events.SessionKey) *envelope.Session {
 		s.hold(key, sess)
 	}
 	return sess
+}
+
+// Lookup returns a session by key: nil and no error when it does not
+// exist, and an error with the code events.CodeStorage when it cannot be
+// read.
+func (s *State) Lookup(key events.SessionKey) (sess *envelope.Session, err error) {
+	defer s.leave(s.enter(), &err)
+	return s.Session(key), nil
+}
+
+// Read runs fn, a read of s made of several calls (as a view of the
+// service is), and answers the first error reading the history during fn
+// in place of fn's own: what fn concluded from a history that could not be
+// read (an absent session, say) is no answer.
+func (s *State) Read(fn func() error) (err error) {
+	defer s.leave(s.enter(), &err)
+	return fn()
 }
 
 // exists reports whether a session exists, without reading it.
@@ -356,7 +442,7 @@ func (s *State) Ref(seq uint64) (envelope.RecordRef, bool) {
 			return l.refs[seq-l.base-1], true
 		}
 	}
-	e, ok, err := s.store.logEntry(seq)
+	e, ok, err := s.hist.logEntry(seq)
 	if err != nil {
 		s.fail(err)
 	}
@@ -376,9 +462,40 @@ func (s *State) ChainHead(subject string) string { return s.chainHead(subject) }
 // never decrease along the log.
 func (s *State) atTime(t string) (uint64, error) {
 	for _, l := range s.layers() {
-		if len(l.times) > 0 && l.times[0] <= t || s.store == nil && l.base == 0 {
+		if len(l.times) > 0 && l.times[0] <= t || s.hist == nil && l.base == 0 {
 			return l.base + uint64(sort.Search(len(l.times), func(i int) bool { return l.times[i] > t })), nil
 		}
 	}
-	return s.store.atTime(t, s.base())
+	n, err := s.hist.atTime(t, s.base())
+	if err != nil {
+		s.fail(err)
+		return 0, s.readErr
+	}
+	return n, nil
+}
+
+// storageError is the error of a read of the history that failed: the
+// code events.CodeStorage, with a message that names the file and says
+// how to get a good one back, and the read's own error (errors.Is and
+// errors.As reach both).
+type storageError struct {
+	coded *events.Error
+	err   error
+}
+
+func (e *storageError) Error() string   { return e.coded.Error() }
+func (e *storageError) Unwrap() []error { return []error{e.coded, e.err} }
+
+// readError is the storage error of a failed read of the history at path.
+func readError(path string, err error) error {
+	var se *storageError
+	if errors.As(err, &se) {
+		return err
+	}
+	msg := err.Error()
+	var df *damagedFile
+	if !errors.As(err, &df) {
+		msg = damaged(path, err).Error()
+	}
+	return &storageError{coded: &events.Error{Code: events.CodeStorage, Msg: msg}, err: err}
 }

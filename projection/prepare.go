@@ -31,11 +31,18 @@ type Prepared struct {
 // does not change the state: Apply the record once it has landed. ev.ID must
 // be set (the caller makes one when the caller of the API sent none).
 func (s *State) Prepare(ev *events.Event, time string) Prepared {
-	prep := s.prepare(ev, time)
 	if s.err != nil {
-		// A decision made on a history that could not be read is no
-		// decision.
 		return Prepared{Err: s.err}
+	}
+	var err error
+	saved := s.enter()
+	prep := s.prepare(ev, time)
+	s.leave(saved, &err)
+	if err != nil {
+		// A decision made on a history that could not be read is no
+		// decision: nothing to append, and nothing kept of it.
+		s.memo.id, s.memo.set = "", envelope.ToolSet{}
+		return Prepared{Err: err}
 	}
 	return prep
 }

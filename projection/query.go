@@ -17,7 +17,8 @@ type Position struct {
 
 // Resolve turns a position into a sequence of this state's log (which must
 // reach at least as far as the position).
-func (s *State) Resolve(key events.SessionKey, p Position) (uint64, error) {
+func (s *State) Resolve(key events.SessionKey, p Position) (_ uint64, err error) {
+	defer s.leave(s.enter(), &err)
 	n := 0
 	if p.Seq != 0 {
 		n++
@@ -60,7 +61,8 @@ func (s *State) Resolve(key events.SessionKey, p Position) (uint64, error) {
 
 // Tools resolves a session's tool set at this state. The result is shared
 // with the state's cache: do not modify it.
-func (s *State) Tools(key events.SessionKey) (envelope.ToolSet, error) {
+func (s *State) Tools(key events.SessionKey) (_ envelope.ToolSet, err error) {
+	defer s.leave(s.enter(), &err)
 	c, err := s.cached(key)
 	if err != nil {
 		return envelope.ToolSet{}, err
@@ -115,7 +117,8 @@ type SetDecides interface {
 }
 
 // Why decides one call with its full trace at this state.
-func (s *State) Why(key events.SessionKey, tool string, input json.RawMessage) (envelope.Verdict, error) {
+func (s *State) Why(key events.SessionKey, tool string, input json.RawMessage) (_ envelope.Verdict, err error) {
+	defer s.leave(s.enter(), &err)
 	sess, err := s.queried(key)
 	if err != nil {
 		return envelope.Verdict{}, err
@@ -126,7 +129,8 @@ func (s *State) Why(key events.SessionKey, tool string, input json.RawMessage) (
 // Check decides one call at this state, without the trace. For dialects
 // whose decisions are their tool sets, a warm session answers from the
 // resolved set without allocating.
-func (s *State) Check(key events.SessionKey, tool string, input json.RawMessage) (envelope.Verdict, error) {
+func (s *State) Check(key events.SessionKey, tool string, input json.RawMessage) (_ envelope.Verdict, err error) {
+	defer s.leave(s.enter(), &err)
 	if sd, ok := s.dialect.(SetDecides); ok && sd.SetDecides() {
 		c, err := s.cached(key)
 		if err != nil {

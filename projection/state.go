@@ -46,17 +46,21 @@ type State struct {
 	// layout.go).
 	slots map[events.SessionKey]slot
 
-	// store is where the history up to recent.base is, nil for a state in
-	// memory.
-	store  *Store
-	recent *history
+	// hist is where the history up to recent.base is (the Store the state
+	// was loaded from or committed to), nil for a state in memory.
+	hist   history
+	recent *overlay
 	// flushing is what an unfinished commit is writing (nil when none),
 	// read between recent and the store; done answers when it finishes.
-	flushing *history
+	flushing *overlay
 	done     chan error
-	// err is the first error reading the store; every later Prepare, Apply
-	// and Commit fails with it.
+	// err is the first error of a fold that failed halfway (a read of the
+	// history, or a commit in the background, failed): every later
+	// Prepare, Apply and Commit fails with it.
 	err error
+	// readErr is the first error reading the history in the operation
+	// under way (see enter and leave).
+	readErr error
 
 	// memo carries the tool set Prepare resolved for a turn.started to the
 	// Apply of the same record, so it is resolved once.
@@ -114,7 +118,7 @@ func New(dialects Dialects) *State {
 		sessions: map[events.SessionKey]*envelope.Session{},
 		changed:  map[events.SessionKey]bool{},
 		slots:    map[events.SessionKey]slot{},
-		recent:   newHistory(0),
+		recent:   newOverlay(0),
 		cache:    map[events.SessionKey]*cachedSet{},
 	}
 }
@@ -128,6 +132,9 @@ type Turn struct {
 }
 
 // TurnSet returns the tool set stored for a session's turn.
+//
+// A state that reads from a store answers false as well when the turn
+// cannot be read; the operation it is part of answers the storage error.
 func (s *State) TurnSet(key events.SessionKey, turn int) (envelope.ToolSet, uint64, bool) {
 	t, ok := s.turnAt(key, turn)
 	if !ok {
@@ -160,7 +167,8 @@ type TurnView struct {
 var _ envelope.World = (*TurnView)(nil)
 
 // AtTurn returns the view of a session's turn.
-func (s *State) AtTurn(key events.SessionKey, turn int) (*TurnView, error) {
+func (s *State) AtTurn(key events.SessionKey, turn int) (_ *TurnView, err error) {
+	defer s.leave(s.enter(), &err)
 	sess, err := s.queried(key)
 	if err != nil {
 		return nil, err
@@ -412,10 +420,11 @@ func decided[T any](raw json.RawMessage) (*T, error) {
 // ApplyDecoded folds a decoded record.
 func (s *State) ApplyDecoded(d *Decoded, seq uint64) error { return s.apply1(d, seq) }
 
-func (s *State) apply1(d *Decoded, seq uint64) error {
+func (s *State) apply1(d *Decoded, seq uint64) (err error) {
 	if s.err != nil {
 		return s.err
 	}
+	defer s.leave(s.enter(), &err)
 	rec := d.rec
 	if seq != s.seq+1 {
 		return fmt.Errorf("projection: record %s at sequence %d does not follow %d", rec.ID, seq, s.seq)
@@ -427,11 +436,15 @@ func (s *State) apply1(d *Decoded, seq uint64) error {
 	if !rec.Type.IsPolicy() {
 		s.name(rec.Session, seq, false)
 	}
-	if err := s.apply(d, ref); err != nil {
-		return fmt.Errorf("projection: record %d (%s %s): %w", seq, rec.Type, rec.ID, err)
-	}
-	if s.err != nil {
+	err = s.apply(d, ref)
+	if s.readErr != nil {
+		// Folded halfway from a history that could not be read: the
+		// state is no longer the fold of its records.
+		s.err = s.readErr
 		return s.err
+	}
+	if err != nil {
+		return fmt.Errorf("projection: record %d (%s %s): %w", seq, rec.Type, rec.ID, err)
 	}
 	s.seq = seq
 	s.lastTime = rec.Time

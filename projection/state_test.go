@@ -233,7 +233,7 @@ func TestReplayIdentical(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if a, b := h.st.Dump(), again.Dump(); string(a) != string(b) {
+	if a, b := mustDump(t, h.st), mustDump(t, again); string(a) != string(b) {
 		t.Fatalf("replay differs:\n%s\n%s", a, b)
 	}
 	if err := again.Apply(h.log[0], 9); err == nil {

@@ -188,8 +188,14 @@ func storeKey(path string) string {
 
 // damaged is the error for a projection file that cannot be read.
 func damaged(path string, err error) error {
-	return fmt.Errorf("projection: %s is damaged (%v): the log is the truth, so rebuild the projection with 'ledger replay --out NEW' and move NEW over %s (or delete %s and restart: it is rebuilt from the log)", path, err, path, path)
+	return &damagedFile{fmt.Sprintf("projection: %s is damaged (%v): the log is the truth, so rebuild the projection with 'ledger replay --out NEW' and move NEW over %s (or delete %s and restart: it is rebuilt from the log)", path, err, path, path)}
 }
+
+// damagedFile is what damaged makes: its message says how to get a good
+// file back.
+type damagedFile struct{ msg string }
+
+func (e *damagedFile) Error() string { return e.msg }
 
 // Close closes the file. States loaded from the store, or committed to it,
 // can still be read afterwards (through another open store of the same
@@ -305,8 +311,8 @@ func (st *Store) prepare(s *State) (*writes, error) {
 	if err := s.wait(); err != nil {
 		return nil, err
 	}
-	if s.store != nil && s.store != st {
-		return nil, fmt.Errorf("projection: the state reads its history from %s; it cannot be committed to %s", s.store.path, st.path)
+	if s.hist != nil && s.hist != history(st) {
+		return nil, fmt.Errorf("projection: the state reads its history from %s; it cannot be committed to %s", s.hist.Path(), st.path)
 	}
 	if s.recent.base == s.seq {
 		return nil, nil
@@ -347,8 +353,8 @@ func (st *Store) write(base uint64, w *writes, drop bool) error {
 // committed starts s's next overlay once what it folded is written (or
 // being written).
 func (s *State) committed(st *Store) {
-	s.store = st
-	s.recent = newHistory(s.seq)
+	s.hist = st
+	s.recent = newOverlay(s.seq)
 	s.evictSessions(s.changed)
 	s.changed = map[events.SessionKey]bool{}
 }
@@ -726,7 +732,7 @@ func (st *Store) Load(dialects Dialects) (s *State, err error) {
 	if last != s.seq {
 		return nil, fmt.Errorf("projection: %s: log index ends at %d but the checkpoint is %d; rebuild with 'ledger replay --out NEW'", st.path, last, s.seq)
 	}
-	s.store, s.recent = st, newHistory(s.seq)
+	s.hist, s.recent = st, newOverlay(s.seq)
 	st.fillPages()
 	return s, nil
 }
@@ -878,6 +884,14 @@ func (st *Store) atTime(t string, n uint64) (found uint64, err error) {
 		return ferr
 	})
 	return found, err
+}
+
+// scan runs fn in one read transaction, with a reader of a bucket's
+// entries in key order (which stay valid for the transaction).
+func (st *Store) scan(fn func(each func(bucket []byte, fn func(k, v []byte) error) error) error) error {
+	return st.view(func(tx *bolt.Tx) error {
+		return fn(func(bucket []byte, f func(k, v []byte) error) error { return tx.Bucket(bucket).ForEach(f) })
+	})
 }
 
 // Dump writes the store's canonical dump: every bucket in name order, every

@@ -83,8 +83,8 @@ func TestStoreLoadResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got.Dump(), want.Dump()) {
-		t.Fatalf("loaded state differs:\n%s\n%s", got.Dump(), want.Dump())
+	if !bytes.Equal(mustDump(t, got), mustDump(t, want)) {
+		t.Fatalf("loaded state differs:\n%s\n%s", mustDump(t, got), mustDump(t, want))
 	}
 	// Resume from the checkpoint and end identical to a full build.
 	for i := 6; i < len(recs); i++ {
@@ -202,7 +202,7 @@ func TestStoreStateAnswersLikeMemory(t *testing.T) {
 								}
 							}
 						}
-						if a, b := disk.Dump(), mem.Dump(); !bytes.Equal(a, b) {
+						if a, b := mustDump(t, disk), mustDump(t, mem); !bytes.Equal(a, b) {
 							t.Fatalf("at %d the dumps differ:\n%s\n%s", seq, a, b)
 						}
 						for _, k := range mem.Keys() {

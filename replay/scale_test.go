@@ -251,7 +251,7 @@ func scaleHash(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("state hash at %d: %s", st.Position(), st.StateHash())
+	t.Logf("state hash at %d: %s", st.Position(), mustHash(t, st))
 	store, err := projection.OpenStore(out, projection.StoreOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +261,7 @@ func scaleHash(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := loaded.StateHash(), st.StateHash(); a != b {
+	if a, b := mustHash(t, loaded), mustHash(t, st); a != b {
 		t.Errorf("the state loaded from the store hashes to %s, the rebuilt one to %s", a, b)
 	}
 }

@@ -62,8 +62,8 @@ func TestScenariosOnACommittedStore(t *testing.T) {
 			}
 			mem, _ := runScenario(t, path)
 			var got, want []byte
-			_ = svc.View(t.Context(), "", zeroPos, func(s *projectionState) error { got = s.Dump(); return nil })
-			_ = mem.View(t.Context(), "", zeroPos, func(s *projectionState) error { want = s.Dump(); return nil })
+			_ = svc.View(t.Context(), "", zeroPos, func(s *projectionState) error { got = mustDump(t, s); return nil })
+			_ = mem.View(t.Context(), "", zeroPos, func(s *projectionState) error { want = mustDump(t, s); return nil })
 			if !bytes.Equal(got, want) {
 				t.Errorf("the state on a committed store differs from the one in memory:\n%s\n%s", got, want)
 			}
@@ -118,7 +118,7 @@ func TestStoreFoldMatchesMemory(t *testing.T) {
 
 func sameState(t *testing.T, seq uint64, want, got *projection.State, raw [][]byte) {
 	t.Helper()
-	if a, b := got.Dump(), want.Dump(); !bytes.Equal(a, b) {
+	if a, b := mustDump(t, got), mustDump(t, want); !bytes.Equal(a, b) {
 		t.Fatalf("at %d the dumps differ:\n%s\n%s", seq, a, b)
 	}
 	if a, b := got.Keys(), want.Keys(); !slices.Equal(a, b) {
@@ -175,8 +175,8 @@ func TestRebuiltStateAfterClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := mem.StateHash()
-	if got := st.StateHash(); got != want {
+	want := mustHash(t, mem)
+	if got := mustHash(t, st); got != want {
 		t.Fatalf("rebuilt state %s, folded in memory %s", got, want)
 	}
 	store, err := projection.OpenStore(path, projection.StoreOptions{})
@@ -184,7 +184,7 @@ func TestRebuiltStateAfterClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	if got := st.StateHash(); got != want {
+	if got := mustHash(t, st); got != want {
 		t.Fatalf("with the file open again: rebuilt state %s, folded in memory %s", got, want)
 	}
 }

@@ -82,7 +82,9 @@ func Verify(ctx context.Context, src Source, dialects projection.Dialects, progr
 		return nil, nil, err
 	}
 	rep.Records = n
-	rep.StateHash = st.StateHash()
+	if rep.StateHash, err = st.StateHash(); err != nil {
+		return nil, nil, err
+	}
 	return st, rep, nil
 }
 

@@ -53,8 +53,8 @@ func TestVerifyConformanceLogs(t *testing.T) {
 				t.Errorf("drift: %s", d.String())
 			}
 			var want []byte
-			_ = svc.View(t.Context(), "", zeroPos, func(s *projectionState) error { want = s.Dump(); return nil })
-			if !bytes.Equal(st.Dump(), want) {
+			_ = svc.View(t.Context(), "", zeroPos, func(s *projectionState) error { want = mustDump(t, s); return nil })
+			if !bytes.Equal(mustDump(t, st), want) {
 				t.Errorf("rebuilt state differs from the live one")
 			}
 		})

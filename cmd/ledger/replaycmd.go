@@ -81,10 +81,14 @@ func runReplay(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return writeJSON(stdout, map[string]any{"out": *out, "position": st.Position(), "state_hash": st.StateHash(), "projection_hash": hash})
+	stateHash, err := st.StateHash()
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(stdout, "rebuilt %s at sequence %d\nstate hash:      %s\nprojection hash: %s\n", *out, st.Position(), st.StateHash(), hash)
+	if *asJSON {
+		return writeJSON(stdout, map[string]any{"out": *out, "position": st.Position(), "state_hash": stateHash, "projection_hash": hash})
+	}
+	fmt.Fprintf(stdout, "rebuilt %s at sequence %d\nstate hash:      %s\nprojection hash: %s\n", *out, st.Position(), stateHash, hash)
 	return nil
 }
 

@@ -40,7 +40,7 @@ func sameAsRebuild(t *testing.T, svc *service.Service, log service.Log) {
 		t.Fatal(err)
 	}
 	_ = svc.View(t.Context(), "", projection.Position{}, func(st *projection.State) error {
-		if !bytes.Equal(st.Dump(), want.Dump()) {
+		if !bytes.Equal(mustDump(t, st), mustDump(t, want)) {
 			t.Error("live state differs from a fold of the log")
 		}
 		return nil

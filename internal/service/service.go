@@ -649,7 +649,7 @@ func (s *Service) View(ctx context.Context, key events.SessionKey, pos projectio
 	}
 	if seq == s.head.Position() {
 		defer s.mu.Unlock()
-		return fn(s.head)
+		return s.head.Read(func() error { return fn(s.head) })
 	}
 	s.mu.Unlock()
 	st, err := s.StateAt(ctx, seq)
