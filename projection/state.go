@@ -2,14 +2,10 @@ package projection
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"testing"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -325,8 +321,8 @@ func (s *State) ApplyEncoded(rec *events.Record, b []byte, seq uint64) error {
 // ApplyPrepared folds the record of p, which landed at seq, given with its
 // stored bytes. It is ApplyEncoded without decoding again what Prepare
 // decided: a tool.checked's decision is taken as Prepare made it, which is
-// what decoding the record gives (under go test, every such decision is
-// decoded too and compared, and a difference is an error).
+// what decoding the record gives (FuzzApplyPrepared folds records both
+// ways and compares what was decided and the states).
 func (s *State) ApplyPrepared(p Prepared, b []byte, seq uint64) error {
 	if p.checked == nil {
 		return s.ApplyEncoded(p.Record, b, seq)
@@ -334,26 +330,10 @@ func (s *State) ApplyPrepared(p Prepared, b []byte, seq uint64) error {
 	d := decodeRecord(p.Record, events.HashBytes(b))
 	if _, ok := d.payload.(*events.CheckedData); ok && d.perr == nil {
 		d.decided = p.checked
-		if verifyPrepared() {
-			want, err := decided[CheckDecided](p.Record.Decided)
-			if err != nil || !reflect.DeepEqual(want, p.checked) {
-				return fmt.Errorf("projection: record %s: what Prepare decided, %+v, is not what its record decodes to, %+v (%v)", p.Record.ID, p.checked, want, err)
-			}
-		}
 		return s.apply1(d, seq)
 	}
 	return s.ApplyEncoded(p.Record, b, seq)
 }
-
-// verifyPrepared makes ApplyPrepared check its shortcut against the
-// record, under go test, except in benchmarks, which measure the shortcut.
-var verifyPrepared = sync.OnceValue(func() bool {
-	if !testing.Testing() {
-		return false
-	}
-	bench := flag.Lookup("test.bench")
-	return bench == nil || bench.Value.String() == ""
-})
 
 // Decoded is a record with what folding it needs that depends on the
 // record alone: its payload and what it decided, decoded, and its hash.
