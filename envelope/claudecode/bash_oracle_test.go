@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -32,14 +33,30 @@ import (
 //     still see what follows it);
 //   - here-documents: the dialect reads their body as more subcommands, one
 //     per line, which deny rules see;
+//   - the >| redirection (write even under noclobber): section 9.4 knows
+//     only & as part of a redirection, so the dialect ends a subcommand at
+//     its |: `echo hi >|x` is `echo hi >` (an output redirection with no
+//     target: unsafe, so neither read-only nor a filesystem command) piped
+//     into `x` (a command to approve). That errs towards asking, and deny
+//     rules see x as a command;
 //   - $'...' and $"..." quotes: the dialect reads them as a $ before an
 //     ordinary quote, so a \' inside $'...' ends it;
-//   - a { or } in a word outside quotes ({a,b} expansion, {fd}> redirects,
-//     a literal brace): the dialect nests at every { until its }, Bash only
-//     at a { command;
+//   - a { or } in a word, anywhere (in {a,b} expansion, {fd}> redirects, a
+//     literal brace, "x{"): outside quotes the dialect nests at every {
+//     until the next }, Bash only at a { command and up to a } command;
+//   - a & right after an escaped or quoted < or > (`echo \>& rm -rf x`):
+//     for Bash the & ends the command (echo > in the background, then rm
+//     runs); the dialect looks only at the byte before the & and reads
+//     >& as a redirection, so the line is one subcommand, `echo \>& rm -rf
+//     x`. That is a bug (reported): an allow rule Bash(echo *) approves the
+//     line, and neither the deny rule Bash(rm *) nor the critical-path
+//     check sees rm, since the deny segments blank the >& as well;
+//   - an escaped blank ending a subcommand (`ls \ `): the dialect trims
+//     the subcommand, blank and all, and keeps the backslash as a word;
 //   - a carriage return: white space for the dialect, an ordinary character
-//     for Bash; and a backslash before a newline, which Bash deletes and
-//     the dialect keeps in the word.
+//     for Bash; a NUL byte, which Bash (and the parser) drop; and a
+//     backslash before a newline, which Bash deletes and the dialect keeps
+//     in the word.
 //
 // Groups, ( ... ) and { ...; }, are compared as one subcommand, the dialect's
 // nested one, by their text only: the dialect does not look inside them but
@@ -59,7 +76,7 @@ var shParser = syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComm
 // shLeaves parses cmd with mvdan.cc/sh and returns its subcommands, or false
 // when cmd is not comparable (see above).
 func shLeaves(cmd string) ([]shLeaf, bool) {
-	if strings.ContainsAny(cmd, "\r") || strings.Contains(cmd, "\\\n") {
+	if strings.ContainsAny(cmd, "\r\x00") || strings.Contains(cmd, "\\\n") {
 		return nil, false
 	}
 	f, err := shParser.Parse(strings.NewReader(cmd), "")
@@ -75,8 +92,10 @@ func shLeaves(cmd string) ([]shLeaf, bool) {
 			comparable = comparable && !n.Dollar
 		case *syntax.DblQuoted:
 			comparable = comparable && !n.Dollar
+		case *syntax.Lit:
+			comparable = comparable && !strings.ContainsAny(n.Value, "{}")
 		case *syntax.Redirect:
-			comparable = comparable && n.Hdoc == nil && n.Op != syntax.Hdoc && n.Op != syntax.DashHdoc
+			comparable = comparable && n.Hdoc == nil && n.Op != syntax.Hdoc && n.Op != syntax.DashHdoc && n.Op != syntax.ClbOut
 		}
 		return comparable
 	})
@@ -104,6 +123,9 @@ func shLeaves(cmd string) ([]shLeaf, bool) {
 		op := ";"
 		if s.Background {
 			op = "&"
+			if i := int(s.Semicolon.Offset()); i > 0 && (cmd[i-1] == '<' || cmd[i-1] == '>') {
+				return nil, false // a & after an escaped or quoted < or >
+			}
 		}
 		if !add(s, op) {
 			return nil, false
@@ -176,6 +198,9 @@ func stmtLeaf(cmd string, s *syntax.Stmt) (shLeaf, bool) {
 		}
 	}
 	leaf := shLeaf{raw: cmd[merged[0].from:merged[len(merged)-1].to], group: group}
+	if strings.HasSuffix(leaf.raw, " ") || strings.HasSuffix(leaf.raw, "\t") {
+		return shLeaf{}, false // ends in an escaped blank, which the dialect trims
+	}
 	if !group {
 		for _, sp := range merged {
 			leaf.words = append(leaf.words, cmd[sp.from:sp.to])
@@ -265,6 +290,11 @@ var shCases = []struct {
 	{"echo a \\\n b", false},
 	{"echo 'open", false},
 	{"a ;; b", false},
+	{"echo hi >|x", false},
+	{"ls \\  && b", false},
+	{`echo \>& rm -rf build`, false}, // the dialect's bug: one subcommand
+	{`echo '<'& b`, true},
+	{"a 2>| b && c", false},
 }
 
 func TestSplitAgainstSh(t *testing.T) {
@@ -275,6 +305,60 @@ func TestSplitAgainstSh(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSplitRandomAgainstSh compares the split with the Bash parser's on
+// commands built from random words, redirections and operators: byte
+// mutation rarely makes the shapes (a redirection next to an operator, a
+// substitution holding one) where a splitter goes wrong.
+func TestSplitRandomAgainstSh(t *testing.T) {
+	words := []string{"ls", "-la", "a", "b.go", "x=1", "LANG=C", "NO_COLOR=1", `"a b"`, `'c;d'`, `\;`, `\&`, `\|`,
+		"$(b c)", "$(b; c)", "`d`", "`e | f`", "${X:-y}", "${X:-a b}", "$((1+2))", "$((a<<2))", "<(e)", ">(f)", `"$(g; h)"`,
+		`"x'y"`, `'x"y'`, "$x", "~/", "*.go", "@(a|b)", "a=(1 2)", "!", "#", "{", "}", "(", ")", "{ a; }", "{ a && b; }",
+		"(b)", "(b; c)", "(a | b)", "if", "then", "fi", "time", "$'x'", `"`, "'", "\\", "=", "--", "a&b", "a;b", "a|b",
+		`"a\"b"`, `"\\"`, `$(echo ")")`, "`a \\` b`", `${x:-"}"}`, `'\'`, `\"`, `a\\`, "$(a)$(b)", `"${x}"`, `\$(a; b)`,
+		"\\`", `$\(a`, `"a;b"`, `"$(a "b;c")"`, `$(a '(' b)`, `"&"`, `\>`, `\<`, `'>'`, `">"`, "2", "1"}
+	redirs := []string{">x", "> x", "2>&1", ">/dev/null", "2>/dev/null", "&>f", "&> f", ">>f", "<f", "< f", "<<<w",
+		"<<< 'w x'", ">&2", "2>&-", "<>f", ">|f", "3<&0", "<&-", "&>>f", "1>&2", "> \"a b\""}
+	ops := []string{" && ", " || ", " | ", " |& ", " ; ", " & ", "\n", ";", "&&", "||", "|", "&", "|&", ";;", " ;; ", "\n\n", " &&\n "}
+	spaces := []string{" ", " ", " ", "  ", "\t", ""}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(l []string) string { return l[rng.IntN(len(l))] }
+	const n = 20000
+	compared := 0
+	for range n {
+		var b strings.Builder
+		for k := range 1 + rng.IntN(4) {
+			if k > 0 {
+				b.WriteString(pick(ops))
+			}
+			for w := range 1 + rng.IntN(4) {
+				if w > 0 {
+					b.WriteString(pick(spaces))
+				}
+				if rng.IntN(4) == 0 {
+					b.WriteString(pick(redirs))
+				} else {
+					b.WriteString(pick(words))
+				}
+			}
+		}
+		switch rng.IntN(6) {
+		case 0:
+			b.WriteString(" &")
+		case 1:
+			b.WriteString(";")
+		case 2:
+			b.WriteString("\n")
+		}
+		if checkSplitAgainstSh(t, b.String()) {
+			compared++
+		}
+	}
+	if compared < n/10 {
+		t.Errorf("only %d of %d commands compared", compared, n)
+	}
+	t.Logf("%d of %d commands compared", compared, n)
 }
 
 // benchCommands are Bash commands as agents send them, for the benchmark.
