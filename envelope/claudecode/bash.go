@@ -153,7 +153,8 @@ func scanBash(cmd string) (cls []byte, broken bool) {
 
 // splitTop splits cmd into its top-level subcommands: pieces between the
 // operators && || |& ;; ; | & and newline, outside quotes and at depth 0.
-// '&' right after '<' or '>', or right before '>', belongs to a redirection.
+// '&' right after an unescaped '<' or '>', or right before one, belongs to a
+// redirection.
 func splitTop(cmd string, cls []byte) []bashSub {
 	var subs []bashSub
 	start, nested := 0, false
@@ -192,7 +193,11 @@ func splitTop(cmd string, cls []byte) []bashSub {
 			switch {
 			case next == '&' && cls[i+1] == clsTop:
 				n = 2
-			case prev == '<' || prev == '>' || next == '>':
+			case (prev == '<' || prev == '>') && cls[i-1] == clsTop, next == '>' && cls[i+1] == clsTop:
+				// A redirection's '&' (>& <& &>); after an escaped '<' or
+				// '>' it separates commands, as Bash and Claude Code
+				// 2.1.328 read it (TestDifferential/case/bypass-rm:
+				// echo \>& rm f18 is denied by an rm rule).
 			default:
 				n = 1
 			}

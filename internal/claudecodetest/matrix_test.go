@@ -159,7 +159,7 @@ func matrix() []dcase {
 
 	rmCmds := []string{"rm f1", `\rm f2`, "/bin/rm f3", "sudo rm f4", "env rm f5", "bash -c 'rm f6'", "$(echo rm) f7",
 		"command rm f8", "true && rm f9", "echo f10 | xargs rm", "find . -name f11 -delete", "rm -rf f12", "unlink f13",
-		"/usr/bin/env rm f14", "sh -c \"rm f15\"", "nice rm f16", "timeout 5 rm f17"}
+		"/usr/bin/env rm f14", "sh -c \"rm f15\"", "nice rm f16", "timeout 5 rm f17", `echo \>& rm f18`, `echo a\;rm f19`, `echo \|& rm f20`}
 	rmFiles := map[string]string{}
 	var rmTurn []probe
 	for i, c := range rmCmds {
