@@ -85,20 +85,42 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		where += ", clients on " + h.ns.ClientURL()
 	}
 	fmt.Fprintf(stdout, "ledger serving: stream %s on %s; projection at sequence %d\n", h.log.Name(), where, h.svc.Position())
+	// Every goroutine serve starts runs as an actor of g, and g.run returns
+	// only once each has ended (TestServeLeavesNoGoroutines); the HTTP
+	// servers' goroutines are their helpers', whose stop returns once
+	// Serve has (http.Server.Shutdown). The actors stop in the reverse of
+	// the order they are added here: on SIGINT or SIGTERM (or when the
+	// follower fails) first the front ends that take requests, the hooks
+	// server, the API and the report server, then the follower, then the
+	// lag sampler and the metrics server, so that /metrics answers to the
+	// end; the NATS connection and the embedded server close after g.run
+	// (h.Close). Each actor's context is its own, not ctx: the signal ends
+	// them only through g, in that order.
+	var g runGroup
+	base := context.WithoutCancel(ctx)
 	if m != nil {
 		stop, err := m.serve(ctx, *metricsAddr, lf.logger)
 		if err != nil {
-			return fmt.Errorf("--metrics %s: %w", *metricsAddr, err)
+			return g.abort(fmt.Errorf("--metrics %s: %w", *metricsAddr, err))
 		}
-		defer stop()
-		go m.sampleLag(ctx, h.svc, h.log, time.Second)
+		g.addStop(stop)
+		sctx, stopSampler := context.WithCancel(base)
+		g.add(func() error { m.sampleLag(sctx, h.svc, h.log, time.Second); return nil }, stopSampler)
 	}
+	fctx, stopFollower := context.WithCancel(base)
+	g.add(func() error {
+		err := h.svc.Run(fctx)
+		if fctx.Err() != nil && errors.Is(err, context.Canceled) {
+			err = nil // stopped by g, on SIGINT or SIGTERM
+		}
+		return err
+	}, stopFollower)
 	if *httpAddr != "" {
 		stop, err := serveReport(*httpAddr, h.svc, lf.logger)
 		if err != nil {
-			return fmt.Errorf("--http %s: %w", *httpAddr, err)
+			return g.abort(fmt.Errorf("--http %s: %w", *httpAddr, err))
 		}
-		defer stop()
+		g.addStop(stop)
 		lf.logger.Warn("the report at --http serves every tenant's sessions without authentication; keep it on loopback or behind an authenticating proxy", "addr", *httpAddr)
 	}
 	if !*noAPI {
@@ -106,11 +128,14 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if m != nil {
 			cfg.Observer = m
 		}
-		srv, err := api.Start(ctx, h.nc, cfg)
+		actx, stopBatcher := context.WithCancel(base)
+		srv, err := api.Start(actx, h.nc, cfg)
 		if err != nil {
-			return err
+			stopBatcher()
+			return g.abort(err)
 		}
-		defer srv.Stop()
+		// The batcher ends with actx, and Stop waits for it.
+		g.addStop(func() { stopBatcher(); _ = srv.Stop() })
 		lf.logger.Info("api", "service", api.ServiceName, "version", api.ServiceVersion, "subjects", api.Prefix+".>", "instance", *name)
 	}
 	if hooks.addr != "" {
@@ -122,15 +147,20 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		stop, err := hooks.serve(h.nc, why, lf.logger)
 		if err != nil {
-			return fmt.Errorf("--hooks %s: %w", hooks.addr, err)
+			return g.abort(fmt.Errorf("--hooks %s: %w", hooks.addr, err))
 		}
-		defer stop()
+		g.addStop(stop)
 	}
+	quit := make(chan struct{})
+	g.add(func() error {
+		select {
+		case <-ctx.Done(): // SIGINT or SIGTERM
+		case <-quit:
+		}
+		return nil
+	}, func() { close(quit) })
 	lf.logger.Info("serving", "stream", h.log.Name(), "position", h.svc.Position())
-	err = h.svc.Run(ctx)
-	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		err = nil // stopped by SIGINT or SIGTERM, however early
-	}
+	err = g.run()
 	fmt.Fprintf(stdout, "ledger stopped at sequence %d\n", h.svc.Position())
 	lf.logger.Info("stopped", "position", h.svc.Position())
 	return err
