@@ -8,8 +8,13 @@
 package archtest
 
 import (
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,6 +62,306 @@ func TestImportDirection(t *testing.T) {
 						t.Errorf("%s imports %s: %s may not import %s", rel, imp, prefix, b)
 					}
 				}
+			}
+		}
+	}
+}
+
+// goList runs go list with args and returns its output's fields.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.Fields(string(out))
+}
+
+// TestNatslogDeps: the JetStream adapter's whole dependency graph holds
+// events and NATS, nothing of the ledger above events (the projection, the
+// replay, the envelope) and no bbolt, so that it links no store of its own.
+func TestNatslogDeps(t *testing.T) {
+	for _, dep := range goList(t, "-deps", module+"/internal/natslog") {
+		switch {
+		case strings.HasPrefix(dep, "go.etcd.io/bbolt"):
+			t.Errorf("internal/natslog reaches %s", dep)
+		case strings.HasPrefix(dep, module+"/") && dep != module+"/events" && dep != module+"/internal/natslog":
+			t.Errorf("internal/natslog reaches %s: it may depend on events only of the ledger's packages", strings.TrimPrefix(dep, module+"/"))
+		}
+	}
+}
+
+// publicPackages are the module's packages outside internal/ and cmd/,
+// which other modules may import.
+func publicPackages(t *testing.T) []string {
+	var out []string
+	for _, pkg := range goList(t, module+"/...") {
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+		if rel == "internal" || strings.HasPrefix(rel, "internal/") || strings.Contains(rel, "/internal/") ||
+			strings.HasSuffix(rel, "/internal") || strings.HasPrefix(rel, "cmd/") || strings.HasPrefix(rel, "tools/") {
+			continue
+		}
+		out = append(out, pkg)
+	}
+	return out
+}
+
+// TestPublicAPIHidesInternal: no exported declaration of a public package
+// (scenario and client among them) names a type or value of an internal
+// package, which other modules could not spell. The check is on the
+// syntax: an exported function's signature, an exported type's definition
+// (its exported fields and methods' signatures), an exported variable's or
+// constant's type and value, and the methods of exported types. And the
+// client, which other programs link, reaches no internal package at all.
+func TestPublicAPIHidesInternal(t *testing.T) {
+	for _, dep := range goList(t, "-deps", module+"/client") {
+		if strings.Contains(dep, "/internal/") && strings.HasPrefix(dep, module+"/") {
+			t.Errorf("client reaches %s", strings.TrimPrefix(dep, module+"/"))
+		}
+	}
+	checked := map[string]bool{}
+	for _, pkg := range publicPackages(t) {
+		p, err := build.Import(pkg, ".", 0)
+		if err != nil {
+			t.Fatalf("%s: %v", pkg, err)
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+		checked[rel] = true
+		for _, name := range p.GoFiles {
+			checkExported(t, rel, filepath.Join(p.Dir, name))
+		}
+	}
+	for _, must := range []string{"client", "scenario"} {
+		if !checked[must] {
+			t.Errorf("%s was not checked", must)
+		}
+	}
+}
+
+// checkExported reports each mention of an internal package in the
+// exported declarations of a file.
+func checkExported(t *testing.T, pkg, path string) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	internal := map[string]string{} // the file's name for an internal import -> its path
+	for _, imp := range f.Imports {
+		ip, _ := strconv.Unquote(imp.Path.Value)
+		if !strings.Contains(ip, "/internal/") && !strings.HasSuffix(ip, "/internal") {
+			continue
+		}
+		name := ip[strings.LastIndex(ip, "/")+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		internal[name] = ip
+	}
+	if len(internal) == 0 {
+		return
+	}
+	mentions := func(what string, n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && internal[id.Name] != "" {
+					t.Errorf("%s: %s (%s) mentions %s.%s of %s", pkg, what, fset.Position(sel.Pos()), id.Name, sel.Sel.Name, internal[id.Name])
+				}
+			}
+			return true
+		})
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if !d.Name.IsExported() || (d.Recv != nil && !exportedRecv(d.Recv)) {
+				continue
+			}
+			if d.Recv != nil {
+				mentions(d.Name.Name, d.Recv)
+			}
+			mentions(d.Name.Name, d.Type)
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					if s.Name.IsExported() {
+						mentions(s.Name.Name, exportedPart(s.Type))
+						if s.TypeParams != nil {
+							mentions(s.Name.Name, s.TypeParams)
+						}
+					}
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						if n.IsExported() {
+							if s.Type != nil {
+								mentions(n.Name, s.Type)
+							}
+							for _, v := range s.Values {
+								mentions(n.Name, v)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// exportedRecv reports whether a method's receiver is an exported type.
+func exportedRecv(recv *ast.FieldList) bool {
+	if len(recv.List) == 0 {
+		return false
+	}
+	x := recv.List[0].Type
+	for {
+		switch y := x.(type) {
+		case *ast.StarExpr:
+			x = y.X
+		case *ast.IndexExpr:
+			x = y.X
+		case *ast.IndexListExpr:
+			x = y.X
+		case *ast.Ident:
+			return y.IsExported()
+		default:
+			return false
+		}
+	}
+}
+
+// exportedPart is a type without its struct's unexported fields (an
+// embedded field counts: its methods are promoted).
+func exportedPart(x ast.Expr) ast.Node {
+	st, ok := x.(*ast.StructType)
+	if !ok {
+		return x
+	}
+	var keep []*ast.Field
+	for _, fld := range st.Fields.List {
+		if len(fld.Names) == 0 {
+			keep = append(keep, fld)
+			continue
+		}
+		for _, n := range fld.Names {
+			if n.IsExported() {
+				keep = append(keep, fld)
+				break
+			}
+		}
+	}
+	return &ast.FieldList{List: keep}
+}
+
+// TestBenchHasNoInit: internal/bench declares no init, and no package of
+// the ledger's in the production ledger binary reads the environment at
+// init (in an init function or a package variable's initializer): a
+// binary is what its main says it is, whatever the environment
+// ('ledger bench --serve-nats' is the bench's server process).
+func TestBenchHasNoInit(t *testing.T) {
+	p, err := build.Import(module+"/internal/bench", ".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range p.GoFiles {
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "init" {
+				t.Errorf("internal/bench/%s declares init", name)
+			}
+		}
+	}
+	for _, pkg := range goList(t, "-deps", module+"/cmd/ledger") {
+		if !strings.HasPrefix(pkg, module+"/") && pkg != module {
+			continue
+		}
+		p, err := build.Import(pkg, ".", 0)
+		if err != nil {
+			t.Fatalf("%s: %v", pkg, err)
+		}
+		for _, name := range p.GoFiles {
+			checkInitEnv(t, strings.TrimPrefix(pkg, module+"/"), filepath.Join(p.Dir, name))
+		}
+	}
+}
+
+// checkInitEnv reports a read of the environment in what a file runs at
+// init.
+func checkInitEnv(t *testing.T, pkg, path string) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	osName := ""
+	for _, imp := range f.Imports {
+		if imp.Path.Value == `"os"` {
+			osName = "os"
+			if imp.Name != nil {
+				osName = imp.Name.Name
+			}
+		}
+	}
+	if osName == "" {
+		return
+	}
+	reads := func(what string, n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == osName {
+					switch sel.Sel.Name {
+					case "Getenv", "LookupEnv", "Environ", "ExpandEnv":
+						t.Errorf("%s: %s (%s) reads the environment at init (os.%s)", pkg, what, fset.Position(sel.Pos()), sel.Sel.Name)
+					}
+				}
+			}
+			return true
+		})
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil && d.Name.Name == "init" {
+				reads("init", d.Body)
+			}
+		case *ast.GenDecl:
+			if d.Tok != token.VAR {
+				continue
+			}
+			for _, s := range d.Specs {
+				for _, v := range s.(*ast.ValueSpec).Values {
+					if _, isFunc := v.(*ast.FuncLit); !isFunc {
+						reads("a package variable", v)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestTestSupportStaysOut: a test-support package (internal/natslogtest,
+// internal/api/apitest, ...: a path ending in "test") is imported only by
+// tests and by other test-support packages, never by a package a binary
+// links.
+func TestTestSupportStaysOut(t *testing.T) {
+	support := func(pkg string) bool { return strings.HasPrefix(pkg, module+"/") && strings.HasSuffix(pkg, "test") }
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || support(f[0]) {
+			continue
+		}
+		for _, imp := range f[1:] {
+			if support(imp) {
+				t.Errorf("%s imports the test-support package %s", strings.TrimPrefix(f[0], module+"/"), strings.TrimPrefix(imp, module+"/"))
 			}
 		}
 	}
