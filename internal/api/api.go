@@ -2,7 +2,9 @@
 // micro service named "ledger", version 1: JSON requests and responses on
 // subjects under ledger.v1, errors with the stable codes of SPEC section 8
 // in the service error headers, read-your-writes through min_seq, and
-// requests spread over every replica by the micro queue group.
+// requests spread over every replica by the micro queue group. The
+// subjects, requests and answers are package wire's, which the client
+// uses too (TestServedAnswersAreWire).
 //
 // Subjects name the caller's scope so that the NATS server, not the ledger,
 // decides who may do what (see Permissions):

@@ -32,7 +32,7 @@ import (
 // Next or MaxWait passes, and answers what it then finds, perhaps nothing.
 // Answers depend only on the records and From, so asking again from Next
 // on any replica neither skips nor repeats a change
-// (client.TestWatchServed).
+// (client.TestWatch, client.TestWatchAcrossSegments).
 
 // The watch request and answers (package wire); Wait waits up to
 // Config.MaxWait.
