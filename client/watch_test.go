@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sessionledger/ledger/client"
@@ -92,9 +91,9 @@ func TestWatchWithOrchestratorPermissions(t *testing.T) {
 	l := apitest.Start(t, apitest.Options{Roles: &api.Roles{Service: []api.User{{Name: "ledger", Password: "svc-pw"}},
 		Orchestrators: []api.User{{Name: "acme", Password: "acme-pw"}}, Operators: []api.User{{Name: "alice", Password: "alice-pw"}}},
 		API: api.Config{MaxWait: time.Second}})
-	ctx, dial := t.Context(), func(user, pw string) *nats.Conn { return l.Dial(user, pw) }
-	setPolicy(t, client.New(dial("alice", "alice-pw"), client.Options{Actor: "alice"}))
-	acme := client.New(dial("acme", "acme-pw"), client.Options{Owner: "acme"})
+	ctx := t.Context()
+	setPolicy(t, client.New(l.Dial("alice", "alice-pw"), client.Options{Actor: "alice"}))
+	acme := client.New(l.Dial("acme", "acme-pw"), client.Options{Owner: "acme"})
 	root := events.SessionKey("agent:main:main")
 	for _, ev := range []client.Event{client.Start(root, events.StartedData{Agent: "main"}), client.Turn(root, events.TurnData{Turn: 1})} {
 		if _, err := acme.Append(ctx, ev); err != nil {

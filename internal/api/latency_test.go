@@ -1,9 +1,7 @@
 package api_test
 
 import (
-	"context"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -13,9 +11,8 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
-	"github.com/sessionledger/ledger/internal/dialects"
-	"github.com/sessionledger/ledger/internal/natslog"
-	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/internal/api/apitest"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // BenchmarkLatencyOverNATS measures, in one run and interleaved, a raw NATS
@@ -25,34 +22,16 @@ import (
 //
 //	go test ./internal/api -run XXX -bench LatencyOverNATS -benchtime 20000x
 func BenchmarkLatencyOverNATS(b *testing.B) {
-	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(b.TempDir(), "nats"), Listen: "127.0.0.1:-1", SyncInterval: time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ns.Shutdown()
-	snc, _ := natslog.ConnectEmbedded(ns, "ledger")
-	defer snc.Close()
-	log, err := natslog.Open(b.Context(), snc, natslog.StreamConfig{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc, _ := service.Open(b.Context(), service.Config{Log: log, Dialects: dialects.All()})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := api.Start(ctx, snc, api.Config{Service: svc})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Stop()
+	l := apitest.Start(b, apitest.Options{Listen: true, SyncInterval: time.Second, API: api.Config{MaxWait: 2 * time.Second}})
+	ctx := b.Context()
 	// The raw responder lives on the same kind of connection as the API.
-	rnc, _ := natslog.ConnectEmbedded(ns, "raw")
-	defer rnc.Close()
+	rnc := l.Connect()
 	if _, err := rnc.Subscribe("bench.raw", func(m *nats.Msg) { _ = m.Respond(m.Data) }); err != nil {
 		b.Fatal(err)
 	}
 	rnc.Flush()
 
-	nc, err := nats.Connect(ns.ClientURL())
+	nc, err := nats.Connect(l.NS.ClientURL())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -82,11 +61,11 @@ func BenchmarkLatencyOverNATS(b *testing.B) {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
-		if m, err := nc.Request("ledger.v1.check.acme", checkBody, time.Second); err != nil || m.Header.Get("Nats-Service-Error-Code") != "" {
+		if m, err := nc.Request(wire.Subject(wire.EndpointCheck, "acme"), checkBody, time.Second); err != nil || m.Header.Get(wire.ErrorCodeHeader) != "" {
 			b.Fatalf("check: %v %v", err, m.Header)
 		}
 		t2 := time.Now()
-		if _, err := nc.Request("ledger.v1.why.acme", whyBody, time.Second); err != nil {
+		if _, err := nc.Request(wire.Subject(wire.EndpointWhy, "acme"), whyBody, time.Second); err != nil {
 			b.Fatal(err)
 		}
 		t3 := time.Now()

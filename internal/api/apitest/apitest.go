@@ -33,6 +33,10 @@ type Options struct {
 	// which then listens on loopback; the service connects as the first
 	// of Roles.Service.
 	Roles *api.Roles
+	// Listen serves NATS on loopback too (NS.ClientURL); SyncInterval is
+	// the embedded server's (natslog.EmbeddedConfig).
+	Listen       bool
+	SyncInterval time.Duration
 	// Store keeps the projection in a store, and Follow runs the service's
 	// follower (service.Run) until the test ends.
 	Store, Follow bool
@@ -58,7 +62,10 @@ type Ledger struct {
 func Start(t testing.TB, o Options) *Ledger {
 	t.Helper()
 	dir := t.TempDir()
-	ecfg := natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats")}
+	ecfg := natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats"), SyncInterval: o.SyncInterval}
+	if o.Listen {
+		ecfg.Listen = "127.0.0.1:-1"
+	}
 	var svcUser []nats.Option
 	if o.Roles != nil {
 		conf, err := api.AuthConfig(o.Roles, "LEDGER")
