@@ -10,8 +10,8 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/events"
-	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // flagSet reports whether the flag name was given.
@@ -49,12 +49,12 @@ func apiAppend(ctx context.Context, nc *nats.Conn, user string, raws [][]byte) [
 	}
 	for i := 0; i < len(raws); {
 		if isPolicy(raws[i]) {
-			outs[i] = apiRequest(ctx, nc, api.Prefix+".policy."+user, raws[i])
+			outs[i] = apiRequest(ctx, nc, wire.Subject(wire.EndpointPolicy, user), raws[i])
 			i++
 			continue
 		}
 		j := i
-		for j < len(raws) && j-i < api.MaxBatchEvents && !isPolicy(raws[j]) {
+		for j < len(raws) && j-i < wire.MaxBatchEvents && !isPolicy(raws[j]) {
 			j++
 		}
 		body := []byte{'['}
@@ -65,8 +65,8 @@ func apiAppend(ctx context.Context, nc *nats.Conn, user string, raws [][]byte) [
 			body = append(body, raws[k]...)
 		}
 		body = append(body, ']')
-		var batch []api.AppendOutcome
-		o := apiCall(ctx, nc, api.Prefix+".append."+user, body, &batch)
+		var batch []wire.AppendOutcome
+		o := apiCall(ctx, nc, wire.Subject(wire.EndpointAppend, user), body, &batch)
 		for k := i; k < j; k++ {
 			switch {
 			case o.Err != nil:
@@ -88,7 +88,7 @@ func apiAppend(ctx context.Context, nc *nats.Conn, user string, raws [][]byte) [
 
 // apiRequest appends one event on subject.
 func apiRequest(ctx context.Context, nc *nats.Conn, subject string, raw []byte) service.Outcome {
-	var res api.AppendResult
+	var res wire.AppendResult
 	o := apiCall(ctx, nc, subject, raw, &res)
 	if o.Err == nil {
 		o.Result = service.Result{Seq: res.Seq, ID: res.ID, Duplicate: res.Duplicate}
@@ -105,10 +105,10 @@ func apiCall(ctx context.Context, nc *nats.Conn, subject string, body []byte, ou
 	if err != nil {
 		return service.Outcome{Err: fmt.Errorf("%s: %w (is 'ledger serve' running on that server, and may %s publish there?)", subject, err, subjectUser(subject))}
 	}
-	if code := msg.Header.Get("Nats-Service-Error-Code"); code != "" {
-		var eb api.ErrorBody
+	if code := msg.Header.Get(wire.ErrorCodeHeader); code != "" {
+		var eb wire.ErrorBody
 		_ = json.Unmarshal(msg.Data, &eb)
-		return service.Outcome{Result: service.Result{Seq: eb.Seq}, Err: events.Errorf(events.Code(code), "%s", msg.Header.Get("Nats-Service-Error"))}
+		return service.Outcome{Result: service.Result{Seq: eb.Seq}, Err: events.Errorf(events.Code(code), "%s", msg.Header.Get(wire.ErrorHeader))}
 	}
 	if err := json.Unmarshal(msg.Data, out); err != nil {
 		return service.Outcome{Err: fmt.Errorf("%s: the answer does not decode: %w", subject, err)}
