@@ -155,6 +155,16 @@ func scanBash(cmd string) (cls []byte, broken bool) {
 // operators && || |& ;; ; | & and newline, outside quotes and at depth 0.
 // '&' right after an unescaped '<' or '>', or right before one, belongs to a
 // redirection.
+//
+// The scan and this split stay hand-written rather than built on
+// mvdan.cc/sh/v3/syntax for two reasons. The dialect is the Claude Code
+// CLI's reading of a command, not Bash's (bash_oracle_test.go lists where
+// they differ; mvdan.cc/sh is the test oracle where they must not). And it
+// is measurably faster: BenchmarkSplitVsSh, same commands, same run, on a
+// shared 2-core VM, medians of 3, scanBash and splitTop (words included)
+// take 1.1µs, 2.0µs and 2.5µs (4, 8 and 7 allocations) on its three
+// commands where syntax.Parser.Parse alone takes 3.4µs, 6.2µs and 5.7µs
+// (14, 29 and 42 allocations), before any subcommand text is made.
 func splitTop(cmd string, cls []byte) []bashSub {
 	var subs []bashSub
 	start, nested := 0, false

@@ -44,13 +44,6 @@ import (
 //   - a { or } in a word, anywhere (in {a,b} expansion, {fd}> redirects, a
 //     literal brace, "x{"): outside quotes the dialect nests at every {
 //     until the next }, Bash only at a { command and up to a } command;
-//   - a & right after an escaped or quoted < or > (`echo \>& rm -rf x`):
-//     for Bash the & ends the command (echo > in the background, then rm
-//     runs); the dialect looks only at the byte before the & and reads
-//     >& as a redirection, so the line is one subcommand, `echo \>& rm -rf
-//     x`. That is a bug (reported): an allow rule Bash(echo *) approves the
-//     line, and neither the deny rule Bash(rm *) nor the critical-path
-//     check sees rm, since the deny segments blank the >& as well;
 //   - an escaped blank ending a subcommand (`ls \ `): the dialect trims
 //     the subcommand, blank and all, and keeps the backslash as a word;
 //   - a carriage return: white space for the dialect, an ordinary character
@@ -123,9 +116,6 @@ func shLeaves(cmd string) ([]shLeaf, bool) {
 		op := ";"
 		if s.Background {
 			op = "&"
-			if i := int(s.Semicolon.Offset()); i > 0 && (cmd[i-1] == '<' || cmd[i-1] == '>') {
-				return nil, false // a & after an escaped or quoted < or >
-			}
 		}
 		if !add(s, op) {
 			return nil, false
@@ -292,7 +282,8 @@ var shCases = []struct {
 	{"a ;; b", false},
 	{"echo hi >|x", false},
 	{"ls \\  && b", false},
-	{`echo \>& rm -rf build`, false}, // the dialect's bug: one subcommand
+	{`echo \>& rm -rf build`, true}, // & ends the command after an escaped > (3ba0704)
+	{`echo \<& b 2>&1 <&0 &>x`, true},
 	{`echo '<'& b`, true},
 	{"a 2>| b && c", false},
 }
