@@ -64,7 +64,7 @@ func TestSessionCacheAnswersAlike(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			mem := projection.New(dialects)
 			for i, r := range recs {
-				if err := mem.Apply(r, uint64(i+1)); err != nil {
+				if err := mem.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -78,7 +78,7 @@ func TestSessionCacheAnswersAlike(t *testing.T) {
 			// several commits wrote.
 			folded := projection.New(dialects)
 			for i, r := range recs {
-				if err := folded.Apply(r, uint64(i+1)); err != nil {
+				if err := folded.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
 					t.Fatal(err)
 				}
 				if i%5 == 4 {

@@ -35,7 +35,7 @@ func TestCheckKeepsTheSum(t *testing.T) {
 				}
 				s := projection.New(dialects)
 				for i, r := range recs {
-					if err := s.Apply(r, uint64(i+1)); err != nil {
+					if err := s.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
 						t.Fatal(err)
 					}
 					if i%every != every-1 && i != len(recs)-1 {
@@ -81,7 +81,7 @@ func TestCheckFindsFlippedBytes(t *testing.T) {
 	}
 	s := projection.New(dialects)
 	for i, r := range recs {
-		if err := s.Apply(r, uint64(i+1)); err != nil {
+		if err := s.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
 			t.Fatal(err)
 		}
 		if i%5 == 4 {

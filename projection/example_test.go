@@ -23,7 +23,7 @@ func ExampleState() {
 		ev.ID = fmt.Sprintf("01J%023d", i+1)
 		p := st.Prepare(ev, "2026-01-01T00:00:00.000Z")
 		seq++
-		if err := st.Apply(p.Record, seq); err != nil {
+		if err := st.Apply(projection.Input{Record: p.Record}, seq); err != nil {
 			fmt.Println(err)
 		}
 	}

@@ -126,7 +126,7 @@ func failingState(t *testing.T) (*State, *failing) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.ApplyEncoded(p.Record, b, st.Position()+1); err != nil {
+		if err := st.Apply(Input{Record: p.Record, Bytes: b}, st.Position()+1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -238,8 +238,8 @@ func TestReadErrorIsStorageError(t *testing.T) {
 	}
 	st.sessions = map[events.SessionKey]*envelope.Session{} // read again in the fold
 	f.fail = true
-	wantStorage(t, "apply", st.ApplyEncoded(p.Record, b, st.Position()+1))
+	wantStorage(t, "apply", st.Apply(Input{Record: p.Record, Bytes: b}, st.Position()+1))
 	f.fail = false
-	wantStorage(t, "apply after a failed one", st.ApplyEncoded(p.Record, b, st.Position()+1))
+	wantStorage(t, "apply after a failed one", st.Apply(Input{Record: p.Record, Bytes: b}, st.Position()+1))
 	wantStorage(t, "prepare after a failed apply", st.Prepare(ev, "2026-01-01T00:01:00.000Z").Err)
 }

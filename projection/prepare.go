@@ -21,7 +21,7 @@ type Prepared struct {
 	// (authorization_changed) and a Record: the decision record audits see.
 	Err error
 	// checked is what a tool.checked record decided, as the fold would
-	// decode it from the record (see ApplyPrepared); nil for other records.
+	// decode it from the record (see Prepared.Input); nil for other records.
 	checked *CheckDecided
 }
 

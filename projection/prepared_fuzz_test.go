@@ -12,12 +12,12 @@ import (
 	"github.com/sessionledger/ledger/internal/workload"
 )
 
-// FuzzApplyPrepared is the proof of ApplyPrepared's shortcut (it folds a
-// tool.checked with what Prepare decided instead of decoding it from the
-// record): records made from the workload's sessions and from checks,
+// FuzzApplyPrepared is the proof of Prepared.Input's shortcut (the fold of
+// a tool.checked takes what Prepare decided instead of decoding it from
+// the record): records made from the workload's sessions and from checks,
 // effects, turns, spawns, completions and policy changes the input picks
-// are prepared on two states and folded into one with ApplyPrepared, into
-// the other decoding the record (ApplyEncoded, as a replay does). What
+// are prepared on two states and folded into one from Prepared.Input,
+// into the other from the record and its bytes (as a replay does). What
 // Prepare decided must be what the record decodes to, both states must
 // prepare every next record byte for byte alike, and their dumps must be
 // identical.
@@ -67,7 +67,7 @@ func FuzzApplyPrepared(f *testing.F) {
 				}
 			}
 			seq := fast.Position() + 1
-			errFast, errSlow := fast.ApplyPrepared(p, b, seq), slow.ApplyEncoded(q.Record, b, seq)
+			errFast, errSlow := fast.Apply(p.Input(b), seq), slow.Apply(Input{Record: q.Record, Bytes: b}, seq)
 			if errFast != nil || errSlow != nil {
 				t.Fatalf("%s: folding: %v, %v", raw, errFast, errSlow)
 			}

@@ -294,64 +294,93 @@ type EmptyDecided struct{}
 // record.
 const ReasonAuthorizationChanged = "effect:authorization_changed"
 
-// Apply folds one record at sequence seq. The record must be the next one:
-// a gap or an out-of-order record is an error, never skipped.
-func (s *State) Apply(rec *events.Record, seq uint64) error {
-	b, err := rec.Encode()
-	if err != nil {
-		return fmt.Errorf("projection: record %d does not encode: %w", seq, err)
-	}
-	return s.apply1(decode(rec, events.HashBytes(b)), seq)
+// Input is a record to fold, in whichever forms its caller has it: the
+// record, its bytes as stored on the stream, or both (the record's hash
+// is the hash of its stored bytes, so a caller that has them saves
+// encoding it again). Prepared.Input makes the input of a record the
+// caller prepared, and Decode one decoded ahead of the fold.
+type Input struct {
+	// Record is the record; nil to decode it from Bytes.
+	Record *events.Record
+	// Bytes are the record as stored; nil to encode Record.
+	Bytes []byte
+	// checked is what Prepare decided for a tool.checked (see
+	// Prepared.Input).
+	checked *CheckDecided
+	// decoded is what Decode made ahead of the fold.
+	decoded *decoded
 }
 
-// ApplyBytes folds one record given as the bytes stored on the stream.
-func (s *State) ApplyBytes(b []byte, seq uint64) error {
-	rec, err := events.DecodeRecord(b)
-	if err != nil {
-		return fmt.Errorf("projection: record %d: %w", seq, err)
-	}
-	return s.apply1(decode(rec, events.HashBytes(b)), seq)
+// Input is the input of p's record, given with its stored bytes: the fold
+// takes what a tool.checked decided as Prepare made it instead of decoding
+// it again from the record, which gives the same (FuzzApplyPrepared folds
+// records both ways and compares the decisions and the states).
+func (p Prepared) Input(b []byte) Input { return Input{Record: p.Record, Bytes: b, checked: p.checked} }
+
+// Decode decodes a record given with its stored bytes (either may be nil,
+// as in Input) into what folding it needs that depends on the record
+// alone: its payload and what it decided, decoded, and its hash. It can
+// run ahead of the fold, on another goroutine; errors are kept for Apply
+// to answer.
+func Decode(rec *events.Record, b []byte) Input {
+	in := Input{Record: rec, Bytes: b}
+	in.decoded = in.decode()
+	return in
 }
 
-// ApplyEncoded folds a record whose stored bytes the caller already has.
-func (s *State) ApplyEncoded(rec *events.Record, b []byte, seq uint64) error {
-	return s.apply1(decode(rec, events.HashBytes(b)), seq)
+// Apply folds one record at sequence seq: the only way a record changes a
+// state. The record must be the next one: a gap or an out-of-order record
+// is an error, never skipped.
+func (s *State) Apply(in Input, seq uint64) error {
+	d := in.decoded
+	if d == nil {
+		d = in.decode()
+	}
+	return s.apply1(d, seq)
 }
 
-// ApplyPrepared folds the record of p, which landed at seq, given with its
-// stored bytes. It is ApplyEncoded without decoding again what Prepare
-// decided: a tool.checked's decision is taken as Prepare made it, which is
-// what decoding the record gives (FuzzApplyPrepared folds records both
-// ways and compares what was decided and the states).
-func (s *State) ApplyPrepared(p Prepared, b []byte, seq uint64) error {
-	if p.checked == nil {
-		return s.ApplyEncoded(p.Record, b, seq)
+// decode decodes in.
+func (in Input) decode() *decoded {
+	rec, b := in.Record, in.Bytes
+	switch {
+	case rec == nil:
+		var err error
+		if rec, err = events.DecodeRecord(b); err != nil {
+			return &decoded{rerr: err}
+		}
+	case b == nil:
+		var err error
+		if b, err = rec.Encode(); err != nil {
+			return &decoded{rerr: fmt.Errorf("does not encode: %w", err), encode: true}
+		}
 	}
-	d := decodeRecord(p.Record, events.HashBytes(b))
+	if in.checked == nil {
+		return decode(rec, events.HashBytes(b))
+	}
+	d := decodeRecord(rec, events.HashBytes(b))
 	if _, ok := d.payload.(*events.CheckedData); ok && d.perr == nil {
-		d.decided = p.checked
-		return s.apply1(d, seq)
+		d.decided = in.checked
+		return d
 	}
-	return s.ApplyEncoded(p.Record, b, seq)
+	return decode(rec, events.HashBytes(b))
 }
 
-// Decoded is a record with what folding it needs that depends on the
+// decoded is a record with what folding it needs that depends on the
 // record alone: its payload and what it decided, decoded, and its hash.
-// Decode makes one; it can run ahead of the fold, on another goroutine.
-type Decoded struct {
+type decoded struct {
 	rec     *events.Record
 	hash    string
 	payload any
 	decided any
 	// perr is the payload's error; derr, what it decided's.
 	perr, derr error
+	// rerr is the error of a record that does not decode from its bytes,
+	// or (encode) does not encode.
+	rerr   error
+	encode bool
 }
 
-// Decode decodes a record given with its stored bytes, for ApplyDecoded.
-// Errors are kept for ApplyDecoded to answer.
-func Decode(rec *events.Record, b []byte) *Decoded { return decode(rec, events.HashBytes(b)) }
-
-func decode(rec *events.Record, hash string) *Decoded {
+func decode(rec *events.Record, hash string) *decoded {
 	d := decodeRecord(rec, hash)
 	if d.perr != nil {
 		return d
@@ -381,13 +410,13 @@ func orJSON[T any](read func([]byte) (*T, bool), raw json.RawMessage) (*T, error
 }
 
 // decodeRecord decodes a record's payload, not what it decided.
-func decodeRecord(rec *events.Record, hash string) *Decoded {
+func decodeRecord(rec *events.Record, hash string) *decoded {
 	// A decoded record's strings may share one allocation with its time
 	// and type; sessions keep these for their whole life, so they get
 	// their own.
 	own := *rec
 	own.ID, own.Session, own.Actor = clone3(rec.ID, string(rec.Session), rec.Actor)
-	d := &Decoded{rec: &own, hash: hash}
+	d := &decoded{rec: &own, hash: hash}
 	d.payload, d.perr = rec.Event().Payload()
 	return d
 }
@@ -397,12 +426,15 @@ func decided[T any](raw json.RawMessage) (*T, error) {
 	return &v, json.Unmarshal(raw, &v)
 }
 
-// ApplyDecoded folds a decoded record.
-func (s *State) ApplyDecoded(d *Decoded, seq uint64) error { return s.apply1(d, seq) }
-
-func (s *State) apply1(d *Decoded, seq uint64) (err error) {
+func (s *State) apply1(d *decoded, seq uint64) (err error) {
 	if s.err != nil {
 		return s.err
+	}
+	switch {
+	case d.encode:
+		return fmt.Errorf("projection: record %d %w", seq, d.rerr)
+	case d.rerr != nil:
+		return fmt.Errorf("projection: record %d: %w", seq, d.rerr)
 	}
 	defer s.leave(s.enter(), &err)
 	rec := d.rec
@@ -470,7 +502,7 @@ func (s *State) changing(key events.SessionKey) (*envelope.Session, error) {
 	return sess, nil
 }
 
-func (s *State) apply(dec *Decoded, ref envelope.RecordRef) error {
+func (s *State) apply(dec *decoded, ref envelope.RecordRef) error {
 	rec := dec.rec
 	if dec.derr != nil {
 		return dec.derr

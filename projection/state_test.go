@@ -109,7 +109,7 @@ func (h *harness) append(raw string) (uint64, error) {
 		return p.Landed, p.Err
 	}
 	seq := h.st.Position() + 1
-	if err := h.st.Apply(p.Record, seq); err != nil {
+	if err := h.st.Apply(projection.Input{Record: p.Record}, seq); err != nil {
 		h.t.Fatalf("apply: %v", err)
 	}
 	h.log = append(h.log, p.Record)
@@ -229,14 +229,14 @@ func TestReplayIdentical(t *testing.T) {
 	h.mustAppend(ev("turn.started", "c", `{"turn":1}`))
 	again := projection.New(projection.Dialects{"toy": toy{}})
 	for i, r := range h.log {
-		if err := again.Apply(r, uint64(i+1)); err != nil {
+		if err := again.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if a, b := mustDump(t, h.st), mustDump(t, again); string(a) != string(b) {
 		t.Fatalf("replay differs:\n%s\n%s", a, b)
 	}
-	if err := again.Apply(h.log[0], 9); err == nil {
+	if err := again.Apply(projection.Input{Record: h.log[0]}, 9); err == nil {
 		t.Fatal("a gap must be an error")
 	}
 }

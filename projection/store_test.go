@@ -43,7 +43,7 @@ func buildStore(t *testing.T, recs []*events.Record, every int) (*projection.Sto
 	t.Cleanup(func() { st.Close() })
 	s := projection.New(projection.Dialects{"toy": toy{}})
 	for i, r := range recs {
-		if err := s.Apply(r, uint64(i+1)); err != nil {
+		if err := s.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
 			t.Fatal(err)
 		}
 		if (i+1)%every == 0 {
@@ -88,7 +88,7 @@ func TestStoreLoadResumes(t *testing.T) {
 	}
 	// Resume from the checkpoint and end identical to a full build.
 	for i := 6; i < len(recs); i++ {
-		if err := got.Apply(recs[i], uint64(i+1)); err != nil {
+		if err := got.Apply(projection.Input{Record: recs[i]}, uint64(i+1)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -104,7 +104,7 @@ func TestStoreLoadResumes(t *testing.T) {
 	// A state behind the store is refused, never written twice.
 	behind := projection.New(projection.Dialects{"toy": toy{}})
 	for i := 0; i < 3; i++ {
-		if err := behind.Apply(recs[i], uint64(i+1)); err != nil {
+		if err := behind.Apply(projection.Input{Record: recs[i]}, uint64(i+1)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -179,10 +179,10 @@ func TestStoreStateAnswersLikeMemory(t *testing.T) {
 							(p.Record == nil) != (q.Record == nil) || p.Record != nil && string(p.Record.Decided) != string(q.Record.Decided) {
 							t.Fatalf("at %d preparing %s: %+v, want %+v", seq, r.ID, q, p)
 						}
-						if err := mem.Apply(r, seq); err != nil {
+						if err := mem.Apply(projection.Input{Record: r}, seq); err != nil {
 							t.Fatal(err)
 						}
-						if err := disk.Apply(r, seq); err != nil {
+						if err := disk.Apply(projection.Input{Record: r}, seq); err != nil {
 							t.Fatal(err)
 						}
 						if i%every == every-1 {

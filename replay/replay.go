@@ -30,7 +30,7 @@ func Fold(dialects projection.Dialects, records []*events.Record, to uint64) (*p
 	}
 	st := projection.New(dialects)
 	for i := uint64(0); i < to; i++ {
-		if err := st.Apply(records[i], i+1); err != nil {
+		if err := st.Apply(projection.Input{Record: records[i]}, i+1); err != nil {
 			return nil, fmt.Errorf("replay: %w", err)
 		}
 	}
@@ -109,7 +109,7 @@ func Rebuild(ctx context.Context, src Source, dialects projection.Dialects, path
 			return nil, b.err
 		}
 		for i, d := range b.recs {
-			if err := st.ApplyDecoded(d, b.from+uint64(i)); err != nil {
+			if err := st.Apply(d, b.from+uint64(i)); err != nil {
 				return nil, err
 			}
 		}
@@ -132,7 +132,7 @@ func Rebuild(ctx context.Context, src Source, dialects projection.Dialects, path
 type batch struct {
 	from, to uint64
 	raw      [][]byte
-	recs     []*projection.Decoded
+	recs     []projection.Input
 	err      error
 }
 

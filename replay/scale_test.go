@@ -132,7 +132,7 @@ func scaleServe(t *testing.T, path string) {
 			t.Fatal(err)
 		}
 		for j, b := range raw {
-			if err := st.ApplyBytes(b, from+uint64(j)); err != nil {
+			if err := st.Apply(projection.Input{Bytes: b}, from+uint64(j)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -205,7 +205,7 @@ func scaleAppends(t *testing.T, store *projection.Store, st *projection.State) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.ApplyEncoded(p.Record, b, st.Position()+1); err != nil {
+		if err := st.Apply(projection.Input{Record: p.Record, Bytes: b}, st.Position()+1); err != nil {
 			t.Fatal(err)
 		}
 		return time.Since(t0)

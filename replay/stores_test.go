@@ -93,10 +93,10 @@ func TestStoreFoldMatchesMemory(t *testing.T) {
 				mem, disk := projection.New(dialects.All()), projection.New(dialects.All())
 				for i, b := range raw {
 					seq := uint64(i + 1)
-					if err := mem.ApplyBytes(b, seq); err != nil {
+					if err := mem.Apply(projection.Input{Bytes: b}, seq); err != nil {
 						t.Fatal(err)
 					}
-					if err := disk.ApplyBytes(b, seq); err != nil {
+					if err := disk.Apply(projection.Input{Bytes: b}, seq); err != nil {
 						t.Fatal(err)
 					}
 					if i%every == every-1 {

@@ -76,7 +76,7 @@ func Verify(ctx context.Context, src Source, dialects projection.Dialects, progr
 				rep.Drifts = append(rep.Drifts, *d)
 			}
 		}
-		return st.Apply(rec, seq)
+		return st.Apply(projection.Input{Record: rec}, seq)
 	})
 	if err != nil {
 		return nil, nil, err

@@ -48,7 +48,7 @@ func WhatIf(ctx context.Context, src Source, dialects projection.Dialects, candi
 	var cand *projection.Candidate
 	hit := map[events.SessionKey]bool{}
 	last, err := each(ctx, src, to, progress, func(seq uint64, rec *events.Record) error {
-		if err := st.Apply(rec, seq); err != nil {
+		if err := st.Apply(projection.Input{Record: rec}, seq); err != nil {
 			return err
 		}
 		if cand == nil && st.Policy() != nil {

@@ -29,7 +29,7 @@ func benchState() (*projection.State, events.SessionKey, error) {
 		if p.Err != nil {
 			return nil, "", p.Err
 		}
-		if err := st.Apply(p.Record, st.Position()+1); err != nil {
+		if err := st.Apply(projection.Input{Record: p.Record}, st.Position()+1); err != nil {
 			return nil, "", err
 		}
 	}

@@ -106,7 +106,7 @@ func TestCommitRefusesRecordsAtOrBelowCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, seq := range []int{1, n / 2, n} {
-		if err := st.Apply(recs[seq-1], uint64(seq)); err == nil {
+		if err := st.Apply(projection.Input{Record: recs[seq-1]}, uint64(seq)); err == nil {
 			t.Errorf("Apply of record %d on a state at %d was accepted", seq, n)
 		}
 	}
@@ -119,7 +119,7 @@ func TestCommitRefusesRecordsAtOrBelowCheckpoint(t *testing.T) {
 	// The next record still goes in, and the store stays equal to a
 	// rebuild.
 	for seq := n + 1; seq <= len(recs); seq++ {
-		if err := st.Apply(recs[seq-1], uint64(seq)); err != nil {
+		if err := st.Apply(projection.Input{Record: recs[seq-1]}, uint64(seq)); err != nil {
 			t.Fatal(err)
 		}
 	}

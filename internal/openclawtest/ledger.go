@@ -67,7 +67,7 @@ func Ledger(l *Lineage) (*LedgerAnswer, error) {
 		if p.Err != nil {
 			return p.Err
 		}
-		return st.Apply(p.Record, st.Position()+1)
+		return st.Apply(projection.Input{Record: p.Record}, st.Position()+1)
 	}
 	cat := make([]string, len(l.Catalogue))
 	for i, t := range l.Catalogue {

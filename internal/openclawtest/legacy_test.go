@@ -52,7 +52,7 @@ func legacyLog(t *testing.T, old bool) []*events.Record {
 			c.Decided, _ = json.Marshal(d)
 			rec = &c
 		}
-		if err := st.Apply(rec, uint64(i+1)); err != nil {
+		if err := st.Apply(projection.Input{Record: rec}, uint64(i+1)); err != nil {
 			t.Fatal(err)
 		}
 		recs = append(recs, rec)
@@ -68,7 +68,7 @@ func TestRecordsWithoutAReleaseDecideWithTheLegacyTables(t *testing.T) {
 	fold := func(recs []*events.Record) *projection.State {
 		st := projection.New(projection.Dialects{openclaw.Name: openclaw.New()})
 		for i, r := range recs {
-			if err := st.Apply(r, uint64(i+1)); err != nil {
+			if err := st.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
 				t.Fatal(err)
 			}
 		}

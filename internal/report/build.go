@@ -182,7 +182,7 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 				calls[seq] = why(v, st.Policy(), whyAt(rec.Session, d.Tool, d.Input, seq-1))
 			}
 		}
-		if err := st.Apply(rec, seq); err != nil {
+		if err := st.Apply(projection.Input{Record: rec}, seq); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 	}

@@ -191,7 +191,7 @@ func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.
 		}
 		// Fold speculatively so the next event is validated against this
 		// one; undone below if it does not land.
-		if err := s.head.ApplyPrepared(prep, b, expected+1); err != nil {
+		if err := s.head.Apply(prep.Input(b), expected+1); err != nil {
 			publishErr, stopAt = err, k+1
 			flights = append(flights, flight{i: i, seq: expected + 1, wait: wait})
 			break
@@ -321,7 +321,7 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 				continue
 			}
 			seq := s.head.Position() + 1
-			if err := s.head.ApplyPrepared(prep, b, seq); err != nil {
+			if err := s.head.Apply(prep.Input(b), seq); err != nil {
 				foldErr = err
 				return err
 			}

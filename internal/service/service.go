@@ -287,7 +287,7 @@ func (s *Service) appendEvent(ctx context.Context, ev *events.Event) (Result, er
 			}
 			return Result{Seq: seq, ID: ev.ID, Duplicate: true}, nil
 		}
-		if err := s.afterFold(ctx, s.head.ApplyPrepared(prep, b, seq)); err != nil {
+		if err := s.afterFold(ctx, s.head.Apply(prep.Input(b), seq)); err != nil {
 			return Result{}, err
 		}
 		return Result{Seq: seq, ID: ev.ID, Decided: prep.Record.Decided}, prep.Err
@@ -506,7 +506,7 @@ func (s *Service) catchup(ctx context.Context) error {
 	go s.readAhead(rctx, s.head.Position()+1, head, chunks)
 	for c := range chunks {
 		for i, d := range c.recs {
-			if err := s.head.ApplyDecoded(d, c.from+uint64(i)); err != nil {
+			if err := s.head.Apply(d, c.from+uint64(i)); err != nil {
 				return fmt.Errorf("service: %w", err)
 			}
 		}
@@ -528,7 +528,7 @@ func (s *Service) catchup(ctx context.Context) error {
 // for the fold; err is why the chunk ends early, if it does.
 type decodedChunk struct {
 	from uint64
-	recs []*projection.Decoded
+	recs []projection.Input
 	err  error
 }
 
@@ -542,7 +542,7 @@ func (s *Service) readAhead(ctx context.Context, from, to uint64, chunks chan<- 
 		if err == nil && len(raw) == 0 {
 			err = fmt.Errorf("service: the log has no record %d although its head is %d", from, to)
 		}
-		c := decodedChunk{from: from, err: err, recs: make([]*projection.Decoded, 0, len(raw))}
+		c := decodedChunk{from: from, err: err, recs: make([]projection.Input, 0, len(raw))}
 		for i, b := range raw {
 			rec, err := events.DecodeRecord(b)
 			if err != nil {
@@ -616,7 +616,7 @@ func (s *Service) Run(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("service: record %d: %w", seq, err)
 			}
-			if err := s.afterFold(ctx, s.head.ApplyEncoded(rec, data, seq)); err != nil {
+			if err := s.afterFold(ctx, s.head.Apply(projection.Input{Record: rec, Bytes: data}, seq)); err != nil {
 				return err
 			}
 		}
