@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -47,7 +48,9 @@ import (
 //   - an escaped blank ending a subcommand (`ls \ `): the dialect trims
 //     the subcommand, blank and all, and keeps the backslash as a word;
 //   - a carriage return: white space for the dialect, an ordinary character
-//     for Bash; a NUL byte, which Bash (and the parser) drop; and a
+//     for Bash; other Unicode white space (\v, \f, U+0085, U+00A0, …),
+//     which the dialect trims from the ends of a subcommand (strings.TrimSpace)
+//     and Bash keeps in the word; a NUL byte, which Bash (and the parser) drop; and a
 //     backslash before a newline, which Bash deletes and the dialect keeps
 //     in the word.
 //
@@ -69,7 +72,8 @@ var shParser = syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComm
 // shLeaves parses cmd with mvdan.cc/sh and returns its subcommands, or false
 // when cmd is not comparable (see above).
 func shLeaves(cmd string) ([]shLeaf, bool) {
-	if strings.ContainsAny(cmd, "\r\x00") || strings.Contains(cmd, "\\\n") {
+	if strings.ContainsAny(cmd, "\r\x00") || strings.Contains(cmd, "\\\n") ||
+		strings.ContainsFunc(cmd, func(r rune) bool { return r != ' ' && r != '\t' && r != '\n' && unicode.IsSpace(r) }) {
 		return nil, false
 	}
 	f, err := shParser.Parse(strings.NewReader(cmd), "")
@@ -277,6 +281,8 @@ var shCases = []struct {
 	{"echo $'a\\'b'", false},
 	{"echo {a,b}", false},
 	{"echo a\r b", false},
+	{"\f", false},
+	{"ls;\u00a0cat 'x'>f", false},
 	{"echo a \\\n b", false},
 	{"echo 'open", false},
 	{"a ;; b", false},
