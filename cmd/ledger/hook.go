@@ -359,7 +359,7 @@ func loopback(addr string) string {
 // API over its own NATS connection, exactly as the command hook does from
 // outside. why names the flags that find this ledger in the 'ledger why'
 // command a denial prints.
-func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (stop func(), err error) {
+func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (*httpActor, error) {
 	home, _ := os.UserHomeDir()
 	opts := cchook.Options{
 		Catalogue: s.catalogue,
@@ -385,16 +385,6 @@ func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (st
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); s.token == "" && !net.ParseIP(host).IsLoopback() {
 		logger.Warn("hooks listen beyond loopback without --hooks-token: anyone who reaches the address can append to the ledger as "+s.owner, "addr", ln.Addr().String())
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Error("hooks server stopped", "err", err)
-		}
-	}()
 	logger.Info("hooks", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+cchook.HTTPPath, "owner", s.owner)
-	return func() {
-		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}, nil
+	return &httpActor{name: "hooks", srv: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}, ln: ln}, nil
 }

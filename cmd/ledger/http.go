@@ -16,27 +16,45 @@ import (
 	"github.com/sessionledger/ledger/internal/service"
 )
 
-// serveReport serves the audit report of the running ledger on addr until
-// stopped: GET / is the page at the head (?session=ROOT for one tree,
-// ?to=SEQ for an earlier position), GET /healthz answers "ok" with the
-// projection's position.
-func serveReport(addr string, svc *service.Service, logger *slog.Logger) (stop func(), err error) {
+// serveReport binds the audit report of the running ledger to addr, for
+// serve's run group to run: GET / is the page at the head (?session=ROOT
+// for one tree, ?to=SEQ for an earlier position), GET /healthz answers
+// "ok" with the projection's position.
+func serveReport(addr string, svc *service.Service, logger *slog.Logger) (*httpActor, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: reportMux(svc), ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Error("report server stopped", "err", err)
-		}
-	}()
 	logger.Info("report", "addr", ln.Addr().String(), "path", "/")
-	return func() {
-		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}, nil
+	return &httpActor{name: "report", srv: &http.Server{Handler: reportMux(svc), ReadHeaderTimeout: 5 * time.Second}, ln: ln}, nil
+}
+
+// httpActor is an HTTP server bound to its listener, an actor of serve's
+// run group: run serves until stop shuts the server down, so the goroutine
+// that serves is the group's and is joined on stop
+// (TestServeLeavesNoGoroutines). A server that fails on its own ends run
+// with the error, which stops the ledger rather than leaving it half
+// served.
+type httpActor struct {
+	name string
+	srv  *http.Server
+	ln   net.Listener
+}
+
+func (a *httpActor) run() error {
+	if err := a.srv.Serve(a.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("the %s server stopped: %w", a.name, err)
+	}
+	return nil
+}
+
+// stop shuts the server down, waiting up to a second for requests under
+// way, and closes its listener if run never started.
+func (a *httpActor) stop() {
+	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = a.srv.Shutdown(sctx)
+	_ = a.ln.Close()
 }
 
 func reportMux(svc *service.Service) *http.ServeMux {

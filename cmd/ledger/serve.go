@@ -116,11 +116,11 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return err
 	}, stopFollower)
 	if *httpAddr != "" {
-		stop, err := serveReport(*httpAddr, h.svc, lf.logger)
+		report, err := serveReport(*httpAddr, h.svc, lf.logger)
 		if err != nil {
 			return g.abort(fmt.Errorf("--http %s: %w", *httpAddr, err))
 		}
-		g.addStop(stop)
+		g.add(report.run, report.stop)
 		lf.logger.Warn("the report at --http serves every tenant's sessions without authentication; keep it on loopback or behind an authenticating proxy", "addr", *httpAddr)
 	}
 	if !*noAPI {
@@ -145,11 +145,11 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		} else if lf.listen != "" {
 			why = []string{"--nats", h.ns.ClientURL()}
 		}
-		stop, err := hooks.serve(h.nc, why, lf.logger)
+		hooksActor, err := hooks.serve(h.nc, why, lf.logger)
 		if err != nil {
 			return g.abort(fmt.Errorf("--hooks %s: %w", hooks.addr, err))
 		}
-		g.addStop(stop)
+		g.add(hooksActor.run, hooksActor.stop)
 	}
 	quit := make(chan struct{})
 	g.add(func() error {
