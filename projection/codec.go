@@ -1,9 +1,17 @@
 package projection
 
+// This file holds how the store encodes values: sessions and envelopes in
+// binary (see binary.go), turns, tool sets and decided values as JSON,
+// log entries and ids in binary.
+
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime"
+	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/sessionledger/ledger/envelope"
@@ -223,4 +231,153 @@ func parallel(n int, f func(int) ([]byte, error)) ([][]byte, error) {
 	}
 	wg.Wait()
 	return out, errors.Join(errs...)
+}
+
+func u64(n uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], n)
+	return b[:]
+}
+
+// appendToolSet appends ts as encoding/json writes it (the bytes the
+// store has always held), several times faster: a tool set is most of
+// what a turn writes. The conversions below stop the build when a type it
+// writes gains a field; TestToolSetJSON keeps the bytes the same.
+func appendToolSet(b []byte, ts envelope.ToolSet) []byte {
+	b = slices.Grow(b, 32+16*len(ts.Allowed)+160*len(ts.Denied))
+	b = append(b, `{"allowed":`...)
+	if ts.Allowed == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, t := range ts.Allowed {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, t)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"denied":`...)
+	if ts.Denied == nil {
+		return append(b, "null}"...)
+	}
+	b = append(b, '[')
+	for i, d := range ts.Denied {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"tool":`...)
+		b = appendJSONString(b, d.Tool)
+		b = append(b, `,"reason":{"code":`...)
+		b = appendJSONString(b, d.Reason.Code)
+		if d.Reason.Rule != "" {
+			b = append(b, `,"rule":`...)
+			b = appendJSONString(b, d.Reason.Rule)
+		}
+		if r := d.Reason.Record; r != nil {
+			b = append(b, `,"record":{"seq":`...)
+			b = strconv.AppendUint(b, r.Seq, 10)
+			b = append(b, `,"id":`...)
+			b = appendJSONString(b, r.ID)
+			b = append(b, `,"type":`...)
+			b = appendJSONString(b, string(r.Type))
+			b = append(b, '}')
+		}
+		b = append(b, "}}"...)
+	}
+	return append(b, "]}"...)
+}
+
+var _ = []any{
+	struct {
+		Allowed []string
+		Denied  []envelope.Denial
+	}(envelope.ToolSet{}),
+	struct {
+		Tool   string
+		Reason envelope.Reason
+	}(envelope.Denial{}),
+	struct {
+		Code, Rule string
+		Record     *envelope.RecordRef
+	}(envelope.Reason{}),
+	struct {
+		Seq  uint64
+		ID   string
+		Type events.Type
+	}(envelope.RecordRef{}),
+}
+
+// appendJSONString appends s quoted as encoding/json quotes it: printable
+// ASCII as it is, but for the quote and the backslash, which get one
+// before them, and the HTML characters; a string with those or anything
+// else is left to encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	start := len(b)
+	b = append(b, '"')
+	plain := 0 // s[plain:i] is still to append
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(append(b, s[plain:i]...), '\\', c)
+			plain = i + 1
+		case c < 0x20 || c > 0x7e || c == '<' || c == '>' || c == '&':
+			q, _ := json.Marshal(s)
+			return append(b[:start], q...)
+		}
+	}
+	return append(append(b, s[plain:]...), '"')
+}
+
+// logValue is a log entry as stored: the record id and type, each after
+// its length as a uvarint, then the time.
+func logValue(ref envelope.RecordRef, time string) []byte {
+	b := make([]byte, 0, len(ref.ID)+len(ref.Type)+len(time)+4)
+	b = binary.AppendUvarint(b, uint64(len(ref.ID)))
+	b = append(b, ref.ID...)
+	b = binary.AppendUvarint(b, uint64(len(ref.Type)))
+	b = append(b, ref.Type...)
+	return append(b, time...)
+}
+
+func parseLogValue(v []byte) (logEntry, error) {
+	var e logEntry
+	var f [2]string
+	for i := range f {
+		n, k := binary.Uvarint(v)
+		if k <= 0 || uint64(len(v)-k) < n {
+			return e, fmt.Errorf("bad log entry %x", v)
+		}
+		f[i], v = string(v[k:k+int(n)]), v[k+int(n):]
+	}
+	return logEntry{ID: f[0], Type: internType(events.Type(f[1])), Time: string(v)}, nil
+}
+
+// landedValue is where an id landed as stored: the sequence, and a byte 1
+// after it for the decision record of a refused effect.
+func landedValue(l landed) []byte {
+	b := u64(l.Seq)
+	if l.RefusedEffect {
+		b = append(b, 1)
+	}
+	return b
+}
+
+func parseLanded(v []byte) (landed, error) {
+	if len(v) != 8 && len(v) != 9 {
+		return landed{}, fmt.Errorf("bad id entry %x", v)
+	}
+	return landed{Seq: binary.BigEndian.Uint64(v), RefusedEffect: len(v) == 9 && v[8] == 1}, nil
+}
+
+type logEntry struct {
+	ID   string
+	Type events.Type
+	Time string
+}
+
+type metaState struct {
+	Position uint64 `json:"position"`
+	Time     string `json:"time"`
 }

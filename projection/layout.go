@@ -2,6 +2,7 @@ package projection
 
 import (
 	"encoding/binary"
+	"errors"
 	"strings"
 
 	"github.com/sessionledger/ledger/events"
@@ -115,3 +116,30 @@ func (s *State) chainKey(subject string) (bucket, key []byte) {
 	}
 	return bucketChains, []byte(subject)
 }
+
+// Bucket names. They reach disk: never rename one.
+var (
+	bucketMeta     = []byte("meta")
+	bucketPolicy   = []byte("policy")
+	bucketSessions = []byte("sessions") // keyed as layout.go says
+	bucketSlots    = []byte("slots")
+	bucketIDs      = []byte("ids")
+	bucketChecks   = []byte("checks")
+	bucketToolSets = []byte("toolsets")
+	bucketLog      = []byte("log")
+	bucketChains   = []byte("chains")
+	allBuckets     = [][]byte{bucketMeta, bucketPolicy, bucketSessions, bucketSlots, bucketIDs,
+		bucketChecks, bucketToolSets, bucketLog, bucketChains}
+)
+
+// SchemaVersion is the layout version of the store; a store of another
+// version is refused with a message that says to rebuild it.
+//
+// Version 4 keeps everything about a session (turns, yield, chain heads,
+// the latest check of each call) with it in "sessions", under the session
+// key's slot (see layout.go), and writes ids and log entries in binary (see
+// logValue and landedValue).
+const SchemaVersion = "4"
+
+// ErrSchema is returned for a store written by another layout version.
+var ErrSchema = errors.New("projection: the store was written by another layout version; rebuild it with 'ledger replay --out NEW' and move NEW over it")

@@ -1,0 +1,277 @@
+package projection
+
+// This file is the store's write path: a commit gathers what a state
+// folded since the last one as puts and makes them, with the checkpoint
+// and the content sum, in one transaction.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/sessionledger/ledger/events"
+)
+
+// Commit writes everything s folded since its last commit, and the
+// checkpoint, in one transaction, and from then on s reads its history
+// from the store and keeps in memory only what it folds next. Records at
+// or below the stored checkpoint are never written twice: a state behind
+// the store is an error, and so is a state of another store. When the
+// write fails, s is as it was, and the commit can be tried again.
+func (st *Store) Commit(s *State) error {
+	w, err := st.prepare(s)
+	if w == nil || err != nil {
+		return err
+	}
+	if err := w.encode(&st.envs); err != nil {
+		return err
+	}
+	if err := st.write(s.recent.base, w, true); err != nil {
+		return err
+	}
+	s.committed(st)
+	return nil
+}
+
+// CommitAsync is Commit that writes the file in the background while s
+// folds on: the next CommitAsync, Commit or Dump of s waits for it (and
+// answers its error). A failed write leaves s behind the records it
+// folded: every later Prepare, Apply and Commit of s fails. It suits a
+// rebuild, which starts again from scratch when anything fails.
+func (st *Store) CommitAsync(s *State) error {
+	w, err := st.prepare(s)
+	if w == nil || err != nil {
+		return err
+	}
+	base := s.recent.base
+	s.flushing = s.recent
+	s.committed(st)
+	done := make(chan error, 1)
+	s.done = done
+	st.async++
+	drop := st.async%st.dropEvery == 0
+	go func() {
+		if err := w.encode(&st.envs); err != nil {
+			done <- err
+			return
+		}
+		done <- st.write(base, w, drop)
+	}()
+	return nil
+}
+
+// Settle waits for s's unfinished CommitAsync, if any, and answers its
+// error. A state whose commit failed refuses every later Prepare, Apply
+// and Commit; load a fresh one from the store.
+func (st *Store) Settle(s *State) error { return s.wait() }
+
+// prepare waits for s's unfinished commit and lists what s folded since
+// (nil when nothing).
+func (st *Store) prepare(s *State) (*writes, error) {
+	if err := s.wait(); err != nil {
+		return nil, err
+	}
+	if s.hist != nil && s.hist != history(st) {
+		return nil, fmt.Errorf("projection: the state reads its history from %s; it cannot be committed to %s", s.hist.Path(), st.path)
+	}
+	if s.recent.base == s.seq {
+		return nil, nil
+	}
+	return s.writes(), nil
+}
+
+// wait waits for an unfinished CommitAsync of s.
+func (s *State) wait() error {
+	if s.done != nil {
+		if err := <-s.done; err != nil && s.err == nil {
+			s.err = fmt.Errorf("projection: committing: %w", err)
+		}
+		s.done, s.flushing = nil, nil
+	}
+	return s.err
+}
+
+// write makes a commit's puts in one transaction, which checks that the
+// store's checkpoint is base.
+func (st *Store) write(base uint64, w *writes, drop bool) error {
+	err := st.db.Update(func(tx *bolt.Tx) error {
+		var cp uint64
+		if v := tx.Bucket(bucketMeta).Get([]byte("checkpoint")); len(v) == 8 {
+			cp = binary.BigEndian.Uint64(v)
+		}
+		if cp != base {
+			return fmt.Errorf("projection: store checkpoint is %d but the state's uncommitted records start at %d", cp, base+1)
+		}
+		return w.into(tx)
+	})
+	if err == nil && drop {
+		st.trimPages()
+	}
+	return err
+}
+
+// committed starts s's next overlay once what it folded is written (or
+// being written).
+func (s *State) committed(st *Store) {
+	s.hist = st
+	s.recent = newOverlay(s.seq)
+	s.evictSessions(s.changed)
+	s.changed = map[events.SessionKey]bool{}
+}
+
+// rebuildDropEvery is how many of its commits a rebuild (a NoSync store)
+// makes before it drops the pages they read from its resident set (when
+// the file is over its resident budget): it reads the pages near the end
+// of each bucket commit after commit, and faulting them in again each
+// time costs more than keeping them a few commits longer. A store that
+// serves replicas, whose resident set counts, drops them at every commit
+// (with CommitAsync every 8, a replica catching up a million records
+// peaked at 456 MB against 244 MB).
+const rebuildDropEvery = 8
+
+// writes lists what s folded since its last commit, as puts. The values
+// it leaves to encode are not changed by what s folds next (sessions, the
+// only history a record changes in place, are copied), so they can be
+// encoded while s folds on.
+func (s *State) writes() *writes {
+	r := s.recent
+	n := len(r.refs)
+	w := &writes{values: make([]any, 0, 2*n), puts: map[string][]kv{
+		string(bucketLog): make([]kv, 0, n), string(bucketIDs): make([]kv, 0, n),
+		string(bucketSessions): make([]kv, 0, 2*n)}}
+	for _, pa := range s.policies {
+		if pa.Seq > r.base {
+			w.json(bucketPolicy, u64(pa.Seq), pa.Policy)
+		}
+	}
+	for k, sl := range r.slots {
+		w.put(bucketSlots, u64(sl.n), slotValue(k, sl))
+	}
+	for k := range s.changed {
+		// A copy is enough: what a record changes of a session is its
+		// fields, and it only appends to Children, beyond the copy's end.
+		// (It is encoded in binary, see codec.go.)
+		sess := *s.sessions[k]
+		w.json(bucketSessions, sessionKey(s.slots[k].n, tagSession), &sess)
+	}
+	for k, tl := range r.turns {
+		for i := range tl.list {
+			w.json(bucketSessions, turnKey(s.slots[k].n, tl.stored+i+1), &tl.list[i])
+		}
+	}
+	for k, y := range r.yields {
+		w.json(bucketSessions, sessionKey(s.slots[k].n, tagYield), y)
+	}
+	for subj, h := range r.chains {
+		b, k := s.chainKey(subj)
+		w.put(b, k, []byte(h))
+	}
+	for c, seq := range r.calls {
+		w.put(bucketSessions, sessionKey(s.slots[c.key].n, tagCall, c.suffix()...), u64(seq))
+	}
+	// Tool sets never change: a stored one is this one.
+	for h, ts := range r.toolsets {
+		w.add(bucketToolSets, kv{k: []byte(h), i: w.value(ts), absent: true})
+	}
+	for i, ref := range r.refs {
+		seq := r.base + 1 + uint64(i)
+		w.put(bucketLog, u64(seq), logValue(ref, r.times[i]))
+		// An id keeps the sequence it first landed at.
+		if l, ok := r.ids[ref.ID]; ok && l.Seq == seq {
+			w.add(bucketIDs, kv{k: []byte(ref.ID), v: landedValue(l), i: -1, absent: true})
+		}
+		if c := r.checks[seq]; c != nil {
+			w.json(bucketChecks, u64(seq), c)
+		}
+	}
+	w.json(bucketMeta, []byte("state"), metaState{Position: s.seq, Time: s.lastTime})
+	w.put(bucketMeta, []byte("checkpoint"), u64(s.seq))
+	return w
+}
+
+// writes gathers the puts of a commit by bucket, to make them in key
+// order: bbolt inserts into a page in memory by shifting what follows the
+// key, so puts in random order into the pages a commit fills (the newest
+// sessions, records and ids) cost the square of their number. A key is
+// put at most once.
+type writes struct {
+	puts map[string][]kv // by bucket
+	// values are encoded as JSON, in parallel, before the puts are made.
+	values []any
+}
+
+// kv is a put: a key and its value, or the index of a value in values;
+// absent puts it only where the bucket does not hold the key yet.
+type kv struct {
+	k, v   []byte
+	i      int
+	absent bool
+}
+
+func (w *writes) put(bucket, k, v []byte) { w.add(bucket, kv{k: k, v: v, i: -1}) }
+
+func (w *writes) add(bucket []byte, p kv) { w.puts[string(bucket)] = append(w.puts[string(bucket)], p) }
+
+// json puts v as JSON. encoding/json is deterministic for the values
+// stored here (struct fields in order, map keys sorted), which is all the
+// canonical dump needs; full RFC 8785 re-encoding would cost more than the
+// rest of a commit.
+func (w *writes) json(bucket, k []byte, v any) { w.add(bucket, kv{k: k, i: w.value(v)}) }
+
+func (w *writes) value(v any) int {
+	w.values = append(w.values, v)
+	return len(w.values) - 1
+}
+
+// fill is how full pages are split in the buckets whose new keys mostly
+// come last (bbolt's default is half full).
+var fill = map[string]float64{string(bucketLog): 1, string(bucketChecks): 1, string(bucketSlots): 1,
+	string(bucketIDs): 0.9, string(bucketSessions): 0.9}
+
+func (w *writes) into(tx *bolt.Tx) error {
+	sum, ok := storedSum(tx)
+	if !ok {
+		sum = contentSum(tx)
+	}
+	for name, puts := range w.puts {
+		b := tx.Bucket([]byte(name))
+		if f, ok := fill[name]; ok {
+			b.FillPercent = f
+		}
+		byKey := func(a, b kv) int { return bytes.Compare(a.k, b.k) }
+		if !slices.IsSortedFunc(puts, byKey) { // the log's are, and the checks'
+			slices.SortFunc(puts, byKey)
+		}
+		// Keys after the last stored one are not stored: ids mostly come
+		// in order (a ULID starts with its time).
+		last, _ := b.Cursor().Last()
+		last = bytes.Clone(last)
+		bucket := []byte(name)
+		var prev []byte
+		for _, p := range puts {
+			// The content sum loses the value a put replaces; a key past
+			// the last has none, unless this commit put it already.
+			var old []byte
+			if bytes.Compare(p.k, last) <= 0 || bytes.Equal(p.k, prev) {
+				old = b.Get(p.k)
+			}
+			prev = p.k
+			if p.absent && old != nil {
+				continue
+			}
+			if old != nil {
+				sum -= entrySum(bucket, p.k, old)
+			}
+			sum += entrySum(bucket, p.k, p.v)
+			// bbolt keeps keys and values until the transaction ends:
+			// each has bytes of its own.
+			if err := b.Put(p.k, p.v); err != nil {
+				return err
+			}
+		}
+	}
+	return putSum(tx, sum)
+}
