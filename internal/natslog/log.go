@@ -70,6 +70,16 @@ var Subjects = []string{"ledger.session.>", "ledger.policy", "ledger.decision.>"
 
 // Log is the ledger's log on a chain of JetStream streams (segments), seen
 // as one sequence.
+//
+// Concurrency: every method is safe for concurrent use, from any number of
+// goroutines and processes. Writers are ordered by JetStream, not by the
+// Log: an append names the head it was decided on and fails with
+// events.ErrConflict when another writer got there first; a roll is made
+// by one writer at a time (the rolling mutex in process, the seal marker
+// across processes: TestWritersRaceToRoll, TestServicesRaceAcrossRolls).
+// Readers (Read, ReadMsgs, Follow, FindID, Head) see one sequence across
+// segments while writers append and roll. Timeout is read by appends: set
+// it before the Log is shared.
 type Log struct {
 	nc  *nats.Conn
 	js  jetstream.JetStream

@@ -101,6 +101,19 @@ func (c *Config) Validate() error {
 }
 
 // Service is the append and query path.
+//
+// Concurrency: every method is safe for concurrent use. One mutex orders
+// them: an append (Append, AppendMany, AppendEvents) holds it from its
+// decision to its fold, so appends of one Service are decided one after
+// another, each on the state that includes the ones before it; queries
+// (View, Tools, Check, Why, Position) hold it while they read the head;
+// Run, the follower, holds it while it folds other writers' records. At
+// most one Run at a time. WaitApplied waits without holding it. View's fn
+// must not call back into the Service (the mutex is not reentrant) and
+// must not keep the state. Appends from several Services (replicas) on one
+// log are ordered by the log itself (Nats-Expected-Last-Sequence), not by
+// the mutex (TestPipelinedWritersRaceOnJetStream,
+// clustertest.TestConcurrentAppendsThroughTwoReplicas).
 type Service struct {
 	cfg  Config
 	log  *slog.Logger
