@@ -28,7 +28,8 @@ func CheckJSON(raw []byte) error { return checkJSON(raw) }
 
 // loneSurrogate reports a \uD800-\uDFFF escape that is not half of a pair.
 // It reads any bytes, JSON or not, which is why checkJSON asks it before
-// reporting another error: this check used to run first.
+// reporting another error: a lone surrogate is the answer whatever else is
+// wrong (FuzzCheckJSONDiff holds the order to the oracle's).
 func loneSurrogate(raw []byte) bool {
 	in := false
 	for i := 0; i < len(raw); i++ {
@@ -86,8 +87,8 @@ func hex4(b []byte) (int, bool) {
 // loop it replaces did, with the same answers and messages: a stream of
 // JSON values (Token reads more than one), each token where Token allows
 // it. The size and UTF-8 checks and lone surrogates come first, whatever
-// else is wrong, because they used to be separate passes before the token
-// loop.
+// else is wrong, as in the oracle, where they are separate passes before
+// the token loop (FuzzCheckJSONDiff).
 func checkJSON(raw []byte) error {
 	if len(raw) > MaxEventBytes {
 		return Errorf(CodeInvalidEvent, "the event is %d bytes; the limit is %d", len(raw), MaxEventBytes)

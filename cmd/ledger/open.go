@@ -227,9 +227,9 @@ type ledgerHandle struct {
 
 // openLog connects to the log (starting the embedded server unless --nats
 // is given) and opens nothing more: what log, replay, what-if and verify
-// read. (They used to open a service too, which, without a projection
-// file, folded the whole log in memory first: at a million records, 16 s
-// and a heap that made the replay after it take twice as long and 7 GB.)
+// read. They open no service, which without a projection file would fold
+// the whole log in memory before they start (at a million records, 16 s
+// and a heap of several GB).
 func (f *ledgerFlags) openLog(ctx context.Context) (*ledgerHandle, error) {
 	h := &ledgerHandle{}
 	ok := false
