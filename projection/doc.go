@@ -40,6 +40,7 @@
 // A state that reads from a store fails, from the first error reading it
 // on, every Prepare, Apply and Commit with that error (a damaged file names
 // itself and says how to rebuild it). Close the store only when done with
-// its states; reads still work after Close (through another open Store of
-// the same file, or by opening it read-only), commits do not.
+// its states; reads still work after Close (each opens the file
+// read-only, which bbolt's lock refuses, with an error that says so, while
+// another Store has the file open for writing), commits do not.
 package projection

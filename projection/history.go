@@ -494,7 +494,8 @@ func readError(path string, err error) error {
 	}
 	msg := err.Error()
 	var df *damagedFile
-	if !errors.As(err, &df) {
+	var closed errStoreClosed
+	if !errors.As(err, &df) && !errors.As(err, &closed) {
 		msg = damaged(path, err).Error()
 	}
 	return &storageError{coded: &events.Error{Code: events.CodeStorage, Msg: msg}, err: err}

@@ -10,9 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -71,11 +69,6 @@ type StoreOptions struct {
 // with 128 MB, 285 with 192, 332 with 256. A file of 100,000 sessions
 // (330 MB) is past any budget that target allows.
 const DefaultResidentBudget = 64 << 20
-
-// openStores holds this process's open stores by path. bbolt locks a file once
-// per open, even within one process, so a state whose store was closed
-// reads its history through another open store of the same file (see view).
-var openStores sync.Map
 
 // OpenStore opens (creating if needed) the bbolt file at path.
 func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
@@ -141,15 +134,7 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 	if opts.NoSync {
 		st.dropEvery = rebuildDropEvery
 	}
-	openStores.Store(storeKey(path), st)
 	return st, nil
-}
-
-func storeKey(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		return abs
-	}
-	return path
 }
 
 // damaged is the error for a projection file that cannot be read.
@@ -164,12 +149,26 @@ type damagedFile struct{ msg string }
 func (e *damagedFile) Error() string { return e.msg }
 
 // Close closes the file. States loaded from the store, or committed to it,
-// can still be read afterwards (through another open store of the same
-// file, or by opening it read-only for the read), not committed.
+// can still be read afterwards, not committed: each read opens the file
+// read-only for itself. bbolt's lock of the file refuses that while the
+// file is open for writing (by another Store of it, in this process or
+// another), and the read answers an error that says so (see
+// errStoreClosed) rather than read through that other Store.
 func (st *Store) Close() error {
 	st.closed.Store(true)
-	openStores.CompareAndDelete(storeKey(st.path), st)
 	return st.db.Close()
+}
+
+// closedReadTimeout is how long a read of a closed store waits for the
+// lock of a file another Store has open for writing.
+const closedReadTimeout = 100 * time.Millisecond
+
+// errStoreClosed is the error of a read of a closed store whose file is
+// open for writing.
+type errStoreClosed struct{ path string }
+
+func (e errStoreClosed) Error() string {
+	return fmt.Sprintf("projection: the store this state reads its history from was closed, and %s is open for writing (by another Store of it, in this process or another): load the state again from the open one", e.path)
 }
 
 // view runs fn in a read transaction of the file. bbolt panics on some
@@ -183,10 +182,10 @@ func (st *Store) view(fn func(tx *bolt.Tx) error) (err error) {
 	if !st.closed.Load() {
 		return st.db.View(fn)
 	}
-	if other, ok := openStores.Load(storeKey(st.path)); ok {
-		return other.(*Store).db.View(fn)
+	db, err := bolt.Open(st.path, 0o600, &bolt.Options{ReadOnly: true, Timeout: closedReadTimeout})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return errStoreClosed{st.path}
 	}
-	db, err := bolt.Open(st.path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
 	if err != nil {
 		return err
 	}

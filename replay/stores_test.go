@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,8 +163,11 @@ func sameState(t *testing.T, seq uint64, want, got *projection.State, raw [][]by
 }
 
 // TestRebuiltStateAfterClose: the state Rebuild returns reads its history
-// from the file it wrote after Rebuild closed it, by itself and while the
-// file is open again.
+// from the file it wrote after Rebuild closed it; while the file is open
+// again for writing, bbolt's lock refuses the read, and the state answers
+// a storage error that says to load the state from the open store, never
+// a wait or a read through another Store; once the file is closed again
+// the state reads it.
 func TestRebuiltStateAfterClose(t *testing.T) {
 	_, log := runScenario(t, filepath.Join("..", "testdata", "conformance", "openclaw", "continuation-09-settle-batch-same-policy.json"))
 	path := filepath.Join(t.TempDir(), "p.db")
@@ -183,8 +187,20 @@ func TestRebuiltStateAfterClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	if _, err := st.StateHash(); events.CodeOf(err) != events.CodeStorage || !strings.Contains(err.Error(), "load the state again from the open one") {
+		t.Fatalf("with the file open again: %v, want a %s error saying to load the state from the open store", err, events.CodeStorage)
+	}
+	loaded, err := store.Load(dialects.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustHash(t, loaded); got != want {
+		t.Fatalf("loaded from the open store: %s, folded in memory %s", got, want)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if got := mustHash(t, st); got != want {
-		t.Fatalf("with the file open again: rebuilt state %s, folded in memory %s", got, want)
+		t.Fatalf("with the file closed again: rebuilt state %s, folded in memory %s", got, want)
 	}
 }

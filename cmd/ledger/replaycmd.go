@@ -72,16 +72,18 @@ func runReplay(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		os.Remove(*out)
 		return err
 	}
+	// st reads its history from the file Rebuild closed: read it before
+	// the file is open again (see projection.Store.Close).
+	stateHash, err := st.StateHash()
+	if err != nil {
+		return err
+	}
 	store, err := projection.OpenStore(*out, projection.StoreOptions{})
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	hash, err := store.DumpHash()
-	if err != nil {
-		return err
-	}
-	stateHash, err := st.StateHash()
 	if err != nil {
 		return err
 	}
