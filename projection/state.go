@@ -23,6 +23,10 @@ type Dialects map[string]envelope.Dialect
 // folded since the last commit and reads the rest from the store, one key
 // at a time, and keeps in memory only the sessions it changed since the
 // last commit and a bounded number of others.
+//
+// A State is not safe for concurrent use, not even by queries (they cache
+// what they read): its owner serialises every call, and the Store's
+// commits of it (see the package documentation, "Concurrency").
 type State struct {
 	dialects Dialects
 	dialect  envelope.Dialect // nil until the first policy.set

@@ -22,6 +22,12 @@ import (
 // transaction as the rows, so a restart resumes exactly where the last
 // commit ended. A state loaded from a store, or committed to one, reads its
 // history from it.
+//
+// A Store commits one state at a time, from the goroutine that owns the
+// state (Commit, CommitAsync, Settle). Its reads (Load, the states' reads
+// of their history, Checkpoint, Dump, DumpHash, Check) are bbolt read
+// transactions, safe from any goroutine and concurrently with a commit.
+// Close must not race with any other call.
 type Store struct {
 	db     *bolt.DB
 	path   string
