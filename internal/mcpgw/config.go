@@ -1,0 +1,144 @@
+package mcpgw
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Config is the gateway's configuration file (JSON; docs/mcp-gateway.md):
+//
+//	{"servers": {"fs": {"command": ["node", "server.js", "/srv"], "env": {"K": "V"}},
+//	             "web": {"url": "http://127.0.0.1:8080/mcp"}},
+//	 "session": {"from": "header", "header": "Ledger-Session"}}
+type Config struct {
+	// Servers are the upstream MCP servers by name; a name is also the
+	// server part of every tool name the gateway exposes and asks the
+	// ledger about.
+	Servers map[string]ServerConfig `json:"servers"`
+	// Session says how a downstream MCP session maps to a ledger session.
+	Session SessionConfig `json:"session"`
+}
+
+// ServerConfig is one upstream: exactly one of Command (a stdio server the
+// gateway starts, and restarts when it exits) and URL (a streamable-HTTP
+// server).
+type ServerConfig struct {
+	Command []string          `json:"command,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	// Dir is the stdio server's working directory (default: the
+	// gateway's).
+	Dir string `json:"dir,omitempty"`
+	URL string `json:"url,omitempty"`
+}
+
+// How a downstream session maps to a ledger session (SessionConfig.From).
+const (
+	// FromKey: one ledger session for the whole gateway, given on the
+	// command line (--session); what a stdio gateway uses.
+	FromKey = "key"
+	// FromHeader: the ledger session key is an HTTP header of the
+	// downstream client's requests (SessionConfig.Header).
+	FromHeader = "header"
+	// FromInitialize would take the key from the client's initialize
+	// request; not implemented (LoadConfig refuses it).
+	FromInitialize = "initialize"
+)
+
+// DefaultHeader is the header FromHeader reads when the config names none.
+const DefaultHeader = "Ledger-Session"
+
+// SessionConfig maps downstream sessions to ledger sessions.
+type SessionConfig struct {
+	// From is FromKey, FromHeader or FromInitialize; empty means FromKey
+	// for a stdio gateway and FromHeader for an HTTP one.
+	From string `json:"from,omitempty"`
+	// Header is the header FromHeader reads; default DefaultHeader.
+	Header string `json:"header,omitempty"`
+}
+
+// serverName is what an upstream may be called: a name that cannot hold
+// the "__" that separates server and tool in an exposed name
+// (TestConfigRefuses).
+var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
+
+// ParseConfig decodes and checks a configuration: unknown fields, an
+// upstream with neither or both of command and url, a server name that
+// could not be told apart from its tools' names, an unknown session
+// mapping. Every problem is reported, sorted, in one error.
+func ParseConfig(data []byte) (*Config, error) {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	var probs []string
+	if len(c.Servers) == 0 {
+		probs = append(probs, "no servers")
+	}
+	for name, s := range c.Servers {
+		if !serverName.MatchString(name) || strings.Contains(name, "__") || strings.HasSuffix(name, "_") {
+			probs = append(probs, fmt.Sprintf("server %q: a name is 1 to 32 of [A-Za-z0-9_-], starting with a letter or digit, with no \"__\" and not ending in \"_\"", name))
+		}
+		switch {
+		case len(s.Command) == 0 && s.URL == "":
+			probs = append(probs, fmt.Sprintf("server %q: needs a command or a url", name))
+		case len(s.Command) > 0 && s.URL != "":
+			probs = append(probs, fmt.Sprintf("server %q: has both a command and a url", name))
+		case s.URL != "":
+			u, err := url.Parse(s.URL)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				probs = append(probs, fmt.Sprintf("server %q: url %q is not an http(s) URL", name, s.URL))
+			}
+			if len(s.Env) > 0 || s.Dir != "" {
+				probs = append(probs, fmt.Sprintf("server %q: env and dir are for command servers", name))
+			}
+		case s.Command[0] == "":
+			probs = append(probs, fmt.Sprintf("server %q: empty command", name))
+		}
+	}
+	switch c.Session.From {
+	case "", FromKey, FromHeader:
+	case FromInitialize:
+		probs = append(probs, `session.from "initialize": not implemented (use "header" or "key")`)
+	default:
+		probs = append(probs, fmt.Sprintf("session.from %q: use %q or %q", c.Session.From, FromHeader, FromKey))
+	}
+	if c.Session.Header == "" {
+		c.Session.Header = DefaultHeader
+	}
+	if len(probs) > 0 {
+		sort.Strings(probs)
+		return nil, errors.New("config: " + strings.Join(probs, "; "))
+	}
+	return &c, nil
+}
+
+// LoadConfig reads and checks a configuration file.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := ParseConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// names returns the server names in order.
+func (c *Config) names() []string {
+	names := make([]string, 0, len(c.Servers))
+	for n := range c.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,62 @@
+// Package mcpgw is the MCP gateway ('ledger mcp'): an MCP server to its
+// clients and an MCP client to the upstream servers of its configuration
+// (stdio commands and streamable-HTTP URLs), which enforces and records
+// every session's tool set through the ledger (docs/mcp-gateway.md).
+//
+// # What a session maps to
+//
+// Every downstream MCP session maps to one ledger session: the key given
+// on the command line (stdio, Config.Session.From "key"), or the value of
+// a header of the client's HTTP requests (From "header", default header
+// Ledger-Session). All MCP sessions that map to the same ledger session
+// share one MCP server and one tool set. The gateway is an orchestrator
+// of the ledger: its client's Owner (the NATS user) owns the sessions it
+// serves. It either joins a session that orchestrator already reports
+// (for example through Claude Code's hooks, with the same owner) or, with
+// Options.Start, starts it itself (session.started, turn.started 1). It
+// talks to the ledger through package client only, never JetStream.
+//
+// # Names
+//
+// A client sees upstream server S's tool T as "S__T" (Exposed). The ledger
+// knows it in the policy's dialect (LedgerName): claude-code "mcp__S__T",
+// openclaw the normalized (lower-cased) "S__T". Server names have no "__"
+// and do not end in "_", so the exposed name splits back unambiguously
+// (TestNames, TestConfigRefuses).
+//
+// # Invariants
+//
+//   - tools/list answers exactly the upstream tools whose ledger names are
+//     allowed in the session's tool set read at the head, which is the set
+//     resolved at its current turn's start; denied and unknown ones are
+//     hidden (TestToolsListIsTheLedgersToolSet).
+//   - Every tools/call, shown or not, is decided by a recorded check
+//     (tool.checked with a fresh call id); only an allowed one is
+//     recorded as started (tool.effect_started prepared by the check) and
+//     then forwarded. A denial (or an ask, which the gateway cannot
+//     answer) is a tool error carrying the reason code, the rule, the
+//     record and the shell-quoted 'ledger why' command, in its text and in
+//     its _meta DenialMeta (TestDeniedCallIsRefusedAndRecorded,
+//     TestAllowedCallIsRecordedAndForwarded). When the ledger cannot
+//     decide, the call is refused (fail closed).
+//   - The gateway follows each session's Watch feed (not polling); a
+//     turn whose tool set changes what the session is shown makes the
+//     gateway send notifications/tools/list_changed
+//     (TestRevocationSendsListChanged).
+//   - What an upstream answers passes through unchanged, tool errors and
+//     JSON-RPC errors alike (TestUpstreamErrorsPassThrough). An upstream
+//     that dies or cannot be reached makes only the calls to it fail (a
+//     tool error naming it); a stdio upstream is restarted on its next
+//     use, with backoff (TestUpstreamCrashIsSurvived).
+//
+// # Decisions
+//
+// A refusal is a tool result with isError rather than a JSON-RPC error:
+// MCP clients hand a tool error to the model as the call's result, so the
+// model (and the transcript) reads the reason and the why command, where
+// a JSON-RPC error is often shown only as a failure of the server. A name
+// that is no configured server's ("x__y" with no server x, or no "__") is
+// a JSON-RPC invalid-params error, as the SDK answers an unknown tool:
+// there is nothing to decide. The call's arguments are forwarded but not
+// sent to the ledger (neither dialect's rules read an MCP tool's input).
+package mcpgw

@@ -1,0 +1,190 @@
+package mcpgw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
+)
+
+// Options configure a Gateway.
+type Options struct {
+	// Ledger is the client the gateway asks and records through; its
+	// Owner is the orchestrator whose sessions the gateway serves.
+	Ledger *client.Client
+	// Start, when not empty, is the agent of the session.started the
+	// gateway appends (with turn.started 1) for a session the ledger does
+	// not know yet; empty, the gateway only joins sessions an
+	// orchestrator (the same owner) has started.
+	Start string
+	// Why is the command a denial tells to run; default "ledger why".
+	Why []string
+	// Logger receives what goes wrong with upstreams and the ledger
+	// (default: discard).
+	Logger *slog.Logger
+}
+
+// Gateway is the MCP gateway: an MCP server to its clients, an MCP
+// client to the configured upstream servers, and an orchestrator of the
+// ledger.
+type Gateway struct {
+	cfg  *Config
+	opts Options
+	log  *slog.Logger
+	ups  map[string]*upstream
+	// order is the upstream names sorted: the order of tools/list.
+	order []string
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	sessions map[events.SessionKey]*session
+}
+
+// New makes a gateway; nothing is started until a client connects.
+// Close ends its upstreams and its sessions' watches.
+func New(cfg *Config, opts Options) (*Gateway, error) {
+	if opts.Ledger == nil {
+		return nil, errors.New("mcpgw: no ledger client")
+	}
+	if len(opts.Why) == 0 {
+		opts.Why = []string{"ledger", "why"}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	g := &Gateway{cfg: cfg, opts: opts, log: log, ups: map[string]*upstream{}, order: cfg.names(),
+		ctx: ctx, cancel: cancel, sessions: map[events.SessionKey]*session{}}
+	for _, name := range g.order {
+		g.ups[name] = &upstream{name: name, cfg: cfg.Servers[name], life: ctx, log: log, onChange: g.upstreamChanged}
+	}
+	return g, nil
+}
+
+// Close stops every session's watch and every upstream.
+func (g *Gateway) Close() {
+	g.cancel()
+	for _, u := range g.ups {
+		u.close()
+	}
+}
+
+// server returns the MCP server of a ledger session, making it on first
+// use: every downstream MCP session that maps to the same ledger session
+// shares it, and so sees the same tool set.
+func (g *Gateway) server(key events.SessionKey) *mcp.Server {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s, ok := g.sessions[key]; ok {
+		return s.srv
+	}
+	s := newSession(g, key)
+	g.sessions[key] = s
+	// Register the tool set before any client connects: a server whose
+	// tools change while a client is connected tells it so, and a
+	// client's first tools/list is no change (TestRevocationSendsListChanged
+	// counts the notifications). A session the ledger does not know yet
+	// is joined at its first request instead.
+	ctx, cancel := context.WithTimeout(g.ctx, connectTimeout)
+	defer cancel()
+	if err := s.refresh(ctx); err != nil {
+		g.log.Info("ledger session not joined yet", "session", key, "err", err)
+	}
+	return s.srv
+}
+
+// session returns the gateway's state of a ledger session, or nil.
+func (g *Gateway) session(key events.SessionKey) *session {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.sessions[key]
+}
+
+// ServeStdio serves one downstream client on r and w (the gateway's own
+// standard input and output) as ledger session key, until the client
+// closes or ctx ends.
+func (g *Gateway) ServeStdio(ctx context.Context, key events.SessionKey, r io.ReadCloser, w io.WriteCloser) error {
+	if !validKey(key) {
+		return fmt.Errorf("mcpgw: %q is not a session key", key)
+	}
+	return g.server(key).Run(ctx, &mcp.IOTransport{Reader: r, Writer: w})
+}
+
+// Handler serves streamable HTTP. With session mapping FromHeader every
+// new MCP session names its ledger session in the configured header; a
+// request without it is refused (400). With FromKey, every MCP session is
+// key's.
+func (g *Gateway) Handler(key events.SessionKey) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		k := key
+		if g.cfg.Session.From != FromKey {
+			k = events.SessionKey(r.Header.Get(g.cfg.Session.Header))
+		}
+		if !validKey(k) {
+			return nil
+		}
+		return g.server(k)
+	}, &mcp.StreamableHTTPOptions{Logger: g.log})
+	hdr := g.cfg.Session.Header
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if g.cfg.Session.From != FromKey && r.Header.Get("Mcp-Session-Id") == "" && !validKey(events.SessionKey(r.Header.Get(hdr))) {
+			http.Error(w, fmt.Sprintf("the ledger MCP gateway needs the ledger session key in the %s header", hdr), http.StatusBadRequest)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// validKey reports whether key can be a ledger session key as far as the
+// gateway is concerned (the ledger checks the rest).
+func validKey(key events.SessionKey) bool { return key != "" && len(key) <= 256 }
+
+// upstreamChanged resyncs every session when an upstream's tool list
+// changed.
+func (g *Gateway) upstreamChanged() {
+	g.mu.Lock()
+	ss := make([]*session, 0, len(g.sessions))
+	for _, s := range g.sessions {
+		ss = append(ss, s)
+	}
+	g.mu.Unlock()
+	for _, s := range ss {
+		s.resync(g.ctx)
+	}
+}
+
+// catalogue is every upstream tool, in server then tool order, with the
+// upstream errors of those that could not be listed.
+func (g *Gateway) catalogue(ctx context.Context) ([]upTool, []error) {
+	var out []upTool
+	var errs []error
+	for _, name := range g.order {
+		tools, err := g.ups[name].listTools(ctx)
+		if err != nil {
+			g.log.Warn("mcp upstream tools not listed", "server", name, "err", err)
+			errs = append(errs, err)
+			continue
+		}
+		for _, t := range tools {
+			out = append(out, upTool{server: name, tool: t})
+		}
+	}
+	return out, errs
+}
+
+// upTool is one upstream tool.
+type upTool struct {
+	server string
+	tool   *mcp.Tool
+}

@@ -1,0 +1,463 @@
+package mcpgw
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/api/apitest"
+)
+
+// upstreamEnv makes the test binary the test upstream server (TestMain).
+const upstreamEnv = "MCPGW_TEST_UPSTREAM"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(upstreamEnv) == "1" {
+		runTestUpstream()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// runTestUpstream is a stdio MCP server (the SDK's) with tools that
+// answer, fail in each way MCP allows, and die.
+func runTestUpstream() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "1"}, nil)
+	obj := map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	s.AddTool(&mcp.Tool{Name: "echo", Description: "echoes text", InputSchema: obj}, func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var a struct{ Text string }
+		_ = json.Unmarshal(r.Params.Arguments, &a)
+		return text("echo: " + a.Text), nil
+	})
+	s.AddTool(&mcp.Tool{Name: "pid", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return text(fmt.Sprint(os.Getpid())), nil
+	})
+	s.AddTool(&mcp.Tool{Name: "fail", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		r := text("upstream tool failed on purpose")
+		r.IsError = true
+		return r, nil
+	})
+	s.AddTool(&mcp.Tool{Name: "rpcerr", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, &jsonrpc.Error{Code: -32042, Message: "upstream says no"}
+	})
+	s.AddTool(&mcp.Tool{Name: "die", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		os.Exit(3)
+		return nil, nil
+	})
+	s.AddTool(&mcp.Tool{Name: "secret", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return text("the secret"), nil
+	})
+	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// testCatalogue is the ledger's catalogue of the test upstream "t" in
+// the claude-code dialect, plus a tool no upstream has.
+var testCatalogue = []string{"mcp__t__echo", "mcp__t__pid", "mcp__t__fail", "mcp__t__rpcerr", "mcp__t__die", "mcp__t__secret", "mcp__other__x"}
+
+// policyDoc allows server t's tools and denies its secret (and, with
+// extra, more).
+func policyDoc(extraDeny ...string) json.RawMessage {
+	deny := append([]string{"mcp__t__secret"}, extraDeny...)
+	b, _ := json.Marshal(map[string]any{"permissions": map[string]any{"allow": []string{"mcp__t"}, "deny": deny}})
+	return b
+}
+
+type fixture struct {
+	l       *apitest.Ledger
+	orch    *client.Client // the orchestrator (owner gw)
+	ops     *client.Client // the operator
+	gw      *Gateway
+	key     events.SessionKey
+	changed atomic.Int32 // list_changed notifications the client received
+	cs      *mcp.ClientSession
+}
+
+// start runs a ledger with a claude-code policy, a session at turn 1
+// owned by gw, a gateway in front of the test upstream, and a Go SDK
+// client connected to it over streamable HTTP on loopback.
+func start(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{l: apitest.Start(t, apitest.Options{}), key: "s1"}
+	ctx := t.Context()
+	f.ops = client.New(f.l.Connect(), client.Options{})
+	f.orch = client.New(f.l.Connect(), client.Options{Owner: "gw"})
+	if _, err := f.ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "claude-code", Document: policyDoc(), Catalogue: testCatalogue})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.orch.Append(ctx, client.Start(f.key, events.StartedData{Agent: "main"})); err != nil {
+		t.Fatal(err)
+	}
+	f.turn(t, 1)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseConfig(fmt.Appendf(nil, `{"servers": {"t": {"command": [%q], "env": {%q: "1"}}}}`, exe, upstreamEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gwc := client.New(f.l.Connect(), client.Options{Owner: "gw"})
+	f.gw, err = New(cfg, Options{Ledger: gwc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.gw.Close)
+	f.cs = f.dial(t, f.key)
+	return f
+}
+
+// dial connects a Go SDK client to the gateway over HTTP on loopback as
+// ledger session key.
+func (f *fixture) dial(t *testing.T, key events.SessionKey) *mcp.ClientSession {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: f.gw.Handler(""), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { f.changed.Add(1) },
+	})
+	hc := &http.Client{Transport: headerRT{key: string(key)}, Timeout: 30 * time.Second}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// headerRT adds the ledger session header to every request.
+type headerRT struct{ key string }
+
+func (h headerRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(DefaultHeader, h.key)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func (f *fixture) turn(t *testing.T, n int) {
+	t.Helper()
+	if _, err := f.orch.Append(t.Context(), client.Turn(f.key, events.TurnData{Turn: n})); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// listed is what the client sees in tools/list, sorted.
+func listed(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// ledgerListed is the ledger's tool set (Tools at the head) mapped to
+// exposed names and kept to the upstream's tools: what tools/list must be.
+func ledgerListed(t *testing.T, f *fixture) []string {
+	t.Helper()
+	ts, err := f.orch.Tools(t.Context(), f.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := map[string]bool{"echo": true, "pid": true, "fail": true, "rpcerr": true, "die": true, "secret": true}
+	var names []string
+	for _, n := range ts.Tools.Allowed {
+		rest, ok := strings.CutPrefix(n, "mcp__")
+		server, tool, ok2 := SplitExposed(rest)
+		if ok && ok2 && server == "t" && upstream[tool] {
+			names = append(names, Exposed(server, tool))
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// records returns the log's records of a type for the session.
+func records(t *testing.T, f *fixture, typ events.Type) []events.Record {
+	t.Helper()
+	head, err := f.l.Log.Head(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raws, err := f.l.Log.Read(t.Context(), 1, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []events.Record
+	for _, raw := range raws {
+		var r events.Record
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Type == typ && r.Session == f.key {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+}
+
+func resultText(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestToolsListIsTheLedgersToolSet(t *testing.T) {
+	f := start(t)
+	got := listed(t, f.cs)
+	want := []string{"t__die", "t__echo", "t__fail", "t__pid", "t__rpcerr"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("tools/list = %v, want %v", got, want)
+	}
+	if l := ledgerListed(t, f); !slices.Equal(got, l) {
+		t.Fatalf("tools/list = %v, the ledger's tool set maps to %v", got, l)
+	}
+}
+
+func TestDeniedCallIsRefusedAndRecorded(t *testing.T) {
+	f := start(t)
+	res, err := call(t, f.cs, "t__secret", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	txt := resultText(res)
+	if !res.IsError || !strings.Contains(txt, "denied mcp__t__secret for session s1") ||
+		!strings.Contains(txt, `rule permissions.deny: "mcp__t__secret", from policy.set at sequence 1`) || !strings.Contains(txt, "ledger why --session s1 --tool mcp__t__secret --seq ") {
+		t.Fatalf("denial = %v %q", res.IsError, txt)
+	}
+	if strings.Contains(txt, "the secret") {
+		t.Fatal("the denied call reached the upstream")
+	}
+	m, _ := res.Meta[DenialMeta].(map[string]any)
+	if m["decision"] != "deny" || m["code"] == "" || m["rule"] != `permissions.deny: "mcp__t__secret"` || !strings.HasPrefix(fmt.Sprint(m["why"]), "ledger why ") {
+		t.Fatalf("denial meta = %v", res.Meta)
+	}
+	checked := records(t, f, events.ToolChecked)
+	if len(checked) != 1 || !strings.Contains(string(checked[0].Data), `"tool":"mcp__t__secret"`) || !strings.Contains(string(checked[0].Decided), "deny") {
+		t.Fatalf("tool.checked records = %v", checked)
+	}
+	if eff := records(t, f, events.EffectStarted); len(eff) != 0 {
+		t.Fatalf("a denied call recorded an effect: %v", eff)
+	}
+}
+
+func TestAllowedCallIsRecordedAndForwarded(t *testing.T) {
+	f := start(t)
+	res, err := call(t, f.cs, "t__echo", map[string]any{"text": "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || resultText(res) != "echo: hi" {
+		t.Fatalf("echo = %v %q", res.IsError, resultText(res))
+	}
+	checked := records(t, f, events.ToolChecked)
+	eff := records(t, f, events.EffectStarted)
+	if len(checked) != 1 || len(eff) != 1 {
+		t.Fatalf("checked %d, effects %d; want 1 and 1", len(checked), len(eff))
+	}
+	var c events.CheckedData
+	var e events.EffectData
+	json.Unmarshal(checked[0].Data, &c)
+	json.Unmarshal(eff[0].Data, &e)
+	if c.Tool != "mcp__t__echo" || e.Tool != c.Tool || e.Call != c.Call || c.Call == "" || e.Turn != 1 || e.PreparedAt == 0 {
+		t.Fatalf("check %+v, effect %+v", c, e)
+	}
+}
+
+func TestRevocationSendsListChanged(t *testing.T) {
+	f := start(t)
+	if got := listed(t, f.cs); !slices.Contains(got, "t__echo") {
+		t.Fatalf("tools/list = %v, want t__echo in it", got)
+	}
+	before := f.changed.Load()
+	if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code", Document: policyDoc("mcp__t__echo")})); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := f.changed.Load(); n != before {
+		t.Fatalf("list_changed before the turn boundary (%d notifications)", n-before)
+	}
+	f.turn(t, 2)
+	deadline := time.Now().Add(10 * time.Second)
+	for f.changed.Load() == before {
+		if time.Now().After(deadline) {
+			t.Fatal("no notifications/tools/list_changed within 10s of the new turn")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	got := listed(t, f.cs)
+	if slices.Contains(got, "t__echo") {
+		t.Fatalf("tools/list after the revocation = %v, still t__echo", got)
+	}
+	if l := ledgerListed(t, f); !slices.Equal(got, l) {
+		t.Fatalf("tools/list = %v, the ledger's tool set maps to %v", got, l)
+	}
+	res, err := call(t, f.cs, "t__echo", map[string]any{"text": "hi"})
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "denied mcp__t__echo") {
+		t.Fatalf("call after the revocation = %v, %v", res, err)
+	}
+}
+
+func TestUpstreamErrorsPassThrough(t *testing.T) {
+	f := start(t)
+	res, err := call(t, f.cs, "t__fail", nil)
+	if err != nil || !res.IsError || resultText(res) != "upstream tool failed on purpose" {
+		t.Fatalf("tool error = %v, %v", res, err)
+	}
+	_, err = call(t, f.cs, "t__rpcerr", nil)
+	var werr *jsonrpc.Error
+	if !errorsAs(err, &werr) || werr.Code != -32042 || werr.Message != "upstream says no" {
+		t.Fatalf("JSON-RPC error = %v (%#v)", err, werr)
+	}
+}
+
+func TestUpstreamCrashIsSurvived(t *testing.T) {
+	f := start(t)
+	res, err := call(t, f.cs, "t__pid", nil)
+	if err != nil || res.IsError {
+		t.Fatalf("pid = %v, %v", res, err)
+	}
+	pid1 := resultText(res)
+	res, err = call(t, f.cs, "t__die", nil)
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "upstream server t") {
+		t.Fatalf("the call that killed the upstream = %v, %v", res, err)
+	}
+	// The next call restarts it (at most after the backoff).
+	var pid2 string
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		res, err = call(t, f.cs, "t__pid", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError {
+			pid2 = resultText(res)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the upstream was not restarted: %q", resultText(res))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if pid2 == pid1 {
+		t.Fatalf("same upstream pid %s after the crash", pid1)
+	}
+	if got := listed(t, f.cs); !slices.Contains(got, "t__echo") {
+		t.Fatalf("tools/list after the crash = %v", got)
+	}
+}
+
+func TestUnknownSessionFailsClosed(t *testing.T) {
+	f := start(t)
+	cs := f.dial(t, "nobody")
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if _, err := cs.ListTools(ctx, nil); err == nil || !strings.Contains(err.Error(), "unknown_session") {
+		t.Fatalf("tools/list of an unknown session: %v", err)
+	}
+	res, err := call(t, cs, "t__echo", map[string]any{"text": "hi"})
+	if err != nil || !res.IsError || strings.Contains(resultText(res), "echo: hi") {
+		t.Fatalf("call of an unknown session = %v, %v", res, err)
+	}
+}
+
+func TestStartStartsTheSession(t *testing.T) {
+	f := start(t)
+	f.gw.opts.Start = "main"
+	cs := f.dial(t, "fresh")
+	got := listed(t, cs)
+	if !slices.Contains(got, "t__echo") || slices.Contains(got, "t__secret") {
+		t.Fatalf("tools/list of a started session = %v", got)
+	}
+	view, err := f.orch.Session(t.Context(), "fresh")
+	if err != nil || view.Agent != "main" || len(view.Turns) != 1 {
+		t.Fatalf("started session = %+v, %v", view, err)
+	}
+}
+
+func TestNames(t *testing.T) {
+	for _, c := range []struct{ server, tool, cc, oc string }{
+		{"fs", "read_file", "mcp__fs__read_file", "fs__read_file"},
+		{"Web", "getPage", "mcp__Web__getPage", "web__getpage"},
+		{"a-b", "__x", "mcp__a-b____x", "a-b____x"},
+	} {
+		e := Exposed(c.server, c.tool)
+		if s, tl, ok := SplitExposed(e); !ok || s != c.server || tl != c.tool {
+			t.Errorf("SplitExposed(%q) = %q %q %v", e, s, tl, ok)
+		}
+		if got := LedgerName(DialectClaudeCode, c.server, c.tool); got != c.cc {
+			t.Errorf("claude-code %s/%s = %q, want %q", c.server, c.tool, got, c.cc)
+		}
+		if got := LedgerName(DialectOpenClaw, c.server, c.tool); got != c.oc {
+			t.Errorf("openclaw %s/%s = %q, want %q", c.server, c.tool, got, c.oc)
+		}
+	}
+	if LedgerName("other", "s", "t") != "" {
+		t.Error("an unknown dialect has a name")
+	}
+}
+
+func TestConfigRefuses(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{`{}`, "no servers"},
+		{`{"servers": {"a__b": {"command": ["x"]}}}`, `server "a__b"`},
+		{`{"servers": {"a_": {"command": ["x"]}}}`, `server "a_"`},
+		{`{"servers": {"a": {}}}`, "needs a command or a url"},
+		{`{"servers": {"a": {"command": ["x"], "url": "http://h/"}}}`, "both"},
+		{`{"servers": {"a": {"url": "ftp://h/"}}}`, "not an http(s) URL"},
+		{`{"servers": {"a": {"command": ["x"]}}, "session": {"from": "initialize"}}`, "not implemented"},
+		{`{"servers": {"a": {"command": ["x"]}}, "extra": 1}`, "unknown field"},
+	} {
+		_, err := ParseConfig([]byte(c.doc))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.doc, err, c.want)
+		}
+	}
+	cfg, err := ParseConfig([]byte(`{"servers": {"fs": {"command": ["x"]}, "web": {"url": "http://127.0.0.1:1/mcp"}}}`))
+	if err != nil || cfg.Session.Header != DefaultHeader || !slices.Equal(cfg.names(), []string{"fs", "web"}) {
+		t.Fatalf("%+v, %v", cfg, err)
+	}
+}
+
+func errorsAs(err error, target any) bool { return err != nil && errors.As(err, target) }

@@ -1,0 +1,374 @@
+package mcpgw
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/shellquote"
+)
+
+// DenialMeta is the _meta key of a refused call's result: an object with
+// the decision, reason code, rule, record, the ledger session and tool,
+// the tool.checked sequence and the why command (TestDeniedCallIsRefusedAndRecorded).
+const DenialMeta = "sessionledger/denial"
+
+// session is the gateway's state of one ledger session, and the MCP
+// server every downstream session mapping to it shares.
+//
+// Invariants: the tools the server has registered are exactly the
+// upstream tools whose ledger names are allowed in the tool set last
+// read from the ledger (a tools/list reads it at the head first;
+// TestToolsListIsTheLedgersToolSet); the Watch feed, not polling, brings
+// each turn's new set, and a set that changes the registered tools makes
+// the SDK send notifications/tools/list_changed
+// (TestRevocationSendsListChanged).
+type session struct {
+	g   *Gateway
+	key events.SessionKey
+	srv *mcp.Server
+
+	// joinMu serialises joining; mu guards the rest.
+	joinMu   sync.Mutex
+	mu       sync.Mutex
+	joined   bool
+	dialect  string
+	turn     int
+	allowed  map[string]bool      // ledger names allowed at the last read
+	listed   map[string]*mcp.Tool // exposed name -> the upstream tool registered for it
+	watching bool
+}
+
+func newSession(g *Gateway, key events.SessionKey) *session {
+	s := &session{g: g, key: key, listed: map[string]*mcp.Tool{}}
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: "ledger-mcp", Version: "1"}, &mcp.ServerOptions{
+		Logger:       g.log,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Instructions: "Tools of the upstream MCP servers, as the session policy ledger allows them for session " + string(key) + ".",
+	})
+	s.srv.AddReceivingMiddleware(s.middleware)
+	return s
+}
+
+// middleware reads the tool set at the head before every tools/list, and
+// takes every tools/call, so that a call to a tool the session is not
+// shown is still decided and recorded (not answered "unknown tool" by
+// the SDK).
+func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/list":
+			if err := s.refresh(ctx); err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+			}
+		case "tools/call":
+			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				res, err := s.call(ctx, r.Params.Name, r.Params.Arguments)
+				if err != nil {
+					return nil, err
+				}
+				return res, nil
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// join reads the session (starting it with Options.Start when the ledger
+// does not know it), its dialect and current turn, and starts its watch.
+func (s *session) join(ctx context.Context) error {
+	s.joinMu.Lock()
+	defer s.joinMu.Unlock()
+	s.mu.Lock()
+	joined := s.joined
+	s.mu.Unlock()
+	if joined {
+		return nil
+	}
+	c := s.g.opts.Ledger
+	view, err := c.Session(ctx, s.key)
+	if events.CodeOf(err) == events.CodeUnknownSession && s.g.opts.Start != "" {
+		if _, err = c.Append(ctx, client.Start(s.key, events.StartedData{Agent: s.g.opts.Start})); err == nil {
+			_, err = c.Append(ctx, client.Turn(s.key, events.TurnData{Turn: 1}))
+		}
+		if err != nil {
+			return fmt.Errorf("starting ledger session %s: %w", s.key, err)
+		}
+		view, err = c.Session(ctx, s.key)
+	}
+	if err != nil {
+		return fmt.Errorf("ledger session %s: %w", s.key, err)
+	}
+	w, err := c.Why(ctx, s.key, "Agent")
+	if err != nil {
+		return fmt.Errorf("ledger session %s: %w", s.key, err)
+	}
+	if w.Policy == nil {
+		return fmt.Errorf("ledger session %s: no policy in force", s.key)
+	}
+	if LedgerName(w.Policy.Dialect, "s", "t") == "" {
+		return fmt.Errorf("ledger session %s: dialect %q: MCP tool names not implemented", s.key, w.Policy.Dialect)
+	}
+	var from uint64
+	turn := 0
+	if n := len(view.Turns); n > 0 {
+		turn, from = view.Turns[n-1].Turn, view.Turns[n-1].Seq+1
+	}
+	s.mu.Lock()
+	s.dialect, s.turn, s.joined = w.Policy.Dialect, turn, true
+	start := !s.watching
+	s.watching = true
+	s.mu.Unlock()
+	if start {
+		go s.watch(from)
+	}
+	return nil
+}
+
+// watch follows the session's tool-set changes from seq from on until the
+// gateway closes, resuming after the last delivered change when the feed
+// fails.
+func (s *session) watch(from uint64) {
+	ctx := s.g.ctx
+	backoff := minBackoff
+	for ctx.Err() == nil {
+		err := s.g.opts.Ledger.Watch(ctx, client.WatchOptions{Session: s.key, From: from}, func(c client.Change) error {
+			from = c.Seq + 1
+			backoff = minBackoff
+			s.mu.Lock()
+			if c.Turn > s.turn {
+				s.turn = c.Turn
+			}
+			s.mu.Unlock()
+			s.apply(ctx, c.Tools.Allowed)
+			return nil
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		s.g.log.Warn("ledger watch failed; resuming", "session", s.key, "from", from, "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
+
+// refresh joins and reads the tool set at the head.
+func (s *session) refresh(ctx context.Context) error {
+	if err := s.join(ctx); err != nil {
+		return err
+	}
+	ts, err := s.g.opts.Ledger.Tools(ctx, s.key)
+	if err != nil {
+		return fmt.Errorf("ledger tools of %s: %w", s.key, err)
+	}
+	s.apply(ctx, ts.Tools.Allowed)
+	return nil
+}
+
+// apply makes allowed the session's tool set and resyncs the server.
+func (s *session) apply(ctx context.Context, allowed []string) {
+	m := make(map[string]bool, len(allowed))
+	for _, t := range allowed {
+		m[t] = true
+	}
+	s.mu.Lock()
+	s.allowed = m
+	s.mu.Unlock()
+	s.resync(ctx)
+}
+
+// resync registers exactly the upstream tools the last tool set allows.
+func (s *session) resync(ctx context.Context) {
+	cat, _ := s.g.catalogue(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.allowed == nil {
+		return
+	}
+	want := map[string]*mcp.Tool{}
+	for _, ut := range cat {
+		if s.allowed[LedgerName(s.dialect, ut.server, ut.tool.Name)] {
+			want[Exposed(ut.server, ut.tool.Name)] = ut.tool
+		}
+	}
+	var gone []string
+	for name, t := range s.listed {
+		if want[name] != t {
+			gone = append(gone, name)
+			delete(s.listed, name)
+		}
+	}
+	if len(gone) > 0 {
+		s.srv.RemoveTools(gone...)
+	}
+	for name, t := range want {
+		if s.listed[name] == t {
+			continue
+		}
+		cp := *t
+		cp.Name = name
+		if !objectSchema(cp.InputSchema) {
+			cp.InputSchema = map[string]any{"type": "object"}
+		}
+		s.srv.AddTool(&cp, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return s.call(ctx, req.Params.Name, req.Params.Arguments)
+		})
+		s.listed[name] = t
+	}
+}
+
+// objectSchema reports whether a schema is a JSON object of type
+// "object", as the SDK requires of every tool it serves.
+func objectSchema(schema any) bool {
+	var m map[string]any
+	switch v := schema.(type) {
+	case map[string]any:
+		m = v
+	case nil:
+		return false
+	default:
+		b, err := json.Marshal(v)
+		if err != nil || json.Unmarshal(b, &m) != nil {
+			return false
+		}
+	}
+	return m["type"] == "object"
+}
+
+// call decides, records and forwards one tools/call. The order is the
+// hook's: a recorded check (tool.checked), then, when allowed, the
+// effect (tool.effect_started, prepared by the check), then the upstream
+// call. A refusal is a tool error (IsError) whose text carries the
+// reason code, the rule and the ledger why command, and whose _meta
+// DenialMeta carries them as fields; a call the gateway cannot decide
+// (ledger unreachable, unknown session) fails closed the same way. What
+// the upstream answers, tool errors and JSON-RPC errors alike, is passed
+// on unchanged (TestUpstreamErrorsPassThrough).
+func (s *session) call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	server, tool, ok := SplitExposed(name)
+	u := s.g.ups[server]
+	if !ok || u == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: the gateway's tools are <server>__<tool> of its configured servers", name)}
+	}
+	if err := s.join(ctx); err != nil {
+		return refusal(fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the gateway refuses it: %v", name, s.key, err), nil), nil
+	}
+	s.mu.Lock()
+	dialect := s.dialect
+	s.mu.Unlock()
+	ln := LedgerName(dialect, server, tool)
+	c := s.g.opts.Ledger
+	callID := ulid.Make().String()
+	chk, err := c.Check(ctx, s.key, ln, client.Recorded(callID))
+	if err != nil {
+		return refusal(fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
+	}
+	why := s.whyCommand(ln, chk.Recorded)
+	if chk.Decision != envelope.Allow {
+		return refusal(denialText(s.key, ln, chk.Decision, chk.Reason, why), denialMeta(s.key, ln, chk.Decision, chk.Reason, chk.Recorded, why)), nil
+	}
+	s.mu.Lock()
+	turn := s.turn
+	s.mu.Unlock()
+	eff := events.EffectData{Turn: turn, Tool: ln, Call: callID, PreparedAt: chk.Recorded}
+	a, err := c.Append(ctx, client.EffectStarted(s.key, eff))
+	if events.CodeOf(err) == events.CodeBadTurn {
+		// A turn started between the last turn the gateway saw and the
+		// check, which recorded the current one.
+		if view, verr := c.Session(ctx, s.key); verr == nil && len(view.Turns) > 0 {
+			eff.Turn = view.Turns[len(view.Turns)-1].Turn
+			s.mu.Lock()
+			s.turn = max(s.turn, eff.Turn)
+			s.mu.Unlock()
+			a, err = c.Append(ctx, client.EffectStarted(s.key, eff))
+		}
+	}
+	switch {
+	case events.CodeOf(err) == events.CodeAuthorizationChanged:
+		why := s.whyCommand(ln, a.Seq)
+		r := envelope.Reason{Code: string(events.CodeAuthorizationChanged)}
+		return refusal(denialText(s.key, ln, envelope.Deny, r, why)+" (the decision changed when the effect was to start: "+err.Error()+")",
+			denialMeta(s.key, ln, envelope.Deny, r, a.Seq, why)), nil
+	case err != nil:
+		return refusal(fmt.Sprintf("The session policy ledger could not record the start of %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
+	}
+	var fwd any
+	if len(args) > 0 {
+		fwd = args
+	}
+	res, err := u.call(ctx, tool, fwd)
+	var werr *jsonrpc.Error
+	switch {
+	case errors.As(err, &werr):
+		return nil, werr
+	case err != nil:
+		s.g.log.Warn("mcp upstream call failed", "server", server, "tool", tool, "err", err)
+		return refusal(fmt.Sprintf("The MCP gateway could not reach upstream server %s for %s (it is restarted on the next call): %v", server, name, err), nil), nil
+	}
+	return res, nil
+}
+
+// whyCommand is the shell-quoted ledger why of a decision.
+func (s *session) whyCommand(tool string, seq uint64) string {
+	args := append(append([]string{}, s.g.opts.Why...), "--session", string(s.key), "--tool", tool)
+	if seq > 0 {
+		args = append(args, "--seq", fmt.Sprint(seq))
+	}
+	return shellquote.Join(args...)
+}
+
+// denialText is what a refused call tells the model: the tool, the
+// session, the decision and reason code, the rule and the record that
+// introduced it, and the command that explains it all.
+func denialText(key events.SessionKey, tool string, d envelope.Decision, r envelope.Reason, why string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The session policy ledger denied %s for session %s: %s", tool, key, r.Code)
+	var detail []string
+	if d == envelope.Ask {
+		detail = append(detail, "the policy asks for approval, which the gateway cannot give")
+	}
+	if r.Rule != "" {
+		detail = append(detail, "rule "+r.Rule)
+	}
+	if r.Record != nil {
+		detail = append(detail, fmt.Sprintf("from %s at sequence %d", r.Record.Type, r.Record.Seq))
+	}
+	if len(detail) > 0 {
+		b.WriteString(" (" + strings.Join(detail, ", ") + ")")
+	}
+	b.WriteString(". Explain it with: " + why)
+	return b.String()
+}
+
+func denialMeta(key events.SessionKey, tool string, d envelope.Decision, r envelope.Reason, seq uint64, why string) mcp.Meta {
+	m := map[string]any{"session": string(key), "tool": tool, "decision": string(d), "code": r.Code, "why": why}
+	if r.Rule != "" {
+		m["rule"] = r.Rule
+	}
+	if r.Record != nil {
+		m["record"] = r.Record
+	}
+	if seq > 0 {
+		m["seq"] = seq
+	}
+	return mcp.Meta{DenialMeta: m}
+}
+
+// refusal is a tool error result.
+func refusal(text string, meta mcp.Meta) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}, Meta: meta}
+}
