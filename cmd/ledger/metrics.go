@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -56,24 +55,14 @@ func (m *ledgerMetrics) sampleLag(ctx context.Context, svc *service.Service, log
 	}
 }
 
-// serve serves /metrics on addr until the returned stop is called.
-func (m *ledgerMetrics) serve(ctx context.Context, addr string, logger *slog.Logger) (func(), error) {
+// serve binds /metrics to addr, for serve's run group to run.
+func (m *ledgerMetrics) serve(addr string, logger *slog.Logger) (*httpActor, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", m.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Error("metrics server stopped", "err", err)
-		}
-	}()
 	logger.Info("metrics", "addr", ln.Addr().String(), "path", "/metrics")
-	return func() {
-		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}, nil
+	return &httpActor{name: "metrics", srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln}, nil
 }

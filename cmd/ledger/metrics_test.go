@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -32,11 +31,18 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 func TestMetricsEndpoint(t *testing.T) {
 	m := newLedgerMetrics()
 	var logs syncBuffer
-	stop, err := m.serve(context.Background(), "127.0.0.1:0", slog.New(slog.NewJSONHandler(&logs, nil)))
+	srv, err := m.serve("127.0.0.1:0", slog.New(slog.NewJSONHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- srv.run() }()
+	defer func() {
+		srv.stop()
+		if err := <-served; err != nil {
+			t.Errorf("the metrics server: %v", err)
+		}
+	}()
 	var addr struct{ Msg, Addr, Path string }
 	logs.mu.Lock()
 	err = json.Unmarshal(logs.b.Bytes(), &addr)

@@ -99,11 +99,11 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	var g runGroup
 	base := context.WithoutCancel(ctx)
 	if m != nil {
-		stop, err := m.serve(ctx, *metricsAddr, lf.logger)
+		metrics, err := m.serve(*metricsAddr, lf.logger)
 		if err != nil {
 			return g.abort(fmt.Errorf("--metrics %s: %w", *metricsAddr, err))
 		}
-		g.addStop(stop)
+		g.add(metrics.run, metrics.stop)
 		sctx, stopSampler := context.WithCancel(base)
 		g.add(func() error { m.sampleLag(sctx, h.svc, h.log, time.Second); return nil }, stopSampler)
 	}
