@@ -350,12 +350,12 @@ func (in Input) decode() *decoded {
 	case rec == nil:
 		var err error
 		if rec, err = events.DecodeRecord(b); err != nil {
-			return &decoded{rerr: err}
+			return &decoded{perr: err, unread: notDecoded}
 		}
 	case b == nil:
 		var err error
 		if b, err = rec.Encode(); err != nil {
-			return &decoded{rerr: fmt.Errorf("does not encode: %w", err), encode: true}
+			return &decoded{perr: err, unread: notEncoded}
 		}
 	}
 	if in.checked == nil {
@@ -378,11 +378,15 @@ type decoded struct {
 	decided any
 	// perr is the payload's error; derr, what it decided's.
 	perr, derr error
-	// rerr is the error of a record that does not decode from its bytes,
-	// or (encode) does not encode.
-	rerr   error
-	encode bool
+	// unread says the record did not decode from its bytes, or did not
+	// encode (its error is perr).
+	unread uint8
 }
+
+const (
+	notDecoded = 1 + iota
+	notEncoded
+)
 
 func decode(rec *events.Record, hash string) *decoded {
 	d := decodeRecord(rec, hash)
@@ -434,11 +438,11 @@ func (s *State) apply1(d *decoded, seq uint64) (err error) {
 	if s.err != nil {
 		return s.err
 	}
-	switch {
-	case d.encode:
-		return fmt.Errorf("projection: record %d %w", seq, d.rerr)
-	case d.rerr != nil:
-		return fmt.Errorf("projection: record %d: %w", seq, d.rerr)
+	switch d.unread {
+	case notDecoded:
+		return fmt.Errorf("projection: record %d: %w", seq, d.perr)
+	case notEncoded:
+		return fmt.Errorf("projection: record %d does not encode: %w", seq, d.perr)
 	}
 	defer s.leave(s.enter(), &err)
 	rec := d.rec

@@ -168,6 +168,7 @@ func readAhead(ctx context.Context, src Source, to uint64) (<-chan batch, <-chan
 		defer func() { <-read }()
 		defer close(out)
 		for b := range raws {
+			b.recs = make([]projection.Input, 0, len(b.raw))
 			for i, data := range b.raw {
 				rec, err := events.DecodeRecord(data)
 				if err != nil {
