@@ -34,6 +34,7 @@ func commands() []command {
 		{"bench", "measure the ledger against raw JetStream and bbolt and print the table", runBench},
 		{"policy", "import real orchestrator configs as policy documents (policy import)", runPolicy},
 		{"hook", "be Claude Code's hook (hook claude-code) and install it in a project (hook install)", runHook},
+		{"mcp", "run an MCP gateway in front of MCP servers that enforces and records each session's tools", runMCP},
 	}
 }
 
