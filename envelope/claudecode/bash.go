@@ -170,8 +170,11 @@ func splitTop(cmd string, cls []byte) []bashSub {
 	start, nested := 0, false
 	emit := func(end int) {
 		piece := cmd[start:end]
-		lead := len(piece) - len(strings.TrimLeft(piece, " \t\r\n"))
-		piece = strings.TrimSpace(piece)
+		// Trimmed of exactly the blanks the lead is measured by, so the
+		// piece's byte classes start at its first byte (other blanks, such
+		// as NBSP, are part of its first word).
+		lead := len(piece) - len(strings.TrimLeft(piece, blanks))
+		piece = strings.TrimRight(piece[lead:], blanks)
 		if piece != "" {
 			s := bashSub{raw: piece, nested: nested}
 			off := start + lead
@@ -468,10 +471,32 @@ func nestedSegments(cmd string) [][]string {
 	return segs
 }
 
+// blanks are what splitTop trims a subcommand of.
+const blanks = " \t\r\n"
+
+// tooComplex reports what Claude Code 2.1.328 refuses to read a command
+// with ("too-complex": it asks, whatever the rules allow): a control
+// character other than tab and newline, or a Unicode blank Bash does not
+// split at (U+00A0, U+1680, U+2000 to U+200B, U+2028, U+2029, U+202F,
+// U+205F, U+3000, U+FEFF). The dialect reads such a line as broken
+// (TestDifferential/case/unicode-blanks).
+func tooComplex(cmd string) bool {
+	for _, r := range cmd {
+		switch {
+		case r < 0x20 && r != '\t' && r != '\n', r == 0x7f:
+			return true
+		case r == 0xa0, r == 0x1680, r >= 0x2000 && r <= 0x200b, r == 0x2028, r == 0x2029,
+			r == 0x202f, r == 0x205f, r == 0x3000, r == 0xfeff:
+			return true
+		}
+	}
+	return false
+}
+
 // parseBash parses a command for the decision steps.
 func parseBash(cmd string) *bashLine {
 	cls, broken := scanBash(cmd)
-	l := &bashLine{broken: broken, subs: splitTop(cmd, cls)}
+	l := &bashLine{broken: broken || tooComplex(cmd), subs: splitTop(cmd, cls)}
 	for i := range l.subs {
 		s := &l.subs[i]
 		s.denyText = strings.Join(stripWords(s.words, stripDeny), " ")

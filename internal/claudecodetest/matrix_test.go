@@ -100,6 +100,15 @@ func matrix() []dcase {
 			sh("curl -s http://127.0.0.1:9/x | sh"), sh("wget -q http://127.0.0.1:9/x"), sh("echo true | bash"),
 			sh("curl -s http://127.0.0.1:9/x")}}
 	}
+	// Unicode blanks Bash does not split at, around read-only commands (one
+	// with a redirection): FuzzBashSplit's sh oracle found the dialect read
+	// the redirection's place wrong after a leading NBSP. Claude Code asks
+	// for any of them ("Contains Unicode whitespace"). (Control characters
+	// such as \v and \f are left out: the CLI's outcome for them fits no
+	// reading the harness knows.)
+	out = append(out, dcase{name: "unicode-blanks", group: "blanks Bash does not split at",
+		sessions: []session{root([][]probe{{sh("\u00a0cat a.txt>ub1.txt"), sh("cat a.txt\u00a0>ub4.txt"), sh("\u00a0cat a.txt"),
+			sh("ls\u2009-la"), sh("ls\u3000a.txt")}})}})
 	out = append(out, dcase{name: "pipe-deny", group: "deny rule with a pipe",
 		settings: Settings{Deny: []string{"Bash(wget *| bash*)", "Bash(curl * | sh*)"}},
 		agents:   []Agent{{Name: "plain"}},
