@@ -85,12 +85,13 @@ func (g *Gateway) Close() {
 // shares it, and so sees the same tool set.
 func (g *Gateway) server(key events.SessionKey) *mcp.Server {
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	if s, ok := g.sessions[key]; ok {
+		g.mu.Unlock()
 		return s.srv
 	}
 	s := newSession(g, key)
 	g.sessions[key] = s
+	g.mu.Unlock()
 	// Register the tool set before any client connects: a server whose
 	// tools change while a client is connected tells it so, and a
 	// client's first tools/list is no change (TestRevocationSendsListChanged

@@ -234,6 +234,9 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.Call
 }
 
 func resultText(r *mcp.CallToolResult) string {
+	if r == nil {
+		return "<no result>"
+	}
 	var b strings.Builder
 	for _, c := range r.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {

@@ -3,7 +3,6 @@ package mcpgw
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -311,9 +310,8 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage) (
 		fwd = args
 	}
 	res, err := u.call(ctx, tool, fwd)
-	var werr *jsonrpc.Error
-	switch {
-	case errors.As(err, &werr):
+	switch werr, answer := err.(*jsonrpc.Error); {
+	case answer: // the upstream's own error answer (upstream.call)
 		return nil, werr
 	case err != nil:
 		s.g.log.Warn("mcp upstream call failed", "server", server, "tool", tool, "err", err)

@@ -16,8 +16,9 @@ import (
 )
 
 // Restart backoff of an upstream that failed to start or died: the first
-// retry may come at once, each later one waits twice as long as the one
-// before, up to maxBackoff; a connection that lists its tools resets it.
+// restart may come at once, each later one waits twice as long as the one
+// before, up to maxBackoff; a call or a tools/list the upstream answers
+// resets it.
 const (
 	minBackoff = 100 * time.Millisecond
 	maxBackoff = 5 * time.Second
@@ -73,7 +74,7 @@ func (u *upstream) session(ctx context.Context) (*mcp.ClientSession, error) {
 		if u.sess == cs {
 			u.sess = nil
 			u.lastErr = fmt.Errorf("session ended: %v", err)
-			u.notBefore = time.Now().Add(u.backoff)
+			u.died()
 			u.log.Warn("mcp upstream ended; it is restarted on next use", "server", u.name, "err", err)
 		}
 		u.mu.Unlock()
@@ -163,13 +164,62 @@ func (u *upstream) call(ctx context.Context, tool string, args any) (*mcp.CallTo
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
-		var werr *jsonrpc.Error
-		if errors.As(err, &werr) {
+		if werr := answered(err); werr != nil {
 			return nil, werr
+		}
+		if ctx.Err() == nil {
+			// Not the caller giving up: the session is broken (an HTTP
+			// server that went away may leave it open). Drop it, so
+			// that the next use connects again.
+			u.drop(cs, err)
 		}
 		return nil, fmt.Errorf("upstream %s: %w", u.name, err)
 	}
+	u.mu.Lock()
+	u.backoff = 0
+	u.mu.Unlock()
 	return res, nil
+}
+
+// died sets the next restart after a live session ended: the current
+// backoff from now (none after a session that served a call), and a
+// longer one for the time after; with u.mu held.
+func (u *upstream) died() {
+	u.notBefore = time.Now().Add(u.backoff)
+	u.backoff = min(max(2*u.backoff, minBackoff), maxBackoff)
+}
+
+// answered returns the JSON-RPC error the upstream answered a call with,
+// or nil when err is not one: the SDK returns a peer's error answer as
+// "calling %q: <the error>", the error itself one wrap down, while its
+// transport's own failures wrap its sentinels (rejected by transport,
+// client or server closing) deeper, and are not the upstream's answer
+// (TestHTTPUpstreamFailureIsReported, TestUpstreamErrorsPassThrough).
+func answered(err error) *jsonrpc.Error {
+	werr, ok := errors.Unwrap(err).(*jsonrpc.Error)
+	if !ok {
+		return nil
+	}
+	switch werr.Code {
+	case -32003, -32004, -32005: // the SDK's closing and rejected sentinels
+		return nil
+	}
+	return werr
+}
+
+// drop ends cs if it is still the live session.
+func (u *upstream) drop(cs *mcp.ClientSession, why error) {
+	u.mu.Lock()
+	live := u.sess == cs
+	if live {
+		u.sess, u.lastErr = nil, why
+		u.died()
+	}
+	u.mu.Unlock()
+	if live {
+		u.log.Warn("mcp upstream failed; it is reconnected on next use", "server", u.name, "err", why)
+		_ = cs.Close()
+	}
 }
 
 // close ends the live session, if any (a stdio server's stdin is closed,

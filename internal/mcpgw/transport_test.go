@@ -1,0 +1,133 @@
+package mcpgw
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
+)
+
+// httpUpstream serves an SDK MCP server with one tool, hello, over
+// streamable HTTP on addr (127.0.0.1), until the returned stop.
+func httpUpstream(t *testing.T, addr string) (string, func()) {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "http-upstream", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "hello", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello over http"}}}, nil
+	})
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	stop := func() { srv.Close() }
+	t.Cleanup(stop)
+	return ln.Addr().String(), stop
+}
+
+// TestHTTPUpstreamFailureIsReported: a streamable-HTTP upstream that goes
+// away makes its calls fail with a tool error naming it, the gateway
+// keeps serving, and once the server is back the next call reaches it.
+func TestHTTPUpstreamFailureIsReported(t *testing.T) {
+	f := start(t)
+	addr, stop := httpUpstream(t, "127.0.0.1:0")
+	cfg, err := ParseConfig(fmt.Appendf(nil, `{"servers": {"web": {"url": "http://%s/mcp"}}}`, addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code",
+		Document: json.RawMessage(`{"permissions": {"allow": ["mcp__web"]}}`), Catalogue: []string{"mcp__web__hello"}})); err != nil {
+		t.Fatal(err)
+	}
+	f.turn(t, 2)
+	f.gw, err = New(cfg, Options{Ledger: client.New(f.l.Connect(), client.Options{Owner: "gw"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.gw.Close)
+	cs := f.dial(t, f.key)
+	if got := listed(t, cs); !slices.Equal(got, []string{"web__hello"}) {
+		t.Fatalf("tools/list = %v", got)
+	}
+	res, err := call(t, cs, "web__hello", nil)
+	if err != nil || res.IsError || resultText(res) != "hello over http" {
+		t.Fatalf("hello = %v, %v", res, err)
+	}
+	stop()
+	res, err = call(t, cs, "web__hello", nil)
+	if err != nil {
+		t.Fatalf("hello with the upstream down: %v", err)
+	}
+	if !res.IsError || !strings.Contains(resultText(res), "upstream server web") {
+		t.Fatalf("hello with the upstream down = %v %q", res.IsError, resultText(res))
+	}
+	if got := listed(t, cs); !slices.Equal(got, []string{"web__hello"}) {
+		t.Fatalf("tools/list with the upstream down = %v (the last known list is kept)", got)
+	}
+	httpUpstream(t, addr)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		res, err = call(t, cs, "web__hello", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the upstream is back but calls still fail: %q", resultText(res))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if resultText(res) != "hello over http" {
+		t.Fatalf("hello after the restart = %q", resultText(res))
+	}
+}
+
+// TestServeStdio: the stdio gateway ('ledger mcp --session KEY') serves
+// one client on a pipe pair as that ledger session.
+func TestServeStdio(t *testing.T) {
+	f := start(t)
+	cr, gw := io.Pipe()
+	gr, cw := io.Pipe()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- f.gw.ServeStdio(ctx, f.key, gr, gw) }()
+	c := mcp.NewClient(&mcp.Implementation{Name: "stdio-client", Version: "1"}, nil)
+	cctx, ccancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer ccancel()
+	cs, err := c.Connect(cctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := listed(t, cs)
+	if want := ledgerListed(t, f); !slices.Equal(got, want) || len(got) == 0 {
+		t.Fatalf("tools/list over stdio = %v, want %v", got, want)
+	}
+	res, err := call(t, cs, "t__echo", map[string]any{"text": "pipe"})
+	if err != nil || resultText(res) != "echo: pipe" {
+		t.Fatalf("echo over stdio = %v, %v", res, err)
+	}
+	cs.Close()
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeStdio did not end when its client and context did")
+	}
+	if err := f.gw.ServeStdio(t.Context(), "", gr, gw); err == nil {
+		t.Fatal("ServeStdio took an empty session key")
+	}
+}
