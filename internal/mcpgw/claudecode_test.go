@@ -1,0 +1,151 @@
+package mcpgw
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/claudecodetest"
+)
+
+// TestClaudeCodeCLI: the real Claude Code CLI (the pinned one, through
+// internal/claudecodetest's harness: a scripted model on loopback) with
+// --mcp-config pointing at the gateway over streamable HTTP. The MCP tools
+// of its first request are exactly the ledger's tool set (as Claude Code
+// names them, under its entry "ledger"); its call of echo is recorded
+// and answered by the upstream; a revocation and a new turn in the middle
+// of the run make the gateway send list_changed, and the CLI's next
+// request no longer offers echo. Skipped without the CLI, failed under
+// CI=true.
+func TestClaudeCodeCLI(t *testing.T) {
+	f := start(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: f.gw.Handler(""), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"ledger": map[string]any{
+		"type": "http", "url": "http://" + ln.Addr().String() + "/mcp", "headers": map[string]string{DefaultHeader: string(f.key)}}}})
+	const prefix = "mcp__ledger__"
+	mcpPool := func(q claudecodetest.Request) []string {
+		var out []string
+		for _, n := range append(slices.Clone(q.Tools), q.Deferred...) {
+			if rest, ok := strings.CutPrefix(n, prefix); ok {
+				out = append(out, rest)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	revoked := false
+	res := claudecodetest.Run(t.Context(), t, claudecodetest.Case{
+		Name:     "mcp gateway",
+		Settings: claudecodetest.Settings{Allow: []string{"mcp__ledger"}},
+		Scripts: claudecodetest.Scripts{"main": {
+			{{Tool: prefix + "t__echo", Input: map[string]any{"text": "via claude"}, ID: "toolu_gw_echo"}},
+			{{Tool: prefix + "t__pid", Input: map[string]any{}, ID: "toolu_gw_pid"}},
+			{{Tool: prefix + "t__echo", Input: map[string]any{"text": "again"}, ID: "toolu_gw_echo2"}},
+		}},
+		Args:    []string{"--mcp-config", string(cfg), "--strict-mcp-config"},
+		Timeout: 120 * time.Second,
+		BeforeAnswer: func(q claudecodetest.Request) {
+			if q.Script != "main" || q.Turn != 1 || revoked {
+				return
+			}
+			revoked = true
+			if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code", Document: policyDoc("mcp__t__echo")})); err != nil {
+				t.Error(err)
+			}
+			if _, err := f.orch.Append(t.Context(), client.Turn(f.key, events.TurnData{Turn: 2})); err != nil {
+				t.Error(err)
+			}
+			// Time for the notification to reach the CLI and its new
+			// tools/list before it builds its next request.
+			time.Sleep(2 * time.Second)
+		},
+	})
+	if len(res.Requests) < 4 {
+		t.Fatalf("%d requests to the model; want 4 (stderr: %s)", len(res.Requests), res.Stderr)
+	}
+	first := mcpPool(res.Requests[0])
+	want := []string{"t__die", "t__echo", "t__fail", "t__pid", "t__rpcerr"}
+	if !slices.Equal(first, want) {
+		t.Fatalf("Claude Code's MCP tools at turn 1 = %v, want the ledger's %v", first, want)
+	}
+	echo := res.Call("toolu_gw_echo")
+	if echo == nil || echo.Result == nil || echo.Result.IsError || !strings.Contains(echo.Result.Content, "echo: via claude") {
+		t.Fatalf("echo through the gateway = %+v", echo)
+	}
+	checked := records(t, f, events.ToolChecked)
+	if len(checked) == 0 || !strings.Contains(string(checked[0].Data), `"tool":"mcp__t__echo"`) || len(records(t, f, events.EffectStarted)) == 0 {
+		t.Fatalf("the CLI's call is not recorded: %v", checked)
+	}
+	// Claude Code defers MCP tools (announced in the system text) and
+	// tells the model of a deferred tool that went away in a later system
+	// message: that is how the list_changed shows.
+	if len(res.Requests) < 3 {
+		t.Fatalf("%d requests", len(res.Requests))
+	}
+	q := res.Requests[2]
+	last := mcpPool(q)
+	for _, gone := range noLongerAvailable(q.Raw) {
+		last = slices.DeleteFunc(last, func(n string) bool { return prefix+n == gone })
+	}
+	if !slices.Equal(last, []string{"t__die", "t__fail", "t__pid", "t__rpcerr"}) {
+		t.Fatalf("Claude Code's MCP tools after the revocation and turn 2 = %v, want the ledger's without t__echo", last)
+	}
+	again := res.Call("toolu_gw_echo2")
+	if again == nil || again.Result == nil || !again.Result.IsError || strings.Contains(again.Result.Content, "echo: again") {
+		t.Fatalf("echo after the revocation = %+v", again)
+	}
+}
+
+// noLongerAvailable reads the tools a Claude Code request's text says are
+// no longer available (a deferred tool that went away mid-run): the lines
+// after that sentence, up to a blank one, in any string of the request.
+func noLongerAvailable(raw []byte) []string {
+	const head = "The following deferred tools are no longer available"
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			for rest := v; ; {
+				_, after, ok := strings.Cut(rest, head)
+				if !ok {
+					return
+				}
+				_, lines, _ := strings.Cut(after, "\n")
+				for _, line := range strings.Split(lines, "\n") {
+					if line == "" {
+						break
+					}
+					out = append(out, line)
+				}
+				rest = after
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
