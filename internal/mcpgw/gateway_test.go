@@ -94,7 +94,13 @@ type fixture struct {
 // client connected to it over streamable HTTP on loopback.
 func start(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{l: apitest.Start(t, apitest.Options{}), key: "s1"}
+	return startWith(t, apitest.Options{})
+}
+
+// startWith is start on a ledger run with o.
+func startWith(t *testing.T, o apitest.Options) *fixture {
+	t.Helper()
+	f := &fixture{l: apitest.Start(t, o), key: "s1"}
 	ctx := t.Context()
 	f.ops = client.New(f.l.Connect(), client.Options{})
 	f.orch = client.New(f.l.Connect(), client.Options{Owner: "gw"})
