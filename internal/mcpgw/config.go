@@ -23,7 +23,19 @@ type Config struct {
 	Servers map[string]ServerConfig `json:"servers"`
 	// Session says how a downstream MCP session maps to a ledger session.
 	Session SessionConfig `json:"session"`
+	// Expose is how clients see the tool names: ExposePrefixed (the
+	// default, "<server>__<tool>") or ExposeBare (the upstream's own
+	// names; one server only), so that a client which prefixes names
+	// itself, with its entry named as the server (Claude Code:
+	// mcp__<entry>__<tool>), shows the ledger's own claude-code names.
+	Expose string `json:"expose,omitempty"`
 }
+
+// The ways of exposing tool names (Config.Expose).
+const (
+	ExposePrefixed = "prefixed"
+	ExposeBare     = "bare"
+)
 
 // ServerConfig is one upstream: exactly one of Command (a stdio server the
 // gateway starts, and restarts when it exits) and URL (a streamable-HTTP
@@ -109,6 +121,16 @@ func ParseConfig(data []byte) (*Config, error) {
 		probs = append(probs, `session.from "initialize": not implemented (use "header" or "key")`)
 	default:
 		probs = append(probs, fmt.Sprintf("session.from %q: use %q or %q", c.Session.From, FromHeader, FromKey))
+	}
+	switch c.Expose {
+	case "", ExposePrefixed:
+		c.Expose = ExposePrefixed
+	case ExposeBare:
+		if len(c.Servers) != 1 {
+			probs = append(probs, fmt.Sprintf("expose %q: needs exactly one server (it has %d)", ExposeBare, len(c.Servers)))
+		}
+	default:
+		probs = append(probs, fmt.Sprintf("expose %q: use %q or %q", c.Expose, ExposePrefixed, ExposeBare))
 	}
 	if c.Session.Header == "" {
 		c.Session.Header = DefaultHeader

@@ -22,7 +22,10 @@
 // knows it in the policy's dialect (LedgerName): claude-code "mcp__S__T",
 // openclaw the normalized (lower-cased) "S__T". Server names have no "__"
 // and do not end in "_", so the exposed name splits back unambiguously
-// (TestNames, TestConfigRefuses).
+// (TestNames, TestConfigRefuses). With Config.Expose "bare" (one server)
+// the client sees the upstream's own names instead, so that a client
+// which prefixes names itself under an entry named as the server (Claude
+// Code: mcp__S__T) shows the ledger's own claude-code names (TestBareNames).
 //
 // # Invariants
 //

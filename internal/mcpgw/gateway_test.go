@@ -470,3 +470,39 @@ func TestConfigRefuses(t *testing.T) {
 }
 
 func errorsAs(err error, target any) bool { return err != nil && errors.As(err, target) }
+
+// TestBareNames: with expose "bare" the client sees the upstream's own
+// tool names (so Claude Code, naming its entry as the server, shows
+// mcp__t__echo, the ledger's own name), and calls are decided by the
+// ledger's names all the same.
+func TestBareNames(t *testing.T) {
+	f := start(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseConfig(fmt.Appendf(nil, `{"servers": {"t": {"command": [%q], "env": {%q: "1"}}}, "expose": "bare"}`, exe, upstreamEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.gw, err = New(cfg, Options{Ledger: client.New(f.l.Connect(), client.Options{Owner: "gw"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.gw.Close)
+	cs := f.dial(t, f.key)
+	if got, want := listed(t, cs), []string{"die", "echo", "fail", "pid", "rpcerr"}; !slices.Equal(got, want) {
+		t.Fatalf("tools/list = %v, want %v", got, want)
+	}
+	res, err := call(t, cs, "echo", map[string]any{"text": "bare"})
+	if err != nil || res.IsError || resultText(res) != "echo: bare" {
+		t.Fatalf("echo = %v, %v", res, err)
+	}
+	res, err = call(t, cs, "secret", nil)
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "denied mcp__t__secret") {
+		t.Fatalf("secret = %v, %v", res, err)
+	}
+	if _, err := ParseConfig([]byte(`{"servers": {"a": {"command": ["x"]}, "b": {"command": ["y"]}}, "expose": "bare"}`)); err == nil || !strings.Contains(err.Error(), "exactly one server") {
+		t.Fatalf("bare with two servers: %v", err)
+	}
+}

@@ -39,3 +39,28 @@ func LedgerName(dialect, server, tool string) string {
 	}
 	return ""
 }
+
+// exposed is Exposed, or the bare tool name with Config.Expose "bare".
+func (g *Gateway) exposed(server, tool string) string {
+	if g.cfg.Expose == ExposeBare {
+		return tool
+	}
+	return Exposed(server, tool)
+}
+
+// split is SplitExposed, or the one server and name itself with Config.Expose
+// "bare" (TestBareNames).
+func (g *Gateway) split(name string) (server, tool string, ok bool) {
+	if g.cfg.Expose == ExposeBare {
+		return g.order[0], name, name != ""
+	}
+	return SplitExposed(name)
+}
+
+// form says what the exposed names look like, for an error.
+func (g *Gateway) form() string {
+	if g.cfg.Expose == ExposeBare {
+		return "the tool names"
+	}
+	return "<server>__<tool>"
+}

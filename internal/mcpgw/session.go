@@ -201,7 +201,7 @@ func (s *session) resync(ctx context.Context) {
 	want := map[string]*mcp.Tool{}
 	for _, ut := range cat {
 		if s.allowed[LedgerName(s.dialect, ut.server, ut.tool.Name)] {
-			want[Exposed(ut.server, ut.tool.Name)] = ut.tool
+			want[s.g.exposed(ut.server, ut.tool.Name)] = ut.tool
 		}
 	}
 	var gone []string
@@ -258,10 +258,10 @@ func objectSchema(schema any) bool {
 // the upstream answers, tool errors and JSON-RPC errors alike, is passed
 // on unchanged (TestUpstreamErrorsPassThrough).
 func (s *session) call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	server, tool, ok := SplitExposed(name)
+	server, tool, ok := s.g.split(name)
 	u := s.g.ups[server]
 	if !ok || u == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: the gateway's tools are <server>__<tool> of its configured servers", name)}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: the gateway's tools are %s of its configured servers", name, s.g.form())}
 	}
 	if err := s.join(ctx); err != nil {
 		return refusal(fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the gateway refuses it: %v", name, s.key, err), nil), nil
