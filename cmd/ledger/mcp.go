@@ -27,14 +27,16 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fl := newFlags("mcp", "--config FILE (--session KEY | --listen ADDR)",
 		"Runs the MCP gateway: an MCP server to its clients and an MCP client to the upstream servers of\n"+
 			"the config file (stdio commands, streamable-HTTP URLs). tools/list answers the session's tool\n"+
-			"set in the ledger at its current turn (upstream server S's tool T is S__T); every tools/call is\n"+
-			"checked and recorded (tool.checked, then tool.effect_started) before it is forwarded, and a\n"+
-			"denial answers a tool error with the reason code, the rule and the 'ledger why' command. A new\n"+
-			"turn whose tool set changes what a client sees sends notifications/tools/list_changed.\n\n"+
+			"set in the ledger at its current turn (server S's tool T is S__T, or T with \"expose\": \"bare\");\n"+
+			"every tools/call is checked and recorded (tool.checked, then tool.effect_started) before it is\n"+
+			"forwarded, and a denial answers a tool error with the reason code, the rule and the 'ledger why'\n"+
+			"command. A new turn whose tool set changes what a client sees sends\n"+
+			"notifications/tools/list_changed.\n\n"+
 			"Without --listen the gateway serves one client on standard input and output as ledger session\n"+
 			"--session KEY (what an MCP client's stdio server entry runs). With --listen it serves\n"+
-			"streamable HTTP at http://ADDR/mcp, each MCP session naming its ledger session in the config's\n"+
-			"header (default "+mcpgw.DefaultHeader+"), or every one being --session KEY when given.\n"+
+			"streamable HTTP at http://ADDR/mcp, each MCP session naming its ledger session as the config's\n"+
+			"session.from says (the "+mcpgw.DefaultHeader+" header by default, or its initialize request's\n"+
+			"_meta[\""+mcpgw.SessionMeta+"\"]), or every one being --session KEY when given.\n"+
 			"The gateway is an orchestrator of the ledger (owner --owner, default --user) and talks to it\n"+
 			"through its API on --nats; see docs/mcp-gateway.md for the config file.", stderr)
 	config := fl.String("config", "", "the gateway's config `FILE` (JSON: servers, session mapping; required)")

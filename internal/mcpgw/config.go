@@ -57,10 +57,15 @@ const (
 	// FromHeader: the ledger session key is an HTTP header of the
 	// downstream client's requests (SessionConfig.Header).
 	FromHeader = "header"
-	// FromInitialize would take the key from the client's initialize
-	// request; not implemented (LoadConfig refuses it).
+	// FromInitialize: the key is the SessionMeta entry of the _meta of
+	// the client's initialize request (HTTP only: a stdio gateway takes
+	// --session).
 	FromInitialize = "initialize"
 )
+
+// SessionMeta is the initialize request's _meta entry FromInitialize
+// reads the ledger session key from.
+const SessionMeta = "sessionledger/session"
 
 // DefaultHeader is the header FromHeader reads when the config names none.
 const DefaultHeader = "Ledger-Session"
@@ -116,11 +121,9 @@ func ParseConfig(data []byte) (*Config, error) {
 		}
 	}
 	switch c.Session.From {
-	case "", FromKey, FromHeader:
-	case FromInitialize:
-		probs = append(probs, `session.from "initialize": not implemented (use "header" or "key")`)
+	case "", FromKey, FromHeader, FromInitialize:
 	default:
-		probs = append(probs, fmt.Sprintf("session.from %q: use %q or %q", c.Session.From, FromHeader, FromKey))
+		probs = append(probs, fmt.Sprintf("session.from %q: use %q, %q or %q", c.Session.From, FromHeader, FromInitialize, FromKey))
 	}
 	switch c.Expose {
 	case "", ExposePrefixed:

@@ -6,9 +6,10 @@
 // # What a session maps to
 //
 // Every downstream MCP session maps to one ledger session: the key given
-// on the command line (stdio, Config.Session.From "key"), or the value of
-// a header of the client's HTTP requests (From "header", default header
-// Ledger-Session). All MCP sessions that map to the same ledger session
+// on the command line (stdio, Config.Session.From "key"), the value of a
+// header of the client's HTTP requests (From "header", default header
+// Ledger-Session), or the SessionMeta entry of the _meta of its
+// initialize request (From "initialize"). All MCP sessions that map to the same ledger session
 // share one MCP server and one tool set. The gateway is an orchestrator
 // of the ledger: its client's Owner (the NATS user) owns the sessions it
 // serves. It either joins a session that orchestrator already reports

@@ -1,7 +1,9 @@
 package mcpgw
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -122,29 +124,75 @@ func (g *Gateway) ServeStdio(ctx context.Context, key events.SessionKey, r io.Re
 	return g.server(key).Run(ctx, &mcp.IOTransport{Reader: r, Writer: w})
 }
 
-// Handler serves streamable HTTP. With session mapping FromHeader every
-// new MCP session names its ledger session in the configured header; a
-// request without it is refused (400). With FromKey, every MCP session is
-// key's.
+// Handler serves streamable HTTP at any path. Every new MCP session (an
+// initialize without Mcp-Session-Id) is mapped to its ledger session
+// once, by the config's Session.From: the header (FromHeader), the
+// SessionMeta entry of the initialize request's _meta (FromInitialize),
+// or key (FromKey, or any mapping when key is not empty). A new session
+// that names none is refused (400) with a message saying what to send
+// (TestSessionFromInitialize).
 func (g *Gateway) Handler(key events.SessionKey) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		k := key
-		if g.cfg.Session.From != FromKey {
-			k = events.SessionKey(r.Header.Get(g.cfg.Session.Header))
+		k, _ := r.Context().Value(keyContext{}).(events.SessionKey)
+		if k == "" {
+			k = g.keyOf(r, key)
 		}
 		if !validKey(k) {
 			return nil
 		}
 		return g.server(k)
 	}, &mcp.StreamableHTTPOptions{Logger: g.log})
-	hdr := g.cfg.Session.Header
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if g.cfg.Session.From != FromKey && r.Header.Get("Mcp-Session-Id") == "" && !validKey(events.SessionKey(r.Header.Get(hdr))) {
-			http.Error(w, fmt.Sprintf("the ledger MCP gateway needs the ledger session key in the %s header", hdr), http.StatusBadRequest)
+		if key == "" && g.cfg.Session.From == FromInitialize && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			body, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes))
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			k := initializeKey(body)
+			if k == "" {
+				http.Error(w, fmt.Sprintf("the ledger MCP gateway needs the ledger session key in the initialize request's _meta[%q]", SessionMeta), http.StatusBadRequest)
+				return
+			}
+			r = r.WithContext(context.WithValue(r.Context(), keyContext{}, k))
+		}
+		if key == "" && g.cfg.Session.From != FromInitialize && r.Header.Get("Mcp-Session-Id") == "" && !validKey(g.keyOf(r, key)) {
+			http.Error(w, fmt.Sprintf("the ledger MCP gateway needs the ledger session key in the %s header", g.cfg.Session.Header), http.StatusBadRequest)
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// keyContext carries the key an initialize named to the SDK's getServer.
+type keyContext struct{}
+
+// keyOf is the ledger session a request names by header, or key.
+func (g *Gateway) keyOf(r *http.Request, key events.SessionKey) events.SessionKey {
+	if key != "" || g.cfg.Session.From == FromKey {
+		return key
+	}
+	if g.cfg.Session.From == FromHeader || g.cfg.Session.From == "" {
+		return events.SessionKey(r.Header.Get(g.cfg.Session.Header))
+	}
+	return ""
+}
+
+// initializeKey is the SessionMeta entry of an initialize request's
+// _meta, or "" when body is not one or names none.
+func initializeKey(body []byte) events.SessionKey {
+	var req struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta map[string]any `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &req) != nil || req.Method != "initialize" {
+		return ""
+	}
+	k, _ := req.Params.Meta[SessionMeta].(string)
+	return events.SessionKey(k)
 }
 
 // validKey reports whether key can be a ledger session key as far as the

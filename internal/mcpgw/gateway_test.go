@@ -455,7 +455,8 @@ func TestConfigRefuses(t *testing.T) {
 		{`{"servers": {"a": {}}}`, "needs a command or a url"},
 		{`{"servers": {"a": {"command": ["x"], "url": "http://h/"}}}`, "both"},
 		{`{"servers": {"a": {"url": "ftp://h/"}}}`, "not an http(s) URL"},
-		{`{"servers": {"a": {"command": ["x"]}}, "session": {"from": "initialize"}}`, "not implemented"},
+		{`{"servers": {"a": {"command": ["x"]}}, "session": {"from": "cookie"}}`, `session.from "cookie"`},
+		{`{"servers": {"a": {"command": ["x"]}}, "expose": "short"}`, `expose "short"`},
 		{`{"servers": {"a": {"command": ["x"]}}, "extra": 1}`, "unknown field"},
 	} {
 		_, err := ParseConfig([]byte(c.doc))

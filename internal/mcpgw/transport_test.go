@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -129,5 +130,63 @@ func TestServeStdio(t *testing.T) {
 	}
 	if err := f.gw.ServeStdio(t.Context(), "", gr, gw); err == nil {
 		t.Fatal("ServeStdio took an empty session key")
+	}
+}
+
+// TestSessionFromInitialize: with session.from "initialize" a new MCP
+// session names its ledger session in its initialize request's _meta
+// (SessionMeta); one that names none is refused.
+func TestSessionFromInitialize(t *testing.T) {
+	f := start(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseConfig(fmt.Appendf(nil, `{"servers": {"t": {"command": [%q], "env": {%q: "1"}}}, "session": {"from": "initialize"}}`, exe, upstreamEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.gw, err = New(cfg, Options{Ledger: client.New(f.l.Connect(), client.Options{Owner: "gw"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.gw.Close)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: f.gw.Handler(""), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	connect := func(key string) (*mcp.ClientSession, error) {
+		c := mcp.NewClient(&mcp.Implementation{Name: "init-client", Version: "1"}, nil)
+		if key != "" {
+			c.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+					if p, ok := req.GetParams().(*mcp.InitializeParams); ok {
+						p.SetMeta(map[string]any{SessionMeta: key})
+					}
+					return next(ctx, method, req)
+				}
+			})
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp", MaxRetries: -1},
+			&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	}
+	cs, err := connect(string(f.key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if got, want := listed(t, cs), ledgerListed(t, f); !slices.Equal(got, want) || len(got) == 0 {
+		t.Fatalf("tools/list = %v, want %v", got, want)
+	}
+	if cs, err := connect(""); err == nil {
+		cs.Close()
+		t.Fatal("a session naming no ledger session was served")
+	} else if !strings.Contains(err.Error(), "Bad Request") {
+		t.Fatalf("a session naming no ledger session: %v, want a 400", err)
 	}
 }
