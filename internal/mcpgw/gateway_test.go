@@ -507,3 +507,65 @@ func TestBareNames(t *testing.T) {
 		t.Fatalf("bare with two servers: %v", err)
 	}
 }
+
+// TestSessionsAreIsolated: MCP sessions of different ledger sessions,
+// used at once, each see and may call their own session's tool set only
+// (a main session, and one of an agent whose tools are pid alone), while
+// clients of the same ledger session share one.
+func TestSessionsAreIsolated(t *testing.T) {
+	f := start(t)
+	doc, _ := json.Marshal(map[string]any{
+		"agents":      map[string]any{"narrow": map[string]any{"description": "pid only", "tools": []string{"mcp__t__pid"}}},
+		"permissions": map[string]any{"allow": []string{"mcp__t"}, "deny": []string{"mcp__t__secret"}},
+	})
+	if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code", Document: doc})); err != nil {
+		t.Fatal(err)
+	}
+	f.turn(t, 2)
+	if _, err := f.orch.Append(t.Context(), client.Start("s2", events.StartedData{Agent: "narrow"})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.orch.Append(t.Context(), client.Turn("s2", events.TurnData{Turn: 1})); err != nil {
+		t.Fatal(err)
+	}
+	want := map[events.SessionKey][]string{"s1": {"t__die", "t__echo", "t__fail", "t__pid", "t__rpcerr"}, "s2": {"t__pid"}}
+	const perSession = 4
+	errs := make(chan error, 2*perSession)
+	for _, key := range []events.SessionKey{"s1", "s2"} {
+		for i := range perSession {
+			cs := f.dial(t, key)
+			go func() {
+				errs <- func() error {
+					ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+					defer cancel()
+					res, err := cs.ListTools(ctx, nil)
+					if err != nil {
+						return err
+					}
+					var got []string
+					for _, tl := range res.Tools {
+						got = append(got, tl.Name)
+					}
+					slices.Sort(got)
+					if !slices.Equal(got, want[key]) {
+						return fmt.Errorf("%s: tools/list = %v, want %v", key, got, want[key])
+					}
+					r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "t__echo", Arguments: map[string]any{"text": fmt.Sprint(key, i)}})
+					if err != nil {
+						return err
+					}
+					allowed := slices.Contains(want[key], "t__echo")
+					if r.IsError == allowed || allowed && resultText(r) != fmt.Sprint("echo: ", key, i) {
+						return fmt.Errorf("%s: echo = %v %q", key, r.IsError, resultText(r))
+					}
+					return nil
+				}()
+			}()
+		}
+	}
+	for range 2 * perSession {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
