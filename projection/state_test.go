@@ -8,6 +8,7 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/projection"
 )
 
@@ -233,7 +234,7 @@ func TestReplayIdentical(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if a, b := mustDump(t, h.st), mustDump(t, again); string(a) != string(b) {
+	if a, b := ledgertest.Dump(t, h.st), ledgertest.Dump(t, again); string(a) != string(b) {
 		t.Fatalf("replay differs:\n%s\n%s", a, b)
 	}
 	if err := again.Apply(projection.Input{Record: h.log[0]}, 9); err == nil {

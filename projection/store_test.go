@@ -13,6 +13,7 @@ import (
 
 	"github.com/sessionledger/ledger/envelope/openclaw"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/internal/workload"
 	"github.com/sessionledger/ledger/projection"
 )
@@ -83,8 +84,8 @@ func TestStoreLoadResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(mustDump(t, got), mustDump(t, want)) {
-		t.Fatalf("loaded state differs:\n%s\n%s", mustDump(t, got), mustDump(t, want))
+	if !bytes.Equal(ledgertest.Dump(t, got), ledgertest.Dump(t, want)) {
+		t.Fatalf("loaded state differs:\n%s\n%s", ledgertest.Dump(t, got), ledgertest.Dump(t, want))
 	}
 	// Resume from the checkpoint and end identical to a full build.
 	for i := 6; i < len(recs); i++ {
@@ -202,7 +203,7 @@ func TestStoreStateAnswersLikeMemory(t *testing.T) {
 								}
 							}
 						}
-						if a, b := mustDump(t, disk), mustDump(t, mem); !bytes.Equal(a, b) {
+						if a, b := ledgertest.Dump(t, disk), ledgertest.Dump(t, mem); !bytes.Equal(a, b) {
 							t.Fatalf("at %d the dumps differ:\n%s\n%s", seq, a, b)
 						}
 						for _, k := range mem.Keys() {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/internal/workload"
 	"github.com/sessionledger/ledger/projection"
@@ -251,7 +252,7 @@ func scaleHash(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("state hash at %d: %s", st.Position(), mustHash(t, st))
+	t.Logf("state hash at %d: %s", st.Position(), ledgertest.StateHash(t, st))
 	store, err := projection.OpenStore(out, projection.StoreOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +262,7 @@ func scaleHash(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := mustHash(t, loaded), mustHash(t, st); a != b {
+	if a, b := ledgertest.StateHash(t, loaded), ledgertest.StateHash(t, st); a != b {
 		t.Errorf("the state loaded from the store hashes to %s, the rebuilt one to %s", a, b)
 	}
 }

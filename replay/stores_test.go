@@ -12,6 +12,7 @@ import (
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/replay"
@@ -63,8 +64,8 @@ func TestScenariosOnACommittedStore(t *testing.T) {
 			}
 			mem, _ := runScenario(t, path)
 			var got, want []byte
-			_ = svc.View(t.Context(), "", zeroPos, func(s *projectionState) error { got = mustDump(t, s); return nil })
-			_ = mem.View(t.Context(), "", zeroPos, func(s *projectionState) error { want = mustDump(t, s); return nil })
+			_ = svc.View(t.Context(), "", zeroPos, func(s *projectionState) error { got = ledgertest.Dump(t, s); return nil })
+			_ = mem.View(t.Context(), "", zeroPos, func(s *projectionState) error { want = ledgertest.Dump(t, s); return nil })
 			if !bytes.Equal(got, want) {
 				t.Errorf("the state on a committed store differs from the one in memory:\n%s\n%s", got, want)
 			}
@@ -119,7 +120,7 @@ func TestStoreFoldMatchesMemory(t *testing.T) {
 
 func sameState(t *testing.T, seq uint64, want, got *projection.State, raw [][]byte) {
 	t.Helper()
-	if a, b := mustDump(t, got), mustDump(t, want); !bytes.Equal(a, b) {
+	if a, b := ledgertest.Dump(t, got), ledgertest.Dump(t, want); !bytes.Equal(a, b) {
 		t.Fatalf("at %d the dumps differ:\n%s\n%s", seq, a, b)
 	}
 	if a, b := got.Keys(), want.Keys(); !slices.Equal(a, b) {
@@ -179,8 +180,8 @@ func TestRebuiltStateAfterClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := mustHash(t, mem)
-	if got := mustHash(t, st); got != want {
+	want := ledgertest.StateHash(t, mem)
+	if got := ledgertest.StateHash(t, st); got != want {
 		t.Fatalf("rebuilt state %s, folded in memory %s", got, want)
 	}
 	store, err := projection.OpenStore(path, projection.StoreOptions{})
@@ -194,13 +195,13 @@ func TestRebuiltStateAfterClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := mustHash(t, loaded); got != want {
+	if got := ledgertest.StateHash(t, loaded); got != want {
 		t.Fatalf("loaded from the open store: %s, folded in memory %s", got, want)
 	}
 	if err := store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustHash(t, st); got != want {
+	if got := ledgertest.StateHash(t, st); got != want {
 		t.Fatalf("with the file closed again: rebuilt state %s, folded in memory %s", got, want)
 	}
 }

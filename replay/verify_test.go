@@ -10,6 +10,7 @@ import (
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/internal/svcledger"
 	"github.com/sessionledger/ledger/replay"
@@ -53,8 +54,8 @@ func TestVerifyConformanceLogs(t *testing.T) {
 				t.Errorf("drift: %s", d.String())
 			}
 			var want []byte
-			_ = svc.View(t.Context(), "", zeroPos, func(s *projectionState) error { want = mustDump(t, s); return nil })
-			if !bytes.Equal(mustDump(t, st), want) {
+			_ = svc.View(t.Context(), "", zeroPos, func(s *projectionState) error { want = ledgertest.Dump(t, s); return nil })
+			if !bytes.Equal(ledgertest.Dump(t, st), want) {
 				t.Errorf("rebuilt state differs from the live one")
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/envelope/openclaw"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/projection"
 )
 
@@ -105,7 +106,7 @@ func TestRecordsWithoutAReleaseDecideWithTheLegacyTables(t *testing.T) {
 			}
 		}
 		check(st, "folded")
-		if a, b := mustHash(t, st), mustHash(t, fold(recs)); a != b {
+		if a, b := ledgertest.StateHash(t, st), ledgertest.StateHash(t, fold(recs)); a != b {
 			t.Errorf("old=%v: folding twice gives %s and %s", tt.old, a, b)
 		}
 
@@ -122,8 +123,8 @@ func TestRecordsWithoutAReleaseDecideWithTheLegacyTables(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(loaded, "loaded from the store")
-		if !bytes.Equal([]byte(mustHash(t, loaded)), []byte(mustHash(t, st))) {
-			t.Errorf("old=%v: the loaded state hashes %s, the folded one %s", tt.old, mustHash(t, loaded), mustHash(t, st))
+		if !bytes.Equal([]byte(ledgertest.StateHash(t, loaded)), []byte(ledgertest.StateHash(t, st))) {
+			t.Errorf("old=%v: the loaded state hashes %s, the folded one %s", tt.old, ledgertest.StateHash(t, loaded), ledgertest.StateHash(t, st))
 		}
 		store.Close()
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/internal/workload"
 	"github.com/sessionledger/ledger/projection"
@@ -57,7 +58,7 @@ func TestFullDiskDoesNotFailAppends(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := svc.View(t.Context(), "", projection.Position{}, func(st *projection.State) error {
-		if !bytes.Equal(mustDump(t, st), mustDump(t, want)) {
+		if !bytes.Equal(ledgertest.Dump(t, st), ledgertest.Dump(t, want)) {
 			t.Error("the state after failed commits is not the fold of the log")
 		}
 		return nil

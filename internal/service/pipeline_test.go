@@ -9,6 +9,7 @@ import (
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/internal/workload"
@@ -40,7 +41,7 @@ func sameAsRebuild(t *testing.T, svc *service.Service, log service.Log) {
 		t.Fatal(err)
 	}
 	_ = svc.View(t.Context(), "", projection.Position{}, func(st *projection.State) error {
-		if !bytes.Equal(mustDump(t, st), mustDump(t, want)) {
+		if !bytes.Equal(ledgertest.Dump(t, st), ledgertest.Dump(t, want)) {
 			t.Error("live state differs from a fold of the log")
 		}
 		return nil
