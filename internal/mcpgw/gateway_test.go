@@ -64,12 +64,18 @@ func runTestUpstream() {
 	s.AddTool(&mcp.Tool{Name: "secret", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return text("the secret"), nil
 	})
+	s.AddTool(&mcp.Tool{Name: "grow", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.AddTool(&mcp.Tool{Name: "grown", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("grown"), nil
+		})
+		return text("grew"), nil
+	})
 	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 }
 
 // testCatalogue is the ledger's catalogue of the test upstream "t" in
 // the claude-code dialect, plus a tool no upstream has.
-var testCatalogue = []string{"mcp__t__echo", "mcp__t__pid", "mcp__t__fail", "mcp__t__rpcerr", "mcp__t__die", "mcp__t__secret", "mcp__other__x"}
+var testCatalogue = []string{"mcp__t__echo", "mcp__t__pid", "mcp__t__fail", "mcp__t__rpcerr", "mcp__t__die", "mcp__t__secret", "mcp__t__grown", "mcp__other__x"}
 
 // policyDoc allows server t's tools and denies its secret (and, with
 // extra, more).
@@ -195,7 +201,7 @@ func ledgerListed(t *testing.T, f *fixture) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	upstream := map[string]bool{"echo": true, "pid": true, "fail": true, "rpcerr": true, "die": true, "secret": true}
+	upstream := map[string]bool{"echo": true, "pid": true, "fail": true, "rpcerr": true, "die": true, "secret": true, "grow": true}
 	var names []string
 	for _, n := range ts.Tools.Allowed {
 		rest, ok := strings.CutPrefix(n, "mcp__")
@@ -567,5 +573,40 @@ func TestSessionsAreIsolated(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestUpstreamListChanged: an upstream whose tool list changes tells the
+// gateway, which lists it again and tells its clients; the new tool is
+// shown when the ledger allows it (grown is in the catalogue, grow is not).
+func TestUpstreamListChanged(t *testing.T) {
+	f := start(t)
+	if got := listed(t, f.cs); slices.Contains(got, "t__grown") || slices.Contains(got, "t__grow") {
+		t.Fatalf("tools/list = %v", got)
+	}
+	before := f.changed.Load()
+	// grow is not in the catalogue: the ledger denies it. The upstream
+	// is made to grow by a direct call instead.
+	res, err := call(t, f.cs, "t__grow", nil)
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "catalogue:unknown") {
+		t.Fatalf("grow through the gateway = %v, %v", res, err)
+	}
+	u := f.gw.ups["t"]
+	if _, err := u.call(t.Context(), "grow", nil); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for f.changed.Load() == before {
+		if time.Now().After(deadline) {
+			t.Fatal("no list_changed within 10s of the upstream's")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := listed(t, f.cs); !slices.Contains(got, "t__grown") {
+		t.Fatalf("tools/list after the upstream grew = %v", got)
+	}
+	res, err = call(t, f.cs, "t__grown", nil)
+	if err != nil || res.IsError || resultText(res) != "grown" {
+		t.Fatalf("grown = %v, %v", res, err)
 	}
 }
