@@ -51,7 +51,12 @@
 //     JSON-RPC errors alike (TestUpstreamErrorsPassThrough). An upstream
 //     that dies or cannot be reached makes only the calls to it fail (a
 //     tool error naming it); a stdio upstream is restarted on its next
-//     use, with backoff (TestUpstreamCrashIsSurvived).
+//     use, with backoff (TestUpstreamCrashIsSurvived); an HTTP one is
+//     connected again on its next use (TestHTTPUpstreamFailureIsReported).
+//     An upstream's own list_changed makes the gateway list it again and
+//     resync every session (TestUpstreamListChanged).
+//   - MCP sessions of different ledger sessions never share a tool set
+//     (TestSessionsAreIsolated).
 //
 // # Decisions
 //
