@@ -610,3 +610,40 @@ func TestUpstreamListChanged(t *testing.T) {
 		t.Fatalf("grown = %v, %v", res, err)
 	}
 }
+
+// TestGrantChangesReachClients: a deny grant narrows the session at its
+// next turn, and revoking it widens it again at the turn after; each
+// reaches the client as list_changed and shows in the next tools/list.
+func TestGrantChangesReachClients(t *testing.T) {
+	f := start(t)
+	g := events.GrantData{Kind: events.GrantPermission, Agent: "*", Target: "*", Behavior: "deny", Rule: "mcp__t__echo"}
+	step := func(ev client.Event, turn int, wantEcho bool) {
+		t.Helper()
+		before := f.changed.Load()
+		if _, err := f.ops.Append(t.Context(), ev); err != nil {
+			t.Fatal(err)
+		}
+		f.turn(t, turn)
+		deadline := time.Now().Add(10 * time.Second)
+		for f.changed.Load() == before {
+			if time.Now().After(deadline) {
+				t.Fatalf("turn %d: no list_changed within 10s", turn)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		got := listed(t, f.cs)
+		if slices.Contains(got, "t__echo") != wantEcho {
+			t.Fatalf("turn %d: tools/list = %v, t__echo shown %v, want %v", turn, got, !wantEcho, wantEcho)
+		}
+		if l := ledgerListed(t, f); !slices.Equal(got, l) {
+			t.Fatalf("turn %d: tools/list = %v, the ledger's tool set maps to %v", turn, got, l)
+		}
+	}
+	listed(t, f.cs)
+	step(client.AddGrant(g), 2, false)
+	step(client.RevokeGrant(g), 3, true)
+	res, err := call(t, f.cs, "t__echo", map[string]any{"text": "back"})
+	if err != nil || res.IsError || resultText(res) != "echo: back" {
+		t.Fatalf("echo after the revocation = %v, %v", res, err)
+	}
+}
