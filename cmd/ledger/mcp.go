@@ -50,6 +50,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	start := fl.String("start", "", "start a session the ledger does not know (session.started with this `AGENT`, then turn.started 1)\ninstead of refusing it; without it the gateway only joins sessions the owner has started")
 	timeout := fl.Duration("timeout", 5*time.Second, "bound on each request to the ledger")
 	why := fl.String("why", "ledger why", "the `COMMAND` a denial tells to run to explain it, as words separated by spaces")
+	idle := fl.Duration("idle-timeout", mcpgw.DefaultIdleTimeout, "close an HTTP MCP session after this long without a request, and forget a ledger session with no MCP session as long")
 	verbose := fl.Bool("verbose", false, "log upstream and ledger trouble on standard error (always logged: upstream restarts)")
 	pos, err := parseFlags(fl, args)
 	if err != nil {
@@ -100,10 +101,11 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	defer nc.Close()
 	gw, err := mcpgw.New(cfg, mcpgw.Options{
-		Ledger: client.New(nc, client.Options{Owner: name, Timeout: *timeout}),
-		Start:  *start,
-		Why:    strings.Fields(*why),
-		Logger: logger,
+		Ledger:      client.New(nc, client.Options{Owner: name, Timeout: *timeout}),
+		Start:       *start,
+		Why:         strings.Fields(*why),
+		Logger:      logger,
+		IdleTimeout: *idle,
 	})
 	if err != nil {
 		return err

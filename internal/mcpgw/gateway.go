@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -32,7 +33,16 @@ type Options struct {
 	// Logger receives what goes wrong with upstreams and the ledger
 	// (default: discard).
 	Logger *slog.Logger
+	// IdleTimeout is how long an HTTP MCP session may go without a
+	// request before it is closed, and a ledger session may have no MCP
+	// session before the gateway forgets it (its watch ends; a later
+	// client joins it again); default 30 minutes. Stdio sessions are
+	// never idle.
+	IdleTimeout time.Duration
 }
+
+// DefaultIdleTimeout is Options.IdleTimeout's default.
+const DefaultIdleTimeout = 30 * time.Minute
 
 // Gateway is the MCP gateway: an MCP server to its clients, an MCP
 // client to the configured upstream servers, and an orchestrator of the
@@ -58,6 +68,9 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	if opts.Ledger == nil {
 		return nil, errors.New("mcpgw: no ledger client")
 	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
 	if len(opts.Why) == 0 {
 		opts.Why = []string{"ledger", "why"}
 	}
@@ -71,7 +84,48 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	for _, name := range g.order {
 		g.ups[name] = &upstream{name: name, cfg: cfg.Servers[name], life: ctx, log: log, onChange: g.upstreamChanged}
 	}
+	go g.janitor()
 	return g, nil
+}
+
+// janitor forgets, every tenth of IdleTimeout, the ledger sessions whose
+// server has had no MCP session for IdleTimeout (TestIdleSessionsAreForgotten).
+// A client that connects in the instant between the count and the removal
+// keeps the forgotten server: its tools/list still reads the ledger, but
+// no list_changed comes; it gets the new server when it reconnects.
+func (g *Gateway) janitor() {
+	tick := time.NewTicker(max(g.opts.IdleTimeout/10, time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-g.ctx.Done():
+			return
+		case now := <-tick.C:
+			g.evictIdle(now)
+		}
+	}
+}
+
+// evictIdle forgets the sessions idle for IdleTimeout at now.
+func (g *Gateway) evictIdle(now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for key, s := range g.sessions {
+		n := 0
+		for range s.srv.Sessions() {
+			n++
+		}
+		switch {
+		case n > 0:
+			s.idleSince = time.Time{}
+		case s.idleSince.IsZero():
+			s.idleSince = now
+		case now.Sub(s.idleSince) >= g.opts.IdleTimeout:
+			s.cancel()
+			delete(g.sessions, key)
+			g.log.Info("ledger session forgotten: no MCP session", "session", key, "idle", now.Sub(s.idleSince))
+		}
+	}
 }
 
 // Close stops every session's watch and every upstream.
@@ -141,7 +195,7 @@ func (g *Gateway) Handler(key events.SessionKey) http.Handler {
 			return nil
 		}
 		return g.server(k)
-	}, &mcp.StreamableHTTPOptions{Logger: g.log})
+	}, &mcp.StreamableHTTPOptions{Logger: g.log, SessionTimeout: g.opts.IdleTimeout})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if key == "" && g.cfg.Session.From == FromInitialize && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
 			body, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes))

@@ -37,6 +37,12 @@ type session struct {
 	g   *Gateway
 	key events.SessionKey
 	srv *mcp.Server
+	// ctx ends the session's watch when the gateway closes or evicts it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// idleSince is when the server was last seen with no MCP session
+	// (zero while it has one); guarded by g.mu.
+	idleSince time.Time
 
 	// joinMu serialises joining; mu guards the rest.
 	joinMu   sync.Mutex
@@ -51,6 +57,7 @@ type session struct {
 
 func newSession(g *Gateway, key events.SessionKey) *session {
 	s := &session{g: g, key: key, listed: map[string]*mcp.Tool{}}
+	s.ctx, s.cancel = context.WithCancel(g.ctx)
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "ledger-mcp", Version: "1"}, &mcp.ServerOptions{
 		Logger:       g.log,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
@@ -139,7 +146,7 @@ func (s *session) join(ctx context.Context) error {
 // gateway closes, resuming after the last delivered change when the feed
 // fails.
 func (s *session) watch(from uint64) {
-	ctx := s.g.ctx
+	ctx := s.ctx
 	backoff := minBackoff
 	for ctx.Err() == nil {
 		err := s.g.opts.Ledger.Watch(ctx, client.WatchOptions{Session: s.key, From: from}, func(c client.Change) error {

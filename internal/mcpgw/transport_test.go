@@ -190,3 +190,60 @@ func TestSessionFromInitialize(t *testing.T) {
 		t.Fatalf("a session naming no ledger session: %v, want a 400", err)
 	}
 }
+
+// TestIdleSessionsAreForgotten: a ledger session whose clients are all
+// gone is forgotten after IdleTimeout (its watch ends), one with a client
+// is kept, and a client that comes back joins it again, list_changed
+// included.
+func TestIdleSessionsAreForgotten(t *testing.T) {
+	f := start(t)
+	f.gw.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseConfig(fmt.Appendf(nil, `{"servers": {"t": {"command": [%q], "env": {%q: "1"}}}}`, exe, upstreamEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.gw, err = New(cfg, Options{Ledger: client.New(f.l.Connect(), client.Options{Owner: "gw"}), IdleTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.gw.Close)
+	cs := f.dial(t, f.key)
+	for range 15 {
+		listed(t, cs)
+		time.Sleep(60 * time.Millisecond)
+	}
+	if f.gw.session(f.key) == nil {
+		t.Fatal("a session with a client was forgotten")
+	}
+	cs.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for f.gw.session(f.key) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("a session with no client was not forgotten within 10s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cs = f.dial(t, f.key)
+	if got := listed(t, cs); !slices.Contains(got, "t__echo") {
+		t.Fatalf("tools/list after coming back = %v", got)
+	}
+	before := f.changed.Load()
+	if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code", Document: policyDoc("mcp__t__echo")})); err != nil {
+		t.Fatal(err)
+	}
+	f.turn(t, 2)
+	deadline = time.Now().Add(10 * time.Second)
+	for f.changed.Load() == before {
+		if time.Now().After(deadline) {
+			t.Fatal("no list_changed after coming back")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := listed(t, cs); slices.Contains(got, "t__echo") {
+		t.Fatalf("tools/list after the revocation = %v", got)
+	}
+}
