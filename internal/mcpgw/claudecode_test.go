@@ -2,6 +2,8 @@ package mcpgw
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"net"
 	"net/http"
 	"slices"
@@ -148,4 +150,83 @@ func noLongerAvailable(raw []byte) []string {
 	}
 	walk(v)
 	return out
+}
+
+// TestClaudeCodeCLIBareNames: with "expose": "bare" and the Claude Code
+// entry named as the upstream server ("t"), the names Claude Code shows
+// its model, and reports to its hooks, are the ledger's own: its MCP
+// tools are exactly the ledger's allowed tools of that server, no mapping
+// applied, and the PreToolUse hook names the call as the ledger recorded
+// it.
+func TestClaudeCodeCLIBareNames(t *testing.T) {
+	f := start(t)
+	f.gw.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseConfig(fmt.Appendf(nil, `{"servers": {"t": {"command": [%q], "env": {%q: "1"}}}, "expose": "bare"}`, exe, upstreamEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.gw, err = New(cfg, Options{Ledger: client.New(f.l.Connect(), client.Options{Owner: "gw"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.gw.Close)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: f.gw.Handler(f.key), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	mcpCfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": map[string]any{"type": "http", "url": "http://" + ln.Addr().String() + "/mcp"}}})
+	res := claudecodetest.Run(t.Context(), t, claudecodetest.Case{
+		Name:     "mcp gateway bare",
+		Settings: claudecodetest.Settings{Allow: []string{"mcp__t"}},
+		Scripts:  claudecodetest.Scripts{"main": {{{Tool: "mcp__t__echo", Input: map[string]any{"text": "bare"}, ID: "toolu_gw_bare"}}}},
+		Args:     []string{"--mcp-config", string(mcpCfg), "--strict-mcp-config"},
+		Timeout:  120 * time.Second,
+	})
+	if len(res.Requests) == 0 {
+		t.Fatalf("no request to the model (stderr: %s)", res.Stderr)
+	}
+	var pool []string
+	for _, n := range append(slices.Clone(res.Requests[0].Tools), res.Requests[0].Deferred...) {
+		if strings.HasPrefix(n, "mcp__") {
+			pool = append(pool, n)
+		}
+	}
+	slices.Sort(pool)
+	ts, err := f.orch.Tools(t.Context(), f.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := map[string]bool{"mcp__t__echo": true, "mcp__t__pid": true, "mcp__t__fail": true, "mcp__t__rpcerr": true, "mcp__t__die": true, "mcp__t__secret": true, "mcp__t__grow": true}
+	var want []string
+	for _, n := range ts.Tools.Allowed {
+		if upstream[n] {
+			want = append(want, n)
+		}
+	}
+	slices.Sort(want)
+	if !slices.Equal(pool, want) || len(pool) == 0 {
+		t.Fatalf("Claude Code's MCP tools = %v, the ledger's = %v", pool, want)
+	}
+	c := res.Call("toolu_gw_bare")
+	if c == nil || c.Result == nil || c.Result.IsError || !strings.Contains(c.Result.Content, "echo: bare") || !c.PreToolUse {
+		t.Fatalf("echo = %+v", c)
+	}
+	hooked := ""
+	for _, h := range res.Hooks {
+		if h["hook_event_name"] == "PreToolUse" && h["tool_use_id"] == "toolu_gw_bare" {
+			hooked, _ = h["tool_name"].(string)
+		}
+	}
+	checked := records(t, f, events.ToolChecked)
+	var d events.CheckedData
+	if len(checked) != 1 || json.Unmarshal(checked[0].Data, &d) != nil || d.Tool != hooked || hooked != "mcp__t__echo" {
+		t.Fatalf("the hook saw %q, the ledger recorded %+v", hooked, checked)
+	}
 }
