@@ -3,9 +3,9 @@ package mcpgw
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
