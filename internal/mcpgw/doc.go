@@ -41,7 +41,7 @@
 //     answer) is a tool error carrying the reason code, the rule, the
 //     record and the shell-quoted 'ledger why' command, in its text and in
 //     its _meta DenialMeta (TestDeniedCallIsRefusedAndRecorded,
-//     TestAllowedCallIsRecordedAndForwarded). When the ledger cannot
+//     TestAskIsRefused, TestAllowedCallIsRecordedAndForwarded). When the ledger cannot
 //     decide, the call is refused (fail closed).
 //   - The gateway follows each session's Watch feed (not polling); a
 //     turn whose tool set changes what the session is shown makes the

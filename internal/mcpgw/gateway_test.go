@@ -647,3 +647,28 @@ func TestGrantChangesReachClients(t *testing.T) {
 		t.Fatalf("echo after the revocation = %v, %v", res, err)
 	}
 }
+
+// TestAskIsRefused: a call the policy would ask about (claude-code) is
+// refused, since the gateway cannot ask anyone, and says so; the tool is
+// still listed (an ask tool is in the session's tool set).
+func TestAskIsRefused(t *testing.T) {
+	f := start(t)
+	doc, _ := json.Marshal(map[string]any{"permissions": map[string]any{"allow": []string{"mcp__t"}, "ask": []string{"mcp__t__pid"}}})
+	if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code", Document: doc})); err != nil {
+		t.Fatal(err)
+	}
+	f.turn(t, 2)
+	if got := listed(t, f.cs); !slices.Contains(got, "t__pid") {
+		t.Fatalf("tools/list = %v, want t__pid in it", got)
+	}
+	res, err := call(t, f.cs, "t__pid", nil)
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "asks for approval, which the gateway cannot give") {
+		t.Fatalf("pid = %v %q, %v", res != nil && res.IsError, resultText(res), err)
+	}
+	if m, _ := res.Meta[DenialMeta].(map[string]any); m["decision"] != "ask" {
+		t.Fatalf("denial meta = %v", res.Meta)
+	}
+	if eff := records(t, f, events.EffectStarted); len(eff) != 0 {
+		t.Fatalf("an asked call recorded an effect: %v", eff)
+	}
+}
