@@ -41,12 +41,14 @@
 //     answer) is a tool error carrying the reason code, the rule, the
 //     record and the shell-quoted 'ledger why' command, in its text and in
 //     its _meta DenialMeta (TestDeniedCallIsRefusedAndRecorded,
-//     TestAskIsRefused, TestAllowedCallIsRecordedAndForwarded). When the ledger cannot
-//     decide, the call is refused (fail closed).
+//     TestAskIsRefused, TestAllowedCallIsRecordedAndForwarded). When the
+//     ledger cannot decide, the call is refused (fail closed;
+//     TestUnknownSessionFailsClosed).
 //   - The gateway follows each session's Watch feed (not polling); a
 //     turn whose tool set changes what the session is shown makes the
 //     gateway send notifications/tools/list_changed
-//     (TestRevocationSendsListChanged).
+//     (TestRevocationSendsListChanged, TestGrantChangesReachClients; the
+//     real Claude Code CLI: TestClaudeCodeCLI).
 //   - What an upstream answers passes through unchanged, tool errors and
 //     JSON-RPC errors alike (TestUpstreamErrorsPassThrough). An upstream
 //     that dies or cannot be reached makes only the calls to it fail (a
