@@ -104,7 +104,7 @@ func start(t *testing.T) *fixture {
 }
 
 // startWith is start on a ledger run with o.
-func startWith(t *testing.T, o apitest.Options) *fixture {
+func startWith(t testing.TB, o apitest.Options) *fixture {
 	t.Helper()
 	f := &fixture{l: apitest.Start(t, o), key: "s1"}
 	ctx := t.Context()
@@ -137,7 +137,7 @@ func startWith(t *testing.T, o apitest.Options) *fixture {
 
 // dial connects a Go SDK client to the gateway over HTTP on loopback as
 // ledger session key.
-func (f *fixture) dial(t *testing.T, key events.SessionKey) *mcp.ClientSession {
+func (f *fixture) dial(t testing.TB, key events.SessionKey) *mcp.ClientSession {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -169,7 +169,7 @@ func (h headerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func (f *fixture) turn(t *testing.T, n int) {
+func (f *fixture) turn(t testing.TB, n int) {
 	t.Helper()
 	if _, err := f.orch.Append(t.Context(), client.Turn(f.key, events.TurnData{Turn: n})); err != nil {
 		t.Fatal(err)
