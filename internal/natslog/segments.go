@@ -130,7 +130,9 @@ func (l *Log) segments() []*segment {
 // loadSegment finds segment n.
 func (l *Log) loadSegment(ctx context.Context, n int) (*segment, *jetstream.StreamInfo, error) {
 	name := SegmentName(l.cfg.Name, n)
-	st, err := l.js.Stream(ctx, name)
+	sctx, cancel := context.WithTimeout(ctx, l.Timeout) // bounded as head's info is
+	defer cancel()
+	st, err := l.js.Stream(sctx, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -173,7 +175,13 @@ func (l *Log) head(ctx context.Context) (uint64, []*segment, error) {
 	segs := l.segments()
 	for {
 		last := segs[len(segs)-1]
-		info, err := last.stream.Info(ctx)
+		// Bounded whatever ctx is: a stream info request lost while a
+		// cluster elects a stream leader is never answered, and a caller
+		// without a deadline would wait for it forever (every read of the
+		// log has a deadline; faulttest.TestClusterLeaderFailover).
+		ictx, cancel := context.WithTimeout(ctx, l.Timeout)
+		info, err := last.stream.Info(ictx)
+		cancel()
 		if err != nil {
 			return 0, nil, fmt.Errorf("natslog: stream info: %w", err)
 		}
