@@ -241,12 +241,14 @@ func TestDirectReaderPermissions(t *testing.T) {
 		t.Cleanup(nc.Close)
 		return nc
 	}
-	cfg := natslog.StreamConfig{RollSubjects: 50}
+	// Segments of more than smallRead records, so that a read of one
+	// without DirectReads takes a consumer.
+	cfg := natslog.StreamConfig{RollSubjects: 100}
 	writer := open(t, connect("ledger", "w", nil), cfg)
 	const n = 230
 	appendN(t, writer, 0, n)
-	if segs := checkChain(t, writer); len(segs) != 5 {
-		t.Fatalf("%d segments, want 5", len(segs))
+	if segs := checkChain(t, writer); len(segs) != 3 {
+		t.Fatalf("%d segments, want 3", len(segs))
 	}
 	want := readAll(t, writer, 1, []string{id(1), id(120), id(n)})
 
@@ -254,7 +256,7 @@ func TestDirectReaderPermissions(t *testing.T) {
 	auditor := connect("auditor", "a", &denied)
 	// Other settings than the log's: a writer's Open would update the
 	// live segment.
-	reader := open(t, auditor, natslog.StreamConfig{RollSubjects: 50, MaxMsgs: 10_000, DirectReads: true})
+	reader := open(t, auditor, natslog.StreamConfig{RollSubjects: 100, MaxMsgs: 10_000, DirectReads: true})
 	if differs, err := writer.LiveDiffers(t.Context()); err != nil || differs {
 		t.Fatalf("the live segment's settings changed: %v %v", differs, err)
 	}

@@ -43,12 +43,22 @@ type source interface {
 // openSource opens the source the log reads seg with from stream sequence
 // start. end, when not 0, is the last stream sequence the caller reads: a
 // direct read asks for no more (an ordered consumer pulls 512 regardless).
+//
+// A read of at most smallRead records is direct whatever DirectReads says:
+// one batch costs a round trip where a consumer costs its creation and
+// deletion too (the served watch reads the few records after the last one
+// it answered, at every wake). Both sources deliver the same records
+// (TestDirectReadsMatchConsumers).
 func (l *Log) openSource(ctx context.Context, seg *segment, start, end uint64) (source, error) {
-	if l.cfg.DirectReads {
+	if l.cfg.DirectReads || end != 0 && end >= start && end-start < smallRead {
 		return l.openDirect(seg, start, end)
 	}
 	return openConsumer(ctx, seg, start)
 }
+
+// smallRead is the most records a read takes with a direct batch however
+// the log is configured.
+const smallRead = 64
 
 // consumerSource reads a segment with an ordered consumer, which it
 // deletes when closed (dropConsumer).
