@@ -2,10 +2,6 @@ package mcpgw
 
 import (
 	"encoding/json"
-	"fmt"
-	"net"
-	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -27,15 +23,9 @@ import (
 // CI=true.
 func TestClaudeCodeCLI(t *testing.T) {
 	f := start(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: f.gw.Handler(""), ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+	addr := serveHTTP(t, f.gw.Handler(""))
 	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"ledger": map[string]any{
-		"type": "http", "url": "http://" + ln.Addr().String() + "/mcp", "headers": map[string]string{DefaultHeader: string(f.key)}}}})
+		"type": "http", "url": "http://" + addr + "/mcp", "headers": map[string]string{DefaultHeader: string(f.key)}}}})
 	const prefix = "mcp__ledger__"
 	mcpPool := func(q claudecodetest.Request) []string {
 		var out []string
@@ -160,28 +150,9 @@ func noLongerAvailable(raw []byte) []string {
 // it.
 func TestClaudeCodeCLIBareNames(t *testing.T) {
 	f := start(t)
-	f.gw.Close()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := ParseConfig(fmt.Appendf(nil, `{"servers": {"t": {"command": [%q], "env": {%q: "1"}}}, "expose": "bare"}`, exe, upstreamEnv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.gw, err = New(cfg, Options{Ledger: client.New(f.l.Connect(), client.Options{Owner: "gw"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.gw.Close)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: f.gw.Handler(f.key), ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	mcpCfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": map[string]any{"type": "http", "url": "http://" + ln.Addr().String() + "/mcp"}}})
+	f.gateway(t, testUpstream(t, `, "expose": "bare"`), Options{})
+	addr := serveHTTP(t, f.gw.Handler(f.key))
+	mcpCfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": map[string]any{"type": "http", "url": "http://" + addr + "/mcp"}}})
 	res := claudecodetest.Run(t.Context(), t, claudecodetest.Case{
 		Name:     "mcp gateway bare",
 		Settings: claudecodetest.Settings{Allow: []string{"mcp__t"}},

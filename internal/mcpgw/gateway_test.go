@@ -117,42 +117,69 @@ func startWith(t testing.TB, o apitest.Options) *fixture {
 		t.Fatal(err)
 	}
 	f.turn(t, 1)
+	f.gateway(t, testUpstream(t, ""), Options{})
+	f.cs = f.dial(t, f.key)
+	return f
+}
+
+// gateway makes f's gateway one on the config doc with opts, whose
+// Ledger, when nil, is a client of the orchestrator gw; a gateway f had
+// is closed.
+func (f *fixture) gateway(t testing.TB, doc []byte, opts Options) {
+	t.Helper()
+	cfg, err := ParseConfig(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Ledger == nil {
+		opts.Ledger = client.New(f.l.Connect(), client.Options{Owner: "gw"})
+	}
+	if f.gw != nil {
+		f.gw.Close()
+	}
+	if f.gw, err = New(cfg, opts); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.gw.Close)
+}
+
+// testUpstream is the config doc of the test binary's own upstream as
+// server t, with more top-level members after it (",\"expose\": ...").
+func testUpstream(t testing.TB, more string) []byte {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := ParseConfig(fmt.Appendf(nil, `{"servers": {"t": {"command": [%q], "env": {%q: "1"}}}}`, exe, upstreamEnv))
+	return fmt.Appendf(nil, `{"servers": {"t": {"command": [%q], "env": {%q: "1"}}}%s}`, exe, upstreamEnv, more)
+}
+
+// serveHTTP serves h on a loopback port until the test ends and returns
+// the port's address.
+func serveHTTP(t testing.TB, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	gwc := client.New(f.l.Connect(), client.Options{Owner: "gw"})
-	f.gw, err = New(cfg, Options{Ledger: gwc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.gw.Close)
-	f.cs = f.dial(t, f.key)
-	return f
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
 }
 
 // dial connects a Go SDK client to the gateway over HTTP on loopback as
 // ledger session key.
 func (f *fixture) dial(t testing.TB, key events.SessionKey) *mcp.ClientSession {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: f.gw.Handler(""), ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+	addr := serveHTTP(t, f.gw.Handler(""))
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { f.changed.Add(1) },
 	})
 	hc := &http.Client{Transport: headerRT{key: string(key)}, Timeout: 30 * time.Second}
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,19 +511,7 @@ func errorsAs(err error, target any) bool { return err != nil && errors.As(err, 
 // ledger's names all the same.
 func TestBareNames(t *testing.T) {
 	f := start(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := ParseConfig(fmt.Appendf(nil, `{"servers": {"t": {"command": [%q], "env": {%q: "1"}}}, "expose": "bare"}`, exe, upstreamEnv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.gw, err = New(cfg, Options{Ledger: client.New(f.l.Connect(), client.Options{Owner: "gw"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.gw.Close)
+	f.gateway(t, testUpstream(t, `, "expose": "bare"`), Options{})
 	cs := f.dial(t, f.key)
 	if got, want := listed(t, cs), []string{"die", "echo", "fail", "pid", "rpcerr"}; !slices.Equal(got, want) {
 		t.Fatalf("tools/list = %v, want %v", got, want)

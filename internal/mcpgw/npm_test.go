@@ -126,15 +126,7 @@ func realFixture(t *testing.T, dialect, server string, command []string, key eve
 	}
 	f.turn(t, 1)
 	cfgJSON, _ := json.Marshal(map[string]any{"servers": map[string]any{server: map[string]any{"command": command}}})
-	cfg, err := ParseConfig(cfgJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.gw, err = New(cfg, Options{Ledger: client.New(f.l.Connect(), client.Options{Owner: "gw"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.gw.Close)
+	f.gateway(t, cfgJSON, Options{})
 	f.cs = f.dial(t, key)
 	return f, upstream
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -44,20 +43,12 @@ func httpUpstream(t *testing.T, addr string) (string, func()) {
 func TestHTTPUpstreamFailureIsReported(t *testing.T) {
 	f := start(t)
 	addr, stop := httpUpstream(t, "127.0.0.1:0")
-	cfg, err := ParseConfig(fmt.Appendf(nil, `{"servers": {"web": {"url": "http://%s/mcp"}}}`, addr))
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code",
 		Document: json.RawMessage(`{"permissions": {"allow": ["mcp__web"]}}`), Catalogue: []string{"mcp__web__hello"}})); err != nil {
 		t.Fatal(err)
 	}
 	f.turn(t, 2)
-	f.gw, err = New(cfg, Options{Ledger: client.New(f.l.Connect(), client.Options{Owner: "gw"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.gw.Close)
+	f.gateway(t, fmt.Appendf(nil, `{"servers": {"web": {"url": "http://%s/mcp"}}}`, addr), Options{})
 	cs := f.dial(t, f.key)
 	if got := listed(t, cs); !slices.Equal(got, []string{"web__hello"}) {
 		t.Fatalf("tools/list = %v", got)
@@ -138,26 +129,8 @@ func TestServeStdio(t *testing.T) {
 // (SessionMeta); one that names none is refused.
 func TestSessionFromInitialize(t *testing.T) {
 	f := start(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := ParseConfig(fmt.Appendf(nil, `{"servers": {"t": {"command": [%q], "env": {%q: "1"}}}, "session": {"from": "initialize"}}`, exe, upstreamEnv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.gw, err = New(cfg, Options{Ledger: client.New(f.l.Connect(), client.Options{Owner: "gw"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.gw.Close)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: f.gw.Handler(""), ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+	f.gateway(t, testUpstream(t, `, "session": {"from": "initialize"}`), Options{})
+	addr := serveHTTP(t, f.gw.Handler(""))
 	connect := func(key string) (*mcp.ClientSession, error) {
 		c := mcp.NewClient(&mcp.Implementation{Name: "init-client", Version: "1"}, nil)
 		if key != "" {
@@ -172,7 +145,7 @@ func TestSessionFromInitialize(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
-		return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp", MaxRetries: -1},
+		return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", MaxRetries: -1},
 			&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	}
 	cs, err := connect(string(f.key))
@@ -197,20 +170,7 @@ func TestSessionFromInitialize(t *testing.T) {
 // included.
 func TestIdleSessionsAreForgotten(t *testing.T) {
 	f := start(t)
-	f.gw.Close()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := ParseConfig(fmt.Appendf(nil, `{"servers": {"t": {"command": [%q], "env": {%q: "1"}}}}`, exe, upstreamEnv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.gw, err = New(cfg, Options{Ledger: client.New(f.l.Connect(), client.Options{Owner: "gw"}), IdleTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.gw.Close)
+	f.gateway(t, testUpstream(t, ""), Options{IdleTimeout: 300 * time.Millisecond})
 	cs := f.dial(t, f.key)
 	for range 15 {
 		listed(t, cs)
