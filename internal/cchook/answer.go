@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -65,20 +64,7 @@ func WhyCommand(prefix []string, key events.SessionKey, tool string, input json.
 // reading the transcript): the tool, the session, the reason code, the rule
 // and the record that introduced it, and the command that explains it all.
 func DenialReason(key events.SessionKey, tool string, r envelope.Reason, why string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "The session policy ledger denied %s for session %s: %s", tool, key, r.Code)
-	var detail []string
-	if r.Rule != "" {
-		detail = append(detail, "rule "+r.Rule)
-	}
-	if r.Record != nil {
-		detail = append(detail, fmt.Sprintf("from %s at sequence %d", r.Record.Type, r.Record.Seq))
-	}
-	if len(detail) > 0 {
-		b.WriteString(" (" + strings.Join(detail, ", ") + ")")
-	}
-	b.WriteString(". Explain it with: " + why)
-	return b.String()
+	return envelope.DenialText(key, tool, r, why)
 }
 
 // RefusalReason is what the model is told when the ledger could not decide

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -340,23 +339,10 @@ func (s *session) whyCommand(tool string, seq uint64) string {
 // session, the decision and reason code, the rule and the record that
 // introduced it, and the command that explains it all.
 func denialText(key events.SessionKey, tool string, d envelope.Decision, r envelope.Reason, why string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "The session policy ledger denied %s for session %s: %s", tool, key, r.Code)
-	var detail []string
 	if d == envelope.Ask {
-		detail = append(detail, "the policy asks for approval, which the gateway cannot give")
+		return envelope.DenialText(key, tool, r, why, "the policy asks for approval, which the gateway cannot give")
 	}
-	if r.Rule != "" {
-		detail = append(detail, "rule "+r.Rule)
-	}
-	if r.Record != nil {
-		detail = append(detail, fmt.Sprintf("from %s at sequence %d", r.Record.Type, r.Record.Seq))
-	}
-	if len(detail) > 0 {
-		b.WriteString(" (" + strings.Join(detail, ", ") + ")")
-	}
-	b.WriteString(". Explain it with: " + why)
-	return b.String()
+	return envelope.DenialText(key, tool, r, why)
 }
 
 func denialMeta(key events.SessionKey, tool string, d envelope.Decision, r envelope.Reason, seq uint64, why string) mcp.Meta {
