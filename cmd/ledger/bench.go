@@ -27,13 +27,15 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		"subjects, in one stream and rolled (see docs/rolling-streams.md), and Claude Code's hooks (a PreToolUse through\n"+
 		"the slim ledger-hook and 'ledger hook claude-code' processes against a no-op hook process, and through\n"+
 		"'serve --hooks' against a raw HTTP server; the slim binary is built with go build when go is on PATH,\n"+
-		"else taken from beside this binary). Prints a table with each ratio and target. The full run\n"+
+		"else taken from beside this binary), and the MCP gateway ('ledger mcp': a tools/call and a tools/list\n"+
+		"through it against the same request straight to an in-process upstream, one client session and 64).\n"+
+		"Prints a table with each ratio and target. The full run\n"+
 		"grows a log of a million records and takes several minutes; --quick takes about a minute.", stderr)
 	quick := fl.Bool("quick", false, "a short run (about a minute) with small sizes")
 	dir := fl.String("dir", "", "where the servers and projections live (default: a new temp dir, removed afterwards)")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	maxRecords := fl.Uint64("max-records", 0, "cap the log the scale section grows (default: a million records in the full run)")
-	only := fl.String("only", "", "run only these sections, comma-separated: append, queries, scale, subjects, hooks (default: all)")
+	only := fl.String("only", "", "run only these sections, comma-separated: append, queries, scale, subjects, hooks, mcp (default: all)")
 	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run to this file (for 'go tool pprof')")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)

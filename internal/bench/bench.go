@@ -34,7 +34,7 @@ type Config struct {
 	// run grows it to a million records).
 	MaxRecords uint64
 	// Only, when set, names the sections to run (append, queries, scale,
-	// subjects, hooks).
+	// subjects, hooks, mcp).
 	Only []string
 }
 
@@ -86,10 +86,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{"scale", "scale and rebuild", scaleBench},
 		{"subjects", "restart past a million subjects", subjectsBench},
 		{"hooks", "Claude Code's hooks", hooksBench},
+		{"mcp", "the MCP gateway", mcpBench},
 	}
 	for _, name := range cfg.Only {
 		if !slices.ContainsFunc(steps, func(s step) bool { return s.section == name }) {
-			return rep, fmt.Errorf("bench: no section %q; the sections are append, queries, scale, subjects and hooks", name)
+			return rep, fmt.Errorf("bench: no section %q; the sections are append, queries, scale, subjects, hooks and mcp", name)
 		}
 	}
 	for _, s := range steps {

@@ -1,0 +1,443 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"runtime/pprof"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/nats-io/nats.go"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/mcpgw"
+	"github.com/sessionledger/ledger/internal/natslog"
+)
+
+// The upstream the mcp section measures: server "echo" with one tool,
+// "echo", which the gateway exposes as "echo__echo" and the ledger
+// (claude-code dialect) knows as "mcp__echo__echo".
+const (
+	mcpServer     = "echo"
+	mcpTool       = "echo"
+	mcpExposed    = mcpServer + "__" + mcpTool
+	mcpLedgerName = "mcp__" + mcpServer + "__" + mcpTool
+	// mcpOwner is the gateway's orchestrator (the Owner of its client).
+	mcpOwner = "mcp-bench"
+	// mcpSessions is how many client sessions the throughput rows run at
+	// once.
+	mcpSessions = 64
+)
+
+// mcpBench measures 'ledger mcp' (internal/mcpgw) against the same MCP
+// requests sent straight to the upstream server. The upstream is a Go SDK
+// MCP server in this process with one trivial tool (echo) served over
+// streamable HTTP on loopback; the Go SDK client reaches it the same way
+// directly, and reaches the gateway (mcpgw.Gateway.Handler on its own
+// loopback HTTP server) the same way too, the gateway being configured
+// with the upstream's URL as `ledger mcp --config` would be. The gateway
+// talks to the bench's embedded ledger over NATS on loopback TCP, as a
+// `ledger mcp` process does to `ledger serve`, with fsync on every write
+// (serve's default): every call through it is a recorded check
+// (tool.checked) and an effect (tool.effect_started), both durable
+// before it is forwarded. Gateway and direct requests alternate one by
+// one (the throughput rounds alternate), so drift cancels. One more row
+// runs the calls against a ledger that fsyncs every second.
+//
+// The goroutines of each part carry a pprof label "mcp" (client-direct,
+// client-gateway, upstream, gateway, ledger), by which a --cpuprofile can
+// be read (`go tool pprof -tagfocus mcp=gateway`); the embedded NATS
+// server's own goroutines carry its labels instead.
+func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
+	calls, lists, perSession, rounds := 2000, 2000, 30, 3
+	if cfg.Quick {
+		calls, lists, perSession, rounds = 200, 200, 4, 2
+	}
+	d := dir(cfg, "mcp")
+	up, err := startEchoUpstream()
+	if err != nil {
+		return err
+	}
+	defer up.close()
+	g, err := startMCPGateway(ctx, natslog.EmbeddedConfig{Dir: filepath.Join(d, "fsync", "nats"), Listen: "127.0.0.1:-1"}, filepath.Join(d, "fsync"), up.url, mcpSessions)
+	if err != nil {
+		return err
+	}
+	defer g.close()
+	direct, err := dialMCP(ctx, up.url, "", "direct")
+	if err != nil {
+		return fmt.Errorf("the upstream: %w", err)
+	}
+	defer direct.Close()
+	via, err := dialMCP(ctx, g.url, mcpKey(0), "gateway")
+	if err != nil {
+		return fmt.Errorf("the gateway: %w", err)
+	}
+	defer via.Close()
+
+	cfg.logf("bench: mcp: %d calls and %d lists each way, %d client sessions × %d calls × %d rounds each way", calls, lists, mcpSessions, perSession, rounds)
+	viaCall, directCall, err := mcpCallRuns(ctx, via, direct, calls)
+	if err != nil {
+		return err
+	}
+	const how = "Go SDK client, loopback streamable HTTP to the gateway and straight to the same in-process Go SDK upstream (an echo tool); the gateway reaches that upstream over loopback HTTP and the ledger over NATS on loopback TCP; fsync on every write; interleaved"
+	row := ratioRow("mcp", "tools/call through the gateway (check, record, forward): p50", quantile(viaCall, 0.5), quantile(directCall, 0.5), "µs", "≤ 1.3x straight to the upstream", func(r float64) bool { return r <= 1.3 })
+	row.Note = how
+	rep.add(row)
+	rep.add(ratioRow("mcp", "tools/call through the gateway (check, record, forward): p99", quantile(viaCall, 0.99), quantile(directCall, 0.99), "µs", "", nil))
+
+	var viaList, directList []time.Duration
+	for i := 0; i < lists; i++ {
+		dd, err := listTools(ctx, direct, mcpTool)
+		if err != nil {
+			return fmt.Errorf("tools/list straight to the upstream: %w", err)
+		}
+		directList = append(directList, dd)
+		if dd, err = listTools(ctx, via, mcpExposed); err != nil {
+			return fmt.Errorf("tools/list through the gateway: %w", err)
+		}
+		viaList = append(viaList, dd)
+	}
+	row = ratioRow("mcp", "tools/list through the gateway: p50", quantile(viaList, 0.5), quantile(directList, 0.5), "µs", "≤ 1.2x straight to the upstream", func(r float64) bool { return r <= 1.2 })
+	row.Note = "the gateway reads the session's tool set at the ledger's head (no append) and answers from the upstream's tool list it keeps; the direct list is the upstream's own answer"
+	rep.add(row)
+	rep.add(ratioRow("mcp", "tools/list through the gateway: p99", quantile(viaList, 0.99), quantile(directList, 0.99), "µs", "", nil))
+
+	viaRate, directRate, err := mcpThroughput(ctx, cfg, up.url, g.url, perSession, rounds)
+	if err != nil {
+		return err
+	}
+	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions: throughput", mcpSessions), viaRate, directRate, "calls/s", "≥ 0.7x straight to the upstream", func(r float64) bool { return r >= 0.7 })
+	row.Note = fmt.Sprintf("%d MCP client sessions each way, one ledger session each through the gateway, %d calls each a round, %d rounds alternating; fsync on every write", mcpSessions, perSession, rounds)
+	rep.add(row)
+
+	// The same calls against a ledger that fsyncs every second (serve
+	// --sync-interval 1s): how much of the call row is the two durable
+	// appends. The first ledger and gateway (and the watches of its 64
+	// sessions) are stopped first.
+	g.close()
+	gi, err := startMCPGateway(ctx, natslog.EmbeddedConfig{Dir: filepath.Join(d, "interval", "nats"), Listen: "127.0.0.1:-1", SyncInterval: time.Second}, filepath.Join(d, "interval"), up.url, 1)
+	if err != nil {
+		return err
+	}
+	defer gi.close()
+	ivia, err := dialMCP(ctx, gi.url, mcpKey(0), "gateway")
+	if err != nil {
+		return fmt.Errorf("the gateway (--sync-interval): %w", err)
+	}
+	defer ivia.Close()
+	viaCall, directCall, err = mcpCallRuns(ctx, ivia, direct, calls)
+	if err != nil {
+		return fmt.Errorf("--sync-interval: %w", err)
+	}
+	row = ratioRow("mcp", "tools/call through the gateway, --sync-interval 1s: p50", quantile(viaCall, 0.5), quantile(directCall, 0.5), "µs", "", nil)
+	row.Note = "the ledger fsyncs every second rather than the check and the effect each"
+	rep.add(row)
+	return nil
+}
+
+// mcpCallRuns makes n echo calls through the gateway session via and as
+// many straight to the upstream session direct, in turn, after a few of
+// each unmeasured, and returns the round trips of each.
+func mcpCallRuns(ctx context.Context, via, direct *mcp.ClientSession, n int) (viaCall, directCall []time.Duration, err error) {
+	for i := 0; i < 10; i++ {
+		if _, err := callEcho(ctx, direct, mcpTool); err != nil {
+			return nil, nil, fmt.Errorf("tools/call straight to the upstream: %w", err)
+		}
+		if _, err := callEcho(ctx, via, mcpExposed); err != nil {
+			return nil, nil, fmt.Errorf("tools/call through the gateway: %w", err)
+		}
+	}
+	for i := 0; i < n; i++ {
+		var d time.Duration
+		labelled("client-direct", func() { d, err = callEcho(ctx, direct, mcpTool) })
+		if err != nil {
+			return nil, nil, fmt.Errorf("tools/call straight to the upstream: %w", err)
+		}
+		directCall = append(directCall, d)
+		labelled("client-gateway", func() { d, err = callEcho(ctx, via, mcpExposed) })
+		if err != nil {
+			return nil, nil, fmt.Errorf("tools/call through the gateway: %w", err)
+		}
+		viaCall = append(viaCall, d)
+	}
+	return viaCall, directCall, nil
+}
+
+// mcpThroughput connects mcpSessions client sessions straight to the
+// upstream and as many to the gateway (one ledger session each), and
+// returns the calls per second of each way over rounds rounds of
+// perSession calls on every session at once, the two ways alternating
+// (and taking turns at going first).
+func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL string, perSession, rounds int) (via, direct float64, err error) {
+	var directs, vias []*mcp.ClientSession
+	defer func() {
+		for _, cs := range append(directs, vias...) {
+			cs.Close()
+		}
+	}()
+	for i := 0; i < mcpSessions; i++ {
+		cs, err := dialMCP(ctx, upURL, "", "direct")
+		if err != nil {
+			return 0, 0, fmt.Errorf("the upstream: %w", err)
+		}
+		directs = append(directs, cs)
+		if cs, err = dialMCP(ctx, gwURL, mcpKey(i), "gateway"); err != nil {
+			return 0, 0, fmt.Errorf("the gateway: %w", err)
+		}
+		vias = append(vias, cs)
+	}
+	// One call on every session first: the gateway joins each ledger
+	// session at its first request.
+	if _, err := burst(ctx, directs, mcpTool, "client-direct", 1); err != nil {
+		return 0, 0, fmt.Errorf("straight to the upstream: %w", err)
+	}
+	if _, err := burst(ctx, vias, mcpExposed, "client-gateway", 1); err != nil {
+		return 0, 0, fmt.Errorf("through the gateway: %w", err)
+	}
+	var viaTook, directTook time.Duration
+	for r := 0; r < rounds; r++ {
+		for k := 0; k < 2; k++ {
+			if (r+k)%2 == 0 {
+				d, err := burst(ctx, directs, mcpTool, "client-direct", perSession)
+				if err != nil {
+					return 0, 0, fmt.Errorf("straight to the upstream: %w", err)
+				}
+				directTook += d
+			} else {
+				d, err := burst(ctx, vias, mcpExposed, "client-gateway", perSession)
+				if err != nil {
+					return 0, 0, fmt.Errorf("through the gateway: %w", err)
+				}
+				viaTook += d
+			}
+		}
+	}
+	total := float64(mcpSessions * perSession * rounds)
+	cfg.logf("bench: mcp: %d sessions: gateway %v, direct %v for %.0f calls each", mcpSessions, viaTook.Round(time.Millisecond), directTook.Round(time.Millisecond), total)
+	return total / viaTook.Seconds(), total / directTook.Seconds(), nil
+}
+
+// burst makes n calls of tool on every session at once, one goroutine a
+// session (labelled way), and returns how long they all took.
+func burst(ctx context.Context, sessions []*mcp.ClientSession, tool, way string, n int) (time.Duration, error) {
+	var wg sync.WaitGroup
+	errs := make([]error, len(sessions))
+	start := time.Now()
+	for i, cs := range sessions {
+		wg.Go(func() {
+			labelled(way, func() {
+				for j := 0; j < n && errs[i] == nil; j++ {
+					_, errs[i] = callEcho(ctx, cs, tool)
+				}
+			})
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	for _, err := range errs {
+		if err != nil {
+			return 0, err
+		}
+	}
+	return took, nil
+}
+
+// callEcho calls the echo tool as name on cs and times it; the answer
+// must be the echo's.
+func callEcho(ctx context.Context, cs *mcp.ClientSession, name string) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"text": "x"}})
+	d := time.Since(start)
+	if err != nil {
+		return 0, err
+	}
+	if t, ok := firstText(res); res.IsError || !ok || t != "echo: x" {
+		return 0, fmt.Errorf("%s answered %q (isError %v)", name, t, res.IsError)
+	}
+	return d, nil
+}
+
+func firstText(res *mcp.CallToolResult) (string, bool) {
+	if len(res.Content) == 0 {
+		return "", false
+	}
+	t, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		return "", false
+	}
+	return t.Text, true
+}
+
+// listTools lists cs's tools and times it; the list must be the one
+// tool, named want.
+func listTools(ctx context.Context, cs *mcp.ClientSession, want string) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := cs.ListTools(ctx, nil)
+	d := time.Since(start)
+	if err != nil {
+		return 0, err
+	}
+	if len(res.Tools) != 1 || res.Tools[0].Name != want {
+		return 0, fmt.Errorf("listed %d tools, want %s alone", len(res.Tools), want)
+	}
+	return d, nil
+}
+
+// mcpKey is the ledger session of the i-th gateway client.
+func mcpKey(i int) events.SessionKey { return events.SessionKey(fmt.Sprintf("mcp-bench-%02d", i)) }
+
+// labelled runs f with its goroutine, and every goroutine it starts,
+// labelled mcp=part for the CPU profile.
+func labelled(part string, f func()) {
+	pprof.Do(context.Background(), pprof.Labels("mcp", part), func(context.Context) { f() })
+}
+
+// echoUpstream is the in-process upstream MCP server on loopback.
+type echoUpstream struct {
+	url string
+	srv *http.Server
+}
+
+func startEchoUpstream() (*echoUpstream, error) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bench-echo", Version: "1"}, nil)
+	schema := map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}
+	s.AddTool(&mcp.Tool{Name: mcpTool, Description: "echoes text", InputSchema: schema}, func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var a struct{ Text string }
+		_ = json.Unmarshal(r.Params.Arguments, &a)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + a.Text}}}, nil
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	u := &echoUpstream{url: "http://" + ln.Addr().String() + "/mcp"}
+	u.srv = &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil), ReadHeaderTimeout: 5 * time.Second}
+	labelled("upstream", func() { go func() { _ = u.srv.Serve(ln) }() })
+	return u, nil
+}
+
+func (u *echoUpstream) close() { _ = u.srv.Close() }
+
+// mcpGateway is an embedded ledger with a claude-code policy allowing
+// the echo tool, sessions started by the gateway's owner, and a gateway
+// in front of the upstream serving streamable HTTP on loopback (the
+// ledger session from the Ledger-Session header).
+type mcpGateway struct {
+	once sync.Once
+	n    *node
+	nc   *nats.Conn
+	gw   *mcpgw.Gateway
+	srv  *http.Server
+	url  string
+}
+
+func startMCPGateway(ctx context.Context, ec natslog.EmbeddedConfig, dir, upURL string, sessions int) (g *mcpGateway, err error) {
+	g = &mcpGateway{}
+	defer func() {
+		if err != nil {
+			g.close()
+			g = nil
+		}
+	}()
+	labelled("ledger", func() { g.n, err = startNodeWith(ctx, ec, dir) })
+	if err != nil {
+		return nil, err
+	}
+	ops := client.New(g.n.nc, client.Options{})
+	doc, _ := json.Marshal(map[string]any{"permissions": map[string]any{"allow": []string{"mcp__" + mcpServer}}})
+	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "claude-code", Document: doc, Catalogue: []string{mcpLedgerName}})); err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	orch := client.New(g.n.nc, client.Options{Owner: mcpOwner})
+	for i := 0; i < sessions; i++ {
+		if _, err := orch.Append(ctx, client.Start(mcpKey(i), events.StartedData{Agent: "main"})); err != nil {
+			return nil, fmt.Errorf("session %s: %w", mcpKey(i), err)
+		}
+		if _, err := orch.Append(ctx, client.Turn(mcpKey(i), events.TurnData{Turn: 1})); err != nil {
+			return nil, fmt.Errorf("session %s: %w", mcpKey(i), err)
+		}
+	}
+	gcfg, err := mcpgw.ParseConfig(fmt.Appendf(nil, `{"servers": {%q: {"url": %q}}, "session": {"from": "header"}}`, mcpServer, upURL))
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	g.url = "http://" + ln.Addr().String() + "/mcp"
+	labelled("gateway", func() {
+		// As 'ledger mcp' connects to 'ledger serve': over TCP.
+		if g.nc, err = nats.Connect(g.n.ns.ClientURL(), nats.Name("ledger mcp (bench)")); err != nil {
+			return
+		}
+		if g.gw, err = mcpgw.New(gcfg, mcpgw.Options{Ledger: client.New(g.nc, client.Options{Owner: mcpOwner})}); err != nil {
+			return
+		}
+		g.srv = &http.Server{Handler: g.gw.Handler(""), ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = g.srv.Serve(ln) }()
+	})
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+// close stops it all; a second close does nothing.
+func (g *mcpGateway) close() {
+	g.once.Do(func() {
+		if g.srv != nil {
+			_ = g.srv.Close()
+		}
+		if g.gw != nil {
+			g.gw.Close()
+		}
+		if g.nc != nil {
+			g.nc.Close()
+		}
+		if g.n != nil {
+			g.n.close()
+		}
+	})
+}
+
+// mcpTransport is the HTTP transport of the bench's MCP clients, both
+// ways: keep-alive connections, enough idle ones for every session.
+var mcpTransport = &http.Transport{MaxIdleConns: 4 * mcpSessions, MaxIdleConnsPerHost: 4 * mcpSessions, IdleConnTimeout: time.Minute}
+
+// sessionHeader adds the gateway's ledger session header.
+type sessionHeader struct{ key string }
+
+func (h sessionHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	if h.key != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set(mcpgw.DefaultHeader, h.key)
+	}
+	return mcpTransport.RoundTrip(r)
+}
+
+// dialMCP connects a Go SDK client over streamable HTTP to url, naming
+// ledger session key (when not empty) in every request's header; its
+// goroutines are labelled client-<way>.
+func dialMCP(ctx context.Context, url string, key events.SessionKey, way string) (cs *mcp.ClientSession, err error) {
+	labelled("client-"+way, func() {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		hc := &http.Client{Transport: sessionHeader{key: string(key)}}
+		cs, err = mcp.NewClient(&mcp.Implementation{Name: "ledger-bench", Version: "1"}, nil).Connect(cctx,
+			&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
+	})
+	return cs, err
+}
