@@ -110,16 +110,20 @@ func (s *Server) handleWatch(ctx context.Context, r micro.Request) {
 	}
 	s.goWaited(func() {
 		defer s.waiting.release(owner)
+		// Records that change none of the watched tool sets move Next on
+		// and the wait goes on: the answer comes with a change, or with
+		// none at MaxWait, not at every record appended meanwhile.
 		wctx, cancel := context.WithTimeout(s.life, s.cfg.MaxWait)
-		waited := svc.WaitApplied(wctx, res.Next)
-		cancel()
-		if waited != nil {
-			respondJSON(r, res) // nothing new within MaxWait
-			return
-		}
-		if res, err = s.scanWatch(ctx, owner, q); err != nil {
-			respondError(r, err, 0)
-			return
+		defer cancel()
+		for len(res.Changes) == 0 {
+			if svc.WaitApplied(wctx, res.Next) != nil {
+				break // nothing new within MaxWait
+			}
+			q.From = res.Next
+			if res, err = s.scanWatch(ctx, owner, q); err != nil {
+				respondError(r, err, 0)
+				return
+			}
 		}
 		respondJSON(r, res)
 	})
@@ -142,6 +146,28 @@ func (s *Server) scanWatch(ctx context.Context, owner string, q WatchQuery) (Wat
 	head := svc.Position()
 	if q.From > head {
 		return res, nil
+	}
+	if q.Session != "" {
+		// One session changes only at its own turn starts: when its
+		// latest began before From, none of the records from From to the
+		// head is one, and they need not be read
+		// (TestWatchSessionSkipsOtherRecords).
+		var fresh bool
+		_ = svc.View(ctx, "", projection.Position{}, func(st *projection.State) error {
+			head = st.Position()
+			sess := st.Session(q.Session)
+			if sess == nil || owner != ScopeAll && sess.Actor != owner || sess.Turn == 0 {
+				return nil
+			}
+			if _, seq, ok := st.TurnSet(q.Session, sess.Turn); !ok || seq >= q.From {
+				fresh = true // or unreadable: the scan says why
+			}
+			return nil
+		})
+		if !fresh {
+			res.Next = max(q.From, head+1)
+			return res, nil
+		}
 	}
 	to := min(head, q.From+watchScan-1)
 	recs, err := service.ReadRecords(ctx, svc.Log(), q.From, to)
