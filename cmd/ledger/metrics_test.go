@@ -1,36 +1,24 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
-
-// syncBuffer is a bytes.Buffer safe for the metrics server's goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
 
 // TestMetricsEndpoint serves `ledger serve --metrics`'s /metrics and scrapes
 // it: the ledger's metrics, as the api.Observer updates them, and the Go and
 // process collectors.
 func TestMetricsEndpoint(t *testing.T) {
 	m := newLedgerMetrics()
-	var logs syncBuffer
+	var logs ledgertest.Buffer
 	srv, err := m.serve("127.0.0.1:0", slog.New(slog.NewJSONHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
@@ -44,9 +32,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		}
 	}()
 	var addr struct{ Msg, Addr, Path string }
-	logs.mu.Lock()
-	err = json.Unmarshal(logs.b.Bytes(), &addr)
-	logs.mu.Unlock()
+	err = json.Unmarshal([]byte(logs.String()), &addr)
 	if err != nil || addr.Msg != "metrics" || addr.Path != "/metrics" {
 		t.Fatalf("log %+v (%v)", addr, err)
 	}
