@@ -1,18 +1,17 @@
 package claudecodetest
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // Block is one content block a scripted model turn returns: text, or a
@@ -84,8 +83,7 @@ type server struct {
 	// before, when set, is called with every request before it is
 	// answered (see Case.BeforeAnswer).
 	before func(Request)
-	ln     net.Listener
-	srv    *http.Server
+	addr   string // where it listens
 
 	mu         sync.Mutex
 	requests   []Request
@@ -98,28 +96,13 @@ type server struct {
 // calling before (when not nil) with every request before answering it.
 func startServer(t testing.TB, scripts Scripts, before func(Request)) *server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("scripted model: listen: %v", err)
-	}
-	s := &server{scripts: scripts, before: before, ln: ln}
-	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = s.srv.Serve(ln)
-	}()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = s.srv.Shutdown(ctx)
-		<-done
-	})
+	s := &server{scripts: scripts, before: before}
+	s.addr = ledgertest.ServeHTTP(t, s)
 	return s
 }
 
 // URL is the server's base URL, for ANTHROPIC_BASE_URL.
-func (s *server) URL() string { return "http://" + s.ln.Addr().String() }
+func (s *server) URL() string { return "http://" + s.addr }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {

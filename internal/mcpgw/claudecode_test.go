@@ -10,6 +10,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/claudecodetest"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // TestClaudeCodeCLI: the real Claude Code CLI (the pinned one, through
@@ -23,7 +24,7 @@ import (
 // CI=true.
 func TestClaudeCodeCLI(t *testing.T) {
 	f := start(t)
-	addr := serveHTTP(t, f.gw.Handler(""))
+	addr := ledgertest.ServeHTTP(t, f.gw.Handler(""))
 	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"ledger": map[string]any{
 		"type": "http", "url": "http://" + addr + "/mcp", "headers": map[string]string{DefaultHeader: string(f.key)}}}})
 	const prefix = "mcp__ledger__"
@@ -151,7 +152,7 @@ func noLongerAvailable(raw []byte) []string {
 func TestClaudeCodeCLIBareNames(t *testing.T) {
 	f := start(t)
 	f.gateway(t, testUpstream(t, `, "expose": "bare"`), Options{})
-	addr := serveHTTP(t, f.gw.Handler(f.key))
+	addr := ledgertest.ServeHTTP(t, f.gw.Handler(f.key))
 	mcpCfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": map[string]any{"type": "http", "url": "http://" + addr + "/mcp"}}})
 	res := claudecodetest.Run(t.Context(), t, claudecodetest.Case{
 		Name:     "mcp gateway bare",

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api/apitest"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // upstreamEnv makes the test binary the test upstream server (TestMain).
@@ -154,25 +154,11 @@ func testUpstream(t testing.TB, more string) []byte {
 	return fmt.Appendf(nil, `{"servers": {"t": {"command": [%q], "env": {%q: "1"}}}%s}`, exe, upstreamEnv, more)
 }
 
-// serveHTTP serves h on a loopback port until the test ends and returns
-// the port's address.
-func serveHTTP(t testing.TB, h http.Handler) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return ln.Addr().String()
-}
-
 // dial connects a Go SDK client to the gateway over HTTP on loopback as
 // ledger session key.
 func (f *fixture) dial(t testing.TB, key events.SessionKey) *mcp.ClientSession {
 	t.Helper()
-	addr := serveHTTP(t, f.gw.Handler(""))
+	addr := ledgertest.ServeHTTP(t, f.gw.Handler(""))
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { f.changed.Add(1) },
 	})

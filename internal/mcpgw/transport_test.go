@@ -16,6 +16,7 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // httpUpstream serves an SDK MCP server with one tool, hello, over
@@ -130,7 +131,7 @@ func TestServeStdio(t *testing.T) {
 func TestSessionFromInitialize(t *testing.T) {
 	f := start(t)
 	f.gateway(t, testUpstream(t, `, "session": {"from": "initialize"}`), Options{})
-	addr := serveHTTP(t, f.gw.Handler(""))
+	addr := ledgertest.ServeHTTP(t, f.gw.Handler(""))
 	connect := func(key string) (*mcp.ClientSession, error) {
 		c := mcp.NewClient(&mcp.Implementation{Name: "init-client", Version: "1"}, nil)
 		if key != "" {

@@ -1,18 +1,17 @@
 package openclawplugintest
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // Call is one tool call a scripted model turn makes.
@@ -69,8 +68,7 @@ type Model struct {
 	// before, when set, is called with every request before it is
 	// answered.
 	before func(Request)
-	ln     net.Listener
-	srv    *http.Server
+	addr   string // where it listens
 
 	mu         sync.Mutex
 	requests   []Request
@@ -80,28 +78,13 @@ type Model struct {
 // StartModel listens on 127.0.0.1:0 and serves until the test ends.
 func StartModel(t testing.TB, scripts Scripts, before func(Request)) *Model {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("scripted model: listen: %v", err)
-	}
-	m := &Model{scripts: scripts, before: before, ln: ln}
-	m.srv = &http.Server{Handler: m, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = m.srv.Serve(ln)
-	}()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = m.srv.Shutdown(ctx)
-		<-done
-	})
+	m := &Model{scripts: scripts, before: before}
+	m.addr = ledgertest.ServeHTTP(t, m)
 	return m
 }
 
 // BaseURL is the OpenAI-style base URL (…/v1) for models.providers.
-func (m *Model) BaseURL() string { return "http://" + m.ln.Addr().String() + "/v1" }
+func (m *Model) BaseURL() string { return "http://" + m.addr + "/v1" }
 
 // CallID is the id the model gives the i-th call of a script's turn.
 func CallID(script string, turn, i int) string { return fmt.Sprintf("call%st%dc%d", script, turn, i) }
