@@ -312,7 +312,7 @@ func (s *Server) addEndpoints(ctx context.Context, g micro.Group) error {
 			micro.WithEndpointMetadata(map[string]string{"subject": Prefix + "." + subject}),
 			micro.WithEndpointPendingLimits(pendingMsgs, pendingBytes))
 	}
-	if err := add(wire.EndpointAppend, wire.EndpointAppend+".*", func(r micro.Request) { s.handleAppend(ctx, r) }); err != nil {
+	if err := add(wire.EndpointAppend, wire.EndpointAppend+".*", s.handleAppend); err != nil {
 		return err
 	}
 	if err := add(wire.EndpointPolicy, wire.EndpointPolicy+".*", s.handlePolicy); err != nil {

@@ -50,7 +50,7 @@ type pendingAppend struct {
 	sent string
 }
 
-func (s *Server) handleAppend(ctx context.Context, r micro.Request) {
+func (s *Server) handleAppend(r micro.Request) {
 	start := time.Now()
 	owner := scope(r)
 	if !ValidOwner(owner) {
@@ -58,7 +58,7 @@ func (s *Server) handleAppend(ctx context.Context, r micro.Request) {
 		return
 	}
 	if data := bytes.TrimLeft(r.Data(), " \t\r\n"); len(data) > 0 && data[0] == '[' {
-		s.handleBatch(ctx, r, owner, start)
+		s.handleBatch(r, owner, start)
 		return
 	}
 	// The event is parsed here, on the request's goroutine, so the batcher
@@ -72,15 +72,11 @@ func (s *Server) handleAppend(ctx context.Context, r micro.Request) {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy.<operator>", ev.Type, Prefix), 0)
 		return
 	}
-	sent, err := s.ownID(ctx, ev, owner)
-	if err != nil {
-		respondError(r, err, 0)
-		return
-	}
-	// Ownership is checked by the batcher, for a whole round at once, so
-	// that this handler never waits for the service while a round runs
-	// and requests keep arriving to fill the next round.
-	s.queue(&pendingAppend{r: r, ev: ev, start: start, owner: owner, sent: sent})
+	// Ownership (of the sessions and of the id) is checked by the
+	// batcher, for a whole round at once, so that this handler never waits
+	// for the service while a round runs and requests keep arriving to fill
+	// the next round.
+	s.queue(&pendingAppend{r: r, ev: ev, start: start, owner: owner})
 }
 
 // queue hands p to the batcher; false when the server stops first (p is
@@ -98,7 +94,7 @@ func (s *Server) queue(p *pendingAppend) bool {
 // order, against the state that includes the ones before it (an event
 // refused does not stop the rest), and the answer is the array of their
 // outcomes. The events usually share a round with other writers' appends.
-func (s *Server) handleBatch(ctx context.Context, r micro.Request, owner string, start time.Time) {
+func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
 	var raws []json.RawMessage
 	if err := json.Unmarshal(r.Data(), &raws); err != nil {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "a batch append is a JSON array of events: %v", err), 0)
@@ -115,15 +111,11 @@ func (s *Server) handleBatch(ctx context.Context, r micro.Request, owner string,
 		if err == nil && ev.Type.IsPolicy() {
 			err = events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy.<operator>", ev.Type, Prefix)
 		}
-		var sent string
-		if err == nil {
-			sent, err = s.ownID(ctx, ev, owner)
-		}
 		if err != nil {
 			b.out[i] = AppendOutcome{Error: errorBody(err, 0)}
 			continue
 		}
-		todo = append(todo, &pendingAppend{batch: b, i: i, ev: ev, start: start, owner: owner, sent: sent})
+		todo = append(todo, &pendingAppend{batch: b, i: i, ev: ev, start: start, owner: owner})
 	}
 	if len(todo) == 0 {
 		respondJSON(r, b.out)
@@ -234,6 +226,10 @@ func foreign(st *projection.State, round map[events.SessionKey]string, p *pendin
 // a re-send of one's own event is answered duplicate, and anyone else's id
 // is answered as an id never used (hostiletest.TestIsolationProbes). It
 // returns the id the event came with when it changed it, else "".
+//
+// The batcher calls it only for the events of a round whose id the round's
+// one look at the head found landed, so a fresh id costs the request path
+// nothing (handleAppend never waits for the service).
 //
 // Caveat: two owners' appends with the same new id in flight at once are
 // not told apart (the second is answered duplicate of the first); ids are
@@ -350,21 +346,41 @@ func (s *Server) batchAppends(ctx context.Context) {
 		last = roundStats{writers: writers(batch), start: time.Now()}
 		// One look at the head for the whole round's ownership checks.
 		var kept []*pendingAppend
+		landed := map[*pendingAppend]bool{}
 		round := map[events.SessionKey]string{}
+		refuse := func(p *pendingAppend, err error) {
+			answer(p, AppendResult{}, err, 0)
+			if s.cfg.Observer != nil {
+				s.cfg.Observer.Append("refused", time.Since(p.start))
+			}
+		}
 		_ = s.cfg.Service.View(ctx, "", projection.Position{}, func(st *projection.State) error {
 			for _, p := range batch {
 				if err := foreign(st, round, p); err != nil {
-					answer(p, AppendResult{}, err, 0)
-					if s.cfg.Observer != nil {
-						s.cfg.Observer.Append("refused", time.Since(p.start))
-					}
+					refuse(p, err)
 					continue
+				}
+				if _, ok := st.Landed(p.ev.ID); ok && p.owner != "" && p.ev.ID != "" {
+					landed[p] = true // a re-send, or another owner's id
 				}
 				kept = append(kept, p)
 			}
 			return nil
 		})
-		batch = kept
+		// An id that landed before is looked at after the look at the
+		// head, outside it: it takes a read of the record (ownID).
+		batch = kept[:0]
+		for _, p := range kept {
+			if landed[p] {
+				sent, err := s.ownID(ctx, p.ev, p.owner)
+				if err != nil {
+					refuse(p, err)
+					continue
+				}
+				p.sent = sent
+			}
+			batch = append(batch, p)
+		}
 		if len(batch) == 0 {
 			continue
 		}
