@@ -387,23 +387,22 @@ func firstUnit(r rune) rune {
 // Dump writes the store's canonical dump: every bucket in name order, every
 // key in key order, one JSON line each. Two stores hold the same state
 // exactly when their dumps are byte-identical.
+//
+// Each line is byte for byte what json.Marshal makes of the map
+// {"bucket": name, "key": hex key, "value": json.RawMessage(value)}, which
+// is how it was first written (and what DumpHash of every earlier replica
+// and verify hashed); appendDumpLine writes it without the reflection
+// (TestStoreDumpMatchesMarshal, TestDumpLineMatchesMarshal).
 func (st *Store) Dump(w io.Writer) error {
 	return st.db.View(func(tx *bolt.Tx) error {
-		names := make([]string, 0, len(allBuckets))
-		for _, b := range allBuckets {
-			names = append(names, string(b))
-		}
-		sortStrings(names)
-		for _, name := range names {
-			err := tx.Bucket([]byte(name)).ForEach(func(k, v []byte) error {
-				if name == string(bucketMeta) && string(k) == string(sumsKey) {
+		var line []byte
+		for _, name := range dumpOrder {
+			err := tx.Bucket(name).ForEach(func(k, v []byte) error {
+				if string(name) == string(bucketMeta) && string(k) == string(sumsKey) {
 					return nil // not state: how the file checks itself (check.go)
 				}
-				line, err := json.Marshal(map[string]any{"bucket": name, "key": fmt.Sprintf("%x", k), "value": json.RawMessage(dumpValue(name, k, v))})
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(w, "%s\n", line)
+				line = appendDumpLine(line[:0], name, k, v)
+				_, err := w.Write(line)
 				return err
 			})
 			if err != nil {
@@ -414,42 +413,116 @@ func (st *Store) Dump(w io.Writer) error {
 	})
 }
 
-// dumpValue renders a stored value as JSON: the binary ones decoded, the
-// rest as stored (as hex when it is not JSON).
-func dumpValue(bucket string, k, v []byte) []byte {
-	var r any
-	switch bucket {
+// dumpOrder is allBuckets in name order, the order of Store.Dump.
+var dumpOrder = func() [][]byte {
+	names := make([]string, 0, len(allBuckets))
+	for _, b := range allBuckets {
+		names = append(names, string(b))
+	}
+	sortStrings(names)
+	out := make([][]byte, len(names))
+	for i, n := range names {
+		out[i] = []byte(n)
+	}
+	return out
+}()
+
+// appendDumpLine appends one line of Store.Dump, with its newline: the keys
+// in json.Marshal's (sorted) order, the key in lower-case hex as
+// fmt.Sprintf("%x") writes it.
+func appendDumpLine(b, bucket, k, v []byte) []byte {
+	b = append(b, `{"bucket":`...)
+	b = appendMarshalString(b, bucket)
+	b = append(b, `,"key":"`...)
+	b = hex.AppendEncode(b, k)
+	b = append(b, `","value":`...)
+	b = appendDumpValue(b, bucket, k, v)
+	return append(b, "}\n"...)
+}
+
+// appendDumpValue appends a stored value as JSON: the binary ones decoded,
+// the rest as stored (as a hex string when it is not JSON), each as
+// json.Marshal writes it inside a line (a json.RawMessage is compacted and
+// its <, >, &, U+2028 and U+2029 escaped).
+func appendDumpValue(b, bucket, k, v []byte) []byte {
+	switch string(bucket) {
 	case string(bucketChains):
-		r = string(v)
+		return appendMarshalString(b, v)
 	case string(bucketIDs):
 		if l, err := parseLanded(v); err == nil {
-			r = map[string]any{"seq": l.Seq, "refused_effect": l.RefusedEffect}
+			b = append(b, `{"refused_effect":`...)
+			b = strconv.AppendBool(b, l.RefusedEffect)
+			b = append(b, `,"seq":`...)
+			b = strconv.AppendUint(b, l.Seq, 10)
+			return append(b, '}')
 		}
 	case string(bucketLog):
 		if e, err := parseLogValue(v); err == nil {
-			r = map[string]any{"id": e.ID, "type": e.Type, "time": e.Time}
+			b = append(b, `{"id":`...)
+			b = appendMarshalString(b, e.ID)
+			b = append(b, `,"time":`...)
+			b = appendMarshalString(b, e.Time)
+			b = append(b, `,"type":`...)
+			b = appendMarshalString(b, e.Type)
+			return append(b, '}')
 		}
 	case string(bucketSessions):
 		_, tag, _, _ := parseSessionKey(k)
 		switch {
 		case tag == tagSession:
 			if sess, err := decodeSessionBinary(v); err == nil {
-				r = sess
+				q, err := json.Marshal(sess) // compact and escaped already
+				if err == nil {
+					return append(b, q...)
+				}
+				return append(b, "null"...) // as the first version wrote it
 			}
 		case tag == tagChain:
-			r = string(v)
+			return appendMarshalString(b, v)
 		case tag == tagCall && len(v) == 8:
-			r = binary.BigEndian.Uint64(v)
+			return strconv.AppendUint(b, binary.BigEndian.Uint64(v), 10)
 		}
 	}
-	if r == nil && json.Valid(v) {
-		return v
+	if json.Valid(v) {
+		return appendRawMessage(b, v)
 	}
-	if r == nil {
-		r = fmt.Sprintf("%x", v)
+	b = append(b, '"')
+	b = hex.AppendEncode(b, v)
+	return append(b, '"')
+}
+
+// appendMarshalString appends s as json.Marshal writes a string: as it is
+// when every byte is printable ASCII other than ", \\, <, > and &, else by
+// json.Marshal itself.
+func appendMarshalString[S ~string | ~[]byte](b []byte, s S) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(string(s))
+			return append(b, q...)
+		}
 	}
-	q, _ := json.Marshal(r)
-	return q
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendRawMessage appends valid JSON v as json.Marshal writes a
+// json.RawMessage: as it is when it has no white space (even inside a
+// string) and none of <, >, & and the byte that starts U+2028 and U+2029;
+// else compacted, then HTML-escaped.
+func appendRawMessage(b, v []byte) []byte {
+	for _, c := range v {
+		switch c {
+		case ' ', '\t', '\n', '\r', '<', '>', '&', 0xe2:
+			var c, e bytes.Buffer
+			if json.Compact(&c, v) != nil {
+				return append(b, v...) // not reached: v is valid
+			}
+			json.HTMLEscape(&e, c.Bytes())
+			return append(b, e.Bytes()...)
+		}
+	}
+	return append(b, v...)
 }
 
 func sortStrings(s []string) {

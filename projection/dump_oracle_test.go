@@ -41,6 +41,19 @@ func OldStoreDump(st *Store, w io.Writer) error {
 	})
 }
 
+// OldDumpLine is the line OldStoreDump writes for one entry (without its
+// newline), for TestDumpLineMatchesMarshal's values that no fold makes.
+func OldDumpLine(bucket string, k, v []byte) ([]byte, error) {
+	return json.Marshal(map[string]any{"bucket": bucket, "key": fmt.Sprintf("%x", k), "value": json.RawMessage(oldDumpValue(bucket, k, v))})
+}
+
+// DumpLine is the line Store.Dump writes for one entry (without its
+// newline).
+func DumpLine(bucket string, k, v []byte) []byte {
+	b := appendDumpLine(nil, []byte(bucket), k, v)
+	return b[:len(b)-1]
+}
+
 // oldDumpValue is dumpValue as OldStoreDump used it.
 func oldDumpValue(bucket string, k, v []byte) []byte {
 	var r any

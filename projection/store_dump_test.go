@@ -1,10 +1,12 @@
 package projection_test
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"path/filepath"
 	"testing"
 
@@ -97,6 +99,86 @@ func TestStoreDumpMatchesMarshal(t *testing.T) {
 			sum := sha256.Sum256(want.Bytes())
 			if h, err := st.DumpHash(); err != nil || h != "sha256:"+hex.EncodeToString(sum[:]) {
 				t.Fatalf("DumpHash %s, %v; want the hash of the oracle's dump sha256:%x", h, err, sum)
+			}
+		})
+	}
+}
+
+// TestDumpLineMatchesMarshal: one line of Store.Dump is what json.Marshal
+// made of it for values no fold writes: valid JSON with white space and
+// characters json.Marshal escapes, JSON in a binary bucket, bytes that are
+// not JSON, strings with invalid UTF-8, and entries a decoder refuses.
+func TestDumpLineMatchesMarshal(t *testing.T) {
+	u64 := []byte{0, 0, 0, 0, 0, 0, 0, 42}
+	sessKey := func(tag byte, rest ...byte) []byte { return append(append(append([]byte{}, u64...), tag), rest...) }
+	values := [][]byte{
+		nil, {}, []byte(`{}`), []byte(` { "a" : [ 1 , "x y" ] } `), []byte("{\"a\":\"<b>&\u2028\u2029\"}"),
+		[]byte("\"\xff\xfe\""), []byte("\x00\x01"), []byte("not json"), []byte(`"plain"`), []byte("\"tab\\t\""),
+		[]byte("a<b>&\"\\\x01\x7f\u2028é"), []byte("\xff\xfe invalid UTF-8"), u64, append(append([]byte{}, u64...), 1),
+		append(append([]byte{}, u64...), 2), []byte{3, 'a', 'b', 'c', 1, 'x', 't'}, []byte{2, '<', '&', 0, 'z'},
+		[]byte{0x80}, []byte{'s'},
+	}
+	keys := map[string][][]byte{
+		"chains": {[]byte("policy"), {}}, "ids": {[]byte("01J"), {0xff}}, "log": {u64},
+		"sessions": {sessKey('s'), sessKey('h', 's'), sessKey('c', 3, 'r', 'u', 'n', 'x'), sessKey('t', 0, 0, 0, 1), sessKey('y'), {1}},
+		"checks":   {u64}, "toolsets": {[]byte("h")}, "meta": {[]byte("position")}, "policy": {u64}, "slots": {u64},
+	}
+	n := 0
+	for bucket, ks := range keys {
+		for _, k := range ks {
+			for _, v := range values {
+				want, err := projection.OldDumpLine(bucket, k, v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := projection.DumpLine(bucket, k, v); !bytes.Equal(got, want) {
+					t.Errorf("%s %x %q:\n got %s\nwant %s", bucket, k, v, got, want)
+				}
+				n++
+			}
+		}
+	}
+	t.Logf("%d lines", n)
+}
+
+// BenchmarkStoreDumpHash hashes the dump of a store of 2000 workload
+// sessions, as Store.DumpHash does (hand-written lines) and as it did
+// (projection.OldStoreDump, a json.Marshal per entry):
+//
+//	go test ./projection -run XXX -bench StoreDumpHash -count 5
+func BenchmarkStoreDumpHash(b *testing.B) {
+	oc := openclaw.New()
+	dialects := projection.Dialects{oc.Name(): oc}
+	st, err := projection.OpenStore(filepath.Join(b.TempDir(), "p.db"), projection.StoreOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	h := &harness{t: b, st: projection.New(dialects)}
+	for i, ev := range workload.Sessions(2000) {
+		h.mustAppend(string(ev))
+		if i%4096 == 4095 {
+			if err := st.Commit(h.st); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := st.Commit(h.st); err != nil {
+		b.Fatal(err)
+	}
+	for _, alg := range []struct {
+		name string
+		dump func(w io.Writer) error
+	}{{"new", st.Dump}, {"old", func(w io.Writer) error { return projection.OldStoreDump(st, w) }}} {
+		b.Run(alg.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				h := sha256.New()
+				w := bufio.NewWriterSize(h, 64<<10)
+				if err := alg.dump(w); err != nil {
+					b.Fatal(err)
+				}
+				w.Flush()
 			}
 		})
 	}
