@@ -44,6 +44,11 @@
 //     TestAskIsRefused, TestAllowedCallIsRecordedAndForwarded). When the
 //     ledger cannot decide, the call is refused (fail closed;
 //     TestUnknownSessionFailsClosed).
+//   - A call naming Claude Code's tool_use id (ToolUseMeta) is recorded
+//     under that id, once per session, and its effect is the event
+//     Claude Code's hook appends for it: with the hooks on the same
+//     session, one call is one call id and one tool.effect_started
+//     (TestClaudeCodeCLIWithHooks, TestToolUseIDIsAdoptedOnce).
 //   - The gateway follows each session's Watch feed (not polling); a
 //     turn whose tool set changes what the session is shown makes the
 //     gateway send notifications/tools/list_changed

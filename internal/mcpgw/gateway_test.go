@@ -30,6 +30,10 @@ func TestMain(m *testing.M) {
 		runTestUpstream()
 		return
 	}
+	if os.Getenv(hookEnv) == "1" {
+		runTestHook()
+		return
+	}
 	os.Exit(m.Run())
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/shellquote"
 )
 
@@ -52,6 +53,60 @@ type session struct {
 	allowed  map[string]bool      // ledger names allowed at the last read
 	listed   map[string]*mcp.Tool // exposed name -> the upstream tool registered for it
 	watching bool
+	// adopted are the client tool-use ids (ToolUseMeta) this session's
+	// calls were recorded under; at most maxAdopted.
+	adopted map[string]struct{}
+}
+
+// ToolUseMeta is the _meta key of a tools/call in which Claude Code
+// (2.1.328) names its tool_use id, the id its hooks record the call under
+// ('call' of tool.checked and tool.effect_started).
+const ToolUseMeta = "claudecode/toolUseId"
+
+// maxAdopted bounds a session's adopted ids; past it, calls get fresh ids.
+const maxAdopted = 1 << 16
+
+// callID is the call id a tools/call is recorded under, and the id of its
+// tool.effect_started event. A call whose _meta names a Claude Code
+// tool_use id (ToolUseMeta) is recorded under that id, and its effect is
+// the event the hook appends for it (cchook.EffectEvent): when Claude
+// Code's hooks report the same session, the effect they recorded at
+// PreToolUse answers the gateway's append as a duplicate and nothing new
+// is written, so one call is one call id and one tool.effect_started
+// (TestClaudeCodeCLIWithHooks). Otherwise, and for an id this session has
+// already adopted (a client re-sending an id must not have its second
+// call ride on the first call's effect), the call gets a fresh ULID and
+// an effect of its own (TestToolUseIDIsAdoptedOnce).
+func (s *session) callID(meta mcp.Meta) (call string, adopted bool) {
+	id, _ := meta[ToolUseMeta].(string)
+	if !toolUseID(id) {
+		return ulid.Make().String(), false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, seen := s.adopted[id]; seen || len(s.adopted) >= maxAdopted {
+		return ulid.Make().String(), false
+	}
+	if s.adopted == nil {
+		s.adopted = map[string]struct{}{}
+	}
+	s.adopted[id] = struct{}{}
+	return id, true
+}
+
+// toolUseID reports whether id can be adopted as a call id: 1 to 128 of
+// [A-Za-z0-9_-] (Claude Code's are "toolu_" and base62).
+func toolUseID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func newSession(g *Gateway, key events.SessionKey) *session {
@@ -79,7 +134,7 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
-				res, err := s.call(ctx, r.Params.Name, r.Params.Arguments)
+				res, err := s.call(ctx, r.Params.Name, r.Params.Arguments, r.Params.Meta)
 				if err != nil {
 					return nil, err
 				}
@@ -230,7 +285,7 @@ func (s *session) resync(ctx context.Context) {
 			cp.InputSchema = map[string]any{"type": "object"}
 		}
 		s.srv.AddTool(&cp, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return s.call(ctx, req.Params.Name, req.Params.Arguments)
+			return s.call(ctx, req.Params.Name, req.Params.Arguments, req.Params.Meta)
 		})
 		s.listed[name] = t
 	}
@@ -263,7 +318,7 @@ func objectSchema(schema any) bool {
 // (ledger unreachable, unknown session) fails closed the same way. What
 // the upstream answers, tool errors and JSON-RPC errors alike, is passed
 // on unchanged (TestUpstreamErrorsPassThrough).
-func (s *session) call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+func (s *session) call(ctx context.Context, name string, args json.RawMessage, meta mcp.Meta) (*mcp.CallToolResult, error) {
 	server, tool, ok := s.g.split(name)
 	u := s.g.ups[server]
 	if !ok || u == nil {
@@ -277,7 +332,7 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage) (
 	s.mu.Unlock()
 	ln := LedgerName(dialect, server, tool)
 	c := s.g.opts.Ledger
-	callID := ulid.Make().String()
+	callID, adopted := s.callID(meta)
 	chk, err := c.Check(ctx, s.key, ln, client.Recorded(callID))
 	if err != nil {
 		return refusal(fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
@@ -289,17 +344,22 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage) (
 	s.mu.Lock()
 	turn := s.turn
 	s.mu.Unlock()
-	eff := events.EffectData{Turn: turn, Tool: ln, Call: callID, PreparedAt: chk.Recorded}
-	a, err := c.Append(ctx, client.EffectStarted(s.key, eff))
+	effect := func(turn int) client.Event {
+		if adopted {
+			return cchook.EffectEvent(s.key, turn, ln, callID, chk.Recorded)
+		}
+		return client.EffectStarted(s.key, events.EffectData{Turn: turn, Tool: ln, Call: callID, PreparedAt: chk.Recorded})
+	}
+	a, err := c.Append(ctx, effect(turn))
 	if events.CodeOf(err) == events.CodeBadTurn {
 		// A turn started between the last turn the gateway saw and the
 		// check, which recorded the current one.
 		if view, verr := c.Session(ctx, s.key); verr == nil && len(view.Turns) > 0 {
-			eff.Turn = view.Turns[len(view.Turns)-1].Turn
+			turn = view.Turns[len(view.Turns)-1].Turn
 			s.mu.Lock()
-			s.turn = max(s.turn, eff.Turn)
+			s.turn = max(s.turn, turn)
 			s.mu.Unlock()
-			a, err = c.Append(ctx, client.EffectStarted(s.key, eff))
+			a, err = c.Append(ctx, effect(turn))
 		}
 	}
 	switch {
