@@ -30,7 +30,7 @@ import (
 // two, and a ledger that fsyncs each round wrote smaller rounds;
 // BenchmarkAPI64/fsync measured 300-350 µs per event with one against
 // 410-450 µs with two, on a loaded machine).
-const maxInFlight = 1
+const maxInFlight = 2
 
 // coalescer holds the appends waiting to be sent.
 type coalescer struct {

@@ -155,8 +155,14 @@ type Server struct {
 	log     *slog.Logger
 	svc     micro.Service
 	appends chan *pendingAppend
-	lanes   *lanes
-	waiting *waiters
+	// retries are the appends of failed rounds, decided again first;
+	// inflight counts the rounds begun and not ended, and lastTook is how
+	// long the last one took from its start to its end (for fill).
+	retries  *requeue
+	inflight atomic.Int64
+	lastTook atomic.Int64
+	lanes    *lanes
+	waiting  *waiters
 	// life ends when Stop is called or Start's context ends; the batcher,
 	// the workers and the waiters end with it.
 	life context.Context
@@ -250,7 +256,7 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	logger = slog.New(newLimitedHandler(logger.Handler(), logEvery))
-	s := &Server{cfg: cfg, log: logger, appends: make(chan *pendingAppend, 4*cfg.Batch),
+	s := &Server{cfg: cfg, log: logger, appends: make(chan *pendingAppend, 4*cfg.Batch), retries: newRequeue(),
 		lanes: newLanes(cfg.MaxQueued, laneBytes), waiting: &waiters{n: map[string]int{}, limit: cfg.MaxWaiting},
 	}
 	s.life, s.end = context.WithCancel(ctx)

@@ -5,7 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
@@ -48,6 +50,10 @@ type pendingAppend struct {
 	// sent is the id the event came with when ownID stored it under
 	// another: the id its answer names.
 	sent string
+	// idChecked is set once ownID has looked at the event's id.
+	idChecked bool
+	// attempts counts the rounds that failed under the event.
+	attempts int
 }
 
 func (s *Server) handleAppend(r micro.Request) {
@@ -329,89 +335,179 @@ func parseAs(raw []byte, owner string) (*events.Event, error) {
 	return ev, nil
 }
 
-// batchAppends runs appends in pipelined rounds: every append waiting when
-// a round starts goes into it, so concurrent writers share acknowledgement
-// round trips.
+// batchAppends runs appends in rounds: every append waiting when a round
+// starts goes into it, so concurrent writers share acknowledgement round
+// trips. Two goroutines: this one decides rounds (Service.BeginRound) and
+// the finisher ends them in order (Service.EndRound) and answers their
+// appends, so that in the pipelined mode round n+1 is decided while round
+// n's acknowledgements are on their way (internal/service/rounds.go). A
+// round that failed comes back to the front of the queue (requeue), to be
+// decided again.
 func (s *Server) batchAppends(ctx context.Context) {
+	jobs := make(chan *roundJob, maxRounds-1)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for j := range jobs {
+			s.finishRound(ctx, j)
+		}
+	}()
+	defer func() { close(jobs); <-finished }()
 	var last roundStats
 	for {
-		var batch []*pendingAppend
-		select {
-		case <-s.life.Done():
-			return
-		case p := <-s.appends:
-			batch = append(batch, p)
+		batch := s.retries.take()
+		if len(batch) == 0 {
+			select {
+			case <-s.life.Done():
+				return
+			case p := <-s.appends:
+				batch = append(batch, p)
+			case <-s.retries.ready:
+				continue
+			}
+		}
+		if s.inflight.Load() > 0 {
+			last.writers = 0 // they are answered when their round ends: do not linger for them
 		}
 		batch = s.fill(batch, last)
-		last = roundStats{writers: writers(batch), start: time.Now()}
-		// One look at the head for the whole round's ownership checks.
-		var kept []*pendingAppend
-		landed := map[*pendingAppend]bool{}
-		round := map[events.SessionKey]string{}
-		refuse := func(p *pendingAppend, err error) {
-			answer(p, AppendResult{}, err, 0)
-			if s.cfg.Observer != nil {
-				s.cfg.Observer.Append("refused", time.Since(p.start))
-			}
-		}
-		_ = s.cfg.Service.View(ctx, "", projection.Position{}, func(st *projection.State) error {
-			for _, p := range batch {
-				if err := foreign(st, round, p); err != nil {
-					refuse(p, err)
-					continue
-				}
-				if _, ok := st.Landed(p.ev.ID); ok && p.owner != "" && p.ev.ID != "" {
-					landed[p] = true // a re-send, or another owner's id
-				}
-				kept = append(kept, p)
-			}
-			return nil
-		})
-		// An id that landed before is looked at after the look at the
-		// head, outside it: it takes a read of the record (ownID).
-		batch = kept[:0]
-		for _, p := range kept {
-			if landed[p] {
-				sent, err := s.ownID(ctx, p.ev, p.owner)
-				if err != nil {
-					refuse(p, err)
-					continue
-				}
-				p.sent = sent
-			}
-			batch = append(batch, p)
-		}
-		if len(batch) == 0 {
-			continue
-		}
+		j := &roundJob{batch: batch, start: time.Now()}
+		last = roundStats{writers: writers(batch), start: j.start, took: time.Duration(s.lastTook.Load())}
 		evs := make([]*events.Event, len(batch))
 		for i, p := range batch {
 			evs[i] = p.ev
 		}
-		outs := s.cfg.Service.AppendEvents(ctx, evs, nil)
-		last.took = time.Since(last.start)
-		for i, p := range batch {
-			o := outs[i]
-			result := "accepted"
-			switch {
-			case o.Err != nil && events.CodeOf(o.Err) == "":
-				result = "error"
-				s.log.Error("append failed", "err", o.Err)
-				answer(p, AppendResult{}, o.Err, o.Result.Seq)
-			case o.Err != nil:
-				result = "refused"
-				answer(p, AppendResult{}, o.Err, o.Result.Seq)
-			default:
-				if o.Result.Duplicate {
-					result = "duplicate"
+		// The ownership checks see the head the round is decided on.
+		round := map[events.SessionKey]string{}
+		screen := func(st *projection.State, i int) error {
+			p := batch[i]
+			if err := foreign(st, round, p); err != nil {
+				return err
+			}
+			if !p.idChecked && p.owner != "" && p.ev.ID != "" {
+				if _, ok := st.Landed(p.ev.ID); ok {
+					return errLandedID // a re-send, or another owner's id: see ownID
 				}
-				answer(p, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID, Duplicate: o.Result.Duplicate}, nil, 0)
 			}
-			if s.cfg.Observer != nil {
-				s.cfg.Observer.Append(result, time.Since(p.start))
-			}
+			return nil
+		}
+		s.inflight.Add(1)
+		j.round = s.cfg.Service.BeginRound(ctx, evs, screen)
+		jobs <- j
+	}
+}
+
+// maxRounds is how many rounds the batcher has begun and not ended at
+// most: one being acknowledged while the next is decided.
+const maxRounds = 2
+
+// roundJob is a round the batcher has begun, for the finisher.
+type roundJob struct {
+	batch []*pendingAppend
+	round *service.Round
+	start time.Time
+}
+
+// errLandedID marks an event of a round whose id has landed already; it
+// is decided in a later round, after ownID has looked at the record that
+// carries the id.
+var errLandedID = errors.New("api: the id has landed")
+
+// finishRound ends a round and answers its appends; the events the
+// service says to decide again, and those whose id had landed (once
+// ownID has run), go back to the front of the queue.
+func (s *Server) finishRound(ctx context.Context, j *roundJob) {
+	outs, redo, err := s.cfg.Service.EndRound(ctx, j.round)
+	s.inflight.Add(-1)
+	s.lastTook.Store(int64(time.Since(j.start)))
+	again := map[int]bool{}
+	for _, i := range redo {
+		again[i] = true
+	}
+	var back, landed []*pendingAppend
+	for i, p := range j.batch {
+		switch {
+		case again[i] && err != nil:
+			s.answerOutcome(p, service.Outcome{Err: err})
+		case again[i] && p.attempts >= s.cfg.Service.Retries():
+			s.answerOutcome(p, service.Outcome{Err: events.ErrConflict})
+		case again[i]:
+			p.attempts++
+			back = append(back, p)
+		case errors.Is(outs[i].Err, errLandedID):
+			landed = append(landed, p)
+		default:
+			s.answerOutcome(p, outs[i])
 		}
 	}
+	s.retries.put(back)
+	if len(landed) > 0 {
+		// ownID reads the head once the rounds in flight have ended,
+		// which this goroutine does: it runs on another.
+		s.goWaited(func() {
+			for _, p := range landed {
+				sent, err := s.ownID(ctx, p.ev, p.owner)
+				if err != nil {
+					s.answerOutcome(p, service.Outcome{Err: err})
+					continue
+				}
+				p.sent, p.idChecked = sent, true
+				s.retries.put([]*pendingAppend{p})
+			}
+		})
+	}
+}
+
+// answerOutcome answers one append with its outcome, and tells the
+// observer.
+func (s *Server) answerOutcome(p *pendingAppend, o service.Outcome) {
+	result := "accepted"
+	switch {
+	case o.Err != nil && events.CodeOf(o.Err) == "":
+		result = "error"
+		s.log.Error("append failed", "err", o.Err)
+		answer(p, AppendResult{}, o.Err, o.Result.Seq)
+	case o.Err != nil:
+		result = "refused"
+		answer(p, AppendResult{}, o.Err, o.Result.Seq)
+	default:
+		if o.Result.Duplicate {
+			result = "duplicate"
+		}
+		answer(p, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID, Duplicate: o.Result.Duplicate}, nil, 0)
+	}
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.Append(result, time.Since(p.start))
+	}
+}
+
+// requeue is where appends to decide again wait, ahead of new ones.
+type requeue struct {
+	mu    sync.Mutex
+	ps    []*pendingAppend
+	ready chan struct{} // signalled when ps is not empty
+}
+
+func newRequeue() *requeue { return &requeue{ready: make(chan struct{}, 1)} }
+
+func (q *requeue) put(ps []*pendingAppend) {
+	if len(ps) == 0 {
+		return
+	}
+	q.mu.Lock()
+	q.ps = append(q.ps, ps...)
+	q.mu.Unlock()
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (q *requeue) take() []*pendingAppend {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ps := q.ps
+	q.ps = nil
+	return ps
 }
 
 // roundStats is what the next round's fill learns from the last one.

@@ -106,15 +106,22 @@ func (s *Service) AppendEvents(ctx context.Context, evs []*events.Event, errs []
 		}
 		todo = append(todo, i)
 	}
+	s.lock()
+	defer s.mu.Unlock()
+	s.appendLocked(ctx, evs, todo, out)
+	return out
+}
+
+// appendLocked is AppendEvents for the events of todo, their outcomes
+// written to out. The caller holds mu, through lock.
+func (s *Service) appendLocked(ctx context.Context, evs []*events.Event, todo []int, out []Outcome) {
 	al, ok := s.cfg.Log.(AsyncLog)
 	if !ok || len(todo) == 1 {
 		for _, i := range todo {
-			out[i].Result, out[i].Err = s.appendEvent(ctx, evs[i])
+			out[i].Result, out[i].Err = s.appendEventLocked(ctx, evs[i])
 		}
-		return out
+		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	for _, i := range todo {
 		if evs[i].ID == "" {
 			evs[i].ID = events.NewID(s.cfg.Clock(), s.entropy())
@@ -130,7 +137,7 @@ func (s *Service) AppendEvents(ctx context.Context, evs []*events.Event, errs []
 			rest, err = s.pipelineRound(ctx, al, evs, todo, out)
 		}
 		if err == nil && len(rest) == 0 {
-			return out
+			return
 		}
 		if err != nil && !errors.Is(err, events.ErrConflict) || attempt >= s.cfg.Retries {
 			if err == nil {
@@ -139,11 +146,10 @@ func (s *Service) AppendEvents(ctx context.Context, evs []*events.Event, errs []
 			for _, i := range rest {
 				out[i] = Outcome{Err: err}
 			}
-			return out
+			return
 		}
 		todo = rest
 	}
-	return out
 }
 
 // prepareEvent decides ev against the head and encodes its record. ok is

@@ -130,6 +130,21 @@ type Service struct {
 	// then made in the foreground, where a failure leaves the state as it
 	// was, until one succeeds.
 	syncCommits bool
+	// rounds are the rounds begun and not yet ended (BeginRound), oldest
+	// first: their records are folded into head but not acknowledged, and
+	// no query, commit or other writer sees head until they have ended
+	// (see lock and rounds.go).
+	rounds []*Round
+	// waiting counts the callers of lock waiting for the rounds to end;
+	// settledCond (on mu) wakes them, and a BeginRound that yields to them.
+	waiting     int
+	settledCond *sync.Cond
+	// failed is set when a round failed and the rounds begun on top of it
+	// are still to end: they fail too, and the last one rolls back.
+	failed bool
+	// lastID is the id of the last record the rounds in flight published,
+	// which the next round's first record expects to follow.
+	lastID string
 }
 
 // Open loads the projection (from the store when there is one) and catches
@@ -152,6 +167,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{cfg: cfg, log: logger, head: projection.New(cfg.Dialects), applied: make(chan struct{})}
+	s.settledCond = sync.NewCond(&s.mu)
 	if cfg.Store != nil {
 		st, err := cfg.Store.Load(cfg.Dialects)
 		if err != nil {
@@ -182,7 +198,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 			return nil, fmt.Errorf("service: the projection was folded from another log: at sequence %d it holds record %s but the log has %s; rebuild the projection from this log with 'ledger replay --out NEW' and move it over", pos, ref.ID, got)
 		}
 	}
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	if err := s.catchup(ctx); err != nil {
 		return nil, err
@@ -219,7 +235,7 @@ func (s *Service) Dialects() projection.Dialects { return s.cfg.Dialects }
 func (s *Service) Position() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.head.Position()
+	return s.settled()
 }
 
 // Result is the answer to an append.
@@ -245,8 +261,14 @@ func (s *Service) Append(ctx context.Context, raw []byte) (Result, error) {
 }
 
 func (s *Service) appendEvent(ctx context.Context, ev *events.Event) (Result, error) {
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
+	return s.appendEventLocked(ctx, ev)
+}
+
+// appendEventLocked is appendEvent for a caller that holds mu, through
+// lock.
+func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Result, error) {
 	if ev.ID == "" {
 		ev.ID = events.NewID(s.cfg.Clock(), s.entropy())
 	}
@@ -335,14 +357,14 @@ func (s *Service) catchUpAfterConflict(ctx context.Context, attempt int) error {
 		werr := s.WaitApplied(wctx, head)
 		cancel()
 		pause(ctx, attempt)
-		s.mu.Lock()
+		s.lock()
 		if werr == nil {
 			return nil
 		}
 	} else {
 		s.mu.Unlock()
 		pause(ctx, attempt)
-		s.mu.Lock()
+		s.lock()
 	}
 	return s.catchup(ctx)
 }
@@ -469,7 +491,7 @@ func (s *Service) commit(ctx context.Context) error {
 // Flush commits everything applied so far to the projection file. Call it
 // before closing the store.
 func (s *Service) Flush() error {
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	return s.commit(context.Background())
 }
@@ -485,7 +507,7 @@ func (s *Service) notify() {
 func (s *Service) WaitApplied(ctx context.Context, seq uint64) error {
 	for {
 		s.mu.Lock()
-		pos, ch := s.head.Position(), s.applied
+		pos, ch := s.settled(), s.applied
 		s.mu.Unlock()
 		if pos >= seq {
 			return nil
@@ -584,7 +606,7 @@ func (s *Service) Run(ctx context.Context) error {
 		<-ctx.Done()
 		return nil
 	}
-	s.mu.Lock()
+	s.lock()
 	if err := s.catchup(ctx); err != nil {
 		s.mu.Unlock()
 		return err
@@ -619,7 +641,7 @@ func (s *Service) Run(ctx context.Context) error {
 		}
 	}()
 	err := f.Follow(ctx, pos+1, func(seq uint64, data []byte, pending uint64) error {
-		s.mu.Lock()
+		s.lock()
 		defer s.mu.Unlock()
 		if seq > s.head.Position() {
 			if seq != s.head.Position()+1 {
@@ -654,7 +676,7 @@ func (s *Service) entropy() io.Reader {
 // View runs fn on the state at a position of the session key (the head when
 // the position is empty). fn must not keep the state.
 func (s *Service) View(ctx context.Context, key events.SessionKey, pos projection.Position, fn func(*projection.State) error) error {
-	s.mu.Lock()
+	s.lock()
 	seq, err := s.head.Resolve(key, pos)
 	if err != nil {
 		s.mu.Unlock()
@@ -703,7 +725,7 @@ func ReadRecords(ctx context.Context, log Log, from, to uint64) ([]*events.Recor
 // position's sequence. A turn's set is read as stored, never replayed.
 func (s *Service) Tools(ctx context.Context, key events.SessionKey, pos projection.Position) (ts envelope.ToolSet, seq uint64, err error) {
 	if pos.Turn != 0 && pos.Seq == 0 && pos.Time == "" {
-		s.mu.Lock()
+		s.lock()
 		defer s.mu.Unlock()
 		tv, err := s.head.AtTurn(key, pos.Turn)
 		if err != nil {
@@ -723,7 +745,7 @@ func (s *Service) Tools(ctx context.Context, key events.SessionKey, pos projecti
 // tool set on a warm session where the dialect allows it.
 func (s *Service) Check(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, pos projection.Position) (a Answer, err error) {
 	if pos == (projection.Position{}) {
-		s.mu.Lock()
+		s.lock()
 		defer s.mu.Unlock()
 		v, err := s.head.Check(key, tool, input)
 		if err != nil {
@@ -746,7 +768,7 @@ type Answer = wire.WhyResult
 // replay.
 func (s *Service) Why(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, pos projection.Position) (a Answer, err error) {
 	if pos.Turn != 0 && pos.Seq == 0 && pos.Time == "" {
-		s.mu.Lock()
+		s.lock()
 		defer s.mu.Unlock()
 		tv, err := s.head.AtTurn(key, pos.Turn)
 		if err != nil {

@@ -1,0 +1,9 @@
+package service
+
+// WaitingForRounds is how many callers of lock wait for the rounds in
+// flight to end, for the tests of rounds.go.
+func (s *Service) WaitingForRounds() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.waiting
+}

@@ -1,0 +1,215 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/internal/workload"
+	"github.com/sessionledger/ledger/projection"
+)
+
+// gatedLog is a JetStream log whose acknowledgements are held until open
+// is closed. When drop is set, the publishes of the round it names are
+// not sent at all: their acknowledgement, once open, is a failure, as
+// when the server died before it stored them.
+type gatedLog struct {
+	*natslog.Log
+	open chan struct{}
+	mu   sync.Mutex
+	drop bool
+}
+
+func (l *gatedLog) AppendAsync(ctx context.Context, subject, id string, data []byte, expected uint64, prevID string) (func() (uint64, error), error) {
+	l.mu.Lock()
+	drop := l.drop
+	l.mu.Unlock()
+	if drop {
+		return func() (uint64, error) {
+			<-l.open
+			return 0, errors.New("gatedLog: the server died before it stored the record")
+		}, nil
+	}
+	wait, err := l.Log.AppendAsync(ctx, subject, id, data, expected, prevID)
+	if err != nil {
+		return nil, err
+	}
+	return func() (uint64, error) {
+		<-l.open
+		return wait()
+	}, nil
+}
+
+func (l *gatedLog) setDrop(v bool) {
+	l.mu.Lock()
+	l.drop = v
+	l.mu.Unlock()
+}
+
+// pipelinedNode is a service in the pipelined mode over a real embedded
+// JetStream and a bbolt projection, its log gated.
+func pipelinedNode(t *testing.T) (*service.Service, *gatedLog) {
+	t.Helper()
+	dir := t.TempDir()
+	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats"), SyncInterval: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := natslog.ConnectEmbedded(ns, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := natslog.Open(t.Context(), nc, natslog.StreamConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := projection.OpenStore(filepath.Join(dir, "projection.db"), projection.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &gatedLog{Log: inner, open: make(chan struct{})}
+	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All(), Store: store, Pipeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = svc.Flush()
+		store.Close()
+		nc.Close()
+		ns.Shutdown()
+		ns.WaitForShutdown()
+	})
+	if !svc.Pipelined() {
+		t.Fatal("the service is not pipelined")
+	}
+	return svc, log
+}
+
+func parsed(t *testing.T, raws [][]byte) []*events.Event {
+	t.Helper()
+	evs := make([]*events.Event, len(raws))
+	for i, raw := range raws {
+		ev, err := events.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs[i] = ev
+	}
+	return evs
+}
+
+// blockedQuery asks for key's tool set on another goroutine and waits
+// until the query waits for the rounds in flight; the channel gets its
+// answer.
+func blockedQuery(t *testing.T, svc *service.Service, key events.SessionKey, waiting int) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := svc.Tools(context.Background(), key, projection.Position{})
+		done <- err
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for svc.WaitingForRounds() < waiting {
+		if time.Now().After(deadline) {
+			t.Fatal("the query never waited for the rounds in flight")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the query answered (%v) while its records were not acknowledged", err)
+	default:
+	}
+	return done
+}
+
+// TestOverlappedRoundsHideSpeculativeRecords: round 2 is decided on top of
+// round 1's records before they are acknowledged (its turn needs round
+// 1's session), and no query answers, nor does Position count them, until
+// both rounds have ended.
+func TestOverlappedRoundsHideSpeculativeRecords(t *testing.T) {
+	svc, log := pipelinedNode(t)
+	close(log.open)
+	if _, err := svc.Append(t.Context(), workload.Policy()); err != nil {
+		t.Fatal(err)
+	}
+	log.open = make(chan struct{})
+	before := svc.Position()
+	life := parsed(t, workload.Session(1))
+	key := events.SessionKey("agent:main:w1")
+
+	r1 := svc.BeginRound(t.Context(), life[:1], nil)  // session.started
+	r2 := svc.BeginRound(t.Context(), life[1:2], nil) // turn.started: needs the session
+	if got := svc.Position(); got != before {
+		t.Fatalf("Position %d with two rounds in flight, want %d: it counts unacknowledged records", got, before)
+	}
+	q := blockedQuery(t, svc, key, 1)
+	close(log.open)
+	outs1, redo1, err1 := svc.EndRound(t.Context(), r1)
+	outs2, redo2, err2 := svc.EndRound(t.Context(), r2)
+	if err1 != nil || err2 != nil || len(redo1) != 0 || len(redo2) != 0 {
+		t.Fatalf("rounds failed: %v %v, redo %v %v", err1, err2, redo1, redo2)
+	}
+	if outs1[0].Err != nil || outs2[0].Err != nil || outs2[0].Result.Seq != outs1[0].Result.Seq+1 {
+		t.Fatalf("outcomes %+v %+v: the turn was not decided on top of the start", outs1, outs2)
+	}
+	if err := <-q; err != nil {
+		t.Fatalf("the query after the rounds ended: %v", err)
+	}
+	if got := svc.Position(); got != before+2 {
+		t.Fatalf("Position %d, want %d", got, before+2)
+	}
+	sameAsRebuild(t, svc, log.Log)
+}
+
+// TestOverlappedRoundLostToAKilledServer: round 1's record never reaches
+// the log (the server died before storing it) and round 2 was decided on
+// top of it. A query asked meanwhile waits, and answers from the log
+// without either record; both rounds' events come back to decide again,
+// and do land then.
+func TestOverlappedRoundLostToAKilledServer(t *testing.T) {
+	svc, log := pipelinedNode(t)
+	close(log.open)
+	if _, err := svc.Append(t.Context(), workload.Policy()); err != nil {
+		t.Fatal(err)
+	}
+	log.open = make(chan struct{})
+	before := svc.Position()
+	life := parsed(t, workload.Session(1))
+	key := events.SessionKey("agent:main:w1")
+
+	log.setDrop(true)
+	r1 := svc.BeginRound(t.Context(), life[:1], nil)
+	log.setDrop(false)
+	r2 := svc.BeginRound(t.Context(), life[1:2], nil) // sent, expecting round 1's record
+	q := blockedQuery(t, svc, key, 1)
+	close(log.open)
+	_, redo1, err1 := svc.EndRound(t.Context(), r1)
+	_, redo2, err2 := svc.EndRound(t.Context(), r2)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("ending the rounds: %v %v", err1, err2)
+	}
+	if len(redo1) != 1 || len(redo2) != 1 {
+		t.Fatalf("redo %v and %v: every event of both rounds is to be decided again", redo1, redo2)
+	}
+	if err := <-q; events.CodeOf(err) != events.CodeUnknownSession {
+		t.Fatalf("the query answered %v: it saw a record that was lost", err)
+	}
+	if head, _ := log.Head(t.Context()); head != before || svc.Position() != before {
+		t.Fatalf("log head %d, position %d, want %d: nothing of either round landed", head, svc.Position(), before)
+	}
+	r3 := svc.BeginRound(t.Context(), life[:2], nil)
+	outs, redo, err := svc.EndRound(t.Context(), r3)
+	if err != nil || len(redo) != 0 {
+		t.Fatalf("deciding again: %v, redo %v", err, redo)
+	}
+	checkOutcomes(t, outs)
+	sameAsRebuild(t, svc, log.Log)
+}
