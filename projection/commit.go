@@ -234,7 +234,7 @@ var fill = map[string]float64{string(bucketLog): 1, string(bucketChecks): 1, str
 func (w *writes) into(tx *bolt.Tx) error {
 	sum, ok := storedSum(tx)
 	if !ok {
-		sum = contentSum(tx)
+		sum = contentSum(tx, func(int) {})
 	}
 	for name, puts := range w.puts {
 		b := tx.Bucket([]byte(name))

@@ -34,3 +34,12 @@ func ResidentPages(st *Store) (resident, pages int, err error) {
 	})
 	return resident, pages, err
 }
+
+// CheckDrops makes Check drop pages after every sumBytes of entries it
+// sums and never while bbolt checks its pages, calls each before each
+// drop, and returns what sets them back.
+func CheckDrops(sumBytes int, each func()) (restore func()) {
+	b, i, f := sumDropBytes, checkDropInterval, onCheckDrop
+	sumDropBytes, checkDropInterval, onCheckDrop = sumBytes, 0, each
+	return func() { sumDropBytes, checkDropInterval, onCheckDrop = b, i, f }
+}

@@ -48,6 +48,12 @@ func (st *Store) dropPages() {
 	})
 }
 
+// dropMapped drops the pages of size bytes of the file's mapping at data
+// (bbolt's DB.Info().Data) from this process, as dropPages does, for a
+// caller already in a transaction (which keeps bbolt from remapping the
+// file meanwhile).
+func dropMapped(data uintptr, size int64) { madvise(data, size, unix.MADV_DONTNEED) }
+
 // trimPages follows a commit. It drops the file's pages when the file is
 // over the resident budget. Within it, the pages stay; but when bbolt
 // remapped the file to grow it since Load faulted it in (see fillPages),

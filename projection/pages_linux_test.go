@@ -104,3 +104,57 @@ func TestResidentBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckDropsPagesAsItReads: Check of a file over the resident budget
+// drops the pages it has read as it sums the entries, so the file never
+// becomes resident all at once (serve checks a 745 MB file at start: it
+// peaked at the whole file, 907 to 913 MB, before); a file within the
+// budget keeps its pages through the check.
+func TestCheckDropsPagesAsItReads(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		budget    int
+		wantDrops bool
+	}{
+		{"over the budget", 64 << 10, true},
+		{"within the budget", 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st, _, _ := residentStore(t, tt.budget)
+			if err := st.Dump(io.Discard); err != nil { // map all of it
+				t.Fatal(err)
+			}
+			var before []float64
+			restore := projection.CheckDrops(16<<10, func() { before = append(before, resident(t, st)) })
+			defer restore()
+			if err := st.Check(); err != nil {
+				t.Fatal(err)
+			}
+			if !tt.wantDrops {
+				if len(before) > 0 {
+					t.Fatalf("%d drops", len(before))
+				}
+				if got := resident(t, st); got < 0.9 {
+					t.Fatalf("after Check, %.0f%% of the file is mapped; want all of it", 100*got)
+				}
+				return
+			}
+			// The entries are about 1 MB: dozens of steps of 16 KiB. The
+			// first drop finds what bbolt's check mapped (all of it).
+			if len(before) < 10 {
+				t.Fatalf("%d drops while summing; want one every 16 KiB of entries", len(before))
+			}
+			if before[0] < 0.9 {
+				t.Fatalf("at the first drop %.0f%% of the file was mapped; the dump mapped all of it", 100*before[0])
+			}
+			var most float64
+			for _, r := range before[1:] {
+				most = max(most, r)
+			}
+			if most > 0.6 {
+				t.Fatalf("between drops up to %.0f%% of the file was mapped; want the pages of 16 KiB of entries", 100*most)
+			}
+			t.Logf("%d drops, at most %.0f%% of the file mapped between them", len(before), 100*most)
+		})
+	}
+}

@@ -121,7 +121,7 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 		}
 		if _, ok := storedSum(tx); !ok {
 			// A new file, or one written before content sums (check.go).
-			return putSum(tx, contentSum(tx))
+			return putSum(tx, contentSum(tx, func(int) {}))
 		}
 		return nil
 	})
