@@ -19,8 +19,11 @@ package service
 //     head is rolled back to the log, and EndRound tells the writer which
 //     events to decide again.
 //
-// TestOverlappedRoundsHideSpeculativeRecords and
-// TestOverlappedRoundLostToAKilledServer guard it.
+// TestOverlappedRoundsHideSpeculativeRecords,
+// TestOverlappedRoundLostToAKilledServer and TestOverlappedRoundsKilledServer
+// (a JetStream server killed between the rounds' publishes and their
+// acknowledgements) guard it, and api.TestOverlappedRoundsRace the
+// batcher's part.
 
 import (
 	"context"

@@ -3,10 +3,14 @@ package service_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
@@ -212,4 +216,181 @@ func TestOverlappedRoundLostToAKilledServer(t *testing.T) {
 	}
 	checkOutcomes(t, outs)
 	sameAsRebuild(t, svc, log.Log)
+}
+
+// proxy is a TCP proxy in front of a NATS server whose client-to-server
+// bytes can be held (pause) and then thrown away with every connection
+// (cut): what a server that is killed before it reads them loses.
+type proxy struct {
+	t      *testing.T
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	paused bool
+	conns  []net.Conn
+}
+
+func newProxy(t *testing.T, target string) *proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{t: t, ln: ln, target: target}
+	t.Cleanup(func() { ln.Close(); p.cut() })
+	go p.serve()
+	return p
+}
+
+func (p *proxy) addr() string { return p.ln.Addr().String() }
+
+func (p *proxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		s, err := net.DialTimeout("tcp", p.target, time.Second)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, c, s)
+		p.mu.Unlock()
+		go func() { _, _ = io.Copy(c, s); c.Close() }()
+		go func() {
+			buf := make([]byte, 32<<10)
+			for {
+				n, err := c.Read(buf)
+				if n > 0 {
+					p.mu.Lock()
+					paused := p.paused
+					p.mu.Unlock()
+					if !paused {
+						if _, err := s.Write(buf[:n]); err != nil {
+							return
+						}
+					}
+				}
+				if err != nil {
+					s.Close()
+					return
+				}
+			}
+		}()
+	}
+}
+
+// pause holds (here: drops) what clients send from now on.
+func (p *proxy) pause() {
+	p.mu.Lock()
+	p.paused = true
+	p.mu.Unlock()
+}
+
+// cut closes every connection and forwards again for the next ones.
+func (p *proxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns, p.paused = nil, false
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestOverlappedRoundsKilledServer kills the JetStream server between two
+// overlapping rounds' publishes and their acknowledgements: the proxy in
+// front of it holds what the ledger sends, so the killed server never read
+// the rounds' records, and a new server starts on the same store. A query
+// asked while the rounds were in flight waits, and answers from the log,
+// which holds neither record; both rounds' events are decided again and
+// land on the new server.
+func TestOverlappedRoundsKilledServer(t *testing.T) {
+	dir := t.TempDir()
+	listen := freePort(t)
+	ec := natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats"), SyncInterval: time.Minute, Listen: listen}
+	ns, err := natslog.StartEmbedded(ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := newProxy(t, listen)
+	nc, err := nats.Connect("nats://"+px.addr(), nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond), nats.ReconnectBufSize(-1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	log, err := natslog.Open(t.Context(), nc, natslog.StreamConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Timeout = time.Second
+	store, err := projection.OpenStore(filepath.Join(dir, "projection.db"), projection.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All(), Store: store, Pipeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Append(t.Context(), workload.Policy()); err != nil {
+		t.Fatal(err)
+	}
+	before := svc.Position()
+	life := parsed(t, workload.Session(1))
+	key := events.SessionKey("agent:main:w1")
+
+	px.pause()
+	r1 := svc.BeginRound(t.Context(), life[:1], nil)
+	r2 := svc.BeginRound(t.Context(), life[1:2], nil)
+	q := blockedQuery(t, svc, key, 1)
+	ns.Shutdown()
+	ns.WaitForShutdown()
+	px.cut()
+	if ns, err = natslog.StartEmbedded(ec); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+	// The roll-back reads the log: let the client reconnect first.
+	for deadline := time.Now().Add(10 * time.Second); !nc.IsConnected(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no reconnection to the new server")
+		}
+	}
+
+	_, redo1, err1 := svc.EndRound(t.Context(), r1)
+	_, redo2, err2 := svc.EndRound(t.Context(), r2)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("ending the rounds: %v %v", err1, err2)
+	}
+	if len(redo1) != 1 || len(redo2) != 1 {
+		t.Fatalf("redo %v and %v: every event of both rounds is to be decided again", redo1, redo2)
+	}
+	if err := <-q; events.CodeOf(err) != events.CodeUnknownSession {
+		t.Fatalf("the query answered %v: it saw a record the killed server lost", err)
+	}
+	if head, err := log.Head(t.Context()); err != nil || head != before || svc.Position() != before {
+		t.Fatalf("log head %d (%v), position %d, want %d: nothing of either round landed", head, err, svc.Position(), before)
+	}
+	r3 := svc.BeginRound(t.Context(), life[:2], nil)
+	outs, redo, err := svc.EndRound(t.Context(), r3)
+	if err != nil || len(redo) != 0 {
+		t.Fatalf("deciding again: %v, redo %v", err, redo)
+	}
+	checkOutcomes(t, outs)
+	sameAsRebuild(t, svc, log)
+	if err := svc.Flush(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -40,6 +40,10 @@ type Options struct {
 	// Store keeps the projection in a store, and Follow runs the service's
 	// follower (service.Run) until the test ends.
 	Store, Follow bool
+	// Pipeline runs the service's rounds pipelined (service.Config), as
+	// `ledger serve` does on its embedded server with a sync interval:
+	// rounds then overlap.
+	Pipeline bool
 	// API configures the API; Service is filled in, and MaxWait is 200ms
 	// unless set.
 	API api.Config
@@ -91,7 +95,7 @@ func Start(t testing.TB, o Options) *Ledger {
 		t.Fatal(err)
 	}
 	l.Conn, l.Log = nc, log
-	scfg := service.Config{Log: log, Dialects: dialects.All()}
+	scfg := service.Config{Log: log, Dialects: dialects.All(), Pipeline: o.Pipeline}
 	if o.Store {
 		store, err := projection.OpenStore(filepath.Join(dir, "p.db"), projection.StoreOptions{})
 		if err != nil {
