@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -60,6 +61,11 @@ type Gateway struct {
 
 	mu       sync.Mutex
 	sessions map[events.SessionKey]*session
+
+	// upGen counts the upstream tool lists dropped (an upstream's
+	// list_changed): a session whose tools were registered at another
+	// count registers them again (session.apply).
+	upGen atomic.Uint64
 }
 
 // New makes a gateway; nothing is started until a client connects.
@@ -82,7 +88,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	g := &Gateway{cfg: cfg, opts: opts, log: log, ups: map[string]*upstream{}, order: cfg.names(),
 		ctx: ctx, cancel: cancel, sessions: map[events.SessionKey]*session{}}
 	for _, name := range g.order {
-		g.ups[name] = &upstream{name: name, cfg: cfg.Servers[name], life: ctx, log: log, onChange: g.upstreamChanged}
+		g.ups[name] = &upstream{name: name, cfg: cfg.Servers[name], life: ctx, log: log, onChange: g.upstreamChanged, gen: &g.upGen}
 	}
 	go g.janitor()
 	return g, nil

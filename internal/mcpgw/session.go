@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -45,14 +46,20 @@ type session struct {
 	idleSince time.Time
 
 	// joinMu serialises joining; mu guards the rest.
-	joinMu   sync.Mutex
-	mu       sync.Mutex
-	joined   bool
-	dialect  string
-	turn     int
-	allowed  map[string]bool      // ledger names allowed at the last read
-	listed   map[string]*mcp.Tool // exposed name -> the upstream tool registered for it
-	watching bool
+	joinMu  sync.Mutex
+	mu      sync.Mutex
+	joined  bool
+	dialect string
+	turn    int
+	allowed map[string]bool // ledger names allowed at the last read
+	// allowedList is the tool set allowed was made from; synced, that
+	// resync registered the tools of allowed with every upstream listed,
+	// at upstream count syncedGen (Gateway.upGen).
+	allowedList []string
+	synced      bool
+	syncedGen   uint64
+	listed      map[string]*mcp.Tool // exposed name -> the upstream tool registered for it
+	watching    bool
 	// adopted are the client tool-use ids (ToolUseMeta) this session's
 	// calls were recorded under; at most maxAdopted.
 	adopted map[string]struct{}
@@ -239,26 +246,37 @@ func (s *session) refresh(ctx context.Context) error {
 	return nil
 }
 
-// apply makes allowed the session's tool set and resyncs the server.
+// apply makes allowed the session's tool set and resyncs the server,
+// unless the server already has exactly that set's tools registered: the
+// same set, every upstream listed, and no upstream list dropped since (a
+// tools/list at an unchanged head costs the ledger's read and no more;
+// TestToolsListIsTheLedgersToolSet, TestUpstreamListChanged,
+// TestGrantChangesReachClients).
 func (s *session) apply(ctx context.Context, allowed []string) {
+	s.mu.Lock()
+	if s.synced && s.syncedGen == s.g.upGen.Load() && slices.Equal(s.allowedList, allowed) {
+		s.mu.Unlock()
+		return
+	}
 	m := make(map[string]bool, len(allowed))
 	for _, t := range allowed {
 		m[t] = true
 	}
-	s.mu.Lock()
-	s.allowed = m
+	s.allowed, s.allowedList, s.synced = m, slices.Clone(allowed), false
 	s.mu.Unlock()
 	s.resync(ctx)
 }
 
 // resync registers exactly the upstream tools the last tool set allows.
 func (s *session) resync(ctx context.Context) {
-	cat, _ := s.g.catalogue(ctx)
+	gen := s.g.upGen.Load()
+	cat, errs := s.g.catalogue(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.allowed == nil {
 		return
 	}
+	s.synced, s.syncedGen = len(errs) == 0, gen
 	want := map[string]*mcp.Tool{}
 	for _, ut := range cat {
 		if s.allowed[LedgerName(s.dialect, ut.server, ut.tool.Name)] {
@@ -337,8 +355,8 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 	if err != nil {
 		return refusal(fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
 	}
-	why := s.whyCommand(ln, chk.Recorded)
 	if chk.Decision != envelope.Allow {
+		why := s.whyCommand(ln, chk.Recorded)
 		return refusal(denialText(s.key, ln, chk.Decision, chk.Reason, why), denialMeta(s.key, ln, chk.Decision, chk.Reason, chk.Recorded, why)), nil
 	}
 	s.mu.Lock()

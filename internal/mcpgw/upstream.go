@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -40,6 +42,9 @@ type upstream struct {
 	life     context.Context
 	log      *slog.Logger
 	onChange func() // the upstream's tool list changed
+	// gen, when set, is counted up whenever the kept tool list is dropped
+	// (Gateway.upGen).
+	gen *atomic.Uint64
 
 	mu        sync.Mutex
 	sess      *mcp.ClientSession
@@ -82,11 +87,27 @@ func (u *upstream) session(ctx context.Context) (*mcp.ClientSession, error) {
 	return cs, nil
 }
 
+// upstreamHTTP is the HTTP client of every streamable-HTTP upstream: the
+// default transport's settings, but keeping as many idle connections to
+// an upstream as calls may run at once through it. (http.DefaultTransport
+// keeps 2 a host: with more concurrent calls than that, every call past
+// the second closed its connection after its answer and the next one
+// dialled again.)
+var upstreamHTTP = func() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 0, maxIdlePerUpstream
+	return &http.Client{Transport: tr}
+}()
+
+// maxIdlePerUpstream is how many idle connections to one HTTP upstream
+// are kept.
+const maxIdlePerUpstream = 256
+
 // connect starts (stdio) or dials (HTTP) the upstream; with u.mu held.
 func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	var t mcp.Transport
 	if u.cfg.URL != "" {
-		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, MaxRetries: -1}
+		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, MaxRetries: -1, HTTPClient: upstreamHTTP}
 	} else {
 		cmd := exec.CommandContext(u.life, u.cfg.Command[0], u.cfg.Command[1:]...)
 		cmd.Env = os.Environ()
@@ -102,6 +123,9 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 			u.mu.Lock()
 			u.tools = nil
 			u.mu.Unlock()
+			if u.gen != nil {
+				u.gen.Add(1)
+			}
 			if u.onChange != nil {
 				go u.onChange()
 			}
