@@ -105,7 +105,16 @@ func (st *Store) write(base uint64, w *writes, drop bool) error {
 		if cp != base {
 			return fmt.Errorf("projection: store checkpoint is %d but the state's uncommitted records start at %d", cp, base+1)
 		}
-		return w.into(tx)
+		if err := w.into(tx); err != nil {
+			return err
+		}
+		// Raised before the transaction is seen, so never below a key a
+		// reader can find (a transaction that fails leaves it higher,
+		// which costs only a read).
+		if k, _ := tx.Bucket(bucketIDs).Cursor().Last(); k != nil {
+			st.lastID.raise(k)
+		}
+		return nil
 	})
 	if err == nil && drop {
 		st.trimPages()

@@ -127,6 +127,9 @@ func (st *Store) getJSON(bucket, key []byte, v any) (bool, error) {
 }
 
 func (st *Store) landed(id string) (landed, bool, error) {
+	if !st.closed.Load() && id > st.lastID.get() {
+		return landed{}, false, nil
+	}
 	v, err := st.get(bucketIDs, []byte(id))
 	if v == nil || err != nil {
 		return landed{}, false, err

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +44,32 @@ type Store struct {
 	// it in (see fillPages); 0 before.
 	filled atomic.Uintptr
 	envs   envelopes
+	// lastID is at least the greatest key of the ids bucket (which bbolt
+	// keeps in byte order): an id above it is not in the file, and landed
+	// answers so without a read transaction. Fresh ULIDs, whose time
+	// leads, are above it (TestLandedAboveLastID).
+	lastID lastID
+}
+
+// lastID is the bound of Store.lastID, safe for concurrent use.
+type lastID struct {
+	mu sync.Mutex
+	id string
+}
+
+func (l *lastID) get() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.id
+}
+
+// raise sets the bound to id when id is above it.
+func (l *lastID) raise(id []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if string(id) > l.id {
+		l.id = string(id)
+	}
 }
 
 // StoreOptions configures a Store; the zero value means the defaults.
@@ -140,6 +167,12 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 	if opts.NoSync {
 		st.dropEvery = rebuildDropEvery
 	}
+	_ = db.View(func(tx *bolt.Tx) error {
+		if k, _ := tx.Bucket(bucketIDs).Cursor().Last(); k != nil {
+			st.lastID.raise(k)
+		}
+		return nil
+	})
 	return st, nil
 }
 
