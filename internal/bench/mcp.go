@@ -82,6 +82,7 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	defer via.Close()
 
 	cfg.logf("bench: mcp: %d calls and %d lists each way, %d client sessions × %d calls × %d rounds each way", calls, lists, mcpSessions, perSession, rounds)
+	g.steps.reset()
 	viaCall, directCall, err := mcpCallRuns(ctx, via, direct, calls)
 	if err != nil {
 		return err
@@ -91,6 +92,7 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	row.Note = how
 	rep.add(row)
 	rep.add(ratioRow("mcp", "tools/call through the gateway (check, record, forward): p99", quantile(viaCall, 0.99), quantile(directCall, 0.99), "µs", "", nil))
+	g.steps.rows(rep, "")
 
 	var viaList, directList []time.Duration
 	for i := 0; i < lists; i++ {
@@ -109,13 +111,16 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	rep.add(row)
 	rep.add(ratioRow("mcp", "tools/list through the gateway: p99", quantile(viaList, 0.99), quantile(directList, 0.99), "µs", "", nil))
 
+	g.steps.reset()
 	viaRate, directRate, err := mcpThroughput(ctx, cfg, up.url, g.url, perSession, rounds)
 	if err != nil {
 		return err
 	}
+	steps := g.steps.snapshot()
 	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions: throughput", mcpSessions), viaRate, directRate, "calls/s", "≥ 0.7x straight to the upstream", func(r float64) bool { return r >= 0.7 })
 	row.Note = fmt.Sprintf("%d MCP client sessions each way, one ledger session each through the gateway, %d calls each a round, %d rounds alternating; fsync on every write", mcpSessions, perSession, rounds)
 	rep.add(row)
+	steps.rows(rep, fmt.Sprintf(", %d sessions", mcpSessions))
 
 	// The same calls against a ledger that fsyncs every second (serve
 	// --sync-interval 1s): how much of the call row is the two durable
@@ -139,6 +144,7 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	row = ratioRow("mcp", "tools/call through the gateway, --sync-interval 1s: p50", quantile(viaCall, 0.5), quantile(directCall, 0.5), "µs", "", nil)
 	row.Note = "the ledger fsyncs every second rather than the check and the effect each"
 	rep.add(row)
+	gi.steps.rows(rep, ", --sync-interval 1s")
 	return nil
 }
 
@@ -294,6 +300,58 @@ func listTools(ctx context.Context, cs *mcp.ClientSession, want string) (time.Du
 	return d, nil
 }
 
+// mcpSteps collects the gateway's own timing of the steps of its calls
+// (mcpgw.Options.Observe): the two ledger requests and the forward.
+type mcpSteps struct {
+	mu sync.Mutex
+	d  map[string][]time.Duration
+}
+
+func (m *mcpSteps) observe(part string, d time.Duration) {
+	m.mu.Lock()
+	if m.d == nil {
+		m.d = map[string][]time.Duration{}
+	}
+	m.d[part] = append(m.d[part], d)
+	m.mu.Unlock()
+}
+
+func (m *mcpSteps) reset() {
+	m.mu.Lock()
+	m.d = nil
+	m.mu.Unlock()
+}
+
+// snapshot is a copy of what was collected so far.
+func (m *mcpSteps) snapshot() *mcpSteps {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := &mcpSteps{d: map[string][]time.Duration{}}
+	for k, v := range m.d {
+		c.d[k] = append([]time.Duration(nil), v...)
+	}
+	return c
+}
+
+// rows adds a p50 row, without a target, for each step: where a call's
+// time through the gateway goes (the rows with targets measure the whole
+// call).
+func (m *mcpSteps) rows(rep *Report, suffix string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range []struct{ part, name, note string }{
+		{mcpgw.PartCheck, "the recorded check (ledger)", "the ledger's check endpoint recording tool.checked, as the gateway timed it"},
+		{mcpgw.PartEffect, "the effect's append (ledger)", "the append of tool.effect_started, after the check, as the gateway timed it"},
+		{mcpgw.PartUpstream, "the forward to the upstream", "the gateway's tools/call to the upstream over loopback HTTP"},
+	} {
+		if d := m.d[s.part]; len(d) > 0 {
+			row := absRow("mcp", "tools/call step"+suffix+": "+s.name+": p50", quantile(d, 0.5), "µs", "", nil)
+			row.Note = s.note
+			rep.add(row)
+		}
+	}
+}
+
 // mcpKey is the ledger session of the i-th gateway client.
 func mcpKey(i int) events.SessionKey { return events.SessionKey(fmt.Sprintf("mcp-bench-%02d", i)) }
 
@@ -334,12 +392,13 @@ func (u *echoUpstream) close() { _ = u.srv.Close() }
 // in front of the upstream serving streamable HTTP on loopback (the
 // ledger session from the Ledger-Session header).
 type mcpGateway struct {
-	once sync.Once
-	n    *node
-	nc   *nats.Conn
-	gw   *mcpgw.Gateway
-	srv  *http.Server
-	url  string
+	once  sync.Once
+	steps mcpSteps
+	n     *node
+	nc    *nats.Conn
+	gw    *mcpgw.Gateway
+	srv   *http.Server
+	url   string
 }
 
 func startMCPGateway(ctx context.Context, ec natslog.EmbeddedConfig, dir, upURL string, sessions int) (g *mcpGateway, err error) {
@@ -382,7 +441,7 @@ func startMCPGateway(ctx context.Context, ec natslog.EmbeddedConfig, dir, upURL 
 		if g.nc, err = nats.Connect(g.n.ns.ClientURL(), nats.Name("ledger mcp (bench)")); err != nil {
 			return
 		}
-		if g.gw, err = mcpgw.New(gcfg, mcpgw.Options{Ledger: client.New(g.nc, client.Options{Owner: mcpOwner})}); err != nil {
+		if g.gw, err = mcpgw.New(gcfg, mcpgw.Options{Ledger: client.New(g.nc, client.Options{Owner: mcpOwner}), Observe: g.steps.observe}); err != nil {
 			return
 		}
 		g.srv = &http.Server{Handler: g.gw.Handler(""), ReadHeaderTimeout: 5 * time.Second}

@@ -40,7 +40,20 @@ type Options struct {
 	// client joins it again); default 30 minutes. Stdio sessions are
 	// never idle.
 	IdleTimeout time.Duration
+	// Observe, when set, is told how long each step of an allowed
+	// tools/call took: PartCheck (the recorded check), PartEffect (the
+	// effect's append) and PartUpstream (the forward). It is for
+	// measuring ('ledger bench --only mcp'), is called on the call's
+	// goroutine, and must be quick.
+	Observe func(part string, d time.Duration)
 }
+
+// The steps Options.Observe is told of.
+const (
+	PartCheck    = "check"
+	PartEffect   = "effect"
+	PartUpstream = "upstream"
+)
 
 // DefaultIdleTimeout is Options.IdleTimeout's default.
 const DefaultIdleTimeout = 30 * time.Minute

@@ -351,6 +351,8 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 	ln := LedgerName(dialect, server, tool)
 	c := s.g.opts.Ledger
 	callID, adopted := s.callID(meta)
+	observe := s.g.opts.Observe
+	started := time.Now()
 	chk, err := c.Check(ctx, s.key, ln, client.Recorded(callID))
 	if err != nil {
 		return refusal(fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
@@ -358,6 +360,11 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 	if chk.Decision != envelope.Allow {
 		why := s.whyCommand(ln, chk.Recorded)
 		return refusal(denialText(s.key, ln, chk.Decision, chk.Reason, why), denialMeta(s.key, ln, chk.Decision, chk.Reason, chk.Recorded, why)), nil
+	}
+	if observe != nil {
+		now := time.Now()
+		observe(PartCheck, now.Sub(started))
+		started = now
 	}
 	s.mu.Lock()
 	turn := s.turn
@@ -393,7 +400,15 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 	if len(args) > 0 {
 		fwd = args
 	}
+	if observe != nil {
+		now := time.Now()
+		observe(PartEffect, now.Sub(started))
+		started = now
+	}
 	res, err := u.call(ctx, tool, fwd)
+	if observe != nil && err == nil {
+		observe(PartUpstream, time.Since(started))
+	}
 	switch werr, answer := err.(*jsonrpc.Error); {
 	case answer: // the upstream's own error answer (upstream.call)
 		return nil, werr
