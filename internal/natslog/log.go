@@ -144,8 +144,7 @@ func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expec
 			actx, cancel := context.WithTimeout(ctx, l.Timeout)
 			defer cancel()
 			var err error
-			ack, err = l.js.PublishMsg(actx, hashed(subject, data), jetstream.WithMsgID(id),
-				jetstream.WithExpectStream(seg.name), jetstream.WithExpectLastSequence(local))
+			ack, err = l.js.PublishMsg(actx, recordMsg(subject, id, data, seg.name, local, ""))
 			return err
 		})
 		if err == nil {
@@ -381,14 +380,7 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 	if expected < seg.base {
 		return conflict, nil
 	}
-	// The headers the publish options would set, in one map: an append
-	// then costs no option closures and no second pass over them.
-	m := &nats.Msg{Subject: subject, Data: data, Header: make(nats.Header, 5)}
-	v := []string{events.HashBytes(data), id, seg.name, strconv.FormatUint(expected-seg.base, 10), prevID}
-	m.Header[events.HashHeader] = v[0:1:1]
-	m.Header[jetstream.MsgIDHeader] = v[1:2:2]
-	m.Header[jetstream.ExpectedStreamHeader] = v[2:3:3]
-	m.Header[jetstream.ExpectedLastSeqHeader] = v[3:4:4]
+	chain := "" // the expected last message id
 	switch {
 	case prevID == "":
 	case expected == seg.base && seg.n > 1:
@@ -402,8 +394,9 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 			return conflict, nil
 		}
 	default:
-		m.Header[jetstream.ExpectedLastMsgIDHeader] = v[4:5:5]
+		chain = prevID
 	}
+	m := recordMsg(subject, id, data, seg.name, expected-seg.base, chain)
 	fut, err := l.js.PublishMsgAsync(m)
 	if err != nil {
 		return nil, fmt.Errorf("natslog: publish: %w", err)
@@ -443,6 +436,25 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 // (it reports the sequence and returns the record when asked) but its
 // consumer does not deliver.
 const stallAfter = 30 * time.Second
+
+// recordMsg is the message that appends a record at lastSeq+1 of stream
+// (the stream's own sequence), its headers set at once, their values in
+// one slice (the publish options would take a closure and a header set
+// each): its content hash (Ledger-Hash), its id as Nats-Msg-Id, and the
+// expected stream, last sequence and, when prevID is not empty, last
+// message id.
+func recordMsg(subject, id string, data []byte, stream string, lastSeq uint64, prevID string) *nats.Msg {
+	m := &nats.Msg{Subject: subject, Data: data, Header: make(nats.Header, 5)}
+	v := []string{events.HashBytes(data), id, stream, strconv.FormatUint(lastSeq, 10), prevID}
+	m.Header[events.HashHeader] = v[0:1:1]
+	m.Header[jetstream.MsgIDHeader] = v[1:2:2]
+	m.Header[jetstream.ExpectedStreamHeader] = v[2:3:3]
+	m.Header[jetstream.ExpectedLastSeqHeader] = v[3:4:4]
+	if prevID != "" {
+		m.Header[jetstream.ExpectedLastMsgIDHeader] = v[4:5:5]
+	}
+	return m
+}
 
 // hashed makes the message for a record, with its content hash in the
 // Ledger-Hash header.
