@@ -251,7 +251,8 @@ func (s *session) refresh(ctx context.Context) error {
 // same set, every upstream listed, and no upstream list dropped since (a
 // tools/list at an unchanged head costs the ledger's read and no more;
 // TestToolsListIsTheLedgersToolSet, TestUpstreamListChanged,
-// TestGrantChangesReachClients).
+// TestGrantChangesReachClients, and TestUnlistedUpstreamIsListedWhenBack
+// for a list that left an upstream out).
 func (s *session) apply(ctx context.Context, allowed []string) {
 	s.mu.Lock()
 	if s.synced && s.syncedGen == s.g.upGen.Load() && slices.Equal(s.allowedList, allowed) {

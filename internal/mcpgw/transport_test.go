@@ -208,3 +208,37 @@ func TestIdleSessionsAreForgotten(t *testing.T) {
 		t.Fatalf("tools/list after the revocation = %v", got)
 	}
 }
+
+// TestUnlistedUpstreamIsListedWhenBack: an HTTP upstream that is down
+// when the gateway first lists the session's tools contributes none, and
+// a later tools/list at the same head, with the same tool set, lists it
+// once it answers: a list that left an upstream out is not taken as the
+// session's registered tools (session.apply registers again only after
+// a complete one).
+func TestUnlistedUpstreamIsListedWhenBack(t *testing.T) {
+	f := start(t)
+	addr, stop := httpUpstream(t, "127.0.0.1:0")
+	stop()
+	if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code",
+		Document: json.RawMessage(`{"permissions": {"allow": ["mcp__web"]}}`), Catalogue: []string{"mcp__web__hello"}})); err != nil {
+		t.Fatal(err)
+	}
+	f.turn(t, 2)
+	f.gateway(t, fmt.Appendf(nil, `{"servers": {"web": {"url": "http://%s/mcp"}}}`, addr), Options{})
+	cs := f.dial(t, f.key)
+	if got := listed(t, cs); len(got) != 0 {
+		t.Fatalf("tools/list with the upstream down = %v, want none", got)
+	}
+	httpUpstream(t, addr)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		got := listed(t, cs)
+		if slices.Equal(got, []string{"web__hello"}) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the upstream is back but tools/list = %v", got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
