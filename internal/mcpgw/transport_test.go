@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -240,5 +242,79 @@ func TestUnlistedUpstreamIsListedWhenBack(t *testing.T) {
 			t.Fatalf("the upstream is back but tools/list = %v", got)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestHTTPUpstreamConnectionsAreReused: calls running at once through
+// the gateway to an HTTP upstream keep their connections open for the
+// next ones (upstreamHTTP): 8 rounds of 16 calls, which the upstream holds
+// until all 16 of a round are in flight, open no more connections to the
+// upstream than one round needs, and a few for the session's own
+// requests. (With http.DefaultTransport's 2 idle connections a host,
+// every round dialled again for all but two calls.)
+func TestHTTPUpstreamConnectionsAreReused(t *testing.T) {
+	const concurrent, rounds = 16, 8
+	f := start(t)
+	var mu sync.Mutex
+	arrived, all := 0, make(chan struct{})
+	s := mcp.NewServer(&mcp.Implementation{Name: "http-upstream", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "hello", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		mu.Lock()
+		if arrived++; arrived == concurrent {
+			close(all)
+		}
+		ch := all
+		mu.Unlock()
+		select { // bounded: a round that never fills answers anyway
+		case <-ch:
+		case <-time.After(10 * time.Second):
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello over http"}}}, nil
+	})
+	var conns atomic.Int32
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil), ReadHeaderTimeout: 5 * time.Second,
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				conns.Add(1)
+			}
+		}}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code",
+		Document: json.RawMessage(`{"permissions": {"allow": ["mcp__web"]}}`), Catalogue: []string{"mcp__web__hello"}})); err != nil {
+		t.Fatal(err)
+	}
+	f.turn(t, 2)
+	f.gateway(t, fmt.Appendf(nil, `{"servers": {"web": {"url": "http://%s/mcp"}}}`, ln.Addr()), Options{})
+	cs := f.dial(t, f.key)
+	for range rounds {
+		mu.Lock()
+		arrived, all = 0, make(chan struct{})
+		mu.Unlock()
+		var wg sync.WaitGroup
+		errs := make(chan error, concurrent)
+		for range concurrent {
+			wg.Go(func() {
+				res, err := call(t, cs, "web__hello", nil)
+				if err == nil && (res.IsError || resultText(res) != "hello over http") {
+					err = fmt.Errorf("hello = %q", resultText(res))
+				}
+				if err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+	}
+	if n := conns.Load(); n > concurrent+8 {
+		t.Fatalf("%d rounds of %d concurrent calls opened %d connections to the upstream; want at most %d", rounds, concurrent, n, concurrent+8)
 	}
 }

@@ -92,7 +92,7 @@ func (u *upstream) session(ctx context.Context) (*mcp.ClientSession, error) {
 // an upstream as calls may run at once through it. (http.DefaultTransport
 // keeps 2 a host: with more concurrent calls than that, every call past
 // the second closed its connection after its answer and the next one
-// dialled again.)
+// dialled again: TestHTTPUpstreamConnectionsAreReused.)
 var upstreamHTTP = func() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 0, maxIdlePerUpstream
