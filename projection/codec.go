@@ -5,6 +5,7 @@ package projection
 // log entries and ids in binary.
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -191,6 +192,7 @@ func (w *writes) encode(cache *envelopes) error {
 	ctx := func(c envelope.Context) contextJSON {
 		return contextJSON{Context: c, Captured: cache.m[c.Captured]}
 	}
+	bases, baseKeys := make([][]byte, len(w.values)), make([][]byte, len(w.values))
 	out, err := parallel(len(w.values), func(i int) ([]byte, error) {
 		switch v := w.values[i].(type) {
 		case *envelope.Session:
@@ -199,10 +201,27 @@ func (w *writes) encode(cache *envelopes) error {
 			return json.Marshal(turnJSON{Turn: v, Context: ctx(v.Context)})
 		case envelope.ToolSet:
 			return appendToolSet(nil, v), nil
+		case storedToolSet:
+			base, refs := splitToolSet(v.ts)
+			bases[i] = appendToolSet(nil, base)
+			baseKeys[i] = toolSetBaseKey(bases[i])
+			return toolSetValue(baseKeys[i], refs), nil
 		default:
 			return json.Marshal(v)
 		}
 	})
+	// Each base once (a put is made at most once), where the file does
+	// not hold it yet.
+	seen := map[string]bool{}
+	for i, b := range bases {
+		if b == nil {
+			continue
+		}
+		if k := baseKeys[i]; !seen[string(k)] {
+			seen[string(k)] = true
+			w.add(bucketToolSetBases, kv{k: k, v: b, i: -1, absent: true})
+		}
+	}
 	for _, puts := range w.puts {
 		for j, p := range puts {
 			if p.i >= 0 {
@@ -380,4 +399,171 @@ type logEntry struct {
 type metaState struct {
 	Position uint64 `json:"position"`
 	Time     string `json:"time"`
+}
+
+// A tool set is stored in two parts (SchemaVersion 5): its base, the set
+// with the record of every reason replaced by its index in a list of the
+// records the set names (first named first), as JSON (appendToolSet) in
+// bucket "toolsetbases" under the SHA-256 of those bytes; and, in
+// "toolsets" under the set's hash, toolSetFormat, the base's key, and
+// the records. Sub-agents' sets name their own spawn record (a
+// subagent:hard_deny reason), so no two are alike, but they share a few
+// bases: 66,671 sets at 100,000 sessions are 3 bases (docs/bench.md,
+// "Scale, issue 17"). Joining the parts gives back the set, whose JSON
+// (appendToolSet) is what Store.Dump shows (TestStoreDumpMatchesMarshal,
+// TestToolSetSplitJoins).
+const toolSetFormat = 1
+
+// splitToolSet returns the base of ts and the records it names.
+func splitToolSet(ts envelope.ToolSet) (base envelope.ToolSet, refs []envelope.RecordRef) {
+	base = envelope.ToolSet{Allowed: ts.Allowed}
+	if ts.Denied != nil {
+		base.Denied = make([]envelope.Denial, len(ts.Denied))
+	}
+	for i, d := range ts.Denied {
+		base.Denied[i] = d
+		if d.Reason.Record == nil {
+			continue
+		}
+		n := slices.Index(refs, *d.Reason.Record)
+		if n < 0 {
+			n = len(refs)
+			refs = append(refs, *d.Reason.Record)
+		}
+		base.Denied[i].Reason.Record = &envelope.RecordRef{Seq: uint64(n)}
+	}
+	return base, refs
+}
+
+// joinToolSet is the set whose base and records these are. It shares no
+// memory with base, which a store keeps for other sets.
+func joinToolSet(base envelope.ToolSet, refs []envelope.RecordRef) (envelope.ToolSet, error) {
+	ts := envelope.ToolSet{Allowed: slices.Clone(base.Allowed), Denied: slices.Clone(base.Denied)}
+	for i, d := range ts.Denied {
+		if d.Reason.Record == nil {
+			continue
+		}
+		n := d.Reason.Record.Seq
+		if n >= uint64(len(refs)) || d.Reason.Record.ID != "" || d.Reason.Record.Type != "" {
+			return envelope.ToolSet{}, fmt.Errorf("a tool set's base names record %d of %d", n, len(refs))
+		}
+		r := refs[n]
+		ts.Denied[i].Reason.Record = &r
+	}
+	return ts, nil
+}
+
+// toolSetValue is a set's entry in "toolsets": the format, the key of its
+// base, and its records (sequence, id and type).
+func toolSetValue(baseKey []byte, refs []envelope.RecordRef) []byte {
+	b := make([]byte, 0, 1+len(baseKey)+1+48*len(refs))
+	b = append(b, toolSetFormat)
+	b = append(b, baseKey...)
+	b = binary.AppendUvarint(b, uint64(len(refs)))
+	for _, r := range refs {
+		b = binary.AppendUvarint(b, r.Seq)
+		b = binary.AppendUvarint(b, uint64(len(r.ID)))
+		b = append(b, r.ID...)
+		b = binary.AppendUvarint(b, uint64(len(r.Type)))
+		b = append(b, r.Type...)
+	}
+	return b
+}
+
+// parseToolSetValue splits a set's entry in "toolsets".
+func parseToolSetValue(v []byte) (baseKey []byte, refs []envelope.RecordRef, err error) {
+	bad := fmt.Errorf("a stored tool set is not in a form this build reads")
+	if len(v) < 1+sha256.Size || v[0] != toolSetFormat {
+		return nil, nil, bad
+	}
+	baseKey, v = v[1:1+sha256.Size], v[1+sha256.Size:]
+	uv := func() uint64 {
+		n, k := binary.Uvarint(v)
+		if k <= 0 {
+			err = bad
+			return 0
+		}
+		v = v[k:]
+		return n
+	}
+	str := func() string {
+		n := uv()
+		if err != nil || n > uint64(len(v)) {
+			err = bad
+			return ""
+		}
+		s := string(v[:n])
+		v = v[n:]
+		return s
+	}
+	n := uv()
+	if err != nil || n > uint64(len(v)) {
+		return nil, nil, bad
+	}
+	refs = make([]envelope.RecordRef, 0, n)
+	for range n {
+		r := envelope.RecordRef{Seq: uv()}
+		r.ID = str()
+		r.Type = internType(events.Type(str()))
+		if err != nil {
+			return nil, nil, err
+		}
+		refs = append(refs, r)
+	}
+	if len(v) != 0 {
+		return nil, nil, bad
+	}
+	return baseKey, refs, nil
+}
+
+// storedToolSet is a tool set to store in its two parts.
+type storedToolSet struct{ ts envelope.ToolSet }
+
+// toolSetBaseKey is the key of a base: the SHA-256 of its JSON.
+func toolSetBaseKey(baseJSON []byte) []byte {
+	h := sha256.Sum256(baseJSON)
+	return h[:]
+}
+
+// expandToolSet is the JSON (appendToolSet) of the set an entry of
+// "toolsets" stores, its base read by base (which decodes each base once
+// per call of the caller that made it, see toolSetBases).
+func expandToolSet(v []byte, base func(key []byte) (envelope.ToolSet, error)) ([]byte, error) {
+	key, refs, err := parseToolSetValue(v)
+	if err != nil {
+		return nil, err
+	}
+	b, err := base(key)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := joinToolSet(b, refs)
+	if err != nil {
+		return nil, err
+	}
+	return appendToolSet(nil, ts), nil
+}
+
+// toolSetBases decodes bases by key from raw (their stored JSON), each
+// once.
+func toolSetBases(raw func(key []byte) ([]byte, error)) func(key []byte) (envelope.ToolSet, error) {
+	decoded := map[string]envelope.ToolSet{}
+	return func(key []byte) (envelope.ToolSet, error) {
+		if ts, ok := decoded[string(key)]; ok {
+			return ts, nil
+		}
+		v, err := raw(key)
+		if err != nil {
+			return envelope.ToolSet{}, err
+		}
+		if v == nil {
+			return envelope.ToolSet{}, fmt.Errorf("tool set base %x is missing", key)
+		}
+		var ts envelope.ToolSet
+		if err := json.Unmarshal(v, &ts); err != nil {
+			return envelope.ToolSet{}, fmt.Errorf("tool set base %x: %w", key, err)
+		}
+		decoded[string(key)] = ts
+		return ts, nil
+	}
 }

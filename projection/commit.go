@@ -183,7 +183,7 @@ func (s *State) writes() *writes {
 	}
 	// Tool sets never change: a stored one is this one.
 	for h, ts := range r.toolsets {
-		w.add(bucketToolSets, kv{k: []byte(h), i: w.value(ts), absent: true})
+		w.add(bucketToolSets, kv{k: []byte(h), i: w.value(storedToolSet{ts}), absent: true})
 	}
 	for i, ref := range r.refs {
 		seq := r.base + 1 + uint64(i)

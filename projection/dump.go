@@ -173,7 +173,19 @@ func (s *State) writeDumpFrom(w io.Writer, each func(bucket []byte, fn func(k, v
 	d.put(d.value(s.lastTime).raw)
 
 	d.section("toolsets", true)
-	e = d.entries(bucketToolSets, events.CanonicalJSON)
+	baseJSON := map[string][]byte{}
+	d.each(bucketToolSetBases, func(k, v []byte) error {
+		baseJSON[string(k)] = v
+		return nil
+	})
+	base := toolSetBases(func(k []byte) ([]byte, error) { return baseJSON[string(k)], nil })
+	e = d.entries(bucketToolSets, func(v []byte) ([]byte, error) {
+		js, err := expandToolSet(v, base)
+		if err != nil {
+			return nil, err
+		}
+		return events.CanonicalJSON(js)
+	})
 	for h, ts := range r.toolsets {
 		e[h] = d.value(ts)
 	}
@@ -396,10 +408,19 @@ func firstUnit(r rune) rune {
 func (st *Store) Dump(w io.Writer) error {
 	return st.db.View(func(tx *bolt.Tx) error {
 		var line []byte
+		bases := tx.Bucket(bucketToolSetBases)
+		base := toolSetBases(func(k []byte) ([]byte, error) { return bases.Get(k), nil })
 		for _, name := range dumpOrder {
 			err := tx.Bucket(name).ForEach(func(k, v []byte) error {
 				if string(name) == string(bucketMeta) && string(k) == string(sumsKey) {
 					return nil // not state: how the file checks itself (check.go)
+				}
+				if string(name) == string(bucketToolSets) {
+					// The set, as the store held it before version 5; an
+					// entry that does not join shows as stored.
+					if js, err := expandToolSet(v, base); err == nil {
+						v = js
+					}
 				}
 				line = appendDumpLine(line[:0], name, k, v)
 				_, err := w.Write(line)
@@ -413,11 +434,14 @@ func (st *Store) Dump(w io.Writer) error {
 	})
 }
 
-// dumpOrder is allBuckets in name order, the order of Store.Dump.
+// dumpOrder is allBuckets in name order, the order of Store.Dump, but
+// for the tool set bases (each set shows joined in "toolsets").
 var dumpOrder = func() [][]byte {
 	names := make([]string, 0, len(allBuckets))
 	for _, b := range allBuckets {
-		names = append(names, string(b))
+		if string(b) != string(bucketToolSetBases) {
+			names = append(names, string(b))
+		}
 	}
 	sortStrings(names)
 	out := make([][]byte, len(names))

@@ -11,20 +11,32 @@ import (
 
 // OldStoreDump is Store.Dump as it was written before its lines were
 // encoded by hand: a json.Marshal of a map per entry, the value a
-// json.RawMessage. It is the oracle of TestStoreDumpMatchesMarshal
+// json.RawMessage (since SchemaVersion 5, with each tool set joined from
+// its base and records, as the store held it before). It is the oracle of TestStoreDumpMatchesMarshal
 // (store_dump_test.go): the dump's bytes, so DumpHash, which replicas and
 // earlier verifies compare, must not change. Keep it as it is.
 func OldStoreDump(st *Store, w io.Writer) error {
 	return st.db.View(func(tx *bolt.Tx) error {
 		names := make([]string, 0, len(allBuckets))
 		for _, b := range allBuckets {
-			names = append(names, string(b))
+			if string(b) != string(bucketToolSetBases) { // since version 5
+				names = append(names, string(b))
+			}
 		}
 		sortStrings(names)
+		bases := tx.Bucket(bucketToolSetBases)
+		base := toolSetBases(func(k []byte) ([]byte, error) { return bases.Get(k), nil })
 		for _, name := range names {
 			err := tx.Bucket([]byte(name)).ForEach(func(k, v []byte) error {
 				if name == string(bucketMeta) && string(k) == string(sumsKey) {
 					return nil
+				}
+				if name == string(bucketToolSets) { // since version 5: the set as stored before
+					js, err := expandToolSet(v, base)
+					if err != nil {
+						return err
+					}
+					v = js
 				}
 				line, err := json.Marshal(map[string]any{"bucket": name, "key": fmt.Sprintf("%x", k), "value": json.RawMessage(oldDumpValue(name, k, v))})
 				if err != nil {

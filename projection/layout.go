@@ -126,10 +126,13 @@ var (
 	bucketIDs      = []byte("ids")
 	bucketChecks   = []byte("checks")
 	bucketToolSets = []byte("toolsets")
-	bucketLog      = []byte("log")
-	bucketChains   = []byte("chains")
-	allBuckets     = [][]byte{bucketMeta, bucketPolicy, bucketSessions, bucketSlots, bucketIDs,
-		bucketChecks, bucketToolSets, bucketLog, bucketChains}
+	// The bases of tool sets (see toolSetFormat); not in Store.Dump, which
+	// shows each set joined.
+	bucketToolSetBases = []byte("toolsetbases")
+	bucketLog          = []byte("log")
+	bucketChains       = []byte("chains")
+	allBuckets         = [][]byte{bucketMeta, bucketPolicy, bucketSessions, bucketSlots, bucketIDs,
+		bucketChecks, bucketToolSets, bucketLog, bucketChains, bucketToolSetBases}
 )
 
 // SchemaVersion is the layout version of the store; a store of another
@@ -138,8 +141,10 @@ var (
 // Version 4 keeps everything about a session (turns, yield, chain heads,
 // the latest check of each call) with it in "sessions", under the session
 // key's slot (see layout.go), and writes ids and log entries in binary (see
-// logValue and landedValue).
-const SchemaVersion = "4"
+// logValue and landedValue). Version 5 stores a tool set as its base,
+// shared by the sets that differ only in the records their reasons name,
+// and those records (see toolSetFormat).
+const SchemaVersion = "5"
 
 // ErrSchema is returned for a store written by another layout version.
 var ErrSchema = errors.New("projection: the store was written by another layout version; rebuild it with 'ledger replay --out NEW' and move NEW over it")

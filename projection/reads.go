@@ -174,10 +174,55 @@ func (st *Store) yield(n uint64) (*yield, error) {
 	return &y, nil
 }
 
+// toolSet reads a tool set: its entry, and its base, which the store
+// decodes once and keeps (there are few; see toolSetFormat).
 func (st *Store) toolSet(hash string) (envelope.ToolSet, error) {
-	var ts envelope.ToolSet
-	_, err := st.getJSON(bucketToolSets, []byte(hash), &ts)
-	return ts, err
+	raw, err := st.get(bucketToolSets, []byte(hash))
+	if raw == nil || err != nil {
+		return envelope.ToolSet{}, err
+	}
+	key, refs, err := parseToolSetValue(raw)
+	if err != nil {
+		return envelope.ToolSet{}, damaged(st.path, fmt.Errorf("%s %q: %w", bucketToolSets, hash, err))
+	}
+	base, err := st.toolSetBase(key)
+	if err != nil {
+		return envelope.ToolSet{}, err
+	}
+	ts, err := joinToolSet(base, refs)
+	if err != nil {
+		return envelope.ToolSet{}, damaged(st.path, fmt.Errorf("%s %q: %w", bucketToolSets, hash, err))
+	}
+	return ts, nil
+}
+
+// maxToolSetBases bounds the bases a store keeps decoded.
+const maxToolSetBases = 4096
+
+func (st *Store) toolSetBase(key []byte) (envelope.ToolSet, error) {
+	st.bases.Lock()
+	ts, ok := st.bases.m[string(key)]
+	st.bases.Unlock()
+	if ok {
+		return ts, nil
+	}
+	raw, err := st.get(bucketToolSetBases, key)
+	if err != nil {
+		return envelope.ToolSet{}, err
+	}
+	if raw == nil {
+		return envelope.ToolSet{}, damaged(st.path, fmt.Errorf("%s %x is missing", bucketToolSetBases, key))
+	}
+	if err := json.Unmarshal(raw, &ts); err != nil {
+		return envelope.ToolSet{}, damaged(st.path, fmt.Errorf("%s %x: %w", bucketToolSetBases, key, err))
+	}
+	st.bases.Lock()
+	if st.bases.m == nil || len(st.bases.m) >= maxToolSetBases {
+		st.bases.m = map[string]envelope.ToolSet{}
+	}
+	st.bases.m[string(key)] = ts
+	st.bases.Unlock()
+	return ts, nil
 }
 
 // session decodes a session straight from the file's pages: decoding

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/sessionledger/ledger/envelope"
 )
 
 // Store keeps a State in a bbolt file: every part of the state in its
@@ -44,6 +46,11 @@ type Store struct {
 	// it in (see fillPages); 0 before.
 	filled atomic.Uintptr
 	envs   envelopes
+	// bases are the tool set bases read so far, decoded (see toolSet).
+	bases struct {
+		sync.Mutex
+		m map[string]envelope.ToolSet
+	}
 	// lastID is at least the greatest key of the ids bucket (which bbolt
 	// keeps in byte order): an id above it is not in the file, and landed
 	// answers so without a read transaction. Fresh ULIDs, whose time
