@@ -248,10 +248,10 @@ func TestUnlistedUpstreamIsListedWhenBack(t *testing.T) {
 // TestHTTPUpstreamConnectionsAreReused: calls running at once through
 // the gateway to an HTTP upstream keep their connections open for the
 // next ones (upstreamHTTP): 8 rounds of 16 calls, which the upstream holds
-// until all 16 of a round are in flight, open no more connections to the
-// upstream than one round needs, and a few for the session's own
-// requests. (With http.DefaultTransport's 2 idle connections a host,
-// every round dialled again for all but two calls.)
+// until all 16 of a round are in flight, open at most 48 connections to
+// the upstream, not a round's worth for every round. (With
+// http.DefaultTransport's 2 idle connections a host, every round dialled
+// again for all but two calls: 115 in a run.)
 func TestHTTPUpstreamConnectionsAreReused(t *testing.T) {
 	const concurrent, rounds = 16, 8
 	f := start(t)
@@ -314,7 +314,13 @@ func TestHTTPUpstreamConnectionsAreReused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := conns.Load(); n > concurrent+8 {
-		t.Fatalf("%d rounds of %d concurrent calls opened %d connections to the upstream; want at most %d", rounds, concurrent, n, concurrent+8)
+	// One round needs concurrent connections and the session a few; a
+	// request that starts while the previous round's connections are
+	// being put back dials one more, so allow as many again twice over.
+	// Without the pool, a run opened 115.
+	n := conns.Load()
+	t.Logf("%d rounds of %d concurrent calls: %d connections to the upstream", rounds, concurrent, n)
+	if n > 3*concurrent {
+		t.Fatalf("%d rounds of %d concurrent calls opened %d connections to the upstream; want at most %d", rounds, concurrent, n, 3*concurrent)
 	}
 }
