@@ -248,10 +248,9 @@ func TestUnlistedUpstreamIsListedWhenBack(t *testing.T) {
 // TestHTTPUpstreamConnectionsAreReused: calls running at once through
 // the gateway to an HTTP upstream keep their connections open for the
 // next ones (upstreamHTTP): 8 rounds of 16 calls, which the upstream holds
-// until all 16 of a round are in flight, open at most 48 connections to
-// the upstream, not a round's worth for every round. (With
-// http.DefaultTransport's 2 idle connections a host, every round dialled
-// again for all but two calls: 115 in a run.)
+// until all 16 of a round are in flight, open at most one connection to
+// the upstream for every two calls. (With http.DefaultTransport's 2 idle
+// connections a host, every round closed all but two and dialled again.)
 func TestHTTPUpstreamConnectionsAreReused(t *testing.T) {
 	const concurrent, rounds = 16, 8
 	f := start(t)
@@ -271,15 +270,18 @@ func TestHTTPUpstreamConnectionsAreReused(t *testing.T) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello over http"}}}, nil
 	})
-	var conns atomic.Int32
+	var conns, closed atomic.Int32
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil), ReadHeaderTimeout: 5 * time.Second,
 		ConnState: func(_ net.Conn, st http.ConnState) {
-			if st == http.StateNew {
+			switch st {
+			case http.StateNew:
 				conns.Add(1)
+			case http.StateClosed:
+				closed.Add(1)
 			}
 		}}
 	go srv.Serve(ln)
@@ -314,13 +316,15 @@ func TestHTTPUpstreamConnectionsAreReused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// One round needs concurrent connections and the session a few; a
-	// request that starts while the previous round's connections are
-	// being put back dials one more, so allow as many again twice over.
-	// Without the pool, a run opened 115.
-	n := conns.Load()
-	t.Logf("%d rounds of %d concurrent calls: %d connections to the upstream", rounds, concurrent, n)
-	if n > 3*concurrent {
-		t.Fatalf("%d rounds of %d concurrent calls opened %d connections to the upstream; want at most %d", rounds, concurrent, n, 3*concurrent)
+	// The pool keeps the connections for the next round, so a round
+	// dials few; without it every round dialled all but two again (116
+	// opened in a run, 113 of them closed). With it some are still
+	// closed and dialled again under -race (6 to 23 closed, 23 to 37
+	// opened in runs; why was not looked into); a bound of one
+	// connection for every two calls keeps the two apart.
+	n, c := conns.Load(), closed.Load()
+	t.Logf("%d rounds of %d concurrent calls: %d connections to the upstream opened, %d closed", rounds, concurrent, n, c)
+	if limit := int32(rounds * concurrent / 2); n > limit {
+		t.Fatalf("%d rounds of %d concurrent calls opened %d connections to the upstream (%d closed); want at most %d", rounds, concurrent, n, c, limit)
 	}
 }
