@@ -35,7 +35,8 @@
 //     resolved at its current turn's start; denied and unknown ones are
 //     hidden (TestToolsListIsTheLedgersToolSet).
 //   - Every tools/call, shown or not, is decided by a recorded check
-//     (tool.checked with a fresh call id); only an allowed one is
+//     (tool.checked with a fresh call id, or the client's tool_use id,
+//     below); only an allowed one is
 //     recorded as started (tool.effect_started prepared by the check) and
 //     then forwarded. A denial (or an ask, which the gateway cannot
 //     answer) is a tool error carrying the reason code, the rule, the
