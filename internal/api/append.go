@@ -54,6 +54,9 @@ type pendingAppend struct {
 	idChecked bool
 	// attempts counts the rounds that failed under the event.
 	attempts int
+	// check, for a recorded check (the check endpoint with record), is
+	// answered as a check rather than an append.
+	check *recordedCheck
 }
 
 func (s *Server) handleAppend(r micro.Request) {
@@ -383,6 +386,9 @@ func (s *Server) batchAppends(ctx context.Context) {
 			if err := foreign(st, round, p); err != nil {
 				return err
 			}
+			if p.check != nil {
+				p.check.atTurn(st, p.ev)
+			}
 			if !p.idChecked && p.owner != "" && p.ev.ID != "" {
 				if _, ok := st.Landed(p.ev.ID); ok {
 					return errLandedID // a re-send, or another owner's id: see ownID
@@ -465,14 +471,17 @@ func (s *Server) answerOutcome(p *pendingAppend, o service.Outcome) {
 	case o.Err != nil && events.CodeOf(o.Err) == "":
 		result = "error"
 		s.log.Error("append failed", "err", o.Err)
-		answer(p, AppendResult{}, o.Err, o.Result.Seq)
 	case o.Err != nil:
 		result = "refused"
+	case o.Result.Duplicate:
+		result = "duplicate"
+	}
+	switch {
+	case p.check != nil:
+		answerCheck(p, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID}, o.Result.Decided, o.Err, o.Result.Seq)
+	case o.Err != nil:
 		answer(p, AppendResult{}, o.Err, o.Result.Seq)
 	default:
-		if o.Result.Duplicate {
-			result = "duplicate"
-		}
 		answer(p, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID, Duplicate: o.Result.Duplicate}, nil, 0)
 	}
 	if s.cfg.Observer != nil {

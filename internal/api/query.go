@@ -199,36 +199,68 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 }
 
 // recordCheck appends a tool.checked for the session's current turn and
-// answers with what it recorded.
-func (s *Server) recordCheck(ctx context.Context, r micro.Request, owner string, q Query) {
+// answers with what it recorded. It is an append like any other, decided
+// in the batcher's rounds with the appends of every writer (so recorded
+// checks share rounds rather than each taking one), its turn the
+// session's current one on the head the round is decided on (see
+// recordedCheck).
+func (s *Server) recordCheck(_ context.Context, r micro.Request, owner string, q Query) {
 	if owner == ScopeAll {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "recording a check is an orchestrator's append: use %s.check.<orchestrator>", Prefix), 0)
 		return
 	}
-	var turn int
-	_ = s.cfg.Service.View(ctx, "", projection.Position{}, func(st *projection.State) error {
-		if sess := st.Session(q.Session); sess != nil {
-			turn = sess.Turn
-		}
-		return nil
-	})
-	data := map[string]any{"turn": max(turn, 1), "tool": q.Tool}
-	if q.Call != "" {
-		data["call"] = q.Call
-	}
-	if len(q.Input) > 0 {
-		data["input"] = q.Input
-	}
-	raw, _ := json.Marshal(map[string]any{"type": events.ToolChecked, "v": 1, "actor": owner, "session": q.Session, "data": data})
-	res, err := s.cfg.Service.Append(ctx, raw)
+	c := &recordedCheck{tool: q.Tool, call: q.Call, input: q.Input}
+	ev, err := parseAs(c.event(q.Session, 1), owner)
 	if err != nil {
-		respondError(r, err, res.Seq)
+		respondError(r, err, 0)
+		return
+	}
+	s.queue(&pendingAppend{r: r, ev: ev, start: time.Now(), owner: owner, check: c})
+}
+
+// recordedCheck is a check to record: the tool.checked is made for turn 1
+// and given the session's current turn by the round's screen.
+type recordedCheck struct {
+	tool, call string
+	input      json.RawMessage
+}
+
+// event is the tool.checked of the check at turn.
+func (c *recordedCheck) event(session events.SessionKey, turn int) []byte {
+	data := map[string]any{"turn": max(turn, 1), "tool": c.tool}
+	if c.call != "" {
+		data["call"] = c.call
+	}
+	if len(c.input) > 0 {
+		data["input"] = c.input
+	}
+	raw, _ := json.Marshal(map[string]any{"type": events.ToolChecked, "v": 1, "session": session, "data": data})
+	return raw
+}
+
+// atTurn sets ev's turn to the session's current turn at st.
+func (c *recordedCheck) atTurn(st *projection.State, ev *events.Event) {
+	sess := st.Session(ev.Session)
+	if sess == nil || sess.Turn <= 1 {
+		return // the event says turn 1 already
+	}
+	var m struct {
+		Data json.RawMessage `json:"data"`
+	}
+	_ = json.Unmarshal(c.event(ev.Session, sess.Turn), &m)
+	ev.Data = m.Data
+}
+
+// answerCheck answers a recorded check with what the round recorded.
+func answerCheck(p *pendingAppend, res AppendResult, decided json.RawMessage, err error, seq uint64) {
+	if err != nil {
+		respondError(p.r, err, seq)
 		return
 	}
 	var dec projection.CheckDecided
-	if err := json.Unmarshal(res.Decided, &dec); err != nil {
-		respondError(r, err, res.Seq)
+	if err := json.Unmarshal(decided, &dec); err != nil {
+		respondError(p.r, err, res.Seq)
 		return
 	}
-	respondJSON(r, CheckResult{Session: q.Session, Seq: res.Seq, Tool: q.Tool, Decision: dec.Decision, Reason: dec.Reason, Recorded: res.Seq})
+	respondJSON(p.r, CheckResult{Session: p.ev.Session, Seq: res.Seq, Tool: p.check.tool, Decision: dec.Decision, Reason: dec.Reason, Recorded: res.Seq})
 }

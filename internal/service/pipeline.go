@@ -203,7 +203,7 @@ func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.
 			break
 		}
 		flights = append(flights, flight{i: i, seq: expected + 1, wait: wait})
-		out[i] = Outcome{Result{Seq: expected + 1, ID: evs[i].ID}, prep.Err}
+		out[i] = Outcome{Result{Seq: expected + 1, ID: evs[i].ID, Decided: prep.Record.Decided}, prep.Err}
 		prevID = prep.Record.ID
 	}
 	failed := -1
