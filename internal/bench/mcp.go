@@ -83,7 +83,7 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 
 	cfg.logf("bench: mcp: %d calls and %d lists each way, %d client sessions × %d calls × %d rounds each way", calls, lists, mcpSessions, perSession, rounds)
 	g.steps.reset()
-	viaCall, directCall, err := mcpCallRuns(ctx, via, direct, calls)
+	viaCall, directCall, err := mcpCallRuns(ctx, via, direct, calls, mcpExposed)
 	if err != nil {
 		return err
 	}
@@ -111,6 +111,10 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	rep.add(row)
 	rep.add(ratioRow("mcp", "tools/list through the gateway: p99", quantile(viaList, 0.99), quantile(directList, 0.99), "µs", "", nil))
 
+	if err := proxyRows(ctx, rep, up.url, direct, calls, lists); err != nil {
+		return err
+	}
+
 	g.steps.reset()
 	viaRate, directRate, err := mcpThroughput(ctx, cfg, up.url, g.url, perSession, rounds)
 	if err != nil {
@@ -137,7 +141,7 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 		return fmt.Errorf("the gateway (--sync-interval): %w", err)
 	}
 	defer ivia.Close()
-	viaCall, directCall, err = mcpCallRuns(ctx, ivia, direct, calls)
+	viaCall, directCall, err = mcpCallRuns(ctx, ivia, direct, calls, mcpExposed)
 	if err != nil {
 		return fmt.Errorf("--sync-interval: %w", err)
 	}
@@ -148,15 +152,69 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	return nil
 }
 
+// proxyRows measures the floor of any MCP gateway on this machine: a bare
+// proxy, an SDK MCP server on loopback HTTP whose echo tool only forwards
+// the call to the upstream over an SDK client session and whose list is
+// its own (as the gateway answers from the list it keeps), against the
+// same requests straight to the upstream, interleaved. No ledger, no
+// check, nothing recorded: one more hop and the SDK's encoding on it.
+func proxyRows(ctx context.Context, rep *Report, upURL string, direct *mcp.ClientSession, calls, lists int) error {
+	toUp, err := dialMCP(ctx, upURL, "", "proxy")
+	if err != nil {
+		return fmt.Errorf("the proxy's upstream: %w", err)
+	}
+	defer toUp.Close()
+	s := mcp.NewServer(&mcp.Implementation{Name: "bench-proxy", Version: "1"}, nil)
+	schema := map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}
+	s.AddTool(&mcp.Tool{Name: mcpTool, Description: "echoes text", InputSchema: schema}, func(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return toUp.CallTool(ctx, &mcp.CallToolParams{Name: mcpTool, Arguments: r.Params.Arguments})
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil), ReadHeaderTimeout: 5 * time.Second}
+	labelled("proxy", func() { go func() { _ = srv.Serve(ln) }() })
+	defer srv.Close()
+	via, err := dialMCP(ctx, "http://"+ln.Addr().String()+"/mcp", "", "proxy")
+	if err != nil {
+		return fmt.Errorf("the proxy: %w", err)
+	}
+	defer via.Close()
+	viaCall, directCall, err := mcpCallRuns(ctx, via, direct, calls, mcpTool)
+	if err != nil {
+		return fmt.Errorf("the proxy: %w", err)
+	}
+	row := ratioRow("mcp", "tools/call through a bare MCP proxy (no ledger): p50", quantile(viaCall, 0.5), quantile(directCall, 0.5), "µs", "", nil)
+	row.Note = "the floor of any gateway: an SDK server on loopback HTTP that forwards the call over an SDK client session, nothing checked or recorded"
+	rep.add(row)
+	var viaList, directList []time.Duration
+	for i := 0; i < lists; i++ {
+		dd, err := listTools(ctx, direct, mcpTool)
+		if err != nil {
+			return fmt.Errorf("tools/list straight to the upstream: %w", err)
+		}
+		directList = append(directList, dd)
+		if dd, err = listTools(ctx, via, mcpTool); err != nil {
+			return fmt.Errorf("tools/list through the proxy: %w", err)
+		}
+		viaList = append(viaList, dd)
+	}
+	row = ratioRow("mcp", "tools/list through a bare MCP proxy (no ledger): p50", quantile(viaList, 0.5), quantile(directList, 0.5), "µs", "", nil)
+	row.Note = "the proxy answers its own list (one tool), as the gateway answers from the list it keeps"
+	rep.add(row)
+	return nil
+}
+
 // mcpCallRuns makes n echo calls through the gateway session via and as
 // many straight to the upstream session direct, in turn, after a few of
 // each unmeasured, and returns the round trips of each.
-func mcpCallRuns(ctx context.Context, via, direct *mcp.ClientSession, n int) (viaCall, directCall []time.Duration, err error) {
+func mcpCallRuns(ctx context.Context, via, direct *mcp.ClientSession, n int, viaTool string) (viaCall, directCall []time.Duration, err error) {
 	for i := 0; i < 10; i++ {
 		if _, err := callEcho(ctx, direct, mcpTool); err != nil {
 			return nil, nil, fmt.Errorf("tools/call straight to the upstream: %w", err)
 		}
-		if _, err := callEcho(ctx, via, mcpExposed); err != nil {
+		if _, err := callEcho(ctx, via, viaTool); err != nil {
 			return nil, nil, fmt.Errorf("tools/call through the gateway: %w", err)
 		}
 	}
@@ -167,7 +225,7 @@ func mcpCallRuns(ctx context.Context, via, direct *mcp.ClientSession, n int) (vi
 			return nil, nil, fmt.Errorf("tools/call straight to the upstream: %w", err)
 		}
 		directCall = append(directCall, d)
-		labelled("client-gateway", func() { d, err = callEcho(ctx, via, mcpExposed) })
+		labelled("client-gateway", func() { d, err = callEcho(ctx, via, viaTool) })
 		if err != nil {
 			return nil, nil, fmt.Errorf("tools/call through the gateway: %w", err)
 		}
