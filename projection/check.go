@@ -163,8 +163,10 @@ var sumDropBytes = 256 << 10
 // the file has read meanwhile (0 or negative: never). bbolt walks
 // the pages on its own goroutine with no hook between them, so this is
 // the only pacing there is; as above, a read may map a whole folio, and
-// at 1 ms the walk of a 745 MB file peaked at 163 to 490 MB mapped
-// against all of it without drops (docs/bench.md, "Memory").
+// at 1 ms a check of a 745 MB file peaked at 175 to 464 MB resident
+// (VmHWM, five runs), of the 560 MB file of SchemaVersion 5 at 174 and
+// 198 MB, against all of the file without drops (docs/bench.md, "Scale,
+// issue 17").
 var checkDropInterval = time.Millisecond
 
 // onCheckDrop, when set, is called before each drop (for

@@ -66,9 +66,13 @@
 // content sum of every entry, updated at each commit from the entries it
 // writes, and Store.Check compares it with the entries, after bbolt's own
 // check of the pages: a full read of the file (0.64 to 0.70 s for
-// 100,000 sessions), which serve does at start. A file written before content
-// sums gets one from what it holds when first opened; older damage is not
-// found by the sum.
+// 100,000 sessions), which serve does at start. A file over the resident
+// budget is dropped from the resident set as the check reads it (see
+// Check; TestCheckDropsPagesAsItReads), but a read through bbolt's mapping
+// may map a whole page-cache folio, so bbolt's own walk still maps a good
+// part of a large file at once (docs/bench.md, "Scale, issue 17"). A file
+// written before content sums gets one from what it holds when first
+// opened; older damage is not found by the sum.
 //
 // A read of the history that fails is no answer: the query, Prepare, Read
 // or Lookup it is part of answers an error with the code
