@@ -156,10 +156,9 @@ type Server struct {
 	svc     micro.Service
 	appends chan *pendingAppend
 	// retries are the appends of failed rounds, decided again first;
-	// inflight counts the rounds begun and not ended, and lastTook is how
-	// long the last one took from its start to its end (for fill).
+	// lastTook is how long the last round took from its start to its end
+	// (for fill).
 	retries  *requeue
-	inflight atomic.Int64
 	lastTook atomic.Int64
 	lanes    *lanes
 	waiting  *waiters

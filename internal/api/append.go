@@ -369,8 +369,12 @@ func (s *Server) batchAppends(ctx context.Context) {
 				continue
 			}
 		}
-		if s.inflight.Load() > 0 {
-			last.writers = 0 // they are answered when their round ends: do not linger for them
+		if s.cfg.Service.Pipelined() {
+			// The writers of the last round are answered when its
+			// acknowledgements come, while this one is decided: do not
+			// linger for them. A round appended whole (one atomic batch)
+			// is answered at once, and they come back together.
+			last.writers = 0
 		}
 		batch = s.fill(batch, last)
 		j := &roundJob{batch: batch, start: time.Now()}
@@ -396,7 +400,6 @@ func (s *Server) batchAppends(ctx context.Context) {
 			}
 			return nil
 		}
-		s.inflight.Add(1)
 		j.round = s.cfg.Service.BeginRound(ctx, evs, screen)
 		jobs <- j
 	}
@@ -423,7 +426,6 @@ var errLandedID = errors.New("api: the id has landed")
 // ownID has run), go back to the front of the queue.
 func (s *Server) finishRound(ctx context.Context, j *roundJob) {
 	outs, redo, err := s.cfg.Service.EndRound(ctx, j.round)
-	s.inflight.Add(-1)
 	s.lastTook.Store(int64(time.Since(j.start)))
 	again := map[int]bool{}
 	for _, i := range redo {
