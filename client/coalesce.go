@@ -24,12 +24,15 @@ import (
 // that finds more waiting when its request is answered leaves them to a
 // goroutine of their own, so no caller waits for others' appends.
 
-// maxInFlight is how many append requests a client has out at once. One:
-// everything appended while a request is out goes in the next, whole
-// (with two out, the appends answered by one were split between the next
-// two, and a ledger that fsyncs each round wrote smaller rounds;
-// BenchmarkAPI64/fsync measured 300-350 µs per event with one against
-// 410-450 µs with two, on a loaded machine).
+// maxInFlight is how many append requests a client has out at once. Two:
+// a ledger that pipelines its rounds (its embedded server with a sync
+// interval) decides the second request's events while the first's round
+// is acknowledged (internal/service/rounds.go); one that appends each
+// round as one atomic batch lingers after a round for the writers it
+// answered, so the two requests' appends meet again in the next round
+// rather than splitting into two half rounds (with one out and no such
+// linger, BenchmarkAPI64/fsync measured 300-350 µs per event against
+// 410-450 with two).
 const maxInFlight = 2
 
 // coalescer holds the appends waiting to be sent.
