@@ -65,6 +65,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		m = newLedgerMetrics()
 		lf.onConflict = m.conflicts.Inc
 	}
+	lf.checkStore = true
 	h, err := lf.open(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
