@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -97,6 +98,9 @@ type Client struct {
 	ids   *ulid.MonotonicEntropy
 	// appends are the session appends waiting to be sent (coalesce.go).
 	appends coalescer
+	// overlap is what the ledger's last append answer said: its rounds
+	// overlap (see inFlight).
+	overlap atomic.Bool
 }
 
 // New returns a client on an open NATS connection.
@@ -264,6 +268,12 @@ func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
 // request sends one request with retries after timeouts and conflicts and
 // decodes the response into out.
 func (c *Client) request(ctx context.Context, subject string, body []byte, out any) error {
+	return c.requestHdr(ctx, subject, body, out, nil)
+}
+
+// requestHdr is request, handing the headers of a successful answer to
+// onHeader when it is not nil.
+func (c *Client) requestHdr(ctx context.Context, subject string, body []byte, out any, onHeader func(nats.Header)) error {
 	var lastErr error
 	for attempt := 0; attempt <= c.opts.Retries; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
@@ -293,6 +303,9 @@ func (c *Client) request(ctx context.Context, subject string, body []byte, out a
 				continue
 			}
 			return e
+		}
+		if onHeader != nil {
+			onHeader(msg.Header)
 		}
 		if out == nil {
 			return nil

@@ -480,3 +480,28 @@ func TestClientConcurrentUse(t *testing.T) {
 		t.Error("no token after appends")
 	}
 }
+
+// TestInFlightFollowsTheLedgersRounds: a client keeps a second append
+// request out only while the ledger's append answers say its rounds
+// overlap (wire.RoundsHeader): a pipelined ledger does, one that appends
+// each round as an atomic batch does not.
+func TestInFlightFollowsTheLedgersRounds(t *testing.T) {
+	for _, pipelined := range []bool{false, true} {
+		l := apitest.Start(t, apitest.Options{Pipeline: pipelined, SyncInterval: time.Minute})
+		c := client.New(l.Connect(), client.Options{Owner: "acme"})
+		if got := c.InFlight(); got != 1 {
+			t.Fatalf("pipelined %v: %d requests out before any answer, want 1", pipelined, got)
+		}
+		setPolicy(t, client.New(l.Connect(), client.Options{}))
+		if _, err := c.Append(t.Context(), client.Start("agent:main:if", events.StartedData{Agent: "main"})); err != nil {
+			t.Fatal(err)
+		}
+		want := 1
+		if pipelined {
+			want = 2
+		}
+		if got := c.InFlight(); got != want {
+			t.Errorf("pipelined %v: %d requests out after an append, want %d", pipelined, got, want)
+		}
+	}
+}

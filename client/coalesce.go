@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/wire"
 )
@@ -19,21 +21,25 @@ import (
 // array of their outcomes. One round trip then carries many appends, as
 // the ledger's rounds already group appends into one write.
 //
-// At most maxInFlight requests are out at once; whoever appends while
+// At most inFlight() requests are out at once; whoever appends while
 // fewer are out sends what waits (its own append among it), and a sender
 // that finds more waiting when its request is answered leaves them to a
 // goroutine of their own, so no caller waits for others' appends.
 
-// maxInFlight is how many append requests a client has out at once. Two:
-// a ledger that pipelines its rounds (its embedded server with a sync
-// interval) decides the second request's events while the first's round
-// is acknowledged (internal/service/rounds.go); one that appends each
-// round as one atomic batch lingers after a round for the writers it
-// answered, so the two requests' appends meet again in the next round
-// rather than splitting into two half rounds (with one out and no such
-// linger, BenchmarkAPI64/fsync measured 300-350 µs per event against
-// 410-450 with two).
-const maxInFlight = 2
+// inFlight is how many append requests a client has out at once. One,
+// unless the ledger's last append answer said its rounds overlap
+// (wire.RoundsHeader): then two, so that it decides the second request's
+// events while the first's round is acknowledged. A ledger that appends
+// each round as one atomic batch gains nothing from a second request and
+// loses by it: its next round is split in two (BenchmarkAPI64/fsync and
+// `ledger bench --only append`, fsync 64 sessions: 0.81 to 1.01x raw
+// with two out against 1.25 to 1.39x with one, three runs each).
+func (c *Client) inFlight() int {
+	if c.overlap.Load() {
+		return 2
+	}
+	return 1
+}
 
 // coalescer holds the appends waiting to be sent.
 type coalescer struct {
@@ -69,7 +75,7 @@ func (c *Client) appendCoalesced(ctx context.Context, subject string, body []byt
 		close(q.arrived)
 		q.arrived = nil
 	}
-	lead := q.inFlight < maxInFlight
+	lead := q.inFlight < c.inFlight()
 	if lead {
 		q.inFlight++
 	}
@@ -175,7 +181,7 @@ func (c *Client) send(subject string, batch []*pendingAppend) {
 	batch = live
 	if len(batch) == 1 {
 		var res AppendResult
-		err := c.request(batch[0].ctx, subject, batch[0].body, &res)
+		err := c.requestHdr(batch[0].ctx, subject, batch[0].body, &res, c.noteRounds)
 		batch[0].done <- appendOutcome{res, err}
 		return
 	}
@@ -192,7 +198,7 @@ func (c *Client) send(subject string, batch []*pendingAppend) {
 		var outs []wire.AppendOutcome
 		// The callers' contexts differ; each request attempt is bounded
 		// by Timeout, and the retries by Retries.
-		if err := c.request(context.Background(), subject, body.Bytes(), &outs); err != nil {
+		if err := c.requestHdr(context.Background(), subject, body.Bytes(), &outs, c.noteRounds); err != nil {
 			for _, p := range batch {
 				p.done <- appendOutcome{err: err}
 			}
@@ -224,4 +230,10 @@ func (c *Client) send(subject string, batch []*pendingAppend) {
 		}
 		batch = again
 	}
+}
+
+// noteRounds keeps what the ledger's last append answer said of its
+// rounds (wire.RoundsHeader).
+func (c *Client) noteRounds(h nats.Header) {
+	c.overlap.Store(h.Get(wire.RoundsHeader) == wire.RoundsOverlap)
 }

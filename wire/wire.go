@@ -112,6 +112,17 @@ const (
 	ErrorCodeHeader = "Nats-Service-Error-Code"
 )
 
+// RoundsHeader is on the answers to appends of a ledger whose rounds
+// overlap (RoundsOverlap): it decides a round while the one before is
+// being acknowledged, so a client may keep a second append request out
+// (client.Client does). A ledger that appends each round whole, as one
+// atomic batch, sends no such header: there a second request would split
+// the next round in two.
+const (
+	RoundsHeader  = "Ledger-Rounds"
+	RoundsOverlap = "overlap"
+)
+
 // CodeInternal is the code of a failure that is not the caller's.
 const CodeInternal events.Code = "internal"
 

@@ -407,13 +407,20 @@ func respondError(r micro.Request, err error, seq uint64) {
 	_ = r.Respond(body, micro.WithHeaders(micro.Headers{wire.ErrorHeader: {e.Message}, wire.ErrorCodeHeader: {string(e.Code)}}))
 }
 
-func respondJSON(r micro.Request, v any) {
+func respondJSON(r micro.Request, v any) { respondJSONWith(r, v, nil) }
+
+// respondJSONWith answers v with headers hdr (none when nil).
+func respondJSONWith(r micro.Request, v any, hdr micro.Headers) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		respondError(r, err, 0)
 		return
 	}
-	_ = r.Respond(b)
+	if hdr == nil {
+		_ = r.Respond(b)
+		return
+	}
+	_ = r.Respond(b, micro.WithHeaders(hdr))
 }
 
 // scope returns the last token of the request subject.

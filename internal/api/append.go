@@ -140,15 +140,19 @@ func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
 
 // answer answers one append: its request, or its place in a batch (the
 // batch is answered with its last outcome). Only the batcher calls it.
-func answer(p *pendingAppend, res AppendResult, err error, seq uint64) {
+func answer(p *pendingAppend, res AppendResult, err error, seq uint64, overlap bool) {
 	if p.sent != "" && res.ID != "" {
 		res.ID = p.sent
+	}
+	var hdr micro.Headers
+	if overlap {
+		hdr = micro.Headers{wire.RoundsHeader: {wire.RoundsOverlap}}
 	}
 	if p.batch == nil {
 		if err != nil {
 			respondError(p.r, err, seq)
 		} else {
-			respondJSON(p.r, res)
+			respondJSONWith(p.r, res, hdr)
 		}
 		return
 	}
@@ -159,7 +163,7 @@ func answer(p *pendingAppend, res AppendResult, err error, seq uint64) {
 		b.out[p.i] = AppendOutcome{Seq: res.Seq, ID: res.ID, Duplicate: res.Duplicate}
 	}
 	if b.left--; b.left == 0 {
-		respondJSON(b.r, b.out)
+		respondJSONWith(b.r, b.out, hdr)
 	}
 }
 
@@ -482,9 +486,9 @@ func (s *Server) answerOutcome(p *pendingAppend, o service.Outcome) {
 	case p.check != nil:
 		answerCheck(p, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID}, o.Result.Decided, o.Err, o.Result.Seq)
 	case o.Err != nil:
-		answer(p, AppendResult{}, o.Err, o.Result.Seq)
+		answer(p, AppendResult{}, o.Err, o.Result.Seq, s.cfg.Service.Pipelined())
 	default:
-		answer(p, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID, Duplicate: o.Result.Duplicate}, nil, 0)
+		answer(p, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID, Duplicate: o.Result.Duplicate}, nil, 0, s.cfg.Service.Pipelined())
 	}
 	if s.cfg.Observer != nil {
 		s.cfg.Observer.Append(result, time.Since(p.start))
