@@ -3,7 +3,6 @@ package api_test
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -52,7 +51,7 @@ func TestOverlappedRoundsRace(t *testing.T) {
 	defer func() { cancel(); <-followed; srv2.Stop() }()
 
 	ops := client.New(l.Connect(), client.Options{Timeout: 10 * time.Second})
-	if _, err := ops.Append(t.Context(), event(t, workload.Policy())); err != nil {
+	if _, err := ops.Append(t.Context(), workload.ClientEvent(workload.Policy())); err != nil {
 		t.Fatal(err)
 	}
 	const writers, sessions = 8, 6
@@ -68,7 +67,7 @@ func TestOverlappedRoundsRace(t *testing.T) {
 			c := client.New(l.Connect(), client.Options{Owner: "acme", Timeout: 10 * time.Second})
 			for j := range sessions {
 				for _, raw := range workload.Session(w*sessions + j) {
-					ev := event(t, raw)
+					ev := workload.ClientEvent(raw)
 					ev.ID = events.NewID(time.Now(), rand.Reader)
 					res, err := c.Append(t.Context(), ev)
 					if err != nil {
@@ -128,78 +127,4 @@ func TestOverlappedRoundsRace(t *testing.T) {
 		})
 	}
 	t.Logf("%d appends through two racing replicas; replica 2 lost %d rounds or appends to replica 1 and decided them again", len(acks), conflicts.Load())
-}
-
-// event turns a workload event into a client event (the API sets the
-// actor).
-func event(t *testing.T, raw []byte) client.Event {
-	t.Helper()
-	var m struct {
-		Type    events.Type       `json:"type"`
-		Session events.SessionKey `json:"session"`
-		Data    json.RawMessage   `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	return client.Event{Type: m.Type, Session: m.Session, Data: m.Data}
-}
-
-// TestRecordedChecksShareRounds: a recorded check (the check endpoint with
-// record) is an append decided in the batcher's rounds, for the session's
-// turn on the head its round is decided on. 32 at once on a session at
-// turn 3 are each answered with a record of their own that holds a
-// tool.checked of turn 3 with the call's id; on another owner's session
-// one is refused as if the session did not exist.
-func TestRecordedChecksShareRounds(t *testing.T) {
-	l := apitest.Start(t, apitest.Options{Pipeline: true, SyncInterval: time.Minute})
-	ops := client.New(l.Connect(), client.Options{})
-	if _, err := ops.Append(t.Context(), event(t, workload.Policy())); err != nil {
-		t.Fatal(err)
-	}
-	acme := client.New(l.Connect(), client.Options{Owner: "acme"})
-	key := events.SessionKey("agent:main:rc")
-	for _, ev := range []client.Event{client.Start(key, events.StartedData{Agent: "main"}),
-		client.Turn(key, events.TurnData{Turn: 1}), client.Turn(key, events.TurnData{Turn: 2}), client.Turn(key, events.TurnData{Turn: 3})} {
-		if _, err := acme.Append(t.Context(), ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	recorded := map[uint64]string{}
-	for i := range 32 {
-		wg.Go(func() {
-			call := fmt.Sprintf("call-%d", i)
-			res, err := acme.Check(t.Context(), key, "read", client.Recorded(call))
-			if err != nil || res.Recorded == 0 || res.Decision != "allow" {
-				t.Errorf("%s: %+v %v", call, res, err)
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if other, ok := recorded[res.Recorded]; ok {
-				t.Errorf("%s and %s answered with the same record %d", call, other, res.Recorded)
-			}
-			recorded[res.Recorded] = call
-		})
-	}
-	wg.Wait()
-	for seq, call := range recorded {
-		recs, err := service.ReadRecords(t.Context(), l.Log, seq, seq)
-		if err != nil || len(recs) != 1 {
-			t.Fatalf("record %d: %v", seq, err)
-		}
-		var d events.CheckedData
-		if err := json.Unmarshal(recs[0].Data, &d); err != nil {
-			t.Fatal(err)
-		}
-		if recs[0].Type != events.ToolChecked || recs[0].Session != key || d.Turn != 3 || d.Call != call || d.Tool != "read" {
-			t.Errorf("record %d of %s: %s %s %+v", seq, call, recs[0].Type, recs[0].Session, d)
-		}
-	}
-	globex := client.New(l.Connect(), client.Options{Owner: "globex"})
-	if _, err := globex.Check(t.Context(), key, "read", client.Recorded("probe")); events.CodeOf(err) != events.CodeUnknownSession {
-		t.Errorf("globex's recorded check on acme's session: %v, want unknown_session", err)
-	}
 }

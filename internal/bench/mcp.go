@@ -94,17 +94,9 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	rep.add(ratioRow("mcp", "tools/call through the gateway (check, record, forward): p99", quantile(viaCall, 0.99), quantile(directCall, 0.99), "µs", "", nil))
 	g.steps.rows(rep, "")
 
-	var viaList, directList []time.Duration
-	for i := 0; i < lists; i++ {
-		dd, err := listTools(ctx, direct, mcpTool)
-		if err != nil {
-			return fmt.Errorf("tools/list straight to the upstream: %w", err)
-		}
-		directList = append(directList, dd)
-		if dd, err = listTools(ctx, via, mcpExposed); err != nil {
-			return fmt.Errorf("tools/list through the gateway: %w", err)
-		}
-		viaList = append(viaList, dd)
+	viaList, directList, err := listRuns(ctx, via, direct, mcpExposed, lists)
+	if err != nil {
+		return fmt.Errorf("through the gateway: %w", err)
 	}
 	row = ratioRow("mcp", "tools/list through the gateway: p50", quantile(viaList, 0.5), quantile(directList, 0.5), "µs", "≤ 1.2x straight to the upstream", func(r float64) bool { return r <= 1.2 })
 	row.Note = "the gateway reads the session's tool set at the ledger's head (no append) and answers from the upstream's tool list it keeps; the direct list is the upstream's own answer"
@@ -188,22 +180,32 @@ func proxyRows(ctx context.Context, rep *Report, upURL string, direct *mcp.Clien
 	row := ratioRow("mcp", "tools/call through a bare MCP proxy (no ledger): p50", quantile(viaCall, 0.5), quantile(directCall, 0.5), "µs", "", nil)
 	row.Note = "the floor of any gateway: an SDK server on loopback HTTP that forwards the call over an SDK client session, nothing checked or recorded"
 	rep.add(row)
-	var viaList, directList []time.Duration
-	for i := 0; i < lists; i++ {
-		dd, err := listTools(ctx, direct, mcpTool)
-		if err != nil {
-			return fmt.Errorf("tools/list straight to the upstream: %w", err)
-		}
-		directList = append(directList, dd)
-		if dd, err = listTools(ctx, via, mcpTool); err != nil {
-			return fmt.Errorf("tools/list through the proxy: %w", err)
-		}
-		viaList = append(viaList, dd)
+	viaList, directList, err := listRuns(ctx, via, direct, mcpTool, lists)
+	if err != nil {
+		return fmt.Errorf("through the proxy: %w", err)
 	}
 	row = ratioRow("mcp", "tools/list through a bare MCP proxy (no ledger): p50", quantile(viaList, 0.5), quantile(directList, 0.5), "µs", "", nil)
 	row.Note = "the proxy answers its own list (one tool), as the gateway answers from the list it keeps"
 	rep.add(row)
 	return nil
+}
+
+// listRuns makes n tools/list requests on via (which lists viaTool) and
+// as many straight to the upstream session direct, in turn, and returns
+// the round trips of each.
+func listRuns(ctx context.Context, via, direct *mcp.ClientSession, viaTool string, n int) (viaList, directList []time.Duration, err error) {
+	for i := 0; i < n; i++ {
+		dd, err := listTools(ctx, direct, mcpTool)
+		if err != nil {
+			return nil, nil, fmt.Errorf("tools/list straight to the upstream: %w", err)
+		}
+		directList = append(directList, dd)
+		if dd, err = listTools(ctx, via, viaTool); err != nil {
+			return nil, nil, fmt.Errorf("tools/list: %w", err)
+		}
+		viaList = append(viaList, dd)
+	}
+	return viaList, directList, nil
 }
 
 // mcpCallRuns makes n echo calls through the gateway session via and as

@@ -298,7 +298,7 @@ func TestConcurrentReplicasOnR3(t *testing.T) {
 	nc := dial(t, c.URLs(), "clients")
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	if _, err := client.New(nc, client.Options{}).Append(ctx, toEvent(t, workload.Policy())); err != nil {
+	if _, err := client.New(nc, client.Options{}).Append(ctx, workload.ClientEvent(workload.Policy())); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()

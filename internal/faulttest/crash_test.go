@@ -346,7 +346,7 @@ func crashTrial(t *testing.T, seed uint64, ref answers, mode syncMode, counts *c
 
 	opts := client.Options{Timeout: 300 * time.Millisecond, Retries: 10}
 	ops := client.New(nc, opts)
-	pol := toEvent(t, workload.Policy())
+	pol := workload.ClientEvent(workload.Policy())
 	pol.ID = newID()
 	res, err := ops.Append(ctx, pol)
 	if err != nil || res.Seq != 1 {

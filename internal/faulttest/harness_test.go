@@ -287,21 +287,6 @@ func runLedger(t *testing.T, args ...string) (string, string, error) {
 	return out.String(), errOut.String(), err
 }
 
-// toEvent turns a workload event (raw JSON with actor "workload") into a
-// client event: the API sets the actor to the client's owner.
-func toEvent(t testing.TB, raw []byte) client.Event {
-	t.Helper()
-	var m struct {
-		Type    events.Type       `json:"type"`
-		Session events.SessionKey `json:"session"`
-		Data    json.RawMessage   `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	return client.Event{Type: m.Type, Session: m.Session, Data: m.Data}
-}
-
 // sessionEvents returns the client events of workload session n (13
 // events: a root, two children, checks, an effect, completions and a
 // resume).
@@ -309,7 +294,7 @@ func sessionEvents(t testing.TB, n int) []client.Event {
 	t.Helper()
 	var out []client.Event
 	for _, raw := range workload.Session(n) {
-		out = append(out, toEvent(t, raw))
+		out = append(out, workload.ClientEvent(raw))
 	}
 	return out
 }

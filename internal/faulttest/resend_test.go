@@ -365,7 +365,7 @@ func retryScenarios(t *testing.T, tg logTarget) retryObservations {
 	}
 	nc := dial(t, tg.urls, "clients")
 	ops := client.New(nc, client.Options{})
-	if _, err := ops.Append(ctx, toEvent(t, workload.Policy())); err != nil {
+	if _, err := ops.Append(ctx, workload.ClientEvent(workload.Policy())); err != nil {
 		t.Fatal(err)
 	}
 	acme := client.New(nc, client.Options{Owner: "acme"})

@@ -56,7 +56,7 @@ func serveWorkload(t *testing.T, n int) *served {
 func appendSessions(t *testing.T, conn *nats.Conn, from, to int, policy bool) {
 	t.Helper()
 	if policy {
-		if _, err := client.New(conn, client.Options{}).Append(t.Context(), toEvent(t, workload.Policy())); err != nil {
+		if _, err := client.New(conn, client.Options{}).Append(t.Context(), workload.ClientEvent(workload.Policy())); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -429,7 +429,7 @@ func TestDiskFull(t *testing.T) {
 	full := func() bool { return p.Logged("file too large") || p.Logged("file size limit") }
 
 	opts := client.Options{Timeout: 2 * time.Second, Retries: 1}
-	if _, err := client.New(nc, opts).Append(t.Context(), toEvent(t, workload.Policy())); err != nil {
+	if _, err := client.New(nc, opts).Append(t.Context(), workload.ClientEvent(workload.Policy())); err != nil {
 		t.Fatal(err)
 	}
 	acme := client.New(nc, client.Options{Owner: "acme", Timeout: opts.Timeout, Retries: opts.Retries})

@@ -58,7 +58,7 @@ func (l *gatedLog) setDrop(v bool) {
 }
 
 // pipelinedNode is a service in the pipelined mode over a real embedded
-// JetStream and a bbolt projection, its log gated.
+// JetStream and a bbolt projection, its log gated, with the policy.
 func pipelinedNode(t *testing.T) (*service.Service, *gatedLog) {
 	t.Helper()
 	dir := t.TempDir()
@@ -92,6 +92,11 @@ func pipelinedNode(t *testing.T) (*service.Service, *gatedLog) {
 	})
 	if !svc.Pipelined() {
 		t.Fatal("the service is not pipelined")
+	}
+	// The policy goes in as a single append, which the gate does not
+	// hold (only AppendAsync's acknowledgements wait for it).
+	if _, err := svc.Append(t.Context(), workload.Policy()); err != nil {
+		t.Fatal(err)
 	}
 	return svc, log
 }
@@ -140,11 +145,6 @@ func blockedQuery(t *testing.T, svc *service.Service, key events.SessionKey, wai
 // both rounds have ended.
 func TestOverlappedRoundsHideSpeculativeRecords(t *testing.T) {
 	svc, log := pipelinedNode(t)
-	close(log.open)
-	if _, err := svc.Append(t.Context(), workload.Policy()); err != nil {
-		t.Fatal(err)
-	}
-	log.open = make(chan struct{})
 	before := svc.Position()
 	life := parsed(t, workload.Session(1))
 	key := events.SessionKey("agent:main:w1")
@@ -180,11 +180,6 @@ func TestOverlappedRoundsHideSpeculativeRecords(t *testing.T) {
 // and do land then.
 func TestOverlappedRoundLostToAKilledServer(t *testing.T) {
 	svc, log := pipelinedNode(t)
-	close(log.open)
-	if _, err := svc.Append(t.Context(), workload.Policy()); err != nil {
-		t.Fatal(err)
-	}
-	log.open = make(chan struct{})
 	before := svc.Position()
 	life := parsed(t, workload.Session(1))
 	key := events.SessionKey("agent:main:w1")

@@ -6,6 +6,9 @@ package workload
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
 )
 
 // Policy is the openclaw policy.set event every workload starts with.
@@ -72,4 +75,19 @@ func Sessions(n int) [][]byte {
 		out = append(out, Session(i)...)
 	}
 	return out
+}
+
+// ClientEvent is a workload event as the Go client sends it: its type,
+// session and data, without the actor ("workload"), which the ledger's API
+// sets to the client's owner.
+func ClientEvent(raw []byte) client.Event {
+	var m struct {
+		Type    events.Type       `json:"type"`
+		Session events.SessionKey `json:"session"`
+		Data    json.RawMessage   `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		panic("workload: an event of its own does not decode: " + err.Error())
+	}
+	return client.Event{Type: m.Type, Session: m.Session, Data: m.Data}
 }
