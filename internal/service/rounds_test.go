@@ -190,6 +190,16 @@ func TestOverlappedRoundLostToAKilledServer(t *testing.T) {
 	r2 := svc.BeginRound(t.Context(), life[1:2], nil) // sent, expecting round 1's record
 	q := blockedQuery(t, svc, key, 1)
 	close(log.open)
+	lostRoundsRedone(t, svc, log.Log, r1, r2, q, before, life)
+}
+
+// lostRoundsRedone ends two rounds whose records did not land (r2 decided
+// on r1's): both are to be decided again in full, the query q asked while
+// they were in flight answers that the session does not exist, the log
+// and the position are still at before, and life's first two events,
+// decided again, land.
+func lostRoundsRedone(t *testing.T, svc *service.Service, log service.Log, r1, r2 *service.Round, q <-chan error, before uint64, life []*events.Event) {
+	t.Helper()
 	_, redo1, err1 := svc.EndRound(t.Context(), r1)
 	_, redo2, err2 := svc.EndRound(t.Context(), r2)
 	if err1 != nil || err2 != nil {
@@ -201,8 +211,8 @@ func TestOverlappedRoundLostToAKilledServer(t *testing.T) {
 	if err := <-q; events.CodeOf(err) != events.CodeUnknownSession {
 		t.Fatalf("the query answered %v: it saw a record that was lost", err)
 	}
-	if head, _ := log.Head(t.Context()); head != before || svc.Position() != before {
-		t.Fatalf("log head %d, position %d, want %d: nothing of either round landed", head, svc.Position(), before)
+	if head, err := log.Head(t.Context()); err != nil || head != before || svc.Position() != before {
+		t.Fatalf("log head %d (%v), position %d, want %d: nothing of either round landed", head, err, svc.Position(), before)
 	}
 	r3 := svc.BeginRound(t.Context(), life[:2], nil)
 	outs, redo, err := svc.EndRound(t.Context(), r3)
@@ -210,7 +220,7 @@ func TestOverlappedRoundLostToAKilledServer(t *testing.T) {
 		t.Fatalf("deciding again: %v, redo %v", err, redo)
 	}
 	checkOutcomes(t, outs)
-	sameAsRebuild(t, svc, log.Log)
+	sameAsRebuild(t, svc, log)
 }
 
 // proxy is a TCP proxy in front of a NATS server whose client-to-server
@@ -364,27 +374,7 @@ func TestOverlappedRoundsKilledServer(t *testing.T) {
 		}
 	}
 
-	_, redo1, err1 := svc.EndRound(t.Context(), r1)
-	_, redo2, err2 := svc.EndRound(t.Context(), r2)
-	if err1 != nil || err2 != nil {
-		t.Fatalf("ending the rounds: %v %v", err1, err2)
-	}
-	if len(redo1) != 1 || len(redo2) != 1 {
-		t.Fatalf("redo %v and %v: every event of both rounds is to be decided again", redo1, redo2)
-	}
-	if err := <-q; events.CodeOf(err) != events.CodeUnknownSession {
-		t.Fatalf("the query answered %v: it saw a record the killed server lost", err)
-	}
-	if head, err := log.Head(t.Context()); err != nil || head != before || svc.Position() != before {
-		t.Fatalf("log head %d (%v), position %d, want %d: nothing of either round landed", head, err, svc.Position(), before)
-	}
-	r3 := svc.BeginRound(t.Context(), life[:2], nil)
-	outs, redo, err := svc.EndRound(t.Context(), r3)
-	if err != nil || len(redo) != 0 {
-		t.Fatalf("deciding again: %v, redo %v", err, redo)
-	}
-	checkOutcomes(t, outs)
-	sameAsRebuild(t, svc, log)
+	lostRoundsRedone(t, svc, log, r1, r2, q, before, life)
 	if err := svc.Flush(); err != nil {
 		t.Fatal(err)
 	}
