@@ -31,9 +31,9 @@ import (
 // (wire.RoundsHeader): then two, so that it decides the second request's
 // events while the first's round is acknowledged. A ledger that appends
 // each round as one atomic batch gains nothing from a second request and
-// loses by it: its next round is split in two (BenchmarkAPI64/fsync and
-// `ledger bench --only append`, fsync 64 sessions: 0.81 to 1.01x raw
-// with two out against 1.25 to 1.39x with one, three runs each).
+// loses by it: its next round is split in two (the figures are in
+// docs/bench.md, "Append, issue 17"). TestInFlightFollowsTheLedgersRounds
+// guards it.
 func (c *Client) inFlight() int {
 	if c.overlap.Load() {
 		return 2

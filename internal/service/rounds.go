@@ -3,8 +3,8 @@ package service
 // This file is the overlapping append rounds of the pipelined mode: a
 // writer (the API's batcher) begins round n+1 on top of round n's records
 // while round n's acknowledgements are still on their way, and ends the
-// rounds in order. The contract (docs/architecture.md, "Overlapping
-// rounds"):
+// rounds in order. The contract (docs/SPEC.md section 3, "Overlapping
+// rounds"; docs/architecture.md, "Append rounds"):
 //
 //   - A round is decided on the head, which includes the records of every
 //     round begun and not yet ended (speculative records).
