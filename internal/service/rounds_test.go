@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"path/filepath"
 	"sync"
@@ -61,6 +62,12 @@ func (l *gatedLog) setDrop(v bool) {
 // JetStream and a bbolt projection, its log gated, with the policy.
 func pipelinedNode(t *testing.T) (*service.Service, *gatedLog) {
 	t.Helper()
+	return pipelinedNodeLogging(t, nil)
+}
+
+// pipelinedNodeLogging is pipelinedNode with the service's logger.
+func pipelinedNodeLogging(t *testing.T, logger *slog.Logger) (*service.Service, *gatedLog) {
+	t.Helper()
 	dir := t.TempDir()
 	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats"), SyncInterval: time.Minute})
 	if err != nil {
@@ -79,7 +86,7 @@ func pipelinedNode(t *testing.T) (*service.Service, *gatedLog) {
 		t.Fatal(err)
 	}
 	log := &gatedLog{Log: inner, open: make(chan struct{})}
-	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All(), Store: store, Pipeline: true})
+	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All(), Store: store, Pipeline: true, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,4 +385,97 @@ func TestOverlappedRoundsKilledServer(t *testing.T) {
 	if err := svc.Flush(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// caughtUp is a log handler that sends the position of every "caught up"
+// the service logs.
+type caughtUp chan uint64
+
+func (c caughtUp) Enabled(context.Context, slog.Level) bool { return true }
+func (c caughtUp) WithAttrs([]slog.Attr) slog.Handler       { return c }
+func (c caughtUp) WithGroup(string) slog.Handler            { return c }
+func (c caughtUp) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "caught up" {
+		return nil
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "position" {
+			select {
+			case c <- a.Value.Uint64():
+			default:
+			}
+		}
+		return true
+	})
+	return nil
+}
+
+// TestFollowerLetsRoundsOverlap: the follower (Run) reads the service's
+// own records of a round still in flight from the log and passes them
+// without waiting for the round to end, so the next round still begins on
+// top of it. A follower that waited would hold every round back until the
+// one before had ended.
+func TestFollowerLetsRoundsOverlap(t *testing.T) {
+	seen := make(caughtUp, 64)
+	svc, log := pipelinedNodeLogging(t, slog.New(seen))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx) }()
+	waitSeen := func(want uint64, what string) bool {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case pos := <-seen:
+				if pos >= want {
+					return true
+				}
+			case <-deadline:
+				t.Errorf("the follower never logged caught up at %d: %s", want, what)
+				return false
+			}
+		}
+	}
+	var rounds []*service.Round
+	// However the test ends, the rounds end (Run's last commit waits for
+	// them) and the follower stops.
+	defer func() {
+		select {
+		case <-log.open:
+		default:
+			close(log.open)
+		}
+		for _, r := range rounds {
+			_, _, _ = svc.EndRound(context.Background(), r)
+		}
+		cancel()
+		<-done
+	}()
+	if !waitSeen(svc.Position(), "following before any round") {
+		return
+	}
+	life := parsed(t, workload.Session(1))
+	want := svc.Position() + 1 // r1's record
+	rounds = append(rounds, svc.BeginRound(t.Context(), life[:1], nil))
+	if !waitSeen(want, "it waited for the round to end before passing its record") {
+		return
+	}
+	began := make(chan *service.Round, 1)
+	go func() { began <- svc.BeginRound(context.Background(), life[1:2], nil) }()
+	select {
+	case r2 := <-began:
+		rounds = append(rounds, r2)
+	case <-time.After(10 * time.Second):
+		t.Error("the second round did not begin on top of the first: something waits for it to end")
+		close(log.open)
+		rounds = append(rounds, <-began)
+		return
+	}
+	close(log.open)
+	for _, r := range rounds {
+		if outs, redo, err := svc.EndRound(t.Context(), r); err != nil || len(redo) != 0 || outs[0].Err != nil {
+			t.Fatalf("ending a round: %+v %v %v", outs, redo, err)
+		}
+	}
+	rounds = nil
 }

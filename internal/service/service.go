@@ -641,6 +641,21 @@ func (s *Service) Run(ctx context.Context) error {
 		}
 	}()
 	err := f.Follow(ctx, pos+1, func(seq uint64, data []byte, pending uint64) error {
+		// A record the head holds already (this service's own, maybe of a
+		// round still in flight) is skipped without waiting for the rounds
+		// to end: a follower that waited at every record of its own
+		// service's rounds would keep them from overlapping. Should such a
+		// round fail, its roll-back catches up from the log.
+		s.mu.Lock()
+		if seq <= s.head.Position() {
+			if pending == 0 {
+				// seq is in the log: the follower read it there.
+				s.log.Info("caught up", "position", max(seq, s.settled()))
+			}
+			s.mu.Unlock()
+			return nil
+		}
+		s.mu.Unlock()
 		s.lock()
 		defer s.mu.Unlock()
 		if seq > s.head.Position() {
