@@ -9,7 +9,9 @@ package service
 //   - A round is decided on the head, which includes the records of every
 //     round begun and not yet ended (speculative records).
 //   - Nothing outside the rounds sees a speculative record: every query,
-//     every other writer, the follower and the projection's commits take
+//     every other writer, the follower (when it folds another writer's
+//     record; it passes one the head holds already at once,
+//     TestFollowerLetsRoundsOverlap) and the projection's commits take
 //     lock, which waits until no round is in flight, so they read only
 //     acknowledged and folded records. Position and WaitApplied (min_seq)
 //     count only acknowledged records (settled).
