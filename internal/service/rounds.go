@@ -45,10 +45,11 @@ type Round struct {
 	evs     []*events.Event
 	out     []Outcome
 	flights []flight
-	// decided is whether any event of the round was decided (a refusal
-	// or a record); a round of screened-out events only needs no check
-	// against the log.
-	decided bool
+	// tail is set when events were decided after the round's last
+	// record (refusals, duplicates): nothing the log said validates the
+	// head they were decided on, so EndRound checks the log's head for
+	// them, and no round may begin on top of this one before it has.
+	tail bool
 	// stop is the index in evs of the first event whose record was not
 	// published or not folded (len(evs) when every one was), and stopErr
 	// why.
@@ -95,12 +96,13 @@ func (s *Service) lock() {
 // flight: not when callers of lock wait for them to end, when the
 // projection is due a commit (which writes only acknowledged records),
 // when one of them failed, when enough are in flight already, or on top
-// of a round that published nothing but refusals (which EndRound checks
-// against the log's head, so no record of this writer's may follow it).
+// of a round that decided refusals after its last record (which EndRound
+// checks against the log's head, so no record of this writer's may
+// follow them yet).
 func (s *Service) overlapOK() bool {
 	last := s.rounds[len(s.rounds)-1]
 	return s.waiting == 0 && !s.failed && len(s.rounds) < maxRounds &&
-		(len(last.flights) > 0 || !last.decided) &&
+		!last.tail &&
 		(s.cfg.Store == nil || s.syncCommits || time.Since(s.lastCommit) < s.cfg.CommitInterval)
 }
 
@@ -152,11 +154,12 @@ func (s *Service) BeginRound(ctx context.Context, evs []*events.Event, screen fu
 		if ev.ID == "" {
 			ev.ID = events.NewID(s.cfg.Clock(), s.entropy())
 		}
-		r.decided = true
 		prep, b, ok := s.prepareEvent(ev, &r.out[i])
 		if !ok {
+			r.tail = true
 			continue
 		}
+		r.tail = false
 		expected := s.head.Position()
 		wait, err := al.AppendAsync(ctx, events.Subject(prep.Record.Type, prep.Record.Session), prep.Record.ID, b, expected, prevID)
 		if err != nil {
@@ -196,22 +199,37 @@ func (s *Service) EndRound(ctx context.Context, r *Round) (outs []Outcome, redo 
 			failedAt, failErr = f.i, err
 		}
 	}
+	// validated is the index of the last event whose record landed where
+	// it was decided, before the failure if any (-1: none): what was
+	// decided up to it was decided on the log's own head.
+	validated := -1
+	for _, f := range r.flights {
+		if f.i < failedAt {
+			validated = f.i
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.rounds) == 0 || s.rounds[0] != r {
 		return nil, nil, errors.New("service: EndRound called out of order")
 	}
-	if s.failed {
+	switch {
+	case s.failed:
 		failedAt = 0
-	} else if failedAt == len(r.evs) && len(r.flights) == 0 && r.decided {
-		// Refusals only: they stand unless another writer got ahead of
-		// the head they were decided on (the records of the rounds
-		// behind this one are this writer's own).
+	case failedAt < len(r.evs):
+		// A refusal decided after the last record that landed may have
+		// been decided on a head another writer had got ahead of (the
+		// record that failed says it had): decide it again too.
+		failedAt = validated + 1
+	case r.tail:
+		// Refusals after the last record: they stand unless another
+		// writer got ahead of the head they were decided on (no round
+		// began on top of this one, see overlapOK).
 		head, err := s.cfg.Log.Head(ctx)
 		if err != nil {
-			failedAt, failErr = 0, err
+			failedAt, failErr = validated+1, err
 		} else if head > s.head.Position() {
-			failedAt = 0
+			failedAt = validated + 1
 		}
 	}
 	s.rounds = s.rounds[1:]
