@@ -75,24 +75,7 @@ func TestCheckFindsFlippedBytes(t *testing.T) {
 	dialects := projection.Dialects{oc.Name(): oc}
 	recs := workloadLog(t)
 	path := filepath.Join(t.TempDir(), "p.db")
-	st, err := projection.OpenStore(path, projection.StoreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := projection.New(dialects)
-	for i, r := range recs {
-		if err := s.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
-			t.Fatal(err)
-		}
-		if i%5 == 4 {
-			if err := st.Commit(s); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := st.Commit(s); err != nil {
-		t.Fatal(err)
-	}
+	st, s := buildStoreAt(t, path, dialects, recs, 5)
 	key := s.Keys()[0]
 	want, _, ok := s.TurnSet(key, 1)
 	if !ok || len(want.Allowed) == 0 {

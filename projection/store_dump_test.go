@@ -58,25 +58,7 @@ func TestStoreDumpMatchesMarshal(t *testing.T) {
 	for name, mk := range logs {
 		t.Run(name, func(t *testing.T) {
 			recs := mk(t)
-			st, err := projection.OpenStore(filepath.Join(t.TempDir(), "p.db"), projection.StoreOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			s := projection.New(dialects)
-			for i, r := range recs {
-				if err := s.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
-					t.Fatal(err)
-				}
-				if i%5 == 4 {
-					if err := st.Commit(s); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			if err := st.Commit(s); err != nil {
-				t.Fatal(err)
-			}
+			st, _ := buildStoreAt(t, filepath.Join(t.TempDir(), "p.db"), dialects, recs, 5)
 			var got, want bytes.Buffer
 			if err := st.Dump(&got); err != nil {
 				t.Fatal(err)

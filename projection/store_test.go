@@ -37,12 +37,19 @@ func sampleLog(t *testing.T) []*events.Record {
 // records.
 func buildStore(t *testing.T, recs []*events.Record, every int) (*projection.Store, *projection.State) {
 	t.Helper()
-	st, err := projection.OpenStore(filepath.Join(t.TempDir(), "p.db"), projection.StoreOptions{})
+	return buildStoreAt(t, filepath.Join(t.TempDir(), "p.db"), projection.Dialects{"toy": toy{}}, recs, every)
+}
+
+// buildStoreAt is buildStore into the file at path, folding with dialects;
+// the store is closed when the test ends (closing it twice is harmless).
+func buildStoreAt(t *testing.T, path string, dialects projection.Dialects, recs []*events.Record, every int) (*projection.Store, *projection.State) {
+	t.Helper()
+	st, err := projection.OpenStore(path, projection.StoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	s := projection.New(projection.Dialects{"toy": toy{}})
+	s := projection.New(dialects)
 	for i, r := range recs {
 		if err := s.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
 			t.Fatal(err)

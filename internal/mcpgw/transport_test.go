@@ -46,12 +46,7 @@ func httpUpstream(t *testing.T, addr string) (string, func()) {
 func TestHTTPUpstreamFailureIsReported(t *testing.T) {
 	f := start(t)
 	addr, stop := httpUpstream(t, "127.0.0.1:0")
-	if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code",
-		Document: json.RawMessage(`{"permissions": {"allow": ["mcp__web"]}}`), Catalogue: []string{"mcp__web__hello"}})); err != nil {
-		t.Fatal(err)
-	}
-	f.turn(t, 2)
-	f.gateway(t, fmt.Appendf(nil, `{"servers": {"web": {"url": "http://%s/mcp"}}}`, addr), Options{})
+	f.webGateway(t, addr)
 	cs := f.dial(t, f.key)
 	if got := listed(t, cs); !slices.Equal(got, []string{"web__hello"}) {
 		t.Fatalf("tools/list = %v", got)
@@ -221,12 +216,7 @@ func TestUnlistedUpstreamIsListedWhenBack(t *testing.T) {
 	f := start(t)
 	addr, stop := httpUpstream(t, "127.0.0.1:0")
 	stop()
-	if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code",
-		Document: json.RawMessage(`{"permissions": {"allow": ["mcp__web"]}}`), Catalogue: []string{"mcp__web__hello"}})); err != nil {
-		t.Fatal(err)
-	}
-	f.turn(t, 2)
-	f.gateway(t, fmt.Appendf(nil, `{"servers": {"web": {"url": "http://%s/mcp"}}}`, addr), Options{})
+	f.webGateway(t, addr)
 	cs := f.dial(t, f.key)
 	if got := listed(t, cs); len(got) != 0 {
 		t.Fatalf("tools/list with the upstream down = %v, want none", got)
@@ -286,12 +276,7 @@ func TestHTTPUpstreamConnectionsAreReused(t *testing.T) {
 		}}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code",
-		Document: json.RawMessage(`{"permissions": {"allow": ["mcp__web"]}}`), Catalogue: []string{"mcp__web__hello"}})); err != nil {
-		t.Fatal(err)
-	}
-	f.turn(t, 2)
-	f.gateway(t, fmt.Appendf(nil, `{"servers": {"web": {"url": "http://%s/mcp"}}}`, ln.Addr()), Options{})
+	f.webGateway(t, ln.Addr().String())
 	cs := f.dial(t, f.key)
 	for range rounds {
 		mu.Lock()
@@ -327,4 +312,16 @@ func TestHTTPUpstreamConnectionsAreReused(t *testing.T) {
 	if limit := int32(rounds * concurrent / 2); n > limit {
 		t.Fatalf("%d rounds of %d concurrent calls opened %d connections to the upstream (%d closed); want at most %d", rounds, concurrent, n, c, limit)
 	}
+}
+
+// webGateway allows the HTTP upstream "web" at addr (its tool hello) by a
+// claude-code policy, starts turn 2 and runs the gateway in front of it.
+func (f *fixture) webGateway(t *testing.T, addr string) {
+	t.Helper()
+	if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code",
+		Document: json.RawMessage(`{"permissions": {"allow": ["mcp__web"]}}`), Catalogue: []string{"mcp__web__hello"}})); err != nil {
+		t.Fatal(err)
+	}
+	f.turn(t, 2)
+	f.gateway(t, fmt.Appendf(nil, `{"servers": {"web": {"url": "http://%s/mcp"}}}`, addr), Options{})
 }
