@@ -146,6 +146,7 @@ func answer(p *pendingAppend, res AppendResult, err error, seq uint64, overlap b
 	}
 	var hdr micro.Headers
 	if overlap {
+		// A map of its own: micro.WithHeaders may keep it as the answer's.
 		hdr = micro.Headers{wire.RoundsHeader: {wire.RoundsOverlap}}
 	}
 	if p.batch == nil {
@@ -382,7 +383,7 @@ func (s *Server) batchAppends(ctx context.Context) {
 		}
 		batch = s.fill(batch, last)
 		j := &roundJob{batch: batch, start: time.Now()}
-		last = roundStats{writers: writers(batch), start: j.start, took: time.Duration(s.lastTook.Load())}
+		last = roundStats{writers: writers(batch), took: time.Duration(s.lastTook.Load())}
 		evs := make([]*events.Event, len(batch))
 		for i, p := range batch {
 			evs[i] = p.ev
@@ -482,13 +483,14 @@ func (s *Server) answerOutcome(p *pendingAppend, o service.Outcome) {
 	case o.Result.Duplicate:
 		result = "duplicate"
 	}
+	overlap := s.cfg.Service.Pipelined()
 	switch {
 	case p.check != nil:
 		answerCheck(p, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID}, o.Result.Decided, o.Err, o.Result.Seq)
 	case o.Err != nil:
-		answer(p, AppendResult{}, o.Err, o.Result.Seq, s.cfg.Service.Pipelined())
+		answer(p, AppendResult{}, o.Err, o.Result.Seq, overlap)
 	default:
-		answer(p, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID, Duplicate: o.Result.Duplicate}, nil, 0, s.cfg.Service.Pipelined())
+		answer(p, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID, Duplicate: o.Result.Duplicate}, nil, 0, overlap)
 	}
 	if s.cfg.Observer != nil {
 		s.cfg.Observer.Append(result, time.Since(p.start))
@@ -530,7 +532,6 @@ type roundStats struct {
 	// writers is how many requests the round answered: a batch append
 	// is one writer, however many events it carries.
 	writers int
-	start   time.Time
 	took    time.Duration
 }
 

@@ -67,12 +67,10 @@ type Round struct {
 // was decided on. The caller holds mu.
 func (s *Service) settled() uint64 {
 	if len(s.rounds) > 0 {
-		return s.rounds[0].base()
+		return s.rounds[0].pos
 	}
 	return s.head.Position()
 }
-
-func (r *Round) base() uint64 { return r.pos }
 
 // lock takes mu once no round is in flight, so that the caller sees only
 // acknowledged records. Every caller but BeginRound and EndRound takes mu
