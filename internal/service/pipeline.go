@@ -245,15 +245,23 @@ func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.
 	if err := s.rollback(ctx); err != nil {
 		return nil, err
 	}
-	from := stopAt
+	// Every event after the last record that landed is decided again,
+	// refusals included: the failure says the head they were decided on
+	// may have been stale (as EndRound does for the API's rounds).
+	from := 0
+	last := len(flights) - 1
 	if failed >= 0 {
+		last = failed - 1
+	}
+	if last >= 0 {
 		for k, i := range todo {
-			if i == flights[failed].i {
-				from = min(from, k)
+			if i == flights[last].i {
+				from = k + 1
 				break
 			}
 		}
 	}
+	from = min(from, stopAt)
 	if publishErr != nil && !errors.Is(publishErr, events.ErrConflict) && failed < 0 {
 		failErr = publishErr
 	}
