@@ -19,6 +19,12 @@ const (
 	SessionResumed   Type = "session.resumed"
 	ToolChecked      Type = "tool.checked"
 	EffectStarted    Type = "tool.effect_started"
+	// The types scopes brought (docs/records.md, "Scopes"): the ledger's
+	// own revocation layer, and a root session's end and reopening.
+	DenyAdded       Type = "deny.added"
+	DenyLifted      Type = "deny.lifted"
+	SessionEnded    Type = "session.ended"
+	SessionReopened Type = "session.reopened"
 )
 
 // Version is the only schema version of every event type.
@@ -26,11 +32,14 @@ const Version = 1
 
 // Types lists every known event type in a stable order.
 var Types = []Type{PolicySet, GrantAdded, GrantRevoked, SessionStarted, SessionSpawned,
-	TurnStarted, SessionYielded, SessionCompleted, SessionResumed, ToolChecked, EffectStarted}
+	TurnStarted, SessionYielded, SessionCompleted, SessionResumed, ToolChecked, EffectStarted,
+	DenyAdded, DenyLifted, SessionEnded, SessionReopened}
 
-// IsPolicy reports whether events of type t go to the policy subject and
-// carry no session.
-func (t Type) IsPolicy() bool { return t == PolicySet || t == GrantAdded || t == GrantRevoked }
+// IsPolicy reports whether events of type t go to a scope's policy subject
+// and carry no session.
+func (t Type) IsPolicy() bool {
+	return t == PolicySet || t == GrantAdded || t == GrantRevoked || t == DenyAdded || t == DenyLifted
+}
 
 // Known reports whether t is an event type of SPEC section 4.
 func (t Type) Known() bool {
@@ -45,16 +54,54 @@ func (t Type) Known() bool {
 // SessionKey is a session's key, the aggregate id of its events.
 type SessionKey string
 
+// DefaultScope is the name of the scope of every record that names none:
+// a log written before scopes is all in it.
+const DefaultScope = "default"
+
+// ScopeName returns the scope a record's scope field names: "" is the
+// default scope.
+func ScopeName(scope string) string {
+	if scope == "" {
+		return DefaultScope
+	}
+	return scope
+}
+
+// ValidScope reports whether name is a well-formed scope name: 1 to 128 of
+// [A-Za-z0-9_:-], so that it is one subject token.
+func ValidScope(name string) bool {
+	if len(name) == 0 || len(name) > 128 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !keyByte[name[i]] {
+			return false
+		}
+	}
+	return true
+}
+
 // Subject returns the stream subject a record of type t for session s is
-// published on (SPEC section 3).
-func Subject(t Type, s SessionKey) string {
+// published on in the default scope (SPEC section 3).
+func Subject(t Type, s SessionKey) string { return SubjectIn("", t, s) }
+
+// SubjectIn returns the stream subject of a record of type t for session
+// s bound to scope (a policy record: of scope). The default scope's
+// subjects are those of a log from before scopes; another scope's carry
+// its name, "ledger.scope.<scope>.policy", ".session.<key>" and
+// ".decision.<key>", so that a deployment can map scopes onto streams.
+func SubjectIn(scope string, t Type, s SessionKey) string {
+	prefix := "ledger."
+	if scope != "" && scope != DefaultScope {
+		prefix = "ledger.scope." + scope + "."
+	}
 	switch {
 	case t.IsPolicy():
-		return "ledger.policy"
+		return prefix + "policy"
 	case t == ToolChecked || t == EffectStarted:
-		return "ledger.decision." + string(s)
+		return prefix + "decision." + string(s)
 	default:
-		return "ledger.session." + string(s)
+		return prefix + "session." + string(s)
 	}
 }
 
@@ -120,6 +167,8 @@ type PolicySetData struct {
 	Dialect   string          `json:"dialect"`
 	Document  json.RawMessage `json:"document"`
 	Catalogue []string        `json:"catalogue,omitempty"`
+	// Scope is the scope whose policy this is ("" for the default).
+	Scope string `json:"scope,omitempty"`
 }
 
 // GrantKind names what a grant edits (SPEC section 4).
@@ -141,6 +190,8 @@ type GrantData struct {
 	Tools    []string  `json:"tools,omitempty"`
 	Behavior string    `json:"behavior,omitempty"`
 	Rule     string    `json:"rule,omitempty"`
+	// Scope is the scope whose policy the grant edits ("" for the default).
+	Scope string `json:"scope,omitempty"`
 }
 
 // StartedData is the data of session.started.
@@ -156,6 +207,18 @@ type StartedData struct {
 	Tools       []string `json:"tools,omitempty"`
 	Mode        string   `json:"mode,omitempty"`
 	Coordinator bool     `json:"coordinator,omitempty"`
+	// Scope binds the root, and every session under it, to a scope's
+	// policy for its whole life ("" for the default scope).
+	Scope string `json:"scope,omitempty"`
+	// Who and where (docs/records.md, "Identity"): each is what the
+	// attach point could know, empty when it could not.
+	Runtime        string `json:"runtime,omitempty"`
+	RuntimeVersion string `json:"runtime_version,omitempty"`
+	Project        string `json:"project,omitempty"`
+	Repository     string `json:"repository,omitempty"`
+	Branch         string `json:"branch,omitempty"`
+	User           string `json:"user,omitempty"`
+	Host           string `json:"host,omitempty"`
 }
 
 // SpawnedData is the data of session.spawned.
@@ -219,6 +282,53 @@ type EffectData struct {
 	Tool       string `json:"tool"`
 	Call       string `json:"call"`
 	PreparedAt uint64 `json:"prepared_at,omitempty"`
+}
+
+// DenyData is the data of deny.added and deny.lifted: a revocation of the
+// ledger's own layer, above the dialects. Rule is a tool name or a rule
+// pattern (Bash, Bash(git push *), exec, mcp__fs__write_file). The target
+// is at most one of Session (with Subtree, its sub-agents too), Agent (an
+// agent type), User or Project (the identity a root started with); none
+// means every session of the scope.
+type DenyData struct {
+	Scope   string     `json:"scope,omitempty"`
+	Rule    string     `json:"rule"`
+	Session SessionKey `json:"session,omitempty"`
+	Subtree bool       `json:"subtree,omitempty"`
+	Agent   string     `json:"agent,omitempty"`
+	User    string     `json:"user,omitempty"`
+	Project string     `json:"project,omitempty"`
+	// Note is the operator's words, shown with every denial it causes.
+	Note string `json:"note,omitempty"`
+}
+
+// Target names what a denial targets, for messages and identities.
+func (d *DenyData) Target() string {
+	switch {
+	case d.Session != "" && d.Subtree:
+		return "session " + string(d.Session) + " and its sub-agents"
+	case d.Session != "":
+		return "session " + string(d.Session)
+	case d.Agent != "":
+		return "agent " + d.Agent
+	case d.User != "":
+		return "user " + d.User
+	case d.Project != "":
+		return "project " + d.Project
+	}
+	return "every session"
+}
+
+// EndedData is the data of session.ended: a root session ended by its
+// runtime (Claude Code's SessionEnd). Reason is the runtime's, if any.
+type EndedData struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// ReopenedData is the data of session.reopened: an ended root resumed by
+// its runtime (claude --resume), under its recorded scope and envelope.
+type ReopenedData struct {
+	Reason string `json:"reason,omitempty"`
 }
 
 // HashHeader is the message header that carries a record's content hash on

@@ -467,7 +467,8 @@ func TestPayloadRandomDiff(t *testing.T) {
 	samples := map[Type]any{PolicySet: PolicySetData{}, GrantAdded: GrantData{}, GrantRevoked: GrantData{},
 		SessionStarted: StartedData{}, SessionSpawned: SpawnedData{}, TurnStarted: TurnData{},
 		SessionYielded: YieldedData{}, SessionCompleted: CompletedData{}, SessionResumed: ResumedData{},
-		ToolChecked: CheckedData{}, EffectStarted: EffectData{}}
+		ToolChecked: CheckedData{}, EffectStarted: EffectData{}, DenyAdded: DenyData{}, DenyLifted: DenyData{},
+		SessionEnded: EndedData{}, SessionReopened: ReopenedData{}}
 	// A value of the JSON kind a field of each Go type takes.
 	fitting := map[string][]string{"int": {`1`, `42`, `-0`}, "uint64": {`5`, `0`}, "string": {`"s"`, `"\u00e9"`, `""`},
 		"bool": {`true`, `false`}, "*bool": {`true`, `false`}, "*string": {`"b"`}, "[]string": {`["a","b"]`, `[]`},

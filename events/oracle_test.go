@@ -565,6 +565,12 @@ func oraclePayload(ev *Event) (any, error) {
 		p = &CheckedData{}
 	case EffectStarted:
 		p = &EffectData{}
+	case DenyAdded, DenyLifted:
+		p = &DenyData{}
+	case SessionEnded:
+		p = &EndedData{}
+	case SessionReopened:
+		p = &ReopenedData{}
 	default:
 		return nil, Errorf(CodeUnknownType, "type %q is not an event type", ev.Type)
 	}

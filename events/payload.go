@@ -41,12 +41,17 @@ type payloadField struct {
 // The fields of each payload in struct order; fillPayload reads them by
 // index in this order.
 var (
-	policySetFields = []payloadField{{"dialect", pString}, {"document", pRaw}, {"catalogue", pStrings}}
+	policySetFields = []payloadField{{"dialect", pString}, {"document", pRaw}, {"catalogue", pStrings}, {"scope", pString}}
 	grantFields     = []payloadField{{"kind", pString}, {"agent", pString}, {"target", pString},
-		{"tools", pStrings}, {"behavior", pString}, {"rule", pString}}
+		{"tools", pStrings}, {"behavior", pString}, {"rule", pString}, {"scope", pString}}
 	startedFields = []payloadField{{"agent", pString}, {"provider", pString}, {"model", pString},
 		{"sandboxed", pBoolPtr}, {"channel", pString}, {"group", pString}, {"sender", pString},
-		{"owner", pBool}, {"tools", pStrings}, {"mode", pString}, {"coordinator", pBool}}
+		{"owner", pBool}, {"tools", pStrings}, {"mode", pString}, {"coordinator", pBool},
+		{"scope", pString}, {"runtime", pString}, {"runtime_version", pString}, {"project", pString},
+		{"repository", pString}, {"branch", pString}, {"user", pString}, {"host", pString}}
+	denyFields = []payloadField{{"scope", pString}, {"rule", pString}, {"session", pString},
+		{"subtree", pBool}, {"agent", pString}, {"user", pString}, {"project", pString}, {"note", pString}}
+	endedFields = []payloadField{{"reason", pString}}
 	spawnedFields = []payloadField{{"parent", pString}, {"agent", pString}, {"label", pString},
 		{"sandboxed", pBoolPtr}, {"background", pBoolPtr}, {"fork", pBool}, {"teammate", pBool},
 		{"hidden", pBool}, {"tools", pStrings}}
@@ -59,7 +64,7 @@ var (
 )
 
 // maxPayloadFields is the most fields a payload has (StartedData's).
-const maxPayloadFields = 11
+const maxPayloadFields = 19
 
 // decodePayload fills p, a pointer to a zero payload, from data, and
 // reports whether it did; if not, p is untouched and json.Unmarshal must
@@ -87,6 +92,10 @@ func decodePayload(data []byte, p any) bool {
 		fields = checkedFields
 	case *EffectData:
 		fields = effectFields
+	case *DenyData:
+		fields = denyFields
+	case *EndedData, *ReopenedData:
+		fields = endedFields
 	default:
 		return false
 	}
@@ -98,14 +107,23 @@ func decodePayload(data []byte, p any) bool {
 	}
 	switch p := p.(type) {
 	case *PolicySetData:
-		*p = PolicySetData{Dialect: d.str(0), Document: d.raw(1), Catalogue: list[string](&d, 2)}
+		*p = PolicySetData{Dialect: d.str(0), Document: d.raw(1), Catalogue: list[string](&d, 2), Scope: d.str(3)}
 	case *GrantData:
 		*p = GrantData{Kind: GrantKind(d.str(0)), Agent: d.str(1), Target: d.str(2),
-			Tools: list[string](&d, 3), Behavior: d.str(4), Rule: d.str(5)}
+			Tools: list[string](&d, 3), Behavior: d.str(4), Rule: d.str(5), Scope: d.str(6)}
 	case *StartedData:
 		*p = StartedData{Agent: d.str(0), Provider: d.str(1), Model: d.str(2), Sandboxed: d.boolPtr(3),
 			Channel: d.str(4), Group: d.str(5), Sender: d.str(6), Owner: d.bool(7),
-			Tools: list[string](&d, 8), Mode: d.str(9), Coordinator: d.bool(10)}
+			Tools: list[string](&d, 8), Mode: d.str(9), Coordinator: d.bool(10),
+			Scope: d.str(11), Runtime: d.str(12), RuntimeVersion: d.str(13), Project: d.str(14),
+			Repository: d.str(15), Branch: d.str(16), User: d.str(17), Host: d.str(18)}
+	case *DenyData:
+		*p = DenyData{Scope: d.str(0), Rule: d.str(1), Session: SessionKey(d.str(2)), Subtree: d.bool(3),
+			Agent: d.str(4), User: d.str(5), Project: d.str(6), Note: d.str(7)}
+	case *EndedData:
+		*p = EndedData{Reason: d.str(0)}
+	case *ReopenedData:
+		*p = ReopenedData{Reason: d.str(0)}
 	case *SpawnedData:
 		*p = SpawnedData{Parent: SessionKey(d.str(0)), Agent: d.str(1), Label: d.str(2),
 			Sandboxed: d.boolPtr(3), Background: d.boolPtr(4), Fork: d.bool(5), Teammate: d.bool(6),

@@ -24,6 +24,9 @@ var payloadTables = []struct {
 	{SessionResumed, &ResumedData{}, resumedFields},
 	{ToolChecked, &CheckedData{}, checkedFields},
 	{EffectStarted, &EffectData{}, effectFields},
+	{DenyAdded, &DenyData{}, denyFields},
+	{SessionEnded, &EndedData{}, endedFields},
+	{SessionReopened, &ReopenedData{}, endedFields},
 }
 
 // TestPayloadFields keeps the field tables true to the structs: a field
@@ -67,7 +70,7 @@ func TestPayloadFields(t *testing.T) {
 			t.Errorf("the fields of %s are %v, want %v", st.Name(), tt.fields, want)
 		}
 	}
-	if got := len(payloadTables); got != len(Types)-1 { // grant.revoked shares GrantData
+	if got := len(payloadTables); got != len(Types)-2 { // grant.revoked shares GrantData, deny.lifted DenyData
 		t.Errorf("%d payload tables for %d types", got, len(Types))
 	}
 }

@@ -37,13 +37,23 @@ type field struct {
 // schema lists every field each event type accepts. A field not listed for
 // a type is an unknown field, whatever the dialect.
 var schema = map[Type]map[string]field{
-	PolicySet: {"dialect": {kString, true}, "document": {kObject, true}, "catalogue": {kStrings, false}},
+	PolicySet: {"dialect": {kString, true}, "document": {kObject, true}, "catalogue": {kStrings, false},
+		"scope": {kString, false}},
 	GrantAdded: {"kind": {kString, true}, "agent": {kString, true}, "target": {kString, true},
-		"tools": {kStrings, false}, "behavior": {kString, false}, "rule": {kString, false}},
+		"tools": {kStrings, false}, "behavior": {kString, false}, "rule": {kString, false},
+		"scope": {kString, false}},
 	SessionStarted: {"agent": {kString, true}, "provider": {kString, false}, "model": {kString, false},
 		"sandboxed": {kBool, false}, "channel": {kString, false}, "group": {kString, false},
 		"sender": {kString, false}, "owner": {kBool, false}, "tools": {kStrings, false},
-		"mode": {kString, false}, "coordinator": {kBool, false}},
+		"mode": {kString, false}, "coordinator": {kBool, false}, "scope": {kString, false},
+		"runtime": {kString, false}, "runtime_version": {kString, false}, "project": {kString, false},
+		"repository": {kString, false}, "branch": {kString, false}, "user": {kString, false},
+		"host": {kString, false}},
+	DenyAdded: {"scope": {kString, false}, "rule": {kString, true}, "session": {kString, false},
+		"subtree": {kBool, false}, "agent": {kString, false}, "user": {kString, false},
+		"project": {kString, false}, "note": {kString, false}},
+	SessionEnded:    {"reason": {kString, false}},
+	SessionReopened: {"reason": {kString, false}},
 	SessionSpawned: {"parent": {kString, true}, "agent": {kString, true}, "label": {kString, false},
 		"sandboxed": {kBool, false}, "background": {kBool, false}, "fork": {kBool, false},
 		"teammate": {kBool, false}, "hidden": {kBool, false}, "tools": {kStrings, false}},
@@ -57,7 +67,10 @@ var schema = map[Type]map[string]field{
 		"prepared_at": {kPositiveInt, false}},
 }
 
-func init() { schema[GrantRevoked] = schema[GrantAdded] }
+func init() {
+	schema[GrantRevoked] = schema[GrantAdded]
+	schema[DenyLifted] = schema[DenyAdded]
+}
 
 // ValidKey reports whether k is a well-formed session key: 1 to 200 of
 // [A-Za-z0-9_:-] (SPEC section 2), checked byte by byte: this
@@ -248,7 +261,19 @@ func init() {
 // checkValues checks the fixed values of data, whose members have passed
 // checkData: each is a field of the schema with its kind.
 func checkValues(ev *Event, t *tape, b []byte, data []member) error {
+	if k := t.find(b, data, "scope"); k != 0 {
+		if sc := t.str(b, k); !ValidScope(sc) {
+			return Errorf(CodeInvalidEvent, "scope %q must match [A-Za-z0-9_:-]{1,128}", abbreviate([]byte(sc)))
+		}
+	}
+	for _, name := range identityFields {
+		if k := t.find(b, data, name); k != 0 && len(t.str(b, k)) > MaxIdentityLen {
+			return Errorf(CodeInvalidEvent, "%s data field %q is %d bytes; the limit is %d", ev.Type, name, len(t.str(b, k)), MaxIdentityLen)
+		}
+	}
 	switch ev.Type {
+	case DenyAdded, DenyLifted:
+		return checkDeny(t, b, data)
 	case SessionYielded:
 		children := t.keyList(b, t.find(b, data, "children"))
 		if len(children) == 0 {
@@ -287,6 +312,43 @@ func checkValues(ev *Event, t *tape, b []byte, data []member) error {
 		if dup := firstRepeat(from); dup != "" {
 			return Errorf(CodeInvalidEvent, "from names %q twice", dup)
 		}
+	}
+	return nil
+}
+
+// MaxIdentityLen bounds each identity field of session.started and a
+// denial's note.
+const MaxIdentityLen = MaxTextLen
+
+// identityFields are the fields MaxIdentityLen bounds.
+var identityFields = []string{"runtime", "runtime_version", "project", "repository", "branch", "user", "host", "note"}
+
+// checkDeny checks a denial's rule and that it names at most one target.
+func checkDeny(t *tape, b []byte, data []member) error {
+	rule := t.str(b, t.find(b, data, "rule"))
+	if strings.TrimSpace(rule) == "" {
+		return Errorf(CodeInvalidEvent, "a denial needs a rule: a tool name (Bash, exec) or a rule pattern (Bash(git push *))")
+	}
+	if len(rule) > MaxRuleLen {
+		return Errorf(CodeInvalidEvent, "the rule is %d bytes; the limit is %d", len(rule), MaxRuleLen)
+	}
+	var named []string
+	for _, f := range []string{"session", "agent", "user", "project"} {
+		if k := t.find(b, data, f); k != 0 {
+			if t.str(b, k) == "" {
+				return Errorf(CodeInvalidEvent, "the denial's %s is empty; leave it out to target every session of the scope", f)
+			}
+			named = append(named, f)
+		}
+	}
+	if len(named) > 1 {
+		return Errorf(CodeInvalidEvent, "a denial targets one of session, agent, user or project; this one names %s", strings.Join(named, " and "))
+	}
+	if k := t.find(b, data, "session"); k != 0 && !ValidKey(SessionKey(t.str(b, k))) {
+		return Errorf(CodeBadSessionKey, "the denial's session %q must match [A-Za-z0-9_:-]{1,200}", abbreviate([]byte(t.str(b, k))))
+	}
+	if k := t.find(b, data, "subtree"); k != 0 && t.nodes[k].kind == 't' && t.find(b, data, "session") == 0 {
+		return Errorf(CodeInvalidEvent, "subtree extends a session's denial to its sub-agents; name the session")
 	}
 	return nil
 }
@@ -437,6 +499,12 @@ func (ev *Event) Payload() (any, error) {
 		p = &CheckedData{}
 	case EffectStarted:
 		p = &EffectData{}
+	case DenyAdded, DenyLifted:
+		p = &DenyData{}
+	case SessionEnded:
+		p = &EndedData{}
+	case SessionReopened:
+		p = &ReopenedData{}
 	default:
 		return nil, Errorf(CodeUnknownType, "type %q is not an event type", ev.Type)
 	}
