@@ -51,7 +51,7 @@ var (
 		{"repository", pString}, {"branch", pString}, {"user", pString}, {"host", pString}}
 	denyFields = []payloadField{{"scope", pString}, {"rule", pString}, {"session", pString},
 		{"subtree", pBool}, {"agent", pString}, {"user", pString}, {"project", pString}, {"note", pString}}
-	endedFields = []payloadField{{"reason", pString}}
+	endedFields   = []payloadField{{"reason", pString}}
 	spawnedFields = []payloadField{{"parent", pString}, {"agent", pString}, {"label", pString},
 		{"sandboxed", pBoolPtr}, {"background", pBoolPtr}, {"fork", pBool}, {"teammate", pBool},
 		{"hidden", pBool}, {"tools", pStrings}}
