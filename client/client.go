@@ -206,6 +206,21 @@ func SetPolicy(d events.PolicySetData) Event { return Event{Type: events.PolicyS
 func AddGrant(d events.GrantData) Event    { return Event{Type: events.GrantAdded, Data: d} }
 func RevokeGrant(d events.GrantData) Event { return Event{Type: events.GrantRevoked, Data: d} }
 
+// Deny makes a deny.added event (the ledger's revocation layer); LiftDeny
+// the deny.lifted that lifts it (the same data).
+func Deny(d events.DenyData) Event     { return Event{Type: events.DenyAdded, Data: d} }
+func LiftDeny(d events.DenyData) Event { return Event{Type: events.DenyLifted, Data: d} }
+
+// End makes a session.ended event: a root ended by its runtime.
+func End(key events.SessionKey, reason string) Event {
+	return Event{Type: events.SessionEnded, Session: key, Data: events.EndedData{Reason: reason}}
+}
+
+// Reopen makes a session.reopened event: an ended root resumed.
+func Reopen(key events.SessionKey, reason string) Event {
+	return Event{Type: events.SessionReopened, Session: key, Data: events.ReopenedData{Reason: reason}}
+}
+
 // AppendResult is the answer to an append.
 type AppendResult = wire.AppendResult
 
