@@ -32,6 +32,9 @@ const (
 	Active    State = "active"
 	Yielded   State = "yielded"
 	Completed State = "completed"
+	// Ended is a root its runtime ended (session.ended); session.reopened
+	// makes it active again.
+	Ended State = "ended"
 )
 
 // Grant is a grant in force, with the record that added it.
@@ -57,6 +60,12 @@ type PolicyState struct {
 	// policy.set recorded it; empty for dialects without releases and for
 	// records from before releases were recorded.
 	Release string `json:"release,omitempty"`
+	// Scope is the scope this is the policy of ("" for the default).
+	Scope string `json:"scope,omitempty"`
+	// Revocations are the ledger's revocations in force in the scope
+	// (deny.added), in the order they were added; the revocation layer
+	// reads them before the dialect decides.
+	Revocations []Revocation `json:"revocations,omitempty"`
 
 	// Compiled is the dialect's compiled form of Document; Effective is the
 	// compiled document with every grant in force applied. Both are
@@ -93,7 +102,10 @@ type Context struct {
 
 // Session is the view of one session a dialect reads.
 type Session struct {
-	Key    events.SessionKey `json:"key"`
+	Key events.SessionKey `json:"key"`
+	// Scope is the scope the session is bound to ("" for the default): a
+	// root's from its start, a child's its parent's.
+	Scope  string            `json:"scope,omitempty"`
 	Agent  string            `json:"agent"`
 	Parent events.SessionKey `json:"parent,omitempty"`
 	Depth  int               `json:"depth"`

@@ -26,6 +26,10 @@ type Envelope struct {
 	Source         string
 	Delegated      *Delegation
 	Revision       uint64
+	// Scope is the scope the child is bound to, its requester's; encoded
+	// only when it is not the default scope, so envelopes from before
+	// scopes keep their hashes.
+	Scope string
 
 	Background bool
 	Mode       string
@@ -56,6 +60,9 @@ func (e *Envelope) fields(withHash bool) map[string]any {
 	}
 	if e.Delegated != nil {
 		m["delegated"] = &Delegation{Requester: e.Delegated.Requester, Target: e.Delegated.Target, Deny: nonNil(e.Delegated.Deny)}
+	}
+	if e.Scope != "" {
+		m["scope"] = e.Scope
 	}
 	if e.Mode != "" {
 		m["background"] = e.Background
@@ -90,6 +97,7 @@ func (e *Envelope) UnmarshalJSON(b []byte) error {
 		Source         string            `json:"source"`
 		Delegated      *Delegation       `json:"delegated"`
 		Revision       uint64            `json:"revision"`
+		Scope          string            `json:"scope"`
 		Background     bool              `json:"background"`
 		Mode           string            `json:"mode"`
 		ExtraTools     []string          `json:"extra_tools"`
@@ -191,6 +199,10 @@ func (e *Envelope) appendCanonical(dst []byte) ([]byte, bool) {
 	buf.WriteString(strconv.FormatUint(e.Revision, 10))
 	buf.WriteString(`,"role":`)
 	str(e.Role)
+	if e.Scope != "" {
+		buf.WriteString(`,"scope":`)
+		str(e.Scope)
+	}
 	buf.WriteString(`,"source":`)
 	str(e.Source)
 	buf.WriteByte('}')

@@ -23,6 +23,7 @@ const (
 	CodeNotAChild            Code = "not_a_child"
 	CodeConflict             Code = "conflict"
 	CodeUnknownGrant         Code = "unknown_grant"
+	CodeUnknownRevocation    Code = "unknown_revocation"
 	CodeInvalidPolicy        Code = "invalid_policy"
 	CodeDepthLimit           Code = "depth_limit"
 	CodeMaxChildren          Code = "max_children"

@@ -18,7 +18,27 @@ import (
 // lists apart); TestSessionBinary fills every field of a session by
 // reflection, so a field added to a type here fails it until it is
 // written too.
-const sessionFormat = 1
+//
+// Format 2 is format 1 followed by what scopes added: the session's
+// scope, its start's identity and its envelopes' scopes. A session with
+// none of them is written in format 1, so a log from before scopes keeps
+// its stored bytes (TestSessionBinaryFormats).
+const (
+	sessionFormat       = 1
+	sessionFormatScoped = 2
+)
+
+// scoped reports whether a session has anything only format 2 holds.
+func scoped(s *envelope.Session) bool {
+	if s.Scope != "" || s.Envelope != nil && s.Envelope.Scope != "" || s.Context.Captured != nil && s.Context.Captured.Scope != "" {
+		return true
+	}
+	if d := s.Start; d != nil {
+		return d.Scope != "" || d.Runtime != "" || d.RuntimeVersion != "" || d.Project != "" || d.Repository != "" ||
+			d.Branch != "" || d.User != "" || d.Host != ""
+	}
+	return false
+}
 
 type sink struct{ b []byte }
 
@@ -100,7 +120,11 @@ func (w *sink) envelope(e *envelope.Envelope) {
 
 func encodeSessionBinary(s *envelope.Session) []byte {
 	w := sink{b: make([]byte, 0, 512)}
-	w.b = append(w.b, sessionFormat)
+	format := byte(sessionFormat)
+	if scoped(s) {
+		format = sessionFormatScoped
+	}
+	w.b = append(w.b, format)
 	w.str(string(s.Key))
 	w.str(s.Agent)
 	w.str(string(s.Parent))
@@ -151,6 +175,20 @@ func encodeSessionBinary(s *envelope.Session) []byte {
 	w.ref(c.SetBy)
 	w.keys(s.Children)
 	w.int(s.ActiveChildren)
+	if format == sessionFormatScoped {
+		w.str(s.Scope)
+		if d := s.Start; d != nil {
+			for _, v := range []string{d.Scope, d.Runtime, d.RuntimeVersion, d.Project, d.Repository, d.Branch, d.User, d.Host} {
+				w.str(v)
+			}
+		}
+		if s.Envelope != nil {
+			w.str(s.Envelope.Scope)
+		}
+		if s.Context.Captured != nil {
+			w.str(s.Context.Captured.Scope)
+		}
+	}
 	return w.b
 }
 
@@ -283,7 +321,7 @@ func (r *source) envelope() *envelope.Envelope {
 }
 
 func decodeSessionBinary(raw []byte) (*envelope.Session, error) {
-	if len(raw) == 0 || raw[0] != sessionFormat {
+	if len(raw) == 0 || raw[0] != sessionFormat && raw[0] != sessionFormatScoped {
 		return nil, errors.New("a stored session is not in a form this build reads")
 	}
 	r := &source{all: string(raw), i: 1}
@@ -311,6 +349,19 @@ func decodeSessionBinary(raw []byte) (*envelope.Session, error) {
 	s.Context.SetBy = r.ref()
 	s.Children = r.keys()
 	s.ActiveChildren = r.int()
+	if raw[0] == sessionFormatScoped {
+		s.Scope = r.str()
+		if d := s.Start; d != nil {
+			d.Scope, d.Runtime, d.RuntimeVersion, d.Project = r.str(), r.str(), r.str(), r.str()
+			d.Repository, d.Branch, d.User, d.Host = r.str(), r.str(), r.str(), r.str()
+		}
+		if s.Envelope != nil {
+			s.Envelope.Scope = r.str()
+		}
+		if s.Context.Captured != nil {
+			s.Context.Captured.Scope = r.str()
+		}
+	}
 	if r.err == nil && r.i != len(r.all) {
 		r.err = errors.New("a stored session has bytes after its end")
 	}

@@ -57,6 +57,8 @@ type envelopeJSON struct {
 	Source         string               `json:"source"`
 	Delegated      *envelope.Delegation `json:"delegated"`
 	Revision       uint64               `json:"revision"`
+	// Scope is set for a scope other than the default.
+	Scope string `json:"scope,omitempty"`
 	// The claude-code fields, set when Mode is.
 	Background *bool     `json:"background,omitempty"`
 	Mode       string    `json:"mode,omitempty"`
@@ -77,6 +79,7 @@ type envelopeWire struct {
 	Source         string               `json:"source"`
 	Delegated      *envelope.Delegation `json:"delegated"`
 	Revision       uint64               `json:"revision"`
+	Scope          string               `json:"scope"`
 	Background     bool                 `json:"background"`
 	Mode           string               `json:"mode"`
 	ExtraTools     []string             `json:"extra_tools"`
@@ -143,7 +146,7 @@ func encodeEnvelope(e *envelope.Envelope) ([]byte, error) {
 	}
 	j := envelopeJSON{Requester: e.Requester, Agent: e.Agent, Depth: e.Depth, Role: e.Role,
 		InheritedAllow: e.InheritedAllow, InheritedDeny: nonNil(e.InheritedDeny), Source: e.Source,
-		Revision: e.Revision, Mode: e.Mode, Hash: e.Hash}
+		Revision: e.Revision, Scope: e.Scope, Mode: e.Mode, Hash: e.Hash}
 	if d := e.Delegated; d != nil {
 		j.Delegated = &envelope.Delegation{Requester: d.Requester, Target: d.Target, Deny: nonNil(d.Deny)}
 	}

@@ -298,7 +298,8 @@ var (
 	spawnNames      = []string{"envelope", "facts"}
 	delegationNames = []string{"requester", "target", "deny"}
 	envelopeNames   = []string{"requester", "agent", "depth", "role", "inherited_allow", "inherited_deny", "source",
-		"delegated", "revision", "background", "mode", "extra_tools", "hash"}
+		"delegated", "revision", "background", "mode", "extra_tools", "hash", "scope"}
+	startNames = []string{"facts", "scope"}
 )
 
 func (p *plain) reason(r *envelope.Reason) {
@@ -391,6 +392,8 @@ func (p *plain) envelope() *envelopeWire {
 			w.ExtraTools = p.strs()
 		case 12:
 			w.Hash = p.str()
+		case 13:
+			w.Scope = p.str()
 		}
 	})
 	return w
@@ -420,7 +423,13 @@ func plainCheck(raw []byte) (*CheckDecided, bool) {
 // plainStart reads what a session.started decided.
 func plainStart(raw []byte) (*StartDecided, bool) {
 	p, v := newPlain(raw), &StartDecided{}
-	p.object([]string{"facts"}, func(int) { p.facts(&v.Facts) })
+	p.object(startNames, func(k int) {
+		if k == 0 {
+			p.facts(&v.Facts)
+		} else {
+			v.Scope = p.str()
+		}
+	})
 	return v, p.done()
 }
 

@@ -151,7 +151,7 @@ func (s *State) writeDumpFrom(w io.Writer, each func(bucket []byte, fn func(k, v
 	d.section("policies", true)
 	d.put(d.value(s.policies).raw)
 	d.section("policy", true)
-	d.put(d.value(s.policy).raw)
+	d.put(d.value(s.Policy()).raw)
 	d.section("position", true)
 	d.put(d.value(s.seq).raw)
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -117,7 +118,8 @@ func (s *State) link(decided []byte, subject string) []byte {
 	return append(out, '}')
 }
 
-// shape runs check group 1: the generic shape, then the dialect's.
+// shape runs check group 1: the generic shape, then the dialect's (the
+// dialect of the scope the event is about, when it has one).
 func (s *State) shape(ev *events.Event) (any, error) {
 	if ev.Type == "" || ev.V != events.Version || !ev.Type.Known() {
 		return nil, events.Errorf(events.CodeInvalidEvent, "the event was not parsed: use events.Parse")
@@ -126,9 +128,16 @@ func (s *State) shape(ev *events.Event) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	dl := s.dialect
-	if ev.Type == events.PolicySet {
-		dl = s.dialects[p.(*events.PolicySetData).Dialect]
+	var dl envelope.Dialect
+	switch d := p.(type) {
+	case *events.PolicySetData:
+		dl = s.dialects[d.Dialect]
+	case *events.DenyData, *events.EndedData, *events.ReopenedData:
+		// The ledger's own: no dialect has checks for them.
+	default:
+		if sc := s.eventScope(ev, p); sc != nil {
+			dl = sc.dialect
+		}
 	}
 	if dl != nil {
 		if err := dl.CheckEvent(ev, p); err != nil {
@@ -141,12 +150,53 @@ func (s *State) shape(ev *events.Event) (any, error) {
 	return p, nil
 }
 
-// policyStep runs check group 2.
+// eventScope returns the scope an event is about: a policy event's and a
+// root's as they name it, a child's its parent's, another session
+// event's its session's; nil when that scope has no policy or the session
+// does not exist.
+func (s *State) eventScope(ev *events.Event, p any) *scope {
+	switch d := p.(type) {
+	case *events.PolicySetData:
+		return s.scopeNamed(d.Scope)
+	case *events.GrantData:
+		return s.scopeNamed(d.Scope)
+	case *events.DenyData:
+		return s.scopeNamed(d.Scope)
+	case *events.StartedData:
+		return s.scopeNamed(d.Scope)
+	case *events.SpawnedData:
+		if parent := s.Session(d.Parent); parent != nil {
+			return s.scopeOf(parent)
+		}
+		return nil
+	}
+	if sess := s.Session(ev.Session); sess != nil {
+		return s.scopeOf(sess)
+	}
+	return nil
+}
+
+// policyStep runs check group 2: the scope the event is about must have a
+// policy, and a policy.set must be valid in its scope's dialect.
 func (s *State) policyStep(ev *events.Event, p any) error {
 	d, ok := p.(*events.PolicySetData)
 	if !ok {
-		if s.policy == nil {
+		if len(s.scopes) == 0 {
 			return events.Errorf(events.CodeInvalidPolicy, "no policy has been set: append a policy.set first")
+		}
+		var name string
+		switch d := p.(type) {
+		case *events.GrantData:
+			name = d.Scope
+		case *events.DenyData:
+			name = d.Scope
+		case *events.StartedData:
+			name = d.Scope
+		default:
+			return nil // a session's scope has a policy since its root started
+		}
+		if s.scopeNamed(name) == nil {
+			return events.Errorf(events.CodeInvalidPolicy, "no policy has been set for scope %q (scopes: %s): append a policy.set with \"scope\": %q first", events.ScopeName(name), strings.Join(s.Scopes(), ", "), events.ScopeName(name))
 		}
 		return nil
 	}
@@ -154,11 +204,18 @@ func (s *State) policyStep(ev *events.Event, p any) error {
 	if dl == nil {
 		return events.Errorf(events.CodeInvalidPolicy, "dialect %q is not known (known: %s)", d.Dialect, s.dialectNames())
 	}
-	if s.policy == nil && d.Catalogue == nil {
-		return events.Errorf(events.CodeInvalidPolicy, "the first policy.set needs a catalogue (the tool names that exist)")
+	sc := s.scopeNamed(d.Scope)
+	if sc == nil && d.Catalogue == nil {
+		if len(s.scopes) == 0 {
+			return events.Errorf(events.CodeInvalidPolicy, "the first policy.set needs a catalogue (the tool names that exist)")
+		}
+		return events.Errorf(events.CodeInvalidPolicy, "the first policy.set of scope %q needs a catalogue (the tool names that exist)", events.ScopeName(d.Scope))
 	}
-	if s.policy != nil && d.Dialect != s.policy.Dialect {
-		return events.Errorf(events.CodeInvalidPolicy, "this log's dialect is %q; a policy.set cannot change it to %q", s.policy.Dialect, d.Dialect)
+	if sc != nil && d.Dialect != sc.policy.Dialect {
+		if len(s.scopes) == 1 && sc.name == events.DefaultScope {
+			return events.Errorf(events.CodeInvalidPolicy, "this log's dialect is %q; a policy.set cannot change it to %q (a policy of another dialect goes in its own scope: add \"scope\")", sc.policy.Dialect, d.Dialect)
+		}
+		return events.Errorf(events.CodeInvalidPolicy, "scope %q's dialect is %q; a policy.set cannot change it to %q (a policy of another dialect goes in its own scope)", sc.name, sc.policy.Dialect, d.Dialect)
 	}
 	if _, err := dl.Compile(d.Document, d.Catalogue); err != nil {
 		if events.CodeOf(err) == "" {
@@ -205,20 +262,53 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 		}
 		return dec, nil, nil
 	case *events.GrantData:
-		id := s.dialect.GrantIdentity(d)
-		if ev.Type == events.GrantRevoked && !slices.ContainsFunc(s.policy.Grants, func(g envelope.Grant) bool { return g.Identity == id }) {
-			return nil, nil, events.Errorf(events.CodeUnknownGrant, "no %s grant from %q to %q with these fields is in force; nothing to revoke", d.Kind, d.Agent, d.Target)
+		sc := s.scopeNamed(d.Scope)
+		id := sc.dialect.GrantIdentity(d)
+		if ev.Type == events.GrantRevoked && !slices.ContainsFunc(sc.policy.Grants, func(g envelope.Grant) bool { return g.Identity == id }) {
+			return nil, nil, events.Errorf(events.CodeUnknownGrant, "no %s grant from %q to %q with these fields is in force in scope %q; nothing to revoke", d.Kind, d.Agent, d.Target, sc.name)
+		}
+		return GrantDecided{Identity: id}, nil, nil
+	case *events.DenyData:
+		sc := s.scopeNamed(d.Scope)
+		if err := envelope.CheckRevocationRule(sc.dialect, d.Rule); err != nil {
+			return nil, nil, err
+		}
+		id := envelope.RevocationIdentity(d)
+		if ev.Type == events.DenyLifted && !slices.ContainsFunc(sc.policy.Revocations, func(r envelope.Revocation) bool { return r.Identity == id }) {
+			return nil, nil, events.Errorf(events.CodeUnknownRevocation, "no denial of %q for %s is in force in scope %q; nothing to lift (ledger why names the denial in force)", d.Rule, d.Target(), sc.name)
 		}
 		return GrantDecided{Identity: id}, nil, nil
 	case *events.StartedData:
 		if s.exists(ev.Session) {
 			return nil, nil, events.Errorf(events.CodeDuplicateSession, "session %q already exists; use a new key", ev.Session)
 		}
-		facts, err := s.dialect.Start(s, ev.Session, d)
+		sc := s.scopeNamed(d.Scope)
+		facts, err := sc.dialect.Start(&sc.world, ev.Session, d)
 		if err != nil {
 			return nil, nil, err
 		}
-		return StartDecided{Facts: facts}, nil, nil
+		return StartDecided{Facts: facts, Scope: storedScope(sc.name)}, nil, nil
+	case *events.EndedData:
+		sess := s.Session(ev.Session)
+		if sess == nil {
+			return nil, nil, unknownSession(ev.Session)
+		}
+		if !sess.Root() {
+			return nil, nil, events.Errorf(events.CodeInvalidEvent, "%q is a sub-agent: session.ended ends a root; a sub-agent ends with session.completed", ev.Session)
+		}
+		if sess.State == envelope.Ended || sess.State == envelope.Completed {
+			return nil, nil, events.Errorf(events.CodeSessionNotActive, "session %q is already %s", ev.Session, sess.State)
+		}
+		return EmptyDecided{}, nil, nil
+	case *events.ReopenedData:
+		sess := s.Session(ev.Session)
+		if sess == nil {
+			return nil, nil, unknownSession(ev.Session)
+		}
+		if sess.State != envelope.Ended {
+			return nil, nil, events.Errorf(events.CodeSessionNotActive, "session %q is %s; only an ended session reopens", ev.Session, sess.State)
+		}
+		return EmptyDecided{}, nil, nil
 	case *events.SpawnedData:
 		return s.decideSpawn(ev, d)
 	case *events.TurnData:
@@ -232,7 +322,8 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 		view := *sess
 		view.Turn = d.Turn
 		view.Context = s.turnContext(sess, d, envelope.RecordRef{Seq: next, ID: ev.ID, Type: ev.Type})
-		ts := s.dialect.Tools(s, &view)
+		sc := s.scopeOf(sess)
+		ts := toolsIn(&sc.world, sc.dialect, sc.policy, &view)
 		s.memo.id, s.memo.set = ev.ID, ts
 		return TurnDecided{PolicySource: view.Context.Source, SourceReason: view.Context.SourceReason, ToolSetHash: ts.Hash()}, nil, nil
 	case *events.YieldedData:
@@ -265,8 +356,9 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		v := s.dialect.Decide(s, sess, d.Tool, d.Input)
-		return CheckDecided{Decision: v.Decision, Reason: v.Reason, Revision: s.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess)}, nil, nil
+		sc := s.scopeOf(sess)
+		v := decideIn(&sc.world, sc.dialect, sc.policy, sess, d.Tool, d.Input)
+		return CheckDecided{Decision: v.Decision, Reason: v.Reason, Revision: sc.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess)}, nil, nil
 	case *events.EffectData:
 		return s.decideEffect(ev, d)
 	}
@@ -319,10 +411,12 @@ func (s *State) decideSpawn(ev *events.Event, d *events.SpawnedData) (any, *refu
 	if parent.State != envelope.Active {
 		return nil, nil, events.Errorf(events.CodeSessionNotActive, "parent %q is %s and cannot spawn", d.Parent, parent.State)
 	}
-	env, facts, err := s.dialect.Spawn(s, ev.Session, d)
+	sc := s.scopeOf(parent)
+	env, facts, err := sc.dialect.Spawn(&sc.world, ev.Session, d)
 	if err != nil {
 		return nil, nil, err
 	}
+	env.Scope = parent.Scope
 	if env.Depth > MaxTreeDepth {
 		return nil, nil, events.Errorf(events.CodeDepthLimit, "a spawn at depth %d: the ledger keeps spawn trees at most %d deep", env.Depth, MaxTreeDepth)
 	}
@@ -367,8 +461,9 @@ func (s *State) decideResume(ev *events.Event, d *events.ResumedData) (any, *ref
 		}
 	}
 	first := s.Session(y.Children[0]).Envelope
+	dl := s.scopeOf(sess).dialect
 	for _, k := range y.Children[1:] {
-		if !s.dialect.SamePolicy(first, s.Session(k).Envelope) {
+		if !dl.SamePolicy(first, s.Session(k).Envelope) {
 			return failedResume(envelope.ReasonPolicyConflict)
 		}
 	}
@@ -394,7 +489,8 @@ func (s *State) decideEffect(ev *events.Event, d *events.EffectData) (any, *refu
 	if err != nil {
 		return nil, nil, err
 	}
-	tool := s.normalize(d.Tool)
+	sc := s.scopeOf(sess)
+	tool := sc.normalize(d.Tool)
 	prep, at := s.preparingCheck(ev.Session, tool, d)
 	if prep == nil {
 		if d.PreparedAt != 0 {
@@ -402,12 +498,12 @@ func (s *State) decideEffect(ev *events.Event, d *events.EffectData) (any, *refu
 		}
 		return nil, nil, events.Errorf(events.CodeInvalidEvent, "no tool.checked of %q for tool %q and call %q prepares this effect; record a check first", ev.Session, tool, d.Call)
 	}
-	v := s.dialect.Decide(s, sess, d.Tool, prep.Input)
+	v := decideIn(&sc.world, sc.dialect, sc.policy, sess, d.Tool, prep.Input)
 	if v.Decision == envelope.Deny || v.Decision.Stricter(prep.Decision) {
 		data, _ := json.Marshal(events.CheckedData{Turn: d.Turn, Tool: d.Tool, Call: d.Call, Input: prep.Input})
 		ref := &refusal{data: data, decided: CheckDecided{
 			Decision: envelope.Deny, Reason: envelope.Reason{Code: ReasonAuthorizationChanged, Rule: v.Reason.Code, Record: v.Reason.Record},
-			Revision: s.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess), PreparedAt: at}}
+			Revision: sc.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess), PreparedAt: at}}
 		return nil, ref, events.Errorf(events.CodeAuthorizationChanged,
 			"%s for %q changed from %s (checked at sequence %d) to %s (%s); check again before starting the effect",
 			tool, ev.Session, prep.Decision, at, v.Decision, v.Reason.Code)

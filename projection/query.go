@@ -85,11 +85,12 @@ func (s *State) cached(key events.SessionKey) (*cachedSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c := s.cache[key]; c != nil && c.policyVersion == s.policyVersion && c.context == sess.Context.SetBy {
+	sc := s.scopeOf(sess)
+	if c := s.cache[key]; c != nil && c.policyVersion == sc.version && c.context == sess.Context.SetBy {
 		return c, nil
 	}
-	ts := s.dialect.Tools(s, sess)
-	c := &cachedSet{policyVersion: s.policyVersion, context: sess.Context.SetBy, set: ts,
+	ts := toolsIn(&sc.world, sc.dialect, sc.policy, sess)
+	c := &cachedSet{policyVersion: sc.version, context: sess.Context.SetBy, set: ts,
 		index: make(map[string]envelope.Verdict, len(ts.Allowed)+len(ts.Denied))}
 	for _, t := range ts.Allowed {
 		c.index[t] = envelope.Verdict{Tool: t, Decision: envelope.Allow}
@@ -123,7 +124,8 @@ func (s *State) Why(key events.SessionKey, tool string, input json.RawMessage) (
 	if err != nil {
 		return envelope.Verdict{}, err
 	}
-	return s.dialect.Decide(s, sess, tool, input), nil
+	sc := s.scopeOf(sess)
+	return decideIn(&sc.world, sc.dialect, sc.policy, sess, tool, input), nil
 }
 
 // Check decides one call at this state, without the trace. For dialects
@@ -138,12 +140,17 @@ func (s *State) Check(key events.SessionKey, tool string, input json.RawMessage)
 }
 
 func (s *State) check(key events.SessionKey, tool string, input json.RawMessage) (envelope.Verdict, error) {
-	if sd, ok := s.dialect.(SetDecides); ok && sd.SetDecides() {
+	sess, err := s.queried(key)
+	if err != nil {
+		return envelope.Verdict{}, err
+	}
+	sc := s.scopeOf(sess)
+	if sd, ok := sc.dialect.(SetDecides); ok && sd.SetDecides() {
 		c, err := s.cached(key)
 		if err != nil {
 			return envelope.Verdict{}, err
 		}
-		n := s.normalize(tool)
+		n := sc.normalize(tool)
 		if v, ok := c.index[n]; ok {
 			if v.Decision == envelope.Allow && v.Reason.Code == "" {
 				// A tool set lists allowed tools without their reasons:
@@ -164,12 +171,15 @@ func (s *State) check(key events.SessionKey, tool string, input json.RawMessage)
 }
 
 func (s *State) queried(key events.SessionKey) (*envelope.Session, error) {
-	if s.dialect == nil {
+	if len(s.scopes) == 0 {
 		return nil, events.Errorf(events.CodeInvalidPolicy, "no policy has been set")
 	}
 	sess := s.Session(key)
 	if sess == nil {
 		return nil, unknownSession(key)
+	}
+	if s.scopeOf(sess) == nil {
+		return nil, events.Errorf(events.CodeInvalidPolicy, "%v", noScope(sess))
 	}
 	s.ask(key)
 	return sess, nil

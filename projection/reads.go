@@ -70,12 +70,15 @@ func (st *Store) Load(dialects Dialects) (s *State, err error) {
 				compiled[p.Revision.Seq] = c
 			}
 			p.Compiled = c
-			s.dialect, s.policy = dl, &p
-			if err := s.refreshEffective(); err != nil {
+			sc := s.makeScope(p.Scope, dl)
+			sc.dialect, sc.policy = dl, &p
+			if err := sc.refreshEffective(); err != nil {
 				return err
 			}
-			s.policies = append(s.policies, PolicyAt{Seq: binary.BigEndian.Uint64(k), Policy: &p})
-			s.policyVersion++
+			at := PolicyAt{Seq: binary.BigEndian.Uint64(k), Policy: &p}
+			sc.history = append(sc.history, at)
+			s.policies = append(s.policies, at)
+			sc.version++
 			return nil
 		}); err != nil {
 			return err

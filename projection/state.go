@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/sessionledger/ledger/envelope"
@@ -29,11 +28,11 @@ type Dialects map[string]envelope.Dialect
 // commits of it (see the package documentation, "Concurrency").
 type State struct {
 	dialects Dialects
-	dialect  envelope.Dialect // nil until the first policy.set
+	// scopes holds every scope a policy.set made, by name (see scope.go).
+	scopes map[string]*scope
 
 	seq      uint64
 	lastTime string
-	policy   *envelope.PolicyState
 	// sessions holds every session of a state in memory; for a state that
 	// reads from a store, those changed since the last commit (named in
 	// changed) and others it read, up to maxSessions.
@@ -69,14 +68,13 @@ type State struct {
 		set envelope.ToolSet
 	}
 
-	// policyVersion counts policy and grant changes; with a session's
-	// context it keys the tool-set cache, which is derived state only (never
-	// dumped or hashed).
-	policyVersion uint64
-	cache         map[events.SessionKey]*cachedSet
-	// policies is every policy state that was ever in force, with the
-	// sequence it took effect at, so a turn's decisions can be read back
-	// without a replay.
+	// cache holds resolved tool sets, keyed by their scope's version and
+	// the session's context: derived state only (never dumped or hashed).
+	cache map[events.SessionKey]*cachedSet
+	// policies is every policy state of every scope that was ever in
+	// force, in sequence order, with the sequence it took effect at, so a
+	// turn's decisions can be read back without a replay (each scope's
+	// own are in its history).
 	policies []PolicyAt
 }
 
@@ -120,6 +118,7 @@ func New(dialects Dialects) *State {
 		slots:    map[events.SessionKey]slot{},
 		recent:   newOverlay(0),
 		cache:    map[events.SessionKey]*cachedSet{},
+		scopes:   map[string]*scope{},
 	}
 }
 
@@ -143,21 +142,13 @@ func (s *State) TurnSet(key events.SessionKey, turn int) (envelope.ToolSet, uint
 	return s.toolSet(t.ToolSet), t.Seq, true
 }
 
-// policyAt returns the policy state in force at seq.
-func (s *State) policyAt(seq uint64) *envelope.PolicyState {
-	i := sort.Search(len(s.policies), func(i int) bool { return s.policies[i].Seq > seq })
-	if i == 0 {
-		return nil
-	}
-	return s.policies[i-1].Policy
-}
-
 // TurnView is the state as one session's turn saw it, rebuilt from what the
 // projection stored for the turn (its context and the policy in force), so
 // questions about a past turn are reads, not replays. It implements
 // envelope.World.
 type TurnView struct {
 	s       *State
+	sc      *scope
 	seq     uint64
 	policy  *envelope.PolicyState
 	session *envelope.Session
@@ -177,9 +168,13 @@ func (s *State) AtTurn(key events.SessionKey, turn int) (_ *TurnView, err error)
 	if !ok {
 		return nil, events.Errorf(events.CodeBadTurn, "session %q has no turn %d (turns: %d)", key, turn, s.turnCount(key))
 	}
+	sc := s.scopeOf(sess)
+	if sc == nil {
+		return nil, noScope(sess)
+	}
 	v := *sess
 	v.Turn, v.Context, v.State = turn, t.Context, envelope.Active
-	return &TurnView{s: s, seq: t.Seq, policy: s.policyAt(t.Seq), session: &v, set: s.toolSet(t.ToolSet)}, nil
+	return &TurnView{s: s, sc: sc, seq: t.Seq, policy: sc.policyAt(t.Seq), session: &v, set: s.toolSet(t.ToolSet)}, nil
 }
 
 // Policy implements envelope.World: the policy in force at the turn.
@@ -202,8 +197,11 @@ func (v *TurnView) Tools() envelope.ToolSet { return v.set }
 
 // Why decides one call as the turn's start saw it, with the full trace.
 func (v *TurnView) Why(tool string, input json.RawMessage) envelope.Verdict {
-	return v.s.dialect.Decide(v, v.session, tool, input)
+	return decideIn(v, v.sc.dialect, v.policy, v.session, tool, input)
 }
+
+// Scope is the name of the scope the turn's session is bound to.
+func (v *TurnView) Scope() string { return v.sc.name }
 
 // SessionView is the session as the turn saw it.
 func (v *TurnView) SessionView() *envelope.Session { return v.session }
@@ -214,11 +212,13 @@ func (s *State) Position() uint64 { return s.seq }
 // LastTime is the time of the last record folded ("" before any).
 func (s *State) LastTime() string { return s.lastTime }
 
-// Policy is the policy in force, nil before the first policy.set.
-func (s *State) Policy() *envelope.PolicyState { return s.policy }
+// Policy is the policy in force in the default scope, nil before its
+// first policy.set (PolicyOf names another scope).
+func (s *State) Policy() *envelope.PolicyState { return s.PolicyOf("") }
 
-// Dialect is the log's dialect, nil before the first policy.set.
-func (s *State) Dialect() envelope.Dialect { return s.dialect }
+// Dialect is the default scope's dialect, nil before its first
+// policy.set (DialectOf names another scope).
+func (s *State) Dialect() envelope.Dialect { return s.DialectOf("") }
 
 var _ envelope.World = (*State)(nil)
 
@@ -246,14 +246,18 @@ type Releaser interface {
 	NormalizeUnder(p *envelope.PolicyState, tool string) string
 }
 
-// GrantDecided is what a grant event records.
+// GrantDecided is what a grant event records, and a deny.added or
+// deny.lifted.
 type GrantDecided struct {
 	Identity string `json:"identity"`
 }
 
-// StartDecided is what a session.started records.
+// StartDecided is what a session.started records: the facts its dialect
+// fixed, and the scope the session is bound to when it is not the
+// default one.
 type StartDecided struct {
 	Facts envelope.Facts `json:"facts"`
+	Scope string         `json:"scope,omitempty"`
 }
 
 // SpawnDecided is what a session.spawned records: the child's envelope.
@@ -520,13 +524,28 @@ func (s *State) apply(dec *decoded, ref envelope.RecordRef) error {
 		return s.applyPolicy(d, dec.decided.(*PolicyDecided).Release, ref)
 	case *events.GrantData:
 		return s.applyGrant(rec.Type, d, ref)
+	case *events.DenyData:
+		return s.applyDeny(rec.Type, d, ref)
 	case *events.StartedData:
 		dec := dec.decided.(*StartDecided)
 		s.add(&envelope.Session{
-			Key: rec.Session, Agent: d.Agent, State: envelope.Active, Start: d, Origin: ref, Actor: rec.Actor,
-			Facts: dec.Facts, Tools: slices.Clone(d.Tools),
+			Key: rec.Session, Scope: storedScope(events.ScopeName(d.Scope)), Agent: d.Agent, State: envelope.Active,
+			Start: d, Origin: ref, Actor: rec.Actor, Facts: dec.Facts, Tools: slices.Clone(d.Tools),
 			Context: envelope.Context{Source: envelope.SourceCurrentRequest, Sender: d.Sender, SetBy: ref},
 		})
+	case *events.EndedData:
+		sess, err := s.changing(rec.Session)
+		if err != nil {
+			return err
+		}
+		sess.State = envelope.Ended
+	case *events.ReopenedData:
+		sess, err := s.changing(rec.Session)
+		if err != nil {
+			return err
+		}
+		sess.State = envelope.Active
+		sess.Context = s.ordinaryContext(sess, ref)
 	case *events.SpawnedData:
 		dec := dec.decided.(*SpawnDecided)
 		parent := s.toChange(d.Parent)
@@ -534,7 +553,7 @@ func (s *State) apply(dec *decoded, ref envelope.RecordRef) error {
 			return fmt.Errorf("spawn without a parent or an envelope")
 		}
 		child := &envelope.Session{
-			Key: rec.Session, Agent: d.Agent, Parent: d.Parent, Depth: dec.Envelope.Depth,
+			Key: rec.Session, Scope: parent.Scope, Agent: d.Agent, Parent: d.Parent, Depth: dec.Envelope.Depth,
 			State: envelope.Active, Spawn: d, Origin: ref, Actor: rec.Actor, Facts: dec.Facts, Envelope: dec.Envelope,
 			Tools: append(slices.Clone(parent.Tools), d.Tools...),
 		}
@@ -547,11 +566,15 @@ func (s *State) apply(dec *decoded, ref envelope.RecordRef) error {
 		if err != nil {
 			return err
 		}
+		sc := s.scopeOf(sess)
+		if sc == nil {
+			return noScope(sess)
+		}
 		sess.Turn = d.Turn
 		sess.Context = s.turnContext(sess, d, ref)
 		ts := s.memo.set
 		if s.memo.id != rec.ID || ts.Allowed == nil {
-			ts = s.dialect.Tools(s, sess)
+			ts = toolsIn(&sc.world, sc.dialect, sc.policy, sess)
 		}
 		s.memo.id, s.memo.set = "", envelope.ToolSet{}
 		h := ts.Hash()
@@ -603,7 +626,7 @@ func (s *State) apply(dec *decoded, ref envelope.RecordRef) error {
 	case *events.CheckedData:
 		dec := dec.decided.(*CheckDecided)
 		refusal := dec.Reason.Code == ReasonAuthorizationChanged
-		c := &check{Session: rec.Session, Tool: s.normalize(d.Tool), Call: d.Call,
+		c := &check{Session: rec.Session, Tool: s.normalizeFor(rec.Session, d.Tool), Call: d.Call,
 			Input: d.Input, Decision: dec.Decision, Refusal: refusal}
 		s.recent.checks[ref.Seq] = c
 		if refusal {
@@ -619,19 +642,38 @@ func (s *State) apply(dec *decoded, ref envelope.RecordRef) error {
 	return nil
 }
 
-func (s *State) normalize(tool string) string {
-	if s.dialect == nil {
-		return tool
+// normalizeFor returns a tool name's canonical form under the policy in
+// force for a session (its scope's).
+func (s *State) normalizeFor(key events.SessionKey, tool string) string {
+	if sess := s.Session(key); sess != nil {
+		if sc := s.scopeOf(sess); sc != nil {
+			return sc.normalize(tool)
+		}
 	}
-	if r, ok := s.dialect.(Releaser); ok {
-		return r.NormalizeUnder(s.policy, tool)
-	}
-	return s.dialect.Normalize(tool)
+	return tool
 }
 
 // Normalize returns a tool name's canonical form under the policy in force
-// (the dialect's, for the release the policy decides with).
-func (s *State) Normalize(tool string) string { return s.normalize(tool) }
+// in the default scope (the dialect's, for the release the policy decides
+// with); NormalizeFor under a session's.
+func (s *State) Normalize(tool string) string {
+	if sc := s.scopeNamed(""); sc != nil {
+		return sc.normalize(tool)
+	}
+	return tool
+}
+
+// NormalizeFor returns a tool name's canonical form under the policy in
+// force for a session (its scope's).
+func (s *State) NormalizeFor(key events.SessionKey, tool string) string {
+	return s.normalizeFor(key, tool)
+}
+
+// noScope is the error of a session whose scope has no policy: only a log
+// the ledger did not write has one.
+func noScope(sess *envelope.Session) error {
+	return fmt.Errorf("session %q is bound to scope %q, which has no policy", sess.Key, events.ScopeName(sess.Scope))
+}
 
 // compileRecorded compiles a stored or recorded document with the release
 // its policy.set recorded.
@@ -647,6 +689,7 @@ func (s *State) applyPolicy(d *events.PolicySetData, release string, ref envelop
 	if dl == nil {
 		return fmt.Errorf("dialect %q is not known", d.Dialect)
 	}
+	sc := s.makeScope(d.Scope, dl)
 	compiled, err := compileRecorded(dl, d.Document, d.Catalogue, release)
 	if err != nil {
 		return err
@@ -655,26 +698,30 @@ func (s *State) applyPolicy(d *events.PolicySetData, release string, ref envelop
 	if err != nil {
 		return err
 	}
-	p := &envelope.PolicyState{Dialect: d.Dialect, Revision: ref, Release: release, Hash: hash, Document: d.Document, Compiled: compiled}
-	if s.policy != nil {
-		p.Catalogue, p.CatalogueRecord, p.Grants = s.policy.Catalogue, s.policy.CatalogueRecord, s.policy.Grants
+	p := &envelope.PolicyState{Dialect: d.Dialect, Revision: ref, Release: release, Hash: hash, Document: d.Document,
+		Compiled: compiled, Scope: storedScope(sc.name)}
+	if old := sc.policy; old != nil {
+		p.Catalogue, p.CatalogueRecord, p.Grants, p.Revocations = old.Catalogue, old.CatalogueRecord, old.Grants, old.Revocations
 	}
 	if d.Catalogue != nil {
 		p.Catalogue, p.CatalogueRecord = slices.Clone(d.Catalogue), ref
 	}
-	s.dialect = dl
-	return s.setPolicy(p, ref)
+	sc.dialect = dl
+	return s.setPolicy(sc, p, ref)
 }
 
-// setPolicy puts a new policy state in force from record ref: it computes
-// the effective document and keeps the state in the policy history.
-func (s *State) setPolicy(p *envelope.PolicyState, ref envelope.RecordRef) error {
-	s.policy = p
-	s.policyVersion++
-	if err := s.refreshEffective(); err != nil {
+// setPolicy puts a new policy state in force in scope sc from record ref:
+// it computes the effective document and keeps the state in the scope's
+// and the state's policy history.
+func (s *State) setPolicy(sc *scope, p *envelope.PolicyState, ref envelope.RecordRef) error {
+	sc.policy = p
+	sc.version++
+	if err := sc.refreshEffective(); err != nil {
 		return err
 	}
-	s.policies = append(s.policies, PolicyAt{Seq: ref.Seq, Policy: p})
+	at := PolicyAt{Seq: ref.Seq, Policy: p}
+	sc.history = append(sc.history, at)
+	s.policies = append(s.policies, at)
 	return nil
 }
 
@@ -687,12 +734,13 @@ func documentHash(doc json.RawMessage) (string, error) {
 }
 
 func (s *State) applyGrant(t events.Type, d *events.GrantData, ref envelope.RecordRef) error {
-	if s.policy == nil {
-		return fmt.Errorf("grant before the first policy.set")
+	sc := s.scopeNamed(d.Scope)
+	if sc == nil {
+		return fmt.Errorf("grant before the first policy.set of scope %q", events.ScopeName(d.Scope))
 	}
-	id := s.dialect.GrantIdentity(d)
-	i := slices.IndexFunc(s.policy.Grants, func(g envelope.Grant) bool { return g.Identity == id })
-	p := *s.policy
+	id := sc.dialect.GrantIdentity(d)
+	i := slices.IndexFunc(sc.policy.Grants, func(g envelope.Grant) bool { return g.Identity == id })
+	p := *sc.policy
 	switch {
 	case t == events.GrantAdded && i < 0:
 		p.Grants = append(slices.Clone(p.Grants), envelope.Grant{Data: *d, Identity: id, Record: ref})
@@ -701,15 +749,42 @@ func (s *State) applyGrant(t events.Type, d *events.GrantData, ref envelope.Reco
 	default:
 		return nil // adding a current grant changes nothing
 	}
-	return s.setPolicy(&p, ref)
+	return s.setPolicy(sc, &p, ref)
 }
 
-func (s *State) refreshEffective() error {
-	eff, err := s.dialect.Effective(s.policy)
+// applyDeny puts a revocation in force in its scope (deny.added) or lifts
+// it (deny.lifted). The dialect's compiled documents do not change: the
+// revocation layer reads the revocations before the dialect decides.
+func (s *State) applyDeny(t events.Type, d *events.DenyData, ref envelope.RecordRef) error {
+	sc := s.scopeNamed(d.Scope)
+	if sc == nil {
+		return fmt.Errorf("revocation before the first policy.set of scope %q", events.ScopeName(d.Scope))
+	}
+	id := envelope.RevocationIdentity(d)
+	i := slices.IndexFunc(sc.policy.Revocations, func(r envelope.Revocation) bool { return r.Identity == id })
+	p := *sc.policy
+	switch {
+	case t == events.DenyAdded && i < 0:
+		p.Revocations = append(slices.Clone(p.Revocations), envelope.Revocation{Data: *d, Identity: id, Record: ref})
+	case t == events.DenyLifted && i >= 0:
+		p.Revocations = slices.Delete(slices.Clone(p.Revocations), i, i+1)
+	default:
+		return nil // adding a revocation in force changes nothing
+	}
+	sc.policy = &p
+	sc.version++
+	at := PolicyAt{Seq: ref.Seq, Policy: &p}
+	sc.history = append(sc.history, at)
+	s.policies = append(s.policies, at)
+	return nil
+}
+
+func (sc *scope) refreshEffective() error {
+	eff, err := sc.dialect.Effective(sc.policy)
 	if err != nil {
 		return err
 	}
-	s.policy.Effective = eff
+	sc.policy.Effective = eff
 	return nil
 }
 
@@ -721,8 +796,8 @@ func (s *State) ordinaryContext(sess *envelope.Session, ref envelope.RecordRef) 
 		return envelope.Context{Source: envelope.SourceCurrentRequest, Sender: sess.Start.Sender, SetBy: ref}
 	}
 	src := envelope.SourcePersistedChild
-	if s.dialect != nil {
-		src = s.dialect.DefaultChildSource()
+	if sc := s.scopeOf(sess); sc != nil {
+		src = sc.dialect.DefaultChildSource()
 	}
 	return envelope.Context{Source: src, SetBy: ref}
 }

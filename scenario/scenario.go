@@ -234,11 +234,15 @@ type expectation struct {
 	PolicySource string
 	SourceReason json.RawMessage // absent: nil; null: "null"
 	Envelope     map[string]json.RawMessage
+	// Scope is the scope the session must be bound to; State its
+	// lifecycle state.
+	Scope string
+	State string
 }
 
 var expectKeys = map[string]bool{"session": true, "seq": true, "turn": true, "allowed": true, "denied": true,
 	"exact": true, "tool": true, "decision": true, "reason": true, "input": true, "policy_source": true,
-	"source_reason": true, "envelope": true, "time": true}
+	"source_reason": true, "envelope": true, "time": true, "scope": true, "state": true}
 
 func parseExpect(raw json.RawMessage) (*expectation, error) {
 	var m map[string]json.RawMessage
@@ -262,7 +266,8 @@ func parseExpect(raw json.RawMessage) (*expectation, error) {
 	var turn int
 	for k, v := range map[string]any{"session": &e.Session, "seq": &e.Pos.Seq, "turn": &turn, "allowed": &e.Allowed,
 		"denied": &e.Denied, "exact": &e.Exact, "tool": &e.Tool, "decision": &e.Decision, "reason": &e.Reason,
-		"policy_source": &e.PolicySource, "envelope": &e.Envelope, "time": &e.Pos.Time} {
+		"policy_source": &e.PolicySource, "envelope": &e.Envelope, "time": &e.Pos.Time, "scope": &e.Scope,
+		"state": &e.State} {
 		if err := get(k, v); err != nil {
 			return nil, err
 		}
@@ -286,7 +291,7 @@ func parseExpect(raw json.RawMessage) (*expectation, error) {
 	if e.Session == "" {
 		return nil, fmt.Errorf("expect needs a session")
 	}
-	if !e.HasAllowed && e.Denied == nil && e.Tool == "" && e.PolicySource == "" && e.Envelope == nil {
+	if !e.HasAllowed && e.Denied == nil && e.Tool == "" && e.PolicySource == "" && e.Envelope == nil && e.Scope == "" && e.State == "" {
 		return nil, fmt.Errorf("expect names nothing to check")
 	}
 	if e.Tool == "" && (e.Decision != "" || e.Reason != nil || e.Input != nil) {
@@ -330,7 +335,13 @@ func check(st *projection.State, e *expectation, where string) []string {
 	if sess == nil {
 		return []string{where + ": session does not exist"}
 	}
-	norm := st.Normalize
+	norm := func(t string) string { return st.NormalizeFor(e.Session, t) }
+	if e.Scope != "" && events.ScopeName(sess.Scope) != e.Scope {
+		failf("expected scope %s, got %s", e.Scope, events.ScopeName(sess.Scope))
+	}
+	if e.State != "" && string(sess.State) != e.State {
+		failf("expected state %s, got %s", e.State, sess.State)
+	}
 	if e.HasAllowed || e.Denied != nil {
 		ts, err := st.Tools(e.Session)
 		if err != nil {
