@@ -18,6 +18,9 @@ type Prepared struct {
 	// Landed is the sequence of the earlier record with the same id, when
 	// the event is a re-send.
 	Landed uint64
+	// Subject is the stream subject Record goes on: its scope's
+	// (events.SubjectIn).
+	Subject string
 	// Err is the refusal, if any. A refused effect has both Err
 	// (authorization_changed) and a Record: the decision record audits see.
 	Err error
@@ -78,7 +81,8 @@ func (s *State) prepare(ev *events.Event, time string) Prepared {
 	if merr != nil {
 		return Prepared{Err: events.Errorf(events.CodeInvalidEvent, "decided does not encode: %v", merr)}
 	}
-	rec.Decided = s.link(b, events.Subject(rec.Type, rec.Session))
+	subject := events.SubjectIn(s.recordScope(rec.Type, rec.Session, p), rec.Type, rec.Session)
+	rec.Decided = s.link(b, subject)
 	if n := len(rec.Data) + len(rec.Decided) + len(rec.ID) + len(rec.Session) + len(rec.Actor) + 200; n > events.MaxRecordBytes {
 		return Prepared{Err: events.Errorf(events.CodeInvalidEvent, "the record would be %d bytes with what the ledger decided; the limit is %d", n, events.MaxRecordBytes)}
 	}
@@ -88,11 +92,37 @@ func (s *State) prepare(ev *events.Event, time string) Prepared {
 	if c, cerr := events.CanonicalJSON(rec.Data); cerr == nil {
 		rec.Data = c
 	}
-	prep := Prepared{Record: rec, Err: err}
+	prep := Prepared{Record: rec, Err: err, Subject: subject}
 	if c, ok := decided.(CheckDecided); ok && refusal == nil && rec.Type == events.ToolChecked {
 		prep.checked = &c
 	}
 	return prep
+}
+
+// recordScope is the name of the scope a record of type t about session
+// key with payload p goes to: a policy event's and a root's as they name
+// it, a child's its parent's, another's its session's ("" when none of
+// these exists, which the checks refuse).
+func (s *State) recordScope(t events.Type, key events.SessionKey, p any) string {
+	switch d := p.(type) {
+	case *events.PolicySetData:
+		return d.Scope
+	case *events.GrantData:
+		return d.Scope
+	case *events.DenyData:
+		return d.Scope
+	case *events.StartedData:
+		return d.Scope
+	case *events.SpawnedData:
+		if parent := s.Session(d.Parent); parent != nil {
+			return parent.Scope
+		}
+		return ""
+	}
+	if sess := s.Session(key); sess != nil {
+		return sess.Scope
+	}
+	return ""
 }
 
 // MaxTreeDepth bounds how deep a spawn tree may grow, whatever a dialect's

@@ -223,3 +223,12 @@ func (s *State) SessionPolicy(key events.SessionKey) *envelope.PolicyState {
 	}
 	return nil
 }
+
+// ScopeOf is the name of the scope a session is bound to ("default" for
+// the default scope), "" when the session does not exist.
+func (s *State) ScopeOf(key events.SessionKey) string {
+	if sess := s.Session(key); sess != nil {
+		return events.ScopeName(sess.Scope)
+	}
+	return ""
+}

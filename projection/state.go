@@ -460,6 +460,9 @@ func (s *State) apply1(d *decoded, seq uint64) (err error) {
 	if !rec.Type.IsPolicy() {
 		s.name(rec.Session, seq, false)
 	}
+	// The subject is the scope's as the record found it: a spawn's is
+	// its parent's, before the child exists.
+	subject := events.SubjectIn(s.recordScope(rec.Type, rec.Session, d.payload), rec.Type, rec.Session)
 	err = s.apply(d, ref)
 	if s.readErr != nil {
 		// Folded halfway from a history that could not be read: the
@@ -473,7 +476,7 @@ func (s *State) apply1(d *decoded, seq uint64) (err error) {
 	s.seq = seq
 	s.lastTime = rec.Time
 	r := s.recent
-	r.chains[events.Subject(rec.Type, rec.Session)] = d.hash
+	r.chains[subject] = d.hash
 	r.refs = append(r.refs, ref)
 	r.times = append(r.times, rec.Time)
 	if _, ok := r.ids[rec.ID]; !ok {

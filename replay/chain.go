@@ -40,6 +40,9 @@ func CheckChain(msgs []Msg) *Tamper {
 		seq  uint64
 	}
 	chains := map[string]link{}
+	// scopes holds the scope of every session bound to one other than
+	// the default, for its records' subjects.
+	scopes := map[events.SessionKey]string{}
 	next := uint64(1)
 	for _, m := range msgs {
 		if m.Seq != next {
@@ -67,7 +70,7 @@ func CheckChain(msgs []Msg) *Tamper {
 		if l.Seq != m.Seq {
 			return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d (%s %s) was written as record %d: moved or inserted", m.Seq, rec.Type, rec.ID, l.Seq)}
 		}
-		subject := events.Subject(rec.Type, rec.Session)
+		subject := events.SubjectIn(recordScope(rec, scopes), rec.Type, rec.Session)
 		if prev := chains[subject]; l.Prev != prev.hash {
 			if prev.seq == 0 {
 				return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d (%s) links to a previous record of %s, but there is none: inserted or moved", m.Seq, rec.Type, subject)}
@@ -77,4 +80,40 @@ func CheckChain(msgs []Msg) *Tamper {
 		chains[subject] = link{hash: h, seq: m.Seq}
 	}
 	return nil
+}
+
+// recordScope is the scope of a record's subject (as
+// projection.State.recordScope decides it, from the records alone), and
+// it notes the scope of a session a record starts or spawns.
+func recordScope(rec *events.Record, scopes map[events.SessionKey]string) string {
+	switch rec.Type {
+	case events.PolicySet, events.GrantAdded, events.GrantRevoked, events.DenyAdded, events.DenyLifted,
+		events.SessionStarted, events.SessionSpawned:
+	default:
+		return scopes[rec.Session]
+	}
+	p, err := rec.Event().Payload()
+	if err != nil {
+		return ""
+	}
+	switch d := p.(type) {
+	case *events.PolicySetData:
+		return d.Scope
+	case *events.GrantData:
+		return d.Scope
+	case *events.DenyData:
+		return d.Scope
+	case *events.StartedData:
+		if sc := events.ScopeName(d.Scope); sc != events.DefaultScope {
+			scopes[rec.Session] = sc
+		}
+		return d.Scope
+	case *events.SpawnedData:
+		sc := scopes[d.Parent]
+		if sc != "" {
+			scopes[rec.Session] = sc
+		}
+		return sc
+	}
+	return ""
 }

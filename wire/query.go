@@ -24,11 +24,71 @@ type Query struct {
 	// turn with Call, so a later effect can be prepared by it.
 	Record bool   `json:"record,omitempty"`
 	Call   string `json:"call,omitempty"`
+	// The tree query's filters: only the trees whose root is bound to
+	// Scope and started with this user, project and runtime (each when
+	// set); the policy query's scope (none: the default).
+	Filter
+}
+
+// Filter selects spawn trees by their root's scope and identity; the
+// zero Filter selects every tree.
+type Filter struct {
+	Scope   string `json:"scope,omitempty"`
+	User    string `json:"user,omitempty"`
+	Project string `json:"project,omitempty"`
+	Runtime string `json:"runtime,omitempty"`
+}
+
+// Empty reports whether the filter selects everything.
+func (f Filter) Empty() bool { return f == Filter{} }
+
+// Match reports whether a root bound to scope, started with d, passes.
+func (f Filter) Match(scope string, d *events.StartedData) bool {
+	if f.Scope != "" && events.ScopeName(f.Scope) != events.ScopeName(scope) {
+		return false
+	}
+	if f.User == "" && f.Project == "" && f.Runtime == "" {
+		return true
+	}
+	if d == nil {
+		return false
+	}
+	return (f.User == "" || d.User == f.User) && (f.Project == "" || d.Project == f.Project) &&
+		(f.Runtime == "" || d.Runtime == f.Runtime)
+}
+
+// Identity is who and where a root session ran, as its session.started
+// recorded it; its sub-agents share it. Every field is what the attach
+// point could know, empty when it could not.
+type Identity struct {
+	Runtime        string `json:"runtime,omitempty"`
+	RuntimeVersion string `json:"runtime_version,omitempty"`
+	Project        string `json:"project,omitempty"`
+	Repository     string `json:"repository,omitempty"`
+	Branch         string `json:"branch,omitempty"`
+	User           string `json:"user,omitempty"`
+	Host           string `json:"host,omitempty"`
+	Model          string `json:"model,omitempty"`
+}
+
+// IdentityOf is the identity a session.started recorded, nil when it
+// recorded none.
+func IdentityOf(d *events.StartedData) *Identity {
+	if d == nil {
+		return nil
+	}
+	id := Identity{Runtime: d.Runtime, RuntimeVersion: d.RuntimeVersion, Project: d.Project, Repository: d.Repository,
+		Branch: d.Branch, User: d.User, Host: d.Host, Model: d.Model}
+	if id == (Identity{}) {
+		return nil
+	}
+	return &id
 }
 
 // ToolsResult answers tools: a session's effective tool set at a position.
 type ToolsResult struct {
 	Session events.SessionKey `json:"session"`
+	Scope   string            `json:"scope"`
 	Seq     uint64            `json:"seq"`
 	Tools   envelope.ToolSet  `json:"tools"`
 }
@@ -36,6 +96,7 @@ type ToolsResult struct {
 // CheckResult answers check: one decision.
 type CheckResult struct {
 	Session  events.SessionKey `json:"session"`
+	Scope    string            `json:"scope"`
 	Seq      uint64            `json:"seq"`
 	Tool     string            `json:"tool"`
 	Decision envelope.Decision `json:"decision"`
@@ -47,7 +108,9 @@ type CheckResult struct {
 // WhyResult answers why: a decision at a position with every layer in
 // order, the policy in force, the session's context and its envelope.
 type WhyResult struct {
-	Seq      uint64                `json:"seq"`
+	Seq uint64 `json:"seq"`
+	// Scope is the scope the session is bound to, whose policy decided.
+	Scope    string                `json:"scope"`
 	Verdict  envelope.Verdict      `json:"verdict"`
 	Policy   *envelope.PolicyState `json:"policy"`
 	Context  envelope.Context      `json:"context"`
@@ -58,6 +121,8 @@ type WhyResult struct {
 // every turn with its stored tool set, and its children.
 type SessionView struct {
 	Key      events.SessionKey   `json:"key"`
+	Scope    string              `json:"scope"`
+	Identity *Identity           `json:"identity,omitempty"`
 	Agent    string              `json:"agent"`
 	State    envelope.State      `json:"state"`
 	Depth    int                 `json:"depth"`
@@ -79,7 +144,13 @@ type TurnView struct {
 // TreeNode is one session of a spawn tree; tree answers a JSON array of
 // root nodes.
 type TreeNode struct {
-	Key      events.SessionKey `json:"key"`
+	Key   events.SessionKey `json:"key"`
+	Scope string            `json:"scope"`
+	// Identity is the root's (a sub-agent's is its root's).
+	Identity *Identity `json:"identity,omitempty"`
+	// Started is the sequence of the session's start or spawn record:
+	// roots are listed, and children kept, in this order.
+	Started  uint64            `json:"started"`
 	Agent    string            `json:"agent"`
 	State    envelope.State    `json:"state"`
 	Depth    int               `json:"depth"`

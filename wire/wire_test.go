@@ -39,6 +39,8 @@ func messages() map[string]any {
 		"TreeNode":      fill[wire.TreeNode](),
 		"Change":        fill[wire.Change](),
 		"WatchResult":   fill[wire.WatchResult](),
+		"Filter":        fill[wire.Filter](),
+		"Identity":      fill[wire.Identity](),
 	}
 }
 

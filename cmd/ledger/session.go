@@ -11,6 +11,7 @@ import (
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/wire"
 )
 
 func runSession(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -99,7 +100,7 @@ func runTree(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	defer q.close()
 	key := events.SessionKey(q.session)
 	return svc.View(ctx, key, q.position(), func(st *projection.State) error {
-		trees, err := service.Trees(st, key)
+		trees, err := service.Trees(st, key, wire.Filter{})
 		if err != nil {
 			return err
 		}

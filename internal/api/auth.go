@@ -41,7 +41,7 @@ type User struct {
 }
 
 // StreamSubjects are the subjects of the ledger's stream (SPEC section 3).
-var StreamSubjects = []string{"ledger.session.>", "ledger.policy", "ledger.decision.>"}
+var StreamSubjects = []string{"ledger.session.>", "ledger.policy", "ledger.decision.>", "ledger.scope.>"}
 
 // GrantedSegments is how many segments of a rolling log the generated
 // configuration lets readers read: the first stream and <stream>-2 to

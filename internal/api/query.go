@@ -150,7 +150,7 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 			respondError(r, err, 0)
 			return
 		}
-		respondJSON(r, ToolsResult{Session: q.Session, Seq: seq, Tools: ts})
+		respondJSON(r, ToolsResult{Session: q.Session, Scope: svc.ScopeOf(q.Session), Seq: seq, Tools: ts})
 	case "check":
 		if q.Record {
 			s.recordCheck(ctx, r, owner, q)
@@ -161,7 +161,7 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 			respondError(r, err, 0)
 			return
 		}
-		respondJSON(r, CheckResult{Session: q.Session, Seq: a.Seq, Tool: a.Verdict.Tool, Decision: a.Verdict.Decision, Reason: a.Verdict.Reason})
+		respondJSON(r, CheckResult{Session: q.Session, Scope: a.Scope, Seq: a.Seq, Tool: a.Verdict.Tool, Decision: a.Verdict.Decision, Reason: a.Verdict.Reason})
 	case "why":
 		a, err := svc.Why(ctx, q.Session, q.Tool, q.Input, pos)
 		if err != nil {
@@ -186,7 +186,7 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 			return
 		}
 		err := svc.View(ctx, q.Session, pos, func(st *projection.State) error {
-			trees, err := service.Trees(st, q.Session)
+			trees, err := service.Trees(st, q.Session, q.Filter)
 			if err == nil {
 				respondJSON(r, trees)
 			}

@@ -67,7 +67,9 @@ func (c StreamConfig) withDefaults() StreamConfig {
 }
 
 // Subjects the stream holds (SPEC section 3).
-var Subjects = []string{"ledger.session.>", "ledger.policy", "ledger.decision.>"}
+// The default scope's are those of a log from before scopes; another
+// scope's records go under ledger.scope.<scope> (events.SubjectIn).
+var Subjects = []string{"ledger.session.>", "ledger.policy", "ledger.decision.>", "ledger.scope.>"}
 
 // Log is the ledger's log on a chain of JetStream streams (segments), seen
 // as one sequence.

@@ -190,7 +190,7 @@ func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.
 			continue
 		}
 		expected := s.head.Position()
-		wait, err := al.AppendAsync(ctx, events.Subject(prep.Record.Type, prep.Record.Session), prep.Record.ID, b, expected, prevID)
+		wait, err := al.AppendAsync(ctx, prep.Subject, prep.Record.ID, b, expected, prevID)
 		if err != nil {
 			publishErr, stopAt = err, k
 			break
@@ -339,7 +339,7 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 				foldErr = err
 				return err
 			}
-			add(events.Message{Subject: events.Subject(prep.Record.Type, prep.Record.Session), ID: prep.Record.ID, Data: b})
+			add(events.Message{Subject: prep.Subject, ID: prep.Record.ID, Data: b})
 			n++
 			out[i] = Outcome{Result{Seq: seq, ID: evs[i].ID, Decided: prep.Record.Decided}, prep.Err}
 		}

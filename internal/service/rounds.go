@@ -159,7 +159,7 @@ func (s *Service) BeginRound(ctx context.Context, evs []*events.Event, screen fu
 		}
 		r.tail = false
 		expected := s.head.Position()
-		wait, err := al.AppendAsync(ctx, events.Subject(prep.Record.Type, prep.Record.Session), prep.Record.ID, b, expected, prevID)
+		wait, err := al.AppendAsync(ctx, prep.Subject, prep.Record.ID, b, expected, prevID)
 		if err != nil {
 			r.stop, r.stopErr = todo[k], err
 			break

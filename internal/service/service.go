@@ -291,7 +291,7 @@ func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Resu
 			}
 			return Result{Seq: prep.Landed, ID: ev.ID, Duplicate: prep.Landed != 0}, prep.Err
 		}
-		seq, b, err := s.publish(ctx, prep.Record)
+		seq, b, err := s.publish(ctx, prep.Subject, prep.Record)
 		var landed *events.AlreadyLanded
 		if errors.As(err, &landed) {
 			// The id landed earlier (an attempt of this event through
@@ -329,12 +329,12 @@ func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Resu
 	}
 }
 
-func (s *Service) publish(ctx context.Context, rec *events.Record) (uint64, []byte, error) {
+func (s *Service) publish(ctx context.Context, subject string, rec *events.Record) (uint64, []byte, error) {
 	b, err := rec.Encode()
 	if err != nil {
 		return 0, nil, fmt.Errorf("service: encoding record: %w", err)
 	}
-	seq, err := s.cfg.Log.Append(ctx, events.Subject(rec.Type, rec.Session), rec.ID, b, s.head.Position())
+	seq, err := s.cfg.Log.Append(ctx, subject, rec.ID, b, s.head.Position())
 	return seq, b, err
 }
 
@@ -738,6 +738,14 @@ func ReadRecords(ctx context.Context, log Log, from, to uint64) ([]*events.Recor
 
 // Tools answers the tools query: the tool set at a position and that
 // position's sequence. A turn's set is read as stored, never replayed.
+// ScopeOf is the name of the scope a session is bound to ("" when the
+// session does not exist at the head): a session's scope never changes.
+func (s *Service) ScopeOf(key events.SessionKey) string {
+	s.lock()
+	defer s.mu.Unlock()
+	return s.head.ScopeOf(key)
+}
+
 func (s *Service) Tools(ctx context.Context, key events.SessionKey, pos projection.Position) (ts envelope.ToolSet, seq uint64, err error) {
 	if pos.Turn != 0 && pos.Seq == 0 && pos.Time == "" {
 		s.lock()
@@ -766,7 +774,7 @@ func (s *Service) Check(ctx context.Context, key events.SessionKey, tool string,
 		if err != nil {
 			return a, err
 		}
-		return Answer{Seq: s.head.Position(), Verdict: v}, nil
+		return Answer{Seq: s.head.Position(), Scope: s.head.ScopeOf(key), Verdict: v}, nil
 	}
 	a, err = s.Why(ctx, key, tool, input, pos)
 	a.Verdict.Trace = nil
@@ -790,7 +798,7 @@ func (s *Service) Why(ctx context.Context, key events.SessionKey, tool string, i
 			return a, err
 		}
 		sess := tv.SessionView()
-		return Answer{Seq: tv.Position(), Verdict: tv.Why(tool, input), Policy: tv.Policy(), Context: sess.Context, Envelope: sess.Envelope}, nil
+		return Answer{Seq: tv.Position(), Scope: tv.Scope(), Verdict: tv.Why(tool, input), Policy: tv.Policy(), Context: sess.Context, Envelope: sess.Envelope}, nil
 	}
 	err = s.View(ctx, key, pos, func(st *projection.State) error {
 		v, err := st.Why(key, tool, input)
@@ -798,7 +806,7 @@ func (s *Service) Why(ctx context.Context, key events.SessionKey, tool string, i
 			return err
 		}
 		sess := st.Session(key)
-		a = Answer{Seq: st.Position(), Verdict: v, Policy: st.Policy(), Context: sess.Context, Envelope: sess.Envelope}
+		a = Answer{Seq: st.Position(), Scope: events.ScopeName(sess.Scope), Verdict: v, Policy: st.SessionPolicy(key), Context: sess.Context, Envelope: sess.Envelope}
 		return nil
 	})
 	return a, err

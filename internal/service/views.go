@@ -1,6 +1,10 @@
 package service
 
 import (
+	"cmp"
+	"slices"
+
+	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/wire"
@@ -18,7 +22,7 @@ func ViewSession(st *projection.State, key events.SessionKey) (*SessionView, err
 	if s == nil {
 		return nil, events.UnknownSession(key)
 	}
-	v := &SessionView{Key: s.Key, Agent: s.Agent, State: s.State, Depth: s.Depth, Parent: s.Parent,
+	v := &SessionView{Key: s.Key, Scope: events.ScopeName(s.Scope), Identity: identity(st, s), Agent: s.Agent, State: s.State, Depth: s.Depth, Parent: s.Parent,
 		Envelope: s.Envelope, Context: s.Context, Children: append([]events.SessionKey{}, s.Children...), Turns: []TurnView{}}
 	for t := 1; t <= s.Turn; t++ {
 		if ts, seq, ok := st.TurnSet(key, t); ok {
@@ -34,25 +38,36 @@ type TreeNode = wire.TreeNode
 // MaxTreeDepth bounds how deep a printed tree goes.
 const MaxTreeDepth = 64
 
-// BuildTree builds the spawn tree under key at a state.
-func BuildTree(st *projection.State, key events.SessionKey) *TreeNode {
-	return buildTree(st, key, 0)
+// identity is the identity of a session's root.
+func identity(st *projection.State, s *envelope.Session) *wire.Identity {
+	if root := envelope.RootOf(st, s); root != nil {
+		return wire.IdentityOf(root.Start)
+	}
+	return nil
 }
 
-func buildTree(st *projection.State, key events.SessionKey, depth int) *TreeNode {
+// BuildTree builds the spawn tree under key at a state.
+func BuildTree(st *projection.State, key events.SessionKey) *TreeNode {
 	s := st.Session(key)
-	n := &TreeNode{Key: key, Agent: s.Agent, State: s.State, Depth: s.Depth, Turns: s.Turn, Source: s.Context.Source, Children: []*TreeNode{}}
+	return buildTree(st, key, identity(st, s), 0)
+}
+
+func buildTree(st *projection.State, key events.SessionKey, id *wire.Identity, depth int) *TreeNode {
+	s := st.Session(key)
+	n := &TreeNode{Key: key, Scope: events.ScopeName(s.Scope), Identity: id, Started: s.Origin.Seq, Agent: s.Agent, State: s.State,
+		Depth: s.Depth, Turns: s.Turn, Source: s.Context.Source, Children: []*TreeNode{}}
 	if depth >= MaxTreeDepth {
 		return n
 	}
 	for _, c := range s.Children {
-		n.Children = append(n.Children, buildTree(st, c, depth+1))
+		n.Children = append(n.Children, buildTree(st, c, id, depth+1))
 	}
 	return n
 }
 
-// Trees builds the tree under root, or every root's tree when root is "".
-func Trees(st *projection.State, root events.SessionKey) ([]*TreeNode, error) {
+// Trees builds the tree under root, or every root's tree when root is ""
+// (those the filter selects, in the order they started).
+func Trees(st *projection.State, root events.SessionKey, f wire.Filter) ([]*TreeNode, error) {
 	if root != "" {
 		if st.Session(root) == nil {
 			return nil, events.UnknownSession(root)
@@ -61,9 +76,10 @@ func Trees(st *projection.State, root events.SessionKey) ([]*TreeNode, error) {
 	}
 	trees := []*TreeNode{}
 	for _, k := range st.Keys() {
-		if st.Session(k).Root() {
+		if s := st.Session(k); s.Root() && f.Match(s.Scope, s.Start) {
 			trees = append(trees, BuildTree(st, k))
 		}
 	}
+	slices.SortFunc(trees, func(a, b *TreeNode) int { return cmp.Compare(a.Started, b.Started) })
 	return trees, nil
 }
