@@ -150,13 +150,13 @@ type TreeNode struct {
 	Identity *Identity `json:"identity,omitempty"`
 	// Started is the sequence of the session's start or spawn record:
 	// roots are listed, and children kept, in this order.
-	Started  uint64            `json:"started"`
-	Agent    string            `json:"agent"`
-	State    envelope.State    `json:"state"`
-	Depth    int               `json:"depth"`
-	Turns    int               `json:"turns"`
-	Source   string            `json:"policy_source"`
-	Children []*TreeNode       `json:"children"`
+	Started  uint64         `json:"started"`
+	Agent    string         `json:"agent"`
+	State    envelope.State `json:"state"`
+	Depth    int            `json:"depth"`
+	Turns    int            `json:"turns"`
+	Source   string         `json:"policy_source"`
+	Children []*TreeNode    `json:"children"`
 }
 
 // Keys lists every session of a tree, root first.
