@@ -399,7 +399,15 @@ type (
 	// TreeNode is one session of a spawn tree; its Keys lists the tree's
 	// sessions, root first.
 	TreeNode = wire.TreeNode
+	// Filter selects spawn trees by their root's scope and identity.
+	Filter = wire.Filter
+	// Identity is who and where a root session ran.
+	Identity = wire.Identity
 )
+
+// Filtered selects the trees a tree query answers (auditors' every-root
+// query): only those whose root the filter matches.
+func Filtered(f Filter) QueryOpt { return func(q *wire.Query) { q.Filter = f } }
 
 // Tools returns the session's effective tool set.
 func (c *Client) Tools(ctx context.Context, session events.SessionKey, opts ...QueryOpt) (ToolsResult, error) {
