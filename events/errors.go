@@ -24,6 +24,9 @@ const (
 	CodeConflict             Code = "conflict"
 	CodeUnknownGrant         Code = "unknown_grant"
 	CodeUnknownRevocation    Code = "unknown_revocation"
+	// CodeScopeNotAllowed: the user's scope limits leave the event's
+	// scope out.
+	CodeScopeNotAllowed Code = "scope_not_allowed"
 	CodeInvalidPolicy        Code = "invalid_policy"
 	CodeDepthLimit           Code = "depth_limit"
 	CodeMaxChildren          Code = "max_children"
