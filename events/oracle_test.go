@@ -13,8 +13,8 @@ import (
 	"io"
 	"math"
 	"sort"
-	"strings"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
