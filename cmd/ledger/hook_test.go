@@ -439,6 +439,8 @@ func TestHookInstall(t *testing.T) {
 		{[]string{"--", "--unreachable", "maybe"}, 2, "--unreachable"},
 		{[]string{"--", "--nope"}, 2, "do not parse"},
 		{[]string{"--url", "http://x" + cchook.HTTPPath, "--", "--nats", "nats://x"}, 2, "--url"},
+		{[]string{"--url", "http://x" + cchook.HTTPPath, "--scope", "team-x"}, 2, "--hooks-scope"},
+		{[]string{"--scope", "team x"}, 2, "--scope \"team x\""},
 		{[]string{"extra"}, 2, "no arguments"},
 	} {
 		var msg strings.Builder
@@ -446,6 +448,11 @@ func TestHookInstall(t *testing.T) {
 		if code := exitCode(err, &msg); code != tt.code || !strings.Contains(msg.String(), tt.msg) {
 			t.Errorf("%q: exit %d %q, want %d with %q", tt.args, code, msg.String(), tt.code, tt.msg)
 		}
+	}
+	// --scope goes into the hook's command line, after the flags after --.
+	out, _, err = runCLI(t, "", "hook", "install", "--project", project, "--dry-run", "--command", "ledger", "--scope", "team-x", "--", "--nats", "nats://x")
+	if err != nil || !strings.Contains(out, `"command": "ledger hook claude-code --nats nats://x --scope team-x"`) {
+		t.Errorf("install --scope: %v\n%s", err, out)
 	}
 	if err := os.WriteFile(local, []byte(`{"hooks": [}`), 0o644); err != nil {
 		t.Fatal(err)

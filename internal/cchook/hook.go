@@ -249,7 +249,11 @@ func (r *run) scope() string {
 	}
 	if r.scopeOf == "" {
 		if loc := r.location(); loc != nil {
-			r.scopeOf = ScopeOf(*loc, r.whoRuns().Host)
+			host := ""
+			if loc.PathNamed() {
+				host = r.whoRuns().Host
+			}
+			r.scopeOf = ScopeOf(*loc, host)
 		}
 	}
 	return r.scopeOf

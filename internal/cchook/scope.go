@@ -57,6 +57,17 @@ func (l Location) Project() string {
 	return l.Dir
 }
 
+// PathNamed reports whether the project's scope is named by its path (and
+// so by the host's name too): it is in no repository, or in one without a
+// remote origin.
+func (l Location) PathNamed() bool {
+	if l.Repo == nil || l.Repo.Origin == "" {
+		return true
+	}
+	_, local := RemoteIdentity(l.Repo.Origin)
+	return local
+}
+
 // LocateProject finds the repository dir is in (see FindRepo) and whether
 // dir is a sub-project of it. read reads a file (os.ReadFile when nil).
 func LocateProject(dir string, read func(string) ([]byte, error)) Location {
@@ -355,12 +366,9 @@ func ScopeOf(loc Location, host string) string {
 		sub = "/" + loc.Sub
 	}
 	switch {
-	case loc.Repo != nil && loc.Repo.Origin != "":
-		if id, local := RemoteIdentity(loc.Repo.Origin); !local {
-			readable, key = id+sub, "repo\x00"+id+"\x00"+loc.Sub
-			break
-		}
-		fallthrough
+	case !loc.PathNamed():
+		id, _ := RemoteIdentity(loc.Repo.Origin)
+		readable, key = id+sub, "repo\x00"+id+"\x00"+loc.Sub
 	case loc.Repo != nil:
 		readable, key = filepath.Base(loc.Repo.Root)+sub, "path\x00"+host+"\x00"+loc.Repo.Root+"\x00"+loc.Sub
 	default:
