@@ -513,7 +513,7 @@ func TestRevokedBetweenCheckAndEffect(t *testing.T) {
 	l := newLedger(t, testDoc)
 	l.must(t, start(sub), turn(sub, 1))
 	l.afterCheck = func() {
-		l.must(t, client.AddGrant(events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash(echo *)"}))
+		l.must(t, client.AddGrant(events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash(echo *)", Scope: testScope}))
 	}
 	res := (&Hook{L: l}).Handle(context.Background(), loadPayload(t, "PreToolUse.json", nil))
 	checkOutput(t, res, "deny", []string{"when its effect was to start", "authorization_changed", "changed from allow", "--seq 6"})
