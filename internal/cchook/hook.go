@@ -402,6 +402,14 @@ func (r *run) root(ctx context.Context, sync bool) (*client.TreeNode, error) {
 			doc = nil
 		}
 	}
+	if doc != nil && n != nil && n.Scope != "" && events.ScopeName(n.Scope) != events.ScopeName(r.scope()) {
+		// Importing into the scope derived now would change a scope this
+		// session does not run under, and into its own one a policy that
+		// no longer derives it.
+		r.res.warn("session %s runs under scope %s, and the project is now scope %s: the project's policy was not imported (a new session imports it into %s)",
+			root, n.Scope, events.ScopeName(r.scope()), events.ScopeName(r.scope()))
+		doc = nil
+	}
 	policySet := false
 	if n == nil {
 		start := StartEventOf(root, StartData(RootMode(p.PermissionMode, doc), r.scope(), r.location(), r.whoRuns(), p.Model))
