@@ -390,7 +390,7 @@ func (r *run) root(ctx context.Context, sync bool) (*client.TreeNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n != nil && n.State == stateEnded {
+	if n != nil && n.State == envelope.Ended {
 		if n, err = r.reopen(ctx, n); err != nil {
 			return nil, err
 		}
@@ -446,9 +446,6 @@ func (r *run) root(ctx context.Context, sync bool) (*client.TreeNode, error) {
 	return n, nil
 }
 
-// stateEnded is the state of a root its runtime ended (session.ended).
-const stateEnded envelope.State = "ended"
-
 // reopen reopens an ended root: Claude Code resumed it (SessionStart with
 // source resume, or, where SessionStart is not delivered, as HTTP hooks
 // are not, its next event). It goes on under its recorded scope and
@@ -462,7 +459,7 @@ func (r *run) reopen(ctx context.Context, n *client.TreeNode) (*client.TreeNode,
 	ev := ReopenEvent(n.Key, reason, n.Turns)
 	a, err := r.append(ctx, ev)
 	if err == nil && a.Duplicate {
-		if m, terr := r.h.L.Tree(ctx, n.Key); terr == nil && m != nil && m.State == stateEnded {
+		if m, terr := r.h.L.Tree(ctx, n.Key); terr == nil && m != nil && m.State == envelope.Ended {
 			ev.ID = ""
 			_, err = r.append(ctx, ev)
 		}
@@ -617,7 +614,7 @@ func (r *run) place(ctx context.Context, agentID, agentType string, hops int) (*
 // ledger does not know it (and reopening it when it ended).
 func (r *run) rootForSpawn(ctx context.Context) (*client.TreeNode, error) {
 	n, err := r.h.L.Tree(ctx, r.p.Root())
-	if err != nil || (n != nil && n.State != stateEnded) {
+	if err != nil || (n != nil && n.State != envelope.Ended) {
 		return n, err
 	}
 	if _, err := r.root(ctx, false); err != nil {
