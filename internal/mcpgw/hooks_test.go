@@ -16,8 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sessionledger/ledger/client"
-	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api/apitest"
 	"github.com/sessionledger/ledger/internal/cchook"
