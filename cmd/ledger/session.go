@@ -43,11 +43,10 @@ func runSession(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		}
 		fmt.Fprintf(stdout, "scope:    %s\n", sv.Scope)
 		if id := identityLong(sv.Identity); id != "" {
-			who := "identity:"
 			if sv.Parent != "" {
-				who = "identity: its root's:"
+				id += " (its root's)"
 			}
-			fmt.Fprintf(stdout, "%s %s\n", who, id)
+			fmt.Fprintf(stdout, "identity: %s\n", id)
 		}
 		src := sv.Context.Source
 		if sv.Context.SourceReason != "" {
