@@ -12,18 +12,21 @@ type Code string
 // The stable error codes of SPEC section 8, including every dialect's
 // admission codes.
 const (
-	CodeInvalidEvent         Code = "invalid_event"
-	CodeUnknownType          Code = "unknown_type"
-	CodeBadSessionKey        Code = "bad_session_key"
-	CodeDuplicateSession     Code = "duplicate_session"
-	CodeUnknownSession       Code = "unknown_session"
-	CodeUnknownParent        Code = "unknown_parent"
-	CodeSessionNotActive     Code = "session_not_active"
-	CodeBadTurn              Code = "bad_turn"
-	CodeNotAChild            Code = "not_a_child"
-	CodeConflict             Code = "conflict"
-	CodeUnknownGrant         Code = "unknown_grant"
-	CodeUnknownRevocation    Code = "unknown_revocation"
+	CodeInvalidEvent      Code = "invalid_event"
+	CodeUnknownType       Code = "unknown_type"
+	CodeBadSessionKey     Code = "bad_session_key"
+	CodeDuplicateSession  Code = "duplicate_session"
+	CodeUnknownSession    Code = "unknown_session"
+	CodeUnknownParent     Code = "unknown_parent"
+	CodeSessionNotActive  Code = "session_not_active"
+	CodeBadTurn           Code = "bad_turn"
+	CodeNotAChild         Code = "not_a_child"
+	CodeConflict          Code = "conflict"
+	CodeUnknownGrant      Code = "unknown_grant"
+	CodeUnknownRevocation Code = "unknown_revocation"
+	// CodeScopeNotAllowed: the user's scope limits leave the event's
+	// scope out.
+	CodeScopeNotAllowed      Code = "scope_not_allowed"
 	CodeInvalidPolicy        Code = "invalid_policy"
 	CodeDepthLimit           Code = "depth_limit"
 	CodeMaxChildren          Code = "max_children"

@@ -14,6 +14,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -435,7 +436,51 @@ func oracleCheckData(ev *Event) error {
 }
 
 func oracleCheckValues(ev *Event) error {
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(ev.Data, &m)
+	str := func(k string) (string, bool) {
+		raw, ok := m[k]
+		var v string
+		_ = json.Unmarshal(raw, &v)
+		return v, ok
+	}
+	if sc, ok := str("scope"); ok && !ValidScope(sc) {
+		return Errorf(CodeInvalidEvent, "scope %q must match [A-Za-z0-9_:-]{1,128}", abbreviate([]byte(sc)))
+	}
+	for _, k := range identityFields {
+		if v, ok := str(k); ok && len(v) > MaxIdentityLen {
+			return Errorf(CodeInvalidEvent, "%s data field %q is %d bytes; the limit is %d", ev.Type, k, len(v), MaxIdentityLen)
+		}
+	}
 	switch ev.Type {
+	case DenyAdded, DenyLifted:
+		rule, _ := str("rule")
+		if strings.TrimSpace(rule) == "" {
+			return Errorf(CodeInvalidEvent, "a denial needs a rule: a tool name (Bash, exec) or a rule pattern (Bash(git push *))")
+		}
+		if len(rule) > MaxRuleLen {
+			return Errorf(CodeInvalidEvent, "the rule is %d bytes; the limit is %d", len(rule), MaxRuleLen)
+		}
+		var named []string
+		for _, f := range []string{"session", "agent", "user", "project"} {
+			if v, ok := str(f); ok {
+				if v == "" {
+					return Errorf(CodeInvalidEvent, "the denial's %s is empty; leave it out to target every session of the scope", f)
+				}
+				named = append(named, f)
+			}
+		}
+		if len(named) > 1 {
+			return Errorf(CodeInvalidEvent, "a denial targets one of session, agent, user or project; this one names %s", strings.Join(named, " and "))
+		}
+		if v, ok := str("session"); ok && !ValidKey(SessionKey(v)) {
+			return Errorf(CodeBadSessionKey, "the denial's session %q must match [A-Za-z0-9_:-]{1,200}", abbreviate([]byte(v)))
+		}
+		if string(m["subtree"]) == "true" {
+			if _, ok := m["session"]; !ok {
+				return Errorf(CodeInvalidEvent, "subtree extends a session's denial to its sub-agents; name the session")
+			}
+		}
 	case SessionYielded:
 		var d YieldedData
 		_ = json.Unmarshal(ev.Data, &d)

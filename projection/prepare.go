@@ -158,18 +158,25 @@ func (s *State) shape(ev *events.Event) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var dl envelope.Dialect
+	var dls []envelope.Dialect
 	switch d := p.(type) {
 	case *events.PolicySetData:
-		dl = s.dialects[d.Dialect]
+		if dl := s.dialects[d.Dialect]; dl != nil {
+			dls = append(dls, dl)
+		}
 	case *events.DenyData, *events.EndedData, *events.ReopenedData:
 		// The ledger's own: no dialect has checks for them.
 	default:
 		if sc := s.eventScope(ev, p); sc != nil {
-			dl = sc.dialect
+			dls = append(dls, sc.dialect)
+		} else {
+			// An event about a session (or parent) that does not exist:
+			// it will be refused, and the shape checks of every dialect
+			// in use come first, as with one dialect.
+			dls = s.dialectsInUse()
 		}
 	}
-	if dl != nil {
+	for _, dl := range dls {
 		if err := dl.CheckEvent(ev, p); err != nil {
 			return nil, err
 		}
@@ -254,6 +261,19 @@ func (s *State) policyStep(ev *events.Event, p any) error {
 		return err
 	}
 	return nil
+}
+
+// dialectsInUse lists the dialects of the scopes, each once, by name.
+func (s *State) dialectsInUse() []envelope.Dialect {
+	var out []envelope.Dialect
+	for _, name := range s.Scopes() {
+		dl := s.scopes[name].dialect
+		if !slices.ContainsFunc(out, func(d envelope.Dialect) bool { return d.Name() == dl.Name() }) {
+			out = append(out, dl)
+		}
+	}
+	slices.SortFunc(out, func(a, b envelope.Dialect) int { return strings.Compare(a.Name(), b.Name()) })
+	return out
 }
 
 func (s *State) dialectNames() string {

@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
@@ -91,7 +92,7 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 			"DIR/.claude/settings.local.json (personal, kept out of version control: the command names this\n"+
 			"machine's ledger), or DIR/.claude/settings.json with --shared. One handler per event that maps\n"+
 			"to something: SessionStart, UserPromptSubmit, PreToolUse (matcher \"*\"), PostToolBatch,\n"+
-			"SubagentStart and SubagentStop. Only the \"hooks\" key changes, and in it only the ledger's own\n"+
+			"SubagentStart, SubagentStop and SessionEnd. Only the \"hooks\" key changes, and in it only the ledger's own\n"+
 			"handlers (a command running 'hook claude-code' or "+cchook.SlimBinary+", or an HTTP hook posting to "+cchook.HTTPPath+"):\n"+
 			"every other byte of the file stays as it was. Installing again changes nothing; a different\n"+
 			"command line replaces the old handlers. --uninstall removes the ledger's handlers from both\n"+
@@ -105,6 +106,7 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	command := fl.String("command", "", "the `COMMAND` that runs the ledger binary, as a shell line: the hooks run 'COMMAND hook claude-code' (default: the slim "+cchook.SlimBinary+"\nbinary when it is beside this one, else this binary's absolute path)")
 	hookBinary := fl.String("hook-binary", "", "the slim "+cchook.SlimBinary+" `PATH` the hooks run (go build -o PATH ./cmd/"+cchook.SlimBinary+"), instead of the one found beside this binary")
 	httpURL := fl.String("url", "", "install HTTP hooks posting to this `URL` ('ledger serve --hooks ADDR' serves http://ADDR"+cchook.HTTPPath+") instead of command hooks;\nClaude Code sends no SessionStart to HTTP hooks, and lets calls through when the server is down")
+	scope := fl.String("scope", "", "bind the project's sessions to scope `NAME` (written into the hook's command line as --scope NAME);\ndefault: the hook derives it from the project (its git origin, else its directory)")
 	timeoutSec := fl.Int("hook-timeout", 10, "Claude Code's own bound on each hook run, in `SECONDS`")
 	dryRun := fl.Bool("dry-run", false, "print the settings file as it would be written, and write nothing")
 	asJSON := fl.Bool("json", false, `print {"file", "changed", "added", "removed"} per settings file`)
@@ -128,8 +130,12 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	if *command != "" && *hookBinary != "" {
 		return usageError("give the hooks' binary with --command (the ledger) or --hook-binary (the slim %s), not both", cchook.SlimBinary)
 	}
-	if *httpURL != "" && (len(rest) > 0 || *command != "" || *hookBinary != "") {
-		return usageError("--url installs HTTP hooks, which take no command or hook flags: give those to 'ledger serve --hooks'")
+	if *httpURL != "" && (len(rest) > 0 || *command != "" || *hookBinary != "" || *scope != "") {
+		return usageError("--url installs HTTP hooks, which take no command or hook flags: give those (--scope as --hooks-scope) to 'ledger serve --hooks'")
+	}
+	if *scope != "" {
+		// After the flags given after --, so that it is the one in force.
+		rest = append(append([]string{}, rest...), "--scope", *scope)
 	}
 	// The hook flags must parse, and hold no password.
 	if err := hookcmd.Check(rest); errors.Is(err, hookcmd.ErrFlags) {
@@ -314,6 +320,7 @@ func writeSettings(path string, data []byte) error {
 // HTTP hooks.
 type hookServer struct {
 	addr, token, owner, catFile string
+	scope                       string
 	noImport                    bool
 	catalogue                   []string
 }
@@ -324,6 +331,7 @@ func (s *hookServer) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.owner, "hooks-owner", defaultHookOwner, "with --hooks: the orchestrator `NAME` the sessions belong to")
 	fs.StringVar(&s.catFile, "hooks-catalogue", "", "with --hooks: the catalogue `FILE` for the first policy.set, when the ledger has no policy yet")
 	fs.BoolVar(&s.noImport, "hooks-no-import", false, "with --hooks: never import the projects' .claude configuration")
+	fs.StringVar(&s.scope, "hooks-scope", "", "with --hooks: bind every session the hooks start to scope `NAME` (default: derived from each project, as the command hook does)")
 }
 
 // check validates the hooks flags before the ledger opens.
@@ -333,6 +341,9 @@ func (s *hookServer) check() error {
 	}
 	if !api.ValidOwner(s.owner) {
 		return usageError("--hooks-owner %q: an owner is [A-Za-z0-9_-]{1,64} and not \"all\"", s.owner)
+	}
+	if s.scope != "" && !events.ValidScope(s.scope) {
+		return usageError("--hooks-scope %q: a scope name is 1 to 128 of A-Z a-z 0-9 _ : -", s.scope)
 	}
 	var err error
 	s.catalogue, err = readCatalogue(s.catFile, "")
@@ -363,6 +374,7 @@ func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (*h
 	home, _ := os.UserHomeDir()
 	opts := cchook.Options{
 		Catalogue: s.catalogue,
+		Scope:     s.scope,
 		Why:       append([]string{"ledger", "why"}, redactArgs(why)...),
 		Where:     "this ledger's API",
 		Home:      home,
@@ -376,13 +388,22 @@ func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (*h
 	if !s.noImport {
 		opts.Import = cchook.ImportProject("", home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()})
 	}
-	h := &cchook.Handler{Hook: &cchook.Hook{L: cchook.ClientLedger{C: client.New(nc, client.Options{Owner: s.owner, Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})}, Opts: opts},
-		Token: s.token, Timeout: 5 * time.Second, Logger: logger}
 	ln, err := net.Listen("tcp", loopback(s.addr))
 	if err != nil {
 		return nil, err
 	}
-	if host, _, _ := net.SplitHostPort(ln.Addr().String()); s.token == "" && !net.ParseIP(host).IsLoopback() {
+	host, _, _ := net.SplitHostPort(ln.Addr().String())
+	// An HTTP hook names no version (its User-Agent is axios's) and no
+	// user; bound to loopback, Claude Code runs on this host.
+	if net.ParseIP(host).IsLoopback() {
+		opts.Who = func() cchook.Who {
+			name, _ := os.Hostname()
+			return cchook.Who{Host: name}
+		}
+	}
+	h := &cchook.Handler{Hook: &cchook.Hook{L: cchook.ClientLedger{C: client.New(nc, client.Options{Owner: s.owner, Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})}, Opts: opts},
+		Token: s.token, Timeout: 5 * time.Second, Logger: logger}
+	if s.token == "" && !net.ParseIP(host).IsLoopback() {
 		logger.Warn("hooks listen beyond loopback without --hooks-token: anyone who reaches the address can append to the ledger as "+s.owner, "addr", ln.Addr().String())
 	}
 	logger.Info("hooks", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+cchook.HTTPPath, "owner", s.owner)

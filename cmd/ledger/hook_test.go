@@ -224,7 +224,14 @@ func TestHookEndToEnd(t *testing.T) {
 	defer nc.Close()
 	ctx := context.Background()
 	ops := client.New(nc, client.Options{})
-	if _, err := ops.Append(ctx, client.AddGrant(events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Read"})); err != nil {
+	cc := client.New(nc, client.Options{Owner: defaultHookOwner})
+	// The session is bound to the project's scope: the grant names it.
+	tree, err := cc.Tree(ctx, hookSession)
+	if err != nil || len(tree) != 1 || !strings.HasPrefix(tree[0].Scope, "claude-code:") {
+		t.Fatalf("tree %+v %v", tree, err)
+	}
+	scope := tree[0].Scope
+	if _, err := ops.Append(ctx, client.AddGrant(events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Read", Scope: scope})); err != nil {
 		t.Fatal(err)
 	}
 	step("PostToolBatch-subagent.json", nil, "turn.started")
@@ -246,8 +253,9 @@ func TestHookEndToEnd(t *testing.T) {
 		}
 	}
 
-	// Resumed: nothing is appended, and the reviewer keeps its envelope.
-	cc := client.New(nc, client.Options{Owner: defaultHookOwner})
+	// A resume of the running session appends nothing; SessionEnd ends
+	// it; a resume reopens it under its scope, and the reviewer keeps its
+	// envelope.
 	reviewer := events.SessionKey(hookSession + ":a0d23f5288942b58b")
 	before, err := cc.Session(ctx, reviewer)
 	if err != nil || before.Envelope == nil {
@@ -256,15 +264,21 @@ func TestHookEndToEnd(t *testing.T) {
 	step("SessionStart.json", map[string]any{"source": "resume"})
 	step("SubagentStop-subagent.json", nil)
 	step("Stop.json", nil)
-	step("SessionEnd.json", nil)
+	step("SessionEnd.json", nil, "session.ended")
+	if tree, err = cc.Tree(ctx, hookSession); err != nil || len(tree) != 1 || tree[0].State != "ended" {
+		t.Fatalf("tree after SessionEnd %+v %v", tree, err)
+	}
+	step("SessionStart.json", map[string]any{"source": "resume"}, "session.reopened")
 	after, err := cc.Session(ctx, reviewer)
 	if err != nil || after.Envelope.Hash != before.Envelope.Hash || after.State != "active" {
 		t.Fatalf("after resume: %+v %v", after, err)
 	}
-	tree, err := cc.Tree(ctx, hookSession)
-	if err != nil || len(tree) != 1 || len(tree[0].Children) != 1 || tree[0].Turns != 2 {
+	tree, err = cc.Tree(ctx, hookSession)
+	if err != nil || len(tree) != 1 || len(tree[0].Children) != 1 || tree[0].Turns != 2 || tree[0].State != "active" || tree[0].Scope != scope {
 		t.Fatalf("tree %+v %v", tree, err)
 	}
+	// Its turns go on from where they were.
+	step("UserPromptSubmit.json", map[string]any{"prompt_id": "after-resume"}, "turn.started")
 	if _, errOut, err := runCLI(t, "", "verify", "--nats", url, "--data", t.TempDir()); err != nil {
 		t.Fatalf("verify: %v\n%s", err, errOut)
 	}
@@ -439,6 +453,8 @@ func TestHookInstall(t *testing.T) {
 		{[]string{"--", "--unreachable", "maybe"}, 2, "--unreachable"},
 		{[]string{"--", "--nope"}, 2, "do not parse"},
 		{[]string{"--url", "http://x" + cchook.HTTPPath, "--", "--nats", "nats://x"}, 2, "--url"},
+		{[]string{"--url", "http://x" + cchook.HTTPPath, "--scope", "team-x"}, 2, "--hooks-scope"},
+		{[]string{"--scope", "team x"}, 2, "--scope \"team x\""},
 		{[]string{"extra"}, 2, "no arguments"},
 	} {
 		var msg strings.Builder
@@ -446,6 +462,11 @@ func TestHookInstall(t *testing.T) {
 		if code := exitCode(err, &msg); code != tt.code || !strings.Contains(msg.String(), tt.msg) {
 			t.Errorf("%q: exit %d %q, want %d with %q", tt.args, code, msg.String(), tt.code, tt.msg)
 		}
+	}
+	// --scope goes into the hook's command line, after the flags after --.
+	out, _, err = runCLI(t, "", "hook", "install", "--project", project, "--dry-run", "--command", "ledger", "--scope", "team-x", "--", "--nats", "nats://x")
+	if err != nil || !strings.Contains(out, `"command": "ledger hook claude-code --nats nats://x --scope team-x"`) {
+		t.Errorf("install --scope: %v\n%s", err, out)
 	}
 	if err := os.WriteFile(local, []byte(`{"hooks": [}`), 0o644); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	osuser "os/user"
 	"strings"
 	"time"
 
@@ -38,7 +39,9 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			"session.from says (the "+mcpgw.DefaultHeader+" header by default, or its initialize request's\n"+
 			"_meta[\""+mcpgw.SessionMeta+"\"]), or every one being --session KEY when given.\n"+
 			"The gateway is an orchestrator of the ledger (owner --owner, default --user) and talks to it\n"+
-			"through its API on --nats; see docs/mcp-gateway.md for the config file.", stderr)
+			"through its API on --nats. A session it starts (--start) is bound to its scope: --scope, else\n"+
+			"the config's \"scope\", else mcp:<the config file's base name>; the operator's policy.set must\n"+
+			"name that scope. See docs/mcp-gateway.md for the config file.", stderr)
 	config := fl.String("config", "", "the gateway's config `FILE` (JSON: servers, session mapping; required)")
 	sessionKey := fl.String("session", "", "the ledger session `KEY` the client's session maps to (required without --listen)")
 	listen := fl.String("listen", "", "serve streamable HTTP on this `ADDR` (host:port) instead of standard input and output")
@@ -48,6 +51,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	password := fl.String("password", os.Getenv("NATS_PASSWORD"), "NATS password (env NATS_PASSWORD)")
 	owner := fl.String("owner", os.Getenv("LEDGER_OWNER"), "the orchestrator `NAME` whose sessions the gateway serves (env LEDGER_OWNER; default: --user, else mcp)")
 	start := fl.String("start", "", "start a session the ledger does not know (session.started with this `AGENT`, then turn.started 1)\ninstead of refusing it; without it the gateway only joins sessions the owner has started")
+	scope := fl.String("scope", "", "the ledger `SCOPE` the sessions the gateway starts are bound to\n(default: the config's \"scope\", else mcp:<config file base name>)")
+	identity := fl.String("identity", "", "who the sessions the gateway starts run for, recorded as session.started's user\n(default: the OS user the gateway runs as)")
 	timeout := fl.Duration("timeout", 5*time.Second, "bound on each request to the ledger")
 	why := fl.String("why", "ledger why", "the `COMMAND` a denial tells to run to explain it, as words separated by spaces")
 	idle := fl.Duration("idle-timeout", mcpgw.DefaultIdleTimeout, "close an HTTP MCP session after this long without a request, and forget a ledger session with no MCP session as long")
@@ -82,6 +87,20 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if !wire.ValidOwner(name) {
 		return usageError("mcp: owner %q is not a valid orchestrator name ([A-Za-z0-9_-]{1,64}, not %q)", name, wire.ScopeAll)
 	}
+	sc, err := mcpgw.ScopeOf(*scope, cfg, *config)
+	if err != nil {
+		return usageError("mcp: --%v", err)
+	}
+	who := *identity
+	if who == "" {
+		if u, err := osuser.Current(); err == nil {
+			who = u.Username
+		}
+	}
+	if len(who) > events.MaxIdentityLen {
+		return usageError("mcp: --identity is %d bytes; the limit is %d", len(who), events.MaxIdentityLen)
+	}
+	host, _ := os.Hostname()
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelInfo
@@ -103,6 +122,9 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	gw, err := mcpgw.New(cfg, mcpgw.Options{
 		Ledger:      client.New(nc, client.Options{Owner: name, Timeout: *timeout}),
 		Start:       *start,
+		Scope:       sc,
+		User:        who,
+		Host:        host,
 		Why:         strings.Fields(*why),
 		Logger:      logger,
 		IdleTimeout: *idle,
@@ -124,7 +146,11 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return usageError("mcp: --listen %s: %v", *listen, err)
 	}
 	srv := &http.Server{Handler: gw.Handler(events.SessionKey(*sessionKey)), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stderr, "ledger mcp: serving MCP on http://%s/mcp as orchestrator %s\n", ln.Addr(), name)
+	starting := ""
+	if *start != "" {
+		starting = fmt.Sprintf(", starting sessions as %s in scope %s", *start, sc)
+	}
+	fmt.Fprintf(stderr, "ledger mcp: serving MCP on http://%s/mcp as orchestrator %s%s\n", ln.Addr(), name, starting)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

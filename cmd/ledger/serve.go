@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -42,11 +43,26 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	orchUsers := fl.String("orchestrators", "", "with --gen-auth: orchestrator users (each name is its owner token), name[:password],...")
 	opUsers := fl.String("operators", "", "with --gen-auth: operator users (policy and grants), name[:password],...")
 	audUsers := fl.String("auditors", "", "with --gen-auth: auditor users (read and replay only), name[:password],...")
+	scopeSpec := fl.String("scopes", "", "with --gen-auth: limit operators and orchestrators to scopes, user=scope+scope,... (\"default\" names\nthe default scope; a user not listed is not limited); written to FILE.scopes.json for --scope-limits")
+	limitsFile := fl.String("scope-limits", "", "limit operators and orchestrators to scopes as this JSON file says ({\"users\": {\"alice\": [\"cc:a\"]}},\nwhat --gen-auth --scopes writes): an operator changes policy, grants and revocations of its scopes only,\nan orchestrator starts roots in its scopes only")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
 	if *genAuth != "" {
-		return writeAuth(*genAuth, lf.stream, *svcUsers, *orchUsers, *opUsers, *audUsers, stdout)
+		return writeAuth(*genAuth, lf.stream, *svcUsers, *orchUsers, *opUsers, *audUsers, *scopeSpec, stdout)
+	}
+	if *scopeSpec != "" {
+		return usageError("--scopes goes with --gen-auth; to serve with scope limits, give --scope-limits FILE")
+	}
+	var limits *api.ScopeLimits
+	if *limitsFile != "" {
+		b, err := os.ReadFile(*limitsFile)
+		if err != nil {
+			return fmt.Errorf("--scope-limits: %w", err)
+		}
+		if limits, err = api.DecodeScopeLimits(b); err != nil {
+			return fmt.Errorf("--scope-limits %s: %w", *limitsFile, err)
+		}
 	}
 	if err := hooks.check(); err != nil {
 		return err
@@ -125,7 +141,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		lf.logger.Warn("the report at --http serves every tenant's sessions without authentication; keep it on loopback or behind an authenticating proxy", "addr", *httpAddr)
 	}
 	if !*noAPI {
-		cfg := api.Config{Service: h.svc, Instance: *name, MaxWait: *maxWait, Logger: lf.logger}
+		cfg := api.Config{Service: h.svc, Instance: *name, MaxWait: *maxWait, Logger: lf.logger, ScopeLimits: limits}
 		if m != nil {
 			cfg.Observer = m
 		}
@@ -210,13 +226,27 @@ func isLoopback(host string) bool {
 
 // writeAuth writes the NATS authorization block for the given users;
 // passwords left out are generated.
-func writeAuth(path, stream, svc, orch, ops, aud string, stdout io.Writer) error {
+func writeAuth(path, stream, svc, orch, ops, aud, scopes string, stdout io.Writer) error {
 	conf, err := api.AuthConfig(&api.Roles{Service: api.ParseUsers(svc), Orchestrators: api.ParseUsers(orch),
 		Operators: api.ParseUsers(ops), Auditors: api.ParseUsers(aud)}, stream)
 	if err != nil {
 		return err
 	}
+	var limits []byte
+	if scopes != "" {
+		l, err := api.ParseScopeLimits(scopes)
+		if err != nil {
+			return usageError("--scopes: %v", err)
+		}
+		if limits, err = json.MarshalIndent(l, "", "  "); err != nil {
+			return err
+		}
+		limits = append(limits, '\n')
+	}
 	if path == "-" {
+		if limits != nil {
+			return usageError("--scopes writes FILE.scopes.json beside the authorization: give --gen-auth a FILE, not -")
+		}
 		_, err = io.WriteString(stdout, conf)
 		return err
 	}
@@ -224,5 +254,11 @@ func writeAuth(path, stream, svc, orch, ops, aud string, stdout io.Writer) error
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote the NATS authorization for the ledger's roles to %s (it holds passwords: keep it private)\n", path)
+	if limits != nil {
+		if err := os.WriteFile(path+".scopes.json", limits, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote the scope limits to %s.scopes.json: serve with --scope-limits %s.scopes.json\n", path, path)
+	}
 	return nil
 }

@@ -137,6 +137,9 @@ type Config struct {
 	// a time; past it a query the replica cannot answer yet is answered at
 	// once with not_caught_up. Default 16.
 	MaxWaiting int
+	// ScopeLimits, when set, limits operators and orchestrators to scopes
+	// (see ScopeLimits).
+	ScopeLimits *ScopeLimits
 	// Observer, when set, is told about every request.
 	Observer Observer
 	Logger   *slog.Logger

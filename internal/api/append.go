@@ -81,6 +81,10 @@ func (s *Server) handleAppend(r micro.Request) {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy.<operator>", ev.Type, Prefix), 0)
 		return
 	}
+	if err := s.checkScope(ev, owner); err != nil {
+		respondError(r, err, 0)
+		return
+	}
 	// Ownership (of the sessions and of the id) is checked by the
 	// batcher, for a whole round at once, so that this handler never waits
 	// for the service while a round runs and requests keep arriving to fill
@@ -119,6 +123,9 @@ func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
 		ev, err := parseAs(raw, owner)
 		if err == nil && ev.Type.IsPolicy() {
 			err = events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy.<operator>", ev.Type, Prefix)
+		}
+		if err == nil {
+			err = s.checkScope(ev, owner)
 		}
 		if err != nil {
 			b.out[i] = AppendOutcome{Error: errorBody(err, 0)}
@@ -292,7 +299,8 @@ func (s *Server) handlePolicy(r micro.Request) {
 	start := time.Now()
 	var ev *events.Event
 	var err error
-	if operator, bound := strings.CutPrefix(r.Subject(), Prefix+".policy."); bound {
+	operator, bound := strings.CutPrefix(r.Subject(), Prefix+".policy.")
+	if bound {
 		if !ValidOwner(operator) {
 			respondError(r, events.Errorf(events.CodeInvalidEvent, "%s: the last token must name an operator", r.Subject()), 0)
 			return
@@ -308,6 +316,18 @@ func (s *Server) handlePolicy(r micro.Request) {
 	if !ev.Type.IsPolicy() {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a session event: orchestrators send it to %s.append.<orchestrator>", ev.Type, Prefix), 0)
 		return
+	}
+	if !bound && s.cfg.ScopeLimits != nil && len(s.cfg.ScopeLimits.Users) > 0 {
+		// The unbound policy subject names no operator to limit: with
+		// limits in force, only the operators' own subjects take policy.
+		respondError(r, events.Errorf(events.CodeScopeNotAllowed, "with scope limits in force, policy events go to %s.policy.<operator>, whose limits apply", Prefix), 0)
+		return
+	}
+	if bound {
+		if err := s.checkScope(ev, operator); err != nil {
+			respondError(r, err, 0)
+			return
+		}
 	}
 	s.queue(&pendingAppend{r: r, ev: ev, start: start})
 }

@@ -87,10 +87,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{"subjects", "restart past a million subjects", subjectsBench},
 		{"hooks", "Claude Code's hooks", hooksBench},
 		{"mcp", "the MCP gateway", mcpBench},
+		{"scopes", "many scopes against one", scopesBench},
 	}
 	for _, name := range cfg.Only {
 		if !slices.ContainsFunc(steps, func(s step) bool { return s.section == name }) {
-			return rep, fmt.Errorf("bench: no section %q; the sections are append, queries, scale, subjects, hooks and mcp", name)
+			return rep, fmt.Errorf("bench: no section %q; the sections are append, queries, scale, subjects, hooks, mcp and scopes", name)
 		}
 	}
 	for _, s := range steps {

@@ -48,8 +48,19 @@
 //     nothing new.
 //   - Nothing completes: Claude Code can resume a stopped sub-agent
 //     (SendMessage) and a whole session (--resume), while the ledger's
-//     session.completed is final. Stop, SubagentStop and SessionEnd append
-//     nothing, so a resumed session goes on under its recorded envelope.
+//     session.completed is final. Stop and SubagentStop append nothing;
+//     SessionEnd ends the main session (session.ended), and the first event
+//     of an ended main session reopens it (session.reopened) before anything
+//     else, so a resumed session goes on under its recorded scope and
+//     envelope and is never refused.
+//   - Scopes: a root is started bound to a scope, Options.Scope or the one
+//     ScopeOf derives from the project (its git repository's origin, read
+//     from the repository's files, else its path and the host), and the
+//     project's policy.set names that scope. The derivation is a function
+//     of the project alone, so every hook of a project, every replica and
+//     every retry names the same scope. The project's files, and who runs
+//     Claude Code, are read only when a root is started or the policy
+//     imported, never on a call of a known session.
 //
 // Caveats: the sub-agent metadata file is Claude Code's own, undocumented
 // state (verified against 2.1.328: it is written right after the

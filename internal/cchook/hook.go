@@ -70,6 +70,18 @@ type Options struct {
 	// may not publish policy (an orchestrator under --gen-auth roles) still
 	// gets the turn recorded; default 1s.
 	PolicyTimeout time.Duration
+	// Scope is the scope every root the hook starts is bound to, and the
+	// project's policy imported into; "" derives it from the project
+	// (ScopeOf).
+	Scope string
+	// Locate finds the project (and its repository) of the project
+	// directory dir (WorkDir's answer); default LocateProject with
+	// os.ReadFile. Called only when a root is started or the
+	// project's policy imported.
+	Locate func(dir string) Location
+	// Who says who runs Claude Code and where (a root's identity); nil:
+	// unknown. Called only when a root is started or a scope derived.
+	Who func() Who
 }
 
 // Hook handles payloads against one ledger. It holds no state between
@@ -180,6 +192,71 @@ type run struct {
 	h   *Hook
 	p   *Payload
 	res *Result
+
+	// Read once, when first needed: the project's location, who runs it,
+	// the scope.
+	located bool
+	loc     Location
+	who     *Who
+	scopeOf string
+}
+
+// workDir is the project directory of the payload's cwd.
+func (r *run) workDir() string {
+	if r.h.Opts.WorkDir != nil {
+		return r.h.Opts.WorkDir(r.p.Cwd)
+	}
+	return r.p.Cwd
+}
+
+// location is the project's location; nil when the payload names no
+// directory.
+func (r *run) location() *Location {
+	if !r.located {
+		r.located = true
+		dir := r.workDir()
+		if dir == "" {
+			return nil
+		}
+		if r.h.Opts.Locate != nil {
+			r.loc = r.h.Opts.Locate(dir)
+		} else {
+			r.loc = LocateProject(dir, nil)
+		}
+	}
+	if r.loc.Dir == "" {
+		return nil
+	}
+	return &r.loc
+}
+
+func (r *run) whoRuns() Who {
+	if r.who == nil {
+		r.who = &Who{}
+		if r.h.Opts.Who != nil {
+			*r.who = r.h.Opts.Who()
+		}
+	}
+	return *r.who
+}
+
+// scope is the scope a new root of this payload is bound to and the
+// project's policy goes to: Options.Scope, else derived from the project
+// (ScopeOf); "" (the default scope) when the payload names no directory.
+func (r *run) scope() string {
+	if r.h.Opts.Scope != "" {
+		return r.h.Opts.Scope
+	}
+	if r.scopeOf == "" {
+		if loc := r.location(); loc != nil {
+			host := ""
+			if loc.PathNamed() {
+				host = r.whoRuns().Host
+			}
+			r.scopeOf = ScopeOf(*loc, host)
+		}
+	}
+	return r.scopeOf
 }
 
 func (r *run) append(ctx context.Context, ev client.Event) (client.AppendResult, error) {
@@ -217,6 +294,8 @@ func (r *run) other(ctx context.Context) error {
 		return r.nextTurn(ctx, key, n.Turns, p.TurnBasis())
 	case SubagentStart:
 		return r.subagentStart(ctx)
+	case SessionEnd:
+		return r.end(ctx)
 	case SubagentStop:
 		// Nothing ends: Claude Code may resume the sub-agent. A sub-agent
 		// that made no call is placed now, so the tree shows it.
@@ -311,6 +390,11 @@ func (r *run) root(ctx context.Context, sync bool) (*client.TreeNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n != nil && n.State == envelope.Ended {
+		if n, err = r.reopen(ctx, n); err != nil {
+			return nil, err
+		}
+	}
 	var doc json.RawMessage
 	if r.h.Opts.Import != nil && (sync || n == nil) && p.Cwd != "" {
 		if doc, err = r.h.Opts.Import(p.Cwd); err != nil {
@@ -318,9 +402,17 @@ func (r *run) root(ctx context.Context, sync bool) (*client.TreeNode, error) {
 			doc = nil
 		}
 	}
+	if doc != nil && n != nil && n.Scope != "" && events.ScopeName(n.Scope) != events.ScopeName(r.scope()) {
+		// Importing into the scope derived now would change a scope this
+		// session does not run under, and into its own one a policy that
+		// no longer derives it.
+		r.res.warn("session %s runs under scope %s, and the project is now scope %s: the project's policy was not imported (a new session imports it into %s)",
+			root, n.Scope, events.ScopeName(r.scope()), events.ScopeName(r.scope()))
+		doc = nil
+	}
 	policySet := false
 	if n == nil {
-		start := StartEvent(root, RootMode(p.PermissionMode, doc))
+		start := StartEventOf(root, StartData(RootMode(p.PermissionMode, doc), r.scope(), r.location(), r.whoRuns(), p.Model))
 		_, err := r.append(ctx, start)
 		if events.CodeOf(err) == events.CodeInvalidPolicy && doc != nil {
 			// No policy yet (or one the start cannot run under): install
@@ -328,7 +420,7 @@ func (r *run) root(ctx context.Context, sync bool) (*client.TreeNode, error) {
 			if len(r.h.Opts.Catalogue) == 0 {
 				return nil, events.Errorf(events.CodeInvalidPolicy, "%s; the hook could install the project's policy, but a first policy.set needs a catalogue: run the hook with --catalogue FILE or --tools LIST", errMsg(err))
 			}
-			if _, perr := r.append(ctx, PolicyEvent(doc, r.h.Opts.Catalogue)); perr != nil {
+			if _, perr := r.append(ctx, PolicyEvent(doc, r.h.Opts.Catalogue, r.scope())); perr != nil {
 				return nil, fmt.Errorf("installing the project's policy: %w", perr)
 			}
 			policySet = true
@@ -354,16 +446,73 @@ func (r *run) root(ctx context.Context, sync bool) (*client.TreeNode, error) {
 	return n, nil
 }
 
-// syncPolicy appends the project's policy when it differs from the one in
-// force. A failure is a warning: the session goes on under the policy in
-// force.
+// reopen reopens an ended root: Claude Code resumed it (SessionStart with
+// source resume, or, where SessionStart is not delivered, as HTTP hooks
+// are not, its next event). It goes on under its recorded scope and
+// envelope. A reopen whose derived id landed before (an earlier reopen at
+// the same turn count) is appended again under a new id.
+func (r *run) reopen(ctx context.Context, n *client.TreeNode) (*client.TreeNode, error) {
+	reason := r.p.Source
+	if reason == "" {
+		reason = r.p.Event
+	}
+	ev := ReopenEvent(n.Key, reason, n.Turns)
+	a, err := r.append(ctx, ev)
+	if err == nil && a.Duplicate {
+		if m, terr := r.h.L.Tree(ctx, n.Key); terr == nil && m != nil && m.State == envelope.Ended {
+			ev.ID = ""
+			_, err = r.append(ctx, ev)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reopening the ended session %s: %w", n.Key, err)
+	}
+	m, err := r.h.L.Tree(ctx, n.Key)
+	if err == nil && m == nil {
+		err = events.Errorf(events.CodeUnknownSession, "session %q was reopened but cannot be read", n.Key)
+	}
+	return m, err
+}
+
+// end ends the main session at SessionEnd; a sub-agent's, an unknown or
+// a finished session's end appends nothing.
+func (r *run) end(ctx context.Context) error {
+	if r.p.Sub() {
+		return nil
+	}
+	root := r.p.Root()
+	if !events.ValidKey(root) {
+		_, err := r.p.Key()
+		return err
+	}
+	r.res.Session = root
+	n, err := r.h.L.Tree(ctx, root)
+	if err != nil || n == nil || n.State != envelope.Active {
+		return err
+	}
+	ev := EndEvent(root, r.p.Reason, r.p.PromptID, n.Turns)
+	a, err := r.append(ctx, ev)
+	if err == nil && a.Duplicate {
+		// An end at the same prompt and turn count landed before (ended,
+		// reopened, ended again): this one is new.
+		if m, terr := r.h.L.Tree(ctx, root); terr == nil && m != nil && m.State == envelope.Active {
+			ev.ID = ""
+			_, err = r.append(ctx, ev)
+		}
+	}
+	return err
+}
+
+// syncPolicy appends the project's policy, to the project's scope, when it
+// differs from the policy in force for the session key (its scope's). A
+// failure is a warning: the session goes on under the policy in force.
 func (r *run) syncPolicy(ctx context.Context, key events.SessionKey, doc json.RawMessage) {
 	in, err := r.h.L.Policy(ctx, key)
 	if err != nil {
 		r.res.warn("the policy in force could not be read, so the project's was not compared with it: %v", err)
 		return
 	}
-	ev, err := PolicyChange(doc, r.h.Opts.Catalogue, in)
+	ev, err := PolicyChange(doc, r.h.Opts.Catalogue, r.scope(), in)
 	if err != nil {
 		r.res.warn("%v", err)
 		return
@@ -462,10 +611,10 @@ func (r *run) place(ctx context.Context, agentID, agentType string, hops int) (*
 }
 
 // rootForSpawn is the main session's tree, starting the root when the
-// ledger does not know it.
+// ledger does not know it (and reopening it when it ended).
 func (r *run) rootForSpawn(ctx context.Context) (*client.TreeNode, error) {
 	n, err := r.h.L.Tree(ctx, r.p.Root())
-	if err != nil || n != nil {
+	if err != nil || (n != nil && n.State != envelope.Ended) {
 		return n, err
 	}
 	if _, err := r.root(ctx, false); err != nil {
@@ -593,10 +742,7 @@ func (r *run) preToolUse(ctx context.Context) {
 		failed(key, err)
 		return
 	}
-	workDir := p.Cwd
-	if r.h.Opts.WorkDir != nil {
-		workDir = r.h.Opts.WorkDir(p.Cwd)
-	}
+	workDir := r.workDir()
 	home := HomeOf(p.TranscriptPath)
 	if home == "" {
 		home = r.h.Opts.Home

@@ -41,6 +41,23 @@ const (
 const testDoc = `{"agents":{"reviewer":{"description":"reviews","tools":["Read","Grep","Glob"]}},` +
 	`"permissions":{"allow":["Bash(echo *)"],"deny":["Bash(rm *)"]}}`
 
+// The project every mapping case runs in: a clone of github.com/acme/api
+// (its origin url carrying credentials, which the ledger must not get) on
+// branch main, run by dev on devbox under Claude Code 2.1.328.
+var (
+	testLoc = Location{Dir: "/home/dev/project", Repo: &Repo{Root: "/home/dev/project",
+		Origin: "https://dev:s3cret@github.com/acme/api.git", Branch: "main"}}
+	testWho = Who{RuntimeVersion: "2.1.328", User: "dev", Host: "devbox"}
+)
+
+// testScope is testLoc's scope; ident the scope and identity its roots
+// start with.
+const (
+	testScope = "claude-code:github-com-acme-api-5355d101"
+	ident     = `"scope":"` + testScope + `","runtime":"claude-code","runtime_version":"2.1.328","project":"/home/dev/project",` +
+		`"repository":"https://github.com/acme/api.git","branch":"main","user":"dev","host":"devbox"`
+)
+
 var testCatalogue = []string{"Agent", "Bash", "Edit", "Glob", "Grep", "Read", "Write", "WebFetch", "WebSearch",
 	"Skill", "ToolSearch", "TodoWrite", "NotebookEdit", "SendMessage", "TaskStop"}
 
@@ -62,7 +79,7 @@ func newLedger(t *testing.T, doc string) *svcLedger {
 	t.Helper()
 	l := &svcLedger{svc: svcledger.Of(scenario.InMemory(dialects.All()).Ledger)}
 	if doc != "" {
-		l.must(t, client.SetPolicy(events.PolicySetData{Dialect: Dialect, Document: json.RawMessage(doc), Catalogue: testCatalogue}))
+		l.must(t, client.SetPolicy(events.PolicySetData{Dialect: Dialect, Document: json.RawMessage(doc), Catalogue: testCatalogue, Scope: testScope}))
 	}
 	l.log = nil
 	return l
@@ -167,7 +184,7 @@ func (l *svcLedger) Check(ctx context.Context, key events.SessionKey, tool strin
 }
 
 func start(root events.SessionKey) client.Event {
-	return client.Start(root, events.StartedData{Agent: MainAgent})
+	return client.Start(root, events.StartedData{Agent: MainAgent, Scope: testScope})
 }
 func turn(key events.SessionKey, n int) client.Event {
 	return client.Turn(key, events.TurnData{Turn: n})
@@ -225,7 +242,7 @@ type hookCase struct {
 }
 
 const (
-	smokeStart = `session.started ` + smoke + ` {"agent":"main"}`
+	smokeStart = `session.started ` + smoke + ` {"agent":"main",` + ident + `}`
 	subDeny    = `{"command":"rm -rf build","description":"Say hi"}`
 )
 
@@ -237,13 +254,13 @@ func hookCases() []hookCase {
 		// Sessions.
 		{name: "start", payload: "SessionStart.json", want: []string{smokeStart}, output: "{}"},
 		{name: "start imports a changed policy", payload: "SessionStart.json", opts: Options{Import: fixedDoc(withMode)},
-			want:   []string{`session.started ` + smoke + ` {"agent":"main","mode":"plan"}`, `policy.set {"dialect":"claude-code","document":` + withMode + `}`},
+			want:   []string{`session.started ` + smoke + ` {"agent":"main","mode":"plan",` + ident + `}`, `policy.set {"dialect":"claude-code","document":` + withMode + `,"scope":"` + testScope + `"}`},
 			output: "{}"},
 		{name: "start under the same policy appends none", payload: "SessionStart.json", opts: Options{Import: fixedDoc(mainDoc)},
 			want: []string{smokeStart}, output: "{}"},
 		{name: "start installs the first policy", payload: "SessionStart.json", doc: "-",
 			opts: Options{Import: fixedDoc(mainDoc), Catalogue: []string{"Bash", "Read"}},
-			want: []string{`policy.set {"dialect":"claude-code","document":` + mainDoc + `,"catalogue":["Bash","Read"]}`, smokeStart}, output: "{}"},
+			want: []string{`policy.set {"dialect":"claude-code","document":` + mainDoc + `,"catalogue":["Bash","Read"],"scope":"` + testScope + `"}`, smokeStart}, output: "{}"},
 		{name: "no policy and no catalogue", payload: "SessionStart.json", doc: "-", opts: Options{Import: fixedDoc(mainDoc)},
 			output: "warn", reasons: []string{"invalid_policy", "--catalogue"}},
 		{name: "resume of a known session appends nothing", payload: "SessionStart.json", patch: map[string]any{"source": "resume"},
@@ -257,7 +274,7 @@ func hookCases() []hookCase {
 		{name: "prompt opens turn 1", payload: "UserPromptSubmit.json", setup: []client.Event{start(smoke)},
 			want: []string{`turn.started ` + smoke + ` {"turn":1}`}, output: "{}"},
 		{name: "prompt of an unknown session starts it in the reported mode", payload: "UserPromptSubmit.json",
-			want: []string{`session.started ` + smoke + ` {"agent":"main","mode":"default"}`, `turn.started ` + smoke + ` {"turn":1}`}, output: "{}"},
+			want: []string{`session.started ` + smoke + ` {"agent":"main","mode":"default",` + ident + `}`, `turn.started ` + smoke + ` {"turn":1}`}, output: "{}"},
 		{name: "prompt delivered twice opens one turn", payload: "UserPromptSubmit.json",
 			setup: []client.Event{start(smoke), TurnEvent(smoke, 1, "prompt:36e7bf83-df4e-4e27-b301-89a8679854e9")},
 			// The hook asks for turn 2, under the id turn 1 landed with:
@@ -286,7 +303,7 @@ func hookCases() []hookCase {
 			want: []string{`tool.checked ` + sub + ` Bash {"command":"make"} -> ask default:prompt`,
 				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":4}`}, output: "{}"},
 		{name: "call of an unknown root starts it and its first turn", payload: "PreToolUse.json",
-			want: []string{`session.started ` + sub + ` {"agent":"main","mode":"default"}`, `turn.started ` + sub + ` {"turn":1}`,
+			want: []string{`session.started ` + sub + ` {"agent":"main","mode":"default",` + ident + `}`, `turn.started ` + sub + ` {"turn":1}`,
 				`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi"} -> allow permission:allow`,
 				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":4}`}, output: "{}"},
 		{name: "sub-agent call within its envelope", payload: "PreToolUse-subagent.json",
@@ -355,9 +372,48 @@ func hookCases() []hookCase {
 			opts:  Options{ReadFile: metaFiles(map[string]string{"aed5aca474377a94c": `{"agentType":"fork"}`})},
 			want:  []string{`session.spawned ` + forked + ` {"parent":"` + fork + `","agent":"fork","fork":true}`, `turn.started ` + forked + ` {"turn":1}`}, output: "{}"},
 
+		// Scopes and identity.
+		{name: "the flag's scope: the project's policy installed there, the root bound to it", payload: "SessionStart.json", doc: "-",
+			opts: Options{Scope: "team-x", Import: fixedDoc(mainDoc), Catalogue: []string{"Bash"}},
+			want: []string{`policy.set {"dialect":"claude-code","document":` + mainDoc + `,"catalogue":["Bash"],"scope":"team-x"}`,
+				`session.started ` + smoke + ` {"agent":"main",` + strings.Replace(ident, testScope, "team-x", 1) + `}`}, output: "{}"},
+		{name: "a session bound to another scope than the project's now: nothing imported", payload: "SessionStart.json", patch: map[string]any{"source": "resume"},
+			setup: []client.Event{client.SetPolicy(events.PolicySetData{Dialect: Dialect, Document: json.RawMessage(mainDoc), Catalogue: testCatalogue, Scope: "team-x"}),
+				client.Start(smoke, events.StartedData{Agent: MainAgent, Scope: "team-x"})},
+			opts:   Options{Import: fixedDoc(withMode)},
+			output: "warn", reasons: []string{"runs under scope team-x", "now scope " + testScope, "not imported"}},
+		{name: "a project in no repository: its directory's scope, no repository or branch", payload: "SessionStart.json", doc: "-",
+			opts: Options{Locate: func(string) Location { return Location{Dir: "/home/dev/project"} }, Import: fixedDoc(mainDoc), Catalogue: []string{"Bash"}},
+			want: []string{`policy.set {"dialect":"claude-code","document":` + mainDoc + `,"catalogue":["Bash"],"scope":"claude-code:project-55fd84cd"}`,
+				`session.started ` + smoke + ` {"agent":"main","scope":"claude-code:project-55fd84cd","runtime":"claude-code","runtime_version":"2.1.328",` +
+					`"project":"/home/dev/project","user":"dev","host":"devbox"}`}, output: "{}"},
+		{name: "the model, when the payload names it", payload: "UserPromptSubmit.json", patch: map[string]any{"model": "claude-opus-4-5"},
+			want: []string{`session.started ` + smoke + ` {"agent":"main","model":"claude-opus-4-5","mode":"default",` + ident + `}`,
+				`turn.started ` + smoke + ` {"turn":1}`}, output: "{}"},
+
+		// Lifecycle.
+		{name: "SessionEnd ends the root", payload: "SessionEnd.json", setup: []client.Event{start(smoke), turn(smoke, 1)},
+			want: []string{`session.ended ` + smoke + ` {"reason":"other"}`}, output: "{}"},
+		{name: "SessionEnd delivered twice ends once", payload: "SessionEnd.json",
+			setup: []client.Event{start(smoke), turn(smoke, 1), EndEvent(smoke, "other", "36e7bf83-df4e-4e27-b301-89a8679854e9", 1)}, output: "{}"},
+		{name: "SessionEnd of an unknown session appends nothing", payload: "SessionEnd.json", output: "{}"},
+		{name: "resume of an ended session reopens it", payload: "SessionStart.json", patch: map[string]any{"source": "resume"},
+			setup: []client.Event{start(smoke), turn(smoke, 1), client.End(smoke, "other")},
+			want:  []string{`session.reopened ` + smoke + ` {"reason":"resume"}`}, output: "{}"},
+		{name: "a prompt of an ended session (HTTP hooks get no SessionStart) reopens it", payload: "UserPromptSubmit.json",
+			setup: []client.Event{start(smoke), turn(smoke, 1), client.End(smoke, "other")},
+			want:  []string{`session.reopened ` + smoke + ` {"reason":"UserPromptSubmit"}`, `turn.started ` + smoke + ` {"turn":2}`}, output: "{}"},
+		{name: "a call of an ended session reopens it, and is decided", payload: "PreToolUse.json",
+			setup: []client.Event{start(sub), turn(sub, 1), client.End(sub, "other")},
+			want: []string{`session.reopened ` + sub + ` {"reason":"PreToolUse"}`,
+				`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi"} -> allow permission:allow`,
+				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":6}`}, output: "{}"},
+		{name: "reopened and ended again at the same turn: a second end lands", payload: "SessionEnd.json",
+			setup: []client.Event{start(smoke), turn(smoke, 1), EndEvent(smoke, "other", "36e7bf83-df4e-4e27-b301-89a8679854e9", 1), client.Reopen(smoke, "resume")},
+			want:  []string{`session.ended ` + smoke + ` {"reason":"other"} (duplicate)`, `session.ended ` + smoke + ` {"reason":"other"}`}, output: "{}"},
+
 		// Events that map to nothing.
 		{name: "Stop", payload: "Stop.json", setup: []client.Event{start(smoke), turn(smoke, 1)}, output: "{}"},
-		{name: "SessionEnd", payload: "SessionEnd.json", setup: []client.Event{start(smoke), turn(smoke, 1)}, output: "{}"},
 		{name: "StopFailure", payload: "StopFailure.json", output: "{}"},
 		{name: "PostToolUse", payload: "PostToolUse.json", output: "{}"},
 		{name: "PostToolUse-subagent", payload: "PostToolUse-subagent.json", output: "{}"},
@@ -396,6 +452,12 @@ func TestMapping(t *testing.T) {
 			opts := tt.opts
 			if opts.ReadFile == nil {
 				opts.ReadFile = metaFiles(nil)
+			}
+			if opts.Locate == nil {
+				opts.Locate = func(string) Location { return testLoc }
+			}
+			if opts.Who == nil {
+				opts.Who = func() Who { return testWho }
 			}
 			h := &Hook{L: l, Opts: opts}
 			res := h.Handle(context.Background(), loadPayload(t, tt.payload, tt.patch))
@@ -456,7 +518,7 @@ func TestRevokedBetweenCheckAndEffect(t *testing.T) {
 	l := newLedger(t, testDoc)
 	l.must(t, start(sub), turn(sub, 1))
 	l.afterCheck = func() {
-		l.must(t, client.AddGrant(events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash(echo *)"}))
+		l.must(t, client.AddGrant(events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash(echo *)", Scope: testScope}))
 	}
 	res := (&Hook{L: l}).Handle(context.Background(), loadPayload(t, "PreToolUse.json", nil))
 	checkOutput(t, res, "deny", []string{"when its effect was to start", "authorization_changed", "changed from allow", "--seq 6"})
@@ -620,4 +682,76 @@ func TestProjectDir(t *testing.T) {
 			t.Errorf("ProjectDir(%s, %q) = %q, want %q", tt.cwd, tt.env, got, tt.want)
 		}
 	}
+}
+
+// TestScopesKeepTheirPolicies: two projects, each in its own repository and
+// so its own scope, share one ledger. Each project's policy is installed in
+// its scope alone, each session is decided under its own project's policy,
+// and neither project's prompts replace the other's policy.
+func TestScopesKeepTheirPolicies(t *testing.T) {
+	l := newLedger(t, "")
+	type project struct {
+		root events.SessionKey
+		loc  Location
+		doc  string
+		rm   envelope.Decision // what a Bash rm is decided
+	}
+	api := project{"api-session", Location{Dir: "/home/dev/api", Repo: &Repo{Root: "/home/dev/api", Origin: "git@github.com:acme/api.git"}},
+		`{"permissions":{"deny":["Bash(rm *)"]}}`, envelope.Deny}
+	web := project{"web-session", Location{Dir: "/home/dev/web", Repo: &Repo{Root: "/home/dev/web", Origin: "git@github.com:acme/web.git"}},
+		`{"permissions":{"allow":["Bash(rm *)"]}}`, envelope.Allow}
+	handle := func(pr project, payload string, patch map[string]any) *Result {
+		t.Helper()
+		h := &Hook{L: l, Opts: Options{Catalogue: testCatalogue, Import: fixedDoc(pr.doc), ReadFile: metaFiles(nil),
+			Locate: func(string) Location { return pr.loc }, Who: func() Who { return testWho }}}
+		p := map[string]any{"session_id": string(pr.root)}
+		for k, v := range patch {
+			p[k] = v
+		}
+		return h.Handle(t.Context(), loadPayload(t, payload, p))
+	}
+	scopeOf := func(pr project) string { return ScopeOf(pr.loc, testWho.Host) }
+	if scopeOf(api) == scopeOf(web) {
+		t.Fatalf("both projects in scope %s", scopeOf(api))
+	}
+	for _, pr := range []project{api, web} {
+		l.log = nil
+		res := handle(pr, "SessionStart.json", nil)
+		want := []string{`policy.set {"dialect":"claude-code","document":` + pr.doc + `,"catalogue":` + jsonOf(t, testCatalogue) + `,"scope":"` + scopeOf(pr) + `"}`,
+			`session.started ` + string(pr.root) + ` {"agent":"main","scope":"` + scopeOf(pr) + `"`}
+		if len(l.log) != 2 || l.log[0] != want[0] || !strings.HasPrefix(l.log[1], want[1]) {
+			t.Errorf("%s start appended:\n  %s\nwant:\n  %s", pr.root, strings.Join(l.log, "\n  "), strings.Join(want, "\n  "))
+		}
+		checkOutput(t, res, "{}", nil)
+	}
+	for i, pr := range []project{api, web, api} {
+		l.log = nil
+		res := handle(pr, "UserPromptSubmit.json", map[string]any{"prompt_id": fmt.Sprint("prompt-", i)})
+		if len(l.log) != 1 || !strings.HasPrefix(l.log[0], "turn.started "+string(pr.root)) {
+			t.Errorf("%s prompt appended %q, want its turn alone", pr.root, l.log)
+		}
+		checkOutput(t, res, "{}", nil)
+	}
+	for _, pr := range []project{api, web} {
+		res := handle(pr, "PreToolUse.json", map[string]any{"tool_input": map[string]any{"command": "rm -rf build"}})
+		if res.Decision != pr.rm {
+			t.Errorf("%s: rm decided %s, want %s (%s)", pr.root, res.Decision, pr.rm, res.Reason)
+		}
+		in, err := l.Policy(t.Context(), pr.root)
+		if err != nil || in == nil {
+			t.Fatalf("%s: policy %v", pr.root, err)
+		}
+		if got, _ := events.CanonicalJSON(in.Document); string(got) != pr.doc {
+			t.Errorf("%s: policy in force %s, want its project's %s", pr.root, got, pr.doc)
+		}
+	}
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

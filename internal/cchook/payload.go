@@ -18,6 +18,7 @@ const (
 	PostToolBatch    = "PostToolBatch"
 	SubagentStart    = "SubagentStart"
 	SubagentStop     = "SubagentStop"
+	SessionEnd       = "SessionEnd"
 )
 
 // Payload is one hook payload: the fields the mapping reads. Claude Code
@@ -42,6 +43,10 @@ type Payload struct {
 	ToolUseID string          `json:"tool_use_id"`
 	// ToolCalls are PostToolBatch's calls.
 	ToolCalls []BatchCall `json:"tool_calls"`
+	// Reason is SessionEnd's (clear, logout, prompt_input_exit, other, ...).
+	Reason string `json:"reason"`
+	// Model is the model, for a payload that names it (2.1.328's do not).
+	Model string `json:"model"`
 }
 
 // BatchCall is one call of a PostToolBatch.

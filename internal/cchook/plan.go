@@ -63,10 +63,35 @@ func RootMode(payloadMode string, doc json.RawMessage) string {
 	return ""
 }
 
-// StartEvent starts root as the main thread.
+// StartEvent starts root as the main thread in mode, in the default scope
+// and with no identity (StartEventOf with the rest).
 func StartEvent(root events.SessionKey, mode string) client.Event {
-	ev := client.Start(root, events.StartedData{Agent: MainAgent, Mode: mode})
+	return StartEventOf(root, events.StartedData{Agent: MainAgent, Mode: mode})
+}
+
+// StartEventOf starts root with d (StartData). Its id is the key's alone,
+// so that a start delivered twice, or by two hooks, lands once.
+func StartEventOf(root events.SessionKey, d events.StartedData) client.Event {
+	ev := client.Start(root, d)
 	ev.ID = EventID(string(root), "start")
+	return ev
+}
+
+// EndEvent ends root (SessionEnd), with Claude Code's reason. Its id is
+// derived from the key, the payload's prompt and the session's turn count:
+// a SessionEnd delivered twice lands once.
+func EndEvent(root events.SessionKey, reason, promptID string, turns int) client.Event {
+	ev := client.End(root, cut(reason, events.MaxTextLen))
+	ev.ID = EventID(string(root), "end", promptID, fmt.Sprint(turns))
+	return ev
+}
+
+// ReopenEvent reopens an ended root resumed by Claude Code; reason is the
+// SessionStart's source ("resume"), or the event that found the session
+// ended. Its id is derived from the key and the session's turn count.
+func ReopenEvent(root events.SessionKey, reason string, turns int) client.Event {
+	ev := client.Reopen(root, cut(reason, events.MaxTextLen))
+	ev.ID = EventID(string(root), "reopen", fmt.Sprint(turns))
 	return ev
 }
 
@@ -228,22 +253,23 @@ func HomeOf(transcript string) string {
 	return transcript[:i]
 }
 
-// PolicyEvent installs doc; catalogue is left out when nil (the ledger
-// keeps the one in force).
-func PolicyEvent(doc json.RawMessage, catalogue []string) client.Event {
-	return client.SetPolicy(events.PolicySetData{Dialect: Dialect, Document: doc, Catalogue: catalogue})
+// PolicyEvent installs doc as scope's policy; catalogue is left out when
+// nil (the ledger keeps the scope's one in force).
+func PolicyEvent(doc json.RawMessage, catalogue []string, scope string) client.Event {
+	return client.SetPolicy(events.PolicySetData{Dialect: Dialect, Document: doc, Catalogue: catalogue, Scope: scope})
 }
 
 // PolicyChange compares the project's document (and the hook's catalogue,
-// when it has one) with the policy in force and returns the policy.set to
-// append, if any. in is nil when the ledger has no policy.
-func PolicyChange(doc json.RawMessage, catalogue []string, in *envelope.PolicyState) (*client.Event, error) {
+// when it has one) with in, the policy of scope in force (the session's
+// scope's, as a why on the session answers it), and returns the policy.set
+// of scope to append, if any. in is nil when the scope has no policy.
+func PolicyChange(doc json.RawMessage, catalogue []string, scope string, in *envelope.PolicyState) (*client.Event, error) {
 	if in == nil {
-		ev := PolicyEvent(doc, catalogue)
+		ev := PolicyEvent(doc, catalogue, scope)
 		return &ev, nil
 	}
 	if in.Dialect != Dialect {
-		return nil, fmt.Errorf("the ledger's policy is in the %s dialect, not %s: the project's policy is not imported", in.Dialect, Dialect)
+		return nil, fmt.Errorf("the policy of scope %s is in the %s dialect, not %s: the project's policy is not imported", events.ScopeName(scope), in.Dialect, Dialect)
 	}
 	want, err := events.CanonicalJSON(doc)
 	if err != nil {
@@ -260,7 +286,7 @@ func PolicyChange(doc json.RawMessage, catalogue []string, in *envelope.PolicySt
 	if !newCat {
 		catalogue = nil
 	}
-	ev := PolicyEvent(doc, catalogue)
+	ev := PolicyEvent(doc, catalogue, scope)
 	return &ev, nil
 }
 

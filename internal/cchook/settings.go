@@ -17,9 +17,8 @@ import (
 
 // The hooks block `ledger hook install` merges into a project's Claude Code
 // settings: one group per event the mapping records something for, each
-// holding one handler. Events that map to nothing (Stop, SessionEnd,
-// PostToolUse, ...) are not installed, so Claude Code starts no process for
-// them.
+// holding one handler. Events that map to nothing (Stop, PostToolUse, ...)
+// are not installed, so Claude Code starts no process for them.
 
 // Entry is one hook handler as Claude Code's settings hold it.
 type Entry struct {
@@ -44,7 +43,7 @@ type EventGroup struct {
 
 // InstallEvents are the events the command block installs, in order.
 // PreToolUse matches every tool ("*").
-var InstallEvents = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolBatch, SubagentStart, SubagentStop}
+var InstallEvents = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolBatch, SubagentStart, SubagentStop, SessionEnd}
 
 // CommandBlock is the block of command hooks running command (the ledger
 // binary and its `hook claude-code` arguments, or the slim SlimBinary and
@@ -55,7 +54,8 @@ func CommandBlock(command string, timeout int) []EventGroup {
 
 // HTTPBlock is the block of HTTP hooks posting to u (a `ledger serve
 // --hooks` address). Claude Code 2.1.328 sends no SessionStart to HTTP
-// hooks, so it is left out: the root session starts at its first prompt.
+// hooks, so it is left out: the root session starts at its first prompt,
+// and an ended one is reopened there. SessionEnd is sent to them.
 func HTTPBlock(u string, timeout int) []EventGroup {
 	return block(InstallEvents[1:], Entry{Type: "http", URL: u, Timeout: timeout})
 }

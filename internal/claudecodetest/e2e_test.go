@@ -17,6 +17,7 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
@@ -42,6 +43,9 @@ func TestEndToEnd(t *testing.T) {
 	view := client.New(nc, client.Options{Owner: hookOwner})
 
 	var revoked sync.Once
+	// The scope the hook derives for the project (a temporary directory in
+	// no repository: its path and this host), set by Setup.
+	var scope string
 	// The grant's sequence, set on the scripted model's goroutine.
 	var granted atomic.Uint64
 	first := Run(t.Context(), t, Case{
@@ -60,6 +64,8 @@ func TestEndToEnd(t *testing.T) {
 		},
 		Setup: func(dir, home string) {
 			ledgertest.LedgerCmd(t, bin, "hook", "install", "--project", dir, "--", "--nats", url)
+			host, _ := os.Hostname()
+			scope = cchook.ScopeOf(cchook.LocateProject(dir, nil), host)
 		},
 		// The operator denies Bash before the model answers the worker's
 		// second request: that turn's call is the one to be blocked.
@@ -71,7 +77,7 @@ func TestEndToEnd(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
 				r, err := ops.Append(ctx, client.AddGrant(events.GrantData{Kind: "permission", Agent: "*", Target: "*",
-					Behavior: "deny", Rule: "Bash"}))
+					Behavior: "deny", Rule: "Bash", Scope: scope}))
 				if err != nil {
 					t.Errorf("grant.added: %v", err)
 				}
@@ -152,6 +158,12 @@ func TestEndToEnd(t *testing.T) {
 	}
 	rootBefore, err := view.Session(ctx, root)
 	must(t, err)
+	// The root is bound to the project's scope and says who ran it: Claude
+	// Code's version comes from the AI_AGENT variable it gives hooks.
+	if id := rootBefore.Identity; rootBefore.Scope != scope || id == nil || id.Runtime != "claude-code" || id.RuntimeVersion != Pin(t) ||
+		id.Project != first.Dir || id.User == "" || id.Host == "" || id.Repository != "" || rootBefore.State != "ended" {
+		t.Errorf("the root's scope %q (want %q), state %q (want ended: SessionEnd came), identity %+v", rootBefore.Scope, scope, rootBefore.State, id)
+	}
 	if before.Parent != root || before.Agent != "worker" {
 		t.Errorf("the worker is recorded as %q under %q, want worker under %q", before.Agent, before.Parent, root)
 	}
@@ -238,16 +250,18 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("%s after the resume: Bash is %s (%+v), want denied by permission:deny", key, d, r)
 		}
 	}
-	// The resume started nothing anew: one policy, one root, one spawn.
+	// The resume started nothing anew: one policy, one root, one spawn;
+	// each run ended the root, and the resume reopened it.
 	count := map[events.Type]int{}
 	for _, l := range strings.Split(strings.TrimSpace(ledgertest.LedgerCmd(t, bin, "log", "--json", "--nats", url, "--data", t.TempDir())), "\n") {
 		var r events.Record
 		must(t, json.Unmarshal([]byte(l), &r))
 		count[r.Type]++
 	}
-	if count[events.PolicySet] != 1 || count[events.SessionStarted] != 1 || count[events.SessionSpawned] != 1 {
-		t.Errorf("the log holds %d policy.set, %d session.started, %d session.spawned; want 1 each", count[events.PolicySet],
-			count[events.SessionStarted], count[events.SessionSpawned])
+	if count[events.PolicySet] != 1 || count[events.SessionStarted] != 1 || count[events.SessionSpawned] != 1 ||
+		count[events.SessionEnded] != 2 || count[events.SessionReopened] != 1 {
+		t.Errorf("the log holds %d policy.set, %d session.started, %d session.spawned, %d session.ended, %d session.reopened; want 1, 1, 1, 2, 1",
+			count[events.PolicySet], count[events.SessionStarted], count[events.SessionSpawned], count[events.SessionEnded], count[events.SessionReopened])
 	}
 
 	if out := ledgertest.LedgerCmd(t, bin, "verify", "--nats", url, "--data", t.TempDir()); !strings.Contains(out, "no drift") {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api/apitest"
 	"github.com/sessionledger/ledger/internal/ledgertest"
 )
@@ -65,6 +67,27 @@ func TestLedgerMCPCommand(t *testing.T) {
 		t.Logf("close: %v (stderr: %s)", err, stderr.String())
 	}
 
+	// With --start, a session the ledger does not know is started in the
+	// scope derived from the config file (mcp.json: mcp:mcp; the
+	// operator's policy names it), with the gateway's identity: the
+	// client, the OS user (no --identity), the host.
+	scopedPolicy(t, f, "mcp:mcp")
+	stderr.Reset()
+	cmd = exec.Command(bin, "mcp", "--config", cfg, "--session", "started-by-cmd", "--start", "main", "--nats", f.l.NS.ClientURL(), "--owner", "gw")
+	cmd.Stderr = &stderr
+	cs, err = c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("%v; stderr: %s", err, stderr.String())
+	}
+	if res, err := call(t, cs, "t__echo", map[string]any{"text": "started"}); err != nil || res.IsError {
+		t.Fatalf("echo in the started session = %v, %v; stderr: %s", res, err, stderr.String())
+	}
+	_ = cs.Close()
+	wantStart := []events.StartedData{{Agent: "main", Scope: "mcp:mcp", Runtime: Runtime, RuntimeVersion: "command-test/1", User: osUser(t), Host: hostname(t)}}
+	if got := startedData(t, f, "started-by-cmd"); !reflect.DeepEqual(got, wantStart) {
+		t.Errorf("session.started of ledger mcp --start = %+v, want %+v", got, wantStart)
+	}
+
 	for _, u := range []struct {
 		args []string
 		msg  string
@@ -73,6 +96,7 @@ func TestLedgerMCPCommand(t *testing.T) {
 		{[]string{"mcp", "--config", cfg}, "--session KEY is required"},
 		{[]string{"mcp", "--config", filepath.Join(t.TempDir(), "none.json"), "--session", "s"}, "no such file"},
 		{[]string{"mcp", "--config", cfg, "--session", "s", "extra"}, "takes no arguments"},
+		{[]string{"mcp", "--config", cfg, "--session", "s", "--scope", "a b"}, `--scope "a b": a scope is 1 to 128 of [A-Za-z0-9_:-]`},
 	} {
 		out, err := exec.Command(bin, u.args...).CombinedOutput()
 		var ee *exec.ExitError

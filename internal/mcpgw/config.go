@@ -6,16 +6,20 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/sessionledger/ledger/events"
 )
 
 // Config is the gateway's configuration file (JSON; docs/mcp-gateway.md):
 //
 //	{"servers": {"fs": {"command": ["node", "server.js", "/srv"], "env": {"K": "V"}},
 //	             "web": {"url": "http://127.0.0.1:8080/mcp"}},
-//	 "session": {"from": "header", "header": "Ledger-Session"}}
+//	 "session": {"from": "header", "header": "Ledger-Session"},
+//	 "scope": "mcp:fs"}
 type Config struct {
 	// Servers are the upstream MCP servers by name; a name is also the
 	// server part of every tool name the gateway exposes and asks the
@@ -29,6 +33,10 @@ type Config struct {
 	// itself, with its entry named as the server (Claude Code:
 	// mcp__<entry>__<tool>), shows the ledger's own claude-code names.
 	Expose string `json:"expose,omitempty"`
+	// Scope is the ledger scope the sessions the gateway starts are bound
+	// to (events.ValidScope); Scope says what wins when it is empty or a
+	// flag names another.
+	Scope string `json:"scope,omitempty"`
 }
 
 // The ways of exposing tool names (Config.Expose).
@@ -135,6 +143,9 @@ func ParseConfig(data []byte) (*Config, error) {
 	default:
 		probs = append(probs, fmt.Sprintf("expose %q: use %q or %q", c.Expose, ExposePrefixed, ExposeBare))
 	}
+	if c.Scope != "" && !events.ValidScope(c.Scope) {
+		probs = append(probs, fmt.Sprintf("scope %q: a scope is 1 to 128 of [A-Za-z0-9_:-] (like \"mcp:fs\")", c.Scope))
+	}
 	if c.Session.Header == "" {
 		c.Session.Header = DefaultHeader
 	}
@@ -156,6 +167,52 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
+}
+
+// DefaultScope is the scope of a gateway whose flags and config name
+// none: "mcp:" and the config file's base name without its extension,
+// every character outside [A-Za-z0-9_-] made "-" and leading dots
+// dropped, cut to fit 128 characters; "mcp:gateway" when nothing is left
+// (TestScope). So /etc/ledger/fs.json gives "mcp:fs", and two gateways
+// run from one config file share a scope.
+func DefaultScope(configPath string) string {
+	base := ""
+	if configPath != "" {
+		base = filepath.Base(configPath)
+		base = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	base = strings.TrimLeft(base, ".")
+	base = strings.Map(func(r rune) rune {
+		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '-'
+	}, base)
+	if len(base) > 128-len("mcp:") {
+		base = base[:128-len("mcp:")]
+	}
+	if strings.Trim(base, "-") == "" {
+		base = "gateway"
+	}
+	return "mcp:" + base
+}
+
+// ScopeOf is the scope of a gateway run with config c, read from
+// configPath, and the --scope flag: the flag when given (one config file
+// can serve gateways of different scopes), else the config's "scope",
+// else DefaultScope(configPath). A flag that is not a scope name is an
+// error.
+func ScopeOf(flag string, c *Config, configPath string) (string, error) {
+	switch {
+	case flag != "":
+		if !events.ValidScope(flag) {
+			return "", fmt.Errorf("scope %q: a scope is 1 to 128 of [A-Za-z0-9_:-] (like \"mcp:fs\")", flag)
+		}
+		return flag, nil
+	case c != nil && c.Scope != "":
+		return c.Scope, nil
+	}
+	return DefaultScope(configPath), nil
 }
 
 // names returns the server names in order.

@@ -17,6 +17,20 @@
 // Options.Start, starts it itself (session.started, turn.started 1). It
 // talks to the ledger through package client only, never JetStream.
 //
+// # Scope and identity
+//
+// A session the gateway starts is bound to Options.Scope (ScopeOf:
+// 'ledger mcp --scope', else the config's "scope", else DefaultScope of
+// the config file's name) and carries the gateway's identity: Runtime,
+// the MCP client's "name/version" (ClientVersion) as runtime_version,
+// Options.User and Host (TestStartedSessionsCarryScopeAndIdentity,
+// TestScope). The client is read from the new MCP session's first
+// request (an initialize's clientInfo, or the 2026-07-28 protocol's
+// _meta entry on server/discover) before its server is made, on HTTP and
+// on stdio alike, so the session is started, and its tools registered,
+// before the client asks for them. A session the gateway joins keeps the
+// scope and identity it was started with; the gateway appends no policy.
+//
 // # Names
 //
 // A client sees upstream server S's tool T as "S__T" (Exposed). The ledger

@@ -1,6 +1,7 @@
 package mcpgw
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -29,6 +30,13 @@ type Options struct {
 	// not know yet; empty, the gateway only joins sessions an
 	// orchestrator (the same owner) has started.
 	Start string
+	// Scope is the ledger scope a session the gateway starts is bound to
+	// (session.started's scope; "" is the ledger's default scope).
+	// Sessions it joins keep the scope they were started in.
+	Scope string
+	// User and Host are who and where a session the gateway starts runs
+	// for (session.started's user and host; empty: not recorded).
+	User, Host string
 	// Why is the command a denial tells to run; default "ledger why".
 	Why []string
 	// Logger receives what goes wrong with upstreams and the ledger
@@ -54,6 +62,29 @@ const (
 	PartEffect   = "effect"
 	PartUpstream = "upstream"
 )
+
+// Runtime is session.started's runtime for a session the gateway starts;
+// its runtime_version names the MCP client (ClientVersion).
+const Runtime = "mcp-gateway"
+
+// ClientVersion is the runtime_version of a session the gateway starts:
+// the clientInfo of the initialize request of the first MCP session that
+// maps to it, "name/version" ("claude-code/2.1.328"), or the name alone;
+// "" when no client named itself, or its name and version would not fit
+// an identity field (events.MaxIdentityLen).
+func ClientVersion(c *mcp.Implementation) string {
+	if c == nil || c.Name == "" {
+		return ""
+	}
+	v := c.Name
+	if c.Version != "" {
+		v += "/" + c.Version
+	}
+	if len(v) > events.MaxIdentityLen {
+		return ""
+	}
+	return v
+}
 
 // DefaultIdleTimeout is Options.IdleTimeout's default.
 const DefaultIdleTimeout = 30 * time.Minute
@@ -157,14 +188,18 @@ func (g *Gateway) Close() {
 
 // server returns the MCP server of a ledger session, making it on first
 // use: every downstream MCP session that maps to the same ledger session
-// shares it, and so sees the same tool set.
-func (g *Gateway) server(key events.SessionKey) *mcp.Server {
+// shares it, and so sees the same tool set. client is the MCP client
+// whose initialize brings it, when known: a session the gateway starts
+// names it (ClientVersion).
+func (g *Gateway) server(key events.SessionKey, client *mcp.Implementation) *mcp.Server {
 	g.mu.Lock()
 	if s, ok := g.sessions[key]; ok {
 		g.mu.Unlock()
+		s.noteClient(client)
 		return s.srv
 	}
 	s := newSession(g, key)
+	s.client = client
 	g.sessions[key] = s
 	g.mu.Unlock()
 	// Register the tool set before any client connects: a server whose
@@ -189,12 +224,37 @@ func (g *Gateway) session(key events.SessionKey) *session {
 
 // ServeStdio serves one downstream client on r and w (the gateway's own
 // standard input and output) as ledger session key, until the client
-// closes or ctx ends.
+// closes or ctx ends. The client's first message, its initialize, is read
+// before the session's server is made, so that a session the gateway
+// starts names the client (ClientVersion) and has its tools registered
+// before the client asks (no list_changed for them).
 func (g *Gateway) ServeStdio(ctx context.Context, key events.SessionKey, r io.ReadCloser, w io.WriteCloser) error {
 	if !validKey(key) {
 		return fmt.Errorf("mcpgw: %q is not a session key", key)
 	}
-	return g.server(key).Run(ctx, &mcp.IOTransport{Reader: r, Writer: w})
+	br := bufio.NewReader(r)
+	first := make(chan []byte, 1)
+	go func() {
+		// A newline-delimited JSON-RPC message (the stdio transport's
+		// framing); an error or EOF leaves the rest to the transport.
+		line, _ := br.ReadBytes('\n')
+		first <- line
+	}()
+	var line []byte
+	select {
+	case line = <-first:
+	case <-ctx.Done():
+		return nil
+	}
+	_, client := parseInitialize(line)
+	in := readCloser{Reader: io.MultiReader(bytes.NewReader(line), br), Closer: r}
+	return g.server(key, client).Run(ctx, &mcp.IOTransport{Reader: in, Writer: w})
+}
+
+// readCloser reads from Reader and closes Closer.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // Handler serves streamable HTTP at any path. Every new MCP session (an
@@ -206,29 +266,37 @@ func (g *Gateway) ServeStdio(ctx context.Context, key events.SessionKey, r io.Re
 // (TestSessionFromInitialize).
 func (g *Gateway) Handler(key events.SessionKey) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		k, _ := r.Context().Value(keyContext{}).(events.SessionKey)
+		in, _ := r.Context().Value(initContext{}).(initRequest)
+		k := events.SessionKey("")
+		if key == "" && g.cfg.Session.From == FromInitialize {
+			k = in.key
+		}
 		if k == "" {
 			k = g.keyOf(r, key)
 		}
 		if !validKey(k) {
 			return nil
 		}
-		return g.server(k)
+		return g.server(k, in.client)
 	}, &mcp.StreamableHTTPOptions{Logger: g.log, SessionTimeout: g.opts.IdleTimeout})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if key == "" && g.cfg.Session.From == FromInitialize && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+		// A new MCP session's first request (its initialize) is read here:
+		// for its _meta key (FromInitialize) and for its clientInfo, which
+		// a session the gateway starts names.
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
 			body, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes))
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			k := initializeKey(body)
-			if k == "" {
+			var in initRequest
+			in.key, in.client = parseInitialize(body)
+			if key == "" && g.cfg.Session.From == FromInitialize && in.key == "" {
 				http.Error(w, fmt.Sprintf("the ledger MCP gateway needs the ledger session key in the initialize request's _meta[%q]", SessionMeta), http.StatusBadRequest)
 				return
 			}
-			r = r.WithContext(context.WithValue(r.Context(), keyContext{}, k))
+			r = r.WithContext(context.WithValue(r.Context(), initContext{}, in))
 		}
 		if key == "" && g.cfg.Session.From != FromInitialize && r.Header.Get("Mcp-Session-Id") == "" && !validKey(g.keyOf(r, key)) {
 			http.Error(w, fmt.Sprintf("the ledger MCP gateway needs the ledger session key in the %s header", g.cfg.Session.Header), http.StatusBadRequest)
@@ -238,8 +306,16 @@ func (g *Gateway) Handler(key events.SessionKey) http.Handler {
 	})
 }
 
-// keyContext carries the key an initialize named to the SDK's getServer.
-type keyContext struct{}
+// initContext carries what a new MCP session's initialize named (an
+// initRequest) to the SDK's getServer.
+type initContext struct{}
+
+// initRequest is what an initialize request names: the SessionMeta key
+// and the client.
+type initRequest struct {
+	key    events.SessionKey
+	client *mcp.Implementation
+}
 
 // keyOf is the ledger session a request names by header, or key.
 func (g *Gateway) keyOf(r *http.Request, key events.SessionKey) events.SessionKey {
@@ -252,20 +328,39 @@ func (g *Gateway) keyOf(r *http.Request, key events.SessionKey) events.SessionKe
 	return ""
 }
 
-// initializeKey is the SessionMeta entry of an initialize request's
-// _meta, or "" when body is not one or names none.
-func initializeKey(body []byte) events.SessionKey {
+// clientInfoMeta is the _meta entry in which a client of the 2026-07-28
+// protocol names itself on every request (server/discover first), where
+// an older one names itself once, in its initialize's clientInfo.
+const clientInfoMeta = "io.modelcontextprotocol/clientInfo"
+
+// parseInitialize reads a new MCP session's first request: the
+// SessionMeta entry of an initialize request's _meta ("" when it names
+// none, or body is not an initialize) and the client, from an
+// initialize's clientInfo or any request's _meta[clientInfoMeta] (nil
+// when it names none).
+func parseInitialize(body []byte) (events.SessionKey, *mcp.Implementation) {
 	var req struct {
 		Method string `json:"method"`
 		Params struct {
-			Meta map[string]any `json:"_meta"`
+			// The tags are SessionMeta and clientInfoMeta.
+			Meta struct {
+				Key    string              `json:"sessionledger/session"`
+				Client *mcp.Implementation `json:"io.modelcontextprotocol/clientInfo"`
+			} `json:"_meta"`
+			ClientInfo *mcp.Implementation `json:"clientInfo"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(body, &req) != nil || req.Method != "initialize" {
-		return ""
+	if json.Unmarshal(body, &req) != nil {
+		return "", nil
 	}
-	k, _ := req.Params.Meta[SessionMeta].(string)
-	return events.SessionKey(k)
+	if req.Method != "initialize" {
+		return "", req.Params.Meta.Client
+	}
+	c := req.Params.ClientInfo
+	if c == nil {
+		c = req.Params.Meta.Client
+	}
+	return events.SessionKey(req.Params.Meta.Key), c
 }
 
 // validKey reports whether key can be a ledger session key as far as the

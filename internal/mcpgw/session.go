@@ -46,9 +46,13 @@ type session struct {
 	idleSince time.Time
 
 	// joinMu serialises joining; mu guards the rest.
-	joinMu  sync.Mutex
-	mu      sync.Mutex
-	joined  bool
+	joinMu sync.Mutex
+	mu     sync.Mutex
+	joined bool
+	// client is the MCP client of the first MCP session known to map to
+	// this ledger session (its initialize's clientInfo), for the identity
+	// of a session the gateway starts.
+	client  *mcp.Implementation
 	dialect string
 	turn    int
 	allowed map[string]bool // ledger names allowed at the last read
@@ -134,6 +138,13 @@ func newSession(g *Gateway, key events.SessionKey) *session {
 // the SDK).
 func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		// The client's initialize was not seen before the server was
+		// made (a join that failed then): the SDK kept it.
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+			if p := ss.InitializeParams(); p != nil {
+				s.noteClient(p.ClientInfo)
+			}
+		}
 		switch method {
 		case "tools/list":
 			if err := s.refresh(ctx); err != nil {
@@ -152,6 +163,29 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// noteClient keeps c as the session's MCP client, unless it has one.
+func (s *session) noteClient(c *mcp.Implementation) {
+	if c == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.client == nil {
+		s.client = c
+	}
+}
+
+// started is the session.started of a session the gateway starts: the
+// agent Options.Start, bound to Options.Scope, with the gateway's
+// identity (Runtime, the client's ClientVersion, Options.User and Host).
+func (s *session) started() events.StartedData {
+	s.mu.Lock()
+	c := s.client
+	s.mu.Unlock()
+	o := s.g.opts
+	return events.StartedData{Agent: o.Start, Scope: o.Scope, Runtime: Runtime, RuntimeVersion: ClientVersion(c), User: o.User, Host: o.Host}
+}
+
 // join reads the session (starting it with Options.Start when the ledger
 // does not know it), its dialect and current turn, and starts its watch.
 func (s *session) join(ctx context.Context) error {
@@ -166,7 +200,7 @@ func (s *session) join(ctx context.Context) error {
 	c := s.g.opts.Ledger
 	view, err := c.Session(ctx, s.key)
 	if events.CodeOf(err) == events.CodeUnknownSession && s.g.opts.Start != "" {
-		if _, err = c.Append(ctx, client.Start(s.key, events.StartedData{Agent: s.g.opts.Start})); err == nil {
+		if _, err = c.Append(ctx, client.Start(s.key, s.started())); err == nil {
 			_, err = c.Append(ctx, client.Turn(s.key, events.TurnData{Turn: 1}))
 		}
 		if err != nil {

@@ -22,6 +22,13 @@
 //     spawn OpenClaw never announced, a nested spawn, a timed-out child, a
 //     hook delivered twice.
 //
+// Both check that a root's session.started names the plugin's scope (a
+// configured one in TestAgentRun, the one derived from where openclaw.json
+// is in TestHookRunner, DefaultScope) and carries the identity the plugin
+// can know (runtime, OpenClaw's version, the workspace, user, host), and
+// the operator's policy.set names that scope. TestConfig runs the
+// plugin's own parseConfig (configcheck.mjs) over a table of settings.
+//
 // # Invariants
 //
 //   - Only loopback: the model is the scripted server on 127.0.0.1, the

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,7 +47,9 @@ func TestAgentRun(t *testing.T) {
 	view := client.New(nc, client.Options{Owner: Owner})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw",
+	// The gateway's scope is configured; the operator's policy names it.
+	const scope = "openclaw:e2e"
+	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Scope: scope,
 		Document: json.RawMessage(`{"tools":{}}`), Catalogue: catalogue})); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +74,7 @@ func TestAgentRun(t *testing.T) {
 		denyOnce.Do(func() {
 			c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			r, err := ops.Append(c, client.SetPolicy(events.PolicySetData{Dialect: "openclaw",
+			r, err := ops.Append(c, client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Scope: scope,
 				Document: json.RawMessage(`{"tools":{"subagents":{"tools":{"deny":["exec"]}}}}`)}))
 			if err != nil {
 				t.Errorf("policy.set denying exec: %v", err)
@@ -81,7 +85,7 @@ func TestAgentRun(t *testing.T) {
 
 	port := FreePort(t)
 	oc := New(t)
-	oc.Write(t, Config(Settings{Model: model, GatewayPort: port, Workspace: oc.Workspace, Plugin: map[string]any{"natsUrl": url}}))
+	oc.Write(t, Config(Settings{Model: model, GatewayPort: port, Workspace: oc.Workspace, Plugin: map[string]any{"natsUrl": url, "scope": scope}}))
 	if err := os.WriteFile(filepath.Join(oc.Workspace, "hello.txt"), []byte("hello from the workspace\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -173,12 +177,20 @@ func TestAgentRun(t *testing.T) {
 	}
 	var log []entry
 	count := map[events.Type]int{}
+	var started []events.StartedData
 	for _, l := range strings.Split(strings.TrimSpace(ledgertest.LedgerCmd(t, bin, "log", "--json", "--nats", url, "--data", t.TempDir())), "\n") {
 		var r events.Record
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			t.Fatal(err)
 		}
 		count[r.Type]++
+		if r.Type == events.SessionStarted {
+			var d events.StartedData
+			if err := json.Unmarshal(r.Data, &d); err != nil {
+				t.Fatal(err)
+			}
+			started = append(started, d)
+		}
 		if r.Type == events.ToolChecked || r.Type == events.EffectStarted {
 			var d struct {
 				Tool string `json:"tool"`
@@ -193,6 +205,19 @@ func TestAgentRun(t *testing.T) {
 		if count[typ] != n {
 			t.Errorf("the log holds %d %s, want %d (all: %v)", count[typ], typ, n, count)
 		}
+	}
+	// The root's start names the configured scope and carries what the
+	// plugin knows of where it runs: OpenClaw's version, the agent's
+	// workspace, the OS user, the host, the model of the first call.
+	host, _ := os.Hostname()
+	osUser := ""
+	if u, err := user.Current(); err == nil {
+		osUser = u.Username
+	}
+	wantStart := events.StartedData{Agent: "main", Provider: "scripted", Model: "m1", Scope: scope, Runtime: "openclaw",
+		RuntimeVersion: Version(t), Project: oc.Workspace, User: osUser, Host: host}
+	if len(started) != 1 || !reflect.DeepEqual(started[0], wantStart) {
+		t.Errorf("session.started data %+v, want [%+v]", started, wantStart)
 	}
 	checked := map[string]bool{}
 	for _, e := range log {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -58,7 +59,14 @@ func (a Answer) Blocked() (bool, string) {
 // step.
 func RunHooks(t testing.TB, plugin map[string]any, steps []Step) []Answer {
 	t.Helper()
-	oc := New(t)
+	return RunHooksIn(t, New(t), plugin, steps)
+}
+
+// RunHooksIn is RunHooks in the OpenClaw installation oc (its environment:
+// OPENCLAW_CONFIG_PATH in oc's directory, so the plugin's default scope is
+// DefaultScope(oc)).
+func RunHooksIn(t testing.TB, oc *OpenClaw, plugin map[string]any, steps []Step) []Answer {
+	t.Helper()
 	cfg := map[string]any{"natsModule": NATSModule()}
 	for k, v := range plugin {
 		cfg[k] = v
@@ -174,7 +182,11 @@ func TestHookRunner(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		ops := client.New(nc, client.Options{})
-		if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw",
+		// No scope configured: the plugin's is derived from where the
+		// gateway's openclaw.json is, and the operator's policy names it.
+		oc := New(t)
+		scope := DefaultScope(oc)
+		if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Scope: scope,
 			Document:  json.RawMessage(`{"tools":{"subagents":{"tools":{"deny":["exec"]}}},"agents":{"defaults":{"subagents":{"maxSpawnDepth":2}}}}`),
 			Catalogue: catalogue})); err != nil {
 			t.Fatal(err)
@@ -211,7 +223,7 @@ func TestHookRunner(t *testing.T) {
 			ended(root, child, "ok"),
 			{Hook: "gateway_stop", Event: map[string]any{}, Ctx: map[string]any{}},
 		}
-		a := RunHooks(t, map[string]any{"natsUrl": url, "timeoutMs": 1000, "retries": 0}, steps)
+		a := RunHooksIn(t, oc, map[string]any{"natsUrl": url, "timeoutMs": 1000, "retries": 0, "identity": "ada@example.com"}, steps)
 		for _, i := range []int{3, 6, 16} {
 			if blocked, reason := a[i].Blocked(); blocked {
 				t.Errorf("step %d (%v) was blocked: %s", i, steps[i].Event["toolName"], reason)
@@ -257,16 +269,33 @@ func TestHookRunner(t *testing.T) {
 			t.Errorf("the unplaced sub-agent is in the ledger: %v", err)
 		}
 		statuses := map[string]string{}
+		var started []events.StartedData
 		for _, l := range strings.Split(strings.TrimSpace(ledgertest.LedgerCmd(t, bin, "log", "--json", "--nats", url, "--data", t.TempDir())), "\n") {
 			var r events.Record
 			if err := json.Unmarshal([]byte(l), &r); err != nil {
 				t.Fatal(err)
 			}
-			if r.Type == events.SessionCompleted {
+			switch r.Type {
+			case events.SessionCompleted:
 				var d events.CompletedData
 				_ = json.Unmarshal(r.Data, &d)
 				statuses[string(r.Session)] = d.Status
+			case events.SessionStarted:
+				var d events.StartedData
+				if err := json.Unmarshal(r.Data, &d); err != nil {
+					t.Fatal(err)
+				}
+				started = append(started, d)
 			}
+		}
+		// The root's start: the derived scope, and the identity OpenClaw's
+		// runtime and the configuration give (no workspace configured:
+		// OpenClaw's default one, under the state directory).
+		host, _ := os.Hostname()
+		wantStart := events.StartedData{Agent: "main", Provider: "scripted", Model: "m1", Scope: scope, Runtime: "openclaw",
+			RuntimeVersion: Version(t), Project: filepath.Join(oc.Dir, "state", "workspace"), User: "ada@example.com", Host: host}
+		if len(started) != 1 || !reflect.DeepEqual(started[0], wantStart) {
+			t.Errorf("session.started data %+v, want [%+v]", started, wantStart)
 		}
 		if statuses[grand] != "timeout" || statuses[child] != "ok" {
 			t.Errorf("completion statuses %v; want the grandchild timeout, the child ok", statuses)

@@ -120,6 +120,29 @@ func (o *OpenClaw) Write(t testing.TB, config map[string]any) {
 	}
 }
 
+// DefaultScope is the scope the plugin derives when its configuration
+// names none, for an OpenClaw whose openclaw.json is o.Config: "openclaw:"
+// and the base name of o's directory (tools/openclaw-plugin/config.ts,
+// defaultScope; t.TempDir's names need no rewriting).
+func DefaultScope(o *OpenClaw) string { return "openclaw:" + filepath.Base(filepath.Dir(o.Config)) }
+
+// Version is the installed openclaw package's version, which the plugin
+// records as session.started's runtime_version.
+func Version(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(PackageDir(), "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil || p.Version == "" {
+		t.Fatalf("openclaw's package.json: version %q, %v", p.Version, err)
+	}
+	return p.Version
+}
+
 // gatewayToken is the loopback gateway's shared token.
 const gatewayToken = "openclawplugintest-token"
 

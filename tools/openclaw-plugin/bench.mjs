@@ -51,7 +51,9 @@ if (!natsUrl) {
   process.exit(2);
 }
 
-const cfg = parseConfig({ natsUrl, owner: "bench", timeoutMs: 5000, retries: 0, natsModule: flag("natsModule", undefined) });
+// The bench's own scope, which its policy names.
+const scope = "openclaw:bench";
+const cfg = parseConfig({ natsUrl, owner: "bench", scope, timeoutMs: 5000, retries: 0, natsModule: flag("natsModule", undefined) });
 const ledger = new Ledger(cfg);
 const bridge = new Bridge(ledger, cfg, { warn: (m) => console.error(m) });
 const nats = await loadNats(cfg.natsModule);
@@ -62,7 +64,7 @@ const dec = new TextDecoder();
 const ops = await nats.connect({ servers: natsUrl, name: "bench-operator" });
 const policy = await ops.request("ledger.v1.policy", enc.encode(JSON.stringify({
   type: "policy.set", v: 1, actor: "bench-operator",
-  data: { dialect: "openclaw", document: { tools: {} }, catalogue: ["read", "exec", "write"] },
+  data: { dialect: "openclaw", scope, document: { tools: {} }, catalogue: ["read", "exec", "write"] },
 })), { timeout: 10000 });
 if (policy.headers?.get("Nats-Service-Error-Code")) {
   console.error(`bench.mjs: policy.set refused: ${dec.decode(policy.data)}`);

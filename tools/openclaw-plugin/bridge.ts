@@ -24,7 +24,7 @@
 //     replayed after a restart, is answered with its first outcome.
 //   - Bounded: every request by timeoutMs and retries; a tool call's whole
 //     decision by toolDeadlineMs, after which it counts as unreachable.
-import type { Config } from "./config.ts";
+import { maxIdentityBytes, type Config } from "./config.ts";
 import { Ledger, LedgerError, Unreachable, eventID, randomID, errText, type CheckResult, type Reason, type TreeNode } from "./ledger.ts";
 
 /** The logger OpenClaw gives a plugin (api.logger). */
@@ -64,6 +64,30 @@ interface Hint {
   model?: string;
   channel?: string;
   sender?: string;
+  /** The run's workspace directory (model_call_started's ctx.workspaceDir). */
+  workspace?: string;
+}
+
+/**
+ * Origin is what the plugin knows of where it runs, for the identity
+ * every root's session.started carries (docs/openclaw-plugin.md,
+ * "Scope and identity"). Every field may be absent: the plugin then
+ * records nothing for it.
+ */
+export interface Origin {
+  /** OpenClaw's version (api.runtime.version). */
+  runtimeVersion?: string;
+  /** The configured identity, else the OS user the gateway runs as. */
+  user?: string;
+  /** The gateway's host name. */
+  host?: string;
+  /** An agent's workspace directory as OpenClaw's configuration resolves it. */
+  workspace?: (agent: string) => string | undefined;
+}
+
+/** fits reports whether v can be an identity field of session.started (at most 1024 bytes). */
+function fits(v: string | undefined): v is string {
+  return v !== undefined && v !== "" && Buffer.byteLength(v, "utf8") <= maxIdentityBytes;
 }
 
 // The ledger's session keys (events.ValidKey).
@@ -180,6 +204,7 @@ export class Bridge {
   readonly ledger: Ledger;
   readonly cfg: Config;
   readonly log: Logger;
+  readonly origin: Origin;
   readonly lanes = new Lanes();
   /** The longest a tool call waits for its decision. */
   readonly toolDeadlineMs: number;
@@ -188,10 +213,11 @@ export class Bridge {
   /** Agent ids session_start named, for roots started later. */
   private agents = new Map<string, string>();
 
-  constructor(ledger: Ledger, cfg: Config, log: Logger = {}) {
+  constructor(ledger: Ledger, cfg: Config, log: Logger = {}, origin: Origin = {}) {
     this.ledger = ledger;
     this.cfg = cfg;
     this.log = log;
+    this.origin = origin;
     // One request's attempts and back-offs, twice over: a call may first
     // have to start its session or turn.
     this.toolDeadlineMs = 2 * (cfg.timeoutMs * (cfg.retries + 1) + (25 << cfg.retries)) + 250;
@@ -282,6 +308,7 @@ export class Bridge {
     if (channel) data.channel = channel;
     if (conv.group) data.group = conv.group;
     if (hint.sender) data.sender = hint.sender;
+    Object.assign(data, this.identity(agent, hint));
     const s: Session = { key, agent, turns: 0, state: "active", pending: new Set() };
     let existed = false;
     try {
@@ -294,6 +321,37 @@ export class Bridge {
     if (existed) await this.refresh(s);
     this.sessions.set(key, s);
     return s;
+  }
+
+  /**
+   * identity is the scope and identity a root's session.started carries:
+   * the plugin's scope, runtime "openclaw", OpenClaw's version, the
+   * workspace (the run's, else the agent's as OpenClaw's configuration
+   * resolves it) as the project, the user and the host. A value over the
+   * ledger's bound is left out (and logged) rather than cut: a cut path
+   * would name another project.
+   */
+  identity(agent: string, hint: Hint): Record<string, string> {
+    const out: Record<string, string> = { scope: this.cfg.scope, runtime: "openclaw" };
+    let workspace = hint.workspace;
+    if (!workspace) {
+      try {
+        workspace = this.origin.workspace?.(agent);
+      } catch (e) {
+        this.warn(`the workspace of agent ${agent} is not known: ${errText(e)}`);
+      }
+    }
+    const fields: [string, string | undefined][] = [
+      ["runtime_version", this.origin.runtimeVersion],
+      ["project", workspace],
+      ["user", this.cfg.identity ?? this.origin.user],
+      ["host", this.origin.host],
+    ];
+    for (const [k, v] of fields) {
+      if (fits(v)) out[k] = v;
+      else if (v) this.warn(`session.started's ${k} is over ${maxIdentityBytes} bytes and is left out`);
+    }
+    return out;
   }
 
   /** startTurn appends turn.started for the session's next turn; basis names what started it. */
@@ -358,7 +416,7 @@ export class Bridge {
    */
   modelCallStarted(
     ev: { sessionKey?: string; callId?: string; runId?: string; provider?: string; model?: string },
-    ctx: { sessionKey?: string; agentId?: string; channel?: string; messageProvider?: string; senderId?: string },
+    ctx: { sessionKey?: string; agentId?: string; channel?: string; messageProvider?: string; senderId?: string; workspaceDir?: string },
   ): Promise<void> {
     const key = ev.sessionKey ?? ctx.sessionKey;
     if (!key) return Promise.resolve();
@@ -367,7 +425,14 @@ export class Bridge {
     const basis = ev.callId ?? (ev.runId ? `${ev.runId}:${randomID()}` : randomID());
     return this.lanes
       .run(keys, async () => {
-        const s = await this.ensure(key, { agent: ctx.agentId, provider: ev.provider, model: ev.model, channel: ctx.channel ?? ctx.messageProvider, sender: ctx.senderId });
+        const s = await this.ensure(key, {
+          agent: ctx.agentId,
+          provider: ev.provider,
+          model: ev.model,
+          channel: ctx.channel ?? ctx.messageProvider,
+          sender: ctx.senderId,
+          workspace: ctx.workspaceDir,
+        });
         if (s.state === "completed") {
           this.warn(`${key} is completed in the ledger; its model call starts no turn there (its tool calls are blocked)`);
           return;

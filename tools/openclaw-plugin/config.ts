@@ -1,6 +1,7 @@
 // The plugin's settings (plugins.entries.session-ledger.config in
 // openclaw.json). Every field is optional: an absent field means its
 // default, and parseConfig reports every problem at once.
+import path from "node:path";
 
 /** The settings, with every default filled in. */
 export interface Config {
@@ -23,6 +24,14 @@ export interface Config {
   why: string[];
   /** Where the nats npm package is, when Node cannot resolve it. */
   natsModule?: string;
+  /**
+   * The ledger scope every root this plugin starts is bound to (and every
+   * sub-agent under it): the configured scope, else defaultScope of the
+   * gateway's configuration directory.
+   */
+  scope: string;
+  /** The configured identity recorded as session.started's user, if any. */
+  identity?: string;
 }
 
 export const defaults = {
@@ -33,11 +42,36 @@ export const defaults = {
   prefix: "ledger.v1",
 } as const;
 
+// A scope name (events.ValidScope): one subject token of the ledger's
+// scoped subjects.
+export const scopePattern = /^[A-Za-z0-9_:-]{1,128}$/;
+
+// The bound on each identity field of session.started, in UTF-8 bytes
+// (events.MaxIdentityLen).
+export const maxIdentityBytes = 1024;
+
+/**
+ * defaultScope is the scope of a plugin whose configuration names none,
+ * derived from the directory that holds the gateway's openclaw.json (or
+ * its state directory): "openclaw:" and that directory's base name,
+ * leading dots dropped and every character outside [A-Za-z0-9_-] made
+ * "-". So ~/.openclaw gives "openclaw:openclaw", a profile's
+ * ~/.openclaw-work "openclaw:openclaw-work", /etc/openclaw/gw1
+ * "openclaw:gw1"; a directory with no usable name gives
+ * "openclaw:gateway".
+ */
+export function defaultScope(configDir: string | undefined): string {
+  let base = configDir ? path.basename(path.resolve(configDir)) : "";
+  base = base.replace(/^\.+/, "").replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 128 - "openclaw:".length);
+  if (base === "" || /^-+$/.test(base)) base = "gateway";
+  return "openclaw:" + base;
+}
+
 // An owner is one subject token, never the auditors' scope "all"
 // (internal/api.ValidOwner).
 const ownerPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
-const known = new Set(["natsUrl", "owner", "user", "password", "credsFile", "timeoutMs", "retries", "failOpen", "prefix", "why", "natsModule"]);
+const known = new Set(["natsUrl", "owner", "user", "password", "credsFile", "timeoutMs", "retries", "failOpen", "prefix", "why", "natsModule", "scope", "identity"]);
 
 /** ConfigError lists every problem of a configuration. */
 export class ConfigError extends Error {
@@ -49,8 +83,17 @@ export class ConfigError extends Error {
   }
 }
 
-/** parseConfig fills in the defaults, or throws a ConfigError naming every problem. */
-export function parseConfig(raw: unknown): Config {
+/** Where the plugin runs, for the defaults that depend on it. */
+export interface Place {
+  /** The directory of the gateway's openclaw.json (or its state directory). */
+  configDir?: string;
+}
+
+/**
+ * parseConfig fills in the defaults, or throws a ConfigError naming every
+ * problem. The default scope comes from place (defaultScope).
+ */
+export function parseConfig(raw: unknown, place: Place = {}): Config {
   const problems: string[] = [];
   const o = (raw ?? {}) as Record<string, unknown>;
   if (typeof o !== "object" || Array.isArray(o)) {
@@ -110,6 +153,18 @@ export function parseConfig(raw: unknown): Config {
     }
   }
   const natsModule = str("natsModule");
+  let scope = defaultScope(place.configDir);
+  if (o.scope !== undefined && o.scope !== null) {
+    if (typeof o.scope !== "string" || !scopePattern.test(o.scope)) {
+      problems.push(`scope ${JSON.stringify(o.scope)} must be 1 to 128 of [A-Za-z0-9_:-] (a ledger scope name, like "openclaw:gw1")`);
+    } else {
+      scope = o.scope;
+    }
+  }
+  const identity = str("identity");
+  if (identity !== undefined && Buffer.byteLength(identity, "utf8") > maxIdentityBytes) {
+    problems.push(`identity must be at most ${maxIdentityBytes} bytes`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
-  return { natsUrl, owner, user, password, credsFile, timeoutMs, retries, failOpen, prefix, why, natsModule };
+  return { natsUrl, owner, user, password, credsFile, timeoutMs, retries, failOpen, prefix, why, natsModule, scope, identity };
 }

@@ -11,12 +11,54 @@
 // the tests drive it. So the sources use only erasable TypeScript, import
 // each other with their .ts names, and import nothing from openclaw at run
 // time.
+import os from "node:os";
+import path from "node:path";
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
-import { parseConfig } from "./config.ts";
+import { parseConfig, type Place } from "./config.ts";
 import { Ledger, errText } from "./ledger.ts";
-import { Bridge } from "./bridge.ts";
+import { Bridge, type Origin } from "./bridge.ts";
 
 export const id = "session-ledger";
+
+/**
+ * place is where the gateway's configuration lives, for the default
+ * scope: the directory of $OPENCLAW_CONFIG_PATH (what `openclaw` reads
+ * when it is set), else OpenClaw's state directory (where openclaw.json
+ * is otherwise, ~/.openclaw or a profile's ~/.openclaw-<profile>).
+ */
+export function place(api: Pick<OpenClawPluginApi, "runtime">, env: NodeJS.ProcessEnv = process.env): Place {
+  const configPath = env.OPENCLAW_CONFIG_PATH?.trim();
+  if (configPath) return { configDir: path.dirname(configPath) };
+  try {
+    const dir = api.runtime?.state?.resolveStateDir?.(env);
+    if (dir) return { configDir: dir };
+  } catch {
+    // The default's default below.
+  }
+  return { configDir: path.join(os.homedir(), ".openclaw") };
+}
+
+/**
+ * origin is what the plugin can learn of where it runs (bridge.Origin):
+ * OpenClaw's version and agents' workspaces from its runtime, the OS user
+ * and host from Node. Whatever cannot be read is left out.
+ */
+export function origin(api: Pick<OpenClawPluginApi, "runtime" | "config">): Origin {
+  const o: Origin = {};
+  const v = api.runtime?.version;
+  if (typeof v === "string" && v !== "" && v !== "unknown") o.runtimeVersion = v;
+  try {
+    o.user = os.userInfo().username || undefined;
+  } catch {
+    // No passwd entry for the uid (a container's): no user.
+  }
+  o.host = os.hostname() || undefined;
+  const resolve = api.runtime?.agent?.resolveAgentWorkspaceDir;
+  if (typeof resolve === "function" && api.config) {
+    o.workspace = (agent) => resolve(api.config, agent) || undefined;
+  }
+  return o;
+}
 
 /**
  * register wires the plugin's hooks (OpenClaw calls it once per plugin
@@ -27,7 +69,7 @@ export const id = "session-ledger";
 export function register(api: OpenClawPluginApi): Bridge | undefined {
   let cfg;
   try {
-    cfg = parseConfig(api.pluginConfig);
+    cfg = parseConfig(api.pluginConfig, place(api));
   } catch (e) {
     api.logger?.error?.(errText(e));
     api.on(
@@ -37,7 +79,8 @@ export function register(api: OpenClawPluginApi): Bridge | undefined {
     );
     return undefined;
   }
-  const bridge = new Bridge(new Ledger(cfg), cfg, api.logger ?? {});
+  const bridge = new Bridge(new Ledger(cfg), cfg, api.logger ?? {}, origin(api));
+  api.logger?.info?.(`session-ledger: sessions are recorded in scope ${cfg.scope} as orchestrator ${cfg.owner}`);
   api.on("session_start", (ev, ctx) => bridge.sessionStart(ev, ctx));
   api.on("model_call_started", (ev, ctx) => bridge.modelCallStarted(ev, ctx));
   api.on("subagent_spawned", (ev, ctx) => bridge.subagentSpawned(ev, ctx));

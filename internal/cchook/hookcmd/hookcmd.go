@@ -26,6 +26,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/user"
 	"strings"
 	"time"
 
@@ -69,6 +70,7 @@ var errHelp = errors.New("help requested")
 type Flags struct {
 	natsURL, creds, user, password, owner string
 	catFile, toolList                     string
+	scope, identity                       string
 	noImport                              bool
 	unreachable                           string
 	timeout                               time.Duration
@@ -83,6 +85,8 @@ func (f *Flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.owner, "owner", os.Getenv("LEDGER_OWNER"), "the orchestrator `NAME` the sessions belong to (env LEDGER_OWNER; default: --user, else claude-code)")
 	fs.StringVar(&f.catFile, "catalogue", "", "the catalogue for the first policy.set, when the ledger has no policy yet: a JSON list or one name per line in `FILE`")
 	fs.StringVar(&f.toolList, "tools", "", "the catalogue as a comma-separated `LIST` (instead of --catalogue)")
+	fs.StringVar(&f.scope, "scope", "", "bind every session this hook starts to scope `NAME` ([A-Za-z0-9_:-]{1,128}), and import the project's policy into it;\ndefault: derived from the project (its git repository's origin, else its directory), e.g. claude-code:github-com-acme-api-5355d101")
+	fs.StringVar(&f.identity, "user-identity", os.Getenv("LEDGER_IDENTITY"), "the user `NAME` a session records as who started it (env LEDGER_IDENTITY; default: the OS user's name)")
 	fs.BoolVar(&f.noImport, "no-import", false, "never import the project's .claude configuration (the policy in the ledger is then the operator's alone)")
 	fs.StringVar(&f.unreachable, "unreachable", string(cchook.UnreachableDeny), "what a PreToolUse answers when the ledger cannot be reached: deny (fail closed) or allow (let Claude Code decide alone);\nevery other event goes ahead whatever happens")
 	fs.DurationVar(&f.timeout, "timeout", 3*time.Second, "bound on everything one payload waits for (connecting, every request); keep it under the hooks' own timeout")
@@ -97,6 +101,12 @@ func (f *Flags) check() error {
 	}
 	if f.timeout <= 0 {
 		return usageError("--timeout must be positive, got %s", f.timeout)
+	}
+	if f.scope != "" && !events.ValidScope(f.scope) {
+		return usageError("--scope %q: a scope name is 1 to 128 of A-Z a-z 0-9 _ : -", f.scope)
+	}
+	if len(f.identity) > events.MaxIdentityLen {
+		return usageError("--user-identity is %d bytes; the limit is %d", len(f.identity), events.MaxIdentityLen)
 	}
 	if f.catFile != "" && f.toolList != "" {
 		return usageError("give the catalogue with --catalogue or --tools, not both")
@@ -119,8 +129,11 @@ const about = "The command Claude Code runs as a hook (install it with 'ledger h
 	"started (SessionStart; UserPromptSubmit or a tool call when none was seen), a turn (each\n" +
 	"UserPromptSubmit, and each PostToolBatch for the model turn that follows), a sub-agent spawned\n" +
 	"(SubagentStart, or its first event when its parent could not be told yet), a tool call checked\n" +
-	"and its effect started (PreToolUse), and the project's policy when it changed (SessionStart and\n" +
-	"UserPromptSubmit). Stop, SubagentStop, SessionEnd and the other events append nothing.\n\n" +
+	"and its effect started (PreToolUse), the project's policy when it changed (SessionStart and\n" +
+	"UserPromptSubmit), the session ended (SessionEnd) and reopened (the next event of an ended one).\n" +
+	"Stop, SubagentStop and the other events append nothing. A session is bound to the project's\n" +
+	"scope (--scope), and records who started it where (runtime and version, project, repository,\n" +
+	"branch, user, host).\n\n" +
 	"It prints Claude Code's hook output on standard output and always exits 0: a PreToolUse the\n" +
 	"ledger denies (or cannot decide) gets {\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\n" +
 	"\"permissionDecision\":\"deny\",\"permissionDecisionReason\":...}} with the reason code, the rule and\n" +
@@ -258,6 +271,8 @@ func (f *Flags) options(catalogue []string) cchook.Options {
 	where := RedactURL(f.natsURL)
 	o := cchook.Options{
 		Catalogue:   catalogue,
+		Scope:       f.scope,
+		Who:         f.who,
 		Unreachable: cchook.Unreachable(f.unreachable),
 		Why:         []string{"ledger", "why", "--nats", where},
 		Where:       where,
@@ -276,6 +291,19 @@ func (f *Flags) options(catalogue []string) cchook.Options {
 		o.Import = cchook.ImportProject(projectDir, home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()})
 	}
 	return o
+}
+
+// who is who runs Claude Code and where: its version from the AI_AGENT
+// variable it gives hooks, --user-identity else the OS user, the host name.
+func (f *Flags) who() cchook.Who {
+	w := cchook.Who{RuntimeVersion: cchook.RuntimeVersionOf(os.Getenv("AI_AGENT")), User: f.identity}
+	if w.User == "" {
+		if u, err := user.Current(); err == nil {
+			w.User = u.Username
+		}
+	}
+	w.Host, _ = os.Hostname()
+	return w
 }
 
 // RedactURL drops the user and password from NATS URLs (a comma-separated
