@@ -151,10 +151,14 @@ func (s *State) writes() *writes {
 	w := &writes{values: make([]any, 0, 2*n), puts: map[string][]kv{
 		string(bucketLog): make([]kv, 0, n), string(bucketIDs): make([]kv, 0, n),
 		string(bucketSessions): make([]kv, 0, 2*n)}}
-	for _, pa := range s.policies {
-		if pa.Seq > r.base {
-			w.json(bucketPolicy, u64(pa.Seq), pa.Policy)
-		}
+	// The policy states folded since the last commit are the last ones:
+	// found from the end, so a commit does not walk every scope's history.
+	first := len(s.policies)
+	for first > 0 && s.policies[first-1].Seq > r.base {
+		first--
+	}
+	for _, pa := range s.policies[first:] {
+		w.json(bucketPolicy, u64(pa.Seq), pa.Policy)
 	}
 	for k, sl := range r.slots {
 		w.put(bucketSlots, u64(sl.n), slotValue(k, sl))

@@ -292,7 +292,7 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 var (
 	recordRefNames  = []string{"seq", "id", "type"}
 	reasonNames     = []string{"code", "rule", "record"}
-	checkNames      = []string{"decision", "reason", "revision", "envelope_hash", "prepared_at"}
+	checkNames      = []string{"decision", "reason", "revision", "envelope_hash", "prepared_at", "scope"}
 	factsNames      = []string{"sandboxed", "mode", "background", "role"}
 	resumeNames     = []string{"policy_source", "source_reason"}
 	spawnNames      = []string{"envelope", "facts"}
@@ -415,6 +415,8 @@ func plainCheck(raw []byte) (*CheckDecided, bool) {
 			v.EnvelopeHash = p.str()
 		case 4:
 			v.PreparedAt = p.uint()
+		case 5:
+			v.Scope = p.str()
 		}
 	})
 	return v, p.done()

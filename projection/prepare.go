@@ -408,7 +408,7 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 		}
 		sc := s.scopeOf(sess)
 		v := decideIn(&sc.world, sc.dialect, sc.policy, sess, d.Tool, d.Input)
-		return CheckDecided{Decision: v.Decision, Reason: v.Reason, Revision: sc.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess)}, nil, nil
+		return CheckDecided{Decision: v.Decision, Reason: v.Reason, Revision: sc.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess), Scope: sess.Scope}, nil, nil
 	case *events.EffectData:
 		return s.decideEffect(ev, d)
 	}
@@ -553,7 +553,7 @@ func (s *State) decideEffect(ev *events.Event, d *events.EffectData) (any, *refu
 		data, _ := json.Marshal(events.CheckedData{Turn: d.Turn, Tool: d.Tool, Call: d.Call, Input: prep.Input})
 		ref := &refusal{data: data, decided: CheckDecided{
 			Decision: envelope.Deny, Reason: envelope.Reason{Code: ReasonAuthorizationChanged, Rule: v.Reason.Code, Record: v.Reason.Record},
-			Revision: sc.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess), PreparedAt: at}}
+			Revision: sc.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess), PreparedAt: at, Scope: sess.Scope}}
 		return nil, ref, events.Errorf(events.CodeAuthorizationChanged,
 			"%s for %q changed from %s (checked at sequence %d) to %s (%s); check again before starting the effect",
 			tool, ev.Session, prep.Decision, at, v.Decision, v.Reason.Code)

@@ -286,6 +286,9 @@ type CheckDecided struct {
 	Revision     uint64            `json:"revision"`
 	EnvelopeHash string            `json:"envelope_hash,omitempty"`
 	PreparedAt   uint64            `json:"prepared_at,omitempty"`
+	// Scope is the scope whose policy decided, when it is not the
+	// default one (Revision is a revision of that scope's policy).
+	Scope string `json:"scope,omitempty"`
 }
 
 // EffectDecided is what a tool.effect_started records.

@@ -28,6 +28,9 @@ type Flip struct {
 
 // WhatIfReport lists the flips of a what-if replay and counts them.
 type WhatIfReport struct {
+	// Scope is the scope whose policy the candidate replaces, and whose
+	// sessions' turns are compared.
+	Scope       string `json:"scope"`
 	From        uint64 `json:"from"`
 	To          uint64 `json:"to"`
 	Turns       int    `json:"turns_compared"`
@@ -41,24 +44,34 @@ type WhatIfReport struct {
 // turn start at or after from, compares the tool set the ledger recorded
 // with the one the candidate policy document would have given (with the
 // grants then in force, and the envelopes recorded at spawn). It reports
-// each tool that flips between allow and deny, with both reasons.
+// each tool that flips between allow and deny, with both reasons. The
+// candidate replaces the default scope's policy; WhatIfIn names another.
 func WhatIf(ctx context.Context, src Source, dialects projection.Dialects, candidate json.RawMessage, from, to uint64, progress Progress) (*WhatIfReport, error) {
+	return WhatIfIn(ctx, src, dialects, "", candidate, from, to, progress)
+}
+
+// WhatIfIn is WhatIf with the candidate as the policy document of a scope
+// ("" for the default scope): only the turns of that scope's sessions are
+// compared, since no other session's tool set depends on its policy. A
+// scope that never had a policy in the replayed log is invalid_policy.
+func WhatIfIn(ctx context.Context, src Source, dialects projection.Dialects, scope string, candidate json.RawMessage, from, to uint64, progress Progress) (*WhatIfReport, error) {
 	st := projection.New(dialects)
-	rep := &WhatIfReport{From: from, Flips: []Flip{}}
+	scope = events.ScopeName(scope)
+	rep := &WhatIfReport{Scope: scope, From: from, Flips: []Flip{}}
 	var cand *projection.Candidate
 	hit := map[events.SessionKey]bool{}
 	last, err := each(ctx, src, to, progress, func(seq uint64, rec *events.Record) error {
 		if err := st.Apply(projection.Input{Record: rec}, seq); err != nil {
 			return err
 		}
-		if cand == nil && st.Policy() != nil {
-			c, err := st.Candidate(candidate)
+		if cand == nil && st.PolicyOf(scope) != nil {
+			c, err := st.CandidateIn(scope, candidate)
 			if err != nil {
 				return fmt.Errorf("the candidate policy: %w", err)
 			}
 			cand = c
 		}
-		if rec.Type != events.TurnStarted || seq < from {
+		if rec.Type != events.TurnStarted || seq < from || st.ScopeOf(rec.Session) != scope {
 			return nil
 		}
 		sess := st.Session(rec.Session)
@@ -85,6 +98,13 @@ func WhatIf(ctx context.Context, src Source, dialects projection.Dialects, candi
 	})
 	if err != nil {
 		return nil, err
+	}
+	if cand == nil && scope != events.DefaultScope {
+		// The scope's name was mistyped, or its policy came later: say
+		// which scopes there are.
+		if _, err := st.CandidateIn(scope, candidate); err != nil {
+			return nil, err
+		}
 	}
 	rep.To = last
 	rep.SessionsHit = len(hit)

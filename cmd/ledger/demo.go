@@ -180,7 +180,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			fmt.Fprintf(stdout, "\nmain's continuation: %s %s\n", context.Source, context.SourceReason)
 			fmt.Fprintf(stdout, "\n$ ledger why --session %s --tool browser\n", demoCoder)
 			sess := st.Session(demoCoder)
-			printWhy(stdout, demoCoder, service.Answer{Seq: st.Position(), Verdict: why, Policy: st.Policy(), Context: sess.Context, Envelope: sess.Envelope})
+			printWhy(stdout, demoCoder, service.Answer{Seq: st.Position(), Scope: st.ScopeOf(demoCoder), Verdict: why, Policy: st.Policy(), Context: sess.Context, Envelope: sess.Envelope})
 		}
 		return nil
 	})

@@ -19,14 +19,21 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	fl := newFlags("export", "", "Exports the log as JSON Lines for a SIEM or a data warehouse: one line per record, in\n"+
 		"stream order, with its sequence, the record as stored, and what the projection derived from it\n"+
 		"(a turn's tool set with its denials and the tools gained and lost, a continuation's policy\n"+
-		"source). Every line has \"export\": 1, the format's version. --session ROOT keeps the spawn\n"+
-		"tree under ROOT (and the policy records, which hold for every session).", stderr)
+		"source), and the scope and identity of each record's session. Every line has \"export\": 1,\n"+
+		"the format's version. --session ROOT keeps the spawn tree under ROOT; --scope, --user-identity,\n"+
+		"--project and --runtime keep the trees whose root has them. Either keeps the policy records\n"+
+		"(policy.set, grants, revocations) of the kept trees' scopes, and of --scope.", stderr)
 	var q queryFlags
-	registerSource(fl, &q, "export only the spawn tree under this session, with the policy records (default: the whole log)")
+	registerSource(fl, &q, "export only the spawn tree under this session, with its scope's policy records (default: the whole log)")
+	var ff filterFlags
+	ff.register(fl, "export only")
 	out := fl.String("out", "", "write the lines to FILE instead of stdout")
 	to := fl.Uint64("to", 0, "export the log up to this sequence (default: the head)")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
+	}
+	if err := ff.check(fl, &q.ledgerFlags); err != nil {
+		return err
 	}
 	svc, err := q.open(ctx)
 	if err != nil {
@@ -37,7 +44,11 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	var pos uint64
 	err = svc.View(ctx, "", projection.Position{Seq: *to}, func(st *projection.State) error {
 		pos = st.Position()
-		x, err = report.NewExporter(st, events.SessionKey(q.session))
+		sel, err := report.SelectIn(st, events.SessionKey(q.session), ff.filter())
+		if err != nil {
+			return err
+		}
+		x, err = report.NewExporter(st, sel)
 		return err
 	})
 	if err != nil {

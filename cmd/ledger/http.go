@@ -14,6 +14,7 @@ import (
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/report"
 	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // serveReport binds the audit report of the running ledger to addr, for
@@ -78,7 +79,8 @@ func reportMux(svc *service.Service) *http.ServeMux {
 		case <-r.Context().Done():
 			return
 		}
-		rep, err := buildReport(r.Context(), svc, report.Options{Root: events.SessionKey(q.Get("session"))}, to, nil)
+		f := wire.Filter{Scope: q.Get("scope"), User: q.Get("user"), Project: q.Get("project"), Runtime: q.Get("runtime")}
+		rep, err := buildReport(r.Context(), svc, report.Options{Root: events.SessionKey(q.Get("session")), Filter: f}, to, nil)
 		if err != nil {
 			http.Error(w, err.Error(), httpStatus(err))
 			return

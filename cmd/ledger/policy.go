@@ -54,6 +54,7 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 			"Exit status: 0 on success, 1 when the input is refused (or, with --strict, warned about),\n"+
 			"2 on a usage error.", stderr)
 	dialect := fl.String("dialect", "", "`NAME` of the config's dialect: openclaw or claude-code (required)")
+	scope := fl.String("scope", "", "the scope `NAME` whose policy the event sets (default: the default scope); a new scope's first policy.set\nfixes its dialect")
 	catFile := fl.String("catalogue", "", "read the catalogue (the tool names that exist) from `FILE`: a JSON list, or one name per line (# starts a comment);\nclaude-code: replaces the built-in catalogue of the pinned release")
 	toolList := fl.String("tools", "", "the catalogue as a comma-separated `LIST` of tool names (instead of --catalogue)")
 	docOnly := fl.Bool("document", false, "print only the policy document, not the policy.set event")
@@ -82,6 +83,8 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 		return usageError("--built-in-agents, --max-subagent-depth and --user-config are claude-code options")
 	case *depth < 0:
 		return usageError("--max-subagent-depth must be at least 1")
+	case *scope != "" && !events.ValidScope(*scope):
+		return usageError("--scope %q: a scope name is 1 to 128 of A-Z a-z 0-9 _ : -", *scope)
 	}
 	catalogue, err := readCatalogue(*catFile, *toolList)
 	if err != nil {
@@ -128,7 +131,7 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 		return &exitError{code: 1, msg: fmt.Sprintf("--strict: %d %s, so nothing was written", len(res.Warnings), plural(len(res.Warnings), "warning", "warnings"))}
 	}
 
-	event, err := policySetEvent(res, catalogue)
+	event, err := policySetEvent(*scope, res, catalogue)
 	if err != nil {
 		return err
 	}
@@ -227,12 +230,14 @@ func readCatalogue(file, list string) ([]string, error) {
 	return names, hookExit(err)
 }
 
-func policySetEvent(res *importer.Result, catalogue []string) (*events.Event, error) {
+// policySetEvent is the policy.set event that installs res in a scope (""
+// for the default scope).
+func policySetEvent(scope string, res *importer.Result, catalogue []string) (*events.Event, error) {
 	// Rules such as Bash(make && make test) stay readable: no HTML escaping.
 	var data bytes.Buffer
 	enc := json.NewEncoder(&data)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(events.PolicySetData{Dialect: res.Dialect, Document: res.Document, Catalogue: catalogue}); err != nil {
+	if err := enc.Encode(events.PolicySetData{Scope: scope, Dialect: res.Dialect, Document: res.Document, Catalogue: catalogue}); err != nil {
 		return nil, err
 	}
 	return &events.Event{Type: events.PolicySet, V: 1, Actor: importActor, Data: bytes.TrimSpace(data.Bytes())}, nil

@@ -186,10 +186,12 @@ func runTools(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	// A session's scope is bound at its root's start and never changes.
+	scope := svc.ScopeOf(events.SessionKey(q.session))
 	if q.json {
-		return writeJSON(stdout, map[string]any{"session": q.session, "seq": seq, "tools": ts})
+		return writeJSON(stdout, map[string]any{"session": q.session, "scope": scope, "seq": seq, "tools": ts})
 	}
-	fmt.Fprintf(stdout, "%s at seq %d\nallowed: %s\n", q.session, seq, strings.Join(ts.Allowed, ", "))
+	fmt.Fprintf(stdout, "%s at seq %d in scope %s\nallowed: %s\n", q.session, seq, scope, strings.Join(ts.Allowed, ", "))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	for _, d := range ts.Denied {
 		fmt.Fprintf(tw, "denied:\t%s\t%s\t%s\n", d.Tool, d.Reason.Code, ruleText(&d.Reason))
@@ -238,15 +240,26 @@ func decideCommand(ctx context.Context, name, about string, trace bool, args []s
 	verdict := a.Verdict
 	if !trace {
 		if q.json {
-			return writeJSON(stdout, map[string]any{"session": key, "seq": a.Seq, "tool": verdict.Tool,
-				"decision": verdict.Decision, "reason": verdict.Reason})
+			out := map[string]any{"session": key, "scope": a.Scope, "seq": a.Seq, "tool": verdict.Tool,
+				"decision": verdict.Decision, "reason": verdict.Reason}
+			if r := revokedBy(&verdict.Reason); r != nil {
+				out["revoked"] = r
+			}
+			return writeJSON(stdout, out)
 		}
-		fmt.Fprintf(stdout, "%s %s: %s (%s)\n", key, verdict.Tool, verdict.Decision, verdict.Reason.Code)
+		fmt.Fprintf(stdout, "%s %s: %s (%s) in scope %s\n", key, verdict.Tool, verdict.Decision, verdict.Reason.Code, a.Scope)
+		if r := revokedBy(&verdict.Reason); r != nil {
+			fmt.Fprintf(stdout, "%s\n", r)
+		}
 		return nil
 	}
 	if q.json {
-		return writeJSON(stdout, map[string]any{"session": key, "seq": a.Seq, "verdict": verdict,
-			"revision": a.Policy.Revision, "context": a.Context, "envelope": a.Envelope})
+		out := map[string]any{"session": key, "scope": a.Scope, "seq": a.Seq, "verdict": verdict,
+			"revision": a.Policy.Revision, "context": a.Context, "envelope": a.Envelope}
+		if r := revokedBy(&verdict.Reason); r != nil {
+			out["revoked"] = r
+		}
+		return writeJSON(stdout, out)
 	}
 	printWhyTo(stdout, key, a, pal)
 	return nil
@@ -273,8 +286,13 @@ func printWhy(w io.Writer, key events.SessionKey, a service.Answer) { printWhyTo
 func printWhyTo(w io.Writer, key events.SessionKey, a service.Answer, pal palette) {
 	v := a.Verdict
 	fmt.Fprintf(w, "why %s for %s at seq %d\n", pal.paint(sgrBold, v.Tool), pal.paint(sgrBold, string(key)), a.Seq)
+	fmt.Fprintf(w, "scope:    %s\n", a.Scope)
 	fmt.Fprintf(w, "decision: %s\n", pal.decision(v.Decision, fmt.Sprintf("%s (%s)", v.Decision, v.Reason.Code)))
-	if t := ruleText(&v.Reason); t != "" {
+	if r := revokedBy(&v.Reason); r != nil {
+		// The revocation layer decided: say so in the operator's words
+		// before the layers.
+		fmt.Fprintf(w, "revoked:  %s\n", pal.paint(sgrCyan, strings.TrimPrefix(r.String(), "revoked ")))
+	} else if t := ruleText(&v.Reason); t != "" {
 		fmt.Fprintf(w, "rule:     %s\n", pal.paint(sgrCyan, t))
 	}
 	fmt.Fprintln(w, "layers:")
@@ -306,4 +324,28 @@ func printWhyTo(w io.Writer, key events.SessionKey, a service.Answer, pal palett
 	} else {
 		fmt.Fprintln(w, "envelope: none (a root session)")
 	}
+}
+
+// revocation is a denial by the ledger's revocation layer, as check and
+// why name it: the deny.added in force, and what it says.
+type revocation struct {
+	// Rule is the revocation's rule and target, with the operator's
+	// note: "deny Bash for session s1 (incident 42)".
+	Rule   string              `json:"rule"`
+	Record *envelope.RecordRef `json:"record"`
+}
+
+// revokedBy is the revocation that decided a reason, nil when the
+// revocation layer did not decide it.
+func revokedBy(r *envelope.Reason) *revocation {
+	if r.Code != envelope.ReasonRevoked || r.Record == nil {
+		return nil
+	}
+	return &revocation{Rule: r.Rule, Record: r.Record}
+}
+
+// String answers "why was it denied": revoked by deny.added at seq 8
+// (01K...): deny Bash for session s1 (incident 42).
+func (r *revocation) String() string {
+	return fmt.Sprintf("revoked by %s at seq %d (%s): %s", r.Record.Type, r.Record.Seq, r.Record.ID, r.Rule)
 }

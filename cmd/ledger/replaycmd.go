@@ -49,11 +49,18 @@ func runReplay(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	asJSON := fl.Bool("json", false, "print JSON")
 	candidate := fl.String("policy", "", "what-if: replay history under this candidate policy (a policy document, or a policy.set event,\nas 'ledger policy import' prints) and print every tool that flips; exit status 3 when one does")
 	from := fl.Uint64("from", 1, "what-if: compare the turns from this sequence on")
+	scope := fl.String("scope", "", "what-if: the scope `NAME` whose policy the candidate replaces; only its sessions' turns are compared\n(default: the scope the candidate's policy.set names, else the default scope)")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
+	if *scope != "" && !events.ValidScope(*scope) {
+		return usageError("--scope %q: a scope name is 1 to 128 of A-Z a-z 0-9 _ : -", *scope)
+	}
 	if *candidate != "" {
-		return runWhatIf(ctx, &lf, *candidate, *from, *to, *asJSON, stdout, stderr)
+		return runWhatIf(ctx, &lf, *candidate, *scope, *from, *to, *asJSON, stdout, stderr)
+	}
+	if *scope != "" {
+		return usageError("--scope names the scope of a what-if replay: give the candidate with --policy")
 	}
 	if *out == "" {
 		return usageError("--out FILE is required")
@@ -95,44 +102,56 @@ func runReplay(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 }
 
 // loadCandidate reads a candidate policy: a bare document, a policy.set
-// event or its data.
-func loadCandidate(path string) (json.RawMessage, error) {
+// event or its data; and the scope a policy.set event or its data names
+// ("" when none).
+func loadCandidate(path string) (json.RawMessage, string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var probe struct {
 		Type     string          `json:"type"`
 		Data     json.RawMessage `json:"data"`
 		Document json.RawMessage `json:"document"`
+		Dialect  string          `json:"dialect"`
+		Scope    string          `json:"scope"`
 	}
 	if err := json.Unmarshal(b, &probe); err != nil {
-		return nil, fmt.Errorf("%s: not a JSON policy document: %w", path, err)
+		return nil, "", fmt.Errorf("%s: not a JSON policy document: %w", path, err)
 	}
 	switch {
 	case probe.Type == string(events.PolicySet):
 		var d events.PolicySetData
 		if err := json.Unmarshal(probe.Data, &d); err != nil || d.Document == nil {
-			return nil, fmt.Errorf("%s: a policy.set event needs data.document", path)
+			return nil, "", fmt.Errorf("%s: a policy.set event needs data.document", path)
 		}
-		return d.Document, nil
+		return d.Document, d.Scope, nil
+	case probe.Document != nil && probe.Dialect != "":
+		// A policy.set's data: its scope is the policy's.
+		return probe.Document, probe.Scope, nil
 	case probe.Document != nil:
-		return probe.Document, nil
+		return probe.Document, "", nil
 	}
-	return b, nil
+	return b, "", nil
 }
 
-func runWhatIf(ctx context.Context, lf *ledgerFlags, path string, from, to uint64, asJSON bool, stdout, stderr io.Writer) error {
-	doc, err := loadCandidate(path)
+func runWhatIf(ctx context.Context, lf *ledgerFlags, path, scope string, from, to uint64, asJSON bool, stdout, stderr io.Writer) error {
+	doc, named, err := loadCandidate(path)
 	if err != nil {
 		return err
+	}
+	switch {
+	case scope == "":
+		scope = named
+	case named != "" && events.ScopeName(named) != events.ScopeName(scope):
+		return usageError("--scope %s, but %s is the policy of scope %s: name one scope", scope, path, named)
 	}
 	h, err := lf.openLog(ctx)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
-	rep, err := replay.WhatIf(ctx, h.log, dialects.All(), doc, from, to, progressTo(stderr, "what-if"))
+	rep, err := replay.WhatIfIn(ctx, h.log, dialects.All(), scope, doc, from, to, progressTo(stderr, "what-if"))
 	if err != nil {
 		return err
 	}
@@ -150,7 +169,7 @@ func runWhatIf(ctx context.Context, lf *ledgerFlags, path string, from, to uint6
 }
 
 func printWhatIf(w io.Writer, path string, rep *replay.WhatIfReport) {
-	fmt.Fprintf(w, "what-if: %s against sequences %d..%d (%d turns compared)\n", path, rep.From, rep.To, rep.Turns)
+	fmt.Fprintf(w, "what-if: %s as the policy of scope %s, against sequences %d..%d (%d turns of its sessions compared)\n", path, rep.Scope, rep.From, rep.To, rep.Turns)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, f := range rep.Flips {
 		was := string(f.Was)

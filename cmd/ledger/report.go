@@ -17,14 +17,21 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		"without JavaScript) with the spawn tree, every session's timeline of turns with the tools gained\n"+
 		"and lost and why, continuations with their policy source, grants and revocations on the same\n"+
 		"time axis, and the full why trace of every denied tool. 'ledger serve --http ADDR' serves the\n"+
-		"same page.", stderr)
+		"same page. Every session shows its scope and the identity its root started with; every\n"+
+		"decision names its scope. --scope, --user-identity, --project and --runtime keep the trees\n"+
+		"whose root has them, and the policy changes of their scopes.", stderr)
 	var q queryFlags
 	registerSource(fl, &q, "report only the spawn tree under this session (default: every tree)")
+	var ff filterFlags
+	ff.register(fl, "report only")
 	html := fl.String("html", "", "write the page to FILE ('-' for stdout) (required)")
 	to := fl.Uint64("to", 0, "report on the log up to this sequence (default: the head)")
 	title := fl.String("title", "", "the page's title (default \"ledger audit report\")")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
+	}
+	if err := ff.check(fl, &q.ledgerFlags); err != nil {
+		return err
 	}
 	if *html == "" {
 		return usageError("--html FILE is required ('-' for stdout)")
@@ -38,7 +45,7 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if *html == "-" && isTerminal(stdout) {
 		progress = nil
 	}
-	rep, err := buildReport(ctx, svc, report.Options{Root: events.SessionKey(q.session), Title: *title}, *to, progress)
+	rep, err := buildReport(ctx, svc, report.Options{Root: events.SessionKey(q.session), Filter: ff.filter(), Title: *title}, *to, progress)
 	if err != nil {
 		return err
 	}

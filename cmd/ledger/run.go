@@ -33,6 +33,7 @@ func commands() []command {
 		{"test", "run scenario files and report failed expectations", runTest},
 		{"bench", "measure the ledger against raw JetStream and bbolt and print the table", runBench},
 		{"policy", "import real orchestrator configs as policy documents (policy import)", runPolicy},
+		{"deny", "revoke a tool for a session, its sub-agents, an agent, a user or a project (--lift to lift it)", runDeny},
 		{"hook", "be Claude Code's hook (hook claude-code) and install it in a project (hook install)", runHook},
 		{"mcp", "run an MCP gateway in front of MCP servers that enforces and records each session's tools", runMCP},
 	}

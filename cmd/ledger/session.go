@@ -9,6 +9,7 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/report"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/wire"
@@ -39,6 +40,13 @@ func runSession(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		fmt.Fprintf(stdout, "session %s (agent %s, depth %d, %s)\n", sv.Key, sv.Agent, sv.Depth, sv.State)
 		if sv.Parent != "" {
 			fmt.Fprintf(stdout, "parent:   %s\n", sv.Parent)
+		}
+		fmt.Fprintf(stdout, "scope:    %s\n", sv.Scope)
+		if id := identityLong(sv.Identity); id != "" {
+			if sv.Parent != "" {
+				id += " (its root's)"
+			}
+			fmt.Fprintf(stdout, "identity: %s\n", id)
 		}
 		src := sv.Context.Source
 		if sv.Context.SourceReason != "" {
@@ -81,13 +89,20 @@ func joinKeys(keys []events.SessionKey) string {
 }
 
 func runTree(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fl := newFlags("tree", "", "Prints the spawn tree under a root session (--session), or every root's tree.", stderr)
+	fl := newFlags("tree", "", "Prints the spawn tree under a root session (--session), or every root's tree in the order\n"+
+		"they started; each root's line names its scope, runtime, user@host and project. --scope,\n"+
+		"--user-identity, --project and --runtime keep the trees whose root has them.", stderr)
 	var q queryFlags
 	q.register(fl, false)
 	q.optionalSession = true
+	var ff filterFlags
+	ff.register(fl, "print only")
 	color := registerColor(fl)
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
+	}
+	if err := ff.check(fl, &q.ledgerFlags); err != nil {
+		return err
 	}
 	pal, err := paletteFor(*color, stdout)
 	if err != nil {
@@ -100,9 +115,17 @@ func runTree(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	defer q.close()
 	key := events.SessionKey(q.session)
 	return svc.View(ctx, key, q.position(), func(st *projection.State) error {
-		trees, err := service.Trees(st, key, wire.Filter{})
+		f := ff.filter()
+		trees, err := service.Trees(st, key, f)
 		if err != nil {
 			return err
+		}
+		if key != "" && !f.Empty() {
+			// Trees names the tree asked for whatever the filter; the
+			// filter applies to its root as to every other.
+			if r := st.Session(report.RootOf(st, key)); r == nil || !f.Match(r.Scope, r.Start) {
+				trees = trees[:0]
+			}
 		}
 		if q.json {
 			return writeJSON(stdout, trees)
@@ -129,8 +152,17 @@ func printTreeTo(w io.Writer, n *service.TreeNode, prefix string, last, root boo
 			branch = "└── "
 		}
 	}
-	fmt.Fprintf(w, "%s%s  [%s, %s, %d turn(s), %s]\n", pal.paint(sgrGray, prefix+branch), pal.paint(sgrBold, string(n.Key)),
-		pal.paint(sgrBlue, n.Agent), pal.paint(stateColor(n.State), string(n.State)), n.Turns, pal.paint(sgrMagenta, n.Source))
+	who := ""
+	if root {
+		// The root's line names what its whole tree shares.
+		who = "  (scope " + n.Scope
+		if id := report.IdentityText(n.Identity); id != "" {
+			who += "; " + id
+		}
+		who = pal.paint(sgrGray, who+")")
+	}
+	fmt.Fprintf(w, "%s%s  [%s, %s, %d turn(s), %s]%s\n", pal.paint(sgrGray, prefix+branch), pal.paint(sgrBold, string(n.Key)),
+		pal.paint(sgrBlue, n.Agent), pal.paint(stateColor(n.State), string(n.State)), n.Turns, pal.paint(sgrMagenta, n.Source), who)
 	next := prefix
 	if !root {
 		if last {
@@ -142,4 +174,20 @@ func printTreeTo(w io.Writer, n *service.TreeNode, prefix string, last, root boo
 	for i, c := range n.Children {
 		printTreeTo(w, c, next, i == len(n.Children)-1, false, pal)
 	}
+}
+
+// identityLong is an identity as 'ledger session' prints it: every field
+// recorded, named.
+func identityLong(id *wire.Identity) string {
+	if id == nil {
+		return ""
+	}
+	var parts []string
+	for _, kv := range [][2]string{{"runtime", strings.TrimSpace(id.Runtime + " " + id.RuntimeVersion)}, {"user", id.User},
+		{"host", id.Host}, {"project", id.Project}, {"repository", id.Repository}, {"branch", id.Branch}, {"model", id.Model}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+" "+kv[1])
+		}
+	}
+	return strings.Join(parts, ", ")
 }

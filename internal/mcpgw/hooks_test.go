@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api/apitest"
@@ -94,7 +95,10 @@ func TestClaudeCodeCLIWithHooks(t *testing.T) {
 	if err := os.WriteFile(catFile, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	hookCmd := hookEnv + "=1 " + shellquote.Join(exe, "--nats", l.NS.ClientURL(), "--catalogue", catFile)
+	// The hooks put the session in a scope of their own (the project's,
+	// here named): the operator's grant below is in it.
+	const scope = "claude-code:mcpgw-hooks"
+	hookCmd := hookEnv + "=1 " + shellquote.Join(exe, "--nats", l.NS.ClientURL(), "--catalogue", catFile, "--scope", scope)
 
 	var granted atomic.Uint64
 	res := claudecodetest.Run(t.Context(), t, claudecodetest.Case{
@@ -124,7 +128,7 @@ func TestClaudeCodeCLIWithHooks(t *testing.T) {
 			if q.Script != "main" || q.Turn != 1 || granted.Load() != 0 {
 				return
 			}
-			r, err := f.ops.Append(t.Context(), client.AddGrant(events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "mcp__t__pid"}))
+			r, err := f.ops.Append(t.Context(), client.AddGrant(events.GrantData{Scope: scope, Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "mcp__t__pid"}))
 			if err != nil {
 				t.Error(err)
 			}
@@ -230,7 +234,15 @@ func TestClaudeCodeCLIWithHooks(t *testing.T) {
 		t.Fatalf("pid's checks: %+v", pidChecks)
 	}
 	// The gateway decides the same tool the same way: its refusal names
-	// the same reason code, rule and record.
+	// the same reason code, rule and record. Claude Code's SessionEnd
+	// ended the session when the CLI exited; it is reopened first, as a
+	// --resume would (an ended session takes no check).
+	if v, err := f.orch.Session(t.Context(), f.key); err != nil || v.State != envelope.Ended {
+		t.Fatalf("after the CLI exited the session is %q (%v), want ended", v.State, err)
+	}
+	if _, err := f.orch.Append(t.Context(), client.Reopen(f.key, "resume")); err != nil {
+		t.Fatal(err)
+	}
 	cs := f.dial(t, f.key)
 	gw, err := call(t, cs, "pid", map[string]any{})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // Options choose what a report covers.
@@ -16,6 +17,9 @@ type Options struct {
 	// Root limits the report to the spawn tree under this session; ""
 	// reports every tree.
 	Root events.SessionKey
+	// Filter keeps the trees whose root passes it (scope, user, project,
+	// runtime), and the policy records of their scopes (Selection).
+	Filter wire.Filter
 	// Title heads the page; "" means "ledger audit report".
 	Title string
 }
@@ -25,11 +29,15 @@ type Options struct {
 type Report struct {
 	Title string
 	Root  events.SessionKey
+	// Filter is what selected the trees, as text ("" for none).
+	Filter string
 	// Seq is the position reported on: the last record read.
 	Seq         uint64
 	First, Last string // times of the first and last records
-	Policy      *PolicySummary
-	// Changes are every policy.set, grant.added and grant.revoked.
+	// Policies are the policies in force in the reported scopes, by name.
+	Policies []*PolicySummary
+	// Changes are every policy.set, grant.added, grant.revoked,
+	// deny.added and deny.lifted of the reported scopes.
 	Changes  []*Entry
 	Tree     []*Node
 	Sessions []*Session
@@ -41,16 +49,22 @@ type Report struct {
 
 // PolicySummary is the policy in force at the reported position.
 type PolicySummary struct {
-	Dialect  string
-	Revision string
-	Hash     string
-	Grants   []string
+	Scope       string
+	Dialect     string
+	Revision    string
+	Hash        string
+	Grants      []string
+	Revocations []string
 }
 
 // Node is a session in the spawn tree.
 type Node struct {
-	Key      events.SessionKey
-	Anchor   string
+	Key    events.SessionKey
+	Anchor string
+	// Scope and Who are shown on roots only: a sub-agent shares its
+	// root's.
+	Scope    string
+	Who      string
 	Agent    string
 	State    string
 	Turns    int
@@ -60,8 +74,12 @@ type Node struct {
 
 // Session is one session's section: who it is and its timeline.
 type Session struct {
-	Key      events.SessionKey
-	Anchor   string
+	Key    events.SessionKey
+	Anchor string
+	// Scope is the scope the session is bound to; Identity its root's
+	// (nil when the root recorded none).
+	Scope    string
+	Identity *wire.Identity
 	Agent    string
 	Depth    int
 	State    string
@@ -125,6 +143,8 @@ type Tool struct {
 // Why is a decision with every layer's step, and the terminal command
 // that prints the same answer.
 type Why struct {
+	// Scope is the scope whose policy decided.
+	Scope    string
 	Decision string
 	Code     string
 	Rule     string
@@ -148,6 +168,7 @@ type Step struct {
 type Denial struct {
 	Seq     uint64
 	Time    string
+	Scope   string
 	Session events.SessionKey
 	Tool    string
 	What    string // "lost at turn 2", "call denied", "effect refused"
@@ -179,51 +200,53 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 				if err != nil {
 					return nil, fmt.Errorf("report: record %d: %w", seq, err)
 				}
-				calls[seq] = why(v, st.Policy(), whyAt(rec.Session, d.Tool, d.Input, seq-1))
+				calls[seq] = why(v, st.ScopeOf(rec.Session), st.SessionPolicy(rec.Session), whyAt(rec.Session, d.Tool, d.Input, seq-1))
 			}
 		}
 		if err := st.Apply(projection.Input{Record: rec}, seq); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 	}
-	r := &Report{Title: opts.Title, Root: opts.Root, Seq: st.Position()}
+	r := &Report{Title: opts.Title, Root: opts.Root, Filter: filterText(opts.Filter), Seq: st.Position()}
 	if r.Title == "" {
 		r.Title = "ledger audit report"
 	}
 	if len(recs) > 0 {
 		r.First, r.Last = recs[0].Time, recs[len(recs)-1].Time
 	}
-	if p := st.Policy(); p != nil {
-		ps := &PolicySummary{Dialect: p.Dialect, Revision: refText(&p.Revision), Hash: p.Hash}
+	sel, err := SelectIn(st, opts.Root, opts.Filter)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range st.Scopes() {
+		p := st.PolicyOf(name)
+		if p == nil || !sel.Scope(name) {
+			continue
+		}
+		ps := &PolicySummary{Scope: name, Dialect: p.Dialect, Revision: refText(&p.Revision), Hash: p.Hash}
 		for _, g := range p.Grants {
 			ps.Grants = append(ps.Grants, grantText(&g.Data)+" ("+refText(&g.Record)+")")
 		}
-		r.Policy = ps
-	}
-	var roots []events.SessionKey
-	if opts.Root != "" {
-		if st.Session(opts.Root) == nil {
-			return nil, events.UnknownSession(opts.Root)
+		for _, rv := range p.Revocations {
+			ps.Revocations = append(ps.Revocations, rv.Rule()+" ("+refText(&rv.Record)+")")
 		}
-		roots = []events.SessionKey{opts.Root}
-	} else {
-		for _, k := range st.Keys() {
-			if st.Session(k).Root() {
-				roots = append(roots, k)
-			}
-		}
+		r.Policies = append(r.Policies, ps)
 	}
+	roots := sel.Tops()
 	// Sessions are numbered in tree order: anchors are short, unique and
 	// the same for the same log.
-	b := &builder{st: st, recs: recs, calls: calls, r: r, index: map[events.SessionKey]*Session{}}
+	b := &builder{st: st, recs: recs, calls: calls, r: r, sel: sel, index: map[events.SessionKey]*Session{}}
 	for _, root := range roots {
 		for _, k := range Subtree(st, root) {
 			s := st.Session(k)
-			sec := &Session{Key: k, Anchor: fmt.Sprintf("s%d", len(r.Sessions)+1), Agent: s.Agent, Depth: s.Depth,
+			sec := &Session{Key: k, Anchor: fmt.Sprintf("s%d", len(r.Sessions)+1), Scope: st.ScopeOf(k), Agent: s.Agent, Depth: s.Depth,
 				State: string(s.State), Parent: s.Parent, Actor: s.Actor, Source: sourceText(s.Context.Source, s.Context.SourceReason)}
 			if s.Envelope != nil {
 				e, _ := json.Marshal(s.Envelope)
 				sec.Envelope, sec.Hash = string(e), s.Envelope.Hash
+			}
+			if root := st.Session(RootOf(st, k)); root != nil {
+				sec.Identity = wire.IdentityOf(root.Start)
 			}
 			r.Sessions = append(r.Sessions, sec)
 			b.index[k] = sec
@@ -235,7 +258,13 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 		}
 	}
 	for _, root := range roots {
-		r.Tree = append(r.Tree, b.node(root))
+		n := b.node(root)
+		if n.Scope == "" {
+			// A sub-agent named with Options.Root: its root's scope and
+			// identity, which it shares.
+			n.Scope, n.Who = st.ScopeOf(root), IdentityText(b.index[root].Identity)
+		}
+		r.Tree = append(r.Tree, n)
 	}
 	if err := b.timelines(); err != nil {
 		return nil, err
@@ -250,6 +279,7 @@ type builder struct {
 	// calls holds the why of every denied or asked call, by sequence.
 	calls map[uint64]*Why
 	r     *Report
+	sel   *Selection
 	index map[events.SessionKey]*Session
 }
 
@@ -257,6 +287,9 @@ func (b *builder) node(key events.SessionKey) *Node {
 	s := b.st.Session(key)
 	n := &Node{Key: key, Anchor: b.index[key].Anchor, Agent: s.Agent, State: string(s.State), Turns: s.Turn,
 		Source: sourceText(s.Context.Source, s.Context.SourceReason)}
+	if s.Root() {
+		n.Scope, n.Who = b.st.ScopeOf(key), IdentityText(wire.IdentityOf(s.Start))
+	}
 	for _, c := range s.Children {
 		n.Children = append(n.Children, b.node(c))
 	}
@@ -278,15 +311,20 @@ func (b *builder) timelines() error {
 	for i, rec := range b.recs {
 		seq := uint64(i) + 1
 		if rec.Type.IsPolicy() {
+			scope := PolicyScope(rec)
+			if !b.sel.Scope(scope) {
+				continue
+			}
 			e, err := b.policyEntry(rec, seq)
 			if err != nil {
 				return err
 			}
 			e.Anchor = fmt.Sprintf("p%d", seq)
 			b.r.Changes = append(b.r.Changes, e)
+			// A policy change holds for the sessions of its scope only.
 			for _, sec := range b.r.Sessions {
 				s := b.st.Session(sec.Key)
-				if s.Origin.Seq < seq && (ended[sec.Key] == 0 || seq < ended[sec.Key]) {
+				if sec.Scope == scope && s.Origin.Seq < seq && (ended[sec.Key] == 0 || seq < ended[sec.Key]) {
 					c := *e
 					c.Anchor = fmt.Sprintf("%s-r%d", sec.Anchor, seq)
 					c.Link = e.Anchor
@@ -311,6 +349,19 @@ func (b *builder) timelines() error {
 			e.Text = fmt.Sprintf("a root session of agent %s, started by %s", d.Agent, rec.Actor)
 			if d.Sender != "" || d.Channel != "" {
 				e.Text += fmt.Sprintf(" (channel %q, sender %q)", d.Channel, d.Sender)
+			}
+			if d.Scope != "" {
+				e.Text += ", in scope " + d.Scope
+			}
+		case *events.EndedData:
+			e.Kind, e.Label, e.Text = "end", "ended", "ended by its runtime"
+			if d.Reason != "" {
+				e.Text += " (" + d.Reason + ")"
+			}
+		case *events.ReopenedData:
+			e.Kind, e.Label, e.Text = "reopen", "reopened", "reopened by its runtime"
+			if d.Reason != "" {
+				e.Text += " (" + d.Reason + ")"
 			}
 		case *events.SpawnedData:
 			e.Kind, e.Label = "spawn", "spawned"
@@ -391,6 +442,20 @@ func (b *builder) policyEntry(rec *events.Record, seq uint64) (*Entry, error) {
 			e.Kind, e.Label, e.Bad = "revoke", "grant revoked", true
 		}
 		e.Text = grantText(&d) + " by " + rec.Actor
+	case events.DenyAdded, events.DenyLifted:
+		var d events.DenyData
+		if err := json.Unmarshal(rec.Data, &d); err != nil {
+			return nil, fmt.Errorf("report: record %d: %w", seq, err)
+		}
+		e.Kind, e.Label, e.Bad = "deny", "revocation added", true
+		if rec.Type == events.DenyLifted {
+			e.Kind, e.Label, e.Bad = "lift", "revocation lifted", false
+		}
+		rv := envelope.Revocation{Data: d}
+		e.Text = rv.Rule() + " by " + rec.Actor
+	}
+	if scope := PolicyScope(rec); scope != events.DefaultScope || b.multiScope() {
+		e.Text = "scope " + scope + ": " + e.Text
 	}
 	return e, nil
 }
@@ -414,7 +479,7 @@ func (b *builder) turn(sec *Session, e *Entry, d *events.TurnData, prevAllowed m
 	byTool := map[string]*Tool{}
 	for i, dn := range ts.Denied {
 		tool := &Tool{Anchor: fmt.Sprintf("%s-why-%d", anchor, i+1), Tool: dn.Tool, Code: dn.Reason.Code, Rule: reasonRule(&dn.Reason),
-			Why: why(tv.Why(dn.Tool, nil), tv.Policy(), command("ledger", "why", "--session", string(sec.Key), "--tool", dn.Tool, "--turn", strconv.Itoa(d.Turn)))}
+			Why: why(tv.Why(dn.Tool, nil), tv.Scope(), tv.Policy(), command("ledger", "why", "--session", string(sec.Key), "--tool", dn.Tool, "--turn", strconv.Itoa(d.Turn)))}
 		t.Denied = append(t.Denied, tool)
 		byTool[dn.Tool] = tool
 	}
@@ -430,7 +495,7 @@ func (b *builder) turn(sec *Session, e *Entry, d *events.TurnData, prevAllowed m
 			lt := *tool
 			lt.Anchor = fmt.Sprintf("%s-lost-%d", anchor, i+1)
 			t.Lost = append(t.Lost, &lt)
-			b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Session: sec.Key, Tool: l.Tool,
+			b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Scope: sec.Scope, Session: sec.Key, Tool: l.Tool,
 				What: fmt.Sprintf("lost at turn %d", d.Turn), Code: l.Reason.Code, Anchor: lt.Anchor})
 		}
 	}
@@ -472,7 +537,7 @@ func (b *builder) check(sec *Session, e *Entry, rec *events.Record, d *events.Ch
 		e.Text = fmt.Sprintf("%s (turn %d%s): its check at seq %d no longer holds: now %s (%s)", d.Tool, d.Turn, call, dec.PreparedAt, e.Why.Decision, dec.Reason.Rule)
 		e.Link = fmt.Sprintf("%s-r%d", sec.Anchor, dec.PreparedAt)
 	}
-	b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Session: sec.Key, Tool: d.Tool, What: what,
+	b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Scope: sec.Scope, Session: sec.Key, Tool: d.Tool, What: what,
 		Code: dec.Reason.Code, Anchor: e.Anchor + "-why"})
 	return nil
 }
@@ -486,8 +551,8 @@ func whyAt(key events.SessionKey, tool string, input json.RawMessage, seq uint64
 	return command(words...)
 }
 
-func why(v envelope.Verdict, p *envelope.PolicyState, cmd string) *Why {
-	w := &Why{Decision: string(v.Decision), Code: v.Reason.Code, Rule: reasonRule(&v.Reason), Command: cmd}
+func why(v envelope.Verdict, scope string, p *envelope.PolicyState, cmd string) *Why {
+	w := &Why{Scope: scope, Decision: string(v.Decision), Code: v.Reason.Code, Rule: reasonRule(&v.Reason), Command: cmd}
 	if p != nil {
 		w.Policy = fmt.Sprintf("revision seq %d, %d grant(s) in force", p.Revision.Seq, len(p.Grants))
 	}
@@ -542,4 +607,44 @@ func joinKeys(keys []events.SessionKey) string {
 		s[i] = string(k)
 	}
 	return strings.Join(s, ", ")
+}
+
+// multiScope reports whether the log has more than one scope, when even
+// the default scope is named on a policy change.
+func (b *builder) multiScope() bool { return len(b.st.Scopes()) > 1 }
+
+// IdentityText is an identity as a tree shows it on a root's line:
+// runtime (with its version), user@host, project; "" when none was
+// recorded.
+func IdentityText(id *wire.Identity) string {
+	if id == nil {
+		return ""
+	}
+	var parts []string
+	if id.Runtime != "" {
+		parts = append(parts, strings.TrimSpace(id.Runtime+" "+id.RuntimeVersion))
+	}
+	switch {
+	case id.User != "" && id.Host != "":
+		parts = append(parts, id.User+"@"+id.Host)
+	case id.User != "":
+		parts = append(parts, id.User)
+	case id.Host != "":
+		parts = append(parts, "@"+id.Host)
+	}
+	if id.Project != "" {
+		parts = append(parts, id.Project)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// filterText is a filter as the page's header names it.
+func filterText(f wire.Filter) string {
+	var parts []string
+	for _, kv := range [][2]string{{"scope", f.Scope}, {"user", f.User}, {"project", f.Project}, {"runtime", f.Runtime}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+" "+kv[1])
+		}
+	}
+	return strings.Join(parts, ", ")
 }

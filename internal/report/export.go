@@ -7,6 +7,7 @@ import (
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // ExportVersion is the version of the export line format, written in every
@@ -28,6 +29,13 @@ type Line struct {
 	Session events.SessionKey `json:"session,omitempty"`
 	// Root is the root of the session's spawn tree ("" for policy records).
 	Root events.SessionKey `json:"root,omitempty"`
+	// Scope is the scope of the record: a session record's is the scope
+	// its session is bound to, a policy record's the scope it changes.
+	Scope string `json:"scope"`
+	// Identity is who and where the session's root ran, as its
+	// session.started recorded it (absent on policy records and when it
+	// recorded none).
+	Identity *wire.Identity `json:"identity,omitempty"`
 	// Record is the record exactly as stored (canonical JSON, the eight
 	// fields of SPEC section 3): its hash is the one the log keeps.
 	Record json.RawMessage `json:"record"`
@@ -63,28 +71,42 @@ type ResumeDerived struct {
 // Exporter makes export lines from records, with what it read from the
 // state they were folded into.
 type Exporter struct {
-	// roots maps every session in scope to the root of its tree.
-	roots map[events.SessionKey]events.SessionKey
-	// all is true when the whole log is exported.
-	all   bool
-	turns map[uint64]*TurnDerived
+	sel *Selection
+	// sessions maps every session exported to its root, scope and
+	// identity.
+	sessions map[events.SessionKey]*exported
+	turns    map[uint64]*TurnDerived
 }
 
-// NewExporter reads what the lines need from st: every session's root and
-// the tool set stored for each turn. With root set, only the tree under
-// root is exported (with the policy records, which hold for every
-// session); else the whole log.
-func NewExporter(st *projection.State, root events.SessionKey) (*Exporter, error) {
-	x := &Exporter{roots: map[events.SessionKey]events.SessionKey{}, all: root == "", turns: map[uint64]*TurnDerived{}}
-	keys := st.Keys()
-	if root != "" {
-		if st.Session(root) == nil {
-			return nil, events.UnknownSession(root)
+type exported struct {
+	root     events.SessionKey
+	scope    string
+	identity *wire.Identity
+}
+
+// NewExporter reads what the lines need from st: every selected session's
+// root, scope and identity, and the tool set stored for each turn. sel
+// (made by SelectIn on st) chooses the sessions and the policy records;
+// nil exports the whole log.
+func NewExporter(st *projection.State, sel *Selection) (*Exporter, error) {
+	if sel == nil {
+		var err error
+		if sel, err = SelectIn(st, "", wire.Filter{}); err != nil {
+			return nil, err
 		}
-		keys = Subtree(st, root)
+	}
+	x := &Exporter{sel: sel, sessions: map[events.SessionKey]*exported{}, turns: map[uint64]*TurnDerived{}}
+	var keys []events.SessionKey
+	for _, top := range sel.Tops() {
+		keys = append(keys, Subtree(st, top)...)
 	}
 	for _, k := range keys {
-		x.roots[k] = RootOf(st, k)
+		root := RootOf(st, k)
+		e := &exported{root: root, scope: st.ScopeOf(k)}
+		if r := st.Session(root); r != nil {
+			e.identity = wire.IdentityOf(r.Start)
+		}
+		x.sessions[k] = e
 		var prev []string
 		for t := 1; ; t++ {
 			ts, seq, ok := st.TurnSet(k, t)
@@ -105,20 +127,28 @@ func NewExporter(st *projection.State, root events.SessionKey) (*Exporter, error
 }
 
 // Line returns the export line of the record stored as raw at seq, or nil
-// when the record is outside the exported tree.
+// when the record is not selected.
 func (x *Exporter) Line(seq uint64, raw []byte) (*Line, error) {
 	rec, err := events.DecodeRecord(raw)
 	if err != nil {
 		return nil, fmt.Errorf("record %d: %w", seq, err)
 	}
-	root, in := x.roots[rec.Session]
-	if !rec.Type.IsPolicy() && !in {
-		if !x.all {
+	l := &Line{Export: ExportVersion, Seq: seq, Time: rec.Time, Type: rec.Type, Session: rec.Session, Record: raw}
+	if rec.Type.IsPolicy() {
+		l.Scope = PolicyScope(rec)
+		if !x.sel.Scope(l.Scope) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("record %d: session %q is not in the state the export read", seq, rec.Session)
+	} else {
+		e := x.sessions[rec.Session]
+		if e == nil {
+			if !x.sel.All() {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("record %d: session %q is not in the state the export read", seq, rec.Session)
+		}
+		l.Root, l.Scope, l.Identity = e.root, e.scope, e.identity
 	}
-	l := &Line{Export: ExportVersion, Seq: seq, Time: rec.Time, Type: rec.Type, Session: rec.Session, Root: root, Record: raw}
 	switch rec.Type {
 	case events.TurnStarted:
 		td := x.turns[seq]

@@ -20,6 +20,7 @@ import (
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/replay"
+	"github.com/sessionledger/ledger/wire"
 )
 
 func TestDiff(t *testing.T) {
@@ -135,7 +136,11 @@ func TestExporter(t *testing.T) {
 	if got := report.RootOf(st, "agent:main:subagent:x"); got != "agent:main:main" {
 		t.Errorf("RootOf = %s", got)
 	}
-	x, err := report.NewExporter(st, "agent:main:subagent:x")
+	sel, err := report.SelectIn(st, "agent:main:subagent:x", wire.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := report.NewExporter(st, sel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +159,7 @@ func TestExporter(t *testing.T) {
 	if want := []events.Type{events.PolicySet, events.SessionSpawned}; !slices.Equal(kept, want) {
 		t.Errorf("exported %v, want %v", kept, want)
 	}
-	if _, err := report.NewExporter(projection.New(dialects.All()), "ghost"); events.CodeOf(err) != events.CodeUnknownSession {
+	if _, err := report.SelectIn(projection.New(dialects.All()), "ghost", wire.Filter{}); events.CodeOf(err) != events.CodeUnknownSession {
 		t.Errorf("an unknown root: %v", err)
 	}
 }
