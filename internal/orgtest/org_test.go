@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,9 +41,12 @@ const ocScope = "openclaw:org"
 // --session-key).
 const ocRoot = events.SessionKey("agent:main:org")
 
-// bobIdentity is the user project B's hook records (--user-identity);
-// project A's records the OS user.
-const bobIdentity = "bob@example.com"
+// The users project B's hook (--user-identity) and the OpenClaw plugin
+// (its identity setting) record; project A's hook records the OS user.
+const (
+	bobIdentity   = "bob@example.com"
+	carolIdentity = "carol@example.com"
+)
 
 // ocCatalogue is the openclaw policy's catalogue: the tools the scripted
 // run uses and the rest of OpenClaw's core tools a main agent is offered
@@ -92,9 +97,14 @@ func TestOrganization(t *testing.T) {
 	}
 
 	// What the parts tell each other: A's Bash is revoked; B's Bash ran
-	// while it was; A's revocation is lifted.
-	aDenied, bRan := newSignal(), newSignal()
+	// while it was; OpenClaw's exec was blocked by its own revocation
+	// while A's was in force; A's revocation is lifted (before
+	// OpenClaw's: the two overlap).
+	aDenied, bRan, ocBlocked, aLifted := newSignal(), newSignal(), newSignal(), newSignal()
 	var aRev, ocRev revocation
+	// The parts' context: cancelled when one part stops on a fatal error.
+	pctx, stopParts := context.WithCancel(ctx)
+	defer stopParts()
 	// deny appends the deny.added of rule for rev's session and its
 	// sub-agents; lift its deny.lifted. They run on the scripted models'
 	// goroutines, so they report with Errorf.
@@ -108,6 +118,33 @@ func TestOrganization(t *testing.T) {
 			return
 		}
 		rev.added.Store(r.Seq)
+	}
+	// denyCLI appends rev's deny.added (deny.lifted with lift) of rule
+	// with the real 'ledger deny', as an operator through the ledger's API.
+	denyCLI := func(t testing.TB, scope, rule string, rev *revocation, lift bool) {
+		args := []string{"deny", "--nats", url, "--user", "ops-bob", "--data", t.TempDir(), "--json",
+			"--scope", scope, "--rule", rule, "--session", string(rev.key), "--subtree"}
+		if lift {
+			args = append(args, "--lift")
+		} else {
+			args = append(args, "--note", "orgtest: "+rule+" revoked")
+		}
+		out, err := ledgerRun(ctx, bin, args...)
+		var res struct {
+			Seq uint64 `json:"seq"`
+		}
+		if err == nil {
+			err = json.Unmarshal(out, &res)
+		}
+		if err != nil || res.Seq == 0 {
+			t.Errorf("ledger %s: %v: %s", strings.Join(args, " "), err, out)
+			return
+		}
+		if lift {
+			rev.lifted.Store(res.Seq)
+		} else {
+			rev.added.Store(res.Seq)
+		}
 	}
 	lift := func(t testing.TB, scope, rule string, rev *revocation) {
 		c, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -137,14 +174,19 @@ func TestOrganization(t *testing.T) {
 		}
 		switch q.Turn {
 		case 1:
-			ocRev.addOnce.Do(func() { deny(t, ocScope, "exec", &ocRev) })
+			ocRev.addOnce.Do(func() { denyCLI(t, ocScope, "exec", &ocRev, false) })
 		case 2:
-			ocRev.liftOnce.Do(func() { lift(t, ocScope, "exec", &ocRev) })
+			// This request carries the revoked exec's result.
+			ocRev.liftOnce.Do(func() {
+				ocBlocked.fire()
+				wait(pctx, t, aLifted.done(), 3*time.Minute, "the lift of A's revocation")
+				denyCLI(t, ocScope, "exec", &ocRev, true)
+			})
 		}
 	})
 	ocRev.key = ocRoot
 	gwDir.Write(t, oc.Config(oc.Settings{Model: ocModel, GatewayPort: port, Workspace: gwDir.Workspace,
-		Plugin: map[string]any{"natsUrl": url, "scope": ocScope, "identity": "carol@example.com"}}))
+		Plugin: map[string]any{"natsUrl": url, "scope": ocScope, "identity": carolIdentity}}))
 	gw := gwDir.Gateway(t, port)
 	if !strings.Contains(gw.String(), "1 plugin: "+oc.PluginID) {
 		t.Fatalf("the gateway did not load the plugin:\n%s", gw.Tail(3000))
@@ -165,11 +207,11 @@ func TestOrganization(t *testing.T) {
 		return cc.Block{ID: id, Tool: "Read", Input: map[string]any{"file_path": "README.md"}}
 	}
 
-	together(t, ctx, map[string]func(context.Context, testing.TB){
+	together(t, stopParts, map[string]func(testing.TB){
 		// Project A denies Read in its settings; the operator revokes Bash
 		// for its session and sub-agents after its first turn, and lifts
 		// the revocation once B's Bash has run meanwhile.
-		"claude code project A": func(ctx context.Context, t testing.TB) {
+		"claude code project A": func(t testing.TB) {
 			resA = cc.Run(ctx, t, cc.Case{
 				Name:     "project A",
 				Settings: cc.Settings{Deny: []string{"Read"}, Allow: []string{"Bash(echo *)", "Bash(touch *)"}},
@@ -194,7 +236,7 @@ func TestOrganization(t *testing.T) {
 					switch {
 					case q.Script == "main" && q.Turn == 1:
 						aRev.addOnce.Do(func() {
-							aRev.key = rootIn(ctx, t, audit, scopeA)
+							aRev.key = rootIn(pctx, t, audit, scopeA)
 							if aRev.key != "" {
 								deny(t, scopeA, "Bash", &aRev)
 							}
@@ -202,8 +244,10 @@ func TestOrganization(t *testing.T) {
 						})
 					case q.Script == "worker" && q.Turn == 1:
 						aRev.liftOnce.Do(func() {
-							wait(ctx, t, bRan.done(), 3*time.Minute, "project B's Bash call while A's Bash is revoked")
+							wait(pctx, t, bRan.done(), 3*time.Minute, "project B's Bash call while A's Bash is revoked")
+							wait(pctx, t, ocBlocked.done(), 3*time.Minute, "OpenClaw's exec call while A's Bash is revoked")
 							lift(t, scopeA, "Bash", &aRev)
+							aLifted.fire()
 						})
 					}
 				},
@@ -211,7 +255,7 @@ func TestOrganization(t *testing.T) {
 		},
 		// Project B allows Read; its Bash call waits for A's revocation,
 		// and runs.
-		"claude code project B": func(ctx context.Context, t testing.TB) {
+		"claude code project B": func(t testing.TB) {
 			resB = cc.Run(ctx, t, cc.Case{
 				Name:     "project B",
 				Settings: cc.Settings{Allow: []string{"Read", "Bash(echo *)", "Bash(touch *)"}},
@@ -225,7 +269,7 @@ func TestOrganization(t *testing.T) {
 				BeforeAnswer: func(q cc.Request) {
 					switch {
 					case q.Script == "main" && q.Turn == 1:
-						wait(ctx, t, aDenied.done(), 3*time.Minute, "the operator's revocation of A's Bash")
+						wait(pctx, t, aDenied.done(), 3*time.Minute, "the operator's revocation of A's Bash")
 					case q.Script == "main" && q.Turn == 2:
 						// This request carries b-during's result: it ran.
 						bRan.fire()
@@ -233,7 +277,7 @@ func TestOrganization(t *testing.T) {
 				},
 			})
 		},
-		"openclaw": func(ctx context.Context, t testing.TB) {
+		"openclaw": func(t testing.TB) {
 			out := gwDir.Agent(t, "--agent", "main", "--session-key", string(ocRoot), "--message", "script:main")
 			var res struct {
 				Status string `json:"status"`
@@ -440,6 +484,11 @@ func TestOrganization(t *testing.T) {
 				t.Errorf("%s: exists %v, want %v", f, !os.IsNotExist(err), want)
 			}
 		}
+		// The two revocations were in force together, in two scopes of
+		// two dialects.
+		if aAdded, aLifted := aRev.added.Load(), aRev.lifted.Load(); max(aAdded, added) >= min(aLifted, lifted) {
+			t.Errorf("the revocations did not overlap: A's from %d to %d, OpenClaw's from %d to %d", aAdded, aLifted, added, lifted)
+		}
 		checkRecorded(t, lines, ocRoot, "exec", oc.CallID("main", 1, 0), false)
 		if seq := checkRecorded(t, lines, ocRoot, "exec", oc.CallID("main", 2, 0), true); seq <= lifted {
 			t.Errorf("the restored exec's effect is at %d, before the lift (%d)", seq, lifted)
@@ -447,78 +496,111 @@ func TestOrganization(t *testing.T) {
 	})
 
 	t.Run("the CLI shows every session's scope and identity", func(t *testing.T) {
-		want := map[events.SessionKey]struct {
-			scope         string
-			runtime, user string
-			project       string
-			children      int
-		}{
-			rootA:  {scopeA, "claude-code", osUser, resA.Dir, 1},
-			rootB:  {scopeB, "claude-code", bobIdentity, resB.Dir, 0},
-			ocRoot: {ocScope, "openclaw", "carol@example.com", gwDir.Workspace, 0},
+		type who struct {
+			scope, runtime, user, project string
+			sessions                      []events.SessionKey // the tree, root first
 		}
-		var trees []*client.TreeNode
-		mustJSON(t, []byte(ledgertest.LedgerCmd(t, bin, "tree", "--json", "--nats", url, "--data", t.TempDir())), &trees)
-		seen := 0
-		for _, root := range trees {
-			w, ok := want[root.Key]
-			if !ok {
-				t.Errorf("ledger tree: an unexpected root %s", root.Key)
-				continue
+		want := []who{
+			{scopeA, "claude-code", osUser, resA.Dir, []events.SessionKey{rootA, workerA}},
+			{scopeB, "claude-code", bobIdentity, resB.Dir, []events.SessionKey{rootB}},
+			{ocScope, "openclaw", carolIdentity, gwDir.Workspace, []events.SessionKey{ocRoot}},
+		}
+		idOK := func(id *client.Identity, w who) bool {
+			return id != nil && id.Runtime == w.runtime && id.RuntimeVersion != "" && id.User == w.user && id.Host == host && id.Project == w.project
+		}
+		var all []*client.TreeNode
+		mustJSON(t, []byte(ledgertest.LedgerCmd(t, bin, "tree", "--json", "--nats", url, "--data", t.TempDir())), &all)
+		if len(all) != len(want) {
+			t.Errorf("ledger tree shows %d roots, want %d", len(all), len(want))
+		}
+		for _, w := range want {
+			// ledger tree --scope: that scope's tree alone, every session
+			// with its root's scope and identity.
+			var trees []*client.TreeNode
+			mustJSON(t, []byte(ledgertest.LedgerCmd(t, bin, "tree", "--json", "--scope", w.scope, "--nats", url, "--data", t.TempDir())), &trees)
+			if len(trees) != 1 || fmt.Sprint(trees[0].Keys()) != fmt.Sprint(w.sessions) {
+				t.Errorf("ledger tree --scope %s: %d trees %v, want %v", w.scope, len(trees), keysOf(trees), w.sessions)
 			}
-			seen++
-			if len(root.Children) != w.children {
-				t.Errorf("ledger tree: %s has %d children, want %d", root.Key, len(root.Children), w.children)
+			var nodes []*client.TreeNode
+			for _, tr := range trees {
+				nodes = append(append(nodes, tr), tr.Children...)
 			}
-			// A sub-agent shows its root's scope and identity.
-			for _, n := range append([]*client.TreeNode{root}, root.Children...) {
-				id := n.Identity
-				if n.Scope != w.scope || id == nil || id.Runtime != w.runtime || id.RuntimeVersion == "" || id.User != w.user ||
-					id.Host != host || id.Project != w.project {
-					t.Errorf("ledger tree: %s has scope %q, identity %+v; want scope %q, %s as %s on %s in %s",
-						n.Key, n.Scope, id, w.scope, w.runtime, w.user, host, w.project)
+			for _, n := range nodes {
+				if n.Scope != w.scope || !idOK(n.Identity, w) {
+					t.Errorf("ledger tree --scope %s: %s has scope %q, identity %+v; want %s as %s on %s in %s",
+						w.scope, n.Key, n.Scope, n.Identity, w.runtime, w.user, host, w.project)
 				}
 			}
-		}
-		if seen != len(want) {
-			t.Errorf("ledger tree shows %d of the %d roots", seen, len(want))
-		}
-		// TODO(scope-cli): 'ledger tree --scope S' (and --user-identity,
-		// --project, --runtime), not on main yet: each scope's tree alone.
-
-		// The export: each root's session.started carries its scope and
-		// identity.
-		// TODO(scope-cli): each export line's own scope and identity
-		// fields, for every session (sub-agents included), not on main yet.
-		started := 0
-		for _, l := range lines {
-			if l.Type != events.SessionStarted {
-				continue
+			// For people: the root's line names the scope, the runtime,
+			// user@host and the project.
+			text := ledgertest.LedgerCmd(t, bin, "tree", "--scope", w.scope, "--nats", url, "--data", t.TempDir(), "--color", "never")
+			for _, s := range []string{string(w.sessions[0]), "scope " + w.scope, w.runtime, w.user + "@" + host, w.project} {
+				if !strings.Contains(text, s) {
+					t.Errorf("ledger tree --scope %s says no %q:\n%s", w.scope, s, text)
+				}
 			}
-			started++
-			var d events.StartedData
-			mustJSON(t, l.Record.Data, &d)
-			w, ok := want[l.Session]
-			if !ok || d.Scope != w.scope || d.Runtime != w.runtime || d.User != w.user || d.Host != host || d.Project != w.project {
-				t.Errorf("ledger export: %s started as %+v", l.Session, d)
-			}
-		}
-		if started != len(want) {
-			t.Errorf("ledger export holds %d session.started, want %d", started, len(want))
-		}
 
-		// The report names every session.
-		// TODO(scope-cli): the report's scope and identity columns (scope,
-		// runtime, user@host, project), not on main yet.
-		page := filepath.Join(t.TempDir(), "report.html")
-		ledgertest.LedgerCmd(t, bin, "report", "--nats", url, "--data", t.TempDir(), "--html", page)
-		html, err := os.ReadFile(page)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range []string{string(rootA), string(workerA), string(rootB), string(ocRoot), "revocation:deny"} {
-			if !bytes.Contains(html, []byte(s)) {
-				t.Errorf("the report names no %q", s)
+			// ledger export --scope: every session record's line names
+			// the scope and the root's identity.
+			lines := 0
+			for _, l := range strings.Split(strings.TrimSpace(ledgertest.LedgerCmd(t, bin, "export", "--scope", w.scope, "--nats", url, "--data", t.TempDir())), "\n") {
+				var x struct {
+					Type     events.Type       `json:"type"`
+					Session  events.SessionKey `json:"session"`
+					Scope    string            `json:"scope"`
+					Identity *client.Identity  `json:"identity"`
+				}
+				mustJSON(t, []byte(l), &x)
+				if x.Scope != w.scope {
+					t.Errorf("ledger export --scope %s: a %s of %q in scope %q", w.scope, x.Type, x.Session, x.Scope)
+				}
+				if x.Session == "" {
+					continue
+				}
+				lines++
+				if !slices.Contains(w.sessions, x.Session) || !idOK(x.Identity, w) {
+					t.Errorf("ledger export --scope %s: a %s of %s with identity %+v", w.scope, x.Type, x.Session, x.Identity)
+				}
+			}
+			if lines == 0 {
+				t.Errorf("ledger export --scope %s: no session records", w.scope)
+			}
+
+			// ledger report --scope: the scope's sessions, each with its
+			// scope and identity.
+			page := filepath.Join(t.TempDir(), "report.html")
+			ledgertest.LedgerCmd(t, bin, "report", "--scope", w.scope, "--nats", url, "--data", t.TempDir(), "--html", page)
+			b, err := os.ReadFile(page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			html := string(b)
+			for _, key := range w.sessions {
+				if !strings.Contains(html, string(key)) {
+					t.Errorf("ledger report --scope %s names no %s", w.scope, key)
+				}
+			}
+			// The revoked scopes' reports show the denials and their cause.
+			if revoked := w.scope != scopeB; strings.Contains(html, "revocation:deny") != revoked {
+				t.Errorf("ledger report --scope %s: shows revocation:deny %v, want %v", w.scope, !revoked, revoked)
+			}
+			ids := strings.Split(html, `<p class="meta identity">`)[1:]
+			if len(ids) != len(w.sessions) {
+				t.Errorf("ledger report --scope %s: %d identity lines, want one per session (%d)", w.scope, len(ids), len(w.sessions))
+			}
+			for _, id := range ids {
+				id, _, _ = strings.Cut(id, "</p>")
+				for _, s := range []string{"scope <b>" + w.scope + "</b>", "runtime <b>" + w.runtime + "</b>", "user <b>" + w.user + "</b>",
+					"host <b>" + host + "</b>", "project <span class=\"mono\">" + w.project + "</span>"} {
+					if !strings.Contains(id, s) {
+						t.Errorf("ledger report --scope %s: an identity line says no %q: %s", w.scope, s, id)
+					}
+				}
+			}
+			for _, other := range want {
+				if other.scope != w.scope && strings.Contains(html, string(other.sessions[0])) {
+					t.Errorf("ledger report --scope %s names %s, of scope %s", w.scope, other.sessions[0], other.scope)
+				}
 			}
 		}
 	})
@@ -529,6 +611,23 @@ func TestOrganization(t *testing.T) {
 			t.Errorf("ledger verify: %s", out)
 		}
 	})
+}
+
+// ledgerRun runs the built binary with args (bounded by 30 s) and returns
+// its standard output; unlike ledgertest.LedgerCmd it reports a failure
+// as an error, for the goroutines of the scripted models.
+func ledgerRun(ctx context.Context, bin string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "NO_COLOR=1"}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("%w: %s", err, stderr.Bytes())
+	}
+	return out, nil
 }
 
 // rootIn polls the ledger through the auditor's view (for at most 30 s)
@@ -554,6 +653,15 @@ func rootIn(ctx context.Context, t testing.TB, audit *client.Client, scope strin
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// keysOf lists the sessions of trees.
+func keysOf(trees []*client.TreeNode) []events.SessionKey {
+	var keys []events.SessionKey
+	for _, tr := range trees {
+		keys = append(keys, tr.Keys()...)
+	}
+	return keys
 }
 
 // sessionOf is the session id of a Claude Code run's result.

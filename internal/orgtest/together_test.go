@@ -57,18 +57,17 @@ func (p partTB) Skipf(format string, args ...any) {
 func (p partTB) SkipNow() { p.Fatal("skipped") }
 
 // together runs every part at once, each on its own goroutine with its
-// partTB, and returns when all have returned. ctx is cancelled as soon as
-// one part stops on a fatal error, so the others' waits (wait) end early.
-func together(t *testing.T, ctx context.Context, parts map[string]func(ctx context.Context, t testing.TB)) {
+// partTB, and returns when all have returned. Its parts stop calls stop
+// as soon as one part stops on a fatal error, so that the others' waits
+// (wait, on the context stop cancels) end early.
+func together(t *testing.T, stop context.CancelFunc, parts map[string]func(t testing.TB)) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var wg sync.WaitGroup
 	for name, part := range parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			part(ctx, partTB{TB: t, name: name, cancel: cancel})
+			part(partTB{TB: t, name: name, cancel: stop})
 		}()
 	}
 	wg.Wait()
