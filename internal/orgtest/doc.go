@@ -18,18 +18,35 @@
 //
 // It checks that each session is decided by its own scope's policy in its
 // own dialect (A's Read refused, B's run, OpenClaw's write blocked by the
-// plugin with the openclaw dialect's global:deny); that an operator's
-// deny.added of Bash for A's session and its sub-agents (client.Deny,
-// session + subtree) blocks A's next Bash and its sub-agent's inside Claude
-// Code with revocation:deny as the cause, while B's Bash runs in the same
-// window, and that deny.lifted restores it at the next check; the same
-// with exec for the OpenClaw session; that `ledger tree`, `ledger export`
-// and `ledger report` show every session's scope and identity (runtime,
-// project, user, host); and that `ledger verify` passes on the log.
+// plugin with the openclaw dialect's global:deny), and that each scope
+// holds its own policy.set only; that an operator's deny.added of Bash
+// for A's session and its sub-agents (client.Deny, session + subtree)
+// blocks A's next Bash and its sub-agent's inside Claude Code with
+// revocation:deny as the cause (and the printed `ledger why` names the
+// deny.added), while B's Bash runs in the same window, and that
+// deny.lifted restores Bash at the next check; the same for exec in the
+// OpenClaw session, revoked and lifted with the real `ledger deny` as an
+// operator over the API, the two revocations in force together; that
+// `ledger tree --scope`, `ledger export --scope` and `ledger report
+// --scope` show each scope's sessions alone, every one with its scope and
+// its root's identity (runtime, user, host, project); and that `ledger
+// verify` passes on the log.
+//
+// The parts wait for each other only through the scripted models (a
+// request is answered once what it must follow has happened), with a
+// deadline: B's Bash turn waits for A's revocation, A's lift waits for B's
+// Bash and OpenClaw's revoked exec, OpenClaw's lift for A's lift.
+//
 // TestPreScopeLogReplays folds the golden logs written before scopes
 // (replay/testdata/golden/records) into the golden dumps they always
-// folded into, as replay's TestGoldenRecordsAndDumps does for logs the
-// current code writes.
+// folded into, and verifies them without drift; replay's
+// TestGoldenRecordsAndDumps checks that the current code still writes
+// those records for the same scenarios.
+//
+// Run it with the runtimes tools/npm/install put in place (about 80 s on
+// the 2-core build machine):
+//
+//	LEDGER_NPM_DIR=/path/to/npm go test ./internal/orgtest/ -v -count=1
 //
 // # Invariants
 //
