@@ -94,14 +94,16 @@ func matchRule(dl Dialect, normalize func(string) string, p *PolicyState, rule, 
 		return false
 	}
 	if strings.IndexByte(name, '*') >= 0 {
-		return globMatch(name, tool) || globMatch(normalize(name), tool)
+		return GlobMatch(name, tool) || GlobMatch(normalize(name), tool)
 	}
 	return normalize(name) == tool
 }
 
-// globMatch matches name against a pattern where each '*' matches any run
-// of bytes; it backtracks only to the last star.
-func globMatch(pat, name string) bool {
+// GlobMatch matches name against a pattern in which each '*' matches any
+// run of bytes (including none) and every other byte matches itself; the
+// whole name must match. It backtracks only to the last star, so it runs in
+// O(len(pattern)*len(name)) at worst and never allocates.
+func GlobMatch(pat, name string) bool {
 	p, n := 0, 0
 	star, mark := -1, 0
 	for n < len(name) {
@@ -113,7 +115,8 @@ func globMatch(pat, name string) bool {
 			p++
 			n++
 		case star >= 0:
-			p, mark = star+1, mark+1
+			p = star + 1
+			mark++
 			n = mark
 		default:
 			return false

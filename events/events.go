@@ -81,6 +81,24 @@ func ValidScope(name string) bool {
 	return true
 }
 
+// NamedScope returns the scope a payload names, and whether it names one:
+// a policy event's (policy.set, grants, revocations) and a root's
+// (session.started); "" is the default scope. Another session event's
+// scope is its session's: a child's its parent's.
+func NamedScope(p any) (string, bool) {
+	switch d := p.(type) {
+	case *PolicySetData:
+		return d.Scope, true
+	case *GrantData:
+		return d.Scope, true
+	case *DenyData:
+		return d.Scope, true
+	case *StartedData:
+		return d.Scope, true
+	}
+	return "", false
+}
+
 // Subject returns the stream subject a record of type t for session s is
 // published on in the default scope (SPEC section 3).
 func Subject(t Type, s SessionKey) string { return SubjectIn("", t, s) }

@@ -104,20 +104,11 @@ func (s *State) prepare(ev *events.Event, time string) Prepared {
 // it, a child's its parent's, another's its session's ("" when none of
 // these exists, which the checks refuse).
 func (s *State) recordScope(t events.Type, key events.SessionKey, p any) string {
-	switch d := p.(type) {
-	case *events.PolicySetData:
-		return d.Scope
-	case *events.GrantData:
-		return d.Scope
-	case *events.DenyData:
-		return d.Scope
-	case *events.StartedData:
-		return d.Scope
-	case *events.SpawnedData:
-		if parent := s.Session(d.Parent); parent != nil {
-			return parent.Scope
-		}
-		return ""
+	if name, ok := events.NamedScope(p); ok {
+		return name
+	}
+	if d, ok := p.(*events.SpawnedData); ok {
+		key = d.Parent
 	}
 	if sess := s.Session(key); sess != nil {
 		return sess.Scope
@@ -192,22 +183,14 @@ func (s *State) shape(ev *events.Event) (any, error) {
 // event's its session's; nil when that scope has no policy or the session
 // does not exist.
 func (s *State) eventScope(ev *events.Event, p any) *scope {
-	switch d := p.(type) {
-	case *events.PolicySetData:
-		return s.scopeNamed(d.Scope)
-	case *events.GrantData:
-		return s.scopeNamed(d.Scope)
-	case *events.DenyData:
-		return s.scopeNamed(d.Scope)
-	case *events.StartedData:
-		return s.scopeNamed(d.Scope)
-	case *events.SpawnedData:
-		if parent := s.Session(d.Parent); parent != nil {
-			return s.scopeOf(parent)
-		}
-		return nil
+	if name, ok := events.NamedScope(p); ok {
+		return s.scopeNamed(name)
 	}
-	if sess := s.Session(ev.Session); sess != nil {
+	key := ev.Session
+	if d, ok := p.(*events.SpawnedData); ok {
+		key = d.Parent
+	}
+	if sess := s.Session(key); sess != nil {
 		return s.scopeOf(sess)
 	}
 	return nil
@@ -221,15 +204,8 @@ func (s *State) policyStep(ev *events.Event, p any) error {
 		if len(s.scopes) == 0 {
 			return events.Errorf(events.CodeInvalidPolicy, "no policy has been set: append a policy.set first")
 		}
-		var name string
-		switch d := p.(type) {
-		case *events.GrantData:
-			name = d.Scope
-		case *events.DenyData:
-			name = d.Scope
-		case *events.StartedData:
-			name = d.Scope
-		default:
+		name, ok := events.NamedScope(p)
+		if !ok {
 			return nil // a session's scope has a policy since its root started
 		}
 		if s.scopeNamed(name) == nil {

@@ -96,24 +96,12 @@ func recordScope(rec *events.Record, scopes map[events.SessionKey]string) string
 	if err != nil {
 		return ""
 	}
-	switch d := p.(type) {
-	case *events.PolicySetData:
-		return d.Scope
-	case *events.GrantData:
-		return d.Scope
-	case *events.DenyData:
-		return d.Scope
-	case *events.StartedData:
-		if sc := events.ScopeName(d.Scope); sc != events.DefaultScope {
-			scopes[rec.Session] = sc
-		}
-		return d.Scope
-	case *events.SpawnedData:
-		sc := scopes[d.Parent]
-		if sc != "" {
-			scopes[rec.Session] = sc
-		}
-		return sc
+	sc, named := events.NamedScope(p)
+	if d, ok := p.(*events.SpawnedData); ok {
+		sc = scopes[d.Parent]
 	}
-	return ""
+	if (named && rec.Type == events.SessionStarted || rec.Type == events.SessionSpawned) && events.ScopeName(sc) != events.DefaultScope {
+		scopes[rec.Session] = sc
+	}
+	return sc
 }

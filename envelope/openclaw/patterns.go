@@ -102,33 +102,8 @@ func (p *pattern) match1(t string) bool {
 }
 
 // globMatch matches name against a pattern in which each '*' matches any
-// run of bytes (including none) and every other byte matches itself; the
-// whole name must match. It backtracks only to the last star, so it runs in
-// O(len(pattern)*len(name)) at worst and never allocates.
-func globMatch(pat, name string) bool {
-	p, n := 0, 0
-	star, mark := -1, 0
-	for n < len(name) {
-		switch {
-		case p < len(pat) && pat[p] == '*':
-			star, mark = p, n
-			p++
-		case p < len(pat) && pat[p] == name[n]:
-			p++
-			n++
-		case star >= 0:
-			p = star + 1
-			mark++
-			n = mark
-		default:
-			return false
-		}
-	}
-	for p < len(pat) && pat[p] == '*' {
-		p++
-	}
-	return p == len(pat)
-}
+// run of bytes (envelope.GlobMatch).
+func globMatch(pat, name string) bool { return envelope.GlobMatch(pat, name) }
 
 const lineTerminators = "\n\r\u2028\u2029"
 

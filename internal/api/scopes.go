@@ -113,17 +113,7 @@ func eventScope(ev *events.Event) (string, bool) {
 	if err != nil {
 		return "", false // refused by the service with its own error
 	}
-	switch d := p.(type) {
-	case *events.PolicySetData:
-		return d.Scope, true
-	case *events.GrantData:
-		return d.Scope, true
-	case *events.DenyData:
-		return d.Scope, true
-	case *events.StartedData:
-		return d.Scope, true
-	}
-	return "", false
+	return events.NamedScope(p)
 }
 
 // checkScope refuses an event of user in a scope its limits leave out.
