@@ -173,10 +173,26 @@ func CheckNames(payload any) error {
 			return err
 		}
 		if err := texts("provider", d.Provider, "model", d.Model, "channel", d.Channel,
-			"group", d.Group, "sender", d.Sender, "mode", d.Mode); err != nil {
+			"group", d.Group, "sender", d.Sender, "mode", d.Mode, "runtime", d.Runtime,
+			"runtime_version", d.RuntimeVersion, "project", d.Project, "repository", d.Repository,
+			"branch", d.Branch, "user", d.User, "host", d.Host); err != nil {
 			return err
 		}
 		return tools("a session tool", d.Tools)
+	case *DenyData:
+		if err := CheckText("rule", d.Rule, MaxRuleLen); err != nil {
+			return err
+		}
+		if d.Agent != "" {
+			if err := CheckAgent("agent", d.Agent, false); err != nil {
+				return err
+			}
+		}
+		return texts("user", d.User, "project", d.Project, "note", d.Note)
+	case *EndedData:
+		return texts("reason", d.Reason)
+	case *ReopenedData:
+		return texts("reason", d.Reason)
 	case *SpawnedData:
 		if err := CheckAgent("agent", d.Agent, false); err != nil {
 			return err

@@ -156,7 +156,12 @@ func (s *State) shape(ev *events.Event) (any, error) {
 			dls = append(dls, dl)
 		}
 	case *events.DenyData, *events.EndedData, *events.ReopenedData:
-		// The ledger's own: no dialect has checks for them.
+		// The ledger's own: no dialect has checks for them, and the
+		// bounds on names apply (a dialect's CheckEvent runs them for
+		// the others).
+		if err := events.CheckNames(p); err != nil {
+			return nil, err
+		}
 	default:
 		if sc := s.eventScope(ev, p); sc != nil {
 			dls = append(dls, sc.dialect)
@@ -408,10 +413,33 @@ func (s *State) activeSession(key events.SessionKey) (*envelope.Session, error) 
 	if sess == nil {
 		return nil, unknownSession(key)
 	}
+	if err := s.ended(sess); err != nil {
+		return nil, err
+	}
 	if sess.State != envelope.Active {
 		return nil, events.Errorf(events.CodeSessionNotActive, "session %q is %s; it takes no turn, spawn, check or effect until it is resumed", key, sess.State)
 	}
 	return sess, nil
+}
+
+// ended refuses a session that is ended, or whose root is: a root's end
+// (Claude Code's SessionEnd) ends its sub-agents' work too, until the
+// root is reopened.
+func (s *State) ended(sess *envelope.Session) error {
+	if sess.State == envelope.Ended {
+		return events.Errorf(events.CodeSessionNotActive, "session %q has ended; it takes no turn, spawn, check, effect or resume until it is reopened (session.reopened)", sess.Key)
+	}
+	if sess.Root() {
+		return nil
+	}
+	if root := envelope.RootOf(s, sess); root == nil || root.State == envelope.Ended {
+		key := events.SessionKey("")
+		if root != nil {
+			key = root.Key
+		}
+		return events.Errorf(events.CodeSessionNotActive, "the root %q of session %q has ended; its sub-agents take no turn, spawn, check or effect until it is reopened", key, sess.Key)
+	}
+	return nil
 }
 
 // currentTurn returns the active session when turn is its current turn.
@@ -433,6 +461,9 @@ func (s *State) decideSpawn(ev *events.Event, d *events.SpawnedData) (any, *refu
 	parent := s.Session(d.Parent)
 	if parent == nil {
 		return nil, nil, events.UnknownParent(d.Parent)
+	}
+	if err := s.ended(parent); err != nil {
+		return nil, nil, err
 	}
 	if parent.State != envelope.Active {
 		return nil, nil, events.Errorf(events.CodeSessionNotActive, "parent %q is %s and cannot spawn", d.Parent, parent.State)
@@ -457,6 +488,9 @@ func (s *State) decideResume(ev *events.Event, d *events.ResumedData) (any, *ref
 	}
 	if sess.State == envelope.Completed {
 		return nil, nil, events.Errorf(events.CodeSessionNotActive, "session %q has completed and cannot resume", ev.Session)
+	}
+	if err := s.ended(sess); err != nil {
+		return nil, nil, err
 	}
 	for _, k := range d.From {
 		if !s.exists(k) {

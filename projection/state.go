@@ -550,8 +550,13 @@ func (s *State) apply(dec *decoded, ref envelope.RecordRef) error {
 		if err != nil {
 			return err
 		}
+		// Back to what it was before its end: yielded while its yield is
+		// current, else active; its context is kept (a continuation in
+		// force stays in force), so a reopen gains nothing.
 		sess.State = envelope.Active
-		sess.Context = s.ordinaryContext(sess, ref)
+		if y := s.yieldOf(rec.Session); y != nil && y.Current {
+			sess.State = envelope.Yielded
+		}
 	case *events.SpawnedData:
 		dec := dec.decided.(*SpawnDecided)
 		parent := s.toChange(d.Parent)
@@ -695,7 +700,6 @@ func (s *State) applyPolicy(d *events.PolicySetData, release string, ref envelop
 	if dl == nil {
 		return fmt.Errorf("dialect %q is not known", d.Dialect)
 	}
-	sc := s.makeScope(d.Scope, dl)
 	compiled, err := compileRecorded(dl, d.Document, d.Catalogue, release)
 	if err != nil {
 		return err
@@ -704,6 +708,9 @@ func (s *State) applyPolicy(d *events.PolicySetData, release string, ref envelop
 	if err != nil {
 		return err
 	}
+	// Made only once the document compiled: a scope never exists
+	// without a policy.
+	sc := s.makeScope(d.Scope, dl)
 	p := &envelope.PolicyState{Dialect: d.Dialect, Revision: ref, Release: release, Hash: hash, Document: d.Document,
 		Compiled: compiled, Scope: storedScope(sc.name)}
 	if old := sc.policy; old != nil {

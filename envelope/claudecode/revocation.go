@@ -29,43 +29,55 @@ func (*Dialect) CheckRule(text string) error {
 	return nil
 }
 
-// revocationRules keeps compiled revocation rules: a rule's text compiles
-// the same every time, and a check reads every revocation in force.
-// It is bounded: past maxCachedRules, rules compile at each call.
+// revocationRules keeps each revocation rule compiled as the deny list of
+// an effective document of its own: a rule's text compiles the same every
+// time, and a check reads every revocation in force. It is bounded: past
+// maxCachedRules, rules compile at each call.
 var (
-	revocationRules sync.Map // string -> *rule
+	revocationRules sync.Map // string -> *Effective
 	cachedRules     atomic.Int64
 )
 
 const maxCachedRules = 4096
 
-func revocationRule(text string) *rule {
-	if r, ok := revocationRules.Load(text); ok {
-		return r.(*rule)
+func revocationRule(text string) *Effective {
+	if e, ok := revocationRules.Load(text); ok {
+		return e.(*Effective)
 	}
 	r, err := compileRule(text)
 	if err != nil {
 		return nil
 	}
+	e := &Effective{}
+	e.rules[bDeny] = []ruleRef{{r: r, b: bDeny, where: r.where(bDeny)}}
 	if cachedRules.Add(1) <= maxCachedRules {
-		revocationRules.Store(text, r)
+		revocationRules.Store(text, e)
 	}
-	return r
+	return e
 }
 
-// MatchRule reports whether a deny rule denies the call (or, with whole,
-// the tool whatever its input: a rule with no specifier).
+// MatchRule reports whether a deny rule denies the call as the deny step
+// of section 9.3 would with it as the only deny rule: the rule itself,
+// then a Read or Edit path rule against the paths of a Bash command's
+// segments, then the commands of a shell -c script (which the dialect
+// asks about, and a revocation denies). With whole, whether it denies the
+// tool whatever its input: a rule with no specifier.
 func (*Dialect) MatchRule(_ *envelope.PolicyState, text, tool string, input json.RawMessage, whole bool) bool {
-	r := revocationRule(text)
-	if r == nil || !r.applies(tool, bDeny) {
+	e := revocationRule(text)
+	if e == nil {
 		return false
 	}
-	if r.specKind == specNone {
+	if r := e.rules[bDeny][0].r; whole {
+		return r.specKind == specNone && r.applies(tool, bDeny)
+	}
+	v := &view{e: e}
+	c := newCall(tool, input)
+	if v.firstRule(bDeny, c) != nil {
 		return true
 	}
-	if whole {
-		return false
+	if rr, _, _ := v.commandPathDeny(c); rr != nil {
+		return true
 	}
-	rr := ruleRef{r: r, b: bDeny}
-	return rr.matches(newCall(tool, input))
+	rr, _ := v.shellScriptDeny(c, 0)
+	return rr != nil
 }
