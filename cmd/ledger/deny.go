@@ -35,7 +35,7 @@ func runDeny(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	fl.StringVar(&session, "session", "", "target the session `KEY`")
 	fl.BoolVar(&d.Subtree, "subtree", false, "with --session: its sub-agents too, present and future")
 	fl.StringVar(&d.Agent, "agent", "", "target every session of the agent type `A`")
-	fl.StringVar(&d.User, "user-identity", "", "target the sessions whose root was started by `USER` (the identity's user; --user is the NATS user)")
+	fl.StringVar(&d.User, "user-identity", "", "target the sessions whose root was started by `USER` (the identity's user; --user says the same without --nats)")
 	fl.StringVar(&d.Project, "project", "", "target the sessions whose root ran in `PROJECT`")
 	fl.StringVar(&d.Note, "note", "", "the operator's words, shown with every denial it causes (`TEXT`: a ticket, a reason)")
 	lift := fl.Bool("lift", false, "lift the revocation instead (deny.lifted)")
@@ -104,11 +104,16 @@ func runDeny(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 // checkDeny refuses, as usage errors, what the ledger would refuse anyway
 // and a slip it could not see: no rule, more than one target, --subtree
 // without --session, a malformed scope or session key, an argument, and
-// --user where --user-identity was meant.
+// --user and --user-identity naming two users (identityUser).
 func checkDeny(lf *ledgerFlags, d *events.DenyData, pos []string) error {
 	if len(pos) > 0 {
 		return usageError("deny takes no arguments, got %q: name the rule with --rule", strings.Join(pos, " "))
 	}
+	u, err := identityUser(lf.fs, lf, d.User)
+	if err != nil {
+		return err
+	}
+	d.User = u
 	if strings.TrimSpace(d.Rule) == "" {
 		return usageError("--rule is required: a tool name (exec, Bash) or a rule pattern (web_*, Bash(git push *))")
 	}
@@ -132,7 +137,7 @@ func checkDeny(lf *ledgerFlags, d *events.DenyData, pos []string) error {
 	if d.Session != "" && !events.ValidKey(d.Session) {
 		return usageError("--session %q: a session key is 1 to 200 of A-Z a-z 0-9 _ : -", d.Session)
 	}
-	return checkUser(lf.fs, lf, "target the sessions a user started")
+	return nil
 }
 
 // denyEvent is the deny.added or deny.lifted event of d, as one JSON line.

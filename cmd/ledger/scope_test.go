@@ -81,6 +81,9 @@ func TestIdentityFilters(t *testing.T) {
 		{"scope default", []string{"--scope", "default"}, []events.SessionKey{"agent:main:main", "agent:ops:main"}, []uint64{seqPolicyDefault, seqDenyDefault}},
 		{"user alice", []string{"--user-identity", "alice"}, []events.SessionKey{"agent:main:main", "cc1", "cc1:sub:1"},
 			[]uint64{seqPolicyDefault, seqPolicyCC, seqDenyCC, seqDenyDefault}},
+		// Without --nats, --user is the identity's user.
+		{"user alice by --user", []string{"--user", "alice"}, []events.SessionKey{"agent:main:main", "cc1", "cc1:sub:1"},
+			[]uint64{seqPolicyDefault, seqPolicyCC, seqDenyCC, seqDenyDefault}},
 		{"user bob, runtime openclaw", []string{"--user-identity", "bob", "--runtime", "openclaw"}, []events.SessionKey{"agent:ops:main"},
 			[]uint64{seqPolicyDefault, seqDenyDefault}},
 		{"project /srv/c", []string{"--project", "/srv/c"}, []events.SessionKey{"cc1", "cc1:sub:1"}, []uint64{seqPolicyCC, seqDenyCC}},
@@ -413,8 +416,8 @@ func TestDenyCommand(t *testing.T) {
 		{"a bad session key", []string{"--rule", "exec", "--session", "a b"}, 2, `--session "a b": a session key is`},
 		{"an argument", []string{"exec"}, 2, `deny takes no arguments, got "exec"`},
 		{"a mistyped flag", []string{"--rul", "exec"}, 2, "flag provided but not defined: -rul (did you mean --rule?)"},
-		{"--user for the identity", []string{"--rule", "exec", "--user", "alice"}, 2,
-			"--user alice is the NATS user to connect as (with --nats or --nats-config); to target the sessions a user started, use --user-identity alice"},
+		{"--user and --user-identity naming two users", []string{"--rule", "exec", "--user", "alice", "--user-identity", "bob"}, 2,
+			"--user alice and --user-identity bob name two users"},
 		{"a scope with no policy", []string{"--rule", "exec", "--scope", "nowhere"}, 1, "invalid_policy"},
 		{"a rule the dialect cannot read", []string{"--rule", "exec(rm -rf /)"}, 1, "invalid_event"},
 		{"lifting what is not in force", []string{"--rule", "exec", "--lift"}, 1, "unknown_revocation"},
@@ -440,15 +443,15 @@ func TestDenyCommand(t *testing.T) {
 	}
 }
 
-// TestFilterUsageErrors: --user where --user-identity was meant, and a
-// malformed scope, are usage errors on every command that filters.
+// TestFilterUsageErrors: --user and --user-identity naming two users, and
+// a malformed scope, are usage errors on every command that filters.
 func TestFilterUsageErrors(t *testing.T) {
 	for _, cmd := range []string{"tree", "log", "export", "report"} {
 		for _, tc := range []struct {
 			args []string
 			msg  string
 		}{
-			{[]string{"--user", "alice"}, "use --user-identity alice"},
+			{[]string{"--user", "alice", "--user-identity", "bob"}, "--user alice and --user-identity bob name two users"},
 			{[]string{"--scope", "a>b"}, `--scope "a>b": a scope name is`},
 			{[]string{"--user-identiy", "alice"}, "(did you mean --user-identity?)"},
 		} {
