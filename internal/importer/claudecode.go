@@ -199,7 +199,7 @@ func builtInAgents(s string) *Value {
 
 type ccImporter struct {
 	r     *Result
-	files []fs.FileInfo // the agent files read, in every scope
+	files fileSet // the agent files read, in every scope
 
 	depth     *place // where settings set the depth variable, nil when none did
 	depthText string
@@ -237,16 +237,7 @@ func (c *ccImporter) add(w *Warning) { c.r.Warnings = append(c.r.Warnings, *w) }
 // offered, and the debug log named both.
 func (c *ccImporter) agents(s scope) ([]*agentDef, error) {
 	var out []*agentDef
-	var dirs []fs.FileInfo // the folders visited, against link cycles
-	visited := func(seen *[]fs.FileInfo, fi fs.FileInfo) bool {
-		for _, v := range *seen {
-			if os.SameFile(v, fi) {
-				return true
-			}
-		}
-		*seen = append(*seen, fi)
-		return false
-	}
+	var dirs fileSet // the folders visited, against link cycles
 	var walk func(dir string) error
 	walk = func(dir string) error {
 		fi, err := fs.Stat(s.fsys, dir)
@@ -263,7 +254,7 @@ func (c *ccImporter) agents(s scope) ([]*agentDef, error) {
 			}
 			return nil
 		}
-		if visited(&dirs, fi) {
+		if dirs.add(fi) {
 			c.add(skipped(s.file(dir), Pos{}, "this folder was read already (a symbolic link loops back to it)"))
 			return nil
 		}
@@ -302,7 +293,7 @@ func (c *ccImporter) agents(s scope) ([]*agentDef, error) {
 			// file under a linked folder). A symbolic link to a file is read
 			// again (CLI: again.md -> a.md gave the agent twice, a duplicate
 			// name in the debug log).
-			if li, err := lstat(s.fsys, rel); err == nil && visited(&c.files, li) {
+			if li, err := lstat(s.fsys, rel); err == nil && c.files.add(li) {
 				c.add(skipped(s.file(rel), Pos{}, "the same file was read already under another name: Claude Code reads it once"))
 				continue
 			}
@@ -444,5 +435,35 @@ func contains(list []string, s string) bool {
 			return true
 		}
 	}
+	return false
+}
+
+// fileSet holds the files (or folders) read, against reading one twice. A
+// lookup is O(1) where the file system gives device and inode numbers
+// (comparing each with all the others made many files quadratic), and a
+// comparison with os.SameFile for the others (an fs.FS in memory).
+type fileSet struct {
+	ids  map[fileID]bool
+	rest []fs.FileInfo
+}
+
+// add adds fi and reports whether it was there already.
+func (s *fileSet) add(fi fs.FileInfo) bool {
+	if id, ok := idOf(fi); ok {
+		if s.ids[id] {
+			return true
+		}
+		if s.ids == nil {
+			s.ids = map[fileID]bool{}
+		}
+		s.ids[id] = true
+		return false
+	}
+	for _, v := range s.rest {
+		if os.SameFile(v, fi) {
+			return true
+		}
+	}
+	s.rest = append(s.rest, fi)
 	return false
 }
