@@ -246,7 +246,7 @@ func TestClaudeCodeSkips(t *testing.T) {
 
 // writeTree lays out files (relative paths to contents) under a new
 // temporary directory and returns it.
-func writeTree(t *testing.T, files map[string]string) string {
+func writeTree(t testing.TB, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
 	for name, content := range files {
@@ -263,7 +263,7 @@ func writeTree(t *testing.T, files map[string]string) string {
 
 // project lays out a .claude directory from relative paths and contents
 // and returns the project root.
-func project(t *testing.T, files map[string]string) string {
+func project(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dot := map[string]string{}
 	for name, content := range files {

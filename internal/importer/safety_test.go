@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // Issue 24's findings against the importer: each of these blocked,
@@ -155,4 +156,87 @@ func TestImportRefusesLargeFiles(t *testing.T) {
 
 	r, err = OpenClaw("big.json5", bigString(DefaultMaxFileSize))
 	wantRefusal(t, r, err, "big.json5", "limit of 8 MiB", "nothing was imported")
+}
+
+// TestClaudeCodeFollowSymlinks: with FollowSymlinks a link out of the
+// project is read, and a link to a device is still refused.
+func TestClaudeCodeFollowSymlinks(t *testing.T) {
+	outside := writeTree(t, map[string]string{"settings.json": `{"permissions": {"allow": ["Bash"]}}`})
+	root := project(t, map[string]string{"settings.json": `{}`})
+	local := filepath.Join(root, ".claude", "settings.local.json")
+	if err := os.Symlink(filepath.Join(outside, "settings.json"), local); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	r, err := ClaudeCode(root, ClaudeCodeOptions{FollowSymlinks: true})
+	if err != nil || !strings.Contains(string(r.Document), `"allow":["Bash"]`) {
+		t.Fatalf("got %v, %v; want the linked settings imported", r, err)
+	}
+
+	os.Remove(local)
+	if err := os.Symlink("/dev/zero", local); err != nil {
+		t.Fatal(err)
+	}
+	r, err = importWithin(t, root, ClaudeCodeOptions{FollowSymlinks: true}, nil)
+	wantRefusal(t, r, err, local, "not a regular file: a character device", "nothing was imported")
+
+	// An agent file that is a named pipe is skipped, as Claude Code skips
+	// it, without blocking.
+	root = project(t, map[string]string{"agents/a.md": "---\nname: a\ndescription: d\n---\n"})
+	if err := syscall.Mkfifo(filepath.Join(root, ".claude", "agents", "p.md"), 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	r, err = importWithin(t, root, ClaudeCodeOptions{}, nil)
+	if err != nil || !strings.Contains(strings.Join(warningsOf(r, root), "\n"), "p.md: warning: skipped: not a regular file") {
+		t.Fatalf("got %v; want p.md skipped", err)
+	}
+}
+
+// TestClaudeCodeTotalLimit: the limit on everything one import reads
+// refuses the import at the file that passes it, whatever scope it is in.
+func TestClaudeCodeTotalLimit(t *testing.T) {
+	agent := "---\nname: %s\ndescription: " + strings.Repeat("d", 100) + "\n---\n"
+	root := project(t, map[string]string{
+		"agents/a.md":   strings.Replace(agent, "%s", "a", 1),
+		"agents/b.md":   strings.Replace(agent, "%s", "b", 1),
+		"settings.json": `{"permissions": {"deny": ["Bash"]}}`,
+	})
+	opt := ClaudeCodeOptions{MaxTotalSize: 280} // the agents take 260 bytes, the settings 36
+	r, err := ClaudeCode(root, opt)
+	wantRefusal(t, r, err, filepath.Join(root, ".claude", "settings.json"), "limit of 280 bytes in all", "nothing was imported")
+
+	opt.MaxTotalSize = 296 // exactly what it reads
+	if _, err := ClaudeCode(root, opt); err != nil {
+		t.Errorf("under the total: %v", err)
+	}
+	opt.MaxFileSize = 10
+	r, err = ClaudeCode(root, opt)
+	wantRefusal(t, r, err, filepath.Join(root, ".claude", "settings.json"), "limit of 10 bytes for a settings file")
+}
+
+// TestLineIndex: columns counted on from the last place asked are the
+// columns counted from the start of the line, in any order of asking.
+func TestLineIndex(t *testing.T) {
+	src := []byte("{\"é\": [\"ab\", \"\xff\", \"日本\"],\n  \"x\": 1, \"\xe2\x82\": 2}\n")
+	naive := func(o int) Pos {
+		line, start := 1, 0
+		for i := 0; i < o; i++ {
+			if src[i] == '\n' {
+				line, start = line+1, i+1
+			}
+		}
+		return Pos{Line: line, Col: utf8.RuneCount(src[start:o]) + 1}
+	}
+	x := newLineIndex(src)
+	var order []int
+	for o := 0; o <= len(src); o++ {
+		order = append(order, o)
+	}
+	for o := len(src); o >= 0; o -= 3 {
+		order = append(order, o)
+	}
+	for _, o := range order {
+		if got, want := x.pos(o), naive(o); got != want {
+			t.Fatalf("offset %d: got %v, want %v", o, got, want)
+		}
+	}
 }
