@@ -220,7 +220,9 @@ func claudeCode(project scope, opt ClaudeCodeOptions) (*Result, error) {
 		c.r.record("maxSubagentDepth", c.depth.file, c.depth.pos)
 		doc.Members = append(doc.Members, Member{Key: "maxSubagentDepth", Value: &Value{Kind: Number, Num: c.depthText}})
 	}
-	if c.r.Document, err = doc.AppendJSON(nil, prefix); err != nil {
+	// The document is about as large as the settings it came from: sized
+	// once, it is not copied over and over as it grows.
+	if c.r.Document, err = doc.AppendJSON(make([]byte, 0, c.read+512), prefix); err != nil {
 		return nil, err
 	}
 	c.sortWarnings(user)

@@ -135,7 +135,7 @@ func OpenClawRelease(file string, src []byte, release string) (*Result, error) {
 			doc.Members = append(doc.Members, Member{Key: m.Key, KeyPos: m.KeyPos, Value: kept})
 		}
 	}
-	if c.r.Document, err = doc.AppendJSON(nil, file); err != nil {
+	if c.r.Document, err = doc.AppendJSON(make([]byte, 0, len(src)+512), file); err != nil { // no larger than the config, roughly
 		return nil, err
 	}
 	return c.r, nil
