@@ -182,6 +182,15 @@ var (
 func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 	lists := map[string]*Value{}
 	have := map[string]map[string]bool{} // the rules of each list, against repeats
+	// Sized once for every rule: a large file's maps would otherwise be
+	// rebuilt as they grow.
+	total := map[string]int{}
+	for _, s := range files {
+		for k, l := range s.lists {
+			total[k] += len(l)
+		}
+	}
+	c.r.reserve(total["allow"] + total["ask"] + total["deny"] + total["additionalDirectories"])
 	scalars := map[string]*Value{}
 	from := map[string]string{}
 	for _, s := range files {
@@ -194,7 +203,7 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 			list := lists[k]
 			if list == nil {
 				list = &Value{Kind: Array}
-				lists[k], have[k] = list, map[string]bool{}
+				lists[k], have[k] = list, make(map[string]bool, total[k])
 				c.r.record(key, s.file, s.keys[k])
 			}
 			for _, e := range l {

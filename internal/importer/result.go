@@ -37,6 +37,13 @@ type place struct {
 	pos  Pos
 }
 
+// reserve makes room in places for n more paths.
+func (r *Result) reserve(n int) {
+	if r.places == nil {
+		r.places = make(map[string]place, n)
+	}
+}
+
 func (r *Result) record(path, file string, at Pos) {
 	if r.places == nil {
 		r.places = map[string]place{}
