@@ -15,6 +15,7 @@ import (
 	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/importer"
+	"github.com/sessionledger/ledger/internal/safefile"
 )
 
 // importActor is the actor of the policy.set events policy import prints.
@@ -47,6 +48,9 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 			"                              would not load is skipped with a warning saying why; the rest loads.\n"+
 			"                              With no --catalogue or --tools, the event carries the built-in\n"+
 			"                              catalogue of Claude Code "+claudecode.LatestRelease+". See docs/importer-claude-code.md.\n\n"+
+			"Only regular files are read (a named pipe, a device or a socket is refused), up to 8 MiB a file and\n"+
+			"32 MiB in all (agent files: 1 MiB, as Claude Code); a larger file refuses the import. A symbolic link\n"+
+			"in the claude-code project that leads out of it refuses the import unless --follow-symlinks.\n\n"+
 			"Every key left out and every file skipped is reported as a warning, as file:line:column\n"+
 			"(on standard error, or in --json output); --strict makes any warning an error.\n"+
 			"The document is validated by the dialect before anything is printed. Malformed input is\n"+
@@ -66,6 +70,7 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 	userDir := fl.String("user-config", "", "claude-code: the user's Claude Code `DIR`, whose settings.json is layered under the project's settings and\n"+
 		"whose agents/ load under the project's agents, as Claude Code does (default: $CLAUDE_CONFIG_DIR, else $HOME/.claude,\n"+
 		"read only when it exists; 'none' reads no user files)")
+	follow := fl.Bool("follow-symlinks", false, "claude-code: read what symbolic links in the project lead to outside it (as Claude Code does);\nby default such a link refuses the import")
 	pos, err := parseFlags(fl, args)
 	if err != nil {
 		return helpOK(err)
@@ -79,8 +84,8 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 		return usageError("policy import takes one PATH (the openclaw.json, or the claude-code project directory), got %d", len(pos))
 	case *catFile != "" && *toolList != "":
 		return usageError("give the catalogue with --catalogue or --tools, not both")
-	case *dialect == importer.DialectOpenClaw && (*builtIns != "" || *depth != 0 || *userDir != ""):
-		return usageError("--built-in-agents, --max-subagent-depth and --user-config are claude-code options")
+	case *dialect == importer.DialectOpenClaw && (*builtIns != "" || *depth != 0 || *userDir != "" || *follow):
+		return usageError("--built-in-agents, --max-subagent-depth, --user-config and --follow-symlinks are claude-code options")
 	case *depth < 0:
 		return usageError("--max-subagent-depth must be at least 1")
 	case *scope != "" && !events.ValidScope(*scope):
@@ -106,7 +111,7 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 		if err != nil {
 			return err
 		}
-		res, err = importer.ClaudeCode(pos[0], importer.ClaudeCodeOptions{BuiltInAgents: *builtIns, MaxSubagentDepth: *depth, UserDir: user})
+		res, err = importer.ClaudeCode(pos[0], importer.ClaudeCodeOptions{BuiltInAgents: *builtIns, MaxSubagentDepth: *depth, UserDir: user, FollowSymlinks: *follow})
 		if err != nil {
 			return refuse(stderr, err)
 		}
@@ -210,14 +215,23 @@ func refuse(stderr io.Writer, err error) error {
 	return &exitError{code: 1}
 }
 
+// readInput reads the config to import: a regular file (or standard input)
+// of at most importer.DefaultMaxFileSize bytes, read no further than that.
 func readInput(path string, stdin io.Reader) (string, []byte, error) {
+	const limit = importer.DefaultMaxFileSize
 	if path == "-" {
-		src, err := io.ReadAll(stdin)
-		return "<stdin>", src, err
+		src, err := io.ReadAll(io.LimitReader(stdin, limit+1))
+		if err == nil && len(src) > limit {
+			err = &safefile.LimitError{Path: "<stdin>", Limit: limit}
+		}
+		if err != nil {
+			return "", nil, &exitError{code: 1, msg: err.Error() + ": nothing was imported"}
+		}
+		return "<stdin>", src, nil
 	}
-	src, err := os.ReadFile(path)
+	src, err := safefile.ReadFile(path, limit)
 	if err != nil {
-		return "", nil, &exitError{code: 1, msg: err.Error()}
+		return "", nil, &exitError{code: 1, msg: err.Error() + ": nothing was imported"}
 	}
 	return path, src, nil
 }

@@ -260,6 +260,8 @@ func TestPolicyImportRefusals(t *testing.T) {
 		{"two catalogues", []string{"--dialect", "openclaw", "--tools", "a", "--catalogue", "f", "x"}, 2, "not both"},
 		{"claude-code option for openclaw", []string{"--dialect", "openclaw", "--built-in-agents", "false", "x"}, 2, "claude-code options"},
 		{"user config for openclaw", []string{"--dialect", "openclaw", "--user-config", "none", "x"}, 2, "claude-code options"},
+		{"--follow-symlinks for openclaw", []string{"--dialect", "openclaw", "--follow-symlinks", "x"}, 2, "claude-code options"},
+		{"a config that is a device", []string{"--dialect", "openclaw", "/dev/zero"}, 1, "/dev/zero: not a regular file: a character device: nothing was imported"},
 		{"user config not a directory", []string{"--dialect", "claude-code", "--user-config", m + "nope", importData + "claude-project"}, 1,
 			"--user-config " + m + "nope: not a directory"},
 		{"empty --tools", []string{"--dialect", "openclaw", "--tools", " , ", m + "missing-comma.json5"}, 2, "--tools names no tools"},
@@ -293,7 +295,7 @@ func TestPolicyImportHelp(t *testing.T) {
 	}
 	help := stdout + stderr
 	for _, flag := range []string{"-dialect", "-catalogue", "-tools", "-document", "-json", "-o FILE", "-built-in-agents", "-max-subagent-depth",
-		"-strict", "-user-config DIR", "docs/importer-claude-code.md"} {
+		"-strict", "-user-config DIR", "-follow-symlinks", "named pipe", "8 MiB", "docs/importer-claude-code.md"} {
 		if !strings.Contains(help, flag) {
 			t.Errorf("--help does not document %s:\n%s", flag, help)
 		}
@@ -507,5 +509,41 @@ func TestPolicyImportAppends(t *testing.T) {
 	// The main thread: the built-in catalogue less the user's deny of WebFetch.
 	if allowed, _ := tools("lead"); !has(allowed, "Agent,Read,Edit,Write,Bash", "WebFetch") {
 		t.Errorf("the main thread's tools = %q, want Agent, Read, Edit, Write and Bash, not WebFetch", allowed)
+	}
+}
+
+// TestPolicyImportFollowSymlinks: a link out of the project refuses the
+// import, naming the link, until --follow-symlinks.
+func TestPolicyImportFollowSymlinks(t *testing.T) {
+	noClaudeUser(t)
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "settings.json"), []byte(`{"permissions": {"deny": ["WebFetch"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, ".claude", "settings.json")
+	if err := os.Symlink(filepath.Join(outside, "settings.json"), link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	stdout, stderr, code := importCLI(t, "", "policy", "import", "--dialect", "claude-code", "--document", root)
+	if want := link + ": is a symbolic link to " + filepath.Join(outside, "settings.json"); code != 1 || stdout != "" || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1 and %q", code, stdout, stderr, want)
+	}
+	stdout, stderr, code = importCLI(t, "", "policy", "import", "--dialect", "claude-code", "--document", "--follow-symlinks", root)
+	if code != 0 || !strings.Contains(stdout, "WebFetch") {
+		t.Errorf("--follow-symlinks: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestPolicyImportStdinLimit: standard input is read no further than the
+// limit.
+func TestPolicyImportStdinLimit(t *testing.T) {
+	big := "{x: '" + strings.Repeat("a", 8<<20) + "'}"
+	_, stderr, code := importCLI(t, big, "policy", "import", "--dialect", "openclaw", "-")
+	if code != 1 || !strings.Contains(stderr, "<stdin>: larger than the limit of 8 MiB") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

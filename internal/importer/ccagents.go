@@ -50,13 +50,21 @@ type agentReader struct {
 	file     string
 	fm       fmBlock
 	text     string // the YAML that parsed: node positions refer to it
+	tabs     []int  // tabsPerLine(text), computed at the first position
 	warnings []Warning
 }
 
 func (a *agentReader) line(n *yaml.Node) int { return a.fm.line + n.Line - 1 }
 
 func (a *agentReader) pos(n *yaml.Node) Pos {
-	return Pos{Line: a.line(n), Col: tabShift(a.text, n.Line, n.Column)}
+	if a.tabs == nil {
+		a.tabs = tabsPerLine(a.text)
+	}
+	col := n.Column
+	if n.Line >= 1 && n.Line <= len(a.tabs) {
+		col = tabShift(a.tabs[n.Line-1], col)
+	}
+	return Pos{Line: a.line(n), Col: col}
 }
 
 func (a *agentReader) warn(n *yaml.Node, path, format string, args ...any) {

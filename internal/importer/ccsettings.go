@@ -182,6 +182,15 @@ var (
 func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 	lists := map[string]*Value{}
 	have := map[string]map[string]bool{} // the rules of each list, against repeats
+	// Sized once for every rule: a large file's maps would otherwise be
+	// rebuilt as they grow.
+	total := map[string]int{}
+	for _, s := range files {
+		for k, l := range s.lists {
+			total[k] += len(l)
+		}
+	}
+	c.r.reserve(total["allow"] + total["ask"] + total["deny"] + total["additionalDirectories"])
 	scalars := map[string]*Value{}
 	from := map[string]string{}
 	for _, s := range files {
@@ -194,7 +203,7 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 			list := lists[k]
 			if list == nil {
 				list = &Value{Kind: Array}
-				lists[k], have[k] = list, map[string]bool{}
+				lists[k], have[k] = list, make(map[string]bool, total[k])
 				c.r.record(key, s.file, s.keys[k])
 			}
 			for _, e := range l {
@@ -261,17 +270,8 @@ func parseStrictJSON(file string, src []byte, warns *[]Warning) (*Value, error) 
 	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.UseNumber()
-	starts := []int{0} // where each line starts, for positions in O(log n + line)
-	for i, c := range src {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	at := func(off int64) Pos {
-		o := int(min(max(off, 0), int64(len(src))))
-		line := sort.SearchInts(starts, o+1) // the first start after o
-		return Pos{Line: line, Col: utf8.RuneCount(src[starts[line-1]:o]) + 1}
-	}
+	lines := newLineIndex(src)
+	at := func(off int64) Pos { return lines.pos(int(min(max(off, 0), int64(len(src))))) }
 	next := func() Pos {
 		off := dec.InputOffset()
 		for off < int64(len(src)) && strings.IndexByte(" \t\r\n,:", src[off]) >= 0 {
@@ -363,4 +363,44 @@ func parseStrictJSON(file string, src []byte, warns *[]Warning) (*Value, error) 
 		return nil, &Error{File: file, Line: p.Line, Col: p.Col, Msg: "not JSON: more after the top-level value"}
 	}
 	return v, nil
+}
+
+// lineIndex turns byte offsets into lines and columns (columns count
+// characters, an invalid byte as one).
+//
+// A column is counted from the place asked before it when that is on the
+// same line and not after it, as a parser asks (in increasing order), so
+// that all the positions of a file cost O(n) together. Counting from the
+// start of the line each time made a file written on one line quadratic.
+type lineIndex struct {
+	src    []byte
+	starts []int // where each line starts
+	// the last place asked, when it starts a character
+	off, line, col int
+}
+
+func newLineIndex(src []byte) *lineIndex {
+	x := &lineIndex{src: src, starts: []int{0}}
+	for i, c := range src {
+		if c == '\n' {
+			x.starts = append(x.starts, i+1)
+		}
+	}
+	return x
+}
+
+// pos places offset o, 0 <= o <= len(src).
+func (x *lineIndex) pos(o int) Pos {
+	line := sort.SearchInts(x.starts, o+1) // the first start after o
+	from, col := x.starts[line-1], 1
+	if line == x.line && o >= x.off {
+		from, col = x.off, x.col
+	}
+	col += utf8.RuneCount(x.src[from:o])
+	// Counting on from o adds up only when o starts a character: a valid
+	// sequence never spans it then.
+	if o == len(x.src) || utf8.RuneStart(x.src[o]) {
+		x.off, x.line, x.col = o, line, col
+	}
+	return Pos{Line: line, Col: col}
 }

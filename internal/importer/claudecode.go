@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sessionledger/ledger/envelope/claudecode"
+	"github.com/sessionledger/ledger/internal/safefile"
 )
 
 // ClaudeCodeOptions sets what the import reads besides the project and the
@@ -30,7 +31,27 @@ type ClaudeCodeOptions struct {
 	// loaded under the project's (a project agent of the same name wins).
 	// A missing directory or file there is no error: nothing is read.
 	UserDir string
+	// FollowSymlinks reads what a symbolic link in the project leads to
+	// outside the project directory. By default such a link refuses the
+	// import, naming the link and its target. Links in UserDir, the user's
+	// own files, are always followed.
+	FollowSymlinks bool
+	// MaxFileSize bounds one settings file, and MaxTotalSize everything one
+	// import reads (settings and agent files, in every scope), in bytes;
+	// zero means DefaultMaxFileSize and DefaultMaxTotalSize. A file past
+	// either refuses the import with an *Error naming it and the limit.
+	// Agent files have Claude Code's own limit (1 MiB; a larger one is
+	// skipped with a warning, as Claude Code skips it).
+	MaxFileSize, MaxTotalSize int64
 }
+
+// The size limits of an import (see ClaudeCodeOptions and OpenClaw). They
+// bound its memory: the parsed form of a file takes up to some 20 times
+// its size.
+const (
+	DefaultMaxFileSize  = 8 << 20
+	DefaultMaxTotalSize = 32 << 20
+)
 
 // ClaudeUserDir is the user's Claude Code directory as Claude Code finds it:
 // $CLAUDE_CONFIG_DIR, else ~/.claude ("" when there is no home). CLI: with
@@ -58,15 +79,47 @@ const depthEnv = "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH"
 //
 // A file Claude Code would not load is skipped with a warning saying why;
 // the rest loads. See docs/importer-claude-code.md.
+//
+// Every file is read through safefile: a named pipe, a device or a socket
+// refuses the import (an agent file is skipped), and so does a file over
+// the size limits. A symbolic link that leads out of the project directory
+// (the one holding .claude, or dir itself when it is a .claude directory
+// by its contents) refuses the import unless opt.FollowSymlinks is set.
+//
+// Nothing here can block once the limits hold, so ClaudeCode takes no
+// context: see the Caveats of package safefile for file systems that can.
 func ClaudeCode(dir string, opt ClaudeCodeOptions) (*Result, error) {
-	claude := filepath.Join(dir, ".claude")
+	claude, project := filepath.Join(dir, ".claude"), dir
 	if st, err := os.Stat(claude); err != nil || !st.IsDir() {
 		claude = dir
 		if !isClaudeDir(dir) {
 			return nil, &Error{File: dir, Msg: "no .claude directory here: give the project root or its .claude directory"}
 		}
+		if filepath.Base(filepath.Clean(dir)) == ".claude" {
+			project = filepath.Dir(filepath.Clean(dir))
+		}
 	}
-	return ClaudeCodeFS(os.DirFS(claude), claude, opt)
+	s := scope{fsys: os.DirFS(claude), prefix: claude, name: "project", disk: true}
+	if !opt.FollowSymlinks {
+		root, err := realPath(project)
+		if err != nil {
+			return nil, &Error{File: project, Msg: unwrapPath(err).Error()}
+		}
+		s.root = root
+		if err := s.confine("."); err != nil {
+			return nil, err
+		}
+	}
+	return claudeCode(s, opt)
+}
+
+// realPath is path absolute, with every symbolic link resolved.
+func realPath(path string) (string, error) {
+	p, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(p)
 }
 
 // isClaudeDir reports whether dir looks like a .claude directory itself.
@@ -85,13 +138,26 @@ func isClaudeDir(dir string) bool {
 
 // ClaudeCodeFS is ClaudeCode over fsys, the contents of a .claude
 // directory; prefix is that directory's name in errors and warnings.
+// Its files are read with safefile.ReadFS (the limits hold; a named pipe
+// is refused by a stat before it is opened) and symbolic links are not
+// checked: fsys decides what they lead to.
 func ClaudeCodeFS(fsys fs.FS, prefix string, opt ClaudeCodeOptions) (*Result, error) {
-	c := &ccImporter{r: &Result{Dialect: DialectClaudeCode, Source: prefix}}
-	project := scope{fsys: fsys, prefix: prefix, name: "project"}
+	return claudeCode(scope{fsys: fsys, prefix: prefix, name: "project"}, opt)
+}
+
+func claudeCode(project scope, opt ClaudeCodeOptions) (*Result, error) {
+	prefix := project.prefix
+	c := &ccImporter{r: &Result{Dialect: DialectClaudeCode, Source: prefix}, maxFile: opt.MaxFileSize, maxTotal: opt.MaxTotalSize}
+	if c.maxFile <= 0 {
+		c.maxFile = DefaultMaxFileSize
+	}
+	if c.maxTotal <= 0 {
+		c.maxTotal = DefaultMaxTotalSize
+	}
 	var user *scope
 	if opt.UserDir != "" {
 		if st, err := os.Stat(opt.UserDir); err == nil && st.IsDir() {
-			user = &scope{fsys: os.DirFS(opt.UserDir), prefix: opt.UserDir, name: "user"}
+			user = &scope{fsys: os.DirFS(opt.UserDir), prefix: opt.UserDir, name: "user", disk: true}
 		}
 	}
 
@@ -154,7 +220,9 @@ func ClaudeCodeFS(fsys fs.FS, prefix string, opt ClaudeCodeOptions) (*Result, er
 		c.r.record("maxSubagentDepth", c.depth.file, c.depth.pos)
 		doc.Members = append(doc.Members, Member{Key: "maxSubagentDepth", Value: &Value{Kind: Number, Num: c.depthText}})
 	}
-	if c.r.Document, err = doc.AppendJSON(nil, prefix); err != nil {
+	// The document is about as large as the settings it came from: sized
+	// once, it is not copied over and over as it grows.
+	if c.r.Document, err = doc.AppendJSON(make([]byte, 0, c.read+512), prefix); err != nil {
 		return nil, err
 	}
 	c.sortWarnings(user)
@@ -199,7 +267,10 @@ func builtInAgents(s string) *Value {
 
 type ccImporter struct {
 	r     *Result
-	files []fs.FileInfo // the agent files read, in every scope
+	files fileSet // the agent files read, in every scope
+
+	maxFile, maxTotal int64 // the limits, set
+	read              int64 // the bytes read so far, in every scope
 
 	depth     *place // where settings set the depth variable, nil when none did
 	depthText string
@@ -211,9 +282,60 @@ type scope struct {
 	fsys   fs.FS
 	prefix string
 	name   string
+	// disk says prefix is the directory on disk that fsys shows: files are
+	// then read by name, with O_NONBLOCK.
+	disk bool
+	// root, when set, is the project directory (absolute, links resolved)
+	// that every file read must resolve into.
+	root string
 }
 
 func (s scope) file(rel string) string { return filepath.Join(s.prefix, filepath.FromSlash(rel)) }
+
+// confine refuses rel when it resolves outside s.root. A name that does
+// not resolve (missing, a dangling link) passes: reading it says why.
+//
+// Caveats: the check resolves the name and the read opens it again, so a
+// link swapped in between is followed; the threat is a project's files as
+// they were cloned, not a process racing the import.
+func (s scope) confine(rel string) error {
+	if s.root == "" {
+		return nil
+	}
+	name := s.file(rel)
+	real, err := realPath(name)
+	if err != nil || real == s.root || strings.HasPrefix(real, s.root+string(filepath.Separator)) || s.root == string(filepath.Separator) {
+		return nil
+	}
+	what := "resolves to " + real
+	if target, err := os.Readlink(name); err == nil {
+		what = "is a symbolic link to " + target
+		if target != real {
+			what += " (" + real + ")"
+		}
+	}
+	return &Error{File: name, Msg: what + ", outside the project " + s.root + ": a link out of the project is not followed unless asked (ledger policy import --follow-symlinks, or ClaudeCodeOptions.FollowSymlinks)"}
+}
+
+// readFile reads one file of s, at most limit bytes, and counts it against
+// the import's total.
+func (c *ccImporter) readFile(s scope, rel string, limit int64) ([]byte, error) {
+	var src []byte
+	var err error
+	if s.disk {
+		src, err = safefile.ReadFile(s.file(rel), limit)
+	} else {
+		src, err = safefile.ReadFS(s.fsys, rel, limit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.read += int64(len(src))
+	if c.read > c.maxTotal {
+		return nil, &Error{File: s.file(rel), Msg: fmt.Sprintf("the import reads more than its limit of %s in all with this file: nothing was imported", safefile.Size(c.maxTotal))}
+	}
+	return src, nil
+}
 
 func (c *ccImporter) warn(file string, at Pos, path, format string, args ...any) {
 	c.r.Warnings = append(c.r.Warnings, Warning{File: file, Line: at.Line, Col: at.Col, Path: path, Msg: fmt.Sprintf(format, args...)})
@@ -237,18 +359,12 @@ func (c *ccImporter) add(w *Warning) { c.r.Warnings = append(c.r.Warnings, *w) }
 // offered, and the debug log named both.
 func (c *ccImporter) agents(s scope) ([]*agentDef, error) {
 	var out []*agentDef
-	var dirs []fs.FileInfo // the folders visited, against link cycles
-	visited := func(seen *[]fs.FileInfo, fi fs.FileInfo) bool {
-		for _, v := range *seen {
-			if os.SameFile(v, fi) {
-				return true
-			}
-		}
-		*seen = append(*seen, fi)
-		return false
-	}
+	var dirs fileSet // the folders visited, against link cycles
 	var walk func(dir string) error
 	walk = func(dir string) error {
+		if err := s.confine(dir); err != nil {
+			return err
+		}
 		fi, err := fs.Stat(s.fsys, dir)
 		if err != nil {
 			if dir == "agents" && errors.Is(err, fs.ErrNotExist) {
@@ -263,7 +379,7 @@ func (c *ccImporter) agents(s scope) ([]*agentDef, error) {
 			}
 			return nil
 		}
-		if visited(&dirs, fi) {
+		if dirs.add(fi) {
 			c.add(skipped(s.file(dir), Pos{}, "this folder was read already (a symbolic link loops back to it)"))
 			return nil
 		}
@@ -274,6 +390,11 @@ func (c *ccImporter) agents(s scope) ([]*agentDef, error) {
 		}
 		for _, e := range entries {
 			rel := path.Join(dir, e.Name())
+			if e.Type()&fs.ModeSymlink != 0 {
+				if err := s.confine(rel); err != nil {
+					return err
+				}
+			}
 			fi, err := fs.Stat(s.fsys, rel) // follows a symbolic link
 			if err != nil {
 				c.add(skipped(s.file(rel), Pos{}, "%v", unwrapPath(err)))
@@ -302,12 +423,19 @@ func (c *ccImporter) agents(s scope) ([]*agentDef, error) {
 			// file under a linked folder). A symbolic link to a file is read
 			// again (CLI: again.md -> a.md gave the agent twice, a duplicate
 			// name in the debug log).
-			if li, err := lstat(s.fsys, rel); err == nil && visited(&c.files, li) {
+			if li, err := lstat(s.fsys, rel); err == nil && c.files.add(li) {
 				c.add(skipped(s.file(rel), Pos{}, "the same file was read already under another name: Claude Code reads it once"))
 				continue
 			}
-			src, err := fs.ReadFile(s.fsys, rel)
-			if err != nil {
+			src, err := c.readFile(s, rel, agentFileLimit)
+			var ie *Error
+			switch {
+			case errors.As(err, &ie):
+				return err
+			case errors.Is(err, safefile.ErrTooLarge): // it grew since the stat
+				c.add(skipped(s.file(rel), Pos{}, "over %d bytes: Claude Code skips agent files over %d bytes", agentFileLimit, agentFileLimit))
+				continue
+			case err != nil:
 				c.add(skipped(s.file(rel), Pos{}, "cannot read the file: %v", unwrapPath(err)))
 				continue
 			}
@@ -419,12 +547,26 @@ func dialectRefuses(a *agentDef) *Warning {
 }
 
 // settings reads one settings file of a scope; none when it is missing.
+//
+// A settings file that cannot be read refuses the import, whatever the
+// reason (a named pipe, a device, over the limit): skipping it would drop
+// its deny rules.
 func (c *ccImporter) settings(s scope, rel string) ([]*settingsFile, error) {
-	src, err := fs.ReadFile(s.fsys, rel)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+	if err := s.confine(rel); err != nil {
+		return nil, err
 	}
-	if err != nil {
+	src, err := c.readFile(s, rel, c.maxFile)
+	var ie *Error
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case errors.As(err, &ie):
+		return nil, err
+	case errors.Is(err, safefile.ErrTooLarge):
+		return nil, &Error{File: s.file(rel), Msg: fmt.Sprintf("larger than the limit of %s for a settings file: nothing was imported", safefile.Size(c.maxFile))}
+	case errors.Is(err, safefile.ErrNotRegular):
+		return nil, &Error{File: s.file(rel), Msg: unwrapPath(err).Error() + ": settings are read only from regular files, so nothing was imported"}
+	case err != nil:
 		return nil, &Error{File: s.file(rel), Msg: unwrapPath(err).Error()}
 	}
 	f, skip, err := c.readSettings(s.file(rel), src)
@@ -444,5 +586,35 @@ func contains(list []string, s string) bool {
 			return true
 		}
 	}
+	return false
+}
+
+// fileSet holds the files (or folders) read, against reading one twice. A
+// lookup is O(1) where the file system gives device and inode numbers
+// (comparing each with all the others made many files quadratic), and a
+// comparison with os.SameFile for the others (an fs.FS in memory).
+type fileSet struct {
+	ids  map[fileID]bool
+	rest []fs.FileInfo
+}
+
+// add adds fi and reports whether it was there already.
+func (s *fileSet) add(fi fs.FileInfo) bool {
+	if id, ok := idOf(fi); ok {
+		if s.ids[id] {
+			return true
+		}
+		if s.ids == nil {
+			s.ids = map[fileID]bool{}
+		}
+		s.ids[id] = true
+		return false
+	}
+	for _, v := range s.rest {
+		if os.SameFile(v, fi) {
+			return true
+		}
+	}
+	s.rest = append(s.rest, fi)
 	return false
 }

@@ -246,7 +246,7 @@ func TestClaudeCodeSkips(t *testing.T) {
 
 // writeTree lays out files (relative paths to contents) under a new
 // temporary directory and returns it.
-func writeTree(t *testing.T, files map[string]string) string {
+func writeTree(t testing.TB, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
 	for name, content := range files {
@@ -263,7 +263,7 @@ func writeTree(t *testing.T, files map[string]string) string {
 
 // project lays out a .claude directory from relative paths and contents
 // and returns the project root.
-func project(t *testing.T, files map[string]string) string {
+func project(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dot := map[string]string{}
 	for name, content := range files {
@@ -651,10 +651,12 @@ func TestClaudeCodeDuplicateNames(t *testing.T) {
 	}
 }
 
-// TestClaudeCodeLinks: symbolic links are followed (CLI: a link to a file
-// outside the project loaded), a loop is read once (CLI: "Skipping already
-// visited directory"), a hard link is read once, and a symbolic link to a
-// file is read again (CLI: a duplicate agent name).
+// TestClaudeCodeLinks: with FollowSymlinks, symbolic links are followed
+// (CLI: a link to a file outside the project loaded), a loop is read once
+// (CLI: "Skipping already visited directory"), a hard link is read once,
+// and a symbolic link to a file is read again (CLI: a duplicate agent
+// name). Without it the link out of the project refuses the import
+// (TestClaudeCodeRefusesLinksOut).
 func TestClaudeCodeLinks(t *testing.T) {
 	root := project(t, map[string]string{"agents/a.md": "---\nname: a\ndescription: d\n---\n"})
 	outside := writeTree(t, map[string]string{"shared.md": "---\nname: shared\ndescription: from outside\n---\n"})
@@ -672,7 +674,7 @@ func TestClaudeCodeLinks(t *testing.T) {
 	if err := os.Link(filepath.Join(agents, "a.md"), filepath.Join(agents, "hard.md")); err != nil {
 		t.Skip("no hard links here:", err)
 	}
-	r, err := ClaudeCode(root, ClaudeCodeOptions{})
+	r, err := ClaudeCode(root, ClaudeCodeOptions{FollowSymlinks: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,13 @@
 //   - Output is deterministic: JSON objects keep the order their keys were
 //     written in, agents are sorted by name, rule lists keep file order.
 //   - The importer only reads: it never writes files and keeps no state.
+//   - Reading is bounded: files are read through package safefile (regular
+//     files only, never more than DefaultMaxFileSize a file and
+//     DefaultMaxTotalSize in all; past a limit the import is refused, never
+//     done in part), and ClaudeCode refuses symbolic links that lead out of
+//     the project unless ClaudeCodeOptions.FollowSymlinks. So nothing
+//     blocks, and the API takes no context.
+//   - It is linear in the size of its input (BenchmarkImport*).
 //
 // The importer checks shapes (an object where an object belongs, lists of
 // strings, booleans), not policy semantics; Check runs the dialect's own

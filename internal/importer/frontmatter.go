@@ -160,13 +160,9 @@ func lossyLine(l string) (string, string, bool) {
 	return key, val, true
 }
 
-// tabShift maps a column of the tab-expanded text back to the file.
-func tabShift(text string, line, col int) int {
-	lines := strings.Split(text, "\n")
-	if line < 1 || line > len(lines) {
-		return col
-	}
-	tabs := len(lines[line-1]) - len(strings.TrimLeft(lines[line-1], "\t"))
+// tabShift maps a column of the tab-expanded text back to the file, on a
+// line that starts with the given number of tabs.
+func tabShift(tabs, col int) int {
 	switch {
 	case tabs == 0:
 		return col
@@ -175,6 +171,18 @@ func tabShift(text string, line, col int) int {
 	default:
 		return (col-1)/2 + 1
 	}
+}
+
+// tabsPerLine counts the tabs that start each line of text. Counted once
+// per file: a position is asked for every node, and scanning the text
+// each time made a large front matter quadratic.
+func tabsPerLine(text string) []int {
+	lines := strings.Split(text, "\n")
+	tabs := make([]int, len(lines))
+	for i, l := range lines {
+		tabs[i] = len(l) - len(strings.TrimLeft(l, "\t"))
+	}
+	return tabs
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)

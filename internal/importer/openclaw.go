@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sessionledger/ledger/envelope/openclaw"
+	"github.com/sessionledger/ledger/internal/safefile"
 )
 
 // shape describes what the openclaw policy document accepts at one place
@@ -92,7 +93,14 @@ func OpenClaw(file string, src []byte) (*Result, error) {
 }
 
 // OpenClawRelease is OpenClaw for a given pinned release.
+//
+// A config over DefaultMaxFileSize is refused before it is parsed (its
+// parsed form would take some 20 times its size); read it with
+// safefile.ReadFile(file, DefaultMaxFileSize).
 func OpenClawRelease(file string, src []byte, release string) (*Result, error) {
+	if len(src) > DefaultMaxFileSize {
+		return nil, &Error{File: file, Msg: fmt.Sprintf("larger than the limit of %s for a config: nothing was imported", safefile.Size(DefaultMaxFileSize))}
+	}
 	root, err := ParseJSON5(file, src)
 	if err != nil {
 		return nil, err
@@ -127,7 +135,7 @@ func OpenClawRelease(file string, src []byte, release string) (*Result, error) {
 			doc.Members = append(doc.Members, Member{Key: m.Key, KeyPos: m.KeyPos, Value: kept})
 		}
 	}
-	if c.r.Document, err = doc.AppendJSON(nil, file); err != nil {
+	if c.r.Document, err = doc.AppendJSON(make([]byte, 0, len(src)+512), file); err != nil { // no larger than the config, roughly
 		return nil, err
 	}
 	return c.r, nil

@@ -70,14 +70,40 @@ func validateOpenClaw(file string, root *Value, release string) error {
 // to agents.list[i].
 type listPaths map[string]int
 
+// rewrite turns a path under agents.entries.<id> into agents.list[i]. The
+// id is read from the path and looked up, not each id tried in turn: that
+// was every problem times every agent.
 func (l listPaths) rewrite(path string) string {
-	for id, i := range l {
-		p := join("agents.entries", id)
-		if path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[") {
-			return index("agents.list", i) + path[len(p):]
-		}
+	const prefix = "agents.entries"
+	rest, ok := strings.CutPrefix(path, prefix)
+	if !ok || len(l) == 0 {
+		return path
 	}
-	return path
+	// join writes a simple key as .id (up to the next . or [) and any other
+	// as ["id"].
+	var id, after string
+	switch {
+	case strings.HasPrefix(rest, "."):
+		end := strings.IndexAny(rest[1:], ".[")
+		if end < 0 {
+			end = len(rest) - 1
+		}
+		id, after = rest[1:1+end], rest[1+end:]
+	case strings.HasPrefix(rest, "["):
+		q, err := strconv.QuotedPrefix(rest[1:])
+		if err != nil || !strings.HasPrefix(rest[1+len(q):], "]") {
+			return path
+		}
+		id, _ = strconv.Unquote(q)
+		after = rest[1+len(q)+1:]
+	default:
+		return path
+	}
+	i, ok := l[id]
+	if !ok || join(prefix, id) != path[:len(path)-len(after)] {
+		return path
+	}
+	return index("agents.list", i) + after
 }
 
 // migrateRoster returns the config as OpenClaw's schema sees it: an

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,7 @@ type Result struct {
 	// places maps document paths (tools.allow, agents.list[0].id) to where
 	// they were written, so that the dialect's complaints can be located.
 	places map[string]place
+	lens   []int // the lengths of the paths in places, longest first; nil to count again
 }
 
 type place struct {
@@ -35,11 +37,19 @@ type place struct {
 	pos  Pos
 }
 
+// reserve makes room in places for n more paths.
+func (r *Result) reserve(n int) {
+	if r.places == nil {
+		r.places = make(map[string]place, n)
+	}
+}
+
 func (r *Result) record(path, file string, at Pos) {
 	if r.places == nil {
 		r.places = map[string]place{}
 	}
 	r.places[path] = place{file, at}
+	r.lens = nil
 }
 
 // Compiler is the part of envelope.Dialect that validates a document.
@@ -92,28 +102,52 @@ func isPathChar(c byte) bool {
 
 // locate finds the known path mentioned earliest in text (the longest one
 // at that index) and returns where it was written and its index in text.
+//
+// It looks the text up in places, rather than each place up in the text:
+// a refused document of n rules has n places and a message of n problems,
+// and trying every place against every problem was quadratic. A path
+// starts where the text does, after a character that cannot be in a path,
+// or after "document." (claude-code names paths from the event), and ends
+// before a character that cannot end one.
 func (r *Result) locate(text string) (place, int, bool) {
-	best, bestAt, bestLen := place{}, -1, 0
-	for path, pl := range r.places {
-		for from := 0; from < len(text); {
-			i := strings.Index(text[from:], path)
-			if i < 0 {
+	if r.lens == nil {
+		seen := map[int]bool{}
+		for p := range r.places {
+			if !seen[len(p)] {
+				seen[len(p)] = true
+				r.lens = append(r.lens, len(p))
+			}
+		}
+		sort.Sort(sort.Reverse(sort.IntSlice(r.lens))) // longest first
+	}
+	const doc = "document."
+	best, bestAt := place{}, -1
+	for i := 0; i < len(text); i++ {
+		// A match reported at i-len(doc) may still be found up to
+		// len(doc) characters later.
+		if bestAt >= 0 && i > bestAt+len(doc) {
+			break
+		}
+		afterDoc := strings.HasSuffix(text[:i], doc)
+		if i > 0 && (isPathChar(text[i-1]) || text[i-1] == '.') && !afterDoc {
+			continue
+		}
+		at := i
+		if afterDoc {
+			at -= len(doc)
+		}
+		if bestAt >= 0 && at >= bestAt { // the longest at bestAt was taken
+			continue
+		}
+		for _, n := range r.lens {
+			end := i + n
+			if end > len(text) || end < len(text) && isPathChar(text[end]) {
+				continue
+			}
+			if pl, ok := r.places[text[i:end]]; ok {
+				best, bestAt = pl, at
 				break
 			}
-			i += from
-			end := i + len(path)
-			// claude-code names paths from the event ("document.agents.x").
-			before := i == 0 || !isPathChar(text[i-1]) && text[i-1] != '.' || strings.HasSuffix(text[:i], "document.")
-			if before && (end == len(text) || !isPathChar(text[end])) {
-				if strings.HasSuffix(text[:i], "document.") {
-					i -= len("document.")
-				}
-				if bestAt < 0 || i < bestAt || i == bestAt && len(path) > bestLen {
-					best, bestAt, bestLen = pl, i, len(path)
-				}
-				break
-			}
-			from = i + 1
 		}
 	}
 	return best, bestAt, bestAt >= 0
