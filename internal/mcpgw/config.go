@@ -94,7 +94,8 @@ var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
 
 // ParseConfig decodes and checks a configuration: unknown fields, an
 // upstream with neither or both of command and url, a server name that
-// could not be told apart from its tools' names, an unknown session
+// could not be told apart from its tools' names, two server names equal
+// but for case (caseTwins), an unknown session
 // mapping. Every problem is reported, sorted, in one error.
 func ParseConfig(data []byte) (*Config, error) {
 	dec := json.NewDecoder(strings.NewReader(string(data)))
@@ -128,6 +129,7 @@ func ParseConfig(data []byte) (*Config, error) {
 			probs = append(probs, fmt.Sprintf("server %q: empty command", name))
 		}
 	}
+	probs = append(probs, caseTwins(c.Servers)...)
 	switch c.Session.From {
 	case "", FromKey, FromHeader, FromInitialize:
 	default:
@@ -154,6 +156,32 @@ func ParseConfig(data []byte) (*Config, error) {
 		return nil, errors.New("config: " + strings.Join(probs, "; "))
 	}
 	return &c, nil
+}
+
+// caseTwins reports the server names that differ only in case: an openclaw
+// policy lower-cases tool names (LedgerName), so "EV__ok" and "ev__ok"
+// would be one ledger tool, checked and recorded as one whichever server
+// ran it (TestConfigRefuses).
+func caseTwins(servers map[string]ServerConfig) []string {
+	byLower := map[string][]string{}
+	for name := range servers {
+		l := strings.ToLower(name)
+		byLower[l] = append(byLower[l], name)
+	}
+	var probs []string
+	for _, names := range byLower {
+		if len(names) < 2 {
+			continue
+		}
+		sort.Strings(names)
+		quoted := make([]string, len(names))
+		for i, n := range names {
+			quoted[i] = fmt.Sprintf("%q", n)
+		}
+		list := strings.Join(quoted[:len(quoted)-1], ", ") + " and " + quoted[len(quoted)-1]
+		probs = append(probs, fmt.Sprintf("servers %s differ only in case: under an openclaw policy (which lower-cases tool names) their tools would be one; rename all but one", list))
+	}
+	return probs
 }
 
 // LoadConfig reads and checks a configuration file.

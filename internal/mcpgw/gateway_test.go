@@ -481,6 +481,9 @@ func TestConfigRefuses(t *testing.T) {
 		{`{"servers": {"a": {"command": ["x"]}}, "session": {"from": "cookie"}}`, `session.from "cookie"`},
 		{`{"servers": {"a": {"command": ["x"]}}, "expose": "short"}`, `expose "short"`},
 		{`{"servers": {"a": {"command": ["x"]}}, "extra": 1}`, "unknown field"},
+		// An openclaw policy lower-cases tool names: EV__ok and ev__ok would
+		// be one ledger tool, decided and recorded as one, and run on either.
+		{`{"servers": {"EV": {"command": ["x"]}, "ev": {"url": "http://h/mcp"}, "Ev": {"command": ["y"]}}}`, `servers "EV", "Ev" and "ev" differ only in case`},
 	} {
 		_, err := ParseConfig([]byte(c.doc))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
