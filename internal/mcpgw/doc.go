@@ -60,10 +60,13 @@
 //     ledger cannot decide, the call is refused (fail closed;
 //     TestUnknownSessionFailsClosed).
 //   - A call naming Claude Code's tool_use id (ToolUseMeta) is recorded
-//     under that id, once per session, and its effect is the event
-//     Claude Code's hook appends for it: with the hooks on the same
-//     session, one call is one call id and one tool.effect_started
-//     (TestClaudeCodeCLIWithHooks, TestToolUseIDIsAdoptedOnce).
+//     under that id, once per session, only when the hook checked the
+//     same tool under it: its effect is then appended first, prepared by
+//     the hook's check, and the ledger re-decides the tool at the head.
+//     A call whose id the hook checked for another tool (or not at all)
+//     gets a fresh id and a check and effect of its own, so a call never
+//     rides on another call's effect (TestAdoptedIDDoesNotBorrowAnEffect,
+//     TestToolUseIDIsAdoptedOnce, TestClaudeCodeCLIWithHooks).
 //   - The gateway follows each session's Watch feed (not polling); a
 //     turn whose tool set changes what the session is shown makes the
 //     gateway send notifications/tools/list_changed
