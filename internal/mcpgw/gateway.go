@@ -48,6 +48,14 @@ type Options struct {
 	// client joins it again); default 30 minutes. Stdio sessions are
 	// never idle.
 	IdleTimeout time.Duration
+	// CallTimeout bounds each forwarded tools/call: past it the call is
+	// cancelled upstream and answered a tool error naming the deadline
+	// (DeadlineError); default DefaultCallTimeout.
+	CallTimeout time.Duration
+	// MaxResultBytes bounds one upstream answer: one over it is dropped
+	// and the call answered a tool error naming the limit
+	// (ResultTooLargeError); default DefaultMaxResultBytes.
+	MaxResultBytes int
 	// Observe, when set, is told how long each step of an allowed
 	// tools/call took: PartCheck (the recorded check), PartEffect (the
 	// effect's append) and PartUpstream (the forward). It is for
@@ -124,6 +132,12 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	if len(opts.Why) == 0 {
 		opts.Why = []string{"ledger", "why"}
 	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
+	if opts.MaxResultBytes <= 0 {
+		opts.MaxResultBytes = DefaultMaxResultBytes
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -132,7 +146,10 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	g := &Gateway{cfg: cfg, opts: opts, log: log, ups: map[string]*upstream{}, order: cfg.names(),
 		ctx: ctx, cancel: cancel, sessions: map[events.SessionKey]*session{}}
 	for _, name := range g.order {
-		g.ups[name] = &upstream{name: name, cfg: cfg.Servers[name], life: ctx, log: log, onChange: g.upstreamChanged, gen: &g.upGen}
+		u := &upstream{name: name, cfg: cfg.Servers[name], life: ctx, log: log, gen: &g.upGen,
+			callTimeout: opts.CallTimeout, maxResult: opts.MaxResultBytes, changed: make(chan struct{}, 1)}
+		g.ups[name] = u
+		go u.follow(ctx, g.upstreamChanged)
 	}
 	go g.janitor()
 	return g, nil

@@ -3,6 +3,7 @@ package mcpgw
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -443,9 +444,14 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 	if observe != nil && err == nil {
 		observe(PartUpstream, time.Since(started))
 	}
+	var deadline *DeadlineError
+	var tooLarge *ResultTooLargeError
 	switch werr, answer := err.(*jsonrpc.Error); {
 	case answer: // the upstream's own error answer (upstream.call)
 		return nil, werr
+	case errors.As(err, &deadline), errors.As(err, &tooLarge):
+		s.g.log.Warn("mcp upstream call failed", "server", server, "tool", tool, "err", err)
+		return refusal(fmt.Sprintf("The MCP gateway could not pass on the answer of %s: %v", name, err), nil), nil
 	case err != nil:
 		s.g.log.Warn("mcp upstream call failed", "server", server, "tool", tool, "err", err)
 		return refusal(fmt.Sprintf("The MCP gateway could not reach upstream server %s for %s (it is restarted on the next call): %v", server, name, err), nil), nil
