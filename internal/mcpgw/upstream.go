@@ -39,7 +39,7 @@ type upstream struct {
 	cfg  ServerConfig
 	// life is the gateway's context: a stdio server's process lives as
 	// long as it (not as long as the call that started it).
-	life     context.Context
+	life context.Context
 	log  *slog.Logger
 	// gen, when set, is counted up whenever the kept tool list is dropped
 	// (Gateway.upGen).
