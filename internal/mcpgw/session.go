@@ -42,8 +42,10 @@ type session struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	// idleSince is when the server was last seen with no MCP session
-	// (zero while it has one); guarded by g.mu.
-	idleSince time.Time
+	// (zero while it has one); startedHere, that the gateway started the
+	// ledger session (counted in g.started); both guarded by g.mu.
+	idleSince   time.Time
+	startedHere bool
 
 	// joinMu serialises joining; mu guards the rest.
 	joinMu sync.Mutex
@@ -197,10 +199,19 @@ func (s *session) join(ctx context.Context) error {
 	c := s.g.opts.Ledger
 	view, err := c.Session(ctx, s.key)
 	if events.CodeOf(err) == events.CodeUnknownSession && s.g.opts.Start != "" {
+		if err := s.g.reserveStart(s); err != nil {
+			return fmt.Errorf("ledger session %s is not started: %w", s.key, err)
+		}
 		if _, err = c.Append(ctx, client.Start(s.key, s.started())); err == nil {
 			_, err = c.Append(ctx, client.Turn(s.key, events.TurnData{Turn: 1}))
 		}
 		if err != nil {
+			if events.CodeOf(err) == events.CodeDuplicateSession || events.CodeOf(err) == events.CodeBadTurn {
+				// Another writer started it in between: not the gateway's.
+				s.g.releaseStart(s)
+			} else if _, verr := c.Session(ctx, s.key); events.CodeOf(verr) == events.CodeUnknownSession {
+				s.g.releaseStart(s)
+			}
 			return fmt.Errorf("starting ledger session %s: %w", s.key, err)
 		}
 		view, err = c.Session(ctx, s.key)
