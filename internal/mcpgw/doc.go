@@ -80,8 +80,23 @@
 //     connected again on its next use (TestHTTPUpstreamFailureIsReported).
 //     An upstream's own list_changed makes the gateway list it again and
 //     resync every session (TestUpstreamListChanged).
+//   - An upstream's list_changed notifications are coalesced: one is
+//     pending at most, and follow lists the upstream once for however
+//     many came, never on the goroutine that reads the upstream
+//     (TestUpstreamListChangedIsCoalesced). A call has a deadline
+//     (Options.CallTimeout; DeadlineError) and its answer a size bound
+//     (Options.MaxResultBytes; ResultTooLargeError), each a tool error
+//     naming the bound, the upstream kept (TestUpstreamCallDeadline,
+//     TestOversizedResult).
 //   - MCP sessions of different ledger sessions never share a tool set
 //     (TestSessionsAreIsolated).
+//   - With Config.Clients, every HTTP request carries a client's token,
+//     a new MCP session names only a ledger session its client may, and
+//     an MCP session is its client's (TestClientTokens); CheckListen keeps
+//     a gateway without tokens on loopback unless told otherwise
+//     (TestListenBeyondLoopback). The sessions the gateway starts are
+//     bounded (Options.MaxStarted; TestStartIsBounded). Upstream names
+//     equal but for case are refused (TestConfigRefuses).
 //
 // # Decisions
 //
