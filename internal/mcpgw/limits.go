@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -242,8 +243,14 @@ func standIn(head []byte, size int) []byte {
 // errResultTooLarge is what limitedRT's bodies fail with past the limit.
 var errResultTooLarge = errors.New("mcp gateway: upstream answer over the limit")
 
+// overflowKey is the context key of the flag limitedRT sets when it cuts
+// the answer to a call's request: the SDK reports a body that failed as
+// "request terminated without response", not with the body's error.
+type overflowKey struct{}
+
 // limitedRT bounds the body of every answer to a POST (a request's
-// answer, as JSON or an event stream) of an HTTP upstream to limit bytes.
+// answer, as JSON or an event stream) of an HTTP upstream to limit bytes,
+// and sets the request context's overflowKey flag when it cuts one.
 type limitedRT struct {
 	next  http.RoundTripper
 	limit int
@@ -254,13 +261,15 @@ func (l limitedRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil || r.Method != http.MethodPost || res.Body == nil {
 		return res, err
 	}
-	res.Body = &limitedBody{ReadCloser: res.Body, left: int64(l.limit)}
+	flag, _ := r.Context().Value(overflowKey{}).(*atomic.Bool)
+	res.Body = &limitedBody{ReadCloser: res.Body, left: int64(l.limit), flag: flag}
 	return res, nil
 }
 
 type limitedBody struct {
 	io.ReadCloser
 	left int64
+	flag *atomic.Bool
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
@@ -273,6 +282,9 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.left -= int64(n)
 	if b.left < 0 {
+		if b.flag != nil {
+			b.flag.Store(true)
+		}
 		return 0, errResultTooLarge
 	}
 	return n, err

@@ -2,7 +2,9 @@ package mcpgw
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // extraGateway runs f's gateway in front of the test upstream with its
@@ -85,5 +88,33 @@ func TestOversizedResult(t *testing.T) {
 	again, err := call(t, cs, "t__pid", nil)
 	if err != nil || again.IsError || resultText(again) != resultText(pid) {
 		t.Fatalf("pid after the oversized answer = %q, %v; want the same upstream, %q", resultText(again), err, resultText(pid))
+	}
+}
+
+// TestOversizedHTTPResult: an HTTP upstream's answer over the limit is a
+// tool error naming it too, and the upstream answers the next call.
+func TestOversizedHTTPResult(t *testing.T) {
+	f := start(t)
+	s := mcp.NewServer(&mcp.Implementation{Name: "http-upstream", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "hello", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var a struct{ Text string }
+		_ = json.Unmarshal(r.Params.Arguments, &a)
+		n, _ := strconv.Atoi(a.Text)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", n)}}}, nil
+	})
+	addr := ledgertest.ServeHTTP(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	f.webGateway(t, addr)
+	f.gateway(t, fmt.Appendf(nil, `{"servers": {"web": {"url": "http://%s/mcp"}}}`, addr), Options{MaxResultBytes: 1 << 20})
+	cs := f.dial(t, f.key)
+	res, err := call(t, cs, "web__hello", map[string]any{"text": strconv.Itoa(2 << 20)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt := resultText(res); !res.IsError || !strings.Contains(txt, "over the gateway's limit of 1048576 bytes") {
+		t.Fatalf("big = %v %.300q", res.IsError, txt)
+	}
+	res, err = call(t, cs, "web__hello", map[string]any{"text": "10"})
+	if err != nil || res.IsError || resultText(res) != "xxxxxxxxxx" {
+		t.Fatalf("a small answer after the big one = %v %.300q, %v", res.IsError, resultText(res), err)
 	}
 }

@@ -201,6 +201,8 @@ func (u *upstream) call(ctx context.Context, tool string, args any) (*mcp.CallTo
 	}
 	cctx, cancel := context.WithTimeoutCause(ctx, u.callTimeout, errCallDeadline)
 	defer cancel()
+	overflow := new(atomic.Bool)
+	cctx = context.WithValue(cctx, overflowKey{}, overflow)
 	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		if werr := answered(err); werr != nil {
@@ -209,7 +211,7 @@ func (u *upstream) call(ctx context.Context, tool string, args any) (*mcp.CallTo
 			}
 			return nil, werr
 		}
-		if errors.Is(err, errResultTooLarge) {
+		if overflow.Load() || errors.Is(err, errResultTooLarge) {
 			// An HTTP answer over the limit (limitedRT): the session
 			// itself is sound.
 			return nil, &ResultTooLargeError{Server: u.name, Tool: tool, Limit: u.maxResult}
