@@ -125,7 +125,7 @@ type Gateway struct {
 
 	mu       sync.Mutex
 	sessions map[events.SessionKey]*session
-	// started counts the sessions of sessions the gateway started
+	// started counts the live sessions the gateway started
 	// (Options.MaxStarted); mcpClients is the configured client of each
 	// live HTTP MCP session, by its Mcp-Session-Id (Config.Clients).
 	started    int
