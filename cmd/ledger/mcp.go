@@ -56,6 +56,11 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	timeout := fl.Duration("timeout", 5*time.Second, "bound on each request to the ledger")
 	why := fl.String("why", "ledger why", "the `COMMAND` a denial tells to run to explain it, as words separated by spaces")
 	idle := fl.Duration("idle-timeout", mcpgw.DefaultIdleTimeout, "close an HTTP MCP session after this long without a request, and forget a ledger session with no MCP session as long")
+	insecure := fl.Bool("insecure", false, "with --listen beyond loopback: serve without client tokens (any client that reaches it may name any session of the owner)")
+	callTimeout := fl.Duration("call-timeout", mcpgw.DefaultCallTimeout, "bound on each upstream tools/call; past it the call is cancelled and answered a tool error")
+	maxResult := fl.Int("max-result-bytes", mcpgw.DefaultMaxResultBytes, "bound on one upstream answer, in `BYTES`; a larger one is dropped and answered a tool error")
+	maxStarted := fl.Int("max-started", mcpgw.DefaultMaxStarted, "with --start: bound on the live sessions the gateway has started; past it a new session is refused")
+	genToken := fl.Bool("gen-token", false, "print a new client token (for the config's \"clients\") and exit")
 	verbose := fl.Bool("verbose", false, "log upstream and ledger trouble on standard error (always logged: upstream restarts)")
 	pos, err := parseFlags(fl, args)
 	if err != nil {
@@ -63,6 +68,13 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	if len(pos) > 0 {
 		return usageError("mcp takes no arguments (got %q)", pos[0])
+	}
+	if *genToken {
+		fmt.Fprintln(stdout, mcpgw.NewToken())
+		return nil
+	}
+	if *callTimeout <= 0 || *maxResult <= 0 || *maxStarted <= 0 {
+		return usageError("mcp: --call-timeout, --max-result-bytes and --max-started must be positive")
 	}
 	if *config == "" {
 		return usageError("mcp: --config FILE is required")
@@ -120,14 +132,17 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	defer nc.Close()
 	gw, err := mcpgw.New(cfg, mcpgw.Options{
-		Ledger:      client.New(nc, client.Options{Owner: name, Timeout: *timeout}),
-		Start:       *start,
-		Scope:       sc,
-		User:        who,
-		Host:        host,
-		Why:         strings.Fields(*why),
-		Logger:      logger,
-		IdleTimeout: *idle,
+		Ledger:         client.New(nc, client.Options{Owner: name, Timeout: *timeout}),
+		Start:          *start,
+		Scope:          sc,
+		User:           who,
+		Host:           host,
+		Why:            strings.Fields(*why),
+		Logger:         logger,
+		IdleTimeout:    *idle,
+		CallTimeout:    *callTimeout,
+		MaxResultBytes: *maxResult,
+		MaxStarted:     *maxStarted,
 	})
 	if err != nil {
 		return err
@@ -144,6 +159,14 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return usageError("mcp: --listen %s: %v", *listen, err)
+	}
+	warning, err := mcpgw.CheckListen(ln.Addr(), cfg, *insecure)
+	if err != nil {
+		ln.Close()
+		return usageError("%v", err)
+	}
+	if warning != "" {
+		fmt.Fprintln(stderr, warning)
 	}
 	srv := &http.Server{Handler: gw.Handler(events.SessionKey(*sessionKey)), ReadHeaderTimeout: 10 * time.Second}
 	starting := ""

@@ -37,6 +37,42 @@ type Config struct {
 	// to (events.ValidScope); Scope says what wins when it is empty or a
 	// flag names another.
 	Scope string `json:"scope,omitempty"`
+	// Clients, when not empty, are the only HTTP clients the gateway
+	// serves, by name: each request must carry one's token ("Authorization:
+	// Bearer TOKEN"), and a new MCP session may name only a ledger session
+	// that client's Sessions allow. Empty, every client that reaches the
+	// gateway is served, which 'ledger mcp --listen' allows on loopback
+	// only, unless --insecure (CheckListen). Stdio has one client, the
+	// process that started the gateway, and no tokens.
+	Clients map[string]ClientConfig `json:"clients,omitempty"`
+}
+
+// ClientConfig is one HTTP client of the gateway (Config.Clients).
+type ClientConfig struct {
+	// Token is the client's secret, at least MinTokenLen characters of
+	// [A-Za-z0-9._~+/=-] ('ledger mcp --gen-token' prints a new one).
+	Token string `json:"token"`
+	// Sessions are the ledger session keys the client may name: a key, a
+	// prefix ending in "*" ("team-a-*"), or "*" for any session of the
+	// gateway's owner.
+	Sessions []string `json:"sessions"`
+}
+
+// MinTokenLen is the shortest client token the config takes.
+const MinTokenLen = 32
+
+// token is what a client token may hold: a bearer token's characters
+// (RFC 6750's b64token).
+var token = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]+$`)
+
+// allows reports whether the client may name session key.
+func (c ClientConfig) allows(key events.SessionKey) bool {
+	for _, p := range c.Sessions {
+		if prefix, ok := strings.CutSuffix(p, "*"); ok && strings.HasPrefix(string(key), prefix) || p == string(key) {
+			return true
+		}
+	}
+	return false
 }
 
 // The ways of exposing tool names (Config.Expose).
@@ -92,9 +128,13 @@ type SessionConfig struct {
 // (TestConfigRefuses).
 var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
 
+// clientName is what a client of Config.Clients may be called.
+var clientName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
 // ParseConfig decodes and checks a configuration: unknown fields, an
 // upstream with neither or both of command and url, a server name that
-// could not be told apart from its tools' names, an unknown session
+// could not be told apart from its tools' names, two server names equal
+// but for case (caseTwins), an unknown session
 // mapping. Every problem is reported, sorted, in one error.
 func ParseConfig(data []byte) (*Config, error) {
 	dec := json.NewDecoder(strings.NewReader(string(data)))
@@ -128,6 +168,29 @@ func ParseConfig(data []byte) (*Config, error) {
 			probs = append(probs, fmt.Sprintf("server %q: empty command", name))
 		}
 	}
+	probs = append(probs, caseTwins(c.Servers)...)
+	tokens := map[string]string{}
+	for name, cl := range c.Clients {
+		if !clientName.MatchString(name) {
+			probs = append(probs, fmt.Sprintf("client %q: a name is 1 to 64 of [A-Za-z0-9_-]", name))
+		}
+		switch {
+		case len(cl.Token) < MinTokenLen || !token.MatchString(cl.Token):
+			probs = append(probs, fmt.Sprintf("client %q: a token is at least %d of [A-Za-z0-9._~+/=-] (make one with ledger mcp --gen-token)", name, MinTokenLen))
+		case tokens[cl.Token] != "":
+			probs = append(probs, fmt.Sprintf("clients %q and %q have the same token", min(name, tokens[cl.Token]), max(name, tokens[cl.Token])))
+		default:
+			tokens[cl.Token] = name
+		}
+		if len(cl.Sessions) == 0 {
+			probs = append(probs, fmt.Sprintf("client %q: no sessions (name the keys it may use, prefixes ending in \"*\", or \"*\")", name))
+		}
+		for _, p := range cl.Sessions {
+			if k := strings.TrimSuffix(p, "*"); p != "*" && !validKey(events.SessionKey(k)) {
+				probs = append(probs, fmt.Sprintf("client %q: session %q is not a key or a prefix ending in \"*\"", name, p))
+			}
+		}
+	}
 	switch c.Session.From {
 	case "", FromKey, FromHeader, FromInitialize:
 	default:
@@ -154,6 +217,32 @@ func ParseConfig(data []byte) (*Config, error) {
 		return nil, errors.New("config: " + strings.Join(probs, "; "))
 	}
 	return &c, nil
+}
+
+// caseTwins reports the server names that differ only in case: an openclaw
+// policy lower-cases tool names (LedgerName), so "EV__ok" and "ev__ok"
+// would be one ledger tool, checked and recorded as one whichever server
+// ran it (TestConfigRefuses).
+func caseTwins(servers map[string]ServerConfig) []string {
+	byLower := map[string][]string{}
+	for name := range servers {
+		l := strings.ToLower(name)
+		byLower[l] = append(byLower[l], name)
+	}
+	var probs []string
+	for _, names := range byLower {
+		if len(names) < 2 {
+			continue
+		}
+		sort.Strings(names)
+		quoted := make([]string, len(names))
+		for i, n := range names {
+			quoted[i] = fmt.Sprintf("%q", n)
+		}
+		list := strings.Join(quoted[:len(quoted)-1], ", ") + " and " + quoted[len(quoted)-1]
+		probs = append(probs, fmt.Sprintf("servers %s differ only in case: under an openclaw policy (which lower-cases tool names) their tools would be one; rename all but one", list))
+	}
+	return probs
 }
 
 // LoadConfig reads and checks a configuration file.
@@ -216,11 +305,14 @@ func ScopeOf(flag string, c *Config, configPath string) (string, error) {
 }
 
 // names returns the server names in order.
-func (c *Config) names() []string {
-	names := make([]string, 0, len(c.Servers))
-	for n := range c.Servers {
-		names = append(names, n)
+func (c *Config) names() []string { return sortedKeys(c.Servers) }
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	sort.Strings(names)
-	return names
+	sort.Strings(keys)
+	return keys
 }

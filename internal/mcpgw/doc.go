@@ -60,10 +60,13 @@
 //     ledger cannot decide, the call is refused (fail closed;
 //     TestUnknownSessionFailsClosed).
 //   - A call naming Claude Code's tool_use id (ToolUseMeta) is recorded
-//     under that id, once per session, and its effect is the event
-//     Claude Code's hook appends for it: with the hooks on the same
-//     session, one call is one call id and one tool.effect_started
-//     (TestClaudeCodeCLIWithHooks, TestToolUseIDIsAdoptedOnce).
+//     under that id, once per session, only when the hook checked the
+//     same tool under it: its effect is then appended first, prepared by
+//     the hook's check, and the ledger re-decides the tool at the head.
+//     A call whose id the hook checked for another tool (or not at all)
+//     gets a fresh id and a check and effect of its own, so a call never
+//     rides on another call's effect (TestAdoptedIDDoesNotBorrowAnEffect,
+//     TestToolUseIDIsAdoptedOnce, TestClaudeCodeCLIWithHooks).
 //   - The gateway follows each session's Watch feed (not polling); a
 //     turn whose tool set changes what the session is shown makes the
 //     gateway send notifications/tools/list_changed
@@ -77,8 +80,23 @@
 //     connected again on its next use (TestHTTPUpstreamFailureIsReported).
 //     An upstream's own list_changed makes the gateway list it again and
 //     resync every session (TestUpstreamListChanged).
+//   - An upstream's list_changed notifications are coalesced: one is
+//     pending at most, and follow lists the upstream once for however
+//     many came, never on the goroutine that reads the upstream
+//     (TestUpstreamListChangedIsCoalesced). A call has a deadline
+//     (Options.CallTimeout; DeadlineError) and its answer a size bound
+//     (Options.MaxResultBytes; ResultTooLargeError), each a tool error
+//     naming the bound, the upstream kept (TestUpstreamCallDeadline,
+//     TestOversizedResult).
 //   - MCP sessions of different ledger sessions never share a tool set
 //     (TestSessionsAreIsolated).
+//   - With Config.Clients, every HTTP request carries a client's token,
+//     a new MCP session names only a ledger session its client may, and
+//     an MCP session is its client's (TestClientTokens); CheckListen keeps
+//     a gateway without tokens on loopback unless told otherwise
+//     (TestListenBeyondLoopback). The sessions the gateway starts are
+//     bounded (Options.MaxStarted; TestStartIsBounded). Upstream names
+//     equal but for case are refused (TestConfigRefuses).
 //
 // # Decisions
 //

@@ -48,6 +48,19 @@ type Options struct {
 	// client joins it again); default 30 minutes. Stdio sessions are
 	// never idle.
 	IdleTimeout time.Duration
+	// CallTimeout bounds each forwarded tools/call: past it the call is
+	// cancelled upstream and answered a tool error naming the deadline
+	// (DeadlineError); default DefaultCallTimeout.
+	CallTimeout time.Duration
+	// MaxStarted bounds the live sessions the gateway has started (Start)
+	// and not yet forgotten (IdleTimeout): past it, a session the ledger
+	// does not know is refused (ErrTooManyStarted) rather than started;
+	// default DefaultMaxStarted.
+	MaxStarted int
+	// MaxResultBytes bounds one upstream answer: one over it is dropped
+	// and the call answered a tool error naming the limit
+	// (ResultTooLargeError); default DefaultMaxResultBytes.
+	MaxResultBytes int
 	// Observe, when set, is told how long each step of an allowed
 	// tools/call took: PartCheck (the recorded check), PartEffect (the
 	// effect's append) and PartUpstream (the forward). It is for
@@ -86,6 +99,13 @@ func ClientVersion(c *mcp.Implementation) string {
 	return v
 }
 
+// DefaultMaxStarted is Options.MaxStarted's default.
+const DefaultMaxStarted = 1000
+
+// ErrTooManyStarted is the refusal to start a session past
+// Options.MaxStarted (TestStartIsBounded).
+var ErrTooManyStarted = errors.New("the gateway's limit of live sessions it started is reached")
+
 // DefaultIdleTimeout is Options.IdleTimeout's default.
 const DefaultIdleTimeout = 30 * time.Minute
 
@@ -105,6 +125,11 @@ type Gateway struct {
 
 	mu       sync.Mutex
 	sessions map[events.SessionKey]*session
+	// started counts the live sessions the gateway started
+	// (Options.MaxStarted); mcpClients is the configured client of each
+	// live HTTP MCP session, by its Mcp-Session-Id (Config.Clients).
+	started    int
+	mcpClients map[string]string
 
 	// upGen counts the upstream tool lists dropped (an upstream's
 	// list_changed): a session whose tools were registered at another
@@ -124,15 +149,27 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	if len(opts.Why) == 0 {
 		opts.Why = []string{"ledger", "why"}
 	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
+	if opts.MaxStarted <= 0 {
+		opts.MaxStarted = DefaultMaxStarted
+	}
+	if opts.MaxResultBytes <= 0 {
+		opts.MaxResultBytes = DefaultMaxResultBytes
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &Gateway{cfg: cfg, opts: opts, log: log, ups: map[string]*upstream{}, order: cfg.names(),
-		ctx: ctx, cancel: cancel, sessions: map[events.SessionKey]*session{}}
+		ctx: ctx, cancel: cancel, sessions: map[events.SessionKey]*session{}, mcpClients: map[string]string{}}
 	for _, name := range g.order {
-		g.ups[name] = &upstream{name: name, cfg: cfg.Servers[name], life: ctx, log: log, onChange: g.upstreamChanged, gen: &g.upGen}
+		u := &upstream{name: name, cfg: cfg.Servers[name], life: ctx, log: log, gen: &g.upGen,
+			callTimeout: opts.CallTimeout, maxResult: opts.MaxResultBytes, changed: make(chan struct{}, 1)}
+		g.ups[name] = u
+		go u.follow(ctx, g.upstreamChanged)
 	}
 	go g.janitor()
 	return g, nil
@@ -160,10 +197,12 @@ func (g *Gateway) janitor() {
 func (g *Gateway) evictIdle(now time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	live := map[string]bool{}
 	for key, s := range g.sessions {
 		n := 0
-		for range s.srv.Sessions() {
+		for ss := range s.srv.Sessions() {
 			n++
+			live[ss.ID()] = true
 		}
 		switch {
 		case n > 0:
@@ -173,8 +212,39 @@ func (g *Gateway) evictIdle(now time.Time) {
 		case now.Sub(s.idleSince) >= g.opts.IdleTimeout:
 			s.cancel()
 			delete(g.sessions, key)
+			if s.startedHere {
+				g.started--
+			}
 			g.log.Info("ledger session forgotten: no MCP session", "session", key, "idle", now.Sub(s.idleSince))
 		}
+	}
+	for sid := range g.mcpClients {
+		if !live[sid] {
+			delete(g.mcpClients, sid)
+		}
+	}
+}
+
+// reserveStart counts a session the gateway is about to start, or
+// refuses it past Options.MaxStarted; release gives the count back when
+// the start failed.
+func (g *Gateway) reserveStart(s *session) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.started >= g.opts.MaxStarted {
+		return fmt.Errorf("%w: %d sessions it started are live (ledger mcp --max-started %d); one is forgotten after --idle-timeout without a client, or start this one elsewhere", ErrTooManyStarted, g.started, g.opts.MaxStarted)
+	}
+	g.started++
+	s.startedHere = true
+	return nil
+}
+
+func (g *Gateway) releaseStart(s *session) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s.startedHere {
+		s.startedHere = false
+		g.started--
 	}
 }
 
@@ -283,7 +353,9 @@ func (g *Gateway) Handler(key events.SessionKey) http.Handler {
 		// A new MCP session's first request (its initialize) is read here:
 		// for its _meta key (FromInitialize) and for its clientInfo, which
 		// a session the gateway starts names.
-		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+		fresh := r.Header.Get("Mcp-Session-Id") == ""
+		var named events.SessionKey
+		if r.Method == http.MethodPost && fresh {
 			body, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes))
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusBadRequest)
@@ -292,17 +364,44 @@ func (g *Gateway) Handler(key events.SessionKey) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			var in initRequest
 			in.key, in.client = parseInitialize(body)
-			if key == "" && g.cfg.Session.From == FromInitialize && in.key == "" {
-				http.Error(w, fmt.Sprintf("the ledger MCP gateway needs the ledger session key in the initialize request's _meta[%q]", SessionMeta), http.StatusBadRequest)
-				return
+			if key == "" && g.cfg.Session.From == FromInitialize {
+				named = in.key
 			}
 			r = r.WithContext(context.WithValue(r.Context(), initContext{}, in))
 		}
-		if key == "" && g.cfg.Session.From != FromInitialize && r.Header.Get("Mcp-Session-Id") == "" && !validKey(g.keyOf(r, key)) {
+		if fresh && named == "" {
+			named = g.keyOf(r, key)
+		}
+		if !fresh {
+			named = ""
+		}
+		client, ok := g.authorize(w, r, named)
+		if !ok {
+			return
+		}
+		if fresh && r.Method == http.MethodPost && key == "" && g.cfg.Session.From == FromInitialize && named == "" {
+			http.Error(w, fmt.Sprintf("the ledger MCP gateway needs the ledger session key in the initialize request's _meta[%q]", SessionMeta), http.StatusBadRequest)
+			return
+		}
+		if key == "" && g.cfg.Session.From != FromInitialize && fresh && !validKey(g.keyOf(r, key)) {
 			http.Error(w, fmt.Sprintf("the ledger MCP gateway needs the ledger session key in the %s header", g.cfg.Session.Header), http.StatusBadRequest)
 			return
 		}
 		h.ServeHTTP(w, r)
+		if len(g.cfg.Clients) == 0 {
+			return
+		}
+		// Bind a new MCP session to its client: another client's token
+		// may not use it (authorize).
+		if sid := w.Header().Get("Mcp-Session-Id"); fresh && sid != "" {
+			g.mu.Lock()
+			g.mcpClients[sid] = client
+			g.mu.Unlock()
+		} else if r.Method == http.MethodDelete {
+			g.mu.Lock()
+			delete(g.mcpClients, r.Header.Get("Mcp-Session-Id"))
+			g.mu.Unlock()
+		}
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -32,6 +33,10 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv(hookEnv) == "1" {
 		runTestHook()
+		return
+	}
+	if os.Getenv(rawEnv) == "1" {
+		runRawUpstream()
 		return
 	}
 	os.Exit(m.Run())
@@ -74,8 +79,24 @@ func runTestUpstream() {
 		})
 		return text("grew"), nil
 	})
-	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+	if os.Getenv(extraEnv) == "1" {
+		s.AddTool(&mcp.Tool{Name: "hang", InputSchema: obj}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			<-ctx.Done() // the gateway's cancellation
+			return nil, ctx.Err()
+		})
+		s.AddTool(&mcp.Tool{Name: "big", InputSchema: obj}, func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var a struct{ Text string }
+			_ = json.Unmarshal(r.Params.Arguments, &a)
+			n, _ := strconv.Atoi(a.Text)
+			return text(strings.Repeat("x", n)), nil
+		})
+	}
+	_ = s.Run(context.Background(), &mcp.StdioTransport{MaxLineLength: -1})
 }
+
+// extraEnv adds the tools hang (answers when cancelled) and big (answers
+// as many bytes as its text says) to the test upstream.
+const extraEnv = "MCPGW_TEST_EXTRA"
 
 // testCatalogue is the ledger's catalogue of the test upstream "t" in
 // the claude-code dialect, plus a tool no upstream has.
@@ -481,6 +502,9 @@ func TestConfigRefuses(t *testing.T) {
 		{`{"servers": {"a": {"command": ["x"]}}, "session": {"from": "cookie"}}`, `session.from "cookie"`},
 		{`{"servers": {"a": {"command": ["x"]}}, "expose": "short"}`, `expose "short"`},
 		{`{"servers": {"a": {"command": ["x"]}}, "extra": 1}`, "unknown field"},
+		// An openclaw policy lower-cases tool names: EV__ok and ev__ok would
+		// be one ledger tool, decided and recorded as one, and run on either.
+		{`{"servers": {"EV": {"command": ["x"]}, "ev": {"url": "http://h/mcp"}, "Ev": {"command": ["y"]}}}`, `servers "EV", "Ev" and "ev" differ only in case`},
 	} {
 		_, err := ParseConfig([]byte(c.doc))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

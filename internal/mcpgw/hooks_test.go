@@ -206,14 +206,15 @@ func TestClaudeCodeCLIWithHooks(t *testing.T) {
 			echoChecks = append(echoChecks, c)
 		}
 	}
-	if len(echoChecks) != 2 || len(effects) != 1 {
-		t.Fatalf("echo: %d tool.checked, %d tool.effect_started in all; want 2 and 1: %+v %+v", len(echoChecks), len(effects), echoChecks, effects)
+	if len(echoChecks) != 2 || len(effects) != 2 {
+		t.Fatalf("echo: %d tool.checked, %d tool.effect_started in all; want 2 and 2: %+v %+v", len(echoChecks), len(effects), echoChecks, effects)
 	}
-	e := effects[0]
+	e, g := effects[0], effects[1]
 	if e.call != "toolu_hk_echo" || e.tool != "mcp__t__echo" || e.id != cchook.EffectEvent(f.key, 1, "mcp__t__echo", "toolu_hk_echo", 0).ID ||
+		g.call != "toolu_hk_echo" || g.tool != "mcp__t__echo" || g.id == e.id ||
 		echoChecks[0].call != "toolu_hk_echo" || echoChecks[1].call != "toolu_hk_echo" ||
-		!(echoChecks[0].seq < e.seq && e.seq < echoChecks[1].seq) {
-		t.Fatalf("echo's records: checks %+v, effect %+v", echoChecks, e)
+		!(echoChecks[0].seq < e.seq && e.seq < g.seq && g.seq < echoChecks[1].seq) {
+		t.Fatalf("echo's records: checks %+v, effects %+v %+v", echoChecks, e, g)
 	}
 
 	// The denied call: refused by the hook with the ledger's reason,
@@ -259,36 +260,137 @@ func TestClaudeCodeCLIWithHooks(t *testing.T) {
 }
 
 // TestToolUseIDIsAdoptedOnce: a call whose _meta names a tool_use id
-// (ToolUseMeta) is recorded under it, its effect being the event Claude
-// Code's hook would append for it (here none did, so it is new); a second
-// call naming the same id, and a call naming an id that cannot be one, get
-// fresh call ids and effects of their own.
+// (ToolUseMeta) that the hook checked for the same tool is recorded under
+// it, with an effect of its own prepared by the hook's check; a second
+// call naming the same id, a call naming an id that cannot be one, and one
+// naming an id no hook checked get fresh call ids, and checks and effects
+// of their own.
 func TestToolUseIDIsAdoptedOnce(t *testing.T) {
 	f := start(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	for _, id := range []string{"toolu_once", "toolu_once", "not an id"} {
+	hook, err := f.orch.Check(ctx, f.key, "mcp__t__echo", client.Recorded("toolu_once"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"toolu_once", "toolu_once", "not an id", "toolu_unchecked"}
+	for _, id := range ids {
 		res, err := f.cs.CallTool(ctx, &mcp.CallToolParams{Meta: mcp.Meta{ToolUseMeta: id}, Name: "t__echo", Arguments: map[string]any{"text": "x"}})
 		if err != nil || res.IsError {
 			t.Fatalf("echo with tool_use id %q: %v %q", id, err, resultText(res))
 		}
 	}
 	checked, effects := records(t, f, events.ToolChecked), records(t, f, events.EffectStarted)
-	if len(checked) != 3 || len(effects) != 3 {
-		t.Fatalf("%d tool.checked, %d tool.effect_started; want 3 and 3", len(checked), len(effects))
+	n := len(ids)
+	if len(checked) != n+1 || len(effects) != n {
+		t.Fatalf("%d tool.checked, %d tool.effect_started; want %d (the hook's and one a call) and %d", len(checked), len(effects), n+1, n)
 	}
 	calls := map[string]bool{}
-	for i := range 3 {
+	for i := range n {
 		var c events.CheckedData
 		var e events.EffectData
-		if json.Unmarshal(checked[i].Data, &c) != nil || json.Unmarshal(effects[i].Data, &e) != nil || c.Call != e.Call {
-			t.Fatalf("call %d: check %s, effect %s", i, checked[i].Data, effects[i].Data)
+		if json.Unmarshal(checked[i+1].Data, &c) != nil || json.Unmarshal(effects[i].Data, &e) != nil || c.Call != e.Call {
+			t.Fatalf("call %d: check %s, effect %s", i, checked[i+1].Data, effects[i].Data)
 		}
 		calls[c.Call] = true
 	}
 	var first events.EffectData
+	var decided struct {
+		Prepared uint64 `json:"prepared_at"`
+	}
 	_ = json.Unmarshal(effects[0].Data, &first)
-	if first.Call != "toolu_once" || effects[0].ID != cchook.EffectEvent(f.key, 1, "mcp__t__echo", "toolu_once", 0).ID || len(calls) != 3 {
-		t.Fatalf("call ids %v; the first effect %s (id %s)", calls, effects[0].Data, effects[0].ID)
+	_ = json.Unmarshal(effects[0].Decided, &decided)
+	if first.Call != "toolu_once" || decided.Prepared != hook.Recorded || len(calls) != n || calls["toolu_unchecked"] {
+		t.Fatalf("call ids %v; the first effect %s, want it prepared by the hook's check at %d", calls, effects[0].Data, hook.Recorded)
+	}
+}
+
+// TestAdoptedIDDoesNotBorrowAnEffect: a call naming the tool_use id of a
+// call the hook allowed and started (its tool.checked and its
+// tool.effect_started, cchook.EffectEvent) for another tool does not ride
+// on that call's effect: the tool the gateway forwards gets an effect
+// record of its own, for its own tool, prepared by the gateway's check of
+// that tool, and so re-checked by the ledger when it starts. A call that
+// names the hook's id for the same tool is one call: its records all name
+// that id and that tool.
+func TestAdoptedIDDoesNotBorrowAnEffect(t *testing.T) {
+	f := start(t)
+	ctx := t.Context()
+	hook := func(tool, id string) {
+		t.Helper()
+		chk, err := f.orch.Check(ctx, f.key, tool, client.Recorded(id))
+		if err != nil || chk.Decision != envelope.Allow {
+			t.Fatalf("the hook's check of %s: %+v, %v", tool, chk, err)
+		}
+		if _, err := f.orch.Append(ctx, cchook.EffectEvent(f.key, 1, tool, id, chk.Recorded)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hook("mcp__t__echo", "toolu_hooked_echo")
+	hook("mcp__t__pid", "toolu_hooked_pid")
+	for _, c := range []struct{ name, id string }{{"t__pid", "toolu_hooked_echo"}, {"t__pid", "toolu_hooked_pid"}} {
+		res, err := f.cs.CallTool(ctx, &mcp.CallToolParams{Meta: mcp.Meta{ToolUseMeta: c.id}, Name: c.name, Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("%s naming %s: %v %q", c.name, c.id, err, resultText(res))
+		}
+	}
+	// Every check and effect, by sequence.
+	type rec struct {
+		seq        uint64
+		typ        events.Type
+		tool, call string
+		prepared   uint64
+	}
+	var recs []rec
+	for _, typ := range []events.Type{events.ToolChecked, events.EffectStarted} {
+		for _, r := range records(t, f, typ) {
+			var d struct {
+				Tool, Call string
+				Prepared   uint64 `json:"prepared_at"`
+			}
+			var dec struct {
+				Seq      uint64
+				Prepared uint64 `json:"prepared_at"`
+			}
+			if json.Unmarshal(r.Data, &d) != nil || json.Unmarshal(r.Decided, &dec) != nil {
+				t.Fatalf("record %+v", r)
+			}
+			recs = append(recs, rec{dec.Seq, typ, d.Tool, d.Call, dec.Prepared})
+		}
+	}
+	bySeq := map[uint64]rec{}
+	for _, r := range recs {
+		bySeq[r.seq] = r
+	}
+	// pid ran twice: each time after an effect of pid prepared by a check
+	// of pid under the same call id.
+	var pidEffects []rec
+	for _, r := range recs {
+		if r.typ != events.EffectStarted {
+			continue
+		}
+		prep, ok := bySeq[r.prepared]
+		if !ok || prep.typ != events.ToolChecked || prep.tool != r.tool || prep.call != r.call {
+			t.Errorf("effect %+v is prepared by %+v", r, prep)
+		}
+		if r.tool == "mcp__t__pid" {
+			pidEffects = append(pidEffects, r)
+		}
+	}
+	var echoCalls int
+	for _, r := range recs {
+		if r.call == "toolu_hooked_echo" && r.tool != "mcp__t__echo" {
+			echoCalls++
+		}
+	}
+	if echoCalls > 0 {
+		t.Errorf("%d records of another tool than echo under the hook's echo call id: %+v", echoCalls, recs)
+	}
+	calls := map[string]bool{}
+	for _, e := range pidEffects {
+		calls[e.call] = true
+	}
+	if len(calls) != 2 || !calls["toolu_hooked_pid"] || calls["toolu_hooked_echo"] {
+		t.Fatalf("pid's effects %+v; want one under the hook's pid call and one under a fresh id (all: %+v)", pidEffects, recs)
 	}
 }

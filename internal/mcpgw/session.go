@@ -3,6 +3,7 @@ package mcpgw
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -15,7 +16,6 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
-	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/shellquote"
 )
 
@@ -42,8 +42,10 @@ type session struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	// idleSince is when the server was last seen with no MCP session
-	// (zero while it has one); guarded by g.mu.
-	idleSince time.Time
+	// (zero while it has one); startedHere, that the gateway started the
+	// ledger session (counted in g.started); both guarded by g.mu.
+	idleSince   time.Time
+	startedHere bool
 
 	// joinMu serialises joining; mu guards the rest.
 	joinMu sync.Mutex
@@ -65,7 +67,7 @@ type session struct {
 	listed      map[string]*mcp.Tool // exposed name -> the upstream tool registered for it
 	watching    bool
 	// adopted are the client tool-use ids (ToolUseMeta) this session's
-	// calls were recorded under; at most maxAdopted.
+	// calls claimed; at most maxAdopted.
 	adopted map[string]struct{}
 }
 
@@ -77,18 +79,15 @@ const ToolUseMeta = "claudecode/toolUseId"
 // maxAdopted bounds a session's adopted ids; past it, calls get fresh ids.
 const maxAdopted = 1 << 16
 
-// callID is the call id a tools/call is recorded under, and the id of its
-// tool.effect_started event. A call whose _meta names a Claude Code
-// tool_use id (ToolUseMeta) is recorded under that id, and its effect is
-// the event the hook appends for it (cchook.EffectEvent): when Claude
-// Code's hooks report the same session, the effect they recorded at
-// PreToolUse answers the gateway's append as a duplicate and nothing new
-// is written, so one call is one call id and one tool.effect_started
-// (TestClaudeCodeCLIWithHooks). Otherwise, and for an id this session has
-// already adopted (a client re-sending an id must not have its second
-// call ride on the first call's effect), the call gets a fresh ULID and
-// an effect of its own (TestToolUseIDIsAdoptedOnce).
-func (s *session) callID(meta mcp.Meta) (call string, adopted bool) {
+// callID is the call id a tools/call claims: the Claude Code tool_use id
+// its _meta names (ToolUseMeta), the id Claude Code's hooks record the
+// call under, so that both name one call; claimed is false, and the id a
+// fresh ULID, for a call that names none, an id this session has already
+// claimed (a client re-sending an id must not have its second call ride
+// on the first; TestToolUseIDIsAdoptedOnce) or one that cannot be an id.
+// A claimed id is only a claim: call adopts it only when the hook checked
+// the same tool under it (TestAdoptedIDDoesNotBorrowAnEffect).
+func (s *session) callID(meta mcp.Meta) (call string, claimed bool) {
 	id, _ := meta[ToolUseMeta].(string)
 	if !toolUseID(id) {
 		return ulid.Make().String(), false
@@ -200,10 +199,19 @@ func (s *session) join(ctx context.Context) error {
 	c := s.g.opts.Ledger
 	view, err := c.Session(ctx, s.key)
 	if events.CodeOf(err) == events.CodeUnknownSession && s.g.opts.Start != "" {
+		if err := s.g.reserveStart(s); err != nil {
+			return fmt.Errorf("ledger session %s is not started: %w", s.key, err)
+		}
 		if _, err = c.Append(ctx, client.Start(s.key, s.started())); err == nil {
 			_, err = c.Append(ctx, client.Turn(s.key, events.TurnData{Turn: 1}))
 		}
 		if err != nil {
+			if events.CodeOf(err) == events.CodeDuplicateSession || events.CodeOf(err) == events.CodeBadTurn {
+				// Another writer started it in between: not the gateway's.
+				s.g.releaseStart(s)
+			} else if _, verr := c.Session(ctx, s.key); events.CodeOf(verr) == events.CodeUnknownSession {
+				s.g.releaseStart(s)
+			}
 			return fmt.Errorf("starting ledger session %s: %w", s.key, err)
 		}
 		view, err = c.Session(ctx, s.key)
@@ -385,9 +393,33 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 	s.mu.Unlock()
 	ln := LedgerName(dialect, server, tool)
 	c := s.g.opts.Ledger
-	callID, adopted := s.callID(meta)
+	callID, claimed := s.callID(meta)
 	observe := s.g.opts.Observe
 	started := time.Now()
+	// A claimed tool_use id is the call's only if the hook checked this
+	// very tool under it: the effect is appended first, prepared by the
+	// latest check of this tool and call, under an event id of its own.
+	// The ledger lands it only when such a check exists (re-deciding the
+	// tool at the head), and refuses it (invalid_event) when the id's
+	// check was for another tool or there is none; the call then gets a
+	// fresh id, and its own check and effect (TestAdoptedIDDoesNotBorrowAnEffect).
+	// An effect appended under the hook's own event id instead would be
+	// answered as a duplicate of the hook's effect, whatever tool that was
+	// for, and the forwarded tool would have no effect of its own.
+	effected := false
+	if claimed {
+		a, err := s.appendEffect(ctx, ln, callID, 0)
+		switch code := events.CodeOf(err); {
+		case err == nil:
+			effected = true
+		case code == events.CodeAuthorizationChanged:
+			return s.changedRefusal(ln, a.Seq, err), nil
+		case code == events.CodeInvalidEvent:
+			callID = ulid.Make().String()
+		default:
+			return refusal(fmt.Sprintf("The session policy ledger could not record the start of %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
+		}
+	}
 	chk, err := c.Check(ctx, s.key, ln, client.Recorded(callID))
 	if err != nil {
 		return refusal(fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
@@ -401,35 +433,14 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 		observe(PartCheck, now.Sub(started))
 		started = now
 	}
-	s.mu.Lock()
-	turn := s.turn
-	s.mu.Unlock()
-	effect := func(turn int) client.Event {
-		if adopted {
-			return cchook.EffectEvent(s.key, turn, ln, callID, chk.Recorded)
+	if !effected {
+		a, err := s.appendEffect(ctx, ln, callID, chk.Recorded)
+		switch {
+		case events.CodeOf(err) == events.CodeAuthorizationChanged:
+			return s.changedRefusal(ln, a.Seq, err), nil
+		case err != nil:
+			return refusal(fmt.Sprintf("The session policy ledger could not record the start of %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
 		}
-		return client.EffectStarted(s.key, events.EffectData{Turn: turn, Tool: ln, Call: callID, PreparedAt: chk.Recorded})
-	}
-	a, err := c.Append(ctx, effect(turn))
-	if events.CodeOf(err) == events.CodeBadTurn {
-		// A turn started between the last turn the gateway saw and the
-		// check, which recorded the current one.
-		if view, verr := c.Session(ctx, s.key); verr == nil && len(view.Turns) > 0 {
-			turn = view.Turns[len(view.Turns)-1].Turn
-			s.mu.Lock()
-			s.turn = max(s.turn, turn)
-			s.mu.Unlock()
-			a, err = c.Append(ctx, effect(turn))
-		}
-	}
-	switch {
-	case events.CodeOf(err) == events.CodeAuthorizationChanged:
-		why := s.whyCommand(ln, a.Seq)
-		r := envelope.Reason{Code: string(events.CodeAuthorizationChanged)}
-		return refusal(denialText(s.key, ln, envelope.Deny, r, why)+" (the decision changed when the effect was to start: "+err.Error()+")",
-			denialMeta(s.key, ln, envelope.Deny, r, a.Seq, why)), nil
-	case err != nil:
-		return refusal(fmt.Sprintf("The session policy ledger could not record the start of %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
 	}
 	var fwd any
 	if len(args) > 0 {
@@ -444,14 +455,54 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 	if observe != nil && err == nil {
 		observe(PartUpstream, time.Since(started))
 	}
+	var deadline *DeadlineError
+	var tooLarge *ResultTooLargeError
 	switch werr, answer := err.(*jsonrpc.Error); {
 	case answer: // the upstream's own error answer (upstream.call)
 		return nil, werr
+	case errors.As(err, &deadline), errors.As(err, &tooLarge):
+		s.g.log.Warn("mcp upstream call failed", "server", server, "tool", tool, "err", err)
+		return refusal(fmt.Sprintf("The MCP gateway could not pass on the answer of %s: %v", name, err), nil), nil
 	case err != nil:
 		s.g.log.Warn("mcp upstream call failed", "server", server, "tool", tool, "err", err)
 		return refusal(fmt.Sprintf("The MCP gateway could not reach upstream server %s for %s (it is restarted on the next call): %v", server, name, err), nil), nil
 	}
 	return res, nil
+}
+
+// appendEffect appends the tool.effect_started of call (ledger name tool)
+// at the session's current turn, prepared by the check at sequence
+// prepared (0: the latest check of the tool and call). A turn that
+// started between the last turn the gateway saw and the check is found
+// and the effect recorded on it.
+func (s *session) appendEffect(ctx context.Context, tool, call string, prepared uint64) (client.AppendResult, error) {
+	c := s.g.opts.Ledger
+	s.mu.Lock()
+	turn := s.turn
+	s.mu.Unlock()
+	effect := func(turn int) client.Event {
+		return client.EffectStarted(s.key, events.EffectData{Turn: turn, Tool: tool, Call: call, PreparedAt: prepared})
+	}
+	a, err := c.Append(ctx, effect(turn))
+	if events.CodeOf(err) == events.CodeBadTurn {
+		if view, verr := c.Session(ctx, s.key); verr == nil && len(view.Turns) > 0 {
+			turn = view.Turns[len(view.Turns)-1].Turn
+			s.mu.Lock()
+			s.turn = max(s.turn, turn)
+			s.mu.Unlock()
+			a, err = c.Append(ctx, effect(turn))
+		}
+	}
+	return a, err
+}
+
+// changedRefusal is the refusal of an effect the ledger refused
+// (authorization_changed), its refusal record at seq.
+func (s *session) changedRefusal(tool string, seq uint64, err error) *mcp.CallToolResult {
+	why := s.whyCommand(tool, seq)
+	r := envelope.Reason{Code: string(events.CodeAuthorizationChanged)}
+	return refusal(denialText(s.key, tool, envelope.Deny, r, why)+" (the decision changed when the effect was to start: "+err.Error()+")",
+		denialMeta(s.key, tool, envelope.Deny, r, seq, why))
 }
 
 // whyCommand is the shell-quoted ledger why of a decision.

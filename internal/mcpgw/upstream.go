@@ -39,12 +39,19 @@ type upstream struct {
 	cfg  ServerConfig
 	// life is the gateway's context: a stdio server's process lives as
 	// long as it (not as long as the call that started it).
-	life     context.Context
-	log      *slog.Logger
-	onChange func() // the upstream's tool list changed
+	life context.Context
+	log  *slog.Logger
 	// gen, when set, is counted up whenever the kept tool list is dropped
 	// (Gateway.upGen).
 	gen *atomic.Uint64
+	// callTimeout bounds every tools/call (Options.CallTimeout);
+	// maxResult bounds one answer's size (Options.MaxResultBytes).
+	callTimeout time.Duration
+	maxResult   int
+	// changed holds one pending list_changed: the upstream's notifications
+	// only mark it, and follow lists the upstream once for however many
+	// came meanwhile (TestUpstreamListChangedIsCoalesced).
+	changed chan struct{}
 
 	mu        sync.Mutex
 	sess      *mcp.ClientSession
@@ -107,7 +114,8 @@ const maxIdlePerUpstream = 256
 func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	var t mcp.Transport
 	if u.cfg.URL != "" {
-		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, MaxRetries: -1, HTTPClient: upstreamHTTP}
+		hc := &http.Client{Transport: limitedRT{next: upstreamHTTP.Transport, limit: u.maxResult}}
+		t = &mcp.StreamableClientTransport{Endpoint: u.cfg.URL, MaxRetries: -1, HTTPClient: hc}
 	} else {
 		cmd := exec.CommandContext(u.life, u.cfg.Command[0], u.cfg.Command[1:]...)
 		cmd.Env = os.Environ()
@@ -116,18 +124,14 @@ func (u *upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		}
 		cmd.Dir = u.cfg.Dir
 		cmd.Stderr = os.Stderr
-		t = &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}
+		t = &commandTransport{cmd: cmd, limit: u.maxResult, terminate: time.Second}
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "ledger-mcp", Version: "1"}, &mcp.ClientOptions{
+		// Called on the session's reading goroutine: it must not block.
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			u.mu.Lock()
-			u.tools = nil
-			u.mu.Unlock()
-			if u.gen != nil {
-				u.gen.Add(1)
-			}
-			if u.onChange != nil {
-				go u.onChange()
+			select {
+			case u.changed <- struct{}{}:
+			default: // one is pending already
 			}
 		},
 	})
@@ -154,6 +158,18 @@ func (u *upstream) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 	if tools != nil {
 		return tools, nil
 	}
+	list, err := u.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u.mu.Lock()
+	u.tools, u.backoff = list, 0
+	u.mu.Unlock()
+	return list, nil
+}
+
+// list asks the upstream for its tools, sorted by name.
+func (u *upstream) list(ctx context.Context) ([]*mcp.Tool, error) {
 	cs, err := u.session(ctx)
 	if err != nil {
 		return nil, err
@@ -169,9 +185,6 @@ func (u *upstream) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 	if list == nil {
 		list = []*mcp.Tool{}
 	}
-	u.mu.Lock()
-	u.tools, u.backoff = list, 0
-	u.mu.Unlock()
 	return list, nil
 }
 
@@ -186,10 +199,27 @@ func (u *upstream) call(ctx context.Context, tool string, args any) (*mcp.CallTo
 	if args == nil {
 		args = map[string]any{}
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	cctx, cancel := context.WithTimeoutCause(ctx, u.callTimeout, errCallDeadline)
+	defer cancel()
+	overflow := new(atomic.Bool)
+	cctx = context.WithValue(cctx, overflowKey{}, overflow)
+	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		if werr := answered(err); werr != nil {
+			if size, ok := oversizedAnswer(werr); ok {
+				return nil, &ResultTooLargeError{Server: u.name, Tool: tool, Size: size, Limit: u.maxResult}
+			}
 			return nil, werr
+		}
+		if overflow.Load() || errors.Is(err, errResultTooLarge) {
+			// An HTTP answer over the limit (limitedRT): the session
+			// itself is sound.
+			return nil, &ResultTooLargeError{Server: u.name, Tool: tool, Limit: u.maxResult}
+		}
+		if ctx.Err() == nil && context.Cause(cctx) == errCallDeadline {
+			// The SDK has told the upstream the call is cancelled; the
+			// session is not broken, only slow.
+			return nil, &DeadlineError{Server: u.name, Tool: tool, Timeout: u.callTimeout}
 		}
 		if ctx.Err() == nil {
 			// Not the caller giving up: the session is broken (an HTTP
@@ -203,6 +233,38 @@ func (u *upstream) call(ctx context.Context, tool string, args any) (*mcp.CallTo
 	u.backoff = 0
 	u.mu.Unlock()
 	return res, nil
+}
+
+// follow lists the upstream again after its list_changed, until ctx
+// ends: however many notifications came while it listed, it lists once
+// more, then resyncs every session once (resync). A flood of
+// notifications so costs a few lists, not one per notification, and
+// never holds a lock a session's request waits on
+// (TestUpstreamListChangedIsCoalesced).
+func (u *upstream) follow(ctx context.Context, resync func()) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-u.changed:
+		}
+		lctx, cancel := context.WithTimeout(ctx, connectTimeout)
+		list, err := u.list(lctx)
+		cancel()
+		u.mu.Lock()
+		u.tools = list // nil when it could not be listed: listed on next use
+		if err == nil {
+			u.backoff = 0
+		}
+		u.mu.Unlock()
+		if err != nil {
+			u.log.Warn("mcp upstream tools not listed after its list_changed", "server", u.name, "err", err)
+		}
+		if u.gen != nil {
+			u.gen.Add(1)
+		}
+		resync()
+	}
 }
 
 // died sets the next restart after a live session ended: the current
