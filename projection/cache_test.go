@@ -69,43 +69,58 @@ func TestSessionCacheAnswersAlike(t *testing.T) {
 				}
 			}
 			want := answers(t, mem, tools)
-			st, err := projection.OpenStore(filepath.Join(t.TempDir(), "p.db"), projection.StoreOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
 			// Committed every few records, so that the store holds what
 			// several commits wrote.
-			folded := projection.New(dialects)
-			for i, r := range recs {
-				if err := folded.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
-					t.Fatal(err)
-				}
-				if i%5 == 4 {
-					if err := st.Commit(folded); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
+			st := storeOf(t, dialects, recs, 5)
+			defer st.Close()
+			answersAlike(t, st, dialects, want, func(s *projection.State) string { return answers(t, s, tools) }, "")
+		})
+	}
+}
+
+// storeOf folds recs into a fresh store, committing every every records
+// and once at the end.
+func storeOf(t *testing.T, dialects projection.Dialects, recs []*events.Record, every int) *projection.Store {
+	t.Helper()
+	st, err := projection.OpenStore(filepath.Join(t.TempDir(), "p.db"), projection.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	folded := projection.New(dialects)
+	for i, r := range recs {
+		if err := folded.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
+			t.Fatal(err)
+		}
+		if i%every == every-1 {
 			if err := st.Commit(folded); err != nil {
 				t.Fatal(err)
 			}
-			for _, max := range []int{*projection.MaxSessions, 1} {
-				func() {
-					defer func(n int) { *projection.MaxSessions = n }(*projection.MaxSessions)
-					*projection.MaxSessions = max
-					s, err := st.Load(dialects)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for _, pass := range []string{"cold", "hot"} {
-						if got := answers(t, s, tools); got != want {
-							t.Fatalf("max %d, %s: answers differ from the state in memory:\n%s\nwant:\n%s", max, pass, got, want)
-						}
-					}
-				}()
+		}
+	}
+	if err := st.Commit(folded); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// answersAlike loads st holding every session it reads and holding one,
+// and checks that answer gives want on each, cold and then hot.
+func answersAlike(t *testing.T, st *projection.Store, dialects projection.Dialects, want string, answer func(*projection.State) string, what string) {
+	t.Helper()
+	for _, max := range []int{*projection.MaxSessions, 1} {
+		func() {
+			defer func(n int) { *projection.MaxSessions = n }(*projection.MaxSessions)
+			*projection.MaxSessions = max
+			s, err := st.Load(dialects)
+			if err != nil {
+				t.Fatal(err)
 			}
-		})
+			for _, pass := range []string{"cold", "hot"} {
+				if got := answer(s); got != want {
+					t.Fatalf("%s%d sessions held, %s: answers differ from the state in memory:\n%s\nwant:\n%s", what, max, pass, got, want)
+				}
+			}
+		}()
 	}
 }
 

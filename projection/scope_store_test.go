@@ -3,8 +3,6 @@ package projection_test
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/sessionledger/ledger/envelope/claudecode"
@@ -103,58 +101,9 @@ func TestScopedStoreAnswersAlike(t *testing.T) {
 	}
 	want := scopedAnswers(t, mem)
 	for _, every := range []int{1, 3, 7, 1000} {
-		st, err := projection.OpenStore(filepath.Join(t.TempDir(), "p.db"), projection.StoreOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		folded := projection.New(dialects)
-		for i, r := range recs {
-			if err := folded.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
-				t.Fatal(err)
-			}
-			if i%every == every-1 {
-				if err := st.Commit(folded); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		if err := st.Commit(folded); err != nil {
-			t.Fatal(err)
-		}
-		for _, max := range []int{*projection.MaxSessions, 1} {
-			func() {
-				defer func(n int) { *projection.MaxSessions = n }(*projection.MaxSessions)
-				*projection.MaxSessions = max
-				s, err := st.Load(dialects)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, pass := range []string{"cold", "hot"} {
-					if got := scopedAnswers(t, s); got != want {
-						t.Errorf("committed every %d records, %d sessions held, %s: the answers differ\n%s", every, max, pass, lineDiff(got, want))
-					}
-				}
-			}()
-		}
+		st := storeOf(t, dialects, recs, every)
+		answersAlike(t, st, dialects, want, func(s *projection.State) string { return scopedAnswers(t, s) },
+			fmt.Sprintf("committed every %d records, ", every))
 		st.Close()
 	}
-}
-
-// lineDiff lists the lines that differ.
-func lineDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	var b strings.Builder
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var x, y string
-		if i < len(g) {
-			x = g[i]
-		}
-		if i < len(w) {
-			y = w[i]
-		}
-		if x != y {
-			fmt.Fprintf(&b, "got:  %s\nwant: %s\n", x, y)
-		}
-	}
-	return b.String()
 }
