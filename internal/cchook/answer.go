@@ -84,3 +84,17 @@ func RefusalReason(key events.SessionKey, tool string, err error) string {
 func UnreachableReason(where, tool string, err error) string {
 	return fmt.Sprintf("The session policy ledger at %s cannot be reached (%v), so the hook denies %s (it fails closed: --unreachable deny). Start the ledger, or run the hook with --unreachable allow to let Claude Code decide alone while it is down.", where, err, tool)
 }
+
+// UnreadableReason is what the model is told of a call whose payload the
+// hook could not read (told: it could tell the payload was a PreToolUse):
+// the hook denies it unchecked, and says how to make a call it can read.
+func UnreadableReason(told bool, err error) string {
+	what := "this call's payload"
+	if !told {
+		what = "this hook payload (not even which hook event it is)"
+	}
+	return fmt.Sprintf("The session policy ledger's hook could not read %s, so it denies it: %v. "+
+		"The ledger checks only calls it can read: a JSON object under %d MiB, nested at most %d levels, "+
+		"whose tool_input is an object with the tool's main parameter as a string. Make the call again with a smaller, flatter input.",
+		what, err, MaxPayload>>20, MaxDepth)
+}

@@ -117,6 +117,10 @@ type Result struct {
 	Warnings []string          `json:"warnings,omitempty"`
 	// Unreachable says the ledger could not be reached.
 	Unreachable bool `json:"unreachable,omitempty"`
+	// Unreadable says the payload could not be read, so it was denied
+	// unchecked; Event is then PreToolUse, or "" when even the event
+	// could not be told.
+	Unreadable bool `json:"unreadable,omitempty"`
 }
 
 func (r *Result) warn(format string, args ...any) {
@@ -129,19 +133,16 @@ func (h *Hook) Handle(ctx context.Context, raw []byte) *Result {
 	res := &Result{Appended: []Appended{}}
 	p, err := Parse(raw)
 	if err != nil {
-		res.warn("%v", err)
-		// A call that cannot be read cannot be decided: fail closed, the
-		// only event whose answer can.
-		var probe struct {
-			Event string `json:"hook_event_name"`
-		}
-		if json.Unmarshal(raw, &probe) == nil && probe.Event == PreToolUse {
-			res.Event, res.Denied = PreToolUse, true
-			res.Reason = "The session policy ledger's hook could not read this call's payload, so it denies it: " + err.Error()
-			res.Output = DenyOutput(res.Reason)
+		pk := PeekAt(raw)
+		if pk.Told && pk.Event != PreToolUse {
+			// Clearly another event: it goes on, as every event but a
+			// call does whatever happened.
+			res.Event = pk.Event
+			res.warn("%v", err)
+			res.Output = PassOutput("ledger hook: " + err.Error())
 			return res
 		}
-		res.Output = PassOutput("ledger hook: " + err.Error())
+		h.unreadable(res, pk, err)
 		return res
 	}
 	res.Event = p.Event
@@ -164,6 +165,38 @@ func (h *Hook) Handle(ctx context.Context, raw []byte) *Result {
 	}
 	res.Output = PassOutput(msg)
 	return res
+}
+
+// unreadable denies a payload that could be a PreToolUse and cannot be
+// read: a call that cannot be read cannot be decided, so it fails closed,
+// unchecked. Nothing is appended: a tool.checked records the ledger's
+// decision on the call's input, and there is none to decide on (checking an
+// empty input would record a decision, maybe an allow, that is not the
+// call's). The denial is recorded in the warnings instead (the command
+// hook's standard error, serve --hooks' log), naming the session and the
+// call when the payload tells them.
+func (h *Hook) unreadable(res *Result, pk Peek, err error) {
+	if pk.Told {
+		res.Event = PreToolUse
+	}
+	p := Payload{SessionID: pk.SessionID, AgentID: pk.AgentID}
+	if key, kerr := p.Key(); kerr == nil {
+		res.Session = key
+	}
+	res.Denied, res.Unreadable = true, true
+	res.Reason = UnreadableReason(pk.Told, err)
+	res.Output = DenyOutput(res.Reason)
+	session, tool, call := string(res.Session), pk.Tool, pk.CallID
+	if session == "" {
+		session = "(unknown)"
+	}
+	if tool == "" {
+		tool = "(unknown)"
+	}
+	if call == "" {
+		call = "(unknown)"
+	}
+	res.warn("denied an unreadable payload, unchecked and unrecorded: session %s, tool %s, call %s: %v", session, tool, call, err)
 }
 
 func (h *Hook) where() string {

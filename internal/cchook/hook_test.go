@@ -560,8 +560,8 @@ func TestUnreachable(t *testing.T) {
 // let through with a warning.
 func TestBadPayloads(t *testing.T) {
 	for _, tt := range []struct{ raw, want, reason string }{
-		{``, "warn", "no hook payload"},
-		{`not json`, "warn", "not a JSON object"},
+		{``, "deny", "no hook payload"},
+		{`not json`, "deny", "not a JSON object"},
 		{`{"hook_event_name":"PreToolUse","tool_name":"Bash"}`, "deny", "session_id"},
 		{`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash"}`, "deny", "tool_use_id"},
 		{`{"hook_event_name":"SubagentStart","session_id":"s"}`, "warn", "agent_id"},

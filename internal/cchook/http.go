@@ -38,10 +38,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unauthorized: send Authorization: Bearer <the token given to ledger serve --hooks-token>", http.StatusUnauthorized)
 		return
 	}
-	raw, err := io.ReadAll(io.LimitReader(r.Body, maxPayload+1))
+	// Up to one byte over the limit: Handle denies a body over it rather
+	// than decode a cut one. A body that cannot be read is handed over as
+	// nothing, which Handle denies too: any status but 200 would let a call
+	// through.
+	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxPayload+1))
 	if err != nil {
-		http.Error(w, "reading the payload: "+err.Error(), http.StatusBadRequest)
-		return
+		raw = nil
 	}
 	d := h.Timeout
 	if d <= 0 {
@@ -52,7 +55,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	res := h.Hook.Handle(ctx, raw)
 	if h.Logger != nil {
 		h.Logger.Info("hook", "event", res.Event, "session", res.Session, "decision", res.Decision,
-			"denied", res.Denied, "appended", len(res.Appended), "warnings", res.Warnings)
+			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(res.Output)

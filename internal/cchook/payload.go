@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/sessionledger/ledger/events"
 )
@@ -55,14 +57,31 @@ type BatchCall struct {
 	ToolUseID string `json:"tool_use_id"`
 }
 
-// maxPayload bounds a payload (Write and Edit inputs carry whole files).
-const maxPayload = 16 << 20
+// The bounds of a payload, above anything Claude Code sends for a call a
+// model can make (a model's whole answer is well under 1 MiB, and no tool
+// takes an input nested more than a few levels). A payload at or past them
+// is not read, so a PreToolUse past them is denied.
+const (
+	// MaxPayload bounds a payload's bytes (Write and Edit inputs carry
+	// whole files). A reader hands Handle up to MaxPayload+1 bytes, never a
+	// payload cut to the limit.
+	MaxPayload = 16 << 20
+	// MaxDepth bounds the nesting of a payload's objects and arrays, the
+	// payload itself being depth 1: well below encoding/json's own limit
+	// (10000), so that the bound is the ledger's, named in the denial.
+	MaxDepth = 1000
+)
 
 // Parse reads one payload. It needs session_id and hook_event_name, and
-// for PreToolUse tool_name and tool_use_id.
+// for PreToolUse tool_name, tool_use_id and an object tool_input whose
+// primary field (Bash's command, Read's file_path, ...), when the tool has
+// one, is a string (Bash's command must be there).
 func Parse(raw []byte) (*Payload, error) {
-	if len(raw) > maxPayload {
-		return nil, fmt.Errorf("the hook payload is %d bytes; the limit is %d", len(raw), maxPayload)
+	if len(raw) > MaxPayload {
+		return nil, fmt.Errorf("the hook payload is over %d bytes, the limit", MaxPayload)
+	}
+	if d := depth(raw); d > MaxDepth {
+		return nil, fmt.Errorf("the hook payload is nested more than %d levels deep, the limit", MaxDepth)
 	}
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
@@ -71,6 +90,11 @@ func Parse(raw []byte) (*Payload, error) {
 	var p Payload
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, fmt.Errorf("the hook payload is not a JSON object of Claude Code's hook fields: %v", err)
+	}
+	if pk := PeekAt(raw); !pk.Told || pk.Event != p.Event {
+		// encoding/json reads the last of two spellings of the key; which
+		// event this is cannot be told.
+		return nil, errors.New("the hook payload's hook_event_name is not one string")
 	}
 	var missing []string
 	if p.SessionID == "" {
@@ -85,6 +109,11 @@ func Parse(raw []byte) (*Payload, error) {
 		}
 		if p.ToolUseID == "" {
 			missing = append(missing, "tool_use_id")
+		}
+	}
+	if len(missing) == 0 && p.Event == PreToolUse {
+		if err := checkInput(p.ToolName, p.ToolInput); err != nil {
+			return nil, err
 		}
 	}
 	if (p.Event == SubagentStart || p.Event == SubagentStop) && p.AgentID == "" {
@@ -134,4 +163,150 @@ func validAgentID(id string) bool {
 		}
 	}
 	return id != ""
+}
+
+// checkInput makes sure a call's input can be checked: the ledger decides on
+// an object's top-level scalars, so an input that is not an object, or whose
+// primary field is not a string, would be checked as if it were empty.
+func checkInput(tool string, input json.RawMessage) error {
+	var m map[string]json.RawMessage
+	if t := bytes.TrimSpace(input); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &m) != nil {
+		return fmt.Errorf("the call's tool_input is not a JSON object (%.40s)", input)
+	}
+	f := primary[tool]
+	v, ok := m[f]
+	if f == "" || !ok && !requiredPrimary[tool] {
+		return nil
+	}
+	var s string
+	if !ok || json.Unmarshal(v, &s) != nil {
+		return fmt.Errorf("the call's %s is not a string (%.40s)", f, v)
+	}
+	return nil
+}
+
+// requiredPrimary are the tools whose primary field Claude Code always
+// sends.
+var requiredPrimary = map[string]bool{"Bash": true, "PowerShell": true, "Monitor": true}
+
+// depth is the deepest nesting of objects and arrays in raw, read as JSON
+// (strings skipped); it stops counting past MaxDepth.
+func depth(raw []byte) int {
+	d, most, str, esc := 0, 0, false, false
+	for _, c := range raw {
+		switch {
+		case esc:
+			esc = false
+		case str:
+			esc, str = c == '\\', c != '"'
+		case c == '"':
+			str = true
+		case c == '{' || c == '[':
+			if d++; d > most {
+				if most = d; most > MaxDepth {
+					return most
+				}
+			}
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return most
+}
+
+// Peek is what can be told of a payload Parse refuses: its event, and the
+// ids that name the session and the call. Told says the payload is one JSON
+// object, as encoding/json reads it, whose hook_event_name is a string (in
+// every spelling of the key that encoding/json would read, the same one).
+// The ids are those that are strings, "" otherwise; they name the payload in
+// a warning only, and are read (as far as the payload is well-formed) from
+// its top level even when encoding/json cannot read the whole, so that a
+// call nested too deep is named. A payload over MaxPayload is never told.
+type Peek struct {
+	Told                                    bool
+	Event, SessionID, AgentID, Tool, CallID string
+}
+
+// PeekAt tells what it can of raw.
+func PeekAt(raw []byte) Peek {
+	var pk Peek
+	if len(raw) > MaxPayload {
+		return pk
+	}
+	pk.SessionID, pk.AgentID, pk.Tool, pk.CallID = topIDs(raw)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var m map[string]json.RawMessage
+	if dec.Decode(&m) != nil || m == nil {
+		return pk
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return pk
+	}
+	field := func(name string) (string, bool) {
+		var val string
+		found := false
+		for k, v := range m {
+			if !strings.EqualFold(k, name) {
+				continue
+			}
+			var s string
+			if json.Unmarshal(v, &s) != nil || found && s != val {
+				return "", false
+			}
+			val, found = s, true
+		}
+		return val, found && val != ""
+	}
+	pk.Event, pk.Told = field("hook_event_name")
+	return pk
+}
+
+// topIDs reads the top-level string ids of a payload token by token, which
+// needs no bound on the nesting of the values it skips; it stops at the
+// first thing that does not read.
+func topIDs(raw []byte) (session, agent, tool, call string) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		k, ok := t.(string)
+		if err != nil || !ok {
+			return
+		}
+		if t, err = dec.Token(); err != nil {
+			return
+		}
+		if s, ok := t.(string); ok {
+			switch strings.ToLower(k) {
+			case "session_id":
+				session = s
+			case "agent_id":
+				agent = s
+			case "tool_name":
+				tool = s
+			case "tool_use_id":
+				call = s
+			}
+			continue
+		}
+		for d := 0; ; {
+			if t == json.Delim('{') || t == json.Delim('[') {
+				d++
+			} else if t == json.Delim('}') || t == json.Delim(']') {
+				d--
+			}
+			if d == 0 {
+				break
+			}
+			if d > 1<<20 {
+				return
+			}
+			if t, err = dec.Token(); err != nil {
+				return
+			}
+		}
+	}
+	return
 }
