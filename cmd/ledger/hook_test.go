@@ -530,3 +530,42 @@ func TestHookServeHTTP(t *testing.T) {
 		t.Fatalf("GET: %d", resp.StatusCode)
 	}
 }
+
+// TestHookUnreadableStdin: a payload the hook cannot read, that could be a
+// PreToolUse, is denied on standard output; when not even its event can be
+// told the hook also exits 2, which blocks a PreToolUse in Claude Code, with
+// the reason on standard error (issue 24). Standard input over the limit is
+// denied, never cut and decoded.
+func TestHookUnreadableStdin(t *testing.T) {
+	call := func(pad int) string {
+		return `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t","tool_input":{"command":"rm -rf x","pad":"` +
+			strings.Repeat("x", pad) + `"}}`
+	}
+	deep := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t","tool_input":{"command":"rm -rf x","x":` +
+		strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}}`
+	for _, tt := range []struct {
+		name, stdin string
+		code        int
+	}{
+		{"stdin over 64 MiB", call(64<<20 + 10), 2},
+		{"stdin over 16 MiB", call(16<<20 + 10), 2},
+		{"not JSON", "not json", 2},
+		{"empty", "", 2},
+		{"nested 9999 deep", deep, 2},
+		{"Bash command an array", strings.Replace(call(0), `"rm -rf x"`, `["rm","-rf","x"]`, 1), 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, err := runCLI(t, tt.stdin, "hook", "claude-code", "--nats", "nats://127.0.0.1:1", "--timeout", "1s")
+			var msg strings.Builder
+			if code := exitCode(err, &msg); code != tt.code {
+				t.Errorf("exit code %d, want %d (%v)", code, tt.code, err)
+			}
+			if !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "could not read") {
+				t.Errorf("output %.300s", out)
+			}
+			if tt.code == 2 && !strings.Contains(msg.String()+errOut, "could not read") {
+				t.Errorf("stderr %.300s %.300s", errOut, msg.String())
+			}
+		})
+	}
+}

@@ -12,8 +12,12 @@
 //
 // Invariants: given a payload, Run prints Claude Code's hook output and
 // returns nil, whatever is wrong (its own flags included: a call is then
-// denied, anything else let through); only a command line without a payload
-// is refused with an *ExitError (code 2).
+// denied, anything else let through), with one exception: a payload that
+// cannot be read and whose hook event cannot be told (cchook.PeekAt) is
+// answered with a PreToolUse denial and an *ExitError (code 2, the reason),
+// since exit 2 is what blocks a PreToolUse in Claude Code whatever it makes
+// of the output. A command line without a payload is refused with an
+// *ExitError (code 2).
 package hookcmd
 
 import (
@@ -42,9 +46,6 @@ import (
 
 // DefaultOwner is the orchestrator the hook appends and asks as.
 const DefaultOwner = "claude-code"
-
-// maxPayload bounds what one run reads from standard input.
-const maxPayload = 64 << 20
 
 // ExitError is an error with the exit code the command ends with; Msg is
 // empty when the message was printed already (the flag package's).
@@ -134,11 +135,13 @@ const about = "The command Claude Code runs as a hook (install it with 'ledger h
 	"Stop, SubagentStop and the other events append nothing. A session is bound to the project's\n" +
 	"scope (--scope), and records who started it where (runtime and version, project, repository,\n" +
 	"branch, user, host).\n\n" +
-	"It prints Claude Code's hook output on standard output and always exits 0: a PreToolUse the\n" +
-	"ledger denies (or cannot decide) gets {\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\n" +
+	"It prints Claude Code's hook output on standard output and exits 0: a PreToolUse the\n" +
+	"ledger denies (or cannot decide, or cannot read) gets {\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\n" +
 	"\"permissionDecision\":\"deny\",\"permissionDecisionReason\":...}} with the reason code, the rule and\n" +
 	"the 'ledger why' command that explains it; anything else gets {} (no decision: Claude Code's\n" +
-	"own rules still apply), or {\"systemMessage\": ...} when something went wrong.\n" +
+	"own rules still apply), or {\"systemMessage\": ...} when something went wrong. A payload it cannot\n" +
+	"read and whose hook event it cannot tell (not one JSON object, over 16 MiB, ...) is denied the\n" +
+	"same way, with exit status 2 and the reason on standard error: Claude Code blocks a PreToolUse on it.\n" +
 	"See docs/claude-code-hooks.md."
 
 func flagSet(stderr io.Writer) (*flag.FlagSet, *Flags) {
@@ -198,7 +201,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		err = f.check()
 	}
-	raw, rerr := io.ReadAll(io.LimitReader(stdin, maxPayload))
+	raw, rerr := readPayload(stdin)
 	if err != nil {
 		// A broken command line in a settings file must not block Claude
 		// Code, except a call, which fails closed.
@@ -243,7 +246,27 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		b, _ := json.Marshal(res)
 		fmt.Fprintf(stderr, "%s\n", b)
 	}
-	return writeOutput(stdout, res.Output)
+	if err := writeOutput(stdout, res.Output); err != nil {
+		return err
+	}
+	if res.Unreadable && res.Event == "" {
+		// Not even the event can be told: exit 2 blocks the call, if it
+		// is one, and Claude Code hands the model this message.
+		return &ExitError{Code: 2, Msg: res.Reason}
+	}
+	return nil
+}
+
+// readPayload reads standard input up to one byte over cchook.MaxPayload,
+// which the mapping denies rather than decode a cut payload. The rest of a
+// payload over the limit is read and dropped, so that Claude Code's write
+// of it does not fail before it reads the answer.
+func readPayload(stdin io.Reader) ([]byte, error) {
+	raw, err := io.ReadAll(io.LimitReader(stdin, cchook.MaxPayload+1))
+	if err == nil && len(raw) > cchook.MaxPayload {
+		_, err = io.Copy(io.Discard, stdin)
+	}
+	return raw, err
 }
 
 func writeOutput(stdout io.Writer, out []byte) error {
@@ -255,10 +278,7 @@ func writeOutput(stdout io.Writer, out []byte) error {
 // its own command line is wrong: a call is denied, anything else goes on
 // with the message shown.
 func badCommandLine(raw []byte, msg string) []byte {
-	var probe struct {
-		Event string `json:"hook_event_name"`
-	}
-	if json.Unmarshal(raw, &probe) == nil && probe.Event == cchook.PreToolUse {
+	if pk := cchook.PeekAt(raw); !pk.Told || pk.Event == cchook.PreToolUse {
 		return cchook.DenyOutput(msg + " (the hook denies every call until its command line in the Claude Code settings is fixed)")
 	}
 	return cchook.PassOutput(msg)
