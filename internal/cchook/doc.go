@@ -23,8 +23,13 @@
 //     whose call the ledger denies, refuses to record, or cannot decide
 //     (an unknown session, an ambiguous parent, a bad key, no policy) is
 //     answered with a denial; only a ledger that cannot be reached at all
-//     follows Options.Unreachable. Every other event answers "{}" whatever
-//     happened, with the problem in Result.Warnings.
+//     follows Options.Unreachable. A payload that cannot be read (over
+//     MaxPayload or MaxDepth, not one JSON object, a hook_event_name that is
+//     not one string, a PreToolUse tool_input that is not an object or whose
+//     primary field is not a string) is denied unless PeekAt tells it is
+//     another event: what cannot be told may be a call (Result.Unreadable).
+//     Every other event answers "{}" whatever happened, with the problem in
+//     Result.Warnings.
 //   - The hook only ever narrows Claude Code: an allow, and an ask, answer
 //     no permissionDecision at all, so Claude Code's own permission rules
 //     and prompts still apply. Only a ledger denial speaks.
