@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/safefile"
 )
 
 // Ledger is what the hook asks of the ledger. ClientLedger is the NATS
@@ -58,7 +58,9 @@ type Options struct {
 	Why []string
 	// Where names the ledger in messages (its NATS URL).
 	Where string
-	// ReadFile reads Claude Code's sub-agent metadata; default os.ReadFile.
+	// ReadFile reads Claude Code's sub-agent metadata; default
+	// safefile.ReadFile with a limit of maxMeta bytes. Every read is given
+	// up after metaTimeout (or the payload's deadline, if sooner).
 	ReadFile func(string) ([]byte, error)
 	// WorkDir is the working directory a session in cwd decides paths
 	// against (the project's root); default cwd itself.
@@ -590,7 +592,7 @@ func (r *run) place(ctx context.Context, agentID, agentType string, hops int) (*
 		return nil, err
 	}
 	var parent events.SessionKey
-	meta, merr := r.meta(agentID, agentType)
+	meta, merr := r.meta(ctx, agentID, agentType)
 	switch {
 	case meta != nil && meta.ParentAgentID == "":
 		parent = root
@@ -603,7 +605,7 @@ func (r *run) place(ctx context.Context, agentID, agentType string, hops int) (*
 			return nil, err
 		}
 		if pn == nil {
-			pm, _ := r.meta(meta.ParentAgentID, "")
+			pm, _ := r.meta(ctx, meta.ParentAgentID, "")
 			ptype := ""
 			if pm != nil {
 				ptype = pm.AgentType
@@ -700,16 +702,16 @@ func (r *run) placeByPolicy(ctx context.Context, rootNode *client.TreeNode, chil
 
 // meta reads Claude Code's metadata of a sub-agent; nil when there is none
 // (with why, when there is one that does not read).
-func (r *run) meta(agentID, agentType string) (*Meta, error) {
+func (r *run) meta(ctx context.Context, agentID, agentType string) (*Meta, error) {
 	path := MetaPath(r.p.TranscriptPath, agentID)
 	if path == "" {
 		return nil, errors.New("the payload names no transcript")
 	}
 	read := r.h.Opts.ReadFile
 	if read == nil {
-		read = os.ReadFile
+		read = func(path string) ([]byte, error) { return safefile.ReadFile(path, maxMeta) }
 	}
-	b, err := read(path)
+	b, err := readWithin(ctx, metaTimeout, read, path)
 	if err != nil {
 		return nil, err
 	}
@@ -718,6 +720,37 @@ func (r *run) meta(agentID, agentType string) (*Meta, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return m, nil
+}
+
+// The bounds of a read of Claude Code's sub-agent metadata, a file of a
+// hundred bytes or so that anything running as the user can replace.
+const (
+	maxMeta     = 64 << 10
+	metaTimeout = time.Second
+)
+
+// readWithin reads path with read, giving up after d or when ctx is done.
+// A read of a regular file cannot be interrupted (a hung network file
+// system): the read goes on in its goroutine, which ends with it, and its
+// result is dropped.
+func readWithin(ctx context.Context, d time.Duration, read func(string) ([]byte, error), path string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := read(path)
+		done <- result{b, err}
+	}()
+	select {
+	case res := <-done:
+		return res.b, res.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s: not read within %s: %w", path, d, ctx.Err())
+	}
 }
 
 // subagentStart places a new sub-agent and starts its first turn.

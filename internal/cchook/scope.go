@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/safefile"
 )
 
 // Scopes and identity. A root session is bound to one scope for its life;
@@ -68,11 +69,17 @@ func (l Location) PathNamed() bool {
 	return local
 }
 
+// maxGitFile bounds a read of a repository's HEAD, config, commondir or
+// .git file.
+const maxGitFile = 1 << 20
+
 // LocateProject finds the repository dir is in (see FindRepo) and whether
-// dir is a sub-project of it. read reads a file (os.ReadFile when nil).
+// dir is a sub-project of it. read reads a file (when nil,
+// safefile.ReadFile with a limit of maxGitFile bytes: the repository's
+// files are the project's, which may be a clone of anyone's).
 func LocateProject(dir string, read func(string) ([]byte, error)) Location {
 	if read == nil {
-		read = os.ReadFile
+		read = func(path string) ([]byte, error) { return safefile.ReadFile(path, maxGitFile) }
 	}
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
