@@ -24,6 +24,7 @@ import (
 	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
 	"github.com/sessionledger/ledger/internal/importer"
+	"github.com/sessionledger/ledger/internal/safefile"
 )
 
 // defaultHookOwner is the orchestrator the hook appends and asks as.
@@ -177,9 +178,11 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	var reports []report
 	for _, name := range files {
 		path := filepath.Join(dir, name)
-		src, err := os.ReadFile(path)
+		// A project's settings may be anyone's (a clone): a regular
+		// file of bounded size, never a pipe or a device.
+		src, err := safefile.ReadFile(path, maxSettingsFile)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+			return &exitError{code: 1, msg: fmt.Sprintf("%v; replace it with a regular file (or move it away) and run again", err)}
 		}
 		var out []byte
 		var ch cchook.Change
@@ -230,6 +233,9 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	return nil
 }
+
+// maxSettingsFile bounds a Claude Code settings file 'hook install' reads.
+const maxSettingsFile = 4 << 20
 
 // hookCommand is the shell line the command hooks run: --command's ledger
 // with 'hook claude-code', else the slim binary (--hook-binary's, or the one
