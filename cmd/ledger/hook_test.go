@@ -502,8 +502,14 @@ func TestHookServeHTTP(t *testing.T) {
 		return resp.StatusCode, strings.TrimSpace(string(b))
 	}
 	patch := map[string]any{"session_id": hookSession, "cwd": project}
-	if code, _ := post(payload(t, "UserPromptSubmit.json", patch), ""); code != http.StatusUnauthorized {
-		t.Fatalf("no token: %d", code)
+	// Without the token: a denial, status 200 (any other status would let
+	// a call through), and nothing appended (the prompt below still
+	// starts the session).
+	if code, body := post(payload(t, "PreToolUse.json", patch), ""); code != 200 || !strings.Contains(body, `"permissionDecision":"deny"`) || !strings.Contains(body, "no valid 'Authorization: Bearer' token") {
+		t.Fatalf("no token: %d %s", code, body)
+	}
+	if code, body := post(payload(t, "PreToolUse.json", patch), "wrong"); code != 200 || !strings.Contains(body, `"permissionDecision":"deny"`) {
+		t.Fatalf("a wrong token: %d %s", code, body)
 	}
 	// No SessionStart comes to HTTP hooks: the first prompt starts the
 	// session (and installs the project's policy).

@@ -25,17 +25,25 @@ type Handler struct {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != HTTPPath {
-		http.Error(w, "not found: Claude Code's hooks go to POST "+HTTPPath, http.StatusNotFound)
-		return
-	}
 	if r.Method != http.MethodPost {
+		// Claude Code only POSTs: another method is not a hook.
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "POST a hook payload", http.StatusMethodNotAllowed)
 		return
 	}
+	// A POST on another path or without the token is refused with a
+	// denial, status 200, and nothing is read or appended: any other
+	// status is a non-blocking error to Claude Code, so a hook URL or
+	// token gone wrong would let every call through
+	// (TestHookServeHTTPRefusalsDeny).
+	if r.URL.Path != HTTPPath {
+		h.refuse(w, "the session policy ledger's hook server takes hooks at POST "+HTTPPath+", not "+r.URL.Path+
+			": the call is denied until the hook's URL in the project's .claude settings is fixed ('ledger hook install --url')")
+		return
+	}
 	if h.Token != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+h.Token)) != 1 {
-		http.Error(w, "unauthorized: send Authorization: Bearer <the token given to ledger serve --hooks-token>", http.StatusUnauthorized)
+		h.refuse(w, "the session policy ledger's hook server refused this hook: no valid 'Authorization: Bearer' token "+
+			"(the one given to ledger serve --hooks-token); the call is denied until the hook's headers carry it")
 		return
 	}
 	// Up to one byte over the limit: Handle denies a body over it rather
@@ -59,4 +67,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(res.Output)
+}
+
+// refuse answers a request it will not handle with a denial.
+func (h *Handler) refuse(w http.ResponseWriter, reason string) {
+	if h.Logger != nil {
+		h.Logger.Warn("hook refused", "reason", reason)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(DenyOutput(reason))
 }

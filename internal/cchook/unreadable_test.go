@@ -210,3 +210,36 @@ func FuzzPreToolUseFailsClosed(f *testing.F) {
 		}
 	})
 }
+
+// TestHookServeHTTPRefusalsDeny: a POST the hook server will not handle (a
+// wrong token, none, or another path) is answered with a denial and
+// status 200, never a 401 or 404, which Claude Code takes as a
+// non-blocking error that lets the call through; the hook is not run.
+func TestHookServeHTTPRefusalsDeny(t *testing.T) {
+	h := &Handler{Hook: nil, Token: "s3cret"}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for _, tc := range []struct {
+		name, path, token string
+	}{
+		{"no token", HTTPPath, ""},
+		{"a wrong token", HTTPPath, "nope"},
+		{"another path", "/hooks/claudecode", "s3cret"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+tc.path, strings.NewReader(`{"hook_event_name":"PreToolUse"}`))
+			if tc.token != "" {
+				req.Header.Set("Authorization", "Bearer "+tc.token)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"permissionDecision":"deny"`) {
+				t.Fatalf("%d %s, want 200 with a denial", resp.StatusCode, b)
+			}
+		})
+	}
+}
