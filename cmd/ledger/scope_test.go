@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/nats-io/nats.go"
 	"io"
 	"os"
 	"path/filepath"
@@ -566,6 +567,7 @@ func serveForTest(t *testing.T) string {
 	}()
 	select {
 	case url := <-urlCh:
+		waitForAPI(t, url)
 		return url
 	case err := <-done:
 		t.Fatalf("serve exited: %v", err)
@@ -573,6 +575,28 @@ func serveForTest(t *testing.T) string {
 		t.Fatal("serve did not start")
 	}
 	return ""
+}
+
+// waitForAPI waits until the ledger's micro service answers at url: serve
+// prints its address before the service is registered, and a request in
+// between finds no responders.
+func waitForAPI(t *testing.T, url string) {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := nc.Request("$SRV.PING.ledger", nil, time.Second); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the ledger's service did not answer within 30s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // TestDenyOverNATS: against --nats with --user, deny goes through the
