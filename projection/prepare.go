@@ -568,7 +568,7 @@ func (s *State) decideEffect(ev *events.Event, d *events.EffectData) (any, *refu
 			"%s for %q changed from %s (checked at sequence %d) to %s (%s); check again before starting the effect",
 			tool, ev.Session, prep.Decision, at, v.Decision, v.Reason.Code)
 	}
-	return EffectDecided{PreparedAt: at, Decision: v.Decision, Reason: v.Reason}, nil, nil
+	return EffectDecided{PreparedAt: at, Decision: v.Decision, Reason: v.Reason, Scope: sess.Scope}, nil, nil
 }
 
 // preparingCheck finds the tool.checked that prepares an effect.

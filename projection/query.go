@@ -85,9 +85,13 @@ func (s *State) cached(key events.SessionKey) (*cachedSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := s.scopeOf(sess)
+	return s.cachedIn(key, sess, s.scopeOf(sess)), nil
+}
+
+// cachedIn is cached for a session already queried, of scope sc.
+func (s *State) cachedIn(key events.SessionKey, sess *envelope.Session, sc *scope) *cachedSet {
 	if c := s.cache[key]; c != nil && c.policyVersion == sc.version && c.context == sess.Context.SetBy {
-		return c, nil
+		return c
 	}
 	ts := toolsIn(&sc.world, sc.dialect, sc.policy, sess)
 	c := &cachedSet{policyVersion: sc.version, context: sess.Context.SetBy, set: ts,
@@ -104,7 +108,7 @@ func (s *State) cached(key events.SessionKey) (*cachedSet, error) {
 		clear(s.cache)
 	}
 	s.cache[key] = c
-	return c, nil
+	return c
 }
 
 // maxCached bounds the tool-set cache.
@@ -146,10 +150,7 @@ func (s *State) check(key events.SessionKey, tool string, input json.RawMessage)
 	}
 	sc := s.scopeOf(sess)
 	if sd, ok := sc.dialect.(SetDecides); ok && sd.SetDecides() {
-		c, err := s.cached(key)
-		if err != nil {
-			return envelope.Verdict{}, err
-		}
+		c := s.cachedIn(key, sess, sc)
 		n := sc.normalize(tool)
 		if v, ok := c.index[n]; ok {
 			if v.Decision == envelope.Allow && v.Reason.Code == "" {

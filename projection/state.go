@@ -296,6 +296,9 @@ type EffectDecided struct {
 	PreparedAt uint64            `json:"prepared_at"`
 	Decision   envelope.Decision `json:"decision"`
 	Reason     envelope.Reason   `json:"reason"`
+	// Scope is the scope whose policy decided, when it is not the
+	// default one.
+	Scope string `json:"scope,omitempty"`
 }
 
 // EmptyDecided is what the other events record.
@@ -728,14 +731,22 @@ func (s *State) applyPolicy(d *events.PolicySetData, release string, ref envelop
 // and the state's policy history.
 func (s *State) setPolicy(sc *scope, p *envelope.PolicyState, ref envelope.RecordRef) error {
 	sc.policy = p
-	sc.version++
 	if err := sc.refreshEffective(); err != nil {
 		return err
 	}
+	s.keepPolicy(sc, p, ref)
+	return nil
+}
+
+// keepPolicy puts p in force in scope sc from record ref, its effective
+// document made: the scope's version moves (its cached tool sets are
+// resolved again) and p joins the scope's and the state's history.
+func (s *State) keepPolicy(sc *scope, p *envelope.PolicyState, ref envelope.RecordRef) {
+	sc.policy = p
+	sc.version++
 	at := PolicyAt{Seq: ref.Seq, Policy: p}
 	sc.history = append(sc.history, at)
 	s.policies = append(s.policies, at)
-	return nil
 }
 
 func documentHash(doc json.RawMessage) (string, error) {
@@ -784,11 +795,8 @@ func (s *State) applyDeny(t events.Type, d *events.DenyData, ref envelope.Record
 	default:
 		return nil // adding a revocation in force changes nothing
 	}
-	sc.policy = &p
-	sc.version++
-	at := PolicyAt{Seq: ref.Seq, Policy: &p}
-	sc.history = append(sc.history, at)
-	s.policies = append(s.policies, at)
+	// The effective document does not read revocations: p keeps it.
+	s.keepPolicy(sc, &p, ref)
 	return nil
 }
 
