@@ -106,7 +106,10 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	uninstall := fl.Bool("uninstall", false, "remove the ledger's hooks (from both settings files)")
 	command := fl.String("command", "", "the `COMMAND` that runs the ledger binary, as a shell line: the hooks run 'COMMAND hook claude-code' (default: the slim "+cchook.SlimBinary+"\nbinary when it is beside this one, else this binary's absolute path)")
 	hookBinary := fl.String("hook-binary", "", "the slim "+cchook.SlimBinary+" `PATH` the hooks run (go build -o PATH ./cmd/"+cchook.SlimBinary+"), instead of the one found beside this binary")
-	httpURL := fl.String("url", "", "install HTTP hooks posting to this `URL` ('ledger serve --hooks ADDR' serves http://ADDR"+cchook.HTTPPath+") instead of command hooks;\nClaude Code sends no SessionStart to HTTP hooks, and lets calls through when the server is down")
+	httpURL := fl.String("url", "", "install HTTP hooks posting to this `URL` ('ledger serve --hooks ADDR' serves http://ADDR"+cchook.HTTPPath+") instead of command hooks;\nClaude Code sends no SessionStart to HTTP hooks; a call whose hook fails (the server down) is blocked")
+	tokenFile := fl.String("token-file", defaultHooksTokenFile(), "with --url: the `FILE` holding the bearer token 'ledger serve --hooks' checks (its --hooks-token-file);\nmade, with a new random token, when it does not exist")
+	tokenEnv := fl.String("token-env", "", "with --url: have the hooks send the token from Claude Code's environment variable `NAME` instead of\nwriting it into the settings file (the default with --shared: LEDGER_HOOKS_TOKEN)")
+	noToken := fl.Bool("no-token", false, "with --url: send no token (for a server run with --hooks-insecure)")
 	scope := fl.String("scope", "", "bind the project's sessions to scope `NAME` (written into the hook's command line as --scope NAME);\ndefault: the hook derives it from the project (its git origin, else its directory)")
 	timeoutSec := fl.Int("hook-timeout", 10, "Claude Code's own bound on each hook run, in `SECONDS`")
 	dryRun := fl.Bool("dry-run", false, "print the settings file as it would be written, and write nothing")
@@ -134,6 +137,15 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	if *httpURL != "" && (len(rest) > 0 || *command != "" || *hookBinary != "" || *scope != "") {
 		return usageError("--url installs HTTP hooks, which take no command or hook flags: give those (--scope as --hooks-scope) to 'ledger serve --hooks'")
 	}
+	if *httpURL == "" && (*tokenEnv != "" || *noToken) {
+		return usageError("--token-env and --no-token are about the HTTP hooks of --url")
+	}
+	if *tokenEnv != "" && *noToken {
+		return usageError("give --token-env or --no-token, not both")
+	}
+	if *tokenEnv != "" && !validEnvName(*tokenEnv) {
+		return usageError("--token-env %q: an environment variable name is [A-Za-z_][A-Za-z0-9_]*", *tokenEnv)
+	}
 	if *scope != "" {
 		// After the flags given after --, so that it is the one in force.
 		rest = append(append([]string{}, rest...), "--scope", *scope)
@@ -151,9 +163,15 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	dir := filepath.Join(*project, ".claude")
 	var blk []cchook.EventGroup
+	secret := false // the block holds the token itself
 	if !*uninstall {
 		if *httpURL != "" {
-			blk = cchook.HTTPBlock(*httpURL, *timeoutSec)
+			token, err := installToken(*tokenFile, *tokenEnv, *noToken, *shared, *dryRun, stderr)
+			if err != nil {
+				return err
+			}
+			secret = token != "" && !strings.HasPrefix(token, "$")
+			blk = cchook.HTTPBlock(*httpURL, token, *timeoutSec)
 		} else {
 			cmd, err := hookCommand(*command, *hookBinary, rest, stderr)
 			if err != nil {
@@ -200,7 +218,7 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 				return err
 			}
 		} else if changed {
-			if err := writeSettings(path, out); err != nil {
+			if err := writeSettings(path, out, secret); err != nil {
 				return err
 			}
 		}
@@ -232,6 +250,46 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	return nil
+}
+
+// installToken is the token the HTTP hooks send: "" with noToken, "$NAME"
+// with an environment variable (env, or LEDGER_HOOKS_TOKEN in a shared
+// settings file, which is committed), else the token of file, made when
+// there is none yet (not on a dry run).
+func installToken(file, env string, noToken, shared, dryRun bool, stderr io.Writer) (string, error) {
+	switch {
+	case noToken:
+		return "", nil
+	case env == "" && shared:
+		env = "LEDGER_HOOKS_TOKEN"
+		fmt.Fprintf(stderr, "ledger: the shared settings file is committed, so the hooks send the token from Claude Code's environment: set LEDGER_HOOKS_TOKEN to the token in %s where Claude Code runs\n", file)
+	}
+	if env != "" {
+		return "$" + env, nil
+	}
+	if dryRun {
+		if b, err := safefile.ReadFile(file, 4096); err == nil && validHooksToken(strings.TrimSpace(string(b))) {
+			return strings.TrimSpace(string(b)), nil
+		}
+		return "(the token " + file + " will hold)", nil
+	}
+	token, made, err := hooksToken(file)
+	if err != nil {
+		return "", &exitError{code: 1, msg: err.Error()}
+	}
+	if made {
+		fmt.Fprintf(stderr, "ledger: made a new hooks token in %s; 'ledger serve --hooks' reads it from there by default\n", file)
+	}
+	return token, nil
+}
+
+func validEnvName(s string) bool {
+	for i, c := range s {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // maxSettingsFile bounds a Claude Code settings file 'hook install' reads.
@@ -294,11 +352,15 @@ func warnTemporary(exe string, stderr io.Writer) {
 }
 
 // writeSettings writes a settings file through a temporary file in the
-// same directory, keeping the mode of the file it replaces.
-func writeSettings(path string, data []byte) error {
+// same directory, keeping the mode of the file it replaces; one that holds
+// a secret is readable by its owner alone.
+func writeSettings(path string, data []byte, secret bool) error {
 	mode := fs.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
+	}
+	if secret {
+		mode &^= 0o077
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -326,14 +388,21 @@ func writeSettings(path string, data []byte) error {
 // HTTP hooks.
 type hookServer struct {
 	addr, token, owner, catFile string
+	tokenFile, roots            string
 	scope                       string
-	noImport                    bool
+	noImport, insecure          bool
+	maxConcurrent               int
 	catalogue                   []string
+	rootList                    []string
 }
 
 func (s *hookServer) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.addr, "hooks", "", "serve Claude Code's HTTP hooks at http://ADDR"+cchook.HTTPPath+" (ADDR without a host binds loopback, e.g. :8787);\ninstall them with 'ledger hook install --url http://ADDR"+cchook.HTTPPath+"' (docs/claude-code-hooks.md)")
-	fs.StringVar(&s.token, "hooks-token", os.Getenv("LEDGER_HOOKS_TOKEN"), "with --hooks: accept only requests with Authorization: Bearer `TOKEN` (env LEDGER_HOOKS_TOKEN)")
+	fs.StringVar(&s.token, "hooks-token", os.Getenv("LEDGER_HOOKS_TOKEN"), "with --hooks: accept only requests with Authorization: Bearer `TOKEN` (env LEDGER_HOOKS_TOKEN), instead of --hooks-token-file's")
+	fs.StringVar(&s.tokenFile, "hooks-token-file", defaultHooksTokenFile(), "with --hooks: accept only requests with the bearer token in `FILE`, made when it does not exist\n('ledger hook install --url' writes the same file's token into the project's hooks)")
+	fs.BoolVar(&s.insecure, "hooks-insecure", false, "with --hooks: accept requests without a token (anyone who reaches the address may append as --hooks-owner)")
+	fs.StringVar(&s.roots, "hooks-roots", "", "with --hooks: the comma-separated `DIRS` under which a payload's cwd and transcript_path may be opened\n(the project's settings, its git files, sub-agent metadata); default: this user's home directory")
+	fs.IntVar(&s.maxConcurrent, "hooks-max-concurrent", cchook.DefaultMaxConcurrent, "with --hooks: the hooks handled at once; past them a call is denied unread")
 	fs.StringVar(&s.owner, "hooks-owner", defaultHookOwner, "with --hooks: the orchestrator `NAME` the sessions belong to")
 	fs.StringVar(&s.catFile, "hooks-catalogue", "", "with --hooks: the catalogue `FILE` for the first policy.set, when the ledger has no policy yet")
 	fs.BoolVar(&s.noImport, "hooks-no-import", false, "with --hooks: never import the projects' .claude configuration")
@@ -351,9 +420,65 @@ func (s *hookServer) check() error {
 	if s.scope != "" && !events.ValidScope(s.scope) {
 		return usageError("--hooks-scope %q: a scope name is 1 to 128 of A-Z a-z 0-9 _ : -", s.scope)
 	}
-	var err error
+	if s.maxConcurrent <= 0 {
+		return usageError("--hooks-max-concurrent must be at least 1, got %d", s.maxConcurrent)
+	}
+	if s.insecure && s.token != "" {
+		return usageError("--hooks-insecure takes hooks without a token, and --hooks-token (or LEDGER_HOOKS_TOKEN) gives one: give one of them")
+	}
+	if !s.insecure && s.token == "" {
+		token, made, err := hooksToken(s.tokenFile)
+		if err != nil {
+			return usageError("--hooks needs a token: %v (or run with --hooks-insecure)", err)
+		}
+		if made {
+			fmt.Fprintf(os.Stderr, "ledger: made a new hooks token in %s; 'ledger hook install --url' writes it into a project's hooks\n", s.tokenFile)
+		}
+		s.token = token
+	} else if s.token != "" && !validHooksToken(s.token) {
+		return usageError("--hooks-token: a token is 16 to 512 of A-Z a-z 0-9 - . _ ~ + / =")
+	}
+	roots, err := hookRoots(s.roots)
+	if err != nil {
+		return err
+	}
+	s.rootList = roots
 	s.catalogue, err = readCatalogue(s.catFile, "")
 	return err
+}
+
+// hookRoots is the list of --hooks-roots, each absolute and clean, with
+// the path its links resolve to beside it; the home directory by default.
+func hookRoots(list string) ([]string, error) {
+	if list == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, usageError("--hooks: no home directory to take payload paths under: give --hooks-roots DIRS")
+		}
+		list = home
+	}
+	var out []string
+	for _, d := range strings.Split(list, ",") {
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, usageError("--hooks-roots %q: %v", d, err)
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return nil, usageError("--hooks-roots %q: %v", d, err)
+		}
+		out = append(out, abs)
+		if real != abs {
+			out = append(out, real)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usageError("--hooks-roots names no directory")
+	}
+	return out, nil
 }
 
 func redactArgs(args []string) []string {
@@ -384,6 +509,7 @@ func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (*h
 		Why:       append([]string{"ledger", "why"}, redactArgs(why)...),
 		Where:     "this ledger's API",
 		Home:      home,
+		Roots:     s.rootList,
 		WorkDir: func(cwd string) string {
 			if d := cchook.ProjectDir(cwd, "", home); d != "" {
 				return d
@@ -392,7 +518,7 @@ func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (*h
 		},
 	}
 	if !s.noImport {
-		opts.Import = cchook.ImportProject("", home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()})
+		opts.Import = cchook.ImportProject("", home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()}, &cchook.ImportCache{})
 	}
 	ln, err := net.Listen("tcp", loopback(s.addr))
 	if err != nil {
@@ -408,9 +534,9 @@ func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (*h
 		}
 	}
 	h := &cchook.Handler{Hook: &cchook.Hook{L: cchook.ClientLedger{C: client.New(nc, client.Options{Owner: s.owner, Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})}, Opts: opts},
-		Token: s.token, Timeout: 5 * time.Second, Logger: logger}
-	if s.token == "" && !net.ParseIP(host).IsLoopback() {
-		logger.Warn("hooks listen beyond loopback without --hooks-token: anyone who reaches the address can append to the ledger as "+s.owner, "addr", ln.Addr().String())
+		Token: s.token, Insecure: s.insecure, MaxConcurrent: s.maxConcurrent, Timeout: 5 * time.Second, Logger: logger}
+	if s.insecure {
+		logger.Warn("hooks take requests without a token (--hooks-insecure): anything that reaches the address can append to the ledger as "+s.owner, "addr", ln.Addr().String())
 	}
 	logger.Info("hooks", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+cchook.HTTPPath, "owner", s.owner)
 	return &httpActor{name: "hooks", srv: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}, ln: ln}, nil

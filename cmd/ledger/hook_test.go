@@ -486,10 +486,12 @@ func TestHookServeHTTP(t *testing.T) {
 	if err := os.WriteFile(cat, []byte(`["Agent","Bash","Read"]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, hooks := serveLedger(t, "--hooks", "127.0.0.1:0", "--hooks-token", "s3cret", "--hooks-catalogue", cat)
+	const s3cret = "s3cret-hooks-token-for-tests"
+	_, hooks := serveLedger(t, "--hooks", "127.0.0.1:0", "--hooks-token", s3cret, "--hooks-catalogue", cat, "--hooks-roots", filepath.Dir(project))
 	post := func(body, token string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, hooks, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
@@ -513,18 +515,18 @@ func TestHookServeHTTP(t *testing.T) {
 	}
 	// No SessionStart comes to HTTP hooks: the first prompt starts the
 	// session (and installs the project's policy).
-	if code, body := post(payload(t, "UserPromptSubmit.json", patch), "s3cret"); code != 200 || body != "{}" {
+	if code, body := post(payload(t, "UserPromptSubmit.json", patch), s3cret); code != 200 || body != "{}" {
 		t.Fatalf("prompt: %d %s", code, body)
 	}
-	if code, body := post(payload(t, "PreToolUse.json", patch), "s3cret"); code != 200 || body != "{}" {
+	if code, body := post(payload(t, "PreToolUse.json", patch), s3cret); code != 200 || body != "{}" {
 		t.Fatalf("allowed call: %d %s", code, body)
 	}
 	patch["tool_input"], patch["tool_use_id"] = map[string]any{"command": "rm -rf /"}, "toolu_2"
-	code, body := post(payload(t, "PreToolUse.json", patch), "s3cret")
+	code, body := post(payload(t, "PreToolUse.json", patch), s3cret)
 	if code != 200 || !strings.Contains(body, `"permissionDecision":"deny"`) || !strings.Contains(body, "permission:deny") {
 		t.Fatalf("denied call: %d %s", code, body)
 	}
-	if code, _ := post("", "s3cret"); code != 200 {
+	if code, _ := post("", s3cret); code != 200 {
 		t.Fatalf("empty payload: %d", code)
 	}
 	resp, err := http.Get(hooks)

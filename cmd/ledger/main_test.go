@@ -29,6 +29,10 @@ func runTests(m *testing.M) int {
 	defer os.RemoveAll(tmp)
 	orig, had := os.LookupEnv("TMPDIR")
 	os.Setenv("TMPDIR", tmp)
+	// The hook's import cache and the hooks token file go to the user's
+	// cache and config directories: the tests' own, not the user's.
+	os.Setenv("XDG_CACHE_HOME", tmp+"/cache")
+	os.Setenv("XDG_CONFIG_HOME", tmp+"/config")
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

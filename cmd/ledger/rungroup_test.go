@@ -103,7 +103,7 @@ func TestServeLeavesNoGoroutines(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--data", filepath.Join(t.TempDir(), "d"), "--listen", "127.0.0.1:-1",
-			"--metrics", "127.0.0.1:0", "--http", "127.0.0.1:0", "--hooks", "127.0.0.1:0", "--hooks-no-import"}, nil, &stdout, &stderr)
+			"--metrics", "127.0.0.1:0", "--http", "127.0.0.1:0", "--hooks", "127.0.0.1:0", "--hooks-no-import", "--hooks-insecure"}, nil, &stdout, &stderr)
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(stderr.String(), `"msg":"serving"`) {

@@ -268,7 +268,7 @@ func startHookSession(ctx context.Context, nc *nats.Conn, e *hookEnvironment) (*
 		L: cchook.ClientLedger{C: client.New(nc, client.Options{Owner: "claude-code", Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})},
 		Opts: cchook.Options{
 			Catalogue: catalogue,
-			Import:    cchook.ImportProject(e.project, e.home, importer.ClaudeCodeOptions{UserDir: filepath.Join(e.home, ".claude")}),
+			Import:    cchook.ImportProject(e.project, e.home, importer.ClaudeCodeOptions{UserDir: filepath.Join(e.home, ".claude")}, nil),
 			Why:       []string{"ledger", "why"},
 			Home:      e.home,
 			WorkDir:   func(string) string { return e.project },

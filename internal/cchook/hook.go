@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sessionledger/ledger/client"
@@ -84,6 +86,13 @@ type Options struct {
 	// Who says who runs Claude Code and where (a root's identity); nil:
 	// unknown. Called only when a root is started or a scope derived.
 	Who func() Who
+	// Roots, when not nil, are the directories under which the payload's
+	// paths (cwd, transcript_path) may be opened: a path outside them, or
+	// not absolute and clean (a "..", a "//"), is never opened, so the
+	// project is neither located nor imported and no sub-agent metadata is
+	// read (TestRootsConfine). nil opens any clean path: the command hook
+	// reads its own user's files.
+	Roots []string
 }
 
 // Hook handles payloads against one ledger. It holds no state between
@@ -201,6 +210,34 @@ func (h *Hook) unreadable(res *Result, pk Peek, err error) {
 	res.warn("denied an unreadable payload, unchecked and unrecorded: session %s, tool %s, call %s: %v", session, tool, call, err)
 }
 
+// Overdue is the answer to a payload whose handling outran its budget (its
+// context's deadline, and grace past it): a call, or what cannot be told
+// from one, is denied unchecked, as an unreadable one is; anything else
+// goes on with a warning. Whatever the run appended stays appended.
+func Overdue(raw []byte, grace time.Duration) *Result {
+	res := &Result{Appended: []Appended{}}
+	pk := PeekAt(raw)
+	err := fmt.Errorf("the hook did not finish within its budget (--timeout, and %s past it): a file it reads or the project's import took too long", grace)
+	if pk.Told && pk.Event != PreToolUse {
+		res.Event = pk.Event
+		res.warn("%v", err)
+		res.Output = PassOutput("ledger hook: " + err.Error())
+		return res
+	}
+	p := Payload{SessionID: pk.SessionID, AgentID: pk.AgentID}
+	if key, kerr := p.Key(); kerr == nil {
+		res.Session = key
+	}
+	if pk.Told {
+		res.Event = PreToolUse
+	}
+	res.Denied = true
+	res.Reason = fmt.Sprintf("The session policy ledger's hook could not decide this call in time, so it denies it: %v. Make the call again; if it keeps happening, see 'ledger hook claude-code --help' (--timeout, --import-cache).", err)
+	res.Output = DenyOutput(res.Reason)
+	res.warn("denied a call unchecked: %v", err)
+	return res
+}
+
 func (h *Hook) where() string {
 	if h.Opts.Where != "" {
 		return h.Opts.Where
@@ -236,8 +273,42 @@ type run struct {
 	scopeOf string
 }
 
-// workDir is the project directory of the payload's cwd.
+// opens reports whether path may be opened: absolute and clean, and under
+// Options.Roots when they are set, both as written and with its links
+// resolved.
+func (h *Hook) opens(path string) bool {
+	if path == "" || !filepath.IsAbs(path) || filepath.Clean(path) != path {
+		return false
+	}
+	if h.Opts.Roots == nil {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		// A name that does not resolve (yet): its parent must.
+		if real, err = filepath.EvalSymlinks(filepath.Dir(path)); err != nil {
+			return false
+		}
+		real = filepath.Join(real, filepath.Base(path))
+	}
+	return underAny(path, h.Opts.Roots) && underAny(real, h.Opts.Roots)
+}
+
+func underAny(path string, roots []string) bool {
+	for _, root := range roots {
+		if path == root || strings.HasPrefix(path, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// workDir is the project directory of the payload's cwd; the cwd itself
+// when it may not be opened.
 func (r *run) workDir() string {
+	if !r.h.opens(r.p.Cwd) {
+		return r.p.Cwd
+	}
 	if r.h.Opts.WorkDir != nil {
 		return r.h.Opts.WorkDir(r.p.Cwd)
 	}
@@ -253,7 +324,10 @@ func (r *run) location() *Location {
 		if dir == "" {
 			return nil
 		}
-		if r.h.Opts.Locate != nil {
+		if !r.h.opens(r.p.Cwd) {
+			// Named, not read.
+			r.loc = Location{Dir: filepath.Clean(dir)}
+		} else if r.h.Opts.Locate != nil {
 			r.loc = r.h.Opts.Locate(dir)
 		} else {
 			r.loc = LocateProject(dir, nil)
@@ -431,7 +505,10 @@ func (r *run) root(ctx context.Context, sync bool) (*client.TreeNode, error) {
 		}
 	}
 	var doc json.RawMessage
-	if r.h.Opts.Import != nil && (sync || n == nil) && p.Cwd != "" {
+	if r.h.Opts.Import != nil && (sync || n == nil) && p.Cwd != "" && !r.h.opens(p.Cwd) {
+		r.res.warn("the payload's cwd %q is not a clean absolute path under the hook server's roots (%s): the project's policy was not imported, nor its files read",
+			p.Cwd, strings.Join(r.h.Opts.Roots, ", "))
+	} else if r.h.Opts.Import != nil && (sync || n == nil) && p.Cwd != "" {
 		if doc, err = r.h.Opts.Import(p.Cwd); err != nil {
 			r.res.warn("the project's policy was not imported: %v", err)
 			doc = nil
@@ -706,6 +783,9 @@ func (r *run) meta(ctx context.Context, agentID, agentType string) (*Meta, error
 	path := MetaPath(r.p.TranscriptPath, agentID)
 	if path == "" {
 		return nil, errors.New("the payload names no transcript")
+	}
+	if !r.h.opens(r.p.TranscriptPath) || !r.h.opens(path) {
+		return nil, fmt.Errorf("the transcript %s is not a clean absolute path under the hook server's roots (%s): its sub-agents' metadata is not read", r.p.TranscriptPath, strings.Join(r.h.Opts.Roots, ", "))
 	}
 	read := r.h.Opts.ReadFile
 	if read == nil {

@@ -3,25 +3,59 @@ package cchook
 import (
 	"context"
 	"crypto/subtle"
+	"fmt"
 	"io"
 	"log/slog"
+	"mime"
+	"net"
 	"net/http"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 )
 
 // HTTPPath is where `ledger serve --hooks` takes Claude Code's HTTP hooks.
 const HTTPPath = "/hooks/claude-code"
 
+// DefaultMaxConcurrent bounds the payloads a Handler handles at once when
+// Handler.MaxConcurrent is zero.
+const DefaultMaxConcurrent = 64
+
 // Handler serves the mapping to Claude Code's HTTP hooks ("type": "http"):
 // each POST to HTTPPath is one payload, answered with what the command hook
 // would print, always with status 200 (Claude Code treats any other status
-// as a non-blocking error, which would let a call through). Token, when set,
-// must come as "Authorization: Bearer TOKEN".
+// as a non-blocking error, which would let a call through without
+// onFailure "block").
+//
+// Invariants (TestHTTPRefusals, TestHTTPBusy, TestHTTPOversized):
+//   - A request the handler will not serve is answered with a PreToolUse
+//     denial, status 200, and nothing of it is read or appended: a method
+//     but POST (405, no hook), another path, no valid bearer token (unless
+//     Insecure), a Content-Type but application/json, any Origin header (a
+//     browser's: Claude Code sends none), a Host that is not a loopback
+//     name while the handler is reached on a loopback address (DNS
+//     rebinding), a Content-Length over MaxPayload, or more than
+//     MaxConcurrent payloads in hand already.
+//   - A body is read up to one byte over MaxPayload and never cut: Handle
+//     denies one over it.
+//   - Token "" and Insecure false refuses everything: a server is given a
+//     token or told, by name, to take hooks without one.
 type Handler struct {
-	Hook    *Hook
-	Token   string
-	Timeout time.Duration // per payload; default 5s
-	Logger  *slog.Logger
+	Hook *Hook
+	// Token must come as "Authorization: Bearer TOKEN".
+	Token string
+	// Insecure takes hooks without a token.
+	Insecure bool
+	// Timeout bounds one payload; default 5s.
+	Timeout time.Duration
+	// MaxConcurrent bounds the payloads in hand at once; default
+	// DefaultMaxConcurrent.
+	MaxConcurrent int
+	Logger        *slog.Logger
+
+	once sync.Once
+	sem  chan struct{}
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -31,19 +65,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "POST a hook payload", http.StatusMethodNotAllowed)
 		return
 	}
-	// A POST on another path or without the token is refused with a
-	// denial, status 200, and nothing is read or appended: any other
-	// status is a non-blocking error to Claude Code, so a hook URL or
-	// token gone wrong would let every call through
-	// (TestHookServeHTTPRefusalsDeny).
-	if r.URL.Path != HTTPPath {
-		h.refuse(w, "the session policy ledger's hook server takes hooks at POST "+HTTPPath+", not "+r.URL.Path+
-			": the call is denied until the hook's URL in the project's .claude settings is fixed ('ledger hook install --url')")
+	if reason := h.refusal(r); reason != "" {
+		h.refuse(w, reason)
 		return
 	}
-	if h.Token != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+h.Token)) != 1 {
-		h.refuse(w, "the session policy ledger's hook server refused this hook: no valid 'Authorization: Bearer' token "+
-			"(the one given to ledger serve --hooks-token); the call is denied until the hook's headers carry it")
+	h.once.Do(func() {
+		n := h.MaxConcurrent
+		if n <= 0 {
+			n = DefaultMaxConcurrent
+		}
+		h.sem = make(chan struct{}, n)
+	})
+	select {
+	case h.sem <- struct{}{}:
+		defer func() { <-h.sem }()
+	default:
+		h.refuse(w, fmt.Sprintf("the session policy ledger's hook server is handling its limit of %d hooks at once, so it denies this call unread; make the call again", cap(h.sem)))
 		return
 	}
 	// Up to one byte over the limit: Handle denies a body over it rather
@@ -67,6 +104,60 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(res.Output)
+}
+
+// refusal is why the handler will not serve r, or "".
+func (h *Handler) refusal(r *http.Request) string {
+	const who = "the session policy ledger's hook server"
+	if r.URL.Path != HTTPPath {
+		return who + " takes hooks at POST " + HTTPPath + ", not " + r.URL.Path +
+			": the call is denied until the hook's URL in the project's .claude settings is fixed ('ledger hook install --url')"
+	}
+	if h.Token == "" && !h.Insecure {
+		return who + " has no token to check hooks against, so it takes none: give 'ledger serve' --hooks-token-file (or --hooks-insecure)"
+	}
+	if h.Token != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+h.Token)) != 1 {
+		return who + " refused this hook: no valid 'Authorization: Bearer' token (the server's --hooks-token-file); " +
+			"the call is denied until the hook's headers carry it ('ledger hook install --url' writes them)"
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		return who + " refused a request from a web page (Origin " + strconv.Quote(o) + "): Claude Code's hooks send no Origin"
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return who + " takes only Content-Type application/json, not " + strconv.Quote(r.Header.Get("Content-Type"))
+	}
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && loopbackAddr(local) && !loopbackHost(r.Host) {
+		return who + " listens on loopback and refused Host " + strconv.Quote(r.Host) + " (a name that resolves elsewhere: DNS rebinding); use http://127.0.0.1:PORT or http://localhost:PORT"
+	}
+	if r.ContentLength > MaxPayload {
+		return fmt.Sprintf("%s refused a payload of %d bytes, over its limit of %d MiB: the call is denied unread", who, r.ContentLength, MaxPayload>>20)
+	}
+	return ""
+}
+
+// loopbackAddr reports whether a is a loopback TCP address.
+func loopbackAddr(a net.Addr) bool {
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackHost reports whether the Host header hostPort names this
+// machine's loopback: localhost or a loopback IP, any port.
+func loopbackHost(hostPort string) bool {
+	host := hostPort
+	if h, _, err := net.SplitHostPort(hostPort); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // refuse answers a request it will not handle with a denial.

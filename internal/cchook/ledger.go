@@ -90,8 +90,9 @@ func ProjectDir(cwd, projectDir, home string) string {
 // ImportProject is an Options.Import: the claude-code policy document of
 // the project governing cwd (see ProjectDir), read by the importer; nil when
 // there is no project configuration. projectDir and home are as ProjectDir
-// takes them.
-func ImportProject(projectDir, home string, opt importer.ClaudeCodeOptions) func(cwd string) (json.RawMessage, error) {
+// takes them. With a cache, a project whose files have the fingerprint of
+// an earlier import is not parsed again.
+func ImportProject(projectDir, home string, opt importer.ClaudeCodeOptions, cache *ImportCache) func(cwd string) (json.RawMessage, error) {
 	return func(cwd string) (json.RawMessage, error) {
 		dir := ProjectDir(cwd, projectDir, home)
 		if dir == "" {
@@ -100,9 +101,25 @@ func ImportProject(projectDir, home string, opt importer.ClaudeCodeOptions) func
 		if st, err := os.Stat(filepath.Join(dir, ".claude")); err != nil || !st.IsDir() {
 			return nil, nil
 		}
+		var key [32]byte
+		keyed := false
+		if cache != nil {
+			var err error
+			if key, err = importer.ClaudeCodeFingerprint(dir, opt); err == nil {
+				keyed = true
+				if doc, ok := cache.Get(key); ok {
+					return doc, nil
+				}
+			}
+		}
 		res, err := importer.ClaudeCode(dir, opt)
 		if err != nil {
 			return nil, err
+		}
+		// Cached only when the files did not change while they were
+		// imported: the document must be the one of those bytes.
+		if again, err := importer.ClaudeCodeFingerprint(dir, opt); keyed && err == nil && again == key {
+			cache.Put(key, res.Document)
 		}
 		return res.Document, nil
 	}

@@ -27,7 +27,24 @@ type Entry struct {
 	URL     string `json:"url,omitempty"`
 	// Timeout is Claude Code's own bound on the handler, in seconds.
 	Timeout int `json:"timeout,omitempty"`
+	// OnFailure is what Claude Code does when the handler fails (cannot
+	// start, times out, exits with a code other than 0 or 2, answers
+	// with a status other than 2xx or with output it cannot read):
+	// "block" counts the failure as exit code 2, which blocks a
+	// PreToolUse. Set on PreToolUse only: every other event goes on
+	// whatever happens. CLI: TestHookFailureBlocks
+	// (internal/claudecodetest) has 2.1.328 block a call whose hook
+	// timed out, exited 1, or whose HTTP server was down or answered
+	// 500, and run it without the option.
+	OnFailure string `json:"onFailure,omitempty"`
+	// Headers are an HTTP handler's request headers; a value may name
+	// an environment variable ($NAME) listed in AllowedEnvVars.
+	Headers        map[string]string `json:"headers,omitempty"`
+	AllowedEnvVars []string          `json:"allowedEnvVars,omitempty"`
 }
+
+// FailClosed is the OnFailure value that blocks a call whose hook failed.
+const FailClosed = "block"
 
 // Group is one matcher group of an event.
 type Group struct {
@@ -53,19 +70,34 @@ func CommandBlock(command string, timeout int) []EventGroup {
 }
 
 // HTTPBlock is the block of HTTP hooks posting to u (a `ledger serve
-// --hooks` address). Claude Code 2.1.328 sends no SessionStart to HTTP
-// hooks, so it is left out: the root session starts at its first prompt,
-// and an ended one is reopened there. SessionEnd is sent to them.
-func HTTPBlock(u string, timeout int) []EventGroup {
-	return block(InstallEvents[1:], Entry{Type: "http", URL: u, Timeout: timeout})
+// --hooks` address) with the header "Authorization: Bearer " + token
+// (token may be "$NAME", an environment variable of Claude Code's, which
+// is then listed in allowedEnvVars; "" sends no header). Claude Code
+// 2.1.328 sends no SessionStart to HTTP hooks, so it is left out: the root
+// session starts at its first prompt, and an ended one is reopened there.
+// SessionEnd is sent to them.
+func HTTPBlock(u, token string, timeout int) []EventGroup {
+	e := Entry{Type: "http", URL: u, Timeout: timeout}
+	if token != "" {
+		e.Headers = map[string]string{"Authorization": "Bearer " + token}
+		if name, ok := strings.CutPrefix(token, "$"); ok {
+			e.AllowedEnvVars = []string{strings.Trim(name, "{}")}
+		}
+	}
+	return block(InstallEvents[1:], e)
 }
 
+// block installs e for every event of evs; the PreToolUse handler matches
+// every tool and fails closed.
 func block(evs []string, e Entry) []EventGroup {
 	out := make([]EventGroup, len(evs))
 	for i, ev := range evs {
 		g := Group{Hooks: []Entry{e}}
 		if ev == PreToolUse {
 			g.Matcher = "*"
+			fc := e
+			fc.OnFailure = FailClosed
+			g.Hooks = []Entry{fc}
 		}
 		out[i] = EventGroup{ev, g}
 	}

@@ -142,7 +142,7 @@ func TestInstallKeepsOthers(t *testing.T) {
 }
 
 func TestInstallHTTPBlock(t *testing.T) {
-	blk := HTTPBlock("http://127.0.0.1:8787"+HTTPPath, 10)
+	blk := HTTPBlock("http://127.0.0.1:8787"+HTTPPath, "$LEDGER_HOOKS_TOKEN", 10)
 	got, _, err := Install([]byte("{}\n"), blk)
 	if err != nil {
 		t.Fatal(err)
@@ -151,6 +151,21 @@ func TestInstallHTTPBlock(t *testing.T) {
 		t.Error("the HTTP block installs SessionStart, which Claude Code 2.1.328 never sends to HTTP hooks")
 	}
 	checkBlock(t, got, blk)
+	var parsed struct {
+		Hooks map[string][]Group `json:"hooks"`
+	}
+	if err := json.Unmarshal(got, &parsed); err != nil {
+		t.Fatal(err)
+	}
+	for ev, groups := range parsed.Hooks {
+		e := groups[0].Hooks[0]
+		if e.Headers["Authorization"] != "Bearer $LEDGER_HOOKS_TOKEN" || len(e.AllowedEnvVars) != 1 || e.AllowedEnvVars[0] != "LEDGER_HOOKS_TOKEN" {
+			t.Errorf("%s: headers %v, allowedEnvVars %v", ev, e.Headers, e.AllowedEnvVars)
+		}
+		if want := map[bool]string{true: FailClosed}[ev == PreToolUse]; e.OnFailure != want {
+			t.Errorf("%s: onFailure %q, want %q (only a call fails closed)", ev, e.OnFailure, want)
+		}
+	}
 	back, _, err := Uninstall(got)
 	if err != nil || string(back) != "{}\n" {
 		t.Fatalf("uninstall: %v %q", err, back)

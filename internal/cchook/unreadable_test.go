@@ -112,7 +112,7 @@ func TestReadableDeepCalls(t *testing.T) {
 // cut and decoded.
 func TestHTTPOversized(t *testing.T) {
 	l := newLedger(t, testDoc)
-	srv := httptest.NewServer(&Handler{Hook: &Hook{L: l}})
+	srv := httptest.NewServer(&Handler{Hook: &Hook{L: l}, Insecure: true})
 	defer srv.Close()
 	// A PreToolUse whose first MaxPayload bytes are a Stop: cut, it reads
 	// as another event.

@@ -75,6 +75,7 @@ type Flags struct {
 	noImport                              bool
 	unreachable                           string
 	timeout                               time.Duration
+	importCache                           string
 	verbose                               bool
 }
 
@@ -90,7 +91,8 @@ func (f *Flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.identity, "user-identity", os.Getenv("LEDGER_IDENTITY"), "the user `NAME` a session records as who started it (env LEDGER_IDENTITY; default: the OS user's name)")
 	fs.BoolVar(&f.noImport, "no-import", false, "never import the project's .claude configuration (the policy in the ledger is then the operator's alone)")
 	fs.StringVar(&f.unreachable, "unreachable", string(cchook.UnreachableDeny), "what a PreToolUse answers when the ledger cannot be reached: deny (fail closed) or allow (let Claude Code decide alone);\nevery other event goes ahead whatever happens")
-	fs.DurationVar(&f.timeout, "timeout", 3*time.Second, "bound on everything one payload waits for (connecting, every request); keep it under the hooks' own timeout")
+	fs.DurationVar(&f.timeout, "timeout", 3*time.Second, "bound on everything one payload waits for (connecting, every request); the hook answers within --timeout plus\nat most 1s whatever happens (a call is then denied), so keep that under the hooks' own timeout ('hook install --hook-timeout')")
+	fs.StringVar(&f.importCache, "import-cache", cchook.DefaultImportCacheDir(), "the `DIR` where imported project policies are kept by the fingerprint of their files, so that the same\nfiles are parsed once; off: import on every SessionStart and prompt")
 	fs.BoolVar(&f.verbose, "verbose", false, "print what the hook did (the events appended, the decision, warnings) as one JSON line on standard error")
 }
 
@@ -238,7 +240,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		per := min(f.timeout/2, 2*time.Second)
 		h.L = cchook.ClientLedger{C: client.New(nc, client.Options{Owner: f.ownerName(), Timeout: per, Retries: 1, Coalesce: 1})}
 	}
-	res := h.Handle(ctx, raw)
+	res := handleWithin(ctx, h, raw, Grace(f.timeout))
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stderr, "ledger hook:", w)
 	}
@@ -255,6 +257,33 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return &ExitError{Code: 2, Msg: res.Reason}
 	}
 	return nil
+}
+
+// Grace is how long past --timeout a hook run may take before it answers
+// without its outcome: what the ledger requests cannot overrun (they end
+// with --timeout), a file read or an import can.
+func Grace(timeout time.Duration) time.Duration { return min(timeout, time.Second) }
+
+// handleWithin is h.Handle, answered when ctx is done plus grace at the
+// latest: past it, the payload is answered as an unreadable one (a call is
+// denied) and what the run was doing is dropped with the process.
+// TestHookDeadline guards it.
+func handleWithin(ctx context.Context, h *cchook.Hook, raw []byte, grace time.Duration) *cchook.Result {
+	done := make(chan *cchook.Result, 1)
+	go func() { done <- h.Handle(ctx, raw) }()
+	select {
+	case res := <-done:
+		return res
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case res := <-done:
+		return res
+	case <-t.C:
+		return cchook.Overdue(raw, grace)
+	}
 }
 
 // readPayload reads standard input up to one byte over cchook.MaxPayload,
@@ -308,7 +337,11 @@ func (f *Flags) options(catalogue []string) cchook.Options {
 		o.Why = append(o.Why, "--creds", f.creds)
 	}
 	if !f.noImport {
-		o.Import = cchook.ImportProject(projectDir, home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()})
+		var cache *cchook.ImportCache
+		if f.importCache != "off" {
+			cache = &cchook.ImportCache{Dir: f.importCache}
+		}
+		o.Import = cchook.ImportProject(projectDir, home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()}, cache)
 	}
 	return o
 }
