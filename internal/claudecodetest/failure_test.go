@@ -1,0 +1,110 @@
+package claudecodetest
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/cchook"
+)
+
+// TestHookFailureBlocks has 2.1.328 run a call whose PreToolUse hook fails,
+// with the hooks 'ledger hook install' writes (cchook.CommandBlock and
+// HTTPBlock, onFailure "block" on PreToolUse): a hook that times out, exits
+// 1, or whose HTTP server is down or answers 500 blocks the call (issue
+// 24, point 2). Without onFailure the CLI runs the call: the finding the
+// option closes. It also has the CLI post through the hook server's own
+// handler (serve --hooks: the token in the header hook install writes, its
+// Host, Origin and Content-Type checks): the CLI's request is served, an
+// allowed call runs and a denied one is blocked.
+func TestHookFailureBlocks(t *testing.T) {
+	CLI(t)
+	closed := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		must(t, err)
+		addr := ln.Addr().String()
+		must(t, ln.Close())
+		return "http://" + addr + cchook.HTTPPath
+	}
+	fail500 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "broken", http.StatusInternalServerError)
+	}))
+	defer fail500.Close()
+	const token = "failure-test-token-0123456789"
+	served := httptest.NewServer(&cchook.Handler{Hook: &cchook.Hook{L: touchDenier{}}, Token: token})
+	defer served.Close()
+	withoutOnFailure := func(blk []cchook.EventGroup) []cchook.EventGroup {
+		for i := range blk {
+			for j := range blk[i].Group.Hooks {
+				blk[i].Group.Hooks[j].OnFailure = ""
+			}
+		}
+		return blk
+	}
+	for _, tc := range []struct {
+		name    string
+		blk     []cchook.EventGroup
+		command string
+		runs    bool
+	}{
+		{"a hook that times out", cchook.CommandBlock("sleep 20", 1), "touch ran.txt", false},
+		{"a hook that exits 1", cchook.CommandBlock("exit 1", 10), "touch ran.txt", false},
+		{"an HTTP hook whose server is down", cchook.HTTPBlock(closed(), "", 5), "touch ran.txt", false},
+		{"an HTTP hook answered 500", cchook.HTTPBlock(fail500.URL+cchook.HTTPPath, "", 5), "touch ran.txt", false},
+		{"without onFailure, a hook that exits 1", withoutOnFailure(cchook.CommandBlock("exit 1", 10)), "touch ran.txt", true},
+		{"the hook server, an allowed call", cchook.HTTPBlock(served.URL+cchook.HTTPPath, token, 5), "touch ran.txt", true},
+		{"the hook server, a denied call", cchook.HTTPBlock(served.URL+cchook.HTTPPath, token, 5), "touch blocked.txt", false},
+		{"the hook server, a wrong token", cchook.HTTPBlock(served.URL+cchook.HTTPPath, token+"x", 5), "touch ran.txt", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Run(t.Context(), t, Case{Name: tc.name, Args: []string{"--permission-mode", "acceptEdits"},
+				Setup: func(dir, _ string) {
+					out, _, err := cchook.Install(nil, tc.blk)
+					must(t, err)
+					must(t, os.WriteFile(filepath.Join(dir, ".claude", "settings.local.json"), out, 0o600))
+				},
+				Scripts: Scripts{"main": {{{ID: "toolu_call", Tool: "Bash", Input: map[string]any{"command": tc.command, "description": "d"}}}}}})
+			file := strings.TrimPrefix(tc.command, "touch ")
+			_, err := os.Stat(filepath.Join(res.Dir, file))
+			ran := err == nil
+			c := res.Call("toolu_call")
+			result := ""
+			if c != nil && c.Result != nil {
+				result = c.Result.Content
+			}
+			if ran != tc.runs {
+				t.Fatalf("the call ran: %v, want %v (tool result %q)", ran, tc.runs, result)
+			}
+			t.Logf("ran %v; tool result %.200q", ran, result)
+		})
+	}
+}
+
+// touchDenier is a ledger that knows every session and denies a call whose
+// input names blocked.txt.
+type touchDenier struct{}
+
+func (touchDenier) Tree(_ context.Context, key events.SessionKey) (*client.TreeNode, error) {
+	return &client.TreeNode{Key: key, Agent: cchook.MainAgent, State: envelope.Active, Turns: 1}, nil
+}
+func (touchDenier) Policy(context.Context, events.SessionKey) (*envelope.PolicyState, error) {
+	return nil, nil
+}
+func (touchDenier) Append(context.Context, client.Event) (client.AppendResult, error) {
+	return client.AppendResult{Seq: 1}, nil
+}
+func (touchDenier) Check(_ context.Context, _ events.SessionKey, _ string, in json.RawMessage, _ string) (client.CheckResult, error) {
+	if strings.Contains(string(in), "blocked.txt") {
+		return client.CheckResult{Decision: envelope.Deny, Recorded: 2}, nil
+	}
+	return client.CheckResult{Decision: envelope.Allow, Recorded: 2}, nil
+}
