@@ -21,9 +21,9 @@ import (
 // request must reach nothing.
 type countingLedger struct {
 	n          atomic.Int64
-	unknownSub bool // Tree knows no sub-agent
-	release chan struct{} // when set, every request waits for it
-	entered chan struct{} // when set, told of every request
+	unknownSub bool          // Tree knows no sub-agent
+	release    chan struct{} // when set, every request waits for it
+	entered    chan struct{} // when set, told of every request
 }
 
 func (c *countingLedger) wait() {
