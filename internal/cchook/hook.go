@@ -463,11 +463,15 @@ func (r *run) firstTurn(ctx context.Context, n *client.TreeNode) (*client.TreeNo
 	return n, nil
 }
 
-// nextTurn starts the turn after turns; a turn another hook started in
-// between is read back once.
+// nextTurn starts the turn after turns. When other hooks of the session
+// start turns in between (concurrent prompts), the turn is asked for again
+// at the session's new count until it lands, at most maxTurnTries times:
+// every prompt records its turn (TestConcurrentPrompts; 10 concurrent
+// prompts once recorded 5 turns). The event's id derives from its basis,
+// not its number, so a prompt delivered twice still lands once.
 func (r *run) nextTurn(ctx context.Context, key events.SessionKey, turns int, basis string) error {
 	_, err := r.append(ctx, TurnEvent(key, turns+1, basis))
-	if events.CodeOf(err) == events.CodeBadTurn {
+	for try := 1; events.CodeOf(err) == events.CodeBadTurn && try < maxTurnTries; try++ {
 		n, terr := r.h.L.Tree(ctx, key)
 		if terr != nil {
 			return terr
@@ -482,6 +486,9 @@ func (r *run) nextTurn(ctx context.Context, key events.SessionKey, turns int, ba
 	}
 	return err
 }
+
+// maxTurnTries bounds how often one payload asks for its turn.
+const maxTurnTries = 64
 
 // root returns the main session, starting it when the ledger does not know
 // it. A new root, and sync, import the project's policy first.
