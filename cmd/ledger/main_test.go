@@ -27,12 +27,18 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
+	user, err := os.MkdirTemp("", "ledger-cmd-test-user-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(user)
 	orig, had := os.LookupEnv("TMPDIR")
 	os.Setenv("TMPDIR", tmp)
 	// The hook's import cache and the hooks token file go to the user's
 	// cache and config directories: the tests' own, not the user's.
-	os.Setenv("XDG_CACHE_HOME", tmp+"/cache")
-	os.Setenv("XDG_CONFIG_HOME", tmp+"/config")
+	os.Setenv("XDG_CACHE_HOME", user+"/cache")
+	os.Setenv("XDG_CONFIG_HOME", user+"/config")
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
