@@ -74,7 +74,7 @@ type Flags struct {
 	scope, identity                       string
 	noImport                              bool
 	unreachable                           string
-	timeout                               time.Duration
+	timeout, importTimeout                time.Duration
 	importCache                           string
 	verbose                               bool
 }
@@ -92,6 +92,7 @@ func (f *Flags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noImport, "no-import", false, "never import the project's .claude configuration (the policy in the ledger is then the operator's alone)")
 	fs.StringVar(&f.unreachable, "unreachable", string(cchook.UnreachableDeny), "what a PreToolUse answers when the ledger cannot be reached: deny (fail closed) or allow (let Claude Code decide alone);\nevery other event goes ahead whatever happens")
 	fs.DurationVar(&f.timeout, "timeout", 3*time.Second, "bound on everything one payload waits for (connecting, every request); the hook answers within --timeout plus\nat most 1s whatever happens (a call is then denied), so keep that under the hooks' own timeout ('hook install --hook-timeout')")
+	fs.DurationVar(&f.importTimeout, "import-timeout", 8*time.Second, "bound on the run of any event but a call (a SessionStart's or a prompt's, which import the project's policy and\ncache it for the calls that follow; they never block anything): keep it under the hooks' own timeout")
 	fs.StringVar(&f.importCache, "import-cache", cchook.DefaultImportCacheDir(), "the `DIR` where imported project policies are kept by the fingerprint of their files, so that the same\nfiles are parsed once; off: import on every SessionStart and prompt")
 	fs.BoolVar(&f.verbose, "verbose", false, "print what the hook did (the events appended, the decision, warnings) as one JSON line on standard error")
 }
@@ -104,6 +105,9 @@ func (f *Flags) check() error {
 	}
 	if f.timeout <= 0 {
 		return usageError("--timeout must be positive, got %s", f.timeout)
+	}
+	if f.importTimeout <= 0 {
+		return usageError("--import-timeout must be positive, got %s", f.importTimeout)
 	}
 	if f.scope != "" && !events.ValidScope(f.scope) {
 		return usageError("--scope %q: a scope name is 1 to 128 of A-Z a-z 0-9 _ : -", f.scope)
@@ -229,7 +233,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// catalogue is the first policy.set's.
 		catalogue, _ = claudecode.Catalogue(claudecode.LatestRelease)
 	}
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	// A call is answered within --timeout (and its grace); any other
+	// event may take up to --import-timeout, so that a project's import
+	// too slow for a call's budget finishes once and is cached.
+	budget := f.timeout
+	if pk := cchook.PeekAt(raw); pk.Told && pk.Event != cchook.PreToolUse {
+		budget = max(f.timeout, f.importTimeout)
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	h := &cchook.Hook{Opts: f.options(catalogue)}
 	nc, err := f.connect()
@@ -240,7 +251,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		per := min(f.timeout/2, 2*time.Second)
 		h.L = cchook.ClientLedger{C: client.New(nc, client.Options{Owner: f.ownerName(), Timeout: per, Retries: 1, Coalesce: 1})}
 	}
-	res := handleWithin(ctx, h, raw, Grace(f.timeout))
+	res := handleWithin(ctx, h, raw, Grace(budget))
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stderr, "ledger hook:", w)
 	}
