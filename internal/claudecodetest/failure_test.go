@@ -15,6 +15,7 @@ import (
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/cchook"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // TestHookFailureBlocks has 2.1.328 run a call whose PreToolUse hook fails,
@@ -107,4 +108,48 @@ func (touchDenier) Check(_ context.Context, _ events.SessionKey, _ string, in js
 		return client.CheckResult{Decision: envelope.Deny, Recorded: 2}, nil
 	}
 	return client.CheckResult{Decision: envelope.Allow, Recorded: 2}, nil
+}
+
+// TestUnreadableCallDenied has 2.1.328 send the installed hook (the built
+// ledger binary's 'hook claude-code') an MCP call whose argument is nested
+// 1,500 deep, past the hook's bound of cchook.MaxDepth (the tool's schema
+// admits it as an extra property): the hook does not read the payload,
+// and denies the call, where the finding of issue 24 (point 1) saw one
+// nested 9,999 deep run. (9,999 is past what the scripted model server's
+// JSON decoder takes when the CLI sends the call back, so the bound is
+// shown with 1,500; the unit tests cover 9,999.) The hook is told to let calls
+// through while the ledger is unreachable (--unreachable allow, and no
+// ledger at its URL), so the same call with a flat argument runs: the
+// denial is the unreadable payload's, not the ledger's.
+func TestUnreadableCallDenied(t *testing.T) {
+	CLI(t)
+	bin := ledgertest.BuildLedger(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	nowhere := "nats://" + ln.Addr().String()
+	must(t, ln.Close())
+	command := cchook.Quote(bin, "hook", "claude-code", "--nats", nowhere, "--unreachable", "allow", "--import-cache", "off")
+	deep := any("x")
+	for range 1500 {
+		deep = []any{deep}
+	}
+	res := Run(t.Context(), t, Case{Name: "unreadable call", Settings: Settings{Allow: []string{"mcp__srv__echo"}},
+		MCP: map[string][]string{"srv": {"echo"}},
+		Setup: func(dir, _ string) {
+			out, _, err := cchook.Install(nil, cchook.CommandBlock(command, 10))
+			must(t, err)
+			must(t, os.WriteFile(filepath.Join(dir, ".claude", "settings.local.json"), out, 0o600))
+		},
+		Scripts: Scripts{"main": {{
+			{ID: "toolu_flat", Tool: "mcp__srv__echo", Input: map[string]any{"text": "hi", "x": "flat"}},
+			{ID: "toolu_deep", Tool: "mcp__srv__echo", Input: map[string]any{"text": "hi", "x": deep}},
+		}}}})
+	flat, deepCall := res.Call("toolu_flat"), res.Call("toolu_deep")
+	if flat == nil || !flat.PostToolUse {
+		t.Fatalf("the flat call did not run: %+v", flat)
+	}
+	if deepCall == nil || deepCall.PostToolUse || deepCall.Result == nil || !strings.Contains(deepCall.Result.Content, "could not read") {
+		t.Fatalf("the deep call was not denied as unreadable: %+v", deepCall)
+	}
+	t.Logf("deep call: %.300q", deepCall.Result.Content)
 }
