@@ -292,6 +292,11 @@ type CheckedData struct {
 	Tool  string          `json:"tool"`
 	Call  string          `json:"call,omitempty"`
 	Input json.RawMessage `json:"input,omitempty"`
+	// Unreadable, when set, records that an attach point (the Claude Code
+	// hook) denied this call unchecked because it could not read its
+	// payload, and why: the ledger decides it deny, unreadable:payload,
+	// whatever the policy says (TestUnreadableCheckRecorded).
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 // EffectData is the data of tool.effect_started.

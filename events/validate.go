@@ -62,7 +62,7 @@ var schema = map[Type]map[string]field{
 	SessionCompleted: {"status": {kString, true}},
 	SessionResumed:   {"handoff": {kString, true}, "batch": {kString, false}, "from": {kStrings, true}},
 	ToolChecked: {"turn": {kPositiveInt, true}, "tool": {kString, true}, "call": {kString, false},
-		"input": {kInput, false}},
+		"input": {kInput, false}, "unreadable": {kString, false}},
 	EffectStarted: {"turn": {kPositiveInt, true}, "tool": {kString, true}, "call": {kString, true},
 		"prepared_at": {kPositiveInt, false}},
 }

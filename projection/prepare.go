@@ -388,7 +388,12 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 			return nil, nil, err
 		}
 		sc := s.scopeOf(sess)
-		v := decideIn(&sc.world, sc.dialect, sc.policy, sess, d.Tool, d.Input)
+		var v envelope.Verdict
+		if d.Unreadable != "" {
+			v = envelope.Verdict{Decision: envelope.Deny, Reason: envelope.Reason{Code: ReasonUnreadable}}
+		} else {
+			v = decideIn(&sc.world, sc.dialect, sc.policy, sess, d.Tool, d.Input)
+		}
 		return CheckDecided{Decision: v.Decision, Reason: v.Reason, Revision: sc.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess), Scope: sess.Scope}, nil, nil
 	case *events.EffectData:
 		return s.decideEffect(ev, d)

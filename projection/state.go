@@ -104,8 +104,8 @@ type check struct {
 	Call     string
 	Input    json.RawMessage
 	Decision envelope.Decision
-	// Refusal marks the decision record of a refused effect: it prepares
-	// nothing.
+	// Refusal marks a check that prepares nothing: the decision record of
+	// a refused effect, or of an unreadable call.
 	Refusal bool
 }
 
@@ -303,6 +303,11 @@ type EffectDecided struct {
 
 // EmptyDecided is what the other events record.
 type EmptyDecided struct{}
+
+// ReasonUnreadable is the reason of a check an attach point recorded for a
+// call whose payload it could not read (CheckedData.Unreadable): denied,
+// whatever the policy says.
+const ReasonUnreadable = "unreadable:payload"
 
 // ReasonAuthorizationChanged is the reason of a refused effect's decision
 // record.
@@ -640,14 +645,16 @@ func (s *State) apply(dec *decoded, ref envelope.RecordRef) error {
 	case *events.CheckedData:
 		dec := dec.decided.(*CheckDecided)
 		refusal := dec.Reason.Code == ReasonAuthorizationChanged
+		// Neither a refused effect's record nor an unreadable call's
+		// prepares an effect (testdata/conformance/ledger/unreadable-01-*).
 		c := &check{Session: rec.Session, Tool: s.normalizeFor(rec.Session, d.Tool), Call: d.Call,
-			Input: d.Input, Decision: dec.Decision, Refusal: refusal}
+			Input: d.Input, Decision: dec.Decision, Refusal: refusal || dec.Reason.Code == ReasonUnreadable}
 		s.recent.checks[ref.Seq] = c
 		if refusal {
 			if _, ok := s.recent.ids[rec.ID]; !ok {
 				s.recent.ids[rec.ID] = landed{Seq: ref.Seq, RefusedEffect: true}
 			}
-		} else {
+		} else if !c.Refusal {
 			s.recent.calls[call{c.Session, c.Tool, c.Call}] = ref.Seq
 		}
 	case *events.EffectData:

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
@@ -153,7 +154,7 @@ func (h *Hook) Handle(ctx context.Context, raw []byte) *Result {
 			res.Output = PassOutput("ledger hook: " + err.Error())
 			return res
 		}
-		h.unreadable(res, pk, err)
+		h.unreadable(ctx, res, pk, err)
 		return res
 	}
 	res.Event = p.Event
@@ -180,18 +181,21 @@ func (h *Hook) Handle(ctx context.Context, raw []byte) *Result {
 
 // unreadable denies a payload that could be a PreToolUse and cannot be
 // read: a call that cannot be read cannot be decided, so it fails closed,
-// unchecked. Nothing is appended: a tool.checked records the ledger's
-// decision on the call's input, and there is none to decide on (checking an
-// empty input would record a decision, maybe an allow, that is not the
-// call's). The denial is recorded in the warnings instead (the command
-// hook's standard error, serve --hooks' log), naming the session and the
-// call when the payload tells them.
-func (h *Hook) unreadable(res *Result, pk Peek, err error) {
+// unchecked. When the payload names a session the ledger knows, with a
+// turn, the denial is recorded as a tool.checked carrying Unreadable (the
+// ledger decides it deny, unreadable:payload, with no input: there is none
+// to decide on, and checking an empty one would record a decision, maybe
+// an allow, that is not the call's). Otherwise, or when the ledger cannot
+// take it, it is in the warnings (the command hook's standard error, serve
+// --hooks' log), naming the session and the call when the payload tells
+// them. TestUnreadableRecorded guards both.
+func (h *Hook) unreadable(ctx context.Context, res *Result, pk Peek, err error) {
 	if pk.Told {
 		res.Event = PreToolUse
 	}
 	p := Payload{SessionID: pk.SessionID, AgentID: pk.AgentID}
-	if key, kerr := p.Key(); kerr == nil {
+	key, kerr := p.Key()
+	if kerr == nil {
 		res.Session = key
 	}
 	res.Denied, res.Unreadable = true, true
@@ -207,7 +211,49 @@ func (h *Hook) unreadable(res *Result, pk Peek, err error) {
 	if call == "" {
 		call = "(unknown)"
 	}
+	if kerr == nil && h.L != nil {
+		rerr := h.recordUnreadable(ctx, res, key, pk, err)
+		if rerr == nil {
+			return
+		}
+		res.warn("denied an unreadable payload, unchecked and unrecorded (%v): session %s, tool %s, call %s: %v", rerr, session, tool, call, err)
+		return
+	}
 	res.warn("denied an unreadable payload, unchecked and unrecorded: session %s, tool %s, call %s: %v", session, tool, call, err)
+}
+
+// recordUnreadable appends the tool.checked of an unreadable call to the
+// session key, at its current turn. Its id derives from the key and the
+// call id, when the payload names one, so a payload delivered twice is
+// recorded once.
+func (h *Hook) recordUnreadable(ctx context.Context, res *Result, key events.SessionKey, pk Peek, cause error) error {
+	n, err := h.L.Tree(ctx, key)
+	switch {
+	case err != nil:
+		return err
+	case n == nil:
+		return errors.New("the ledger does not know the session")
+	case n.Turns == 0 || n.State != envelope.Active:
+		return fmt.Errorf("the session is %s with %d turns", n.State, n.Turns)
+	}
+	tool := pk.Tool
+	if tool == "" || len(tool) > maxParam || !utf8.ValidString(tool) {
+		tool = "(unreadable)"
+	}
+	d := events.CheckedData{Turn: n.Turns, Tool: tool, Unreadable: cut(cause.Error(), maxParam)}
+	ev := client.Checked(key, d)
+	if pk.CallID != "" && len(pk.CallID) <= maxParam && validAgentID(pk.CallID) {
+		d.Call = pk.CallID
+		ev = client.Checked(key, d)
+		ev.ID = EventID(string(key), "unreadable", pk.CallID)
+	}
+	a, err := h.L.Append(ctx, ev)
+	if err != nil {
+		return err
+	}
+	res.Appended = append(res.Appended, Appended{Type: ev.Type, Session: key, Seq: a.Seq, ID: a.ID, Duplicate: a.Duplicate})
+	res.warn("denied an unreadable payload unchecked, recorded at sequence %d: session %s, tool %s, call %s: %v", a.Seq, key, tool, d.Call, cause)
+	return nil
 }
 
 // Overdue is the answer to a payload whose handling outran its budget (its

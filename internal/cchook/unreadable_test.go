@@ -13,6 +13,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/projection"
 )
 
 // nested is a PreToolUse of Bash whose tool_input carries, beside a command
@@ -57,8 +58,9 @@ func unreadableCases() []struct{ name, raw, reason string } {
 }
 
 // TestUnreadablePreToolUse: every payload the hook cannot read, that could
-// be a PreToolUse, is denied, and nothing is appended; the denial says what
-// to do, and the session, when the payload names one, is in the warnings.
+// be a PreToolUse, is denied; what is appended is one tool.checked that
+// records the denial (Unreadable, no input: issue 24 asks that the hook
+// record it, where it once appended nothing); the denial says what to do.
 func TestUnreadablePreToolUse(t *testing.T) {
 	for _, tt := range unreadableCases() {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,16 +71,24 @@ func TestUnreadablePreToolUse(t *testing.T) {
 			if !res.Unreadable {
 				t.Error("Result.Unreadable not set")
 			}
-			if len(l.log) > 0 {
+			if PeekAt([]byte(tt.raw)).SessionID != sub {
+				// No session to record it on.
+				if len(l.log) > 0 {
+					t.Errorf("appended %v", l.log)
+				}
+				return
+			}
+			if len(l.log) != 1 || !strings.HasPrefix(l.log[0], "tool.checked "+sub) || !strings.Contains(l.log[0], `"unreadable":`) || strings.Contains(l.log[0], `"input"`) {
 				t.Errorf("appended %v", l.log)
 			}
 		})
 	}
 }
 
-// TestUnreadableRecorded: an unreadable call whose session can be told is
-// named in the warnings (the hook's stderr, the server's log).
-func TestUnreadableRecorded(t *testing.T) {
+// TestUnreadableNamed: an unreadable call whose session can be told, and
+// the ledger does not know, is named in the warnings (the hook's stderr,
+// the server's log).
+func TestUnreadableNamed(t *testing.T) {
 	res := (&Hook{L: newLedger(t, testDoc)}).Handle(t.Context(), []byte(nested(9999)))
 	checkOutput(t, res, "deny", nil)
 	if res.Session != sub || len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], sub) || !strings.Contains(res.Warnings[0], "toolu_1") {
@@ -241,5 +251,54 @@ func TestHookServeHTTPRefusalsDeny(t *testing.T) {
 				t.Fatalf("%d %s, want 200 with a denial", resp.StatusCode, b)
 			}
 		})
+	}
+}
+
+// decidedLedger is a svcLedger that keeps what the ledger decided of each
+// tool.checked appended through Append.
+type decidedLedger struct {
+	*svcLedger
+	decided    []string
+	duplicates int
+}
+
+func (d *decidedLedger) Append(ctx context.Context, ev client.Event) (client.AppendResult, error) {
+	r, err := d.svcLedger.append(ctx, ev)
+	if err == nil && ev.Type == events.ToolChecked {
+		d.decided = append(d.decided, string(r.Decided))
+		if r.Duplicate {
+			d.duplicates++
+		}
+	}
+	return client.AppendResult{Seq: r.Seq, ID: r.ID, Duplicate: r.Duplicate}, err
+}
+
+// TestUnreadableRecorded: an unreadable call of a session the ledger knows
+// is recorded as a tool.checked the ledger decides deny
+// (unreadable:payload), once however often the payload comes; one of an
+// unknown session is denied and named in the warnings (issue 24, point 1:
+// "it records that it denied an unreadable call").
+func TestUnreadableRecorded(t *testing.T) {
+	l := &decidedLedger{svcLedger: newLedger(t, testDoc)}
+	l.must(t, start(sub), turn(sub, 1))
+	h := &Hook{L: l}
+	for range 2 {
+		res := h.Handle(t.Context(), []byte(nested(MaxDepth+10)))
+		checkOutput(t, res, "deny", []string{"nested"})
+		if len(res.Appended) != 1 || res.Appended[0].Type != events.ToolChecked {
+			t.Fatalf("appended %+v, warnings %v", res.Appended, res.Warnings)
+		}
+	}
+	if len(l.decided) != 2 || !strings.Contains(l.decided[0], `"decision":"deny"`) || !strings.Contains(l.decided[0], projection.ReasonUnreadable) {
+		t.Fatalf("decided %v", l.decided)
+	}
+	if l.duplicates != 1 {
+		t.Fatalf("the second delivery was not a duplicate: %d duplicates", l.duplicates)
+	}
+	// A session the ledger does not know: denied, not recorded, warned.
+	res := h.Handle(t.Context(), []byte(strings.Replace(nested(MaxDepth+10), sub, "unknown-session", 1)))
+	checkOutput(t, res, "deny", []string{"nested"})
+	if len(res.Appended) != 0 || len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "unrecorded") {
+		t.Fatalf("appended %+v, warnings %v", res.Appended, res.Warnings)
 	}
 }
