@@ -156,6 +156,17 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	} else if err != nil {
 		return hookExit(err)
 	}
+	if *httpURL == "" {
+		// Claude Code's timeout must leave the hook its budget: a call
+		// killed at the timeout is blocked (onFailure), but a prompt's
+		// import cut short is never cached.
+		call, other := hookcmd.Budgets(rest)
+		if limit := time.Duration(*timeoutSec) * time.Second; call >= limit {
+			return usageError("--hook-timeout %ds is not above the hook's budget for a call (%s: its --timeout and up to 1s past it): raise --hook-timeout or lower the hook's --timeout", *timeoutSec, call)
+		} else if other >= limit {
+			fmt.Fprintf(stderr, "ledger: warning: --hook-timeout %ds is not above the hook's budget for a prompt (%s: its --import-timeout and up to 1s past it): a slow import is cut short and never cached; raise --hook-timeout or lower --import-timeout\n", *timeoutSec, other)
+		}
+	}
 	for _, a := range rest {
 		if a == "--password" || a == "-password" || strings.HasPrefix(a, "--password=") || strings.HasPrefix(a, "-password=") {
 			return usageError("keep the NATS password out of the settings file: set NATS_PASSWORD in Claude Code's environment")

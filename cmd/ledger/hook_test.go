@@ -77,6 +77,8 @@ func serveLedger(t *testing.T, args ...string) (natsURL, hooksURL string) {
 			t.Fatal("serve did not start")
 		}
 	}
+	// serve prints its address before its service is registered.
+	waitForAPI(t, natsURL)
 	return natsURL, hooksURL
 }
 
@@ -431,6 +433,11 @@ func TestHookInstall(t *testing.T) {
 	// --shared writes settings.json; --uninstall removes both.
 	if _, errOut, err := runCLI(t, "", "hook", "install", "--project", project, "--shared", "--url", "http://127.0.0.1:8787"+cchook.HTTPPath); err != nil {
 		t.Fatalf("%v %s", err, errOut)
+	} else if !strings.Contains(errOut, "set LEDGER_HOOKS_TOKEN") {
+		t.Errorf("a shared HTTP install does not say where its token comes from: %s", errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(project, ".claude", "settings.json")); !bytes.Contains(got, []byte(`"Bearer $LEDGER_HOOKS_TOKEN"`)) || !bytes.Contains(got, []byte(`"onFailure": "block"`)) {
+		t.Errorf("a shared HTTP install wrote:\n%s", got)
 	}
 	out, _, err = runCLI(t, "", "hook", "install", "--project", project, "--uninstall")
 	if err != nil || strings.Count(out, "removed the ledger's Claude Code hooks") != 2 {
@@ -456,11 +463,27 @@ func TestHookInstall(t *testing.T) {
 		{[]string{"--url", "http://x" + cchook.HTTPPath, "--scope", "team-x"}, 2, "--hooks-scope"},
 		{[]string{"--scope", "team x"}, 2, "--scope \"team x\""},
 		{[]string{"extra"}, 2, "no arguments"},
+		{[]string{"--hook-timeout", "4"}, 2, "not above the hook's budget for a call (4s"},
+		{[]string{"--hook-timeout", "9", "--", "--timeout", "8s"}, 2, "budget for a call (9s"},
+		{[]string{"--token-env", "X"}, 2, "about the HTTP hooks of --url"},
 	} {
 		var msg strings.Builder
 		_, _, err := runCLI(t, "", append([]string{"hook", "install", "--project", project, "--command", "ledger"}, tt.args...)...)
 		if code := exitCode(err, &msg); code != tt.code || !strings.Contains(msg.String(), tt.msg) {
 			t.Errorf("%q: exit %d %q, want %d with %q", tt.args, code, msg.String(), tt.code, tt.msg)
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--token-env", "1X"}, "an environment variable name"},
+		{[]string{"--token-env", "X", "--no-token"}, "not both"},
+	} {
+		var msg strings.Builder
+		_, _, err := runCLI(t, "", append([]string{"hook", "install", "--project", project, "--url", "http://x" + cchook.HTTPPath}, tt.args...)...)
+		if code := exitCode(err, &msg); code != 2 || !strings.Contains(msg.String(), tt.msg) {
+			t.Errorf("%q: exit %d %q, want 2 with %q", tt.args, code, msg.String(), tt.msg)
 		}
 	}
 	// --scope goes into the hook's command line, after the flags after --.

@@ -195,6 +195,17 @@ func Check(args []string) error {
 	return f.check()
 }
 
+// Budgets are the longest a hook run with the command line args takes to
+// answer: a call (--timeout and its grace) and any other event
+// (--import-timeout and its grace). `ledger hook install` keeps Claude
+// Code's own timeout above them. args must pass Check.
+func Budgets(args []string) (call, other time.Duration) {
+	fs, f := flagSet(io.Discard)
+	_, _ = parse(fs, args)
+	o := max(f.timeout, f.importTimeout)
+	return f.timeout + Grace(f.timeout), o + Grace(o)
+}
+
 // Run is one hook run: it reads one payload from stdin and prints the
 // answer to stdout, warnings (and with --verbose, what it did as one JSON
 // line) to stderr.
