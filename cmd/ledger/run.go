@@ -36,6 +36,7 @@ func commands() []command {
 		{"deny", "revoke a tool for a session, its sub-agents, an agent, a user or a project (--lift to lift it)", runDeny},
 		{"hook", "be Claude Code's hook (hook claude-code) and install it in a project (hook install)", runHook},
 		{"mcp", "run an MCP gateway in front of MCP servers that enforces and records each session's tools", runMCP},
+		{"version", "print this binary's version and revision, its components and the runtime releases it models", runVersion},
 	}
 }
 
@@ -46,6 +47,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return usageError("name a command")
 		}
 		return nil
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return runVersion(ctx, args[1:], stdin, stdout, stderr)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
@@ -61,7 +65,26 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return err
 		}
 	}
+	if s := suggestCommand(args[0]); s != "" {
+		return usageError("unknown command %q (did you mean '%s'? run 'ledger --help' for the list)", args[0], s)
+	}
 	return usageError("unknown command %q (run 'ledger --help' for the list)", args[0])
+}
+
+// suggestCommand returns the command closest to name (at most two edits
+// away, or name a prefix of it of three letters or more), or "".
+func suggestCommand(name string) string {
+	best, bestDist := "", 3
+	for _, c := range commands() {
+		d := editDistance(strings.ToLower(name), c.name)
+		if strings.HasPrefix(c.name, name) && len(name) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestDist || d == bestDist && c.name < best {
+			best, bestDist = c.name, d
+		}
+	}
+	return best
 }
 
 func printUsage(w io.Writer) {
