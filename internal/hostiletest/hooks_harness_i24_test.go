@@ -72,6 +72,13 @@ var hooksURLLine = regexp.MustCompile(`"msg":"hooks".*"url":"(http://[^"]+)"`)
 // roots and a catalogue, plus extra flags, and waits for both addresses.
 func startHookServe(t *testing.T, extra ...string) *hookServe {
 	t.Helper()
+	return startHookServeWith(t, nil, extra...)
+}
+
+// startHookServeWith is startHookServe with the command line rewritten by
+// wrap (nil: run the binary itself).
+func startHookServeWith(t *testing.T, wrap func(bin string, args []string) (string, []string), extra ...string) *hookServe {
+	t.Helper()
 	bin, err := ledgerBinary()
 	if err != nil {
 		t.Fatalf("building ledger: %v", err)
@@ -87,7 +94,11 @@ func startHookServe(t *testing.T, extra ...string) *hookServe {
 	args := append([]string{"serve", "--data", filepath.Join(dir, "data"), "--listen", "127.0.0.1:-1",
 		"--hooks", "127.0.0.1:0", "--hooks-token-file", tok, "--hooks-roots", s.roots, "--hooks-catalogue", cat,
 		"--log-level", "info"}, extra...)
-	cmd := exec.Command(bin, args...)
+	name := bin
+	if wrap != nil {
+		name, args = wrap(bin, args)
+	}
+	cmd := exec.Command(name, args...)
 	cmd.Env = s.env
 	var stdout lockedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, s.stderr

@@ -2,6 +2,7 @@ package hostiletest
 
 import (
 	"bufio"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"hash/crc32"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -478,4 +480,101 @@ func TestI24HookServerSpecialFilesHeld(t *testing.T) {
 		}
 	}
 	s.apiAnswers(t)
+}
+
+// TestI24HookServerIdleConnectionsStopAPI is a finding of the i24 pass:
+// serve --hooks' http.Server has no IdleTimeout (nor ReadTimeout), and
+// nothing bounds its connections, so a keep-alive connection that made
+// one request, even an unauthenticated GET (405), is held open for as long
+// as the client likes (20 s and more, by hand). The hooks listener shares
+// the process's file descriptors with the embedded NATS server: once they
+// are spent, NATS accepts no client and the ledger's API stops answering
+// ('ledger tree': i/o timeout), until the connections close. The test
+// runs serve with RLIMIT_NOFILE 256 (through bash's ulimit) to reach the
+// limit with a few hundred connections; at this machine's default limit
+// (20000) the same takes about 20000 connections from any local user.
+// It expects the API to keep answering.
+func TestI24HookServerIdleConnectionsStopAPI(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash to lower the file limit with")
+	}
+	const nofile = 256
+	s := startHookServeWith(t, func(bin string, args []string) (string, []string) {
+		return bash, append([]string{"-c", fmt.Sprintf(`ulimit -Sn %d && ulimit -Hn %d && exec "$0" "$@"`, nofile, nofile), bin}, args...)
+	})
+	s.apiAnswers(t)
+	u, _ := url.Parse(s.url)
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	req := fmt.Sprintf("GET /hooks/claude-code HTTP/1.1\r\nHost: %s\r\n\r\n", u.Host)
+	for range nofile + 50 {
+		c, err := net.DialTimeout("tcp", u.Host, 2*time.Second)
+		if err != nil {
+			break
+		}
+		_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+		if _, err := c.Write([]byte(req)); err != nil {
+			c.Close()
+			break
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			c.Close()
+			break
+		}
+		resp.Body.Close()
+		_ = c.SetDeadline(time.Time{})
+		conns = append(conns, c)
+	}
+	t.Logf("%d idle connections held after one unauthenticated GET each", len(conns))
+	res := runLedgerWithin(t, 15*time.Second, "tree", "--nats", s.nats, "--data", t.TempDir())
+	if res.exit != 0 {
+		t.Errorf("finding: with %d idle hook connections the ledger's API does not answer: exit %d: %.300s", len(conns), res.exit, res.stderr)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	conns = nil
+	// Closed, the API answers again (within a few accept retries).
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res := runLedgerWithin(t, 10*time.Second, "tree", "--nats", s.nats, "--data", t.TempDir())
+		if res.exit == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the API did not come back after the connections closed: %s", res.stderr)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	s.alive(t)
+}
+
+// runLedgerWithin is runLedger bounded by d; a run killed at d has exit -1.
+func runLedgerWithin(t *testing.T, d time.Duration, args ...string) cliResult {
+	t.Helper()
+	bin, err := ledgerBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "LEDGER_DATA=", "NATS_URL=")
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	res := cliResult{stdout: out.String(), stderr: errOut.String()}
+	if err != nil {
+		res.exit = -1
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() >= 0 {
+			res.exit = ee.ExitCode()
+		}
+	}
+	return res
 }
