@@ -578,3 +578,54 @@ func runLedgerWithin(t *testing.T, d time.Duration, args ...string) cliResult {
 	}
 	return res
 }
+
+// TestI24HookServerNestedClaudeDirShiftsPaths is a finding of the i24
+// pass: serve --hooks reads a call's path relative to the project
+// directory it finds from the payload's cwd (the nearest directory above
+// cwd holding a .claude; there is no CLAUDE_PROJECT_DIR on the server), so
+// the same call is decided against another base when Claude Code's cwd is
+// a subdirectory that has a .claude of its own (a nested package of a
+// monorepo, or an empty one the agent made). Under the project's deny
+// Read(/secret/**) and Read(./priv/**) (anchored at the project root, as
+// Claude Code reads them), a Read of <project>/secret/x is denied from the
+// root, and answered {} from <project>/secret or <project>/sub when those
+// hold a .claude; likewise <project>/priv/x from <project>/priv. The
+// command hook, which has CLAUDE_PROJECT_DIR, denies the same call from
+// the same cwd. (Claude Code applies the project's own rules itself; a
+// rule only the ledger holds, an operator's, is decided the same way.)
+func TestI24HookServerNestedClaudeDirShiftsPaths(t *testing.T) {
+	s := startHookServe(t)
+	q := s.project(t, "q", `{"permissions":{"allow":["Read"],"deny":["Read(/secret/**)","Read(./priv/**)"]}}`)
+	for _, d := range []string{"secret/.claude", "priv/.claude", "sub/.claude"} {
+		if err := os.MkdirAll(filepath.Join(q, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.prompt(t, "q1", q)
+	read := func(id, cwd, path string) string {
+		return fmt.Sprintf(`{"session_id":"q1","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Read","tool_use_id":%q,"tool_input":{"file_path":%q}}`, cwd, id, path)
+	}
+	if _, out, _ := s.post(t, []byte(read("c0", q, filepath.Join(q, "secret", "x")))); !isDeny(out) {
+		t.Fatalf("from the project root the Read is not denied: %.200s", out)
+	}
+	if _, out, _ := s.post(t, []byte(read("c1", q, filepath.Join(q, "priv", "x")))); !isDeny(out) {
+		t.Fatalf("from the project root the Read of priv is not denied: %.200s", out)
+	}
+	for _, c := range []struct{ name, cwd, path string }{
+		{"secret/x from secret", filepath.Join(q, "secret"), filepath.Join(q, "secret", "x")},
+		{"secret/x from sub", filepath.Join(q, "sub"), filepath.Join(q, "secret", "x")},
+		{"priv/x from priv", filepath.Join(q, "priv"), filepath.Join(q, "priv", "x")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, _ := s.post(t, []byte(read("c-"+strings.ReplaceAll(c.name, " ", "-"), c.cwd, c.path)))
+			if code != 200 || !isDeny(out) {
+				t.Errorf("finding: serve --hooks answered %d %.200s for a Read the same session is denied from the project root", code, out)
+			}
+			r := runHookCmd(t, s.dir, []string{"CLAUDE_PROJECT_DIR=" + q}, []byte(read("h-"+strings.ReplaceAll(c.name, " ", "-"), c.cwd, c.path)),
+				"--nats", s.nats, "--timeout", "2s", "--import-cache", "off")
+			if !r.blocks() {
+				t.Errorf("the command hook with CLAUDE_PROJECT_DIR: exit %d %.200s, want a denial", r.exit, r.out)
+			}
+		})
+	}
+}
