@@ -252,3 +252,36 @@ func TestI24NullPrimaryFailsOpen(t *testing.T) {
 		t.Errorf("finding: Bash with command null on stdin: exit %d, output %.200s, want a denial", r.exit, r.out)
 	}
 }
+
+// TestI24LongParameterEvadesParamRule is a finding of the i24 pass: a deny
+// rule on a tool parameter (dialect section 4: Tool(param:glob), deny and
+// ask only) never sees a string parameter over 256 bytes, because the hook
+// records (and checks) a call's input without any string over maxParam
+// bytes but the primary field's (cchook/plan.go CallInput). Under the
+// project's deny mcp__srv__tool(target:prod*), a call whose target is
+// "prod-1" is denied and one whose target is "prod-" and 300 more bytes is
+// answered {}: the same prefix, the rule's glob matches both.
+func TestI24LongParameterEvadesParamRule(t *testing.T) {
+	s := startHookServe(t)
+	cwd := s.project(t, "p", `{"permissions":{"allow":["mcp__srv__tool","Bash(echo *)"],"deny":["mcp__srv__tool(target:prod*)","Bash(description:*deploy*)"]}}`)
+	s.prompt(t, "s1", cwd)
+	for _, c := range []struct {
+		name, tool, input string
+		control           bool
+	}{
+		{"short target (control)", "mcp__srv__tool", `{"target":"prod-1"}`, true},
+		{"target of 305 bytes", "mcp__srv__tool", `{"target":"prod-` + strings.Repeat("x", 300) + `"}`, false},
+		{"short description (control)", "Bash", `{"command":"echo hi","description":"deploy it"}`, true},
+		{"description of 310 bytes", "Bash", `{"command":"echo hi","description":"deploy it` + strings.Repeat(" ", 300) + `"}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, _ := s.post(t, []byte(call("s1", cwd, c.tool, "lp-"+strings.ReplaceAll(c.name, " ", "-"), c.input)))
+			if code != 200 || !isDeny(out) {
+				if c.control {
+					t.Fatalf("control: %d %.200s", code, out)
+				}
+				t.Errorf("finding: answered %d %.200s, want the parameter rule's denial", code, out)
+			}
+		})
+	}
+}
