@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -284,4 +286,37 @@ func TestI24LongParameterEvadesParamRule(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestI24PathFormsHeld: under the project's deny Read(/secret/**) (from
+// the project root), other spellings of the same path are denied too:
+// "./", "..", a double slash, a trailing slash, a relative path, upper
+// case is not the same file on Linux (not probed). A symbolic link into
+// secret/ is logged, not asserted: the ledger reads no file of a call,
+// and whether Claude Code's own check follows it was not verified here.
+func TestI24PathFormsHeld(t *testing.T) {
+	s := startHookServe(t)
+	q := s.project(t, "q", `{"permissions":{"allow":["Read"],"deny":["Read(/secret/**)"]}}`)
+	writeFile(t, filepath.Join(q, "secret", "x"), "s", 0o644)
+	if err := os.Symlink("secret", filepath.Join(q, "link")); err != nil {
+		t.Fatal(err)
+	}
+	s.prompt(t, "q1", q)
+	n := 0
+	read := func(path string) string {
+		n++
+		return fmt.Sprintf(`{"session_id":"q1","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Read","tool_use_id":"pf%d","tool_input":{"file_path":%s}}`, q, n, jstr(path))
+	}
+	for _, p := range []string{
+		q + "/secret/x", q + "/./secret/x", q + "/secret/../secret/x", q + "//secret/x", q + "/secret/x/",
+		q + "/secret//x", "secret/x", "./secret/x", q + "/other/../secret/x", q + "/secret/./x",
+	} {
+		t.Run(strings.TrimPrefix(p, s.roots), func(t *testing.T) {
+			if code, out, _ := s.post(t, []byte(read(p))); code != 200 || !isDeny(out) {
+				t.Errorf("answered %d %.200s, want a denial", code, out)
+			}
+		})
+	}
+	_, out, _ := s.post(t, []byte(read(q+"/link/x")))
+	t.Logf("Read through a link into secret/ (not asserted): %.160s", out)
 }
