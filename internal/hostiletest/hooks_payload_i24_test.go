@@ -320,3 +320,66 @@ func TestI24PathFormsHeld(t *testing.T) {
 	_, out, _ := s.post(t, []byte(read(q+"/link/x")))
 	t.Logf("Read through a link into secret/ (not asserted): %.160s", out)
 }
+
+// TestI24BashCompoundsHeld: under the project's deny Bash(rm *) and allow
+// Bash(echo *), an rm hidden in a compound command is still denied:
+// after ;, &&, ||, |, a newline, inside $( ) and backticks, in a
+// subshell, after a variable assignment, behind a backslash or quotes.
+// Forms whose denial depends on what Claude Code itself does (a path to
+// rm, bash -c, xargs, env) are logged, not asserted.
+func TestI24BashCompoundsHeld(t *testing.T) {
+	s := startHookServe(t)
+	cwd := s.project(t, "p", i24Settings)
+	s.prompt(t, "s1", cwd)
+	n := 0
+	post := func(cmd string) string {
+		n++
+		_, out, _ := s.post(t, []byte(call("s1", cwd, "Bash", fmt.Sprintf("bc%d", n), `{"command":`+jstr(cmd)+`}`)))
+		return out
+	}
+	for _, c := range []string{
+		"echo hi; rm -rf x", "echo hi && rm -rf x", "echo hi || rm -rf x", "echo hi | rm -rf x", "echo hi\nrm -rf x",
+		"echo $(rm -rf x)", "echo `rm -rf x`", "(rm -rf x)", "{ rm -rf x; }", "X=1 rm -rf x", "\\rm -rf x", "'rm' -rf x",
+		`"rm" -rf x`, "echo hi &\nrm -rf x", "echo hi; \trm -rf x", "rm\t-rf x",
+	} {
+		t.Run(c, func(t *testing.T) {
+			if out := post(c); !isDeny(out) {
+				t.Errorf("answered %.200s, want a denial", out)
+			}
+		})
+	}
+	logged := map[string]string{}
+	for _, c := range []string{"/bin/rm -rf x", "bash -c 'rm -rf x'", "sh -c 'rm -rf x'", "echo x | xargs rm", "env rm -rf x", "command rm -rf x",
+		"r''m -rf x", "echo hi; \\rm -rf x", "eval 'rm -rf x'"} {
+		post(c)
+		logged[fmt.Sprintf("bc%d", n)] = c
+	}
+	for _, r := range s.log(t) {
+		d, _ := r["data"].(map[string]any)
+		dec, _ := r["decided"].(map[string]any)
+		if c, ok := logged[fmt.Sprint(d["call"])]; ok && r["type"] == "tool.checked" {
+			t.Logf("%-28q -> %v %v", c, dec["decision"], dec["reason"])
+		}
+	}
+}
+
+// TestI24BackslashInWordEvadesDeny is a finding of the i24 pass: bash
+// removes a backslash inside a word (r\m is rm), and the claude-code
+// dialect removes quotes inside one (r”m -rf x and \rm -rf x are denied
+// under Bash(rm *)), but not that backslash: r\m -rf x is decided ask
+// (default:prompt) and answered {}, alone or after "echo hi;". (An ask
+// leaves the call to Claude Code's own rules and prompt; what Claude Code
+// makes of r\m was not checked here.)
+func TestI24BackslashInWordEvadesDeny(t *testing.T) {
+	s := startHookServe(t)
+	cwd := s.project(t, "p", i24Settings)
+	s.prompt(t, "s1", cwd)
+	for i, c := range []string{"r''m -rf x", "r\\m -rf x", "echo hi; r\\m -rf x"} {
+		t.Run(c, func(t *testing.T) {
+			_, out, _ := s.post(t, []byte(call("s1", cwd, "Bash", fmt.Sprintf("bs%d", i), `{"command":`+jstr(c)+`}`)))
+			if !isDeny(out) {
+				t.Errorf("finding: %q answered %.200s, want the Bash(rm *) denial", c, out)
+			}
+		})
+	}
+}
