@@ -365,8 +365,9 @@ func TestI24BashCompoundsHeld(t *testing.T) {
 
 // TestI24BackslashInWordEvadesDeny is a finding of the i24 pass: bash
 // removes a backslash inside a word (r\m is rm), and the claude-code
-// dialect removes quotes inside one (r”m -rf x and \rm -rf x are denied
-// under Bash(rm *)), but not that backslash: r\m -rf x is decided ask
+// dialect removes quotes inside one (rm -rf x with an empty pair of single
+// quotes between r and m, and \rm -rf x, are denied under Bash(rm *)), but
+// not that backslash: r\m -rf x is decided ask
 // (default:prompt) and answered {}, alone or after "echo hi;". (An ask
 // leaves the call to Claude Code's own rules and prompt; what Claude Code
 // makes of r\m was not checked here.)
