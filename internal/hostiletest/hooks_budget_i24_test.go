@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -345,5 +347,55 @@ func TestI24ImportCacheDirectoryOrder(t *testing.T) {
 	if cached != fresh {
 		t.Errorf("finding: same names and bytes, another readdir order: the cache serves agent dup %s, a fresh import makes %s",
 			bytes.TrimSpace(ca.Agents["dup"]), bytes.TrimSpace(fa.Agents["dup"]))
+	}
+}
+
+// TestI24CommandHookBlackholeLedgerHeld: a NATS address that accepts the
+// connection and then says nothing (or sends a NATS INFO and then nothing)
+// holds the command hook no longer than --timeout plus 1 s (and 0.5 s for
+// the process): the call is denied, a prompt goes on.
+func TestI24CommandHookBlackholeLedgerHeld(t *testing.T) {
+	dir := t.TempDir()
+	for name, greet := range map[string]string{
+		"silent":      "",
+		"INFO only":   "INFO {\"server_id\":\"x\",\"version\":\"2.10.0\",\"proto\":1,\"max_payload\":1048576,\"headers\":true}\r\n",
+		"INFO + PONG": "INFO {\"server_id\":\"x\",\"version\":\"2.10.0\",\"proto\":1,\"max_payload\":1048576,\"headers\":true}\r\nPONG\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					if greet != "" {
+						_, _ = c.Write([]byte(greet))
+					}
+					go func() { _, _ = io.Copy(io.Discard, c); c.Close() }()
+				}
+			}()
+			url := "nats://" + ln.Addr().String()
+			for _, payload := range []string{
+				call("bh", dir, "Bash", "t1", `{"command":"echo hi"}`),
+				`{"session_id":"bh","hook_event_name":"UserPromptSubmit","cwd":` + jstr(dir) + `,"prompt_id":"p"}`,
+			} {
+				r := runHookCmd(t, dir, nil, []byte(payload), "--nats", url, "--timeout", "1s", "--import-cache", "off")
+				t.Logf("answered in %s (exit %d): %.120s", r.took, r.exit, r.out)
+				if r.took > 2500*time.Millisecond {
+					t.Errorf("answered in %s, past --timeout 1s plus 1 s (and 0.5 s)", r.took)
+				}
+				if strings.Contains(payload, "PreToolUse") && !r.blocks() {
+					t.Errorf("the call was not denied: %s", r.out)
+				}
+				if strings.Contains(payload, "UserPromptSubmit") && (r.exit != 0 || isDeny(r.out)) {
+					t.Errorf("the prompt was blocked: exit %d %s", r.exit, r.out)
+				}
+			}
+		})
 	}
 }
