@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -397,5 +398,59 @@ func TestI24CommandHookBlackholeLedgerHeld(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestI24CommandHookStdinHeldOpen is a finding of the i24 pass (low: Claude
+// Code closes the hook's standard input after the payload): the hook reads
+// standard input to its end before its --timeout starts, so a complete
+// payload whose writer keeps the pipe open holds the hook until the pipe
+// closes, past "--timeout plus at most 1s whatever happens" (the flag's
+// help). Here the pipe stays open 6 s after one complete PreToolUse, with
+// --timeout 1s; the test expects the denial within 2.5 s.
+func TestI24CommandHookStdinHeldOpen(t *testing.T) {
+	bin, err := ledgerBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "hook", "claude-code", "--nats", "nats://127.0.0.1:1", "--timeout", "1s", "--import-cache", "off")
+	cmd.Env = i24Env(dir)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Write([]byte(call("so", dir, "Bash", "t", `{"command":"echo hi"}`) + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan time.Duration, 1)
+	var answer []byte
+	go func() {
+		answer, _ = io.ReadAll(out)
+		answered <- time.Since(start)
+	}()
+	var took time.Duration
+	select {
+	case took = <-answered:
+	case <-time.After(6 * time.Second):
+		in.Close()
+		took = <-answered
+	}
+	in.Close()
+	_ = cmd.Wait()
+	t.Logf("answered after %s: %.120s", took, answer)
+	if took > 2500*time.Millisecond {
+		t.Errorf("finding: the hook answered after %s (when its standard input closed), past --timeout 1s plus 1 s", took)
+	}
+	if !isDeny(strings.TrimSpace(string(answer))) {
+		t.Errorf("not a denial: %s", answer)
 	}
 }
