@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/sessionledger/ledger/events"
@@ -96,6 +97,14 @@ func Parse(raw []byte) (*Payload, error) {
 		// event this is cannot be told.
 		return nil, errors.New("the hook payload's hook_event_name is not one string")
 	}
+	if k := twinKey(raw); k != "" {
+		// encoding/json matches keys whatever their case and keeps the
+		// last: of two spellings of tool_input, tool_name or session_id
+		// the ledger would check one and Claude Code run the other.
+		// Claude Code sends each key once, spelled one way
+		// (TestI24CaseVariantKeysFailOpen).
+		return nil, fmt.Errorf("the hook payload has the key %q twice (in any case): which one Claude Code reads cannot be told", k)
+	}
 	var missing []string
 	if p.SessionID == "" {
 		missing = append(missing, "session_id")
@@ -173,16 +182,57 @@ func checkInput(tool string, input json.RawMessage) error {
 	if t := bytes.TrimSpace(input); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &m) != nil {
 		return fmt.Errorf("the call's tool_input is not a JSON object (%.40s)", input)
 	}
+	// The checked input is canonical JSON (RFC 8785), which has no
+	// number past float64's range: such a parameter would drop the whole
+	// input (TestI24NonFiniteNumberFailsOpen).
+	for k, v := range m {
+		if t := bytes.TrimSpace(v); len(t) > 0 && (t[0] == '-' || t[0] >= '0' && t[0] <= '9') {
+			if _, err := strconv.ParseFloat(string(t), 64); err != nil {
+				return fmt.Errorf("the call's %s is a number past what the ledger records (%.40s)", k, t)
+			}
+		}
+	}
 	f := primary[tool]
 	v, ok := m[f]
 	if f == "" || !ok && !requiredPrimary[tool] {
 		return nil
 	}
-	var s string
-	if !ok || json.Unmarshal(v, &s) != nil {
+	if t := bytes.TrimSpace(v); !ok || len(t) == 0 || t[0] != '"' {
+		// null decodes as "" without an error: it is no string either.
+		return fmt.Errorf("the call's %s is not a string (%.40s)", f, v)
+	}
+	var str string
+	if json.Unmarshal(v, &str) != nil {
 		return fmt.Errorf("the call's %s is not a string (%.40s)", f, v)
 	}
 	return nil
+}
+
+// twinKey is a key the top level of raw (one JSON object) has twice, equal
+// but for case, or "".
+func twinKey(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		k, ok := t.(string)
+		if err != nil || !ok {
+			return ""
+		}
+		if fold := strings.ToLower(k); seen[fold] {
+			return k
+		} else {
+			seen[fold] = true
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // requiredPrimary are the tools whose primary field Claude Code always
