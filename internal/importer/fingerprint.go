@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -137,8 +136,8 @@ func (f *fingerprinter) file(dir, rel string, limit int64) error {
 	return nil
 }
 
-// walk hashes the .md files under dir/rel in name order, following links
-// as the import does, to a bounded depth.
+// walk hashes the .md files under dir/rel in the directory's order,
+// following links as the import does, to a bounded depth.
 func (f *fingerprinter) walk(dir, rel string, depth int) error {
 	name := filepath.Join(dir, filepath.FromSlash(rel))
 	if depth > 32 {
@@ -164,11 +163,13 @@ func (f *fingerprinter) walk(dir, rel string, depth int) error {
 		return err
 	}
 	f.str("dir:" + rel + ":" + real)
-	entries, err := os.ReadDir(name)
+	// In the order the import reads them, the directory's own: of two
+	// agents with one name the last read wins, so the order is an input
+	// (TestI24ImportCacheDirectoryOrder).
+	entries, err := readDirUnsorted(os.DirFS(name), ".")
 	if err != nil {
 		return err
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	for _, e := range entries {
 		sub := rel + "/" + e.Name()
 		st, err := os.Stat(filepath.Join(name, e.Name()))

@@ -218,7 +218,19 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		err = f.check()
 	}
-	raw, rerr := readPayload(stdin)
+	start := time.Now()
+	readFor := 3 * time.Second // the default --timeout, when the flags do not parse
+	if err == nil {
+		readFor = f.timeout
+	}
+	raw, rerr := readPayloadWithin(stdin, readFor)
+	if errors.Is(rerr, errSlowStdin) {
+		// Standard input held open past the budget: not even the event
+		// can be told (TestI24CommandHookStdinHeldOpen).
+		reason := cchook.UnreadableReason(false, rerr)
+		_ = writeOutput(stdout, cchook.DenyOutput(reason))
+		return &ExitError{Code: 2, Msg: reason}
+	}
 	if err != nil {
 		// A broken command line in a settings file must not block Claude
 		// Code, except a call, which fails closed.
@@ -251,7 +263,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if pk := cchook.PeekAt(raw); pk.Told && pk.Event != cchook.PreToolUse {
 		budget = max(f.timeout, f.importTimeout)
 	}
-	ctx, cancel := context.WithTimeout(ctx, budget)
+	ctx, cancel := context.WithDeadline(ctx, start.Add(budget))
 	defer cancel()
 	h := &cchook.Hook{Opts: f.options(catalogue)}
 	nc, err := f.connect()
@@ -305,6 +317,34 @@ func handleWithin(ctx context.Context, h *cchook.Hook, raw []byte, grace time.Du
 		return res
 	case <-t.C:
 		return cchook.Overdue(raw, grace)
+	}
+}
+
+// errSlowStdin is readPayloadWithin's error for standard input that did
+// not end in time.
+var errSlowStdin = errors.New("the hook payload on standard input did not end within the hook's --timeout")
+
+// readPayloadWithin is readPayload, given up after d: Claude Code writes
+// the payload and closes standard input at once, so one that stays open is
+// not a payload the hook can wait for. The read goes on in its goroutine,
+// dropped with the process.
+func readPayloadWithin(stdin io.Reader, d time.Duration) ([]byte, error) {
+	type result struct {
+		raw []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		raw, err := readPayload(stdin)
+		done <- result{raw, err}
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.raw, r.err
+	case <-t.C:
+		return nil, errSlowStdin
 	}
 }
 
