@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -521,8 +522,14 @@ func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (*h
 		Where:     "this ledger's API",
 		Home:      home,
 		Roots:     s.rootList,
-		WorkDir: func(cwd string) string {
-			if d := cchook.ProjectDir(cwd, "", home); d != "" {
+		WorkDir: func(cwd, transcript string) string {
+			// No CLAUDE_PROJECT_DIR reaches an HTTP hook: the transcript's
+			// folder names the project, else the nearest .claude within
+			// the roots.
+			if d := cchook.ProjectOfTranscript(cwd, transcript); d != "" {
+				return d
+			}
+			if d := cchook.ProjectDirWithin(cwd, "", home, s.rootList); d != "" {
 				return d
 			}
 			return cwd
@@ -550,5 +557,57 @@ func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (*h
 		logger.Warn("hooks take requests without a token (--hooks-insecure): anything that reaches the address can append to the ledger as "+s.owner, "addr", ln.Addr().String())
 	}
 	logger.Info("hooks", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+cchook.HTTPPath, "owner", s.owner)
-	return &httpActor{name: "hooks", srv: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}, ln: ln}, nil
+	// Bounded in time and in connections, so that no client can hold the
+	// server's descriptors or its slots: a request's headers within 5s
+	// and its body within 10s, an idle connection closed after 30s, and
+	// at most 2 connections per payload slot, the rest waiting in the
+	// kernel's backlog (TestI24HookServerIdleConnectionsStopAPI,
+	// TestI24HookServerSlowBodyHoldsSlots).
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+		WriteTimeout: 20 * time.Second, IdleTimeout: 30 * time.Second, MaxHeaderBytes: 64 << 10}
+	return &httpActor{name: "hooks", srv: srv, ln: limitListener(ln, 2*s.maxConcurrent)}, nil
+}
+
+// limitListener accepts at most n connections at once: Accept waits for
+// one to close.
+func limitListener(ln net.Listener, n int) net.Listener {
+	return &limitedListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type limitedListener struct {
+	net.Listener
+	slots chan struct{}
+	done  chan struct{} // closed by Close: a waiting Accept returns
+	once  sync.Once
+}
+
+func (l *limitedListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+func (l *limitedListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
+}
+
+type limitedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
 }

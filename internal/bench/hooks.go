@@ -271,7 +271,7 @@ func startHookSession(ctx context.Context, nc *nats.Conn, e *hookEnvironment) (*
 			Import:    cchook.ImportProject(e.project, e.home, importer.ClaudeCodeOptions{UserDir: filepath.Join(e.home, ".claude")}, nil),
 			Why:       []string{"ledger", "why"},
 			Home:      e.home,
-			WorkDir:   func(string) string { return e.project },
+			WorkDir:   func(string, string) string { return e.project },
 		},
 	}
 	base := map[string]any{"session_id": hookSession, "cwd": e.project, "permission_mode": "default",

@@ -49,8 +49,8 @@ type Options struct {
 	// Catalogue is the catalogue a first policy.set needs (and one that
 	// replaces the catalogue in force when it differs); nil: none.
 	Catalogue []string
-	// Import reads the project's policy document from a payload's cwd; nil
-	// never imports. It returns nil and no error when the project has no
+	// Import reads the project's policy document from the project
+	// directory (WorkDir's answer); nil never imports. It returns nil and no error when the project has no
 	// Claude Code configuration.
 	Import func(dir string) (json.RawMessage, error)
 	// Unreachable is what a PreToolUse answers when the ledger cannot be
@@ -65,9 +65,10 @@ type Options struct {
 	// safefile.ReadFile with a limit of maxMeta bytes. Every read is given
 	// up after metaTimeout (or the payload's deadline, if sooner).
 	ReadFile func(string) ([]byte, error)
-	// WorkDir is the working directory a session in cwd decides paths
-	// against (the project's root); default cwd itself.
-	WorkDir func(cwd string) string
+	// WorkDir is the project directory of a session whose payload names
+	// cwd and transcript (the project's root, which paths are decided
+	// against and the policy imported from); default cwd itself.
+	WorkDir func(cwd, transcript string) string
 	// Home is the user's home directory, for when the payload's transcript
 	// path does not tell it.
 	Home string
@@ -263,7 +264,7 @@ func (h *Hook) recordUnreadable(ctx context.Context, res *Result, key events.Ses
 func Overdue(raw []byte, grace time.Duration) *Result {
 	res := &Result{Appended: []Appended{}}
 	pk := PeekAt(raw)
-	err := fmt.Errorf("the hook did not finish within its budget (--timeout, and %s past it): a file it reads or the project's import took too long", grace)
+	err := fmt.Errorf("the hook did not finish within its budget (and %s past it): a file it reads or the project's import took too long", grace)
 	if pk.Told && pk.Event != PreToolUse {
 		res.Event = pk.Event
 		res.warn("%v", err)
@@ -356,7 +357,10 @@ func (r *run) workDir() string {
 		return r.p.Cwd
 	}
 	if r.h.Opts.WorkDir != nil {
-		return r.h.Opts.WorkDir(r.p.Cwd)
+		if d := r.h.Opts.WorkDir(r.p.Cwd, r.p.TranscriptPath); d != "" && r.h.opens(d) {
+			return d
+		}
+		return r.p.Cwd
 	}
 	return r.p.Cwd
 }
@@ -562,7 +566,7 @@ func (r *run) root(ctx context.Context, sync bool) (*client.TreeNode, error) {
 		r.res.warn("the payload's cwd %q is not a clean absolute path under the hook server's roots (%s): the project's policy was not imported, nor its files read",
 			p.Cwd, strings.Join(r.h.Opts.Roots, ", "))
 	} else if r.h.Opts.Import != nil && (sync || n == nil) && p.Cwd != "" {
-		if doc, err = r.h.Opts.Import(p.Cwd); err != nil {
+		if doc, err = r.h.Opts.Import(r.workDir()); err != nil {
 			r.res.warn("the project's policy was not imported: %v", err)
 			doc = nil
 		}

@@ -69,6 +69,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, reason)
 		return
 	}
+	// Up to one byte over the limit: Handle denies a body over it rather
+	// than decode a cut one. A body that cannot be read is handed over as
+	// nothing, which Handle denies too: any status but 200 would let a call
+	// through. The body is read before a slot is taken, so a client that
+	// trickles one holds no slot (the server's ReadTimeout cuts it off:
+	// TestI24HookServerSlowBodyHoldsSlots).
+	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxPayload+1))
+	if err != nil {
+		raw = nil
+	}
 	h.once.Do(func() {
 		n := h.MaxConcurrent
 		if n <= 0 {
@@ -83,27 +93,43 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, fmt.Sprintf("the session policy ledger's hook server is handling its limit of %d hooks at once, so it denies this call unread; make the call again", cap(h.sem)))
 		return
 	}
-	// Up to one byte over the limit: Handle denies a body over it rather
-	// than decode a cut one. A body that cannot be read is handed over as
-	// nothing, which Handle denies too: any status but 200 would let a call
-	// through.
-	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxPayload+1))
-	if err != nil {
-		raw = nil
-	}
 	d := h.Timeout
 	if d <= 0 {
 		d = 5 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), d)
 	defer cancel()
-	res := h.Hook.Handle(ctx, raw)
+	res := h.handleWithin(ctx, raw, min(d, time.Second))
 	if h.Logger != nil {
 		h.Logger.Info("hook", "event", res.Event, "session", res.Session, "decision", res.Decision,
 			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(res.Output)
+}
+
+// handleWithin is Hook.Handle, answered when ctx is done plus grace at the
+// latest: past it the payload is answered as Overdue (a call denied). The
+// run goes on in its goroutine with ctx done, so what it still asks of the
+// ledger fails, and an import it started completes into the cache for the
+// next hook (TestI24HookServerSlowImportPastTimeout: two settings files of
+// 8 MiB kept a call waiting 23 s).
+func (h *Handler) handleWithin(ctx context.Context, raw []byte, grace time.Duration) *Result {
+	done := make(chan *Result, 1)
+	go func() { done <- h.Hook.Handle(ctx, raw) }()
+	select {
+	case res := <-done:
+		return res
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case res := <-done:
+		return res
+	case <-t.C:
+		return Overdue(raw, grace)
+	}
 }
 
 // refusal is why the handler will not serve r, or "".

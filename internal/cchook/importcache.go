@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/sessionledger/ledger/internal/importer"
 	"github.com/sessionledger/ledger/internal/safefile"
 )
 
@@ -28,8 +29,9 @@ type ImportCache struct {
 	// only.
 	Dir string
 
-	mu  sync.Mutex
-	mem map[[32]byte]json.RawMessage
+	mu      sync.Mutex
+	mem     map[[32]byte]json.RawMessage
+	flights map[[32]byte]*flight
 }
 
 // The bounds of the cache: a document is about as large as the settings it
@@ -128,4 +130,72 @@ func DefaultImportCacheDir() string {
 		return ""
 	}
 	return filepath.Join(d, "ledger", "claude-code-import")
+}
+
+// maxImports bounds the imports running at once in one process: a parsed
+// settings file takes up to some 20 times its size (serve --hooks once held
+// 684 MB for three requests into one project).
+const maxImports = 2
+
+var importSlots = make(chan struct{}, maxImports)
+
+// flight is one import in progress, which imports of the same fingerprint
+// wait for instead of parsing the files again.
+type flight struct {
+	done chan struct{}
+	doc  json.RawMessage
+	err  error
+}
+
+// importDir imports the project at dir through the cache (c may be nil: no
+// cache). Imports of one fingerprint at once share the first's parse, and at
+// most maxImports parse at once (TestI24HookServerSlowImportPastTimeout).
+func (c *ImportCache) importDir(dir string, opt importer.ClaudeCodeOptions) (json.RawMessage, error) {
+	if c == nil {
+		return parseProject(dir, opt)
+	}
+	key, err := importer.ClaudeCodeFingerprint(dir, opt)
+	if err != nil {
+		// Unusual files: the import says what is wrong.
+		return parseProject(dir, opt)
+	}
+	if doc, ok := c.Get(key); ok {
+		return doc, nil
+	}
+	c.mu.Lock()
+	if f, ok := c.flights[key]; ok {
+		c.mu.Unlock()
+		<-f.done
+		return f.doc, f.err
+	}
+	if c.flights == nil {
+		c.flights = map[[32]byte]*flight{}
+	}
+	f := &flight{done: make(chan struct{})}
+	c.flights[key] = f
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.flights, key)
+		c.mu.Unlock()
+		close(f.done)
+	}()
+	f.doc, f.err = parseProject(dir, opt)
+	// Cached only when the files did not change while they were
+	// imported: the document must be the one of those bytes.
+	if again, err := importer.ClaudeCodeFingerprint(dir, opt); f.err == nil && err == nil && again == key {
+		c.Put(key, f.doc)
+	}
+	return f.doc, f.err
+}
+
+// parseProject runs the importer on dir, in one of the import slots.
+func parseProject(dir string, opt importer.ClaudeCodeOptions) (json.RawMessage, error) {
+	importSlots <- struct{}{}
+	defer func() { <-importSlots }()
+	res, err := importer.ClaudeCode(dir, opt)
+	if err != nil {
+		return nil, err
+	}
+	return res.Document, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
@@ -66,6 +67,12 @@ func (l ClientLedger) Check(ctx context.Context, key events.SessionKey, tool str
 // that holds a .claude directory, the user's home excepted (~/.claude holds
 // user settings, not a project's). "" when there is none.
 func ProjectDir(cwd, projectDir, home string) string {
+	return ProjectDirWithin(cwd, projectDir, home, nil)
+}
+
+// ProjectDirWithin is ProjectDir that never walks above roots (when not
+// nil): a .claude outside them is not the project's (TestI24HookServerRootsWalkUp).
+func ProjectDirWithin(cwd, projectDir, home string, roots []string) string {
 	if projectDir != "" {
 		return projectDir
 	}
@@ -73,7 +80,7 @@ func ProjectDir(cwd, projectDir, home string) string {
 		return ""
 	}
 	dir := filepath.Clean(cwd)
-	for {
+	for roots == nil || underAny(dir, roots) {
 		if dir != filepath.Clean(home) {
 			if st, err := os.Stat(filepath.Join(dir, ".claude")); err == nil && st.IsDir() {
 				return dir
@@ -85,42 +92,75 @@ func ProjectDir(cwd, projectDir, home string) string {
 		}
 		dir = parent
 	}
+	return ""
+}
+
+// ProjectOfTranscript is the project directory Claude Code runs a session
+// in, read from its transcript path (<home>/.claude/projects/<name>/<session>.jsonl):
+// the directory at or above cwd whose path Claude Code names <name> (every
+// character but A-Z a-z 0-9 made "-"; a name over 200 characters is cut
+// there and given a hash, which is compared up to the cut), nearest first.
+// "" when none is. An HTTP hook has no CLAUDE_PROJECT_DIR, and its cwd may
+// be a folder under the project with a .claude of its own
+// (TestI24HookServerNestedClaudeDirShiftsPaths); CLI: a payload's cwd was
+// /home/dev/project/src, its transcript under -home-dev-project.
+func ProjectOfTranscript(cwd, transcript string) string {
+	const mark = "/.claude/projects/"
+	i := strings.LastIndex(transcript, mark)
+	if i < 0 || cwd == "" || !filepath.IsAbs(cwd) {
+		return ""
+	}
+	name, _, ok := strings.Cut(transcript[i+len(mark):], "/")
+	if !ok || name == "" {
+		return ""
+	}
+	const maxName = 200
+	for dir := filepath.Clean(cwd); ; dir = filepath.Dir(dir) {
+		enc := claudeProjectName(dir)
+		if enc == name || len(enc) > maxName && strings.HasPrefix(name, enc[:maxName]+"-") {
+			return dir
+		}
+		if filepath.Dir(dir) == dir {
+			return ""
+		}
+	}
+}
+
+// claudeProjectName is Claude Code's name for a project directory's
+// transcripts: every character but A-Z a-z 0-9 (each UTF-16 unit, as
+// JavaScript's replace sees it) made "-".
+func claudeProjectName(dir string) string {
+	var b strings.Builder
+	for _, r := range dir {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			b.WriteString("--") // a surrogate pair
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
 }
 
 // ImportProject is an Options.Import: the claude-code policy document of
-// the project governing cwd (see ProjectDir), read by the importer; nil when
-// there is no project configuration. projectDir and home are as ProjectDir
-// takes them. With a cache, a project whose files have the fingerprint of
-// an earlier import is not parsed again.
-func ImportProject(projectDir, home string, opt importer.ClaudeCodeOptions, cache *ImportCache) func(cwd string) (json.RawMessage, error) {
-	return func(cwd string) (json.RawMessage, error) {
-		dir := ProjectDir(cwd, projectDir, home)
+// the project at dir (the hook's WorkDir, or projectDir when set), read by
+// the importer; nil when dir holds no .claude directory. It does not look
+// above dir: WorkDir found the project (ProjectDir, within the hook's
+// roots). With a cache, a project whose files have the fingerprint of an
+// earlier import is not parsed again.
+func ImportProject(projectDir, home string, opt importer.ClaudeCodeOptions, cache *ImportCache) func(dir string) (json.RawMessage, error) {
+	return func(dir string) (json.RawMessage, error) {
+		if projectDir != "" {
+			dir = projectDir
+		}
 		if dir == "" {
 			return nil, nil
 		}
 		if st, err := os.Stat(filepath.Join(dir, ".claude")); err != nil || !st.IsDir() {
 			return nil, nil
 		}
-		var key [32]byte
-		keyed := false
-		if cache != nil {
-			var err error
-			if key, err = importer.ClaudeCodeFingerprint(dir, opt); err == nil {
-				keyed = true
-				if doc, ok := cache.Get(key); ok {
-					return doc, nil
-				}
-			}
-		}
-		res, err := importer.ClaudeCode(dir, opt)
-		if err != nil {
-			return nil, err
-		}
-		// Cached only when the files did not change while they were
-		// imported: the document must be the one of those bytes.
-		if again, err := importer.ClaudeCodeFingerprint(dir, opt); keyed && err == nil && again == key {
-			cache.Put(key, res.Document)
-		}
-		return res.Document, nil
+		return cache.importDir(dir, opt)
 	}
 }

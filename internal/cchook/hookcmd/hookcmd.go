@@ -388,8 +388,14 @@ func (f *Flags) options(catalogue []string) cchook.Options {
 		Why:         []string{"ledger", "why", "--nats", where},
 		Where:       where,
 		Home:        home,
-		WorkDir: func(cwd string) string {
-			if d := cchook.ProjectDir(cwd, projectDir, home); d != "" {
+		WorkDir: func(cwd, transcript string) string {
+			if projectDir != "" {
+				return projectDir
+			}
+			if d := cchook.ProjectOfTranscript(cwd, transcript); d != "" {
+				return d
+			}
+			if d := cchook.ProjectDir(cwd, "", home); d != "" {
 				return d
 			}
 			return cwd
