@@ -946,6 +946,12 @@ func (r *run) preToolUse(ctx context.Context) {
 		return
 	}
 	workDir := r.workDir()
+	if p.TranscriptPath == "" && n.Identity != nil && n.Identity.Project != "" && underAny(filepath.Clean(p.Cwd), []string{n.Identity.Project}) && r.h.opens(n.Identity.Project) {
+		// No transcript names the project: the one the session started
+		// in, which the cwd is under, rather than a .claude nearer the
+		// cwd (TestI24HookServerNestedClaudeDirShiftsPaths).
+		workDir = n.Identity.Project
+	}
 	home := HomeOf(p.TranscriptPath)
 	if home == "" {
 		home = r.h.Opts.Home

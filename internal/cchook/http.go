@@ -97,9 +97,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if d <= 0 {
 		d = 5 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), d)
+	// The answer comes within d: the run has d less its grace.
+	grace := min(d/5, time.Second)
+	ctx, cancel := context.WithTimeout(r.Context(), d-grace)
 	defer cancel()
-	res := h.handleWithin(ctx, raw, min(d, time.Second))
+	res := h.handleWithin(ctx, raw, grace)
 	if h.Logger != nil {
 		h.Logger.Info("hook", "event", res.Event, "session", res.Session, "decision", res.Decision,
 			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings)

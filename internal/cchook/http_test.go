@@ -231,3 +231,24 @@ func TestRootsConfine(t *testing.T) {
 		})
 	}
 }
+
+// TestProjectOfTranscript: the project is the directory at or above cwd
+// whose name Claude Code gave the transcript's folder (CLI: cwd
+// /home/dev/project/src, transcript under -home-dev-project).
+func TestProjectOfTranscript(t *testing.T) {
+	long := "/home/dev/" + strings.Repeat("a-b.c_", 40)
+	longName := claudeProjectName(long)[:200] + "-1x2y3z"
+	for _, tc := range []struct{ cwd, transcript, want string }{
+		{"/home/dev/project/src", "/home/dev/.claude/projects/-home-dev-project/s.jsonl", "/home/dev/project"},
+		{"/home/dev/project", "/home/dev/.claude/projects/-home-dev-project/s.jsonl", "/home/dev/project"},
+		{"/home/dev/my.project/src", "/home/dev/.claude/projects/-home-dev-my-project/s.jsonl", "/home/dev/my.project"},
+		{"/home/dev/other", "/home/dev/.claude/projects/-home-dev-project/s.jsonl", ""},
+		{"/home/dev/project", "", ""},
+		{"relative", "/home/dev/.claude/projects/relative/s.jsonl", ""},
+		{long + "/sub", "/home/dev/.claude/projects/" + longName + "/s.jsonl", long},
+	} {
+		if got := ProjectOfTranscript(tc.cwd, tc.transcript); got != tc.want {
+			t.Errorf("ProjectOfTranscript(%q, %q) = %q, want %q", tc.cwd, tc.transcript, got, tc.want)
+		}
+	}
+}
