@@ -237,7 +237,13 @@ func TestRootsConfine(t *testing.T) {
 // /home/dev/project/src, transcript under -home-dev-project).
 func TestProjectOfTranscript(t *testing.T) {
 	long := "/home/dev/" + strings.Repeat("a-b.c_", 40)
-	longName := claudeProjectName(long)[:200] + "-1x2y3z"
+	longName := claudeProjectName(long)
+	if len(longName) != 200+1+len(longName[201:]) || !strings.HasPrefix(longName, "-home-dev-a-b-c-") || strings.Contains(longName[201:], "-") {
+		t.Fatalf("a long path's name %q", longName)
+	}
+	if h := claudeProjectName("/x/" + strings.Repeat("y", 200)); !strings.HasSuffix(h, "-") && h[len(h)-1] == '-' {
+		t.Fatal(h)
+	}
 	for _, tc := range []struct{ cwd, transcript, want string }{
 		{"/home/dev/project/src", "/home/dev/.claude/projects/-home-dev-project/s.jsonl", "/home/dev/project"},
 		{"/home/dev/project", "/home/dev/.claude/projects/-home-dev-project/s.jsonl", "/home/dev/project"},
@@ -246,6 +252,7 @@ func TestProjectOfTranscript(t *testing.T) {
 		{"/home/dev/project", "", ""},
 		{"relative", "/home/dev/.claude/projects/relative/s.jsonl", ""},
 		{long + "/sub", "/home/dev/.claude/projects/" + longName + "/s.jsonl", long},
+		{long + "/sub", "/home/dev/.claude/projects/" + claudeProjectName(long+"/sub") + "/s.jsonl", long + "/sub"},
 	} {
 		if got := ProjectOfTranscript(tc.cwd, tc.transcript); got != tc.want {
 			t.Errorf("ProjectOfTranscript(%q, %q) = %q, want %q", tc.cwd, tc.transcript, got, tc.want)

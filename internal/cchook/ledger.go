@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
@@ -99,7 +101,7 @@ func ProjectDirWithin(cwd, projectDir, home string, roots []string) string {
 // in, read from its transcript path (<home>/.claude/projects/<name>/<session>.jsonl):
 // the directory at or above cwd whose path Claude Code names <name> (every
 // character but A-Z a-z 0-9 made "-"; a name over 200 characters is cut
-// there and given a hash, which is compared up to the cut), nearest first.
+// there and given a hash of the path), nearest first.
 // "" when none is. An HTTP hook has no CLAUDE_PROJECT_DIR, and its cwd may
 // be a folder under the project with a .claude of its own
 // (TestI24HookServerNestedClaudeDirShiftsPaths); CLI: a payload's cwd was
@@ -114,10 +116,8 @@ func ProjectOfTranscript(cwd, transcript string) string {
 	if !ok || name == "" {
 		return ""
 	}
-	const maxName = 200
 	for dir := filepath.Clean(cwd); ; dir = filepath.Dir(dir) {
-		enc := claudeProjectName(dir)
-		if enc == name || len(enc) > maxName && strings.HasPrefix(name, enc[:maxName]+"-") {
+		if claudeProjectName(dir) == name {
 			return dir
 		}
 		if filepath.Dir(dir) == dir {
@@ -128,20 +128,32 @@ func ProjectOfTranscript(cwd, transcript string) string {
 
 // claudeProjectName is Claude Code's name for a project directory's
 // transcripts: every character but A-Z a-z 0-9 (each UTF-16 unit, as
-// JavaScript's replace sees it) made "-".
+// JavaScript's replace sees it) made "-"; a name over 200 characters is
+// cut there and followed by "-" and the path's hash (JavaScript's
+// string hash, (h<<5)-h+unit in 32 bits, its absolute value in base 36).
+// CLI 2.1.328: the function that names a project's folder.
 func claudeProjectName(dir string) string {
+	const maxName = 200
 	var b strings.Builder
-	for _, r := range dir {
+	var h int32
+	for _, u := range utf16.Encode([]rune(dir)) {
+		h = (h << 5) - h + int32(u)
 		switch {
-		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
-			b.WriteRune(r)
-		case r > 0xFFFF:
-			b.WriteString("--") // a surrogate pair
+		case u >= 'a' && u <= 'z' || u >= 'A' && u <= 'Z' || u >= '0' && u <= '9':
+			b.WriteByte(byte(u))
 		default:
 			b.WriteByte('-')
 		}
 	}
-	return b.String()
+	name := b.String()
+	if len(name) <= maxName {
+		return name
+	}
+	abs := int64(h)
+	if abs < 0 {
+		abs = -abs
+	}
+	return name[:maxName] + "-" + strconv.FormatInt(abs, 36)
 }
 
 // ImportProject is an Options.Import: the claude-code policy document of
