@@ -60,6 +60,55 @@ type dcase struct {
 	after func(t *testing.T, dir string)
 	// release is the CLI's version (set by the suite).
 	release string
+	// paths: the dialect is given each call as the ledger's hook gives it
+	// (claudecode.PathsKey: the project, HOME and the --add-dir
+	// directories beside the input), with the run's temporary directory
+	// read as runBase, so that recorded cases do not depend on where a run
+	// happened. Cases without it give the input alone, as records written
+	// before the key did.
+	paths bool
+	// addDirs are --add-dir arguments, relative to the project.
+	addDirs []string
+}
+
+// runBase is what a paths case's temporary directory reads as for the
+// dialect: the project is runBase/project, HOME runBase/home.
+const runBase = "/r"
+
+// shownInput is a call's input as a paths case names it (the run's
+// directory read as runBase); other cases' inputs are as issued.
+func (dc *dcase) shownInput(input map[string]any, base string) map[string]any {
+	if !dc.paths || base == "" {
+		return input
+	}
+	out := make(map[string]any, len(input))
+	for k, v := range input {
+		if s, ok := v.(string); ok {
+			v = strings.ReplaceAll(s, base, runBase)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// dialectInput is the input the dialect is given for a call: in a paths
+// case, the shown input with the project, HOME and added directories
+// under claudecode.PathsKey.
+func (dc *dcase) dialectInput(input map[string]any, base string) map[string]any {
+	if !dc.paths {
+		return input
+	}
+	out := dc.shownInput(input, base)
+	ctx := map[string]any{"project": runBase + "/project", "home": runBase + "/home"}
+	if len(dc.addDirs) > 0 {
+		var dirs []string
+		for _, d := range dc.addDirs {
+			dirs = append(dirs, filepath.Join(runBase+"/project", d))
+		}
+		ctx["dirs"] = dirs
+	}
+	out[claudecode.PathsKey] = ctx
+	return out
 }
 
 // Outcomes a call can have, on either side.
@@ -266,6 +315,9 @@ func (dc *dcase) cliCase() Case {
 	}
 	if dc.agent != "" {
 		c.Args = append(c.Args, "--agent", dc.agent)
+	}
+	for _, d := range dc.addDirs {
+		c.Args = append(c.Args, "--add-dir", d)
 	}
 	// bypassPermissions as root needs IS_SANDBOX=1; it is set only where
 	// bypass is in play, so other cases run as a user would.
@@ -573,8 +625,8 @@ func runCase(t *testing.T, dc *dcase, cat []string) []compared {
 			t.Errorf("%s: the CLI's outcome of %s %s fits no reading: %+v", dc.name, key, callWhat(call.Tool, call.Input), call)
 			continue
 		}
-		d, reason := v.outcome(t.Context(), key, call.Tool, call.Input)
-		c := compared{Case: dc.name, Group: dc.group, Session: string(key), What: callWhat(call.Tool, call.Input),
+		d, reason := v.outcome(t.Context(), key, call.Tool, dc.dialectInput(call.Input, res.base))
+		c := compared{Case: dc.name, Group: dc.group, Session: string(key), What: callWhat(call.Tool, dc.shownInput(call.Input, res.base)),
 			CLI: got, Dialect: d}
 		if call.Result != nil {
 			c.Evidence = firstLine(call.Result.Content)
