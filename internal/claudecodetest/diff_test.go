@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/envelope/claudecode"
@@ -307,6 +308,18 @@ func (dc *dcase) mcpNames() []string {
 
 func (dc *dcase) cliCase() Case {
 	c := Case{Name: dc.name, Settings: dc.settings, Agents: dc.agents, Files: dc.files, Scripts: dc.scripts(), MCP: dc.mcp}
+	// A long script on a loaded machine outlasts Run's default minute
+	// (i25-readonly-scope's 146 calls took 49s, then over 60s): two
+	// seconds a call, at least the default.
+	calls := 0
+	for _, s := range dc.sessions {
+		for _, tr := range s.turns {
+			calls += len(tr)
+		}
+	}
+	if d := time.Duration(calls) * 2 * time.Second; d > time.Minute {
+		c.Timeout = d
+	}
 	if dc.mode != "" {
 		c.Args = append(c.Args, "--permission-mode", dc.mode)
 	}
