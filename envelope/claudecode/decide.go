@@ -356,6 +356,19 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		return nil
 	}
 	for _, seg := range l.pathSegs {
+		// A redirection inside a nested command ($(echo x > .env)) is a
+		// target too.
+		_, outs, ins := splitRedirs(seg)
+		for _, t := range outs {
+			if rr := match(toolEdit, t); rr != nil {
+				return rr, strings.Join(seg, " "), t
+			}
+		}
+		for _, t := range ins {
+			if rr := match(toolRead, t); rr != nil {
+				return rr, strings.Join(seg, " "), t
+			}
+		}
 		op, paths, ok := commandPaths(seg)
 		if !ok {
 			continue
