@@ -726,7 +726,7 @@ func (l *bashLine) fsApproved(s *bashSub, dirs []inPath, c *call) bool {
 			continue
 		}
 		p, ok := c.wordPath(unquote(w))
-		if !ok || !p.inside(dirs) || p.protected() {
+		if !ok || innerDotDot(unquote(w)) || !p.inside(dirs) || p.protected() {
 			return false
 		}
 	}

@@ -355,17 +355,27 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		}
 		return nil
 	}
+	// A redirection's target is not expanded: Claude Code 2.1.328 asks
+	// for echo x >> $HOME/.bashrc ("Redirect target ... contains $")
+	// where Edit(~/.bashrc) would deny the path (TestDifferential/
+	// i25h-anchors-*); redirectAsk asks for it.
+	target := func(tool, w string) *ruleRef {
+		if strings.ContainsAny(w, "$`") {
+			return nil
+		}
+		return match(tool, w)
+	}
 	for _, seg := range l.pathSegs {
 		// A redirection inside a nested command ($(echo x > .env)) is a
 		// target too.
 		_, outs, ins := splitRedirs(seg)
 		for _, t := range outs {
-			if rr := match(toolEdit, t); rr != nil {
+			if rr := target(toolEdit, t); rr != nil {
 				return rr, strings.Join(seg, " "), t
 			}
 		}
 		for _, t := range ins {
-			if rr := match(toolRead, t); rr != nil {
+			if rr := target(toolRead, t); rr != nil {
 				return rr, strings.Join(seg, " "), t
 			}
 		}
@@ -390,12 +400,12 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 	for i := range l.subs {
 		sub := &l.subs[i]
 		for _, t := range sub.outs {
-			if rr := match(toolEdit, t); rr != nil {
+			if rr := target(toolEdit, t); rr != nil {
 				return rr, sub.raw, t
 			}
 		}
 		for _, t := range sub.ins {
-			if rr := match(toolRead, t); rr != nil {
+			if rr := target(toolRead, t); rr != nil {
 				return rr, sub.raw, t
 			}
 		}
@@ -715,7 +725,7 @@ func (v *view) redirectAsk(c *call, l *bashLine, s *bashSub) (string, string) {
 			return t, "redirects its output after a cd to"
 		}
 		p, ok := c.wordPath(t)
-		if !ok {
+		if !ok || innerDotDot(t) {
 			return t, "redirects its output to"
 		}
 		if v.mode == modeAcceptEdits && p.inside(v.e.c.dirs) && !p.protected() {
@@ -742,7 +752,7 @@ func (v *view) outOfScope(c *call, s *bashSub) (string, string) {
 	op, paths, _ := commandPaths(words)
 	check := func(w, op string) bool {
 		p, ok := c.wordPath(w)
-		if !ok {
+		if !ok || innerDotDot(w) {
 			return false
 		}
 		if p.inside(v.e.c.dirs) {
@@ -764,6 +774,27 @@ func (v *view) outOfScope(c *call, s *bashSub) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// innerDotDot reports a ".." after a directory segment (sub/../a.txt):
+// Claude Code 2.1.328 approves no such path of a command, since the
+// directory may be a link leading elsewhere ("Path contains '..' traversal
+// after a directory segment": TestDifferential/i25h-readonly-scope,
+// i25h-redirect-acceptEdits). A leading ../ is resolved as usual.
+func innerDotDot(w string) bool {
+	named := false
+	for seg := range strings.SplitSeq(w, "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			if named {
+				return true
+			}
+		default:
+			named = true
+		}
+	}
+	return false
 }
 
 // pathAllowed reports whether an allow rule with a path of tool (Read or

@@ -206,6 +206,7 @@ func matrix() []dcase {
 			child("m2", "m2", "main", mcpCalls), child("m3", "m3", "main", mcpCalls), child("explore", "Explore", "main", mcpCalls)}})
 
 	out = append(out, matrix25()...)
+	out = append(out, matrix25h()...)
 	for i := range out {
 		out[i].files = withEditFiles(out[i])
 	}

@@ -448,7 +448,10 @@ func sameInput(hook any, sent map[string]any, dir string) bool {
 		hs, ok1 := hv.(string)
 		vs, ok2 := v.(string)
 		if ok1 && ok2 {
-			if hs != vs && !(filepath.IsAbs(hs) && !filepath.IsAbs(vs) && filepath.Join(dir, vs) == filepath.Clean(hs)) {
+			// The hook names the path the tool resolved: a relative one
+			// under the project, an absolute one cleaned of "..".
+			if hs != vs && !(filepath.IsAbs(hs) && filepath.Clean(hs) == filepath.Clean(filepath.Join(dir, vs)) && !filepath.IsAbs(vs)) &&
+				!(filepath.IsAbs(hs) && filepath.IsAbs(vs) && filepath.Clean(hs) == filepath.Clean(vs)) {
 				return false
 			}
 			continue
