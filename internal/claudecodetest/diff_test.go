@@ -18,6 +18,7 @@ import (
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/importer"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/scenario"
 )
@@ -70,6 +71,11 @@ type dcase struct {
 	paths bool
 	// addDirs are --add-dir arguments, relative to the project.
 	addDirs []string
+	// user are the permission rules of the user's settings (HOME/.claude/
+	// settings.json); a paths case only. For the dialect they come before
+	// the project's, each as 'ledger policy import' writes it
+	// (importer.UserRule).
+	user Settings
 }
 
 // runBase is what a paths case's temporary directory reads as for the
@@ -148,7 +154,16 @@ func cliOutcome(c Call) (string, bool) {
 // pool rules).
 func (dc *dcase) document() map[string]any {
 	perms := map[string]any{}
-	for k, v := range map[string][]string{"allow": dc.settings.Allow, "ask": dc.settings.Ask, "deny": dc.settings.Deny,
+	user := func(l []string) []string {
+		var out []string
+		for _, r := range l {
+			r, _ = importer.UserRule(r, runBase+"/home/.claude", runBase+"/home")
+			out = append(out, r)
+		}
+		return out
+	}
+	for k, v := range map[string][]string{"allow": append(user(dc.user.Allow), dc.settings.Allow...),
+		"ask": append(user(dc.user.Ask), dc.settings.Ask...), "deny": append(user(dc.user.Deny), dc.settings.Deny...),
 		"additionalDirectories": dc.settings.AdditionalDirectories} {
 		if v != nil {
 			perms[k] = v
@@ -340,6 +355,20 @@ func (dc *dcase) cliCase() Case {
 	}
 	if bypass {
 		c.Env = append(c.Env, "IS_SANDBOX=1")
+	}
+	if u := dc.user; u.Allow != nil || u.Ask != nil || u.Deny != nil {
+		c.Setup = func(_, home string) {
+			perms := map[string]any{}
+			for k, v := range map[string][]string{"allow": u.Allow, "ask": u.Ask, "deny": u.Deny} {
+				if v != nil {
+					perms[k] = v
+				}
+			}
+			b, _ := json.Marshal(map[string]any{"useAutoModeDuringPlan": false, "skipWebFetchPreflight": true, "permissions": perms})
+			if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), b, 0o644); err != nil {
+				panic(err)
+			}
+		}
 	}
 	return c
 }

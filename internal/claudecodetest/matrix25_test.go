@@ -215,6 +215,15 @@ func matrix25() []dcase {
 		sessions: []session{root([][]probe{{wr("vendor/pkg/src/n1.js"), wr("src/n2.ts"), wr("sub/lib/n3.js"), wr("lib/n4.js"),
 			wr("top/n5.js"), wr("sub/top/n6.js"), wr(projP + "/vendor/pkg/src/n7.js"), rd("/etc/hosts"), sh("echo hi > vendor/pkg/src/n8.js")}})}})
 
+	out = append(out, dcase{name: "i25-user-settings-anchor", group: "i25 absolute and home anchors", paths: true,
+		user:     Settings{Deny: []string{"Read(/x.txt)", "Edit(/y.txt)"}, Allow: []string{"Read(/notes/**)"}},
+		settings: Settings{Deny: []string{"Read(/z.txt)"}},
+		files: map[string]string{"x.txt": "x\n", "y.txt": "y\n", "z.txt": "z\n", "notes/n.txt": "n\n", "../home/.claude/y.txt": "y\n",
+			"../home/.claude/z.txt": "z\n", "../home/.claude/notes/n.txt": "n\n"},
+		sessions: []session{root([][]probe{{rd("x.txt"), rd(homeP + "/.claude/x.txt"), sh("cat ~/.claude/x.txt"), sh("cat x.txt"),
+			wr(homeP + "/.claude/y.txt"), wr("y.txt"), rd("z.txt"), rd(homeP + "/.claude/z.txt"), rd(homeP + "/.claude/notes/n.txt"),
+			rd("notes/n.txt")}})}})
+
 	for i := range out {
 		files := map[string]string{}
 		for k, v := range issue25Files {
