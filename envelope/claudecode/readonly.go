@@ -20,7 +20,7 @@ var simpleReadOnly = setOf("cal", "uptime", "cat", "head", "tail", "wc", "stat",
 
 // exactReadOnly are whole commands.
 var exactReadOnly = setOf("pwd", "whoami", "alias", "node -v", "node --version", "python --version",
-	"python3 --version", "claude -h", "claude --help", "ip addr", "history", "arch", "arch -h", "arch --help",
+	"python3 --version", "claude -h", "claude --help", "ip addr", "history", "arch", "arch -h", "arch --help", "ifconfig",
 	"docker ps", "docker images")
 
 func setOf(l ...string) map[string]bool {

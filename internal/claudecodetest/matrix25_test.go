@@ -161,10 +161,14 @@ func matrix25() []dcase {
 	out = append(out, dcase{name: "i25-monitor-bash-denied", group: "i25 Monitor", paths: true,
 		settings: Settings{Deny: []string{"Bash"}},
 		sessions: []session{root([][]probe{{mon("cat a.txt"), sh("ls")}})}})
-	out = append(out, dcase{name: "i25-monitor", group: "i25 Monitor", paths: true,
-		settings: Settings{Allow: []string{"Bash(make *)"}, Deny: []string{"Bash(rm *)"}},
-		sessions: []session{root([][]probe{{mon("cat a.txt"), mon("cat /etc/hostname"), mon("make test"), mon("rm a.txt"),
-			mon("ls"), mon("echo hi > m1.txt"), mon("npm test")}})}})
+	// Monitors that start and Monitor calls the CLI refuses are in two
+	// runs: under load, a started monitor's events made the CLI's result
+	// leave the refusals out of permission_denials.
+	monRules := Settings{Allow: []string{"Bash(make *)"}, Deny: []string{"Bash(rm *)"}}
+	out = append(out, dcase{name: "i25-monitor", group: "i25 Monitor", paths: true, settings: monRules,
+		sessions: []session{root([][]probe{{mon("cat /etc/hostname"), mon("rm a.txt"), mon("echo hi > m1.txt"), mon("npm test")}})}})
+	out = append(out, dcase{name: "i25-monitor-runs", group: "i25 Monitor", paths: true, settings: monRules,
+		sessions: []session{root([][]probe{{mon("cat a.txt"), mon("make test"), mon("ls")}})}})
 
 	mcpCalls := [][]probe{{{"mcp__srv__echo", map[string]any{"text": "a"}}, {"mcp__srv__echo", map[string]any{"text": "b"}},
 		{"mcp__srv__danger", map[string]any{"text": "a"}}}}
