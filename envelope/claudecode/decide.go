@@ -173,6 +173,9 @@ func (rr *ruleRef) matches(c *call) bool {
 	case specPowerShell:
 		return c.tool == toolPowerShell && c.hasPrimary && r.cmd.match(strings.Join(strings.Fields(c.primary), " "))
 	case specPath:
+		if r.path.star && rr.b != bAllow {
+			return true // Read(*) in deny and ask rules: every call, as the bare rule
+		}
 		p, ok := c.inputPath()
 		return ok && r.path.match(p, rr.b)
 	case specDomain:

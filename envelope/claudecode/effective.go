@@ -131,7 +131,9 @@ func buildEffective(p *envelope.PolicyState) (*Effective, error) {
 		e.rules[b] = append(e.rules[b], ruleRef{r: r, b: b, where: r.where(b), rec: g.Record})
 	}
 	for _, rr := range e.rules[bDeny] {
-		if rr.r.spec == "" {
+		// A deny Read(*) or Edit(*) still removes the tool, as the bare
+		// rule it was read as before (only allow rules are narrowed).
+		if rr.r.spec == "" || rr.r.specKind == specPath && rr.r.path.star {
 			e.bareDeny = append(e.bareDeny, rr)
 		}
 	}

@@ -231,7 +231,9 @@ func (r *rule) applies(t string, b behavior) bool {
 	if r.nameMatches(t, b) {
 		return true
 	}
-	if r.specKind == specParam || r.nameKind != nameExact {
+	if r.specKind == specParam || r.nameKind != nameExact || r.name == toolRead && r.specKind == specPath && r.path.star {
+		// Read(*) carries over to no other tool, as the bare rule it was
+		// read as before (Edit(*) carries over as bare Edit does).
 		return false
 	}
 	switch r.name {

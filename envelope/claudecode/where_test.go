@@ -103,6 +103,12 @@ func TestDecideWhereItRuns(t *testing.T) {
 		{"Bash", cmdAt("echo hi > ../outside/x"), ask, codeRedirect},
 		{"Write", fileAt("/extra2/x"), ask, codeDefaultPrompt},
 	})
+	// Read(*) and Edit(*) in deny rules are as strict as the bare rules.
+	runCalls(t, `{"permissions": {"deny": ["Read(*)"], "ask": ["Edit(*)"]}}`, "", []call1{
+		{"Read", fileAt("/p/a.txt"), deny, codePermissionDeny},
+		{"Read", nil, deny, codePermissionDeny},
+		{"Write", fileAt("/p/a.txt"), ask, codePermissionAsk},
+	})
 	// Parameter rules on MCP tools are ignored.
 	runCalls(t, `{"permissions": {"allow": ["mcp__github__get_issue"], "deny": ["mcp__github__get_issue(repo:x)"]}}`, "", []call1{
 		{"mcp__github__get_issue", map[string]any{"repo": "x"}, allow, codePermissionAllow},
