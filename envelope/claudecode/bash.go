@@ -27,7 +27,12 @@ type bashSub struct {
 	nested bool   // holds a backtick span or a nesting opener
 	// words are the subcommand's words with the allow strip applied (only
 	// LANG, LC_ALL and NO_COLOR assignments are stripped).
-	words     []string
+	words []string
+	// args are words without their redirections; outs and ins are the
+	// targets of the output and input redirections (quotes removed; file
+	// descriptor duplications and here-documents are not targets).
+	args      []string
+	outs, ins []string
 	allowText string
 	denyText  string
 	// outRedirect: any unquoted '>' redirection; unsafeRedirect: one whose
@@ -501,7 +506,11 @@ func parseBash(cmd string) *bashLine {
 		s := &l.subs[i]
 		s.denyText = strings.Join(stripWords(s.words, stripDeny), " ")
 		s.words = stripWords(s.words, stripAllow)
-		s.allowText = strings.Join(s.words, " ")
+		s.args, s.outs, s.ins = splitRedirs(s.words)
+		// Allow rules match the command without its redirections, as
+		// Claude Code 2.1.328 does; where the output goes is decided
+		// apart (redirectAsk).
+		s.allowText = strings.Join(s.args, " ")
 		if s.denyText != "" {
 			l.denyTexts = append(l.denyTexts, s.denyText)
 		}
@@ -597,52 +606,118 @@ func containsString(l []string, s string) bool {
 	return false
 }
 
-// readOnly reports whether a subcommand runs without approval (section 9.4).
+// readOnly reports whether a subcommand is one Claude Code 2.1.328 runs
+// without approval (readonly.go), its paths and redirections aside.
 func (l *bashLine) readOnly(s *bashSub) bool {
-	if l.broken || s.nested || s.unsafeRedirect || len(s.words) == 0 {
+	if l.broken || s.nested || len(s.args) == 0 {
 		return false
 	}
-	w := s.words
-	switch w[0] {
-	case "ls", "cat", "echo", "pwd", "head", "tail", "grep", "wc", "which", "diff", "stat", "du", "cd":
-		return true
-	case "find":
-		for _, a := range w[1:] {
-			switch a {
-			case "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls":
-				return false
-			}
-		}
-		return true
-	case "git":
-		i := 1
-		if i < len(w) && w[i] == "--no-pager" {
-			i++
-		}
-		if i < len(w) {
-			switch w[i] {
-			case "status", "log", "diff", "show", "blame", "ls-files", "rev-parse":
-				return true
-			}
+	return readOnlyArgs(s.args)
+}
+
+// hasCd reports whether a top-level subcommand changes directory.
+func (l *bashLine) hasCd() bool {
+	for i := range l.subs {
+		if a := l.subs[i].args; len(a) > 0 && a[0] == "cd" {
+			return true
 		}
 	}
 	return false
 }
 
+// splitRedirs separates a subcommand's words from its redirections: args
+// are the words that are not redirections, outs and ins the targets of the
+// output and input ones. A redirection is an unquoted '<' or '>' in a word,
+// after an optional file descriptor number or '&' (2>err, &>all, >>log,
+// >|f, <in); its target follows it in the word or is the next word. A
+// duplication of a file descriptor (2>&1, >&-) and a here-document (<<EOF,
+// <<<text) have no file target.
+func splitRedirs(words []string) (args, outs, ins []string) {
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		j := redirAt(w)
+		if j < 0 {
+			args = append(args, w)
+			continue
+		}
+		if pre := w[:j]; pre != "" && pre != "&" && !allDigits(pre) {
+			args = append(args, pre)
+		}
+		op := w[j:]
+		in := op[0] == '<'
+		k, here, dup := 1, false, false
+		switch {
+		case in && k < len(op) && op[k] == '<':
+			here = true
+			for k < len(op) && op[k] == '<' {
+				k++
+			}
+		case !in && k < len(op) && (op[k] == '>' || op[k] == '|'):
+			k++
+		}
+		if k < len(op) && op[k] == '&' {
+			dup = true
+			k++
+		}
+		if in && k < len(op) && op[k] == '>' {
+			k++ // <> opens for reading and writing
+		}
+		target := op[k:]
+		if target == "" && i+1 < len(words) {
+			i++
+			target = words[i]
+		}
+		target = unquote(target)
+		switch {
+		case here, target == "":
+		case dup && (target == "-" || allDigits(target)):
+		case in:
+			ins = append(ins, target)
+		default:
+			outs = append(outs, target)
+		}
+	}
+	return args, outs, ins
+}
+
+// redirAt is the index of the first unquoted, unescaped '<' or '>' of a
+// word, or -1.
+func redirAt(w string) int {
+	var q byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case q != 0:
+			if c == q {
+				q = 0
+			} else if c == '\\' && q == '"' {
+				i++
+			}
+		case c == '\\':
+			i++
+		case c == '\'' || c == '"':
+			q = c
+		case c == '<' || c == '>':
+			return i
+		}
+	}
+	return -1
+}
+
 // fsApproved reports whether acceptEdits approves a subcommand as a common
 // filesystem command whose every path stays inside the working directories
 // and off the protected list.
-func (l *bashLine) fsApproved(s *bashSub, dirs []inPath) bool {
-	if l.broken || s.nested || s.outRedirect || len(s.words) == 0 {
+func (l *bashLine) fsApproved(s *bashSub, dirs []inPath, c *call) bool {
+	if l.broken || s.nested || s.outRedirect || len(s.args) == 0 {
 		return false
 	}
-	switch s.words[0] {
+	switch s.args[0] {
 	case "mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed":
 	default:
 		return false
 	}
 	opts := true
-	for _, w := range s.words[1:] {
+	for _, w := range s.args[1:] {
 		if opts && w == "--" {
 			opts = false
 			continue
@@ -650,8 +725,8 @@ func (l *bashLine) fsApproved(s *bashSub, dirs []inPath) bool {
 		if opts && strings.HasPrefix(w, "-") && w != "-" {
 			continue
 		}
-		p := parseInputPath(unquote(w))
-		if !p.inside(dirs) || p.protected() {
+		p, ok := c.wordPath(unquote(w))
+		if !ok || innerDotDot(unquote(w)) || !p.inside(dirs) || p.protected() {
 			return false
 		}
 	}

@@ -40,6 +40,9 @@ type call struct {
 	pathDone bool
 	path     inPath
 	bashLine *bashLine
+	// ctx is where the call runs (the input's PathsKey); nil when the
+	// input does not say.
+	ctx *pathCtx
 }
 
 func newCall(tool string, input json.RawMessage) *call {
@@ -54,6 +57,9 @@ func newCall(tool string, input json.RawMessage) *call {
 	case '{':
 		if json.Unmarshal(input, &c.obj) != nil {
 			c.obj = nil
+		}
+		if raw, ok := c.obj[PathsKey]; ok {
+			c.ctx = parsePathCtx(raw)
 		}
 		if raw, ok := c.obj[field]; ok && field != "" && jsonKind(raw) == '"' {
 			var s string
@@ -71,9 +77,34 @@ func (c *call) inputPath() (inPath, bool) {
 		return inPath{}, false
 	}
 	if !c.pathDone {
-		c.path, c.pathDone = parseInputPath(c.primary), true
+		c.path, c.pathDone = c.resolve(c.primary), true
 	}
 	return c.path, true
+}
+
+// resolve reads a path of the call: absolute when the call says where it
+// runs (PathsKey), else as written (section 9.5).
+func (c *call) resolve(s string) inPath {
+	if c.ctx != nil {
+		return c.ctx.resolve(s)
+	}
+	return parseInputPath(s)
+}
+
+// wordPath reads a path word of a Bash command (quotes removed): $HOME and
+// $HOME/... are the home directory, as Bash expands them and Claude Code
+// 2.1.328 reads them (cat $HOME/.aws/credentials is denied by
+// Read(~/.aws/**): TestDifferential/i25-anchors-*). false for a word whose
+// value depends on any other expansion (${HOME}, $VAR): it cannot be read
+// before it runs.
+func (c *call) wordPath(w string) (inPath, bool) {
+	if rest, ok := strings.CutPrefix(w, "$HOME"); ok && (rest == "" || rest[0] == '/') {
+		w = "~" + rest
+	}
+	if strings.ContainsAny(w, "$`") {
+		return inPath{}, false
+	}
+	return c.resolve(w), true
 }
 
 // bash returns the parsed command of a Bash or Monitor call (nil without
@@ -117,7 +148,10 @@ func (rr *ruleRef) matches(c *call) bool {
 	case specNone:
 		return true
 	case specParam:
-		if rr.b == bAllow || isContentField(r.param) {
+		// Claude Code 2.1.328 ignores parameter rules on MCP tools: a deny
+		// mcp__srv__danger(text:a) lets {"text":"a"} run
+		// (TestDifferential/i25-mcp-param-rules).
+		if rr.b == bAllow || isContentField(r.param) || isMCP(c.tool) {
 			return false
 		}
 		v, ok := c.param(r.param)
@@ -139,6 +173,9 @@ func (rr *ruleRef) matches(c *call) bool {
 	case specPowerShell:
 		return c.tool == toolPowerShell && c.hasPrimary && r.cmd.match(strings.Join(strings.Fields(c.primary), " "))
 	case specPath:
+		if r.path.star && rr.b != bAllow {
+			return true // Read(*) in deny and ask rules: every call, as the bare rule
+		}
 		p, ok := c.inputPath()
 		return ok && r.path.match(p, rr.b)
 	case specDomain:
@@ -181,6 +218,7 @@ type outcome struct {
 	reason envelope.Reason
 	step   int
 	ok     bool
+	detail string // what the step says about a subcommand, when it has more to say
 }
 
 func decided(step int, d envelope.Decision, r envelope.Reason) outcome {
@@ -300,14 +338,50 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 // Code 2.1.328 does: a Read deny rule blocks "cat .env" as it blocks
 // Read(.env). It returns the first matching rule, the segment and the path.
 func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
-	if c.tool != toolBash {
+	if c.tool != toolBash && c.tool != toolMonitor {
 		return nil, "", ""
 	}
 	l := c.bash()
 	if l == nil {
 		return nil, "", ""
 	}
+	match := func(tool, w string) *ruleRef {
+		ip, ok := c.wordPath(w)
+		if !ok {
+			return nil
+		}
+		for i := range v.e.rules[bDeny] {
+			rr := &v.e.rules[bDeny][i]
+			if rr.r.specKind == specPath && rr.r.nameKind == nameExact && rr.r.name == tool && rr.r.path.match(ip, bDeny) {
+				return rr
+			}
+		}
+		return nil
+	}
+	// A redirection's target is not expanded: Claude Code 2.1.328 asks
+	// for echo x >> $HOME/.bashrc ("Redirect target ... contains $")
+	// where Edit(~/.bashrc) would deny the path (TestDifferential/
+	// i25h-anchors-*); redirectAsk asks for it.
+	target := func(tool, w string) *ruleRef {
+		if strings.ContainsAny(w, "$`") {
+			return nil
+		}
+		return match(tool, w)
+	}
 	for _, seg := range l.pathSegs {
+		// A redirection inside a nested command ($(echo x > .env)) is a
+		// target too.
+		_, outs, ins := splitRedirs(seg)
+		for _, t := range outs {
+			if rr := target(toolEdit, t); rr != nil {
+				return rr, strings.Join(seg, " "), t
+			}
+		}
+		for _, t := range ins {
+			if rr := target(toolRead, t); rr != nil {
+				return rr, strings.Join(seg, " "), t
+			}
+		}
 		op, paths, ok := commandPaths(seg)
 		if !ok {
 			continue
@@ -317,12 +391,25 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 			tool = toolEdit
 		}
 		for _, p := range paths {
-			ip := parseInputPath(p)
-			for i := range v.e.rules[bDeny] {
-				rr := &v.e.rules[bDeny][i]
-				if rr.r.specKind == specPath && rr.r.nameKind == nameExact && rr.r.name == tool && rr.r.path.match(ip, bDeny) {
-					return rr, strings.Join(seg, " "), p
-				}
+			if rr := match(tool, p); rr != nil {
+				return rr, strings.Join(seg, " "), p
+			}
+		}
+	}
+	// Redirection targets: Edit deny rules for where output goes, Read
+	// deny rules for where input comes from (Claude Code 2.1.328 denies
+	// echo x > .env under Edit(//**/.env), in every mode:
+	// TestDifferential/i25-anchors-*, i25-redirect-bypassPermissions).
+	for i := range l.subs {
+		sub := &l.subs[i]
+		for _, t := range sub.outs {
+			if rr := target(toolEdit, t); rr != nil {
+				return rr, sub.raw, t
+			}
+		}
+		for _, t := range sub.ins {
+			if rr := target(toolRead, t); rr != nil {
+				return rr, sub.raw, t
 			}
 		}
 	}
@@ -513,6 +600,9 @@ func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string)
 		return decided(stepDefaults, envelope.Ask, envelope.Reason{Code: codeDefaultPrompt})
 	case isPermissionFree(t):
 		return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codeDefaultNoPermFree})
+	case t == toolWebFetch && c.hasPrimary && preapproved(c.primary):
+		detail[stepDefaults] = strconv.Quote(c.primary) + " is on Claude Code's preapproved documentation list"
+		return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codePreapproved})
 	}
 	return decided(stepDefaults, envelope.Ask, envelope.Reason{Code: codeDefaultPrompt})
 }
@@ -535,7 +625,10 @@ func (v *view) decideCommand(c *call, outcomes []envelope.Outcome, detail []stri
 	var notes [numSteps][]string
 	for _, s := range subs {
 		o := v.decideSub(c, l, s, outcomes)
-		if s != nil && len(subs) > 1 {
+		switch {
+		case o.detail != "":
+			notes[o.step] = append(notes[o.step], o.detail)
+		case s != nil && len(subs) > 1:
 			notes[o.step] = append(notes[o.step], strconv.Quote(s.raw)+": "+string(o.d)+" ("+o.reason.Code+")")
 		}
 		if !best.ok || o.d.Stricter(best.d) {
@@ -557,35 +650,166 @@ func (v *view) decideSub(c *call, l *bashLine, s *bashSub, outcomes []envelope.O
 			outcomes[step] = envelope.Kept
 		}
 	}
+	ro := s != nil && l.readOnly(s)
 	reach(stepMode)
 	switch v.mode {
 	case modeBypass:
 		return decided(stepMode, envelope.Allow, v.modeReason(codeModeBypass))
 	case modeAcceptEdits:
-		if t == toolBash && s != nil && l.fsApproved(s, v.e.c.dirs) {
+		if t == toolBash && s != nil && l.fsApproved(s, v.e.c.dirs, c) {
 			return decided(stepMode, envelope.Allow, v.modeReason(codeModeAcceptEdits))
 		}
 	case modePlan:
 		// Claude Code 2.1.328 runs a Bash command an allow rule matches in
 		// plain plan mode (testdata/claude-code-cli); only what no rule
 		// allows and is not read-only asks.
-		if t == toolBash && (s == nil || !l.readOnly(s)) {
+		if t == toolBash && !ro {
 			reach(stepAllowRules)
 			if rr := v.commandAllow(t, l, s); rr != nil {
-				return decided(stepAllowRules, envelope.Allow, v.ruleReason(codePermissionAllow, rr))
+				return v.approve(c, l, s, rr, outcomes)
 			}
 			return decided(stepMode, envelope.Ask, v.modeReason(codeModePlan))
 		}
 	}
 	reach(stepAllowRules)
 	if rr := v.commandAllow(t, l, s); rr != nil {
-		return decided(stepAllowRules, envelope.Allow, v.ruleReason(codePermissionAllow, rr))
+		return v.approve(c, l, s, rr, outcomes)
 	}
 	reach(stepDefaults)
-	if t == toolBash && s != nil && l.readOnly(s) {
-		return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codeDefaultReadOnly})
+	if ro {
+		return v.approve(c, l, s, nil, outcomes)
 	}
 	return decided(stepDefaults, envelope.Ask, envelope.Reason{Code: codeDefaultPrompt})
+}
+
+// approve decides a subcommand an allow rule (rr) or the read-only list
+// (rr nil) approves. A bare Bash allow rule approves it whole. Otherwise
+// Claude Code 2.1.328 still asks when an output redirection needs
+// approval, or a path the command reads or writes is outside the working
+// directories and no allow rule opens it (TestDifferential/i25-redirect-*,
+// i25-readonly-*, i25-bare-bash-allow).
+func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes []envelope.Outcome) outcome {
+	ok := decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codeDefaultReadOnly})
+	if rr != nil {
+		ok = decided(stepAllowRules, envelope.Allow, v.ruleReason(codePermissionAllow, rr))
+		if rr.r.specKind == specNone {
+			return ok
+		}
+	}
+	if s == nil {
+		return ok
+	}
+	if target, why := v.redirectAsk(c, l, s); why != "" {
+		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codeRedirect})
+		o.detail = strconv.Quote(s.raw) + ": " + why + " " + strconv.Quote(target)
+		return o
+	}
+	if p, verb := v.outOfScope(c, s); p != "" {
+		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
+		o.detail = strconv.Quote(s.raw) + " " + verb + " " + strconv.Quote(p) + ", outside the working directories"
+		return o
+	}
+	return ok
+}
+
+// redirectAsk returns the first output redirection of s that needs
+// approval and why ("" when none does). Claude Code 2.1.328 lets a
+// redirection to /dev/null through, and one into the working directories
+// (not a protected path) in acceptEdits, or one an Edit allow rule with a
+// path approves (a bare Edit rule does not); Edit ask rules do not speak
+// about targets (deny rules do: commandPathDeny). With a cd anywhere in the
+// line any redirection asks, since the target's directory cannot be told.
+func (v *view) redirectAsk(c *call, l *bashLine, s *bashSub) (string, string) {
+	for _, t := range s.outs {
+		if t == "/dev/null" {
+			continue
+		}
+		if l.hasCd() {
+			return t, "redirects its output after a cd to"
+		}
+		p, ok := c.wordPath(t)
+		if !ok || innerDotDot(t) {
+			return t, "redirects its output to"
+		}
+		if v.mode == modeAcceptEdits && p.inside(v.e.c.dirs) && !p.protected() {
+			continue
+		}
+		if v.pathAllowed(p, toolEdit) {
+			continue
+		}
+		return t, "redirects its output to"
+	}
+	return "", ""
+}
+
+// outOfScope returns the first path subcommand s reads or writes (its
+// command's paths, bashpaths.go, and its input redirections) that is
+// outside the working directories and that no Read (for reads) or Edit
+// allow rule with a path opens, with the verb for the trace; "" when there
+// is none.
+func (v *view) outOfScope(c *call, s *bashSub) (string, string) {
+	words := make([]string, len(s.args))
+	for i, w := range s.args {
+		words[i] = unquote(w)
+	}
+	op, paths, _ := commandPaths(words)
+	check := func(w, op string) bool {
+		p, ok := c.wordPath(w)
+		if !ok || innerDotDot(w) {
+			return false
+		}
+		if p.inside(v.e.c.dirs) {
+			return true
+		}
+		if op == opRead && v.pathAllowed(p, toolRead) {
+			return true
+		}
+		return v.pathAllowed(p, toolEdit)
+	}
+	for _, w := range paths {
+		if !check(w, op) {
+			return w, pathVerb(strings.Join(words, " "))
+		}
+	}
+	for _, w := range s.ins {
+		if !check(w, opRead) {
+			return w, "reads"
+		}
+	}
+	return "", ""
+}
+
+// innerDotDot reports a ".." after a directory segment (sub/../a.txt):
+// Claude Code 2.1.328 approves no such path of a command, since the
+// directory may be a link leading elsewhere ("Path contains '..' traversal
+// after a directory segment": TestDifferential/i25h-readonly-scope,
+// i25h-redirect-acceptEdits). A leading ../ is resolved as usual.
+func innerDotDot(w string) bool {
+	named := false
+	for seg := range strings.SplitSeq(w, "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			if named {
+				return true
+			}
+		default:
+			named = true
+		}
+	}
+	return false
+}
+
+// pathAllowed reports whether an allow rule with a path of tool (Read or
+// Edit) approves p.
+func (v *view) pathAllowed(p inPath, tool string) bool {
+	for i := range v.e.rules[bAllow] {
+		r := v.e.rules[bAllow][i].r
+		if r.specKind == specPath && r.nameKind == nameExact && (r.name == tool || r.name == toolEdit) && r.path.match(p, bAllow) {
+			return true
+		}
+	}
+	return false
 }
 
 // commandAllow returns the first allow rule that approves subcommand s.

@@ -65,7 +65,9 @@ func TestDecideDefaultMode(t *testing.T) {
 		{"Bash", nil, ask, codeDefaultPrompt},
 		{"Bash", "", ask, codeDefaultPrompt},
 		{"Bash", "rm -rf /", ask, codeCriticalPath},
-		{"Monitor", "ls", ask, codeDefaultPrompt},
+		// Monitor's commands follow the read-only list (CLI:
+		// TestDifferential/i25-monitor, Monitor "ls" and "cat a.txt" run).
+		{"Monitor", "ls", allow, codeDefaultReadOnly},
 		{"PowerShell", "Get-ChildItem", ask, codeDefaultPrompt},
 		{"WebFetch", "https://example.com", ask, codeDefaultPrompt},
 		{"WebSearch", "q", ask, codeDefaultPrompt},
@@ -179,7 +181,9 @@ func TestDecideModes(t *testing.T) {
 		{"Bash", "ls", allow, codeDefaultReadOnly},
 		{"Bash", nil, ask, codeModePlan},
 		{"Read", "src/a.ts", allow, codeDefaultReadOnly},
-		{"Monitor", "ls", ask, codeDefaultPrompt},
+		// Monitor's commands follow the read-only list (CLI:
+		// TestDifferential/i25-monitor, Monitor "ls" and "cat a.txt" run).
+		{"Monitor", "ls", allow, codeDefaultReadOnly},
 		{"Edit", ".git/x", ask, codeProtectedPath},
 	})
 	runCalls(t, doc, "bypassPermissions", []call1{

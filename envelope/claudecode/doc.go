@@ -32,9 +32,12 @@
 // (permission rules and command patterns), toollist.go (agent tools /
 // disallowedTools entries), document.go (the policy document and Compile),
 // effective.go (grants applied, provenance, the normalized catalogue),
-// bash.go (command splitting, stripping, read-only, filesystem and critical
-// commands), paths.go (input paths, working directories, protected paths,
-// path patterns), domains.go (WebFetch hosts), pool.go (the eleven pool
+// bash.go (command splitting, stripping, redirections, filesystem and
+// critical commands), readonly.go and readonly_flags.go (the release's
+// read-only commands and the options each accepts), paths.go (input paths
+// and where a call runs, working directories, protected paths, path
+// patterns), domains.go (WebFetch hosts), preapproved.go (the documentation
+// sites WebFetch reads without asking), pool.go (the eleven pool
 // layers), decide.go (call decisions and their trace), admission.go (event
 // shape, Start, Spawn, the envelope and the zero-tools refusal), dialect.go
 // (the envelope.Dialect methods that glue them together).
@@ -58,6 +61,15 @@
 //   - An Agent call without a subagent_type is not refused by the main-thread
 //     agent's type list (it asks about the tool in general).
 //   - "No output redirection" (acceptEdits filesystem commands) means no
-//     unquoted '>' at all; the read-only list tolerates /dev/null and file
-//     descriptor targets.
+//     unquoted '>' at all. Any other command's output redirections are
+//     decided apart from the command (redirectAsk), as Claude Code 2.1.328
+//     decides them; file descriptor duplications are not redirections.
+//
+// # Where a call runs
+//
+// A check's input may carry PathsKey (the project, home and added
+// directories). With it, paths are absolute, as Claude Code's tools send
+// them, and each rule anchor is matched against its own root; without it
+// (records written before the key) a path keeps the kind it was written
+// in. Nothing here reads the file system: the project and home are data.
 package claudecode

@@ -131,7 +131,9 @@ func buildEffective(p *envelope.PolicyState) (*Effective, error) {
 		e.rules[b] = append(e.rules[b], ruleRef{r: r, b: b, where: r.where(b), rec: g.Record})
 	}
 	for _, rr := range e.rules[bDeny] {
-		if rr.r.spec == "" {
+		// A deny Read(*) or Edit(*) still removes the tool, as the bare
+		// rule it was read as before (only allow rules are narrowed).
+		if rr.r.spec == "" || rr.r.specKind == specPath && rr.r.path.star {
 			e.bareDeny = append(e.bareDeny, rr)
 		}
 	}
@@ -150,7 +152,7 @@ func (e *Effective) setCatalogue(raw []string) {
 		if !e.catSet[t] {
 			e.catSet[t] = true
 			e.cat = append(e.cat, t)
-			e.catDeny = append(e.catDeny, slices.IndexFunc(e.bareDeny, func(rr ruleRef) bool { return rr.r.nameMatches(t, bDeny) }))
+			e.catDeny = append(e.catDeny, slices.IndexFunc(e.bareDeny, func(rr ruleRef) bool { return bareDenies(rr.r, t) }))
 			e.catProps = append(e.catProps, propsOf(t))
 		}
 	}
@@ -198,11 +200,18 @@ func effectiveOf(p *envelope.PolicyState) *Effective {
 // matches t, or nil.
 func (e *Effective) bareDenied(t string) *ruleRef {
 	for i := range e.bareDeny {
-		if e.bareDeny[i].r.nameMatches(t, bDeny) {
+		if bareDenies(e.bareDeny[i].r, t) {
 			return &e.bareDeny[i]
 		}
 	}
 	return nil
+}
+
+// bareDenies reports whether bare deny rule r removes tool t: its name
+// matches t, or t is Monitor and it removes Bash (Claude Code 2.1.328 drops
+// Monitor with Bash: TestDifferential/i25-monitor-bash-denied).
+func bareDenies(r *rule, t string) bool {
+	return r.nameMatches(t, bDeny) || t == toolMonitor && r.nameMatches(toolBash, bDeny)
 }
 
 // sameSlice reports whether a and b are the same slice (same backing array

@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"encoding/json"
 	"strings"
 	"unicode/utf8"
 )
@@ -22,6 +23,75 @@ const (
 type inPath struct {
 	kind pathKind
 	segs []string
+	// ctx is where the call runs, when its input said (PathsKey): the path
+	// is then absolute (kind pathAbs), as Claude Code's tools send it.
+	ctx *pathCtx
+}
+
+// pathCtx is where a call runs, from its input's PathsKey: the project
+// root (the session's working directory), the home directory and the
+// directories added outside the policy, each absolute and cleaned.
+type pathCtx struct {
+	project []string
+	home    []string
+	hasHome bool
+	dirs    [][]string
+}
+
+// parsePathCtx reads PathsKey's value; nil when it names no absolute
+// project (then paths are read as section 9.5 reads them without one).
+func parsePathCtx(raw json.RawMessage) *pathCtx {
+	var x struct {
+		Project string   `json:"project"`
+		Home    string   `json:"home"`
+		Dirs    []string `json:"dirs"`
+	}
+	if json.Unmarshal(raw, &x) != nil || !strings.HasPrefix(x.Project, "/") {
+		return nil
+	}
+	c := &pathCtx{project: parseInputPath(x.Project).segs}
+	if strings.HasPrefix(x.Home, "/") {
+		c.home, c.hasHome = parseInputPath(x.Home).segs, true
+	}
+	for _, d := range x.Dirs {
+		if strings.HasPrefix(d, "/") {
+			c.dirs = append(c.dirs, parseInputPath(d).segs)
+		}
+	}
+	return c
+}
+
+// resolve reads s as Claude Code 2.1.328's tools send a path: absolute,
+// "~" at the home directory, anything else under the project. Without a
+// home directory a "~" path stays home-relative.
+func (c *pathCtx) resolve(s string) inPath {
+	p := parseInputPath(s)
+	switch p.kind {
+	case pathRel:
+		p = parseInputPath("/" + strings.Join(c.project, "/") + "/" + s)
+	case pathHome:
+		if !c.hasHome {
+			return p
+		}
+		p = parseInputPath("/" + strings.Join(c.home, "/") + "/" + strings.TrimPrefix(s, "~"))
+	}
+	p.ctx = c
+	return p
+}
+
+// abs resolves a policy path (an additionalDirectories entry) against the
+// project and home; false for a home path without a home directory.
+func (c *pathCtx) abs(d inPath) ([]string, bool) {
+	switch d.kind {
+	case pathAbs:
+		return d.segs, true
+	case pathHome:
+		if !c.hasHome {
+			return nil, false
+		}
+		return parseInputPath("/" + strings.Join(append(append([]string{}, c.home...), d.segs...), "/")).segs, true
+	}
+	return parseInputPath("/" + strings.Join(append(append([]string{}, c.project...), d.segs...), "/")).segs, true
 }
 
 func parseInputPath(s string) inPath {
@@ -52,6 +122,26 @@ func parseInputPath(s string) inPath {
 // inside reports whether p lies inside the working directories: the
 // session's own (relative, not escaping with "..") or one of dirs.
 func (p inPath) inside(dirs []inPath) bool {
+	if c := p.ctx; c != nil && p.kind == pathAbs {
+		// Claude Code 2.1.328's working directories: the project, the
+		// policy's additionalDirectories (relative ones under the project)
+		// and the added ones (--add-dir), matched against the absolute
+		// path its tools send (TestDifferential/i25-added-dirs-*).
+		if hasSegPrefix(p.segs, c.project) {
+			return true
+		}
+		for _, d := range dirs {
+			if a, ok := c.abs(d); ok && hasSegPrefix(p.segs, a) {
+				return true
+			}
+		}
+		for _, d := range c.dirs {
+			if hasSegPrefix(p.segs, d) {
+				return true
+			}
+		}
+		return false
+	}
 	if p.kind == pathRel && (len(p.segs) == 0 || p.segs[0] != "..") {
 		return true
 	}
@@ -113,8 +203,19 @@ type pathPattern struct {
 	kind pathKind
 	segs []string // "**" matches zero or more whole segments
 	// floating patterns (a plain relative pattern without an inner '/')
-	// match at any depth in deny and ask rules.
-	floating bool
+	// match at any depth in deny and ask rules; in allow rules only a
+	// plain pattern without any '/' floats (allowFloats).
+	floating, allowFloats bool
+	// full is what a path relative to the pattern's root is matched
+	// against, as the gitignore rules Claude Code 2.1.328 applies read a
+	// pattern: segs, then "**" (a pattern that matches a directory matches
+	// everything under it), after a leading "**" when floating; fullAllow
+	// is the same for allow rules.
+	full, fullAllow []string
+	// star: the specifier is "*" alone, which approves nothing in an allow
+	// rule (TestDifferential/i25-read-edit-star: Read(*) still asks for
+	// /etc/hostname, Edit(*) for a file at the project root).
+	star bool
 }
 
 func compilePathPattern(spec string) pathPattern {
@@ -150,21 +251,78 @@ func compilePathPattern(spec string) pathPattern {
 		}
 		p.floating = core != "" && !strings.Contains(core, "/")
 	}
+	p.star = spec == "*"
+	// Claude Code 2.1.328 floats Edit(*.txt) and Edit(docs2) in allow
+	// rules, not Edit(src/**), Edit(./lib/**) or Edit(/top/**)
+	// (TestDifferential/i25-gitignore-semantics, i25-allow-floating-dirs);
+	// "./x" is kept anchored there, unobserved, as the stricter reading.
+	p.allowFloats = p.floating && !strings.HasPrefix(spec, "./") && !strings.Contains(spec, "/")
+	dir := func(float bool) []string {
+		var full []string
+		if float {
+			full = append(full, "**")
+		}
+		full = append(full, p.segs...)
+		if len(p.segs) > 0 && p.segs[len(p.segs)-1] != "**" {
+			full = append(full, "**")
+		}
+		return full
+	}
+	p.full, p.fullAllow = dir(p.floating), dir(p.allowFloats)
 	return p
 }
 
-// match reports whether path p matches; b decides whether a floating
-// pattern floats (deny and ask) or stays at the working directory (allow).
+// match reports whether path p matches in a rule of behavior b. Claude
+// Code 2.1.328 matches a pattern against the path relative to the
+// pattern's root (/ for "//x", the home directory for "~/x", the project
+// for the rest) with gitignore's rules: a floating pattern at any depth
+// (in allow rules only one without '/': Edit(*.txt) approves
+// other/deep/q.txt, Edit(src/**) does not approve vendor/pkg/src/n1.js),
+// and a pattern that matches a directory matches what is under it
+// (Read(./priv) denies priv/x.txt and sub/priv/y.txt, Edit(docs2) approves
+// docs2/sub/n.md: TestDifferential/i25-gitignore-semantics,
+// i25-allow-floating-dirs). A path outside the root matches nothing.
 func (pp *pathPattern) match(p inPath, b behavior) bool {
-	if pp.floating && b != bAllow {
-		for i := 0; i <= len(p.segs); i++ {
-			if matchSegs(pp.segs, p.segs[i:]) {
-				return true
-			}
-		}
+	if pp.star && b == bAllow {
 		return false
 	}
-	return pp.kind == p.kind && matchSegs(pp.segs, p.segs)
+	full, floating := pp.full, pp.floating
+	if b == bAllow {
+		full, floating = pp.fullAllow, pp.allowFloats
+	}
+	if c := p.ctx; c != nil && p.kind == pathAbs {
+		segs := p.segs
+		switch pp.kind {
+		case pathAbs:
+		case pathHome:
+			if !c.hasHome || !hasSegPrefix(segs, c.home) {
+				return false
+			}
+			segs = segs[len(c.home):]
+		default:
+			if !hasSegPrefix(segs, c.project) {
+				return false
+			}
+			segs = segs[len(c.project):]
+		}
+		return matchSegs(full, segs)
+	}
+	// Without where the call ran (records written before PathsKey), a
+	// path has the kind it was written in. A deny or ask pattern "//**/x"
+	// matches a relative path anywhere below its unknown root, so an
+	// absolute anchor never fails open on a relative path.
+	// An allow pattern is not known to hold a path of another kind, or one
+	// that leaves the working directory.
+	if floating {
+		if b == bAllow && (p.kind != pathRel || len(p.segs) > 0 && p.segs[0] == "..") {
+			return false
+		}
+		return matchSegs(full, p.segs)
+	}
+	if pp.kind == pathAbs && p.kind != pathAbs && b != bAllow && len(pp.segs) > 0 && pp.segs[0] == "**" {
+		return matchSegs(full, p.segs)
+	}
+	return pp.kind == p.kind && matchSegs(full, p.segs)
 }
 
 // matchSegs matches pattern segments against path segments, consuming all
@@ -230,3 +388,12 @@ func segMatch(p, s string) bool {
 	}
 	return px == len(p)
 }
+
+// PathsKey is the key of a check's input object under which the caller
+// says where the call runs: {"project": ABS, "home": ABS, "dirs": [ABS,
+// ...]} (the project root the session's working directory is, the user's
+// home directory, and working directories added outside the policy, such as
+// Claude Code's --add-dir). With it, paths are read as Claude Code 2.1.328
+// reads them: absolute, as its tools send them (section 0.2). It is never a
+// parameter of the tool.
+const PathsKey = "ledger:paths"

@@ -37,6 +37,9 @@ const (
 	codeSearchViaBash     = "release:search_via_bash"
 	codeNotMainThread     = "release:plan_agent_only"
 	codeDenyInScript      = "permission:deny_in_script"
+	codeRedirect          = "safety:redirect"
+	codePathScope         = "safety:path_scope"
+	codePreapproved       = "default:preapproved"
 )
 
 // layer is one pool layer of section 7.2, in order.

@@ -155,7 +155,12 @@ func compileRule(text string) (*rule, error) {
 		return nil, err
 	}
 	name = normalizeTool(name)
-	if spec == "*" || name == toolWebFetch && spec == "domain:*" {
+	// X(*) is the bare rule, except Read(*) and Edit(*): Claude Code
+	// 2.1.328 still asks for Read /etc/hostname under Read(*) and for a
+	// Write at the project root under Edit(*) (TestDifferential/
+	// i25-read-edit-star), so they stay path rules ("*" approves nothing
+	// in an allow rule; compilePathPattern).
+	if spec == "*" && name != toolRead && name != toolEdit || name == toolWebFetch && spec == "domain:*" {
 		spec = ""
 	}
 	r := &rule{text: text, name: name, spec: spec}
@@ -226,14 +231,19 @@ func (r *rule) applies(t string, b behavior) bool {
 	if r.nameMatches(t, b) {
 		return true
 	}
-	if r.specKind == specParam || r.nameKind != nameExact {
+	if r.specKind == specParam || r.nameKind != nameExact || r.name == toolRead && r.specKind == specPath && r.path.star {
+		// Read(*) carries over to no other tool, as the bare rule it was
+		// read as before (Edit(*) carries over as bare Edit does).
 		return false
 	}
 	switch r.name {
 	case toolEdit:
 		switch t {
 		case toolWrite, toolNotebookEdit, toolMultiEdit:
-			return true
+			// A bare Edit allow rule approves the Edit tool alone: Claude
+			// Code 2.1.328 asks for a Write under it
+			// (TestDifferential/i25-gitignore-semantics).
+			return b != bAllow || r.specKind != specNone
 		}
 		return b == bAllow && r.specKind == specPath && isReadClass(t)
 	case toolRead:

@@ -243,7 +243,7 @@ type hookCase struct {
 
 const (
 	smokeStart = `session.started ` + smoke + ` {"agent":"main",` + ident + `}`
-	subDeny    = `{"command":"rm -rf build","description":"Say hi"}`
+	subDeny    = `{"command":"rm -rf build","description":"Say hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}}`
 )
 
 func hookCases() []hookCase {
@@ -291,7 +291,7 @@ func hookCases() []hookCase {
 
 		// Calls.
 		{name: "allowed call: checked, effect started, no decision", payload: "PreToolUse.json", setup: []client.Event{start(sub), turn(sub, 1)},
-			want: []string{`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi"} -> allow permission:allow`,
+			want: []string{`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow permission:allow`,
 				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":4}`}, output: "{}"},
 		{name: "denied call", payload: "PreToolUse.json", patch: map[string]any{"tool_input": map[string]any{"command": "rm -rf build", "description": "Say hi"}},
 			setup:  []client.Event{start(sub), turn(sub, 1)},
@@ -300,25 +300,25 @@ func hookCases() []hookCase {
 				"ledger why --session " + sub + ` --tool Bash --input '` + subDeny + `' --seq 4`}},
 		{name: "ask defers to Claude Code", payload: "PreToolUse.json", patch: map[string]any{"tool_input": map[string]any{"command": "make"}},
 			setup: []client.Event{start(sub), turn(sub, 1)},
-			want: []string{`tool.checked ` + sub + ` Bash {"command":"make"} -> ask default:prompt`,
+			want: []string{`tool.checked ` + sub + ` Bash {"command":"make","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> ask default:prompt`,
 				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":4}`}, output: "{}"},
 		{name: "call of an unknown root starts it and its first turn", payload: "PreToolUse.json",
 			want: []string{`session.started ` + sub + ` {"agent":"main","mode":"default",` + ident + `}`, `turn.started ` + sub + ` {"turn":1}`,
-				`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi"} -> allow permission:allow`,
+				`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow permission:allow`,
 				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":4}`}, output: "{}"},
 		{name: "sub-agent call within its envelope", payload: "PreToolUse-subagent.json",
 			setup: []client.Event{start(sub), turn(sub, 1), spawn(reviewer, sub, "reviewer"), turn(reviewer, 1)},
-			want: []string{`tool.checked ` + reviewer + ` Read {"file_path":"README.md"} -> allow default:read_only`,
+			want: []string{`tool.checked ` + reviewer + ` Read {"file_path":"/home/dev/project/README.md","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only`,
 				`tool.effect_started ` + reviewer + ` {"turn":1,"tool":"Read","call":"toolu_SUB1_00_00","prepared_at":6}`}, output: "{}"},
 		{name: "sub-agent call outside its agent's tools", payload: "PreToolUse-subagent.json", patch: map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "echo hi"}},
 			setup:  []client.Event{start(sub), turn(sub, 1), spawn(reviewer, sub, "reviewer"), turn(reviewer, 1)},
-			want:   []string{`tool.checked ` + reviewer + ` Bash {"command":"echo hi"} -> deny agent_tools:not_listed`},
+			want:   []string{`tool.checked ` + reviewer + ` Bash {"command":"echo hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> deny agent_tools:not_listed`},
 			output: "deny", reasons: []string{"agent_tools:not_listed", "--session " + reviewer + " --tool Bash"}},
 		{name: "first call of an unplaced sub-agent: placed from Claude Code's metadata", payload: "PreToolUse-subagent.json",
 			setup: []client.Event{start(sub), turn(sub, 1), spawn(sub+":other", sub, "general-purpose")},
 			opts:  Options{ReadFile: metaFiles(map[string]string{"a0d23f5288942b58b": parentMeta})},
 			want: []string{`session.spawned ` + reviewer + ` {"parent":"` + sub + `","agent":"reviewer"}`, `turn.started ` + reviewer + ` {"turn":1}`,
-				`tool.checked ` + reviewer + ` Read {"file_path":"README.md"} -> allow default:read_only`,
+				`tool.checked ` + reviewer + ` Read {"file_path":"/home/dev/project/README.md","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only`,
 				`tool.effect_started ` + reviewer + ` {"turn":1,"tool":"Read","call":"toolu_SUB1_00_00","prepared_at":7}`}, output: "{}"},
 		{name: "nested sub-agent placed under its parent, which is placed first", payload: "PreToolUse-subagent.json",
 			setup: []client.Event{start(sub), turn(sub, 1), spawn(sub+":other", sub, "general-purpose")},
@@ -328,13 +328,13 @@ func hookCases() []hookCase {
 			want: []string{`session.spawned ` + sub + `:a1111111111111111 {"parent":"` + sub + `","agent":"general-purpose"}`,
 				`turn.started ` + sub + `:a1111111111111111 {"turn":1}`,
 				`session.spawned ` + reviewer + ` {"parent":"` + sub + `:a1111111111111111","agent":"reviewer"}`, `turn.started ` + reviewer + ` {"turn":1}`,
-				`tool.checked ` + reviewer + ` Read {"file_path":"README.md"} -> allow default:read_only`,
+				`tool.checked ` + reviewer + ` Read {"file_path":"/home/dev/project/README.md","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only`,
 				`tool.effect_started ` + reviewer + ` {"turn":1,"tool":"Read","call":"toolu_SUB1_00_00","prepared_at":9}`}, output: "{}"},
 		{name: "unplaced sub-agent without metadata: the only session that may launch it", payload: "PreToolUse-subagent.json",
 			doc:   `{"agents":{"reviewer":{"description":"reviews","tools":["Read"]}},"builtInAgents":["Explore"]}`,
 			setup: []client.Event{start(sub), turn(sub, 1), spawn(sub+":explorer", sub, "Explore"), turn(sub+":explorer", 1)},
 			want: []string{`session.spawned ` + reviewer + ` {"parent":"` + sub + `","agent":"reviewer"}`, `turn.started ` + reviewer + ` {"turn":1}`,
-				`tool.checked ` + reviewer + ` Read {"file_path":"README.md"} -> allow default:read_only`,
+				`tool.checked ` + reviewer + ` Read {"file_path":"/home/dev/project/README.md","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only`,
 				`tool.effect_started ` + reviewer + ` {"turn":1,"tool":"Read","call":"toolu_SUB1_00_00","prepared_at":8}`}, output: "{}"},
 		{name: "unplaced sub-agent without metadata, two sessions could have launched it: denied", payload: "PreToolUse-subagent.json",
 			setup:  []client.Event{start(sub), turn(sub, 1), spawn(sub+":gp", sub, "general-purpose"), turn(sub+":gp", 1)},
@@ -349,7 +349,7 @@ func hookCases() []hookCase {
 			output: "deny", reasons: []string{"agent_not_configured"}},
 		{name: "fork call", payload: "PreToolUse-fork.json",
 			setup: []client.Event{start(fork), turn(fork, 1), spawn(forked, fork, ForkAgent), turn(forked, 1)},
-			want: []string{`tool.checked ` + forked + ` Bash {"command":"ls","description":"run"} -> allow default:read_only`,
+			want: []string{`tool.checked ` + forked + ` Bash {"command":"ls","description":"run","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only`,
 				`tool.effect_started ` + forked + ` {"turn":1,"tool":"Bash","call":"toolu_FRK_00_00","prepared_at":6}`}, output: "{}"},
 
 		// Spawns.
@@ -406,7 +406,7 @@ func hookCases() []hookCase {
 		{name: "a call of an ended session reopens it, and is decided", payload: "PreToolUse.json",
 			setup: []client.Event{start(sub), turn(sub, 1), client.End(sub, "other")},
 			want: []string{`session.reopened ` + sub + ` {"reason":"PreToolUse"}`,
-				`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi"} -> allow permission:allow`,
+				`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow permission:allow`,
 				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":6}`}, output: "{}"},
 		{name: "reopened and ended again at the same turn: a second end lands", payload: "SessionEnd.json",
 			setup: []client.Event{start(smoke), turn(smoke, 1), EndEvent(smoke, "other", "36e7bf83-df4e-4e27-b301-89a8679854e9", 1), client.Reopen(smoke, "resume")},
@@ -588,27 +588,44 @@ func TestEventIDs(t *testing.T) {
 
 func TestCallInput(t *testing.T) {
 	long := strings.Repeat("x", maxParam+1)
+	const where = `"ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}`
 	for _, tt := range []struct {
 		tool, in, want string
 	}{
-		{"Read", `{"file_path":"/home/dev/project/src/a.go"}`, `{"file_path":"src/a.go"}`},
-		{"Read", `{"file_path":"/home/dev/project"}`, `{"file_path":"."}`},
-		{"Edit", `{"file_path":"/home/dev/.ssh/config"}`, `{"file_path":"~/.ssh/config"}`},
-		{"Grep", `{"path":"/etc","pattern":"x"}`, `{"path":"/etc","pattern":"x"}`},
-		{"Glob", `{"path":"/home/dev/projectx/a"}`, `{"path":"~/projectx/a"}`},
-		{"Bash", `{"command":"cat /home/dev/project/a"}`, `{"command":"cat /home/dev/project/a"}`},
-		{"Read", `{"file_path":"rel/x"}`, `{"file_path":"rel/x"}`},
-		{"Bash", `{"command":"ls","description":"d"}`, `{"command":"ls","description":"d"}`},
-		{"Write", `{"file_path":"/a","content":"` + long + `"}`, `{"file_path":"/a"}`},
-		{"Bash", `{"command":"` + long + `"}`, `{"command":"` + long + `"}`},
+		// Paths stay absolute, as Claude Code's tools send them; where the
+		// call runs comes beside them (issue 25: Read(//**/*.pem) must see
+		// a project file, Read(~/.aws/**) /home/dev/.aws/credentials).
+		{"Read", `{"file_path":"/home/dev/project/src/a.go"}`, `{"file_path":"/home/dev/project/src/a.go",` + where + `}`},
+		{"Read", `{"file_path":"/home/dev/project"}`, `{"file_path":"/home/dev/project",` + where + `}`},
+		{"Edit", `{"file_path":"/home/dev/.ssh/config"}`, `{"file_path":"/home/dev/.ssh/config",` + where + `}`},
+		{"Grep", `{"path":"/etc","pattern":"x"}`, `{` + where + `,"path":"/etc","pattern":"x"}`},
+		{"Bash", `{"command":"cat /home/dev/project/a"}`, `{"command":"cat /home/dev/project/a",` + where + `}`},
+		{"Monitor", `{"command":"tail -f log"}`, `{"command":"tail -f log",` + where + `}`},
+		{"Read", `{"file_path":"rel/x"}`, `{"file_path":"rel/x",` + where + `}`},
+		{"Bash", `{"command":"ls","description":"d"}`, `{"command":"ls","description":"d",` + where + `}`},
+		// A tool whose decision reads no path gets no key.
+		{"WebFetch", `{"url":"https://go.dev/doc/"}`, `{"url":"https://go.dev/doc/"}`},
+		// Nobody but the hook says where a call runs.
+		{"WebFetch", `{"url":"u","ledger:paths":"/x"}`, `{"url":"u"}`},
+		{"Read", `{"file_path":"/a","ledger:paths":{"project":"/"}}`, `{"file_path":"/a",` + where + `}`},
+		{"Write", `{"file_path":"/a","content":"` + long + `"}`, `{"file_path":"/a",` + where + `}`},
+		{"Bash", `{"command":"` + long + `"}`, `{"command":"` + long + `",` + where + `}`},
 		{"Agent", `{"subagent_type":"Explore","prompt":"` + long + `","run_in_background":true}`, `{"run_in_background":true,"subagent_type":"Explore"}`},
-		{"Edit", `{"file_path":"/a","edits":[{"x":1}],"opts":{"a":1},"n":null}`, `{"file_path":"/a"}`},
+		{"Edit", `{"file_path":"/a","edits":[{"x":1}],"opts":{"a":1},"n":null}`, `{"file_path":"/a",` + where + `}`},
 		{"Read", `{}`, ``},
 		{"Read", ``, ``},
 	} {
 		if got := string(CallInput(tt.tool, json.RawMessage(tt.in), "/home/dev/project", "/home/dev")); got != tt.want {
 			t.Errorf("CallInput(%s, %s) = %s, want %s", tt.tool, tt.in, got, tt.want)
 		}
+	}
+	// Without an absolute working directory the input says nothing of
+	// where it runs; without a home directory, only the project.
+	if got := string(CallInput("Read", json.RawMessage(`{"file_path":"/a"}`), "", "/home/dev")); got != `{"file_path":"/a"}` {
+		t.Errorf("no work dir: %s", got)
+	}
+	if got := string(CallInput("Read", json.RawMessage(`{"file_path":"/a"}`), "/p/../q", "")); got != `{"file_path":"/a","ledger:paths":{"project":"/q"}}` {
+		t.Errorf("no home: %s", got)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 )
 
@@ -168,17 +169,21 @@ var primary = map[string]string{"Bash": "command", "Monitor": "command", "PowerS
 	"NotebookEdit": "notebook_path", "Grep": "path", "Glob": "path", "WebFetch": "url",
 	"Agent": "subagent_type", "Task": "subagent_type", "Skill": "skill"}
 
-// pathTools are the tools whose primary field is a path.
+// pathTools are the tools whose decision reads paths: a primary field
+// that is a path, or a command whose words are.
 var pathTools = map[string]bool{"Read": true, "Edit": true, "Write": true, "MultiEdit": true, "LSP": true,
-	"NotebookEdit": true, "Grep": true, "Glob": true}
+	"NotebookEdit": true, "Grep": true, "Glob": true, "Bash": true, "Monitor": true}
 
 // CallInput is the input recorded for a call of tool with Claude Code's
 // tool_input: an object of its top-level scalars (see maxParam), in key
-// order; nil when there is none. Claude Code sends absolute paths, while
-// the dialect reads a path inside the working directory as relative to it
-// and one under the home directory as ~/... (dialect section 9.5): a path
-// tool's primary path under workDir is made relative to it, and one under
-// home (outside workDir) home-relative. Either may be "".
+// order; nil when there is none. Paths stay as Claude Code's tools send
+// them (absolute); for a tool whose decision reads paths, the input also
+// says where the call runs under claudecode.PathsKey: {"project": workDir,
+// "home": home}, each left out when it is not absolute, the whole key when
+// workDir is not. The dialect then matches every rule anchor against the
+// absolute path as Claude Code 2.1.328 does (dialect section 0.2).
+// Directories added with --add-dir reach no payload: the key has no
+// "dirs" from the hook (docs/claude-code-hooks.md).
 func CallInput(tool string, input json.RawMessage, workDir, home string) json.RawMessage {
 	var m map[string]json.RawMessage
 	if len(input) == 0 || json.Unmarshal(input, &m) != nil {
@@ -187,58 +192,29 @@ func CallInput(tool string, input json.RawMessage, workDir, home string) json.Ra
 	keep := map[string]json.RawMessage{}
 	for k, v := range m {
 		switch t := strings.TrimSpace(string(v)); {
+		case k == claudecode.PathsKey:
+			// Only the hook says where a call runs.
 		case t == "" || t[0] == '{' || t[0] == '[' || t == "null":
 		case t[0] == '"' && len(t) > maxParam+2 && k != primary[tool]:
 		default:
 			keep[k] = v
 		}
 	}
-	if f := primary[tool]; pathTools[tool] && keep[f] != nil {
-		var path string
-		if json.Unmarshal(keep[f], &path) == nil {
-			if rel := relPath(path, workDir, home); rel != path {
-				keep[f], _ = json.Marshal(rel)
-			}
-		}
-	}
 	if len(keep) == 0 {
 		return nil
+	}
+	if pathTools[tool] && filepath.IsAbs(workDir) {
+		where := map[string]string{"project": filepath.ToSlash(filepath.Clean(workDir))}
+		if filepath.IsAbs(home) {
+			where["home"] = filepath.ToSlash(filepath.Clean(home))
+		}
+		keep[claudecode.PathsKey], _ = json.Marshal(where)
 	}
 	b, err := events.Canonical(keep)
 	if err != nil {
 		return nil
 	}
 	return b
-}
-
-// relPath rewrites an absolute path as the dialect reads it: relative to
-// workDir when inside it ("." for workDir itself), else ~/... when under
-// home; anything else is returned as it is.
-func relPath(path, workDir, home string) string {
-	if !filepath.IsAbs(path) {
-		return path
-	}
-	clean := filepath.Clean(path)
-	under := func(base string) (string, bool) {
-		if base == "" || !filepath.IsAbs(base) {
-			return "", false
-		}
-		rel, err := filepath.Rel(filepath.Clean(base), clean)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-			return "", false
-		}
-		return rel, true
-	}
-	if rel, ok := under(workDir); ok {
-		return filepath.ToSlash(rel)
-	}
-	if rel, ok := under(home); ok {
-		if rel == "." {
-			return "~"
-		}
-		return "~/" + filepath.ToSlash(rel)
-	}
-	return path
 }
 
 // HomeOf is the home directory of the user Claude Code runs as, read from a

@@ -12,11 +12,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/importer"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/scenario"
 )
@@ -60,6 +62,60 @@ type dcase struct {
 	after func(t *testing.T, dir string)
 	// release is the CLI's version (set by the suite).
 	release string
+	// paths: the dialect is given each call as the ledger's hook gives it
+	// (claudecode.PathsKey: the project, HOME and the --add-dir
+	// directories beside the input), with the run's temporary directory
+	// read as runBase, so that recorded cases do not depend on where a run
+	// happened. Cases without it give the input alone, as records written
+	// before the key did.
+	paths bool
+	// addDirs are --add-dir arguments, relative to the project.
+	addDirs []string
+	// user are the permission rules of the user's settings (HOME/.claude/
+	// settings.json); a paths case only. For the dialect they come before
+	// the project's, each as 'ledger policy import' writes it
+	// (importer.UserRule).
+	user Settings
+}
+
+// runBase is what a paths case's temporary directory reads as for the
+// dialect: the project is runBase/project, HOME runBase/home.
+const runBase = "/r"
+
+// shownInput is a call's input as a paths case names it (the run's
+// directory read as runBase); other cases' inputs are as issued.
+func (dc *dcase) shownInput(input map[string]any, base string) map[string]any {
+	if !dc.paths || base == "" {
+		return input
+	}
+	out := make(map[string]any, len(input))
+	for k, v := range input {
+		if s, ok := v.(string); ok {
+			v = strings.ReplaceAll(s, base, runBase)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// dialectInput is the input the dialect is given for a call: in a paths
+// case, the shown input with the project, HOME and added directories
+// under claudecode.PathsKey.
+func (dc *dcase) dialectInput(input map[string]any, base string) map[string]any {
+	if !dc.paths {
+		return input
+	}
+	out := dc.shownInput(input, base)
+	ctx := map[string]any{"project": runBase + "/project", "home": runBase + "/home"}
+	if len(dc.addDirs) > 0 {
+		var dirs []string
+		for _, d := range dc.addDirs {
+			dirs = append(dirs, filepath.Join(runBase+"/project", d))
+		}
+		ctx["dirs"] = dirs
+	}
+	out[claudecode.PathsKey] = ctx
+	return out
 }
 
 // Outcomes a call can have, on either side.
@@ -98,7 +154,16 @@ func cliOutcome(c Call) (string, bool) {
 // pool rules).
 func (dc *dcase) document() map[string]any {
 	perms := map[string]any{}
-	for k, v := range map[string][]string{"allow": dc.settings.Allow, "ask": dc.settings.Ask, "deny": dc.settings.Deny,
+	user := func(l []string) []string {
+		var out []string
+		for _, r := range l {
+			r, _ = importer.UserRule(r, runBase+"/home/.claude", runBase+"/home")
+			out = append(out, r)
+		}
+		return out
+	}
+	for k, v := range map[string][]string{"allow": append(user(dc.user.Allow), dc.settings.Allow...),
+		"ask": append(user(dc.user.Ask), dc.settings.Ask...), "deny": append(user(dc.user.Deny), dc.settings.Deny...),
 		"additionalDirectories": dc.settings.AdditionalDirectories} {
 		if v != nil {
 			perms[k] = v
@@ -258,6 +323,18 @@ func (dc *dcase) mcpNames() []string {
 
 func (dc *dcase) cliCase() Case {
 	c := Case{Name: dc.name, Settings: dc.settings, Agents: dc.agents, Files: dc.files, Scripts: dc.scripts(), MCP: dc.mcp}
+	// A long script on a loaded machine outlasts Run's default minute
+	// (i25-readonly-scope's 146 calls took 49s, then over 60s): two
+	// seconds a call, at least the default.
+	calls := 0
+	for _, s := range dc.sessions {
+		for _, tr := range s.turns {
+			calls += len(tr)
+		}
+	}
+	if d := time.Duration(calls) * 2 * time.Second; d > time.Minute {
+		c.Timeout = d
+	}
 	if dc.mode != "" {
 		c.Args = append(c.Args, "--permission-mode", dc.mode)
 	}
@@ -267,6 +344,9 @@ func (dc *dcase) cliCase() Case {
 	if dc.agent != "" {
 		c.Args = append(c.Args, "--agent", dc.agent)
 	}
+	for _, d := range dc.addDirs {
+		c.Args = append(c.Args, "--add-dir", d)
+	}
 	// bypassPermissions as root needs IS_SANDBOX=1; it is set only where
 	// bypass is in play, so other cases run as a user would.
 	bypass := dc.mode == "bypassPermissions" || dc.settings.DefaultMode == "bypassPermissions"
@@ -275,6 +355,20 @@ func (dc *dcase) cliCase() Case {
 	}
 	if bypass {
 		c.Env = append(c.Env, "IS_SANDBOX=1")
+	}
+	if u := dc.user; u.Allow != nil || u.Ask != nil || u.Deny != nil {
+		c.Setup = func(_, home string) {
+			perms := map[string]any{}
+			for k, v := range map[string][]string{"allow": u.Allow, "ask": u.Ask, "deny": u.Deny} {
+				if v != nil {
+					perms[k] = v
+				}
+			}
+			b, _ := json.Marshal(map[string]any{"useAutoModeDuringPlan": false, "skipWebFetchPreflight": true, "permissions": perms})
+			if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), b, 0o644); err != nil {
+				panic(err)
+			}
+		}
 	}
 	return c
 }
@@ -573,8 +667,8 @@ func runCase(t *testing.T, dc *dcase, cat []string) []compared {
 			t.Errorf("%s: the CLI's outcome of %s %s fits no reading: %+v", dc.name, key, callWhat(call.Tool, call.Input), call)
 			continue
 		}
-		d, reason := v.outcome(t.Context(), key, call.Tool, call.Input)
-		c := compared{Case: dc.name, Group: dc.group, Session: string(key), What: callWhat(call.Tool, call.Input),
+		d, reason := v.outcome(t.Context(), key, call.Tool, dc.dialectInput(call.Input, res.base))
+		c := compared{Case: dc.name, Group: dc.group, Session: string(key), What: callWhat(call.Tool, dc.shownInput(call.Input, res.base)),
 			CLI: got, Dialect: d}
 		if call.Result != nil {
 			c.Evidence = firstLine(call.Result.Content)

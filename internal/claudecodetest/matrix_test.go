@@ -205,6 +205,8 @@ func matrix() []dcase {
 		sessions: []session{root(mcpCalls), child("plain", "plain", "main", mcpCalls), child("m1", "m1", "main", mcpCalls),
 			child("m2", "m2", "main", mcpCalls), child("m3", "m3", "main", mcpCalls), child("explore", "Explore", "main", mcpCalls)}})
 
+	out = append(out, matrix25()...)
+	out = append(out, matrix25h()...)
 	for i := range out {
 		out[i].files = withEditFiles(out[i])
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/scenario"
 )
@@ -76,7 +77,7 @@ func writeScenario(t *testing.T, dc *dcase, cat []string, res *Result, v *dialec
 			out = outDeny
 		}
 		steps = append(steps, map[string]any{"expect": map[string]any{"session": dc.keyOf(call.Script),
-			"tool": call.Tool, "input": call.Input, "decision": out}})
+			"tool": call.Tool, "input": dc.dialectInput(call.Input, res.base), "decision": out}})
 	}
 	f := map[string]any{
 		"name":    dc.name + ": what claude-code " + Pin(t) + " did",
@@ -126,6 +127,10 @@ func stepKey(caseName string, raw json.RawMessage) string {
 		if st.Expect.Tool != "" {
 			var in any
 			_ = json.Unmarshal(st.Expect.Input, &in)
+			if m, ok := in.(map[string]any); ok {
+				// Where the call ran is not part of its name.
+				delete(m, claudecode.PathsKey)
+			}
 			c.What = callWhat(st.Expect.Tool, in)
 		}
 	}

@@ -177,7 +177,55 @@ func Run(ctx context.Context, t testing.TB, c Case) *Result {
 	if c.Setup != nil {
 		c.Setup(dir, home)
 	}
+	c.Scripts = withBase(c.Scripts, base)
 	return run(ctx, t, bin, c, base)
+}
+
+// BaseToken in a script's input strings stands for the run's temporary
+// directory, which holds the project (BaseToken/project) and HOME
+// (BaseToken/home): a call can name the absolute paths the CLI's tools send
+// before the directory exists. Run replaces it before the CLI starts, so
+// the Calls of a Result hold the real paths.
+const BaseToken = "@BASE@"
+
+// withBase is scripts with BaseToken replaced by base in every string of
+// every tool input.
+func withBase(scripts Scripts, base string) Scripts {
+	var subst func(v any) any
+	subst = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			return strings.ReplaceAll(x, BaseToken, base)
+		case map[string]any:
+			m := make(map[string]any, len(x))
+			for k, e := range x {
+				m[k] = subst(e)
+			}
+			return m
+		case []any:
+			l := make([]any, len(x))
+			for i, e := range x {
+				l[i] = subst(e)
+			}
+			return l
+		}
+		return v
+	}
+	out := make(Scripts, len(scripts))
+	for name, turns := range scripts {
+		nt := make([]Turn, len(turns))
+		for i, turn := range turns {
+			nt[i] = make(Turn, len(turn))
+			for j, b := range turn {
+				if b.Input != nil {
+					b.Input = subst(b.Input).(map[string]any)
+				}
+				nt[i][j] = b
+			}
+		}
+		out[name] = nt
+	}
+	return out
 }
 
 // run runs the CLI in the project and HOME under base, which Run wrote.
@@ -400,7 +448,10 @@ func sameInput(hook any, sent map[string]any, dir string) bool {
 		hs, ok1 := hv.(string)
 		vs, ok2 := v.(string)
 		if ok1 && ok2 {
-			if hs != vs && !(filepath.IsAbs(hs) && !filepath.IsAbs(vs) && filepath.Join(dir, vs) == filepath.Clean(hs)) {
+			// The hook names the path the tool resolved: a relative one
+			// under the project, an absolute one cleaned of "..".
+			if hs != vs && !(filepath.IsAbs(hs) && filepath.Clean(hs) == filepath.Clean(filepath.Join(dir, vs)) && !filepath.IsAbs(vs)) &&
+				!(filepath.IsAbs(hs) && filepath.IsAbs(vs) && filepath.Clean(hs) == filepath.Clean(vs)) {
 				return false
 			}
 			continue

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -403,4 +404,35 @@ func (x *lineIndex) pos(o int) Pos {
 		x.off, x.line, x.col = o, line, col
 	}
 	return Pos{Line: line, Col: col}
+}
+
+// UserRule rewrites a rule of the user's settings (in userDir, the user's
+// Claude Code directory) as the document reads it: Claude Code 2.1.328
+// anchors a Read or Edit path "/x" at the directory of the settings file
+// that holds it, so in user settings "/x" is userDir/x, not the project's
+// (internal/claudecodetest TestDifferential/i25-user-settings-anchor). It
+// becomes "~/REL/x" when userDir is under home, else "//ABS/x"; any other
+// rule is returned as it is, with false.
+func UserRule(rule, userDir, home string) (string, bool) {
+	open := strings.IndexByte(rule, '(')
+	if open < 0 || !strings.HasSuffix(rule, ")") {
+		return rule, false
+	}
+	name, spec := rule[:open], rule[open+1:len(rule)-1]
+	if name != "Read" && name != "Edit" || !strings.HasPrefix(spec, "/") || strings.HasPrefix(spec, "//") {
+		return rule, false
+	}
+	dir := filepath.ToSlash(filepath.Clean(userDir))
+	if !strings.HasPrefix(dir, "/") {
+		return rule, false
+	}
+	anchor := "/" + dir
+	if h := filepath.ToSlash(filepath.Clean(home)); strings.HasPrefix(h, "/") {
+		if dir == h {
+			anchor = "~"
+		} else if rel, ok := strings.CutPrefix(dir, strings.TrimSuffix(h, "/")+"/"); ok {
+			anchor = "~/" + rel
+		}
+	}
+	return name + "(" + anchor + spec + ")", true
 }

@@ -183,6 +183,18 @@ func claudeCode(project scope, opt ClaudeCodeOptions) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		home, _ := os.UserHomeDir()
+		dir, _ := filepath.Abs(opt.UserDir)
+		for _, f := range s {
+			for _, k := range []string{"allow", "ask", "deny"} {
+				for _, e := range f.lists[k] {
+					if to, ok := UserRule(e.Str, dir, home); ok {
+						c.warn(f.file, e.Pos, "permissions."+k, "imported %q as %q: in user settings Claude Code anchors a path starting with / at the settings file's directory, not the project", e.Str, to)
+						e.Str = to
+					}
+				}
+			}
+		}
 		files = append(files, s...)
 	}
 	for _, rel := range []string{"settings.json", "settings.local.json"} {

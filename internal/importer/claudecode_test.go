@@ -804,3 +804,65 @@ func FuzzClaudeCodeSettings(f *testing.F) {
 		}
 	})
 }
+
+// TestUserRule: a user-settings Read or Edit path "/x" is anchored at the
+// user's Claude Code directory (CLI: TestDifferential/i25-user-settings-anchor,
+// Read(/x.txt) in ~/.claude/settings.json denies ~/.claude/x.txt, not the
+// project's x.txt).
+func TestUserRule(t *testing.T) {
+	for _, tt := range []struct {
+		rule, dir, home, want string
+		changed               bool
+	}{
+		{"Read(/x.txt)", "/home/u/.claude", "/home/u", "Read(~/.claude/x.txt)", true},
+		{"Edit(/notes/**)", "/home/u/.claude", "/home/u", "Edit(~/.claude/notes/**)", true},
+		{"Read(/x)", "/etc/claude", "/home/u", "Read(//etc/claude/x)", true},
+		{"Read(/x)", "/home/u", "/home/u", "Read(~/x)", true},
+		{"Read(/x)", "/home/u/.claude", "", "Read(//home/u/.claude/x)", true},
+		{"Read(//etc/x)", "/home/u/.claude", "/home/u", "Read(//etc/x)", false},
+		{"Read(~/x)", "/home/u/.claude", "/home/u", "Read(~/x)", false},
+		{"Read(./x)", "/home/u/.claude", "/home/u", "Read(./x)", false},
+		{"Read(x)", "/home/u/.claude", "/home/u", "Read(x)", false},
+		{"Bash(/bin/ls)", "/home/u/.claude", "/home/u", "Bash(/bin/ls)", false},
+		{"Read", "/home/u/.claude", "/home/u", "Read", false},
+		{"Read(/x)", "rel/.claude", "/home/u", "Read(/x)", false},
+		{"Read(/x)", "/home/user2/.claude", "/home/u", "Read(//home/user2/.claude/x)", true},
+	} {
+		got, changed := UserRule(tt.rule, tt.dir, tt.home)
+		if got != tt.want || changed != tt.changed {
+			t.Errorf("UserRule(%q, %q, %q) = %q, %v; want %q, %v", tt.rule, tt.dir, tt.home, got, changed, tt.want, tt.changed)
+		}
+	}
+}
+
+// TestClaudeCodeUserAnchors: the import rewrites the user's "/x" rules and
+// says so; the project's stay relative to the project.
+func TestClaudeCodeUserAnchors(t *testing.T) {
+	user := writeTree(t, map[string]string{
+		"settings.json": `{"permissions": {"deny": ["Read(/x.txt)", "Read(./y.txt)"], "allow": ["Edit(/notes/**)"]}}`,
+	})
+	root := project(t, map[string]string{"settings.json": `{"permissions": {"deny": ["Read(/z.txt)"]}}`})
+	r, err := ClaudeCode(root, ClaudeCodeOptions{UserDir: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchor := "/" + filepath.ToSlash(user)
+	if home, _ := os.UserHomeDir(); home != "" {
+		if rel, ok := strings.CutPrefix(filepath.ToSlash(user), filepath.ToSlash(home)+"/"); ok {
+			anchor = "~/" + rel
+		}
+	}
+	want := `"permissions":{"allow":["Edit(` + anchor + `/notes/**)"],"deny":["Read(` + anchor + `/x.txt)","Read(./y.txt)","Read(/z.txt)"]}`
+	if !strings.Contains(string(r.Document), want) {
+		t.Errorf("document %s\nlacks %s", r.Document, want)
+	}
+	n := 0
+	for _, w := range r.Warnings {
+		if strings.Contains(w.Msg, "anchors a path starting with /") {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d rewrite warnings, want 2: %+v", n, r.Warnings)
+	}
+}

@@ -1,0 +1,368 @@
+package claudecode
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The read-only commands of Claude Code 2.1.328: what it runs without
+// approval, its paths (outOfScope) and redirections (redirectAsk) aside.
+// Ported per command from the release; where the release runs a callback
+// the dialect does not reproduce exactly, the port is stricter (it asks).
+// CLI: TestDifferential/i25-readonly-scope, i25-readonly-more.
+
+// simpleReadOnly take any arguments free of < > ( ) $ ` | { } & ; (the
+// release matches them with one pattern each).
+var simpleReadOnly = setOf("cal", "uptime", "cat", "head", "tail", "wc", "stat", "strings", "hexdump", "od", "nl", "id",
+	"uname", "free", "df", "du", "locale", "groups", "nproc", "basename", "dirname", "realpath", "cut", "paste", "tr",
+	"column", "tac", "rev", "fold", "expand", "unexpand", "fmt", "comm", "cmp", "numfmt", "readlink", "diff", "true",
+	"false", "sleep", "type", "expr", "seq", "tsort", "pr")
+
+// exactReadOnly are whole commands.
+var exactReadOnly = setOf("pwd", "whoami", "alias", "node -v", "node --version", "python --version",
+	"python3 --version", "claude -h", "claude --help", "ip addr", "history", "arch", "arch -h", "arch --help", "ifconfig",
+	"docker ps", "docker images")
+
+func setOf(l ...string) map[string]bool {
+	m := make(map[string]bool, len(l))
+	for _, s := range l {
+		m[s] = true
+	}
+	return m
+}
+
+// special are the characters a simple read-only command's arguments may
+// not hold.
+const special = "<>()$`|{}&;\n\r"
+
+// noSpecial reports whether no word holds a special character.
+func noSpecial(w []string) bool {
+	for _, x := range w {
+		if strings.ContainsAny(x, special) {
+			return false
+		}
+	}
+	return true
+}
+
+// readOnlyArgs reports whether a command, its words as written (quotes
+// kept) without its redirections, is read-only.
+func readOnlyArgs(w []string) bool {
+	if len(w) == 0 {
+		return false
+	}
+	u := make([]string, len(w))
+	for i, x := range w {
+		u[i] = unquote(x)
+	}
+	if exactReadOnly[strings.Join(u, " ")] {
+		return true
+	}
+	switch u[0] {
+	case "echo":
+		return true
+	case "printf":
+		return len(u) >= 2 && (!strings.HasPrefix(u[1], "-") || u[1] == "--") && !strings.ContainsAny(w[1], "$`")
+	case "cd":
+		return len(u) <= 2 && noSpecial(w[1:])
+	case "ls":
+		return noSpecial(w[1:])
+	case "find":
+		for _, a := range u[1:] {
+			switch a {
+			case "-delete", "-rm", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fls", "-fprintf", "-files0-from":
+				return false
+			}
+		}
+		return noSpecial(w[1:])
+	case "uniq":
+		return uniqReadOnly(u[1:]) && noSpecial(w[1:])
+	case "history":
+		return len(u) == 2 && allDigits(u[1])
+	case "ifconfig":
+		return len(u) == 2 && u[1] != "" && isLetters(u[1][:1]) && noSpecial(w[1:])
+	case "jq":
+		return jqReadOnly(u[1:], w[1:])
+	case "sed":
+		return sedReadOnly(u[1:]) && noSpecial(w[1:])
+	case "git":
+		return gitReadOnly(u[1:], w[1:])
+	}
+	if simpleReadOnly[u[0]] {
+		return noSpecial(w[1:])
+	}
+	if _, ok := readOnlyFlags[u[0]]; ok {
+		return noExpansion(w[1:]) && flagsOK(u[1:], flagTables[u[0]]) && extraCheck(u[0], u[1:])
+	}
+	return false
+}
+
+// noExpansion reports whether no word holds a $ expansion, a backtick or a
+// brace expansion ({a,b}, {1..3}), which the release refuses in commands
+// whose options it checks.
+func noExpansion(w []string) bool {
+	for _, x := range w {
+		if strings.ContainsAny(x, "$`") || strings.Contains(x, "{") && (strings.Contains(x, ",") || strings.Contains(x, "..")) {
+			return false
+		}
+	}
+	return true
+}
+
+// flagTables are readOnlyFlags parsed: option -> 'n' (no value), 's' or
+// 'd' (a string or a number value). Built once, when the package is
+// initialised; only read after.
+var flagTables = func() map[string]map[string]byte {
+	out := make(map[string]map[string]byte, len(readOnlyFlags))
+	for name, spec := range readOnlyFlags {
+		m := map[string]byte{}
+		for _, f := range strings.Fields(spec) {
+			k, v, _ := strings.Cut(f, "=")
+			m[k] = v[0]
+		}
+		out[name] = m
+	}
+	return out
+}()
+
+// flagsOK checks every option of a against the table: a known option,
+// its value (the next word, or after '=' for a long one) when it takes
+// one, a number where the table says so; several short options without
+// values may share one word (-la). Words that are not options are
+// arguments (their paths are checked apart); "--" ends the options.
+func flagsOK(a []string, t map[string]byte) bool {
+	for i := 0; i < len(a); i++ {
+		w := a[i]
+		if w == "--" {
+			return true
+		}
+		if w == "-" || !strings.HasPrefix(w, "-") {
+			continue
+		}
+		if strings.HasPrefix(w, "--") {
+			key, _, eq := strings.Cut(w, "=")
+			k, ok := t[key]
+			switch {
+			case !ok, eq && k == 'n':
+				return false
+			case eq:
+			case k != 'n':
+				if i++; i >= len(a) || k == 'd' && !allDigits(a[i]) {
+					return false
+				}
+			}
+			continue
+		}
+		if k, ok := t[w]; ok {
+			if k != 'n' {
+				if i++; i >= len(a) || k == 'd' && !allDigits(a[i]) {
+					return false
+				}
+			}
+			continue
+		}
+		if allDigits(w[1:]) && t["-n"] == 'd' {
+			continue // -5: the count of -n 5
+		}
+		if k, ok := t[w[:2]]; ok && k != 'n' {
+			if k == 'd' && !allDigits(w[2:]) {
+				return false
+			}
+			continue // -n5: the value attached
+		}
+		for j := 1; j < len(w); j++ {
+			if t["-"+w[j:j+1]] != 'n' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+var whichOption = regexp.MustCompile(`^(?:-[A-Za-z]+|--[a-z-]+)$`)
+
+var signatureFormat = regexp.MustCompile(`%[-+ ]?G|%\(\*?signature|signature`)
+
+// extraCheck is what the release checks beyond the options of some
+// commands of readOnlyFlags.
+func extraCheck(name string, a []string) bool {
+	switch name {
+	case "date":
+		// Any argument but a +FORMAT sets the clock.
+		for i := 0; i < len(a); i++ {
+			w := a[i]
+			switch {
+			case strings.HasPrefix(w, "--") && strings.Contains(w, "="):
+			case w == "-d" || w == "--date" || w == "-r" || w == "--reference" || w == "--rfc-3339":
+				i++
+			case strings.HasPrefix(w, "-"):
+			case !strings.HasPrefix(w, "+"):
+				return false
+			}
+		}
+	case "hostname":
+		for _, w := range a {
+			if !strings.HasPrefix(w, "-") {
+				return false // an argument sets the host name
+			}
+		}
+	case "ps":
+		// BSD "e" and -e...: the environment of processes.
+		for _, w := range a {
+			if !strings.HasPrefix(w, "-") && strings.ContainsAny(w, "eE") || strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "e") {
+				return false
+			}
+		}
+	case "which":
+		for _, w := range a {
+			if strings.HasPrefix(w, "-") && !whichOption.MatchString(w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// gitReadOnly: git (optionally --no-pager) and a subcommand of the table,
+// "git stash list" style two-word ones first, with the release's checks of
+// git branch, tag, remote and reflog (listing only) and of --format
+// (no signature placeholders).
+func gitReadOnly(u, w []string) bool {
+	if len(u) > 0 && u[0] == "--no-pager" {
+		u, w = u[1:], w[1:]
+	}
+	if len(u) == 0 || !noExpansion(w) {
+		return false
+	}
+	key, rest := "", []string(nil)
+	if len(u) >= 2 {
+		if _, ok := readOnlyFlags["git "+u[0]+" "+u[1]]; ok {
+			key, rest = "git "+u[0]+" "+u[1], u[2:]
+		}
+	}
+	if key == "" {
+		if _, ok := readOnlyFlags["git "+u[0]]; !ok {
+			return false
+		}
+		key, rest = "git "+u[0], u[1:]
+	}
+	for _, a := range rest {
+		if signatureFormat.MatchString(a) {
+			return false
+		}
+	}
+	if !flagsOK(rest, flagTables[key]) {
+		return false
+	}
+	switch key {
+	case "git branch", "git tag":
+		// A name creates a ref unless the command lists (-l, --list).
+		list := false
+		for _, a := range rest {
+			if a == "-l" || a == "--list" || len(a) > 2 && a[0] == '-' && a[1] != '-' && !strings.Contains(a, "=") && strings.Contains(a[1:], "l") {
+				list = true
+			}
+		}
+		if !list && len(positionals(rest, flagTables[key])) > 0 {
+			return false
+		}
+	case "git remote", "git reflog":
+		for _, p := range positionals(rest, flagTables[key]) {
+			if key == "git remote" || p != "show" && p != "list" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// positionals are the words of a that are neither options nor their
+// values.
+func positionals(a []string, t map[string]byte) []string {
+	var out []string
+	for i := 0; i < len(a); i++ {
+		w := a[i]
+		switch {
+		case w == "--":
+			return append(out, a[i+1:]...)
+		case strings.HasPrefix(w, "-") && w != "-":
+			if k, ok := t[w]; ok && k != 'n' {
+				i++
+			}
+		default:
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// uniqReadOnly: options only (uniq with a file argument may write its
+// output file).
+func uniqReadOnly(a []string) bool {
+	for i := 0; i < len(a); i++ {
+		w := a[i]
+		switch {
+		case w == "-f" || w == "-s" || w == "-w":
+			if i++; i >= len(a) || !allDigits(a[i]) {
+				return false
+			}
+		case strings.HasPrefix(w, "--") && len(w) > 2:
+		case strings.HasPrefix(w, "-") && len(w) > 1 && isLetters(w[1:]):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+var jqDanger = regexp.MustCompile(`^-[a-zA-Z]*[fL]|^--(?:from-file|rawfile|slurpfile|argfile|run-tests|library-path)|\b(?:env|include|import)\b|\bsystem\s*\(|\$(?:\s|#.*\n)*ENV\b`)
+
+// jqReadOnly: options, then a filter and files, none reading a file or the
+// environment through jq itself.
+func jqReadOnly(u, w []string) bool {
+	opts, n := true, 0
+	for i, a := range u {
+		if jqDanger.MatchString(a) || strings.ContainsAny(w[i], "`") {
+			return false
+		}
+		if opts && strings.HasPrefix(a, "-") {
+			continue
+		}
+		opts = false
+		if strings.HasPrefix(a, "-") || strings.ContainsAny(w[i], "$") {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+var sedPrint = regexp.MustCompile(`^[0-9]+(,[0-9]+)?p$`)
+
+// sedReadOnly: sed -n printing lines by number (sed -n 1,2p a.txt); any
+// other script may write.
+func sedReadOnly(a []string) bool {
+	quiet, script := false, false
+	for i := 0; i < len(a); i++ {
+		w := a[i]
+		switch {
+		case w == "-n" || w == "--quiet" || w == "--silent":
+			quiet = true
+		case w == "-e" || w == "--expression":
+			if i++; i >= len(a) || !sedPrint.MatchString(a[i]) {
+				return false
+			}
+			script = true
+		case w == "-E" || w == "-r" || w == "--regexp-extended" || w == "--posix" || w == "-z" || w == "--zero-terminated" ||
+			w == "-s" || w == "--separate" || w == "-u" || w == "--unbuffered" || w == "--debug":
+		case strings.HasPrefix(w, "-"):
+			return false
+		case !script:
+			if !sedPrint.MatchString(w) {
+				return false
+			}
+			script = true
+		}
+	}
+	return quiet && script
+}

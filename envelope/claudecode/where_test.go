@@ -1,0 +1,139 @@
+package claudecode
+
+import "testing"
+
+// at is a call's input with where it runs: the project /p, home /h.
+func at(primary string, v string) map[string]any {
+	return map[string]any{primary: v, PathsKey: map[string]any{"project": "/p", "home": "/h", "dirs": []string{"/added"}}}
+}
+
+func cmdAt(c string) map[string]any  { return at("command", c) }
+func fileAt(f string) map[string]any { return at("file_path", f) }
+
+// TestDecideWhereItRuns: paths as Claude Code 2.1.328 reads them when the
+// input says where the call runs (section 0.2, rows 8 to 16; each
+// behaviour is a CLI case of TestDifferential/i25-*).
+func TestDecideWhereItRuns(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Read(//**/*.pem)", "Edit(//**/.env)", "Read(~/.aws/**)", "Read(/anch.txt)"],
+		"allow": ["Bash(echo:*)", "Bash(cat:*)", "Edit(./out/**)", "Read(*)", "Edit(*)"],
+		"additionalDirectories": ["../extra", "~/shared"]}}`
+	runCalls(t, doc, "", []call1{
+		// Anchors against the absolute path.
+		{"Read", fileAt("/p/k.pem"), deny, codePermissionDeny},
+		{"Read", fileAt("sub/k.pem"), deny, codePermissionDeny},
+		{"Write", fileAt("/p/.env"), deny, codePermissionDeny},
+		{"Read", fileAt("/h/.aws/credentials"), deny, codePermissionDeny},
+		{"Read", fileAt("~/.aws/credentials"), deny, codePermissionDeny},
+		{"Read", fileAt("/p/anch.txt"), deny, codePermissionDeny},
+		{"Read", fileAt("/p/sub/anch.txt"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("cat $HOME/.aws/credentials"), deny, codePermissionDeny},
+		{"Bash", cmdAt(`cat "$HOME/.aws/credentials"`), deny, codePermissionDeny},
+		{"Bash", cmdAt("cat /h/.aws/credentials"), deny, codePermissionDeny},
+		{"Bash", cmdAt("cat ${HOME}/.aws/credentials"), ask, codePathScope},
+		{"Bash", cmdAt("echo x > .env"), deny, codePermissionDeny},
+		{"Bash", cmdAt("echo $(echo x > sub/.env)"), deny, codePermissionDeny},
+		// Read(*) and Edit(*) approve nothing.
+		{"Read", fileAt("/etc/hostname"), ask, codeDefaultPrompt},
+		{"Write", fileAt("/p/s1.txt"), ask, codeDefaultPrompt},
+		// The working directories: the project, additionalDirectories
+		// (relative to the project, or home), the added dirs.
+		{"Read", fileAt("/extra/e.txt"), allow, codeDefaultReadOnly},
+		{"Read", fileAt("/h/shared/x"), allow, codeDefaultReadOnly},
+		{"Read", fileAt("/added/f.txt"), allow, codeDefaultReadOnly},
+		{"Read", fileAt("/outside/o.txt"), ask, codeDefaultPrompt},
+		// The path scope of read-only and allowed commands.
+		{"Bash", cmdAt("cat /etc/hostname"), ask, codePathScope},
+		{"Bash", cmdAt("ls .."), ask, codePathScope},
+		{"Bash", cmdAt("grep root /etc/passwd"), ask, codePathScope},
+		{"Bash", cmdAt("find / -maxdepth 0"), ask, codePathScope},
+		{"Bash", cmdAt("cat < /etc/hostname"), ask, codePathScope},
+		{"Bash", cmdAt("cat /p/a.txt ../extra/e.txt /added/f"), allow, codePermissionAllow},
+		{"Bash", cmdAt("du -s .."), allow, codeDefaultReadOnly},
+		// Output redirections.
+		{"Bash", cmdAt("echo hi > out.md"), ask, codeRedirect},
+		{"Bash", cmdAt("echo hi > out/x.md"), allow, codePermissionAllow},
+		{"Bash", cmdAt("echo hi > /dev/null 2>&1"), allow, codePermissionAllow},
+		{"Bash", cmdAt("cd out && echo hi > x.md"), ask, codeRedirect},
+		// The read-only list of the release.
+		{"Bash", cmdAt("date -u"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("date 010100002030"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("sort -r a.txt"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("sort -o x a.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("sed -n 1,2p a.txt"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("sed -i s/a/b/ a.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("git branch -a"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("git branch -D x"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("git tag v1"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("git log -5 --format=%H"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("git log --format=%G?"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("node --version"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("jq -r .a x.json"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("jq -f prog x.json"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("rg -n a src"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("rg --pre cat a"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("ps aux"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("ps e"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("uniq -c"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("uniq a.txt b.txt"), ask, codeDefaultPrompt},
+		{"Monitor", cmdAt("cat /etc/hostname"), ask, codePathScope},
+		// WebFetch's preapproved sites, after deny and ask rules.
+		{"WebFetch", "https://docs.python.org/3/", allow, codePreapproved},
+		{"WebFetch", "https://go.dev/doc/effective_go", allow, codePreapproved},
+		{"WebFetch", "https://go.dev/blog/x", ask, codeDefaultPrompt},
+		{"WebFetch", "https://www.docs.python.org/3/", ask, codeDefaultPrompt},
+		{"WebFetch", "https://github.com/anthropics/claude-code", allow, codePreapproved},
+		{"WebFetch", "https://github.com/other/repo", ask, codeDefaultPrompt},
+		{"WebFetch", "https://go.dev/doc%2f..%2fx", ask, codeDefaultPrompt},
+	})
+	// A bare Bash allow rule approves every command whole; dontAsk and
+	// bypass keep deny rules on redirect targets.
+	runCalls(t, `{"permissions": {"allow": ["Bash"], "deny": ["Edit(./locked/**)"]}}`, "", []call1{
+		{"Bash", cmdAt("cat /etc/hostname"), allow, codePermissionAllow},
+		{"Bash", cmdAt("echo hi > ../x"), allow, codePermissionAllow},
+		{"Bash", cmdAt("echo hi > locked/x"), deny, codePermissionDeny},
+	})
+	runCalls(t, `{"permissions": {"deny": ["Edit(./locked/**)"], "ask": ["Edit(./asked/**)"]}}`, "bypassPermissions", []call1{
+		{"Bash", cmdAt("echo hi > locked/x"), deny, codePermissionDeny},
+		{"Bash", cmdAt("echo hi > /etc/x"), allow, codeModeBypass},
+	})
+	runCalls(t, `{"permissions": {"deny": ["Edit(./locked/**)"], "ask": ["Edit(./asked/**)"]}}`, "acceptEdits", []call1{
+		{"Bash", cmdAt("echo hi > asked/x"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("ls > r.txt"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("echo hi > .vscode/x.json"), ask, codeRedirect},
+		{"Bash", cmdAt("echo hi > ../outside/x"), ask, codeRedirect},
+		{"Write", fileAt("/extra2/x"), ask, codeDefaultPrompt},
+	})
+	// Read(*) and Edit(*) in deny rules are as strict as the bare rules.
+	runCalls(t, `{"permissions": {"deny": ["Read(*)"], "ask": ["Edit(*)"]}}`, "", []call1{
+		{"Read", fileAt("/p/a.txt"), deny, codePermissionDeny},
+		{"Read", nil, deny, codePermissionDeny},
+		{"Write", fileAt("/p/a.txt"), ask, codePermissionAsk},
+	})
+	// Parameter rules on MCP tools are ignored.
+	runCalls(t, `{"permissions": {"allow": ["mcp__github__get_issue"], "deny": ["mcp__github__get_issue(repo:x)"]}}`, "", []call1{
+		{"mcp__github__get_issue", map[string]any{"repo": "x"}, allow, codePermissionAllow},
+	})
+}
+
+// TestCallSaysWhereItRuns: only an absolute project makes a context; a
+// bad one leaves the call as written.
+func TestCallSaysWhereItRuns(t *testing.T) {
+	for _, tt := range []struct {
+		raw  string
+		want bool
+	}{
+		{`{"file_path":"a","ledger:paths":{"project":"/p"}}`, true},
+		{`{"file_path":"a","ledger:paths":{"project":"p"}}`, false},
+		{`{"file_path":"a","ledger:paths":"/p"}`, false},
+		{`{"file_path":"a"}`, false},
+	} {
+		c := newCall(toolRead, []byte(tt.raw))
+		if got := c.ctx != nil; got != tt.want {
+			t.Errorf("%s: context %v, want %v", tt.raw, got, tt.want)
+		}
+		p, _ := c.inputPath()
+		if tt.want && (p.kind != pathAbs || len(p.segs) != 2) {
+			t.Errorf("%s: path %+v", tt.raw, p)
+		}
+	}
+}
