@@ -569,7 +569,9 @@ func stripDeep(w []string) []string {
 		if len(w) == 0 {
 			return w
 		}
-		first := strings.TrimPrefix(w[0], "\\")
+		// The command word as the shell runs it: r\m and r''m are rm
+		// (TestI24BackslashInWordEvadesDeny).
+		first := shellWord(w[0])
 		if i := strings.LastIndexByte(first, '/'); i >= 0 && i < len(first)-1 {
 			first = first[i+1:]
 		}
@@ -595,6 +597,44 @@ func stripDeep(w []string) []string {
 		return w
 	}
 	return w
+}
+
+// shellWord is w as the shell reads one word: quotes removed, a
+// backslash outside quotes making the next character plain, and in double
+// quotes only before $ ` " \ or a newline. Expansions stay as written.
+func shellWord(w string) string {
+	if !strings.ContainsAny(w, `"'\`) {
+		return w
+	}
+	b := make([]byte, 0, len(w))
+	var q byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case q == '\'':
+			if c == '\'' {
+				q = 0
+			} else {
+				b = append(b, c)
+			}
+		case c == '\\' && i+1 < len(w) && (q == 0 || strings.IndexByte("$`\"\\\n", w[i+1]) >= 0):
+			i++
+			if w[i] != '\n' {
+				b = append(b, w[i])
+			}
+		case q == '"':
+			if c == '"' {
+				q = 0
+			} else {
+				b = append(b, c)
+			}
+		case c == '\'' || c == '"':
+			q = c
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 func containsString(l []string, s string) bool {

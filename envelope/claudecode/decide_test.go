@@ -108,6 +108,12 @@ func TestDecideRules(t *testing.T) {
 		{"Bash", "/bin/rm -rf build", deny, codePermissionDeny},
 		{"Bash", "env FOO=1 rm -rf build", deny, codePermissionDeny},
 		{"Bash", "/usr/bin/env rm -rf build", deny, codePermissionDeny},
+		// The command word as the shell reads it (not checked against the
+		// CLI; stricter at worst: dialect section 0.2 row 22).
+		{"Bash", `r\m -rf build`, deny, codePermissionDeny},
+		{"Bash", `echo hi; r\m -rf build`, deny, codePermissionDeny},
+		{"Bash", `"r"m -rf build`, deny, codePermissionDeny},
+		{"Bash", `'rm' -rf build`, deny, codePermissionDeny},
 		{"Bash", `echo "a; rm -rf x"`, deny, codePermissionDeny},
 		{"Bash", "echo $(cat notes.txt)", ask, codeDefaultPrompt},
 		{"Bash", "echo 'open", ask, codeDefaultPrompt},
