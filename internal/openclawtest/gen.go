@@ -310,22 +310,30 @@ func (g *gen) allowAgents() []string {
 
 // lineage draws the sessions of a case under doc.
 func (g *gen) lineage(doc map[string]any) []Session {
+	return g.lineageWith(doc, func(root *Session) {
+		switch n := g.r.IntN(100); {
+		case n < 60:
+			root.Key = "agent:" + root.Agent + ":main"
+		case n < 85:
+			root.Channel, root.Group = g.pick("slack", "telegram"), g.pick("g1", "g2")
+			root.Key = "agent:" + root.Agent + ":" + root.Channel + ":group:" + root.Group
+			g.tag("senders")
+		default:
+			root.Key = "agent:" + root.Agent + ":run-" + fmt.Sprint(g.r.IntN(9))
+		}
+	})
+}
+
+// lineageWith draws the sessions of a case under doc, the root's key,
+// channel and group drawn by keyed.
+func (g *gen) lineageWith(doc map[string]any, keyed func(root *Session)) []Session {
 	listed := listedIDs(doc)
 	rootAgents := append(slices.Clone(listed), "main", "ghost")
 	root := Session{Agent: g.pick(rootAgents...)}
 	if root.Agent == "ghost" {
 		g.tag("unconfigured")
 	}
-	switch n := g.r.IntN(100); {
-	case n < 60:
-		root.Key = "agent:" + root.Agent + ":main"
-	case n < 85:
-		root.Channel, root.Group = g.pick("slack", "telegram"), g.pick("g1", "g2")
-		root.Key = "agent:" + root.Agent + ":" + root.Channel + ":group:" + root.Group
-		g.tag("senders")
-	default:
-		root.Key = "agent:" + root.Agent + ":run-" + fmt.Sprint(g.r.IntN(9))
-	}
+	keyed(&root)
 	if g.p(0.5) {
 		pm := [][2]string{{"openai", "gpt-5"}, {"anthropic", "claude"}, {"OpenAI", "GPT-5"}, {"openrouter", "anthropic/claude"}}[g.r.IntN(4)]
 		root.Provider, root.Model = pm[0], pm[1]

@@ -42,12 +42,25 @@ type LedgerAnswer struct {
 	Normalize func(string) string `json:"-"`
 }
 
+// Mapping says what the ledger's side is fed for a root, as the
+// session-ledger plugin (tools/openclaw-plugin) maps OpenClaw's session.
+type Mapping struct {
+	// Before25 feeds what the plugin sent before issue 25: the group the
+	// key names cut at its first ':' (PluginBefore25), no conversation.
+	// Otherwise a root carries its key as its conversation, as the plugin
+	// sends it now.
+	Before25 bool
+}
+
 // Ledger runs a lineage through the ledger's own fold: a projection.State
 // with the openclaw dialect, every event prepared and applied as the
 // service does. Each session takes one turn (with its sender, if any)
 // before the next session is created, so that a spawn captures its
-// requester's turn.
-func Ledger(l *Lineage) (*LedgerAnswer, error) {
+// requester's turn. Roots are started as the plugin starts them now.
+func Ledger(l *Lineage) (*LedgerAnswer, error) { return LedgerWith(l, Mapping{}) }
+
+// LedgerWith is Ledger with the roots started as m says.
+func LedgerWith(l *Lineage, m Mapping) (*LedgerAnswer, error) {
 	st := projection.New(projection.Dialects{openclaw.Name: openclaw.New()})
 	n := 0
 	appendEv := func(ev map[string]any) error {
@@ -93,7 +106,13 @@ func Ledger(l *Lineage) (*LedgerAnswer, error) {
 		if s.Parent == nil {
 			keys[i] = s.Key
 			data := map[string]any{"agent": s.Agent}
-			for k, v := range map[string]string{"provider": s.Provider, "model": s.Model, "channel": s.Channel, "group": s.Group} {
+			fields := map[string]string{"provider": s.Provider, "model": s.Model, "channel": s.Channel}
+			if m.Before25 {
+				fields["group"] = s.Group
+			} else {
+				fields["conversation"] = s.Key
+			}
+			for k, v := range fields {
 				if v != "" {
 					data[k] = v
 				}
