@@ -205,3 +205,48 @@ func HandWritten(dir, release string) ([]*Lineage, error) {
 	}
 	return out, nil
 }
+
+// The plugin-tools family (issue 25): a catalogue with tools that OpenClaw
+// plugins register (each marked with its plugin, as OpenClaw's plugin
+// loader marks it), under policies that name them, their plugins,
+// group:plugins and bundle-mcp.
+
+// PluginTools are the family's plugin tools, each with the plugin that
+// registers it.
+var PluginTools = []Tool{
+	{Name: "lobster", Plugin: "lobster"},
+	{Name: "voice_call", Plugin: "voice-call"},
+	{Name: "memory_recall", Plugin: "memory-lancedb"},
+	{Name: "memory_store", Plugin: "memory-lancedb"},
+	{Name: "diffs", Plugin: "diffs-viewer"},
+}
+
+// pluginEntries are the policy entries the family draws besides the usual
+// ones: plugin ids (as written and in another case), plugin tools, the
+// plugin groups, and a plugin id with no tool here.
+var pluginEntries = []string{"group:plugins", "group:plugins", "lobster", "voice-call", "Voice-Call", "memory-lancedb",
+	"memory_recall", "diffs-viewer", "diffs", "bundle-mcp", "memory_*", "llm-task"}
+
+// GeneratePluginTools draws n seeded lineages of the plugin-tools family.
+func GeneratePluginTools(seed uint64, n int, release string) []*Lineage {
+	rel, _ := openclaw.LookupRelease(release)
+	r := rand.New(rand.NewPCG(seed, 0x706c7567696e)) // "plugin"
+	cat := append(Catalogue(release), PluginTools...)
+	out := make([]*Lineage, 0, n)
+	for i := 0; i < n; i++ {
+		g := &gen{r: r, cat: cat, tags: map[string]bool{"plugin-tools": true}, rel: rel, plugins: true}
+		doc := g.doc()
+		sessions := g.lineage(doc)
+		raw, err := json.Marshal(doc)
+		if err != nil {
+			panic(err)
+		}
+		var tags []string
+		for t := range g.tags {
+			tags = append(tags, t)
+		}
+		slices.Sort(tags)
+		out = append(out, &Lineage{ID: fmt.Sprintf("plug-%d-%d", seed, i), Doc: raw, Catalogue: cat, Sessions: sessions, Tags: tags})
+	}
+	return out
+}

@@ -39,6 +39,8 @@ type gen struct {
 	cat  []Tool
 	tags map[string]bool
 	rel  *openclaw.Release
+	// plugins draws plugin entries too (the plugin-tools family).
+	plugins bool
 }
 
 func (g *gen) p(x float64) bool { return g.r.Float64() < x }
@@ -49,6 +51,10 @@ func (g *gen) tag(t string) { g.tags[t] = true }
 
 // entry draws one policy list entry.
 func (g *gen) entry() string {
+	if g.plugins && g.p(0.3) {
+		g.tag("plugin-entries")
+		return g.pick(pluginEntries...)
+	}
 	switch n := g.r.IntN(100); {
 	case n < 45:
 		return g.cat[g.r.IntN(len(g.cat))].Name
