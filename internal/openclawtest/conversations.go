@@ -221,11 +221,21 @@ var PluginTools = []Tool{
 	{Name: "diffs", Plugin: "diffs-viewer"},
 }
 
+// BundledPluginTools are tools of the core catalogue that OpenClaw
+// 2026.9.6's bundled plugins declare as their own (each manifest's
+// contracts.tools, dist/extensions/*/openclaw.plugin.json): in a gateway
+// that loads the plugin, the tool carries its plugin's metadata. Half the
+// family's lineages mark them so, as such a gateway would.
+var BundledPluginTools = map[string]string{
+	"browser": "browser", "canvas": "canvas", "code_execution": "xai", "x_search": "xai",
+	"memory_get": "memory-core", "memory_search": "memory-core",
+}
+
 // pluginEntries are the policy entries the family draws besides the usual
 // ones: plugin ids (as written and in another case), plugin tools, the
 // plugin groups, and a plugin id with no tool here.
 var pluginEntries = []string{"group:plugins", "group:plugins", "lobster", "voice-call", "Voice-Call", "memory-lancedb",
-	"memory_recall", "diffs-viewer", "diffs", "bundle-mcp", "memory_*", "llm-task"}
+	"memory_recall", "diffs-viewer", "diffs", "bundle-mcp", "memory_*", "llm-task", "xai", "memory-core", "canvas", "browser"}
 
 // GeneratePluginTools draws n seeded lineages of the plugin-tools family.
 func GeneratePluginTools(seed uint64, n int, release string) []*Lineage {
@@ -234,7 +244,18 @@ func GeneratePluginTools(seed uint64, n int, release string) []*Lineage {
 	cat := append(Catalogue(release), PluginTools...)
 	out := make([]*Lineage, 0, n)
 	for i := 0; i < n; i++ {
+		lcat := cat
 		g := &gen{r: r, cat: cat, tags: map[string]bool{"plugin-tools": true}, rel: rel, plugins: true}
+		if g.p(0.5) {
+			g.tag("bundled-plugins")
+			lcat = slices.Clone(cat)
+			for i, t := range lcat {
+				if p, ok := BundledPluginTools[t.Name]; ok {
+					lcat[i].Plugin = p
+				}
+			}
+			g.cat = lcat
+		}
 		doc := g.doc()
 		sessions := g.lineage(doc)
 		raw, err := json.Marshal(doc)
@@ -246,7 +267,7 @@ func GeneratePluginTools(seed uint64, n int, release string) []*Lineage {
 			tags = append(tags, t)
 		}
 		slices.Sort(tags)
-		out = append(out, &Lineage{ID: fmt.Sprintf("plug-%d-%d", seed, i), Doc: raw, Catalogue: cat, Sessions: sessions, Tags: tags})
+		out = append(out, &Lineage{ID: fmt.Sprintf("plug-%d-%d", seed, i), Doc: raw, Catalogue: lcat, Sessions: sessions, Tags: tags})
 	}
 	return out
 }
