@@ -3,6 +3,8 @@ package openclaw
 import (
 	"slices"
 	"testing"
+
+	"github.com/sessionledger/ledger/events"
 )
 
 // TestConversationGroups: the channel and candidate group ids of OpenClaw
@@ -66,4 +68,37 @@ func FuzzConversationGroups(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestGroupLayerFromConversation: the group layer takes the first
+// candidate the channel configures, under either release (the legacy one
+// looks the channel up as written), and a root that names only a group
+// decides with that group, as it always did.
+func TestGroupLayerFromConversation(t *testing.T) {
+	doc := `{"channels": {"telegram": {"groups": {"g1": {"tools": {"deny": ["exec"]}}, "g1:topic:7": {"tools": {"deny": ["read"]}}}},
+		"matrix": {"groups": {"r1": {"tools": {"deny": ["exec"]}}}}}}`
+	for _, rel := range []string{LegacyRelease, NewestRelease()} {
+		w := newWorldRelease(t, rel, doc, "read", "exec", "write")
+		for _, tc := range []struct {
+			key    string
+			start  events.StartedData
+			denied []string
+		}{
+			{"agent:main:telegram:group:g1:topic:7", events.StartedData{Agent: "main", Channel: "telegram", Conversation: "agent:main:telegram:group:g1:topic:7"}, []string{"read"}},
+			{"agent:main:telegram:group:g1:topic:8", events.StartedData{Agent: "main", Channel: "telegram", Conversation: "agent:main:telegram:group:g1:topic:8"}, []string{"exec"}},
+			{"agent:main:telegram:group:g1:topic:7:old", events.StartedData{Agent: "main", Channel: "telegram", Group: "g1"}, []string{"exec"}},
+			{"agent:main:matrix:room:r1", events.StartedData{Agent: "main", Channel: "matrix", Conversation: "agent:main:matrix:room:r1"}, nil},
+			{"agent:main:matrix:room:r1:old", events.StartedData{Agent: "main", Channel: "matrix", Group: "r1"}, []string{"exec"}},
+		} {
+			w.start(tc.key, tc.start)
+			w.turn(tc.key, "", false)
+			var denied []string
+			for _, d := range w.tools(tc.key).Denied {
+				denied = append(denied, d.Tool)
+			}
+			if !slices.Equal(denied, tc.denied) {
+				t.Errorf("%s, %s: denied %q, want %q", rel, tc.key, denied, tc.denied)
+			}
+		}
+	}
 }

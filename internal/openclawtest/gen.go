@@ -426,7 +426,7 @@ func Generate(seed uint64, n int, release string) []*Lineage {
 	cat := Catalogue(release)
 	out := make([]*Lineage, 0, n)
 	for i := 0; i < n; i++ {
-		g := &gen{r: r, cat: cat, tags: map[string]bool{}, rel: rel}
+		g := &gen{r: r, cat: cat, tags: map[string]bool{"generated": true}, rel: rel}
 		doc := g.doc()
 		sessions := g.lineage(doc)
 		raw, err := json.Marshal(doc)
