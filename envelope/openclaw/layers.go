@@ -238,20 +238,8 @@ func (e *effective) resolve(w envelope.World, s *envelope.Session, p *pipeline, 
 	ap := e.agent(s.Agent)
 	root := rootOf(w, s)
 	var provider, model, channel string
-	// groupChannel and groups are where the group layer looks: the
-	// conversation's channel and candidate ids when the root names its
-	// conversation (in OpenClaw's order, first configured wins), else its
-	// channel and its one group, as recorded before conversations were.
-	var groupChannel string
-	var groups []string
 	if root != nil && root.Start != nil {
-		st := root.Start
-		provider, model, channel = st.Provider, st.Model, st.Channel
-		if st.Conversation != "" {
-			groupChannel, groups = conversationGroups(st.Conversation)
-		} else if st.Group != "" {
-			groupChannel, groups = channel, []string{st.Group}
-		}
+		provider, model, channel = root.Start.Provider, root.Start.Model, root.Start.Channel
 	}
 	source, sender := s.Context.Source, s.Context.Sender
 	if source == "" {
@@ -307,6 +295,20 @@ func (e *effective) resolve(w envelope.World, s *envelope.Session, p *pipeline, 
 
 	// 7-8 group and sender: only for current_request turns.
 	if source == envelope.SourceCurrentRequest {
+		// groupChannel and groups are where the group layer looks: the
+		// conversation's channel and candidate ids when the root names its
+		// conversation (in OpenClaw's order, first configured wins), else
+		// its channel and its one group, as recorded before conversations
+		// were.
+		var groupChannel string
+		var groups []string
+		if root != nil && root.Start != nil {
+			if st := root.Start; st.Conversation != "" {
+				groupChannel, groups = conversationGroups(st.Conversation)
+			} else if st.Group != "" {
+				groupChannel, groups = channel, []string{st.Group}
+			}
+		}
 		if e.rel.Rules == rulesPackage {
 			ch := e.rel.channelID(channel)
 			L[lGroup] = e.groupPackage(e.rel.channelID(groupChannel), groups, sender).compiled()
