@@ -237,6 +237,12 @@ type StartedData struct {
 	Branch         string `json:"branch,omitempty"`
 	User           string `json:"user,omitempty"`
 	Host           string `json:"host,omitempty"`
+	// Conversation is the key OpenClaw knows the session's conversation by
+	// (its session key, agent:<id>:<channel>:group:<id>[:topic:<t>]...);
+	// the openclaw dialect reads the channel and the candidate group ids
+	// from it as OpenClaw does, in place of Group (issue 25). It has the
+	// shape of a session key (ValidKey).
+	Conversation string `json:"conversation,omitempty"`
 }
 
 // SpawnedData is the data of session.spawned.

@@ -178,6 +178,16 @@ func CheckNames(payload any) error {
 			"branch", d.Branch, "user", d.User, "host", d.Host); err != nil {
 			return err
 		}
+		if d.Conversation != "" {
+			if !ValidKey(SessionKey(d.Conversation)) {
+				return Errorf(CodeInvalidEvent, "conversation %s is not a session key ([A-Za-z0-9_:-]{1,200})", quoteShort(d.Conversation))
+			}
+			if d.Group != "" {
+				// Two sources for the group layer would leave a reader
+				// guessing which one decided.
+				return Errorf(CodeInvalidEvent, "give either group or conversation, not both: the group ids are read from the conversation")
+			}
+		}
 		return tools("a session tool", d.Tools)
 	case *DenyData:
 		if err := CheckText("rule", d.Rule, MaxRuleLen); err != nil {

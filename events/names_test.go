@@ -86,6 +86,9 @@ func TestCheckNames(t *testing.T) {
 		{"turn sender with ESC", &TurnData{Turn: 2, Sender: "\x1b[31mbob"}, false},
 		{"label with NUL", &SpawnedData{Parent: "p", Agent: "main", Label: "a\x00"}, false},
 		{"session tool with NUL", &StartedData{Agent: "main", Tools: []string{"mcp__a__b\x00"}}, false},
+		{"conversation", &StartedData{Agent: "main", Channel: "telegram", Conversation: "agent:main:telegram:group:g1:topic:7"}, true},
+		{"conversation that is no session key", &StartedData{Agent: "main", Conversation: "agent:main:matrix:channel:!room:example.org"}, false},
+		{"conversation with a group", &StartedData{Agent: "main", Group: "g1", Conversation: "agent:main:telegram:group:g1"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := CheckNames(tc.payload)

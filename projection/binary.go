@@ -23,10 +23,20 @@ import (
 // scope, its start's identity and its envelopes' scopes. A session with
 // none of them is written in format 1, so a log from before scopes keeps
 // its stored bytes (TestSessionBinaryFormats).
+//
+// Format 3 is format 2 followed by what issue 25 added: the start's
+// conversation. A session without it is written in format 1 or 2, as
+// before.
 const (
-	sessionFormat       = 1
-	sessionFormatScoped = 2
+	sessionFormat             = 1
+	sessionFormatScoped       = 2
+	sessionFormatConversation = 3
 )
+
+// conversed reports whether a session has anything only format 3 holds.
+func conversed(s *envelope.Session) bool {
+	return s.Start != nil && s.Start.Conversation != ""
+}
 
 // scoped reports whether a session has anything only format 2 holds.
 func scoped(s *envelope.Session) bool {
@@ -121,7 +131,10 @@ func (w *sink) envelope(e *envelope.Envelope) {
 func encodeSessionBinary(s *envelope.Session) []byte {
 	w := sink{b: make([]byte, 0, 512)}
 	format := byte(sessionFormat)
-	if scoped(s) {
+	switch {
+	case conversed(s):
+		format = sessionFormatConversation
+	case scoped(s):
 		format = sessionFormatScoped
 	}
 	w.b = append(w.b, format)
@@ -175,7 +188,7 @@ func encodeSessionBinary(s *envelope.Session) []byte {
 	w.ref(c.SetBy)
 	w.keys(s.Children)
 	w.int(s.ActiveChildren)
-	if format == sessionFormatScoped {
+	if format >= sessionFormatScoped {
 		w.str(s.Scope)
 		if d := s.Start; d != nil {
 			for _, v := range []string{d.Scope, d.Runtime, d.RuntimeVersion, d.Project, d.Repository, d.Branch, d.User, d.Host} {
@@ -188,6 +201,9 @@ func encodeSessionBinary(s *envelope.Session) []byte {
 		if s.Context.Captured != nil {
 			w.str(s.Context.Captured.Scope)
 		}
+	}
+	if format >= sessionFormatConversation {
+		w.str(s.Start.Conversation)
 	}
 	return w.b
 }
@@ -321,7 +337,7 @@ func (r *source) envelope() *envelope.Envelope {
 }
 
 func decodeSessionBinary(raw []byte) (*envelope.Session, error) {
-	if len(raw) == 0 || raw[0] != sessionFormat && raw[0] != sessionFormatScoped {
+	if len(raw) == 0 || raw[0] < sessionFormat || raw[0] > sessionFormatConversation {
 		return nil, errors.New("a stored session is not in a form this build reads")
 	}
 	r := &source{all: string(raw), i: 1}
@@ -349,7 +365,7 @@ func decodeSessionBinary(raw []byte) (*envelope.Session, error) {
 	s.Context.SetBy = r.ref()
 	s.Children = r.keys()
 	s.ActiveChildren = r.int()
-	if raw[0] == sessionFormatScoped {
+	if raw[0] >= sessionFormatScoped {
 		s.Scope = r.str()
 		if d := s.Start; d != nil {
 			d.Scope, d.Runtime, d.RuntimeVersion, d.Project = r.str(), r.str(), r.str(), r.str()
@@ -360,6 +376,13 @@ func decodeSessionBinary(raw []byte) (*envelope.Session, error) {
 		}
 		if s.Context.Captured != nil {
 			s.Context.Captured.Scope = r.str()
+		}
+	}
+	if raw[0] >= sessionFormatConversation {
+		if s.Start == nil {
+			r.err = errors.New("a stored session in format 3 has no start")
+		} else {
+			s.Start.Conversation = r.str()
 		}
 	}
 	if r.err == nil && r.i != len(r.all) {

@@ -26,7 +26,11 @@ type Document struct {
 	Tools    *ToolsDoc
 	Agents   *AgentsDoc
 	Channels map[string]*ChannelDoc // nil when absent
-	rel      *Release
+	// PluginTools marks the tools OpenClaw plugins register: plugin id (as
+	// written) to the names of its own tools. The ledger's extension (16.3):
+	// OpenClaw knows it from its plugin loader; nil when absent.
+	PluginTools map[string][]string
+	rel         *Release
 }
 
 // Rel returns the release the document is decided under.
@@ -337,11 +341,14 @@ func (p *parser) integer(path string, m map[string]any, key string, lo, hi int) 
 }
 
 func (p *parser) document(v any) *Document {
-	m, ok := p.object("", v, "release", "tools", "agents", "channels")
+	m, ok := p.object("", v, "release", "tools", "agents", "channels", "pluginTools")
 	if !ok {
 		return nil
 	}
 	d := &Document{}
+	if pt, ok := m["pluginTools"]; ok {
+		d.PluginTools = p.pluginTools("pluginTools", pt)
+	}
 	if t, ok := m["tools"]; ok {
 		d.Tools = p.tools("tools", t, true)
 	}
@@ -670,6 +677,55 @@ func (p *parser) agent(path string, v any) *AgentDoc {
 		a.Sandbox = p.sandboxMode(join(path, "sandbox"), s)
 	}
 	return a
+}
+
+// pluginTools reads pluginTools: an object from plugin ids to the lists
+// of their own tools. A plugin id is a name OpenClaw's policy entries can
+// name (not "*", a group:, a glob, or bundle-mcp, whose tools are the MCP
+// tools by their name form); two ids that are one once trimmed and
+// lower-cased, or a tool two plugins claim, are refused.
+func (p *parser) pluginTools(path string, v any) map[string][]string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		p.fail("%s must be an object, got %s", path, jsonType(v))
+		return nil
+	}
+	out := make(map[string][]string, len(m))
+	ids := map[string]string{}
+	owner := map[string]string{}
+	for _, id := range sortedKeys(m) {
+		kp := join(path, id)
+		n := strings.ToLower(p.rel.trim(id))
+		switch {
+		case n == "":
+			p.fail("%s: a plugin id must not be blank", kp)
+		case n == "*" || strings.HasPrefix(n, "group:") || strings.Contains(n, "*") || n == "bundle-mcp":
+			p.fail("%s: %q is not a plugin id (a policy entry reads it as a group or a pattern; MCP tools are known by their <server>__<tool> names)", kp, id)
+		case ids[n] != "":
+			p.fail("%s and %s name the same plugin; write it once", join(path, ids[n]), kp)
+		}
+		if ids[n] == "" {
+			ids[n] = id
+		}
+		l := p.list(path, m, id)
+		if !l.Set {
+			continue
+		}
+		for i, t := range l.Items {
+			tn := p.rel.normalize(t)
+			if tn == "" {
+				p.fail("%s[%d]: a tool name must not be blank", kp, i)
+				continue
+			}
+			if o, ok := owner[tn]; ok && o != id {
+				p.fail("%s[%d]: tool %q is also %s's; a tool has one plugin", kp, i, tn, join(path, o))
+				continue
+			}
+			owner[tn] = id
+		}
+		out[id] = l.Items
+	}
+	return out
 }
 
 func (p *parser) channels(path string, v any) map[string]*ChannelDoc {

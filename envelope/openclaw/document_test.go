@@ -58,6 +58,14 @@ func TestCompileRefusesDocumentsOutsideTheSchema(t *testing.T) {
 		{"group key", `{"channels":{"telegram":{"groups":{"dev":{"tools":{"allow":["read"]},"requireMention":true}}}}}`, `channels.telegram.groups.dev.requireMention is not a field`, ""},
 		{"channel key", `{"channels":{"telegram":{"allowFrom":[]}}}`, `channels.telegram.allowFrom is not a field`, ""},
 		{"exec type", `{"tools":{"exec":"sandbox"}}`, "tools.exec must be an object", ""},
+		{"plugin tools type", `{"pluginTools":["lobster"]}`, "pluginTools must be an object", ""},
+		{"plugin tools list", `{"pluginTools":{"lobster":"lobster"}}`, "pluginTools.lobster must be a list of strings", ""},
+		{"plugin id group", `{"pluginTools":{"group:x":["x"]}}`, `pluginTools["group:x"]: "group:x" is not a plugin id`, ""},
+		{"plugin id bundle-mcp", `{"pluginTools":{"bundle-mcp":["x"]}}`, `"bundle-mcp" is not a plugin id`, ""},
+		{"plugin id blank", `{"pluginTools":{" ":["x"]}}`, `a plugin id must not be blank`, ""},
+		{"plugin ids naming one plugin", `{"pluginTools":{"Voice-Call":["a"],"voice-call":["b"]}}`, `pluginTools.Voice-Call and pluginTools.voice-call name the same plugin`, ""},
+		{"tool of two plugins", `{"pluginTools":{"a":["x"],"b":[" X "]}}`, `pluginTools.b[0]: tool "x" is also pluginTools.a's`, ""},
+		{"blank plugin tool", `{"pluginTools":{"a":[""]}}`, `pluginTools.a[0]: a tool name must not be blank`, ""},
 		{"profile type", `{"tools":{"profile":1}}`, "tools.profile must be a string", ""},
 		{"boolean", `{"agents":{"defaults":{"subagents":{"requireAgentId":"yes"}}}}`, "requireAgentId must be a boolean", ""},
 		{"sandbox tools key", `{"tools":{"sandbox":{"tools":{"allow":[],"block":[]}}}}`, "tools.sandbox.tools.block is not a field", ""},
@@ -131,7 +139,8 @@ func TestCompileAcceptsTheWholeSchema(t *testing.T) {
 	       "sandbox": {"mode": "all"}}
 	    ]
 	  },
-	  "channels": {"telegram": {"groups": {"dev": {"tools": {"deny": ["read"]}, "toolsBySender": {"id:alice": {}}}}}}
+	  "channels": {"telegram": {"groups": {"dev": {"tools": {"deny": ["read"]}, "toolsBySender": {"id:alice": {}}}}}},
+	  "pluginTools": {"voice-call": ["voice_call"], "memory-lancedb": ["memory_recall", "memory_store"], "idle": []}
 	}`
 	c, err := New().Compile(json.RawMessage(doc), []string{"read"})
 	if err != nil {

@@ -157,6 +157,8 @@ func newEffective(pol *Policy, ps *envelope.PolicyState) *effective {
 		maxChildren: defaultMaxChildren,
 		defaultMode: "off",
 	}
+	// The document's plugin tools (grants never change them).
+	e.cat.mark(e.rel, pol.Doc.PluginTools)
 	e.builtins()
 	doc := e.doc
 	if doc.Agents != nil && doc.Agents.Defaults != nil {

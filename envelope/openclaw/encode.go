@@ -19,6 +19,16 @@ func (d *Document) value() map[string]any {
 	if d.Agents != nil {
 		m["agents"] = d.Agents.value()
 	}
+	if d.PluginTools != nil {
+		pt := map[string]any{}
+		for id, tools := range d.PluginTools {
+			if tools == nil {
+				tools = []string{}
+			}
+			pt[id] = tools
+		}
+		m["pluginTools"] = pt
+	}
 	if d.Channels != nil {
 		ch := map[string]any{}
 		for k, c := range d.Channels {

@@ -237,9 +237,9 @@ func (e *effective) resolve(w envelope.World, s *envelope.Session, p *pipeline, 
 	p.rel = e.rel
 	ap := e.agent(s.Agent)
 	root := rootOf(w, s)
-	var provider, model, channel, group string
+	var provider, model, channel string
 	if root != nil && root.Start != nil {
-		provider, model, channel, group = root.Start.Provider, root.Start.Model, root.Start.Channel, root.Start.Group
+		provider, model, channel = root.Start.Provider, root.Start.Model, root.Start.Channel
 	}
 	source, sender := s.Context.Source, s.Context.Sender
 	if source == "" {
@@ -295,22 +295,41 @@ func (e *effective) resolve(w envelope.World, s *envelope.Session, p *pipeline, 
 
 	// 7-8 group and sender: only for current_request turns.
 	if source == envelope.SourceCurrentRequest {
+		// groupChannel and groups are where the group layer looks: the
+		// conversation's channel and candidate ids when the root names its
+		// conversation (in OpenClaw's order, first configured wins), else
+		// its channel and its one group, as recorded before conversations
+		// were.
+		var groupChannel string
+		var groups []string
+		if root != nil && root.Start != nil {
+			if st := root.Start; st.Conversation != "" {
+				groupChannel, groups = conversationGroups(st.Conversation)
+			} else if st.Group != "" {
+				groupChannel, groups = channel, []string{st.Group}
+			}
+		}
 		if e.rel.Rules == rulesPackage {
 			ch := e.rel.channelID(channel)
-			L[lGroup] = e.groupPackage(ch, group, sender).compiled()
+			L[lGroup] = e.groupPackage(e.rel.channelID(groupChannel), groups, sender).compiled()
 			sc, ok := e.senderMatchPackage(ap.senders, ch, sender)
 			if !ok {
 				sc, _ = e.senderMatchPackage(e.senders, ch, sender)
 			}
 			L[lSender] = sc.compiled()
 		} else {
-			if channel != "" && group != "" {
-				if g := e.channels[channel][group]; g != nil {
-					sc, ok := senderMatch(g.senders, channel, sender, &buf)
-					if !ok {
-						sc = g.tools
+			if groupChannel != "" {
+				// The first candidate configured, as written (one, for a
+				// record from before conversations).
+				for _, gid := range groups {
+					if g := e.channels[groupChannel][gid]; g != nil {
+						sc, ok := senderMatch(g.senders, groupChannel, sender, &buf)
+						if !ok {
+							sc = g.tools
+						}
+						L[lGroup] = sc.compiled()
+						break
 					}
-					L[lGroup] = sc.compiled()
 				}
 			}
 			sc, ok := senderMatch(ap.senders, channel, sender, &buf)
@@ -443,12 +462,14 @@ func senderMatch(m map[string]*scopeLayer, channel, sender string, buf *[256]byt
 }
 
 // groupPackage resolves the group policy as OpenClaw's
-// resolveChannelGroupToolsPolicy does for a session in group g of channel
-// ch: the group's sender match, else its tools; and when the group is not
-// configured, or configures neither, the same from the channel's "*"
-// group. A group that writes tools: {} stops there, with no layer.
-func (e *effective) groupPackage(ch, g, sender string) *scopeLayer {
-	if ch == "" || g == "" {
+// resolveChannelGroupToolsPolicy does for a session whose candidate group
+// ids in channel ch are ids: the first candidate the channel configures is
+// the session's group; its sender match, else its tools; and when no
+// candidate is configured, or the one found configures neither, the same
+// from the channel's "*" group. A group that writes tools: {} stops there,
+// with no layer.
+func (e *effective) groupPackage(ch string, ids []string, sender string) *scopeLayer {
+	if ch == "" || len(ids) == 0 {
 		return nil
 	}
 	groups := e.channels[ch]
@@ -461,9 +482,12 @@ func (e *effective) groupPackage(ch, g, sender string) *scopeLayer {
 		}
 		return gp.tools, gp.toolsSet
 	}
-	if g != "*" {
-		if sc, ok := node(groups[g]); ok {
-			return sc
+	for _, g := range ids {
+		if gp, ok := groups[g]; ok {
+			if sc, ok := node(gp); ok {
+				return sc
+			}
+			break
 		}
 	}
 	sc, _ := node(groups["*"])

@@ -15,7 +15,7 @@ type kind uint8
 const (
 	kLiteral kind = iota // rule 5: the identical name only
 	kStar                // rule 1: every tool
-	kMCP                 // rule 2: group:plugins, bundle-mcp: every MCP tool
+	kMCP                 // rule 2: group:plugins, bundle-mcp: every MCP tool (and group:plugins every marked plugin tool)
 	kGroup               // rule 3: a built-in group's members
 	kGlob                // rule 4: '*' matches any run of characters
 )
@@ -24,7 +24,7 @@ const (
 type pattern struct {
 	kind    kind
 	text    string
-	members map[string]bool // kGroup only
+	members map[string]bool // kGroup: the members; kMCP: the marked plugin tools, besides every MCP tool
 	// js: a '*' of a glob matches no line terminator, as the regular
 	// expression OpenClaw compiles a glob into (".*") does not.
 	js bool
@@ -50,6 +50,23 @@ func (r *Release) classify(e string) pattern {
 
 // classify is the legacy release's.
 func classify(e string) pattern { return releaseLegacy.classify(e) }
+
+// classifyIn classifies a normalized entry under the release for a
+// catalogue whose plugin tools are marked (pluginTools, 2.2), as OpenClaw's
+// expandPluginGroups expands an entry before anything else: group:plugins
+// stands for every plugin tool (the MCP tools and the marked ones), and a
+// plugin id with tools in the catalogue for those tools.
+func (r *Release) classifyIn(e string, cat *catalogue) pattern {
+	if cat != nil && cat.pluginTools != nil {
+		if e == "group:plugins" {
+			return pattern{kind: kMCP, text: e, members: cat.pluginTools}
+		}
+		if m := cat.plugins[e]; len(m) > 0 {
+			return pattern{kind: kGroup, text: e, members: m}
+		}
+	}
+	return r.classify(e)
+}
 
 // expand returns what a normalized entry stands for under the release: the
 // entry itself, or the name a rename gives it, followed by its family's
@@ -89,7 +106,7 @@ func (p *pattern) match1(t string) bool {
 	case kStar:
 		return true
 	case kMCP:
-		return isMCP(t)
+		return isMCP(t) || p.members[t]
 	case kGroup:
 		return p.members[t]
 	case kGlob:
@@ -145,10 +162,38 @@ func splitTerminators(s string) []piece {
 	}
 }
 
-// catalogue is the normalized policy catalogue with an index by name.
+// catalogue is the normalized policy catalogue with an index by name, and
+// its plugin tools as the document marks them (pluginTools): every marked
+// tool of the catalogue, and by plugin id (trimmed, lower-cased). Both are
+// nil when the document marks none.
 type catalogue struct {
-	names []string
-	index map[string]int
+	names       []string
+	index       map[string]int
+	pluginTools map[string]bool
+	plugins     map[string]map[string]bool
+}
+
+// mark records the document's plugin tools that are in the catalogue
+// (OpenClaw groups the plugin tools of the session's tool list:
+// buildPluginToolGroups).
+func (c *catalogue) mark(r *Release, pluginTools map[string][]string) {
+	for id, tools := range pluginTools {
+		pid := strings.ToLower(r.trim(id))
+		for _, t := range tools {
+			n := r.normalize(t)
+			if _, ok := c.index[n]; !ok {
+				continue
+			}
+			if c.pluginTools == nil {
+				c.pluginTools, c.plugins = map[string]bool{}, map[string]map[string]bool{}
+			}
+			if c.plugins[pid] == nil {
+				c.plugins[pid] = map[string]bool{}
+			}
+			c.pluginTools[n] = true
+			c.plugins[pid][n] = true
+		}
+	}
 }
 
 func (r *Release) newCatalogue(raw []string) *catalogue {
@@ -210,7 +255,7 @@ func (r *Release) compileList(path string, items []string, rec *envelope.RecordR
 		l.rules = append(l.rules, path+": "+strconv.Quote(it))
 		l.recs = append(l.recs, rc)
 		for _, x := range r.expand(n) {
-			l.pats = append(l.pats, r.classify(x))
+			l.pats = append(l.pats, r.classifyIn(x, cat))
 			l.entry = append(l.entry, e)
 		}
 	}

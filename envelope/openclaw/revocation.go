@@ -49,13 +49,32 @@ const maxRevocationLists = 4096
 // release, denies the tool (normalized); the input plays no part.
 func (*Dialect) MatchRule(p *envelope.PolicyState, rule, tool string, _ json.RawMessage, _ bool) bool {
 	rel := newest()
+	var pol *Policy
 	if p != nil {
-		if pol, ok := p.Compiled.(*Policy); ok {
-			rel = pol.rel
+		if pl, ok := p.Compiled.(*Policy); ok {
+			pol, rel = pl, pl.rel
 		}
 	}
 	if _, _, content := envelope.SplitRule(rule); content {
 		return false
+	}
+	if pol != nil && pol.Doc.PluginTools != nil {
+		// group:plugins and a plugin id stand for the tools the policy
+		// marks as plugin tools (2.2): compiled with those marks, uncached
+		// (they belong to the policy, not to the release).
+		if n := rel.normalize(rule); n == "group:plugins" || pluginID(rel, pol.Doc.PluginTools, n) {
+			cat := &catalogue{index: map[string]int{}}
+			for _, tools := range pol.Doc.PluginTools {
+				for _, t := range tools {
+					if tn := rel.normalize(t); tn != "" {
+						cat.index[tn] = len(cat.names)
+						cat.names = append(cat.names, tn)
+					}
+				}
+			}
+			cat.mark(rel, pol.Doc.PluginTools)
+			return rel.compileList("deny", []string{rule}, nil, nil, cat).match(tool) >= 0
+		}
 	}
 	k := revocationKey{rel, strings.TrimSpace(rule)}
 	var l *plist
@@ -68,4 +87,15 @@ func (*Dialect) MatchRule(p *envelope.PolicyState, rule, tool string, _ json.Raw
 		}
 	}
 	return l.match(tool) >= 0
+}
+
+// pluginID reports whether the normalized entry n names a plugin of
+// pluginTools (its id trimmed and lower-cased).
+func pluginID(rel *Release, pluginTools map[string][]string, n string) bool {
+	for id := range pluginTools {
+		if strings.ToLower(rel.trim(id)) == n {
+			return true
+		}
+	}
+	return false
 }

@@ -208,14 +208,15 @@ func TestAgentRun(t *testing.T) {
 	}
 	// The root's start names the configured scope and carries what the
 	// plugin knows of where it runs: OpenClaw's version, the agent's
-	// workspace, the OS user, the host, the model of the first call.
+	// workspace, the OS user, the host, the model of the first call; its
+	// conversation is its OpenClaw session key (issue 25).
 	host, _ := os.Hostname()
 	osUser := ""
 	if u, err := user.Current(); err == nil {
 		osUser = u.Username
 	}
 	wantStart := events.StartedData{Agent: "main", Provider: "scripted", Model: "m1", Scope: scope, Runtime: "openclaw",
-		RuntimeVersion: Version(t), Project: oc.Workspace, User: osUser, Host: host}
+		RuntimeVersion: Version(t), Project: oc.Workspace, User: osUser, Host: host, Conversation: string(root)}
 	if len(started) != 1 || !reflect.DeepEqual(started[0], wantStart) {
 		t.Errorf("session.started data %+v, want [%+v]", started, wantStart)
 	}

@@ -292,8 +292,10 @@ func TestHookRunner(t *testing.T) {
 		// runtime and the configuration give (no workspace configured:
 		// OpenClaw's default one, under the state directory).
 		host, _ := os.Hostname()
+		// Its conversation is OpenClaw's own key (issue 25).
 		wantStart := events.StartedData{Agent: "main", Provider: "scripted", Model: "m1", Scope: scope, Runtime: "openclaw",
-			RuntimeVersion: Version(t), Project: filepath.Join(oc.Dir, "state", "workspace"), User: "ada@example.com", Host: host}
+			RuntimeVersion: Version(t), Project: filepath.Join(oc.Dir, "state", "workspace"), User: "ada@example.com", Host: host,
+			Conversation: root}
 		if len(started) != 1 || !reflect.DeepEqual(started[0], wantStart) {
 			t.Errorf("session.started data %+v, want [%+v]", started, wantStart)
 		}
@@ -304,6 +306,82 @@ func TestHookRunner(t *testing.T) {
 			t.Errorf("ledger verify: %s", out)
 		}
 	})
+}
+
+// TestHookRunnerConversations (issue 25): a root in a forum topic, a
+// sender-suffixed group session and a room, through OpenClaw's hook
+// runner and the plugin to a real ledger. The plugin sends each key as the
+// root's conversation, and the ledger decides the group layer as OpenClaw
+// 2026.9.6 does (bash tools/openclaw/run groupids.mjs): the topic's group
+// before the chat's, the sender's before the chat's, no group for a room.
+// Before issue 25 the plugin sent the chat (g1, 123) and the room (r1) as
+// the group: read in the topic and web_fetch in the sender's session went
+// through, and exec in the room was blocked.
+func TestHookRunnerConversations(t *testing.T) {
+	Require(t)
+	bin := ledgertest.BuildLedger(t)
+	url := ledgertest.ServeLedger(t, bin)
+	nc, err := nats.Connect(url, nats.Timeout(5*time.Second), nats.MaxReconnects(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	oc := New(t)
+	doc := `{"channels": {
+		"telegram": {"groups": {"g1": {"tools": {"deny": ["exec"]}}, "g1:topic:7": {"tools": {"deny": ["read"]}},
+			"123": {"tools": {"deny": ["exec"]}}, "123:sender:bob": {"tools": {"deny": ["web_fetch"]}}}},
+		"matrix": {"groups": {"r1": {"tools": {"deny": ["exec"]}}, "*": {"tools": {"deny": ["exec"]}}}}}}`
+	if _, err := client.New(nc, client.Options{}).Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw",
+		Scope: DefaultScope(oc), Document: json.RawMessage(doc), Catalogue: append(slices.Clone(catalogue), "web_fetch")})); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		topic  = "agent:main:telegram:group:g1:topic:7"
+		sender = "agent:main:telegram:group:123:sender:bob"
+		room   = "agent:main:matrix:room:r1"
+	)
+	steps := []Step{
+		modelCall(topic, "t:model:1"),
+		tool("read", "t1", topic), // 1
+		tool("exec", "t2", topic), // 2
+		modelCall(sender, "s:model:1"),
+		tool("web_fetch", "s1", sender), // 4
+		tool("exec", "s2", sender),      // 5
+		modelCall(room, "r:model:1"),
+		tool("exec", "r1", room), // 7
+		{Hook: "gateway_stop", Event: map[string]any{}, Ctx: map[string]any{}},
+	}
+	a := RunHooksIn(t, oc, map[string]any{"natsUrl": url, "timeoutMs": 1000, "retries": 0}, steps)
+	for i, want := range map[int]string{1: "group:deny", 2: "", 4: "group:deny", 5: "", 7: ""} {
+		blocked, reason := a[i].Blocked()
+		switch {
+		case want == "" && blocked:
+			t.Errorf("step %d (%v of %v) was blocked: %s", i, steps[i].Event["toolName"], steps[i].Ctx["sessionKey"], reason)
+		case want != "" && (!blocked || !strings.Contains(reason, want)):
+			t.Errorf("step %d (%v of %v): blocked %v %q; want a block for %s", i, steps[i].Event["toolName"], steps[i].Ctx["sessionKey"], blocked, reason, want)
+		}
+	}
+	started := map[events.SessionKey]events.StartedData{}
+	for _, l := range strings.Split(strings.TrimSpace(ledgertest.LedgerCmd(t, bin, "log", "--json", "--nats", url, "--data", t.TempDir())), "\n") {
+		var r events.Record
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Type == events.SessionStarted {
+			var d events.StartedData
+			if err := json.Unmarshal(r.Data, &d); err != nil {
+				t.Fatal(err)
+			}
+			started[r.Session] = d
+		}
+	}
+	for key, channel := range map[events.SessionKey]string{topic: "telegram", sender: "telegram", room: "matrix"} {
+		if d := started[key]; d.Conversation != string(key) || d.Group != "" || d.Channel != channel {
+			t.Errorf("%s started with %+v; want its key as the conversation, channel %s and no group", key, d, channel)
+		}
+	}
 }
 
 // describe lists a tree's sessions as "key state turns", root first.

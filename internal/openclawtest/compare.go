@@ -50,6 +50,9 @@ type Tally struct {
 	Decisions, DecisionsAgree     int
 	Unreachable                   int // spawns OpenClaw could not make (the requester lacks sessions_spawn)
 	Explained                     int
+	// FailOpen counts the decisions where the ledger allows a tool
+	// OpenClaw denies (a defect, never a deliberate difference).
+	FailOpen int
 }
 
 func (t *Tally) add(o *Tally) {
@@ -64,6 +67,7 @@ func (t *Tally) add(o *Tally) {
 	t.DecisionsAgree += o.DecisionsAgree
 	t.Unreachable += o.Unreachable
 	t.Explained += o.Explained
+	t.FailOpen += o.FailOpen
 }
 
 // Deliberate is one entry of testdata/deliberate.json: a documented choice
@@ -280,6 +284,9 @@ func Compare(l *Lineage, ledger *LedgerAnswer, oc *Answer, listed map[string]boo
 				t.DecisionsAgree++
 			} else {
 				differ = append(differ, tool.Name)
+				if ledgerAllows {
+					t.FailOpen++
+				}
 			}
 		}
 		if len(differ) == 0 {
@@ -343,15 +350,15 @@ func Table(w io.Writer, byTag map[string]*Tally, all *Tally) {
 		}
 		return fmt.Sprintf("%d/%d (%.2f%%)", a, b, 100*float64(a)/float64(b))
 	}
-	fmt.Fprintf(w, "%-16s %8s  %-26s %-30s %-24s %-24s %s\n", "category", "lineages", "sessions (full tool list)", "decisions (tool by tool)", "admission", "validation", "unreachable")
+	fmt.Fprintf(w, "%-16s %8s  %-26s %-30s %-24s %-24s %-11s %s\n", "category", "lineages", "sessions (full tool list)", "decisions (tool by tool)", "admission", "validation", "unreachable", "fail-open")
 	tags := make([]string, 0, len(byTag))
 	for k := range byTag {
 		tags = append(tags, k)
 	}
 	slices.Sort(tags)
 	row := func(name string, t *Tally) {
-		fmt.Fprintf(w, "%-16s %8d  %-26s %-30s %-24s %-24s %d\n", name, t.Lineages, pct(t.SessionsAgree, t.Sessions),
-			pct(t.DecisionsAgree, t.Decisions), pct(t.AdmissionsAgree, t.Admissions), pct(t.ValidationsAgree, t.Validations), t.Unreachable)
+		fmt.Fprintf(w, "%-16s %8d  %-26s %-30s %-24s %-24s %-11d %d\n", name, t.Lineages, pct(t.SessionsAgree, t.Sessions),
+			pct(t.DecisionsAgree, t.Decisions), pct(t.AdmissionsAgree, t.Admissions), pct(t.ValidationsAgree, t.Validations), t.Unreachable, t.FailOpen)
 	}
 	for _, k := range tags {
 		row(k, byTag[k])

@@ -23,6 +23,11 @@ var (
 	// (legacy: the dialect before the release tables, to measure how far
 	// it was from the package).
 	flagLedgerRelease = flag.String("openclaw.ledger-release", "", "release the ledger decides the cases with (default: the one the document names, the newest)")
+	flagConv          = flag.Int("openclaw.n-conv", 1500, "generated lineages of the conversation family (issue 25)")
+	flagPlug          = flag.Int("openclaw.n-plugins", 1000, "generated lineages of the plugin-tools family (issue 25)")
+	// flagBefore25 feeds the ledger's side what the plugin sent before
+	// issue 25 (Mapping.Before25), to measure where it stood.
+	flagBefore25 = flag.Bool("openclaw.before-25", false, "feed the ledger what the plugin sent before issue 25 (one group cut at ':', no conversation)")
 )
 
 // require starts the oracle, or skips (fails under CI=true) when Node 24
@@ -88,6 +93,16 @@ func TestDifferential(t *testing.T) {
 		t.Fatal(err)
 	}
 	lineages = append(lineages, Generate(*flagSeed, *flagN, pinned)...)
+	lineages = append(lineages, GenerateConversations(*flagSeed, *flagConv, pinned)...)
+	lineages = append(lineages, GeneratePluginTools(*flagSeed, *flagPlug, pinned)...)
+	hand, err := HandWritten(filepath.Join("testdata", "cases"), pinned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hand) == 0 {
+		t.Fatal("no hand-written cases in testdata/cases")
+	}
+	lineages = append(lineages, hand...)
 	cases := make([]Case, len(lineages))
 	for i, l := range lineages {
 		if cases[i], err = OracleCase(l); err != nil {
@@ -107,7 +122,7 @@ func TestDifferential(t *testing.T) {
 		if *flagLedgerRelease != "" {
 			l = withRelease(l, *flagLedgerRelease)
 		}
-		if ledgerAnswers[i], err = Ledger(l); err != nil {
+		if ledgerAnswers[i], err = LedgerWith(l, Mapping{Before25: *flagBefore25}); err != nil {
 			t.Fatalf("%s: %v", l.ID, err)
 		}
 	}

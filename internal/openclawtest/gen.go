@@ -39,6 +39,8 @@ type gen struct {
 	cat  []Tool
 	tags map[string]bool
 	rel  *openclaw.Release
+	// plugins draws plugin entries too (the plugin-tools family).
+	plugins bool
 }
 
 func (g *gen) p(x float64) bool { return g.r.Float64() < x }
@@ -49,6 +51,10 @@ func (g *gen) tag(t string) { g.tags[t] = true }
 
 // entry draws one policy list entry.
 func (g *gen) entry() string {
+	if g.plugins && g.p(0.3) {
+		g.tag("plugin-entries")
+		return g.pick(pluginEntries...)
+	}
 	switch n := g.r.IntN(100); {
 	case n < 45:
 		return g.cat[g.r.IntN(len(g.cat))].Name
@@ -310,22 +316,30 @@ func (g *gen) allowAgents() []string {
 
 // lineage draws the sessions of a case under doc.
 func (g *gen) lineage(doc map[string]any) []Session {
+	return g.lineageWith(doc, func(root *Session) {
+		switch n := g.r.IntN(100); {
+		case n < 60:
+			root.Key = "agent:" + root.Agent + ":main"
+		case n < 85:
+			root.Channel, root.Group = g.pick("slack", "telegram"), g.pick("g1", "g2")
+			root.Key = "agent:" + root.Agent + ":" + root.Channel + ":group:" + root.Group
+			g.tag("senders")
+		default:
+			root.Key = "agent:" + root.Agent + ":run-" + fmt.Sprint(g.r.IntN(9))
+		}
+	})
+}
+
+// lineageWith draws the sessions of a case under doc, the root's key,
+// channel and group drawn by keyed.
+func (g *gen) lineageWith(doc map[string]any, keyed func(root *Session)) []Session {
 	listed := listedIDs(doc)
 	rootAgents := append(slices.Clone(listed), "main", "ghost")
 	root := Session{Agent: g.pick(rootAgents...)}
 	if root.Agent == "ghost" {
 		g.tag("unconfigured")
 	}
-	switch n := g.r.IntN(100); {
-	case n < 60:
-		root.Key = "agent:" + root.Agent + ":main"
-	case n < 85:
-		root.Channel, root.Group = g.pick("slack", "telegram"), g.pick("g1", "g2")
-		root.Key = "agent:" + root.Agent + ":" + root.Channel + ":group:" + root.Group
-		g.tag("senders")
-	default:
-		root.Key = "agent:" + root.Agent + ":run-" + fmt.Sprint(g.r.IntN(9))
-	}
+	keyed(&root)
 	if g.p(0.5) {
 		pm := [][2]string{{"openai", "gpt-5"}, {"anthropic", "claude"}, {"OpenAI", "GPT-5"}, {"openrouter", "anthropic/claude"}}[g.r.IntN(4)]
 		root.Provider, root.Model = pm[0], pm[1]
@@ -412,7 +426,7 @@ func Generate(seed uint64, n int, release string) []*Lineage {
 	cat := Catalogue(release)
 	out := make([]*Lineage, 0, n)
 	for i := 0; i < n; i++ {
-		g := &gen{r: r, cat: cat, tags: map[string]bool{}, rel: rel}
+		g := &gen{r: r, cat: cat, tags: map[string]bool{"generated": true}, rel: rel}
 		doc := g.doc()
 		sessions := g.lineage(doc)
 		raw, err := json.Marshal(doc)

@@ -42,12 +42,52 @@ type LedgerAnswer struct {
 	Normalize func(string) string `json:"-"`
 }
 
+// Mapping says what the ledger's side is fed for a root, as the
+// session-ledger plugin (tools/openclaw-plugin) maps OpenClaw's session.
+type Mapping struct {
+	// Before25 feeds what the ledger had before issue 25: the group the
+	// key names cut at its first ':' (PluginBefore25), no conversation, and
+	// a document that marks no plugin tools. Otherwise a root carries its
+	// key as its conversation, as the plugin sends it now, and the
+	// document marks the catalogue's plugin tools (pluginTools) as
+	// OpenClaw's plugin loader marks them for the oracle.
+	Before25 bool
+}
+
+// withPluginTools is doc with pluginTools marking the catalogue's tools
+// that a plugin other than bundle-mcp owns (MCP tools are known by their
+// names).
+func withPluginTools(doc json.RawMessage, cat []Tool) json.RawMessage {
+	marks := map[string][]string{}
+	for _, t := range cat {
+		if t.Plugin != "" && t.Plugin != "bundle-mcp" {
+			marks[t.Plugin] = append(marks[t.Plugin], t.Name)
+		}
+	}
+	if len(marks) == 0 {
+		return doc
+	}
+	var m map[string]any
+	if err := json.Unmarshal(doc, &m); err != nil || m == nil {
+		return doc // not an object: both sides refuse it
+	}
+	m["pluginTools"] = marks
+	b, err := json.Marshal(m)
+	if err != nil {
+		return doc
+	}
+	return b
+}
+
 // Ledger runs a lineage through the ledger's own fold: a projection.State
 // with the openclaw dialect, every event prepared and applied as the
 // service does. Each session takes one turn (with its sender, if any)
 // before the next session is created, so that a spawn captures its
-// requester's turn.
-func Ledger(l *Lineage) (*LedgerAnswer, error) {
+// requester's turn. Roots are started as the plugin starts them now.
+func Ledger(l *Lineage) (*LedgerAnswer, error) { return LedgerWith(l, Mapping{}) }
+
+// LedgerWith is Ledger with the roots started as m says.
+func LedgerWith(l *Lineage, m Mapping) (*LedgerAnswer, error) {
 	st := projection.New(projection.Dialects{openclaw.Name: openclaw.New()})
 	n := 0
 	appendEv := func(ev map[string]any) error {
@@ -74,8 +114,12 @@ func Ledger(l *Lineage) (*LedgerAnswer, error) {
 		cat[i] = t.Name
 	}
 	out := &LedgerAnswer{Normalize: st.Normalize}
+	doc := l.Doc
+	if !m.Before25 {
+		doc = withPluginTools(doc, l.Catalogue)
+	}
 	if err := appendEv(map[string]any{"type": events.PolicySet, "data": map[string]any{
-		"dialect": openclaw.Name, "document": l.Doc, "catalogue": cat}}); err != nil {
+		"dialect": openclaw.Name, "document": doc, "catalogue": cat}}); err != nil {
 		if events.CodeOf(err) != events.CodeInvalidPolicy {
 			return nil, err
 		}
@@ -93,7 +137,13 @@ func Ledger(l *Lineage) (*LedgerAnswer, error) {
 		if s.Parent == nil {
 			keys[i] = s.Key
 			data := map[string]any{"agent": s.Agent}
-			for k, v := range map[string]string{"provider": s.Provider, "model": s.Model, "channel": s.Channel, "group": s.Group} {
+			fields := map[string]string{"provider": s.Provider, "model": s.Model, "channel": s.Channel}
+			if m.Before25 {
+				fields["group"] = s.Group
+			} else {
+				fields["conversation"] = s.Key
+			}
+			for k, v := range fields {
 				if v != "" {
 					data[k] = v
 				}
@@ -137,7 +187,8 @@ func Ledger(l *Lineage) (*LedgerAnswer, error) {
 
 // OpenClawConfig is the openclaw.json a ledger document stands for, as the
 // oracle is given it: the document less what is the ledger's own (its
-// "release", and delegateToolsTo, the dialect's extension), and, for a
+// "release", its "pluginTools" marks, which the oracle gives as tool
+// metadata, and delegateToolsTo, the dialect's extension), and, for a
 // roster of two agents or more, agents.ownership "explicit" (OpenClaw
 // wants it named; the ledger's agents.list has no default agent).
 func OpenClawConfig(doc json.RawMessage) (json.RawMessage, error) {
@@ -146,6 +197,7 @@ func OpenClawConfig(doc json.RawMessage) (json.RawMessage, error) {
 		return doc, nil // not an object: given as it is, both sides refuse it
 	}
 	delete(m, "release")
+	delete(m, "pluginTools")
 	if agents, ok := m["agents"].(map[string]any); ok {
 		if list, ok := agents["list"].([]any); ok {
 			for _, a := range list {

@@ -109,14 +109,18 @@ export function agentOf(key: string): string | undefined {
 }
 
 /**
- * conversationOf reads the channel and group OpenClaw's key names for a
- * channel conversation: agent:<id>:<channel>:group|channel|room:<id>
- * (a group) or agent:<id>:<channel>:direct|dm:<peer> (no group).
+ * channelOf reads the channel OpenClaw's key names for a channel
+ * conversation (agent:<id>:<channel>:group|channel|room|direct|dm:...),
+ * for a root whose hooks name none. The group is not read here: the whole
+ * key goes to the ledger as the root's conversation, and the dialect
+ * reads OpenClaw's candidate group ids from it (a forum topic's
+ * <chat>:topic:<t> before <chat>, a sender-suffixed group's own id
+ * before the chat's; rooms and direct chats name no group), as OpenClaw
+ * does.
  */
-export function conversationOf(key: string): { channel?: string; group?: string } {
-  const m = /^agent:[^:]+:([^:]+):(group|channel|room|direct|dm):([^:]+)/.exec(key);
-  if (!m) return {};
-  return m[2] === "direct" || m[2] === "dm" ? { channel: m[1] } : { channel: m[1], group: m[3] };
+export function channelOf(key: string): string | undefined {
+  const m = /^agent:[^:]+:([^:]+):(group|channel|room|direct|dm):/.exec(key);
+  return m ? m[1] : undefined;
 }
 
 /** quote renders args as one shell command line (internal/cchook.Quote). */
@@ -300,13 +304,13 @@ export class Bridge {
       return s;
     }
     const agent = hint.agent ?? this.agents.get(key) ?? agentOf(key) ?? "main";
-    const conv = conversationOf(key);
     const data: Record<string, unknown> = { agent };
     if (hint.provider) data.provider = hint.provider;
     if (hint.model) data.model = hint.model;
-    const channel = hint.channel ?? conv.channel;
+    const channel = hint.channel ?? channelOf(key);
     if (channel) data.channel = channel;
-    if (conv.group) data.group = conv.group;
+    // OpenClaw's own session key: the ledger reads the group ids from it.
+    data.conversation = key;
     if (hint.sender) data.sender = hint.sender;
     Object.assign(data, this.identity(agent, hint));
     const s: Session = { key, agent, turns: 0, state: "active", pending: new Set() };
