@@ -3,6 +3,7 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,6 +44,8 @@ type call struct {
 	// ctx is where the call runs (the input's PathsKey); nil when the
 	// input does not say.
 	ctx *pathCtx
+	// cut are the parameters left out as too long (the input's CutKey).
+	cut []string
 }
 
 func newCall(tool string, input json.RawMessage) *call {
@@ -60,6 +63,9 @@ func newCall(tool string, input json.RawMessage) *call {
 		}
 		if raw, ok := c.obj[PathsKey]; ok {
 			c.ctx = parsePathCtx(raw)
+		}
+		if raw, ok := c.obj[CutKey]; ok {
+			_ = json.Unmarshal(raw, &c.cut)
 		}
 		if raw, ok := c.obj[field]; ok && field != "" && jsonKind(raw) == '"' {
 			var s string
@@ -153,6 +159,9 @@ func (rr *ruleRef) matches(c *call) bool {
 		// (TestDifferential/i25-mcp-param-rules).
 		if rr.b == bAllow || isContentField(r.param) || isMCP(c.tool) {
 			return false
+		}
+		if slices.Contains(c.cut, r.param) {
+			return true // a value too long to record: fails closed
 		}
 		v, ok := c.param(r.param)
 		return ok && globMatch(r.value, v)

@@ -308,3 +308,22 @@ func TestDecideInputForms(t *testing.T) {
 		t.Error("no session: deny")
 	}
 }
+
+// TestCutParameters: a deny or ask parameter rule on a parameter the
+// attach point left out as too long (CutKey) matches whatever its value,
+// and on one it did not leave out matches as before.
+func TestCutParameters(t *testing.T) {
+	doc := `{"permissions": {"allow": ["Bash(echo *)", "Write"], "ask": ["Write(content:*TODO*)"],
+		"deny": ["Bash(description:*deploy*)", "mcp__github__get_issue(target:prod*)"]}}`
+	runCalls(t, doc, "default", []call1{
+		{"Bash", map[string]any{"command": "echo hi", "description": "ok"}, allow, codePermissionAllow},
+		{"Bash", map[string]any{"command": "echo hi", "description": "deploy it"}, deny, codePermissionDeny},
+		{"Bash", map[string]any{"command": "echo hi", CutKey: []string{"description"}}, deny, codePermissionDeny},
+		{"Bash", map[string]any{"command": "echo hi", CutKey: []string{"other"}}, allow, codePermissionAllow},
+		{"Write", map[string]any{"file_path": "a.txt", CutKey: []string{"content"}}, ask, codePermissionAsk},
+		{"Write", map[string]any{"file_path": "a.txt", "content": "done"}, allow, codePermissionAllow},
+		// MCP parameter rules stay ignored, as Claude Code 2.1.328 ignores
+		// them (TestDifferential/i25-mcp-param-rules).
+		{"mcp__github__get_issue", map[string]any{"target": "prod-1", CutKey: []string{"target"}}, ask, codeDefaultPrompt},
+	})
+}

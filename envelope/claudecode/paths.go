@@ -397,3 +397,12 @@ func segMatch(p, s string) bool {
 // reads them: absolute, as its tools send them (section 0.2). It is never a
 // parameter of the tool.
 const PathsKey = "ledger:paths"
+
+// CutKey is the key of a check's input that lists the string parameters
+// an attach point left out because they were too long to record (the
+// Claude Code hook keeps 256 bytes of a parameter). A deny or ask
+// parameter rule on a parameter it lists matches whatever the rule's
+// value: the value cannot be read, so the rule fails closed
+// (TestCutParameters; the hostile pass saw a 300-byte target evade
+// Bash(description:*deploy*)). It is never a parameter of the tool.
+const CutKey = "ledger:cut"

@@ -608,9 +608,13 @@ func TestCallInput(t *testing.T) {
 		// Nobody but the hook says where a call runs.
 		{"WebFetch", `{"url":"u","ledger:paths":"/x"}`, `{"url":"u"}`},
 		{"Read", `{"file_path":"/a","ledger:paths":{"project":"/"}}`, `{"file_path":"/a",` + where + `}`},
-		{"Write", `{"file_path":"/a","content":"` + long + `"}`, `{"file_path":"/a",` + where + `}`},
+		// A parameter too long to record is named (ledger:cut), so that a
+		// parameter rule on it fails closed (hostile pass: a 300-byte
+		// description evaded Bash(description:*deploy*)).
+		{"Write", `{"file_path":"/a","content":"` + long + `"}`, `{"file_path":"/a","ledger:cut":["content"],` + where + `}`},
+		{"Bash", `{"command":"ls","description":"` + long + `","ledger:cut":["x"]}`, `{"command":"ls","ledger:cut":["description"],` + where + `}`},
 		{"Bash", `{"command":"` + long + `"}`, `{"command":"` + long + `",` + where + `}`},
-		{"Agent", `{"subagent_type":"Explore","prompt":"` + long + `","run_in_background":true}`, `{"run_in_background":true,"subagent_type":"Explore"}`},
+		{"Agent", `{"subagent_type":"Explore","prompt":"` + long + `","run_in_background":true}`, `{"ledger:cut":["prompt"],"run_in_background":true,"subagent_type":"Explore"}`},
 		{"Edit", `{"file_path":"/a","edits":[{"x":1}],"opts":{"a":1},"n":null}`, `{"file_path":"/a",` + where + `}`},
 		{"Read", `{}`, ``},
 		{"Read", ``, ``},

@@ -190,15 +190,24 @@ func CallInput(tool string, input json.RawMessage, workDir, home string) json.Ra
 		return nil
 	}
 	keep := map[string]json.RawMessage{}
+	var cut []string
 	for k, v := range m {
 		switch t := strings.TrimSpace(string(v)); {
 		case k == claudecode.PathsKey:
 			// Only the hook says where a call runs.
 		case t == "" || t[0] == '{' || t[0] == '[' || t == "null":
+		case k == claudecode.CutKey:
+			// Only the hook says what it left out.
 		case t[0] == '"' && len(t) > maxParam+2 && k != primary[tool]:
+			cut = append(cut, k)
 		default:
 			keep[k] = v
 		}
+	}
+	if len(cut) > 0 {
+		// Named, so that a parameter rule on one fails closed.
+		slices.Sort(cut)
+		keep[claudecode.CutKey], _ = json.Marshal(cut)
 	}
 	if len(keep) == 0 {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -267,12 +268,17 @@ func TestI24LongParameterEvadesParamRule(t *testing.T) {
 	s := startHookServe(t)
 	cwd := s.project(t, "p", `{"permissions":{"allow":["mcp__srv__tool","Bash(echo *)"],"deny":["mcp__srv__tool(target:prod*)","Bash(description:*deploy*)"]}}`)
 	s.prompt(t, "s1", cwd)
+	// Changed expectation: the two mcp__srv__tool cases expected the
+	// parameter rule's denial, but Claude Code 2.1.328 ignores parameter
+	// rules on MCP tools (internal/claudecodetest
+	// TestDifferential/i25-mcp-param-rules: a deny mcp__srv__danger(text:a)
+	// lets {"text":"a"} run), and the dialect follows the release: the
+	// rule decides neither call, short or long, so both are checked as the
+	// allow rule says.
 	for _, c := range []struct {
 		name, tool, input string
 		control           bool
 	}{
-		{"short target (control)", "mcp__srv__tool", `{"target":"prod-1"}`, true},
-		{"target of 305 bytes", "mcp__srv__tool", `{"target":"prod-` + strings.Repeat("x", 300) + `"}`, false},
 		{"short description (control)", "Bash", `{"command":"echo hi","description":"deploy it"}`, true},
 		{"description of 310 bytes", "Bash", `{"command":"echo hi","description":"deploy it` + strings.Repeat(" ", 300) + `"}`, false},
 	} {
@@ -285,6 +291,12 @@ func TestI24LongParameterEvadesParamRule(t *testing.T) {
 				t.Errorf("finding: answered %d %.200s, want the parameter rule's denial", code, out)
 			}
 		})
+	}
+	for _, in := range []string{`{"target":"prod-1"}`, `{"target":"prod-` + strings.Repeat("x", 300) + `"}`} {
+		code, out, _ := s.post(t, []byte(call("s1", cwd, "mcp__srv__tool", "lp-mcp-"+strconv.Itoa(len(in)), in)))
+		if code != 200 || isDeny(out) {
+			t.Errorf("an MCP parameter rule decided %s: %d %.200s (Claude Code 2.1.328 ignores it)", in[:20], code, out)
+		}
 	}
 }
 
