@@ -462,7 +462,7 @@ func (s *Server) finishRound(ctx context.Context, j *roundJob) {
 		case again[i] && err != nil:
 			s.answerOutcome(p, service.Outcome{Err: err})
 		case again[i] && p.attempts >= s.cfg.Service.Retries():
-			s.answerOutcome(p, service.Outcome{Err: events.ErrConflict})
+			s.answerOutcome(p, service.Outcome{Err: events.ErrConflict()})
 		case again[i]:
 			p.attempts++
 			back = append(back, p)

@@ -139,9 +139,9 @@ func (s *Service) appendLocked(ctx context.Context, evs []*events.Event, todo []
 		if err == nil && len(rest) == 0 {
 			return
 		}
-		if err != nil && !errors.Is(err, events.ErrConflict) || attempt >= s.cfg.Retries {
+		if err != nil && !errors.Is(err, events.ErrConflict()) || attempt >= s.cfg.Retries {
 			if err == nil {
-				err = events.ErrConflict
+				err = events.ErrConflict()
 			}
 			for _, i := range rest {
 				out[i] = Outcome{Err: err}
@@ -213,7 +213,7 @@ func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.
 		if failed < 0 && (err != nil || seq != f.seq) {
 			failed, failErr = k, err
 			if failErr == nil {
-				failErr = events.ErrConflict
+				failErr = events.ErrConflict()
 			}
 		}
 	}
@@ -233,7 +233,7 @@ func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.
 				if err := s.catchup(ctx); err != nil {
 					return nil, err
 				}
-				return refusedOnly(todo, out), events.ErrConflict
+				return refusedOnly(todo, out), events.ErrConflict()
 			}
 		}
 		return nil, nil
@@ -262,16 +262,16 @@ func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.
 		}
 	}
 	from = min(from, stopAt)
-	if publishErr != nil && !errors.Is(publishErr, events.ErrConflict) && failed < 0 {
+	if publishErr != nil && !errors.Is(publishErr, events.ErrConflict()) && failed < 0 {
 		failErr = publishErr
 	}
 	if failErr == nil {
-		failErr = events.ErrConflict
+		failErr = events.ErrConflict()
 	}
 	// Ambiguous failures are resolved by the catch-up: an id that landed
 	// is answered as a re-send on the next round.
-	if !errors.Is(failErr, events.ErrConflict) && ctx.Err() == nil {
-		failErr = events.ErrConflict
+	if !errors.Is(failErr, events.ErrConflict()) && ctx.Err() == nil {
+		failErr = events.ErrConflict()
 	}
 	return append([]int(nil), todo[from:]...), failErr
 }
@@ -359,7 +359,7 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 			if err := s.catchup(ctx); err != nil {
 				return nil, err
 			}
-			return orig, events.ErrConflict
+			return orig, events.ErrConflict()
 		}
 		return todo, nil
 	}
@@ -376,8 +376,8 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 	if rerr := s.rollback(ctx); rerr != nil {
 		return nil, rerr
 	}
-	if err == nil || errors.Is(err, events.ErrConflict) {
-		err = events.ErrConflict
+	if err == nil || errors.Is(err, events.ErrConflict()) {
+		err = events.ErrConflict()
 	}
 	// Nothing of the round landed: every event of it is decided again.
 	return orig, err

@@ -241,7 +241,7 @@ func (s *Service) EndRound(ctx context.Context, r *Round) (outs []Outcome, redo 
 		s.settledCond.Broadcast()
 		return r.out, nil, nil
 	}
-	if failErr != nil && !errors.Is(failErr, events.ErrConflict) {
+	if failErr != nil && !errors.Is(failErr, events.ErrConflict()) {
 		s.log.Info("a pipelined round failed; it is decided again", "err", failErr)
 	}
 	if s.cfg.OnConflict != nil {

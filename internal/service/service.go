@@ -301,7 +301,7 @@ func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Resu
 			}
 			return Result{Seq: landed.Seq, ID: ev.ID, Duplicate: true}, nil
 		}
-		if errors.Is(err, events.ErrConflict) && attempt < s.cfg.Retries {
+		if err != nil && errors.Is(err, events.ErrConflict()) && attempt < s.cfg.Retries {
 			// Another writer got in first: catch up and decide again.
 			if cerr := s.catchUpAfterConflict(ctx, attempt); cerr != nil {
 				return Result{}, cerr
