@@ -365,22 +365,27 @@ func parseAs(raw []byte, owner string) (*events.Event, error) {
 
 // batchAppends runs appends in rounds: every append waiting when a round
 // starts goes into it, so concurrent writers share acknowledgement round
-// trips. Two goroutines: this one decides rounds (Service.BeginRound) and
-// the finisher ends them in order (Service.EndRound) and answers their
-// appends, so that in the pipelined mode round n+1 is decided while round
-// n's acknowledgements are on their way (internal/service/rounds.go). A
-// round that failed comes back to the front of the queue (requeue), to be
+// trips. Two goroutines share the rounds (service.Rounds): this one, the
+// batcher, decides them (Submit), and the finisher ends them, in the order
+// they began (Next), and answers their appends (finishRound), so that in
+// the pipelined mode round n+1 is decided while round n's
+// acknowledgements are on their way (internal/service/rounds.go). A round
+// that failed comes back to the front of the queue (requeue), to be
 // decided again.
 func (s *Server) batchAppends(ctx context.Context) {
-	jobs := make(chan *roundJob, maxRounds-1)
+	rounds := service.NewRounds[*roundJob](s.cfg.Service)
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		for j := range jobs {
-			s.finishRound(ctx, j)
+		for {
+			e, ok := rounds.Next(ctx)
+			if !ok {
+				return
+			}
+			s.finishRound(ctx, e)
 		}
 	}()
-	defer func() { close(jobs); <-finished }()
+	defer func() { rounds.Close(); <-finished }()
 	var last roundStats
 	for {
 		batch := s.retries.take()
@@ -425,19 +430,13 @@ func (s *Server) batchAppends(ctx context.Context) {
 			}
 			return nil
 		}
-		j.round = s.cfg.Service.BeginRound(ctx, evs, screen)
-		jobs <- j
+		rounds.Submit(ctx, evs, screen, j)
 	}
 }
-
-// maxRounds is how many rounds the batcher has begun and not ended at
-// most: one being acknowledged while the next is decided.
-const maxRounds = 2
 
 // roundJob is a round the batcher has begun, for the finisher.
 type roundJob struct {
 	batch []*pendingAppend
-	round *service.Round
 	start time.Time
 }
 
@@ -449,11 +448,11 @@ var errLandedID = errors.New("api: the id has landed")
 // finishRound ends a round and answers its appends; the events the
 // service says to decide again, and those whose id had landed (once
 // ownID has run), go back to the front of the queue.
-func (s *Server) finishRound(ctx context.Context, j *roundJob) {
-	outs, redo, err := s.cfg.Service.EndRound(ctx, j.round)
+func (s *Server) finishRound(ctx context.Context, e service.Ended[*roundJob]) {
+	j, outs, err := e.Tag, e.Outs, e.Err
 	s.lastTook.Store(int64(time.Since(j.start)))
 	again := map[int]bool{}
-	for _, i := range redo {
+	for _, i := range e.Redo {
 		again[i] = true
 	}
 	var back, landed []*pendingAppend
@@ -461,6 +460,8 @@ func (s *Server) finishRound(ctx context.Context, j *roundJob) {
 		switch {
 		case again[i] && err != nil:
 			s.answerOutcome(p, service.Outcome{Err: err})
+		case again[i] && e.Skipped:
+			back = append(back, p) // not decided: no attempt spent
 		case again[i] && p.attempts >= s.cfg.Service.Retries():
 			s.answerOutcome(p, service.Outcome{Err: events.ErrConflict()})
 		case again[i]:
