@@ -513,15 +513,11 @@ func TestInFlightFollowsTheLedgersRounds(t *testing.T) {
 // after its retries) is events.ErrConflict(), a real ledger's refusal is
 // the code it carries and no other.
 func TestErrorsMatchAcrossTheWire(t *testing.T) {
-	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-	nc, _ := natslog.ConnectEmbedded(ns, "t")
-	defer nc.Close()
-	// A stand-in for a ledger that loses every race.
-	sub, err := nc.Subscribe("ledger.v1.>", func(m *nats.Msg) {
+	connect := ledger(t)
+	nc := connect()
+	// A stand-in for a ledger that loses every race, on a prefix of its
+	// own.
+	sub, err := nc.Subscribe("standin.v1.>", func(m *nats.Msg) {
 		reply := nats.NewMsg(m.Reply)
 		reply.Header.Set("Nats-Service-Error-Code", string(events.CodeConflict))
 		reply.Header.Set("Nats-Service-Error", "another writer appended first")
@@ -531,14 +527,13 @@ func TestErrorsMatchAcrossTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ops := client.New(nc, client.Options{Retries: 1})
+	ops := client.New(nc, client.Options{Retries: 1, Prefix: "standin.v1"})
 	_, err = ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Document: json.RawMessage(`{}`), Catalogue: []string{"read"}}))
 	if !errors.Is(err, events.ErrConflict()) {
 		t.Fatalf("a conflict answered over the wire: %v, not errors.Is events.ErrConflict()", err)
 	}
 	_ = sub.Unsubscribe()
 
-	connect := ledger(t)
 	acme := client.New(connect(), client.Options{Owner: "acme"})
 	setPolicy(t, client.New(connect(), client.Options{}))
 	if _, err := acme.Append(t.Context(), client.Start("agent:main:main", events.StartedData{Agent: "main"})); err != nil {
