@@ -113,7 +113,12 @@ func (s *Service) AppendEvents(ctx context.Context, evs []*events.Event, errs []
 }
 
 // appendLocked is AppendEvents for the events of todo, their outcomes
-// written to out. The caller holds mu, through lock.
+// written to out: one event goes through appendEventLocked, several run in
+// rounds (one atomic batch, batchRound, or one pipelined round,
+// roundLocked) with this retry loop. A round hands back the events to
+// decide again (redoFrom) and why: after a conflict they go round again,
+// at most Config.Retries times; any other failure is their outcome. The
+// caller holds mu, through lock.
 func (s *Service) appendLocked(ctx context.Context, evs []*events.Event, todo []int, out []Outcome) {
 	al, ok := s.cfg.Log.(AsyncLog)
 	if !ok || len(todo) == 1 {
