@@ -178,34 +178,7 @@ func TestAppendFaults(t *testing.T) {
 	// A second start of the root is refused (duplicate_session) among
 	// events that land.
 	raws = slices.Insert(raws, 3, raws[0])
-	entries := []struct {
-		name  string
-		batch bool // the log appends atomic batches (and the service uses them)
-		run   func(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome
-	}{
-		{"Append", false, func(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome {
-			out := make([]service.Outcome, len(evs))
-			for i, ev := range evs {
-				b, err := json.Marshal(ev)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out[i].Result, out[i].Err = svc.Append(t.Context(), b)
-				if out[i].Err == nil {
-					ev.ID = out[i].Result.ID
-				}
-			}
-			return out
-		}},
-		{"AppendEvents pipelined", false, func(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome {
-			return svc.AppendEvents(t.Context(), evs, nil)
-		}},
-		{"AppendEvents atomic batch", true, func(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome {
-			return svc.AppendEvents(t.Context(), evs, nil)
-		}},
-		{"Rounds pipelined", false, appendByRounds},
-		{"Rounds atomic batch", true, appendByRounds},
-	}
+	entries := appendEntries()
 	for _, entry := range entries {
 		for _, kind := range []string{"publish", "ack", "fold"} {
 			for k := 1; k <= len(raws); k++ {
@@ -281,4 +254,81 @@ func checkAfterFaults(t *testing.T, svc *service.Service, log *service.MemLog, e
 		t.Errorf("the log holds %d records, want %d (the policy and every event but the refused one)", len(recs), want)
 	}
 	sameAsRebuild(t, svc, log)
+}
+
+// appendEntry is an entry point of the append path, which appends evs
+// in order and returns their outcomes.
+type appendEntry struct {
+	name  string
+	batch bool // the log appends atomic batches (and the service uses them)
+	run   func(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome
+}
+
+// appendEntries are every entry point of the append path: Append, one
+// event at a time; AppendEvents, pipelined or in atomic batches; and
+// Rounds, as the API's batcher uses them, pipelined or not.
+func appendEntries() []appendEntry {
+	return []appendEntry{
+		{"Append", false, func(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome {
+			out := make([]service.Outcome, len(evs))
+			for i, ev := range evs {
+				b, err := json.Marshal(ev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[i].Result, out[i].Err = svc.Append(t.Context(), b)
+				if out[i].Err == nil {
+					ev.ID = out[i].Result.ID
+				}
+			}
+			return out
+		}},
+		{"AppendEvents pipelined", false, func(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome {
+			return svc.AppendEvents(t.Context(), evs, nil)
+		}},
+		{"AppendEvents atomic batch", true, func(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome {
+			return svc.AppendEvents(t.Context(), evs, nil)
+		}},
+		{"Rounds pipelined", false, appendByRounds},
+		{"Rounds atomic batch", true, appendByRounds},
+	}
+}
+
+// TestNoRefusalOnAStaleView runs every entry point on a writer that has
+// not seen another writer's start of a session, with events that need
+// it: they are decided on a stale view first, and refused there, but the
+// refusals do not stand (redoFrom asks the log's head): every event is
+// decided again after a catch-up and lands.
+func TestNoRefusalOnAStaleView(t *testing.T) {
+	life := workload.Session(1)
+	for _, entry := range appendEntries() {
+		t.Run(entry.name, func(t *testing.T) {
+			mem := &service.MemLog{}
+			var log service.Log = &faultLog{MemLog: mem}
+			if entry.batch {
+				log = faultBatchLog{&faultLog{MemLog: mem}}
+			}
+			other, err := service.Open(t.Context(), service.Config{Log: mem, Dialects: dialects.All()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := other.Append(t.Context(), workload.Policy()); err != nil {
+				t.Fatal(err)
+			}
+			svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := other.Append(t.Context(), life[0]); err != nil { // svc does not see it
+				t.Fatal(err)
+			}
+			evs := parsed(t, life[1:3]) // a turn and a spawn of that session
+			for i, o := range entry.run(t, svc, evs) {
+				if o.Err != nil || o.Result.Seq != uint64(3+i) {
+					t.Errorf("event %d (%s): %+v, want it landed at %d", i, evs[i].Type, o, 3+i)
+				}
+			}
+			sameAsRebuild(t, svc, mem)
+		})
+	}
 }

@@ -61,7 +61,8 @@ const maxRounds = 2
 // failure to ask the log, which redoes them too.
 //
 // Callers: appendEventLocked, batchRound and endRound. Guards:
-// TestAppendFaults, TestAppendManyConflictMidPipeline.
+// TestAppendFaults, TestNoRefusalOnAStaleView,
+// TestAppendManyConflictMidPipeline.
 func (s *Service) redoFrom(ctx context.Context, n, landed int, failed bool) (int, error) {
 	if failed {
 		return landed, nil
