@@ -5,7 +5,17 @@
 // attempt, and the ledger answers a re-sent id with its first outcome).
 //
 // Errors the ledger returns are *events.Error with the stable codes of SPEC
-// section 8; branch on them with events.CodeOf.
+// section 8. The client rebuilds each from the answer's headers, and
+// errors.Is matches it by its code, through any wrapping
+// (TestErrorsMatchAcrossTheWire):
+//
+//	_, err := c.Append(ctx, client.Turn(key, events.TurnData{Turn: 5}))
+//	switch {
+//	case errors.Is(err, events.ErrConflict()):
+//		// lost every race the client retried: append again
+//	case errors.Is(err, &events.Error{Code: events.CodeBadTurn}):
+//		// the ledger refused the event; events.CodeOf(err) is its code
+//	}
 //
 // The requests and answers are those of package wire, which the ledger's
 // service uses too; the answer types here are aliases of its types.

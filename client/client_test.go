@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -503,5 +504,43 @@ func TestInFlightFollowsTheLedgersRounds(t *testing.T) {
 		if got := c.InFlight(); got != want {
 			t.Errorf("pipelined %v: %d requests out after an append, want %d", pipelined, got, want)
 		}
+	}
+}
+
+// TestErrorsMatchAcrossTheWire: an error the ledger answers is rebuilt by
+// the client from the answer's headers, a new *events.Error, and
+// errors.Is still matches it by its code: a conflict (the client gives up
+// after its retries) is events.ErrConflict(), a real ledger's refusal is
+// the code it carries and no other.
+func TestErrorsMatchAcrossTheWire(t *testing.T) {
+	connect := ledger(t)
+	nc := connect()
+	// A stand-in for a ledger that loses every race, on a prefix of its
+	// own.
+	sub, err := nc.Subscribe("standin.v1.>", func(m *nats.Msg) {
+		reply := nats.NewMsg(m.Reply)
+		reply.Header.Set("Nats-Service-Error-Code", string(events.CodeConflict))
+		reply.Header.Set("Nats-Service-Error", "another writer appended first")
+		reply.Data = []byte(`{}`)
+		_ = m.RespondMsg(reply)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := client.New(nc, client.Options{Retries: 1, Prefix: "standin.v1"})
+	_, err = ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Document: json.RawMessage(`{}`), Catalogue: []string{"read"}}))
+	if !errors.Is(err, events.ErrConflict()) {
+		t.Fatalf("a conflict answered over the wire: %v, not errors.Is events.ErrConflict()", err)
+	}
+	_ = sub.Unsubscribe()
+
+	acme := client.New(connect(), client.Options{Owner: "acme"})
+	setPolicy(t, client.New(connect(), client.Options{}))
+	if _, err := acme.Append(t.Context(), client.Start("agent:main:main", events.StartedData{Agent: "main"})); err != nil {
+		t.Fatal(err)
+	}
+	_, err = acme.Append(t.Context(), client.Turn("agent:main:main", events.TurnData{Turn: 5}))
+	if !errors.Is(err, &events.Error{Code: events.CodeBadTurn}) || errors.Is(err, events.ErrConflict()) {
+		t.Fatalf("a refused turn: %v: errors.Is matches the wrong codes", err)
 	}
 }

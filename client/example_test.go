@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,8 +46,8 @@ func Example() {
 	fmt.Println(chk.Tool, chk.Decision, chk.Reason.Code, chk.Reason.Rule)
 
 	_, err := acme.Append(ctx, client.Turn("agent:main:main", events.TurnData{Turn: 5}))
-	fmt.Println(events.CodeOf(err))
+	fmt.Println(events.CodeOf(err), errors.Is(err, &events.Error{Code: events.CodeBadTurn}), errors.Is(err, events.ErrConflict()))
 	// Output:
 	// exec deny global:deny tools.deny: "exec"
-	// bad_turn
+	// bad_turn true false
 }

@@ -51,12 +51,26 @@ const (
 
 // Error is the one error type callers branch on: a stable code and a message
 // that says what to fix.
+//
+// errors.Is matches two *Error by their code alone (Is), as jetstream's
+// APIError compares its codes: an error rebuilt from an answer on the wire
+// (the client makes a fresh *Error from the answer's headers) is the error
+// the ledger returned, whatever its message says
+// (client.TestErrorsMatchAcrossTheWire, TestErrorIsByCode).
 type Error struct {
 	Code Code
 	Msg  string
 }
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Msg }
+
+// Is reports whether target is an *Error with e's code, so that
+// errors.Is(err, ErrConflict()) and errors.Is(err, &Error{Code: c}) hold for
+// any error of that code, the message aside.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t != nil && e != nil && t.Code == e.Code
+}
 
 // Errorf makes an *Error with a formatted message.
 func Errorf(code Code, format string, args ...any) *Error {
@@ -72,9 +86,18 @@ func CodeOf(err error) Code {
 	return ""
 }
 
-// ErrConflict is returned when an append lost an optimistic-concurrency race
-// and could not be retried.
-var ErrConflict = &Error{Code: CodeConflict, Msg: "another writer appended first; catch up and retry"}
+// errConflict is the conflict error's value; ErrConflict hands out copies,
+// so no caller can change what another one returns or matches.
+var errConflict = Error{Code: CodeConflict, Msg: "another writer appended first; catch up and retry"}
+
+// ErrConflict is the error of an append that lost an
+// optimistic-concurrency race and could not be retried. Each call returns a
+// new copy: branch on it with errors.Is(err, ErrConflict()), which compares
+// codes (Is), so it matches every conflict, however it was made.
+func ErrConflict() *Error {
+	e := errConflict
+	return &e
+}
 
 // AlreadyLanded is what a log answers when a record's id had landed before
 // (the de-duplication of a re-send): the record at Seq is the earlier one,

@@ -28,12 +28,14 @@ type (
 // MaxBatchEvents is the most events one batch append may carry.
 const MaxBatchEvents = wire.MaxBatchEvents
 
-// appendBatch is a batch append waiting for its events' outcomes, which the
-// batcher fills in; it is answered when the last one is in.
+// appendBatch is a batch append waiting for its events' outcomes; it is
+// answered when the last one is in. handleBatch fills in the outcomes of
+// the events it refuses and sets left before it queues the rest; from
+// then on only the finisher (answer) writes out and left.
 type appendBatch struct {
 	r    micro.Request
 	out  []AppendOutcome
-	left int // outcomes still to come; only the batcher changes it
+	left int // outcomes still to come
 }
 
 type pendingAppend struct {
@@ -50,8 +52,11 @@ type pendingAppend struct {
 	// sent is the id the event came with when ownID stored it under
 	// another: the id its answer names.
 	sent string
-	// idChecked is set once ownID has looked at the event's id.
+	// idChecked is set once ownID has looked at the event's id, and
+	// idErr when it could not: the event's outcome, which the batcher's
+	// screen gives it in its next round, for the finisher to answer.
 	idChecked bool
+	idErr     error
 	// attempts counts the rounds that failed under the event.
 	attempts int
 	// check, for a recorded check (the check endpoint with record), is
@@ -146,7 +151,9 @@ func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
 }
 
 // answer answers one append: its request, or its place in a batch (the
-// batch is answered with its last outcome). Only the batcher calls it.
+// batch is answered with its last outcome). Only the finisher calls it
+// (through answerOutcome), so a batch's outcomes and left have one writer
+// (TestBatchAnswersHaveOneOwner).
 func answer(p *pendingAppend, res AppendResult, err error, seq uint64, overlap bool) {
 	if p.sent != "" && res.ID != "" {
 		res.ID = p.sent
@@ -365,22 +372,38 @@ func parseAs(raw []byte, owner string) (*events.Event, error) {
 
 // batchAppends runs appends in rounds: every append waiting when a round
 // starts goes into it, so concurrent writers share acknowledgement round
-// trips. Two goroutines: this one decides rounds (Service.BeginRound) and
-// the finisher ends them in order (Service.EndRound) and answers their
-// appends, so that in the pipelined mode round n+1 is decided while round
-// n's acknowledgements are on their way (internal/service/rounds.go). A
-// round that failed comes back to the front of the queue (requeue), to be
-// decided again.
+// trips. Who does what:
+//
+//   - the batcher (this goroutine) puts rounds together, from the requeue
+//     first, and submits them (service.Rounds.Submit): it decides, and
+//     answers nothing;
+//   - the finisher ends the rounds in the order they began (Rounds.Next)
+//     and is the only one that answers appends (finishRound); the events
+//     to decide again go back to the requeue;
+//   - ownID runs on a goroutine of its own for the events whose id had
+//     landed, and puts them back in the requeue, its failure, if any, in
+//     idErr: the next round gives it to the event as its outcome (screen),
+//     and the finisher answers it.
+//
+// An append belongs to one of them at a time: handed over through the
+// appends channel, Submit and Next, and the requeue's lock. So in the
+// pipelined mode round n+1 is decided while round n's acknowledgements
+// are on their way (internal/service/rounds.go), and a batch append whose
+// events span rounds is answered once, by the finisher.
 func (s *Server) batchAppends(ctx context.Context) {
-	jobs := make(chan *roundJob, maxRounds-1)
+	rounds := service.NewRounds[*roundJob](s.cfg.Service)
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		for j := range jobs {
-			s.finishRound(ctx, j)
+		for {
+			e, ok := rounds.Next(ctx)
+			if !ok {
+				return
+			}
+			s.finishRound(ctx, e)
 		}
 	}()
-	defer func() { close(jobs); <-finished }()
+	defer func() { rounds.Close(); <-finished }()
 	var last roundStats
 	for {
 		batch := s.retries.take()
@@ -412,6 +435,9 @@ func (s *Server) batchAppends(ctx context.Context) {
 		round := map[events.SessionKey]string{}
 		screen := func(st *projection.State, i int) error {
 			p := batch[i]
+			if p.idErr != nil {
+				return p.idErr
+			}
 			if err := foreign(st, round, p); err != nil {
 				return err
 			}
@@ -425,19 +451,13 @@ func (s *Server) batchAppends(ctx context.Context) {
 			}
 			return nil
 		}
-		j.round = s.cfg.Service.BeginRound(ctx, evs, screen)
-		jobs <- j
+		rounds.Submit(ctx, evs, screen, j)
 	}
 }
-
-// maxRounds is how many rounds the batcher has begun and not ended at
-// most: one being acknowledged while the next is decided.
-const maxRounds = 2
 
 // roundJob is a round the batcher has begun, for the finisher.
 type roundJob struct {
 	batch []*pendingAppend
-	round *service.Round
 	start time.Time
 }
 
@@ -449,11 +469,11 @@ var errLandedID = errors.New("api: the id has landed")
 // finishRound ends a round and answers its appends; the events the
 // service says to decide again, and those whose id had landed (once
 // ownID has run), go back to the front of the queue.
-func (s *Server) finishRound(ctx context.Context, j *roundJob) {
-	outs, redo, err := s.cfg.Service.EndRound(ctx, j.round)
+func (s *Server) finishRound(ctx context.Context, e service.Ended[*roundJob]) {
+	j, outs, err := e.Tag, e.Outs, e.Err
 	s.lastTook.Store(int64(time.Since(j.start)))
 	again := map[int]bool{}
-	for _, i := range redo {
+	for _, i := range e.Redo {
 		again[i] = true
 	}
 	var back, landed []*pendingAppend
@@ -461,8 +481,10 @@ func (s *Server) finishRound(ctx context.Context, j *roundJob) {
 		switch {
 		case again[i] && err != nil:
 			s.answerOutcome(p, service.Outcome{Err: err})
+		case again[i] && e.Skipped:
+			back = append(back, p) // not decided: no attempt spent
 		case again[i] && p.attempts >= s.cfg.Service.Retries():
-			s.answerOutcome(p, service.Outcome{Err: events.ErrConflict})
+			s.answerOutcome(p, service.Outcome{Err: events.ErrConflict()})
 		case again[i]:
 			p.attempts++
 			back = append(back, p)
@@ -475,15 +497,12 @@ func (s *Server) finishRound(ctx context.Context, j *roundJob) {
 	s.retries.put(back)
 	if len(landed) > 0 {
 		// ownID reads the head once the rounds in flight have ended,
-		// which this goroutine does: it runs on another.
+		// which this goroutine does: it runs on another, which answers
+		// nothing (see batchAppends).
 		s.goWaited(func() {
 			for _, p := range landed {
-				sent, err := s.ownID(ctx, p.ev, p.owner)
-				if err != nil {
-					s.answerOutcome(p, service.Outcome{Err: err})
-					continue
-				}
-				p.sent, p.idChecked = sent, true
+				p.sent, p.idErr = s.ownID(ctx, p.ev, p.owner)
+				p.idChecked = true
 				s.retries.put([]*pendingAppend{p})
 			}
 		})

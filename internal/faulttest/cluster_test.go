@@ -410,7 +410,7 @@ func TestPipelinedAppendAsyncOnR3(t *testing.T) {
 					switch _, err := wait(); {
 					case err == nil:
 						oks.Add(1)
-					case errors.Is(err, events.ErrConflict):
+					case errors.Is(err, events.ErrConflict()):
 						conflicts.Add(1)
 					default:
 						if lost.Add(1) <= 3 {

@@ -135,7 +135,7 @@ func TestResentIDWritesOnce(t *testing.T) {
 					t.Logf("%s: %s answers sequence 1", tg.name, what)
 				case errors.As(err, &landed) && landed.Seq == 1:
 					t.Logf("%s: %s answers that the id had already landed at 1", tg.name, what)
-				case errors.Is(err, events.ErrConflict):
+				case errors.Is(err, events.ErrConflict()):
 					if s, ok, lerr := log.FindID(ctx, x, 1); lerr != nil || !ok || s != 1 {
 						t.Errorf("%s: conflict, and the id lookup says %d %v %v", what, s, ok, lerr)
 					}

@@ -41,7 +41,7 @@ func (l *Log) AppendBatch(ctx context.Context, msgs []events.Message, expected u
 	})
 	if errors.Is(err, nats.ErrNoResponders) {
 		// Not a roll: the stream is unreachable. The caller catches up.
-		return 0, fmt.Errorf("%w: batch request: %v", events.ErrConflict, err)
+		return 0, fmt.Errorf("%w: batch request: %v", events.ErrConflict(), err)
 	}
 	if err != nil {
 		return 0, err
@@ -163,7 +163,7 @@ func (l *Log) AppendBatchStream(ctx context.Context, expected uint64, fill func(
 	case !st.open:
 		// The log rolled past expected: the caller is behind.
 		st.abandon()
-		return 0, n, events.ErrConflict
+		return 0, n, events.ErrConflict()
 	case st.err != nil:
 		st.abandon()
 		return 0, n, st.err
@@ -173,7 +173,7 @@ func (l *Log) AppendBatchStream(ctx context.Context, expected uint64, fill func(
 		l.landed(ctx, seg, first+uint64(n)-1)
 		return seg.base + first, n, nil
 	}
-	if errors.Is(err, events.ErrConflict) {
+	if errors.Is(err, events.ErrConflict()) {
 		return 0, n, err
 	}
 	// A segment sealed under the batch refuses its first record, and the
@@ -246,7 +246,7 @@ func (l *Log) request(ctx context.Context, m *nats.Msg) (*nats.Msg, error) {
 			return nil, err
 		}
 		// Ambiguous: the batch may have committed; the caller catches up.
-		return nil, fmt.Errorf("%w: batch request: %v", events.ErrConflict, err)
+		return nil, fmt.Errorf("%w: batch request: %v", events.ErrConflict(), err)
 	}
 	return resp, nil
 }
@@ -255,7 +255,7 @@ func batchError(code int, desc string) error {
 	switch code {
 	case int(jetstream.JSErrCodeStreamWrongLastSequence), int(jetstream.JSErrCodeStreamWrongLastSequenceConstant),
 		10201: // an id in the batch had already landed
-		return events.ErrConflict
+		return events.ErrConflict()
 	}
 	// Typed, so that a batch sent to a segment that was sealed under it
 	// (10060, 10109) is told apart.

@@ -53,11 +53,11 @@ func TestAppendBatchStream(t *testing.T) {
 		t.Fatalf("a batch of one: %d %d %v", first, n, err)
 	}
 	// Validated against the head it names: nothing of a stale batch lands.
-	if _, _, err := log.AppendBatchStream(ctx, 3, stream(4, 6)); !errors.Is(err, events.ErrConflict) {
+	if _, _, err := log.AppendBatchStream(ctx, 3, stream(4, 6)); !errors.Is(err, events.ErrConflict()) {
 		t.Fatalf("stale batch: %v", err)
 	}
 	// Nor a batch whose ids already landed.
-	if _, _, err := log.AppendBatchStream(ctx, 4, stream(2, 4)); !errors.Is(err, events.ErrConflict) {
+	if _, _, err := log.AppendBatchStream(ctx, 4, stream(2, 4)); !errors.Is(err, events.ErrConflict()) {
 		t.Fatalf("a batch of landed ids: %v", err)
 	}
 	readBack(t, log, 4)
@@ -107,7 +107,7 @@ func TestAppendBatchStreamAcrossARoll(t *testing.T) {
 	}
 	readBack(t, log, 5)
 	// And a stale batch after the roll is a conflict.
-	if _, _, err := log.AppendBatchStream(ctx, 1, stream(5, 6)); !errors.Is(err, events.ErrConflict) {
+	if _, _, err := log.AppendBatchStream(ctx, 1, stream(5, 6)); !errors.Is(err, events.ErrConflict()) {
 		t.Fatalf("stale batch after the roll: %v", err)
 	}
 }

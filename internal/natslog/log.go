@@ -162,7 +162,7 @@ func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expec
 		lastErr = err
 		var ae *jetstream.APIError
 		switch {
-		case errors.Is(err, events.ErrConflict), errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		case errors.Is(err, events.ErrConflict()), errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
 			ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant):
 			// A retry of ours may have landed (a standalone server answers
 			// a re-sent id with 10071); look the id up first.
@@ -171,7 +171,7 @@ func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expec
 					return seq, nil
 				}
 			}
-			return 0, events.ErrConflict
+			return 0, events.ErrConflict()
 		case errors.As(err, &ae) && ae.ErrorCode == 10158: // same id in flight on a cluster
 			if err := sleep(ctx, 50*time.Millisecond); err != nil {
 				return 0, err
@@ -377,7 +377,7 @@ func (l *Log) findID(ctx context.Context, id string, from, head uint64, segs []*
 // (a timeout is ambiguous: the caller looks the id up after catching up).
 // An append that races a roll of the log fails with events.ErrConflict.
 func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, expected uint64, prevID string) (wait func() (uint64, error), err error) {
-	conflict := func() (uint64, error) { return 0, events.ErrConflict }
+	conflict := func() (uint64, error) { return 0, events.ErrConflict() }
 	seg := l.live()
 	if expected < seg.base {
 		return conflict, nil
@@ -419,11 +419,11 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 			switch {
 			case mayHaveRolled(err):
 				if moved, _ := l.checkRolled(ctx, seg); moved {
-					return 0, events.ErrConflict // the next append goes to the next segment
+					return 0, events.ErrConflict() // the next append goes to the next segment
 				}
 			case errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
 				ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant || ae.ErrorCode == 10070):
-				return 0, events.ErrConflict
+				return 0, events.ErrConflict()
 			}
 			return 0, fmt.Errorf("natslog: publish: %w", err)
 		case <-timer.C:

@@ -39,13 +39,13 @@ func TestAppendExpectsTheHead(t *testing.T) {
 		t.Fatalf("first append: %d %v", seq, err)
 	}
 	// A writer that decided on a stale head gets a conflict.
-	if _, err := log.Append(ctx, "ledger.policy", "01J00000000000000000000002", []byte(`{"a":2}`), 0); !errors.Is(err, events.ErrConflict) {
+	if _, err := log.Append(ctx, "ledger.policy", "01J00000000000000000000002", []byte(`{"a":2}`), 0); !errors.Is(err, events.ErrConflict()) {
 		t.Fatalf("stale append: %v, want conflict", err)
 	}
 	// A standalone server answers a re-sent id with a wrong-sequence error
 	// (not a duplicate ack), so after an ambiguous failure the id is looked
 	// up: it landed at 1.
-	if _, err := log.Append(ctx, "ledger.policy", "01J00000000000000000000001", []byte(`{"a":1}`), 0); !errors.Is(err, events.ErrConflict) {
+	if _, err := log.Append(ctx, "ledger.policy", "01J00000000000000000000001", []byte(`{"a":1}`), 0); !errors.Is(err, events.ErrConflict()) {
 		t.Fatalf("re-sent id: %v", err)
 	}
 	if seq, ok, err := log.FindID(ctx, "01J00000000000000000000001", 1); err != nil || !ok || seq != 1 {

@@ -575,7 +575,7 @@ func (l *Log) onLive(ctx context.Context, expected uint64, publish func(seg *seg
 	for tries := 0; ; tries++ {
 		seg := l.live()
 		if expected < seg.base {
-			return seg, events.ErrConflict
+			return seg, events.ErrConflict()
 		}
 		err := publish(seg, expected-seg.base)
 		if err == nil || tries >= 3 || !mayHaveRolled(err) {

@@ -242,7 +242,7 @@ func TestRollingConflictsAtTheBoundary(t *testing.T) {
 	stale := open(t, e.connect(), natslog.StreamConfig{RollSubjects: 3}) // knows only LEDGER
 	appendN(t, log, 0, 3)                                                // rolls: LEDGER-2 starts after 3
 
-	if _, err := log.Append(ctx, subject(1), "late", data(0), 2); !errors.Is(err, events.ErrConflict) {
+	if _, err := log.Append(ctx, subject(1), "late", data(0), 2); !errors.Is(err, events.ErrConflict()) {
 		t.Fatalf("stale expectation across the roll: %v", err)
 	}
 	// The first record of a segment expects its base.
@@ -256,7 +256,7 @@ func TestRollingConflictsAtTheBoundary(t *testing.T) {
 	}
 	// A writer that still appends to LEDGER, expecting 3 (LEDGER's own
 	// length, and LEDGER-2's too), must not land on LEDGER-2 at 7.
-	if _, err := stale.Append(ctx, subject(2), "stale", data(0), 3); !errors.Is(err, events.ErrConflict) {
+	if _, err := stale.Append(ctx, subject(2), "stale", data(0), 3); !errors.Is(err, events.ErrConflict()) {
 		t.Fatalf("a writer behind the roll: %v", err)
 	}
 	// Having caught up it appends where everyone does.
@@ -278,7 +278,7 @@ func TestRollingConflictsAtTheBoundary(t *testing.T) {
 	if segs := checkChain(t, log); len(segs) != 3 || segs[2].Base != 10 {
 		t.Fatalf("segments after the batch: %+v", segs)
 	}
-	if _, err := log.AppendBatch(ctx, batch(11, 12), 9); !errors.Is(err, events.ErrConflict) {
+	if _, err := log.AppendBatch(ctx, batch(11, 12), 9); !errors.Is(err, events.ErrConflict()) {
 		t.Fatalf("stale batch across the roll: %v", err)
 	}
 	if first, err := log.AppendBatch(ctx, batch(11, 12), 10); err != nil || first != 11 {
@@ -292,7 +292,7 @@ func TestRollingConflictsAtTheBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := wait(); !errors.Is(err, events.ErrConflict) {
+	if _, err := wait(); !errors.Is(err, events.ErrConflict()) {
 		t.Fatalf("pipelined append after another id: %v", err)
 	}
 	wait, err = log.AppendAsync(ctx, subject(14), id(14), data(14), 13, id(13))

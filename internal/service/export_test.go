@@ -7,3 +7,11 @@ func (s *Service) WaitingForRounds() int {
 	defer s.mu.Unlock()
 	return s.waiting
 }
+
+// SetFoldFault makes fault answer for every fold of a record s decided
+// (an error fails it), for TestAppendFaults.
+func (s *Service) SetFoldFault(fault func() error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.foldFault = fault
+}

@@ -32,7 +32,7 @@ func (m *MemLog) Append(_ context.Context, _, id string, rec []byte, expected ui
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if expected != uint64(len(m.recs)) {
-		return 0, events.ErrConflict
+		return 0, events.ErrConflict()
 	}
 	m.recs = append(m.recs, slices.Clone(rec))
 	m.ids = append(m.ids, id)
@@ -56,7 +56,7 @@ func (m *MemLog) AppendAsync(ctx context.Context, subject, id string, rec []byte
 	m.mu.Lock()
 	if prevID != "" && (len(m.ids) == 0 || m.ids[len(m.ids)-1] != prevID) {
 		m.mu.Unlock()
-		return func() (uint64, error) { return 0, events.ErrConflict }, nil
+		return func() (uint64, error) { return 0, events.ErrConflict() }, nil
 	}
 	m.mu.Unlock()
 	seq, err := m.Append(ctx, subject, id, rec, expected)

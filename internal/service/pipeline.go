@@ -113,7 +113,12 @@ func (s *Service) AppendEvents(ctx context.Context, evs []*events.Event, errs []
 }
 
 // appendLocked is AppendEvents for the events of todo, their outcomes
-// written to out. The caller holds mu, through lock.
+// written to out: one event goes through appendEventLocked, several run in
+// rounds (one atomic batch, batchRound, or one pipelined round,
+// roundLocked) with this retry loop. A round hands back the events to
+// decide again (redoFrom) and why: after a conflict they go round again,
+// at most Config.Retries times; any other failure is their outcome. The
+// caller holds mu, through lock.
 func (s *Service) appendLocked(ctx context.Context, evs []*events.Event, todo []int, out []Outcome) {
 	al, ok := s.cfg.Log.(AsyncLog)
 	if !ok || len(todo) == 1 {
@@ -134,14 +139,14 @@ func (s *Service) appendLocked(ctx context.Context, evs []*events.Event, todo []
 		if batching && len(todo) >= BatchThreshold && !s.cfg.Pipeline {
 			rest, err = s.batchRound(ctx, bl, evs, todo, out)
 		} else {
-			rest, err = s.pipelineRound(ctx, al, evs, todo, out)
+			rest, err = s.roundLocked(ctx, al, evs, todo, out)
 		}
 		if err == nil && len(rest) == 0 {
 			return
 		}
-		if err != nil && !errors.Is(err, events.ErrConflict) || attempt >= s.cfg.Retries {
+		if err != nil && !errors.Is(err, events.ErrConflict()) || attempt >= s.cfg.Retries {
 			if err == nil {
-				err = events.ErrConflict
+				err = events.ErrConflict()
 			}
 			for _, i := range rest {
 				out[i] = Outcome{Err: err}
@@ -167,123 +172,6 @@ func (s *Service) prepareEvent(ev *events.Event, out *Outcome) (projection.Prepa
 		return prep, nil, false
 	}
 	return prep, b, true
-}
-
-type flight struct {
-	i    int
-	seq  uint64
-	wait func() (uint64, error)
-}
-
-// pipelineRound prepares, publishes and folds the events of todo in order
-// and waits for every acknowledgement. It returns the events to try again:
-// after a failure, every event from the first unacknowledged one on
-// (refusals among them were decided on a view that did not hold).
-func (s *Service) pipelineRound(ctx context.Context, al AsyncLog, evs []*events.Event, todo []int, out []Outcome) ([]int, error) {
-	var flights []flight
-	prevID := ""
-	publishErr := error(nil)
-	stopAt := len(todo)
-	for k, i := range todo {
-		prep, b, ok := s.prepareEvent(evs[i], &out[i])
-		if !ok {
-			continue
-		}
-		expected := s.head.Position()
-		wait, err := al.AppendAsync(ctx, prep.Subject, prep.Record.ID, b, expected, prevID)
-		if err != nil {
-			publishErr, stopAt = err, k
-			break
-		}
-		// Fold speculatively so the next event is validated against this
-		// one; undone below if it does not land.
-		if err := s.head.Apply(prep.Input(b), expected+1); err != nil {
-			publishErr, stopAt = err, k+1
-			flights = append(flights, flight{i: i, seq: expected + 1, wait: wait})
-			break
-		}
-		flights = append(flights, flight{i: i, seq: expected + 1, wait: wait})
-		out[i] = Outcome{Result{Seq: expected + 1, ID: evs[i].ID, Decided: prep.Record.Decided}, prep.Err}
-		prevID = prep.Record.ID
-	}
-	failed := -1
-	var failErr error
-	for k, f := range flights {
-		seq, err := f.wait()
-		if failed < 0 && (err != nil || seq != f.seq) {
-			failed, failErr = k, err
-			if failErr == nil {
-				failErr = events.ErrConflict
-			}
-		}
-	}
-	if failed < 0 && publishErr == nil {
-		if err := s.maybeCommit(ctx); err != nil {
-			return nil, err
-		}
-		s.notify()
-		// A round that published nothing decided only refusals: make sure
-		// they were not decided on a stale view.
-		if len(flights) == 0 {
-			behind, err := s.behind(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if behind {
-				if err := s.catchup(ctx); err != nil {
-					return nil, err
-				}
-				return refusedOnly(todo, out), events.ErrConflict
-			}
-		}
-		return nil, nil
-	}
-	// Undo the speculative folds and start again from the log.
-	if s.cfg.OnConflict != nil {
-		s.cfg.OnConflict()
-	}
-	if err := s.rollback(ctx); err != nil {
-		return nil, err
-	}
-	// Every event after the last record that landed is decided again,
-	// refusals included: the failure says the head they were decided on
-	// may have been stale (as EndRound does for the API's rounds).
-	from := 0
-	last := len(flights) - 1
-	if failed >= 0 {
-		last = failed - 1
-	}
-	if last >= 0 {
-		for k, i := range todo {
-			if i == flights[last].i {
-				from = k + 1
-				break
-			}
-		}
-	}
-	from = min(from, stopAt)
-	if publishErr != nil && !errors.Is(publishErr, events.ErrConflict) && failed < 0 {
-		failErr = publishErr
-	}
-	if failErr == nil {
-		failErr = events.ErrConflict
-	}
-	// Ambiguous failures are resolved by the catch-up: an id that landed
-	// is answered as a re-send on the next round.
-	if !errors.Is(failErr, events.ErrConflict) && ctx.Err() == nil {
-		failErr = events.ErrConflict
-	}
-	return append([]int(nil), todo[from:]...), failErr
-}
-
-func refusedOnly(todo []int, out []Outcome) []int {
-	var rest []int
-	for _, i := range todo {
-		if out[i].Err != nil && out[i].Result.Seq == 0 {
-			rest = append(rest, i)
-		}
-	}
-	return rest
 }
 
 // rollback drops state folded from records that did not land: it reloads
@@ -320,22 +208,23 @@ func (s *Service) rollback(ctx context.Context) error {
 // speculatively so the next is validated against it, and appends their
 // records as one atomic batch expecting the head they were validated at
 // (streamed, on a StreamBatchLog: each record is sent as soon as it is
-// decided). On failure nothing landed: the speculative state is dropped
-// and every event is decided again.
+// decided). The batch commits only on that head, so it confirms every
+// decision of the round; when it fails nothing landed: the speculative
+// state is dropped and every event is decided again (redoFrom).
 func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Event, todo []int, out []Outcome) ([]int, error) {
 	base := s.head.Position()
-	orig := todo
+	decided := 0 // events of todo decided, the first of those not sent
 	var foldErr error
 	fill := func(add func(events.Message)) error {
-		for n := 0; len(todo) > 0 && n < MaxBatch; {
-			i := todo[0]
-			todo = todo[1:]
+		for n := 0; decided < len(todo) && n < MaxBatch; {
+			i := todo[decided]
+			decided++
 			prep, b, ok := s.prepareEvent(evs[i], &out[i])
 			if !ok {
 				continue
 			}
 			seq := s.head.Position() + 1
-			if err := s.head.Apply(prep.Input(b), seq); err != nil {
+			if err := s.fold(prep.Input(b), seq); err != nil {
 				foldErr = err
 				return err
 			}
@@ -346,39 +235,38 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 		return nil
 	}
 	first, n, err := appendBatch(ctx, bl, base, fill)
-	if foldErr != nil {
-		return nil, errors.Join(foldErr, s.rollback(ctx))
+	failed := foldErr != nil || err != nil || n > 0 && first != base+1
+	confirmed := decided // the batch committed on base: every decision held
+	if failed || n == 0 {
+		confirmed = 0 // nothing landed, or nothing was sent to confirm them
 	}
-	if n == 0 && err == nil {
-		// Only refusals: make sure they were not decided on a stale view.
-		behind, err := s.behind(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if behind {
-			if err := s.catchup(ctx); err != nil {
+	k, herr := s.redoFrom(ctx, decided, confirmed, failed)
+	if k == decided {
+		if n > 0 {
+			if err := s.maybeCommit(ctx); err != nil {
 				return nil, err
 			}
-			return orig, events.ErrConflict
+			s.notify()
 		}
-		return todo, nil
+		return todo[decided:], nil
 	}
-	if err == nil && first == base+1 {
-		if err := s.maybeCommit(ctx); err != nil {
-			return nil, err
+	if failed || herr != nil {
+		if s.cfg.OnConflict != nil {
+			s.cfg.OnConflict()
 		}
-		s.notify()
-		return todo, nil
+		if rerr := s.rollback(ctx); rerr != nil {
+			return todo, rerr
+		}
+	} else if cerr := s.catchup(ctx); cerr != nil {
+		// Only refusals, on a head another writer had got ahead of:
+		// nothing speculative to drop.
+		return todo, cerr
 	}
-	if s.cfg.OnConflict != nil {
-		s.cfg.OnConflict()
+	switch {
+	case herr != nil:
+		err = herr
+	case err == nil || errors.Is(err, events.ErrConflict()) || foldErr != nil:
+		err = events.ErrConflict()
 	}
-	if rerr := s.rollback(ctx); rerr != nil {
-		return nil, rerr
-	}
-	if err == nil || errors.Is(err, events.ErrConflict) {
-		err = events.ErrConflict
-	}
-	// Nothing of the round landed: every event of it is decided again.
-	return orig, err
+	return todo, err
 }

@@ -1,11 +1,19 @@
 package service
 
-// This file is the overlapping append rounds of the pipelined mode: a
-// writer (the API's batcher) begins round n+1 on top of round n's records
-// while round n's acknowledgements are still on their way, and ends the
-// rounds in order. The contract (docs/SPEC.md section 3, "Overlapping
-// rounds"; docs/architecture.md, "Append rounds"):
+// This file is the engine of append rounds: every path that appends
+// several events (AppendEvents, and the API's batcher through Rounds)
+// decides, publishes and ends them here, and the single-event path
+// (appendEventLocked) follows the same rule through redoFrom. The
+// contract (docs/SPEC.md section 3, "Overlapping rounds";
+// docs/architecture.md, "Append rounds"):
 //
+//   - Never refuse on a stale view; a failed round redoes everything after
+//     its last landed record (redoFrom, the one place that says it).
+//   - In the pipelined mode a writer (Rounds) begins round n+1 on top of
+//     round n's records while round n's acknowledgements are on their way,
+//     at most maxRounds in flight, and the rounds end in the order they
+//     began: Rounds.Next ends the oldest, so no caller can do otherwise.
+//     AppendEvents runs one round at a time, to its end, under the lock.
 //   - A round is decided on the head, which includes the records of every
 //     round begun and not yet ended (speculative records).
 //   - Nothing outside the rounds sees a speculative record: every query,
@@ -15,13 +23,12 @@ package service
 //     lock, which waits until no round is in flight, so they read only
 //     acknowledged and folded records. Position and WaitApplied (min_seq)
 //     count only acknowledged records (settled).
-//   - A round that fails (a conflict, a publish or acknowledgement that
-//     failed, a refusal decided while another writer got ahead) fails
-//     every round begun on top of it; when the last of them has ended the
-//     head is rolled back to the log, and EndRound tells the writer which
-//     events to decide again.
+//   - A round that fails fails every round begun on top of it; when the
+//     last of them has ended the head is rolled back to the log, and the
+//     events to decide again are handed back (Ended.Redo).
 //
-// TestOverlappedRoundsHideSpeculativeRecords,
+// TestAppendFaults (every entry point, a fake log failing the k-th
+// publish, acknowledgement or fold), TestOverlappedRoundsHideSpeculativeRecords,
 // TestOverlappedRoundLostToAKilledServer and TestOverlappedRoundsKilledServer
 // (a JetStream server killed between the rounds' publishes and their
 // acknowledgements) guard it, and api.TestOverlappedRoundsRace the
@@ -30,6 +37,7 @@ package service
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/sessionledger/ledger/events"
@@ -40,26 +48,75 @@ import (
 // acknowledged while the next is decided.
 const maxRounds = 2
 
-// Round is a round of appends begun by BeginRound and not yet ended.
-type Round struct {
-	evs     []*events.Event
-	out     []Outcome
-	flights []flight
-	// tail is set when events were decided after the round's last
-	// record (refusals, duplicates): nothing the log said validates the
-	// head they were decided on, so EndRound checks the log's head for
-	// them, and no round may begin on top of this one before it has.
+// redoFrom is the rule of every append path: never refuse on a stale view,
+// and a failed round redoes everything after its last landed record. A
+// round decided n events in order; the log confirmed the view the first
+// landed of them were decided on (a record at or after them landed where
+// it was decided, or an atomic batch holding them committed). failed
+// says a record of the round did not land, or landed and was not folded.
+// The events from the one it returns on are to be decided again: after a
+// failure, every one past the last landed record; otherwise the ones
+// decided after it (refusals and re-sent ids, which wrote nothing) when
+// another writer got ahead of the head they were decided on. err is a
+// failure to ask the log, which redoes them too.
+//
+// Callers: appendEventLocked, batchRound and endRound. Guards:
+// TestAppendFaults, TestNoRefusalOnAStaleView,
+// TestAppendManyConflictMidPipeline.
+func (s *Service) redoFrom(ctx context.Context, n, landed int, failed bool) (int, error) {
+	if failed {
+		return landed, nil
+	}
+	if landed == n {
+		return n, nil
+	}
+	behind, err := s.behind(ctx)
+	if err != nil || behind {
+		return landed, err
+	}
+	return n, nil
+}
+
+// round is a round of appends: begun by beginRound, ended by endRound.
+type round struct {
+	evs []*events.Event
+	out []Outcome
+	// all are the events (indices in evs) the round answers for, and todo
+	// those of them it decides (all but the ones screened out), in order.
+	all, todo []int
+	flights   []flight
+	// tail is set when events were decided after the round's last record
+	// (refusals, duplicates): nothing the log said validates the head
+	// they were decided on, so endRound asks the log's head for them, and
+	// no round may begin on top of this one before it has.
 	tail bool
-	// stop is the index in evs of the first event whose record was not
-	// published or not folded (len(evs) when every one was), and stopErr
+	// stop is the place in todo of the first event whose record was not
+	// published or not folded (len(todo) when every one was), and stopErr
 	// why.
 	stop    int
 	stopErr error
-	// done means the round was appended synchronously (not pipelined):
-	// out is final and nothing is in flight.
+	// landed and failed are what the acknowledgements said (land): the
+	// view of todo's first landed events is confirmed, and failed says a
+	// record did not land where it was decided; failErr is why.
+	landed  int
+	failed  bool
+	failErr error
+	// done means nothing of the round is in flight: it was appended
+	// synchronously (not pipelined), and out is final, or it was skipped.
 	done bool
+	// skipped means the round was not decided: a round before it had
+	// failed (Rounds.redoOwed).
+	skipped bool
 	// pos is the head's position the round was decided on.
 	pos uint64
+}
+
+// flight is a record published and not yet acknowledged: event i of the
+// round, at place k of its todo, expected at seq.
+type flight struct {
+	i, k int
+	seq  uint64
+	wait func() (uint64, error)
 }
 
 // settled is the last sequence acknowledged and folded: the head's
@@ -73,8 +130,8 @@ func (s *Service) settled() uint64 {
 }
 
 // lock takes mu once no round is in flight, so that the caller sees only
-// acknowledged records. Every caller but BeginRound and EndRound takes mu
-// through it.
+// acknowledged records. Every caller but the rounds' own (Rounds.Submit,
+// Rounds.Next) takes mu through it.
 func (s *Service) lock() {
 	s.mu.Lock()
 	if len(s.rounds) == 0 {
@@ -86,69 +143,41 @@ func (s *Service) lock() {
 	}
 	s.waiting--
 	if s.waiting == 0 {
-		s.settledCond.Broadcast() // a BeginRound that let the waiting go first
+		s.settledCond.Broadcast() // a Submit that let the waiting go first
 	}
 }
 
 // overlapOK reports whether a round may begin on top of the rounds in
 // flight: not when callers of lock wait for them to end, when the
 // projection is due a commit (which writes only acknowledged records),
-// when one of them failed, when enough are in flight already, or on top
-// of a round that decided refusals after its last record (which EndRound
-// checks against the log's head, so no record of this writer's may
-// follow them yet).
+// when one of them failed, when enough are in flight already, on top of
+// a round that stopped early (a publish or a fold failed: it fails, and
+// its events after the failure were not sent, so a record of the next
+// round would land in their place: TestAppendFaults, Rounds
+// pipelined/publish), or on top of a round that decided refusals after
+// its last record (which endRound checks against the log's head, so no
+// record of this writer's may follow them yet).
 func (s *Service) overlapOK() bool {
 	last := s.rounds[len(s.rounds)-1]
 	return s.waiting == 0 && !s.failed && len(s.rounds) < maxRounds &&
-		!last.tail &&
+		last.stop == len(last.todo) && !last.tail &&
 		(s.cfg.Store == nil || s.syncCommits || time.Since(s.lastCommit) < s.cfg.CommitInterval)
 }
 
-// BeginRound decides evs in order, each on the head that includes the
-// events before it and every round in flight, publishes their records
-// without waiting for the acknowledgements, and folds them speculatively.
-// screen, when not nil, is called for each event first, on that head; an
-// event it refuses is not decided and its error is the event's outcome.
-// End every round with EndRound, in the order they began. Without
-// pipelining (Pipelined false) the round is appended at once, as
-// AppendEvents does, and EndRound only hands back its outcomes.
-func (s *Service) BeginRound(ctx context.Context, evs []*events.Event, screen func(st *projection.State, i int) error) *Round {
-	r := &Round{evs: evs, out: make([]Outcome, len(evs)), stop: len(evs)}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pipelined := s.Pipelined()
-	for len(s.rounds) > 0 && (!pipelined || !s.overlapOK()) || len(s.rounds) == 0 && s.waiting > 0 {
-		s.settledCond.Wait()
-	}
-	var todo []int
-	for i, ev := range evs {
-		switch {
-		case ev == nil:
-			r.out[i].Err = events.Errorf(events.CodeInvalidEvent, "no event")
-		case screen != nil:
-			if err := screen(s.head, i); err != nil {
-				r.out[i].Err = err
-				continue
-			}
-			fallthrough
-		default:
-			todo = append(todo, i)
-		}
-	}
-	if !pipelined {
-		s.appendLocked(ctx, evs, todo, r.out)
-		r.done = true
-		return r
-	}
+// beginRound decides the events of r.todo in order, each on the head that
+// includes the events before it and every round in flight, publishes
+// their records without waiting for the acknowledgements, folds them
+// speculatively, and puts r in flight. The caller holds mu.
+func (s *Service) beginRound(ctx context.Context, al AsyncLog, r *round) {
 	r.pos = s.head.Position()
+	r.stop = len(r.todo)
 	prevID := ""
 	if len(s.rounds) > 0 {
 		prevID = s.lastID
 	}
 	s.rounds = append(s.rounds, r)
-	al := s.cfg.Log.(AsyncLog)
-	for k, i := range todo {
-		ev := evs[i]
+	for k, i := range r.todo {
+		ev := r.evs[i]
 		if ev.ID == "" {
 			ev.ID = events.NewID(s.cfg.Clock(), s.entropy())
 		}
@@ -161,94 +190,85 @@ func (s *Service) BeginRound(ctx context.Context, evs []*events.Event, screen fu
 		expected := s.head.Position()
 		wait, err := al.AppendAsync(ctx, prep.Subject, prep.Record.ID, b, expected, prevID)
 		if err != nil {
-			r.stop, r.stopErr = todo[k], err
+			r.stop, r.stopErr = k, err
 			break
 		}
-		r.flights = append(r.flights, flight{i: i, seq: expected + 1, wait: wait})
-		if err := s.head.Apply(prep.Input(b), expected+1); err != nil {
+		r.flights = append(r.flights, flight{i: i, k: k, seq: expected + 1, wait: wait})
+		if err := s.fold(prep.Input(b), expected+1); err != nil {
 			// Published but not folded: it fails the round from here.
-			r.stop, r.stopErr = i, err
+			r.stop, r.stopErr = k, err
 			break
 		}
 		r.out[i] = Outcome{Result{Seq: expected + 1, ID: ev.ID, Decided: prep.Record.Decided}, prep.Err}
 		prevID = prep.Record.ID
 	}
 	s.lastID = prevID
-	return r
 }
 
-// EndRound waits for the acknowledgements of the oldest round in flight,
-// r, and ends it. When every record landed as decided (and, for a round
-// that published nothing, no other writer got ahead of the head it was
-// decided on), it returns the outcomes and no redo. Otherwise redo lists
-// the events to decide again, in order (every event from the first whose
-// record did not land, or every event when a round beneath failed), their
-// outcomes in outs are not to be used, and the head is rolled back to the
-// log once the last round begun on top of r has ended; err is a failure
-// of that roll-back.
-func (s *Service) EndRound(ctx context.Context, r *Round) (outs []Outcome, redo []int, err error) {
-	if r.done {
-		return r.out, nil, nil
-	}
-	failedAt := r.stop
-	failErr := r.stopErr
+// land waits for the acknowledgements of r's records; it needs no lock.
+func (r *round) land() {
+	failedAt, failErr := r.stop, r.stopErr
 	for _, f := range r.flights {
-		if seq, err := f.wait(); (err != nil || seq != f.seq) && f.i < failedAt {
-			failedAt, failErr = f.i, err
+		if seq, err := f.wait(); (err != nil || seq != f.seq) && f.k < failedAt {
+			failedAt, failErr = f.k, err
 		}
 	}
-	// validated is the index of the last event whose record landed where
-	// it was decided, before the failure if any (-1: none): what was
-	// decided up to it was decided on the log's own head.
-	validated := -1
+	// What was decided up to the last record that landed before the
+	// failure, if any, was decided on the log's own head.
+	r.landed = 0
 	for _, f := range r.flights {
-		if f.i < failedAt {
-			validated = f.i
+		if f.k < failedAt {
+			r.landed = f.k + 1
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.rounds) == 0 || s.rounds[0] != r {
-		return nil, nil, errors.New("service: EndRound called out of order")
+	r.failed, r.failErr = failedAt < len(r.todo), failErr
+	if r.failed && r.failErr == nil {
+		r.failErr = events.ErrConflict() // landed at another sequence
 	}
-	switch {
-	case s.failed:
-		failedAt = 0
-	case failedAt < len(r.evs):
-		// A refusal decided after the last record that landed may have
-		// been decided on a head another writer had got ahead of (the
-		// record that failed says it had): decide it again too.
-		failedAt = validated + 1
-	case r.tail:
-		// Refusals after the last record: they stand unless another
-		// writer got ahead of the head they were decided on (no round
-		// began on top of this one, see overlapOK).
-		head, err := s.cfg.Log.Head(ctx)
-		if err != nil {
-			failedAt, failErr = validated+1, err
-		} else if head > s.head.Position() {
-			failedAt = validated + 1
-		}
-	}
+}
+
+// endRound ends r, the oldest round in flight, whose acknowledgements land
+// has waited for. redo lists the events of r.all to decide again, in
+// order: every one after the last landed record when r failed, every one
+// when a round beneath it failed, none otherwise (redoFrom); their
+// outcomes are not to be used. why is the failure behind a redo; the head
+// is rolled back to the log once the last round begun on top of a failed
+// one has ended, and err is a failure of that roll-back. The caller holds
+// mu.
+func (s *Service) endRound(ctx context.Context, r *round) (redo []int, why, err error) {
 	s.rounds = s.rounds[1:]
-	if failedAt == len(r.evs) {
-		if len(s.rounds) == 0 {
-			if err := s.maybeCommit(ctx); err != nil {
-				s.log.Error("committing the projection", "err", err)
-			}
+	from := 0 // in evs: the first event to decide again
+	if !s.failed {
+		k, herr := s.redoFrom(ctx, len(r.todo), r.landed, r.failed)
+		why = r.failErr
+		if herr != nil {
+			why = herr
 		}
-		s.notify()
-		s.settledCond.Broadcast()
-		return r.out, nil, nil
+		if k == len(r.todo) {
+			if len(s.rounds) == 0 {
+				if err := s.maybeCommit(ctx); err != nil {
+					s.log.Error("committing the projection", "err", err)
+				}
+			}
+			s.notify()
+			s.settledCond.Broadcast()
+			return nil, nil, nil
+		}
+		if k > 0 {
+			from = r.todo[k-1] + 1 // past the last landed record's event
+		}
 	}
-	if failErr != nil && !errors.Is(failErr, events.ErrConflict) {
-		s.log.Info("a pipelined round failed; it is decided again", "err", failErr)
+	if why == nil {
+		why = events.ErrConflict() // a round beneath failed, or another writer got ahead
+	}
+	if !errors.Is(why, events.ErrConflict()) {
+		s.log.Info("an append round failed; it is decided again", "err", why)
 	}
 	if s.cfg.OnConflict != nil {
 		s.cfg.OnConflict()
 	}
-	for i := range r.evs {
-		if i >= failedAt && r.evs[i] != nil {
+	for _, i := range r.all {
+		if i >= from {
 			redo = append(redo, i)
 		}
 	}
@@ -262,7 +282,164 @@ func (s *Service) EndRound(ctx context.Context, r *Round) (outs []Outcome, redo 
 		s.notify()
 		s.settledCond.Broadcast()
 	}
-	return r.out, redo, err
+	return redo, why, err
+}
+
+// roundLocked runs the events of todo as one round, begun and ended under
+// mu (AppendEvents' pipelined path, one round in flight). It returns the
+// events to decide again and why, as appendLocked's rounds do.
+func (s *Service) roundLocked(ctx context.Context, al AsyncLog, evs []*events.Event, todo []int, out []Outcome) ([]int, error) {
+	r := &round{evs: evs, out: out, all: todo, todo: todo}
+	s.beginRound(ctx, al, r)
+	r.land()
+	redo, why, err := s.endRound(ctx, r)
+	switch {
+	case err != nil:
+		return redo, err
+	case len(redo) == 0:
+		return nil, nil
+	case ctx.Err() == nil:
+		// An ambiguous failure is resolved by the catch-up: an id that
+		// landed is answered as a re-send when decided again.
+		why = events.ErrConflict()
+	}
+	return redo, why
+}
+
+// Rounds is one writer's pipeline of append rounds (the API's batcher):
+// Submit begins a round, Next ends the oldest round begun and not yet
+// ended and returns its outcomes. Rounds end in the order Submit began
+// them whoever calls Next, and at most maxRounds are in flight. In the
+// pipelined mode (Service.Pipelined) round n+1 is decided on top of round
+// n's records before they are acknowledged; otherwise Submit appends the
+// round whole, as AppendEvents does, and Next only hands back its
+// outcomes. T is what the caller files with a round (its requests).
+//
+// Caveat: every round submitted must be ended with Next (after Close, Next
+// reports false once none is left): until then the service's queries and
+// other writers wait for it.
+type Rounds[T any] struct {
+	s *Service
+	// submitMu and nextMu make Submit and Next, each, one at a time, so
+	// that rounds go into begun, and come out, in the order they began.
+	submitMu, nextMu sync.Mutex
+	begun            chan begunRound[T]
+	// redoOwed (guarded by s.mu) is set when Next handed back events of
+	// a failed round to decide again, and cleared by the next round
+	// submitted, which is skipped: it was put together before the caller
+	// could put those events in front of it (or waited to begin on top of
+	// the failed round), and deciding it first would decide later events
+	// before earlier ones (a batch append spanning two rounds:
+	// TestAppendFaults, Rounds pipelined/publish).
+	redoOwed bool
+}
+
+type begunRound[T any] struct {
+	r   *round
+	tag T
+}
+
+// Ended is a round Rounds.Next ended: Outs holds an outcome for each event
+// of the round, except those of Redo, the events to decide again (in
+// order, before any submitted since); Err is a failed roll-back, the
+// outcome of every event of Redo. Skipped means the round was not decided
+// at all (Redo is every event): no attempt of its events was spent.
+type Ended[T any] struct {
+	Tag     T
+	Outs    []Outcome
+	Redo    []int
+	Err     error
+	Skipped bool
+}
+
+// NewRounds returns the rounds of a writer on s.
+func NewRounds[T any](s *Service) *Rounds[T] {
+	return &Rounds[T]{s: s, begun: make(chan begunRound[T], maxRounds)}
+}
+
+// Submit decides evs in order, each on the head that includes the events
+// before it and every round in flight, and begins their round (files it
+// with tag, for Next). screen, when not nil, is called for each event
+// first, on that head; an event it refuses is not decided and its error is
+// the event's outcome. Submit waits while maxRounds are in flight, and
+// while callers of lock wait for them to end.
+func (rs *Rounds[T]) Submit(ctx context.Context, evs []*events.Event, screen func(st *projection.State, i int) error, tag T) {
+	rs.submitMu.Lock()
+	defer rs.submitMu.Unlock()
+	rs.begun <- begunRound[T]{rs.begin(ctx, evs, screen), tag}
+}
+
+// Next ends the oldest round submitted and not yet ended, once its
+// acknowledgements have come, and returns its outcomes; it waits for a
+// round to be submitted. ok is false after Close, once every round has
+// ended.
+func (rs *Rounds[T]) Next(ctx context.Context) (e Ended[T], ok bool) {
+	rs.nextMu.Lock()
+	defer rs.nextMu.Unlock()
+	b, ok := <-rs.begun
+	if !ok {
+		return e, false
+	}
+	e.Tag, e.Outs = b.tag, b.r.out
+	if b.r.skipped {
+		e.Redo, e.Skipped = b.r.all, true
+	}
+	if b.r.done {
+		return e, true
+	}
+	b.r.land()
+	rs.s.mu.Lock()
+	defer rs.s.mu.Unlock()
+	e.Redo, _, e.Err = rs.s.endRound(ctx, b.r)
+	if len(e.Redo) > 0 {
+		rs.redoOwed = true
+	}
+	return e, true
+}
+
+// Close says no round is submitted any more; Next then ends the rest.
+func (rs *Rounds[T]) Close() { close(rs.begun) }
+
+// begin is Submit's work: it screens and decides evs and begins their
+// round, or, when not pipelined, appends them whole.
+func (rs *Rounds[T]) begin(ctx context.Context, evs []*events.Event, screen func(st *projection.State, i int) error) *round {
+	s := rs.s
+	r := &round{evs: evs, out: make([]Outcome, len(evs))}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pipelined := s.Pipelined()
+	for len(s.rounds) > 0 && (!pipelined || !s.overlapOK()) || len(s.rounds) == 0 && s.waiting > 0 {
+		s.settledCond.Wait()
+	}
+	for i, ev := range evs {
+		if ev == nil {
+			r.out[i].Err = events.Errorf(events.CodeInvalidEvent, "no event")
+			continue
+		}
+		r.all = append(r.all, i)
+		if rs.redoOwed {
+			continue
+		}
+		if screen != nil {
+			if err := screen(s.head, i); err != nil {
+				r.out[i].Err = err
+				continue
+			}
+		}
+		r.todo = append(r.todo, i)
+	}
+	if rs.redoOwed {
+		rs.redoOwed = false
+		r.done, r.skipped = true, true
+		return r
+	}
+	if !pipelined {
+		s.appendLocked(ctx, evs, r.todo, r.out)
+		r.done = true
+		return r
+	}
+	s.beginRound(ctx, s.cfg.Log.(AsyncLog), r)
+	return r
 }
 
 // Retries is how often an append is decided again after a conflict

@@ -156,20 +156,21 @@ func TestOverlappedRoundsHideSpeculativeRecords(t *testing.T) {
 	life := parsed(t, workload.Session(1))
 	key := events.SessionKey("agent:main:w1")
 
-	r1 := svc.BeginRound(t.Context(), life[:1], nil)  // session.started
-	r2 := svc.BeginRound(t.Context(), life[1:2], nil) // turn.started: needs the session
+	rs := service.NewRounds[int](svc)
+	rs.Submit(t.Context(), life[:1], nil, 1)  // session.started
+	rs.Submit(t.Context(), life[1:2], nil, 2) // turn.started: needs the session
 	if got := svc.Position(); got != before {
 		t.Fatalf("Position %d with two rounds in flight, want %d: it counts unacknowledged records", got, before)
 	}
 	q := blockedQuery(t, svc, key, 1)
 	close(log.open)
-	outs1, redo1, err1 := svc.EndRound(t.Context(), r1)
-	outs2, redo2, err2 := svc.EndRound(t.Context(), r2)
-	if err1 != nil || err2 != nil || len(redo1) != 0 || len(redo2) != 0 {
-		t.Fatalf("rounds failed: %v %v, redo %v %v", err1, err2, redo1, redo2)
+	e1, _ := rs.Next(t.Context())
+	e2, _ := rs.Next(t.Context())
+	if e1.Tag != 1 || e2.Tag != 2 || e1.Err != nil || e2.Err != nil || len(e1.Redo) != 0 || len(e2.Redo) != 0 {
+		t.Fatalf("rounds failed: %+v %+v", e1, e2)
 	}
-	if outs1[0].Err != nil || outs2[0].Err != nil || outs2[0].Result.Seq != outs1[0].Result.Seq+1 {
-		t.Fatalf("outcomes %+v %+v: the turn was not decided on top of the start", outs1, outs2)
+	if e1.Outs[0].Err != nil || e2.Outs[0].Err != nil || e2.Outs[0].Result.Seq != e1.Outs[0].Result.Seq+1 {
+		t.Fatalf("outcomes %+v %+v: the turn was not decided on top of the start", e1.Outs, e2.Outs)
 	}
 	if err := <-q; err != nil {
 		t.Fatalf("the query after the rounds ended: %v", err)
@@ -191,29 +192,30 @@ func TestOverlappedRoundLostToAKilledServer(t *testing.T) {
 	life := parsed(t, workload.Session(1))
 	key := events.SessionKey("agent:main:w1")
 
+	rs := service.NewRounds[int](svc)
 	log.setDrop(true)
-	r1 := svc.BeginRound(t.Context(), life[:1], nil)
+	rs.Submit(t.Context(), life[:1], nil, 1)
 	log.setDrop(false)
-	r2 := svc.BeginRound(t.Context(), life[1:2], nil) // sent, expecting round 1's record
+	rs.Submit(t.Context(), life[1:2], nil, 2) // sent, expecting round 1's record
 	q := blockedQuery(t, svc, key, 1)
 	close(log.open)
-	lostRoundsRedone(t, svc, log.Log, r1, r2, q, before, life)
+	lostRoundsRedone(t, svc, log.Log, rs, q, before, life)
 }
 
-// lostRoundsRedone ends two rounds whose records did not land (r2 decided
-// on r1's): both are to be decided again in full, the query q asked while
-// they were in flight answers that the session does not exist, the log
-// and the position are still at before, and life's first two events,
-// decided again, land.
-func lostRoundsRedone(t *testing.T, svc *service.Service, log service.Log, r1, r2 *service.Round, q <-chan error, before uint64, life []*events.Event) {
+// lostRoundsRedone ends two rounds of rs whose records did not land (the
+// second decided on the first's): both are to be decided again in full,
+// the query q asked while they were in flight answers that the session
+// does not exist, the log and the position are still at before, and
+// life's first two events, decided again, land.
+func lostRoundsRedone(t *testing.T, svc *service.Service, log service.Log, rs *service.Rounds[int], q <-chan error, before uint64, life []*events.Event) {
 	t.Helper()
-	_, redo1, err1 := svc.EndRound(t.Context(), r1)
-	_, redo2, err2 := svc.EndRound(t.Context(), r2)
-	if err1 != nil || err2 != nil {
-		t.Fatalf("ending the rounds: %v %v", err1, err2)
+	e1, _ := rs.Next(t.Context())
+	e2, _ := rs.Next(t.Context())
+	if e1.Err != nil || e2.Err != nil {
+		t.Fatalf("ending the rounds: %v %v", e1.Err, e2.Err)
 	}
-	if len(redo1) != 1 || len(redo2) != 1 {
-		t.Fatalf("redo %v and %v: every event of both rounds is to be decided again", redo1, redo2)
+	if len(e1.Redo) != 1 || len(e2.Redo) != 1 {
+		t.Fatalf("redo %v and %v: every event of both rounds is to be decided again", e1.Redo, e2.Redo)
 	}
 	if err := <-q; events.CodeOf(err) != events.CodeUnknownSession {
 		t.Fatalf("the query answered %v: it saw a record that was lost", err)
@@ -221,12 +223,18 @@ func lostRoundsRedone(t *testing.T, svc *service.Service, log service.Log, r1, r
 	if head, err := log.Head(t.Context()); err != nil || head != before || svc.Position() != before {
 		t.Fatalf("log head %d (%v), position %d, want %d: nothing of either round landed", head, err, svc.Position(), before)
 	}
-	r3 := svc.BeginRound(t.Context(), life[:2], nil)
-	outs, redo, err := svc.EndRound(t.Context(), r3)
-	if err != nil || len(redo) != 0 {
-		t.Fatalf("deciding again: %v, redo %v", err, redo)
+	// The first round submitted after a failure is skipped: it may have
+	// been put together before the events handed back could go in front.
+	rs.Submit(t.Context(), life[:2], nil, 3)
+	if e3, _ := rs.Next(t.Context()); !e3.Skipped || len(e3.Redo) != 2 || e3.Outs[0].Result.Seq != 0 {
+		t.Fatalf("the round submitted after the failure: %+v, want it skipped", e3)
 	}
-	checkOutcomes(t, outs)
+	rs.Submit(t.Context(), life[:2], nil, 4)
+	e3, _ := rs.Next(t.Context())
+	if e3.Err != nil || len(e3.Redo) != 0 {
+		t.Fatalf("deciding again: %v, redo %v", e3.Err, e3.Redo)
+	}
+	checkOutcomes(t, e3.Outs)
 	sameAsRebuild(t, svc, log)
 }
 
@@ -364,8 +372,9 @@ func TestOverlappedRoundsKilledServer(t *testing.T) {
 	key := events.SessionKey("agent:main:w1")
 
 	px.pause()
-	r1 := svc.BeginRound(t.Context(), life[:1], nil)
-	r2 := svc.BeginRound(t.Context(), life[1:2], nil)
+	rs := service.NewRounds[int](svc)
+	rs.Submit(t.Context(), life[:1], nil, 1)
+	rs.Submit(t.Context(), life[1:2], nil, 2)
 	q := blockedQuery(t, svc, key, 1)
 	ns.Shutdown()
 	ns.WaitForShutdown()
@@ -381,7 +390,7 @@ func TestOverlappedRoundsKilledServer(t *testing.T) {
 		}
 	}
 
-	lostRoundsRedone(t, svc, log, r1, r2, q, before, life)
+	lostRoundsRedone(t, svc, log, rs, q, before, life)
 	if err := svc.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +445,8 @@ func TestFollowerLetsRoundsOverlap(t *testing.T) {
 			}
 		}
 	}
-	var rounds []*service.Round
+	rs := service.NewRounds[int](svc)
+	rounds := 0 // submitted and not ended
 	// However the test ends, the rounds end (Run's last commit waits for
 	// them) and the follower stops.
 	defer func() {
@@ -445,8 +455,8 @@ func TestFollowerLetsRoundsOverlap(t *testing.T) {
 		default:
 			close(log.open)
 		}
-		for _, r := range rounds {
-			_, _, _ = svc.EndRound(context.Background(), r)
+		for ; rounds > 0; rounds-- {
+			_, _ = rs.Next(context.Background())
 		}
 		cancel()
 		<-done
@@ -456,26 +466,28 @@ func TestFollowerLetsRoundsOverlap(t *testing.T) {
 	}
 	life := parsed(t, workload.Session(1))
 	want := svc.Position() + 1 // r1's record
-	rounds = append(rounds, svc.BeginRound(t.Context(), life[:1], nil))
+	rs.Submit(t.Context(), life[:1], nil, 1)
+	rounds++
 	if !waitSeen(want, "it waited for the round to end before passing its record") {
 		return
 	}
-	began := make(chan *service.Round, 1)
-	go func() { began <- svc.BeginRound(context.Background(), life[1:2], nil) }()
+	began := make(chan struct{})
+	go func() { rs.Submit(context.Background(), life[1:2], nil, 2); close(began) }()
 	select {
-	case r2 := <-began:
-		rounds = append(rounds, r2)
+	case <-began:
+		rounds++
 	case <-time.After(10 * time.Second):
 		t.Error("the second round did not begin on top of the first: something waits for it to end")
 		close(log.open)
-		rounds = append(rounds, <-began)
+		<-began
+		rounds++
 		return
 	}
 	close(log.open)
-	for _, r := range rounds {
-		if outs, redo, err := svc.EndRound(t.Context(), r); err != nil || len(redo) != 0 || outs[0].Err != nil {
-			t.Fatalf("ending a round: %+v %v %v", outs, redo, err)
+	for ; rounds > 0; rounds-- {
+		if e, _ := rs.Next(t.Context()); e.Err != nil || len(e.Redo) != 0 || e.Outs[0].Err != nil {
+			rounds--
+			t.Fatalf("ending a round: %+v", e)
 		}
 	}
-	rounds = nil
 }

@@ -130,13 +130,13 @@ type Service struct {
 	// then made in the foreground, where a failure leaves the state as it
 	// was, until one succeeds.
 	syncCommits bool
-	// rounds are the rounds begun and not yet ended (BeginRound), oldest
+	// rounds are the rounds begun and not yet ended (beginRound), oldest
 	// first: their records are folded into head but not acknowledged, and
 	// no query, commit or other writer sees head until they have ended
 	// (see lock and rounds.go).
-	rounds []*Round
+	rounds []*round
 	// waiting counts the callers of lock waiting for the rounds to end;
-	// settledCond (on mu) wakes them, and a BeginRound that yields to them.
+	// settledCond (on mu) wakes them, and a Submit that yields to them.
 	waiting     int
 	settledCond *sync.Cond
 	// failed is set when a round failed and the rounds begun on top of it
@@ -145,6 +145,9 @@ type Service struct {
 	// lastID is the id of the last record the rounds in flight published,
 	// which the next round's first record expects to follow.
 	lastID string
+	// foldFault, set by tests only (export_test.go), fails the folds of
+	// the append paths it answers an error for (TestAppendFaults).
+	foldFault func() error
 }
 
 // Open loads the projection (from the store when there is one) and catches
@@ -276,13 +279,13 @@ func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Resu
 		prep := s.head.Prepare(ev, events.FormatTime(s.cfg.Clock()))
 		if prep.Record == nil {
 			if prep.Err != nil && attempt < s.cfg.Retries {
-				// Never refuse on a stale view: another writer may have
-				// appended what makes this event valid.
-				behind, err := s.behind(ctx)
+				// A refusal, which nothing the log said confirms: another
+				// writer may have appended what makes this event valid.
+				redo, err := s.redoFrom(ctx, 1, 0, false)
 				if err != nil {
 					return Result{}, err
 				}
-				if behind {
+				if redo == 0 {
 					if err := s.catchup(ctx); err != nil {
 						return Result{}, err
 					}
@@ -301,7 +304,7 @@ func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Resu
 			}
 			return Result{Seq: landed.Seq, ID: ev.ID, Duplicate: true}, nil
 		}
-		if errors.Is(err, events.ErrConflict) && attempt < s.cfg.Retries {
+		if err != nil && errors.Is(err, events.ErrConflict()) && attempt < s.cfg.Retries {
 			// Another writer got in first: catch up and decide again.
 			if cerr := s.catchUpAfterConflict(ctx, attempt); cerr != nil {
 				return Result{}, cerr
@@ -322,7 +325,20 @@ func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Resu
 			}
 			return Result{Seq: seq, ID: ev.ID, Duplicate: true}, nil
 		}
-		if err := s.afterFold(ctx, s.head.Apply(prep.Input(b), seq)); err != nil {
+		if ferr := s.fold(prep.Input(b), seq); ferr != nil {
+			// Landed and not folded: the head is not the log's. As for
+			// a round (redoFrom), the attempt failed with no landed
+			// record behind it: start again from the log, where the next
+			// attempt finds the record and answers it as a re-send.
+			if attempt >= s.cfg.Retries {
+				return Result{}, ferr
+			}
+			if err := s.rollback(ctx); err != nil {
+				return Result{}, errors.Join(ferr, err)
+			}
+			continue
+		}
+		if err := s.afterFold(ctx, nil); err != nil {
 			return Result{}, err
 		}
 		return Result{Seq: seq, ID: ev.ID, Decided: prep.Record.Decided}, prep.Err
@@ -387,6 +403,16 @@ func (s *Service) behind(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	return head > s.head.Position(), nil
+}
+
+// fold folds a record this service decided and published into the head.
+func (s *Service) fold(in projection.Input, seq uint64) error {
+	if s.foldFault != nil {
+		if err := s.foldFault(); err != nil {
+			return err
+		}
+	}
+	return s.head.Apply(in, seq)
 }
 
 // afterFold follows the fold of one record (whose error it is given): it
