@@ -257,6 +257,30 @@ func (h *Hook) recordUnreadable(ctx context.Context, res *Result, key events.Ses
 	return nil
 }
 
+// HandleWithin is Handle, answered when ctx is done plus grace at the
+// latest: past it the payload is answered as Overdue (a call denied). The
+// run goes on in its goroutine with ctx done, so what it still asks of the
+// ledger fails, and an import it started completes into the cache for the
+// next hook (TestHookDeadline; TestI24HookServerSlowImportPastTimeout: two
+// settings files of 8 MiB once kept serve --hooks' answer 23 s).
+func (h *Hook) HandleWithin(ctx context.Context, raw []byte, grace time.Duration) *Result {
+	done := make(chan *Result, 1)
+	go func() { done <- h.Handle(ctx, raw) }()
+	select {
+	case res := <-done:
+		return res
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case res := <-done:
+		return res
+	case <-t.C:
+		return Overdue(raw, grace)
+	}
+}
+
 // Overdue is the answer to a payload whose handling outran its budget (its
 // context's deadline, and grace past it): a call, or what cannot be told
 // from one, is denied unchecked, as an unreadable one is; anything else

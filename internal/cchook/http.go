@@ -101,37 +101,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	grace := min(d/5, time.Second)
 	ctx, cancel := context.WithTimeout(r.Context(), d-grace)
 	defer cancel()
-	res := h.handleWithin(ctx, raw, grace)
+	res := h.Hook.HandleWithin(ctx, raw, grace)
 	if h.Logger != nil {
 		h.Logger.Info("hook", "event", res.Event, "session", res.Session, "decision", res.Decision,
 			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(res.Output)
-}
-
-// handleWithin is Hook.Handle, answered when ctx is done plus grace at the
-// latest: past it the payload is answered as Overdue (a call denied). The
-// run goes on in its goroutine with ctx done, so what it still asks of the
-// ledger fails, and an import it started completes into the cache for the
-// next hook (TestI24HookServerSlowImportPastTimeout: two settings files of
-// 8 MiB kept a call waiting 23 s).
-func (h *Handler) handleWithin(ctx context.Context, raw []byte, grace time.Duration) *Result {
-	done := make(chan *Result, 1)
-	go func() { done <- h.Hook.Handle(ctx, raw) }()
-	select {
-	case res := <-done:
-		return res
-	case <-ctx.Done():
-	}
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case res := <-done:
-		return res
-	case <-t.C:
-		return Overdue(raw, grace)
-	}
 }
 
 // refusal is why the handler will not serve r, or "".

@@ -54,7 +54,7 @@ func TestHookDeadline(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 			defer cancel()
 			begin := time.Now()
-			res := handleWithin(ctx, h, []byte(raw), Grace(50*time.Millisecond))
+			res := h.HandleWithin(ctx, []byte(raw), Grace(50*time.Millisecond))
 			if took := time.Since(begin); took > 5*time.Second {
 				t.Fatalf("answered after %s", took)
 			}
@@ -69,7 +69,7 @@ func TestHookDeadline(t *testing.T) {
 	}
 	// A run within its budget is answered with its own outcome.
 	fast := &cchook.Hook{L: emptyLedger{}}
-	res := handleWithin(t.Context(), fast, []byte(`{"session_id":"s1","hook_event_name":"Stop"}`), time.Second)
+	res := fast.HandleWithin(t.Context(), []byte(`{"session_id":"s1","hook_event_name":"Stop"}`), time.Second)
 	if strings.Contains(string(res.Output), "budget") {
 		t.Fatalf("a quick run: %s", res.Output)
 	}

@@ -274,7 +274,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		per := min(f.timeout/2, 2*time.Second)
 		h.L = cchook.ClientLedger{C: client.New(nc, client.Options{Owner: f.ownerName(), Timeout: per, Retries: 1, Coalesce: 1})}
 	}
-	res := handleWithin(ctx, h, raw, Grace(budget))
+	res := h.HandleWithin(ctx, raw, Grace(budget))
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stderr, "ledger hook:", w)
 	}
@@ -297,28 +297,6 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // without its outcome: what the ledger requests cannot overrun (they end
 // with --timeout), a file read or an import can.
 func Grace(timeout time.Duration) time.Duration { return min(timeout, time.Second) }
-
-// handleWithin is h.Handle, answered when ctx is done plus grace at the
-// latest: past it, the payload is answered as an unreadable one (a call is
-// denied) and what the run was doing is dropped with the process.
-// TestHookDeadline guards it.
-func handleWithin(ctx context.Context, h *cchook.Hook, raw []byte, grace time.Duration) *cchook.Result {
-	done := make(chan *cchook.Result, 1)
-	go func() { done <- h.Handle(ctx, raw) }()
-	select {
-	case res := <-done:
-		return res
-	case <-ctx.Done():
-	}
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case res := <-done:
-		return res
-	case <-t.C:
-		return cchook.Overdue(raw, grace)
-	}
-}
 
 // errSlowStdin is readPayloadWithin's error for standard input that did
 // not end in time.
