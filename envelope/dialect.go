@@ -122,8 +122,12 @@ type Session struct {
 	Envelope *Envelope `json:"envelope,omitempty"`
 	// Tools are the session's catalogue additions as written: its
 	// ancestors' first, root down, then its own.
-	Tools    []string            `json:"tools,omitempty"`
-	Turn     int                 `json:"turn"`
+	Tools []string `json:"tools,omitempty"`
+	Turn  int      `json:"turn"`
+	// Mode is the mode the runtime reported at the latest turn that named
+	// one (turn.started's mode), in force over Facts.Mode; "" when no turn
+	// named one.
+	Mode     string              `json:"mode,omitempty"`
 	Context  Context             `json:"context"`
 	Children []events.SessionKey `json:"children,omitempty"`
 	// ActiveChildren counts children spawned by this session that have not

@@ -263,6 +263,11 @@ type TurnData struct {
 	Turn     int    `json:"turn"`
 	Sender   string `json:"sender,omitempty"`
 	External bool   `json:"external,omitempty"`
+	// Mode is the permission mode the runtime reported for this turn
+	// (claude-code: Claude Code's permission_mode, which Shift-Tab or
+	// --permission-mode change mid-session); it stays in force until a
+	// later turn names another. A dialect without modes refuses it.
+	Mode string `json:"mode,omitempty"`
 }
 
 // IsExternal reports whether an outside requester drives the turn: a

@@ -56,7 +56,7 @@ var (
 	spawnedFields = []payloadField{{"parent", pString}, {"agent", pString}, {"label", pString},
 		{"sandboxed", pBoolPtr}, {"background", pBoolPtr}, {"fork", pBool}, {"teammate", pBool},
 		{"hidden", pBool}, {"tools", pStrings}}
-	turnFields      = []payloadField{{"turn", pInt}, {"sender", pString}, {"external", pBool}}
+	turnFields      = []payloadField{{"turn", pInt}, {"sender", pString}, {"external", pBool}, {"mode", pString}}
 	yieldedFields   = []payloadField{{"children", pStrings}}
 	completedFields = []payloadField{{"status", pString}}
 	resumedFields   = []payloadField{{"handoff", pString}, {"batch", pStringPtr}, {"from", pStrings}}
@@ -131,7 +131,7 @@ func decodePayload(data []byte, p any) bool {
 			Sandboxed: d.boolPtr(3), Background: d.boolPtr(4), Fork: d.bool(5), Teammate: d.bool(6),
 			Hidden: d.bool(7), Tools: list[string](&d, 8)}
 	case *TurnData:
-		*p = TurnData{Turn: d.int(0), Sender: d.str(1), External: d.bool(2)}
+		*p = TurnData{Turn: d.int(0), Sender: d.str(1), External: d.bool(2), Mode: d.str(3)}
 	case *YieldedData:
 		*p = YieldedData{Children: list[SessionKey](&d, 0)}
 	case *CompletedData:

@@ -57,7 +57,7 @@ var schema = map[Type]map[string]field{
 	SessionSpawned: {"parent": {kString, true}, "agent": {kString, true}, "label": {kString, false},
 		"sandboxed": {kBool, false}, "background": {kBool, false}, "fork": {kBool, false},
 		"teammate": {kBool, false}, "hidden": {kBool, false}, "tools": {kStrings, false}},
-	TurnStarted:      {"turn": {kPositiveInt, true}, "sender": {kString, false}, "external": {kBool, false}},
+	TurnStarted:      {"turn": {kPositiveInt, true}, "sender": {kString, false}, "external": {kBool, false}, "mode": {kString, false}},
 	SessionYielded:   {"children": {kStrings, true}},
 	SessionCompleted: {"status": {kString, true}},
 	SessionResumed:   {"handoff": {kString, true}, "batch": {kString, false}, "from": {kStrings, true}},

@@ -27,10 +27,15 @@ import (
 // Format 3 is format 2 followed by what issue 25 added: the start's
 // conversation. A session without it is written in format 1 or 2, as
 // before.
+//
+// Format 4 is format 3 (the conversation "" for a session without a
+// start) followed by the mode a turn reported (Session.Mode). A session
+// without one is written as before.
 const (
 	sessionFormat             = 1
 	sessionFormatScoped       = 2
 	sessionFormatConversation = 3
+	sessionFormatMode         = 4
 )
 
 // conversed reports whether a session has anything only format 3 holds.
@@ -132,6 +137,8 @@ func encodeSessionBinary(s *envelope.Session) []byte {
 	w := sink{b: make([]byte, 0, 512)}
 	format := byte(sessionFormat)
 	switch {
+	case s.Mode != "":
+		format = sessionFormatMode
 	case conversed(s):
 		format = sessionFormatConversation
 	case scoped(s):
@@ -203,7 +210,14 @@ func encodeSessionBinary(s *envelope.Session) []byte {
 		}
 	}
 	if format >= sessionFormatConversation {
-		w.str(s.Start.Conversation)
+		if s.Start != nil {
+			w.str(s.Start.Conversation)
+		} else {
+			w.str("")
+		}
+	}
+	if format >= sessionFormatMode {
+		w.str(s.Mode)
 	}
 	return w.b
 }
@@ -337,7 +351,7 @@ func (r *source) envelope() *envelope.Envelope {
 }
 
 func decodeSessionBinary(raw []byte) (*envelope.Session, error) {
-	if len(raw) == 0 || raw[0] < sessionFormat || raw[0] > sessionFormatConversation {
+	if len(raw) == 0 || raw[0] < sessionFormat || raw[0] > sessionFormatMode {
 		return nil, errors.New("a stored session is not in a form this build reads")
 	}
 	r := &source{all: string(raw), i: 1}
@@ -379,11 +393,17 @@ func decodeSessionBinary(raw []byte) (*envelope.Session, error) {
 		}
 	}
 	if raw[0] >= sessionFormatConversation {
-		if s.Start == nil {
+		switch conv := r.str(); {
+		case s.Start != nil:
+			s.Start.Conversation = conv
+		case conv != "":
+			r.err = errors.New("a stored session without a start has a conversation")
+		case raw[0] == sessionFormatConversation:
 			r.err = errors.New("a stored session in format 3 has no start")
-		} else {
-			s.Start.Conversation = r.str()
 		}
+	}
+	if raw[0] >= sessionFormatMode {
+		s.Mode = r.str()
 	}
 	if r.err == nil && r.i != len(r.all) {
 		r.err = errors.New("a stored session has bytes after its end")

@@ -174,6 +174,9 @@ func TestSessionBinaryFormats(t *testing.T) {
 		{"scoped", &envelope.Session{Key: "r", Scope: "s", Start: &events.StartedData{Agent: "main", Scope: "s"}}, sessionFormatScoped},
 		{"conversation", &envelope.Session{Key: "r", Start: &events.StartedData{Agent: "main", Conversation: "agent:main:telegram:group:g1:topic:7"}}, sessionFormatConversation},
 		{"scoped conversation", &envelope.Session{Key: "r", Scope: "s", Start: &events.StartedData{Agent: "main", Scope: "s", Conversation: "agent:main:slack:channel:c1"}}, sessionFormatConversation},
+		{"moded root", &envelope.Session{Key: "r", Mode: "acceptEdits", Start: &events.StartedData{Agent: "main", Mode: "default"}}, sessionFormatMode},
+		{"moded child", &envelope.Session{Key: "r:c", Mode: "plan", Spawn: &events.SpawnedData{Parent: "r", Agent: "x"}}, sessionFormatMode},
+		{"moded scoped conversation", &envelope.Session{Key: "r", Scope: "s", Mode: "dontAsk", Start: &events.StartedData{Agent: "main", Scope: "s", Conversation: "c"}}, sessionFormatMode},
 	} {
 		raw := encodeSessionBinary(tc.s)
 		if raw[0] != tc.format {

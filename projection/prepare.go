@@ -352,6 +352,9 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 		}
 		view := *sess
 		view.Turn = d.Turn
+		if d.Mode != "" {
+			view.Mode = d.Mode
+		}
 		view.Context = s.turnContext(sess, d, envelope.RecordRef{Seq: next, ID: ev.ID, Type: ev.Type})
 		sc := s.scopeOf(sess)
 		ts := toolsIn(&sc.world, sc.dialect, sc.policy, &view)

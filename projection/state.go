@@ -590,6 +590,9 @@ func (s *State) apply(dec *decoded, ref envelope.RecordRef) error {
 			return noScope(sess)
 		}
 		sess.Turn = d.Turn
+		if d.Mode != "" {
+			sess.Mode = d.Mode
+		}
 		sess.Context = s.turnContext(sess, d, ref)
 		ts := s.memo.set
 		if s.memo.id != rec.ID || ts.Allowed == nil {

@@ -24,6 +24,14 @@ func checkEvent(ev *events.Event, payload any) error {
 		if err := checkAgentField(d.Agent); err != nil {
 			return err
 		}
+	case *events.TurnData:
+		// The mode Claude Code reported for the turn (the hook's
+		// permission_mode), in force from it (section 0.2).
+		if d.Mode != "" {
+			if m, ok := parseMode(d.Mode); !ok || m != d.Mode {
+				return events.Errorf(events.CodeInvalidEvent, "a turn's mode must be one of default, acceptEdits, plan, bypassPermissions, dontAsk, got %q", d.Mode)
+			}
+		}
 	case *events.SpawnedData:
 		if err := checkAgentField(d.Agent); err != nil {
 			return err
@@ -188,6 +196,20 @@ func freeText(path string) bool {
 // rootMode picks a root session's mode (section 8.2): the first present and
 // allowed of the session's mode, the main-thread agent's permissionMode,
 // permissions.defaultMode, else default. A disabled bypass is skipped.
+// sessionMode is the mode a session runs in now: the one its latest turn
+// that named a mode reported (Claude Code's permission_mode, which the
+// user may change mid-session), else the one fixed at its start or spawn.
+// A reported bypassPermissions the policy disables keeps the fixed mode,
+// as a written one does (rootMode). CLI: a run under --permission-mode
+// acceptEdits reports acceptEdits in every payload (issue 25; the hook
+// follows it: TestModeFollowsTurns).
+func sessionMode(s *envelope.Session, c *Compiled) string {
+	if m, ok := parseMode(s.Mode); ok && !(m == modeBypass && c.disableBypass) {
+		return m
+	}
+	return s.Facts.Mode
+}
+
 func rootMode(written string, def *agentDef, c *Compiled) string {
 	cands := []string{written, "", c.defaultMode}
 	if def != nil {
@@ -314,7 +336,7 @@ func (dl *Dialect) spawn(w envelope.World, key events.SessionKey, d *events.Spaw
 		return nil, envelope.Facts{}, events.Errorf(code, "%q may not spawn agent %q: its Agent call is denied by %s%s", d.Parent, d.Agent, verdict.Reason.Code, rule)
 	}
 	facts := envelope.Facts{
-		Mode:       childMode(parent.Facts.Mode, kind, def, e.c),
+		Mode:       childMode(sessionMode(parent, e.c), kind, def, e.c),
 		Background: background,
 		Role:       kind.role(),
 	}

@@ -134,7 +134,7 @@ type view struct {
 }
 
 func newView(e *Effective, p *envelope.PolicyState, s *envelope.Session, capturing bool) *view {
-	v := &view{e: e, p: p, s: s, kind: kindOf(s), mode: s.Facts.Mode, bg: s.Facts.Background, capturing: capturing}
+	v := &view{e: e, p: p, s: s, kind: kindOf(s), mode: sessionMode(s, e.c), bg: s.Facts.Background, capturing: capturing}
 	if v.mode == "" {
 		v.mode = modeDefault
 	}

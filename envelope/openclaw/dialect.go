@@ -136,6 +136,10 @@ func (*Dialect) CheckEvent(ev *events.Event, payload any) error {
 		return err
 	}
 	switch d := payload.(type) {
+	case *events.TurnData:
+		if d.Mode != "" {
+			return events.Errorf(events.CodeInvalidEvent, "a turn of an openclaw session names no mode (OpenClaw has no permission modes), got %q", d.Mode)
+		}
 	case *events.PolicySetData:
 		return checkDocumentNames(d.Document)
 	case *events.GrantData:

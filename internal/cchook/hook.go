@@ -544,7 +544,8 @@ func (r *run) firstTurn(ctx context.Context, n *client.TreeNode) (*client.TreeNo
 // prompts once recorded 5 turns). The event's id derives from its basis,
 // not its number, so a prompt delivered twice still lands once.
 func (r *run) nextTurn(ctx context.Context, key events.SessionKey, turns int, basis string) error {
-	_, err := r.append(ctx, TurnEvent(key, turns+1, basis))
+	mode := r.p.TurnMode()
+	_, err := r.append(ctx, TurnEventIn(key, turns+1, basis, mode))
 	for try := 1; events.CodeOf(err) == events.CodeBadTurn && try < maxTurnTries; try++ {
 		n, terr := r.h.L.Tree(ctx, key)
 		if terr != nil {
@@ -556,7 +557,7 @@ func (r *run) nextTurn(ctx context.Context, key events.SessionKey, turns int, ba
 		if basis == FirstTurn && n.Turns > 0 {
 			return nil // the turn this wanted exists
 		}
-		_, err = r.append(ctx, TurnEvent(key, n.Turns+1, basis))
+		_, err = r.append(ctx, TurnEventIn(key, n.Turns+1, basis, mode))
 	}
 	return err
 }

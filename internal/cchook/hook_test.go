@@ -272,16 +272,16 @@ func hookCases() []hookCase {
 
 		// Turns.
 		{name: "prompt opens turn 1", payload: "UserPromptSubmit.json", setup: []client.Event{start(smoke)},
-			want: []string{`turn.started ` + smoke + ` {"turn":1}`}, output: "{}"},
+			want: []string{`turn.started ` + smoke + ` {"turn":1,"mode":"default"}`}, output: "{}"},
 		{name: "prompt of an unknown session starts it in the reported mode", payload: "UserPromptSubmit.json",
-			want: []string{`session.started ` + smoke + ` {"agent":"main","mode":"default",` + ident + `}`, `turn.started ` + smoke + ` {"turn":1}`}, output: "{}"},
+			want: []string{`session.started ` + smoke + ` {"agent":"main","mode":"default",` + ident + `}`, `turn.started ` + smoke + ` {"turn":1,"mode":"default"}`}, output: "{}"},
 		{name: "prompt delivered twice opens one turn", payload: "UserPromptSubmit.json",
 			setup: []client.Event{start(smoke), TurnEvent(smoke, 1, "prompt:36e7bf83-df4e-4e27-b301-89a8679854e9")},
 			// The hook asks for turn 2, under the id turn 1 landed with:
 			// the ledger answers with turn 1's outcome.
-			want: []string{`turn.started ` + smoke + ` {"turn":2} (duplicate)`}, output: "{}"},
+			want: []string{`turn.started ` + smoke + ` {"turn":2,"mode":"default"} (duplicate)`}, output: "{}"},
 		{name: "batch opens the next turn", payload: "PostToolBatch.json", setup: []client.Event{start(sub), turn(sub, 1)},
-			want: []string{`turn.started ` + sub + ` {"turn":2}`}, output: "{}"},
+			want: []string{`turn.started ` + sub + ` {"turn":2,"mode":"default"}`}, output: "{}"},
 		{name: "sub-agent batch opens its next turn", payload: "PostToolBatch-subagent.json",
 			setup: []client.Event{start(sub), turn(sub, 1), spawn(reviewer, sub, "reviewer"), turn(reviewer, 1)},
 			want:  []string{`turn.started ` + reviewer + ` {"turn":2}`}, output: "{}"},
@@ -303,7 +303,7 @@ func hookCases() []hookCase {
 			want: []string{`tool.checked ` + sub + ` Bash {"command":"make","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> ask default:prompt`,
 				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":4}`}, output: "{}"},
 		{name: "call of an unknown root starts it and its first turn", payload: "PreToolUse.json",
-			want: []string{`session.started ` + sub + ` {"agent":"main","mode":"default",` + ident + `}`, `turn.started ` + sub + ` {"turn":1}`,
+			want: []string{`session.started ` + sub + ` {"agent":"main","mode":"default",` + ident + `}`, `turn.started ` + sub + ` {"turn":1,"mode":"default"}`,
 				`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow permission:allow`,
 				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":4}`}, output: "{}"},
 		{name: "sub-agent call within its envelope", payload: "PreToolUse-subagent.json",
@@ -389,7 +389,7 @@ func hookCases() []hookCase {
 					`"project":"/home/dev/project","user":"dev","host":"devbox"}`}, output: "{}"},
 		{name: "the model, when the payload names it", payload: "UserPromptSubmit.json", patch: map[string]any{"model": "claude-opus-4-5"},
 			want: []string{`session.started ` + smoke + ` {"agent":"main","model":"claude-opus-4-5","mode":"default",` + ident + `}`,
-				`turn.started ` + smoke + ` {"turn":1}`}, output: "{}"},
+				`turn.started ` + smoke + ` {"turn":1,"mode":"default"}`}, output: "{}"},
 
 		// Lifecycle.
 		{name: "SessionEnd ends the root", payload: "SessionEnd.json", setup: []client.Event{start(smoke), turn(smoke, 1)},
@@ -402,7 +402,7 @@ func hookCases() []hookCase {
 			want:  []string{`session.reopened ` + smoke + ` {"reason":"resume"}`}, output: "{}"},
 		{name: "a prompt of an ended session (HTTP hooks get no SessionStart) reopens it", payload: "UserPromptSubmit.json",
 			setup: []client.Event{start(smoke), turn(smoke, 1), client.End(smoke, "other")},
-			want:  []string{`session.reopened ` + smoke + ` {"reason":"UserPromptSubmit"}`, `turn.started ` + smoke + ` {"turn":2}`}, output: "{}"},
+			want:  []string{`session.reopened ` + smoke + ` {"reason":"UserPromptSubmit"}`, `turn.started ` + smoke + ` {"turn":2,"mode":"default"}`}, output: "{}"},
 		{name: "a call of an ended session reopens it, and is decided", payload: "PreToolUse.json",
 			setup: []client.Event{start(sub), turn(sub, 1), client.End(sub, "other")},
 			want: []string{`session.reopened ` + sub + ` {"reason":"PreToolUse"}`,

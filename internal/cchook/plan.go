@@ -44,6 +44,20 @@ func EventID(parts ...string) string {
 var modes = map[string]string{"default": "default", "manual": "default", "acceptEdits": "acceptEdits",
 	"plan": "plan", "bypassPermissions": "bypassPermissions", "dontAsk": "dontAsk"}
 
+// TurnMode is the mode a payload of the main thread reports for the turn
+// it opens, as the dialect names it; "" for a sub-agent's payload (its
+// mode derives from its parent's at its spawn, and its payloads report
+// modes of Claude Code's own, such as a fork's bubble) or a mode the
+// dialect does not have (auto, bubble: the mode in force stays).
+// CLI 2.1.328: every payload carries permission_mode; Shift-Tab and
+// --permission-mode change it mid-session (issue 25).
+func (p *Payload) TurnMode() string {
+	if p.Sub() {
+		return ""
+	}
+	return modes[p.PermissionMode]
+}
+
 // RootMode is the mode a new root session is started in: the mode the
 // payload reports (UserPromptSubmit and tool events carry Claude Code's
 // permission_mode), else the project's permissions.defaultMode, else none
@@ -111,7 +125,13 @@ func SpawnEvent(child, parent events.SessionKey, agentType string) client.Event 
 // TurnEvent starts turn n of key; basis says what started it (TurnBasis).
 // Without a basis the event gets no derived id (the client makes one).
 func TurnEvent(key events.SessionKey, n int, basis string) client.Event {
-	ev := client.Turn(key, events.TurnData{Turn: n})
+	return TurnEventIn(key, n, basis, "")
+}
+
+// TurnEventIn is TurnEvent with the mode the payload reported for the
+// turn ("" names none: the mode in force stays).
+func TurnEventIn(key events.SessionKey, n int, basis, mode string) client.Event {
+	ev := client.Turn(key, events.TurnData{Turn: n, Mode: mode})
 	if basis != "" {
 		ev.ID = EventID(string(key), "turn", basis)
 	}
