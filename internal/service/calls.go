@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -64,9 +65,9 @@ func (s *Service) scan(ctx context.Context, from, to uint64, keep func(raw []byt
 	return nil
 }
 
-// callRecord reads a tool.checked or tool.effect_started; ok is false for
+// CallRecordOf reads a tool.checked or tool.effect_started; ok is false for
 // a record of another type.
-func callRecord(seq uint64, rec *events.Record) (c wire.CallRecord, ok bool, err error) {
+func CallRecordOf(seq uint64, rec *events.Record) (c wire.CallRecord, ok bool, err error) {
 	c = wire.CallRecord{Seq: seq, ID: rec.ID, Type: rec.Type, Time: rec.Time, Actor: rec.Actor, Session: rec.Session}
 	switch rec.Type {
 	case events.ToolChecked:
@@ -118,7 +119,7 @@ func (s *Service) WhyCall(ctx context.Context, q CallQuery) (a Answer, err error
 		}
 		var target wire.CallRecord
 		err = s.scan(ctx, q.Seq, q.Seq, nil, func(seq uint64, rec *events.Record, _ []byte) (bool, error) {
-			c, ok, err := callRecord(seq, rec)
+			c, ok, err := CallRecordOf(seq, rec)
 			if err != nil {
 				return false, err
 			}
@@ -191,7 +192,7 @@ func (s *Service) callRecords(ctx context.Context, call string, key events.Sessi
 	quoted, _ := json.Marshal(call)
 	keep := func(raw []byte) bool { return isCallType(raw) && bytes.Contains(raw, quoted) }
 	err := s.scan(ctx, 1, head, keep, func(seq uint64, rec *events.Record, _ []byte) (bool, error) {
-		c, ok, err := callRecord(seq, rec)
+		c, ok, err := CallRecordOf(seq, rec)
 		if err == nil && ok && c.Call == call && (key == "" || c.Session == key) {
 			out = append(out, c)
 		}
@@ -333,7 +334,7 @@ func (s *Service) TurnCalls(ctx context.Context, key events.SessionKey, turn int
 			return false, nil
 		}
 		tc.To = seq
-		c, ok, err := callRecord(seq, rec)
+		c, ok, err := CallRecordOf(seq, rec)
 		if ok {
 			tc.Calls = append(tc.Calls, c)
 		}
@@ -350,6 +351,17 @@ func (s *Service) TurnCalls(ctx context.Context, key events.SessionKey, turn int
 // it.
 func (s *Service) Denials(ctx context.Context, q wire.DenialsQuery, visible func(*envelope.Session) bool) (wire.DenialsResult, error) {
 	const maxDenials = 256
+	for _, t := range []*string{&q.Since, &q.Until} {
+		if *t == "" {
+			continue
+		}
+		parsed, err := time.Parse(time.RFC3339, *t)
+		if err != nil {
+			return wire.DenialsResult{}, events.Errorf(events.CodeInvalidEvent, "time %q is not an RFC 3339 time such as 2026-01-02T15:04:05Z or 2026-01-02T16:04:05.250+01:00", *t)
+		}
+		// Compared as the records' times are written, an instant.
+		*t = events.FormatTime(parsed)
+	}
 	from := max(q.From, 1)
 	res := wire.DenialsResult{Denials: []wire.Denial{}, Next: from}
 	head := s.Position()
@@ -364,7 +376,7 @@ func (s *Service) Denials(ctx context.Context, q wire.DenialsQuery, visible func
 	var calls []found
 	err := s.scan(ctx, from, to, isCallType, func(seq uint64, rec *events.Record, _ []byte) (bool, error) {
 		res.Next = seq + 1
-		c, ok, err := callRecord(seq, rec)
+		c, ok, err := CallRecordOf(seq, rec)
 		if err != nil || !ok || c.Decision == envelope.Allow {
 			return true, err
 		}
