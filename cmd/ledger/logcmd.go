@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/sessionledger/ledger/events"
-	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/internal/report"
+	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/wire"
 )
 
