@@ -10,6 +10,11 @@ import (
 // EndpointDenials is the endpoint of the denials query (DenialsQuery).
 const EndpointDenials = "denials"
 
+// CodeUnknownCall answers a why about a call the log does not hold (or
+// the caller may not see): no record carries the call id, or the
+// sequence is not a call's tool.checked or tool.effect_started.
+const CodeUnknownCall events.Code = "unknown_call"
+
 // CallRecord is one record of a tool call: a tool.checked (a check, or the
 // refusal of an effect, whose reason is effect:authorization_changed) or a
 // tool.effect_started, with the decision the ledger recorded in it.

@@ -20,9 +20,9 @@ import (
 // denied and asked calls of every session (Denials). Each answer is a
 // function of the records read: no clock, no map order.
 
-// CodeUnknownCall answers a why about a call the log does not hold: no
-// record carries the call id, or the sequence is not a call's record.
-const CodeUnknownCall events.Code = "unknown_call"
+// CodeUnknownCall answers a why about a call the log does not hold
+// (wire.CodeUnknownCall).
+const CodeUnknownCall = wire.CodeUnknownCall
 
 // CallQuery names a call: by its id (Call; Session narrows it to one
 // session), or by the sequence of one of its records (Seq).
@@ -30,6 +30,36 @@ type CallQuery struct {
 	Call    string
 	Session events.SessionKey
 	Seq     uint64
+	// Owner, when set and not wire.ScopeAll, sees only the calls of its
+	// own sessions (those it started or spawned): another's are answered
+	// as calls the log does not hold.
+	Owner string
+}
+
+// sees reports whether the query's owner may see session key's calls.
+func (q *CallQuery) sees(st *projection.State, key events.SessionKey) bool {
+	if q.Owner == "" || q.Owner == wire.ScopeAll {
+		return true
+	}
+	sess := st.Session(key)
+	return sess != nil && sess.Actor == q.Owner
+}
+
+// visible keeps the records of the sessions the query's owner sees.
+func (s *Service) visible(ctx context.Context, q *CallQuery, records []wire.CallRecord) ([]wire.CallRecord, error) {
+	if q.Owner == "" || q.Owner == wire.ScopeAll {
+		return records, nil
+	}
+	var out []wire.CallRecord
+	err := s.View(ctx, "", projection.Position{}, func(st *projection.State) error {
+		for _, c := range records {
+			if q.sees(st, c.Session) {
+				out = append(out, c)
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // scanChunk is how many records a scan reads at a time.
@@ -129,7 +159,17 @@ func (s *Service) WhyCall(ctx context.Context, q CallQuery) (a Answer, err error
 			target = c
 			return false, nil
 		})
+		if err == nil {
+			var seen []wire.CallRecord
+			if seen, err = s.visible(ctx, &q, []wire.CallRecord{target}); err == nil && len(seen) == 0 {
+				err = events.Errorf(CodeUnknownCall, "record %d is not a call of a session of %s's", q.Seq, q.Owner)
+			}
+		}
 		if err != nil {
+			if q.Owner != "" && q.Owner != wire.ScopeAll && events.CodeOf(err) == CodeUnknownCall {
+				// The same answer whatever another's record is.
+				err = events.Errorf(CodeUnknownCall, "record %d is not a call of a session of %s's: name the sequence of a tool.checked or tool.effect_started of one, or the call's id with call", q.Seq, q.Owner)
+			}
 			return a, err
 		}
 		if q.Session != "" && target.Session != q.Session {
@@ -150,6 +190,9 @@ func (s *Service) WhyCall(ctx context.Context, q CallQuery) (a Answer, err error
 		}
 	case q.Call != "":
 		if records, err = s.callRecords(ctx, q.Call, q.Session, head); err != nil {
+			return a, err
+		}
+		if records, err = s.visible(ctx, &q, records); err != nil {
 			return a, err
 		}
 		if len(records) == 0 {

@@ -118,6 +118,13 @@ func TestWhyCall(t *testing.T) {
 			}
 		})
 	}
+	t.Run("its owner's", func(t *testing.T) {
+		for _, q := range []service.CallQuery{{Call: "c3", Owner: "acme"}, {Seq: 7, Owner: "acme"}, {Call: "c3", Owner: wire.ScopeAll}} {
+			if a, err := svc.WhyCall(t.Context(), q); err != nil || a.Call.Record.Seq != 7 {
+				t.Errorf("%+v: %v", q, err)
+			}
+		}
+	})
 	t.Run("cause text", func(t *testing.T) {
 		a, err := svc.WhyCall(t.Context(), service.CallQuery{Call: "c3"})
 		if err != nil {
@@ -143,6 +150,9 @@ func TestWhyCallRefuses(t *testing.T) {
 		{"beyond the head", service.CallQuery{Seq: 99}, service.CodeUnknownCall, "beyond the head"},
 		{"seq of another session", service.CallQuery{Seq: 11, Session: "s1"}, service.CodeUnknownCall, `session "s2"`},
 		{"nothing named", service.CallQuery{}, events.CodeInvalidEvent, "names the call"},
+		{"another owner's call", service.CallQuery{Call: "c1", Owner: "globex"}, service.CodeUnknownCall, `names call "c1"`},
+		{"another owner's record", service.CallQuery{Seq: 4, Owner: "globex"}, service.CodeUnknownCall, "record 4 is not a call of a session of globex's: name"},
+		{"a record not a call, asked by an owner", service.CallQuery{Seq: 3, Owner: "globex"}, service.CodeUnknownCall, "record 3 is not a call of a session of globex's: name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
