@@ -104,7 +104,7 @@ func callDecision(c *wire.CallRecord) string {
 
 // printTurnCalls prints what a turn covers and the calls checked in it,
 // with the command that explains each one denied or asked.
-func printTurnCalls(w io.Writer, key events.SessionKey, tc *wire.TurnCalls, lf *ledgerFlags, pal palette) {
+func printTurnCalls(w io.Writer, key events.SessionKey, tc *wire.TurnCalls, where []string, pal palette) {
 	fmt.Fprintf(w, "turn %d of %s: records %d to %d; the decision above is at its start (seq %d)\n", tc.Turn, key, tc.From, tc.To, tc.From)
 	if len(tc.Calls) == 0 {
 		fmt.Fprintf(w, "calls:    none checked in turn %d\n", tc.Turn)
@@ -115,7 +115,7 @@ func printTurnCalls(w io.Writer, key events.SessionKey, tc *wire.TurnCalls, lf *
 	for _, c := range tc.Calls {
 		line := fmt.Sprintf("  seq %d\t%s\t%s\t%s", c.Seq, c.Tool, orDash(c.Call), pal.decision(c.Decision, callDecision(&c)))
 		if c.Decision != envelope.Allow {
-			line += "\t" + whyCallCommand(lf, c.Call, c.Seq)
+			line += "\t" + whyCallFrom(where, c.Call, c.Seq)
 		}
 		fmt.Fprintln(tw, line)
 	}
@@ -133,15 +133,38 @@ func orDash(s string) string {
 // flags that found this ledger: --call when the call has an id, else
 // --record.
 func whyCallCommand(lf *ledgerFlags, call string, seq uint64) string {
-	words := []string{"ledger", "why"}
-	if lf != nil {
-		switch {
-		case lf.natsURL != "":
-			words = append(words, "--nats", redactURL(lf.natsURL))
-		case lf.dataGiven():
-			words = append(words, "--data", lf.data)
-		}
+	return whyCallFrom(ledgerArgs(lf), call, seq)
+}
+
+// ledgerArgs are the flags that find the ledger lf found.
+func ledgerArgs(lf *ledgerFlags) []string {
+	switch {
+	case lf == nil:
+		return nil
+	case lf.natsURL != "":
+		return []string{"--nats", redactURL(lf.natsURL)}
+	case lf.dataGiven():
+		return []string{"--data", lf.data}
 	}
+	return nil
+}
+
+// queryArgs are the flags that find what a query read: its scenario, its
+// log file, or its ledger.
+func queryArgs(q *queryFlags) []string {
+	switch {
+	case q.scenario != "":
+		return []string{"--scenario", q.scenario}
+	case q.log != "":
+		return []string{"--log", q.log}
+	}
+	return ledgerArgs(&q.ledgerFlags)
+}
+
+// whyCallFrom is the command that explains a recorded call, with the
+// flags where that finds it.
+func whyCallFrom(where []string, call string, seq uint64) string {
+	words := append([]string{"ledger", "why"}, where...)
 	if call != "" {
 		words = append(words, "--call", call)
 	} else {
