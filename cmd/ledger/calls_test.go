@@ -243,3 +243,28 @@ func TestDenialsFollowOverNATS(t *testing.T) {
 		t.Errorf("why --call over NATS: %v %s\n%s", err, errOut, out)
 	}
 }
+
+// TestWhyCallInTheDemo: issue 26's revoke story. The coder's browser call
+// checked before the operator revoked its grant is refused when its
+// effect starts; why --call names the grant.revoked that caused it, not
+// the policy.set whose rule now denies the tool.
+func TestWhyCallInTheDemo(t *testing.T) {
+	data := t.TempDir()
+	if out, errOut, err := runCLI(t, "", "demo", "--data", data); err != nil {
+		t.Fatalf("demo: %v\n%s%s", err, out, errOut)
+	}
+	out, errOut, err := runCLI(t, "", "why", "--json", "--data", data, "--call", "call-browse-1")
+	var a wire.WhyResult
+	if err != nil || json.Unmarshal([]byte(out), &a) != nil || a.Call == nil || a.Call.Cause == nil {
+		t.Fatalf("why --call: %v %s %s", err, out, errOut)
+	}
+	if r := a.Call.Record; r.Decision != "deny" || r.Reason.Code != "effect:authorization_changed" || r.Tool != "browser" {
+		t.Errorf("the record answered: %+v", r)
+	}
+	if c := a.Call.Cause; c.Type != events.GrantRevoked || c.Before != "allow" || c.After != "deny" || c.Seq >= a.Call.Record.Seq {
+		t.Errorf("the cause: %+v, want the grant.revoked before the refusal", c)
+	}
+	if a.Verdict.Reason.Record == nil || a.Verdict.Reason.Record.Type != events.PolicySet {
+		t.Errorf("the rule's record: %+v, want the policy.set", a.Verdict.Reason)
+	}
+}
