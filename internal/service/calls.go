@@ -128,6 +128,17 @@ func CallRecordOf(seq uint64, rec *events.Record) (c wire.CallRecord, ok bool, e
 	return c, true, nil
 }
 
+// plainID reports whether a call id holds only characters no JSON
+// encoder escapes: letters, digits and _ - . :
+func plainID(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' || r == ':') {
+			return false
+		}
+	}
+	return true
+}
+
 // isCallType reports, without decoding it, whether a stored record may be
 // a call's (its bytes name one of the two types).
 func isCallType(raw []byte) bool {
@@ -232,8 +243,13 @@ func (s *Service) WhyCall(ctx context.Context, q CallQuery) (a Answer, err error
 // set, up to the head.
 func (s *Service) callRecords(ctx context.Context, call string, key events.SessionKey, head uint64) ([]wire.CallRecord, error) {
 	var out []wire.CallRecord
-	quoted, _ := json.Marshal(call)
-	keep := func(raw []byte) bool { return isCallType(raw) && bytes.Contains(raw, quoted) }
+	keep := isCallType
+	if plainID(call) {
+		// A plain id is stored as it is, between quotes, whatever JSON
+		// escaping the record's encoder does; others are decoded to see.
+		quoted := []byte(`"` + call + `"`)
+		keep = func(raw []byte) bool { return isCallType(raw) && bytes.Contains(raw, quoted) }
+	}
 	err := s.scan(ctx, 1, head, keep, func(seq uint64, rec *events.Record, _ []byte) (bool, error) {
 		c, ok, err := CallRecordOf(seq, rec)
 		if err == nil && ok && c.Call == call && (key == "" || c.Session == key) {

@@ -263,3 +263,20 @@ func TestDenials(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWhyCallOddIDs: a call id with characters JSON encoders escape
+// differently (<, &, non-ASCII, a line separator) is found as recorded.
+func TestWhyCallOddIDs(t *testing.T) {
+	svc := storyService(t)
+	for i, id := range []string{"a<b>&c", "é\u2028x", `q"uote`, "sp ace"} {
+		ev := fmt.Sprintf(`{"type":"tool.checked","v":1,"actor":"acme","session":"s1","data":{"turn":2,"tool":"exec","call":%q}}`, id)
+		res, err := svc.Append(t.Context(), []byte(ev))
+		if err != nil {
+			t.Fatalf("%d: %v", i, err)
+		}
+		a, err := svc.WhyCall(t.Context(), service.CallQuery{Call: id})
+		if err != nil || a.Call.Record.Seq != res.Seq || a.Call.Record.Call != id {
+			t.Errorf("%q: %+v %v", id, a.Call, err)
+		}
+	}
+}
