@@ -160,7 +160,7 @@ func TestWhyCallAndDenials(t *testing.T) {
 		if d.Seq != late.Recorded || d.Call != "call-3" || d.Identity == nil || d.Identity.User != "a1-user" {
 			t.Errorf("followed: %+v", d)
 		}
-	case <-fctx.Done():
+	case <-time.After(30 * time.Second):
 		t.Fatal("the late denial was not delivered")
 	}
 	if err := <-done; !errors.Is(err, context.Canceled) {
