@@ -152,6 +152,9 @@ type Why struct {
 	// Policy is the policy revision and grants the decision saw.
 	Policy  string
 	Command string
+	// Input is a call's input as its tool.checked recorded it ("" for a
+	// turn's tool): the command names the call by its id.
+	Input string
 }
 
 // Step is one layer of a why trace.
@@ -200,7 +203,9 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 				if err != nil {
 					return nil, fmt.Errorf("report: record %d: %w", seq, err)
 				}
-				calls[seq] = why(v, st.ScopeOf(rec.Session), st.SessionPolicy(rec.Session), whyCall(d.Call, seq))
+				w := why(v, st.ScopeOf(rec.Session), st.SessionPolicy(rec.Session), whyCall(d.Call, seq))
+				w.Input = string(d.Input)
+				calls[seq] = w
 			}
 		}
 		if err := st.Apply(projection.Input{Record: rec}, seq); err != nil {

@@ -194,3 +194,16 @@ func TestHostileToolNameCommand(t *testing.T) {
 		t.Error("the printed command ran code")
 	}
 }
+
+// TestDeniedCallShowsItsInput: the why of a denied call names the call by
+// its id and shows the input its tool.checked recorded, so the page says
+// what was refused.
+func TestDeniedCallShowsItsInput(t *testing.T) {
+	recs := ledger(t, append(slices.Clone(story[:3]),
+		`{"type":"tool.checked","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1,"tool":"gateway","call":"c9","input":{"command":"rm -rf x"}}}`)...)
+	page := html.UnescapeString(render(t, recs, report.Options{}))
+	if want := `Input <code>{"command":"rm -rf x"}</code>. In a terminal: <code>ledger why --call c9</code>`; !strings.Contains(page, want) {
+		i := strings.Index(page, "In a terminal")
+		t.Fatalf("the page lacks %s; it has %.200s", want, page[max(i-100, 0):])
+	}
+}
