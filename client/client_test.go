@@ -158,14 +158,14 @@ func TestMicroServiceDiscovery(t *testing.T) {
 	if err := json.Unmarshal(msg.Data, &info); err != nil {
 		t.Fatal(err)
 	}
-	if info.Name != "ledger" || info.Version != "1.0.0" || len(info.Endpoints) != 9 {
+	if info.Name != "ledger" || info.Version != "1.0.0" || len(info.Endpoints) != 10 {
 		t.Fatalf("info: %+v", info)
 	}
 	subjects := map[string]bool{}
 	for _, e := range info.Endpoints {
 		subjects[e.Subject] = true
 	}
-	for _, want := range []string{"ledger.v1.append.*", "ledger.v1.policy", "ledger.v1.policy.*", "ledger.v1.why.*", "ledger.v1.check.*", "ledger.v1.watch.*"} {
+	for _, want := range []string{"ledger.v1.append.*", "ledger.v1.policy", "ledger.v1.policy.*", "ledger.v1.why.*", "ledger.v1.check.*", "ledger.v1.watch.*", "ledger.v1.denials.*"} {
 		if !subjects[want] {
 			t.Errorf("no endpoint on %s (have %v)", want, subjects)
 		}

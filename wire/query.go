@@ -24,6 +24,11 @@ type Query struct {
 	// turn with Call, so a later effect can be prepared by it.
 	Record bool   `json:"record,omitempty"`
 	Call   string `json:"call,omitempty"`
+	// CheckSeq (why only) asks about the call whose tool.checked or
+	// tool.effect_started is at this sequence; Call, without Record, about
+	// the call with this id (the last of its records). Either answers the
+	// decision recorded there, with the Call and Cause of WhyResult.
+	CheckSeq uint64 `json:"check_seq,omitempty"`
 	// The tree query's filters: only the trees whose root is bound to
 	// Scope and started with this user, project and runtime (each when
 	// set); the policy query's scope (none: the default).
@@ -115,6 +120,14 @@ type WhyResult struct {
 	Policy   *envelope.PolicyState `json:"policy"`
 	Context  envelope.Context      `json:"context"`
 	Envelope *envelope.Envelope    `json:"envelope"`
+	// Call is set by a why about a call (Query.Call or Query.CheckSeq):
+	// the record answered, the call's records and the cause. Seq is then
+	// the sequence the record was decided on (its own less one), and
+	// Verdict the decision there, with its trace.
+	Call *CallAnswer `json:"call,omitempty"`
+	// Turn is set by a why at a turn: the records the turn covers and the
+	// calls checked in it.
+	Turn *TurnCalls `json:"turn,omitempty"`
 }
 
 // SessionView answers session: a session's envelope, state, context,

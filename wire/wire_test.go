@@ -41,6 +41,13 @@ func messages() map[string]any {
 		"WatchResult":   fill[wire.WatchResult](),
 		"Filter":        fill[wire.Filter](),
 		"Identity":      fill[wire.Identity](),
+		"DenialsQuery":  fill[wire.DenialsQuery](),
+		"DenialsResult": fill[wire.DenialsResult](),
+		"Denial":        fill[wire.Denial](),
+		"CallRecord":    fill[wire.CallRecord](),
+		"CallAnswer":    fill[wire.CallAnswer](),
+		"Cause":         fill[wire.Cause](),
+		"TurnCalls":     fill[wire.TurnCalls](),
 	}
 }
 

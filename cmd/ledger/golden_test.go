@@ -55,6 +55,10 @@ func TestGoldenCLI(t *testing.T) {
 		{"session-openclaw.json", []string{"session", "--json", "--scenario", ocScenario, "--session", "agent:main:subagent:b"}},
 		{"tree-openclaw.txt", []string{"tree", "--scenario", ocScenario}},
 		{"tree-openclaw.json", []string{"tree", "--json", "--scenario", ocScenario, "--session", "agent:main:discord:direct:alice"}},
+		{"why-call-claude-code.txt", []string{"why", "--scenario", ccScenario, "--call", "b1"}},
+		{"why-call-claude-code.json", []string{"why", "--json", "--scenario", ccScenario, "--call", "w1"}},
+		{"why-record-claude-code.txt", []string{"why", "--scenario", ccScenario, "--record", "12"}},
+		{"why-turn-claude-code.txt", []string{"why", "--scenario", ccScenario, "--session", "lead", "--tool", "Bash", "--input", "make", "--turn", "1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

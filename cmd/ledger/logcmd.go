@@ -7,6 +7,7 @@ import (
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/report"
+	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/wire"
 )
 
@@ -16,7 +17,9 @@ func runLog(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		"A session.started line names the scope and identity the root started with, a policy record's\n"+
 		"line its scope. --scope, --user-identity, --project and --runtime print only the records of\n"+
 		"the spawn trees whose root has them, and the policy records (policy.set, grants, revocations)\n"+
-		"of those trees' scopes and of --scope; the log is then read from its start to learn the trees.", stderr)
+		"of those trees' scopes and of --scope; the log is then read from its start to learn the trees.\n"+
+		"Every line names the record's actor; a call's (tool.checked, tool.effect_started) its tool,\n"+
+		"the decision recorded and its reason code, and the call id.", stderr)
 	var lf ledgerFlags
 	lf.register(fl)
 	from := fl.Uint64("from", 1, "first sequence to print")
@@ -94,7 +97,7 @@ func runLog(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 			_, err := fmt.Fprintf(stdout, "%s\n", data)
 			return err
 		}
-		_, err = fmt.Fprintf(stdout, "%6d  %s  %-20s %-40s %s%s\n", seq, rec.Time, rec.Type, rec.Session, rec.ID, logNote(rec))
+		_, err = fmt.Fprintf(stdout, "%6d  %s  %-20s %-40s %s  actor %s%s%s\n", seq, rec.Time, rec.Type, rec.Session, rec.ID, rec.Actor, callNote(seq, rec), logNote(rec))
 		return err
 	}, until)
 	if ctx.Err() != nil {
@@ -122,4 +125,21 @@ func logNote(rec *events.Record) string {
 		return "  scope " + report.PolicyScope(rec)
 	}
 	return ""
+}
+
+// callNote is what a log line adds to a call's record: the tool, the
+// decision recorded and its reason code, the call id.
+func callNote(seq uint64, rec *events.Record) string {
+	c, ok, err := service.CallRecordOf(seq, rec)
+	if err != nil || !ok {
+		return ""
+	}
+	note := fmt.Sprintf("  tool %s: %s", c.Tool, c.Decision)
+	if c.Reason.Code != "" {
+		note += " (" + c.Reason.Code + ")"
+	}
+	if c.Call != "" {
+		note += "  call " + c.Call
+	}
+	return note
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/sessionledger/ledger/internal/svcledger"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/scenario"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // queryFlags are the flags every query command shares. A query reads the
@@ -205,7 +206,13 @@ func runCheck(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 
 func runWhy(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	return decideCommand(ctx, "why", "Explains one decision: every layer in order and what it did to the tool, the rule\n"+
-		"that matched and the record that introduced it, the policy revision and the envelope.", true, args, stdout, stderr)
+		"that matched and the record that introduced it, the policy revision and the envelope.\n"+
+		"With --call ID (a Claude Code tool_use_id, an OpenClaw or gateway call id) or --record SEQ (a\n"+
+		"tool.checked or tool.effect_started), it explains the decision recorded for that call, at that\n"+
+		"record, and names its cause: the latest record that changed the tool's decision for the session\n"+
+		"(a grant, revocation, policy change, deny.added or deny.lifted, or turn), with its actor and time.\n"+
+		"With --turn T it decides at the turn's start and lists the records the turn covers and the calls\n"+
+		"checked in it.", true, args, stdout, stderr)
 }
 
 func decideCommand(ctx context.Context, name, about string, trace bool, args []string, stdout, stderr io.Writer) error {
@@ -214,18 +221,26 @@ func decideCommand(ctx context.Context, name, about string, trace bool, args []s
 	q.register(fl, true)
 	tool := fl.String("tool", "", "the tool name (required)")
 	color := new(string)
+	var cf callFlags
 	if trace {
 		color = registerColor(fl)
+		cf.register(fl)
 	}
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
-	if *tool == "" {
-		return usageError("--tool is required")
-	}
 	pal, err := paletteFor(*color, stdout)
 	if err != nil {
 		return err
+	}
+	if cf.set() {
+		if *tool != "" {
+			return usageError("--call and --record name the call, and so its tool: drop --tool")
+		}
+		return whyCall(ctx, &q, cf, pal, stdout)
+	}
+	if *tool == "" {
+		return usageError("--tool is required")
 	}
 	svc, err := q.open(ctx)
 	if err != nil {
@@ -253,15 +268,29 @@ func decideCommand(ctx context.Context, name, about string, trace bool, args []s
 		}
 		return nil
 	}
+	// At a turn, why also says which records the turn covers and the
+	// calls checked in it: its start is not where they were decided.
+	var tc *wire.TurnCalls
+	if q.turn != 0 {
+		if tc, err = svc.TurnCalls(ctx, key, q.turn); err != nil {
+			return err
+		}
+	}
 	if q.json {
 		out := map[string]any{"session": key, "scope": a.Scope, "seq": a.Seq, "verdict": verdict,
 			"revision": a.Policy.Revision, "context": a.Context, "envelope": a.Envelope}
 		if r := revokedBy(&verdict.Reason); r != nil {
 			out["revoked"] = r
 		}
+		if tc != nil {
+			out["turn"] = tc
+		}
 		return writeJSON(stdout, out)
 	}
 	printWhyTo(stdout, key, a, pal)
+	if tc != nil {
+		printTurnCalls(stdout, key, tc, queryArgs(&q), pal)
+	}
 	return nil
 }
 

@@ -94,7 +94,7 @@ func TestReportShowsTheStory(t *testing.T) {
 			"effect refused", "effect:authorization_changed",
 			"runs under settle_batch", "the continuation at seq 18",
 			`<tr class="o-removed"><td>6</td><td>agent</td><td>removed</td><td><code>agent:allow</code></td>`,
-			"ledger why --session agent:reviewer:subagent:review-login --tool exec --seq 11",
+			"ledger why --call call-exec-2",
 		}},
 		{"openclaw: tools lost at a turn", []string{"--scenario", ocScenario}, []string{
 			"agent:main:discord:direct:alice", "agent:main:subagent:a", "agent:main:subagent:b",

@@ -26,6 +26,7 @@ func commands() []command {
 		{"session", "print a session: envelope, context, turns with their tool sets, children", runSession},
 		{"tree", "print the spawn tree under a root (or all roots)", runTree},
 		{"log", "print the log's records (--follow to keep printing)", runLog},
+		{"denials", "print the denied and asked calls of every session, filtered (--follow to keep printing)", runDenials},
 		{"export", "export the log or a spawn tree as JSON Lines with the decisions the projection derived", runExport},
 		{"report", "write the audit report: one self-contained HTML page (--html FILE)", runReport},
 		{"replay", "rebuild the projection from the log into a fresh file (--to for time travel)", runReplay},

@@ -334,6 +334,9 @@ func (s *Server) addEndpoints(ctx context.Context, g micro.Group) error {
 			return err
 		}
 	}
+	if err := add(wire.EndpointDenials, wire.EndpointDenials+".*", func(r micro.Request) { s.handleDenials(ctx, r) }); err != nil {
+		return err
+	}
 	return add(wire.EndpointWatch, wire.EndpointWatch+".*", func(r micro.Request) { s.handleWatch(ctx, r) })
 }
 

@@ -111,8 +111,8 @@ func AuthConfig(r *Roles, stream string) (string, error) {
 	deny := append(append([]string{}, StreamSubjects...), "$JS.API.STREAM.DELETE.>", "$JS.API.STREAM.PURGE.>",
 		"$JS.API.STREAM.UPDATE.>", "$JS.API.STREAM.CREATE.>", "$JS.API.STREAM.MSG.DELETE.>")
 	queries := func(scope string) []string {
-		out := make([]string, 0, len(Queries)+1)
-		for _, q := range append(wire.Queries[:len(wire.Queries):len(wire.Queries)], wire.EndpointWatch) {
+		out := make([]string, 0, len(Queries)+2)
+		for _, q := range append(wire.Queries[:len(wire.Queries):len(wire.Queries)], wire.EndpointWatch, wire.EndpointDenials) {
 			out = append(out, wire.Subject(q, scope))
 		}
 		return out

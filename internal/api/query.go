@@ -127,6 +127,10 @@ func (s *Server) observeQuery(name string, start time.Time) {
 
 // answerQuery answers a query the replica can answer now.
 func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, owner string, q Query) {
+	if whyAboutCall(name, q) {
+		s.answerWhyCall(ctx, r, owner, q)
+		return
+	}
 	if q.Session == "" && name != "tree" {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s needs a session", name), 0)
 		return
@@ -164,6 +168,9 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 		respondJSON(r, CheckResult{Session: q.Session, Scope: a.Scope, Seq: a.Seq, Tool: a.Verdict.Tool, Decision: a.Verdict.Decision, Reason: a.Verdict.Reason})
 	case "why":
 		a, err := svc.Why(ctx, q.Session, q.Tool, q.Input, pos)
+		if err == nil {
+			a, err = s.withTurn(ctx, q, a)
+		}
 		if err != nil {
 			respondError(r, err, 0)
 			return

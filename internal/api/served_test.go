@@ -88,8 +88,17 @@ func TestServedAnswersAreWire(t *testing.T) {
 	if check.Recorded == 0 {
 		t.Errorf("a recorded check: %+v", check)
 	}
-	var why wire.WhyResult
-	ask(wire.Subject(wire.EndpointWhy, wire.ScopeAll), wire.Query{Session: child, Tool: "browser", Turn: 1}, &why, "")
+	// Each answer decodes into a fresh value: decoding into one that holds
+	// an earlier answer keeps the fields this one leaves out.
+	var whyTurn, why, whyCall wire.WhyResult
+	ask(wire.Subject(wire.EndpointWhy, wire.ScopeAll), wire.Query{Session: child, Tool: "browser", Turn: 1}, &whyTurn, "")
+	if whyTurn.Turn == nil || len(whyTurn.Turn.Calls) != 1 {
+		t.Errorf("why at a turn: %+v", whyTurn.Turn)
+	}
+	ask(wire.Subject(wire.EndpointWhy, "acme"), wire.Query{Call: "c1"}, &whyCall, "")
+	if whyCall.Call == nil || whyCall.Call.Record.Seq != check.Recorded || whyCall.Call.Cause == nil {
+		t.Errorf("why about a call: %+v", whyCall.Call)
+	}
 	ask(wire.Subject(wire.EndpointWhy, "acme"), wire.Query{Session: child, Tool: "browser"}, &why, "")
 	if why.Envelope == nil || why.Policy == nil || len(why.Verdict.Trace) == 0 {
 		t.Errorf("why: %+v", why)
@@ -108,5 +117,10 @@ func TestServedAnswersAreWire(t *testing.T) {
 	ask(wire.Subject(wire.EndpointWatch, "acme"), wire.WatchQuery{Root: root, From: 1}, &changes, "")
 	if len(changes.Changes) != 2 || changes.Next == 0 {
 		t.Errorf("watch: %+v", changes)
+	}
+	var denials wire.DenialsResult
+	ask(wire.Subject(wire.EndpointDenials, wire.ScopeAll), wire.DenialsQuery{}, &denials, "")
+	if denials.Next == 0 {
+		t.Errorf("denials: %+v", denials)
 	}
 }

@@ -48,14 +48,17 @@ func Quote(args ...string) string { return shellquote.Join(args...) }
 
 // WhyCommand is the `ledger why` command line that explains the decision
 // recorded at seq: prefix (the command and the flags that find the ledger,
-// e.g. ledger why --nats URL), then the session, tool, input and position.
+// e.g. ledger why --nats URL), then the call's record (--record SEQ, its
+// tool.checked: the decision recorded there and the record that caused
+// it). Without a record, the session, tool and input, decided at the head.
 func WhyCommand(prefix []string, key events.SessionKey, tool string, input json.RawMessage, seq uint64) string {
-	args := append(append([]string{}, prefix...), "--session", string(key), "--tool", tool)
+	args := append([]string{}, prefix...)
+	if seq > 0 {
+		return Quote(append(args, "--record", fmt.Sprint(seq))...)
+	}
+	args = append(args, "--session", string(key), "--tool", tool)
 	if len(input) > 0 {
 		args = append(args, "--input", string(input))
-	}
-	if seq > 0 {
-		args = append(args, "--seq", fmt.Sprint(seq))
 	}
 	return Quote(args...)
 }

@@ -180,7 +180,7 @@ func TestEndToEnd(t *testing.T) {
 	// grant preceded).
 	var checkSeq uint64
 	for j, wd := range why {
-		if wd == "--seq" && j+1 < len(why) {
+		if wd == "--record" && j+1 < len(why) {
 			_, _ = fmt.Sscan(why[j+1], &checkSeq)
 		}
 	}

@@ -316,7 +316,7 @@ func TestDeniedCallIsRefusedAndRecorded(t *testing.T) {
 	}
 	txt := resultText(res)
 	if !res.IsError || !strings.Contains(txt, "denied mcp__t__secret for session s1") ||
-		!strings.Contains(txt, `rule permissions.deny: "mcp__t__secret", from policy.set at sequence 1`) || !strings.Contains(txt, "ledger why --session s1 --tool mcp__t__secret --seq ") {
+		!strings.Contains(txt, `rule permissions.deny: "mcp__t__secret", from policy.set at sequence 1`) || !strings.Contains(txt, "ledger why --call ") {
 		t.Fatalf("denial = %v %q", res.IsError, txt)
 	}
 	if strings.Contains(txt, "the secret") {
@@ -329,6 +329,11 @@ func TestDeniedCallIsRefusedAndRecorded(t *testing.T) {
 	checked := records(t, f, events.ToolChecked)
 	if len(checked) != 1 || !strings.Contains(string(checked[0].Data), `"tool":"mcp__t__secret"`) || !strings.Contains(string(checked[0].Decided), "deny") {
 		t.Fatalf("tool.checked records = %v", checked)
+	}
+	// The printed why names the recorded call.
+	_, callID, _ := strings.Cut(txt, "ledger why --call ")
+	if callID == "" || !strings.Contains(string(checked[0].Data), `"call":"`+callID+`"`) {
+		t.Errorf("the denial's why --call %q is not the recorded call: %s", callID, checked[0].Data)
 	}
 	if eff := records(t, f, events.EffectStarted); len(eff) != 0 {
 		t.Fatalf("a denied call recorded an effect: %v", eff)

@@ -218,7 +218,7 @@ func TestFilesystemServer(t *testing.T) {
 	}
 	res, err = call(t, f.cs, "fs__write_file", map[string]any{"path": filepath.Join(root, "b.txt"), "content": "x"})
 	if err != nil || !res.IsError || !strings.Contains(resultText(res), "denied fs__write_file for session agent:main:main") ||
-		!strings.Contains(resultText(res), "ledger why --session agent:main:main --tool fs__write_file --seq ") {
+		!strings.Contains(resultText(res), "ledger why --call ") {
 		t.Fatalf("write = %v, %v", res, err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "b.txt")); !os.IsNotExist(err) {

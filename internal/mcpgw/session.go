@@ -413,7 +413,7 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 		case err == nil:
 			effected = true
 		case code == events.CodeAuthorizationChanged:
-			return s.changedRefusal(ln, a.Seq, err), nil
+			return s.changedRefusal(ln, callID, a.Seq, err), nil
 		case code == events.CodeInvalidEvent:
 			callID = ulid.Make().String()
 		default:
@@ -425,7 +425,7 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 		return refusal(fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
 	}
 	if chk.Decision != envelope.Allow {
-		why := s.whyCommand(ln, chk.Recorded)
+		why := s.whyCommand(callID, chk.Recorded)
 		return refusal(denialText(s.key, ln, chk.Decision, chk.Reason, why), denialMeta(s.key, ln, chk.Decision, chk.Reason, chk.Recorded, why)), nil
 	}
 	if observe != nil {
@@ -437,7 +437,7 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 		a, err := s.appendEffect(ctx, ln, callID, chk.Recorded)
 		switch {
 		case events.CodeOf(err) == events.CodeAuthorizationChanged:
-			return s.changedRefusal(ln, a.Seq, err), nil
+			return s.changedRefusal(ln, callID, a.Seq, err), nil
 		case err != nil:
 			return refusal(fmt.Sprintf("The session policy ledger could not record the start of %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
 		}
@@ -498,18 +498,24 @@ func (s *session) appendEffect(ctx context.Context, tool, call string, prepared 
 
 // changedRefusal is the refusal of an effect the ledger refused
 // (authorization_changed), its refusal record at seq.
-func (s *session) changedRefusal(tool string, seq uint64, err error) *mcp.CallToolResult {
-	why := s.whyCommand(tool, seq)
+func (s *session) changedRefusal(tool, callID string, seq uint64, err error) *mcp.CallToolResult {
+	why := s.whyCommand(callID, seq)
 	r := envelope.Reason{Code: string(events.CodeAuthorizationChanged)}
 	return refusal(denialText(s.key, tool, envelope.Deny, r, why)+" (the decision changed when the effect was to start: "+err.Error()+")",
 		denialMeta(s.key, tool, envelope.Deny, r, seq, why))
 }
 
-// whyCommand is the shell-quoted ledger why of a decision.
-func (s *session) whyCommand(tool string, seq uint64) string {
-	args := append(append([]string{}, s.g.opts.Why...), "--session", string(s.key), "--tool", tool)
-	if seq > 0 {
-		args = append(args, "--seq", fmt.Sprint(seq))
+// whyCommand is the shell-quoted ledger why of a recorded call: --call
+// with its id (the gateway's, or the Claude Code tool_use_id it adopted),
+// which answers the decision recorded for the call and the record that
+// caused it; --record SEQ for a call without one.
+func (s *session) whyCommand(callID string, seq uint64) string {
+	args := append([]string{}, s.g.opts.Why...)
+	switch {
+	case callID != "":
+		args = append(args, "--call", callID)
+	case seq > 0:
+		args = append(args, "--record", fmt.Sprint(seq))
 	}
 	return shellquote.Join(args...)
 }

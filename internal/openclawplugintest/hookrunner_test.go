@@ -230,7 +230,7 @@ func TestHookRunner(t *testing.T) {
 			}
 		}
 		for i, want := range map[int][]string{
-			9:  {"denied exec for session " + grand, "subagent:deny", "ledger why --nats " + url + " --session " + grand + " --tool exec --seq "},
+			9:  {"denied exec for session " + grand, "subagent:deny", "ledger why --nats " + url + " --call g1a"},
 			10: {"could not decide read for session " + unplaced, "unknown_parent", "subagent_spawned"},
 			11: {"bad_session_key", "never rewrites keys"},
 			13: {"could not decide read for session " + grand, "session_not_active"},

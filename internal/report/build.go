@@ -152,6 +152,9 @@ type Why struct {
 	// Policy is the policy revision and grants the decision saw.
 	Policy  string
 	Command string
+	// Input is a call's input as its tool.checked recorded it ("" for a
+	// turn's tool): the command names the call by its id.
+	Input string
 }
 
 // Step is one layer of a why trace.
@@ -200,7 +203,9 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 				if err != nil {
 					return nil, fmt.Errorf("report: record %d: %w", seq, err)
 				}
-				calls[seq] = why(v, st.ScopeOf(rec.Session), st.SessionPolicy(rec.Session), whyAt(rec.Session, d.Tool, d.Input, seq-1))
+				w := why(v, st.ScopeOf(rec.Session), st.SessionPolicy(rec.Session), whyCall(d.Call, seq))
+				w.Input = string(d.Input)
+				calls[seq] = w
 			}
 		}
 		if err := st.Apply(projection.Input{Record: rec}, seq); err != nil {
@@ -542,13 +547,13 @@ func (b *builder) check(sec *Session, e *Entry, rec *events.Record, d *events.Ch
 	return nil
 }
 
-// whyAt is the command that answers a call as the state at seq decided it.
-func whyAt(key events.SessionKey, tool string, input json.RawMessage, seq uint64) string {
-	words := []string{"ledger", "why", "--session", string(key), "--tool", tool, "--seq", strconv.FormatUint(seq, 10)}
-	if len(input) > 0 {
-		words = append(words, "--input", string(input))
+// whyCall is the command that answers why a recorded call was decided
+// as it was: by its call id, or by its record's sequence when it has none.
+func whyCall(call string, seq uint64) string {
+	if call != "" {
+		return command("ledger", "why", "--call", call)
 	}
-	return command(words...)
+	return command("ledger", "why", "--record", strconv.FormatUint(seq, 10))
 }
 
 func why(v envelope.Verdict, scope string, p *envelope.PolicyState, cmd string) *Why {

@@ -103,7 +103,7 @@ func TestBuild(t *testing.T) {
 		"the log up to sequence 5",
 		"&lt;img src=x onerror=alert(1)&gt;", // labels are text, never markup
 		`id="s1-r5-why"`,                     // the denied call's trace
-		"ledger why --session agent:main:main --tool gateway --seq 4",
+		"ledger why --call c1",
 		"<code>global:deny</code>",
 	} {
 		if !strings.Contains(page, want) {
@@ -164,15 +164,15 @@ func TestExporter(t *testing.T) {
 	}
 }
 
-// TestHostileToolNameCommand: the page prints the why command of a call to
-// a tool named x$(touch f);id quoted, so that pasting it runs nothing and
-// asks about that very tool (issue 15).
+// TestHostileToolNameCommand: the page prints the why command of a call
+// whose id (and tool) is x$(touch f);id quoted, so that pasting it runs
+// nothing and asks about that very call (issue 15).
 func TestHostileToolNameCommand(t *testing.T) {
 	const tool = "x$(touch f);id"
 	recs := ledger(t, append(slices.Clone(story[:3]),
-		`{"type":"tool.checked","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1,"tool":"x$(touch f);id","call":"c2"}}`)...)
+		`{"type":"tool.checked","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1,"tool":"x$(touch f);id","call":"x$(touch f);id"}}`)...)
 	page := html.UnescapeString(render(t, recs, report.Options{}))
-	const want = `ledger why --session agent:main:main --tool 'x$(touch f);id' --seq 3`
+	const want = `ledger why --call 'x$(touch f);id'`
 	if !strings.Contains(page, want) {
 		i := strings.Index(page, "ledger why")
 		t.Fatalf("the page lacks %s; it has %.120s", want, page[max(i, 0):])
@@ -187,10 +187,23 @@ func TestHostileToolNameCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if words := strings.Split(string(out), "\x00"); len(words) < 5 || words[4] != tool {
-		t.Errorf("the shell read %q, want the tool %q as the fifth word", words, tool)
+	if words := strings.Split(string(out), "\x00"); len(words) < 3 || words[2] != tool {
+		t.Errorf("the shell read %q, want the call %q as the third word", words, tool)
 	}
 	if _, err := os.Stat(filepath.Join(cmd.Dir, "f")); err == nil {
 		t.Error("the printed command ran code")
+	}
+}
+
+// TestDeniedCallShowsItsInput: the why of a denied call names the call by
+// its id and shows the input its tool.checked recorded, so the page says
+// what was refused.
+func TestDeniedCallShowsItsInput(t *testing.T) {
+	recs := ledger(t, append(slices.Clone(story[:3]),
+		`{"type":"tool.checked","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1,"tool":"gateway","call":"c9","input":{"command":"rm -rf x"}}}`)...)
+	page := html.UnescapeString(render(t, recs, report.Options{}))
+	if want := `Input <code>{"command":"rm -rf x"}</code>. In a terminal: <code>ledger why --call c9</code>`; !strings.Contains(page, want) {
+		i := strings.Index(page, "In a terminal")
+		t.Fatalf("the page lacks %s; it has %.200s", want, page[max(i-100, 0):])
 	}
 }

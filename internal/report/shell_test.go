@@ -27,7 +27,7 @@ func TestCommandRoundTripsThroughAShell(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, name := range hostileNames {
-		printed := whyAt("agent:main:main", name, []byte(name), 7)
+		printed := whyCall(name, 7)
 		args, ok := strings.CutPrefix(printed, "ledger ")
 		if !ok {
 			t.Fatalf("%q does not start with ledger: %s", name, printed)
@@ -39,9 +39,9 @@ func TestCommandRoundTripsThroughAShell(t *testing.T) {
 			t.Fatalf("%q: sh: %v (printed %s)", name, err, printed)
 		}
 		got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-		want := []string{"why", "--session", "agent:main:main", "--tool", name, "--seq", "7", "--input", name}
+		want := []string{"why", "--call", name}
 		if name == "" {
-			want = want[:7] // no input, no --input
+			want = []string{"why", "--record", "7"} // no call id: the record
 		}
 		if len(got) != len(want) {
 			t.Fatalf("%q: the shell split %s into %q, want %q", name, printed, got, want)

@@ -134,10 +134,16 @@ export function quote(args: string[]): string {
     .join(" ");
 }
 
-/** whyCommand is the `ledger why` line that explains the decision recorded at seq. */
-export function whyCommand(prefix: string[], key: string, tool: string, seq?: number): string {
-  const args = [...prefix, "--session", key, "--tool", tool];
-  if (seq) args.push("--seq", String(seq));
+/**
+ * whyCommand is the `ledger why` line that explains the decision recorded
+ * for a call: --call with OpenClaw's call id (the decision recorded for it
+ * and the record that caused it), else --record with the sequence of its
+ * tool.checked.
+ */
+export function whyCommand(prefix: string[], call: string, seq?: number): string {
+  const args = [...prefix];
+  if (call) args.push("--call", call);
+  else if (seq) args.push("--record", String(seq));
   return quote(args);
 }
 
@@ -578,7 +584,7 @@ export class Bridge {
     if (s.turns === 0 && s.state === "active") await this.startTurn(s, "first");
     const chk: CheckResult = await this.ledger.check(key, tool, call);
     if (chk.decision === "deny") {
-      return { block: true, blockReason: denialReason(key, tool, chk.reason, whyCommand(this.cfg.why, key, tool, chk.recorded)) };
+      return { block: true, blockReason: denialReason(key, tool, chk.reason, whyCommand(this.cfg.why, call, chk.recorded)) };
     }
     for (let attempt = 0; ; attempt++) {
       const data = { turn: s.turns, tool, call, prepared_at: chk.recorded };
@@ -594,7 +600,7 @@ export class Bridge {
         if (e.code === "authorization_changed") {
           return {
             block: true,
-            blockReason: `The session policy ledger denied ${tool} for session ${key} when its effect was to start: authorization_changed: ${e.detail}. Explain it with: ${whyCommand(this.cfg.why, key, tool, e.seq || undefined)}`,
+            blockReason: `The session policy ledger denied ${tool} for session ${key} when its effect was to start: authorization_changed: ${e.detail}. Explain it with: ${whyCommand(this.cfg.why, call, e.seq || undefined)}`,
           };
         }
         throw e;

@@ -1,0 +1,169 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/wire"
+)
+
+// TestWhyCallAndDenials: a call revoked mid-turn is explained by its id
+// and by its record's sequence, naming the revocation and its operator;
+// an orchestrator sees its own calls and denials only; an auditor lists
+// every session's denials, filtered, and follows them as they land.
+func TestWhyCallAndDenials(t *testing.T) {
+	connect := ledger(t)
+	ctx := t.Context()
+	ops := client.New(connect(), client.Options{Actor: "ops-alice"})
+	acme := client.New(connect(), client.Options{Owner: "acme"})
+	globex := client.New(connect(), client.Options{Owner: "globex"})
+	audit := client.New(connect(), client.Options{})
+	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw",
+		Document: json.RawMessage(`{"tools":{"deny":["exec"]}}`), Catalogue: []string{"read", "exec", "browser"}})); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cl  *client.Client
+		key events.SessionKey
+	}{{acme, "a1"}, {globex, "g1"}} {
+		for _, ev := range []client.Event{client.Start(c.key, events.StartedData{Agent: "main", User: string(c.key) + "-user"}), client.Turn(c.key, events.TurnData{Turn: 1})} {
+			if _, err := c.cl.Append(ctx, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := func(cl *client.Client, key events.SessionKey, tool, call string) client.CheckResult {
+		t.Helper()
+		r, err := cl.Check(ctx, key, tool, client.Recorded(call))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	allowed := check(acme, "a1", "browser", "call-1")
+	check(globex, "g1", "exec", "call-g")
+	deny, err := ops.Append(ctx, client.Deny(events.DenyData{Rule: "browser", Session: "a1", Note: "incident 7"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoked := check(acme, "a1", "browser", "call-2")
+	if revoked.Decision != "deny" || revoked.Reason.Code != "revocation:deny" {
+		t.Fatalf("the revoked check: %+v", revoked)
+	}
+
+	for _, ask := range []func() (client.WhyResult, error){
+		func() (client.WhyResult, error) { return acme.WhyCall(ctx, "call-2") },
+		func() (client.WhyResult, error) { return acme.WhyCall(ctx, "call-2", client.InSession("a1")) },
+		func() (client.WhyResult, error) { return acme.WhyRecord(ctx, revoked.Recorded) },
+		func() (client.WhyResult, error) {
+			return audit.WhyCall(ctx, "call-2", client.WithMinSeq(acme.Token()))
+		},
+	} {
+		a, err := ask()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := a.Call
+		if c == nil || c.Record.Seq != revoked.Recorded || c.Record.Decision != "deny" || c.Cause == nil ||
+			c.Cause.Seq != deny.Seq || c.Cause.Type != events.DenyAdded || c.Cause.Actor != "ops-alice" ||
+			c.Cause.Before != "allow" || c.Cause.After != "deny" || c.Cause.Text != "deny browser for session a1 (incident 7)" {
+			t.Fatalf("why call-2: %+v %+v", c, c.Cause)
+		}
+		if a.Seq != revoked.Recorded-1 || a.Verdict.Reason.Code != "revocation:deny" {
+			t.Errorf("decided at %d as %+v, want at %d by the revocation", a.Seq, a.Verdict.Reason, revoked.Recorded-1)
+		}
+	}
+	for name, err := range map[string]error{
+		"another's call": func() error { _, err := acme.WhyCall(ctx, "call-g"); return err }(),
+		"another's record": func() error {
+			_, err := globex.WhyRecord(ctx, allowed.Recorded)
+			return err
+		}(),
+		"an unknown call": func() error { _, err := acme.WhyCall(ctx, "nope"); return err }(),
+	} {
+		if events.CodeOf(err) != wire.CodeUnknownCall {
+			t.Errorf("%s: %v, want unknown_call", name, err)
+		}
+	}
+	if _, err := acme.WhyCall(ctx, "call-2", client.AtSeq(3)); events.CodeOf(err) != events.CodeInvalidEvent {
+		t.Errorf("a call at a position: %v, want invalid_event", err)
+	}
+
+	// A why at a turn says what the turn covers.
+	a, err := acme.Why(ctx, "a1", "browser", client.AtTurn(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Turn == nil || a.Turn.Turn != 1 || a.Turn.To != revoked.Recorded || len(a.Turn.Calls) != 2 ||
+		a.Turn.Calls[0].Seq != allowed.Recorded || a.Turn.Calls[1].Seq != revoked.Recorded {
+		t.Fatalf("why at turn 1: %+v", a.Turn)
+	}
+
+	denials := func(cl *client.Client, q client.DenialsQuery) string {
+		t.Helper()
+		res, err := cl.Denials(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range res.Denials {
+			out = append(out, fmt.Sprintf("%s:%s:%s", d.Session, d.Call, d.Reason.Code))
+		}
+		return fmt.Sprint(out)
+	}
+	token := client.DenialsQuery{MinSeq: max(acme.Token(), globex.Token())}
+	for _, tt := range []struct {
+		name string
+		cl   *client.Client
+		q    client.DenialsQuery
+		want string
+	}{
+		{"auditor", audit, token, "[g1:call-g:global:deny a1:call-2:revocation:deny]"},
+		{"auditor, a tool", audit, client.DenialsQuery{MinSeq: token.MinSeq, Tool: "exec"}, "[g1:call-g:global:deny]"},
+		{"auditor, a user", audit, client.DenialsQuery{MinSeq: token.MinSeq, Filter: client.Filter{User: "a1-user"}}, "[a1:call-2:revocation:deny]"},
+		{"acme's own", acme, client.DenialsQuery{}, "[a1:call-2:revocation:deny]"},
+		{"globex's own", globex, client.DenialsQuery{}, "[g1:call-g:global:deny]"},
+	} {
+		if got := denials(tt.cl, tt.q); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+	if _, err := acme.Denials(ctx, client.DenialsQuery{Session: "g1"}); events.CodeOf(err) != events.CodeUnknownSession {
+		t.Errorf("another's session: %v, want unknown_session", err)
+	}
+
+	// Followed: a denial that lands after the follow began is delivered.
+	res, err := audit.Denials(ctx, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	got := make(chan client.Denial, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- audit.FollowDenials(fctx, client.DenialsQuery{From: res.Next}, func(d client.Denial) error {
+			got <- d
+			cancel()
+			return nil
+		})
+	}()
+	late := check(acme, "a1", "exec", "call-3")
+	select {
+	case d := <-got:
+		if d.Seq != late.Recorded || d.Call != "call-3" || d.Identity == nil || d.Identity.User != "a1-user" {
+			t.Errorf("followed: %+v", d)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the late denial was not delivered")
+	}
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("follow ended with %v", err)
+	}
+}

@@ -1,0 +1,179 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/wire"
+)
+
+// Questions about calls: the why endpoint about one recorded call (a
+// query naming call or check_seq), and the denials endpoint,
+// ledger.v1.denials.<owner> (or .all), which pages through the denied and
+// asked calls of the owner's sessions (of every session for all), as the
+// watch endpoint pages through changes: a long poll from From, answered
+// with Next to ask from again.
+
+// The denials request and answer (package wire).
+type (
+	DenialsQuery  = wire.DenialsQuery
+	DenialsResult = wire.DenialsResult
+)
+
+// whyAboutCall reports whether a query asks why about a recorded call.
+func whyAboutCall(name string, q Query) bool {
+	return name == wire.EndpointWhy && (q.CheckSeq != 0 || q.Call != "" && !q.Record)
+}
+
+// answerWhyCall answers a why about a recorded call. An orchestrator
+// sees only its own sessions' calls: another's is answered as one the log
+// does not hold.
+func (s *Server) answerWhyCall(ctx context.Context, r micro.Request, owner string, q Query) {
+	if q.Tool != "" || len(q.Input) > 0 || q.Seq != 0 || q.Turn != 0 || q.Time != "" {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "a why about a call (call or check_seq) answers the decision recorded at the call's record: it takes no tool, input or position"), 0)
+		return
+	}
+	if q.CheckSeq != 0 && q.Call != "" {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "name one of call and check_seq"), 0)
+		return
+	}
+	a, err := s.cfg.Service.WhyCall(ctx, service.CallQuery{Call: q.Call, Session: q.Session, Seq: q.CheckSeq, Owner: owner})
+	if err != nil {
+		respondError(r, err, 0)
+		return
+	}
+	respondJSON(r, a)
+}
+
+// withTurn adds to a why at a turn what the turn covers.
+func (s *Server) withTurn(ctx context.Context, q Query, a service.Answer) (service.Answer, error) {
+	if q.Turn == 0 {
+		return a, nil
+	}
+	tc, err := s.cfg.Service.TurnCalls(ctx, q.Session, q.Turn)
+	a.Turn = tc
+	return a, err
+}
+
+func decodeDenials(data []byte) (DenialsQuery, error) {
+	var q DenialsQuery
+	if len(data) == 0 {
+		return q, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&q); err != nil {
+		return q, events.Errorf(events.CodeInvalidEvent, "the denials request is not JSON of scope, user, project, runtime, session, tool, reason, since, until, from, wait and min_seq: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return q, events.Errorf(events.CodeInvalidEvent, "the denials request is one JSON object; something follows it")
+	}
+	for _, t := range []*string{&q.Since, &q.Until} {
+		if *t != "" {
+			n, err := NormalizeTime(*t)
+			if err != nil {
+				return q, err
+			}
+			*t = n
+		}
+	}
+	q.From = max(q.From, 1)
+	return q, nil
+}
+
+// handleDenials answers a denials request: the denials from From as far
+// as the replica has applied, or, with Wait and nothing found, those that
+// land within MaxWait.
+func (s *Server) handleDenials(ctx context.Context, r micro.Request) {
+	start := time.Now()
+	defer func() { s.observeQuery(wire.EndpointDenials, start) }()
+	owner := scope(r)
+	if owner != ScopeAll && !ValidOwner(owner) {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s: the last token must name an orchestrator or be %q", r.Subject(), ScopeAll), 0)
+		return
+	}
+	q, err := decodeDenials(r.Data())
+	if err != nil {
+		respondError(r, err, 0)
+		return
+	}
+	svc := s.cfg.Service
+	if q.MinSeq != 0 && svc.Position() < q.MinSeq {
+		// As a query waiting for min_seq does: on a goroutine of its
+		// own, holding no worker.
+		if !s.waiting.acquire(owner) {
+			respondError(r, events.Errorf(events.CodeNotCaughtUp, "%d requests of %q are waiting for a min_seq already; this replica has applied up to sequence %d, not %d: retry after a pause", s.cfg.MaxWaiting, owner, svc.Position(), q.MinSeq), 0)
+			return
+		}
+		s.goWaited(func() {
+			defer s.waiting.release(owner)
+			wctx, cancel := context.WithTimeout(s.life, s.cfg.MaxWait)
+			err := svc.WaitApplied(wctx, q.MinSeq)
+			cancel()
+			if err != nil {
+				respondError(r, err, 0)
+				return
+			}
+			q.MinSeq, q.Wait = 0, false
+			s.answerDenials(ctx, r, owner, q)
+		})
+		return
+	}
+	s.answerDenials(ctx, r, owner, q)
+}
+
+// answerDenials answers a denials request the replica has applied the
+// min_seq of.
+func (s *Server) answerDenials(ctx context.Context, r micro.Request, owner string, q DenialsQuery) {
+	svc := s.cfg.Service
+	if q.Session != "" {
+		// Another orchestrator's session is answered as one that does
+		// not exist.
+		if err := svc.View(ctx, "", projection.Position{}, func(st *projection.State) error { return owned(st, q.Session, owner) }); err != nil {
+			respondError(r, err, 0)
+			return
+		}
+	}
+	var visible func(*envelope.Session) bool
+	if owner != ScopeAll {
+		visible = func(sess *envelope.Session) bool { return sess.Actor == owner }
+	}
+	res, err := svc.Denials(ctx, q, visible)
+	if err != nil || len(res.Denials) > 0 || !q.Wait || svc.Position() >= res.Next {
+		if err != nil {
+			respondError(r, err, 0)
+		} else {
+			respondJSON(r, res)
+		}
+		return
+	}
+	if !s.waiting.acquire(owner) {
+		respondJSON(r, res) // nothing new; the client asks again after a pause
+		return
+	}
+	s.goWaited(func() {
+		defer s.waiting.release(owner)
+		wctx, cancel := context.WithTimeout(s.life, s.cfg.MaxWait)
+		defer cancel()
+		for len(res.Denials) == 0 {
+			if svc.WaitApplied(wctx, res.Next) != nil {
+				break // nothing new within MaxWait
+			}
+			q.From = res.Next
+			if res, err = svc.Denials(ctx, q, visible); err != nil {
+				respondError(r, err, 0)
+				return
+			}
+		}
+		respondJSON(r, res)
+	})
+}
