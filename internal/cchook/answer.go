@@ -46,13 +46,15 @@ func encode(v any) []byte {
 // Quote renders args as one shell command line (shellquote.Join).
 func Quote(args ...string) string { return shellquote.Join(args...) }
 
-// WhyCommand is the `ledger why` command line that explains the decision
-// recorded at seq: prefix (the command and the flags that find the ledger,
-// e.g. ledger why --nats URL), then the call's record (--record SEQ, its
-// tool.checked: the decision recorded there and the record that caused
-// it). Without a record, the session, tool and input, decided at the head.
-func WhyCommand(prefix []string, key events.SessionKey, tool string, input json.RawMessage, seq uint64) string {
+// WhyCommand is the command that explains a call's decision: `why --call
+// ID --session KEY` for a call with an id (the Claude Code tool_use_id, as
+// Claude Code's own permission_denials name it), else `why --record SEQ`
+// for its record, else a why at the head for the session, tool and input.
+func WhyCommand(prefix []string, key events.SessionKey, tool string, input json.RawMessage, call string, seq uint64) string {
 	args := append([]string{}, prefix...)
+	if call != "" && len(call) <= maxParam && validAgentID(call) {
+		return Quote(append(args, "--call", call, "--session", string(key))...)
+	}
 	if seq > 0 {
 		return Quote(append(args, "--record", fmt.Sprint(seq))...)
 	}

@@ -994,7 +994,7 @@ func (r *run) preToolUse(ctx context.Context) {
 		why = []string{"ledger", "why"}
 	}
 	if check.Decision == envelope.Deny {
-		deny(DenialReason(key, tool, check.Reason, WhyCommand(why, key, tool, input, check.Recorded)))
+		deny(DenialReason(key, tool, check.Reason, WhyCommand(why, key, tool, input, p.ToolUseID, check.Recorded)))
 		return
 	}
 	eff := EffectEvent(key, n.Turns, tool, p.ToolUseID, check.Recorded)
@@ -1011,7 +1011,7 @@ func (r *run) preToolUse(ctx context.Context) {
 	case events.CodeOf(err) == events.CodeAuthorizationChanged:
 		res.Decision = envelope.Deny
 		deny(fmt.Sprintf("The session policy ledger denied %s for session %s when its effect was to start: %s: %s. Explain it with: %s",
-			tool, key, events.CodeAuthorizationChanged, errMsg(err), WhyCommand(why, key, tool, input, a.Seq)))
+			tool, key, events.CodeAuthorizationChanged, errMsg(err), WhyCommand(why, key, tool, input, p.ToolUseID, a.Seq)))
 	case err != nil:
 		failed(key, err)
 	default:

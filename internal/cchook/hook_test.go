@@ -297,7 +297,7 @@ func hookCases() []hookCase {
 			setup:  []client.Event{start(sub), turn(sub, 1)},
 			want:   []string{`tool.checked ` + sub + ` Bash ` + subDeny + ` -> deny permission:deny`},
 			output: "deny", reasons: []string{"denied Bash for session " + sub + ": permission:deny", "Bash(rm *)", "policy.set at sequence 1",
-				"ledger why --record 4"}},
+				"ledger why --call toolu_MAIN_00_00 --session " + sub}},
 		{name: "ask defers to Claude Code", payload: "PreToolUse.json", patch: map[string]any{"tool_input": map[string]any{"command": "make"}},
 			setup: []client.Event{start(sub), turn(sub, 1)},
 			want: []string{`tool.checked ` + sub + ` Bash {"command":"make","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> ask default:prompt`,
@@ -313,7 +313,7 @@ func hookCases() []hookCase {
 		{name: "sub-agent call outside its agent's tools", payload: "PreToolUse-subagent.json", patch: map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "echo hi"}},
 			setup:  []client.Event{start(sub), turn(sub, 1), spawn(reviewer, sub, "reviewer"), turn(reviewer, 1)},
 			want:   []string{`tool.checked ` + reviewer + ` Bash {"command":"echo hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> deny agent_tools:not_listed`},
-			output: "deny", reasons: []string{"agent_tools:not_listed", "for session " + reviewer + ":", "ledger why --record 6"}},
+			output: "deny", reasons: []string{"agent_tools:not_listed", "for session " + reviewer + ":", "ledger why --call toolu_SUB1_00_00 --session " + reviewer}},
 		{name: "first call of an unplaced sub-agent: placed from Claude Code's metadata", payload: "PreToolUse-subagent.json",
 			setup: []client.Event{start(sub), turn(sub, 1), spawn(sub+":other", sub, "general-purpose")},
 			opts:  Options{ReadFile: metaFiles(map[string]string{"a0d23f5288942b58b": parentMeta})},
@@ -521,7 +521,7 @@ func TestRevokedBetweenCheckAndEffect(t *testing.T) {
 		l.must(t, client.AddGrant(events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash(echo *)", Scope: testScope}))
 	}
 	res := (&Hook{L: l}).Handle(context.Background(), loadPayload(t, "PreToolUse.json", nil))
-	checkOutput(t, res, "deny", []string{"when its effect was to start", "authorization_changed", "changed from allow", "ledger why --record 6"})
+	checkOutput(t, res, "deny", []string{"when its effect was to start", "authorization_changed", "changed from allow", "ledger why --call toolu_MAIN_00_00 --session " + sub})
 }
 
 // TestUnreachable: a ledger that does not answer denies calls by default,
