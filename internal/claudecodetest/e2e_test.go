@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -183,6 +184,10 @@ func TestEndToEnd(t *testing.T) {
 		if wd == "--record" && j+1 < len(why) {
 			_, _ = fmt.Sscan(why[j+1], &checkSeq)
 		}
+	}
+	if m := regexp.MustCompile(`tool\.checked at seq (\d+)`).FindStringSubmatch(explained); checkSeq == 0 && m != nil {
+		// why --call names the call's record.
+		_, _ = fmt.Sscan(m[1], &checkSeq)
 	}
 	turn := 0
 	for _, tv := range before.Turns {
