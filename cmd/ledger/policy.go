@@ -9,8 +9,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/sessionledger/ledger/envelope/claudecode"
+	"github.com/sessionledger/ledger/envelope/openclaw"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
 	"github.com/sessionledger/ledger/internal/dialects"
@@ -39,7 +41,9 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 			"that installs it, as one JSON line ready for 'ledger append'.\n\n"+
 			"  --dialect openclaw PATH     PATH is an openclaw.json (JSON5; '-' reads standard input).\n"+
 			"                              Only tools, agents (defaults, list) and channels are kept;\n"+
-			"                              agents.entries maps become agents.list.\n"+
+			"                              agents.entries maps become agents.list. With no --catalogue or --tools,\n"+
+			"                              the event carries the release's core tools (openclaw "+openclaw.NewestRelease()+")\n"+
+			"                              and the tools pluginTools marks.\n"+
 			"  --dialect claude-code DIR   DIR is a project root holding .claude/, or .claude itself. Loads what\n"+
 			"                              Claude Code "+claudecode.LatestRelease+" loads: agents/**/*.md front matter (subfolders\n"+
 			"                              too), and permissions layered from the user's settings.json (see\n"+
@@ -105,6 +109,11 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 		res, err = importer.OpenClaw(name, src)
 		if err != nil {
 			return refuse(stderr, err)
+		}
+		if catalogue == nil {
+			// As for claude-code: the release's core tools, and the tools
+			// the document marks as its plugins' (pluginTools).
+			catalogue = openclawCatalogue(res.Document)
 		}
 	} else {
 		user, err := claudeUserDir(*userDir)
@@ -234,6 +243,40 @@ func readInput(path string, stdin io.Reader) (string, []byte, error) {
 		return "", nil, &exitError{code: 1, msg: err.Error() + ": nothing was imported"}
 	}
 	return path, src, nil
+}
+
+// openclawCatalogue is the default catalogue of an openclaw document: the
+// core tools of the release it names (the newest this build pins when it
+// names none) and then the tools its pluginTools mark, plugin by plugin in
+// name order, each once; nil when the document does not parse (the
+// dialect's check then says why).
+func openclawCatalogue(doc json.RawMessage) []string {
+	d, err := openclaw.ParseDocument(doc)
+	if err != nil {
+		return nil
+	}
+	cat, ok := openclaw.Catalogue(d.Release)
+	if !ok {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, t := range cat {
+		seen[t] = true
+	}
+	plugins := make([]string, 0, len(d.PluginTools))
+	for id := range d.PluginTools {
+		plugins = append(plugins, id)
+	}
+	sort.Strings(plugins)
+	for _, id := range plugins {
+		for _, t := range d.PluginTools[id] {
+			if !seen[t] {
+				seen[t] = true
+				cat = append(cat, t)
+			}
+		}
+	}
+	return cat
 }
 
 // readCatalogue reads the catalogue from a file (a JSON list of names, or

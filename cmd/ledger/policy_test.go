@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sessionledger/ledger/envelope/claudecode"
+	"github.com/sessionledger/ledger/envelope/openclaw"
 )
 
 const importData = "../../internal/importer/testdata/"
@@ -116,8 +117,10 @@ func TestPolicyImportEvents(t *testing.T) {
 		catalogue []string
 		warning   string // a line stderr must contain
 	}{
+		// With no --catalogue or --tools, the release's core tools (issue
+		// 26, point 5: a guessed tools.txt missed tools OpenClaw offered).
 		{"openclaw", "", []string{"--dialect", "openclaw", importData + "openclaw.json5"},
-			"openclaw", "openclaw.json", nil,
+			"openclaw", "openclaw.json", openclawCore(t),
 			importData + "openclaw.json5:7:3: warning: dropped gateway: not part of the openclaw policy document"},
 		{"openclaw from stdin with --tools", string(openclaw), []string{"--dialect", "openclaw", "--tools", "read, exec,browser", "-"},
 			"openclaw", "openclaw.json", []string{"read", "exec", "browser"},
@@ -154,6 +157,31 @@ func TestPolicyImportEvents(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", tt.warning, stderr)
 			}
 		})
+	}
+}
+
+// openclawCore is the newest pinned OpenClaw release's core catalogue.
+func openclawCore(t *testing.T) []string {
+	t.Helper()
+	cat, ok := openclaw.Catalogue("")
+	if !ok || len(cat) < 20 || cat[0] == "" {
+		t.Fatalf("no core catalogue: %v", cat)
+	}
+	return cat
+}
+
+// TestOpenClawDefaultCatalogue: the default catalogue of an openclaw
+// import adds the tools pluginTools marks to the release's core tools,
+// each once, plugins in name order.
+func TestOpenClawDefaultCatalogue(t *testing.T) {
+	doc := `{"tools":{"deny":["group:plugins"]},"pluginTools":{"zeta":["zeta_tool","browser"],"acme":["acme_search"]}}`
+	cat := openclawCatalogue(json.RawMessage(doc))
+	core := openclawCore(t)
+	if len(cat) != len(core)+2 || cat[len(core)] != "acme_search" || cat[len(core)+1] != "zeta_tool" {
+		t.Fatalf("catalogue %v", cat[len(core):])
+	}
+	if openclawCatalogue(json.RawMessage(`{"nope":1}`)) != nil {
+		t.Fatal("a document the dialect refuses got a catalogue")
 	}
 }
 

@@ -111,6 +111,21 @@ func lookupRelease(name string) (*Release, bool) {
 
 func newest() *Release { return releases[NewestRelease()] }
 
+// Catalogue is the core tool ids of release ("" for the newest), in the
+// release's catalogue order: what its gateway offers before plugins and
+// MCP servers add theirs. ok is false for a release this build does not
+// know.
+func Catalogue(release string) (tools []string, ok bool) {
+	if release == "" {
+		release = NewestRelease()
+	}
+	r, ok := lookupRelease(release)
+	if !ok {
+		return nil, false
+	}
+	return append([]string(nil), r.Catalogue...), true
+}
+
 func legacy() *Release { return releases[LegacyRelease] }
 
 // compareVersions orders release names numerically part by part
