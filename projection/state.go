@@ -128,6 +128,9 @@ type Turn struct {
 	Seq     uint64           `json:"seq"`
 	ToolSet string           `json:"tool_set"`
 	Context envelope.Context `json:"context"`
+	// Mode is the session's Mode at the turn (what a turn.started reported
+	// last); "" when none had.
+	Mode string `json:"mode,omitempty"`
 }
 
 // TurnSet returns the tool set stored for a session's turn.
@@ -173,7 +176,7 @@ func (s *State) AtTurn(key events.SessionKey, turn int) (_ *TurnView, err error)
 		return nil, noScope(sess)
 	}
 	v := *sess
-	v.Turn, v.Context, v.State = turn, t.Context, envelope.Active
+	v.Turn, v.Context, v.State, v.Mode = turn, t.Context, envelope.Active, t.Mode
 	return &TurnView{s: s, sc: sc, seq: t.Seq, policy: sc.policyAt(t.Seq), session: &v, set: s.toolSet(t.ToolSet)}, nil
 }
 
@@ -605,7 +608,7 @@ func (s *State) apply(dec *decoded, ref envelope.RecordRef) error {
 			// what the store does not hold.
 			s.recent.toolsets[h] = ts
 		}
-		s.addTurn(sess, Turn{Seq: ref.Seq, ToolSet: h, Context: sess.Context})
+		s.addTurn(sess, Turn{Seq: ref.Seq, ToolSet: h, Context: sess.Context, Mode: sess.Mode})
 	case *events.YieldedData:
 		sess, err := s.changing(rec.Session)
 		if err != nil {
