@@ -183,7 +183,7 @@ func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 // running hook and as many to the raw server at rawURL, in turn, and
 // returns the round trips of each.
 func httpRuns(ctx context.Context, hook *cchook.Hook, rawURL string, requests int, payload func(string) []byte) (viaHook, viaRaw []time.Duration, err error) {
-	hooksURL, stop, err := serveHTTP(&cchook.Handler{Hook: hook, Timeout: 5 * time.Second})
+	hooksURL, stop, err := serveHTTP(&cchook.Handler{Hook: hook, Token: benchHooksToken, Timeout: 5 * time.Second})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -326,6 +326,11 @@ func serveHTTP(h http.Handler) (url string, stop func(), err error) {
 	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
 }
 
+// benchHooksToken is the bearer token the bench's serve --hooks handler
+// requires, as a served one does by default; every POST, the raw server's
+// too, carries it, so both round trips send the same request.
+const benchHooksToken = "bench-hooks-token-0123456789"
+
 // post sends one hook payload and reads the whole answer, which must be
 // the {} of an allowed call.
 func post(ctx context.Context, hc *http.Client, url string, body []byte) (time.Duration, error) {
@@ -334,6 +339,7 @@ func post(ctx context.Context, hc *http.Client, url string, body []byte) (time.D
 		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+benchHooksToken)
 	start := time.Now()
 	resp, err := hc.Do(req)
 	if err != nil {
