@@ -147,33 +147,11 @@ func (s *Server) answerDenials(ctx context.Context, r micro.Request, owner strin
 	if owner != ScopeAll {
 		visible = func(sess *envelope.Session) bool { return sess.Actor == owner }
 	}
-	res, err := svc.Denials(ctx, q, visible)
-	if err != nil || len(res.Denials) > 0 || !q.Wait || svc.Position() >= res.Next {
-		if err != nil {
-			respondError(r, err, 0)
-		} else {
-			respondJSON(r, res)
+	longPoll(s, r, owner, q.Wait, func(from uint64) (wire.DenialsResult, uint64, bool, error) {
+		if from != 0 {
+			q.From = from
 		}
-		return
-	}
-	if !s.waiting.acquire(owner) {
-		respondJSON(r, res) // nothing new; the client asks again after a pause
-		return
-	}
-	s.goWaited(func() {
-		defer s.waiting.release(owner)
-		wctx, cancel := context.WithTimeout(s.life, s.cfg.MaxWait)
-		defer cancel()
-		for len(res.Denials) == 0 {
-			if svc.WaitApplied(wctx, res.Next) != nil {
-				break // nothing new within MaxWait
-			}
-			q.From = res.Next
-			if res, err = svc.Denials(ctx, q, visible); err != nil {
-				respondError(r, err, 0)
-				return
-			}
-		}
-		respondJSON(r, res)
+		res, err := svc.Denials(ctx, q, visible)
+		return res, res.Next, len(res.Denials) == 0, err
 	})
 }

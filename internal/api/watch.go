@@ -95,8 +95,28 @@ func (s *Server) handleWatch(ctx context.Context, r micro.Request) {
 			return
 		}
 	}
-	res, err := s.scanWatch(ctx, owner, q)
-	if err != nil || len(res.Changes) > 0 || !q.Wait || svc.Position() >= res.Next {
+	// Records that change none of the watched tool sets move Next on and
+	// the wait goes on: the answer comes with a change, or with none at
+	// MaxWait, not at every record appended meanwhile.
+	longPoll(s, r, owner, q.Wait, func(from uint64) (wire.WatchResult, uint64, bool, error) {
+		if from != 0 {
+			q.From = from
+		}
+		res, err := s.scanWatch(ctx, owner, q)
+		return res, res.Next, len(res.Changes) == 0, err
+	})
+}
+
+// longPoll answers a request that may wait for records (watch, denials):
+// scan(0) reads from the request's own start and says where it ended and
+// whether it found nothing. With nothing found, wait set and records not
+// yet applied, the answer waits (one waiter per owner at a time, the
+// others answered at once) for records past the end and scans again from
+// there, until something is found or MaxWait passes.
+func longPoll[T any](s *Server, r micro.Request, owner string, wait bool, scan func(from uint64) (T, uint64, bool, error)) {
+	svc := s.cfg.Service
+	res, next, empty, err := scan(0)
+	if err != nil || !empty || !wait || svc.Position() >= next {
 		if err != nil {
 			respondError(r, err, 0)
 		} else {
@@ -110,17 +130,13 @@ func (s *Server) handleWatch(ctx context.Context, r micro.Request) {
 	}
 	s.goWaited(func() {
 		defer s.waiting.release(owner)
-		// Records that change none of the watched tool sets move Next on
-		// and the wait goes on: the answer comes with a change, or with
-		// none at MaxWait, not at every record appended meanwhile.
 		wctx, cancel := context.WithTimeout(s.life, s.cfg.MaxWait)
 		defer cancel()
-		for len(res.Changes) == 0 {
-			if svc.WaitApplied(wctx, res.Next) != nil {
+		for empty {
+			if svc.WaitApplied(wctx, next) != nil {
 				break // nothing new within MaxWait
 			}
-			q.From = res.Next
-			if res, err = s.scanWatch(ctx, owner, q); err != nil {
+			if res, next, empty, err = scan(next); err != nil {
 				respondError(r, err, 0)
 				return
 			}
