@@ -3,8 +3,6 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"time"
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/wire"
@@ -74,34 +72,9 @@ func (c *Client) Denials(ctx context.Context, q DenialsQuery) (DenialsResult, er
 // from the last page's Next, so none is skipped or delivered twice.
 func (c *Client) FollowDenials(ctx context.Context, q DenialsQuery, fn func(Denial) error) error {
 	q.From, q.Wait = max(q.From, 1), true
-	for idle := 0; ; {
-		asked := time.Now()
+	return follow(ctx, "denials", q.From, func(from uint64) ([]Denial, uint64, error) {
+		q.From = from
 		res, err := c.Denials(ctx, q)
-		if err != nil {
-			return fmt.Errorf("client: denials: %w", err)
-		}
-		for _, d := range res.Denials {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := fn(d); err != nil {
-				return err
-			}
-		}
-		if res.Next < q.From {
-			return fmt.Errorf("client: denials: the ledger answered next %d, before %d", res.Next, q.From)
-		}
-		// Nothing new, at once (the replica had its most waiting
-		// requests of this owner): pause before asking again.
-		if len(res.Denials) == 0 && res.Next == q.From && time.Since(asked) < 100*time.Millisecond {
-			idle++
-			backoff(ctx, min(idle, 5))
-		} else {
-			idle = 0
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		q.From = res.Next
-	}
+		return res.Denials, res.Next, err
+	}, fn)
 }

@@ -53,32 +53,43 @@ func (c *Client) Watch(ctx context.Context, opts WatchOptions, fn func(Change) e
 	}
 	req := wire.WatchQuery{Session: opts.Session, Root: opts.Root, All: opts.All, From: max(opts.From, 1), Wait: true}
 	subject := wire.SubjectUnder(c.opts.Prefix, wire.EndpointWatch, c.scope())
-	for idle := 0; ; {
+	return follow(ctx, "watch", req.From, func(from uint64) ([]Change, uint64, error) {
+		req.From = from
 		body, err := json.Marshal(req)
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		var res wire.WatchResult
+		err = c.request(ctx, subject, body, &res)
+		return res.Changes, res.Next, err
+	}, fn)
+}
+
+// follow pages a long-polled feed (watch, denials) from from: ask answers
+// the items after a position and the next one, fn is called on each item
+// in order. An answer with nothing new that came back at once, without
+// waiting (the replica had its most waiting requests of this owner), is
+// followed by a pause before asking again, longer each time, up to 0.8 s.
+// A next before the position asked is an error: the feed never goes back.
+func follow[T any](ctx context.Context, what string, from uint64, ask func(from uint64) ([]T, uint64, error), fn func(T) error) error {
+	for idle := 0; ; {
 		asked := time.Now()
-		if err := c.request(ctx, subject, body, &res); err != nil {
-			return fmt.Errorf("client: watch: %w", err)
+		items, next, err := ask(from)
+		if err != nil {
+			return fmt.Errorf("client: %s: %w", what, err)
 		}
-		for _, ch := range res.Changes {
+		for _, it := range items {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := fn(ch); err != nil {
+			if err := fn(it); err != nil {
 				return err
 			}
 		}
-		if res.Next < req.From {
-			return fmt.Errorf("client: watch: the ledger answered next %d, before %d", res.Next, req.From)
+		if next < from {
+			return fmt.Errorf("client: %s: the ledger answered next %d, before %d", what, next, from)
 		}
-		// An answer with nothing new that came back at once, without
-		// waiting (the replica had its most waiting requests of this
-		// owner): pause before asking again, longer each time, up to
-		// 0.8 s.
-		if len(res.Changes) == 0 && res.Next == req.From && time.Since(asked) < 100*time.Millisecond {
+		if len(items) == 0 && next == from && time.Since(asked) < 100*time.Millisecond {
 			idle++
 			backoff(ctx, min(idle, 5))
 		} else {
@@ -87,6 +98,6 @@ func (c *Client) Watch(ctx context.Context, opts WatchOptions, fn func(Change) e
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		req.From = res.Next
+		from = next
 	}
 }
