@@ -46,13 +46,42 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			}
 			return nil, flagError(fs, err)
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		rest := fs.Args()
+		if endedAtDashes(fs, args, len(args)-len(rest)) {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
 			return pos, nil
 		}
-		pos = append(pos, args[0])
-		args = args[1:]
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
+}
+
+// endedAtDashes reports whether the parse of args stopped at a "--" (the
+// flag package consumes it and stops), after which every argument is
+// positional, even one that looks like a flag. A "--" given as the value of
+// the flag before it (--name --) does not end the flags. Guarded by
+// TestParseFlagsDashes.
+func endedAtDashes(fs *flag.FlagSet, args []string, consumed int) bool {
+	if consumed == 0 || args[consumed-1] != "--" {
+		return false
+	}
+	if consumed < 2 {
+		return true
+	}
+	prev := args[consumed-2]
+	if !strings.HasPrefix(prev, "-") || strings.Contains(prev, "=") {
+		return true
+	}
+	f := fs.Lookup(strings.TrimLeft(prev, "-"))
+	if f == nil {
+		return true
+	}
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return true
+	}
+	return false // "--" was prev's value
 }
 
 // flagError is the one-line usage error for a flag that did not parse.
