@@ -155,18 +155,16 @@ func (st *Store) Check() error {
 // calls that let Check drop the pages read. The kernel may map a whole
 // large folio of the page cache (up to 2 MB) at the first read of any of
 // its pages, so a step this small keeps what the sum maps meanwhile to
-// tens of megabytes (22 MB at most on a 745 MB file, against 125 to 260
-// at 8 MiB). A variable for TestCheckDropsPagesAsItReads.
+// tens of megabytes (docs/bench.md, "Resident memory: the projection's
+// constants"). A variable for TestCheckDropsPagesAsItReads.
 var sumDropBytes = 256 << 10
 
 // checkDropInterval is how often Check drops the pages bbolt's check of
 // the file has read meanwhile (0 or negative: never). bbolt walks
 // the pages on its own goroutine with no hook between them, so this is
-// the only pacing there is; as above, a read may map a whole folio, and
-// at 1 ms a check of a 745 MB file peaked at 175 to 464 MB resident
-// (VmHWM, five runs), of the 560 MB file of SchemaVersion 5 at 174 and
-// 198 MB, against all of the file without drops (docs/bench.md, "Scale,
-// issue 17").
+// the only pacing there is; as above, a read may map a whole folio
+// (the interval's measurements: docs/bench.md, "Resident memory: the
+// projection's constants").
 var checkDropInterval = time.Millisecond
 
 // onCheckDrop, when set, is called before each drop (for

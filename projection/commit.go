@@ -137,8 +137,8 @@ func (s *State) committed(st *Store) {
 // of each bucket commit after commit, and faulting them in again each
 // time costs more than keeping them a few commits longer. A store that
 // serves replicas, whose resident set counts, drops them at every commit
-// (with CommitAsync every 8, a replica catching up a million records
-// peaked at 456 MB against 244 MB).
+// (measured in docs/bench.md, "Resident memory: the projection's
+// constants").
 const rebuildDropEvery = 8
 
 // writes lists what s folded since its last commit, as puts. The values

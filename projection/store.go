@@ -99,15 +99,11 @@ type StoreOptions struct {
 	ResidentBudget int
 }
 
-// DefaultResidentBudget is the ResidentBudget of a store opened with 0.
-// It keeps a file of 10,000 sessions (47,000 records, about 50 MB)
-// mapped, and costs a replica catching up a million records (a 745 MB
-// file) nothing against its target of 300 MB: its resident set peaks at
-// the end, at 220 to 229 MiB whether the pages stay until the file passes
-// the budget or go at every commit. It peaks first where the file passes
-// the budget, about 95 MB above it: 155 MiB with this one, 226 to 230
-// with 128 MB, 285 with 192, 332 with 256. A file of 100,000 sessions
-// (330 MB) is past any budget that target allows.
+// DefaultResidentBudget is the ResidentBudget of a store opened with 0:
+// large enough to keep a file of 10,000 sessions mapped, small enough that
+// a replica catching up a million records stays within its 300 MB target.
+// The measurements that chose it are in docs/bench.md ("Resident memory:
+// the projection's constants").
 const DefaultResidentBudget = 64 << 20
 
 // OpenStore opens (creating if needed) the bbolt file at path.
