@@ -278,130 +278,179 @@ type refusal struct {
 	decided any
 }
 
-// decide runs check groups 3 and 4 and returns what the record decides.
+// decide runs check groups 3 and 4 and returns what the record decides:
+// each record type has its own decide method below.
 func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
-	next := s.seq + 1
+	var (
+		dec any
+		err error
+	)
 	switch d := p.(type) {
 	case *events.PolicySetData:
-		h, err := documentHash(d.Document)
-		if err != nil {
-			return nil, nil, events.Errorf(events.CodeInvalidPolicy, "document does not encode: %v", err)
-		}
-		dec := PolicyDecided{Hash: h}
-		if r, ok := s.dialects[d.Dialect].(Releaser); ok {
-			dec.Release = r.Release(d.Document)
-		}
-		return dec, nil, nil
+		dec, err = s.decidePolicy(d)
 	case *events.GrantData:
-		sc := s.scopeNamed(d.Scope)
-		id := sc.dialect.GrantIdentity(d)
-		if ev.Type == events.GrantRevoked && !slices.ContainsFunc(sc.policy.Grants, func(g envelope.Grant) bool { return g.Identity == id }) {
-			return nil, nil, events.Errorf(events.CodeUnknownGrant, "no %s grant from %q to %q with these fields is in force in scope %q; nothing to revoke", d.Kind, d.Agent, d.Target, sc.name)
-		}
-		return GrantDecided{Identity: id}, nil, nil
+		dec, err = s.decideGrant(ev, d)
 	case *events.DenyData:
-		sc := s.scopeNamed(d.Scope)
-		if err := envelope.CheckRevocationRule(sc.dialect, d.Rule); err != nil {
-			return nil, nil, err
-		}
-		id := envelope.RevocationIdentity(d)
-		if ev.Type == events.DenyLifted && !slices.ContainsFunc(sc.policy.Revocations, func(r envelope.Revocation) bool { return r.Identity == id }) {
-			return nil, nil, events.Errorf(events.CodeUnknownRevocation, "no denial of %q for %s is in force in scope %q; nothing to lift (ledger why names the denial in force)", d.Rule, d.Target(), sc.name)
-		}
-		return GrantDecided{Identity: id}, nil, nil
+		dec, err = s.decideDeny(ev, d)
 	case *events.StartedData:
-		if s.exists(ev.Session) {
-			return nil, nil, events.Errorf(events.CodeDuplicateSession, "session %q already exists; use a new key", ev.Session)
-		}
-		sc := s.scopeNamed(d.Scope)
-		facts, err := sc.dialect.Start(&sc.world, ev.Session, d)
-		if err != nil {
-			return nil, nil, err
-		}
-		return StartDecided{Facts: facts, Scope: storedScope(sc.name)}, nil, nil
+		dec, err = s.decideStarted(ev, d)
 	case *events.EndedData:
-		sess := s.Session(ev.Session)
-		if sess == nil {
-			return nil, nil, unknownSession(ev.Session)
-		}
-		if !sess.Root() {
-			return nil, nil, events.Errorf(events.CodeInvalidEvent, "%q is a sub-agent: session.ended ends a root; a sub-agent ends with session.completed", ev.Session)
-		}
-		if sess.State == envelope.Ended || sess.State == envelope.Completed {
-			return nil, nil, events.Errorf(events.CodeSessionNotActive, "session %q is already %s", ev.Session, sess.State)
-		}
-		return EmptyDecided{}, nil, nil
+		dec, err = s.decideEnded(ev)
 	case *events.ReopenedData:
-		sess := s.Session(ev.Session)
-		if sess == nil {
-			return nil, nil, unknownSession(ev.Session)
-		}
-		if sess.State != envelope.Ended {
-			return nil, nil, events.Errorf(events.CodeSessionNotActive, "session %q is %s; only an ended session reopens", ev.Session, sess.State)
-		}
-		return EmptyDecided{}, nil, nil
+		dec, err = s.decideReopened(ev)
 	case *events.SpawnedData:
 		return s.decideSpawn(ev, d)
 	case *events.TurnData:
-		sess, err := s.activeSession(ev.Session)
-		if err != nil {
-			return nil, nil, err
-		}
-		if d.Turn != sess.Turn+1 {
-			return nil, nil, events.Errorf(events.CodeBadTurn, "turn %d of %q must be %d (the previous turn + 1)", d.Turn, ev.Session, sess.Turn+1)
-		}
-		view := *sess
-		view.Turn = d.Turn
-		if d.Mode != "" {
-			view.Mode = d.Mode
-		}
-		view.Context = s.turnContext(sess, d, envelope.RecordRef{Seq: next, ID: ev.ID, Type: ev.Type})
-		sc := s.scopeOf(sess)
-		ts := toolsIn(&sc.world, sc.dialect, sc.policy, &view)
-		s.memo.id, s.memo.set = ev.ID, ts
-		return TurnDecided{PolicySource: view.Context.Source, SourceReason: view.Context.SourceReason, ToolSetHash: ts.Hash()}, nil, nil
+		dec, err = s.decideTurn(ev, d)
 	case *events.YieldedData:
-		if _, err := s.activeSession(ev.Session); err != nil {
-			return nil, nil, err
-		}
-		for _, c := range d.Children {
-			child := s.Session(c)
-			if child == nil {
-				return nil, nil, events.UnknownChild(c)
-			}
-			if child.Parent != ev.Session {
-				return nil, nil, events.Errorf(events.CodeNotAChild, "%q is not a child of %q; a session yields only for its own children", c, ev.Session)
-			}
-		}
-		return EmptyDecided{}, nil, nil
+		dec, err = s.decideYielded(ev, d)
 	case *events.CompletedData:
-		sess := s.Session(ev.Session)
-		if sess == nil {
-			return nil, nil, unknownSession(ev.Session)
-		}
-		if sess.State == envelope.Completed {
-			return nil, nil, events.Errorf(events.CodeSessionNotActive, "session %q has already completed", ev.Session)
-		}
-		return EmptyDecided{}, nil, nil
+		dec, err = s.decideCompleted(ev)
 	case *events.ResumedData:
 		return s.decideResume(ev, d)
 	case *events.CheckedData:
-		sess, err := s.currentTurn(ev.Session, d.Turn)
-		if err != nil {
-			return nil, nil, err
-		}
-		sc := s.scopeOf(sess)
-		var v envelope.Verdict
-		if d.Unreadable != "" {
-			v = envelope.Verdict{Decision: envelope.Deny, Reason: envelope.Reason{Code: ReasonUnreadable}}
-		} else {
-			v = decideIn(&sc.world, sc.dialect, sc.policy, sess, d.Tool, d.Input)
-		}
-		return CheckDecided{Decision: v.Decision, Reason: v.Reason, Revision: sc.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess), Scope: sess.Scope}, nil, nil
+		dec, err = s.decideChecked(ev, d)
 	case *events.EffectData:
 		return s.decideEffect(ev, d)
+	default:
+		return nil, nil, events.Errorf(events.CodeUnknownType, "type %q is not an event type", ev.Type)
 	}
-	return nil, nil, events.Errorf(events.CodeUnknownType, "type %q is not an event type", ev.Type)
+	if err != nil {
+		return nil, nil, err
+	}
+	return dec, nil, nil
+}
+
+func (s *State) decidePolicy(d *events.PolicySetData) (any, error) {
+	h, err := documentHash(d.Document)
+	if err != nil {
+		return nil, events.Errorf(events.CodeInvalidPolicy, "document does not encode: %v", err)
+	}
+	dec := PolicyDecided{Hash: h}
+	if r, ok := s.dialects[d.Dialect].(Releaser); ok {
+		dec.Release = r.Release(d.Document)
+	}
+	return dec, nil
+}
+
+func (s *State) decideGrant(ev *events.Event, d *events.GrantData) (any, error) {
+	sc := s.scopeNamed(d.Scope)
+	id := sc.dialect.GrantIdentity(d)
+	if ev.Type == events.GrantRevoked && !slices.ContainsFunc(sc.policy.Grants, func(g envelope.Grant) bool { return g.Identity == id }) {
+		return nil, events.Errorf(events.CodeUnknownGrant, "no %s grant from %q to %q with these fields is in force in scope %q; nothing to revoke", d.Kind, d.Agent, d.Target, sc.name)
+	}
+	return GrantDecided{Identity: id}, nil
+}
+
+func (s *State) decideDeny(ev *events.Event, d *events.DenyData) (any, error) {
+	sc := s.scopeNamed(d.Scope)
+	if err := envelope.CheckRevocationRule(sc.dialect, d.Rule); err != nil {
+		return nil, err
+	}
+	id := envelope.RevocationIdentity(d)
+	if ev.Type == events.DenyLifted && !slices.ContainsFunc(sc.policy.Revocations, func(r envelope.Revocation) bool { return r.Identity == id }) {
+		return nil, events.Errorf(events.CodeUnknownRevocation, "no denial of %q for %s is in force in scope %q; nothing to lift (ledger why names the denial in force)", d.Rule, d.Target(), sc.name)
+	}
+	return GrantDecided{Identity: id}, nil
+}
+
+func (s *State) decideStarted(ev *events.Event, d *events.StartedData) (any, error) {
+	if s.exists(ev.Session) {
+		return nil, events.Errorf(events.CodeDuplicateSession, "session %q already exists; use a new key", ev.Session)
+	}
+	sc := s.scopeNamed(d.Scope)
+	facts, err := sc.dialect.Start(&sc.world, ev.Session, d)
+	if err != nil {
+		return nil, err
+	}
+	return StartDecided{Facts: facts, Scope: storedScope(sc.name)}, nil
+}
+
+func (s *State) decideEnded(ev *events.Event) (any, error) {
+	sess := s.Session(ev.Session)
+	if sess == nil {
+		return nil, unknownSession(ev.Session)
+	}
+	if !sess.Root() {
+		return nil, events.Errorf(events.CodeInvalidEvent, "%q is a sub-agent: session.ended ends a root; a sub-agent ends with session.completed", ev.Session)
+	}
+	if sess.State == envelope.Ended || sess.State == envelope.Completed {
+		return nil, events.Errorf(events.CodeSessionNotActive, "session %q is already %s", ev.Session, sess.State)
+	}
+	return EmptyDecided{}, nil
+}
+
+func (s *State) decideReopened(ev *events.Event) (any, error) {
+	sess := s.Session(ev.Session)
+	if sess == nil {
+		return nil, unknownSession(ev.Session)
+	}
+	if sess.State != envelope.Ended {
+		return nil, events.Errorf(events.CodeSessionNotActive, "session %q is %s; only an ended session reopens", ev.Session, sess.State)
+	}
+	return EmptyDecided{}, nil
+}
+
+func (s *State) decideTurn(ev *events.Event, d *events.TurnData) (any, error) {
+	sess, err := s.activeSession(ev.Session)
+	if err != nil {
+		return nil, err
+	}
+	if d.Turn != sess.Turn+1 {
+		return nil, events.Errorf(events.CodeBadTurn, "turn %d of %q must be %d (the previous turn + 1)", d.Turn, ev.Session, sess.Turn+1)
+	}
+	view := *sess
+	view.Turn = d.Turn
+	if d.Mode != "" {
+		view.Mode = d.Mode
+	}
+	view.Context = s.turnContext(sess, d, envelope.RecordRef{Seq: s.seq + 1, ID: ev.ID, Type: ev.Type})
+	sc := s.scopeOf(sess)
+	ts := toolsIn(&sc.world, sc.dialect, sc.policy, &view)
+	s.memo.id, s.memo.set = ev.ID, ts
+	return TurnDecided{PolicySource: view.Context.Source, SourceReason: view.Context.SourceReason, ToolSetHash: ts.Hash()}, nil
+}
+
+func (s *State) decideYielded(ev *events.Event, d *events.YieldedData) (any, error) {
+	if _, err := s.activeSession(ev.Session); err != nil {
+		return nil, err
+	}
+	for _, c := range d.Children {
+		child := s.Session(c)
+		if child == nil {
+			return nil, events.UnknownChild(c)
+		}
+		if child.Parent != ev.Session {
+			return nil, events.Errorf(events.CodeNotAChild, "%q is not a child of %q; a session yields only for its own children", c, ev.Session)
+		}
+	}
+	return EmptyDecided{}, nil
+}
+
+func (s *State) decideCompleted(ev *events.Event) (any, error) {
+	sess := s.Session(ev.Session)
+	if sess == nil {
+		return nil, unknownSession(ev.Session)
+	}
+	if sess.State == envelope.Completed {
+		return nil, events.Errorf(events.CodeSessionNotActive, "session %q has already completed", ev.Session)
+	}
+	return EmptyDecided{}, nil
+}
+
+func (s *State) decideChecked(ev *events.Event, d *events.CheckedData) (any, error) {
+	sess, err := s.currentTurn(ev.Session, d.Turn)
+	if err != nil {
+		return nil, err
+	}
+	sc := s.scopeOf(sess)
+	var v envelope.Verdict
+	if d.Unreadable != "" {
+		v = envelope.Verdict{Decision: envelope.Deny, Reason: envelope.Reason{Code: ReasonUnreadable}}
+	} else {
+		v = decideIn(&sc.world, sc.dialect, sc.policy, sess, d.Tool, d.Input)
+	}
+	return CheckDecided{Decision: v.Decision, Reason: v.Reason, Revision: sc.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess), Scope: sess.Scope}, nil
 }
 
 func unknownSession(key events.SessionKey) error {

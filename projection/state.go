@@ -531,6 +531,8 @@ func (s *State) changing(key events.SessionKey) (*envelope.Session, error) {
 	return sess, nil
 }
 
+// apply folds one decoded record into the state: each record type has its
+// own apply method below; a record type without one changes no state.
 func (s *State) apply(dec *decoded, ref envelope.RecordRef) error {
 	rec := dec.rec
 	if dec.derr != nil {
@@ -544,129 +546,168 @@ func (s *State) apply(dec *decoded, ref envelope.RecordRef) error {
 	case *events.DenyData:
 		return s.applyDeny(rec.Type, d, ref)
 	case *events.StartedData:
-		dec := dec.decided.(*StartDecided)
-		s.add(&envelope.Session{
-			Key: rec.Session, Scope: storedScope(events.ScopeName(d.Scope)), Agent: d.Agent, State: envelope.Active,
-			Start: d, Origin: ref, Actor: rec.Actor, Facts: dec.Facts, Tools: slices.Clone(d.Tools),
-			Context: envelope.Context{Source: envelope.SourceCurrentRequest, Sender: d.Sender, SetBy: ref},
-		})
+		s.applyStarted(rec, d, dec.decided.(*StartDecided), ref)
 	case *events.EndedData:
-		sess, err := s.changing(rec.Session)
-		if err != nil {
-			return err
-		}
-		sess.State = envelope.Ended
+		return s.applyEnded(rec)
 	case *events.ReopenedData:
-		sess, err := s.changing(rec.Session)
-		if err != nil {
-			return err
-		}
-		// Back to what it was before its end: yielded while its yield is
-		// current, else active; its context is kept (a continuation in
-		// force stays in force), so a reopen gains nothing.
-		sess.State = envelope.Active
-		if y := s.yieldOf(rec.Session); y != nil && y.Current {
-			sess.State = envelope.Yielded
-		}
+		return s.applyReopened(rec)
 	case *events.SpawnedData:
-		dec := dec.decided.(*SpawnDecided)
-		parent := s.toChange(d.Parent)
-		if parent == nil || dec.Envelope == nil {
-			return fmt.Errorf("spawn without a parent or an envelope")
-		}
-		child := &envelope.Session{
-			Key: rec.Session, Scope: parent.Scope, Agent: d.Agent, Parent: d.Parent, Depth: dec.Envelope.Depth,
-			State: envelope.Active, Spawn: d, Origin: ref, Actor: rec.Actor, Facts: dec.Facts, Envelope: dec.Envelope,
-			Tools: append(slices.Clone(parent.Tools), d.Tools...),
-		}
-		child.Context = s.ordinaryContext(child, ref)
-		s.add(child)
-		parent.Children = append(parent.Children, rec.Session)
-		parent.ActiveChildren++
+		return s.applySpawned(rec, d, dec.decided.(*SpawnDecided), ref)
 	case *events.TurnData:
-		sess, err := s.changing(rec.Session)
-		if err != nil {
-			return err
-		}
-		sc := s.scopeOf(sess)
-		if sc == nil {
-			return noScope(sess)
-		}
-		sess.Turn = d.Turn
-		if d.Mode != "" {
-			sess.Mode = d.Mode
-		}
-		sess.Context = s.turnContext(sess, d, ref)
-		ts := s.memo.set
-		if s.memo.id != rec.ID || ts.Allowed == nil {
-			ts = toolsIn(&sc.world, sc.dialect, sc.policy, sess)
-		}
-		s.memo.id, s.memo.set = "", envelope.ToolSet{}
-		h := ts.Hash()
-		if _, ok := s.recent.toolsets[h]; !ok {
-			// Kept even when the store has it: the commit writes only
-			// what the store does not hold.
-			s.recent.toolsets[h] = ts
-		}
-		s.addTurn(sess, Turn{Seq: ref.Seq, ToolSet: h, Context: sess.Context, Mode: sess.Mode})
+		return s.applyTurn(rec, d, ref)
 	case *events.YieldedData:
-		sess, err := s.changing(rec.Session)
-		if err != nil {
-			return err
-		}
-		sess.State = envelope.Yielded
-		s.recent.yields[rec.Session] = &yield{Ref: ref, Children: slices.Clone(d.Children), Current: true}
-		sess.Context = s.ordinaryContext(sess, ref)
+		return s.applyYielded(rec, d, ref)
 	case *events.CompletedData:
-		sess, err := s.changing(rec.Session)
-		if err != nil {
-			return err
-		}
-		sess.State = envelope.Completed
-		if sess.Parent == "" {
-			break
-		}
-		if parent := s.toChange(sess.Parent); parent != nil {
-			parent.ActiveChildren--
-		}
+		return s.applyCompleted(rec)
 	case *events.ResumedData:
-		dec := dec.decided.(*ResumeDecided)
-		sess, err := s.changing(rec.Session)
-		if err != nil {
-			return err
-		}
-		sess.State = envelope.Active
-		if y := s.yieldToChange(rec.Session); y != nil {
-			y.Current = false
-		}
-		cont := ref
-		sess.Context = envelope.Context{Source: dec.PolicySource, SourceReason: dec.SourceReason, Continuation: &cont, SetBy: ref}
-		if dec.PolicySource == envelope.SourceSettleBatch || dec.PolicySource == envelope.SourceCompletionHandoff {
-			captured, err := s.capturedEnvelope(sess.Key, d)
-			if err != nil {
-				return err
-			}
-			sess.Context.Captured = captured
-		}
+		return s.applyResumed(rec, d, dec.decided.(*ResumeDecided), ref)
 	case *events.CheckedData:
-		dec := dec.decided.(*CheckDecided)
-		refusal := dec.Reason.Code == ReasonAuthorizationChanged
-		// Neither a refused effect's record nor an unreadable call's
-		// prepares an effect (testdata/conformance/ledger/unreadable-01-*).
-		c := &check{Session: rec.Session, Tool: s.normalizeFor(rec.Session, d.Tool), Call: d.Call,
-			Input: d.Input, Decision: dec.Decision, Refusal: refusal || dec.Reason.Code == ReasonUnreadable}
-		s.recent.checks[ref.Seq] = c
-		if refusal {
-			if _, ok := s.recent.ids[rec.ID]; !ok {
-				s.recent.ids[rec.ID] = landed{Seq: ref.Seq, RefusedEffect: true}
-			}
-		} else if !c.Refusal {
-			s.recent.calls[call{c.Session, c.Tool, c.Call}] = ref.Seq
-		}
+		s.applyChecked(rec, d, dec.decided.(*CheckDecided), ref)
 	case *events.EffectData:
 		// An effect changes no session state; its record is the audit.
 	}
 	return nil
+}
+
+func (s *State) applyStarted(rec *events.Record, d *events.StartedData, dec *StartDecided, ref envelope.RecordRef) {
+	s.add(&envelope.Session{
+		Key: rec.Session, Scope: storedScope(events.ScopeName(d.Scope)), Agent: d.Agent, State: envelope.Active,
+		Start: d, Origin: ref, Actor: rec.Actor, Facts: dec.Facts, Tools: slices.Clone(d.Tools),
+		Context: envelope.Context{Source: envelope.SourceCurrentRequest, Sender: d.Sender, SetBy: ref},
+	})
+}
+
+func (s *State) applyEnded(rec *events.Record) error {
+	sess, err := s.changing(rec.Session)
+	if err != nil {
+		return err
+	}
+	sess.State = envelope.Ended
+	return nil
+}
+
+func (s *State) applyReopened(rec *events.Record) error {
+	sess, err := s.changing(rec.Session)
+	if err != nil {
+		return err
+	}
+	// Back to what it was before its end: yielded while its yield is
+	// current, else active; its context is kept (a continuation in
+	// force stays in force), so a reopen gains nothing.
+	sess.State = envelope.Active
+	if y := s.yieldOf(rec.Session); y != nil && y.Current {
+		sess.State = envelope.Yielded
+	}
+	return nil
+}
+
+func (s *State) applySpawned(rec *events.Record, d *events.SpawnedData, dec *SpawnDecided, ref envelope.RecordRef) error {
+	parent := s.toChange(d.Parent)
+	if parent == nil || dec.Envelope == nil {
+		return fmt.Errorf("spawn without a parent or an envelope")
+	}
+	child := &envelope.Session{
+		Key: rec.Session, Scope: parent.Scope, Agent: d.Agent, Parent: d.Parent, Depth: dec.Envelope.Depth,
+		State: envelope.Active, Spawn: d, Origin: ref, Actor: rec.Actor, Facts: dec.Facts, Envelope: dec.Envelope,
+		Tools: append(slices.Clone(parent.Tools), d.Tools...),
+	}
+	child.Context = s.ordinaryContext(child, ref)
+	s.add(child)
+	parent.Children = append(parent.Children, rec.Session)
+	parent.ActiveChildren++
+	return nil
+}
+
+func (s *State) applyTurn(rec *events.Record, d *events.TurnData, ref envelope.RecordRef) error {
+	sess, err := s.changing(rec.Session)
+	if err != nil {
+		return err
+	}
+	sc := s.scopeOf(sess)
+	if sc == nil {
+		return noScope(sess)
+	}
+	sess.Turn = d.Turn
+	if d.Mode != "" {
+		sess.Mode = d.Mode
+	}
+	sess.Context = s.turnContext(sess, d, ref)
+	ts := s.memo.set
+	if s.memo.id != rec.ID || ts.Allowed == nil {
+		ts = toolsIn(&sc.world, sc.dialect, sc.policy, sess)
+	}
+	s.memo.id, s.memo.set = "", envelope.ToolSet{}
+	h := ts.Hash()
+	if _, ok := s.recent.toolsets[h]; !ok {
+		// Kept even when the store has it: the commit writes only
+		// what the store does not hold.
+		s.recent.toolsets[h] = ts
+	}
+	s.addTurn(sess, Turn{Seq: ref.Seq, ToolSet: h, Context: sess.Context, Mode: sess.Mode})
+	return nil
+}
+
+func (s *State) applyYielded(rec *events.Record, d *events.YieldedData, ref envelope.RecordRef) error {
+	sess, err := s.changing(rec.Session)
+	if err != nil {
+		return err
+	}
+	sess.State = envelope.Yielded
+	s.recent.yields[rec.Session] = &yield{Ref: ref, Children: slices.Clone(d.Children), Current: true}
+	sess.Context = s.ordinaryContext(sess, ref)
+	return nil
+}
+
+func (s *State) applyCompleted(rec *events.Record) error {
+	sess, err := s.changing(rec.Session)
+	if err != nil {
+		return err
+	}
+	sess.State = envelope.Completed
+	if sess.Parent == "" {
+		return nil
+	}
+	if parent := s.toChange(sess.Parent); parent != nil {
+		parent.ActiveChildren--
+	}
+	return nil
+}
+
+func (s *State) applyResumed(rec *events.Record, d *events.ResumedData, dec *ResumeDecided, ref envelope.RecordRef) error {
+	sess, err := s.changing(rec.Session)
+	if err != nil {
+		return err
+	}
+	sess.State = envelope.Active
+	if y := s.yieldToChange(rec.Session); y != nil {
+		y.Current = false
+	}
+	cont := ref
+	sess.Context = envelope.Context{Source: dec.PolicySource, SourceReason: dec.SourceReason, Continuation: &cont, SetBy: ref}
+	if dec.PolicySource == envelope.SourceSettleBatch || dec.PolicySource == envelope.SourceCompletionHandoff {
+		captured, err := s.capturedEnvelope(sess.Key, d)
+		if err != nil {
+			return err
+		}
+		sess.Context.Captured = captured
+	}
+	return nil
+}
+
+func (s *State) applyChecked(rec *events.Record, d *events.CheckedData, dec *CheckDecided, ref envelope.RecordRef) {
+	refusal := dec.Reason.Code == ReasonAuthorizationChanged
+	// Neither a refused effect's record nor an unreadable call's
+	// prepares an effect (testdata/conformance/ledger/unreadable-01-*).
+	c := &check{Session: rec.Session, Tool: s.normalizeFor(rec.Session, d.Tool), Call: d.Call,
+		Input: d.Input, Decision: dec.Decision, Refusal: refusal || dec.Reason.Code == ReasonUnreadable}
+	s.recent.checks[ref.Seq] = c
+	if refusal {
+		if _, ok := s.recent.ids[rec.ID]; !ok {
+			s.recent.ids[rec.ID] = landed{Seq: ref.Seq, RefusedEffect: true}
+		}
+	} else if !c.Refusal {
+		s.recent.calls[call{c.Session, c.Tool, c.Call}] = ref.Seq
+	}
 }
 
 // normalizeFor returns a tool name's canonical form under the policy in
