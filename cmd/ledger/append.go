@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -45,129 +46,161 @@ func runAppend(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		defer f.Close()
 		in, name = f, pos[0]
 	}
-	// As a NATS user, events go through the ledger's API, as that user:
-	// under the roles of 'ledger serve --gen-auth' only the ledger service
-	// writes the stream.
-	var appendMany func(ctx context.Context, raws [][]byte) []service.Outcome
+	appendMany, closeSink, err := appendSink(ctx, fl, &lf, actor)
+	if err != nil {
+		return err
+	}
+	defer closeSink()
+	r := &appendRun{name: name, asJSON: *asJSON, stdout: stdout, enc: json.NewEncoder(stdout), appendMany: appendMany}
+	if err := r.readAll(ctx, bufio.NewReaderSize(in, 64<<10), *actor); err != nil {
+		return err
+	}
+	if !r.asJSON {
+		fmt.Fprintf(stdout, "%d accepted, %d refused\n", r.accepted, r.refused)
+	}
+	if r.refused > 0 {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// appendSink returns where append's events go. As a NATS user, events go
+// through the ledger's API, as that user (under the roles of 'ledger serve
+// --gen-auth' only the ledger service writes the stream), and --actor
+// defaults to the user; otherwise into the ledger opened here.
+func appendSink(ctx context.Context, fl *flag.FlagSet, lf *ledgerFlags, actor *string) (func(context.Context, [][]byte) []service.Outcome, func(), error) {
 	if lf.natsURL != "" && lf.user != "" {
 		nc, err := lf.connectAPI(ctx)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		defer nc.Close()
 		if !flagSet(fl, "actor") {
 			*actor = lf.user
 		}
-		appendMany = func(ctx context.Context, raws [][]byte) []service.Outcome {
-			return apiAppend(ctx, nc, lf.user, raws)
-		}
-	} else {
-		h, err := lf.open(ctx)
-		if err != nil {
-			return err
-		}
-		defer h.Close()
-		appendMany = h.svc.AppendMany
+		user := lf.user
+		return func(ctx context.Context, raws [][]byte) []service.Outcome {
+			return apiAppend(ctx, nc, user, raws)
+		}, nc.Close, nil
 	}
-	br := bufio.NewReaderSize(in, 64<<10)
-	refused, accepted := 0, 0
-	enc := json.NewEncoder(stdout)
-	// Events are pipelined in batches: each is validated against the ones
-	// before it and they are published without waiting for each other.
-	var batch [][]byte
-	var lines []int
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		outs := appendMany(ctx, batch)
-		for k, o := range outs {
-			line := lines[k]
-			out := map[string]any{"line": line}
-			switch err := o.Err; {
-			case err != nil && events.CodeOf(err) == "":
-				return fmt.Errorf("%s:%d: %w", name, line, err)
-			case err != nil:
-				refused++
-				out["error"] = events.CodeOf(err)
-				var ee *events.Error
-				if errors.As(err, &ee) {
-					out["message"] = ee.Msg
-				}
-				if o.Result.Seq != 0 {
-					out["seq"] = o.Result.Seq
-				}
-				if !*asJSON {
-					fmt.Fprintf(stdout, "%s:%d: refused %s\n", name, line, err)
-				}
-			default:
-				accepted++
-				out["seq"], out["id"] = o.Result.Seq, o.Result.ID
-				if o.Result.Duplicate {
-					out["duplicate"] = true
-				}
-				if !*asJSON {
-					dup := ""
-					if o.Result.Duplicate {
-						dup = " (already landed; nothing written)"
-					}
-					fmt.Fprintf(stdout, "%s:%d: seq %d id %s%s\n", name, line, o.Result.Seq, o.Result.ID, dup)
-				}
-			}
-			if *asJSON {
-				if err := enc.Encode(out); err != nil {
-					return err
-				}
-			}
-		}
-		batch, lines = batch[:0], lines[:0]
-		return nil
+	h, err := lf.open(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
+	return h.svc.AppendMany, func() { h.Close() }, nil
+}
+
+// appendRun reads append's input and prints one answer per event, in the
+// input's order. Events are pipelined in batches: each is validated
+// against the ones before it and they are published without waiting for
+// each other.
+type appendRun struct {
+	name       string
+	asJSON     bool
+	stdout     io.Writer
+	enc        *json.Encoder
+	appendMany func(context.Context, [][]byte) []service.Outcome
+
+	batch             [][]byte
+	lines             []int
+	accepted, refused int
+}
+
+// readAll reads every line of br, appending the events in batches.
+func (r *appendRun) readAll(ctx context.Context, br *bufio.Reader, actor string) error {
 	for line := 1; ; line++ {
 		b, size, rerr := readLine(br, maxLine)
 		if rerr != nil && rerr != io.EOF {
-			if ferr := flush(); ferr != nil {
+			if ferr := r.flush(ctx); ferr != nil {
 				return ferr
 			}
-			return fmt.Errorf("%s:%d: %w", name, line, rerr)
+			return fmt.Errorf("%s:%d: %w", r.name, line, rerr)
 		}
 		if size > maxLine {
 			// Refused here, in its place among the others: the events
 			// before it are flushed first so the output stays in order.
-			if err := flush(); err != nil {
+			if err := r.flush(ctx); err != nil {
 				return err
 			}
-			refused++
-			msg := fmt.Sprintf("the line is %d bytes, over append's limit of %d bytes a line (an event may be at most 512 KiB)", size, maxLine)
-			if *asJSON {
-				if err := enc.Encode(map[string]any{"line": line, "error": events.CodeInvalidEvent, "message": msg}); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintf(stdout, "%s:%d: refused %s: %s\n", name, line, events.CodeInvalidEvent, msg)
+			if err := r.refuseLong(line, size); err != nil {
+				return err
 			}
 		} else if text := bytes.TrimSpace(b); len(text) > 0 && text[0] != '#' {
-			batch = append(batch, withDefaults(bytes.Clone(text), *actor))
-			lines = append(lines, line)
+			r.batch = append(r.batch, withDefaults(bytes.Clone(text), actor))
+			r.lines = append(r.lines, line)
 		}
 		if rerr == io.EOF {
 			break
 		}
-		if len(batch) == appendBatch {
-			if err := flush(); err != nil {
+		if len(r.batch) == appendBatch {
+			if err := r.flush(ctx); err != nil {
 				return err
 			}
 		}
 	}
-	if err := flush(); err != nil {
-		return err
+	return r.flush(ctx)
+}
+
+// flush appends the batch and prints each event's answer.
+func (r *appendRun) flush(ctx context.Context) error {
+	if len(r.batch) == 0 {
+		return nil
 	}
-	if !*asJSON {
-		fmt.Fprintf(stdout, "%d accepted, %d refused\n", accepted, refused)
+	outs := r.appendMany(ctx, r.batch)
+	for k, o := range outs {
+		if err := r.answer(r.lines[k], o); err != nil {
+			return err
+		}
 	}
-	if refused > 0 {
-		return &exitError{code: 1}
+	r.batch, r.lines = r.batch[:0], r.lines[:0]
+	return nil
+}
+
+// answer prints one event's outcome; an error that is not a refusal (no
+// stable code) stops append.
+func (r *appendRun) answer(line int, o service.Outcome) error {
+	out := map[string]any{"line": line}
+	switch err := o.Err; {
+	case err != nil && events.CodeOf(err) == "":
+		return fmt.Errorf("%s:%d: %w", r.name, line, err)
+	case err != nil:
+		r.refused++
+		out["error"] = events.CodeOf(err)
+		var ee *events.Error
+		if errors.As(err, &ee) {
+			out["message"] = ee.Msg
+		}
+		if o.Result.Seq != 0 {
+			out["seq"] = o.Result.Seq
+		}
+		if !r.asJSON {
+			fmt.Fprintf(r.stdout, "%s:%d: refused %s\n", r.name, line, err)
+		}
+	default:
+		r.accepted++
+		out["seq"], out["id"] = o.Result.Seq, o.Result.ID
+		dup := ""
+		if o.Result.Duplicate {
+			out["duplicate"] = true
+			dup = " (already landed; nothing written)"
+		}
+		if !r.asJSON {
+			fmt.Fprintf(r.stdout, "%s:%d: seq %d id %s%s\n", r.name, line, o.Result.Seq, o.Result.ID, dup)
+		}
 	}
+	if r.asJSON {
+		return r.enc.Encode(out)
+	}
+	return nil
+}
+
+// refuseLong refuses a line over maxLine, in its place among the others.
+func (r *appendRun) refuseLong(line, size int) error {
+	r.refused++
+	msg := fmt.Sprintf("the line is %d bytes, over append's limit of %d bytes a line (an event may be at most 512 KiB)", size, maxLine)
+	if r.asJSON {
+		return r.enc.Encode(map[string]any{"line": line, "error": events.CodeInvalidEvent, "message": msg})
+	}
+	fmt.Fprintf(r.stdout, "%s:%d: refused %s: %s\n", r.name, line, events.CodeInvalidEvent, msg)
 	return nil
 }
 
