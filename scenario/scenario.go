@@ -264,11 +264,16 @@ func parseExpect(raw json.RawMessage) (*expectation, error) {
 		return nil
 	}
 	var turn int
-	for k, v := range map[string]any{"session": &e.Session, "seq": &e.Pos.Seq, "turn": &turn, "allowed": &e.Allowed,
-		"denied": &e.Denied, "exact": &e.Exact, "tool": &e.Tool, "decision": &e.Decision, "reason": &e.Reason,
-		"policy_source": &e.PolicySource, "envelope": &e.Envelope, "time": &e.Pos.Time, "scope": &e.Scope,
-		"state": &e.State} {
-		if err := get(k, v); err != nil {
+	// In a fixed order, so that of two bad keys the same one is named
+	// every run.
+	for _, kv := range []struct {
+		k string
+		v any
+	}{{"session", &e.Session}, {"seq", &e.Pos.Seq}, {"turn", &turn}, {"allowed", &e.Allowed},
+		{"denied", &e.Denied}, {"exact", &e.Exact}, {"tool", &e.Tool}, {"decision", &e.Decision}, {"reason", &e.Reason},
+		{"policy_source", &e.PolicySource}, {"envelope", &e.Envelope}, {"time", &e.Pos.Time}, {"scope", &e.Scope},
+		{"state", &e.State}} {
+		if err := get(kv.k, kv.v); err != nil {
 			return nil, err
 		}
 	}
@@ -282,25 +287,33 @@ func parseExpect(raw json.RawMessage) (*expectation, error) {
 	if _, ok := m["turn"]; ok && turn == 0 {
 		return nil, fmt.Errorf("expect turn must be at least 1")
 	}
-	if (e.Pos.Seq != 0 && turn != 0) || (e.Pos.Time != "" && (e.Pos.Seq != 0 || turn != 0)) {
-		return nil, fmt.Errorf("an expectation names at most one of seq, turn and time")
-	}
-	if e.Exact && !e.HasAllowed {
-		return nil, fmt.Errorf("exact needs allowed")
-	}
-	if e.Session == "" {
-		return nil, fmt.Errorf("expect needs a session")
-	}
-	if !e.HasAllowed && e.Denied == nil && e.Tool == "" && e.PolicySource == "" && e.Envelope == nil && e.Scope == "" && e.State == "" {
-		return nil, fmt.Errorf("expect names nothing to check")
-	}
-	if e.Tool == "" && (e.Decision != "" || e.Reason != nil || e.Input != nil) {
-		return nil, fmt.Errorf("decision, reason and input need tool")
-	}
-	if e.Tool != "" && e.Decision == "" {
-		return nil, fmt.Errorf("tool needs decision")
+	if err := e.validate(); err != nil {
+		return nil, err
 	}
 	return e, nil
+}
+
+// validate refuses an expectation whose keys do not go together.
+func (e *expectation) validate() error {
+	if (e.Pos.Seq != 0 && e.Pos.Turn != 0) || (e.Pos.Time != "" && (e.Pos.Seq != 0 || e.Pos.Turn != 0)) {
+		return fmt.Errorf("an expectation names at most one of seq, turn and time")
+	}
+	if e.Exact && !e.HasAllowed {
+		return fmt.Errorf("exact needs allowed")
+	}
+	if e.Session == "" {
+		return fmt.Errorf("expect needs a session")
+	}
+	if !e.HasAllowed && e.Denied == nil && e.Tool == "" && e.PolicySource == "" && e.Envelope == nil && e.Scope == "" && e.State == "" {
+		return fmt.Errorf("expect names nothing to check")
+	}
+	if e.Tool == "" && (e.Decision != "" || e.Reason != nil || e.Input != nil) {
+		return fmt.Errorf("decision, reason and input need tool")
+	}
+	if e.Tool != "" && e.Decision == "" {
+		return fmt.Errorf("tool needs decision")
+	}
+	return nil
 }
 
 func (r *Runner) expect(ctx context.Context, raw json.RawMessage) []string {
@@ -335,7 +348,6 @@ func check(st *projection.State, e *expectation, where string) []string {
 	if sess == nil {
 		return []string{where + ": session does not exist"}
 	}
-	norm := func(t string) string { return st.NormalizeFor(e.Session, t) }
 	if e.Scope != "" && events.ScopeName(sess.Scope) != e.Scope {
 		failf("expected scope %s, got %s", e.Scope, events.ScopeName(sess.Scope))
 	}
@@ -347,74 +359,93 @@ func check(st *projection.State, e *expectation, where string) []string {
 		if err != nil {
 			return []string{fmt.Sprintf("%s: tools: %v", where, err)}
 		}
-		for _, t := range e.Allowed {
-			d, reason, ok := ts.Lookup(norm(t))
-			if !ok {
-				failf("expected %s allowed, but it is not in the catalogue (catalogue:unknown)", t)
-			} else if d != envelope.Allow {
-				failf("expected %s allowed, got denied (%s)", t, reason.Code)
-			}
-		}
-		for _, t := range sortedKeys(e.Denied) {
-			want := e.Denied[t]
-			d, reason, ok := ts.Lookup(norm(t))
-			switch {
-			case !ok && want != "catalogue:unknown":
-				failf("expected %s denied (%s), got denied (catalogue:unknown)", t, want)
-			case ok && d == envelope.Allow:
-				failf("expected %s denied (%s), got allowed", t, want)
-			case ok && reason.Code != want:
-				failf("expected %s denied (%s), got denied (%s)", t, want, reason.Code)
-			}
-		}
-		if e.Exact {
-			want := map[string]bool{}
-			for _, t := range e.Allowed {
-				want[norm(t)] = true
-			}
-			var extra []string
-			for _, t := range ts.Allowed {
-				if !want[t] {
-					extra = append(extra, t)
-				}
-			}
-			if len(extra) > 0 {
-				failf("expected exactly %v allowed, also allowed: %v", e.Allowed, extra)
-			}
-		}
+		checkToolSet(&ts, e, func(t string) string { return st.NormalizeFor(e.Session, t) }, failf)
 	}
 	if e.Tool != "" {
-		v, err := st.Why(e.Session, e.Tool, e.Input)
-		if err != nil {
-			failf("check %s: %v", e.Tool, err)
-		} else if string(v.Decision) != e.Decision || (e.Reason != nil && v.Reason.Code != *e.Reason) {
-			want := e.Decision
-			if e.Reason != nil {
-				want += " (" + *e.Reason + ")"
-			}
-			failf("expected %s %s, got %s (%s)", e.Tool, want, v.Decision, v.Reason.Code)
-		}
+		checkCall(st, e, failf)
 	}
 	if e.PolicySource != "" {
-		got := sess.Context
-		if got.Source != e.PolicySource {
-			failf("expected policy_source %s, got %s (source_reason %q)", e.PolicySource, got.Source, got.SourceReason)
-		}
-		if e.SourceReason != nil {
-			var want *string
-			_ = json.Unmarshal(e.SourceReason, &want)
-			switch {
-			case want == nil && got.SourceReason != "":
-				failf("expected no source_reason, got %s", got.SourceReason)
-			case want != nil && got.SourceReason != *want:
-				failf("expected source_reason %s, got %q", *want, got.SourceReason)
-			}
-		}
+		checkSource(sess.Context, e, failf)
 	}
 	if e.Envelope != nil {
 		msgs = append(msgs, checkEnvelope(sess.Envelope, e.Envelope, where)...)
 	}
 	return msgs
+}
+
+// checkToolSet checks the expectation's allowed, denied and exact against
+// the session's tool set.
+func checkToolSet(ts *envelope.ToolSet, e *expectation, norm func(string) string, failf func(string, ...any)) {
+	for _, t := range e.Allowed {
+		d, reason, ok := ts.Lookup(norm(t))
+		if !ok {
+			failf("expected %s allowed, but it is not in the catalogue (catalogue:unknown)", t)
+		} else if d != envelope.Allow {
+			failf("expected %s allowed, got denied (%s)", t, reason.Code)
+		}
+	}
+	for _, t := range sortedKeys(e.Denied) {
+		want := e.Denied[t]
+		d, reason, ok := ts.Lookup(norm(t))
+		switch {
+		case !ok && want != "catalogue:unknown":
+			failf("expected %s denied (%s), got denied (catalogue:unknown)", t, want)
+		case ok && d == envelope.Allow:
+			failf("expected %s denied (%s), got allowed", t, want)
+		case ok && reason.Code != want:
+			failf("expected %s denied (%s), got denied (%s)", t, want, reason.Code)
+		}
+	}
+	if !e.Exact {
+		return
+	}
+	want := map[string]bool{}
+	for _, t := range e.Allowed {
+		want[norm(t)] = true
+	}
+	var extra []string
+	for _, t := range ts.Allowed {
+		if !want[t] {
+			extra = append(extra, t)
+		}
+	}
+	if len(extra) > 0 {
+		failf("expected exactly %v allowed, also allowed: %v", e.Allowed, extra)
+	}
+}
+
+// checkCall checks the decision of the expectation's tool call.
+func checkCall(st *projection.State, e *expectation, failf func(string, ...any)) {
+	v, err := st.Why(e.Session, e.Tool, e.Input)
+	if err != nil {
+		failf("check %s: %v", e.Tool, err)
+		return
+	}
+	if string(v.Decision) != e.Decision || (e.Reason != nil && v.Reason.Code != *e.Reason) {
+		want := e.Decision
+		if e.Reason != nil {
+			want += " (" + *e.Reason + ")"
+		}
+		failf("expected %s %s, got %s (%s)", e.Tool, want, v.Decision, v.Reason.Code)
+	}
+}
+
+// checkSource checks the session's policy source and its reason.
+func checkSource(got envelope.Context, e *expectation, failf func(string, ...any)) {
+	if got.Source != e.PolicySource {
+		failf("expected policy_source %s, got %s (source_reason %q)", e.PolicySource, got.Source, got.SourceReason)
+	}
+	if e.SourceReason == nil {
+		return
+	}
+	var want *string
+	_ = json.Unmarshal(e.SourceReason, &want)
+	switch {
+	case want == nil && got.SourceReason != "":
+		failf("expected no source_reason, got %s", got.SourceReason)
+	case want != nil && got.SourceReason != *want:
+		failf("expected source_reason %s, got %q", *want, got.SourceReason)
+	}
 }
 
 func checkEnvelope(env *envelope.Envelope, want map[string]json.RawMessage, where string) []string {
