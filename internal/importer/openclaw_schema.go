@@ -160,6 +160,15 @@ type schemaIssue struct {
 // validate checks v against s and appends what does not hold, the way
 // OpenClaw's validator (zod) reports it: an unrecognized key, a value of
 // the wrong type, a value out of range, an option not among the allowed.
+//
+// Hand-written, not google/jsonschema-go (already in the module graph):
+// an issue must carry the position of the value in the user's file (Value
+// has it; a decoded any does not), read as OpenClaw's zod reads it
+// (JavaScript counts a string's length in UTF-16 units, and a union
+// reports the issues of its first form of the value's type), and say it in
+// zod's words. What it accepts and refuses is compared with the release's
+// own validator by TestImporterAgainstTheRelease (internal/openclawtest).
+// Each keyword group has its own validator below.
 func (s *jsonSchema) validate(v *Value, path string, out *[]schemaIssue) {
 	if s == nil {
 		return
@@ -181,102 +190,130 @@ func (s *jsonSchema) validate(v *Value, path string, out *[]schemaIssue) {
 		add(v.Pos, "invalid input: expected %s, received %s", strings.Join(s.Type, " or "), describeKind(v))
 		return
 	}
+	s.validateConst(v, add)
+	switch v.Kind {
+	case Object:
+		s.validateObject(v, path, out)
+	case Array:
+		s.validateArray(v, path, out, add)
+	case String:
+		s.validateString(v, add)
+	case Number:
+		s.validateNumber(v, add)
+	}
+}
+
+// addIssue appends an issue about a value at a position.
+type addIssue func(at Pos, format string, args ...any)
+
+// validateConst checks const and enum.
+func (s *jsonSchema) validateConst(v *Value, add addIssue) {
 	if s.HasConst && !sameJSON(v, s.Const) {
 		add(v.Pos, "invalid input: expected %s", jsonText(s.Const))
 	}
-	if len(s.Enum) > 0 {
-		ok := false
-		for _, e := range s.Enum {
-			ok = ok || sameJSON(v, e)
+	if len(s.Enum) == 0 {
+		return
+	}
+	var opts []string
+	for _, e := range s.Enum {
+		if sameJSON(v, e) {
+			return
 		}
-		if !ok {
-			var opts []string
-			for _, e := range s.Enum {
-				opts = append(opts, jsonText(e))
+		opts = append(opts, jsonText(e))
+	}
+	add(v.Pos, "invalid option: expected one of %s", strings.Join(opts, "|"))
+}
+
+// validateObject checks properties, propertyNames, additionalProperties
+// and required.
+func (s *jsonSchema) validateObject(v *Value, path string, out *[]schemaIssue) {
+	keys := map[string]bool{}
+	for _, m := range v.Members {
+		keys[m.Key] = true
+		mp := join(path, m.Key)
+		if p, ok := s.Properties[m.Key]; ok {
+			p.validate(m.Value, mp, out)
+			continue
+		}
+		if s.PropertyNames != nil {
+			key := &Value{Kind: String, Pos: m.KeyPos, Str: m.Key}
+			var iss []schemaIssue
+			s.PropertyNames.validate(key, mp, &iss)
+			for _, i := range iss {
+				*out = append(*out, schemaIssue{path: path, at: m.KeyPos, msg: fmt.Sprintf("key %q: %s", m.Key, i.msg), key: true})
 			}
-			add(v.Pos, "invalid option: expected one of %s", strings.Join(opts, "|"))
+		}
+		switch {
+		case s.Additional != nil:
+			s.Additional.validate(m.Value, mp, out)
+		case s.NoAdditional:
+			*out = append(*out, schemaIssue{path: path, at: m.KeyPos, msg: fmt.Sprintf("unrecognized key: %q", m.Key), key: true})
 		}
 	}
-	switch v.Kind {
-	case Object:
-		keys := map[string]bool{}
-		for _, m := range v.Members {
-			keys[m.Key] = true
-			mp := join(path, m.Key)
-			if p, ok := s.Properties[m.Key]; ok {
-				p.validate(m.Value, mp, out)
-				continue
-			}
-			if s.PropertyNames != nil {
-				key := &Value{Kind: String, Pos: m.KeyPos, Str: m.Key}
-				var iss []schemaIssue
-				s.PropertyNames.validate(key, mp, &iss)
-				for _, i := range iss {
-					*out = append(*out, schemaIssue{path: path, at: m.KeyPos, msg: fmt.Sprintf("key %q: %s", m.Key, i.msg), key: true})
-				}
-			}
-			switch {
-			case s.Additional != nil:
-				s.Additional.validate(m.Value, mp, out)
-			case s.NoAdditional:
-				*out = append(*out, schemaIssue{path: path, at: m.KeyPos, msg: fmt.Sprintf("unrecognized key: %q", m.Key), key: true})
-			}
+	for _, r := range s.Required {
+		if !keys[r] {
+			*out = append(*out, schemaIssue{path: path, at: v.Pos, msg: fmt.Sprintf("invalid input: %s is required", join(path, r)), key: true})
 		}
-		for _, r := range s.Required {
-			if !keys[r] {
-				*out = append(*out, schemaIssue{path: path, at: v.Pos, msg: fmt.Sprintf("invalid input: %s is required", join(path, r)), key: true})
-			}
+	}
+}
+
+// validateArray checks prefixItems, items, minItems and maxItems.
+func (s *jsonSchema) validateArray(v *Value, path string, out *[]schemaIssue, add addIssue) {
+	for i, e := range v.Elems {
+		switch {
+		case i < len(s.PrefixItems):
+			s.PrefixItems[i].validate(e, index(path, i), out)
+		case s.Items != nil:
+			s.Items.validate(e, index(path, i), out)
 		}
-	case Array:
-		for i, e := range v.Elems {
-			switch {
-			case i < len(s.PrefixItems):
-				s.PrefixItems[i].validate(e, index(path, i), out)
-			case s.Items != nil:
-				s.Items.validate(e, index(path, i), out)
-			}
+	}
+	if s.MinItems != nil && len(v.Elems) < *s.MinItems {
+		add(v.Pos, "too small: expected array to have >=%d items", *s.MinItems)
+	}
+	if s.MaxItems != nil && len(v.Elems) > *s.MaxItems {
+		add(v.Pos, "too big: expected array to have <=%d items", *s.MaxItems)
+	}
+}
+
+// validateString checks minLength and maxLength (in UTF-16 units, as
+// JavaScript counts them), pattern and format.
+func (s *jsonSchema) validateString(v *Value, add addIssue) {
+	n := len(utf16.Encode([]rune(v.Str)))
+	if s.MinLength != nil && n < *s.MinLength {
+		add(v.Pos, "too small: expected string to have >=%d characters", *s.MinLength)
+	}
+	if s.MaxLength != nil && n > *s.MaxLength {
+		add(v.Pos, "too big: expected string to have <=%d characters", *s.MaxLength)
+	}
+	if s.re != nil && !s.re.MatchString(v.Str) {
+		add(v.Pos, "invalid string: must match pattern %s", s.Pattern)
+	}
+	switch s.Format {
+	case "uri":
+		if u, err := url.Parse(v.Str); err != nil || u.Scheme == "" {
+			add(v.Pos, "invalid URL")
 		}
-		if s.MinItems != nil && len(v.Elems) < *s.MinItems {
-			add(v.Pos, "too small: expected array to have >=%d items", *s.MinItems)
+	case "date-time":
+		if _, err := time.Parse(time.RFC3339Nano, v.Str); err != nil {
+			add(v.Pos, "invalid ISO datetime")
 		}
-		if s.MaxItems != nil && len(v.Elems) > *s.MaxItems {
-			add(v.Pos, "too big: expected array to have <=%d items", *s.MaxItems)
-		}
-	case String:
-		n := len(utf16.Encode([]rune(v.Str))) // JavaScript counts UTF-16 units
-		if s.MinLength != nil && n < *s.MinLength {
-			add(v.Pos, "too small: expected string to have >=%d characters", *s.MinLength)
-		}
-		if s.MaxLength != nil && n > *s.MaxLength {
-			add(v.Pos, "too big: expected string to have <=%d characters", *s.MaxLength)
-		}
-		if s.re != nil && !s.re.MatchString(v.Str) {
-			add(v.Pos, "invalid string: must match pattern %s", s.Pattern)
-		}
-		switch s.Format {
-		case "uri":
-			if u, err := url.Parse(v.Str); err != nil || u.Scheme == "" {
-				add(v.Pos, "invalid URL")
-			}
-		case "date-time":
-			if _, err := time.Parse(time.RFC3339Nano, v.Str); err != nil {
-				add(v.Pos, "invalid ISO datetime")
-			}
-		}
-	case Number:
-		f, _ := strconv.ParseFloat(v.Num, 64)
-		if s.Minimum != nil && f < *s.Minimum {
-			add(v.Pos, "too small: expected number to be >=%s", fnum(*s.Minimum))
-		}
-		if s.ExclMinimum != nil && f <= *s.ExclMinimum {
-			add(v.Pos, "too small: expected number to be >%s", fnum(*s.ExclMinimum))
-		}
-		if s.Maximum != nil && f > *s.Maximum {
-			add(v.Pos, "too big: expected number to be <=%s", fnum(*s.Maximum))
-		}
-		if s.ExclMaximum != nil && f >= *s.ExclMaximum {
-			add(v.Pos, "too big: expected number to be <%s", fnum(*s.ExclMaximum))
-		}
+	}
+}
+
+// validateNumber checks minimum, maximum and their exclusive forms.
+func (s *jsonSchema) validateNumber(v *Value, add addIssue) {
+	f, _ := strconv.ParseFloat(v.Num, 64)
+	if s.Minimum != nil && f < *s.Minimum {
+		add(v.Pos, "too small: expected number to be >=%s", fnum(*s.Minimum))
+	}
+	if s.ExclMinimum != nil && f <= *s.ExclMinimum {
+		add(v.Pos, "too small: expected number to be >%s", fnum(*s.ExclMinimum))
+	}
+	if s.Maximum != nil && f > *s.Maximum {
+		add(v.Pos, "too big: expected number to be <=%s", fnum(*s.Maximum))
+	}
+	if s.ExclMaximum != nil && f >= *s.ExclMaximum {
+		add(v.Pos, "too big: expected number to be <%s", fnum(*s.ExclMaximum))
 	}
 }
 
