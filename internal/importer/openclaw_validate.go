@@ -174,72 +174,85 @@ func migrateRoster(root *Value, iss *[]schemaIssue) (*Value, listPaths) {
 // agents sections (zod-schema.agent-runtime.ts addAllowAlsoAllowConflictIssue
 // and ToolPolicySchema; zod-schema.agents.ts AgentsSchema).
 func refineOpenClaw(root *Value, iss *[]schemaIssue) {
-	// The roster's issues are not about values the document keeps (the
-	// document has no ownership or default markers): key issues, never
-	// deferred. allow with alsoAllow is a value of the document: the
-	// dialect refuses it itself.
+	refineToolScopes("tools", member(root, "tools"), "tools", iss)
+	refineRoster(member(root, "agents"), iss)
+}
+
+// allowMerge is the issue of a scope that sets both allow and alsoAllow.
+const allowMerge = " cannot set both allow and alsoAllow in the same scope (merge alsoAllow into allow, or remove allow and use profile + alsoAllow)"
+
+// member returns the value at keys below v, or nil where a key or an
+// object is missing.
+func member(v *Value, keys ...string) *Value {
+	for _, k := range keys {
+		if v == nil || v.Kind != Object {
+			return nil
+		}
+		m := v.Get(k)
+		if m == nil {
+			return nil
+		}
+		v = m.Value
+	}
+	return v
+}
+
+// allowAndAlsoAllow reports whether a tools scope sets both allow and
+// alsoAllow, each a non-empty list.
+func allowAndAlsoAllow(v *Value) bool {
+	if v == nil || v.Kind != Object {
+		return false
+	}
+	a, b := v.Get("allow"), v.Get("alsoAllow")
+	return a != nil && b != nil && a.Value.Kind == Array && b.Value.Kind == Array && len(a.Value.Elems) > 0 && len(b.Value.Elems) > 0
+}
+
+// refineToolScopes checks a tools section: its own lists and those of its
+// byProvider, sandbox, subagents and toolsBySender scopes. allow with
+// alsoAllow is a value of the document (the dialect refuses it itself), so
+// its issues are value issues.
+func refineToolScopes(path string, t *Value, what string, iss *[]schemaIssue) {
+	if t == nil || t.Kind != Object {
+		return
+	}
+	add := func(path string, at Pos, msg string) {
+		*iss = append(*iss, schemaIssue{path: path, at: at, msg: msg})
+	}
+	if allowAndAlsoAllow(t) {
+		add(path, t.Pos, what+allowMerge)
+	}
+	for _, sub := range []struct{ key, what string }{{"byProvider", "tools.byProvider policy"}, {"toolsBySender", "tools policy"}} {
+		m := member(t, sub.key)
+		if m == nil || m.Kind != Object {
+			continue
+		}
+		for _, e := range m.Members {
+			if allowAndAlsoAllow(e.Value) {
+				add(join(join(path, sub.key), e.Key), e.Value.Pos, sub.what+allowMerge)
+			}
+		}
+	}
+	for _, k := range []string{"sandbox", "subagents"} {
+		if s := member(t, k, "tools"); allowAndAlsoAllow(s) {
+			add(join(join(path, k), "tools"), s.Pos, "tools policy"+allowMerge)
+		}
+	}
+}
+
+// refineRoster checks the agents section: unique agent ids, at most one
+// default marker, and the ownership rule of a multi-agent roster. The
+// roster's issues are not about values the document keeps (the document
+// has no ownership or default markers): key issues, never deferred.
+func refineRoster(agents *Value, iss *[]schemaIssue) {
 	add := func(path string, at Pos, msg string) {
 		*iss = append(*iss, schemaIssue{path: path, at: at, msg: msg, key: true})
 	}
-	addValue := func(path string, at Pos, msg string) {
-		*iss = append(*iss, schemaIssue{path: path, at: at, msg: msg})
-	}
-	both := func(v *Value) bool {
-		if v == nil || v.Kind != Object {
-			return false
-		}
-		a, b := v.Get("allow"), v.Get("alsoAllow")
-		return a != nil && b != nil && a.Value.Kind == Array && b.Value.Kind == Array && len(a.Value.Elems) > 0 && len(b.Value.Elems) > 0
-	}
-	const merge = " cannot set both allow and alsoAllow in the same scope (merge alsoAllow into allow, or remove allow and use profile + alsoAllow)"
-	get := func(v *Value, keys ...string) *Value {
-		for _, k := range keys {
-			if v == nil || v.Kind != Object {
-				return nil
-			}
-			m := v.Get(k)
-			if m == nil {
-				return nil
-			}
-			v = m.Value
-		}
-		return v
-	}
-	// scopes checks a tools section: its own lists and those of its
-	// byProvider, sandbox, subagents and toolsBySender scopes.
-	scopes := func(path string, t *Value, what string) {
-		if t == nil || t.Kind != Object {
-			return
-		}
-		if both(t) {
-			addValue(path, t.Pos, what+merge)
-		}
-		for _, sub := range []struct{ key, what string }{{"byProvider", "tools.byProvider policy"}, {"toolsBySender", "tools policy"}} {
-			if m := get(t, sub.key); m != nil && m.Kind == Object {
-				for _, e := range m.Members {
-					if both(e.Value) {
-						addValue(join(join(path, sub.key), e.Key), e.Value.Pos, sub.what+merge)
-					}
-				}
-			}
-		}
-		for _, k := range []string{"sandbox", "subagents"} {
-			if s := get(t, k, "tools"); both(s) {
-				addValue(join(join(path, k), "tools"), s.Pos, "tools policy"+merge)
-			}
-		}
-	}
-	scopes("tools", get(root, "tools"), "tools")
-
-	agents := get(root, "agents")
 	if agents == nil || agents.Kind != Object {
 		return
 	}
-	explicit := false
-	if o := get(agents, "ownership"); o != nil && o.Kind == String && o.Str == "explicit" {
-		explicit = true
-	}
-	entries := get(agents, "entries")
+	o := member(agents, "ownership")
+	explicit := o != nil && o.Kind == String && o.Str == "explicit"
+	entries := member(agents, "entries")
 	if entries == nil || entries.Kind != Object {
 		return
 	}
@@ -255,10 +268,10 @@ func refineOpenClaw(root *Value, iss *[]schemaIssue) {
 		} else {
 			first[id] = e.Key
 		}
-		if d := get(e.Value, "default"); d != nil && d.Kind == Bool && d.Bool {
+		if d := member(e.Value, "default"); d != nil && d.Kind == Bool && d.Bool {
 			marked++
 		}
-		scopes(join(join("agents.entries", e.Key), "tools"), get(e.Value, "tools"), "agent tools")
+		refineToolScopes(join(join("agents.entries", e.Key), "tools"), member(e.Value, "tools"), "agent tools", iss)
 	}
 	switch {
 	case marked > 1:
