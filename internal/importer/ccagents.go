@@ -82,24 +82,9 @@ func skipped(file string, at Pos, format string, args ...any) *Warning {
 // testdata/importer-claude-code/agents, the 21 it did not load kept none
 // of the 34 others from loading).
 func readAgent(file string, src []byte) (*agentDef, *Warning) {
-	fm, problem := cutFrontMatter(src)
-	if problem != "" {
-		return nil, skipped(file, Pos{Line: 1, Col: 1}, "%s", problem)
-	}
-	root, text, err := parseFrontMatter(fm.text)
-	if err != nil {
-		at, msg := yamlProblem(fm.text, err)
-		at.Line += fm.line - 1
-		return nil, skipped(file, at, "the front matter is not YAML Claude Code can read: %s (it also failed with the values quoted, as Claude Code retries): quote the value, or fix the line", msg)
-	}
-	a := &agentReader{file: file, fm: fm, text: text}
-	if root == nil || root.Kind != yaml.MappingNode {
-		at := Pos{Line: fm.line, Col: 1}
-		what := "empty"
-		if root != nil {
-			at, what = a.pos(root), kindOf(root)
-		}
-		return nil, skipped(file, at, "the front matter is %s: it must be a mapping of keys to values with at least name and description", what)
+	a, root, w := openAgent(file, src)
+	if w != nil {
+		return nil, w
 	}
 	f := a.fields(root)
 
@@ -110,56 +95,117 @@ func readAgent(file string, src []byte) (*agentDef, *Warning) {
 			return nil, skipped(file, a.pos(kv.key), "%s is written at the top of the front matter, outside hooks: Claude Code refuses to load such an agent; move it under hooks", k)
 		}
 	}
+	nf, name, w := a.name(f)
+	if w != nil {
+		return nil, w
+	}
+	df, w := a.description(f, nf)
+	if w != nil {
+		return nil, w
+	}
 
-	// Name and description (function rGr). CLI: "my agent", "a/b",
-	// "Ünïcode", "UPPER.case_x", "  spaced  ", "main", "fork" and names of
-	// built-in agents (Explore, general-purpose: the file replaces the
-	// built-in) all loaded; "a:b", "a：b" (fullwidth), "-dash", 257
-	// characters, 42 and true did not, nor a file without name (the file
-	// name is never used: sub/nested.md with "name: nested-one" loaded as
-	// nested-one), nor a description that is missing, empty, 42 or true.
+	d := &agentDef{name: name, file: file, at: a.pos(nf.key), v: &Value{Kind: Object}, places: map[string]place{}}
+	d.places[join("agents", d.name)] = place{file, d.at}
+	// Claude Code turns a written "\n" into a line break.
+	d.add(a, "description", df.key, &Value{Kind: String, Str: strings.ReplaceAll(df.val.Value, `\n`, "\n"), Pos: a.pos(df.val)})
+	a.tools(d, f)
+	for _, r := range agentFieldReaders {
+		if kv, ok := f[r.key]; ok {
+			r.read(a, d, kv)
+		}
+	}
+	a.warnOtherKeys(root, f)
+	sort.SliceStable(a.warnings, func(i, j int) bool {
+		wi, wj := a.warnings[i], a.warnings[j]
+		return wi.Line < wj.Line || wi.Line == wj.Line && wi.Col < wj.Col
+	})
+	d.warnings = a.warnings
+	return d, nil
+}
+
+// openAgent cuts and parses an agent file's front matter; it returns the
+// warning that skips the file when there is none Claude Code can read.
+func openAgent(file string, src []byte) (*agentReader, *yaml.Node, *Warning) {
+	fm, problem := cutFrontMatter(src)
+	if problem != "" {
+		return nil, nil, skipped(file, Pos{Line: 1, Col: 1}, "%s", problem)
+	}
+	root, text, err := parseFrontMatter(fm.text)
+	if err != nil {
+		at, msg := yamlProblem(fm.text, err)
+		at.Line += fm.line - 1
+		return nil, nil, skipped(file, at, "the front matter is not YAML Claude Code can read: %s (it also failed with the values quoted, as Claude Code retries): quote the value, or fix the line", msg)
+	}
+	a := &agentReader{file: file, fm: fm, text: text}
+	if root == nil || root.Kind != yaml.MappingNode {
+		at := Pos{Line: fm.line, Col: 1}
+		what := "empty"
+		if root != nil {
+			at, what = a.pos(root), kindOf(root)
+		}
+		return nil, nil, skipped(file, at, "the front matter is %s: it must be a mapping of keys to values with at least name and description", what)
+	}
+	return a, root, nil
+}
+
+// name reads the agent's name (function rGr). CLI: "my agent", "a/b",
+// "Ünïcode", "UPPER.case_x", "  spaced  ", "main", "fork" and names of
+// built-in agents (Explore, general-purpose: the file replaces the
+// built-in) all loaded; "a:b", "a：b" (fullwidth), "-dash", 257
+// characters, 42 and true did not, nor a file without name (the file name
+// is never used: sub/nested.md with "name: nested-one" loaded as
+// nested-one).
+func (a *agentReader) name(f map[string]fmField) (fmField, string, *Warning) {
 	nf, ok := f["name"]
 	if !ok || !truthy(nf.val) {
-		at := Pos{Line: fm.line, Col: 1}
+		at := Pos{Line: a.fm.line, Col: 1}
 		if ok {
 			at = a.pos(nf.val)
 		}
-		return nil, skipped(file, at, "no name: Claude Code loads an agent only with a name: in its front matter (the file name does not count)")
+		return nf, "", skipped(a.file, at, "no name: Claude Code loads an agent only with a name: in its front matter (the file name does not count)")
 	}
 	name := scalarOf(nf.val)
 	if nf.val.Kind != yaml.ScalarNode || name.kind != "string" {
-		return nil, skipped(file, a.pos(nf.val), "name is %s: Claude Code loads an agent only when its name is a string (quote it)", kindOf(nf.val))
+		return nf, "", skipped(a.file, a.pos(nf.val), "name is %s: Claude Code loads an agent only when its name is a string (quote it)", kindOf(nf.val))
 	}
 	switch n := name.str; {
 	case strings.HasPrefix(n, "-"):
-		return nil, skipped(file, a.pos(nf.val), "name %q starts with '-', which Claude Code refuses", n)
+		return nf, "", skipped(a.file, a.pos(nf.val), "name %q starts with '-', which Claude Code refuses", n)
 	case jsLen(n) > maxAgentName:
-		return nil, skipped(file, a.pos(nf.val), "the name is %d characters long; Claude Code refuses names over %d", jsLen(n), maxAgentName)
+		return nf, "", skipped(a.file, a.pos(nf.val), "the name is %d characters long; Claude Code refuses names over %d", jsLen(n), maxAgentName)
 	case nfkcColon(n):
-		return nil, skipped(file, a.pos(nf.val), "name %q contains ':', which Claude Code reserves for plugin agents", n)
+		return nf, "", skipped(a.file, a.pos(nf.val), "name %q contains ':', which Claude Code reserves for plugin agents", n)
 	}
+	return nf, name.str, nil
+}
+
+// description reads the agent's description. CLI: a description that is
+// missing, empty, 42 or true keeps the agent from loading.
+func (a *agentReader) description(f map[string]fmField, nf fmField) (fmField, *Warning) {
 	df, ok := f["description"]
 	switch {
 	case !ok:
-		return nil, skipped(file, a.pos(nf.key), "no description: Claude Code loads an agent only with a description")
+		return df, skipped(a.file, a.pos(nf.key), "no description: Claude Code loads an agent only with a description")
 	case df.val.Kind == yaml.ScalarNode && scalarOf(df.val).kind == "null":
-		return nil, skipped(file, a.pos(df.key), "the description has no value: Claude Code loads an agent only with a description")
+		return df, skipped(a.file, a.pos(df.key), "the description has no value: Claude Code loads an agent only with a description")
 	case df.val.Kind != yaml.ScalarNode || scalarOf(df.val).kind != "string":
-		return nil, skipped(file, a.pos(df.val), "description is %s: Claude Code loads an agent only when its description is a string (quote it)", kindOf(df.val))
+		return df, skipped(a.file, a.pos(df.val), "description is %s: Claude Code loads an agent only when its description is a string (quote it)", kindOf(df.val))
 	case df.val.Value == "":
-		return nil, skipped(file, a.pos(df.val), "the description is empty: Claude Code loads an agent only with a description")
+		return df, skipped(a.file, a.pos(df.val), "the description is empty: Claude Code loads an agent only with a description")
 	}
+	return df, nil
+}
 
-	d := &agentDef{name: name.str, file: file, at: a.pos(nf.key), v: &Value{Kind: Object}, places: map[string]place{}}
+// add sets a field of the agent's value and records where it was written.
+func (d *agentDef) add(a *agentReader, key string, k *yaml.Node, v *Value) {
+	d.places[join(join("agents", d.name), key)] = place{d.file, a.pos(k)}
+	d.v.Members = append(d.v.Members, Member{Key: key, Value: v})
+}
+
+// tools reads tools (with the memory tools memory: adds, as Claude Code
+// does) and disallowedTools.
+func (a *agentReader) tools(d *agentDef, f map[string]fmField) {
 	at := join("agents", d.name)
-	d.places[at] = place{file, d.at}
-	add := func(key string, k *yaml.Node, v *Value) {
-		d.places[join(at, key)] = place{file, a.pos(k)}
-		d.v.Members = append(d.v.Members, Member{Key: key, Value: v})
-	}
-	// Claude Code turns a written "\n" into a line break.
-	add("description", df.key, &Value{Kind: String, Str: strings.ReplaceAll(df.val.Value, `\n`, "\n"), Pos: a.pos(df.val)})
-
 	tools, toolsPresent := a.toolList("tools", f)
 	if mf, ok := f["memory"]; ok && toolsPresent && mf.val.Kind == yaml.ScalarNode && contains([]string{"user", "project", "local"}, scalarOf(mf.val).str) && scalarOf(mf.val).kind == "string" {
 		var added []string
@@ -174,55 +220,75 @@ func readAgent(file string, src []byte) (*agentDef, *Warning) {
 		}
 	}
 	if toolsPresent {
-		add("tools", f["tools"].key, &Value{Kind: Array, Elems: tools})
+		d.add(a, "tools", f["tools"].key, &Value{Kind: Array, Elems: tools})
 		for i, e := range tools {
-			d.places[index(join(at, "tools"), i)] = place{file, e.Pos}
+			d.places[index(join(at, "tools"), i)] = place{d.file, e.Pos}
 		}
 	}
 	if dis, present := a.toolList("disallowedTools", f); present && len(dis) > 0 {
-		add("disallowedTools", f["disallowedTools"].key, &Value{Kind: Array, Elems: dis})
+		d.add(a, "disallowedTools", f["disallowedTools"].key, &Value{Kind: Array, Elems: dis})
 		for i, e := range dis {
-			d.places[index(join(at, "disallowedTools"), i)] = place{file, e.Pos}
+			d.places[index(join(at, "disallowedTools"), i)] = place{d.file, e.Pos}
 		}
 	}
+}
 
-	// permissionMode (CLI: "permissionMode: yolo" loaded, the mode ignored).
-	if pf, ok := f["permissionMode"]; ok && truthy(pf.val) {
-		mode := scalarOf(pf.val)
-		if mode.str == "manual" {
-			mode.str = "default"
-		}
-		if pf.val.Kind == yaml.ScalarNode && mode.kind == "string" && contains(ccModes, mode.str) {
-			add("permissionMode", pf.key, &Value{Kind: String, Str: mode.str, Pos: a.pos(pf.val)})
-		} else {
-			a.warn(pf.key, "permissionMode", "dropped permissionMode: %s is not a mode (%s); Claude Code ignores it", describe(pf.val), strings.Join(ccModes, ", "))
-		}
+// agentFieldReaders read the agent's other fields, in this order; a field
+// whose value Claude Code ignores is dropped with a warning.
+var agentFieldReaders = []struct {
+	key  string
+	read func(a *agentReader, d *agentDef, kv fmField)
+}{
+	{"permissionMode", readPermissionMode},
+	{"background", readBackground},
+	{"model", readModel},
+}
+
+// readPermissionMode (CLI: "permissionMode: yolo" loaded, the mode
+// ignored).
+func readPermissionMode(a *agentReader, d *agentDef, pf fmField) {
+	if !truthy(pf.val) {
+		return
 	}
-	// background: true or false, as a boolean or a string (CLI:
-	// "background: yes" loaded, the value ignored).
-	if bf, ok := f["background"]; ok {
-		b := scalarOf(bf.val)
-		switch {
-		case bf.val.Kind == yaml.ScalarNode && (b.kind == "bool" || b.kind == "string" && (b.str == "true" || b.str == "false")):
-			add("background", bf.key, &Value{Kind: Bool, Bool: b.b || b.str == "true", Pos: a.pos(bf.val)})
-		default:
-			a.warn(bf.key, "background", "dropped background: %s is not true or false; Claude Code ignores it", describe(bf.val))
-		}
+	mode := scalarOf(pf.val)
+	if mode.str == "manual" {
+		mode.str = "default"
 	}
-	// model: a non-blank string, trimmed; "inherit" in any case.
-	if mf, ok := f["model"]; ok {
-		m := scalarOf(mf.val)
-		switch s := strings.TrimSpace(m.str); {
-		case mf.val.Kind == yaml.ScalarNode && m.kind == "string" && s != "":
-			if strings.EqualFold(s, "inherit") {
-				s = "inherit"
-			}
-			add("model", mf.key, &Value{Kind: String, Str: s, Pos: a.pos(mf.val)})
-		case mf.val.Kind == yaml.ScalarNode && m.kind == "null":
-		default:
-			a.warn(mf.key, "model", "dropped model: %s is not a model name; Claude Code ignores it", describe(mf.val))
-		}
+	if pf.val.Kind == yaml.ScalarNode && mode.kind == "string" && contains(ccModes, mode.str) {
+		d.add(a, "permissionMode", pf.key, &Value{Kind: String, Str: mode.str, Pos: a.pos(pf.val)})
+		return
 	}
+	a.warn(pf.key, "permissionMode", "dropped permissionMode: %s is not a mode (%s); Claude Code ignores it", describe(pf.val), strings.Join(ccModes, ", "))
+}
+
+// readBackground: true or false, as a boolean or a string (CLI:
+// "background: yes" loaded, the value ignored).
+func readBackground(a *agentReader, d *agentDef, bf fmField) {
+	b := scalarOf(bf.val)
+	if bf.val.Kind == yaml.ScalarNode && (b.kind == "bool" || b.kind == "string" && (b.str == "true" || b.str == "false")) {
+		d.add(a, "background", bf.key, &Value{Kind: Bool, Bool: b.b || b.str == "true", Pos: a.pos(bf.val)})
+		return
+	}
+	a.warn(bf.key, "background", "dropped background: %s is not true or false; Claude Code ignores it", describe(bf.val))
+}
+
+// readModel: a non-blank string, trimmed; "inherit" in any case.
+func readModel(a *agentReader, d *agentDef, mf fmField) {
+	m := scalarOf(mf.val)
+	switch s := strings.TrimSpace(m.str); {
+	case mf.val.Kind == yaml.ScalarNode && m.kind == "string" && s != "":
+		if strings.EqualFold(s, "inherit") {
+			s = "inherit"
+		}
+		d.add(a, "model", mf.key, &Value{Kind: String, Str: s, Pos: a.pos(mf.val)})
+	case mf.val.Kind == yaml.ScalarNode && m.kind == "null":
+	default:
+		a.warn(mf.key, "model", "dropped model: %s is not a model name; Claude Code ignores it", describe(mf.val))
+	}
+}
+
+// warnOtherKeys warns of every key the readers above do not read.
+func (a *agentReader) warnOtherKeys(root *yaml.Node, f map[string]fmField) {
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k := resolve(root.Content[i])
 		if k.Kind != yaml.ScalarNode || k.Value == "<<" || f[k.Value].key != k {
@@ -236,12 +302,6 @@ func readAgent(file string, src []byte) (*agentDef, *Warning) {
 			a.warn(k, k.Value, "dropped %s: not a field of a claude-code agent", k.Value)
 		}
 	}
-	sort.SliceStable(a.warnings, func(i, j int) bool {
-		wi, wj := a.warnings[i], a.warnings[j]
-		return wi.Line < wj.Line || wi.Line == wj.Line && wi.Col < wj.Col
-	})
-	d.warnings = a.warnings
-	return d, nil
 }
 
 // describe shows a value in a message: a string quoted, anything else
