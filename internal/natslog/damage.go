@@ -5,6 +5,7 @@ package natslog
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -70,11 +71,20 @@ func missing(ctx context.Context, seg *segment, local uint64) (reported bool, er
 		return false, nil
 	}
 	_, err = seg.stream.GetMsg(ctx, local)
-	var ae *jetstream.APIError
+	if notFound(err) && info.Config.Replicas > 1 {
+		// A direct get may have been answered by a replica behind the
+		// leader: only the leader's own "not found" is damage.
+		if lerr := leaderGetMsg(ctx, seg, local); !notFound(lerr) {
+			if lerr != nil {
+				return true, fmt.Errorf("natslog: a replica of %s cannot return sequence %d, and asking the stream's leader failed: %w", seg.name, local, lerr)
+			}
+			return true, nil
+		}
+	}
 	switch {
 	case err == nil:
 		return true, nil
-	case errors.Is(err, jetstream.ErrMsgNotFound), errors.As(err, &ae) && ae.ErrorCode == jetstream.JSErrCodeMessageNotFound:
+	case notFound(err):
 		// Name the first sequence lost, which may come before this one.
 		first := local
 		if lost, ok := firstLost(st, 1); ok {
@@ -86,6 +96,52 @@ func missing(ctx context.Context, seg *segment, local uint64) (reported bool, er
 	default:
 		return true, fmt.Errorf("natslog: reading %s sequence %d: %w", seg.name, local, err)
 	}
+}
+
+// notFound reports whether err is a stream's "no message found".
+func notFound(err error) bool {
+	var ae *jetstream.APIError
+	return errors.Is(err, jetstream.ErrMsgNotFound) || errors.As(err, &ae) && ae.ErrorCode == jetstream.JSErrCodeMessageNotFound
+}
+
+// leaderGetMsg asks the stream's leader for the record at sequence local
+// (the API's message get, never a direct get). The stream's info comes from
+// its leader, and on a replicated stream that allows direct gets a direct
+// get may be answered by a replica behind the leader, which does not hold
+// the record yet: only the leader's "not found" for a sequence its own info
+// reports is damage (TestConcurrentReplicasOnR3 once saw a replica's answer
+// reported as a damaged log). A reader allowed only direct gets gets no
+// answer here, and its read fails without calling the log damaged.
+func leaderGetMsg(ctx context.Context, seg *segment, local uint64) error {
+	if seg.nc == nil {
+		return errors.New("natslog: no connection to ask the stream's leader")
+	}
+	req, err := json.Marshal(struct {
+		Seq uint64 `json:"seq"`
+	}{local})
+	if err != nil {
+		return err
+	}
+	rctx := ctx
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+	}
+	m, err := seg.nc.RequestWithContext(rctx, jetstream.DefaultAPIPrefix+"STREAM.MSG.GET."+seg.name, req)
+	if err != nil {
+		return err
+	}
+	var resp struct {
+		Error *jetstream.APIError `json:"error"`
+	}
+	if err := json.Unmarshal(m.Data, &resp); err != nil {
+		return fmt.Errorf("natslog: the stream's answer to a message get does not decode: %w", err)
+	}
+	if resp.Error != nil {
+		return resp.Error
+	}
+	return nil
 }
 
 // nextMsg waits for the next message of it, whose stream sequence should

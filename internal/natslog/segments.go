@@ -72,6 +72,7 @@ type segment struct {
 	base    uint64
 	stream  jetstream.Stream
 	created time.Time
+	nc      *nats.Conn // for leaderGetMsg
 }
 
 // Segment describes one stream of the log.
@@ -137,7 +138,7 @@ func (l *Log) loadSegment(ctx context.Context, n int) (*segment, *jetstream.Stre
 		return nil, nil, err
 	}
 	info := st.CachedInfo()
-	seg := &segment{n: n, name: name, stream: st, created: info.Created}
+	seg := &segment{n: n, name: name, stream: st, created: info.Created, nc: l.nc}
 	if n > 1 {
 		seg.base, err = strconv.ParseUint(info.Config.Metadata[BaseKey], 10, 64)
 		if err != nil {
