@@ -404,6 +404,7 @@ type hookServer struct {
 	scope                       string
 	noImport, insecure          bool
 	maxConcurrent               int
+	timeout                     time.Duration
 	catalogue                   []string
 	rootList                    []string
 }
@@ -415,6 +416,7 @@ func (s *hookServer) register(fs *flag.FlagSet) {
 	fs.BoolVar(&s.insecure, "hooks-insecure", false, "with --hooks: accept requests without a token (anyone who reaches the address may append as --hooks-owner)")
 	fs.StringVar(&s.roots, "hooks-roots", "", "with --hooks: the comma-separated `DIRS` under which a payload's cwd and transcript_path may be opened\n(the project's settings, its git files, sub-agent metadata); default: this user's home directory")
 	fs.IntVar(&s.maxConcurrent, "hooks-max-concurrent", cchook.DefaultMaxConcurrent, "with --hooks: the hooks handled at once; past them a call is denied unread")
+	fs.DurationVar(&s.timeout, "hooks-timeout", 5*time.Second, "with --hooks: answer each hook within `DURATION`, denying a call not decided by then;\nkeep it below the hooks' timeout ('hook install --hook-timeout', 10 s by default), or Claude Code gives up first (and blocks the call)")
 	fs.StringVar(&s.owner, "hooks-owner", defaultHookOwner, "with --hooks: the orchestrator `NAME` the sessions belong to")
 	fs.StringVar(&s.catFile, "hooks-catalogue", "", "with --hooks: the catalogue `FILE` for the first policy.set, when the ledger has no policy yet")
 	fs.BoolVar(&s.noImport, "hooks-no-import", false, "with --hooks: never import the projects' .claude configuration")
@@ -431,6 +433,9 @@ func (s *hookServer) check() error {
 	}
 	if s.scope != "" && !events.ValidScope(s.scope) {
 		return usageError("--hooks-scope %q: a scope name is 1 to 128 of A-Z a-z 0-9 _ : -", s.scope)
+	}
+	if s.timeout < 100*time.Millisecond || s.timeout > 10*time.Minute {
+		return usageError("--hooks-timeout must be between 100ms and 10m, got %s", s.timeout)
 	}
 	if s.maxConcurrent <= 0 {
 		return usageError("--hooks-max-concurrent must be at least 1, got %d", s.maxConcurrent)
@@ -552,7 +557,7 @@ func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (*h
 		}
 	}
 	h := &cchook.Handler{Hook: &cchook.Hook{L: cchook.ClientLedger{C: client.New(nc, client.Options{Owner: s.owner, Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})}, Opts: opts},
-		Token: s.token, Insecure: s.insecure, MaxConcurrent: s.maxConcurrent, Timeout: 5 * time.Second, Logger: logger}
+		Token: s.token, Insecure: s.insecure, MaxConcurrent: s.maxConcurrent, Timeout: s.timeout, Logger: logger}
 	if s.insecure {
 		logger.Warn("hooks take requests without a token (--hooks-insecure): anything that reaches the address can append to the ledger as "+s.owner, "addr", ln.Addr().String())
 	}
@@ -564,7 +569,7 @@ func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (*h
 	// kernel's backlog (TestI24HookServerIdleConnectionsStopAPI,
 	// TestI24HookServerSlowBodyHoldsSlots).
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
-		WriteTimeout: 20 * time.Second, IdleTimeout: 30 * time.Second, MaxHeaderBytes: 64 << 10}
+		WriteTimeout: max(20*time.Second, s.timeout+15*time.Second), IdleTimeout: 30 * time.Second, MaxHeaderBytes: 64 << 10}
 	return &httpActor{name: "hooks", srv: srv, ln: limitListener(ln, 2*s.maxConcurrent)}, nil
 }
 
