@@ -352,39 +352,72 @@ func backoff(ctx context.Context, attempt int) {
 	}
 }
 
-// QueryOpt sets a query's position or consistency.
-type QueryOpt func(*wire.Query)
+// QueryOpt sets a query's position, consistency or input. An option that
+// cannot be applied (WithInput of a value that does not encode as JSON)
+// returns an error, and the call it was given to returns it, joined with
+// every other option's, without sending anything.
+type QueryOpt func(*wire.Query) error
 
 // AtSeq asks about the state at a stream sequence.
-func AtSeq(seq uint64) QueryOpt { return func(q *wire.Query) { q.Seq = seq } }
+func AtSeq(seq uint64) QueryOpt { return func(q *wire.Query) error { q.Seq = seq; return nil } }
 
 // AtTurn asks about the start of one of the session's turns.
-func AtTurn(turn int) QueryOpt { return func(q *wire.Query) { q.Turn = turn } }
+func AtTurn(turn int) QueryOpt { return func(q *wire.Query) error { q.Turn = turn; return nil } }
 
 // AtTime asks about the last record at or before t.
 func AtTime(t time.Time) QueryOpt {
-	return func(q *wire.Query) { q.Time = events.FormatTime(t) }
+	return func(q *wire.Query) error { q.Time = events.FormatTime(t); return nil }
 }
 
 // WithMinSeq asks the answering replica to have applied seq first (another
 // client's Token, for example). By default a query uses this client's own
 // token.
-func WithMinSeq(seq uint64) QueryOpt { return func(q *wire.Query) { q.MinSeq = max(q.MinSeq, seq) } }
+func WithMinSeq(seq uint64) QueryOpt {
+	return func(q *wire.Query) error { q.MinSeq = max(q.MinSeq, seq); return nil }
+}
 
-// WithInput gives a call's input (claude-code: a string or an object).
+// WithInput gives a call's input (claude-code: a string or an object). An
+// input that does not encode as JSON fails the call it is given to.
 func WithInput(input any) QueryOpt {
-	return func(q *wire.Query) { q.Input, _ = json.Marshal(input) }
+	return func(q *wire.Query) error {
+		b, err := json.Marshal(input)
+		if err != nil {
+			return fmt.Errorf("client: WithInput: the input does not encode as JSON: %w", err)
+		}
+		q.Input = b
+		return nil
+	}
 }
 
 // Recorded makes Check append a tool.checked for the session's current
 // turn with this call id, so a later effect is prepared by it.
-func Recorded(call string) QueryOpt { return func(q *wire.Query) { q.Record, q.Call = true, call } }
+func Recorded(call string) QueryOpt {
+	return func(q *wire.Query) error { q.Record, q.Call = true, call; return nil }
+}
+
+// query is q with this client's token as its MinSeq and opts applied; the
+// options' errors, joined.
+func (c *Client) query(q wire.Query, opts []QueryOpt) (wire.Query, error) {
+	q.MinSeq = c.Token()
+	var errs []error
+	for _, o := range opts {
+		if err := o(&q); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return q, errors.Join(errs...)
+}
 
 func (c *Client) ask(ctx context.Context, endpoint string, q wire.Query, opts []QueryOpt, out any) error {
-	q.MinSeq = c.Token()
-	for _, o := range opts {
-		o(&q)
+	q, err := c.query(q, opts)
+	if err != nil {
+		return err
 	}
+	return c.sendQuery(ctx, endpoint, q, out)
+}
+
+// sendQuery sends a query whose options are applied.
+func (c *Client) sendQuery(ctx context.Context, endpoint string, q wire.Query, out any) error {
 	body, err := json.Marshal(q)
 	if err != nil {
 		return err
@@ -417,7 +450,7 @@ type (
 
 // Filtered selects the trees a tree query answers (auditors' every-root
 // query): only those whose root the filter matches.
-func Filtered(f Filter) QueryOpt { return func(q *wire.Query) { q.Filter = f } }
+func Filtered(f Filter) QueryOpt { return func(q *wire.Query) error { q.Filter = f; return nil } }
 
 // Tools returns the session's effective tool set.
 func (c *Client) Tools(ctx context.Context, session events.SessionKey, opts ...QueryOpt) (ToolsResult, error) {

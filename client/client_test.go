@@ -544,3 +544,60 @@ func TestErrorsMatchAcrossTheWire(t *testing.T) {
 		t.Fatalf("a refused turn: %v: errors.Is matches the wrong codes", err)
 	}
 }
+
+// TestQueryOptionErrorsSurface: an option that cannot be applied fails the
+// call it is given to, with every such option's error, and nothing is
+// sent: an input that does not encode as JSON is not dropped.
+func TestQueryOptionErrorsSurface(t *testing.T) {
+	connect := ledger(t)
+	ctx := t.Context()
+	setPolicy(t, client.New(connect(), client.Options{}))
+	acme := client.New(connect(), client.Options{Owner: "acme"})
+	key := events.SessionKey("agent:main:main")
+	for _, ev := range []client.Event{client.Start(key, events.StartedData{Agent: "main"}), client.Turn(key, events.TurnData{Turn: 1})} {
+		if _, err := acme.Append(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A connection that sees every request the clients send.
+	spy := connect()
+	var sent atomic.Int64
+	sub, err := spy.Subscribe("ledger.v1.>", func(*nats.Msg) { sent.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	bad := client.WithInput(make(chan int))
+	worse := client.WithInput(json.RawMessage(`{"unclosed":`))
+	for name, call := range map[string]func() error{
+		"check": func() error { _, err := acme.Check(ctx, key, "read", bad); return err },
+		"why":   func() error { _, err := acme.Why(ctx, key, "read", client.AtTurn(1), bad, worse); return err },
+		"tools": func() error { _, err := acme.Tools(ctx, key, bad); return err },
+	} {
+		err := call()
+		if err == nil || !strings.Contains(err.Error(), "WithInput: the input does not encode as JSON") {
+			t.Errorf("%s with an input that does not encode: %v", name, err)
+		}
+		var ue *json.UnsupportedTypeError
+		if !errors.As(err, &ue) {
+			t.Errorf("%s: %v does not wrap the encoder's error", name, err)
+		}
+		if name == "why" && strings.Count(err.Error(), "WithInput") != 2 {
+			t.Errorf("why with two bad inputs: %v, want both errors", err)
+		}
+	}
+	// A good input still goes through, after the refused calls: the
+	// request of the last check is the first the spy saw.
+	if _, err := acme.Check(ctx, key, "read", client.WithInput(map[string]string{"path": "/tmp"})); err != nil {
+		t.Fatal(err)
+	}
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := sent.Load(); n != 1 {
+		t.Errorf("%d requests reached the ledger's subjects, want 1 (the good check)", n)
+	}
+}

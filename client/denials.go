@@ -29,7 +29,9 @@ type (
 )
 
 // InSession narrows a why about a call id to one session's calls.
-func InSession(key events.SessionKey) QueryOpt { return func(q *wire.Query) { q.Session = key } }
+func InSession(key events.SessionKey) QueryOpt {
+	return func(q *wire.Query) error { q.Session = key; return nil }
+}
 
 // WhyCall explains the decision the ledger recorded for a call, by its id
 // (a Claude Code tool_use_id, an OpenClaw or gateway call id): the call's
