@@ -389,12 +389,6 @@ func WithInput(input any) QueryOpt {
 	}
 }
 
-// Recorded makes Check append a tool.checked for the session's current
-// turn with this call id, so a later effect is prepared by it.
-func Recorded(call string) QueryOpt {
-	return func(q *wire.Query) error { q.Record, q.Call = true, call; return nil }
-}
-
 // query is q with this client's token as its MinSeq and opts applied; the
 // options' errors, joined.
 func (c *Client) query(q wire.Query, opts []QueryOpt) (wire.Query, error) {
@@ -459,10 +453,35 @@ func (c *Client) Tools(ctx context.Context, session events.SessionKey, opts ...Q
 	return r, err
 }
 
-// Check decides one call: allow, deny or ask, with the reason.
+// Check decides one call: allow, deny or ask, with the reason. It
+// appends nothing (CheckAndRecord does).
 func (c *Client) Check(ctx context.Context, session events.SessionKey, tool string, opts ...QueryOpt) (CheckResult, error) {
+	q, err := c.query(wire.Query{Session: session, Tool: tool}, opts)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	if q.Record {
+		return CheckResult{}, errors.New("client: Check appends nothing, and an option asked it to record the call: use CheckAndRecord")
+	}
 	var r CheckResult
-	err := c.ask(ctx, wire.EndpointCheck, wire.Query{Session: session, Tool: tool}, opts, &r)
+	err = c.sendQuery(ctx, wire.EndpointCheck, q, &r)
+	return r, err
+}
+
+// CheckAndRecord decides one call as Check does and appends its
+// tool.checked, with the call id, for the session's current turn, so
+// that a later effect of the call (EffectStarted with the same Call) is
+// prepared by it; the answer's Recorded is the record's sequence, which
+// the client's token then includes. A recorded check is an append: it
+// needs this client's Owner to own the session.
+func (c *Client) CheckAndRecord(ctx context.Context, session events.SessionKey, tool, call string, opts ...QueryOpt) (CheckResult, error) {
+	q, err := c.query(wire.Query{Session: session, Tool: tool}, opts)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	q.Record, q.Call = true, call
+	var r CheckResult
+	err = c.sendQuery(ctx, wire.EndpointCheck, q, &r)
 	if err == nil && r.Recorded > 0 {
 		c.observe(r.Recorded)
 	}

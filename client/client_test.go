@@ -23,6 +23,7 @@ import (
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // ledger starts an embedded server, the service with a projection, and the
@@ -78,13 +79,22 @@ func TestClientRoundTrip(t *testing.T) {
 	if err != nil || ts.Seq < acme.Token() {
 		t.Fatalf("tools: %+v %v", ts, err)
 	}
+	tok := acme.Token()
 	chk, err := acme.Check(ctx, child, "browser")
 	if err != nil || chk.Decision != "deny" || chk.Reason.Code != "agent:deny" {
 		t.Fatalf("check: %+v %v", chk, err)
 	}
-	rec, err := acme.Check(ctx, child, "exec", client.Recorded("call-1"))
-	if err != nil || rec.Recorded == 0 || rec.Decision != "allow" {
-		t.Fatalf("recorded check: %+v %v", rec, err)
+	if chk.Recorded != 0 || acme.Token() != tok {
+		t.Fatalf("a plain check recorded %d, token %d", chk.Recorded, acme.Token())
+	}
+	rec, err := acme.CheckAndRecord(ctx, child, "exec", "call-1")
+	if err != nil || rec.Recorded == 0 || rec.Decision != "allow" || acme.Token() != rec.Recorded {
+		t.Fatalf("recorded check: %+v %v (token %d)", rec, err, acme.Token())
+	}
+	// Check appends nothing, whatever its options ask.
+	record := func(q *wire.Query) error { q.Record, q.Call = true, "call-x"; return nil }
+	if _, err := acme.Check(ctx, child, "exec", record); err == nil || !strings.Contains(err.Error(), "use CheckAndRecord") {
+		t.Fatalf("a check an option asked to record: %v", err)
 	}
 	if _, err := acme.Append(ctx, client.EffectStarted(child, events.EffectData{Turn: 1, Tool: "exec", Call: "call-1"})); err != nil {
 		t.Fatalf("effect prepared by the recorded check: %v", err)
@@ -455,7 +465,7 @@ func TestClientConcurrentUse(t *testing.T) {
 			if _, err := acme.Tools(ctx, key); err != nil {
 				t.Errorf("tools %s: %v", key, err)
 			}
-			if _, err := acme.Check(ctx, key, "read", client.Recorded(fmt.Sprint(w))); err != nil {
+			if _, err := acme.CheckAndRecord(ctx, key, "read", fmt.Sprint(w)); err != nil {
 				t.Errorf("check %s: %v", key, err)
 			}
 			if _, err := acme.Why(ctx, key, "read"); err != nil {
