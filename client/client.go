@@ -67,9 +67,10 @@ func InboxPrefix(user string) string { return wire.InboxPrefix(user) }
 // default.
 type Options struct {
 	// Owner is the orchestrator this client appends and queries as: the
-	// last token of its API subjects, which the NATS server authorises.
-	// Empty means the auditor scope "all" (queries on every session, no
-	// session appends).
+	// last token of its API subjects, which the NATS server authorises,
+	// so 1 to 64 of the characters A-Z, a-z, 0-9, '_' and '-'
+	// (wire.ValidOwner). Empty, or "all" (wire.ScopeAll), means the
+	// auditor scope: queries on every session, no session appends.
 	Owner string
 	// Prefix is the API subject prefix; default wire.Prefix.
 	Prefix string
@@ -78,8 +79,6 @@ type Options struct {
 	// Retries is how often a request is re-sent after a timeout or a
 	// conflict; default 3.
 	Retries int
-	// Stream is the ledger's stream name, for Watch; default "LEDGER".
-	Stream string
 	// Actor names who appends policy and grant events (session events
 	// carry Owner); default "operator". They are sent on
 	// ledger.v1.policy.<Actor>, which the roles of 'ledger serve
@@ -94,6 +93,23 @@ type Options struct {
 	// Default 256; 1 sends every append on its own. A lone append is
 	// always sent on its own, without waiting for company.
 	Coalesce int
+}
+
+// Validate reports every problem with the options at once: an Owner that
+// cannot name an orchestrator, a negative Timeout or Retries.
+func (o Options) Validate() error {
+	var errs []error
+	if o.Owner != "" && o.Owner != wire.ScopeAll && !wire.ValidOwner(o.Owner) {
+		errs = append(errs, fmt.Errorf("client: Options.Owner %q is not a valid owner: an owner is the orchestrator's name, "+
+			"the last token of its API subjects: 1 to 64 of A-Z, a-z, 0-9, '_' and '-' (or empty, or %q, for the auditor scope)", o.Owner, wire.ScopeAll))
+	}
+	if o.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("client: Options.Timeout %v is negative: 0 means the default, 5s", o.Timeout))
+	}
+	if o.Retries < 0 {
+		errs = append(errs, fmt.Errorf("client: Options.Retries %d is negative: 0 means the default, 3", o.Retries))
+	}
+	return errors.Join(errs...)
 }
 
 // Client talks to the ledger service. It is safe for concurrent use (see
@@ -111,10 +127,16 @@ type Client struct {
 	// overlap is what the ledger's last append answer said: its rounds
 	// overlap (see inFlight).
 	overlap atomic.Bool
+	// invalid is what opts.Validate reported: every call fails with it.
+	invalid error
 }
 
-// New returns a client on an open NATS connection.
+// New returns a client on an open NATS connection. It does not fail:
+// when opts do not validate (Options.Validate), every call of the client
+// fails with what Validate reports, and sends nothing. Call opts.Validate
+// first to refuse them at start.
 func New(nc *nats.Conn, opts Options) *Client {
+	invalid := opts.Validate()
 	if opts.Prefix == "" {
 		opts.Prefix = wire.Prefix
 	}
@@ -124,16 +146,13 @@ func New(nc *nats.Conn, opts Options) *Client {
 	if opts.Retries == 0 {
 		opts.Retries = 3
 	}
-	if opts.Stream == "" {
-		opts.Stream = "LEDGER"
-	}
 	if opts.Actor == "" {
 		opts.Actor = "operator"
 	}
 	if opts.Coalesce <= 0 {
 		opts.Coalesce = 256
 	}
-	return &Client{nc: nc, opts: opts, ids: ulid.Monotonic(rand.Reader, 0)}
+	return &Client{nc: nc, opts: opts, ids: ulid.Monotonic(rand.Reader, 0), invalid: invalid}
 }
 
 func (c *Client) scope() string {
@@ -239,6 +258,9 @@ type AppendResult = wire.AppendResult
 // made once (when empty) and reused on every retry, so a retry after a
 // timeout never writes twice.
 func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
+	if c.invalid != nil {
+		return AppendResult{}, c.invalid
+	}
 	if ev.ID == "" {
 		c.mu.Lock()
 		ev.ID = ulid.MustNew(ulid.Now(), c.ids).String()
@@ -299,6 +321,11 @@ func (c *Client) request(ctx context.Context, subject string, body []byte, out a
 // requestHdr is request, handing the headers of a successful answer to
 // onHeader when it is not nil.
 func (c *Client) requestHdr(ctx context.Context, subject string, body []byte, out any, onHeader func(nats.Header)) error {
+	if c.invalid != nil {
+		// Every request passes here: options that do not validate send
+		// nothing.
+		return c.invalid
+	}
 	var lastErr error
 	for attempt := 0; attempt <= c.opts.Retries; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, c.opts.Timeout)

@@ -611,3 +611,87 @@ func TestQueryOptionErrorsSurface(t *testing.T) {
 		t.Errorf("%d requests reached the ledger's subjects, want 1 (the good check)", n)
 	}
 }
+
+// TestOwnerValidated: an Owner that cannot be the last token of a subject
+// is refused, with an error that says what an owner is, by Validate and
+// by every call of a client made with it, which sends nothing.
+func TestOwnerValidated(t *testing.T) {
+	for _, tt := range []struct {
+		owner string
+		ok    bool
+	}{
+		{"acme", true},
+		{"claude-code_2", true},
+		{strings.Repeat("o", 64), true},
+		{"", true},    // the auditor scope
+		{"all", true}, // the auditor scope, by name
+		{"acme.eu", false},
+		{"acme*", false},
+		{">", false},
+		{"ac me", false},
+		{"acmé", false},
+		{strings.Repeat("o", 65), false},
+	} {
+		err := client.Options{Owner: tt.owner}.Validate()
+		if tt.ok != (err == nil) {
+			t.Errorf("owner %q: Validate() = %v, want ok %v", tt.owner, err, tt.ok)
+		}
+		if err != nil && (!strings.Contains(err.Error(), fmt.Sprintf("%q is not a valid owner", tt.owner)) ||
+			!strings.Contains(err.Error(), "1 to 64 of A-Z, a-z, 0-9, '_' and '-'")) {
+			t.Errorf("owner %q: %v does not say what a valid owner is", tt.owner, err)
+		}
+	}
+	if err := (client.Options{Owner: "a.b", Timeout: -time.Second, Retries: -1}).Validate(); err == nil ||
+		!strings.Contains(err.Error(), "Owner") || !strings.Contains(err.Error(), "Timeout") || !strings.Contains(err.Error(), "Retries") {
+		t.Errorf("three problems at once: %v, want all three", err)
+	}
+
+	connect := ledger(t)
+	ctx := t.Context()
+	setPolicy(t, client.New(connect(), client.Options{}))
+	spy := connect()
+	var sent atomic.Int64
+	sub, err := spy.Subscribe("ledger.v1.>", func(*nats.Msg) { sent.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	opts := client.Options{Owner: "acme.eu"}
+	want := opts.Validate()
+	c := client.New(connect(), opts)
+	key := events.SessionKey("agent:main:main")
+	for name, call := range map[string]func() error{
+		"append": func() error {
+			_, err := c.Append(ctx, client.Start(key, events.StartedData{Agent: "main"}))
+			return err
+		},
+		"policy append": func() error {
+			_, err := c.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Document: json.RawMessage(`{}`), Catalogue: []string{"read"}}))
+			return err
+		},
+		"tools":            func() error { _, err := c.Tools(ctx, key); return err },
+		"check":            func() error { _, err := c.Check(ctx, key, "read"); return err },
+		"check and record": func() error { _, err := c.CheckAndRecord(ctx, key, "read", "c1"); return err },
+		"why call":         func() error { _, err := c.WhyCall(ctx, "c1"); return err },
+		"denials":          func() error { _, err := c.Denials(ctx, client.DenialsQuery{}); return err },
+		"follow denials": func() error {
+			return c.FollowDenials(ctx, client.DenialsQuery{}, func(client.Denial) error { return nil })
+		},
+		"watch": func() error {
+			return c.Watch(ctx, client.WatchOptions{All: true}, func(client.Change) error { return nil })
+		},
+	} {
+		if err := call(); err == nil || err.Error() != want.Error() {
+			t.Errorf("%s on a client with owner %q: %v, want %v", name, opts.Owner, err, want)
+		}
+	}
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := sent.Load(); n != 0 {
+		t.Errorf("a client with an invalid owner sent %d requests", n)
+	}
+}

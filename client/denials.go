@@ -73,6 +73,9 @@ func (c *Client) Denials(ctx context.Context, q DenialsQuery) (DenialsResult, er
 // order, as they land, until ctx ends or fn returns an error. It asks
 // from the last page's Next, so none is skipped or delivered twice.
 func (c *Client) FollowDenials(ctx context.Context, q DenialsQuery, fn func(Denial) error) error {
+	if c.invalid != nil {
+		return c.invalid
+	}
 	q.From, q.Wait = max(q.From, 1), true
 	return follow(ctx, "denials", q.From, func(from uint64) ([]Denial, uint64, error) {
 		q.From = from

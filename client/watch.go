@@ -38,6 +38,9 @@ type Change = wire.Change
 // orchestrator sees its own sessions only. A Session or Root another
 // orchestrator owns fails as one that does not exist (unknown_session).
 func (c *Client) Watch(ctx context.Context, opts WatchOptions, fn func(Change) error) error {
+	if c.invalid != nil {
+		return c.invalid
+	}
 	n := 0
 	if opts.Session != "" {
 		n++
