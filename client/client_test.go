@@ -683,6 +683,12 @@ func TestOwnerValidated(t *testing.T) {
 		"watch": func() error {
 			return c.Watch(ctx, client.WatchOptions{All: true}, func(client.Change) error { return nil })
 		},
+		"changes": func() error {
+			for _, err := range c.Changes(ctx, client.WatchOptions{All: true}) {
+				return err
+			}
+			return errors.New("no error yielded")
+		},
 	} {
 		if err := call(); err == nil || err.Error() != want.Error() {
 			t.Errorf("%s on a client with owner %q: %v, want %v", name, opts.Owner, err, want)
