@@ -1,8 +1,28 @@
 // Package client is the Go client orchestrators and auditors use to talk to
-// the ledger over NATS: typed events, Append, Check, Why, Tools, Session,
-// Tree and Watch, with read-your-writes consistency tokens and retries that
+// the ledger over NATS: typed events, Append, Check and CheckAndRecord,
+// Why, Tools, Session, Tree, Watch and Changes (its iterator), WhyCall
+// and Denials, with read-your-writes consistency tokens and retries that
 // can never write an event twice (an event's id is fixed before the first
 // attempt, and the ledger answers a re-sent id with its first outcome).
+//
+//	acme := client.New(nc, client.Options{Owner: "acme"})
+//	chk, err := acme.Check(ctx, key, "exec")                    // decides, appends nothing
+//	rec, err := acme.CheckAndRecord(ctx, key, "exec", "call-1") // decides and appends a tool.checked
+//	for ch, err := range acme.Changes(ctx, client.WatchOptions{Root: key}) {
+//		// every change of the tree's tool sets, in order; break to stop
+//	}
+//
+// Package [github.com/sessionledger/ledger/client/clienttest] runs a
+// ledger in process for tests, as net/http/httptest runs a server; the
+// package's Example runs on it.
+//
+// # Errors
+//
+// What the client cannot send fails the call before anything is sent:
+// options that do not validate (Options.Validate: an Owner that is no
+// subject token, for one) fail every call of the client New made with
+// them, and a query option that cannot be applied (WithInput of a value
+// that does not encode as JSON) fails the call it was given to.
 //
 // Errors the ledger returns are *events.Error with the stable codes of SPEC
 // section 8. The client rebuilds each from the answer's headers, and
