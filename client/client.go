@@ -437,8 +437,12 @@ func WithInput(input any) QueryOpt {
 }
 
 // query is q with this client's token as its MinSeq and opts applied; the
-// options' errors, joined.
+// options' errors, joined (the client's own, when its Options do not
+// validate, before any).
 func (c *Client) query(q wire.Query, opts []QueryOpt) (wire.Query, error) {
+	if c.invalid != nil {
+		return q, c.invalid
+	}
 	q.MinSeq = c.Token()
 	var errs []error
 	for _, o := range opts {

@@ -673,7 +673,7 @@ func TestOwnerValidated(t *testing.T) {
 			return err
 		},
 		"tools":            func() error { _, err := c.Tools(ctx, key); return err },
-		"check":            func() error { _, err := c.Check(ctx, key, "read"); return err },
+		"check":            func() error { _, err := c.Check(ctx, key, "read", client.WithInput(make(chan int))); return err },
 		"check and record": func() error { _, err := c.CheckAndRecord(ctx, key, "read", "c1"); return err },
 		"why call":         func() error { _, err := c.WhyCall(ctx, "c1"); return err },
 		"denials":          func() error { _, err := c.Denials(ctx, client.DenialsQuery{}); return err },
