@@ -1,8 +1,28 @@
 // Package client is the Go client orchestrators and auditors use to talk to
-// the ledger over NATS: typed events, Append, Check, Why, Tools, Session,
-// Tree and Watch, with read-your-writes consistency tokens and retries that
+// the ledger over NATS: typed events, Append, Check and CheckAndRecord,
+// Why, Tools, Session, Tree, Watch and Changes (its iterator), WhyCall
+// and Denials, with read-your-writes consistency tokens and retries that
 // can never write an event twice (an event's id is fixed before the first
 // attempt, and the ledger answers a re-sent id with its first outcome).
+//
+//	acme := client.New(nc, client.Options{Owner: "acme"})
+//	chk, err := acme.Check(ctx, key, "exec")                    // decides, appends nothing
+//	rec, err := acme.CheckAndRecord(ctx, key, "exec", "call-1") // decides and appends a tool.checked
+//	for ch, err := range acme.Changes(ctx, client.WatchOptions{Root: key}) {
+//		// every change of the tree's tool sets, in order; break to stop
+//	}
+//
+// Package [github.com/sessionledger/ledger/client/clienttest] runs a
+// ledger in process for tests, as net/http/httptest runs a server; the
+// package's Example runs on it.
+//
+// # Errors
+//
+// What the client cannot send fails the call before anything is sent:
+// options that do not validate (Options.Validate: an Owner that is no
+// subject token, for one) fail every call of the client New made with
+// them, and a query option that cannot be applied (WithInput of a value
+// that does not encode as JSON) fails the call it was given to.
 //
 // Errors the ledger returns are *events.Error with the stable codes of SPEC
 // section 8. The client rebuilds each from the answer's headers, and
@@ -67,9 +87,10 @@ func InboxPrefix(user string) string { return wire.InboxPrefix(user) }
 // default.
 type Options struct {
 	// Owner is the orchestrator this client appends and queries as: the
-	// last token of its API subjects, which the NATS server authorises.
-	// Empty means the auditor scope "all" (queries on every session, no
-	// session appends).
+	// last token of its API subjects, which the NATS server authorises,
+	// so 1 to 64 of the characters A-Z, a-z, 0-9, '_' and '-'
+	// (wire.ValidOwner). Empty, or "all" (wire.ScopeAll), means the
+	// auditor scope: queries on every session, no session appends.
 	Owner string
 	// Prefix is the API subject prefix; default wire.Prefix.
 	Prefix string
@@ -78,8 +99,6 @@ type Options struct {
 	// Retries is how often a request is re-sent after a timeout or a
 	// conflict; default 3.
 	Retries int
-	// Stream is the ledger's stream name, for Watch; default "LEDGER".
-	Stream string
 	// Actor names who appends policy and grant events (session events
 	// carry Owner); default "operator". They are sent on
 	// ledger.v1.policy.<Actor>, which the roles of 'ledger serve
@@ -94,6 +113,23 @@ type Options struct {
 	// Default 256; 1 sends every append on its own. A lone append is
 	// always sent on its own, without waiting for company.
 	Coalesce int
+}
+
+// Validate reports every problem with the options at once: an Owner that
+// cannot name an orchestrator, a negative Timeout or Retries.
+func (o Options) Validate() error {
+	var errs []error
+	if o.Owner != "" && o.Owner != wire.ScopeAll && !wire.ValidOwner(o.Owner) {
+		errs = append(errs, fmt.Errorf("client: Options.Owner %q is not a valid owner: an owner is the orchestrator's name, "+
+			"the last token of its API subjects: 1 to 64 of A-Z, a-z, 0-9, '_' and '-' (or empty, or %q, for the auditor scope)", o.Owner, wire.ScopeAll))
+	}
+	if o.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("client: Options.Timeout %v is negative: 0 means the default, 5s", o.Timeout))
+	}
+	if o.Retries < 0 {
+		errs = append(errs, fmt.Errorf("client: Options.Retries %d is negative: 0 means the default, 3", o.Retries))
+	}
+	return errors.Join(errs...)
 }
 
 // Client talks to the ledger service. It is safe for concurrent use (see
@@ -111,10 +147,16 @@ type Client struct {
 	// overlap is what the ledger's last append answer said: its rounds
 	// overlap (see inFlight).
 	overlap atomic.Bool
+	// invalid is what opts.Validate reported: every call fails with it.
+	invalid error
 }
 
-// New returns a client on an open NATS connection.
+// New returns a client on an open NATS connection. It does not fail:
+// when opts do not validate (Options.Validate), every call of the client
+// fails with what Validate reports, and sends nothing. Call opts.Validate
+// first to refuse them at start.
 func New(nc *nats.Conn, opts Options) *Client {
+	invalid := opts.Validate()
 	if opts.Prefix == "" {
 		opts.Prefix = wire.Prefix
 	}
@@ -124,16 +166,13 @@ func New(nc *nats.Conn, opts Options) *Client {
 	if opts.Retries == 0 {
 		opts.Retries = 3
 	}
-	if opts.Stream == "" {
-		opts.Stream = "LEDGER"
-	}
 	if opts.Actor == "" {
 		opts.Actor = "operator"
 	}
 	if opts.Coalesce <= 0 {
 		opts.Coalesce = 256
 	}
-	return &Client{nc: nc, opts: opts, ids: ulid.Monotonic(rand.Reader, 0)}
+	return &Client{nc: nc, opts: opts, ids: ulid.Monotonic(rand.Reader, 0), invalid: invalid}
 }
 
 func (c *Client) scope() string {
@@ -239,6 +278,9 @@ type AppendResult = wire.AppendResult
 // made once (when empty) and reused on every retry, so a retry after a
 // timeout never writes twice.
 func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
+	if c.invalid != nil {
+		return AppendResult{}, c.invalid
+	}
 	if ev.ID == "" {
 		c.mu.Lock()
 		ev.ID = ulid.MustNew(ulid.Now(), c.ids).String()
@@ -299,6 +341,11 @@ func (c *Client) request(ctx context.Context, subject string, body []byte, out a
 // requestHdr is request, handing the headers of a successful answer to
 // onHeader when it is not nil.
 func (c *Client) requestHdr(ctx context.Context, subject string, body []byte, out any, onHeader func(nats.Header)) error {
+	if c.invalid != nil {
+		// Every request passes here: options that do not validate send
+		// nothing.
+		return c.invalid
+	}
 	var lastErr error
 	for attempt := 0; attempt <= c.opts.Retries; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
@@ -352,39 +399,70 @@ func backoff(ctx context.Context, attempt int) {
 	}
 }
 
-// QueryOpt sets a query's position or consistency.
-type QueryOpt func(*wire.Query)
+// QueryOpt sets a query's position, consistency or input. An option that
+// cannot be applied (WithInput of a value that does not encode as JSON)
+// returns an error, and the call it was given to returns it, joined with
+// every other option's, without sending anything.
+type QueryOpt func(*wire.Query) error
 
 // AtSeq asks about the state at a stream sequence.
-func AtSeq(seq uint64) QueryOpt { return func(q *wire.Query) { q.Seq = seq } }
+func AtSeq(seq uint64) QueryOpt { return func(q *wire.Query) error { q.Seq = seq; return nil } }
 
 // AtTurn asks about the start of one of the session's turns.
-func AtTurn(turn int) QueryOpt { return func(q *wire.Query) { q.Turn = turn } }
+func AtTurn(turn int) QueryOpt { return func(q *wire.Query) error { q.Turn = turn; return nil } }
 
 // AtTime asks about the last record at or before t.
 func AtTime(t time.Time) QueryOpt {
-	return func(q *wire.Query) { q.Time = events.FormatTime(t) }
+	return func(q *wire.Query) error { q.Time = events.FormatTime(t); return nil }
 }
 
 // WithMinSeq asks the answering replica to have applied seq first (another
 // client's Token, for example). By default a query uses this client's own
 // token.
-func WithMinSeq(seq uint64) QueryOpt { return func(q *wire.Query) { q.MinSeq = max(q.MinSeq, seq) } }
-
-// WithInput gives a call's input (claude-code: a string or an object).
-func WithInput(input any) QueryOpt {
-	return func(q *wire.Query) { q.Input, _ = json.Marshal(input) }
+func WithMinSeq(seq uint64) QueryOpt {
+	return func(q *wire.Query) error { q.MinSeq = max(q.MinSeq, seq); return nil }
 }
 
-// Recorded makes Check append a tool.checked for the session's current
-// turn with this call id, so a later effect is prepared by it.
-func Recorded(call string) QueryOpt { return func(q *wire.Query) { q.Record, q.Call = true, call } }
+// WithInput gives a call's input (claude-code: a string or an object). An
+// input that does not encode as JSON fails the call it is given to.
+func WithInput(input any) QueryOpt {
+	return func(q *wire.Query) error {
+		b, err := json.Marshal(input)
+		if err != nil {
+			return fmt.Errorf("client: WithInput: the input does not encode as JSON: %w", err)
+		}
+		q.Input = b
+		return nil
+	}
+}
+
+// query is q with this client's token as its MinSeq and opts applied; the
+// options' errors, joined (the client's own, when its Options do not
+// validate, before any).
+func (c *Client) query(q wire.Query, opts []QueryOpt) (wire.Query, error) {
+	if c.invalid != nil {
+		return q, c.invalid
+	}
+	q.MinSeq = c.Token()
+	var errs []error
+	for _, o := range opts {
+		if err := o(&q); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return q, errors.Join(errs...)
+}
 
 func (c *Client) ask(ctx context.Context, endpoint string, q wire.Query, opts []QueryOpt, out any) error {
-	q.MinSeq = c.Token()
-	for _, o := range opts {
-		o(&q)
+	q, err := c.query(q, opts)
+	if err != nil {
+		return err
 	}
+	return c.sendQuery(ctx, endpoint, q, out)
+}
+
+// sendQuery sends a query whose options are applied.
+func (c *Client) sendQuery(ctx context.Context, endpoint string, q wire.Query, out any) error {
 	body, err := json.Marshal(q)
 	if err != nil {
 		return err
@@ -417,7 +495,7 @@ type (
 
 // Filtered selects the trees a tree query answers (auditors' every-root
 // query): only those whose root the filter matches.
-func Filtered(f Filter) QueryOpt { return func(q *wire.Query) { q.Filter = f } }
+func Filtered(f Filter) QueryOpt { return func(q *wire.Query) error { q.Filter = f; return nil } }
 
 // Tools returns the session's effective tool set.
 func (c *Client) Tools(ctx context.Context, session events.SessionKey, opts ...QueryOpt) (ToolsResult, error) {
@@ -426,10 +504,35 @@ func (c *Client) Tools(ctx context.Context, session events.SessionKey, opts ...Q
 	return r, err
 }
 
-// Check decides one call: allow, deny or ask, with the reason.
+// Check decides one call: allow, deny or ask, with the reason. It
+// appends nothing (CheckAndRecord does).
 func (c *Client) Check(ctx context.Context, session events.SessionKey, tool string, opts ...QueryOpt) (CheckResult, error) {
+	q, err := c.query(wire.Query{Session: session, Tool: tool}, opts)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	if q.Record {
+		return CheckResult{}, errors.New("client: Check appends nothing, and an option asked it to record the call: use CheckAndRecord")
+	}
 	var r CheckResult
-	err := c.ask(ctx, wire.EndpointCheck, wire.Query{Session: session, Tool: tool}, opts, &r)
+	err = c.sendQuery(ctx, wire.EndpointCheck, q, &r)
+	return r, err
+}
+
+// CheckAndRecord decides one call as Check does and appends its
+// tool.checked, with the call id, for the session's current turn, so
+// that a later effect of the call (EffectStarted with the same Call) is
+// prepared by it; the answer's Recorded is the record's sequence, which
+// the client's token then includes. A recorded check is an append: it
+// needs this client's Owner to own the session.
+func (c *Client) CheckAndRecord(ctx context.Context, session events.SessionKey, tool, call string, opts ...QueryOpt) (CheckResult, error) {
+	q, err := c.query(wire.Query{Session: session, Tool: tool}, opts)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	q.Record, q.Call = true, call
+	var r CheckResult
+	err = c.sendQuery(ctx, wire.EndpointCheck, q, &r)
 	if err == nil && r.Recorded > 0 {
 		c.observe(r.Recorded)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // ledger starts an embedded server, the service with a projection, and the
@@ -78,13 +79,22 @@ func TestClientRoundTrip(t *testing.T) {
 	if err != nil || ts.Seq < acme.Token() {
 		t.Fatalf("tools: %+v %v", ts, err)
 	}
+	tok := acme.Token()
 	chk, err := acme.Check(ctx, child, "browser")
 	if err != nil || chk.Decision != "deny" || chk.Reason.Code != "agent:deny" {
 		t.Fatalf("check: %+v %v", chk, err)
 	}
-	rec, err := acme.Check(ctx, child, "exec", client.Recorded("call-1"))
-	if err != nil || rec.Recorded == 0 || rec.Decision != "allow" {
-		t.Fatalf("recorded check: %+v %v", rec, err)
+	if chk.Recorded != 0 || acme.Token() != tok {
+		t.Fatalf("a plain check recorded %d, token %d", chk.Recorded, acme.Token())
+	}
+	rec, err := acme.CheckAndRecord(ctx, child, "exec", "call-1")
+	if err != nil || rec.Recorded == 0 || rec.Decision != "allow" || acme.Token() != rec.Recorded {
+		t.Fatalf("recorded check: %+v %v (token %d)", rec, err, acme.Token())
+	}
+	// Check appends nothing, whatever its options ask.
+	record := func(q *wire.Query) error { q.Record, q.Call = true, "call-x"; return nil }
+	if _, err := acme.Check(ctx, child, "exec", record); err == nil || !strings.Contains(err.Error(), "use CheckAndRecord") {
+		t.Fatalf("a check an option asked to record: %v", err)
 	}
 	if _, err := acme.Append(ctx, client.EffectStarted(child, events.EffectData{Turn: 1, Tool: "exec", Call: "call-1"})); err != nil {
 		t.Fatalf("effect prepared by the recorded check: %v", err)
@@ -455,7 +465,7 @@ func TestClientConcurrentUse(t *testing.T) {
 			if _, err := acme.Tools(ctx, key); err != nil {
 				t.Errorf("tools %s: %v", key, err)
 			}
-			if _, err := acme.Check(ctx, key, "read", client.Recorded(fmt.Sprint(w))); err != nil {
+			if _, err := acme.CheckAndRecord(ctx, key, "read", fmt.Sprint(w)); err != nil {
 				t.Errorf("check %s: %v", key, err)
 			}
 			if _, err := acme.Why(ctx, key, "read"); err != nil {
@@ -542,5 +552,152 @@ func TestErrorsMatchAcrossTheWire(t *testing.T) {
 	_, err = acme.Append(t.Context(), client.Turn("agent:main:main", events.TurnData{Turn: 5}))
 	if !errors.Is(err, &events.Error{Code: events.CodeBadTurn}) || errors.Is(err, events.ErrConflict()) {
 		t.Fatalf("a refused turn: %v: errors.Is matches the wrong codes", err)
+	}
+}
+
+// TestQueryOptionErrorsSurface: an option that cannot be applied fails the
+// call it is given to, with every such option's error, and nothing is
+// sent: an input that does not encode as JSON is not dropped.
+func TestQueryOptionErrorsSurface(t *testing.T) {
+	connect := ledger(t)
+	ctx := t.Context()
+	setPolicy(t, client.New(connect(), client.Options{}))
+	acme := client.New(connect(), client.Options{Owner: "acme"})
+	key := events.SessionKey("agent:main:main")
+	for _, ev := range []client.Event{client.Start(key, events.StartedData{Agent: "main"}), client.Turn(key, events.TurnData{Turn: 1})} {
+		if _, err := acme.Append(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A connection that sees every request the clients send.
+	spy := connect()
+	var sent atomic.Int64
+	sub, err := spy.Subscribe("ledger.v1.>", func(*nats.Msg) { sent.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	bad := client.WithInput(make(chan int))
+	worse := client.WithInput(json.RawMessage(`{"unclosed":`))
+	for name, call := range map[string]func() error{
+		"check": func() error { _, err := acme.Check(ctx, key, "read", bad); return err },
+		"why":   func() error { _, err := acme.Why(ctx, key, "read", client.AtTurn(1), bad, worse); return err },
+		"tools": func() error { _, err := acme.Tools(ctx, key, bad); return err },
+	} {
+		err := call()
+		if err == nil || !strings.Contains(err.Error(), "WithInput: the input does not encode as JSON") {
+			t.Errorf("%s with an input that does not encode: %v", name, err)
+		}
+		var ue *json.UnsupportedTypeError
+		if !errors.As(err, &ue) {
+			t.Errorf("%s: %v does not wrap the encoder's error", name, err)
+		}
+		if name == "why" && strings.Count(err.Error(), "WithInput") != 2 {
+			t.Errorf("why with two bad inputs: %v, want both errors", err)
+		}
+	}
+	// A good input still goes through, after the refused calls: the
+	// request of the last check is the first the spy saw.
+	if _, err := acme.Check(ctx, key, "read", client.WithInput(map[string]string{"path": "/tmp"})); err != nil {
+		t.Fatal(err)
+	}
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := sent.Load(); n != 1 {
+		t.Errorf("%d requests reached the ledger's subjects, want 1 (the good check)", n)
+	}
+}
+
+// TestOwnerValidated: an Owner that cannot be the last token of a subject
+// is refused, with an error that says what an owner is, by Validate and
+// by every call of a client made with it, which sends nothing.
+func TestOwnerValidated(t *testing.T) {
+	for _, tt := range []struct {
+		owner string
+		ok    bool
+	}{
+		{"acme", true},
+		{"claude-code_2", true},
+		{strings.Repeat("o", 64), true},
+		{"", true},    // the auditor scope
+		{"all", true}, // the auditor scope, by name
+		{"acme.eu", false},
+		{"acme*", false},
+		{">", false},
+		{"ac me", false},
+		{"acmé", false},
+		{strings.Repeat("o", 65), false},
+	} {
+		err := client.Options{Owner: tt.owner}.Validate()
+		if tt.ok != (err == nil) {
+			t.Errorf("owner %q: Validate() = %v, want ok %v", tt.owner, err, tt.ok)
+		}
+		if err != nil && (!strings.Contains(err.Error(), fmt.Sprintf("%q is not a valid owner", tt.owner)) ||
+			!strings.Contains(err.Error(), "1 to 64 of A-Z, a-z, 0-9, '_' and '-'")) {
+			t.Errorf("owner %q: %v does not say what a valid owner is", tt.owner, err)
+		}
+	}
+	if err := (client.Options{Owner: "a.b", Timeout: -time.Second, Retries: -1}).Validate(); err == nil ||
+		!strings.Contains(err.Error(), "Owner") || !strings.Contains(err.Error(), "Timeout") || !strings.Contains(err.Error(), "Retries") {
+		t.Errorf("three problems at once: %v, want all three", err)
+	}
+
+	connect := ledger(t)
+	ctx := t.Context()
+	setPolicy(t, client.New(connect(), client.Options{}))
+	spy := connect()
+	var sent atomic.Int64
+	sub, err := spy.Subscribe("ledger.v1.>", func(*nats.Msg) { sent.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	opts := client.Options{Owner: "acme.eu"}
+	want := opts.Validate()
+	c := client.New(connect(), opts)
+	key := events.SessionKey("agent:main:main")
+	for name, call := range map[string]func() error{
+		"append": func() error {
+			_, err := c.Append(ctx, client.Start(key, events.StartedData{Agent: "main"}))
+			return err
+		},
+		"policy append": func() error {
+			_, err := c.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Document: json.RawMessage(`{}`), Catalogue: []string{"read"}}))
+			return err
+		},
+		"tools":            func() error { _, err := c.Tools(ctx, key); return err },
+		"check":            func() error { _, err := c.Check(ctx, key, "read", client.WithInput(make(chan int))); return err },
+		"check and record": func() error { _, err := c.CheckAndRecord(ctx, key, "read", "c1"); return err },
+		"why call":         func() error { _, err := c.WhyCall(ctx, "c1"); return err },
+		"denials":          func() error { _, err := c.Denials(ctx, client.DenialsQuery{}); return err },
+		"follow denials": func() error {
+			return c.FollowDenials(ctx, client.DenialsQuery{}, func(client.Denial) error { return nil })
+		},
+		"watch": func() error {
+			return c.Watch(ctx, client.WatchOptions{All: true}, func(client.Change) error { return nil })
+		},
+		"changes": func() error {
+			for _, err := range c.Changes(ctx, client.WatchOptions{All: true}) {
+				return err
+			}
+			return errors.New("no error yielded")
+		},
+	} {
+		if err := call(); err == nil || err.Error() != want.Error() {
+			t.Errorf("%s on a client with owner %q: %v, want %v", name, opts.Owner, err, want)
+		}
+	}
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := sent.Load(); n != 0 {
+		t.Errorf("a client with an invalid owner sent %d requests", n)
 	}
 }

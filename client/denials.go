@@ -29,7 +29,9 @@ type (
 )
 
 // InSession narrows a why about a call id to one session's calls.
-func InSession(key events.SessionKey) QueryOpt { return func(q *wire.Query) { q.Session = key } }
+func InSession(key events.SessionKey) QueryOpt {
+	return func(q *wire.Query) error { q.Session = key; return nil }
+}
 
 // WhyCall explains the decision the ledger recorded for a call, by its id
 // (a Claude Code tool_use_id, an OpenClaw or gateway call id): the call's
@@ -71,6 +73,9 @@ func (c *Client) Denials(ctx context.Context, q DenialsQuery) (DenialsResult, er
 // order, as they land, until ctx ends or fn returns an error. It asks
 // from the last page's Next, so none is skipped or delivered twice.
 func (c *Client) FollowDenials(ctx context.Context, q DenialsQuery, fn func(Denial) error) error {
+	if c.invalid != nil {
+		return c.invalid
+	}
 	q.From, q.Wait = max(q.From, 1), true
 	return follow(ctx, "denials", q.From, func(from uint64) ([]Denial, uint64, error) {
 		q.From = from

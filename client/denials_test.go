@@ -40,7 +40,7 @@ func TestWhyCallAndDenials(t *testing.T) {
 	}
 	check := func(cl *client.Client, key events.SessionKey, tool, call string) client.CheckResult {
 		t.Helper()
-		r, err := cl.Check(ctx, key, tool, client.Recorded(call))
+		r, err := cl.CheckAndRecord(ctx, key, tool, call)
 		if err != nil {
 			t.Fatal(err)
 		}

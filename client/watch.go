@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/sessionledger/ledger/events"
@@ -38,6 +39,9 @@ type Change = wire.Change
 // orchestrator sees its own sessions only. A Session or Root another
 // orchestrator owns fails as one that does not exist (unknown_session).
 func (c *Client) Watch(ctx context.Context, opts WatchOptions, fn func(Change) error) error {
+	if c.invalid != nil {
+		return c.invalid
+	}
 	n := 0
 	if opts.Session != "" {
 		n++
@@ -64,6 +68,42 @@ func (c *Client) Watch(ctx context.Context, opts WatchOptions, fn func(Change) e
 		return res.Changes, res.Next, err
 	}, fn)
 }
+
+// Changes is Watch as an iterator: the changes to the watched sessions'
+// tool sets from opts.From on, in stream order, each with a nil error,
+// until ctx ends or the loop breaks. A break stops the watch (no request
+// is sent after it). What ends the watch otherwise (ctx's error, a
+// refusal such as unknown_session or behind_retention, a connection
+// that failed) is yielded once, with a zero Change, as the last pair:
+//
+//	for ch, err := range c.Changes(ctx, client.WatchOptions{Root: root, From: from}) {
+//		if err != nil {
+//			return err // resume later from the last ch.Seq + 1
+//		}
+//		// ch.Seq, ch.Session, ch.Turn, ch.Tools
+//	}
+//
+// The iterator may be ranged over more than once: each range is a watch
+// of its own from opts.From.
+func (c *Client) Changes(ctx context.Context, opts WatchOptions) iter.Seq2[Change, error] {
+	return func(yield func(Change, error) bool) {
+		broke := false
+		err := c.Watch(ctx, opts, func(ch Change) error {
+			if !yield(ch, nil) {
+				broke = true
+				return errBreak
+			}
+			return nil
+		})
+		if !broke && err != nil {
+			yield(Change{}, err)
+		}
+	}
+}
+
+// errBreak ends the watch under a range loop that broke; it never leaves
+// Changes.
+var errBreak = errors.New("client: the range over Changes ended")
 
 // follow pages a long-polled feed (watch, denials) from from: ask answers
 // the items after a position and the next one, fn is called on each item

@@ -2,10 +2,14 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sessionledger/ledger/client"
@@ -110,5 +114,100 @@ func TestWatchWithOrchestratorPermissions(t *testing.T) {
 	})
 	if len(got) != 1 || got[0].Seq != 3 {
 		t.Fatalf("watch as an orchestrator: %+v %v", got, err)
+	}
+}
+
+// TestChanges ranges over Changes: the changes Watch delivers, in order;
+// a break stops the watch (no request after it); what ends the watch
+// otherwise is yielded once, last.
+func TestChanges(t *testing.T) {
+	connect := ledger(t)
+	ctx := t.Context()
+	setPolicy(t, client.New(connect(), client.Options{}))
+	acme := client.New(connect(), client.Options{Owner: "acme"})
+	root, child := events.SessionKey("agent:main:main"), events.SessionKey("agent:coder:subagent:c1")
+	for _, ev := range []client.Event{
+		client.Start(root, events.StartedData{Agent: "main"}),
+		client.Turn(root, events.TurnData{Turn: 1}),
+		client.Spawn(child, events.SpawnedData{Parent: root, Agent: "coder"}),
+		client.Turn(child, events.TurnData{Turn: 1}),
+		client.Turn(root, events.TurnData{Turn: 2}),
+	} {
+		if _, err := acme.Append(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spy := connect()
+	var watches atomic.Int64
+	sub, err := spy.Subscribe("ledger.v1.watch.acme", func(*nats.Msg) { watches.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	var got []string
+	for ch, err := range acme.Changes(ctx, client.WatchOptions{Root: root, From: 1}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d %s %d", ch.Seq, ch.Session, ch.Turn))
+		if len(got) == 3 {
+			break
+		}
+	}
+	if want := "[3 agent:main:main 1 5 agent:coder:subagent:c1 1 6 agent:main:main 2]"; fmt.Sprint(got) != want {
+		t.Fatalf("changes: %v, want %s", got, want)
+	}
+	// After the break nothing asks for more, though more lands.
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	asked := watches.Load()
+	if asked == 0 {
+		t.Fatal("the spy saw no watch request")
+	}
+	if _, err := acme.Append(ctx, client.Turn(root, events.TurnData{Turn: 3})); err != nil {
+		t.Fatal(err)
+	}
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := watches.Load(); n != asked {
+		t.Errorf("%d watch requests after the break, %d before", n, asked)
+	}
+
+	// Resumed from the last change seen, the loop sees the new turn.
+	for ch, err := range acme.Changes(ctx, client.WatchOptions{Session: root, From: 7}) {
+		if err != nil || ch.Turn != 3 {
+			t.Fatalf("resumed: %+v %v", ch, err)
+		}
+		break
+	}
+
+	// What ends the watch is yielded once, last.
+	ended := func(c *client.Client, ctx context.Context, opts client.WatchOptions) (pairs int, last error) {
+		for ch, err := range c.Changes(ctx, opts) {
+			pairs++
+			if err != nil && ch.Seq != 0 {
+				t.Errorf("an error with a change: %+v", ch)
+			}
+			last = err
+		}
+		return pairs, last
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if n, err := ended(acme, cancelled, client.WatchOptions{All: true}); n != 1 || !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled context: %d pairs, last %v; want one, context.Canceled", n, err)
+	}
+	other := client.New(connect(), client.Options{Owner: "globex"})
+	if n, err := ended(other, ctx, client.WatchOptions{Session: root}); n != 1 || events.CodeOf(err) != events.CodeUnknownSession {
+		t.Errorf("another orchestrator's session: %d pairs, last %v; want one, unknown_session", n, err)
+	}
+	if n, err := ended(acme, ctx, client.WatchOptions{}); n != 1 || err == nil || !strings.Contains(err.Error(), "exactly one of Session, Root and All") {
+		t.Errorf("no session named: %d pairs, last %v", n, err)
 	}
 }

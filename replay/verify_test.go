@@ -24,7 +24,10 @@ func runScenario(t *testing.T, path string) (*service.Service, *service.MemLog) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := scenario.InMemory(dialects.All())
+	r, err := scenario.InMemory(dialects.All())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if rep := r.Run(t.Context(), f); rep.Failed > 0 {
 		t.Fatalf("scenario failed: %+v", rep.Failures)
 	}

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/envelope/openclaw"
+	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/scenario"
 )
 
@@ -24,7 +25,12 @@ func ExampleRunner_Run() {
 	    {"expect": {"session": "agent:main:subagent:a", "tool": "gateway", "decision": "allow"}}
 	  ]
 	}`))
-	rep := scenario.InMemory(dialects.All()).Run(context.Background(), f)
+	r, err := scenario.InMemory(projection.Dialects{openclaw.Name: openclaw.New()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep := r.Run(context.Background(), f)
 	fmt.Printf("%d passed, %d failed\n", rep.Passed, rep.Failed)
 	for _, fl := range rep.Failures {
 		fmt.Printf("step %d: %s\n", fl.Step, fl.Msg)

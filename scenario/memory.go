@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -11,17 +12,38 @@ import (
 	"github.com/sessionledger/ledger/projection"
 )
 
-// InMemory returns a runner over a fresh in-memory log.
-func InMemory(dialects projection.Dialects) *Runner {
+// InMemory returns a runner over a fresh in-memory log that folds with
+// dialects (by name, as a scenario's "dialect" names one). It fails,
+// never panics, when the ledger cannot be made: with no dialects, for
+// one.
+func InMemory(dialects projection.Dialects) (*Runner, error) {
+	if err := checkDialects(dialects); err != nil {
+		return nil, err
+	}
 	clock := NewClock()
-	svc := service.New(service.Config{Log: &service.MemLog{}, Dialects: dialects, Clock: clock.Now})
-	return &Runner{Ledger: svcledger.New(svc), Clock: clock}
+	svc, err := service.Open(context.Background(), service.Config{Log: &service.MemLog{}, Dialects: dialects, Clock: clock.Now})
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	return &Runner{Ledger: svcledger.New(svc), Clock: clock}, nil
+}
+
+// checkDialects refuses a runner that could fold no scenario.
+func checkDialects(dialects projection.Dialects) error {
+	if len(dialects) == 0 {
+		return errors.New("scenario: no dialects: a runner needs the dialects its scenarios name, keyed by name " +
+			"(openclaw.New() as \"openclaw\", claudecode.New() as \"claude-code\", of envelope/openclaw and envelope/claudecode)")
+	}
+	return nil
 }
 
 // Embedded returns a runner over the real path: an embedded nats-server
 // with JetStream storing under dir, and a bbolt projection in dir. Call
 // close when done.
 func Embedded(ctx context.Context, dir string, dialects projection.Dialects) (r *Runner, closeFn func(), err error) {
+	if err := checkDialects(dialects); err != nil {
+		return nil, nil, err
+	}
 	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats")})
 	if err != nil {
 		return nil, nil, err

@@ -110,7 +110,10 @@ func (q *queryFlags) open(ctx context.Context) (*service.Service, error) {
 		if err != nil {
 			return nil, err
 		}
-		r := scenario.InMemory(dialects.All())
+		r, err := scenario.InMemory(dialects.All())
+		if err != nil {
+			return nil, err
+		}
 		r.Run(ctx, f)
 		return svcledger.Of(r.Ledger), nil
 	case q.log != "":

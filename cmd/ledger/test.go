@@ -70,7 +70,9 @@ func runScenarioFile(ctx context.Context, path string, memory bool) scenario.Rep
 	}
 	var r *scenario.Runner
 	if memory {
-		r = scenario.InMemory(dialects.All())
+		if r, err = scenario.InMemory(dialects.All()); err != nil {
+			return failed(err)
+		}
 	} else {
 		dir, err := os.MkdirTemp("", "ledger-test-")
 		if err != nil {

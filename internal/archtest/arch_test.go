@@ -4,7 +4,9 @@
 // Claude Code hook (internal/cchook, cmd/ledger-hook) imports neither the
 // embedded NATS server, bbolt, the report nor the openclaw dialect; the
 // wire contract (wire) imports events and envelope only, so the client and
-// any outside program can take it without the service's dependencies.
+// any outside program can take it without the service's dependencies; the
+// public packages' examples import no internal package, and
+// client/clienttest, the one public test-support package, links no other.
 package archtest
 
 import (
@@ -131,9 +133,76 @@ func TestPublicAPIHidesInternal(t *testing.T) {
 			checkExported(t, rel, filepath.Join(p.Dir, name))
 		}
 	}
-	for _, must := range []string{"client", "scenario"} {
+	for _, must := range []string{"client", "client/clienttest", "scenario"} {
 		if !checked[must] {
 			t.Errorf("%s was not checked", must)
+		}
+	}
+}
+
+// examplesMayImportInternal are the public packages whose examples still
+// use internal packages, and why: each is a debt, not a pattern.
+var examplesMayImportInternal = map[string]string{
+	"replay": "ExampleVerify fills a log through internal/service with internal/workload's sessions; no public package appends to a MemLog",
+}
+
+// TestExamplesUseThePublicAPI: the examples of a public package (its test
+// files' Example functions, which godoc shows and readers copy into their
+// own modules) import no internal package, which another module could not
+// import: client's Example runs its ledger with client/clienttest.
+func TestExamplesUseThePublicAPI(t *testing.T) {
+	checked := map[string]bool{}
+	for _, pkg := range publicPackages(t) {
+		p, err := build.Import(pkg, ".", 0)
+		if err != nil {
+			t.Fatalf("%s: %v", pkg, err)
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+		if _, ok := examplesMayImportInternal[rel]; ok {
+			continue
+		}
+		for _, name := range append(append([]string(nil), p.TestGoFiles...), p.XTestGoFiles...) {
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			example := false
+			for _, d := range f.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Example") {
+					example = true
+				}
+			}
+			if !example {
+				continue
+			}
+			checked[rel] = true
+			for _, imp := range f.Imports {
+				ip, _ := strconv.Unquote(imp.Path.Value)
+				if strings.Contains(ip, "/internal/") || strings.HasSuffix(ip, "/internal") {
+					t.Errorf("%s/%s has examples and imports %s, which another module cannot", rel, name, ip)
+				}
+			}
+		}
+	}
+	for _, must := range []string{"client", "scenario"} {
+		if !checked[must] {
+			t.Errorf("the examples of %s were not checked", must)
+		}
+	}
+}
+
+// TestClientTestIsSelfContained: client/clienttest, the public in-process
+// ledger for the tests of programs that use the client, is test support
+// (TestTestSupportStaysOut keeps it out of every binary, client's among
+// them) whose graph holds no other test-support package of the ledger's
+// (no suite, no internal/api/apitest): another module's test that
+// imports it links the ledger, not the ledger's tests.
+func TestClientTestIsSelfContained(t *testing.T) {
+	const pkg = module + "/client/clienttest"
+	for _, dep := range goList(t, "-deps", pkg) {
+		if dep != pkg && strings.HasPrefix(dep, module+"/") && strings.HasSuffix(dep, "test") {
+			t.Errorf("client/clienttest reaches the test-support package %s", strings.TrimPrefix(dep, module+"/"))
 		}
 	}
 }

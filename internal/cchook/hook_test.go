@@ -77,7 +77,11 @@ type svcLedger struct {
 
 func newLedger(t *testing.T, doc string) *svcLedger {
 	t.Helper()
-	l := &svcLedger{svc: svcledger.Of(scenario.InMemory(dialects.All()).Ledger)}
+	r, err := scenario.InMemory(dialects.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &svcLedger{svc: svcledger.Of(r.Ledger)}
 	if doc != "" {
 		l.must(t, client.SetPolicy(events.PolicySetData{Dialect: Dialect, Document: json.RawMessage(doc), Catalogue: testCatalogue, Scope: testScope}))
 	}

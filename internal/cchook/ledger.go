@@ -58,7 +58,7 @@ func (l ClientLedger) Check(ctx context.Context, key events.SessionKey, tool str
 		opts = append(opts, client.WithInput(input))
 	}
 	if call != "" {
-		opts = append(opts, client.Recorded(call))
+		return l.C.CheckAndRecord(ctx, key, tool, call, opts...)
 	}
 	return l.C.Check(ctx, key, tool, opts...)
 }

@@ -440,7 +440,10 @@ func dialectRun(ctx context.Context, t *testing.T, dc *dcase, catalogue []string
 		b, _ := json.Marshal(map[string]any{"append": st})
 		f.Steps = append(f.Steps, b)
 	}
-	r := scenario.InMemory(dialects.All())
+	r, err := scenario.InMemory(dialects.All())
+	if err != nil {
+		t.Fatal(err)
+	}
 	rep := r.Run(ctx, f)
 	v := &dialectView{run: r, refused: map[events.SessionKey]string{}}
 	for _, fl := range rep.Failures {

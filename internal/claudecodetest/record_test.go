@@ -159,7 +159,11 @@ func TestRecorded(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, caseName, _ := strings.Cut(f.Source, "TestDifferential/case/")
-			rep := scenario.InMemory(dialects.All()).Run(t.Context(), f)
+			r, err := scenario.InMemory(dialects.All())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := r.Run(t.Context(), f)
 			for _, fl := range rep.Failures {
 				if fl.Step == 0 {
 					t.Errorf("the policy was refused: %s", fl.Msg)

@@ -410,7 +410,7 @@ func TestI24MCPAdoptionHeld(t *testing.T) {
 	for _, c := range []struct{ key, tool, call string }{
 		{"s1", "mcp__t__echo", "toolu_A"}, {"s2", "mcp__t__echo", "toolu_B"}, {"s1", "mcp__t__echo", "toolu_C"},
 	} {
-		r, err := l.orch.Check(ctx, events.SessionKey(c.key), c.tool, client.Recorded(c.call))
+		r, err := l.orch.CheckAndRecord(ctx, events.SessionKey(c.key), c.tool, c.call)
 		if err != nil || r.Decision != "allow" {
 			t.Fatalf("check %v: %+v %v", c, r, err)
 		}

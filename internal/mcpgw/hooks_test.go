@@ -269,7 +269,7 @@ func TestToolUseIDIsAdoptedOnce(t *testing.T) {
 	f := start(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	hook, err := f.orch.Check(ctx, f.key, "mcp__t__echo", client.Recorded("toolu_once"))
+	hook, err := f.orch.CheckAndRecord(ctx, f.key, "mcp__t__echo", "toolu_once")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestAdoptedIDDoesNotBorrowAnEffect(t *testing.T) {
 	ctx := t.Context()
 	hook := func(tool, id string) {
 		t.Helper()
-		chk, err := f.orch.Check(ctx, f.key, tool, client.Recorded(id))
+		chk, err := f.orch.CheckAndRecord(ctx, f.key, tool, id)
 		if err != nil || chk.Decision != envelope.Allow {
 			t.Fatalf("the hook's check of %s: %+v, %v", tool, chk, err)
 		}

@@ -420,7 +420,7 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 			return refusal(fmt.Sprintf("The session policy ledger could not record the start of %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
 		}
 	}
-	chk, err := c.Check(ctx, s.key, ln, client.Recorded(callID))
+	chk, err := c.CheckAndRecord(ctx, s.key, ln, callID)
 	if err != nil {
 		return refusal(fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
 	}

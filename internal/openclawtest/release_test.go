@@ -25,7 +25,11 @@ func TestReleaseScenarios(t *testing.T) {
 			if f.Source == "" {
 				t.Error("a release scenario names the package case it records in source")
 			}
-			rep := scenario.InMemory(dialects.All()).Run(t.Context(), f)
+			r, err := scenario.InMemory(dialects.All())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := r.Run(t.Context(), f)
 			for _, fl := range rep.Failures {
 				t.Errorf("step %d: %s", fl.Step, fl.Msg)
 			}
