@@ -91,7 +91,7 @@ func pipelinedNodeLogging(t *testing.T, logger *slog.Logger) (*service.Service, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = svc.Flush()
+		_ = svc.Flush(context.Background())
 		store.Close()
 		nc.Close()
 		ns.Shutdown()
@@ -391,7 +391,7 @@ func TestOverlappedRoundsKilledServer(t *testing.T) {
 	}
 
 	lostRoundsRedone(t, svc, log, rs, q, before, life)
-	if err := svc.Flush(); err != nil {
+	if err := svc.Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 }
