@@ -59,7 +59,7 @@ func TestScenariosOnACommittedStore(t *testing.T) {
 			if rep := r.Run(t.Context(), f); rep.Failed > 0 {
 				t.Fatalf("scenario failed: %+v", rep.Failures)
 			}
-			if err := svc.Flush(); err != nil {
+			if err := svc.Flush(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 			mem, _ := runScenario(t, path)

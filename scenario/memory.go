@@ -75,5 +75,5 @@ func Embedded(ctx context.Context, dir string, dialects projection.Dialects) (r 
 		cleanup()
 		return nil, nil, fmt.Errorf("scenario: %w", err)
 	}
-	return &Runner{Ledger: svcledger.New(svc), Clock: clock}, func() { _ = svc.Flush(); store.Close(); cleanup() }, nil
+	return &Runner{Ledger: svcledger.New(svc), Clock: clock}, func() { _ = svc.Flush(context.Background()); store.Close(); cleanup() }, nil
 }

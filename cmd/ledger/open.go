@@ -377,7 +377,7 @@ func (h *ledgerHandle) Close() {
 	}
 	if h.store != nil {
 		if h.svc != nil {
-			_ = h.svc.Flush()
+			_ = h.svc.Flush(context.Background())
 		}
 		h.store.Close()
 	}

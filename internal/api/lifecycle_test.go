@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/api/apitest"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/wire"
 )
 
@@ -52,13 +54,8 @@ func TestStopWaitsForItsGoroutines(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for api.Running(srv) < workers+4 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines, want %d with a query and a watch waiting", api.Running(srv), workers+4)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	ledgertest.WaitFor(t, 10*time.Second, fmt.Sprintf("%d goroutines with a query and a watch waiting", workers+4),
+		func() bool { return api.Running(srv) >= workers+4 })
 	stopped := make(chan error, 1)
 	go func() { stopped <- srv.Stop() }()
 	select {
@@ -95,13 +92,7 @@ func TestFailedStartLeavesNothing(t *testing.T) {
 	if !errors.Is(err, boom) || srv != nil {
 		t.Fatalf("Start: %v %v, want the endpoint's error", srv, err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for nc.NumSubscriptions() > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d subscriptions left on the connection", nc.NumSubscriptions())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	ledgertest.WaitFor(t, 5*time.Second, "no subscription left on the connection", func() bool { return nc.NumSubscriptions() == 0 })
 	nc.ErrorHandler()(nc, nil, boom)
 	if handled.Load() != 1 {
 		t.Error("the connection's error handler was not put back")

@@ -10,6 +10,7 @@ import (
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/api/apitest"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/wire"
 )
 
@@ -40,6 +41,7 @@ func TestWatchSessionSkipsOtherRecords(t *testing.T) {
 		err error
 	}
 	got := make(chan answer, 1)
+	idle := api.Running(l.API)
 	go func() {
 		body, _ := json.Marshal(wire.WatchQuery{Session: mine, From: head + 1, Wait: true})
 		m, err := nc.Request(wire.Subject(wire.EndpointWatch, "acme"), body, 20*time.Second)
@@ -49,16 +51,21 @@ func TestWatchSessionSkipsOtherRecords(t *testing.T) {
 		}
 		got <- a
 	}()
-	time.Sleep(200 * time.Millisecond) // the watch is waiting (an earlier answer is caught below)
+	// The watch waits (as one more goroutine of the server's) before the
+	// other session's turns; an earlier answer is caught below.
+	ledgertest.WaitFor(t, 10*time.Second, "the watch waits", func() bool { return api.Running(l.API) > idle })
 	for turn := 1; turn <= 5; turn++ {
 		if _, err := acme.Append(ctx, client.Turn(other, events.TurnData{Turn: turn})); err != nil {
 			t.Fatal(err)
 		}
 	}
+	// The other's turns are appended and answered: had they answered the
+	// watch, it would have been by now (and an answer still on its way is
+	// not the change below, which the check after it catches).
 	select {
 	case a := <-got:
 		t.Fatalf("the watch was answered before its session's turn: %+v %v", a.res, a.err)
-	case <-time.After(300 * time.Millisecond):
+	default:
 	}
 	res, err := acme.Append(ctx, client.Turn(mine, events.TurnData{Turn: 2}))
 	if err != nil {

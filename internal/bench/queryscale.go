@@ -50,7 +50,7 @@ func queryScale(ctx context.Context, cfg *Config, rep *Report, counts []int) err
 			}
 			_ = n.svc.View(ctx, "", projection.Position{}, func(st *projection.State) error { have = len(st.Keys()); return nil })
 		}
-		if err := n.svc.Flush(); err != nil {
+		if err := n.svc.Flush(ctx); err != nil {
 			return err
 		}
 		cfg.logf("bench: query scale: %d sessions in %d records", want, n.svc.Position())

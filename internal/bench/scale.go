@@ -141,7 +141,7 @@ func scaleBench(ctx context.Context, cfg *Config, rep *Report) error {
 // after growing 100k records ran at 52k records/s, a second right after
 // it at 69k).
 func settle(n *node) error {
-	if err := n.svc.Flush(); err != nil {
+	if err := n.svc.Flush(context.Background()); err != nil {
 		return err
 	}
 	runtime.GC()

@@ -161,7 +161,7 @@ func fillScopesLedger(ctx context.Context, cfg *Config, nd *node, n, sessions in
 	if err := flush(); err != nil {
 		return nil, err
 	}
-	if err := nd.svc.Flush(); err != nil {
+	if err := nd.svc.Flush(ctx); err != nil {
 		return nil, err
 	}
 	cfg.logf("bench: scopes: %d sessions in %d scope(s), %d records", sessions, n, nd.svc.Position())

@@ -76,7 +76,7 @@ func (r *replica) kill() {
 	<-r.done
 	r.srv.Stop()
 	r.nc.Close()
-	_ = r.svc.Flush()
+	_ = r.svc.Flush(context.Background())
 	r.store.Close()
 }
 
@@ -185,7 +185,7 @@ func TestConcurrentAppendsThroughTwoReplicas(t *testing.T) {
 	}
 	waitPosition(t, a, head)
 	waitPosition(t, b, head)
-	if err := errors.Join(a.svc.Flush(), b.svc.Flush()); err != nil {
+	if err := errors.Join(a.svc.Flush(t.Context()), b.svc.Flush(t.Context())); err != nil {
 		t.Fatal(err)
 	}
 	ha, _ := a.store.DumpHash()

@@ -81,7 +81,7 @@ func damagedLedger(t *testing.T, storeDir, data string, damage func(ns *server.S
 			t.Fatal(err)
 		}
 	}
-	if err := svc.Flush(); err != nil {
+	if err := svc.Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	store.Close()

@@ -2,7 +2,9 @@
 // ledger as a separate process beside a real runtime (internal/claudecodetest,
 // internal/openclawplugintest, cmd/ledger's hook tests): build the ledger
 // binary, serve it on loopback, run its commands, and split the shell
-// command lines the ledger prints.
+// command lines the ledger prints; and WaitFor, the one poll for a
+// condition nothing signals, which the unit tests of internal/service,
+// internal/natslog and internal/api share.
 //
 // Every wait is bounded; every process started is stopped when the test
 // ends (SIGTERM, then a kill after 10 s); nothing is written outside the

@@ -251,10 +251,15 @@ func (l *Log) request(ctx context.Context, m *nats.Msg) (*nats.Msg, error) {
 	return resp, nil
 }
 
+// batchError translates the error a batch was refused with: a wrong last
+// sequence, an id in the batch that landed already (10201) or one another
+// writer is landing (10158, on a clustered stream: a replica sending the
+// same record) are conflicts, after which the caller catches up and
+// decides again; nothing of the batch landed.
 func batchError(code int, desc string) error {
 	switch code {
 	case int(jetstream.JSErrCodeStreamWrongLastSequence), int(jetstream.JSErrCodeStreamWrongLastSequenceConstant),
-		10201: // an id in the batch had already landed
+		int(errCodeBatchDuplicate), int(errCodeDuplicateInProcess):
 		return events.ErrConflict()
 	}
 	// Typed, so that a batch sent to a segment that was sealed under it

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/internal/natslog"
 )
 
@@ -386,8 +388,10 @@ func TestDirectGapIsDamage(t *testing.T) {
 
 // TestDirectFollow: a Follow with DirectReads started at the head
 // delivers the records appended after it, across rolls, in order and
-// promptly (it polls at most pollMax apart), with no pending once caught
-// up, and ends when its context does.
+// promptly (a record appended while it idles at the head, polling pollMax
+// apart, comes with its next poll), with no pending once caught up, and
+// ends when its context does. Its polls are counted from the server's
+// side: a subscriber on the direct get subjects sees each batch asked.
 func TestDirectFollow(t *testing.T) {
 	e := startServer(t)
 	cfg := natslog.StreamConfig{RollSubjects: 20}
@@ -395,6 +399,38 @@ func TestDirectFollow(t *testing.T) {
 	appendN(t, log, 0, 5)
 	cfg.DirectReads = true
 	follower := open(t, e.connect(), cfg)
+	// The spy sees every batch the follower asks for. Its channel is
+	// filled by the connection's reader in the order the server sent, so
+	// after a Flush of the spy's connection it holds every request the
+	// server took before.
+	spyNC := e.connect()
+	asked := make(chan *nats.Msg, 1<<14)
+	spy, err := spyNC.ChanSubscribe(jetstream.DefaultAPIPrefix+"DIRECT.GET.>", asked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spy.Unsubscribe()
+	var (
+		spyMu sync.Mutex
+		polls int64 // batches asked for, as far as the spy has counted
+	)
+	seen := func() int64 {
+		spyMu.Lock()
+		defer spyMu.Unlock()
+		_ = spyNC.Flush() // a failure shows as a count too low, below
+		for {
+			select {
+			case m := <-asked:
+				if strings.Contains(string(m.Data), `"batch"`) {
+					polls++
+				}
+				continue
+			default:
+			}
+			return polls
+		}
+	}
+	var atSix atomic.Int64 // polls seen when record 6 was delivered
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -402,6 +438,10 @@ func TestDirectFollow(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- follower.Follow(ctx, 1, func(seq uint64, b []byte, pending uint64) error {
+			if seq == 6 {
+				// The follower asks for nothing while this runs.
+				atSix.Store(seen())
+			}
 			got <- delivery{seq, pending, string(b)}
 			return nil
 		}, 0)
@@ -424,15 +464,21 @@ func TestDirectFollow(t *testing.T) {
 	for seq := uint64(1); seq <= 5; seq++ {
 		expect(seq)
 	}
-	// Idle at the head, then one record: it comes within the poll bound.
-	time.Sleep(time.Second)
+	// Idle at the head (its pause doubles from pollMin to pollMax in six
+	// empty polls; eight make sure), then one record: it comes with the
+	// next poll, or the one after when a poll was on its way as it landed.
+	idle := seen() + 8
+	ledgertest.WaitFor(t, 10*time.Second, "the follower idles at the head", func() bool { return seen() >= idle })
 	appendN(t, log, 5, 6)
-	landed := time.Now()
+	before := seen()
 	if d := expect(6); d.Pending != 0 {
 		t.Fatalf("caught up with %d pending", d.Pending)
 	}
-	if lag := time.Since(landed); lag > 2*time.Second {
-		t.Fatalf("a record appended at the idle head came after %s", lag)
+	// After the record landed: the poll that brought it, and the next
+	// batch asked for before it was handed over; no empty poll.
+	// (It may have come before the spy counted: n <= 0.)
+	if n := atSix.Load() - before; n > 2 {
+		t.Fatalf("a record appended at the idle head came with the %dth poll after it landed", n)
 	}
 	appendN(t, log, 6, 75) // rolls 3 times
 	for seq := uint64(7); seq <= 75; seq++ {

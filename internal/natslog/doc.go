@@ -3,7 +3,8 @@
 // creates the log's streams, appends records with Nats-Msg-Id and
 // Nats-Expected-Last-Sequence, and reads them back in order. It is the one
 // place that translates JetStream's errors: 10071 and 10164 (a wrong last
-// sequence) become events.ErrConflict.
+// sequence) become events.ErrConflict, and so, for a batch, do 10201 (an
+// id that landed) and 10158 (an id another writer is landing; codes.go).
 //
 // # Rolling segments
 //

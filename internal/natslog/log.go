@@ -172,7 +172,7 @@ func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expec
 				}
 			}
 			return 0, events.ErrConflict()
-		case errors.As(err, &ae) && ae.ErrorCode == 10158: // same id in flight on a cluster
+		case errors.As(err, &ae) && ae.ErrorCode == errCodeDuplicateInProcess: // same id in flight on a cluster
 			if err := sleep(ctx, 50*time.Millisecond); err != nil {
 				return 0, err
 			}
@@ -422,7 +422,7 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 					return 0, events.ErrConflict() // the next append goes to the next segment
 				}
 			case errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
-				ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant || ae.ErrorCode == 10070):
+				ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant || ae.ErrorCode == errCodeWrongLastMsgID):
 				return 0, events.ErrConflict()
 			}
 			return 0, fmt.Errorf("natslog: publish: %w", err)

@@ -500,7 +500,7 @@ func (l *Log) mark(ctx context.Context, seg *segment) (uint64, error) {
 				return seq, nil
 			}
 			err = errors.Join(err, merr)
-		case errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant || ae.ErrorCode == 10158):
+		case errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant || ae.ErrorCode == errCodeDuplicateInProcess):
 			// Another writer's marker is in flight.
 		case errors.Is(err, jetstream.ErrNoStreamResponse):
 			// The subject change has not reached the stream's leader yet.

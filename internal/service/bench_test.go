@@ -91,7 +91,7 @@ func BenchmarkCatchUp(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := svc.Flush(); err != nil {
+		if err := svc.Flush(b.Context()); err != nil {
 			b.Fatal(err)
 		}
 		store.Close()

@@ -43,11 +43,16 @@ func TestFullDiskDoesNotFailAppends(t *testing.T) {
 			}
 		}
 	}
-	if err := svc.Flush(); err == nil {
+	if err := svc.Flush(t.Context()); err == nil {
 		t.Fatal("the file was never full: raise the number of sessions or lower the cap")
 	}
 	if !strings.Contains(logged.String(), "reloading it and catching up") {
 		t.Fatalf("no background commit failed:\n%s", logged.String())
+	}
+	// A failed background write moved the commit policy to the
+	// foreground, where it stays while its commits fail.
+	if got := svc.CommitState(); got != "foreground" {
+		t.Errorf("after failed commits the commit policy is %s, want foreground", got)
 	}
 	recs, err := service.ReadRecords(t.Context(), log, 1, uint64(len(evs)+1))
 	if err != nil {
@@ -77,7 +82,7 @@ func TestFullDiskDoesNotFailAppends(t *testing.T) {
 	if svc, err = service.Open(t.Context(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Flush(); err != nil {
+	if err := svc.Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	got, err := store.DumpHash()

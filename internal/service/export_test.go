@@ -15,3 +15,11 @@ func (s *Service) SetFoldFault(fault func() error) {
 	defer s.mu.Unlock()
 	s.foldFault = fault
 }
+
+// CommitState is the commit policy's state (commit.go): off, background
+// or foreground.
+func (s *Service) CommitState() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.commits.state.String()
+}

@@ -181,7 +181,7 @@ func (s *Service) rollback(ctx context.Context) error {
 		// A background commit writes only records that landed; let it
 		// finish, so the file loaded is the one the next commit expects.
 		// When it failed, settle has loaded the file and caught up.
-		if reloaded, err := s.settle(ctx); reloaded || err != nil {
+		if reloaded, err := s.commits.settle(ctx); reloaded || err != nil {
 			return err
 		}
 		st, err := s.cfg.Store.Load(s.cfg.Dialects)
@@ -243,7 +243,7 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 	k, herr := s.redoFrom(ctx, decided, confirmed, failed)
 	if k == decided {
 		if n > 0 {
-			if err := s.maybeCommit(ctx); err != nil {
+			if err := s.commits.folded(ctx); err != nil {
 				return nil, err
 			}
 			s.notify()

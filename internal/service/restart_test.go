@@ -46,7 +46,7 @@ func startNode(t *testing.T, dir string) *node {
 	}
 	n := &node{log: log, store: store, svc: svc}
 	n.stop = func() {
-		_ = svc.Flush()
+		_ = svc.Flush(context.Background())
 		store.Close()
 		nc.Close()
 		ns.Shutdown()
@@ -87,7 +87,7 @@ func TestRestartResumesFromCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := n.svc.Flush(); err != nil {
+	if err := n.svc.Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := n.store.DumpHash()

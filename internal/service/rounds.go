@@ -38,7 +38,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"time"
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/projection"
@@ -160,8 +159,7 @@ func (s *Service) lock() {
 func (s *Service) overlapOK() bool {
 	last := s.rounds[len(s.rounds)-1]
 	return s.waiting == 0 && !s.failed && len(s.rounds) < maxRounds &&
-		last.stop == len(last.todo) && !last.tail &&
-		(s.cfg.Store == nil || s.syncCommits || time.Since(s.lastCommit) < s.cfg.CommitInterval)
+		last.stop == len(last.todo) && !last.tail && s.commits.mayOverlap()
 }
 
 // beginRound decides the events of r.todo in order, each on the head that
@@ -246,7 +244,7 @@ func (s *Service) endRound(ctx context.Context, r *round) (redo []int, why, err 
 		}
 		if k == len(r.todo) {
 			if len(s.rounds) == 0 {
-				if err := s.maybeCommit(ctx); err != nil {
+				if err := s.commits.folded(ctx); err != nil {
 					s.log.Error("committing the projection", "err", err)
 				}
 			}

@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/internal/workload"
@@ -91,7 +93,7 @@ func pipelinedNodeLogging(t *testing.T, logger *slog.Logger) (*service.Service, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = svc.Flush()
+		_ = svc.Flush(context.Background())
 		store.Close()
 		nc.Close()
 		ns.Shutdown()
@@ -131,13 +133,7 @@ func blockedQuery(t *testing.T, svc *service.Service, key events.SessionKey, wai
 		_, _, err := svc.Tools(context.Background(), key, projection.Position{})
 		done <- err
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for svc.WaitingForRounds() < waiting {
-		if time.Now().After(deadline) {
-			t.Fatal("the query never waited for the rounds in flight")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	ledgertest.WaitFor(t, 10*time.Second, "the query waits for the rounds in flight", func() bool { return svc.WaitingForRounds() >= waiting })
 	select {
 	case err := <-done:
 		t.Fatalf("the query answered (%v) while its records were not acknowledged", err)
@@ -264,13 +260,23 @@ func newProxy(t *testing.T, target string) *proxy {
 
 func (p *proxy) addr() string { return p.ln.Addr().String() }
 
+// retarget makes the connections from now on go to target.
+func (p *proxy) retarget(target string) {
+	p.mu.Lock()
+	p.target = target
+	p.mu.Unlock()
+}
+
 func (p *proxy) serve() {
 	for {
 		c, err := p.ln.Accept()
 		if err != nil {
 			return
 		}
-		s, err := net.DialTimeout("tcp", p.target, time.Second)
+		p.mu.Lock()
+		target := p.target
+		p.mu.Unlock()
+		s, err := net.DialTimeout("tcp", target, time.Second)
 		if err != nil {
 			c.Close()
 			continue
@@ -319,14 +325,15 @@ func (p *proxy) cut() {
 	p.conns, p.paused = nil, false
 }
 
-func freePort(t *testing.T) string {
+// serverAddr is the address ns accepts clients on (it bound a port of its
+// own: Listen "127.0.0.1:-1").
+func serverAddr(t *testing.T, ns *server.Server) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	addr := ns.Addr()
+	if addr == nil {
+		t.Fatal("the server accepts no clients over TCP")
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return addr.String()
 }
 
 // TestOverlappedRoundsKilledServer kills the JetStream server between two
@@ -338,13 +345,14 @@ func freePort(t *testing.T) string {
 // land on the new server.
 func TestOverlappedRoundsKilledServer(t *testing.T) {
 	dir := t.TempDir()
-	listen := freePort(t)
-	ec := natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats"), SyncInterval: time.Minute, Listen: listen}
+	// Each server binds a port of its own (-1) and the proxy forwards to
+	// the one that runs.
+	ec := natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats"), SyncInterval: time.Minute, Listen: "127.0.0.1:-1"}
 	ns, err := natslog.StartEmbedded(ec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	px := newProxy(t, listen)
+	px := newProxy(t, serverAddr(t, ns))
 	nc, err := nats.Connect("nats://"+px.addr(), nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond), nats.ReconnectBufSize(-1))
 	if err != nil {
 		t.Fatal(err)
@@ -378,20 +386,17 @@ func TestOverlappedRoundsKilledServer(t *testing.T) {
 	q := blockedQuery(t, svc, key, 1)
 	ns.Shutdown()
 	ns.WaitForShutdown()
-	px.cut()
 	if ns, err = natslog.StartEmbedded(ec); err != nil {
 		t.Fatal(err)
 	}
+	px.retarget(serverAddr(t, ns))
+	px.cut()
 	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
 	// The roll-back reads the log: let the client reconnect first.
-	for deadline := time.Now().Add(10 * time.Second); !nc.IsConnected(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no reconnection to the new server")
-		}
-	}
+	ledgertest.WaitFor(t, 10*time.Second, "a reconnection to the new server", nc.IsConnected)
 
 	lostRoundsRedone(t, svc, log, rs, q, before, life)
-	if err := svc.Flush(); err != nil {
+	if err := svc.Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 }

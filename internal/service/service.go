@@ -124,12 +124,8 @@ type Service struct {
 	applied chan struct{}
 	// following is true while Run applies other writers' records.
 	following atomic.Bool
-	// lastCommit is when the projection file was last committed.
-	lastCommit time.Time
-	// syncCommits is set after a background commit failed: commits are
-	// then made in the foreground, where a failure leaves the state as it
-	// was, until one succeeds.
-	syncCommits bool
+	// commits decides when the projection file is committed (commit.go).
+	commits commitPolicy
 	// rounds are the rounds begun and not yet ended (beginRound), oldest
 	// first: their records are folded into head but not acknowledged, and
 	// no query, commit or other writer sees head until they have ended
@@ -171,6 +167,7 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	s := &Service{cfg: cfg, log: logger, head: projection.New(cfg.Dialects), applied: make(chan struct{})}
 	s.settledCond = sync.NewCond(&s.mu)
+	s.commits = newCommitPolicy(cfg, logger, s)
 	if cfg.Store != nil {
 		st, err := cfg.Store.Load(cfg.Dialects)
 		if err != nil {
@@ -421,105 +418,31 @@ func (s *Service) afterFold(ctx context.Context, folded error) error {
 	if folded != nil {
 		return folded
 	}
-	if err := s.maybeCommit(ctx); err != nil {
+	if err := s.commits.folded(ctx); err != nil {
 		return err
 	}
 	s.notify()
 	return nil
 }
 
-// maybeCommit commits the projection file when the last commit is older
-// than CommitInterval. The caller holds mu and has folded only records
-// that landed.
-func (s *Service) maybeCommit(ctx context.Context) error {
-	if s.cfg.Store == nil || time.Since(s.lastCommit) < s.cfg.CommitInterval {
-		return nil
-	}
-	_, err := s.commitBackground(ctx)
-	return err
-}
-
-// commitBackground commits the projection file in the background while
-// the service goes on (the next commit waits for it). reloaded reports
-// that the last background write had failed and the state was reloaded
-// (see settle). The caller holds mu and has folded only records that
-// landed.
-func (s *Service) commitBackground(ctx context.Context) (reloaded bool, err error) {
-	if s.cfg.Store == nil {
-		return false, nil
-	}
-	if reloaded, err := s.settle(ctx); reloaded || err != nil {
-		return reloaded, err
-	}
-	if s.syncCommits {
-		s.commitOrLog(ctx)
-		return false, nil
-	}
-	if err := s.cfg.Store.CommitAsync(s.head); err != nil {
-		return false, err // the previous write was settled: not a write error
-	}
-	s.lastCommit = time.Now()
-	return false, nil
-}
-
-// settle waits for the background commit, if one is being written. When
-// it failed (a full disk, say), the state refuses to go on: it is replaced
-// by the projection as the file holds it, caught up from the log, which
-// has every record (reloaded is then true), and commits stay in the
-// foreground, where a failure leaves the state as it was, until one
-// succeeds. The caller holds mu.
-func (s *Service) settle(ctx context.Context) (reloaded bool, err error) {
-	if s.cfg.Store == nil {
-		return false, nil
-	}
-	serr := s.cfg.Store.Settle(s.head)
-	if serr == nil {
-		return false, nil
-	}
-	s.log.Error("committing the projection file failed; reloading it and catching up from the log", "err", serr)
-	s.syncCommits = true
-	st, err := s.cfg.Store.Load(s.cfg.Dialects)
-	if err != nil {
-		return true, fmt.Errorf("service: reloading the projection after a failed commit: %w", err)
-	}
-	s.head = st
-	return true, s.catchup(ctx)
-}
-
-// commitOrLog commits in the foreground. The records are in the log
-// already: a projection file that cannot be written (a full disk) must
-// not turn an append that landed into an error. The state stays in memory
-// and the commit is tried again; a restart catches up from the last
-// commit.
-func (s *Service) commitOrLog(ctx context.Context) {
-	if err := s.commit(ctx); err != nil {
-		s.log.Error("committing the projection file failed; it will be retried, and a restart catches up from the log", "err", err)
-		return
-	}
-	s.syncCommits = false
-}
-
-// commit commits in the foreground, after the background commit, if any.
-func (s *Service) commit(ctx context.Context) error {
-	if s.cfg.Store == nil {
-		return nil
-	}
-	if _, err := s.settle(ctx); err != nil {
-		return err
-	}
-	if err := s.cfg.Store.Commit(s.head); err != nil {
-		return err
-	}
-	s.lastCommit = time.Now()
-	return nil
-}
-
-// Flush commits everything applied so far to the projection file. Call it
-// before closing the store.
-func (s *Service) Flush() error {
+// Flush commits everything applied so far to the projection file, in the
+// foreground (the commit policy's flush event, commit.go). Call it before
+// closing the store. ctx bounds the catch-up that follows a background
+// write found to have failed; the commit itself is not interrupted.
+func (s *Service) Flush(ctx context.Context) error {
 	s.lock()
 	defer s.mu.Unlock()
-	return s.commit(context.Background())
+	return s.commits.flush(ctx)
+}
+
+// current is the head, for the commit policy. The caller holds mu.
+func (s *Service) current() *projection.State { return s.head }
+
+// replaceHead makes st the head and catches it up from the log, for the
+// commit policy after a failed background write. The caller holds mu.
+func (s *Service) replaceHead(ctx context.Context, st *projection.State) error {
+	s.head = st
+	return s.catchup(ctx)
 }
 
 // notify wakes everyone waiting for the head to move. The caller holds mu.
@@ -574,7 +497,7 @@ func (s *Service) catchup(ctx context.Context) error {
 		if c.err != nil {
 			return c.err
 		}
-		if reloaded, err := s.commitBackground(ctx); reloaded || err != nil {
+		if reloaded, err := s.commits.chunk(ctx); reloaded || err != nil {
 			return err // a reload caught up on its own
 		}
 	}
@@ -650,21 +573,7 @@ func (s *Service) Run(ctx context.Context) error {
 	defer stopFlush()
 	go func() {
 		defer close(flushDone)
-		t := time.NewTicker(s.cfg.CommitInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-fctx.Done():
-				if err := s.Flush(); err != nil {
-					s.log.Error("committing the projection", "err", err)
-				}
-				return
-			case <-t.C:
-				if err := s.Flush(); err != nil {
-					s.log.Error("committing the projection", "err", err)
-				}
-			}
-		}
+		s.commitTicker(fctx)
 	}()
 	err := f.Follow(ctx, pos+1, func(seq uint64, data []byte, pending uint64) error {
 		// A record the head holds already (this service's own, maybe of a
@@ -705,6 +614,30 @@ func (s *Service) Run(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// commitTicker is Run's commit ticker: it flushes the projection every
+// CommitInterval, so that records folded when no append came to commit
+// them reach the file, and once more when ctx ends. A flush is not
+// interrupted by ctx (the last one runs after it ended): it runs under
+// context.WithoutCancel(ctx).
+func (s *Service) commitTicker(ctx context.Context) {
+	flush := func() {
+		if err := s.Flush(context.WithoutCancel(ctx)); err != nil {
+			s.log.Error("committing the projection", "err", err)
+		}
+	}
+	t := time.NewTicker(s.cfg.CommitInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			flush()
+			return
+		case <-t.C:
+			flush()
+		}
+	}
 }
 
 func (s *Service) entropy() io.Reader {
