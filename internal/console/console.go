@@ -3,6 +3,7 @@ package console
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -184,6 +185,7 @@ type pageData struct {
 	Denials []denialView
 	Events  string
 	Report  bool
+	Nonce   string // the script's, for the content security policy
 }
 
 // group is the spawn trees of one scope and identity.
@@ -273,6 +275,12 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request, v *Viewer) {
 		}
 	}
 	d.Events = "events?" + ev.Encode()
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	d.Nonce = hex.EncodeToString(nonce[:])
 	var page bytes.Buffer
 	if err := pageTemplate.ExecuteTemplate(&page, "page", d); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -280,9 +288,9 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request, v *Viewer) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	// The page's own inline script and style, its own origin for the
-	// stream, nothing else.
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'")
+	// The page's own inline script (this answer's, by its nonce) and
+	// style, its own origin for the stream, nothing else.
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+d.Nonce+"'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Write(page.Bytes())
 }
@@ -434,7 +442,8 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, v *Viewer) {
 		})
 		ended("watch", err)
 	})
-	defer wg.Wait() // after cancel, which runs first
+	// Stop both feeds and wait for them, whichever way the stream ends.
+	defer func() { cancel(); wg.Wait() }()
 	ping := time.NewTicker(25 * time.Second)
 	defer ping.Stop()
 	for {

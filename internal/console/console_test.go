@@ -190,7 +190,16 @@ func basic(user, pass string) string {
 func TestConsoleScoping(t *testing.T) {
 	tn := startTenants(t)
 	srv := tn.serve(t, viewers(t))
-	_, _, acme := get(t, srv, "/", bearer(acmeToken))
+	_, hdr, acme := get(t, srv, "/", bearer(acmeToken))
+	// Self-contained: nothing loads from elsewhere, and only the page's
+	// own script runs (its nonce is this answer's).
+	if m := regexp.MustCompile(`(?i)(src|href|action)="(https?:)?//`).FindString(acme); m != "" {
+		t.Errorf("the page loads or links elsewhere: %s", m)
+	}
+	nonce := regexp.MustCompile(`<script nonce="([^"]+)">`).FindStringSubmatch(acme)
+	if nonce == nil || !strings.Contains(hdr.Get("Content-Security-Policy"), "script-src 'nonce-"+nonce[1]+"'") {
+		t.Errorf("the script's nonce is not the policy's: %v, %q", nonce, hdr.Get("Content-Security-Policy"))
+	}
 	for _, want := range []string{`id="t-a1"`, `id="d-`, "a1-exec", "orchestrator <b>acme</b>", "global:deny", `tools.deny: &#34;exec&#34;`,
 		"a1-user", "ledger why --nats nats://example --call a1-exec"} {
 		if !strings.Contains(acme, want) {

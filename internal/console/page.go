@@ -69,7 +69,7 @@ code { font: 12.5px ui-monospace, monospace; } form input { width: 9em; }
 <div id="denials">{{range .Denials}}{{template "denial" .}}{{end}}</div>
 </section>
 </main>
-<script>
+<script nonce="{{.Nonce}}">
 (function () {
   "use strict";
   var doc = document, html = doc.documentElement, status = doc.getElementById("status");
