@@ -34,7 +34,7 @@ type httpServer struct {
 func (s *httpServer) register(fs interface {
 	StringVar(*string, string, string, string)
 }) {
-	fs.StringVar(&s.addr, "http", "", "serve the live console at http://ADDR/ (sessions by scope and identity, denials as they land with their\n"+
+	fs.StringVar(&s.addr, "http", "", "serve the live console at http://`ADDR`/ (sessions by scope and identity, denials as they land with their\n"+
 		"why trace), the audit report at /report and /healthz (for example 127.0.0.1:8080); ':PORT' binds 127.0.0.1.\n"+
 		"Without --http-viewers it takes no credentials and shows every tenant, so only a loopback host is accepted")
 	fs.StringVar(&s.viewersFile, "http-viewers", "", "with --http: let in only the viewers this JSON `FILE` lists, each with a bearer token and the orchestrator\n"+
