@@ -77,6 +77,12 @@ func (tn *tenants) check(t *testing.T, cl *client.Client, key events.SessionKey,
 // serve runs a console over the ledger with viewers (nil: none).
 func (tn *tenants) serve(t *testing.T, viewers *console.Viewers) *httptest.Server {
 	t.Helper()
+	return tn.serveWith(t, viewers, 0)
+}
+
+// serveWith is serve with at most maxStreams streams (0: the default).
+func (tn *tenants) serveWith(t *testing.T, viewers *console.Viewers, maxStreams int) *httptest.Server {
+	t.Helper()
 	report := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "the report") })
 	h, err := console.New(console.Config{
 		Client: func(owner string) *client.Client {
@@ -85,7 +91,7 @@ func (tn *tenants) serve(t *testing.T, viewers *console.Viewers) *httptest.Serve
 			}
 			return client.New(tn.l.Connect(), client.Options{Owner: owner})
 		},
-		Head: tn.l.Service.Position, Viewers: viewers, Report: report, Where: []string{"--nats", "nats://example"},
+		Head: tn.l.Service.Position, Viewers: viewers, Report: report, Where: []string{"--nats", "nats://example"}, MaxStreams: maxStreams,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -374,5 +380,47 @@ func TestConsoleViewersFile(t *testing.T) {
 		if _, err := console.ParseViewers([]byte(bad)); err == nil {
 			t.Errorf("%s: accepted", bad)
 		}
+	}
+}
+
+// TestConsoleStreamsAreBounded: past MaxStreams open streams another is
+// answered 503 with Retry-After; once one closes, a new one is let in.
+func TestConsoleStreamsAreBounded(t *testing.T) {
+	tn := startTenants(t)
+	srv := tn.serveWith(t, viewers(t), 1)
+	ctx, cancel := context.WithCancel(t.Context())
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+acmeToken)
+	resp, err := srv.Client().Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the first stream: %v %v", resp, err)
+	}
+	code, hdr, body := get(t, srv, "/events", bearer(auditToken))
+	if code != 503 || hdr.Get("Retry-After") == "" {
+		t.Fatalf("a second stream: %d %q %s, want 503 with Retry-After", code, hdr.Get("Retry-After"), body)
+	}
+	cancel()
+	resp.Body.Close()
+	// The first stream's slot is free once its handler has returned,
+	// which closing it brings about: wait for it, with a deadline.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		feed := func() (code int) {
+			req, _ := http.NewRequestWithContext(t.Context(), "GET", srv.URL+"/events", nil)
+			req.Header.Set("Authorization", "Bearer "+auditToken)
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			return resp.StatusCode
+		}()
+		if feed == 200 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no stream let in after the first closed: %d", feed)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
