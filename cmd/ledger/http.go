@@ -112,7 +112,8 @@ func (s *httpServer) serve(svc *service.Service, nc *nats.Conn, where []string, 
 	// with base, which stop cancels before Shutdown, so that Shutdown
 	// finds the connections idle and returns once their handlers have.
 	base, cancel := context.WithCancel(context.Background())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, MaxHeaderBytes: 64 << 10,
+	// No write timeout: a stream writes for as long as its viewer looks.
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10,
 		BaseContext: func(net.Listener) context.Context { return base }}
 	return &httpActor{name: "console", srv: srv, ln: ln, cancel: cancel}, nil
 }

@@ -83,6 +83,9 @@ type Handler struct {
 	cfg     Config
 	mux     *http.ServeMux
 	streams chan struct{}
+	// pages bounds the pages rendered at once: each asks the API for a
+	// page of denials, the trees, and a why per denial.
+	pages chan struct{}
 }
 
 // New returns a console handler.
@@ -99,7 +102,7 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{cfg: cfg, mux: http.NewServeMux(), streams: make(chan struct{}, cfg.MaxStreams)}
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), streams: make(chan struct{}, cfg.MaxStreams), pages: make(chan struct{}, 4)}
 	h.mux.HandleFunc("GET /{$}", h.withViewer(h.page))
 	h.mux.HandleFunc("GET /events", h.withViewer(h.events))
 	h.mux.HandleFunc("GET /report", h.withViewer(h.report))
@@ -245,6 +248,12 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request, v *Viewer) {
 	}
 	f := filterOf(q)
 	ctx := r.Context()
+	select {
+	case h.pages <- struct{}{}:
+		defer func() { <-h.pages }()
+	case <-ctx.Done():
+		return
+	}
 	cl := h.cfg.Client(v.Owner)
 	res, err := cl.Denials(ctx, wire.DenialsQuery{Filter: f, From: from})
 	if err != nil {
