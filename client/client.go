@@ -553,8 +553,9 @@ func (c *Client) Session(ctx context.Context, session events.SessionKey, opts ..
 	return r, err
 }
 
-// Tree returns the spawn tree under root ("" with the auditor scope: every
-// root's tree).
+// Tree returns the spawn tree under root, or with root "" every root's
+// tree the client may see (the auditor scope's: every one; an
+// orchestrator's: its own), in the order they started.
 func (c *Client) Tree(ctx context.Context, root events.SessionKey, opts ...QueryOpt) ([]*TreeNode, error) {
 	var r []*TreeNode
 	err := c.ask(ctx, wire.EndpointTree, wire.Query{Session: root}, opts, &r)

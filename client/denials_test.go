@@ -134,6 +134,24 @@ func TestWhyCallAndDenials(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
 		}
 	}
+	// Every root's tree: an orchestrator's own, the auditor's every one.
+	for _, tt := range []struct {
+		name string
+		cl   *client.Client
+		want string
+	}{{"acme", acme, "[a1]"}, {"globex", globex, "[g1]"}, {"auditor", audit, "[a1 g1]"}} {
+		trees, err := tt.cl.Tree(ctx, "", client.WithMinSeq(token.MinSeq))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []events.SessionKey
+		for _, n := range trees {
+			keys = append(keys, n.Key)
+		}
+		if got := fmt.Sprint(keys); got != tt.want {
+			t.Errorf("%s's every-root tree: %s, want %s", tt.name, got, tt.want)
+		}
+	}
 	if _, err := acme.Denials(ctx, client.DenialsQuery{Session: "g1"}); events.CodeOf(err) != events.CodeUnknownSession {
 		t.Errorf("another's session: %v, want unknown_session", err)
 	}

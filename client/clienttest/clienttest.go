@@ -238,7 +238,7 @@ func (l *Ledger) close() error {
 		nc.Close()
 	}
 	if l.svc != nil {
-		if err := l.svc.Flush(); err != nil {
+		if err := l.svc.Flush(context.Background()); err != nil {
 			errs = append(errs, fmt.Errorf("clienttest: committing the projection: %w", err))
 		}
 	}

@@ -17,7 +17,7 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		"without JavaScript) with the spawn tree, every session's timeline of turns with the tools gained\n"+
 		"and lost and why, continuations with their policy source, grants and revocations on the same\n"+
 		"time axis, and the full why trace of every denied tool. 'ledger serve --http ADDR' serves the\n"+
-		"same page. Every session shows its scope and the identity its root started with; every\n"+
+		"same page at /report. Every session shows its scope and the identity its root started with; every\n"+
 		"decision names its scope. --scope, --user-identity, --project and --runtime keep the trees\n"+
 		"whose root has them, and the policy changes of their scopes.", stderr)
 	var q queryFlags

@@ -273,7 +273,9 @@ func TestExportAndReportUsage(t *testing.T) {
 }
 
 // TestServeHTTPReport runs the demo into a data dir, serves it with
-// --http and reads the report and the health check.
+// --http and reads the report (at /report) and the health check; the
+// console at /, which reads through the API that --no-api does not serve,
+// says so.
 func TestServeHTTPReport(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	if _, errOut, err := runCLI(t, "", "demo", "--data", data); err != nil {
@@ -292,7 +294,7 @@ func TestServeHTTPReport(t *testing.T) {
 		sc := bufio.NewScanner(errR)
 		for sc.Scan() {
 			var m struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &m) == nil && m.Msg == "report" {
+			if json.Unmarshal(sc.Bytes(), &m) == nil && m.Msg == "console" {
 				addrCh <- m.Addr
 			}
 		}
@@ -303,7 +305,7 @@ func TestServeHTTPReport(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("serve exited: %v", err)
 	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not start its report server")
+		t.Fatal("serve did not start its console server")
 	}
 	get := func(path string) (int, string, string) {
 		t.Helper()
@@ -315,22 +317,25 @@ func TestServeHTTPReport(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
 	}
-	code, ctype, body := get("/")
+	code, ctype, body := get("/report")
 	if code != 200 || ctype != "text/html; charset=utf-8" {
-		t.Fatalf("GET /: %d %s\n%.300s", code, ctype, body)
+		t.Fatalf("GET /report: %d %s\n%.300s", code, ctype, body)
 	}
 	for _, want := range []string{demoMain, demoCoder, demoReviewer, "the log up to sequence 19", "effect refused", `class="trace"`} {
 		if !strings.Contains(body, want) {
-			t.Errorf("GET / lacks %q", want)
+			t.Errorf("GET /report lacks %q", want)
 		}
 	}
-	if code, _, body := get("/?session=" + demoReviewer); code != 200 || strings.Contains(body, demoCoder) {
-		t.Errorf("GET /?session=reviewer: %d, shows the coder: %v", code, strings.Contains(body, demoCoder))
+	if code, _, body := get("/report?session=" + demoReviewer); code != 200 || strings.Contains(body, demoCoder) {
+		t.Errorf("GET /report?session=reviewer: %d, shows the coder: %v", code, strings.Contains(body, demoCoder))
 	}
-	if code, _, body := get("/?to=7"); code != 200 || !strings.Contains(body, "the log up to sequence 7") {
-		t.Errorf("GET /?to=7: %d\n%.300s", code, body)
+	if code, _, body := get("/report?to=7"); code != 200 || !strings.Contains(body, "the log up to sequence 7") {
+		t.Errorf("GET /report?to=7: %d\n%.300s", code, body)
 	}
-	for path, want := range map[string]int{"/?session=ghost": 404, "/?to=99": 400, "/?to=x": 400, "/nope": 404} {
+	if code, _, body := get("/"); code != 502 || !strings.Contains(body, "the ledger's API") {
+		t.Errorf("GET / without the API: %d, want 502 naming the API: %.300s", code, body)
+	}
+	for path, want := range map[string]int{"/report?session=ghost": 404, "/report?to=99": 400, "/report?to=x": 400, "/nope": 404} {
 		if code, _, body := get(path); code != want {
 			t.Errorf("GET %s: %d, want %d: %s", path, code, want, body)
 		}

@@ -35,7 +35,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	maxWait := fl.Duration("max-wait", 2*time.Second, "how long a query with min_seq waits for this replica to catch up before answering not_caught_up")
 	noAPI := fl.Bool("no-api", false, "do not serve the ledger micro service (only keep the projection current)")
 	metricsAddr := fl.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (for example :9090)")
-	httpAddr := fl.String("http", "", "serve the audit report (as 'ledger report' writes it) at http://ADDR/ and /healthz (for example 127.0.0.1:8080);\n':PORT' binds 127.0.0.1. The page shows every tenant's sessions to anyone who reaches it: no authentication")
+	var web httpServer
+	web.register(fl)
 	var hooks hookServer
 	hooks.register(fl)
 	genAuth := fl.String("gen-auth", "", "write a NATS authorization block for the roles below to FILE ('-' for stdout) and exit; include it\nin the NATS server configuration (or pass it to --nats-config)")
@@ -67,6 +68,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err := hooks.check(); err != nil {
 		return err
 	}
+	if err := web.check(); err != nil {
+		return err
+	}
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(*level)); err != nil {
 		return usageError("--log-level %q: use debug, info, warn or error", *level)
@@ -75,7 +79,6 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err := bindListen(&lf, *insecure); err != nil {
 		return err
 	}
-	*httpAddr = loopbackUnlessHost(*httpAddr)
 	var m *ledgerMetrics
 	if *metricsAddr != "" {
 		m = newLedgerMetrics()
@@ -108,9 +111,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	// Serve has (http.Server.Shutdown). The actors stop in the reverse of
 	// the order they are added here: on SIGINT or SIGTERM (or when the
 	// follower fails) first the front ends that take requests, the hooks
-	// server, the API and the report server, then the follower, then the
-	// lag sampler and the metrics server, so that /metrics answers to the
-	// end; the NATS connection and the embedded server close after g.run
+	// server, the console (whose streams read through the API), the API,
+	// then the follower, then the lag sampler and the metrics server, so
+	// that /metrics answers to the end; the NATS connection and the embedded server close after g.run
 	// (h.Close). Each actor's context is its own, not ctx: the signal ends
 	// them only through g, in that order.
 	var g runGroup
@@ -132,14 +135,6 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		return err
 	}, stopFollower)
-	if *httpAddr != "" {
-		report, err := serveReport(*httpAddr, h.svc, lf.logger)
-		if err != nil {
-			return g.abort(fmt.Errorf("--http %s: %w", *httpAddr, err))
-		}
-		g.add(report.run, report.stop)
-		lf.logger.Warn("the report at --http serves every tenant's sessions without authentication; keep it on loopback or behind an authenticating proxy", "addr", *httpAddr)
-	}
 	if !*noAPI {
 		cfg := api.Config{Service: h.svc, Instance: *name, MaxWait: *maxWait, Logger: lf.logger, ScopeLimits: limits}
 		if m != nil {
@@ -155,13 +150,25 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		g.addStop(func() { stopBatcher(); _ = srv.Stop() })
 		lf.logger.Info("api", "service", api.ServiceName, "version", api.ServiceVersion, "subjects", api.Prefix+".>", "instance", *name)
 	}
-	if hooks.addr != "" {
-		why := []string{"--data", lf.data}
-		if lf.natsURL != "" {
-			why = []string{"--nats", lf.natsURL}
-		} else if lf.listen != "" {
-			why = []string{"--nats", h.ns.ClientURL()}
+	// why holds the flags with which 'ledger why' finds this ledger, for
+	// the hooks' answers and the console's denials.
+	why := []string{"--data", lf.data}
+	if lf.natsURL != "" {
+		why = []string{"--nats", lf.natsURL}
+	} else if lf.listen != "" {
+		why = []string{"--nats", h.ns.ClientURL()}
+	}
+	if web.addr != "" {
+		site, err := web.serve(h.svc, h.nc, why, lf.logger)
+		if err != nil {
+			return g.abort(fmt.Errorf("--http %s: %w", web.addr, err))
 		}
+		g.add(site.run, site.stop)
+		if *noAPI {
+			lf.logger.Warn("the console at --http reads through the ledger's API, which --no-api does not serve here: it needs another replica serving it on the same NATS", "addr", web.addr)
+		}
+	}
+	if hooks.addr != "" {
 		hooksActor, err := hooks.serve(h.nc, why, lf.logger)
 		if err != nil {
 			return g.abort(fmt.Errorf("--hooks %s: %w", hooks.addr, err))

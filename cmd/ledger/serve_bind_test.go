@@ -34,7 +34,7 @@ func TestServeUnauthenticatedListenIsLoopback(t *testing.T) {
 		args       []string
 		wantListen string // the listen address the warning names
 		wantWarn   string
-		wantHTTP   string // the report's address starts so
+		wantHTTP   string // the console's address starts so
 	}{
 		{"no host binds loopback", []string{"--listen", ":-1", "--http", ":0"}, "127.0.0.1:-1", "loopback only", "127.0.0.1:"},
 		{"loopback host kept", []string{"--listen", "127.0.0.1:-1", "--http", "127.0.0.1:0"}, "127.0.0.1:-1", "loopback only", "127.0.0.1:"},
@@ -52,9 +52,9 @@ func TestServeUnauthenticatedListenIsLoopback(t *testing.T) {
 				if m["level"] == "WARN" && strings.Contains(msg, "every tenant") {
 					httpWarned = true
 				}
-				if msg == "report" && tc.wantHTTP != "" {
+				if msg == "console" && tc.wantHTTP != "" {
 					if a, _ := m["addr"].(string); !strings.HasPrefix(a, tc.wantHTTP) {
-						t.Errorf("the report listens on %s, want %s...", a, tc.wantHTTP)
+						t.Errorf("the console listens on %s, want %s...", a, tc.wantHTTP)
 					}
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -139,7 +140,7 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s needs a tool", name), 0)
 		return
 	}
-	if owner != ScopeAll || q.Session != "" {
+	if (owner != ScopeAll || q.Session != "") && !(name == "tree" && q.Session == "") {
 		if err := s.cfg.Service.View(ctx, "", projection.Position{}, func(st *projection.State) error { return owned(st, q.Session, owner) }); err != nil {
 			respondError(r, err, 0)
 			return
@@ -188,12 +189,13 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 			respondError(r, err, 0)
 		}
 	case "tree":
-		if owner != ScopeAll && q.Session == "" {
-			respondError(r, events.Errorf(events.CodeInvalidEvent, "an orchestrator's tree query names its root session"), 0)
-			return
-		}
 		err := svc.View(ctx, q.Session, pos, func(st *projection.State) error {
 			trees, err := service.Trees(st, q.Session, q.Filter)
+			if err == nil && q.Session == "" && owner != ScopeAll {
+				// An orchestrator's every-root query: its own roots (a
+				// root's sub-agents are its owner's too).
+				trees = slices.DeleteFunc(trees, func(n *service.TreeNode) bool { return st.Session(n.Key).Actor != owner })
+			}
 			if err == nil {
 				respondJSON(r, trees)
 			}
