@@ -8,6 +8,7 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgercmd"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/wire"
 )
@@ -22,6 +23,11 @@ type Options struct {
 	Filter wire.Filter
 	// Title heads the page; "" means "ledger audit report".
 	Title string
+	// Where is the ledger (or scenario, or log file) the records were
+	// read from: every command the page prints names it, so that pasted
+	// as printed it answers from that ledger. The zero value prints
+	// commands that read ./ledger-data.
+	Where ledgercmd.Conn
 }
 
 // Report is everything the page shows, computed once so the template only
@@ -31,6 +37,9 @@ type Report struct {
 	Root  events.SessionKey
 	// Filter is what selected the trees, as text ("" for none).
 	Filter string
+	// WhyCall and WhyTurn are the commands that explain a call and a
+	// turn's tool, with ID, S, T and N to fill in (the footer's).
+	WhyCall, WhyTurn string
 	// Seq is the position reported on: the last record read.
 	Seq         uint64
 	First, Last string // times of the first and last records
@@ -203,7 +212,7 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 				if err != nil {
 					return nil, fmt.Errorf("report: record %d: %w", seq, err)
 				}
-				w := why(v, st.ScopeOf(rec.Session), st.SessionPolicy(rec.Session), whyCall(d.Call, seq))
+				w := why(v, st.ScopeOf(rec.Session), st.SessionPolicy(rec.Session), whyCall(opts.Where, d.Call, seq))
 				w.Input = string(d.Input)
 				calls[seq] = w
 			}
@@ -212,7 +221,8 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 			return nil, fmt.Errorf("report: %w", err)
 		}
 	}
-	r := &Report{Title: opts.Title, Root: opts.Root, Filter: filterText(opts.Filter), Seq: st.Position()}
+	r := &Report{Title: opts.Title, Root: opts.Root, Filter: filterText(opts.Filter), Seq: st.Position(),
+		WhyCall: opts.Where.Command("why", "--call") + " ID", WhyTurn: opts.Where.Command("why", "--session") + " S --tool T --turn N"}
 	if r.Title == "" {
 		r.Title = "ledger audit report"
 	}
@@ -240,7 +250,7 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 	roots := sel.Tops()
 	// Sessions are numbered in tree order: anchors are short, unique and
 	// the same for the same log.
-	b := &builder{st: st, recs: recs, calls: calls, r: r, sel: sel, index: map[events.SessionKey]*Session{}}
+	b := &builder{st: st, recs: recs, calls: calls, r: r, sel: sel, where: opts.Where, index: map[events.SessionKey]*Session{}}
 	for _, root := range roots {
 		for _, k := range Subtree(st, root) {
 			s := st.Session(k)
@@ -285,6 +295,7 @@ type builder struct {
 	calls map[uint64]*Why
 	r     *Report
 	sel   *Selection
+	where ledgercmd.Conn
 	index map[events.SessionKey]*Session
 }
 
@@ -484,7 +495,7 @@ func (b *builder) turn(sec *Session, e *Entry, d *events.TurnData, prevAllowed m
 	byTool := map[string]*Tool{}
 	for i, dn := range ts.Denied {
 		tool := &Tool{Anchor: fmt.Sprintf("%s-why-%d", anchor, i+1), Tool: dn.Tool, Code: dn.Reason.Code, Rule: reasonRule(&dn.Reason),
-			Why: why(tv.Why(dn.Tool, nil), tv.Scope(), tv.Policy(), command("ledger", "why", "--session", string(sec.Key), "--tool", dn.Tool, "--turn", strconv.Itoa(d.Turn)))}
+			Why: why(tv.Why(dn.Tool, nil), tv.Scope(), tv.Policy(), b.where.Command("why", "--session", string(sec.Key), "--tool", dn.Tool, "--turn", strconv.Itoa(d.Turn)))}
 		t.Denied = append(t.Denied, tool)
 		byTool[dn.Tool] = tool
 	}
@@ -549,11 +560,11 @@ func (b *builder) check(sec *Session, e *Entry, rec *events.Record, d *events.Ch
 
 // whyCall is the command that answers why a recorded call was decided
 // as it was: by its call id, or by its record's sequence when it has none.
-func whyCall(call string, seq uint64) string {
+func whyCall(where ledgercmd.Conn, call string, seq uint64) string {
 	if call != "" {
-		return command("ledger", "why", "--call", call)
+		return where.Command("why", "--call", call)
 	}
-	return command("ledger", "why", "--record", strconv.FormatUint(seq, 10))
+	return where.Command("why", "--record", strconv.FormatUint(seq, 10))
 }
 
 func why(v envelope.Verdict, scope string, p *envelope.PolicyState, cmd string) *Why {
