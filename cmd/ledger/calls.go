@@ -51,6 +51,11 @@ func whyCall(ctx context.Context, q *queryFlags, c callFlags, pal palette, stdou
 	defer q.close()
 	a, err := svc.WhyCall(ctx, service.CallQuery{Call: c.call, Session: events.SessionKey(q.session), Seq: c.record})
 	if err != nil {
+		if events.CodeOf(err) == service.CodeUnknownCall && q.scenario == "" && q.log == "" {
+			// The service names the commands that list calls; these
+			// are the ones that list this ledger's.
+			return fmt.Errorf("%w (this ledger's denied and asked calls: %s)", err, q.ledgerFlags.conn().Command("denials"))
+		}
 		return err
 	}
 	if q.json {
