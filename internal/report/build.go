@@ -208,10 +208,12 @@ type Denial struct {
 	Time    string
 	Scope   string
 	Session events.SessionKey
-	Tool    string
-	What    string // "lost at turn 2", "call denied", "effect refused"
-	Code    string
-	Anchor  string
+	// Who is the identity of the session's root (IdentityText).
+	Who    string
+	Tool   string
+	What   string // "lost at turn 2", "call denied", "effect refused"
+	Code   string
+	Anchor string
 }
 
 // Build computes the report of the log whose records are recs, the i-th at
@@ -559,7 +561,7 @@ func (b *builder) turn(sec *Session, e *Entry, d *events.TurnData, prevAllowed m
 			}
 			lt.Cause = b.cause(sec, e.Seq, l.Tool, t.Source)
 			t.Lost = append(t.Lost, &lt)
-			b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Scope: sec.Scope, Session: sec.Key, Tool: l.Tool,
+			b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Scope: sec.Scope, Session: sec.Key, Who: IdentityText(sec.Identity), Tool: l.Tool,
 				What: fmt.Sprintf("lost at turn %d", d.Turn), Code: l.Reason.Code, Anchor: lt.Anchor})
 		}
 	}
@@ -602,7 +604,7 @@ func (b *builder) check(sec *Session, e *Entry, rec *events.Record, d *events.Ch
 		e.Text = fmt.Sprintf("%s (turn %d%s): its check at seq %d no longer holds: now %s (%s)", d.Tool, d.Turn, call, dec.PreparedAt, e.Why.Decision, dec.Reason.Rule)
 		e.Link = fmt.Sprintf("%s-r%d", sec.Anchor, dec.PreparedAt)
 	}
-	b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Scope: sec.Scope, Session: sec.Key, Tool: d.Tool, What: what,
+	b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Scope: sec.Scope, Session: sec.Key, Who: IdentityText(sec.Identity), Tool: d.Tool, What: what,
 		Code: dec.Reason.Code, Anchor: e.Anchor + "-why"})
 	return nil
 }

@@ -292,3 +292,32 @@ func TestCallRowShowsItsInput(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionsCarryTheirIdentity: every session of a tree (a sub-agent
+// its root's), the spawn tree's root line, the time axis and the denials
+// index name the scope and the identity the root started with.
+func TestSessionsCarryTheirIdentity(t *testing.T) {
+	recs := ledger(t,
+		`{"type":"policy.set","v":1,"actor":"ops","data":{"scope":"cc:api","dialect":"openclaw","document":{"tools":{"deny":["gateway"]}},"catalogue":["read","gateway"]}}`,
+		`{"type":"session.started","v":1,"session":"agent:main:main","actor":"o","data":{"agent":"main","scope":"cc:api","runtime":"claude-code","runtime_version":"2.1.328","project":"/srv/api","user":"alice","host":"h3"}}`,
+		`{"type":"turn.started","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1}}`,
+		`{"type":"session.spawned","v":1,"session":"agent:main:subagent:x","actor":"o","data":{"parent":"agent:main:main","agent":"main"}}`,
+		`{"type":"turn.started","v":1,"session":"agent:main:subagent:x","actor":"o","data":{"turn":1}}`,
+		`{"type":"tool.checked","v":1,"session":"agent:main:subagent:x","actor":"o","data":{"turn":1,"tool":"gateway","call":"c1"}}`,
+	)
+	page := render(t, recs, report.Options{})
+	const who = "claude-code 2.1.328, alice@h3, /srv/api"
+	for _, want := range []string{
+		`scope <b>cc:api</b>; runtime <b>claude-code</b> 2.1.328; user <b>alice</b>; host <b>h3</b>; project <span class="mono">/srv/api</span>`,
+		`<span class="meta">scope <b>cc:api</b>, ` + who + `;</span>`,
+		`<td class="mono">agent:main:subagent:x</td><td>` + who + `</td>`,
+		`<title>agent:main:subagent:x (agent main, active; scope cc:api; ` + who + `)</title>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if n := strings.Count(page, `<p class="meta identity">scope <b>cc:api</b>; runtime <b>claude-code</b>`); n != 2 {
+		t.Errorf("%d sessions show the identity, want both", n)
+	}
+}
