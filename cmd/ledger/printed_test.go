@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,6 +66,7 @@ func TestPrintedCommandsRunAsPrinted(t *testing.T) {
 	url, _ := serveLedger(t)
 	cmds = append(cmds, hookDenial(t, url)...)
 	cmds = append(cmds, gatewayDenial(t, bin, url))
+	cmds = append(cmds, servedHookDenial(t))
 	cmds = append(cmds, cliPrinted(t, url, "--nats", url)...)
 
 	// A ledger in a data directory, named relative to where the demo ran:
@@ -115,7 +118,7 @@ func TestPrintedCommandsRunAsPrinted(t *testing.T) {
 	if out, _, err := runCLI(t, "", "tree", "--data", missing); err != nil || !strings.Contains(out, demoMain) {
 		t.Errorf("after the hint's demo, tree --data %s: %v\n%s", missing, err, out)
 	}
-	for _, src := range []string{"hook denial", "gateway denial", "denials --nats", "report --nats", "why --turn --nats", "unknown call --nats",
+	for _, src := range []string{"hook denial", "served hook denial", "gateway denial", "denials --nats", "report --nats", "why --turn --nats", "unknown call --nats",
 		"demo", "denials --data", "report --data", "unknown call --data"} {
 		n := 0
 		for _, c := range cmds {
@@ -180,6 +183,48 @@ func hookDenial(t *testing.T, url string) []printed {
 		t.Fatalf("the hook's denial names no command: %s", reason)
 	}
 	return []printed{{"hook denial", cmd, []string{"deny", "Bash", "permission:deny", "toolu_rm"}}}
+}
+
+// servedHookDenial posts Claude Code's HTTP hooks to 'ledger serve --hooks'
+// (a ledger of its own, served on loopback NATS) until it denies a call,
+// and returns the command its denial prints.
+func servedHookDenial(t *testing.T) printed {
+	t.Helper()
+	project := hookProject(t)
+	cat := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(cat, []byte(`["Agent","Bash","Read"]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const token = "printed-test-hooks-token"
+	_, hooks := serveLedger(t, "--hooks", "127.0.0.1:0", "--hooks-token", token, "--hooks-catalogue", cat, "--hooks-roots", filepath.Dir(project))
+	post := func(body string) string {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, hooks, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	patch := map[string]any{"session_id": hookSession, "cwd": project}
+	post(payload(t, "UserPromptSubmit.json", patch))
+	patch["tool_input"], patch["tool_use_id"] = map[string]any{"command": "rm -rf /"}, "toolu_served"
+	var out struct {
+		Specific struct{ PermissionDecision, PermissionDecisionReason string } `json:"hookSpecificOutput"`
+	}
+	body := post(payload(t, "PreToolUse.json", patch))
+	if err := json.Unmarshal([]byte(body), &out); err != nil || out.Specific.PermissionDecision != "deny" {
+		t.Fatalf("the served hook did not deny rm: %s (%v)", body, err)
+	}
+	_, cmd, ok := strings.Cut(out.Specific.PermissionDecisionReason, "Explain it with: ")
+	if !ok {
+		t.Fatalf("the served hook's denial names no command: %s", body)
+	}
+	return printed{"served hook denial", cmd, []string{"deny", "Bash", "permission:deny", "toolu_served"}}
 }
 
 // gatewayDenial runs the built 'ledger mcp' in front of the test binary's
