@@ -9,8 +9,8 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgercmd"
 	"github.com/sessionledger/ledger/internal/service"
-	"github.com/sessionledger/ledger/internal/shellquote"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/wire"
 )
@@ -51,6 +51,11 @@ func whyCall(ctx context.Context, q *queryFlags, c callFlags, pal palette, stdou
 	defer q.close()
 	a, err := svc.WhyCall(ctx, service.CallQuery{Call: c.call, Session: events.SessionKey(q.session), Seq: c.record})
 	if err != nil {
+		if events.CodeOf(err) == service.CodeUnknownCall && q.scenario == "" && q.log == "" {
+			// The service names the commands that list calls; these
+			// are the ones that list this ledger's.
+			return fmt.Errorf("%w (this ledger's denied and asked calls: %s)", err, q.ledgerFlags.conn().Command("denials"))
+		}
 		return err
 	}
 	if q.json {
@@ -104,7 +109,7 @@ func callDecision(c *wire.CallRecord) string {
 
 // printTurnCalls prints what a turn covers and the calls checked in it,
 // with the command that explains each one denied or asked.
-func printTurnCalls(w io.Writer, key events.SessionKey, tc *wire.TurnCalls, where []string, pal palette) {
+func printTurnCalls(w io.Writer, key events.SessionKey, tc *wire.TurnCalls, where ledgercmd.Conn, pal palette) {
 	fmt.Fprintf(w, "turn %d of %s: records %d to %d; the decision above is at its start (seq %d)\n", tc.Turn, key, tc.From, tc.To, tc.From)
 	if len(tc.Calls) == 0 {
 		fmt.Fprintf(w, "calls:    none checked in turn %d\n", tc.Turn)
@@ -133,42 +138,35 @@ func orDash(s string) string {
 // flags that found this ledger: --call when the call has an id, else
 // --record.
 func whyCallCommand(lf *ledgerFlags, call string, seq uint64) string {
-	return whyCallFrom(ledgerArgs(lf), call, seq)
+	return whyCallFrom(lf.conn(), call, seq)
 }
 
-// ledgerArgs are the flags that find the ledger lf found.
-func ledgerArgs(lf *ledgerFlags) []string {
-	switch {
-	case lf == nil:
-		return nil
-	case lf.natsURL != "":
-		return []string{"--nats", redactURL(lf.natsURL)}
-	case lf.dataGiven():
-		return []string{"--data", lf.data}
+// conn is where lf found the ledger, as the commands it prints name it:
+// the server (with its credentials file, user and stream), else the data
+// directory it opened (the default one too: that is where it read).
+func (f *ledgerFlags) conn() ledgercmd.Conn {
+	if f == nil {
+		return ledgercmd.Conn{}
 	}
-	return nil
+	c := ledgercmd.Conn{NATS: f.natsURL, Creds: f.creds, User: f.user, Stream: f.stream}
+	if f.natsURL == "" {
+		c.Data = f.data
+	}
+	return c
 }
 
-// queryArgs are the flags that find what a query read: its scenario, its
-// log file, or its ledger.
-func queryArgs(q *queryFlags) []string {
-	switch {
-	case q.scenario != "":
-		return []string{"--scenario", q.scenario}
-	case q.log != "":
-		return []string{"--log", q.log}
-	}
-	return ledgerArgs(&q.ledgerFlags)
+// conn is where a query read: its scenario, its log file, or its ledger.
+func (q *queryFlags) conn() ledgercmd.Conn {
+	c := q.ledgerFlags.conn()
+	c.Scenario, c.Log = q.scenario, q.log
+	return c
 }
 
 // whyCallFrom is the command that explains a recorded call, with the
-// flags where that finds it.
-func whyCallFrom(where []string, call string, seq uint64) string {
-	words := append([]string{"ledger", "why"}, where...)
+// flags that reach where it is recorded.
+func whyCallFrom(where ledgercmd.Conn, call string, seq uint64) string {
 	if call != "" {
-		words = append(words, "--call", call)
-	} else {
-		words = append(words, "--record", strconv.FormatUint(seq, 10))
+		return where.Command("why", "--call", call)
 	}
-	return shellquote.Join(words...)
+	return where.Command("why", "--record", strconv.FormatUint(seq, 10))
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgercmd"
 	"github.com/sessionledger/ledger/internal/service"
-	"github.com/sessionledger/ledger/internal/shellquote"
 	"github.com/sessionledger/ledger/projection"
 )
 
@@ -178,7 +178,13 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 				}
 			}
 			fmt.Fprintf(stdout, "\nmain's continuation: %s %s\n", context.Source, context.SourceReason)
-			fmt.Fprintf(stdout, "\n$ ledger why --session %s --tool browser\n", demoCoder)
+			// The data directory is named only when it is kept: a
+			// temporary one is gone by the time the command could run.
+			var where ledgercmd.Conn
+			if *keep || dataGiven {
+				where = lf.conn()
+			}
+			fmt.Fprintf(stdout, "\n$ %s\n", where.Command("why", "--session", string(demoCoder), "--tool", "browser"))
 			sess := st.Session(demoCoder)
 			printWhy(stdout, demoCoder, service.Answer{Seq: st.Position(), Scope: st.ScopeOf(demoCoder), Verdict: why, Policy: st.Policy(), Context: sess.Context, Envelope: sess.Envelope})
 		}
@@ -192,8 +198,8 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			"why": why, "main_context": context})
 	}
 	if *keep || dataGiven {
-		d := shellquote.Word(lf.data)
-		fmt.Fprintf(stdout, "\nthe log and projection are in %s; try:\n  ledger tree --data %s\n  ledger verify --data %s\n", lf.data, d, d)
+		c := lf.conn()
+		fmt.Fprintf(stdout, "\nthe log and projection are in %s; try:\n  %s\n  %s\n", lf.data, c.Command("tree"), c.Command("verify"))
 	}
 	return nil
 }

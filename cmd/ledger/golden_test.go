@@ -10,11 +10,20 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// goldenDir is testdata/golden, found before any test changes directory.
+var goldenDir = func() string {
+	d, err := filepath.Abs(filepath.Join("testdata", "golden"))
+	if err != nil {
+		panic(err)
+	}
+	return d
+}()
+
 // golden compares got with testdata/golden/name, or rewrites it with
 // -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
+	path := filepath.Join(goldenDir, name)
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

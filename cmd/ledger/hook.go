@@ -25,6 +25,7 @@ import (
 	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
 	"github.com/sessionledger/ledger/internal/importer"
+	"github.com/sessionledger/ledger/internal/ledgercmd"
 	"github.com/sessionledger/ledger/internal/safefile"
 )
 
@@ -407,9 +408,13 @@ type hookServer struct {
 	timeout                     time.Duration
 	catalogue                   []string
 	rootList                    []string
+	// fs is serve's flag set, whose --creds, --user and --stream the
+	// denials' why commands name beside the place serve gives.
+	fs *flag.FlagSet
 }
 
 func (s *hookServer) register(fs *flag.FlagSet) {
+	s.fs = fs
 	fs.StringVar(&s.addr, "hooks", "", "serve Claude Code's HTTP hooks at http://ADDR"+cchook.HTTPPath+" (ADDR without a host binds loopback, e.g. :8787);\ninstall them with 'ledger hook install --url http://ADDR"+cchook.HTTPPath+"' (docs/claude-code-hooks.md)")
 	fs.StringVar(&s.token, "hooks-token", os.Getenv("LEDGER_HOOKS_TOKEN"), "with --hooks: accept only requests with Authorization: Bearer `TOKEN` (env LEDGER_HOOKS_TOKEN), instead of --hooks-token-file's")
 	fs.StringVar(&s.tokenFile, "hooks-token-file", defaultHooksTokenFile(), "with --hooks: accept only requests with the bearer token in `FILE`, made when it does not exist\n('ledger hook install --url' writes the same file's token into the project's hooks)")
@@ -498,12 +503,31 @@ func hookRoots(list string) ([]string, error) {
 	return out, nil
 }
 
-func redactArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = redactURL(a)
+// whyConn is where a served hook's denial sends a person: the place serve
+// names with why (--nats URL or --data DIR), with serve's --creds, --user
+// and --stream, so that its why command reaches this ledger as serve does
+// (a URL's user and password are dropped by ledgercmd; no password is
+// printed).
+func (s *hookServer) whyConn(why []string) ledgercmd.Conn {
+	var c ledgercmd.Conn
+	for i := 0; i+1 < len(why); i += 2 {
+		switch why[i] {
+		case "--nats":
+			c.NATS = why[i+1]
+		case "--data":
+			c.Data = why[i+1]
+		}
 	}
-	return out
+	if s.fs != nil {
+		get := func(name string) string {
+			if f := s.fs.Lookup(name); f != nil {
+				return f.Value.String()
+			}
+			return ""
+		}
+		c.Creds, c.User, c.Stream = get("creds"), get("user"), get("stream")
+	}
+	return c
 }
 
 // loopback makes an address without a host bind the loopback interface.
@@ -523,7 +547,7 @@ func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (*h
 	opts := cchook.Options{
 		Catalogue: s.catalogue,
 		Scope:     s.scope,
-		Why:       append([]string{"ledger", "why"}, redactArgs(why)...),
+		Why:       s.whyConn(why).Words("why"),
 		Where:     "this ledger's API",
 		Home:      home,
 		Roots:     s.rootList,

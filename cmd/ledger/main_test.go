@@ -17,6 +17,10 @@ import (
 // included. (A private directory, not a before/after listing of the shared
 // one, so that other processes' temp files do not count.)
 func TestMain(m *testing.M) {
+	if os.Getenv(upstreamEnv) == "1" {
+		runTestUpstream()
+		return
+	}
 	os.Exit(runTests(m))
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgercmd"
 	"github.com/sessionledger/ledger/internal/mcpgw"
 	"github.com/sessionledger/ledger/wire"
 )
@@ -54,7 +55,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	scope := fl.String("scope", "", "the ledger `SCOPE` the sessions the gateway starts are bound to\n(default: the config's \"scope\", else mcp:<config file base name>)")
 	identity := fl.String("identity", "", "who the sessions the gateway starts run for, recorded as session.started's user\n(default: the OS user the gateway runs as)")
 	timeout := fl.Duration("timeout", 5*time.Second, "bound on each request to the ledger")
-	why := fl.String("why", "ledger why", "the `COMMAND` a denial tells to run to explain it, as words separated by spaces")
+	why := fl.String("why", "", "the `COMMAND` a denial tells to run to explain it, as words separated by spaces\n(default: ledger why with the gateway's --nats, --creds and --user, so that it reaches the same ledger)")
 	idle := fl.Duration("idle-timeout", mcpgw.DefaultIdleTimeout, "close an HTTP MCP session after this long without a request, and forget a ledger session with no MCP session as long")
 	insecure := fl.Bool("insecure", false, "with --listen beyond loopback: serve without client tokens (any client that reaches it may name any session of the owner)")
 	callTimeout := fl.Duration("call-timeout", mcpgw.DefaultCallTimeout, "bound on each upstream tools/call; past it the call is cancelled and answered a tool error")
@@ -131,13 +132,17 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return fmt.Errorf("connecting to NATS at %s as %q: %w", redactURL(*natsURL), *user, err)
 	}
 	defer nc.Close()
+	whyWords := strings.Fields(*why)
+	if len(whyWords) == 0 {
+		whyWords = ledgercmd.Conn{NATS: *natsURL, Creds: *creds, User: *user}.Words("why")
+	}
 	gw, err := mcpgw.New(cfg, mcpgw.Options{
 		Ledger:         client.New(nc, client.Options{Owner: name, Timeout: *timeout}),
 		Start:          *start,
 		Scope:          sc,
 		User:           who,
 		Host:           host,
-		Why:            strings.Fields(*why),
+		Why:            whyWords,
 		Logger:         logger,
 		IdleTimeout:    *idle,
 		CallTimeout:    *callTimeout,

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/internal/shellquote"
 )
 
 // readCommands are the commands that only read a ledger: pointed at a
@@ -34,7 +35,7 @@ func TestReadCommandsRefuseAMissingLedger(t *testing.T) {
 			out, _, err := runCLI(t, "", full...)
 			var msg strings.Builder
 			code := exitCode(err, &msg)
-			want := "ledger: no ledger in " + typo + ": " + filepath.Join(typo, "nats") + " does not exist; create one with 'ledger serve --data " + typo + "'"
+			want := "ledger: no ledger in " + typo + ": " + filepath.Join(typo, "nats") + " does not exist; create one with: ledger serve --data " + shellquote.Word(typo)
 			if code != 2 || !strings.HasPrefix(msg.String(), want) || out != "" {
 				t.Fatalf("exit %d, %q, stdout %q; want exit 2 and %q", code, msg.String(), out, want)
 			}
@@ -68,7 +69,7 @@ func TestReadCommandsOverNATSCreateNothing(t *testing.T) {
 			_, _, err := runCLI(t, "", full...)
 			var msg strings.Builder
 			code := exitCode(err, &msg)
-			want := "ledger: no ledger at " + url + ": the server has no stream LEDGER; create one with 'ledger serve --nats " + url + "'"
+			want := "ledger: no ledger at " + url + ": the server has no stream LEDGER; create one with: ledger serve --nats " + url
 			if code != 2 || !strings.HasPrefix(msg.String(), want) {
 				t.Fatalf("exit %d, %q; want exit 2 and %q", code, msg.String(), want)
 			}

@@ -95,11 +95,15 @@ func (f *ledgerFlags) dataGiven() bool {
 // noLedger is the error of a read command pointed at a place that holds no
 // ledger: a usage error (exit 2), since nothing was read.
 func (f *ledgerFlags) noLedger(why string) error {
-	where, create := "in "+f.data, "'ledger serve --data "+f.data+"' (or ledger append/demo --data "+f.data+")"
+	// Each command is printed as it runs, with the flags that name this
+	// place, not wrapped in quotes of its own (a quoted word inside would
+	// end them).
+	c := f.conn()
+	where, create := "in "+f.data, c.Command("serve")+" (or: "+c.Command("append")+", or: "+c.Command("demo")+")"
 	if f.natsURL != "" {
-		where, create = "at "+redactURL(f.natsURL), "'ledger serve --nats "+redactURL(f.natsURL)+"' (or ledger append --nats ...)"
+		where, create = "at "+redactURL(f.natsURL), c.Command("serve")+" (or: "+c.Command("append")+")"
 	}
-	return &exitError{code: 2, kind: "no_ledger", msg: fmt.Sprintf("no ledger %s: %s; create one with %s", where, why, create)}
+	return &exitError{code: 2, kind: "no_ledger", msg: fmt.Sprintf("no ledger %s: %s; create one with: %s", where, why, create)}
 }
 
 // connectTimeout bounds connecting to NATS (the TCP dial and the

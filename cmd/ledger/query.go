@@ -292,7 +292,7 @@ func decideCommand(ctx context.Context, name, about string, trace bool, args []s
 	}
 	printWhyTo(stdout, key, a, pal)
 	if tc != nil {
-		printTurnCalls(stdout, key, tc, queryArgs(&q), pal)
+		printTurnCalls(stdout, key, tc, q.conn(), pal)
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func runReport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	if *html == "-" && isTerminal(stdout) {
 		progress = nil
 	}
-	rep, err := buildReport(ctx, svc, report.Options{Root: events.SessionKey(q.session), Filter: ff.filter(), Title: *title}, *to, progress)
+	rep, err := buildReport(ctx, svc, report.Options{Root: events.SessionKey(q.session), Filter: ff.filter(), Title: *title, Where: q.conn()}, *to, progress)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/shellquote"
 )
 
 // demoBatch is the id the demo's yield gets in its scenario, so the resume
@@ -72,7 +73,10 @@ func TestDemoScenarioPasses(t *testing.T) {
 
 // TestGoldenReport pins the report page of the demo's story.
 func TestGoldenReport(t *testing.T) {
-	out, errOut, err := runCLI(t, "", "report", "--scenario", demoScenario(t), "--html", "-")
+	// From the scenario's directory, so that the commands the page
+	// prints name it the same on every run (--scenario demo.json).
+	t.Chdir(filepath.Dir(demoScenario(t)))
+	out, errOut, err := runCLI(t, "", "report", "--scenario", "demo.json", "--html", "-")
 	if err != nil {
 		t.Fatalf("report: %v\n%s", err, errOut)
 	}
@@ -83,24 +87,25 @@ func TestGoldenReport(t *testing.T) {
 // without a browser: the sessions, the tools lost and their reason, the
 // continuations' policy sources, grants and revocations, and why traces.
 func TestReportShowsTheStory(t *testing.T) {
+	demo := demoScenario(t)
 	tests := []struct {
 		name string
 		args []string
 		want []string
 	}{
-		{"demo", []string{"--scenario", demoScenario(t)}, []string{
+		{"demo", []string{"--scenario", demo}, []string{
 			`id="s1"`, demoMain, demoCoder, demoReviewer,
 			"grant revoked", "also_allow for agent coder, target coder: browser",
 			"effect refused", "effect:authorization_changed",
 			"runs under settle_batch", "the continuation at seq 18",
 			`<tr class="o-removed"><td>6</td><td>agent</td><td>removed</td><td><code>agent:allow</code></td>`,
-			"ledger why --call call-exec-2",
+			"ledger why --scenario " + shellquote.Word(demo) + " --call call-exec-2",
 		}},
 		{"openclaw: tools lost at a turn", []string{"--scenario", ocScenario}, []string{
 			"agent:main:discord:direct:alice", "agent:main:subagent:a", "agent:main:subagent:b",
 			`lost at turn 4`, `&minus;read</span> <code>sender:deny</code>`,
 			"current_request (external_requester)",
-			"ledger why --session agent:main:discord:direct:alice --tool exec --turn 2",
+			"ledger why --scenario " + ocScenario + " --session agent:main:discord:direct:alice --tool exec --turn 2",
 		}},
 		{"claude-code", []string{"--scenario", ccScenario}, []string{"lead", "WebFetch"}},
 		{"one tree", []string{"--scenario", demoScenario(t), "--session", demoReviewer}, []string{demoReviewer, "the spawn tree under"}},

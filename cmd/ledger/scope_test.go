@@ -350,7 +350,7 @@ func TestReportNamesScopeAndIdentity(t *testing.T) {
 		`<p class="meta identity">scope <b>default</b>; runtime <b>openclaw</b> 2026.9.6; user <b>alice</b>; host <b>h1</b>; project <span class="mono">/srv/a</span></p>`,
 		`<p class="meta identity">scope <b>cc</b>; runtime <b>claude-code</b>; user <b>bob</b></p>`,
 		`<a class="mono" href="#s3">cc1</a> <span class="meta">scope <b>cc</b>, claude-code 2.1.328, alice@h3, /srv/c;</span>`,
-		`<td class="mono">cc</td><td class="mono">cc1:sub:1</td><td><a class="tool no" href="#s4-r12-why">Bash</a></td><td>call denied</td><td><code>revocation:deny</code></td>`,
+		`<td class="mono">cc</td><td class="mono">cc1:sub:1</td><td>claude-code 2.1.328, alice@h3, /srv/c</td><td><a class="tool no" href="#s4-r12-why">Bash</a></td><td>call denied</td><td><code>revocation:deny</code></td>`,
 		`revocation added</td><td class="mono">scope cc: deny Bash for session cc1 and its sub-agents (incident 42) by cli`,
 		`<p class="cmd">Scope <b>cc</b>. Policy revision seq 2, 0 grant(s) in force.`,
 		`<td>revocation</td><td>decided</td><td><code>revocation:deny</code></td>`,

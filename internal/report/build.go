@@ -8,6 +8,7 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgercmd"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/wire"
 )
@@ -22,6 +23,11 @@ type Options struct {
 	Filter wire.Filter
 	// Title heads the page; "" means "ledger audit report".
 	Title string
+	// Where is the ledger (or scenario, or log file) the records were
+	// read from: every command the page prints names it, so that pasted
+	// as printed it answers from that ledger. The zero value prints
+	// commands that read ./ledger-data.
+	Where ledgercmd.Conn
 }
 
 // Report is everything the page shows, computed once so the template only
@@ -31,6 +37,9 @@ type Report struct {
 	Root  events.SessionKey
 	// Filter is what selected the trees, as text ("" for none).
 	Filter string
+	// WhyCall and WhyTurn are the commands that explain a call and a
+	// turn's tool, with ID, S, T and N to fill in (the footer's).
+	WhyCall, WhyTurn string
 	// Seq is the position reported on: the last record read.
 	Seq         uint64
 	First, Last string // times of the first and last records
@@ -115,29 +124,55 @@ type Entry struct {
 	Why *Why
 	// Tool is the tool of a check, an effect or a refusal.
 	Tool string
+	// Input is what a call was to do, shortened: Bash's command, a file
+	// tool's path, a fetch's url, ... ("" for a call without input).
+	Input string
 }
 
-// Turn is a turn.started row: the tool set resolved at the turn's start
-// and how it differs from the previous turn.
+// Turn is a turn.started row: how the tool set differs from the
+// session's previous turn, each change with the record that made it, and
+// the tool set resolved at the turn's start (shown open on the session's
+// first turn only: a long session's rows would otherwise repeat it).
 type Turn struct {
 	Turn         int
 	Source       string
 	Continuation uint64 // the session.resumed the turn continues, 0 if none
 	// ContinuationAnchor is the row of that session.resumed.
 	ContinuationAnchor string
-	Allowed            []string
-	Gained             []string
-	Lost               []*Tool
-	Denied             []*Tool
+	// First is set on the session's first turn, which has no previous one
+	// to differ from.
+	First   bool
+	Allowed []string
+	Gained  []*Tool
+	Lost    []*Tool
+	Denied  []*Tool
 }
 
-// Tool is a denied tool of a turn with its full why trace.
+// Tool is a tool of a turn: a denied one with its full why trace, or one
+// the turn gained or lost, with what it was and what changed it.
 type Tool struct {
 	Anchor string
 	Tool   string
-	Code   string
-	Rule   string
-	Why    *Why
+	// Code and Rule are the reason of its decision at this turn.
+	Code string
+	Rule string
+	Why  *Why
+	// Was is a gained or lost tool's decision at the previous turn, with
+	// its reason.
+	Was string
+	// Explain says what the layer that decided the change holds, in the
+	// dialect's words (a release rule: what that release does).
+	Explain string
+	// Cause is the record after which its decision changed.
+	Cause *Cause
+}
+
+// Cause is the record that changed a tool's decision between two turns.
+type Cause struct {
+	Seq  uint64
+	Text string
+	// Link is the anchor of its row ("" for the turn's own start).
+	Link string
 }
 
 // Why is a decision with every layer's step, and the terminal command
@@ -173,10 +208,12 @@ type Denial struct {
 	Time    string
 	Scope   string
 	Session events.SessionKey
-	Tool    string
-	What    string // "lost at turn 2", "call denied", "effect refused"
-	Code    string
-	Anchor  string
+	// Who is the identity of the session's root (IdentityText).
+	Who    string
+	Tool   string
+	What   string // "lost at turn 2", "call denied", "effect refused"
+	Code   string
+	Anchor string
 }
 
 // Build computes the report of the log whose records are recs, the i-th at
@@ -187,6 +224,7 @@ type Denial struct {
 func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*Report, error) {
 	st := projection.New(dialects)
 	calls := map[uint64]*Why{}
+	changed := newCauses()
 	for i, rec := range recs {
 		seq := uint64(i) + 1
 		if rec.Type == events.ToolChecked {
@@ -203,7 +241,7 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 				if err != nil {
 					return nil, fmt.Errorf("report: record %d: %w", seq, err)
 				}
-				w := why(v, st.ScopeOf(rec.Session), st.SessionPolicy(rec.Session), whyCall(d.Call, seq))
+				w := why(v, st.ScopeOf(rec.Session), st.SessionPolicy(rec.Session), whyCall(opts.Where, d.Call, seq))
 				w.Input = string(d.Input)
 				calls[seq] = w
 			}
@@ -211,8 +249,10 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 		if err := st.Apply(projection.Input{Record: rec}, seq); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
+		changed.after(st, rec, seq)
 	}
-	r := &Report{Title: opts.Title, Root: opts.Root, Filter: filterText(opts.Filter), Seq: st.Position()}
+	r := &Report{Title: opts.Title, Root: opts.Root, Filter: filterText(opts.Filter), Seq: st.Position(),
+		WhyCall: opts.Where.Command("why", "--call") + " ID", WhyTurn: opts.Where.Command("why", "--session") + " S --tool T --turn N"}
 	if r.Title == "" {
 		r.Title = "ledger audit report"
 	}
@@ -240,7 +280,7 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 	roots := sel.Tops()
 	// Sessions are numbered in tree order: anchors are short, unique and
 	// the same for the same log.
-	b := &builder{st: st, recs: recs, calls: calls, r: r, sel: sel, index: map[events.SessionKey]*Session{}}
+	b := &builder{st: st, recs: recs, calls: calls, causes: changed.byTurn, r: r, sel: sel, where: opts.Where, index: map[events.SessionKey]*Session{}}
 	for _, root := range roots {
 		for _, k := range Subtree(st, root) {
 			s := st.Session(k)
@@ -283,9 +323,13 @@ type builder struct {
 	recs []*events.Record
 	// calls holds the why of every denied or asked call, by sequence.
 	calls map[uint64]*Why
-	r     *Report
-	sel   *Selection
-	index map[events.SessionKey]*Session
+	// causes holds, by turn.started sequence, the record that changed
+	// each tool since the session's previous turn.
+	causes map[uint64]map[string]uint64
+	r      *Report
+	sel    *Selection
+	where  ledgercmd.Conn
+	index  map[events.SessionKey]*Session
 }
 
 func (b *builder) node(key events.SessionKey) *Node {
@@ -484,14 +528,26 @@ func (b *builder) turn(sec *Session, e *Entry, d *events.TurnData, prevAllowed m
 	byTool := map[string]*Tool{}
 	for i, dn := range ts.Denied {
 		tool := &Tool{Anchor: fmt.Sprintf("%s-why-%d", anchor, i+1), Tool: dn.Tool, Code: dn.Reason.Code, Rule: reasonRule(&dn.Reason),
-			Why: why(tv.Why(dn.Tool, nil), tv.Scope(), tv.Policy(), command("ledger", "why", "--session", string(sec.Key), "--tool", dn.Tool, "--turn", strconv.Itoa(d.Turn)))}
+			Why: why(tv.Why(dn.Tool, nil), tv.Scope(), tv.Policy(), b.where.Command("why", "--session", string(sec.Key), "--tool", dn.Tool, "--turn", strconv.Itoa(d.Turn)))}
 		t.Denied = append(t.Denied, tool)
 		byTool[dn.Tool] = tool
 	}
 	gained, lost := Diff(prevAllowed[sec.Key], ts)
 	prevAllowed[sec.Key] = ts.Allowed
+	var prev *projection.TurnView
 	if d.Turn > 1 {
-		t.Gained = gained
+		prev, _ = b.st.AtTurn(sec.Key, d.Turn-1)
+	}
+	t.First = prev == nil
+	if prev != nil {
+		for i, g := range gained {
+			v := tv.Why(g, nil)
+			gt := &Tool{Anchor: fmt.Sprintf("%s-gained-%d", anchor, i+1), Tool: g, Code: v.Reason.Code, Rule: reasonRule(&v.Reason)}
+			pv := prev.Why(g, nil)
+			gt.Was, gt.Explain = verdictText(pv), decidingDetail(pv)
+			gt.Cause = b.cause(sec, e.Seq, g, t.Source)
+			t.Gained = append(t.Gained, gt)
+		}
 		for i, l := range lost {
 			tool := byTool[l.Tool]
 			if tool == nil {
@@ -499,8 +555,13 @@ func (b *builder) turn(sec *Session, e *Entry, d *events.TurnData, prevAllowed m
 			}
 			lt := *tool
 			lt.Anchor = fmt.Sprintf("%s-lost-%d", anchor, i+1)
+			lt.Was = verdictText(prev.Why(l.Tool, nil))
+			if lt.Why != nil {
+				lt.Explain = decidingDetail(tv.Why(l.Tool, nil))
+			}
+			lt.Cause = b.cause(sec, e.Seq, l.Tool, t.Source)
 			t.Lost = append(t.Lost, &lt)
-			b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Scope: sec.Scope, Session: sec.Key, Tool: l.Tool,
+			b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Scope: sec.Scope, Session: sec.Key, Who: IdentityText(sec.Identity), Tool: l.Tool,
 				What: fmt.Sprintf("lost at turn %d", d.Turn), Code: l.Reason.Code, Anchor: lt.Anchor})
 		}
 	}
@@ -522,6 +583,7 @@ func (b *builder) check(sec *Session, e *Entry, rec *events.Record, d *events.Ch
 		call = ", call " + d.Call
 	}
 	e.Kind, e.Label, e.Tool = "check", "check", d.Tool
+	e.Input = inputText(d.Input)
 	e.Text = fmt.Sprintf("%s (turn %d%s): %s", d.Tool, d.Turn, call, dec.Decision)
 	if dec.Reason.Code != "" {
 		e.Text += " (" + dec.Reason.Code + ")"
@@ -542,18 +604,18 @@ func (b *builder) check(sec *Session, e *Entry, rec *events.Record, d *events.Ch
 		e.Text = fmt.Sprintf("%s (turn %d%s): its check at seq %d no longer holds: now %s (%s)", d.Tool, d.Turn, call, dec.PreparedAt, e.Why.Decision, dec.Reason.Rule)
 		e.Link = fmt.Sprintf("%s-r%d", sec.Anchor, dec.PreparedAt)
 	}
-	b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Scope: sec.Scope, Session: sec.Key, Tool: d.Tool, What: what,
+	b.r.Denials = append(b.r.Denials, &Denial{Seq: e.Seq, Time: e.Time, Scope: sec.Scope, Session: sec.Key, Who: IdentityText(sec.Identity), Tool: d.Tool, What: what,
 		Code: dec.Reason.Code, Anchor: e.Anchor + "-why"})
 	return nil
 }
 
 // whyCall is the command that answers why a recorded call was decided
 // as it was: by its call id, or by its record's sequence when it has none.
-func whyCall(call string, seq uint64) string {
+func whyCall(where ledgercmd.Conn, call string, seq uint64) string {
 	if call != "" {
-		return command("ledger", "why", "--call", call)
+		return where.Command("why", "--call", call)
 	}
-	return command("ledger", "why", "--record", strconv.FormatUint(seq, 10))
+	return where.Command("why", "--record", strconv.FormatUint(seq, 10))
 }
 
 func why(v envelope.Verdict, scope string, p *envelope.PolicyState, cmd string) *Why {
@@ -652,4 +714,49 @@ func filterText(f wire.Filter) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// cause is the record that changed tool between the previous turn of sec
+// and its turn that started at seq, under source.
+func (b *builder) cause(sec *Session, seq uint64, tool, source string) *Cause {
+	at := b.causes[seq][tool]
+	switch {
+	case at == 0 || at > uint64(len(b.recs)):
+		return nil
+	case at == seq:
+		return &Cause{Seq: seq, Text: "this turn's start, under " + source}
+	}
+	rec := b.recs[at-1]
+	c := &Cause{Seq: at, Text: fmt.Sprintf("seq %d %s by %s", at, rec.Type, rec.Actor)}
+	if rec.Type.IsPolicy() {
+		if e, err := b.policyEntry(rec, at); err == nil {
+			c.Text = fmt.Sprintf("seq %d %s: %s", at, e.Label, e.Text)
+		}
+		c.Link = fmt.Sprintf("p%d", at)
+		return c
+	}
+	if s := b.index[rec.Session]; s != nil {
+		c.Link = fmt.Sprintf("%s-r%d", s.Anchor, at)
+	}
+	if rec.Session != sec.Key {
+		c.Text += " of " + string(rec.Session)
+	}
+	return c
+}
+
+// verdictText is a decision with its reason code and rule.
+func verdictText(v envelope.Verdict) string {
+	return strings.TrimSpace(strings.Join([]string{string(v.Decision), v.Reason.Code, reasonRule(&v.Reason)}, " "))
+}
+
+// decidingDetail is what the layer that decided v held, as the dialect
+// words it (a release's rule says what that release does); "" when the
+// layer says nothing more than its rule.
+func decidingDetail(v envelope.Verdict) string {
+	for _, s := range v.Trace {
+		if s.Reason != nil && s.Detail != "" {
+			return s.Layer + ": " + s.Detail
+		}
+	}
+	return ""
 }

@@ -73,7 +73,7 @@ func overview(r *Report, n int) *Overview {
 	for i, sec := range r.Sessions {
 		y := ovTop + i*ovLaneH + ovLaneH/2
 		lane := &Lane{Y: y, LabelX: 8 + 14*min(sec.Depth, 8), Label: shorten(string(sec.Key), ovLabelRune-min(sec.Depth, 8)*2),
-			Title: fmt.Sprintf("%s (agent %s, %s)", sec.Key, sec.Agent, sec.State), Href: "#" + sec.Anchor}
+			Title: laneTitle(sec), Href: "#" + sec.Anchor}
 		lane.X1, lane.X2 = x(1), x(uint64(n))
 		for _, e := range sec.Timeline {
 			switch e.Kind {
@@ -156,4 +156,14 @@ func shorten(s string, max int) string {
 		return s
 	}
 	return "…" + string(r[len(r)-max+1:])
+}
+
+// laneTitle names a session's lane: its key, agent and state, its scope
+// and its root's identity.
+func laneTitle(sec *Session) string {
+	t := fmt.Sprintf("%s (agent %s, %s; scope %s", sec.Key, sec.Agent, sec.State, sec.Scope)
+	if who := IdentityText(sec.Identity); who != "" {
+		t += "; " + who
+	}
+	return t + ")"
 }

@@ -207,3 +207,117 @@ func TestDeniedCallShowsItsInput(t *testing.T) {
 		t.Fatalf("the page lacks %s; it has %.200s", want, page[max(i-100, 0):])
 	}
 }
+
+// TestTurnShowsWhatChanged (issue 26, point 8): a turn shows the tools it
+// gained and lost, each with what it was, the record that changed it and,
+// for a release's rule, what that release does; the whole tool set is
+// shown open on the session's first turn only.
+func TestTurnShowsWhatChanged(t *testing.T) {
+	recs := ledger(t,
+		`{"type":"policy.set","v":1,"actor":"ops","data":{"dialect":"claude-code","document":{"release":"2.1.328","permissions":{"allow":["Bash","Read","Glob","Grep"]}},"catalogue":["Bash","Read","Glob","Grep"]}}`,
+		`{"type":"session.started","v":1,"session":"lead","actor":"o","data":{"agent":"main"}}`,
+		`{"type":"turn.started","v":1,"session":"lead","actor":"o","data":{"turn":1}}`,
+		`{"type":"grant.added","v":1,"actor":"ops-alice","data":{"kind":"permission","agent":"*","target":"*","behavior":"deny","rule":"Bash"}}`,
+		`{"type":"turn.started","v":1,"session":"lead","actor":"o","data":{"turn":2}}`,
+	)
+	r, err := report.Build(dialects.All(), recs, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var turns []*report.Turn
+	for _, e := range r.Sessions[0].Timeline {
+		if e.Turn != nil {
+			turns = append(turns, e.Turn)
+		}
+	}
+	if len(turns) != 2 || !turns[0].First || turns[1].First {
+		t.Fatalf("turns %+v", turns)
+	}
+	if got := turns[0].Allowed; !slices.Equal(got, []string{"Bash", "Read"}) {
+		t.Fatalf("turn 1 allowed %v, want Bash and Read (the release gives Glob and Grep only to a pool without Bash)", got)
+	}
+	t2 := turns[1]
+	var gained []string
+	for _, g := range t2.Gained {
+		gained = append(gained, g.Tool)
+		if !strings.HasPrefix(g.Was, "deny release:search_via_bash") || !strings.Contains(g.Explain, "gives Grep and Glob only to a pool without Bash") {
+			t.Errorf("gained %s: was %q, explained %q", g.Tool, g.Was, g.Explain)
+		}
+		if g.Cause == nil || g.Cause.Seq != 4 || g.Cause.Link != "p4" || !strings.Contains(g.Cause.Text, "grant added") || !strings.Contains(g.Cause.Text, "ops-alice") {
+			t.Errorf("gained %s: cause %+v, want the grant at seq 4", g.Tool, g.Cause)
+		}
+	}
+	if !slices.Equal(gained, []string{"Glob", "Grep"}) {
+		t.Errorf("turn 2 gained %v, want Glob and Grep", gained)
+	}
+	if len(t2.Lost) != 1 || t2.Lost[0].Tool != "Bash" || !strings.HasPrefix(t2.Lost[0].Was, "allow") || t2.Lost[0].Cause == nil || t2.Lost[0].Cause.Seq != 4 {
+		t.Errorf("turn 2 lost %+v", t2.Lost)
+	}
+
+	page := render(t, recs, report.Options{})
+	i := strings.Index(page, `id="s1-t2"`)
+	if i < 0 {
+		t.Fatal("no row for turn 2")
+	}
+	row := page[i:]
+	row = row[:strings.Index(row, "</li>\n")]
+	for _, want := range []string{`<span class="tool ok">+Glob</span>`, `changed by <a href="#p4">`, `<details class="toolset"><summary>tool set: 3 allowed, 1 denied</summary>`} {
+		if !strings.Contains(row, want) {
+			t.Errorf("turn 2's row lacks %q:\n%s", want, row)
+		}
+	}
+	if j := strings.Index(row, `<span class="name">allowed (3)</span>`); j < strings.Index(row, `<details class="toolset">`) {
+		t.Error("turn 2's row lists its whole tool set outside the closed tool set")
+	}
+}
+
+// TestCallRowShowsItsInput: a call's row shows what it was to do (the
+// command, the path, the url), shortened, with line breaks and
+// bidirectional controls written as escapes and markup as text.
+func TestCallRowShowsItsInput(t *testing.T) {
+	long := strings.Repeat("a", 200)
+	recs := ledger(t, append(slices.Clone(story[:3]),
+		`{"type":"tool.checked","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1,"tool":"exec","call":"c1","input":{"command":"ls\nrm -rf /\u202e <b>x</b>"}}}`,
+		`{"type":"tool.checked","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1,"tool":"read","call":"c2","input":{"path":"/etc/`+long+`"}}}`,
+		`{"type":"tool.checked","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1,"tool":"read","call":"c3","input":{"other":1}}}`,
+	)...)
+	page := render(t, recs, report.Options{})
+	for _, want := range []string{
+		`<code class="input">ls\nrm -rf /\u202e &lt;b&gt;x&lt;/b&gt;</code>`,
+		`<code class="input">/etc/` + long[:115] + `…</code>`,
+		`<code class="input">{&#34;other&#34;:1}</code>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}
+
+// TestSessionsCarryTheirIdentity: every session of a tree (a sub-agent
+// its root's), the spawn tree's root line, the time axis and the denials
+// index name the scope and the identity the root started with.
+func TestSessionsCarryTheirIdentity(t *testing.T) {
+	recs := ledger(t,
+		`{"type":"policy.set","v":1,"actor":"ops","data":{"scope":"cc:api","dialect":"openclaw","document":{"tools":{"deny":["gateway"]}},"catalogue":["read","gateway"]}}`,
+		`{"type":"session.started","v":1,"session":"agent:main:main","actor":"o","data":{"agent":"main","scope":"cc:api","runtime":"claude-code","runtime_version":"2.1.328","project":"/srv/api","user":"alice","host":"h3"}}`,
+		`{"type":"turn.started","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1}}`,
+		`{"type":"session.spawned","v":1,"session":"agent:main:subagent:x","actor":"o","data":{"parent":"agent:main:main","agent":"main"}}`,
+		`{"type":"turn.started","v":1,"session":"agent:main:subagent:x","actor":"o","data":{"turn":1}}`,
+		`{"type":"tool.checked","v":1,"session":"agent:main:subagent:x","actor":"o","data":{"turn":1,"tool":"gateway","call":"c1"}}`,
+	)
+	page := render(t, recs, report.Options{})
+	const who = "claude-code 2.1.328, alice@h3, /srv/api"
+	for _, want := range []string{
+		`scope <b>cc:api</b>; runtime <b>claude-code</b> 2.1.328; user <b>alice</b>; host <b>h3</b>; project <span class="mono">/srv/api</span>`,
+		`<span class="meta">scope <b>cc:api</b>, ` + who + `;</span>`,
+		`<td class="mono">agent:main:subagent:x</td><td>` + who + `</td>`,
+		`<title>agent:main:subagent:x (agent main, active; scope cc:api; ` + who + `)</title>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if n := strings.Count(page, `<p class="meta identity">scope <b>cc:api</b>; runtime <b>claude-code</b>`); n != 2 {
+		t.Errorf("%d sessions show the identity, want both", n)
+	}
+}

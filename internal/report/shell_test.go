@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sessionledger/ledger/internal/ledgercmd"
+	"github.com/sessionledger/ledger/internal/shellquote"
 )
 
 // hostileNames are tool names (and inputs) that a shell would run, split
@@ -27,7 +30,7 @@ func TestCommandRoundTripsThroughAShell(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, name := range hostileNames {
-		printed := whyCall(name, 7)
+		printed := whyCall(ledgercmd.Conn{}, name, 7)
 		args, ok := strings.CutPrefix(printed, "ledger ")
 		if !ok {
 			t.Fatalf("%q does not start with ledger: %s", name, printed)
@@ -62,8 +65,8 @@ func TestShellQuoteLeavesPlainWordsAlone(t *testing.T) {
 		"read": "read", "agent:main:subagent:a": "agent:main:subagent:a", "--tool": "--tool", "mcp__gh__pr": "mcp__gh__pr",
 		"": "''", "a b": "'a b'", "x$(touch f);id": "'x$(touch f);id'", "a'b": `'a'\''b'`,
 	} {
-		if got := command(in); got != want {
-			t.Errorf("command(%q) = %s, want %s", in, got, want)
+		if got := shellquote.Join(in); got != want {
+			t.Errorf("shellquote.Join(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -28,7 +28,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/user"
 	"strings"
@@ -42,6 +41,7 @@ import (
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/importer"
+	"github.com/sessionledger/ledger/internal/ledgercmd"
 )
 
 // DefaultOwner is the orchestrator the hook appends and asks as.
@@ -363,9 +363,11 @@ func (f *Flags) options(catalogue []string) cchook.Options {
 		Scope:       f.scope,
 		Who:         f.who,
 		Unreachable: cchook.Unreachable(f.unreachable),
-		Why:         []string{"ledger", "why", "--nats", where},
-		Where:       where,
-		Home:        home,
+		// The why a denial prints reaches this hook's ledger as the hook
+		// does: its server, credentials file and user (never a password).
+		Why:   ledgercmd.Conn{NATS: f.natsURL, Creds: f.creds, User: f.user}.Words("why"),
+		Where: where,
+		Home:  home,
 		WorkDir: func(cwd, transcript string) string {
 			if projectDir != "" {
 				return projectDir
@@ -378,9 +380,6 @@ func (f *Flags) options(catalogue []string) cchook.Options {
 			}
 			return cwd
 		},
-	}
-	if f.creds != "" {
-		o.Why = append(o.Why, "--creds", f.creds)
 	}
 	if !f.noImport {
 		var cache *cchook.ImportCache
@@ -407,16 +406,7 @@ func (f *Flags) who() cchook.Who {
 
 // RedactURL drops the user and password from NATS URLs (a comma-separated
 // list), which the hook prints where the model and the transcript see them.
-func RedactURL(s string) string {
-	parts := strings.Split(s, ",")
-	for i, p := range parts {
-		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
-			u.User = nil
-			parts[i] = u.String()
-		}
-	}
-	return strings.Join(parts, ",")
-}
+func RedactURL(s string) string { return ledgercmd.RedactURL(s) }
 
 // connect dials NATS once, within a bounded time, with no reconnects: a
 // hook is short-lived.
