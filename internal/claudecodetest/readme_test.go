@@ -271,6 +271,11 @@ func TestReadmeMCP(t *testing.T) {
 			t.Errorf("the blocked write's tool_result does not say %q", want)
 		}
 	}
+	// 2.1.328 lists a call its PreToolUse hook denied in the result's
+	// permission_denials (docs/claude-code-hooks.md).
+	if !write.Denied {
+		t.Errorf("the write the hook denied is not in permission_denials: %+v", r.PermissionDenials)
+	}
 	if _, err := os.Stat(filepath.Join(r.Dir, "out.txt")); !os.IsNotExist(err) {
 		t.Errorf("out.txt exists (err %v): the denied write ran", err)
 	}
