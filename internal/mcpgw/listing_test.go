@@ -6,10 +6,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
@@ -102,4 +105,42 @@ func TestListing(t *testing.T) {
 			t.Errorf("listing with alice's token: %d %s", status, body)
 		}
 	})
+}
+
+// TestHookListsTheGateway: Claude Code's hook (cchook.MCPTools) reads a
+// project's .mcp.json that names this gateway over HTTP, with its token
+// from the environment, and gets every upstream tool under the name Claude
+// Code gives it and under the gateway's own claude-code name; so the
+// listing's format is the one the hook reads.
+func TestHookListsTheGateway(t *testing.T) {
+	f := start(t)
+	tok := NewToken()
+	f.gateway(t, testUpstream(t, fmt.Sprintf(`, "clients": {"cc": {"token": %q, "sessions": ["*"]}}`, tok)), Options{})
+	url := "http://" + ledgertest.ServeHTTP(t, f.gw.Handler("")) + "/mcp"
+	dir := t.TempDir()
+	mcpJSON := fmt.Sprintf(`{"mcpServers": {"ledger": {"type": "http", "url": %q, "headers": {"Authorization": "Bearer ${GW_TOKEN}", "Ledger-Session": "${LEDGER_SESSION}"}}}}`, url)
+	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(mcpJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := func(k string) (string, bool) {
+		if k == "GW_TOKEN" {
+			return tok, true
+		}
+		return "", false
+	}
+	got, warns := cchook.MCPTools(t.Context(), dir, nil, env)
+	var want []string
+	for _, tool := range []string{"die", "echo", "fail", "grow", "pid", "rpcerr", "secret"} {
+		want = append(want, "mcp__ledger__t__"+tool, "mcp__t__"+tool)
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) || len(warns) != 0 {
+		t.Fatalf("the hook's MCP tools: %v, warnings %v; want %v", got, warns, want)
+	}
+	// Without the token the gateway refuses the listing, and the hook
+	// knows no tool of it, saying so.
+	got, warns = cchook.MCPTools(t.Context(), dir, nil, func(string) (string, bool) { return "", false })
+	if len(got) != 0 || len(warns) != 1 || !strings.Contains(warns[0], "401") {
+		t.Fatalf("the hook's MCP tools without the token: %v, warnings %v", got, warns)
+	}
 }
