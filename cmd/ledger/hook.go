@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/cchook"
@@ -416,7 +417,7 @@ func (s *hookServer) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.roots, "hooks-roots", "", "with --hooks: the comma-separated `DIRS` under which a payload's cwd and transcript_path may be opened\n(the project's settings, its git files, sub-agent metadata); default: this user's home directory")
 	fs.IntVar(&s.maxConcurrent, "hooks-max-concurrent", cchook.DefaultMaxConcurrent, "with --hooks: the hooks handled at once; past them a call is denied unread")
 	fs.StringVar(&s.owner, "hooks-owner", defaultHookOwner, "with --hooks: the orchestrator `NAME` the sessions belong to")
-	fs.StringVar(&s.catFile, "hooks-catalogue", "", "with --hooks: the catalogue `FILE` for the first policy.set, when the ledger has no policy yet")
+	fs.StringVar(&s.catFile, "hooks-catalogue", "", "with --hooks: the catalogue `FILE` of the policy.set the hooks install (default: Claude Code's built-in tools)")
 	fs.BoolVar(&s.noImport, "hooks-no-import", false, "with --hooks: never import the projects' .claude configuration")
 	fs.StringVar(&s.scope, "hooks-scope", "", "with --hooks: bind every session the hooks start to scope `NAME` (default: derived from each project, as the command hook does)")
 }
@@ -455,8 +456,14 @@ func (s *hookServer) check() error {
 		return err
 	}
 	s.rootList = roots
-	s.catalogue, err = readCatalogue(s.catFile, "")
-	return err
+	if s.catalogue, err = readCatalogue(s.catFile, ""); err != nil || s.catalogue != nil {
+		return err
+	}
+	// As the command hook: the imported document names the pinned
+	// release, whose built-in tools are the catalogue (it lists no MCP
+	// gateway: a server does not fetch the URLs a project names).
+	s.catalogue, _ = claudecode.Catalogue(claudecode.LatestRelease)
+	return nil
 }
 
 // hookRoots is the list of --hooks-roots, each absolute and clean, with
