@@ -115,9 +115,10 @@ func TestMCPCatalogue(t *testing.T) {
 	doc := `{"permissions":{"allow":["mcp__ledger"],"deny":["mcp__ledger__fs__write_file"]}}`
 	tools := []string{"mcp__fs__read_file", "mcp__fs__write_file", "mcp__ledger__fs__read_file", "mcp__ledger__fs__write_file"}
 	listed := tools
+	var warned []string
 	h := &Hook{L: l, Opts: Options{Catalogue: testCatalogue, Import: fixedDoc(doc), ReadFile: metaFiles(nil),
 		Locate: func(string) Location { return testLoc }, Who: func() Who { return testWho },
-		MCPTools: func(context.Context, string) ([]string, []string) { return listed, nil }}}
+		MCPTools: func(context.Context, string) ([]string, []string) { return listed, warned }}}
 	res := h.Handle(t.Context(), loadPayload(t, "SessionStart.json", nil))
 	want := `policy.set {"dialect":"claude-code","document":` + doc + `,"catalogue":` + jsonOf(t, append(slices.Clone(testCatalogue), tools...)) + `,"scope":"` + testScope + `"}`
 	if len(l.log) == 0 || l.log[0] != want {
@@ -144,17 +145,32 @@ func TestMCPCatalogue(t *testing.T) {
 		}
 	}
 	// The same listing at a prompt: no policy.set; a new tool: one, with
-	// it.
+	// it; the gateway down (nothing listed, a warning): none, the tools as
+	// recorded kept, and the warning shown; back with a tool less: one
+	// without it.
 	for i, c := range []struct {
-		listed []string
-		set    bool
-	}{{tools, false}, {append(slices.Clone(tools), "mcp__ledger__fs__list"), true}} {
-		listed = c.listed
+		listed, warned []string
+		set            bool
+		has, hasNot    string
+	}{
+		{tools, nil, false, "", ""},
+		{append(slices.Clone(tools), "mcp__ledger__fs__list"), nil, true, `"mcp__ledger__fs__list"`, ""},
+		{nil, []string{"the tools of MCP server \"ledger\" are unknown"}, false, "", ""},
+		{tools, nil, true, `"mcp__ledger__fs__write_file"`, `"mcp__ledger__fs__list"`},
+	} {
+		listed, warned = c.listed, c.warned
 		l.log = nil
-		h.Handle(t.Context(), loadPayload(t, "UserPromptSubmit.json", map[string]any{"prompt_id": fmt.Sprint("p", i)}))
+		res := h.Handle(t.Context(), loadPayload(t, "UserPromptSubmit.json", map[string]any{"prompt_id": fmt.Sprint("p", i)}))
 		set := len(l.log) > 0 && strings.HasPrefix(l.log[0], "policy.set")
-		if set != c.set || (set && !strings.Contains(l.log[0], `"mcp__ledger__fs__list"`)) {
-			t.Errorf("prompt %d appended %q; want a policy.set: %v", i, l.log, c.set)
+		if set != c.set || (set && (!strings.Contains(l.log[0], c.has) || c.hasNot != "" && strings.Contains(l.log[0], c.hasNot))) {
+			t.Errorf("prompt %d appended %q; want a policy.set: %v, with %s, without %s", i, l.log, c.set, c.has, c.hasNot)
 		}
+		if len(c.warned) > 0 && !strings.Contains(string(res.Output), "are unknown") {
+			t.Errorf("prompt %d: the warning is not shown: %s", i, res.Output)
+		}
+	}
+	res = h.Handle(t.Context(), loadPayload(t, "PreToolUse.json", map[string]any{"tool_name": "mcp__ledger__fs__read_file", "tool_input": map[string]any{}, "tool_use_id": "toolu_last"}))
+	if res.Decision != envelope.Allow {
+		t.Errorf("the read after the gateway came back: %s (%s)", res.Decision, res.Reason)
 	}
 }
