@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sessionledger/ledger/internal/safefile"
@@ -92,24 +93,37 @@ func ReadMCPServers(dir string) ([]MCPServer, error) {
 }
 
 // mcpNamePart is what Claude Code keeps of a server or tool name in
-// "mcp__S__T"; every other character becomes "_".
-var mcpNamePart = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+// "mcp__S__T": A-Z a-z 0-9 _ -, every other character (each rune) made
+// "_". (No regular expression: the hook's packages compile nothing at
+// start-up, docs/claude-code-hooks.md.)
+func mcpNamePart(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, s)
+}
 
 // ClaudeMCPName is the name Claude Code gives tool of the server its
 // configuration names server.
 func ClaudeMCPName(server, tool string) string {
-	return "mcp__" + mcpNamePart.ReplaceAllString(server, "_") + "__" + mcpNamePart.ReplaceAllString(tool, "_")
+	return "mcp__" + mcpNamePart(server) + "__" + mcpNamePart(tool)
 }
 
-// envRef is a ${VAR} or ${VAR:-default} in an MCP configuration.
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+// envRef is a ${VAR} or ${VAR:-default} in an MCP configuration, compiled
+// at its first use.
+var envRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+})
 
 // expandEnv expands s as Claude Code expands a URL or header of
 // .mcp.json: ${VAR} from the environment (hooks inherit Claude Code's),
 // ${VAR:-default}; an unset ${VAR} is kept as written (CLI 2.1.328).
 func expandEnv(s string, env func(string) (string, bool)) string {
-	return envRef.ReplaceAllStringFunc(s, func(m string) string {
-		sub := envRef.FindStringSubmatch(m)
+	re := envRef()
+	return re.ReplaceAllStringFunc(s, func(m string) string {
+		sub := re.FindStringSubmatch(m)
 		if v, ok := env(sub[1]); ok {
 			return v
 		}
