@@ -22,8 +22,8 @@ import (
 // with the hooks 'ledger hook install' writes (cchook.CommandBlock and
 // HTTPBlock, onFailure "block" on PreToolUse): a hook that times out, exits
 // 1, or whose HTTP server is down or answers 500 blocks the call (issue
-// 24, point 2). Without onFailure the CLI runs the call: the finding the
-// option closes. It also has the CLI post through the hook server's own
+// 24, point 2). Without onFailure the CLI runs the call (a hook that exits
+// 1, an HTTP server down or answering 500): the finding the option closes. It also has the CLI post through the hook server's own
 // handler (serve --hooks: the token in the header hook install writes, its
 // Host, Origin and Content-Type checks): the CLI's request is served, an
 // allowed call runs and a denied one is blocked.
@@ -62,6 +62,8 @@ func TestHookFailureBlocks(t *testing.T) {
 		{"an HTTP hook whose server is down", cchook.HTTPBlock(closed(), "", 5), "touch ran.txt", false},
 		{"an HTTP hook answered 500", cchook.HTTPBlock(fail500.URL+cchook.HTTPPath, "", 5), "touch ran.txt", false},
 		{"without onFailure, a hook that exits 1", withoutOnFailure(cchook.CommandBlock("exit 1", 10)), "touch ran.txt", true},
+		{"without onFailure, an HTTP hook whose server is down", withoutOnFailure(cchook.HTTPBlock(closed(), "", 5)), "touch ran.txt", true},
+		{"without onFailure, an HTTP hook answered 500", withoutOnFailure(cchook.HTTPBlock(fail500.URL+cchook.HTTPPath, "", 5)), "touch ran.txt", true},
 		{"the hook server, an allowed call", cchook.HTTPBlock(served.URL+cchook.HTTPPath, token, 5), "touch ran.txt", true},
 		{"the hook server, a denied call", cchook.HTTPBlock(served.URL+cchook.HTTPPath, token, 5), "touch blocked.txt", false},
 		{"the hook server, a wrong token", cchook.HTTPBlock(served.URL+cchook.HTTPPath, token+"x", 5), "touch ran.txt", false},
