@@ -157,7 +157,9 @@ func TestReadmeMCP(t *testing.T) {
 	// which the filesystem server serves), and stopped at the end.
 	var gwOut ledgertest.Buffer
 	startGateway := func(dir string) {
-		must(t, os.WriteFile(filepath.Join(dir, "mcp.json"), []byte(gwConfig), 0o644))
+		// The README's web server is an address nothing listens on here
+		// (another on this machine might hold 9000): it stays unlisted.
+		must(t, os.WriteFile(filepath.Join(dir, "mcp.json"), []byte(strings.ReplaceAll(gwConfig, "127.0.0.1:9000", freeAddr(t))), 0o644))
 		w := words(gwLine, dir)
 		cmd := exec.Command(w[0], w[1:]...)
 		cmd.Dir = dir
