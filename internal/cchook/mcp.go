@@ -66,26 +66,69 @@ type MCPServer struct {
 	Command string            `json:"command"`
 }
 
-// ReadMCPServers reads dir/.mcp.json: its servers, sorted by name; none
-// when the file does not exist.
-func ReadMCPServers(dir string) ([]MCPServer, error) {
-	name := filepath.Join(dir, mcpJSON)
-	b, err := safefile.ReadFile(name, maxMCPJSON)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+// maxClaudeJSON bounds the user's .claude.json, which also keeps Claude
+// Code's per-project state.
+const maxClaudeJSON = 32 << 20
+
+// ClaudeJSON is where Claude Code keeps the user's and the local MCP
+// servers: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json ("" when
+// there is no home).
+func ClaudeJSON(home string) string {
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, ".claude.json")
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if home == "" {
+		return ""
 	}
-	var f struct {
+	return filepath.Join(home, ".claude.json")
+}
+
+// ReadMCPServers reads the MCP servers Claude Code loads for the project
+// at dir, sorted by name: the user's (claudeJSON's "mcpServers"), the
+// project's (dir/.mcp.json) and the local ones (claudeJSON's
+// "projects"[dir]."mcpServers"), a server of a later scope replacing one
+// of the same name (CLI 2.1.328 loads all three in -p mode). A missing
+// file holds none; claudeJSON "" is not read.
+func ReadMCPServers(dir, claudeJSON string) ([]MCPServer, error) {
+	read := func(name string, limit int64, v any) error {
+		b, err := safefile.ReadFile(name, limit)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			return fmt.Errorf("%s is not an MCP configuration: %v", name, err)
+		}
+		return nil
+	}
+	var user struct {
+		Servers  map[string]MCPServer `json:"mcpServers"`
+		Projects map[string]struct {
+			Servers map[string]MCPServer `json:"mcpServers"`
+		} `json:"projects"`
+	}
+	if claudeJSON != "" {
+		if err := read(claudeJSON, maxClaudeJSON, &user); err != nil {
+			return nil, err
+		}
+	}
+	var project struct {
 		Servers map[string]MCPServer `json:"mcpServers"`
 	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%s is not an MCP configuration: %v", name, err)
+	if err := read(filepath.Join(dir, mcpJSON), maxMCPJSON, &project); err != nil {
+		return nil, err
 	}
-	out := make([]MCPServer, 0, len(f.Servers))
-	for n, s := range f.Servers {
-		s.Name = n
+	all := map[string]MCPServer{}
+	for _, scope := range []map[string]MCPServer{user.Servers, project.Servers, user.Projects[dir].Servers} {
+		for n, s := range scope {
+			s.Name = n
+			all[n] = s
+		}
+	}
+	out := make([]MCPServer, 0, len(all))
+	for _, s := range all {
 		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -134,12 +177,13 @@ func expandEnv(s string, env func(string) (string, bool)) string {
 	})
 }
 
-// MCPTools returns the catalogue names of the tools of the project's MCP
-// servers at dir (sorted, each once) and a warning for every server whose
-// tools it could not learn. get performs one HTTP request (nil: a client
-// of its own, with no proxy); env reads the environment (nil: os).
-func MCPTools(ctx context.Context, dir string, get func(*http.Request) (*http.Response, error), env func(string) (string, bool)) ([]string, []string) {
-	servers, err := ReadMCPServers(dir)
+// MCPTools returns the catalogue names of the tools of the MCP servers
+// Claude Code loads for the project at dir (ReadMCPServers, with the
+// user's claudeJSON; sorted, each once) and a warning for every server
+// whose tools it could not learn. get performs one HTTP request (nil: a
+// client of its own, with no proxy); env reads the environment (nil: os).
+func MCPTools(ctx context.Context, dir, claudeJSON string, get func(*http.Request) (*http.Response, error), env func(string) (string, bool)) ([]string, []string) {
+	servers, err := ReadMCPServers(dir, claudeJSON)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("the project's MCP servers were not read, so their tools are unknown to the ledger (denied catalogue:unknown): %v", err)}
 	}
@@ -159,7 +203,7 @@ func MCPTools(ctx context.Context, dir string, get func(*http.Request) (*http.Re
 			if len(got) > 0 {
 				what = "some tools"
 			}
-			warns = append(warns, fmt.Sprintf("%s of MCP server %q (%s) are unknown to the ledger, so their calls are denied (catalogue:unknown): %v", what, s.Name, mcpJSON, err))
+			warns = append(warns, fmt.Sprintf("%s of MCP server %q are unknown to the ledger, so their calls are denied (catalogue:unknown): %v", what, s.Name, err))
 		}
 		names = append(names, got...)
 	}

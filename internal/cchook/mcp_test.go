@@ -88,7 +88,7 @@ func TestMCPTools(t *testing.T) {
 		{"not JSON", `"x": `, nil, []string{"not an MCP configuration"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, warns := MCPTools(t.Context(), writeMCPJSON(t, c.servers), nil, env)
+			got, warns := MCPTools(t.Context(), writeMCPJSON(t, c.servers), "", nil, env)
 			if !slices.Equal(got, c.want) {
 				t.Errorf("names %v, want %v", got, c.want)
 			}
@@ -172,5 +172,40 @@ func TestMCPCatalogue(t *testing.T) {
 	res = h.Handle(t.Context(), loadPayload(t, "PreToolUse.json", map[string]any{"tool_name": "mcp__ledger__fs__read_file", "tool_input": map[string]any{}, "tool_use_id": "toolu_last"}))
 	if res.Decision != envelope.Allow {
 		t.Errorf("the read after the gateway came back: %s (%s)", res.Decision, res.Reason)
+	}
+}
+
+// TestMCPServerScopes: the servers Claude Code loads for a project come
+// from the user's .claude.json (its own and the project's local ones) and
+// the project's .mcp.json; of two of one name, local beats project beats
+// user.
+func TestMCPServerScopes(t *testing.T) {
+	dir := writeMCPJSON(t, `"p": {"type": "http", "url": "http://p"}, "both": {"type": "http", "url": "http://project"}`)
+	cj := filepath.Join(t.TempDir(), ".claude.json")
+	doc := fmt.Sprintf(`{"mcpServers": {"u": {"type": "http", "url": "http://u"}, "both": {"type": "http", "url": "http://user"}},
+		"projects": {%q: {"mcpServers": {"l": {"command": "x"}, "both": {"type": "http", "url": "http://local"}}}, "/elsewhere": {"mcpServers": {"e": {"command": "y"}}}},
+		"numStartups": 3}`, dir)
+	if err := os.WriteFile(cj, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadMCPServers(dir, cj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range got {
+		names = append(names, s.Name+"="+s.URL+s.Command)
+	}
+	if want := []string{"both=http://local", "l=x", "p=http://p", "u=http://u"}; !slices.Equal(names, want) {
+		t.Errorf("servers %v, want %v", names, want)
+	}
+	if got, err := ReadMCPServers(dir, filepath.Join(t.TempDir(), "none.json")); err != nil || len(got) != 2 {
+		t.Errorf("without a .claude.json: %v %v, want the project's two", got, err)
+	}
+	if err := os.WriteFile(cj, []byte(`{`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadMCPServers(dir, cj); err == nil || !strings.Contains(err.Error(), "not an MCP configuration") {
+		t.Errorf("a broken .claude.json: %v", err)
 	}
 }

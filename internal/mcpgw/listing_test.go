@@ -128,7 +128,7 @@ func TestHookListsTheGateway(t *testing.T) {
 		}
 		return "", false
 	}
-	got, warns := cchook.MCPTools(t.Context(), dir, nil, env)
+	got, warns := cchook.MCPTools(t.Context(), dir, "", nil, env)
 	var want []string
 	for _, tool := range []string{"die", "echo", "fail", "grow", "pid", "rpcerr", "secret"} {
 		want = append(want, "mcp__ledger__t__"+tool, "mcp__t__"+tool)
@@ -139,7 +139,7 @@ func TestHookListsTheGateway(t *testing.T) {
 	}
 	// Without the token the gateway refuses the listing, and the hook
 	// knows no tool of it, saying so.
-	got, warns = cchook.MCPTools(t.Context(), dir, nil, func(string) (string, bool) { return "", false })
+	got, warns = cchook.MCPTools(t.Context(), dir, "", nil, func(string) (string, bool) { return "", false })
 	if len(got) != 0 || len(warns) != 1 || !strings.Contains(warns[0], "401") {
 		t.Fatalf("the hook's MCP tools without the token: %v, warnings %v", got, warns)
 	}

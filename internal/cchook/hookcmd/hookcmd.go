@@ -394,7 +394,7 @@ func (f *Flags) options(catalogue []string, listMCP bool) cchook.Options {
 		o.Import = cchook.ImportProject(projectDir, home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()}, cache)
 		if listMCP {
 			o.MCPTools = func(ctx context.Context, dir string) ([]string, []string) {
-				return cchook.MCPTools(ctx, dir, nil, nil)
+				return cchook.MCPTools(ctx, dir, cchook.ClaudeJSON(home), nil, nil)
 			}
 		}
 	}
