@@ -26,8 +26,9 @@ import (
 // Claude Code names a tool of the MCP server its config calls S "mcp__S__T"
 // (S and T with every character outside [A-Za-z0-9_-] made "_"). The
 // catalogue of a policy the hook installs holds Claude Code's built-in
-// tools and, for every server of the project's .mcp.json that is a
-// 'ledger mcp' gateway reached over HTTP, the tools the gateway's listing
+// tools and, for every MCP server Claude Code loads for the project
+// (ReadMCPServers: .mcp.json, and the user's and local servers of
+// ~/.claude.json) that is a 'ledger mcp' gateway reached over HTTP, the tools the gateway's listing
 // (mcpgw.Listing, a GET of its URL followed by "/catalogue") names: the
 // name Claude Code gives each one, and the gateway's own claude-code name
 // for it ("mcp__<upstream>__<tool>", the name its tools/list and its
