@@ -11,6 +11,7 @@ import (
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/projection"
 )
 
 func runDeny(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -31,7 +32,7 @@ func runDeny(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	var d events.DenyData
 	var session string
 	fl.StringVar(&d.Rule, "rule", "", "the tool or rule `RULE` to deny (required)")
-	fl.StringVar(&d.Scope, "scope", "", "the scope `NAME` whose sessions it targets (default: the default scope)")
+	fl.StringVar(&d.Scope, "scope", "", "the scope `NAME` whose sessions it targets (default: the default scope; with --session and without --nats --user, the session's own)")
 	fl.StringVar(&session, "session", "", "target the session `KEY`")
 	fl.BoolVar(&d.Subtree, "subtree", false, "with --session: its sub-agents too, present and future")
 	fl.StringVar(&d.Agent, "agent", "", "target every session of the agent type `A`")
@@ -72,6 +73,18 @@ func runDeny(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			return err
 		}
 		defer h.Close()
+		if d.Session != "" && !flagSet(fl, "scope") {
+			// A session's revocation belongs to the session's scope (a
+			// Claude Code project's, say), which its key alone names here.
+			if err := h.svc.View(ctx, "", projection.Position{}, func(st *projection.State) error {
+				if s := st.Session(d.Session); s != nil {
+					d.Scope = s.Scope
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
 		appendOne = func(ctx context.Context, raw []byte) service.Outcome {
 			return h.svc.AppendMany(ctx, [][]byte{raw})[0]
 		}

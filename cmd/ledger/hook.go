@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/cchook"
@@ -408,13 +409,9 @@ type hookServer struct {
 	timeout                     time.Duration
 	catalogue                   []string
 	rootList                    []string
-	// fs is serve's flag set, whose --creds, --user and --stream the
-	// denials' why commands name beside the place serve gives.
-	fs *flag.FlagSet
 }
 
 func (s *hookServer) register(fs *flag.FlagSet) {
-	s.fs = fs
 	fs.StringVar(&s.addr, "hooks", "", "serve Claude Code's HTTP hooks at http://ADDR"+cchook.HTTPPath+" (ADDR without a host binds loopback, e.g. :8787);\ninstall them with 'ledger hook install --url http://ADDR"+cchook.HTTPPath+"' (docs/claude-code-hooks.md)")
 	fs.StringVar(&s.token, "hooks-token", os.Getenv("LEDGER_HOOKS_TOKEN"), "with --hooks: accept only requests with Authorization: Bearer `TOKEN` (env LEDGER_HOOKS_TOKEN), instead of --hooks-token-file's")
 	fs.StringVar(&s.tokenFile, "hooks-token-file", defaultHooksTokenFile(), "with --hooks: accept only requests with the bearer token in `FILE`, made when it does not exist\n('ledger hook install --url' writes the same file's token into the project's hooks)")
@@ -423,7 +420,7 @@ func (s *hookServer) register(fs *flag.FlagSet) {
 	fs.IntVar(&s.maxConcurrent, "hooks-max-concurrent", cchook.DefaultMaxConcurrent, "with --hooks: the hooks handled at once; past them a call is denied unread")
 	fs.DurationVar(&s.timeout, "hooks-timeout", 5*time.Second, "with --hooks: answer each hook within `DURATION`, denying a call not decided by then;\nkeep it below the hooks' timeout ('hook install --hook-timeout', 10 s by default), or Claude Code gives up first (and blocks the call)")
 	fs.StringVar(&s.owner, "hooks-owner", defaultHookOwner, "with --hooks: the orchestrator `NAME` the sessions belong to")
-	fs.StringVar(&s.catFile, "hooks-catalogue", "", "with --hooks: the catalogue `FILE` for the first policy.set, when the ledger has no policy yet")
+	fs.StringVar(&s.catFile, "hooks-catalogue", "", "with --hooks: the catalogue `FILE` of the policy.set the hooks install (default: Claude Code's built-in tools)")
 	fs.BoolVar(&s.noImport, "hooks-no-import", false, "with --hooks: never import the projects' .claude configuration")
 	fs.StringVar(&s.scope, "hooks-scope", "", "with --hooks: bind every session the hooks start to scope `NAME` (default: derived from each project, as the command hook does)")
 }
@@ -465,8 +462,14 @@ func (s *hookServer) check() error {
 		return err
 	}
 	s.rootList = roots
-	s.catalogue, err = readCatalogue(s.catFile, "")
-	return err
+	if s.catalogue, err = readCatalogue(s.catFile, ""); err != nil || s.catalogue != nil {
+		return err
+	}
+	// As the command hook: the imported document names the pinned
+	// release, whose built-in tools are the catalogue (it lists no MCP
+	// gateway: a server does not fetch the URLs a project names).
+	s.catalogue, _ = claudecode.Catalogue(claudecode.LatestRelease)
+	return nil
 }
 
 // hookRoots is the list of --hooks-roots, each absolute and clean, with
@@ -503,33 +506,6 @@ func hookRoots(list string) ([]string, error) {
 	return out, nil
 }
 
-// whyConn is where a served hook's denial sends a person: the place serve
-// names with why (--nats URL or --data DIR), with serve's --creds, --user
-// and --stream, so that its why command reaches this ledger as serve does
-// (a URL's user and password are dropped by ledgercmd; no password is
-// printed).
-func (s *hookServer) whyConn(why []string) ledgercmd.Conn {
-	var c ledgercmd.Conn
-	for i := 0; i+1 < len(why); i += 2 {
-		switch why[i] {
-		case "--nats":
-			c.NATS = why[i+1]
-		case "--data":
-			c.Data = why[i+1]
-		}
-	}
-	if s.fs != nil {
-		get := func(name string) string {
-			if f := s.fs.Lookup(name); f != nil {
-				return f.Value.String()
-			}
-			return ""
-		}
-		c.Creds, c.User, c.Stream = get("creds"), get("user"), get("stream")
-	}
-	return c
-}
-
 // loopback makes an address without a host bind the loopback interface.
 func loopback(addr string) string {
 	if strings.HasPrefix(addr, ":") {
@@ -542,12 +518,12 @@ func loopback(addr string) string {
 // API over its own NATS connection, exactly as the command hook does from
 // outside. why names the flags that find this ledger in the 'ledger why'
 // command a denial prints.
-func (s *hookServer) serve(nc *nats.Conn, why []string, logger *slog.Logger) (*httpActor, error) {
+func (s *hookServer) serve(nc *nats.Conn, why ledgercmd.Conn, logger *slog.Logger) (*httpActor, error) {
 	home, _ := os.UserHomeDir()
 	opts := cchook.Options{
 		Catalogue: s.catalogue,
 		Scope:     s.scope,
-		Why:       s.whyConn(why).Words("why"),
+		Why:       why.Words("why"),
 		Where:     "this ledger's API",
 		Home:      home,
 		Roots:     s.rootList,

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/ledgertest"
@@ -598,5 +600,28 @@ func TestHookUnreadableStdin(t *testing.T) {
 				t.Errorf("stderr %.300s %.300s", errOut, msg.String())
 			}
 		})
+	}
+}
+
+// TestHookServerDefaultCatalogue: 'serve --hooks' without --hooks-catalogue
+// installs Claude Code's built-in catalogue, as the command hook does;
+// with it, the file's.
+func TestHookServerDefaultCatalogue(t *testing.T) {
+	builtIn, _ := claudecode.Catalogue(claudecode.LatestRelease)
+	file := filepath.Join(t.TempDir(), "cat.json")
+	if err := os.WriteFile(file, []byte(`["Read","mcp__fs__read_file"]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		catFile string
+		want    []string
+	}{{"", builtIn}, {file, []string{"Read", "mcp__fs__read_file"}}} {
+		s := &hookServer{addr: "127.0.0.1:0", owner: "claude-code", insecure: true, maxConcurrent: 1, catFile: c.catFile, roots: t.TempDir()}
+		if err := s.check(); err != nil {
+			t.Fatal(err)
+		}
+		if len(c.want) == 0 || !slices.Equal(s.catalogue, c.want) {
+			t.Errorf("--hooks-catalogue %q: the catalogue is %v, want %v", c.catFile, s.catalogue, c.want)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/console"
+	"github.com/sessionledger/ledger/internal/ledgercmd"
 	"github.com/sessionledger/ledger/internal/report"
 	"github.com/sessionledger/ledger/internal/safefile"
 	"github.com/sessionledger/ledger/internal/service"
@@ -77,7 +78,7 @@ func (s *httpServer) check() error {
 // address, for serve's run group to run. The console reads through the
 // ledger's API on nc, as each viewer's scope; where are the flags 'ledger
 // why' finds this ledger with.
-func (s *httpServer) serve(svc *service.Service, nc *nats.Conn, where []string, logger *slog.Logger) (*httpActor, error) {
+func (s *httpServer) serve(svc *service.Service, nc *nats.Conn, where ledgercmd.Conn, logger *slog.Logger) (*httpActor, error) {
 	c, err := console.New(console.Config{
 		Client: func(owner string) *client.Client {
 			if owner == wire.ScopeAll {
@@ -85,7 +86,7 @@ func (s *httpServer) serve(svc *service.Service, nc *nats.Conn, where []string, 
 			}
 			return client.New(nc, client.Options{Owner: owner})
 		},
-		Head: svc.Position, Viewers: s.viewers, Report: reportHandler(svc), Where: redactArgs(where), Logger: logger,
+		Head: svc.Position, Viewers: s.viewers, Report: reportHandler(svc, where), Where: where.Flags(), Logger: logger,
 	})
 	if err != nil {
 		return nil, err
@@ -155,7 +156,7 @@ func (a *httpActor) stop() {
 // reportHandler serves the audit report at the head (?session=ROOT for one
 // tree, ?to=SEQ for an earlier position, ?scope=, ?user=, ?project=,
 // ?runtime= to select trees).
-func reportHandler(svc *service.Service) http.Handler {
+func reportHandler(svc *service.Service, where ledgercmd.Conn) http.Handler {
 	// A report reads the whole log and folds it: one at a time, so a burst
 	// of requests cannot take a serving replica's memory and CPU.
 	busy := make(chan struct{}, 1)
@@ -176,7 +177,7 @@ func reportHandler(svc *service.Service) http.Handler {
 			return
 		}
 		f := wire.Filter{Scope: q.Get("scope"), User: q.Get("user"), Project: q.Get("project"), Runtime: q.Get("runtime")}
-		rep, err := buildReport(r.Context(), svc, report.Options{Root: events.SessionKey(q.Get("session")), Filter: f}, to, nil)
+		rep, err := buildReport(r.Context(), svc, report.Options{Root: events.SessionKey(q.Get("session")), Filter: f, Where: where}, to, nil)
 		if err != nil {
 			http.Error(w, err.Error(), httpStatus(err))
 			return

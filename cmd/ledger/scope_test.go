@@ -402,6 +402,14 @@ func TestDenyCommand(t *testing.T) {
 		string(rec.Data) != `{"rule":"Bash(git push *)","scope":"cc","user":"bob"}` {
 		t.Errorf("the record: %v %v %s %s", err, derr, out, errOut)
 	}
+	// A session's revocation without --scope is in the session's scope.
+	out, errOut, err = runCLI(t, "", "deny", "--data", data, "--rule", "Read", "--session", "cc1")
+	if err != nil || !strings.Contains(out, "deny Read for session cc1, in scope cc\n") {
+		t.Fatalf("deny --session cc1 without --scope: %v %q %s", err, out, errOut)
+	}
+	if out, _, _ = runCLI(t, "", "check", "--data", data, "--session", "cc1", "--tool", "Read"); !strings.Contains(out, "deny (revocation:deny)") {
+		t.Errorf("cc1's Read after the deny: %q", out)
+	}
 
 	tests := []struct {
 		name string
@@ -437,10 +445,11 @@ func TestDenyCommand(t *testing.T) {
 			}
 		})
 	}
-	// Nothing refused was written: the last record is still the cc one.
+	// Nothing refused was written: the last record is still the cc
+	// session's revocation.
 	out, _, _ = runCLI(t, "", "log", "--data", data, "--tail", "1")
-	if !strings.HasPrefix(strings.TrimSpace(out), "16 ") {
-		t.Errorf("the log's last record: %q, want seq 16", out)
+	if !strings.HasPrefix(strings.TrimSpace(out), "17 ") {
+		t.Errorf("the log's last record: %q, want seq 17", out)
 	}
 }
 

@@ -150,13 +150,12 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		g.addStop(func() { stopBatcher(); _ = srv.Stop() })
 		lf.logger.Info("api", "service", api.ServiceName, "version", api.ServiceVersion, "subjects", api.Prefix+".>", "instance", *name)
 	}
-	// why holds the flags with which 'ledger why' finds this ledger, for
-	// the hooks' answers and the console's denials.
-	why := []string{"--data", lf.data}
-	if lf.natsURL != "" {
-		why = []string{"--nats", lf.natsURL}
-	} else if lf.listen != "" {
-		why = []string{"--nats", h.ns.ClientURL()}
+	// why is where 'ledger why' finds this ledger, for the hooks' answers
+	// and the console's denials: serve's own connection, or the embedded
+	// server's client URL when it listens.
+	why := lf.conn()
+	if lf.natsURL == "" && lf.listen != "" {
+		why.NATS, why.Data = h.ns.ClientURL(), ""
 	}
 	if web.addr != "" {
 		site, err := web.serve(h.svc, h.nc, why, lf.logger)

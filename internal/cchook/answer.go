@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -68,8 +69,28 @@ func WhyCommand(prefix []string, key events.SessionKey, tool string, input json.
 // DenialReason is what a ledger denial tells the model (and the person
 // reading the transcript): the tool, the session, the reason code, the rule
 // and the record that introduced it, and the command that explains it all.
+// A tool the catalogue does not name (catalogue:unknown) is also told
+// how to make it known.
 func DenialReason(key events.SessionKey, tool string, r envelope.Reason, why string) string {
-	return envelope.DenialText(key, tool, r, why)
+	text := envelope.DenialText(key, tool, r, why)
+	if r.Code == CodeCatalogueUnknown {
+		text += " " + UnknownToolHint(tool)
+	}
+	return text
+}
+
+// CodeCatalogueUnknown is the claude-code dialect's reason code for a tool
+// its policy's catalogue does not name.
+const CodeCatalogueUnknown = "catalogue:unknown"
+
+// UnknownToolHint says how a tool the catalogue does not name becomes
+// known: an MCP tool through the project's ledger gateway, any tool with
+// the hook's --catalogue.
+func UnknownToolHint(tool string) string {
+	if strings.HasPrefix(tool, "mcp__") {
+		return fmt.Sprintf("The policy's catalogue does not name %s. The hook adds the tools of the project's MCP servers that are 'ledger mcp' gateways reached over HTTP (.mcp.json, \"type\": \"http\"), listed when it imports the project's policy (a session's start, each prompt): run the server behind a gateway and submit a prompt again (the hook's warning names a server it could not list), or give the hook --catalogue FILE naming every tool Claude Code may call.", tool)
+	}
+	return fmt.Sprintf("The policy's catalogue does not name %s: give the hook --catalogue FILE naming every tool Claude Code may call (without it, Claude Code's built-in tools and the project's MCP gateways' tools).", tool)
 }
 
 // RefusalReason is what the model is told when the ledger could not decide

@@ -66,6 +66,13 @@
 //     every retry names the same scope. The project's files, and who runs
 //     Claude Code, are read only when a root is started or the policy
 //     imported, never on a call of a known session.
+//   - The catalogue of the policy.set the hook appends is Options.Catalogue
+//     and, with Options.MCPTools, the tools of the project's ledger MCP
+//     gateways (.mcp.json; MCPTools reads each gateway's listing when the
+//     policy is imported, never at a call). It is recorded in the
+//     policy.set, so the fold and replay never ask a server; a tool no
+//     listing names stays unknown to the ledger, and its denial says how
+//     to make it known (TestMCPTools, TestMCPCatalogue).
 //
 // Caveats: the sub-agent metadata file is Claude Code's own, undocumented
 // state (verified against 2.1.328: it is written right after the

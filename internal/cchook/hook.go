@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -53,6 +54,14 @@ type Options struct {
 	// directory (WorkDir's answer); nil never imports. It returns nil and no error when the project has no
 	// Claude Code configuration.
 	Import func(dir string) (json.RawMessage, error)
+	// MCPTools, when set, returns the catalogue names of the tools of the
+	// project's MCP servers at the project directory (MCPTools), and a
+	// warning for each server whose tools it could not learn. It is asked
+	// whenever the project's policy is imported, and the names it returns
+	// are added to Catalogue (when that is not empty) in the policy.set:
+	// the catalogue is recorded, so the fold never lists a server. After a
+	// warning the MCP tools of the catalogue in force are kept as well.
+	MCPTools func(ctx context.Context, dir string) ([]string, []string)
 	// Unreachable is what a PreToolUse answers when the ledger cannot be
 	// reached; default UnreachableDeny.
 	Unreachable Unreachable
@@ -342,6 +351,41 @@ type run struct {
 	loc     Location
 	who     *Who
 	scopeOf string
+	// mcp are the catalogue names of the project's MCP tools, read with
+	// the project's policy (Options.MCPTools); mcpPartial says some server
+	// could not be listed.
+	mcp        []string
+	mcpPartial bool
+}
+
+// catalogue is the catalogue of the policy the hook installs:
+// Options.Catalogue and, when it has one, the project's MCP tools it does
+// not name already, sorted after it. When a server could not be listed,
+// the MCP tools of in (the catalogue in force, as recorded) are kept too:
+// a gateway down for a moment does not take its tools away at every
+// prompt, and a tool never listed stays unknown.
+func (r *run) catalogue(in *envelope.PolicyState) []string {
+	cat := r.h.Opts.Catalogue
+	mcp := slices.Clone(r.mcp)
+	if r.mcpPartial && in != nil {
+		for _, t := range in.Catalogue {
+			if strings.HasPrefix(t, "mcp__") {
+				mcp = append(mcp, t)
+			}
+		}
+	}
+	slices.Sort(mcp)
+	mcp = slices.Compact(mcp)
+	if len(cat) == 0 || len(mcp) == 0 {
+		return cat
+	}
+	out := append([]string(nil), cat...)
+	for _, t := range mcp {
+		if !slices.Contains(cat, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // opens reports whether path may be opened: absolute and clean, and under
@@ -595,6 +639,14 @@ func (r *run) root(ctx context.Context, sync bool) (*client.TreeNode, error) {
 			r.res.warn("the project's policy was not imported: %v", err)
 			doc = nil
 		}
+		if doc != nil && r.h.Opts.MCPTools != nil {
+			var warns []string
+			r.mcp, warns = r.h.Opts.MCPTools(ctx, r.workDir())
+			r.mcpPartial = len(warns) > 0
+			for _, w := range warns {
+				r.res.warn("%s", w)
+			}
+		}
 	}
 	if doc != nil && n != nil && n.Scope != "" && events.ScopeName(n.Scope) != events.ScopeName(r.scope()) {
 		// Importing into the scope derived now would change a scope this
@@ -611,10 +663,10 @@ func (r *run) root(ctx context.Context, sync bool) (*client.TreeNode, error) {
 		if events.CodeOf(err) == events.CodeInvalidPolicy && doc != nil {
 			// No policy yet (or one the start cannot run under): install
 			// the project's and start again.
-			if len(r.h.Opts.Catalogue) == 0 {
+			if len(r.catalogue(nil)) == 0 {
 				return nil, events.Errorf(events.CodeInvalidPolicy, "%s; the hook could install the project's policy, but a first policy.set needs a catalogue: run the hook with --catalogue FILE or --tools LIST", errMsg(err))
 			}
-			if _, perr := r.append(ctx, PolicyEvent(doc, r.h.Opts.Catalogue, r.scope())); perr != nil {
+			if _, perr := r.append(ctx, PolicyEvent(doc, r.catalogue(nil), r.scope())); perr != nil {
 				return nil, fmt.Errorf("installing the project's policy: %w", perr)
 			}
 			policySet = true
@@ -706,7 +758,7 @@ func (r *run) syncPolicy(ctx context.Context, key events.SessionKey, doc json.Ra
 		r.res.warn("the policy in force could not be read, so the project's was not compared with it: %v", err)
 		return
 	}
-	ev, err := PolicyChange(doc, r.h.Opts.Catalogue, r.scope(), in)
+	ev, err := PolicyChange(doc, r.catalogue(in), r.scope(), in)
 	if err != nil {
 		r.res.warn("%v", err)
 		return

@@ -13,9 +13,11 @@
 // without the CLI (TestRecorded), and attach the ledger to the CLI through
 // 'ledger hook install' against a built 'ledger serve' (TestEndToEnd: an
 // operator's grant blocking a sub-agent mid-run, 'ledger why', a --resume
-// keeping the envelope, verify and the report). A case's MCP servers are
-// the test binary itself serving stdio MCP (ServeMCP), so no other process
-// is installed.
+// keeping the envelope, verify and the report), and run README's MCP
+// example as written (TestReadmeMCP: the hooks, a 'ledger mcp' gateway in
+// the project's .mcp.json, the pinned server-filesystem). A case's MCP
+// servers are otherwise the test binary itself serving stdio MCP
+// (ServeMCP), so no other process is installed.
 //
 // # Invariants
 //

@@ -22,8 +22,8 @@ import (
 // with the hooks 'ledger hook install' writes (cchook.CommandBlock and
 // HTTPBlock, onFailure "block" on PreToolUse): a hook that times out, exits
 // 1, or whose HTTP server is down or answers 500 blocks the call (issue
-// 24, point 2). Without onFailure the CLI runs the call: the finding the
-// option closes. It also has the CLI post through the hook server's own
+// 24, point 2). Without onFailure the CLI runs the call (a hook that exits
+// 1, an HTTP server down or answering 500): the finding the option closes. It also has the CLI post through the hook server's own
 // handler (serve --hooks: the token in the header hook install writes, its
 // Host, Origin and Content-Type checks): the CLI's request is served, an
 // allowed call runs and a denied one is blocked.
@@ -62,6 +62,8 @@ func TestHookFailureBlocks(t *testing.T) {
 		{"an HTTP hook whose server is down", cchook.HTTPBlock(closed(), "", 5), "touch ran.txt", false},
 		{"an HTTP hook answered 500", cchook.HTTPBlock(fail500.URL+cchook.HTTPPath, "", 5), "touch ran.txt", false},
 		{"without onFailure, a hook that exits 1", withoutOnFailure(cchook.CommandBlock("exit 1", 10)), "touch ran.txt", true},
+		{"without onFailure, an HTTP hook whose server is down", withoutOnFailure(cchook.HTTPBlock(closed(), "", 5)), "touch ran.txt", true},
+		{"without onFailure, an HTTP hook answered 500", withoutOnFailure(cchook.HTTPBlock(fail500.URL+cchook.HTTPPath, "", 5)), "touch ran.txt", true},
 		{"the hook server, an allowed call", cchook.HTTPBlock(served.URL+cchook.HTTPPath, token, 5), "touch ran.txt", true},
 		{"the hook server, a denied call", cchook.HTTPBlock(served.URL+cchook.HTTPPath, token, 5), "touch blocked.txt", false},
 		{"the hook server, a wrong token", cchook.HTTPBlock(served.URL+cchook.HTTPPath, token+"x", 5), "touch ran.txt", false},
@@ -152,4 +154,43 @@ func TestUnreadableCallDenied(t *testing.T) {
 		t.Fatalf("the deep call was not denied as unreadable: %+v", deepCall)
 	}
 	t.Logf("deep call: %.300q", deepCall.Result.Content)
+}
+
+// TestLedgerDownDenies (docs/claude-code-hooks.md, "When the ledger cannot
+// be reached"): with the hooks 'ledger hook install' writes pointing at a
+// ledger that is not there (the default --unreachable deny), 2.1.328 runs
+// the session, its prompt and its end, and blocks its Bash call with the
+// hook's reason, which names the URL and says it fails closed.
+func TestLedgerDownDenies(t *testing.T) {
+	CLI(t)
+	bin := ledgertest.BuildLedger(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	nowhere := "nats://" + ln.Addr().String()
+	must(t, ln.Close())
+	res := Run(t.Context(), t, Case{Name: "ledger down", Settings: Settings{Allow: []string{"Bash(touch *)"}},
+		Setup: func(dir, _ string) {
+			ledgertest.LedgerCmd(t, bin, "hook", "install", "--project", dir, "--", "--nats", nowhere, "--import-cache", "off")
+		},
+		Scripts: Scripts{"main": {{{ID: "toolu_touch", Tool: "Bash", Input: map[string]any{"command": "touch down.txt", "description": "d"}}}}}})
+	c := res.Call("toolu_touch")
+	if c == nil || c.PostToolUse || c.Result == nil {
+		t.Fatalf("the call ran, or got no result: %+v", c)
+	}
+	for _, want := range []string{"PreToolUse:Bash hook error", "cannot be reached", nowhere, "--unreachable deny"} {
+		if !strings.Contains(c.Result.Content, want) {
+			t.Errorf("the blocked call's result does not say %q: %s", want, c.Result.Content)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(res.Dir, "down.txt")); !os.IsNotExist(err) {
+		t.Errorf("down.txt exists (err %v): the call ran", err)
+	}
+	// The session went on: its prompt reached the model, and it ended.
+	events := map[string]bool{}
+	for _, h := range res.Hooks {
+		events[h["hook_event_name"].(string)] = true
+	}
+	if len(res.Requests) < 2 || !events["SessionEnd"] || !events["UserPromptSubmit"] {
+		t.Errorf("the session did not go on: %d requests, events %v", len(res.Requests), events)
+	}
 }

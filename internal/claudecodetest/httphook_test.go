@@ -23,6 +23,7 @@ func TestHTTPHook(t *testing.T) {
 	var mu sync.Mutex
 	var events []string
 	var shapes []string
+	var heads [][3]string // Origin, Host, User-Agent
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		var m map[string]any
@@ -31,6 +32,7 @@ func TestHTTPHook(t *testing.T) {
 		mu.Lock()
 		events = append(events, ev)
 		shapes = append(shapes, r.Method+" "+r.URL.Path+" "+r.Header.Get("Content-Type"))
+		heads = append(heads, [3]string{r.Header.Get("Origin"), r.Host, r.Header.Get("User-Agent")})
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		if in, _ := m["tool_input"].(map[string]any); ev == "PreToolUse" && in["command"] == "touch blocked.txt" {
@@ -62,6 +64,16 @@ func TestHTTPHook(t *testing.T) {
 	for _, s := range shapes {
 		if s != "POST /hook application/json" {
 			t.Errorf("an HTTP hook request was %q, not a JSON POST", s)
+		}
+	}
+	// No Origin (what a browser sends, which serve --hooks refuses), the
+	// Host of the URL, and no Claude Code version anywhere in the request
+	// line's headers: the identity of an HTTP hook's session has none
+	// (docs/claude-code-hooks.md; 2.1.328's User-Agent is axios/1.15.2).
+	t.Logf("HTTP hook headers (Origin, Host, User-Agent): %q", heads[0])
+	for _, h := range heads {
+		if h[0] != "" || h[1] != ln.Addr().String() || strings.Contains(h[2], Pin(t)) || strings.Contains(strings.ToLower(h[2]), "claude") {
+			t.Errorf("an HTTP hook request had Origin %q, Host %q, User-Agent %q; want no Origin, Host %s, no Claude Code version", h[0], h[1], h[2], ln.Addr())
 		}
 	}
 	// Every event a command hook saw reached the HTTP hook too, except

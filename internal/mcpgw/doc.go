@@ -90,6 +90,11 @@
 //     TestOversizedResult).
 //   - MCP sessions of different ledger sessions never share a tool set
 //     (TestSessionsAreIsolated).
+//   - A GET of a path ending in ListingPath answers the Listing: every
+//     upstream tool before any policy, and the upstreams not listed, for
+//     the catalogue Claude Code's hook records (cchook.MCPTools); it names
+//     no session and needs a client's token when the config has clients
+//     (TestListing, TestHookListsTheGateway).
 //   - With Config.Clients, every HTTP request carries a client's token,
 //     a new MCP session names only a ledger session its client may, and
 //     an MCP session is its client's (TestClientTokens); CheckListen keeps

@@ -327,7 +327,8 @@ type readCloser struct {
 	io.Closer
 }
 
-// Handler serves streamable HTTP at any path. Every new MCP session (an
+// Handler serves streamable HTTP at any path but a GET of one ending in
+// ListingPath, which answers the Listing (TestListing). Every new MCP session (an
 // initialize without Mcp-Session-Id) is mapped to its ledger session
 // once, by the config's Session.From: the header (FromHeader), the
 // SessionMeta entry of the initialize request's _meta (FromInitialize),
@@ -350,6 +351,10 @@ func (g *Gateway) Handler(key events.SessionKey) http.Handler {
 		return g.server(k, in.client)
 	}, &mcp.StreamableHTTPOptions{Logger: g.log, SessionTimeout: g.opts.IdleTimeout})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isListing(r) {
+			g.serveListing(w, r)
+			return
+		}
 		// A new MCP session's first request (its initialize) is read here:
 		// for its _meta key (FromInitialize) and for its clientInfo, which
 		// a session the gateway starts names.

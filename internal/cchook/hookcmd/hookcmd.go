@@ -251,9 +251,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if cerr != nil {
 		return writeOutput(stdout, badCommandLine(raw, "ledger hook claude-code: "+cerr.Error()))
 	}
-	if catalogue == nil {
+	listMCP := catalogue == nil
+	if listMCP {
 		// The imported document names the pinned release: its built-in
-		// catalogue is the first policy.set's.
+		// catalogue is the first policy.set's, with the tools of the
+		// project's MCP gateways.
 		catalogue, _ = claudecode.Catalogue(claudecode.LatestRelease)
 	}
 	// A call is answered within --timeout (and its grace); any other
@@ -265,7 +267,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	ctx, cancel := context.WithDeadline(ctx, start.Add(budget))
 	defer cancel()
-	h := &cchook.Hook{Opts: f.options(catalogue)}
+	h := &cchook.Hook{Opts: f.options(catalogue, listMCP)}
 	nc, err := f.connect()
 	if err != nil {
 		h.L = downLedger{err}
@@ -353,8 +355,10 @@ func badCommandLine(raw []byte, msg string) []byte {
 	return cchook.PassOutput(msg)
 }
 
-// options are the hook's cchook options.
-func (f *Flags) options(catalogue []string) cchook.Options {
+// options are the hook's cchook options; listMCP adds the tools of the
+// project's MCP gateways to catalogue (the built-in one: a catalogue given
+// with --catalogue or --tools is the operator's, whole).
+func (f *Flags) options(catalogue []string, listMCP bool) cchook.Options {
 	home, _ := os.UserHomeDir()
 	projectDir := os.Getenv("CLAUDE_PROJECT_DIR")
 	where := RedactURL(f.natsURL)
@@ -387,6 +391,11 @@ func (f *Flags) options(catalogue []string) cchook.Options {
 			cache = &cchook.ImportCache{Dir: f.importCache}
 		}
 		o.Import = cchook.ImportProject(projectDir, home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()}, cache)
+		if listMCP {
+			o.MCPTools = func(ctx context.Context, dir string) ([]string, []string) {
+				return cchook.MCPTools(ctx, dir, cchook.ClaudeJSON(home), nil, nil)
+			}
+		}
 	}
 	return o
 }
