@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
+
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // TestMain runs the package's tests with TMPDIR set to a directory of their
@@ -40,13 +40,18 @@ func runTests(m *testing.M) int {
 	orig, had := os.LookupEnv("TMPDIR")
 	os.Setenv("TMPDIR", tmp)
 	// The hook's import cache and the hooks token file go to the user's
-	// cache and config directories: the tests' own, not the user's.
+	// cache and config directories: the tests' own, not the user's. The
+	// go command's build cache stays where it was (it too defaults to the
+	// user's cache directory), so the binary the subprocess tests run is
+	// not built from a cold cache (minutes on a loaded 2-core machine).
+	if os.Getenv("GOCACHE") == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			os.Setenv("GOCACHE", filepath.Join(d, "go-build"))
+		}
+	}
 	os.Setenv("XDG_CACHE_HOME", user+"/cache")
 	os.Setenv("XDG_CONFIG_HOME", user+"/config")
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	code := ledgertest.Main(m) // removes the binary the subprocess tests share
 	if had {
 		os.Setenv("TMPDIR", orig)
 	} else {
@@ -68,40 +73,11 @@ func runTests(m *testing.M) int {
 	return code
 }
 
-// binDir holds the binary built for the subprocess tests; TestMain removes
-// it.
-var binDir string
-
-// binary builds the ledger command once for the tests that run it as a
-// real subprocess.
-var binary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "ledger-bin-")
-	if err != nil {
-		return "", err
-	}
-	binDir = dir
-	path := filepath.Join(dir, "ledger")
-	out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput()
-	if err != nil {
-		return "", &buildError{out: string(out), err: err}
-	}
-	return path, nil
-})
-
-type buildError struct {
-	out string
-	err error
-}
-
-func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
-
+// ledgerBinary is the ledger command, built once for the tests that run
+// it as a real subprocess (ledgertest.Main removes it).
 func ledgerBinary(t *testing.T) string {
 	t.Helper()
-	path, err := binary()
-	if err != nil {
-		t.Fatalf("building ledger: %v", err)
-	}
-	return path
+	return ledgertest.BuildLedger(t)
 }
 
 // runCLI runs the command in-process and returns its output and error.

@@ -821,12 +821,7 @@ func TestDockerfile(t *testing.T) {
 // --help` lists, mapped to whether each is a boolean.
 func serveFlags(t *testing.T, root string) map[string]bool {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ledger")
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "./cmd/ledger")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/ledger: %v\n%s", err, out)
-	}
+	bin := ledgertest.BuildLedger(t)
 	help := exec.CommandContext(t.Context(), bin, "serve", "--help")
 	help.Dir = t.TempDir()
 	out, err := help.CombinedOutput()

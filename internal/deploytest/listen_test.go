@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -45,12 +46,7 @@ func TestImageCommandStarts(t *testing.T) {
 			}
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "ledger")
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "./cmd/ledger")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/ledger: %v\n%s", err, out)
-	}
+	bin := ledgertest.BuildLedger(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	run := exec.CommandContext(ctx, bin, args...)

@@ -3,12 +3,11 @@ package faulttest
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // Environment of the helper mode: the test binary re-executed with these
@@ -23,11 +22,7 @@ func TestMain(m *testing.M) {
 	if limit := os.Getenv(envHelperFsize); limit != "" {
 		os.Exit(execWithFsize(limit))
 	}
-	code := m.Run()
-	if dir := binDir(); dir != "" {
-		os.RemoveAll(dir)
-	}
-	os.Exit(code)
+	os.Exit(ledgertest.Main(m)) // removes the binary the tests share
 }
 
 // execWithFsize sets the soft RLIMIT_FSIZE to limit bytes and replaces this process
@@ -71,37 +66,8 @@ func execWithFsize(limit string) int {
 	return 2
 }
 
-var (
-	binMu   sync.Mutex
-	binPath string
-)
-
-func binDir() string {
-	binMu.Lock()
-	defer binMu.Unlock()
-	if binPath == "" {
-		return ""
-	}
-	return filepath.Dir(binPath)
-}
-
-// binary builds the ledger command once per test process.
-var binary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "faulttest-bin-")
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "ledger")
-	out, err := exec.Command("go", "build", "-o", path, "github.com/sessionledger/ledger/cmd/ledger").CombinedOutput()
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", fmt.Errorf("go build: %w: %s", err, out)
-	}
-	binMu.Lock()
-	binPath = path
-	binMu.Unlock()
-	return path, nil
-})
+// binary is the ledger command, built once per test process.
+func binary() (string, error) { return ledgertest.Binary() }
 
 // ledgerBinary returns the built binary; it skips with -short.
 func ledgerBinary(t *testing.T) string {

@@ -6,13 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -278,30 +276,12 @@ func decodeReply(t *testing.T, msg *nats.Msg) reply {
 	return r
 }
 
-// binDir holds the built binary, once built.
-var binDir string
-
-// ledgerBinary builds the ledger command once for every test that runs it.
-var ledgerBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "hostiletest-bin-")
-	if err != nil {
-		return "", err
-	}
-	binDir = dir
-	path := filepath.Join(dir, "ledger")
-	out, err := exec.Command("go", "build", "-o", path, "github.com/sessionledger/ledger/cmd/ledger").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v: %s", err, out)
-	}
-	return path, nil
-})
+// ledgerBinary is the ledger command, built once for every test that runs
+// it (ledgertest.Main removes it).
+func ledgerBinary() (string, error) { return ledgertest.Binary() }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
+	os.Exit(ledgertest.Main(m))
 }
 
 // cliResult is one `ledger` run.

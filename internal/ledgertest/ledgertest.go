@@ -15,6 +15,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -23,6 +25,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -34,19 +37,73 @@ func Root() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// BuildLedger builds cmd/ledger into a temp directory and returns the
-// binary's path.
+// BuildLedger returns the path of the ledger binary built from cmd/ledger.
+// In a test binary whose TestMain runs through Main, it is built once for
+// all its tests (Binary); elsewhere into the test's own temp directory.
 func BuildLedger(t testing.TB) string {
 	t.Helper()
+	if mainRuns.Load() {
+		bin, err := Binary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bin
+	}
 	bin := filepath.Join(t.TempDir(), "ledger")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	if err := build(bin); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// mainRuns is set by Main: the shared build's directory is removed when
+// the tests end.
+var mainRuns atomic.Bool
+
+// shared is the one build of a test binary that runs through Main.
+var shared = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "ledgertest-bin-")
+	if err != nil {
+		return "", err
+	}
+	sharedDir.Store(&dir)
+	bin := filepath.Join(dir, "ledger")
+	return bin, build(bin)
+})
+
+var sharedDir atomic.Pointer[string]
+
+// Binary builds cmd/ledger once per test binary and returns its path. Only
+// a test binary whose TestMain runs through Main may call it (the build is
+// removed when Main's tests end); others use BuildLedger.
+func Binary() (string, error) {
+	if !mainRuns.Load() {
+		return "", errors.New("ledgertest.Binary: the package's TestMain must run its tests through ledgertest.Main, which removes the build")
+	}
+	return shared()
+}
+
+// Main runs a package's tests (m.Run) and then removes the ledger binary
+// they shared, and returns m.Run's exit code for os.Exit.
+func Main(m *testing.M) int {
+	mainRuns.Store(true)
+	code := m.Run()
+	if d := sharedDir.Load(); d != nil {
+		_ = os.RemoveAll(*d)
+	}
+	return code
+}
+
+// build runs go build of cmd/ledger into bin.
+func build(bin string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/ledger")
 	cmd.Dir = Root()
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/ledger: %v\n%s", err, out)
+		return fmt.Errorf("go build ./cmd/ledger: %v\n%s", err, out)
 	}
-	return bin
+	return nil
 }
 
 // ServeLedger runs 'ledger serve' (the built binary) on a fresh data

@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 		runRawUpstream()
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(ledgertest.Main(m)) // one ledger build for the tests that run it
 }
 
 // runTestUpstream is a stdio MCP server (the SDK's) with tools that
