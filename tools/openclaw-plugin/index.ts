@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { parseConfig, type Place } from "./config.ts";
-import { Ledger, errText } from "./ledger.ts";
+import { Ledger, errText, resolveNats } from "./ledger.ts";
 import { Bridge, type Origin } from "./bridge.ts";
 
 export const id = "session-ledger";
@@ -64,7 +64,11 @@ export function origin(api: Pick<OpenClawPluginApi, "runtime" | "config">): Orig
  * register wires the plugin's hooks (OpenClaw calls it once per plugin
  * runtime). A configuration that does not parse blocks every tool call
  * with the problem: a ledger plugin that cannot run must not let calls go
- * unchecked.
+ * unchecked. A missing nats package is different: nothing the plugin could
+ * do later would work, so register throws before it registers anything,
+ * and OpenClaw reports the plugin as failed at load (status "error", "failed
+ * during register", with the message naming the fix) instead of a plugin
+ * that loaded and blocks every call.
  */
 export function register(api: OpenClawPluginApi): Bridge | undefined {
   let cfg;
@@ -79,6 +83,7 @@ export function register(api: OpenClawPluginApi): Bridge | undefined {
     );
     return undefined;
   }
+  resolveNats(cfg.natsModule);
   const bridge = new Bridge(new Ledger(cfg), cfg, api.logger ?? {}, origin(api));
   api.logger?.info?.(`session-ledger: sessions are recorded in scope ${cfg.scope} as orchestrator ${cfg.owner}`);
   api.on("session_start", (ev, ctx) => bridge.sessionStart(ev, ctx));
