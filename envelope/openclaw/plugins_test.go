@@ -172,3 +172,33 @@ func TestReportedPluginToolsCheckEvent(t *testing.T) {
 		}
 	}
 }
+
+// TestRevocationOfReportedPluginTools: a revocation of group:plugins or of
+// a plugin id also reaches the tools the session's root reported as that
+// plugin's, when pluginTools omits them; a root without a report, only
+// what pluginTools marks.
+func TestRevocationOfReportedPluginTools(t *testing.T) {
+	cat := []string{"read", "memory_get", "browser"}
+	w := newWorldRelease(t, NewestRelease(), `{}`, cat...)
+	w.start("agent:main:main", events.StartedData{Agent: "main", PluginTools: json.RawMessage(`{"memory-core": ["memory_get"], "browser": ["browser"]}`)})
+	w.spawn("agent:main:subagent:c1", "agent:main:main", "main")
+	w.start("agent:main:old", events.StartedData{Agent: "main"})
+	for _, tt := range []struct {
+		session, rule, tool string
+		want                bool
+	}{
+		{"agent:main:main", "group:plugins", "memory_get", true},
+		{"agent:main:main", "group:plugins", "read", false},
+		{"agent:main:main", "memory-core", "memory_get", true},
+		{"agent:main:main", "memory-core", "browser", false},
+		{"agent:main:subagent:c1", "group:plugins", "browser", true},
+		{"agent:main:main", "group:plugins", "gh__issue", true},
+		{"agent:main:old", "group:plugins", "memory_get", false},
+		{"agent:main:old", "group:plugins", "gh__issue", true},
+	} {
+		s := w.sessions[events.SessionKey(tt.session)]
+		if got := w.d.MatchRuleFor(w, s, w.policy, tt.rule, tt.tool, nil, false); got != tt.want {
+			t.Errorf("%s: revoking %q denies %s: %v, want %v", tt.session, tt.rule, tt.tool, got, tt.want)
+		}
+	}
+}
