@@ -138,10 +138,14 @@ func (rep *report) reason(e *effective, t string, why envelope.Reason) envelope.
 		cause = causePluginUnlisted
 		rule = why.Rule + ", as the gateway reports " + strconv.Quote(t) + ": a tool of plugin " + strings.Join(reported, ", ") +
 			" (" + at + "); pluginTools does not list it there: add " + strconv.Quote(t) + " to pluginTools." + reported[0]
-	default:
+	case len(listed) > 0:
 		cause = causePluginMislisted
 		rule = why.Rule + ", as the gateway reports " + strconv.Quote(t) + ": no plugin's tool (" + at + "); pluginTools lists it under " +
 			strings.Join(listed, ", ") + ": remove it there"
+	default:
+		// Not reached by a difference in t's own marks; said as it is.
+		cause = causePluginMislisted
+		rule = why.Rule + ", as the gateway reports its plugins' tools (" + at + "), which pluginTools does not match"
 	}
 	return envelope.Reason{Code: layer + ":" + cause, Rule: rule, Record: why.Record}
 }
