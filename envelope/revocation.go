@@ -63,6 +63,13 @@ type RuleMatcher interface {
 	MatchRule(p *PolicyState, rule, tool string, input json.RawMessage, whole bool) bool
 }
 
+// SessionRuleMatcher is a RuleMatcher whose rules may also read the
+// session being decided (the openclaw dialect: the plugin tools its root's
+// start reported); Revoked asks it instead of MatchRule.
+type SessionRuleMatcher interface {
+	MatchRuleFor(w World, s *Session, p *PolicyState, rule, tool string, input json.RawMessage, whole bool) bool
+}
+
 // SplitRule splits a rule into its tool name and its content (the text in
 // parentheses, "" when there is none).
 func SplitRule(rule string) (name, content string, hasContent bool) {
@@ -85,7 +92,10 @@ func CheckRevocationRule(dl Dialect, rule string) error {
 }
 
 // matchRule reports whether rule denies tool (normalized) with input.
-func matchRule(dl Dialect, normalize func(string) string, p *PolicyState, rule, tool string, input json.RawMessage, whole bool) bool {
+func matchRule(w World, s *Session, dl Dialect, normalize func(string) string, p *PolicyState, rule, tool string, input json.RawMessage, whole bool) bool {
+	if m, ok := dl.(SessionRuleMatcher); ok && w != nil && s != nil {
+		return m.MatchRuleFor(w, s, p, rule, tool, input, whole)
+	}
 	if m, ok := dl.(RuleMatcher); ok {
 		return m.MatchRule(p, rule, tool, input, whole)
 	}
@@ -139,7 +149,7 @@ func Revoked(w World, dl Dialect, normalize func(string) string, p *PolicyState,
 	}
 	for i := range p.Revocations {
 		r := &p.Revocations[i]
-		if targets(w, &r.Data, s) && matchRule(dl, normalize, p, r.Data.Rule, tool, input, whole) {
+		if targets(w, &r.Data, s) && matchRule(w, s, dl, normalize, p, r.Data.Rule, tool, input, whole) {
 			return r
 		}
 	}

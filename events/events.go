@@ -243,6 +243,16 @@ type StartedData struct {
 	// from it as OpenClaw does, in place of Group (issue 25). It has the
 	// shape of a session key (ValidKey).
 	Conversation string `json:"conversation,omitempty"`
+	// PluginTools is what the runtime reports of its plugins' tools when
+	// the root starts: an object from plugin id to the names of the tools
+	// that plugin owns, the shape of the openclaw document's pluginTools
+	// (the session-ledger OpenClaw plugin reads it from the gateway's
+	// plugin registry: each plugin's contracts.tools). The openclaw
+	// dialect decides group:plugins and plugin ids for the root and every
+	// sub-agent under it with it as well as with the document's
+	// pluginTools, failing closed where they disagree. Absent in every
+	// record from before it (they decide as they did).
+	PluginTools json.RawMessage `json:"plugin_tools,omitempty"`
 }
 
 // SpawnedData is the data of session.spawned.

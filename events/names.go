@@ -3,8 +3,11 @@ package events
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -188,7 +191,27 @@ func CheckNames(payload any) error {
 				return Errorf(CodeInvalidEvent, "give either group or conversation, not both: the group ids are read from the conversation")
 			}
 		}
-		return tools("a session tool", d.Tools)
+		if err := tools("a session tool", d.Tools); err != nil {
+			return err
+		}
+		if len(d.PluginTools) > 0 {
+			pt, err := DecodePluginTools(d.PluginTools)
+			if err != nil {
+				return err
+			}
+			for _, id := range slices.Sorted(maps.Keys(pt)) {
+				if strings.TrimSpace(id) == "" {
+					return Errorf(CodeInvalidEvent, "plugin_tools: a plugin id is empty")
+				}
+				if err := CheckText("a plugin id", id, MaxNameLen); err != nil {
+					return err
+				}
+				if err := tools("a plugin tool", pt[id]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	case *DenyData:
 		if err := CheckText("rule", d.Rule, MaxRuleLen); err != nil {
 			return err
@@ -225,6 +248,16 @@ func CheckNames(payload any) error {
 		return texts("call", d.Call)
 	}
 	return nil
+}
+
+// DecodePluginTools reads session.started's plugin_tools: an object from
+// plugin id to a list of tool names (null lists are empty).
+func DecodePluginTools(raw json.RawMessage) (map[string][]string, error) {
+	var pt map[string][]string
+	if err := strictUnmarshal(raw, &pt); err != nil || pt == nil {
+		return nil, Errorf(CodeInvalidEvent, "plugin_tools must be an object from plugin id to a list of tool names, like {\"memory-core\": [\"memory_get\", \"memory_search\"]}")
+	}
+	return pt, nil
 }
 
 // quoteShort quotes s for a message, cut to 60 bytes.

@@ -49,7 +49,7 @@ var (
 		{"owner", pBool}, {"tools", pStrings}, {"mode", pString}, {"coordinator", pBool},
 		{"scope", pString}, {"runtime", pString}, {"runtime_version", pString}, {"project", pString},
 		{"repository", pString}, {"branch", pString}, {"user", pString}, {"host", pString},
-		{"conversation", pString}}
+		{"conversation", pString}, {"plugin_tools", pRaw}}
 	denyFields = []payloadField{{"scope", pString}, {"rule", pString}, {"session", pString},
 		{"subtree", pBool}, {"agent", pString}, {"user", pString}, {"project", pString}, {"note", pString}}
 	endedFields   = []payloadField{{"reason", pString}}
@@ -65,7 +65,7 @@ var (
 )
 
 // maxPayloadFields is the most fields a payload has (StartedData's).
-const maxPayloadFields = 20
+const maxPayloadFields = 21
 
 // decodePayload fills p, a pointer to a zero payload, from data, and
 // reports whether it did; if not, p is untouched and json.Unmarshal must
@@ -118,7 +118,7 @@ func decodePayload(data []byte, p any) bool {
 			Tools: list[string](&d, 8), Mode: d.str(9), Coordinator: d.bool(10),
 			Scope: d.str(11), Runtime: d.str(12), RuntimeVersion: d.str(13), Project: d.str(14),
 			Repository: d.str(15), Branch: d.str(16), User: d.str(17), Host: d.str(18),
-			Conversation: d.str(19)}
+			Conversation: d.str(19), PluginTools: d.raw(20)}
 	case *DenyData:
 		*p = DenyData{Scope: d.str(0), Rule: d.str(1), Session: SessionKey(d.str(2)), Subtree: d.bool(3),
 			Agent: d.str(4), User: d.str(5), Project: d.str(6), Note: d.str(7)}

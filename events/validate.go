@@ -48,7 +48,7 @@ var schema = map[Type]map[string]field{
 		"mode": {kString, false}, "coordinator": {kBool, false}, "scope": {kString, false},
 		"runtime": {kString, false}, "runtime_version": {kString, false}, "project": {kString, false},
 		"repository": {kString, false}, "branch": {kString, false}, "user": {kString, false},
-		"host": {kString, false}, "conversation": {kString, false}},
+		"host": {kString, false}, "conversation": {kString, false}, "plugin_tools": {kObject, false}},
 	DenyAdded: {"scope": {kString, false}, "rule": {kString, true}, "session": {kString, false},
 		"subtree": {kBool, false}, "agent": {kString, false}, "user": {kString, false},
 		"project": {kString, false}, "note": {kString, false}},

@@ -2,6 +2,7 @@ package projection
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 
 	"github.com/sessionledger/ledger/envelope"
@@ -31,11 +32,16 @@ import (
 // Format 4 is format 3 (the conversation "" for a session without a
 // start) followed by the mode a turn reported (Session.Mode). A session
 // without one is written as before.
+//
+// Format 5 is format 4 (the mode "" when none) followed by the start's
+// plugin_tools, as recorded (the OpenClaw gateway's report of its
+// plugins' tools). A session without it is written as before.
 const (
 	sessionFormat             = 1
 	sessionFormatScoped       = 2
 	sessionFormatConversation = 3
 	sessionFormatMode         = 4
+	sessionFormatPlugins      = 5
 )
 
 // conversed reports whether a session has anything only format 3 holds.
@@ -137,6 +143,8 @@ func encodeSessionBinary(s *envelope.Session) []byte {
 	w := sink{b: make([]byte, 0, 512)}
 	format := byte(sessionFormat)
 	switch {
+	case s.Start != nil && len(s.Start.PluginTools) > 0:
+		format = sessionFormatPlugins
 	case s.Mode != "":
 		format = sessionFormatMode
 	case conversed(s):
@@ -218,6 +226,9 @@ func encodeSessionBinary(s *envelope.Session) []byte {
 	}
 	if format >= sessionFormatMode {
 		w.str(s.Mode)
+	}
+	if format >= sessionFormatPlugins {
+		w.str(string(s.Start.PluginTools))
 	}
 	return w.b
 }
@@ -351,7 +362,7 @@ func (r *source) envelope() *envelope.Envelope {
 }
 
 func decodeSessionBinary(raw []byte) (*envelope.Session, error) {
-	if len(raw) == 0 || raw[0] < sessionFormat || raw[0] > sessionFormatMode {
+	if len(raw) == 0 || raw[0] < sessionFormat || raw[0] > sessionFormatPlugins {
 		return nil, errors.New("a stored session is not in a form this build reads")
 	}
 	r := &source{all: string(raw), i: 1}
@@ -404,6 +415,16 @@ func decodeSessionBinary(raw []byte) (*envelope.Session, error) {
 	}
 	if raw[0] >= sessionFormatMode {
 		s.Mode = r.str()
+	}
+	if raw[0] >= sessionFormatPlugins {
+		switch pt := r.str(); {
+		case s.Start == nil:
+			r.err = errors.New("a stored session in format 5 has no start")
+		case pt == "":
+			r.err = errors.New("a stored session in format 5 has no plugin tools")
+		default:
+			s.Start.PluginTools = json.RawMessage(pt)
+		}
 	}
 	if r.err == nil && r.i != len(r.all) {
 		r.err = errors.New("a stored session has bytes after its end")

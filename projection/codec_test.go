@@ -135,6 +135,10 @@ func TestSessionBinary(t *testing.T) {
 // fillAll sets every field under v to a value of its own.
 func fillAll(v reflect.Value, n *int) {
 	*n++
+	if v.Type() == reflect.TypeFor[json.RawMessage]() {
+		v.SetBytes(fmt.Appendf(nil, `{"p%d":["t%d"]}`, *n, *n))
+		return
+	}
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString(fmt.Sprintf("s%d", *n))
@@ -177,6 +181,8 @@ func TestSessionBinaryFormats(t *testing.T) {
 		{"moded root", &envelope.Session{Key: "r", Mode: "acceptEdits", Start: &events.StartedData{Agent: "main", Mode: "default"}}, sessionFormatMode},
 		{"moded child", &envelope.Session{Key: "r:c", Mode: "plan", Spawn: &events.SpawnedData{Parent: "r", Agent: "x"}}, sessionFormatMode},
 		{"moded scoped conversation", &envelope.Session{Key: "r", Scope: "s", Mode: "dontAsk", Start: &events.StartedData{Agent: "main", Scope: "s", Conversation: "c"}}, sessionFormatMode},
+		{"plugin tools", &envelope.Session{Key: "r", Start: &events.StartedData{Agent: "main", PluginTools: json.RawMessage(`{"memory-core":["memory_get","memory_search"]}`)}}, sessionFormatPlugins},
+		{"scoped plugin tools", &envelope.Session{Key: "r", Scope: "s", Start: &events.StartedData{Agent: "main", Scope: "s", Conversation: "c", PluginTools: json.RawMessage(`{"xai":["code_execution"]}`)}}, sessionFormatPlugins},
 	} {
 		raw := encodeSessionBinary(tc.s)
 		if raw[0] != tc.format {

@@ -24,6 +24,9 @@ func checkEvent(ev *events.Event, payload any) error {
 		if err := checkAgentField(d.Agent); err != nil {
 			return err
 		}
+		if len(d.PluginTools) > 0 {
+			return events.Errorf(events.CodeInvalidEvent, "plugin_tools is an OpenClaw gateway's report of its plugins' tools; a claude-code session names none")
+		}
 	case *events.TurnData:
 		// The mode Claude Code reported for the turn (the hook's
 		// permission_mode), in force from it (section 0.2).

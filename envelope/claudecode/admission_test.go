@@ -24,6 +24,7 @@ func TestCheckEvent(t *testing.T) {
 		{"started unknown mode", &events.StartedData{Agent: "main", Mode: "yolo"}, events.CodeInvalidEvent, "unknown mode"},
 		{"started built-in tool", &events.StartedData{Agent: "main", Tools: list("Bash")}, events.CodeInvalidEvent, "not an MCP tool name"},
 		{"started MCP without tool", &events.StartedData{Agent: "main", Tools: list("mcp__a")}, events.CodeInvalidEvent, "tools[0]"},
+		{"started with an OpenClaw plugin report", &events.StartedData{Agent: "main", PluginTools: json.RawMessage(`{"browser":["browser"]}`)}, events.CodeInvalidEvent, "plugin_tools"},
 		{"spawn ok", &events.SpawnedData{Parent: "lead", Agent: "coder"}, "", ""},
 		{"fork ok", &events.SpawnedData{Parent: "lead", Agent: "fork", Fork: true}, "", ""},
 		{"fork without flag", &events.SpawnedData{Parent: "lead", Agent: "fork"}, events.CodeInvalidEvent, "reserved for forks"},

@@ -286,7 +286,14 @@ func (*Dialect) Tools(w envelope.World, s *envelope.Session) envelope.ToolSet {
 	}
 	p := pipeline{rel: e.rel}
 	e.resolve(w, s, &p, false)
-	return e.toolSet(&p, s)
+	ts := e.toolSet(&p, s)
+	rep := reportOf(w, s)
+	if er := e.reported(w.Policy(), rep); er != nil {
+		pr := pipeline{rel: er.rel}
+		er.resolve(w, s, &pr, false)
+		ts = rep.narrow(e, s, ts, er.toolSet(&pr, s))
+	}
+	return ts
 }
 
 // extra reports whether the j-th session tool, normalized to t, is one the
@@ -399,8 +406,30 @@ func (e *effective) extraAt(s *envelope.Session, k int) string {
 // Decide decides one tool for session s with the full trace: a catalogue
 // step, then one step per layer of section 5.1. input is not used by this
 // dialect.
+//
+// A session whose root's start reported the gateway's plugin tools
+// (plugin_tools) is decided under the document and under that report, and
+// denied when either denies (plugins.go).
 func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, _ json.RawMessage) envelope.Verdict {
 	e := effectiveOf(w)
+	v := e.decide(w, s, tool)
+	if e == nil || v.Decision == envelope.Deny {
+		return v
+	}
+	rep := reportOf(w, s)
+	er := e.reported(w.Policy(), rep)
+	if er == nil {
+		return v
+	}
+	vr := er.decide(w, s, tool)
+	if vr.Decision != envelope.Deny {
+		return v
+	}
+	return rep.disagree(e, vr)
+}
+
+// decide is Decide under e alone (nil: no policy).
+func (e *effective) decide(w envelope.World, s *envelope.Session, tool string) envelope.Verdict {
 	t := normalize(tool)
 	if e != nil {
 		t = e.rel.normalize(tool)

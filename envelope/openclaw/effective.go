@@ -86,6 +86,12 @@ type effective struct {
 
 	envs  sync.Map     // envelope hash -> *compiledEnv
 	nenvs atomic.Int64 // entries stored in envs since it was last cleared
+
+	// reports memoizes this effective compiled with a gateway's reported
+	// plugin tools as the marks (plugins.go): plugin_tools as recorded ->
+	// *reportView.
+	reports  sync.Map
+	nreports atomic.Int64
 }
 
 // maxEnvs bounds the envelopes effective keeps compiled: a long log spawns
@@ -144,6 +150,12 @@ type agentPolicy struct {
 }
 
 func newEffective(pol *Policy, ps *envelope.PolicyState) *effective {
+	return newEffectiveMarked(pol, ps, pol.Doc.PluginTools)
+}
+
+// newEffectiveMarked is newEffective with marks as the plugin tools in
+// place of the document's pluginTools (a gateway's report, plugins.go).
+func newEffectiveMarked(pol *Policy, ps *envelope.PolicyState, marks map[string][]string) *effective {
 	rev := ps.Revision
 	e := &effective{
 		policy:      pol,
@@ -157,8 +169,9 @@ func newEffective(pol *Policy, ps *envelope.PolicyState) *effective {
 		maxChildren: defaultMaxChildren,
 		defaultMode: "off",
 	}
-	// The document's plugin tools (grants never change them).
-	e.cat.mark(e.rel, pol.Doc.PluginTools)
+	// The document's plugin tools (grants never change them), or the
+	// report that stands in for them.
+	e.cat.mark(e.rel, marks)
 	e.builtins()
 	doc := e.doc
 	if doc.Agents != nil && doc.Agents.Defaults != nil {

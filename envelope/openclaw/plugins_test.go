@@ -1,9 +1,13 @@
 package openclaw
 
 import (
+	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
 )
 
 // TestRevocationOfPluginTools: a revocation of group:plugins or of a plugin
@@ -38,6 +42,163 @@ func TestRevocationOfPluginTools(t *testing.T) {
 		p := &envelope.PolicyState{Compiled: tt.compiled}
 		if got := d.MatchRule(p, tt.rule, tt.tool, nil, false); got != tt.want {
 			t.Errorf("revoking %q (marks %v) denies %s: %v, want %v", tt.rule, tt.compiled == marked, tt.tool, got, tt.want)
+		}
+	}
+}
+
+// TestReportedPluginTools: a root whose start carries the gateway's report
+// of its plugins' tools (plugin_tools) is decided as OpenClaw decides with
+// it, and so is its sub-agent; where the report makes a tool a plugin tool
+// that pluginTools does not list, a deny the document alone would miss is
+// made, with a reason that says what to add; where pluginTools marks a tool
+// the gateway reports as core, the document's deny stands (fail closed),
+// and an allow it alone gives is refused with a reason that says what to
+// remove. Without a report, the document alone decides, as before.
+func TestReportedPluginTools(t *testing.T) {
+	cat := []string{"read", "exec", "memory_search", "memory_get", "browser", "voice_call", "sessions_spawn"}
+	report := json.RawMessage(`{"memory-core": ["memory_get", "memory_search"], "browser": ["browser"]}`)
+	type want struct {
+		tool, decision, code string
+		rule                 []string // substrings of the rule
+	}
+	for _, tc := range []struct {
+		name   string
+		doc    string
+		report json.RawMessage
+		child  bool
+		wants  []want
+	}{
+		{"group:plugins without pluginTools, no report: the bundled tools are core (as before)",
+			`{"tools": {"deny": ["group:plugins"]}}`, nil, false, []want{
+				{"memory_search", "allow", "default:allow", nil},
+				{"browser", "allow", "default:allow", nil}}},
+		{"group:plugins without pluginTools, reported: denied, saying what to add",
+			`{"tools": {"deny": ["group:plugins"]}}`, report, false, []want{
+				{"memory_search", "deny", "global:plugin_unlisted", []string{`tools.deny: "group:plugins"`, "plugin memory-core", `add "memory_search" to pluginTools.memory-core`}},
+				{"browser", "deny", "global:plugin_unlisted", []string{`add "browser" to pluginTools.browser`}},
+				{"read", "allow", "default:allow", nil}}},
+		{"a sub-agent under a reported root is decided by its root's report",
+			`{"tools": {"deny": ["group:plugins"]}}`, report, true, []want{
+				{"memory_get", "deny", "global:plugin_unlisted", []string{"plugin memory-core"}},
+				{"read", "allow", "", nil}}},
+		{"a plugin id stands for the tools the gateway reports",
+			`{"tools": {"deny": ["memory-core"]}}`, report, false, []want{
+				{"memory_get", "deny", "global:plugin_unlisted", []string{`tools.deny: "memory-core"`}},
+				{"browser", "allow", "default:allow", nil}}},
+		{"pluginTools listing what the gateway reports: the document's reason",
+			`{"pluginTools": {"memory-core": ["memory_get", "memory_search"], "browser": ["browser"]}, "tools": {"deny": ["group:plugins"]}}`, report, false, []want{
+				{"memory_search", "deny", "global:deny", []string{`tools.deny: "group:plugins"`}}}},
+		{"pluginTools marking a tool the gateway reports as core: the document's deny stands",
+			`{"pluginTools": {"voice-call": ["voice_call", "read"]}, "tools": {"deny": ["group:plugins"]}}`, report, false, []want{
+				{"read", "deny", "global:deny", nil},
+				{"voice_call", "deny", "global:deny", nil}}},
+		{"an allow only pluginTools gives is refused, saying what to remove",
+			`{"pluginTools": {"voice-call": ["voice_call", "read"]}, "tools": {"allow": ["group:plugins"]}}`, report, false, []want{
+				{"read", "deny", "global:plugin_mislisted", []string{"no plugin's tool", "lists it under voice-call: remove it there"}},
+				{"voice_call", "deny", "global:plugin_mislisted", nil},
+				// The gateway makes memory_get a plugin tool, which the
+				// document's allow list does not admit: the document's deny
+				// stands (stricter than OpenClaw).
+				{"memory_get", "deny", "global:allow", nil},
+				{"exec", "deny", "global:allow", nil}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorldRelease(t, NewestRelease(), tc.doc, cat...)
+			w.start("agent:main:main", events.StartedData{Agent: "main", PluginTools: tc.report})
+			key := "agent:main:main"
+			if tc.child {
+				w.spawn("agent:main:subagent:c1", key, "main")
+				key = "agent:main:subagent:c1"
+			}
+			s := w.sessions[events.SessionKey(key)]
+			ts := w.d.Tools(w, s)
+			for _, wt := range tc.wants {
+				v := w.d.Decide(w, s, wt.tool, nil)
+				if string(v.Decision) != wt.decision || wt.code != "" && v.Reason.Code != wt.code {
+					t.Errorf("%s: %s %s (%s), want %s %s", wt.tool, v.Decision, v.Reason.Code, v.Reason.Rule, wt.decision, wt.code)
+				}
+				for _, r := range wt.rule {
+					if !strings.Contains(v.Reason.Rule, r) {
+						t.Errorf("%s: the rule %q does not say %q", wt.tool, v.Reason.Rule, r)
+					}
+				}
+				if v.Decision == envelope.Deny && v.Reason.Record == nil {
+					t.Errorf("%s: denied with no record", wt.tool)
+				}
+				// The tool set of the turn says the same.
+				if slices.Contains(cat, wt.tool) {
+					allowed := slices.Contains(ts.Allowed, wt.tool)
+					if allowed != (v.Decision == envelope.Allow) {
+						t.Errorf("%s: decided %s, but the tool set allows it: %v", wt.tool, v.Decision, allowed)
+					}
+					for _, d := range ts.Denied {
+						if d.Tool == wt.tool && d.Reason != v.Reason {
+							t.Errorf("%s: the tool set's reason %+v, the decision's %+v", wt.tool, d.Reason, v.Reason)
+						}
+					}
+				}
+			}
+			// Denied tools stay in catalogue order.
+			var order []int
+			for _, d := range ts.Denied {
+				order = append(order, slices.Index(cat, d.Tool))
+			}
+			if !slices.IsSorted(order) {
+				t.Errorf("denied tools out of catalogue order: %+v", ts.Denied)
+			}
+		})
+	}
+}
+
+// TestReportedPluginToolsCheckEvent: a report that is not an object of
+// plugin ids to tool names is refused on append.
+func TestReportedPluginToolsCheckEvent(t *testing.T) {
+	d := New()
+	ev := &events.Event{Type: events.SessionStarted, Session: "agent:main:main"}
+	for _, tc := range []struct {
+		raw string
+		ok  bool
+	}{
+		{`{"memory-core": ["memory_get"]}`, true},
+		{`{"xai": []}`, true},
+		{`["memory_get"]`, false},
+		{`{"memory-core": "memory_get"}`, false},
+		{`{"": ["x"]}`, false},
+		{`{"memory-core": ["memory\u0000get"]}`, false},
+	} {
+		err := d.CheckEvent(ev, &events.StartedData{Agent: "main", PluginTools: json.RawMessage(tc.raw)})
+		if (err == nil) != tc.ok {
+			t.Errorf("plugin_tools %s: %v, want ok %v", tc.raw, err, tc.ok)
+		}
+	}
+}
+
+// TestRevocationOfReportedPluginTools: a revocation of group:plugins or of
+// a plugin id also reaches the tools the session's root reported as that
+// plugin's, when pluginTools omits them; a root without a report, only
+// what pluginTools marks.
+func TestRevocationOfReportedPluginTools(t *testing.T) {
+	cat := []string{"read", "memory_get", "browser"}
+	w := newWorldRelease(t, NewestRelease(), `{}`, cat...)
+	w.start("agent:main:main", events.StartedData{Agent: "main", PluginTools: json.RawMessage(`{"memory-core": ["memory_get"], "browser": ["browser"]}`)})
+	w.spawn("agent:main:subagent:c1", "agent:main:main", "main")
+	w.start("agent:main:old", events.StartedData{Agent: "main"})
+	for _, tt := range []struct {
+		session, rule, tool string
+		want                bool
+	}{
+		{"agent:main:main", "group:plugins", "memory_get", true},
+		{"agent:main:main", "group:plugins", "read", false},
+		{"agent:main:main", "memory-core", "memory_get", true},
+		{"agent:main:main", "memory-core", "browser", false},
+		{"agent:main:subagent:c1", "group:plugins", "browser", true},
+		{"agent:main:main", "group:plugins", "gh__issue", true},
+		{"agent:main:old", "group:plugins", "memory_get", false},
+		{"agent:main:old", "group:plugins", "gh__issue", true},
+	} {
+		s := w.sessions[events.SessionKey(tt.session)]
+		if got := w.d.MatchRuleFor(w, s, w.policy, tt.rule, tt.tool, nil, false); got != tt.want {
+			t.Errorf("%s: revoking %q denies %s: %v, want %v", tt.session, tt.rule, tt.tool, got, tt.want)
 		}
 	}
 }

@@ -63,17 +63,7 @@ func (*Dialect) MatchRule(p *envelope.PolicyState, rule, tool string, _ json.Raw
 		// marks as plugin tools (2.2): compiled with those marks, uncached
 		// (they belong to the policy, not to the release).
 		if n := rel.normalize(rule); n == "group:plugins" || pluginID(rel, pol.Doc.PluginTools, n) {
-			cat := &catalogue{index: map[string]int{}}
-			for _, tools := range pol.Doc.PluginTools {
-				for _, t := range tools {
-					if tn := rel.normalize(t); tn != "" {
-						cat.index[tn] = len(cat.names)
-						cat.names = append(cat.names, tn)
-					}
-				}
-			}
-			cat.mark(rel, pol.Doc.PluginTools)
-			return rel.compileList("deny", []string{rule}, nil, nil, cat).match(tool) >= 0
+			return matchMarked(rel, rule, tool, pol.Doc.PluginTools)
 		}
 	}
 	k := revocationKey{rel, strings.TrimSpace(rule)}
@@ -87,6 +77,57 @@ func (*Dialect) MatchRule(p *envelope.PolicyState, rule, tool string, _ json.Raw
 		}
 	}
 	return l.match(tool) >= 0
+}
+
+var _ envelope.SessionRuleMatcher = (*Dialect)(nil)
+
+// MatchRuleFor is MatchRule for session s: a rule also denies what it
+// denies with the plugin tools s's root reported as the marks (group:plugins
+// and plugin ids, 2.2), so a revocation of group:plugins reaches a bundled
+// plugin's tools that pluginTools omits, as OpenClaw's own deny would.
+func (d *Dialect) MatchRuleFor(w envelope.World, s *envelope.Session, p *envelope.PolicyState, rule, tool string, input json.RawMessage, whole bool) bool {
+	if d.MatchRule(p, rule, tool, input, whole) {
+		return true
+	}
+	rep := reportOf(w, s)
+	if rep == nil {
+		return false
+	}
+	if _, _, content := envelope.SplitRule(rule); content {
+		return false
+	}
+	marks, err := events.DecodePluginTools([]byte(rep.raw))
+	if err != nil {
+		return false
+	}
+	rel := newest()
+	if p != nil {
+		if pl, ok := p.Compiled.(*Policy); ok {
+			rel = pl.rel
+		}
+	}
+	if n := rel.normalize(rule); n == "group:plugins" || pluginID(rel, marks, n) {
+		return matchMarked(rel, rule, tool, marks)
+	}
+	return false
+}
+
+// matchMarked reports whether rule, as a deny entry, denies tool when
+// marks are the plugin tools (compiled over a catalogue of just those).
+func matchMarked(rel *Release, rule, tool string, marks map[string][]string) bool {
+	cat := &catalogue{index: map[string]int{}}
+	for _, tools := range marks {
+		for _, t := range tools {
+			if tn := rel.normalize(t); tn != "" {
+				if _, dup := cat.index[tn]; !dup {
+					cat.index[tn] = len(cat.names)
+					cat.names = append(cat.names, tn)
+				}
+			}
+		}
+	}
+	cat.mark(rel, marks)
+	return rel.compileList("deny", []string{rule}, nil, nil, cat).match(tool) >= 0
 }
 
 // pluginID reports whether the normalized entry n names a plugin of

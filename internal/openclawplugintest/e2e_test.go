@@ -216,7 +216,8 @@ func TestAgentRun(t *testing.T) {
 		osUser = u.Username
 	}
 	wantStart := events.StartedData{Agent: "main", Provider: "scripted", Model: "m1", Scope: scope, Runtime: "openclaw",
-		RuntimeVersion: Version(t), Project: oc.Workspace, User: osUser, Host: host, Conversation: string(root)}
+		RuntimeVersion: Version(t), Project: oc.Workspace, User: osUser, Host: host, Conversation: string(root),
+		PluginTools: json.RawMessage(`{}`)} // plugins.allow names this plugin only, which owns no tool
 	if len(started) != 1 || !reflect.DeepEqual(started[0], wantStart) {
 		t.Errorf("session.started data %+v, want [%+v]", started, wantStart)
 	}

@@ -4,7 +4,7 @@
 //
 //   node hookrunner.mjs ANSWERS < scenario.json
 //
-// scenario.json: {"plugin": {...plugin config...}, "workspace": DIR,
+// scenario.json: {"plugin": {...plugin config...}, "workspace": DIR, "also": [bundled plugin ids],
 //                 "steps": [{"hook": "before_tool_call", "event": {...}, "ctx": {...}}, ...]}
 //
 // The plugin is loaded from tools/openclaw-plugin by loadOpenClawPlugins
@@ -28,17 +28,20 @@ const loadOpenClawPlugins = await loc.find("loadOpenClawPlugins", "loader-runtim
 const getGlobalHookRunner = await loc.find("getGlobalHookRunner", "hook-runner-global");
 
 const pluginID = "session-ledger";
+// scenario.also: bundled plugins to load beside it (their ids), enabled.
+const also = scenario.also ?? [];
 const config = {
   plugins: {
-    allow: [pluginID],
+    allow: [pluginID, ...also],
     slots: { memory: "none" },
     load: { paths: [path.join(here, "..", "..", "tools", "openclaw-plugin")] },
-    entries: { [pluginID]: { enabled: true, config: scenario.plugin } },
+    entries: { [pluginID]: { enabled: true, config: scenario.plugin }, ...Object.fromEntries(also.map((id) => [id, { enabled: true }])) },
   },
 };
 const registry = await loadOpenClawPlugins({ config, workspaceDir: scenario.workspace, activate: true, cache: false });
 const record = registry.plugins.find((p) => p.id === pluginID);
-fs.writeSync(answers, JSON.stringify({ hook: "load", result: { status: record?.status, error: record?.error ?? null, hooks: registry.typedHooks.filter((h) => h.pluginId === pluginID).map((h) => h.hookName) } }) + "\n");
+fs.writeSync(answers, JSON.stringify({ hook: "load", result: { status: record?.status, error: record?.error ?? null, hooks: registry.typedHooks.filter((h) => h.pluginId === pluginID).map((h) => h.hookName),
+  also: also.map((id) => ({ id, status: registry.plugins.find((p) => p.id === id)?.status ?? null })), tools: registry.tools.map((t) => ({ pluginId: t.pluginId, names: t.names })) } }) + "\n");
 const runner = getGlobalHookRunner();
 
 const methods = {

@@ -67,11 +67,18 @@ func RunHooks(t testing.TB, plugin map[string]any, steps []Step) []Answer {
 // DefaultScope(oc)).
 func RunHooksIn(t testing.TB, oc *OpenClaw, plugin map[string]any, steps []Step) []Answer {
 	t.Helper()
+	return RunHooksWith(t, oc, plugin, nil, steps)
+}
+
+// RunHooksWith is RunHooksIn with the bundled plugins also loaded and
+// enabled beside the plugin (their ids, e.g. "browser").
+func RunHooksWith(t testing.TB, oc *OpenClaw, plugin map[string]any, also []string, steps []Step) []Answer {
+	t.Helper()
 	cfg := map[string]any{"natsModule": NATSModule()}
 	for k, v := range plugin {
 		cfg[k] = v
 	}
-	in, err := json.Marshal(map[string]any{"plugin": cfg, "workspace": oc.Workspace, "steps": steps})
+	in, err := json.Marshal(map[string]any{"plugin": cfg, "workspace": oc.Workspace, "also": also, "steps": steps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +302,7 @@ func TestHookRunner(t *testing.T) {
 		// Its conversation is OpenClaw's own key (issue 25).
 		wantStart := events.StartedData{Agent: "main", Provider: "scripted", Model: "m1", Scope: scope, Runtime: "openclaw",
 			RuntimeVersion: Version(t), Project: filepath.Join(oc.Dir, "state", "workspace"), User: "ada@example.com", Host: host,
-			Conversation: root}
+			Conversation: root, PluginTools: json.RawMessage(`{}`)} // no plugin but this one, which owns no tool
 		if len(started) != 1 || !reflect.DeepEqual(started[0], wantStart) {
 			t.Errorf("session.started data %+v, want [%+v]", started, wantStart)
 		}

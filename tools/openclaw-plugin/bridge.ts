@@ -83,6 +83,13 @@ export interface Origin {
   host?: string;
   /** An agent's workspace directory as OpenClaw's configuration resolves it. */
   workspace?: (agent: string) => string | undefined;
+  /**
+   * The gateway's plugins' tools, plugin id to tool names (index.ts,
+   * pluginTools), recorded as every root's session.started plugin_tools;
+   * it throws when they cannot be read, and the root is then not started
+   * (its calls are blocked, naming why).
+   */
+  pluginTools?: () => Record<string, string[]>;
 }
 
 /** fits reports whether v can be an identity field of session.started (at most 1024 bytes). */
@@ -319,6 +326,10 @@ export class Bridge {
     data.conversation = key;
     if (hint.sender) data.sender = hint.sender;
     Object.assign(data, this.identity(agent, hint));
+    // Which tools the gateway's plugins own, as its plugin registry says:
+    // the ledger decides group:plugins and plugin ids with it (and fails
+    // closed where the policy's pluginTools disagrees).
+    if (this.origin.pluginTools) data.plugin_tools = this.origin.pluginTools();
     const s: Session = { key, agent, turns: 0, state: "active", pending: new Set() };
     let existed = false;
     try {

@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { parseConfig, type Place } from "./config.ts";
-import { Ledger, errText } from "./ledger.ts";
+import { Ledger, errText, resolveNats } from "./ledger.ts";
 import { Bridge, type Origin } from "./bridge.ts";
 
 export const id = "session-ledger";
@@ -60,11 +60,58 @@ export function origin(api: Pick<OpenClawPluginApi, "runtime" | "config">): Orig
   return o;
 }
 
+// OpenClaw 2026.9.6 keeps its plugin registry in a process-wide singleton
+// under this symbol (src/plugins/runtime-state-key.ts, resolveGlobalSingleton);
+// its activeRegistry.tools holds one entry per registerTool call, with the
+// plugin's id and its declared tool names (the manifest's contracts.tools,
+// which every tool a plugin registers must be in). No SDK function returns
+// it: tools.catalog leaves out the plugin tools named like core tools,
+// which are the ones that matter here, and the hooks name no plugin.
+const registryState = Symbol.for("openclaw.pluginRegistryState");
+
+type ToolRegistration = { pluginId?: unknown; names?: unknown; declaredNames?: unknown };
+
+/**
+ * pluginTools reads which tools the gateway's plugins own from OpenClaw's
+ * active plugin registry: plugin id to tool names (the names each
+ * registration gives and the plugin's declared contracts.tools), ids and
+ * names sorted. It throws when the registry cannot be read (another
+ * OpenClaw than the plugin knows): a root whose plugin tools are not known
+ * is not started, so its calls are blocked rather than decided as if no
+ * plugin owned a tool.
+ */
+export function pluginTools(g: Record<symbol, unknown> = globalThis as unknown as Record<symbol, unknown>): Record<string, string[]> {
+  const state = g[registryState] as { activeRegistry?: { tools?: unknown } | null } | undefined;
+  const tools = state?.activeRegistry?.tools;
+  if (!Array.isArray(tools)) {
+    throw new Error(
+      "OpenClaw's plugin registry cannot be read (globalThis[Symbol.for(\"openclaw.pluginRegistryState\")].activeRegistry.tools, as OpenClaw 2026.9.6 keeps it), so which tools its plugins own is not known and the session is not started",
+    );
+  }
+  const owned = new Map<string, Set<string>>();
+  for (const entry of tools as ToolRegistration[]) {
+    if (typeof entry?.pluginId !== "string" || entry.pluginId === "") continue;
+    const set = owned.get(entry.pluginId) ?? new Set<string>();
+    for (const list of [entry.names, entry.declaredNames]) {
+      if (!Array.isArray(list)) continue;
+      for (const n of list) if (typeof n === "string" && n.trim() !== "") set.add(n.trim());
+    }
+    owned.set(entry.pluginId, set);
+  }
+  const out: Record<string, string[]> = {};
+  for (const id of [...owned.keys()].sort()) out[id] = [...owned.get(id)!].sort();
+  return out;
+}
+
 /**
  * register wires the plugin's hooks (OpenClaw calls it once per plugin
  * runtime). A configuration that does not parse blocks every tool call
  * with the problem: a ledger plugin that cannot run must not let calls go
- * unchecked.
+ * unchecked. A missing nats package is different: nothing the plugin could
+ * do later would work, so register throws before it registers anything,
+ * and OpenClaw reports the plugin as failed at load (status "error", "failed
+ * during register", with the message naming the fix) instead of a plugin
+ * that loaded and blocks every call.
  */
 export function register(api: OpenClawPluginApi): Bridge | undefined {
   let cfg;
@@ -79,7 +126,8 @@ export function register(api: OpenClawPluginApi): Bridge | undefined {
     );
     return undefined;
   }
-  const bridge = new Bridge(new Ledger(cfg), cfg, api.logger ?? {}, origin(api));
+  resolveNats(cfg.natsModule);
+  const bridge = new Bridge(new Ledger(cfg), cfg, api.logger ?? {}, { ...origin(api), pluginTools: () => pluginTools() });
   api.logger?.info?.(`session-ledger: sessions are recorded in scope ${cfg.scope} as orchestrator ${cfg.owner}`);
   api.on("session_start", (ev, ctx) => bridge.sessionStart(ev, ctx));
   api.on("model_call_started", (ev, ctx) => bridge.modelCallStarted(ev, ctx));

@@ -155,32 +155,69 @@ type Conn = {
 
 let natsPromise: Promise<Nats> | undefined;
 
+/** The nats npm package is not where the plugin looks; the message says what to set. */
+export class NatsMissing extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NatsMissing";
+  }
+}
+
 /**
- * loadNats imports the nats npm package: from natsModule when given, else
- * as Node resolves it from this directory, else from tools/npm/node_modules
- * of this repository (where tools/npm/install puts the pinned one).
+ * resolveNats finds the file to import for the nats npm package, without
+ * importing it, so that register can refuse to load the plugin: the
+ * natsModule setting when it is given (and then only it: a path the
+ * operator wrote that holds no package is a mistake to report, not to
+ * work around), else as Node resolves it from this directory, else
+ * $LEDGER_NPM_DIR/node_modules/nats, else tools/npm/node_modules/nats
+ * beside this directory (where tools/npm/install puts the pinned one, when
+ * OpenClaw loads the plugin from the repository itself rather than from a
+ * copy). It throws NatsMissing naming every place it tried and the
+ * settings that fix it.
  */
-export function loadNats(natsModule?: string): Promise<Nats> {
-  natsPromise ??= (async () => {
-    const here = path.dirname(fileURLToPath(import.meta.url));
-    const candidates: string[] = [];
-    if (natsModule) candidates.push(path.resolve(natsModule));
+export function resolveNats(natsModule?: string, env: NodeJS.ProcessEnv = process.env): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates: string[] = [];
+  if (natsModule) {
+    candidates.push(path.resolve(natsModule));
+  } else {
     try {
       candidates.push(createRequire(path.join(here, "index.ts")).resolve("nats"));
     } catch {
-      // not resolvable from here: try the repository's pinned copy
+      // not resolvable from here: the places below
     }
-    const npmDir = process.env.LEDGER_NPM_DIR || path.join(here, "..", "npm");
-    candidates.push(path.join(npmDir, "node_modules", "nats"));
-    for (const c of candidates) {
-      let file = c;
-      if (fs.existsSync(path.join(c, "package.json"))) file = createRequire(path.join(c, "package.json")).resolve(c);
-      if (!fs.existsSync(file)) continue;
-      const ns = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-      const mod = (typeof ns.connect === "function" ? ns : ns.default) as Nats;
-      if (typeof mod?.connect === "function") return mod;
+    if (env.LEDGER_NPM_DIR) candidates.push(path.join(env.LEDGER_NPM_DIR, "node_modules", "nats"));
+    candidates.push(path.join(here, "..", "npm", "node_modules", "nats"));
+  }
+  for (const c of candidates) {
+    if (fs.statSync(c, { throwIfNoEntry: false })?.isFile()) return c; // Node resolved it
+    if (!fs.existsSync(path.join(c, "package.json"))) continue;
+    try {
+      return createRequire(path.join(c, "package.json")).resolve(c);
+    } catch {
+      // a package.json without a loadable entry: not the package
     }
-    throw new Error(`the nats npm package is not installed where the plugin looks (${candidates.join(", ")}): run bash tools/npm/install, npm install in the plugin's directory, or set natsModule`);
+  }
+  const fix = natsModule
+    ? `set plugins.entries.session-ledger.config.natsModule in openclaw.json to the absolute path of an installed nats package directory`
+    : `set plugins.entries.session-ledger.config.natsModule in openclaw.json to the absolute path of an installed nats package directory, or start the gateway with LEDGER_NPM_DIR set to the directory whose node_modules holds nats`;
+  throw new NatsMissing(
+    `the session-ledger plugin is not loaded: the nats npm package is not in ${candidates.map((c) => JSON.stringify(c)).join(", ")}. ` +
+      `To fix it, ${fix} (bash tools/npm/install in the ledger's repository installs the pinned nats 2.29.3 in tools/npm/node_modules/nats, ` +
+      `so natsModule "<repository>/tools/npm/node_modules/nats" or LEDGER_NPM_DIR "<repository>/tools/npm"), then restart the gateway.`,
+  );
+}
+
+/**
+ * loadNats imports the nats npm package from where resolveNats finds it.
+ */
+export function loadNats(natsModule?: string): Promise<Nats> {
+  natsPromise ??= (async () => {
+    const file = resolveNats(natsModule);
+    const ns = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    const mod = (typeof ns.connect === "function" ? ns : ns.default) as Nats;
+    if (typeof mod?.connect !== "function") throw new NatsMissing(`${file} is not the nats npm package (it exports no connect)`);
+    return mod;
   })();
   natsPromise.catch(() => {
     natsPromise = undefined;

@@ -1,0 +1,188 @@
+package openclaw
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+)
+
+// A gateway's report of its plugins' tools (section 2.2): OpenClaw groups
+// a session's plugin tools by the plugin metadata its loader attaches to
+// each tool, so the tools of a bundled plugin (browser, memory-core's
+// memory_get, xai's code_execution) are plugin tools in a gateway that
+// loads it, whatever the operator's pluginTools says. The session-ledger
+// plugin reads the gateway's plugin registry when a root starts and
+// records it as session.started's plugin_tools; the root and every
+// sub-agent under it are then decided twice, under the document's
+// pluginTools and under the report (the report's plugin tools in place of
+// the document's, as OpenClaw decides), and a tool is denied when either
+// denies it. Where only the report denies, the reason says what pluginTools
+// lacks (codePluginUnlisted) or holds wrongly (codePluginMislisted), so that
+// the operator can make the document say what the gateway runs. Sessions
+// without a report (every record from before it, other runtimes) decide by
+// the document alone, as before.
+
+// The causes of a denial that only the gateway's report gives, after the
+// deciding layer's name (global:plugin_unlisted, subagent:plugin_mislisted).
+const (
+	causePluginUnlisted  = "plugin_unlisted"
+	causePluginMislisted = "plugin_mislisted"
+)
+
+// maxReports bounds the reports an effective keeps compiled (a cache only).
+const maxReports = 64
+
+// report is the plugin_tools of a session's root start, decoded.
+type report struct {
+	raw   string
+	tools map[string][]string
+	root  events.SessionKey
+	start envelope.RecordRef
+}
+
+// reportOf returns the report that decides s: its root's start's
+// plugin_tools; nil when there is none.
+func reportOf(w envelope.World, s *envelope.Session) *report {
+	for r, n := s, 0; r != nil && n <= 1<<16; n++ {
+		if r.Root() {
+			if r.Start == nil || len(r.Start.PluginTools) == 0 {
+				return nil
+			}
+			return &report{raw: string(r.Start.PluginTools), root: r.Key, start: r.Origin}
+		}
+		r = w.Session(r.Parent)
+	}
+	return nil
+}
+
+// reported returns e compiled with rep's plugin tools as the marks, nil
+// when there is no report. A report that does not decode (one CheckEvent
+// refuses; a recorded one always decodes) marks nothing.
+func (e *effective) reported(ps *envelope.PolicyState, rep *report) *effective {
+	if e == nil || rep == nil || ps == nil {
+		return nil
+	}
+	if v, ok := e.reports.Load(rep.raw); ok {
+		rv := v.(*reportView)
+		rep.tools = rv.tools
+		return rv.e
+	}
+	tools, err := events.DecodePluginTools([]byte(rep.raw))
+	if err != nil {
+		tools = map[string][]string{}
+	}
+	rv := &reportView{e: newEffectiveMarked(e.policy, ps, tools), tools: tools}
+	rep.tools = tools
+	if e.nreports.Add(1) <= maxReports {
+		e.reports.Store(rep.raw, rv)
+	}
+	return rv.e
+}
+
+// reportView is an effective compiled with a report's plugin tools, and
+// the report decoded.
+type reportView struct {
+	e     *effective
+	tools map[string][]string
+}
+
+// owners returns the plugins (ids trimmed and lower-cased, sorted) that
+// marks gives tool t to, under the release.
+func owners(r *Release, marks map[string][]string, t string) []string {
+	var out []string
+	for id, tools := range marks {
+		for _, x := range tools {
+			if r.normalize(x) == t {
+				pid := strings.ToLower(r.trim(id))
+				if !slices.Contains(out, pid) {
+					out = append(out, pid)
+				}
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// disagree is the denial of a tool the document allows and the report
+// denies (vr, decided under the report): the deciding layer's code with
+// the cause, the rule that matched under the report followed by what the
+// document's pluginTools must say, and the record of that rule.
+func (rep *report) disagree(e *effective, vr envelope.Verdict) envelope.Verdict {
+	r := rep.reason(e, vr.Tool, vr.Reason)
+	vr.Reason = r
+	for i := range vr.Trace {
+		if vr.Trace[i].Outcome == envelope.Removed || vr.Trace[i].Outcome == envelope.Decided {
+			rr := r
+			vr.Trace[i].Reason = &rr
+		}
+	}
+	return vr
+}
+
+// reason rewrites why (the reason a tool t is denied under the report)
+// into the reason that names the disagreement.
+func (rep *report) reason(e *effective, t string, why envelope.Reason) envelope.Reason {
+	layer, _, _ := strings.Cut(why.Code, ":")
+	reported := owners(e.rel, rep.tools, t)
+	listed := owners(e.rel, e.policy.Doc.PluginTools, t)
+	at := "session.started of " + string(rep.root) + " at seq " + strconv.FormatUint(rep.start.Seq, 10)
+	var cause, rule string
+	switch {
+	case len(reported) > 0:
+		cause = causePluginUnlisted
+		rule = why.Rule + ", as the gateway reports " + strconv.Quote(t) + ": a tool of plugin " + strings.Join(reported, ", ") +
+			" (" + at + "); pluginTools does not list it there: add " + strconv.Quote(t) + " to pluginTools." + reported[0]
+	case len(listed) > 0:
+		cause = causePluginMislisted
+		rule = why.Rule + ", as the gateway reports " + strconv.Quote(t) + ": no plugin's tool (" + at + "); pluginTools lists it under " +
+			strings.Join(listed, ", ") + ": remove it there"
+	default:
+		// Not reached by a difference in t's own marks; said as it is.
+		cause = causePluginMislisted
+		rule = why.Rule + ", as the gateway reports its plugins' tools (" + at + "), which pluginTools does not match"
+	}
+	return envelope.Reason{Code: layer + ":" + cause, Rule: rule, Record: why.Record}
+}
+
+// narrow is the tool set ts (under the document) with every tool that tr
+// (the same session's under the report) denies moved to the denied tools,
+// with the reason naming the disagreement; the denied tools stay in
+// catalogue order.
+func (rep *report) narrow(e *effective, s *envelope.Session, ts, tr envelope.ToolSet) envelope.ToolSet {
+	denied := make(map[string]envelope.Reason, len(tr.Denied))
+	for _, d := range tr.Denied {
+		denied[d.Tool] = d.Reason
+	}
+	var moved []envelope.Denial
+	allowed := ts.Allowed[:0:0]
+	for _, t := range ts.Allowed {
+		if why, ok := denied[t]; ok {
+			moved = append(moved, envelope.Denial{Tool: t, Reason: rep.reason(e, t, why)})
+			continue
+		}
+		allowed = append(allowed, t)
+	}
+	if len(moved) == 0 {
+		return ts
+	}
+	order := func(t string) int {
+		if i, ok := e.cat.index[t]; ok {
+			return i
+		}
+		for j, raw := range s.Tools {
+			if e.rel.normalize(raw) == t {
+				return len(e.cat.names) + j
+			}
+		}
+		return len(e.cat.names) + len(s.Tools)
+	}
+	all := append(slices.Clone(ts.Denied), moved...)
+	sort.SliceStable(all, func(i, j int) bool { return order(all[i].Tool) < order(all[j].Tool) })
+	return envelope.ToolSet{Allowed: allowed, Denied: all}
+}
