@@ -25,6 +25,7 @@ func TestConfig(t *testing.T) {
 		scope     string // the parsed scope; "" when the config is refused
 		identity  string
 		problem   string // a refusal's problem says this
+		why       string // the printed why's words, space-joined; "" to skip
 	}{
 		{name: "no scope: from the config dir", configDir: "/etc/openclaw/gw1", scope: "openclaw:gw1"},
 		{name: "the default state dir", configDir: "/home/ada/.openclaw", scope: "openclaw:openclaw"},
@@ -45,6 +46,13 @@ func TestConfig(t *testing.T) {
 		{name: "an empty identity", raw: map[string]any{"identity": ""}, problem: "identity must be a non-empty string"},
 		{name: "an identity too long", raw: map[string]any{"identity": long}, problem: "identity must be at most 1024 bytes"},
 		{name: "every problem at once", raw: map[string]any{"scope": "a b", "owner": "all"}, problem: `owner "all"`},
+		{name: "the default why", scope: "openclaw:gateway", why: "ledger why --nats nats://127.0.0.1:4222"},
+		{name: "a why without the URL's secret", raw: map[string]any{"natsUrl": "nats://ada:s3cret@10.0.0.1:4222,nats://10.0.0.2:4222"}, scope: "openclaw:gateway",
+			why: "ledger why --nats nats://10.0.0.1:4222,nats://10.0.0.2:4222 --user ada"},
+		{name: "a why with the configured user, never the password", raw: map[string]any{"user": "oc1", "password": "pw"}, scope: "openclaw:gateway",
+			why: "ledger why --nats nats://127.0.0.1:4222 --user oc1"},
+		{name: "a why with creds", raw: map[string]any{"credsFile": "/etc/oc.creds"}, scope: "openclaw:gateway",
+			why: "ledger why --nats nats://127.0.0.1:4222 --creds /etc/oc.creds"},
 	}
 	var in []map[string]any
 	for _, c := range cases {
@@ -69,8 +77,9 @@ func TestConfig(t *testing.T) {
 		c := cases[i]
 		var got struct {
 			Config *struct {
-				Scope    string `json:"scope"`
-				Identity string `json:"identity"`
+				Scope    string   `json:"scope"`
+				Identity string   `json:"identity"`
+				Why      []string `json:"why"`
 			} `json:"config"`
 			Problems []string `json:"problems"`
 		}
@@ -87,6 +96,9 @@ func TestConfig(t *testing.T) {
 		default:
 			if got.Config.Scope != c.scope || got.Config.Identity != c.identity {
 				t.Errorf("%s: scope %q identity %q; want %q %q", c.name, got.Config.Scope, got.Config.Identity, c.scope, c.identity)
+			}
+			if c.why != "" && strings.Join(got.Config.Why, " ") != c.why {
+				t.Errorf("%s: why %q; want %q", c.name, got.Config.Why, c.why)
 			}
 			if !events.ValidScope(got.Config.Scope) {
 				t.Errorf("%s: %q is not a ledger scope", c.name, got.Config.Scope)

@@ -147,10 +147,13 @@ export function quote(args: string[]): string {
  * and the record that caused it), else --record with the sequence of its
  * tool.checked.
  */
-export function whyCommand(prefix: string[], call: string, seq?: number): string {
+export function whyCommand(prefix: string[], call: string, seq?: number, session?: string): string {
   const args = [...prefix];
-  if (call) args.push("--call", call);
-  else if (seq) args.push("--record", String(seq));
+  if (call) {
+    args.push("--call", call);
+    // Two sessions may use one call id: --session names this one.
+    if (session) args.push("--session", session);
+  } else if (seq) args.push("--record", String(seq));
   return quote(args);
 }
 
@@ -595,7 +598,7 @@ export class Bridge {
     if (s.turns === 0 && s.state === "active") await this.startTurn(s, "first");
     const chk: CheckResult = await this.ledger.check(key, tool, call);
     if (chk.decision === "deny") {
-      return { block: true, blockReason: denialReason(key, tool, chk.reason, whyCommand(this.cfg.why, call, chk.recorded)) };
+      return { block: true, blockReason: denialReason(key, tool, chk.reason, whyCommand(this.cfg.why, call, chk.recorded, key)) };
     }
     for (let attempt = 0; ; attempt++) {
       const data = { turn: s.turns, tool, call, prepared_at: chk.recorded };
@@ -611,7 +614,7 @@ export class Bridge {
         if (e.code === "authorization_changed") {
           return {
             block: true,
-            blockReason: `The session policy ledger denied ${tool} for session ${key} when its effect was to start: authorization_changed: ${e.detail}. Explain it with: ${whyCommand(this.cfg.why, call, e.seq || undefined)}`,
+            blockReason: `The session policy ledger denied ${tool} for session ${key} when its effect was to start: authorization_changed: ${e.detail}. Explain it with: ${whyCommand(this.cfg.why, call, e.seq || undefined, key)}`,
           };
         }
         throw e;

@@ -143,8 +143,15 @@ export function parseConfig(raw: unknown, place: Place = {}): Config {
     else failOpen = o.failOpen;
   }
   const prefix = str("prefix") ?? defaults.prefix;
-  let why: string[] = ["ledger", "why", "--nats", natsUrl];
+  // The printed why carries the plugin's connection, never a secret: a
+  // URL's user and password are dropped (its user becomes --user), and a
+  // command that needs a password reads NATS_PASSWORD, as every ledger
+  // command does.
+  const redacted = redactNatsUrl(natsUrl);
+  let why: string[] = ["ledger", "why", "--nats", redacted.url];
   if (credsFile !== undefined) why.push("--creds", credsFile);
+  const whyUser = user ?? redacted.user;
+  if (whyUser !== undefined) why.push("--user", whyUser);
   if (o.why !== undefined && o.why !== null) {
     if (!Array.isArray(o.why) || o.why.length === 0 || !o.why.every((w) => typeof w === "string")) {
       problems.push("why must be a non-empty list of strings");
@@ -167,4 +174,31 @@ export function parseConfig(raw: unknown, place: Place = {}): Config {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { natsUrl, owner, user, password, credsFile, timeoutMs, retries, failOpen, prefix, why, natsModule, scope, identity };
+}
+
+/**
+ * redactNatsUrl drops the user info of each URL of a comma-separated NATS
+ * URL list, and returns the first user name it held (for --user). A URL
+ * that does not parse is kept as it is.
+ */
+export function redactNatsUrl(list: string): { url: string; user?: string } {
+  let user: string | undefined;
+  const urls = list.split(",").map((raw) => {
+    const u = raw.trim();
+    const m = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^@/]*)@(.*)$/.exec(u);
+    if (!m) return u;
+    const info = m[2];
+    const name = decodeURIComponentSafe(info.split(":")[0]);
+    if (user === undefined && name !== "") user = name;
+    return m[1] + m[3];
+  });
+  return { url: urls.join(","), user };
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
