@@ -616,7 +616,7 @@ func TestHookServerDefaultCatalogue(t *testing.T) {
 		catFile string
 		want    []string
 	}{{"", builtIn}, {file, []string{"Read", "mcp__fs__read_file"}}} {
-		s := &hookServer{addr: "127.0.0.1:0", owner: "claude-code", insecure: true, maxConcurrent: 1, catFile: c.catFile, roots: t.TempDir()}
+		s := &hookServer{addr: "127.0.0.1:0", owner: "claude-code", insecure: true, maxConcurrent: 1, timeout: 5 * time.Second, catFile: c.catFile, roots: t.TempDir()}
 		if err := s.check(); err != nil {
 			t.Fatal(err)
 		}
