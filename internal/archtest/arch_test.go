@@ -435,3 +435,19 @@ func TestTestSupportStaysOut(t *testing.T) {
 		}
 	}
 }
+// TestLedgerLinksNoTesting: the shipped binaries do not link package
+// testing (the bench the ledger binary runs measures with its own loop,
+// internal/bench's perOp), nor any of the module's test-support packages.
+func TestLedgerLinksNoTesting(t *testing.T) {
+	for _, cmd := range []string{"cmd/ledger", "cmd/ledger-hook"} {
+		out, err := exec.Command("go", "list", "-deps", module+"/"+cmd).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", cmd, err)
+		}
+		for _, pkg := range strings.Fields(string(out)) {
+			if pkg == "testing" || strings.HasPrefix(pkg, "testing/") || strings.HasPrefix(pkg, module+"/") && strings.HasSuffix(pkg, "test") {
+				t.Errorf("%s links %s", cmd, pkg)
+			}
+		}
+	}
+}
