@@ -435,6 +435,7 @@ func TestTestSupportStaysOut(t *testing.T) {
 		}
 	}
 }
+
 // TestLedgerLinksNoTesting: the shipped binaries do not link package
 // testing (the bench the ledger binary runs measures with its own loop,
 // internal/bench's perOp), nor any of the module's test-support packages.
