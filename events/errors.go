@@ -111,7 +111,7 @@ func (e *AlreadyLanded) Error() string {
 // UnknownSession is the error for an event or a query on a session that
 // does not exist. The API answers one on another orchestrator's session
 // with it too, so the two cannot be told apart
-// (hostiletest.TestIsolationProbes): every refusal of a missing session
+// (hostile.TestIsolationProbes): every refusal of a missing session
 // is made here.
 func UnknownSession(key SessionKey) *Error {
 	return Errorf(CodeUnknownSession, "session %q does not exist; start or spawn it first", key)

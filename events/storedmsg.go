@@ -4,7 +4,7 @@ package events
 // content hash the store keeps beside it ("" when there is none). It is
 // what a log adapter reads back for a tamper check (replay.CheckChain):
 // defined here so that an adapter needs no package above events
-// (internal/archtest's TestNatslogDeps).
+// (tests/arch's TestNatslogDeps).
 type StoredMsg struct {
 	Seq  uint64
 	Data []byte

@@ -294,7 +294,7 @@ func (f *ledgerFlags) openLog(ctx context.Context) (*ledgerHandle, error) {
 	// as a NATS user reads with direct gets: it makes no consumer and
 	// never creates or updates a stream, so an auditor of 'ledger serve
 	// --gen-auth', which may do neither, runs it
-	// (hostiletest.TestIsolationAuditorMakesNoConsumer). Without a user it
+	// (hostile.TestIsolationAuditorMakesNoConsumer). Without a user it
 	// reads with consumers, twice as fast (BenchmarkRead in natslog).
 	direct := !f.create && (f.user != "" || f.creds != "")
 	h.log, err = natslog.Open(ctx, h.nc, natslog.StreamConfig{Name: f.stream, Replicas: f.replicas, RollSubjects: roll, Logger: f.logger,

@@ -13,7 +13,7 @@ import (
 // picked removed and the call repeated, until none was left):
 // bash tools/openclaw/run groupids.mjs < tools/openclaw/testdata/groupids.keys
 // prints them (the :: key's trailing * is the channel's default group).
-// The differential (internal/openclawtest, the conversation family) holds
+// The differential (tests/openclawdiff, the conversation family) holds
 // the dialect to it on generated keys.
 func TestConversationGroups(t *testing.T) {
 	tests := []struct {

@@ -12,7 +12,7 @@
 // build pins), the policy.set records it, and a record without one decides
 // with the legacy release, the written reference's tables. Packaged
 // releases are generated from the installed package (tables_<version>.go,
-// go generate); internal/openclawtest holds the dialect to the package.
+// go generate); tests/openclawdiff holds the dialect to the package.
 //
 // Invariants:
 //

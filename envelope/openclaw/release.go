@@ -56,7 +56,7 @@ const (
 	// legacy release, with the pinned decisions of its section 15).
 	rulesSpec rules = iota
 	// rulesPackage is OpenClaw's own code as of the 2026.9 releases,
-	// established against the package by internal/openclawtest; where it
+	// established against the package by tests/openclawdiff; where it
 	// and the written reference differ is docs/dialects/openclaw.md
 	// section 16.2.
 	rulesPackage

@@ -252,7 +252,7 @@ func foreign(st *projection.State, round map[events.SessionKey]string, p *pendin
 // under an id of its own, scopedID(owner, id), the same for every re-send
 // of it, and answered with the id it came with, just as a fresh id is. So
 // a re-send of one's own event is answered duplicate, and anyone else's id
-// is answered as an id never used (hostiletest.TestIsolationProbes). It
+// is answered as an id never used (hostile.TestIsolationProbes). It
 // returns the id the event came with when it changed it, else "".
 //
 // The batcher calls it only for the events of a round whose id the round's

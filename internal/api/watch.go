@@ -20,7 +20,7 @@ import (
 // service needs JetStream's API to follow the ledger: an orchestrator sees
 // only its own sessions' changes, and the NATS server refuses it every
 // JetStream subject (`ledger serve --gen-auth`;
-// hostiletest.TestIsolationOrchestratorJetStream).
+// hostile.TestIsolationOrchestratorJetStream).
 //
 // It is a long poll. A request names what to watch and the first sequence
 // From; the answer holds the changes the records from From on make, as far
@@ -89,7 +89,7 @@ func (s *Server) handleWatch(ctx context.Context, r micro.Request) {
 	svc := s.cfg.Service
 	if key := q.Session + q.Root; key != "" {
 		// Another orchestrator's session is answered as one that does
-		// not exist (hostiletest.TestIsolationProbes).
+		// not exist (hostile.TestIsolationProbes).
 		if err := svc.View(ctx, "", projection.Position{}, func(st *projection.State) error { return owned(st, key, owner) }); err != nil {
 			respondError(r, err, 0)
 			return

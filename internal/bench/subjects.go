@@ -8,7 +8,7 @@ package bench
 // 'ledger bench --serve-nats SPEC'), which runs a bare embedded server
 // (the ledger's own configuration, fsync on every write). Nothing happens
 // at init: a binary that links this package is a server only when its
-// main says so (internal/archtest's TestBenchHasNoInit).
+// main says so (tests/arch's TestBenchHasNoInit).
 
 import (
 	"context"

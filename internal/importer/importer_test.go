@@ -241,7 +241,7 @@ func TestOpenClawShapes(t *testing.T) {
 }
 
 // TestOpenClawRefusesWhatTheReleaseRefuses: configs OpenClaw 2026.9.6's
-// own validator refuses (internal/openclawtest checks the same against the
+// own validator refuses (tests/openclawdiff checks the same against the
 // package), each refusal placed where the offending key or value is.
 func TestOpenClawRefusesWhatTheReleaseRefuses(t *testing.T) {
 	tests := []struct{ name, in, want string }{

@@ -167,7 +167,7 @@ type schemaIssue struct {
 // (JavaScript counts a string's length in UTF-16 units, and a union
 // reports the issues of its first form of the value's type), and say it in
 // zod's words. What it accepts and refuses is compared with the release's
-// own validator by TestImporterAgainstTheRelease (internal/openclawtest).
+// own validator by TestImporterAgainstTheRelease (tests/openclawdiff).
 // Each keyword group has its own validator below.
 func (s *jsonSchema) validate(v *Value, path string, out *[]schemaIssue) {
 	if s == nil {

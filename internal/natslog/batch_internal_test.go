@@ -12,7 +12,7 @@ import (
 // TestBatchErrorConflicts: the codes a batch is refused with when another
 // writer got ahead, or has landed or is landing one of its ids, are
 // conflicts (the caller catches up and decides again); any other stays a
-// typed JetStream error. 10158 once reached faulttest
+// typed JetStream error. 10158 once reached faults
 // TestConcurrentReplicasOnR3 as a non-conflict error.
 func TestBatchErrorConflicts(t *testing.T) {
 	for _, tc := range []struct {

@@ -179,7 +179,7 @@ func (l *Log) head(ctx context.Context) (uint64, []*segment, error) {
 		// Bounded whatever ctx is: a stream info request lost while a
 		// cluster elects a stream leader is never answered, and a caller
 		// without a deadline would wait for it forever (every read of the
-		// log has a deadline; faulttest.TestClusterLeaderFailover).
+		// log has a deadline; faults.TestClusterLeaderFailover).
 		ictx, cancel := context.WithTimeout(ctx, l.Timeout)
 		info, err := last.stream.Info(ictx)
 		cancel()

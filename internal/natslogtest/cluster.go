@@ -1,7 +1,7 @@
 // Package natslogtest runs JetStream clusters in the test's process for
-// the tests of the clustered deployment (internal/clustertest,
-// internal/faulttest, natslog's TestRollingOnACluster). It is test
-// support: no production package imports it (internal/archtest's
+// the tests of the clustered deployment (tests/cluster,
+// tests/faults, natslog's TestRollingOnACluster). It is test
+// support: no production package imports it (tests/arch's
 // TestTestSupportStaysOut).
 package natslogtest
 

@@ -8,7 +8,7 @@
 // standard output: one JSON line per case, {"config": {...}} or
 // {"problems": [...]}. Nothing here decides anything.
 import fs from "node:fs";
-import { parseConfig, ConfigError } from "../../tools/openclaw-plugin/config.ts";
+import { parseConfig, ConfigError } from "../../integrations/openclaw-plugin/config.ts";
 
 for (const c of JSON.parse(fs.readFileSync(0, "utf8"))) {
   let line;

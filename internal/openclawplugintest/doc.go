@@ -1,5 +1,5 @@
 // Package openclawplugintest tests the session-ledger OpenClaw plugin
-// (tools/openclaw-plugin) against the real OpenClaw, at the version
+// (integrations/openclaw-plugin) against the real OpenClaw, at the version
 // tools/npm/pins.json pins, and a real ledger.
 //
 // Two ways in, both through OpenClaw's own code:
@@ -43,5 +43,5 @@
 //     assistant messages it holds; past the script it answers "done".
 //   - Node 24 or the package missing fails the test under CI=true and skips
 //     it elsewhere (run bash tools/npm/install).
-//   - No timing is asserted; tools/openclaw-plugin/bench.mjs measures.
+//   - No timing is asserted; integrations/openclaw-plugin/bench.mjs measures.
 package openclawplugintest

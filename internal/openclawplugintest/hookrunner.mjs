@@ -7,7 +7,7 @@
 // scenario.json: {"plugin": {...plugin config...}, "workspace": DIR, "also": [bundled plugin ids],
 //                 "steps": [{"hook": "before_tool_call", "event": {...}, "ctx": {...}}, ...]}
 //
-// The plugin is loaded from tools/openclaw-plugin by loadOpenClawPlugins
+// The plugin is loaded from integrations/openclaw-plugin by loadOpenClawPlugins
 // (the loader the gateway uses, found in the dist files by its source name,
 // tools/openclaw/locate.mjs) with plugins.load.paths, and every step goes
 // through getGlobalHookRunner()'s run<Hook> method, which awaits the
@@ -34,7 +34,7 @@ const config = {
   plugins: {
     allow: [pluginID, ...also],
     slots: { memory: "none" },
-    load: { paths: [path.join(here, "..", "..", "tools", "openclaw-plugin")] },
+    load: { paths: [path.join(here, "..", "..", "integrations", "openclaw-plugin")] },
     entries: { [pluginID]: { enabled: true, config: scenario.plugin }, ...Object.fromEntries(also.map((id) => [id, { enabled: true }])) },
   },
 };

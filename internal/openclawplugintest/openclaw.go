@@ -26,7 +26,7 @@ import (
 // is not installed.
 var ErrMissing = errors.New("openclawplugintest: Node 24 or the openclaw package is missing; run bash tools/npm/install")
 
-// PluginID is the plugin's id (tools/openclaw-plugin/openclaw.plugin.json).
+// PluginID is the plugin's id (integrations/openclaw-plugin/openclaw.plugin.json).
 const PluginID = "session-ledger"
 
 // Owner is the orchestrator the plugin records sessions under by default.
@@ -53,7 +53,7 @@ func PackageDir() string { return filepath.Join(NPMDir(), "node_modules", "openc
 func NATSModule() string { return filepath.Join(NPMDir(), "node_modules", "nats") }
 
 // PluginDir is the plugin's source directory, which OpenClaw loads as it is.
-func PluginDir() string { return filepath.Join(Root(), "tools", "openclaw-plugin") }
+func PluginDir() string { return filepath.Join(Root(), "integrations", "openclaw-plugin") }
 
 // Require skips the test (fails it under CI=true) unless Node 24, the
 // openclaw package and the nats package are installed.
@@ -122,7 +122,7 @@ func (o *OpenClaw) Write(t testing.TB, config map[string]any) {
 
 // DefaultScope is the scope the plugin derives when its configuration
 // names none, for an OpenClaw whose openclaw.json is o.Config: "openclaw:"
-// and the base name of o's directory (tools/openclaw-plugin/config.ts,
+// and the base name of o's directory (integrations/openclaw-plugin/config.ts,
 // defaultScope; t.TempDir's names need no rewriting).
 func DefaultScope(o *OpenClaw) string { return "openclaw:" + filepath.Base(filepath.Dir(o.Config)) }
 

@@ -81,7 +81,7 @@ type Config struct {
 	// cost of several milliseconds; pipelining is faster on an unreplicated
 	// stream that does not fsync every write. Leave it off on replicated
 	// streams: there, two writers' conflicting pipelines can go
-	// unacknowledged (see internal/faulttest TestPipelinedAppendAsyncOnR3).
+	// unacknowledged (see tests/faults TestPipelinedAppendAsyncOnR3).
 	Pipeline bool
 }
 
@@ -113,7 +113,7 @@ func (c *Config) Validate() error {
 // must not keep the state. Appends from several Services (replicas) on one
 // log are ordered by the log itself (Nats-Expected-Last-Sequence), not by
 // the mutex (TestPipelinedWritersRaceOnJetStream,
-// clustertest.TestConcurrentAppendsThroughTwoReplicas).
+// cluster.TestConcurrentAppendsThroughTwoReplicas).
 type Service struct {
 	cfg  Config
 	log  *slog.Logger

@@ -2,7 +2,7 @@
 // ledger's service: scenario.InMemory and scenario.Embedded run over it,
 // and the ledger's own commands and tests reach the service behind such a
 // runner with Of. It keeps internal/service out of scenario's exported API
-// (internal/archtest's TestPublicAPIHidesInternal).
+// (tests/arch's TestPublicAPIHidesInternal).
 package svcledger
 
 import (

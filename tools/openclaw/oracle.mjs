@@ -1,7 +1,7 @@
 // oracle.mjs answers, with OpenClaw's own code, what the installed openclaw
 // package decides for a config and a lineage of sessions: whether the
 // config validates, which tools each session ends up with, and whether each
-// spawn is admitted. internal/openclawtest drives it and compares the
+// spawn is admitted. tests/openclawdiff drives it and compares the
 // answers with the ledger's openclaw dialect.
 //
 //   node oracle.mjs 3<>answers   cases on stdin, one JSON object a line;

