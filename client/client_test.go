@@ -336,7 +336,7 @@ func TestBatchAppend(t *testing.T) {
 	if code := msg.Header.Get("Nats-Service-Error-Code"); code != "" {
 		t.Fatalf("the batch was refused whole: %s %s", code, msg.Data)
 	}
-	var outs []api.AppendOutcome
+	var outs []wire.AppendOutcome
 	if err := json.Unmarshal(msg.Data, &outs); err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func whyCall(ctx context.Context, q *queryFlags, c callFlags, pal palette, stdou
 	defer q.close()
 	a, err := svc.WhyCall(ctx, service.CallQuery{Call: c.call, Session: events.SessionKey(q.session), Seq: c.record})
 	if err != nil {
-		if events.CodeOf(err) == service.CodeUnknownCall && q.scenario == "" && q.log == "" {
+		if events.CodeOf(err) == wire.CodeUnknownCall && q.scenario == "" && q.log == "" {
 			// The service names the commands that list calls; these
 			// are the ones that list this ledger's.
 			return fmt.Errorf("%w (this ledger's denied and asked calls: %s)", err, q.ledgerFlags.conn().Command("denials"))
@@ -66,7 +66,7 @@ func whyCall(ctx context.Context, q *queryFlags, c callFlags, pal palette, stdou
 }
 
 // printCall prints a why about a call.
-func printCall(w io.Writer, a service.Answer, pal palette) {
+func printCall(w io.Writer, a wire.WhyResult, pal palette) {
 	r := a.Call.Record
 	name := "call " + r.Call
 	if r.Call == "" {

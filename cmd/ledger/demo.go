@@ -14,6 +14,7 @@ import (
 	"github.com/sessionledger/ledger/internal/ledgercmd"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // The demo's story, on the openclaw dialect: a main agent spawns a coder and
@@ -150,12 +151,12 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 		outcomes = append(outcomes, o)
 	}
-	var trees []*service.TreeNode
-	var sessions []*service.SessionView
+	var trees []*wire.TreeNode
+	var sessions []*wire.SessionView
 	var why envelope.Verdict
 	var context envelope.Context
 	err = h.svc.View(ctx, "", projection.Position{}, func(st *projection.State) error {
-		trees = []*service.TreeNode{service.BuildTree(st, demoMain)}
+		trees = []*wire.TreeNode{service.BuildTree(st, demoMain)}
 		for _, k := range []events.SessionKey{demoMain, demoCoder, demoReviewer} {
 			sv, err := service.ViewSession(st, k)
 			if err != nil {
@@ -186,7 +187,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			}
 			fmt.Fprintf(stdout, "\n$ %s\n", where.Command("why", "--session", string(demoCoder), "--tool", "browser"))
 			sess := st.Session(demoCoder)
-			printWhy(stdout, demoCoder, service.Answer{Seq: st.Position(), Scope: st.ScopeOf(demoCoder), Verdict: why, Policy: st.Policy(), Context: sess.Context, Envelope: sess.Envelope})
+			printWhy(stdout, demoCoder, wire.WhyResult{Seq: st.Position(), Scope: st.ScopeOf(demoCoder), Verdict: why, Policy: st.Policy(), Context: sess.Context, Envelope: sess.Envelope})
 		}
 		return nil
 	})

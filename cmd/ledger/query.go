@@ -309,13 +309,13 @@ func ruleText(r *envelope.Reason) string {
 }
 
 // printWhy prints a why answer in plain text.
-func printWhy(w io.Writer, key events.SessionKey, a service.Answer) { printWhyTo(w, key, a, palette{}) }
+func printWhy(w io.Writer, key events.SessionKey, a wire.WhyResult) { printWhyTo(w, key, a, palette{}) }
 
 // printWhyTo prints a why answer, coloured when pal is on: the decision and
 // the layer that decided stand out, layers that did not apply fade. Every
 // tab-terminated cell of the layer table is wrapped alike so the columns
 // line up as in the plain text.
-func printWhyTo(w io.Writer, key events.SessionKey, a service.Answer, pal palette) {
+func printWhyTo(w io.Writer, key events.SessionKey, a wire.WhyResult, pal palette) {
 	v := a.Verdict
 	fmt.Fprintf(w, "why %s for %s at seq %d\n", pal.paint(sgrBold, v.Tool), pal.paint(sgrBold, string(key)), a.Seq)
 	fmt.Fprintf(w, "scope:    %s\n", a.Scope)

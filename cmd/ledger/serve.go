@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sessionledger/ledger/internal/api"
+	"github.com/sessionledger/ledger/wire"
 )
 
 func hostnameOr(def string) string {
@@ -148,7 +149,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 		// The batcher ends with actx, and Stop waits for it.
 		g.addStop(func() { stopBatcher(); _ = srv.Stop() })
-		lf.logger.Info("api", "service", api.ServiceName, "version", api.ServiceVersion, "subjects", api.Prefix+".>", "instance", *name)
+		lf.logger.Info("api", "service", wire.ServiceName, "version", wire.ServiceVersion, "subjects", wire.Prefix+".>", "instance", *name)
 	}
 	// why is where 'ledger why' finds this ledger, for the hooks' answers
 	// and the console's denials: serve's own connection, or the embedded

@@ -138,13 +138,13 @@ func runTree(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 }
 
 // printTree prints a spawn tree in plain text.
-func printTree(w io.Writer, n *service.TreeNode, prefix string, last, root bool) {
+func printTree(w io.Writer, n *wire.TreeNode, prefix string, last, root bool) {
 	printTreeTo(w, n, prefix, last, root, palette{})
 }
 
 // printTreeTo prints a spawn tree, coloured when pal is on: the branches
 // fade, keys are bold, states and policy sources are coloured.
-func printTreeTo(w io.Writer, n *service.TreeNode, prefix string, last, root bool, pal palette) {
+func printTreeTo(w io.Writer, n *wire.TreeNode, prefix string, last, root bool, pal palette) {
 	branch := ""
 	if !root {
 		branch = "├── "

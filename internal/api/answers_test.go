@@ -16,6 +16,7 @@ import (
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/internal/workload"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // unreadableLog is a JetStream log whose Read fails for one sequence once
@@ -102,14 +103,14 @@ func TestBatchAnswersHaveOneOwner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var outs []api.AppendOutcome
+	var outs []wire.AppendOutcome
 	if err := json.Unmarshal(msg.Data, &outs); err != nil {
 		t.Fatalf("%v: %s", err, msg.Data)
 	}
 	if len(outs) != 4 {
 		t.Fatalf("%d outcomes for 4 events: %s", len(outs), msg.Data)
 	}
-	if outs[0].Error == nil || outs[0].Error.Code != api.CodeInternal || outs[0].Seq != 0 {
+	if outs[0].Error == nil || outs[0].Error.Code != wire.CodeInternal || outs[0].Seq != 0 {
 		t.Errorf("event 0, whose id's record cannot be read: %+v, want an internal error", outs[0])
 	}
 	for i, o := range outs[1:] {

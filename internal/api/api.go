@@ -88,15 +88,6 @@ import (
 	"github.com/sessionledger/ledger/wire"
 )
 
-// Names and subjects of the service: the wire contract's (package wire).
-const (
-	ServiceName    = wire.ServiceName
-	ServiceVersion = wire.ServiceVersion
-	Prefix         = wire.Prefix
-	// ScopeAll is the scope of queries on every session.
-	ScopeAll = wire.ScopeAll
-)
-
 // Queries lists the query endpoints (wire.Queries).
 var Queries = wire.Queries
 
@@ -269,7 +260,7 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	prev := nc.ErrorHandler()
 	s.restore = func() { nc.SetErrorHandler(prev) }
 	nc.SetErrorHandler(func(c *nats.Conn, sub *nats.Subscription, err error) {
-		if sub != nil && strings.HasPrefix(sub.Subject, Prefix+".") {
+		if sub != nil && strings.HasPrefix(sub.Subject, wire.Prefix+".") {
 			s.log.Error("api subscription error; requests were dropped", "subject", sub.Subject, "err", err)
 			return
 		}
@@ -278,8 +269,8 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 		}
 	})
 	ms, err := micro.AddService(nc, micro.Config{
-		Name:        ServiceName,
-		Version:     ServiceVersion,
+		Name:        wire.ServiceName,
+		Version:     wire.ServiceVersion,
 		Description: "session policy ledger: append events, ask what a session may use and why",
 		Metadata:    map[string]string{"instance": cfg.Instance},
 	})
@@ -289,7 +280,7 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	s.svc = ms
-	if err := s.addEndpoints(ctx, ms.AddGroup(Prefix)); err != nil {
+	if err := s.addEndpoints(ctx, ms.AddGroup(wire.Prefix)); err != nil {
 		// Nothing runs yet: stopping the service removes what was added.
 		_ = ms.Stop()
 		s.restore()
@@ -317,7 +308,7 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 func (s *Server) addEndpoints(ctx context.Context, g micro.Group) error {
 	add := func(name, subject string, h micro.HandlerFunc) error {
 		return addEndpoint(g, name, s.dispatch(name, s.guard(name, h)), micro.WithEndpointSubject(subject),
-			micro.WithEndpointMetadata(map[string]string{"subject": Prefix + "." + subject}),
+			micro.WithEndpointMetadata(map[string]string{"subject": wire.Prefix + "." + subject}),
 			micro.WithEndpointPendingLimits(pendingMsgs, pendingBytes))
 	}
 	if err := add(wire.EndpointAppend, wire.EndpointAppend+".*", s.handleAppend); err != nil {
@@ -384,23 +375,17 @@ func (s *Server) Stop() error {
 // Info is the micro service's info.
 func (s *Server) Info() micro.Info { return s.svc.Info() }
 
-// ErrorBody is the body of an error response (wire.ErrorBody).
-type ErrorBody = wire.ErrorBody
-
-// CodeInternal is the code of a failure that is not the caller's.
-const CodeInternal = wire.CodeInternal
-
 // errorBody is what an error answers: its stable code and message.
-func errorBody(err error, seq uint64) *ErrorBody {
+func errorBody(err error, seq uint64) *wire.ErrorBody {
 	code, msg := events.CodeOf(err), err.Error()
 	var ee *events.Error
 	if errors.As(err, &ee) {
 		msg = ee.Msg
 	}
 	if code == "" {
-		code = CodeInternal
+		code = wire.CodeInternal
 	}
-	return &ErrorBody{Code: code, Message: msg, Seq: seq}
+	return &wire.ErrorBody{Code: code, Message: msg, Seq: seq}
 }
 
 // respondError answers with an error. Requests are answered after micro's
@@ -435,10 +420,22 @@ func scope(r micro.Request) string {
 	return subj[strings.LastIndexByte(subj, '.')+1:]
 }
 
+// queryScope is the scope a query's subject names; when it names neither
+// an orchestrator nor all, it answers the request invalid_event and returns
+// false.
+func queryScope(r micro.Request) (string, bool) {
+	owner := scope(r)
+	if owner != wire.ScopeAll && !ValidOwner(owner) {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s: the last token must name an orchestrator or be %q", r.Subject(), wire.ScopeAll), 0)
+		return "", false
+	}
+	return owner, true
+}
+
 // owned checks that session key belongs to owner (scope "all" sees all).
 // A session of another orchestrator is answered as unknown.
 func owned(st *projection.State, key events.SessionKey, owner string) error {
-	if owner == ScopeAll {
+	if owner == wire.ScopeAll {
 		return nil
 	}
 	s := st.Session(key)

@@ -19,12 +19,6 @@ import (
 	"github.com/sessionledger/ledger/wire"
 )
 
-// The append answers (package wire).
-type (
-	AppendResult  = wire.AppendResult
-	AppendOutcome = wire.AppendOutcome
-)
-
 // MaxBatchEvents is the most events one batch append may carry.
 const MaxBatchEvents = wire.MaxBatchEvents
 
@@ -34,7 +28,7 @@ const MaxBatchEvents = wire.MaxBatchEvents
 // then on only the finisher (answer) writes out and left.
 type appendBatch struct {
 	r    micro.Request
-	out  []AppendOutcome
+	out  []wire.AppendOutcome
 	left int // outcomes still to come
 }
 
@@ -68,7 +62,7 @@ func (s *Server) handleAppend(r micro.Request) {
 	start := time.Now()
 	owner := scope(r)
 	if !ValidOwner(owner) {
-		respondError(r, events.Errorf(events.CodeInvalidEvent, "append on %s: the last token must name the orchestrator ([A-Za-z0-9_-], not %q)", r.Subject(), ScopeAll), 0)
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "append on %s: the last token must name the orchestrator ([A-Za-z0-9_-], not %q)", r.Subject(), wire.ScopeAll), 0)
 		return
 	}
 	if data := bytes.TrimLeft(r.Data(), " \t\r\n"); len(data) > 0 && data[0] == '[' {
@@ -83,7 +77,7 @@ func (s *Server) handleAppend(r micro.Request) {
 		return
 	}
 	if ev.Type.IsPolicy() {
-		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy.<operator>", ev.Type, Prefix), 0)
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy.<operator>", ev.Type, wire.Prefix), 0)
 		return
 	}
 	if err := s.checkScope(ev, owner); err != nil {
@@ -118,22 +112,22 @@ func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "a batch append is a JSON array of events: %v", err), 0)
 		return
 	}
-	if len(raws) == 0 || len(raws) > MaxBatchEvents {
-		respondError(r, events.Errorf(events.CodeInvalidEvent, "a batch append carries 1 to %d events, not %d", MaxBatchEvents, len(raws)), 0)
+	if len(raws) == 0 || len(raws) > wire.MaxBatchEvents {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "a batch append carries 1 to %d events, not %d", wire.MaxBatchEvents, len(raws)), 0)
 		return
 	}
-	b := &appendBatch{r: r, out: make([]AppendOutcome, len(raws))}
+	b := &appendBatch{r: r, out: make([]wire.AppendOutcome, len(raws))}
 	var todo []*pendingAppend
 	for i, raw := range raws {
 		ev, err := parseAs(raw, owner)
 		if err == nil && ev.Type.IsPolicy() {
-			err = events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy.<operator>", ev.Type, Prefix)
+			err = events.Errorf(events.CodeInvalidEvent, "%s is a policy event: operators send it to %s.policy.<operator>", ev.Type, wire.Prefix)
 		}
 		if err == nil {
 			err = s.checkScope(ev, owner)
 		}
 		if err != nil {
-			b.out[i] = AppendOutcome{Error: errorBody(err, 0)}
+			b.out[i] = wire.AppendOutcome{Error: errorBody(err, 0)}
 			continue
 		}
 		todo = append(todo, &pendingAppend{batch: b, i: i, ev: ev, start: start, owner: owner})
@@ -154,7 +148,7 @@ func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
 // batch is answered with its last outcome). Only the finisher calls it
 // (through answerOutcome), so a batch's outcomes and left have one writer
 // (TestBatchAnswersHaveOneOwner).
-func answer(p *pendingAppend, res AppendResult, err error, seq uint64, overlap bool) {
+func answer(p *pendingAppend, res wire.AppendResult, err error, seq uint64, overlap bool) {
 	if p.sent != "" && res.ID != "" {
 		res.ID = p.sent
 	}
@@ -173,9 +167,9 @@ func answer(p *pendingAppend, res AppendResult, err error, seq uint64, overlap b
 	}
 	b := p.batch
 	if err != nil {
-		b.out[p.i] = AppendOutcome{Seq: seq, Error: errorBody(err, seq)}
+		b.out[p.i] = wire.AppendOutcome{Seq: seq, Error: errorBody(err, seq)}
 	} else {
-		b.out[p.i] = AppendOutcome{Seq: res.Seq, ID: res.ID, Duplicate: res.Duplicate}
+		b.out[p.i] = wire.AppendOutcome{Seq: res.Seq, ID: res.ID, Duplicate: res.Duplicate}
 	}
 	if b.left--; b.left == 0 {
 		respondJSONWith(b.r, b.out, hdr)
@@ -306,7 +300,7 @@ func (s *Server) handlePolicy(r micro.Request) {
 	start := time.Now()
 	var ev *events.Event
 	var err error
-	operator, bound := strings.CutPrefix(r.Subject(), Prefix+".policy.")
+	operator, bound := strings.CutPrefix(r.Subject(), wire.Prefix+".policy.")
 	if bound {
 		if !ValidOwner(operator) {
 			respondError(r, events.Errorf(events.CodeInvalidEvent, "%s: the last token must name an operator", r.Subject()), 0)
@@ -321,13 +315,13 @@ func (s *Server) handlePolicy(r micro.Request) {
 		return
 	}
 	if !ev.Type.IsPolicy() {
-		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a session event: orchestrators send it to %s.append.<orchestrator>", ev.Type, Prefix), 0)
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s is a session event: orchestrators send it to %s.append.<orchestrator>", ev.Type, wire.Prefix), 0)
 		return
 	}
 	if !bound && s.cfg.ScopeLimits != nil && len(s.cfg.ScopeLimits.Users) > 0 {
 		// The unbound policy subject names no operator to limit: with
 		// limits in force, only the operators' own subjects take policy.
-		respondError(r, events.Errorf(events.CodeScopeNotAllowed, "with scope limits in force, policy events go to %s.policy.<operator>, whose limits apply", Prefix), 0)
+		respondError(r, events.Errorf(events.CodeScopeNotAllowed, "with scope limits in force, policy events go to %s.policy.<operator>, whose limits apply", wire.Prefix), 0)
 		return
 	}
 	if bound {
@@ -525,11 +519,11 @@ func (s *Server) answerOutcome(p *pendingAppend, o service.Outcome) {
 	overlap := s.cfg.Service.Pipelined()
 	switch {
 	case p.check != nil:
-		answerCheck(p, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID}, o.Result.Decided, o.Err, o.Result.Seq)
+		answerCheck(p, wire.AppendResult{Seq: o.Result.Seq, ID: o.Result.ID}, o.Result.Decided, o.Err, o.Result.Seq)
 	case o.Err != nil:
-		answer(p, AppendResult{}, o.Err, o.Result.Seq, overlap)
+		answer(p, wire.AppendResult{}, o.Err, o.Result.Seq, overlap)
 	default:
-		answer(p, AppendResult{Seq: o.Result.Seq, ID: o.Result.ID, Duplicate: o.Result.Duplicate}, nil, 0, overlap)
+		answer(p, wire.AppendResult{Seq: o.Result.Seq, ID: o.Result.ID, Duplicate: o.Result.Duplicate}, nil, 0, overlap)
 	}
 	if s.cfg.Observer != nil {
 		s.cfg.Observer.Append(result, time.Since(p.start))

@@ -78,8 +78,8 @@ func AuthConfig(r *Roles, stream string) (string, error) {
 		}
 	}
 	for _, o := range r.Orchestrators {
-		if o.Name == ScopeAll {
-			errs = append(errs, fmt.Errorf("orchestrator %q: %q is reserved for queries on every session", o.Name, ScopeAll))
+		if o.Name == wire.ScopeAll {
+			errs = append(errs, fmt.Errorf("orchestrator %q: %q is reserved for queries on every session", o.Name, wire.ScopeAll))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -151,12 +151,12 @@ func AuthConfig(r *Roles, stream string) (string, error) {
 	for _, u := range r.Operators {
 		// An operator's policy records carry its own name as actor: it
 		// may send them on its own subject only.
-		pub := append([]string{wire.Subject(wire.EndpointPolicy, u.Name), "$SRV.>"}, queries(ScopeAll)...)
+		pub := append([]string{wire.Subject(wire.EndpointPolicy, u.Name), "$SRV.>"}, queries(wire.ScopeAll)...)
 		writeUser("operator "+u.Name+": policy and grants as "+u.Name+", reads every session (replies on "+InboxPrefix(u.Name)+".>)",
 			u, pub, append(deny, wire.Subject(wire.EndpointAppend, ">")), inbox(u), false)
 	}
 	for _, u := range r.Auditors {
-		pub := append(append([]string{"$SRV.>"}, queries(ScopeAll)...), readStream...)
+		pub := append(append([]string{"$SRV.>"}, queries(wire.ScopeAll)...), readStream...)
 		writeUser("auditor "+u.Name+": reads and replays, writes nothing (replies on "+InboxPrefix(u.Name)+".>)", u, pub,
 			append(deny, wire.Subject(wire.EndpointAppend, ">"), wire.Subject(wire.EndpointPolicy, ""), wire.Subject(wire.EndpointPolicy, ">")), inbox(u), false)
 	}

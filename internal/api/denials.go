@@ -23,21 +23,15 @@ import (
 // watch endpoint pages through changes: a long poll from From, answered
 // with Next to ask from again.
 
-// The denials request and answer (package wire).
-type (
-	DenialsQuery  = wire.DenialsQuery
-	DenialsResult = wire.DenialsResult
-)
-
 // whyAboutCall reports whether a query asks why about a recorded call.
-func whyAboutCall(name string, q Query) bool {
+func whyAboutCall(name string, q wire.Query) bool {
 	return name == wire.EndpointWhy && (q.CheckSeq != 0 || q.Call != "" && !q.Record)
 }
 
 // answerWhyCall answers a why about a recorded call. An orchestrator
 // sees only its own sessions' calls: another's is answered as one the log
 // does not hold.
-func (s *Server) answerWhyCall(ctx context.Context, r micro.Request, owner string, q Query) {
+func (s *Server) answerWhyCall(ctx context.Context, r micro.Request, owner string, q wire.Query) {
 	if q.Tool != "" || len(q.Input) > 0 || q.Seq != 0 || q.Turn != 0 || q.Time != "" {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "a why about a call (call or check_seq) answers the decision recorded at the call's record: it takes no tool, input or position"), 0)
 		return
@@ -55,7 +49,7 @@ func (s *Server) answerWhyCall(ctx context.Context, r micro.Request, owner strin
 }
 
 // withTurn adds to a why at a turn what the turn covers.
-func (s *Server) withTurn(ctx context.Context, q Query, a service.Answer) (service.Answer, error) {
+func (s *Server) withTurn(ctx context.Context, q wire.Query, a wire.WhyResult) (wire.WhyResult, error) {
 	if q.Turn == 0 {
 		return a, nil
 	}
@@ -64,8 +58,8 @@ func (s *Server) withTurn(ctx context.Context, q Query, a service.Answer) (servi
 	return a, err
 }
 
-func decodeDenials(data []byte) (DenialsQuery, error) {
-	var q DenialsQuery
+func decodeDenials(data []byte) (wire.DenialsQuery, error) {
+	var q wire.DenialsQuery
 	if len(data) == 0 {
 		return q, nil
 	}
@@ -96,9 +90,8 @@ func decodeDenials(data []byte) (DenialsQuery, error) {
 func (s *Server) handleDenials(ctx context.Context, r micro.Request) {
 	start := time.Now()
 	defer func() { s.observeQuery(wire.EndpointDenials, start) }()
-	owner := scope(r)
-	if owner != ScopeAll && !ValidOwner(owner) {
-		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s: the last token must name an orchestrator or be %q", r.Subject(), ScopeAll), 0)
+	owner, ok := queryScope(r)
+	if !ok {
 		return
 	}
 	q, err := decodeDenials(r.Data())
@@ -133,7 +126,7 @@ func (s *Server) handleDenials(ctx context.Context, r micro.Request) {
 
 // answerDenials answers a denials request the replica has applied the
 // min_seq of.
-func (s *Server) answerDenials(ctx context.Context, r micro.Request, owner string, q DenialsQuery) {
+func (s *Server) answerDenials(ctx context.Context, r micro.Request, owner string, q wire.DenialsQuery) {
 	svc := s.cfg.Service
 	if q.Session != "" {
 		// Another orchestrator's session is answered as one that does
@@ -144,7 +137,7 @@ func (s *Server) answerDenials(ctx context.Context, r micro.Request, owner strin
 		}
 	}
 	var visible func(*envelope.Session) bool
-	if owner != ScopeAll {
+	if owner != wire.ScopeAll {
 		visible = func(sess *envelope.Session) bool { return sess.Actor == owner }
 	}
 	longPoll(s, r, owner, q.Wait, func(from uint64) (wire.DenialsResult, uint64, bool, error) {

@@ -18,16 +18,9 @@ import (
 	"github.com/sessionledger/ledger/wire"
 )
 
-// The query endpoints' request and answers (package wire).
-type (
-	Query       = wire.Query
-	ToolsResult = wire.ToolsResult
-	CheckResult = wire.CheckResult
-)
-
 // queryFields names a query's fields, for the error that refuses another.
 var queryFields = func() string {
-	t := reflect.TypeFor[Query]()
+	t := reflect.TypeFor[wire.Query]()
 	names := make([]string, t.NumField())
 	for i := range names {
 		names[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
@@ -39,8 +32,8 @@ var queryFields = func() string {
 // else (a misspelled field is refused, not ignored and answered at the
 // head), naming at most one position, its time in the layout records are
 // stored in (NormalizeTime). An empty body is the empty query.
-func decodeQuery(data []byte) (Query, error) {
-	var q Query
+func decodeQuery(data []byte) (wire.Query, error) {
+	var q wire.Query
 	if len(data) == 0 {
 		return q, nil
 	}
@@ -81,9 +74,8 @@ func decodeQuery(data []byte) (Query, error) {
 // not_caught_up at once.
 func (s *Server) handleQuery(ctx context.Context, name string, r micro.Request) {
 	start := time.Now()
-	owner := scope(r)
-	if owner != ScopeAll && !ValidOwner(owner) {
-		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s: the last token must name an orchestrator or be %q", r.Subject(), ScopeAll), 0)
+	owner, ok := queryScope(r)
+	if !ok {
 		s.observeQuery(name, start)
 		return
 	}
@@ -127,7 +119,7 @@ func (s *Server) observeQuery(name string, start time.Time) {
 }
 
 // answerQuery answers a query the replica can answer now.
-func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, owner string, q Query) {
+func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, owner string, q wire.Query) {
 	if whyAboutCall(name, q) {
 		s.answerWhyCall(ctx, r, owner, q)
 		return
@@ -140,7 +132,7 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s needs a tool", name), 0)
 		return
 	}
-	if (owner != ScopeAll || q.Session != "") && !(name == "tree" && q.Session == "") {
+	if (owner != wire.ScopeAll || q.Session != "") && !(name == "tree" && q.Session == "") {
 		if err := s.cfg.Service.View(ctx, "", projection.Position{}, func(st *projection.State) error { return owned(st, q.Session, owner) }); err != nil {
 			respondError(r, err, 0)
 			return
@@ -155,7 +147,7 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 			respondError(r, err, 0)
 			return
 		}
-		respondJSON(r, ToolsResult{Session: q.Session, Scope: svc.ScopeOf(q.Session), Seq: seq, Tools: ts})
+		respondJSON(r, wire.ToolsResult{Session: q.Session, Scope: svc.ScopeOf(q.Session), Seq: seq, Tools: ts})
 	case "check":
 		if q.Record {
 			s.recordCheck(ctx, r, owner, q)
@@ -166,7 +158,7 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 			respondError(r, err, 0)
 			return
 		}
-		respondJSON(r, CheckResult{Session: q.Session, Scope: a.Scope, Seq: a.Seq, Tool: a.Verdict.Tool, Decision: a.Verdict.Decision, Reason: a.Verdict.Reason})
+		respondJSON(r, wire.CheckResult{Session: q.Session, Scope: a.Scope, Seq: a.Seq, Tool: a.Verdict.Tool, Decision: a.Verdict.Decision, Reason: a.Verdict.Reason})
 	case "why":
 		a, err := svc.Why(ctx, q.Session, q.Tool, q.Input, pos)
 		if err == nil {
@@ -191,10 +183,10 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 	case "tree":
 		err := svc.View(ctx, q.Session, pos, func(st *projection.State) error {
 			trees, err := service.Trees(st, q.Session, q.Filter)
-			if err == nil && q.Session == "" && owner != ScopeAll {
+			if err == nil && q.Session == "" && owner != wire.ScopeAll {
 				// An orchestrator's every-root query: its own roots (a
 				// root's sub-agents are its owner's too).
-				trees = slices.DeleteFunc(trees, func(n *service.TreeNode) bool { return st.Session(n.Key).Actor != owner })
+				trees = slices.DeleteFunc(trees, func(n *wire.TreeNode) bool { return st.Session(n.Key).Actor != owner })
 			}
 			if err == nil {
 				respondJSON(r, trees)
@@ -213,9 +205,9 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 // checks share rounds rather than each taking one), its turn the
 // session's current one on the head the round is decided on (see
 // recordedCheck).
-func (s *Server) recordCheck(_ context.Context, r micro.Request, owner string, q Query) {
-	if owner == ScopeAll {
-		respondError(r, events.Errorf(events.CodeInvalidEvent, "recording a check is an orchestrator's append: use %s.check.<orchestrator>", Prefix), 0)
+func (s *Server) recordCheck(_ context.Context, r micro.Request, owner string, q wire.Query) {
+	if owner == wire.ScopeAll {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "recording a check is an orchestrator's append: use %s.check.<orchestrator>", wire.Prefix), 0)
 		return
 	}
 	c := &recordedCheck{tool: q.Tool, call: q.Call, input: q.Input}
@@ -261,7 +253,7 @@ func (c *recordedCheck) atTurn(st *projection.State, ev *events.Event) {
 }
 
 // answerCheck answers a recorded check with what the round recorded.
-func answerCheck(p *pendingAppend, res AppendResult, decided json.RawMessage, err error, seq uint64) {
+func answerCheck(p *pendingAppend, res wire.AppendResult, decided json.RawMessage, err error, seq uint64) {
 	if err != nil {
 		respondError(p.r, err, seq)
 		return
@@ -271,5 +263,5 @@ func answerCheck(p *pendingAppend, res AppendResult, decided json.RawMessage, er
 		respondError(p.r, err, res.Seq)
 		return
 	}
-	respondJSON(p.r, CheckResult{Session: p.ev.Session, Seq: res.Seq, Tool: p.check.tool, Decision: dec.Decision, Reason: dec.Reason, Recorded: res.Seq})
+	respondJSON(p.r, wire.CheckResult{Session: p.ev.Session, Seq: res.Seq, Tool: p.check.tool, Decision: dec.Decision, Reason: dec.Reason, Recorded: res.Seq})
 }

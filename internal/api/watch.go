@@ -34,14 +34,6 @@ import (
 // on any replica neither skips nor repeats a change
 // (client.TestWatch, client.TestWatchAcrossSegments).
 
-// The watch request and answers (package wire); Wait waits up to
-// Config.MaxWait.
-type (
-	WatchQuery  = wire.WatchQuery
-	Change      = wire.Change
-	WatchResult = wire.WatchResult
-)
-
 // watchScan and watchChanges bound the work of one watch answer: records
 // read and changes sent.
 const (
@@ -49,8 +41,8 @@ const (
 	watchChanges = 256
 )
 
-func decodeWatch(data []byte) (WatchQuery, error) {
-	var q WatchQuery
+func decodeWatch(data []byte) (wire.WatchQuery, error) {
+	var q wire.WatchQuery
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&q); err != nil {
@@ -76,9 +68,8 @@ func decodeWatch(data []byte) (WatchQuery, error) {
 func (s *Server) handleWatch(ctx context.Context, r micro.Request) {
 	start := time.Now()
 	defer func() { s.observeQuery("watch", start) }()
-	owner := scope(r)
-	if owner != ScopeAll && !ValidOwner(owner) {
-		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s: the last token must name an orchestrator or be %q", r.Subject(), ScopeAll), 0)
+	owner, ok := queryScope(r)
+	if !ok {
 		return
 	}
 	q, err := decodeWatch(r.Data())
@@ -156,9 +147,9 @@ type turnStart struct {
 // scanWatch reads the records from q.From up to what the replica has
 // applied (at most watchScan of them) and returns the changes they make to
 // the watched sessions.
-func (s *Server) scanWatch(ctx context.Context, owner string, q WatchQuery) (WatchResult, error) {
+func (s *Server) scanWatch(ctx context.Context, owner string, q wire.WatchQuery) (wire.WatchResult, error) {
 	svc := s.cfg.Service
-	res := WatchResult{Changes: []Change{}, Next: q.From}
+	res := wire.WatchResult{Changes: []wire.Change{}, Next: q.From}
 	head := svc.Position()
 	if q.From > head {
 		return res, nil
@@ -172,7 +163,7 @@ func (s *Server) scanWatch(ctx context.Context, owner string, q WatchQuery) (Wat
 		_ = svc.View(ctx, "", projection.Position{}, func(st *projection.State) error {
 			head = st.Position()
 			sess := st.Session(q.Session)
-			if sess == nil || owner != ScopeAll && sess.Actor != owner || sess.Turn == 0 {
+			if sess == nil || owner != wire.ScopeAll && sess.Actor != owner || sess.Turn == 0 {
 				return nil
 			}
 			if _, seq, ok := st.TurnSet(q.Session, sess.Turn); !ok || seq >= q.From {
@@ -227,18 +218,18 @@ func (s *Server) scanWatch(ctx context.Context, owner string, q WatchQuery) (Wat
 			return res, err
 		}
 		if got := ts.Hash(); got != dec.ToolSetHash {
-			return res, events.Errorf(CodeInternal, "%s turn %d: this replica's tool set hashes to %s but record %d says %s", t.key, t.turn, got, t.seq, dec.ToolSetHash)
+			return res, events.Errorf(wire.CodeInternal, "%s turn %d: this replica's tool set hashes to %s but record %d says %s", t.key, t.turn, got, t.seq, dec.ToolSetHash)
 		}
-		res.Changes = append(res.Changes, Change{Seq: t.seq, Session: t.key, Turn: t.turn, ToolSetHash: dec.ToolSetHash,
+		res.Changes = append(res.Changes, wire.Change{Seq: t.seq, Session: t.key, Turn: t.turn, ToolSetHash: dec.ToolSetHash,
 			Tools: ts, PolicySource: dec.PolicySource, SourceReason: dec.SourceReason})
 	}
 	return res, nil
 }
 
 // watched reports whether a watch of owner sees key's changes.
-func watched(st *projection.State, owner string, q WatchQuery, key events.SessionKey) bool {
+func watched(st *projection.State, owner string, q wire.WatchQuery, key events.SessionKey) bool {
 	sess := st.Session(key)
-	if sess == nil || owner != ScopeAll && sess.Actor != owner {
+	if sess == nil || owner != wire.ScopeAll && sess.Actor != owner {
 		return false
 	}
 	switch {

@@ -150,13 +150,13 @@ func isCallType(raw []byte) bool {
 // record of the call, the decision at the state the record was decided
 // on with its trace, and the cause: the latest record before it after
 // which the tool's decision for the session changed.
-func (s *Service) WhyCall(ctx context.Context, q CallQuery) (a Answer, err error) {
+func (s *Service) WhyCall(ctx context.Context, q CallQuery) (a wire.WhyResult, err error) {
 	head := s.Position()
 	var records []wire.CallRecord
 	switch {
 	case q.Seq != 0:
 		if q.Seq > head {
-			return a, events.Errorf(CodeUnknownCall, "sequence %d is beyond the head (%d): name the sequence of a tool.checked or tool.effect_started record ('ledger log' lists them)", q.Seq, head)
+			return a, events.Errorf(wire.CodeUnknownCall, "sequence %d is beyond the head (%d): name the sequence of a tool.checked or tool.effect_started record ('ledger log' lists them)", q.Seq, head)
 		}
 		var target wire.CallRecord
 		err = s.scan(ctx, q.Seq, q.Seq, nil, func(seq uint64, rec *events.Record, _ []byte) (bool, error) {
@@ -165,7 +165,7 @@ func (s *Service) WhyCall(ctx context.Context, q CallQuery) (a Answer, err error
 				return false, err
 			}
 			if !ok {
-				return false, events.Errorf(CodeUnknownCall, "record %d is a %s, not a call's tool.checked or tool.effect_started: name the sequence of one ('ledger log' and 'ledger denials' list them), or the call's id with --call", seq, rec.Type)
+				return false, events.Errorf(wire.CodeUnknownCall, "record %d is a %s, not a call's tool.checked or tool.effect_started: name the sequence of one ('ledger log' and 'ledger denials' list them), or the call's id with --call", seq, rec.Type)
 			}
 			target = c
 			return false, nil
@@ -173,18 +173,18 @@ func (s *Service) WhyCall(ctx context.Context, q CallQuery) (a Answer, err error
 		if err == nil {
 			var seen []wire.CallRecord
 			if seen, err = s.visible(ctx, &q, []wire.CallRecord{target}); err == nil && len(seen) == 0 {
-				err = events.Errorf(CodeUnknownCall, "record %d is not a call of a session of %s's", q.Seq, q.Owner)
+				err = events.Errorf(wire.CodeUnknownCall, "record %d is not a call of a session of %s's", q.Seq, q.Owner)
 			}
 		}
 		if err != nil {
-			if q.Owner != "" && q.Owner != wire.ScopeAll && events.CodeOf(err) == CodeUnknownCall {
+			if q.Owner != "" && q.Owner != wire.ScopeAll && events.CodeOf(err) == wire.CodeUnknownCall {
 				// The same answer whatever another's record is.
-				err = events.Errorf(CodeUnknownCall, "record %d is not a call of a session of %s's: name the sequence of a tool.checked or tool.effect_started of one, or the call's id with call", q.Seq, q.Owner)
+				err = events.Errorf(wire.CodeUnknownCall, "record %d is not a call of a session of %s's: name the sequence of a tool.checked or tool.effect_started of one, or the call's id with call", q.Seq, q.Owner)
 			}
 			return a, err
 		}
 		if q.Session != "" && target.Session != q.Session {
-			return a, events.Errorf(CodeUnknownCall, "record %d is a call of session %q, not of %q", q.Seq, target.Session, q.Session)
+			return a, events.Errorf(wire.CodeUnknownCall, "record %d is a call of session %q, not of %q", q.Seq, target.Session, q.Session)
 		}
 		if target.Call == "" {
 			records = []wire.CallRecord{target}
@@ -211,7 +211,7 @@ func (s *Service) WhyCall(ctx context.Context, q CallQuery) (a Answer, err error
 			if q.Session != "" {
 				in = fmt.Sprintf(" of session %q", q.Session)
 			}
-			return a, events.Errorf(CodeUnknownCall, "no tool.checked or tool.effect_started%s names call %q: check the id (a Claude Code tool_use_id, an OpenClaw or gateway call id), or name the record's sequence with --record ('ledger denials' lists the denied calls)", in, q.Call)
+			return a, events.Errorf(wire.CodeUnknownCall, "no tool.checked or tool.effect_started%s names call %q: check the id (a Claude Code tool_use_id, an OpenClaw or gateway call id), or name the record's sequence with --record ('ledger denials' lists the denied calls)", in, q.Call)
 		}
 		var sessions []string
 		for _, c := range records {
@@ -264,7 +264,7 @@ func (s *Service) callRecords(ctx context.Context, call string, key events.Sessi
 // each record that may change the tool's decision for the session (its
 // own records but its calls', and its scope's policy records) whether it
 // did, and answers the decision at the end, the records and the cause.
-func (s *Service) explainCall(ctx context.Context, target wire.CallRecord, records []wire.CallRecord) (a Answer, err error) {
+func (s *Service) explainCall(ctx context.Context, target wire.CallRecord, records []wire.CallRecord) (a wire.WhyResult, err error) {
 	key := target.Session
 	st := projection.New(s.cfg.Dialects)
 	var (
@@ -301,7 +301,7 @@ func (s *Service) explainCall(ctx context.Context, target wire.CallRecord, recor
 		return a, err
 	}
 	sess := st.Session(key)
-	return Answer{Seq: st.Position(), Scope: events.ScopeName(sess.Scope), Verdict: v, Policy: st.SessionPolicy(key),
+	return wire.WhyResult{Seq: st.Position(), Scope: events.ScopeName(sess.Scope), Verdict: v, Policy: st.SessionPolicy(key),
 		Context: sess.Context, Envelope: sess.Envelope,
 		Call: &wire.CallAnswer{Record: target, Records: records, Cause: cause}}, nil
 }

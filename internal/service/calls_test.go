@@ -144,15 +144,15 @@ func TestWhyCallRefuses(t *testing.T) {
 		code events.Code
 		say  string
 	}{
-		{"unknown call", service.CallQuery{Call: "nope"}, service.CodeUnknownCall, "--record"},
-		{"call of another session", service.CallQuery{Call: "c1", Session: "s2"}, service.CodeUnknownCall, `of session "s2"`},
-		{"not a call's record", service.CallQuery{Seq: 3}, service.CodeUnknownCall, "turn.started"},
-		{"beyond the head", service.CallQuery{Seq: 99}, service.CodeUnknownCall, "beyond the head"},
-		{"seq of another session", service.CallQuery{Seq: 11, Session: "s1"}, service.CodeUnknownCall, `session "s2"`},
+		{"unknown call", service.CallQuery{Call: "nope"}, wire.CodeUnknownCall, "--record"},
+		{"call of another session", service.CallQuery{Call: "c1", Session: "s2"}, wire.CodeUnknownCall, `of session "s2"`},
+		{"not a call's record", service.CallQuery{Seq: 3}, wire.CodeUnknownCall, "turn.started"},
+		{"beyond the head", service.CallQuery{Seq: 99}, wire.CodeUnknownCall, "beyond the head"},
+		{"seq of another session", service.CallQuery{Seq: 11, Session: "s1"}, wire.CodeUnknownCall, `session "s2"`},
 		{"nothing named", service.CallQuery{}, events.CodeInvalidEvent, "names the call"},
-		{"another owner's call", service.CallQuery{Call: "c1", Owner: "globex"}, service.CodeUnknownCall, `names call "c1"`},
-		{"another owner's record", service.CallQuery{Seq: 4, Owner: "globex"}, service.CodeUnknownCall, "record 4 is not a call of a session of globex's: name"},
-		{"a record not a call, asked by an owner", service.CallQuery{Seq: 3, Owner: "globex"}, service.CodeUnknownCall, "record 3 is not a call of a session of globex's: name"},
+		{"another owner's call", service.CallQuery{Call: "c1", Owner: "globex"}, wire.CodeUnknownCall, `names call "c1"`},
+		{"another owner's record", service.CallQuery{Seq: 4, Owner: "globex"}, wire.CodeUnknownCall, "record 4 is not a call of a session of globex's: name"},
+		{"a record not a call, asked by an owner", service.CallQuery{Seq: 3, Owner: "globex"}, wire.CodeUnknownCall, "record 3 is not a call of a session of globex's: name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -725,7 +725,7 @@ func (s *Service) Tools(ctx context.Context, key events.SessionKey, pos projecti
 
 // Check answers the check query: Why without the trace, from the resolved
 // tool set on a warm session where the dialect allows it.
-func (s *Service) Check(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, pos projection.Position) (a Answer, err error) {
+func (s *Service) Check(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, pos projection.Position) (a wire.WhyResult, err error) {
 	if pos == (projection.Position{}) {
 		s.lock()
 		defer s.mu.Unlock()
@@ -733,22 +733,17 @@ func (s *Service) Check(ctx context.Context, key events.SessionKey, tool string,
 		if err != nil {
 			return a, err
 		}
-		return Answer{Seq: s.head.Position(), Scope: s.head.ScopeOf(key), Verdict: v}, nil
+		return wire.WhyResult{Seq: s.head.Position(), Scope: s.head.ScopeOf(key), Verdict: v}, nil
 	}
 	a, err = s.Why(ctx, key, tool, input, pos)
 	a.Verdict.Trace = nil
 	return a, err
 }
 
-// Answer is a decision at a position with what explains it: the policy in
-// force, the session's context and its envelope; the why query answers it
-// as it is (wire.WhyResult).
-type Answer = wire.WhyResult
-
 // Why answers the why query (check is the same without the trace). At a
 // turn it is a read of what the projection stored for the turn, not a
 // replay.
-func (s *Service) Why(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, pos projection.Position) (a Answer, err error) {
+func (s *Service) Why(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, pos projection.Position) (a wire.WhyResult, err error) {
 	if pos.Turn != 0 && pos.Seq == 0 && pos.Time == "" {
 		s.lock()
 		defer s.mu.Unlock()
@@ -757,7 +752,7 @@ func (s *Service) Why(ctx context.Context, key events.SessionKey, tool string, i
 			return a, err
 		}
 		sess := tv.SessionView()
-		return Answer{Seq: tv.Position(), Scope: tv.Scope(), Verdict: tv.Why(tool, input), Policy: tv.Policy(), Context: sess.Context, Envelope: sess.Envelope}, nil
+		return wire.WhyResult{Seq: tv.Position(), Scope: tv.Scope(), Verdict: tv.Why(tool, input), Policy: tv.Policy(), Context: sess.Context, Envelope: sess.Envelope}, nil
 	}
 	err = s.View(ctx, key, pos, func(st *projection.State) error {
 		v, err := st.Why(key, tool, input)
@@ -765,7 +760,7 @@ func (s *Service) Why(ctx context.Context, key events.SessionKey, tool string, i
 			return err
 		}
 		sess := st.Session(key)
-		a = Answer{Seq: st.Position(), Scope: events.ScopeName(sess.Scope), Verdict: v, Policy: st.SessionPolicy(key), Context: sess.Context, Envelope: sess.Envelope}
+		a = wire.WhyResult{Seq: st.Position(), Scope: events.ScopeName(sess.Scope), Verdict: v, Policy: st.SessionPolicy(key), Context: sess.Context, Envelope: sess.Envelope}
 		return nil
 	})
 	return a, err

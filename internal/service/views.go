@@ -10,30 +10,21 @@ import (
 	"github.com/sessionledger/ledger/wire"
 )
 
-// SessionView is what the session query answers (wire.SessionView).
-type SessionView = wire.SessionView
-
-// TurnView is one turn of a SessionView (wire.TurnView).
-type TurnView = wire.TurnView
-
 // ViewSession builds the session view at a state.
-func ViewSession(st *projection.State, key events.SessionKey) (*SessionView, error) {
+func ViewSession(st *projection.State, key events.SessionKey) (*wire.SessionView, error) {
 	s := st.Session(key)
 	if s == nil {
 		return nil, events.UnknownSession(key)
 	}
-	v := &SessionView{Key: s.Key, Scope: events.ScopeName(s.Scope), Identity: identity(st, s), Agent: s.Agent, State: s.State, Depth: s.Depth, Parent: s.Parent,
-		Envelope: s.Envelope, Context: s.Context, Children: append([]events.SessionKey{}, s.Children...), Turns: []TurnView{}}
+	v := &wire.SessionView{Key: s.Key, Scope: events.ScopeName(s.Scope), Identity: identity(st, s), Agent: s.Agent, State: s.State, Depth: s.Depth, Parent: s.Parent,
+		Envelope: s.Envelope, Context: s.Context, Children: append([]events.SessionKey{}, s.Children...), Turns: []wire.TurnView{}}
 	for t := 1; t <= s.Turn; t++ {
 		if ts, seq, ok := st.TurnSet(key, t); ok {
-			v.Turns = append(v.Turns, TurnView{Turn: t, Seq: seq, ToolSet: ts})
+			v.Turns = append(v.Turns, wire.TurnView{Turn: t, Seq: seq, ToolSet: ts})
 		}
 	}
 	return v, nil
 }
-
-// TreeNode is one session of a spawn tree (wire.TreeNode).
-type TreeNode = wire.TreeNode
 
 // MaxTreeDepth bounds how deep a printed tree goes.
 const MaxTreeDepth = 64
@@ -47,15 +38,15 @@ func identity(st *projection.State, s *envelope.Session) *wire.Identity {
 }
 
 // BuildTree builds the spawn tree under key at a state.
-func BuildTree(st *projection.State, key events.SessionKey) *TreeNode {
+func BuildTree(st *projection.State, key events.SessionKey) *wire.TreeNode {
 	s := st.Session(key)
 	return buildTree(st, key, identity(st, s), 0)
 }
 
-func buildTree(st *projection.State, key events.SessionKey, id *wire.Identity, depth int) *TreeNode {
+func buildTree(st *projection.State, key events.SessionKey, id *wire.Identity, depth int) *wire.TreeNode {
 	s := st.Session(key)
-	n := &TreeNode{Key: key, Scope: events.ScopeName(s.Scope), Identity: id, Started: s.Origin.Seq, Agent: s.Agent, State: s.State,
-		Depth: s.Depth, Turns: s.Turn, Source: s.Context.Source, Children: []*TreeNode{}}
+	n := &wire.TreeNode{Key: key, Scope: events.ScopeName(s.Scope), Identity: id, Started: s.Origin.Seq, Agent: s.Agent, State: s.State,
+		Depth: s.Depth, Turns: s.Turn, Source: s.Context.Source, Children: []*wire.TreeNode{}}
 	if depth >= MaxTreeDepth {
 		return n
 	}
@@ -67,19 +58,19 @@ func buildTree(st *projection.State, key events.SessionKey, id *wire.Identity, d
 
 // Trees builds the tree under root, or every root's tree when root is ""
 // (those the filter selects, in the order they started).
-func Trees(st *projection.State, root events.SessionKey, f wire.Filter) ([]*TreeNode, error) {
+func Trees(st *projection.State, root events.SessionKey, f wire.Filter) ([]*wire.TreeNode, error) {
 	if root != "" {
 		if st.Session(root) == nil {
 			return nil, events.UnknownSession(root)
 		}
-		return []*TreeNode{BuildTree(st, root)}, nil
+		return []*wire.TreeNode{BuildTree(st, root)}, nil
 	}
-	trees := []*TreeNode{}
+	trees := []*wire.TreeNode{}
 	for _, k := range st.Keys() {
 		if s := st.Session(k); s.Root() && f.Match(s.Scope, s.Start) {
 			trees = append(trees, BuildTree(st, k))
 		}
 	}
-	slices.SortFunc(trees, func(a, b *TreeNode) int { return cmp.Compare(a.Started, b.Started) })
+	slices.SortFunc(trees, func(a, b *wire.TreeNode) int { return cmp.Compare(a.Started, b.Started) })
 	return trees, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/natslog"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // The availability cases (issue 15): one orchestrator's waiting queries or
@@ -151,7 +152,7 @@ func toolsOf(t *testing.T, r reply) string {
 		t.Errorf("tools: %s: %s", r.code, r.message)
 		return ""
 	}
-	var res api.ToolsResult
+	var res wire.ToolsResult
 	if err := json.Unmarshal(r.body, &res); err != nil {
 		t.Errorf("tools answer does not decode: %v: %q", err, r.body)
 		return ""

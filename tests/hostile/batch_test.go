@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sessionledger/ledger/events"
-	"github.com/sessionledger/ledger/internal/api"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // TestBatchAppendHostile sends the API batch appends (JSON arrays) of
@@ -34,7 +34,7 @@ func TestBatchAppendHostile(t *testing.T) {
 	if r.code != "" {
 		t.Fatalf("the batch was refused whole: %s %s", r.code, r.message)
 	}
-	var outs []api.AppendOutcome
+	var outs []wire.AppendOutcome
 	if err := json.Unmarshal(r.body, &outs); err != nil || len(outs) != len(elements) {
 		t.Fatalf("%d outcomes for %d elements (%v): %s", len(outs), len(elements), err, r.body)
 	}
@@ -49,7 +49,7 @@ func TestBatchAppendHostile(t *testing.T) {
 
 	// Not a batch: refused whole, with invalid_event.
 	for _, body := range []string{`[]`, `[`, `[{"type":"turn.started"},]`, `[1] [2]`,
-		"[" + strings.Repeat(`1,`, api.MaxBatchEvents) + "1]"} {
+		"[" + strings.Repeat(`1,`, wire.MaxBatchEvents) + "1]"} {
 		r := l.request(t, subject, []byte(body))
 		if r.code != events.CodeInvalidEvent || r.message == "" {
 			t.Errorf("%.30q: %q %q, want invalid_event with a message", body, r.code, r.message)

@@ -25,6 +25,7 @@ import (
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // reqTimeout bounds one API request. Refusals answer in milliseconds; the
@@ -260,7 +261,7 @@ func decodeReply(t *testing.T, msg *nats.Msg) reply {
 	r := reply{body: msg.Data}
 	if code := msg.Header.Get("Nats-Service-Error-Code"); code != "" {
 		r.code, r.message = events.Code(code), msg.Header.Get("Nats-Service-Error")
-		var eb api.ErrorBody
+		var eb wire.ErrorBody
 		if err := json.Unmarshal(msg.Data, &eb); err != nil {
 			t.Errorf("error body does not decode: %v: %q", err, msg.Data)
 		} else if eb.Code != r.code || eb.Message != r.message {
@@ -269,7 +270,7 @@ func decodeReply(t *testing.T, msg *nats.Msg) reply {
 		r.seq = eb.Seq
 		return r
 	}
-	var ar api.AppendResult
+	var ar wire.AppendResult
 	if err := json.Unmarshal(msg.Data, &ar); err == nil {
 		r.seq, r.id, r.dup = ar.Seq, ar.ID, ar.Duplicate
 	}
