@@ -131,133 +131,153 @@ func CheckActor(actor string) error {
 // Payload): tool names, agent ids, rules and the other strings of data.
 // Dialects call it first from their CheckEvent, and may be stricter.
 // Agent ids are checked with CheckAgent; a grant's agent and target may be
-// "*".
+// "*". Each payload type has its checker below, which reports the first
+// problem in the order of its checks (TestCheckNames); none allocates
+// when there is no problem (TestCheckNamesAllocationFree).
 func CheckNames(payload any) error {
-	tools := func(what string, list []string) error {
-		for _, t := range list {
-			if err := CheckText(what, t, MaxNameLen); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	texts := func(kv ...string) error {
-		for i := 0; i < len(kv); i += 2 {
-			if err := CheckText(kv[i], kv[i+1], MaxTextLen); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	switch d := payload.(type) {
 	case *PolicySetData:
-		// A policy's problems are invalid_policy, as the dialects' own
-		// catalogue checks report them.
-		if err := tools("a catalogue entry", d.Catalogue); err != nil {
-			return &Error{Code: CodeInvalidPolicy, Msg: err.(*Error).Msg}
-		}
-		return nil
+		return checkPolicySetNames(d)
 	case *GrantData:
-		if err := texts("kind", string(d.Kind), "behavior", d.Behavior); err != nil {
-			return err
-		}
-		if err := CheckAgent("agent", d.Agent, true); err != nil {
-			return err
-		}
-		if err := CheckAgent("target", d.Target, true); err != nil {
-			return err
-		}
-		if err := CheckText("rule", d.Rule, MaxRuleLen); err != nil {
-			return err
-		}
-		return tools("a grant's tool", d.Tools)
+		return checkGrantNames(d)
 	case *StartedData:
-		if err := CheckAgent("agent", d.Agent, false); err != nil {
-			return err
-		}
-		if err := texts("provider", d.Provider, "model", d.Model, "channel", d.Channel,
-			"group", d.Group, "sender", d.Sender, "mode", d.Mode, "runtime", d.Runtime,
-			"runtime_version", d.RuntimeVersion, "project", d.Project, "repository", d.Repository,
-			"branch", d.Branch, "user", d.User, "host", d.Host); err != nil {
-			return err
-		}
-		if d.Conversation != "" {
-			if !ValidKey(SessionKey(d.Conversation)) {
-				return Errorf(CodeInvalidEvent, "conversation %s is not a session key ([A-Za-z0-9_:-]{1,200})", quoteShort(d.Conversation))
-			}
-			if d.Group != "" {
-				// Two sources for the group layer would leave a reader
-				// guessing which one decided.
-				return Errorf(CodeInvalidEvent, "give either group or conversation, not both: the group ids are read from the conversation")
-			}
-		}
-		if err := tools("a session tool", d.Tools); err != nil {
-			return err
-		}
-		if len(d.PluginTools) > 0 {
-			pt, err := DecodePluginTools(d.PluginTools)
-			if err != nil {
-				return err
-			}
-			for _, id := range slices.Sorted(maps.Keys(pt)) {
-				if strings.TrimSpace(id) == "" {
-					return Errorf(CodeInvalidEvent, "plugin_tools: a plugin id is empty")
-				}
-				if err := CheckText("a plugin id", id, MaxNameLen); err != nil {
-					return err
-				}
-				if err := tools("a plugin tool", pt[id]); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+		return checkStartedNames(d)
 	case *DenyData:
-		if err := CheckText("rule", d.Rule, MaxRuleLen); err != nil {
-			return err
-		}
-		if d.Agent != "" {
-			if err := CheckAgent("agent", d.Agent, false); err != nil {
-				return err
-			}
-		}
-		return texts("user", d.User, "project", d.Project, "note", d.Note)
+		return checkDenyNames(d)
 	case *EndedData:
-		return texts("reason", d.Reason)
+		return checkTexts("reason", d.Reason)
 	case *ReopenedData:
-		return texts("reason", d.Reason)
+		return checkTexts("reason", d.Reason)
 	case *SpawnedData:
-		if err := CheckAgent("agent", d.Agent, false); err != nil {
-			return err
-		}
-		if err := texts("label", d.Label); err != nil {
-			return err
-		}
-		return tools("a session tool", d.Tools)
+		return firstError(
+			CheckAgent("agent", d.Agent, false),
+			checkTexts("label", d.Label),
+			checkTools("a session tool", d.Tools))
 	case *TurnData:
-		return texts("sender", d.Sender)
+		return checkTexts("sender", d.Sender)
 	case *CheckedData:
-		if err := CheckText("tool", d.Tool, MaxNameLen); err != nil {
-			return err
-		}
-		return texts("call", d.Call)
+		return firstError(
+			CheckText("tool", d.Tool, MaxNameLen),
+			checkTexts("call", d.Call))
 	case *EffectData:
-		if err := CheckText("tool", d.Tool, MaxNameLen); err != nil {
-			return err
-		}
-		return texts("call", d.Call)
+		return firstError(
+			CheckText("tool", d.Tool, MaxNameLen),
+			checkTexts("call", d.Call))
 	}
 	return nil
 }
 
-// DecodePluginTools reads session.started's plugin_tools: an object from
-// plugin id to a list of tool names (null lists are empty).
-func DecodePluginTools(raw json.RawMessage) (map[string][]string, error) {
-	var pt map[string][]string
-	if err := strictUnmarshal(raw, &pt); err != nil || pt == nil {
-		return nil, Errorf(CodeInvalidEvent, "plugin_tools must be an object from plugin id to a list of tool names, like {\"memory-core\": [\"memory_get\", \"memory_search\"]}")
+// firstError is the first of errs that is not nil. Its callers' checks all
+// run (they are pure and cheap), and the first problem in their order is
+// the one reported.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
-	return pt, nil
+	return nil
+}
+
+// checkTools bounds each of a list of tool names.
+func checkTools(what string, list []string) error {
+	for _, t := range list {
+		if err := CheckText(what, t, MaxNameLen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkTexts bounds free texts, given as name, value pairs.
+func checkTexts(kv ...string) error {
+	for i := 0; i < len(kv); i += 2 {
+		if err := CheckText(kv[i], kv[i+1], MaxTextLen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkPolicySetNames bounds the catalogue. A policy's problems are
+// invalid_policy, as the dialects' own catalogue checks report them.
+func checkPolicySetNames(d *PolicySetData) error {
+	if err := checkTools("a catalogue entry", d.Catalogue); err != nil {
+		return &Error{Code: CodeInvalidPolicy, Msg: err.(*Error).Msg}
+	}
+	return nil
+}
+
+func checkGrantNames(d *GrantData) error {
+	return firstError(
+		checkTexts("kind", string(d.Kind), "behavior", d.Behavior),
+		CheckAgent("agent", d.Agent, true),
+		CheckAgent("target", d.Target, true),
+		CheckText("rule", d.Rule, MaxRuleLen),
+		checkTools("a grant's tool", d.Tools))
+}
+
+func checkStartedNames(d *StartedData) error {
+	return firstError(
+		CheckAgent("agent", d.Agent, false),
+		checkTexts("provider", d.Provider, "model", d.Model, "channel", d.Channel,
+			"group", d.Group, "sender", d.Sender, "mode", d.Mode, "runtime", d.Runtime,
+			"runtime_version", d.RuntimeVersion, "project", d.Project, "repository", d.Repository,
+			"branch", d.Branch, "user", d.User, "host", d.Host),
+		checkConversation(d),
+		checkTools("a session tool", d.Tools),
+		checkPluginTools(d))
+}
+
+// checkPluginTools bounds the plugin ids and tool names of a root's
+// reported plugin tools, in plugin id order.
+func checkPluginTools(d *StartedData) error {
+	if len(d.PluginTools) == 0 {
+		return nil
+	}
+	pt, err := DecodePluginTools(d.PluginTools)
+	if err != nil {
+		return err
+	}
+	for _, id := range slices.Sorted(maps.Keys(pt)) {
+		if strings.TrimSpace(id) == "" {
+			return Errorf(CodeInvalidEvent, "plugin_tools: a plugin id is empty")
+		}
+		if err := CheckText("a plugin id", id, MaxNameLen); err != nil {
+			return err
+		}
+		if err := checkTools("a plugin tool", pt[id]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkConversation refuses a conversation that is not a session key, and
+// one given with a group: two sources for the group layer would leave a
+// reader guessing which one decided.
+func checkConversation(d *StartedData) error {
+	switch {
+	case d.Conversation == "":
+		return nil
+	case !ValidKey(SessionKey(d.Conversation)):
+		return Errorf(CodeInvalidEvent, "conversation %s is not a session key ([A-Za-z0-9_:-]{1,200})", quoteShort(d.Conversation))
+	case d.Group != "":
+		return Errorf(CodeInvalidEvent, "give either group or conversation, not both: the group ids are read from the conversation")
+	}
+	return nil
+}
+
+// checkDenyNames bounds a deny rule's texts; its agent is optional.
+func checkDenyNames(d *DenyData) error {
+	var agent error
+	if d.Agent != "" {
+		agent = CheckAgent("agent", d.Agent, false)
+	}
+	return firstError(
+		CheckText("rule", d.Rule, MaxRuleLen),
+		agent,
+		checkTexts("user", d.User, "project", d.Project, "note", d.Note))
 }
 
 // quoteShort quotes s for a message, cut to 60 bytes.
@@ -315,4 +335,14 @@ func walk(path string, v any, fn func(path, s string, key bool) error) error {
 		}
 	}
 	return nil
+}
+
+// DecodePluginTools reads session.started's plugin_tools: an object from
+// plugin id to a list of tool names (null lists are empty).
+func DecodePluginTools(raw json.RawMessage) (map[string][]string, error) {
+	var pt map[string][]string
+	if err := strictUnmarshal(raw, &pt); err != nil || pt == nil {
+		return nil, Errorf(CodeInvalidEvent, "plugin_tools must be an object from plugin id to a list of tool names, like {\"memory-core\": [\"memory_get\", \"memory_search\"]}")
+	}
+	return pt, nil
 }

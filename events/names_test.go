@@ -119,3 +119,42 @@ func TestCheckNamesAllocationFree(t *testing.T) {
 		t.Errorf("CheckNames allocates %v times", n)
 	}
 }
+
+// TestCheckNamesReportsTheFirstProblem: with several problems, CheckNames
+// reports the first in each payload type's order of checks (issue 27,
+// point 9: the per-type checkers keep the old messages and their order).
+func TestCheckNamesReportsTheFirstProblem(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		payload any
+		want    string // the field the message names first
+	}{
+		{"grant kind before agent", &GrantData{Kind: "k\x00", Agent: "", Target: ""}, "kind "},
+		{"grant agent before target", &GrantData{Agent: "", Target: ""}, "agent must not be empty"},
+		{"grant target before rule", &GrantData{Agent: "*", Target: "", Rule: "r\x00"}, "target must not be empty"},
+		{"grant rule before tools", &GrantData{Agent: "*", Target: "*", Rule: "r\x00", Tools: []string{"t\x00"}}, "rule "},
+		{"started agent before texts", &StartedData{Agent: "", Sender: "s\x00"}, "agent must not be empty"},
+		{"started texts in order", &StartedData{Agent: "a", Model: "m\x00", Host: "h\x00"}, "model "},
+		{"started texts before conversation", &StartedData{Agent: "a", Host: "h\x00", Conversation: "!"}, "host "},
+		{"started conversation before tools", &StartedData{Agent: "a", Conversation: "!", Tools: []string{"t\x00"}}, "conversation "},
+		{"started bad conversation before group", &StartedData{Agent: "a", Group: "g", Conversation: "!"}, "conversation "},
+		{"deny rule before agent", &DenyData{Rule: "r\x00", Agent: "a b"}, "rule "},
+		{"deny agent before texts", &DenyData{Agent: "a b", User: "u\x00"}, "agent "},
+		{"deny empty agent is no problem", &DenyData{User: "u\x00"}, "user "},
+		{"spawned agent before label", &SpawnedData{Agent: "", Label: "l\x00"}, "agent must not be empty"},
+		{"spawned label before tools", &SpawnedData{Agent: "a", Label: "l\x00", Tools: []string{"t\x00"}}, "label "},
+		{"checked tool before call", &CheckedData{Tool: "t\x00", Call: "c\x00"}, "tool "},
+		{"effect tool before call", &EffectData{Tool: "t\x00", Call: "c\x00"}, "tool "},
+		{"catalogue entry", &PolicySetData{Catalogue: []string{"ok", "e\x00"}}, "a catalogue entry "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckNames(tc.payload)
+			if err == nil {
+				t.Fatalf("got no error, want one naming %q", tc.want)
+			}
+			if got := err.(*Error).Msg; !strings.HasPrefix(got, tc.want) {
+				t.Errorf("got %q, want it to start with %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -88,174 +88,220 @@ const (
 	sharedSettings = "settings.json"
 )
 
-func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fl := newFlags("hook install", "[--project DIR] [-- HOOK-FLAGS...]",
-		"Merges the hooks that run 'ledger hook claude-code' into the project's Claude Code settings:\n"+
-			"the slim "+cchook.SlimBinary+" binary (the same command, quicker to start) when it is beside\n"+
-			"this binary or given with --hook-binary, else this binary's 'hook claude-code'. They go in\n"+
-			"DIR/.claude/settings.local.json (personal, kept out of version control: the command names this\n"+
-			"machine's ledger), or DIR/.claude/settings.json with --shared. One handler per event that maps\n"+
-			"to something: SessionStart, UserPromptSubmit, PreToolUse (matcher \"*\"), PostToolBatch,\n"+
-			"SubagentStart, SubagentStop and SessionEnd. Only the \"hooks\" key changes, and in it only the ledger's own\n"+
-			"handlers (a command running 'hook claude-code' or "+cchook.SlimBinary+", or an HTTP hook posting to "+cchook.HTTPPath+"):\n"+
-			"every other byte of the file stays as it was. Installing again changes nothing; a different\n"+
-			"command line replaces the old handlers. --uninstall removes the ledger's handlers from both\n"+
-			"files, and whatever group, event or \"hooks\" key that leaves empty.\n\n"+
-			"Flags after -- are written into the hook's command line (e.g. -- --nats nats://127.0.0.1:4222\n"+
-			"--unreachable allow); see 'ledger hook claude-code --help'. Keep passwords in Claude Code's\n"+
-			"environment (NATS_PASSWORD), not in the settings file.", stderr)
-	project := fl.String("project", ".", "the project `DIR` (holding, or to hold, .claude)")
-	shared := fl.Bool("shared", false, "write .claude/settings.json (committed, shared with the team) instead of settings.local.json")
-	uninstall := fl.Bool("uninstall", false, "remove the ledger's hooks (from both settings files)")
-	command := fl.String("command", "", "the `COMMAND` that runs the ledger binary, as a shell line: the hooks run 'COMMAND hook claude-code' (default: the slim "+cchook.SlimBinary+"\nbinary when it is beside this one, else this binary's absolute path)")
-	hookBinary := fl.String("hook-binary", "", "the slim "+cchook.SlimBinary+" `PATH` the hooks run (go build -o PATH ./cmd/"+cchook.SlimBinary+"), instead of the one found beside this binary")
-	httpURL := fl.String("url", "", "install HTTP hooks posting to this `URL` ('ledger serve --hooks ADDR' serves http://ADDR"+cchook.HTTPPath+") instead of command hooks;\nClaude Code sends no SessionStart to HTTP hooks; a call whose hook fails (the server down) is blocked")
-	tokenFile := fl.String("token-file", defaultHooksTokenFile(), "with --url: the `FILE` holding the bearer token 'ledger serve --hooks' checks (its --hooks-token-file);\nmade, with a new random token, when it does not exist")
-	tokenEnv := fl.String("token-env", "", "with --url: have the hooks send the token from Claude Code's environment variable `NAME` instead of\nwriting it into the settings file (the default with --shared: LEDGER_HOOKS_TOKEN)")
-	noToken := fl.Bool("no-token", false, "with --url: send no token (for a server run with --hooks-insecure)")
-	scope := fl.String("scope", "", "bind the project's sessions to scope `NAME` (written into the hook's command line as --scope NAME);\ndefault: the hook derives it from the project (its git origin, else its directory)")
-	timeoutSec := fl.Int("hook-timeout", 10, "Claude Code's own bound on each hook run, in `SECONDS`")
-	dryRun := fl.Bool("dry-run", false, "print the settings file as it would be written, and write nothing")
-	asJSON := fl.Bool("json", false, `print {"file", "changed", "added", "removed"} per settings file`)
-	var rest []string
+// hookInstallAbout is the description 'hook install --help' prints.
+const hookInstallAbout = "Merges the hooks that run 'ledger hook claude-code' into the project's Claude Code settings:\n" +
+	"the slim " + cchook.SlimBinary + " binary (the same command, quicker to start) when it is beside\n" +
+	"this binary or given with --hook-binary, else this binary's 'hook claude-code'. They go in\n" +
+	"DIR/.claude/settings.local.json (personal, kept out of version control: the command names this\n" +
+	"machine's ledger), or DIR/.claude/settings.json with --shared. One handler per event that maps\n" +
+	"to something: SessionStart, UserPromptSubmit, PreToolUse (matcher \"*\"), PostToolBatch,\n" +
+	"SubagentStart, SubagentStop and SessionEnd. Only the \"hooks\" key changes, and in it only the ledger's own\n" +
+	"handlers (a command running 'hook claude-code' or " + cchook.SlimBinary + ", or an HTTP hook posting to " + cchook.HTTPPath + "):\n" +
+	"every other byte of the file stays as it was. Installing again changes nothing; a different\n" +
+	"command line replaces the old handlers. --uninstall removes the ledger's handlers from both\n" +
+	"files, and whatever group, event or \"hooks\" key that leaves empty.\n\n" +
+	"Flags after -- are written into the hook's command line (e.g. -- --nats nats://127.0.0.1:4222\n" +
+	"--unreachable allow); see 'ledger hook claude-code --help'. Keep passwords in Claude Code's\n" +
+	"environment (NATS_PASSWORD), not in the settings file."
+
+// hookInstallFlags are hook install's flags. rest holds the arguments
+// after --, the hook's own flags.
+type hookInstallFlags struct {
+	project, command, hookBinary, httpURL string
+	tokenFile, tokenEnv, scope            string
+	shared, uninstall, noToken            bool
+	dryRun, asJSON                        bool
+	timeoutSec                            int
+	rest                                  []string
+}
+
+func (f *hookInstallFlags) register(fl *flag.FlagSet) {
+	fl.StringVar(&f.project, "project", ".", "the project `DIR` (holding, or to hold, .claude)")
+	fl.BoolVar(&f.shared, "shared", false, "write .claude/settings.json (committed, shared with the team) instead of settings.local.json")
+	fl.BoolVar(&f.uninstall, "uninstall", false, "remove the ledger's hooks (from both settings files)")
+	fl.StringVar(&f.command, "command", "", "the `COMMAND` that runs the ledger binary, as a shell line: the hooks run 'COMMAND hook claude-code' (default: the slim "+cchook.SlimBinary+"\nbinary when it is beside this one, else this binary's absolute path)")
+	fl.StringVar(&f.hookBinary, "hook-binary", "", "the slim "+cchook.SlimBinary+" `PATH` the hooks run (go build -o PATH ./cmd/"+cchook.SlimBinary+"), instead of the one found beside this binary")
+	fl.StringVar(&f.httpURL, "url", "", "install HTTP hooks posting to this `URL` ('ledger serve --hooks ADDR' serves http://ADDR"+cchook.HTTPPath+") instead of command hooks;\nClaude Code sends no SessionStart to HTTP hooks; a call whose hook fails (the server down) is blocked")
+	fl.StringVar(&f.tokenFile, "token-file", defaultHooksTokenFile(), "with --url: the `FILE` holding the bearer token 'ledger serve --hooks' checks (its --hooks-token-file);\nmade, with a new random token, when it does not exist")
+	fl.StringVar(&f.tokenEnv, "token-env", "", "with --url: have the hooks send the token from Claude Code's environment variable `NAME` instead of\nwriting it into the settings file (the default with --shared: LEDGER_HOOKS_TOKEN)")
+	fl.BoolVar(&f.noToken, "no-token", false, "with --url: send no token (for a server run with --hooks-insecure)")
+	fl.StringVar(&f.scope, "scope", "", "bind the project's sessions to scope `NAME` (written into the hook's command line as --scope NAME);\ndefault: the hook derives it from the project (its git origin, else its directory)")
+	fl.IntVar(&f.timeoutSec, "hook-timeout", 10, "Claude Code's own bound on each hook run, in `SECONDS`")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the settings file as it would be written, and write nothing")
+	fl.BoolVar(&f.asJSON, "json", false, `print {"file", "changed", "added", "removed"} per settings file`)
+}
+
+// splitDashDash splits args at the first "--": the command's own
+// arguments, and the ones after it (nil when there is no "--").
+func splitDashDash(args []string) (own, rest []string) {
 	for i, a := range args {
 		if a == "--" {
-			args, rest = args[:i], args[i+1:]
-			break
+			return args[:i], args[i+1:]
 		}
 	}
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return helpOK(err)
-	}
+	return args, nil
+}
+
+// validate checks the flags against each other, in the order the errors
+// are reported.
+func (f *hookInstallFlags) validate(pos []string) error {
 	if len(pos) > 0 {
 		return usageError("hook install takes no arguments (give the project with --project DIR, hook flags after --), got %q", pos)
 	}
-	if *timeoutSec <= 0 {
+	if f.timeoutSec <= 0 {
 		return usageError("--hook-timeout must be at least 1 second")
 	}
-	if *command != "" && *hookBinary != "" {
+	if f.command != "" && f.hookBinary != "" {
 		return usageError("give the hooks' binary with --command (the ledger) or --hook-binary (the slim %s), not both", cchook.SlimBinary)
 	}
-	if *httpURL != "" && (len(rest) > 0 || *command != "" || *hookBinary != "" || *scope != "") {
+	if f.httpURL != "" && (len(f.rest) > 0 || f.command != "" || f.hookBinary != "" || f.scope != "") {
 		return usageError("--url installs HTTP hooks, which take no command or hook flags: give those (--scope as --hooks-scope) to 'ledger serve --hooks'")
 	}
-	if *httpURL == "" && (*tokenEnv != "" || *noToken) {
+	if f.httpURL == "" && (f.tokenEnv != "" || f.noToken) {
 		return usageError("--token-env and --no-token are about the HTTP hooks of --url")
 	}
-	if *tokenEnv != "" && *noToken {
+	if f.tokenEnv != "" && f.noToken {
 		return usageError("give --token-env or --no-token, not both")
 	}
-	if *tokenEnv != "" && !validEnvName(*tokenEnv) {
-		return usageError("--token-env %q: an environment variable name is [A-Za-z_][A-Za-z0-9_]*", *tokenEnv)
+	if f.tokenEnv != "" && !validEnvName(f.tokenEnv) {
+		return usageError("--token-env %q: an environment variable name is [A-Za-z_][A-Za-z0-9_]*", f.tokenEnv)
 	}
-	if *scope != "" {
-		// After the flags given after --, so that it is the one in force.
-		rest = append(append([]string{}, rest...), "--scope", *scope)
+	return nil
+}
+
+// hookArgs are the flags written into the hook's command line: the ones
+// after --, then --scope, so that --scope is the one in force.
+func (f *hookInstallFlags) hookArgs() []string {
+	if f.scope == "" {
+		return f.rest
 	}
-	// The hook flags must parse, and hold no password.
-	if err := hookcmd.Check(rest); errors.Is(err, hookcmd.ErrFlags) {
-		return usageError("the hook flags after -- do not parse (%q): see 'ledger hook claude-code --help'", rest)
+	return append(append([]string{}, f.rest...), "--scope", f.scope)
+}
+
+// checkHookArgs checks the hook's flags: they parse, Claude Code's
+// timeout leaves the hook its budget, and they hold no password.
+func (f *hookInstallFlags) checkHookArgs(hookArgs []string, stderr io.Writer) error {
+	if err := hookcmd.Check(hookArgs); errors.Is(err, hookcmd.ErrFlags) {
+		return usageError("the hook flags after -- do not parse (%q): see 'ledger hook claude-code --help'", hookArgs)
 	} else if err != nil {
 		return hookExit(err)
 	}
-	if *httpURL == "" {
-		// Claude Code's timeout must leave the hook its budget: a call
-		// killed at the timeout is blocked (onFailure), but a prompt's
-		// import cut short is never cached.
-		call, other := hookcmd.Budgets(rest)
-		if limit := time.Duration(*timeoutSec) * time.Second; call >= limit {
-			return usageError("--hook-timeout %ds is not above the hook's budget for a call (%s: its --timeout and up to 1s past it): raise --hook-timeout or lower the hook's --timeout", *timeoutSec, call)
-		} else if other >= limit {
-			fmt.Fprintf(stderr, "ledger: warning: --hook-timeout %ds is not above the hook's budget for a prompt (%s: its --import-timeout and up to 1s past it): a slow import is cut short and never cached; raise --hook-timeout or lower --import-timeout\n", *timeoutSec, other)
+	if f.httpURL == "" {
+		if err := checkHookBudgets(hookArgs, f.timeoutSec, stderr); err != nil {
+			return err
 		}
 	}
-	for _, a := range rest {
+	for _, a := range hookArgs {
 		if a == "--password" || a == "-password" || strings.HasPrefix(a, "--password=") || strings.HasPrefix(a, "-password=") {
 			return usageError("keep the NATS password out of the settings file: set NATS_PASSWORD in Claude Code's environment")
 		}
 	}
-	dir := filepath.Join(*project, ".claude")
-	var blk []cchook.EventGroup
-	secret := false // the block holds the token itself
-	if !*uninstall {
-		if *httpURL != "" {
-			token, err := installToken(*tokenFile, *tokenEnv, *noToken, *shared, *dryRun, stderr)
-			if err != nil {
-				return err
-			}
-			secret = token != "" && !strings.HasPrefix(token, "$")
-			blk = cchook.HTTPBlock(*httpURL, token, *timeoutSec)
-		} else {
-			cmd, err := hookCommand(*command, *hookBinary, rest, stderr)
-			if err != nil {
-				return err
-			}
-			blk = cchook.CommandBlock(cmd, *timeoutSec)
-		}
+	return nil
+}
+
+// checkHookBudgets checks that Claude Code's timeout leaves the command
+// hook its budget: a call killed at the timeout is blocked (onFailure),
+// but a prompt's import cut short is never cached, so the first is an
+// error and the second a warning.
+func checkHookBudgets(hookArgs []string, timeoutSec int, stderr io.Writer) error {
+	call, other := hookcmd.Budgets(hookArgs)
+	if limit := time.Duration(timeoutSec) * time.Second; call >= limit {
+		return usageError("--hook-timeout %ds is not above the hook's budget for a call (%s: its --timeout and up to 1s past it): raise --hook-timeout or lower the hook's --timeout", timeoutSec, call)
+	} else if other >= limit {
+		fmt.Fprintf(stderr, "ledger: warning: --hook-timeout %ds is not above the hook's budget for a prompt (%s: its --import-timeout and up to 1s past it): a slow import is cut short and never cached; raise --hook-timeout or lower --import-timeout\n", timeoutSec, other)
 	}
-	files := []string{localSettings}
+	return nil
+}
+
+// block is the hooks block to install (nil with --uninstall), and whether
+// it holds the token itself (secret: the file is then written private).
+func (f *hookInstallFlags) block(hookArgs []string, stderr io.Writer) (blk []cchook.EventGroup, secret bool, err error) {
 	switch {
-	case *uninstall:
-		files = []string{localSettings, sharedSettings}
-	case *shared:
-		files = []string{sharedSettings}
-	}
-	type report struct {
-		File    string   `json:"file"`
-		Changed bool     `json:"changed"`
-		Added   []string `json:"added"`
-		Removed []string `json:"removed"`
-	}
-	var reports []report
-	for _, name := range files {
-		path := filepath.Join(dir, name)
-		// A project's settings may be anyone's (a clone): a regular
-		// file of bounded size, never a pipe or a device.
-		src, err := safefile.ReadFile(path, maxSettingsFile)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return &exitError{code: 1, msg: fmt.Sprintf("%v; replace it with a regular file (or move it away) and run again", err)}
-		}
-		var out []byte
-		var ch cchook.Change
-		if *uninstall {
-			out, ch, err = cchook.Uninstall(src)
-		} else {
-			out, ch, err = cchook.Install(src, blk)
-		}
+	case f.uninstall:
+		return nil, false, nil
+	case f.httpURL != "":
+		token, err := installToken(f.tokenFile, f.tokenEnv, f.noToken, f.shared, f.dryRun, stderr)
 		if err != nil {
-			return &exitError{code: 1, msg: fmt.Sprintf("%s: %v; fix the file (or move it away) and run again", path, err)}
+			return nil, false, err
 		}
-		changed := !bytes.Equal(out, src)
-		if *dryRun {
-			if _, err := stdout.Write(out); err != nil {
-				return err
-			}
-		} else if changed {
-			if err := writeSettings(path, out, secret); err != nil {
-				return err
-			}
-		}
-		r := report{File: path, Changed: changed, Added: ch.Added, Removed: ch.Removed}
-		if r.Added == nil {
-			r.Added = []string{}
-		}
-		if r.Removed == nil {
-			r.Removed = []string{}
-		}
-		reports = append(reports, r)
+		secret = token != "" && !strings.HasPrefix(token, "$")
+		return cchook.HTTPBlock(f.httpURL, token, f.timeoutSec), secret, nil
 	}
-	if *dryRun {
-		return nil
+	cmd, err := hookCommand(f.command, f.hookBinary, hookArgs, stderr)
+	if err != nil {
+		return nil, false, err
 	}
-	if *asJSON {
-		return writeJSON(stdout, reports)
+	return cchook.CommandBlock(cmd, f.timeoutSec), false, nil
+}
+
+// files are the settings files to change, in .claude: the local one by
+// default, the shared one with --shared, both with --uninstall.
+func (f *hookInstallFlags) files() []string {
+	switch {
+	case f.uninstall:
+		return []string{localSettings, sharedSettings}
+	case f.shared:
+		return []string{sharedSettings}
 	}
+	return []string{localSettings}
+}
+
+// settingsReport is what hook install did to one settings file; --json
+// prints them as they are (Added and Removed never null).
+type settingsReport struct {
+	File    string   `json:"file"`
+	Changed bool     `json:"changed"`
+	Added   []string `json:"added"`
+	Removed []string `json:"removed"`
+}
+
+// updateSettings installs blk in the settings file at path, or with
+// --uninstall removes the ledger's hooks from it, and writes it when that
+// changes it; a dry run prints it instead, changed or not.
+func (f *hookInstallFlags) updateSettings(path string, blk []cchook.EventGroup, secret bool, stdout io.Writer) (settingsReport, error) {
+	// A project's settings may be anyone's (a clone): a regular
+	// file of bounded size, never a pipe or a device.
+	src, err := safefile.ReadFile(path, maxSettingsFile)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return settingsReport{}, &exitError{code: 1, msg: fmt.Sprintf("%v; replace it with a regular file (or move it away) and run again", err)}
+	}
+	var out []byte
+	var ch cchook.Change
+	if f.uninstall {
+		out, ch, err = cchook.Uninstall(src)
+	} else {
+		out, ch, err = cchook.Install(src, blk)
+	}
+	if err != nil {
+		return settingsReport{}, &exitError{code: 1, msg: fmt.Sprintf("%s: %v; fix the file (or move it away) and run again", path, err)}
+	}
+	changed := !bytes.Equal(out, src)
+	if f.dryRun {
+		if _, err := stdout.Write(out); err != nil {
+			return settingsReport{}, err
+		}
+	} else if changed {
+		if err := writeSettings(path, out, secret); err != nil {
+			return settingsReport{}, err
+		}
+	}
+	r := settingsReport{File: path, Changed: changed, Added: ch.Added, Removed: ch.Removed}
+	if r.Added == nil {
+		r.Added = []string{}
+	}
+	if r.Removed == nil {
+		r.Removed = []string{}
+	}
+	return r, nil
+}
+
+// printSettingsReports prints one line per settings file.
+func printSettingsReports(stdout io.Writer, reports []settingsReport, uninstall bool) {
 	for _, r := range reports {
 		switch {
-		case *uninstall && r.Changed:
+		case uninstall && r.Changed:
 			fmt.Fprintf(stdout, "removed the ledger's Claude Code hooks from %s (%s)\n", r.File, strings.Join(r.Removed, ", "))
-		case *uninstall:
+		case uninstall:
 			fmt.Fprintf(stdout, "no ledger hooks in %s\n", r.File)
 		case r.Changed:
 			fmt.Fprintf(stdout, "installed the ledger's Claude Code hooks in %s (%s)\n", r.File, strings.Join(r.Added, ", "))
@@ -263,6 +309,45 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 			fmt.Fprintf(stdout, "the ledger's Claude Code hooks are already installed in %s\n", r.File)
 		}
 	}
+}
+
+// runHookInstall is 'ledger hook install': every check before any file is
+// read, every file updated before anything is printed.
+func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fl := newFlags("hook install", "[--project DIR] [-- HOOK-FLAGS...]", hookInstallAbout, stderr)
+	var f hookInstallFlags
+	f.register(fl)
+	args, f.rest = splitDashDash(args)
+	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return helpOK(err)
+	}
+	if err := f.validate(pos); err != nil {
+		return err
+	}
+	hookArgs := f.hookArgs()
+	if err := f.checkHookArgs(hookArgs, stderr); err != nil {
+		return err
+	}
+	blk, secret, err := f.block(hookArgs, stderr)
+	if err != nil {
+		return err
+	}
+	var reports []settingsReport
+	for _, name := range f.files() {
+		r, err := f.updateSettings(filepath.Join(f.project, ".claude", name), blk, secret, stdout)
+		if err != nil {
+			return err
+		}
+		reports = append(reports, r)
+	}
+	switch {
+	case f.dryRun:
+		return nil
+	case f.asJSON:
+		return writeJSON(stdout, reports)
+	}
+	printSettingsReports(stdout, reports, f.uninstall)
 	return nil
 }
 

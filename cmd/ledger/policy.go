@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,101 +36,121 @@ func runPolicy(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	return runPolicyImport(ctx, args[1:], stdin, stdout, stderr)
 }
 
-func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fl := newFlags("policy import", "--dialect openclaw|claude-code PATH",
-		"Turns a real orchestrator config into a policy document and prints the policy.set event\n"+
-			"that installs it, as one JSON line ready for 'ledger append'.\n\n"+
-			"  --dialect openclaw PATH     PATH is an openclaw.json (JSON5; '-' reads standard input).\n"+
-			"                              Only tools, agents (defaults, list) and channels are kept;\n"+
-			"                              agents.entries maps become agents.list. With no --catalogue or --tools,\n"+
-			"                              the event carries the release's core tools (openclaw "+openclaw.NewestRelease()+")\n"+
-			"                              and the tools pluginTools marks.\n"+
-			"  --dialect claude-code DIR   DIR is a project root holding .claude/, or .claude itself. Loads what\n"+
-			"                              Claude Code "+claudecode.LatestRelease+" loads: agents/**/*.md front matter (subfolders\n"+
-			"                              too), and permissions layered from the user's settings.json (see\n"+
-			"                              --user-config), settings.json and settings.local.json: rule lists\n"+
-			"                              merged in that order, the last defaultMode wins. A file Claude Code\n"+
-			"                              would not load is skipped with a warning saying why; the rest loads.\n"+
-			"                              With no --catalogue or --tools, the event carries the built-in\n"+
-			"                              catalogue of Claude Code "+claudecode.LatestRelease+". See docs/importer-claude-code.md.\n\n"+
-			"Only regular files are read (a named pipe, a device or a socket is refused), up to 8 MiB a file and\n"+
-			"32 MiB in all (agent files: 1 MiB, as Claude Code); a larger file refuses the import. A symbolic link\n"+
-			"in the claude-code project that leads out of it refuses the import unless --follow-symlinks.\n\n"+
-			"Every key left out and every file skipped is reported as a warning, as file:line:column\n"+
-			"(on standard error, or in --json output); --strict makes any warning an error.\n"+
-			"The document is validated by the dialect before anything is printed. Malformed input is\n"+
-			"refused with file:line[:column] and nothing is written.\n"+
-			"Exit status: 0 on success, 1 when the input is refused (or, with --strict, warned about),\n"+
-			"2 on a usage error.", stderr)
-	dialect := fl.String("dialect", "", "`NAME` of the config's dialect: openclaw or claude-code (required)")
-	scope := fl.String("scope", "", "the scope `NAME` whose policy the event sets (default: the default scope); a new scope's first policy.set\nfixes its dialect")
-	catFile := fl.String("catalogue", "", "read the catalogue (the tool names that exist) from `FILE`: a JSON list, or one name per line (# starts a comment);\nclaude-code: replaces the built-in catalogue of the pinned release")
-	toolList := fl.String("tools", "", "the catalogue as a comma-separated `LIST` of tool names (instead of --catalogue)")
-	docOnly := fl.Bool("document", false, "print only the policy document, not the policy.set event")
-	asJSON := fl.Bool("json", false, `print {"event": ..., "warnings": [...]} ({"document": ..., "warnings": [...]} with --document)`)
-	outFile := fl.String("o", "", "write the output to `FILE` instead of standard output")
-	strict := fl.Bool("strict", false, "treat every warning as an error: print the warnings, write nothing and exit 1 when there is any\n(a skipped file, a dropped key, a value Claude Code reads differently from how it is written)")
-	builtIns := fl.String("built-in-agents", "", "claude-code: set builtInAgents to true, false or a comma-separated `LIST` of built-in agents")
-	depth := fl.Int("max-subagent-depth", 0, "claude-code: set maxSubagentDepth to `N` (replaces CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH from settings env)")
-	userDir := fl.String("user-config", "", "claude-code: the user's Claude Code `DIR`, whose settings.json is layered under the project's settings and\n"+
+// policyImportAbout is the description 'policy import --help' prints.
+func policyImportAbout() string {
+	return "Turns a real orchestrator config into a policy document and prints the policy.set event\n" +
+		"that installs it, as one JSON line ready for 'ledger append'.\n\n" +
+		"  --dialect openclaw PATH     PATH is an openclaw.json (JSON5; '-' reads standard input).\n" +
+		"                              Only tools, agents (defaults, list) and channels are kept;\n" +
+		"                              agents.entries maps become agents.list. With no --catalogue or --tools,\n" +
+		"                              the event carries the release's core tools (openclaw " + openclaw.NewestRelease() + ")\n" +
+		"                              and the tools pluginTools marks.\n" +
+		"  --dialect claude-code DIR   DIR is a project root holding .claude/, or .claude itself. Loads what\n" +
+		"                              Claude Code " + claudecode.LatestRelease + " loads: agents/**/*.md front matter (subfolders\n" +
+		"                              too), and permissions layered from the user's settings.json (see\n" +
+		"                              --user-config), settings.json and settings.local.json: rule lists\n" +
+		"                              merged in that order, the last defaultMode wins. A file Claude Code\n" +
+		"                              would not load is skipped with a warning saying why; the rest loads.\n" +
+		"                              With no --catalogue or --tools, the event carries the built-in\n" +
+		"                              catalogue of Claude Code " + claudecode.LatestRelease + ". See docs/importer-claude-code.md.\n\n" +
+		"Only regular files are read (a named pipe, a device or a socket is refused), up to 8 MiB a file and\n" +
+		"32 MiB in all (agent files: 1 MiB, as Claude Code); a larger file refuses the import. A symbolic link\n" +
+		"in the claude-code project that leads out of it refuses the import unless --follow-symlinks.\n\n" +
+		"Every key left out and every file skipped is reported as a warning, as file:line:column\n" +
+		"(on standard error, or in --json output); --strict makes any warning an error.\n" +
+		"The document is validated by the dialect before anything is printed. Malformed input is\n" +
+		"refused with file:line[:column] and nothing is written.\n" +
+		"Exit status: 0 on success, 1 when the input is refused (or, with --strict, warned about),\n" +
+		"2 on a usage error."
+}
+
+// policyImportFlags are policy import's flags.
+type policyImportFlags struct {
+	dialect, scope, catFile, toolList string
+	outFile, builtIns, userDir        string
+	docOnly, asJSON, strict, follow   bool
+	depth                             int
+}
+
+func (f *policyImportFlags) register(fl *flag.FlagSet) {
+	fl.StringVar(&f.dialect, "dialect", "", "`NAME` of the config's dialect: openclaw or claude-code (required)")
+	fl.StringVar(&f.scope, "scope", "", "the scope `NAME` whose policy the event sets (default: the default scope); a new scope's first policy.set\nfixes its dialect")
+	fl.StringVar(&f.catFile, "catalogue", "", "read the catalogue (the tool names that exist) from `FILE`: a JSON list, or one name per line (# starts a comment);\nclaude-code: replaces the built-in catalogue of the pinned release")
+	fl.StringVar(&f.toolList, "tools", "", "the catalogue as a comma-separated `LIST` of tool names (instead of --catalogue)")
+	fl.BoolVar(&f.docOnly, "document", false, "print only the policy document, not the policy.set event")
+	fl.BoolVar(&f.asJSON, "json", false, `print {"event": ..., "warnings": [...]} ({"document": ..., "warnings": [...]} with --document)`)
+	fl.StringVar(&f.outFile, "o", "", "write the output to `FILE` instead of standard output")
+	fl.BoolVar(&f.strict, "strict", false, "treat every warning as an error: print the warnings, write nothing and exit 1 when there is any\n(a skipped file, a dropped key, a value Claude Code reads differently from how it is written)")
+	fl.StringVar(&f.builtIns, "built-in-agents", "", "claude-code: set builtInAgents to true, false or a comma-separated `LIST` of built-in agents")
+	fl.IntVar(&f.depth, "max-subagent-depth", 0, "claude-code: set maxSubagentDepth to `N` (replaces CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH from settings env)")
+	fl.StringVar(&f.userDir, "user-config", "", "claude-code: the user's Claude Code `DIR`, whose settings.json is layered under the project's settings and\n"+
 		"whose agents/ load under the project's agents, as Claude Code does (default: $CLAUDE_CONFIG_DIR, else $HOME/.claude,\n"+
 		"read only when it exists; 'none' reads no user files)")
-	follow := fl.Bool("follow-symlinks", false, "claude-code: read what symbolic links in the project lead to outside it (as Claude Code does);\nby default such a link refuses the import")
-	pos, err := parseFlags(fl, args)
-	if err != nil {
-		return helpOK(err)
-	}
+	fl.BoolVar(&f.follow, "follow-symlinks", false, "claude-code: read what symbolic links in the project lead to outside it (as Claude Code does);\nby default such a link refuses the import")
+}
+
+// validate checks the flags and the positional arguments, in the order the
+// errors are reported.
+func (f *policyImportFlags) validate(pos []string) error {
 	switch {
-	case *dialect == "":
+	case f.dialect == "":
 		return usageError("policy import needs --dialect openclaw or --dialect claude-code")
-	case *dialect != importer.DialectOpenClaw && *dialect != importer.DialectClaudeCode:
-		return usageError("unknown dialect %q: use openclaw or claude-code", *dialect)
+	case f.dialect != importer.DialectOpenClaw && f.dialect != importer.DialectClaudeCode:
+		return usageError("unknown dialect %q: use openclaw or claude-code", f.dialect)
 	case len(pos) != 1:
 		return usageError("policy import takes one PATH (the openclaw.json, or the claude-code project directory), got %d", len(pos))
-	case *catFile != "" && *toolList != "":
+	case f.catFile != "" && f.toolList != "":
 		return usageError("give the catalogue with --catalogue or --tools, not both")
-	case *dialect == importer.DialectOpenClaw && (*builtIns != "" || *depth != 0 || *userDir != "" || *follow):
+	case f.dialect == importer.DialectOpenClaw && (f.builtIns != "" || f.depth != 0 || f.userDir != "" || f.follow):
 		return usageError("--built-in-agents, --max-subagent-depth, --user-config and --follow-symlinks are claude-code options")
-	case *depth < 0:
+	case f.depth < 0:
 		return usageError("--max-subagent-depth must be at least 1")
-	case *scope != "" && !events.ValidScope(*scope):
-		return usageError("--scope %q: a scope name is 1 to 128 of A-Z a-z 0-9 _ : -", *scope)
+	case f.scope != "" && !events.ValidScope(f.scope):
+		return usageError("--scope %q: a scope name is 1 to 128 of A-Z a-z 0-9 _ : -", f.scope)
 	}
-	catalogue, err := readCatalogue(*catFile, *toolList)
-	if err != nil {
-		return err
-	}
+	return nil
+}
 
-	var res *importer.Result
-	if *dialect == importer.DialectOpenClaw {
-		name, src, err := readInput(pos[0], stdin)
-		if err != nil {
-			return err
-		}
-		res, err = importer.OpenClaw(name, src)
-		if err != nil {
-			return refuse(stderr, err)
-		}
-		if catalogue == nil {
-			// As for claude-code: the release's core tools, and the tools
-			// the document marks as its plugins' (pluginTools).
-			catalogue = openclawCatalogue(res.Document)
-		}
-	} else {
-		user, err := claudeUserDir(*userDir)
-		if err != nil {
-			return err
-		}
-		res, err = importer.ClaudeCode(pos[0], importer.ClaudeCodeOptions{BuiltInAgents: *builtIns, MaxSubagentDepth: *depth, UserDir: user, FollowSymlinks: *follow})
-		if err != nil {
-			return refuse(stderr, err)
-		}
-		if catalogue == nil {
-			// A first policy.set needs a catalogue: without one the import
-			// could not be appended. The pinned release's is the default.
-			catalogue, _ = claudecode.Catalogue(claudecode.LatestRelease)
-		}
+// importOpenClaw imports the openclaw.json at path ('-': stdin). With no
+// catalogue given, the catalogue is, as for claude-code, the release's
+// core tools and the tools the document marks as its plugins'
+// (pluginTools).
+func importOpenClaw(path string, stdin io.Reader, catalogue []string, stderr io.Writer) (*importer.Result, []string, error) {
+	name, src, err := readInput(path, stdin)
+	if err != nil {
+		return nil, nil, err
 	}
+	res, err := importer.OpenClaw(name, src)
+	if err != nil {
+		return nil, nil, refuse(stderr, err)
+	}
+	if catalogue == nil {
+		catalogue = openclawCatalogue(res.Document)
+	}
+	return res, catalogue, nil
+}
+
+// importClaudeCode imports the Claude Code project at path. With no
+// catalogue given, the catalogue is the pinned release's: a first
+// policy.set needs one, and without it the import could not be appended.
+func (f *policyImportFlags) importClaudeCode(path string, catalogue []string, stderr io.Writer) (*importer.Result, []string, error) {
+	user, err := claudeUserDir(f.userDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := importer.ClaudeCode(path, importer.ClaudeCodeOptions{BuiltInAgents: f.builtIns, MaxSubagentDepth: f.depth, UserDir: user, FollowSymlinks: f.follow})
+	if err != nil {
+		return nil, nil, refuse(stderr, err)
+	}
+	if catalogue == nil {
+		catalogue, _ = claudecode.Catalogue(claudecode.LatestRelease)
+	}
+	return res, catalogue, nil
+}
+
+// checkImport validates the document with its dialect (a build without the
+// dialect adds a warning instead) and, with --strict, refuses any warning.
+func (f *policyImportFlags) checkImport(res *importer.Result, catalogue []string, stderr io.Writer) error {
 	if d, ok := dialects.All()[res.Dialect]; ok {
 		if err := res.Check(d, catalogue); err != nil {
 			return refuse(stderr, err)
@@ -138,20 +159,23 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 		res.Warnings = append(res.Warnings, importer.Warning{File: res.Source,
 			Msg: "not validated: this build has no " + res.Dialect + " dialect"})
 	}
-	if *strict && len(res.Warnings) > 0 {
+	if f.strict && len(res.Warnings) > 0 {
 		for _, w := range res.Warnings {
 			fmt.Fprintln(stderr, w)
 		}
 		return &exitError{code: 1, msg: fmt.Sprintf("--strict: %d %s, so nothing was written", len(res.Warnings), plural(len(res.Warnings), "warning", "warnings"))}
 	}
+	return nil
+}
 
-	event, err := policySetEvent(*scope, res, catalogue)
-	if err != nil {
-		return err
-	}
+// render prints the import as the flags ask: the event as one JSON line
+// (by default), the document (--document), or either with the warnings
+// (--json).
+func (f *policyImportFlags) render(res *importer.Result, event *events.Event) ([]byte, error) {
 	var out bytes.Buffer
+	var err error
 	switch {
-	case *asJSON:
+	case f.asJSON:
 		warnings := res.Warnings
 		if warnings == nil {
 			warnings = []importer.Warning{}
@@ -161,32 +185,69 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 			Document json.RawMessage    `json:"document,omitempty"`
 			Warnings []importer.Warning `json:"warnings"`
 		}{Warnings: warnings}
-		if *docOnly {
+		if f.docOnly {
 			v.Document = res.Document
 		} else {
 			v.Event = event
 		}
 		err = writeJSON(&out, v)
-	case *docOnly:
+	case f.docOnly:
 		err = writeJSON(&out, res.Document)
 	default:
 		enc := json.NewEncoder(&out)
 		enc.SetEscapeHTML(false)
 		err = enc.Encode(event)
 	}
+	return out.Bytes(), err
+}
+
+// runPolicyImport is 'ledger policy import': nothing is printed or written
+// until the document is imported, validated and rendered.
+func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fl := newFlags("policy import", "--dialect openclaw|claude-code PATH", policyImportAbout(), stderr)
+	var f policyImportFlags
+	f.register(fl)
+	pos, err := parseFlags(fl, args)
+	if err != nil {
+		return helpOK(err)
+	}
+	if err := f.validate(pos); err != nil {
+		return err
+	}
+	catalogue, err := readCatalogue(f.catFile, f.toolList)
 	if err != nil {
 		return err
 	}
-	if !*asJSON {
+	var res *importer.Result
+	if f.dialect == importer.DialectOpenClaw {
+		res, catalogue, err = importOpenClaw(pos[0], stdin, catalogue, stderr)
+	} else {
+		res, catalogue, err = f.importClaudeCode(pos[0], catalogue, stderr)
+	}
+	if err != nil {
+		return err
+	}
+	if err := f.checkImport(res, catalogue, stderr); err != nil {
+		return err
+	}
+	event, err := policySetEvent(f.scope, res, catalogue)
+	if err != nil {
+		return err
+	}
+	out, err := f.render(res, event)
+	if err != nil {
+		return err
+	}
+	if !f.asJSON {
 		for _, w := range res.Warnings {
 			fmt.Fprintln(stderr, w)
 		}
 	}
-	if *outFile == "" {
-		_, err = stdout.Write(out.Bytes())
+	if f.outFile == "" {
+		_, err = stdout.Write(out)
 		return err
 	}
-	return writeFileAtomic(*outFile, out.Bytes())
+	return writeFileAtomic(f.outFile, out)
 }
 
 func plural(n int, one, many string) string {

@@ -148,64 +148,18 @@ func ParseConfig(data []byte) (*Config, error) {
 		probs = append(probs, "no servers")
 	}
 	for name, s := range c.Servers {
-		if !serverName.MatchString(name) || strings.Contains(name, "__") || strings.HasSuffix(name, "_") {
-			probs = append(probs, fmt.Sprintf("server %q: a name is 1 to 32 of [A-Za-z0-9_-], starting with a letter or digit, with no \"__\" and not ending in \"_\"", name))
-		}
-		switch {
-		case len(s.Command) == 0 && s.URL == "":
-			probs = append(probs, fmt.Sprintf("server %q: needs a command or a url", name))
-		case len(s.Command) > 0 && s.URL != "":
-			probs = append(probs, fmt.Sprintf("server %q: has both a command and a url", name))
-		case s.URL != "":
-			u, err := url.Parse(s.URL)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				probs = append(probs, fmt.Sprintf("server %q: url %q is not an http(s) URL", name, s.URL))
-			}
-			if len(s.Env) > 0 || s.Dir != "" {
-				probs = append(probs, fmt.Sprintf("server %q: env and dir are for command servers", name))
-			}
-		case s.Command[0] == "":
-			probs = append(probs, fmt.Sprintf("server %q: empty command", name))
-		}
+		probs = append(probs, checkServer(name, s)...)
 	}
 	probs = append(probs, caseTwins(c.Servers)...)
-	tokens := map[string]string{}
+	tokens := map[string]string{} // token -> the client holding it
 	for name, cl := range c.Clients {
-		if !clientName.MatchString(name) {
-			probs = append(probs, fmt.Sprintf("client %q: a name is 1 to 64 of [A-Za-z0-9_-]", name))
-		}
-		switch {
-		case len(cl.Token) < MinTokenLen || !token.MatchString(cl.Token):
-			probs = append(probs, fmt.Sprintf("client %q: a token is at least %d of [A-Za-z0-9._~+/=-] (make one with ledger mcp --gen-token)", name, MinTokenLen))
-		case tokens[cl.Token] != "":
-			probs = append(probs, fmt.Sprintf("clients %q and %q have the same token", min(name, tokens[cl.Token]), max(name, tokens[cl.Token])))
-		default:
-			tokens[cl.Token] = name
-		}
-		if len(cl.Sessions) == 0 {
-			probs = append(probs, fmt.Sprintf("client %q: no sessions (name the keys it may use, prefixes ending in \"*\", or \"*\")", name))
-		}
-		for _, p := range cl.Sessions {
-			if k := strings.TrimSuffix(p, "*"); p != "*" && !validKey(events.SessionKey(k)) {
-				probs = append(probs, fmt.Sprintf("client %q: session %q is not a key or a prefix ending in \"*\"", name, p))
-			}
-		}
+		probs = append(probs, checkClient(name, cl, tokens)...)
 	}
-	switch c.Session.From {
-	case "", FromKey, FromHeader, FromInitialize:
-	default:
-		probs = append(probs, fmt.Sprintf("session.from %q: use %q, %q or %q", c.Session.From, FromHeader, FromInitialize, FromKey))
-	}
-	switch c.Expose {
-	case "", ExposePrefixed:
+	probs = append(probs, checkSessionFrom(c.Session.From)...)
+	if c.Expose == "" {
 		c.Expose = ExposePrefixed
-	case ExposeBare:
-		if len(c.Servers) != 1 {
-			probs = append(probs, fmt.Sprintf("expose %q: needs exactly one server (it has %d)", ExposeBare, len(c.Servers)))
-		}
-	default:
-		probs = append(probs, fmt.Sprintf("expose %q: use %q or %q", c.Expose, ExposePrefixed, ExposeBare))
 	}
+	probs = append(probs, checkExpose(c.Expose, len(c.Servers))...)
 	if c.Scope != "" && !events.ValidScope(c.Scope) {
 		probs = append(probs, fmt.Sprintf("scope %q: a scope is 1 to 128 of [A-Za-z0-9_:-] (like \"mcp:fs\")", c.Scope))
 	}
@@ -217,6 +171,91 @@ func ParseConfig(data []byte) (*Config, error) {
 		return nil, errors.New("config: " + strings.Join(probs, "; "))
 	}
 	return &c, nil
+}
+
+// checkServer reports the problems of upstream server name: its name, and
+// having exactly one of command and url.
+func checkServer(name string, s ServerConfig) []string {
+	var probs []string
+	if !serverName.MatchString(name) || strings.Contains(name, "__") || strings.HasSuffix(name, "_") {
+		probs = append(probs, fmt.Sprintf("server %q: a name is 1 to 32 of [A-Za-z0-9_-], starting with a letter or digit, with no \"__\" and not ending in \"_\"", name))
+	}
+	switch {
+	case len(s.Command) == 0 && s.URL == "":
+		probs = append(probs, fmt.Sprintf("server %q: needs a command or a url", name))
+	case len(s.Command) > 0 && s.URL != "":
+		probs = append(probs, fmt.Sprintf("server %q: has both a command and a url", name))
+	case s.URL != "":
+		probs = append(probs, checkURLServer(name, s)...)
+	case s.Command[0] == "":
+		probs = append(probs, fmt.Sprintf("server %q: empty command", name))
+	}
+	return probs
+}
+
+// checkURLServer reports the problems of a streamable-HTTP server: a URL
+// that is not http(s), and the command servers' env and dir.
+func checkURLServer(name string, s ServerConfig) []string {
+	var probs []string
+	u, err := url.Parse(s.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		probs = append(probs, fmt.Sprintf("server %q: url %q is not an http(s) URL", name, s.URL))
+	}
+	if len(s.Env) > 0 || s.Dir != "" {
+		probs = append(probs, fmt.Sprintf("server %q: env and dir are for command servers", name))
+	}
+	return probs
+}
+
+// checkClient reports the problems of client name: its name, its token
+// (which no other client may share: tokens maps the tokens seen so far to
+// their clients, and gains cl's), and its session patterns.
+func checkClient(name string, cl ClientConfig, tokens map[string]string) []string {
+	var probs []string
+	if !clientName.MatchString(name) {
+		probs = append(probs, fmt.Sprintf("client %q: a name is 1 to 64 of [A-Za-z0-9_-]", name))
+	}
+	switch {
+	case len(cl.Token) < MinTokenLen || !token.MatchString(cl.Token):
+		probs = append(probs, fmt.Sprintf("client %q: a token is at least %d of [A-Za-z0-9._~+/=-] (make one with ledger mcp --gen-token)", name, MinTokenLen))
+	case tokens[cl.Token] != "":
+		probs = append(probs, fmt.Sprintf("clients %q and %q have the same token", min(name, tokens[cl.Token]), max(name, tokens[cl.Token])))
+	default:
+		tokens[cl.Token] = name
+	}
+	if len(cl.Sessions) == 0 {
+		probs = append(probs, fmt.Sprintf("client %q: no sessions (name the keys it may use, prefixes ending in \"*\", or \"*\")", name))
+	}
+	for _, p := range cl.Sessions {
+		if k := strings.TrimSuffix(p, "*"); p != "*" && !validKey(events.SessionKey(k)) {
+			probs = append(probs, fmt.Sprintf("client %q: session %q is not a key or a prefix ending in \"*\"", name, p))
+		}
+	}
+	return probs
+}
+
+// checkSessionFrom reports a session.from that is none of the mappings.
+func checkSessionFrom(from string) []string {
+	switch from {
+	case "", FromKey, FromHeader, FromInitialize:
+		return nil
+	}
+	return []string{fmt.Sprintf("session.from %q: use %q, %q or %q", from, FromHeader, FromInitialize, FromKey)}
+}
+
+// checkExpose reports an unknown expose, and a bare one over more or
+// fewer than one server (bare names could not tell servers apart).
+func checkExpose(expose string, servers int) []string {
+	switch expose {
+	case ExposePrefixed:
+		return nil
+	case ExposeBare:
+		if servers != 1 {
+			return []string{fmt.Sprintf("expose %q: needs exactly one server (it has %d)", ExposeBare, servers)}
+		}
+		return nil
+	}
+	return []string{fmt.Sprintf("expose %q: use %q or %q", expose, ExposePrefixed, ExposeBare)}
 }
 
 // caseTwins reports the server names that differ only in case: an openclaw

@@ -349,118 +349,174 @@ func (b *builder) node(key events.SessionKey) *Node {
 // it: a session's own records, a spawn to its parent too, and every policy
 // change to each session alive when it landed.
 func (b *builder) timelines() error {
-	// A session is alive from its start or spawn to its completion.
+	ended := b.endings()
+	prevAllowed := map[events.SessionKey][]string{}
+	for i, rec := range b.recs {
+		seq := uint64(i) + 1
+		var err error
+		if rec.Type.IsPolicy() {
+			err = b.policyChange(rec, seq, ended)
+		} else {
+			err = b.sessionRecord(rec, seq, prevAllowed)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endings maps each completed session to the sequence of its completion:
+// a session is alive from its start or spawn to its completion.
+func (b *builder) endings() map[events.SessionKey]uint64 {
 	ended := map[events.SessionKey]uint64{}
 	for i, rec := range b.recs {
 		if rec.Type == events.SessionCompleted {
 			ended[rec.Session] = uint64(i) + 1
 		}
 	}
-	prevAllowed := map[events.SessionKey][]string{}
-	for i, rec := range b.recs {
-		seq := uint64(i) + 1
-		if rec.Type.IsPolicy() {
-			scope := PolicyScope(rec)
-			if !b.sel.Scope(scope) {
-				continue
-			}
-			e, err := b.policyEntry(rec, seq)
-			if err != nil {
-				return err
-			}
-			e.Anchor = fmt.Sprintf("p%d", seq)
-			b.r.Changes = append(b.r.Changes, e)
-			// A policy change holds for the sessions of its scope only.
-			for _, sec := range b.r.Sessions {
-				s := b.st.Session(sec.Key)
-				if sec.Scope == scope && s.Origin.Seq < seq && (ended[sec.Key] == 0 || seq < ended[sec.Key]) {
-					c := *e
-					c.Anchor = fmt.Sprintf("%s-r%d", sec.Anchor, seq)
-					c.Link = e.Anchor
-					sec.Timeline = append(sec.Timeline, &c)
-				}
-			}
-			continue
-		}
-		sec := b.index[rec.Session]
-		if sec == nil {
-			continue
-		}
-		e := &Entry{Anchor: fmt.Sprintf("%s-r%d", sec.Anchor, seq), Seq: seq, Time: rec.Time}
-		ev := rec.Event()
-		p, err := ev.Payload()
-		if err != nil {
-			return fmt.Errorf("report: record %d: %w", seq, err)
-		}
-		switch d := p.(type) {
-		case *events.StartedData:
-			e.Kind, e.Label = "start", "started"
-			e.Text = fmt.Sprintf("a root session of agent %s, started by %s", d.Agent, rec.Actor)
-			if d.Sender != "" || d.Channel != "" {
-				e.Text += fmt.Sprintf(" (channel %q, sender %q)", d.Channel, d.Sender)
-			}
-			if d.Scope != "" {
-				e.Text += ", in scope " + d.Scope
-			}
-		case *events.EndedData:
-			e.Kind, e.Label, e.Text = "end", "ended", "ended by its runtime"
-			if d.Reason != "" {
-				e.Text += " (" + d.Reason + ")"
-			}
-		case *events.ReopenedData:
-			e.Kind, e.Label, e.Text = "reopen", "reopened", "reopened by its runtime"
-			if d.Reason != "" {
-				e.Text += " (" + d.Reason + ")"
-			}
-		case *events.SpawnedData:
-			e.Kind, e.Label = "spawn", "spawned"
-			e.Text = fmt.Sprintf("spawned by %s as agent %s", d.Parent, d.Agent)
-			if d.Label != "" {
-				e.Text += fmt.Sprintf(" (%q)", d.Label)
-			}
-			if ps := b.index[d.Parent]; ps != nil {
-				e.Link = ps.Anchor
-				child := &Entry{Anchor: fmt.Sprintf("%s-r%d", ps.Anchor, seq), Seq: seq, Time: rec.Time, Kind: "child", Label: "spawned a child",
-					Text: fmt.Sprintf("%s (agent %s)", rec.Session, d.Agent), Link: sec.Anchor}
-				ps.Timeline = append(ps.Timeline, child)
-			}
-		case *events.TurnData:
-			if err := b.turn(sec, e, d, prevAllowed); err != nil {
-				return err
-			}
-		case *events.YieldedData:
-			e.Kind, e.Label = "yield", "yielded"
-			e.Text = "waits for " + joinKeys(d.Children)
-		case *events.CompletedData:
-			e.Kind, e.Label = "complete", "completed"
-			e.Text = "status " + d.Status
-		case *events.ResumedData:
-			var dec projection.ResumeDecided
-			if err := json.Unmarshal(rec.Decided, &dec); err != nil {
-				return fmt.Errorf("report: record %d: %w", seq, err)
-			}
-			e.Kind, e.Label = "resume", "continuation"
-			e.Text = fmt.Sprintf("resumed by %s from %s: runs under %s", d.Handoff, joinKeys(d.From), sourceText(dec.PolicySource, dec.SourceReason))
-			// A continuation that fell back (a reason is given) is what an
-			// investigation of a surprising tool set looks at.
-			e.Bad = dec.SourceReason != ""
-		case *events.CheckedData:
-			if err := b.check(sec, e, rec, d); err != nil {
-				return err
-			}
-		case *events.EffectData:
-			var dec projection.EffectDecided
-			if err := json.Unmarshal(rec.Decided, &dec); err != nil {
-				return fmt.Errorf("report: record %d: %w", seq, err)
-			}
-			e.Kind, e.Label = "effect", "effect started"
-			e.Text = fmt.Sprintf("%s (call %s, turn %d): %s, checked at seq %d", d.Tool, d.Call, d.Turn, dec.Decision, dec.PreparedAt)
-			e.Link = fmt.Sprintf("%s-r%d", sec.Anchor, dec.PreparedAt)
-		default:
-			continue
-		}
-		sec.Timeline = append(sec.Timeline, e)
+	return ended
+}
+
+// policyChange adds a policy record of a selected scope to the report's
+// changes, and a copy linking to it to the timeline of each session of its
+// scope alive when it landed: a policy change holds for the sessions of
+// its scope only.
+func (b *builder) policyChange(rec *events.Record, seq uint64, ended map[events.SessionKey]uint64) error {
+	scope := PolicyScope(rec)
+	if !b.sel.Scope(scope) {
+		return nil
 	}
+	e, err := b.policyEntry(rec, seq)
+	if err != nil {
+		return err
+	}
+	e.Anchor = fmt.Sprintf("p%d", seq)
+	b.r.Changes = append(b.r.Changes, e)
+	for _, sec := range b.r.Sessions {
+		s := b.st.Session(sec.Key)
+		if sec.Scope == scope && s.Origin.Seq < seq && (ended[sec.Key] == 0 || seq < ended[sec.Key]) {
+			c := *e
+			c.Anchor = fmt.Sprintf("%s-r%d", sec.Anchor, seq)
+			c.Link = e.Anchor
+			sec.Timeline = append(sec.Timeline, &c)
+		}
+	}
+	return nil
+}
+
+// sessionRecord adds a record of a session in the report to its timeline,
+// when it is of a type the timeline shows.
+func (b *builder) sessionRecord(rec *events.Record, seq uint64, prevAllowed map[events.SessionKey][]string) error {
+	sec := b.index[rec.Session]
+	if sec == nil {
+		return nil
+	}
+	e := &Entry{Anchor: fmt.Sprintf("%s-r%d", sec.Anchor, seq), Seq: seq, Time: rec.Time}
+	ev := rec.Event()
+	p, err := ev.Payload()
+	if err != nil {
+		return fmt.Errorf("report: record %d: %w", seq, err)
+	}
+	shown, err := b.describe(sec, e, rec, seq, p, prevAllowed)
+	if err != nil || !shown {
+		return err
+	}
+	sec.Timeline = append(sec.Timeline, e)
+	return nil
+}
+
+// describe fills in e for the record rec of session sec, whose payload is
+// p; shown is false for a type the timeline does not show.
+func (b *builder) describe(sec *Session, e *Entry, rec *events.Record, seq uint64, p any, prevAllowed map[events.SessionKey][]string) (shown bool, err error) {
+	switch d := p.(type) {
+	case *events.StartedData:
+		describeStart(e, rec, d)
+	case *events.EndedData:
+		describeRuntime(e, "end", "ended", "ended by its runtime", d.Reason)
+	case *events.ReopenedData:
+		describeRuntime(e, "reopen", "reopened", "reopened by its runtime", d.Reason)
+	case *events.SpawnedData:
+		b.describeSpawn(sec, e, rec, seq, d)
+	case *events.TurnData:
+		err = b.turn(sec, e, d, prevAllowed)
+	case *events.YieldedData:
+		e.Kind, e.Label = "yield", "yielded"
+		e.Text = "waits for " + joinKeys(d.Children)
+	case *events.CompletedData:
+		e.Kind, e.Label = "complete", "completed"
+		e.Text = "status " + d.Status
+	case *events.ResumedData:
+		err = describeResume(e, rec, seq, d)
+	case *events.CheckedData:
+		err = b.check(sec, e, rec, d)
+	case *events.EffectData:
+		err = describeEffect(sec, e, rec, seq, d)
+	default:
+		return false, nil
+	}
+	return true, err
+}
+
+func describeStart(e *Entry, rec *events.Record, d *events.StartedData) {
+	e.Kind, e.Label = "start", "started"
+	e.Text = fmt.Sprintf("a root session of agent %s, started by %s", d.Agent, rec.Actor)
+	if d.Sender != "" || d.Channel != "" {
+		e.Text += fmt.Sprintf(" (channel %q, sender %q)", d.Channel, d.Sender)
+	}
+	if d.Scope != "" {
+		e.Text += ", in scope " + d.Scope
+	}
+}
+
+// describeRuntime describes a session's end or reopening by its runtime,
+// with the reason when given.
+func describeRuntime(e *Entry, kind, label, text, reason string) {
+	e.Kind, e.Label, e.Text = kind, label, text
+	if reason != "" {
+		e.Text += " (" + reason + ")"
+	}
+}
+
+// describeSpawn describes a spawn, linking to the parent when the report
+// shows it, and adds to the parent's timeline the entry of its child.
+func (b *builder) describeSpawn(sec *Session, e *Entry, rec *events.Record, seq uint64, d *events.SpawnedData) {
+	e.Kind, e.Label = "spawn", "spawned"
+	e.Text = fmt.Sprintf("spawned by %s as agent %s", d.Parent, d.Agent)
+	if d.Label != "" {
+		e.Text += fmt.Sprintf(" (%q)", d.Label)
+	}
+	if ps := b.index[d.Parent]; ps != nil {
+		e.Link = ps.Anchor
+		child := &Entry{Anchor: fmt.Sprintf("%s-r%d", ps.Anchor, seq), Seq: seq, Time: rec.Time, Kind: "child", Label: "spawned a child",
+			Text: fmt.Sprintf("%s (agent %s)", rec.Session, d.Agent), Link: sec.Anchor}
+		ps.Timeline = append(ps.Timeline, child)
+	}
+}
+
+func describeResume(e *Entry, rec *events.Record, seq uint64, d *events.ResumedData) error {
+	var dec projection.ResumeDecided
+	if err := json.Unmarshal(rec.Decided, &dec); err != nil {
+		return fmt.Errorf("report: record %d: %w", seq, err)
+	}
+	e.Kind, e.Label = "resume", "continuation"
+	e.Text = fmt.Sprintf("resumed by %s from %s: runs under %s", d.Handoff, joinKeys(d.From), sourceText(dec.PolicySource, dec.SourceReason))
+	// A continuation that fell back (a reason is given) is what an
+	// investigation of a surprising tool set looks at.
+	e.Bad = dec.SourceReason != ""
+	return nil
+}
+
+// describeEffect describes an effect's start, linking to the check it
+// was prepared at.
+func describeEffect(sec *Session, e *Entry, rec *events.Record, seq uint64, d *events.EffectData) error {
+	var dec projection.EffectDecided
+	if err := json.Unmarshal(rec.Decided, &dec); err != nil {
+		return fmt.Errorf("report: record %d: %w", seq, err)
+	}
+	e.Kind, e.Label = "effect", "effect started"
+	e.Text = fmt.Sprintf("%s (call %s, turn %d): %s, checked at seq %d", d.Tool, d.Call, d.Turn, dec.Decision, dec.PreparedAt)
+	e.Link = fmt.Sprintf("%s-r%d", sec.Anchor, dec.PreparedAt)
 	return nil
 }
 
