@@ -631,58 +631,12 @@ func (r *run) root(ctx context.Context, sync bool) (*client.TreeNode, error) {
 		}
 	}
 	var doc json.RawMessage
-	if r.h.Opts.Import != nil && (sync || n == nil) && p.Cwd != "" && !r.h.opens(p.Cwd) {
-		r.res.warn("the payload's cwd %q is not a clean absolute path under the hook server's roots (%s): the project's policy was not imported, nor its files read",
-			p.Cwd, strings.Join(r.h.Opts.Roots, ", "))
-	} else if r.h.Opts.Import != nil && (sync || n == nil) && p.Cwd != "" {
-		if doc, err = r.h.Opts.Import(r.workDir()); err != nil {
-			r.res.warn("the project's policy was not imported: %v", err)
-			doc = nil
-		}
-		if doc != nil && r.h.Opts.MCPTools != nil {
-			var warns []string
-			r.mcp, warns = r.h.Opts.MCPTools(ctx, r.workDir())
-			r.mcpPartial = len(warns) > 0
-			for _, w := range warns {
-				r.res.warn("%s", w)
-			}
-		}
-	}
-	if doc != nil && n != nil && n.Scope != "" && events.ScopeName(n.Scope) != events.ScopeName(r.scope()) {
-		// Importing into the scope derived now would change a scope this
-		// session does not run under, and into its own one a policy that
-		// no longer derives it.
-		r.res.warn("session %s runs under scope %s, and the project is now scope %s: the project's policy was not imported (a new session imports it into %s)",
-			root, n.Scope, events.ScopeName(r.scope()), events.ScopeName(r.scope()))
-		doc = nil
+	if sync || n == nil {
+		doc = r.importProject(ctx, n)
 	}
 	policySet := false
 	if n == nil {
-		start := StartEventOf(root, StartData(RootMode(p.PermissionMode, doc), r.scope(), r.location(), r.whoRuns(), p.Model))
-		_, err := r.append(ctx, start)
-		if events.CodeOf(err) == events.CodeInvalidPolicy && doc != nil {
-			// No policy yet (or one the start cannot run under): install
-			// the project's and start again.
-			if len(r.catalogue(nil)) == 0 {
-				return nil, events.Errorf(events.CodeInvalidPolicy, "%s; the hook could install the project's policy, but a first policy.set needs a catalogue: run the hook with --catalogue FILE or --tools LIST", errMsg(err))
-			}
-			if _, perr := r.append(ctx, PolicyEvent(doc, r.catalogue(nil), r.scope())); perr != nil {
-				return nil, fmt.Errorf("installing the project's policy: %w", perr)
-			}
-			policySet = true
-			_, err = r.append(ctx, start)
-		}
-		switch events.CodeOf(err) {
-		case "":
-			if err != nil {
-				return nil, err
-			}
-			n = &client.TreeNode{Key: root, Agent: MainAgent, State: envelope.Active}
-		case events.CodeDuplicateSession:
-			if n, err = r.h.L.Tree(ctx, root); err != nil || n == nil {
-				return nil, errors.Join(err, fmt.Errorf("session %q exists but cannot be read", root))
-			}
-		default:
+		if n, policySet, err = r.startRoot(ctx, root, doc); err != nil {
 			return nil, err
 		}
 	}
@@ -690,6 +644,78 @@ func (r *run) root(ctx context.Context, sync bool) (*client.TreeNode, error) {
 		r.syncPolicy(ctx, root, doc)
 	}
 	return n, nil
+}
+
+// importProject imports the project's policy for the root n (nil when the
+// ledger does not know it yet) and lists its MCP gateways' tools; it
+// returns nil, with a warning, when the policy is not imported: no
+// importer, a cwd outside the server's roots, an import that fails, or a
+// root that runs under another scope than the project now derives.
+func (r *run) importProject(ctx context.Context, n *client.TreeNode) json.RawMessage {
+	p := r.p
+	if r.h.Opts.Import == nil || p.Cwd == "" {
+		return nil
+	}
+	if !r.h.opens(p.Cwd) {
+		r.res.warn("the payload's cwd %q is not a clean absolute path under the hook server's roots (%s): the project's policy was not imported, nor its files read",
+			p.Cwd, strings.Join(r.h.Opts.Roots, ", "))
+		return nil
+	}
+	doc, err := r.h.Opts.Import(r.workDir())
+	if err != nil {
+		r.res.warn("the project's policy was not imported: %v", err)
+		return nil
+	}
+	if doc != nil && r.h.Opts.MCPTools != nil {
+		var warns []string
+		r.mcp, warns = r.h.Opts.MCPTools(ctx, r.workDir())
+		r.mcpPartial = len(warns) > 0
+		for _, w := range warns {
+			r.res.warn("%s", w)
+		}
+	}
+	if doc != nil && n != nil && n.Scope != "" && events.ScopeName(n.Scope) != events.ScopeName(r.scope()) {
+		// Importing into the scope derived now would change a scope this
+		// session does not run under, and into its own one a policy that
+		// no longer derives it.
+		r.res.warn("session %s runs under scope %s, and the project is now scope %s: the project's policy was not imported (a new session imports it into %s)",
+			n.Key, n.Scope, events.ScopeName(r.scope()), events.ScopeName(r.scope()))
+		return nil
+	}
+	return doc
+}
+
+// startRoot starts the root the ledger does not know. With no policy yet
+// (or one the start cannot run under) it installs the project's doc and
+// starts again (policySet); a start another hook landed first is read back.
+func (r *run) startRoot(ctx context.Context, root events.SessionKey, doc json.RawMessage) (n *client.TreeNode, policySet bool, err error) {
+	p := r.p
+	start := StartEventOf(root, StartData(RootMode(p.PermissionMode, doc), r.scope(), r.location(), r.whoRuns(), p.Model))
+	_, err = r.append(ctx, start)
+	if events.CodeOf(err) == events.CodeInvalidPolicy && doc != nil {
+		if len(r.catalogue(nil)) == 0 {
+			return nil, false, events.Errorf(events.CodeInvalidPolicy, "%s; the hook could install the project's policy, but a first policy.set needs a catalogue: run the hook with --catalogue FILE or --tools LIST", errMsg(err))
+		}
+		if _, perr := r.append(ctx, PolicyEvent(doc, r.catalogue(nil), r.scope())); perr != nil {
+			return nil, false, fmt.Errorf("installing the project's policy: %w", perr)
+		}
+		policySet = true
+		_, err = r.append(ctx, start)
+	}
+	switch events.CodeOf(err) {
+	case "":
+		if err != nil {
+			return nil, policySet, err
+		}
+		return &client.TreeNode{Key: root, Agent: MainAgent, State: envelope.Active}, policySet, nil
+	case events.CodeDuplicateSession:
+		if n, err = r.h.L.Tree(ctx, root); err != nil || n == nil {
+			return nil, policySet, errors.Join(err, fmt.Errorf("session %q exists but cannot be read", root))
+		}
+		return n, policySet, nil
+	default:
+		return nil, policySet, err
+	}
 }
 
 // reopen reopens an ended root: Claude Code resumed it (SessionStart with
