@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sessionledger/ledger/envelope/openclaw"
+	"github.com/sessionledger/ledger/internal/jsontree"
 	"github.com/sessionledger/ledger/internal/safefile"
 )
 
@@ -101,7 +102,7 @@ func OpenClawRelease(file string, src []byte, release string) (*Result, error) {
 	if len(src) > DefaultMaxFileSize {
 		return nil, &Error{File: file, Msg: fmt.Sprintf("larger than the limit of %s for a config: nothing was imported", safefile.Size(DefaultMaxFileSize))}
 	}
-	root, err := ParseJSON5(file, src)
+	root, err := jsontree.ParseJSON5(file, src)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unicode/utf8"
 )
 
 // Issue 24's findings against the importer: each of these blocked,
@@ -211,32 +210,4 @@ func TestClaudeCodeTotalLimit(t *testing.T) {
 	opt.MaxFileSize = 10
 	r, err = ClaudeCode(root, opt)
 	wantRefusal(t, r, err, filepath.Join(root, ".claude", "settings.json"), "limit of 10 bytes for a settings file")
-}
-
-// TestLineIndex: columns counted on from the last place asked are the
-// columns counted from the start of the line, in any order of asking.
-func TestLineIndex(t *testing.T) {
-	src := []byte("{\"é\": [\"ab\", \"\xff\", \"日本\"],\n  \"x\": 1, \"\xe2\x82\": 2}\n")
-	naive := func(o int) Pos {
-		line, start := 1, 0
-		for i := 0; i < o; i++ {
-			if src[i] == '\n' {
-				line, start = line+1, i+1
-			}
-		}
-		return Pos{Line: line, Col: utf8.RuneCount(src[start:o]) + 1}
-	}
-	x := newLineIndex(src)
-	var order []int
-	for o := 0; o <= len(src); o++ {
-		order = append(order, o)
-	}
-	for o := len(src); o >= 0; o -= 3 {
-		order = append(order, o)
-	}
-	for _, o := range order {
-		if got, want := x.pos(o), naive(o); got != want {
-			t.Fatalf("offset %d: got %v, want %v", o, got, want)
-		}
-	}
 }
