@@ -17,6 +17,7 @@ import (
 	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/importer"
+	ocimport "github.com/sessionledger/ledger/internal/importer/openclaw"
 	"github.com/sessionledger/ledger/internal/safefile"
 )
 
@@ -106,7 +107,7 @@ func runPolicyImport(_ context.Context, args []string, stdin io.Reader, stdout, 
 		if err != nil {
 			return err
 		}
-		res, err = importer.OpenClaw(name, src)
+		res, err = ocimport.Import(name, src)
 		if err != nil {
 			return refuse(stderr, err)
 		}

@@ -82,7 +82,7 @@ func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *Warn
 				return ignore(p, "permissions must be an object, got %s", p.Kind)
 			}
 			for _, m := range p.Members {
-				key := join("permissions", m.Key)
+				key := JoinPath("permissions", m.Key)
 				switch {
 				case contains(permLists, m.Key):
 					if m.Value.Kind != Array {
@@ -97,7 +97,7 @@ func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *Warn
 						if e.Kind != String {
 							i, e := i, e
 							later = append(later, func() {
-								c.warn(file, e.Pos, index(key, i), "dropped %s[%d]: %s, not a string (Claude Code drops it and keeps the rest of the file)", key, i, e.Kind)
+								c.warn(file, e.Pos, IndexPath(key, i), "dropped %s[%d]: %s, not a string (Claude Code drops it and keeps the rest of the file)", key, i, e.Kind)
 							})
 							continue
 						}
@@ -197,19 +197,19 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 			if !ok {
 				continue
 			}
-			key := join("permissions", k)
+			key := JoinPath("permissions", k)
 			list := lists[k]
 			if list == nil {
 				list = &Value{Kind: Array}
 				lists[k], have[k] = list, make(map[string]bool, total[k])
-				c.r.record(key, s.file, s.keys[k])
+				c.r.Record(key, s.file, s.keys[k])
 			}
 			for _, e := range l {
 				if have[k][e.Str] {
 					continue
 				}
 				have[k][e.Str] = true
-				c.r.record(index(key, len(list.Elems)), s.file, e.Pos)
+				c.r.Record(IndexPath(key, len(list.Elems)), s.file, e.Pos)
 				list.Elems = append(list.Elems, e)
 			}
 		}
@@ -218,12 +218,12 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 			if !ok {
 				continue
 			}
-			key := join("permissions", k)
+			key := JoinPath("permissions", k)
 			if prev := scalars[k]; prev != nil && prev.Str != v.Str {
 				c.warn(s.file, s.keys[k], key, "%s %q replaces %q from %s", key, v.Str, prev.Str, from[k])
 			}
 			scalars[k], from[k] = v, s.file
-			c.r.record(key, s.file, s.keys[k])
+			c.r.Record(key, s.file, s.keys[k])
 		}
 		if s.depth != nil {
 			n := strconv.Itoa(s.depthN)

@@ -1,13 +1,13 @@
-package importer_test
+package openclaw_test
 
 import (
 	"fmt"
 
-	"github.com/sessionledger/ledger/internal/importer"
+	"github.com/sessionledger/ledger/internal/importer/openclaw"
 )
 
-func ExampleOpenClaw() {
-	r, err := importer.OpenClaw("openclaw.json", []byte(`{
+func ExampleImport() {
+	r, err := openclaw.Import("openclaw.json", []byte(`{
   gateway: { port: 18789 },
   agents: { entries: { coder: { tools: { deny: ['browser'] } } } },
 }`))
