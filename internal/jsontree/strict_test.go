@@ -85,3 +85,67 @@ func TestSpans(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSpans: what either reader accepts, each value's span read alone
+// gives the same value, and each key's offset starts the key.
+func FuzzSpans(f *testing.F) {
+	for _, s := range []string{`{}`, "\ufeff{\"a\": [1, \"x\"], \"a\": null}", `{a: [0x10, 'y',], /* c */ b: -Infinity}`, `[1e5, {"é": {}}]`, `"s"`} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, src []byte, json5 bool) {
+		parse := func(b []byte) (*Value, error) { return ParseStrict("f", b, nil) }
+		if json5 {
+			parse = func(b []byte) (*Value, error) { return ParseJSON5("f", b) }
+		}
+		root, err := parse(src)
+		if err != nil {
+			return
+		}
+		var text func(v *Value) string
+		text = func(v *Value) string { // AppendJSON, with Infinity and NaN by name
+			switch {
+			case v.Kind == Number && v.NonFinite != "":
+				return v.NonFinite
+			case v.Kind == Array:
+				var parts []string
+				for _, e := range v.Elems {
+					parts = append(parts, text(e))
+				}
+				return "[" + strings.Join(parts, ",") + "]"
+			case v.Kind == Object:
+				var parts []string
+				for _, m := range v.Members {
+					k, _ := (&Value{Kind: String, Str: m.Key}).AppendJSON(nil, "f")
+					parts = append(parts, string(k)+":"+text(m.Value))
+				}
+				return "{" + strings.Join(parts, ",") + "}"
+			}
+			b, err := v.AppendJSON(nil, "f")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+		var walk func(v *Value)
+		walk = func(v *Value) {
+			alone, err := parse(src[v.Start:v.End])
+			if err != nil {
+				t.Fatalf("the span %q of a value does not read alone: %v", src[v.Start:v.End], err)
+			}
+			if got, want := text(alone), text(v); got != want {
+				t.Fatalf("the span %q reads as %s, want %s", src[v.Start:v.End], got, want)
+			}
+			for _, e := range v.Elems {
+				walk(e)
+			}
+			for _, m := range v.Members {
+				if m.KeyStart < v.Start || m.KeyStart >= m.Value.Start {
+					t.Fatalf("key %q at offset %d, outside its object or after its value", m.Key, m.KeyStart)
+				}
+				walk(m.Value)
+			}
+		}
+		walk(root)
+	})
+}
