@@ -8,9 +8,17 @@
 // ParseStrict for strict JSON (Claude Code's settings files). Both are
 // hand-written; each says why in its doc comment.
 //
-// Invariants: reading never panics and never recurses deeper than maxDepth
-// levels; errors are *Error with a file, a line and a column; a tree is
-// never shared between calls, so callers may change it.
+// Invariants: errors are *Error with a file and, for syntax, a line and a
+// column; a tree is never shared between calls, so callers may change it;
+// ParseJSON5 refuses nesting deeper than maxDepth levels.
+//
+// Caveats: ParseStrict does not bound its nesting (as parseStrictJSON, which
+// it replaces, did not): a file nested millions of levels deep overflows the
+// goroutine stack, a fatal error. Callers that bound the file's size (the
+// importer's 8 MiB) bound the depth only to that. Refusing past 10000 levels,
+// as json.Valid does, is the likely fix; whether Claude Code's JSON.parse
+// reads such a file (and so whether the importer may ignore it) is not yet
+// checked.
 package jsontree
 
 import (
