@@ -15,13 +15,13 @@ const module = "github.com/sessionledger/ledger"
 // of the ledger binary's start (GODEBUG=inittrace=1).
 var heavy = []string{"github.com/nats-io/nats-server/", "go.etcd.io/bbolt", module + "/internal/report", module + "/envelope/openclaw"}
 
-// tolerated are heavy packages the graph reaches today through one
-// importer only, and that importer. internal/importer validates openclaw
-// configs with envelope/openclaw's agent ids (881dc98) and so brings it
-// (about 0.4 ms of init) into every hook process; the claude-code import
-// the hook needs uses none of it. The entry goes when the importer's
-// claude-code half no longer imports it, and the test says so.
-var tolerated = map[string]string{module + "/envelope/openclaw": module + "/internal/importer"}
+// tolerated are heavy packages the graph may reach through one importer
+// only, and that importer; none today. internal/importer brought
+// envelope/openclaw (about 0.4 ms of init) into every hook process until
+// the OpenClaw importer moved to internal/importer/openclaw (issue 27,
+// point 8). An entry goes when its importer no longer imports it, and the
+// test says so.
+var tolerated = map[string]string{}
 
 // TestDeps: `go list -deps` of this command holds none of the heavy
 // packages (and reaches a tolerated one only through its one importer).

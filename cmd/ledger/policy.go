@@ -18,6 +18,7 @@ import (
 	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/importer"
+	ocimport "github.com/sessionledger/ledger/internal/importer/openclaw"
 	"github.com/sessionledger/ledger/internal/safefile"
 )
 
@@ -120,7 +121,7 @@ func importOpenClaw(path string, stdin io.Reader, catalogue []string, stderr io.
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := importer.OpenClaw(name, src)
+	res, err := ocimport.Import(name, src)
 	if err != nil {
 		return nil, nil, refuse(stderr, err)
 	}

@@ -14,6 +14,9 @@ import (
 
 const importData = "../../internal/importer/testdata/"
 
+// ocImportData holds the OpenClaw importer's test configs and goldens.
+const ocImportData = "../../internal/importer/openclaw/testdata/"
+
 // importCLI runs ledger with args and returns stdout, stderr and the exit
 // status main would use.
 func importCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
@@ -27,7 +30,11 @@ func importCLI(t *testing.T, stdin string, args ...string) (string, string, int)
 // goldenDocument is the document of one of the importer's golden files.
 func goldenDocument(t *testing.T, name string) string {
 	t.Helper()
-	src, err := os.ReadFile(importData + "golden/" + name)
+	dir := importData
+	if strings.HasPrefix(name, "openclaw") {
+		dir = ocImportData
+	}
+	src, err := os.ReadFile(dir + "golden/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +110,7 @@ func TestPolicyImportEvents(t *testing.T) {
 	jsonFile := filepath.Join(dir, "tools.json")
 	os.WriteFile(listFile, []byte("# the tools of this gateway\nread\n\nexec\n  browser  \n"), 0o644)
 	os.WriteFile(jsonFile, []byte(`["Read", "Edit", "Bash"]`), 0o644)
-	openclaw, err := os.ReadFile(importData + "openclaw.json5")
+	openclaw, err := os.ReadFile(ocImportData + "openclaw.json5")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,13 +126,13 @@ func TestPolicyImportEvents(t *testing.T) {
 	}{
 		// With no --catalogue or --tools, the release's core tools (issue
 		// 26, point 5: a guessed tools.txt missed tools OpenClaw offered).
-		{"openclaw", "", []string{"--dialect", "openclaw", importData + "openclaw.json5"},
+		{"openclaw", "", []string{"--dialect", "openclaw", ocImportData + "openclaw.json5"},
 			"openclaw", "openclaw.json", openclawCore(t),
-			importData + "openclaw.json5:7:3: warning: dropped gateway: not part of the openclaw policy document"},
+			ocImportData + "openclaw.json5:7:3: warning: dropped gateway: not part of the openclaw policy document"},
 		{"openclaw from stdin with --tools", string(openclaw), []string{"--dialect", "openclaw", "--tools", "read, exec,browser", "-"},
 			"openclaw", "openclaw.json", []string{"read", "exec", "browser"},
 			"<stdin>:56:5: warning: converted agents.entries to agents.list (2 agents: intake, coder)"},
-		{"openclaw list with a catalogue file", "", []string{"--catalogue", listFile, "--dialect=openclaw", importData + "openclaw-list.json5"},
+		{"openclaw list with a catalogue file", "", []string{"--catalogue", listFile, "--dialect=openclaw", ocImportData + "openclaw-list.json5"},
 			"openclaw", "openclaw-list.json", []string{"read", "exec", "browser"}, "warning: dropped agents.list[0].default"},
 		{"claude-code project", "", []string{"--dialect", "claude-code", "--catalogue", jsonFile, importData + "claude-project"},
 			"claude-code", "claude-code.json", []string{"Read", "Edit", "Bash"},
@@ -186,7 +193,7 @@ func TestOpenClawDefaultCatalogue(t *testing.T) {
 }
 
 func TestPolicyImportOutputs(t *testing.T) {
-	src := importData + "openclaw.json5"
+	src := ocImportData + "openclaw.json5"
 	want := goldenDocument(t, "openclaw.json")
 
 	t.Run("document only", func(t *testing.T) {
@@ -267,22 +274,23 @@ func TestPolicyImportOutputs(t *testing.T) {
 func TestPolicyImportRefusals(t *testing.T) {
 	noClaudeUser(t)
 	m := importData + "malformed/"
+	om := ocImportData + "malformed/"
 	tests := []struct {
 		name   string
 		args   []string
 		code   int
 		stderr string
 	}{
-		{"syntax error", []string{"--dialect", "openclaw", m + "missing-comma.json5"}, 1,
-			m + "missing-comma.json5:12:5: expected ',' or '}' after object member\n"},
+		{"syntax error", []string{"--dialect", "openclaw", om + "missing-comma.json5"}, 1,
+			om + "missing-comma.json5:12:5: expected ',' or '}' after object member\n"},
 		{"settings rule the dialect refuses", []string{"--dialect", "claude-code", m + "claude-invalid"}, 1,
 			m + "claude-invalid/.claude/settings.json:4:14: invalid claude-code policy: "},
-		{"dialect refuses the values", []string{"--dialect", "openclaw", m + "invalid-policy.json5"}, 1,
-			m + "invalid-policy.json5:8:30: invalid openclaw policy: agents.defaults.subagents.maxSpawnDepth must be an integer from 1 to 5, got 9\n"},
+		{"dialect refuses the values", []string{"--dialect", "openclaw", om + "invalid-policy.json5"}, 1,
+			om + "invalid-policy.json5:8:30: invalid openclaw policy: agents.defaults.subagents.maxSpawnDepth must be an integer from 1 to 5, got 9\n"},
 		{"dialect refuses the catalogue", []string{"--dialect", "claude-code", "--tools", "Read,Read", importData + "claude-project"}, 1,
 			"invalid claude-code policy: "},
-		{"missing file", []string{"--dialect", "openclaw", m + "nope.json5"}, 1, "no such file"},
-		{"no dialect", []string{m + "missing-comma.json5"}, 2, "policy import needs --dialect"},
+		{"missing file", []string{"--dialect", "openclaw", om + "nope.json5"}, 1, "no such file"},
+		{"no dialect", []string{om + "missing-comma.json5"}, 2, "policy import needs --dialect"},
 		{"unknown dialect", []string{"--dialect", "crewai", "x"}, 2, `unknown dialect "crewai"`},
 		{"no path", []string{"--dialect", "openclaw"}, 2, "policy import takes one PATH"},
 		{"two catalogues", []string{"--dialect", "openclaw", "--tools", "a", "--catalogue", "f", "x"}, 2, "not both"},
@@ -292,7 +300,7 @@ func TestPolicyImportRefusals(t *testing.T) {
 		{"a config that is a device", []string{"--dialect", "openclaw", "/dev/zero"}, 1, "/dev/zero: not a regular file: a character device: nothing was imported"},
 		{"user config not a directory", []string{"--dialect", "claude-code", "--user-config", m + "nope", importData + "claude-project"}, 1,
 			"--user-config " + m + "nope: not a directory"},
-		{"empty --tools", []string{"--dialect", "openclaw", "--tools", " , ", m + "missing-comma.json5"}, 2, "--tools names no tools"},
+		{"empty --tools", []string{"--dialect", "openclaw", "--tools", " , ", om + "missing-comma.json5"}, 2, "--tools names no tools"},
 		{"unknown flag", []string{"--dialect", "openclaw", "--bogus", "x"}, 2, "flag provided but not defined: -bogus"},
 	}
 	for _, tt := range tests {

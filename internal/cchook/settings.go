@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/sessionledger/ledger/internal/jsontree"
 )
 
 // The hooks block `ledger hook install` merges into a project's Claude Code
@@ -217,7 +219,7 @@ func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
 	if err != nil {
 		return nil, ch, fmt.Errorf("not valid JSON: %v", err)
 	}
-	if root.kind != '{' {
+	if root.Kind != jsontree.Object {
 		return nil, ch, errors.New("the settings must be a JSON object")
 	}
 	unit := indentUnit(src, root)
@@ -241,28 +243,28 @@ func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
 		}
 		return apply(src, edits), ch, nil
 	}
-	hv := root.members[hi].val
-	if hv.kind != '{' {
+	hv := root.Members[hi].Value
+	if hv.Kind != jsontree.Object {
 		return nil, ch, errors.New(`"hooks" must be an object of events`)
 	}
-	delEvent := make([]bool, len(hv.members))
+	delEvent := make([]bool, len(hv.Members))
 	seen := map[string]bool{}
-	for mi, m := range hv.members {
-		if seen[m.key] {
-			return nil, ch, fmt.Errorf(`"hooks" has the event %q twice`, m.key)
+	for mi, m := range hv.Members {
+		if seen[m.Key] {
+			return nil, ch, fmt.Errorf(`"hooks" has the event %q twice`, m.Key)
 		}
-		seen[m.key] = true
-		w, ours := want[m.key]
-		arr := m.val
-		if arr.kind != '[' {
+		seen[m.Key] = true
+		w, ours := want[m.Key]
+		arr := m.Value
+		if arr.Kind != jsontree.Array {
 			if ours {
-				return nil, ch, fmt.Errorf(`"hooks.%s" must be a list of matcher groups`, m.key)
+				return nil, ch, fmt.Errorf(`"hooks.%s" must be a list of matcher groups`, m.Key)
 			}
 			continue
 		}
 		own, err := ownHandlers(src, arr)
 		if err != nil {
-			return nil, ch, fmt.Errorf(`"hooks.%s": %v`, m.key, err)
+			return nil, ch, fmt.Errorf(`"hooks.%s": %v`, m.Key, err)
 		}
 		if ours && len(own) == 1 && own[0].matches(w) {
 			continue // already installed as wanted
@@ -270,14 +272,14 @@ func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
 		if len(own) == 0 && !ours {
 			continue
 		}
-		delGroup := make([]bool, len(arr.elems))
-		for gi := range arr.elems {
+		delGroup := make([]bool, len(arr.Elems))
+		for gi := range arr.Elems {
 			var del []bool
 			n := 0
 			for _, o := range own {
 				if o.group == gi {
 					if del == nil {
-						del = make([]bool, len(o.hooks.elems))
+						del = make([]bool, len(o.hooks.Elems))
 					}
 					del[o.index] = true
 					n++
@@ -295,9 +297,9 @@ func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
 		var add []string
 		if ours {
 			add = []string{renderJSON(w, itemIndent(src, arr, unit), unit)}
-			ch.Added = append(ch.Added, m.key)
+			ch.Added = append(ch.Added, m.Key)
 		} else {
-			ch.Removed = append(ch.Removed, m.key)
+			ch.Removed = append(ch.Removed, m.Key)
 		}
 		if add == nil && !slices.Contains(delGroup, false) {
 			delEvent[mi] = true
@@ -313,9 +315,9 @@ func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
 			ch.Added = append(ch.Added, eg.Event)
 		}
 	}
-	if len(blk) == 0 && !slices.Contains(delEvent, false) && len(hv.members) > 0 {
+	if len(blk) == 0 && !slices.Contains(delEvent, false) && len(hv.Members) > 0 {
 		// Nothing is left under "hooks": remove the key itself.
-		del := make([]bool, len(root.members))
+		del := make([]bool, len(root.Members))
 		del[hi] = true
 		edits = editContainer(src, root, del, nil, unit)
 	} else {
@@ -329,8 +331,8 @@ func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
 type ownHandler struct {
 	group   int
 	matcher string
-	hooks   *jnode // the group's "hooks" list
-	index   int    // the handler's index in it
+	hooks   *jsontree.Value // the group's "hooks" list
+	index   int             // the handler's index in it
 	value   map[string]any
 }
 
@@ -344,27 +346,29 @@ func (o ownHandler) matches(g Group) bool {
 	return reflect.DeepEqual(o.value, w)
 }
 
-func ownHandlers(src []byte, arr *jnode) ([]ownHandler, error) {
+func ownHandlers(src []byte, arr *jsontree.Value) ([]ownHandler, error) {
 	var out []ownHandler
-	for gi, g := range arr.elems {
-		if g.kind != '{' {
+	for gi, g := range arr.Elems {
+		if g.Kind != jsontree.Object {
 			continue
 		}
 		hi, err := member(g, "hooks", "")
 		if err != nil {
 			return nil, err
 		}
-		if hi < 0 || g.members[hi].val.kind != '[' {
+		if hi < 0 || g.Members[hi].Value.Kind != jsontree.Array {
 			continue
 		}
 		matcher := ""
 		if mi, _ := member(g, "matcher", ""); mi >= 0 {
-			_ = json.Unmarshal(src[g.members[mi].val.start:g.members[mi].val.end], &matcher)
+			if v := g.Members[mi].Value; v.Kind == jsontree.String {
+				matcher = v.Str
+			}
 		}
-		hooks := g.members[hi].val
-		for i, h := range hooks.elems {
+		hooks := g.Members[hi].Value
+		for i, h := range hooks.Elems {
 			var v map[string]any
-			if h.kind != '{' || json.Unmarshal(src[h.start:h.end], &v) != nil {
+			if h.Kind != jsontree.Object || json.Unmarshal(src[h.Start:h.End], &v) != nil {
 				continue
 			}
 			if Own(v) {
@@ -425,23 +429,12 @@ func renderJSON(v any, prefix, unit string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// The span parser: just enough JSON to know where every value, member and
-// element starts and ends, so that edits leave every other byte alone.
-
-type jnode struct {
-	kind       byte // '{', '[', '"', or 'v' for numbers and literals
-	start, end int
-	members    []jmember
-	elems      []*jnode
-}
-
-type jmember struct {
-	key   string
-	start int // the key's opening quote
-	val   *jnode
-}
-
-func parseJSON(src []byte) (*jnode, error) {
+// parseJSON reads a settings file into the positioned tree of package
+// jsontree, every member kept as written (a key written twice included,
+// which member refuses), with the byte spans the edits need. The file must
+// be strict JSON (json.Valid, so a byte order mark is refused too): the
+// error names the line and column (in bytes) of the offending byte.
+func parseJSON(src []byte) (*jsontree.Value, error) {
 	if !json.Valid(src) {
 		var v any
 		err := json.Unmarshal(src, &v)
@@ -452,9 +445,7 @@ func parseJSON(src []byte) (*jnode, error) {
 		}
 		return nil, err
 	}
-	p := &jparser{src: src}
-	n := p.value()
-	return n, nil
+	return jsontree.ParseStrict("", src, nil)
 }
 
 func lineCol(src []byte, off int) (int, int) {
@@ -463,87 +454,12 @@ func lineCol(src []byte, off int) (int, int) {
 	return line, off - bytes.LastIndexByte(src[:off], '\n')
 }
 
-// jparser walks JSON already known to be valid.
-type jparser struct {
-	src []byte
-	i   int
-}
-
-func (p *jparser) ws() {
-	for p.i < len(p.src) && strings.IndexByte(" \t\r\n", p.src[p.i]) >= 0 {
-		p.i++
-	}
-}
-
-func (p *jparser) value() *jnode {
-	p.ws()
-	n := &jnode{start: p.i}
-	switch c := p.src[p.i]; c {
-	case '{':
-		n.kind = '{'
-		p.i++
-		for {
-			p.ws()
-			if p.src[p.i] == '}' {
-				p.i++
-				break
-			}
-			if p.src[p.i] == ',' {
-				p.i++
-				p.ws()
-			}
-			ks := p.i
-			p.str()
-			var key string
-			_ = json.Unmarshal(p.src[ks:p.i], &key)
-			p.ws()
-			p.i++ // ':'
-			n.members = append(n.members, jmember{key: key, start: ks, val: p.value()})
-		}
-	case '[':
-		n.kind = '['
-		p.i++
-		for {
-			p.ws()
-			if p.src[p.i] == ']' {
-				p.i++
-				break
-			}
-			if p.src[p.i] == ',' {
-				p.i++
-			}
-			n.elems = append(n.elems, p.value())
-		}
-	case '"':
-		n.kind = '"'
-		p.str()
-	default:
-		n.kind = 'v'
-		for p.i < len(p.src) && strings.IndexByte(",]} \t\r\n", p.src[p.i]) < 0 {
-			p.i++
-		}
-	}
-	n.end = p.i
-	return n
-}
-
-func (p *jparser) str() {
-	p.i++ // opening quote
-	for p.src[p.i] != '"' {
-		if p.src[p.i] == '\\' {
-			p.i++
-		}
-		p.i++
-	}
-	p.i++
-}
-
 // member finds key among an object's members (-1 when absent); a key
 // written twice is an error, since which one Claude Code reads is unknown.
-func member(obj *jnode, key, where string) (int, error) {
+func member(obj *jsontree.Value, key, where string) (int, error) {
 	at := -1
-	for i, m := range obj.members {
-		if m.key == key {
+	for i, m := range obj.Members {
+		if m.Key == key {
 			if at >= 0 {
 				return -1, fmt.Errorf("%q is written twice%s", key, where)
 			}
@@ -575,19 +491,19 @@ func apply(src []byte, edits []span) []byte {
 
 // items returns where each item of a container starts and ends (a member
 // from its key to the end of its value).
-func items(c *jnode) (starts, ends []int) {
-	for _, m := range c.members {
-		starts, ends = append(starts, m.start), append(ends, m.val.end)
+func items(c *jsontree.Value) (starts, ends []int) {
+	for _, m := range c.Members {
+		starts, ends = append(starts, m.KeyStart), append(ends, m.Value.End)
 	}
-	for _, e := range c.elems {
-		starts, ends = append(starts, e.start), append(ends, e.end)
+	for _, e := range c.Elems {
+		starts, ends = append(starts, e.Start), append(ends, e.End)
 	}
 	return starts, ends
 }
 
 // editContainer deletes the items of c marked in del and appends add (each
 // rendered already), keeping the separators and indentation of the rest.
-func editContainer(src []byte, c *jnode, del []bool, add []string, unit string) []span {
+func editContainer(src []byte, c *jsontree.Value, del []bool, add []string, unit string) []span {
 	starts, ends := items(c)
 	n := len(starts)
 	if del == nil {
@@ -617,7 +533,7 @@ func editContainer(src []byte, c *jnode, del []bool, add []string, unit string) 
 		case j+1 < n:
 			edits = append(edits, span{starts[0], starts[j+1], ""})
 		default:
-			edits = append(edits, span{c.start + 1, c.end - 1, ""})
+			edits = append(edits, span{c.Start + 1, c.End - 1, ""})
 		}
 		i = j + 1
 	}
@@ -625,10 +541,10 @@ func editContainer(src []byte, c *jnode, del []bool, add []string, unit string) 
 		return edits
 	}
 	ind, closing, pretty := itemIndent(src, c, unit), closeIndent(src, c), true
-	if n > 0 && !bytes.ContainsRune(src[c.start+1:starts[0]], '\n') {
+	if n > 0 && !bytes.ContainsRune(src[c.Start+1:starts[0]], '\n') {
 		pretty = false // an inline container stays inline
 	}
-	from, sep := c.start+1, ""
+	from, sep := c.Start+1, ""
 	if last >= 0 {
 		from, sep = ends[last], ","
 	}
@@ -644,7 +560,7 @@ func editContainer(src []byte, c *jnode, del []bool, add []string, unit string) 
 	if pretty {
 		b.WriteString("\n" + closing)
 	}
-	return append(edits, span{from, c.end - 1, b.String()})
+	return append(edits, span{from, c.End - 1, b.String()})
 }
 
 // lineIndent is the leading whitespace of the line holding offset i.
@@ -659,38 +575,40 @@ func lineIndent(src []byte, i int) string {
 
 // itemIndent is the indentation of c's items: that of its first item when
 // it has one on its own line, else one unit more than c's closing line.
-func itemIndent(src []byte, c *jnode, unit string) string {
+func itemIndent(src []byte, c *jsontree.Value, unit string) string {
 	starts, _ := items(c)
-	if len(starts) > 0 && bytes.ContainsRune(src[c.start+1:starts[0]], '\n') {
+	if len(starts) > 0 && bytes.ContainsRune(src[c.Start+1:starts[0]], '\n') {
 		return lineIndent(src, starts[0])
 	}
 	return closeIndent(src, c) + unit
 }
 
 // closeIndent is the indentation of the line that closes c.
-func closeIndent(src []byte, c *jnode) string {
+func closeIndent(src []byte, c *jsontree.Value) string {
 	starts, _ := items(c)
-	if len(starts) > 0 && bytes.ContainsRune(src[c.start:c.end], '\n') {
-		return lineIndent(src, c.end-1)
+	if len(starts) > 0 && bytes.ContainsRune(src[c.Start:c.End], '\n') {
+		return lineIndent(src, c.End-1)
 	}
-	return lineIndent(src, c.start)
+	return lineIndent(src, c.Start)
 }
 
 // childIndent is the indentation a new member of the top-level object gets.
-func childIndent(src []byte, root *jnode, unit string) string { return itemIndent(src, root, unit) }
+func childIndent(src []byte, root *jsontree.Value, unit string) string {
+	return itemIndent(src, root, unit)
+}
 
 // indentUnit is the file's indentation step: the indentation of the
 // top-level object's first member when it sits on its own line; none (a
 // compact rendering) when the object is written on one line; two spaces
 // for an empty object.
-func indentUnit(src []byte, root *jnode) string {
-	if len(root.members) == 0 {
+func indentUnit(src []byte, root *jsontree.Value) string {
+	if len(root.Members) == 0 {
 		return "  "
 	}
-	if !bytes.ContainsRune(src[root.start+1:root.members[0].start], '\n') {
+	if !bytes.ContainsRune(src[root.Start+1:root.Members[0].KeyStart], '\n') {
 		return ""
 	}
-	if u := lineIndent(src, root.members[0].start); u != "" {
+	if u := lineIndent(src, root.Members[0].KeyStart); u != "" {
 		return u
 	}
 	return "  "

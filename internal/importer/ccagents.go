@@ -105,7 +105,7 @@ func readAgent(file string, src []byte) (*agentDef, *Warning) {
 	}
 
 	d := &agentDef{name: name, file: file, at: a.pos(nf.key), v: &Value{Kind: Object}, places: map[string]place{}}
-	d.places[join("agents", d.name)] = place{file, d.at}
+	d.places[JoinPath("agents", d.name)] = place{file, d.at}
 	// Claude Code turns a written "\n" into a line break.
 	d.add(a, "description", df.key, &Value{Kind: String, Str: strings.ReplaceAll(df.val.Value, `\n`, "\n"), Pos: a.pos(df.val)})
 	a.tools(d, f)
@@ -198,14 +198,14 @@ func (a *agentReader) description(f map[string]fmField, nf fmField) (fmField, *W
 
 // add sets a field of the agent's value and records where it was written.
 func (d *agentDef) add(a *agentReader, key string, k *yaml.Node, v *Value) {
-	d.places[join(join("agents", d.name), key)] = place{d.file, a.pos(k)}
+	d.places[JoinPath(JoinPath("agents", d.name), key)] = place{d.file, a.pos(k)}
 	d.v.Members = append(d.v.Members, Member{Key: key, Value: v})
 }
 
 // tools reads tools (with the memory tools memory: adds, as Claude Code
 // does) and disallowedTools.
 func (a *agentReader) tools(d *agentDef, f map[string]fmField) {
-	at := join("agents", d.name)
+	at := JoinPath("agents", d.name)
 	tools, toolsPresent := a.toolList("tools", f)
 	if mf, ok := f["memory"]; ok && toolsPresent && mf.val.Kind == yaml.ScalarNode && contains([]string{"user", "project", "local"}, scalarOf(mf.val).str) && scalarOf(mf.val).kind == "string" {
 		var added []string
@@ -222,13 +222,13 @@ func (a *agentReader) tools(d *agentDef, f map[string]fmField) {
 	if toolsPresent {
 		d.add(a, "tools", f["tools"].key, &Value{Kind: Array, Elems: tools})
 		for i, e := range tools {
-			d.places[index(join(at, "tools"), i)] = place{d.file, e.Pos}
+			d.places[IndexPath(JoinPath(at, "tools"), i)] = place{d.file, e.Pos}
 		}
 	}
 	if dis, present := a.toolList("disallowedTools", f); present && len(dis) > 0 {
 		d.add(a, "disallowedTools", f["disallowedTools"].key, &Value{Kind: Array, Elems: dis})
 		for i, e := range dis {
-			d.places[index(join(at, "disallowedTools"), i)] = place{d.file, e.Pos}
+			d.places[IndexPath(JoinPath(at, "disallowedTools"), i)] = place{d.file, e.Pos}
 		}
 	}
 }
@@ -347,7 +347,7 @@ func (a *agentReader) toolList(key string, f map[string]fmField) ([]*Value, bool
 		for i, e := range n.Content {
 			e = resolve(e)
 			if e.Kind != yaml.ScalarNode || scalarOf(e).kind != "string" {
-				a.warn(e, index(key, i), "dropped %s[%d]: %s, not a string (Claude Code drops it)", key, i, kindOf(e))
+				a.warn(e, IndexPath(key, i), "dropped %s[%d]: %s, not a string (Claude Code drops it)", key, i, kindOf(e))
 				continue
 			}
 			for _, t := range splitTools(e.Value) {

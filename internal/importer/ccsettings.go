@@ -1,16 +1,13 @@
 package importer
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/sessionledger/ledger/internal/jsontree"
 )
 
 // Settings are layered as Claude Code 2.1.328 layers them; each rule was
@@ -85,7 +82,7 @@ func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *Warn
 				return ignore(p, "permissions must be an object, got %s", p.Kind)
 			}
 			for _, m := range p.Members {
-				key := join("permissions", m.Key)
+				key := JoinPath("permissions", m.Key)
 				switch {
 				case contains(permLists, m.Key):
 					if m.Value.Kind != Array {
@@ -100,7 +97,7 @@ func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *Warn
 						if e.Kind != String {
 							i, e := i, e
 							later = append(later, func() {
-								c.warn(file, e.Pos, index(key, i), "dropped %s[%d]: %s, not a string (Claude Code drops it and keeps the rest of the file)", key, i, e.Kind)
+								c.warn(file, e.Pos, IndexPath(key, i), "dropped %s[%d]: %s, not a string (Claude Code drops it and keeps the rest of the file)", key, i, e.Kind)
 							})
 							continue
 						}
@@ -200,19 +197,19 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 			if !ok {
 				continue
 			}
-			key := join("permissions", k)
+			key := JoinPath("permissions", k)
 			list := lists[k]
 			if list == nil {
 				list = &Value{Kind: Array}
 				lists[k], have[k] = list, make(map[string]bool, total[k])
-				c.r.record(key, s.file, s.keys[k])
+				c.r.Record(key, s.file, s.keys[k])
 			}
 			for _, e := range l {
 				if have[k][e.Str] {
 					continue
 				}
 				have[k][e.Str] = true
-				c.r.record(index(key, len(list.Elems)), s.file, e.Pos)
+				c.r.Record(IndexPath(key, len(list.Elems)), s.file, e.Pos)
 				list.Elems = append(list.Elems, e)
 			}
 		}
@@ -221,12 +218,12 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 			if !ok {
 				continue
 			}
-			key := join("permissions", k)
+			key := JoinPath("permissions", k)
 			if prev := scalars[k]; prev != nil && prev.Str != v.Str {
 				c.warn(s.file, s.keys[k], key, "%s %q replaces %q from %s", key, v.Str, prev.Str, from[k])
 			}
 			scalars[k], from[k] = v, s.file
-			c.r.record(key, s.file, s.keys[k])
+			c.r.Record(key, s.file, s.keys[k])
 		}
 		if s.depth != nil {
 			n := strconv.Itoa(s.depthN)
@@ -268,142 +265,10 @@ func depthOf(file string, d *Member) (int, error) {
 // positions: a repeated key keeps the last value (reported in warns).
 // Errors are *Error naming file, line and column.
 func parseStrictJSON(file string, src []byte, warns *[]Warning) (*Value, error) {
-	src = bytes.TrimPrefix(src, []byte("\ufeff"))
-	dec := json.NewDecoder(bytes.NewReader(src))
-	dec.UseNumber()
-	lines := newLineIndex(src)
-	at := func(off int64) Pos { return lines.pos(int(min(max(off, 0), int64(len(src))))) }
-	next := func() Pos {
-		off := dec.InputOffset()
-		for off < int64(len(src)) && strings.IndexByte(" \t\r\n,:", src[off]) >= 0 {
-			off++
-		}
-		return at(off)
-	}
-	fail := func(err error) error {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			p := at(se.Offset) // the offending byte
-			return &Error{File: file, Line: p.Line, Col: p.Col, Msg: "not JSON: " + se.Error()}
-		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			p := at(int64(len(src)))
-			return &Error{File: file, Line: p.Line, Col: p.Col, Msg: "not JSON: unexpected end of input"}
-		}
-		return &Error{File: file, Msg: "not JSON: " + err.Error()}
-	}
-	var value func() (*Value, error)
-	value = func() (*Value, error) {
-		pos := next()
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fail(err)
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			if t == '{' {
-				v := &Value{Kind: Object, Pos: pos}
-				seen := map[string]int{}
-				for dec.More() {
-					kpos := next()
-					kt, err := dec.Token()
-					if err != nil {
-						return nil, fail(err)
-					}
-					key, _ := kt.(string)
-					val, err := value()
-					if err != nil {
-						return nil, err
-					}
-					if i, dup := seen[key]; dup {
-						first := v.Members[i].KeyPos
-						*warns = append(*warns, Warning{File: file, Line: kpos.Line, Col: kpos.Col, Path: key,
-							Msg: fmt.Sprintf("key %q repeated (first at %d:%d): Claude Code keeps the last", key, first.Line, first.Col)})
-						v.Members[i].Value = val
-						continue
-					}
-					seen[key] = len(v.Members)
-					v.Members = append(v.Members, Member{Key: key, KeyPos: kpos, Value: val})
-				}
-				if _, err := dec.Token(); err != nil {
-					return nil, fail(err)
-				}
-				return v, nil
-			}
-			v := &Value{Kind: Array, Pos: pos}
-			for dec.More() {
-				e, err := value()
-				if err != nil {
-					return nil, err
-				}
-				v.Elems = append(v.Elems, e)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, fail(err)
-			}
-			return v, nil
-		case string:
-			return &Value{Kind: String, Str: t, Pos: pos}, nil
-		case json.Number:
-			return &Value{Kind: Number, Num: t.String(), Pos: pos}, nil
-		case bool:
-			return &Value{Kind: Bool, Bool: t, Pos: pos}, nil
-		default:
-			return &Value{Kind: Null, Pos: pos}, nil
-		}
-	}
-	v, err := value()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		p := next()
-		if err != nil {
-			return nil, fail(err)
-		}
-		return nil, &Error{File: file, Line: p.Line, Col: p.Col, Msg: "not JSON: more after the top-level value"}
-	}
-	return v, nil
-}
-
-// lineIndex turns byte offsets into lines and columns (columns count
-// characters, an invalid byte as one).
-//
-// A column is counted from the place asked before it when that is on the
-// same line and not after it, as a parser asks (in increasing order), so
-// that all the positions of a file cost O(n) together. Counting from the
-// start of the line each time made a file written on one line quadratic.
-type lineIndex struct {
-	src    []byte
-	starts []int // where each line starts
-	// the last place asked, when it starts a character
-	off, line, col int
-}
-
-func newLineIndex(src []byte) *lineIndex {
-	x := &lineIndex{src: src, starts: []int{0}}
-	for i, c := range src {
-		if c == '\n' {
-			x.starts = append(x.starts, i+1)
-		}
-	}
-	return x
-}
-
-// pos places offset o, 0 <= o <= len(src).
-func (x *lineIndex) pos(o int) Pos {
-	line := sort.SearchInts(x.starts, o+1) // the first start after o
-	from, col := x.starts[line-1], 1
-	if line == x.line && o >= x.off {
-		from, col = x.off, x.col
-	}
-	col += utf8.RuneCount(x.src[from:o])
-	// Counting on from o adds up only when o starts a character: a valid
-	// sequence never spans it then.
-	if o == len(x.src) || utf8.RuneStart(x.src[o]) {
-		x.off, x.line, x.col = o, line, col
-	}
-	return Pos{Line: line, Col: col}
+	return jsontree.ParseStrict(file, src, func(m Member, first Pos) {
+		*warns = append(*warns, Warning{File: file, Line: m.KeyPos.Line, Col: m.KeyPos.Col, Path: m.Key,
+			Msg: fmt.Sprintf("key %q repeated (first at %d:%d): Claude Code keeps the last", m.Key, first.Line, first.Col)})
+	})
 }
 
 // UserRule rewrites a rule of the user's settings (in userDir, the user's

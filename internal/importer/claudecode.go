@@ -45,7 +45,7 @@ type ClaudeCodeOptions struct {
 	MaxFileSize, MaxTotalSize int64
 }
 
-// The size limits of an import (see ClaudeCodeOptions and OpenClaw). They
+// The size limits of an import (see ClaudeCodeOptions and openclaw.Import). They
 // bound its memory: the parsed form of a file takes up to some 20 times
 // its size.
 const (
@@ -229,7 +229,7 @@ func claudeCode(project scope, opt ClaudeCodeOptions) (*Result, error) {
 	case opt.MaxSubagentDepth < 0:
 		return nil, &Error{Msg: fmt.Sprintf("the maximum subagent depth must be at least 1, got %d", opt.MaxSubagentDepth)}
 	case c.depth != nil:
-		c.r.record("maxSubagentDepth", c.depth.file, c.depth.pos)
+		c.r.Record("maxSubagentDepth", c.depth.file, c.depth.pos)
 		doc.Members = append(doc.Members, Member{Key: "maxSubagentDepth", Value: &Value{Kind: Number, Num: c.depthText}})
 	}
 	// The document is about as large as the settings it came from: sized
@@ -507,10 +507,10 @@ func (c *ccImporter) keep(all []*agentDef) *Value {
 		if last[a.name] != i {
 			w := all[last[a.name]]
 			if w.scope != a.scope {
-				c.warn(a.file, a.at, join("agents", a.name), "agent %q of the %s scope is replaced by the one in %s, as in Claude Code", a.name, a.scope, w.file)
+				c.warn(a.file, a.at, JoinPath("agents", a.name), "agent %q of the %s scope is replaced by the one in %s, as in Claude Code", a.name, a.scope, w.file)
 				continue
 			}
-			c.warn(a.file, a.at, join("agents", a.name), "skipped: agent %q is defined again in %s, and Claude Code keeps the one it reads last (in directory order, which another copy of this folder may change): give one of them another name", a.name, w.file)
+			c.warn(a.file, a.at, JoinPath("agents", a.name), "skipped: agent %q is defined again in %s, and Claude Code keeps the one it reads last (in directory order, which another copy of this folder may change): give one of them another name", a.name, w.file)
 			continue
 		}
 		if reason := dialectRefuses(a); reason != nil {
@@ -524,7 +524,7 @@ func (c *ccImporter) keep(all []*agentDef) *Value {
 	for _, a := range kept {
 		c.r.Warnings = append(c.r.Warnings, a.warnings...)
 		for p, pl := range a.places {
-			c.r.record(p, pl.file, pl.pos)
+			c.r.Record(p, pl.file, pl.pos)
 		}
 		out.Members = append(out.Members, Member{Key: a.name, Value: a.v})
 	}

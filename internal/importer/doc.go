@@ -1,10 +1,16 @@
 // Package importer turns real orchestrator configs into the ledger's policy
 // documents, so that nobody has to write one by hand.
 //
-// OpenClaw reads an openclaw.json (JSON5) and keeps the subset that
-// spec/dialect-openclaw.md section 1 defines; ClaudeCode reads a project's
-// .claude/agents/*.md front matter and .claude/settings*.json permissions
-// into the document of spec/dialect-claude-code.md section 3.1.
+// The importer is split by dialect. This package holds the Claude Code
+// importer and what both share (Result, Warning, Error, Check): ClaudeCode
+// reads a project's .claude/agents/*.md front matter and
+// .claude/settings*.json permissions (strict JSON, read with
+// jsontree.ParseStrict) into the document of spec/dialect-claude-code.md
+// section 3.1. Package importer/openclaw reads an openclaw.json (JSON5) and
+// keeps the subset that spec/dialect-openclaw.md section 1 defines; it is
+// apart so that the slim hook, which imports Claude Code projects only,
+// links neither its validator nor the openclaw dialect. Both read into the
+// positioned tree of package jsontree (Value, Member and Pos here are its).
 //
 // Invariants:
 //

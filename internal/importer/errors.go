@@ -1,35 +1,12 @@
 package importer
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/sessionledger/ledger/internal/jsontree"
 
 // Error is a refusal of the input, located in a file. It prints as
 // "file:line:col: msg", dropping the column (or line) when it is unknown.
-type Error struct {
-	File      string
-	Line, Col int
-	Msg       string
-
-	dup bool // a repeated object key: valid JSON that is still refused
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Col > 0 {
-			fmt.Fprintf(&b, ":%d", e.Col)
-		}
-	}
-	if b.Len() > 0 {
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+// It is the tree's error, so that a syntax error of the tree's readers and
+// a refusal of the importer are one type.
+type Error = jsontree.Error
 
 // Warning is something the importer left out or changed on the way.
 type Warning struct {

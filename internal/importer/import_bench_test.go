@@ -2,7 +2,6 @@ package importer
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -101,53 +100,9 @@ func BenchmarkImportClaudeCodeAgentFiles(b *testing.B) {
 	}
 }
 
-// openClawShapes are the sections the bulk of a generated openclaw.json
-// is in: the text before the items, one item (%d is its number) and the
-// text after them.
-var openClawShapes = map[string][3]string{
-	"allow":    {`{tools: {allow: [`, `'read','write',`, `]}}`},
-	"list":     {`{agents: {ownership: 'explicit', list: [`, `{id: 'a%d', tools: {allow: ['read']}},`, `]}}`},
-	"entries":  {`{agents: {ownership: 'explicit', entries: {`, `a%d: {name: 'x', tools: {deny: ['exec']}},`, `}}}`},
-	"channels": {`{channels: {slack: {groups: {`, `g%d: {tools: {deny: ['exec']}},`, `}}}}`},
-}
-
-// openClawOf is an openclaw.json of about n bytes, on one line.
-func openClawOf(n int, shape string) []byte {
-	parts := openClawShapes[shape]
-	var b strings.Builder
-	b.WriteString(parts[0])
-	for i := 0; b.Len() < n; i++ {
-		b.WriteString(strings.ReplaceAll(parts[1], "%d", strconv.Itoa(i)))
-	}
-	b.WriteString(parts[2])
-	return []byte(b.String())
-}
-
-func BenchmarkImportOpenClaw(b *testing.B) {
-	for _, shape := range []string{"allow", "list", "entries", "channels"} {
-		for _, size := range sizes {
-			b.Run(shape+"/"+sizeName(size), func(b *testing.B) {
-				src := openClawOf(size, shape)
-				b.SetBytes(int64(size))
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := OpenClaw("openclaw.json", src); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
-	}
-}
-
 // TestBenchmarkInputsImport keeps the generated inputs valid (a benchmark
 // that fails is only seen when someone runs it).
 func TestBenchmarkInputsImport(t *testing.T) {
-	for _, shape := range []string{"allow", "list", "entries", "channels"} {
-		if _, err := OpenClaw("openclaw.json", openClawOf(4<<10, shape)); err != nil {
-			t.Errorf("%s: %v", shape, err)
-		}
-	}
 	root := project(t, map[string]string{"settings.json": string(settingsOf(4<<10, ",")), "agents/big.md": string(agentOf(4 << 10))})
 	if r, err := ClaudeCode(root, ClaudeCodeOptions{}); err != nil || !strings.Contains(string(r.Document), `"big"`) {
 		t.Errorf("claude-code: %v", err)

@@ -44,7 +44,10 @@ func (r *Result) reserve(n int) {
 	}
 }
 
-func (r *Result) record(path, file string, at Pos) {
+// Record notes that the document's path (tools.allow, agents.list[0].id)
+// was written in file at at, so that Check can place the dialect's
+// complaints about it.
+func (r *Result) Record(path, file string, at Pos) {
 	if r.places == nil {
 		r.places = map[string]place{}
 	}
@@ -155,9 +158,9 @@ func (r *Result) locate(text string) (place, int, bool) {
 
 var simpleKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
-// join extends a path with an object key the way the dialects write paths:
+// JoinPath extends a path with an object key the way the dialects write paths:
 // keys that would not read as a path segment are quoted in brackets.
-func join(path, key string) string {
+func JoinPath(path, key string) string {
 	if !simpleKey.MatchString(key) {
 		return path + "[" + strconv.Quote(key) + "]"
 	}
@@ -167,4 +170,5 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+// IndexPath extends a path with a list index.
+func IndexPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }

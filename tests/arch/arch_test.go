@@ -2,7 +2,9 @@
 // inward, events <- envelope <- projection/replay <- adapters <- cmd/ledger,
 // and nothing under events or envelope knows NATS or bbolt exists; the
 // Claude Code hook (internal/cchook, cmd/ledger-hook) imports neither the
-// embedded NATS server, bbolt, the report nor the openclaw dialect; the
+// embedded NATS server, bbolt, the report, the openclaw dialect nor the
+// OpenClaw importer (internal/importer/openclaw; whole graph checked); the
+// positioned JSON tree (internal/jsontree) imports nothing of the module; the
 // wire contract (wire) imports events and envelope only, so the client and
 // any outside program can take it without the service's dependencies; the
 // public packages' examples import no internal package, and
@@ -37,10 +39,28 @@ var forbidden = map[string][]string{
 	// cost (cmd/ledger-hook's test checks the whole graph).
 	"internal/cchook": hookHeavy,
 	"cmd/ledger-hook": hookHeavy,
+	// The positioned JSON tree is a leaf: both importers and the hook's
+	// settings editor read with it.
+	"internal/jsontree": {module + "/"},
 }
 
 // hookHeavy are the packages the hook process must not initialise.
-var hookHeavy = []string{"github.com/nats-io/nats-server/", "go.etcd.io/bbolt", module + "/internal/report", module + "/envelope/openclaw"}
+var hookHeavy = []string{"github.com/nats-io/nats-server/", "go.etcd.io/bbolt", module + "/internal/report", module + "/envelope/openclaw", module + "/internal/importer/openclaw"}
+
+// TestSlimHookLinksNoOpenClaw: the slim hook imports Claude Code projects
+// only, so its whole graph (not only its direct imports) holds neither the
+// OpenClaw importer (its config validator and embedded release schema) nor
+// the openclaw dialect. The importer is split by dialect for this; a
+// shared package that imported the OpenClaw half would bring it back.
+func TestSlimHookLinksNoOpenClaw(t *testing.T) {
+	for _, pkg := range goList(t, "-deps", module+"/cmd/ledger-hook") {
+		for _, bad := range []string{module + "/internal/importer/openclaw", module + "/envelope/openclaw"} {
+			if pkg == bad || strings.HasPrefix(pkg, bad+"/") {
+				t.Errorf("cmd/ledger-hook links %s: the slim hook must not link the OpenClaw importer or dialect", pkg)
+			}
+		}
+	}
+}
 
 func TestImportDirection(t *testing.T) {
 	out, err := exec.Command("go", "list", module+"/...").Output()

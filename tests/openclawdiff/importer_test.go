@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/sessionledger/ledger/envelope/openclaw"
-	"github.com/sessionledger/ledger/internal/importer"
+	ocimport "github.com/sessionledger/ledger/internal/importer/openclaw"
 )
 
 // RealConfig turns a generated policy document into an openclaw.json as
@@ -120,7 +120,7 @@ func TestImporterAgainstTheRelease(t *testing.T) {
 	}
 	agree, deliberate, bad := 0, 0, 0
 	for i, a := range answers {
-		res, err := importer.OpenClaw(cases[i].ID, srcs[i])
+		res, err := ocimport.Import(cases[i].ID, srcs[i])
 		if err == nil {
 			err = res.Check(openclaw.New(), nil)
 		}

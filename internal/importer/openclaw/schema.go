@@ -1,4 +1,4 @@
-package importer
+package openclaw
 
 import (
 	"embed"
@@ -13,15 +13,18 @@ import (
 	"sync"
 	"time"
 	"unicode/utf16"
+
+	"github.com/sessionledger/ledger/internal/importer"
+	"github.com/sessionledger/ledger/internal/jsontree"
 )
 
 // The JSON Schema of each pinned OpenClaw release's own config schema
 // (OpenClawSchema, which its validateConfigObject checks openclaw.json
 // against), generated from the installed package by
 // tools/openclaw/schema.mjs: run bash tools/npm/install, then
-// go generate ./internal/importer.
+// go generate ./internal/importer/openclaw.
 //
-//go:generate bash ../../tools/openclaw/run schema.mjs .
+//go:generate bash ../../../tools/openclaw/run schema.mjs .
 //go:embed openclaw_schema_*.json
 var openclawSchemas embed.FS
 
@@ -137,7 +140,7 @@ func openclawSchema(release string) (*jsonSchema, error) {
 	name := "openclaw_schema_" + strings.NewReplacer(".", "_", "-", "_").Replace(release) + ".json"
 	b, err := openclawSchemas.ReadFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("importer: no config schema for openclaw %s in this build (run go generate ./internal/importer)", release)
+		return nil, fmt.Errorf("importer: no config schema for openclaw %s in this build (run go generate ./internal/importer/openclaw)", release)
 	}
 	s := &jsonSchema{}
 	if err := json.Unmarshal(b, s); err != nil {
@@ -150,7 +153,7 @@ func openclawSchema(release string) (*jsonSchema, error) {
 // schemaIssue is one place where a value breaks the schema.
 type schemaIssue struct {
 	path string
-	at   Pos
+	at   jsontree.Pos
 	msg  string
 	// key: the issue is about a key (not recognized, not a valid key, a
 	// required key missing), not about a value.
@@ -169,11 +172,11 @@ type schemaIssue struct {
 // zod's words. What it accepts and refuses is compared with the release's
 // own validator by TestImporterAgainstTheRelease (tests/openclawdiff).
 // Each keyword group has its own validator below.
-func (s *jsonSchema) validate(v *Value, path string, out *[]schemaIssue) {
+func (s *jsonSchema) validate(v *jsontree.Value, path string, out *[]schemaIssue) {
 	if s == nil {
 		return
 	}
-	add := func(at Pos, format string, args ...any) {
+	add := func(at jsontree.Pos, format string, args ...any) {
 		*out = append(*out, schemaIssue{path: path, at: at, msg: fmt.Sprintf(format, args...)})
 	}
 	if s.never {
@@ -192,22 +195,22 @@ func (s *jsonSchema) validate(v *Value, path string, out *[]schemaIssue) {
 	}
 	s.validateConst(v, add)
 	switch v.Kind {
-	case Object:
+	case jsontree.Object:
 		s.validateObject(v, path, out)
-	case Array:
+	case jsontree.Array:
 		s.validateArray(v, path, out, add)
-	case String:
+	case jsontree.String:
 		s.validateString(v, add)
-	case Number:
+	case jsontree.Number:
 		s.validateNumber(v, add)
 	}
 }
 
 // addIssue appends an issue about a value at a position.
-type addIssue func(at Pos, format string, args ...any)
+type addIssue func(at jsontree.Pos, format string, args ...any)
 
 // validateConst checks const and enum.
-func (s *jsonSchema) validateConst(v *Value, add addIssue) {
+func (s *jsonSchema) validateConst(v *jsontree.Value, add addIssue) {
 	if s.HasConst && !sameJSON(v, s.Const) {
 		add(v.Pos, "invalid input: expected %s", jsonText(s.Const))
 	}
@@ -226,17 +229,17 @@ func (s *jsonSchema) validateConst(v *Value, add addIssue) {
 
 // validateObject checks properties, propertyNames, additionalProperties
 // and required.
-func (s *jsonSchema) validateObject(v *Value, path string, out *[]schemaIssue) {
+func (s *jsonSchema) validateObject(v *jsontree.Value, path string, out *[]schemaIssue) {
 	keys := map[string]bool{}
 	for _, m := range v.Members {
 		keys[m.Key] = true
-		mp := join(path, m.Key)
+		mp := importer.JoinPath(path, m.Key)
 		if p, ok := s.Properties[m.Key]; ok {
 			p.validate(m.Value, mp, out)
 			continue
 		}
 		if s.PropertyNames != nil {
-			key := &Value{Kind: String, Pos: m.KeyPos, Str: m.Key}
+			key := &jsontree.Value{Kind: jsontree.String, Pos: m.KeyPos, Str: m.Key}
 			var iss []schemaIssue
 			s.PropertyNames.validate(key, mp, &iss)
 			for _, i := range iss {
@@ -252,19 +255,19 @@ func (s *jsonSchema) validateObject(v *Value, path string, out *[]schemaIssue) {
 	}
 	for _, r := range s.Required {
 		if !keys[r] {
-			*out = append(*out, schemaIssue{path: path, at: v.Pos, msg: fmt.Sprintf("invalid input: %s is required", join(path, r)), key: true})
+			*out = append(*out, schemaIssue{path: path, at: v.Pos, msg: fmt.Sprintf("invalid input: %s is required", importer.JoinPath(path, r)), key: true})
 		}
 	}
 }
 
 // validateArray checks prefixItems, items, minItems and maxItems.
-func (s *jsonSchema) validateArray(v *Value, path string, out *[]schemaIssue, add addIssue) {
+func (s *jsonSchema) validateArray(v *jsontree.Value, path string, out *[]schemaIssue, add addIssue) {
 	for i, e := range v.Elems {
 		switch {
 		case i < len(s.PrefixItems):
-			s.PrefixItems[i].validate(e, index(path, i), out)
+			s.PrefixItems[i].validate(e, importer.IndexPath(path, i), out)
 		case s.Items != nil:
-			s.Items.validate(e, index(path, i), out)
+			s.Items.validate(e, importer.IndexPath(path, i), out)
 		}
 	}
 	if s.MinItems != nil && len(v.Elems) < *s.MinItems {
@@ -277,7 +280,7 @@ func (s *jsonSchema) validateArray(v *Value, path string, out *[]schemaIssue, ad
 
 // validateString checks minLength and maxLength (in UTF-16 units, as
 // JavaScript counts them), pattern and format.
-func (s *jsonSchema) validateString(v *Value, add addIssue) {
+func (s *jsonSchema) validateString(v *jsontree.Value, add addIssue) {
 	n := len(utf16.Encode([]rune(v.Str)))
 	if s.MinLength != nil && n < *s.MinLength {
 		add(v.Pos, "too small: expected string to have >=%d characters", *s.MinLength)
@@ -301,7 +304,7 @@ func (s *jsonSchema) validateString(v *Value, add addIssue) {
 }
 
 // validateNumber checks minimum, maximum and their exclusive forms.
-func (s *jsonSchema) validateNumber(v *Value, add addIssue) {
+func (s *jsonSchema) validateNumber(v *jsontree.Value, add addIssue) {
 	f, _ := strconv.ParseFloat(v.Num, 64)
 	if s.Minimum != nil && f < *s.Minimum {
 		add(v.Pos, "too small: expected number to be >=%s", fnum(*s.Minimum))
@@ -321,7 +324,7 @@ func (s *jsonSchema) validateNumber(v *Value, add addIssue) {
 // also mean as "any"): the value must take one of the forms. When none
 // takes it, the issues of the first form of the value's own type say best
 // what is wrong; else the value is of no form's type.
-func validateAlternatives(alts []*jsonSchema, v *Value, path string, out *[]schemaIssue) {
+func validateAlternatives(alts []*jsonSchema, v *jsontree.Value, path string, out *[]schemaIssue) {
 	var typed []schemaIssue
 	haveTyped := false
 	for _, alt := range alts {
@@ -357,38 +360,38 @@ func constOptions(alts []*jsonSchema) string {
 	return strings.Join(out, "|")
 }
 
-func (s *jsonSchema) typeMatches(v *Value) bool {
+func (s *jsonSchema) typeMatches(v *jsontree.Value) bool {
 	if len(s.Type) == 0 {
 		return true
 	}
 	for _, t := range s.Type {
 		switch t {
 		case "object":
-			if v.Kind == Object {
+			if v.Kind == jsontree.Object {
 				return true
 			}
 		case "array":
-			if v.Kind == Array {
+			if v.Kind == jsontree.Array {
 				return true
 			}
 		case "string":
-			if v.Kind == String {
+			if v.Kind == jsontree.String {
 				return true
 			}
 		case "boolean":
-			if v.Kind == Bool {
+			if v.Kind == jsontree.Bool {
 				return true
 			}
 		case "null":
-			if v.Kind == Null {
+			if v.Kind == jsontree.Null {
 				return true
 			}
 		case "number":
-			if v.Kind == Number && v.NonFinite == "" {
+			if v.Kind == jsontree.Number && v.NonFinite == "" {
 				return true
 			}
 		case "integer":
-			if v.Kind == Number && v.NonFinite == "" {
+			if v.Kind == jsontree.Number && v.NonFinite == "" {
 				if f, err := strconv.ParseFloat(v.Num, 64); err == nil && f == math.Trunc(f) && math.Abs(f) <= 1<<53-1 {
 					return true
 				}
@@ -398,37 +401,37 @@ func (s *jsonSchema) typeMatches(v *Value) bool {
 	return false
 }
 
-func describeKind(v *Value) string {
+func describeKind(v *jsontree.Value) string {
 	switch v.Kind {
-	case Number:
+	case jsontree.Number:
 		if v.NonFinite != "" {
 			return v.NonFinite
 		}
 		return "number"
-	case Bool:
+	case jsontree.Bool:
 		return "boolean"
-	case Null:
+	case jsontree.Null:
 		return "null"
-	case Array:
+	case jsontree.Array:
 		return "array"
-	case Object:
+	case jsontree.Object:
 		return "object"
 	}
 	return "string"
 }
 
 // sameJSON compares a value with a decoded JSON constant.
-func sameJSON(v *Value, c any) bool {
+func sameJSON(v *jsontree.Value, c any) bool {
 	switch c := c.(type) {
 	case nil:
-		return v.Kind == Null
+		return v.Kind == jsontree.Null
 	case bool:
-		return v.Kind == Bool && v.Bool == c
+		return v.Kind == jsontree.Bool && v.Bool == c
 	case string:
-		return v.Kind == String && v.Str == c
+		return v.Kind == jsontree.String && v.Str == c
 	case float64:
 		f, err := strconv.ParseFloat(v.Num, 64)
-		return v.Kind == Number && v.NonFinite == "" && err == nil && f == c
+		return v.Kind == jsontree.Number && v.NonFinite == "" && err == nil && f == c
 	}
 	return false
 }

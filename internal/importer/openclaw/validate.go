@@ -1,4 +1,4 @@
-package importer
+package openclaw
 
 import (
 	"errors"
@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sessionledger/ledger/envelope/openclaw"
+	ocdialect "github.com/sessionledger/ledger/envelope/openclaw"
+	"github.com/sessionledger/ledger/internal/importer"
+	"github.com/sessionledger/ledger/internal/jsontree"
 )
 
 // maxIssues bounds how many problems one refusal lists.
@@ -23,7 +25,7 @@ const maxIssues = 20
 // channels' own settings, ...) are not run, nor the checks OpenClaw makes
 // after its schema (secret references, duplicate agent directories,
 // avatars): such a config is imported, and only its policy is.
-func validateOpenClaw(file string, root *Value, release string) error {
+func validateOpenClaw(file string, root *jsontree.Value, release string) error {
 	schema, err := openclawSchema(release)
 	if err != nil {
 		return err
@@ -50,7 +52,7 @@ func validateOpenClaw(file string, root *Value, release string) error {
 	var errs []error
 	for i, is := range iss {
 		if i == maxIssues {
-			errs = append(errs, &Error{File: file, Msg: fmt.Sprintf("... and %d more problems", len(iss)-maxIssues)})
+			errs = append(errs, &importer.Error{File: file, Msg: fmt.Sprintf("... and %d more problems", len(iss)-maxIssues)})
 			break
 		}
 		path := is.path
@@ -58,7 +60,7 @@ func validateOpenClaw(file string, root *Value, release string) error {
 		if path != "" {
 			msg = path + ": " + msg
 		}
-		errs = append(errs, &Error{File: file, Line: is.at.Line, Col: is.at.Col, Msg: "openclaw " + release + " refuses the config: " + msg})
+		errs = append(errs, &importer.Error{File: file, Line: is.at.Line, Col: is.at.Col, Msg: "openclaw " + release + " refuses the config: " + msg})
 	}
 	if len(errs) == 1 {
 		return errs[0]
@@ -100,10 +102,10 @@ func (l listPaths) rewrite(path string) string {
 		return path
 	}
 	i, ok := l[id]
-	if !ok || join(prefix, id) != path[:len(path)-len(after)] {
+	if !ok || importer.JoinPath(prefix, id) != path[:len(path)-len(after)] {
 		return path
 	}
-	return index("agents.list", i) + after
+	return importer.IndexPath("agents.list", i) + after
 }
 
 // migrateRoster returns the config as OpenClaw's schema sees it: an
@@ -111,28 +113,28 @@ func (l listPaths) rewrite(path string) string {
 // becomes agents.entries (migratePersistedImplicitMainRoster); any other
 // agents.list stays, and the schema refuses it (an unrecognized key), with
 // the reason added here.
-func migrateRoster(root *Value, iss *[]schemaIssue) (*Value, listPaths) {
+func migrateRoster(root *jsontree.Value, iss *[]schemaIssue) (*jsontree.Value, listPaths) {
 	am := root.Get("agents")
-	if am == nil || am.Value.Kind != Object {
+	if am == nil || am.Value.Kind != jsontree.Object {
 		return root, nil
 	}
 	lm := am.Value.Get("list")
 	if lm == nil || am.Value.Get("entries") != nil {
 		return root, nil
 	}
-	if lm.Value.Kind != Array {
+	if lm.Value.Kind != jsontree.Array {
 		return root, nil
 	}
-	entries := &Value{Kind: Object, Pos: lm.Value.Pos}
+	entries := &jsontree.Value{Kind: jsontree.Object, Pos: lm.Value.Pos}
 	paths := listPaths{}
 	for i, e := range lm.Value.Elems {
 		why := ""
-		var id *Member
-		if e.Kind != Object {
+		var id *jsontree.Member
+		if e.Kind != jsontree.Object {
 			why = fmt.Sprintf("agents.list[%d] is not an object", i)
-		} else if id = e.Get("id"); id == nil || id.Value.Kind != String || id.Value.Str == "" {
+		} else if id = e.Get("id"); id == nil || id.Value.Kind != jsontree.String || id.Value.Str == "" {
 			why = fmt.Sprintf("agents.list[%d] has no id", i)
-		} else if n := openclaw.NormalizeAgentID(id.Value.Str); n != id.Value.Str || strings.TrimSpace(id.Value.Str) != id.Value.Str {
+		} else if n := ocdialect.NormalizeAgentID(id.Value.Str); n != id.Value.Str || strings.TrimSpace(id.Value.Str) != id.Value.Str {
 			why = fmt.Sprintf("agents.list[%d].id %q is not a canonical agent id (write %q)", i, id.Value.Str, n)
 		} else if _, dup := paths[id.Value.Str]; dup {
 			why = fmt.Sprintf("agents.list[%d].id %q repeats an earlier id", i, id.Value.Str)
@@ -141,26 +143,26 @@ func migrateRoster(root *Value, iss *[]schemaIssue) (*Value, listPaths) {
 			*iss = append(*iss, schemaIssue{path: "agents", at: lm.KeyPos, msg: "agents.list is kept only when OpenClaw can move it to agents.entries: " + why})
 			return root, nil
 		}
-		entry := &Value{Kind: Object, Pos: e.Pos}
+		entry := &jsontree.Value{Kind: jsontree.Object, Pos: e.Pos}
 		for _, m := range e.Members {
 			if m.Key != "id" {
 				entry.Members = append(entry.Members, m)
 			}
 		}
 		paths[id.Value.Str] = i
-		entries.Members = append(entries.Members, Member{Key: id.Value.Str, KeyPos: e.Pos, Value: entry})
+		entries.Members = append(entries.Members, jsontree.Member{Key: id.Value.Str, KeyPos: e.Pos, Value: entry})
 	}
-	agents := &Value{Kind: Object, Pos: am.Value.Pos}
+	agents := &jsontree.Value{Kind: jsontree.Object, Pos: am.Value.Pos}
 	for _, m := range am.Value.Members {
 		if m.Key == "list" {
 			if len(entries.Members) > 0 {
-				agents.Members = append(agents.Members, Member{Key: "entries", KeyPos: m.KeyPos, Value: entries})
+				agents.Members = append(agents.Members, jsontree.Member{Key: "entries", KeyPos: m.KeyPos, Value: entries})
 			}
 			continue
 		}
 		agents.Members = append(agents.Members, m)
 	}
-	view := &Value{Kind: Object, Pos: root.Pos}
+	view := &jsontree.Value{Kind: jsontree.Object, Pos: root.Pos}
 	for _, m := range root.Members {
 		if m.Key == "agents" {
 			m.Value = agents
@@ -173,7 +175,7 @@ func migrateRoster(root *Value, iss *[]schemaIssue) (*Value, listPaths) {
 // refineOpenClaw runs the refinements of OpenClaw's schema on the tools and
 // agents sections (zod-schema.agent-runtime.ts addAllowAlsoAllowConflictIssue
 // and ToolPolicySchema; zod-schema.agents.ts AgentsSchema).
-func refineOpenClaw(root *Value, iss *[]schemaIssue) {
+func refineOpenClaw(root *jsontree.Value, iss *[]schemaIssue) {
 	refineToolScopes("tools", member(root, "tools"), "tools", iss)
 	refineRoster(member(root, "agents"), iss)
 }
@@ -183,9 +185,9 @@ const allowMerge = " cannot set both allow and alsoAllow in the same scope (merg
 
 // member returns the value at keys below v, or nil where a key or an
 // object is missing.
-func member(v *Value, keys ...string) *Value {
+func member(v *jsontree.Value, keys ...string) *jsontree.Value {
 	for _, k := range keys {
-		if v == nil || v.Kind != Object {
+		if v == nil || v.Kind != jsontree.Object {
 			return nil
 		}
 		m := v.Get(k)
@@ -199,23 +201,23 @@ func member(v *Value, keys ...string) *Value {
 
 // allowAndAlsoAllow reports whether a tools scope sets both allow and
 // alsoAllow, each a non-empty list.
-func allowAndAlsoAllow(v *Value) bool {
-	if v == nil || v.Kind != Object {
+func allowAndAlsoAllow(v *jsontree.Value) bool {
+	if v == nil || v.Kind != jsontree.Object {
 		return false
 	}
 	a, b := v.Get("allow"), v.Get("alsoAllow")
-	return a != nil && b != nil && a.Value.Kind == Array && b.Value.Kind == Array && len(a.Value.Elems) > 0 && len(b.Value.Elems) > 0
+	return a != nil && b != nil && a.Value.Kind == jsontree.Array && b.Value.Kind == jsontree.Array && len(a.Value.Elems) > 0 && len(b.Value.Elems) > 0
 }
 
 // refineToolScopes checks a tools section: its own lists and those of its
 // byProvider, sandbox, subagents and toolsBySender scopes. allow with
 // alsoAllow is a value of the document (the dialect refuses it itself), so
 // its issues are value issues.
-func refineToolScopes(path string, t *Value, what string, iss *[]schemaIssue) {
-	if t == nil || t.Kind != Object {
+func refineToolScopes(path string, t *jsontree.Value, what string, iss *[]schemaIssue) {
+	if t == nil || t.Kind != jsontree.Object {
 		return
 	}
-	add := func(path string, at Pos, msg string) {
+	add := func(path string, at jsontree.Pos, msg string) {
 		*iss = append(*iss, schemaIssue{path: path, at: at, msg: msg})
 	}
 	if allowAndAlsoAllow(t) {
@@ -223,18 +225,18 @@ func refineToolScopes(path string, t *Value, what string, iss *[]schemaIssue) {
 	}
 	for _, sub := range []struct{ key, what string }{{"byProvider", "tools.byProvider policy"}, {"toolsBySender", "tools policy"}} {
 		m := member(t, sub.key)
-		if m == nil || m.Kind != Object {
+		if m == nil || m.Kind != jsontree.Object {
 			continue
 		}
 		for _, e := range m.Members {
 			if allowAndAlsoAllow(e.Value) {
-				add(join(join(path, sub.key), e.Key), e.Value.Pos, sub.what+allowMerge)
+				add(importer.JoinPath(importer.JoinPath(path, sub.key), e.Key), e.Value.Pos, sub.what+allowMerge)
 			}
 		}
 	}
 	for _, k := range []string{"sandbox", "subagents"} {
 		if s := member(t, k, "tools"); allowAndAlsoAllow(s) {
-			add(join(join(path, k), "tools"), s.Pos, "tools policy"+allowMerge)
+			add(importer.JoinPath(importer.JoinPath(path, k), "tools"), s.Pos, "tools policy"+allowMerge)
 		}
 	}
 }
@@ -243,17 +245,17 @@ func refineToolScopes(path string, t *Value, what string, iss *[]schemaIssue) {
 // default marker, and the ownership rule of a multi-agent roster. The
 // roster's issues are not about values the document keeps (the document
 // has no ownership or default markers): key issues, never deferred.
-func refineRoster(agents *Value, iss *[]schemaIssue) {
-	add := func(path string, at Pos, msg string) {
+func refineRoster(agents *jsontree.Value, iss *[]schemaIssue) {
+	add := func(path string, at jsontree.Pos, msg string) {
 		*iss = append(*iss, schemaIssue{path: path, at: at, msg: msg, key: true})
 	}
-	if agents == nil || agents.Kind != Object {
+	if agents == nil || agents.Kind != jsontree.Object {
 		return
 	}
 	o := member(agents, "ownership")
-	explicit := o != nil && o.Kind == String && o.Str == "explicit"
+	explicit := o != nil && o.Kind == jsontree.String && o.Str == "explicit"
 	entries := member(agents, "entries")
-	if entries == nil || entries.Kind != Object {
+	if entries == nil || entries.Kind != jsontree.Object {
 		return
 	}
 	if len(entries.Members) == 0 && explicit {
@@ -262,16 +264,16 @@ func refineRoster(agents *Value, iss *[]schemaIssue) {
 	first := map[string]string{}
 	marked := 0
 	for _, e := range entries.Members {
-		id := openclaw.NormalizeAgentID(e.Key)
+		id := ocdialect.NormalizeAgentID(e.Key)
 		if prev, dup := first[id]; dup {
 			add("agents.entries", e.KeyPos, fmt.Sprintf("agents.entries keys %q and %q resolve to the same agent id %q; rename one key so each agent has a unique id", prev, e.Key, id))
 		} else {
 			first[id] = e.Key
 		}
-		if d := member(e.Value, "default"); d != nil && d.Kind == Bool && d.Bool {
+		if d := member(e.Value, "default"); d != nil && d.Kind == jsontree.Bool && d.Bool {
 			marked++
 		}
-		refineToolScopes(join(join("agents.entries", e.Key), "tools"), member(e.Value, "tools"), "agent tools", iss)
+		refineToolScopes(importer.JoinPath(importer.JoinPath("agents.entries", e.Key), "tools"), member(e.Value, "tools"), "agent tools", iss)
 	}
 	switch {
 	case marked > 1:

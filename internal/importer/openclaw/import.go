@@ -1,10 +1,12 @@
-package importer
+package openclaw
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/sessionledger/ledger/envelope/openclaw"
+	ocdialect "github.com/sessionledger/ledger/envelope/openclaw"
+	"github.com/sessionledger/ledger/internal/importer"
+	"github.com/sessionledger/ledger/internal/jsontree"
 	"github.com/sessionledger/ledger/internal/safefile"
 )
 
@@ -78,44 +80,44 @@ var (
 	ocChannels = mapOf(object(field{"groups", mapOf(object(field{"tools", ocScope}, field{"toolsBySender", mapOf(ocScope)}))}))
 )
 
-// OpenClaw converts an OpenClaw config (openclaw.json, JSON5) to the
+// Import converts an OpenClaw config (openclaw.json, JSON5) to the
 // openclaw policy document: tools, agents (defaults, list) and channels,
 // with every other key dropped and reported. Agents written as an
 // agents.entries map (id → agent) become agents.list entries. file names
 // the input in errors and warnings.
 //
 // The config is first validated as the newest OpenClaw release this build
-// pins validates it (openclaw.NewestRelease; ValidateOpenClaw): a config
+// pins validates it (envelope/openclaw's NewestRelease; validateOpenClaw): a config
 // that release refuses is refused here, each problem located, and the
 // document names the release it was validated for.
-func OpenClaw(file string, src []byte) (*Result, error) {
-	return OpenClawRelease(file, src, openclaw.NewestRelease())
+func Import(file string, src []byte) (*importer.Result, error) {
+	return ImportRelease(file, src, ocdialect.NewestRelease())
 }
 
-// OpenClawRelease is OpenClaw for a given pinned release.
+// ImportRelease is Import for a given pinned release.
 //
 // A config over DefaultMaxFileSize is refused before it is parsed (its
 // parsed form would take some 20 times its size); read it with
 // safefile.ReadFile(file, DefaultMaxFileSize).
-func OpenClawRelease(file string, src []byte, release string) (*Result, error) {
-	if len(src) > DefaultMaxFileSize {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("larger than the limit of %s for a config: nothing was imported", safefile.Size(DefaultMaxFileSize))}
+func ImportRelease(file string, src []byte, release string) (*importer.Result, error) {
+	if len(src) > importer.DefaultMaxFileSize {
+		return nil, &importer.Error{File: file, Msg: fmt.Sprintf("larger than the limit of %s for a config: nothing was imported", safefile.Size(importer.DefaultMaxFileSize))}
 	}
-	root, err := ParseJSON5(file, src)
+	root, err := jsontree.ParseJSON5(file, src)
 	if err != nil {
 		return nil, err
 	}
-	c := &converter{file: file, r: &Result{Dialect: DialectOpenClaw, Source: file}}
-	if root.Kind != Object {
+	c := &converter{file: file, r: &importer.Result{Dialect: importer.DialectOpenClaw, Source: file}}
+	if root.Kind != jsontree.Object {
 		return nil, c.errorf(root.Pos, "the config must be an object, got %s", root.Kind)
 	}
 	if err := validateOpenClaw(file, root, release); err != nil {
 		return nil, err
 	}
-	doc := &Value{Kind: Object, Pos: root.Pos}
-	doc.Members = append(doc.Members, Member{Key: "release", KeyPos: root.Pos, Value: &Value{Kind: String, Pos: root.Pos, Str: release}})
+	doc := &jsontree.Value{Kind: jsontree.Object, Pos: root.Pos}
+	doc.Members = append(doc.Members, jsontree.Member{Key: "release", KeyPos: root.Pos, Value: &jsontree.Value{Kind: jsontree.String, Pos: root.Pos, Str: release}})
 	for _, m := range root.Members {
-		var kept *Value
+		var kept *jsontree.Value
 		switch m.Key {
 		case "tools":
 			kept, err = c.walk(ocTools, m.Value, "tools", "tools")
@@ -131,8 +133,8 @@ func OpenClawRelease(file string, src []byte, release string) (*Result, error) {
 			return nil, err
 		}
 		if kept != nil {
-			c.r.record(m.Key, file, m.KeyPos)
-			doc.Members = append(doc.Members, Member{Key: m.Key, KeyPos: m.KeyPos, Value: kept})
+			c.r.Record(m.Key, file, m.KeyPos)
+			doc.Members = append(doc.Members, jsontree.Member{Key: m.Key, KeyPos: m.KeyPos, Value: kept})
 		}
 	}
 	if c.r.Document, err = doc.AppendJSON(make([]byte, 0, len(src)+512), file); err != nil { // no larger than the config, roughly
@@ -143,18 +145,18 @@ func OpenClawRelease(file string, src []byte, release string) (*Result, error) {
 
 type converter struct {
 	file string
-	r    *Result
+	r    *importer.Result
 }
 
-func (c *converter) errorf(at Pos, format string, args ...any) *Error {
-	return &Error{File: c.file, Line: at.Line, Col: at.Col, Msg: fmt.Sprintf(format, args...)}
+func (c *converter) errorf(at jsontree.Pos, format string, args ...any) *importer.Error {
+	return &importer.Error{File: c.file, Line: at.Line, Col: at.Col, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (c *converter) warn(at Pos, path, format string, args ...any) {
-	c.r.Warnings = append(c.r.Warnings, Warning{File: c.file, Line: at.Line, Col: at.Col, Path: path, Msg: fmt.Sprintf(format, args...)})
+func (c *converter) warn(at jsontree.Pos, path, format string, args ...any) {
+	c.r.Warnings = append(c.r.Warnings, importer.Warning{File: c.file, Line: at.Line, Col: at.Col, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
-func (c *converter) drop(m Member, path string) {
+func (c *converter) drop(m jsontree.Member, path string) {
 	c.warn(m.KeyPos, path, "dropped %s: not part of the openclaw policy document", path)
 }
 
@@ -162,29 +164,29 @@ func (c *converter) drop(m Member, path string) {
 // written (for warnings), out its path in the document (for locating the
 // dialect's complaints). An object whose every key was dropped is left out
 // (nil): the warnings already say why.
-func (c *converter) walk(s *shape, v *Value, in, out string) (*Value, error) {
-	c.r.record(out, c.file, v.Pos)
+func (c *converter) walk(s *shape, v *jsontree.Value, in, out string) (*jsontree.Value, error) {
+	c.r.Record(out, c.file, v.Pos)
 	switch s.kind {
 	case shObject, shMap:
-		if v.Kind != Object {
+		if v.Kind != jsontree.Object {
 			return nil, c.errorf(v.Pos, "%s must be an object, got %s", in, v.Kind)
 		}
-		kept := &Value{Kind: Object, Pos: v.Pos}
+		kept := &jsontree.Value{Kind: jsontree.Object, Pos: v.Pos}
 		for _, m := range v.Members {
 			fs := s.elem
 			if s.kind == shObject {
 				if fs = s.field(m.Key); fs == nil {
-					c.drop(m, join(in, m.Key))
+					c.drop(m, importer.JoinPath(in, m.Key))
 					continue
 				}
 			}
-			w, err := c.walk(fs, m.Value, join(in, m.Key), join(out, m.Key))
+			w, err := c.walk(fs, m.Value, importer.JoinPath(in, m.Key), importer.JoinPath(out, m.Key))
 			if err != nil {
 				return nil, err
 			}
 			if w != nil {
-				c.r.record(join(out, m.Key), c.file, m.KeyPos)
-				kept.Members = append(kept.Members, Member{Key: m.Key, KeyPos: m.KeyPos, Value: w})
+				c.r.Record(importer.JoinPath(out, m.Key), c.file, m.KeyPos)
+				kept.Members = append(kept.Members, jsontree.Member{Key: m.Key, KeyPos: m.KeyPos, Value: w})
 			}
 		}
 		if len(kept.Members) == 0 && len(v.Members) > 0 {
@@ -192,26 +194,26 @@ func (c *converter) walk(s *shape, v *Value, in, out string) (*Value, error) {
 		}
 		return kept, nil
 	case shStrings:
-		if v.Kind != Array {
+		if v.Kind != jsontree.Array {
 			return nil, c.errorf(v.Pos, "%s must be a list of strings, got %s", in, v.Kind)
 		}
 		for i, e := range v.Elems {
-			if e.Kind != String {
-				return nil, c.errorf(e.Pos, "%s must be a string, got %s", index(in, i), e.Kind)
+			if e.Kind != jsontree.String {
+				return nil, c.errorf(e.Pos, "%s must be a string, got %s", importer.IndexPath(in, i), e.Kind)
 			}
-			c.r.record(index(out, i), c.file, e.Pos)
+			c.r.Record(importer.IndexPath(out, i), c.file, e.Pos)
 		}
 		return v, nil
 	case shString:
-		if v.Kind != String {
+		if v.Kind != jsontree.String {
 			return nil, c.errorf(v.Pos, "%s must be a string, got %s", in, v.Kind)
 		}
 	case shBool:
-		if v.Kind != Bool {
+		if v.Kind != jsontree.Bool {
 			return nil, c.errorf(v.Pos, "%s must be true or false, got %s", in, v.Kind)
 		}
 	case shInt:
-		if v.Kind != Number || v.NonFinite != "" {
+		if v.Kind != jsontree.Number || v.NonFinite != "" {
 			got := v.Kind.String()
 			if v.NonFinite != "" {
 				got = v.NonFinite
@@ -219,7 +221,7 @@ func (c *converter) walk(s *shape, v *Value, in, out string) (*Value, error) {
 			return nil, c.errorf(v.Pos, "%s must be an integer, got %s", in, got)
 		}
 	case shAnyObject:
-		if v.Kind != Object {
+		if v.Kind != jsontree.Object {
 			return nil, c.errorf(v.Pos, "%s must be an object, got %s", in, v.Kind)
 		}
 	}
@@ -231,15 +233,15 @@ func (c *converter) walk(s *shape, v *Value, in, out string) (*Value, error) {
 // agent id (reference/openclaw.md, e.g. agents.entries.<id>.tools); its
 // entries are appended to agents.list in the order written, with the key as
 // the id.
-func (c *converter) agents(v *Value) (*Value, error) {
-	c.r.record("agents", c.file, v.Pos)
-	if v.Kind != Object {
+func (c *converter) agents(v *jsontree.Value) (*jsontree.Value, error) {
+	c.r.Record("agents", c.file, v.Pos)
+	if v.Kind != jsontree.Object {
 		return nil, c.errorf(v.Pos, "agents must be an object, got %s", v.Kind)
 	}
-	kept := &Value{Kind: Object, Pos: v.Pos}
-	var list *Value // the agents.list written out, created at the first list or entries key
+	kept := &jsontree.Value{Kind: jsontree.Object, Pos: v.Pos}
+	var list *jsontree.Value // the agents.list written out, created at the first list or entries key
 	ids := map[string]string{}
-	addAgent := func(a *Value, in string, at Pos) error {
+	addAgent := func(a *jsontree.Value, in string, at jsontree.Pos) error {
 		if m := a.Get("id"); m != nil {
 			id := m.Value.Str
 			if prev, dup := ids[id]; dup {
@@ -250,11 +252,11 @@ func (c *converter) agents(v *Value) (*Value, error) {
 		list.Elems = append(list.Elems, a)
 		return nil
 	}
-	ensureList := func(m Member) {
+	ensureList := func(m jsontree.Member) {
 		if list == nil {
-			list = &Value{Kind: Array, Pos: m.Value.Pos}
-			c.r.record("agents.list", c.file, m.KeyPos)
-			kept.Members = append(kept.Members, Member{Key: "list", KeyPos: m.KeyPos, Value: list})
+			list = &jsontree.Value{Kind: jsontree.Array, Pos: m.Value.Pos}
+			c.r.Record("agents.list", c.file, m.KeyPos)
+			kept.Members = append(kept.Members, jsontree.Member{Key: "list", KeyPos: m.KeyPos, Value: list})
 		}
 	}
 	for _, m := range v.Members {
@@ -265,29 +267,29 @@ func (c *converter) agents(v *Value) (*Value, error) {
 				return nil, err
 			}
 			if w != nil {
-				c.r.record("agents.defaults", c.file, m.KeyPos)
-				kept.Members = append(kept.Members, Member{Key: m.Key, KeyPos: m.KeyPos, Value: w})
+				c.r.Record("agents.defaults", c.file, m.KeyPos)
+				kept.Members = append(kept.Members, jsontree.Member{Key: m.Key, KeyPos: m.KeyPos, Value: w})
 			}
 		case "list":
-			if m.Value.Kind != Array {
+			if m.Value.Kind != jsontree.Array {
 				return nil, c.errorf(m.Value.Pos, "agents.list must be a list, got %s", m.Value.Kind)
 			}
 			ensureList(m)
 			for i, e := range m.Value.Elems {
-				in := index("agents.list", i)
-				w, err := c.walk(ocAgent, e, in, index("agents.list", len(list.Elems)))
+				in := importer.IndexPath("agents.list", i)
+				w, err := c.walk(ocAgent, e, in, importer.IndexPath("agents.list", len(list.Elems)))
 				if err != nil {
 					return nil, err
 				}
 				if w == nil {
-					w = &Value{Kind: Object, Pos: e.Pos}
+					w = &jsontree.Value{Kind: jsontree.Object, Pos: e.Pos}
 				}
 				if err := addAgent(w, in, e.Pos); err != nil {
 					return nil, err
 				}
 			}
 		case "entries":
-			if m.Value.Kind != Object {
+			if m.Value.Kind != jsontree.Object {
 				return nil, c.errorf(m.Value.Pos, "agents.entries must be an object mapping agent ids to agents, got %s", m.Value.Kind)
 			}
 			ensureList(m)
@@ -305,15 +307,15 @@ func (c *converter) agents(v *Value) (*Value, error) {
 				c.warn(m.KeyPos, "agents.entries", "converted agents.entries to agents.list (%d %s: %s)", len(names), noun, strings.Join(names, ", "))
 			}
 			for _, e := range m.Value.Members {
-				in := join("agents.entries", e.Key)
-				out := index("agents.list", len(list.Elems))
-				if e.Value.Kind != Object {
+				in := importer.JoinPath("agents.entries", e.Key)
+				out := importer.IndexPath("agents.list", len(list.Elems))
+				if e.Value.Kind != jsontree.Object {
 					return nil, c.errorf(e.Value.Pos, "%s must be an object, got %s", in, e.Value.Kind)
 				}
-				if idm := e.Value.Get("id"); idm != nil && (idm.Value.Kind != String || idm.Value.Str != e.Key) {
+				if idm := e.Value.Get("id"); idm != nil && (idm.Value.Kind != jsontree.String || idm.Value.Str != e.Key) {
 					return nil, c.errorf(idm.Value.Pos, "%s.id must equal its key %q (or be left out)", in, e.Key)
 				}
-				id := openclaw.NormalizeAgentID(e.Key)
+				id := ocdialect.NormalizeAgentID(e.Key)
 				if id != e.Key {
 					// OpenClaw resolves every agent id through
 					// normalizeAgentId: the entry is agent id.
@@ -324,20 +326,20 @@ func (c *converter) agents(v *Value) (*Value, error) {
 					return nil, err
 				}
 				if w == nil {
-					w = &Value{Kind: Object, Pos: e.Value.Pos}
+					w = &jsontree.Value{Kind: jsontree.Object, Pos: e.Value.Pos}
 				}
 				if w.Get("id") == nil {
-					idm := Member{Key: "id", KeyPos: e.KeyPos, Value: &Value{Kind: String, Pos: e.KeyPos, Str: id}}
-					w.Members = append([]Member{idm}, w.Members...)
+					idm := jsontree.Member{Key: "id", KeyPos: e.KeyPos, Value: &jsontree.Value{Kind: jsontree.String, Pos: e.KeyPos, Str: id}}
+					w.Members = append([]jsontree.Member{idm}, w.Members...)
 				}
-				c.r.record(out, c.file, e.KeyPos)
-				c.r.record(out+".id", c.file, e.KeyPos)
+				c.r.Record(out, c.file, e.KeyPos)
+				c.r.Record(out+".id", c.file, e.KeyPos)
 				if err := addAgent(w, in, e.KeyPos); err != nil {
 					return nil, err
 				}
 			}
 		default:
-			c.drop(m, join("agents", m.Key))
+			c.drop(m, importer.JoinPath("agents", m.Key))
 		}
 	}
 	if len(kept.Members) == 0 && len(v.Members) > 0 {

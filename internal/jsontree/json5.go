@@ -1,4 +1,4 @@
-package importer
+package jsontree
 
 import (
 	"bytes"
@@ -11,11 +11,14 @@ import (
 	"unicode/utf8"
 )
 
-// This file is a JSON5 reader (https://spec.json5.org, version 1.0.0). It
-// builds a tree of Values that remembers where each value and key was
-// written, so that both syntax errors and later complaints about a value can
-// name a line and column. Object members keep the order they were written in.
+// This file is the JSON5 reader (https://spec.json5.org, version 1.0.0).
 //
+// It is hand-written because the importer names a line and column in every
+// warning and refusal about an OpenClaw config (TestParseJSON5Positions,
+// TestJSON5Errors), and no JSON5 reader the module could use records a
+// position for every value and key. FuzzJSON5 holds it to encoding/json on
+// every input that is also JSON.
+
 // Two choices go beyond the spec, both because the tree feeds policy
 // documents: a key repeated in one object is refused (JSON5 and
 // encoding/json would silently keep the last value, hiding a setting), and
@@ -25,74 +28,6 @@ import (
 // maxDepth bounds nesting like encoding/json does, so that hostile input
 // cannot exhaust the stack.
 const maxDepth = 10000
-
-// Kind is the type of a JSON5 value.
-type Kind uint8
-
-// The kinds of value.
-const (
-	Null Kind = iota
-	Bool
-	Number
-	String
-	Array
-	Object
-)
-
-func (k Kind) String() string {
-	switch k {
-	case Null:
-		return "null"
-	case Bool:
-		return "boolean"
-	case Number:
-		return "number"
-	case String:
-		return "string"
-	case Array:
-		return "list"
-	case Object:
-		return "object"
-	}
-	return "unknown"
-}
-
-// Pos is a place in a source file. Line and Col are 1-based; Col counts
-// characters, not bytes. A zero Col means the column is unknown.
-type Pos struct {
-	Line, Col int
-}
-
-// Value is one JSON5 value and where it starts.
-type Value struct {
-	Kind Kind
-	Pos  Pos
-	Bool bool
-	// Num is a Number as JSON text ("16" for 0x10, "0.5" for .5). It is
-	// empty for Infinity, -Infinity and NaN, which NonFinite names instead.
-	Num       string
-	NonFinite string
-	Str       string
-	Elems     []*Value
-	Members   []Member
-}
-
-// Member is one key of an object, in the order written.
-type Member struct {
-	Key    string
-	KeyPos Pos
-	Value  *Value
-}
-
-// Get returns the member named key, or nil.
-func (v *Value) Get(key string) *Member {
-	for i := range v.Members {
-		if v.Members[i].Key == key {
-			return &v.Members[i]
-		}
-	}
-	return nil
-}
 
 // ParseJSON5 reads one JSON5 value from src. Errors are *Error naming file,
 // line and column.
@@ -170,7 +105,7 @@ func (v *Value) AppendJSON(dst []byte, file string) ([]byte, error) {
 		}
 		return append(dst, '}'), nil
 	}
-	return nil, fmt.Errorf("importer: value of unknown kind %d", v.Kind)
+	return nil, fmt.Errorf("jsontree: value of unknown kind %d", v.Kind)
 }
 
 const hexDigits = "0123456789abcdef"
@@ -338,7 +273,17 @@ func (p *parser) describeHere() string {
 	return fmt.Sprintf("character %U", r)
 }
 
+// value reads one value and notes the bytes it spans.
 func (p *parser) value() *Value {
+	start := p.off
+	v := p.bare()
+	if v != nil {
+		v.Start, v.End = start, p.off
+	}
+	return v
+}
+
+func (p *parser) bare() *Value {
 	at := p.pos()
 	r, n := p.peek()
 	if n == 0 {
@@ -423,7 +368,7 @@ func (p *parser) object() *Value {
 			p.advance()
 			return v
 		}
-		keyPos := p.pos()
+		keyPos, keyStart := p.pos(), p.off
 		var key string
 		switch {
 		case r == '"' || r == '\'':
@@ -469,7 +414,7 @@ func (p *parser) object() *Value {
 		if p.err != nil {
 			return nil
 		}
-		v.Members = append(v.Members, Member{Key: key, KeyPos: keyPos, Value: val})
+		v.Members = append(v.Members, Member{Key: key, KeyPos: keyPos, KeyStart: keyStart, Value: val})
 		p.skipSpace()
 		if p.err != nil {
 			return nil
