@@ -681,7 +681,10 @@ func (p *parser) identifier() (string, bool) {
 	return b.String(), true
 }
 
-// number reads a JSON5 number and turns it into JSON text.
+// number reads a JSON5 number and turns it into JSON text: Infinity and
+// NaN (nonFinite), hexadecimal (hexNumber) or decimal (decimal), with an
+// optional sign; a number directly followed by a letter, digit or dot is
+// refused.
 func (p *parser) number() *Value {
 	at := p.pos()
 	start := p.off
@@ -691,99 +694,118 @@ func (p *parser) number() *Value {
 		p.advance()
 	}
 	v := &Value{Kind: Number, Pos: at}
+	var ok bool
 	switch c := p.peekAt(0); {
 	case c == 'I' || c == 'N':
-		w := p.word()
-		switch w {
-		case "Infinity":
-			v.NonFinite = "Infinity"
-			if neg {
-				v.NonFinite = "-Infinity"
-			}
-		case "NaN":
-			v.NonFinite = "NaN"
-		default:
-			p.errorf(at, "unexpected %q: strings must be quoted", string(p.src[start:p.off]))
-			return nil
-		}
-		return v
+		return p.nonFinite(v, at, start, neg)
 	case c == '0' && (p.peekAt(1) == 'x' || p.peekAt(1) == 'X'):
-		p.advance()
-		p.advance()
-		ds := p.off
-		for p.off < len(p.src) {
-			if _, ok := hexVal(p.src[p.off]); !ok {
-				break
-			}
-			p.advance()
-		}
-		if p.off == ds {
-			p.errorf(at, "invalid number: 0x must be followed by hex digits")
-			return nil
-		}
-		n, _ := new(big.Int).SetString(string(p.src[ds:p.off]), 16)
-		v.Num = n.String()
-		if neg {
-			v.Num = "-" + v.Num
-		}
+		v.Num, ok = p.hexNumber(at, neg)
 	default:
-		var intPart, frac, exp []byte
-		if c == '0' {
-			intPart = []byte{'0'}
-			p.advance()
-			if d := p.peekAt(0); d >= '0' && d <= '9' {
-				p.errorf(at, "invalid number: leading zeros are not allowed")
-				return nil
-			}
-		} else {
-			intPart = p.digits()
-		}
-		hasDot := false
-		if p.peekAt(0) == '.' {
-			hasDot = true
-			p.advance()
-			frac = p.digits()
-		}
-		if len(intPart) == 0 && len(frac) == 0 {
-			if hasDot {
-				p.errorf(at, "invalid number: a decimal point needs a digit before or after it")
-			} else {
-				p.errorf(at, "unexpected %q: expected a value", string(p.src[start:p.off]))
-			}
-			return nil
-		}
-		if e := p.peekAt(0); e == 'e' || e == 'E' {
-			es := p.off
-			p.advance()
-			if s := p.peekAt(0); s == '+' || s == '-' {
-				p.advance()
-			}
-			if len(p.digits()) == 0 {
-				p.errorf(at, "invalid number: the exponent has no digits")
-				return nil
-			}
-			exp = p.src[es:p.off]
-		}
-		var b bytes.Buffer
-		if neg {
-			b.WriteByte('-')
-		}
-		if len(intPart) == 0 {
-			b.WriteByte('0')
-		}
-		b.Write(intPart)
-		if len(frac) > 0 {
-			b.WriteByte('.')
-			b.Write(frac)
-		}
-		b.Write(exp)
-		v.Num = b.String()
+		v.Num, ok = p.decimal(at, start, neg)
+	}
+	if !ok {
+		return nil
 	}
 	if r, n := p.peek(); n > 0 && (isIdentStart(r) || r >= '0' && r <= '9' || r == '.') {
 		p.errorf(p.pos(), "invalid number: unexpected %s after %q", p.describeHere(), string(p.src[start:p.off]))
 		return nil
 	}
 	return v
+}
+
+// nonFinite reads Infinity or NaN into v.
+func (p *parser) nonFinite(v *Value, at Pos, start int, neg bool) *Value {
+	switch p.word() {
+	case "Infinity":
+		v.NonFinite = "Infinity"
+		if neg {
+			v.NonFinite = "-Infinity"
+		}
+	case "NaN":
+		v.NonFinite = "NaN"
+	default:
+		p.errorf(at, "unexpected %q: strings must be quoted", string(p.src[start:p.off]))
+		return nil
+	}
+	return v
+}
+
+// hexNumber reads 0x and its hex digits as a decimal integer's text.
+func (p *parser) hexNumber(at Pos, neg bool) (string, bool) {
+	p.advance()
+	p.advance()
+	ds := p.off
+	for p.off < len(p.src) {
+		if _, ok := hexVal(p.src[p.off]); !ok {
+			break
+		}
+		p.advance()
+	}
+	if p.off == ds {
+		p.errorf(at, "invalid number: 0x must be followed by hex digits")
+		return "", false
+	}
+	n, _ := new(big.Int).SetString(string(p.src[ds:p.off]), 16)
+	if neg {
+		return "-" + n.String(), true
+	}
+	return n.String(), true
+}
+
+// decimal reads a decimal number (a JSON5 one may start or end with its
+// point) as JSON text.
+func (p *parser) decimal(at Pos, start int, neg bool) (string, bool) {
+	var intPart, frac, exp []byte
+	if p.peekAt(0) == '0' {
+		intPart = []byte{'0'}
+		p.advance()
+		if d := p.peekAt(0); d >= '0' && d <= '9' {
+			p.errorf(at, "invalid number: leading zeros are not allowed")
+			return "", false
+		}
+	} else {
+		intPart = p.digits()
+	}
+	hasDot := false
+	if p.peekAt(0) == '.' {
+		hasDot = true
+		p.advance()
+		frac = p.digits()
+	}
+	if len(intPart) == 0 && len(frac) == 0 {
+		if hasDot {
+			p.errorf(at, "invalid number: a decimal point needs a digit before or after it")
+		} else {
+			p.errorf(at, "unexpected %q: expected a value", string(p.src[start:p.off]))
+		}
+		return "", false
+	}
+	if e := p.peekAt(0); e == 'e' || e == 'E' {
+		es := p.off
+		p.advance()
+		if s := p.peekAt(0); s == '+' || s == '-' {
+			p.advance()
+		}
+		if len(p.digits()) == 0 {
+			p.errorf(at, "invalid number: the exponent has no digits")
+			return "", false
+		}
+		exp = p.src[es:p.off]
+	}
+	var b bytes.Buffer
+	if neg {
+		b.WriteByte('-')
+	}
+	if len(intPart) == 0 {
+		b.WriteByte('0')
+	}
+	b.Write(intPart)
+	if len(frac) > 0 {
+		b.WriteByte('.')
+		b.Write(frac)
+	}
+	b.Write(exp)
+	return b.String(), true
 }
 
 func (p *parser) digits() []byte {
