@@ -238,112 +238,153 @@ func (c *converter) agents(v *jsontree.Value) (*jsontree.Value, error) {
 	if v.Kind != jsontree.Object {
 		return nil, c.errorf(v.Pos, "agents must be an object, got %s", v.Kind)
 	}
-	kept := &jsontree.Value{Kind: jsontree.Object, Pos: v.Pos}
-	var list *jsontree.Value // the agents.list written out, created at the first list or entries key
-	ids := map[string]string{}
-	addAgent := func(a *jsontree.Value, in string, at jsontree.Pos) error {
-		if m := a.Get("id"); m != nil {
-			id := m.Value.Str
-			if prev, dup := ids[id]; dup {
-				return c.errorf(at, "%s: agent id %q is already defined at %s", in, id, prev)
-			}
-			ids[id] = fmt.Sprintf("%d:%d", at.Line, at.Col)
-		}
-		list.Elems = append(list.Elems, a)
-		return nil
-	}
-	ensureList := func(m jsontree.Member) {
-		if list == nil {
-			list = &jsontree.Value{Kind: jsontree.Array, Pos: m.Value.Pos}
-			c.r.Record("agents.list", c.file, m.KeyPos)
-			kept.Members = append(kept.Members, jsontree.Member{Key: "list", KeyPos: m.KeyPos, Value: list})
-		}
-	}
+	out := &agentsOut{c: c, kept: &jsontree.Value{Kind: jsontree.Object, Pos: v.Pos}, ids: map[string]string{}}
 	for _, m := range v.Members {
+		var err error
 		switch m.Key {
 		case "defaults":
-			w, err := c.walk(ocDefaults, m.Value, "agents.defaults", "agents.defaults")
-			if err != nil {
-				return nil, err
-			}
-			if w != nil {
-				c.r.Record("agents.defaults", c.file, m.KeyPos)
-				kept.Members = append(kept.Members, jsontree.Member{Key: m.Key, KeyPos: m.KeyPos, Value: w})
-			}
+			err = out.defaults(m)
 		case "list":
-			if m.Value.Kind != jsontree.Array {
-				return nil, c.errorf(m.Value.Pos, "agents.list must be a list, got %s", m.Value.Kind)
-			}
-			ensureList(m)
-			for i, e := range m.Value.Elems {
-				in := importer.IndexPath("agents.list", i)
-				w, err := c.walk(ocAgent, e, in, importer.IndexPath("agents.list", len(list.Elems)))
-				if err != nil {
-					return nil, err
-				}
-				if w == nil {
-					w = &jsontree.Value{Kind: jsontree.Object, Pos: e.Pos}
-				}
-				if err := addAgent(w, in, e.Pos); err != nil {
-					return nil, err
-				}
-			}
+			err = out.fromList(m)
 		case "entries":
-			if m.Value.Kind != jsontree.Object {
-				return nil, c.errorf(m.Value.Pos, "agents.entries must be an object mapping agent ids to agents, got %s", m.Value.Kind)
-			}
-			ensureList(m)
-			names := make([]string, 0, len(m.Value.Members))
-			for _, e := range m.Value.Members {
-				names = append(names, e.Key)
-			}
-			if len(names) == 0 {
-				c.warn(m.KeyPos, "agents.entries", "converted agents.entries to agents.list (no agents)")
-			} else {
-				noun := "agents"
-				if len(names) == 1 {
-					noun = "agent"
-				}
-				c.warn(m.KeyPos, "agents.entries", "converted agents.entries to agents.list (%d %s: %s)", len(names), noun, strings.Join(names, ", "))
-			}
-			for _, e := range m.Value.Members {
-				in := importer.JoinPath("agents.entries", e.Key)
-				out := importer.IndexPath("agents.list", len(list.Elems))
-				if e.Value.Kind != jsontree.Object {
-					return nil, c.errorf(e.Value.Pos, "%s must be an object, got %s", in, e.Value.Kind)
-				}
-				if idm := e.Value.Get("id"); idm != nil && (idm.Value.Kind != jsontree.String || idm.Value.Str != e.Key) {
-					return nil, c.errorf(idm.Value.Pos, "%s.id must equal its key %q (or be left out)", in, e.Key)
-				}
-				id := ocdialect.NormalizeAgentID(e.Key)
-				if id != e.Key {
-					// OpenClaw resolves every agent id through
-					// normalizeAgentId: the entry is agent id.
-					c.warn(e.KeyPos, in, "agents.entries key %q is agent %q (OpenClaw normalizes agent ids)", e.Key, id)
-				}
-				w, err := c.walk(ocAgent, e.Value, in, out)
-				if err != nil {
-					return nil, err
-				}
-				if w == nil {
-					w = &jsontree.Value{Kind: jsontree.Object, Pos: e.Value.Pos}
-				}
-				if w.Get("id") == nil {
-					idm := jsontree.Member{Key: "id", KeyPos: e.KeyPos, Value: &jsontree.Value{Kind: jsontree.String, Pos: e.KeyPos, Str: id}}
-					w.Members = append([]jsontree.Member{idm}, w.Members...)
-				}
-				c.r.Record(out, c.file, e.KeyPos)
-				c.r.Record(out+".id", c.file, e.KeyPos)
-				if err := addAgent(w, in, e.KeyPos); err != nil {
-					return nil, err
-				}
-			}
+			err = out.fromEntries(m)
 		default:
 			c.drop(m, importer.JoinPath("agents", m.Key))
 		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if len(kept.Members) == 0 && len(v.Members) > 0 {
+	if len(out.kept.Members) == 0 && len(v.Members) > 0 {
 		return nil, nil
 	}
-	return kept, nil
+	return out.kept, nil
+}
+
+// agentsOut is the agents section being written: what it keeps, and the
+// agents.list written out (created at the first list or entries key), with
+// where each agent id was defined.
+type agentsOut struct {
+	c    *converter
+	kept *jsontree.Value
+	list *jsontree.Value
+	ids  map[string]string
+}
+
+// ensureList creates agents.list at the key m.
+func (o *agentsOut) ensureList(m jsontree.Member) {
+	if o.list == nil {
+		o.list = &jsontree.Value{Kind: jsontree.Array, Pos: m.Value.Pos}
+		o.c.r.Record("agents.list", o.c.file, m.KeyPos)
+		o.kept.Members = append(o.kept.Members, jsontree.Member{Key: "list", KeyPos: m.KeyPos, Value: o.list})
+	}
+}
+
+// add appends an agent to agents.list, refusing an id defined before.
+func (o *agentsOut) add(a *jsontree.Value, in string, at jsontree.Pos) error {
+	if m := a.Get("id"); m != nil {
+		id := m.Value.Str
+		if prev, dup := o.ids[id]; dup {
+			return o.c.errorf(at, "%s: agent id %q is already defined at %s", in, id, prev)
+		}
+		o.ids[id] = fmt.Sprintf("%d:%d", at.Line, at.Col)
+	}
+	o.list.Elems = append(o.list.Elems, a)
+	return nil
+}
+
+// defaults keeps agents.defaults.
+func (o *agentsOut) defaults(m jsontree.Member) error {
+	c := o.c
+	w, err := c.walk(ocDefaults, m.Value, "agents.defaults", "agents.defaults")
+	if err != nil || w == nil {
+		return err
+	}
+	c.r.Record("agents.defaults", c.file, m.KeyPos)
+	o.kept.Members = append(o.kept.Members, jsontree.Member{Key: m.Key, KeyPos: m.KeyPos, Value: w})
+	return nil
+}
+
+// fromList appends the agents of agents.list.
+func (o *agentsOut) fromList(m jsontree.Member) error {
+	c := o.c
+	if m.Value.Kind != jsontree.Array {
+		return c.errorf(m.Value.Pos, "agents.list must be a list, got %s", m.Value.Kind)
+	}
+	o.ensureList(m)
+	for i, e := range m.Value.Elems {
+		in := importer.IndexPath("agents.list", i)
+		w, err := c.walk(ocAgent, e, in, importer.IndexPath("agents.list", len(o.list.Elems)))
+		if err != nil {
+			return err
+		}
+		if w == nil {
+			w = &jsontree.Value{Kind: jsontree.Object, Pos: e.Pos}
+		}
+		if err := o.add(w, in, e.Pos); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fromEntries appends the agents of an agents.entries map, in the order
+// written, each with its key (as OpenClaw normalizes it) as its id.
+func (o *agentsOut) fromEntries(m jsontree.Member) error {
+	c := o.c
+	if m.Value.Kind != jsontree.Object {
+		return c.errorf(m.Value.Pos, "agents.entries must be an object mapping agent ids to agents, got %s", m.Value.Kind)
+	}
+	o.ensureList(m)
+	names := make([]string, 0, len(m.Value.Members))
+	for _, e := range m.Value.Members {
+		names = append(names, e.Key)
+	}
+	switch len(names) {
+	case 0:
+		c.warn(m.KeyPos, "agents.entries", "converted agents.entries to agents.list (no agents)")
+	case 1:
+		c.warn(m.KeyPos, "agents.entries", "converted agents.entries to agents.list (%d %s: %s)", len(names), "agent", strings.Join(names, ", "))
+	default:
+		c.warn(m.KeyPos, "agents.entries", "converted agents.entries to agents.list (%d %s: %s)", len(names), "agents", strings.Join(names, ", "))
+	}
+	for _, e := range m.Value.Members {
+		if err := o.fromEntry(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fromEntry appends one agents.entries entry.
+func (o *agentsOut) fromEntry(e jsontree.Member) error {
+	c := o.c
+	in := importer.JoinPath("agents.entries", e.Key)
+	out := importer.IndexPath("agents.list", len(o.list.Elems))
+	if e.Value.Kind != jsontree.Object {
+		return c.errorf(e.Value.Pos, "%s must be an object, got %s", in, e.Value.Kind)
+	}
+	if idm := e.Value.Get("id"); idm != nil && (idm.Value.Kind != jsontree.String || idm.Value.Str != e.Key) {
+		return c.errorf(idm.Value.Pos, "%s.id must equal its key %q (or be left out)", in, e.Key)
+	}
+	id := ocdialect.NormalizeAgentID(e.Key)
+	if id != e.Key {
+		// OpenClaw resolves every agent id through normalizeAgentId: the
+		// entry is agent id.
+		c.warn(e.KeyPos, in, "agents.entries key %q is agent %q (OpenClaw normalizes agent ids)", e.Key, id)
+	}
+	w, err := c.walk(ocAgent, e.Value, in, out)
+	if err != nil {
+		return err
+	}
+	if w == nil {
+		w = &jsontree.Value{Kind: jsontree.Object, Pos: e.Value.Pos}
+	}
+	if w.Get("id") == nil {
+		idm := jsontree.Member{Key: "id", KeyPos: e.KeyPos, Value: &jsontree.Value{Kind: jsontree.String, Pos: e.KeyPos, Str: id}}
+		w.Members = append([]jsontree.Member{idm}, w.Members...)
+	}
+	c.r.Record(out, c.file, e.KeyPos)
+	c.r.Record(out+".id", c.file, e.KeyPos)
+	return o.add(w, in, e.KeyPos)
 }
