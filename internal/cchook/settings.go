@@ -206,14 +206,7 @@ func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
 		if len(blk) == 0 {
 			return src, ch, nil
 		}
-		var b bytes.Buffer
-		b.WriteString("{\n  \"hooks\": ")
-		b.WriteString(renderBlock(blk, "  ", "  "))
-		b.WriteString("\n}\n")
-		for _, eg := range blk {
-			ch.Added = append(ch.Added, eg.Event)
-		}
-		return b.Bytes(), ch, nil
+		return newSettings(blk, &ch), ch, nil
 	}
 	root, err := parseJSON(src)
 	if err != nil {
@@ -223,21 +216,16 @@ func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
 		return nil, ch, errors.New("the settings must be a JSON object")
 	}
 	unit := indentUnit(src, root)
-	want := map[string]Group{}
-	for _, eg := range blk {
-		want[eg.Event] = eg.Group
-	}
 	hi, err := member(root, "hooks", "")
 	if err != nil {
 		return nil, ch, err
 	}
-	var edits []span
 	if hi < 0 {
 		if len(blk) == 0 {
 			return src, ch, nil
 		}
 		ind := childIndent(src, root, unit)
-		edits = editContainer(src, root, nil, []string{renderMember("hooks", nil, "", unit) + renderBlock(blk, ind, unit)}, unit)
+		edits := editContainer(src, root, nil, []string{renderMember("hooks", nil, "", unit) + renderBlock(blk, ind, unit)}, unit)
 		for _, eg := range blk {
 			ch.Added = append(ch.Added, eg.Event)
 		}
@@ -247,6 +235,10 @@ func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
 	if hv.Kind != jsontree.Object {
 		return nil, ch, errors.New(`"hooks" must be an object of events`)
 	}
+	e := &hooksEdit{src: src, unit: unit, ch: &ch, want: map[string]Group{}}
+	for _, eg := range blk {
+		e.want[eg.Event] = eg.Group
+	}
 	delEvent := make([]bool, len(hv.Members))
 	seen := map[string]bool{}
 	for mi, m := range hv.Members {
@@ -254,58 +246,9 @@ func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
 			return nil, ch, fmt.Errorf(`"hooks" has the event %q twice`, m.Key)
 		}
 		seen[m.Key] = true
-		w, ours := want[m.Key]
-		arr := m.Value
-		if arr.Kind != jsontree.Array {
-			if ours {
-				return nil, ch, fmt.Errorf(`"hooks.%s" must be a list of matcher groups`, m.Key)
-			}
-			continue
+		if delEvent[mi], err = e.event(m); err != nil {
+			return nil, ch, err
 		}
-		own, err := ownHandlers(src, arr)
-		if err != nil {
-			return nil, ch, fmt.Errorf(`"hooks.%s": %v`, m.Key, err)
-		}
-		if ours && len(own) == 1 && own[0].matches(w) {
-			continue // already installed as wanted
-		}
-		if len(own) == 0 && !ours {
-			continue
-		}
-		delGroup := make([]bool, len(arr.Elems))
-		for gi := range arr.Elems {
-			var del []bool
-			n := 0
-			for _, o := range own {
-				if o.group == gi {
-					if del == nil {
-						del = make([]bool, len(o.hooks.Elems))
-					}
-					del[o.index] = true
-					n++
-				}
-			}
-			if del == nil {
-				continue
-			}
-			if n == len(del) {
-				delGroup[gi] = true
-				continue
-			}
-			edits = append(edits, editContainer(src, own[slices.IndexFunc(own, func(o ownHandler) bool { return o.group == gi })].hooks, del, nil, unit)...)
-		}
-		var add []string
-		if ours {
-			add = []string{renderJSON(w, itemIndent(src, arr, unit), unit)}
-			ch.Added = append(ch.Added, m.Key)
-		} else {
-			ch.Removed = append(ch.Removed, m.Key)
-		}
-		if add == nil && !slices.Contains(delGroup, false) {
-			delEvent[mi] = true
-			continue
-		}
-		edits = append(edits, editContainer(src, arr, delGroup, add, unit)...)
 	}
 	var add []string
 	ind := itemIndent(src, hv, unit)
@@ -315,6 +258,7 @@ func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
 			ch.Added = append(ch.Added, eg.Event)
 		}
 	}
+	edits := e.edits
 	if len(blk) == 0 && !slices.Contains(delEvent, false) && len(hv.Members) > 0 {
 		// Nothing is left under "hooks": remove the key itself.
 		del := make([]bool, len(root.Members))
@@ -325,6 +269,94 @@ func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
 	}
 	sort.Strings(ch.Removed)
 	return apply(src, edits), ch, nil
+}
+
+// newSettings is a settings file holding only the hooks of blk.
+func newSettings(blk []EventGroup, ch *Change) []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n  \"hooks\": ")
+	b.WriteString(renderBlock(blk, "  ", "  "))
+	b.WriteString("\n}\n")
+	for _, eg := range blk {
+		ch.Added = append(ch.Added, eg.Event)
+	}
+	return b.Bytes()
+}
+
+// hooksEdit collects the edits of an existing "hooks" object: for each
+// event, the ledger's own handlers are removed and, for an event of want,
+// the wanted group added (unless it is installed as wanted already).
+type hooksEdit struct {
+	src   []byte
+	unit  string
+	ch    *Change
+	want  map[string]Group
+	edits []span
+}
+
+// event edits one event's list; it reports whether the whole event is to
+// be removed (nothing of it left).
+func (e *hooksEdit) event(m jsontree.Member) (bool, error) {
+	w, ours := e.want[m.Key]
+	arr := m.Value
+	if arr.Kind != jsontree.Array {
+		if ours {
+			return false, fmt.Errorf(`"hooks.%s" must be a list of matcher groups`, m.Key)
+		}
+		return false, nil
+	}
+	own, err := ownHandlers(e.src, arr)
+	if err != nil {
+		return false, fmt.Errorf(`"hooks.%s": %v`, m.Key, err)
+	}
+	if ours && len(own) == 1 && own[0].matches(w) {
+		return false, nil // already installed as wanted
+	}
+	if len(own) == 0 && !ours {
+		return false, nil
+	}
+	delGroup := e.removeOwn(arr, own)
+	var add []string
+	if ours {
+		add = []string{renderJSON(w, itemIndent(e.src, arr, e.unit), e.unit)}
+		e.ch.Added = append(e.ch.Added, m.Key)
+	} else {
+		e.ch.Removed = append(e.ch.Removed, m.Key)
+	}
+	if add == nil && !slices.Contains(delGroup, false) {
+		return true, nil
+	}
+	e.edits = append(e.edits, editContainer(e.src, arr, delGroup, add, e.unit)...)
+	return false, nil
+}
+
+// removeOwn removes the ledger's handlers from an event's groups: a group
+// left with none of its handlers is marked for deletion (returned), the
+// others lose only the ledger's.
+func (e *hooksEdit) removeOwn(arr *jsontree.Value, own []ownHandler) []bool {
+	delGroup := make([]bool, len(arr.Elems))
+	for gi := range arr.Elems {
+		var del []bool
+		n := 0
+		for _, o := range own {
+			if o.group == gi {
+				if del == nil {
+					del = make([]bool, len(o.hooks.Elems))
+				}
+				del[o.index] = true
+				n++
+			}
+		}
+		if del == nil {
+			continue
+		}
+		if n == len(del) {
+			delGroup[gi] = true
+			continue
+		}
+		e.edits = append(e.edits, editContainer(e.src, own[slices.IndexFunc(own, func(o ownHandler) bool { return o.group == gi })].hooks, del, nil, e.unit)...)
+	}
+	return delGroup
 }
 
 // ownHandler is one of the ledger's handlers found in an event's list.
