@@ -136,6 +136,10 @@ func (*Dialect) CheckEvent(ev *events.Event, payload any) error {
 		return err
 	}
 	switch d := payload.(type) {
+	case *events.CheckedData:
+		if _, ok := callOwners(d.Input); !ok {
+			return events.Errorf(events.CodeInvalidEvent, "input %q must be a list of plugin ids, like [\"browser\"]", CallPluginKey)
+		}
 	case *events.TurnData:
 		if d.Mode != "" {
 			return events.Errorf(events.CodeInvalidEvent, "a turn of an openclaw session names no mode (OpenClaw has no permission modes), got %q", d.Mode)
@@ -404,19 +408,20 @@ func (e *effective) extraAt(s *envelope.Session, k int) string {
 }
 
 // Decide decides one tool for session s with the full trace: a catalogue
-// step, then one step per layer of section 5.1. input is not used by this
-// dialect.
+// step, then one step per layer of section 5.1. Of input, the dialect reads
+// only the call's report of the tool's plugins (CallPluginKey).
 //
 // A session whose root's start reported the gateway's plugin tools
-// (plugin_tools) is decided under the document and under that report, and
-// denied when either denies (plugins.go).
-func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, _ json.RawMessage) envelope.Verdict {
+// (plugin_tools), or whose call reports the tool's plugins, is decided
+// under the document and under that report, and denied when either denies
+// (plugins.go).
+func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, input json.RawMessage) envelope.Verdict {
 	e := effectiveOf(w)
 	v := e.decide(w, s, tool)
 	if e == nil || v.Decision == envelope.Deny {
 		return v
 	}
-	rep := reportOf(w, s)
+	rep := reportFor(w, s, tool, input)
 	er := e.reported(w.Policy(), rep)
 	if er == nil {
 		return v

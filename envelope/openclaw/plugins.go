@@ -1,6 +1,8 @@
 package openclaw
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"sort"
 	"strconv"
@@ -42,6 +44,9 @@ type report struct {
 	tools map[string][]string
 	root  events.SessionKey
 	start envelope.RecordRef
+	// call: the call's own report (CallPluginKey) named a plugin the
+	// start's did not.
+	call bool
 }
 
 // reportOf returns the report that decides s: its root's start's
@@ -57,6 +62,79 @@ func reportOf(w envelope.World, s *envelope.Session) *report {
 		r = w.Session(r.Parent)
 	}
 	return nil
+}
+
+// CallPluginKey is the input key of a checked call with which the plugin
+// reports the plugins that own the called tool in the gateway's registry
+// at the call (a list of plugin ids). A root's start reports the registry
+// when the root started; a plugin enabled later (a gateway restarted under
+// a session it keeps) is in no start report, and a tool of it that the
+// core catalogue also names would be decided as a core tool. The call's
+// report adds its owners to the start's for that call (reportFor), so
+// group:plugins and the plugin's id cover it as OpenClaw's own policy
+// does (TestCallReportsPluginTool, conformance plugins-03).
+const CallPluginKey = "ledger:plugin"
+
+// callOwners returns the plugin ids input names under CallPluginKey, nil
+// when it names none; ok is false when the value is not a list of
+// non-empty strings.
+func callOwners(input json.RawMessage) (ids []string, ok bool) {
+	if len(input) == 0 || !bytes.Contains(input, []byte(CallPluginKey)) {
+		return nil, true
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(input, &m) != nil {
+		return nil, true // not an object: names no plugin
+	}
+	raw, present := m[CallPluginKey]
+	if !present {
+		return nil, true
+	}
+	if json.Unmarshal(raw, &ids) != nil || len(ids) == 0 {
+		return nil, false
+	}
+	for _, id := range ids {
+		if strings.TrimSpace(id) == "" {
+			return nil, false
+		}
+	}
+	return ids, true
+}
+
+// reportFor is the report that decides tool for s at one call: the root's
+// start report, with the plugins the call's input names (CallPluginKey)
+// given the tool too; nil when neither names any plugin tool.
+func reportFor(w envelope.World, s *envelope.Session, tool string, input json.RawMessage) *report {
+	rep := reportOf(w, s)
+	ids, _ := callOwners(input)
+	if len(ids) == 0 {
+		return rep
+	}
+	tools := map[string][]string{}
+	root, start := events.SessionKey(""), envelope.RecordRef{}
+	if rep != nil {
+		if t, err := events.DecodePluginTools([]byte(rep.raw)); err == nil {
+			tools = t
+		}
+		root, start = rep.root, rep.start
+	} else if r := rootOf(w, s); r != nil {
+		root, start = r.Key, r.Origin
+	}
+	changed := false
+	for _, id := range ids {
+		if !slices.Contains(tools[id], tool) {
+			tools[id] = append(slices.Clone(tools[id]), tool)
+			changed = true
+		}
+	}
+	if !changed && rep != nil {
+		return rep
+	}
+	raw, err := json.Marshal(tools) // map keys sorted: one text for one report
+	if err != nil {
+		return rep
+	}
+	return &report{raw: string(raw), root: root, start: start, call: true}
 }
 
 // reported returns e compiled with rep's plugin tools as the marks, nil
@@ -132,6 +210,9 @@ func (rep *report) reason(e *effective, t string, why envelope.Reason) envelope.
 	reported := owners(e.rel, rep.tools, t)
 	listed := owners(e.rel, e.policy.Doc.PluginTools, t)
 	at := "session.started of " + string(rep.root) + " at seq " + strconv.FormatUint(rep.start.Seq, 10)
+	if rep.call {
+		at += ", and the call's own report (" + CallPluginKey + ")"
+	}
 	var cause, rule string
 	switch {
 	case len(reported) > 0:

@@ -202,3 +202,68 @@ func TestRevocationOfReportedPluginTools(t *testing.T) {
 		}
 	}
 }
+
+// TestCallReportsPluginTool: a call whose input reports the tool's plugins
+// (CallPluginKey: a plugin enabled after the root started, so in no start
+// report) is decided with them as the tool's owners for that call: under
+// group:plugins or the plugin's id it is denied, saying what to add, and a
+// revocation of group:plugins reaches it; a call without the key decides as
+// before; a malformed value is refused on append.
+func TestCallReportsPluginTool(t *testing.T) {
+	cat := []string{"read", "browser", "canvas"}
+	startReport := json.RawMessage(`{"canvas": ["canvas"]}`)
+	call := json.RawMessage(`{"` + CallPluginKey + `": ["browser"], "url": "https://example.com"}`)
+	for _, tc := range []struct {
+		name     string
+		doc      string
+		report   json.RawMessage
+		input    json.RawMessage
+		tool     string
+		decision string
+		code     string
+		ruleSays string
+	}{
+		{"no start report, the call reports browser's plugin: denied", `{"tools": {"deny": ["group:plugins"]}}`, nil, call, "browser", "deny", "global:plugin_unlisted", "the call's own report"},
+		{"a start report without it, the call reports it: denied", `{"tools": {"deny": ["group:plugins"]}}`, startReport, call, "browser", "deny", "global:plugin_unlisted", `add "browser" to pluginTools.browser`},
+		{"the plugin's id denies it", `{"tools": {"deny": ["browser"]}}`, nil, call, "browser", "deny", "global:deny", ""},
+		{"without the call's report, as before: allowed", `{"tools": {"deny": ["group:plugins"]}}`, startReport, nil, "browser", "allow", "default:allow", ""},
+		{"a call of a core tool reports no plugin: allowed", `{"tools": {"deny": ["group:plugins"]}}`, nil, json.RawMessage(`{"path": "a"}`), "read", "allow", "default:allow", ""},
+		{"listed in pluginTools: the document's reason", `{"pluginTools": {"browser": ["browser"]}, "tools": {"deny": ["group:plugins"]}}`, nil, call, "browser", "deny", "global:deny", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorldRelease(t, NewestRelease(), tc.doc, cat...)
+			w.start("agent:main:main", events.StartedData{Agent: "main", PluginTools: tc.report})
+			s := w.sessions["agent:main:main"]
+			v := w.d.Decide(w, s, tc.tool, tc.input)
+			if string(v.Decision) != tc.decision || v.Reason.Code != tc.code {
+				t.Errorf("%s: %s %s (%s), want %s %s", tc.tool, v.Decision, v.Reason.Code, v.Reason.Rule, tc.decision, tc.code)
+			}
+			if tc.ruleSays != "" && !strings.Contains(v.Reason.Rule, tc.ruleSays) {
+				t.Errorf("the rule %q does not say %q", v.Reason.Rule, tc.ruleSays)
+			}
+		})
+	}
+	// A revocation of group:plugins reaches the call's reported tool.
+	w := newWorldRelease(t, NewestRelease(), `{}`, cat...)
+	w.start("agent:main:main", events.StartedData{Agent: "main"})
+	s := w.sessions["agent:main:main"]
+	p := w.Policy()
+	if New().MatchRuleFor(w, s, p, "group:plugins", "browser", nil, false) {
+		t.Errorf("group:plugins reaches browser with no report at all")
+	}
+	if !New().MatchRuleFor(w, s, p, "group:plugins", "browser", call, false) {
+		t.Errorf("group:plugins does not reach browser, which the call reports as a plugin's")
+	}
+	// A malformed report is refused on append.
+	d := New()
+	for _, bad := range []string{`{"ledger:plugin": "browser"}`, `{"ledger:plugin": []}`, `{"ledger:plugin": [""]}`, `{"ledger:plugin": [1]}`} {
+		ev := &events.Event{Type: events.ToolChecked, Session: "agent:main:main"}
+		if err := d.CheckEvent(ev, &events.CheckedData{Turn: 1, Tool: "browser", Input: json.RawMessage(bad)}); events.CodeOf(err) != events.CodeInvalidEvent {
+			t.Errorf("%s: %v, want invalid_event", bad, err)
+		}
+	}
+	ev := &events.Event{Type: events.ToolChecked, Session: "agent:main:main"}
+	if err := d.CheckEvent(ev, &events.CheckedData{Turn: 1, Tool: "browser", Input: call}); err != nil {
+		t.Errorf("a well-formed report: %v", err)
+	}
+}

@@ -89,7 +89,7 @@ func (d *Dialect) MatchRuleFor(w envelope.World, s *envelope.Session, p *envelop
 	if d.MatchRule(p, rule, tool, input, whole) {
 		return true
 	}
-	rep := reportOf(w, s)
+	rep := reportFor(w, s, tool, input)
 	if rep == nil {
 		return false
 	}

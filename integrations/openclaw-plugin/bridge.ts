@@ -591,12 +591,30 @@ export class Bridge {
     }
   }
 
+  /**
+   * ownersOf returns the plugin ids that own tool in the gateway's plugin
+   * registry now (sorted); none when the registry is not read (an origin
+   * without pluginTools). A registry that cannot be read at the call
+   * throws, and the call is blocked with the reason.
+   */
+  private ownersOf(tool: string): string[] {
+    if (!this.origin.pluginTools) return [];
+    const tools = this.origin.pluginTools();
+    return Object.keys(tools)
+      .filter((id) => tools[id].includes(tool))
+      .sort();
+  }
+
   private async decide(key: string, tool: string, call: string, hint: Hint): Promise<Block | undefined> {
     const s = await this.ensure(key, hint);
     // A call before any model call this plugin saw (a hook it missed):
     // the check needs a current turn.
     if (s.turns === 0 && s.state === "active") await this.startTurn(s, "first");
-    const chk: CheckResult = await this.ledger.check(key, tool, call);
+    // The plugins that own the tool now: a plugin enabled after the root
+    // started is in no start report, so the call reports them itself
+    // ("ledger:plugin", read by the openclaw dialect's CallPluginKey).
+    const owners = this.ownersOf(tool);
+    const chk: CheckResult = await this.ledger.check(key, tool, call, owners.length > 0 ? { "ledger:plugin": owners } : undefined);
     if (chk.decision === "deny") {
       return { block: true, blockReason: denialReason(key, tool, chk.reason, whyCommand(this.cfg.why, call, chk.recorded, key)) };
     }

@@ -362,8 +362,10 @@ export class Ledger {
    * tool.checked for the session's current turn with call, which prepares
    * the call's effect.
    */
-  async check(session: string, tool: string, call: string): Promise<CheckResult> {
-    const r = await this.ask<CheckResult>("check", { session, tool, record: true, call });
+  async check(session: string, tool: string, call: string, input?: Record<string, unknown>): Promise<CheckResult> {
+    const body: Record<string, unknown> = { session, tool, record: true, call };
+    if (input !== undefined) body.input = input;
+    const r = await this.ask<CheckResult>("check", body);
     this.observe(r.recorded);
     return r;
   }

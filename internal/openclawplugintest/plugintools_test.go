@@ -67,8 +67,33 @@ func TestHookRunnerBundledPluginTools(t *testing.T) {
 			t.Errorf("%s: read was blocked: %s", tc.name, reason)
 		}
 	}
-	// What the root's start recorded: the gateway's report, with browser
-	// as plugin browser's.
+	// A root the gateway started before the browser plugin was enabled (a
+	// restart keeps agent:main:main): its start recorded no browser. The
+	// plugin's call reports browser's owner itself ("ledger:plugin"), and
+	// the ledger denies it as OpenClaw does.
+	const earlier = "openclaw:bundled-restarted"
+	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Scope: earlier,
+		Document: json.RawMessage(`{"tools": {"deny": ["group:plugins"]}}`), Catalogue: append(slices.Clone(catalogue), "browser")})); err != nil {
+		t.Fatal(err)
+	}
+	restarted := "agent:main:bundled-restarted"
+	orch := client.New(nc, client.Options{Owner: Owner})
+	if _, err := orch.Append(ctx, client.Start(events.SessionKey(restarted), events.StartedData{Agent: "main", Scope: earlier,
+		PluginTools: json.RawMessage(`{}`)})); err != nil {
+		t.Fatal(err)
+	}
+	a := RunHooksWith(t, New(t), map[string]any{"natsUrl": url, "timeoutMs": 2000, "retries": 0, "scope": earlier}, []string{"browser"},
+		[]Step{modelCall(restarted, "m1"), tool("browser", "b1", restarted), tool("read", "r1", restarted)})
+	blocked, reason := a[1].Blocked()
+	t.Logf("restarted: browser: %s", reason)
+	if !blocked || !strings.Contains(reason, "global:plugin_unlisted") || !strings.Contains(reason, "the call's own report") {
+		t.Errorf("restarted: browser blocked %v, want global:plugin_unlisted from the call's own report:\n%s", blocked, reason)
+	}
+	if blocked, reason := a[2].Blocked(); blocked {
+		t.Errorf("restarted: read was blocked: %s", reason)
+	}
+	// What the roots' starts recorded: the gateway's report, with browser
+	// as plugin browser's (the restarted root's: none).
 	for _, l := range strings.Split(strings.TrimSpace(ledgertest.LedgerCmd(t, bin, "log", "--json", "--nats", url, "--data", t.TempDir())), "\n") {
 		var r events.Record
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
@@ -82,6 +107,12 @@ func TestHookRunnerBundledPluginTools(t *testing.T) {
 			t.Fatal(err)
 		}
 		pt, err := events.DecodePluginTools(d.PluginTools)
+		if r.Session == events.SessionKey(restarted) {
+			if err != nil || len(pt) != 0 {
+				t.Errorf("%s started with plugin_tools %s (%v); want {}", r.Session, d.PluginTools, err)
+			}
+			continue
+		}
 		if err != nil || len(pt["browser"]) != 1 || pt["browser"][0] != "browser" {
 			t.Errorf("%s started with plugin_tools %s (%v); want browser's browser", r.Session, d.PluginTools, err)
 		}
