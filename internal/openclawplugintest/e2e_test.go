@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/ledgertest"
@@ -36,13 +34,7 @@ var catalogue = []string{"read", "write", "edit", "apply_patch", "ls", "exec", "
 // main agent's yield, and the ledger holds the whole story and verifies.
 func TestAgentRun(t *testing.T) {
 	Require(t)
-	bin := ledgertest.BuildLedger(t)
-	url := ledgertest.ServeLedger(t, bin)
-	nc, err := nats.Connect(url, nats.Timeout(5*time.Second), nats.MaxReconnects(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	bin, url, nc := servedLedger(t)
 	ops := client.New(nc, client.Options{Actor: "ops:alice"})
 	view := client.New(nc, client.Options{Owner: Owner})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

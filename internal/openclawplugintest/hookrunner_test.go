@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/ledgertest"
@@ -179,13 +177,7 @@ func TestHookRunner(t *testing.T) {
 
 	t.Run("lineage", func(t *testing.T) {
 		t.Parallel()
-		bin := ledgertest.BuildLedger(t)
-		url := ledgertest.ServeLedger(t, bin)
-		nc, err := nats.Connect(url, nats.Timeout(5*time.Second), nats.MaxReconnects(0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer nc.Close()
+		bin, url, nc := servedLedger(t)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		ops := client.New(nc, client.Options{})
@@ -326,13 +318,7 @@ func TestHookRunner(t *testing.T) {
 // through, and exec in the room was blocked.
 func TestHookRunnerConversations(t *testing.T) {
 	Require(t)
-	bin := ledgertest.BuildLedger(t)
-	url := ledgertest.ServeLedger(t, bin)
-	nc, err := nats.Connect(url, nats.Timeout(5*time.Second), nats.MaxReconnects(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	bin, url, nc := servedLedger(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	oc := New(t)

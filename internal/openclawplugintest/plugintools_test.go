@@ -27,13 +27,7 @@ import (
 // allowed it (browser was a core tool to it).
 func TestHookRunnerBundledPluginTools(t *testing.T) {
 	Require(t)
-	bin := ledgertest.BuildLedger(t)
-	url := ledgertest.ServeLedger(t, bin)
-	nc, err := nats.Connect(url, nats.Timeout(5*time.Second), nats.MaxReconnects(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	bin, url, nc := servedLedger(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	ops := client.New(nc, client.Options{})
@@ -120,4 +114,19 @@ func TestHookRunnerBundledPluginTools(t *testing.T) {
 	if out := ledgertest.LedgerCmd(t, bin, "verify", "--nats", url, "--data", t.TempDir()); !strings.Contains(out, "no drift") {
 		t.Errorf("ledger verify: %s", out)
 	}
+}
+
+// servedLedger builds the ledger (once per test binary, ledgertest.Main),
+// serves it on loopback and connects to it; the server stops and the
+// connection closes when the test ends.
+func servedLedger(t *testing.T) (bin, url string, nc *nats.Conn) {
+	t.Helper()
+	bin = ledgertest.BuildLedger(t)
+	url = ledgertest.ServeLedger(t, bin)
+	nc, err := nats.Connect(url, nats.Timeout(5*time.Second), nats.MaxReconnects(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return bin, url, nc
 }
