@@ -400,8 +400,7 @@ func (m *mcpSteps) rows(rep *Report, suffix string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, s := range []struct{ part, name, note string }{
-		{mcpgw.PartCheck, "the recorded check (ledger)", "the ledger's check endpoint recording tool.checked, as the gateway timed it"},
-		{mcpgw.PartEffect, "the effect's append (ledger)", "the append of tool.effect_started, after the check, as the gateway timed it"},
+		{mcpgw.PartCheck, "the recorded check that starts the call (ledger)", "the ledger's check endpoint recording one tool.checked with effect: true, as the gateway timed it"},
 		{mcpgw.PartUpstream, "the forward to the upstream", "the gateway's tools/call to the upstream over loopback HTTP"},
 	} {
 		if d := m.d[s.part]; len(d) > 0 {

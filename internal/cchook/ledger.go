@@ -63,6 +63,16 @@ func (l ClientLedger) Check(ctx context.Context, key events.SessionKey, tool str
 	return l.C.Check(ctx, key, tool, opts...)
 }
 
+// Start decides a call at the moment it runs, recording its check and the
+// start of its effect in one record.
+func (l ClientLedger) Start(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, call string) (client.CheckResult, error) {
+	var opts []client.QueryOpt
+	if len(input) > 0 {
+		opts = append(opts, client.WithInput(input))
+	}
+	return l.C.CheckAndStart(ctx, key, tool, call, opts...)
+}
+
 // ProjectDir is the project whose Claude Code configuration governs a
 // session working in cwd: projectDir (Claude Code's CLAUDE_PROJECT_DIR, set
 // for command hooks) when given, else the nearest directory at or above cwd

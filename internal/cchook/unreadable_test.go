@@ -158,6 +158,10 @@ func (denyAll) Check(context.Context, events.SessionKey, string, json.RawMessage
 	return client.CheckResult{Decision: envelope.Deny, Recorded: 2}, nil
 }
 
+func (denyAll) Start(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
+	return client.CheckResult{Decision: envelope.Deny, Recorded: 2}, nil
+}
+
 // otherEvent reports whether raw is, by a reading independent of the
 // hook's, one well-formed JSON object whose hook_event_name (in any case)
 // is a string other than PreToolUse.

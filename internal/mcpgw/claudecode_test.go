@@ -78,7 +78,7 @@ func TestClaudeCodeCLI(t *testing.T) {
 		t.Fatalf("echo through the gateway = %+v", echo)
 	}
 	checked := records(t, f, events.ToolChecked)
-	if len(checked) == 0 || !strings.Contains(string(checked[0].Data), `"tool":"mcp__t__echo"`) || len(records(t, f, events.EffectStarted)) == 0 {
+	if len(checked) == 0 || !strings.Contains(string(checked[0].Data), `"tool":"mcp__t__echo"`) || len(starts(t, f)) == 0 {
 		t.Fatalf("the CLI's call is not recorded: %v", checked)
 	}
 	// Claude Code defers MCP tools (announced in the system text) and

@@ -62,8 +62,8 @@ type Options struct {
 	// (ResultTooLargeError); default DefaultMaxResultBytes.
 	MaxResultBytes int
 	// Observe, when set, is told how long each step of an allowed
-	// tools/call took: PartCheck (the recorded check), PartEffect (the
-	// effect's append) and PartUpstream (the forward). It is for
+	// tools/call took: PartCheck (the one record that checks the call and
+	// starts its effect) and PartUpstream (the forward). It is for
 	// measuring ('ledger bench --only mcp'), is called on the call's
 	// goroutine, and must be quick.
 	Observe func(part string, d time.Duration)
@@ -72,7 +72,6 @@ type Options struct {
 // The steps Options.Observe is told of.
 const (
 	PartCheck    = "check"
-	PartEffect   = "effect"
 	PartUpstream = "upstream"
 )
 

@@ -185,10 +185,19 @@ func TestAgentRun(t *testing.T) {
 		}
 		if r.Type == events.ToolChecked || r.Type == events.EffectStarted {
 			var d struct {
-				Tool string `json:"tool"`
+				Tool   string `json:"tool"`
+				Effect bool   `json:"effect"`
+			}
+			var dec struct {
+				Decision string `json:"decision"`
 			}
 			_ = json.Unmarshal(r.Data, &d)
+			_ = json.Unmarshal(r.Decided, &dec)
 			log = append(log, entry{r.Type, string(r.Session) + " " + d.Tool})
+			if r.Type == events.EffectStarted || d.Effect && dec.Decision == "allow" {
+				// A call's effect started, in either form (docs/records.md).
+				log = append(log, entry{"started", string(r.Session) + " " + d.Tool})
+			}
 		}
 	}
 	want := map[events.Type]int{events.PolicySet: 2, events.SessionStarted: 1, events.SessionSpawned: 1, events.TurnStarted: 6,
@@ -218,17 +227,21 @@ func TestAgentRun(t *testing.T) {
 		checked[string(e.typ)+" "+e.tool] = true
 	}
 	for _, k := range []string{
-		"tool.checked " + string(root) + " tool_call", "tool.effect_started " + string(root) + " tool_call",
-		"tool.checked " + string(root) + " sessions_spawn", "tool.effect_started " + string(root) + " sessions_spawn",
-		"tool.checked " + string(root) + " sessions_yield", "tool.effect_started " + string(root) + " sessions_yield",
-		"tool.checked " + string(child) + " read", "tool.effect_started " + string(child) + " read",
+		"tool.checked " + string(root) + " tool_call", "started " + string(root) + " tool_call",
+		"tool.checked " + string(root) + " sessions_spawn", "started " + string(root) + " sessions_spawn",
+		"tool.checked " + string(root) + " sessions_yield", "started " + string(root) + " sessions_yield",
+		"tool.checked " + string(child) + " read", "started " + string(child) + " read",
 		"tool.checked " + string(child) + " exec",
 	} {
 		if !checked[k] {
 			t.Errorf("the log has no %s", k)
 		}
 	}
-	if checked["tool.effect_started "+string(child)+" exec"] {
+	if count[events.EffectStarted] != 0 {
+		// before_tool_call makes one record a call: the check that starts it.
+		t.Errorf("the log holds %d tool.effect_started, want none: each call's check starts its effect", count[events.EffectStarted])
+	}
+	if checked["started "+string(child)+" exec"] {
 		t.Errorf("the denied exec has an effect record")
 	}
 	// The main agent's third turn ran under the settled batch of its yield.

@@ -448,6 +448,9 @@ func (d downLedger) Append(context.Context, client.Event) (client.AppendResult, 
 func (d downLedger) Check(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
 	return client.CheckResult{}, d.err
 }
+func (d downLedger) Start(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
+	return client.CheckResult{}, d.err
+}
 
 // ReadCatalogue reads the catalogue from a file (a JSON list of names, or
 // one name per line, # comments) or a comma-separated list; nil when
