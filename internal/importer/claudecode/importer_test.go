@@ -1,4 +1,4 @@
-package importer
+package ccimport
 
 import (
 	"bytes"
@@ -12,19 +12,20 @@ import (
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/importer"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
-var _ Compiler = envelope.Dialect(nil)
+var _ importer.Compiler = envelope.Dialect(nil)
 
 // golden is what a golden file holds: the document and the warnings.
 type golden struct {
-	Document json.RawMessage `json:"document"`
-	Warnings []Warning       `json:"warnings"`
+	Document json.RawMessage    `json:"document"`
+	Warnings []importer.Warning `json:"warnings"`
 }
 
-func checkGolden(t *testing.T, name string, r *Result) {
+func checkGolden(t *testing.T, name string, r *importer.Result) {
 	t.Helper()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -42,10 +43,10 @@ func checkGolden(t *testing.T, name string, r *Result) {
 	}
 	want, err := os.ReadFile(file)
 	if err != nil {
-		t.Fatalf("%v (run go test ./internal/importer -update)", err)
+		t.Fatalf("%v (run go test ./internal/importer/claudecode -update)", err)
 	}
 	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("%s differs from the import (run go test ./internal/importer -update and review the diff):\n%s", file, buf.Bytes())
+		t.Errorf("%s differs from the import (run go test ./internal/importer/claudecode -update and review the diff):\n%s", file, buf.Bytes())
 	}
 }
 
@@ -63,15 +64,15 @@ func TestImportGolden(t *testing.T) {
 	tests := []struct {
 		name   string
 		golden string
-		run    func() (*Result, error)
+		run    func() (*importer.Result, error)
 	}{
-		{"claude-code project root", "claude-code.json", func() (*Result, error) {
+		{"claude-code project root", "claude-code.json", func() (*importer.Result, error) {
 			return ClaudeCode("testdata/claude-project", ClaudeCodeOptions{})
 		}},
-		{"claude-code .claude directory", "claude-code.json", func() (*Result, error) {
+		{"claude-code .claude directory", "claude-code.json", func() (*importer.Result, error) {
 			return ClaudeCode("testdata/claude-project/.claude", ClaudeCodeOptions{})
 		}},
-		{"claude-code with command-line options", "claude-code-options.json", func() (*Result, error) {
+		{"claude-code with command-line options", "claude-code-options.json", func() (*importer.Result, error) {
 			return ClaudeCode("testdata/claude-project", ClaudeCodeOptions{BuiltInAgents: "Explore, Plan", MaxSubagentDepth: 4})
 		}},
 	}
@@ -109,7 +110,7 @@ func TestImportRefusals(t *testing.T) {
 			if err == nil {
 				t.Fatalf("import succeeded with %s, want error %q", r.Document, tt.want)
 			}
-			if _, ok := err.(*Error); !ok {
+			if _, ok := err.(*importer.Error); !ok {
 				t.Errorf("error is %T, want *Error", err)
 			}
 			if err.Error() != tt.want {
@@ -126,10 +127,10 @@ func TestCheckPlacesDialectErrors(t *testing.T) {
 	m := "testdata/malformed/"
 	tests := []struct {
 		name string
-		run  func() (*Result, error)
+		run  func() (*importer.Result, error)
 		want []string
 	}{
-		{"claude-code rule", func() (*Result, error) {
+		{"claude-code rule", func() (*importer.Result, error) {
 			return ClaudeCode(m+"claude-invalid", ClaudeCodeOptions{})
 		}, []string{
 			m + "claude-invalid/.claude/settings.json:4:14: invalid claude-code policy: ",
