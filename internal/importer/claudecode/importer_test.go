@@ -1,11 +1,7 @@
 package ccimport
 
 import (
-	"bytes"
-	"encoding/json"
-	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,42 +9,10 @@ import (
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/importer"
+	"github.com/sessionledger/ledger/internal/importer/importertest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-
 var _ importer.Compiler = envelope.Dialect(nil)
-
-// golden is what a golden file holds: the document and the warnings.
-type golden struct {
-	Document json.RawMessage    `json:"document"`
-	Warnings []importer.Warning `json:"warnings"`
-}
-
-func checkGolden(t *testing.T, name string, r *importer.Result) {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(golden{r.Document, r.Warnings}); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/importer/claudecode -update)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("%s differs from the import (run go test ./internal/importer/claudecode -update and review the diff):\n%s", file, buf.Bytes())
-	}
-}
 
 // readFile reads a test input; the name in errors is the path as given.
 func readFile(t testing.TB, path string) []byte {
@@ -83,7 +47,7 @@ func TestImportGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, tt.golden, r)
+			importertest.CheckGolden(t, "./internal/importer/claudecode", tt.golden, r)
 			d, ok := all[r.Dialect]
 			if !ok {
 				t.Fatalf("no %s dialect registered", r.Dialect)
