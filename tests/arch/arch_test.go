@@ -179,16 +179,11 @@ func TestPublicAPIHidesInternal(t *testing.T) {
 	}
 }
 
-// examplesMayImportInternal are the public packages whose examples still
-// use internal packages, and why: each is a debt, not a pattern.
-var examplesMayImportInternal = map[string]string{
-	"replay": "ExampleVerify fills a log through internal/service with internal/workload's sessions; no public package appends to a MemLog",
-}
-
 // TestExamplesUseThePublicAPI: the examples of a public package (its test
 // files' Example functions, which godoc shows and readers copy into their
 // own modules) import no internal package, which another module could not
-// import: client's Example runs its ledger with client/clienttest.
+// import: client's Example runs its ledger with client/clienttest, and
+// replay's reads that ledger's stream with nats.go.
 func TestExamplesUseThePublicAPI(t *testing.T) {
 	checked := map[string]bool{}
 	for _, pkg := range publicPackages(t) {
@@ -197,9 +192,6 @@ func TestExamplesUseThePublicAPI(t *testing.T) {
 			t.Fatalf("%s: %v", pkg, err)
 		}
 		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
-		if _, ok := examplesMayImportInternal[rel]; ok {
-			continue
-		}
 		for _, name := range append(append([]string(nil), p.TestGoFiles...), p.XTestGoFiles...) {
 			fset := token.NewFileSet()
 			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
@@ -224,7 +216,7 @@ func TestExamplesUseThePublicAPI(t *testing.T) {
 			}
 		}
 	}
-	for _, must := range []string{"client", "scenario"} {
+	for _, must := range []string{"client", "replay", "scenario"} {
 		if !checked[must] {
 			t.Errorf("the examples of %s were not checked", must)
 		}
