@@ -704,6 +704,12 @@ func TestOwnerValidated(t *testing.T) {
 		"follow denials": func() error {
 			return c.FollowDenials(ctx, client.DenialsQuery{}, func(client.Denial) error { return nil })
 		},
+		"denied": func() error {
+			for _, err := range c.Denied(ctx, client.DenialsQuery{}) {
+				return err
+			}
+			return errors.New("no error yielded")
+		},
 		"watch": func() error {
 			return c.Watch(ctx, client.WatchOptions{All: true}, func(client.Change) error { return nil })
 		},

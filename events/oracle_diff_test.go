@@ -73,7 +73,7 @@ func seeds(tb testing.TB) [][]byte {
 			out = append(out, b)
 		}
 	}
-	for _, dir := range []string{"testdata/fuzz/*", "../envelope/*/testdata/fuzz/*", "../internal/importer/testdata/fuzz/*", "../internal/jsontree/testdata/fuzz/*"} {
+	for _, dir := range []string{"testdata/fuzz/*", "../envelope/*/testdata/fuzz/*", "../internal/importer/claudecode/testdata/fuzz/*", "../internal/jsontree/testdata/fuzz/*"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*"))
 		for _, f := range files {
 			out = append(out, corpusValues(tb, f)...)

@@ -19,7 +19,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/internal/cchook"
-	"github.com/sessionledger/ledger/internal/importer"
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 	"github.com/sessionledger/ledger/internal/natslog"
 )
 
@@ -268,7 +268,7 @@ func startHookSession(ctx context.Context, nc *nats.Conn, e *hookEnvironment) (*
 		L: cchook.ClientLedger{C: client.New(nc, client.Options{Owner: "claude-code", Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})},
 		Opts: cchook.Options{
 			Catalogue: catalogue,
-			Import:    cchook.ImportProject(e.project, e.home, importer.ClaudeCodeOptions{UserDir: filepath.Join(e.home, ".claude")}, nil),
+			Import:    cchook.ImportProject(e.project, e.home, ccimport.ClaudeCodeOptions{UserDir: filepath.Join(e.home, ".claude")}, nil),
 			Why:       []string{"ledger", "why"},
 			Home:      e.home,
 			WorkDir:   func(string, string) string { return e.project },

@@ -12,7 +12,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
-	"github.com/sessionledger/ledger/internal/importer"
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 )
 
 // ClientLedger is the Ledger of the ledger's NATS API.
@@ -172,7 +172,7 @@ func claudeProjectName(dir string) string {
 // above dir: WorkDir found the project (ProjectDir, within the hook's
 // roots). With a cache, a project whose files have the fingerprint of an
 // earlier import is not parsed again.
-func ImportProject(projectDir, home string, opt importer.ClaudeCodeOptions, cache *ImportCache) func(dir string) (json.RawMessage, error) {
+func ImportProject(projectDir, home string, opt ccimport.ClaudeCodeOptions, cache *ImportCache) func(dir string) (json.RawMessage, error) {
 	return func(dir string) (json.RawMessage, error) {
 		if projectDir != "" {
 			dir = projectDir

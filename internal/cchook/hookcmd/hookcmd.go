@@ -40,7 +40,7 @@ import (
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/cchook"
-	"github.com/sessionledger/ledger/internal/importer"
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 	"github.com/sessionledger/ledger/internal/ledgercmd"
 )
 
@@ -390,7 +390,7 @@ func (f *Flags) options(catalogue []string, listMCP bool) cchook.Options {
 		if f.importCache != "off" {
 			cache = &cchook.ImportCache{Dir: f.importCache}
 		}
-		o.Import = cchook.ImportProject(projectDir, home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()}, cache)
+		o.Import = cchook.ImportProject(projectDir, home, ccimport.ClaudeCodeOptions{UserDir: ccimport.ClaudeUserDir()}, cache)
 		if listMCP {
 			o.MCPTools = func(ctx context.Context, dir string) ([]string, []string) {
 				return cchook.MCPTools(ctx, dir, cchook.ClaudeJSON(home), nil, nil)

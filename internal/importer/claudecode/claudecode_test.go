@@ -1,4 +1,4 @@
-package importer
+package ccimport
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sessionledger/ledger/internal/importer"
 )
 
 const ccData = "testdata/importer-claude-code/"
@@ -43,7 +45,7 @@ type ccAgent struct {
 	Model           string   `json:"model"`
 }
 
-func importedAgents(t *testing.T, r *Result) map[string]ccAgent {
+func importedAgents(t *testing.T, r *importer.Result) map[string]ccAgent {
 	t.Helper()
 	var doc struct {
 		Agents map[string]json.RawMessage `json:"agents"`
@@ -163,8 +165,8 @@ func TestClaudeCodeLoadsWhatTheCLILoads(t *testing.T) {
 
 	// Every file is an imported agent's or named by a warning.
 	defined := map[string]bool{}
-	for _, pl := range r.places {
-		defined[pl.file] = true
+	for _, f := range r.Files() {
+		defined[f] = true
 	}
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -274,7 +276,7 @@ func project(t testing.TB, files map[string]string) string {
 
 // warningsOf prints the warnings with the project root cut from the file
 // names.
-func warningsOf(r *Result, roots ...string) []string {
+func warningsOf(r *importer.Result, roots ...string) []string {
 	var out []string
 	for _, w := range r.Warnings {
 		s := w.String()
@@ -773,14 +775,14 @@ func FuzzClaudeCodeSettings(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		var warns []Warning
+		var warns []importer.Warning
 		v, err := parseStrictJSON("s.json", src, &warns)
 		body := bytes.TrimPrefix(src, []byte("\ufeff"))
 		if valid := json.Valid(body); valid != (err == nil) {
 			t.Fatalf("json.Valid %v, parseStrictJSON error %v", valid, err)
 		}
 		if err != nil {
-			if e, ok := err.(*Error); !ok || e.File != "s.json" || e.Line < 1 || e.Col < 1 {
+			if e, ok := err.(*importer.Error); !ok || e.File != "s.json" || e.Line < 1 || e.Col < 1 {
 				t.Fatalf("error %#v", err)
 			}
 			return

@@ -1,53 +1,18 @@
-package importer
+package ccimport
 
 import (
-	"bytes"
-	"encoding/json"
-	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/importer"
+	"github.com/sessionledger/ledger/internal/importer/importertest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-
-var _ Compiler = envelope.Dialect(nil)
-
-// golden is what a golden file holds: the document and the warnings.
-type golden struct {
-	Document json.RawMessage `json:"document"`
-	Warnings []Warning       `json:"warnings"`
-}
-
-func checkGolden(t *testing.T, name string, r *Result) {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(golden{r.Document, r.Warnings}); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/importer -update)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("%s differs from the import (run go test ./internal/importer -update and review the diff):\n%s", file, buf.Bytes())
-	}
-}
+var _ importer.Compiler = envelope.Dialect(nil)
 
 // readFile reads a test input; the name in errors is the path as given.
 func readFile(t testing.TB, path string) []byte {
@@ -63,15 +28,15 @@ func TestImportGolden(t *testing.T) {
 	tests := []struct {
 		name   string
 		golden string
-		run    func() (*Result, error)
+		run    func() (*importer.Result, error)
 	}{
-		{"claude-code project root", "claude-code.json", func() (*Result, error) {
+		{"claude-code project root", "claude-code.json", func() (*importer.Result, error) {
 			return ClaudeCode("testdata/claude-project", ClaudeCodeOptions{})
 		}},
-		{"claude-code .claude directory", "claude-code.json", func() (*Result, error) {
+		{"claude-code .claude directory", "claude-code.json", func() (*importer.Result, error) {
 			return ClaudeCode("testdata/claude-project/.claude", ClaudeCodeOptions{})
 		}},
-		{"claude-code with command-line options", "claude-code-options.json", func() (*Result, error) {
+		{"claude-code with command-line options", "claude-code-options.json", func() (*importer.Result, error) {
 			return ClaudeCode("testdata/claude-project", ClaudeCodeOptions{BuiltInAgents: "Explore, Plan", MaxSubagentDepth: 4})
 		}},
 	}
@@ -82,7 +47,7 @@ func TestImportGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, tt.golden, r)
+			importertest.CheckGolden(t, "./internal/importer/claudecode", tt.golden, r)
 			d, ok := all[r.Dialect]
 			if !ok {
 				t.Fatalf("no %s dialect registered", r.Dialect)
@@ -109,7 +74,7 @@ func TestImportRefusals(t *testing.T) {
 			if err == nil {
 				t.Fatalf("import succeeded with %s, want error %q", r.Document, tt.want)
 			}
-			if _, ok := err.(*Error); !ok {
+			if _, ok := err.(*importer.Error); !ok {
 				t.Errorf("error is %T, want *Error", err)
 			}
 			if err.Error() != tt.want {
@@ -126,10 +91,10 @@ func TestCheckPlacesDialectErrors(t *testing.T) {
 	m := "testdata/malformed/"
 	tests := []struct {
 		name string
-		run  func() (*Result, error)
+		run  func() (*importer.Result, error)
 		want []string
 	}{
-		{"claude-code rule", func() (*Result, error) {
+		{"claude-code rule", func() (*importer.Result, error) {
 			return ClaudeCode(m+"claude-invalid", ClaudeCodeOptions{})
 		}, []string{
 			m + "claude-invalid/.claude/settings.json:4:14: invalid claude-code policy: ",

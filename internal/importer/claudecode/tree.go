@@ -1,4 +1,4 @@
-package importer
+package ccimport
 
 import "github.com/sessionledger/ledger/internal/jsontree"
 

@@ -1,4 +1,4 @@
-package importer
+package ccimport
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 
 // The import is linear in its input: these benchmarks import generated
 // files of growing size, and ns/op grows with the size, MB/s stays level
-// (go test ./internal/importer -run '^$' -bench Import). A file written on
+// (go test ./internal/importer/claudecode -run '^$' -bench Import). A file written on
 // one line was quadratic before (columns counted from the line's start for
 // every token), and so was a large front matter (the text split again for
 // every node's column).

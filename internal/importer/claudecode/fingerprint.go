@@ -1,4 +1,4 @@
-package importer
+package ccimport
 
 import (
 	"crypto/sha256"
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sessionledger/ledger/envelope/claudecode"
+	"github.com/sessionledger/ledger/internal/importer"
 	"github.com/sessionledger/ledger/internal/safefile"
 )
 
@@ -34,18 +35,18 @@ const maxFingerprintFiles = 4096
 // superset of what the import reads (it hashes .md files the import may
 // skip), which can only make two equal imports look different.
 //
-// It reads with the import's limits (safefile, DefaultMaxTotalSize in
+// It reads with the import's limits (safefile, importer.DefaultMaxTotalSize in
 // all) and fails on anything unusual (a special file, a limit, a cycle, an
 // unreadable folder): the caller then imports without the cache, and the
 // import says what is wrong. TestFingerprint guards the invariant.
 func ClaudeCodeFingerprint(dir string, opt ClaudeCodeOptions) ([32]byte, error) {
 	fp := fingerprinter{h: sha256.New(), max: opt.MaxTotalSize}
 	if fp.max <= 0 {
-		fp.max = DefaultMaxTotalSize
+		fp.max = importer.DefaultMaxTotalSize
 	}
 	maxFile := opt.MaxFileSize
 	if maxFile <= 0 {
-		maxFile = DefaultMaxFileSize
+		maxFile = importer.DefaultMaxFileSize
 	}
 	fp.str(fingerprintVersion)
 	fp.str(claudecode.LatestRelease)

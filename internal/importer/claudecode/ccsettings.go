@@ -1,4 +1,4 @@
-package importer
+package ccimport
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sessionledger/ledger/internal/importer"
 	"github.com/sessionledger/ledger/internal/jsontree"
 )
 
@@ -57,16 +58,16 @@ type settingsFile struct {
 
 // readSettings reads one settings file. It returns nil and a warning when
 // Claude Code would ignore the file.
-func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *Warning, error) {
+func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *importer.Warning, error) {
 	root, err := parseStrictJSON(file, src, &c.r.Warnings)
 	if err != nil {
-		var e *Error
+		var e *importer.Error
 		if errors.As(err, &e) {
 			return nil, skipped(file, Pos{Line: e.Line, Col: e.Col}, "%s: Claude Code reads settings as strict JSON (no comments, no trailing commas) and ignores this whole file, so none of its rules apply", e.Msg), nil
 		}
 		return nil, nil, err
 	}
-	ignore := func(v *Value, format string, args ...any) (*settingsFile, *Warning, error) {
+	ignore := func(v *Value, format string, args ...any) (*settingsFile, *importer.Warning, error) {
 		return nil, skipped(file, v.Pos, "%s", fmt.Sprintf(format, args...)+": Claude Code ignores this whole file when it does not match its settings schema, so none of its rules apply"), nil
 	}
 	if root.Kind != Object {
@@ -82,7 +83,7 @@ func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *Warn
 				return ignore(p, "permissions must be an object, got %s", p.Kind)
 			}
 			for _, m := range p.Members {
-				key := JoinPath("permissions", m.Key)
+				key := importer.JoinPath("permissions", m.Key)
 				switch {
 				case contains(permLists, m.Key):
 					if m.Value.Kind != Array {
@@ -97,7 +98,7 @@ func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *Warn
 						if e.Kind != String {
 							i, e := i, e
 							later = append(later, func() {
-								c.warn(file, e.Pos, IndexPath(key, i), "dropped %s[%d]: %s, not a string (Claude Code drops it and keeps the rest of the file)", key, i, e.Kind)
+								c.warn(file, e.Pos, importer.IndexPath(key, i), "dropped %s[%d]: %s, not a string (Claude Code drops it and keeps the rest of the file)", key, i, e.Kind)
 							})
 							continue
 						}
@@ -188,7 +189,7 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 			total[k] += len(l)
 		}
 	}
-	c.r.reserve(total["allow"] + total["ask"] + total["deny"] + total["additionalDirectories"])
+	c.r.Reserve(total["allow"] + total["ask"] + total["deny"] + total["additionalDirectories"])
 	scalars := map[string]*Value{}
 	from := map[string]string{}
 	for _, s := range files {
@@ -197,7 +198,7 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 			if !ok {
 				continue
 			}
-			key := JoinPath("permissions", k)
+			key := importer.JoinPath("permissions", k)
 			list := lists[k]
 			if list == nil {
 				list = &Value{Kind: Array}
@@ -209,7 +210,7 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 					continue
 				}
 				have[k][e.Str] = true
-				c.r.Record(IndexPath(key, len(list.Elems)), s.file, e.Pos)
+				c.r.Record(importer.IndexPath(key, len(list.Elems)), s.file, e.Pos)
 				list.Elems = append(list.Elems, e)
 			}
 		}
@@ -218,7 +219,7 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 			if !ok {
 				continue
 			}
-			key := JoinPath("permissions", k)
+			key := importer.JoinPath("permissions", k)
 			if prev := scalars[k]; prev != nil && prev.Str != v.Str {
 				c.warn(s.file, s.keys[k], key, "%s %q replaces %q from %s", key, v.Str, prev.Str, from[k])
 			}
@@ -256,17 +257,17 @@ func depthOf(file string, d *Member) (int, error) {
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(text))
 	if (d.Value.Kind != String && d.Value.Kind != Number) || err != nil || n < 1 {
-		return 0, &Error{File: file, Line: d.Value.Pos.Line, Col: d.Value.Pos.Col, Msg: "env." + depthEnv + " must be a whole number of at least 1"}
+		return 0, &importer.Error{File: file, Line: d.Value.Pos.Line, Col: d.Value.Pos.Col, Msg: "env." + depthEnv + " must be a whole number of at least 1"}
 	}
 	return n, nil
 }
 
 // parseStrictJSON reads one JSON value as JavaScript's JSON.parse does, with
 // positions: a repeated key keeps the last value (reported in warns).
-// Errors are *Error naming file, line and column.
-func parseStrictJSON(file string, src []byte, warns *[]Warning) (*Value, error) {
+// Errors are *importer.Error naming file, line and column.
+func parseStrictJSON(file string, src []byte, warns *[]importer.Warning) (*Value, error) {
 	return jsontree.ParseStrict(file, src, func(m Member, first Pos) {
-		*warns = append(*warns, Warning{File: file, Line: m.KeyPos.Line, Col: m.KeyPos.Col, Path: m.Key,
+		*warns = append(*warns, importer.Warning{File: file, Line: m.KeyPos.Line, Col: m.KeyPos.Col, Path: m.Key,
 			Msg: fmt.Sprintf("key %q repeated (first at %d:%d): Claude Code keeps the last", m.Key, first.Line, first.Col)})
 	})
 }

@@ -1,4 +1,4 @@
-package importer
+package ccimport
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sessionledger/ledger/envelope/claudecode"
+	"github.com/sessionledger/ledger/internal/importer"
 	"github.com/sessionledger/ledger/internal/safefile"
 )
 
@@ -38,20 +39,12 @@ type ClaudeCodeOptions struct {
 	FollowSymlinks bool
 	// MaxFileSize bounds one settings file, and MaxTotalSize everything one
 	// import reads (settings and agent files, in every scope), in bytes;
-	// zero means DefaultMaxFileSize and DefaultMaxTotalSize. A file past
-	// either refuses the import with an *Error naming it and the limit.
+	// zero means importer.DefaultMaxFileSize and importer.DefaultMaxTotalSize. A file past
+	// either refuses the import with an *importer.Error naming it and the limit.
 	// Agent files have Claude Code's own limit (1 MiB; a larger one is
 	// skipped with a warning, as Claude Code skips it).
 	MaxFileSize, MaxTotalSize int64
 }
-
-// The size limits of an import (see ClaudeCodeOptions and openclaw.Import). They
-// bound its memory: the parsed form of a file takes up to some 20 times
-// its size.
-const (
-	DefaultMaxFileSize  = 8 << 20
-	DefaultMaxTotalSize = 32 << 20
-)
 
 // ClaudeUserDir is the user's Claude Code directory as Claude Code finds it:
 // $CLAUDE_CONFIG_DIR, else ~/.claude ("" when there is no home). CLI: with
@@ -88,12 +81,12 @@ const depthEnv = "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH"
 //
 // Nothing here can block once the limits hold, so ClaudeCode takes no
 // context: see the Caveats of package safefile for file systems that can.
-func ClaudeCode(dir string, opt ClaudeCodeOptions) (*Result, error) {
+func ClaudeCode(dir string, opt ClaudeCodeOptions) (*importer.Result, error) {
 	claude, project := filepath.Join(dir, ".claude"), dir
 	if st, err := os.Stat(claude); err != nil || !st.IsDir() {
 		claude = dir
 		if !isClaudeDir(dir) {
-			return nil, &Error{File: dir, Msg: "no .claude directory here: give the project root or its .claude directory"}
+			return nil, &importer.Error{File: dir, Msg: "no .claude directory here: give the project root or its .claude directory"}
 		}
 		if filepath.Base(filepath.Clean(dir)) == ".claude" {
 			project = filepath.Dir(filepath.Clean(dir))
@@ -103,7 +96,7 @@ func ClaudeCode(dir string, opt ClaudeCodeOptions) (*Result, error) {
 	if !opt.FollowSymlinks {
 		root, err := realPath(project)
 		if err != nil {
-			return nil, &Error{File: project, Msg: unwrapPath(err).Error()}
+			return nil, &importer.Error{File: project, Msg: unwrapPath(err).Error()}
 		}
 		s.root = root
 		if err := s.confine("."); err != nil {
@@ -141,18 +134,18 @@ func isClaudeDir(dir string) bool {
 // Its files are read with safefile.ReadFS (the limits hold; a named pipe
 // is refused by a stat before it is opened) and symbolic links are not
 // checked: fsys decides what they lead to.
-func ClaudeCodeFS(fsys fs.FS, prefix string, opt ClaudeCodeOptions) (*Result, error) {
+func ClaudeCodeFS(fsys fs.FS, prefix string, opt ClaudeCodeOptions) (*importer.Result, error) {
 	return claudeCode(scope{fsys: fsys, prefix: prefix, name: "project"}, opt)
 }
 
-func claudeCode(project scope, opt ClaudeCodeOptions) (*Result, error) {
+func claudeCode(project scope, opt ClaudeCodeOptions) (*importer.Result, error) {
 	prefix := project.prefix
-	c := &ccImporter{r: &Result{Dialect: DialectClaudeCode, Source: prefix}, maxFile: opt.MaxFileSize, maxTotal: opt.MaxTotalSize}
+	c := &ccImporter{r: &importer.Result{Dialect: importer.DialectClaudeCode, Source: prefix}, maxFile: opt.MaxFileSize, maxTotal: opt.MaxTotalSize}
 	if c.maxFile <= 0 {
-		c.maxFile = DefaultMaxFileSize
+		c.maxFile = importer.DefaultMaxFileSize
 	}
 	if c.maxTotal <= 0 {
-		c.maxTotal = DefaultMaxTotalSize
+		c.maxTotal = importer.DefaultMaxTotalSize
 	}
 	var user *scope
 	if opt.UserDir != "" {
@@ -227,7 +220,7 @@ func claudeCode(project scope, opt ClaudeCodeOptions) (*Result, error) {
 		}
 		doc.Members = append(doc.Members, Member{Key: "maxSubagentDepth", Value: &Value{Kind: Number, Num: strconv.Itoa(opt.MaxSubagentDepth)}})
 	case opt.MaxSubagentDepth < 0:
-		return nil, &Error{Msg: fmt.Sprintf("the maximum subagent depth must be at least 1, got %d", opt.MaxSubagentDepth)}
+		return nil, &importer.Error{Msg: fmt.Sprintf("the maximum subagent depth must be at least 1, got %d", opt.MaxSubagentDepth)}
 	case c.depth != nil:
 		c.r.Record("maxSubagentDepth", c.depth.file, c.depth.pos)
 		doc.Members = append(doc.Members, Member{Key: "maxSubagentDepth", Value: &Value{Kind: Number, Num: c.depthText}})
@@ -278,7 +271,7 @@ func builtInAgents(s string) *Value {
 }
 
 type ccImporter struct {
-	r     *Result
+	r     *importer.Result
 	files fileSet // the agent files read, in every scope
 
 	maxFile, maxTotal int64 // the limits, set
@@ -326,7 +319,7 @@ func (s scope) confine(rel string) error {
 			what += " (" + real + ")"
 		}
 	}
-	return &Error{File: name, Msg: what + ", outside the project " + s.root + ": a link out of the project is not followed unless asked (ledger policy import --follow-symlinks, or ClaudeCodeOptions.FollowSymlinks)"}
+	return &importer.Error{File: name, Msg: what + ", outside the project " + s.root + ": a link out of the project is not followed unless asked (ledger policy import --follow-symlinks, or ClaudeCodeOptions.FollowSymlinks)"}
 }
 
 // readFile reads one file of s, at most limit bytes, and counts it against
@@ -344,16 +337,16 @@ func (c *ccImporter) readFile(s scope, rel string, limit int64) ([]byte, error) 
 	}
 	c.read += int64(len(src))
 	if c.read > c.maxTotal {
-		return nil, &Error{File: s.file(rel), Msg: fmt.Sprintf("the import reads more than its limit of %s in all with this file: nothing was imported", safefile.Size(c.maxTotal))}
+		return nil, &importer.Error{File: s.file(rel), Msg: fmt.Sprintf("the import reads more than its limit of %s in all with this file: nothing was imported", safefile.Size(c.maxTotal))}
 	}
 	return src, nil
 }
 
 func (c *ccImporter) warn(file string, at Pos, path, format string, args ...any) {
-	c.r.Warnings = append(c.r.Warnings, Warning{File: file, Line: at.Line, Col: at.Col, Path: path, Msg: fmt.Sprintf(format, args...)})
+	c.r.Warnings = append(c.r.Warnings, importer.Warning{File: file, Line: at.Line, Col: at.Col, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
-func (c *ccImporter) add(w *Warning) { c.r.Warnings = append(c.r.Warnings, *w) }
+func (c *ccImporter) add(w *importer.Warning) { c.r.Warnings = append(c.r.Warnings, *w) }
 
 // agents reads the agent files of one scope, in the order Claude Code
 // reads them.
@@ -440,7 +433,7 @@ func (c *ccImporter) agents(s scope) ([]*agentDef, error) {
 				continue
 			}
 			src, err := c.readFile(s, rel, agentFileLimit)
-			var ie *Error
+			var ie *importer.Error
 			switch {
 			case errors.As(err, &ie):
 				return err
@@ -507,10 +500,10 @@ func (c *ccImporter) keep(all []*agentDef) *Value {
 		if last[a.name] != i {
 			w := all[last[a.name]]
 			if w.scope != a.scope {
-				c.warn(a.file, a.at, JoinPath("agents", a.name), "agent %q of the %s scope is replaced by the one in %s, as in Claude Code", a.name, a.scope, w.file)
+				c.warn(a.file, a.at, importer.JoinPath("agents", a.name), "agent %q of the %s scope is replaced by the one in %s, as in Claude Code", a.name, a.scope, w.file)
 				continue
 			}
-			c.warn(a.file, a.at, JoinPath("agents", a.name), "skipped: agent %q is defined again in %s, and Claude Code keeps the one it reads last (in directory order, which another copy of this folder may change): give one of them another name", a.name, w.file)
+			c.warn(a.file, a.at, importer.JoinPath("agents", a.name), "skipped: agent %q is defined again in %s, and Claude Code keeps the one it reads last (in directory order, which another copy of this folder may change): give one of them another name", a.name, w.file)
 			continue
 		}
 		if reason := dialectRefuses(a); reason != nil {
@@ -536,18 +529,22 @@ func (c *ccImporter) keep(all []*agentDef) *Value {
 // space, "main", permissionMode auto): such an agent is left out with a
 // warning, so that a session cannot spawn it under the ledger, rather than
 // the whole import refused.
-func dialectRefuses(a *agentDef) *Warning {
+func dialectRefuses(a *agentDef) *importer.Warning {
 	one := &Value{Kind: Object, Members: []Member{{Key: "agents", Value: &Value{Kind: Object, Members: []Member{{Key: a.name, Value: a.v}}}}}}
 	doc, err := one.AppendJSON(nil, a.file)
 	if err != nil {
 		return skipped(a.file, a.at, "%v", err)
 	}
-	r := &Result{Dialect: DialectClaudeCode, Source: a.file, Document: doc, places: a.places}
+	r := &importer.Result{Dialect: importer.DialectClaudeCode, Source: a.file, Document: doc}
+	r.Reserve(len(a.places))
+	for p, pl := range a.places {
+		r.Record(p, pl.file, pl.pos)
+	}
 	err = r.Check(claudecode.New(), nil)
 	if err == nil {
 		return nil
 	}
-	var e *Error
+	var e *importer.Error
 	if !errors.As(err, &e) {
 		return skipped(a.file, a.at, "%v", err)
 	}
@@ -568,18 +565,18 @@ func (c *ccImporter) settings(s scope, rel string) ([]*settingsFile, error) {
 		return nil, err
 	}
 	src, err := c.readFile(s, rel, c.maxFile)
-	var ie *Error
+	var ie *importer.Error
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case errors.As(err, &ie):
 		return nil, err
 	case errors.Is(err, safefile.ErrTooLarge):
-		return nil, &Error{File: s.file(rel), Msg: fmt.Sprintf("larger than the limit of %s for a settings file: nothing was imported", safefile.Size(c.maxFile))}
+		return nil, &importer.Error{File: s.file(rel), Msg: fmt.Sprintf("larger than the limit of %s for a settings file: nothing was imported", safefile.Size(c.maxFile))}
 	case errors.Is(err, safefile.ErrNotRegular):
-		return nil, &Error{File: s.file(rel), Msg: unwrapPath(err).Error() + ": settings are read only from regular files, so nothing was imported"}
+		return nil, &importer.Error{File: s.file(rel), Msg: unwrapPath(err).Error() + ": settings are read only from regular files, so nothing was imported"}
 	case err != nil:
-		return nil, &Error{File: s.file(rel), Msg: unwrapPath(err).Error()}
+		return nil, &importer.Error{File: s.file(rel), Msg: unwrapPath(err).Error()}
 	}
 	f, skip, err := c.readSettings(s.file(rel), src)
 	if err != nil {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package importer
+package ccimport
 
 import "io/fs"
 

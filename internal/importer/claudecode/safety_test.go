@@ -1,4 +1,4 @@
-package importer
+package ccimport
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sessionledger/ledger/internal/importer"
 )
 
 // Issue 24's findings against the importer: each of these blocked,
@@ -17,10 +19,10 @@ import (
 // importWithin runs the import and fails the test when it has not returned
 // by the deadline (the old importer blocked on a named pipe forever).
 // unblock, when set, is called then to let the import return.
-func importWithin(t *testing.T, dir string, opt ClaudeCodeOptions, unblock func()) (*Result, error) {
+func importWithin(t *testing.T, dir string, opt ClaudeCodeOptions, unblock func()) (*importer.Result, error) {
 	t.Helper()
 	type result struct {
-		r   *Result
+		r   *importer.Result
 		err error
 	}
 	done := make(chan result, 1)
@@ -40,11 +42,11 @@ func importWithin(t *testing.T, dir string, opt ClaudeCodeOptions, unblock func(
 	}
 }
 
-// wantRefusal checks that err is an *Error naming file whose message holds
+// wantRefusal checks that err is an *importer.Error naming file whose message holds
 // every one of parts.
-func wantRefusal(t *testing.T, r *Result, err error, file string, parts ...string) {
+func wantRefusal(t *testing.T, r *importer.Result, err error, file string, parts ...string) {
 	t.Helper()
-	var e *Error
+	var e *importer.Error
 	if !errors.As(err, &e) {
 		doc := ""
 		if r != nil {
@@ -149,7 +151,7 @@ func bigString(n int) []byte {
 }
 
 func TestImportRefusesLargeFiles(t *testing.T) {
-	root := project(t, map[string]string{"settings.json": string(bigString(DefaultMaxFileSize))})
+	root := project(t, map[string]string{"settings.json": string(bigString(importer.DefaultMaxFileSize))})
 	r, err := ClaudeCode(root, ClaudeCodeOptions{})
 	wantRefusal(t, r, err, filepath.Join(root, ".claude", "settings.json"), "limit of 8 MiB", "nothing was imported")
 }

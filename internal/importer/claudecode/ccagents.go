@@ -1,10 +1,11 @@
-package importer
+package ccimport
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/sessionledger/ledger/internal/importer"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -33,6 +34,13 @@ var ccModes = []string{"acceptEdits", "auto", "bypassPermissions", "default", "d
 var memoryTools = []string{"Write", "Edit", "Read"}
 
 // agentDef is one agent read from a Markdown file's front matter.
+// place is where a path of the document was written (Result.Record's
+// arguments), kept per agent until the agent is kept or skipped.
+type place struct {
+	file string
+	pos  Pos
+}
+
 type agentDef struct {
 	name  string
 	file  string
@@ -41,7 +49,7 @@ type agentDef struct {
 	v     *Value
 	// warnings are the file's own; they are reported only when the agent
 	// is kept.
-	warnings []Warning
+	warnings []importer.Warning
 	places   map[string]place
 }
 
@@ -51,7 +59,7 @@ type agentReader struct {
 	fm       fmBlock
 	text     string // the YAML that parsed: node positions refer to it
 	tabs     []int  // tabsPerLine(text), computed at the first position
-	warnings []Warning
+	warnings []importer.Warning
 }
 
 func (a *agentReader) line(n *yaml.Node) int { return a.fm.line + n.Line - 1 }
@@ -68,12 +76,12 @@ func (a *agentReader) pos(n *yaml.Node) Pos {
 }
 
 func (a *agentReader) warn(n *yaml.Node, path, format string, args ...any) {
-	a.warnings = append(a.warnings, Warning{File: a.file, Line: a.line(n), Col: a.pos(n).Col, Path: path, Msg: fmt.Sprintf(format, args...)})
+	a.warnings = append(a.warnings, importer.Warning{File: a.file, Line: a.line(n), Col: a.pos(n).Col, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
 // skipped is the warning that says the file defines no agent.
-func skipped(file string, at Pos, format string, args ...any) *Warning {
-	return &Warning{File: file, Line: at.Line, Col: at.Col, Msg: "skipped: " + fmt.Sprintf(format, args...)}
+func skipped(file string, at Pos, format string, args ...any) *importer.Warning {
+	return &importer.Warning{File: file, Line: at.Line, Col: at.Col, Msg: "skipped: " + fmt.Sprintf(format, args...)}
 }
 
 // readAgent reads one agent file. It returns the agent, or the warning
@@ -81,7 +89,7 @@ func skipped(file string, at Pos, format string, args ...any) *Warning {
 // the other files still load, as in Claude Code. CLI: of the 55 files of
 // testdata/importer-claude-code/agents, the 21 it did not load kept none
 // of the 34 others from loading).
-func readAgent(file string, src []byte) (*agentDef, *Warning) {
+func readAgent(file string, src []byte) (*agentDef, *importer.Warning) {
 	a, root, w := openAgent(file, src)
 	if w != nil {
 		return nil, w
@@ -105,7 +113,7 @@ func readAgent(file string, src []byte) (*agentDef, *Warning) {
 	}
 
 	d := &agentDef{name: name, file: file, at: a.pos(nf.key), v: &Value{Kind: Object}, places: map[string]place{}}
-	d.places[JoinPath("agents", d.name)] = place{file, d.at}
+	d.places[importer.JoinPath("agents", d.name)] = place{file, d.at}
 	// Claude Code turns a written "\n" into a line break.
 	d.add(a, "description", df.key, &Value{Kind: String, Str: strings.ReplaceAll(df.val.Value, `\n`, "\n"), Pos: a.pos(df.val)})
 	a.tools(d, f)
@@ -125,7 +133,7 @@ func readAgent(file string, src []byte) (*agentDef, *Warning) {
 
 // openAgent cuts and parses an agent file's front matter; it returns the
 // warning that skips the file when there is none Claude Code can read.
-func openAgent(file string, src []byte) (*agentReader, *yaml.Node, *Warning) {
+func openAgent(file string, src []byte) (*agentReader, *yaml.Node, *importer.Warning) {
 	fm, problem := cutFrontMatter(src)
 	if problem != "" {
 		return nil, nil, skipped(file, Pos{Line: 1, Col: 1}, "%s", problem)
@@ -155,7 +163,7 @@ func openAgent(file string, src []byte) (*agentReader, *yaml.Node, *Warning) {
 // characters, 42 and true did not, nor a file without name (the file name
 // is never used: sub/nested.md with "name: nested-one" loaded as
 // nested-one).
-func (a *agentReader) name(f map[string]fmField) (fmField, string, *Warning) {
+func (a *agentReader) name(f map[string]fmField) (fmField, string, *importer.Warning) {
 	nf, ok := f["name"]
 	if !ok || !truthy(nf.val) {
 		at := Pos{Line: a.fm.line, Col: 1}
@@ -181,7 +189,7 @@ func (a *agentReader) name(f map[string]fmField) (fmField, string, *Warning) {
 
 // description reads the agent's description. CLI: a description that is
 // missing, empty, 42 or true keeps the agent from loading.
-func (a *agentReader) description(f map[string]fmField, nf fmField) (fmField, *Warning) {
+func (a *agentReader) description(f map[string]fmField, nf fmField) (fmField, *importer.Warning) {
 	df, ok := f["description"]
 	switch {
 	case !ok:
@@ -198,14 +206,14 @@ func (a *agentReader) description(f map[string]fmField, nf fmField) (fmField, *W
 
 // add sets a field of the agent's value and records where it was written.
 func (d *agentDef) add(a *agentReader, key string, k *yaml.Node, v *Value) {
-	d.places[JoinPath(JoinPath("agents", d.name), key)] = place{d.file, a.pos(k)}
+	d.places[importer.JoinPath(importer.JoinPath("agents", d.name), key)] = place{d.file, a.pos(k)}
 	d.v.Members = append(d.v.Members, Member{Key: key, Value: v})
 }
 
 // tools reads tools (with the memory tools memory: adds, as Claude Code
 // does) and disallowedTools.
 func (a *agentReader) tools(d *agentDef, f map[string]fmField) {
-	at := JoinPath("agents", d.name)
+	at := importer.JoinPath("agents", d.name)
 	tools, toolsPresent := a.toolList("tools", f)
 	if mf, ok := f["memory"]; ok && toolsPresent && mf.val.Kind == yaml.ScalarNode && contains([]string{"user", "project", "local"}, scalarOf(mf.val).str) && scalarOf(mf.val).kind == "string" {
 		var added []string
@@ -222,13 +230,13 @@ func (a *agentReader) tools(d *agentDef, f map[string]fmField) {
 	if toolsPresent {
 		d.add(a, "tools", f["tools"].key, &Value{Kind: Array, Elems: tools})
 		for i, e := range tools {
-			d.places[IndexPath(JoinPath(at, "tools"), i)] = place{d.file, e.Pos}
+			d.places[importer.IndexPath(importer.JoinPath(at, "tools"), i)] = place{d.file, e.Pos}
 		}
 	}
 	if dis, present := a.toolList("disallowedTools", f); present && len(dis) > 0 {
 		d.add(a, "disallowedTools", f["disallowedTools"].key, &Value{Kind: Array, Elems: dis})
 		for i, e := range dis {
-			d.places[IndexPath(JoinPath(at, "disallowedTools"), i)] = place{d.file, e.Pos}
+			d.places[importer.IndexPath(importer.JoinPath(at, "disallowedTools"), i)] = place{d.file, e.Pos}
 		}
 	}
 }
@@ -347,7 +355,7 @@ func (a *agentReader) toolList(key string, f map[string]fmField) ([]*Value, bool
 		for i, e := range n.Content {
 			e = resolve(e)
 			if e.Kind != yaml.ScalarNode || scalarOf(e).kind != "string" {
-				a.warn(e, IndexPath(key, i), "dropped %s[%d]: %s, not a string (Claude Code drops it)", key, i, kindOf(e))
+				a.warn(e, importer.IndexPath(key, i), "dropped %s[%d]: %s, not a string (Claude Code drops it)", key, i, kindOf(e))
 				continue
 			}
 			for _, t := range splitTools(e.Value) {
