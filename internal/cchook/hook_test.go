@@ -321,7 +321,7 @@ func hookCases() []hookCase {
 				"ledger why --call toolu_MAIN_00_00 --session " + sub}},
 		{name: "ask defers to Claude Code", payload: "PreToolUse.json", patch: map[string]any{"tool_input": map[string]any{"command": "make"}},
 			setup: []client.Event{start(sub), turn(sub, 1)},
-			want:  []string{`tool.checked ` + sub + ` Bash {"command":"make","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> ask default:prompt started`}, output: "{}"},
+			want:  []string{`tool.checked ` + sub + ` Bash {"command":"make","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> ask default:prompt`}, output: "{}"},
 		{name: "call of an unknown root starts it and its first turn", payload: "PreToolUse.json",
 			want: []string{`session.started ` + sub + ` {"agent":"main","mode":"default",` + ident + `}`, `turn.started ` + sub + ` {"turn":1,"mode":"default"}`,
 				`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow permission:allow started`}, output: "{}"},
