@@ -35,8 +35,12 @@ func RunCodex(ctx context.Context, t testing.TB, c Case) *Result {
 	codexHome := filepath.Join(home, ".codex")
 	srv := NewResponses(t, c.Scripts)
 	srv.Before = c.Before
+	model := c.Model
+	if model == "" {
+		model = CodexModel
+	}
 	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "model = %s\nmodel_provider = \"scripted\"\napproval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n", quoteTOML(CodexModel))
+	fmt.Fprintf(&cfg, "model = %s\nmodel_provider = \"scripted\"\napproval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n", quoteTOML(model))
 	cfg.WriteString("check_for_update_on_startup = false\n\n[analytics]\nenabled = false\n\n[feedback]\nenabled = false\n\n")
 	fmt.Fprintf(&cfg, "[model_providers.scripted]\nname = \"scripted\"\nbase_url = %s\nenv_key = \"SCRIPTED_API_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = 0\nstream_max_retries = 0\n\n", quoteTOML(srv.BaseURL()))
 	fmt.Fprintf(&cfg, "[projects.%s]\ntrust_level = \"trusted\"\n", quoteTOML(dir))

@@ -108,6 +108,9 @@ func (r *recorder) issue(req Request, turn Turn) (Turn, int) {
 	defer r.mu.Unlock()
 	out := make(Turn, len(turn))
 	for i, s := range turn {
+		if s.ArgsFrom != nil {
+			s.Args, s.ArgsFrom = s.ArgsFrom(req), nil
+		}
 		if s.Tool != "" {
 			if s.ID == "" {
 				r.next++

@@ -31,6 +31,9 @@ type Case struct {
 	Files map[string]string
 	// Args are extra CLI arguments; Env extra environment (KEY=VALUE).
 	Args, Env []string
+	// Model is the model the CLI is told to use; default CodexModel or
+	// GeminiModel.
+	Model string
 	// Prompt is the prompt; default "script:main".
 	Prompt string
 	// Timeout bounds the run; default 90s. On it the CLI's process group is

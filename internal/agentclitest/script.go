@@ -20,6 +20,9 @@ type Step struct {
 	// ID is the call id; the server makes one when it is empty. Ids must be
 	// unique within a run.
 	ID string
+	// ArgsFrom, when set, makes Args from the request being answered (an
+	// argument only known at run time, such as a spawned agent's id).
+	ArgsFrom func(Request) map[string]any `json:"-"`
 }
 
 // Say is a text step.
