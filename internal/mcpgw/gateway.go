@@ -63,7 +63,10 @@ type Options struct {
 	MaxResultBytes int
 	// Observe, when set, is told how long each step of an allowed
 	// tools/call took: PartCheck (the recorded check), PartEffect (the
-	// effect's append) and PartUpstream (the forward). It is for
+	// effect's append) and PartUpstream (the forward), then PartCall (the
+	// whole call as the gateway's middleware saw it, after the SDK
+	// decoded the request and before it encodes the answer; also for a
+	// refused call). It is for
 	// measuring ('ledger bench --only mcp'), is called on the call's
 	// goroutine, and must be quick.
 	Observe func(part string, d time.Duration)
@@ -74,6 +77,7 @@ const (
 	PartCheck    = "check"
 	PartEffect   = "effect"
 	PartUpstream = "upstream"
+	PartCall     = "call"
 )
 
 // Runtime is session.started's runtime for a session the gateway starts;
