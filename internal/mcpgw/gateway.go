@@ -141,8 +141,10 @@ type Gateway struct {
 	upGen atomic.Uint64
 }
 
-// New makes a gateway; nothing is started until a client connects.
-// Close ends its upstreams and its sessions' watches.
+// New makes a gateway and opens its upstreams in the background (a
+// stdio server is started, an HTTP one's session made), so that a
+// client's first call does not wait for them. Close ends its upstreams
+// and its sessions' watches.
 func New(cfg *Config, opts Options) (*Gateway, error) {
 	if opts.Ledger == nil {
 		return nil, errors.New("mcpgw: no ledger client")
@@ -164,7 +166,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	}
 	log := opts.Logger
 	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &Gateway{cfg: cfg, opts: opts, log: log, ups: map[string]*upstream{}, order: cfg.names(),
@@ -174,6 +176,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 			callTimeout: opts.CallTimeout, maxResult: opts.MaxResultBytes, changed: make(chan struct{}, 1)}
 		g.ups[name] = u
 		go u.follow(ctx, g.upstreamChanged)
+		go u.open()
 	}
 	go g.janitor()
 	return g, nil
