@@ -63,7 +63,10 @@ type Options struct {
 	MaxResultBytes int
 	// Observe, when set, is told how long each step of an allowed
 	// tools/call took: PartCheck (the one record that checks the call and
-	// starts its effect) and PartUpstream (the forward). It is for
+	// starts its effect) and PartUpstream (the forward), then PartCall (the
+	// whole call as the gateway's middleware saw it, after the SDK
+	// decoded the request and before it encodes the answer; also for a
+	// refused call). It is for
 	// measuring ('ledger bench --only mcp'), is called on the call's
 	// goroutine, and must be quick.
 	Observe func(part string, d time.Duration)
@@ -73,6 +76,7 @@ type Options struct {
 const (
 	PartCheck    = "check"
 	PartUpstream = "upstream"
+	PartCall     = "call"
 )
 
 // Runtime is session.started's runtime for a session the gateway starts;
@@ -136,8 +140,10 @@ type Gateway struct {
 	upGen atomic.Uint64
 }
 
-// New makes a gateway; nothing is started until a client connects.
-// Close ends its upstreams and its sessions' watches.
+// New makes a gateway and opens its upstreams in the background (a
+// stdio server is started, an HTTP one's session made), so that a
+// client's first call does not wait for them. Close ends its upstreams
+// and its sessions' watches.
 func New(cfg *Config, opts Options) (*Gateway, error) {
 	if opts.Ledger == nil {
 		return nil, errors.New("mcpgw: no ledger client")
@@ -159,7 +165,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	}
 	log := opts.Logger
 	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &Gateway{cfg: cfg, opts: opts, log: log, ups: map[string]*upstream{}, order: cfg.names(),
@@ -169,6 +175,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 			callTimeout: opts.CallTimeout, maxResult: opts.MaxResultBytes, changed: make(chan struct{}, 1)}
 		g.ups[name] = u
 		go u.follow(ctx, g.upstreamChanged)
+		go u.open()
 	}
 	go g.janitor()
 	return g, nil

@@ -151,7 +151,11 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				start := time.Now()
 				res, err := s.call(ctx, r.Params.Name, r.Params.Arguments, r.Params.Meta)
+				if o := s.g.opts.Observe; o != nil {
+					o(PartCall, time.Since(start))
+				}
 				if err != nil {
 					return nil, err
 				}

@@ -325,3 +325,45 @@ func (f *fixture) webGateway(t *testing.T, addr string) {
 	f.turn(t, 2)
 	f.gateway(t, fmt.Appendf(nil, `{"servers": {"web": {"url": "http://%s/mcp"}}}`, addr), Options{})
 }
+
+// TestUpstreamsAreOpenedAtStart: New opens every upstream in the
+// background (upstream.open), so a client's first call finds its session
+// open; one that cannot be opened then (an HTTP upstream that is down) is
+// left with no backoff and no error, and is reached on first use once it
+// answers.
+func TestUpstreamsAreOpenedAtStart(t *testing.T) {
+	f := start(t)
+	f.gateway(t, testUpstream(t, ""), Options{})
+	u := f.gw.ups["t"]
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		u.mu.Lock()
+		open := u.sess != nil
+		u.mu.Unlock()
+		if open {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the stdio upstream was not opened within 20s of New, with no client")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	addr, stop := httpUpstream(t, "127.0.0.1:0")
+	stop()
+	f.webGateway(t, addr)
+	w := f.gw.ups["web"]
+	time.Sleep(300 * time.Millisecond) // the open fails meanwhile
+	w.mu.Lock()
+	sess, notBefore, lastErr := w.sess, w.notBefore, w.lastErr
+	w.mu.Unlock()
+	if sess != nil || !notBefore.IsZero() || lastErr != nil {
+		t.Fatalf("an upstream down at New: session %v, next restart %v, error %v; want none of them", sess, notBefore, lastErr)
+	}
+	httpUpstream(t, addr)
+	cs := f.dial(t, f.key)
+	res, err := call(t, cs, "web__hello", nil)
+	if err != nil || res.IsError || resultText(res) != "hello over http" {
+		t.Fatalf("first call once the upstream answers = %v, %v", res, err)
+	}
+}
