@@ -50,17 +50,29 @@ func startServeAuth(t *testing.T) *authLedger {
 type refusals struct {
 	mu   sync.Mutex
 	errs []string
+	// more is signalled after each error (capacity 1: waitFor rereads
+	// errs after every signal, so one pending is enough).
+	more chan struct{}
 }
+
+func newRefusals() *refusals { return &refusals{more: make(chan struct{}, 1)} }
 
 func (r *refusals) handler(_ *nats.Conn, _ *nats.Subscription, err error) {
 	r.mu.Lock()
 	r.errs = append(r.errs, err.Error())
 	r.mu.Unlock()
+	select {
+	case r.more <- struct{}{}:
+	default:
+	}
 }
 
-// waitFor reports whether a violation naming subject arrives within 5s.
+// waitFor reports whether a violation naming subject arrives within 5s,
+// reading the errors again as each one arrives.
 func (r *refusals) waitFor(subject string) bool {
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
+	for {
 		r.mu.Lock()
 		for _, e := range r.errs {
 			if strings.Contains(strings.ToLower(e), "permissions violation") && strings.Contains(e, subject) {
@@ -69,14 +81,18 @@ func (r *refusals) waitFor(subject string) bool {
 			}
 		}
 		r.mu.Unlock()
+		select {
+		case <-r.more:
+		case <-deadline.C:
+			return false
+		}
 	}
-	return false
 }
 
 // connect dials as user, with its own inbox prefix when ownInbox.
 func (l *authLedger) connect(t *testing.T, user string, ownInbox bool) (*nats.Conn, *refusals) {
 	t.Helper()
-	r := &refusals{}
+	r := newRefusals()
 	opts := []nats.Option{nats.UserInfo(user, authUsers[user]), nats.ErrorHandler(r.handler), nats.Timeout(5 * time.Second)}
 	if ownInbox {
 		opts = append(opts, nats.CustomInboxPrefix(client.InboxPrefix(user)))
