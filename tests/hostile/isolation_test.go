@@ -14,6 +14,7 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // authLedger is `ledger serve` on the NATS authorization `ledger serve
@@ -35,13 +36,16 @@ func startServeAuth(t *testing.T) *authLedger {
 	l := &authLedger{url: url}
 	// The stream exists before the API is registered; wait for the API.
 	nc, _ := l.connect(t, "audit", true)
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if _, err := nc.Request("ledger.v1.tree.all", []byte(`{}`), time.Second); err == nil {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("the ledger API did not answer: %v: %s", err, stderr.String())
+	var last error
+	defer func() {
+		if last != nil && t.Failed() {
+			t.Logf("the last request: %v; the ledger's stderr: %s", last, stderr.String())
 		}
-	}
+	}()
+	ledgertest.WaitFor(t, 30*time.Second, "the ledger API answering", func() bool {
+		_, last = nc.Request("ledger.v1.tree.all", []byte(`{}`), time.Second)
+		return last == nil
+	})
 	return l
 }
 
