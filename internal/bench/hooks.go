@@ -37,7 +37,7 @@ const hookSession = "4115d956-87ab-486f-a3bd-768c14406260"
 // payload, and `ledger serve --hooks`'s handler against a raw net/http
 // server answering {} to the same POST, both on loopback. Every run is a
 // new call (its own tool_use_id, which the hook de-duplicates by), allowed,
-// so each appends a tool.checked and a tool.effect_started. Ledger and raw
+// so each appends one record, the tool.checked that starts it. Ledger and raw
 // runs alternate, so drift cancels.
 func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 	d := dir(cfg, "hooks")
@@ -174,7 +174,7 @@ func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 		return err
 	}
 	row = ratioRow("hooks", "PreToolUse through serve --hooks (HTTP), --sync-interval 1s: p50", quantile(viaHook, 0.5), quantile(viaRaw, 0.5), "µs", "", nil)
-	row.Note = "the ledger fsyncs every second rather than the check and the effect each"
+	row.Note = "the ledger fsyncs every second rather than every call's record"
 	rep.add(row)
 	return nil
 }
@@ -289,7 +289,7 @@ func startHookSession(ctx context.Context, nc *nats.Conn, e *hookEnvironment) (*
 		}
 	}
 	res := h.Handle(ctx, hookPayload(e, "toolu_bench_probe"))
-	if res.Denied || len(res.Appended) != 2 {
+	if res.Denied || len(res.Appended) != 1 {
 		return nil, fmt.Errorf("the measured call is not allowed and recorded: %s %+v", res.Output, res)
 	}
 	return h, nil
