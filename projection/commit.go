@@ -151,7 +151,7 @@ func (s *State) writes() *writes {
 	w := &writes{values: make([]any, 0, 2*n), puts: map[string][]kv{
 		string(bucketLog): make([]kv, 0, n), string(bucketIDs): make([]kv, 0, n),
 		string(bucketSessions): make([]kv, 0, 2*n+len(r.calls)+len(r.chains)),
-		string(bucketChecks): make([]kv, 0, len(r.checks))}}
+		string(bucketChecks):   make([]kv, 0, len(r.checks))}}
 	// The keys and values made here come from one buffer, sized for the
 	// log's and the ids' entries, the bulk of them (see free).
 	w.buf = make([]byte, 0, max(n*128, 1<<10))
@@ -223,7 +223,7 @@ type writes struct {
 	values []any
 	// buf is where the small keys and values of a commit are made, one
 	// after another (free, keep): a commit's few allocations instead of
-	// one or two per record (TestCommitAllocs). What keep returns is
+	// one or two per record (replay.TestRebuildAllocs). What keep returns is
 	// never written again, and bbolt holds it until the transaction ends.
 	buf []byte
 }
