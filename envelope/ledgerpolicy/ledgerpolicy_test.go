@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -336,5 +337,23 @@ func TestGrantChecks(t *testing.T) {
 	ok := events.GrantData{Kind: events.GrantPermission, Agent: "default", Target: "*", Behavior: "allow", Rule: "read_file(src/**)"}
 	if err := New().CheckEvent(nil, &ok); err != nil {
 		t.Errorf("a gemini rule refused: %v", err)
+	}
+}
+
+// TestDocExamples: every JSON document of docs/dialects/ledger.md compiles.
+func TestDocExamples(t *testing.T) {
+	b, err := os.ReadFile("../../docs/dialects/ledger.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(string(b), "```json\n")
+	if len(parts) < 4 {
+		t.Fatalf("%d examples", len(parts)-1)
+	}
+	for _, p := range parts[1:] {
+		doc := p[:strings.Index(p, "```")]
+		if _, err := New().Compile(json.RawMessage(doc), nil); err != nil {
+			t.Errorf("%v\n%s", err, doc)
+		}
 	}
 }
