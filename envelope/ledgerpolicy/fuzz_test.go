@@ -48,3 +48,22 @@ func FuzzDecide(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCallReading: reading any text as a command, a path, a patch or URLs
+// never panics, and a call that is known has units.
+func FuzzCallReading(f *testing.F) {
+	for _, s := range []string{"git status && ls", "see https://x.org/a, http://İ.com", "*** Update File: ../a\n", "$(", "/a/../../b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		in, _ := json.Marshal(text)
+		for _, spec := range []toolSpec{codex0169.spec("Bash"), codex0169.spec("apply_patch"), gemini0610.spec("read_file"), gemini0610.spec("web_fetch")} {
+			for _, project := range []string{"", "/repo"} {
+				c := newCall(spec, in, project)
+				if c.known && len(c.units) == 0 {
+					t.Fatalf("%s %q: known with no units", spec.name, text)
+				}
+			}
+		}
+	})
+}
