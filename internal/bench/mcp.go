@@ -152,8 +152,10 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	if err := g.n.nc.Flush(); err != nil {
 		return err
 	}
+	phase := time.Now()
 	tp, err := mcpThroughput(ctx, cfg, up.url, g.url, px.url, perSession, rounds)
 	_ = wsub.Unsubscribe()
+	phaseTook := time.Since(phase)
 	if err != nil {
 		return err
 	}
@@ -166,7 +168,7 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	rep.add(row)
 	steps.rows(rep, fmt.Sprintf(", %d sessions", mcpSessions), false)
 	row = absRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions: the gateway's watch requests per call", mcpSessions), float64(watches.Load())/tp.calls, "", "", nil)
-	row.Note = fmt.Sprintf("%d watch requests (one Watch per ledger session, a long poll each) over the three ways' rounds, %.0f calls through the gateway (each two appends); %.0f a second of the gateway's rounds", watches.Load(), tp.calls, float64(watches.Load())/tp.viaTook.Seconds())
+	row.Note = fmt.Sprintf("%d watch requests (one Watch per ledger session, a long poll each) in the %.1f s of the 64-session phase (sessions dialled, the three ways' rounds), %.0f a second; %.0f calls through the gateway (each two appends) in %.1f s of it", watches.Load(), phaseTook.Seconds(), float64(watches.Load())/phaseTook.Seconds(), tp.calls, tp.viaTook.Seconds())
 	rep.add(row)
 
 	// The same calls against a ledger that fsyncs every second (serve
