@@ -140,7 +140,10 @@ func TestThinUnreachable(t *testing.T) {
 		"500":     func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", 500) },
 		"garbage": func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "<html>not a hook</html>") },
 		"list":    func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "[]") },
-		"exit":    func(w http.ResponseWriter, r *http.Request) { w.Header().Set(hookwire.HeaderExit, "7"); _, _ = io.WriteString(w, "{}") },
+		"exit": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set(hookwire.HeaderExit, "7")
+			_, _ = io.WriteString(w, "{}")
+		},
 		"timeout": func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-time.After(3 * time.Second):
