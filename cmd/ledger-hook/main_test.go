@@ -15,8 +15,10 @@ const module = "github.com/sessionledger/ledger"
 // imports nothing), the embedded NATS server, bbolt, the HTML report, the
 // dialects, and the mapping itself (internal/cchook, which talks to the
 // ledger over NATS): the thin hook hands the payload to serve --hooks.
-// Of the module it may link only internal/cchook/hookwire and thinhook.
-var heavy = []string{"github.com/nats-io/", "go.etcd.io/bbolt", module + "/internal/report", module + "/envelope", module + "/client", module + "/internal/cchook/hookcmd", module + "/internal/importer"}
+// Of the module it may link only internal/cchook/hookwire and thinhook;
+// nor net/http's client (crypto/tls, x509, HTTP/2 at every start): the
+// thin hook speaks HTTP/1.0 to the local server itself.
+var heavy = []string{"net/http", "crypto/tls", "crypto/x509", "github.com/nats-io/", "go.etcd.io/bbolt", module + "/internal/report", module + "/envelope", module + "/client", module + "/internal/cchook/hookcmd", module + "/internal/importer"}
 
 // allowed are the module's packages the thin hook may link.
 var allowed = []string{module + "/cmd/ledger-hook", module + "/internal/cchook/hookwire", module + "/internal/cchook/thinhook"}

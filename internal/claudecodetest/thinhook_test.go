@@ -67,7 +67,7 @@ func TestThinHookSessionStart(t *testing.T) {
 	res := Run(t.Context(), t, Case{
 		Name:     "thin hook",
 		Settings: Settings{Allow: []string{"Bash(touch *)"}},
-		Scripts: Scripts{"main": {{{ID: "toolu_touch", Tool: "Bash", Input: map[string]any{"command": "touch thin.txt", "description": "d"}}}}},
+		Scripts:  Scripts{"main": {{{ID: "toolu_touch", Tool: "Bash", Input: map[string]any{"command": "touch thin.txt", "description": "d"}}}}},
 		Setup: func(dir, _ string) {
 			ledgertest.LedgerCmd(t, bin, "hook", "install", "--project", dir, "--url", hooksURL, "--token-file", tokenFile, "--hook-binary", slim)
 			settings, _ = os.ReadFile(filepath.Join(dir, ".claude", "settings.local.json"))

@@ -29,6 +29,7 @@
 package thinhook
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -38,7 +39,7 @@ import (
 	"io"
 	"io/fs"
 	"net"
-	"net/http"
+	"net/textproto"
 	"net/url"
 	"os"
 	"os/user"
@@ -96,7 +97,9 @@ func (f *Flags) register(fs *flag.FlagSet) {
 // target is where the hook posts: the request URL, the dialer (a Unix
 // socket's, or nil), and the name its messages give the ledger.
 type target struct {
-	url, where, socket string
+	where, socket    string
+	host, hostHeader string
+	path             string
 }
 
 func parseTarget(s string) (target, error) {
@@ -107,13 +110,21 @@ func parseTarget(s string) (target, error) {
 		if p == "" || !filepath.IsAbs(p) {
 			return target{}, fmt.Errorf("--hooks %q: a socket is unix: and an absolute path", s)
 		}
-		return target{url: "http://localhost" + HTTPPath, where: s, socket: p}, nil
+		return target{where: s, socket: p, hostHeader: "localhost", path: HTTPPath}, nil
 	}
 	u, err := url.Parse(s)
-	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return target{}, fmt.Errorf("--hooks %q: give http://HOST:PORT%s or unix:PATH", s, HTTPPath)
+	if err != nil || u.Scheme != "http" || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return target{}, fmt.Errorf("--hooks %q: give http://HOST:PORT%s (plain HTTP, to a server on this machine) or unix:PATH", s, HTTPPath)
 	}
-	return target{url: s, where: u.Redacted()}, nil
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), "80")
+	}
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	return target{where: s, host: host, hostHeader: u.Host, path: path}, nil
 }
 
 func (f *Flags) check() (target, error) {
@@ -376,65 +387,91 @@ const maxAnswer = 1 << 20
 
 // post hands raw to the server and reads its answer; an error is a server
 // that cannot be reached, or did not answer as `serve --hooks` does.
+//
+// It speaks HTTP/1.0 itself over one connection (TCP, or the Unix socket),
+// closed after the answer, rather than through net/http: the thin hook
+// reaches a local server in plain HTTP, and net/http's client brings
+// crypto/tls, x509 and HTTP/2 into every hook process's start-up. An
+// HTTP/1.0 request is answered with no chunking, the body ending with the
+// connection (TestThinAnswers runs it against net/http's server).
 func (f *Flags) post(ctx context.Context, tg target, token string, raw []byte) (*answer, error) {
-	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true, DisableCompression: true}
+	var d net.Dialer
+	var conn net.Conn
+	var err error
 	if tg.socket != "" {
-		tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", tg.socket)
-		}
+		conn, err = d.DialContext(ctx, "unix", tg.socket)
+	} else {
+		conn, err = d.DialContext(ctx, "tcp", tg.host)
 	}
-	defer tr.CloseIdleConnections()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tg.url, bytes.NewReader(raw))
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "ledger-hook")
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	var req bytes.Buffer
+	fmt.Fprintf(&req, "POST %s HTTP/1.0\r\nHost: %s\r\nContent-Type: application/json\r\nUser-Agent: ledger-hook\r\nContent-Length: %d\r\n", tg.path, tg.hostHeader, len(raw))
+	header := func(k, v string) { fmt.Fprintf(&req, "%s: %s\r\n", k, v) }
 	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+		header("Authorization", "Bearer "+token)
 	}
-	req.Header.Set(hookwire.HeaderThin, "1")
+	header(hookwire.HeaderThin, "1")
 	if f.verbose {
-		req.Header.Set(hookwire.HeaderVerbose, "1")
+		header(hookwire.HeaderVerbose, "1")
 	}
-	for h, v := range f.environment() {
-		if v != "" {
-			req.Header.Set(h, hookwire.EncodeHeader(v))
+	env := f.environment()
+	for _, h := range []string{hookwire.HeaderProjectDir, hookwire.HeaderAIAgent, hookwire.HeaderUser, hookwire.HeaderHost} {
+		if v := env[h]; v != "" {
+			header(h, hookwire.EncodeHeader(v))
 		}
 	}
-	resp, err := (&http.Client{Transport: tr}).Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // the URL is in the message already
-		}
-		return nil, err
+	req.WriteString("\r\n")
+	req.Write(raw)
+	if _, err := conn.Write(req.Bytes()); err != nil {
+		return nil, deadlined(ctx, err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	tp := textproto.NewReader(bufio.NewReader(conn))
+	status, err := tp.ReadLine()
 	if err != nil {
-		return nil, fmt.Errorf("reading the answer: %w", err)
+		return nil, deadlined(ctx, fmt.Errorf("reading the answer: %w", err))
 	}
-	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("the server answered %s", resp.Status)
+	proto, code, _ := strings.Cut(status, " ")
+	if !strings.HasPrefix(proto, "HTTP/1.") || len(code) < 3 {
+		return nil, fmt.Errorf("the server's answer is not HTTP: %q", status)
+	}
+	hdr, err := tp.ReadMIMEHeader()
+	if err != nil {
+		return nil, deadlined(ctx, fmt.Errorf("reading the answer: %w", err))
+	}
+	body, err := io.ReadAll(io.LimitReader(tp.R, maxAnswer+1))
+	if err != nil {
+		return nil, deadlined(ctx, fmt.Errorf("reading the answer: %w", err))
+	}
+	if n := hdr.Get("Content-Length"); n != "" && n != fmt.Sprint(len(body)) {
+		return nil, fmt.Errorf("the server's answer ended after %d of %s bytes", len(body), n)
+	}
+	if code[0] != '2' {
+		return nil, fmt.Errorf("the server answered %s", strings.TrimSpace(code))
 	}
 	var out map[string]json.RawMessage
 	if len(body) > maxAnswer || json.Unmarshal(body, &out) != nil || out == nil {
 		return nil, errors.New("the server's answer is not a hook answer (one JSON object)")
 	}
 	a := &answer{body: bytes.TrimSpace(body)}
-	switch e := resp.Header.Get(hookwire.HeaderExit); e {
+	switch e := hdr.Get(hookwire.HeaderExit); e {
 	case "", "0":
 	case "2":
 		a.exit = 2
 	default:
 		return nil, fmt.Errorf("the server's answer names exit status %q", e)
 	}
-	for _, w := range resp.Header.Values(hookwire.HeaderWarning) {
+	for _, w := range hdr.Values(hookwire.HeaderWarning) {
 		a.warnings = append(a.warnings, hookwire.DecodeHeader(w))
 	}
-	a.result = hookwire.DecodeHeader(resp.Header.Get(hookwire.HeaderResult))
+	a.result = hookwire.DecodeHeader(hdr.Get(hookwire.HeaderResult))
 	var deny struct {
 		HookSpecificOutput struct {
 			PermissionDecisionReason string `json:"permissionDecisionReason"`
@@ -443,6 +480,14 @@ func (f *Flags) post(ctx context.Context, tg target, token string, raw []byte) (
 	_ = json.Unmarshal(body, &deny)
 	a.reason = deny.HookSpecificOutput.PermissionDecisionReason
 	return a, nil
+}
+
+// deadlined says a read or write cut short by the run's deadline is that.
+func deadlined(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("no answer within the hook's --timeout: %w", ctx.Err())
+	}
+	return err
 }
 
 // environment is what only the hook's process knows, by header: what
