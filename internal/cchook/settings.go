@@ -120,8 +120,11 @@ func block(evs []string, e Entry) []EventGroup {
 	return out
 }
 
-// SlimBinary is the name of the slim hook binary (cmd/ledger-hook), which
-// runs `ledger hook claude-code` without the rest of the ledger.
+// SlimBinary is the name of the thin hook binary (cmd/ledger-hook), which
+// hands a payload to `serve --hooks` (`ledger-hook --hooks URL`) without
+// the rest of the ledger. A command whose first word is it is the ledger's
+// (Own), whatever its flags: an install of an older release ran it with
+// --nats, and a new install replaces it.
 const SlimBinary = "ledger-hook"
 
 // ownCommand matches the command of a handler the ledger installed that
