@@ -40,7 +40,8 @@ const hookUsage = `Usage: ledger hook claude-code [flags] < PAYLOAD
 
   claude-code   the command Claude Code runs as a hook: reads one hook payload on standard
                 input, appends what happened to the ledger over NATS, and answers a PreToolUse
-                with a denial when the ledger denies the call (docs/claude-code-hooks.md)
+                with a denial when the ledger denies the call (docs/claude-code-hooks.md);
+                with --hooks URL the thin hook, which hands the payload to 'ledger serve --hooks'
   install       merges the hooks block that runs 'ledger hook claude-code' into a project's
                 .claude/settings.local.json (--uninstall removes it again)
 

@@ -311,6 +311,7 @@ func TestHookInstallSlim(t *testing.T) {
 		{[]string{"--command", "ledger"}, `"command": "ledger hook claude-code --hooks ` + url + ` --token-file ` + tf + `"`},
 		{[]string{"--no-token"}, ` --hooks ` + url + ` --no-token"`},
 		{[]string{"--token-env", "TOK"}, ` --hooks ` + url + ` --token-env TOK"`},
+		{[]string{"--shared"}, ` --hooks ` + url + ` --token-env LEDGER_HOOKS_TOKEN"`},
 	} {
 		args := append([]string{"hook", "install", "--project", project, "--url", url, "--token-file", tf, "--dry-run"}, tt.args...)
 		if out, _, err := runCLI(t, "", args...); err != nil || !strings.Contains(out, tt.want) {
