@@ -86,7 +86,7 @@ func HTTPBlock(u, token string, timeout int) []EventGroup {
 // running start (the thin hook, `ledger-hook --hooks URL ...`, posting to
 // the same server) for SessionStart, the one event of InstallEvents Claude
 // Code 2.1.328 sends command hooks only: the root then starts at
-// SessionStart, as with command hooks (TestInstall's http.start cases,
+// SessionStart, as with command hooks (TestInstallHTTPStart, the
 // real CLI TestThinHookSessionStart).
 func HTTPBlockWith(u, token string, timeout int, start string) []EventGroup {
 	e := Entry{Type: "http", URL: u, Timeout: timeout}

@@ -1,8 +1,10 @@
 package cchook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -140,6 +142,33 @@ func TestThinHeaders(t *testing.T) {
 		}
 		if got := len(resp.Header.Values(hookwire.HeaderWarning)) > 0; got != tc.warn {
 			t.Errorf("%q: warnings %q", tc.body, resp.Header.Values(hookwire.HeaderWarning))
+		}
+	}
+}
+
+// TestThinUnreachableMessages: the answers of the NATS hook whose ledger
+// cannot be reached are hookwire's texts, byte for byte, which the thin
+// hook answers with when serve --hooks cannot be reached: a call denied
+// (UnreachableReason) or let through (UnreachableAllowed), another event's
+// warning (UnreachableOther). hook.go words the last two itself; this test
+// keeps them the same.
+func TestThinUnreachableMessages(t *testing.T) {
+	down := errors.New("nats: no servers available for connection")
+	const where = "nats://x:4222"
+	for _, tt := range []struct {
+		payload string
+		opt     Unreachable
+		want    []byte
+	}{
+		{"PreToolUse.json", "", hookwire.DenyOutput(hookwire.UnreachableReason(where, "Bash", down))},
+		{"PreToolUse.json", UnreachableAllow, hookwire.PassOutput("ledger hook: " + hookwire.UnreachableAllowed(where, "Bash", down))},
+		{"UserPromptSubmit.json", "", hookwire.PassOutput("ledger hook: " + hookwire.UnreachableOther(where, UserPromptSubmit, down))},
+	} {
+		l := newLedger(t, testDoc)
+		l.down = down
+		res := (&Hook{L: l, Opts: Options{Unreachable: tt.opt, Where: where}}).Handle(context.Background(), loadPayload(t, tt.payload, nil))
+		if !bytes.Equal(res.Output, tt.want) {
+			t.Errorf("%s %q: the NATS hook answered\n%s\nthe thin hook answers\n%s", tt.payload, tt.opt, res.Output, tt.want)
 		}
 	}
 }

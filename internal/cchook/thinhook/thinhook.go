@@ -25,7 +25,8 @@
 //     or standard input held open past --timeout); without a payload a bad
 //     command line is an *ExitError of code 2 (TestThinExitCodes).
 //   - Everything is answered within --timeout of the start (the payload's
-//     read and the round trip: TestThinTimeout).
+//     read and the round trip: TestThinUnreachable/timeout, and standard
+//     input held open in TestThinExitCodes).
 package thinhook
 
 import (
