@@ -511,8 +511,8 @@ func (c *Client) Check(ctx context.Context, session events.SessionKey, tool stri
 	if err != nil {
 		return CheckResult{}, err
 	}
-	if q.Record {
-		return CheckResult{}, errors.New("client: Check appends nothing, and an option asked it to record the call: use CheckAndRecord")
+	if q.Record || q.Effect {
+		return CheckResult{}, errors.New("client: Check appends nothing, and an option asked it to record the call: use CheckAndRecord or CheckAndStart")
 	}
 	var r CheckResult
 	err = c.sendQuery(ctx, wire.EndpointCheck, q, &r)
@@ -531,6 +531,33 @@ func (c *Client) CheckAndRecord(ctx context.Context, session events.SessionKey, 
 		return CheckResult{}, err
 	}
 	q.Record, q.Call = true, call
+	var r CheckResult
+	err = c.sendQuery(ctx, wire.EndpointCheck, q, &r)
+	if err == nil && r.Recorded > 0 {
+		c.observe(r.Recorded)
+	}
+	return r, err
+}
+
+// CheckAndStart decides one call at the moment it is to run and records,
+// in one durable record, both its check and the start of its effect (a
+// tool.checked with effect: true), for the session's current turn, decided
+// at the head with the grants and revocations in force: the form for an
+// attach point that checks a call just before running it (a pre-tool
+// hook, a gateway's forward). When the answer's Decision is not deny the
+// effect has started with the record; no EffectStarted follows. A caller
+// that checks early and acts later uses CheckAndRecord, then EffectStarted
+// (which the ledger decides again at execution). Like CheckAndRecord it
+// needs this client's Owner to own the session.
+func (c *Client) CheckAndStart(ctx context.Context, session events.SessionKey, tool, call string, opts ...QueryOpt) (CheckResult, error) {
+	if call == "" {
+		return CheckResult{}, events.Errorf(events.CodeInvalidEvent, "a check that starts a call's effect needs the call's id")
+	}
+	q, err := c.query(wire.Query{Session: session, Tool: tool}, opts)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	q.Record, q.Call, q.Effect = true, call, true
 	var r CheckResult
 	err = c.sendQuery(ctx, wire.EndpointCheck, q, &r)
 	if err == nil && r.Recorded > 0 {

@@ -100,6 +100,27 @@ func TestClientRoundTrip(t *testing.T) {
 	if _, err := acme.Append(ctx, client.EffectStarted(child, events.EffectData{Turn: 1, Tool: "exec", Call: "call-1"})); err != nil {
 		t.Fatalf("effect prepared by the recorded check: %v", err)
 	}
+	// One record checks a call and starts it (tool.checked, effect: true),
+	// a denied one too; a call id is needed, and Check refuses the option.
+	started, err := acme.CheckAndStart(ctx, child, "exec", "call-2")
+	if err != nil || started.Recorded == 0 || started.Decision != "allow" || acme.Token() != started.Recorded {
+		t.Fatalf("check and start: %+v %v (token %d)", started, err, acme.Token())
+	}
+	denied, err := acme.CheckAndStart(ctx, child, "browser", "call-3")
+	if err != nil || denied.Recorded != started.Recorded+1 || denied.Decision != "deny" || denied.Reason.Code != "agent:deny" {
+		t.Fatalf("check and start of a denied call: %+v %v", denied, err)
+	}
+	if _, err := acme.CheckAndStart(ctx, child, "exec", ""); err == nil {
+		t.Fatal("check and start without a call id: no error")
+	}
+	startOpt := func(q *wire.Query) error { q.Effect = true; return nil }
+	if _, err := acme.Check(ctx, child, "exec", startOpt); err == nil || !strings.Contains(err.Error(), "CheckAndStart") {
+		t.Fatalf("a check an option asked to start the call: %v", err)
+	}
+	wc, err := acme.WhyCall(ctx, "call-2")
+	if err != nil || wc.Call == nil || wc.Call.Record.Type != events.ToolChecked || !wc.Call.Record.Effect || len(wc.Call.Records) != 1 {
+		t.Fatalf("why of the started call: %+v %v", wc.Call, err)
+	}
 	why, err := acme.Why(ctx, child, "gateway")
 	if err != nil || why.Verdict.Reason.Code != "subagent:hard_deny" || len(why.Verdict.Trace) == 0 || why.Envelope == nil {
 		t.Fatalf("why: %+v %v", why, err)
@@ -677,10 +698,17 @@ func TestOwnerValidated(t *testing.T) {
 		"tools":            func() error { _, err := c.Tools(ctx, key); return err },
 		"check":            func() error { _, err := c.Check(ctx, key, "read", client.WithInput(make(chan int))); return err },
 		"check and record": func() error { _, err := c.CheckAndRecord(ctx, key, "read", "c1"); return err },
+		"check and start":  func() error { _, err := c.CheckAndStart(ctx, key, "read", "c1"); return err },
 		"why call":         func() error { _, err := c.WhyCall(ctx, "c1"); return err },
 		"denials":          func() error { _, err := c.Denials(ctx, client.DenialsQuery{}); return err },
 		"follow denials": func() error {
 			return c.FollowDenials(ctx, client.DenialsQuery{}, func(client.Denial) error { return nil })
+		},
+		"denied": func() error {
+			for _, err := range c.Denied(ctx, client.DenialsQuery{}) {
+				return err
+			}
+			return errors.New("no error yielded")
 		},
 		"watch": func() error {
 			return c.Watch(ctx, client.WatchOptions{All: true}, func(client.Change) error { return nil })

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"iter"
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/wire"
@@ -82,4 +83,24 @@ func (c *Client) FollowDenials(ctx context.Context, q DenialsQuery, fn func(Deni
 		res, err := c.Denials(ctx, q)
 		return res.Denials, res.Next, err
 	}, fn)
+}
+
+// Denied is FollowDenials as an iterator: every denial q selects from
+// q.From on, in stream order, as they land, each with a nil error, until
+// ctx ends or the loop breaks. A break stops the follow (no request is
+// sent after it). What ends the follow otherwise (ctx's error, a refusal
+// such as unknown_session, a connection that failed) is yielded once,
+// with a zero Denial, as the last pair:
+//
+//	for d, err := range audit.Denied(ctx, client.DenialsQuery{Tool: "Bash", From: from}) {
+//		if err != nil {
+//			return err // resume later from the last d.Seq + 1
+//		}
+//		// d.Seq, d.Session, d.Tool, d.Decision, d.Reason.Code, d.Call, d.Identity
+//	}
+//
+// The iterator may be ranged over more than once: each range is a follow
+// of its own from q.From.
+func (c *Client) Denied(ctx context.Context, q DenialsQuery) iter.Seq2[Denial, error] {
+	return feed(func(fn func(Denial) error) error { return c.FollowDenials(ctx, q, fn) })
 }

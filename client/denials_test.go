@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
@@ -183,5 +186,114 @@ func TestWhyCallAndDenials(t *testing.T) {
 	}
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("follow ended with %v", err)
+	}
+}
+
+// TestDenied ranges over Denied: the denials FollowDenials delivers, in
+// order; a break stops the follow (no request after it); what ends the
+// follow otherwise is yielded once, last.
+func TestDenied(t *testing.T) {
+	connect := ledger(t)
+	ctx := t.Context()
+	ops := client.New(connect(), client.Options{Actor: "ops-alice"})
+	acme := client.New(connect(), client.Options{Owner: "acme"})
+	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw",
+		Document: json.RawMessage(`{"tools":{"deny":["exec"]}}`), Catalogue: []string{"read", "exec"}})); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []client.Event{client.Start("a1", events.StartedData{Agent: "main"}), client.Turn("a1", events.TurnData{Turn: 1})} {
+		if _, err := acme.Append(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(tool, call string) client.CheckResult {
+		t.Helper()
+		r, err := acme.CheckAndRecord(ctx, "a1", tool, call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	check("exec", "c1")
+	check("read", "c2")
+	check("exec", "c3")
+	third := check("exec", "c4")
+	spy := connect()
+	var asks atomic.Int64
+	sub, err := spy.Subscribe("ledger.v1.denials.acme", func(*nats.Msg) { asks.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	var got []string
+	var last uint64
+	for d, err := range acme.Denied(ctx, client.DenialsQuery{From: 1}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s %s %s", d.Call, d.Tool, d.Reason.Code))
+		last = d.Seq
+		if len(got) == 2 {
+			break
+		}
+	}
+	if want := "[c1 exec global:deny c3 exec global:deny]"; fmt.Sprint(got) != want {
+		t.Fatalf("denied: %v, want %s", got, want)
+	}
+	// After the break nothing asks for more, though more lands.
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	asked := asks.Load()
+	if asked == 0 {
+		t.Fatal("the spy saw no denials request")
+	}
+	late := check("exec", "c5")
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := asks.Load(); n != asked {
+		t.Errorf("%d denials requests after the break, %d before", n, asked)
+	}
+
+	// Resumed from the last denial seen, the loop sees the next ones,
+	// the one that landed after the break among them.
+	got = nil
+	for d, err := range acme.Denied(ctx, client.DenialsQuery{From: last + 1}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d %s", d.Seq, d.Call))
+		if len(got) == 2 {
+			break
+		}
+	}
+	if want := fmt.Sprintf("[%d c4 %d c5]", third.Recorded, late.Recorded); fmt.Sprint(got) != want {
+		t.Errorf("resumed: %v, want %s", got, want)
+	}
+
+	// What ends the follow is yielded once, last.
+	ended := func(c *client.Client, ctx context.Context, q client.DenialsQuery) (pairs int, last error) {
+		for d, err := range c.Denied(ctx, q) {
+			pairs++
+			if err != nil && d.Seq != 0 {
+				t.Errorf("an error with a denial: %+v", d)
+			}
+			last = err
+		}
+		return pairs, last
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if n, err := ended(acme, cancelled, client.DenialsQuery{}); n != 1 || !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled context: %d pairs, last %v; want one, context.Canceled", n, err)
+	}
+	globex := client.New(connect(), client.Options{Owner: "globex"})
+	if n, err := ended(globex, ctx, client.DenialsQuery{Session: "a1"}); n != 1 || events.CodeOf(err) != events.CodeUnknownSession {
+		t.Errorf("another orchestrator's session: %d pairs, last %v; want one, unknown_session", n, err)
 	}
 }

@@ -86,24 +86,34 @@ func (c *Client) Watch(ctx context.Context, opts WatchOptions, fn func(Change) e
 // The iterator may be ranged over more than once: each range is a watch
 // of its own from opts.From.
 func (c *Client) Changes(ctx context.Context, opts WatchOptions) iter.Seq2[Change, error] {
-	return func(yield func(Change, error) bool) {
+	return feed(func(fn func(Change) error) error { return c.Watch(ctx, opts, fn) })
+}
+
+// feed makes a callback feed (Watch, FollowDenials) an iterator: each item
+// with a nil error; a break makes the callback return errBreak, which ends
+// the feed before it asks again and is never yielded; what ends the feed
+// otherwise is yielded once, with a zero item, as the last pair
+// (TestChanges, TestDenied).
+func feed[T any](run func(fn func(T) error) error) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
 		broke := false
-		err := c.Watch(ctx, opts, func(ch Change) error {
-			if !yield(ch, nil) {
+		err := run(func(it T) error {
+			if !yield(it, nil) {
 				broke = true
 				return errBreak
 			}
 			return nil
 		})
 		if !broke && err != nil {
-			yield(Change{}, err)
+			var zero T
+			yield(zero, err)
 		}
 	}
 }
 
-// errBreak ends the watch under a range loop that broke; it never leaves
-// Changes.
-var errBreak = errors.New("client: the range over Changes ended")
+// errBreak ends a feed under a range loop that broke; it never leaves
+// Changes or Denied.
+var errBreak = errors.New("client: the range loop over the feed ended")
 
 // follow pages a long-polled feed (watch, denials) from from: ask answers
 // the items after a position and the next one, fn is called on each item

@@ -318,6 +318,14 @@ type CheckedData struct {
 	// payload, and why: the ledger decides it deny, unreadable:payload,
 	// whatever the policy says (TestUnreadableCheckRecorded).
 	Unreadable string `json:"unreadable,omitempty"`
+	// Effect, when set, makes the check the start of the call's effect as
+	// well: the attach point checks at the moment the tool would run (a
+	// PreToolUse hook, OpenClaw's before_tool_call, a gateway's forward),
+	// and the one record both decides the call and, when it does not
+	// deny, starts it, so that no tool.effect_started follows. It needs
+	// Call (docs/records.md, "One record per enforced call";
+	// TestCheckAndStart).
+	Effect bool `json:"effect,omitempty"`
 }
 
 // EffectData is the data of tool.effect_started.

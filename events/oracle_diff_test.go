@@ -73,7 +73,7 @@ func seeds(tb testing.TB) [][]byte {
 			out = append(out, b)
 		}
 	}
-	for _, dir := range []string{"testdata/fuzz/*", "../envelope/*/testdata/fuzz/*", "../internal/importer/testdata/fuzz/*", "../internal/jsontree/testdata/fuzz/*"} {
+	for _, dir := range []string{"testdata/fuzz/*", "../envelope/*/testdata/fuzz/*", "../internal/importer/claudecode/testdata/fuzz/*", "../internal/jsontree/testdata/fuzz/*"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*"))
 		for _, f := range files {
 			out = append(out, corpusValues(tb, f)...)
@@ -383,6 +383,9 @@ var payloadEdgeCases = []struct {
 	{ToolChecked, `{"input":null}`}, {ToolChecked, `{"input":[1, 2]}`}, {ToolChecked, `{"input": 1.5e3 }`}, {ToolChecked, `{"input":true}`},
 	{ToolChecked, `{"input":{},"input":{"a":1}}`}, {ToolChecked, `{"Input":{}}`}, {ToolChecked, `{"input":"\u00e9\ud800"}`},
 	{ToolChecked, `{"input":{"a":1e400}}`}, {ToolChecked, `{"tool":"","call":""}`},
+	{ToolChecked, `{"turn":1,"tool":"Bash","call":"b1","effect":true}`}, {ToolChecked, `{"turn":1,"tool":"Bash","effect":true}`},
+	{ToolChecked, `{"turn":1,"tool":"Bash","call":"","effect":true}`}, {ToolChecked, `{"turn":1,"tool":"Bash","effect":false}`},
+	{ToolChecked, `{"turn":1,"tool":"Bash","call":"b1","effect":1}`}, {ToolChecked, `{"turn":1,"tool":"Bash","call":"b1","effect":null}`},
 	{EffectStarted, `{"turn":1,"tool":"Bash","call":"b1","prepared_at":5}`}, {EffectStarted, `{"prepared_at":18446744073709551615}`},
 	{EffectStarted, `{"prepared_at":18446744073709551616}`}, {EffectStarted, `{"prepared_at":9999999999999999999}`},
 	{EffectStarted, `{"prepared_at":-1}`}, {EffectStarted, `{"prepared_at":-0}`}, {EffectStarted, `{"prepared_at":0}`},

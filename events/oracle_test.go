@@ -453,6 +453,11 @@ func oracleCheckValues(ev *Event) error {
 		}
 	}
 	switch ev.Type {
+	case ToolChecked:
+		call, _ := str("call")
+		if string(m["effect"]) == "true" && call == "" {
+			return Errorf(CodeInvalidEvent, "a check that starts the call's effect (effect: true) needs the call's id in call")
+		}
 	case DenyAdded, DenyLifted:
 		rule, _ := str("rule")
 		if strings.TrimSpace(rule) == "" {

@@ -60,7 +60,7 @@ var (
 	yieldedFields   = []payloadField{{"children", pStrings}}
 	completedFields = []payloadField{{"status", pString}}
 	resumedFields   = []payloadField{{"handoff", pString}, {"batch", pStringPtr}, {"from", pStrings}}
-	checkedFields   = []payloadField{{"turn", pInt}, {"tool", pString}, {"call", pString}, {"input", pRaw}, {"unreadable", pString}}
+	checkedFields   = []payloadField{{"turn", pInt}, {"tool", pString}, {"call", pString}, {"input", pRaw}, {"unreadable", pString}, {"effect", pBool}}
 	effectFields    = []payloadField{{"turn", pInt}, {"tool", pString}, {"call", pString}, {"prepared_at", pUint64}}
 )
 
@@ -139,7 +139,7 @@ func decodePayload(data []byte, p any) bool {
 	case *ResumedData:
 		*p = ResumedData{Handoff: d.str(0), Batch: d.strPtr(1), From: list[SessionKey](&d, 2)}
 	case *CheckedData:
-		*p = CheckedData{Turn: d.int(0), Tool: d.str(1), Call: d.str(2), Input: d.raw(3), Unreadable: d.str(4)}
+		*p = CheckedData{Turn: d.int(0), Tool: d.str(1), Call: d.str(2), Input: d.raw(3), Unreadable: d.str(4), Effect: d.bool(5)}
 	case *EffectData:
 		*p = EffectData{Turn: d.int(0), Tool: d.str(1), Call: d.str(2), PreparedAt: d.uint64(3)}
 	}

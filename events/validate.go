@@ -62,7 +62,7 @@ var schema = map[Type]map[string]field{
 	SessionCompleted: {"status": {kString, true}},
 	SessionResumed:   {"handoff": {kString, true}, "batch": {kString, false}, "from": {kStrings, true}},
 	ToolChecked: {"turn": {kPositiveInt, true}, "tool": {kString, true}, "call": {kString, false},
-		"input": {kInput, false}, "unreadable": {kString, false}},
+		"input": {kInput, false}, "unreadable": {kString, false}, "effect": {kBool, false}},
 	EffectStarted: {"turn": {kPositiveInt, true}, "tool": {kString, true}, "call": {kString, true},
 		"prepared_at": {kPositiveInt, false}},
 }
@@ -274,6 +274,10 @@ func checkValues(ev *Event, t *tape, b []byte, data []member) error {
 	switch ev.Type {
 	case DenyAdded, DenyLifted:
 		return checkDeny(t, b, data)
+	case ToolChecked:
+		if k := t.find(b, data, "effect"); k != 0 && t.nodes[k].kind == 't' && t.str(b, t.find(b, data, "call")) == "" {
+			return Errorf(CodeInvalidEvent, "a check that starts the call's effect (effect: true) needs the call's id in call")
+		}
 	case SessionYielded:
 		children := t.keyList(b, t.find(b, data, "children"))
 		if len(children) == 0 {

@@ -121,6 +121,15 @@ type SetDecides interface {
 	SetDecides() bool
 }
 
+// InputDecides is implemented by a SetDecides dialect some of whose calls'
+// inputs take part in their decisions (openclaw's call report of a tool's
+// plugins): a check whose input does is decided in full, as Why decides
+// it, never read from the tool set, which no input shaped
+// (TestCheckDecidesTheCallReport).
+type InputDecides interface {
+	InputDecides(input json.RawMessage) bool
+}
+
 // Why decides one call with its full trace at this state.
 func (s *State) Why(key events.SessionKey, tool string, input json.RawMessage) (_ envelope.Verdict, err error) {
 	defer s.leave(s.enter(), &err)
@@ -149,7 +158,7 @@ func (s *State) check(key events.SessionKey, tool string, input json.RawMessage)
 		return envelope.Verdict{}, err
 	}
 	sc := s.scopeOf(sess)
-	if sd, ok := sc.dialect.(SetDecides); ok && sd.SetDecides() {
+	if sd, ok := sc.dialect.(SetDecides); ok && sd.SetDecides() && !inputDecides(sc.dialect, input) {
 		c := s.cachedIn(key, sess, sc)
 		n := sc.normalize(tool)
 		if v, ok := c.index[n]; ok {
@@ -169,6 +178,13 @@ func (s *State) check(key events.SessionKey, tool string, input json.RawMessage)
 	v, err := s.Why(key, tool, input)
 	v.Trace = nil
 	return v, err
+}
+
+// inputDecides reports whether dl decides a call with input otherwise
+// than its tool set does.
+func inputDecides(dl envelope.Dialect, input json.RawMessage) bool {
+	id, ok := dl.(InputDecides)
+	return ok && id.InputDecides(input)
 }
 
 func (s *State) queried(key events.SessionKey) (*envelope.Session, error) {

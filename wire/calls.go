@@ -36,6 +36,10 @@ type CallRecord struct {
 	// PreparedAt is, for an effect or a refused one, the sequence of the
 	// check that prepared it.
 	PreparedAt uint64 `json:"prepared_at,omitempty"`
+	// Effect is set on a tool.checked that also started the call's
+	// effect (effect: true): checked at the moment the call ran, and
+	// started with the same record unless it denied.
+	Effect bool `json:"effect,omitempty"`
 }
 
 // Cause is the record that made a tool's decision for a session what it

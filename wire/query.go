@@ -24,6 +24,11 @@ type Query struct {
 	// turn with Call, so a later effect can be prepared by it.
 	Record bool   `json:"record,omitempty"`
 	Call   string `json:"call,omitempty"`
+	// Effect (with Record and Call) makes the recorded check the start of
+	// the call's effect too (tool.checked with effect: true): one durable
+	// record for a call checked at the moment it runs, instead of a check
+	// and then a tool.effect_started (docs/records.md).
+	Effect bool `json:"effect,omitempty"`
 	// CheckSeq (why only) asks about the call whose tool.checked or
 	// tool.effect_started is at this sequence; Call, without Record, about
 	// the call with this id (the last of its records). Either answers the

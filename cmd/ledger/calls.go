@@ -103,6 +103,8 @@ func callDecision(c *wire.CallRecord) string {
 		s += fmt.Sprintf(": now %s, checked at seq %d", c.Reason.Rule, c.PreparedAt)
 	} else if c.Type == events.EffectStarted && c.PreparedAt != 0 {
 		s += fmt.Sprintf(", checked at seq %d", c.PreparedAt)
+	} else if c.Effect && c.Decision == envelope.Allow {
+		s += ", effect started with the check"
 	}
 	return s
 }

@@ -27,7 +27,7 @@ import (
 	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
 	"github.com/sessionledger/ledger/internal/cchook/thinhook"
-	"github.com/sessionledger/ledger/internal/importer"
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 	"github.com/sessionledger/ledger/internal/ledgercmd"
 	"github.com/sessionledger/ledger/internal/safefile"
 )
@@ -698,7 +698,7 @@ func (s *hookServer) serve(nc *nats.Conn, why ledgercmd.Conn, logger *slog.Logge
 		},
 	}
 	if !s.noImport {
-		opts.Import = cchook.ImportProject("", home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()}, &cchook.ImportCache{})
+		opts.Import = cchook.ImportProject("", home, ccimport.ClaudeCodeOptions{UserDir: ccimport.ClaudeUserDir()}, &cchook.ImportCache{})
 	}
 	ln, url, local, err := s.listen()
 	if err != nil {

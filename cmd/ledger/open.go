@@ -30,6 +30,7 @@ type ledgerFlags struct {
 	syncInterval                                     time.Duration
 	logger                                           *slog.Logger
 	onConflict                                       func()
+	onRound                                          func(records int)
 	user, password, natsConfig                       string
 	rollSubjects                                     string
 	residentMB                                       int
@@ -319,7 +320,7 @@ func (f *ledgerFlags) open(ctx context.Context) (*ledgerHandle, error) {
 			h.Close()
 		}
 	}()
-	cfg := service.Config{Log: h.log, Dialects: dialects.All(), Logger: f.logger, OnConflict: f.onConflict,
+	cfg := service.Config{Log: h.log, Dialects: dialects.All(), Logger: f.logger, OnConflict: f.onConflict, OnRound: f.onRound,
 		// A standalone embedded server that does not fsync every write
 		// takes a round of appends faster pipelined than as one atomic
 		// batch (which it stages in a temporary store first).

@@ -18,6 +18,7 @@ import (
 	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/importer"
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 	ocimport "github.com/sessionledger/ledger/internal/importer/openclaw"
 	"github.com/sessionledger/ledger/internal/safefile"
 )
@@ -139,7 +140,7 @@ func (f *policyImportFlags) importClaudeCode(path string, catalogue []string, st
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := importer.ClaudeCode(path, importer.ClaudeCodeOptions{BuiltInAgents: f.builtIns, MaxSubagentDepth: f.depth, UserDir: user, FollowSymlinks: f.follow})
+	res, err := ccimport.ClaudeCode(path, ccimport.ClaudeCodeOptions{BuiltInAgents: f.builtIns, MaxSubagentDepth: f.depth, UserDir: user, FollowSymlinks: f.follow})
 	if err != nil {
 		return nil, nil, refuse(stderr, err)
 	}
@@ -259,7 +260,7 @@ func plural(n int, one, many string) string {
 }
 
 // claudeUserDir resolves --user-config: by default the directory Claude
-// Code itself takes its user scope from (importer.ClaudeUserDir), "" for
+// Code itself takes its user scope from (ccimport.ClaudeUserDir), "" for
 // none. A default that does not exist reads nothing; a directory named on
 // the command line must exist.
 func claudeUserDir(flagValue string) (string, error) {
@@ -267,7 +268,7 @@ func claudeUserDir(flagValue string) (string, error) {
 	case "none":
 		return "", nil
 	case "":
-		return importer.ClaudeUserDir(), nil
+		return ccimport.ClaudeUserDir(), nil
 	}
 	if st, err := os.Stat(flagValue); err != nil || !st.IsDir() {
 		return "", &exitError{code: 1, msg: "--user-config " + flagValue + ": not a directory (give the user's Claude Code directory, such as ~/.claude, or 'none')"}

@@ -12,7 +12,7 @@ import (
 	"github.com/sessionledger/ledger/envelope/openclaw"
 )
 
-const importData = "../../internal/importer/testdata/"
+const importData = "../../internal/importer/claudecode/testdata/"
 
 // ocImportData holds the OpenClaw importer's test configs and goldens.
 const ocImportData = "../../internal/importer/openclaw/testdata/"

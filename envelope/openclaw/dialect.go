@@ -1,6 +1,7 @@
 package openclaw
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"slices"
@@ -46,7 +47,9 @@ func (*Dialect) NormalizeUnder(p *envelope.PolicyState, tool string) string {
 func (*Dialect) DefaultChildSource() string { return envelope.SourcePersistedChild }
 
 // SetDecides is true: openclaw decides a call by its tool set alone (no
-// per-call input rules and no ask), so a check may read the resolved set.
+// per-call input rules and no ask), so a check may read the resolved set,
+// except a call whose input holds a report of its tool's plugins
+// (InputDecides).
 func (*Dialect) SetDecides() bool { return true }
 
 // Compile validates a policy document (section 1) under the release it
@@ -415,8 +418,17 @@ func (e *effective) extraAt(s *envelope.Session, k int) string {
 // (plugin_tools), or whose call reports the tool's plugins, is decided
 // under the document and under that report, and denied when either denies
 // (plugins.go).
+//
+// A call whose report is malformed (CallPluginKey not a list of plugin
+// ids) is denied before the layers, input:plugin_report_malformed: an
+// append refuses such a check (CheckEvent), and a query that records
+// nothing must not decide it as if the call reported no plugin
+// (TestMalformedCallReportDenies, conformance plugins-04).
 func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, input json.RawMessage) envelope.Verdict {
 	e := effectiveOf(w)
+	if _, ok := callOwners(input); !ok {
+		return e.malformedReport(tool)
+	}
 	v := e.decide(w, s, tool)
 	if e == nil || v.Decision == envelope.Deny {
 		return v
@@ -431,6 +443,38 @@ func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, input
 		return v
 	}
 	return rep.disagree(e, vr)
+}
+
+// InputDecides reports whether a call's input takes part in its decision:
+// it does when it may hold the call's report of the tool's plugins
+// (CallPluginKey), so a check with it is decided in full, not read from
+// the session's tool set (projection.InputDecides).
+func (*Dialect) InputDecides(input json.RawMessage) bool {
+	return len(input) > 0 && bytes.Contains(input, []byte(CallPluginKey))
+}
+
+// codePluginReportMalformed is the reason of a call whose input's report
+// of the tool's plugins cannot be read; its trace's first step is the
+// input's, and the catalogue and the layers are skipped.
+const codePluginReportMalformed = "input:plugin_report_malformed"
+
+// malformedReport is the verdict on a call of tool whose input's
+// CallPluginKey is not a list of plugin ids.
+func (e *effective) malformedReport(tool string) envelope.Verdict {
+	t := normalize(tool)
+	if e != nil {
+		t = e.rel.normalize(tool)
+	}
+	r := envelope.Reason{Code: codePluginReportMalformed, Rule: "input " + strconv.Quote(CallPluginKey) +
+		` must be a list of plugin ids, like ["browser"]: the call's report of its tool's plugins cannot be read, so the call is denied`}
+	v := envelope.Verdict{Tool: t, Decision: envelope.Deny, Reason: r, Trace: make([]envelope.Step, 0, nLayers+2)}
+	rr := r
+	v.Trace = append(v.Trace, envelope.Step{Layer: "input", Outcome: envelope.Removed, Reason: &rr},
+		envelope.Step{Layer: "catalogue", Outcome: envelope.Skipped})
+	for li := 0; li < nLayers; li++ {
+		v.Trace = append(v.Trace, envelope.Step{Layer: layerNames[li], Outcome: envelope.Skipped})
+	}
+	return v
 }
 
 // decide is Decide under e alone (nil: no policy).

@@ -267,3 +267,45 @@ func TestCallReportsPluginTool(t *testing.T) {
 		t.Errorf("a well-formed report: %v", err)
 	}
 }
+
+// TestMalformedCallReportDenies: a call whose input's report of its
+// tool's plugins (CallPluginKey) is not a list of plugin ids, which an
+// append refuses, is denied when a query that records nothing decides it
+// (input:plugin_report_malformed, naming the key), whatever the document
+// says, not decided as if the call reported no plugin.
+func TestMalformedCallReportDenies(t *testing.T) {
+	d := New()
+	for _, doc := range []string{`{}`, `{"tools": {"deny": ["group:plugins"]}}`, `{"tools": {"deny": ["browser"]}}`} {
+		w := newWorldRelease(t, NewestRelease(), doc, "read", "browser")
+		w.start("agent:main:main", events.StartedData{Agent: "main", PluginTools: json.RawMessage(`{}`)})
+		s := w.sessions["agent:main:main"]
+		for _, bad := range []string{`{"ledger:plugin": "browser"}`, `{"ledger:plugin": []}`, `{"ledger:plugin": [""]}`, `{"ledger:plugin": [1]}`, `{"ledger:plugin": null}`} {
+			for _, tool := range []string{"browser", "read", "Browser"} {
+				v := d.Decide(w, s, tool, json.RawMessage(bad))
+				if v.Decision != envelope.Deny || v.Reason.Code != "input:plugin_report_malformed" || !strings.Contains(v.Reason.Rule, `"ledger:plugin"`) {
+					t.Errorf("%s, %s %s: %s %s (%s), want deny input:plugin_report_malformed naming the key", doc, tool, bad, v.Decision, v.Reason.Code, v.Reason.Rule)
+				}
+				if len(v.Trace) != nLayers+2 || v.Trace[0].Layer != "input" || v.Trace[0].Outcome != envelope.Removed || v.Trace[1].Outcome != envelope.Skipped {
+					t.Errorf("%s %s: trace %+v", tool, bad, v.Trace)
+				}
+				if v.Tool != normalize(tool) {
+					t.Errorf("%s: verdict's tool %q", tool, v.Tool)
+				}
+			}
+			if !d.InputDecides(json.RawMessage(bad)) {
+				t.Errorf("%s: InputDecides false", bad)
+			}
+		}
+		// An input without the key, or with a well-formed report, decides
+		// as before.
+		if v := d.Decide(w, s, "read", json.RawMessage(`{"path": "ledger:plugin"}`)); v.Reason.Code == "input:plugin_report_malformed" {
+			t.Errorf("%s: the key's name in a value denied read", doc)
+		}
+		if v := d.Decide(w, s, "read", json.RawMessage(`{"ledger:plugin": ["memory-core"]}`)); v.Reason.Code == "input:plugin_report_malformed" {
+			t.Errorf("%s: a well-formed report denied as malformed", doc)
+		}
+	}
+	if d.InputDecides(nil) || d.InputDecides(json.RawMessage(`{"path": "a"}`)) {
+		t.Errorf("InputDecides true for an input without the key")
+	}
+}

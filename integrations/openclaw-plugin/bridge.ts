@@ -560,11 +560,11 @@ export class Bridge {
   }
 
   /**
-   * beforeToolCall (before_tool_call) decides the call: the ledger's check
-   * (recorded as tool.checked for the session's current turn), then the
-   * effect (tool.effect_started, which the ledger decides again at the head
-   * of the log). A denial, a refused effect, a refusal or an unreachable
-   * ledger (unless failOpen) blocks the call with the reason.
+   * beforeToolCall (before_tool_call) decides the call with one record:
+   * the ledger's check that starts the call's effect (tool.checked with
+   * effect: true, for the session's current turn, decided at the head). A
+   * denial, a refusal or an unreachable ledger (unless failOpen) blocks
+   * the call with the reason.
    */
   async beforeToolCall(
     ev: { toolName: string; toolCallId?: string },
@@ -614,29 +614,13 @@ export class Bridge {
     // started is in no start report, so the call reports them itself
     // ("ledger:plugin", read by the openclaw dialect's CallPluginKey).
     const owners = this.ownersOf(tool);
-    const chk: CheckResult = await this.ledger.check(key, tool, call, owners.length > 0 ? { "ledger:plugin": owners } : undefined);
-    if (chk.decision === "deny") {
+    // One record decides the call and starts its effect: before_tool_call
+    // runs at the moment the tool would, so nothing can change between a
+    // check and a start (TestAgentRun).
+    const chk: CheckResult = await this.ledger.checkAndStart(key, tool, call, owners.length > 0 ? { "ledger:plugin": owners } : undefined);
+    if (chk.decision !== "allow") {
       return { block: true, blockReason: denialReason(key, tool, chk.reason, whyCommand(this.cfg.why, call, chk.recorded, key)) };
     }
-    for (let attempt = 0; ; attempt++) {
-      const data = { turn: s.turns, tool, call, prepared_at: chk.recorded };
-      try {
-        await this.ledger.append({ id: eventID(key, "effect", call), type: "tool.effect_started", session: key, data });
-        return undefined;
-      } catch (e) {
-        if (!(e instanceof LedgerError)) throw e;
-        if (e.code === "bad_turn" && attempt === 0) {
-          await this.refresh(s);
-          continue;
-        }
-        if (e.code === "authorization_changed") {
-          return {
-            block: true,
-            blockReason: `The session policy ledger denied ${tool} for session ${key} when its effect was to start: authorization_changed: ${e.detail}. Explain it with: ${whyCommand(this.cfg.why, call, e.seq || undefined, key)}`,
-          };
-        }
-        throw e;
-      }
-    }
+    return undefined;
   }
 }

@@ -358,12 +358,14 @@ export class Ledger {
   }
 
   /**
-   * check decides a call at the head and records it: the ledger appends a
-   * tool.checked for the session's current turn with call, which prepares
-   * the call's effect.
+   * checkAndStart decides a call at the head at the moment it is to run,
+   * and records, in one durable record, its check and the start of its
+   * effect: a tool.checked with effect: true for the session's current
+   * turn (docs/records.md). When the decision is allow the effect has
+   * started; no tool.effect_started follows.
    */
-  async check(session: string, tool: string, call: string, input?: Record<string, unknown>): Promise<CheckResult> {
-    const body: Record<string, unknown> = { session, tool, record: true, call };
+  async checkAndStart(session: string, tool: string, call: string, input?: Record<string, unknown>): Promise<CheckResult> {
+    const body: Record<string, unknown> = { session, tool, record: true, call, effect: true };
     if (input !== undefined) body.input = input;
     const r = await this.ask<CheckResult>("check", body);
     this.observe(r.recorded);

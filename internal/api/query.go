@@ -153,6 +153,10 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 			s.recordCheck(ctx, r, owner, q)
 			return
 		}
+		if q.Effect {
+			respondError(r, events.Errorf(events.CodeInvalidEvent, "effect starts a call with its recorded check: send it with record and call"), 0)
+			return
+		}
 		a, err := svc.Check(ctx, q.Session, q.Tool, q.Input, pos)
 		if err != nil {
 			respondError(r, err, 0)
@@ -210,7 +214,11 @@ func (s *Server) recordCheck(_ context.Context, r micro.Request, owner string, q
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "recording a check is an orchestrator's append: use %s.check.<orchestrator>", wire.Prefix), 0)
 		return
 	}
-	c := &recordedCheck{tool: q.Tool, call: q.Call, input: q.Input}
+	if q.Effect && q.Call == "" {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "a check that starts the call's effect needs the call's id (call)"), 0)
+		return
+	}
+	c := &recordedCheck{tool: q.Tool, call: q.Call, input: q.Input, effect: q.Effect}
 	ev, err := parseAs(c.event(q.Session, 1), owner)
 	if err != nil {
 		respondError(r, err, 0)
@@ -224,6 +232,8 @@ func (s *Server) recordCheck(_ context.Context, r micro.Request, owner string, q
 type recordedCheck struct {
 	tool, call string
 	input      json.RawMessage
+	// effect: the check starts the call's effect too (effect: true).
+	effect bool
 }
 
 // event is the tool.checked of the check at turn.
@@ -234,6 +244,9 @@ func (c *recordedCheck) event(session events.SessionKey, turn int) []byte {
 	}
 	if len(c.input) > 0 {
 		data["input"] = c.input
+	}
+	if c.effect {
+		data["effect"] = true
 	}
 	raw, _ := json.Marshal(map[string]any{"type": events.ToolChecked, "v": 1, "session": session, "data": data})
 	return raw

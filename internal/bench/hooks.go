@@ -21,7 +21,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/internal/cchook"
-	"github.com/sessionledger/ledger/internal/importer"
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 	"github.com/sessionledger/ledger/internal/natslog"
 )
 
@@ -48,8 +48,9 @@ const hookSession = "4115d956-87ab-486f-a3bd-768c14406260"
 //     durable publish;
 //   - `ledger hook claude-code --nats` as a process, for reference.
 //
-// Every run is a new call (its own tool_use_id), allowed, so each appends
-// the call's records. Ledger and raw runs alternate, so drift cancels.
+// Every run is a new call (its own tool_use_id, which the hook
+// de-duplicates by), allowed, so each appends one record, the tool.checked
+// that starts it. Ledger and raw runs alternate, so drift cancels.
 func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 	d := dir(cfg, "hooks")
 	n, err := startNodeListening(ctx, d)
@@ -352,7 +353,7 @@ func startHookSession(ctx context.Context, nc *nats.Conn, e *hookEnvironment) (*
 		L: cchook.ClientLedger{C: client.New(nc, client.Options{Owner: "claude-code", Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})},
 		Opts: cchook.Options{
 			Catalogue: catalogue,
-			Import:    cchook.ImportProject(e.project, e.home, importer.ClaudeCodeOptions{UserDir: filepath.Join(e.home, ".claude")}, nil),
+			Import:    cchook.ImportProject(e.project, e.home, ccimport.ClaudeCodeOptions{UserDir: filepath.Join(e.home, ".claude")}, nil),
 			Why:       []string{"ledger", "why"},
 			Home:      e.home,
 			WorkDir:   func(string, string) string { return e.project },
@@ -373,7 +374,7 @@ func startHookSession(ctx context.Context, nc *nats.Conn, e *hookEnvironment) (*
 		}
 	}
 	res := h.Handle(ctx, hookPayload(e, "toolu_bench_probe"))
-	if res.Denied || len(res.Appended) != 2 {
+	if res.Denied || len(res.Appended) != 1 {
 		return nil, fmt.Errorf("the measured call is not allowed and recorded: %s %+v", res.Output, res)
 	}
 	return h, nil

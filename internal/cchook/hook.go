@@ -32,6 +32,10 @@ type Ledger interface {
 	// tool.checked for the session's current turn (Recorded is its
 	// sequence).
 	Check(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, call string) (client.CheckResult, error)
+	// Start decides a call at the moment it runs and records, in one
+	// record, its check and the start of its effect (a tool.checked with
+	// effect: true, client.CheckAndStart), for the session's current turn.
+	Start(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, call string) (client.CheckResult, error)
 }
 
 // Unreachable is what a PreToolUse answers while the ledger cannot be
@@ -1060,7 +1064,10 @@ func (r *run) preToolUse(ctx context.Context) {
 		home = r.h.Opts.Home
 	}
 	input := CallInput(tool, p.ToolInput, workDir, home)
-	check, err := r.h.L.Check(ctx, key, tool, input, p.ToolUseID)
+	// One record decides the call and starts its effect: a PreToolUse
+	// runs at the moment the tool would, so nothing can change between
+	// the check and the start (TestPreToolUseMakesOneRecord).
+	check, err := r.h.L.Start(ctx, key, tool, input, p.ToolUseID)
 	if err != nil {
 		failed(key, err)
 		return
@@ -1075,26 +1082,7 @@ func (r *run) preToolUse(ctx context.Context) {
 		deny(DenialReason(key, tool, check.Reason, WhyCommand(why, key, tool, input, p.ToolUseID, check.Recorded)))
 		return
 	}
-	eff := EffectEvent(key, n.Turns, tool, p.ToolUseID, check.Recorded)
-	a, err := r.append(ctx, eff)
-	if events.CodeOf(err) == events.CodeBadTurn {
-		// A turn started between the session's read and the check: the
-		// check recorded the current one.
-		if m, terr := r.h.L.Tree(ctx, key); terr == nil && m != nil {
-			eff = EffectEvent(key, m.Turns, tool, p.ToolUseID, check.Recorded)
-			a, err = r.append(ctx, eff)
-		}
-	}
-	switch {
-	case events.CodeOf(err) == events.CodeAuthorizationChanged:
-		res.Decision = envelope.Deny
-		deny(fmt.Sprintf("The session policy ledger denied %s for session %s when its effect was to start: %s: %s. Explain it with: %s",
-			tool, key, events.CodeAuthorizationChanged, errMsg(err), WhyCommand(why, key, tool, input, p.ToolUseID, a.Seq)))
-	case err != nil:
-		failed(key, err)
-	default:
-		res.Output = PassOutput("")
-	}
+	res.Output = PassOutput("")
 }
 
 // errMsg is an error's message without its code.

@@ -167,6 +167,20 @@ func (l *svcLedger) Check(ctx context.Context, key events.SessionKey, tool strin
 		a, err := l.svc.Check(ctx, key, tool, input, projection.Position{})
 		return client.CheckResult{Session: key, Seq: a.Seq, Tool: tool, Decision: a.Verdict.Decision, Reason: a.Verdict.Reason}, err
 	}
+	return l.record(ctx, key, tool, input, call, false)
+}
+
+func (l *svcLedger) Start(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, call string) (client.CheckResult, error) {
+	if l.down != nil {
+		return client.CheckResult{}, l.down
+	}
+	return l.record(ctx, key, tool, input, call, true)
+}
+
+// record appends a tool.checked for the session's current turn (with
+// effect, the one record of a call checked as it runs), as the API's
+// recorded check does.
+func (l *svcLedger) record(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, call string, effect bool) (client.CheckResult, error) {
 	turn := 0
 	_ = l.svc.View(ctx, "", projection.Position{}, func(st *projection.State) error {
 		if s := st.Session(key); s != nil {
@@ -174,13 +188,17 @@ func (l *svcLedger) Check(ctx context.Context, key events.SessionKey, tool strin
 		}
 		return nil
 	})
-	r, err := l.append(ctx, client.Checked(key, events.CheckedData{Turn: max(turn, 1), Tool: tool, Call: call, Input: input}))
+	r, err := l.append(ctx, client.Checked(key, events.CheckedData{Turn: max(turn, 1), Tool: tool, Call: call, Input: input, Effect: effect}))
 	if err != nil {
 		return client.CheckResult{}, err
 	}
 	var dec projection.CheckDecided
 	_ = json.Unmarshal(r.Decided, &dec)
-	l.log = append(l.log, fmt.Sprintf("tool.checked %s %s %s -> %s %s", key, tool, input, dec.Decision, dec.Reason.Code))
+	started := ""
+	if effect && dec.Decision == envelope.Allow {
+		started = " started"
+	}
+	l.log = append(l.log, fmt.Sprintf("tool.checked %s %s %s -> %s %s%s", key, tool, input, dec.Decision, dec.Reason.Code, started))
 	if l.afterCheck != nil {
 		l.afterCheck()
 	}
@@ -294,9 +312,8 @@ func hookCases() []hookCase {
 			want:  []string{`turn.started ` + forked + ` {"turn":2}`}, output: "{}"},
 
 		// Calls.
-		{name: "allowed call: checked, effect started, no decision", payload: "PreToolUse.json", setup: []client.Event{start(sub), turn(sub, 1)},
-			want: []string{`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow permission:allow`,
-				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":4}`}, output: "{}"},
+		{name: "allowed call: one record checks it and starts its effect, no decision", payload: "PreToolUse.json", setup: []client.Event{start(sub), turn(sub, 1)},
+			want: []string{`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow permission:allow started`}, output: "{}"},
 		{name: "denied call", payload: "PreToolUse.json", patch: map[string]any{"tool_input": map[string]any{"command": "rm -rf build", "description": "Say hi"}},
 			setup:  []client.Event{start(sub), turn(sub, 1)},
 			want:   []string{`tool.checked ` + sub + ` Bash ` + subDeny + ` -> deny permission:deny`},
@@ -304,16 +321,13 @@ func hookCases() []hookCase {
 				"ledger why --call toolu_MAIN_00_00 --session " + sub}},
 		{name: "ask defers to Claude Code", payload: "PreToolUse.json", patch: map[string]any{"tool_input": map[string]any{"command": "make"}},
 			setup: []client.Event{start(sub), turn(sub, 1)},
-			want: []string{`tool.checked ` + sub + ` Bash {"command":"make","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> ask default:prompt`,
-				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":4}`}, output: "{}"},
+			want:  []string{`tool.checked ` + sub + ` Bash {"command":"make","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> ask default:prompt`}, output: "{}"},
 		{name: "call of an unknown root starts it and its first turn", payload: "PreToolUse.json",
 			want: []string{`session.started ` + sub + ` {"agent":"main","mode":"default",` + ident + `}`, `turn.started ` + sub + ` {"turn":1,"mode":"default"}`,
-				`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow permission:allow`,
-				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":4}`}, output: "{}"},
+				`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow permission:allow started`}, output: "{}"},
 		{name: "sub-agent call within its envelope", payload: "PreToolUse-subagent.json",
 			setup: []client.Event{start(sub), turn(sub, 1), spawn(reviewer, sub, "reviewer"), turn(reviewer, 1)},
-			want: []string{`tool.checked ` + reviewer + ` Read {"file_path":"/home/dev/project/README.md","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only`,
-				`tool.effect_started ` + reviewer + ` {"turn":1,"tool":"Read","call":"toolu_SUB1_00_00","prepared_at":6}`}, output: "{}"},
+			want:  []string{`tool.checked ` + reviewer + ` Read {"file_path":"/home/dev/project/README.md","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only started`}, output: "{}"},
 		{name: "sub-agent call outside its agent's tools", payload: "PreToolUse-subagent.json", patch: map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "echo hi"}},
 			setup:  []client.Event{start(sub), turn(sub, 1), spawn(reviewer, sub, "reviewer"), turn(reviewer, 1)},
 			want:   []string{`tool.checked ` + reviewer + ` Bash {"command":"echo hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> deny agent_tools:not_listed`},
@@ -322,8 +336,7 @@ func hookCases() []hookCase {
 			setup: []client.Event{start(sub), turn(sub, 1), spawn(sub+":other", sub, "general-purpose")},
 			opts:  Options{ReadFile: metaFiles(map[string]string{"a0d23f5288942b58b": parentMeta})},
 			want: []string{`session.spawned ` + reviewer + ` {"parent":"` + sub + `","agent":"reviewer"}`, `turn.started ` + reviewer + ` {"turn":1}`,
-				`tool.checked ` + reviewer + ` Read {"file_path":"/home/dev/project/README.md","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only`,
-				`tool.effect_started ` + reviewer + ` {"turn":1,"tool":"Read","call":"toolu_SUB1_00_00","prepared_at":7}`}, output: "{}"},
+				`tool.checked ` + reviewer + ` Read {"file_path":"/home/dev/project/README.md","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only started`}, output: "{}"},
 		{name: "nested sub-agent placed under its parent, which is placed first", payload: "PreToolUse-subagent.json",
 			setup: []client.Event{start(sub), turn(sub, 1), spawn(sub+":other", sub, "general-purpose")},
 			opts: Options{ReadFile: metaFiles(map[string]string{
@@ -332,14 +345,12 @@ func hookCases() []hookCase {
 			want: []string{`session.spawned ` + sub + `:a1111111111111111 {"parent":"` + sub + `","agent":"general-purpose"}`,
 				`turn.started ` + sub + `:a1111111111111111 {"turn":1}`,
 				`session.spawned ` + reviewer + ` {"parent":"` + sub + `:a1111111111111111","agent":"reviewer"}`, `turn.started ` + reviewer + ` {"turn":1}`,
-				`tool.checked ` + reviewer + ` Read {"file_path":"/home/dev/project/README.md","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only`,
-				`tool.effect_started ` + reviewer + ` {"turn":1,"tool":"Read","call":"toolu_SUB1_00_00","prepared_at":9}`}, output: "{}"},
+				`tool.checked ` + reviewer + ` Read {"file_path":"/home/dev/project/README.md","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only started`}, output: "{}"},
 		{name: "unplaced sub-agent without metadata: the only session that may launch it", payload: "PreToolUse-subagent.json",
 			doc:   `{"agents":{"reviewer":{"description":"reviews","tools":["Read"]}},"builtInAgents":["Explore"]}`,
 			setup: []client.Event{start(sub), turn(sub, 1), spawn(sub+":explorer", sub, "Explore"), turn(sub+":explorer", 1)},
 			want: []string{`session.spawned ` + reviewer + ` {"parent":"` + sub + `","agent":"reviewer"}`, `turn.started ` + reviewer + ` {"turn":1}`,
-				`tool.checked ` + reviewer + ` Read {"file_path":"/home/dev/project/README.md","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only`,
-				`tool.effect_started ` + reviewer + ` {"turn":1,"tool":"Read","call":"toolu_SUB1_00_00","prepared_at":8}`}, output: "{}"},
+				`tool.checked ` + reviewer + ` Read {"file_path":"/home/dev/project/README.md","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only started`}, output: "{}"},
 		{name: "unplaced sub-agent without metadata, two sessions could have launched it: denied", payload: "PreToolUse-subagent.json",
 			setup:  []client.Event{start(sub), turn(sub, 1), spawn(sub+":gp", sub, "general-purpose"), turn(sub+":gp", 1)},
 			output: "deny", reasons: []string{"unknown_parent", "2 sessions may have launched it", "does not guess"}},
@@ -353,8 +364,7 @@ func hookCases() []hookCase {
 			output: "deny", reasons: []string{"agent_not_configured"}},
 		{name: "fork call", payload: "PreToolUse-fork.json",
 			setup: []client.Event{start(fork), turn(fork, 1), spawn(forked, fork, ForkAgent), turn(forked, 1)},
-			want: []string{`tool.checked ` + forked + ` Bash {"command":"ls","description":"run","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only`,
-				`tool.effect_started ` + forked + ` {"turn":1,"tool":"Bash","call":"toolu_FRK_00_00","prepared_at":6}`}, output: "{}"},
+			want:  []string{`tool.checked ` + forked + ` Bash {"command":"ls","description":"run","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow default:read_only started`}, output: "{}"},
 
 		// Spawns.
 		{name: "first sub-agent: spawned from the main session", payload: "SubagentStart-subagent.json", setup: []client.Event{start(sub), turn(sub, 1)},
@@ -410,8 +420,7 @@ func hookCases() []hookCase {
 		{name: "a call of an ended session reopens it, and is decided", payload: "PreToolUse.json",
 			setup: []client.Event{start(sub), turn(sub, 1), client.End(sub, "other")},
 			want: []string{`session.reopened ` + sub + ` {"reason":"PreToolUse"}`,
-				`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow permission:allow`,
-				`tool.effect_started ` + sub + ` {"turn":1,"tool":"Bash","call":"toolu_MAIN_00_00","prepared_at":6}`}, output: "{}"},
+				`tool.checked ` + sub + ` Bash {"command":"echo hi","description":"Say hi","ledger:paths":{"home":"/home/dev","project":"/home/dev/project"}} -> allow permission:allow started`}, output: "{}"},
 		{name: "reopened and ended again at the same turn: a second end lands", payload: "SessionEnd.json",
 			setup: []client.Event{start(smoke), turn(smoke, 1), EndEvent(smoke, "other", "36e7bf83-df4e-4e27-b301-89a8679854e9", 1), client.Reopen(smoke, "resume")},
 			want:  []string{`session.ended ` + smoke + ` {"reason":"other"} (duplicate)`, `session.ended ` + smoke + ` {"reason":"other"}`}, output: "{}"},
@@ -516,16 +525,46 @@ func checkOutput(t *testing.T, res *Result, want string, reasons []string) {
 	}
 }
 
-// TestRevokedBetweenCheckAndEffect: an operator's deny grant lands after the
-// call's check; its effect is refused and the hook denies the call.
-func TestRevokedBetweenCheckAndEffect(t *testing.T) {
+// TestPreToolUseMakesOneRecord: a PreToolUse makes one record, the check
+// that starts the call's effect (effect: true), decided at the head; there
+// is no window between a check and an effect for a revocation to fall in.
+// A deny grant that lands after the record applies to the next call, which
+// is denied with the grant's reason. (The two-record form, a check early
+// and an effect later, is refused at the effect when authority changed in
+// between: scenario testdata/conformance/ledger/revoke-03-prepared-effect-refused.)
+func TestPreToolUseMakesOneRecord(t *testing.T) {
 	l := newLedger(t, testDoc)
 	l.must(t, start(sub), turn(sub, 1))
+	granted := false
 	l.afterCheck = func() {
-		l.must(t, client.AddGrant(events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash(echo *)", Scope: testScope}))
+		if !granted {
+			granted = true
+			l.must(t, client.AddGrant(events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "deny", Rule: "Bash(echo *)", Scope: testScope}))
+		}
 	}
-	res := (&Hook{L: l}).Handle(context.Background(), loadPayload(t, "PreToolUse.json", nil))
-	checkOutput(t, res, "deny", []string{"when its effect was to start", "authorization_changed", "changed from allow", "ledger why --call toolu_MAIN_00_00 --session " + sub})
+	h := &Hook{L: l}
+	res := h.Handle(context.Background(), loadPayload(t, "PreToolUse.json", nil))
+	checkOutput(t, res, "{}", nil)
+	if len(res.Appended) != 1 || res.Appended[0].Type != events.ToolChecked {
+		t.Fatalf("appended %+v, want one tool.checked", res.Appended)
+	}
+	var checks, effects int
+	for _, line := range l.log {
+		switch {
+		case strings.HasPrefix(line, "tool.checked "):
+			checks++
+			if !strings.HasSuffix(line, " started") {
+				t.Errorf("%q: want the check that starts the effect", line)
+			}
+		case strings.HasPrefix(line, "tool.effect_started "):
+			effects++
+		}
+	}
+	if checks != 1 || effects != 0 {
+		t.Fatalf("%d tool.checked and %d tool.effect_started, want 1 and 0: %q", checks, effects, l.log)
+	}
+	next := loadPayload(t, "PreToolUse.json", map[string]any{"tool_use_id": "toolu_MAIN_00_01"})
+	checkOutput(t, h.Handle(context.Background(), next), "deny", []string{"Bash", "ledger why --call toolu_MAIN_00_01 --session " + sub})
 }
 
 // TestUnreachable: a ledger that does not answer denies calls by default,

@@ -8,12 +8,12 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/sessionledger/ledger/internal/importer"
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 	"github.com/sessionledger/ledger/internal/safefile"
 )
 
 // ImportCache keeps imported policy documents under the fingerprint of the
-// files they were imported from (importer.ClaudeCodeFingerprint), so that a
+// files they were imported from (ccimport.ClaudeCodeFingerprint), so that a
 // project is parsed once for the same bytes: a hook is a process per event,
 // and every SessionStart and prompt imports. It keeps the documents in
 // memory (for a long-lived `serve --hooks`) and, when Dir is set, one file
@@ -150,11 +150,11 @@ type flight struct {
 // importDir imports the project at dir through the cache (c may be nil: no
 // cache). Imports of one fingerprint at once share the first's parse, and at
 // most maxImports parse at once (TestI24HookServerSlowImportPastTimeout).
-func (c *ImportCache) importDir(dir string, opt importer.ClaudeCodeOptions) (json.RawMessage, error) {
+func (c *ImportCache) importDir(dir string, opt ccimport.ClaudeCodeOptions) (json.RawMessage, error) {
 	if c == nil {
 		return parseProject(dir, opt)
 	}
-	key, err := importer.ClaudeCodeFingerprint(dir, opt)
+	key, err := ccimport.ClaudeCodeFingerprint(dir, opt)
 	if err != nil {
 		// Unusual files: the import says what is wrong.
 		return parseProject(dir, opt)
@@ -183,17 +183,17 @@ func (c *ImportCache) importDir(dir string, opt importer.ClaudeCodeOptions) (jso
 	f.doc, f.err = parseProject(dir, opt)
 	// Cached only when the files did not change while they were
 	// imported: the document must be the one of those bytes.
-	if again, err := importer.ClaudeCodeFingerprint(dir, opt); f.err == nil && err == nil && again == key {
+	if again, err := ccimport.ClaudeCodeFingerprint(dir, opt); f.err == nil && err == nil && again == key {
 		c.Put(key, f.doc)
 	}
 	return f.doc, f.err
 }
 
 // parseProject runs the importer on dir, in one of the import slots.
-func parseProject(dir string, opt importer.ClaudeCodeOptions) (json.RawMessage, error) {
+func parseProject(dir string, opt ccimport.ClaudeCodeOptions) (json.RawMessage, error) {
 	importSlots <- struct{}{}
 	defer func() { <-importSlots }()
-	res, err := importer.ClaudeCode(dir, opt)
+	res, err := ccimport.ClaudeCode(dir, opt)
 	if err != nil {
 		return nil, err
 	}

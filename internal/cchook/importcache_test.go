@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sessionledger/ledger/internal/importer"
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 )
 
 // TestImportCache: the same project files are imported once, and their
@@ -28,13 +28,13 @@ func TestImportCache(t *testing.T) {
 		}
 	}
 	write(`{"permissions":{"deny":["Bash(rm *)"]}}`)
-	opt := importer.ClaudeCodeOptions{}
+	opt := ccimport.ClaudeCodeOptions{}
 	imp := ImportProject(project, "", opt, &ImportCache{Dir: cacheDir})
 	first, err := imp(project)
 	if err != nil || !strings.Contains(string(first), "Bash(rm *)") {
 		t.Fatalf("%s %v", first, err)
 	}
-	key, err := importer.ClaudeCodeFingerprint(project, opt)
+	key, err := ccimport.ClaudeCodeFingerprint(project, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

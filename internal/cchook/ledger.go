@@ -12,7 +12,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
-	"github.com/sessionledger/ledger/internal/importer"
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 )
 
 // ClientLedger is the Ledger of the ledger's NATS API.
@@ -61,6 +61,16 @@ func (l ClientLedger) Check(ctx context.Context, key events.SessionKey, tool str
 		return l.C.CheckAndRecord(ctx, key, tool, call, opts...)
 	}
 	return l.C.Check(ctx, key, tool, opts...)
+}
+
+// Start decides a call at the moment it runs, recording its check and the
+// start of its effect in one record.
+func (l ClientLedger) Start(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, call string) (client.CheckResult, error) {
+	var opts []client.QueryOpt
+	if len(input) > 0 {
+		opts = append(opts, client.WithInput(input))
+	}
+	return l.C.CheckAndStart(ctx, key, tool, call, opts...)
 }
 
 // ProjectDir is the project whose Claude Code configuration governs a
@@ -162,7 +172,7 @@ func claudeProjectName(dir string) string {
 // above dir: WorkDir found the project (ProjectDir, within the hook's
 // roots). With a cache, a project whose files have the fingerprint of an
 // earlier import is not parsed again.
-func ImportProject(projectDir, home string, opt importer.ClaudeCodeOptions, cache *ImportCache) func(dir string) (json.RawMessage, error) {
+func ImportProject(projectDir, home string, opt ccimport.ClaudeCodeOptions, cache *ImportCache) func(dir string) (json.RawMessage, error) {
 	return func(dir string) (json.RawMessage, error) {
 		if projectDir != "" {
 			dir = projectDir

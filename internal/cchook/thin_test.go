@@ -41,6 +41,10 @@ func (*startsLedger) Check(context.Context, events.SessionKey, string, json.RawM
 	return client.CheckResult{Decision: envelope.Allow, Recorded: 2}, nil
 }
 
+func (l *startsLedger) Start(ctx context.Context, key events.SessionKey, tool string, in json.RawMessage, call string) (client.CheckResult, error) {
+	return l.Check(ctx, key, tool, in, call)
+}
+
 // started is the data of the session.started appended, as JSON.
 func (l *startsLedger) started(t *testing.T) map[string]any {
 	t.Helper()

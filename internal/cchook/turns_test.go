@@ -53,6 +53,12 @@ func (x *lockedLedger) Check(ctx context.Context, key events.SessionKey, tool st
 	return x.l.Check(ctx, key, tool, in, call)
 }
 
+func (x *lockedLedger) Start(ctx context.Context, key events.SessionKey, tool string, in json.RawMessage, call string) (client.CheckResult, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.l.Start(ctx, key, tool, in, call)
+}
+
 func prompt(id string) []byte {
 	b, _ := json.Marshal(map[string]any{"session_id": "s1", "hook_event_name": UserPromptSubmit, "prompt_id": id, "cwd": "/home/dev/project"})
 	return b

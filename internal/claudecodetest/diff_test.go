@@ -18,7 +18,7 @@ import (
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
-	"github.com/sessionledger/ledger/internal/importer"
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/scenario"
 )
@@ -74,7 +74,7 @@ type dcase struct {
 	// user are the permission rules of the user's settings (HOME/.claude/
 	// settings.json); a paths case only. For the dialect they come before
 	// the project's, each as 'ledger policy import' writes it
-	// (importer.UserRule).
+	// (ccimport.UserRule).
 	user Settings
 }
 
@@ -157,7 +157,7 @@ func (dc *dcase) document() map[string]any {
 	user := func(l []string) []string {
 		var out []string
 		for _, r := range l {
-			r, _ = importer.UserRule(r, runBase+"/home/.claude", runBase+"/home")
+			r, _ = ccimport.UserRule(r, runBase+"/home/.claude", runBase+"/home")
 			out = append(out, r)
 		}
 		return out

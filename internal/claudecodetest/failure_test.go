@@ -112,6 +112,10 @@ func (touchDenier) Check(_ context.Context, _ events.SessionKey, _ string, in js
 	return client.CheckResult{Decision: envelope.Allow, Recorded: 2}, nil
 }
 
+func (d touchDenier) Start(ctx context.Context, key events.SessionKey, tool string, in json.RawMessage, call string) (client.CheckResult, error) {
+	return d.Check(ctx, key, tool, in, call)
+}
+
 // TestUnreadableCallDenied has 2.1.328 send the installed hook (the built
 // ledger binary's 'hook claude-code') an MCP call whose argument is nested
 // 1,500 deep, past the hook's bound of cchook.MaxDepth (the tool's schema

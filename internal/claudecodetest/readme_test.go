@@ -298,20 +298,29 @@ func TestReadmeMCP(t *testing.T) {
 			t.Errorf("the policy's catalogue has no %s", name)
 		}
 	}
-	// tool.checked and tool.effect_started of the session: "type tool call".
+	// tool.checked and tool.effect_started of the session: "type tool call",
+	// and "started tool call" for a record that started a call's effect,
+	// in either form (docs/records.md).
 	var recs []string
 	for _, l := range strings.Split(strings.TrimSpace(ledgertest.LedgerCmd(t, bin, "log", "--json", "--nats", url, "--data", t.TempDir())), "\n") {
 		var rec struct {
 			Type    events.Type       `json:"type"`
 			Session events.SessionKey `json:"session"`
 			Data    struct {
-				Tool string `json:"tool"`
-				Call string `json:"call"`
+				Tool   string `json:"tool"`
+				Call   string `json:"call"`
+				Effect bool   `json:"effect"`
 			} `json:"data"`
+			Decided struct {
+				Decision string `json:"decision"`
+			} `json:"decided"`
 		}
 		must(t, json.Unmarshal([]byte(l), &rec))
 		if (rec.Type == events.ToolChecked || rec.Type == events.EffectStarted) && rec.Session == events.SessionKey(id) {
 			recs = append(recs, fmt.Sprintf("%s %s %s", rec.Type, rec.Data.Tool, rec.Data.Call))
+			if rec.Type == events.EffectStarted || rec.Data.Effect && rec.Decided.Decision == "allow" {
+				recs = append(recs, fmt.Sprintf("started %s %s", rec.Data.Tool, rec.Data.Call))
+			}
 		}
 	}
 	t.Logf("the session's calls:\n  %s", strings.Join(recs, "\n  "))
@@ -319,15 +328,15 @@ func TestReadmeMCP(t *testing.T) {
 		return slices.ContainsFunc(recs, func(r string) bool { return strings.HasPrefix(r, prefix) })
 	}
 	for _, want := range []string{
-		"tool.checked mcp__ledger__fs__read_text_file toolu_read", "tool.effect_started mcp__ledger__fs__read_text_file toolu_read",
-		"tool.checked mcp__fs__read_text_file ", "tool.effect_started mcp__fs__read_text_file ",
+		"tool.checked mcp__ledger__fs__read_text_file toolu_read", "started mcp__ledger__fs__read_text_file toolu_read",
+		"tool.checked mcp__fs__read_text_file ", "started mcp__fs__read_text_file ",
 		"tool.checked mcp__ledger__fs__write_file toolu_write",
 	} {
 		if !has(want) {
 			t.Errorf("no record %q", want)
 		}
 	}
-	for _, not := range []string{"tool.effect_started mcp__ledger__fs__write_file", "tool.checked mcp__fs__write_file"} {
+	for _, not := range []string{"started mcp__ledger__fs__write_file", "tool.checked mcp__fs__write_file"} {
 		if has(not) {
 			t.Errorf("the denied write has a record %q: it went on", not)
 		}

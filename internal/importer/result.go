@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/jsontree"
 )
 
 // The dialect names, as written in policy.set.
@@ -34,11 +35,11 @@ type Result struct {
 
 type place struct {
 	file string
-	pos  Pos
+	pos  jsontree.Pos
 }
 
-// reserve makes room in places for n more paths.
-func (r *Result) reserve(n int) {
+// Reserve makes room for n more paths to Record.
+func (r *Result) Reserve(n int) {
 	if r.places == nil {
 		r.places = make(map[string]place, n)
 	}
@@ -47,12 +48,26 @@ func (r *Result) reserve(n int) {
 // Record notes that the document's path (tools.allow, agents.list[0].id)
 // was written in file at at, so that Check can place the dialect's
 // complaints about it.
-func (r *Result) Record(path, file string, at Pos) {
+func (r *Result) Record(path, file string, at jsontree.Pos) {
 	if r.places == nil {
 		r.places = map[string]place{}
 	}
 	r.places[path] = place{file, at}
 	r.lens = nil
+}
+
+// Files returns the files that Record named, sorted.
+func (r *Result) Files() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, pl := range r.places {
+		if !seen[pl.file] {
+			seen[pl.file] = true
+			out = append(out, pl.file)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Compiler is the part of envelope.Dialect that validates a document.

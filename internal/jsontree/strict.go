@@ -25,7 +25,7 @@ import (
 //
 // It is built on encoding/json's Decoder, so it accepts exactly what
 // json.Valid accepts after the mark (FuzzClaudeCodeSettings in
-// internal/importer) and reads strings and numbers as encoding/json does;
+// internal/importer/claudecode) and reads strings and numbers as encoding/json does;
 // only the positions are its own. It is not ParseJSON5 because Claude Code
 // reads settings with JavaScript's JSON.parse: a comment or a trailing comma
 // makes it ignore the whole file, which the importer must report rather

@@ -78,6 +78,10 @@
 //     tool error naming it); a stdio upstream is restarted on its next
 //     use, with backoff (TestUpstreamCrashIsSurvived); an HTTP one is
 //     connected again on its next use (TestHTTPUpstreamFailureIsReported).
+//     Every upstream is opened when the gateway is made, in the
+//     background, so a first call does not wait for it; one that cannot
+//     be then is connected on first use, no backoff charged
+//     (TestUpstreamsAreOpenedAtStart).
 //     An upstream's own list_changed makes the gateway list it again and
 //     resync every session (TestUpstreamListChanged).
 //   - An upstream's list_changed notifications are coalesced: one is

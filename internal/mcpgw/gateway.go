@@ -62,8 +62,11 @@ type Options struct {
 	// (ResultTooLargeError); default DefaultMaxResultBytes.
 	MaxResultBytes int
 	// Observe, when set, is told how long each step of an allowed
-	// tools/call took: PartCheck (the recorded check), PartEffect (the
-	// effect's append) and PartUpstream (the forward). It is for
+	// tools/call took: PartCheck (the one record that checks the call and
+	// starts its effect) and PartUpstream (the forward), then PartCall (the
+	// whole call as the gateway's middleware saw it, after the SDK
+	// decoded the request and before it encodes the answer; also for a
+	// refused call). It is for
 	// measuring ('ledger bench --only mcp'), is called on the call's
 	// goroutine, and must be quick.
 	Observe func(part string, d time.Duration)
@@ -72,8 +75,8 @@ type Options struct {
 // The steps Options.Observe is told of.
 const (
 	PartCheck    = "check"
-	PartEffect   = "effect"
 	PartUpstream = "upstream"
+	PartCall     = "call"
 )
 
 // Runtime is session.started's runtime for a session the gateway starts;
@@ -137,8 +140,10 @@ type Gateway struct {
 	upGen atomic.Uint64
 }
 
-// New makes a gateway; nothing is started until a client connects.
-// Close ends its upstreams and its sessions' watches.
+// New makes a gateway and opens its upstreams in the background (a
+// stdio server is started, an HTTP one's session made), so that a
+// client's first call does not wait for them. Close ends its upstreams
+// and its sessions' watches.
 func New(cfg *Config, opts Options) (*Gateway, error) {
 	if opts.Ledger == nil {
 		return nil, errors.New("mcpgw: no ledger client")
@@ -160,7 +165,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	}
 	log := opts.Logger
 	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &Gateway{cfg: cfg, opts: opts, log: log, ups: map[string]*upstream{}, order: cfg.names(),
@@ -170,6 +175,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 			callTimeout: opts.CallTimeout, maxResult: opts.MaxResultBytes, changed: make(chan struct{}, 1)}
 		g.ups[name] = u
 		go u.follow(ctx, g.upstreamChanged)
+		go u.open()
 	}
 	go g.janitor()
 	return g, nil

@@ -176,9 +176,10 @@ func TestClaudeCodeCLIWithHooks(t *testing.T) {
 	}
 
 	// The allowed call: one call id (Claude Code's tool_use id), two
-	// checks (the hook's, then the gateway's after the hook's effect), one
-	// effect (the hook's event, which the gateway's append met as a
-	// duplicate).
+	// checks (the hook's, which starts the call's effect as the hook sees
+	// it, then the gateway's), and between them the gateway's effect,
+	// prepared by the hook's check and so decided again at the head when
+	// the gateway forwards the call.
 	echo := res.Call("toolu_hk_echo")
 	if echo == nil || echo.Result == nil || echo.Result.IsError || echo.Result.Content != "echo: hooked" || !echo.PreToolUse {
 		t.Fatalf("echo = %+v", echo)
@@ -186,16 +187,20 @@ func TestClaudeCodeCLIWithHooks(t *testing.T) {
 	type rec struct {
 		seq                 uint64
 		id, call, tool, dec string
+		effect              bool
 	}
 	calls := func(typ events.Type) []rec {
 		var out []rec
 		for _, r := range records(t, f, typ) {
-			var d struct{ Call, Tool string }
+			var d struct {
+				Call, Tool string
+				Effect     bool
+			}
 			var dec struct{ Seq uint64 }
 			if json.Unmarshal(r.Data, &d) != nil || json.Unmarshal(r.Decided, &dec) != nil {
 				t.Fatalf("record %+v", r)
 			}
-			out = append(out, rec{dec.Seq, r.ID, d.Call, d.Tool, string(r.Decided)})
+			out = append(out, rec{dec.Seq, r.ID, d.Call, d.Tool, string(r.Decided), d.Effect})
 		}
 		return out
 	}
@@ -206,15 +211,15 @@ func TestClaudeCodeCLIWithHooks(t *testing.T) {
 			echoChecks = append(echoChecks, c)
 		}
 	}
-	if len(echoChecks) != 2 || len(effects) != 2 {
-		t.Fatalf("echo: %d tool.checked, %d tool.effect_started in all; want 2 and 2: %+v %+v", len(echoChecks), len(effects), echoChecks, effects)
+	if len(echoChecks) != 2 || len(effects) != 1 {
+		t.Fatalf("echo: %d tool.checked, %d tool.effect_started in all; want 2 and 1: %+v %+v", len(echoChecks), len(effects), echoChecks, effects)
 	}
-	e, g := effects[0], effects[1]
-	if e.call != "toolu_hk_echo" || e.tool != "mcp__t__echo" || e.id != cchook.EffectEvent(f.key, 1, "mcp__t__echo", "toolu_hk_echo", 0).ID ||
-		g.call != "toolu_hk_echo" || g.tool != "mcp__t__echo" || g.id == e.id ||
+	g := effects[0]
+	if !echoChecks[0].effect || echoChecks[1].effect ||
+		g.call != "toolu_hk_echo" || g.tool != "mcp__t__echo" ||
 		echoChecks[0].call != "toolu_hk_echo" || echoChecks[1].call != "toolu_hk_echo" ||
-		!(echoChecks[0].seq < e.seq && e.seq < g.seq && g.seq < echoChecks[1].seq) {
-		t.Fatalf("echo's records: checks %+v, effects %+v %+v", echoChecks, e, g)
+		!(echoChecks[0].seq < g.seq && g.seq < echoChecks[1].seq) {
+		t.Fatalf("echo's records: checks %+v, effect %+v", echoChecks, g)
 	}
 
 	// The denied call: refused by the hook with the ledger's reason,
@@ -263,8 +268,8 @@ func TestClaudeCodeCLIWithHooks(t *testing.T) {
 // (ToolUseMeta) that the hook checked for the same tool is recorded under
 // it, with an effect of its own prepared by the hook's check; a second
 // call naming the same id, a call naming an id that cannot be one, and one
-// naming an id no hook checked get fresh call ids, and checks and effects
-// of their own.
+// naming an id no hook checked get fresh call ids, and each one record of
+// its own (the check that starts its effect).
 func TestToolUseIDIsAdoptedOnce(t *testing.T) {
 	f := start(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -282,15 +287,14 @@ func TestToolUseIDIsAdoptedOnce(t *testing.T) {
 	}
 	checked, effects := records(t, f, events.ToolChecked), records(t, f, events.EffectStarted)
 	n := len(ids)
-	if len(checked) != n+1 || len(effects) != n {
-		t.Fatalf("%d tool.checked, %d tool.effect_started; want %d (the hook's and one a call) and %d", len(checked), len(effects), n+1, n)
+	if len(checked) != n+1 || len(effects) != 1 {
+		t.Fatalf("%d tool.checked, %d tool.effect_started; want %d (the hook's and one a call) and 1 (the adopted call's)", len(checked), len(effects), n+1)
 	}
 	calls := map[string]bool{}
 	for i := range n {
 		var c events.CheckedData
-		var e events.EffectData
-		if json.Unmarshal(checked[i+1].Data, &c) != nil || json.Unmarshal(effects[i].Data, &e) != nil || c.Call != e.Call {
-			t.Fatalf("call %d: check %s, effect %s", i, checked[i+1].Data, effects[i].Data)
+		if json.Unmarshal(checked[i+1].Data, &c) != nil || c.Effect != (i > 0) {
+			t.Fatalf("call %d: check %s; want the adopted call's check without effect, every other one with", i, checked[i+1].Data)
 		}
 		calls[c.Call] = true
 	}
@@ -306,11 +310,11 @@ func TestToolUseIDIsAdoptedOnce(t *testing.T) {
 }
 
 // TestAdoptedIDDoesNotBorrowAnEffect: a call naming the tool_use id of a
-// call the hook allowed and started (its tool.checked and its
-// tool.effect_started, cchook.EffectEvent) for another tool does not ride
-// on that call's effect: the tool the gateway forwards gets an effect
-// record of its own, for its own tool, prepared by the gateway's check of
-// that tool, and so re-checked by the ledger when it starts. A call that
+// call the hook allowed and started (here in the two-record form: its
+// tool.checked and its tool.effect_started, cchook.EffectEvent) for
+// another tool does not ride on that call's effect: the tool the gateway
+// forwards gets a start of its own, for its own tool, the gateway's check
+// that starts it, decided at the head. A call that
 // names the hook's id for the same tool is one call: its records all name
 // that id and that tool.
 func TestAdoptedIDDoesNotBorrowAnEffect(t *testing.T) {
@@ -340,6 +344,7 @@ func TestAdoptedIDDoesNotBorrowAnEffect(t *testing.T) {
 		typ        events.Type
 		tool, call string
 		prepared   uint64
+		effect     bool // a check that starts the call's effect
 	}
 	var recs []rec
 	for _, typ := range []events.Type{events.ToolChecked, events.EffectStarted} {
@@ -347,6 +352,7 @@ func TestAdoptedIDDoesNotBorrowAnEffect(t *testing.T) {
 			var d struct {
 				Tool, Call string
 				Prepared   uint64 `json:"prepared_at"`
+				Effect     bool
 			}
 			var dec struct {
 				Seq      uint64
@@ -355,7 +361,7 @@ func TestAdoptedIDDoesNotBorrowAnEffect(t *testing.T) {
 			if json.Unmarshal(r.Data, &d) != nil || json.Unmarshal(r.Decided, &dec) != nil {
 				t.Fatalf("record %+v", r)
 			}
-			recs = append(recs, rec{dec.Seq, typ, d.Tool, d.Call, dec.Prepared})
+			recs = append(recs, rec{dec.Seq, typ, d.Tool, d.Call, dec.Prepared, d.Effect})
 		}
 	}
 	bySeq := map[uint64]rec{}
@@ -363,9 +369,12 @@ func TestAdoptedIDDoesNotBorrowAnEffect(t *testing.T) {
 		bySeq[r.seq] = r
 	}
 	// pid ran twice: each time after an effect of pid prepared by a check
-	// of pid under the same call id.
+	// of pid under the same call id, or started by its own check.
 	var pidEffects []rec
 	for _, r := range recs {
+		if r.effect && r.tool == "mcp__t__pid" {
+			pidEffects = append(pidEffects, r)
+		}
 		if r.typ != events.EffectStarted {
 			continue
 		}

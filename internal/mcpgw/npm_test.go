@@ -184,8 +184,8 @@ func TestEverythingServer(t *testing.T) {
 	if err != nil || !res.IsError || !strings.Contains(resultText(res), "denied mcp__everything__get-env for session cc-1: permission:deny") {
 		t.Fatalf("get-env = %v, %v", res, err)
 	}
-	if c, e := records(t, f, events.ToolChecked), records(t, f, events.EffectStarted); len(c) != 2 || len(e) != 1 {
-		t.Fatalf("%d tool.checked, %d tool.effect_started; want 2 and 1", len(c), len(e))
+	if c, e := records(t, f, events.ToolChecked), starts(t, f); len(c) != 2 || len(e) != 1 || e[0].Type != events.ToolChecked {
+		t.Fatalf("%d tool.checked, %d effects started (%v); want 2, and 1 started by its check", len(c), len(e), e)
 	}
 }
 

@@ -151,7 +151,11 @@ func (s *session) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				start := time.Now()
 				res, err := s.call(ctx, r.Params.Name, r.Params.Arguments, r.Params.Meta)
+				if o := s.g.opts.Observe; o != nil {
+					o(PartCall, time.Since(start))
+				}
 				if err != nil {
 					return nil, err
 				}
@@ -370,10 +374,9 @@ func objectSchema(schema any) bool {
 	return m["type"] == "object"
 }
 
-// call decides, records and forwards one tools/call. The order is the
-// hook's: a recorded check (tool.checked), then, when allowed, the
-// effect (tool.effect_started, prepared by the check), then the upstream
-// call. A refusal is a tool error (IsError) whose text carries the
+// call decides, records and forwards one tools/call: one record, the
+// check that starts the call's effect (tool.checked with effect: true),
+// then, when it allows, the upstream call. A refusal is a tool error (IsError) whose text carries the
 // reason code, the rule and the ledger why command, and whose _meta
 // DenialMeta carries them as fields; a call the gateway cannot decide
 // (ledger unreachable, unknown session) fails closed the same way. What
@@ -420,7 +423,17 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 			return refusal(fmt.Sprintf("The session policy ledger could not record the start of %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
 		}
 	}
-	chk, err := c.CheckAndRecord(ctx, s.key, ln, callID)
+	// A call the gateway alone checks makes one record, the check that
+	// starts its effect (CheckAndStart: decided at the head, one durable
+	// append; TestAllowedCallIsRecordedAndForwarded). A claimed call's effect is
+	// recorded above, and its check by the gateway beside it.
+	var chk client.CheckResult
+	var err error
+	if effected {
+		chk, err = c.CheckAndRecord(ctx, s.key, ln, callID)
+	} else {
+		chk, err = c.CheckAndStart(ctx, s.key, ln, callID)
+	}
 	if err != nil {
 		return refusal(fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
 	}
@@ -433,23 +446,9 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 		observe(PartCheck, now.Sub(started))
 		started = now
 	}
-	if !effected {
-		a, err := s.appendEffect(ctx, ln, callID, chk.Recorded)
-		switch {
-		case events.CodeOf(err) == events.CodeAuthorizationChanged:
-			return s.changedRefusal(ln, callID, a.Seq, err), nil
-		case err != nil:
-			return refusal(fmt.Sprintf("The session policy ledger could not record the start of %s for session %s, so the gateway refuses it: %v", ln, s.key, err), nil), nil
-		}
-	}
 	var fwd any
 	if len(args) > 0 {
 		fwd = args
-	}
-	if observe != nil {
-		now := time.Now()
-		observe(PartEffect, now.Sub(started))
-		started = now
 	}
 	res, err := u.call(ctx, tool, fwd)
 	if observe != nil && err == nil {

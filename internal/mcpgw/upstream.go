@@ -80,18 +80,41 @@ func (u *upstream) session(ctx context.Context) (*mcp.ClientSession, error) {
 		return nil, fmt.Errorf("upstream %s: %w", u.name, err)
 	}
 	u.sess = cs
-	go func() {
-		err := cs.Wait()
-		u.mu.Lock()
-		if u.sess == cs {
-			u.sess = nil
-			u.lastErr = fmt.Errorf("session ended: %v", err)
-			u.died()
-			u.log.Warn("mcp upstream ended; it is restarted on next use", "server", u.name, "err", err)
-		}
-		u.mu.Unlock()
-	}()
+	go u.wait(cs)
 	return cs, nil
+}
+
+// open connects the upstream ahead of its first use (Gateway.New), so
+// that no client's request waits for a server to start or an HTTP
+// session to be made. A failure here is only logged: it sets no backoff
+// and no error, so the first use connects as it would have
+// (TestUpstreamsAreOpenedAtStart).
+func (u *upstream) open() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.sess != nil || u.life.Err() != nil {
+		return
+	}
+	cs, err := u.connect(u.life)
+	if err != nil {
+		u.log.Info("mcp upstream not opened at start; it is started on first use", "server", u.name, "err", err)
+		return
+	}
+	u.sess = cs
+	go u.wait(cs)
+}
+
+// wait drops cs when its session ends.
+func (u *upstream) wait(cs *mcp.ClientSession) {
+	err := cs.Wait()
+	u.mu.Lock()
+	if u.sess == cs {
+		u.sess = nil
+		u.lastErr = fmt.Errorf("session ended: %v", err)
+		u.died()
+		u.log.Warn("mcp upstream ended; it is restarted on next use", "server", u.name, "err", err)
+	}
+	u.mu.Unlock()
 }
 
 // upstreamHTTP is the HTTP client of every streamable-HTTP upstream: the
@@ -309,7 +332,8 @@ func (u *upstream) drop(cs *mcp.ClientSession, why error) {
 }
 
 // close ends the live session, if any (a stdio server's stdin is closed,
-// then it is terminated).
+// then it is terminated). The gateway's context is done first (Close), so
+// no open or use connects after it.
 func (u *upstream) close() {
 	u.mu.Lock()
 	cs := u.sess

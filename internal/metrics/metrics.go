@@ -55,6 +55,11 @@ type Ledger struct {
 	// Conflicts counts appends that lost a race to another writer and
 	// were decided again.
 	Conflicts prometheus.Counter
+	// RoundRecords observes, for each round of appends that landed, how
+	// many records it wrote in its one durable write of the log: its count
+	// is the rounds, its sum the records, so sum over count is the group
+	// commit the appends got.
+	RoundRecords prometheus.Histogram
 	// QueryDuration is the time to answer a query, by endpoint.
 	QueryDuration *prometheus.HistogramVec
 	// Position is the last stream sequence the replica has applied.
@@ -82,6 +87,11 @@ func NewLedger() *Ledger {
 			Name: "ledger_append_conflicts_total",
 			Help: "Appends that lost a race to another writer and were decided again.",
 		}),
+		RoundRecords: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "ledger_append_round_records",
+			Help:    "Records written by each round of appends that landed (one durable write of the log each).",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 11),
+		}),
 		QueryDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "ledger_query_duration_seconds",
 			Help:    "Time to answer a query, by endpoint.",
@@ -97,7 +107,7 @@ func NewLedger() *Ledger {
 		}),
 	}
 	l.Registry.MustRegister(
-		l.Appends, l.AppendDuration, l.Conflicts, l.QueryDuration, l.Position, l.Lag,
+		l.Appends, l.AppendDuration, l.Conflicts, l.RoundRecords, l.QueryDuration, l.Position, l.Lag,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

@@ -43,5 +43,7 @@
 //     assistant messages it holds; past the script it answers "done".
 //   - Node 24 or the package missing fails the test under CI=true and skips
 //     it elsewhere (run bash tools/npm/install).
-//   - No timing is asserted; integrations/openclaw-plugin/bench.mjs measures.
+//   - No timing is asserted; integrations/openclaw-plugin/bench.mjs measures
+//     (TestBenchScript runs it for a few calls: it must run and compose its
+//     floor, a raw request plus a raw durable publish).
 package openclawplugintest

@@ -93,20 +93,22 @@ func TestAgentRun(t *testing.T) {
 	// The agent command returns when the main agent yields; the sub-agent
 	// runs on, and its completion wakes the main agent for a third turn.
 	var tree *client.TreeNode
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		trees, err := view.Tree(ctx, root)
-		if err == nil && len(trees) == 1 {
-			tree = trees[0]
-			if tree.State == "active" && tree.Turns >= 3 && len(tree.Children) == 1 && tree.Children[0].State == "completed" {
-				break
-			}
+	var treeErr error
+	settled := false
+	defer func() {
+		if !settled && t.Failed() {
+			t.Logf("tree %+v (%v)\nmodel requests %+v\ngateway:\n%s", tree, treeErr, model.Requests(), gw.Tail(6000))
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not settle within 90s: tree %+v (%v)\nmodel requests %+v\ngateway:\n%s", tree, err, model.Requests(), gw.Tail(6000))
+	}()
+	ledgertest.WaitFor(t, 90*time.Second, "the run settled (root active at turn 3 or later, its one child completed)", func() bool {
+		var trees []*client.TreeNode
+		if trees, treeErr = view.Tree(ctx, root); treeErr != nil || len(trees) != 1 {
+			return false
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		tree = trees[0]
+		settled = tree.State == "active" && tree.Turns >= 3 && len(tree.Children) == 1 && tree.Children[0].State == "completed"
+		return settled
+	})
 	if u := model.Unexpected(); len(u) > 0 {
 		t.Errorf("the model got requests it does not serve: %v", u)
 	}
@@ -185,10 +187,19 @@ func TestAgentRun(t *testing.T) {
 		}
 		if r.Type == events.ToolChecked || r.Type == events.EffectStarted {
 			var d struct {
-				Tool string `json:"tool"`
+				Tool   string `json:"tool"`
+				Effect bool   `json:"effect"`
+			}
+			var dec struct {
+				Decision string `json:"decision"`
 			}
 			_ = json.Unmarshal(r.Data, &d)
+			_ = json.Unmarshal(r.Decided, &dec)
 			log = append(log, entry{r.Type, string(r.Session) + " " + d.Tool})
+			if r.Type == events.EffectStarted || d.Effect && dec.Decision == "allow" {
+				// A call's effect started, in either form (docs/records.md).
+				log = append(log, entry{"started", string(r.Session) + " " + d.Tool})
+			}
 		}
 	}
 	want := map[events.Type]int{events.PolicySet: 2, events.SessionStarted: 1, events.SessionSpawned: 1, events.TurnStarted: 6,
@@ -218,17 +229,21 @@ func TestAgentRun(t *testing.T) {
 		checked[string(e.typ)+" "+e.tool] = true
 	}
 	for _, k := range []string{
-		"tool.checked " + string(root) + " tool_call", "tool.effect_started " + string(root) + " tool_call",
-		"tool.checked " + string(root) + " sessions_spawn", "tool.effect_started " + string(root) + " sessions_spawn",
-		"tool.checked " + string(root) + " sessions_yield", "tool.effect_started " + string(root) + " sessions_yield",
-		"tool.checked " + string(child) + " read", "tool.effect_started " + string(child) + " read",
+		"tool.checked " + string(root) + " tool_call", "started " + string(root) + " tool_call",
+		"tool.checked " + string(root) + " sessions_spawn", "started " + string(root) + " sessions_spawn",
+		"tool.checked " + string(root) + " sessions_yield", "started " + string(root) + " sessions_yield",
+		"tool.checked " + string(child) + " read", "started " + string(child) + " read",
 		"tool.checked " + string(child) + " exec",
 	} {
 		if !checked[k] {
 			t.Errorf("the log has no %s", k)
 		}
 	}
-	if checked["tool.effect_started "+string(child)+" exec"] {
+	if count[events.EffectStarted] != 0 {
+		// before_tool_call makes one record a call: the check that starts it.
+		t.Errorf("the log holds %d tool.effect_started, want none: each call's check starts its effect", count[events.EffectStarted])
+	}
+	if checked["started "+string(child)+" exec"] {
 		t.Errorf("the denied exec has an effect record")
 	}
 	// The main agent's third turn ran under the settled batch of its yield.

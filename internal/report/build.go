@@ -644,6 +644,11 @@ func (b *builder) check(sec *Session, e *Entry, rec *events.Record, d *events.Ch
 	if dec.Reason.Code != "" {
 		e.Text += " (" + dec.Reason.Code + ")"
 	}
+	if d.Effect && dec.Decision == envelope.Allow {
+		// One record for the check and the start (effect: true).
+		e.Label = "check, effect started"
+		e.Text += ", effect started"
+	}
 	if dec.Decision == envelope.Allow {
 		return nil
 	}

@@ -109,7 +109,7 @@ func CallRecordOf(seq uint64, rec *events.Record) (c wire.CallRecord, ok bool, e
 		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
 			return c, false, fmt.Errorf("service: record %d: %w", seq, err)
 		}
-		c.Turn, c.Tool, c.Call, c.Input = d.Turn, d.Tool, d.Call, d.Input
+		c.Turn, c.Tool, c.Call, c.Input, c.Effect = d.Turn, d.Tool, d.Call, d.Input, d.Effect
 		c.Decision, c.Reason, c.PreparedAt, c.Scope = dec.Decision, dec.Reason, dec.PreparedAt, events.ScopeName(dec.Scope)
 	case events.EffectStarted:
 		var d events.EffectData

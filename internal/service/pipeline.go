@@ -243,6 +243,9 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 	k, herr := s.redoFrom(ctx, decided, confirmed, failed)
 	if k == decided {
 		if n > 0 {
+			if s.cfg.OnRound != nil {
+				s.cfg.OnRound(n)
+			}
 			if err := s.commits.folded(ctx); err != nil {
 				return nil, err
 			}

@@ -243,6 +243,9 @@ func (s *Service) endRound(ctx context.Context, r *round) (redo []int, why, err 
 			why = herr
 		}
 		if k == len(r.todo) {
+			if s.cfg.OnRound != nil && len(r.flights) > 0 {
+				s.cfg.OnRound(len(r.flights))
+			}
 			if len(s.rounds) == 0 {
 				if err := s.commits.folded(ctx); err != nil {
 					s.log.Error("committing the projection", "err", err)

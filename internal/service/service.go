@@ -68,6 +68,12 @@ type Config struct {
 	// OnConflict, when set, is called each time an append lost a race to
 	// another writer and is decided again (for metrics).
 	OnConflict func()
+	// OnRound, when set, is called once for each round of appends whose
+	// records all landed, with how many records it wrote: one durable
+	// write of the log shared by every writer's events in it (an atomic
+	// batch, or a pipelined round), so records over rounds is the group
+	// commit the appends got (for metrics; TestCallsShareRounds).
+	OnRound func(records int)
 	// CommitInterval bounds how long applied records may wait before the
 	// projection file is committed; 0 means 100ms. The log is the truth:
 	// after a crash the projection resumes from its last commit and catches
@@ -334,6 +340,9 @@ func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Resu
 				return Result{}, errors.Join(ferr, err)
 			}
 			continue
+		}
+		if s.cfg.OnRound != nil {
+			s.cfg.OnRound(1) // a round of one: this record's own write
 		}
 		if err := s.afterFold(ctx, nil); err != nil {
 			return Result{}, err

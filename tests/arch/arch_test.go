@@ -4,7 +4,8 @@
 // Claude Code hook (internal/cchook, cmd/ledger-hook) imports neither the
 // NATS client (cmd/ledger-hook, the thin hook: whole graph checked), nor the
 // embedded NATS server, bbolt, the report, the openclaw dialect nor the
-// OpenClaw importer (internal/importer/openclaw; whole graph checked); the
+// OpenClaw importer (internal/importer/openclaw; whole graph checked), and
+// the importers' shared part (internal/importer) imports no importer; the
 // positioned JSON tree (internal/jsontree) imports nothing of the module; the
 // wire contract (wire) imports events and envelope only, so the client and
 // any outside program can take it without the service's dependencies; the
@@ -78,6 +79,24 @@ func TestThinHookLinksNoNATS(t *testing.T) {
 			if strings.HasPrefix(pkg, module+"/") && pkg != module+"/cmd/ledger-hook" && pkg != module+"/internal/cchook/thinhook" && pkg != module+"/internal/cchook/hookwire" {
 				t.Errorf("%s links %s: the thin hook links only thinhook and hookwire of the module", root, pkg)
 			}
+		}
+	}
+}
+
+// TestImporterSharedPartImportsNoDialect: internal/importer holds only what
+// the importers share (Result, Warning, Error, Check); each dialect's
+// importer is its own package (internal/importer/claudecode, which the slim
+// hook links, and internal/importer/openclaw, which it must not). The
+// shared package imports neither of them nor a dialect, so that linking it
+// brings in no dialect.
+func TestImporterSharedPartImportsNoDialect(t *testing.T) {
+	p, err := build.Import(module+"/internal/importer", ".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range p.Imports {
+		if strings.HasPrefix(imp, module+"/internal/importer/") || strings.HasPrefix(imp, module+"/envelope/") {
+			t.Errorf("internal/importer imports %s: the shared part of the importers may not import an importer or a dialect", imp)
 		}
 	}
 }
@@ -180,16 +199,11 @@ func TestPublicAPIHidesInternal(t *testing.T) {
 	}
 }
 
-// examplesMayImportInternal are the public packages whose examples still
-// use internal packages, and why: each is a debt, not a pattern.
-var examplesMayImportInternal = map[string]string{
-	"replay": "ExampleVerify fills a log through internal/service with internal/workload's sessions; no public package appends to a MemLog",
-}
-
 // TestExamplesUseThePublicAPI: the examples of a public package (its test
 // files' Example functions, which godoc shows and readers copy into their
 // own modules) import no internal package, which another module could not
-// import: client's Example runs its ledger with client/clienttest.
+// import: client's Example runs its ledger with client/clienttest, and
+// replay's reads that ledger's stream with nats.go.
 func TestExamplesUseThePublicAPI(t *testing.T) {
 	checked := map[string]bool{}
 	for _, pkg := range publicPackages(t) {
@@ -198,9 +212,6 @@ func TestExamplesUseThePublicAPI(t *testing.T) {
 			t.Fatalf("%s: %v", pkg, err)
 		}
 		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
-		if _, ok := examplesMayImportInternal[rel]; ok {
-			continue
-		}
 		for _, name := range append(append([]string(nil), p.TestGoFiles...), p.XTestGoFiles...) {
 			fset := token.NewFileSet()
 			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
@@ -225,7 +236,7 @@ func TestExamplesUseThePublicAPI(t *testing.T) {
 			}
 		}
 	}
-	for _, must := range []string{"client", "scenario"} {
+	for _, must := range []string{"client", "replay", "scenario"} {
 		if !checked[must] {
 			t.Errorf("the examples of %s were not checked", must)
 		}

@@ -3,6 +3,7 @@ package faults
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"flag"
 	"fmt"
 	mrand "math/rand/v2"
@@ -86,6 +87,7 @@ type crashCounts struct {
 	resent         int // attempts that ended in an error and were sent again
 	wrongQueries   int
 	unavailable    int
+	ran, refused   int // one-record calls that ran (answered allow), and that failed closed
 	took, longest  time.Duration
 }
 
@@ -100,6 +102,8 @@ func (c *crashCounts) add(o *crashCounts) {
 	c.resent += o.resent
 	c.wrongQueries += o.wrongQueries
 	c.unavailable += o.unavailable
+	c.ran += o.ran
+	c.refused += o.refused
 	c.took += o.took
 	c.longest = max(c.longest, o.longest)
 }
@@ -173,9 +177,10 @@ func TestCrashSafety(t *testing.T) {
 			}
 		}
 		t.Logf("sync %s (%s): %d trials (%d failed), %d acknowledged appends, %d lost, %d duplicated, %d at a wrong sequence; "+
-			"%d acks said duplicate, %d failed attempts re-sent, %d queries answered wrongly, %d unavailable; trial time %s in all, longest %s",
+			"%d acks said duplicate, %d failed attempts re-sent, %d queries answered wrongly, %d unavailable; "+
+			"one-record calls: %d ran, each with its record, %d failed closed; trial time %s in all, longest %s",
 			m.name, where, c.trials, c.failed, c.acked, c.lost, c.duplicated, c.wrongSeq,
-			c.dupAcks, c.resent, c.wrongQueries, c.unavailable, c.took.Round(time.Millisecond), c.longest.Round(time.Millisecond))
+			c.dupAcks, c.resent, c.wrongQueries, c.unavailable, c.ran, c.refused, c.took.Round(time.Millisecond), c.longest.Round(time.Millisecond))
 	}
 }
 
@@ -298,6 +303,58 @@ func normVerdict(d envelope.Decision, r envelope.Reason) string {
 	return fmt.Sprintf("%s:%s:%q@%d", d, r.Code, r.Rule, seq)
 }
 
+// oneCall is a call checked and started by one record (CheckAndStart)
+// during a trial: ran is the sequence its answer named when it was
+// allowed, so the tool ran; 0 when it failed closed.
+type oneCall struct {
+	root events.SessionKey
+	call string
+	ran  uint64
+}
+
+// startedCalls checks the one-record path across the kills (issue 28):
+// every call that ran has its record at the sequence it was answered with
+// (a tool.checked with effect: true, its call id, allow), so nothing ran
+// without its record and nothing acknowledged is lost; a call that failed
+// closed may have a record or not (its answer, not its record, was lost).
+// It returns how many such records the stream holds, each of an attempted
+// call.
+func startedCalls(t *testing.T, recs []*events.Record, calls []*oneCall, counts *crashCounts) int {
+	t.Helper()
+	attempted := map[string]*oneCall{}
+	for _, c := range calls {
+		attempted[c.call] = c
+		if c.ran == 0 {
+			counts.refused++
+			continue
+		}
+		counts.ran++
+		if c.ran > uint64(len(recs)) {
+			t.Errorf("call %s ran on record %d, beyond the stream's %d", c.call, c.ran, len(recs))
+			continue
+		}
+		var d events.CheckedData
+		var dec projection.CheckDecided
+		r := recs[c.ran-1]
+		if r.Type != events.ToolChecked || json.Unmarshal(r.Data, &d) != nil || json.Unmarshal(r.Decided, &dec) != nil ||
+			!d.Effect || d.Call != c.call || r.Session != c.root || dec.Decision != envelope.Allow {
+			t.Errorf("call %s ran on record %d, which is %s %s %s", c.call, c.ran, r.Type, r.Session, r.Data)
+		}
+	}
+	n := 0
+	for _, r := range recs {
+		var d events.CheckedData
+		if r.Type != events.ToolChecked || json.Unmarshal(r.Data, &d) != nil || !d.Effect {
+			continue
+		}
+		n++
+		if attempted[d.Call] == nil {
+			t.Errorf("record %s starts call %s, which no caller made", r.ID, d.Call)
+		}
+	}
+	return n
+}
+
 // ack is what the trial knows about one appended event.
 type ack struct {
 	id    string
@@ -399,6 +456,7 @@ func crashTrial(t *testing.T, seed uint64, ref answers, mode syncMode, counts *c
 	// root's tools and a check at that turn (read-your-writes).
 	var mu sync.Mutex
 	var all []*ack
+	var calls []*oneCall   // one-record calls (CheckAndStart), as a pre-tool hook makes them
 	var turnSeqs []rootSeq // roots whose first turn is acknowledged, for the auditor
 	var wrong, unavailable atomic.Int64
 	var wg sync.WaitGroup
@@ -448,6 +506,20 @@ func crashTrial(t *testing.T, seed uint64, ref answers, mode syncMode, counts *c
 						turnSeqs = append(turnSeqs, rootSeq{rootOf(n), a.seq})
 						mu.Unlock()
 						queryRoot(ctx, t, c, rootOf(n), 0, ref, &wrong, &unavailable)
+						// A call checked and started by one record, as the
+						// hooks make it: the tool runs only on an answer
+						// (allow); an error fails it closed, never re-sent.
+						oc := &oneCall{root: rootOf(n), call: "one-" + newID()}
+						r, err := c.CheckAndStart(ctx, oc.root, "read", oc.call)
+						switch {
+						case err == nil && r.Decision == envelope.Allow:
+							oc.ran = r.Recorded
+						case err == nil:
+							t.Errorf("one-record call %s of %s: %s (%s), want allow", oc.call, oc.root, r.Decision, r.Reason.Code)
+						}
+						mu.Lock()
+						calls = append(calls, oc)
+						mu.Unlock()
 					}
 				}
 			}
@@ -501,8 +573,9 @@ func crashTrial(t *testing.T, seed uint64, ref answers, mode syncMode, counts *c
 	// in it twice.
 	ids, recs := idCount(t, log)
 	checked := append([]*ack{polAck}, all...)
-	if want := len(checked); len(recs) != want {
-		t.Errorf("the stream holds %d records, %d events were appended", len(recs), want)
+	started := startedCalls(t, recs, calls, counts)
+	if want := len(checked) + started; len(recs) != want {
+		t.Errorf("the stream holds %d records, %d events were appended and %d one-record calls recorded", len(recs), len(checked), started)
 	}
 	dups, fails := 0, 0
 	for _, a := range checked {

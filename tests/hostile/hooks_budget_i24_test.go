@@ -17,6 +17,7 @@ import (
 
 	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/importer"
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 )
 
 // bigSettings is a settings file of n allow rules plus the rm deny: about
@@ -189,7 +190,7 @@ func mkfifo(t *testing.T, path string) {
 // importFresh imports dir without a cache.
 func importFresh(t *testing.T, dir string) string {
 	t.Helper()
-	doc, err := cchook.ImportProject(dir, "", importer.ClaudeCodeOptions{}, nil)(dir)
+	doc, err := cchook.ImportProject(dir, "", ccimport.ClaudeCodeOptions{}, nil)(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func importFresh(t *testing.T, dir string) string {
 // hook process would).
 func importCached(t *testing.T, dir, cacheDir string) string {
 	t.Helper()
-	doc, err := cchook.ImportProject(dir, "", importer.ClaudeCodeOptions{}, &cchook.ImportCache{Dir: cacheDir})(dir)
+	doc, err := cchook.ImportProject(dir, "", ccimport.ClaudeCodeOptions{}, &cchook.ImportCache{Dir: cacheDir})(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -733,8 +733,10 @@ func exportLines(t *testing.T, bin, url string) []line {
 }
 
 // checkRecorded finds the tool.checked of call (a runtime's tool call id)
-// for session and tool and, when effect, its tool.effect_started, whose
-// sequence it returns; without effect it reports one that exists.
+// for session and tool and, when effect, the record that started its
+// effect (a tool.effect_started, or the check itself with effect: true
+// that allowed it: docs/records.md), whose sequence it returns; without
+// effect it reports one that exists.
 func checkRecorded(t *testing.T, lines []line, session events.SessionKey, tool, call string, effect bool) uint64 {
 	t.Helper()
 	checked, started := false, uint64(0)
@@ -743,16 +745,22 @@ func checkRecorded(t *testing.T, lines []line, session events.SessionKey, tool, 
 			continue
 		}
 		var d struct {
-			Tool string `json:"tool"`
-			Call string `json:"call"`
+			Tool   string `json:"tool"`
+			Call   string `json:"call"`
+			Effect bool   `json:"effect"`
+		}
+		var dec struct {
+			Decision string `json:"decision"`
 		}
 		mustJSON(t, l.Record.Data, &d)
+		mustJSON(t, l.Record.Decided, &dec)
 		if d.Tool != tool || d.Call != call {
 			continue
 		}
 		if l.Type == events.ToolChecked {
 			checked = true
-		} else {
+		}
+		if l.Type == events.EffectStarted || d.Effect && dec.Decision == "allow" {
 			started = l.Seq
 		}
 	}

@@ -4,7 +4,7 @@
 //
 //   node schema.mjs <dir>        writes <dir>/openclaw_schema_<version>.json
 //
-// (internal/importer runs it through go generate.) The schema is zod's own
+// (internal/importer/openclaw runs it through go generate.) The schema is zod's own
 // toJSONSchema of the input side. JSON Schema has no regular-expression
 // flags, so a pattern compiled with flags (agent ids are /i) carries them in
 // "x-flags". What zod checks in code (refinements) is not in the schema:

@@ -29,6 +29,10 @@ func (emptyLedger) Check(context.Context, events.SessionKey, string, json.RawMes
 	return client.CheckResult{Decision: envelope.Allow, Recorded: 2}, nil
 }
 
+func (emptyLedger) Start(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
+	return client.CheckResult{Decision: envelope.Allow, Recorded: 2}, nil
+}
+
 // TestHookDeadline: a run whose work outlasts its budget (here an import
 // that never ends, as a quadratic import of a large settings file once
 // did, or a file that blocks) is answered when the budget and its grace

@@ -42,7 +42,7 @@ import (
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/cchook"
-	"github.com/sessionledger/ledger/internal/importer"
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 	"github.com/sessionledger/ledger/internal/ledgercmd"
 )
 
@@ -393,7 +393,7 @@ func (f *Flags) options(catalogue []string, listMCP bool) cchook.Options {
 		if f.importCache != "off" {
 			cache = &cchook.ImportCache{Dir: f.importCache}
 		}
-		o.Import = cchook.ImportProject(projectDir, home, importer.ClaudeCodeOptions{UserDir: importer.ClaudeUserDir()}, cache)
+		o.Import = cchook.ImportProject(projectDir, home, ccimport.ClaudeCodeOptions{UserDir: ccimport.ClaudeUserDir()}, cache)
 		if listMCP {
 			o.MCPTools = func(ctx context.Context, dir string) ([]string, []string) {
 				return cchook.MCPTools(ctx, dir, cchook.ClaudeJSON(home), nil, nil)
@@ -449,6 +449,9 @@ func (d downLedger) Append(context.Context, client.Event) (client.AppendResult, 
 	return client.AppendResult{}, d.err
 }
 func (d downLedger) Check(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
+	return client.CheckResult{}, d.err
+}
+func (d downLedger) Start(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
 	return client.CheckResult{}, d.err
 }
 

@@ -4,8 +4,8 @@
 // embedded, and the refinements it runs in code), then keeps the subset
 // that spec/dialect-openclaw.md section 1 defines.
 //
-// It is apart from package importer (the Claude Code importer and what the
-// dialects share) so that the slim hook (cmd/ledger-hook), which imports
+// It is apart from package importer/claudecode (the Claude Code importer)
+// so that the slim hook (cmd/ledger-hook), which imports
 // only Claude Code projects, links neither this validator, its embedded
 // schema nor the openclaw dialect (tests/arch
 // TestSlimHookLinksNoOpenClaw).

@@ -1,53 +1,17 @@
 package openclaw
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/sessionledger/ledger/internal/dialects"
 	"github.com/sessionledger/ledger/internal/importer"
+	"github.com/sessionledger/ledger/internal/importer/importertest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-
-// golden is what a golden file holds: the document and the warnings.
-type golden struct {
-	Document json.RawMessage    `json:"document"`
-	Warnings []importer.Warning `json:"warnings"`
-}
-
-func checkGolden(t *testing.T, name string, r *importer.Result) {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(golden{r.Document, r.Warnings}); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/importer/openclaw -update)", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("%s differs from the import (run go test ./internal/importer/openclaw -update and review the diff):\n%s", file, buf.Bytes())
-	}
-}
 
 // readFile reads a test input; the name in errors is the path as given.
 func readFile(t testing.TB, path string) []byte {
@@ -75,7 +39,7 @@ func TestImportGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, tt.golden, r)
+			importertest.CheckGolden(t, "./internal/importer/openclaw", tt.golden, r)
 			if err := r.Check(d, nil); err != nil {
 				t.Errorf("the dialect refuses the imported document: %v", err)
 			}

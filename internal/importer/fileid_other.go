@@ -1,9 +1,0 @@
-//go:build !unix
-
-package importer
-
-import "io/fs"
-
-type fileID struct{}
-
-func idOf(fs.FileInfo) (fileID, bool) { return fileID{}, false }

@@ -1,0 +1,19 @@
+// Package agentcli drives the real Codex CLI and Gemini CLI, at the versions
+// tools/npm/pins.json pins, offline against scripted models
+// (internal/agentclitest), with a recorder command hook installed in each
+// CLI's own configuration, and checks what their hooks see and decide:
+// docs/codex-cli-hooks.md and docs/gemini-cli-hooks.md record the findings.
+package agentcli
+
+import (
+	"os"
+	"testing"
+
+	"github.com/sessionledger/ledger/internal/agentclitest"
+)
+
+// TestMain lets the test binary stand in for the recorder hook the CLIs run.
+func TestMain(m *testing.M) {
+	agentclitest.HookIfAsked()
+	os.Exit(m.Run())
+}
