@@ -170,7 +170,8 @@ func TestCopilotDeny(t *testing.T) {
 // fails. Mixed: a hook that exits non-zero (1) fails closed (the call is
 // denied, the model told "Denied by preToolUse hook from \"global
 // settings\" (hook errored)"); one that writes JSON it cannot read, or
-// outlives its timeoutSec (killed), fails open (the call runs).
+// outlives its timeoutSec (2 s against a 25 s sleep: the run ends well
+// before the sleep would), fails open (the call runs).
 func TestCopilotHookFailure(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -180,7 +181,7 @@ func TestCopilotHookFailure(t *testing.T) {
 	}{
 		{"exit1", agentclitest.Rule{Stderr: "hook crashed", Exit: 1}, 0, false},
 		{"badjson", agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"permissionDecision":`}, 0, true},
-		{"timeout", agentclitest.Rule{Sleep: 8 * time.Second, Stdout: `{"permissionDecision":"deny","permissionDecisionReason":"too late"}`}, 2 * time.Second, true},
+		{"timeout", agentclitest.Rule{Sleep: 25 * time.Second, Stdout: `{"permissionDecision":"deny","permissionDecisionReason":"too late"}`}, 2 * time.Second, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rule := tc.rule
@@ -207,4 +208,55 @@ func TestCopilotHookFailure(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCopilotReadsProjectHooks: besides its own settings, Copilot runs the
+// hooks of the project's .claude/settings.json (Claude Code's shape) and of
+// .github/hooks/*.json, but only in a trusted folder (--trust-folder here;
+// COPILOT_ALLOW_ALL=true also trusts it): untrusted, neither fires.
+func TestCopilotReadsProjectHooks(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		claude  bool // the hook in .claude/settings.json, else .github/hooks/ledger.json
+		firings int
+	}{
+		{"claude-trusted", []string{"--trust-folder"}, true, 1},
+		{"claude-untrusted", nil, true, 0},
+		{"github-trusted", []string{"--trust-folder"}, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := agentclitest.RunCopilot(t.Context(), t, agentclitest.Case{
+				Name:   "project-" + tc.name,
+				Events: []string{},
+				Args:   tc.args,
+				Setup: func(dir, home string) {
+					cmd := agentclitest.HookCommand(t, filepath.Join(filepath.Dir(dir), "hooks"))
+					if tc.claude {
+						writeFile(t, filepath.Join(dir, ".claude", "settings.json"), map[string]any{"hooks": map[string]any{
+							"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}})
+					} else {
+						writeFile(t, filepath.Join(dir, ".github", "hooks", "ledger.json"), map[string]any{"version": 1, "hooks": map[string]any{
+							"PreToolUse": []any{map[string]any{"type": "command", "bash": cmd}}}})
+					}
+				},
+				Scripts: agentclitest.Scripts{"main": {{
+					agentclitest.Call("call_made", "bash", map[string]any{"command": "touch made.txt", "description": "m"}),
+				}}},
+			})
+			if len(res.HooksFor("PreToolUse", "Bash")) != tc.firings {
+				t.Errorf("%d PreToolUse hooks fired, want %d (stderr %s)", len(res.HooksFor("PreToolUse", "Bash")), tc.firings, tail(res.Stderr))
+			}
+			for _, h := range res.Hooks {
+				t.Logf("payload: %v", h.Payload)
+			}
+		})
+	}
+}
+
+func tail(s string) string {
+	if len(s) > 2000 {
+		return s[len(s)-2000:]
+	}
+	return s
 }
