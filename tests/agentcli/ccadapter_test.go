@@ -38,62 +38,83 @@ func ccHookCommand(bin, url string) string {
 }
 
 // TestClaudeCodeAdapterOnCopilot (issue 29 point 3, step 4): the real
-// Copilot CLI with `ledger hook claude-code` as its PascalCase hooks (its own
-// settings.json), against a served ledger, the project's policy in
-// .claude/settings.json. SessionStart and UserPromptSubmit map (the root
-// session is started in the project's scope with the imported policy, a
-// turn starts), but Copilot's PreToolUse has no tool_use_id, which the
-// adapter needs to record a call under: every call is denied as unreadable
-// (tool.checked deny, unreadable:payload; fail closed), the allowed echo as
-// well as the denied touch. docs/copilot-cli-hooks.md.
+// Copilot CLI with `ledger hook claude-code` against a served ledger, the
+// project's policy in .claude/settings.json; the hook either in Copilot's
+// own settings.json as its PascalCase hooks ("own-settings"), or put in the
+// project's .claude/settings.json by `ledger hook install` for Claude Code,
+// which Copilot runs too in a trusted folder ("claude-install").
+// SessionStart and UserPromptSubmit map (the root session is started in
+// the project's scope with the imported policy, a turn starts), but
+// Copilot's PreToolUse has no tool_use_id, which the adapter needs to record
+// a call under: every call is denied as unreadable (tool.checked deny,
+// unreadable:payload; fail closed), the allowed echo as well as the denied
+// touch. So a project set up for Claude Code refuses every Copilot call
+// once the folder is trusted. docs/copilot-cli-hooks.md.
 func TestClaudeCodeAdapterOnCopilot(t *testing.T) {
 	agentclitest.Copilot(t)
 	bin := ledgertest.BuildLedger(t)
-	url := ledgertest.ServeLedger(t, bin)
-	cmd := ccHookCommand(bin, url)
-	res := agentclitest.RunCopilot(t.Context(), t, agentclitest.Case{
-		Name: "ccadapter",
-		Setup: func(dir, home string) {
-			writeFile(t, filepath.Join(dir, ".claude", "settings.json"), ccPolicy)
-			hooks := map[string]any{}
-			for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStart", "SubagentStop", "Stop", "SessionEnd"} {
-				hooks[ev] = []any{map[string]any{"type": "command", "bash": cmd, "timeoutSec": 20}}
+	for _, tc := range []struct {
+		name    string
+		install bool
+	}{
+		{"own-settings", false},
+		{"claude-install", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := ledgertest.ServeLedger(t, bin)
+			cmd := ccHookCommand(bin, url)
+			c := agentclitest.Case{
+				Name: "ccadapter-" + tc.name,
+				Setup: func(dir, home string) {
+					writeFile(t, filepath.Join(dir, ".claude", "settings.json"), ccPolicy)
+					if tc.install {
+						ledgertest.LedgerCmd(t, bin, "hook", "install", "--project", dir, "--", "--nats", url)
+						return
+					}
+					hooks := map[string]any{}
+					for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStart", "SubagentStop", "Stop", "SessionEnd"} {
+						hooks[ev] = []any{map[string]any{"type": "command", "bash": cmd, "timeoutSec": 20}}
+					}
+					writeFile(t, filepath.Join(home, ".copilot", "settings.json"), map[string]any{"hooks": hooks})
+				},
+				Scripts: agentclitest.Scripts{"main": {{
+					agentclitest.Call("call_allowed", "bash", map[string]any{"command": "echo allowed", "description": "a"}),
+					agentclitest.Call("call_denied", "bash", map[string]any{"command": "touch denied.txt", "description": "d"}),
+				}}},
 			}
-			writeFile(t, filepath.Join(home, ".copilot", "settings.json"), map[string]any{"hooks": hooks})
-		},
-		Scripts: agentclitest.Scripts{"main": {{
-			agentclitest.Call("call_allowed", "bash", map[string]any{"command": "echo allowed", "description": "a"}),
-			agentclitest.Call("call_denied", "bash", map[string]any{"command": "touch denied.txt", "description": "d"}),
-		}}},
-	})
-	allowed, _ := res.Output("call_allowed")
-	denied, _ := res.Output("call_denied")
-	t.Logf("exit %d; allowed call's output %q; denied call's output %q", res.ExitCode, allowed, denied)
-	recs := ledgerRecords(t, bin, url)
-	var types []string
-	checked := 0
-	for _, r := range recs {
-		b, _ := json.Marshal(r)
-		t.Logf("record %s", b)
-		types = append(types, r["type"].(string))
-		if r["type"] == "tool.checked" {
-			checked++
-			if !strings.Contains(string(b), `"code":"unreadable:payload"`) || !strings.Contains(string(b), "no [tool_use_id]") {
-				t.Errorf("a call was checked otherwise than as unreadable: %s (update docs/copilot-cli-hooks.md)", b)
+			if tc.install {
+				c.Events, c.Args = []string{}, []string{"--trust-folder"}
 			}
-		}
-	}
-	if got := strings.Join(types, " "); got != "policy.set session.started turn.started tool.checked tool.checked session.ended" {
-		t.Errorf("records %q", got)
-	}
-	if exists(filepath.Join(res.Dir, "denied.txt")) {
-		t.Errorf("the denied call ran")
-	}
-	if strings.Contains(allowed, "allowed\n") || !strings.Contains(allowed, "Denied by preToolUse hook") {
-		t.Errorf("the allowed echo: %q; the adapter was expected to deny it as unreadable (no tool_use_id): update docs/copilot-cli-hooks.md", allowed)
-	}
-	if checked != 2 {
-		t.Errorf("%d tool.checked records, want the 2 calls, denied", checked)
+			res := agentclitest.RunCopilot(t.Context(), t, c)
+			allowed, _ := res.Output("call_allowed")
+			denied, _ := res.Output("call_denied")
+			t.Logf("exit %d; allowed call's output %q; denied call's output %q", res.ExitCode, allowed, denied)
+			var types []string
+			checked := 0
+			for _, r := range ledgerRecords(t, bin, url) {
+				b, _ := json.Marshal(r)
+				t.Logf("record %s", b)
+				types = append(types, r["type"].(string))
+				if r["type"] == "tool.checked" {
+					checked++
+					if !strings.Contains(string(b), `"code":"unreadable:payload"`) || !strings.Contains(string(b), "no [tool_use_id]") {
+						t.Errorf("a call was checked otherwise than as unreadable: %s (update docs/copilot-cli-hooks.md)", b)
+					}
+				}
+			}
+			if got := strings.Join(types, " "); !strings.HasPrefix(got, "policy.set session.started turn.started tool.checked tool.checked") {
+				t.Errorf("records %q", got)
+			}
+			if exists(filepath.Join(res.Dir, "denied.txt")) {
+				t.Errorf("the denied call ran")
+			}
+			if strings.Contains(allowed, "allowed\n") || !strings.Contains(allowed, "Denied by preToolUse hook") {
+				t.Errorf("the allowed echo: %q; the adapter was expected to deny it as unreadable (no tool_use_id): update docs/copilot-cli-hooks.md", allowed)
+			}
+			if checked != 2 {
+				t.Errorf("%d tool.checked records, want the 2 calls, denied", checked)
+			}
+		})
 	}
 }
 
