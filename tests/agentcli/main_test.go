@@ -1,9 +1,8 @@
-// Package agentcli drives the real Codex CLI, Gemini CLI, Copilot CLI and
-// Qwen Code, at the versions tools/npm/pins.json pins, offline against
-// scripted models (internal/agentclitest), with a recorder command hook
-// installed in each CLI's own configuration, and checks what their hooks see
-// and decide: docs/codex-cli-hooks.md, docs/gemini-cli-hooks.md,
-// docs/copilot-cli-hooks.md and docs/qwen-code-hooks.md record the findings.
+// Package agentcli drives the real Codex CLI and Gemini CLI, at the versions
+// tools/npm/pins.json pins, offline against scripted models
+// (internal/agentclitest), with a recorder command hook installed in each
+// CLI's own configuration, and checks what their hooks see and decide:
+// docs/codex-cli-hooks.md and docs/gemini-cli-hooks.md record the findings.
 package agentcli
 
 import (
