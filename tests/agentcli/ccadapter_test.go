@@ -66,7 +66,7 @@ func TestClaudeCodeAdapterOnCopilot(t *testing.T) {
 			c := agentclitest.Case{
 				Name: "ccadapter-" + tc.name,
 				Setup: func(dir, home string) {
-					writeFile(t, filepath.Join(dir, ".claude", "settings.json"), ccPolicy)
+					writeSettingsFile(t, filepath.Join(dir, ".claude", "settings.json"), ccPolicy)
 					if tc.install {
 						ledgertest.LedgerCmd(t, bin, "hook", "install", "--project", dir, "--", "--nats", url)
 						return
@@ -75,7 +75,7 @@ func TestClaudeCodeAdapterOnCopilot(t *testing.T) {
 					for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStart", "SubagentStop", "Stop", "SessionEnd"} {
 						hooks[ev] = []any{map[string]any{"type": "command", "bash": cmd, "timeoutSec": 20}}
 					}
-					writeFile(t, filepath.Join(home, ".copilot", "settings.json"), map[string]any{"hooks": hooks})
+					writeSettingsFile(t, filepath.Join(home, ".copilot", "settings.json"), map[string]any{"hooks": hooks})
 				},
 				Scripts: agentclitest.Scripts{"main": {{
 					agentclitest.Call("call_allowed", "bash", map[string]any{"command": "echo allowed", "description": "a"}),
@@ -156,12 +156,12 @@ func TestClaudeCodeAdapterOnQwen(t *testing.T) {
 			res := agentclitest.RunQwen(t.Context(), t, agentclitest.Case{
 				Name: "ccadapter-" + tc.name,
 				Setup: func(dir, home string) {
-					writeFile(t, filepath.Join(dir, ".claude", "settings.json"), ccPolicy)
+					writeSettingsFile(t, filepath.Join(dir, ".claude", "settings.json"), ccPolicy)
 					hooks := map[string]any{}
 					for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolBatch", "SubagentStart", "SubagentStop", "Stop", "SessionEnd"} {
 						hooks[ev] = []any{map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 20}}}}
 					}
-					writeFile(t, filepath.Join(home, ".qwen", "settings.json"), map[string]any{"hooks": hooks,
+					writeSettingsFile(t, filepath.Join(home, ".qwen", "settings.json"), map[string]any{"hooks": hooks,
 						"security": map[string]any{"folderTrust": map[string]any{"enabled": false}}})
 				},
 				Scripts: agentclitest.Scripts{"main": {
@@ -202,7 +202,7 @@ func TestClaudeCodeAdapterOnQwen(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, path string, v any) {
+func writeSettingsFile(t *testing.T, path string, v any) {
 	t.Helper()
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

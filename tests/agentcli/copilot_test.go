@@ -233,10 +233,10 @@ func TestCopilotReadsProjectHooks(t *testing.T) {
 				Setup: func(dir, home string) {
 					cmd := agentclitest.HookCommand(t, filepath.Join(filepath.Dir(dir), "hooks"))
 					if tc.claude {
-						writeFile(t, filepath.Join(dir, ".claude", "settings.json"), map[string]any{"hooks": map[string]any{
+						writeSettingsFile(t, filepath.Join(dir, ".claude", "settings.json"), map[string]any{"hooks": map[string]any{
 							"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}})
 					} else {
-						writeFile(t, filepath.Join(dir, ".github", "hooks", "ledger.json"), map[string]any{"version": 1, "hooks": map[string]any{
+						writeSettingsFile(t, filepath.Join(dir, ".github", "hooks", "ledger.json"), map[string]any{"version": 1, "hooks": map[string]any{
 							"PreToolUse": []any{map[string]any{"type": "command", "bash": cmd}}}})
 					}
 				},
@@ -245,7 +245,7 @@ func TestCopilotReadsProjectHooks(t *testing.T) {
 				}}},
 			})
 			if len(res.HooksFor("PreToolUse", "Bash")) != tc.firings {
-				t.Errorf("%d PreToolUse hooks fired, want %d (stderr %s)", len(res.HooksFor("PreToolUse", "Bash")), tc.firings, tail(res.Stderr))
+				t.Errorf("%d PreToolUse hooks fired, want %d (stderr %s)", len(res.HooksFor("PreToolUse", "Bash")), tc.firings, stderrTail(res.Stderr))
 			}
 			for _, h := range res.Hooks {
 				t.Logf("payload: %v", h.Payload)
@@ -254,7 +254,7 @@ func TestCopilotReadsProjectHooks(t *testing.T) {
 	}
 }
 
-func tail(s string) string {
+func stderrTail(s string) string {
 	if len(s) > 2000 {
 		return s[len(s)-2000:]
 	}
