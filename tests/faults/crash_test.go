@@ -88,6 +88,7 @@ type crashCounts struct {
 	wrongQueries   int
 	unavailable    int
 	ran, refused   int // one-record calls that ran (answered allow), and that failed closed
+	twice          int // one-record calls recorded more than once (a request re-sent across a kill)
 	took, longest  time.Duration
 }
 
@@ -104,6 +105,7 @@ func (c *crashCounts) add(o *crashCounts) {
 	c.unavailable += o.unavailable
 	c.ran += o.ran
 	c.refused += o.refused
+	c.twice += o.twice
 	c.took += o.took
 	c.longest = max(c.longest, o.longest)
 }
@@ -178,9 +180,9 @@ func TestCrashSafety(t *testing.T) {
 		}
 		t.Logf("sync %s (%s): %d trials (%d failed), %d acknowledged appends, %d lost, %d duplicated, %d at a wrong sequence; "+
 			"%d acks said duplicate, %d failed attempts re-sent, %d queries answered wrongly, %d unavailable; "+
-			"one-record calls: %d ran, each with its record, %d failed closed; trial time %s in all, longest %s",
+			"one-record calls: %d ran, each with its record, %d failed closed, %d recorded twice (re-sent across a kill); trial time %s in all, longest %s",
 			m.name, where, c.trials, c.failed, c.acked, c.lost, c.duplicated, c.wrongSeq,
-			c.dupAcks, c.resent, c.wrongQueries, c.unavailable, c.ran, c.refused, c.took.Round(time.Millisecond), c.longest.Round(time.Millisecond))
+			c.dupAcks, c.resent, c.wrongQueries, c.unavailable, c.ran, c.refused, c.twice, c.took.Round(time.Millisecond), c.longest.Round(time.Millisecond))
 	}
 }
 
@@ -233,6 +235,7 @@ type crashParams struct {
 	writers     int             // concurrent orchestrator clients
 	sessionsPer int             // workload sessions per writer, 13 events each
 	killAt      []int           // acknowledged session appends at which to SIGKILL
+	killDelay   []time.Duration // how long after reaching killAt the SIGKILL comes (requests in flight by then)
 	downtime    []time.Duration // how long the ledger stays down after each kill
 }
 
@@ -248,6 +251,7 @@ func newCrashParams(seed uint64) crashParams {
 	for range kills {
 		p.killAt = append(p.killAt, 1+rng.IntN(total-1))
 		p.downtime = append(p.downtime, time.Duration(rng.IntN(150))*time.Millisecond)
+		p.killDelay = append(p.killDelay, time.Duration(rng.IntN(3000))*time.Microsecond)
 	}
 	slices.Sort(p.killAt)
 	return p
@@ -342,12 +346,16 @@ func startedCalls(t *testing.T, recs []*events.Record, calls []*oneCall, counts 
 		}
 	}
 	n := 0
+	per := map[string]int{}
 	for _, r := range recs {
 		var d events.CheckedData
 		if r.Type != events.ToolChecked || json.Unmarshal(r.Data, &d) != nil || !d.Effect {
 			continue
 		}
 		n++
+		if per[d.Call]++; per[d.Call] == 2 {
+			counts.twice++
+		}
 		if attempted[d.Call] == nil {
 			t.Errorf("record %s starts call %s, which no caller made", r.ID, d.Call)
 		}
@@ -425,6 +433,14 @@ func crashTrial(t *testing.T, seed uint64, ref answers, mode syncMode, counts *c
 				case <-ctx.Done():
 					return
 				}
+			}
+			// A moment later, so that the writers' next requests (appends,
+			// one-record calls) are in flight: decided, published, not yet
+			// acknowledged.
+			select {
+			case <-time.After(p.killDelay[k]):
+			case <-ctx.Done():
+				return
 			}
 			procMu.Lock()
 			err := proc.kill()
@@ -506,9 +522,14 @@ func crashTrial(t *testing.T, seed uint64, ref answers, mode syncMode, counts *c
 						turnSeqs = append(turnSeqs, rootSeq{rootOf(n), a.seq})
 						mu.Unlock()
 						queryRoot(ctx, t, c, rootOf(n), 0, ref, &wrong, &unavailable)
-						// A call checked and started by one record, as the
-						// hooks make it: the tool runs only on an answer
-						// (allow); an error fails it closed, never re-sent.
+					}
+					if k >= 1 {
+						// After every event from the root's first turn on, a
+						// call of the root checked and started by one
+						// record, as the hooks make it, so that kills land
+						// between its decision and its acknowledgement too:
+						// the tool runs only on an answer (allow); an error
+						// fails it closed, never re-sent.
 						oc := &oneCall{root: rootOf(n), call: "one-" + newID()}
 						r, err := c.CheckAndStart(ctx, oc.root, "read", oc.call)
 						switch {
