@@ -437,7 +437,7 @@ var primary = map[string]string{
 	"Bash": "command", "apply_patch": "command", "view_image": "path",
 	// gemini-cli 0.61.0
 	"run_shell_command": "command", "read_file": "file_path", "write_file": "file_path", "replace": "file_path",
-	"list_directory": "dir_path", "glob": "pattern", "grep_search": "pattern", "web_fetch": "prompt",
+	"list_directory": "dir_path", "glob": "dir_path", "grep_search": "dir_path", "web_fetch": "prompt",
 	"google_web_search": "query", "invoke_agent": "agent_name", "activate_skill": "name",
 }
 
