@@ -21,8 +21,8 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope/claudecode"
-	"github.com/sessionledger/ledger/internal/agenthook"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/agenthook"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/cchook/hookcmd"

@@ -324,4 +324,3 @@ func promptBasis(timestamp, prompt string) string {
 	sum := sha256.Sum256([]byte(timestamp + "\x00" + prompt))
 	return "prompt:" + hex.EncodeToString(sum[:12])
 }
-
