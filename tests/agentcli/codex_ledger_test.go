@@ -127,7 +127,9 @@ func TestCodexLedger(t *testing.T) {
 	var d denyOnce
 	res := agentclitest.RunCodex(t.Context(), t, agentclitest.Case{
 		Name:   "ledger",
-		Events: []string{"SessionStart"}, // the recorder tells the test the root's id
+		// The recorder beside the ledger's hooks: it tells the test the
+		// root's id, and the order codex runs the events in.
+		Events: []string{"SessionStart", "PreToolUse", "PostToolUse", "SubagentStart"},
 		Files:  map[string]string{"notes.txt": "hello notes\n"},
 		Setup: func(dir, home string) {
 			hooks = filepath.Join(filepath.Dir(dir), "hooks")
@@ -175,6 +177,16 @@ func TestCodexLedger(t *testing.T) {
 	if !strings.Contains(why, "revocation:deny") {
 		t.Errorf("ledger why --call call_denied:\n%s", why)
 	}
+	// The order codex 0.169.0 ran them in: the spawn_agent's PostToolUse
+	// (which records the spawn) before the sub-agent's first PreToolUse,
+	// in every run so far; the hook waits for it anyway (SpawnWait).
+	var order []string
+	for _, h := range res.Hooks {
+		if h.Event() != "SessionStart" {
+			order = append(order, codexKind(h)+"/"+str(h, "tool_use_id"))
+		}
+	}
+	t.Logf("hook order: %v", order)
 	// The sub-agent: placed under the root, its call decided as its own.
 	tr := s.tree("codex", root)
 	if tr.Identity == nil || tr.Identity.Runtime != "codex" || tr.Scope != scope {
