@@ -113,7 +113,10 @@ const hookInstallAbout = "Merges the hooks that run 'ledger hook claude-code' in
 	"files, and whatever group, event or \"hooks\" key that leaves empty.\n\n" +
 	"Flags after -- are written into the hook's command line (e.g. -- --nats nats://127.0.0.1:4222\n" +
 	"--unreachable allow); see 'ledger hook claude-code --help'. Keep passwords in Claude Code's\n" +
-	"environment (NATS_PASSWORD), not in the settings file."
+	"environment (NATS_PASSWORD), not in the settings file.\n\n" +
+	"With --runtime codex it writes DIR/.codex/hooks.json (running 'ledger hook codex'), with --runtime\n" +
+	"gemini DIR/.gemini/settings.json (running 'ledger hook gemini'), the same way: only the ledger's\n" +
+	"handlers change (see docs/codex-cli-hooks.md and docs/gemini-cli-hooks.md)."
 
 // hookInstallFlags are hook install's flags. rest holds the arguments
 // after --, the hook's own flags.
