@@ -116,15 +116,14 @@ func patchPaths(patch string) []string {
 // known, and a text with no URL matches no allow pattern.
 func (c *call) readURLs(text string) {
 	c.known = true
-	lower := strings.ToLower(text)
-	for i := 0; i < len(lower); {
-		j := strings.Index(lower[i:], "http")
+	for i := 0; i < len(text); {
+		j := indexFold(text[i:], "http")
 		if j < 0 {
 			break
 		}
 		start := i + j
-		rest := lower[start:]
-		if !strings.HasPrefix(rest, "http://") && !strings.HasPrefix(rest, "https://") {
+		rest := text[start:]
+		if !hasPrefixFold(rest, "http://") && !hasPrefixFold(rest, "https://") {
 			i = start + 4
 			continue
 		}
@@ -164,4 +163,19 @@ func isIPv4(h string) bool {
 		}
 	}
 	return true
+}
+
+// hasPrefixFold is strings.HasPrefix ignoring ASCII case; indexFold the
+// index of the first such match. Both keep byte offsets into s.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if hasPrefixFold(s[i:], sub) {
+			return i
+		}
+	}
+	return -1
 }

@@ -94,14 +94,13 @@ func str(raw json.RawMessage, path string) (string, error) {
 }
 
 func strList(raw json.RawMessage, path string) ([]string, error) {
-	var l []string
-	if bytes.TrimSpace(raw)[0] != '[' || json.Unmarshal(raw, &l) != nil {
+	var probe []json.RawMessage
+	if bytes.TrimSpace(raw)[0] != '[' || json.Unmarshal(raw, &probe) != nil {
 		return nil, policyErr(path, "must be a list of strings")
 	}
-	var probe []json.RawMessage
-	_ = json.Unmarshal(raw, &probe)
+	l := make([]string, len(probe))
 	for i, p := range probe {
-		if bytes.TrimSpace(p)[0] != '"' {
+		if bytes.TrimSpace(p)[0] != '"' || json.Unmarshal(p, &l[i]) != nil {
 			return nil, policyErr(fmt.Sprintf("%s[%d]", path, i), "must be a string")
 		}
 	}

@@ -17,6 +17,7 @@ type Effective struct {
 	agents []*layer // sorted by agent type
 	rev    envelope.RecordRef
 	cat    []string // the policy's catalogue, de-duplicated, in order
+	rawCat []string // PolicyState.Catalogue cat was made from
 }
 
 // buildEffective applies the grants of p in the order they were added: a
@@ -61,13 +62,7 @@ func buildEffective(p *envelope.PolicyState) (*Effective, error) {
 		rec := g.Record
 		l.rules[b] = append(l.rules[b], ruleRef{r: r, b: b, where: where(l.list, b, r.text), rec: &rec})
 	}
-	seen := map[string]bool{}
-	for _, t := range p.Catalogue {
-		if !seen[t] {
-			seen[t] = true
-			e.cat = append(e.cat, t)
-		}
-	}
+	e.rawCat, e.cat = p.Catalogue, dedupe(p.Catalogue)
 	return e, nil
 }
 
@@ -86,7 +81,7 @@ func effectiveOf(p *envelope.PolicyState) *Effective {
 	if p == nil {
 		return nil
 	}
-	if e, ok := p.Effective.(*Effective); ok && e != nil && slices.Equal(e.cat, dedupe(p.Catalogue)) {
+	if e, ok := p.Effective.(*Effective); ok && e != nil && slices.Equal(e.rawCat, p.Catalogue) {
 		return e
 	}
 	e, err := buildEffective(p)

@@ -77,14 +77,14 @@ func (s *splitter) stmt(st *syntax.Stmt) {
 				s.unknown("an assignment that is not NAME=word")
 				continue
 			}
-			v, ok := literal(a.Value, false)
+			v, ok := literal(a.Value)
 			if !ok {
 				s.unknown("an assignment whose value is not a literal")
 			}
 			words = append(words, a.Name.Value+"="+v)
 		}
-		for i, w := range cmd.Args {
-			v, ok := literal(w, i == 0)
+		for _, w := range cmd.Args {
+			v, ok := literal(w)
 			if !ok {
 				s.unknown("a word that is not a literal: " + printed(w))
 			}
@@ -104,7 +104,7 @@ func (s *splitter) stmt(st *syntax.Stmt) {
 // harmlessRedirect: a duplication of a descriptor (2>&1, >&-) or output
 // to /dev/null.
 func harmlessRedirect(r *syntax.Redirect) bool {
-	target, ok := literal(r.Word, false)
+	target, ok := literal(r.Word)
 	if !ok {
 		return false
 	}
@@ -121,7 +121,7 @@ func harmlessRedirect(r *syntax.Redirect) bool {
 // unquoted text with backslashes removed, '...' verbatim, "..." of
 // literal parts. An unquoted glob or brace character (* ? [ {) makes it
 // not a literal, as does an unquoted leading '~'.
-func literal(w *syntax.Word, _ bool) (string, bool) {
+func literal(w *syntax.Word) (string, bool) {
 	if w == nil {
 		return "", false
 	}
