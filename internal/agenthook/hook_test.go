@@ -413,3 +413,24 @@ func TestUnreadable(t *testing.T) {
 	h.Runtime = Codex
 	codexDeny(t, h.Handle(context.Background(), []byte(`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":"x"}`)).Output)
 }
+
+// TestProjectIsCwd: the session's project is the runtime's cwd, not the
+// repository root above it, so a relative path rule of the ledger dialect
+// reads a relative argument as the runtime does (against the cwd).
+func TestProjectIsCwd(t *testing.T) {
+	f := newFixture(t, Gemini, "")
+	must(t, os.MkdirAll(filepath.Join(f.base, ".git"), 0o755))
+	must(t, os.WriteFile(filepath.Join(f.base, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	cat, _ := ledgerpolicy.Catalogue("gemini@0.61.0")
+	f.append(client.SetPolicy(events.PolicySetData{Dialect: Dialect, Scope: "proj", Catalogue: cat,
+		Document: json.RawMessage(`{"runtime":"gemini@0.61.0","permissions":{"allow":["read_file(notes.txt)"]}}`)}))
+	res := f.handle("BeforeTool-read_file", nil)
+	if res.Denied {
+		t.Fatalf("read_file notes.txt under allow read_file(notes.txt): %s", res.Reason)
+	}
+	tree, err := f.c.Tree(context.Background(), root)
+	must(t, err)
+	if id := tree[0].Identity; id.Project != filepath.Join(f.base, "project") || id.Branch != "main" {
+		t.Errorf("identity %+v: want project %s, branch main", id, filepath.Join(f.base, "project"))
+	}
+}

@@ -180,8 +180,16 @@ func ScopeOf(rt Runtime, loc cchook.Location, host string) string {
 // startData is a new root's session.started: the main agent, bound to the
 // scope, with the identity the hook knows.
 func (r *run) startData() events.StartedData {
-	d := cchook.StartData("", r.scope(), r.location(), r.who(), r.p.Model)
+	loc := r.location()
+	d := cchook.StartData("", r.scope(), loc, r.who(), r.p.Model)
 	d.Runtime = r.h.Runtime.Name
+	if loc != nil {
+		// The project is the runtime's working root, its cwd (codex -C,
+		// gemini's project dir), not the repository's root above it: the
+		// ledger dialect joins a relative path argument to it, and the
+		// runtimes resolve them against the cwd.
+		d.Project = cchook.StartData("", "", &cchook.Location{Dir: loc.Dir}, cchook.Who{}, "").Project
+	}
 	return d
 }
 
