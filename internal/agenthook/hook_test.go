@@ -256,7 +256,7 @@ func TestGeminiPayloads(t *testing.T) {
 	res := f.h.Handle(ctx, raw)
 	r := geminiDeny(t, res.Output)
 	p, _ := Parse(raw)
-	call := CallID(root, p.Timestamp+"\x00\x00", p.ToolName, p.ToolInput)
+	call := CallID(root, p.Timestamp, p.ToolName, p.ToolInput)
 	if !strings.Contains(r, "revocation:deny") || !strings.Contains(r, "--call "+call+" --session "+root) {
 		t.Errorf("the denial %q does not name revocation:deny and the why of call %s", r, call)
 	}

@@ -426,10 +426,15 @@ func (r *run) call(ctx context.Context) {
 // gemini, which names none, one derived from the payload (CallID).
 func (r *run) callID(key events.SessionKey) string {
 	p := r.p
-	if r.h.Runtime.Name == Codex.Name && validID(p.ToolUseID) {
-		return p.ToolUseID
+	if r.h.Runtime.Name == Codex.Name {
+		if validID(p.ToolUseID) {
+			return p.ToolUseID
+		}
+		// An id the ledger cannot take as it is: one derived from it,
+		// never a rewrite of it.
+		return "codex-" + strings.TrimPrefix(CallID(string(key), p.TurnID+"\x00"+p.ToolUseID, p.ToolName, p.ToolInput), "gemini-")
 	}
-	return CallID(string(key), p.Timestamp+"\x00"+p.ToolUseID+"\x00"+p.TurnID, p.ToolName, p.ToolInput)
+	return CallID(string(key), p.Timestamp, p.ToolName, p.ToolInput)
 }
 
 // maxParam bounds a recorded string argument other than the tool's primary
