@@ -28,7 +28,7 @@ type Entry struct {
 	Command string `json:"command,omitempty"`
 	// Name names the handler (Gemini CLI's settings; unused by Claude Code).
 	Name string `json:"name,omitempty"`
-	URL     string `json:"url,omitempty"`
+	URL  string `json:"url,omitempty"`
 	// Timeout is Claude Code's own bound on the handler, in seconds.
 	Timeout int `json:"timeout,omitempty"`
 	// OnFailure is what Claude Code does when the handler fails (cannot

@@ -126,7 +126,7 @@ func TestCodexLedger(t *testing.T) {
 	var root string
 	var d denyOnce
 	res := agentclitest.RunCodex(t.Context(), t, agentclitest.Case{
-		Name:   "ledger",
+		Name: "ledger",
 		// The recorder beside the ledger's hooks: it tells the test the
 		// root's id, and the order codex runs the events in.
 		Events: []string{"SessionStart", "PreToolUse", "PostToolUse", "SubagentStart"},
