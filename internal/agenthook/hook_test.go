@@ -84,7 +84,7 @@ func newFixture(t *testing.T, rt Runtime, dialect string) *fixture {
 		if !ok {
 			t.Fatalf("no catalogue for %s", runtime)
 		}
-		doc, _ := json.Marshal(map[string]any{"runtime": runtime, "permissions": map[string]any{"allow": allow}})
+		doc, _ := json.Marshal(map[string]any{"runtime": runtime, "permissions": map[string]any{"allow": allow}, "subagents": map[string]any{"maxDepth": 2}})
 		f.append(client.SetPolicy(events.PolicySetData{Dialect: Dialect, Document: doc, Catalogue: cat, Scope: "proj"}))
 	case cchook.Dialect:
 		f.append(client.SetPolicy(events.PolicySetData{Dialect: cchook.Dialect, Document: json.RawMessage(`{"permissions":{"allow":["Bash"]}}`), Catalogue: []string{"Bash"}, Scope: "proj"}))
@@ -432,5 +432,30 @@ func TestProjectIsCwd(t *testing.T) {
 	must(t, err)
 	if id := tree[0].Identity; id.Project != filepath.Join(f.base, "project") || id.Branch != "main" {
 		t.Errorf("identity %+v: want project %s, branch main", id, filepath.Join(f.base, "project"))
+	}
+}
+
+// TestCodexNestedSpawn: a sub-agent's spawn_agent (its PostToolUse carries
+// its agent_id) places the new agent under that sub-agent, not the root.
+func TestCodexNestedSpawn(t *testing.T) {
+	f := newFixture(t, Codex, Dialect)
+	ctx := context.Background()
+	const child, grand = "0b0e2c4a-1111-4222-8333-444455556602", "0b0e2c4a-1111-4222-8333-444455556609"
+	f.handle("PreToolUse-spawn_agent", nil)
+	wantTypes(t, "PostToolUse-spawn_agent", f.handle("PostToolUse-spawn_agent", nil), events.SessionSpawned)
+	sub := map[string]any{"agent_id": child, "agent_type": "default", "tool_use_id": "call_sub_spawn", "turn_id": "0b0e2c4a-1111-4222-8333-444455556603"}
+	if res := f.handle("PreToolUse-spawn_agent", sub); res.Denied {
+		t.Fatalf("the sub-agent's spawn_agent: %s", res.Reason)
+	}
+	sub["tool_response"] = `{"agent_id":"` + grand + `","nickname":"Ada"}`
+	wantTypes(t, "the sub-agent's PostToolUse-spawn_agent", f.handle("PostToolUse-spawn_agent", sub), events.SessionSpawned)
+	res := f.handle("PreToolUse-Bash-subagent", map[string]any{"agent_id": grand, "tool_use_id": "call_grand"})
+	if res.Denied || res.Session != root+":"+grand {
+		t.Fatalf("the grandchild's call: %s %v %s", res.Session, res.Denied, res.Reason)
+	}
+	tree, err := f.c.Tree(ctx, root)
+	must(t, err)
+	if len(tree[0].Children) != 1 || len(tree[0].Children[0].Children) != 1 || tree[0].Children[0].Children[0].Key != root+":"+grand {
+		t.Errorf("tree: %+v", tree[0].Children)
 	}
 }
