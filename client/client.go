@@ -551,7 +551,7 @@ func (c *Client) CheckAndRecord(ctx context.Context, session events.SessionKey, 
 // needs this client's Owner to own the session.
 func (c *Client) CheckAndStart(ctx context.Context, session events.SessionKey, tool, call string, opts ...QueryOpt) (CheckResult, error) {
 	if call == "" {
-		return CheckResult{}, errors.New("client: CheckAndStart needs the call's id")
+		return CheckResult{}, events.Errorf(events.CodeInvalidEvent, "a check that starts a call's effect needs the call's id")
 	}
 	q, err := c.query(wire.Query{Session: session, Tool: tool}, opts)
 	if err != nil {

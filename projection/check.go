@@ -30,8 +30,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // name, the key's length, the key and the value. It is for damage, not
 // tampering: a random change of an entry goes unnoticed with a chance of
 // about 2^-64.
-func entrySum(bucket, k, v []byte) uint64 {
-	var n [4]byte
+//
+// n is scratch space for the key's length: crc32.Update's argument
+// escapes, so a local array would be an allocation per entry.
+func entrySum(n *[4]byte, bucket, k, v []byte) uint64 {
 	binary.BigEndian.PutUint32(n[:], uint32(len(k)))
 	c := crc32.Update(0, castagnoli, bucket)
 	c = crc32.Update(c, castagnoli, n[:])
@@ -49,6 +51,7 @@ func entrySum(bucket, k, v []byte) uint64 {
 // sumDropBytes of them (see Check).
 func contentSum(tx *bolt.Tx, walked func(n int)) uint64 {
 	var sum uint64
+	var scratch [4]byte
 	n := 0
 	for _, name := range allBuckets {
 		b := tx.Bucket(name)
@@ -60,7 +63,7 @@ func contentSum(tx *bolt.Tx, walked func(n int)) uint64 {
 			if v == nil || string(name) == string(bucketMeta) && string(k) == string(sumsKey) {
 				continue // a nested bucket (there are none), or the sum itself
 			}
-			sum += entrySum(name, k, v)
+			sum += entrySum(&scratch, name, k, v)
 			if n += len(k) + len(v); n >= sumDropBytes {
 				walked(n)
 				n = 0

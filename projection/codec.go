@@ -355,7 +355,11 @@ func appendJSONString(b []byte, s string) []byte {
 // logValue is a log entry as stored: the record id and type, each after
 // its length as a uvarint, then the time.
 func logValue(ref envelope.RecordRef, time string) []byte {
-	b := make([]byte, 0, len(ref.ID)+len(ref.Type)+len(time)+4)
+	return appendLogValue(make([]byte, 0, len(ref.ID)+len(ref.Type)+len(time)+4), ref, time)
+}
+
+// appendLogValue appends logValue(ref, time) to b.
+func appendLogValue(b []byte, ref envelope.RecordRef, time string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(ref.ID)))
 	b = append(b, ref.ID...)
 	b = binary.AppendUvarint(b, uint64(len(ref.Type)))
@@ -378,8 +382,11 @@ func parseLogValue(v []byte) (logEntry, error) {
 
 // landedValue is where an id landed as stored: the sequence, and a byte 1
 // after it for the decision record of a refused effect.
-func landedValue(l landed) []byte {
-	b := u64(l.Seq)
+func landedValue(l landed) []byte { return appendLandedValue(nil, l) }
+
+// appendLandedValue appends landedValue(l) to b.
+func appendLandedValue(b []byte, l landed) []byte {
+	b = binary.BigEndian.AppendUint64(b, l.Seq)
 	if l.RefusedEffect {
 		b = append(b, 1)
 	}

@@ -150,7 +150,11 @@ func (s *State) writes() *writes {
 	n := len(r.refs)
 	w := &writes{values: make([]any, 0, 2*n), puts: map[string][]kv{
 		string(bucketLog): make([]kv, 0, n), string(bucketIDs): make([]kv, 0, n),
-		string(bucketSessions): make([]kv, 0, 2*n)}}
+		string(bucketSessions): make([]kv, 0, 2*n+len(r.calls)+len(r.chains)),
+		string(bucketChecks):   make([]kv, 0, len(r.checks))}}
+	// The keys and values made here come from one buffer, sized for the
+	// log's and the ids' entries, the bulk of them (see free).
+	w.buf = make([]byte, 0, max(n*128, 1<<10))
 	// The policy states folded since the last commit are the last ones:
 	// found from the end, so a commit does not walk every scope's history.
 	first := len(s.policies)
@@ -158,17 +162,17 @@ func (s *State) writes() *writes {
 		first--
 	}
 	for _, pa := range s.policies[first:] {
-		w.json(bucketPolicy, u64(pa.Seq), pa.Policy)
+		w.json(bucketPolicy, w.u64(pa.Seq), pa.Policy)
 	}
 	for k, sl := range r.slots {
-		w.put(bucketSlots, u64(sl.n), slotValue(k, sl))
+		w.put(bucketSlots, w.u64(sl.n), w.keep(appendSlotValue(w.free(), k, sl)))
 	}
 	for k := range s.changed {
 		// A copy is enough: what a record changes of a session is its
 		// fields, and it only appends to Children, beyond the copy's end.
 		// (It is encoded in binary, see codec.go.)
 		sess := *s.sessions[k]
-		w.json(bucketSessions, sessionKey(s.slots[k].n, tagSession), &sess)
+		w.json(bucketSessions, w.sessionKey(s.slots[k].n, tagSession), &sess)
 	}
 	for k, tl := range r.turns {
 		for i := range tl.list {
@@ -176,14 +180,16 @@ func (s *State) writes() *writes {
 		}
 	}
 	for k, y := range r.yields {
-		w.json(bucketSessions, sessionKey(s.slots[k].n, tagYield), y)
+		w.json(bucketSessions, w.sessionKey(s.slots[k].n, tagYield), y)
 	}
 	for subj, h := range r.chains {
-		b, k := s.chainKey(subj)
-		w.put(b, k, []byte(h))
+		b, k := s.appendChainKey(w.free(), subj)
+		k = w.keep(k)
+		w.put(b, k, w.keep(append(w.free(), h...)))
 	}
 	for c, seq := range r.calls {
-		w.put(bucketSessions, sessionKey(s.slots[c.key].n, tagCall, c.suffix()...), u64(seq))
+		k := c.appendSuffix(appendSessionKey(w.free(), s.slots[c.key].n, tagCall))
+		w.put(bucketSessions, w.keep(k), w.u64(seq))
 	}
 	// Tool sets never change: a stored one is this one.
 	for h, ts := range r.toolsets {
@@ -191,17 +197,18 @@ func (s *State) writes() *writes {
 	}
 	for i, ref := range r.refs {
 		seq := r.base + 1 + uint64(i)
-		w.put(bucketLog, u64(seq), logValue(ref, r.times[i]))
+		w.put(bucketLog, w.u64(seq), w.keep(appendLogValue(w.free(), ref, r.times[i])))
 		// An id keeps the sequence it first landed at.
 		if l, ok := r.ids[ref.ID]; ok && l.Seq == seq {
-			w.add(bucketIDs, kv{k: []byte(ref.ID), v: landedValue(l), i: -1, absent: true})
+			id := w.keep(append(w.free(), ref.ID...))
+			w.add(bucketIDs, kv{k: id, v: w.keep(appendLandedValue(w.free(), l)), i: -1, absent: true})
 		}
 		if c := r.checks[seq]; c != nil {
-			w.json(bucketChecks, u64(seq), c)
+			w.json(bucketChecks, w.u64(seq), c)
 		}
 	}
 	w.json(bucketMeta, []byte("state"), metaState{Position: s.seq, Time: s.lastTime})
-	w.put(bucketMeta, []byte("checkpoint"), u64(s.seq))
+	w.put(bucketMeta, []byte("checkpoint"), w.u64(s.seq))
 	return w
 }
 
@@ -214,6 +221,39 @@ type writes struct {
 	puts map[string][]kv // by bucket
 	// values are encoded as JSON, in parallel, before the puts are made.
 	values []any
+	// buf is where the small keys and values of a commit are made, one
+	// after another (free, keep): a commit's few allocations instead of
+	// one or two per record (replay.TestRebuildAllocs). What keep returns is
+	// never written again, and bbolt holds it until the transaction ends.
+	buf []byte
+}
+
+// free is the unused part of w's buffer, to append a key or a value to;
+// keep(b) then takes what was appended as its own. A buffer nearly full
+// is replaced by a new one (the old stays with the keys and values taken
+// from it); a key or value that outgrows it is appended elsewhere.
+func (w *writes) free() []byte {
+	if cap(w.buf)-len(w.buf) < 128 {
+		w.buf = make([]byte, 0, 16<<10)
+	}
+	return w.buf[len(w.buf):]
+}
+
+// keep takes b, appended to free(), as a key or value of its own.
+func (w *writes) keep(b []byte) []byte {
+	rest := w.buf[len(w.buf):cap(w.buf)]
+	if len(b) > 0 && len(b) <= len(rest) && &rest[0] == &b[0] {
+		w.buf = w.buf[:len(w.buf)+len(b)]
+	}
+	return b[:len(b):len(b)]
+}
+
+// u64 is u64(n), made in w's buffer.
+func (w *writes) u64(n uint64) []byte { return w.keep(binary.BigEndian.AppendUint64(w.free(), n)) }
+
+// sessionKey is sessionKey(n, tag, rest...), made in w's buffer.
+func (w *writes) sessionKey(n uint64, tag byte, rest ...byte) []byte {
+	return w.keep(appendSessionKey(w.free(), n, tag, rest...))
 }
 
 // kv is a put: a key and its value, or the index of a value in values;
@@ -249,6 +289,7 @@ func (w *writes) into(tx *bolt.Tx) error {
 	if !ok {
 		sum = contentSum(tx, func(int) {})
 	}
+	var scratch [4]byte
 	for name, puts := range w.puts {
 		b := tx.Bucket([]byte(name))
 		if f, ok := fill[name]; ok {
@@ -260,25 +301,30 @@ func (w *writes) into(tx *bolt.Tx) error {
 		}
 		// Keys after the last stored one are not stored: ids mostly come
 		// in order (a ULID starts with its time).
-		last, _ := b.Cursor().Last()
+		c := b.Cursor()
+		last, _ := c.Last()
 		last = bytes.Clone(last)
 		bucket := []byte(name)
 		var prev []byte
 		for _, p := range puts {
 			// The content sum loses the value a put replaces; a key past
-			// the last has none, unless this commit put it already.
+			// the last has none, unless this commit put it already. (One
+			// cursor looks them up: each Get would make one and grow its
+			// stack, a few allocations a key.)
 			var old []byte
 			if bytes.Compare(p.k, last) <= 0 || bytes.Equal(p.k, prev) {
-				old = b.Get(p.k)
+				if k, v := c.Seek(p.k); bytes.Equal(k, p.k) {
+					old = v
+				}
 			}
 			prev = p.k
 			if p.absent && old != nil {
 				continue
 			}
 			if old != nil {
-				sum -= entrySum(bucket, p.k, old)
+				sum -= entrySum(&scratch, bucket, p.k, old)
 			}
-			sum += entrySum(bucket, p.k, p.v)
+			sum += entrySum(&scratch, bucket, p.k, p.v)
 			// bbolt keeps keys and values until the transaction ends:
 			// each has bytes of its own.
 			if err := b.Put(p.k, p.v); err != nil {

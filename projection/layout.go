@@ -36,20 +36,28 @@ type slot struct {
 // slotValue is a slot's entry in the slots bucket: 1 for a session (0 for a
 // key no record created), then the key.
 func slotValue(key events.SessionKey, sl slot) []byte {
-	b := make([]byte, 1, len(key)+1)
+	return appendSlotValue(make([]byte, 0, len(key)+1), key, sl)
+}
+
+// appendSlotValue appends slotValue(key, sl) to b.
+func appendSlotValue(b []byte, key events.SessionKey, sl slot) []byte {
+	var flag byte
 	if sl.session {
-		b[0] = 1
+		flag = 1
 	}
-	return append(b, key...)
+	return append(append(b, flag), key...)
 }
 
 // sessionKey is where something of a session is stored in the sessions
 // bucket.
 func sessionKey(n uint64, tag byte, rest ...byte) []byte {
-	b := make([]byte, 9, 9+len(rest))
-	binary.BigEndian.PutUint64(b, n)
-	b[8] = tag
-	return append(b, rest...)
+	return appendSessionKey(make([]byte, 0, 9+len(rest)), n, tag, rest...)
+}
+
+// appendSessionKey appends sessionKey(n, tag, rest...) to b.
+func appendSessionKey(b []byte, n uint64, tag byte, rest ...byte) []byte {
+	b = binary.BigEndian.AppendUint64(b, n)
+	return append(append(b, tag), rest...)
 }
 
 // parseSessionKey splits a key of the sessions bucket.
@@ -70,8 +78,11 @@ type call struct {
 	tool, call string
 }
 
-func (c call) suffix() []byte {
-	b := binary.AppendUvarint(nil, uint64(len(c.tool)))
+func (c call) suffix() []byte { return c.appendSuffix(nil) }
+
+// appendSuffix appends c.suffix() to b.
+func (c call) appendSuffix(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(c.tool)))
 	b = append(b, c.tool...)
 	return append(b, c.call...)
 }
@@ -109,12 +120,17 @@ func chainSubject(key events.SessionKey, rest []byte) (string, bool) {
 // (when the key has a slot), else (the policy subject) in the chains
 // bucket.
 func (s *State) chainKey(subject string) (bucket, key []byte) {
+	return s.appendChainKey(nil, subject)
+}
+
+// appendChainKey is chainKey with the key appended to b.
+func (s *State) appendChainKey(b []byte, subject string) (bucket, key []byte) {
 	if k, kind, ok := subjectSession(subject); ok {
 		if sl, ok := s.slots[k]; ok {
-			return bucketSessions, sessionKey(sl.n, tagChain, kind)
+			return bucketSessions, appendSessionKey(b, sl.n, tagChain, kind)
 		}
 	}
-	return bucketChains, []byte(subject)
+	return bucketChains, append(b, subject...)
 }
 
 // Bucket names. They reach disk: never rename one.

@@ -390,7 +390,10 @@ func (in Input) decode() *decoded {
 // decoded is a record with what folding it needs that depends on the
 // record alone: its payload and what it decided, decoded, and its hash.
 type decoded struct {
+	// rec is &own: the record with strings of its own (decodeRecord),
+	// in one allocation with the rest.
 	rec     *events.Record
+	own     events.Record
 	hash    string
 	payload any
 	decided any
@@ -440,9 +443,9 @@ func decodeRecord(rec *events.Record, hash string) *decoded {
 	// A decoded record's strings may share one allocation with its time
 	// and type; sessions keep these for their whole life, so they get
 	// their own.
-	own := *rec
-	own.ID, own.Session, own.Actor = clone3(rec.ID, string(rec.Session), rec.Actor)
-	d := &decoded{rec: &own, hash: hash}
+	d := &decoded{own: *rec, hash: hash}
+	d.own.ID, d.own.Session, d.own.Actor = clone3(rec.ID, string(rec.Session), rec.Actor)
+	d.rec = &d.own
 	d.payload, d.perr = rec.Event().Payload()
 	return d
 }

@@ -1,9 +1,13 @@
-// Command ledger-hook is `ledger hook claude-code` in a binary of its own:
-// the same flags, output and exit codes (internal/cchook/hookcmd), without
-// the embedded NATS server, bbolt, the report and the openclaw dialect that
-// the ledger binary initialises at every start. Claude Code starts one
-// process per hook event, so `ledger hook install` writes this binary's
-// command when it finds it beside the ledger.
+// Command ledger-hook is the thin command hook (internal/cchook/thinhook):
+// `ledger-hook --hooks URL` reads one Claude Code hook payload, hands it to
+// a running `ledger serve --hooks` (loopback HTTP, or unix:PATH) with what
+// only a command hook's process knows, and prints the answer and exits as
+// `ledger hook claude-code --nats` does. Claude Code starts one process per
+// hook event, so the binary links neither nats.go nor anything of the
+// ledger's (its TestDeps, tests/arch TestThinHookLinksNoNATS); `ledger hook
+// install --url` runs it for SessionStart, the one event Claude Code sends
+// no HTTP hook. The NATS-speaking command hook is `ledger hook claude-code
+// --nats URL`, in the ledger binary.
 package main
 
 import (
@@ -14,12 +18,12 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
+	"github.com/sessionledger/ledger/internal/cchook/thinhook"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := hookcmd.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	err := thinhook.Run(ctx, "ledger-hook", os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitCode(err))
 }
@@ -28,7 +32,7 @@ func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
-	var ee *hookcmd.ExitError
+	var ee *thinhook.ExitError
 	if errors.As(err, &ee) {
 		if ee.Msg != "" {
 			fmt.Fprintln(os.Stderr, "ledger-hook:", ee.Msg)

@@ -25,8 +25,9 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		"rebuild against a raw ordered consumer, and scale (append and query latency as the log grows,\n"+
 		"rebuild time, peak RSS of a replica), and a restart after SIGKILL of a log past a million distinct\n"+
 		"subjects, in one stream and rolled (see docs/rolling-streams.md), and Claude Code's hooks (a PreToolUse through\n"+
-		"the slim ledger-hook and 'ledger hook claude-code' processes against a no-op hook process, and through\n"+
-		"'serve --hooks' against a raw HTTP server; the slim binary is built with go build when go is on PATH,\n"+
+		"the thin ledger-hook process to 'serve --hooks' over HTTP and a Unix socket, against a no-op hook process plus\n"+
+		"a raw durable publish, and through 'serve --hooks' against a raw HTTP round trip plus a raw durable publish;\n"+
+		"'ledger hook claude-code --nats' for reference; the thin binary is built with go build when go is on PATH,\n"+
 		"else taken from beside this binary), and the MCP gateway ('ledger mcp': a tools/call and a tools/list\n"+
 		"through it against the same request straight to an in-process upstream, one client session and 64).\n"+
 		"Prints a table with each ratio and target. The full run\n"+

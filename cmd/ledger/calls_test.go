@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -266,5 +267,35 @@ func TestWhyCallInTheDemo(t *testing.T) {
 	}
 	if a.Verdict.Reason.Record == nil || a.Verdict.Reason.Record.Type != events.PolicySet {
 		t.Errorf("the rule's record: %+v, want the policy.set", a.Verdict.Reason)
+	}
+}
+
+// TestWhyCallOfOneRecord: a call checked and started by one record (a
+// tool.checked with effect: true) is explained like any recorded call,
+// and the record says the effect started with it; a denied one started
+// nothing; verify decides both again as checks; the report marks the
+// started one.
+func TestWhyCallOfOneRecord(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	in := strings.Join([]string{
+		`{"type":"policy.set","data":{"dialect":"openclaw","document":{"tools":{"deny":["exec"]}},"catalogue":["exec","read"]}}`,
+		`{"type":"session.started","session":"agent:main:main","data":{"agent":"main"}}`,
+		`{"type":"turn.started","session":"agent:main:main","data":{"turn":1}}`,
+		`{"type":"tool.checked","session":"agent:main:main","data":{"turn":1,"tool":"read","call":"r1","effect":true}}`,
+		`{"type":"tool.checked","session":"agent:main:main","data":{"turn":1,"tool":"exec","call":"e1","effect":true}}`,
+	}, "\n") + "\n"
+	if out, errOut, err := runCLI(t, in, "append", "--data", data); err != nil || !strings.Contains(out, "5 accepted, 0 refused") {
+		t.Fatalf("append: %v\n%s%s", err, out, errOut)
+	}
+	out, errOut, err := runCLI(t, "", "why", "--data", data, "--call", "r1")
+	if err != nil || !strings.Contains(out, "  seq 4  tool.checked  ") || !strings.Contains(out, "allow (default:allow), effect started with the check\n") {
+		t.Fatalf("why --call r1: %v\n%s%s", err, out, errOut)
+	}
+	out, errOut, err = runCLI(t, "", "why", "--data", data, "--call", "e1")
+	if err != nil || !strings.Contains(out, "recorded: deny (global:deny)") || strings.Contains(out, "effect started") {
+		t.Fatalf("why --call e1: %v\n%s%s", err, out, errOut)
+	}
+	if out, errOut, err := runCLI(t, "", "verify", "--data", data); err != nil {
+		t.Fatalf("verify: %v\n%s%s", err, out, errOut)
 	}
 }

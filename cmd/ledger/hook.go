@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,7 @@ import (
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
+	"github.com/sessionledger/ledger/internal/cchook/thinhook"
 	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 	"github.com/sessionledger/ledger/internal/ledgercmd"
 	"github.com/sessionledger/ledger/internal/safefile"
@@ -41,7 +43,8 @@ const hookUsage = `Usage: ledger hook claude-code [flags] < PAYLOAD
 
   claude-code   the command Claude Code runs as a hook: reads one hook payload on standard
                 input, appends what happened to the ledger over NATS, and answers a PreToolUse
-                with a denial when the ledger denies the call (docs/claude-code-hooks.md)
+                with a denial when the ledger denies the call (docs/claude-code-hooks.md);
+                with --hooks URL the thin hook, which hands the payload to 'ledger serve --hooks'
   codex         the command Codex CLI runs as a hook (docs/codex-cli-hooks.md)
   gemini        the command Gemini CLI runs as a hook (docs/gemini-cli-hooks.md)
   install       merges the hooks block that runs 'ledger hook claude-code' into a project's
@@ -75,7 +78,12 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 
 // runHookClaudeCode is 'ledger hook claude-code': internal/cchook/hookcmd,
 // which the slim ledger-hook binary runs too.
+// With --hooks URL it is the thin hook instead (internal/cchook/thinhook,
+// the ledger-hook binary), which hands the payload to serve --hooks.
 func runHookClaudeCode(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if thinhook.Wants(args) {
+		return hookExit(thinhook.Run(ctx, "ledger hook claude-code", args, stdin, stdout, stderr))
+	}
 	return hookExit(hookcmd.Run(ctx, args, stdin, stdout, stderr))
 }
 
@@ -84,6 +92,10 @@ func hookExit(err error) error {
 	var he *hookcmd.ExitError
 	if errors.As(err, &he) {
 		return &exitError{code: he.Code, msg: he.Msg}
+	}
+	var te *thinhook.ExitError
+	if errors.As(err, &te) {
+		return &exitError{code: te.Code, msg: te.Msg}
 	}
 	return err
 }
@@ -100,10 +112,11 @@ const (
 )
 
 // hookInstallAbout is the description 'hook install --help' prints.
-const hookInstallAbout = "Merges the hooks that run 'ledger hook claude-code' into the project's Claude Code settings:\n" +
-	"the slim " + cchook.SlimBinary + " binary (the same command, quicker to start) when it is beside\n" +
-	"this binary or given with --hook-binary, else this binary's 'hook claude-code'. They go in\n" +
-	"DIR/.claude/settings.local.json (personal, kept out of version control: the command names this\n" +
+const hookInstallAbout = "Merges the ledger's hooks into the project's Claude Code settings: command hooks running this binary's\n" +
+	"'hook claude-code' over NATS (flags after --), or with --url Claude Code's HTTP hooks posting to 'ledger serve --hooks'\n" +
+	"and, for SessionStart (which Claude Code sends command hooks only), the thin " + cchook.SlimBinary + " --hooks URL posting\n" +
+	"to the same server (the binary beside this one or --hook-binary's, else this binary's 'hook claude-code --hooks').\n" +
+	"They go in DIR/.claude/settings.local.json (personal, kept out of version control: the command names this\n" +
 	"machine's ledger), or DIR/.claude/settings.json with --shared. One handler per event that maps\n" +
 	"to something: SessionStart, UserPromptSubmit, PreToolUse (matcher \"*\"), PostToolBatch,\n" +
 	"SubagentStart, SubagentStop and SessionEnd. Only the \"hooks\" key changes, and in it only the ledger's own\n" +
@@ -135,9 +148,9 @@ func (f *hookInstallFlags) register(fl *flag.FlagSet) {
 	fl.StringVar(&f.project, "project", ".", "the project `DIR` (holding, or to hold, .claude, .codex or .gemini)")
 	fl.BoolVar(&f.shared, "shared", false, "write .claude/settings.json (committed, shared with the team) instead of settings.local.json")
 	fl.BoolVar(&f.uninstall, "uninstall", false, "remove the ledger's hooks (from both settings files)")
-	fl.StringVar(&f.command, "command", "", "the `COMMAND` that runs the ledger binary, as a shell line: the hooks run 'COMMAND hook claude-code' (default: the slim "+cchook.SlimBinary+"\nbinary when it is beside this one, else this binary's absolute path)")
-	fl.StringVar(&f.hookBinary, "hook-binary", "", "the slim "+cchook.SlimBinary+" `PATH` the hooks run (go build -o PATH ./cmd/"+cchook.SlimBinary+"), instead of the one found beside this binary")
-	fl.StringVar(&f.httpURL, "url", "", "install HTTP hooks posting to this `URL` ('ledger serve --hooks ADDR' serves http://ADDR"+cchook.HTTPPath+") instead of command hooks;\nClaude Code sends no SessionStart to HTTP hooks; a call whose hook fails (the server down) is blocked")
+	fl.StringVar(&f.command, "command", "", "the `COMMAND` that runs the ledger binary, as a shell line: the hooks run 'COMMAND hook claude-code' (default: this\nbinary's absolute path); with --url, SessionStart's 'COMMAND hook claude-code --hooks URL'")
+	fl.StringVar(&f.hookBinary, "hook-binary", "", "with --url: the thin "+cchook.SlimBinary+" `PATH` SessionStart's command hook runs (go build -o PATH ./cmd/"+cchook.SlimBinary+"), instead of\nthe one found beside this binary")
+	fl.StringVar(&f.httpURL, "url", "", "install HTTP hooks posting to this `URL` ('ledger serve --hooks ADDR' serves http://ADDR"+cchook.HTTPPath+") instead of command\nhooks over NATS, and for SessionStart, which Claude Code sends no HTTP hook, the thin "+cchook.SlimBinary+" --hooks URL;\na call whose hook fails (the server down) is blocked")
 	fl.StringVar(&f.tokenFile, "token-file", defaultHooksTokenFile(), "with --url: the `FILE` holding the bearer token 'ledger serve --hooks' checks (its --hooks-token-file);\nmade, with a new random token, when it does not exist")
 	fl.StringVar(&f.tokenEnv, "token-env", "", "with --url: have the hooks send the token from Claude Code's environment variable `NAME` instead of\nwriting it into the settings file (the default with --shared: LEDGER_HOOKS_TOKEN)")
 	fl.BoolVar(&f.noToken, "no-token", false, "with --url: send no token (for a server run with --hooks-insecure)")
@@ -170,8 +183,16 @@ func (f *hookInstallFlags) validate(pos []string) error {
 	if f.command != "" && f.hookBinary != "" {
 		return usageError("give the hooks' binary with --command (the ledger) or --hook-binary (the slim %s), not both", cchook.SlimBinary)
 	}
-	if f.httpURL != "" && (len(f.rest) > 0 || f.command != "" || f.hookBinary != "" || f.scope != "") {
-		return usageError("--url installs HTTP hooks, which take no command or hook flags: give those (--scope as --hooks-scope) to 'ledger serve --hooks'")
+	if f.httpURL != "" && (len(f.rest) > 0 || f.scope != "") {
+		return usageError("--url installs HTTP hooks (and the thin hook for SessionStart), which take no hook flags: give those (--scope as --hooks-scope) to 'ledger serve --hooks'")
+	}
+	if f.httpURL == "" && f.hookBinary != "" {
+		return usageError("--hook-binary is the thin %s, which hands payloads to 'ledger serve --hooks' and does not speak NATS: give it with --url (the command hook over NATS is the ledger's, --command)", cchook.SlimBinary)
+	}
+	if f.httpURL != "" {
+		if u, err := url.Parse(f.httpURL); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+			return usageError("--url %q: Claude Code's HTTP hooks post to http://HOST:PORT%s", f.httpURL, cchook.HTTPPath)
+		}
 	}
 	if f.httpURL == "" && (f.tokenEnv != "" || f.noToken) {
 		return usageError("--token-env and --no-token are about the HTTP hooks of --url")
@@ -241,13 +262,77 @@ func (f *hookInstallFlags) block(hookArgs []string, stderr io.Writer) (blk []cch
 			return nil, false, err
 		}
 		secret = token != "" && !strings.HasPrefix(token, "$")
-		return cchook.HTTPBlock(f.httpURL, token, f.timeoutSec), secret, nil
+		start, err := f.startCommand(stderr)
+		if err != nil {
+			return nil, false, err
+		}
+		return cchook.HTTPBlockWith(f.httpURL, token, f.timeoutSec, start), secret, nil
 	}
-	cmd, err := hookCommand(f.command, f.hookBinary, hookArgs, stderr)
+	cmd, err := hookCommand(f.command, hookArgs, stderr)
 	if err != nil {
 		return nil, false, err
 	}
 	return cchook.CommandBlock(cmd, f.timeoutSec), false, nil
+}
+
+// startCommand is the SessionStart command hook of --url, which Claude
+// Code sends no HTTP hook: the thin hook posting to the same server, with
+// the token the HTTP hooks send (its file, never the token itself on a
+// command line; or its environment variable). Its binary is --command's
+// ledger ('hook claude-code --hooks URL'), else the thin ledger-hook
+// (--hook-binary's, or the one beside this binary), else this binary.
+func (f *hookInstallFlags) startCommand(stderr io.Writer) (string, error) {
+	args := []string{"--hooks", f.httpURL}
+	switch {
+	case f.noToken:
+		args = append(args, "--no-token")
+	case f.tokenEnv != "" || f.shared:
+		name := f.tokenEnv
+		if name == "" {
+			name = "LEDGER_HOOKS_TOKEN"
+		}
+		args = append(args, "--token-env", name)
+	default:
+		abs, err := filepath.Abs(f.tokenFile)
+		if err != nil {
+			return "", err
+		}
+		args = append(args, "--token-file", abs)
+	}
+	if err := thinhook.Check(args); err != nil {
+		return "", hookExit(err)
+	}
+	if limit := time.Duration(f.timeoutSec) * time.Second; thinhook.Timeout(args) >= limit {
+		return "", usageError("--hook-timeout %ds is not above the thin hook's --timeout (%s): raise --hook-timeout", f.timeoutSec, thinhook.Timeout(args))
+	}
+	ledgerCmd := func(cmd string) string {
+		return cmd + " " + cchook.Quote(append([]string{"hook", "claude-code"}, args...)...)
+	}
+	if f.command != "" {
+		return ledgerCmd(f.command), nil
+	}
+	thin := ""
+	if f.hookBinary != "" {
+		abs, err := filepath.Abs(f.hookBinary)
+		if err != nil {
+			return "", err
+		}
+		if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+			return "", usageError("--hook-binary %s: not an executable file (build it with: go build -o %s ./cmd/%s)", f.hookBinary, f.hookBinary, cchook.SlimBinary)
+		}
+		thin = abs
+	} else {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", fmt.Errorf("finding this ledger binary (give --command or --hook-binary): %w", err)
+		}
+		if thin = slimBeside(exe); thin == "" {
+			warnTemporary(exe, stderr)
+			return ledgerCmd(cchook.Quote(exe)), nil
+		}
+	}
+	warnTemporary(thin, stderr)
+	return cchook.Quote(append([]string{thin}, args...)...), nil
 }
 
 // files are the settings files to change, in .claude: the local one by
@@ -419,36 +504,20 @@ func validEnvName(s string) bool {
 // maxSettingsFile bounds a Claude Code settings file 'hook install' reads.
 const maxSettingsFile = 4 << 20
 
-// hookCommand is the shell line the command hooks run: --command's ledger
-// with 'hook claude-code', else the slim binary (--hook-binary's, or the one
-// beside this ledger binary), else this ledger binary with 'hook claude-code';
-// then the hook flags. The slim binary starts in about half the time (see
-// docs/claude-code-hooks.md), and Claude Code starts one per hook event.
-func hookCommand(command, hookBinary string, flags []string, stderr io.Writer) (string, error) {
+// hookCommand is the shell line the command hooks run over NATS:
+// --command's ledger with 'hook claude-code', else this ledger binary with
+// 'hook claude-code'; then the hook flags. (The slim ledger-hook is the
+// thin hook of --url, which does not speak NATS.)
+func hookCommand(command string, flags []string, stderr io.Writer) (string, error) {
 	ledgerCmd := func(cmd string) string {
 		return cmd + " " + cchook.Quote(append([]string{"hook", "claude-code"}, flags...)...)
 	}
 	if command != "" {
 		return ledgerCmd(command), nil
 	}
-	if hookBinary != "" {
-		abs, err := filepath.Abs(hookBinary)
-		if err != nil {
-			return "", err
-		}
-		if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
-			return "", usageError("--hook-binary %s: not an executable file (build it with: go build -o %s ./cmd/%s)", hookBinary, hookBinary, cchook.SlimBinary)
-		}
-		warnTemporary(abs, stderr)
-		return cchook.Quote(append([]string{abs}, flags...)...), nil
-	}
 	exe, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("finding this ledger binary (give --command or --hook-binary): %w", err)
-	}
-	if slim := slimBeside(exe); slim != "" {
-		warnTemporary(slim, stderr)
-		return cchook.Quote(append([]string{slim}, flags...)...), nil
+		return "", fmt.Errorf("finding this ledger binary (give --command): %w", err)
 	}
 	warnTemporary(exe, stderr)
 	return ledgerCmd(cchook.Quote(exe)), nil
@@ -522,7 +591,7 @@ type hookServer struct {
 }
 
 func (s *hookServer) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.addr, "hooks", "", "serve Claude Code's HTTP hooks at http://ADDR"+cchook.HTTPPath+" (ADDR without a host binds loopback, e.g. :8787);\ninstall them with 'ledger hook install --url http://ADDR"+cchook.HTTPPath+"' (docs/claude-code-hooks.md)")
+	fs.StringVar(&s.addr, "hooks", "", "serve Claude Code's HTTP hooks at http://ADDR"+cchook.HTTPPath+" (ADDR without a host binds loopback, e.g. :8787), or on the Unix\nsocket unix:PATH (mode 0600, removed on stop: the thin ledger-hook --hooks unix:PATH reaches it); install them with 'ledger hook install --url http://ADDR"+cchook.HTTPPath+"' (docs/claude-code-hooks.md)")
 	fs.StringVar(&s.token, "hooks-token", os.Getenv("LEDGER_HOOKS_TOKEN"), "with --hooks: accept only requests with Authorization: Bearer `TOKEN` (env LEDGER_HOOKS_TOKEN), instead of --hooks-token-file's")
 	fs.StringVar(&s.tokenFile, "hooks-token-file", defaultHooksTokenFile(), "with --hooks: accept only requests with the bearer token in `FILE`, made when it does not exist\n('ledger hook install --url' writes the same file's token into the project's hooks)")
 	fs.BoolVar(&s.insecure, "hooks-insecure", false, "with --hooks: accept requests without a token (anyone who reaches the address may append as --hooks-owner)")
@@ -539,6 +608,9 @@ func (s *hookServer) register(fs *flag.FlagSet) {
 func (s *hookServer) check() error {
 	if s.addr == "" {
 		return nil
+	}
+	if p, ok := strings.CutPrefix(s.addr, "unix:"); ok && (p == "" || !filepath.IsAbs(p)) {
+		return usageError("--hooks %q: a Unix socket is unix: and an absolute path", s.addr)
 	}
 	if !api.ValidOwner(s.owner) {
 		return usageError("--hooks-owner %q: an owner is [A-Za-z0-9_-]{1,64} and not \"all\"", s.owner)
@@ -653,14 +725,14 @@ func (s *hookServer) serve(nc *nats.Conn, why ledgercmd.Conn, logger *slog.Logge
 	if !s.noImport {
 		opts.Import = cchook.ImportProject("", home, ccimport.ClaudeCodeOptions{UserDir: ccimport.ClaudeUserDir()}, &cchook.ImportCache{})
 	}
-	ln, err := net.Listen("tcp", loopback(s.addr))
+	ln, url, local, err := s.listen()
 	if err != nil {
 		return nil, err
 	}
-	host, _, _ := net.SplitHostPort(ln.Addr().String())
 	// An HTTP hook names no version (its User-Agent is axios's) and no
-	// user; bound to loopback, Claude Code runs on this host.
-	if net.ParseIP(host).IsLoopback() {
+	// user; bound to loopback (or a Unix socket), Claude Code runs on this
+	// host.
+	if local {
 		opts.Who = func() cchook.Who {
 			name, _ := os.Hostname()
 			return cchook.Who{Host: name}
@@ -671,7 +743,7 @@ func (s *hookServer) serve(nc *nats.Conn, why ledgercmd.Conn, logger *slog.Logge
 	if s.insecure {
 		logger.Warn("hooks take requests without a token (--hooks-insecure): anything that reaches the address can append to the ledger as "+s.owner, "addr", ln.Addr().String())
 	}
-	logger.Info("hooks", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+cchook.HTTPPath, "owner", s.owner)
+	logger.Info("hooks", "addr", ln.Addr().String(), "url", url, "owner", s.owner)
 	// Bounded in time and in connections, so that no client can hold the
 	// server's descriptors or its slots: a request's headers within 5s
 	// and its body within 10s, an idle connection closed after 30s, and
@@ -681,6 +753,42 @@ func (s *hookServer) serve(nc *nats.Conn, why ledgercmd.Conn, logger *slog.Logge
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
 		WriteTimeout: max(20*time.Second, s.timeout+15*time.Second), IdleTimeout: 30 * time.Second, MaxHeaderBytes: 64 << 10}
 	return &httpActor{name: "hooks", srv: srv, ln: limitListener(ln, 2*s.maxConcurrent)}, nil
+}
+
+// listen opens the hooks' listener: a TCP address (one without a host
+// binds loopback), or with unix:PATH a Unix socket at PATH, made readable
+// and writable by this user alone (mode 0600) and removed when the
+// listener closes (TestServeHooksUnixSocket). A socket file left by a
+// server that is gone is replaced; one a live server answers on is not.
+// url is what the thin hook's --hooks names; local says Claude Code runs
+// on this host.
+func (s *hookServer) listen() (ln net.Listener, url string, local bool, err error) {
+	path, ok := strings.CutPrefix(s.addr, "unix:")
+	if !ok {
+		if ln, err = net.Listen("tcp", loopback(s.addr)); err != nil {
+			return nil, "", false, err
+		}
+		host, _, _ := net.SplitHostPort(ln.Addr().String())
+		return ln, "http://" + ln.Addr().String() + cchook.HTTPPath, net.ParseIP(host).IsLoopback(), nil
+	}
+	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSocket != 0 {
+		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+			c.Close()
+			return nil, "", false, fmt.Errorf("a server is already listening on %s", path)
+		}
+		_ = os.Remove(path)
+	}
+	ul, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, "", false, err
+	}
+	// The token still guards every request; the mode keeps other users
+	// from reaching the socket at all.
+	if err := os.Chmod(path, 0o600); err != nil {
+		ul.Close()
+		return nil, "", false, err
+	}
+	return ul, "unix:" + path, true, nil
 }
 
 // limitListener accepts at most n connections at once: Accept waits for

@@ -45,6 +45,10 @@ func TestHookInstallURLToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	for ev, groups := range s.Hooks {
+		if ev == "SessionStart" {
+			// The thin command hook, which reads the token's file.
+			continue
+		}
 		if h := groups[0].Hooks[0]; h.Headers["Authorization"] != "Bearer "+token {
 			t.Errorf("%s: headers %v", ev, h.Headers)
 		}

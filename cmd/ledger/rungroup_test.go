@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/sessionledger/ledger/internal/ledgertest"
@@ -18,6 +19,10 @@ import (
 // the others from the last added to the first, each after the one added
 // after it has returned, and returns only when every execute has.
 func TestRunGroupStopsInReverseOrder(t *testing.T) {
+	synctest.Test(t, testRunGroupStopsInReverseOrder)
+}
+
+func testRunGroupStopsInReverseOrder(t *testing.T) {
 	var mu sync.Mutex
 	var events []string
 	note := func(s string) { mu.Lock(); events = append(events, s); mu.Unlock() }
@@ -26,7 +31,10 @@ func TestRunGroupStopsInReverseOrder(t *testing.T) {
 		stop := make(chan struct{})
 		g.add(func() error {
 			<-stop
-			time.Sleep(10 * time.Millisecond) // a slow stop must still be waited for
+			// Not a wait for an event: a slow stop (the bubble's 10 ms,
+			// in which every other goroutine runs until it blocks) must
+			// still be waited for.
+			time.Sleep(10 * time.Millisecond)
 			note(name + " returned")
 			return nil
 		}, func() { note(name + " interrupted"); close(stop) })
@@ -105,17 +113,21 @@ func TestServeLeavesNoGoroutines(t *testing.T) {
 		done <- run(ctx, []string{"serve", "--data", filepath.Join(t.TempDir(), "d"), "--listen", "127.0.0.1:-1",
 			"--metrics", "127.0.0.1:0", "--http", "127.0.0.1:0", "--hooks", "127.0.0.1:0", "--hooks-no-import", "--hooks-insecure"}, nil, &stdout, &stderr)
 	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(stderr.String(), `"msg":"serving"`) {
+	started := false
+	defer func() {
+		if !started && t.Failed() {
+			t.Logf("serve's stderr:\n%s", stderr.String())
+		}
+	}()
+	ledgertest.WaitFor(t, 30*time.Second, `serve logging "serving"`, func() bool {
 		select {
 		case err := <-done:
-			t.Fatalf("serve exited: %v\n%s", err, stderr.String())
-		case <-time.After(20 * time.Millisecond):
+			t.Fatalf("serve exited: %v", err)
+		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve did not start:\n%s", stderr.String())
-		}
-	}
+		started = strings.Contains(stderr.String(), `"msg":"serving"`)
+		return started
+	})
 	if len(ledgerGoroutines(before)) == 0 {
 		t.Fatal("no goroutine of serve's found while it serves: the check sees nothing")
 	}
@@ -126,11 +138,13 @@ func TestServeLeavesNoGoroutines(t *testing.T) {
 	// A goroutine that has sent its last result may still be on its way
 	// out; none may still be at work.
 	var left []string
-	for range 100 {
-		if left = ledgerGoroutines(before); len(left) == 0 {
-			return
+	defer func() {
+		if len(left) > 0 && t.Failed() {
+			t.Logf("%d goroutines left after serve returned:\n%s", len(left), strings.Join(left, "\n\n"))
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("%d goroutines left after serve returned:\n%s", len(left), strings.Join(left, "\n\n"))
+	}()
+	ledgertest.WaitFor(t, time.Second, "no goroutine of serve's left after it returned", func() bool {
+		left = ledgerGoroutines(before)
+		return len(left) == 0
+	})
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // twoScopes is a log with two scopes (the default, openclaw; cc,
@@ -596,16 +597,10 @@ func waitForAPI(t *testing.T, url string) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, err := nc.Request("$SRV.PING.ledger", nil, time.Second); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the ledger's service did not answer within 30s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	ledgertest.WaitFor(t, 30*time.Second, "the ledger's service answering a ping", func() bool {
+		_, err := nc.Request("$SRV.PING.ledger", nil, time.Second)
+		return err == nil
+	})
 }
 
 // TestDenyOverNATS: against --nats with --user, deny goes through the

@@ -38,6 +38,7 @@ type serveFlags struct {
 	insecure, noAPI          bool
 	level, name, metricsAddr string
 	maxWait                  time.Duration
+	maxPolls                 int
 	limitsFile               string
 
 	genAuth, svcUsers, orchUsers, opUsers, audUsers, scopeSpec string
@@ -50,7 +51,8 @@ func (f *serveFlags) register(fl *flag.FlagSet) {
 	fl.BoolVar(&f.insecure, "insecure", false, "let --listen accept unauthenticated NATS clients on a non-loopback address: anyone who reaches it\nmay append, set policy and rewrite the stream")
 	fl.StringVar(&f.level, "log-level", "info", "structured JSON logs on stderr at this level: debug, info, warn, error")
 	fl.StringVar(&f.name, "name", hostnameOr("ledger"), "this replica's name, shown by 'nats micro info ledger'")
-	fl.DurationVar(&f.maxWait, "max-wait", 2*time.Second, "how long a query with min_seq waits for this replica to catch up before answering not_caught_up")
+	fl.DurationVar(&f.maxWait, "max-wait", 2*time.Second, "how long a query with min_seq waits for this replica to catch up before answering not_caught_up,\nand a watch or denials long poll waits for something new before answering with nothing")
+	fl.IntVar(&f.maxPolls, "max-polls", 256, "how many long polls (watches, denials with wait) of one owner may wait at once; one more that finds\nnothing is answered at once with nothing, and the client pauses before asking again")
 	fl.BoolVar(&f.noAPI, "no-api", false, "do not serve the ledger micro service (only keep the projection current)")
 	fl.StringVar(&f.metricsAddr, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (for example :9090)")
 	f.web.register(fl)
@@ -177,7 +179,7 @@ func (f *serveFlags) addAPI(g *runGroup, base context.Context, h *ledgerHandle, 
 	if f.noAPI {
 		return nil
 	}
-	cfg := api.Config{Service: h.svc, Instance: f.name, MaxWait: f.maxWait, Logger: f.lf.logger, ScopeLimits: limits}
+	cfg := api.Config{Service: h.svc, Instance: f.name, MaxWait: f.maxWait, MaxPolls: f.maxPolls, Logger: f.lf.logger, ScopeLimits: limits}
 	if m != nil {
 		cfg.Observer = m
 	}

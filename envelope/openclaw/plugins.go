@@ -78,7 +78,11 @@ const CallPluginKey = "ledger:plugin"
 // callOwners returns the plugin ids input names under CallPluginKey, nil
 // when it names none; ok is false when the value is not a list of
 // non-empty strings.
-func callOwners(input json.RawMessage) (ids []string, ok bool) {
+//
+// Its results are not named: a named result whose address json.Unmarshal
+// takes lives on the heap from the call's start, an allocation for every
+// check, most of which carry no input.
+func callOwners(input json.RawMessage) ([]string, bool) {
 	if len(input) == 0 || !bytes.Contains(input, []byte(CallPluginKey)) {
 		return nil, true
 	}
@@ -90,6 +94,7 @@ func callOwners(input json.RawMessage) (ids []string, ok bool) {
 	if !present {
 		return nil, true
 	}
+	var ids []string
 	if json.Unmarshal(raw, &ids) != nil || len(ids) == 0 {
 		return nil, false
 	}

@@ -1,8 +1,14 @@
-// Package agentclitest drives the real Codex CLI (@openai/codex) and Gemini
-// CLI (@google/gemini-cli), at the versions tools/npm/pins.json pins, offline,
-// so that their hooks can be observed and, later, the ledger's hook adapters
-// tested against them (issue 29). Its suite is tests/agentcli; what it found
-// is in docs/codex-cli-hooks.md and docs/gemini-cli-hooks.md.
+// Package agentclitest drives the real Codex CLI (@openai/codex), Gemini
+// CLI (@google/gemini-cli), GitHub Copilot CLI (@github/copilot) and Qwen
+// Code (@qwen-code/qwen-code), at the versions tools/npm/pins.json pins,
+// offline, so that their hooks can be observed and the ledger's hook
+// adapters tested against them (issue 29). Its suite is tests/agentcli; what
+// it found is in docs/codex-cli-hooks.md, docs/gemini-cli-hooks.md,
+// docs/copilot-cli-hooks.md and docs/qwen-code-hooks.md.
+//
+// RunCopilot and RunQwen speak to the same scripted Responses API as
+// RunCodex (Copilot's bring-your-own-model with COPILOT_OFFLINE=true, Qwen's
+// --auth-type openai-responses): no GitHub login, no other endpoint.
 //
 // RunCodex and RunGemini run the CLI once, headless, in a temporary project
 // and HOME, against a scripted model on loopback: Responses (the OpenAI

@@ -44,6 +44,11 @@
 //     reaches it or Config.MaxWait passes; an owner has at most
 //     Config.MaxWaiting such queries waiting, and another is answered
 //     not_caught_up at once;
+//   - a watch or a denials feed with wait that finds nothing waits the
+//     same way, all of one owner's on one goroutine, which scans them
+//     again when the replica applies past them; an owner has at most
+//     Config.MaxPolls waiting, and another is answered at once with
+//     nothing, after which the client pauses;
 //   - every answer is sent after micro's handler returned, with the error
 //     headers set by hand (micro.Request.Error there would race with
 //     micro's statistics, which so count no errors);
@@ -128,6 +133,13 @@ type Config struct {
 	// a time; past it a query the replica cannot answer yet is answered at
 	// once with not_caught_up. Default 16.
 	MaxWaiting int
+	// MaxPolls bounds the long polls of one owner (watches and denials
+	// with wait) that wait for records at a time; past it a poll that
+	// finds nothing is answered at once with nothing, and the client
+	// pauses before asking again. Default 256: a client keeps a watch per
+	// session it follows (the MCP gateway one per ledger session), and
+	// every one must wait (TestWatchesOfOneOwnerAllWait).
+	MaxPolls int
 	// ScopeLimits, when set, limits operators and orchestrators to scopes
 	// (see ScopeLimits).
 	ScopeLimits *ScopeLimits
@@ -156,6 +168,7 @@ type Server struct {
 	lastTook atomic.Int64
 	lanes    *lanes
 	waiting  *waiters
+	polls    *polls
 	// life ends when Stop is called or Start's context ends; the batcher,
 	// the workers and the waiters end with it.
 	life context.Context
@@ -238,6 +251,9 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	if cfg.MaxWaiting <= 0 {
 		cfg.MaxWaiting = 16
 	}
+	if cfg.MaxPolls <= 0 {
+		cfg.MaxPolls = 256
+	}
 	if cfg.Linger == 0 {
 		cfg.Linger = 2 * time.Millisecond
 		if cfg.Service.Pipelined() {
@@ -251,6 +267,7 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	logger = slog.New(newLimitedHandler(logger.Handler(), logEvery))
 	s := &Server{cfg: cfg, log: logger, appends: make(chan *pendingAppend, 4*cfg.Batch), retries: newRequeue(),
 		lanes: newLanes(cfg.MaxQueued, laneBytes), waiting: &waiters{n: map[string]int{}, limit: cfg.MaxWaiting},
+		polls: &polls{owners: map[string][]*poll{}, limit: cfg.MaxPolls},
 	}
 	s.life, s.end = context.WithCancel(ctx)
 	// A drop on the service's subscriptions is logged here, at most once a

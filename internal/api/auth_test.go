@@ -35,18 +35,53 @@ func (v *violations) handler(_ *nats.Conn, _ *nats.Subscription, err error) {
 // waitFor waits until a violation naming subject arrives.
 func (v *violations) waitFor(t *testing.T, subject string) {
 	t.Helper()
-	ledgertest.WaitFor(t, 5*time.Second, "the server refuses a publish to "+subject, func() bool {
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		for _, e := range v.errs {
-			// Quoted, so that a refusal of ledger.v1.policy.bob is not
-			// taken for one of ledger.v1.policy.
-			if strings.Contains(strings.ToLower(e), "permissions violation") && strings.Contains(e, `"`+subject+`"`) {
-				return true
-			}
+	ledgertest.WaitFor(t, 5*time.Second, "the server refuses a publish to "+subject, func() bool { return v.refused(subject) })
+}
+
+// refused reports whether a violation naming subject has arrived.
+func (v *violations) refused(subject string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, e := range v.errs {
+		// Quoted, so that a refusal of ledger.v1.policy.bob is not
+		// taken for one of ledger.v1.policy.
+		if strings.Contains(strings.ToLower(e), "permissions violation") && strings.Contains(e, `"`+subject+`"`) {
+			return true
 		}
-		return false
+	}
+	return false
+}
+
+// streamInfo asks for stream name's info on nc, whose violations v
+// collects, and returns the answer's error, or, for an ask the server
+// refuses (which no one answers), the error of the ask ended at the
+// refusal.
+func streamInfo(t *testing.T, nc *nats.Conn, v *violations, name string) error {
+	t.Helper()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := js.Stream(ctx, name)
+		done <- err
+	}()
+	subject := "$JS.API.STREAM.INFO." + name
+	var err error
+	answered := false
+	ledgertest.WaitFor(t, 10*time.Second, "an answer to, or the server's refusal of, "+subject, func() bool {
+		select {
+		case err = <-done:
+			answered = true
+		default:
+		}
+		return answered || v.refused(subject)
 	})
+	if !answered {
+		cancel()
+		err = <-done
+	}
+	return err
 }
 
 func TestRolesEnforcedByTheServer(t *testing.T) {
@@ -103,21 +138,20 @@ func TestRolesEnforcedByTheServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for who, nc := range map[string]*nats.Conn{"auditor": auditNC, "orchestrator": acmeNC} {
-		rjs, _ := jetstream.New(nc)
-		sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_, err := rjs.Stream(sctx, "LEDGER-2")
-		cancel()
-		if who == "auditor" && err != nil {
-			t.Errorf("%s reads the log's second segment: %v", who, err)
-		} else if who == "orchestrator" && err == nil {
-			t.Errorf("%s read the log's second segment", who)
+	for _, r := range []struct {
+		who string
+		nc  *nats.Conn
+		v   *violations
+	}{{"auditor", auditNC, auditV}, {"orchestrator", acmeNC, acmeV}} {
+		err := streamInfo(t, r.nc, r.v, "LEDGER-2")
+		if r.who == "auditor" && err != nil {
+			t.Errorf("%s reads the log's second segment: %v", r.who, err)
+		} else if r.who == "orchestrator" && err == nil {
+			t.Errorf("%s read the log's second segment", r.who)
 		}
-		sctx, cancel = context.WithTimeout(ctx, 300*time.Millisecond)
-		if _, err := rjs.Stream(sctx, "OTHER"); err == nil {
-			t.Errorf("%s read a stream that is not the ledger's", who)
+		if err := streamInfo(t, r.nc, r.v, "OTHER"); err == nil {
+			t.Errorf("%s read a stream that is not the ledger's", r.who)
 		}
-		cancel()
 	}
 
 	// What each role may not do is refused by the server itself.

@@ -140,7 +140,8 @@ func (s *Server) answerDenials(ctx context.Context, r micro.Request, owner strin
 	if owner != wire.ScopeAll {
 		visible = func(sess *envelope.Session) bool { return sess.Actor == owner }
 	}
-	longPoll(s, r, owner, q.Wait, func(from uint64) (wire.DenialsResult, uint64, bool, error) {
+	busy := wire.DenialsResult{Denials: []wire.Denial{}, Next: q.From}
+	longPoll(s, r, owner, q.Wait, busy, func(from uint64) (wire.DenialsResult, uint64, bool, error) {
 		if from != 0 {
 			q.From = from
 		}

@@ -40,7 +40,7 @@ func TestFillLingers(t *testing.T) {
 				start := time.Now()
 				go func() {
 					for _, at := range tc.arrive {
-						time.Sleep(at - time.Since(start))
+						time.Sleep(at - time.Since(start)) // the arrival schedule, on the bubble's clock
 						s.appends <- &pendingAppend{}
 					}
 				}()
@@ -50,7 +50,7 @@ func TestFillLingers(t *testing.T) {
 				}
 				// The appends that come late end up in the channel (it
 				// holds them all), and the sender ends.
-				time.Sleep(tc.arrive[len(tc.arrive)-1])
+				time.Sleep(tc.arrive[len(tc.arrive)-1]) // past the schedule's end, on the bubble's clock
 				synctest.Wait()
 			})
 		})

@@ -113,6 +113,8 @@ func TestFailedStartLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := l.API.Info().ID
+	// Not a wait for an event: nothing marks the last answer to a
+	// broadcast ping, so a second service gets 500 ms to answer.
 	timeout := time.After(500 * time.Millisecond)
 	for got := 0; ; {
 		select {

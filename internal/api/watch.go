@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
@@ -27,9 +29,10 @@ import (
 // as this replica has applied them (at most watchScan records read and
 // watchChanges changes per answer), and Next, the sequence to ask from
 // next. A request with Wait set that finds no change and nothing more to
-// read waits, holding no worker (as a query waiting for min_seq does, and
-// counted against the same per-owner bound), until the replica applies
-// Next or MaxWait passes, and answers what it then finds, perhaps nothing.
+// read waits, holding no worker and no goroutine of its own (one of its
+// owner's at most MaxPolls waiting polls; see longPoll), until the
+// replica applies records that make a change or MaxWait passes, and
+// answers what it then finds, perhaps nothing.
 // Answers depend only on the records and From, so asking again from Next
 // on any replica neither skips nor repeats a change
 // (client.TestWatch, client.TestWatchAcrossSegments).
@@ -89,7 +92,8 @@ func (s *Server) handleWatch(ctx context.Context, r micro.Request) {
 	// Records that change none of the watched tool sets move Next on and
 	// the wait goes on: the answer comes with a change, or with none at
 	// MaxWait, not at every record appended meanwhile.
-	longPoll(s, r, owner, q.Wait, func(from uint64) (wire.WatchResult, uint64, bool, error) {
+	busy := wire.WatchResult{Changes: []wire.Change{}, Next: q.From}
+	longPoll(s, r, owner, q.Wait, busy, func(from uint64) (wire.WatchResult, uint64, bool, error) {
 		if from != 0 {
 			q.From = from
 		}
@@ -99,12 +103,18 @@ func (s *Server) handleWatch(ctx context.Context, r micro.Request) {
 }
 
 // longPoll answers a request that may wait for records (watch, denials):
-// scan(0) reads from the request's own start and says where it ended and
-// whether it found nothing. With nothing found, wait set and records not
-// yet applied, the answer waits (one waiter per owner at a time, the
-// others answered at once) for records past the end and scans again from
-// there, until something is found or MaxWait passes.
-func longPoll[T any](s *Server, r micro.Request, owner string, wait bool, scan func(from uint64) (T, uint64, bool, error)) {
+// scan(0) reads from the request's own start (from) and says where it
+// ended and whether it found nothing. With nothing found, wait set and
+// every applied record read, the request joins its owner's waiting polls
+// (see polls): it is scanned again from where it ended each time the
+// replica applies past it, and answered when something is found, or with
+// nothing at MaxWait (or Stop). An owner has at most MaxPolls polls
+// waiting; one more is answered at once with nothing and next = from, the
+// answer after which the client pauses before asking again (client.follow)
+// and which skips nothing. So an empty answer comes at once only over that
+// bound, never because another poll of the same owner waits
+// (TestWatchesOfOneOwnerAllWait).
+func longPoll[T any](s *Server, r micro.Request, owner string, wait bool, busy T, scan func(from uint64) (T, uint64, bool, error)) {
 	svc := s.cfg.Service
 	res, next, empty, err := scan(0)
 	if err != nil || !empty || !wait || svc.Position() >= next {
@@ -115,25 +125,117 @@ func longPoll[T any](s *Server, r micro.Request, owner string, wait bool, scan f
 		}
 		return
 	}
-	if !s.waiting.acquire(owner) {
-		respondJSON(r, res) // nothing new; the client asks again after a pause
-		return
-	}
-	s.goWaited(func() {
-		defer s.waiting.release(owner)
-		wctx, cancel := context.WithTimeout(s.life, s.cfg.MaxWait)
-		defer cancel()
-		for empty {
-			if svc.WaitApplied(wctx, next) != nil {
-				break // nothing new within MaxWait
-			}
-			if res, next, empty, err = scan(next); err != nil {
-				respondError(r, err, 0)
-				return
-			}
+	p := &poll{next: next, deadline: time.Now().Add(s.cfg.MaxWait)}
+	p.step = func() bool {
+		got, next, empty, err := scan(p.next)
+		if err != nil {
+			respondError(r, err, 0)
+			return true
+		}
+		res, p.next = got, next
+		if empty {
+			return false
 		}
 		respondJSON(r, res)
-	})
+		return true
+	}
+	p.expire = func() { respondJSON(r, res) }
+	if !s.polls.add(s, owner, p) {
+		s.log.Warn("long polls shed: an owner has its most polls waiting", "owner", owner, "limit", s.cfg.MaxPolls)
+		respondJSON(r, busy)
+	}
+}
+
+// polls are the long polls that wait for records, per owner: at most
+// limit each, and one goroutine an owner while any waits (servePolls),
+// which waits for the replica to apply past them and scans each again, in
+// the order they came. So a poll holds no worker and no goroutine of its
+// own, one owner's waiting polls cost one goroutine's work however many
+// they are (an owner asking for many only makes its own answers later:
+// the scans after a wake read what was applied meanwhile, all at once),
+// and no owner's polls keep another's from waiting.
+type polls struct {
+	mu     sync.Mutex
+	owners map[string][]*poll
+	limit  int
+}
+
+// poll is a long poll waiting for the replica to apply next.
+type poll struct {
+	next     uint64
+	deadline time.Time
+	// step scans again from next: true when the poll has been answered,
+	// false when it found nothing (next has moved on).
+	step func() bool
+	// expire answers what the poll found (nothing).
+	expire func()
+}
+
+// add makes p one of owner's waiting polls, starting the owner's
+// goroutine if it has none; false when owner has limit polls waiting.
+func (ps *polls) add(s *Server, owner string, p *poll) bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	waiting, ok := ps.owners[owner]
+	if len(waiting) >= ps.limit {
+		return false
+	}
+	ps.owners[owner] = append(waiting, p)
+	if !ok {
+		s.goWaited(func() { s.servePolls(owner) })
+	}
+	return true
+}
+
+// servePolls serves owner's waiting polls until none waits: it waits for
+// the replica to apply the earliest next any of them waits for (a poll's
+// next is at most the head it scanned to, plus one, so a poll that comes
+// later never waits for less) or the earliest deadline, then scans again
+// each poll the replica has applied past, and answers with nothing those
+// whose MaxWait has passed. Stop ends every wait: the polls are answered
+// with nothing.
+func (s *Server) servePolls(owner string) {
+	svc := s.cfg.Service
+	ps := s.polls
+	for {
+		ps.mu.Lock()
+		waiting := slices.Clone(ps.owners[owner])
+		if len(waiting) == 0 {
+			delete(ps.owners, owner)
+			ps.mu.Unlock()
+			return
+		}
+		ps.mu.Unlock()
+		next, deadline := waiting[0].next, waiting[0].deadline
+		for _, p := range waiting[1:] {
+			next, deadline = min(next, p.next), earlier(deadline, p.deadline)
+		}
+		wctx, cancel := context.WithDeadline(s.life, deadline)
+		_ = svc.WaitApplied(wctx, next)
+		cancel()
+		now, stopped := time.Now(), s.life.Err() != nil
+		done := map[*poll]bool{}
+		for _, p := range waiting {
+			if !stopped && svc.Position() >= p.next && p.step() {
+				done[p] = true
+			} else if stopped || !now.Before(p.deadline) {
+				p.expire()
+				done[p] = true
+			}
+		}
+		if len(done) > 0 {
+			ps.mu.Lock()
+			ps.owners[owner] = slices.DeleteFunc(ps.owners[owner], func(p *poll) bool { return done[p] })
+			ps.mu.Unlock()
+		}
+	}
+}
+
+func earlier(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // turnStart is a turn.started record a watch delivers.

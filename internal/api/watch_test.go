@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
@@ -91,5 +93,151 @@ func TestWatchSessionSkipsOtherRecords(t *testing.T) {
 	}
 	if fmt.Sprint(seen) != "[agent:main:mine/1 agent:main:mine/2]" || all.Next != l.Service.Position()+1 {
 		t.Fatalf("watch from 1: %v next %d (head %d)", seen, all.Next, l.Service.Position())
+	}
+}
+
+// TestWatchesOfOneOwnerAllWait: 64 watches of one owner, one per session
+// (as the MCP gateway keeps), all wait at once; each is answered with its
+// own session's change when that session's turn lands, one session after
+// another, and none is answered before (an empty answer comes only at
+// MaxWait, which is longer than the test). Before: an owner had one
+// waiting long poll per MaxWaiting (16, shared with queries) and the
+// others were answered at once with nothing and a moved next, so they
+// asked again at once, about once per record appended. The test counts
+// answers, never time; the receive timeouts only keep a broken ledger
+// from hanging it.
+func TestWatchesOfOneOwnerAllWait(t *testing.T) {
+	const n = 64
+	l := apitest.Start(t, apitest.Options{API: api.Config{MaxWait: 5 * time.Minute}})
+	ctx := t.Context()
+	ops := client.New(l.Connect(), client.Options{})
+	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Document: json.RawMessage(`{}`), Catalogue: []string{"read"}})); err != nil {
+		t.Fatal(err)
+	}
+	acme := client.New(l.Connect(), client.Options{Owner: "acme"})
+	key := func(i int) events.SessionKey { return events.SessionKey(fmt.Sprintf("agent:main:w%02d", i)) }
+	for i := range n {
+		for _, ev := range []client.Event{client.Start(key(i), events.StartedData{Agent: "main"}), client.Turn(key(i), events.TurnData{Turn: 1})} {
+			if _, err := acme.Append(ctx, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	head := l.Service.Position()
+	nc := l.Connect()
+	inbox := nats.NewInbox()
+	answers := make(chan *nats.Msg, 4*n)
+	sub, err := nc.ChanSubscribe(inbox+".*", answers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	for i := range n {
+		body, _ := json.Marshal(wire.WatchQuery{Session: key(i), From: head + 1, Wait: true})
+		if err := nc.PublishRequest(wire.Subject(wire.EndpointWatch, "acme"), fmt.Sprintf("%s.%d", inbox, i), body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ledgertest.WaitFor(t, 20*time.Second, fmt.Sprintf("%d watches of acme wait", n), func() bool { return api.Polling(l.API, "acme") == n })
+	for i := range n {
+		res, err := acme.Append(ctx, client.Turn(key(i), events.TurnData{Turn: 2}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m *nats.Msg
+		select {
+		case m = <-answers:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no watch answered after session %s's turn", key(i))
+		}
+		var got wire.WatchResult
+		if err := json.Unmarshal(m.Data, &got); err != nil {
+			t.Fatalf("answer %q: %v", m.Data, err)
+		}
+		if want := fmt.Sprintf("%s.%d", inbox, i); m.Subject != want || len(got.Changes) != 1 || got.Changes[0].Session != key(i) ||
+			got.Changes[0].Seq != res.Seq || got.Changes[0].Turn != 2 || got.Next != res.Seq+1 {
+			t.Fatalf("after session %s's turn at %d, the answer to %s was %+v; want that session's change alone, to %s", key(i), res.Seq, m.Subject, got, want)
+		}
+	}
+	if w := api.Polling(l.API, "acme"); w != 0 {
+		t.Errorf("%d of acme's watches still wait after every session's turn", w)
+	}
+	select {
+	case m := <-answers:
+		t.Fatalf("one more answer, to %s: %s", m.Subject, m.Data)
+	default:
+	}
+}
+
+// TestPollingBoundPerOwner: an owner has at most MaxPolls long polls
+// waiting; one more that finds nothing is answered at once with nothing
+// and next = its from (the client pauses before asking again, and nothing
+// is skipped), while another owner's watch still waits, and the waiting
+// ones are answered with their change.
+func TestPollingBoundPerOwner(t *testing.T) {
+	l := apitest.Start(t, apitest.Options{API: api.Config{MaxWait: 5 * time.Minute, MaxPolls: 2}})
+	ctx := t.Context()
+	ops := client.New(l.Connect(), client.Options{})
+	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Document: json.RawMessage(`{}`), Catalogue: []string{"read"}})); err != nil {
+		t.Fatal(err)
+	}
+	acme := client.New(l.Connect(), client.Options{Owner: "acme"})
+	globex := client.New(l.Connect(), client.Options{Owner: "globex"})
+	a, g := events.SessionKey("agent:main:acme"), events.SessionKey("agent:main:globex")
+	for _, w := range []struct {
+		c   *client.Client
+		key events.SessionKey
+	}{{acme, a}, {globex, g}} {
+		if _, err := w.c.Append(ctx, client.Start(w.key, events.StartedData{Agent: "main"})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head := l.Service.Position()
+	nc := l.Connect()
+	inbox := nats.NewInbox()
+	answers := make(chan *nats.Msg, 16)
+	sub, err := nc.ChanSubscribe(inbox+".*", answers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	watch := func(owner string, key events.SessionKey, reply string) {
+		body, _ := json.Marshal(wire.WatchQuery{Session: key, From: head + 1, Wait: true})
+		if err := nc.PublishRequest(wire.Subject(wire.EndpointWatch, owner), inbox+"."+reply, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	watch("acme", a, "a1")
+	watch("acme", a, "a2")
+	ledgertest.WaitFor(t, 20*time.Second, "acme's two watches wait", func() bool { return api.Polling(l.API, "acme") == 2 })
+	watch("acme", a, "a3")
+	var m *nats.Msg
+	select {
+	case m = <-answers:
+	case <-time.After(20 * time.Second):
+		t.Fatal("acme's third watch, over the bound, was not answered")
+	}
+	var got wire.WatchResult
+	if err := json.Unmarshal(m.Data, &got); err != nil || m.Subject != inbox+".a3" || len(got.Changes) != 0 || got.Next != head+1 {
+		t.Fatalf("over the bound: %s %s %v; want a3 answered with nothing and next %d", m.Subject, m.Data, err, head+1)
+	}
+	watch("globex", g, "g1")
+	ledgertest.WaitFor(t, 20*time.Second, "globex's watch waits", func() bool { return api.Polling(l.API, "globex") == 1 })
+	res, err := acme.Append(ctx, client.Turn(a, events.TurnData{Turn: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		select {
+		case m = <-answers:
+		case <-time.After(20 * time.Second):
+			t.Fatal("acme's waiting watches were not answered")
+		}
+		if err := json.Unmarshal(m.Data, &got); err != nil || (m.Subject != inbox+".a1" && m.Subject != inbox+".a2") || len(got.Changes) != 1 || got.Changes[0].Seq != res.Seq {
+			t.Fatalf("after acme's turn: %s %s %v; want a1 and a2 with the change at %d", m.Subject, m.Data, err, res.Seq)
+		}
+	}
+	if w := api.Polling(l.API, "globex"); w != 1 {
+		t.Fatalf("globex's watch no longer waits (%d) after acme's turn", w)
 	}
 }

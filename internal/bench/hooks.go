@@ -11,10 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope/claudecode"
@@ -32,13 +34,23 @@ const hookSession = "4115d956-87ab-486f-a3bd-768c14406260"
 
 // hooksBench measures a PreToolUse through Claude Code's hooks against an
 // embedded ledger the bench starts (fsync on every write, as `ledger
-// serve` runs by default): the slim ledger-hook binary and `ledger hook
-// claude-code` as processes against the no-op hook process fed the same
-// payload, and `ledger serve --hooks`'s handler against a raw net/http
-// server answering {} to the same POST, both on loopback. Every run is a
-// new call (its own tool_use_id, which the hook de-duplicates by), allowed,
-// so each appends a tool.checked and a tool.effect_started. Ledger and raw
-// runs alternate, so drift cancels.
+// serve` runs by default), each row beside its floor composed in the same
+// run:
+//
+//   - the thin ledger-hook process (`ledger-hook --hooks URL`) against the
+//     bench's serve --hooks handler, over loopback HTTP and over a Unix
+//     socket: floor = p50 of the no-op hook process fed the same payload +
+//     p50 of one raw durable JetStream publish of a record of the size the
+//     hook appends (what a hook process and one durable append cannot
+//     avoid);
+//   - serve --hooks's handler alone (a keep-alive loopback POST): floor =
+//     p50 of a raw net/http round trip of the same POST + p50 of one raw
+//     durable publish;
+//   - `ledger hook claude-code --nats` as a process, for reference.
+//
+// Every run is a new call (its own tool_use_id, which the hook
+// de-duplicates by), allowed, so each appends one record, the tool.checked
+// that starts it. Ledger and raw runs alternate, so drift cancels.
 func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 	d := dir(cfg, "hooks")
 	n, err := startNodeListening(ctx, d)
@@ -59,76 +71,106 @@ func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 	if err != nil {
 		return fmt.Errorf("starting the hook's session: %w", err)
 	}
+	// The record the hook appended last (the measured call's), whose size
+	// the raw publishes copy.
+	record, err := recordBytes(ctx, n)
+	if err != nil {
+		return err
+	}
 
 	rounds, requests := 200, 2000
 	if cfg.Quick {
 		rounds, requests = 20, 200
 	}
-	natsURL := n.ns.ClientURL()
 	payload := func(call string) []byte { return hookPayload(env, call) }
 
+	// serve --hooks, as the thin hook reaches it: loopback HTTP and a Unix
+	// socket, each with the token from the hook's environment.
+	handler := &cchook.Handler{Hook: hook, Token: benchHooksToken, Timeout: 5 * time.Second}
+	httpURL, stopHTTP, err := serveHTTP(handler)
+	if err != nil {
+		return err
+	}
+	defer stopHTTP()
+	sock, stopSock, err := serveUnix(handler)
+	if err != nil {
+		return err
+	}
+	defer stopSock()
+	vars := append(slices.Clone(env.vars), "LEDGER_BENCH_HOOKS_TOKEN="+benchHooksToken)
+
 	slim, how, why := slimBinary(ctx, cfg)
+	thin := func(url string) []string {
+		return []string{slim, "--hooks", url, "--token-env", "LEDGER_BENCH_HOOKS_TOKEN"}
+	}
 	procs := []struct {
 		name, missing string
 		argv          []string
 	}{
-		{"ledger-hook", why, []string{slim, "--nats", natsURL}},
-		{"ledger hook claude-code", "", []string{cfg.Exe, "hook", "claude-code", "--nats", natsURL}},
+		{"ledger-hook --hooks (HTTP)", why, thin(httpURL + cchook.HTTPPath)},
+		{"ledger-hook --hooks (Unix socket)", why, thin("unix:" + sock)},
+		{"ledger hook claude-code --nats", "", []string{cfg.Exe, "hook", "claude-code", "--nats", n.ns.ClientURL()}},
 	}
 	if cfg.Exe == "" {
-		procs[1].missing = "no ledger binary (under go test the running binary is not the ledger)"
+		procs[2].missing = "no ledger binary (under go test the running binary is not the ledger)"
 	}
-	// The start-up of the slim binary alone: a ledger refused at once, so
-	// the process starts, fails to connect and denies.
-	refused := []string{slim, "--nats", "nats://127.0.0.1:1", "--timeout", "1s"}
+	// The start-up of the thin binary alone: a socket that is not there,
+	// so the process starts, fails to connect and denies.
+	refused := []string{slim, "--hooks", "unix:" + filepath.Join(d, "none.sock"), "--no-token"}
 	cfg.logf("bench: hooks: %d rounds of processes, %d HTTP requests", rounds, requests)
-	var noop []time.Duration
+	var noop, publish, startup []time.Duration
 	times := make([][]time.Duration, len(procs))
-	var startup []time.Duration
 	for i := 0; i < rounds; i++ {
-		d, err := runHook(ctx, noopHook, env.vars, payload(fmt.Sprintf("toolu_bench_noop_%d", i)), "{}")
+		d, err := runHook(ctx, noopHook, vars, payload(fmt.Sprintf("toolu_bench_noop_%d", i)), "{}")
 		if err != nil {
 			return fmt.Errorf("the no-op hook: %w", err)
 		}
 		noop = append(noop, d)
+		if d, err = rawPublish(ctx, n, record, fmt.Sprintf("hook-proc-%d", i)); err != nil {
+			return err
+		}
+		publish = append(publish, d)
 		for j, p := range procs {
 			if p.missing != "" {
 				continue
 			}
-			d, err := runHook(ctx, p.argv, env.vars, payload(fmt.Sprintf("toolu_bench_%d_%d", j, i)), "{}")
+			d, err := runHook(ctx, p.argv, vars, payload(fmt.Sprintf("toolu_bench_%d_%d", j, i)), "{}")
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
 			times[j] = append(times[j], d)
 		}
 		if why == "" {
-			d, err := runHook(ctx, refused, env.vars, payload(fmt.Sprintf("toolu_bench_refused_%d", i)), "")
+			d, err := runHook(ctx, refused, vars, payload(fmt.Sprintf("toolu_bench_refused_%d", i)), "")
 			if err != nil {
 				return fmt.Errorf("ledger-hook, refused: %w", err)
 			}
 			startup = append(startup, d)
 		}
 	}
+	noop50, pub50 := ms(quantile(noop, 0.5)), ms(quantile(publish, 0.5))
+	floorNote := fmt.Sprintf("floor %.2f ms = no-op hook process p50 %.2f ms (sh -c 'cat >/dev/null; echo {}') + raw durable JetStream publish p50 %.3f ms (%d B record)",
+		noop50+pub50, noop50, pub50, len(record))
 	for j, p := range procs {
 		name := "PreToolUse through " + p.name + " (a process)"
 		if p.missing != "" {
 			rep.add(Row{Section: "hooks", Name: name + ": p50", Unit: "ms", NotMeasured: p.missing})
 			continue
 		}
-		target, met := "", (func(float64) bool)(nil)
-		note := "the running ledger binary, for reference"
-		if j == 0 {
-			target, met = "≤ 1.5x no-op hook process", func(r float64) bool { return r <= 1.5 }
-			note = how + "; the no-op is sh -c 'cat >/dev/null; echo {}'"
+		if j == 2 {
+			row := ratioRow("hooks", name+": p50", ms(quantile(times[j], 0.5)), noop50, "ms", "", nil)
+			row.Note = "the NATS command hook in the ledger binary, against the no-op hook process, for reference"
+			rep.add(row)
+			continue
 		}
-		row := ratioRow("hooks", name+": p50", ms(quantile(times[j], 0.5)), ms(quantile(noop, 0.5)), "ms", target, met)
-		row.Note = note
+		row := ratioRow("hooks", name+": p50", ms(quantile(times[j], 0.5)), noop50+pub50, "ms", "≤ 1.5x floor", func(r float64) bool { return r <= 1.5 })
+		row.Note = floorNote + "; " + how
 		rep.add(row)
-		rep.add(ratioRow("hooks", name+": p99", ms(quantile(times[j], 0.99)), ms(quantile(noop, 0.99)), "ms", "", nil))
+		rep.add(ratioRow("hooks", name+": p99", ms(quantile(times[j], 0.99)), ms(quantile(noop, 0.99))+ms(quantile(publish, 0.99)), "ms", "", nil))
 	}
 	if why == "" {
-		row := ratioRow("hooks", "ledger-hook start-up: the ledger refused at once, p50", ms(quantile(startup, 0.5)), ms(quantile(noop, 0.5)), "ms", "", nil)
-		row.Note = "start, parse, fail to connect, deny: what a process costs before it talks to the ledger"
+		row := ratioRow("hooks", "ledger-hook start-up: no server, p50", ms(quantile(startup, 0.5)), noop50, "ms", "", nil)
+		row.Note = "start, parse, fail to connect, deny: what the thin process costs before it talks to the ledger, against the no-op"
 		rep.add(row)
 	}
 
@@ -143,18 +185,16 @@ func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 		return err
 	}
 	defer stopRaw()
-	viaHook, viaRaw, err := httpRuns(ctx, hook, rawURL, requests, payload)
+	runs, err := httpRuns(ctx, hook, n, record, rawURL, requests, payload)
 	if err != nil {
 		return err
 	}
-	row := ratioRow("hooks", "PreToolUse through serve --hooks (HTTP): p50", quantile(viaHook, 0.5), quantile(viaRaw, 0.5), "µs", "≤ 1.3x raw HTTP round trip", func(r float64) bool { return r <= 1.3 })
-	row.Note = "keep-alive loopback connection; the raw server answers {} to the same POST"
-	rep.add(row)
-	rep.add(ratioRow("hooks", "PreToolUse through serve --hooks (HTTP): p99", quantile(viaHook, 0.99), quantile(viaRaw, 0.99), "µs", "", nil))
+	rep.add(runs.row("PreToolUse through serve --hooks (HTTP)", "≤ 1.5x floor", func(r float64) bool { return r <= 1.5 }))
+	rep.add(ratioRow("hooks", "PreToolUse through serve --hooks (HTTP): p99", quantile(runs.hook, 0.99), quantile(runs.raw, 0.99)+quantile(runs.publish, 0.99), "µs", "", nil))
 
 	// The same against a ledger that fsyncs every second instead of every
 	// write (serve --sync-interval 1s): how much of the HTTP row is the
-	// two durable appends.
+	// durable appends.
 	in, err := startNodeWith(ctx, natslog.EmbeddedConfig{Dir: filepath.Join(d, "interval", "nats"), SyncInterval: time.Second}, filepath.Join(d, "interval"))
 	if err != nil {
 		return err
@@ -169,23 +209,46 @@ func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 	if err != nil {
 		return fmt.Errorf("starting the hook's session (--sync-interval): %w", err)
 	}
-	viaHook, viaRaw, err = httpRuns(ctx, ihook, rawURL, requests, payload)
-	if err != nil {
+	if runs, err = httpRuns(ctx, ihook, in, record, rawURL, requests, payload); err != nil {
 		return err
 	}
-	row = ratioRow("hooks", "PreToolUse through serve --hooks (HTTP), --sync-interval 1s: p50", quantile(viaHook, 0.5), quantile(viaRaw, 0.5), "µs", "", nil)
-	row.Note = "the ledger fsyncs every second rather than the check and the effect each"
-	rep.add(row)
+	rep.add(runs.row("PreToolUse through serve --hooks (HTTP), --sync-interval 1s", "", nil))
 	return nil
 }
 
+// rawPublish is one raw durable JetStream publish of body to the node's
+// raw stream (file storage, on the node's server: fsync as the ledger's
+// stream), timed to its acknowledgement.
+func rawPublish(ctx context.Context, n *node, body []byte, id string) (time.Duration, error) {
+	t0 := time.Now()
+	if _, err := n.js.Publish(ctx, "raw.hook", body, jetstream.WithMsgID(id)); err != nil {
+		return 0, fmt.Errorf("the raw publish: %w", err)
+	}
+	return time.Since(t0), nil
+}
+
+// httpTimes are the round trips of serve --hooks's handler, of the raw
+// server, and of the raw publishes made beside them.
+type httpTimes struct{ hook, raw, publish []time.Duration }
+
+// row is the p50 row of the handler against its floor: a raw round trip
+// and a raw durable publish.
+func (h httpTimes) row(name, target string, met func(float64) bool) Row {
+	raw50, pub50 := quantile(h.raw, 0.5), quantile(h.publish, 0.5)
+	row := ratioRow("hooks", name+": p50", quantile(h.hook, 0.5), raw50+pub50, "µs", target, met)
+	row.Note = fmt.Sprintf("floor %.0f µs = raw loopback HTTP round trip p50 %.0f µs (net/http answering {} to the same keep-alive POST) + raw durable JetStream publish p50 %.0f µs",
+		raw50+pub50, raw50, pub50)
+	return row
+}
+
 // httpRuns posts requests PreToolUse payloads to serve --hooks's handler
-// running hook and as many to the raw server at rawURL, in turn, and
-// returns the round trips of each.
-func httpRuns(ctx context.Context, hook *cchook.Hook, rawURL string, requests int, payload func(string) []byte) (viaHook, viaRaw []time.Duration, err error) {
+// running hook and as many to the raw server at rawURL, with a raw publish
+// of record to n beside each, in turn.
+func httpRuns(ctx context.Context, hook *cchook.Hook, n *node, record []byte, rawURL string, requests int, payload func(string) []byte) (httpTimes, error) {
+	var t httpTimes
 	hooksURL, stop, err := serveHTTP(&cchook.Handler{Hook: hook, Token: benchHooksToken, Timeout: 5 * time.Second})
 	if err != nil {
-		return nil, nil, err
+		return t, err
 	}
 	defer stop()
 	hc := &http.Client{Timeout: 10 * time.Second}
@@ -193,15 +256,37 @@ func httpRuns(ctx context.Context, hook *cchook.Hook, rawURL string, requests in
 	for i := 0; i < requests; i++ {
 		d, err := post(ctx, hc, rawURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_raw_%d", i)))
 		if err != nil {
-			return nil, nil, fmt.Errorf("the raw HTTP server: %w", err)
+			return t, fmt.Errorf("the raw HTTP server: %w", err)
 		}
-		viaRaw = append(viaRaw, d)
+		t.raw = append(t.raw, d)
+		if d, err = rawPublish(ctx, n, record, fmt.Sprintf("hook-http-%p-%d", n, i)); err != nil {
+			return t, err
+		}
+		t.publish = append(t.publish, d)
 		if d, err = post(ctx, hc, hooksURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_http_%d", i))); err != nil {
-			return nil, nil, fmt.Errorf("serve --hooks: %w", err)
+			return t, fmt.Errorf("serve --hooks: %w", err)
 		}
-		viaHook = append(viaHook, d)
+		t.hook = append(t.hook, d)
 	}
-	return viaHook, viaRaw, nil
+	return t, nil
+}
+
+// serveUnix serves h on a Unix socket in a new temporary directory (a
+// socket's path is bounded to about 100 bytes) until stop.
+func serveUnix(h http.Handler) (path string, stop func(), err error) {
+	dir, err := os.MkdirTemp("", "ledger-bench-hooks")
+	if err != nil {
+		return "", nil, err
+	}
+	path = filepath.Join(dir, "hooks.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return path, func() { _ = srv.Close(); os.RemoveAll(dir) }, nil
 }
 
 func ms(us float64) float64 { return us / 1000 }
@@ -289,7 +374,7 @@ func startHookSession(ctx context.Context, nc *nats.Conn, e *hookEnvironment) (*
 		}
 	}
 	res := h.Handle(ctx, hookPayload(e, "toolu_bench_probe"))
-	if res.Denied || len(res.Appended) != 2 {
+	if res.Denied || len(res.Appended) != 1 {
 		return nil, fmt.Errorf("the measured call is not allowed and recorded: %s %+v", res.Output, res)
 	}
 	return h, nil

@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,6 +22,7 @@ import (
 	"github.com/sessionledger/ledger/internal/mcpgw"
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // The upstream the mcp section measures: server "echo" with one tool,
@@ -138,7 +140,22 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	rep.add(row)
 
 	g.steps.reset()
+	// The gateway's watch requests (one Watch per ledger session) during
+	// the 64-session rounds, counted by a plain subscription beside the
+	// API's queue group: each is a long poll, so they should be about one
+	// per change (turn start) or per --max-wait, not one per append.
+	var watches atomic.Int64
+	wsub, err := g.n.nc.Subscribe(wire.Subject(wire.EndpointWatch, mcpOwner), func(*nats.Msg) { watches.Add(1) })
+	if err != nil {
+		return err
+	}
+	if err := g.n.nc.Flush(); err != nil {
+		return err
+	}
+	phase := time.Now()
 	tp, err := mcpThroughput(ctx, cfg, up.url, g.url, px.url, perSession, rounds)
+	_ = wsub.Unsubscribe()
+	phaseTook := time.Since(phase)
 	if err != nil {
 		return err
 	}
@@ -150,6 +167,9 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	row.Note = "the comparison of the earlier runs (docs/bench.md)"
 	rep.add(row)
 	steps.rows(rep, fmt.Sprintf(", %d sessions", mcpSessions), false)
+	row = absRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions: the gateway's watch requests per call", mcpSessions), float64(watches.Load())/tp.calls, "", "", nil)
+	row.Note = fmt.Sprintf("%d watch requests (one Watch per ledger session, a long poll each) in the %.1f s of the 64-session phase (sessions dialled, the three ways' rounds), %.0f a second; %.0f calls through the gateway (each two appends) in %.1f s of it", watches.Load(), phaseTook.Seconds(), float64(watches.Load())/phaseTook.Seconds(), tp.calls, tp.viaTook.Seconds())
+	rep.add(row)
 
 	// The same calls against a ledger that fsyncs every second (serve
 	// --sync-interval 1s): how much of the call row is the two durable
@@ -381,7 +401,13 @@ func mcpCallRuns(ctx context.Context, via, direct *mcp.ClientSession, n int, via
 }
 
 // throughput is the calls per second of each way of the 64-session rows.
-type throughput struct{ via, proxy, direct float64 }
+type throughput struct {
+	via, proxy, direct float64
+	// calls is how many calls each way made in the timed rounds; viaTook
+	// is the gateway's rounds' time.
+	calls   float64
+	viaTook time.Duration
+}
 
 // mcpThroughput connects mcpSessions client sessions straight to the
 // upstream, as many to the bare proxy and as many to the gateway (one
@@ -438,7 +464,7 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, pxURL string,
 	}
 	total := float64(mcpSessions * perSession * rounds)
 	cfg.logf("bench: mcp: %d sessions: gateway %v, proxy %v, direct %v for %.0f calls each", mcpSessions, ways[1].took.Round(time.Millisecond), ways[2].took.Round(time.Millisecond), ways[0].took.Round(time.Millisecond), total)
-	return throughput{via: total / ways[1].took.Seconds(), proxy: total / ways[2].took.Seconds(), direct: total / ways[0].took.Seconds()}, nil
+	return throughput{via: total / ways[1].took.Seconds(), proxy: total / ways[2].took.Seconds(), direct: total / ways[0].took.Seconds(), calls: total, viaTook: ways[1].took}, nil
 }
 
 // burst makes n calls of tool on every session at once, one goroutine a

@@ -1,48 +1,24 @@
 package cchook
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/cchook/hookwire"
 	"github.com/sessionledger/ledger/internal/shellquote"
 )
 
 // DenyOutput is the PreToolUse answer that blocks the call; Claude Code
 // hands reason to the model as the call's error result.
-func DenyOutput(reason string) []byte {
-	type specific struct {
-		HookEventName            string `json:"hookEventName"`
-		PermissionDecision       string `json:"permissionDecision"`
-		PermissionDecisionReason string `json:"permissionDecisionReason"`
-	}
-	return encode(struct {
-		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{PreToolUse, "deny", reason}})
-}
+func DenyOutput(reason string) []byte { return hookwire.DenyOutput(reason) }
 
 // PassOutput is every other answer: no decision, so Claude Code goes on
 // under its own rules. A non-empty warning is shown to the user as a
 // systemMessage.
-func PassOutput(warning string) []byte {
-	if warning == "" {
-		return []byte("{}")
-	}
-	return encode(struct {
-		SystemMessage string `json:"systemMessage"`
-	}{warning})
-}
-
-func encode(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return bytes.TrimSpace(b.Bytes())
-}
+func PassOutput(warning string) []byte { return hookwire.PassOutput(warning) }
 
 // Quote renders args as one shell command line (shellquote.Join).
 func Quote(args ...string) string { return shellquote.Join(args...) }
@@ -106,21 +82,12 @@ func RefusalReason(key events.SessionKey, tool string, err error) string {
 }
 
 // UnreachableReason is the denial of a call made while the ledger cannot be
-// reached (the hook's --unreachable deny, its default).
+// reached (the hook's --unreachable deny, its default); hookwire's, which
+// the thin hook answers with too.
 func UnreachableReason(where, tool string, err error) string {
-	return fmt.Sprintf("The session policy ledger at %s cannot be reached (%v), so the hook denies %s (it fails closed: --unreachable deny). Start the ledger, or run the hook with --unreachable allow to let Claude Code decide alone while it is down.", where, err, tool)
+	return hookwire.UnreachableReason(where, tool, err)
 }
 
 // UnreadableReason is what the model is told of a call whose payload the
-// hook could not read (told: it could tell the payload was a PreToolUse):
-// the hook denies it unchecked, and says how to make a call it can read.
-func UnreadableReason(told bool, err error) string {
-	what := "this call's payload"
-	if !told {
-		what = "this hook payload (not even which hook event it is)"
-	}
-	return fmt.Sprintf("The session policy ledger's hook could not read %s, so it denies it: %v. "+
-		"The ledger checks only calls it can read: a JSON object under %d MiB, nested at most %d levels, "+
-		"whose tool_input is an object with the tool's main parameter as a string. Make the call again with a smaller, flatter input.",
-		what, err, MaxPayload>>20, MaxDepth)
-}
+// hook could not read (told: it could tell the payload was a PreToolUse).
+func UnreadableReason(told bool, err error) string { return hookwire.UnreadableReason(told, err) }

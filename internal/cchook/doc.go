@@ -5,7 +5,10 @@
 // denial with the reason code, the rule and the `ledger why` command that
 // explains it, or nothing). `ledger hook claude-code` runs it on one payload
 // read from standard input; `ledger serve --hooks ADDR` runs it on payloads
-// POSTed by Claude Code's HTTP hooks. docs/claude-code-hooks.md is the user's
+// POSTed by Claude Code's HTTP hooks and by the thin command hook
+// (thinhook: `ledger-hook --hooks URL`, which adds what only a command
+// hook's process knows as hookwire's headers; Handler reads them only from
+// a request that carried its token, TestThinHeaders). docs/claude-code-hooks.md is the user's
 // account of the mapping; this comment is the maintainer's.
 //
 // The package is in three parts. The mapping proper (plan.go, answer.go)

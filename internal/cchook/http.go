@@ -3,16 +3,20 @@ package cchook
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"mime"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sessionledger/ledger/internal/cchook/hookwire"
 )
 
 // HTTPPath is where `ledger serve --hooks` takes Claude Code's HTTP hooks.
@@ -101,13 +105,80 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	grace := min(d/5, time.Second)
 	ctx, cancel := context.WithTimeout(r.Context(), d-grace)
 	defer cancel()
-	res := h.Hook.HandleWithin(ctx, raw, grace)
+	thin := r.Header.Get(hookwire.HeaderThin) == "1"
+	hook := h.Hook
+	if thin && h.Token != "" {
+		hook = withEnvironment(h.Hook, r.Header)
+	}
+	res := hook.HandleWithin(ctx, raw, grace)
 	if h.Logger != nil {
 		h.Logger.Info("hook", "event", res.Event, "session", res.Session, "decision", res.Decision,
-			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings)
+			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin)
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if thin {
+		thinHeaders(w.Header(), res, r.Header.Get(hookwire.HeaderVerbose) == "1")
+	}
 	_, _ = w.Write(res.Output)
+}
+
+// withEnvironment is hook for one request of the thin hook (a command
+// hook's process: hookwire's headers), which carried the server's token:
+// the project is Claude Code's CLAUDE_PROJECT_DIR (still opened only under
+// Options.Roots), and a root's identity takes the hook's AI_AGENT (its
+// runtime_version), user and host, as the NATS hook's does
+// (TestThinHeaders). A request without the token is never read so: the
+// handler reads the headers only when it checks a token.
+func withEnvironment(base *Hook, hdr http.Header) *Hook {
+	get := func(name string) string { return hookwire.DecodeHeader(hdr.Get(name)) }
+	project, agent, user, host := get(hookwire.HeaderProjectDir), get(hookwire.HeaderAIAgent), get(hookwire.HeaderUser), get(hookwire.HeaderHost)
+	if project == "" && agent == "" && user == "" && host == "" {
+		return base
+	}
+	h := *base
+	if project != "" && filepath.IsAbs(project) && filepath.Clean(project) == project {
+		base := base.Opts.WorkDir
+		h.Opts.WorkDir = func(cwd, transcript string) string {
+			if underAny(filepath.Clean(cwd), []string{project}) || base == nil {
+				return project
+			}
+			return base(cwd, transcript)
+		}
+	}
+	who := base.Opts.Who
+	h.Opts.Who = func() Who {
+		var w Who
+		if who != nil {
+			w = who()
+		}
+		if v := RuntimeVersionOf(agent); v != "" {
+			w.RuntimeVersion = v
+		}
+		if user != "" {
+			w.User = user
+		}
+		if host != "" {
+			w.Host = host
+		}
+		return w
+	}
+	return &h
+}
+
+// thinHeaders tell the thin hook what the command hook would do besides
+// printing res.Output: its exit status, its warnings, and with verbose its
+// result (the command hook's --verbose line).
+func thinHeaders(hdr http.Header, res *Result, verbose bool) {
+	if res.Unreadable && res.Event == "" {
+		hdr.Set(hookwire.HeaderExit, "2")
+	}
+	for _, w := range res.Warnings {
+		hdr.Add(hookwire.HeaderWarning, hookwire.EncodeHeader(w))
+	}
+	if verbose {
+		b, _ := json.Marshal(res)
+		hdr.Set(hookwire.HeaderResult, hookwire.EncodeHeader(string(b)))
+	}
 }
 
 // refusal is why the handler will not serve r, or "".

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+
 	"strconv"
 	"strings"
 
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/cchook/hookwire"
 )
 
 // The hook events the mapping reads, as Claude Code names them in
@@ -58,19 +59,15 @@ type BatchCall struct {
 	ToolUseID string `json:"tool_use_id"`
 }
 
-// The bounds of a payload, above anything Claude Code sends for a call a
-// model can make (a model's whole answer is well under 1 MiB, and no tool
-// takes an input nested more than a few levels). A payload at or past them
-// is not read, so a PreToolUse past them is denied.
+// The bounds of a payload (hookwire's: the thin hook reads with them too).
+// A payload at or past them is not read, so a PreToolUse past them is
+// denied.
 const (
-	// MaxPayload bounds a payload's bytes (Write and Edit inputs carry
-	// whole files). A reader hands Handle up to MaxPayload+1 bytes, never a
-	// payload cut to the limit.
-	MaxPayload = 16 << 20
-	// MaxDepth bounds the nesting of a payload's objects and arrays, the
-	// payload itself being depth 1: well below encoding/json's own limit
-	// (10000), so that the bound is the ledger's, named in the denial.
-	MaxDepth = 1000
+	// MaxPayload bounds a payload's bytes. A reader hands Handle up to
+	// MaxPayload+1 bytes, never a payload cut to the limit.
+	MaxPayload = hookwire.MaxPayload
+	// MaxDepth bounds the nesting of a payload's objects and arrays.
+	MaxDepth = hookwire.MaxDepth
 )
 
 // Parse reads one payload. It needs session_id and hook_event_name, and
@@ -264,99 +261,8 @@ func depth(raw []byte) int {
 	return most
 }
 
-// Peek is what can be told of a payload Parse refuses: its event, and the
-// ids that name the session and the call. Told says the payload is one JSON
-// object, as encoding/json reads it, whose hook_event_name is a string (in
-// every spelling of the key that encoding/json would read, the same one).
-// The ids are those that are strings, "" otherwise; they name the payload in
-// a warning only, and are read (as far as the payload is well-formed) from
-// its top level even when encoding/json cannot read the whole, so that a
-// call nested too deep is named. A payload over MaxPayload is never told.
-type Peek struct {
-	Told                                    bool
-	Event, SessionID, AgentID, Tool, CallID string
-}
+// Peek is what can be told of a payload Parse refuses (hookwire.Peek).
+type Peek = hookwire.Peek
 
-// PeekAt tells what it can of raw.
-func PeekAt(raw []byte) Peek {
-	var pk Peek
-	if len(raw) > MaxPayload {
-		return pk
-	}
-	pk.SessionID, pk.AgentID, pk.Tool, pk.CallID = topIDs(raw)
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	var m map[string]json.RawMessage
-	if dec.Decode(&m) != nil || m == nil {
-		return pk
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return pk
-	}
-	field := func(name string) (string, bool) {
-		var val string
-		found := false
-		for k, v := range m {
-			if !strings.EqualFold(k, name) {
-				continue
-			}
-			var s string
-			if json.Unmarshal(v, &s) != nil || found && s != val {
-				return "", false
-			}
-			val, found = s, true
-		}
-		return val, found && val != ""
-	}
-	pk.Event, pk.Told = field("hook_event_name")
-	return pk
-}
-
-// topIDs reads the top-level string ids of a payload token by token, which
-// needs no bound on the nesting of the values it skips; it stops at the
-// first thing that does not read.
-func topIDs(raw []byte) (session, agent, tool, call string) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		k, ok := t.(string)
-		if err != nil || !ok {
-			return
-		}
-		if t, err = dec.Token(); err != nil {
-			return
-		}
-		if s, ok := t.(string); ok {
-			switch strings.ToLower(k) {
-			case "session_id":
-				session = s
-			case "agent_id":
-				agent = s
-			case "tool_name":
-				tool = s
-			case "tool_use_id":
-				call = s
-			}
-			continue
-		}
-		for d := 0; ; {
-			if t == json.Delim('{') || t == json.Delim('[') {
-				d++
-			} else if t == json.Delim('}') || t == json.Delim(']') {
-				d--
-			}
-			if d == 0 {
-				break
-			}
-			if d > 1<<20 {
-				return
-			}
-			if t, err = dec.Token(); err != nil {
-				return
-			}
-		}
-	}
-	return
-}
+// PeekAt tells what it can of raw (hookwire.PeekAt).
+func PeekAt(raw []byte) Peek { return hookwire.PeekAt(raw) }

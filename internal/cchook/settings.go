@@ -81,6 +81,16 @@ func CommandBlock(command string, timeout int) []EventGroup {
 // session starts at its first prompt, and an ended one is reopened there.
 // SessionEnd is sent to them.
 func HTTPBlock(u, token string, timeout int) []EventGroup {
+	return HTTPBlockWith(u, token, timeout, "")
+}
+
+// HTTPBlockWith is HTTPBlock with, when start is not "", a command hook
+// running start (the thin hook, `ledger-hook --hooks URL ...`, posting to
+// the same server) for SessionStart, the one event of InstallEvents Claude
+// Code 2.1.328 sends command hooks only: the root then starts at
+// SessionStart, as with command hooks (TestInstallHTTPStart, the
+// real CLI TestThinHookSessionStart).
+func HTTPBlockWith(u, token string, timeout int, start string) []EventGroup {
 	e := Entry{Type: "http", URL: u, Timeout: timeout}
 	if token != "" {
 		e.Headers = map[string]string{"Authorization": "Bearer " + token}
@@ -88,7 +98,11 @@ func HTTPBlock(u, token string, timeout int) []EventGroup {
 			e.AllowedEnvVars = []string{strings.Trim(name, "{}")}
 		}
 	}
-	return block(InstallEvents[1:], e)
+	out := block(InstallEvents[1:], e)
+	if start != "" {
+		out = append(block(InstallEvents[:1], Entry{Type: "command", Command: start, Timeout: timeout}), out...)
+	}
+	return out
 }
 
 // block installs e for every event of evs; the PreToolUse handler matches
@@ -108,8 +122,11 @@ func block(evs []string, e Entry) []EventGroup {
 	return out
 }
 
-// SlimBinary is the name of the slim hook binary (cmd/ledger-hook), which
-// runs `ledger hook claude-code` without the rest of the ledger.
+// SlimBinary is the name of the thin hook binary (cmd/ledger-hook), which
+// hands a payload to `serve --hooks` (`ledger-hook --hooks URL`) without
+// the rest of the ledger. A command whose first word is it is the ledger's
+// (Own), whatever its flags: an install of an older release ran it with
+// --nats, and a new install replaces it.
 const SlimBinary = "ledger-hook"
 
 // ownCommand matches the command of a handler the ledger installed that

@@ -258,3 +258,64 @@ func TestInstallSlimBinary(t *testing.T) {
 		t.Fatalf("fresh slim install differs: %v\n%s", err, fresh)
 	}
 }
+
+const thinStart = "'/usr/local/bin/ledger-hook' --hooks http://127.0.0.1:8787/hooks/claude-code --token-file /home/dev/.config/ledger/hooks-token"
+
+// TestInstallHTTPStart: `hook install --url`'s block, HTTP hooks and the
+// thin command hook for SessionStart, merged into the fixtures: golden
+// bytes (NAME.http.installed), a second install changes nothing, the
+// uninstall gives back the original bytes (or the fixture's .uninstalled),
+// and it replaces the command block installed before (and back) with
+// every event's handler the wanted one.
+func TestInstallHTTPStart(t *testing.T) {
+	blk := HTTPBlockWith("http://127.0.0.1:8787"+HTTPPath, "0123456789abcdef0123", 10, thinStart)
+	if blk[0].Event != SessionStart || blk[0].Group.Hooks[0].Type != "command" || len(blk) != len(InstallEvents) {
+		t.Fatalf("block %+v", blk)
+	}
+	for _, name := range []string{"user", "tabs", "compact", "stale", "missing"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("testdata", "settings")
+			src, err := os.ReadFile(filepath.Join(dir, name+".json"))
+			if err != nil && name != "missing" {
+				t.Fatal(err)
+			}
+			got, ch, err := Install(src, blk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join(dir, name+".http.installed"), got)
+			if !json.Valid(got) || !ch.Changed() {
+				t.Fatalf("changed %v:\n%s", ch.Changed(), got)
+			}
+			checkBlock(t, got, blk)
+			if again, ch, err := Install(got, blk); err != nil || !bytes.Equal(again, got) || ch.Changed() {
+				t.Fatalf("second install changed the file (%v, %+v)", err, ch)
+			}
+			back, _, err := Uninstall(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if name == "stale" || name == "missing" || name == "tabs" {
+				golden(t, filepath.Join(dir, name+".uninstalled"), back)
+			} else if !bytes.Equal(back, src) {
+				t.Fatalf("uninstall did not give back the original bytes:\n%s", back)
+			}
+			// From the command block and back.
+			cmd, _, err := Install(src, CommandBlock(testCommand, 10))
+			if err != nil {
+				t.Fatal(err)
+			}
+			over, _, err := Install(cmd, blk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkBlock(t, over, blk)
+			if bytes.Contains(over, []byte("hook claude-code")) {
+				t.Errorf("the command handlers survive the --url install:\n%s", over)
+			}
+			if back, _, err := Install(over, CommandBlock(testCommand, 10)); err != nil || !bytes.Equal(back, cmd) {
+				t.Errorf("the command block over the --url block: %v\n%s", err, back)
+			}
+		})
+	}
+}

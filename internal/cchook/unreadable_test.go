@@ -38,6 +38,7 @@ func unreadableCases() []struct{ name, raw, reason string } {
 		{"truncated", whole[:len(whole)-5], "could not read"},
 		{"trailing garbage", whole + "garbage", "could not read"},
 		{"two objects", whole + whole, "could not read"},
+		{"no tool_use_id: nothing to record the call under", `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, "no [tool_use_id]"},
 		{"hook_event_name a number", `{"session_id":"s","hook_event_name":7,"tool_name":"Bash","tool_use_id":"t","tool_input":{"command":"rm -rf build"}}`, "could not read"},
 		{"hook_event_name null", `{"session_id":"s","hook_event_name":null,"tool_name":"Bash","tool_use_id":"t","tool_input":{}}`, "could not read"},
 		{"hook_event_name twice, in two cases", `{"session_id":"s","hook_event_name":"Stop","Hook_Event_Name":"PreToolUse","tool_name":"Bash","tool_use_id":"t","tool_input":{}}`, "could not read"},

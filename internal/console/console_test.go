@@ -19,6 +19,7 @@ import (
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/api/apitest"
 	"github.com/sessionledger/ledger/internal/console"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/wire"
 )
 
@@ -406,26 +407,16 @@ func TestConsoleStreamsAreBounded(t *testing.T) {
 	resp.Body.Close()
 	// The first stream's slot is free once its handler has returned,
 	// which closing it brings about: wait for it, with a deadline.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		feed := func() (code int) {
-			req, _ := http.NewRequestWithContext(t.Context(), "GET", srv.URL+"/events", nil)
-			req.Header.Set("Authorization", "Bearer "+auditToken)
-			resp, err := srv.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			return resp.StatusCode
-		}()
-		if feed == 200 {
-			return
+	ledgertest.WaitFor(t, 30*time.Second, "a stream let in (200) after the first closed", func() bool {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", srv.URL+"/events", nil)
+		req.Header.Set("Authorization", "Bearer "+auditToken)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no stream let in after the first closed: %d", feed)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer resp.Body.Close()
+		return resp.StatusCode == 200
+	})
 }
 
 // TestConsoleStreamResumes: a browser that reconnects sends the last id it

@@ -112,7 +112,13 @@ func build(bin string) error {
 // within 10s).
 func ServeLedger(t testing.TB, bin string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--data", filepath.Join(t.TempDir(), "data"), "--listen", "127.0.0.1:-1")
+	return ServeLedgerWith(t, bin)
+}
+
+// ServeLedgerWith is ServeLedger with more serve flags (--hooks ...).
+func ServeLedgerWith(t testing.TB, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--data", filepath.Join(t.TempDir(), "data"), "--listen", "127.0.0.1:-1"}, args...)...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -1,9 +1,13 @@
 package mcpgw
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,7 +28,23 @@ import (
 // CI=true.
 func TestClaudeCodeCLI(t *testing.T) {
 	f := start(t)
-	addr := ledgertest.ServeHTTP(t, f.gw.Handler(""))
+	// relisted has a value once the gateway has answered a tools/list of
+	// the CLI's after the revocation (the CLI's answer to list_changed).
+	var revoked atomic.Bool
+	relisted := make(chan struct{}, 1)
+	gw := f.gw.Handler("")
+	addr := ledgertest.ServeHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		after := revoked.Load()
+		gw.ServeHTTP(w, r)
+		if after && bytes.Contains(body, []byte(`"method":"tools/list"`)) {
+			select {
+			case relisted <- struct{}{}:
+			default:
+			}
+		}
+	}))
 	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"ledger": map[string]any{
 		"type": "http", "url": "http://" + addr + "/mcp", "headers": map[string]string{DefaultHeader: string(f.key)}}}})
 	const prefix = "mcp__ledger__"
@@ -38,7 +58,6 @@ func TestClaudeCodeCLI(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	revoked := false
 	res := claudecodetest.Run(t.Context(), t, claudecodetest.Case{
 		Name:     "mcp gateway",
 		Settings: claudecodetest.Settings{Allow: []string{"mcp__ledger"}},
@@ -50,19 +69,23 @@ func TestClaudeCodeCLI(t *testing.T) {
 		Args:    []string{"--mcp-config", string(cfg), "--strict-mcp-config"},
 		Timeout: 120 * time.Second,
 		BeforeAnswer: func(q claudecodetest.Request) {
-			if q.Script != "main" || q.Turn != 1 || revoked {
+			if q.Script != "main" || q.Turn != 1 || revoked.Load() {
 				return
 			}
-			revoked = true
+			revoked.Store(true)
 			if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code", Document: policyDoc("mcp__t__echo")})); err != nil {
 				t.Error(err)
 			}
 			if _, err := f.orch.Append(t.Context(), client.Turn(f.key, events.TurnData{Turn: 2})); err != nil {
 				t.Error(err)
 			}
-			// Time for the notification to reach the CLI and its new
-			// tools/list before it builds its next request.
-			time.Sleep(2 * time.Second)
+			// The notification reaches the CLI and its new tools/list is
+			// answered before it builds its next request.
+			select {
+			case <-relisted:
+			case <-time.After(30 * time.Second):
+				t.Error("the CLI did not list the gateway's tools again within 30s of the revocation and turn 2")
+			}
 		},
 	})
 	if len(res.Requests) < 4 {

@@ -392,18 +392,15 @@ func TestRevocationSendsListChanged(t *testing.T) {
 	if _, err := f.ops.Append(t.Context(), client.SetPolicy(events.PolicySetData{Dialect: "claude-code", Document: policyDoc("mcp__t__echo")})); err != nil {
 		t.Fatal(err)
 	}
+	// Not a wait for an event: the Watch feed delivers nothing before
+	// the turn (a tools/list would read the new set at the head), so the
+	// test gives a wrong early list_changed 100 ms to arrive.
 	time.Sleep(100 * time.Millisecond)
 	if n := f.changed.Load(); n != before {
 		t.Fatalf("list_changed before the turn boundary (%d notifications)", n-before)
 	}
 	f.turn(t, 2)
-	deadline := time.Now().Add(10 * time.Second)
-	for f.changed.Load() == before {
-		if time.Now().After(deadline) {
-			t.Fatal("no notifications/tools/list_changed within 10s of the new turn")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	ledgertest.WaitFor(t, 10*time.Second, "notifications/tools/list_changed after the new turn", func() bool { return f.changed.Load() != before })
 	got := listed(t, f.cs)
 	if slices.Contains(got, "t__echo") {
 		t.Fatalf("tools/list after the revocation = %v, still t__echo", got)
@@ -442,22 +439,14 @@ func TestUpstreamCrashIsSurvived(t *testing.T) {
 		t.Fatalf("the call that killed the upstream = %v, %v", res, err)
 	}
 	// The next call restarts it (at most after the backoff).
-	var pid2 string
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	ledgertest.WaitFor(t, 15*time.Second, "the upstream restarted (a call of t__pid that succeeds)", func() bool {
 		res, err = call(t, f.cs, "t__pid", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.IsError {
-			pid2 = resultText(res)
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the upstream was not restarted: %q", resultText(res))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return !res.IsError
+	})
+	pid2 := resultText(res)
 	if pid2 == pid1 {
 		t.Fatalf("same upstream pid %s after the crash", pid1)
 	}
@@ -649,13 +638,7 @@ func TestUpstreamListChanged(t *testing.T) {
 	if _, err := u.call(t.Context(), "grow", nil); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for f.changed.Load() == before {
-		if time.Now().After(deadline) {
-			t.Fatal("no list_changed within 10s of the upstream's")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	ledgertest.WaitFor(t, 10*time.Second, "a list_changed after the upstream's", func() bool { return f.changed.Load() != before })
 	if got := listed(t, f.cs); !slices.Contains(got, "t__grown") {
 		t.Fatalf("tools/list after the upstream grew = %v", got)
 	}
@@ -678,13 +661,7 @@ func TestGrantChangesReachClients(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.turn(t, turn)
-		deadline := time.Now().Add(10 * time.Second)
-		for f.changed.Load() == before {
-			if time.Now().After(deadline) {
-				t.Fatalf("turn %d: no list_changed within 10s", turn)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		ledgertest.WaitFor(t, 10*time.Second, fmt.Sprintf("turn %d: a list_changed", turn), func() bool { return f.changed.Load() != before })
 		got := listed(t, f.cs)
 		if slices.Contains(got, "t__echo") != wantEcho {
 			t.Fatalf("turn %d: tools/list = %v, t__echo shown %v, want %v", turn, got, !wantEcho, wantEcho)

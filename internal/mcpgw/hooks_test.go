@@ -28,8 +28,8 @@ import (
 )
 
 // hookEnv makes the test binary the Claude Code hook command: it runs
-// hookcmd.Run, which is 'ledger hook claude-code' (and the ledger-hook
-// binary) with its flags, on the payload on standard input (TestMain).
+// hookcmd.Run, which is 'ledger hook claude-code --nats' with its flags,
+// on the payload on standard input (TestMain).
 const hookEnv = "MCPGW_TEST_HOOK"
 
 // runTestHook is one hook run, exiting as 'ledger hook claude-code' does.

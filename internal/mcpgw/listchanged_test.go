@@ -150,6 +150,8 @@ func TestUpstreamListChangedIsCoalesced(t *testing.T) {
 			t.Fatalf("the upstream is still being listed 20s after the flood (%d lists)", n)
 		}
 		last = n
+		// Not a wait for an event: no sign marks the last of the
+		// coalesced refreshes; 300 ms with no list is "settled".
 		time.Sleep(300 * time.Millisecond)
 	}
 	close(stop)

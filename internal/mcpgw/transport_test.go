@@ -67,20 +67,13 @@ func TestHTTPUpstreamFailureIsReported(t *testing.T) {
 		t.Fatalf("tools/list with the upstream down = %v (the last known list is kept)", got)
 	}
 	httpUpstream(t, addr)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	ledgertest.WaitFor(t, 15*time.Second, "a call of web__hello that succeeds once the upstream is back", func() bool {
 		res, err = call(t, cs, "web__hello", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.IsError {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the upstream is back but calls still fail: %q", resultText(res))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return !res.IsError
+	})
 	if resultText(res) != "hello over http" {
 		t.Fatalf("hello after the restart = %q", resultText(res))
 	}
@@ -172,19 +165,15 @@ func TestIdleSessionsAreForgotten(t *testing.T) {
 	cs := f.dial(t, f.key)
 	for range 15 {
 		listed(t, cs)
+		// Not a wait for an event: 15 x 60 ms is three IdleTimeouts of
+		// a session with a client, the time that must not forget it.
 		time.Sleep(60 * time.Millisecond)
 	}
 	if f.gw.session(f.key) == nil {
 		t.Fatal("a session with a client was forgotten")
 	}
 	cs.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for f.gw.session(f.key) != nil {
-		if time.Now().After(deadline) {
-			t.Fatal("a session with no client was not forgotten within 10s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	ledgertest.WaitFor(t, 10*time.Second, "a session with no client forgotten", func() bool { return f.gw.session(f.key) == nil })
 	cs = f.dial(t, f.key)
 	if got := listed(t, cs); !slices.Contains(got, "t__echo") {
 		t.Fatalf("tools/list after coming back = %v", got)
@@ -194,13 +183,7 @@ func TestIdleSessionsAreForgotten(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.turn(t, 2)
-	deadline = time.Now().Add(10 * time.Second)
-	for f.changed.Load() == before {
-		if time.Now().After(deadline) {
-			t.Fatal("no list_changed after coming back")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	ledgertest.WaitFor(t, 10*time.Second, "a list_changed after coming back", func() bool { return f.changed.Load() != before })
 	if got := listed(t, cs); slices.Contains(got, "t__echo") {
 		t.Fatalf("tools/list after the revocation = %v", got)
 	}
@@ -222,17 +205,9 @@ func TestUnlistedUpstreamIsListedWhenBack(t *testing.T) {
 		t.Fatalf("tools/list with the upstream down = %v, want none", got)
 	}
 	httpUpstream(t, addr)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		got := listed(t, cs)
-		if slices.Equal(got, []string{"web__hello"}) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the upstream is back but tools/list = %v", got)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	ledgertest.WaitFor(t, 15*time.Second, "tools/list = [web__hello] once the upstream is back", func() bool {
+		return slices.Equal(listed(t, cs), []string{"web__hello"})
+	})
 }
 
 // TestHTTPUpstreamConnectionsAreReused: calls running at once through

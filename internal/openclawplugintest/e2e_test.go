@@ -93,20 +93,22 @@ func TestAgentRun(t *testing.T) {
 	// The agent command returns when the main agent yields; the sub-agent
 	// runs on, and its completion wakes the main agent for a third turn.
 	var tree *client.TreeNode
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		trees, err := view.Tree(ctx, root)
-		if err == nil && len(trees) == 1 {
-			tree = trees[0]
-			if tree.State == "active" && tree.Turns >= 3 && len(tree.Children) == 1 && tree.Children[0].State == "completed" {
-				break
-			}
+	var treeErr error
+	settled := false
+	defer func() {
+		if !settled && t.Failed() {
+			t.Logf("tree %+v (%v)\nmodel requests %+v\ngateway:\n%s", tree, treeErr, model.Requests(), gw.Tail(6000))
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not settle within 90s: tree %+v (%v)\nmodel requests %+v\ngateway:\n%s", tree, err, model.Requests(), gw.Tail(6000))
+	}()
+	ledgertest.WaitFor(t, 90*time.Second, "the run settled (root active at turn 3 or later, its one child completed)", func() bool {
+		var trees []*client.TreeNode
+		if trees, treeErr = view.Tree(ctx, root); treeErr != nil || len(trees) != 1 {
+			return false
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		tree = trees[0]
+		settled = tree.State == "active" && tree.Turns >= 3 && len(tree.Children) == 1 && tree.Children[0].State == "completed"
+		return settled
+	})
 	if u := model.Unexpected(); len(u) > 0 {
 		t.Errorf("the model got requests it does not serve: %v", u)
 	}

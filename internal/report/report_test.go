@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -319,5 +320,36 @@ func TestSessionsCarryTheirIdentity(t *testing.T) {
 	}
 	if n := strings.Count(page, `<p class="meta identity">scope <b>cc:api</b>; runtime <b>claude-code</b>`); n != 2 {
 		t.Errorf("%d sessions show the identity, want both", n)
+	}
+}
+
+// TestOneRecordCallIsMarkedStarted: a call checked and started by one
+// record (tool.checked with effect: true) is marked so when it was
+// allowed; a denied one is a denied call like any other, started by
+// nothing.
+func TestOneRecordCallIsMarkedStarted(t *testing.T) {
+	recs := ledger(t, append(slices.Clone(story[:3]),
+		`{"type":"tool.checked","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1,"tool":"read","call":"s1","effect":true}}`,
+		`{"type":"tool.checked","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1,"tool":"gateway","call":"s2","effect":true}}`,
+	)...)
+	r, err := report.Build(dialects.All(), recs, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := render(t, recs, report.Options{})
+	if !strings.Contains(page, "read (turn 1, call s1): allow") || !strings.Contains(page, "check, effect started") {
+		t.Errorf("the allowed call's row is not marked started")
+	}
+	if !strings.Contains(page, "gateway (turn 1, call s2): deny (") || regexp.MustCompile(`call s2\): deny \([^)]*\), effect started`).MatchString(page) {
+		t.Errorf("the denied call's row is not a denial, or says it started")
+	}
+	denied := 0
+	for _, d := range r.Denials {
+		if d.Tool == "gateway" {
+			denied++
+		}
+	}
+	if denied != 1 {
+		t.Errorf("%d denials of gateway, want the one-record call's", denied)
 	}
 }

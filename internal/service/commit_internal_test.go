@@ -108,6 +108,7 @@ func TestCommitPolicy(t *testing.T) {
 			{"opened: nothing committed yet, a commit is due", func() {}, commitBackground, false, 0, 0},
 			{"a due fold commits in the background", appendNext, commitBackground, true, 1, 1},
 			{"a fold within the interval does not commit", appendNext, commitBackground, true, 1, 2},
+			// The bubble's clock passes the interval: the subject, not a wait.
 			{"a due commit holds rounds back", func() { time.Sleep(interval) }, commitBackground, false, 1, 2},
 			{"flush commits at once", func() {
 				if err := svc.Flush(t.Context()); err != nil {
@@ -124,7 +125,7 @@ func TestCommitPolicy(t *testing.T) {
 				if got, _ := store.Checkpoint(); got != 2 {
 					t.Fatalf("before the tick the file is at %d, want 2", got)
 				}
-				time.Sleep(interval)
+				time.Sleep(interval) // the bubble's clock reaches the tick: the subject, not a wait
 			}, commitBackground, true, 3, 3},
 			{"Run's end commits", func() {
 				appendNext()

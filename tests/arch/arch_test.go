@@ -2,6 +2,7 @@
 // inward, events <- envelope <- projection/replay <- adapters <- cmd/ledger,
 // and nothing under events or envelope knows NATS or bbolt exists; the
 // Claude Code hook (internal/cchook, cmd/ledger-hook) imports neither the
+// NATS client (cmd/ledger-hook, the thin hook: whole graph checked), nor the
 // embedded NATS server, bbolt, the report, the openclaw dialect nor the
 // OpenClaw importer (internal/importer/openclaw; whole graph checked), and
 // the importers' shared part (internal/importer) imports no importer; the
@@ -39,7 +40,7 @@ var forbidden = map[string][]string{
 	// The hook runs as a process per Claude Code event: its start-up is its
 	// cost (cmd/ledger-hook's test checks the whole graph).
 	"internal/cchook": hookHeavy,
-	"cmd/ledger-hook": hookHeavy,
+	"cmd/ledger-hook": append([]string{"github.com/nats-io/"}, hookHeavy...),
 	// The positioned JSON tree is a leaf: both importers and the hook's
 	// settings editor read with it.
 	"internal/jsontree": {module + "/"},
@@ -58,6 +59,25 @@ func TestSlimHookLinksNoOpenClaw(t *testing.T) {
 		for _, bad := range []string{module + "/internal/importer/openclaw", module + "/envelope/openclaw"} {
 			if pkg == bad || strings.HasPrefix(pkg, bad+"/") {
 				t.Errorf("cmd/ledger-hook links %s: the slim hook must not link the OpenClaw importer or dialect", pkg)
+			}
+		}
+	}
+}
+
+// TestThinHookLinksNoNATS: the thin command hook (cmd/ledger-hook, and the
+// internal/cchook/thinhook and hookwire packages it runs) hands payloads to
+// serve --hooks, so its whole graph holds no nats.go (nor nats-server,
+// nkeys, ...): linking nats.go alone takes a process's start from about
+// 2 ms to about 4 ms, paid at every tool call (issue 28, point 2). Of the
+// module it links those packages only (cmd/ledger-hook's TestDeps too).
+func TestThinHookLinksNoNATS(t *testing.T) {
+	for _, root := range []string{"cmd/ledger-hook", "internal/cchook/thinhook", "internal/cchook/hookwire"} {
+		for _, pkg := range goList(t, "-deps", module+"/"+root) {
+			if strings.HasPrefix(pkg, "github.com/nats-io/") {
+				t.Errorf("%s links %s: the thin hook must not link NATS", root, pkg)
+			}
+			if strings.HasPrefix(pkg, module+"/") && pkg != module+"/cmd/ledger-hook" && pkg != module+"/internal/cchook/thinhook" && pkg != module+"/internal/cchook/hookwire" {
+				t.Errorf("%s links %s: the thin hook links only thinhook and hookwire of the module", root, pkg)
 			}
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/natslogtest"
 	"github.com/sessionledger/ledger/internal/service"
@@ -249,19 +250,19 @@ func TestWatchSurvivesAReplicaKill(t *testing.T) {
 			t.Fatalf("turn %d: %v", turn, err)
 		}
 	}
-	deadline := time.After(30 * time.Second)
-	for {
-		if count() >= turns {
-			break
+	defer func() {
+		if n := count(); n < turns && t.Failed() {
+			t.Logf("the watch saw %d of %d turns", n, turns)
 		}
+	}()
+	ledgertest.WaitFor(t, 30*time.Second, fmt.Sprintf("the watch seeing all %d turns", turns), func() bool {
 		select {
 		case err := <-watchDone:
 			t.Fatalf("watch ended with %d changes: %v", count(), err)
-		case <-deadline:
-			t.Fatalf("watch saw %d of %d turns", count(), turns)
-		case <-time.After(20 * time.Millisecond):
+		default:
 		}
-	}
+		return count() >= turns
+	})
 	wcancel()
 	<-watchDone
 	if len(changes) != turns {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/natslogtest"
 	"github.com/sessionledger/ledger/internal/workload"
@@ -227,7 +228,7 @@ func TestClusterLeaderFailover(t *testing.T) {
 			t.Errorf("replica %s: checkpoint %d, projection differs from a rebuild: %s", r.name, cp, dumpDiff(t, r.path, checker))
 		}
 	}
-	eventually(t, time.Minute, "the restarted node is a current replica of the stream", func() bool {
+	ledgertest.WaitFor(t, time.Minute, "the restarted node is a current replica of the stream", func() bool {
 		st, err := checker.JetStream().Stream(ctx, "LEDGER")
 		if err != nil {
 			return false
@@ -262,13 +263,13 @@ func leadOn(t *testing.T, c *natslogtest.Cluster, r *replica) {
 		}
 		old := c.StreamLeader("LEDGER")
 		if old < 0 {
-			eventually(t, 30*time.Second, "a stream leader", func() bool { return c.StreamLeader("LEDGER") >= 0 })
+			ledgertest.WaitFor(t, 30*time.Second, "a stream leader", func() bool { return c.StreamLeader("LEDGER") >= 0 })
 			continue
 		}
 		if _, err := r.nc.Request("$JS.API.STREAM.LEADER.STEPDOWN.LEDGER", nil, 5*time.Second); err != nil {
 			t.Logf("stepdown: %v", err)
 		}
-		eventually(t, 30*time.Second, "a new stream leader", func() bool {
+		ledgertest.WaitFor(t, 30*time.Second, "a new stream leader", func() bool {
 			l := c.StreamLeader("LEDGER")
 			return l >= 0 && l != old
 		})

@@ -355,22 +355,6 @@ func idCount(t *testing.T, log service.Log) (map[string]int, []*events.Record) {
 	return counts, recs
 }
 
-// eventually polls cond every 20ms until it holds or timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, timeout)
-		}
-		select {
-		case <-t.Context().Done():
-			t.Fatalf("%s: test context ended", what)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
 func projectionPath(data string) string { return filepath.Join(data, "projection.db") }
 
 // dumpDiff rebuilds src into a fresh file and returns the first line where

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/internal/workload"
@@ -224,7 +225,7 @@ func TestFollowerSkipsRedeliveredRecords(t *testing.T) {
 	if head != uint64(len(evs)) {
 		t.Fatalf("head %d, want %d", head, len(evs))
 	}
-	eventually(t, 30*time.Second, "the follower delivers every record twice", func() bool {
+	ledgertest.WaitFor(t, 30*time.Second, "the follower delivers every record twice", func() bool {
 		return svc.Position() == head && rl.delivered.Load() == head
 	})
 	if err := stop(); err != nil {
@@ -243,7 +244,7 @@ func TestFollowerSkipsRedeliveredRecords(t *testing.T) {
 	before := rl.calls.Load()
 	rl.delivered.Store(0)
 	stop = run()
-	eventually(t, 30*time.Second, "the second pass", func() bool { return rl.delivered.Load() == head })
+	ledgertest.WaitFor(t, 30*time.Second, "the second pass", func() bool { return rl.delivered.Load() == head })
 	if err := stop(); err != nil {
 		t.Fatalf("second Run: %v", err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/internal/workload"
@@ -134,7 +135,7 @@ func TestMissingProjectionIsRebuilt(t *testing.T) {
 			t.Fatal(err)
 		}
 		head++
-		eventually(t, 30*time.Second, "the service follows the new record", func() bool { return svc.Position() == head })
+		ledgertest.WaitFor(t, 30*time.Second, "the service follows the new record", func() bool { return svc.Position() == head })
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatal(err)

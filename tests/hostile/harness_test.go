@@ -126,17 +126,16 @@ func startServe(t *testing.T) *apiLedger {
 	}
 	t.Cleanup(nc.Close)
 	// The stream exists before the API is registered; wait for the API.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		_, err := nc.Request("ledger.v1.tree.all", []byte(`{}`), time.Second)
-		if err == nil {
-			break
+	var last error
+	defer func() {
+		if last != nil && t.Failed() {
+			t.Logf("the last request: %v; the ledger's stderr: %s", last, stderr.String())
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the ledger API did not answer: %v: %s", err, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	}()
+	ledgertest.WaitFor(t, 30*time.Second, "the ledger API answering", func() bool {
+		_, last = nc.Request("ledger.v1.tree.all", []byte(`{}`), time.Second)
+		return last == nil
+	})
 	log, err := natslog.Open(context.Background(), nc, natslog.StreamConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -177,17 +176,20 @@ func serveProcess(t *testing.T, flags ...string) (string, func(*testing.T), *loc
 	})
 	// serve prints its client address once the stream is open.
 	var url string
-	for start := time.Now(); url == ""; {
+	defer func() {
+		if url == "" && t.Failed() {
+			t.Logf("the ledger's stderr: %s", stderr.String())
+		}
+	}()
+	ledgertest.WaitFor(t, 30*time.Second, "ledger serve printing its client address", func() bool {
 		select {
 		case <-exited:
-			t.Fatalf("ledger serve exited: %s", stderr.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Since(start) > 30*time.Second {
-			t.Fatalf("ledger serve did not start in 30s: %s", stderr.String())
+			t.Fatal("ledger serve exited")
+		default:
 		}
 		url = clientURL.FindString(stdout.String())
-	}
+		return url != ""
+	})
 	alive := func(t *testing.T) {
 		t.Helper()
 		select {

@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // i24Token is the hooks token of every server the pass starts.
@@ -116,20 +118,23 @@ func startHookServeWith(t *testing.T, wrap func(bin string, args []string) (stri
 			<-exited
 		}
 	})
-	for start := time.Now(); s.nats == "" || s.url == ""; {
+	defer func() {
+		if (s.nats == "" || s.url == "") && t.Failed() {
+			t.Logf("the ledger's stderr: %s", s.stderr.String())
+		}
+	}()
+	ledgertest.WaitFor(t, 60*time.Second, "ledger serve printing its client and hooks addresses", func() bool {
 		select {
 		case <-exited:
-			t.Fatalf("ledger serve exited: %s", s.stderr.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Since(start) > 60*time.Second {
-			t.Fatalf("ledger serve did not start in 60s: %s", s.stderr.String())
+			t.Fatal("ledger serve exited")
+		default:
 		}
 		s.nats = clientURL.FindString(stdout.String())
 		if m := hooksURLLine.FindStringSubmatch(s.stderr.String()); m != nil {
 			s.url = m[1]
 		}
-	}
+		return s.nats != "" && s.url != ""
+	})
 	s.alive = func(t *testing.T) {
 		t.Helper()
 		select {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // authLedger is `ledger serve` on the NATS authorization `ledger serve
@@ -35,13 +36,16 @@ func startServeAuth(t *testing.T) *authLedger {
 	l := &authLedger{url: url}
 	// The stream exists before the API is registered; wait for the API.
 	nc, _ := l.connect(t, "audit", true)
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if _, err := nc.Request("ledger.v1.tree.all", []byte(`{}`), time.Second); err == nil {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("the ledger API did not answer: %v: %s", err, stderr.String())
+	var last error
+	defer func() {
+		if last != nil && t.Failed() {
+			t.Logf("the last request: %v; the ledger's stderr: %s", last, stderr.String())
 		}
-	}
+	}()
+	ledgertest.WaitFor(t, 30*time.Second, "the ledger API answering", func() bool {
+		_, last = nc.Request("ledger.v1.tree.all", []byte(`{}`), time.Second)
+		return last == nil
+	})
 	return l
 }
 
@@ -50,17 +54,29 @@ func startServeAuth(t *testing.T) *authLedger {
 type refusals struct {
 	mu   sync.Mutex
 	errs []string
+	// more is signalled after each error (capacity 1: waitFor rereads
+	// errs after every signal, so one pending is enough).
+	more chan struct{}
 }
+
+func newRefusals() *refusals { return &refusals{more: make(chan struct{}, 1)} }
 
 func (r *refusals) handler(_ *nats.Conn, _ *nats.Subscription, err error) {
 	r.mu.Lock()
 	r.errs = append(r.errs, err.Error())
 	r.mu.Unlock()
+	select {
+	case r.more <- struct{}{}:
+	default:
+	}
 }
 
-// waitFor reports whether a violation naming subject arrives within 5s.
+// waitFor reports whether a violation naming subject arrives within 5s,
+// reading the errors again as each one arrives.
 func (r *refusals) waitFor(subject string) bool {
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
+	for {
 		r.mu.Lock()
 		for _, e := range r.errs {
 			if strings.Contains(strings.ToLower(e), "permissions violation") && strings.Contains(e, subject) {
@@ -69,14 +85,18 @@ func (r *refusals) waitFor(subject string) bool {
 			}
 		}
 		r.mu.Unlock()
+		select {
+		case <-r.more:
+		case <-deadline.C:
+			return false
+		}
 	}
-	return false
 }
 
 // connect dials as user, with its own inbox prefix when ownInbox.
 func (l *authLedger) connect(t *testing.T, user string, ownInbox bool) (*nats.Conn, *refusals) {
 	t.Helper()
-	r := &refusals{}
+	r := newRefusals()
 	opts := []nats.Option{nats.UserInfo(user, authUsers[user]), nats.ErrorHandler(r.handler), nats.Timeout(5 * time.Second)}
 	if ownInbox {
 		opts = append(opts, nats.CustomInboxPrefix(client.InboxPrefix(user)))

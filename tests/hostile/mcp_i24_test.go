@@ -22,6 +22,7 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // The i24 pass's MCP probes: `ledger mcp --listen` (the built binary) in
@@ -119,20 +120,29 @@ func startMCP(t *testing.T, natsURL, doc string, args ...string) (*mcpGateway, s
 			<-exited
 		}
 	})
-	for start := time.Now(); ; {
-		if m := mcpServing.FindStringSubmatch(g.stderr.String()); m != nil {
-			g.url = m[1]
-			return g, g.stderr.String()
+	var m []string
+	defer func() {
+		if m == nil && t.Failed() {
+			t.Logf("ledger mcp's stderr: %s", g.stderr.String())
+		}
+	}()
+	gone := false
+	ledgertest.WaitFor(t, 20*time.Second, "ledger mcp serving (its address on stderr) or exiting", func() bool {
+		if m = mcpServing.FindStringSubmatch(g.stderr.String()); m != nil {
+			return true
 		}
 		select {
 		case <-exited:
-			return nil, g.stderr.String()
-		case <-time.After(20 * time.Millisecond):
+			gone = true
+		default:
 		}
-		if time.Since(start) > 20*time.Second {
-			t.Fatalf("ledger mcp did not serve in 20s: %s", g.stderr.String())
-		}
+		return gone
+	})
+	if gone {
+		return nil, g.stderr.String()
 	}
+	g.url = m[1]
+	return g, g.stderr.String()
 }
 
 // mcpLedger is a ledger with a claude-code policy allowing server t's
@@ -156,16 +166,18 @@ func startMCPLedger(t *testing.T) *mcpLedger {
 	ops := client.New(nc, client.Options{})
 	doc, _ := json.Marshal(map[string]any{"permissions": map[string]any{"allow": []string{"mcp__t"}, "deny": []string{"mcp__t__secret"}}})
 	cat := []string{"mcp__t__echo", "mcp__t__secret", "mcp__t__hang", "mcp__t__big", "mcp__t__flood", "mcp__t__tmp0", "mcp__t__tmp1"}
-	for {
-		_, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "claude-code", Document: doc, Catalogue: cat}))
-		if err == nil {
-			break
+	// The API registers after serve prints its address: set the policy
+	// once it answers.
+	var last error
+	defer func() {
+		if last != nil && t.Failed() {
+			t.Logf("policy: %v: %s", last, stderr.String())
 		}
-		if ctx.Err() != nil {
-			t.Fatalf("policy: %v: %s", err, stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	}()
+	ledgertest.WaitFor(t, 60*time.Second, "the policy set", func() bool {
+		_, last = ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "claude-code", Document: doc, Catalogue: cat}))
+		return last == nil
+	})
 	orch := client.New(nc, client.Options{Owner: "gw"})
 	for _, k := range []events.SessionKey{"s1", "s2"} {
 		if _, err := orch.Append(ctx, client.Start(k, events.StartedData{Agent: "main"})); err != nil {

@@ -1,14 +1,16 @@
-// Package hookcmd is the command Claude Code runs as a hook: `ledger hook
-// claude-code` and the slim `ledger-hook` binary are both Run. One run parses
-// its flags, reads one payload from standard input, dials the ledger's NATS
-// API, hands the payload to the cchook mapping and prints the answer.
+// Package hookcmd is the command Claude Code runs as a hook over NATS:
+// `ledger hook claude-code --nats URL`. One run parses its flags, reads one
+// payload from standard input, dials the ledger's NATS API, hands the
+// payload to the cchook mapping and prints the answer. (The thin hook,
+// `ledger-hook --hooks URL` and `ledger hook claude-code --hooks URL`, is
+// internal/cchook/thinhook: it hands the payload to `serve --hooks`, which
+// runs this mapping, and links no NATS.)
 //
-// A hook is a process per event, so its start-up is its cost: the package's
-// import graph is what the ledger-hook binary initialises before it reads a
-// byte. It must stay free of nats-server, bbolt, internal/report and
-// envelope/openclaw (tests/arch checks the package, cmd/ledger-hook's
-// test the binary); with them `ledger` spends about 3 ms in package init
-// alone, more than the hook's three requests take.
+// A hook is a process per event, so its start-up is its cost: the package
+// must stay free of nats-server, bbolt, internal/report and
+// envelope/openclaw (tests/arch checks the package); with them `ledger`
+// spends about 3 ms in package init alone, more than the hook's requests
+// take.
 //
 // Invariants: given a payload, Run prints Claude Code's hook output and
 // returns nil, whatever is wrong (its own flags included: a call is then
@@ -148,7 +150,8 @@ const about = "The command Claude Code runs as a hook (install it with 'ledger h
 	"own rules still apply), or {\"systemMessage\": ...} when something went wrong. A payload it cannot\n" +
 	"read and whose hook event it cannot tell (not one JSON object, over 16 MiB, ...) is denied the\n" +
 	"same way, with exit status 2 and the reason on standard error: Claude Code blocks a PreToolUse on it.\n" +
-	"See docs/claude-code-hooks.md."
+	"With --hooks URL it is the thin hook instead, which hands the payload to 'ledger serve --hooks' (see\n" +
+	"'ledger-hook --help'). See docs/claude-code-hooks.md."
 
 func flagSet(stderr io.Writer) (*flag.FlagSet, *Flags) {
 	fs := flag.NewFlagSet("hook claude-code", flag.ContinueOnError)

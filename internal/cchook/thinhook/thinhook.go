@@ -1,0 +1,555 @@
+// Package thinhook is the thin command hook: `ledger-hook --hooks URL` (and
+// `ledger hook claude-code --hooks URL`). One run reads one payload from
+// standard input, POSTs it to a running `ledger serve --hooks` (over
+// loopback HTTP, or the server's Unix socket, unix:PATH) with what only a
+// command hook's process knows (Claude Code's CLAUDE_PROJECT_DIR and
+// AI_AGENT, the user, the host) as hookwire's headers, and prints the
+// answer and exits as the NATS-speaking hook (internal/cchook/hookcmd)
+// does. It does the ledger's work in no process of its own: a hook is a
+// process per event, so its start-up is its cost.
+//
+// Invariants:
+//   - The package's graph holds no nats.go (nor anything heavier): it
+//     imports the standard library and hookwire only (tests/arch
+//     TestThinHookLinksNoNATS, cmd/ledger-hook's TestDeps).
+//   - Fail closed: a server that cannot be reached (no socket, refused,
+//     past --timeout), answers with a status but 2xx, or answers anything
+//     but one JSON object, is "the ledger cannot be reached": a PreToolUse
+//     (or a payload whose event cannot be told) is denied with
+//     hookwire.UnreachableReason, the NATS hook's message, unless
+//     --unreachable allow; any other event goes on with the NATS hook's
+//     warning (TestThinUnreachable).
+//   - Given a payload, Run prints Claude Code's hook output and returns nil
+//     or an *ExitError of code 2 (the server's Ledger-Hook-Exit, or a
+//     payload whose event cannot be told while the server is unreachable,
+//     or standard input held open past --timeout); without a payload a bad
+//     command line is an *ExitError of code 2 (TestThinExitCodes).
+//   - Everything is answered within --timeout of the start (the payload's
+//     read and the round trip: TestThinUnreachable/timeout, and standard
+//     input held open in TestThinExitCodes).
+package thinhook
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/textproto"
+	"net/url"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sessionledger/ledger/internal/cchook/hookwire"
+)
+
+// HTTPPath is where `serve --hooks` takes hooks (cchook.HTTPPath).
+const HTTPPath = "/hooks/claude-code"
+
+// DefaultTimeout bounds a run: above `serve --hooks`'s own bound on an
+// answer (--hooks-timeout, 5s), below Claude Code's on the hook ('hook
+// install --hook-timeout', 10s).
+const DefaultTimeout = 6 * time.Second
+
+// ExitError is an error with the exit code the command ends with; Msg is
+// empty when the message was printed already (the flag package's).
+type ExitError struct {
+	Code int
+	Msg  string
+}
+
+func (e *ExitError) Error() string { return e.Msg }
+
+func usageError(format string, args ...any) error {
+	return &ExitError{Code: 2, Msg: fmt.Sprintf(format, args...)}
+}
+
+var errHelp = errors.New("help requested")
+
+// Flags are the thin hook's flags.
+type Flags struct {
+	hooks, tokenFile, tokenEnv string
+	noToken                    bool
+	unreachable, identity      string
+	timeout                    time.Duration
+	verbose                    bool
+	tokenFileSet               bool
+}
+
+func (f *Flags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.hooks, "hooks", os.Getenv("LEDGER_HOOKS_URL"), "the `URL` of a running 'ledger serve --hooks' (env LEDGER_HOOKS_URL): http://127.0.0.1:PORT"+HTTPPath+",\nor unix:PATH for the server's Unix socket ('serve --hooks unix:PATH')")
+	fs.StringVar(&f.tokenFile, "token-file", DefaultTokenFile(), "the `FILE` holding the server's hook token (its --hooks-token-file; default the same file)")
+	fs.StringVar(&f.tokenEnv, "token-env", "", "send the token in the environment variable `NAME` instead of --token-file's")
+	fs.BoolVar(&f.noToken, "no-token", false, "send no token (a server run with --hooks-insecure)")
+	fs.StringVar(&f.unreachable, "unreachable", "deny", "what a PreToolUse answers when the server cannot be reached: deny (fail closed) or allow (let Claude Code decide alone);\nevery other event goes ahead whatever happens")
+	fs.DurationVar(&f.timeout, "timeout", DefaultTimeout, "bound on the whole run (reading the payload, the server's answer); keep it above the server's --hooks-timeout\nand under the hooks' own timeout ('hook install --hook-timeout')")
+	fs.StringVar(&f.identity, "user-identity", os.Getenv("LEDGER_IDENTITY"), "the user `NAME` a session records as who started it (env LEDGER_IDENTITY; default: the OS user's name)")
+	fs.BoolVar(&f.verbose, "verbose", false, "print what the server's hook did (the events appended, the decision, warnings) as one JSON line on standard error")
+}
+
+// target is where the hook posts: the request URL, the dialer (a Unix
+// socket's, or nil), and the name its messages give the ledger.
+type target struct {
+	where, socket    string
+	host, hostHeader string
+	path             string
+}
+
+func parseTarget(s string) (target, error) {
+	if s == "" {
+		return target{}, errors.New("--hooks is required: the URL of a running 'ledger serve --hooks' (http://127.0.0.1:PORT" + HTTPPath + " or unix:PATH)")
+	}
+	if p, ok := strings.CutPrefix(s, "unix:"); ok {
+		if p == "" || !filepath.IsAbs(p) {
+			return target{}, fmt.Errorf("--hooks %q: a socket is unix: and an absolute path", s)
+		}
+		return target{where: s, socket: p, hostHeader: "localhost", path: HTTPPath}, nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "http" || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return target{}, fmt.Errorf("--hooks %q: give http://HOST:PORT%s (plain HTTP, to a server on this machine) or unix:PATH", s, HTTPPath)
+	}
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), "80")
+	}
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	return target{where: s, host: host, hostHeader: u.Host, path: path}, nil
+}
+
+func (f *Flags) check() (target, error) {
+	if f.unreachable != "deny" && f.unreachable != "allow" {
+		return target{}, usageError("--unreachable %q: use deny or allow", f.unreachable)
+	}
+	if f.timeout <= 0 {
+		return target{}, usageError("--timeout must be positive, got %s", f.timeout)
+	}
+	if n := btoi(f.noToken) + btoi(f.tokenEnv != "") + btoi(f.tokenFileSet); n > 1 {
+		return target{}, usageError("give the token with one of --token-file, --token-env and --no-token")
+	}
+	t, err := parseTarget(f.hooks)
+	if err != nil {
+		return target{}, usageError("%v", err)
+	}
+	return t, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// token is the bearer token to send, "" for none: --no-token, an unset
+// --token-env, or no token file where the default one would be.
+func (f *Flags) token() (string, error) {
+	switch {
+	case f.noToken:
+		return "", nil
+	case f.tokenEnv != "":
+		return strings.TrimSpace(os.Getenv(f.tokenEnv)), nil
+	case f.tokenFile == "":
+		return "", nil
+	}
+	b, err := readSmall(f.tokenFile, 4096)
+	if errors.Is(err, fs.ErrNotExist) && !f.tokenFileSet {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("the hook token file: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// readSmall reads a regular file of at most n bytes.
+func readSmall(path string, n int64) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	if st, err := fh.Stat(); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() || st.Size() > n {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, n)
+	}
+	return io.ReadAll(io.LimitReader(fh, n))
+}
+
+// DefaultTokenFile is $XDG_CONFIG_HOME/ledger/hooks-token (the platform's
+// user config directory), the file 'serve --hooks' and 'hook install --url'
+// read by default; "" when there is none.
+func DefaultTokenFile() string {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "ledger", "hooks-token")
+}
+
+const about = "The thin command hook: it reads one Claude Code hook payload on standard input, hands it to a running\n" +
+	"'ledger serve --hooks' (--hooks URL: loopback HTTP or the server's Unix socket, unix:PATH) with what\n" +
+	"only a command hook knows (CLAUDE_PROJECT_DIR, AI_AGENT, the user and host), and prints the answer,\n" +
+	"exiting as 'ledger hook claude-code --nats' does. A server that cannot be reached, answers a status\n" +
+	"but 2xx or an answer that does not read denies a PreToolUse (--unreachable deny, the default) and\n" +
+	"lets every other event go on. 'ledger hook install --url URL' installs it for SessionStart, the one\n" +
+	"event Claude Code does not send HTTP hooks. See docs/claude-code-hooks.md."
+
+func flagSet(name string, stderr io.Writer) (*flag.FlagSet, *Flags) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: %s --hooks URL [flags] < PAYLOAD\n\n%s\n\nFlags:\n", name, about)
+		fs.PrintDefaults()
+	}
+	var f Flags
+	f.register(fs)
+	return fs, &f
+}
+
+func parse(fs *flag.FlagSet, f *Flags, args []string) error {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return errHelp
+			}
+			return &ExitError{Code: 2}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		return usageError("the hook takes no arguments, got %q", args)
+	}
+	fs.Visit(func(fl *flag.Flag) { f.tokenFileSet = f.tokenFileSet || fl.Name == "token-file" })
+	return nil
+}
+
+// Wants reports whether a hook command line asks for the thin hook: it
+// names --hooks.
+func Wants(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "hooks" {
+			return true
+		}
+	}
+	return false
+}
+
+// Check says whether Run would accept the command line args: nil, or an
+// *ExitError saying what to fix. `ledger hook install` checks the command
+// it writes with it.
+func Check(args []string) error {
+	fs, f := flagSet("ledger-hook", io.Discard)
+	if err := parse(fs, f, args); err != nil {
+		if errors.Is(err, errHelp) {
+			return usageError("--help is not a hook flag")
+		}
+		var ee *ExitError
+		if errors.As(err, &ee) && ee.Msg == "" {
+			return usageError("the hook flags do not parse (%q)", args)
+		}
+		return err
+	}
+	_, err := f.check()
+	return err
+}
+
+// Timeout is the bound of a run with the command line args (which pass
+// Check).
+func Timeout(args []string) time.Duration {
+	fs, f := flagSet("ledger-hook", io.Discard)
+	_ = parse(fs, f, args)
+	return f.timeout
+}
+
+// Run is one run of the thin hook named name (its usage line's command).
+func Run(ctx context.Context, name string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	start := time.Now()
+	fs, f := flagSet(name, stderr)
+	err := parse(fs, f, args)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	var tg target
+	if err == nil {
+		tg, err = f.check()
+	}
+	readFor := DefaultTimeout
+	if err == nil {
+		readFor = f.timeout
+	}
+	raw, rerr := readPayloadWithin(stdin, readFor)
+	if errors.Is(rerr, errSlowStdin) {
+		reason := hookwire.UnreadableReason(false, rerr)
+		_ = writeOutput(stdout, hookwire.DenyOutput(reason))
+		return &ExitError{Code: 2, Msg: reason}
+	}
+	var token string
+	if err == nil {
+		token, err = f.token()
+	}
+	if err != nil {
+		var ee *ExitError
+		msg := err.Error()
+		if errors.As(err, &ee) && ee.Msg == "" {
+			msg = "bad flags (see the usage above)"
+		}
+		if len(bytes.TrimSpace(raw)) == 0 {
+			if ee == nil {
+				return &ExitError{Code: 2, Msg: msg}
+			}
+			return err
+		}
+		return writeOutput(stdout, badCommandLine(raw, name+": "+msg))
+	}
+	if rerr != nil {
+		raw = nil
+	}
+	ctx, cancel := context.WithDeadline(ctx, start.Add(f.timeout))
+	defer cancel()
+	ans, err := f.post(ctx, tg, token, raw)
+	if err != nil {
+		return f.unreachableAnswer(tg, raw, err, stdout, stderr)
+	}
+	for _, w := range ans.warnings {
+		fmt.Fprintln(stderr, "ledger hook:", w)
+	}
+	if f.verbose && ans.result != "" {
+		fmt.Fprintln(stderr, ans.result)
+	}
+	if err := writeOutput(stdout, ans.body); err != nil {
+		return err
+	}
+	if ans.exit != 0 {
+		return &ExitError{Code: ans.exit, Msg: ans.reason}
+	}
+	return nil
+}
+
+// unreachableAnswer answers a payload the server did not answer: as the
+// NATS hook answers one its ledger did not.
+func (f *Flags) unreachableAnswer(tg target, raw []byte, err error, stdout, stderr io.Writer) error {
+	pk := hookwire.PeekAt(raw)
+	if pk.Told && pk.Event != hookwire.PreToolUse {
+		w := hookwire.UnreachableOther(tg.where, pk.Event, err)
+		fmt.Fprintln(stderr, "ledger hook:", w)
+		return writeOutput(stdout, hookwire.PassOutput("ledger hook: "+w))
+	}
+	tool := pk.Tool
+	if tool == "" {
+		tool = "this call"
+	}
+	if f.unreachable == "allow" && pk.Told {
+		w := hookwire.UnreachableAllowed(tg.where, tool, err)
+		fmt.Fprintln(stderr, "ledger hook:", w)
+		return writeOutput(stdout, hookwire.PassOutput("ledger hook: "+w))
+	}
+	reason := hookwire.UnreachableReason(tg.where, tool, err)
+	if err := writeOutput(stdout, hookwire.DenyOutput(reason)); err != nil {
+		return err
+	}
+	if !pk.Told {
+		// Not even the event can be told: exit 2 blocks the call, if it
+		// is one (the NATS hook's rule for what it cannot read).
+		return &ExitError{Code: 2, Msg: reason}
+	}
+	return nil
+}
+
+// answer is what the server answered: the body for Claude Code, the exit
+// status, the warnings to print, the result for --verbose, and the
+// denial's reason (for exit 2's message).
+type answer struct {
+	body           []byte
+	exit           int
+	warnings       []string
+	result, reason string
+}
+
+// maxAnswer bounds the server's answer: a denial's reason is a few KiB.
+const maxAnswer = 1 << 20
+
+// post hands raw to the server and reads its answer; an error is a server
+// that cannot be reached, or did not answer as `serve --hooks` does.
+//
+// It speaks HTTP/1.0 itself over one connection (TCP, or the Unix socket),
+// closed after the answer, rather than through net/http: the thin hook
+// reaches a local server in plain HTTP, and net/http's client brings
+// crypto/tls, x509 and HTTP/2 into every hook process's start-up. An
+// HTTP/1.0 request is answered with no chunking, the body ending with the
+// connection (TestThinAnswers runs it against net/http's server).
+func (f *Flags) post(ctx context.Context, tg target, token string, raw []byte) (*answer, error) {
+	var d net.Dialer
+	var conn net.Conn
+	var err error
+	if tg.socket != "" {
+		conn, err = d.DialContext(ctx, "unix", tg.socket)
+	} else {
+		conn, err = d.DialContext(ctx, "tcp", tg.host)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	var req bytes.Buffer
+	fmt.Fprintf(&req, "POST %s HTTP/1.0\r\nHost: %s\r\nContent-Type: application/json\r\nUser-Agent: ledger-hook\r\nContent-Length: %d\r\n", tg.path, tg.hostHeader, len(raw))
+	header := func(k, v string) { fmt.Fprintf(&req, "%s: %s\r\n", k, v) }
+	if token != "" {
+		header("Authorization", "Bearer "+token)
+	}
+	header(hookwire.HeaderThin, "1")
+	if f.verbose {
+		header(hookwire.HeaderVerbose, "1")
+	}
+	env := f.environment()
+	for _, h := range []string{hookwire.HeaderProjectDir, hookwire.HeaderAIAgent, hookwire.HeaderUser, hookwire.HeaderHost} {
+		if v := env[h]; v != "" {
+			header(h, hookwire.EncodeHeader(v))
+		}
+	}
+	req.WriteString("\r\n")
+	req.Write(raw)
+	if _, err := conn.Write(req.Bytes()); err != nil {
+		return nil, deadlined(ctx, err)
+	}
+	tp := textproto.NewReader(bufio.NewReader(conn))
+	status, err := tp.ReadLine()
+	if err != nil {
+		return nil, deadlined(ctx, fmt.Errorf("reading the answer: %w", err))
+	}
+	proto, code, _ := strings.Cut(status, " ")
+	if !strings.HasPrefix(proto, "HTTP/1.") || len(code) < 3 {
+		return nil, fmt.Errorf("the server's answer is not HTTP: %q", status)
+	}
+	hdr, err := tp.ReadMIMEHeader()
+	if err != nil {
+		return nil, deadlined(ctx, fmt.Errorf("reading the answer: %w", err))
+	}
+	body, err := io.ReadAll(io.LimitReader(tp.R, maxAnswer+1))
+	if err != nil {
+		return nil, deadlined(ctx, fmt.Errorf("reading the answer: %w", err))
+	}
+	if n := hdr.Get("Content-Length"); n != "" && n != fmt.Sprint(len(body)) {
+		return nil, fmt.Errorf("the server's answer ended after %d of %s bytes", len(body), n)
+	}
+	if code[0] != '2' {
+		return nil, fmt.Errorf("the server answered %s", strings.TrimSpace(code))
+	}
+	var out map[string]json.RawMessage
+	if len(body) > maxAnswer || json.Unmarshal(body, &out) != nil || out == nil {
+		return nil, errors.New("the server's answer is not a hook answer (one JSON object)")
+	}
+	a := &answer{body: bytes.TrimSpace(body)}
+	switch e := hdr.Get(hookwire.HeaderExit); e {
+	case "", "0":
+	case "2":
+		a.exit = 2
+	default:
+		return nil, fmt.Errorf("the server's answer names exit status %q", e)
+	}
+	for _, w := range hdr.Values(hookwire.HeaderWarning) {
+		a.warnings = append(a.warnings, hookwire.DecodeHeader(w))
+	}
+	a.result = hookwire.DecodeHeader(hdr.Get(hookwire.HeaderResult))
+	var deny struct {
+		HookSpecificOutput struct {
+			PermissionDecisionReason string `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+	}
+	_ = json.Unmarshal(body, &deny)
+	a.reason = deny.HookSpecificOutput.PermissionDecisionReason
+	return a, nil
+}
+
+// deadlined says a read or write cut short by the run's deadline is that.
+func deadlined(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("no answer within the hook's --timeout: %w", ctx.Err())
+	}
+	return err
+}
+
+// environment is what only the hook's process knows, by header: what
+// Claude Code gives a command hook (the project directory, its version),
+// who runs it, and where.
+func (f *Flags) environment() map[string]string {
+	who := f.identity
+	if who == "" {
+		if u, err := user.Current(); err == nil {
+			who = u.Username
+		}
+	}
+	host, _ := os.Hostname()
+	return map[string]string{
+		hookwire.HeaderProjectDir: os.Getenv("CLAUDE_PROJECT_DIR"),
+		hookwire.HeaderAIAgent:    os.Getenv("AI_AGENT"),
+		hookwire.HeaderUser:       who,
+		hookwire.HeaderHost:       host,
+	}
+}
+
+// errSlowStdin is the error for standard input that did not end in time.
+var errSlowStdin = errors.New("the hook payload on standard input did not end within the hook's --timeout")
+
+// readPayloadWithin reads the payload, given up after d: Claude Code
+// writes the payload and closes standard input at once.
+func readPayloadWithin(stdin io.Reader, d time.Duration) ([]byte, error) {
+	type result struct {
+		raw []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		raw, err := io.ReadAll(io.LimitReader(stdin, hookwire.MaxPayload+1))
+		if err == nil && len(raw) > hookwire.MaxPayload {
+			// Read the rest, so that Claude Code's write does not fail
+			// before it reads the answer; the server denies it unread.
+			_, err = io.Copy(io.Discard, stdin)
+		}
+		done <- result{raw, err}
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.raw, r.err
+	case <-t.C:
+		return nil, errSlowStdin
+	}
+}
+
+func writeOutput(stdout io.Writer, out []byte) error {
+	_, err := stdout.Write(append(out, '\n'))
+	return err
+}
+
+// badCommandLine answers a payload the hook cannot serve because its own
+// command line is wrong: a call is denied, anything else goes on.
+func badCommandLine(raw []byte, msg string) []byte {
+	if pk := hookwire.PeekAt(raw); !pk.Told || pk.Event == hookwire.PreToolUse {
+		return hookwire.DenyOutput(msg + " (the hook denies every call until its command line in the Claude Code settings is fixed)")
+	}
+	return hookwire.PassOutput(msg)
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package projection_test
+
+const raceEnabled = false
