@@ -23,6 +23,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/agenthook"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
@@ -36,33 +37,43 @@ import (
 const defaultHookOwner = hookcmd.DefaultOwner
 
 const hookUsage = `Usage: ledger hook claude-code [flags] < PAYLOAD
-       ledger hook install [--project DIR] [--shared] [--uninstall] [flags] [-- HOOK-FLAGS...]
+       ledger hook codex [flags] < PAYLOAD
+       ledger hook gemini [flags] < PAYLOAD
+       ledger hook install [--runtime claude-code|codex|gemini] [--project DIR] [--shared] [--uninstall] [flags] [-- HOOK-FLAGS...]
 
   claude-code   the command Claude Code runs as a hook: reads one hook payload on standard
                 input, appends what happened to the ledger over NATS, and answers a PreToolUse
                 with a denial when the ledger denies the call (docs/claude-code-hooks.md);
                 with --hooks URL the thin hook, which hands the payload to 'ledger serve --hooks'
+  codex         the command Codex CLI runs as a hook (docs/codex-cli-hooks.md)
+  gemini        the command Gemini CLI runs as a hook (docs/gemini-cli-hooks.md)
   install       merges the hooks block that runs 'ledger hook claude-code' into a project's
-                .claude/settings.local.json (--uninstall removes it again)
+                .claude/settings.local.json (--uninstall removes it again); with --runtime codex
+                'ledger hook codex' into DIR/.codex/hooks.json, with --runtime gemini 'ledger hook
+                gemini' into DIR/.gemini/settings.json
 
-Run 'ledger hook claude-code --help' or 'ledger hook install --help' for their flags.
+Run 'ledger hook claude-code --help' (codex, gemini, install) for their flags.
 `
 
 func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		io.WriteString(stderr, hookUsage)
-		return usageError("hook needs a subcommand: claude-code or install")
+		return usageError("hook needs a subcommand: claude-code, codex, gemini or install")
 	}
 	switch args[0] {
 	case "claude-code":
 		return runHookClaudeCode(ctx, args[1:], stdin, stdout, stderr)
+	case "codex":
+		return runHookAgent(ctx, agenthook.Codex, args[1:], stdin, stdout, stderr)
+	case "gemini":
+		return runHookAgent(ctx, agenthook.Gemini, args[1:], stdin, stdout, stderr)
 	case "install":
 		return runHookInstall(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		io.WriteString(stdout, hookUsage)
 		return nil
 	}
-	return usageError("unknown hook subcommand %q: use claude-code or install", args[0])
+	return usageError("unknown hook subcommand %q: use claude-code, codex, gemini or install", args[0])
 }
 
 // runHookClaudeCode is 'ledger hook claude-code': internal/cchook/hookcmd,
@@ -115,13 +126,17 @@ const hookInstallAbout = "Merges the ledger's hooks into the project's Claude Co
 	"files, and whatever group, event or \"hooks\" key that leaves empty.\n\n" +
 	"Flags after -- are written into the hook's command line (e.g. -- --nats nats://127.0.0.1:4222\n" +
 	"--unreachable allow); see 'ledger hook claude-code --help'. Keep passwords in Claude Code's\n" +
-	"environment (NATS_PASSWORD), not in the settings file."
+	"environment (NATS_PASSWORD), not in the settings file.\n\n" +
+	"With --runtime codex it writes DIR/.codex/hooks.json (running 'ledger hook codex'), with --runtime\n" +
+	"gemini DIR/.gemini/settings.json (running 'ledger hook gemini'), the same way: only the ledger's\n" +
+	"handlers change (see docs/codex-cli-hooks.md and docs/gemini-cli-hooks.md)."
 
 // hookInstallFlags are hook install's flags. rest holds the arguments
 // after --, the hook's own flags.
 type hookInstallFlags struct {
 	project, command, hookBinary, httpURL string
 	tokenFile, tokenEnv, scope            string
+	runtime                               string
 	shared, uninstall, noToken            bool
 	dryRun, asJSON                        bool
 	timeoutSec                            int
@@ -129,7 +144,8 @@ type hookInstallFlags struct {
 }
 
 func (f *hookInstallFlags) register(fl *flag.FlagSet) {
-	fl.StringVar(&f.project, "project", ".", "the project `DIR` (holding, or to hold, .claude)")
+	fl.StringVar(&f.runtime, "runtime", "claude-code", "the `RUNTIME` whose hooks to write: claude-code (DIR/.claude), codex (DIR/.codex/hooks.json, running\n'ledger hook codex') or gemini (DIR/.gemini/settings.json, running 'ledger hook gemini')")
+	fl.StringVar(&f.project, "project", ".", "the project `DIR` (holding, or to hold, .claude, .codex or .gemini)")
 	fl.BoolVar(&f.shared, "shared", false, "write .claude/settings.json (committed, shared with the team) instead of settings.local.json")
 	fl.BoolVar(&f.uninstall, "uninstall", false, "remove the ledger's hooks (from both settings files)")
 	fl.StringVar(&f.command, "command", "", "the `COMMAND` that runs the ledger binary, as a shell line: the hooks run 'COMMAND hook claude-code' (default: this\nbinary's absolute path); with --url, SessionStart's 'COMMAND hook claude-code --hooks URL'")
@@ -406,6 +422,15 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	pos, err := parseFlags(fl, args)
 	if err != nil {
 		return helpOK(err)
+	}
+	switch f.runtime {
+	case "claude-code":
+	case "codex":
+		return runAgentHookInstall(agenthook.Codex, &f, pos, stdout, stderr)
+	case "gemini":
+		return runAgentHookInstall(agenthook.Gemini, &f, pos, stdout, stderr)
+	default:
+		return usageError("--runtime %q: use claude-code, codex or gemini", f.runtime)
 	}
 	if err := f.validate(pos); err != nil {
 		return err

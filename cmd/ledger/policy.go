@@ -27,13 +27,17 @@ import (
 const importActor = "ledger-import"
 
 func runPolicy(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "set" {
+		return runPolicySet(ctx, args[1:], stdin, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "import" {
 		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
-			io.WriteString(stdout, "Usage: ledger policy import --dialect openclaw|claude-code PATH\n\n"+
-				"Run 'ledger policy import --help' for its flags.\n")
+			io.WriteString(stdout, "Usage: ledger policy import --dialect openclaw|claude-code PATH\n"+
+				"       ledger policy set --dialect NAME [--scope S] FILE\n\n"+
+				"Run 'ledger policy import --help' or 'ledger policy set --help' for their flags.\n")
 			return nil
 		}
-		return usageError("policy has one subcommand: import")
+		return usageError("policy has two subcommands: import and set")
 	}
 	return runPolicyImport(ctx, args[1:], stdin, stdout, stderr)
 }

@@ -26,7 +26,9 @@ import (
 type Entry struct {
 	Type    string `json:"type"`
 	Command string `json:"command,omitempty"`
-	URL     string `json:"url,omitempty"`
+	// Name names the handler (Gemini CLI's settings; unused by Claude Code).
+	Name string `json:"name,omitempty"`
+	URL  string `json:"url,omitempty"`
 	// Timeout is Claude Code's own bound on the handler, in seconds.
 	Timeout int `json:"timeout,omitempty"`
 	// OnFailure is what Claude Code does when the handler fails (cannot
@@ -204,7 +206,22 @@ func (c Change) Changed() bool { return len(c.Added) > 0 || len(c.Removed) > 0 }
 // the ledger's own handlers (see Own): every other byte of the file stays
 // as it was, and installing the same block twice changes nothing.
 func Install(src []byte, blk []EventGroup) ([]byte, Change, error) {
-	return edit(src, blk)
+	return edit(src, blk, Own)
+}
+
+// InstallOwn is Install for another runtime's hooks file of the same shape
+// (Codex CLI's hooks.json, Gemini CLI's settings.json): own tells the
+// ledger's handlers (internal/agenthook).
+func InstallOwn(src []byte, blk []EventGroup, own func(map[string]any) bool) ([]byte, Change, error) {
+	return edit(src, blk, own)
+}
+
+// UninstallOwn is Uninstall with own telling the ledger's handlers.
+func UninstallOwn(src []byte, own func(map[string]any) bool) ([]byte, Change, error) {
+	if len(bytes.TrimSpace(src)) == 0 {
+		return src, Change{}, nil
+	}
+	return edit(src, nil, own)
 }
 
 // Uninstall removes the ledger's own handlers from a settings file's bytes,
@@ -214,10 +231,10 @@ func Uninstall(src []byte) ([]byte, Change, error) {
 	if len(bytes.TrimSpace(src)) == 0 {
 		return src, Change{}, nil
 	}
-	return edit(src, nil)
+	return edit(src, nil, Own)
 }
 
-func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
+func edit(src []byte, blk []EventGroup, own func(map[string]any) bool) ([]byte, Change, error) {
 	var ch Change
 	if len(bytes.TrimSpace(src)) == 0 {
 		if len(blk) == 0 {
@@ -252,7 +269,7 @@ func edit(src []byte, blk []EventGroup) ([]byte, Change, error) {
 	if hv.Kind != jsontree.Object {
 		return nil, ch, errors.New(`"hooks" must be an object of events`)
 	}
-	e := &hooksEdit{src: src, unit: unit, ch: &ch, want: map[string]Group{}}
+	e := &hooksEdit{src: src, unit: unit, ch: &ch, want: map[string]Group{}, own: own}
 	for _, eg := range blk {
 		e.want[eg.Event] = eg.Group
 	}
@@ -309,6 +326,7 @@ type hooksEdit struct {
 	ch    *Change
 	want  map[string]Group
 	edits []span
+	own   func(map[string]any) bool
 }
 
 // event edits one event's list; it reports whether the whole event is to
@@ -322,7 +340,7 @@ func (e *hooksEdit) event(m jsontree.Member) (bool, error) {
 		}
 		return false, nil
 	}
-	own, err := ownHandlers(e.src, arr)
+	own, err := ownHandlers(e.src, arr, e.own)
 	if err != nil {
 		return false, fmt.Errorf(`"hooks.%s": %v`, m.Key, err)
 	}
@@ -395,7 +413,7 @@ func (o ownHandler) matches(g Group) bool {
 	return reflect.DeepEqual(o.value, w)
 }
 
-func ownHandlers(src []byte, arr *jsontree.Value) ([]ownHandler, error) {
+func ownHandlers(src []byte, arr *jsontree.Value, isOwn func(map[string]any) bool) ([]ownHandler, error) {
 	var out []ownHandler
 	for gi, g := range arr.Elems {
 		if g.Kind != jsontree.Object {
@@ -420,7 +438,7 @@ func ownHandlers(src []byte, arr *jsontree.Value) ([]ownHandler, error) {
 			if h.Kind != jsontree.Object || json.Unmarshal(src[h.Start:h.End], &v) != nil {
 				continue
 			}
-			if Own(v) {
+			if isOwn(v) {
 				out = append(out, ownHandler{group: gi, matcher: matcher, hooks: hooks, index: i, value: v})
 			}
 		}

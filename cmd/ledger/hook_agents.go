@@ -1,0 +1,360 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/user"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/agenthook"
+	"github.com/sessionledger/ledger/internal/api"
+	"github.com/sessionledger/ledger/internal/cchook"
+	"github.com/sessionledger/ledger/internal/ledgercmd"
+	"github.com/sessionledger/ledger/internal/safefile"
+)
+
+// agentHookFlags are the flags of 'ledger hook codex' and 'ledger hook
+// gemini'.
+type agentHookFlags struct {
+	natsURL, creds, user, password, owner string
+	scope, identity, unreachable          string
+	timeout                               time.Duration
+	verbose                               bool
+}
+
+func (f *agentHookFlags) register(fs *flag.FlagSet, rt agenthook.Runtime) {
+	fs.StringVar(&f.natsURL, "nats", envOr("NATS_URL", nats.DefaultURL), "the `URL` of the NATS server the ledger serves its API on (env NATS_URL)")
+	fs.StringVar(&f.creds, "creds", os.Getenv("NATS_CREDS"), "NATS credentials `FILE` (env NATS_CREDS)")
+	fs.StringVar(&f.user, "user", os.Getenv("NATS_USER"), "NATS user `NAME` (env NATS_USER); with the roles of 'ledger serve --gen-auth', an orchestrator")
+	fs.StringVar(&f.password, "password", os.Getenv("NATS_PASSWORD"), "NATS password (env NATS_PASSWORD; keep it there rather than in a hooks file)")
+	fs.StringVar(&f.owner, "owner", os.Getenv("LEDGER_OWNER"), "the orchestrator `NAME` the sessions belong to (env LEDGER_OWNER; default: --user, else "+rt.Name+")")
+	fs.StringVar(&f.scope, "scope", "", "bind every session this hook starts to scope `NAME`, which must hold a policy of the ledger dialect\n('ledger policy set --dialect ledger --scope NAME FILE'); default: derived from the project, e.g. "+rt.Name+":github-com-acme-api-5355d101")
+	fs.StringVar(&f.identity, "user-identity", os.Getenv("LEDGER_IDENTITY"), "the user `NAME` a session records as who started it (env LEDGER_IDENTITY; default: the OS user's name)")
+	fs.StringVar(&f.unreachable, "unreachable", string(cchook.UnreachableDeny), "what a call is answered when the ledger cannot be reached: deny (fail closed) or allow (let "+rt.Name+" decide alone)")
+	fs.DurationVar(&f.timeout, "timeout", 3*time.Second, "bound on everything one payload waits for; the hook answers within --timeout plus at most 1s (a call not decided\nby then is denied), so keep that under the hook timeout in "+rt.Name+"'s configuration ('hook install --hook-timeout')")
+	fs.BoolVar(&f.verbose, "verbose", false, "print what the hook did (the events appended, the decision, warnings) as one JSON line on standard error")
+}
+
+func (f *agentHookFlags) check() error {
+	switch cchook.Unreachable(f.unreachable) {
+	case cchook.UnreachableDeny, cchook.UnreachableAllow:
+	default:
+		return usageError("--unreachable %q: use deny or allow", f.unreachable)
+	}
+	if f.timeout <= 0 {
+		return usageError("--timeout must be positive, got %s", f.timeout)
+	}
+	if f.scope != "" && !events.ValidScope(f.scope) {
+		return usageError("--scope %q: a scope name is 1 to 128 of A-Z a-z 0-9 _ : -", f.scope)
+	}
+	if f.owner != "" && !api.ValidOwner(f.owner) {
+		return usageError("--owner %q: an owner is [A-Za-z0-9_-]{1,64} and not \"all\"", f.owner)
+	}
+	if len(f.identity) > events.MaxIdentityLen {
+		return usageError("--user-identity is %d bytes; the limit is %d", len(f.identity), events.MaxIdentityLen)
+	}
+	return nil
+}
+
+func agentHookAbout(rt agenthook.Runtime) string {
+	events, deny := "SessionStart, UserPromptSubmit, PreToolUse, PostToolUse (spawn_agent), SubagentStart and SessionEnd",
+		`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":...}}`
+	doc := "docs/codex-cli-hooks.md"
+	if rt.Name == agenthook.Gemini.Name {
+		events, deny = "SessionStart, BeforeAgent, BeforeTool and SessionEnd", `{"decision":"deny","reason":...}`
+		doc = "docs/gemini-cli-hooks.md"
+	}
+	return "The command " + rt.Name + " runs as a hook (install it with 'ledger hook install --runtime " + rt.Command + "'). It reads one\n" +
+		"hook payload (" + events + ") on standard input and appends what happened through\n" +
+		"the ledger's NATS API: the session started with its identity, its turns, its sub-agents where the\n" +
+		"payload tells their parent, each call checked and its effect started in one record, the session ended.\n" +
+		"A call the ledger denies, cannot decide, or cannot reach (--unreachable deny, the default) is answered\n" +
+		deny + " with the reason\n" +
+		"and the 'ledger why' command that explains it; anything else gets no output (no opinion). The\n" +
+		"sessions' scope must hold a policy of the ledger dialect. See " + doc + "."
+}
+
+func agentHookFlagSet(rt agenthook.Runtime, stderr io.Writer) (*flag.FlagSet, *agentHookFlags) {
+	fs := flag.NewFlagSet("hook "+rt.Command, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: ledger hook %s [flags] < PAYLOAD\n\n%s\n\nFlags:\n", rt.Command, agentHookAbout(rt))
+		fs.PrintDefaults()
+	}
+	var f agentHookFlags
+	f.register(fs, rt)
+	return fs, &f
+}
+
+// checkAgentHookArgs says whether 'ledger hook codex|gemini' takes args
+// (hook install checks the flags it writes), and returns the longest the
+// hook takes to answer.
+func checkAgentHookArgs(rt agenthook.Runtime, args []string) (time.Duration, error) {
+	fs, f := agentHookFlagSet(rt, io.Discard)
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return 0, usageError("the hook flags after -- do not parse (%q): see 'ledger hook %s --help'", args, rt.Command)
+	}
+	if err := f.check(); err != nil {
+		return 0, err
+	}
+	return f.timeout + agentGrace(f.timeout), nil
+}
+
+func agentGrace(timeout time.Duration) time.Duration { return min(timeout, time.Second) }
+
+// runHookAgent is 'ledger hook codex' and 'ledger hook gemini'. It exits 0
+// whatever happens, with the answer on standard output: both runtimes run
+// a call whose hook fails, so a call the hook cannot decide is denied in
+// the runtime's format instead.
+func runHookAgent(ctx context.Context, rt agenthook.Runtime, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs, f := agentHookFlagSet(rt, stderr)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err == nil && fs.NArg() > 0 {
+		err = usageError("hook %s takes no arguments, got %q", rt.Command, fs.Args())
+	}
+	if err == nil {
+		err = f.check()
+	}
+	start := time.Now()
+	budget := 3 * time.Second
+	if err == nil {
+		budget = f.timeout
+	}
+	raw, rerr := readAgentPayload(stdin, budget)
+	h := &agenthook.Hook{Runtime: rt}
+	if err != nil || rerr != nil {
+		msg := fmt.Sprintf("ledger hook %s: %v", rt.Command, errors.Join(err, rerr))
+		fmt.Fprintln(stderr, msg)
+		if ev := peekAgentEvent(raw); ev == "" || ev == agenthook.PreToolUse || ev == agenthook.BeforeTool {
+			return writeAgentOutput(stdout, rt.DenyOutput(msg+" (the hook denies every call until its command line in the "+rt.Name+" configuration is fixed)"))
+		}
+		return nil
+	}
+	ctx, cancel := context.WithDeadline(ctx, start.Add(budget))
+	defer cancel()
+	h.Opts = agenthook.Options{
+		Scope:       f.scope,
+		Unreachable: cchook.Unreachable(f.unreachable),
+		Why:         ledgercmd.Conn{NATS: f.natsURL, Creds: f.creds, User: f.user}.Words("why"),
+		Where:       redactURL(f.natsURL),
+		Who:         f.who,
+		SpawnWait:   min(2*time.Second, f.timeout/2),
+	}
+	nc, cerr := f.connect()
+	if cerr != nil {
+		h.L = agentDownLedger{cerr}
+	} else {
+		defer nc.Close()
+		owner := f.owner
+		if owner == "" {
+			owner = f.user
+		}
+		if owner == "" {
+			owner = rt.Name
+		}
+		per := min(f.timeout/2, 2*time.Second)
+		h.L = cchook.ClientLedger{C: client.New(nc, client.Options{Owner: owner, Timeout: per, Retries: 1, Coalesce: 1})}
+	}
+	res := h.HandleWithin(ctx, raw, agentGrace(budget))
+	for _, w := range res.Warnings {
+		fmt.Fprintln(stderr, "ledger hook:", w)
+	}
+	if f.verbose {
+		b, _ := json.Marshal(res)
+		fmt.Fprintf(stderr, "%s\n", b)
+	}
+	return writeAgentOutput(stdout, res.Output)
+}
+
+func writeAgentOutput(stdout io.Writer, out []byte) error {
+	if len(out) == 0 {
+		return nil
+	}
+	_, err := stdout.Write(append(out, '\n'))
+	return err
+}
+
+func peekAgentEvent(raw []byte) string {
+	var pk struct {
+		Event string `json:"hook_event_name"`
+	}
+	_ = json.Unmarshal(raw, &pk)
+	return pk.Event
+}
+
+// readAgentPayload reads standard input (at most one byte over the
+// payload bound), giving up after d.
+func readAgentPayload(stdin io.Reader, d time.Duration) ([]byte, error) {
+	type result struct {
+		raw []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		raw, err := io.ReadAll(io.LimitReader(stdin, cchook.MaxPayload+1))
+		done <- result{raw, err}
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.raw, r.err
+	case <-t.C:
+		return nil, errors.New("the hook payload on standard input did not end within the hook's --timeout")
+	}
+}
+
+func (f *agentHookFlags) who() cchook.Who {
+	w := cchook.Who{User: f.identity}
+	if w.User == "" {
+		if u, err := user.Current(); err == nil {
+			w.User = u.Username
+		}
+	}
+	w.Host, _ = os.Hostname()
+	return w
+}
+
+func (f *agentHookFlags) connect() (*nats.Conn, error) {
+	opts := []nats.Option{nats.Name("ledger-hook"), nats.Timeout(min(f.timeout/2, time.Second)), nats.MaxReconnects(0)}
+	if f.creds != "" {
+		opts = append(opts, nats.UserCredentials(f.creds))
+	}
+	if f.user != "" {
+		opts = append(opts, nats.UserInfo(f.user, f.password), nats.CustomInboxPrefix(client.InboxPrefix(f.user)))
+	}
+	return nats.Connect(f.natsURL, opts...)
+}
+
+// agentDownLedger answers every request with the error that kept the
+// hook from reaching the ledger.
+type agentDownLedger struct{ err error }
+
+func (d agentDownLedger) Tree(context.Context, events.SessionKey) (*client.TreeNode, error) {
+	return nil, d.err
+}
+func (d agentDownLedger) Policy(context.Context, events.SessionKey) (*envelope.PolicyState, error) {
+	return nil, d.err
+}
+func (d agentDownLedger) Append(context.Context, client.Event) (client.AppendResult, error) {
+	return client.AppendResult{}, d.err
+}
+func (d agentDownLedger) Check(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
+	return client.CheckResult{}, d.err
+}
+func (d agentDownLedger) Start(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
+	return client.CheckResult{}, d.err
+}
+
+// runAgentHookInstall is 'ledger hook install --runtime codex|gemini': the
+// ledger's handlers written into the runtime's project-level hooks file,
+// touching nothing else (agenthook.Runtime.Install).
+func runAgentHookInstall(rt agenthook.Runtime, f *hookInstallFlags, pos []string, stdout, stderr io.Writer) error {
+	switch {
+	case len(pos) > 0:
+		return usageError("hook install takes no arguments (give the project with --project DIR, hook flags after --), got %q", pos)
+	case f.shared || f.httpURL != "" || f.hookBinary != "" || f.tokenEnv != "" || f.noToken:
+		return usageError("--shared, --url, --hook-binary, --token-env and --no-token are about Claude Code's hooks; --runtime %s installs command hooks in %s", rt.Command, rt.File("DIR"))
+	case f.timeoutSec <= 0:
+		return usageError("--hook-timeout must be at least 1 second")
+	}
+	hookArgs := f.hookArgs()
+	budget, err := checkAgentHookArgs(rt, hookArgs)
+	if err != nil {
+		return err
+	}
+	if limit := time.Duration(f.timeoutSec) * time.Second; budget >= limit {
+		return usageError("--hook-timeout %ds is not above the hook's budget (%s: its --timeout and up to 1s past it): %s runs a call whose hook times out, so raise --hook-timeout or lower the hook's --timeout", f.timeoutSec, budget, rt.Name)
+	}
+	for _, a := range hookArgs {
+		if a == "--password" || a == "-password" || strings.HasPrefix(a, "--password=") || strings.HasPrefix(a, "-password=") {
+			return usageError("keep the NATS password out of the hooks file: set NATS_PASSWORD in %s's environment", rt.Name)
+		}
+	}
+	path := rt.File(f.project)
+	src, err := safefile.ReadFile(path, maxSettingsFile)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return &exitError{code: 1, msg: fmt.Sprintf("%v; replace it with a regular file (or move it away) and run again", err)}
+	}
+	var out []byte
+	var ch cchook.Change
+	if f.uninstall {
+		out, ch, err = rt.Uninstall(src)
+	} else {
+		command := f.command
+		if command == "" {
+			exe, xerr := os.Executable()
+			if xerr != nil {
+				return fmt.Errorf("finding this ledger binary (give --command): %w", xerr)
+			}
+			warnTemporary(exe, stderr)
+			command = cchook.Quote(exe)
+		}
+		command += " " + cchook.Quote(append([]string{"hook", rt.Command}, hookArgs...)...)
+		out, ch, err = rt.Install(src, command, f.timeoutSec)
+	}
+	if err != nil {
+		return &exitError{code: 1, msg: fmt.Sprintf("%s: %v; fix the file (or move it away) and run again", path, err)}
+	}
+	changed := !bytes.Equal(out, src)
+	if f.dryRun {
+		_, err := stdout.Write(out)
+		return err
+	}
+	if changed {
+		if err := writeSettings(path, out, false); err != nil {
+			return err
+		}
+	}
+	r := settingsReport{File: path, Changed: changed, Added: ch.Added, Removed: ch.Removed}
+	if r.Added == nil {
+		r.Added = []string{}
+	}
+	if r.Removed == nil {
+		r.Removed = []string{}
+	}
+	if f.asJSON {
+		return writeJSON(stdout, []settingsReport{r})
+	}
+	switch {
+	case f.uninstall && changed:
+		fmt.Fprintf(stdout, "removed the ledger's %s hooks from %s (%s)\n", rt.Name, path, strings.Join(r.Removed, ", "))
+	case f.uninstall:
+		fmt.Fprintf(stdout, "no ledger hooks in %s\n", path)
+	case changed:
+		fmt.Fprintf(stdout, "installed the ledger's %s hooks in %s (%s)\n", rt.Name, path, strings.Join(r.Added, ", "))
+	default:
+		fmt.Fprintf(stdout, "the ledger's %s hooks are already installed in %s\n", rt.Name, path)
+	}
+	if !f.uninstall {
+		fmt.Fprintln(stdout, agentInstallNote(rt))
+	}
+	return nil
+}
+
+// agentInstallNote says what the runtime needs besides the file.
+func agentInstallNote(rt agenthook.Runtime) string {
+	if rt.Name == agenthook.Gemini.Name {
+		return "gemini-cli reads project hooks only in a trusted folder (trust it, or GEMINI_CLI_TRUST_WORKSPACE=true headless); it warns about new project hooks once, then runs them.\n" +
+			"The sessions' scope needs a policy of the ledger dialect: ledger policy set --dialect ledger --scope SCOPE FILE"
+	}
+	return "codex reads .codex/hooks.json only in a trusted project, and runs a hook only once it is trusted: review and trust the hooks in codex\n" +
+		"(its hooks list in the TUI, which saves their trusted_hash in config.toml), or run 'codex exec --dangerously-bypass-hook-trust'. This\n" +
+		"command does not write codex's trust for it. The sessions' scope needs a policy of the ledger dialect: ledger policy set --dialect ledger --scope SCOPE FILE"
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHookAgentUnreachable: 'ledger hook codex|gemini' with no ledger at
+// --nats denies a call in the runtime's format (exit 0: both runtimes run
+// a call whose hook fails), saying how to fail open; with --unreachable
+// allow it answers nothing.
+func TestHookAgentUnreachable(t *testing.T) {
+	for _, tc := range []struct{ cmd, payload, want string }{
+		{"codex", `{"session_id":"s1","hook_event_name":"PreToolUse","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"call_1"}`, "permissionDecisionReason"},
+		{"gemini", `{"session_id":"s1","hook_event_name":"BeforeTool","cwd":"/tmp","tool_name":"run_shell_command","tool_input":{"command":"ls"},"timestamp":"t"}`, `"decision":"deny"`},
+	} {
+		out, _, err := runCLI(t, tc.payload, "hook", tc.cmd, "--nats", "nats://127.0.0.1:1", "--timeout", "1s")
+		if err != nil || !strings.Contains(out, tc.want) || !strings.Contains(out, "--unreachable allow") {
+			t.Errorf("hook %s: %v %s", tc.cmd, err, out)
+		}
+		var v map[string]any
+		if json.Unmarshal([]byte(out), &v) != nil {
+			t.Errorf("hook %s answered %q, not one JSON object", tc.cmd, out)
+		}
+		out, _, err = runCLI(t, tc.payload, "hook", tc.cmd, "--nats", "nats://127.0.0.1:1", "--timeout", "1s", "--unreachable", "allow")
+		if err != nil || strings.TrimSpace(out) != "" {
+			t.Errorf("hook %s --unreachable allow: %v %q", tc.cmd, err, out)
+		}
+	}
+}
+
+// TestHookInstallRuntime: --runtime codex|gemini writes the runtime's
+// project file, keeps the hook's budget under the runtime's timeout, and
+// refuses Claude Code's own flags.
+func TestHookInstallRuntime(t *testing.T) {
+	dir := t.TempDir()
+	out, _, err := runCLI(t, "", "hook", "install", "--runtime", "gemini", "--project", dir, "--command", "ledger", "--", "--nats", "nats://h:4222")
+	if err != nil || !strings.Contains(out, "installed the ledger's gemini-cli hooks") {
+		t.Fatalf("%v %s", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ".gemini", "settings.json"))
+	if err != nil || !strings.Contains(string(b), `"command": "ledger hook gemini --nats nats://h:4222"`) || !strings.Contains(string(b), `"timeout": 10000`) {
+		t.Errorf("%v %s", err, b)
+	}
+	if _, _, err := runCLI(t, "", "hook", "install", "--runtime", "codex", "--project", dir, "--hook-timeout", "3", "--", "--timeout", "3s"); err == nil || !strings.Contains(err.Error(), "--hook-timeout 3s is not above") {
+		t.Errorf("a hook timeout under the hook's budget: %v", err)
+	}
+	if _, _, err := runCLI(t, "", "hook", "install", "--runtime", "codex", "--project", dir, "--shared"); err == nil {
+		t.Error("--shared with --runtime codex was accepted")
+	}
+	if _, _, err := runCLI(t, "", "hook", "install", "--runtime", "gemini", "--project", dir, "--uninstall"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".gemini", "settings.json")); strings.TrimSpace(string(b)) != "{}" {
+		t.Errorf("after uninstall: %s", b)
+	}
+}

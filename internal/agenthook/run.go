@@ -1,0 +1,490 @@
+package agenthook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/cchook"
+)
+
+// run is the handling of one payload.
+type run struct {
+	h   *Hook
+	p   *Payload
+	res *Result
+
+	located bool
+	loc     cchook.Location
+}
+
+func (r *run) warn(format string, args ...any) {
+	r.res.Warnings = append(r.res.Warnings, fmt.Sprintf(format, args...))
+}
+
+func (r *run) append(ctx context.Context, ev client.Event) (client.AppendResult, error) {
+	a, err := r.h.L.Append(ctx, ev)
+	if err == nil {
+		r.res.Appended = append(r.res.Appended, cchook.Appended{Type: ev.Type, Session: ev.Session, Seq: a.Seq, ID: a.ID, Duplicate: a.Duplicate})
+	}
+	return a, err
+}
+
+// sub reports whether the payload is a codex sub-agent's. Gemini's
+// payloads never tell one (a sub-agent's calls are decided as the root
+// session's: docs/gemini-cli-hooks.md).
+func (r *run) sub() bool { return r.h.Runtime.Name == Codex.Name && r.p.AgentID != "" }
+
+// key is the session the payload is about: the root, or for a codex
+// sub-agent's payload root:agent_id; a key the ledger would refuse is an
+// error, never rewritten.
+func (r *run) key() (events.SessionKey, error) {
+	root, err := r.p.Root()
+	if err != nil || !r.sub() {
+		return root, err
+	}
+	return cchook.ChildKey(root, r.p.AgentID)
+}
+
+// other handles every payload but a call.
+func (r *run) other(ctx context.Context) error {
+	p := r.p
+	switch p.Event {
+	case SessionStart:
+		_, err := r.root(ctx)
+		return err
+	case BeforeAgent:
+		// Gemini: one turn per prompt (BeforeAgent), not per model request.
+		n, err := r.root(ctx)
+		if err != nil {
+			return err
+		}
+		return r.nextTurn(ctx, n.Key, n.Turns, promptBasis(p.Timestamp, p.Prompt))
+	case UserPromptSubmit, SubagentStart:
+		// Codex: one turn per turn_id; a sub-agent's SubagentStart and its
+		// first UserPromptSubmit name the same turn_id, which lands once.
+		key, err := r.key()
+		if err != nil {
+			return err
+		}
+		r.res.Session = key
+		var n *client.TreeNode
+		if r.sub() {
+			if n, err = r.h.L.Tree(ctx, key); err == nil && n == nil {
+				r.warn("sub-agent %s is not recorded yet: its spawn is recorded when the spawn_agent call that returned its agent_id ends (PostToolUse); its first call records its turn", key)
+				return nil
+			}
+		} else {
+			n, err = r.root(ctx)
+		}
+		if err != nil {
+			return err
+		}
+		return r.nextTurn(ctx, key, n.Turns, turnBasis(p.TurnID))
+	case PostToolUse:
+		if p.ToolName == SpawnTool {
+			return r.spawn(ctx)
+		}
+	case SessionEnd:
+		return r.end(ctx)
+	}
+	return nil
+}
+
+// SpawnTool is the codex tool that spawns a sub-agent, as its hooks name it.
+const SpawnTool = "spawn_agent"
+
+func turnBasis(turnID string) string {
+	if turnID == "" {
+		return cchook.FirstTurn
+	}
+	return "turn:" + turnID
+}
+
+// nextTurn starts the turn after turns, asked again at the session's new
+// count while other hooks start turns in between; its id derives from its
+// basis, so a turn delivered twice (or named by two events) lands once.
+func (r *run) nextTurn(ctx context.Context, key events.SessionKey, turns int, basis string) error {
+	_, err := r.append(ctx, cchook.TurnEventIn(key, turns+1, basis, ""))
+	for try := 1; events.CodeOf(err) == events.CodeBadTurn && try < 16; try++ {
+		n, terr := r.h.L.Tree(ctx, key)
+		if terr != nil {
+			return terr
+		}
+		if n == nil {
+			return err
+		}
+		_, err = r.append(ctx, cchook.TurnEventIn(key, n.Turns+1, basis, ""))
+	}
+	return err
+}
+
+// location is the project of the payload's cwd (nil when it names none
+// that is absolute and clean).
+func (r *run) location() *cchook.Location {
+	if !r.located {
+		r.located = true
+		cwd := r.p.Cwd
+		if cwd != "" && filepath.IsAbs(cwd) && filepath.Clean(cwd) == cwd {
+			if r.h.Opts.Locate != nil {
+				r.loc = r.h.Opts.Locate(cwd)
+			} else {
+				r.loc = cchook.LocateProject(cwd, nil)
+			}
+		}
+	}
+	if r.loc.Dir == "" {
+		return nil
+	}
+	return &r.loc
+}
+
+func (r *run) who() cchook.Who {
+	if r.h.Opts.Who == nil {
+		return cchook.Who{}
+	}
+	return r.h.Opts.Who()
+}
+
+// scope is the scope a new root is bound to: Options.Scope, else derived
+// from the project as Claude Code's hook derives it (cchook.ScopeOf), named
+// for the runtime: codex:github-com-acme-api-5355d101.
+func (r *run) scope() string {
+	if r.h.Opts.Scope != "" {
+		return r.h.Opts.Scope
+	}
+	loc := r.location()
+	if loc == nil {
+		return ""
+	}
+	host := ""
+	if loc.PathNamed() {
+		host = r.who().Host
+	}
+	return ScopeOf(r.h.Runtime, *loc, host)
+}
+
+// ScopeOf is the scope derived for a runtime's project: cchook.ScopeOf with
+// the runtime's name in place of claude-code.
+func ScopeOf(rt Runtime, loc cchook.Location, host string) string {
+	return rt.Name + ":" + strings.TrimPrefix(cchook.ScopeOf(loc, host), cchook.ScopePrefix)
+}
+
+// startData is a new root's session.started: the main agent, bound to the
+// scope, with the identity the hook knows.
+func (r *run) startData() events.StartedData {
+	loc := r.location()
+	d := cchook.StartData("", r.scope(), loc, r.who(), r.p.Model)
+	d.Runtime = r.h.Runtime.Name
+	if loc != nil {
+		// The project is the runtime's working root, its cwd (codex -C,
+		// gemini's project dir), not the repository's root above it: the
+		// ledger dialect joins a relative path argument to it, and the
+		// runtimes resolve them against the cwd.
+		d.Project = cchook.StartData("", "", &cchook.Location{Dir: loc.Dir}, cchook.Who{}, "").Project
+	}
+	return d
+}
+
+// root returns the main session, starting it when the ledger does not know
+// it and reopening it when it ended (a resumed codex session).
+func (r *run) root(ctx context.Context) (*client.TreeNode, error) {
+	root, err := r.p.Root()
+	if err != nil {
+		return nil, err
+	}
+	if r.res.Session == "" {
+		r.res.Session = root
+	}
+	n, err := r.h.L.Tree(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	if n != nil && n.State == envelope.Ended {
+		reason := r.p.Source
+		if reason == "" {
+			reason = r.p.Event
+		}
+		ev := cchook.ReopenEvent(root, reason, n.Turns)
+		if _, err := r.append(ctx, ev); err != nil {
+			return nil, fmt.Errorf("reopening the ended session %s: %w", root, err)
+		}
+		return r.h.L.Tree(ctx, root)
+	}
+	if n != nil {
+		return n, nil
+	}
+	_, err = r.append(ctx, cchook.StartEventOf(root, r.startData()))
+	switch events.CodeOf(err) {
+	case "":
+		if err != nil {
+			return nil, err
+		}
+	case events.CodeDuplicateSession:
+	default:
+		return nil, err
+	}
+	if n, err = r.h.L.Tree(ctx, root); err == nil && n == nil {
+		err = events.Errorf(events.CodeUnknownSession, "session %q was started but cannot be read", root)
+	}
+	return n, err
+}
+
+// spawn records the sub-agent a codex spawn_agent call started, placed
+// under the session that made the call: the PostToolUse's tool_response
+// names the new agent's id, which is its agent_id in every payload of its
+// own. This is the one exact pairing the payloads allow (no payload names a
+// sub-agent's parent): TestCodexSpawnPlacement guards it.
+func (r *run) spawn(ctx context.Context) error {
+	agentID, err := spawnedAgent(r.p.ToolResponse)
+	if err != nil {
+		return err
+	}
+	parent, err := r.key()
+	if err != nil {
+		return err
+	}
+	root, _ := r.p.Root()
+	child, err := cchook.ChildKey(root, agentID)
+	if err != nil {
+		return err
+	}
+	r.res.Session = child
+	pn, err := r.h.L.Tree(ctx, parent)
+	if err != nil {
+		return err
+	}
+	if pn == nil {
+		return events.Errorf(events.CodeUnknownParent, "session %s spawned sub-agent %s, but the ledger does not know %s: the spawn is not recorded, and the sub-agent's calls are denied", parent, child, parent)
+	}
+	agentType := "default"
+	var in map[string]any
+	if json.Unmarshal(r.p.ToolInput, &in) == nil {
+		if t, ok := in["agent_type"].(string); ok && validID(t) {
+			agentType = t
+		}
+	}
+	_, err = r.append(ctx, cchook.SpawnEvent(child, parent, agentType))
+	if events.CodeOf(err) == events.CodeDuplicateSession {
+		return nil
+	}
+	return err
+}
+
+// spawnedAgent reads the agent id from a spawn_agent's tool_response: a
+// JSON object {"agent_id": ..., "nickname": ...}, or that object as a JSON
+// string (what codex 0.169.0 sends).
+func spawnedAgent(resp json.RawMessage) (string, error) {
+	var s string
+	if json.Unmarshal(resp, &s) == nil {
+		resp = json.RawMessage(s)
+	}
+	var v struct {
+		AgentID string `json:"agent_id"`
+	}
+	if err := json.Unmarshal(resp, &v); err != nil || !validID(v.AgentID) {
+		return "", fmt.Errorf("the spawn_agent's tool_response names no agent_id (%.200s): its sub-agent is not recorded, and its calls are denied", string(resp))
+	}
+	return v.AgentID, nil
+}
+
+// placed returns a codex sub-agent's session, waiting up to
+// Options.SpawnWait for its spawn to be recorded (by its parent's
+// PostToolUse, which may still run); nil when it still is not.
+func (r *run) placed(ctx context.Context, key events.SessionKey) (*client.TreeNode, error) {
+	wait := r.h.Opts.SpawnWait
+	if wait <= 0 {
+		wait = 2 * time.Second
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		n, err := r.h.L.Tree(ctx, key)
+		if err != nil || n != nil {
+			return n, err
+		}
+		if time.Now().After(deadline) {
+			return nil, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// end ends the main session (SessionEnd); an unknown or finished one
+// appends nothing.
+func (r *run) end(ctx context.Context) error {
+	root, err := r.p.Root()
+	if err != nil {
+		return err
+	}
+	r.res.Session = root
+	n, err := r.h.L.Tree(ctx, root)
+	if err != nil || n == nil || n.State != envelope.Active {
+		return err
+	}
+	_, err = r.append(ctx, cchook.EndEvent(root, r.p.Reason, "", n.Turns))
+	return err
+}
+
+// call decides a call in one record (client.CheckAndStart: its check and
+// the start of its effect, at the moment it runs) and answers.
+func (r *run) call(ctx context.Context) {
+	p, res, rt := r.p, r.res, r.h.Runtime
+	tool := p.ToolName
+	deny := func(reason string) {
+		res.Denied, res.Reason = true, reason
+		res.Output = rt.DenyOutput(reason)
+	}
+	failed := func(key events.SessionKey, err error) {
+		switch {
+		case unreachable(err):
+			res.Unreachable = true
+			if r.h.Opts.Unreachable == cchook.UnreachableAllow {
+				r.warn("the ledger at %s cannot be reached (%v): %s goes ahead unchecked (--unreachable allow)", r.h.where(), err, tool)
+				return
+			}
+			deny(rt.UnreachableReason(r.h.where(), tool, err))
+		case events.CodeOf(err) == events.CodeInvalidPolicy:
+			deny(NoPolicyReason(key, tool, r.scope(), err.Error()))
+		default:
+			deny(cchook.RefusalReason(key, tool, err))
+		}
+	}
+	key, err := r.key()
+	if err != nil {
+		root, _ := p.Root()
+		failed(root, err)
+		return
+	}
+	res.Session = key
+	var n *client.TreeNode
+	if r.sub() {
+		if _, err = r.root(ctx); err == nil {
+			n, err = r.placed(ctx, key)
+		}
+		if err == nil && n == nil {
+			err = events.Errorf(events.CodeUnknownParent, "sub-agent %s is not in the ledger: its spawn is recorded when the spawn_agent call that returned its agent_id ends, and none has; codex's payloads name no parent, and the ledger does not guess one", key)
+		}
+	} else {
+		n, err = r.root(ctx)
+	}
+	if err == nil && n.Turns == 0 {
+		if err = r.nextTurn(ctx, key, 0, turnBasis(p.TurnID)); err == nil {
+			n.Turns = 1
+		}
+	}
+	if err != nil {
+		failed(key, err)
+		return
+	}
+	pol, err := r.h.L.Policy(ctx, key)
+	if err != nil {
+		failed(key, err)
+		return
+	}
+	if pol == nil || pol.Dialect != Dialect {
+		have := "none"
+		if pol != nil {
+			have = "one in the " + pol.Dialect + " dialect"
+		}
+		scope := n.Scope
+		if scope == "" {
+			scope = r.scope()
+		}
+		deny(NoPolicyReason(key, tool, scope, fmt.Sprintf("its scope %s has %s, and %s sessions are decided in the %s dialect", events.ScopeName(scope), have, rt.Name, Dialect)))
+		return
+	}
+	input := CallInput(rt, tool, p.ToolInput)
+	call := r.callID(key)
+	check, err := r.h.L.Start(ctx, key, tool, input, call)
+	if err != nil {
+		failed(key, err)
+		return
+	}
+	res.Appended = append(res.Appended, cchook.Appended{Type: events.ToolChecked, Session: key, Seq: check.Recorded})
+	res.Decision = check.Decision
+	if check.Decision == envelope.Deny {
+		why := r.h.Opts.Why
+		if len(why) == 0 {
+			why = []string{"ledger", "why"}
+		}
+		deny(envelope.DenialText(key, tool, check.Reason, cchook.WhyCommand(why, key, tool, input, call, check.Recorded)))
+	}
+}
+
+// callID is the call's id: codex's tool_use_id (the model's call_id); for
+// gemini, which names none, one derived from the payload (CallID).
+func (r *run) callID(key events.SessionKey) string {
+	p := r.p
+	if r.h.Runtime.Name == Codex.Name {
+		if validID(p.ToolUseID) {
+			return p.ToolUseID
+		}
+		// An id the ledger cannot take as it is: one derived from it,
+		// never a rewrite of it.
+		return "codex-" + strings.TrimPrefix(CallID(string(key), p.TurnID+"\x00"+p.ToolUseID, p.ToolName, p.ToolInput), "gemini-")
+	}
+	return CallID(string(key), p.Timestamp, p.ToolName, p.ToolInput)
+}
+
+// maxParam bounds a recorded string argument other than the tool's primary
+// one, as cchook.CallInput does.
+const maxParam = 256
+
+// CutKey names the arguments left out of a recorded input for their size.
+const CutKey = "_cut"
+
+// primary is each tool's primary argument, recorded whole.
+var primary = map[string]string{
+	// codex 0.169.0
+	"Bash": "command", "apply_patch": "command", "view_image": "path",
+	// gemini-cli 0.61.0
+	"run_shell_command": "command", "read_file": "file_path", "write_file": "file_path", "replace": "file_path",
+	"list_directory": "dir_path", "glob": "dir_path", "grep_search": "dir_path", "web_fetch": "prompt",
+	"google_web_search": "query", "invoke_agent": "agent_name", "activate_skill": "name",
+}
+
+// CallInput is the input recorded for a call: the tool's top-level scalar
+// arguments in key order, a string over maxParam bytes left out (and named
+// under CutKey) unless it is the tool's primary argument; nil when there
+// are none.
+func CallInput(rt Runtime, tool string, input json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if len(input) == 0 || json.Unmarshal(input, &m) != nil {
+		return nil
+	}
+	keep := map[string]json.RawMessage{}
+	var cut []string
+	for k, v := range m {
+		switch t := strings.TrimSpace(string(v)); {
+		case k == CutKey:
+		case t == "" || t[0] == '{' || t[0] == '[' || t == "null":
+		case t[0] == '"' && len(t) > maxParam+2 && k != primary[tool]:
+			cut = append(cut, k)
+		default:
+			keep[k] = v
+		}
+	}
+	if len(cut) > 0 {
+		slices.Sort(cut)
+		keep[CutKey], _ = json.Marshal(cut)
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	b, err := events.Canonical(keep)
+	if err != nil {
+		return nil
+	}
+	return b
+}
