@@ -36,7 +36,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	dir := fl.String("dir", "", "where the servers and projections live (default: a new temp dir, removed afterwards)")
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	maxRecords := fl.Uint64("max-records", 0, "cap the log the scale section grows (default: a million records in the full run)")
-	only := fl.String("only", "", "run only these sections, comma-separated: append, queries, scale, subjects, hooks, mcp (default: all)")
+	only := fl.String("only", "", "run only these sections, comma-separated: append, queries, scale, subjects, hooks, agents, mcp, scopes (default: all)")
 	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run to this file (for 'go tool pprof')")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)

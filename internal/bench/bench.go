@@ -34,7 +34,7 @@ type Config struct {
 	// run grows it to a million records).
 	MaxRecords uint64
 	// Only, when set, names the sections to run (append, queries, scale,
-	// subjects, hooks, mcp).
+	// subjects, hooks, agents, mcp, scopes).
 	Only []string
 }
 
@@ -86,12 +86,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		{"scale", "scale and rebuild", scaleBench},
 		{"subjects", "restart past a million subjects", subjectsBench},
 		{"hooks", "Claude Code's hooks", hooksBench},
+		{"agents", "Codex and Gemini CLI hooks", agentsBench},
 		{"mcp", "the MCP gateway", mcpBench},
 		{"scopes", "many scopes against one", scopesBench},
 	}
 	for _, name := range cfg.Only {
 		if !slices.ContainsFunc(steps, func(s step) bool { return s.section == name }) {
-			return rep, fmt.Errorf("bench: no section %q; the sections are append, queries, scale, subjects, hooks, mcp and scopes", name)
+			return rep, fmt.Errorf("bench: no section %q; the sections are append, queries, scale, subjects, hooks, agents, mcp and scopes", name)
 		}
 	}
 	for _, s := range steps {
