@@ -56,7 +56,7 @@ func TestLedgerMetrics(t *testing.T) {
 	if want := `# HELP ledger_append_conflicts_total Appends that lost a race to another writer and were decided again.
 # TYPE ledger_append_conflicts_total counter
 ledger_append_conflicts_total 0
-# HELP ledger_projection_lag Records in the stream this replica has not applied yet.
+` + roundRecords() + `# HELP ledger_projection_lag Records in the stream this replica has not applied yet.
 # TYPE ledger_projection_lag gauge
 ledger_projection_lag 0
 # HELP ledger_projection_position The last stream sequence this replica has applied.
@@ -71,6 +71,8 @@ ledger_projection_position 0`; fresh != want {
 	l.AppendDuration.WithLabelValues("accepted").Observe(0.004)
 	l.AppendDuration.WithLabelValues("accepted").Observe(20) // beyond the last bound
 	l.Conflicts.Inc()
+	l.RoundRecords.Observe(1)
+	l.RoundRecords.Observe(24)
 	l.QueryDuration.WithLabelValues("check").Observe(0.0003)
 	l.Position.Set(12345)
 	l.Lag.Set(3)
@@ -101,6 +103,7 @@ ledger_projection_position 0`; fresh != want {
 	want.WriteString("# HELP ledger_append_duration_seconds Time from receiving an append to answering it.\n")
 	want.WriteString("# TYPE ledger_append_duration_seconds histogram\n")
 	histogram("ledger_append_duration_seconds", "result", "accepted", 0.004, 20)
+	want.WriteString(roundRecords(1, 24))
 	want.WriteString("# HELP ledger_appends_total Appends answered, by result: accepted, refused, duplicate or error.\n")
 	want.WriteString("# TYPE ledger_appends_total counter\n")
 	want.WriteString("ledger_appends_total{result=\"accepted\"} 2\n")
@@ -324,4 +327,29 @@ func BenchmarkScrape(b *testing.B) {
 	for b.Loop() {
 		h.ServeHTTP(httptest.NewRecorder(), req)
 	}
+}
+
+// roundRecords is the exposition of ledger_append_round_records (no
+// labels) after observing obs.
+func roundRecords(obs ...float64) string {
+	var b strings.Builder
+	b.WriteString("# HELP ledger_append_round_records Records written by each round of appends that landed (one durable write of the log each).\n")
+	b.WriteString("# TYPE ledger_append_round_records histogram\n")
+	var sum float64
+	for le := 1.0; le <= 1024; le *= 2 {
+		n := 0
+		for _, o := range obs {
+			if o <= le {
+				n++
+			}
+		}
+		fmt.Fprintf(&b, "ledger_append_round_records_bucket{le=%q} %d\n", strconv.FormatFloat(le, 'g', -1, 64), n)
+	}
+	for _, o := range obs {
+		sum += o
+	}
+	fmt.Fprintf(&b, "ledger_append_round_records_bucket{le=\"+Inf\"} %d\n", len(obs))
+	fmt.Fprintf(&b, "ledger_append_round_records_sum %s\n", strconv.FormatFloat(sum, 'g', -1, 64))
+	fmt.Fprintf(&b, "ledger_append_round_records_count %d\n", len(obs))
+	return b.String()
 }
