@@ -39,7 +39,8 @@ const defaultHookOwner = hookcmd.DefaultOwner
 const hookUsage = `Usage: ledger hook claude-code [flags] < PAYLOAD
        ledger hook codex [flags] < PAYLOAD
        ledger hook gemini [flags] < PAYLOAD
-       ledger hook install [--runtime claude-code|codex|gemini] [--project DIR] [--shared] [--uninstall] [flags] [-- HOOK-FLAGS...]
+       ledger hook qwen [flags] < PAYLOAD
+       ledger hook install [--runtime claude-code|codex|gemini|qwen] [--project DIR] [--shared] [--uninstall] [flags] [-- HOOK-FLAGS...]
 
   claude-code   the command Claude Code runs as a hook: reads one hook payload on standard
                 input, appends what happened to the ledger over NATS, and answers a PreToolUse
@@ -47,18 +48,20 @@ const hookUsage = `Usage: ledger hook claude-code [flags] < PAYLOAD
                 with --hooks URL the thin hook, which hands the payload to 'ledger serve --hooks'
   codex         the command Codex CLI runs as a hook (docs/codex-cli-hooks.md)
   gemini        the command Gemini CLI runs as a hook (docs/gemini-cli-hooks.md)
+  qwen          the command Qwen Code runs as a hook (docs/qwen-code-hooks.md)
   install       merges the hooks block that runs 'ledger hook claude-code' into a project's
                 .claude/settings.local.json (--uninstall removes it again); with --runtime codex
                 'ledger hook codex' into DIR/.codex/hooks.json, with --runtime gemini 'ledger hook
-                gemini' into DIR/.gemini/settings.json
+                gemini' into DIR/.gemini/settings.json, with --runtime qwen 'ledger hook qwen'
+                into DIR/.qwen/settings.json
 
-Run 'ledger hook claude-code --help' (codex, gemini, install) for their flags.
+Run 'ledger hook claude-code --help' (codex, gemini, qwen, install) for their flags.
 `
 
 func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		io.WriteString(stderr, hookUsage)
-		return usageError("hook needs a subcommand: claude-code, codex, gemini or install")
+		return usageError("hook needs a subcommand: claude-code, codex, gemini, qwen or install")
 	}
 	switch args[0] {
 	case "claude-code":
@@ -67,6 +70,8 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return runHookAgent(ctx, agenthook.Codex, args[1:], stdin, stdout, stderr)
 	case "gemini":
 		return runHookAgent(ctx, agenthook.Gemini, args[1:], stdin, stdout, stderr)
+	case "qwen":
+		return runHookAgent(ctx, agenthook.Qwen, args[1:], stdin, stdout, stderr)
 	case "install":
 		return runHookInstall(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
@@ -144,7 +149,7 @@ type hookInstallFlags struct {
 }
 
 func (f *hookInstallFlags) register(fl *flag.FlagSet) {
-	fl.StringVar(&f.runtime, "runtime", "claude-code", "the `RUNTIME` whose hooks to write: claude-code (DIR/.claude), codex (DIR/.codex/hooks.json, running\n'ledger hook codex') or gemini (DIR/.gemini/settings.json, running 'ledger hook gemini')")
+	fl.StringVar(&f.runtime, "runtime", "claude-code", "the `RUNTIME` whose hooks to write: claude-code (DIR/.claude), codex (DIR/.codex/hooks.json, running\n'ledger hook codex') gemini (DIR/.gemini/settings.json, running 'ledger hook gemini')\nor qwen (DIR/.qwen/settings.json, running 'ledger hook qwen')")
 	fl.StringVar(&f.project, "project", ".", "the project `DIR` (holding, or to hold, .claude, .codex or .gemini)")
 	fl.BoolVar(&f.shared, "shared", false, "write .claude/settings.json (committed, shared with the team) instead of settings.local.json")
 	fl.BoolVar(&f.uninstall, "uninstall", false, "remove the ledger's hooks (from both settings files)")
@@ -429,8 +434,10 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 		return runAgentHookInstall(agenthook.Codex, &f, pos, stdout, stderr)
 	case "gemini":
 		return runAgentHookInstall(agenthook.Gemini, &f, pos, stdout, stderr)
+	case "qwen":
+		return runAgentHookInstall(agenthook.Qwen, &f, pos, stdout, stderr)
 	default:
-		return usageError("--runtime %q: use claude-code, codex or gemini", f.runtime)
+		return usageError("--runtime %q: use claude-code, codex, gemini or qwen", f.runtime)
 	}
 	if err := f.validate(pos); err != nil {
 		return err

@@ -77,6 +77,10 @@ func agentHookAbout(rt agenthook.Runtime) string {
 		events, deny = "SessionStart, BeforeAgent, BeforeTool and SessionEnd", `{"decision":"deny","reason":...}`
 		doc = "docs/gemini-cli-hooks.md"
 	}
+	if rt.Name == agenthook.Qwen.Name {
+		events = "SessionStart, UserPromptSubmit, PreToolUse, PostToolUse (agent), SubagentStart and SessionEnd"
+		doc = "docs/qwen-code-hooks.md"
+	}
 	return "The command " + rt.Name + " runs as a hook (install it with 'ledger hook install --runtime " + rt.Command + "'). It reads one\n" +
 		"hook payload (" + events + ") on standard input and appends what happened through\n" +
 		"the ledger's NATS API: the session started with its identity, its turns, its sub-agents where the\n" +
@@ -273,6 +277,9 @@ func runAgentHookInstall(rt agenthook.Runtime, f *hookInstallFlags, pos []string
 		return usageError("--shared, --url, --hook-binary, --token-env and --no-token are about Claude Code's hooks; --runtime %s installs command hooks in %s", rt.Command, rt.File("DIR"))
 	case f.timeoutSec <= 0:
 		return usageError("--hook-timeout must be at least 1 second")
+	case rt.Name == agenthook.Qwen.Name && f.timeoutSec >= 1000:
+		// Qwen Code reads a timeout of 1000 or more as milliseconds.
+		return usageError("--hook-timeout %d: qwen reads a hook timeout of 1000 or more as milliseconds; give under 1000 seconds", f.timeoutSec)
 	}
 	hookArgs := f.hookArgs()
 	budget, err := checkAgentHookArgs(rt, hookArgs)
@@ -350,6 +357,10 @@ func runAgentHookInstall(rt agenthook.Runtime, f *hookInstallFlags, pos []string
 
 // agentInstallNote says what the runtime needs besides the file.
 func agentInstallNote(rt agenthook.Runtime) string {
+	if rt.Name == agenthook.Qwen.Name {
+		return "qwen-code reads a project's .qwen/settings.json unless folder trust is on and the folder is untrusted (or the project is HOME); its hooks add to\n" +
+			"the user's. The sessions' scope needs a policy of the ledger dialect: ledger policy set --dialect ledger --scope SCOPE FILE"
+	}
 	if rt.Name == agenthook.Gemini.Name {
 		return "gemini-cli reads project hooks only in a trusted folder (trust it, or GEMINI_CLI_TRUST_WORKSPACE=true headless); it warns about new project hooks once, then runs them.\n" +
 			"The sessions' scope needs a policy of the ledger dialect: ledger policy set --dialect ledger --scope SCOPE FILE"

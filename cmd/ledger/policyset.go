@@ -21,8 +21,8 @@ func runPolicySet(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	fl := newFlags("policy set", "--dialect NAME [--scope S] [--catalogue FILE | --tools LIST] FILE",
 		"Appends FILE ('-': standard input), a policy document of the dialect, as the scope's policy.set.\n"+
 			"The catalogue (the tool names that exist) is --catalogue or --tools; for the ledger dialect it\n"+
-			"defaults to the built-in table of the document's \"runtime\" (codex@0.169.0, gemini@0.61.0), what\n"+
-			"the Codex CLI and Gemini CLI hooks name (docs/dialects/ledger.md). Prints the record's sequence.\n"+
+			"defaults to the built-in table of the document's \"runtime\" (codex@0.169.0, gemini@0.61.0,\n"+
+			"qwen@0.24.4), what the Codex CLI, Gemini CLI and Qwen Code hooks name (docs/dialects/ledger.md). Prints the record's sequence.\n"+
 			"With --nats and --user the event goes through the ledger's API as that operator.", stderr)
 	var lf ledgerFlags
 	lf.register(fl)

@@ -163,6 +163,38 @@ func TestCallReading(t *testing.T) {
 	}
 }
 
+// TestQwenTable: qwen@0.24.4 reads the arguments its recorded payloads
+// carry (tests/agentcli/testdata/qwen-code/payloads: run_shell_command's
+// command, read_file's file_path) and the bundle's schemas (glob's and
+// grep_search's optional path, web_fetch's url); agent is its spawn tool.
+func TestQwenTable(t *testing.T) {
+	q := tableOf("qwen@0.24.4")
+	if q == nil || q.spawn != "agent" || !q.has("agent") {
+		t.Fatalf("qwen@0.24.4: %+v", q)
+	}
+	for _, tc := range []struct {
+		tool, input string
+		want        []string
+	}{
+		{"run_shell_command", `{"command":"git status","description":"status"}`, []string{"git status"}},
+		{"read_file", `{"file_path":"/repo/notes.txt"}`, []string{"/repo/notes.txt"}},
+		{"write_file", `{"file_path":"src/a.go","content":"x"}`, []string{"/repo/src/a.go"}},
+		{"edit", `{"file_path":"a.go","old_string":"a","new_string":"b"}`, []string{"/repo/a.go"}},
+		{"list_directory", `{"path":"/repo/src"}`, []string{"/repo/src"}},
+		{"glob", `{"pattern":"*.go"}`, []string{"/repo"}},
+		{"grep_search", `{"pattern":"x","path":"sub"}`, []string{"/repo/sub"}},
+		{"web_fetch", `{"url":"https://Go.dev/doc","prompt":"summarize"}`, []string{"go.dev"}},
+	} {
+		c := newCall(q.spec(tc.tool), json.RawMessage(tc.input), "/repo")
+		if !c.known || !slices.Equal(c.units, tc.want) {
+			t.Errorf("%s %s: known %v units %q (%s), want %q", tc.tool, tc.input, c.known, c.units, c.why, tc.want)
+		}
+	}
+	if s := q.spec("agent"); s.kind != kindNone {
+		t.Errorf("agent reads %s", s.kind)
+	}
+}
+
 const decideDoc = `{
   "runtime": "codex@0.169.0",
   "permissions": {"allow": ["Bash(git status)", "Bash(go test *)", "view_image(src/**)", "spawn_agent"], "ask": ["Bash(git commit *)"], "deny": ["Bash(git push *)"]},
@@ -308,10 +340,10 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestCatalogueAndRuntimes(t *testing.T) {
-	if got := Runtimes(); !slices.Equal(got, []string{"codex@0.169.0", "gemini@0.61.0"}) {
+	if got := Runtimes(); !slices.Equal(got, []string{"codex@0.169.0", "gemini@0.61.0", "qwen@0.24.4"}) {
 		t.Errorf("runtimes %q", got)
 	}
-	for _, rt := range []string{"codex", "codex@0.169.0", "gemini", "gemini@0.61.0"} {
+	for _, rt := range []string{"codex", "codex@0.169.0", "gemini", "gemini@0.61.0", "qwen", "qwen@0.24.4"} {
 		cat, ok := Catalogue(rt)
 		if !ok || !slices.IsSorted(cat) || len(cat) < 10 {
 			t.Errorf("%s: %v %q", rt, ok, cat)

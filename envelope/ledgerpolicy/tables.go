@@ -43,7 +43,7 @@ type runtimeTable struct {
 
 // tables are the built-in runtime releases, sorted by id.
 var tables = func() []*runtimeTable {
-	ts := []*runtimeTable{codex0169, gemini0610}
+	ts := []*runtimeTable{codex0169, gemini0610, qwen0244}
 	for _, t := range ts {
 		slices.SortFunc(t.tools, func(a, b toolSpec) int { return strings.Compare(a.name, b.name) })
 		for i := 1; i < len(t.tools); i++ {

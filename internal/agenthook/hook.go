@@ -1,5 +1,5 @@
-// Package agenthook attaches the Codex CLI (0.169.0) and the Gemini CLI
-// (0.61.0) to the ledger through their command hooks, the way
+// Package agenthook attaches the Codex CLI (0.169.0), the Gemini CLI
+// (0.61.0) and Qwen Code (0.24.4) to the ledger through their command hooks, the way
 // internal/cchook attaches Claude Code: each hook payload is mapped to
 // ledger events through the Go client (a session started with its
 // identity, a turn, a sub-agent spawned where the payload can tell its
@@ -16,8 +16,8 @@
 // (envelope/ledgerpolicy); a call of a session whose scope has none, or one
 // of another dialect, is denied with the command that sets one.
 //
-// docs/codex-cli-hooks.md and docs/gemini-cli-hooks.md describe the
-// mapping and what each runtime's payloads cannot tell.
+// docs/codex-cli-hooks.md, docs/gemini-cli-hooks.md and
+// docs/qwen-code-hooks.md describe the mapping and what each runtime's payloads cannot tell.
 package agenthook
 
 import (
@@ -49,7 +49,12 @@ type Runtime struct {
 var (
 	Codex  = Runtime{Name: "codex", Command: "codex"}
 	Gemini = Runtime{Name: "gemini-cli", Command: "gemini"}
+	Qwen   = Runtime{Name: "qwen-code", Command: "qwen"}
 )
+
+// claudeShaped reports whether the runtime's hooks are Claude Code's
+// events and answers (codex, qwen), as opposed to gemini's.
+func (rt Runtime) claudeShaped() bool { return rt.Name != Gemini.Name }
 
 // Options configure a Hook; the zero value of a field is its default.
 type Options struct {
@@ -112,6 +117,8 @@ type Payload struct {
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"`
 	ToolUseID      string          `json:"tool_use_id"`
+	ToolCallID     string          `json:"tool_call_id"` // qwen: the model's call id
+	PromptID       string          `json:"prompt_id"`    // qwen: <session>########<n>, one per user prompt
 	ToolResponse   json.RawMessage `json:"tool_response"`
 	AgentID        string          `json:"agent_id"`
 	AgentType      string          `json:"agent_type"`

@@ -27,8 +27,11 @@ const root = "0b0e2c4a-1111-4222-8333-444455556666"
 func recorded(t *testing.T, rt Runtime, name, base, ts string, edit map[string]any) []byte {
 	t.Helper()
 	dir := "codex-cli"
-	if rt.Name == Gemini.Name {
+	switch rt.Name {
+	case Gemini.Name:
 		dir = "gemini-cli"
+	case Qwen.Name:
+		dir = "qwen-code"
 	}
 	b, err := os.ReadFile(filepath.Join("..", "..", "tests", "agentcli", "testdata", dir, "payloads", name+".json"))
 	if err != nil {
@@ -79,6 +82,10 @@ func newFixture(t *testing.T, rt Runtime, dialect string) *fixture {
 		if rt.Name == Gemini.Name {
 			runtime = "gemini@0.61.0"
 			allow = []string{"run_shell_command", "read_file", "invoke_agent", "complete_task"}
+		}
+		if rt.Name == Qwen.Name {
+			runtime = "qwen@0.24.4"
+			allow = []string{"run_shell_command", "read_file", "agent"}
 		}
 		cat, ok := ledgerpolicy.Catalogue(runtime)
 		if !ok {

@@ -18,8 +18,14 @@ import (
 // DIR/.codex/hooks.json (the project layer of a trusted project), gemini's
 // DIR/.gemini/settings.json (the project settings of a trusted folder).
 func (rt Runtime) File(project string) string {
-	if rt.Name == Gemini.Name {
+	switch rt.Name {
+	case Gemini.Name:
 		return filepath.Join(project, ".gemini", "settings.json")
+	case Qwen.Name:
+		// Qwen Code 0.24.4 reads the workspace's .qwen/settings.json
+		// (unless the folder is untrusted, or the workspace is HOME) and
+		// concatenates its hooks with the user's (TestQwenLedger).
+		return filepath.Join(project, ".qwen", "settings.json")
 	}
 	return filepath.Join(project, ".codex", "hooks.json")
 }
@@ -37,21 +43,24 @@ func (rt Runtime) Events() []string {
 }
 
 // Block is the hooks block running command for every event of Events,
-// with the runtime's own timeout (timeoutSec seconds: codex takes seconds,
-// gemini milliseconds). Codex's PostToolUse matches spawn_agent alone (the
-// one call whose end records something: its sub-agent's spawn); a call's
-// event matches every tool.
+// with the runtime's own timeout (timeoutSec seconds: codex and qwen take
+// seconds, gemini milliseconds). Codex's PostToolUse matches spawn_agent
+// alone, qwen's agent (the one call whose end records something: its
+// sub-agent's spawn); a call's event matches every tool.
 func (rt Runtime) Block(command string, timeoutSec int) []cchook.EventGroup {
 	e := cchook.Entry{Type: "command", Command: command, Timeout: timeoutSec}
-	if rt.Name == Gemini.Name {
+	switch rt.Name {
+	case Gemini.Name:
 		e.Name, e.Timeout = HandlerName, timeoutSec*1000
+	case Qwen.Name:
+		e.Name = HandlerName
 	}
 	var out []cchook.EventGroup
 	for _, ev := range rt.Events() {
 		g := cchook.Group{Hooks: []cchook.Entry{e}}
 		switch ev {
 		case PostToolUse:
-			g.Matcher = "^" + SpawnTool + "$"
+			g.Matcher = "^" + rt.spawnTool() + "$"
 		case BeforeTool:
 			g.Matcher = "*"
 		}
@@ -62,7 +71,7 @@ func (rt Runtime) Block(command string, timeoutSec int) []cchook.EventGroup {
 
 // Own reports whether a handler (as decoded from the file) is the ledger's
 // for the runtime: a command hook running `... hook codex ...` (or
-// `hook gemini`).
+// `hook gemini`, `hook qwen`).
 func (rt Runtime) Own(h map[string]any) bool {
 	if h["type"] != "command" {
 		return false

@@ -20,13 +20,16 @@ var update = flag.Bool("update", false, "rewrite the install goldens")
 func TestInstallGolden(t *testing.T) {
 	const cmd = "/usr/local/bin/ledger hook %s --nats nats://127.0.0.1:4222 --scope proj"
 	names, _ := filepath.Glob("testdata/install/*.json")
-	names = append(names, "testdata/install/codex-missing.json", "testdata/install/gemini-missing.json")
+	names = append(names, "testdata/install/codex-missing.json", "testdata/install/gemini-missing.json", "testdata/install/qwen-missing.json")
 	for _, name := range names {
 		base := strings.TrimSuffix(filepath.Base(name), ".json")
 		t.Run(base, func(t *testing.T) {
 			rt := Codex
-			if strings.HasPrefix(base, "gemini") {
+			switch {
+			case strings.HasPrefix(base, "gemini"):
 				rt = Gemini
+			case strings.HasPrefix(base, "qwen"):
+				rt = Qwen
 			}
 			src, _ := os.ReadFile(name)
 			out, ch, err := rt.Install(src, strings.Replace(cmd, "%s", rt.Command, 1), 10)
@@ -93,6 +96,9 @@ func TestOwn(t *testing.T) {
 		{Gemini, "ledger hook gemini", true},
 		{Gemini, "ledger hook geminix", false},
 		{Gemini, "./audit.sh", false},
+		{Qwen, "/usr/local/bin/ledger hook qwen --nats x", true},
+		{Qwen, "ledger hook qwen-code", false},
+		{Qwen, "ledger hook codex", false},
 	} {
 		if got := tc.rt.Own(map[string]any{"type": "command", "command": tc.cmd}); got != tc.want {
 			t.Errorf("%s Own(%q) = %v", tc.rt.Name, tc.cmd, got)

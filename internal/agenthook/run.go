@@ -37,10 +37,34 @@ func (r *run) append(ctx context.Context, ev client.Event) (client.AppendResult,
 	return a, err
 }
 
-// sub reports whether the payload is a codex sub-agent's. Gemini's
-// payloads never tell one (a sub-agent's calls are decided as the root
-// session's: docs/gemini-cli-hooks.md).
-func (r *run) sub() bool { return r.h.Runtime.Name == Codex.Name && r.p.AgentID != "" }
+// sub reports whether the payload is a codex or qwen sub-agent's (its
+// agent_id; its session_id is the root's). Gemini's payloads never tell
+// one (a sub-agent's calls are decided as the root session's:
+// docs/gemini-cli-hooks.md).
+func (r *run) sub() bool { return r.h.Runtime.claudeShaped() && r.p.AgentID != "" }
+
+// turnID names the payload's turn: codex's turn_id; qwen's prompt_id, one
+// per user prompt (the UserPromptSubmit Qwen fires again, with an empty
+// prompt, after every batch of tool results carries the same prompt_id,
+// so it starts no turn: TestQwenPayloads).
+func (r *run) turnID() string {
+	if r.h.Runtime.Name == Qwen.Name {
+		return r.p.PromptID
+	}
+	return r.p.TurnID
+}
+
+// spawnTool is the runtime's tool that spawns a sub-agent, as its hooks
+// name it ("" for gemini, whose sub-agents are not placed).
+func (rt Runtime) spawnTool() string {
+	switch rt.Name {
+	case Codex.Name:
+		return SpawnTool
+	case Qwen.Name:
+		return QwenSpawnTool
+	}
+	return ""
+}
 
 // key is the session the payload is about: the root, or for a codex
 // sub-agent's payload root:agent_id; a key the ledger would refuse is an
@@ -68,6 +92,11 @@ func (r *run) other(ctx context.Context) error {
 		}
 		return r.nextTurn(ctx, n.Key, n.Turns, promptBasis(p.Timestamp, p.Prompt))
 	case UserPromptSubmit, SubagentStart:
+		if r.h.Runtime.Name == Qwen.Name && p.Event == UserPromptSubmit && p.Prompt == "" {
+			// Qwen's UserPromptSubmit after a batch of tool results: the
+			// same prompt_id, the same turn; nothing to record.
+			return nil
+		}
 		// Codex: one turn per turn_id; a sub-agent's SubagentStart and its
 		// first UserPromptSubmit name the same turn_id, which lands once.
 		key, err := r.key()
@@ -87,9 +116,9 @@ func (r *run) other(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return r.nextTurn(ctx, key, n.Turns, turnBasis(p.TurnID))
+		return r.nextTurn(ctx, key, n.Turns, turnBasis(r.turnID()))
 	case PostToolUse:
-		if p.ToolName == SpawnTool {
+		if st := r.h.Runtime.spawnTool(); st != "" && p.ToolName == st {
 			return r.spawn(ctx)
 		}
 	case SessionEnd:
@@ -100,6 +129,9 @@ func (r *run) other(ctx context.Context) error {
 
 // SpawnTool is the codex tool that spawns a sub-agent, as its hooks name it.
 const SpawnTool = "spawn_agent"
+
+// QwenSpawnTool is Qwen Code's.
+const QwenSpawnTool = "agent"
 
 func turnBasis(turnID string) string {
 	if turnID == "" {
@@ -244,6 +276,9 @@ func (r *run) root(ctx context.Context) (*client.TreeNode, error) {
 // sub-agent's parent): TestCodexSpawnPlacement guards it.
 func (r *run) spawn(ctx context.Context) error {
 	agentID, err := spawnedAgent(r.p.ToolResponse)
+	if r.h.Runtime.Name == Qwen.Name {
+		agentID, err = qwenSpawnedAgent(r.p.ToolResponse, r.p.ToolCallID)
+	}
 	if err != nil {
 		return err
 	}
@@ -269,6 +304,8 @@ func (r *run) spawn(ctx context.Context) error {
 	if json.Unmarshal(r.p.ToolInput, &in) == nil {
 		if t, ok := in["agent_type"].(string); ok && validID(t) {
 			agentType = t
+		} else if t, ok := in["subagent_type"].(string); ok && validID(t) {
+			agentType = t // qwen's agent
 		}
 	}
 	_, err = r.append(ctx, cchook.SpawnEvent(child, parent, agentType))
@@ -293,6 +330,36 @@ func spawnedAgent(resp json.RawMessage) (string, error) {
 		return "", fmt.Errorf("the spawn_agent's tool_response names no agent_id (%.200s): its sub-agent is not recorded, and its calls are denied", string(resp))
 	}
 	return v.AgentID, nil
+}
+
+// qwenSpawnedAgent reads the agent id from the PostToolUse of Qwen Code's
+// agent call: a sub-agent launched in the background (the default for a
+// top-level one) answers {"llmContent": "Background agent launched
+// successfully.\ntask_id: <agent_type>-<call id> ...", "returnDisplay":
+// {"type": "task_execution", "status": "background", ...}}, and that
+// task_id is the agent_id of every payload of the sub-agent. Only that
+// launch text is read (a foreground sub-agent's llmContent is its own
+// answer, which the model writes), and the id must end with "-" and the
+// spawning call's tool_call_id, as Qwen names its sub-agents
+// (`${name}-${callId}` in the bundle): TestQwenSpawn guards it.
+func qwenSpawnedAgent(resp json.RawMessage, callID string) (string, error) {
+	var v struct {
+		LLMContent    string `json:"llmContent"`
+		ReturnDisplay struct {
+			Type   string `json:"type"`
+			Status string `json:"status"`
+		} `json:"returnDisplay"`
+	}
+	_ = json.Unmarshal(resp, &v)
+	const launched = "Background agent launched successfully.\ntask_id: "
+	if v.ReturnDisplay.Type != "task_execution" || v.ReturnDisplay.Status != "background" || !strings.HasPrefix(v.LLMContent, launched) {
+		return "", fmt.Errorf("the agent call's tool_response is not a background launch (%.120s): a foreground sub-agent is not placed, and its calls are denied", string(resp))
+	}
+	id, _, _ := strings.Cut(strings.TrimPrefix(v.LLMContent, launched), " ")
+	if id, _, _ = strings.Cut(id, "\n"); !validID(id) || callID == "" || !strings.HasSuffix(id, "-"+callID) {
+		return "", fmt.Errorf("the agent call's tool_response names task_id %q, which is not <agent_type>-%s: its sub-agent is not recorded, and its calls are denied", id, callID)
+	}
+	return id, nil
 }
 
 // placed returns a codex sub-agent's session, waiting up to
@@ -373,13 +440,13 @@ func (r *run) call(ctx context.Context) {
 			n, err = r.placed(ctx, key)
 		}
 		if err == nil && n == nil {
-			err = events.Errorf(events.CodeUnknownParent, "sub-agent %s is not in the ledger: its spawn is recorded when the spawn_agent call that returned its agent_id ends, and none has; codex's payloads name no parent, and the ledger does not guess one", key)
+			err = events.Errorf(events.CodeUnknownParent, "sub-agent %s is not in the ledger: its spawn is recorded when the %s call that returned its agent_id ends, and none has; %s's payloads name no parent, and the ledger does not guess one", key, rt.spawnTool(), rt.Name)
 		}
 	} else {
 		n, err = r.root(ctx)
 	}
 	if err == nil && n.Turns == 0 {
-		if err = r.nextTurn(ctx, key, 0, turnBasis(p.TurnID)); err == nil {
+		if err = r.nextTurn(ctx, key, 0, turnBasis(r.turnID())); err == nil {
 			n.Turns = 1
 		}
 	}
@@ -422,10 +489,18 @@ func (r *run) call(ctx context.Context) {
 	}
 }
 
-// callID is the call's id: codex's tool_use_id (the model's call_id); for
+// callID is the call's id: codex's tool_use_id (the model's call_id),
+// qwen's tool_call_id (the model's; its tool_use_id is one Qwen makes up,
+// toolu_<ms>_<random>, which the user never sees: TestQwenPayloads); for
 // gemini, which names none, one derived from the payload (CallID).
 func (r *run) callID(key events.SessionKey) string {
 	p := r.p
+	if r.h.Runtime.Name == Qwen.Name {
+		if validID(p.ToolCallID) {
+			return p.ToolCallID
+		}
+		return "qwen-" + strings.TrimPrefix(CallID(string(key), p.PromptID+"\x00"+p.ToolCallID+"\x00"+p.ToolUseID, p.ToolName, p.ToolInput), "gemini-")
+	}
 	if r.h.Runtime.Name == Codex.Name {
 		if validID(p.ToolUseID) {
 			return p.ToolUseID
@@ -452,6 +527,18 @@ var primary = map[string]string{
 	"run_shell_command": "command", "read_file": "file_path", "write_file": "file_path", "replace": "file_path",
 	"list_directory": "dir_path", "glob": "dir_path", "grep_search": "dir_path", "web_fetch": "prompt",
 	"google_web_search": "query", "invoke_agent": "agent_name", "activate_skill": "name",
+	// qwen-code 0.24.4 (run_shell_command, read_file, write_file as gemini's)
+	"edit": "file_path", "notebook_edit": "notebook_path", "zoom_image": "file_path", "web_search": "query",
+}
+
+// qwenPrimary is where qwen's tools differ from gemini's of the same name.
+var qwenPrimary = map[string]string{"list_directory": "path", "glob": "path", "grep_search": "path", "web_fetch": "url"}
+
+func primaryOf(rt Runtime, tool string) string {
+	if f, ok := qwenPrimary[tool]; ok && rt.Name == Qwen.Name {
+		return f
+	}
+	return primary[tool]
 }
 
 // CallInput is the input recorded for a call: the tool's top-level scalar
@@ -469,7 +556,7 @@ func CallInput(rt Runtime, tool string, input json.RawMessage) json.RawMessage {
 		switch t := strings.TrimSpace(string(v)); {
 		case k == CutKey:
 		case t == "" || t[0] == '{' || t[0] == '[' || t == "null":
-		case t[0] == '"' && len(t) > maxParam+2 && k != primary[tool]:
+		case t[0] == '"' && len(t) > maxParam+2 && k != primaryOf(rt, tool):
 			cut = append(cut, k)
 		default:
 			keep[k] = v

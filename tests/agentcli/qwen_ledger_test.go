@@ -1,0 +1,97 @@
+package agentcli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sessionledger/ledger/internal/agentclitest"
+)
+
+// TestQwenLedger: the real Qwen Code (qwen -p), offline against the
+// scripted Responses API, with the ledger's hooks installed by 'ledger hook
+// install --runtime qwen' in the project's .qwen/settings.json (the
+// recorder stays in HOME/.qwen/settings.json: Qwen adds the two), against a
+// served ledger whose scope has a ledger-dialect policy for qwen@0.24.4.
+// The main agent runs a command and starts a sub-agent (agent, in the
+// background), which runs a command (placed under the root by the agent
+// call's PostToolUse); then an operator denies run_shell_command for the
+// root alone (deny.added), and the main agent's next command is blocked
+// inside Qwen with the ledger's reason; 'ledger why --call' (the model's
+// call id) names revocation:deny and 'ledger verify' passes.
+func TestQwenLedger(t *testing.T) {
+	agentclitest.Qwen(t)
+	s := serveLedger(t)
+	const scope = "qwen-e2e"
+	s.setPolicy(scope, map[string]any{"runtime": "qwen@0.24.4",
+		"permissions": map[string]any{"allow": []string{"run_shell_command", "read_file", "agent"}}})
+	var hooks, root string
+	var d denyOnce
+	res := agentclitest.RunQwen(t.Context(), t, agentclitest.Case{
+		Name:   "ledger",
+		Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStart"},
+		Files:  map[string]string{"notes.txt": "hello notes\n"},
+		Setup: func(dir, home string) {
+			hooks = filepath.Join(filepath.Dir(dir), "hooks")
+			s.install("qwen", dir, scope)
+		},
+		Before: func(q agentclitest.Request) {
+			if _, ok := q.Output("call_task"); ok && q.Script == "main" {
+				root = rootOf(t, hooks)
+				d.deny(t, s, "run_shell_command", root)
+			}
+		},
+		Scripts: agentclitest.Scripts{
+			"main": {
+				{agentclitest.Call("call_sh", "run_shell_command", map[string]any{"command": "cat notes.txt > main.txt", "description": "copy"})},
+				{agentclitest.Call("call_task", "agent", map[string]any{"description": "sub work", "prompt": "script:worker"})},
+				{agentclitest.Call("call_denied", "run_shell_command", map[string]any{"command": "touch denied.txt", "description": "touch"})},
+			},
+			"worker": {{agentclitest.Call("call_worker_sh", "run_shell_command", map[string]any{"command": "cat notes.txt > worker.txt", "description": "copy"})}},
+		},
+	})
+	if res.ExitCode != 0 || len(res.Unexpected) > 0 {
+		t.Fatalf("qwen exited %d, unexpected requests %v; stderr: %s", res.ExitCode, res.Unexpected, res.Stderr)
+	}
+	var order []string
+	for _, h := range res.Hooks {
+		order = append(order, qwenKind(h)+"/"+str(h, "tool_call_id")+str(h, "prompt_id"))
+	}
+	t.Logf("hook order: %v", order)
+	for _, f := range []string{"main.txt", "worker.txt"} {
+		if !exists(filepath.Join(res.Dir, f)) {
+			t.Errorf("%s was not written: an allowed call did not run", f)
+		}
+	}
+	if exists(filepath.Join(res.Dir, "denied.txt")) {
+		t.Errorf("denied.txt was written: the revoked call ran")
+	}
+	out, ok := res.Output("call_denied")
+	if !ok {
+		t.Fatalf("the model never got call_denied's output")
+	}
+	for _, want := range []string{"revocation:deny", "INC-29", "ledger why", "--call call_denied --session " + root} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the blocked call's output does not hold %q: %s", want, out)
+		}
+	}
+	t.Logf("call_denied's output, as the model got it: %s", out)
+	why := s.cmd("why", "--call", "call_denied", "--session", root)
+	t.Logf("ledger why --call call_denied:\n%s", why)
+	if !strings.Contains(why, "revocation:deny") {
+		t.Errorf("ledger why --call call_denied:\n%s", why)
+	}
+	tr := s.tree("qwen-code", root)
+	if tr.Identity == nil || tr.Identity.Runtime != "qwen-code" || tr.Scope != scope || tr.Turns != 1 {
+		t.Errorf("root: scope %q turns %d identity %+v", tr.Scope, tr.Turns, tr.Identity)
+	}
+	if len(tr.Children) != 1 || string(tr.Children[0].Key) != root+":general-purpose-call_task" {
+		t.Fatalf("the root's sub-agents: %+v, want %s:general-purpose-call_task", tr.Children, root)
+	}
+	if w := s.cmd("why", "--call", "call_worker_sh", "--session", string(tr.Children[0].Key)); !strings.Contains(w, "allow") {
+		t.Errorf("ledger why --call call_worker_sh:\n%s", w)
+	}
+	if v := s.cmd("verify"); !strings.Contains(v, "no drift") {
+		t.Errorf("ledger verify: %s", v)
+	}
+}
