@@ -21,6 +21,10 @@ import (
 // Prepare decided must be what the record decodes to, both states must
 // prepare every next record byte for byte alike, and their dumps must be
 // identical.
+//
+// Prepared.Input carries as well the payload Prepare decoded, the subject
+// and the hash of the bytes: each is compared with what the fold computes
+// from the record (the states' dumps hold the rest).
 func FuzzApplyPrepared(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 0, 3, 1, 1, 0, 0, 17, 1, 17})
 	f.Add([]byte{4, 0, 2, 0, 0, 0, 1, 0, 3, 2, 1, 0, 6, 0})
@@ -66,6 +70,19 @@ func FuzzApplyPrepared(f *testing.F) {
 					t.Fatalf("record %s: Prepare decided %+v, encoding/json decodes the record to %+v (%v)", p.Record.ID, p.checked, want, err)
 				}
 			}
+			if p.payload != nil {
+				want, err := p.Record.Event().Payload()
+				if err != nil || !reflect.DeepEqual(want, p.payload) {
+					t.Fatalf("record %s: Prepare decoded the payload %+v, the record decodes to %+v (%v)", p.Record.ID, p.payload, want, err)
+				}
+			}
+			if want := events.SubjectIn(slow.recordScope(q.Record.Type, q.Record.Session, mustPayload(t, q.Record)), q.Record.Type, q.Record.Session); p.Subject != want {
+				t.Fatalf("record %s: Prepare's subject is %q, the fold's %q", p.Record.ID, p.Subject, want)
+			}
+			in := p.Input(b)
+			if in.Hash() != events.HashBytes(b) {
+				t.Fatalf("record %s: Prepared.Input's hash %s is not the bytes' %s", p.Record.ID, in.Hash(), events.HashBytes(b))
+			}
 			seq := fast.Position() + 1
 			errFast, errSlow := fast.Apply(p.Input(b), seq), slow.Apply(Input{Record: q.Record, Bytes: b}, seq)
 			if errFast != nil || errSlow != nil {
@@ -77,7 +94,7 @@ func FuzzApplyPrepared(f *testing.F) {
 		}
 		sessions := []string{"agent:main:w0", "agent:main:w1"}
 		tools := []string{"read", "exec", "write", "browser", "gateway", "EXEC", "web_search", "nope", "message", "sessions_spawn"}
-		inputs := []string{"", `,"input":"x"`, `,"input":{"path":"/"}`, `,"input":{"command":"rm -rf /","cwd":"<&>"}`}
+		inputs := []string{"", `,"input":"x"`, `,"input":{"path":"/"}`, `,"input":{"command":"rm -rf /","cwd":"<&>"}`, `,"input":{"z":1.50, "a":"\u0041"}`}
 		deny := []string{"exec", "read", "write", "browser", "gateway"}
 		for i := 0; i+1 < len(ops); i += 2 {
 			op, arg := ops[i]%8, int(ops[i+1])
@@ -118,6 +135,11 @@ func FuzzApplyPrepared(f *testing.F) {
 			case 7:
 				step(fmt.Appendf(nil, `{"type":"tool.checked","v":1,"actor":"f","session":%q,"data":{"turn":%d,"tool":%q%s}}`, key, turn+arg%3-1, tool, input))
 			}
+			if op == 0 && arg%5 == 0 {
+				// The same check again, its data not in the canonical
+				// form: the record's data are not the event's bytes.
+				step(fmt.Appendf(nil, `{"type":"tool.checked","v":1,"actor":"f","session":%q,"data":{ "call":%q, "tool":%q, "turn":%d%s}}`, key, call+"x", tool, turn, input))
+			}
 		}
 		a, err := fast.Dump()
 		if err != nil {
@@ -131,4 +153,13 @@ func FuzzApplyPrepared(f *testing.F) {
 			t.Fatalf("folded with what Prepare decided, the state differs from the one folded from the records:\n%s\n%s", a, b)
 		}
 	})
+}
+
+func mustPayload(t *testing.T, rec *events.Record) any {
+	t.Helper()
+	p, err := rec.Event().Payload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
