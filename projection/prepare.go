@@ -25,9 +25,12 @@ type Prepared struct {
 	// Err is the refusal, if any. A refused effect has both Err
 	// (authorization_changed) and a Record: the decision record audits see.
 	Err error
-	// checked is what a tool.checked record decided, as the fold would
-	// decode it from the record (see Prepared.Input); nil for other records.
-	checked *CheckDecided
+	// check is what a tool.checked record decided, as the fold would
+	// decode it from the record (see Prepared.Input), when checked; by
+	// value, so the fold keeps it in its decoded record (one allocation
+	// less).
+	check   CheckDecided
+	checked bool
 	// payload is Record's payload as the fold would decode it from
 	// Record.Data: the event's, when the record's data are the event's
 	// bytes (nil otherwise: a refused effect's record, or data that were
@@ -112,7 +115,7 @@ func (s *State) prepare(ev *events.Event, time string) Prepared {
 		prep.payload = p
 	}
 	if c, ok := decided.(CheckDecided); ok && refusal == nil && rec.Type == events.ToolChecked {
-		prep.checked = &c
+		prep.check, prep.checked = c, true
 	}
 	return prep
 }
@@ -556,7 +559,7 @@ func (s *State) decideChecked(ev *events.Event, d *events.CheckedData) (any, err
 	if d.Unreadable != "" {
 		v = envelope.Verdict{Decision: envelope.Deny, Reason: envelope.Reason{Code: ReasonUnreadable}}
 	} else {
-		v = decideIn(&sc.world, sc.dialect, sc.policy, sess, d.Tool, d.Input)
+		v = decideBrief(&sc.world, sc.dialect, sc.policy, sess, d.Tool, d.Input)
 	}
 	return CheckDecided{Decision: v.Decision, Reason: v.Reason, Revision: sc.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess), Scope: sess.Scope}, nil
 }
@@ -723,7 +726,7 @@ func (s *State) decideEffect(ev *events.Event, d *events.EffectData) (any, *refu
 		}
 		return nil, nil, events.Errorf(events.CodeInvalidEvent, "no tool.checked of %q for tool %q and call %q prepares this effect; record a check first", ev.Session, tool, d.Call)
 	}
-	v := decideIn(&sc.world, sc.dialect, sc.policy, sess, d.Tool, prep.Input)
+	v := decideBrief(&sc.world, sc.dialect, sc.policy, sess, d.Tool, prep.Input)
 	if v.Decision == envelope.Deny || v.Decision.Stricter(prep.Decision) {
 		data, _ := json.Marshal(events.CheckedData{Turn: d.Turn, Tool: d.Tool, Call: d.Call, Input: prep.Input})
 		ref := &refusal{data: data, decided: CheckDecided{

@@ -24,7 +24,8 @@ import (
 //
 // Prepared.Input carries as well the payload Prepare decoded, the subject
 // and the hash of the bytes: each is compared with what the fold computes
-// from the record (the states' dumps hold the rest).
+// from the record (the states' dumps hold the rest). And a check is
+// decided without its trace (decideBrief) as in full (decideIn).
 func FuzzApplyPrepared(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 0, 3, 1, 1, 0, 0, 17, 1, 17})
 	f.Add([]byte{4, 0, 2, 0, 0, 0, 1, 0, 3, 2, 1, 0, 6, 0})
@@ -46,6 +47,19 @@ func FuzzApplyPrepared(f *testing.F) {
 			}
 			ev.ID = fmt.Sprintf("01K%023d", n)
 			at := fmt.Sprintf("2026-01-01T00:%02d:%02d.000Z", n/60%60, n%60)
+			if d, err := ev.Payload(); err == nil {
+				if c, ok := d.(*events.CheckedData); ok {
+					if sess := fast.Session(ev.Session); sess != nil && fast.scopeOf(sess) != nil {
+						sc := fast.scopeOf(sess)
+						full := decideIn(&sc.world, sc.dialect, sc.policy, sess, c.Tool, c.Input)
+						brief := decideBrief(&sc.world, sc.dialect, sc.policy, sess, c.Tool, c.Input)
+						full.Trace = nil
+						if !reflect.DeepEqual(full, brief) {
+							t.Fatalf("%s: decided in full %+v, briefly %+v", raw, full, brief)
+						}
+					}
+				}
+			}
 			p := fast.Prepare(ev, at)
 			q := slow.Prepare(ev, at)
 			if (p.Record == nil) != (q.Record == nil) || fmt.Sprint(p.Err) != fmt.Sprint(q.Err) {
@@ -61,13 +75,13 @@ func FuzzApplyPrepared(f *testing.F) {
 			if c, err := q.Record.Encode(); err != nil || !bytes.Equal(b, c) {
 				t.Fatalf("%s: the states prepare different records:\n%s\n%s", raw, b, c)
 			}
-			if p.checked != nil {
+			if p.checked {
 				want, err := orJSON(plainCheck, p.Record.Decided)
-				if err != nil || !reflect.DeepEqual(want, p.checked) {
-					t.Fatalf("record %s: Prepare decided %+v, the record decodes to %+v (%v)", p.Record.ID, p.checked, want, err)
+				if err != nil || !reflect.DeepEqual(want, &p.check) {
+					t.Fatalf("record %s: Prepare decided %+v, the record decodes to %+v (%v)", p.Record.ID, p.check, want, err)
 				}
-				if want, err := decided[CheckDecided](p.Record.Decided); err != nil || !reflect.DeepEqual(want, p.checked) {
-					t.Fatalf("record %s: Prepare decided %+v, encoding/json decodes the record to %+v (%v)", p.Record.ID, p.checked, want, err)
+				if want, err := decided[CheckDecided](p.Record.Decided); err != nil || !reflect.DeepEqual(want, &p.check) {
+					t.Fatalf("record %s: Prepare decided %+v, encoding/json decodes the record to %+v (%v)", p.Record.ID, p.check, want, err)
 				}
 			}
 			if p.payload != nil {

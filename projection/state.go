@@ -326,9 +326,10 @@ type Input struct {
 	Record *events.Record
 	// Bytes are the record as stored; nil to encode Record.
 	Bytes []byte
-	// checked is what Prepare decided for a tool.checked (see
+	// check is what Prepare decided for a tool.checked, when checked (see
 	// Prepared.Input).
-	checked *CheckDecided
+	check   CheckDecided
+	checked bool
 	// payload, subject and hash are what Prepare decoded and computed
 	// (see Prepared.Input): the record's payload (nil when the fold
 	// decodes it), its subject as the state at, at position pos, computes
@@ -365,7 +366,7 @@ func (in Input) Hash() string {
 // prepared it at), and the hash of b, computed here once (Input.Hash).
 // FuzzApplyPrepared holds each to what folding from the bytes gives.
 func (p Prepared) Input(b []byte) Input {
-	in := Input{Record: p.Record, Bytes: b, checked: p.checked, payload: p.payload, subject: p.Subject, at: p.at, pos: p.pos}
+	in := Input{Record: p.Record, Bytes: b, check: p.check, checked: p.checked, payload: p.payload, subject: p.Subject, at: p.at, pos: p.pos}
 	if b != nil {
 		in.hash = events.HashBytes(b)
 	}
@@ -417,13 +418,14 @@ func (in Input) decode() *decoded {
 	if hash == "" {
 		hash = events.HashBytes(b)
 	}
-	if in.checked == nil && in.payload == nil {
+	if !in.checked && in.payload == nil {
 		return decode(rec, hash)
 	}
 	d := decodeRecord(rec, hash, in.payload)
-	if in.checked != nil {
+	if in.checked {
 		if _, ok := d.payload.(*events.CheckedData); ok && d.perr == nil {
-			d.decided = in.checked
+			d.check = in.check
+			d.decided = &d.check
 			return d
 		}
 	}
@@ -440,6 +442,9 @@ type decoded struct {
 	hash    string
 	payload any
 	decided any
+	// check is what decided points to when the check's decision came
+	// from Prepare (see Input.decode).
+	check CheckDecided
 	// perr is the payload's error; derr, what it decided's.
 	perr, derr error
 	// unread says the record did not decode from its bytes, or did not
