@@ -512,10 +512,16 @@ func (pm *pooledMsg) release() {
 
 // hashed makes the message for a record, with its content hash in the
 // Ledger-Hash header.
-func hashed(subject string, data []byte) *nats.Msg {
+func hashed(subject string, data []byte) *nats.Msg { return hashedWith(subject, data, "") }
+
+// hashedWith is hashed with data's hash given ("" to compute it).
+func hashedWith(subject string, data []byte, hash string) *nats.Msg {
+	if hash == "" {
+		hash = events.HashBytes(data)
+	}
 	m := nats.NewMsg(subject)
 	m.Data = data
-	m.Header.Set(events.HashHeader, events.HashBytes(data))
+	m.Header.Set(events.HashHeader, hash)
 	return m
 }
 

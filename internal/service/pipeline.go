@@ -226,11 +226,12 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 				continue
 			}
 			seq := s.head.Position() + 1
-			if err := s.fold(prep.Input(b), seq); err != nil {
+			in := prep.Input(b) // hashed once, for the fold and the publish
+			if err := s.fold(in, seq); err != nil {
 				foldErr = err
 				return err
 			}
-			add(events.Message{Subject: prep.Subject, ID: prep.Record.ID, Data: b})
+			add(events.Message{Subject: prep.Subject, ID: prep.Record.ID, Data: b, Hash: in.Hash()})
 			n++
 			out[i] = Outcome{Result{Seq: seq, ID: evs[i].ID, Decided: prep.Record.Decided}, prep.Err}
 		}
