@@ -83,14 +83,32 @@ func (s *State) prepare(ev *events.Event, time string) Prepared {
 		time = s.lastTime // never earlier than the previous record
 	}
 	rec := &events.Record{ID: ev.ID, Type: ev.Type, V: ev.V, Time: time, Session: ev.Session, Actor: ev.Actor, Data: ev.Data}
-	decided, refusal, err := s.decide(ev, p)
-	if err != nil && refusal == nil {
-		return Prepared{Err: err}
+	var (
+		decided any
+		refusal *refusal
+		check   CheckDecided
+		checked bool
+		b       []byte
+		merr    error
+	)
+	if d, ok := p.(*events.CheckedData); ok {
+		// A check's decision stays a value (no interface to box it in:
+		// one allocation an event), for the record and for the fold.
+		if check, err = s.decideChecked(ev, d); err != nil {
+			return Prepared{Err: err}
+		}
+		checked = true
+		b = check.appendJSON(make([]byte, 0, 384))
+	} else {
+		decided, refusal, err = s.decide(ev, p)
+		if err != nil && refusal == nil {
+			return Prepared{Err: err}
+		}
+		if refusal != nil {
+			rec.Type, rec.Data, decided = events.ToolChecked, refusal.data, refusal.decided
+		}
+		b, merr = marshalDecided(decided)
 	}
-	if refusal != nil {
-		rec.Type, rec.Data, decided = events.ToolChecked, refusal.data, refusal.decided
-	}
-	b, merr := marshalDecided(decided)
 	if merr != nil {
 		return Prepared{Err: events.Errorf(events.CodeInvalidEvent, "decided does not encode: %v", merr)}
 	}
@@ -114,8 +132,8 @@ func (s *State) prepare(ev *events.Event, time string) Prepared {
 		// it as it is (FuzzApplyPrepared compares it with the record's).
 		prep.payload = p
 	}
-	if c, ok := decided.(CheckDecided); ok && refusal == nil && rec.Type == events.ToolChecked {
-		prep.check, prep.checked = c, true
+	if checked {
+		prep.check, prep.checked = check, true
 	}
 	return prep
 }
@@ -420,7 +438,8 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 	case *events.ResumedData:
 		return s.decideResume(ev, d)
 	case *events.CheckedData:
-		dec, err = s.decideChecked(ev, d)
+		c, cerr := s.decideChecked(ev, d)
+		dec, err = c, cerr
 	case *events.EffectData:
 		return s.decideEffect(ev, d)
 	default:
@@ -549,10 +568,10 @@ func (s *State) decideCompleted(ev *events.Event) (any, error) {
 	return EmptyDecided{}, nil
 }
 
-func (s *State) decideChecked(ev *events.Event, d *events.CheckedData) (any, error) {
+func (s *State) decideChecked(ev *events.Event, d *events.CheckedData) (CheckDecided, error) {
 	sess, err := s.currentTurn(ev.Session, d.Turn)
 	if err != nil {
-		return nil, err
+		return CheckDecided{}, err
 	}
 	sc := s.scopeOf(sess)
 	var v envelope.Verdict
