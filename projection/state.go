@@ -442,8 +442,8 @@ type decoded struct {
 	hash    string
 	payload any
 	decided any
-	// check is what decided points to when the check's decision came
-	// from Prepare (see Input.decode).
+	// check is what decided points to for a check: its decision as
+	// Prepare made it (see Input.decode) or as decoded.
 	check CheckDecided
 	// perr is the payload's error; derr, what it decided's.
 	perr, derr error
@@ -477,7 +477,11 @@ func decodeDecided(d *decoded) *decoded {
 	case *events.ResumedData:
 		d.decided, d.derr = orJSON(plainResume, rec.Decided)
 	case *events.CheckedData:
-		d.decided, d.derr = orJSON(plainCheck, rec.Decided)
+		if plainCheckInto(rec.Decided, &d.check) {
+			d.decided = &d.check
+		} else {
+			d.decided, d.derr = decided[CheckDecided](rec.Decided)
+		}
 	}
 	return d
 }
