@@ -500,9 +500,13 @@ func orJSON[T any](read func([]byte) (*T, bool), raw json.RawMessage) (*T, error
 func decodeRecord(rec *events.Record, hash string, payload any) *decoded {
 	// A decoded record's strings may share one allocation with its time
 	// and type; sessions keep these for their whole life, so they get
-	// their own.
+	// their own. A record Prepare made (payload given) has the event's,
+	// each of its own already (events.Parse makes each string apart; the
+	// id and the actor are the caller's): kept as they are.
 	d := &decoded{own: *rec, hash: hash}
-	d.own.ID, d.own.Session, d.own.Actor = clone3(rec.ID, string(rec.Session), rec.Actor)
+	if payload == nil {
+		d.own.ID, d.own.Session, d.own.Actor = clone3(rec.ID, string(rec.Session), rec.Actor)
+	}
 	d.rec = &d.own
 	if payload != nil {
 		d.payload = payload
