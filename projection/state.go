@@ -424,8 +424,8 @@ func (in Input) decode() *decoded {
 	d := decodeRecord(rec, hash, in.payload)
 	if in.checked {
 		if _, ok := d.payload.(*events.CheckedData); ok && d.perr == nil {
-			d.check = in.check
-			d.decided = &d.check
+			*d.check = in.check
+			d.decided = d.check
 			return d
 		}
 	}
@@ -444,12 +444,21 @@ type decoded struct {
 	decided any
 	// check is what decided points to for a check: its decision as
 	// Prepare made it (see Input.decode) or as decoded.
-	check CheckDecided
+	// It is in the same allocation as d (decodedCheck), for a check
+	// only: nil for other records, which would only carry its bytes.
+	check *CheckDecided
 	// perr is the payload's error; derr, what it decided's.
 	perr, derr error
 	// unread says the record did not decode from its bytes, or did not
 	// encode (its error is perr).
 	unread uint8
+}
+
+// decodedCheck is a check's decoded record and its decision, in one
+// allocation.
+type decodedCheck struct {
+	decoded
+	check CheckDecided
 }
 
 const (
@@ -477,8 +486,8 @@ func decodeDecided(d *decoded) *decoded {
 	case *events.ResumedData:
 		d.decided, d.derr = orJSON(plainResume, rec.Decided)
 	case *events.CheckedData:
-		if plainCheckInto(rec.Decided, &d.check) {
-			d.decided = &d.check
+		if plainCheckInto(rec.Decided, d.check) {
+			d.decided = d.check
 		} else {
 			d.decided, d.derr = decided[CheckDecided](rec.Decided)
 		}
@@ -503,7 +512,13 @@ func decodeRecord(rec *events.Record, hash string, payload any) *decoded {
 	// their own. A record Prepare made (payload given) has the event's,
 	// each of its own already (events.Parse makes each string apart; the
 	// id and the actor are the caller's): kept as they are.
-	d := &decoded{own: *rec, hash: hash}
+	var d *decoded
+	if rec.Type == events.ToolChecked {
+		dc := &decodedCheck{decoded: decoded{own: *rec, hash: hash}}
+		d, dc.decoded.check = &dc.decoded, &dc.check
+	} else {
+		d = &decoded{own: *rec, hash: hash}
+	}
 	if payload == nil {
 		d.own.ID, d.own.Session, d.own.Actor = clone3(rec.ID, string(rec.Session), rec.Actor)
 	}
