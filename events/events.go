@@ -389,11 +389,14 @@ type ReopenedData struct {
 const HashHeader = "Ledger-Hash"
 
 // Message is a record as it goes on the stream: its subject, its id (the
-// de-duplication id) and its canonical bytes.
+// de-duplication id) and its canonical bytes; and their content hash
+// (HashBytes) when the sender has it ("" to have it computed), so a
+// record is hashed once for its publish and its fold.
 type Message struct {
 	Subject string
 	ID      string
 	Data    []byte
+	Hash    string
 }
 
 // decodeRecord decodes what json.Unmarshal would decode the same way with

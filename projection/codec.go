@@ -12,11 +12,11 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/jsonenc"
 )
 
 // Encoding what a commit writes, and decoding what the fold and the store
@@ -204,6 +204,8 @@ func (w *writes) encode(cache *envelopes) error {
 			return json.Marshal(turnJSON{Turn: v, Context: ctx(v.Context)})
 		case envelope.ToolSet:
 			return appendToolSet(nil, v), nil
+		case *check:
+			return appendCheck(nil, v), nil
 		case storedToolSet:
 			base, refs := splitToolSet(v.ts)
 			bases[i] = appendToolSet(nil, base)
@@ -291,22 +293,9 @@ func appendToolSet(b []byte, ts envelope.ToolSet) []byte {
 		}
 		b = append(b, `{"tool":`...)
 		b = appendJSONString(b, d.Tool)
-		b = append(b, `,"reason":{"code":`...)
-		b = appendJSONString(b, d.Reason.Code)
-		if d.Reason.Rule != "" {
-			b = append(b, `,"rule":`...)
-			b = appendJSONString(b, d.Reason.Rule)
-		}
-		if r := d.Reason.Record; r != nil {
-			b = append(b, `,"record":{"seq":`...)
-			b = strconv.AppendUint(b, r.Seq, 10)
-			b = append(b, `,"id":`...)
-			b = appendJSONString(b, r.ID)
-			b = append(b, `,"type":`...)
-			b = appendJSONString(b, string(r.Type))
-			b = append(b, '}')
-		}
-		b = append(b, "}}"...)
+		b = append(b, `,"reason":`...)
+		b = jsonenc.AppendReason(b, d.Reason)
+		b = append(b, '}')
 	}
 	return append(b, "]}"...)
 }
@@ -331,26 +320,43 @@ var _ = []any{
 	}(envelope.RecordRef{}),
 }
 
-// appendJSONString appends s quoted as encoding/json quotes it: printable
-// ASCII as it is, but for the quote and the backslash, which get one
-// before them, and the HTML characters; a string with those or anything
-// else is left to encoding/json.
-func appendJSONString(b []byte, s string) []byte {
-	start := len(b)
-	b = append(b, '"')
-	plain := 0 // s[plain:i] is still to append
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(append(b, s[plain:i]...), '\\', c)
-			plain = i + 1
-		case c < 0x20 || c > 0x7e || c == '<' || c == '>' || c == '&':
-			q, _ := json.Marshal(s)
-			return append(b[:start], q...)
-		}
+// appendCheck appends c as encoding/json writes it (the bytes the store
+// has always held; TestCheckValueBytes and FuzzCheckValueBytes compare
+// them): each check a commit writes, one an event on the append path.
+func appendCheck(b []byte, c *check) []byte {
+	b = slices.Grow(b, 96+len(c.Session)+len(c.Tool)+len(c.Call)+len(c.Input))
+	b = append(b, `{"Session":`...)
+	b = appendJSONString(b, string(c.Session))
+	b = append(b, `,"Tool":`...)
+	b = appendJSONString(b, c.Tool)
+	b = append(b, `,"Call":`...)
+	b = appendJSONString(b, c.Call)
+	b = append(b, `,"Input":`...)
+	if len(c.Input) == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = appendRawMessage(b, c.Input)
 	}
-	return append(append(b, s[plain:]...), '"')
+	b = append(b, `,"Decision":`...)
+	b = appendJSONString(b, string(c.Decision))
+	if c.Refusal {
+		return append(b, `,"Refusal":true}`...)
+	}
+	return append(b, `,"Refusal":false}`...)
 }
+
+var _ = struct {
+	Session  events.SessionKey
+	Tool     string
+	Call     string
+	Input    json.RawMessage
+	Decision envelope.Decision
+	Refusal  bool
+}(check{})
+
+// appendJSONString appends s quoted as encoding/json quotes it
+// (jsonenc.AppendString).
+func appendJSONString(b []byte, s string) []byte { return jsonenc.AppendString(b, s) }
 
 // logValue is a log entry as stored: the record id and type, each after
 // its length as a uvarint, then the time.

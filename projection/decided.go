@@ -322,7 +322,7 @@ func (p *plain) reason(r *envelope.Reason) {
 				case 1:
 					ref.ID = p.str()
 				case 2:
-					ref.Type = events.Type(p.str())
+					ref.Type = p.recordType()
 				}
 			})
 			r.Record = ref
@@ -402,11 +402,19 @@ func (p *plain) envelope() *envelopeWire {
 // plainCheck reads what a tool.checked decided; ok is false when raw is
 // not in the plain form.
 func plainCheck(raw []byte) (*CheckDecided, bool) {
-	p, v := newPlain(raw), &CheckDecided{}
+	v := &CheckDecided{}
+	return v, plainCheckInto(raw, v)
+}
+
+// plainCheckInto is plainCheck into v (the fold decodes a check into its
+// decoded record: one allocation less), its decision one of the
+// constants when it is one (another, when its decision is known).
+func plainCheckInto(raw []byte, v *CheckDecided) bool {
+	p := newPlain(raw)
 	p.object(checkNames, func(k int) {
 		switch k {
 		case 0:
-			v.Decision = envelope.Decision(p.str())
+			v.Decision = p.decision()
 		case 1:
 			p.reason(&v.Reason)
 		case 2:
@@ -419,7 +427,29 @@ func plainCheck(raw []byte) (*CheckDecided, bool) {
 			v.Scope = p.str()
 		}
 	})
-	return v, p.done()
+	return p.done()
+}
+
+// recordType reads a record type: a known one is its constant.
+func (p *plain) recordType() events.Type {
+	b := p.raw()
+	for _, t := range events.Types {
+		if string(b) == string(t) {
+			return t
+		}
+	}
+	return events.Type(b)
+}
+
+// decision reads a decision: a known one is its constant.
+func (p *plain) decision() envelope.Decision {
+	b := p.raw()
+	for _, d := range [...]envelope.Decision{envelope.Allow, envelope.Deny, envelope.Ask} {
+		if string(b) == string(d) {
+			return d
+		}
+	}
+	return envelope.Decision(b)
 }
 
 // plainStart reads what a session.started decided.

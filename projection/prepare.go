@@ -8,6 +8,7 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/jsonenc"
 )
 
 // Prepared is the outcome of preparing one event at the head.
@@ -24,9 +25,21 @@ type Prepared struct {
 	// Err is the refusal, if any. A refused effect has both Err
 	// (authorization_changed) and a Record: the decision record audits see.
 	Err error
-	// checked is what a tool.checked record decided, as the fold would
-	// decode it from the record (see Prepared.Input); nil for other records.
-	checked *CheckDecided
+	// check is what a tool.checked record decided, as the fold would
+	// decode it from the record (see Prepared.Input), when checked; by
+	// value, so the fold keeps it in its decoded record (one allocation
+	// less).
+	check   CheckDecided
+	checked bool
+	// payload is Record's payload as the fold would decode it from
+	// Record.Data: the event's, when the record's data are the event's
+	// bytes (nil otherwise: a refused effect's record, or data that were
+	// not canonical). at and pos are the state and the position Prepare
+	// decided at: Subject is what the fold would compute only on that
+	// state at that position.
+	payload any
+	at      *State
+	pos     uint64
 }
 
 // Prepare runs every check of SPEC section 4 on ev against the state at the
@@ -70,14 +83,32 @@ func (s *State) prepare(ev *events.Event, time string) Prepared {
 		time = s.lastTime // never earlier than the previous record
 	}
 	rec := &events.Record{ID: ev.ID, Type: ev.Type, V: ev.V, Time: time, Session: ev.Session, Actor: ev.Actor, Data: ev.Data}
-	decided, refusal, err := s.decide(ev, p)
-	if err != nil && refusal == nil {
-		return Prepared{Err: err}
+	var (
+		decided any
+		refusal *refusal
+		check   CheckDecided
+		checked bool
+		b       []byte
+		merr    error
+	)
+	if d, ok := p.(*events.CheckedData); ok {
+		// A check's decision stays a value (no interface to box it in:
+		// one allocation an event), for the record and for the fold.
+		if check, err = s.decideChecked(ev, d); err != nil {
+			return Prepared{Err: err}
+		}
+		checked = true
+		b = check.appendJSON(make([]byte, 0, 384))
+	} else {
+		decided, refusal, err = s.decide(ev, p)
+		if err != nil && refusal == nil {
+			return Prepared{Err: err}
+		}
+		if refusal != nil {
+			rec.Type, rec.Data, decided = events.ToolChecked, refusal.data, refusal.decided
+		}
+		b, merr = marshalDecided(decided)
 	}
-	if refusal != nil {
-		rec.Type, rec.Data, decided = events.ToolChecked, refusal.data, refusal.decided
-	}
-	b, merr := json.Marshal(decided)
 	if merr != nil {
 		return Prepared{Err: events.Errorf(events.CodeInvalidEvent, "decided does not encode: %v", merr)}
 	}
@@ -92,11 +123,109 @@ func (s *State) prepare(ev *events.Event, time string) Prepared {
 	if c, cerr := events.CanonicalJSON(rec.Data); cerr == nil {
 		rec.Data = c
 	}
-	prep := Prepared{Record: rec, Err: err, Subject: subject}
-	if c, ok := decided.(CheckDecided); ok && refusal == nil && rec.Type == events.ToolChecked {
-		prep.checked = &c
+	prep := Prepared{Record: rec, Err: err, Subject: subject, at: s, pos: s.seq}
+	if refusal == nil && (string(rec.Data) == string(ev.Data) || rawFree(p)) {
+		// The payload decodes from these very bytes, or from bytes that
+		// differ only in their form (key order, white space, escapes,
+		// numbers' spelling: the same values, events.Parse refused
+		// duplicate keys) and it keeps no bytes of them: the fold takes
+		// it as it is (FuzzApplyPrepared compares it with the record's).
+		prep.payload = p
+	}
+	if checked {
+		prep.check, prep.checked = check, true
 	}
 	return prep
+}
+
+// marshalDecided is json.Marshal(decided), with room for link's fields
+// (a check with a record, an envelope hash and prev is about 350 bytes);
+// a check's and an effect's by hand (TestMarshalDecided and
+// FuzzMarshalDecided hold them to encoding/json's bytes).
+func marshalDecided(decided any) ([]byte, error) {
+	switch d := decided.(type) {
+	case CheckDecided:
+		return d.appendJSON(make([]byte, 0, 384)), nil
+	case EffectDecided:
+		return d.appendJSON(make([]byte, 0, 384)), nil
+	}
+	b, err := json.Marshal(decided)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Grow(b, 100), nil
+}
+
+// appendJSON appends d as encoding/json writes it.
+func (d CheckDecided) appendJSON(b []byte) []byte {
+	b = append(b, `{"decision":`...)
+	b = jsonenc.AppendString(b, string(d.Decision))
+	b = append(b, `,"reason":`...)
+	b = jsonenc.AppendReason(b, d.Reason)
+	b = append(b, `,"revision":`...)
+	b = strconv.AppendUint(b, d.Revision, 10)
+	if d.EnvelopeHash != "" {
+		b = append(b, `,"envelope_hash":`...)
+		b = jsonenc.AppendString(b, d.EnvelopeHash)
+	}
+	if d.PreparedAt != 0 {
+		b = append(b, `,"prepared_at":`...)
+		b = strconv.AppendUint(b, d.PreparedAt, 10)
+	}
+	if d.Scope != "" {
+		b = append(b, `,"scope":`...)
+		b = jsonenc.AppendString(b, d.Scope)
+	}
+	return append(b, '}')
+}
+
+// appendJSON appends d as encoding/json writes it.
+func (d EffectDecided) appendJSON(b []byte) []byte {
+	b = append(b, `{"prepared_at":`...)
+	b = strconv.AppendUint(b, d.PreparedAt, 10)
+	b = append(b, `,"decision":`...)
+	b = jsonenc.AppendString(b, string(d.Decision))
+	b = append(b, `,"reason":`...)
+	b = jsonenc.AppendReason(b, d.Reason)
+	if d.Scope != "" {
+		b = append(b, `,"scope":`...)
+		b = jsonenc.AppendString(b, d.Scope)
+	}
+	return append(b, '}')
+}
+
+// The conversions stop the build when a type appendJSON writes gains a
+// field.
+var _ = []any{
+	struct {
+		Decision     envelope.Decision
+		Reason       envelope.Reason
+		Revision     uint64
+		EnvelopeHash string
+		PreparedAt   uint64
+		Scope        string
+	}(CheckDecided{}),
+	struct {
+		PreparedAt uint64
+		Decision   envelope.Decision
+		Reason     envelope.Reason
+		Scope      string
+	}(EffectDecided{}),
+}
+
+// rawFree reports whether a payload holds none of its data's bytes as
+// they were (a json.RawMessage field, which canonical data would change):
+// decoded from the canonical form of its data, it would be equal.
+func rawFree(p any) bool {
+	switch d := p.(type) {
+	case *events.PolicySetData:
+		return false
+	case *events.StartedData:
+		return d.PluginTools == nil
+	case *events.CheckedData:
+		return d.Input == nil
+	}
+	return true
 }
 
 // recordScope is the name of the scope a record of type t about session
@@ -122,10 +251,10 @@ const MaxTreeDepth = 64
 
 // link adds the tamper-evidence fields to a decided object: seq, the
 // sequence the record is decided for (the head + 1), and prev, the hash of
-// the last record on the same subject (absent for a subject's first).
+// the last record on the same subject (absent for a subject's first). It
+// appends to decided's own bytes, which it takes.
 func (s *State) link(decided []byte, subject string) []byte {
-	out := make([]byte, 0, len(decided)+100)
-	out = append(out, decided[:len(decided)-1]...)
+	out := decided[:len(decided)-1]
 	if len(decided) > 2 {
 		out = append(out, ',')
 	}
@@ -309,7 +438,8 @@ func (s *State) decide(ev *events.Event, p any) (any, *refusal, error) {
 	case *events.ResumedData:
 		return s.decideResume(ev, d)
 	case *events.CheckedData:
-		dec, err = s.decideChecked(ev, d)
+		c, cerr := s.decideChecked(ev, d)
+		dec, err = c, cerr
 	case *events.EffectData:
 		return s.decideEffect(ev, d)
 	default:
@@ -438,17 +568,17 @@ func (s *State) decideCompleted(ev *events.Event) (any, error) {
 	return EmptyDecided{}, nil
 }
 
-func (s *State) decideChecked(ev *events.Event, d *events.CheckedData) (any, error) {
+func (s *State) decideChecked(ev *events.Event, d *events.CheckedData) (CheckDecided, error) {
 	sess, err := s.currentTurn(ev.Session, d.Turn)
 	if err != nil {
-		return nil, err
+		return CheckDecided{}, err
 	}
 	sc := s.scopeOf(sess)
 	var v envelope.Verdict
 	if d.Unreadable != "" {
 		v = envelope.Verdict{Decision: envelope.Deny, Reason: envelope.Reason{Code: ReasonUnreadable}}
 	} else {
-		v = decideIn(&sc.world, sc.dialect, sc.policy, sess, d.Tool, d.Input)
+		v = decideBrief(&sc.world, sc.dialect, sc.policy, sess, d.Tool, d.Input)
 	}
 	return CheckDecided{Decision: v.Decision, Reason: v.Reason, Revision: sc.policy.Revision.Seq, EnvelopeHash: envelopeHash(sess), Scope: sess.Scope}, nil
 }
@@ -615,7 +745,7 @@ func (s *State) decideEffect(ev *events.Event, d *events.EffectData) (any, *refu
 		}
 		return nil, nil, events.Errorf(events.CodeInvalidEvent, "no tool.checked of %q for tool %q and call %q prepares this effect; record a check first", ev.Session, tool, d.Call)
 	}
-	v := decideIn(&sc.world, sc.dialect, sc.policy, sess, d.Tool, prep.Input)
+	v := decideBrief(&sc.world, sc.dialect, sc.policy, sess, d.Tool, prep.Input)
 	if v.Decision == envelope.Deny || v.Decision.Stricter(prep.Decision) {
 		data, _ := json.Marshal(events.CheckedData{Turn: d.Turn, Tool: d.Tool, Call: d.Call, Input: prep.Input})
 		ref := &refusal{data: data, decided: CheckDecided{

@@ -21,6 +21,11 @@ import (
 // Prepare decided must be what the record decodes to, both states must
 // prepare every next record byte for byte alike, and their dumps must be
 // identical.
+//
+// Prepared.Input carries as well the payload Prepare decoded, the subject
+// and the hash of the bytes: each is compared with what the fold computes
+// from the record (the states' dumps hold the rest). And a check is
+// decided without its trace (decideBrief) as in full (decideIn).
 func FuzzApplyPrepared(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 0, 3, 1, 1, 0, 0, 17, 1, 17})
 	f.Add([]byte{4, 0, 2, 0, 0, 0, 1, 0, 3, 2, 1, 0, 6, 0})
@@ -42,6 +47,19 @@ func FuzzApplyPrepared(f *testing.F) {
 			}
 			ev.ID = fmt.Sprintf("01K%023d", n)
 			at := fmt.Sprintf("2026-01-01T00:%02d:%02d.000Z", n/60%60, n%60)
+			if d, err := ev.Payload(); err == nil {
+				if c, ok := d.(*events.CheckedData); ok {
+					if sess := fast.Session(ev.Session); sess != nil && fast.scopeOf(sess) != nil {
+						sc := fast.scopeOf(sess)
+						full := decideIn(&sc.world, sc.dialect, sc.policy, sess, c.Tool, c.Input)
+						brief := decideBrief(&sc.world, sc.dialect, sc.policy, sess, c.Tool, c.Input)
+						full.Trace = nil
+						if !reflect.DeepEqual(full, brief) {
+							t.Fatalf("%s: decided in full %+v, briefly %+v", raw, full, brief)
+						}
+					}
+				}
+			}
 			p := fast.Prepare(ev, at)
 			q := slow.Prepare(ev, at)
 			if (p.Record == nil) != (q.Record == nil) || fmt.Sprint(p.Err) != fmt.Sprint(q.Err) {
@@ -57,14 +75,27 @@ func FuzzApplyPrepared(f *testing.F) {
 			if c, err := q.Record.Encode(); err != nil || !bytes.Equal(b, c) {
 				t.Fatalf("%s: the states prepare different records:\n%s\n%s", raw, b, c)
 			}
-			if p.checked != nil {
+			if p.checked {
 				want, err := orJSON(plainCheck, p.Record.Decided)
-				if err != nil || !reflect.DeepEqual(want, p.checked) {
-					t.Fatalf("record %s: Prepare decided %+v, the record decodes to %+v (%v)", p.Record.ID, p.checked, want, err)
+				if err != nil || !reflect.DeepEqual(want, &p.check) {
+					t.Fatalf("record %s: Prepare decided %+v, the record decodes to %+v (%v)", p.Record.ID, p.check, want, err)
 				}
-				if want, err := decided[CheckDecided](p.Record.Decided); err != nil || !reflect.DeepEqual(want, p.checked) {
-					t.Fatalf("record %s: Prepare decided %+v, encoding/json decodes the record to %+v (%v)", p.Record.ID, p.checked, want, err)
+				if want, err := decided[CheckDecided](p.Record.Decided); err != nil || !reflect.DeepEqual(want, &p.check) {
+					t.Fatalf("record %s: Prepare decided %+v, encoding/json decodes the record to %+v (%v)", p.Record.ID, p.check, want, err)
 				}
+			}
+			if p.payload != nil {
+				want, err := p.Record.Event().Payload()
+				if err != nil || !reflect.DeepEqual(want, p.payload) {
+					t.Fatalf("record %s: Prepare decoded the payload %+v, the record decodes to %+v (%v)", p.Record.ID, p.payload, want, err)
+				}
+			}
+			if want := events.SubjectIn(slow.recordScope(q.Record.Type, q.Record.Session, mustPayload(t, q.Record)), q.Record.Type, q.Record.Session); p.Subject != want {
+				t.Fatalf("record %s: Prepare's subject is %q, the fold's %q", p.Record.ID, p.Subject, want)
+			}
+			in := p.Input(b)
+			if in.Hash() != events.HashBytes(b) {
+				t.Fatalf("record %s: Prepared.Input's hash %s is not the bytes' %s", p.Record.ID, in.Hash(), events.HashBytes(b))
 			}
 			seq := fast.Position() + 1
 			errFast, errSlow := fast.Apply(p.Input(b), seq), slow.Apply(Input{Record: q.Record, Bytes: b}, seq)
@@ -77,7 +108,7 @@ func FuzzApplyPrepared(f *testing.F) {
 		}
 		sessions := []string{"agent:main:w0", "agent:main:w1"}
 		tools := []string{"read", "exec", "write", "browser", "gateway", "EXEC", "web_search", "nope", "message", "sessions_spawn"}
-		inputs := []string{"", `,"input":"x"`, `,"input":{"path":"/"}`, `,"input":{"command":"rm -rf /","cwd":"<&>"}`}
+		inputs := []string{"", `,"input":"x"`, `,"input":{"path":"/"}`, `,"input":{"command":"rm -rf /","cwd":"<&>"}`, `,"input":{"z":1.50, "a":"\u0041"}`}
 		deny := []string{"exec", "read", "write", "browser", "gateway"}
 		for i := 0; i+1 < len(ops); i += 2 {
 			op, arg := ops[i]%8, int(ops[i+1])
@@ -118,6 +149,11 @@ func FuzzApplyPrepared(f *testing.F) {
 			case 7:
 				step(fmt.Appendf(nil, `{"type":"tool.checked","v":1,"actor":"f","session":%q,"data":{"turn":%d,"tool":%q%s}}`, key, turn+arg%3-1, tool, input))
 			}
+			if op == 0 && arg%5 == 0 {
+				// The same check again, its data not in the canonical
+				// form: the record's data are not the event's bytes.
+				step(fmt.Appendf(nil, `{"type":"tool.checked","v":1,"actor":"f","session":%q,"data":{ "call":%q, "tool":%q, "turn":%d%s}}`, key, call+"x", tool, turn, input))
+			}
 		}
 		a, err := fast.Dump()
 		if err != nil {
@@ -131,4 +167,13 @@ func FuzzApplyPrepared(f *testing.F) {
 			t.Fatalf("folded with what Prepare decided, the state differs from the one folded from the records:\n%s\n%s", a, b)
 		}
 	})
+}
+
+func mustPayload(t *testing.T, rec *events.Record) any {
+	t.Helper()
+	p, err := rec.Event().Payload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

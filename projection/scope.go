@@ -99,12 +99,43 @@ func normalizeUnder(dl envelope.Dialect, p *envelope.PolicyState, tool string) s
 // dialect. A revocation denies; its trace step comes first, and the
 // dialect's steps follow as they would have decided.
 func decideIn(w envelope.World, dl envelope.Dialect, p *envelope.PolicyState, sess *envelope.Session, tool string, input json.RawMessage) envelope.Verdict {
-	v := dl.Decide(w, sess, tool, input)
+	return decideWith(w, dl, p, sess, tool, input, true)
+}
+
+// BriefDecider is implemented by a dialect that decides a call without
+// building its trace (openclaw: most of a decision's allocations are its
+// steps' details): DecideBrief's tool, decision and reason are Decide's,
+// its trace nil.
+type BriefDecider interface {
+	DecideBrief(w envelope.World, s *envelope.Session, tool string, input json.RawMessage) envelope.Verdict
+}
+
+// decideBrief is decideIn without the trace, for what a record decides
+// (a check's, an effect's): the same tool, decision and reason
+// (FuzzApplyPrepared compares them, and openclaw's
+// TestDecideBriefIsDecide).
+func decideBrief(w envelope.World, dl envelope.Dialect, p *envelope.PolicyState, sess *envelope.Session, tool string, input json.RawMessage) envelope.Verdict {
+	return decideWith(w, dl, p, sess, tool, input, false)
+}
+
+func decideWith(w envelope.World, dl envelope.Dialect, p *envelope.PolicyState, sess *envelope.Session, tool string, input json.RawMessage, full bool) envelope.Verdict {
+	var v envelope.Verdict
+	if bd, ok := dl.(BriefDecider); ok && !full {
+		v = bd.DecideBrief(w, sess, tool, input)
+	} else {
+		v = dl.Decide(w, sess, tool, input)
+	}
 	if p == nil || len(p.Revocations) == 0 {
 		return v
 	}
 	norm := func(t string) string { return normalizeUnder(dl, p, t) }
 	r := envelope.Revoked(w, dl, norm, p, sess, norm(tool), input, false)
+	if v.Trace == nil {
+		if r != nil {
+			return envelope.Verdict{Tool: v.Tool, Decision: envelope.Deny, Reason: r.Reason()}
+		}
+		return v
+	}
 	trace := make([]envelope.Step, 0, len(v.Trace)+1)
 	trace = append(trace, envelope.RevocationStep(p, r))
 	if r != nil {

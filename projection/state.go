@@ -326,18 +326,52 @@ type Input struct {
 	Record *events.Record
 	// Bytes are the record as stored; nil to encode Record.
 	Bytes []byte
-	// checked is what Prepare decided for a tool.checked (see
+	// check is what Prepare decided for a tool.checked, when checked (see
 	// Prepared.Input).
-	checked *CheckDecided
+	check   CheckDecided
+	checked bool
+	// payload, subject and hash are what Prepare decoded and computed
+	// (see Prepared.Input): the record's payload (nil when the fold
+	// decodes it), its subject as the state at, at position pos, computes
+	// it, and the hash of Bytes ("" when the fold computes them).
+	payload any
+	subject string
+	at      *State
+	pos     uint64
+	hash    string
 	// decoded is what Decode made ahead of the fold.
 	decoded *decoded
+}
+
+// Hash is the content hash of the record's stored bytes, when the input
+// has them: the hash Prepared.Input computed, so a caller that publishes
+// the record with its hash (natslog's Ledger-Hash header) and folds it
+// hashes it once.
+func (in Input) Hash() string {
+	if in.hash == "" && in.Bytes != nil {
+		return events.HashBytes(in.Bytes)
+	}
+	return in.hash
 }
 
 // Input is the input of p's record, given with its stored bytes: the fold
 // takes what a tool.checked decided as Prepare made it instead of decoding
 // it again from the record, which gives the same (FuzzApplyPrepared folds
 // records both ways and compares the decisions and the states).
-func (p Prepared) Input(b []byte) Input { return Input{Record: p.Record, Bytes: b, checked: p.checked} }
+//
+// It carries as well, so the fold of a record this state prepared decodes
+// and computes nothing again, the record's payload as Prepare decoded it
+// (when the record's data are the event's bytes), its subject (used only
+// when the fold is on the state that prepared it, at the position it
+// prepared it at), and the hash of b, computed here once (Input.Hash).
+// FuzzApplyPrepared holds each to what folding from the bytes gives.
+func (p Prepared) Input(b []byte) Input {
+	in := Input{Record: p.Record, Bytes: b, check: p.check, checked: p.checked, payload: p.payload, subject: p.Subject, at: p.at, pos: p.pos}
+	if b != nil {
+		in.hash = events.HashBytes(b)
+	}
+	return in
+}
 
 // Decode decodes a record given with its stored bytes (either may be nil,
 // as in Input) into what folding it needs that depends on the record
@@ -358,7 +392,11 @@ func (s *State) Apply(in Input, seq uint64) error {
 	if d == nil {
 		d = in.decode()
 	}
-	return s.apply1(d, seq)
+	subject := ""
+	if in.at == s && in.pos == s.seq && in.subject != "" {
+		subject = in.subject
+	}
+	return s.apply1(d, seq, subject)
 }
 
 // decode decodes in.
@@ -376,15 +414,22 @@ func (in Input) decode() *decoded {
 			return &decoded{perr: err, unread: notEncoded}
 		}
 	}
-	if in.checked == nil {
-		return decode(rec, events.HashBytes(b))
+	hash := in.hash
+	if hash == "" {
+		hash = events.HashBytes(b)
 	}
-	d := decodeRecord(rec, events.HashBytes(b))
-	if _, ok := d.payload.(*events.CheckedData); ok && d.perr == nil {
-		d.decided = in.checked
-		return d
+	if !in.checked && in.payload == nil {
+		return decode(rec, hash)
 	}
-	return decode(rec, events.HashBytes(b))
+	d := decodeRecord(rec, hash, in.payload)
+	if in.checked {
+		if _, ok := d.payload.(*events.CheckedData); ok && d.perr == nil {
+			*d.check = in.check
+			d.decided = d.check
+			return d
+		}
+	}
+	return decodeDecided(d)
 }
 
 // decoded is a record with what folding it needs that depends on the
@@ -397,11 +442,23 @@ type decoded struct {
 	hash    string
 	payload any
 	decided any
+	// check is what decided points to for a check: its decision as
+	// Prepare made it (see Input.decode) or as decoded.
+	// It is in the same allocation as d (decodedCheck), for a check
+	// only: nil for other records, which would only carry its bytes.
+	check *CheckDecided
 	// perr is the payload's error; derr, what it decided's.
 	perr, derr error
 	// unread says the record did not decode from its bytes, or did not
 	// encode (its error is perr).
 	unread uint8
+}
+
+// decodedCheck is a check's decoded record and its decision, in one
+// allocation.
+type decodedCheck struct {
+	decoded
+	check CheckDecided
 }
 
 const (
@@ -410,10 +467,15 @@ const (
 )
 
 func decode(rec *events.Record, hash string) *decoded {
-	d := decodeRecord(rec, hash)
+	return decodeDecided(decodeRecord(rec, hash, nil))
+}
+
+// decodeDecided decodes what d's record decided.
+func decodeDecided(d *decoded) *decoded {
 	if d.perr != nil {
 		return d
 	}
+	rec := d.rec
 	switch d.payload.(type) {
 	case *events.PolicySetData:
 		d.decided, d.derr = decided[PolicyDecided](rec.Decided)
@@ -424,7 +486,11 @@ func decode(rec *events.Record, hash string) *decoded {
 	case *events.ResumedData:
 		d.decided, d.derr = orJSON(plainResume, rec.Decided)
 	case *events.CheckedData:
-		d.decided, d.derr = orJSON(plainCheck, rec.Decided)
+		if plainCheckInto(rec.Decided, d.check) {
+			d.decided = d.check
+		} else {
+			d.decided, d.derr = decided[CheckDecided](rec.Decided)
+		}
 	}
 	return d
 }
@@ -438,14 +504,29 @@ func orJSON[T any](read func([]byte) (*T, bool), raw json.RawMessage) (*T, error
 	return decided[T](raw)
 }
 
-// decodeRecord decodes a record's payload, not what it decided.
-func decodeRecord(rec *events.Record, hash string) *decoded {
+// decodeRecord decodes a record's payload, not what it decided; payload,
+// when not nil, is the payload already decoded from rec.Data.
+func decodeRecord(rec *events.Record, hash string, payload any) *decoded {
 	// A decoded record's strings may share one allocation with its time
 	// and type; sessions keep these for their whole life, so they get
-	// their own.
-	d := &decoded{own: *rec, hash: hash}
-	d.own.ID, d.own.Session, d.own.Actor = clone3(rec.ID, string(rec.Session), rec.Actor)
+	// their own. A record Prepare made (payload given) has the event's,
+	// each of its own already (events.Parse makes each string apart; the
+	// id and the actor are the caller's): kept as they are.
+	var d *decoded
+	if rec.Type == events.ToolChecked {
+		dc := &decodedCheck{decoded: decoded{own: *rec, hash: hash}}
+		d, dc.decoded.check = &dc.decoded, &dc.check
+	} else {
+		d = &decoded{own: *rec, hash: hash}
+	}
+	if payload == nil {
+		d.own.ID, d.own.Session, d.own.Actor = clone3(rec.ID, string(rec.Session), rec.Actor)
+	}
 	d.rec = &d.own
+	if payload != nil {
+		d.payload = payload
+		return d
+	}
 	d.payload, d.perr = rec.Event().Payload()
 	return d
 }
@@ -455,7 +536,9 @@ func decided[T any](raw json.RawMessage) (*T, error) {
 	return &v, json.Unmarshal(raw, &v)
 }
 
-func (s *State) apply1(d *decoded, seq uint64) (err error) {
+// apply1 folds d at seq; subject, when not "", is the record's subject as
+// Prepare computed it on this state at this position.
+func (s *State) apply1(d *decoded, seq uint64, subject string) (err error) {
 	if s.err != nil {
 		return s.err
 	}
@@ -479,7 +562,9 @@ func (s *State) apply1(d *decoded, seq uint64) (err error) {
 	}
 	// The subject is the scope's as the record found it: a spawn's is
 	// its parent's, before the child exists.
-	subject := events.SubjectIn(s.recordScope(rec.Type, rec.Session, d.payload), rec.Type, rec.Session)
+	if subject == "" {
+		subject = events.SubjectIn(s.recordScope(rec.Type, rec.Session, d.payload), rec.Type, rec.Session)
+	}
 	err = s.apply(d, ref)
 	if s.readErr != nil {
 		// Folded halfway from a history that could not be read: the

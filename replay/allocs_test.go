@@ -12,10 +12,11 @@ import (
 // decode, fold and commit into a fresh projection file, bbolt's own
 // allocations included (issue 28, point 5; docs/bench.md, "CPU per
 // event"). Allocation counts are deterministic, unlike times. Measured
-// over the workload log of 300 sessions: 34.2 allocations a record (44.9
-// before the commit made its keys and values in one buffer). The bound
+// over the workload log of 300 sessions: 33.6 allocations a record (44.9
+// before the commit made its keys and values in one buffer, 34.2 before
+// the fold decoded a check's decision into its decoded record). The bound
 // has a margin of about 10%; lower it when the count goes down. Under the
-// race detector (CI runs the tests with -race) the count is 43.4 to 43.5,
+// race detector (CI runs the tests with -race) the count is 42.5 to 42.8,
 // with a bound of its own.
 func TestRebuildAllocs(t *testing.T) {
 	log := benchLog(t, 300)
@@ -30,9 +31,9 @@ func TestRebuildAllocs(t *testing.T) {
 	})
 	perRecord := n / float64(len(log))
 	t.Logf("rebuild: %.1f allocations a record (%d records)", perRecord, len(log))
-	bound := 37.5
+	bound := 37.0
 	if raceEnabled {
-		bound = 48.0
+		bound = 47.0
 	}
 	if perRecord > bound {
 		t.Errorf("a rebuild makes %.1f allocations a record, more than %v", perRecord, bound)

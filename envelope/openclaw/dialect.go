@@ -425,11 +425,27 @@ func (e *effective) extraAt(s *envelope.Session, k int) string {
 // nothing must not decide it as if the call reported no plugin
 // (TestMalformedCallReportDenies, conformance plugins-04).
 func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, input json.RawMessage) envelope.Verdict {
+	return decideCall(w, s, tool, input, true)
+}
+
+// DecideBrief is Decide without the trace (projection.BriefDecider): the
+// same tool, decision and reason, and no trace (the steps' details are
+// most of a decision's allocations). The ledger records what a check
+// decided this way; why and the queries answer with Decide.
+// TestDecideBriefIsDecide holds the two to the same verdict.
+func (*Dialect) DecideBrief(w envelope.World, s *envelope.Session, tool string, input json.RawMessage) envelope.Verdict {
+	v := decideCall(w, s, tool, input, false)
+	v.Trace = nil
+	return v
+}
+
+// decideCall is Decide, with its trace when trace is set.
+func decideCall(w envelope.World, s *envelope.Session, tool string, input json.RawMessage, trace bool) envelope.Verdict {
 	e := effectiveOf(w)
 	if _, ok := callOwners(input); !ok {
 		return e.malformedReport(tool)
 	}
-	v := e.decide(w, s, tool)
+	v := e.decide(w, s, tool, trace)
 	if e == nil || v.Decision == envelope.Deny {
 		return v
 	}
@@ -438,7 +454,7 @@ func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, input
 	if er == nil {
 		return v
 	}
-	vr := er.decide(w, s, tool)
+	vr := er.decide(w, s, tool, trace)
 	if vr.Decision != envelope.Deny {
 		return v
 	}
@@ -477,13 +493,18 @@ func (e *effective) malformedReport(tool string) envelope.Verdict {
 	return v
 }
 
-// decide is Decide under e alone (nil: no policy).
-func (e *effective) decide(w envelope.World, s *envelope.Session, tool string) envelope.Verdict {
+// decide is Decide under e alone (nil: no policy), with its trace when
+// trace is set; without, the verdict's tool, decision and reason are the
+// same (nothing below reads the trace or the details to decide).
+func (e *effective) decide(w envelope.World, s *envelope.Session, tool string, trace bool) envelope.Verdict {
 	t := normalize(tool)
 	if e != nil {
 		t = e.rel.normalize(tool)
 	}
-	v := envelope.Verdict{Tool: t, Trace: make([]envelope.Step, 0, nLayers+1)}
+	v := envelope.Verdict{Tool: t}
+	if trace {
+		v.Trace = make([]envelope.Step, 0, nLayers+1)
+	}
 	i, known := -1, false
 	if e != nil {
 		i, known = e.inCatalogue(s, t)
@@ -494,6 +515,9 @@ func (e *effective) decide(w envelope.World, s *envelope.Session, tool string) e
 		if e != nil {
 			v.Reason.Record = e.rev
 		}
+		if !trace {
+			return v
+		}
 		r := v.Reason
 		v.Trace = append(v.Trace, envelope.Step{Layer: "catalogue", Outcome: envelope.Removed, Reason: &r})
 		for li := 0; li < nLayers; li++ {
@@ -501,9 +525,11 @@ func (e *effective) decide(w envelope.World, s *envelope.Session, tool string) e
 		}
 		return v
 	}
-	v.Trace = append(v.Trace, envelope.Step{Layer: "catalogue", Outcome: envelope.Kept, Detail: "in the session's catalogue"})
+	if trace {
+		v.Trace = append(v.Trace, envelope.Step{Layer: "catalogue", Outcome: envelope.Kept, Detail: "in the session's catalogue"})
+	}
 	p := pipeline{rel: e.rel}
-	e.resolve(w, s, &p, true)
+	e.resolve(w, s, &p, trace)
 	decided := false
 	// An allow names the last layer that restricted the tool and admitted it
 	// (its allow list or the inherited ceiling), else default:allow.
@@ -523,15 +549,19 @@ func (e *effective) decide(w envelope.World, s *envelope.Session, tool string) e
 				v.Decision, v.Reason, decided = envelope.Deny, r, true
 			} else {
 				st.Outcome = envelope.Kept
-				if how := c.admittedBy(i, t); how != "" {
-					st.Detail += "; " + how
+				if how := ""; trace {
+					if how = c.admittedBy(i, t); how != "" {
+						st.Detail += "; " + how
+					}
 				}
 				if r, ok := p.admission(li, i, t); ok {
 					allow = r
 				}
 			}
 		}
-		v.Trace = append(v.Trace, st)
+		if trace {
+			v.Trace = append(v.Trace, st)
+		}
 	}
 	if !decided {
 		v.Decision, v.Reason = envelope.Allow, allow

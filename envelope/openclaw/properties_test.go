@@ -258,3 +258,33 @@ func TestDecideAgreesWithTools(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideBriefIsDecide: DecideBrief's verdict (what the ledger records
+// for a check) is Decide's without its trace, for every tool of random
+// trees: in the set, denied, not in the catalogue, with a call's report
+// of plugins and a malformed one.
+func TestDecideBriefIsDecide(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	inputs := []json.RawMessage{nil, json.RawMessage(`{"path":"/"}`),
+		json.RawMessage(`{"` + CallPluginKey + `":["p"]}`), json.RawMessage(`{"` + CallPluginKey + `":7}`)}
+	for n := 0; n < 100; n++ {
+		w, keys := randomTree(t, r)
+		for _, key := range keys {
+			s := w.sessions[events.SessionKey(key)]
+			ts := w.d.Tools(w, s)
+			tools := append(append([]string{}, ts.Allowed...), "z__tool", "nope", "EXEC")
+			for _, d := range ts.Denied {
+				tools = append(tools, d.Tool)
+			}
+			for _, tool := range tools {
+				for _, in := range inputs {
+					full, brief := w.d.Decide(w, s, tool, in), w.d.DecideBrief(w, s, tool, in)
+					full.Trace = nil
+					if mustJSON(t, full) != mustJSON(t, brief) {
+						t.Fatalf("%s %s %s: Decide %s, DecideBrief %s", key, tool, in, mustJSON(t, full), mustJSON(t, brief))
+					}
+				}
+			}
+		}
+	}
+}

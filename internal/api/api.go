@@ -417,20 +417,6 @@ func respondError(r micro.Request, err error, seq uint64) {
 
 func respondJSON(r micro.Request, v any) { respondJSONWith(r, v, nil) }
 
-// respondJSONWith answers v with headers hdr (none when nil).
-func respondJSONWith(r micro.Request, v any, hdr micro.Headers) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		respondError(r, err, 0)
-		return
-	}
-	if hdr == nil {
-		_ = r.Respond(b)
-		return
-	}
-	_ = r.Respond(b, micro.WithHeaders(hdr))
-}
-
 // scope returns the last token of the request subject.
 func scope(r micro.Request) string {
 	subj := r.Subject()

@@ -105,7 +105,7 @@ const (
 // expects the stream's last sequence to be expected (only the first
 // message says so).
 func batchMsg(bm events.Message, stream, batchID string, i int, expected uint64) *nats.Msg {
-	m := hashed(bm.Subject, bm.Data)
+	m := hashedWith(bm.Subject, bm.Data, bm.Hash)
 	m.Header.Set(jetstream.MsgIDHeader, bm.ID)
 	m.Header.Set(jetstream.ExpectedStreamHeader, stream)
 	m.Header.Set(batchIDHeader, batchID)

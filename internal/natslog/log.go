@@ -146,7 +146,11 @@ func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expec
 			actx, cancel := context.WithTimeout(ctx, l.Timeout)
 			defer cancel()
 			var err error
-			ack, err = l.js.PublishMsg(actx, recordMsg(subject, id, data, seg.name, local, ""))
+			pm := recordMsg(subject, id, data, "", seg.name, local, "")
+			ack, err = l.js.PublishMsg(actx, &pm.msg)
+			if err == nil {
+				pm.release()
+			}
 			return err
 		})
 		if err == nil {
@@ -376,7 +380,7 @@ func (l *Log) findID(ctx context.Context, id string, from, head uint64, segs []*
 // returns the record's sequence, events.ErrConflict, or another error
 // (a timeout is ambiguous: the caller looks the id up after catching up).
 // An append that races a roll of the log fails with events.ErrConflict.
-func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, expected uint64, prevID string) (wait func() (uint64, error), err error) {
+func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, hash string, expected uint64, prevID string) (wait func() (uint64, error), err error) {
 	conflict := func() (uint64, error) { return 0, events.ErrConflict() }
 	seg := l.live()
 	if expected < seg.base {
@@ -398,8 +402,8 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 	default:
 		chain = prevID
 	}
-	m := recordMsg(subject, id, data, seg.name, expected-seg.base, chain)
-	fut, err := l.js.PublishMsgAsync(m)
+	pm := recordMsg(subject, id, data, hash, seg.name, expected-seg.base, chain)
+	fut, err := l.js.PublishMsgAsync(&pm.msg)
 	if err != nil {
 		return nil, fmt.Errorf("natslog: publish: %w", err)
 	}
@@ -407,8 +411,11 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 		// A pipelined round waits for its acknowledgements after deciding
 		// the next round, by when most have come: those take neither a
 		// timer nor the error channel (three allocations a record).
+		// Acknowledged, the message is no longer nats.go's: it goes back
+		// to the pool (on a failure it is left to the collector).
 		select {
 		case ack := <-fut.Ok():
+			pm.release()
 			return l.acked(ctx, seg, ack)
 		default:
 		}
@@ -416,6 +423,7 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 		defer timer.Stop()
 		select {
 		case ack := <-fut.Ok():
+			pm.release()
 			return l.acked(ctx, seg, ack)
 		case err := <-fut.Err():
 			var ae *jetstream.APIError
@@ -455,28 +463,65 @@ const stallAfter = 30 * time.Second
 // recordMsg is the message that appends a record at lastSeq+1 of stream
 // (the stream's own sequence), its headers set at once, their values in
 // one slice (the publish options would take a closure and a header set
-// each): its content hash (Ledger-Hash), its id as Nats-Msg-Id, and the
-// expected stream, last sequence and, when prevID is not empty, last
-// message id.
-func recordMsg(subject, id string, data []byte, stream string, lastSeq uint64, prevID string) *nats.Msg {
-	m := &nats.Msg{Subject: subject, Data: data, Header: make(nats.Header, 5)}
-	v := []string{events.HashBytes(data), id, stream, strconv.FormatUint(lastSeq, 10), prevID}
-	m.Header[events.HashHeader] = v[0:1:1]
-	m.Header[jetstream.MsgIDHeader] = v[1:2:2]
-	m.Header[jetstream.ExpectedStreamHeader] = v[2:3:3]
-	m.Header[jetstream.ExpectedLastSeqHeader] = v[3:4:4]
-	if prevID != "" {
-		m.Header[jetstream.ExpectedLastMsgIDHeader] = v[4:5:5]
+// each): its content hash (Ledger-Hash; hash, or computed when ""), its id
+// as Nats-Msg-Id, and the expected stream, last sequence and, when prevID
+// is not empty, last message id. The message, its header map and values
+// come from a pool (release puts them back once the record is
+// acknowledged: nats.go keeps the message until then, to publish it
+// again), about four allocations a record; TestRecordMsgReused guards it.
+func recordMsg(subject, id string, data []byte, hash string, stream string, lastSeq uint64, prevID string) *pooledMsg {
+	pm, _ := msgPool.Get().(*pooledMsg)
+	if pm == nil {
+		pm = &pooledMsg{}
+		pm.msg.Header = make(nats.Header, 5)
 	}
-	return m
+	if hash == "" {
+		hash = events.HashBytes(data)
+	}
+	pm.vals = [5]string{hash, id, stream, strconv.FormatUint(lastSeq, 10), prevID}
+	h := pm.msg.Header
+	clear(h)
+	h[events.HashHeader] = pm.vals[0:1:1]
+	h[jetstream.MsgIDHeader] = pm.vals[1:2:2]
+	h[jetstream.ExpectedStreamHeader] = pm.vals[2:3:3]
+	h[jetstream.ExpectedLastSeqHeader] = pm.vals[3:4:4]
+	if prevID != "" {
+		h[jetstream.ExpectedLastMsgIDHeader] = pm.vals[4:5:5]
+	}
+	pm.msg.Subject, pm.msg.Data = subject, data
+	return pm
+}
+
+// pooledMsg is a record's message with its header values.
+type pooledMsg struct {
+	msg  nats.Msg
+	vals [5]string
+}
+
+var msgPool sync.Pool
+
+// release puts pm back in the pool: only once nothing holds it (its
+// publish was acknowledged, so nats.go publishes it no more).
+func (pm *pooledMsg) release() {
+	h := pm.msg.Header
+	clear(h)
+	pm.msg = nats.Msg{Header: h}
+	pm.vals = [5]string{}
+	msgPool.Put(pm)
 }
 
 // hashed makes the message for a record, with its content hash in the
 // Ledger-Hash header.
-func hashed(subject string, data []byte) *nats.Msg {
+func hashed(subject string, data []byte) *nats.Msg { return hashedWith(subject, data, "") }
+
+// hashedWith is hashed with data's hash given ("" to compute it).
+func hashedWith(subject string, data []byte, hash string) *nats.Msg {
+	if hash == "" {
+		hash = events.HashBytes(data)
+	}
 	m := nats.NewMsg(subject)
 	m.Data = data
-	m.Header.Set(events.HashHeader, events.HashBytes(data))
+	m.Header.Set(events.HashHeader, hash)
 	return m
 }
 

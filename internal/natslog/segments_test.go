@@ -288,14 +288,14 @@ func TestRollingConflictsAtTheBoundary(t *testing.T) {
 	// Pipelined appends name the record before them; at a segment's start
 	// that record is the sealed segment's last.
 	appendN(t, log, 12, 13) // LEDGER-3 has 3 subjects: LEDGER-4 starts after 13
-	wait, err := log.AppendAsync(ctx, subject(14), id(14), data(14), 13, "not-the-last")
+	wait, err := log.AppendAsync(ctx, subject(14), id(14), data(14), "", 13, "not-the-last")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := wait(); !errors.Is(err, events.ErrConflict()) {
 		t.Fatalf("pipelined append after another id: %v", err)
 	}
-	wait, err = log.AppendAsync(ctx, subject(14), id(14), data(14), 13, id(13))
+	wait, err = log.AppendAsync(ctx, subject(14), id(14), data(14), "", 13, id(13))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,8 +347,8 @@ func (p pipelined) Read(ctx context.Context, from, to uint64) ([][]byte, error) 
 	return p.log.Read(ctx, from, to)
 }
 func (p pipelined) Head(ctx context.Context) (uint64, error) { return p.log.Head(ctx) }
-func (p pipelined) AppendAsync(ctx context.Context, subject, id string, data []byte, expected uint64, prevID string) (func() (uint64, error), error) {
-	return p.log.AppendAsync(ctx, subject, id, data, expected, prevID)
+func (p pipelined) AppendAsync(ctx context.Context, subject, id string, data []byte, hash string, expected uint64, prevID string) (func() (uint64, error), error) {
+	return p.log.AppendAsync(ctx, subject, id, data, hash, expected, prevID)
 }
 
 // TestServicesRaceAcrossRolls: three ledger writers (atomic batches,

@@ -73,12 +73,12 @@ func (l *faultLog) Append(ctx context.Context, subject, id string, data []byte, 
 	return seq, err
 }
 
-func (l *faultLog) AppendAsync(ctx context.Context, subject, id string, data []byte, expected uint64, prevID string) (func() (uint64, error), error) {
+func (l *faultLog) AppendAsync(ctx context.Context, subject, id string, data []byte, hash string, expected uint64, prevID string) (func() (uint64, error), error) {
 	fault := l.publish()
 	if fault == "publish" {
 		return nil, errFault
 	}
-	wait, err := l.MemLog.AppendAsync(ctx, subject, id, data, expected, prevID)
+	wait, err := l.MemLog.AppendAsync(ctx, subject, id, data, hash, expected, prevID)
 	if err != nil || fault != "ack" {
 		return wait, err
 	}

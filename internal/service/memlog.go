@@ -52,7 +52,7 @@ func (m *MemLog) ReadMsgs(_ context.Context, from uint64) ([]replay.Msg, error) 
 }
 
 // AppendAsync implements AsyncLog; in memory the outcome is known at once.
-func (m *MemLog) AppendAsync(ctx context.Context, subject, id string, rec []byte, expected uint64, prevID string) (func() (uint64, error), error) {
+func (m *MemLog) AppendAsync(ctx context.Context, subject, id string, rec []byte, hash string, expected uint64, prevID string) (func() (uint64, error), error) {
 	m.mu.Lock()
 	if prevID != "" && (len(m.ids) == 0 || m.ids[len(m.ids)-1] != prevID) {
 		m.mu.Unlock()

@@ -13,8 +13,10 @@ type AsyncLog interface {
 	Log
 	// AppendAsync starts an append at expected+1 that, when prevID is not
 	// empty, also requires the log's last record to carry prevID; wait
-	// returns its sequence or its failure.
-	AppendAsync(ctx context.Context, subject, id string, data []byte, expected uint64, prevID string) (wait func() (uint64, error), err error)
+	// returns its sequence or its failure. hash is data's content hash
+	// (events.HashBytes), which the caller computed for its fold; "" to
+	// have the log compute it when it needs it.
+	AppendAsync(ctx context.Context, subject, id string, data []byte, hash string, expected uint64, prevID string) (wait func() (uint64, error), err error)
 }
 
 // BatchLog is a Log that can append many records as one atomic batch,
@@ -224,11 +226,12 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 				continue
 			}
 			seq := s.head.Position() + 1
-			if err := s.fold(prep.Input(b), seq); err != nil {
+			in := prep.Input(b) // hashed once, for the fold and the publish
+			if err := s.fold(in, seq); err != nil {
 				foldErr = err
 				return err
 			}
-			add(events.Message{Subject: prep.Subject, ID: prep.Record.ID, Data: b})
+			add(events.Message{Subject: prep.Subject, ID: prep.Record.ID, Data: b, Hash: in.Hash()})
 			n++
 			out[i] = Outcome{Result{Seq: seq, ID: evs[i].ID, Decided: prep.Record.Decided}, prep.Err}
 		}

@@ -186,13 +186,15 @@ func (s *Service) beginRound(ctx context.Context, al AsyncLog, r *round) {
 		}
 		r.tail = false
 		expected := s.head.Position()
-		wait, err := al.AppendAsync(ctx, prep.Subject, prep.Record.ID, b, expected, prevID)
+		// The record is hashed once, for its publish and its fold.
+		in := prep.Input(b)
+		wait, err := al.AppendAsync(ctx, prep.Subject, prep.Record.ID, b, in.Hash(), expected, prevID)
 		if err != nil {
 			r.stop, r.stopErr = k, err
 			break
 		}
 		r.flights = append(r.flights, flight{i: i, k: k, seq: expected + 1, wait: wait})
-		if err := s.fold(prep.Input(b), expected+1); err != nil {
+		if err := s.fold(in, expected+1); err != nil {
 			// Published but not folded: it fails the round from here.
 			r.stop, r.stopErr = k, err
 			break

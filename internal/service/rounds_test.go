@@ -38,7 +38,7 @@ type gatedLog struct {
 	drop bool
 }
 
-func (l *gatedLog) AppendAsync(ctx context.Context, subject, id string, data []byte, expected uint64, prevID string) (func() (uint64, error), error) {
+func (l *gatedLog) AppendAsync(ctx context.Context, subject, id string, data []byte, hash string, expected uint64, prevID string) (func() (uint64, error), error) {
 	l.mu.Lock()
 	drop := l.drop
 	l.mu.Unlock()
@@ -48,7 +48,7 @@ func (l *gatedLog) AppendAsync(ctx context.Context, subject, id string, data []b
 			return 0, errors.New("gatedLog: the server died before it stored the record")
 		}, nil
 	}
-	wait, err := l.Log.AppendAsync(ctx, subject, id, data, expected, prevID)
+	wait, err := l.Log.AppendAsync(ctx, subject, id, data, hash, expected, prevID)
 	if err != nil {
 		return nil, err
 	}
@@ -559,12 +559,12 @@ type interfering struct {
 	other    func()
 }
 
-func (l *interfering) AppendAsync(ctx context.Context, subject, id string, data []byte, expected uint64, prevID string) (func() (uint64, error), error) {
+func (l *interfering) AppendAsync(ctx context.Context, subject, id string, data []byte, hash string, expected uint64, prevID string) (func() (uint64, error), error) {
 	l.calls++
 	if l.calls == l.k {
 		l.other()
 	}
-	return l.MemLog.AppendAsync(ctx, subject, id, data, expected, prevID)
+	return l.MemLog.AppendAsync(ctx, subject, id, data, hash, expected, prevID)
 }
 
 func TestAppendManyConflictMidPipeline(t *testing.T) {

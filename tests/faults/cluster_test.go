@@ -400,7 +400,7 @@ func TestPipelinedAppendAsyncOnR3(t *testing.T) {
 					if k > 0 {
 						id = newID()
 					}
-					wait, err := log.AppendAsync(t.Context(), "ledger.policy", id, []byte(`{}`), head+uint64(k), prev)
+					wait, err := log.AppendAsync(t.Context(), "ledger.policy", id, []byte(`{}`), "", head+uint64(k), prev)
 					if err != nil {
 						t.Errorf("writer %d: %v", w, err)
 						return

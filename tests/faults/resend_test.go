@@ -159,7 +159,7 @@ func TestResentIDWritesOnce(t *testing.T) {
 			seq, err = log.Append(ctx, subject, x, data, 2)
 			answered("re-send expecting the new head", seq, err)
 			t.Logf("%s: raw JetStream re-send, expected 2 (the head): %s", tg.name, rawPublish(ctx, log.JetStream(), x, 2))
-			wait, err := log.AppendAsync(ctx, subject, x, data, 2, y)
+			wait, err := log.AppendAsync(ctx, subject, x, data, "", 2, y)
 			if err != nil {
 				t.Fatal(err)
 			}

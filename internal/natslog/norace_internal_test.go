@@ -1,0 +1,5 @@
+//go:build !race
+
+package natslog
+
+const raceEnabled = false
