@@ -16,7 +16,6 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
-	"github.com/sessionledger/ledger/internal/jsonenc"
 )
 
 // Encoding what a commit writes, and decoding what the fold and the store
@@ -294,7 +293,7 @@ func appendToolSet(b []byte, ts envelope.ToolSet) []byte {
 		b = append(b, `{"tool":`...)
 		b = appendJSONString(b, d.Tool)
 		b = append(b, `,"reason":`...)
-		b = jsonenc.AppendReason(b, d.Reason)
+		b = d.Reason.AppendJSON(b)
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
@@ -355,8 +354,8 @@ var _ = struct {
 }(check{})
 
 // appendJSONString appends s quoted as encoding/json quotes it
-// (jsonenc.AppendString).
-func appendJSONString(b []byte, s string) []byte { return jsonenc.AppendString(b, s) }
+// (events.AppendJSONString).
+func appendJSONString(b []byte, s string) []byte { return events.AppendJSONString(b, s) }
 
 // logValue is a log entry as stored: the record id and type, each after
 // its length as a uvarint, then the time.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
-	"github.com/sessionledger/ledger/internal/jsonenc"
 )
 
 // Prepared is the outcome of preparing one event at the head.
@@ -159,14 +158,14 @@ func marshalDecided(decided any) ([]byte, error) {
 // appendJSON appends d as encoding/json writes it.
 func (d CheckDecided) appendJSON(b []byte) []byte {
 	b = append(b, `{"decision":`...)
-	b = jsonenc.AppendString(b, string(d.Decision))
+	b = events.AppendJSONString(b, string(d.Decision))
 	b = append(b, `,"reason":`...)
-	b = jsonenc.AppendReason(b, d.Reason)
+	b = d.Reason.AppendJSON(b)
 	b = append(b, `,"revision":`...)
 	b = strconv.AppendUint(b, d.Revision, 10)
 	if d.EnvelopeHash != "" {
 		b = append(b, `,"envelope_hash":`...)
-		b = jsonenc.AppendString(b, d.EnvelopeHash)
+		b = events.AppendJSONString(b, d.EnvelopeHash)
 	}
 	if d.PreparedAt != 0 {
 		b = append(b, `,"prepared_at":`...)
@@ -174,7 +173,7 @@ func (d CheckDecided) appendJSON(b []byte) []byte {
 	}
 	if d.Scope != "" {
 		b = append(b, `,"scope":`...)
-		b = jsonenc.AppendString(b, d.Scope)
+		b = events.AppendJSONString(b, d.Scope)
 	}
 	return append(b, '}')
 }
@@ -184,12 +183,12 @@ func (d EffectDecided) appendJSON(b []byte) []byte {
 	b = append(b, `{"prepared_at":`...)
 	b = strconv.AppendUint(b, d.PreparedAt, 10)
 	b = append(b, `,"decision":`...)
-	b = jsonenc.AppendString(b, string(d.Decision))
+	b = events.AppendJSONString(b, string(d.Decision))
 	b = append(b, `,"reason":`...)
-	b = jsonenc.AppendReason(b, d.Reason)
+	b = d.Reason.AppendJSON(b)
 	if d.Scope != "" {
 		b = append(b, `,"scope":`...)
-		b = jsonenc.AppendString(b, d.Scope)
+		b = events.AppendJSONString(b, d.Scope)
 	}
 	return append(b, '}')
 }

@@ -52,6 +52,7 @@ type gemPart struct {
 }
 
 func (s *GeminiAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.wait()
 	_, method, _ := strings.Cut(r.URL.Path, ":")
 	if r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, "/v1beta/models/") ||
 		(method != "streamGenerateContent" && method != "generateContent" && method != "countTokens") {

@@ -60,6 +60,7 @@ func RunGemini(ctx context.Context, t testing.TB, c Case) *Result {
 	if c.Setup != nil {
 		c.Setup(dir, home)
 	}
+	srv.Set()
 	prompt := c.Prompt
 	if prompt == "" {
 		prompt = "script:main"

@@ -70,6 +70,7 @@ func RunQwen(ctx context.Context, t testing.TB, c Case) *Result {
 	if c.Setup != nil {
 		c.Setup(dir, home)
 	}
+	srv.Set()
 	prompt := c.Prompt
 	if prompt == "" {
 		prompt = "script:main"

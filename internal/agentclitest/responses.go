@@ -65,6 +65,25 @@ type recorder struct {
 	issued     []Issued
 	unexpected []string
 	next       int
+	// set is true once the run's Setup has returned (Set): what Setup
+	// wrote (a test's variables the callbacks read) happens before every
+	// request the server answers, which takes mu first (wait).
+	set bool
+}
+
+// Set marks the end of the run's Setup.
+func (r *recorder) Set() {
+	r.mu.Lock()
+	r.set = true
+	r.mu.Unlock()
+}
+
+// wait orders a request after Set: the CLI, started after Setup returned,
+// sends nothing before, but the race detector knows no process order.
+func (r *recorder) wait() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.set
 }
 
 // Issued is one call a scripted server sent, with its script and turn.
@@ -163,6 +182,7 @@ type respItem struct {
 }
 
 func (s *Responses) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.wait()
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
 		s.unexpect(r.Method + " " + r.URL.String())
 		http.NotFound(w, r)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
-	"github.com/sessionledger/ledger/internal/jsonenc"
 	"github.com/sessionledger/ledger/wire"
 )
 
@@ -55,7 +54,7 @@ func appendResult(b []byte, a wire.AppendResult) []byte {
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendUint(b, a.Seq, 10)
 	b = append(b, `,"id":`...)
-	b = jsonenc.AppendString(b, a.ID)
+	b = events.AppendJSONString(b, a.ID)
 	if a.Duplicate {
 		b = append(b, `,"duplicate":true`...)
 	}
@@ -77,16 +76,16 @@ func appendOutcome(b []byte, o wire.AppendOutcome) []byte {
 	}
 	if o.ID != "" {
 		b = append(comma(b), `"id":`...)
-		b = jsonenc.AppendString(b, o.ID)
+		b = events.AppendJSONString(b, o.ID)
 	}
 	if o.Duplicate {
 		b = append(comma(b), `"duplicate":true`...)
 	}
 	if e := o.Error; e != nil {
 		b = append(comma(b), `"error":{"code":`...)
-		b = jsonenc.AppendString(b, string(e.Code))
+		b = events.AppendJSONString(b, string(e.Code))
 		b = append(b, `,"message":`...)
-		b = jsonenc.AppendString(b, e.Message)
+		b = events.AppendJSONString(b, e.Message)
 		if e.Seq != 0 {
 			b = append(b, `,"seq":`...)
 			b = strconv.AppendUint(b, e.Seq, 10)
@@ -98,17 +97,17 @@ func appendOutcome(b []byte, o wire.AppendOutcome) []byte {
 
 func appendCheckResult(b []byte, c wire.CheckResult) []byte {
 	b = append(b, `{"session":`...)
-	b = jsonenc.AppendString(b, string(c.Session))
+	b = events.AppendJSONString(b, string(c.Session))
 	b = append(b, `,"scope":`...)
-	b = jsonenc.AppendString(b, c.Scope)
+	b = events.AppendJSONString(b, c.Scope)
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendUint(b, c.Seq, 10)
 	b = append(b, `,"tool":`...)
-	b = jsonenc.AppendString(b, c.Tool)
+	b = events.AppendJSONString(b, c.Tool)
 	b = append(b, `,"decision":`...)
-	b = jsonenc.AppendString(b, string(c.Decision))
+	b = events.AppendJSONString(b, string(c.Decision))
 	b = append(b, `,"reason":`...)
-	b = jsonenc.AppendReason(b, c.Reason)
+	b = c.Reason.AppendJSON(b)
 	if c.Recorded != 0 {
 		b = append(b, `,"recorded":`...)
 		b = strconv.AppendUint(b, c.Recorded, 10)

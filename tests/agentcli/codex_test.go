@@ -214,7 +214,7 @@ func TestCodexHookFailure(t *testing.T) {
 	}{
 		{"exit1", agentclitest.Rule{Stderr: "hook crashed", Exit: 1}, 0},
 		{"badjson", agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"permissionDecision":`}, 0},
-		{"timeout", agentclitest.Rule{Sleep: 8 * time.Second, Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"too late"}}`}, 2 * time.Second},
+		{"timeout", agentclitest.Rule{Sleep: 60 * time.Second, Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"too late"}}`}, 2 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rule := tc.rule
@@ -224,6 +224,7 @@ func TestCodexHookFailure(t *testing.T) {
 				Rules:       []agentclitest.Rule{rule},
 				Events:      []string{"PreToolUse"},
 				HookTimeout: tc.timeout,
+				Timeout:     150 * time.Second, // past the 60 s sleep: a runtime that waits for the hook is reported, not killed
 				Scripts: agentclitest.Scripts{"main": {{
 					agentclitest.Call("call_made", "exec_command", map[string]any{"cmd": "touch made.txt"}),
 				}}},

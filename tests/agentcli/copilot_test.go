@@ -170,7 +170,7 @@ func TestCopilotDeny(t *testing.T) {
 // fails. Mixed: a hook that exits non-zero (1) fails closed (the call is
 // denied, the model told "Denied by preToolUse hook from \"global
 // settings\" (hook errored)"); one that writes JSON it cannot read, or
-// outlives its timeoutSec (2 s against a 25 s sleep: the run ends well
+// outlives its timeoutSec (2 s against a 60 s sleep: the run ends well
 // before the sleep would), fails open (the call runs).
 func TestCopilotHookFailure(t *testing.T) {
 	for _, tc := range []struct {
@@ -181,7 +181,7 @@ func TestCopilotHookFailure(t *testing.T) {
 	}{
 		{"exit1", agentclitest.Rule{Stderr: "hook crashed", Exit: 1}, 0, false},
 		{"badjson", agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"permissionDecision":`}, 0, true},
-		{"timeout", agentclitest.Rule{Sleep: 25 * time.Second, Stdout: `{"permissionDecision":"deny","permissionDecisionReason":"too late"}`}, 2 * time.Second, true},
+		{"timeout", agentclitest.Rule{Sleep: 60 * time.Second, Stdout: `{"permissionDecision":"deny","permissionDecisionReason":"too late"}`}, 2 * time.Second, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rule := tc.rule
@@ -191,6 +191,7 @@ func TestCopilotHookFailure(t *testing.T) {
 				Rules:       []agentclitest.Rule{rule},
 				Events:      []string{"PreToolUse"},
 				HookTimeout: tc.timeout,
+				Timeout:     150 * time.Second, // past the 60 s sleep: a runtime that waits for the hook is reported, not killed
 				Scripts: agentclitest.Scripts{"main": {{
 					agentclitest.Call("call_made", "bash", map[string]any{"command": "touch made.txt", "description": "m"}),
 				}}},
