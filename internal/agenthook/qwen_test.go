@@ -92,6 +92,11 @@ func TestQwenSpawn(t *testing.T) {
 	}
 	// A background launch with no SubagentStart before it places its sub-agent.
 	wantTypes(t, "PostToolUse-agent (background)", f.handle("PostToolUse-agent", nil), events.SessionSpawned)
+	tree, err := f.c.Tree(context.Background(), root)
+	must(t, err)
+	if c := tree[0].Children; len(c) != 1 || c[0].Agent != "general-purpose" {
+		t.Errorf("the background sub-agent: %+v, want agent general-purpose (its task_id less -call_task, as SubagentStart's agent_type)", c)
+	}
 	if id, err := qwenSpawnedAgent(json.RawMessage(`{"llmContent":"Background agent launched successfully.\ntask_id: general-purpose-call_task (internal ID)","returnDisplay":{"type":"task_execution","status":"background"}}`), "call_task"); err != nil || id != "general-purpose-call_task" {
 		t.Errorf("qwenSpawnedAgent: %q %v", id, err)
 	}
@@ -136,7 +141,7 @@ func TestQwenPlaceByCall(t *testing.T) {
 	}
 	tree, err := f.c.Tree(ctx, root)
 	must(t, err)
-	if c := tree[0].Children; len(c) != 1 || c[0].Key != child || len(c[0].Children) != 1 || c[0].Children[0].Key != root+":general-purpose-call_nested" {
+	if c := tree[0].Children; len(c) != 1 || c[0].Key != child || c[0].Agent != "general-purpose" || len(c[0].Children) != 1 || c[0].Children[0].Key != root+":general-purpose-call_nested" {
 		t.Fatalf("tree: %+v", tree[0])
 	}
 	// A background launch's PostToolUse, after its SubagentStart placed it:
