@@ -131,11 +131,12 @@ func TestQwenPlaceByCall(t *testing.T) {
 	}
 	// Nested: the sub-agent's own agent call, then its sub-agent (keyed
 	// root:agent_id like every sub-agent, spawned under the sub-agent).
-	nested := map[string]any{"agent_id": "general-purpose-call_fg", "tool_call_id": "call_nested"}
-	if res := f.handle("PreToolUse-agent", nested); res.Denied || res.Session != child {
+	// Recorded by TestQwenLedgerForeground: agent_id general-purpose-call_fg,
+	// tool_call_id call_nested; then agent_id general-purpose-call_nested.
+	if res := f.handle("PreToolUse-agent-subagent", nil); res.Denied || res.Session != child {
 		t.Fatalf("the sub-agent's agent call: session %s denied %v %s", res.Session, res.Denied, res.Reason)
 	}
-	wantTypes(t, "SubagentStart (nested)", start("general-purpose-call_nested"), events.SessionSpawned, events.TurnStarted)
+	wantTypes(t, "SubagentStart (nested)", f.handle("SubagentStart-nested", nil), events.SessionSpawned, events.TurnStarted)
 	if res := sub("general-purpose-call_nested", "call_nested_sh"); res.Denied || res.Session != root+":general-purpose-call_nested" {
 		t.Fatalf("the nested sub-agent's call: session %s denied %v %s", res.Session, res.Denied, res.Reason)
 	}

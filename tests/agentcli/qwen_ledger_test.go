@@ -1,13 +1,16 @@
 package agentcli
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sessionledger/ledger/internal/agentclitest"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // TestQwenLedger: the real Qwen Code (qwen -p), offline against the
@@ -16,8 +19,9 @@ import (
 // recorder stays in HOME/.qwen/settings.json: Qwen adds the two), against a
 // served ledger whose scope has a ledger-dialect policy for qwen@0.24.4.
 // The main agent runs a command and starts a sub-agent (agent, in the
-// background), which runs a command (placed under the root by the agent
-// call's PostToolUse); then an operator denies run_shell_command for the
+// background), which runs a command (placed under the root at its
+// SubagentStart, by its agent call's record; the launch's PostToolUse,
+// after it, names the same spawn); then an operator denies run_shell_command for the
 // root alone (deny.added), and the main agent's next command is blocked
 // inside Qwen with the ledger's reason; 'ledger why --call' (the model's
 // call id) names revocation:deny and 'ledger verify' passes.
@@ -139,16 +143,29 @@ func TestQwenLedgerForeground(t *testing.T) {
 	}
 	t.Logf("hook order: %v", order)
 	starts := res.HooksFor("SubagentStart", "")
-	for _, h := range starts {
-		b, _ := json.Marshal(stable(res.Base, h.Payload, map[string]string{}))
-		t.Logf("SubagentStart: %s", b)
+	// The nested sub-agent's payloads, new here: its SubagentStart and its
+	// parent's agent call (written under AGENTCLI_RECORD=1, for
+	// internal/agenthook's TestQwenPlaceByCall, else logged).
+	ids := map[string]string{}
+	for name, h := range map[string]agentclitest.Invocation{"SubagentStart-nested": starts[len(starts)-1], "PreToolUse-agent-subagent": res.HooksFor("PreToolUse", "agent")[len(res.HooksFor("PreToolUse", "agent"))-1]} {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(stable(res.Base, h.Payload, ids))
+		t.Logf("%s: %s", name, buf.Bytes())
+		if os.Getenv(recordEnv) == "1" {
+			if err := os.WriteFile(filepath.Join(ledgertest.Root(), "tests", "agentcli", "testdata", "qwen-code", "payloads", name+".json"), buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	var ids []string
+	var types []string
 	for _, h := range starts {
-		ids = append(ids, str(h, "agent_type")+"|"+str(h, "agent_id"))
+		types = append(types, str(h, "agent_type")+"|"+str(h, "agent_id"))
 	}
-	if want := []string{"general-purpose|general-purpose-call_fg", "general-purpose|general-purpose-call_nested"}; !slices.Equal(ids, want) {
-		t.Errorf("SubagentStart agent_type|agent_id: %v, want %v (docs/qwen-code-hooks.md)", ids, want)
+	if want := []string{"general-purpose|general-purpose-call_fg", "general-purpose|general-purpose-call_nested"}; !slices.Equal(types, want) {
+		t.Errorf("SubagentStart agent_type|agent_id: %v, want %v (docs/qwen-code-hooks.md)", types, want)
 	}
 	for _, f := range []string{"worker.txt", "nested.txt"} {
 		if !exists(filepath.Join(res.Dir, f)) {
