@@ -107,7 +107,8 @@ func TestQwenSpawn(t *testing.T) {
 // found by a why about that call: a foreground one under the root, a nested
 // one under the sub-agent that spawned it, and their calls are allowed in
 // their own sessions; an id checked in two sessions, one of another tool,
-// one never recorded, or a denied agent call places nothing, and the
+// one of another root, one never recorded, or a denied agent call places
+// nothing, and the
 // sub-agent's calls are denied unknown_parent.
 func TestQwenPlaceByCall(t *testing.T) {
 	f := newFixture(t, Qwen, Dialect)
@@ -155,8 +156,12 @@ func TestQwenPlaceByCall(t *testing.T) {
 	// Refused: the same call id checked in two sessions (the root and the sub-agent).
 	f.handle("PreToolUse-agent", map[string]any{"tool_call_id": "call_dup"})
 	f.handle("PreToolUse-agent", map[string]any{"agent_id": "general-purpose-call_fg", "tool_call_id": "call_dup"})
-	// Another tool's call, a call never recorded, a denied agent call.
+	// Another tool's call, another root's agent call, a call never
+	// recorded, a denied agent call.
 	f.handle("PreToolUse-run_shell_command", map[string]any{"tool_call_id": "call_shell"})
+	if res := f.handle("PreToolUse-agent", map[string]any{"session_id": "other-root", "tool_call_id": "call_xroot"}); res.Denied {
+		t.Fatalf("another root's agent call: %s", res.Reason)
+	}
 	f.append(client.Deny(events.DenyData{Scope: "proj", Rule: "agent", Session: root, Note: "no agents"}))
 	if res := f.handle("PreToolUse-agent", map[string]any{"tool_call_id": "call_refused"}); !res.Denied {
 		t.Fatalf("the agent call after deny.added was allowed")
@@ -164,6 +169,7 @@ func TestQwenPlaceByCall(t *testing.T) {
 	for _, c := range []struct{ id, typ, want string }{
 		{"general-purpose-call_dup", "general-purpose", "2 sessions"},
 		{"general-purpose-call_shell", "general-purpose", "of tool run_shell_command"},
+		{"general-purpose-call_xroot", "general-purpose", "not one of root"},
 		{"general-purpose-call_never", "general-purpose", "unknown_call"},
 		{"general-purpose-call_refused", "general-purpose", "not allowed"},
 		{"general-purpose-call_fg_sh", "general-purpose-call", "is not <agent_type>-<call id>"},
