@@ -171,7 +171,7 @@ func TestQwenPlaceByCall(t *testing.T) {
 		{"general-purpose-call_shell", "general-purpose", "of tool run_shell_command"},
 		{"general-purpose-call_xroot", "general-purpose", "not one of root"},
 		{"general-purpose-call_never", "general-purpose", "unknown_call"},
-		{"general-purpose-call_refused", "general-purpose", "not allowed"},
+		{"general-purpose-call_refused", "general-purpose", "was denied"},
 		{"general-purpose-call_fg_sh", "general-purpose-call", "is not <agent_type>-<call id>"},
 	} {
 		res := f.handle("SubagentStart", map[string]any{"agent_id": c.id, "agent_type": c.typ})

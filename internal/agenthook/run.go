@@ -353,11 +353,13 @@ func (r *run) callWhy() callWhy {
 // and recorded (a tool.checked under its tool_call_id) by the session that
 // made it before the sub-agent started, so that session is the parent. It
 // places only on an exact pairing: the call id is recorded in one session
-// of the same root, every record of it is of the agent tool, and it was
-// allowed (its subagent_type is not compared: Qwen resolves it to the
-// config that agent_type names, "fork" to another name); anything else (no such call, two sessions, another tool, a denial)
-// places nothing and the sub-agent's calls wait, then are denied
-// unknown_parent, as before. Foreground and nested sub-agents, whose
+// of the same root, every record of it is of the agent tool, and it was not
+// denied (an ask ran: the hook answers it with no opinion, and the dialect
+// admits a spawn whose call asked). Its subagent_type is not compared:
+// Qwen resolves it to the config agent_type names, "fork" to another
+// name. Anything else (no such call, two sessions, another tool or root,
+// a denial) places nothing, and the sub-agent's calls wait, then are
+// denied unknown_parent, as before. Foreground and nested sub-agents, whose
 // agent call answers only after they finish, are placed this way; a
 // background one too (its PostToolUse then finds it recorded).
 // TestQwenPlaceByCall guards it.
@@ -393,8 +395,8 @@ func (r *run) placeByCall(ctx context.Context, child events.SessionKey) error {
 			return fmt.Errorf("sub-agent %s: call %s is of tool %s in session %s, not one %s call: not placed", child, callID, c.Tool, c.Session, QwenSpawnTool)
 		}
 	}
-	if last := w.Call.Record; last.Decision != envelope.Allow {
-		return fmt.Errorf("sub-agent %s: its spawning call %s was not allowed (%s %s): not placed", child, callID, last.Decision, last.Reason.Code)
+	if last := w.Call.Record; last.Decision == envelope.Deny {
+		return fmt.Errorf("sub-agent %s: its spawning call %s was denied (%s): not placed", child, callID, last.Reason.Code)
 	}
 	_, err = r.append(ctx, cchook.SpawnEvent(child, parent, p.AgentType))
 	if events.CodeOf(err) == events.CodeDuplicateSession {
