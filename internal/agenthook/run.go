@@ -429,7 +429,8 @@ func spawnedAgent(resp json.RawMessage) (string, error) {
 // {"type": "task_execution", "status": "background", ...}}, and that
 // task_id is the agent_id of every payload of the sub-agent. Only that
 // launch text is read (a foreground sub-agent's llmContent is its own
-// answer, which the model writes), and the id must end with "-" and the
+// answer, which the model writes; it is placed at its SubagentStart,
+// placeByCall), and the id must end with "-" and the
 // spawning call's tool_call_id, as Qwen names its sub-agents
 // (`${name}-${callId}` in the bundle): TestQwenSpawn guards it.
 func qwenSpawnedAgent(resp json.RawMessage, callID string) (string, error) {
@@ -443,7 +444,7 @@ func qwenSpawnedAgent(resp json.RawMessage, callID string) (string, error) {
 	_ = json.Unmarshal(resp, &v)
 	const launched = "Background agent launched successfully.\ntask_id: "
 	if v.ReturnDisplay.Type != "task_execution" || v.ReturnDisplay.Status != "background" || !strings.HasPrefix(v.LLMContent, launched) {
-		return "", fmt.Errorf("the agent call's tool_response is not a background launch (%.120s): a foreground sub-agent is not placed, and its calls are denied", string(resp))
+		return "", fmt.Errorf("the agent call's tool_response is not a background launch (%.120s): nothing is placed here (a foreground sub-agent is placed at its SubagentStart, by this call's record)", string(resp))
 	}
 	id, _, _ := strings.Cut(strings.TrimPrefix(v.LLMContent, launched), " ")
 	if id, _, _ = strings.Cut(id, "\n"); !validID(id) || callID == "" || !strings.HasSuffix(id, "-"+callID) {
