@@ -106,8 +106,14 @@ func (r *run) other(ctx context.Context) error {
 		r.res.Session = key
 		var n *client.TreeNode
 		if r.sub() {
-			if n, err = r.h.L.Tree(ctx, key); err == nil && n == nil {
-				r.warn("sub-agent %s is not recorded yet: its spawn is recorded when the spawn_agent call that returned its agent_id ends (PostToolUse); its first call records its turn", key)
+			if n, err = r.h.L.Tree(ctx, key); err == nil && n == nil && p.Event == SubagentStart && r.h.Runtime.Name == Qwen.Name {
+				if err = r.placeByCall(ctx, key); err != nil {
+					r.warn("%v", err)
+				}
+				n, err = r.h.L.Tree(ctx, key)
+			}
+			if err == nil && n == nil {
+				r.warn("sub-agent %s is not recorded yet: its spawn is recorded when the %s call that returned its agent_id ends (PostToolUse); its first call records its turn", key, r.h.Runtime.spawnTool())
 				return nil
 			}
 		} else {
@@ -301,7 +307,13 @@ func (r *run) spawn(ctx context.Context) error {
 	}
 	agentType := "default"
 	var in map[string]any
-	if json.Unmarshal(r.p.ToolInput, &in) == nil {
+	if t := strings.TrimSuffix(agentID, "-"+r.p.ToolCallID); r.h.Runtime.Name == Qwen.Name && validID(t) {
+		// Qwen's: the config the sub-agent runs (general-purpose when the
+		// call names no subagent_type), as its SubagentStart's agent_type,
+		// which placeByCall records when it lands first: either way the
+		// same type (TestQwenSpawn).
+		agentType = t
+	} else if json.Unmarshal(r.p.ToolInput, &in) == nil {
 		if t, ok := in["agent_type"].(string); ok && validID(t) {
 			agentType = t
 		} else if t, ok := in["subagent_type"].(string); ok && validID(t) {
@@ -309,6 +321,84 @@ func (r *run) spawn(ctx context.Context) error {
 		}
 	}
 	_, err = r.append(ctx, cchook.SpawnEvent(child, parent, agentType))
+	if events.CodeOf(err) == events.CodeDuplicateSession {
+		return nil
+	}
+	return err
+}
+
+// callWhy is how the adapter asks the ledger about a recorded call (a
+// why --call): the NATS client's WhyCall, or a Ledger's own.
+type callWhy interface {
+	WhyCall(ctx context.Context, call string, opts ...client.QueryOpt) (client.WhyResult, error)
+}
+
+func (r *run) callWhy() callWhy {
+	switch l := r.h.L.(type) {
+	case callWhy:
+		return l
+	case cchook.ClientLedger:
+		return l.C
+	case *cchook.ClientLedger:
+		return l.C
+	}
+	return nil
+}
+
+// placeByCall records a Qwen sub-agent's spawn at its SubagentStart, from
+// the spawning call the ledger already holds. Qwen names a sub-agent
+// `${name}-${callId}` (agent_id: <agent_type>-<the agent call's
+// tool_call_id>) and SubagentStart names agent_type, so the spawning call
+// id is agent_id less "<agent_type>-"; that call's PreToolUse was decided
+// and recorded (a tool.checked under its tool_call_id) by the session that
+// made it before the sub-agent started, so that session is the parent. It
+// places only on an exact pairing: the call id is recorded in one session
+// of the same root, every record of it is of the agent tool, and it was not
+// denied (an ask ran: the hook answers it with no opinion, and the dialect
+// admits a spawn whose call asked). Its subagent_type is not compared:
+// Qwen resolves it to the config agent_type names, "fork" to another
+// name. Anything else (no such call, two sessions, another tool or root,
+// a denial) places nothing, and the sub-agent's calls wait, then are
+// denied unknown_parent, as before. Foreground and nested sub-agents, whose
+// agent call answers only after they finish, are placed this way; a
+// background one too (its PostToolUse then finds it recorded).
+// TestQwenPlaceByCall guards it.
+func (r *run) placeByCall(ctx context.Context, child events.SessionKey) error {
+	p := r.p
+	if !validID(p.AgentType) || !strings.HasPrefix(p.AgentID, p.AgentType+"-") {
+		return fmt.Errorf("sub-agent %s: its agent_id %q is not <agent_type>-<call id> (agent_type %q): not placed", child, p.AgentID, p.AgentType)
+	}
+	callID := strings.TrimPrefix(p.AgentID, p.AgentType+"-")
+	if !validID(callID) {
+		return fmt.Errorf("sub-agent %s: %q is not a call id: not placed", child, callID)
+	}
+	cw := r.callWhy()
+	if cw == nil {
+		return fmt.Errorf("sub-agent %s: this ledger answers no why about a call: not placed", child)
+	}
+	w, err := cw.WhyCall(ctx, callID)
+	if err != nil {
+		// unknown_call, or the id checked in two sessions (invalid_event):
+		// nothing to place it by, and nothing is guessed.
+		return fmt.Errorf("sub-agent %s: its spawning call %s: %w: not placed", child, callID, err)
+	}
+	if w.Call == nil || len(w.Call.Records) == 0 {
+		return fmt.Errorf("sub-agent %s: the ledger names no record of its spawning call %s: not placed", child, callID)
+	}
+	root, _ := p.Root()
+	parent := w.Call.Records[0].Session
+	if parent != root && !strings.HasPrefix(string(parent), string(root)+":") || parent == child {
+		return fmt.Errorf("sub-agent %s: its spawning call %s was made by session %s, not one of root %s: not placed", child, callID, parent, root)
+	}
+	for _, c := range w.Call.Records {
+		if c.Session != parent || c.Tool != QwenSpawnTool {
+			return fmt.Errorf("sub-agent %s: call %s is of tool %s in session %s, not one %s call: not placed", child, callID, c.Tool, c.Session, QwenSpawnTool)
+		}
+	}
+	if last := w.Call.Record; last.Decision == envelope.Deny {
+		return fmt.Errorf("sub-agent %s: its spawning call %s was denied (%s): not placed", child, callID, last.Reason.Code)
+	}
+	_, err = r.append(ctx, cchook.SpawnEvent(child, parent, p.AgentType))
 	if events.CodeOf(err) == events.CodeDuplicateSession {
 		return nil
 	}
@@ -339,7 +429,8 @@ func spawnedAgent(resp json.RawMessage) (string, error) {
 // {"type": "task_execution", "status": "background", ...}}, and that
 // task_id is the agent_id of every payload of the sub-agent. Only that
 // launch text is read (a foreground sub-agent's llmContent is its own
-// answer, which the model writes), and the id must end with "-" and the
+// answer, which the model writes; it is placed at its SubagentStart,
+// placeByCall), and the id must end with "-" and the
 // spawning call's tool_call_id, as Qwen names its sub-agents
 // (`${name}-${callId}` in the bundle): TestQwenSpawn guards it.
 func qwenSpawnedAgent(resp json.RawMessage, callID string) (string, error) {
@@ -353,7 +444,7 @@ func qwenSpawnedAgent(resp json.RawMessage, callID string) (string, error) {
 	_ = json.Unmarshal(resp, &v)
 	const launched = "Background agent launched successfully.\ntask_id: "
 	if v.ReturnDisplay.Type != "task_execution" || v.ReturnDisplay.Status != "background" || !strings.HasPrefix(v.LLMContent, launched) {
-		return "", fmt.Errorf("the agent call's tool_response is not a background launch (%.120s): a foreground sub-agent is not placed, and its calls are denied", string(resp))
+		return "", fmt.Errorf("the agent call's tool_response is not a background launch (%.120s): nothing is placed here (a foreground sub-agent is placed at its SubagentStart, by this call's record)", string(resp))
 	}
 	id, _, _ := strings.Cut(strings.TrimPrefix(v.LLMContent, launched), " ")
 	if id, _, _ = strings.Cut(id, "\n"); !validID(id) || callID == "" || !strings.HasSuffix(id, "-"+callID) {
