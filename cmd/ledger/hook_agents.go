@@ -10,14 +10,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/user"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/client"
-	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/agenthook"
 	"github.com/sessionledger/ledger/internal/api"
@@ -162,7 +160,7 @@ func runHookAgent(ctx context.Context, rt agenthook.Runtime, args []string, stdi
 	}
 	nc, cerr := f.connect()
 	if cerr != nil {
-		h.L = agentDownLedger{cerr}
+		h.L = cchook.DownLedger{Err: cerr}
 	} else {
 		defer nc.Close()
 		owner := f.owner
@@ -224,46 +222,10 @@ func readAgentPayload(stdin io.Reader, d time.Duration) ([]byte, error) {
 	}
 }
 
-func (f *agentHookFlags) who() cchook.Who {
-	w := cchook.Who{User: f.identity}
-	if w.User == "" {
-		if u, err := user.Current(); err == nil {
-			w.User = u.Username
-		}
-	}
-	w.Host, _ = os.Hostname()
-	return w
-}
+func (f *agentHookFlags) who() cchook.Who { return cchook.WhoRuns(f.identity, "") }
 
 func (f *agentHookFlags) connect() (*nats.Conn, error) {
-	opts := []nats.Option{nats.Name("ledger-hook"), nats.Timeout(min(f.timeout/2, time.Second)), nats.MaxReconnects(0)}
-	if f.creds != "" {
-		opts = append(opts, nats.UserCredentials(f.creds))
-	}
-	if f.user != "" {
-		opts = append(opts, nats.UserInfo(f.user, f.password), nats.CustomInboxPrefix(client.InboxPrefix(f.user)))
-	}
-	return nats.Connect(f.natsURL, opts...)
-}
-
-// agentDownLedger answers every request with the error that kept the
-// hook from reaching the ledger.
-type agentDownLedger struct{ err error }
-
-func (d agentDownLedger) Tree(context.Context, events.SessionKey) (*client.TreeNode, error) {
-	return nil, d.err
-}
-func (d agentDownLedger) Policy(context.Context, events.SessionKey) (*envelope.PolicyState, error) {
-	return nil, d.err
-}
-func (d agentDownLedger) Append(context.Context, client.Event) (client.AppendResult, error) {
-	return client.AppendResult{}, d.err
-}
-func (d agentDownLedger) Check(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
-	return client.CheckResult{}, d.err
-}
-func (d agentDownLedger) Start(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
-	return client.CheckResult{}, d.err
+	return cchook.Dial(f.natsURL, f.creds, f.user, f.password, f.timeout)
 }
 
 // runAgentHookInstall is 'ledger hook install --runtime codex|gemini': the

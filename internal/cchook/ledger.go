@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf16"
 
+	"github.com/nats-io/nats.go"
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -61,6 +64,56 @@ func (l ClientLedger) Check(ctx context.Context, key events.SessionKey, tool str
 		return l.C.CheckAndRecord(ctx, key, tool, call, opts...)
 	}
 	return l.C.Check(ctx, key, tool, opts...)
+}
+
+// DownLedger answers every request with the error that kept a hook from
+// reaching the ledger (the command hooks fail closed with it).
+type DownLedger struct{ Err error }
+
+var _ Ledger = DownLedger{}
+
+func (d DownLedger) Tree(context.Context, events.SessionKey) (*client.TreeNode, error) {
+	return nil, d.Err
+}
+func (d DownLedger) Policy(context.Context, events.SessionKey) (*envelope.PolicyState, error) {
+	return nil, d.Err
+}
+func (d DownLedger) Append(context.Context, client.Event) (client.AppendResult, error) {
+	return client.AppendResult{}, d.Err
+}
+func (d DownLedger) Check(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
+	return client.CheckResult{}, d.Err
+}
+func (d DownLedger) Start(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
+	return client.CheckResult{}, d.Err
+}
+
+// Dial connects a command hook to NATS once, within a bounded time (half
+// its budget, at most a second), with no reconnects: a hook is
+// short-lived. Under the roles 'ledger serve --gen-auth' writes, a user
+// may only receive replies on its own inbox prefix.
+func Dial(url, creds, user, password string, budget time.Duration) (*nats.Conn, error) {
+	opts := []nats.Option{nats.Name("ledger-hook"), nats.Timeout(min(budget/2, time.Second)), nats.MaxReconnects(0)}
+	if creds != "" {
+		opts = append(opts, nats.UserCredentials(creds))
+	}
+	if user != "" {
+		opts = append(opts, nats.UserInfo(user, password), nats.CustomInboxPrefix(client.InboxPrefix(user)))
+	}
+	return nats.Connect(url, opts...)
+}
+
+// WhoRuns is who runs a command hook and where: identity (--user-identity)
+// else the OS user, the host name; runtimeVersion as the caller read it.
+func WhoRuns(identity, runtimeVersion string) Who {
+	w := Who{RuntimeVersion: runtimeVersion, User: identity}
+	if w.User == "" {
+		if u, err := user.Current(); err == nil {
+			w.User = u.Username
+		}
+	}
+	w.Host, _ = os.Hostname()
+	return w
 }
 
 // Start decides a call at the moment it runs, recording its check and the

@@ -31,14 +31,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/user"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/client"
-	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/cchook"
@@ -273,7 +271,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	h := &cchook.Hook{Opts: f.options(catalogue, listMCP)}
 	nc, err := f.connect()
 	if err != nil {
-		h.L = downLedger{err}
+		h.L = cchook.DownLedger{Err: err}
 	} else {
 		defer nc.Close()
 		per := min(f.timeout/2, 2*time.Second)
@@ -406,53 +404,16 @@ func (f *Flags) options(catalogue []string, listMCP bool) cchook.Options {
 // who is who runs Claude Code and where: its version from the AI_AGENT
 // variable it gives hooks, --user-identity else the OS user, the host name.
 func (f *Flags) who() cchook.Who {
-	w := cchook.Who{RuntimeVersion: cchook.RuntimeVersionOf(os.Getenv("AI_AGENT")), User: f.identity}
-	if w.User == "" {
-		if u, err := user.Current(); err == nil {
-			w.User = u.Username
-		}
-	}
-	w.Host, _ = os.Hostname()
-	return w
+	return cchook.WhoRuns(f.identity, cchook.RuntimeVersionOf(os.Getenv("AI_AGENT")))
 }
 
 // RedactURL drops the user and password from NATS URLs (a comma-separated
 // list), which the hook prints where the model and the transcript see them.
 func RedactURL(s string) string { return ledgercmd.RedactURL(s) }
 
-// connect dials NATS once, within a bounded time, with no reconnects: a
-// hook is short-lived.
+// connect dials NATS once, within a bounded time, with no reconnects.
 func (f *Flags) connect() (*nats.Conn, error) {
-	opts := []nats.Option{nats.Name("ledger-hook"), nats.Timeout(min(f.timeout/2, time.Second)), nats.MaxReconnects(0)}
-	if f.creds != "" {
-		opts = append(opts, nats.UserCredentials(f.creds))
-	}
-	if f.user != "" {
-		// Under the roles 'ledger serve --gen-auth' writes, a user may
-		// only receive replies on its own inbox prefix.
-		opts = append(opts, nats.UserInfo(f.user, f.password), nats.CustomInboxPrefix(client.InboxPrefix(f.user)))
-	}
-	return nats.Connect(f.natsURL, opts...)
-}
-
-// downLedger answers every request with the error that kept the hook from
-// reaching the ledger.
-type downLedger struct{ err error }
-
-func (d downLedger) Tree(context.Context, events.SessionKey) (*client.TreeNode, error) {
-	return nil, d.err
-}
-func (d downLedger) Policy(context.Context, events.SessionKey) (*envelope.PolicyState, error) {
-	return nil, d.err
-}
-func (d downLedger) Append(context.Context, client.Event) (client.AppendResult, error) {
-	return client.AppendResult{}, d.err
-}
-func (d downLedger) Check(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
-	return client.CheckResult{}, d.err
-}
-func (d downLedger) Start(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
-	return client.CheckResult{}, d.err
+	return cchook.Dial(f.natsURL, f.creds, f.user, f.password, f.timeout)
 }
 
 // ReadCatalogue reads the catalogue from a file (a JSON list of names, or
