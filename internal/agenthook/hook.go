@@ -234,21 +234,7 @@ func (h *Hook) Handle(ctx context.Context, raw []byte) *Result {
 // run a call whose hook is killed at their timeout. The run goes on in its
 // goroutine, its requests failing with ctx (TestDeadlineDenies).
 func (h *Hook) HandleWithin(ctx context.Context, raw []byte, grace time.Duration) *Result {
-	done := make(chan *Result, 1)
-	go func() { done <- h.Handle(ctx, raw) }()
-	select {
-	case res := <-done:
-		return res
-	case <-ctx.Done():
-	}
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case res := <-done:
-		return res
-	case <-t.C:
-		return h.Overdue(raw)
-	}
+	return cchook.Within(ctx, grace, func() *Result { return h.Handle(ctx, raw) }, func() *Result { return h.Overdue(raw) })
 }
 
 // Overdue is the answer to a payload not handled in time: a call (or what

@@ -277,8 +277,16 @@ func (h *Hook) recordUnreadable(ctx context.Context, res *Result, key events.Ses
 // next hook (TestHookDeadline; TestI24HookServerSlowImportPastTimeout: two
 // settings files of 8 MiB once kept serve --hooks' answer 23 s).
 func (h *Hook) HandleWithin(ctx context.Context, raw []byte, grace time.Duration) *Result {
-	done := make(chan *Result, 1)
-	go func() { done <- h.Handle(ctx, raw) }()
+	return Within(ctx, grace, func() *Result { return h.Handle(ctx, raw) }, func() *Result { return Overdue(raw, grace) })
+}
+
+// Within runs run on a goroutine of its own and returns its answer, or,
+// when ctx is done and grace has passed too, overdue's: the bound a hook's
+// answer has whatever its run waits for (the Claude Code hook's and the
+// other runtimes' adapters').
+func Within[T any](ctx context.Context, grace time.Duration, run, overdue func() T) T {
+	done := make(chan T, 1)
+	go func() { done <- run() }()
 	select {
 	case res := <-done:
 		return res
@@ -290,7 +298,7 @@ func (h *Hook) HandleWithin(ctx context.Context, raw []byte, grace time.Duration
 	case res := <-done:
 		return res
 	case <-t.C:
-		return Overdue(raw, grace)
+		return overdue()
 	}
 }
 
