@@ -273,7 +273,7 @@ type PathHook interface {
 // command hook prints it (empty: no opinion), and for the thin hook its
 // warnings (and with verbose its result) as headers. An agent runtime's
 // hook exits 0 whatever happens (it runs a call whose hook fails), so no
-// exit status is sent (TestHTTPPaths).
+// exit status is sent (agenthook's TestHTTPHookAnswers).
 func (h *Handler) servePath(ctx context.Context, w http.ResponseWriter, r *http.Request, ph PathHook, raw []byte, grace time.Duration, thin bool) {
 	var trusted http.Header
 	if thin && h.Token != "" {

@@ -9,8 +9,8 @@ import (
 // --runtime codex|gemini|qwen`): their `ledger hook` subcommand, the name
 // a session records, and the path `serve --hooks` takes their payloads at.
 // internal/agenthook answers with the functions below, so the thin hook's
-// denials are the NATS adapter's, byte for byte (agenthook's
-// TestAgentWireSame, thinhook's TestThinAgentUnreachable).
+// denials are the NATS adapter's, byte for byte (agenthook's TestUnreachable
+// and TestHTTPHookAnswers, thinhook's TestThinAgentUnreachable).
 type Agent struct {
 	Command, Name string
 }
