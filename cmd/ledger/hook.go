@@ -267,7 +267,7 @@ func (f *hookInstallFlags) block(hookArgs []string, stderr io.Writer) (blk []cch
 			return nil, false, err
 		}
 		secret = token != "" && !strings.HasPrefix(token, "$")
-		start, err := f.startCommand(stderr)
+		start, err := f.thinCommand("claude-code", nil, stderr)
 		if err != nil {
 			return nil, false, err
 		}
@@ -286,7 +286,11 @@ func (f *hookInstallFlags) block(hookArgs []string, stderr io.Writer) (blk []cch
 // command line; or its environment variable). Its binary is --command's
 // ledger ('hook claude-code --hooks URL'), else the thin ledger-hook
 // (--hook-binary's, or the one beside this binary), else this binary.
-func (f *hookInstallFlags) startCommand(stderr io.Writer) (string, error) {
+//
+// For another runtime (--runtime codex --url URL) it is every hook's
+// command: 'ledger-hook --runtime R --hooks URL ...' with extra (its
+// --scope), or '... hook R --hooks URL ...' of the ledger binary.
+func (f *hookInstallFlags) thinCommand(runtime string, extra []string, stderr io.Writer) (string, error) {
 	args := []string{"--hooks", f.httpURL}
 	switch {
 	case f.noToken:
@@ -304,14 +308,19 @@ func (f *hookInstallFlags) startCommand(stderr io.Writer) (string, error) {
 		}
 		args = append(args, "--token-file", abs)
 	}
-	if err := thinhook.Check(args); err != nil {
+	args = append(args, extra...)
+	thinArgs := args
+	if runtime != "claude-code" {
+		thinArgs = append([]string{"--runtime", runtime}, args...)
+	}
+	if err := thinhook.Check(thinArgs); err != nil {
 		return "", hookExit(err)
 	}
 	if limit := time.Duration(f.timeoutSec) * time.Second; thinhook.Timeout(args) >= limit {
 		return "", usageError("--hook-timeout %ds is not above the thin hook's --timeout (%s): raise --hook-timeout", f.timeoutSec, thinhook.Timeout(args))
 	}
 	ledgerCmd := func(cmd string) string {
-		return cmd + " " + cchook.Quote(append([]string{"hook", "claude-code"}, args...)...)
+		return cmd + " " + cchook.Quote(append([]string{"hook", runtime}, args...)...)
 	}
 	if f.command != "" {
 		return ledgerCmd(f.command), nil
@@ -337,7 +346,7 @@ func (f *hookInstallFlags) startCommand(stderr io.Writer) (string, error) {
 		}
 	}
 	warnTemporary(thin, stderr)
-	return cchook.Quote(append([]string{thin}, args...)...), nil
+	return cchook.Quote(append([]string{thin}, thinArgs...)...), nil
 }
 
 // files are the settings files to change, in .claude: the local one by

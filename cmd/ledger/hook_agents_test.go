@@ -58,3 +58,42 @@ func TestHookInstallRuntime(t *testing.T) {
 		t.Errorf("after uninstall: %s", b)
 	}
 }
+
+// TestHookInstallRuntimeURL: --runtime R --url URL writes the thin hook
+// (with --command, the ledger's 'hook R --hooks URL') for every event,
+// with the token's file or variable and --scope; --uninstall removes it;
+// the NATS hook's flags after -- are refused with --url; unix:PATH is
+// taken (the thin hook reaches the server's socket).
+func TestHookInstallRuntimeURL(t *testing.T) {
+	dir := t.TempDir()
+	tf := filepath.Join(dir, "hooks-token")
+	for _, rt := range []string{"codex", "gemini", "qwen"} {
+		out, _, err := runCLI(t, "", "hook", "install", "--runtime", rt, "--project", dir, "--command", "ledger", "--url", "http://127.0.0.1:8787", "--token-file", tf, "--scope", "team:api")
+		if err != nil || !strings.Contains(out, "the thin hook, to http://127.0.0.1:8787") {
+			t.Fatalf("%s: %v %s", rt, err, out)
+		}
+		file := map[string]string{"codex": ".codex/hooks.json", "gemini": ".gemini/settings.json", "qwen": ".qwen/settings.json"}[rt]
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		want := `"command": "ledger hook ` + rt + ` --hooks http://127.0.0.1:8787 --token-file ` + tf + ` --scope team:api"`
+		if err != nil || strings.Count(string(b), want) < 4 {
+			t.Errorf("%s: %v %s\nwant %s", rt, err, b, want)
+		}
+		if _, _, err := runCLI(t, "", "hook", "install", "--runtime", rt, "--project", dir, "--uninstall"); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, file)); strings.TrimSpace(string(b)) != "{}" {
+			t.Errorf("%s after uninstall: %s", rt, b)
+		}
+	}
+	if _, err := os.Stat(tf); err != nil {
+		t.Errorf("the token file was not made: %v", err)
+	}
+	out, _, err := runCLI(t, "", "hook", "install", "--runtime", "codex", "--project", dir, "--command", "ledger", "--url", "unix:/run/ledger.sock", "--token-env", "TOK", "--dry-run")
+	if err != nil || !strings.Contains(out, `"command": "ledger hook codex --hooks unix:/run/ledger.sock --token-env TOK"`) {
+		// The thin hook reaches the server's Unix socket too.
+		t.Errorf("unix: URL: %v %s", err, out)
+	}
+	if _, _, err := runCLI(t, "", "hook", "install", "--runtime", "codex", "--project", dir, "--url", "http://127.0.0.1:8787", "--", "--nats", "x"); err == nil {
+		t.Error("--url with NATS hook flags was accepted")
+	}
+}
