@@ -241,7 +241,11 @@ const about = "The thin command hook: it reads one Claude Code hook payload on s
 	"exiting as 'ledger hook claude-code --nats' does. A server that cannot be reached, answers a status\n" +
 	"but 2xx or an answer that does not read denies a PreToolUse (--unreachable deny, the default) and\n" +
 	"lets every other event go on. 'ledger hook install --url URL' installs it for SessionStart, the one\n" +
-	"event Claude Code does not send HTTP hooks. See docs/claude-code-hooks.md."
+	"event Claude Code does not send HTTP hooks. See docs/claude-code-hooks.md.\n\n" +
+	"With --runtime codex|gemini|qwen it is the same hook for Codex CLI, Gemini CLI or Qwen Code: the payload goes to\n" +
+	"the server's /hooks/RUNTIME, the answer is what 'ledger hook RUNTIME' prints (exit 0), and a server that cannot be\n" +
+	"reached denies a call in the runtime's format ('ledger hook install --runtime R --url URL' installs it; see\n" +
+	"docs/codex-cli-hooks.md)."
 
 func flagSet(name string, stderr io.Writer) (*flag.FlagSet, *Flags) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
