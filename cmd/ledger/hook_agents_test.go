@@ -97,3 +97,19 @@ func TestHookInstallRuntimeURL(t *testing.T) {
 		t.Error("--url with NATS hook flags was accepted")
 	}
 }
+
+// TestHookAgentThinUnreachable: 'ledger hook codex|gemini --hooks URL' is
+// the thin hook (ledger-hook --runtime R): no server at the socket denies
+// a call in the runtime's format with the adapter's reason, exit 0.
+func TestHookAgentThinUnreachable(t *testing.T) {
+	sock := "unix:" + filepath.Join(t.TempDir(), "none.sock")
+	for _, tc := range []struct{ cmd, payload, want string }{
+		{"codex", `{"session_id":"s1","hook_event_name":"PreToolUse","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"call_1"}`, "permissionDecisionReason"},
+		{"gemini", `{"session_id":"s1","hook_event_name":"BeforeTool","cwd":"/tmp","tool_name":"run_shell_command","tool_input":{"command":"ls"},"timestamp":"t"}`, `"decision":"deny"`},
+	} {
+		out, _, err := runCLI(t, tc.payload, "hook", tc.cmd, "--hooks", sock, "--no-token")
+		if err != nil || !strings.Contains(out, tc.want) || !strings.Contains(out, "at "+sock+" cannot be reached") || !strings.Contains(out, "run 'ledger hook "+tc.cmd+"' with --unreachable allow") {
+			t.Errorf("hook %s --hooks: %v %s", tc.cmd, err, out)
+		}
+	}
+}

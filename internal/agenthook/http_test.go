@@ -67,3 +67,54 @@ func TestHTTPHookAnswers(t *testing.T) {
 		t.Fatalf("bad scope: %+v", res)
 	}
 }
+
+// TestHTTPHookSameAnswers: the same payloads, in the same order, against
+// two ledgers with the same history, one through Handle (what `ledger hook
+// R` prints) and one through serve --hooks's handler and the thin hook:
+// byte-identical answers and the same warnings, for each runtime.
+func TestHTTPHookSameAnswers(t *testing.T) {
+	const token = "0123456789abcdef-token"
+	t.Setenv("TOK", token)
+	ts := "2026-12-02T10:00:00.000Z"
+	for _, tc := range []struct {
+		rt    Runtime
+		names []string
+		deny  map[string]any
+	}{
+		{Codex, []string{"SessionStart", "UserPromptSubmit", "PreToolUse-Bash"}, map[string]any{"tool_name": "not_a_tool", "tool_use_id": "call_2"}},
+		{Gemini, []string{"SessionStart", "BeforeAgent", "BeforeTool-run_shell_command"}, map[string]any{"tool_name": "not_a_tool"}},
+	} {
+		direct, served := newFixture(t, tc.rt, Dialect), newFixture(t, tc.rt, Dialect)
+		served.base = direct.base
+		srv := httptest.NewServer(&cchook.Handler{Hook: &cchook.Hook{}, Token: token, Paths: map[string]cchook.PathHook{tc.rt.Path(): &HTTPHook{Hook: served.h}}})
+		payloads := [][]byte{}
+		for _, n := range tc.names {
+			payloads = append(payloads, recorded(t, tc.rt, n, direct.base, ts, nil))
+		}
+		payloads = append(payloads, recorded(t, tc.rt, tc.names[len(tc.names)-1], direct.base, ts, tc.deny), []byte("garbage"))
+		denied := 0
+		for i, p := range payloads {
+			res := direct.h.Handle(context.Background(), p)
+			if res.Denied {
+				denied++
+			}
+			want := ""
+			if len(res.Output) > 0 {
+				want = string(res.Output) + "\n"
+			}
+			var out, errOut bytes.Buffer
+			err := thinhook.Run(context.Background(), "ledger-hook", []string{"--runtime", tc.rt.Command, "--hooks", srv.URL, "--token-env", "TOK"}, bytes.NewReader(p), &out, &errOut)
+			var warns string
+			for _, w := range res.Warnings {
+				warns += "ledger hook: " + w + "\n"
+			}
+			if err != nil || out.String() != want || errOut.String() != warns {
+				t.Errorf("%s payload %d: thin %q %q %v\nwant %q %q", tc.rt.Name, i, out.String(), errOut.String(), err, want, warns)
+			}
+		}
+		srv.Close()
+		if denied != 2 {
+			t.Errorf("%s: %d payloads denied, want 2 (the tool the policy does not allow, the garbage)", tc.rt.Name, denied)
+		}
+	}
+}
