@@ -89,7 +89,9 @@ func agentHookAbout(rt agenthook.Runtime) string {
 		"A call the ledger denies, cannot decide, or cannot reach (--unreachable deny, the default) is answered\n" +
 		deny + " with the reason\n" +
 		"and the 'ledger why' command that explains it; anything else gets no output (no opinion). The\n" +
-		"sessions' scope must hold a policy of the ledger dialect. See " + doc + "."
+		"sessions' scope must hold a policy of the ledger dialect. See " + doc + ".\n\n" +
+		"With --hooks URL it is the thin hook instead ('ledger-hook --runtime " + rt.Command + " --hooks URL', see its --help), which\n" +
+		"hands the payload to a running 'ledger serve --hooks' (POST /hooks/" + rt.Command + ")."
 }
 
 func agentHookFlagSet(rt agenthook.Runtime, stderr io.Writer) (*flag.FlagSet, *agentHookFlags) {
