@@ -27,6 +27,22 @@ func buildThinHook(t *testing.T) string {
 	return bin
 }
 
+// serveLedgerThin is serveLedger with 'serve --hooks unix:PATH' (a token
+// file of its own), and the ledger-hook binary: install writes the thin
+// hook.
+func serveLedgerThin(t *testing.T) *servedLedger {
+	t.Helper()
+	bin := ledgertest.BuildLedger(t)
+	thin := buildThinHook(t)
+	sockDir, err := os.MkdirTemp("", "lthin")
+	must(t, err)
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	sock := filepath.Join(sockDir, "hooks.sock")
+	tokenFile := filepath.Join(t.TempDir(), "hooks-token")
+	url := ledgertest.ServeLedgerWith(t, bin, "--hooks", "unix:"+sock, "--hooks-token-file", tokenFile)
+	return &servedLedger{t: t, bin: bin, url: url, thin: thin, sock: sock, tokenFile: tokenFile}
+}
+
 // TestCodexThinLedger is TestCodexLedger with the thin hook: 'ledger hook
 // install --runtime codex --url unix:PATH --hook-binary ledger-hook'
 // writes 'ledger-hook --runtime codex --hooks unix:PATH --token-file F
@@ -37,14 +53,8 @@ func buildThinHook(t *testing.T) string {
 // the 'ledger why' to run.
 func TestCodexThinLedger(t *testing.T) {
 	agentclitest.Codex(t)
-	bin := ledgertest.BuildLedger(t)
-	thin := buildThinHook(t)
-	sockDir, err := os.MkdirTemp("", "lthin")
-	must(t, err)
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
-	sock := filepath.Join(sockDir, "hooks.sock")
-	tokenFile := filepath.Join(t.TempDir(), "hooks-token")
-	s := &servedLedger{t: t, bin: bin, url: ledgertest.ServeLedgerWith(t, bin, "--hooks", "unix:"+sock, "--hooks-token-file", tokenFile)}
+	s := serveLedgerThin(t)
+	thin, sock := s.thin, s.sock
 	const scope = "codex-thin-e2e"
 	s.setPolicy(scope, map[string]any{"runtime": "codex@0.169.0",
 		"permissions": map[string]any{"allow": []string{"Bash", "view_image", "spawn_agent", "multi_agent_v1wait_agent"}}})
@@ -56,11 +66,7 @@ func TestCodexThinLedger(t *testing.T) {
 		Files:  map[string]string{"notes.txt": "hello notes\n"},
 		Setup: func(dir, home string) {
 			hooks = filepath.Join(filepath.Dir(dir), "hooks")
-			out := ledgertest.LedgerCmd(t, bin, "hook", "install", "--runtime", "codex", "--project", dir, "--url", "unix:"+sock,
-				"--hook-binary", thin, "--token-file", tokenFile, "--scope", scope)
-			if !strings.Contains(out, "the thin hook, to unix:"+sock) {
-				t.Fatalf("hook install: %s", out)
-			}
+			s.install("codex", dir, scope)
 			b, err := os.ReadFile(filepath.Join(dir, ".codex", "hooks.json"))
 			if err != nil || !strings.Contains(string(b), thin+" --runtime codex --hooks unix:"+sock) {
 				t.Fatalf("hooks.json: %v %s", err, b)
