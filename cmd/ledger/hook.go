@@ -267,7 +267,7 @@ func (f *hookInstallFlags) block(hookArgs []string, stderr io.Writer) (blk []cch
 			return nil, false, err
 		}
 		secret = token != "" && !strings.HasPrefix(token, "$")
-		start, err := f.startCommand(stderr)
+		start, err := f.thinCommand("claude-code", nil, stderr)
 		if err != nil {
 			return nil, false, err
 		}
@@ -286,7 +286,11 @@ func (f *hookInstallFlags) block(hookArgs []string, stderr io.Writer) (blk []cch
 // command line; or its environment variable). Its binary is --command's
 // ledger ('hook claude-code --hooks URL'), else the thin ledger-hook
 // (--hook-binary's, or the one beside this binary), else this binary.
-func (f *hookInstallFlags) startCommand(stderr io.Writer) (string, error) {
+//
+// For another runtime (--runtime codex --url URL) it is every hook's
+// command: 'ledger-hook --runtime R --hooks URL ...' with extra (its
+// --scope), or '... hook R --hooks URL ...' of the ledger binary.
+func (f *hookInstallFlags) thinCommand(runtime string, extra []string, stderr io.Writer) (string, error) {
 	args := []string{"--hooks", f.httpURL}
 	switch {
 	case f.noToken:
@@ -304,14 +308,19 @@ func (f *hookInstallFlags) startCommand(stderr io.Writer) (string, error) {
 		}
 		args = append(args, "--token-file", abs)
 	}
-	if err := thinhook.Check(args); err != nil {
+	args = append(args, extra...)
+	thinArgs := args
+	if runtime != "claude-code" {
+		thinArgs = append([]string{"--runtime", runtime}, args...)
+	}
+	if err := thinhook.Check(thinArgs); err != nil {
 		return "", hookExit(err)
 	}
 	if limit := time.Duration(f.timeoutSec) * time.Second; thinhook.Timeout(args) >= limit {
 		return "", usageError("--hook-timeout %ds is not above the thin hook's --timeout (%s): raise --hook-timeout", f.timeoutSec, thinhook.Timeout(args))
 	}
 	ledgerCmd := func(cmd string) string {
-		return cmd + " " + cchook.Quote(append([]string{"hook", "claude-code"}, args...)...)
+		return cmd + " " + cchook.Quote(append([]string{"hook", runtime}, args...)...)
 	}
 	if f.command != "" {
 		return ledgerCmd(f.command), nil
@@ -337,7 +346,7 @@ func (f *hookInstallFlags) startCommand(stderr io.Writer) (string, error) {
 		}
 	}
 	warnTemporary(thin, stderr)
-	return cchook.Quote(append([]string{thin}, args...)...), nil
+	return cchook.Quote(append([]string{thin}, thinArgs...)...), nil
 }
 
 // files are the settings files to change, in .claude: the local one by
@@ -746,7 +755,8 @@ func (s *hookServer) serve(nc *nats.Conn, why ledgercmd.Conn, logger *slog.Logge
 		}
 	}
 	h := &cchook.Handler{Hook: &cchook.Hook{L: cchook.ClientLedger{C: client.New(nc, client.Options{Owner: s.owner, Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})}, Opts: opts},
-		Token: s.token, Insecure: s.insecure, MaxConcurrent: s.maxConcurrent, Timeout: s.timeout, Logger: logger}
+		Token: s.token, Insecure: s.insecure, MaxConcurrent: s.maxConcurrent, Timeout: s.timeout, Logger: logger,
+		Paths: s.agentPaths(nc, why, opts.Who)}
 	if s.insecure {
 		logger.Warn("hooks take requests without a token (--hooks-insecure): anything that reaches the address can append to the ledger as "+s.owner, "addr", ln.Addr().String())
 	}
@@ -760,6 +770,30 @@ func (s *hookServer) serve(nc *nats.Conn, why ledgercmd.Conn, logger *slog.Logge
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
 		WriteTimeout: max(20*time.Second, s.timeout+15*time.Second), IdleTimeout: 30 * time.Second, MaxHeaderBytes: 64 << 10}
 	return &httpActor{name: "hooks", srv: srv, ln: limitListener(ln, 2*s.maxConcurrent)}, nil
+}
+
+// agentPaths are the agent runtimes' hooks the server takes besides
+// Claude Code's (POST /hooks/codex, /hooks/gemini, /hooks/qwen, for
+// 'ledger-hook --runtime R'): agenthook's mapping, as 'ledger hook R' runs
+// it, over this server's NATS connection. The sessions belong to
+// --hooks-owner when it is given, else to the runtime (as 'ledger hook R'
+// without --owner); their scope is the hook's --scope, else derived from
+// the project (--hooks-scope is Claude Code's, whose policies are of
+// another dialect); a cwd is looked into only under --hooks-roots.
+func (s *hookServer) agentPaths(nc *nats.Conn, why ledgercmd.Conn, who func() cchook.Who) map[string]cchook.PathHook {
+	out := map[string]cchook.PathHook{}
+	for _, rt := range []agenthook.Runtime{agenthook.Codex, agenthook.Gemini, agenthook.Qwen} {
+		owner := s.owner
+		if owner == defaultHookOwner {
+			owner = rt.Name
+		}
+		h := &agenthook.Hook{Runtime: rt,
+			L: cchook.ClientLedger{C: client.New(nc, client.Options{Owner: owner, Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})},
+			Opts: agenthook.Options{Why: why.Words("why"), Where: "this ledger's API", Who: who,
+				Locate: agenthook.LocateWithin(s.rootList), SpawnWait: min(2*time.Second, s.timeout/2)}}
+		out[rt.Path()] = &agenthook.HTTPHook{Hook: h}
+	}
+	return out
 }
 
 // listen opens the hooks' listener: a TCP address (one without a host

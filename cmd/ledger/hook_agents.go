@@ -20,6 +20,7 @@ import (
 	"github.com/sessionledger/ledger/internal/agenthook"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/cchook"
+	"github.com/sessionledger/ledger/internal/cchook/thinhook"
 	"github.com/sessionledger/ledger/internal/ledgercmd"
 	"github.com/sessionledger/ledger/internal/safefile"
 )
@@ -86,7 +87,9 @@ func agentHookAbout(rt agenthook.Runtime) string {
 		"A call the ledger denies, cannot decide, or cannot reach (--unreachable deny, the default) is answered\n" +
 		deny + " with the reason\n" +
 		"and the 'ledger why' command that explains it; anything else gets no output (no opinion). The\n" +
-		"sessions' scope must hold a policy of the ledger dialect. See " + doc + "."
+		"sessions' scope must hold a policy of the ledger dialect. See " + doc + ".\n\n" +
+		"With --hooks URL it is the thin hook instead ('ledger-hook --runtime " + rt.Command + " --hooks URL', see its --help), which\n" +
+		"hands the payload to a running 'ledger serve --hooks' (POST /hooks/" + rt.Command + ")."
 }
 
 func agentHookFlagSet(rt agenthook.Runtime, stderr io.Writer) (*flag.FlagSet, *agentHookFlags) {
@@ -117,11 +120,15 @@ func checkAgentHookArgs(rt agenthook.Runtime, args []string) (time.Duration, err
 
 func agentGrace(timeout time.Duration) time.Duration { return min(timeout, time.Second) }
 
-// runHookAgent is 'ledger hook codex' and 'ledger hook gemini'. It exits 0
+// runHookAgent is 'ledger hook codex' and 'ledger hook gemini' (with
+// --hooks URL the thin hook, as 'ledger-hook --runtime R' runs it). It exits 0
 // whatever happens, with the answer on standard output: both runtimes run
 // a call whose hook fails, so a call the hook cannot decide is denied in
 // the runtime's format instead.
 func runHookAgent(ctx context.Context, rt agenthook.Runtime, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if thinhook.Wants(args) {
+		return hookExit(thinhook.Run(ctx, "ledger hook "+rt.Command, append([]string{"--runtime", rt.Command}, args...), stdin, stdout, stderr))
+	}
 	fs, f := agentHookFlagSet(rt, stderr)
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -235,13 +242,24 @@ func runAgentHookInstall(rt agenthook.Runtime, f *hookInstallFlags, pos []string
 	switch {
 	case len(pos) > 0:
 		return usageError("hook install takes no arguments (give the project with --project DIR, hook flags after --), got %q", pos)
-	case f.shared || f.httpURL != "" || f.hookBinary != "" || f.tokenEnv != "" || f.noToken:
-		return usageError("--shared, --url, --hook-binary, --token-env and --no-token are about Claude Code's hooks; --runtime %s installs command hooks in %s", rt.Command, rt.File("DIR"))
+	case f.shared:
+		return usageError("--shared is about Claude Code's settings; --runtime %s installs command hooks in %s", rt.Command, rt.File("DIR"))
+	case f.httpURL == "" && (f.hookBinary != "" || f.tokenEnv != "" || f.noToken):
+		return usageError("--hook-binary, --token-env and --no-token are about the thin hook of --url")
+	case f.httpURL != "" && len(f.rest) > 0:
+		return usageError("--url installs the thin %s --runtime %s, which takes no hook flags but --scope: give the others to 'ledger serve --hooks'", cchook.SlimBinary, rt.Command)
+	case f.httpURL != "" && f.command != "" && f.hookBinary != "":
+		return usageError("give the hooks' binary with --command (the ledger) or --hook-binary (the slim %s), not both", cchook.SlimBinary)
+	case f.tokenEnv != "" && f.noToken:
+		return usageError("give --token-env or --no-token, not both")
 	case f.timeoutSec <= 0:
 		return usageError("--hook-timeout must be at least 1 second")
 	case rt.Name == agenthook.Qwen.Name && f.timeoutSec >= 1000:
 		// Qwen Code reads a timeout of 1000 or more as milliseconds.
 		return usageError("--hook-timeout %d: qwen reads a hook timeout of 1000 or more as milliseconds; give under 1000 seconds", f.timeoutSec)
+	}
+	if f.httpURL != "" && !f.uninstall {
+		return runAgentThinInstall(rt, f, stdout, stderr)
 	}
 	hookArgs := f.hookArgs()
 	budget, err := checkAgentHookArgs(rt, hookArgs)
@@ -314,6 +332,60 @@ func runAgentHookInstall(rt agenthook.Runtime, f *hookInstallFlags, pos []string
 	if !f.uninstall {
 		fmt.Fprintln(stdout, agentInstallNote(rt))
 	}
+	return nil
+}
+
+// runAgentThinInstall is 'ledger hook install --runtime R --url URL': the
+// same handlers running the thin hook (ledger-hook --runtime R --hooks URL
+// with the token's file, or its environment variable), which hands each
+// payload to 'ledger serve --hooks' (TestAgentInstallGolden's thin cases).
+func runAgentThinInstall(rt agenthook.Runtime, f *hookInstallFlags, stdout, stderr io.Writer) error {
+	if _, err := installToken(f.tokenFile, f.tokenEnv, f.noToken, false, f.dryRun, stderr); err != nil {
+		return err
+	}
+	var extra []string
+	if f.scope != "" {
+		extra = []string{"--scope", f.scope}
+	}
+	command, err := f.thinCommand(rt.Command, extra, stderr)
+	if err != nil {
+		return err
+	}
+	path := rt.File(f.project)
+	src, err := safefile.ReadFile(path, maxSettingsFile)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return &exitError{code: 1, msg: fmt.Sprintf("%v; replace it with a regular file (or move it away) and run again", err)}
+	}
+	out, ch, err := rt.Install(src, command, f.timeoutSec)
+	if err != nil {
+		return &exitError{code: 1, msg: fmt.Sprintf("%s: %v; fix the file (or move it away) and run again", path, err)}
+	}
+	changed := !bytes.Equal(out, src)
+	if f.dryRun {
+		_, err := stdout.Write(out)
+		return err
+	}
+	if changed {
+		if err := writeSettings(path, out, false); err != nil {
+			return err
+		}
+	}
+	r := settingsReport{File: path, Changed: changed, Added: ch.Added, Removed: ch.Removed}
+	if r.Added == nil {
+		r.Added = []string{}
+	}
+	if r.Removed == nil {
+		r.Removed = []string{}
+	}
+	if f.asJSON {
+		return writeJSON(stdout, []settingsReport{r})
+	}
+	if changed {
+		fmt.Fprintf(stdout, "installed the ledger's %s hooks (the thin hook, to %s) in %s (%s)\n", rt.Name, f.httpURL, path, strings.Join(r.Added, ", "))
+	} else {
+		fmt.Fprintf(stdout, "the ledger's %s hooks are already installed in %s\n", rt.Name, path)
+	}
+	fmt.Fprintln(stdout, agentInstallNote(rt))
 	return nil
 }
 

@@ -58,3 +58,58 @@ func TestHookInstallRuntime(t *testing.T) {
 		t.Errorf("after uninstall: %s", b)
 	}
 }
+
+// TestHookInstallRuntimeURL: --runtime R --url URL writes the thin hook
+// (with --command, the ledger's 'hook R --hooks URL') for every event,
+// with the token's file or variable and --scope; --uninstall removes it;
+// the NATS hook's flags after -- are refused with --url; unix:PATH is
+// taken (the thin hook reaches the server's socket).
+func TestHookInstallRuntimeURL(t *testing.T) {
+	dir := t.TempDir()
+	tf := filepath.Join(dir, "hooks-token")
+	for _, rt := range []string{"codex", "gemini", "qwen"} {
+		out, _, err := runCLI(t, "", "hook", "install", "--runtime", rt, "--project", dir, "--command", "ledger", "--url", "http://127.0.0.1:8787", "--token-file", tf, "--scope", "team:api")
+		if err != nil || !strings.Contains(out, "the thin hook, to http://127.0.0.1:8787") {
+			t.Fatalf("%s: %v %s", rt, err, out)
+		}
+		file := map[string]string{"codex": ".codex/hooks.json", "gemini": ".gemini/settings.json", "qwen": ".qwen/settings.json"}[rt]
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		want := `"command": "ledger hook ` + rt + ` --hooks http://127.0.0.1:8787 --token-file ` + tf + ` --scope team:api"`
+		if err != nil || strings.Count(string(b), want) < 4 {
+			t.Errorf("%s: %v %s\nwant %s", rt, err, b, want)
+		}
+		if _, _, err := runCLI(t, "", "hook", "install", "--runtime", rt, "--project", dir, "--uninstall"); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, file)); strings.TrimSpace(string(b)) != "{}" {
+			t.Errorf("%s after uninstall: %s", rt, b)
+		}
+	}
+	if _, err := os.Stat(tf); err != nil {
+		t.Errorf("the token file was not made: %v", err)
+	}
+	out, _, err := runCLI(t, "", "hook", "install", "--runtime", "codex", "--project", dir, "--command", "ledger", "--url", "unix:/run/ledger.sock", "--token-env", "TOK", "--dry-run")
+	if err != nil || !strings.Contains(out, `"command": "ledger hook codex --hooks unix:/run/ledger.sock --token-env TOK"`) {
+		// The thin hook reaches the server's Unix socket too.
+		t.Errorf("unix: URL: %v %s", err, out)
+	}
+	if _, _, err := runCLI(t, "", "hook", "install", "--runtime", "codex", "--project", dir, "--url", "http://127.0.0.1:8787", "--", "--nats", "x"); err == nil {
+		t.Error("--url with NATS hook flags was accepted")
+	}
+}
+
+// TestHookAgentThinUnreachable: 'ledger hook codex|gemini --hooks URL' is
+// the thin hook (ledger-hook --runtime R): no server at the socket denies
+// a call in the runtime's format with the adapter's reason, exit 0.
+func TestHookAgentThinUnreachable(t *testing.T) {
+	sock := "unix:" + filepath.Join(t.TempDir(), "none.sock")
+	for _, tc := range []struct{ cmd, payload, want string }{
+		{"codex", `{"session_id":"s1","hook_event_name":"PreToolUse","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"call_1"}`, "permissionDecisionReason"},
+		{"gemini", `{"session_id":"s1","hook_event_name":"BeforeTool","cwd":"/tmp","tool_name":"run_shell_command","tool_input":{"command":"ls"},"timestamp":"t"}`, `"decision":"deny"`},
+	} {
+		out, _, err := runCLI(t, tc.payload, "hook", tc.cmd, "--hooks", sock, "--no-token")
+		if err != nil || !strings.Contains(out, tc.want) || !strings.Contains(out, "at "+sock+" cannot be reached") || !strings.Contains(out, "run 'ledger hook "+tc.cmd+"' with --unreachable allow") {
+			t.Errorf("hook %s --hooks: %v %s", tc.cmd, err, out)
+		}
+	}
+}

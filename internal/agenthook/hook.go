@@ -31,6 +31,7 @@ import (
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/cchook"
+	"github.com/sessionledger/ledger/internal/cchook/hookwire"
 	"github.com/sessionledger/ledger/internal/shellquote"
 )
 
@@ -185,15 +186,12 @@ func validID(id string) bool {
 // hookSpecificOutput (permissionDecision "deny" with a non-empty reason),
 // gemini {"decision": "deny", "reason": ...}.
 func (rt Runtime) DenyOutput(reason string) []byte {
-	if rt.Name == Gemini.Name {
-		b, _ := json.Marshal(struct {
-			Decision string `json:"decision"`
-			Reason   string `json:"reason"`
-		}{"deny", reason})
-		return b
-	}
-	return cchook.DenyOutput(reason)
+	return rt.wire().DenyOutput(reason)
 }
+
+// wire is the runtime as hookwire (the thin hook's package) names it: the
+// denials live there so that ledger-hook answers them without this package.
+func (rt Runtime) wire() hookwire.Agent { return hookwire.Agents[rt.Command] }
 
 // Handle maps one payload and answers it; it never returns an error: what
 // went wrong is in the answer (a call denied) and in Warnings.
@@ -287,7 +285,7 @@ func unreachable(err error) bool {
 // UnreachableReason is the denial of a call while the ledger cannot be
 // reached (--unreachable deny, the default).
 func (rt Runtime) UnreachableReason(where, tool string, err error) string {
-	return fmt.Sprintf("The session policy ledger at %s cannot be reached (%v), so the hook denies %s (it fails closed: --unreachable deny). Start the ledger, or run 'ledger hook %s' with --unreachable allow to let %s decide alone while it is down.", where, err, tool, rt.Command, rt.Name)
+	return rt.wire().UnreachableReason(where, tool, err)
 }
 
 // NoPolicyReason is the denial of a call of a session whose scope has no

@@ -71,13 +71,16 @@ func (rt Runtime) Block(command string, timeoutSec int) []cchook.EventGroup {
 
 // Own reports whether a handler (as decoded from the file) is the ledger's
 // for the runtime: a command hook running `... hook codex ...` (or
-// `hook gemini`, `hook qwen`).
+// `hook gemini`, `hook qwen`), or the thin `ledger-hook --runtime codex
+// --hooks URL ...` (TestInstallThinOwn).
 func (rt Runtime) Own(h map[string]any) bool {
 	if h["type"] != "command" {
 		return false
 	}
 	c, _ := h["command"].(string)
-	return regexp.MustCompile(`(^|\s)hook\s+` + regexp.QuoteMeta(rt.Command) + `(\s|$)`).MatchString(c)
+	q := regexp.QuoteMeta(rt.Command)
+	return regexp.MustCompile(`(^|\s)hook\s+`+q+`(\s|$)`).MatchString(c) ||
+		regexp.MustCompile(`(^|\s)--runtime[=\s]+`+q+`(\s|$)`).MatchString(c) && regexp.MustCompile(`(^|\s)--hooks[=\s]`).MatchString(c)
 }
 
 // Install merges the block into the file's bytes (empty: a new file).

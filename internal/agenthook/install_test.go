@@ -105,3 +105,63 @@ func TestOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallThinGolden: the thin hook's command (`ledger hook install
+// --runtime R --url URL`) is installed for every event as the NATS
+// adapter's is (testdata/install/thin/R.installed), is the ledger's own
+// (installing again changes nothing, uninstalling leaves {}), and
+// replaces the adapter's command in place.
+func TestInstallThinGolden(t *testing.T) {
+	const thin = "/usr/local/bin/ledger-hook --runtime %s --hooks http://127.0.0.1:8787 --token-file /home/dev/.config/ledger/hooks-token"
+	for _, rt := range []Runtime{Codex, Gemini, Qwen} {
+		t.Run(rt.Command, func(t *testing.T) {
+			cmd := strings.Replace(thin, "%s", rt.Command, 1)
+			out, ch, err := rt.Install(nil, cmd, 10)
+			if err != nil || len(ch.Added) != len(rt.Events()) {
+				t.Fatalf("%v %v", ch, err)
+			}
+			golden := filepath.Join("testdata", "install", "thin", rt.Command+".installed")
+			if *update {
+				_ = os.MkdirAll(filepath.Dir(golden), 0o755)
+				if err := os.WriteFile(golden, out, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if want, err := os.ReadFile(golden); err != nil || !bytes.Equal(out, want) {
+				t.Errorf("installed:\n%s\nwant:\n%s (%v)", out, want, err)
+			}
+			if again, ch, err := rt.Install(out, cmd, 10); err != nil || !bytes.Equal(again, out) || ch.Changed() {
+				t.Errorf("installing twice changed the file (%v, %v)", ch, err)
+			}
+			if back, _, err := rt.Uninstall(out); err != nil || string(back) != "{}\n" {
+				t.Errorf("uninstalled: %s %v", back, err)
+			}
+			nats, _, _ := rt.Install(nil, "ledger hook "+rt.Command+" --nats nats://127.0.0.1:4222", 10)
+			if swapped, _, err := rt.Install(nats, cmd, 10); err != nil || !bytes.Equal(swapped, out) {
+				t.Errorf("the thin hook over the adapter:\n%s\nwant:\n%s (%v)", swapped, out, err)
+			}
+		})
+	}
+}
+
+// TestInstallThinOwn: the thin hook of the runtime is the ledger's, the
+// thin hook of another runtime (or of Claude Code) is not.
+func TestInstallThinOwn(t *testing.T) {
+	for _, tc := range []struct {
+		rt   Runtime
+		cmd  string
+		want bool
+	}{
+		{Codex, "ledger-hook --runtime codex --hooks http://h:1", true},
+		{Codex, "'/opt/ledger-hook' --hooks unix:/s --runtime=codex", true},
+		{Codex, "ledger-hook --runtime gemini --hooks http://h:1", false},
+		{Codex, "ledger-hook --hooks http://h:1", false},
+		{Codex, "other --runtime codex", false},
+		{Qwen, "ledger-hook --runtime qwen --hooks unix:/s", true},
+		{Gemini, "ledger-hook --runtime gemini --hooks=unix:/s", true},
+	} {
+		if got := tc.rt.Own(map[string]any{"type": "command", "command": tc.cmd}); got != tc.want {
+			t.Errorf("%s Own(%q) = %v", tc.rt.Name, tc.cmd, got)
+		}
+	}
+}

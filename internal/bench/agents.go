@@ -11,6 +11,8 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope/ledgerpolicy"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/agenthook"
+	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/natslog"
 )
 
@@ -49,7 +51,22 @@ func agentsBench(ctx context.Context, cfg *Config, rep *Report) error {
 		rounds = 15
 	}
 	noop := []string{"sh", "-c", "cat >/dev/null"}
-	env := append(os.Environ(), "HOME="+d)
+	env := append(os.Environ(), "HOME="+d, "LEDGER_BENCH_HOOKS_TOKEN="+benchHooksToken)
+	// serve --hooks's handler, with the agent runtimes' paths as `ledger
+	// serve` builds them, on a Unix socket: what the thin hook
+	// (ledger-hook --runtime R) reaches.
+	paths := map[string]cchook.PathHook{}
+	for _, rt := range []agenthook.Runtime{agenthook.Codex, agenthook.Gemini, agenthook.Qwen} {
+		paths[rt.Path()] = &agenthook.HTTPHook{Hook: &agenthook.Hook{Runtime: rt,
+			L:    cchook.ClientLedger{C: client.New(nc, client.Options{Owner: rt.Name, Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})},
+			Opts: agenthook.Options{Where: "this ledger's API", SpawnWait: 2 * time.Second}}}
+	}
+	sock, stopSock, err := serveUnix(&cchook.Handler{Hook: &cchook.Hook{}, Token: benchHooksToken, Timeout: 5 * time.Second, Paths: paths})
+	if err != nil {
+		return err
+	}
+	defer stopSock()
+	slim, how, why := slimBinary(ctx, cfg)
 	for _, rt := range []struct {
 		name, runtime, scope, allow, tool string
 		input                             map[string]any
@@ -64,6 +81,15 @@ func agentsBench(ctx context.Context, cfg *Config, rep *Report) error {
 			call: func(i int) map[string]any {
 				return map[string]any{"hook_event_name": "PreToolUse", "turn_id": "0b0f4a55-0000-4000-8000-000000000001",
 					"tool_name": "Bash", "tool_input": map[string]any{"command": "echo hi"}, "tool_use_id": fmt.Sprintf("call_bench_%d", i)}
+			}},
+		{name: "qwen", runtime: "qwen@0.24.4", scope: "bench-qwen", allow: "run_shell_command", tool: "run_shell_command",
+			start: []map[string]any{
+				{"hook_event_name": "SessionStart", "source": "startup"},
+				{"hook_event_name": "UserPromptSubmit", "prompt": "bench", "prompt_id": "bench-qwen-0001########1"},
+			},
+			call: func(i int) map[string]any {
+				return map[string]any{"hook_event_name": "PreToolUse", "prompt_id": "bench-qwen-0001########1",
+					"tool_name": "run_shell_command", "tool_input": map[string]any{"command": "echo hi"}, "tool_call_id": fmt.Sprintf("call_bench_%d", i)}
 			}},
 		{name: "gemini", runtime: "gemini@0.61.0", scope: "bench-gemini", allow: "run_shell_command", tool: "run_shell_command",
 			start: []map[string]any{
@@ -114,8 +140,21 @@ func agentsBench(ctx context.Context, cfg *Config, rep *Report) error {
 		if json.Unmarshal(record, &probe) != nil || probe.Type != events.ToolChecked || !probe.Data.Effect || probe.Decided.Decision != "allow" {
 			return fmt.Errorf("bench: agents: %s's probe call was not allowed and started by one record: %s", rt.name, record)
 		}
+		thinArgv := []string{slim, "--runtime", rt.name, "--hooks", "unix:" + sock, "--token-env", "LEDGER_BENCH_HOOKS_TOKEN", "--scope", rt.scope}
+		if why == "" {
+			if _, err := runHook(ctx, thinArgv, env, payload(rt.call(-2)), ""); err != nil {
+				return fmt.Errorf("bench: agents: %s thin probe call: %w", rt.name, err)
+			}
+			rec, err := recordBytes(ctx, n)
+			if err != nil {
+				return err
+			}
+			if json.Unmarshal(rec, &probe) != nil || probe.Type != events.ToolChecked || !probe.Data.Effect || probe.Decided.Decision != "allow" {
+				return fmt.Errorf("bench: agents: %s's probe call through ledger-hook was not allowed and started by one record: %s", rt.name, rec)
+			}
+		}
 		cfg.logf("bench: agents: %s: %d rounds of hook processes", rt.name, rounds)
-		var via, base, publish []time.Duration
+		var via, base, publish, thin []time.Duration
 		for i := 0; i < rounds; i++ {
 			dn, err := runHook(ctx, noop, env, payload(rt.call(1_000_000+i)), "")
 			if err != nil {
@@ -127,6 +166,13 @@ func agentsBench(ctx context.Context, cfg *Config, rep *Report) error {
 				return fmt.Errorf("bench: agents: %s: %w", rt.name, err)
 			}
 			via = append(via, dl)
+			if why == "" {
+				dt, err := runHook(ctx, thinArgv, env, payload(rt.call(2_000_000+i)), "")
+				if err != nil {
+					return fmt.Errorf("bench: agents: %s through ledger-hook: %w", rt.name, err)
+				}
+				thin = append(thin, dt)
+			}
 			dp, err := rawPublish(ctx, n, record, fmt.Sprintf("agents-%s-%d", rt.name, i))
 			if err != nil {
 				return err
@@ -139,6 +185,17 @@ func agentsBench(ctx context.Context, cfg *Config, rep *Report) error {
 		rep.add(row)
 		row = ratioRow("agents", fmt.Sprintf("%s pre-tool hook through ledger hook %s, against the floor: p50", rt.runtime, rt.name), ms(quantile(via, 0.5)), noop50+pub50, "ms", "", nil)
 		row.Note = fmt.Sprintf("floor %.2f ms = the no-op hook p50 %.2f ms + one raw durable JetStream publish of the call's record p50 %.3f ms (%d B)", noop50+pub50, noop50, pub50, len(record))
+		rep.add(row)
+		name := fmt.Sprintf("%s pre-tool hook through ledger-hook --runtime %s (Unix socket)", rt.runtime, rt.name)
+		if why != "" {
+			rep.add(Row{Section: "agents", Name: name + ": p50", Unit: "ms", NotMeasured: why})
+			continue
+		}
+		row = ratioRow("agents", name+": p50", ms(quantile(thin, 0.5)), noop50, "ms", "", nil)
+		row.Note = "the thin hook handing the payload to serve --hooks's handler (/hooks/" + rt.name + "), against the same no-op hook; " + how
+		rep.add(row)
+		row = ratioRow("agents", name+", against the floor: p50", ms(quantile(thin, 0.5)), noop50+pub50, "ms", "≤ 1.5x floor", func(r float64) bool { return r <= 1.5 })
+		row.Note = fmt.Sprintf("floor %.2f ms = the no-op hook p50 %.2f ms + one raw durable publish p50 %.3f ms, as the hooks section's ledger-hook rows", noop50+pub50, noop50, pub50)
 		rep.add(row)
 	}
 	return nil

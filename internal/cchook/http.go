@@ -57,6 +57,10 @@ type Handler struct {
 	// DefaultMaxConcurrent.
 	MaxConcurrent int
 	Logger        *slog.Logger
+	// Paths are other runtimes' hooks served at their own paths
+	// (/hooks/codex, ...) under the same token, checks, bounds and
+	// timeout: `serve --hooks` serves agenthook's there.
+	Paths map[string]PathHook
 
 	once sync.Once
 	sem  chan struct{}
@@ -69,8 +73,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "POST a hook payload", http.StatusMethodNotAllowed)
 		return
 	}
+	ph := h.Paths[r.URL.Path]
+	deny := DenyOutput
+	if ph != nil {
+		deny = ph.Deny
+	}
 	if reason := h.refusal(r); reason != "" {
-		h.refuse(w, reason)
+		h.refuse(w, reason, deny)
 		return
 	}
 	// Up to one byte over the limit: Handle denies a body over it rather
@@ -94,7 +103,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case h.sem <- struct{}{}:
 		defer func() { <-h.sem }()
 	default:
-		h.refuse(w, fmt.Sprintf("the session policy ledger's hook server is handling its limit of %d hooks at once, so it denies this call unread; make the call again", cap(h.sem)))
+		h.refuse(w, fmt.Sprintf("the session policy ledger's hook server is handling its limit of %d hooks at once, so it denies this call unread; make the call again", cap(h.sem)), deny)
 		return
 	}
 	d := h.Timeout
@@ -106,6 +115,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), d-grace)
 	defer cancel()
 	thin := r.Header.Get(hookwire.HeaderThin) == "1"
+	if ph != nil {
+		h.servePath(ctx, w, r, ph, raw, grace, thin)
+		return
+	}
 	hook := h.Hook
 	if thin && h.Token != "" {
 		hook = withEnvironment(h.Hook, r.Header)
@@ -184,7 +197,7 @@ func thinHeaders(hdr http.Header, res *Result, verbose bool) {
 // refusal is why the handler will not serve r, or "".
 func (h *Handler) refusal(r *http.Request) string {
 	const who = "the session policy ledger's hook server"
-	if r.URL.Path != HTTPPath {
+	if r.URL.Path != HTTPPath && h.Paths[r.URL.Path] == nil {
 		return who + " takes hooks at POST " + HTTPPath + ", not " + r.URL.Path +
 			": the call is denied until the hook's URL in the project's .claude settings is fixed ('ledger hook install --url')"
 	}
@@ -236,10 +249,57 @@ func loopbackHost(hostPort string) bool {
 }
 
 // refuse answers a request it will not handle with a denial.
-func (h *Handler) refuse(w http.ResponseWriter, reason string) {
+func (h *Handler) refuse(w http.ResponseWriter, reason string, deny func(string) []byte) {
 	if h.Logger != nil {
 		h.Logger.Warn("hook refused", "reason", reason)
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(DenyOutput(reason))
+	_, _ = w.Write(deny(reason))
+}
+
+// PathHook is another runtime's hooks, which a Handler serves at a path of
+// its own (Handler.Paths): agenthook's codex, gemini and qwen.
+type PathHook interface {
+	// Serve maps one payload and answers it by ctx's deadline plus grace.
+	// trusted holds the thin hook's headers (hookwire's) of a request
+	// that carried the server's token, nil otherwise.
+	Serve(ctx context.Context, raw []byte, grace time.Duration, trusted http.Header) *Result
+	// Deny is the runtime's denial of a call, the answer to a request
+	// the handler refuses.
+	Deny(reason string) []byte
+}
+
+// servePath answers a payload of another runtime: its answer as its
+// command hook prints it (empty: no opinion), and for the thin hook its
+// warnings (and with verbose its result) as headers. An agent runtime's
+// hook exits 0 whatever happens (it runs a call whose hook fails), so no
+// exit status is sent (agenthook's TestHTTPHookAnswers).
+func (h *Handler) servePath(ctx context.Context, w http.ResponseWriter, r *http.Request, ph PathHook, raw []byte, grace time.Duration, thin bool) {
+	var trusted http.Header
+	if thin && h.Token != "" {
+		trusted = r.Header
+	}
+	res := ph.Serve(ctx, raw, grace, trusted)
+	if h.Logger != nil {
+		h.Logger.Info("hook", "path", r.URL.Path, "event", res.Event, "session", res.Session, "decision", res.Decision,
+			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if thin {
+		for _, warn := range res.Warnings {
+			w.Header().Add(hookwire.HeaderWarning, hookwire.EncodeHeader(warn))
+		}
+		if r.Header.Get(hookwire.HeaderVerbose) == "1" {
+			b, _ := json.Marshal(res)
+			w.Header().Set(hookwire.HeaderResult, hookwire.EncodeHeader(string(b)))
+		}
+	}
+	_, _ = w.Write(res.Output)
+}
+
+// Opens reports whether path may be opened by a hook confined to roots:
+// absolute and clean, and under one of them (nil: any) both as written and
+// with its links resolved; what Options.Roots confines Hook to.
+func Opens(path string, roots []string) bool {
+	return (&Hook{Opts: Options{Roots: roots}}).opens(path)
 }

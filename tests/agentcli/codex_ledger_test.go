@@ -23,6 +23,9 @@ import (
 type servedLedger struct {
 	t        *testing.T
 	bin, url string
+	// With the thin hook (serveLedgerThin): the ledger-hook binary, the
+	// server's hooks socket and its token file.
+	thin, sock, tokenFile string
 }
 
 func serveLedger(t *testing.T) *servedLedger {
@@ -50,6 +53,14 @@ func (s *servedLedger) setPolicy(scope string, doc map[string]any) {
 // install runs 'ledger hook install --runtime RT' for the project.
 func (s *servedLedger) install(runtime, dir, scope string) {
 	s.t.Helper()
+	if s.thin != "" {
+		out := ledgertest.LedgerCmd(s.t, s.bin, "hook", "install", "--runtime", runtime, "--project", dir, "--url", "unix:"+s.sock,
+			"--hook-binary", s.thin, "--token-file", s.tokenFile, "--scope", scope)
+		if !strings.Contains(out, "the thin hook, to unix:"+s.sock) {
+			s.t.Fatalf("hook install: %s", out)
+		}
+		return
+	}
 	out := ledgertest.LedgerCmd(s.t, s.bin, "hook", "install", "--runtime", runtime, "--project", dir, "--command", s.bin,
 		"--", "--nats", s.url, "--scope", scope, "--timeout", "4s")
 	if !strings.Contains(out, "installed the ledger's") {

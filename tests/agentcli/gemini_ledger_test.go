@@ -25,7 +25,19 @@ var geminiCallRe = regexp.MustCompile(`--call (gemini-[0-9a-f]+) --session`)
 // verify' passes.
 func TestGeminiLedger(t *testing.T) {
 	agentclitest.Gemini(t)
-	s := serveLedger(t)
+	testGeminiLedger(t, serveLedger(t))
+}
+
+// TestGeminiThinLedger is TestGeminiLedger with the thin hook: 'ledger hook
+// install --runtime gemini --url unix:PATH' writes 'ledger-hook --runtime
+// gemini --hooks unix:PATH ...', and 'ledger serve --hooks unix:PATH' maps
+// the payloads at POST /hooks/gemini as 'ledger hook gemini' does.
+func TestGeminiThinLedger(t *testing.T) {
+	agentclitest.Gemini(t)
+	testGeminiLedger(t, serveLedgerThin(t))
+}
+
+func testGeminiLedger(t *testing.T, s *servedLedger) {
 	const scope = "gemini-e2e"
 	s.setPolicy(scope, map[string]any{"runtime": "gemini@0.61.0",
 		"permissions": map[string]any{"allow": []string{"run_shell_command", "read_file", "invoke_agent", "complete_task"}}})

@@ -27,7 +27,19 @@ import (
 // call id) names revocation:deny and 'ledger verify' passes.
 func TestQwenLedger(t *testing.T) {
 	agentclitest.Qwen(t)
-	s := serveLedger(t)
+	testQwenLedger(t, serveLedger(t))
+}
+
+// TestQwenThinLedger is TestQwenLedger with the thin hook: 'ledger hook
+// install --runtime qwen --url unix:PATH' writes 'ledger-hook --runtime
+// qwen --hooks unix:PATH ...', and 'ledger serve --hooks unix:PATH' maps
+// the payloads at POST /hooks/qwen as 'ledger hook qwen' does.
+func TestQwenThinLedger(t *testing.T) {
+	agentclitest.Qwen(t)
+	testQwenLedger(t, serveLedgerThin(t))
+}
+
+func testQwenLedger(t *testing.T, s *servedLedger) {
 	const scope = "qwen-e2e"
 	s.setPolicy(scope, map[string]any{"runtime": "qwen@0.24.4",
 		"permissions": map[string]any{"allow": []string{"run_shell_command", "read_file", "agent"}}})

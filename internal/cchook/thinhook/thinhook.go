@@ -24,6 +24,15 @@
 //     payload whose event cannot be told while the server is unreachable,
 //     or standard input held open past --timeout); without a payload a bad
 //     command line is an *ExitError of code 2 (TestThinExitCodes).
+//   - With --runtime codex|gemini|qwen the payload goes to the runtime's
+//     path (hookwire.Agent.Path) with --scope as hookwire.HeaderScope, the
+//     answer is printed as `ledger hook R` prints it (an empty one prints
+//     nothing), and the run exits 0 whatever happens, as that adapter
+//     does: an unreachable server denies a call (or a payload whose event
+//     cannot be told) in the runtime's own format with the adapter's
+//     message (hookwire.Agent.UnreachableReason), unless --unreachable
+//     allow, and lets any other event go on with a warning
+//     (TestThinAgentUnreachable, TestThinAgentAnswers).
 //   - Everything is answered within --timeout of the start (the payload's
 //     read and the round trip: TestThinUnreachable/timeout, and standard
 //     input held open in TestThinExitCodes).
@@ -82,6 +91,8 @@ type Flags struct {
 	timeout                    time.Duration
 	verbose                    bool
 	tokenFileSet               bool
+	runtime, scope             string
+	agent                      *hookwire.Agent
 }
 
 func (f *Flags) register(fs *flag.FlagSet) {
@@ -92,6 +103,8 @@ func (f *Flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.unreachable, "unreachable", "deny", "what a PreToolUse answers when the server cannot be reached: deny (fail closed) or allow (let Claude Code decide alone);\nevery other event goes ahead whatever happens")
 	fs.DurationVar(&f.timeout, "timeout", DefaultTimeout, "bound on the whole run (reading the payload, the server's answer); keep it above the server's --hooks-timeout\nand under the hooks' own timeout ('hook install --hook-timeout')")
 	fs.StringVar(&f.identity, "user-identity", os.Getenv("LEDGER_IDENTITY"), "the user `NAME` a session records as who started it (env LEDGER_IDENTITY; default: the OS user's name)")
+	fs.StringVar(&f.runtime, "runtime", "claude-code", "the `RUNTIME` whose hook this is: claude-code, codex, gemini or qwen; the payload goes to the server's\n/hooks/RUNTIME ('serve --hooks' serves all four), and is answered in that runtime's format")
+	fs.StringVar(&f.scope, "scope", "", "with --runtime codex|gemini|qwen: bind every session this hook starts to scope `NAME` (as 'ledger hook R --scope');\ndefault: derived from the project")
 	fs.BoolVar(&f.verbose, "verbose", false, "print what the server's hook did (the events appended, the decision, warnings) as one JSON line on standard error")
 }
 
@@ -103,7 +116,17 @@ type target struct {
 	path             string
 }
 
-func parseTarget(s string) (target, error) {
+func parseTarget(s string, agent *hookwire.Agent) (target, error) {
+	t, err := parseURL(s)
+	if err == nil && agent != nil && (t.socket != "" || t.path == "/" || t.path == HTTPPath) {
+		// The server's address (or its Claude Code URL, which 'serve
+		// --hooks' logs): the runtime's path on it.
+		t.path = agent.Path()
+	}
+	return t, err
+}
+
+func parseURL(s string) (target, error) {
 	if s == "" {
 		return target{}, errors.New("--hooks is required: the URL of a running 'ledger serve --hooks' (http://127.0.0.1:PORT" + HTTPPath + " or unix:PATH)")
 	}
@@ -135,10 +158,23 @@ func (f *Flags) check() (target, error) {
 	if f.timeout <= 0 {
 		return target{}, usageError("--timeout must be positive, got %s", f.timeout)
 	}
+	if f.runtime != "claude-code" {
+		a, ok := hookwire.Agents[f.runtime]
+		if !ok {
+			return target{}, usageError("--runtime %q: use claude-code, codex, gemini or qwen", f.runtime)
+		}
+		f.agent = &a
+	}
+	if f.scope != "" && (f.agent == nil || !hookwire.ValidScope(f.scope)) {
+		if f.agent == nil {
+			return target{}, usageError("--scope is for --runtime codex|gemini|qwen: Claude Code's scope is the server's --hooks-scope")
+		}
+		return target{}, usageError("--scope %q: a scope name is 1 to 128 of A-Z a-z 0-9 _ : -", f.scope)
+	}
 	if n := btoi(f.noToken) + btoi(f.tokenEnv != "") + btoi(f.tokenFileSet); n > 1 {
 		return target{}, usageError("give the token with one of --token-file, --token-env and --no-token")
 	}
-	t, err := parseTarget(f.hooks)
+	t, err := parseTarget(f.hooks, f.agent)
 	if err != nil {
 		return target{}, usageError("%v", err)
 	}
@@ -205,7 +241,11 @@ const about = "The thin command hook: it reads one Claude Code hook payload on s
 	"exiting as 'ledger hook claude-code --nats' does. A server that cannot be reached, answers a status\n" +
 	"but 2xx or an answer that does not read denies a PreToolUse (--unreachable deny, the default) and\n" +
 	"lets every other event go on. 'ledger hook install --url URL' installs it for SessionStart, the one\n" +
-	"event Claude Code does not send HTTP hooks. See docs/claude-code-hooks.md."
+	"event Claude Code does not send HTTP hooks. See docs/claude-code-hooks.md.\n\n" +
+	"With --runtime codex|gemini|qwen it is the same hook for Codex CLI, Gemini CLI or Qwen Code: the payload goes to\n" +
+	"the server's /hooks/RUNTIME, the answer is what 'ledger hook RUNTIME' prints (exit 0), and a server that cannot be\n" +
+	"reached denies a call in the runtime's format ('ledger hook install --runtime R --url URL' installs it; see\n" +
+	"docs/codex-cli-hooks.md)."
 
 func flagSet(name string, stderr io.Writer) (*flag.FlagSet, *Flags) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -298,6 +338,10 @@ func Run(ctx context.Context, name string, args []string, stdin io.Reader, stdou
 	raw, rerr := readPayloadWithin(stdin, readFor)
 	if errors.Is(rerr, errSlowStdin) {
 		reason := hookwire.UnreadableReason(false, rerr)
+		if f.agent != nil {
+			fmt.Fprintln(stderr, "ledger hook:", rerr)
+			return writeOutput(stdout, f.agent.DenyOutput(reason))
+		}
 		_ = writeOutput(stdout, hookwire.DenyOutput(reason))
 		return &ExitError{Code: 2, Msg: reason}
 	}
@@ -317,6 +361,13 @@ func Run(ctx context.Context, name string, args []string, stdin io.Reader, stdou
 			}
 			return err
 		}
+		if f.agent != nil {
+			fmt.Fprintln(stderr, name+": "+msg)
+			if pk := hookwire.PeekAt(raw); !pk.Told || hookwire.IsCall(pk.Event) {
+				return writeOutput(stdout, f.agent.DenyOutput(name+": "+msg+" (the hook denies every call until its command line in the "+f.agent.Name+" configuration is fixed)"))
+			}
+			return nil
+		}
 		return writeOutput(stdout, badCommandLine(raw, name+": "+msg))
 	}
 	if rerr != nil {
@@ -334,6 +385,9 @@ func Run(ctx context.Context, name string, args []string, stdin io.Reader, stdou
 	if f.verbose && ans.result != "" {
 		fmt.Fprintln(stderr, ans.result)
 	}
+	if f.agent != nil && len(ans.body) == 0 {
+		return nil
+	}
 	if err := writeOutput(stdout, ans.body); err != nil {
 		return err
 	}
@@ -347,6 +401,9 @@ func Run(ctx context.Context, name string, args []string, stdin io.Reader, stdou
 // NATS hook answers one its ledger did not.
 func (f *Flags) unreachableAnswer(tg target, raw []byte, err error, stdout, stderr io.Writer) error {
 	pk := hookwire.PeekAt(raw)
+	if f.agent != nil {
+		return f.agentUnreachable(tg, pk, err, stdout, stderr)
+	}
 	if pk.Told && pk.Event != hookwire.PreToolUse {
 		w := hookwire.UnreachableOther(tg.where, pk.Event, err)
 		fmt.Fprintln(stderr, "ledger hook:", w)
@@ -371,6 +428,26 @@ func (f *Flags) unreachableAnswer(tg target, raw []byte, err error, stdout, stde
 		return &ExitError{Code: 2, Msg: reason}
 	}
 	return nil
+}
+
+// agentUnreachable is unreachableAnswer for an agent runtime, as `ledger
+// hook R` answers when it cannot reach the ledger: a call (or what cannot
+// be told from one) denied in the runtime's format, anything else goes on
+// with a warning; exit 0 always.
+func (f *Flags) agentUnreachable(tg target, pk hookwire.Peek, err error, stdout, stderr io.Writer) error {
+	tool := pk.Tool
+	if tool == "" {
+		tool = "this call"
+	}
+	switch {
+	case pk.Told && !hookwire.IsCall(pk.Event):
+		fmt.Fprintln(stderr, "ledger hook:", hookwire.UnreachableOther(tg.where, pk.Event, err))
+		return nil
+	case f.unreachable == "allow" && pk.Told:
+		fmt.Fprintln(stderr, "ledger hook:", hookwire.UnreachableAllowed(tg.where, tool, err))
+		return nil
+	}
+	return writeOutput(stdout, f.agent.DenyOutput(f.agent.UnreachableReason(tg.where, tool, err)))
 }
 
 // answer is what the server answered: the body for Claude Code, the exit
@@ -420,11 +497,25 @@ func (f *Flags) post(ctx context.Context, tg target, token string, raw []byte) (
 		header("Authorization", "Bearer "+token)
 	}
 	header(hookwire.HeaderThin, "1")
+	if f.agent != nil {
+		if f.scope != "" {
+			header(hookwire.HeaderScope, f.scope)
+		}
+		if f.unreachable == "allow" {
+			header(hookwire.HeaderUnreachable, "allow")
+		}
+	}
 	if f.verbose {
 		header(hookwire.HeaderVerbose, "1")
 	}
 	env := f.environment()
-	for _, h := range []string{hookwire.HeaderProjectDir, hookwire.HeaderAIAgent, hookwire.HeaderUser, hookwire.HeaderHost} {
+	names := []string{hookwire.HeaderProjectDir, hookwire.HeaderAIAgent, hookwire.HeaderUser, hookwire.HeaderHost}
+	if f.agent != nil {
+		// Claude Code's environment is not an agent runtime's: who and
+		// where only.
+		names = names[2:]
+	}
+	for _, h := range names {
 		if v := env[h]; v != "" {
 			header(h, hookwire.EncodeHeader(v))
 		}
@@ -458,7 +549,9 @@ func (f *Flags) post(ctx context.Context, tg target, token string, raw []byte) (
 		return nil, fmt.Errorf("the server answered %s", strings.TrimSpace(code))
 	}
 	var out map[string]json.RawMessage
-	if len(body) > maxAnswer || json.Unmarshal(body, &out) != nil || out == nil {
+	if f.agent != nil && len(bytes.TrimSpace(body)) == 0 {
+		// An agent runtime's "no opinion".
+	} else if len(body) > maxAnswer || json.Unmarshal(body, &out) != nil || out == nil {
 		return nil, errors.New("the server's answer is not a hook answer (one JSON object)")
 	}
 	a := &answer{body: bytes.TrimSpace(body)}
