@@ -466,3 +466,21 @@ func TestCodexNestedSpawn(t *testing.T) {
 		t.Errorf("tree: %+v", tree[0].Children)
 	}
 }
+
+// TestAskIsDenied: a call the ledger dialect decides ask is denied, with
+// the reason saying why: these runtimes' hooks cannot hand a call to its
+// user's approval, and an answer with no opinion would run it unasked.
+func TestAskIsDenied(t *testing.T) {
+	f := newFixture(t, Gemini, Dialect)
+	wantTypes(t, "SessionStart", f.handle("SessionStart", nil), events.SessionStarted)
+	wantTypes(t, "BeforeAgent", f.handle("BeforeAgent", nil), events.TurnStarted)
+	f.append(client.AddGrant(events.GrantData{Kind: "permission", Agent: "*", Target: "*", Behavior: "ask", Rule: "run_shell_command", Scope: "proj"}))
+	res := f.handle("BeforeTool-run_shell_command", nil)
+	r := geminiDeny(t, res.Output)
+	if !res.Denied || res.Decision != envelope.Ask || !strings.Contains(r, "asks for approval, which the gemini-cli hook cannot obtain") {
+		t.Fatalf("an asked call: denied %v, decision %s, reason %q", res.Denied, res.Decision, r)
+	}
+	if res := f.handle("BeforeTool-read_file", nil); res.Denied {
+		t.Errorf("an allowed call was denied: %s", res.Reason)
+	}
+}

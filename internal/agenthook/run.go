@@ -571,12 +571,21 @@ func (r *run) call(ctx context.Context) {
 	}
 	res.Appended = append(res.Appended, cchook.Appended{Type: events.ToolChecked, Session: key, Seq: check.Recorded})
 	res.Decision = check.Decision
-	if check.Decision == envelope.Deny {
+	if check.Decision != envelope.Allow {
 		why := r.h.Opts.Why
 		if len(why) == 0 {
 			why = []string{"ledger", "why"}
 		}
-		deny(envelope.DenialText(key, tool, check.Reason, cchook.WhyCommand(why, key, tool, input, call, check.Recorded)))
+		var details []string
+		if check.Decision == envelope.Ask {
+			// Fail closed: none of these runtimes' pre-tool hooks can hand a
+			// call to its user's approval (codex's "ask" is unverified, and
+			// the runs the adapter is made for approve everything), so an
+			// answer with no opinion would run an asked call unasked; the
+			// record starts nothing (TestAskIsDenied).
+			details = []string{"the policy asks for approval, which the " + rt.Name + " hook cannot obtain"}
+		}
+		deny(envelope.DenialText(key, tool, check.Reason, cchook.WhyCommand(why, key, tool, input, call, check.Recorded), details...))
 	}
 }
 
