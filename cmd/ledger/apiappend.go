@@ -125,3 +125,30 @@ func subjectUser(subject string) string {
 	}
 	return subject
 }
+
+// oneAppender is how a command that appends one event (policy set, deny)
+// appends it: through the API as --user when --nats and --user are given
+// (the actor, unless --actor was set, the user), else on the ledger the
+// flags open, whose handle it returns too (nil over the API). done closes
+// what it opened.
+func (f *ledgerFlags) oneAppender(ctx context.Context, fl *flag.FlagSet, actor *string) (appendOne func(context.Context, []byte) service.Outcome, h *ledgerHandle, done func(), err error) {
+	if f.natsURL != "" && f.user != "" {
+		nc, err := f.connectAPI(ctx)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !flagSet(fl, "actor") {
+			*actor = f.user
+		}
+		return func(ctx context.Context, raw []byte) service.Outcome {
+			return apiAppend(ctx, nc, f.user, [][]byte{raw})[0]
+		}, nil, nc.Close, nil
+	}
+	h, err = f.open(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return func(ctx context.Context, raw []byte) service.Outcome {
+		return h.svc.AppendMany(ctx, [][]byte{raw})[0]
+	}, h, func() { h.Close() }, nil
+}

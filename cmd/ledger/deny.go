@@ -10,7 +10,6 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
-	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
 )
 
@@ -54,39 +53,21 @@ func runDeny(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	if *lift {
 		typ = events.DenyLifted
 	}
-	var appendOne func(ctx context.Context, raw []byte) service.Outcome
-	if lf.natsURL != "" && lf.user != "" {
-		nc, err := lf.connectAPI(ctx)
-		if err != nil {
-			return err
-		}
-		defer nc.Close()
-		if !flagSet(fl, "actor") {
-			*actor = lf.user
-		}
-		appendOne = func(ctx context.Context, raw []byte) service.Outcome {
-			return apiAppend(ctx, nc, lf.user, [][]byte{raw})[0]
-		}
-	} else {
-		h, err := lf.open(ctx)
-		if err != nil {
-			return err
-		}
-		defer h.Close()
-		if d.Session != "" && !flagSet(fl, "scope") {
-			// A session's revocation belongs to the session's scope (a
-			// Claude Code project's, say), which its key alone names here.
-			if err := h.svc.View(ctx, "", projection.Position{}, func(st *projection.State) error {
-				if s := st.Session(d.Session); s != nil {
-					d.Scope = s.Scope
-				}
-				return nil
-			}); err != nil {
-				return err
+	appendOne, h, done, err := lf.oneAppender(ctx, fl, actor)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if h != nil && d.Session != "" && !flagSet(fl, "scope") {
+		// A session's revocation belongs to the session's scope (a Claude
+		// Code project's, say), which its key alone names here.
+		if err := h.svc.View(ctx, "", projection.Position{}, func(st *projection.State) error {
+			if s := st.Session(d.Session); s != nil {
+				d.Scope = s.Scope
 			}
-		}
-		appendOne = func(ctx context.Context, raw []byte) service.Outcome {
-			return h.svc.AppendMany(ctx, [][]byte{raw})[0]
+			return nil
+		}); err != nil {
+			return err
 		}
 	}
 	raw, err := denyEvent(typ, *actor, &d)

@@ -11,7 +11,6 @@ import (
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
 	"github.com/sessionledger/ledger/internal/safefile"
-	"github.com/sessionledger/ledger/internal/service"
 )
 
 // runPolicySet is 'ledger policy set': a policy document appended as a
@@ -68,29 +67,11 @@ func runPolicySet(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		cat, _ = ledgerpolicy.Catalogue(d.Runtime)
 	}
 	d := events.PolicySetData{Dialect: *dialect, Document: json.RawMessage(bytes.TrimSpace(doc)), Catalogue: cat, Scope: *scope}
-	var appendOne func(ctx context.Context, raw []byte) service.Outcome
-	if lf.natsURL != "" && lf.user != "" {
-		nc, err := lf.connectAPI(ctx)
-		if err != nil {
-			return err
-		}
-		defer nc.Close()
-		if !flagSet(fl, "actor") {
-			*actor = lf.user
-		}
-		appendOne = func(ctx context.Context, raw []byte) service.Outcome {
-			return apiAppend(ctx, nc, lf.user, [][]byte{raw})[0]
-		}
-	} else {
-		h, err := lf.open(ctx)
-		if err != nil {
-			return err
-		}
-		defer h.Close()
-		appendOne = func(ctx context.Context, raw []byte) service.Outcome {
-			return h.svc.AppendMany(ctx, [][]byte{raw})[0]
-		}
+	appendOne, _, done, err := lf.oneAppender(ctx, fl, actor)
+	if err != nil {
+		return err
 	}
+	defer done()
 	data, err := json.Marshal(d)
 	if err != nil {
 		return err
