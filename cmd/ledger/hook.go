@@ -142,7 +142,8 @@ type hookInstallFlags struct {
 	project, command, hookBinary, httpURL string
 	tokenFile, tokenEnv, scope            string
 	runtime                               string
-	shared, uninstall, noToken            bool
+	codexBin                              string
+	shared, uninstall, noToken, trust     bool
 	dryRun, asJSON                        bool
 	timeoutSec                            int
 	rest                                  []string
@@ -161,6 +162,8 @@ func (f *hookInstallFlags) register(fl *flag.FlagSet) {
 	fl.BoolVar(&f.noToken, "no-token", false, "with --url: send no token (for a server run with --hooks-insecure)")
 	fl.StringVar(&f.scope, "scope", "", "bind the project's sessions to scope `NAME` (written into the hook's command line as --scope NAME);\ndefault: the hook derives it from the project (its git origin, else its directory)")
 	fl.IntVar(&f.timeoutSec, "hook-timeout", 10, "Claude Code's own bound on each hook run, in `SECONDS`")
+	fl.BoolVar(&f.trust, "trust", false, "with --runtime codex: have codex trust the ledger's handlers it lists for the project (codex's own hash of each, written by\ncodex into $CODEX_HOME/config.toml, as its hooks review does), so that they run without --dangerously-bypass-hook-trust;\nthe project itself must be trusted in codex")
+	fl.StringVar(&f.codexBin, "codex", "", "with --trust: the codex `PATH` to ask (default: codex on PATH)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the settings file as it would be written, and write nothing")
 	fl.BoolVar(&f.asJSON, "json", false, `print {"file", "changed", "added", "removed"} per settings file`)
 }
@@ -368,6 +371,8 @@ type settingsReport struct {
 	Changed bool     `json:"changed"`
 	Added   []string `json:"added"`
 	Removed []string `json:"removed"`
+	// CodexTrust is what --trust had codex trust (--runtime codex).
+	CodexTrust *agenthook.CodexTrust `json:"codex_trust,omitempty"`
 }
 
 // updateSettings installs blk in the settings file at path, or with
@@ -439,6 +444,9 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	switch f.runtime {
 	case "claude-code":
+		if f.trust || f.codexBin != "" {
+			return usageError("--trust and --codex are about codex's hook trust (--runtime codex); Claude Code runs the hooks in its settings files")
+		}
 	case "codex":
 		return runAgentHookInstall(agenthook.Codex, &f, pos, stdout, stderr)
 	case "gemini":

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -254,6 +255,12 @@ func runAgentHookInstall(rt agenthook.Runtime, f *hookInstallFlags, pos []string
 		return usageError("give --token-env or --no-token, not both")
 	case f.timeoutSec <= 0:
 		return usageError("--hook-timeout must be at least 1 second")
+	case (f.trust || f.codexBin != "") && rt.Name != agenthook.Codex.Name:
+		return usageError("--trust and --codex are about codex's hook trust; %s has none for the ledger to write", rt.Name)
+	case f.codexBin != "" && !f.trust:
+		return usageError("--codex names the codex --trust asks; give --trust with it")
+	case f.trust && (f.uninstall || f.dryRun):
+		return usageError("--trust has codex write its trust of the installed hooks: not with --uninstall or --dry-run")
 	case rt.Name == agenthook.Qwen.Name && f.timeoutSec >= 1000:
 		// Qwen Code reads a timeout of 1000 or more as milliseconds.
 		return usageError("--hook-timeout %d: qwen reads a hook timeout of 1000 or more as milliseconds; give under 1000 seconds", f.timeoutSec)
@@ -299,40 +306,7 @@ func runAgentHookInstall(rt agenthook.Runtime, f *hookInstallFlags, pos []string
 	if err != nil {
 		return &exitError{code: 1, msg: fmt.Sprintf("%s: %v; fix the file (or move it away) and run again", path, err)}
 	}
-	changed := !bytes.Equal(out, src)
-	if f.dryRun {
-		_, err := stdout.Write(out)
-		return err
-	}
-	if changed {
-		if err := writeSettings(path, out, false); err != nil {
-			return err
-		}
-	}
-	r := settingsReport{File: path, Changed: changed, Added: ch.Added, Removed: ch.Removed}
-	if r.Added == nil {
-		r.Added = []string{}
-	}
-	if r.Removed == nil {
-		r.Removed = []string{}
-	}
-	if f.asJSON {
-		return writeJSON(stdout, []settingsReport{r})
-	}
-	switch {
-	case f.uninstall && changed:
-		fmt.Fprintf(stdout, "removed the ledger's %s hooks from %s (%s)\n", rt.Name, path, strings.Join(r.Removed, ", "))
-	case f.uninstall:
-		fmt.Fprintf(stdout, "no ledger hooks in %s\n", path)
-	case changed:
-		fmt.Fprintf(stdout, "installed the ledger's %s hooks in %s (%s)\n", rt.Name, path, strings.Join(r.Added, ", "))
-	default:
-		fmt.Fprintf(stdout, "the ledger's %s hooks are already installed in %s\n", rt.Name, path)
-	}
-	if !f.uninstall {
-		fmt.Fprintln(stdout, agentInstallNote(rt))
-	}
-	return nil
+	return finishAgentInstall(rt, f, path, src, out, ch, "", stdout, stderr)
 }
 
 // runAgentThinInstall is 'ledger hook install --runtime R --url URL': the
@@ -360,6 +334,14 @@ func runAgentThinInstall(rt agenthook.Runtime, f *hookInstallFlags, stdout, stde
 	if err != nil {
 		return &exitError{code: 1, msg: fmt.Sprintf("%s: %v; fix the file (or move it away) and run again", path, err)}
 	}
+	return finishAgentInstall(rt, f, path, src, out, ch, " (the thin hook, to "+f.httpURL+")", stdout, stderr)
+}
+
+// finishAgentInstall writes the runtime's hooks file (out, from src; or
+// prints it with --dry-run), has codex trust the ledger's handlers with
+// --trust, and reports what changed: a line, or with --json
+// {"file", "changed", "added", "removed"} and, with --trust, "codex_trust".
+func finishAgentInstall(rt agenthook.Runtime, f *hookInstallFlags, path string, src, out []byte, ch cchook.Change, how string, stdout, stderr io.Writer) error {
 	changed := !bytes.Equal(out, src)
 	if f.dryRun {
 		_, err := stdout.Write(out)
@@ -377,20 +359,62 @@ func runAgentThinInstall(rt agenthook.Runtime, f *hookInstallFlags, stdout, stde
 	if r.Removed == nil {
 		r.Removed = []string{}
 	}
+	if f.trust {
+		tr, err := trustCodexHooks(f, stderr)
+		if err != nil {
+			return &exitError{code: 1, msg: fmt.Sprintf("installed the ledger's codex hooks in %s, but codex does not trust them yet: %v", path, err)}
+		}
+		r.CodexTrust = &tr
+	}
 	if f.asJSON {
 		return writeJSON(stdout, []settingsReport{r})
 	}
-	if changed {
-		fmt.Fprintf(stdout, "installed the ledger's %s hooks (the thin hook, to %s) in %s (%s)\n", rt.Name, f.httpURL, path, strings.Join(r.Added, ", "))
-	} else {
+	switch {
+	case f.uninstall && changed:
+		fmt.Fprintf(stdout, "removed the ledger's %s hooks from %s (%s)\n", rt.Name, path, strings.Join(r.Removed, ", "))
+	case f.uninstall:
+		fmt.Fprintf(stdout, "no ledger hooks in %s\n", path)
+	case changed:
+		fmt.Fprintf(stdout, "installed the ledger's %s hooks%s in %s (%s)\n", rt.Name, how, path, strings.Join(r.Added, ", "))
+	default:
 		fmt.Fprintf(stdout, "the ledger's %s hooks are already installed in %s\n", rt.Name, path)
 	}
-	fmt.Fprintln(stdout, agentInstallNote(rt))
+	if f.uninstall {
+		return nil
+	}
+	if r.CodexTrust != nil {
+		tr := r.CodexTrust
+		switch {
+		case len(tr.Trusted) > 0:
+			fmt.Fprintf(stdout, "codex now trusts them: %d handler(s) trusted in %s (%d already were)\n", len(tr.Trusted), tr.ConfigFile, len(tr.Already))
+		default:
+			fmt.Fprintf(stdout, "codex already trusts them (%d handler(s))\n", len(tr.Already))
+		}
+	}
+	fmt.Fprintln(stdout, agentInstallNote(rt, f.trust))
 	return nil
 }
 
-// agentInstallNote says what the runtime needs besides the file.
-func agentInstallNote(rt agenthook.Runtime) string {
+// trustCodexHooks runs agenthook.TrustCodex with --codex (or the codex on
+// PATH), in this process's environment (its CODEX_HOME), for --project,
+// within a minute.
+func trustCodexHooks(f *hookInstallFlags, stderr io.Writer) (agenthook.CodexTrust, error) {
+	codex := f.codexBin
+	if codex == "" {
+		p, err := exec.LookPath("codex")
+		if err != nil {
+			return agenthook.CodexTrust{}, fmt.Errorf("--trust runs codex to read its hooks' hashes, and there is no codex on PATH: give --codex PATH")
+		}
+		codex = p
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return agenthook.TrustCodex(ctx, codex, os.Environ(), f.project)
+}
+
+// agentInstallNote says what the runtime needs besides the file (trusted:
+// codex's trust of the hooks was written by --trust).
+func agentInstallNote(rt agenthook.Runtime, trusted bool) string {
 	if rt.Name == agenthook.Qwen.Name {
 		return "qwen-code reads a project's .qwen/settings.json unless folder trust is on and the folder is untrusted (or the project is HOME); its hooks add to\n" +
 			"the user's. The sessions' scope needs a policy of the ledger dialect: ledger policy set --dialect ledger --scope SCOPE FILE"
@@ -399,7 +423,11 @@ func agentInstallNote(rt agenthook.Runtime) string {
 		return "gemini-cli reads project hooks only in a trusted folder (trust it, or GEMINI_CLI_TRUST_WORKSPACE=true headless); it warns about new project hooks once, then runs them.\n" +
 			"The sessions' scope needs a policy of the ledger dialect: ledger policy set --dialect ledger --scope SCOPE FILE"
 	}
+	if trusted {
+		return "codex trusts a hook by its hash: a changed command line (another binary path or flag) is untrusted again; run this again after one.\n" +
+			"The sessions' scope needs a policy of the ledger dialect: ledger policy set --dialect ledger --scope SCOPE FILE"
+	}
 	return "codex reads .codex/hooks.json only in a trusted project, and runs a hook only once it is trusted: review and trust the hooks in codex\n" +
-		"(its hooks list in the TUI, which saves their trusted_hash in config.toml), or run 'codex exec --dangerously-bypass-hook-trust'. This\n" +
-		"command does not write codex's trust for it. The sessions' scope needs a policy of the ledger dialect: ledger policy set --dialect ledger --scope SCOPE FILE"
+		"(its hooks list in the TUI, which saves their trusted_hash in config.toml), run this again with --trust (which has codex write it), or run\n" +
+		"'codex exec --dangerously-bypass-hook-trust'. The sessions' scope needs a policy of the ledger dialect: ledger policy set --dialect ledger --scope SCOPE FILE"
 }

@@ -113,3 +113,37 @@ func TestHookAgentThinUnreachable(t *testing.T) {
 		}
 	}
 }
+
+// TestHookInstallTrustFlags: --trust and --codex are codex's alone, --codex
+// needs --trust, --trust writes and so refuses --uninstall and --dry-run,
+// and a codex that cannot be found is named with what to give; in each
+// refusal on a fresh project nothing is written. The trust itself:
+// agenthook's TestTrustCodexFake and tests/agentcli's
+// TestCodexTrustedInstall.
+func TestHookInstallTrustFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--runtime", "gemini", "--trust"}, "gemini-cli has none"},
+		{[]string{"--runtime", "qwen", "--codex", "/bin/codex", "--trust"}, "qwen-code has none"},
+		{[]string{"--trust"}, "Claude Code runs the hooks"},
+		{[]string{"--runtime", "codex", "--codex", "/bin/codex"}, "give --trust with it"},
+		{[]string{"--runtime", "codex", "--trust", "--uninstall"}, "not with --uninstall or --dry-run"},
+		{[]string{"--runtime", "codex", "--trust", "--dry-run"}, "not with --uninstall or --dry-run"},
+	} {
+		_, _, err := runCLI(t, "", append([]string{"hook", "install", "--project", dir, "--command", "ledger"}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a refused install wrote %v", entries)
+	}
+	t.Setenv("PATH", t.TempDir())
+	_, _, err := runCLI(t, "", "hook", "install", "--runtime", "codex", "--project", dir, "--command", "ledger", "--trust")
+	if err == nil || !strings.Contains(err.Error(), "no codex on PATH: give --codex PATH") || !strings.Contains(err.Error(), "does not trust them yet") {
+		t.Errorf("codex missing: %v", err)
+	}
+}

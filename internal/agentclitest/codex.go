@@ -20,19 +20,23 @@ var CodexEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "Pe
 // tool_search) and not the fallback metadata.
 const CodexModel = "gpt-5.5"
 
+// CodexHome is the CODEX_HOME of a run whose HOME is home.
+func CodexHome(home string) string { return filepath.Join(home, ".codex") }
+
 // RunCodex runs 'codex exec' once in a temp project and CODEX_HOME against
 // a scripted Responses API on loopback, with the recorder hook installed in
 // CODEX_HOME/hooks.json for c.Events, and returns what it observed.
 //
 // The run is headless and unattended: --dangerously-bypass-approvals-and-sandbox
 // (no approval asked, no sandbox: commands run as the test user) and
-// --dangerously-bypass-hook-trust (hooks run without a persisted review).
-// Hooks still fire for every tool call.
+// --dangerously-bypass-hook-trust (hooks run without a persisted review;
+// with c.TrustHooks only the trusted ones run). Hooks still fire for every
+// tool call.
 func RunCodex(ctx context.Context, t testing.TB, c Case) *Result {
 	t.Helper()
 	bin := Codex(t)
 	base, dir, home, hooks := layout(t, c)
-	codexHome := filepath.Join(home, ".codex")
+	codexHome := CodexHome(home)
 	srv := NewResponses(t, c.Scripts)
 	srv.Before = c.Before
 	model := c.Model
@@ -67,8 +71,11 @@ func RunCodex(ctx context.Context, t testing.TB, c Case) *Result {
 	if prompt == "" {
 		prompt = "script:main"
 	}
-	argv := append([]string{bin, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
-		"--dangerously-bypass-hook-trust", "-C", dir}, c.Args...)
+	argv := []string{bin, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}
+	if !c.TrustHooks {
+		argv = append(argv, "--dangerously-bypass-hook-trust")
+	}
+	argv = append(append(argv, "-C", dir), c.Args...)
 	argv = append(argv, prompt)
 	env := append(baseEnv(home, base), "CODEX_HOME="+codexHome, "SCRIPTED_API_KEY=sk-scripted")
 	res := &Result{Dir: dir, Home: home, Base: base}

@@ -24,6 +24,10 @@ type Case struct {
 	// Events are the hook events the recorder is installed for; default:
 	// every event of the CLI (CodexEvents, GeminiEvents).
 	Events []string
+	// TrustHooks (codex): run without --dangerously-bypass-hook-trust, so
+	// that only the hooks codex trusts run (Setup may have it trust them;
+	// CodexHome is where codex keeps that trust).
+	TrustHooks bool
 	// HookTimeout is each hook's timeout in the CLI's config (0: the CLI's
 	// default, which is left unset).
 	HookTimeout time.Duration
