@@ -87,7 +87,7 @@ func checkEvent(ev *events.Event, payload any) error {
 }
 
 func checkAgentField(a string) error {
-	if !validAgentName(a) {
+	if !envelope.ValidAgentName(a) {
 		return events.Errorf(events.CodeInvalidEvent, "agent %q is not an agent name: use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit", a)
 	}
 	return nil

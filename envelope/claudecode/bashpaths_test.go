@@ -1,9 +1,10 @@
 package claudecode
 
 import (
-	"github.com/sessionledger/ledger/events"
 	"strings"
 	"testing"
+
+	"github.com/sessionledger/ledger/events"
 )
 
 // TestCommandPaths pins the path readers of Claude Code 2.1.328's Bash

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 )
 
@@ -423,7 +424,7 @@ func (c *Compiled) compilePermissions(raw json.RawMessage) error {
 
 func compileAgent(name string, raw json.RawMessage) (*agentDef, error) {
 	path := "document.agents." + name
-	if !validAgentName(name) {
+	if !envelope.ValidAgentName(name) {
 		return nil, policyErr("document.agents", "agent name %q is invalid: use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit", name)
 	}
 	if name == agentMain || name == agentFork {
@@ -522,7 +523,7 @@ func checkCatalogue(cat []string, path string) error {
 	seen := make(map[string]int, len(cat))
 	for i, t := range cat {
 		p := fmt.Sprintf("%s[%d]", path, i)
-		if !validToolName(t) {
+		if !envelope.ValidToolName(t) {
 			return policyErr(p, "%q is not a tool name (1-64 letters, digits, '_' or '-')", t)
 		}
 		if isMCP(t) && !validMCPName(t) {

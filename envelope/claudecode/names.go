@@ -1,6 +1,10 @@
 package claudecode
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sessionledger/ledger/envelope"
+)
 
 // DialectName is the name written in policy.set.
 const DialectName = "claude-code"
@@ -52,38 +56,6 @@ func normalizeTool(t string) string {
 	return t
 }
 
-// validToolName reports whether t matches ^[A-Za-z0-9_-]{1,64}$ as a whole.
-func validToolName(t string) bool {
-	if len(t) == 0 || len(t) > 64 {
-		return false
-	}
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// validAgentName reports whether a matches ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$.
-func validAgentName(a string) bool {
-	if len(a) == 0 || len(a) > 64 {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		c := a[i]
-		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-		if i == 0 && !alnum {
-			return false
-		}
-		if !alnum && c != '_' && c != '.' && c != '-' {
-			return false
-		}
-	}
-	return true
-}
-
 const mcpPrefix = "mcp__"
 
 // isMCP reports whether t is an MCP tool name (starts with mcp__).
@@ -107,7 +79,7 @@ func mcpServer(t string) (server, tool string, ok bool) {
 // validMCPName reports whether t is a well-formed MCP tool name: a valid
 // tool name of the form mcp__<server>__<tool> with a non-empty tool part.
 func validMCPName(t string) bool {
-	if !validToolName(t) {
+	if !envelope.ValidToolName(t) {
 		return false
 	}
 	_, tool, ok := mcpServer(t)

@@ -3,6 +3,8 @@ package claudecode
 import (
 	"strings"
 	"testing"
+
+	"github.com/sessionledger/ledger/envelope"
 )
 
 func TestNames(t *testing.T) {
@@ -28,14 +30,14 @@ func TestNames(t *testing.T) {
 		{name: ".hidden"},
 		{name: "-x", tool: true},
 	} {
-		if got := validToolName(c.name); got != c.tool {
-			t.Errorf("validToolName(%q) = %v", c.name, got)
+		if got := envelope.ValidToolName(c.name); got != c.tool {
+			t.Errorf("envelope.ValidToolName(%q) = %v", c.name, got)
 		}
 		if got := validMCPName(c.name); got != c.mcp {
 			t.Errorf("validMCPName(%q) = %v", c.name, got)
 		}
-		if got := validAgentName(c.name); got != c.agent {
-			t.Errorf("validAgentName(%q) = %v", c.name, got)
+		if got := envelope.ValidAgentName(c.name); got != c.agent {
+			t.Errorf("envelope.ValidAgentName(%q) = %v", c.name, got)
 		}
 		if s, _, _ := mcpServer(c.name); c.server != "" && s != c.server {
 			t.Errorf("mcpServer(%q) = %q", c.name, s)

@@ -70,7 +70,7 @@ func checkEvent(payload any) error {
 }
 
 func checkAgent(what, a string) error {
-	if !validAgentName(a) {
+	if !envelope.ValidAgentName(a) {
 		return events.Errorf(events.CodeInvalidEvent, "%s %q is not an agent type: use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit", what, a)
 	}
 	return nil

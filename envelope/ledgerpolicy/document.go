@@ -155,7 +155,7 @@ func compileDocument(doc json.RawMessage) (*Compiled, error) {
 		slices.Sort(names)
 		for _, name := range names {
 			p := "document.agents." + name
-			if !validAgentName(name) {
+			if !envelope.ValidAgentName(name) {
 				return nil, policyErr(p, "%q is not an agent type: use 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit", name)
 			}
 			_, lm, err := object(am[name], p, "permissions")
@@ -189,7 +189,7 @@ func compileDocument(doc json.RawMessage) (*Compiled, error) {
 				return nil, err
 			}
 			for i, a := range l {
-				if a != "*" && !validAgentName(a) {
+				if a != "*" && !envelope.ValidAgentName(a) {
 					return nil, policyErr(fmt.Sprintf("document.subagents.allowAgents[%d]", i), "%q is neither \"*\" nor an agent type", a)
 				}
 			}
@@ -252,7 +252,7 @@ func (c *Compiled) allowsAgent(a string) bool {
 // checkCatalogue refuses a catalogue entry that is not a tool name.
 func checkCatalogue(cat []string) error {
 	for i, t := range cat {
-		if !validToolName(t) {
+		if !envelope.ValidToolName(t) {
 			return policyErr(fmt.Sprintf("catalogue[%d]", i), "%q is not a tool name ([A-Za-z0-9_-]{1,64})", t)
 		}
 	}

@@ -1,5 +1,7 @@
 package ledgerpolicy
 
+import "github.com/sessionledger/ledger/envelope"
+
 // DialectName is the name written in policy.set.
 const DialectName = "ledger"
 
@@ -31,43 +33,10 @@ const agentMain = "main"
 
 const mcpPrefix = "mcp__"
 
-// validToolName reports whether t matches ^[A-Za-z0-9_-]{1,64}$.
-func validToolName(t string) bool {
-	if len(t) == 0 || len(t) > 64 {
-		return false
-	}
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// validAgentName reports whether a matches ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$
-// (the claude-code dialect's agent names).
-func validAgentName(a string) bool {
-	if len(a) == 0 || len(a) > 64 {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		c := a[i]
-		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-		if i == 0 && !alnum {
-			return false
-		}
-		if !alnum && c != '_' && c != '.' && c != '-' {
-			return false
-		}
-	}
-	return true
-}
-
 // validMCPName reports an MCP tool name: mcp__<server>__<tool>, both parts
 // non-empty, and a valid tool name as a whole.
 func validMCPName(t string) bool {
-	if !validToolName(t) || len(t) <= len(mcpPrefix) || t[:len(mcpPrefix)] != mcpPrefix {
+	if !envelope.ValidToolName(t) || len(t) <= len(mcpPrefix) || t[:len(mcpPrefix)] != mcpPrefix {
 		return false
 	}
 	rest := t[len(mcpPrefix):]
