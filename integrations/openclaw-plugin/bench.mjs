@@ -2,16 +2,15 @@
 // tool call, in one run, interleaved:
 //
 //   (a) plugin    the plugin's before_tool_call path (Bridge.beforeToolCall,
-//                 the function OpenClaw's hook runner calls): the recorded
-//                 check, then the effect, on the ledger at --nats
+//                 the function OpenClaw's hook runner calls): one recorded
+//                 check that starts the call's effect, on the ledger at --nats
 //   (b) raw       a NATS request/reply from Node to a trivial responder (a
 //                 second connection in this process that answers every
 //                 request with its own bytes) on the same server, with a
 //                 body the size of the plugin's check request
-//   (c) requests  the plugin's two requests (the check with record: true
-//                 and the tool.effect_started append), made by hand with the
-//                 same nats client and no plugin code: the ledger's own
-//                 share of (a)
+//   (c) requests  the plugin's one request (the check with record: true and
+//                 effect: true), made by hand with the same nats client and
+//                 no plugin code: the ledger's own share of (a)
 //   (d) publish   one raw durable JetStream publish from Node (js.publish,
 //                 acknowledged, with a message id) of a record the size of
 //                 the call's tool.checked, to a file stream the bench makes
@@ -121,16 +120,11 @@ async function rawCall() {
 }
 async function requestsCall() {
   const id = `benchraw${call++}`;
-  const chk = await conn.request("ledger.v1.check.bench", enc.encode(JSON.stringify({ session: root, tool: "read", record: true, call: id, min_seq: ledger.token || undefined })), { timeout: 5000 });
+  const chk = await conn.request("ledger.v1.check.bench", enc.encode(JSON.stringify({ session: root, tool: "read", record: true, call: id, effect: true, min_seq: ledger.token || undefined })), { timeout: 5000 });
   if (chk.headers?.get("Nats-Service-Error-Code")) throw new Error(`check: ${dec.decode(chk.data)}`);
   const c = JSON.parse(dec.decode(chk.data));
+  if (c.decision !== "allow") throw new Error(`the ledger did not allow a bench call: ${dec.decode(chk.data)}`);
   ledger.token = Math.max(ledger.token, c.recorded ?? 0);
-  const eff = await conn.request("ledger.v1.append.bench", enc.encode(JSON.stringify({
-    id: eventID(root, "effect", id), type: "tool.effect_started", v: 1, session: root, actor: "bench",
-    data: { turn: turnNo, tool: "read", call: id, prepared_at: c.recorded },
-  })), { timeout: 5000 });
-  if (eff.headers?.get("Nats-Service-Error-Code")) throw new Error(`effect: ${dec.decode(eff.data)}`);
-  ledger.token = Math.max(ledger.token, JSON.parse(dec.decode(eff.data)).seq ?? 0);
   return c.recorded;
 }
 
@@ -197,9 +191,9 @@ if (asJSON) {
   const f = (x) => x.toFixed(0).padStart(7);
   console.log(`openclaw plugin bench: node ${process.version}, ${os.cpus().length} CPUs, ${n} calls each (after ${warmup}), ledger at ${natsUrl}`);
   console.log(`                                                        p50 µs  p99 µs`);
-  console.log(`(a) plugin: before_tool_call, check + effect          ${f(a.p50)} ${f(a.p99)}`);
+  console.log(`(a) plugin: before_tool_call, one record            ${f(a.p50)} ${f(a.p99)}`);
   console.log(`(b) raw NATS request/reply to a trivial responder     ${f(b.p50)} ${f(b.p99)}`);
-  console.log(`(c) the plugin's two ledger requests, by hand         ${f(c.p50)} ${f(c.p99)}`);
+  console.log(`(c) the plugin's one ledger request, by hand          ${f(c.p50)} ${f(c.p99)}`);
   console.log(`(d) raw durable JetStream publish (${String(recordBody.length).padStart(4)} bytes)      ${f(d.p50)} ${f(d.p99)}`);
   console.log(`floor: b + d                                          ${f(floor.p50)} ${f(floor.p99)}`);
   console.log(`a/(b+d) p50 ${(a.p50 / floor.p50).toFixed(2)}x (target ≤ 1.5x: ${result.met ? "met" : "NOT met"}); a/b p50 ${(a.p50 / b.p50).toFixed(2)}x; a/c p50 ${(a.p50 / c.p50).toFixed(2)}x (the plugin's own code)`);
