@@ -95,17 +95,13 @@ func copilotCache(t testing.TB) string {
 func RunCopilot(ctx context.Context, t testing.TB, c Case) *Result {
 	t.Helper()
 	bin := Copilot(t)
-	base, dir, home, hooks := layout(t, c)
-	cpHome := filepath.Join(home, ".copilot")
+	d := layout(t, c)
+	cpHome := filepath.Join(d.home, ".copilot")
 	srv := NewResponses(t, c.Scripts)
 	srv.Before = c.Before
-	events := c.Events
-	if events == nil {
-		events = CopilotEvents
-	}
 	cfgHooks := map[string]any{}
-	for _, ev := range events {
-		handler := map[string]any{"type": "command", "bash": HookCommand(t, hooks), "env": map[string]any{CopilotEventEnv: ev}}
+	for _, ev := range c.events(CopilotEvents) {
+		handler := map[string]any{"type": "command", "bash": HookCommand(t, d.hooks), "env": map[string]any{CopilotEventEnv: ev}}
 		if c.HookTimeout > 0 {
 			handler["timeoutSec"] = int(c.HookTimeout / time.Second)
 		}
@@ -119,27 +115,11 @@ func RunCopilot(ctx context.Context, t testing.TB, c Case) *Result {
 		"autoUpdate": false,
 		"banner":     "never",
 	})
-	if c.Setup != nil {
-		c.Setup(dir, home)
-	}
-	srv.Set()
-	prompt := c.Prompt
-	if prompt == "" {
-		prompt = "script:main"
-	}
-	model := c.Model
-	if model == "" {
-		model = CopilotModel
-	}
-	argv := append([]string{bin, "-p", prompt, "--allow-all-tools", "--allow-all-paths", "--no-auto-update",
-		"--disable-client-telemetry", "--output-format", "json", "--log-dir", filepath.Join(base, "logs"), "--log-level", "all"}, c.Args...)
-	env := append(baseEnv(home, base), "COPILOT_HOME="+cpHome, "XDG_CACHE_HOME="+copilotCache(t),
+	argv := append([]string{bin, "-p", c.prompt(), "--allow-all-tools", "--allow-all-paths", "--no-auto-update",
+		"--disable-client-telemetry", "--output-format", "json", "--log-dir", filepath.Join(d.base, "logs"), "--log-level", "all"}, c.Args...)
+	env := append(baseEnv(d.home, d.base), "COPILOT_HOME="+cpHome, "XDG_CACHE_HOME="+copilotCache(t),
 		"COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false", "COPILOT_PROVIDER_BASE_URL="+srv.BaseURL(),
 		"COPILOT_PROVIDER_TYPE=openai", "COPILOT_PROVIDER_WIRE_API=responses", "COPILOT_PROVIDER_API_KEY=sk-scripted",
-		"COPILOT_MODEL="+model)
-	res := &Result{Dir: dir, Home: home, Base: base}
-	execute(ctx, t, "copilot "+c.Name, argv, append(env, c.Env...), dir, c.Timeout, res)
-	res.Requests, res.Issued, res.Unexpected = srv.Requests(), srv.Issued(), srv.Unexpected()
-	res.Hooks = ReadHooks(t, hooks)
-	return res
+		"COPILOT_MODEL="+c.model(CopilotModel))
+	return observe(ctx, t, "copilot", c, d, &srv.recorder, argv, env)
 }
