@@ -2,9 +2,7 @@ package agentclitest
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,36 +37,16 @@ func Copilot(t testing.TB) string {
 	t.Helper()
 	return located(t, "copilot", func() (string, string, error) {
 		p := filepath.Join(npmDir(), "agentclis", "node_modules", "@github", "copilot-linux-x64", "copilot")
-		v, err := copilotVersion(t, p) // "GitHub Copilot CLI 1.0.102.\nRun 'copilot update'..."
+		// Even --version unpacks the package into the cache first (about 6 s
+		// and 235 MB in a fresh one): the runs' cache.
+		v, err := version(p, nil, func(string) []string {
+			return []string{"XDG_CACHE_HOME=" + copilotCache(t), "COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false"}
+		}) // "GitHub Copilot CLI 1.0.102.\nRun 'copilot update'..."
 		if f := strings.Fields(strings.SplitN(v, "\n", 2)[0]); len(f) > 0 {
 			v = strings.TrimSuffix(f[len(f)-1], ".")
 		}
 		return p, v, err
 	}, Pin(t, CopilotPin))
-}
-
-// copilotVersion runs bin --version, bounded, in a bare environment whose
-// XDG_CACHE_HOME is copilotCache: even --version unpacks the package into
-// the cache first (about 6 s and 235 MB in a fresh one).
-func copilotVersion(t testing.TB, bin string) (string, error) {
-	if _, err := os.Stat(bin); err != nil {
-		return "", err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	home, err := os.MkdirTemp("", "agentclitest-version-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(home)
-	cmd := exec.CommandContext(ctx, bin, "--version")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CACHE_HOME=" + copilotCache(t),
-		"COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false"}
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("%s --version: %v", bin, err)
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 // copilotCache is the XDG_CACHE_HOME every Copilot run shares: the binary

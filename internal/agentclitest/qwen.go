@@ -27,7 +27,7 @@ func Qwen(t testing.TB) string {
 	node := Node(t)
 	return located(t, "qwen", func() (string, string, error) {
 		p := filepath.Join(npmDir(), "agentclis", "node_modules", "@qwen-code", "qwen-code", "cli-entry.js")
-		v, err := version(node, []string{p}, "--version")
+		v, err := version(node, []string{p}, codexHomeEnv)
 		return p, v, err
 	}, Pin(t, QwenPin))
 }
