@@ -215,7 +215,8 @@ func TestCodexLedger(t *testing.T) {
 // the payloads (POST /hooks/codex) as 'ledger hook codex' does: the
 // allowed calls run, the sub-agent is placed under the root, the call the
 // operator revokes is blocked inside codex with the ledger's reason and
-// the 'ledger why' to run.
+// the 'ledger why' to run, and 'ledger why' and 'ledger verify' answer as
+// they do for TestCodexLedger (one body, testCodexLedger).
 func TestCodexThinLedger(t *testing.T) {
 	agentclitest.Codex(t)
 	testCodexLedger(t, serveLedgerThin(t))
