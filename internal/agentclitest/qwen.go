@@ -27,7 +27,7 @@ func Qwen(t testing.TB) string {
 	node := Node(t)
 	return located(t, "qwen", func() (string, string, error) {
 		p := filepath.Join(npmDir(), "agentclis", "node_modules", "@qwen-code", "qwen-code", "cli-entry.js")
-		v, err := version(node, []string{p}, "--version")
+		v, err := version(node, []string{p}, codexHomeEnv)
 		return p, v, err
 	}, Pin(t, QwenPin))
 }
@@ -45,46 +45,26 @@ func RunQwen(ctx context.Context, t testing.TB, c Case) *Result {
 	t.Helper()
 	node := Node(t)
 	script := Qwen(t)
-	base, dir, home, hooks := layout(t, c)
+	d := layout(t, c)
 	srv := NewResponses(t, c.Scripts)
 	srv.Before = c.Before
-	events := c.Events
-	if events == nil {
-		events = QwenEvents
-	}
-	handler := map[string]any{"type": "command", "command": HookCommand(t, hooks), "name": "recorder"}
+	handler := map[string]any{"type": "command", "command": HookCommand(t, d.hooks), "name": "recorder"}
 	if c.HookTimeout > 0 {
 		handler["timeout"] = int(c.HookTimeout / time.Second) // seconds (values >= 1000 are read as ms)
 	}
 	cfgHooks := map[string]any{}
-	for _, ev := range events {
+	for _, ev := range c.events(QwenEvents) {
 		cfgHooks[ev] = []any{map[string]any{"matcher": "*", "hooks": []any{handler}}}
 	}
-	writeJSON(t, filepath.Join(home, ".qwen", "settings.json"), map[string]any{
+	writeJSON(t, filepath.Join(d.home, ".qwen", "settings.json"), map[string]any{
 		"privacy":   map[string]any{"usageStatisticsEnabled": false},
 		"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
 		"telemetry": map[string]any{"enabled": false},
 		"security":  map[string]any{"folderTrust": map[string]any{"enabled": false}},
 		"hooks":     cfgHooks,
 	})
-	if c.Setup != nil {
-		c.Setup(dir, home)
-	}
-	srv.Set()
-	prompt := c.Prompt
-	if prompt == "" {
-		prompt = "script:main"
-	}
-	model := c.Model
-	if model == "" {
-		model = QwenModel
-	}
-	argv := append([]string{node, script, "-p", prompt, "-m", model, "--output-format", "json", "--approval-mode", "yolo",
+	argv := append([]string{node, script, "-p", c.prompt(), "-m", c.model(QwenModel), "--output-format", "json", "--approval-mode", "yolo",
 		"--auth-type", "openai-responses", "--openai-base-url", srv.BaseURL()}, c.Args...)
-	env := append(baseEnv(home, base), "OPENAI_API_KEY=sk-scripted", "QWEN_CODE_NO_RELAUNCH=true")
-	res := &Result{Dir: dir, Home: home, Base: base}
-	execute(ctx, t, "qwen "+c.Name, argv, append(env, c.Env...), dir, c.Timeout, res)
-	res.Requests, res.Issued, res.Unexpected = srv.Requests(), srv.Issued(), srv.Unexpected()
-	res.Hooks = ReadHooks(t, hooks)
-	return res
+	env := append(baseEnv(d.home, d.base), "OPENAI_API_KEY=sk-scripted", "QWEN_CODE_NO_RELAUNCH=true")
+	return observe(ctx, t, "qwen", c, d, &srv.recorder, argv, env)
 }

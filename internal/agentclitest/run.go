@@ -22,7 +22,8 @@ type Case struct {
 	// Rules answer the recorder hook (none: it answers nothing, exit 0).
 	Rules []Rule
 	// Events are the hook events the recorder is installed for; default:
-	// every event of the CLI (CodexEvents, GeminiEvents).
+	// every event of the CLI (CodexEvents, GeminiEvents, QwenEvents,
+	// CopilotEvents).
 	Events []string
 	// TrustHooks (codex): run without --dangerously-bypass-hook-trust, so
 	// that only the hooks codex trusts run (Setup may have it trust them;
@@ -35,8 +36,8 @@ type Case struct {
 	Files map[string]string
 	// Args are extra CLI arguments; Env extra environment (KEY=VALUE).
 	Args, Env []string
-	// Model is the model the CLI is told to use; default CodexModel or
-	// GeminiModel.
+	// Model is the model the CLI is told to use; default the CLI's
+	// (CodexModel, GeminiModel, QwenModel, CopilotModel).
 	Model string
 	// Prompt is the prompt; default "script:main".
 	Prompt string
@@ -88,22 +89,68 @@ func (r *Result) Output(id string) (string, bool) {
 	return "", false
 }
 
+// dirs are a run's directories (layout): base holds the project (dir, the
+// CLI's working directory), HOME (home) and the recorder's (hooks).
+type dirs struct{ base, dir, home, hooks string }
+
 // layout makes the run's directories: base/project, base/home and
 // base/hooks (the recorder's).
-func layout(t testing.TB, c Case) (base, dir, home, hooks string) {
+func layout(t testing.TB, c Case) dirs {
 	t.Helper()
-	base = t.TempDir()
-	dir, home, hooks = filepath.Join(base, "project"), filepath.Join(base, "home"), filepath.Join(base, "hooks")
-	for _, d := range []string{dir, home, hooks} {
-		must(t, os.MkdirAll(d, 0o755))
+	base := t.TempDir()
+	d := dirs{base: base, dir: filepath.Join(base, "project"), home: filepath.Join(base, "home"), hooks: filepath.Join(base, "hooks")}
+	for _, p := range []string{d.dir, d.home, d.hooks} {
+		must(t, os.MkdirAll(p, 0o755))
 	}
-	WriteRules(t, hooks, c.Rules)
+	WriteRules(t, d.hooks, c.Rules)
 	for rel, content := range c.Files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
+		p := filepath.Join(d.dir, filepath.FromSlash(rel))
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		must(t, os.WriteFile(p, []byte(content), 0o644))
 	}
-	return base, dir, home, hooks
+	return d
+}
+
+// observe is the end of every run, once the CLI's configuration is
+// written: it calls c.Setup, opens the scripted model srv to requests
+// (Set), runs argv in the project with env and c.Env, and returns what the
+// run observed. cli names the CLI in failures.
+func observe(ctx context.Context, t testing.TB, cli string, c Case, d dirs, srv *recorder, argv, env []string) *Result {
+	t.Helper()
+	if c.Setup != nil {
+		c.Setup(d.dir, d.home)
+	}
+	srv.Set()
+	res := &Result{Dir: d.dir, Home: d.home, Base: d.base}
+	execute(ctx, t, cli+" "+c.Name, argv, append(env, c.Env...), d.dir, c.Timeout, res)
+	res.Requests, res.Issued, res.Unexpected = srv.Requests(), srv.Issued(), srv.Unexpected()
+	res.Hooks = ReadHooks(t, d.hooks)
+	return res
+}
+
+// events are the events the recorder is installed for: c.Events, or all
+// the CLI's.
+func (c Case) events(all []string) []string {
+	if c.Events == nil {
+		return all
+	}
+	return c.Events
+}
+
+// prompt is c.Prompt, or "script:main".
+func (c Case) prompt() string {
+	if c.Prompt == "" {
+		return "script:main"
+	}
+	return c.Prompt
+}
+
+// model is c.Model, or the CLI's default.
+func (c Case) model(def string) string {
+	if c.Model == "" {
+		return def
+	}
+	return c.Model
 }
 
 // execute runs argv in dir with exactly env, bounded by timeout; on the

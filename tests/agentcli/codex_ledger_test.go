@@ -34,6 +34,36 @@ func serveLedger(t *testing.T) *servedLedger {
 	return &servedLedger{t: t, bin: bin, url: ledgertest.ServeLedger(t, bin)}
 }
 
+// buildThinHook builds cmd/ledger-hook into the test's directory.
+func buildThinHook(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ledger-hook")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/ledger-hook")
+	cmd.Dir = ledgertest.Root()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/ledger-hook: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// serveLedgerThin is serveLedger with 'serve --hooks unix:PATH' (a token
+// file of its own), and the ledger-hook binary: install writes the thin
+// hook.
+func serveLedgerThin(t *testing.T) *servedLedger {
+	t.Helper()
+	bin := ledgertest.BuildLedger(t)
+	thin := buildThinHook(t)
+	sockDir, err := os.MkdirTemp("", "lthin")
+	must(t, err)
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	sock := filepath.Join(sockDir, "hooks.sock")
+	tokenFile := filepath.Join(t.TempDir(), "hooks-token")
+	url := ledgertest.ServeLedgerWith(t, bin, "--hooks", "unix:"+sock, "--hooks-token-file", tokenFile)
+	return &servedLedger{t: t, bin: bin, url: url, thin: thin, sock: sock, tokenFile: tokenFile}
+}
+
 // cmd runs the ledger against the served one (its log over NATS, a
 // projection of its own).
 func (s *servedLedger) cmd(args ...string) string {
@@ -117,6 +147,52 @@ func (d *denyOnce) deny(t *testing.T, s *servedLedger, rule, root string) {
 	})
 }
 
+// revoked checks a ledger run whose main agent and sub-agent each wrote a
+// file by an allowed call (main.txt, worker.txt) and whose last call,
+// call_denied, the command the operator revoked (touch denied.txt), did
+// not run: the model got its output, which holds each of wants. It
+// returns that output.
+func revoked(t *testing.T, res *agentclitest.Result, wants ...string) string {
+	t.Helper()
+	for _, f := range []string{"main.txt", "worker.txt"} {
+		if !exists(filepath.Join(res.Dir, f)) {
+			t.Errorf("%s was not written: an allowed call did not run", f)
+		}
+	}
+	if exists(filepath.Join(res.Dir, "denied.txt")) {
+		t.Errorf("denied.txt was written: the revoked call ran")
+	}
+	out, ok := res.Output("call_denied")
+	if !ok {
+		t.Fatalf("the model never got call_denied's output")
+	}
+	t.Logf("call_denied's output, as the model got it: %s", out)
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("the blocked call's output does not hold %q: %s", want, out)
+		}
+	}
+	return out
+}
+
+// why checks that 'ledger why --call CALL --session SESSION' names want.
+func (s *servedLedger) why(call, session, want string) {
+	s.t.Helper()
+	why := s.cmd("why", "--call", call, "--session", session)
+	s.t.Logf("ledger why --call %s:\n%s", call, why)
+	if !strings.Contains(why, want) {
+		s.t.Errorf("ledger why --call %s: want %q in\n%s", call, want, why)
+	}
+}
+
+// verify checks that 'ledger verify' finds no drift.
+func (s *servedLedger) verify() {
+	s.t.Helper()
+	if v := s.cmd("verify"); !strings.Contains(v, "no drift") {
+		s.t.Errorf("ledger verify: %s", v)
+	}
+}
+
 // TestCodexLedger: the real codex exec, offline, with the ledger's hooks
 // installed by 'ledger hook install --runtime codex' in the project's
 // .codex/hooks.json, against a served ledger whose scope has a
@@ -129,12 +205,28 @@ func (d *denyOnce) deny(t *testing.T, s *servedLedger, rule, root string) {
 // 'ledger verify' passes.
 func TestCodexLedger(t *testing.T) {
 	agentclitest.Codex(t)
-	s := serveLedger(t)
+	testCodexLedger(t, serveLedger(t))
+}
+
+// TestCodexThinLedger is TestCodexLedger with the thin hook: 'ledger hook
+// install --runtime codex --url unix:PATH --hook-binary ledger-hook'
+// writes 'ledger-hook --runtime codex --hooks unix:PATH --token-file F
+// --scope S' for every event, and 'ledger serve --hooks unix:PATH' maps
+// the payloads (POST /hooks/codex) as 'ledger hook codex' does: the
+// allowed calls run, the sub-agent is placed under the root, the call the
+// operator revokes is blocked inside codex with the ledger's reason and
+// the 'ledger why' to run, and 'ledger why' and 'ledger verify' answer as
+// they do for TestCodexLedger (one body, testCodexLedger).
+func TestCodexThinLedger(t *testing.T) {
+	agentclitest.Codex(t)
+	testCodexLedger(t, serveLedgerThin(t))
+}
+
+func testCodexLedger(t *testing.T, s *servedLedger) {
 	const scope = "codex-e2e"
 	s.setPolicy(scope, map[string]any{"runtime": "codex@0.169.0",
 		"permissions": map[string]any{"allow": []string{"Bash", "view_image", "spawn_agent", "multi_agent_v1wait_agent"}}})
-	var hooks string
-	var root string
+	var hooks, root string
 	var d denyOnce
 	res := agentclitest.RunCodex(t.Context(), t, agentclitest.Case{
 		Name: "ledger",
@@ -145,6 +237,13 @@ func TestCodexLedger(t *testing.T) {
 		Setup: func(dir, home string) {
 			hooks = filepath.Join(filepath.Dir(dir), "hooks")
 			s.install("codex", dir, scope)
+			if s.thin == "" {
+				return
+			}
+			b, err := os.ReadFile(filepath.Join(dir, ".codex", "hooks.json"))
+			if err != nil || !strings.Contains(string(b), s.thin+" --runtime codex --hooks unix:"+s.sock) {
+				t.Fatalf("hooks.json: %v %s", err, b)
+			}
 		},
 		Before: func(q agentclitest.Request) {
 			if _, ok := q.Output("call_wait"); ok && q.Script == "main" {
@@ -165,29 +264,8 @@ func TestCodexLedger(t *testing.T) {
 	if res.ExitCode != 0 || len(res.Unexpected) > 0 {
 		t.Fatalf("codex exited %d, unexpected requests %v; stderr: %s", res.ExitCode, res.Unexpected, res.Stderr)
 	}
-	for _, f := range []string{"main.txt", "worker.txt"} {
-		if !exists(filepath.Join(res.Dir, f)) {
-			t.Errorf("%s was not written: an allowed call did not run", f)
-		}
-	}
-	if exists(filepath.Join(res.Dir, "denied.txt")) {
-		t.Errorf("denied.txt was written: the revoked call ran")
-	}
-	out, ok := res.Output("call_denied")
-	if !ok {
-		t.Fatalf("the model never got call_denied's output")
-	}
-	for _, want := range []string{"Command blocked by PreToolUse hook", "revocation:deny", "INC-29", "ledger why", "--call call_denied --session " + root} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the blocked call's output does not hold %q: %s", want, out)
-		}
-	}
-	t.Logf("call_denied's output, as the model got it: %s", out)
-	why := s.cmd("why", "--call", "call_denied", "--session", root)
-	t.Logf("ledger why --call call_denied:\n%s", why)
-	if !strings.Contains(why, "revocation:deny") {
-		t.Errorf("ledger why --call call_denied:\n%s", why)
-	}
+	revoked(t, res, "Command blocked by PreToolUse hook", "revocation:deny", "INC-29", "ledger why", "--call call_denied --session "+root)
+	s.why("call_denied", root, "revocation:deny")
 	// The order codex 0.169.0 ran them in: the spawn_agent's PostToolUse
 	// (which records the spawn) before the sub-agent's first PreToolUse,
 	// in every run so far; the hook waits for it anyway (SpawnWait).
@@ -206,13 +284,8 @@ func TestCodexLedger(t *testing.T) {
 	if len(tr.Children) != 1 {
 		t.Fatalf("the root has %d sub-agents, want 1", len(tr.Children))
 	}
-	w := s.cmd("why", "--call", "call_worker_sh", "--session", string(tr.Children[0].Key))
-	if !strings.Contains(w, "allow") {
-		t.Errorf("ledger why --call call_worker_sh:\n%s", w)
-	}
-	if v := s.cmd("verify"); !strings.Contains(v, "no drift") {
-		t.Errorf("ledger verify: %s", v)
-	}
+	s.why("call_worker_sh", string(tr.Children[0].Key), "allow")
+	s.verify()
 }
 
 func must(t *testing.T, err error) {

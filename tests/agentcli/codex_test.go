@@ -3,7 +3,6 @@ package agentcli
 import (
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -164,42 +163,10 @@ const denyReason = "ledger: Bash is denied for this session (rule R7)"
 // request carries the reason in the call's output; the other call of the
 // same turn runs.
 func TestCodexDeny(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		rule agentclitest.Rule
-	}{
-		{"permissionDecision", agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + denyReason + `"}}`}},
-		{"exit2", agentclitest.Rule{Stderr: denyReason, Exit: 2}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rule := tc.rule
-			rule.Event, rule.Tool, rule.Contains = "PreToolUse", "Bash", "denied.txt"
-			res := agentclitest.RunCodex(t.Context(), t, agentclitest.Case{
-				Name:  "deny-" + tc.name,
-				Rules: []agentclitest.Rule{rule},
-				Scripts: agentclitest.Scripts{"main": {{
-					agentclitest.Call("call_denied", "exec_command", map[string]any{"cmd": "touch denied.txt"}),
-					agentclitest.Call("call_allowed", "exec_command", map[string]any{"cmd": "touch allowed.txt"}),
-				}}},
-			})
-			if exists(filepath.Join(res.Dir, "denied.txt")) {
-				t.Errorf("the denied command ran")
-			}
-			if !exists(filepath.Join(res.Dir, "allowed.txt")) {
-				t.Errorf("the allowed command did not run")
-			}
-			out, ok := res.Output("call_denied")
-			if !ok || !strings.Contains(out, denyReason) {
-				t.Errorf("the model's next request has no output with the reason for the denied call: %q (ok %v)", out, ok)
-			}
-			t.Logf("output the model got for the denied call: %q", out)
-			for _, h := range res.HooksFor("PostToolUse", "Bash") {
-				if str(h, "tool_use_id") == "call_denied" {
-					t.Errorf("PostToolUse fired for the denied call")
-				}
-			}
-		})
-	}
+	testDeny(t, codexShell, []denyCase{
+		{name: "permissionDecision", rule: agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + denyReason + `"}}`}, want: denyReason},
+		{name: "exit2", rule: agentclitest.Rule{Stderr: denyReason, Exit: 2}, want: denyReason},
+	})
 }
 
 // TestCodexHookFailure records what codex does when the PreToolUse hook
@@ -207,36 +174,10 @@ func TestCodexDeny(t *testing.T) {
 // timeout (killed). In each the call runs: codex fails open (the hook's
 // error shows in the run's output only; the model is not told).
 func TestCodexHookFailure(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		rule    agentclitest.Rule
-		timeout time.Duration
-	}{
-		{"exit1", agentclitest.Rule{Stderr: "hook crashed", Exit: 1}, 0},
-		{"badjson", agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"permissionDecision":`}, 0},
-		{"timeout", agentclitest.Rule{Sleep: 60 * time.Second, Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"too late"}}`}, 2 * time.Second},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rule := tc.rule
-			rule.Event, rule.Tool = "PreToolUse", "Bash"
-			res := agentclitest.RunCodex(t.Context(), t, agentclitest.Case{
-				Name:        "failure-" + tc.name,
-				Rules:       []agentclitest.Rule{rule},
-				Events:      []string{"PreToolUse"},
-				HookTimeout: tc.timeout,
-				Timeout:     150 * time.Second, // past the 60 s sleep: a runtime that waits for the hook is reported, not killed
-				Scripts: agentclitest.Scripts{"main": {{
-					agentclitest.Call("call_made", "exec_command", map[string]any{"cmd": "touch made.txt"}),
-				}}},
-			})
-			if !exists(filepath.Join(res.Dir, "made.txt")) {
-				t.Errorf("the call did not run: codex failed closed (update docs/codex-cli-hooks.md)")
-			}
-			out, _ := res.Output("call_made")
-			t.Logf("elapsed %v; output the model got: %q", res.Elapsed, out)
-			if tc.timeout > 0 && res.Elapsed >= rule.Sleep {
-				t.Errorf("the run took %v: the hook's %v timeout did not end it before its %v sleep", res.Elapsed, tc.timeout, rule.Sleep)
-			}
-		})
-	}
+	testHookFailure(t, codexShell, []hookFailure{
+		{name: "exit1", rule: agentclitest.Rule{Stderr: "hook crashed", Exit: 1}, runs: true},
+		{name: "badjson", rule: agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"permissionDecision":`}, runs: true},
+		{name: "timeout", rule: agentclitest.Rule{Sleep: 60 * time.Second, Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"too late"}}`},
+			timeout: 2 * time.Second, runs: true},
+	})
 }

@@ -128,42 +128,13 @@ func TestCopilotHooks(t *testing.T) {
 // 2 denies too, but the model gets "hook exited with code 2", never the
 // stderr: the ledger's reason reaches the model only in the JSON answer.
 func TestCopilotDeny(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		rule agentclitest.Rule
-		want string // the denied call's output
-	}{
-		{"permissionDecision", agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + denyReason + `"}}`},
-			"Denied by preToolUse hook: " + denyReason},
-		{"toplevel", agentclitest.Rule{Stdout: `{"permissionDecision":"deny","permissionDecisionReason":"` + denyReason + `"}`},
-			"Denied by preToolUse hook: " + denyReason},
-		{"exit2", agentclitest.Rule{Stderr: denyReason, Exit: 2}, "Denied by preToolUse hook: hook exited with code 2"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rule := tc.rule
-			rule.Event, rule.Tool, rule.Contains = "PreToolUse", "Bash", "denied.txt"
-			res := agentclitest.RunCopilot(t.Context(), t, agentclitest.Case{
-				Name:   "deny-" + tc.name,
-				Rules:  []agentclitest.Rule{rule},
-				Events: []string{"PreToolUse", "PostToolUse"},
-				Scripts: agentclitest.Scripts{"main": {{
-					agentclitest.Call("call_denied", "bash", map[string]any{"command": "touch denied.txt", "description": "d"}),
-					agentclitest.Call("call_allowed", "bash", map[string]any{"command": "touch allowed.txt", "description": "a"}),
-				}}},
-			})
-			out, _ := res.Output("call_denied")
-			t.Logf("exit %d; output the model got for the denied call: %q", res.ExitCode, out)
-			if exists(filepath.Join(res.Dir, "denied.txt")) {
-				t.Errorf("the denied command ran")
-			}
-			if !exists(filepath.Join(res.Dir, "allowed.txt")) {
-				t.Errorf("the allowed command did not run")
-			}
-			if out != tc.want {
-				t.Errorf("the model's next request has %q for the denied call, want %q", out, tc.want)
-			}
-		})
-	}
+	testDeny(t, copilotShell, []denyCase{
+		{name: "permissionDecision", rule: agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + denyReason + `"}}`},
+			want: "Denied by preToolUse hook: " + denyReason, exact: true},
+		{name: "toplevel", rule: agentclitest.Rule{Stdout: `{"permissionDecision":"deny","permissionDecisionReason":"` + denyReason + `"}`},
+			want: "Denied by preToolUse hook: " + denyReason, exact: true},
+		{name: "exit2", rule: agentclitest.Rule{Stderr: denyReason, Exit: 2}, want: "Denied by preToolUse hook: hook exited with code 2", exact: true},
+	})
 }
 
 // TestCopilotHookFailure records what Copilot does when the PreToolUse hook
@@ -173,42 +144,11 @@ func TestCopilotDeny(t *testing.T) {
 // outlives its timeoutSec (2 s against a 60 s sleep: the run ends well
 // before the sleep would), fails open (the call runs).
 func TestCopilotHookFailure(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		rule    agentclitest.Rule
-		timeout time.Duration
-		runs    bool
-	}{
-		{"exit1", agentclitest.Rule{Stderr: "hook crashed", Exit: 1}, 0, false},
-		{"badjson", agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"permissionDecision":`}, 0, true},
-		{"timeout", agentclitest.Rule{Sleep: 60 * time.Second, Stdout: `{"permissionDecision":"deny","permissionDecisionReason":"too late"}`}, 2 * time.Second, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rule := tc.rule
-			rule.Event, rule.Tool = "PreToolUse", "Bash"
-			res := agentclitest.RunCopilot(t.Context(), t, agentclitest.Case{
-				Name:        "failure-" + tc.name,
-				Rules:       []agentclitest.Rule{rule},
-				Events:      []string{"PreToolUse"},
-				HookTimeout: tc.timeout,
-				Timeout:     150 * time.Second, // past the 60 s sleep: a runtime that waits for the hook is reported, not killed
-				Scripts: agentclitest.Scripts{"main": {{
-					agentclitest.Call("call_made", "bash", map[string]any{"command": "touch made.txt", "description": "m"}),
-				}}},
-			})
-			out, _ := res.Output("call_made")
-			t.Logf("exit %d elapsed %v; output the model got: %q", res.ExitCode, res.Elapsed, out)
-			if exists(filepath.Join(res.Dir, "made.txt")) != tc.runs {
-				t.Errorf("the call ran: %v, want %v (update docs/copilot-cli-hooks.md)", !tc.runs, tc.runs)
-			}
-			if !tc.runs && !strings.Contains(out, "(hook errored)") {
-				t.Errorf("the model's output for the refused call: %q, want the hook error", out)
-			}
-			if tc.timeout > 0 && res.Elapsed >= rule.Sleep {
-				t.Errorf("the run took %v: the hook's %v timeout did not end it before its %v sleep", res.Elapsed, tc.timeout, rule.Sleep)
-			}
-		})
-	}
+	testHookFailure(t, copilotShell, []hookFailure{
+		{name: "exit1", rule: agentclitest.Rule{Stderr: "hook crashed", Exit: 1}, runs: false, output: "(hook errored)"},
+		{name: "badjson", rule: agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"permissionDecision":`}, runs: true},
+		{name: "timeout", rule: agentclitest.Rule{Sleep: 60 * time.Second, Stdout: `{"permissionDecision":"deny","permissionDecisionReason":"too late"}`}, timeout: 2 * time.Second, runs: true},
+	})
 }
 
 // TestCopilotReadsProjectHooks: besides its own settings, Copilot runs the

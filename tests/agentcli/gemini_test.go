@@ -109,78 +109,19 @@ func TestGeminiHooks(t *testing.T) {
 // not run, no AfterTool fires for it, and the model's next request carries
 // the reason in the call's functionResponse; the other call runs.
 func TestGeminiDeny(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		rule agentclitest.Rule
-	}{
-		{"decision", agentclitest.Rule{Stdout: `{"decision":"deny","reason":"` + denyReason + `"}`}},
-		{"exit2", agentclitest.Rule{Stderr: denyReason, Exit: 2}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rule := tc.rule
-			rule.Event, rule.Tool, rule.Contains = "BeforeTool", "run_shell_command", "denied.txt"
-			res := agentclitest.RunGemini(t.Context(), t, agentclitest.Case{
-				Name:  "deny-" + tc.name,
-				Rules: []agentclitest.Rule{rule},
-				Scripts: agentclitest.Scripts{"main": {{
-					agentclitest.Call("call_denied", "run_shell_command", map[string]any{"command": "touch denied.txt"}),
-					agentclitest.Call("call_allowed", "run_shell_command", map[string]any{"command": "touch allowed.txt"}),
-				}}},
-			})
-			if exists(filepath.Join(res.Dir, "denied.txt")) {
-				t.Errorf("the denied command ran")
-			}
-			if !exists(filepath.Join(res.Dir, "allowed.txt")) {
-				t.Errorf("the allowed command did not run")
-			}
-			out, ok := res.Output("call_denied")
-			if !ok || !strings.Contains(out, denyReason) {
-				t.Errorf("the model's next request has no output with the reason for the denied call: %q (ok %v)", out, ok)
-			}
-			t.Logf("output the model got for the denied call: %q", out)
-			for _, h := range res.HooksFor("AfterTool", "run_shell_command") {
-				if strings.Contains(input(h, "command"), "denied.txt") {
-					t.Errorf("AfterTool fired for the denied call")
-				}
-			}
-		})
-	}
+	testDeny(t, geminiShell, []denyCase{
+		{name: "decision", rule: agentclitest.Rule{Stdout: `{"decision":"deny","reason":"` + denyReason + `"}`}, want: denyReason},
+		{name: "exit2", rule: agentclitest.Rule{Stderr: denyReason, Exit: 2}, want: denyReason},
+	})
 }
 
 // TestGeminiHookFailure records what gemini-cli does when the BeforeTool
 // hook fails: it exits 1, it writes JSON it cannot read, or it outlives
 // its timeout (killed). In each the call runs: gemini-cli fails open.
 func TestGeminiHookFailure(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		rule    agentclitest.Rule
-		timeout time.Duration
-	}{
-		{"exit1", agentclitest.Rule{Stderr: "hook crashed", Exit: 1}, 0},
-		{"badjson", agentclitest.Rule{Stdout: `{"decision":`}, 0},
-		{"timeout", agentclitest.Rule{Sleep: 60 * time.Second, Stdout: `{"decision":"deny","reason":"too late"}`}, 2 * time.Second},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rule := tc.rule
-			rule.Event, rule.Tool = "BeforeTool", "run_shell_command"
-			res := agentclitest.RunGemini(t.Context(), t, agentclitest.Case{
-				Name:        "failure-" + tc.name,
-				Rules:       []agentclitest.Rule{rule},
-				Events:      []string{"BeforeTool"},
-				HookTimeout: tc.timeout,
-				Timeout:     150 * time.Second, // past the 60 s sleep: a runtime that waits for the hook is reported, not killed
-				Scripts: agentclitest.Scripts{"main": {{
-					agentclitest.Call("call_made", "run_shell_command", map[string]any{"command": "touch made.txt"}),
-				}}},
-			})
-			out, _ := res.Output("call_made")
-			t.Logf("elapsed %v; output the model got: %q", res.Elapsed, out)
-			if !exists(filepath.Join(res.Dir, "made.txt")) {
-				t.Errorf("the call did not run: gemini-cli failed closed (update docs/gemini-cli-hooks.md)")
-			}
-			if tc.timeout > 0 && res.Elapsed >= rule.Sleep {
-				t.Errorf("the run took %v: the hook's %v timeout did not end it", res.Elapsed, tc.timeout)
-			}
-		})
-	}
+	testHookFailure(t, geminiShell, []hookFailure{
+		{name: "exit1", rule: agentclitest.Rule{Stderr: "hook crashed", Exit: 1}, runs: true},
+		{name: "badjson", rule: agentclitest.Rule{Stdout: `{"decision":`}, runs: true},
+		{name: "timeout", rule: agentclitest.Rule{Sleep: 60 * time.Second, Stdout: `{"decision":"deny","reason":"too late"}`}, timeout: 2 * time.Second, runs: true},
+	})
 }

@@ -76,29 +76,8 @@ func testQwenLedger(t *testing.T, s *servedLedger) {
 		order = append(order, qwenKind(h)+"/"+str(h, "tool_call_id")+str(h, "prompt_id"))
 	}
 	t.Logf("hook order: %v", order)
-	for _, f := range []string{"main.txt", "worker.txt"} {
-		if !exists(filepath.Join(res.Dir, f)) {
-			t.Errorf("%s was not written: an allowed call did not run", f)
-		}
-	}
-	if exists(filepath.Join(res.Dir, "denied.txt")) {
-		t.Errorf("denied.txt was written: the revoked call ran")
-	}
-	out, ok := res.Output("call_denied")
-	if !ok {
-		t.Fatalf("the model never got call_denied's output")
-	}
-	for _, want := range []string{"revocation:deny", "INC-29", "ledger why", "--call call_denied --session " + root} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the blocked call's output does not hold %q: %s", want, out)
-		}
-	}
-	t.Logf("call_denied's output, as the model got it: %s", out)
-	why := s.cmd("why", "--call", "call_denied", "--session", root)
-	t.Logf("ledger why --call call_denied:\n%s", why)
-	if !strings.Contains(why, "revocation:deny") {
-		t.Errorf("ledger why --call call_denied:\n%s", why)
-	}
+	revoked(t, res, "revocation:deny", "INC-29", "ledger why", "--call call_denied --session "+root)
+	s.why("call_denied", root, "revocation:deny")
 	tr := s.tree("qwen-code", root)
 	if tr.Identity == nil || tr.Identity.Runtime != "qwen-code" || tr.Scope != scope || tr.Turns != 1 {
 		t.Errorf("root: scope %q turns %d identity %+v", tr.Scope, tr.Turns, tr.Identity)
@@ -106,12 +85,8 @@ func testQwenLedger(t *testing.T, s *servedLedger) {
 	if len(tr.Children) != 1 || string(tr.Children[0].Key) != root+":general-purpose-call_task" {
 		t.Fatalf("the root's sub-agents: %+v, want %s:general-purpose-call_task", tr.Children, root)
 	}
-	if w := s.cmd("why", "--call", "call_worker_sh", "--session", string(tr.Children[0].Key)); !strings.Contains(w, "allow") {
-		t.Errorf("ledger why --call call_worker_sh:\n%s", w)
-	}
-	if v := s.cmd("verify"); !strings.Contains(v, "no drift") {
-		t.Errorf("ledger verify: %s", v)
-	}
+	s.why("call_worker_sh", string(tr.Children[0].Key), "allow")
+	s.verify()
 }
 
 // TestQwenLedgerForeground: the real Qwen Code with the ledger's hooks, the
@@ -197,11 +172,7 @@ func TestQwenLedgerForeground(t *testing.T) {
 		t.Fatalf("the tree: %s, want %s > %s > %s", b, root, fg, nested)
 	}
 	for call, key := range map[string]string{"call_worker_sh": fg, "call_nested": fg, "call_nested_sh": nested} {
-		if w := s.cmd("why", "--call", call, "--session", key); !strings.Contains(w, "allow") {
-			t.Errorf("ledger why --call %s:\n%s", call, w)
-		}
+		s.why(call, key, "allow")
 	}
-	if v := s.cmd("verify"); !strings.Contains(v, "no drift") {
-		t.Errorf("ledger verify: %s", v)
-	}
+	s.verify()
 }

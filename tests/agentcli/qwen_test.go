@@ -118,43 +118,10 @@ func TestQwenHooks(t *testing.T) {
 // next request carries the reason in the call's output; the other call of
 // the same turn runs.
 func TestQwenDeny(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		rule agentclitest.Rule
-	}{
-		{"permissionDecision", agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + denyReason + `"}}`}},
-		{"exit2", agentclitest.Rule{Stderr: denyReason, Exit: 2}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rule := tc.rule
-			rule.Event, rule.Tool, rule.Contains = "PreToolUse", "run_shell_command", "denied.txt"
-			res := agentclitest.RunQwen(t.Context(), t, agentclitest.Case{
-				Name:   "deny-" + tc.name,
-				Rules:  []agentclitest.Rule{rule},
-				Events: []string{"PreToolUse", "PostToolUse"},
-				Scripts: agentclitest.Scripts{"main": {{
-					agentclitest.Call("call_denied", "run_shell_command", map[string]any{"command": "touch denied.txt", "description": "d"}),
-					agentclitest.Call("call_allowed", "run_shell_command", map[string]any{"command": "touch allowed.txt", "description": "a"}),
-				}}},
-			})
-			out, _ := res.Output("call_denied")
-			t.Logf("exit %d; output the model got for the denied call: %q", res.ExitCode, out)
-			if exists(filepath.Join(res.Dir, "denied.txt")) {
-				t.Errorf("the denied command ran")
-			}
-			if !exists(filepath.Join(res.Dir, "allowed.txt")) {
-				t.Errorf("the allowed command did not run")
-			}
-			if !strings.Contains(out, denyReason) {
-				t.Errorf("the model's next request has no output with the reason for the denied call: %q", out)
-			}
-			for _, h := range res.HooksFor("PostToolUse", "") {
-				if str(h, "tool_call_id") == "call_denied" {
-					t.Errorf("PostToolUse fired for the denied call")
-				}
-			}
-		})
-	}
+	testDeny(t, qwenShell, []denyCase{
+		{name: "permissionDecision", rule: agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + denyReason + `"}}`}, want: denyReason},
+		{name: "exit2", rule: agentclitest.Rule{Stderr: denyReason, Exit: 2}, want: denyReason},
+	})
 }
 
 // TestQwenHookFailure records what Qwen Code does when the PreToolUse hook
@@ -164,36 +131,10 @@ func TestQwenDeny(t *testing.T) {
 // (A run that ends before the hook's sleep would have is one the timeout
 // ended: a whole Qwen run takes 10 to 35 s on the shared machine.)
 func TestQwenHookFailure(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		rule    agentclitest.Rule
-		timeout time.Duration
-	}{
-		{"exit1", agentclitest.Rule{Stderr: "hook crashed", Exit: 1}, 0},
-		{"badjson", agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"permissionDecision":`}, 0},
-		{"timeout", agentclitest.Rule{Sleep: 60 * time.Second, Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"too late"}}`}, 2 * time.Second},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rule := tc.rule
-			rule.Event, rule.Tool = "PreToolUse", "run_shell_command"
-			res := agentclitest.RunQwen(t.Context(), t, agentclitest.Case{
-				Name:        "failure-" + tc.name,
-				Rules:       []agentclitest.Rule{rule},
-				Events:      []string{"PreToolUse"},
-				HookTimeout: tc.timeout,
-				Timeout:     150 * time.Second, // past the 60 s sleep: a runtime that waits for the hook is reported, not killed
-				Scripts: agentclitest.Scripts{"main": {{
-					agentclitest.Call("call_made", "run_shell_command", map[string]any{"command": "touch made.txt", "description": "m"}),
-				}}},
-			})
-			out, _ := res.Output("call_made")
-			t.Logf("exit %d elapsed %v; output the model got: %q", res.ExitCode, res.Elapsed, out)
-			if !exists(filepath.Join(res.Dir, "made.txt")) {
-				t.Errorf("the call did not run: qwen failed closed (update docs/qwen-code-hooks.md)")
-			}
-			if tc.timeout > 0 && res.Elapsed >= rule.Sleep {
-				t.Errorf("the run took %v: the hook's %v timeout did not end it", res.Elapsed, tc.timeout)
-			}
-		})
-	}
+	testHookFailure(t, qwenShell, []hookFailure{
+		{name: "exit1", rule: agentclitest.Rule{Stderr: "hook crashed", Exit: 1}, runs: true},
+		{name: "badjson", rule: agentclitest.Rule{Stdout: `{"hookSpecificOutput":{"permissionDecision":`}, runs: true},
+		{name: "timeout", rule: agentclitest.Rule{Sleep: 60 * time.Second, Stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"too late"}}`},
+			timeout: 2 * time.Second, runs: true},
+	})
 }
