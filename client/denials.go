@@ -34,6 +34,20 @@ func InSession(key events.SessionKey) QueryOpt {
 	return func(q *wire.Query) error { q.Session = key; return nil }
 }
 
+// InTree narrows a why about a call id to the sessions of root's spawn
+// tree, whose records the ledger then looks for from the root's start on
+// rather than from the log's first record.
+func InTree(root events.SessionKey) QueryOpt {
+	return func(q *wire.Query) error { q.Root = root; return nil }
+}
+
+// Brief has a why about a call answer the call's records and the decision
+// recorded at its record (WhyResult.Call, Seq and Scope) without deciding
+// it again: no verdict, trace or cause, and no fold of the log before it.
+func Brief() QueryOpt {
+	return func(q *wire.Query) error { q.Brief = true; return nil }
+}
+
 // WhyCall explains the decision the ledger recorded for a call, by its id
 // (a Claude Code tool_use_id, an OpenClaw or gateway call id): the call's
 // last record, every record of it, the decision at the state the record

@@ -98,6 +98,28 @@ func TestWhyCallAndDenials(t *testing.T) {
 		t.Errorf("a call at a position: %v, want invalid_event", err)
 	}
 
+	// InTree and Brief over the wire: the call in its root's tree, its
+	// records and recorded decision without the verdict; another owner's
+	// root is one the ledger does not hold; root and brief are refused
+	// where they mean nothing.
+	b, err := acme.WhyCall(ctx, "call-2", client.InTree("a1"), client.Brief())
+	if err != nil || b.Call == nil || b.Call.Record.Seq != revoked.Recorded || b.Call.Record.Reason.Code != "revocation:deny" ||
+		b.Call.Cause != nil || len(b.Verdict.Trace) != 0 {
+		t.Errorf("brief why call-2 in a1's tree: %+v, %v", b.Call, err)
+	}
+	if _, err := globex.WhyCall(ctx, "call-2", client.InTree("a1"), client.Brief()); events.CodeOf(err) != wire.CodeUnknownCall {
+		t.Errorf("call-2 in another's tree: %v, want unknown_call", err)
+	}
+	for name, err := range map[string]error{
+		"root with a record":    func() error { _, err := acme.WhyRecord(ctx, revoked.Recorded, client.InTree("a1")); return err }(),
+		"brief on a tool's why": func() error { _, err := acme.Why(ctx, "a1", "browser", client.Brief()); return err }(),
+		"root on a check":       func() error { _, err := acme.Check(ctx, "a1", "browser", client.InTree("a1")); return err }(),
+	} {
+		if events.CodeOf(err) != events.CodeInvalidEvent {
+			t.Errorf("%s: %v, want invalid_event", name, err)
+		}
+	}
+
 	// A why at a turn says what the turn covers.
 	a, err := acme.Why(ctx, "a1", "browser", client.AtTurn(1))
 	if err != nil {

@@ -34,6 +34,16 @@ type Query struct {
 	// the call with this id (the last of its records). Either answers the
 	// decision recorded there, with the Call and Cause of WhyResult.
 	CheckSeq uint64 `json:"check_seq,omitempty"`
+	// Root (a why about a call id) narrows it to the sessions of root's
+	// spawn tree, whose records are looked for from the root's start on
+	// instead of from the log's first record.
+	Root events.SessionKey `json:"root,omitempty"`
+	// Brief (a why about a call) answers the call's records and the
+	// decision recorded at the one asked about (WhyResult.Call, Seq and
+	// Scope) without deciding it again: no verdict, trace, cause or state,
+	// so the log before the call is not folded (what a hook placing a
+	// sub-agent by its spawning call needs, at any log size).
+	Brief bool `json:"brief,omitempty"`
 	// The tree query's filters: only the trees whose root is bound to
 	// Scope and started with this user, project and runtime (each when
 	// set); the policy query's scope (none: the default).

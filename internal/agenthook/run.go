@@ -13,6 +13,7 @@ import (
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/cchook"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // run is the handling of one payload.
@@ -376,16 +377,25 @@ func (r *run) placeByCall(ctx context.Context, child events.SessionKey) error {
 	if cw == nil {
 		return fmt.Errorf("sub-agent %s: this ledger answers no why about a call: not placed", child)
 	}
-	w, err := cw.WhyCall(ctx, callID)
+	root, _ := p.Root()
+	// The spawning call is a call of root's tree, made after its start:
+	// the ledger looks for it there, and answers its records without
+	// explaining them, so placing costs the records since the root
+	// started, not the whole log (TestQwenPlaceByCall).
+	w, err := cw.WhyCall(ctx, callID, client.InTree(root), client.Brief())
+	if events.CodeOf(err) == wire.CodeUnknownCall {
+		// No session of root's tree recorded it (another root's call, or
+		// none): nothing to place it by, and nothing is guessed.
+		return fmt.Errorf("sub-agent %s: its spawning call %s is not one of root %s's calls (%w): not placed", child, callID, root, err)
+	}
 	if err != nil {
-		// unknown_call, or the id checked in two sessions (invalid_event):
-		// nothing to place it by, and nothing is guessed.
+		// The id checked in two sessions (invalid_event), or the ledger
+		// not answering: nothing is guessed.
 		return fmt.Errorf("sub-agent %s: its spawning call %s: %w: not placed", child, callID, err)
 	}
 	if w.Call == nil || len(w.Call.Records) == 0 {
 		return fmt.Errorf("sub-agent %s: the ledger names no record of its spawning call %s: not placed", child, callID)
 	}
-	root, _ := p.Root()
 	parent := w.Call.Records[0].Session
 	if parent != root && !strings.HasPrefix(string(parent), string(root)+":") || parent == child {
 		return fmt.Errorf("sub-agent %s: its spawning call %s was made by session %s, not one of root %s: not placed", child, callID, parent, root)

@@ -40,7 +40,11 @@ func (s *Server) answerWhyCall(ctx context.Context, r micro.Request, owner strin
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "name one of call and check_seq"), 0)
 		return
 	}
-	a, err := s.cfg.Service.WhyCall(ctx, service.CallQuery{Call: q.Call, Session: q.Session, Seq: q.CheckSeq, Owner: owner})
+	if q.CheckSeq != 0 && q.Root != "" {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "root narrows a call id to a tree; check_seq names one record already"), 0)
+		return
+	}
+	a, err := s.cfg.Service.WhyCall(ctx, service.CallQuery{Call: q.Call, Session: q.Session, Seq: q.CheckSeq, Owner: owner, Root: q.Root, Brief: q.Brief})
 	if err != nil {
 		respondError(r, err, 0)
 		return

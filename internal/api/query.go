@@ -125,6 +125,10 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 		s.answerWhyCall(ctx, r, owner, q)
 		return
 	}
+	if q.Root != "" || q.Brief {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "root and brief are about a why about a call (call or check_seq), not a %s", name), 0)
+		return
+	}
 	if q.Session == "" && name != "tree" {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "%s needs a session", name), 0)
 		return

@@ -34,6 +34,12 @@ type CallQuery struct {
 	// own sessions (those it started or spawned): another's are answered
 	// as calls the log does not hold.
 	Owner string
+	// Root narrows a call id to the sessions of root's spawn tree, looked
+	// for from the root's start (TestWhyCallInTree).
+	Root events.SessionKey
+	// Brief answers the records and the recorded decision only, folding
+	// nothing (TestWhyCallBrief).
+	Brief bool
 }
 
 // sees reports whether the query's owner may see session key's calls.
@@ -200,8 +206,15 @@ func (s *Service) WhyCall(ctx context.Context, q CallQuery) (a wire.WhyResult, e
 			}
 		}
 	case q.Call != "":
-		if records, err = s.callRecords(ctx, q.Call, q.Session, head); err != nil {
+		from, in, err := s.callSpan(ctx, &q)
+		if err != nil {
 			return a, err
+		}
+		if records, err = s.callRecordsFrom(ctx, q.Call, q.Session, from, head); err != nil {
+			return a, err
+		}
+		if in != nil {
+			records = slices.DeleteFunc(records, func(c wire.CallRecord) bool { return !in[c.Session] })
 		}
 		if records, err = s.visible(ctx, &q, records); err != nil {
 			return a, err
@@ -236,12 +249,53 @@ func (s *Service) WhyCall(ctx context.Context, q CallQuery) (a wire.WhyResult, e
 		}
 	}
 	target.Input = input
+	if q.Brief {
+		return wire.WhyResult{Seq: target.Seq - 1, Scope: target.Scope, Call: &wire.CallAnswer{Record: target, Records: records}}, nil
+	}
 	return s.explainCall(ctx, target, records)
+}
+
+// callSpan is where a why about a call id looks for its records: from the
+// start (or spawn) record of the session it names, else of q.Root's root,
+// and, with q.Root, only in the sessions of that root's tree (in; nil
+// keeps every session). A session of no start known looks from the log's
+// first record; a root the query's owner does not see, or that is not a
+// root, answers unknown_call.
+func (s *Service) callSpan(ctx context.Context, q *CallQuery) (from uint64, in map[events.SessionKey]bool, err error) {
+	from = 1
+	err = s.View(ctx, "", projection.Position{}, func(st *projection.State) error {
+		if q.Root != "" {
+			root := st.Session(q.Root)
+			if root == nil || !root.Root() || !q.sees(st, q.Root) {
+				return events.Errorf(wire.CodeUnknownCall, "no call %q in the tree of %q: the ledger holds no root session %q of yours", q.Call, q.Root, q.Root)
+			}
+			in = map[events.SessionKey]bool{}
+			for todo := []events.SessionKey{q.Root}; len(todo) > 0; todo = todo[1:] {
+				in[todo[0]] = true
+				if sess := st.Session(todo[0]); sess != nil {
+					todo = append(todo, sess.Children...)
+				}
+			}
+			from = max(from, root.Origin.Seq)
+		}
+		if q.Session != "" {
+			if sess := st.Session(q.Session); sess != nil {
+				from = max(from, sess.Origin.Seq)
+			}
+		}
+		return nil
+	})
+	return from, in, err
 }
 
 // callRecords lists the records of a call id, of one session when key is
 // set, up to the head.
 func (s *Service) callRecords(ctx context.Context, call string, key events.SessionKey, head uint64) ([]wire.CallRecord, error) {
+	return s.callRecordsFrom(ctx, call, key, 1, head)
+}
+
+// callRecordsFrom is callRecords from sequence from on.
+func (s *Service) callRecordsFrom(ctx context.Context, call string, key events.SessionKey, from, head uint64) ([]wire.CallRecord, error) {
 	var out []wire.CallRecord
 	keep := isCallType
 	if plainID(call) {
@@ -250,7 +304,7 @@ func (s *Service) callRecords(ctx context.Context, call string, key events.Sessi
 		quoted := []byte(`"` + call + `"`)
 		keep = func(raw []byte) bool { return isCallType(raw) && bytes.Contains(raw, quoted) }
 	}
-	err := s.scan(ctx, 1, head, keep, func(seq uint64, rec *events.Record, _ []byte) (bool, error) {
+	err := s.scan(ctx, from, head, keep, func(seq uint64, rec *events.Record, _ []byte) (bool, error) {
 		c, ok, err := CallRecordOf(seq, rec)
 		if err == nil && ok && c.Call == call && (key == "" || c.Session == key) {
 			out = append(out, c)

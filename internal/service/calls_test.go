@@ -2,9 +2,11 @@ package service_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,10 +40,16 @@ var callStory = []string{
 
 func storyService(t *testing.T) *service.Service {
 	t.Helper()
+	return storyServiceOn(t, &service.MemLog{})
+}
+
+// storyServiceOn is storyService on log.
+func storyServiceOn(t *testing.T, log service.Log) *service.Service {
+	t.Helper()
 	start := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	n := 0
 	clock := func() time.Time { n++; return start.Add(time.Duration(n) * time.Second / 2) }
-	svc := service.New(service.Config{Log: &service.MemLog{}, Dialects: dialects.All(), Clock: clock})
+	svc := service.New(service.Config{Log: log, Dialects: dialects.All(), Clock: clock})
 	for i, ev := range callStory {
 		_, err := svc.Append(t.Context(), []byte(ev))
 		if err != nil && !(i == 7 && events.CodeOf(err) == events.CodeAuthorizationChanged) {
@@ -277,6 +285,113 @@ func TestWhyCallOddIDs(t *testing.T) {
 		a, err := svc.WhyCall(t.Context(), service.CallQuery{Call: id})
 		if err != nil || a.Call.Record.Seq != res.Seq || a.Call.Record.Call != id {
 			t.Errorf("%q: %+v %v", id, a.Call, err)
+		}
+	}
+}
+
+// readsLog is a MemLog that counts the records read back and the lowest
+// sequence a read began at.
+type readsLog struct {
+	service.MemLog
+	mu           sync.Mutex
+	read, lowest uint64
+}
+
+func (l *readsLog) Read(ctx context.Context, from, to uint64) ([][]byte, error) {
+	out, err := l.MemLog.Read(ctx, from, to)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.read += uint64(len(out))
+	if l.lowest == 0 || from < l.lowest {
+		l.lowest = from
+	}
+	return out, err
+}
+
+// reset forgets what was read so far.
+func (l *readsLog) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.read, l.lowest = 0, 0
+}
+
+// TestWhyCallInTree: Root narrows a call id to the sessions of one root's
+// tree (an id another tree checked too is not theirs), looked for from
+// the root's start on, not from the log's first record; a root that is
+// not one, unknown, or another owner's answers unknown_call.
+func TestWhyCallInTree(t *testing.T) {
+	log := &readsLog{}
+	svc := storyServiceOn(t, log)
+	for _, ev := range []string{
+		`{"type":"session.spawned","v":1,"actor":"acme","session":"agent:main:subagent:w","data":{"parent":"s2","agent":"main"}}`,
+		`{"type":"turn.started","v":1,"actor":"acme","session":"agent:main:subagent:w","data":{"turn":1}}`,
+		`{"type":"tool.checked","v":1,"actor":"acme","session":"agent:main:subagent:w","data":{"turn":1,"tool":"read","call":"c1"}}`,
+	} {
+		if _, err := svc.Append(t.Context(), []byte(ev)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.WhyCall(t.Context(), service.CallQuery{Call: "c1"}); events.CodeOf(err) != events.CodeInvalidEvent {
+		t.Fatalf("c1 in two trees, no root named: %v, want invalid_event", err)
+	}
+	for _, brief := range []bool{false, true} {
+		log.reset()
+		a, err := svc.WhyCall(t.Context(), service.CallQuery{Call: "c1", Root: "s2", Brief: brief})
+		if err != nil || a.Call.Record.Seq != 17 || a.Call.Record.Session != "agent:main:subagent:w" || len(a.Call.Records) != 1 {
+			t.Fatalf("brief %v: c1 in s2's tree: %+v, %v; want the check at 17 of s2:w alone", brief, a.Call, err)
+		}
+		if brief && log.lowest != 9 {
+			t.Errorf("c1 in s2's tree read from sequence %d, not from s2's start (9)", log.lowest)
+		}
+		a, err = svc.WhyCall(t.Context(), service.CallQuery{Call: "c1", Root: "s1", Brief: brief})
+		if err != nil || a.Call.Record.Seq != 8 || len(a.Call.Records) != 2 {
+			t.Fatalf("brief %v: c1 in s1's tree: %+v, %v; want its check and effect", brief, a.Call, err)
+		}
+	}
+	for _, q := range []service.CallQuery{
+		{Call: "c1", Root: "s2:w"},                // not a root
+		{Call: "c1", Root: "nope"},                // no such session
+		{Call: "c1", Root: "s2", Owner: "globex"}, // another owner's
+		{Call: "c5", Root: "s1"},                  // a call of another tree
+	} {
+		if _, err := svc.WhyCall(t.Context(), q); events.CodeOf(err) != wire.CodeUnknownCall {
+			t.Errorf("%+v: %v, want unknown_call", q, err)
+		}
+	}
+}
+
+// TestWhyCallBrief: Brief answers the call's records and the decision
+// recorded at its last, as the full answer has them, with no verdict,
+// trace or cause, and without folding the log before the call: it reads
+// what the full answer reads less the records before the call's.
+func TestWhyCallBrief(t *testing.T) {
+	log := &readsLog{}
+	svc := storyServiceOn(t, log)
+	for _, q := range []service.CallQuery{{Call: "c3"}, {Call: "c1", Session: "s1"}, {Seq: 8}, {Call: "c5", Owner: "acme"}} {
+		log.reset()
+		full, err := svc.WhyCall(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fullReads := log.read
+		log.reset()
+		bq := q
+		bq.Brief = true
+		brief, err := svc.WhyCall(t.Context(), bq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bj, _ := json.Marshal([]any{brief.Call.Record, brief.Call.Records})
+		fj, _ := json.Marshal([]any{full.Call.Record, full.Call.Records})
+		if string(bj) != string(fj) {
+			t.Errorf("%+v: brief %+v, full %+v", q, brief.Call, full.Call)
+		}
+		if brief.Seq != full.Seq || brief.Scope != full.Scope || brief.Call.Cause != nil || len(brief.Verdict.Trace) != 0 || brief.Envelope != nil {
+			t.Errorf("%+v: brief answer %+v: want seq %d, scope %q, no cause, verdict or state", q, brief, full.Seq, full.Scope)
+		}
+		// The full answer folds records 1 to the one before the call's.
+		if fullReads != log.read+full.Call.Record.Seq-1 {
+			t.Errorf("%+v: brief read %d records, full %d: the full answer's fold of %d is not all that brief leaves out", q, log.read, fullReads, full.Call.Record.Seq-1)
 		}
 	}
 }
