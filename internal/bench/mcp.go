@@ -103,6 +103,9 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	if err != nil {
 		return err
 	}
+	// Before quantile sorts them: the proxy's call and the publish of
+	// each iteration, summed.
+	paired := cr.paired()
 	floor50 := quantile(cr.proxy, 0.5) + quantile(cr.publish, 0.5)
 	floor99 := quantile(cr.proxy, 0.99) + quantile(cr.publish, 0.99)
 	row := ratioRow("mcp", "tools/call through the gateway (check, record, forward): p50", quantile(cr.via, 0.5), floor50, "µs", "≤ 1.3x bare SDK proxy + one raw durable publish", func(r float64) bool { return r <= 1.3 })
@@ -110,6 +113,9 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	rep.add(row)
 	row = ratioRow("mcp", "tools/call through the gateway (check, record, forward): p99", quantile(cr.via, 0.99), floor99, "µs", "", nil)
 	row.Note = "raw = the bare proxy's p99 + the raw durable publish's p99"
+	rep.add(row)
+	row = ratioRow("mcp", "tools/call through the gateway, against the paired floor: p50", quantile(cr.via, 0.5), quantile(paired, 0.5), "µs", "", nil)
+	row.Note = "raw = the p50 of the floor summed per iteration (the proxy's call plus the raw publish of the same iteration), not the sum of the two p50s: a call's time is a sum, and the p50 of a sum of right-skewed times is above the sum of their p50s"
 	rep.add(row)
 	row = ratioRow("mcp", "tools/call through the gateway, against straight to the upstream: p50", quantile(cr.via, 0.5), quantile(cr.direct, 0.5), "µs", "", nil)
 	row.Note = "the comparison of the earlier runs (docs/bench.md)"
@@ -168,12 +174,12 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	rep.add(row)
 	steps.rows(rep, fmt.Sprintf(", %d sessions", mcpSessions), false)
 	row = absRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions: the gateway's watch requests per call", mcpSessions), float64(watches.Load())/tp.calls, "", "", nil)
-	row.Note = fmt.Sprintf("%d watch requests (one Watch per ledger session, a long poll each) in the %.1f s of the 64-session phase (sessions dialled, the three ways' rounds), %.0f a second; %.0f calls through the gateway (each two appends) in %.1f s of it", watches.Load(), phaseTook.Seconds(), float64(watches.Load())/phaseTook.Seconds(), tp.calls, tp.viaTook.Seconds())
+	row.Note = fmt.Sprintf("%d watch requests (one Watch per ledger session, a long poll each) in the %.1f s of the 64-session phase (sessions dialled, the three ways' rounds), %.0f a second; %.0f calls through the gateway (each one record, the recorded check) in %.1f s of it", watches.Load(), phaseTook.Seconds(), float64(watches.Load())/phaseTook.Seconds(), tp.calls, tp.viaTook.Seconds())
 	rep.add(row)
 
 	// The same calls against a ledger that fsyncs every second (serve
-	// --sync-interval 1s): how much of the call row is the two durable
-	// appends. The first ledger and gateway (and the watches of its 64
+	// --sync-interval 1s): how much of the call row is the durable
+	// append of its one record. The first ledger and gateway (and the watches of its 64
 	// sessions) are stopped first.
 	g.close()
 	gi, err := startMCPGateway(ctx, natslog.EmbeddedConfig{Dir: filepath.Join(d, "interval", "nats"), Listen: "127.0.0.1:-1", SyncInterval: time.Second}, filepath.Join(d, "interval"), up.url, 1)
@@ -321,6 +327,16 @@ func callRecord(ctx context.Context, g *mcpGateway) ([]byte, error) {
 
 // callRuns are the round trips of the interleaved tools/call runs.
 type callRuns struct{ via, proxy, direct, publish []time.Duration }
+
+// paired is the floor of each iteration: its proxy call plus its raw
+// publish (call it before quantile sorts them).
+func (r callRuns) paired() []time.Duration {
+	out := make([]time.Duration, min(len(r.proxy), len(r.publish)))
+	for i := range out {
+		out[i] = r.proxy[i] + r.publish[i]
+	}
+	return out
+}
 
 // mcpCallFloorRuns makes n echo calls through the gateway session via,
 // through the bare proxy's session px, straight to the upstream session
@@ -538,7 +554,7 @@ func listTools(ctx context.Context, cs *mcp.ClientSession, want string) (time.Du
 }
 
 // mcpSteps collects the gateway's own timing of the steps of its calls
-// (mcpgw.Options.Observe): the two ledger requests and the forward.
+// (mcpgw.Options.Observe): the recorded check and the forward.
 type mcpSteps struct {
 	mu sync.Mutex
 	d  map[string][]time.Duration
