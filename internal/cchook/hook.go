@@ -1070,7 +1070,7 @@ func (r *run) preToolUse(ctx context.Context) {
 		input = r.callInput(nil)
 		check, err = r.h.L.Start(ctx, key, tool, input, p.ToolUseID)
 	}
-	if notReady(err) {
+	if NotReady(err) {
 		var n *client.TreeNode
 		n, err = r.session(ctx, false, true)
 		if err == nil && n == nil {
@@ -1101,15 +1101,15 @@ func (r *run) preToolUse(ctx context.Context) {
 }
 
 // errSessionNotRead stands for a check not made yet because the session
-// must be read first (notReady).
+// must be read first (NotReady).
 var errSessionNotRead = errors.New("cchook: the session is read before the check")
 
-// notReady reports whether a check refused with err may go through once
+// NotReady reports whether a check refused with err may go through once
 // the hook has readied its session (run.session): the ledger does not
 // know it (or it is another orchestrator's, which the API answers alike),
 // it is not active (ended, or a root that ended), or it has no turn (a
 // check is made for turn 1 at least). Such a refusal records nothing.
-func notReady(err error) bool {
+func NotReady(err error) bool {
 	if err == errSessionNotRead {
 		return true
 	}
