@@ -535,6 +535,18 @@ func (r *run) call(ctx context.Context) {
 		return
 	}
 	res.Session = key
+	// The call of a running session whose scope has a ledger policy is
+	// checked after one read, of the policy: two requests, not a Tree
+	// before them (TestCallRequests). What that read or the check says
+	// otherwise (an unknown or ended session, none of its turns, another
+	// dialect's policy, any failure) takes the way below, which readies
+	// the session and answers as it always did; a check refused so
+	// recorded nothing.
+	if pol, err := r.h.L.Policy(ctx, key); err == nil && pol != nil && pol.Dialect == Dialect {
+		if r.checked(ctx, key, failed, deny, true) {
+			return
+		}
+	}
 	var n *client.TreeNode
 	if r.sub() {
 		if _, err = r.root(ctx); err == nil {
@@ -572,12 +584,26 @@ func (r *run) call(ctx context.Context) {
 		deny(NoPolicyReason(key, tool, scope, fmt.Sprintf("its scope %s has %s, and %s sessions are decided in the %s dialect", events.ScopeName(scope), have, rt.Name, Dialect)))
 		return
 	}
+	r.checked(ctx, key, failed, deny, false)
+}
+
+// checked checks the call and starts its effect in one record
+// (client.CheckAndStart), and answers; first, before the session is
+// readied, it returns false, having answered nothing, when the ledger
+// refused the check because the session is not ready for it
+// (cchook.NotReady: recorded nothing).
+func (r *run) checked(ctx context.Context, key events.SessionKey, failed func(events.SessionKey, error), deny func(string), first bool) bool {
+	p, res, rt := r.p, r.res, r.h.Runtime
+	tool := p.ToolName
 	input := CallInput(rt, tool, p.ToolInput)
 	call := r.callID(key)
 	check, err := r.h.L.Start(ctx, key, tool, input, call)
+	if first && cchook.NotReady(err) {
+		return false
+	}
 	if err != nil {
 		failed(key, err)
-		return
+		return true
 	}
 	res.Appended = append(res.Appended, cchook.Appended{Type: events.ToolChecked, Session: key, Seq: check.Recorded})
 	res.Decision = check.Decision
@@ -597,6 +623,7 @@ func (r *run) call(ctx context.Context) {
 		}
 		deny(envelope.DenialText(key, tool, check.Reason, cchook.WhyCommand(why, key, tool, input, call, check.Recorded), details...))
 	}
+	return true
 }
 
 // callID is the call's id: codex's tool_use_id (the model's call_id),

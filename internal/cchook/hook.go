@@ -1052,30 +1052,37 @@ func (r *run) preToolUse(ctx context.Context) {
 		return
 	}
 	res.Session = key
-	n, err := r.session(ctx, false, true)
-	if err == nil && n == nil {
-		err = events.Errorf(events.CodeUnknownParent, "sub-agent %s is not in the ledger and its parent cannot be told", key)
-	}
-	if err != nil {
-		failed(key, err)
-		return
-	}
-	workDir := r.workDir()
-	if p.TranscriptPath == "" && n.Identity != nil && n.Identity.Project != "" && underAny(filepath.Clean(p.Cwd), []string{n.Identity.Project}) && r.h.opens(n.Identity.Project) {
-		// No transcript names the project: the one the session started
-		// in, which the cwd is under, rather than a .claude nearer the
-		// cwd (TestI24HookServerNestedClaudeDirShiftsPaths).
-		workDir = n.Identity.Project
-	}
-	home := HomeOf(p.TranscriptPath)
-	if home == "" {
-		home = r.h.Opts.Home
-	}
-	input := CallInput(tool, p.ToolInput, workDir, home)
 	// One record decides the call and starts its effect: a PreToolUse
 	// runs at the moment the tool would, so nothing can change between
 	// the check and the start (TestPreToolUseMakesOneRecord).
-	check, err := r.h.L.Start(ctx, key, tool, input, p.ToolUseID)
+	var input json.RawMessage
+	var check client.CheckResult
+	err = errSessionNotRead
+	if p.TranscriptPath != "" {
+		// The call of a running session (started, active, with a turn)
+		// is checked at once: one request to the ledger
+		// (TestPreToolUseOneRequest). Only a refusal that says the
+		// session is not ready for it, which records nothing, takes the
+		// way below that starts, places or reopens it or opens its first
+		// turn, and checks again (TestPreToolUseReadiesSession). Without
+		// a transcript the call's project may be the session's, which
+		// needs the session read first.
+		input = r.callInput(nil)
+		check, err = r.h.L.Start(ctx, key, tool, input, p.ToolUseID)
+	}
+	if NotReady(err) {
+		var n *client.TreeNode
+		n, err = r.session(ctx, false, true)
+		if err == nil && n == nil {
+			err = events.Errorf(events.CodeUnknownParent, "sub-agent %s is not in the ledger and its parent cannot be told", key)
+		}
+		if err != nil {
+			failed(key, err)
+			return
+		}
+		input = r.callInput(n)
+		check, err = r.h.L.Start(ctx, key, tool, input, p.ToolUseID)
+	}
 	if err != nil {
 		failed(key, err)
 		return
@@ -1091,6 +1098,45 @@ func (r *run) preToolUse(ctx context.Context) {
 		return
 	}
 	res.Output = PassOutput("")
+}
+
+// errSessionNotRead stands for a check not made yet because the session
+// must be read first (NotReady).
+var errSessionNotRead = errors.New("cchook: the session is read before the check")
+
+// NotReady reports whether a check refused with err may go through once
+// the hook has readied its session (run.session): the ledger does not
+// know it (or it is another orchestrator's, which the API answers alike),
+// it is not active (ended, or a root that ended), or it has no turn (a
+// check is made for turn 1 at least). Such a refusal records nothing.
+func NotReady(err error) bool {
+	if err == errSessionNotRead {
+		return true
+	}
+	switch events.CodeOf(err) {
+	case events.CodeUnknownSession, events.CodeSessionNotActive, events.CodeBadTurn:
+		return true
+	}
+	return false
+}
+
+// callInput is the call's input as the ledger decides it: its paths read
+// from the project's directory and the user's home. n, when read, is the
+// session, whose project is the call's when no transcript names one.
+func (r *run) callInput(n *client.TreeNode) json.RawMessage {
+	p := r.p
+	workDir := r.workDir()
+	if p.TranscriptPath == "" && n != nil && n.Identity != nil && n.Identity.Project != "" && underAny(filepath.Clean(p.Cwd), []string{n.Identity.Project}) && r.h.opens(n.Identity.Project) {
+		// No transcript names the project: the one the session started
+		// in, which the cwd is under, rather than a .claude nearer the
+		// cwd (TestI24HookServerNestedClaudeDirShiftsPaths).
+		workDir = n.Identity.Project
+	}
+	home := HomeOf(p.TranscriptPath)
+	if home == "" {
+		home = r.h.Opts.Home
+	}
+	return CallInput(p.ToolName, p.ToolInput, workDir, home)
 }
 
 // errMsg is an error's message without its code.

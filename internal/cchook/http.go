@@ -124,15 +124,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hook = withEnvironment(h.Hook, r.Header)
 	}
 	res := hook.HandleWithin(ctx, raw, grace)
-	if h.Logger != nil {
-		h.Logger.Info("hook", "event", res.Event, "session", res.Session, "decision", res.Decision,
-			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin)
-	}
 	w.Header().Set("Content-Type", "application/json")
 	if thin {
 		thinHeaders(w.Header(), res, r.Header.Get(hookwire.HeaderVerbose) == "1")
 	}
-	_, _ = w.Write(res.Output)
+	answer(w, res.Output)
+	if h.Logger != nil {
+		h.Logger.Info("hook", "event", res.Event, "session", res.Session, "decision", res.Decision,
+			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin)
+	}
+}
+
+// answer writes out a hook's answer, with its length, and sends it at
+// once: what the handler does after it (its log line) never holds the
+// answer back (TestHTTPSlowLogHoldsNoAnswer). The response is the one
+// net/http would send when the handler returns (Content-Length, no
+// chunks).
+func answer(w http.ResponseWriter, out []byte) {
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+	_, _ = w.Write(out)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // withEnvironment is hook for one request of the thin hook (a command
@@ -280,10 +293,6 @@ func (h *Handler) servePath(ctx context.Context, w http.ResponseWriter, r *http.
 		trusted = r.Header
 	}
 	res := ph.Serve(ctx, raw, grace, trusted)
-	if h.Logger != nil {
-		h.Logger.Info("hook", "path", r.URL.Path, "event", res.Event, "session", res.Session, "decision", res.Decision,
-			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin)
-	}
 	w.Header().Set("Content-Type", "application/json")
 	if thin {
 		for _, warn := range res.Warnings {
@@ -294,7 +303,11 @@ func (h *Handler) servePath(ctx context.Context, w http.ResponseWriter, r *http.
 			w.Header().Set(hookwire.HeaderResult, hookwire.EncodeHeader(string(b)))
 		}
 	}
-	_, _ = w.Write(res.Output)
+	answer(w, res.Output)
+	if h.Logger != nil {
+		h.Logger.Info("hook", "path", r.URL.Path, "event", res.Event, "session", res.Session, "decision", res.Decision,
+			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin)
+	}
 }
 
 // Opens reports whether path may be opened by a hook confined to roots:

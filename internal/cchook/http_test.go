@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
@@ -261,5 +263,45 @@ func TestProjectOfTranscript(t *testing.T) {
 		if got := ProjectOfTranscript(tc.cwd, tc.transcript); got != tc.want {
 			t.Errorf("ProjectOfTranscript(%q, %q) = %q, want %q", tc.cwd, tc.transcript, got, tc.want)
 		}
+	}
+}
+
+// blockedWriter holds every write until released.
+type blockedWriter struct{ release chan struct{} }
+
+func (b blockedWriter) Write(p []byte) (int, error) {
+	<-b.release
+	return len(p), nil
+}
+
+// TestHTTPSlowLogHoldsNoAnswer: the server's log line for a hook is
+// written after the answer has gone out, so a log that blocks (stderr
+// into a full pipe) holds no call; the answer is the one net/http sends
+// when the handler returns, with its Content-Length.
+func TestHTTPSlowLogHoldsNoAnswer(t *testing.T) {
+	logged := blockedWriter{release: make(chan struct{})}
+	srv := httptest.NewServer(&Handler{Hook: &Hook{L: &countingLedger{}}, Token: httpToken,
+		Logger: slog.New(slog.NewJSONHandler(logged, nil))})
+	defer srv.Close()
+	defer close(logged.release)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+HTTPPath, strings.NewReader(call("Bash", `{"command":"echo hi"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+httpToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("no answer while the log is blocked: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("the answer's body while the log is blocked: %v", err)
+	}
+	if got := strings.TrimSpace(string(b)); got != "{}" || resp.ContentLength != int64(len(b)) || len(resp.TransferEncoding) != 0 {
+		t.Fatalf("answer %q, Content-Length %d, Transfer-Encoding %v; want {} with its length", b, resp.ContentLength, resp.TransferEncoding)
 	}
 }

@@ -89,12 +89,15 @@ func Parse(raw []byte) (*Payload, error) {
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, fmt.Errorf("the hook payload is not a JSON object of Claude Code's hook fields: %v", err)
 	}
-	if pk := PeekAt(raw); !pk.Told || pk.Event != p.Event {
+	// One pass over the top level, which json.Unmarshal found valid,
+	// tells both what PeekAt and twinKey would (TestTopLevelAsPeekAndTwin).
+	event, told, twin := topLevel(raw)
+	if !told || event != p.Event {
 		// encoding/json reads the last of two spellings of the key; which
 		// event this is cannot be told.
 		return nil, errors.New("the hook payload's hook_event_name is not one string")
 	}
-	if k := twinKey(raw); k != "" {
+	if k := twin; k != "" {
 		// encoding/json matches keys whatever their case and keeps the
 		// last: of two spellings of tool_input, tool_name or session_id
 		// the ledger would check one and Claude Code run the other.
@@ -205,31 +208,130 @@ func checkInput(tool string, input json.RawMessage) error {
 	return nil
 }
 
-// twinKey is a key the top level of raw (one JSON object) has twice, equal
-// but for case, or "".
-func twinKey(raw []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return ""
+// topLevel reads the top level of raw, which must be valid JSON (Parse
+// calls it once json.Unmarshal has taken raw), in one pass without a
+// decoder: event and told are PeekAt(raw)'s Event and Told (the
+// hook_event_name, every spelling of it one non-empty string, of two
+// equal keys the last), twin is a key it has twice, equal but for
+// case (twinKey in the tests). TestTopLevelAsPeekAndTwin
+// and FuzzTopLevel hold it to them.
+func topLevel(raw []byte) (event string, told bool, twin string) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return "", false, ""
 	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		k, ok := t.(string)
-		if err != nil || !ok {
-			return ""
+	var seen map[string]bool
+	var names map[string][]byte // the spellings of hook_event_name, the last value of each
+	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '"'; {
+		end := skipString(raw, i)
+		k, ok := keyOf(raw[i:end])
+		if !ok {
+			return "", false, ""
 		}
-		if fold := strings.ToLower(k); seen[fold] {
-			return k
-		} else {
-			seen[fold] = true
+		i = skipSpace(raw, end)
+		if i >= len(raw) || raw[i] != ':' {
+			return "", false, ""
 		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return ""
+		start := skipSpace(raw, i+1)
+		i = skipValue(raw, start)
+		if twin == "" {
+			fold := strings.ToLower(k)
+			if seen[fold] {
+				twin = k
+			} else {
+				if seen == nil {
+					seen = map[string]bool{}
+				}
+				seen[fold] = true
+			}
+		}
+		if strings.EqualFold(k, "hook_event_name") {
+			if names == nil {
+				names = map[string][]byte{}
+			}
+			names[k] = raw[start:i]
+		}
+		if i = skipSpace(raw, i); i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
 		}
 	}
-	return ""
+	found := false
+	for _, v := range names {
+		var s string
+		if json.Unmarshal(v, &s) != nil || found && s != event {
+			return "", false, twin
+		}
+		event, found = s, true
+	}
+	return event, found && event != "", twin
+}
+
+// keyOf is the key a JSON string token q spells.
+func keyOf(q []byte) (string, bool) {
+	if len(q) < 2 {
+		return "", false
+	}
+	plain := true
+	for _, c := range q[1 : len(q)-1] {
+		plain = plain && c >= 0x20 && c < 0x80 && c != '\\'
+	}
+	if plain {
+		return string(q[1 : len(q)-1]), true
+	}
+	var k string
+	err := json.Unmarshal(q, &k)
+	return k, err == nil
+}
+
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString is the index just past the string that opens at raw[i].
+func skipString(raw []byte, i int) int {
+	for i++; i < len(raw); i++ {
+		switch raw[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(raw)
+}
+
+// skipValue is the index just past the value that starts at raw[i].
+func skipValue(raw []byte, i int) int {
+	d := 0
+	for i < len(raw) {
+		switch c := raw[i]; c {
+		case '"':
+			i = skipString(raw, i)
+		case '{', '[':
+			d++
+			i++
+		case '}', ']':
+			if d == 0 {
+				return i
+			}
+			d--
+			i++
+		case ',':
+			if d == 0 {
+				return i
+			}
+			i++
+		default:
+			i++
+		}
+		if d == 0 && i < len(raw) && (raw[i-1] == '"' || raw[i-1] == '}' || raw[i-1] == ']') {
+			return i
+		}
+	}
+	return i
 }
 
 // requiredPrimary are the tools whose primary field Claude Code always
