@@ -341,6 +341,13 @@ func (c *Client) request(ctx context.Context, subject string, body []byte, out a
 // requestHdr is request, handing the headers of a successful answer to
 // onHeader when it is not nil.
 func (c *Client) requestHdr(ctx context.Context, subject string, body []byte, out any, onHeader func(nats.Header)) error {
+	return c.requestEach(ctx, subject, func(time.Duration) ([]byte, error) { return body, nil }, out, onHeader)
+}
+
+// requestEach is requestHdr with the body made for each attempt by mk,
+// given how long that attempt waits for its answer (the client's Timeout,
+// or less when ctx ends sooner).
+func (c *Client) requestEach(ctx context.Context, subject string, mk func(wait time.Duration) ([]byte, error), out any, onHeader func(nats.Header)) error {
 	if c.invalid != nil {
 		// Every request passes here: options that do not validate send
 		// nothing.
@@ -348,6 +355,14 @@ func (c *Client) requestHdr(ctx context.Context, subject string, body []byte, ou
 	}
 	var lastErr error
 	for attempt := 0; attempt <= c.opts.Retries; attempt++ {
+		wait := c.opts.Timeout
+		if d, ok := ctx.Deadline(); ok {
+			wait = min(wait, time.Until(d))
+		}
+		body, err := mk(wait)
+		if err != nil {
+			return err
+		}
 		actx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 		msg, err := c.nc.RequestWithContext(actx, subject, body)
 		cancel()
@@ -470,6 +485,18 @@ func (c *Client) sendQuery(ctx context.Context, endpoint string, q wire.Query, o
 	return c.request(ctx, wire.SubjectUnder(c.opts.Prefix, endpoint, c.scope()), body, out)
 }
 
+// sendRecordedCheck sends a recorded check, each attempt bounded for the
+// ledger by how long it waits (within_ms): a check the ledger decides
+// later than that is refused (deadline_passed) and records nothing, so an
+// attempt given up on never leaves a record (TestRecordedCheckWithin).
+func (c *Client) sendRecordedCheck(ctx context.Context, q wire.Query, out any) error {
+	subject := wire.SubjectUnder(c.opts.Prefix, wire.EndpointCheck, c.scope())
+	return c.requestEach(ctx, subject, func(wait time.Duration) ([]byte, error) {
+		q.WithinMS = max(wait.Milliseconds(), 1)
+		return json.Marshal(q)
+	}, out, nil)
+}
+
 // The answers of the queries (package wire).
 type (
 	// ToolsResult is a session's effective tool set at a position.
@@ -532,7 +559,7 @@ func (c *Client) CheckAndRecord(ctx context.Context, session events.SessionKey, 
 	}
 	q.Record, q.Call = true, call
 	var r CheckResult
-	err = c.sendQuery(ctx, wire.EndpointCheck, q, &r)
+	err = c.sendRecordedCheck(ctx, q, &r)
 	if err == nil && r.Recorded > 0 {
 		c.observe(r.Recorded)
 	}
@@ -559,7 +586,7 @@ func (c *Client) CheckAndStart(ctx context.Context, session events.SessionKey, t
 	}
 	q.Record, q.Call, q.Effect = true, call, true
 	var r CheckResult
-	err = c.sendQuery(ctx, wire.EndpointCheck, q, &r)
+	err = c.sendRecordedCheck(ctx, q, &r)
 	if err == nil && r.Recorded > 0 {
 		c.observe(r.Recorded)
 	}

@@ -41,8 +41,11 @@ const (
 	CodeBackgroundNotAllowed Code = "background_not_allowed"
 	CodeAuthorizationChanged Code = "authorization_changed"
 	CodeNotCaughtUp          Code = "not_caught_up"
-	CodeBehindRetention      Code = "behind_retention"
-	CodeNotImplemented       Code = "not_implemented"
+	// CodeDeadlinePassed refuses a recorded check the ledger could not
+	// decide within the caller's within_ms: nothing is recorded.
+	CodeDeadlinePassed  Code = "deadline_passed"
+	CodeBehindRetention Code = "behind_retention"
+	CodeNotImplemented  Code = "not_implemented"
 	// CodeStorage is a read of the ledger's own storage (the projection
 	// file) that failed: not the caller's fault, and not an answer about
 	// what was asked; the message says how to repair it.

@@ -29,6 +29,12 @@ type Query struct {
 	// record for a call checked at the moment it runs, instead of a check
 	// and then a tool.effect_started (docs/records.md).
 	Effect bool `json:"effect,omitempty"`
+	// WithinMS (a recorded check) is how long, in milliseconds from its
+	// arrival, the caller waits for the answer: a check the ledger has not
+	// decided by then is refused with deadline_passed and records nothing,
+	// so a caller that gives up at its deadline (a hook answering deny)
+	// leaves no record of a call that did not run. 0: no bound.
+	WithinMS int64 `json:"within_ms,omitempty"`
 	// CheckSeq (why only) asks about the call whose tool.checked or
 	// tool.effect_started is at this sequence; Call, without Record, about
 	// the call with this id (the last of its records). Either answers the

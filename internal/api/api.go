@@ -146,6 +146,9 @@ type Config struct {
 	// Observer, when set, is told about every request.
 	Observer Observer
 	Logger   *slog.Logger
+	// Clock reads the time a recorded check's within_ms is measured with
+	// (its arrival, and the round that decides it); nil means time.Now.
+	Clock func() time.Time
 }
 
 // Observer receives the outcome and duration of every request.

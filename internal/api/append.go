@@ -56,6 +56,11 @@ type pendingAppend struct {
 	// check, for a recorded check (the check endpoint with record), is
 	// answered as a check rather than an append.
 	check *recordedCheck
+	// deadline, when set (a recorded check's within_ms), is past when the
+	// caller has stopped waiting: a round that would decide the check
+	// later refuses it instead (deadline_passed), recording nothing
+	// (TestRecordedCheckDeadline).
+	deadline time.Time
 }
 
 func (s *Server) handleAppend(r micro.Request) {
@@ -438,6 +443,9 @@ func (s *Server) batchAppends(ctx context.Context) {
 			p := batch[i]
 			if p.idErr != nil {
 				return p.idErr
+			}
+			if !p.deadline.IsZero() && s.now().After(p.deadline) {
+				return events.Errorf(events.CodeDeadlinePassed, "the check of %s for session %s was not decided within the %s its caller waits (within_ms), so nothing was recorded: the caller has answered it already; retry the call, or look at the ledger's load ('ledger metrics')", p.check.tool, p.ev.Session, p.deadline.Sub(p.start).Round(time.Millisecond))
 			}
 			if err := foreign(st, round, p); err != nil {
 				return err

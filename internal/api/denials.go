@@ -32,7 +32,7 @@ func whyAboutCall(name string, q wire.Query) bool {
 // sees only its own sessions' calls: another's is answered as one the log
 // does not hold.
 func (s *Server) answerWhyCall(ctx context.Context, r micro.Request, owner string, q wire.Query) {
-	if q.Tool != "" || len(q.Input) > 0 || q.Seq != 0 || q.Turn != 0 || q.Time != "" {
+	if q.Tool != "" || len(q.Input) > 0 || q.Seq != 0 || q.Turn != 0 || q.Time != "" || q.WithinMS != 0 {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "a why about a call (call or check_seq) answers the decision recorded at the call's record: it takes no tool, input or position"), 0)
 		return
 	}

@@ -125,6 +125,10 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 		s.answerWhyCall(ctx, r, owner, q)
 		return
 	}
+	if q.WithinMS != 0 && !(name == "check" && q.Record) {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "within_ms bounds a recorded check (check with record), not a %s", name), 0)
+		return
+	}
 	if q.Root != "" || q.Brief {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "root and brief are about a why about a call (call or check_seq), not a %s", name), 0)
 		return
@@ -229,6 +233,10 @@ func (s *Server) recordCheck(_ context.Context, r micro.Request, owner string, q
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "a check that starts the call's effect needs the call's id (call)"), 0)
 		return
 	}
+	if q.WithinMS < 0 {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "within_ms %d: give the milliseconds the caller waits, or leave it out", q.WithinMS), 0)
+		return
+	}
 	c, raw, err := newRecordedCheck(q, owner)
 	if err != nil {
 		respondError(r, err, 0)
@@ -239,7 +247,11 @@ func (s *Server) recordCheck(_ context.Context, r micro.Request, owner string, q
 		respondError(r, err, 0)
 		return
 	}
-	s.queue(&pendingAppend{r: r, ev: ev, start: time.Now(), owner: owner, check: c})
+	p := &pendingAppend{r: r, ev: ev, start: s.now(), owner: owner, check: c}
+	if q.WithinMS > 0 {
+		p.deadline = p.start.Add(time.Duration(q.WithinMS) * time.Millisecond)
+	}
+	s.queue(p)
 }
 
 // recordedCheck is a check to record: the tool.checked is made for turn 1
@@ -332,4 +344,12 @@ type checkAnswer struct {
 	Decision json.RawMessage   `json:"decision"`
 	Reason   json.RawMessage   `json:"reason"`
 	Recorded uint64            `json:"recorded,omitempty"`
+}
+
+// now is the API's clock (Config.Clock, else time.Now).
+func (s *Server) now() time.Time {
+	if s.cfg.Clock != nil {
+		return s.cfg.Clock()
+	}
+	return time.Now()
 }

@@ -345,7 +345,7 @@ func unreachable(err error) bool {
 		return true
 	}
 	switch ee.Code {
-	case "internal", events.CodeConflict, events.CodeNotCaughtUp:
+	case "internal", events.CodeConflict, events.CodeNotCaughtUp, events.CodeDeadlinePassed:
 		return true
 	}
 	return false
