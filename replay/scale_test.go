@@ -301,7 +301,7 @@ func gcTime() time.Duration {
 
 // minorFaults is how many pages the process has faulted in without
 // reading the disk: on a rebuild, mostly the projection file's pages read
-// again after the store dropped them (see projection's rebuildDropEvery).
+// again after the store dropped them (see projection's rebuildDropGrowth).
 // A count, which a busy machine does not disturb.
 func minorFaults() int64 {
 	var ru syscall.Rusage
