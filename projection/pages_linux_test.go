@@ -188,7 +188,7 @@ func TestRebuildDropsPagesByGrowth(t *testing.T) {
 	}
 	var droppedAt int64
 	drops, keeps := 0, 0
-	for i := range 800 {
+	for i := range 500 {
 		for _, ev := range workload.Session(i) {
 			h.mustAppend(string(ev))
 		}
