@@ -139,7 +139,7 @@ func (s *State) committed(st *Store) {
 // resident set (when the file is over its resident budget). Commit after
 // commit it reads the pages near the end of each bucket and the sessions
 // and chains it updates, and faulting them in again after each drop costs
-// more than keeping them: dropping at every 8th commit, as it did, cost a
+// more than keeping them: dropping them every few commits costs about a
 // tenth of a rebuild's CPU, in bbolt's first read of each page. A fixed
 // growth bounds the file's pages a rebuild keeps mapped to about that
 // many bytes beyond what it reads again (TestRebuildDropsPagesByGrowth;
