@@ -51,14 +51,12 @@ func (st *Store) CommitAsync(s *State) error {
 	s.committed(st)
 	done := make(chan error, 1)
 	s.done = done
-	st.async++
-	drop := st.async%st.dropEvery == 0
 	go func() {
 		if err := w.encode(&st.envs); err != nil {
 			done <- err
 			return
 		}
-		done <- st.write(base, w, drop)
+		done <- st.write(base, w, false)
 	}()
 	return nil
 }
@@ -95,9 +93,13 @@ func (s *State) wait() error {
 }
 
 // write makes a commit's puts in one transaction, which checks that the
-// store's checkpoint is base.
+// store's checkpoint is base, then drops the pages the commit read when
+// asked to (drop), or when the file has grown by dropGrowth since the
+// last drop.
 func (st *Store) write(base uint64, w *writes, drop bool) error {
+	var size int64
 	err := st.db.Update(func(tx *bolt.Tx) error {
+		defer func() { size = tx.Size() }()
 		var cp uint64
 		if v := tx.Bucket(bucketMeta).Get([]byte("checkpoint")); len(v) == 8 {
 			cp = binary.BigEndian.Uint64(v)
@@ -116,7 +118,8 @@ func (st *Store) write(base uint64, w *writes, drop bool) error {
 		}
 		return nil
 	})
-	if err == nil && drop {
+	if err == nil && (drop || size-st.droppedAt >= st.dropGrowth) {
+		st.droppedAt = size
 		st.trimPages()
 	}
 	return err
@@ -131,15 +134,18 @@ func (s *State) committed(st *Store) {
 	s.changed = map[events.SessionKey]bool{}
 }
 
-// rebuildDropEvery is how many of its commits a rebuild (a NoSync store)
-// makes before it drops the pages they read from its resident set (when
-// the file is over its resident budget): it reads the pages near the end
-// of each bucket commit after commit, and faulting them in again each
-// time costs more than keeping them a few commits longer. A store that
-// serves replicas, whose resident set counts, drops them at every commit
-// (measured in docs/bench.md, "Resident memory: the projection's
-// constants").
-const rebuildDropEvery = 8
+// rebuildDropGrowth is how many bytes the file of a rebuild (a NoSync
+// store) grows by before it drops the pages its commits read from its
+// resident set (when the file is over its resident budget). Commit after
+// commit it reads the pages near the end of each bucket and the sessions
+// and chains it updates, and faulting them in again after each drop costs
+// more than keeping them: dropping them every few commits costs about a
+// tenth of a rebuild's CPU, in bbolt's first read of each page. A fixed
+// growth bounds the file's pages a rebuild keeps mapped to about that
+// many bytes beyond what it reads again (TestRebuildDropsPagesByGrowth;
+// measured in docs/bench.md, "Rebuild, issue 28"). A store that serves
+// replicas, whose resident set counts, drops them at every commit.
+var rebuildDropGrowth int64 = 256 << 20
 
 // writes lists what s folded since its last commit, as puts. The values
 // it leaves to encode are not changed by what s folds next (sessions, the

@@ -3,3 +3,7 @@ package projection
 // MaxSessions lets tests make a state that reads from a store evict every
 // session it did not just write.
 var MaxSessions = &maxSessions
+
+// RebuildDropGrowth lets tests make a rebuild drop its pages after a
+// growth of a few pages.
+var RebuildDropGrowth = &rebuildDropGrowth

@@ -2,6 +2,7 @@ package projection_test
 
 import (
 	"io"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -156,5 +157,73 @@ func TestCheckDropsPagesAsItReads(t *testing.T) {
 			}
 			t.Logf("%d drops, at most %.0f%% of the file mapped between them", len(before), 100*most)
 		})
+	}
+}
+
+// TestRebuildDropsPagesByGrowth: a rebuild (a NoSync store) over its
+// resident budget drops the pages its commits read only once its file has
+// grown by rebuildDropGrowth since the last drop, so that the pages it
+// reads commit after commit are not faulted in again after every few
+// commits (a tenth of a rebuild's CPU when it dropped at every 8th
+// commit); and it drops them then, so the file does not stay mapped.
+func TestRebuildDropsPagesByGrowth(t *testing.T) {
+	const growth = 256 << 10
+	old := *projection.RebuildDropGrowth
+	*projection.RebuildDropGrowth = growth
+	t.Cleanup(func() { *projection.RebuildDropGrowth = old })
+	st, err := projection.OpenStore(filepath.Join(t.TempDir(), "p.db"), projection.StoreOptions{NoSync: true, ResidentBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	oc := openclaw.New()
+	h := &harness{t: t, st: projection.New(projection.Dialects{oc.Name(): oc})}
+	h.mustAppend(string(workload.Policy()))
+	size := func() int64 {
+		_, pages, err := projection.ResidentPages(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int64(pages) * int64(os.Getpagesize())
+	}
+	var droppedAt int64
+	drops, keeps := 0, 0
+	for i := range 500 {
+		for _, ev := range workload.Session(i) {
+			h.mustAppend(string(ev))
+		}
+		if i%8 != 7 {
+			continue
+		}
+		// Map all of the file, then commit what was folded.
+		if err := st.Dump(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		before := size()
+		if err := st.CommitAsync(h.st); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Settle(h.st); err != nil {
+			t.Fatal(err)
+		}
+		wantDrop := before-droppedAt >= growth
+		if wantDrop {
+			droppedAt = before
+		}
+		if before < 1<<20 {
+			continue // too few pages to tell
+		}
+		if wantDrop {
+			drops++
+		} else {
+			keeps++
+		}
+		if got := resident(t, st); wantDrop && got > 0.2 || !wantDrop && got < 0.5 {
+			t.Errorf("commit after session %d (file of %d bytes, %d after the last drop): %.0f%% of the file mapped; want it dropped: %v",
+				i, before, before-droppedAt, 100*got, wantDrop)
+		}
+	}
+	if drops < 2 || keeps < 2 {
+		t.Fatalf("%d commits dropped the pages and %d kept them: too few of either to tell", drops, keeps)
 	}
 }

@@ -35,10 +35,13 @@ type Store struct {
 	db     *bolt.DB
 	path   string
 	closed atomic.Bool
-	// async counts commits made by CommitAsync, to drop the pages they
-	// read every dropEvery (see trimPages).
-	async     int
-	dropEvery int
+	// dropGrowth is how many bytes the file grows by between two drops
+	// of the pages commits read (0: a drop after every commit; see
+	// trimPages and rebuildDropGrowth); droppedAt is the file's size at
+	// the last drop. Only write, which commits make one at a time, uses
+	// droppedAt.
+	dropGrowth int64
+	droppedAt  int64
 	// budget is the largest file, in bytes, whose pages this process
 	// keeps mapped (negative: none; see ResidentBudget).
 	budget int64
@@ -163,12 +166,12 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 		db.Close()
 		return nil, damaged(path, err)
 	}
-	st = &Store{db: db, path: path, dropEvery: 1, budget: int64(opts.ResidentBudget)}
+	st = &Store{db: db, path: path, budget: int64(opts.ResidentBudget)}
 	if opts.ResidentBudget == 0 {
 		st.budget = DefaultResidentBudget
 	}
 	if opts.NoSync {
-		st.dropEvery = rebuildDropEvery
+		st.dropGrowth = rebuildDropGrowth
 	}
 	_ = db.View(func(tx *bolt.Tx) error {
 		if k, _ := tx.Bucket(bucketIDs).Cursor().Last(); k != nil {

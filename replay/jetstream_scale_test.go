@@ -43,18 +43,18 @@ func scaleJetStream(t *testing.T, path string) {
 	runtime.GC()
 	stop := profileCPU(t)
 	restore := replay.TuneGC() // as ledger replay and ledger bench run it
-	t0, c0, g0 := time.Now(), cpuTime(), gcTime()
+	t0, c0, g0, f0 := time.Now(), cpuTime(), gcTime(), minorFaults()
 	st, err := replay.Rebuild(t.Context(), log, dialects.All(), out, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, cpu, gc := time.Since(t0), cpuTime()-c0, gcTime()-g0
+	d, cpu, gc, faults := time.Since(t0), cpuTime()-c0, gcTime()-g0, minorFaults()-f0
 	restore()
 	stop()
 	after := follow()
 	rate := float64(head) / d.Seconds()
-	t.Logf("jetstream rebuild: %d records in %s: %.0f records/s, %.1f µs of CPU a record, %.1f of them the garbage collector's; raw ordered consumer %.0f records/s before, %.0f after (%.2fx of the mean)",
-		head, d.Round(time.Millisecond), rate, float64(cpu.Microseconds())/float64(head), float64(gc.Microseconds())/float64(head), before, after, rate/((before+after)/2))
+	t.Logf("jetstream rebuild: %d records in %s: %.0f records/s, %.1f µs of CPU a record, %.1f of them the garbage collector's, %d minor page faults; raw ordered consumer %.0f records/s before, %.0f after (%.2fx of the mean)",
+		head, d.Round(time.Millisecond), rate, float64(cpu.Microseconds())/float64(head), float64(gc.Microseconds())/float64(head), faults, before, after, rate/((before+after)/2))
 	reportMemory(t, "after the rebuild")
 	t.Logf("state hash at %d: %s", st.Position(), ledgertest.StateHash(t, st))
 }
