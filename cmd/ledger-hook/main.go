@@ -1,3 +1,10 @@
+// The runtime's goroutine that follows a change of the CPU limit
+// (GOMAXPROCS) is for a process that lives: this one lives a few
+// milliseconds, and starting it cost the hook threads and context switches
+// at every call (issue 28).
+//
+//go:debug updatemaxprocs=0
+
 // Command ledger-hook is the thin command hook (internal/cchook/thinhook):
 // `ledger-hook --hooks URL` reads one Claude Code hook payload, hands it to
 // a running `ledger serve --hooks` (loopback HTTP, or unix:PATH) with what
@@ -11,7 +18,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -22,10 +28,13 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := thinhook.Run(ctx, "ledger-hook", os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(exitCode(err))
+	// SIGINT and SIGTERM end the wait for the server, which the hook then
+	// answers as one that cannot be reached (a PreToolUse denied). The
+	// run looks at the channel itself: signal.NotifyContext's goroutine
+	// would be one more thread in a process that lives a few milliseconds.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	os.Exit(exitCode(thinhook.RunSignals(sig, "ledger-hook", os.Args[1:], os.Stdin, os.Stdout, os.Stderr)))
 }
 
 func exitCode(err error) int {

@@ -1,10 +1,5 @@
 package hookwire
 
-import (
-	"encoding/json"
-	"fmt"
-)
-
 // The agent runtimes the thin hook serves besides Claude Code (`ledger-hook
 // --runtime codex|gemini|qwen`): their `ledger hook` subcommand, the name
 // a session records, and the path `serve --hooks` takes their payloads at.
@@ -30,14 +25,13 @@ func (a Agent) Path() string { return "/hooks/" + a.Command }
 func IsCall(event string) bool { return event == PreToolUse || event == "BeforeTool" }
 
 // DenyOutput is the runtime's denial of a call: codex and qwen read Claude
-// Code's hookSpecificOutput, gemini {"decision": "deny", "reason": ...}.
+// Code's hookSpecificOutput, gemini {"decision": "deny", "reason": ...}
+// (what json.Marshal writes of it: TestOutputsAreEncodingJSONs).
 func (a Agent) DenyOutput(reason string) []byte {
 	if a.Name == "gemini-cli" {
-		b, _ := json.Marshal(struct {
-			Decision string `json:"decision"`
-			Reason   string `json:"reason"`
-		}{"deny", reason})
-		return b
+		const head = `{"decision":"deny","reason":`
+		b := append(make([]byte, 0, len(head)+len(reason)+8), head...)
+		return append(appendString(b, reason, true), '}')
 	}
 	return DenyOutput(reason)
 }
@@ -45,7 +39,7 @@ func (a Agent) DenyOutput(reason string) []byte {
 // UnreachableReason is the denial of a call while the ledger cannot be
 // reached (--unreachable deny, the default).
 func (a Agent) UnreachableReason(where, tool string, err error) string {
-	return fmt.Sprintf("The session policy ledger at %s cannot be reached (%v), so the hook denies %s (it fails closed: --unreachable deny). Start the ledger, or run 'ledger hook %s' with --unreachable allow to let %s decide alone while it is down.", where, err, tool, a.Command, a.Name)
+	return "The session policy ledger at " + where + " cannot be reached (" + errText(err) + "), so the hook denies " + tool + " (it fails closed: --unreachable deny). Start the ledger, or run 'ledger hook " + a.Command + "' with --unreachable allow to let " + a.Name + " decide alone while it is down."
 }
 
 // The headers of the thin hook of an agent runtime, beside HeaderUser and

@@ -13,11 +13,8 @@
 package hookwire
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -42,15 +39,14 @@ const (
 
 // DenyOutput is the PreToolUse answer that blocks the call; Claude Code
 // hands reason to the model as the call's error result.
+//
+// It is what encoding/json's Encoder writes, HTML left unescaped, of
+// {"hookSpecificOutput": {"hookEventName", "permissionDecision",
+// "permissionDecisionReason"}} (TestOutputsAreEncodingJSONs).
 func DenyOutput(reason string) []byte {
-	type specific struct {
-		HookEventName            string `json:"hookEventName"`
-		PermissionDecision       string `json:"permissionDecision"`
-		PermissionDecisionReason string `json:"permissionDecisionReason"`
-	}
-	return encode(struct {
-		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{PreToolUse, "deny", reason}})
+	const head = `{"hookSpecificOutput":{"hookEventName":"` + PreToolUse + `","permissionDecision":"deny","permissionDecisionReason":`
+	b := append(make([]byte, 0, len(head)+len(reason)+16), head...)
+	return append(appendString(b, reason, false), "}}"...)
 }
 
 // PassOutput is every other answer: no decision, so Claude Code goes on
@@ -60,35 +56,36 @@ func PassOutput(warning string) []byte {
 	if warning == "" {
 		return []byte("{}")
 	}
-	return encode(struct {
-		SystemMessage string `json:"systemMessage"`
-	}{warning})
+	const head = `{"systemMessage":`
+	b := append(make([]byte, 0, len(head)+len(warning)+8), head...)
+	return append(appendString(b, warning, false), '}')
 }
 
-func encode(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return bytes.TrimSpace(b.Bytes())
+// The messages below are built without fmt (a hook process that denies
+// would run fmt for them alone): errText is fmt's %v of an error.
+func errText(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
 }
 
 // UnreachableReason is the denial of a call made while the ledger cannot be
 // reached (the hook's --unreachable deny, its default).
 func UnreachableReason(where, tool string, err error) string {
-	return fmt.Sprintf("The session policy ledger at %s cannot be reached (%v), so the hook denies %s (it fails closed: --unreachable deny). Start the ledger, or run the hook with --unreachable allow to let Claude Code decide alone while it is down.", where, err, tool)
+	return "The session policy ledger at " + where + " cannot be reached (" + errText(err) + "), so the hook denies " + tool + " (it fails closed: --unreachable deny). Start the ledger, or run the hook with --unreachable allow to let Claude Code decide alone while it is down."
 }
 
 // UnreachableAllowed is the warning of a call let through unchecked while
 // the ledger cannot be reached (--unreachable allow).
 func UnreachableAllowed(where, tool string, err error) string {
-	return fmt.Sprintf("the ledger at %s cannot be reached (%v): %s goes ahead unchecked (--unreachable allow)", where, err, tool)
+	return "the ledger at " + where + " cannot be reached (" + errText(err) + "): " + tool + " goes ahead unchecked (--unreachable allow)"
 }
 
 // UnreachableOther is the warning of any other event while the ledger
 // cannot be reached: the event goes on.
 func UnreachableOther(where, event string, err error) string {
-	return fmt.Sprintf("the ledger at %s cannot be reached: %v (nothing was recorded for this %s)", where, err, event)
+	return "the ledger at " + where + " cannot be reached: " + errText(err) + " (nothing was recorded for this " + event + ")"
 }
 
 // UnreadableReason is what the model is told of a call whose payload the
@@ -99,10 +96,9 @@ func UnreadableReason(told bool, err error) string {
 	if !told {
 		what = "this hook payload (not even which hook event it is)"
 	}
-	return fmt.Sprintf("The session policy ledger's hook could not read %s, so it denies it: %v. "+
-		"The ledger checks only calls it can read: a JSON object under %d MiB, nested at most %d levels, "+
-		"whose tool_input is an object with the tool's main parameter as a string. Make the call again with a smaller, flatter input.",
-		what, err, MaxPayload>>20, MaxDepth)
+	return "The session policy ledger's hook could not read " + what + ", so it denies it: " + errText(err) + ". " +
+		"The ledger checks only calls it can read: a JSON object under " + strconv.Itoa(MaxPayload>>20) + " MiB, nested at most " + strconv.Itoa(MaxDepth) + " levels, " +
+		"whose tool_input is an object with the tool's main parameter as a string. Make the call again with a smaller, flatter input."
 }
 
 // Peek is what can be told of a payload Parse refuses: its event, and the
@@ -125,23 +121,29 @@ func PeekAt(raw []byte) Peek {
 		return pk
 	}
 	pk.SessionID, pk.AgentID, pk.Tool, pk.CallID = topIDs(raw)
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	var m map[string]json.RawMessage
-	if dec.Decode(&m) != nil || m == nil {
-		return pk
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	ms, ok := objectMembers(raw)
+	if !ok {
 		return pk
 	}
 	field := func(name string) (string, bool) {
 		var val string
 		found := false
-		for k, v := range m {
-			if !strings.EqualFold(k, name) {
+		for i, m := range ms {
+			if !strings.EqualFold(m.key, name) || laterKey(ms[i+1:], m.key) {
+				// encoding/json read a payload into a map: a key's last
+				// value is its value.
 				continue
 			}
+			// A string, or null (which leaves a string as it is).
 			var s string
-			if json.Unmarshal(v, &s) != nil || found && s != val {
+			switch m.value.kind {
+			case '"':
+				s = unquote(m.value.raw)
+			case 'n':
+			default:
+				return "", false
+			}
+			if found && s != val {
 				return "", false
 			}
 			val, found = s, true
@@ -152,24 +154,36 @@ func PeekAt(raw []byte) Peek {
 	return pk
 }
 
+// laterKey reports whether one of ms has key.
+func laterKey(ms []member, key string) bool {
+	for _, m := range ms {
+		if m.key == key {
+			return true
+		}
+	}
+	return false
+}
+
 // topIDs reads the top-level string ids of a payload token by token, which
 // needs no bound on the nesting of the values it skips; it stops at the
-// first thing that does not read.
+// first thing that does not read (as encoding/json's Decoder.Token reads
+// it: a number that does not fit a float64 does not).
 func topIDs(raw []byte) (session, agent, tool, call string) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	dec := lexer{data: raw, floats: true}
+	if t, err := dec.next(); err != nil || t.kind != '{' {
 		return
 	}
-	for dec.More() {
-		t, err := dec.Token()
-		k, ok := t.(string)
-		if err != nil || !ok {
+	for dec.more() {
+		t, err := dec.next()
+		if err != nil || t.kind != '"' {
 			return
 		}
-		if t, err = dec.Token(); err != nil {
+		k := unquote(t.raw)
+		if t, err = dec.next(); err != nil {
 			return
 		}
-		if s, ok := t.(string); ok {
+		if t.kind == '"' {
+			s := unquote(t.raw)
 			switch strings.ToLower(k) {
 			case "session_id":
 				session = s
@@ -183,9 +197,9 @@ func topIDs(raw []byte) (session, agent, tool, call string) {
 			continue
 		}
 		for d := 0; ; {
-			if t == json.Delim('{') || t == json.Delim('[') {
+			if t.kind == '{' || t.kind == '[' {
 				d++
-			} else if t == json.Delim('}') || t == json.Delim(']') {
+			} else if t.kind == '}' || t.kind == ']' {
 				d--
 			}
 			if d == 0 {
@@ -194,7 +208,7 @@ func topIDs(raw []byte) (session, agent, tool, call string) {
 			if d > 1<<20 {
 				return
 			}
-			if t, err = dec.Token(); err != nil {
+			if t, err = dec.next(); err != nil {
 				return
 			}
 		}

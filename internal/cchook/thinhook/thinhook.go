@@ -42,7 +42,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -52,8 +51,8 @@ import (
 	"net/textproto"
 	"net/url"
 	"os"
-	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -209,21 +208,6 @@ func (f *Flags) token() (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// readSmall reads a regular file of at most n bytes.
-func readSmall(path string, n int64) ([]byte, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	if st, err := fh.Stat(); err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() || st.Size() > n {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, n)
-	}
-	return io.ReadAll(io.LimitReader(fh, n))
-}
-
 // DefaultTokenFile is $XDG_CONFIG_HOME/ledger/hooks-token (the platform's
 // user config directory), the file 'serve --hooks' and 'hook install --url'
 // read by default; "" when there is none.
@@ -320,7 +304,23 @@ func Timeout(args []string) time.Duration {
 }
 
 // Run is one run of the thin hook named name (its usage line's command).
+// The cancellation of ctx ends its wait for the server's answer (which it
+// then answers as a server that cannot be reached).
 func Run(ctx context.Context, name string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return runHook(ctx, nil, name, args, stdin, stdout, stderr)
+}
+
+// RunSignals is Run for the hook's own process (cmd/ledger-hook): a signal
+// on sig (signal.Notify's channel) ends the run's wait for the server as
+// the cancellation of Run's context does. It does so without a goroutine
+// that waits for the signal (signal.NotifyContext's): in a process that
+// lives a few milliseconds, every goroutine that waits is a thread
+// started (issue 28).
+func RunSignals(sig <-chan os.Signal, name string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return runHook(context.Background(), sig, name, args, stdin, stdout, stderr)
+}
+
+func runHook(ctx context.Context, sig <-chan os.Signal, name string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	start := time.Now()
 	fs, f := flagSet(name, stderr)
 	err := parse(fs, f, args)
@@ -373,9 +373,7 @@ func Run(ctx context.Context, name string, args []string, stdin io.Reader, stdou
 	if rerr != nil {
 		raw = nil
 	}
-	ctx, cancel := context.WithDeadline(ctx, start.Add(f.timeout))
-	defer cancel()
-	ans, err := f.post(ctx, tg, token, raw)
+	ans, err := f.post(&waiter{ctx: ctx, sig: sig, deadline: start.Add(f.timeout)}, tg, token, raw)
 	if err != nil {
 		return f.unreachableAnswer(tg, raw, err, stdout, stderr)
 	}
@@ -471,28 +469,74 @@ const maxAnswer = 1 << 20
 // reaches a local server in plain HTTP, and net/http's client brings
 // crypto/tls, x509 and HTTP/2 into every hook process's start-up. An
 // HTTP/1.0 request is answered with no chunking, the body ending with the
-// connection (TestThinAnswers runs it against net/http's server).
-func (f *Flags) post(ctx context.Context, tg target, token string, raw []byte) (*answer, error) {
-	var d net.Dialer
-	var conn net.Conn
-	var err error
-	if tg.socket != "" {
-		conn, err = d.DialContext(ctx, "unix", tg.socket)
-	} else {
-		conn, err = d.DialContext(ctx, "tcp", tg.host)
-	}
+// connection (TestThinAnswers runs it against net/http's server). The
+// connection is dial's: a socket of its own on Linux and macOS when the
+// server is a Unix socket or an IP address, else the net package's.
+func (f *Flags) post(w *waiter, tg target, token string, raw []byte) (*answer, error) {
+	conn, err := dial(w, tg)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		_ = conn.SetDeadline(dl)
+	return f.exchange(conn, tg, token, raw)
+}
+
+// exchange is post's request and answer over conn.
+func (f *Flags) exchange(conn conn, tg target, token string, raw []byte) (*answer, error) {
+	if _, err := conn.Write(f.request(tg, token, raw)); err != nil {
+		return nil, conn.deadlined(err)
 	}
-	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
-	var req bytes.Buffer
-	fmt.Fprintf(&req, "POST %s HTTP/1.0\r\nHost: %s\r\nContent-Type: application/json\r\nUser-Agent: ledger-hook\r\nContent-Length: %d\r\n", tg.path, tg.hostHeader, len(raw))
-	header := func(k, v string) { fmt.Fprintf(&req, "%s: %s\r\n", k, v) }
+	tp := textproto.NewReader(bufio.NewReader(conn))
+	status, err := tp.ReadLine()
+	if err != nil {
+		return nil, conn.deadlined(fmt.Errorf("reading the answer: %w", err))
+	}
+	proto, code, _ := strings.Cut(status, " ")
+	if !strings.HasPrefix(proto, "HTTP/1.") || len(code) < 3 {
+		return nil, fmt.Errorf("the server's answer is not HTTP: %q", status)
+	}
+	hdr, err := tp.ReadMIMEHeader()
+	if err != nil {
+		return nil, conn.deadlined(fmt.Errorf("reading the answer: %w", err))
+	}
+	body, err := io.ReadAll(io.LimitReader(tp.R, maxAnswer+1))
+	if err != nil {
+		return nil, conn.deadlined(fmt.Errorf("reading the answer: %w", err))
+	}
+	if n := hdr.Get("Content-Length"); n != "" && n != strconv.Itoa(len(body)) {
+		return nil, fmt.Errorf("the server's answer ended after %d of %s bytes", len(body), n)
+	}
+	if code[0] != '2' {
+		return nil, fmt.Errorf("the server answered %s", strings.TrimSpace(code))
+	}
+	if f.agent != nil && len(bytes.TrimSpace(body)) == 0 {
+		// An agent runtime's "no opinion".
+	} else if len(body) > maxAnswer || !hookwire.IsObject(body) {
+		return nil, errors.New("the server's answer is not a hook answer (one JSON object)")
+	}
+	a := &answer{body: bytes.TrimSpace(body)}
+	switch e := hdr.Get(hookwire.HeaderExit); e {
+	case "", "0":
+	case "2":
+		a.exit = 2
+		a.reason = hookwire.DenialReason(body)
+	default:
+		return nil, fmt.Errorf("the server's answer names exit status %q", e)
+	}
+	for _, w := range hdr.Values(hookwire.HeaderWarning) {
+		a.warnings = append(a.warnings, hookwire.DecodeHeader(w))
+	}
+	a.result = hookwire.DecodeHeader(hdr.Get(hookwire.HeaderResult))
+	return a, nil
+}
+
+// request is the HTTP/1.0 request that posts raw.
+func (f *Flags) request(tg target, token string, raw []byte) []byte {
+	req := make([]byte, 0, 512+len(raw))
+	req = append(req, "POST "+tg.path+" HTTP/1.0\r\nHost: "+tg.hostHeader+"\r\nContent-Type: application/json\r\nUser-Agent: ledger-hook\r\nContent-Length: "...)
+	req = strconv.AppendInt(req, int64(len(raw)), 10)
+	req = append(req, "\r\n"...)
+	header := func(k, v string) { req = append(req, k+": "+v+"\r\n"...) }
 	if token != "" {
 		header("Authorization", "Bearer "+token)
 	}
@@ -520,66 +564,149 @@ func (f *Flags) post(ctx context.Context, tg target, token string, raw []byte) (
 			header(h, hookwire.EncodeHeader(v))
 		}
 	}
-	req.WriteString("\r\n")
-	req.Write(raw)
-	if _, err := conn.Write(req.Bytes()); err != nil {
-		return nil, deadlined(ctx, err)
-	}
-	tp := textproto.NewReader(bufio.NewReader(conn))
-	status, err := tp.ReadLine()
-	if err != nil {
-		return nil, deadlined(ctx, fmt.Errorf("reading the answer: %w", err))
-	}
-	proto, code, _ := strings.Cut(status, " ")
-	if !strings.HasPrefix(proto, "HTTP/1.") || len(code) < 3 {
-		return nil, fmt.Errorf("the server's answer is not HTTP: %q", status)
-	}
-	hdr, err := tp.ReadMIMEHeader()
-	if err != nil {
-		return nil, deadlined(ctx, fmt.Errorf("reading the answer: %w", err))
-	}
-	body, err := io.ReadAll(io.LimitReader(tp.R, maxAnswer+1))
-	if err != nil {
-		return nil, deadlined(ctx, fmt.Errorf("reading the answer: %w", err))
-	}
-	if n := hdr.Get("Content-Length"); n != "" && n != fmt.Sprint(len(body)) {
-		return nil, fmt.Errorf("the server's answer ended after %d of %s bytes", len(body), n)
-	}
-	if code[0] != '2' {
-		return nil, fmt.Errorf("the server answered %s", strings.TrimSpace(code))
-	}
-	var out map[string]json.RawMessage
-	if f.agent != nil && len(bytes.TrimSpace(body)) == 0 {
-		// An agent runtime's "no opinion".
-	} else if len(body) > maxAnswer || json.Unmarshal(body, &out) != nil || out == nil {
-		return nil, errors.New("the server's answer is not a hook answer (one JSON object)")
-	}
-	a := &answer{body: bytes.TrimSpace(body)}
-	switch e := hdr.Get(hookwire.HeaderExit); e {
-	case "", "0":
-	case "2":
-		a.exit = 2
-	default:
-		return nil, fmt.Errorf("the server's answer names exit status %q", e)
-	}
-	for _, w := range hdr.Values(hookwire.HeaderWarning) {
-		a.warnings = append(a.warnings, hookwire.DecodeHeader(w))
-	}
-	a.result = hookwire.DecodeHeader(hdr.Get(hookwire.HeaderResult))
-	var deny struct {
-		HookSpecificOutput struct {
-			PermissionDecisionReason string `json:"permissionDecisionReason"`
-		} `json:"hookSpecificOutput"`
-	}
-	_ = json.Unmarshal(body, &deny)
-	a.reason = deny.HookSpecificOutput.PermissionDecisionReason
-	return a, nil
+	req = append(req, "\r\n"...)
+	return append(req, raw...)
 }
 
-// deadlined says a read or write cut short by the run's deadline is that.
-func deadlined(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("no answer within the hook's --timeout: %w", ctx.Err())
+// waiter is what ends a run's wait for the server: its deadline (the
+// run's --timeout, or ctx's if sooner), the cancellation of ctx, and a
+// signal on sig (RunSignals).
+type waiter struct {
+	ctx      context.Context
+	sig      <-chan os.Signal
+	signaled bool
+	deadline time.Time
+}
+
+// err is why the wait is over (context.Canceled or DeadlineExceeded, as
+// a context's Err), nil while it is not.
+func (w *waiter) err() error {
+	if w.sig != nil && !w.signaled {
+		select {
+		case <-w.sig:
+			w.signaled = true
+		default:
+		}
+	}
+	if w.signaled {
+		return context.Canceled
+	}
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	if dl, ok := w.ctx.Deadline(); ok && dl.Before(w.deadline) {
+		w.deadline = dl
+	}
+	if !time.Now().Before(w.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// deadlineError is the error of a wait for the server that ended (err is
+// context.Canceled or DeadlineExceeded).
+func deadlineError(err error) error {
+	return fmt.Errorf("no answer within the hook's --timeout: %w", err)
+}
+
+// mapErr is the net package's error for a context's that ends a dial:
+// "operation was canceled", "i/o timeout".
+func mapErr(err error) error {
+	switch err {
+	case context.Canceled:
+		return canceledError{}
+	case context.DeadlineExceeded:
+		return timeoutError{}
+	}
+	return err
+}
+
+type canceledError struct{}
+
+func (canceledError) Error() string     { return "operation was canceled" }
+func (canceledError) Is(err error) bool { return err == context.Canceled }
+
+type timeoutError struct{}
+
+func (timeoutError) Error() string     { return "i/o timeout" }
+func (timeoutError) Timeout() bool     { return true }
+func (timeoutError) Temporary() bool   { return true }
+func (timeoutError) Is(err error) bool { return err == context.DeadlineExceeded }
+
+// conn is a connection to the server.
+type conn interface {
+	io.ReadWriteCloser
+	// deadlined says a read or write cut short by the end of the wait
+	// is that.
+	deadlined(error) error
+}
+
+// dial connects to the server: with a socket of its own (rawDial) where
+// it can, else with the net package (dialNet).
+func dial(w *waiter, tg target) (conn, error) {
+	if c, ok, err := rawDial(w, tg); ok {
+		return c, err
+	}
+	return dialNet(w, tg)
+}
+
+// dialNet connects to the server with the net package.
+func dialNet(w *waiter, tg target) (conn, error) {
+	ctx, cancel := context.WithDeadline(w.ctx, w.deadline)
+	if w.sig != nil {
+		// RunSignals: the context ends with a signal.
+		select {
+		case <-w.sig:
+			w.signaled = true
+		default:
+		}
+		if w.signaled {
+			cancel()
+		} else {
+			go func() {
+				select {
+				case <-w.sig:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+		}
+	}
+	var d net.Dialer
+	var c net.Conn
+	var err error
+	if tg.socket != "" {
+		c, err = d.DialContext(ctx, "unix", tg.socket)
+	} else {
+		c, err = d.DialContext(ctx, "tcp", tg.host)
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = c.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
+	return &netConn{Conn: c, ctx: ctx, stop: func() { stop(); cancel() }}, nil
+}
+
+// netConn is a connection of the net package's.
+type netConn struct {
+	net.Conn
+	ctx  context.Context
+	stop func()
+}
+
+func (c *netConn) Close() error {
+	err := c.Conn.Close()
+	c.stop()
+	return err
+}
+
+func (c *netConn) deadlined(err error) error {
+	if c.ctx.Err() != nil {
+		return deadlineError(c.ctx.Err())
 	}
 	return err
 }
@@ -590,9 +717,7 @@ func deadlined(ctx context.Context, err error) error {
 func (f *Flags) environment() map[string]string {
 	who := f.identity
 	if who == "" {
-		if u, err := user.Current(); err == nil {
-			who = u.Username
-		}
+		who = osUserName()
 	}
 	host, _ := os.Hostname()
 	return map[string]string{
@@ -607,20 +732,25 @@ func (f *Flags) environment() map[string]string {
 var errSlowStdin = errors.New("the hook payload on standard input did not end within the hook's --timeout")
 
 // readPayloadWithin reads the payload, given up after d: Claude Code
-// writes the payload and closes standard input at once.
+// writes the payload and closes standard input at once. A file (the hook
+// process's standard input) is read by the calling goroutine, waiting
+// with poll(2) where there is one (pollStdin); any other reader by a
+// goroutine of its own.
 func readPayloadWithin(stdin io.Reader, d time.Duration) ([]byte, error) {
+	if pf := pollStdin(stdin, d); pf != nil {
+		raw, err := readPayload(pf)
+		if errors.Is(err, errSlowStdin) {
+			return nil, errSlowStdin
+		}
+		return raw, err
+	}
 	type result struct {
 		raw []byte
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		raw, err := io.ReadAll(io.LimitReader(stdin, hookwire.MaxPayload+1))
-		if err == nil && len(raw) > hookwire.MaxPayload {
-			// Read the rest, so that Claude Code's write does not fail
-			// before it reads the answer; the server denies it unread.
-			_, err = io.Copy(io.Discard, stdin)
-		}
+		raw, err := readPayload(stdin)
 		done <- result{raw, err}
 	}()
 	t := time.NewTimer(d)
@@ -631,6 +761,18 @@ func readPayloadWithin(stdin io.Reader, d time.Duration) ([]byte, error) {
 	case <-t.C:
 		return nil, errSlowStdin
 	}
+}
+
+// readPayload reads stdin to its end: the payload, up to
+// hookwire.MaxPayload+1 bytes.
+func readPayload(stdin io.Reader) ([]byte, error) {
+	raw, err := io.ReadAll(io.LimitReader(stdin, hookwire.MaxPayload+1))
+	if err == nil && len(raw) > hookwire.MaxPayload {
+		// Read the rest, so that Claude Code's write does not fail
+		// before it reads the answer; the server denies it unread.
+		_, err = io.Copy(io.Discard, stdin)
+	}
+	return raw, err
 }
 
 func writeOutput(stdout io.Writer, out []byte) error {
