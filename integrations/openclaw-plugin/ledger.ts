@@ -362,10 +362,13 @@ export class Ledger {
    * and records, in one durable record, its check and the start of its
    * effect: a tool.checked with effect: true for the session's current
    * turn (docs/records.md). When the decision is allow the effect has
-   * started; no tool.effect_started follows.
+   * started; no tool.effect_started follows. Each attempt waits timeoutMs
+   * for its answer, and tells the ledger so (within_ms): a check the ledger
+   * decides later is refused (deadline_passed) and records nothing, so an
+   * attempt given up on never leaves a call recorded as started.
    */
   async checkAndStart(session: string, tool: string, call: string, input?: Record<string, unknown>): Promise<CheckResult> {
-    const body: Record<string, unknown> = { session, tool, record: true, call, effect: true };
+    const body: Record<string, unknown> = { session, tool, record: true, call, effect: true, within_ms: this.cfg.timeoutMs };
     if (input !== undefined) body.input = input;
     const r = await this.ask<CheckResult>("check", body);
     this.observe(r.recorded);

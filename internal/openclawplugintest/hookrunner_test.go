@@ -10,8 +10,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
@@ -222,7 +225,34 @@ func TestHookRunner(t *testing.T) {
 			ended(root, child, "ok"),
 			{Hook: "gateway_stop", Event: map[string]any{}, Ctx: map[string]any{}},
 		}
+		// Every call's check tells the ledger how long the plugin waits
+		// for it (within_ms: the attempt's timeoutMs).
+		var withinMu sync.Mutex
+		var within []int64
+		wsub, err := nc.Subscribe("ledger.v1.check.>", func(m *nats.Msg) {
+			var q struct {
+				Effect   bool  `json:"effect"`
+				WithinMS int64 `json:"within_ms"`
+			}
+			if json.Unmarshal(m.Data, &q) == nil && q.Effect {
+				withinMu.Lock()
+				within = append(within, q.WithinMS)
+				withinMu.Unlock()
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		a := RunHooksIn(t, oc, map[string]any{"natsUrl": url, "timeoutMs": 1000, "retries": 0, "identity": "ada@example.com"}, steps)
+		if err := nc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		_ = wsub.Unsubscribe()
+		withinMu.Lock()
+		if len(within) == 0 || slices.ContainsFunc(within, func(w int64) bool { return w != 1000 }) {
+			t.Errorf("the calls' checks carried within_ms %v, want 1000 (timeoutMs) on each", within)
+		}
+		withinMu.Unlock()
 		for _, i := range []int{3, 6, 16} {
 			if blocked, reason := a[i].Blocked(); blocked {
 				t.Errorf("step %d (%v) was blocked: %s", i, steps[i].Event["toolName"], reason)
