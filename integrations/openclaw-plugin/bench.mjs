@@ -120,7 +120,7 @@ async function rawCall() {
 }
 async function requestsCall() {
   const id = `benchraw${call++}`;
-  const chk = await conn.request("ledger.v1.check.bench", enc.encode(JSON.stringify({ session: root, tool: "read", record: true, call: id, effect: true, min_seq: ledger.token || undefined })), { timeout: 5000 });
+  const chk = await conn.request("ledger.v1.check.bench", enc.encode(JSON.stringify({ session: root, tool: "read", record: true, call: id, effect: true, within_ms: 5000, min_seq: ledger.token || undefined })), { timeout: 5000 });
   if (chk.headers?.get("Nats-Service-Error-Code")) throw new Error(`check: ${dec.decode(chk.data)}`);
   const c = JSON.parse(dec.decode(chk.data));
   if (c.decision !== "allow") throw new Error(`the ledger did not allow a bench call: ${dec.decode(chk.data)}`);
