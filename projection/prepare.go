@@ -137,6 +137,17 @@ func (s *State) prepare(ev *events.Event, time string) Prepared {
 	return prep
 }
 
+// Checked is what a tool.checked record decided, as its Decided holds it
+// (the decision and reason Record.Decided encodes), and true; false when
+// the record is not a check's (or there is no record). An answer written
+// from it needs no decoding of Record.Decided (api.TestRecordedCheckAnswerBytes).
+func (p Prepared) Checked() (CheckDecided, bool) {
+	if p.Record == nil {
+		return CheckDecided{}, false
+	}
+	return p.check, p.checked
+}
+
 // marshalDecided is json.Marshal(decided), with room for link's fields
 // (a check with a record, an envelope hash and prev is about 350 bytes);
 // a check's and an effect's by hand (TestMarshalDecided and

@@ -2,10 +2,15 @@ package api
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/nats-io/nats.go/micro"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/wire"
 )
 
@@ -50,4 +55,49 @@ func FuzzAnswerBytes(f *testing.F) {
 			}
 		}
 	})
+}
+
+// respondRecorder is a micro.Request that keeps what it is answered.
+type respondRecorder struct {
+	micro.Request
+	body []byte
+}
+
+func (r *respondRecorder) Respond(b []byte, opts ...micro.RespondOpt) error {
+	r.body = append([]byte(nil), b...)
+	return nil
+}
+
+// TestRecordedCheckAnswerBytes: a recorded check answered from its
+// decision as a value (service.Result.Check) is byte for byte the answer
+// written from the record's decided JSON (the answer before, and still
+// the one of a result without it), for decisions whose strings need
+// escaping.
+func TestRecordedCheckAnswerBytes(t *testing.T) {
+	ref := &envelope.RecordRef{Seq: 3, ID: "01K<&>", Type: "grant.added"}
+	for _, c := range []projection.CheckDecided{
+		{Decision: envelope.Allow, Reason: envelope.Reason{Code: "tools:allowed"}, Revision: 1},
+		{Decision: envelope.Deny, Reason: envelope.Reason{Code: "policy:deny", Rule: `tools.deny[0]: "exec <rm -rf> & \u2028 é \x01"`, Record: ref}, Revision: 7, EnvelopeHash: "h", PreparedAt: 4, Scope: "team/a"},
+		{Decision: envelope.Decision("ask"), Reason: envelope.Reason{Code: "a:b", Rule: "\"quoted\" \\ back"}},
+	} {
+		decided, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The record's decided JSON carries prev and seq after the decision.
+		decided = append(decided[:len(decided)-1], `,"prev":"01J","seq":12}`...)
+		p := &pendingAppend{ev: &events.Event{Session: "agent:main:x"}, check: &recordedCheck{tool: "exec"}}
+		answer := func(res service.Result) string {
+			r := &respondRecorder{}
+			p.r = r
+			answerCheck(p, res, nil)
+			return string(r.body)
+		}
+		cv := c
+		got := answer(service.Result{Seq: 12, ID: "01L", Decided: decided, Check: &cv})
+		want := answer(service.Result{Seq: 12, ID: "01L", Decided: decided})
+		if got != want || !strings.Contains(want, `"recorded":12`) {
+			t.Errorf("answer from the value %s, from the decided JSON %s", got, want)
+		}
+	}
 }

@@ -534,7 +534,7 @@ func (s *Server) answerOutcome(p *pendingAppend, o service.Outcome) {
 	overlap := s.cfg.Service.Pipelined()
 	switch {
 	case p.check != nil:
-		answerCheck(p, wire.AppendResult{Seq: o.Result.Seq, ID: o.Result.ID}, o.Result.Decided, o.Err, o.Result.Seq)
+		answerCheck(p, o.Result, o.Err)
 	case o.Err != nil:
 		answer(p, wire.AppendResult{}, o.Err, o.Result.Seq, overlap)
 	default:

@@ -314,19 +314,27 @@ func (c *recordedCheck) atTurn(st *projection.State, ev *events.Event) {
 	ev.Data = c.at(sess.Turn)
 }
 
-// answerCheck answers a recorded check with what the round recorded: the
-// decision and reason are copied from the record's decided JSON as they
-// are, not decoded into a reason and encoded again.
-func answerCheck(p *pendingAppend, res wire.AppendResult, decided json.RawMessage, err error, seq uint64) {
+// answerCheck answers a recorded check with what the round recorded. A
+// check's decision comes as a value (service.Result.Check) and is written
+// by hand as a wire.CheckResult, the bytes encoding/json would write of the
+// record's decided JSON copied into a checkAnswer
+// (TestRecordedCheckAnswerBytes, TestCheckAnswerIsCheckResult); without
+// it, the decision and reason are copied from the record's decided JSON
+// as they are, not decoded into a reason and encoded again.
+func answerCheck(p *pendingAppend, res service.Result, err error) {
 	if err != nil {
-		respondError(p.r, err, seq)
+		respondError(p.r, err, res.Seq)
+		return
+	}
+	if c := res.Check; c != nil {
+		respondJSON(p.r, wire.CheckResult{Session: p.ev.Session, Seq: res.Seq, Tool: p.check.tool, Decision: c.Decision, Reason: c.Reason, Recorded: res.Seq})
 		return
 	}
 	var dec struct {
 		Decision json.RawMessage `json:"decision"`
 		Reason   json.RawMessage `json:"reason"`
 	}
-	if err := json.Unmarshal(decided, &dec); err != nil {
+	if err := json.Unmarshal(res.Decided, &dec); err != nil {
 		respondError(p.r, err, res.Seq)
 		return
 	}

@@ -286,7 +286,7 @@ func (h *Hook) HandleWithin(ctx context.Context, raw []byte, grace time.Duration
 // other runtimes' adapters').
 func Within[T any](ctx context.Context, grace time.Duration, run, overdue func() T) T {
 	done := make(chan T, 1)
-	go func() { done <- run() }()
+	goRun(func() { done <- run() })
 	select {
 	case res := <-done:
 		return res
@@ -299,6 +299,46 @@ func Within[T any](ctx context.Context, grace time.Duration, run, overdue func()
 		return res
 	case <-t.C:
 		return overdue()
+	}
+}
+
+// idleRunners are goroutines that ran a Within's run and wait for the
+// next one, at most maxIdleRunners of them: their stacks are grown already
+// to what a run needs (the payload's JSON decoding, the ledger's NATS
+// request), which a new goroutine grows again from its first 2 KiB,
+// copying its stack at each doubling, on every hook's path. A run that
+// never returns keeps its runner; the next run takes another, or a new
+// goroutine: a run never waits for one (TestWithinReusesRunners).
+var idleRunners = make(chan chan func(), maxIdleRunners)
+
+// maxIdleRunners bounds the runners kept waiting; serve --hooks handles up
+// to DefaultMaxConcurrent hooks at once, and the runners of a burst past
+// these end when their runs do.
+const maxIdleRunners = 8
+
+// goRun runs f on an idle runner, else on a new goroutine, and returns at
+// once.
+func goRun(f func()) {
+	select {
+	case r := <-idleRunners:
+		r <- f
+	default:
+		r := make(chan func(), 1)
+		r <- f
+		go runner(r)
+	}
+}
+
+// runner runs the funcs sent on r, waiting among the idle runners between
+// them, and ends when there are enough idle ones already.
+func runner(r chan func()) {
+	for f := range r {
+		f()
+		select {
+		case idleRunners <- r:
+		default:
+			return
+		}
 	}
 }
 

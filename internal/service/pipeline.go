@@ -233,7 +233,7 @@ func (s *Service) batchRound(ctx context.Context, bl BatchLog, evs []*events.Eve
 			}
 			add(events.Message{Subject: prep.Subject, ID: prep.Record.ID, Data: b, Hash: in.Hash()})
 			n++
-			out[i] = Outcome{Result{Seq: seq, ID: evs[i].ID, Decided: prep.Record.Decided}, prep.Err}
+			out[i] = Outcome{Result{Seq: seq, ID: evs[i].ID, Decided: prep.Record.Decided, Check: checkOf(prep)}, prep.Err}
 		}
 		return nil
 	}

@@ -199,7 +199,7 @@ func (s *Service) beginRound(ctx context.Context, al AsyncLog, r *round) {
 			r.stop, r.stopErr = k, err
 			break
 		}
-		r.out[i] = Outcome{Result{Seq: expected + 1, ID: ev.ID, Decided: prep.Record.Decided}, prep.Err}
+		r.out[i] = Outcome{Result{Seq: expected + 1, ID: ev.ID, Decided: prep.Record.Decided, Check: checkOf(prep)}, prep.Err}
 		prevID = prep.Record.ID
 	}
 	s.lastID = prevID

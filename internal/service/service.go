@@ -254,6 +254,18 @@ type Result struct {
 	// Decided is what the ledger recorded it decided (nil for a
 	// duplicate).
 	Decided json.RawMessage `json:"-"`
+	// Check is, for a tool.checked record, what Decided holds as a value
+	// (projection.Prepared.Checked), so its answer is written without
+	// decoding Decided; nil otherwise (a duplicate, another type).
+	Check *projection.CheckDecided `json:"-"`
+}
+
+// checkOf is prep's decision as a Result's Check.
+func checkOf(prep projection.Prepared) *projection.CheckDecided {
+	if c, ok := prep.Checked(); ok {
+		return &c
+	}
+	return nil
 }
 
 // Append validates, decides and appends one event given as JSON. A refused
@@ -347,7 +359,7 @@ func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Resu
 		if err := s.afterFold(ctx, nil); err != nil {
 			return Result{}, err
 		}
-		return Result{Seq: seq, ID: ev.ID, Decided: prep.Record.Decided}, prep.Err
+		return Result{Seq: seq, ID: ev.ID, Decided: prep.Record.Decided, Check: checkOf(prep)}, prep.Err
 	}
 }
 
