@@ -2,23 +2,5 @@
 
 package thinhook
 
-import (
-	"fmt"
-	"io"
-	"os"
-)
-
 // readSmall reads a regular file of at most n bytes.
-func readSmall(path string, n int64) ([]byte, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	if st, err := fh.Stat(); err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() || st.Size() > n {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, n)
-	}
-	return io.ReadAll(io.LimitReader(fh, n))
-}
+func readSmall(path string, n int64) ([]byte, error) { return osReadSmall(path, n) }

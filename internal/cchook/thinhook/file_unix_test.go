@@ -4,27 +4,11 @@ package thinhook
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// osReadSmall is readSmall with os.Open, as it was.
-func osReadSmall(path string, n int64) ([]byte, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	if st, err := fh.Stat(); err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() || st.Size() > n {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, n)
-	}
-	return io.ReadAll(io.LimitReader(fh, n))
-}
 
 // TestReadSmall: readSmall reads and fails as os.Open's file did.
 func TestReadSmall(t *testing.T) {
