@@ -135,7 +135,7 @@ func (o Options) Validate() error {
 // Client talks to the ledger service. It is safe for concurrent use (see
 // the package doc).
 type Client struct {
-	nc   *nats.Conn
+	nc   Requester
 	opts Options
 	mu   sync.Mutex
 	// token is the highest sequence this client appended: queries ask the
@@ -155,7 +155,20 @@ type Client struct {
 // when opts do not validate (Options.Validate), every call of the client
 // fails with what Validate reports, and sends nothing. Call opts.Validate
 // first to refuse them at start.
-func New(nc *nats.Conn, opts Options) *Client {
+func New(nc *nats.Conn, opts Options) *Client { return NewOn(nc, opts) }
+
+// Requester carries a client's requests to the ledger's API and brings
+// back the answer as the NATS message a requester receives: a
+// *nats.Conn, or, in the ledger's own process, its API server
+// (api.Server.RequestWithContext), which answers without the NATS server.
+// A request that no one answers is nats.ErrNoResponders, one that takes
+// longer than ctx allows is ctx's error, and the client retries both.
+type Requester interface {
+	RequestWithContext(ctx context.Context, subject string, data []byte) (*nats.Msg, error)
+}
+
+// NewOn is New over any Requester.
+func NewOn(nc Requester, opts Options) *Client {
 	invalid := opts.Validate()
 	if opts.Prefix == "" {
 		opts.Prefix = wire.Prefix

@@ -18,8 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
@@ -724,7 +722,7 @@ func loopback(addr string) string {
 // API over its own NATS connection, exactly as the command hook does from
 // outside. why names the flags that find this ledger in the 'ledger why'
 // command a denial prints.
-func (s *hookServer) serve(nc *nats.Conn, why ledgercmd.Conn, logger *slog.Logger) (*httpActor, error) {
+func (s *hookServer) serve(nc client.Requester, why ledgercmd.Conn, logger *slog.Logger) (*httpActor, error) {
 	home, _ := os.UserHomeDir()
 	opts := cchook.Options{
 		Catalogue: s.catalogue,
@@ -762,7 +760,7 @@ func (s *hookServer) serve(nc *nats.Conn, why ledgercmd.Conn, logger *slog.Logge
 			return cchook.Who{Host: name}
 		}
 	}
-	h := &cchook.Handler{Hook: &cchook.Hook{L: cchook.ClientLedger{C: client.New(nc, client.Options{Owner: s.owner, Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})}, Opts: opts},
+	h := &cchook.Handler{Hook: &cchook.Hook{L: cchook.ClientLedger{C: client.NewOn(nc, client.Options{Owner: s.owner, Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})}, Opts: opts},
 		Token: s.token, Insecure: s.insecure, MaxConcurrent: s.maxConcurrent, Timeout: s.timeout, Logger: logger,
 		Paths: s.agentPaths(nc, why, opts.Who)}
 	if s.insecure {
@@ -788,7 +786,7 @@ func (s *hookServer) serve(nc *nats.Conn, why ledgercmd.Conn, logger *slog.Logge
 // without --owner); their scope is the hook's --scope, else derived from
 // the project (--hooks-scope is Claude Code's, whose policies are of
 // another dialect); a cwd is looked into only under --hooks-roots.
-func (s *hookServer) agentPaths(nc *nats.Conn, why ledgercmd.Conn, who func() cchook.Who) map[string]cchook.PathHook {
+func (s *hookServer) agentPaths(nc client.Requester, why ledgercmd.Conn, who func() cchook.Who) map[string]cchook.PathHook {
 	out := map[string]cchook.PathHook{}
 	for _, rt := range []agenthook.Runtime{agenthook.Codex, agenthook.Gemini, agenthook.Qwen} {
 		owner := s.owner
@@ -796,7 +794,7 @@ func (s *hookServer) agentPaths(nc *nats.Conn, why ledgercmd.Conn, who func() cc
 			owner = rt.Name
 		}
 		h := &agenthook.Hook{Runtime: rt,
-			L: cchook.ClientLedger{C: client.New(nc, client.Options{Owner: owner, Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})},
+			L: cchook.ClientLedger{C: client.NewOn(nc, client.Options{Owner: owner, Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})},
 			Opts: agenthook.Options{Why: why.Words("why"), Where: "this ledger's API", Who: who,
 				Locate: agenthook.LocateWithin(s.rootList), SpawnWait: min(2*time.Second, s.timeout/2)}}
 		out[rt.Path()] = &agenthook.HTTPHook{Hook: h}

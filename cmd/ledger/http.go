@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/console"
@@ -78,13 +76,13 @@ func (s *httpServer) check() error {
 // address, for serve's run group to run. The console reads through the
 // ledger's API on nc, as each viewer's scope; where are the flags 'ledger
 // why' finds this ledger with.
-func (s *httpServer) serve(svc *service.Service, nc *nats.Conn, where ledgercmd.Conn, logger *slog.Logger) (*httpActor, error) {
+func (s *httpServer) serve(svc *service.Service, nc client.Requester, where ledgercmd.Conn, logger *slog.Logger) (*httpActor, error) {
 	c, err := console.New(console.Config{
 		Client: func(owner string) *client.Client {
 			if owner == wire.ScopeAll {
 				owner = "" // the client's auditor scope
 			}
-			return client.New(nc, client.Options{Owner: owner})
+			return client.NewOn(nc, client.Options{Owner: owner})
 		},
 		Head: svc.Position, Viewers: s.viewers, Report: reportHandler(svc, where), Where: where.Flags(), Logger: logger,
 	})

@@ -12,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/wire"
 )
@@ -42,6 +43,10 @@ type serveFlags struct {
 	limitsFile               string
 
 	genAuth, svcUsers, orchUsers, opUsers, audUsers, scopeSpec string
+
+	// api is the API this process serves (nil with --no-api), set by
+	// addAPI: the front ends' requests go to it directly.
+	api *api.Server
 }
 
 func (f *serveFlags) register(fl *flag.FlagSet) {
@@ -191,6 +196,7 @@ func (f *serveFlags) addAPI(g *runGroup, base context.Context, h *ledgerHandle, 
 	}
 	// The batcher ends with actx, and Stop waits for it.
 	g.addStop(func() { stopBatcher(); _ = srv.Stop() })
+	f.api = srv
 	f.lf.logger.Info("api", "service", wire.ServiceName, "version", wire.ServiceVersion, "subjects", wire.Prefix+".>", "instance", f.name)
 	return nil
 }
@@ -205,8 +211,15 @@ func (f *serveFlags) addFrontEnds(g *runGroup, h *ledgerHandle) error {
 	if f.lf.natsURL == "" && f.lf.listen != "" {
 		why.NATS, why.Data = h.ns.ClientURL(), ""
 	}
+	// The front ends ask this process's API without the NATS server when
+	// it serves here (api.Server.RequestWithContext), else the replicas
+	// serving it on the same NATS.
+	var req client.Requester = h.nc
+	if f.api != nil {
+		req = f.api
+	}
 	if f.web.addr != "" {
-		site, err := f.web.serve(h.svc, h.nc, why, f.lf.logger)
+		site, err := f.web.serve(h.svc, req, why, f.lf.logger)
 		if err != nil {
 			return fmt.Errorf("--http %s: %w", f.web.addr, err)
 		}
@@ -216,7 +229,7 @@ func (f *serveFlags) addFrontEnds(g *runGroup, h *ledgerHandle) error {
 		}
 	}
 	if f.hooks.addr != "" {
-		hooksActor, err := f.hooks.serve(h.nc, why, f.lf.logger)
+		hooksActor, err := f.hooks.serve(req, why, f.lf.logger)
 		if err != nil {
 			return fmt.Errorf("--hooks %s: %w", f.hooks.addr, err)
 		}

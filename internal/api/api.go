@@ -23,6 +23,12 @@
 // generated roles grant each operator its own token only, and no one the
 // bare ledger.v1.policy (TestRolesEnforcedByTheServer).
 //
+// A front end in the ledger's own process (`serve --hooks`, the console)
+// makes its requests through Server.RequestWithContext instead: the same
+// lanes and handlers, without the two hops through the NATS server (see
+// local.go). Such requests are counted by the Observer, not by micro's
+// statistics.
+//
 // # Concurrency
 //
 // No request is handled on a subscription's delivery goroutine: it is put
@@ -170,8 +176,12 @@ type Server struct {
 	retries  *requeue
 	lastTook atomic.Int64
 	lanes    *lanes
-	waiting  *waiters
-	polls    *polls
+	// local is each endpoint's handler by its name (its subject's token
+	// after the prefix; "policy-unbound" for the bare policy subject),
+	// for RequestWithContext; written by Start only.
+	local   map[string]micro.HandlerFunc
+	waiting *waiters
+	polls   *polls
 	// life ends when Stop is called or Start's context ends; the batcher,
 	// the workers and the waiters end with it.
 	life context.Context
@@ -269,7 +279,7 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 	}
 	logger = slog.New(newLimitedHandler(logger.Handler(), logEvery))
 	s := &Server{cfg: cfg, log: logger, appends: make(chan *pendingAppend, 4*cfg.Batch), retries: newRequeue(),
-		lanes: newLanes(cfg.MaxQueued, laneBytes), waiting: &waiters{n: map[string]int{}, limit: cfg.MaxWaiting},
+		lanes: newLanes(cfg.MaxQueued, laneBytes), local: map[string]micro.HandlerFunc{}, waiting: &waiters{n: map[string]int{}, limit: cfg.MaxWaiting},
 		polls: &polls{owners: map[string][]*poll{}, limit: cfg.MaxPolls},
 	}
 	s.life, s.end = context.WithCancel(ctx)
@@ -327,7 +337,9 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 // addEndpoints adds every endpoint of the API to g.
 func (s *Server) addEndpoints(ctx context.Context, g micro.Group) error {
 	add := func(name, subject string, h micro.HandlerFunc) error {
-		return addEndpoint(g, name, s.dispatch(name, s.guard(name, h)), micro.WithEndpointSubject(subject),
+		h = s.dispatch(name, s.guard(name, h))
+		s.local[name] = h
+		return addEndpoint(g, name, h, micro.WithEndpointSubject(subject),
 			micro.WithEndpointMetadata(map[string]string{"subject": wire.Prefix + "." + subject}),
 			micro.WithEndpointPendingLimits(pendingMsgs, pendingBytes))
 	}

@@ -53,12 +53,12 @@ func agentsBench(ctx context.Context, cfg *Config, rep *Report) error {
 	noop := []string{"sh", "-c", "cat >/dev/null"}
 	env := append(os.Environ(), "HOME="+d, "LEDGER_BENCH_HOOKS_TOKEN="+benchHooksToken)
 	// serve --hooks's handler, with the agent runtimes' paths as `ledger
-	// serve` builds them, on a Unix socket: what the thin hook
-	// (ledger-hook --runtime R) reaches.
+	// serve` builds them (their requests to the API in process), on a Unix
+	// socket: what the thin hook (ledger-hook --runtime R) reaches.
 	paths := map[string]cchook.PathHook{}
 	for _, rt := range []agenthook.Runtime{agenthook.Codex, agenthook.Gemini, agenthook.Qwen} {
 		paths[rt.Path()] = &agenthook.HTTPHook{Hook: &agenthook.Hook{Runtime: rt,
-			L:    cchook.ClientLedger{C: client.New(nc, client.Options{Owner: rt.Name, Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})},
+			L:    cchook.ClientLedger{C: client.NewOn(n.srv, client.Options{Owner: rt.Name, Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})},
 			Opts: agenthook.Options{Where: "this ledger's API", SpawnWait: 2 * time.Second}}}
 	}
 	sock, stopSock, err := serveUnix(&cchook.Handler{Hook: &cchook.Hook{}, Token: benchHooksToken, Timeout: 5 * time.Second, Paths: paths})

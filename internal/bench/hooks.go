@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sessionledger/ledger/client"
@@ -62,12 +61,7 @@ func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	hnc, err := natslog.ConnectEmbedded(n.ns, "hooks")
-	if err != nil {
-		return err
-	}
-	defer hnc.Close()
-	hook, err := startHookSession(ctx, hnc, env)
+	hook, err := startHookSession(ctx, n.srv, env)
 	if err != nil {
 		return fmt.Errorf("starting the hook's session: %w", err)
 	}
@@ -174,7 +168,7 @@ func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 		rep.add(row)
 	}
 
-	// HTTP: serve --hooks's handler on its own in-process NATS connection
+	// HTTP: serve --hooks's handler, its requests to the API in process
 	// (as `ledger serve` gives it), a raw server beside it.
 	rawURL, stopRaw, err := serveHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -200,12 +194,7 @@ func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 		return err
 	}
 	defer in.close()
-	inc, err := natslog.ConnectEmbedded(in.ns, "hooks")
-	if err != nil {
-		return err
-	}
-	defer inc.Close()
-	ihook, err := startHookSession(ctx, inc, env)
+	ihook, err := startHookSession(ctx, in.srv, env)
 	if err != nil {
 		return fmt.Errorf("starting the hook's session (--sync-interval): %w", err)
 	}
@@ -347,10 +336,10 @@ func hookPayload(e *hookEnvironment, call string) []byte {
 // first turn) and checks that a call is allowed and recorded, so that every
 // measured run takes the same path. It returns the hook serve --hooks
 // would run.
-func startHookSession(ctx context.Context, nc *nats.Conn, e *hookEnvironment) (*cchook.Hook, error) {
+func startHookSession(ctx context.Context, nc client.Requester, e *hookEnvironment) (*cchook.Hook, error) {
 	catalogue, _ := claudecode.Catalogue(claudecode.LatestRelease)
 	h := &cchook.Hook{
-		L: cchook.ClientLedger{C: client.New(nc, client.Options{Owner: "claude-code", Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})},
+		L: cchook.ClientLedger{C: client.NewOn(nc, client.Options{Owner: "claude-code", Timeout: 2 * time.Second, Retries: 1, Coalesce: 1})},
 		Opts: cchook.Options{
 			Catalogue: catalogue,
 			Import:    cchook.ImportProject(e.project, e.home, ccimport.ClaudeCodeOptions{UserDir: filepath.Join(e.home, ".claude")}, nil),
