@@ -232,7 +232,11 @@ func (h httpTimes) row(name, target string, met func(float64) bool) Row {
 
 // httpRuns posts requests PreToolUse payloads to serve --hooks's handler
 // running hook and as many to the raw server at rawURL, with a raw publish
-// of record to n beside each, in turn.
+// of record to n beside each. The three go in each of their six orders in
+// turn, so that each is measured as often after either of the others: in
+// one fixed order (raw, publish, hook), the raw round trip always followed
+// an HTTP request and the hook a JetStream publish, which put about 0.15x
+// on the ratio (BenchmarkHTTPRunsOrder).
 func httpRuns(ctx context.Context, hook *cchook.Hook, n *node, record []byte, rawURL string, requests int, payload func(string) []byte) (httpTimes, error) {
 	var t httpTimes
 	hooksURL, stop, err := serveHTTP(&cchook.Handler{Hook: hook, Token: benchHooksToken, Timeout: 5 * time.Second})
@@ -242,22 +246,59 @@ func httpRuns(ctx context.Context, hook *cchook.Hook, n *node, record []byte, ra
 	defer stop()
 	hc := &http.Client{Timeout: 10 * time.Second}
 	defer hc.CloseIdleConnections()
+	ops := httpOps(ctx, hc, hooksURL, rawURL, n, record, payload)
 	for i := 0; i < requests; i++ {
-		d, err := post(ctx, hc, rawURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_raw_%d", i)))
-		if err != nil {
-			return t, fmt.Errorf("the raw HTTP server: %w", err)
+		for _, k := range httpOrders[i%len(httpOrders)] {
+			d, err := ops[k](i)
+			if err != nil {
+				return t, err
+			}
+			switch k {
+			case opRaw:
+				t.raw = append(t.raw, d)
+			case opPublish:
+				t.publish = append(t.publish, d)
+			case opHook:
+				t.hook = append(t.hook, d)
+			}
 		}
-		t.raw = append(t.raw, d)
-		if d, err = rawPublish(ctx, n, record, fmt.Sprintf("hook-http-%p-%d", n, i)); err != nil {
-			return t, err
-		}
-		t.publish = append(t.publish, d)
-		if d, err = post(ctx, hc, hooksURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_http_%d", i))); err != nil {
-			return t, fmt.Errorf("serve --hooks: %w", err)
-		}
-		t.hook = append(t.hook, d)
 	}
 	return t, nil
+}
+
+// The three measurements of httpRuns, and their six orders.
+const (
+	opRaw = iota
+	opPublish
+	opHook
+)
+
+var httpOrders = [][3]int{
+	{opRaw, opPublish, opHook}, {opPublish, opRaw, opHook}, {opHook, opRaw, opPublish},
+	{opRaw, opHook, opPublish}, {opPublish, opHook, opRaw}, {opHook, opPublish, opRaw},
+}
+
+// httpOps are the three measurements of httpRuns' iteration i.
+func httpOps(ctx context.Context, hc *http.Client, hooksURL, rawURL string, n *node, record []byte, payload func(string) []byte) [3]func(i int) (time.Duration, error) {
+	return [3]func(i int) (time.Duration, error){
+		opRaw: func(i int) (time.Duration, error) {
+			d, err := post(ctx, hc, rawURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_raw_%d", i)))
+			if err != nil {
+				return 0, fmt.Errorf("the raw HTTP server: %w", err)
+			}
+			return d, nil
+		},
+		opPublish: func(i int) (time.Duration, error) {
+			return rawPublish(ctx, n, record, fmt.Sprintf("hook-http-%p-%d", n, i))
+		},
+		opHook: func(i int) (time.Duration, error) {
+			d, err := post(ctx, hc, hooksURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_http_%d", i)))
+			if err != nil {
+				return 0, fmt.Errorf("serve --hooks: %w", err)
+			}
+			return d, nil
+		},
+	}
 }
 
 // serveUnix serves h on a Unix socket in a new temporary directory (a
