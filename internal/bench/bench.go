@@ -175,3 +175,29 @@ func absRow(section, name string, v float64, unit, target string, met func(float
 }
 
 func dir(cfg *Config, name string) string { return filepath.Join(cfg.Dir, name) }
+
+// orders are the k! orders of k measurements, in lexicographic order: a
+// run that goes through them in turn measures each as often after any
+// other, so that what one leaves behind (a thread parked, a cache filled)
+// weighs on none more than on the others.
+func orders(k int) [][]int {
+	if k <= 1 {
+		return [][]int{make([]int, k)}
+	}
+	var out [][]int
+	for _, rest := range orders(k - 1) {
+		for pos := 0; pos < k; pos++ {
+			o := make([]int, 0, k)
+			for _, r := range rest[:pos] {
+				o = append(o, r+1)
+			}
+			o = append(o, 0)
+			for _, r := range rest[pos:] {
+				o = append(o, r+1)
+			}
+			out = append(out, o)
+		}
+	}
+	slices.SortFunc(out, slices.Compare)
+	return out
+}

@@ -273,10 +273,7 @@ const (
 	opHook
 )
 
-var httpOrders = [][3]int{
-	{opRaw, opPublish, opHook}, {opPublish, opRaw, opHook}, {opHook, opRaw, opPublish},
-	{opRaw, opHook, opPublish}, {opPublish, opHook, opRaw}, {opHook, opPublish, opRaw},
-}
+var httpOrders = orders(3)
 
 // httpOps are the three measurements of httpRuns' iteration i.
 func httpOps(ctx context.Context, hc *http.Client, hooksURL, rawURL string, n *node, record []byte, payload func(string) []byte) [3]func(i int) (time.Duration, error) {

@@ -340,9 +340,12 @@ func (r callRuns) paired() []time.Duration {
 
 // mcpCallFloorRuns makes n echo calls through the gateway session via,
 // through the bare proxy's session px, straight to the upstream session
-// direct, and n raw durable publishes, the four in turn (the order
-// rotating each iteration, so that drift reaches them alike), after a
-// few of each unmeasured.
+// direct, and n raw durable publishes, the four in turn, going through
+// their 24 orders (orders), so that drift reaches them alike and each is
+// measured as often after any of the others (in a rotation of one order,
+// the gateway's call followed the raw publish three times in four and the
+// proxy's call the gateway's: the order BenchmarkHTTPRunsOrder shows
+// matters), after a few of each unmeasured.
 func mcpCallFloorRuns(ctx context.Context, via, px, direct *mcp.ClientSession, pub *rawPublisher, n int) (r callRuns, err error) {
 	kinds := []struct {
 		label string
@@ -354,9 +357,10 @@ func mcpCallFloorRuns(ctx context.Context, via, px, direct *mcp.ClientSession, p
 		{"client-direct", &r.direct, func() (time.Duration, error) { return callEcho(ctx, direct, mcpTool) }},
 		{"raw-publish", &r.publish, func() (time.Duration, error) { return pub.publish(ctx) }},
 	}
+	perms := orders(len(kinds))
 	for i := 0; i < 10+n; i++ {
-		for k := range kinds {
-			kd := kinds[(i+k)%len(kinds)]
+		for _, k := range perms[i%len(perms)] {
+			kd := kinds[k]
 			var d time.Duration
 			labelled(kd.label, func() { d, err = kd.do() })
 			if err != nil {
