@@ -253,7 +253,10 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 
 	// 2. The main-thread agent's Agent(type) list.
 	if t == toolAgent && v.kind == kindRoot && v.def != nil && !v.def.anyType {
-		set(stepAgentType, envelope.Kept, "may spawn: "+strings.Join(v.def.types, ", "))
+		outcomes[stepAgentType] = envelope.Kept
+		if !v.brief {
+			detail[stepAgentType] = "may spawn: " + strings.Join(v.def.types, ", ")
+		}
 		if c.hasPrimary && !v.def.allowsType(c.primary) {
 			var entries []toolEntry
 			for _, e := range v.def.tools {
@@ -276,10 +279,14 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 			out = decided(stepDenyRules, envelope.Deny, v.ruleReason(codePermissionDeny, rr))
 		} else if rr, seg, path := v.commandPathDeny(c); rr != nil {
 			out = decided(stepDenyRules, envelope.Deny, v.ruleReason(codePermissionDeny, rr))
-			detail[stepDenyRules] = strconv.Quote(seg) + " " + pathVerb(seg) + " " + strconv.Quote(path)
+			if !v.brief {
+				detail[stepDenyRules] = strconv.Quote(seg) + " " + pathVerb(seg) + " " + strconv.Quote(path)
+			}
 		} else if rr, script := v.shellScriptDeny(c, 0); rr != nil {
 			out = decided(stepDenyRules, envelope.Ask, v.ruleReason(codeDenyInScript, rr))
-			detail[stepDenyRules] = "a deny rule matches a command inside the shell -c script " + strconv.Quote(script)
+			if !v.brief {
+				detail[stepDenyRules] = "a deny rule matches a command inside the shell -c script " + strconv.Quote(script)
+			}
 		} else if t == toolBash && v.e.cmdDenyCaveat != "" {
 			detail[stepDenyRules] = v.e.cmdDenyCaveat
 		}
@@ -300,7 +307,9 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 		set(stepCriticalPath, envelope.Kept, "")
 		if l := c.bash(); l != nil && l.critical {
 			out = decided(stepCriticalPath, envelope.Ask, envelope.Reason{Code: codeCriticalPath})
-			detail[stepCriticalPath] = "removes the critical path " + strconv.Quote(l.criticalArg)
+			if !v.brief {
+				detail[stepCriticalPath] = "removes the critical path " + strconv.Quote(l.criticalArg)
+			}
 		}
 	}
 	// 8. Protected paths, mode, allow rules, defaults.
@@ -574,7 +583,9 @@ func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string)
 	if isEditClass(t) {
 		outcomes[stepProtectedPath] = envelope.Kept
 		if hasPath && p.protected() {
-			detail[stepProtectedPath] = strconv.Quote(c.primary) + " is a protected path"
+			if !v.brief {
+				detail[stepProtectedPath] = strconv.Quote(c.primary) + " is a protected path"
+			}
 			if v.mode == modeBypass {
 				return decided(stepProtectedPath, envelope.Allow, v.modeReason(codeModeBypass))
 			}
@@ -582,7 +593,9 @@ func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string)
 		}
 	}
 	outcomes[stepMode] = envelope.Kept
-	detail[stepMode] = "mode " + v.mode
+	if !v.brief {
+		detail[stepMode] = "mode " + v.mode
+	}
 	switch v.mode {
 	case modeBypass:
 		return decided(stepMode, envelope.Allow, v.modeReason(codeModeBypass))
@@ -605,12 +618,16 @@ func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string)
 		if !hasPath || p.inside(v.e.c.dirs) {
 			return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codeDefaultReadOnly})
 		}
-		detail[stepDefaults] = strconv.Quote(c.primary) + " is outside the working directories"
+		if !v.brief {
+			detail[stepDefaults] = strconv.Quote(c.primary) + " is outside the working directories"
+		}
 		return decided(stepDefaults, envelope.Ask, envelope.Reason{Code: codeDefaultPrompt})
 	case isPermissionFree(t):
 		return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codeDefaultNoPermFree})
 	case t == toolWebFetch && c.hasPrimary && preapproved(c.primary):
-		detail[stepDefaults] = strconv.Quote(c.primary) + " is on Claude Code's preapproved documentation list"
+		if !v.brief {
+			detail[stepDefaults] = strconv.Quote(c.primary) + " is on Claude Code's preapproved documentation list"
+		}
 		return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codePreapproved})
 	}
 	return decided(stepDefaults, envelope.Ask, envelope.Reason{Code: codeDefaultPrompt})
@@ -637,7 +654,7 @@ func (v *view) decideCommand(c *call, outcomes []envelope.Outcome, detail []stri
 		switch {
 		case o.detail != "":
 			notes[o.step] = append(notes[o.step], o.detail)
-		case s != nil && len(subs) > 1:
+		case s != nil && len(subs) > 1 && !v.brief:
 			notes[o.step] = append(notes[o.step], strconv.Quote(s.raw)+": "+string(o.d)+" ("+o.reason.Code+")")
 		}
 		if !best.ok || o.d.Stricter(best.d) {
@@ -710,12 +727,16 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 	}
 	if target, why := v.redirectAsk(c, l, s); why != "" {
 		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codeRedirect})
-		o.detail = strconv.Quote(s.raw) + ": " + why + " " + strconv.Quote(target)
+		if !v.brief {
+			o.detail = strconv.Quote(s.raw) + ": " + why + " " + strconv.Quote(target)
+		}
 		return o
 	}
 	if p, verb := v.outOfScope(c, s); p != "" {
 		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
-		o.detail = strconv.Quote(s.raw) + " " + verb + " " + strconv.Quote(p) + ", outside the working directories"
+		if !v.brief {
+			o.detail = strconv.Quote(s.raw) + " " + verb + " " + strconv.Quote(p) + ", outside the working directories"
+		}
 		return o
 	}
 	return ok
@@ -841,10 +862,20 @@ func (v *view) commandAllow(t string, l *bashLine, s *bashSub) *ruleRef {
 }
 
 // decideTool is Decide over a view: the pool first, then section 9.3.
+// Without trace (v.brief) the verdict has no trace and the steps make none
+// of their details; the tool, decision and reason are the same
+// (TestDecideBriefIsDecide).
 func (v *view) decideTool(tool string, input json.RawMessage) envelope.Verdict {
 	t := normalizeTool(tool)
-	trace := make([]envelope.Step, 0, int(numLayers)+numSteps)
 	exempt := t == toolEndConversation && v.e.bareDenied(t) != nil && v.endExempt()
+	if v.brief {
+		if r, removed := v.reason(t, -1, exempt, nil); removed {
+			return envelope.Verdict{Tool: t, Decision: envelope.Deny, Reason: r}
+		}
+		out, _ := v.decide(newCall(t, input), nil)
+		return envelope.Verdict{Tool: t, Decision: out.d, Reason: out.reason}
+	}
+	trace := make([]envelope.Step, 0, int(numLayers)+numSteps)
 	if r, removed := v.reason(t, -1, exempt, &trace); removed {
 		for i := 0; i < numSteps; i++ {
 			trace = append(trace, envelope.Step{Layer: stepNames[i], Outcome: envelope.Skipped})

@@ -107,6 +107,9 @@ type view struct {
 	// capturing: the pool is being captured for a child (the coordinator
 	// layer does not apply, section 7.4).
 	capturing bool
+	// brief: the decision makes no trace and no trace details
+	// (DecideBrief).
+	brief bool
 
 	agent      string
 	def        *agentDef
