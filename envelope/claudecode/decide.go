@@ -34,7 +34,7 @@ var stepNames = [numSteps]string{
 // call is one call of one tool with its input (section 9.1).
 type call struct {
 	tool       string
-	obj        map[string]json.RawMessage // the input object; nil for a string or no input
+	obj        json.RawMessage // the input when it is a valid JSON object; nil otherwise
 	primary    string
 	hasPrimary bool
 
@@ -48,6 +48,11 @@ type call struct {
 	cut []string
 }
 
+// newCall reads what a decision needs of a call's input: its primary
+// parameter, where it runs and the parameters cut. An object's members are
+// looked up as written (member) rather than decoded into a map, and a
+// plain string value is taken as it is (plainString);
+// TestNewCallIsMapDecode holds this to decoding the object.
 func newCall(tool string, input json.RawMessage) *call {
 	c := &call{tool: tool}
 	field := primaryField(tool)
@@ -58,18 +63,25 @@ func newCall(tool string, input json.RawMessage) *call {
 			c.primary, c.hasPrimary = s, true
 		}
 	case '{':
-		if json.Unmarshal(input, &c.obj) != nil {
-			c.obj = nil
+		if !json.Valid(input) {
+			break
 		}
-		if raw, ok := c.obj[PathsKey]; ok {
+		c.obj = input
+		if raw, ok := member(input, PathsKey); ok {
 			c.ctx = parsePathCtx(raw)
 		}
-		if raw, ok := c.obj[CutKey]; ok {
+		if raw, ok := member(input, CutKey); ok {
 			_ = json.Unmarshal(raw, &c.cut)
 		}
-		if raw, ok := c.obj[field]; ok && field != "" && jsonKind(raw) == '"' {
-			var s string
-			if json.Unmarshal(raw, &s) == nil && s != "" {
+		if field == "" {
+			break
+		}
+		if raw, ok := member(input, field); ok && jsonKind(raw) == '"' {
+			s, plain := plainString(raw)
+			if !plain && json.Unmarshal(raw, &s) != nil {
+				s = ""
+			}
+			if s != "" {
 				c.primary, c.hasPrimary = s, true
 			}
 		}
@@ -127,7 +139,10 @@ func (c *call) bash() *bashLine {
 
 // param returns the literal text of a top-level scalar parameter.
 func (c *call) param(p string) (string, bool) {
-	raw, ok := c.obj[p]
+	if c.obj == nil {
+		return "", false
+	}
+	raw, ok := member(c.obj, p)
 	if !ok {
 		return "", false
 	}
