@@ -517,8 +517,10 @@ func parseBash(cmd string) *bashLine {
 	}
 	// The whole line is a deny text too, so a rule written across an
 	// operator (Bash(wget *| bash*)) can match.
-	if whole := l.wholeText(); len(l.subs) > 1 && !containsString(l.denyTexts, whole) {
-		l.denyTexts = append(l.denyTexts, whole)
+	if len(l.subs) > 1 {
+		if whole := l.wholeText(); !containsString(l.denyTexts, whole) {
+			l.denyTexts = append(l.denyTexts, whole)
+		}
 	}
 	for _, seg := range nestedSegments(cmd) {
 		stripped := stripWords(seg, stripDeny)

@@ -10,13 +10,25 @@ import (
 // top-level member named key of obj, a valid JSON object: what decoding obj
 // into a map[string]json.RawMessage would keep under key, without decoding
 // the rest. A key is compared unescaped, as the decoder reads it.
-// TestMemberIsMapDecode compares it with the decoder.
+// TestNewCallIsMapDecode compares it with the decoder.
 func member(obj []byte, key string) (json.RawMessage, bool) {
 	var found json.RawMessage
 	ok := false
+	members(obj, func(k, v []byte) {
+		if keyIs(k, key) {
+			found, ok = v, true
+		}
+	})
+	return found, ok
+}
+
+// members calls f with the key (a JSON string, quotes included, as
+// written) and the raw value of each top-level member of obj, a valid
+// JSON value, in order; it reports whether obj is an object.
+func members(obj []byte, f func(k, v []byte)) bool {
 	i := skipBlanks(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
-		return nil, false
+		return false
 	}
 	i++
 	for {
@@ -25,7 +37,7 @@ func member(obj []byte, key string) (json.RawMessage, bool) {
 			i = skipBlanks(obj, i+1)
 		}
 		if i >= len(obj) || obj[i] != '"' {
-			return found, ok // '}': valid JSON leaves nothing else here
+			return true // '}': valid JSON leaves nothing else here
 		}
 		ks := i
 		i = skipString(obj, i)
@@ -34,9 +46,7 @@ func member(obj []byte, key string) (json.RawMessage, bool) {
 		i = skipBlanks(obj, i)
 		vs := i
 		i = skipValue(obj, i)
-		if keyIs(k, key) {
-			found, ok = obj[vs:i], true
-		}
+		f(k, obj[vs:i])
 	}
 }
 

@@ -25,7 +25,7 @@ func newCallDecoded(tool string, input json.RawMessage) (*call, map[string]json.
 			obj = nil
 		}
 		if raw, ok := obj[PathsKey]; ok {
-			c.ctx = parsePathCtx(raw)
+			c.ctx = decodePathCtx(raw)
 		}
 		if raw, ok := obj[CutKey]; ok {
 			_ = json.Unmarshal(raw, &c.cut)
