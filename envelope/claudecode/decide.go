@@ -793,10 +793,7 @@ func (v *view) redirectAsk(c *call, l *bashLine, s *bashSub) (string, string) {
 // allow rule with a path opens, with the verb for the trace; "" when there
 // is none.
 func (v *view) outOfScope(c *call, s *bashSub) (string, string) {
-	words := make([]string, len(s.args))
-	for i, w := range s.args {
-		words[i] = unquote(w)
-	}
+	words := unquoteAll(s.args)
 	op, paths, _ := commandPaths(words)
 	check := func(w, op string) bool {
 		p, ok := c.wordPath(w)
