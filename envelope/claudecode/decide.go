@@ -41,9 +41,11 @@ type call struct {
 	pathDone bool
 	path     inPath
 	bashLine *bashLine
-	// ctx is where the call runs (the input's PathsKey); nil when the
-	// input does not say.
-	ctx *pathCtx
+	// where is the input's PathsKey, read into ctx when the call first
+	// resolves a path (at).
+	where   json.RawMessage
+	ctxDone bool
+	ctx     *pathCtx
 	// cut are the parameters left out as too long (the input's CutKey).
 	cut []string
 }
@@ -67,9 +69,7 @@ func newCall(tool string, input json.RawMessage) *call {
 			break
 		}
 		c.obj = input
-		if raw, ok := member(input, PathsKey); ok {
-			c.ctx = parsePathCtx(raw)
-		}
+		c.where, _ = member(input, PathsKey)
 		if raw, ok := member(input, CutKey); ok {
 			_ = json.Unmarshal(raw, &c.cut)
 		}
@@ -103,10 +103,22 @@ func (c *call) inputPath() (inPath, bool) {
 // resolve reads a path of the call: absolute when the call says where it
 // runs (PathsKey), else as written (section 9.5).
 func (c *call) resolve(s string) inPath {
-	if c.ctx != nil {
-		return c.ctx.resolve(s)
+	if ctx := c.at(); ctx != nil {
+		return ctx.resolve(s)
 	}
 	return parseInputPath(s)
+}
+
+// at is where the call runs (the input's PathsKey); nil when the input
+// does not say.
+func (c *call) at() *pathCtx {
+	if !c.ctxDone {
+		if c.where != nil {
+			c.ctx = parsePathCtx(c.where)
+		}
+		c.ctxDone = true
+	}
+	return c.ctx
 }
 
 // wordPath reads a path word of a Bash command (quotes removed): $HOME and

@@ -82,7 +82,7 @@ func TestNewCallIsMapDecode(t *testing.T) {
 		for _, tool := range []string{"Bash", "Read", "WebFetch", "mcp__s__t", "TodoWrite"} {
 			got := newCall(tool, in)
 			want, obj := newCallDecoded(tool, in)
-			if got.primary != want.primary || got.hasPrimary != want.hasPrimary || !reflect.DeepEqual(got.ctx, want.ctx) ||
+			if got.primary != want.primary || got.hasPrimary != want.hasPrimary || !reflect.DeepEqual(got.at(), want.ctx) ||
 				!reflect.DeepEqual(got.cut, want.cut) || (got.obj == nil) != (obj == nil) {
 				t.Fatalf("%s %s: newCall %+v, decoded %+v", tool, in, got, want)
 			}
