@@ -69,14 +69,21 @@ func newCall(tool string, input json.RawMessage) *call {
 			break
 		}
 		c.obj = input
-		c.where, _ = member(input, PathsKey)
-		if raw, ok := member(input, CutKey); ok {
-			_ = json.Unmarshal(raw, &c.cut)
+		var cut, raw json.RawMessage
+		members(input, func(k, v []byte) { // the last member of a name is the one kept, as in a decode
+			switch {
+			case keyIs(k, PathsKey):
+				c.where = v
+			case keyIs(k, CutKey):
+				cut = v
+			case field != "" && keyIs(k, field):
+				raw = v
+			}
+		})
+		if cut != nil {
+			_ = json.Unmarshal(cut, &c.cut)
 		}
-		if field == "" {
-			break
-		}
-		if raw, ok := member(input, field); ok && jsonKind(raw) == '"' {
+		if raw != nil && jsonKind(raw) == '"' {
 			s, plain := plainString(raw)
 			if !plain && json.Unmarshal(raw, &s) != nil {
 				s = ""
