@@ -101,6 +101,32 @@ func TestNewCallIsMapDecode(t *testing.T) {
 	}
 }
 
+// FuzzNewCallIsMapDecode is TestNewCallIsMapDecode over fuzzed inputs.
+func FuzzNewCallIsMapDecode(f *testing.F) {
+	r := rand.New(rand.NewPCG(28, 4))
+	f.Add(hookBashInput)
+	for range 50 {
+		f.Add(randomObject(r))
+	}
+	params := []string{"command", "file_path", "timeout", PathsKey, CutKey, "é", ""}
+	f.Fuzz(func(t *testing.T, in string) {
+		for _, tool := range []string{"Bash", "Read", "mcp__s__t"} {
+			got := newCall(tool, json.RawMessage(in))
+			want, obj := newCallDecoded(tool, json.RawMessage(in))
+			if got.primary != want.primary || got.hasPrimary != want.hasPrimary || !reflect.DeepEqual(got.at(), want.ctx) ||
+				!reflect.DeepEqual(got.cut, want.cut) || (got.obj == nil) != (obj == nil) {
+				t.Fatalf("%s %s: newCall %+v, decoded %+v", tool, in, got, want)
+			}
+			for _, p := range params {
+				raw, ok := obj[p]
+				if m, mok := member(got.obj, p); mok != ok || string(m) != string(raw) {
+					t.Fatalf("%s member %q: %s %v, decoded %s %v", in, p, m, mok, raw, ok)
+				}
+			}
+		}
+	})
+}
+
 // paramOf is call.param over a decoded member.
 func paramOf(raw json.RawMessage, ok bool) (string, bool) {
 	if !ok {

@@ -114,3 +114,18 @@ func TestParseBashIsJoined(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseBashJoined is TestParseBashIsJoined over fuzzed lines.
+func FuzzParseBashJoined(f *testing.F) {
+	for _, cmd := range benchCommands {
+		f.Add(cmd)
+	}
+	for _, tc := range shCases {
+		f.Add(tc.cmd)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		if got, want := dumpLine(parseBash(cmd)), dumpLine(parseBashJoined(cmd)); got != want {
+			t.Fatalf("%q:\n%s\nparsed with Join:\n%s", cmd, got, want)
+		}
+	})
+}
