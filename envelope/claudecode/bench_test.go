@@ -79,14 +79,46 @@ func BenchmarkDecide(b *testing.B) {
 // (internal/cchook CallInput): its scalars and where it runs, canonical.
 const hookBashInput = `{"command":"echo hi","description":"Say hi","ledger:paths":{"home":"/home/u","project":"/work/p"}}`
 
+// hookWorld is a project's rules and a main session, as the hook reports
+// them.
+func hookWorld(t testing.TB) (*fakeWorld, *envelope.Session) {
+	w := newWorld(t, `{"permissions": {"allow": ["Bash(echo *)", "mcp__server"], "deny": ["Bash(rm *)"]}}`,
+		append(slices.Clone(propTools), "mcp__server__tool")...)
+	return w, w.start(t, "lead", events.StartedData{Agent: "main"})
+}
+
+// TestDecideBriefAllocs: the allocation guard of what the ledger decides
+// for a hook call (BenchmarkDecideHook's brief cases). The bounds are the
+// measured counts with a margin; lower them when the counts go down.
+// Measured: Bash 16 allocations (58 before issue 28's pass over the
+// dialect), MCP 3 (15); under the race detector 18 and 3.
+func TestDecideBriefAllocs(t *testing.T) {
+	w, s := hookWorld(t)
+	for _, c := range []struct {
+		tool, input string
+		bound, race float64
+	}{
+		{"Bash", hookBashInput, 18, 20},
+		{"mcp__server__tool", `{"query":"x"}`, 4, 4},
+	} {
+		in := json.RawMessage(c.input)
+		n := testing.AllocsPerRun(100, func() { _ = w.d.DecideBrief(w, s, c.tool, in) })
+		bound := c.bound
+		if raceEnabled {
+			bound = c.race
+		}
+		if n > bound {
+			t.Errorf("DecideBrief of a %s call makes %.0f allocations, more than %v", c.tool, n, bound)
+		}
+	}
+}
+
 // BenchmarkDecideHook decides what the ledger decides at the head of its
 // log for one hook call (projection's decideBrief: DecideBrief when the
 // dialect has it) and what why answers with (Decide), under a project's
 // rules.
 func BenchmarkDecideHook(b *testing.B) {
-	w := newWorld(b, `{"permissions": {"allow": ["Bash(echo *)", "mcp__server"], "deny": ["Bash(rm *)"]}}`,
-		append(slices.Clone(propTools), "mcp__server__tool")...)
-	s := w.start(b, "lead", events.StartedData{Agent: "main"})
+	w, s := hookWorld(b)
 	type briefDecider interface {
 		DecideBrief(envelope.World, *envelope.Session, string, json.RawMessage) envelope.Verdict
 	}
