@@ -843,7 +843,6 @@ func criticalRemoval(w []string) (string, bool) {
 	return "", false
 }
 
-// unquote deletes quote characters.
 // unquoteAll is unquote of every word; ws itself (capped) when no word
 // holds a quote.
 func unquoteAll(ws []string) []string {
@@ -860,6 +859,7 @@ func unquoteAll(ws []string) []string {
 	return ws[:len(ws):len(ws)]
 }
 
+// unquote deletes quote characters.
 func unquote(w string) string {
 	if !strings.ContainsAny(w, `"'`) {
 		return w
