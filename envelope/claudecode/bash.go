@@ -1,6 +1,9 @@
 package claudecode
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // bashLine is a parsed Bash (or Monitor) command (section 9.4).
 type bashLine struct {
@@ -433,7 +436,7 @@ func nestedSegments(cmd string) [][]string {
 		}
 	}
 	var segs [][]string
-	var cur []byte
+	cur := make([]byte, 0, len(b))
 	flush := func() {
 		if f := strings.Fields(string(cur)); len(f) > 0 {
 			segs = append(segs, f)
@@ -502,6 +505,8 @@ func tooComplex(cmd string) bool {
 func parseBash(cmd string) *bashLine {
 	cls, broken := scanBash(cmd)
 	l := &bashLine{broken: broken || tooComplex(cmd), subs: splitTop(cmd, cls)}
+	segs := nestedSegments(cmd)
+	l.denyTexts = make([]string, 0, len(l.subs)+1+2*len(segs)) // room for every text below
 	for i := range l.subs {
 		s := &l.subs[i]
 		s.denyText = strings.Join(stripWords(s.words, stripDeny), " ")
@@ -510,25 +515,31 @@ func parseBash(cmd string) *bashLine {
 		// Allow rules match the command without its redirections, as
 		// Claude Code 2.1.328 does; where the output goes is decided
 		// apart (redirectAsk).
-		s.allowText = strings.Join(s.args, " ")
+		s.allowText = joinLike(s.args, s.denyText)
 		if s.denyText != "" {
 			l.denyTexts = append(l.denyTexts, s.denyText)
 		}
 	}
 	// The whole line is a deny text too, so a rule written across an
 	// operator (Bash(wget *| bash*)) can match.
-	if whole := l.wholeText(); len(l.subs) > 1 && !containsString(l.denyTexts, whole) {
-		l.denyTexts = append(l.denyTexts, whole)
+	if len(l.subs) > 1 {
+		if whole := l.wholeText(); !containsString(l.denyTexts, whole) {
+			l.denyTexts = append(l.denyTexts, whole)
+		}
 	}
-	for _, seg := range nestedSegments(cmd) {
+	subTexts := len(l.denyTexts)
+	for _, seg := range segs {
 		stripped := stripWords(seg, stripDeny)
-		if t := strings.Join(stripped, " "); t != "" {
+		if t := joinLike(stripped, l.denyTexts[:subTexts]...); t != "" {
 			l.denyTexts = append(l.denyTexts, t)
+			if l.pathSegs == nil {
+				l.pathSegs = make([][]string, 0, len(segs))
+			}
 			l.pathSegs = append(l.pathSegs, stripped)
 			// Claude Code 2.1.328 stops an rm deny rule's \rm, /bin/rm,
 			// sudo rm, env rm and /usr/bin/env rm too
 			// (internal/claudecodetest TestDifferential/bypass-rm).
-			if deep := strings.Join(stripDeep(seg), " "); deep != t && deep != "" && !containsString(l.denyTexts, deep) {
+			if deep := joinLike(stripDeep(seg), t); deep != t && deep != "" && !containsString(l.denyTexts, deep) {
 				l.denyTexts = append(l.denyTexts, deep)
 			}
 		}
@@ -539,6 +550,35 @@ func parseBash(cmd string) *bashLine {
 		}
 	}
 	return l
+}
+
+// joinLike is strings.Join(ws, " "), without making it when one of like
+// already reads so (a subcommand's deny text is most often its allow text,
+// and its nested segment).
+func joinLike(ws []string, like ...string) string {
+	for _, t := range like {
+		if joinedIs(ws, t) {
+			return t
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
+// joinedIs reports whether strings.Join(ws, " ") == s.
+func joinedIs(ws []string, s string) bool {
+	for i, w := range ws {
+		if i > 0 {
+			if s == "" || s[0] != ' ' {
+				return false
+			}
+			s = s[1:]
+		}
+		if !strings.HasPrefix(s, w) {
+			return false
+		}
+		s = s[len(w):]
+	}
+	return s == ""
 }
 
 // wholeText is the line as one text, its top-level subcommands joined by
@@ -673,6 +713,14 @@ func (l *bashLine) hasCd() bool {
 // duplication of a file descriptor (2>&1, >&-) and a here-document (<<EOF,
 // <<<text) have no file target.
 func splitRedirs(words []string) (args, outs, ins []string) {
+	if len(words) > 0 && !slices.ContainsFunc(words, func(w string) bool { return strings.ContainsAny(w, "<>") }) {
+		return words[:len(words):len(words)], nil, nil // no redirection: the words as they are
+	}
+	return splitRedirsScan(words)
+}
+
+// splitRedirsScan is splitRedirs word by word.
+func splitRedirsScan(words []string) (args, outs, ins []string) {
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		j := redirAt(w)
@@ -793,6 +841,22 @@ func criticalRemoval(w []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// unquoteAll is unquote of every word; ws itself (capped) when no word
+// holds a quote.
+func unquoteAll(ws []string) []string {
+	for i, w := range ws {
+		if strings.ContainsAny(w, `"'`) {
+			u := make([]string, len(ws))
+			copy(u, ws[:i])
+			for j := i; j < len(ws); j++ {
+				u[j] = unquote(ws[j])
+			}
+			return u
+		}
+	}
+	return ws[:len(ws):len(ws)]
 }
 
 // unquote deletes quote characters.

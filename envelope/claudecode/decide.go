@@ -34,20 +34,27 @@ var stepNames = [numSteps]string{
 // call is one call of one tool with its input (section 9.1).
 type call struct {
 	tool       string
-	obj        map[string]json.RawMessage // the input object; nil for a string or no input
+	obj        json.RawMessage // the input when it is a valid JSON object; nil otherwise
 	primary    string
 	hasPrimary bool
 
 	pathDone bool
 	path     inPath
 	bashLine *bashLine
-	// ctx is where the call runs (the input's PathsKey); nil when the
-	// input does not say.
-	ctx *pathCtx
+	// where is the input's PathsKey, read into ctx when the call first
+	// resolves a path (at).
+	where   json.RawMessage
+	ctxDone bool
+	ctx     *pathCtx
 	// cut are the parameters left out as too long (the input's CutKey).
 	cut []string
 }
 
+// newCall reads what a decision needs of a call's input: its primary
+// parameter, where it runs and the parameters cut. An object's members are
+// looked up as written (member) rather than decoded into a map, and a
+// plain string value is taken as it is (plainString);
+// TestNewCallIsMapDecode holds this to decoding the object.
 func newCall(tool string, input json.RawMessage) *call {
 	c := &call{tool: tool}
 	field := primaryField(tool)
@@ -58,18 +65,30 @@ func newCall(tool string, input json.RawMessage) *call {
 			c.primary, c.hasPrimary = s, true
 		}
 	case '{':
-		if json.Unmarshal(input, &c.obj) != nil {
-			c.obj = nil
+		if !json.Valid(input) {
+			break
 		}
-		if raw, ok := c.obj[PathsKey]; ok {
-			c.ctx = parsePathCtx(raw)
+		c.obj = input
+		var cut, raw json.RawMessage
+		members(input, func(k, v []byte) { // the last member of a name is the one kept, as in a decode
+			switch {
+			case keyIs(k, PathsKey):
+				c.where = v
+			case keyIs(k, CutKey):
+				cut = v
+			case field != "" && keyIs(k, field):
+				raw = v
+			}
+		})
+		if cut != nil {
+			_ = json.Unmarshal(cut, &c.cut)
 		}
-		if raw, ok := c.obj[CutKey]; ok {
-			_ = json.Unmarshal(raw, &c.cut)
-		}
-		if raw, ok := c.obj[field]; ok && field != "" && jsonKind(raw) == '"' {
-			var s string
-			if json.Unmarshal(raw, &s) == nil && s != "" {
+		if raw != nil && jsonKind(raw) == '"' {
+			s, plain := plainString(raw)
+			if !plain && json.Unmarshal(raw, &s) != nil {
+				s = ""
+			}
+			if s != "" {
 				c.primary, c.hasPrimary = s, true
 			}
 		}
@@ -91,10 +110,22 @@ func (c *call) inputPath() (inPath, bool) {
 // resolve reads a path of the call: absolute when the call says where it
 // runs (PathsKey), else as written (section 9.5).
 func (c *call) resolve(s string) inPath {
-	if c.ctx != nil {
-		return c.ctx.resolve(s)
+	if ctx := c.at(); ctx != nil {
+		return ctx.resolve(s)
 	}
 	return parseInputPath(s)
+}
+
+// at is where the call runs (the input's PathsKey); nil when the input
+// does not say.
+func (c *call) at() *pathCtx {
+	if !c.ctxDone {
+		if c.where != nil {
+			c.ctx = parsePathCtx(c.where)
+		}
+		c.ctxDone = true
+	}
+	return c.ctx
 }
 
 // wordPath reads a path word of a Bash command (quotes removed): $HOME and
@@ -127,7 +158,10 @@ func (c *call) bash() *bashLine {
 
 // param returns the literal text of a top-level scalar parameter.
 func (c *call) param(p string) (string, bool) {
-	raw, ok := c.obj[p]
+	if c.obj == nil {
+		return "", false
+	}
+	raw, ok := member(c.obj, p)
 	if !ok {
 		return "", false
 	}
@@ -253,7 +287,10 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 
 	// 2. The main-thread agent's Agent(type) list.
 	if t == toolAgent && v.kind == kindRoot && v.def != nil && !v.def.anyType {
-		set(stepAgentType, envelope.Kept, "may spawn: "+strings.Join(v.def.types, ", "))
+		outcomes[stepAgentType] = envelope.Kept
+		if !v.brief {
+			detail[stepAgentType] = "may spawn: " + strings.Join(v.def.types, ", ")
+		}
 		if c.hasPrimary && !v.def.allowsType(c.primary) {
 			var entries []toolEntry
 			for _, e := range v.def.tools {
@@ -276,10 +313,14 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 			out = decided(stepDenyRules, envelope.Deny, v.ruleReason(codePermissionDeny, rr))
 		} else if rr, seg, path := v.commandPathDeny(c); rr != nil {
 			out = decided(stepDenyRules, envelope.Deny, v.ruleReason(codePermissionDeny, rr))
-			detail[stepDenyRules] = strconv.Quote(seg) + " " + pathVerb(seg) + " " + strconv.Quote(path)
+			if !v.brief {
+				detail[stepDenyRules] = strconv.Quote(seg) + " " + pathVerb(seg) + " " + strconv.Quote(path)
+			}
 		} else if rr, script := v.shellScriptDeny(c, 0); rr != nil {
 			out = decided(stepDenyRules, envelope.Ask, v.ruleReason(codeDenyInScript, rr))
-			detail[stepDenyRules] = "a deny rule matches a command inside the shell -c script " + strconv.Quote(script)
+			if !v.brief {
+				detail[stepDenyRules] = "a deny rule matches a command inside the shell -c script " + strconv.Quote(script)
+			}
 		} else if t == toolBash && v.e.cmdDenyCaveat != "" {
 			detail[stepDenyRules] = v.e.cmdDenyCaveat
 		}
@@ -300,7 +341,9 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 		set(stepCriticalPath, envelope.Kept, "")
 		if l := c.bash(); l != nil && l.critical {
 			out = decided(stepCriticalPath, envelope.Ask, envelope.Reason{Code: codeCriticalPath})
-			detail[stepCriticalPath] = "removes the critical path " + strconv.Quote(l.criticalArg)
+			if !v.brief {
+				detail[stepCriticalPath] = "removes the critical path " + strconv.Quote(l.criticalArg)
+			}
 		}
 	}
 	// 8. Protected paths, mode, allow rules, defaults.
@@ -574,7 +617,9 @@ func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string)
 	if isEditClass(t) {
 		outcomes[stepProtectedPath] = envelope.Kept
 		if hasPath && p.protected() {
-			detail[stepProtectedPath] = strconv.Quote(c.primary) + " is a protected path"
+			if !v.brief {
+				detail[stepProtectedPath] = strconv.Quote(c.primary) + " is a protected path"
+			}
 			if v.mode == modeBypass {
 				return decided(stepProtectedPath, envelope.Allow, v.modeReason(codeModeBypass))
 			}
@@ -582,7 +627,9 @@ func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string)
 		}
 	}
 	outcomes[stepMode] = envelope.Kept
-	detail[stepMode] = "mode " + v.mode
+	if !v.brief {
+		detail[stepMode] = "mode " + v.mode
+	}
 	switch v.mode {
 	case modeBypass:
 		return decided(stepMode, envelope.Allow, v.modeReason(codeModeBypass))
@@ -605,12 +652,16 @@ func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string)
 		if !hasPath || p.inside(v.e.c.dirs) {
 			return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codeDefaultReadOnly})
 		}
-		detail[stepDefaults] = strconv.Quote(c.primary) + " is outside the working directories"
+		if !v.brief {
+			detail[stepDefaults] = strconv.Quote(c.primary) + " is outside the working directories"
+		}
 		return decided(stepDefaults, envelope.Ask, envelope.Reason{Code: codeDefaultPrompt})
 	case isPermissionFree(t):
 		return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codeDefaultNoPermFree})
 	case t == toolWebFetch && c.hasPrimary && preapproved(c.primary):
-		detail[stepDefaults] = strconv.Quote(c.primary) + " is on Claude Code's preapproved documentation list"
+		if !v.brief {
+			detail[stepDefaults] = strconv.Quote(c.primary) + " is on Claude Code's preapproved documentation list"
+		}
 		return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codePreapproved})
 	}
 	return decided(stepDefaults, envelope.Ask, envelope.Reason{Code: codeDefaultPrompt})
@@ -637,7 +688,7 @@ func (v *view) decideCommand(c *call, outcomes []envelope.Outcome, detail []stri
 		switch {
 		case o.detail != "":
 			notes[o.step] = append(notes[o.step], o.detail)
-		case s != nil && len(subs) > 1:
+		case s != nil && len(subs) > 1 && !v.brief:
 			notes[o.step] = append(notes[o.step], strconv.Quote(s.raw)+": "+string(o.d)+" ("+o.reason.Code+")")
 		}
 		if !best.ok || o.d.Stricter(best.d) {
@@ -710,12 +761,16 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 	}
 	if target, why := v.redirectAsk(c, l, s); why != "" {
 		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codeRedirect})
-		o.detail = strconv.Quote(s.raw) + ": " + why + " " + strconv.Quote(target)
+		if !v.brief {
+			o.detail = strconv.Quote(s.raw) + ": " + why + " " + strconv.Quote(target)
+		}
 		return o
 	}
 	if p, verb := v.outOfScope(c, s); p != "" {
 		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
-		o.detail = strconv.Quote(s.raw) + " " + verb + " " + strconv.Quote(p) + ", outside the working directories"
+		if !v.brief {
+			o.detail = strconv.Quote(s.raw) + " " + verb + " " + strconv.Quote(p) + ", outside the working directories"
+		}
 		return o
 	}
 	return ok
@@ -757,10 +812,7 @@ func (v *view) redirectAsk(c *call, l *bashLine, s *bashSub) (string, string) {
 // allow rule with a path opens, with the verb for the trace; "" when there
 // is none.
 func (v *view) outOfScope(c *call, s *bashSub) (string, string) {
-	words := make([]string, len(s.args))
-	for i, w := range s.args {
-		words[i] = unquote(w)
-	}
+	words := unquoteAll(s.args)
 	op, paths, _ := commandPaths(words)
 	check := func(w, op string) bool {
 		p, ok := c.wordPath(w)
@@ -841,10 +893,20 @@ func (v *view) commandAllow(t string, l *bashLine, s *bashSub) *ruleRef {
 }
 
 // decideTool is Decide over a view: the pool first, then section 9.3.
+// Without trace (v.brief) the verdict has no trace and the steps make none
+// of their details; the tool, decision and reason are the same
+// (TestDecideBriefIsDecide).
 func (v *view) decideTool(tool string, input json.RawMessage) envelope.Verdict {
 	t := normalizeTool(tool)
-	trace := make([]envelope.Step, 0, int(numLayers)+numSteps)
 	exempt := t == toolEndConversation && v.e.bareDenied(t) != nil && v.endExempt()
+	if v.brief {
+		if r, removed := v.reason(t, -1, exempt, nil); removed {
+			return envelope.Verdict{Tool: t, Decision: envelope.Deny, Reason: r}
+		}
+		out, _ := v.decide(newCall(t, input), nil)
+		return envelope.Verdict{Tool: t, Decision: out.d, Reason: out.reason}
+	}
+	trace := make([]envelope.Step, 0, int(numLayers)+numSteps)
 	if r, removed := v.reason(t, -1, exempt, &trace); removed {
 		for i := 0; i < numSteps; i++ {
 			trace = append(trace, envelope.Step{Layer: stepNames[i], Outcome: envelope.Skipped})

@@ -74,6 +74,21 @@ func (*Dialect) Decide(w envelope.World, s *envelope.Session, tool string, input
 	return newView(effectiveOf(p), p, s, false).decideTool(tool, input)
 }
 
+// DecideBrief is Decide without the trace (projection.BriefDecider): the
+// same tool, decision and reason, with no trace and none of its details
+// made. The ledger records what a check or an effect decided this way; why
+// and the queries answer with Decide. TestDecideBriefIsDecide holds the two
+// to the same verdict.
+func (*Dialect) DecideBrief(w envelope.World, s *envelope.Session, tool string, input json.RawMessage) envelope.Verdict {
+	if s == nil {
+		return envelope.Verdict{Tool: normalizeTool(tool), Decision: envelope.Deny, Reason: envelope.Reason{Code: codeCatalogueUnknown}}
+	}
+	p := w.Policy()
+	v := newView(effectiveOf(p), p, s, false)
+	v.brief = true
+	return v.decideTool(tool, input)
+}
+
 // Tools resolves the session's pool over its catalogue (section 7.2).
 func (*Dialect) Tools(w envelope.World, s *envelope.Session) envelope.ToolSet {
 	if s == nil {

@@ -38,7 +38,8 @@
 // and where a call runs, working directories, protected paths, path
 // patterns), domains.go (WebFetch hosts), preapproved.go (the documentation
 // sites WebFetch reads without asking), pool.go (the eleven pool
-// layers), decide.go (call decisions and their trace), admission.go (event
+// layers), decide.go (call decisions and their trace), input.go (a call's
+// input object read as written, as a decode would read it), admission.go (event
 // shape, Start, Spawn, the envelope and the zero-tools refusal), dialect.go
 // (the envelope.Dialect methods that glue them together).
 //

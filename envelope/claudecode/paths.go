@@ -38,22 +38,61 @@ type pathCtx struct {
 	dirs    [][]string
 }
 
-// parsePathCtx reads PathsKey's value; nil when it names no absolute
-// project (then paths are read as section 9.5 reads them without one).
+// parsePathCtx reads PathsKey's value (a valid JSON value); nil when it
+// names no absolute project (then paths are read as section 9.5 reads them
+// without one). The hook's form, an object of plain "project" and "home"
+// strings, is read as written (plainPathCtx); anything else is decoded
+// (decodePathCtx). TestNewCallIsMapDecode holds the two to the same
+// context.
 func parsePathCtx(raw json.RawMessage) *pathCtx {
+	if project, home, ok := plainPathCtx(raw); ok {
+		return newPathCtx(project, home, nil)
+	}
+	return decodePathCtx(raw)
+}
+
+// plainPathCtx reads an object whose every key is exactly "project" or
+// "home" and every value a plain string (plainString), the last of a key
+// winning as in a decode; false for any other value.
+func plainPathCtx(raw json.RawMessage) (project, home string, ok bool) {
+	ok = true
+	isObj := members(raw, func(k, v []byte) {
+		s, plain := plainString(v)
+		switch {
+		case !plain:
+			ok = false
+		case string(k) == `"project"`:
+			project = s
+		case string(k) == `"home"`:
+			home = s
+		default:
+			ok = false
+		}
+	})
+	return project, home, ok && isObj
+}
+
+func decodePathCtx(raw json.RawMessage) *pathCtx {
 	var x struct {
 		Project string   `json:"project"`
 		Home    string   `json:"home"`
 		Dirs    []string `json:"dirs"`
 	}
-	if json.Unmarshal(raw, &x) != nil || !strings.HasPrefix(x.Project, "/") {
+	if json.Unmarshal(raw, &x) != nil {
 		return nil
 	}
-	c := &pathCtx{project: parseInputPath(x.Project).segs}
-	if strings.HasPrefix(x.Home, "/") {
-		c.home, c.hasHome = parseInputPath(x.Home).segs, true
+	return newPathCtx(x.Project, x.Home, x.Dirs)
+}
+
+func newPathCtx(project, home string, dirs []string) *pathCtx {
+	if !strings.HasPrefix(project, "/") {
+		return nil
 	}
-	for _, d := range x.Dirs {
+	c := &pathCtx{project: parseInputPath(project).segs}
+	if strings.HasPrefix(home, "/") {
+		c.home, c.hasHome = parseInputPath(home).segs, true
+	}
+	for _, d := range dirs {
 		if strings.HasPrefix(d, "/") {
 			c.dirs = append(c.dirs, parseInputPath(d).segs)
 		}
@@ -102,6 +141,9 @@ func parseInputPath(s string) inPath {
 		p.kind, rest = pathHome, s[1:]
 	case strings.HasPrefix(s, "/"):
 		p.kind = pathAbs
+	}
+	if n := strings.Count(rest, "/") + 1; n > 1 {
+		p.segs = make([]string, 0, n) // room for every segment: one allocation
 	}
 	for seg := range strings.SplitSeq(rest, "/") {
 		switch seg {

@@ -107,6 +107,9 @@ type view struct {
 	// capturing: the pool is being captured for a child (the coordinator
 	// layer does not apply, section 7.4).
 	capturing bool
+	// brief: the decision makes no trace and no trace details
+	// (DecideBrief).
+	brief bool
 
 	agent      string
 	def        *agentDef
@@ -130,11 +133,13 @@ type view struct {
 
 	// handed out in reasons, made once per view.
 	recs     []*envelope.RecordRef
+	recBuf   [4]*envelope.RecordRef // recs' storage for the first records
 	modeRule string
 }
 
 func newView(e *Effective, p *envelope.PolicyState, s *envelope.Session, capturing bool) *view {
 	v := &view{e: e, p: p, s: s, kind: kindOf(s), mode: sessionMode(s, e.c), bg: s.Facts.Background, capturing: capturing}
+	v.recs = v.recBuf[:0]
 	if v.mode == "" {
 		v.mode = modeDefault
 	}

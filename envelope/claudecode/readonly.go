@@ -51,10 +51,7 @@ func readOnlyArgs(w []string) bool {
 	if len(w) == 0 {
 		return false
 	}
-	u := make([]string, len(w))
-	for i, x := range w {
-		u[i] = unquote(x)
-	}
+	u := unquoteAll(w)
 	if exactReadOnly[strings.Join(u, " ")] {
 		return true
 	}

@@ -128,7 +128,7 @@ func TestCallSaysWhereItRuns(t *testing.T) {
 		{`{"file_path":"a"}`, false},
 	} {
 		c := newCall(toolRead, []byte(tt.raw))
-		if got := c.ctx != nil; got != tt.want {
+		if got := c.at() != nil; got != tt.want {
 			t.Errorf("%s: context %v, want %v", tt.raw, got, tt.want)
 		}
 		p, _ := c.inputPath()

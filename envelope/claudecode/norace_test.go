@@ -1,0 +1,5 @@
+//go:build !race
+
+package claudecode
+
+const raceEnabled = false
