@@ -410,7 +410,7 @@ func (c *Client) requestEach(ctx context.Context, subject string, mk func(wait t
 		if out == nil {
 			return nil
 		}
-		if err := json.Unmarshal(msg.Data, out); err != nil {
+		if err := decodeAnswer(msg.Data, out); err != nil {
 			return fmt.Errorf("client: %s: response does not decode: %w", subject, err)
 		}
 		return nil
