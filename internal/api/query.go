@@ -35,20 +35,12 @@ var queryFields = func() string {
 // head), naming at most one position, its time in the layout records are
 // stored in (NormalizeTime). An empty body is the empty query.
 func decodeQuery(data []byte) (wire.Query, error) {
-	var q wire.Query
-	if len(data) == 0 {
-		return q, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&q); err != nil {
-		if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return q, events.Errorf(events.CodeInvalidEvent, "unknown field %s in the query; a query's fields are %s", field, queryFields)
+	q, ok := readQuery(data)
+	if !ok {
+		var err error
+		if q, err = unmarshalQuery(data); err != nil {
+			return q, err
 		}
-		return q, events.Errorf(events.CodeInvalidEvent, "the query is not JSON of the query's fields: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return q, events.Errorf(events.CodeInvalidEvent, "the query is one JSON object; something follows it")
 	}
 	n := 0
 	for _, set := range []bool{q.Seq != 0, q.Turn != 0, q.Time != ""} {
@@ -65,6 +57,27 @@ func decodeQuery(data []byte) (wire.Query, error) {
 			return q, err
 		}
 		q.Time = t
+	}
+	return q, nil
+}
+
+// unmarshalQuery reads a query with encoding/json, refusing unknown
+// fields and anything after the object.
+func unmarshalQuery(data []byte) (wire.Query, error) {
+	var q wire.Query
+	if len(data) == 0 {
+		return q, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&q); err != nil {
+		if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return q, events.Errorf(events.CodeInvalidEvent, "unknown field %s in the query; a query's fields are %s", field, queryFields)
+		}
+		return q, events.Errorf(events.CodeInvalidEvent, "the query is not JSON of the query's fields: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return q, events.Errorf(events.CodeInvalidEvent, "the query is one JSON object; something follows it")
 	}
 	return q, nil
 }
