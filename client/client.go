@@ -491,7 +491,7 @@ func (c *Client) ask(ctx context.Context, endpoint string, q wire.Query, opts []
 
 // sendQuery sends a query whose options are applied.
 func (c *Client) sendQuery(ctx context.Context, endpoint string, q wire.Query, out any) error {
-	body, err := json.Marshal(q)
+	body, err := marshalQuery(q)
 	if err != nil {
 		return err
 	}
@@ -506,7 +506,7 @@ func (c *Client) sendRecordedCheck(ctx context.Context, q wire.Query, out any) e
 	subject := wire.SubjectUnder(c.opts.Prefix, wire.EndpointCheck, c.scope())
 	return c.requestEach(ctx, subject, func(wait time.Duration) ([]byte, error) {
 		q.WithinMS = max(wait.Milliseconds(), 1)
-		return json.Marshal(q)
+		return marshalQuery(q)
 	}, out, nil)
 }
 
