@@ -2,6 +2,7 @@ package events
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -35,6 +36,28 @@ func FuzzAppendCompactJSON(f *testing.F) {
 		}
 		if got := AppendCompactJSON([]byte("x"), raw); string(got) != "x"+string(want) {
 			t.Fatalf("%q: %q, json.Marshal writes %q", raw, got, want)
+		}
+	})
+}
+
+// FuzzEncodeCanonicalData: a record whose data CanonicalJSON returned
+// encodes to the same bytes, or fails the same way, with
+// EncodeCanonicalData as with Encode.
+func FuzzEncodeCanonicalData(f *testing.F) {
+	f.Add([]byte(`{"tool":"Bash","input":{"command":"echo <hi>","n":[1,2.50,1e3]},"turn":1}`), []byte(`{"decision":"allow"}`))
+	f.Add([]byte(`{"b":"\u00e9\u2028","a":null} `), []byte(`null`))
+	f.Add([]byte(strings.Repeat("[", maxDecodeDepth)+strings.Repeat("]", maxDecodeDepth)), []byte(nil))
+	f.Add([]byte(strings.Repeat("[", maxDecodeDepth-1)+strings.Repeat("]", maxDecodeDepth-1)), []byte(`{}`))
+	f.Fuzz(func(t *testing.T, data, decided []byte) {
+		c, err := CanonicalJSON(data)
+		if err != nil {
+			return
+		}
+		r := &Record{ID: "01KDVDNA02201QRKBVQC20FMF2", Type: ToolChecked, V: 1, Time: "2026-01-01T00:00:00.002Z", Session: "s", Actor: "a", Data: c, Decided: decided}
+		want, werr := r.Encode()
+		got, err := r.EncodeCanonicalData()
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() || string(got) != string(want) {
+			t.Fatalf("%q: %s (%v), Encode: %s (%v)", c, got, err, want, werr)
 		}
 	})
 }
