@@ -42,3 +42,29 @@ func FuzzQueryBytes(f *testing.F) {
 			CheckSeq: seq / 3, Time: call, Filter: wire.Filter{Scope: scope, User: tool, Project: root, Runtime: session}})
 	})
 }
+
+// TestWithInputBytes and FuzzWithInputBytes: WithInput of a
+// json.RawMessage gives the input json.Marshal writes of it, and fails
+// where it fails.
+func TestWithInputBytes(t *testing.T) {
+	for _, s := range []string{`{"command":"echo hi","description":"Say hi"}`, ` { "a" : "<&>\u2028" } `, `"x"`, ``, ` `, `{"a":`, `null`} {
+		sameInput(t, []byte(s))
+	}
+	sameInput(t, nil)
+}
+
+func sameInput(t *testing.T, raw []byte) {
+	t.Helper()
+	want, werr := json.Marshal(json.RawMessage(raw))
+	var q wire.Query
+	err := WithInput(json.RawMessage(raw))(&q)
+	if (err == nil) != (werr == nil) || err == nil && string(q.Input) != string(want) {
+		t.Fatalf("%q: %s (%v), json.Marshal writes %s (%v)", raw, q.Input, err, want, werr)
+	}
+}
+
+func FuzzWithInputBytes(f *testing.F) {
+	f.Add([]byte(`{"command":"echo hi","description":"Say hi"}`))
+	f.Add([]byte(` [ 1 , "<\u2028>" ] `))
+	f.Fuzz(func(t *testing.T, raw []byte) { sameInput(t, raw) })
+}
