@@ -148,7 +148,12 @@ type Record struct {
 
 // Encode returns the record's canonical JSON bytes, the same as
 // Canonical(r).
-func (r *Record) Encode() ([]byte, error) { return encodeRecord(r) }
+func (r *Record) Encode() ([]byte, error) { return encodeRecord(r, false) }
+
+// EncodeCanonicalData is Encode for a record whose Data is what
+// CanonicalJSON returned: the same bytes, without canonicalizing Data a
+// second time (the record of every appended event, issue 28).
+func (r *Record) EncodeCanonicalData() ([]byte, error) { return encodeRecord(r, true) }
 
 // DecodeRecord parses a record read back from the stream. It checks the
 // record's own fields, not the event's semantics.

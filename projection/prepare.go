@@ -39,6 +39,19 @@ type Prepared struct {
 	payload any
 	at      *State
 	pos     uint64
+	// canonical is set when Record.Data is CanonicalJSON's output (see
+	// Encode).
+	canonical bool
+}
+
+// Encode is Record.Encode of the record as Prepare made it, the same
+// bytes; it does not canonicalize the record's data again, which Prepare
+// did (events.Record.EncodeCanonicalData).
+func (p Prepared) Encode() ([]byte, error) {
+	if p.canonical {
+		return p.Record.EncodeCanonicalData()
+	}
+	return p.Record.Encode()
 }
 
 // Prepare runs every check of SPEC section 4 on ev against the state at the
@@ -119,10 +132,11 @@ func (s *State) prepare(ev *events.Event, time string) Prepared {
 	// The folded state keeps parts of data as bytes (a check's input), so
 	// data must be in the canonical form the stored record has; otherwise
 	// the live state would differ from one folded from the log.
+	canonical := false
 	if c, cerr := events.CanonicalJSON(rec.Data); cerr == nil {
-		rec.Data = c
+		rec.Data, canonical = c, true
 	}
-	prep := Prepared{Record: rec, Err: err, Subject: subject, at: s, pos: s.seq}
+	prep := Prepared{Record: rec, Err: err, Subject: subject, at: s, pos: s.seq, canonical: canonical}
 	if refusal == nil && (string(rec.Data) == string(ev.Data) || rawFree(p)) {
 		// The payload decodes from these very bytes, or from bytes that
 		// differ only in their form (key order, white space, escapes,

@@ -20,22 +20,60 @@ import (
 // requests on one endpoint are handled in the order they arrived (appends
 // reach the batcher in order, as before); requests on different lanes have
 // no order between them, as they had none between endpoints before.
+//
+// A lane that empties is kept for the next one to open, and both queues
+// reuse their arrays, so a request on an idle owner's lane allocates
+// nothing here (TestLanesReuse).
 type lanes struct {
 	mu      sync.Mutex
 	wake    *sync.Cond
 	byKey   map[string]*lane
-	ready   []*lane // lanes with requests and no worker, longest waiting first
-	limit   int     // requests per lane
-	bytes   int     // request bytes per lane
+	ready   fifo[*lane] // lanes with requests and no worker, longest waiting first
+	idle    []*lane     // emptied lanes, for reuse
+	limit   int         // requests per lane
+	bytes   int         // request bytes per lane
 	stopped bool
 }
 
+// maxIdleLanes bounds how many emptied lanes are kept.
+const maxIdleLanes = 64
+
 type lane struct {
 	key   string
-	reqs  []job
+	reqs  fifo[job]
 	bytes int
 	// scheduled: in ready or being served by a worker.
 	scheduled bool
+}
+
+// fifo is a queue that reuses its array: from the start once it empties,
+// and by moving what it holds to the front once the part taken is the
+// larger (so each push and pop costs a constant amortized).
+type fifo[T any] struct {
+	items []T
+	head  int // items[head:] are queued
+}
+
+func (q *fifo[T]) len() int { return len(q.items) - q.head }
+
+func (q *fifo[T]) push(v T) {
+	if len(q.items) == cap(q.items) && q.head >= len(q.items)/2 && q.head > 0 {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+	q.items = append(q.items, v)
+}
+
+// pop takes the first item; the queue must hold one.
+func (q *fifo[T]) pop() T {
+	v := q.items[q.head]
+	var zero T
+	q.items[q.head] = zero
+	if q.head++; q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
+	return v
 }
 
 type job struct {
@@ -56,18 +94,25 @@ func (l *lanes) push(key string, r micro.Request, h micro.HandlerFunc) bool {
 	defer l.mu.Unlock()
 	ln := l.byKey[key]
 	if ln == nil {
-		ln = &lane{key: key}
+		if n := len(l.idle); n > 0 {
+			ln = l.idle[n-1]
+			l.idle[n-1] = nil
+			l.idle = l.idle[:n-1]
+		} else {
+			ln = &lane{}
+		}
+		ln.key = key
 		l.byKey[key] = ln
 	}
 	n := len(r.Data())
-	if len(ln.reqs) >= l.limit || (len(ln.reqs) > 0 && ln.bytes+n > l.bytes) {
+	if ln.reqs.len() >= l.limit || (ln.reqs.len() > 0 && ln.bytes+n > l.bytes) {
 		return false
 	}
-	ln.reqs = append(ln.reqs, job{r: r, h: h})
+	ln.reqs.push(job{r: r, h: h})
 	ln.bytes += n
 	if !ln.scheduled {
 		ln.scheduled = true
-		l.ready = append(l.ready, ln)
+		l.ready.push(ln)
 		l.wake.Signal()
 	}
 	return true
@@ -77,31 +122,31 @@ func (l *lanes) push(key string, r micro.Request, h micro.HandlerFunc) bool {
 func (l *lanes) serve() {
 	for {
 		l.mu.Lock()
-		for len(l.ready) == 0 && !l.stopped {
+		for l.ready.len() == 0 && !l.stopped {
 			l.wake.Wait()
 		}
 		if l.stopped {
 			l.mu.Unlock()
 			return
 		}
-		ln := l.ready[0]
-		l.ready[0] = nil
-		l.ready = l.ready[1:]
-		j := ln.reqs[0]
-		ln.reqs[0] = job{}
-		ln.reqs = ln.reqs[1:]
+		ln := l.ready.pop()
+		j := ln.reqs.pop()
 		ln.bytes -= len(j.r.Data())
 		l.mu.Unlock()
 
 		j.h(j.r)
 
 		l.mu.Lock()
-		if len(ln.reqs) > 0 {
-			l.ready = append(l.ready, ln)
+		if ln.reqs.len() > 0 {
+			l.ready.push(ln)
 			l.wake.Signal()
 		} else {
 			ln.scheduled = false
 			delete(l.byKey, ln.key)
+			if len(l.idle) < maxIdleLanes {
+				ln.key = ""
+				l.idle = append(l.idle, ln)
+			}
 		}
 		l.mu.Unlock()
 	}

@@ -77,3 +77,60 @@ func TestLimitedHandler(t *testing.T) {
 		t.Errorf("wrote\n%s\nwant\n%s", buf.String(), want)
 	}
 }
+
+// TestFifo: a fifo gives back what was pushed, in order, through any mix
+// of pushes and pops (its array moved to the front and reused).
+func TestFifo(t *testing.T) {
+	var q fifo[int]
+	var model []int
+	next := 0
+	for i := range 20000 {
+		if i%7 < 4 || len(model) == 0 { // mostly pushes, so the queue grows and drains
+			q.push(next)
+			model = append(model, next)
+			next++
+		} else {
+			if v := q.pop(); v != model[0] {
+				t.Fatalf("step %d: popped %d, want %d", i, v, model[0])
+			}
+			model = model[1:]
+		}
+		if i%5000 == 4999 {
+			for len(model) > 0 {
+				if v := q.pop(); v != model[0] {
+					t.Fatalf("draining: popped %d, want %d", v, model[0])
+				}
+				model = model[1:]
+			}
+		}
+		if q.len() != len(model) {
+			t.Fatalf("step %d: len %d, want %d", i, q.len(), len(model))
+		}
+	}
+	if cap(q.items) > 4096 {
+		t.Errorf("the array grew to %d for at most %d queued", cap(q.items), 5000)
+	}
+}
+
+// TestLanesReuse: a request on a lane that emptied (an owner's next
+// request on one endpoint, the common case) allocates nothing in the
+// lanes: the emptied lane and its queue are reused.
+func TestLanesReuse(t *testing.T) {
+	l := newLanes(8, 1<<20)
+	served := make(chan struct{}, 1)
+	h := func(micro.Request) { served <- struct{}{} }
+	done := make(chan struct{})
+	go func() { l.serve(); close(done) }()
+	defer func() { l.stop(); <-done }()
+	var req micro.Request = fakeRequest{data: []byte("x")}
+	one := func() {
+		if !l.push("check acme", req, h) {
+			t.Fatal("push refused")
+		}
+		<-served
+	}
+	one()
+	if n := testing.AllocsPerRun(200, one); n != 0 {
+		t.Errorf("%v allocations a request", n)
+	}
+}

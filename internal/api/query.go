@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go/micro"
 
@@ -34,20 +35,12 @@ var queryFields = func() string {
 // head), naming at most one position, its time in the layout records are
 // stored in (NormalizeTime). An empty body is the empty query.
 func decodeQuery(data []byte) (wire.Query, error) {
-	var q wire.Query
-	if len(data) == 0 {
-		return q, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&q); err != nil {
-		if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return q, events.Errorf(events.CodeInvalidEvent, "unknown field %s in the query; a query's fields are %s", field, queryFields)
+	q, ok := readQuery(data)
+	if !ok {
+		var err error
+		if q, err = unmarshalQuery(data); err != nil {
+			return q, err
 		}
-		return q, events.Errorf(events.CodeInvalidEvent, "the query is not JSON of the query's fields: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return q, events.Errorf(events.CodeInvalidEvent, "the query is one JSON object; something follows it")
 	}
 	n := 0
 	for _, set := range []bool{q.Seq != 0, q.Turn != 0, q.Time != ""} {
@@ -64,6 +57,27 @@ func decodeQuery(data []byte) (wire.Query, error) {
 			return q, err
 		}
 		q.Time = t
+	}
+	return q, nil
+}
+
+// unmarshalQuery reads a query with encoding/json, refusing unknown
+// fields and anything after the object.
+func unmarshalQuery(data []byte) (wire.Query, error) {
+	var q wire.Query
+	if len(data) == 0 {
+		return q, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&q); err != nil {
+		if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return q, events.Errorf(events.CodeInvalidEvent, "unknown field %s in the query; a query's fields are %s", field, queryFields)
+		}
+		return q, events.Errorf(events.CodeInvalidEvent, "the query is not JSON of the query's fields: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return q, events.Errorf(events.CodeInvalidEvent, "the query is one JSON object; something follows it")
 	}
 	return q, nil
 }
@@ -237,12 +251,7 @@ func (s *Server) recordCheck(_ context.Context, r micro.Request, owner string, q
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "within_ms %d: give the milliseconds the caller waits, or leave it out", q.WithinMS), 0)
 		return
 	}
-	c, raw, err := newRecordedCheck(q, owner)
-	if err != nil {
-		respondError(r, err, 0)
-		return
-	}
-	ev, err := events.Parse(raw)
+	c, _, ev, err := newRecordedCheck(q, owner)
 	if err != nil {
 		respondError(r, err, 0)
 		return
@@ -263,39 +272,77 @@ type recordedCheck struct {
 	data []byte
 }
 
-// checkedJSON is a recorded tool.checked as it is sent, its keys in the
-// order a map of them would be marshalled in (the records' bytes are
-// those of before, when it was one).
-type checkedJSON struct {
-	Actor   string            `json:"actor"`
-	Data    json.RawMessage   `json:"data"`
-	Session events.SessionKey `json:"session"`
-	Type    events.Type       `json:"type"`
-	V       int               `json:"v"`
-}
-
-// checkedData is the data of a recorded tool.checked but its turn, its
-// keys in sorted order; turn, the last, is appended (recordedCheck.at).
-type checkedData struct {
-	Call   string          `json:"call,omitempty"`
-	Effect bool            `json:"effect,omitempty"`
-	Input  json.RawMessage `json:"input,omitempty"`
-	Tool   string          `json:"tool"`
-}
-
 // newRecordedCheck makes q's check and its tool.checked at turn 1, with
-// owner its actor, without a map or a second parse.
-func newRecordedCheck(q wire.Query, owner string) (*recordedCheck, []byte, error) {
-	d, err := json.Marshal(checkedData{Call: q.Call, Effect: q.Effect, Input: q.Input, Tool: q.Tool})
-	if err != nil {
-		return nil, nil, events.Errorf(events.CodeInvalidEvent, "the check's input is not JSON: %v", err)
+// owner its actor: raw is the event as it is sent, its keys in the order a
+// map of them would be marshalled in, byte for byte encoding/json's (the
+// records' bytes are those of before, when it was one:
+// TestRecordedCheckBytes), and ev what events.Parse makes of raw. q.Input
+// is what decodeQuery read: valid JSON.
+func newRecordedCheck(q wire.Query, owner string) (c *recordedCheck, raw []byte, ev *events.Event, err error) {
+	if len(q.Input) > 0 && !json.Valid(q.Input) {
+		_, err := json.Marshal(q.Input)
+		return nil, nil, nil, events.Errorf(events.CodeInvalidEvent, "the check's input is not JSON: %v", err)
 	}
-	c := &recordedCheck{tool: q.Tool, data: append(d[:len(d)-1:len(d)-1], `,"turn":`...)}
-	raw, err := json.Marshal(checkedJSON{Actor: owner, Data: c.at(1), Session: q.Session, Type: events.ToolChecked, V: 1})
-	if err != nil {
-		return nil, nil, events.Errorf(events.CodeInvalidEvent, "the check is not JSON: %v", err)
+	b := make([]byte, 0, 128+len(q.Session)+len(owner)+len(q.Tool)+len(q.Call)+len(q.Input))
+	b = events.AppendJSONString(append(b, `{"actor":`...), owner)
+	b = append(b, `,"data":`...)
+	data := len(b)
+	b = append(b, '{')
+	if q.Call != "" {
+		b = append(events.AppendJSONString(append(b, `"call":`...), q.Call), ',')
 	}
-	return c, raw, nil
+	if q.Effect {
+		b = append(b, `"effect":true,`...)
+	}
+	if len(q.Input) > 0 {
+		b = append(events.AppendCompactJSON(append(b, `"input":`...), q.Input), ',')
+	}
+	b = events.AppendJSONString(append(b, `"tool":`...), q.Tool)
+	b = append(b, `,"turn":`...)
+	c = &recordedCheck{tool: q.Tool, data: b[data:len(b):len(b)]}
+	b = append(b, "1}"...)
+	dataEnd := len(b)
+	b = events.AppendJSONString(append(b, `,"session":`...), string(q.Session))
+	raw = append(b, `,"type":"tool.checked","v":1}`...)
+	if ev, ok := checkedEvent(q, owner, raw, raw[data:dataEnd:dataEnd]); ok {
+		return c, raw, ev, nil
+	}
+	ev, err = events.Parse(raw)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return c, raw, ev, nil
+}
+
+// checkedEvent is the event events.Parse makes of raw, the tool.checked of
+// q whose data is data, when Parse would accept it, without parsing it
+// again: raw passes Parse's JSON checks (events.CheckJSON), and then each
+// check Parse makes of a tool.checked holds by construction but for
+// those looked at here (a session, an input that is a string or an
+// object, a call when effect). The event's strings are q's as they are
+// when quoting them loses nothing (valid UTF-8). Otherwise it reports
+// false, and Parse gives the answer (FuzzRecordedCheckEvent compares the
+// two).
+func checkedEvent(q wire.Query, owner string, raw, data []byte) (*events.Event, bool) {
+	input := byte('{')
+	if len(q.Input) > 0 {
+		input = q.Input[skipSpace(q.Input)]
+	}
+	if q.Session == "" || input != '{' && input != '"' || q.Effect && q.Call == "" ||
+		!utf8.ValidString(string(q.Session)) || !utf8.ValidString(owner) || events.CheckJSON(raw) != nil {
+		return nil, false
+	}
+	return &events.Event{Type: events.ToolChecked, V: events.Version, Session: q.Session, Actor: owner, Data: data}, true
+}
+
+// skipSpace is the index of the first byte of b that is not JSON
+// whitespace (len(b) when there is none).
+func skipSpace(b []byte) int {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // at is the check's data at turn.

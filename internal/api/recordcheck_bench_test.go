@@ -120,3 +120,44 @@ func BenchmarkAppendChecked(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRecordedCheckLocal is a recorded check that starts the call's
+// effect with an input, on a claude-code policy, through a client on the
+// in-process path (client.NewOn over api.Server.RequestWithContext, as
+// `serve --hooks` makes it): the client, the API, the service and the
+// publish to the embedded server, without the NATS server's hops between
+// client and API. Its allocations are the path's own (issue 28).
+//
+//	go test ./internal/api -run XXX -bench RecordedCheckLocal -benchtime 2000x -benchmem
+func BenchmarkRecordedCheckLocal(b *testing.B) {
+	l := apitest.Start(b, apitest.Options{SyncInterval: time.Second, API: api.Config{MaxWait: 2 * time.Second}})
+	ctx := b.Context()
+	ops := client.NewOn(l.API, client.Options{})
+	acme := client.NewOn(l.API, client.Options{Owner: "acme"})
+	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "claude-code",
+		Document: json.RawMessage(`{"permissions":{"allow":["Bash(echo *)"]}}`), Catalogue: []string{"Bash", "Read"}})); err != nil {
+		b.Fatal(err)
+	}
+	key := events.SessionKey("cc-bench-session")
+	for _, ev := range []client.Event{client.Start(key, events.StartedData{Agent: "main"}), client.Turn(key, events.TurnData{Turn: 1})} {
+		if _, err := acme.Append(ctx, ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+	input := client.WithInput(json.RawMessage(`{"command":"echo hi","description":"Say hi"}`))
+	calls := make([]string, b.N)
+	for i := range calls {
+		calls[i] = fmt.Sprintf("toolu_%08d", i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, err := acme.CheckAndStart(ctx, key, "Bash", calls[i], input)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Recorded == 0 || r.Decision != "allow" {
+			b.Fatalf("not recorded, or not allowed: %+v", r)
+		}
+	}
+}

@@ -41,7 +41,7 @@ func TestRecordedCheckBytes(t *testing.T) {
 		{Session: "agent:main:main", Tool: "exec", Call: "c<&>\u2028", Effect: true, Input: json.RawMessage(` {"command": "ls -l", "n": [1, 2.5e3, null]} `)},
 		{Session: "agent:x:y", Tool: "mcp__echo__echo", Call: "toolu_01", Effect: true, Input: json.RawMessage(`"free text"`)},
 	} {
-		c, raw, err := newRecordedCheck(q, "acme")
+		c, raw, made, err := newRecordedCheck(q, "acme")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,6 +51,9 @@ func TestRecordedCheckBytes(t *testing.T) {
 		ev, err := events.Parse(raw)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(made, ev) {
+			t.Errorf("%+v: made %+v, Parse makes %+v", q, made, ev)
 		}
 		before, err := parseAs(old(q, "acme", 1), "acme")
 		if err != nil {
@@ -69,6 +72,65 @@ func TestRecordedCheckBytes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// marshalledCheck is the tool.checked of a recorded check as
+// encoding/json wrote it (the reference for newRecordedCheck's bytes):
+// its data's fields in sorted order, turn 1, then the event's.
+func marshalledCheck(q wire.Query, owner string) ([]byte, error) {
+	d, err := json.Marshal(struct {
+		Call   string          `json:"call,omitempty"`
+		Effect bool            `json:"effect,omitempty"`
+		Input  json.RawMessage `json:"input,omitempty"`
+		Tool   string          `json:"tool"`
+		Turn   int             `json:"turn"`
+	}{q.Call, q.Effect, q.Input, q.Tool, 1})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(struct {
+		Actor   string            `json:"actor"`
+		Data    json.RawMessage   `json:"data"`
+		Session events.SessionKey `json:"session"`
+		Type    events.Type       `json:"type"`
+		V       int               `json:"v"`
+	}{owner, d, q.Session, events.ToolChecked, 1})
+}
+
+// FuzzRecordedCheckEvent: a recorded check's event is encoding/json's
+// bytes, and what events.Parse makes of them, with Parse's error when it
+// refuses them (checkedEvent builds it without parsing when it can).
+func FuzzRecordedCheckEvent(f *testing.F) {
+	f.Add("agent:main:main", "acme", "Bash", "toolu_01", `{"command":"echo hi","description":"Say hi"}`, true)
+	f.Add("s", "acme", "exec", "", ` {"a": [1, 2.5e3, null], "b": "<\u2028>"} `, false)
+	f.Add("s", "acme", "exec", "c<&>", `"free text"`, true)
+	f.Add("", "acme", "exec", "c", `[1]`, false)
+	f.Add("s\xff", "acme", "e\xfe", "c", `null`, true)
+	f.Add("s", "acme", "exec", "c", `{"a":"\ud800","a":1}`, true)
+	f.Fuzz(func(t *testing.T, session, owner, tool, call, input string, effect bool) {
+		q := wire.Query{Session: events.SessionKey(session), Tool: tool, Call: call, Effect: effect}
+		if input != "" {
+			q.Input = json.RawMessage(input)
+		}
+		want, werr := marshalledCheck(q, owner)
+		_, raw, ev, err := newRecordedCheck(q, owner)
+		if werr != nil {
+			if err == nil {
+				t.Fatalf("%+v: made %s, encoding/json fails: %v", q, raw, werr)
+			}
+			return
+		}
+		pev, perr := events.Parse(want)
+		if perr != nil {
+			if err == nil || err.Error() != perr.Error() {
+				t.Fatalf("%+v: %v, Parse refuses %s: %v", q, err, want, perr)
+			}
+			return
+		}
+		if err != nil || string(raw) != string(want) || !reflect.DeepEqual(ev, pev) {
+			t.Fatalf("%+v:\n made %s %+v (%v)\n want %s %+v", q, raw, ev, err, want, pev)
+		}
+	})
 }
 
 // TestCheckAnswerIsCheckResult: a recorded check's answer has the fields

@@ -168,7 +168,7 @@ func (s *Service) prepareEvent(ev *events.Event, out *Outcome) (projection.Prepa
 		*out = Outcome{Result{Seq: prep.Landed, ID: ev.ID, Duplicate: prep.Landed != 0}, prep.Err}
 		return prep, nil, false
 	}
-	b, err := prep.Record.Encode()
+	b, err := prep.Encode()
 	if err != nil {
 		*out = Outcome{Err: err}
 		return prep, nil, false

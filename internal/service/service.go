@@ -309,7 +309,7 @@ func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Resu
 			}
 			return Result{Seq: prep.Landed, ID: ev.ID, Duplicate: prep.Landed != 0}, prep.Err
 		}
-		seq, b, err := s.publish(ctx, prep.Subject, prep.Record)
+		seq, b, err := s.publish(ctx, prep)
 		var landed *events.AlreadyLanded
 		if errors.As(err, &landed) {
 			// The id landed earlier (an attempt of this event through
@@ -363,12 +363,12 @@ func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Resu
 	}
 }
 
-func (s *Service) publish(ctx context.Context, subject string, rec *events.Record) (uint64, []byte, error) {
-	b, err := rec.Encode()
+func (s *Service) publish(ctx context.Context, prep projection.Prepared) (uint64, []byte, error) {
+	b, err := prep.Encode()
 	if err != nil {
 		return 0, nil, fmt.Errorf("service: encoding record: %w", err)
 	}
-	seq, err := s.cfg.Log.Append(ctx, subject, rec.ID, b, s.head.Position())
+	seq, err := s.cfg.Log.Append(ctx, prep.Subject, prep.Record.ID, b, s.head.Position())
 	return seq, b, err
 }
 
