@@ -1176,6 +1176,9 @@ func (r *run) callInput(n *client.TreeNode) json.RawMessage {
 	if home == "" {
 		home = r.h.Opts.Home
 	}
+	if p.inputFields != nil {
+		return callInputOf(p.ToolName, p.inputFields, workDir, home)
+	}
 	return CallInput(p.ToolName, p.ToolInput, workDir, home)
 }
 

@@ -3,6 +3,9 @@ package cchook
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/sessionledger/ledger/client"
@@ -31,6 +34,35 @@ func BenchmarkPreToolUseHook(b *testing.B) {
 	for b.Loop() {
 		if res := h.Handle(ctx, raw); res.Denied || len(res.Appended) != 1 {
 			b.Fatalf("%+v", res)
+		}
+	}
+}
+
+// TestCallInputOfIsCanonical: objectOf then events.CanonicalJSON writes
+// what events.Canonical writes of the same members (json.Marshal then
+// CanonicalJSON), over keys that need escaping and odd values; and
+// CallInput and the call's input made from the members Parse kept agree.
+func TestCallInputOfIsCanonical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 3))
+	keys := []string{"command", "file_path", "description", "a<b", "é", "\x01k", `q"`, "ledger:paths", "ledger:cut", "timeout", "", "\xff"}
+	vals := []string{`"echo hi"`, `1e3`, `-0`, `true`, `null`, `"\u00e9\n"`, `"` + strings.Repeat("x", 300) + `"`, `{"b":1, "a":[2]}`, `[1, 2]`, `"<&>"`, `12345678901234567890`, ` "x" `}
+	for i := 0; i < 5000; i++ {
+		m := map[string]json.RawMessage{}
+		for n := rng.IntN(6); n > 0; n-- {
+			m[keys[rng.IntN(len(keys))]] = json.RawMessage(vals[rng.IntN(len(vals))])
+		}
+		want, werr := events.Canonical(m)
+		got, gerr := events.CanonicalJSON(objectOf(m))
+		if string(got) != string(want) || (werr == nil) != (gerr == nil) {
+			t.Fatalf("%q:\n got %s (%v)\nwant %s (%v)", m, got, gerr, want, werr)
+		}
+		raw, _ := json.Marshal(m)
+		p, err := Parse(fmt.Appendf(nil, `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"c","tool_input":%s}`, raw))
+		if err != nil {
+			continue // an input Parse refuses has no call input
+		}
+		if a, b := CallInput("Bash", raw, "/home/dev/p", "/home/dev"), callInputOf("Bash", p.inputFields, "/home/dev/p", "/home/dev"); string(a) != string(b) {
+			t.Fatalf("%s: CallInput %s, from Parse's members %s", raw, a, b)
 		}
 	}
 }

@@ -51,6 +51,10 @@ type Payload struct {
 	Reason string `json:"reason"`
 	// Model is the model, for a payload that names it (2.1.328's do not).
 	Model string `json:"model"`
+
+	// inputFields are ToolInput's members, as Parse decoded them to check
+	// a PreToolUse's input (checkInput), for CallInput.
+	inputFields map[string]json.RawMessage
 }
 
 // BatchCall is one call of a PostToolBatch.
@@ -121,9 +125,11 @@ func Parse(raw []byte) (*Payload, error) {
 		}
 	}
 	if len(missing) == 0 && p.Event == PreToolUse {
-		if err := checkInput(p.ToolName, p.ToolInput); err != nil {
+		m, err := checkInput(p.ToolName, p.ToolInput)
+		if err != nil {
 			return nil, err
 		}
+		p.inputFields = m
 	}
 	if (p.Event == SubagentStart || p.Event == SubagentStop) && p.AgentID == "" {
 		missing = append(missing, "agent_id")
@@ -177,10 +183,10 @@ func validAgentID(id string) bool {
 // checkInput makes sure a call's input can be checked: the ledger decides on
 // an object's top-level scalars, so an input that is not an object, or whose
 // primary field is not a string, would be checked as if it were empty.
-func checkInput(tool string, input json.RawMessage) error {
+func checkInput(tool string, input json.RawMessage) (map[string]json.RawMessage, error) {
 	var m map[string]json.RawMessage
 	if t := bytes.TrimSpace(input); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &m) != nil {
-		return fmt.Errorf("the call's tool_input is not a JSON object (%.40s)", input)
+		return nil, fmt.Errorf("the call's tool_input is not a JSON object (%.40s)", input)
 	}
 	// The checked input is canonical JSON (RFC 8785), which has no
 	// number past float64's range: such a parameter would drop the whole
@@ -188,24 +194,24 @@ func checkInput(tool string, input json.RawMessage) error {
 	for k, v := range m {
 		if t := bytes.TrimSpace(v); len(t) > 0 && (t[0] == '-' || t[0] >= '0' && t[0] <= '9') {
 			if _, err := strconv.ParseFloat(string(t), 64); err != nil {
-				return fmt.Errorf("the call's %s is a number past what the ledger records (%.40s)", k, t)
+				return nil, fmt.Errorf("the call's %s is a number past what the ledger records (%.40s)", k, t)
 			}
 		}
 	}
 	f := primary[tool]
 	v, ok := m[f]
 	if f == "" || !ok && !requiredPrimary[tool] {
-		return nil
+		return m, nil
 	}
 	if t := bytes.TrimSpace(v); !ok || len(t) == 0 || t[0] != '"' {
 		// null decodes as "" without an error: it is no string either.
-		return fmt.Errorf("the call's %s is not a string (%.40s)", f, v)
+		return nil, fmt.Errorf("the call's %s is not a string (%.40s)", f, v)
 	}
 	var str string
 	if json.Unmarshal(v, &str) != nil {
-		return fmt.Errorf("the call's %s is not a string (%.40s)", f, v)
+		return nil, fmt.Errorf("the call's %s is not a string (%.40s)", f, v)
 	}
-	return nil
+	return m, nil
 }
 
 // topLevel reads the top level of raw, which must be valid JSON (Parse

@@ -209,7 +209,13 @@ func CallInput(tool string, input json.RawMessage, workDir, home string) json.Ra
 	if len(input) == 0 || json.Unmarshal(input, &m) != nil {
 		return nil
 	}
-	keep := map[string]json.RawMessage{}
+	return callInputOf(tool, m, workDir, home)
+}
+
+// callInputOf is CallInput of the input's members m, decoded already (by
+// Parse, which keeps them: Payload.inputFields).
+func callInputOf(tool string, m map[string]json.RawMessage, workDir, home string) json.RawMessage {
+	keep := make(map[string]json.RawMessage, len(m)+1)
 	var cut []string
 	for k, v := range m {
 		switch t := strings.TrimSpace(string(v)); {
@@ -239,11 +245,34 @@ func CallInput(tool string, input json.RawMessage, workDir, home string) json.Ra
 		}
 		keep[claudecode.PathsKey], _ = json.Marshal(where)
 	}
-	b, err := events.Canonical(keep)
+	b, err := events.CanonicalJSON(objectOf(keep))
 	if err != nil {
 		return nil
 	}
 	return b
+}
+
+// objectOf is a JSON object of m's members, for events.CanonicalJSON, which
+// orders and writes them canonically: what it makes of this is what it
+// makes of json.Marshal(m), without reflection (TestCallInputOfIsCanonical).
+// m's values are valid JSON.
+func objectOf(m map[string]json.RawMessage) []byte {
+	n := 2
+	for k, v := range m {
+		n += len(k) + len(v) + 4
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	first := true
+	for k, v := range m {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(events.AppendJSONString(b, k), ':')
+		b = append(b, v...)
+	}
+	return append(b, '}')
 }
 
 // HomeOf is the home directory of the user Claude Code runs as, read from a
