@@ -1,10 +1,13 @@
 package cchook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -63,6 +66,26 @@ func TestCallInputOfIsCanonical(t *testing.T) {
 		}
 		if a, b := CallInput("Bash", raw, "/home/dev/p", "/home/dev"), callInputOf("Bash", p.inputFields, "/home/dev/p", "/home/dev"); string(a) != string(b) {
 			t.Fatalf("%s: CallInput %s, from Parse's members %s", raw, a, b)
+		}
+	}
+}
+
+// BenchmarkHandlerPreToolUse is serve --hooks's handler on an allowed call
+// (the ledger answering at once), without the network: what the handler
+// adds to BenchmarkPreToolUseHook (its checks of the request, the body's
+// read, the run under Within, the answer).
+func BenchmarkHandlerPreToolUse(b *testing.B) {
+	raw := loadPayload(&testing.T{}, "PreToolUse.json", nil)
+	h := &Handler{Hook: &Hook{L: allowLedger{}, Opts: Options{Home: b.TempDir()}}, Token: "t"}
+	b.ReportAllocs()
+	for b.Loop() {
+		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:1"+HTTPPath, bytes.NewReader(raw))
+		r.Header.Set("Authorization", "Bearer t")
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || w.Body.Len() == 0 {
+			b.Fatalf("%d %s", w.Code, w.Body)
 		}
 	}
 }
