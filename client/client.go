@@ -149,6 +149,8 @@ type Client struct {
 	overlap atomic.Bool
 	// invalid is what opts.Validate reported: every call fails with it.
 	invalid error
+	// appendSubject is where session events go (opts do not change).
+	appendSubject string
 }
 
 // New returns a client on an open NATS connection. It does not fail:
@@ -185,7 +187,8 @@ func NewOn(nc Requester, opts Options) *Client {
 	if opts.Coalesce <= 0 {
 		opts.Coalesce = 256
 	}
-	return &Client{nc: nc, opts: opts, ids: ulid.Monotonic(rand.Reader, 0), invalid: invalid}
+	return &Client{nc: nc, opts: opts, ids: ulid.Monotonic(rand.Reader, 0), invalid: invalid,
+		appendSubject: wire.SubjectUnder(opts.Prefix, wire.EndpointAppend, opts.Owner)}
 }
 
 func (c *Client) scope() string {
@@ -316,7 +319,7 @@ func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
 		if c.opts.Owner == "" {
 			return AppendResult{}, errors.New("client: session events need an Owner (the orchestrator name)")
 		}
-		subject = wire.SubjectUnder(c.opts.Prefix, wire.EndpointAppend, c.opts.Owner)
+		subject = c.appendSubject
 		if ev.Actor == "" {
 			// The subject names the orchestrator; naming it in the event
 			// too saves the ledger filling it in.
@@ -332,7 +335,9 @@ func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
 	}
 	var res AppendResult
 	if ev.Type.IsPolicy() || c.opts.Coalesce == 1 {
-		err = c.request(ctx, subject, body, &res)
+		var r AppendResult // escapes to the heap in this branch only
+		err = c.request(ctx, subject, body, &r)
+		res = r
 	} else {
 		res, err = c.appendCoalesced(ctx, subject, body)
 	}
