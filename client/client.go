@@ -142,6 +142,8 @@ type Client struct {
 	// answering replica to have applied it (read-your-writes).
 	token uint64
 	ids   *ulid.MonotonicEntropy
+	// entropy is where newID reads an id's entropy (under mu).
+	entropy [10]byte
 	// appends are the session appends waiting to be sent (coalesce.go).
 	appends coalescer
 	// overlap is what the ledger's last append answer said: its rounds
@@ -189,6 +191,21 @@ func NewOn(nc Requester, opts Options) *Client {
 	}
 	return &Client{nc: nc, opts: opts, ids: ulid.Monotonic(rand.Reader, 0), invalid: invalid,
 		appendSubject: wire.SubjectUnder(opts.Prefix, wire.EndpointAppend, opts.Owner)}
+}
+
+// newID is ulid.MustNew(ms, c.ids).String() (TestNewIDIsMustNew), the
+// entropy read into c.entropy so that the ULID stays on the stack
+// (MonotonicRead hands its buffer to an io.Reader). The caller holds mu.
+func (c *Client) newID(ms uint64) string {
+	var id ulid.ULID
+	if err := id.SetTime(ms); err != nil {
+		panic(err)
+	}
+	if err := c.ids.MonotonicRead(ms, c.entropy[:]); err != nil {
+		panic(err)
+	}
+	copy(id[6:], c.entropy[:])
+	return id.String()
 }
 
 func (c *Client) scope() string {
@@ -299,7 +316,7 @@ func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
 	}
 	if ev.ID == "" {
 		c.mu.Lock()
-		ev.ID = ulid.MustNew(ulid.Now(), c.ids).String()
+		ev.ID = c.newID(ulid.Now())
 		c.mu.Unlock()
 	}
 	var subject string
