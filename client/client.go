@@ -343,10 +343,7 @@ func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
 			ev.Actor = c.opts.Owner
 		}
 	}
-	body, err := json.Marshal(struct {
-		Event
-		V int `json:"v"`
-	}{ev, events.Version})
+	body, err := marshalEvent(ev)
 	if err != nil {
 		return AppendResult{}, err
 	}
