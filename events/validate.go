@@ -139,9 +139,8 @@ func Parse(raw []byte) (*Event, error) {
 		}
 	}
 	ev := &Event{}
-	strs := t.strs(raw, [3]int{t.find(raw, top, "id"), t.find(raw, top, "actor"), t.find(raw, top, "session")})
 	if k := t.find(raw, top, "id"); k != 0 {
-		if ev.ID = strs[0]; !ValidID(ev.ID) {
+		if ev.ID = t.str(raw, k); !ValidID(ev.ID) {
 			return nil, Errorf(CodeInvalidEvent, "id %s is not a ULID (26 upper-case Crockford base-32 characters, the first 0-7)", t.raw(raw, k))
 		}
 	}
@@ -156,7 +155,7 @@ func Parse(raw []byte) (*Event, error) {
 	ev.V = Version
 	// type, actor and session are strings now (checked above).
 	ev.Type = t.eventType(raw, t.find(raw, top, "type"))
-	ev.Actor = strs[1]
+	ev.Actor = t.str(raw, t.find(raw, top, "actor"))
 	data := t.find(raw, top, "data")
 	if t.nodes[data].kind != '{' {
 		return nil, Errorf(CodeInvalidEvent, "data must be an object")
@@ -165,7 +164,7 @@ func Parse(raw []byte) (*Event, error) {
 	if !ev.Type.Known() {
 		return nil, Errorf(CodeUnknownType, "type %q is not an event type (one of %s)", ev.Type, typeList())
 	}
-	ev.Session = SessionKey(strs[2])
+	ev.Session = SessionKey(t.str(raw, t.find(raw, top, "session")))
 	if err := checkData(ev, t, raw, data); err != nil {
 		return nil, err
 	}
@@ -398,35 +397,6 @@ func (t *tape) str(b []byte, k int) string {
 		return string(b[t.nodes[k].start+1 : t.nodes[k].end-1])
 	}
 	return string(appendUnquoted(nil, t.raw(b, k)))
-}
-
-// strs returns t.str of each of ks; those that read as their raw bytes
-// (plain) share one allocation (FuzzParseDiff compares Parse with its
-// oracle).
-func (t *tape) strs(b []byte, ks [3]int) [3]string {
-	var out [3]string
-	var spans [3][]byte // the plain ones' bytes
-	n := 0
-	for i, k := range ks {
-		if k != 0 && t.nodes[k].kind == '"' && t.plain(b, k) {
-			spans[i] = b[t.nodes[k].start+1 : t.nodes[k].end-1]
-			n += len(spans[i])
-		} else {
-			out[i] = t.str(b, k)
-		}
-	}
-	var one strings.Builder
-	one.Grow(n)
-	for _, sp := range spans {
-		one.Write(sp)
-	}
-	all := one.String()
-	for i, sp := range spans {
-		if sp != nil {
-			out[i], all = all[:len(sp)], all[len(sp):]
-		}
-	}
-	return out
 }
 
 // eventType returns string node k as a Type, without allocating when it is
