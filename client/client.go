@@ -358,7 +358,10 @@ func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
 	if err == nil || res.Seq > 0 {
 		c.observe(res.Seq)
 	}
-	if err == nil && res.ID == "" {
+	if err == nil && res.ID == "" || res.ID == ev.ID {
+		// The event's own string: a batch's answer read by hand holds its
+		// ids in one string (readOutcomes), which a caller keeping this id
+		// would keep whole.
 		res.ID = ev.ID
 	}
 	return res, err
