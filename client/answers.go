@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"unicode/utf8"
@@ -23,7 +24,49 @@ func decodeAnswer(data []byte, out any) error {
 			return nil
 		}
 	}
+	if o, ok := out.(*[]wire.AppendOutcome); ok && *o == nil {
+		if outs, ok := readOutcomes(data); ok {
+			*o = outs
+			return nil
+		}
+	}
 	return json.Unmarshal(data, out)
+}
+
+// readOutcomes reads a batch append's answer in which every event was
+// appended or a duplicate: `[{"seq":N,"id":S[,"duplicate":true]},...]`
+// with nothing around it, as the API writes it (internal/api's
+// appendOutcome), each S and N as str and uint read them; false for
+// anything else (a refusal's error among them). Its ids share one
+// allocation.
+func readOutcomes(data []byte) ([]wire.AppendOutcome, bool) {
+	r := answerReader{b: data, text: make([]byte, 0, len(data))}
+	n := bytes.Count(data, []byte(`{"seq":`))
+	if n == 0 {
+		return nil, false
+	}
+	outs := make([]wire.AppendOutcome, n)
+	var idSpans [64]span
+	ids := idSpans[:0]
+	r.lit("[")
+	for i := range outs {
+		if i > 0 {
+			r.lit(",")
+		}
+		outs[i].Seq = r.uint(`{"seq":`)
+		ids = append(ids, r.str(`,"id":`))
+		outs[i].Duplicate = r.next(`,"duplicate":true`)
+		r.lit("}")
+	}
+	r.lit("]")
+	if r.bad || r.i != len(data) {
+		return nil, false
+	}
+	all := string(r.text)
+	for i := range outs {
+		outs[i].ID = ids[i].of(all)
+	}
+	return outs, true
 }
 
 // readCheckResult reads `{"session":S,"scope":S,"seq":N,"tool":S,

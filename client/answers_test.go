@@ -89,3 +89,66 @@ func FuzzDecodeCheckResultFields(f *testing.F) {
 		sameDecode(t, b)
 	})
 }
+
+// batchAnswers are answers of a batch append, each as encoding/json
+// writes it (as the API does), and answers near their form, for
+// TestDecodeOutcomes and the fuzzer's seeds.
+func batchAnswers() [][]byte {
+	var out [][]byte
+	for _, outs := range [][]wire.AppendOutcome{
+		{{Seq: 1, ID: "01KABCDEF"}},
+		{{Seq: 7, ID: "a"}, {Seq: 8, ID: `q"\é`, Duplicate: true}, {Seq: 18446744073709551615, ID: "ü"}},
+		{{Seq: 7, ID: "<&>\u2028"}},
+		{{Seq: 2, ID: "a"}, {Seq: 3, Error: &wire.ErrorBody{Code: "conflict", Message: "m"}}},
+		{{ID: "a"}}, {{Seq: 1}}, {}, nil,
+	} {
+		b, _ := json.Marshal(outs)
+		out = append(out, b)
+	}
+	return append(out, []byte(`[{"seq":01,"id":"a"}]`), []byte(`[{"seq":1,"id":"a"}] `),
+		[]byte(`[{"seq":1,"id":"a","duplicate":false}]`), []byte(`[{"seq":1,"id":"\xff"}]`),
+		[]byte(`[{"seq":1,"id":"a"},]`), []byte(`[{"seq":1,"id":"a"}{"seq":2,"id":"b"}]`),
+		[]byte(`[{"seq":1,"id":"\u0041"}]`), []byte(`[{"seq":1,"id":"{\"seq\":"}]`))
+}
+
+// sameOutcomes fails unless decodeAnswer decodes data into a batch's
+// outcomes as json.Unmarshal does.
+func sameOutcomes(t *testing.T, data []byte) {
+	t.Helper()
+	var want, got []wire.AppendOutcome
+	werr := json.Unmarshal(data, &want)
+	gerr := decodeAnswer(data, &got)
+	if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: %+v, %v; json.Unmarshal: %+v, %v", data, got, gerr, want, werr)
+	}
+}
+
+// TestDecodeOutcomes and FuzzDecodeOutcomes: a batch append's answer
+// read by hand (readOutcomes) is what json.Unmarshal decodes, and the
+// answers the API writes for appended events are read by hand.
+func TestDecodeOutcomes(t *testing.T) {
+	for i, b := range batchAnswers() {
+		sameOutcomes(t, b)
+		if _, ok := readOutcomes(b); ok != (i < 2 || i == len(batchAnswers())-1) {
+			t.Errorf("%s: read by hand %v", b, ok)
+		}
+	}
+}
+
+func FuzzDecodeOutcomes(f *testing.F) {
+	for _, b := range batchAnswers() {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { sameOutcomes(t, data) })
+}
+
+// FuzzDecodeOutcomesFields: a batch answer of any ids and seqs, as
+// encoding/json writes it, decodes by hand as json.Unmarshal decodes it.
+func FuzzDecodeOutcomesFields(f *testing.F) {
+	f.Add("01KABCDEF", "b", uint64(1), uint64(2), false)
+	f.Add(`q"\é`, "\x01", uint64(0), uint64(1<<63), true)
+	f.Fuzz(func(t *testing.T, id1, id2 string, seq1, seq2 uint64, dup bool) {
+		b, _ := json.Marshal([]wire.AppendOutcome{{Seq: seq1, ID: id1}, {Seq: seq2, ID: id2, Duplicate: dup}})
+		sameOutcomes(t, b)
+	})
+}

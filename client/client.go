@@ -142,6 +142,8 @@ type Client struct {
 	// answering replica to have applied it (read-your-writes).
 	token uint64
 	ids   *ulid.MonotonicEntropy
+	// entropy is where newID reads an id's entropy (under mu).
+	entropy [10]byte
 	// appends are the session appends waiting to be sent (coalesce.go).
 	appends coalescer
 	// overlap is what the ledger's last append answer said: its rounds
@@ -149,6 +151,8 @@ type Client struct {
 	overlap atomic.Bool
 	// invalid is what opts.Validate reported: every call fails with it.
 	invalid error
+	// appendSubject is where session events go (opts do not change).
+	appendSubject string
 }
 
 // New returns a client on an open NATS connection. It does not fail:
@@ -185,7 +189,23 @@ func NewOn(nc Requester, opts Options) *Client {
 	if opts.Coalesce <= 0 {
 		opts.Coalesce = 256
 	}
-	return &Client{nc: nc, opts: opts, ids: ulid.Monotonic(rand.Reader, 0), invalid: invalid}
+	return &Client{nc: nc, opts: opts, ids: ulid.Monotonic(rand.Reader, 0), invalid: invalid,
+		appendSubject: wire.SubjectUnder(opts.Prefix, wire.EndpointAppend, opts.Owner)}
+}
+
+// newID is ulid.MustNew(ms, c.ids).String() (TestNewIDIsMustNew), the
+// entropy read into c.entropy so that the ULID stays on the stack
+// (MonotonicRead hands its buffer to an io.Reader). The caller holds mu.
+func (c *Client) newID(ms uint64) string {
+	var id ulid.ULID
+	if err := id.SetTime(ms); err != nil {
+		panic(err)
+	}
+	if err := c.ids.MonotonicRead(ms, c.entropy[:]); err != nil {
+		panic(err)
+	}
+	copy(id[6:], c.entropy[:])
+	return id.String()
 }
 
 func (c *Client) scope() string {
@@ -296,7 +316,7 @@ func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
 	}
 	if ev.ID == "" {
 		c.mu.Lock()
-		ev.ID = ulid.MustNew(ulid.Now(), c.ids).String()
+		ev.ID = c.newID(ulid.Now())
 		c.mu.Unlock()
 	}
 	var subject string
@@ -316,30 +336,32 @@ func (c *Client) Append(ctx context.Context, ev Event) (AppendResult, error) {
 		if c.opts.Owner == "" {
 			return AppendResult{}, errors.New("client: session events need an Owner (the orchestrator name)")
 		}
-		subject = wire.SubjectUnder(c.opts.Prefix, wire.EndpointAppend, c.opts.Owner)
+		subject = c.appendSubject
 		if ev.Actor == "" {
 			// The subject names the orchestrator; naming it in the event
 			// too saves the ledger filling it in.
 			ev.Actor = c.opts.Owner
 		}
 	}
-	body, err := json.Marshal(struct {
-		Event
-		V int `json:"v"`
-	}{ev, events.Version})
+	body, err := marshalEvent(ev)
 	if err != nil {
 		return AppendResult{}, err
 	}
 	var res AppendResult
 	if ev.Type.IsPolicy() || c.opts.Coalesce == 1 {
-		err = c.request(ctx, subject, body, &res)
+		var r AppendResult // escapes to the heap in this branch only
+		err = c.request(ctx, subject, body, &r)
+		res = r
 	} else {
 		res, err = c.appendCoalesced(ctx, subject, body)
 	}
 	if err == nil || res.Seq > 0 {
 		c.observe(res.Seq)
 	}
-	if err == nil && res.ID == "" {
+	if err == nil && res.ID == "" || res.ID == ev.ID {
+		// The event's own string: a batch's answer read by hand holds its
+		// ids in one string (readOutcomes), which a caller keeping this id
+		// would keep whole.
 		res.ID = ev.ID
 	}
 	return res, err

@@ -54,11 +54,20 @@ type coalescer struct {
 // request answered (see sendWaiting).
 const maxLinger = 2 * time.Millisecond
 
-// pendingAppend is one append waiting for its outcome.
+// pendingAppend is one append waiting for its outcome. The sender sets
+// out and then signals done, once; the caller reads out only after done
+// (a channel of struct{} is one allocation, of appendOutcome two).
 type pendingAppend struct {
 	ctx  context.Context
 	body []byte
-	done chan appendOutcome
+	out  appendOutcome
+	done chan struct{}
+}
+
+// finish gives p its outcome.
+func (p *pendingAppend) finish(o appendOutcome) {
+	p.out = o
+	p.done <- struct{}{}
 }
 
 type appendOutcome struct {
@@ -67,7 +76,7 @@ type appendOutcome struct {
 }
 
 func (c *Client) appendCoalesced(ctx context.Context, subject string, body []byte) (AppendResult, error) {
-	p := &pendingAppend{ctx: ctx, body: body, done: make(chan appendOutcome, 1)}
+	p := &pendingAppend{ctx: ctx, body: body, done: make(chan struct{}, 1)}
 	q := &c.appends
 	q.mu.Lock()
 	q.waiting = append(q.waiting, p)
@@ -84,8 +93,8 @@ func (c *Client) appendCoalesced(ctx context.Context, subject string, body []byt
 		c.sendWaiting(subject)
 	}
 	select {
-	case o := <-p.done:
-		return o.res, o.err
+	case <-p.done:
+		return p.out.res, p.out.err
 	case <-ctx.Done():
 		// It may still be sent, or have landed: the ledger answers a
 		// re-send of its id with the first outcome.
@@ -182,7 +191,7 @@ func (c *Client) send(subject string, batch []*pendingAppend) {
 	if len(batch) == 1 {
 		var res AppendResult
 		err := c.requestHdr(batch[0].ctx, subject, batch[0].body, &res, c.noteRounds)
-		batch[0].done <- appendOutcome{res, err}
+		batch[0].finish(appendOutcome{res, err})
 		return
 	}
 	for attempt := 0; len(batch) > 0; attempt++ {
@@ -200,14 +209,14 @@ func (c *Client) send(subject string, batch []*pendingAppend) {
 		// by Timeout, and the retries by Retries.
 		if err := c.requestHdr(context.Background(), subject, body.Bytes(), &outs, c.noteRounds); err != nil {
 			for _, p := range batch {
-				p.done <- appendOutcome{err: err}
+				p.finish(appendOutcome{err: err})
 			}
 			return
 		}
 		if len(outs) != len(batch) {
 			err := fmt.Errorf("client: %s: %d outcomes for a batch of %d appends", subject, len(outs), len(batch))
 			for _, p := range batch {
-				p.done <- appendOutcome{err: err}
+				p.finish(appendOutcome{err: err})
 			}
 			return
 		}
@@ -215,7 +224,7 @@ func (c *Client) send(subject string, batch []*pendingAppend) {
 		for i, o := range outs {
 			res := o.Result()
 			if o.Error == nil {
-				batch[i].done <- appendOutcome{res: res}
+				batch[i].finish(appendOutcome{res: res})
 				continue
 			}
 			err := &events.Error{Code: o.Error.Code, Msg: o.Error.Message}
@@ -223,7 +232,7 @@ func (c *Client) send(subject string, batch []*pendingAppend) {
 				again = append(again, batch[i])
 				continue
 			}
-			batch[i].done <- appendOutcome{res: res, err: err}
+			batch[i].finish(appendOutcome{res: res, err: err})
 		}
 		if len(again) > 0 {
 			backoff(context.Background(), attempt)

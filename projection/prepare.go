@@ -302,7 +302,8 @@ func (s *State) shape(ev *events.Event) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var dls []envelope.Dialect
+	var one [1]envelope.Dialect // the usual case: one dialect, no allocation
+	dls := one[:0]
 	switch d := p.(type) {
 	case *events.PolicySetData:
 		if dl := s.dialects[d.Dialect]; dl != nil {

@@ -112,8 +112,8 @@ func (s *Server) queue(p *pendingAppend) bool {
 // refused does not stop the rest), and the answer is the array of their
 // outcomes. The events usually share a round with other writers' appends.
 func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
-	var raws []json.RawMessage
-	if err := json.Unmarshal(r.Data(), &raws); err != nil {
+	raws, err := splitBatch(r.Data())
+	if err != nil {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "a batch append is a JSON array of events: %v", err), 0)
 		return
 	}
@@ -122,7 +122,8 @@ func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
 		return
 	}
 	b := &appendBatch{r: r, out: make([]wire.AppendOutcome, len(raws))}
-	var todo []*pendingAppend
+	ps := make([]pendingAppend, len(raws))
+	todo := make([]*pendingAppend, 0, len(raws))
 	for i, raw := range raws {
 		ev, err := parseAs(raw, owner)
 		if err == nil && ev.Type.IsPolicy() {
@@ -135,7 +136,8 @@ func (s *Server) handleBatch(r micro.Request, owner string, start time.Time) {
 			b.out[i] = wire.AppendOutcome{Error: errorBody(err, 0)}
 			continue
 		}
-		todo = append(todo, &pendingAppend{batch: b, i: i, ev: ev, start: start, owner: owner})
+		ps[i] = pendingAppend{batch: b, i: i, ev: ev, start: start, owner: owner}
+		todo = append(todo, &ps[i])
 	}
 	if len(todo) == 0 {
 		respondJSON(r, b.out)

@@ -80,6 +80,9 @@ func (s *Service) redoFrom(ctx context.Context, n, landed int, failed bool) (int
 type round struct {
 	evs []*events.Event
 	out []Outcome
+	// checks hold the decisions out's Results point to (Result.Check),
+	// one array a round (see check).
+	checks []projection.CheckDecided
 	// all are the events (indices in evs) the round answers for, and todo
 	// those of them it decides (all but the ones screened out), in order.
 	all, todo []int
@@ -199,7 +202,7 @@ func (s *Service) beginRound(ctx context.Context, al AsyncLog, r *round) {
 			r.stop, r.stopErr = k, err
 			break
 		}
-		r.out[i] = Outcome{Result{Seq: expected + 1, ID: ev.ID, Decided: prep.Record.Decided, Check: checkOf(prep)}, prep.Err}
+		r.out[i] = Outcome{Result{Seq: expected + 1, ID: ev.ID, Decided: prep.Record.Decided, Check: r.check(i, prep)}, prep.Err}
 		prevID = prep.Record.ID
 	}
 	s.lastID = prevID
@@ -448,3 +451,18 @@ func (rs *Rounds[T]) begin(ctx context.Context, evs []*events.Event, screen func
 // Retries is how often an append is decided again after a conflict
 // (Config.Retries).
 func (s *Service) Retries() int { return s.cfg.Retries }
+
+// check is checkOf(prep) for evs[i], kept in r.checks: one allocation a
+// round rather than one an event (TestResultCheckIsDecided guards the
+// values).
+func (r *round) check(i int, prep projection.Prepared) *projection.CheckDecided {
+	c, ok := prep.Checked()
+	if !ok {
+		return nil
+	}
+	if r.checks == nil {
+		r.checks = make([]projection.CheckDecided, len(r.evs))
+	}
+	r.checks[i] = c
+	return &r.checks[i]
+}
