@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"unicode/utf8"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -140,37 +139,21 @@ func (r *answerReader) lit(lit string) {
 	}
 }
 
-// str reads lit, then a string of printable characters and valid UTF-8
-// in which only a quote and a backslash are escaped, as
-// events.AppendJSONString writes them (json.Unmarshal would rewrite
-// anything else, or unescape it otherwise), and appends it to text.
+// str reads lit, then a string events.ReadPlainString reads (what
+// json.Unmarshal would read back as written but for its escapes), and
+// appends it to text.
 func (r *answerReader) str(lit string) span {
 	r.lit(lit)
-	r.lit(`"`)
 	if r.bad {
 		return span{}
 	}
 	s := span{i: len(r.text)}
-	plain, ascii := r.i, true // r.b[plain:r.i] is still to append
-	for ; r.i < len(r.b) && r.b[r.i] != '"'; r.i++ {
-		switch c := r.b[r.i]; {
-		case c == '\\' && r.i+1 < len(r.b) && (r.b[r.i+1] == '"' || r.b[r.i+1] == '\\'):
-			r.text = append(r.text, r.b[plain:r.i]...)
-			r.i++
-			plain = r.i
-		case c < 0x20 || c == '\\':
-			r.bad = true
-			return span{}
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-	}
-	r.text = append(r.text, r.b[plain:r.i]...)
-	s.j = len(r.text)
-	r.lit(`"`)
-	if !ascii && !utf8.Valid(r.text[s.i:s.j]) {
+	var ok bool
+	if r.text, r.i, ok = events.ReadPlainString(r.b, r.i, r.text); !ok {
 		r.bad = true
+		return span{}
 	}
+	s.j = len(r.text)
 	return s
 }
 
@@ -181,16 +164,8 @@ func (r *answerReader) uint(lit string) uint64 {
 	if r.bad {
 		return 0
 	}
-	start, n := r.i, uint64(0)
-	for ; r.i < len(r.b) && '0' <= r.b[r.i] && r.b[r.i] <= '9'; r.i++ {
-		d := uint64(r.b[r.i] - '0')
-		if n > (math.MaxUint64-d)/10 {
-			r.bad = true // does not fit
-			return 0
-		}
-		n = n*10 + d
-	}
-	if r.i == start || r.b[start] == '0' && r.i-start > 1 {
+	n, end, ok := events.ReadJSONUint(r.b, r.i, math.MaxUint64)
+	if r.i = end; !ok {
 		r.bad = true
 		return 0
 	}

@@ -1,6 +1,9 @@
 package events
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
 
 // AppendJSONString appends s quoted as encoding/json quotes it: printable
 // ASCII as it is, but for the quote and the backslash, which get one
@@ -52,4 +55,53 @@ func AppendCompactJSON(b, raw []byte) []byte {
 		}
 	}
 	return append(b, raw[plain:]...)
+}
+
+// ReadPlainString reads the JSON string whose opening quote is b[i] when
+// it is a string AppendJSONString writes and json.Unmarshal reads back as
+// written but for its escapes: printable characters and valid UTF-8, with
+// only a quote and a backslash escaped. It appends the unquoted text to
+// text and returns it and the index after the closing quote; ok is false
+// for any other string, which json.Unmarshal would rewrite or unescape
+// otherwise (FuzzReadPlainString). The hand-written readers of the API's
+// and the client's bodies share it.
+func ReadPlainString(b []byte, i int, text []byte) (out []byte, end int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return text, i, false
+	}
+	start := len(text)
+	i++
+	plain, ascii := i, true // b[plain:i] is still to append
+	for ; i < len(b) && b[i] != '"'; i++ {
+		switch c := b[i]; {
+		case c == '\\' && i+1 < len(b) && (b[i+1] == '"' || b[i+1] == '\\'):
+			text = append(text, b[plain:i]...)
+			i++
+			plain = i
+		case c < 0x20 || c == '\\':
+			return text, i, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	text = append(text, b[plain:i]...)
+	if i >= len(b) || !ascii && !utf8.Valid(text[start:]) {
+		return text, i, false
+	}
+	return text, i + 1, true
+}
+
+// ReadJSONUint reads the unsigned integer at b[i] as encoding/json writes
+// one (no sign, no leading zero, no fraction or exponent) when it is at
+// most limit, and returns it and the index after it.
+func ReadJSONUint(b []byte, i int, limit uint64) (n uint64, end int, ok bool) {
+	start := i
+	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+		d := uint64(b[i] - '0')
+		if n > (limit-d)/10 {
+			return 0, i, false
+		}
+		n = n*10 + d
+	}
+	return n, i, i > start && (b[start] != '0' || i-start == 1)
 }

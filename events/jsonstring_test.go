@@ -2,6 +2,7 @@ package events
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -60,4 +61,44 @@ func FuzzEncodeCanonicalData(f *testing.F) {
 			t.Fatalf("%q: %s (%v), Encode: %s (%v)", c, got, err, want, werr)
 		}
 	})
+}
+
+// FuzzReadPlainString: a string ReadPlainString reads is one json.Unmarshal
+// reads to the same text, ending where it says; one it refuses is left to
+// the callers' slow paths, so only its acceptances are held to this.
+func FuzzReadPlainString(f *testing.F) {
+	for _, s := range []string{`"a"`, `"a\"b\\c"`, `"é"`, `"\u00e9"`, "\"\xff\"", `"a\nb"`, `"open`, `"x"tail`, `""`, "\"\x7f\"", `"\/"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		text, end, ok := ReadPlainString(b, 0, []byte("pre"))
+		if !ok {
+			return
+		}
+		var want string
+		if err := json.Unmarshal(b[:end], &want); err != nil {
+			t.Fatalf("%q: read %q to %d, json.Unmarshal: %v", b, text, end, err)
+		}
+		if string(text) != "pre"+want {
+			t.Fatalf("%q: read %q, json.Unmarshal %q", b, text[3:], want)
+		}
+	})
+}
+
+// TestReadJSONUint: ReadJSONUint reads what strconv reads of JSON's
+// integers, within its limit, and refuses the rest.
+func TestReadJSONUint(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		limit uint64
+		n     uint64
+		ok    bool
+	}{{"0", 10, 0, true}, {"7,", 10, 7, true}, {"10", 10, 10, true}, {"11", 10, 0, false}, {"01", 10, 0, false},
+		{"", 10, 0, false}, {"-1", 10, 0, false}, {"18446744073709551615", math.MaxUint64, math.MaxUint64, true},
+		{"18446744073709551616", math.MaxUint64, 0, false}} {
+		n, _, ok := ReadJSONUint([]byte(c.in), 0, c.limit)
+		if ok != c.ok || ok && n != c.n {
+			t.Errorf("%q (limit %d): %d %v, want %d %v", c.in, c.limit, n, ok, c.n, c.ok)
+		}
+	}
 }

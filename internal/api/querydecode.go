@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"unicode/utf8"
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/wire"
@@ -183,45 +182,22 @@ func (r *queryReader) key() ([]byte, bool) {
 	return key, r.next('"')
 }
 
-// str reads a string of printable characters and valid UTF-8 in which
-// only a quote and a backslash are escaped, as encoding/json writes
-// them (json.Unmarshal would rewrite anything else, or unescape it
-// otherwise), and appends it to text.
+// str reads a string events.ReadPlainString reads (what json.Unmarshal
+// would read back as written but for its escapes) and appends it to text.
 func (r *queryReader) str() (span, bool) {
-	if !r.next('"') {
-		return span{}, false
-	}
 	s := span{i: len(r.text)}
-	plain, ascii := r.i, true // r.b[plain:r.i] is still to append
-	for ; r.i < len(r.b) && r.b[r.i] != '"'; r.i++ {
-		switch c := r.b[r.i]; {
-		case c == '\\' && r.i+1 < len(r.b) && (r.b[r.i+1] == '"' || r.b[r.i+1] == '\\'):
-			r.text = append(r.text, r.b[plain:r.i]...)
-			r.i++
-			plain = r.i
-		case c < 0x20 || c == '\\':
-			return span{}, false
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-	}
-	r.text = append(r.text, r.b[plain:r.i]...)
+	var ok bool
+	r.text, r.i, ok = events.ReadPlainString(r.b, r.i, r.text)
 	s.j = len(r.text)
-	return s, r.next('"') && (ascii || utf8.Valid(r.text[s.i:s.j]))
+	return s, ok
 }
 
 // uint reads an unsigned integer as JSON writes it (no sign, no leading
 // zero, no fraction or exponent) of at most limit.
 func (r *queryReader) uint(limit uint64) (uint64, bool) {
-	start, n := r.i, uint64(0)
-	for ; r.i < len(r.b) && '0' <= r.b[r.i] && r.b[r.i] <= '9'; r.i++ {
-		d := uint64(r.b[r.i] - '0')
-		if n > (limit-d)/10 {
-			return 0, false
-		}
-		n = n*10 + d
-	}
-	return n, r.i > start && (r.b[start] != '0' || r.i-start == 1)
+	n, end, ok := events.ReadJSONUint(r.b, r.i, limit)
+	r.i = end
+	return n, ok
 }
 
 func (r *queryReader) bool() (bool, bool) {
