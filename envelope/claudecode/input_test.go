@@ -80,23 +80,31 @@ func TestNewCallIsMapDecode(t *testing.T) {
 	params := []string{"command", "file_path", "path", "url", "timeout", "text", "description", PathsKey, CutKey, "é", `a"b`, `\`, "", "Command", "nope"}
 	for _, in := range inputs {
 		for _, tool := range []string{"Bash", "Read", "WebFetch", "mcp__s__t", "TodoWrite"} {
-			got := newCall(tool, in)
-			want, obj := newCallDecoded(tool, in)
-			if got.primary != want.primary || got.hasPrimary != want.hasPrimary || !reflect.DeepEqual(got.at(), want.ctx) ||
-				!reflect.DeepEqual(got.cut, want.cut) || (got.obj == nil) != (obj == nil) {
-				t.Fatalf("%s %s: newCall %+v, decoded %+v", tool, in, got, want)
-			}
-			for _, p := range params {
-				raw, ok := obj[p]
-				if m, mok := member(got.obj, p); mok != ok || string(m) != string(raw) {
-					t.Fatalf("%s member %q: %s %v, decoded %s %v", in, p, m, mok, raw, ok)
-				}
-				v, vok := got.param(p)
-				wv, wok := paramOf(raw, ok)
-				if v != wv || vok != wok {
-					t.Fatalf("%s param %q: %q %v, decoded %q %v", in, p, v, vok, wv, wok)
-				}
-			}
+			sameCall(t, tool, in, params)
+		}
+	}
+}
+
+// sameCall fails t unless newCall of tool and in is what decoding in
+// into a map gives: the primary parameter, where the call runs, the cut
+// parameters, and each of params as a member and as a parameter.
+func sameCall(t *testing.T, tool string, in json.RawMessage, params []string) {
+	t.Helper()
+	got := newCall(tool, in)
+	want, obj := newCallDecoded(tool, in)
+	if got.primary != want.primary || got.hasPrimary != want.hasPrimary || !reflect.DeepEqual(got.at(), want.ctx) ||
+		!reflect.DeepEqual(got.cut, want.cut) || (got.obj == nil) != (obj == nil) {
+		t.Fatalf("%s %s: newCall %+v, decoded %+v", tool, in, got, want)
+	}
+	for _, p := range params {
+		raw, ok := obj[p]
+		if m, mok := member(got.obj, p); mok != ok || string(m) != string(raw) {
+			t.Fatalf("%s member %q: %s %v, decoded %s %v", in, p, m, mok, raw, ok)
+		}
+		v, vok := got.param(p)
+		wv, wok := paramOf(raw, ok)
+		if v != wv || vok != wok {
+			t.Fatalf("%s param %q: %q %v, decoded %q %v", in, p, v, vok, wv, wok)
 		}
 	}
 }
@@ -111,18 +119,7 @@ func FuzzNewCallIsMapDecode(f *testing.F) {
 	params := []string{"command", "file_path", "timeout", PathsKey, CutKey, "é", ""}
 	f.Fuzz(func(t *testing.T, in string) {
 		for _, tool := range []string{"Bash", "Read", "mcp__s__t"} {
-			got := newCall(tool, json.RawMessage(in))
-			want, obj := newCallDecoded(tool, json.RawMessage(in))
-			if got.primary != want.primary || got.hasPrimary != want.hasPrimary || !reflect.DeepEqual(got.at(), want.ctx) ||
-				!reflect.DeepEqual(got.cut, want.cut) || (got.obj == nil) != (obj == nil) {
-				t.Fatalf("%s %s: newCall %+v, decoded %+v", tool, in, got, want)
-			}
-			for _, p := range params {
-				raw, ok := obj[p]
-				if m, mok := member(got.obj, p); mok != ok || string(m) != string(raw) {
-					t.Fatalf("%s member %q: %s %v, decoded %s %v", in, p, m, mok, raw, ok)
-				}
-			}
+			sameCall(t, tool, json.RawMessage(in), params)
 		}
 	})
 }
