@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
@@ -93,11 +94,12 @@ func (s *Server) handleWatch(ctx context.Context, r micro.Request) {
 	// the wait goes on: the answer comes with a change, or with none at
 	// MaxWait, not at every record appended meanwhile.
 	busy := wire.WatchResult{Changes: []wire.Change{}, Next: q.From}
+	var seen seenTurn
 	longPoll(s, r, owner, q.Wait, busy, func(from uint64) (wire.WatchResult, uint64, bool, error) {
 		if from != 0 {
 			q.From = from
 		}
-		res, err := s.scanWatch(ctx, owner, q)
+		res, err := s.scanWatch(ctx, owner, q, &seen)
 		return res, res.Next, len(res.Changes) == 0, err
 	})
 }
@@ -125,14 +127,16 @@ func longPoll[T any](s *Server, r micro.Request, owner string, wait bool, busy T
 		}
 		return
 	}
-	p := &poll{next: next, deadline: time.Now().Add(s.cfg.MaxWait)}
+	p := &poll{deadline: time.Now().Add(s.cfg.MaxWait)}
+	p.next.Store(next)
 	p.step = func() bool {
-		got, next, empty, err := scan(p.next)
+		got, next, empty, err := scan(p.next.Load())
 		if err != nil {
 			respondError(r, err, 0)
 			return true
 		}
-		res, p.next = got, next
+		res = got
+		p.next.Store(next)
 		if empty {
 			return false
 		}
@@ -162,7 +166,9 @@ type polls struct {
 
 // poll is a long poll waiting for the replica to apply next.
 type poll struct {
-	next     uint64
+	// next is written by its owner's goroutine (servePolls) alone, and
+	// read by tests too.
+	next     atomic.Uint64
 	deadline time.Time
 	// step scans again from next: true when the poll has been answered,
 	// false when it found nothing (next has moved on).
@@ -206,9 +212,9 @@ func (s *Server) servePolls(owner string) {
 			return
 		}
 		ps.mu.Unlock()
-		next, deadline := waiting[0].next, waiting[0].deadline
+		next, deadline := waiting[0].next.Load(), waiting[0].deadline
 		for _, p := range waiting[1:] {
-			next, deadline = min(next, p.next), earlier(deadline, p.deadline)
+			next, deadline = min(next, p.next.Load()), earlier(deadline, p.deadline)
 		}
 		wctx, cancel := context.WithDeadline(s.life, deadline)
 		_ = svc.WaitApplied(wctx, next)
@@ -216,7 +222,7 @@ func (s *Server) servePolls(owner string) {
 		now, stopped := time.Now(), s.life.Err() != nil
 		done := map[*poll]bool{}
 		for _, p := range waiting {
-			if !stopped && svc.Position() >= p.next && p.step() {
+			if !stopped && svc.Position() >= p.next.Load() && p.step() {
 				done[p] = true
 			} else if stopped || !now.Before(p.deadline) {
 				p.expire()
@@ -246,10 +252,27 @@ type turnStart struct {
 	decided []byte
 }
 
+// seenTurn is the latest turn of a watched session that a poll found,
+// and the sequence of the record that started it. A session's turns
+// start in order, one record each, so while its turn is the same the
+// sequence is too: a poll woken by every round of appends reads the turn
+// from the store once, not at every wake (TestWatchReadsTurnOnce).
+type seenTurn struct {
+	turn int
+	seq  uint64
+}
+
+// turnSeq is the sequence of the record that started key's turn (the
+// store's read, which a test counts).
+var turnSeq = func(st *projection.State, key events.SessionKey, turn int) (uint64, bool) {
+	_, seq, ok := st.TurnSet(key, turn)
+	return seq, ok
+}
+
 // scanWatch reads the records from q.From up to what the replica has
 // applied (at most watchScan of them) and returns the changes they make to
-// the watched sessions.
-func (s *Server) scanWatch(ctx context.Context, owner string, q wire.WatchQuery) (wire.WatchResult, error) {
+// the watched sessions. seen is what the poll found at its earlier scans.
+func (s *Server) scanWatch(ctx context.Context, owner string, q wire.WatchQuery, seen *seenTurn) (wire.WatchResult, error) {
 	svc := s.cfg.Service
 	res := wire.WatchResult{Changes: []wire.Change{}, Next: q.From}
 	head := svc.Position()
@@ -268,9 +291,17 @@ func (s *Server) scanWatch(ctx context.Context, owner string, q wire.WatchQuery)
 			if sess == nil || owner != wire.ScopeAll && sess.Actor != owner || sess.Turn == 0 {
 				return nil
 			}
-			if _, seq, ok := st.TurnSet(q.Session, sess.Turn); !ok || seq >= q.From {
-				fresh = true // or unreadable: the scan says why
+			if seen.turn == sess.Turn {
+				fresh = seen.seq >= q.From
+				return nil
 			}
+			seq, ok := turnSeq(st, q.Session, sess.Turn)
+			if !ok {
+				fresh = true // unreadable: the scan says why
+				return nil
+			}
+			*seen = seenTurn{turn: sess.Turn, seq: seq}
+			fresh = seq >= q.From
 			return nil
 		})
 		if !fresh {

@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -239,5 +240,75 @@ func TestPollingBoundPerOwner(t *testing.T) {
 	}
 	if w := api.Polling(l.API, "globex"); w != 1 {
 		t.Fatalf("globex's watch no longer waits (%d) after acme's turn", w)
+	}
+}
+
+// TestWatchReadsTurnOnce: a watch of one session that waits while other
+// sessions' records land (each applied round wakes it) reads its
+// session's turn from the store once for the turn it started in, not at
+// every wake; when its session's next turn starts it reads that one, and
+// is answered with it.
+func TestWatchReadsTurnOnce(t *testing.T) {
+	var reads atomic.Int64
+	defer api.CountTurnReads(&reads)()
+	l := apitest.Start(t, apitest.Options{API: api.Config{MaxWait: 10 * time.Second}})
+	ctx := t.Context()
+	ops := client.New(l.Connect(), client.Options{})
+	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Document: json.RawMessage(`{}`), Catalogue: []string{"read"}})); err != nil {
+		t.Fatal(err)
+	}
+	acme := client.New(l.Connect(), client.Options{Owner: "acme"})
+	mine, other := events.SessionKey("agent:main:mine"), events.SessionKey("agent:main:other")
+	for _, ev := range []client.Event{client.Start(mine, events.StartedData{Agent: "main"}), client.Start(other, events.StartedData{Agent: "main"}),
+		client.Turn(mine, events.TurnData{Turn: 1}), client.Turn(other, events.TurnData{Turn: 1})} {
+		if _, err := acme.Append(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head := l.Service.Position()
+	reads.Store(0)
+	got := make(chan *nats.Msg, 1)
+	nc := l.Connect()
+	sub, err := nc.ChanSubscribe(nats.NewInbox(), got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	body, _ := json.Marshal(wire.WatchQuery{Session: mine, From: head + 1, Wait: true})
+	if err := nc.PublishRequest(wire.Subject(wire.EndpointWatch, "acme"), sub.Subject, body); err != nil {
+		t.Fatal(err)
+	}
+	ledgertest.WaitFor(t, 10*time.Second, "the watch waits", func() bool { return api.Polling(l.API, "acme") == 1 })
+	const wakes = 20
+	for i := range wakes {
+		// One append at a time: each is its own round, applied before the
+		// next, so each wakes the waiting watch.
+		res, err := acme.Append(ctx, client.Checked(other, events.CheckedData{Turn: 1, Tool: "read", Call: fmt.Sprintf("c%d", i)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ledgertest.WaitFor(t, 10*time.Second, "the watch scanned the append", func() bool { return api.PollNext(l.API, "acme") == res.Seq+1 })
+	}
+	if n := reads.Load(); n != 1 {
+		t.Fatalf("the waiting watch read its session's turn %d times over %d wakes, want once", n, wakes)
+	}
+	res, err := acme.Append(ctx, client.Turn(mine, events.TurnData{Turn: 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a wire.WatchResult
+	select {
+	case m := <-got:
+		if err := json.Unmarshal(m.Data, &a); err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch was not answered at its session's turn")
+	}
+	if len(a.Changes) != 1 || a.Changes[0].Seq != res.Seq || a.Changes[0].Turn != 2 {
+		t.Fatalf("the watch answered %+v, want the change at %d", a, res.Seq)
+	}
+	if n := reads.Load(); n != 2 {
+		t.Fatalf("the watch read its session's turn %d times, want twice (turn 1, then turn 2)", n)
 	}
 }
