@@ -77,8 +77,12 @@ type localRequest struct {
 	answer  chan *nats.Msg
 }
 
+// Respond answers data, which it copies, as a NATS connection's Respond
+// copies it into the connection's buffer: the append path's answers are
+// written in a pooled buffer the next answer reuses (respondJSONWith;
+// TestLocalAnswersAreTheirOwn).
 func (r *localRequest) Respond(data []byte, opts ...micro.RespondOpt) error {
-	m := &nats.Msg{Subject: r.subject, Data: data}
+	m := &nats.Msg{Subject: r.subject, Data: bytes.Clone(data)}
 	for _, o := range opts {
 		o(m)
 	}

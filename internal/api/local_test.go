@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -165,5 +166,63 @@ func TestLocalRequestEnds(t *testing.T) {
 	_, err := c.Check(t.Context(), "agent:main:main", "exec")
 	if !errors.Is(err, nats.ErrNoResponders) {
 		t.Errorf("a stopped server: %v, want no responders", err)
+	}
+}
+
+// TestLocalAnswersAreTheirOwn: many local requests at once, recorded
+// checks and appends of their own sessions, each get their own answer.
+// The append path's answers are written in pooled buffers that the next
+// answer reuses, so a local answer keeps a copy, as the NATS connection
+// does (before: 64 concurrent recorded checks through `serve --hooks`'
+// path got answers that were empty or another request's).
+func TestLocalAnswersAreTheirOwn(t *testing.T) {
+	l := apitest.Start(t, apitest.Options{})
+	ctx := t.Context()
+	ops := client.New(l.Connect(), client.Options{})
+	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw",
+		Document: json.RawMessage(`{"tools":{"profile":"coding"}}`), Catalogue: []string{"read", "write", "exec"}})); err != nil {
+		t.Fatal(err)
+	}
+	const n, calls = 32, 40
+	key := func(i int) events.SessionKey { return events.SessionKey(fmt.Sprintf("agent:main:own%02d", i)) }
+	c := client.NewOn(l.API, client.Options{Owner: "acme"})
+	for i := range n {
+		for _, ev := range []client.Event{client.Start(key(i), events.StartedData{Agent: "main"}), client.Turn(key(i), events.TurnData{Turn: 1})} {
+			if _, err := c.Append(ctx, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			for j := range calls {
+				call := fmt.Sprintf("c%02d-%d", i, j)
+				r, err := c.CheckAndStart(ctx, key(i), "read", call)
+				if err != nil {
+					errs <- fmt.Errorf("%s %s: %v", key(i), call, err)
+					return
+				}
+				if r.Session != key(i) || r.Tool != "read" || r.Decision != envelope.Allow || r.Recorded == 0 {
+					errs <- fmt.Errorf("%s %s: answered %+v", key(i), call, r)
+					return
+				}
+				a, err := c.Append(ctx, client.Checked(key(i), events.CheckedData{Turn: 1, Tool: "exec", Call: call + "x"}))
+				if err != nil {
+					errs <- fmt.Errorf("%s %s append: %v", key(i), call, err)
+					return
+				}
+				if a.Seq == 0 || a.Seq == r.Recorded {
+					errs <- fmt.Errorf("%s %s: append answered %+v after the check's record %d", key(i), call, a, r.Recorded)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
