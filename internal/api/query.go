@@ -361,7 +361,9 @@ func (c *recordedCheck) atTurn(st *projection.State, ev *events.Event) {
 	ev.Data = c.at(sess.Turn)
 }
 
-// answerCheck answers a recorded check with what the round recorded. A
+// answerCheck answers a recorded check with what the round recorded,
+// naming the scope whose policy decided as a plain check does
+// (TestRecordedCheckAnswersScope). A
 // check's decision comes as a value (service.Result.Check) and is written
 // by hand as a wire.CheckResult, the bytes encoding/json would write of the
 // record's decided JSON copied into a checkAnswer
@@ -374,18 +376,19 @@ func answerCheck(p *pendingAppend, res service.Result, err error) {
 		return
 	}
 	if c := res.Check; c != nil {
-		respondJSON(p.r, wire.CheckResult{Session: p.ev.Session, Seq: res.Seq, Tool: p.check.tool, Decision: c.Decision, Reason: c.Reason, Recorded: res.Seq})
+		respondJSON(p.r, wire.CheckResult{Session: p.ev.Session, Scope: events.ScopeName(c.Scope), Seq: res.Seq, Tool: p.check.tool, Decision: c.Decision, Reason: c.Reason, Recorded: res.Seq})
 		return
 	}
 	var dec struct {
 		Decision json.RawMessage `json:"decision"`
 		Reason   json.RawMessage `json:"reason"`
+		Scope    string          `json:"scope"`
 	}
 	if err := json.Unmarshal(res.Decided, &dec); err != nil {
 		respondError(p.r, err, res.Seq)
 		return
 	}
-	respondJSON(p.r, checkAnswer{Session: p.ev.Session, Seq: res.Seq, Tool: p.check.tool, Decision: dec.Decision, Reason: dec.Reason, Recorded: res.Seq})
+	respondJSON(p.r, checkAnswer{Session: p.ev.Session, Scope: events.ScopeName(dec.Scope), Seq: res.Seq, Tool: p.check.tool, Decision: dec.Decision, Reason: dec.Reason, Recorded: res.Seq})
 }
 
 // checkAnswer is wire.CheckResult with its decision and reason as the

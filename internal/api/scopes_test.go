@@ -88,3 +88,44 @@ func TestParseScopeLimits(t *testing.T) {
 		t.Error("an unknown field was accepted")
 	}
 }
+
+// TestRecordedCheckAnswersScope: a recorded check's answer names the scope
+// whose policy decided, as a plain check's does: "default" for a session
+// of the default scope, its own for a session bound to another (before,
+// a recorded check answered "scope": "" for both).
+func TestRecordedCheckAnswersScope(t *testing.T) {
+	l := apitest.Start(t, apitest.Options{})
+	ctx := t.Context()
+	ops := client.New(l.Connect(), client.Options{})
+	for _, scope := range []string{"", "cc:a"} {
+		if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Scope: scope, Dialect: "openclaw", Document: json.RawMessage(`{}`), Catalogue: []string{"exec", "read"}})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acme := client.New(l.Connect(), client.Options{Owner: "acme"})
+	for _, c := range []struct {
+		key         events.SessionKey
+		scope, want string
+	}{{"agent:main:d", "", events.DefaultScope}, {"agent:main:a", "cc:a", "cc:a"}} {
+		for _, ev := range []client.Event{client.Start(c.key, events.StartedData{Agent: "main", Scope: c.scope}), client.Turn(c.key, events.TurnData{Turn: 1})} {
+			if _, err := acme.Append(ctx, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		plain, err := acme.Check(ctx, c.key, "read")
+		if err != nil {
+			t.Fatal(err)
+		}
+		recorded, err := acme.CheckAndRecord(ctx, c.key, "read", "c1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		started, err := acme.CheckAndStart(ctx, c.key, "exec", "c2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain.Scope != c.want || recorded.Scope != c.want || started.Scope != c.want {
+			t.Errorf("%s: scope %q (check), %q (recorded), %q (started), want %q", c.key, plain.Scope, recorded.Scope, started.Scope, c.want)
+		}
+	}
+}
