@@ -36,6 +36,18 @@ const hookSession = "4115d956-87ab-486f-a3bd-768c14406260"
 // include --hooks. The server stops at the end of the test.
 func serveLedger(t *testing.T, args ...string) (natsURL, hooksURL string) {
 	t.Helper()
+	want := ""
+	if strings.Contains(strings.Join(args, " "), "--hooks ") {
+		want = "hooks"
+	}
+	return serveLedgerFor(t, want, args...)
+}
+
+// serveLedgerFor is serveLedger, returning the URL of serve's log line
+// msg (the front end it starts: "hooks", "mcp"; none when "").
+func serveLedgerFor(t *testing.T, msg string, args ...string) (natsURL, frontURL string) {
+	t.Helper()
+	hooksURL := ""
 	ctx, cancel := context.WithCancel(context.Background())
 	outR, outW := io.Pipe()
 	errR, errW := io.Pipe()
@@ -63,13 +75,12 @@ func serveLedger(t *testing.T, args ...string) (natsURL, hooksURL string) {
 	go func() {
 		for sc := bufio.NewScanner(errR); sc.Scan(); {
 			var m struct{ Msg, URL string }
-			if json.Unmarshal(sc.Bytes(), &m) == nil && m.Msg == "hooks" {
+			if json.Unmarshal(sc.Bytes(), &m) == nil && msg != "" && m.Msg == msg {
 				hooksCh <- m.URL
 			}
 		}
 	}()
-	wantHooks := strings.Contains(strings.Join(args, " "), "--hooks ")
-	for natsURL == "" || wantHooks && hooksURL == "" {
+	for natsURL == "" || msg != "" && hooksURL == "" {
 		select {
 		case natsURL = <-urlCh:
 		case hooksURL = <-hooksCh:

@@ -30,11 +30,12 @@ const serveAbout = "Runs the ledger: the embedded NATS server with JetStream (un
 	"Stop it with Ctrl-C (SIGINT) or SIGTERM; a restart resumes from the projection's checkpoint."
 
 // serveFlags are serve's flags: the ledger's, the console's (--http), the
-// hooks server's (--hooks), serve's own, and --gen-auth's.
+// hooks server's (--hooks), the MCP gateway's (--mcp), serve's own, and --gen-auth's.
 type serveFlags struct {
 	lf    ledgerFlags
 	web   httpServer
 	hooks hookServer
+	mcp   mcpFront
 
 	insecure, noAPI          bool
 	level, name, metricsAddr string
@@ -62,6 +63,7 @@ func (f *serveFlags) register(fl *flag.FlagSet) {
 	fl.StringVar(&f.metricsAddr, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (for example :9090)")
 	f.web.register(fl)
 	f.hooks.register(fl)
+	f.mcp.register(fl)
 	fl.StringVar(&f.genAuth, "gen-auth", "", "write a NATS authorization block for the roles below to FILE ('-' for stdout) and exit; include it\nin the NATS server configuration (or pass it to --nats-config)")
 	fl.StringVar(&f.svcUsers, "service-users", "ledger", "with --gen-auth: the ledger service's users, name[:password],...")
 	fl.StringVar(&f.orchUsers, "orchestrators", "", "with --gen-auth: orchestrator users (each name is its owner token), name[:password],...")
@@ -82,6 +84,9 @@ func (f *serveFlags) prepare(stderr io.Writer) (*api.ScopeLimits, error) {
 		return nil, err
 	}
 	if err := f.hooks.check(); err != nil {
+		return nil, err
+	}
+	if err := f.mcp.check(); err != nil {
 		return nil, err
 	}
 	if err := f.web.check(); err != nil {
@@ -201,8 +206,8 @@ func (f *serveFlags) addAPI(g *runGroup, base context.Context, h *ledgerHandle, 
 	return nil
 }
 
-// addFrontEnds adds the console (--http), then the hooks server
-// (--hooks).
+// addFrontEnds adds the console (--http), the hooks server (--hooks),
+// then the MCP gateway (--mcp).
 func (f *serveFlags) addFrontEnds(g *runGroup, h *ledgerHandle) error {
 	// why is where 'ledger why' finds this ledger, for the hooks' answers
 	// and the console's denials: serve's own connection, or the embedded
@@ -234,6 +239,13 @@ func (f *serveFlags) addFrontEnds(g *runGroup, h *ledgerHandle) error {
 			return fmt.Errorf("--hooks %s: %w", f.hooks.addr, err)
 		}
 		g.add(hooksActor.run, hooksActor.stop)
+	}
+	if f.mcp.cfg != nil {
+		mcpActor, err := f.mcp.serve(req, why, f.lf.logger)
+		if err != nil {
+			return fmt.Errorf("--mcp %s: %w", f.mcp.flags.config, err)
+		}
+		g.add(mcpActor.run, mcpActor.stop)
 	}
 	return nil
 }
