@@ -128,6 +128,27 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	rep.add(row)
 	g.steps.rows(rep, "", true)
 
+	lvia, err := dialMCP(ctx, g.localURL, mcpLocalKey(0), "gateway-local")
+	if err != nil {
+		return fmt.Errorf("the gateway in the ledger's process: %w", err)
+	}
+	defer lvia.Close()
+	g.localSteps.reset()
+	lr, err := mcpLocalCallRuns(ctx, lvia, px.via, g.n, pub.body, calls)
+	if err != nil {
+		return err
+	}
+	lpaired := lr.paired()
+	lfloor := quantile(lr.proxy, 0.5) + quantile(lr.publish, 0.5)
+	row = ratioRow("mcp", "tools/call through the gateway in the ledger's process (serve --mcp): p50", quantile(lr.via, 0.5), lfloor, "µs", "≤ 1.3x bare SDK proxy + one raw durable publish", func(r float64) bool { return r <= 1.3 })
+	row.Note = fmt.Sprintf("raw = the floor, composed in this phase: the bare SDK proxy's p50 %.0f µs + one raw durable JetStream publish's p50 %.0f µs on the ledger's own connection to its server (the one this gateway's records are published on), fsync on every write; the gateway asks the API in its process (api.Server.RequestWithContext), no NATS hop; the three kinds through their 6 orders", quantile(lr.proxy, 0.5), quantile(lr.publish, 0.5))
+	rep.add(row)
+	row = ratioRow("mcp", "tools/call through the gateway in the ledger's process (serve --mcp), against the paired floor: p50", quantile(lr.via, 0.5), quantile(lpaired, 0.5), "µs", "", nil)
+	row.Note = "raw = the p50 of the floor summed per iteration, as for the gateway over NATS"
+	rep.add(row)
+	rep.add(ratioRow("mcp", "tools/call through the gateway in the ledger's process (serve --mcp): p99", quantile(lr.via, 0.99), quantile(lr.proxy, 0.99)+quantile(lr.publish, 0.99), "µs", "", nil))
+	g.localSteps.rows(rep, ", serve --mcp", true)
+
 	viaList, directList, err := listRuns(ctx, via, direct, mcpExposed, lists)
 	if err != nil {
 		return fmt.Errorf("through the gateway: %w", err)
@@ -159,7 +180,7 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 		return err
 	}
 	phase := time.Now()
-	tp, err := mcpThroughput(ctx, cfg, up.url, g.url, px.url, perSession, rounds)
+	tp, err := mcpThroughput(ctx, cfg, up.url, g.url, g.localURL, px.url, perSession, rounds)
 	_ = wsub.Unsubscribe()
 	phaseTook := time.Since(phase)
 	if err != nil {
@@ -167,7 +188,10 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	}
 	steps := g.steps.snapshot()
 	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions: throughput", mcpSessions), tp.via, tp.proxy, "calls/s", fmt.Sprintf("≥ 0.7x bare SDK proxy, %d sessions", mcpSessions), func(r float64) bool { return r >= 0.7 })
-	row.Note = fmt.Sprintf("raw = the bare SDK proxy with %d client sessions, measured in this run; %d MCP client sessions each way (one ledger session each through the gateway), %d calls each a round, %d rounds, the three ways taking turns; straight to the upstream %.0f calls/s; fsync on every write", mcpSessions, mcpSessions, perSession, rounds, tp.direct)
+	row.Note = fmt.Sprintf("raw = the bare SDK proxy with %d client sessions, measured in this run; %d MCP client sessions each way (one ledger session each through the gateway), %d calls each a round, %d rounds, the four ways (with the gateway in the ledger's process) taking turns; straight to the upstream %.0f calls/s; fsync on every write", mcpSessions, mcpSessions, perSession, rounds, tp.direct)
+	rep.add(row)
+	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions, through the gateway in the ledger's process (serve --mcp): throughput", mcpSessions), tp.local, tp.proxy, "calls/s", fmt.Sprintf("≥ 0.7x bare SDK proxy, %d sessions", mcpSessions), func(r float64) bool { return r >= 0.7 })
+	row.Note = "raw = the bare SDK proxy with as many client sessions, measured in the same rounds; the gateway asks the API in its process, no NATS hop; the four ways taking turns"
 	rep.add(row)
 	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions, against straight to the upstream", mcpSessions), tp.via, tp.direct, "calls/s", "", nil)
 	row.Note = "the comparison of the earlier runs (docs/bench.md)"
@@ -347,31 +371,58 @@ func (r callRuns) paired() []time.Duration {
 // proxy's call the gateway's: the order BenchmarkHTTPRunsOrder shows
 // matters), after a few of each unmeasured.
 func mcpCallFloorRuns(ctx context.Context, via, px, direct *mcp.ClientSession, pub *rawPublisher, n int) (r callRuns, err error) {
-	kinds := []struct {
-		label string
-		out   *[]time.Duration
-		do    func() (time.Duration, error)
-	}{
+	return r, interleaved([]timedKind{
 		{"client-gateway", &r.via, func() (time.Duration, error) { return callEcho(ctx, via, mcpExposed) }},
 		{"client-proxy", &r.proxy, func() (time.Duration, error) { return callEcho(ctx, px, mcpTool) }},
 		{"client-direct", &r.direct, func() (time.Duration, error) { return callEcho(ctx, direct, mcpTool) }},
 		{"raw-publish", &r.publish, func() (time.Duration, error) { return pub.publish(ctx) }},
-	}
+	}, n)
+}
+
+// mcpLocalCallRuns is mcpCallFloorRuns for the gateway in the ledger's
+// process (via, its session): n calls through it, n through the bare
+// proxy's session px, and n raw durable publishes of body on the ledger's
+// own connection to its server (the connection the ledger publishes that
+// gateway's records on), through their 6 orders.
+func mcpLocalCallRuns(ctx context.Context, via, px *mcp.ClientSession, n *node, body []byte, calls int) (r callRuns, err error) {
+	i := 0
+	return r, interleaved([]timedKind{
+		{"client-gateway-local", &r.via, func() (time.Duration, error) { return callEcho(ctx, via, mcpExposed) }},
+		{"client-proxy", &r.proxy, func() (time.Duration, error) { return callEcho(ctx, px, mcpTool) }},
+		{"raw-publish", &r.publish, func() (time.Duration, error) {
+			i++
+			return rawPublish(ctx, n, body, fmt.Sprintf("mcp-local-raw-%d", i))
+		}},
+	}, calls)
+}
+
+// timedKind is one kind of measurement that interleaved takes in turn:
+// do times one, kept in out, its goroutine labelled label.
+type timedKind struct {
+	label string
+	out   *[]time.Duration
+	do    func() (time.Duration, error)
+}
+
+// interleaved measures each kind 10+n times, the kinds going through all
+// their orders (orders), and keeps the last n of each.
+func interleaved(kinds []timedKind, n int) error {
 	perms := orders(len(kinds))
 	for i := 0; i < 10+n; i++ {
 		for _, k := range perms[i%len(perms)] {
 			kd := kinds[k]
 			var d time.Duration
+			var err error
 			labelled(kd.label, func() { d, err = kd.do() })
 			if err != nil {
-				return r, fmt.Errorf("%s: %w", kd.label, err)
+				return fmt.Errorf("%s: %w", kd.label, err)
 			}
 			if i >= 10 {
 				*kd.out = append(*kd.out, d)
 			}
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // listRuns makes n tools/list requests on via (which lists viaTool) and
@@ -423,6 +474,8 @@ func mcpCallRuns(ctx context.Context, via, direct *mcp.ClientSession, n int, via
 // throughput is the calls per second of each way of the 64-session rows.
 type throughput struct {
 	via, proxy, direct float64
+	// local is the gateway in the ledger's process (serve --mcp).
+	local float64
 	// calls is how many calls each way made in the timed rounds; viaTook
 	// is the gateway's rounds' time.
 	calls   float64
@@ -434,10 +487,10 @@ type throughput struct {
 // ledger session each), and returns the calls per second of each way over
 // rounds rounds of perSession calls on every session at once, the three
 // ways taking turns (and turns at going first).
-func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, pxURL string, perSession, rounds int) (tp throughput, err error) {
-	var directs, vias, pxs []*mcp.ClientSession
+func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxURL string, perSession, rounds int) (tp throughput, err error) {
+	var directs, vias, locals, pxs []*mcp.ClientSession
 	defer func() {
-		for _, cs := range slices.Concat(directs, vias, pxs) {
+		for _, cs := range slices.Concat(directs, vias, locals, pxs) {
 			cs.Close()
 		}
 	}()
@@ -451,6 +504,10 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, pxURL string,
 			return tp, fmt.Errorf("the gateway: %w", err)
 		}
 		vias = append(vias, cs)
+		if cs, err = dialMCP(ctx, localURL, mcpLocalKey(i), "gateway-local"); err != nil {
+			return tp, fmt.Errorf("the gateway in the ledger's process: %w", err)
+		}
+		locals = append(locals, cs)
 		if cs, err = dialMCP(ctx, pxURL, "", "proxy"); err != nil {
 			return tp, fmt.Errorf("the proxy: %w", err)
 		}
@@ -464,6 +521,7 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, pxURL string,
 		{"straight to the upstream", mcpTool, "client-direct", directs, 0},
 		{"through the gateway", mcpExposed, "client-gateway", vias, 0},
 		{"through the proxy", mcpTool, "client-proxy", pxs, 0},
+		{"through the gateway in the ledger's process", mcpExposed, "client-gateway-local", locals, 0},
 	}
 	// One call on every session first: the gateway joins each ledger
 	// session at its first request.
@@ -483,8 +541,8 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, pxURL string,
 		}
 	}
 	total := float64(mcpSessions * perSession * rounds)
-	cfg.logf("bench: mcp: %d sessions: gateway %v, proxy %v, direct %v for %.0f calls each", mcpSessions, ways[1].took.Round(time.Millisecond), ways[2].took.Round(time.Millisecond), ways[0].took.Round(time.Millisecond), total)
-	return throughput{via: total / ways[1].took.Seconds(), proxy: total / ways[2].took.Seconds(), direct: total / ways[0].took.Seconds(), calls: total, viaTook: ways[1].took}, nil
+	cfg.logf("bench: mcp: %d sessions: gateway %v, in the ledger's process %v, proxy %v, direct %v for %.0f calls each", mcpSessions, ways[1].took.Round(time.Millisecond), ways[3].took.Round(time.Millisecond), ways[2].took.Round(time.Millisecond), ways[0].took.Round(time.Millisecond), total)
+	return throughput{via: total / ways[1].took.Seconds(), proxy: total / ways[2].took.Seconds(), direct: total / ways[0].took.Seconds(), local: total / ways[3].took.Seconds(), calls: total, viaTook: ways[1].took}, nil
 }
 
 // burst makes n calls of tool on every session at once, one goroutine a
@@ -646,6 +704,12 @@ func (m *mcpSteps) own() []time.Duration {
 // mcpKey is the ledger session of the i-th gateway client.
 func mcpKey(i int) events.SessionKey { return events.SessionKey(fmt.Sprintf("mcp-bench-%02d", i)) }
 
+// mcpLocalKey is the ledger session of the i-th client of the gateway in
+// the ledger's process.
+func mcpLocalKey(i int) events.SessionKey {
+	return events.SessionKey(fmt.Sprintf("mcp-bench-local-%02d", i))
+}
+
 // labelled runs f with its goroutine, and every goroutine it starts,
 // labelled mcp=part for the CPU profile.
 func labelled(part string, f func()) {
@@ -690,6 +754,14 @@ type mcpGateway struct {
 	gw    *mcpgw.Gateway
 	srv   *http.Server
 	url   string
+	// local is the same gateway in the ledger's process, as 'serve --mcp'
+	// runs it: its requests go to the API directly (n.srv, a
+	// client.Requester), not over the NATS server. Its sessions are
+	// mcpLocalKey's.
+	local      *mcpgw.Gateway
+	localSrv   *http.Server
+	localURL   string
+	localSteps mcpSteps
 }
 
 func startMCPGateway(ctx context.Context, ec natslog.EmbeddedConfig, dir, upURL string, sessions int) (g *mcpGateway, err error) {
@@ -711,11 +783,13 @@ func startMCPGateway(ctx context.Context, ec natslog.EmbeddedConfig, dir, upURL 
 	}
 	orch := client.New(g.n.nc, client.Options{Owner: mcpOwner})
 	for i := 0; i < sessions; i++ {
-		if _, err := orch.Append(ctx, client.Start(mcpKey(i), events.StartedData{Agent: "main"})); err != nil {
-			return nil, fmt.Errorf("session %s: %w", mcpKey(i), err)
-		}
-		if _, err := orch.Append(ctx, client.Turn(mcpKey(i), events.TurnData{Turn: 1})); err != nil {
-			return nil, fmt.Errorf("session %s: %w", mcpKey(i), err)
+		for _, key := range []events.SessionKey{mcpKey(i), mcpLocalKey(i)} {
+			if _, err := orch.Append(ctx, client.Start(key, events.StartedData{Agent: "main"})); err != nil {
+				return nil, fmt.Errorf("session %s: %w", key, err)
+			}
+			if _, err := orch.Append(ctx, client.Turn(key, events.TurnData{Turn: 1})); err != nil {
+				return nil, fmt.Errorf("session %s: %w", key, err)
+			}
 		}
 	}
 	gcfg, err := mcpgw.ParseConfig(fmt.Appendf(nil, `{"servers": {%q: {"url": %q}}, "session": {"from": "header"}}`, mcpServer, upURL))
@@ -742,6 +816,22 @@ func startMCPGateway(ctx context.Context, ec natslog.EmbeddedConfig, dir, upURL 
 		ln.Close()
 		return nil, err
 	}
+	lln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	g.localURL = "http://" + lln.Addr().String() + "/mcp"
+	labelled("gateway-local", func() {
+		if g.local, err = mcpgw.New(gcfg, mcpgw.Options{Ledger: client.NewOn(g.n.srv, client.Options{Owner: mcpOwner}), Observe: g.localSteps.observe}); err != nil {
+			return
+		}
+		g.localSrv = &http.Server{Handler: g.local.Handler(""), ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = g.localSrv.Serve(lln) }()
+	})
+	if err != nil {
+		lln.Close()
+		return nil, err
+	}
 	return g, nil
 }
 
@@ -753,6 +843,12 @@ func (g *mcpGateway) close() {
 		}
 		if g.gw != nil {
 			g.gw.Close()
+		}
+		if g.localSrv != nil {
+			_ = g.localSrv.Close()
+		}
+		if g.local != nil {
+			g.local.Close()
 		}
 		if g.nc != nil {
 			g.nc.Close()
