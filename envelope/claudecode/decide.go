@@ -511,20 +511,30 @@ func (v *view) shellScriptDeny(c *call, depth int) (*ruleRef, string) {
 		for j, w := range l.subs[i].words {
 			ws[j] = unquote(w)
 		}
-		script, ok := shellScript(stripDeep(ws), l.subs[i].words)
+		written, ok := shellScript(stripDeep(ws), l.subs[i].words)
 		if !ok {
 			continue
 		}
-		raw, _ := json.Marshal(script)
-		inner := newCall(toolBash, raw)
-		if rr := v.firstRule(bDeny, inner); rr != nil {
-			return rr, script
-		}
-		if rr, _, _ := v.commandPathDeny(inner); rr != nil {
-			return rr, script
-		}
-		if rr, _ := v.shellScriptDeny(inner, depth+1); rr != nil {
-			return rr, script
+		// The script as the shell reads it (bash -c "sh -c 'cat x'" runs
+		// sh -c 'cat x'), and with every quote deleted, the reading the
+		// dialect always had: a deny rule that matches either asks.
+		for _, script := range scriptReadings(written) {
+			// The script runs where the call runs: its paths are read
+			// against the call's project and home, as Claude Code 2.1.328
+			// reads them (it asks for bash -c 'rm /p/plock/x' under
+			// Edit(/plock/**) and runs bash -c 'rm ../locked/x' under
+			// Edit(./locked/**) in bypassPermissions:
+			// TestDifferential/shell-c-paths-*).
+			inner := &call{tool: toolBash, primary: script, hasPrimary: script != "", where: c.where, ctx: c.at(), ctxDone: true}
+			if rr := v.firstRule(bDeny, inner); rr != nil {
+				return rr, script
+			}
+			if rr, _, _ := v.commandPathDeny(inner); rr != nil {
+				return rr, script
+			}
+			if rr, _ := v.shellScriptDeny(inner, depth+1); rr != nil {
+				return rr, script
+			}
 		}
 	}
 	return nil, ""
@@ -546,9 +556,20 @@ func mentionsShell(words []string) bool {
 	return false
 }
 
-// shellScript returns the script of a shell run with -c: ws are the
-// subcommand's words unquoted and stripped; quoted are the same words as
-// written, from which the script is unquoted (its spaces kept).
+// scriptReadings are the texts a deny rule is matched against for a shell
+// -c script word as written: as the shell reads the word (shellWord), and
+// with every quote deleted (unquote), when the two differ.
+func scriptReadings(written string) []string {
+	shell, bare := shellWord(written), unquote(written)
+	if shell == bare {
+		return []string{shell}
+	}
+	return []string{shell, bare}
+}
+
+// shellScript returns the script word of a shell run with -c, as written:
+// ws are the subcommand's words unquoted and stripped; quoted are the same
+// words as written.
 func shellScript(ws, quoted []string) (string, bool) {
 	if len(ws) < 3 {
 		return "", false
@@ -566,7 +587,7 @@ func shellScript(ws, quoted []string) (string, bool) {
 		}
 		if strings.Contains(w, "c") {
 			if j := off + i + 1; j >= 0 && j < len(quoted) {
-				return unquote(quoted[j]), true
+				return quoted[j], true
 			}
 			return ws[i+1], true
 		}

@@ -1,6 +1,10 @@
 package claudecode
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sessionledger/ledger/events"
+)
 
 // at is a call's input with where it runs: the project /p, home /h.
 func at(primary string, v string) map[string]any {
@@ -134,6 +138,60 @@ func TestCallSaysWhereItRuns(t *testing.T) {
 		p, _ := c.inputPath()
 		if tt.want && (p.kind != pathAbs || len(p.segs) != 2) {
 			t.Errorf("%s: path %+v", tt.raw, p)
+		}
+	}
+}
+
+// TestShellScriptWhereItRuns: the commands of a shell -c script are read
+// where the call runs, as the same commands outside it are: a path a deny
+// rule covers asks (permission:deny_in_script) exactly when the command
+// alone is denied, whatever form the path takes (Claude Code 2.1.328:
+// TestDifferential/shell-c-paths-*). The script used to be read without
+// the call's project and home, so an anchored rule let bash -c 'rm
+// /p/plock/x' run in bypassPermissions, and a floating one asked for bash
+// -c 'rm ../locked/x', outside the project.
+func TestShellScriptWhereItRuns(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Read(/anch.txt)", "Read(~/.aws/**)", "Read(./secret/**)", "Edit(/plock/**)",
+		"Edit(~/hlock/**)", "Edit(./locked/**)", "Edit(//etc/**)"]}}`
+	w := newWorld(t, doc, decideCatalogue...)
+	w.start(t, "lead", events.StartedData{Agent: "main", Mode: "bypassPermissions"})
+	for _, tt := range []struct {
+		cmd    string
+		denied bool
+	}{
+		{"cat /p/anch.txt", true},
+		{"cat anch.txt", true},
+		{"cat sub/anch.txt", false},
+		{"cat /h/.aws/credentials", true},
+		{"cat ~/.aws/credentials", true},
+		{"cat secret/s.txt", true},
+		{"cat ../secret/s.txt", false}, // /secret/s.txt: outside the project the rule is anchored at
+		{"rm /p/plock/x", true},
+		{"rm plock/x", true},
+		{"rm /h/hlock/x", true},
+		{"rm ~/hlock/x", true},
+		{"rm ../etc/x", true}, // /etc/x
+		{"rm /p/locked/x", true},
+		{"rm locked/x", true},
+		{"rm sub/locked/x", true},
+		{"rm ../locked/x", false},
+		{"rm /elsewhere/locked/x", false},
+	} {
+		want := deny
+		if !tt.denied {
+			want = allow
+		}
+		if v := w.decide("lead", "Bash", cmdAt(tt.cmd)); v.Decision != want {
+			t.Errorf("%s = %s (%s), want %s", tt.cmd, v.Decision, v.Reason.Code, want)
+		}
+		wantIn, wantCode := allow, codeModeBypass
+		if tt.denied {
+			wantIn, wantCode = ask, codeDenyInScript
+		}
+		for _, script := range []string{"bash -c '" + tt.cmd + "'", "sh -c '" + tt.cmd + "'", `bash -c "sh -c '` + tt.cmd + `'"`} {
+			if v := w.decide("lead", "Bash", cmdAt(script)); v.Decision != wantIn || v.Reason.Code != wantCode {
+				t.Errorf("%s = %s (%s), want %s (%s)", script, v.Decision, v.Reason.Code, wantIn, wantCode)
+			}
 		}
 	}
 }
