@@ -207,6 +207,7 @@ func matrix() []dcase {
 
 	out = append(out, matrix25()...)
 	out = append(out, matrix25h()...)
+	out = append(out, matrixShell()...)
 	for i := range out {
 		out[i].files = withEditFiles(out[i])
 	}

@@ -1,0 +1,45 @@
+package claudecodetest
+
+// The cases of shell -c scripts whose commands touch paths a Read or Edit
+// deny rule covers: relative, absolute and home paths inside "bash -c"
+// and "sh -c", beside the same commands outside, each a paths case (the
+// dialect reads the script's paths where the call runs, as the CLI does).
+
+func matrixShell() []dcase {
+	var out []dcase
+	probes := func() [][]probe {
+		return [][]probe{shs("cat secret/s.txt", "bash -c 'cat secret/s.txt'", "sh -c 'cat secret/s.txt'",
+			"cat ../outside/secret/o.txt", "bash -c 'cat ../outside/secret/o.txt'",
+			"bash -c 'cat "+projP+"/anch.txt'", "bash -c 'cat "+homeP+"/notes.txt'", "bash -c 'cat ~/notes.txt'",
+			"bash -c 'cat /etc/hostname'", "bash -c 'rm locked/l1.txt'", "bash -c 'rm "+projP+"/locked/l2.txt'",
+			"rm ../locked/l3.txt", "bash -c 'rm ../locked/l4.txt'", "bash -c 'rm sub/locked/l5.txt'",
+			"rm "+projP+"/plock/p1.txt", "bash -c 'rm "+projP+"/plock/p2.txt'", "bash -c 'rm plock/p3.txt'",
+			"bash -c 'rm "+homeP+"/hlock/h1.txt'", "bash -c 'rm ~/hlock/h2.txt'",
+			`bash -c "sh -c 'rm `+projP+`/plock/p4.txt'"`, `bash -c "sh -c 'rm ../locked/l6.txt'"`)}
+	}
+	files := map[string]string{"secret/s.txt": "s\n", "../outside/secret/o.txt": "o\n", "locked/l1.txt": "l\n",
+		"locked/l2.txt": "l\n", "../locked/l3.txt": "l\n", "../locked/l4.txt": "l\n", "sub/locked/l5.txt": "l\n",
+		"plock/p1.txt": "p\n", "plock/p2.txt": "p\n", "plock/p3.txt": "p\n", "../home/hlock/h1.txt": "h\n", "../home/hlock/h2.txt": "h\n",
+		"plock/p4.txt": "p\n", "../locked/l6.txt": "l\n"}
+	for _, m := range []string{"default", "bypassPermissions"} {
+		mode := m
+		if m == "default" {
+			mode = ""
+		}
+		out = append(out, dcase{name: "shell-c-paths-" + m, group: "shell -c script paths", paths: true, mode: mode,
+			settings: Settings{Deny: []string{"Read(./secret/**)", "Read(~/notes.txt)", "Read(/anch.txt)", "Read(//etc/hostname)",
+				"Edit(./locked/**)", "Edit(/plock/**)", "Edit(~/hlock/**)"}},
+			files: files, sessions: []session{root(probes())}})
+	}
+	for i := range out {
+		merged := map[string]string{}
+		for k, v := range issue25Files {
+			merged[k] = v
+		}
+		for k, v := range out[i].files {
+			merged[k] = v
+		}
+		out[i].files = merged
+	}
+	return out
+}
