@@ -45,6 +45,21 @@ func noSpecial(w []string) bool {
 	return true
 }
 
+// onlyAssignments reports a command of assignments alone, NAME=value or
+// NAME+=value with values free of special characters: it sets shell
+// variables and runs nothing, and Claude Code 2.1.328 runs A=x, A+=x and
+// A+= without approval (it asks for A[0]=x: TestDifferential/
+// assign-prefix-*).
+func onlyAssignments(w []string) bool {
+	for _, x := range w {
+		n := nameLen(x)
+		if n == 0 || !strings.HasPrefix(x[n:], "=") && !strings.HasPrefix(x[n:], "+=") {
+			return false
+		}
+	}
+	return noSpecial(w)
+}
+
 // readOnlyArgs reports whether a command, its words as written (quotes
 // kept) without its redirections, is read-only.
 func readOnlyArgs(w []string) bool {
@@ -53,6 +68,9 @@ func readOnlyArgs(w []string) bool {
 	}
 	u := unquoteAll(w)
 	if exactReadOnly[strings.Join(u, " ")] {
+		return true
+	}
+	if onlyAssignments(w) {
 		return true
 	}
 	switch u[0] {

@@ -1,10 +1,15 @@
 package claudecodetest
 
-// The cases of shell -c scripts whose commands touch paths a Read or Edit
-// deny rule covers: relative, absolute and home paths inside "bash -c"
-// and "sh -c", beside the same commands outside, each a paths case (the
-// dialect reads the script's paths where the call runs, as the CLI does).
+import "fmt"
 
+// The cases of how a shell reads a command line that the dialect must
+// read alike: shell -c scripts whose commands touch paths a Read or Edit
+// deny rule covers (matrixShell), and assignment words before a command
+// word (matrixAssign).
+
+// matrixShell: relative, absolute and home paths inside "bash -c" and "sh
+// -c", beside the same commands outside, each a paths case (the dialect
+// reads the script's paths where the call runs, as the CLI does).
 func matrixShell() []dcase {
 	var out []dcase
 	probes := func() [][]probe {
@@ -40,6 +45,31 @@ func matrixShell() []dcase {
 			merged[k] = v
 		}
 		out[i].files = merged
+	}
+	return out
+}
+
+// matrixAssign are the cases of assignment prefixes before a command word:
+// appends (A+=x), an empty append (A+=), array elements (A[0]=x) and arrays
+// (A+=(x)), under a command deny rule and a command allow rule.
+func matrixAssign() []dcase {
+	var out []dcase
+	probes := shs("A+=x rm -rf ap1", "A+= rm -rf ap2", "A=x rm -rf ap3", "A[0]=x rm -rf ap4", "A[0]+=x rm -rf ap5",
+		"A+=(x) rm -rf ap6", "A+=x touch at1.txt", "LANG+=x touch at2.txt", "LANG=C touch at3.txt", "A+=", "A+=x", "A=x", "A[0]=x",
+		"A[ ]=y rm -rf ap7", "A[x;y]=2 rm -rf ap8", "A[$(echo 1)]=2 rm -rf ap9", "LC_ALL+=C touch at4.txt", "LANG[0]=C touch at5.txt",
+		"env A[0]=x rm -rf ap10", "env a-b=x rm -rf ap11", "env A+=x rm -rf ap12")
+	files := map[string]string{}
+	for i := 1; i <= 12; i++ {
+		files[fmt.Sprintf("ap%d", i)] = "x\n"
+	}
+	for _, m := range []string{"default", "bypassPermissions"} {
+		mode := m
+		if m == "default" {
+			mode = ""
+		}
+		out = append(out, dcase{name: "assign-prefix-" + m, group: "assignment prefixes", mode: mode,
+			settings: Settings{Deny: []string{"Bash(rm:*)"}, Allow: []string{"Bash(touch:*)"}},
+			files:    files, sessions: []session{root([][]probe{probes})}})
 	}
 	return out
 }
