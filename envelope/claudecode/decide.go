@@ -397,7 +397,10 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 	if l == nil {
 		return nil, "", ""
 	}
-	match := func(tool, w string) *ruleRef {
+	// cd is where the line's cd commands moved it so far: a path is
+	// matched where the call runs and, after a cd, from where the cd went.
+	var cd cdDir
+	matchAt := func(tool, w string) *ruleRef {
 		ip, ok := c.wordPath(w)
 		if !ok {
 			return nil
@@ -407,6 +410,15 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 			if rr.r.specKind == specPath && rr.r.nameKind == nameExact && rr.r.name == tool && rr.r.path.match(ip, bDeny) {
 				return rr
 			}
+		}
+		return nil
+	}
+	match := func(tool, w string) *ruleRef {
+		if rr := matchAt(tool, w); rr != nil {
+			return rr
+		}
+		if moved, ok := cd.path(w); ok {
+			return matchAt(tool, moved)
 		}
 		return nil
 	}
@@ -436,6 +448,7 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		}
 		op, paths, ok := commandPaths(seg)
 		if !ok {
+			cd.step(seg)
 			continue
 		}
 		tool := toolRead
@@ -447,11 +460,13 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 				return rr, strings.Join(seg, " "), p
 			}
 		}
+		cd.step(seg)
 	}
 	// Redirection targets: Edit deny rules for where output goes, Read
 	// deny rules for where input comes from (Claude Code 2.1.328 denies
 	// echo x > .env under Edit(//**/.env), in every mode:
 	// TestDifferential/i25-anchors-*, i25-redirect-bypassPermissions).
+	cd = cdDir{}
 	for i := range l.subs {
 		sub := &l.subs[i]
 		for _, t := range sub.outs {
@@ -464,6 +479,7 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 				return rr, sub.raw, t
 			}
 		}
+		cd.step(unquoteAll(sub.args))
 	}
 	return nil, "", ""
 }
@@ -503,8 +519,14 @@ func (v *view) shellScriptDeny(c *call, depth int) (*ruleRef, string) {
 	if l == nil {
 		return nil, ""
 	}
+	// A script after a cd runs where the cd went: Claude Code 2.1.328 asks
+	// for cd locked && bash -c 'rm c2.txt' under Edit(./locked/**)
+	// (TestDifferential/shell-c-cd-*), so the script is also read after
+	// that cd.
+	var cd cdDir
 	for i := range l.subs {
 		if !mentionsShell(l.subs[i].words) {
+			cd.step(unquoteAll(l.subs[i].args))
 			continue // the common case: nothing to unquote and strip
 		}
 		ws := make([]string, len(l.subs[i].words))
@@ -535,7 +557,19 @@ func (v *view) shellScriptDeny(c *call, depth int) (*ruleRef, string) {
 			if rr, _ := v.shellScriptDeny(inner, depth+1); rr != nil {
 				return rr, script
 			}
+			if cd.dir == "" {
+				continue
+			}
+			moved := *inner
+			moved.primary, moved.bashLine = "cd '"+strings.ReplaceAll(cd.dir, "'", `'\''`)+"' && "+script, nil
+			if rr, _, _ := v.commandPathDeny(&moved); rr != nil {
+				return rr, script
+			}
+			if rr, _ := v.shellScriptDeny(&moved, depth+1); rr != nil {
+				return rr, script
+			}
 		}
+		cd.step(unquoteAll(l.subs[i].args))
 	}
 	return nil, ""
 }

@@ -195,3 +195,32 @@ func TestShellScriptWhereItRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestCdMovesPaths: a path after a cd in the line is also read from where
+// the cd went, as Claude Code 2.1.328 reads it (TestDifferential/
+// shell-c-cd-*): cd locked && rm c1.txt is denied by Edit(./locked/**).
+// It is still read from where the call runs too, so a cd the dialect
+// cannot follow never lets less be denied.
+func TestCdMovesPaths(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Read(./secret/**)", "Edit(./locked/**)", "Edit(/plock/**)", "Edit(~/hlock/**)"]}}`
+	calls := []call1{}
+	for _, c := range []string{"cd locked && rm x", "cd locked; rm x", "cd sub && rm ../plock/x", "cd secret && cat s",
+		"cd ~/hlock && rm x", "cd $HOME/hlock && rm x", "cd /p/locked && rm x", "cd locked && echo x > y",
+		"pushd locked && rm x", "cd locked && cd - && rm keep", "cd locked && cd ../plock && rm x", "cd -- locked && rm x",
+		"cd locked 2>/dev/null && rm x", "(cd locked && rm x)", "cd sub && cd ../locked && rm x", "cd locked && cd $X && rm x",
+		"rm locked/x", "cd sub && rm /p/locked/x"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), deny, codePermissionDeny})
+	}
+	for _, c := range []string{"cd sub && rm a.txt", "cd $X && rm a.txt", "cd a b && rm x", "cd locked && cd /tmp && rm x",
+		"cd ~ && rm x", "rm ../locked/x"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeModeBypass})
+	}
+	for _, c := range []string{"cd locked && bash -c 'rm x'", "bash -c 'cd locked && rm x'", "cd locked && sh -c \"bash -c 'rm x'\"",
+		"cd sub; bash -c 'rm ../plock/x'"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeDenyInScript})
+	}
+	// Without where the call runs, paths keep the kind they were written in.
+	calls = append(calls, call1{"Bash", "cd locked && rm x", deny, codePermissionDeny},
+		call1{"Bash", "cd sub && rm a.txt", allow, codeModeBypass})
+	runCalls(t, doc, "bypassPermissions", calls)
+}

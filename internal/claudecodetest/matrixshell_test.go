@@ -36,6 +36,27 @@ func matrixShell() []dcase {
 				"Edit(./locked/**)", "Edit(/plock/**)", "Edit(~/hlock/**)"}},
 			files: files, sessions: []session{root(probes())}})
 	}
+	cdProbes := shs("cd locked && rm c1.txt", "cd locked && bash -c 'rm c2.txt'", "bash -c 'cd locked && rm c3.txt'",
+		"cd sub && rm ../plock/c4.txt", "cd locked; rm c5.txt", "cd secret && cat s.txt", "cd sub && cd ../locked && rm c6.txt",
+		"(cd locked && rm c7.txt)", "cd ~/hlock && rm h3.txt", "cd $HOME/hlock && rm h4.txt", "cd locked && echo x > c8.txt",
+		"pushd locked && rm c10.txt", "cd locked && cd - && rm keep.txt", "cd sub && rm a.txt")
+	cdFiles := map[string]string{"sub/a.txt": "a\n", "../home/hlock/h3.txt": "h\n", "../home/hlock/h4.txt": "h\n"}
+	for _, f := range []string{"c1", "c2", "c3", "c5", "c6", "c7", "c8", "c10"} {
+		cdFiles["locked/"+f+".txt"] = "c\n"
+	}
+	cdFiles["plock/c4.txt"] = "c\n"
+	for k, v := range files {
+		cdFiles[k] = v
+	}
+	for _, m := range []string{"default", "bypassPermissions"} {
+		mode := m
+		if m == "default" {
+			mode = ""
+		}
+		out = append(out, dcase{name: "shell-c-cd-" + m, group: "shell -c script paths", paths: true, mode: mode,
+			settings: Settings{Deny: []string{"Read(./secret/**)", "Edit(./locked/**)", "Edit(/plock/**)", "Edit(~/hlock/**)"}},
+			files:    cdFiles, sessions: []session{root([][]probe{cdProbes})}})
+	}
 	for i := range out {
 		merged := map[string]string{}
 		for k, v := range issue25Files {
