@@ -334,8 +334,8 @@ func TestCutParameters(t *testing.T) {
 // (A+=x, A+=), subscripts (A[0]=x), subscripts holding blanks or a ;
 // (A[ ]=y, A[x;y]=2), so none of them hides rm from Bash(rm:*). Allow
 // rules see through LANG=, LC_ALL= and NO_COLOR= only: not LANG+=x or
-// LANG[0]=C. A command of plain assignments alone runs nothing and needs
-// no approval.
+// LANG[0]=C. A command of one plain assignment runs nothing and needs no
+// approval, unless it changes how later commands run (PATH=/tmp).
 func TestAssignmentPrefixes(t *testing.T) {
 	doc := `{"permissions": {"deny": ["Bash(rm:*)"], "allow": ["Bash(touch:*)"]}}`
 	rms := []string{"A+=x rm -rf y", "A+= rm -rf y", "A=x rm -rf y", "A[0]=x rm -rf y", "A[0]+=x rm -rf y",
@@ -357,7 +357,7 @@ func TestAssignmentPrefixes(t *testing.T) {
 		if mode == "" {
 			calls = append(calls, call1{"Bash", "LANG=C touch t", allow, codePermissionAllow})
 		}
-		for _, c := range []string{"A+=", "A+=x", "A=x", "A=x B+=y"} {
+		for _, c := range []string{"A+=", "A+=x", "A=x", `A="x y"`, "A=x; ls", "A=x && ls"} {
 			bare.input = c
 			if mode != "" {
 				bare.want, bare.reason = allow, codeModeBypass
@@ -365,7 +365,8 @@ func TestAssignmentPrefixes(t *testing.T) {
 			calls = append(calls, bare)
 		}
 		// An assignment of a substitution or a subscript is not read-only.
-		for _, c := range []string{"A=$(touch x)", "A[0]=x", "A=`touch x`"} {
+		for _, c := range []string{"A=$(touch x)", "A[0]=x", "A=`touch x`", "A=x B+=y", "PATH=/tmp", "PATH=/tmp; ls",
+			"ld_preload=x", "IFS=x", "LANG=C"} {
 			x := call1{"Bash", c, ask, codeDefaultPrompt}
 			if mode != "" {
 				x.want, x.reason = allow, codeModeBypass

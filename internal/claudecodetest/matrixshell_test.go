@@ -78,7 +78,8 @@ func matrixAssign() []dcase {
 	probes := shs("A+=x rm -rf ap1", "A+= rm -rf ap2", "A=x rm -rf ap3", "A[0]=x rm -rf ap4", "A[0]+=x rm -rf ap5",
 		"A+=(x) rm -rf ap6", "A+=x touch at1.txt", "LANG+=x touch at2.txt", "LANG=C touch at3.txt", "A+=", "A+=x", "A=x", "A[0]=x",
 		"A[ ]=y rm -rf ap7", "A[x;y]=2 rm -rf ap8", "A[$(echo 1)]=2 rm -rf ap9", "LC_ALL+=C touch at4.txt", "LANG[0]=C touch at5.txt",
-		"env A[0]=x rm -rf ap10", "env a-b=x rm -rf ap11", "env A+=x rm -rf ap12")
+		"env A[0]=x rm -rf ap10", "env a-b=x rm -rf ap11", "env A+=x rm -rf ap12",
+		"A=x; ls", "PATH=/tmp; ls", "A=x && ls", `A="x y"`, "PATH=/tmp", "A=x B+=y")
 	files := map[string]string{}
 	for i := 1; i <= 12; i++ {
 		files[fmt.Sprintf("ap%d", i)] = "x\n"
