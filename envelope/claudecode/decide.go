@@ -535,6 +535,7 @@ func (v *view) shellScriptDeny(c *call, depth int) (*ruleRef, string) {
 		}
 		written, ok := shellScript(stripDeep(ws), l.subs[i].words)
 		if !ok {
+			cd.step(unquoteAll(l.subs[i].args)) // cd bash names a shell too
 			continue
 		}
 		// The script as the shell reads it (bash -c "sh -c 'cat x'" runs

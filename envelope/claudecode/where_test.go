@@ -216,7 +216,7 @@ func TestCdMovesPaths(t *testing.T) {
 		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeModeBypass})
 	}
 	for _, c := range []string{"cd locked && bash -c 'rm x'", "bash -c 'cd locked && rm x'", "cd locked && sh -c \"bash -c 'rm x'\"",
-		"cd sub; bash -c 'rm ../plock/x'"} {
+		"cd sub; bash -c 'rm ../plock/x'", "cd bash && cd ../locked && bash -c 'rm x'"} {
 		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeDenyInScript})
 	}
 	// Without where the call runs, paths keep the kind they were written in.
