@@ -332,9 +332,42 @@ func allDigits(s string) bool {
 	return s != ""
 }
 
-// isAssignment reports an environment assignment word NAME=value (or
-// NAME+=value).
+// isAssignment reports an assignment word as Bash reads one before a
+// command word: NAME=value, NAME+=value, NAME[subscript]=value and
+// NAME[subscript]+=value (Claude Code 2.1.328 denies A+=x rm -rf y,
+// A+= rm y and A[0]=x rm y under Bash(rm:*): TestDifferential/
+// assign-prefix-*). plain is NAME=value alone, the only form an allow
+// rule sees through (it asks for LANG+=x touch f and LANG[0]=C touch f
+// under Bash(touch:*)).
 func isAssignment(w string) (name string, ok bool) {
+	name, _, ok = assignment(w)
+	return name, ok
+}
+
+func assignment(w string) (name string, plain, ok bool) {
+	i := nameLen(w)
+	if i == 0 || i >= len(w) {
+		return "", false, false
+	}
+	switch {
+	case w[i] == '=':
+		return w[:i], true, true
+	case w[i] == '+' && i+1 < len(w) && w[i+1] == '=':
+		return w[:i], false, true
+	case w[i] == '[':
+		// The subscript runs to the first ] followed by = or +=; what it
+		// holds ($(...), quotes) Bash evaluates apart from the command.
+		for j := i + 1; j < len(w); j++ {
+			if w[j] == ']' && (strings.HasPrefix(w[j+1:], "=") || strings.HasPrefix(w[j+1:], "+=")) {
+				return w[:i], false, true
+			}
+		}
+	}
+	return "", false, false
+}
+
+// nameLen is the length of the shell name w starts with.
+func nameLen(w string) int {
 	i := 0
 	for i < len(w) {
 		c := w[i]
@@ -344,13 +377,39 @@ func isAssignment(w string) (name string, ok bool) {
 		}
 		break
 	}
-	if i == 0 || i >= len(w) {
-		return "", false
+	return i
+}
+
+// subscriptWords is how many leading words of w make one assignment whose
+// subscript holds blanks or an operator: Bash reads NAME[ up to its ] as
+// one word, blanks and ; included, so A[ ]=y rm f and A[x;y]=2 rm f run
+// rm f, which Claude Code 2.1.328 denies under Bash(rm:*)
+// (TestDifferential/assign-prefix-*). The word holding the ] is the
+// assignment's end; a leading word that only ends one (y]=2, after a
+// split at the ;) counts alone. 0 when w does not start so.
+func subscriptWords(w []string) int {
+	if len(w) == 0 {
+		return 0
 	}
-	if w[i] == '=' || w[i] == '+' && i+1 < len(w) && w[i+1] == '=' {
-		return w[:i], true
+	closes := func(x string) bool {
+		j := strings.IndexByte(x, ']')
+		return j >= 0 && (strings.HasPrefix(x[j+1:], "=") || strings.HasPrefix(x[j+1:], "+="))
 	}
-	return "", false
+	if n := nameLen(w[0]); n > 0 && n < len(w[0]) && w[0][n] == '[' && !strings.Contains(w[0], "]") {
+		for k := 1; k < len(w); k++ {
+			if strings.Contains(w[k], "]") {
+				if closes(w[k]) {
+					return k + 1
+				}
+				return 0
+			}
+		}
+		return 0
+	}
+	if j := strings.IndexByte(w[0], ']'); j >= 0 && !strings.ContainsAny(w[0][:j], "[ ") && closes(w[0]) {
+		return 1
+	}
+	return 0
 }
 
 // The strip modes.
@@ -363,12 +422,18 @@ const (
 // stripWords strips leading assignments and wrappers repeatedly.
 func stripWords(w []string, mode int) []string {
 	for len(w) > 0 {
-		if name, ok := isAssignment(w[0]); ok {
-			if mode == stripAllow && name != "LANG" && name != "LC_ALL" && name != "NO_COLOR" {
+		if name, plain, ok := assignment(w[0]); ok {
+			if mode == stripAllow && (!plain || name != "LANG" && name != "LC_ALL" && name != "NO_COLOR") {
 				return w
 			}
 			w = w[1:]
 			continue
+		}
+		if mode != stripAllow {
+			if n := subscriptWords(w); n > 0 {
+				w = w[n:]
+				continue
+			}
 		}
 		switch w[0] {
 		case "timeout":
@@ -623,10 +688,10 @@ func stripDeep(w []string) []string {
 			continue
 		case "env":
 			w = skipOptions(w[1:], "-u", "--unset", "-C", "--chdir", "-S", "--split-string")
-			for len(w) > 0 {
-				if _, ok := isAssignment(w[0]); !ok {
-					break
-				}
+			// env sets any NAME=value it is given, whatever the name
+			// holds: env a-b=x rm f runs rm f, which Claude Code 2.1.328
+			// denies under Bash(rm:*) (TestDifferential/assign-prefix-*).
+			for len(w) > 0 && strings.IndexByte(w[0], '=') > 0 {
 				w = w[1:]
 			}
 			continue
@@ -936,6 +1001,5 @@ func unguardedVar(s string) bool {
 	if len(v) == 1 && strings.IndexByte("0123456789@*", v[0]) >= 0 {
 		return true
 	}
-	_, isName := isAssignment(v + "=")
-	return isName
+	return nameLen(v) == len(v)
 }

@@ -23,7 +23,9 @@ import (
 //
 //   - commands Bash cannot parse, and lines the dialect calls broken (an
 //     unclosed quote or bracket; neither is approved by anything but a bare
-//     Bash allow rule);
+//     Bash allow rule); also subscripted assignments before a command
+//     (A[0]=x rm y), which Bash runs and the parser refuses ("inline
+//     variables cannot be arrays");
 //   - compound commands other than ( ... ) and { ...; } (if, for, while,
 //     until, case, select, functions, [[ ]], (( )), let, time, coproc and
 //     declare/local/export/readonly/typeset): the dialect does not know
@@ -150,7 +152,14 @@ func stmtLeaf(cmd string, s *syntax.Stmt) (shLeaf, bool) {
 			if a.Value != nil && !plainBraces(a.Value) {
 				return shLeaf{}, false
 			}
-			spans = append(spans, spanOf(a))
+			sp := spanOf(a)
+			// mvdan.cc/sh ends an empty append (A+=, A[0]+=) one byte
+			// early: Assign.End counts the = but not the +. Bash reads
+			// the whole word, as the dialect does (FuzzBashSplit's "A+=").
+			if a.Append && a.Value == nil && a.Array == nil && !a.Naked && sp.to < len(cmd) && cmd[sp.to] == '=' {
+				sp.to++
+			}
+			spans = append(spans, sp)
 		}
 		for _, w := range c.Args {
 			if !plainBraces(w) {
@@ -264,6 +273,9 @@ var shCases = []struct {
 	{"a || b |& c & d\ne ; f", true},
 	{"cat <a >>b 2> c &>d <<<'x y' 3<&0", true},
 	{"a=(1 2) b+=x; c=d e", true},
+	{"A+=", true}, // an empty append: mvdan.cc/sh's span of it is one byte short (FuzzBashSplit)
+	{"A+= B+= rm -rf y", true},
+	{"A[1]+=x rm -rf y", false}, // Bash runs rm; mvdan.cc/sh refuses subscripted prefix assignments
 	{"! a && b", true},
 	{"{ a; b; } >x && (c | d) 2>/dev/null", true},
 	{`echo a"b c"d 'e  f' \  g`, true},

@@ -643,3 +643,88 @@ func manArgs(a []string) []string {
 	}
 	return out
 }
+
+// cdDir follows where a line's cd (and pushd) commands move it, so that a
+// path after one is also read from there: Claude Code 2.1.328 denies cd
+// locked && rm c1.txt and cd sub && rm ../plock/c4.txt under
+// Edit(./locked/**) and Edit(/plock/**) ("rm to '.../project/locked/c1.txt'
+// was blocked by a deny rule": TestDifferential/shell-c-cd-*). dir is the
+// directory as a path word relative to where the call runs ("" before any
+// cd, "~" after cd alone); lost is set once a cd goes where the line does
+// not say (cd -, cd $DIR, popd, cd with two arguments): dir then stays the
+// last one known, as the CLI reads it (it denies cd locked && cd - && rm
+// keep.txt), and a relative cd after it no longer moves it. A path is
+// still read from where the call runs too, so following a cd never lets
+// less be denied (a cd inside a ( ... ) group does not move what follows
+// it).
+type cdDir struct {
+	dir  string
+	lost bool
+}
+
+// step reads one segment's words (quotes removed, stripped): a cd or
+// pushd moves the directory.
+func (d *cdDir) step(words []string) {
+	if len(words) == 0 {
+		return
+	}
+	switch words[0] {
+	case "cd", "pushd":
+	case "popd":
+		d.lost = true
+		return
+	default:
+		return
+	}
+	args, _, _ := splitRedirs(words[1:])
+	var p []string
+	dashes := false
+	for _, w := range args {
+		switch {
+		case dashes || w == "-" || !strings.HasPrefix(w, "-"):
+			p = append(p, w)
+		case w == "--":
+			dashes = true
+		}
+	}
+	target := "~"
+	switch {
+	case len(p) == 1:
+		target = p[0]
+	case len(p) > 1:
+		d.lost = true
+		return
+	}
+	if rest, ok := strings.CutPrefix(target, "$HOME"); ok && (rest == "" || rest[0] == '/') {
+		target = "~" + rest
+	}
+	if target == "-" || strings.ContainsAny(target, "$`") {
+		d.lost = true
+		return
+	}
+	switch {
+	case absoluteWord(target):
+		d.dir, d.lost = target, false
+	case d.lost:
+	case d.dir == "":
+		d.dir = target
+	default:
+		d.dir += "/" + target
+	}
+}
+
+// path is path word w read from the directory the line moved to; false
+// before any cd, and for a word that does not depend on the directory
+// (absolute, ~, $HOME).
+func (d *cdDir) path(w string) (string, bool) {
+	if d.dir == "" || absoluteWord(w) {
+		return "", false
+	}
+	return d.dir + "/" + w, true
+}
+
+// absoluteWord reports a path word that names the same file wherever the
+// line runs.
+func absoluteWord(w string) bool {
+	return strings.HasPrefix(w, "/") || w == "~" || strings.HasPrefix(w, "~/") || strings.HasPrefix(w, "$")
+}

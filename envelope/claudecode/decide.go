@@ -397,7 +397,10 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 	if l == nil {
 		return nil, "", ""
 	}
-	match := func(tool, w string) *ruleRef {
+	// cd is where the line's cd commands moved it so far: a path is
+	// matched where the call runs and, after a cd, from where the cd went.
+	var cd cdDir
+	matchAt := func(tool, w string) *ruleRef {
 		ip, ok := c.wordPath(w)
 		if !ok {
 			return nil
@@ -407,6 +410,15 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 			if rr.r.specKind == specPath && rr.r.nameKind == nameExact && rr.r.name == tool && rr.r.path.match(ip, bDeny) {
 				return rr
 			}
+		}
+		return nil
+	}
+	match := func(tool, w string) *ruleRef {
+		if rr := matchAt(tool, w); rr != nil {
+			return rr
+		}
+		if moved, ok := cd.path(w); ok {
+			return matchAt(tool, moved)
 		}
 		return nil
 	}
@@ -436,6 +448,7 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		}
 		op, paths, ok := commandPaths(seg)
 		if !ok {
+			cd.step(seg)
 			continue
 		}
 		tool := toolRead
@@ -447,11 +460,13 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 				return rr, strings.Join(seg, " "), p
 			}
 		}
+		cd.step(seg)
 	}
 	// Redirection targets: Edit deny rules for where output goes, Read
 	// deny rules for where input comes from (Claude Code 2.1.328 denies
 	// echo x > .env under Edit(//**/.env), in every mode:
 	// TestDifferential/i25-anchors-*, i25-redirect-bypassPermissions).
+	cd = cdDir{}
 	for i := range l.subs {
 		sub := &l.subs[i]
 		for _, t := range sub.outs {
@@ -464,6 +479,7 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 				return rr, sub.raw, t
 			}
 		}
+		cd.step(unquoteAll(sub.args))
 	}
 	return nil, "", ""
 }
@@ -503,29 +519,58 @@ func (v *view) shellScriptDeny(c *call, depth int) (*ruleRef, string) {
 	if l == nil {
 		return nil, ""
 	}
+	// A script after a cd runs where the cd went: Claude Code 2.1.328 asks
+	// for cd locked && bash -c 'rm c2.txt' under Edit(./locked/**)
+	// (TestDifferential/shell-c-cd-*), so the script is also read after
+	// that cd.
+	var cd cdDir
 	for i := range l.subs {
 		if !mentionsShell(l.subs[i].words) {
+			cd.step(unquoteAll(l.subs[i].args))
 			continue // the common case: nothing to unquote and strip
 		}
 		ws := make([]string, len(l.subs[i].words))
 		for j, w := range l.subs[i].words {
 			ws[j] = unquote(w)
 		}
-		script, ok := shellScript(stripDeep(ws), l.subs[i].words)
+		written, ok := shellScript(stripDeep(ws), l.subs[i].words)
 		if !ok {
+			cd.step(unquoteAll(l.subs[i].args)) // cd bash names a shell too
 			continue
 		}
-		raw, _ := json.Marshal(script)
-		inner := newCall(toolBash, raw)
-		if rr := v.firstRule(bDeny, inner); rr != nil {
-			return rr, script
+		// The script as the shell reads it (bash -c "sh -c 'cat x'" runs
+		// sh -c 'cat x'), and with every quote deleted, the reading the
+		// dialect always had: a deny rule that matches either asks.
+		for _, script := range scriptReadings(written) {
+			// The script runs where the call runs: its paths are read
+			// against the call's project and home, as Claude Code 2.1.328
+			// reads them (it asks for bash -c 'rm /p/plock/x' under
+			// Edit(/plock/**) and runs bash -c 'rm ../locked/x' under
+			// Edit(./locked/**) in bypassPermissions:
+			// TestDifferential/shell-c-paths-*).
+			inner := &call{tool: toolBash, primary: script, hasPrimary: script != "", where: c.where, ctx: c.at(), ctxDone: true}
+			if rr := v.firstRule(bDeny, inner); rr != nil {
+				return rr, script
+			}
+			if rr, _, _ := v.commandPathDeny(inner); rr != nil {
+				return rr, script
+			}
+			if rr, _ := v.shellScriptDeny(inner, depth+1); rr != nil {
+				return rr, script
+			}
+			if cd.dir == "" {
+				continue
+			}
+			moved := *inner
+			moved.primary, moved.bashLine = "cd '"+strings.ReplaceAll(cd.dir, "'", `'\''`)+"' && "+script, nil
+			if rr, _, _ := v.commandPathDeny(&moved); rr != nil {
+				return rr, script
+			}
+			if rr, _ := v.shellScriptDeny(&moved, depth+1); rr != nil {
+				return rr, script
+			}
 		}
-		if rr, _, _ := v.commandPathDeny(inner); rr != nil {
-			return rr, script
-		}
-		if rr, _ := v.shellScriptDeny(inner, depth+1); rr != nil {
-			return rr, script
-		}
+		cd.step(unquoteAll(l.subs[i].args))
 	}
 	return nil, ""
 }
@@ -546,9 +591,20 @@ func mentionsShell(words []string) bool {
 	return false
 }
 
-// shellScript returns the script of a shell run with -c: ws are the
-// subcommand's words unquoted and stripped; quoted are the same words as
-// written, from which the script is unquoted (its spaces kept).
+// scriptReadings are the texts a deny rule is matched against for a shell
+// -c script word as written: as the shell reads the word (shellWord), and
+// with every quote deleted (unquote), when the two differ.
+func scriptReadings(written string) []string {
+	shell, bare := shellWord(written), unquote(written)
+	if shell == bare {
+		return []string{shell}
+	}
+	return []string{shell, bare}
+}
+
+// shellScript returns the script word of a shell run with -c, as written:
+// ws are the subcommand's words unquoted and stripped; quoted are the same
+// words as written.
 func shellScript(ws, quoted []string) (string, bool) {
 	if len(ws) < 3 {
 		return "", false
@@ -566,7 +622,7 @@ func shellScript(ws, quoted []string) (string, bool) {
 		}
 		if strings.Contains(w, "c") {
 			if j := off + i + 1; j >= 0 && j < len(quoted) {
-				return unquote(quoted[j]), true
+				return quoted[j], true
 			}
 			return ws[i+1], true
 		}

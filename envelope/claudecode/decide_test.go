@@ -327,3 +327,52 @@ func TestCutParameters(t *testing.T) {
 		{"mcp__github__get_issue", map[string]any{"target": "prod-1", CutKey: []string{"target"}}, ask, codeDefaultPrompt},
 	})
 }
+
+// TestAssignmentPrefixes: what a command rule sees after assignments, as
+// Claude Code 2.1.328 decides (TestDifferential/assign-prefix-*). Deny
+// rules see through every assignment Bash runs a command after: appends
+// (A+=x, A+=), subscripts (A[0]=x), subscripts holding blanks or a ;
+// (A[ ]=y, A[x;y]=2), so none of them hides rm from Bash(rm:*). Allow
+// rules see through LANG=, LC_ALL= and NO_COLOR= only: not LANG+=x or
+// LANG[0]=C. A command of one plain assignment runs nothing and needs no
+// approval, unless it changes how later commands run (PATH=/tmp).
+func TestAssignmentPrefixes(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Bash(rm:*)"], "allow": ["Bash(touch:*)"]}}`
+	rms := []string{"A+=x rm -rf y", "A+= rm -rf y", "A=x rm -rf y", "A[0]=x rm -rf y", "A[0]+=x rm -rf y",
+		"A+=(x) rm -rf y", "A[ ]=y rm -rf y", "A[ x ]+=2 rm -rf y", "A[x;y]=2 rm -rf y", "A[$(echo 1)]=2 rm -rf y",
+		`A+="a b" rm y`, "env A[0]=x rm y", "env a-b=x rm -rf y", "env A+=x rm y", "A+= sudo rm -rf y"}
+	for _, mode := range []string{"", "bypassPermissions"} {
+		var calls []call1
+		for _, c := range rms {
+			calls = append(calls, call1{"Bash", c, deny, codePermissionDeny})
+		}
+		touch, bare := call1{"Bash", "", ask, codeDefaultPrompt}, call1{"Bash", "", allow, codeDefaultReadOnly}
+		if mode != "" {
+			touch.want, touch.reason = allow, codeModeBypass
+		}
+		for _, c := range []string{"A+=x touch t", "LANG+=x touch t", "LC_ALL+=C touch t", "LANG[0]=C touch t"} {
+			touch.input = c
+			calls = append(calls, touch)
+		}
+		if mode == "" {
+			calls = append(calls, call1{"Bash", "LANG=C touch t", allow, codePermissionAllow})
+		}
+		for _, c := range []string{"A+=", "A+=x", "A=x", `A="x y"`, "A=x; ls", "A=x && ls"} {
+			bare.input = c
+			if mode != "" {
+				bare.want, bare.reason = allow, codeModeBypass
+			}
+			calls = append(calls, bare)
+		}
+		// An assignment of a substitution or a subscript is not read-only.
+		for _, c := range []string{"A=$(touch x)", "A[0]=x", "A=`touch x`", "A=x B+=y", "PATH=/tmp", "PATH=/tmp; ls",
+			"ld_preload=x", "IFS=x", "LANG=C"} {
+			x := call1{"Bash", c, ask, codeDefaultPrompt}
+			if mode != "" {
+				x.want, x.reason = allow, codeModeBypass
+			}
+			calls = append(calls, x)
+		}
+		runCalls(t, doc, mode, calls)
+	}
+}

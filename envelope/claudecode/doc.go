@@ -27,7 +27,8 @@
 //
 // release.go (the tables of each pinned Claude Code release: catalogue,
 // built-in agents, the release layer), bashpaths.go (which words of a
-// Bash command are paths, per command, as the release reads them),
+// Bash command are paths, per command, as the release reads them, and
+// where the line's cd commands move it),
 // names.go (tool, MCP and agent names, modes, tool classes), rules.go
 // (permission rules and command patterns), toollist.go (agent tools /
 // disallowedTools entries), document.go (the policy document and Compile),

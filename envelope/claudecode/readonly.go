@@ -45,6 +45,39 @@ func noSpecial(w []string) bool {
 	return true
 }
 
+// onlyAssignments reports a command that is one assignment, NAME=value or
+// NAME+=value with a value free of special characters, to a variable that
+// does not change how later commands run: it sets a shell variable and
+// runs nothing. Claude Code 2.1.328 runs A=x, A+=x, A+=, A="x y" and
+// A=x; ls without approval, and asks for A[0]=x, for two assignments
+// (A=x B+=y: "Variable assignments in this command can't be checked
+// before it runs") and for PATH=/tmp ("PATH assignment alters command
+// lookup/execution for subsequent commands"; its list is
+// lookupVariables): TestDifferential/assign-prefix-*.
+func onlyAssignments(w []string) bool {
+	if len(w) != 1 {
+		return false
+	}
+	n := nameLen(w[0])
+	if n == 0 || !strings.HasPrefix(w[0][n:], "=") && !strings.HasPrefix(w[0][n:], "+=") {
+		return false
+	}
+	name := strings.ToLower(w[0][:n])
+	if lookupVariables[name] || strings.HasPrefix(name, "ld_") || strings.HasPrefix(name, "dyld_") || strings.HasPrefix(name, "bash_func_") {
+		return false
+	}
+	return noSpecial(w)
+}
+
+// lookupVariables are the variables (lower-cased) whose assignment Claude
+// Code 2.1.328 asks about because it changes how later commands are found
+// or run, and IFS, PS4 and PROMPT4, which it also treats apart.
+var lookupVariables = setOf("path", "home", "dirstack", "tmpprefix", "bash_env", "env", "cdpath", "globignore", "shell",
+	"fpath", "bash_loadables_path", "module_path", "manpath", "mailpath", "readnullcmd", "nullcmd", "histfile", "zdotdir",
+	"functions", "commands", "aliases", "galiases", "saliases", "bash_cmds", "bash_aliases", "execignore",
+	"bash_source_path", "lang", "language", "lc_all", "lc_ctype", "lc_collate", "lc_messages", "lc_numeric", "lc_time",
+	"histchars", "textdomain", "textdomaindir", "ifs", "ps4", "prompt4")
+
 // readOnlyArgs reports whether a command, its words as written (quotes
 // kept) without its redirections, is read-only.
 func readOnlyArgs(w []string) bool {
@@ -53,6 +86,9 @@ func readOnlyArgs(w []string) bool {
 	}
 	u := unquoteAll(w)
 	if exactReadOnly[strings.Join(u, " ")] {
+		return true
+	}
+	if onlyAssignments(w) {
 		return true
 	}
 	switch u[0] {

@@ -1,6 +1,10 @@
 package claudecode
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sessionledger/ledger/events"
+)
 
 // at is a call's input with where it runs: the project /p, home /h.
 func at(primary string, v string) map[string]any {
@@ -136,4 +140,87 @@ func TestCallSaysWhereItRuns(t *testing.T) {
 			t.Errorf("%s: path %+v", tt.raw, p)
 		}
 	}
+}
+
+// TestShellScriptWhereItRuns: the commands of a shell -c script are read
+// where the call runs, as the same commands outside it are: a path a deny
+// rule covers asks (permission:deny_in_script) exactly when the command
+// alone is denied, whatever form the path takes (Claude Code 2.1.328:
+// TestDifferential/shell-c-paths-*). The script used to be read without
+// the call's project and home, so an anchored rule let bash -c 'rm
+// /p/plock/x' run in bypassPermissions, and a floating one asked for bash
+// -c 'rm ../locked/x', outside the project.
+func TestShellScriptWhereItRuns(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Read(/anch.txt)", "Read(~/.aws/**)", "Read(./secret/**)", "Edit(/plock/**)",
+		"Edit(~/hlock/**)", "Edit(./locked/**)", "Edit(//etc/**)"]}}`
+	w := newWorld(t, doc, decideCatalogue...)
+	w.start(t, "lead", events.StartedData{Agent: "main", Mode: "bypassPermissions"})
+	for _, tt := range []struct {
+		cmd    string
+		denied bool
+	}{
+		{"cat /p/anch.txt", true},
+		{"cat anch.txt", true},
+		{"cat sub/anch.txt", false},
+		{"cat /h/.aws/credentials", true},
+		{"cat ~/.aws/credentials", true},
+		{"cat secret/s.txt", true},
+		{"cat ../secret/s.txt", false}, // /secret/s.txt: outside the project the rule is anchored at
+		{"rm /p/plock/x", true},
+		{"rm plock/x", true},
+		{"rm /h/hlock/x", true},
+		{"rm ~/hlock/x", true},
+		{"rm ../etc/x", true}, // /etc/x
+		{"rm /p/locked/x", true},
+		{"rm locked/x", true},
+		{"rm sub/locked/x", true},
+		{"rm ../locked/x", false},
+		{"rm /elsewhere/locked/x", false},
+	} {
+		want := deny
+		if !tt.denied {
+			want = allow
+		}
+		if v := w.decide("lead", "Bash", cmdAt(tt.cmd)); v.Decision != want {
+			t.Errorf("%s = %s (%s), want %s", tt.cmd, v.Decision, v.Reason.Code, want)
+		}
+		wantIn, wantCode := allow, codeModeBypass
+		if tt.denied {
+			wantIn, wantCode = ask, codeDenyInScript
+		}
+		for _, script := range []string{"bash -c '" + tt.cmd + "'", "sh -c '" + tt.cmd + "'", `bash -c "sh -c '` + tt.cmd + `'"`} {
+			if v := w.decide("lead", "Bash", cmdAt(script)); v.Decision != wantIn || v.Reason.Code != wantCode {
+				t.Errorf("%s = %s (%s), want %s (%s)", script, v.Decision, v.Reason.Code, wantIn, wantCode)
+			}
+		}
+	}
+}
+
+// TestCdMovesPaths: a path after a cd in the line is also read from where
+// the cd went, as Claude Code 2.1.328 reads it (TestDifferential/
+// shell-c-cd-*): cd locked && rm c1.txt is denied by Edit(./locked/**).
+// It is still read from where the call runs too, so a cd the dialect
+// cannot follow never lets less be denied.
+func TestCdMovesPaths(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Read(./secret/**)", "Edit(./locked/**)", "Edit(/plock/**)", "Edit(~/hlock/**)"]}}`
+	calls := []call1{}
+	for _, c := range []string{"cd locked && rm x", "cd locked; rm x", "cd sub && rm ../plock/x", "cd secret && cat s",
+		"cd ~/hlock && rm x", "cd $HOME/hlock && rm x", "cd /p/locked && rm x", "cd locked && echo x > y",
+		"pushd locked && rm x", "cd locked && cd - && rm keep", "cd locked && cd ../plock && rm x", "cd -- locked && rm x",
+		"cd locked 2>/dev/null && rm x", "(cd locked && rm x)", "cd sub && cd ../locked && rm x", "cd locked && cd $X && rm x",
+		"rm locked/x", "cd sub && rm /p/locked/x"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), deny, codePermissionDeny})
+	}
+	for _, c := range []string{"cd sub && rm a.txt", "cd $X && rm a.txt", "cd a b && rm x", "cd locked && cd /tmp && rm x",
+		"cd ~ && rm x", "rm ../locked/x"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeModeBypass})
+	}
+	for _, c := range []string{"cd locked && bash -c 'rm x'", "bash -c 'cd locked && rm x'", "cd locked && sh -c \"bash -c 'rm x'\"",
+		"cd sub; bash -c 'rm ../plock/x'", "cd bash && cd ../locked && bash -c 'rm x'"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeDenyInScript})
+	}
+	// Without where the call runs, paths keep the kind they were written in.
+	calls = append(calls, call1{"Bash", "cd locked && rm x", deny, codePermissionDeny},
+		call1{"Bash", "cd sub && rm a.txt", allow, codeModeBypass})
+	runCalls(t, doc, "bypassPermissions", calls)
 }

@@ -207,6 +207,8 @@ func matrix() []dcase {
 
 	out = append(out, matrix25()...)
 	out = append(out, matrix25h()...)
+	out = append(out, matrixShell()...)
+	out = append(out, matrixAssign()...)
 	for i := range out {
 		out[i].files = withEditFiles(out[i])
 	}
