@@ -254,19 +254,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return err
 	}
 	defer nc.Close()
-	gw, err := mcpgw.New(cfg, mcpgw.Options{
-		Ledger:         client.New(nc, client.Options{Owner: name, Timeout: f.timeout}),
-		Start:          f.start,
-		Scope:          sc,
-		User:           who,
-		Host:           host,
-		Why:            f.whyWords(),
-		Logger:         logger,
-		IdleTimeout:    f.idle,
-		CallTimeout:    f.callTimeout,
-		MaxResultBytes: f.maxResult,
-		MaxStarted:     f.maxStarted,
-	})
+	gw, err := mcpgw.New(cfg, f.gatewayOptions(client.New(nc, client.Options{Owner: name, Timeout: f.timeout}), sc, who, host, f.whyWords(), logger))
 	if err != nil {
 		return err
 	}
@@ -275,6 +263,24 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return f.serveStdio(ctx, gw, stdin, stdout)
 	}
 	return f.serveHTTP(ctx, gw, cfg, name, sc, stderr)
+}
+
+// gatewayOptions are the gateway's options as the flags set them, its
+// requests to the ledger made through c ('ledger mcp' and 'serve --mcp').
+func (f *mcpFlags) gatewayOptions(c *client.Client, scope, who, host string, why []string, logger *slog.Logger) mcpgw.Options {
+	return mcpgw.Options{
+		Ledger:         c,
+		Start:          f.start,
+		Scope:          scope,
+		User:           who,
+		Host:           host,
+		Why:            why,
+		Logger:         logger,
+		IdleTimeout:    f.idle,
+		CallTimeout:    f.callTimeout,
+		MaxResultBytes: f.maxResult,
+		MaxStarted:     f.maxStarted,
+	}
 }
 
 // nopWriteCloser is standard output as the MCP transport takes it: the

@@ -105,19 +105,7 @@ func (m *mcpFront) serve(req client.Requester, why ledgercmd.Conn, logger *slog.
 	if warning != "" {
 		logger.Warn(warning, "addr", ln.Addr().String())
 	}
-	gw, err := mcpgw.New(m.cfg, mcpgw.Options{
-		Ledger:         client.NewOn(req, client.Options{Owner: f.owner, Timeout: f.timeout}),
-		Start:          f.start,
-		Scope:          sc,
-		User:           who,
-		Host:           host,
-		Why:            why.Words("why"),
-		Logger:         logger,
-		IdleTimeout:    f.idle,
-		CallTimeout:    f.callTimeout,
-		MaxResultBytes: f.maxResult,
-		MaxStarted:     f.maxStarted,
-	})
+	gw, err := mcpgw.New(m.cfg, f.gatewayOptions(client.NewOn(req, client.Options{Owner: f.owner, Timeout: f.timeout}), sc, who, host, why.Words("why"), logger))
 	if err != nil {
 		ln.Close()
 		return nil, err

@@ -17,26 +17,35 @@ import (
 	"github.com/sessionledger/ledger/wire"
 )
 
-// TestWatchSessionSkipsOtherRecords: a watch of one session that waits is
-// answered when that session's next turn starts, with that change alone
-// and Next past it, however many other sessions' records are appended
-// while it waits; and a watch of it from before other sessions' turns
-// finds only its own changes.
-func TestWatchSessionSkipsOtherRecords(t *testing.T) {
-	l := apitest.Start(t, apitest.Options{API: api.Config{MaxWait: 10 * time.Second}})
+// twoSessions starts a ledger (MaxWait 10s) with an openclaw policy, and
+// two sessions of owner acme, mine (at turn 1) and other (no turn yet).
+func twoSessions(t *testing.T) (l *apitest.Ledger, acme *client.Client, mine, other events.SessionKey) {
+	t.Helper()
+	l = apitest.Start(t, apitest.Options{API: api.Config{MaxWait: 10 * time.Second}})
 	ctx := t.Context()
 	ops := client.New(l.Connect(), client.Options{})
 	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Document: json.RawMessage(`{}`), Catalogue: []string{"read"}})); err != nil {
 		t.Fatal(err)
 	}
-	acme := client.New(l.Connect(), client.Options{Owner: "acme"})
-	mine, other := events.SessionKey("agent:main:mine"), events.SessionKey("agent:main:other")
+	acme = client.New(l.Connect(), client.Options{Owner: "acme"})
+	mine, other = "agent:main:mine", "agent:main:other"
 	for _, ev := range []client.Event{client.Start(mine, events.StartedData{Agent: "main"}), client.Start(other, events.StartedData{Agent: "main"}),
 		client.Turn(mine, events.TurnData{Turn: 1})} {
 		if _, err := acme.Append(ctx, ev); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return l, acme, mine, other
+}
+
+// TestWatchSessionSkipsOtherRecords: a watch of one session that waits is
+// answered when that session's next turn starts, with that change alone
+// and Next past it, however many other sessions' records are appended
+// while it waits; and a watch of it from before other sessions' turns
+// finds only its own changes.
+func TestWatchSessionSkipsOtherRecords(t *testing.T) {
+	l, acme, mine, other := twoSessions(t)
+	ctx := t.Context()
 	head := l.Service.Position()
 	nc := l.Connect()
 	type answer struct {
@@ -251,19 +260,10 @@ func TestPollingBoundPerOwner(t *testing.T) {
 func TestWatchReadsTurnOnce(t *testing.T) {
 	var reads atomic.Int64
 	defer api.CountTurnReads(&reads)()
-	l := apitest.Start(t, apitest.Options{API: api.Config{MaxWait: 10 * time.Second}})
+	l, acme, mine, other := twoSessions(t)
 	ctx := t.Context()
-	ops := client.New(l.Connect(), client.Options{})
-	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Document: json.RawMessage(`{}`), Catalogue: []string{"read"}})); err != nil {
+	if _, err := acme.Append(ctx, client.Turn(other, events.TurnData{Turn: 1})); err != nil {
 		t.Fatal(err)
-	}
-	acme := client.New(l.Connect(), client.Options{Owner: "acme"})
-	mine, other := events.SessionKey("agent:main:mine"), events.SessionKey("agent:main:other")
-	for _, ev := range []client.Event{client.Start(mine, events.StartedData{Agent: "main"}), client.Start(other, events.StartedData{Agent: "main"}),
-		client.Turn(mine, events.TurnData{Turn: 1}), client.Turn(other, events.TurnData{Turn: 1})} {
-		if _, err := acme.Append(ctx, ev); err != nil {
-			t.Fatal(err)
-		}
 	}
 	head := l.Service.Position()
 	reads.Store(0)
