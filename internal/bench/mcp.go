@@ -158,6 +158,14 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	rep.add(row)
 	rep.add(ratioRow("mcp", "tools/list through the gateway: p99", quantile(viaList, 0.99), quantile(directList, 0.99), "µs", "", nil))
 
+	lList, directList, err := listRuns(ctx, lvia, direct, mcpExposed, lists)
+	if err != nil {
+		return fmt.Errorf("through the gateway in the ledger's process: %w", err)
+	}
+	row = ratioRow("mcp", "tools/list through the gateway in the ledger's process (serve --mcp): p50", quantile(lList, 0.5), quantile(directList, 0.5), "µs", "≤ 1.2x straight to the upstream", func(r float64) bool { return r <= 1.2 })
+	row.Note = "as the row above, the tool set read through the API in the gateway's process"
+	rep.add(row)
+
 	pxList, directList, err := listRuns(ctx, px.via, direct, mcpTool, lists)
 	if err != nil {
 		return fmt.Errorf("through the proxy: %w", err)
