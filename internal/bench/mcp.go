@@ -271,7 +271,7 @@ func startProxy(ctx context.Context, upURL string) (p *bareProxy, err error) {
 		return nil, err
 	}
 	p.url = "http://" + ln.Addr().String() + "/mcp"
-	p.srv = &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil), ReadHeaderTimeout: 5 * time.Second}
+	p.srv = &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil), ReadHeaderTimeout: mcpHeaderTimeout}
 	labelled("proxy", func() { go func() { _ = p.srv.Serve(ln) }() })
 	if p.via, err = dialMCP(ctx, p.url, "", "proxy"); err != nil {
 		return nil, fmt.Errorf("the proxy: %w", err)
@@ -743,7 +743,7 @@ func startEchoUpstream() (*echoUpstream, error) {
 		return nil, err
 	}
 	u := &echoUpstream{url: "http://" + ln.Addr().String() + "/mcp"}
-	u.srv = &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil), ReadHeaderTimeout: 5 * time.Second}
+	u.srv = &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil), ReadHeaderTimeout: mcpHeaderTimeout}
 	labelled("upstream", func() { go func() { _ = u.srv.Serve(ln) }() })
 	return u, nil
 }
@@ -817,7 +817,7 @@ func startMCPGateway(ctx context.Context, ec natslog.EmbeddedConfig, dir, upURL 
 		if g.gw, err = mcpgw.New(gcfg, mcpgw.Options{Ledger: client.New(g.nc, client.Options{Owner: mcpOwner}), Observe: g.steps.observe}); err != nil {
 			return
 		}
-		g.srv = &http.Server{Handler: g.gw.Handler(""), ReadHeaderTimeout: 5 * time.Second}
+		g.srv = &http.Server{Handler: g.gw.Handler(""), ReadHeaderTimeout: mcpHeaderTimeout}
 		go func() { _ = g.srv.Serve(ln) }()
 	})
 	if err != nil {
@@ -833,7 +833,7 @@ func startMCPGateway(ctx context.Context, ec natslog.EmbeddedConfig, dir, upURL 
 		if g.local, err = mcpgw.New(gcfg, mcpgw.Options{Ledger: client.NewOn(g.n.srv, client.Options{Owner: mcpOwner}), Observe: g.localSteps.observe}); err != nil {
 			return
 		}
-		g.localSrv = &http.Server{Handler: g.local.Handler(""), ReadHeaderTimeout: 5 * time.Second}
+		g.localSrv = &http.Server{Handler: g.local.Handler(""), ReadHeaderTimeout: mcpHeaderTimeout}
 		go func() { _ = g.localSrv.Serve(lln) }()
 	})
 	if err != nil {
@@ -869,7 +869,21 @@ func (g *mcpGateway) close() {
 
 // mcpTransport is the HTTP transport of the bench's MCP clients, both
 // ways: keep-alive connections, enough idle ones for every session.
-var mcpTransport = &http.Transport{MaxIdleConns: 4 * mcpSessions, MaxIdleConnsPerHost: 4 * mcpSessions, IdleConnTimeout: time.Minute}
+var mcpTransport = &http.Transport{MaxIdleConns: 4 * mcpSessions, MaxIdleConnsPerHost: 4 * mcpSessions, IdleConnTimeout: mcpIdle}
+
+// mcpHeaderTimeout is the bench's MCP servers' ReadHeaderTimeout: longer
+// than mcpTransport's IdleConnTimeout. net/http starts it when a
+// connection is accepted, and a connection the transport dialed for a
+// request that another freed connection then took waits in the pool
+// unused: with a shorter timeout the server could close it just as the
+// client takes it for a POST, which fails with EOF and is not retried
+// (one run of 'ledger bench --only mcp' stopped with "through the proxy:
+// ... Post ...: EOF", which this would explain; it did not recur). With
+// this one the client drops an idle connection first.
+const mcpHeaderTimeout = 2 * mcpIdle
+
+// mcpIdle is mcpTransport's IdleConnTimeout.
+const mcpIdle = time.Minute
 
 // sessionHeader adds the gateway's ledger session header.
 type sessionHeader struct{ key string }
