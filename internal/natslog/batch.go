@@ -182,6 +182,14 @@ func (l *Log) AppendBatchStream(ctx context.Context, expected uint64, fill func(
 		first, err := l.AppendBatch(ctx, st.msgs, expected)
 		return first, n, err
 	}
+	if errors.Is(err, nats.ErrNoResponders) {
+		// As in AppendBatch: nothing received the end of the batch, so
+		// nothing of it committed, and the caller catches up and sends it
+		// again. A replicated segment just created answers so until its
+		// subjects' interest reaches this server
+		// (TestBatchWithNoResponders, TestRollingOnACluster).
+		return 0, n, fmt.Errorf("%w: batch request: %v", events.ErrConflict(), err)
+	}
 	return 0, n, err
 }
 

@@ -3,6 +3,7 @@ package natslog_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sessionledger/ledger/events"
@@ -109,5 +110,31 @@ func TestAppendBatchStreamAcrossARoll(t *testing.T) {
 	// And a stale batch after the roll is a conflict.
 	if _, _, err := log.AppendBatchStream(ctx, 1, stream(5, 6)); !errors.Is(err, events.ErrConflict()) {
 		t.Fatalf("stale batch after the roll: %v", err)
+	}
+}
+
+// TestBatchWithNoResponders: a batch whose end nothing receives did not
+// commit, and both ways of sending one say so with a conflict (the caller
+// catches up and sends it again), whatever the reason nothing answered. A
+// replicated segment just created answers so for a moment
+// (TestRollingOnACluster); here the stream is gone.
+func TestBatchWithNoResponders(t *testing.T) {
+	e := startServer(t)
+	log := open(t, e.connect(), natslog.StreamConfig{})
+	ctx := t.Context()
+	if _, _, err := log.AppendBatchStream(ctx, 0, stream(0, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := log.JetStream().DeleteStream(ctx, log.Name()); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := log.AppendBatchStream(ctx, 2, stream(2, 4))
+	if !errors.Is(err, events.ErrConflict()) || !strings.Contains(err.Error(), "no responders") {
+		t.Fatalf("streamed: %v", err)
+	}
+	var msgs []events.Message
+	_ = stream(2, 4)(func(m events.Message) { msgs = append(msgs, m) })
+	if _, err := log.AppendBatch(ctx, msgs, 2); !errors.Is(err, events.ErrConflict()) || !strings.Contains(err.Error(), "no responders") {
+		t.Fatalf("whole: %v", err)
 	}
 }
