@@ -138,3 +138,21 @@ func TestBatchWithNoResponders(t *testing.T) {
 		t.Fatalf("whole: %v", err)
 	}
 }
+
+// TestAppendWithNoResponders: a single append that no stream answers is
+// tried again, then fails with what it met, never as landed.
+func TestAppendWithNoResponders(t *testing.T) {
+	e := startServer(t)
+	log := open(t, e.connect(), natslog.StreamConfig{})
+	ctx := t.Context()
+	if _, err := log.Append(ctx, subject(1), id(1), data(1), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := log.JetStream().DeleteStream(ctx, log.Name()); err != nil {
+		t.Fatal(err)
+	}
+	seq, err := log.Append(ctx, subject(2), id(2), data(2), 1)
+	if err == nil || seq != 0 || !strings.Contains(err.Error(), "after retries") {
+		t.Fatalf("append: %d %v", seq, err)
+	}
+}

@@ -180,7 +180,8 @@ func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expec
 			if err := sleep(ctx, 50*time.Millisecond); err != nil {
 				return 0, err
 			}
-		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders):
+		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders),
+			errors.Is(err, jetstream.ErrNoStreamResponse): // no responders, after the client's own retries
 			if ctx.Err() != nil {
 				return 0, ctx.Err()
 			}
