@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -185,6 +186,7 @@ func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 	}
 	rep.add(runs.row("PreToolUse through serve --hooks (HTTP)", "≤ 1.5x floor", func(r float64) bool { return r <= 1.5 }))
 	rep.add(ratioRow("hooks", "PreToolUse through serve --hooks (HTTP): p99", quantile(runs.hook, 0.99), quantile(runs.raw, 0.99)+quantile(runs.publish, 0.99), "µs", "", nil))
+	rep.add(runs.inlineRow("PreToolUse through serve --hooks (HTTP)"))
 
 	// The same against a ledger that fsyncs every second instead of every
 	// write (serve --sync-interval 1s): how much of the HTTP row is the
@@ -202,6 +204,7 @@ func hooksBench(ctx context.Context, cfg *Config, rep *Report) error {
 		return err
 	}
 	rep.add(runs.row("PreToolUse through serve --hooks (HTTP), --sync-interval 1s", "", nil))
+	rep.add(runs.inlineRow("PreToolUse through serve --hooks (HTTP), --sync-interval 1s"))
 	return nil
 }
 
@@ -217,8 +220,38 @@ func rawPublish(ctx context.Context, n *node, body []byte, id string) (time.Dura
 }
 
 // httpTimes are the round trips of serve --hooks's handler, of the raw
-// server, and of the raw publishes made beside them.
-type httpTimes struct{ hook, raw, publish []time.Duration }
+// server, of the raw publishes made beside them, and of the raw server
+// that publishes before it answers (serveInline).
+type httpTimes struct{ hook, raw, publish, inline []time.Duration }
+
+// inlineRow is the handler's p50 against the raw server that makes the
+// raw publish before it answers: the floor's two parts as one call. It is
+// no target's floor; it shows what the composed floor leaves out, the
+// cost of a call that waits for an fsync in its middle (the threads park
+// through the wait and are woken after it), which the round trip and the
+// publish measured apart do not pay together.
+func (h httpTimes) inlineRow(name string) Row {
+	in50 := quantile(h.inline, 0.5)
+	row := ratioRow("hooks", name+", against a raw server that publishes before it answers: p50", quantile(h.hook, 0.5), in50, "µs", "", nil)
+	row.Note = fmt.Sprintf("raw = a net/http server that makes the floor's raw durable publish before it answers {} (p50 %.0f µs against the floor's sum %.0f µs): no target's floor, it shows what waiting for the publish in the middle of one call costs beyond its two parts measured apart", in50, quantile(h.raw, 0.5)+quantile(h.publish, 0.5))
+	return row
+}
+
+// serveInline serves a raw HTTP server that, for each POST, makes one raw
+// durable publish of record to n (rawPublish, as the floor's) and then
+// answers {}.
+func serveInline(ctx context.Context, n *node, record []byte) (url string, stop func(), err error) {
+	var seq atomic.Uint64
+	return serveHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if _, err := rawPublish(ctx, n, record, fmt.Sprintf("hook-inline-%p-%d", n, seq.Add(1))); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte("{}"))
+	}))
+}
 
 // row is the p50 row of the handler against its floor: a raw round trip
 // and a raw durable publish.
@@ -231,9 +264,10 @@ func (h httpTimes) row(name, target string, met func(float64) bool) Row {
 }
 
 // httpRuns posts requests PreToolUse payloads to serve --hooks's handler
-// running hook and as many to the raw server at rawURL, with a raw publish
-// of record to n beside each. The three go in each of their six orders in
-// turn, so that each is measured as often after either of the others: in
+// running hook and as many to the raw server at rawURL and to the raw
+// server that publishes before it answers (serveInline), with a raw
+// publish of record to n beside each. The four go in each of their 24
+// orders in turn, so that each is measured as often after any other: in
 // one fixed order (raw, publish, hook), the raw round trip always followed
 // an HTTP request and the hook a JetStream publish, which put about 0.15x
 // on the ratio (BenchmarkHTTPRunsOrder).
@@ -244,9 +278,14 @@ func httpRuns(ctx context.Context, hook *cchook.Hook, n *node, record []byte, ra
 		return t, err
 	}
 	defer stop()
+	inlineURL, stopInline, err := serveInline(ctx, n, record)
+	if err != nil {
+		return t, err
+	}
+	defer stopInline()
 	hc := &http.Client{Timeout: 10 * time.Second}
 	defer hc.CloseIdleConnections()
-	ops := httpOps(ctx, hc, hooksURL, rawURL, n, record, payload)
+	ops := httpOps(ctx, hc, hooksURL, rawURL, inlineURL, n, record, payload)
 	for i := 0; i < requests; i++ {
 		for _, k := range httpOrders[i%len(httpOrders)] {
 			d, err := ops[k](i)
@@ -260,24 +299,27 @@ func httpRuns(ctx context.Context, hook *cchook.Hook, n *node, record []byte, ra
 				t.publish = append(t.publish, d)
 			case opHook:
 				t.hook = append(t.hook, d)
+			case opInline:
+				t.inline = append(t.inline, d)
 			}
 		}
 	}
 	return t, nil
 }
 
-// The three measurements of httpRuns, and their six orders.
+// The four measurements of httpRuns, and their 24 orders.
 const (
 	opRaw = iota
 	opPublish
 	opHook
+	opInline
 )
 
-var httpOrders = orders(3)
+var httpOrders = orders(4)
 
-// httpOps are the three measurements of httpRuns' iteration i.
-func httpOps(ctx context.Context, hc *http.Client, hooksURL, rawURL string, n *node, record []byte, payload func(string) []byte) [3]func(i int) (time.Duration, error) {
-	return [3]func(i int) (time.Duration, error){
+// httpOps are the four measurements of httpRuns' iteration i.
+func httpOps(ctx context.Context, hc *http.Client, hooksURL, rawURL, inlineURL string, n *node, record []byte, payload func(string) []byte) [4]func(i int) (time.Duration, error) {
+	return [4]func(i int) (time.Duration, error){
 		opRaw: func(i int) (time.Duration, error) {
 			d, err := post(ctx, hc, rawURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_raw_%d", i)))
 			if err != nil {
@@ -292,6 +334,13 @@ func httpOps(ctx context.Context, hc *http.Client, hooksURL, rawURL string, n *n
 			d, err := post(ctx, hc, hooksURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_http_%d", i)))
 			if err != nil {
 				return 0, fmt.Errorf("serve --hooks: %w", err)
+			}
+			return d, nil
+		},
+		opInline: func(i int) (time.Duration, error) {
+			d, err := post(ctx, hc, inlineURL+cchook.HTTPPath, payload(fmt.Sprintf("toolu_bench_inline_%d", i)))
+			if err != nil {
+				return 0, fmt.Errorf("the raw HTTP server that publishes: %w", err)
 			}
 			return d, nil
 		},

@@ -10,9 +10,10 @@ import (
 )
 
 // BenchmarkHTTPRunsOrder measures what httpRuns measures, each of its
-// three measurements (the raw HTTP round trip, the raw durable publish,
-// serve --hooks's PreToolUse) told apart by the one made just before it,
-// over the six orders httpRuns goes through, and reports each p50 in µs:
+// four measurements (the raw HTTP round trip, the raw durable publish,
+// serve --hooks's PreToolUse, the raw server that publishes before it
+// answers) told apart by the one made just before it, over the 24 orders
+// httpRuns goes through, and reports each p50 in µs:
 // whether a measurement depends on what came before it, which a fixed
 // order would carry into the ratio.
 //
@@ -51,10 +52,15 @@ func BenchmarkHTTPRunsOrder(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer stop()
+	inlineURL, stopInline, err := serveInline(ctx, n, record)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stopInline()
 	hc := &http.Client{Timeout: 10 * time.Second}
 	defer hc.CloseIdleConnections()
-	ops := httpOps(ctx, hc, hooksURL, rawURL, n, record, func(call string) []byte { return hookPayload(env, call) })
-	var by [3][3][]time.Duration // by[op][the op before it]
+	ops := httpOps(ctx, hc, hooksURL, rawURL, inlineURL, n, record, func(call string) []byte { return hookPayload(env, call) })
+	var by [4][4][]time.Duration // by[op][the op before it]
 	prev := opHook
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -68,7 +74,7 @@ func BenchmarkHTTPRunsOrder(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	names := [3]string{opRaw: "raw", opPublish: "publish", opHook: "hook"}
+	names := [4]string{opRaw: "raw", opPublish: "publish", opHook: "hook", opInline: "inline"}
 	for k := range by {
 		for p := range by[k] {
 			if len(by[k][p]) > 0 {
