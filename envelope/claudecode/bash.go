@@ -223,6 +223,12 @@ func splitTop(cmd string, cls []byte) []bashSub {
 				n = 1
 			}
 		case '|':
+			if prev == '>' && cls[i-1] == clsTop {
+				// >| is a redirection, not a pipe: Claude Code 2.1.328
+				// denies echo x >| locked/f under Edit(./locked/**)
+				// (TestDifferential/sh3-redirect-*).
+				break
+			}
 			if (next == '|' || next == '&') && cls[i+1] == clsTop {
 				n = 2
 			} else {
@@ -432,6 +438,15 @@ func stripWords(w []string, mode int) []string {
 		if mode != stripAllow {
 			if n := subscriptWords(w); n > 0 {
 				w = w[n:]
+				continue
+			}
+			// A reserved word that a command follows: Claude Code 2.1.328
+			// denies if true; then rm f; fi, if rm f; then :; fi, for f in
+			// x; do rm $f; done and ! rm f under Bash(rm:*)
+			// (TestDifferential/sh3-compound-*).
+			switch w[0] {
+			case "if", "then", "do", "else", "elif", "while", "until", "!":
+				w = w[1:]
 				continue
 			}
 		}
@@ -685,6 +700,22 @@ func stripDeep(w []string) []string {
 			w = skipOptions(w[1:], "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U",
 				"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type",
 				"--command-timeout", "--other-user")
+			continue
+		case "exec":
+			w = skipOptions(w[1:], "-a")
+			continue
+		case "setsid", "ionice", "watch":
+			// Launchers Claude Code 2.1.328 reads through: it denies
+			// setsid rm f, ionice -c3 rm f and watch -n 1 -g rm f under
+			// Bash(rm:*) (TestDifferential/sh3-wrap-*).
+			switch first {
+			case "setsid":
+				w = skipOptions(w[1:])
+			case "ionice":
+				w = skipOptions(w[1:], "-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid")
+			default:
+				w = skipOptions(w[1:], "-n", "--interval")
+			}
 			continue
 		case "env":
 			w = skipOptions(w[1:], "-u", "--unset", "-C", "--chdir", "-S", "--split-string")

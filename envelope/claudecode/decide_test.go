@@ -376,3 +376,22 @@ func TestAssignmentPrefixes(t *testing.T) {
 		runCalls(t, doc, mode, calls)
 	}
 }
+
+// TestLaunchersAndReservedWords: deny rules see the command after the
+// launchers and reserved words Claude Code 2.1.328 reads through (exec,
+// setsid, ionice, watch; if, then, do, else, elif, while, until, !) and a
+// >| redirection's target (TestDifferential/sh3-wrap-*, sh3-compound-*,
+// sh3-redirect-*).
+func TestLaunchersAndReservedWords(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Bash(rm:*)", "Edit(./locked/**)"], "allow": ["Bash(echo:*)"]}}`
+	var calls []call1
+	for _, c := range []string{"exec rm w", "exec -a x rm w", "setsid rm w", "setsid -f rm w", "ionice -c3 rm w",
+		"ionice -c 3 rm w", "watch -n 1 -g rm w", "watch rm w", "if true; then rm k; fi", "if rm k; then :; fi",
+		"for f in k; do rm $f; done", "! rm k", "while true; do rm k; done", "if false; then :; else rm k; fi",
+		"if false; then :; elif rm k; then :; fi", "until rm k; do :; done"} {
+		calls = append(calls, call1{"Bash", c, deny, codePermissionDeny})
+	}
+	calls = append(calls, call1{"Bash", cmdAt("echo x >| locked/r.txt"), deny, codePermissionDeny},
+		call1{"Bash", cmdAt("echo x >| out.txt"), allow, codeModeBypass}, call1{"Bash", "if true; then echo rm; fi", allow, codeModeBypass})
+	runCalls(t, doc, "bypassPermissions", calls)
+}
