@@ -629,7 +629,48 @@ func parseBash(cmd string) *bashLine {
 			}
 		}
 	}
+	if strings.IndexByte(cmd, '$') >= 0 {
+		l.addVariableCommands(segs)
+	}
 	return l
+}
+
+// addVariableCommands adds a deny text for each segment whose command word
+// is a variable ($X, ${X}, "$X") that an assignment alone in the line sets
+// (X=rm; $X f, X=rm && $X f), with the variable's value in its place:
+// Claude Code 2.1.328 denies both under Bash(rm:*) and runs X=ls; $X f
+// (TestDifferential/sh3-quote-*). Every such assignment counts, wherever
+// it is in the line.
+func (l *bashLine) addVariableCommands(segs [][]string) {
+	var vals map[string]string
+	for i := range l.subs {
+		w := l.subs[i].words
+		if len(w) != 1 {
+			continue
+		}
+		if name, plain, ok := assignment(w[0]); ok && plain {
+			if vals == nil {
+				vals = map[string]string{}
+			}
+			vals[name] = shellWord(w[0][len(name)+1:])
+		}
+	}
+	if vals == nil {
+		return
+	}
+	for _, seg := range segs {
+		w := stripWords(seg, stripDeny)
+		if len(w) == 0 {
+			continue
+		}
+		name := strings.Trim(shellWord(w[0]), "${}")
+		if v, ok := vals[name]; ok && v != "" && strings.HasPrefix(shellWord(w[0]), "$") {
+			sub := append(strings.Fields(v), w[1:]...)
+			if t := strings.Join(stripDeep(sub), " "); t != "" && !containsString(l.denyTexts, t) {
+				l.denyTexts = append(l.denyTexts, t)
+			}
+		}
+	}
 }
 
 // joinLike is strings.Join(ws, " "), without making it when one of like

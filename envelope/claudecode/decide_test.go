@@ -395,3 +395,20 @@ func TestLaunchersAndReservedWords(t *testing.T) {
 		call1{"Bash", cmdAt("echo x >| out.txt"), allow, codeModeBypass}, call1{"Bash", "if true; then echo rm; fi", allow, codeModeBypass})
 	runCalls(t, doc, "bypassPermissions", calls)
 }
+
+// TestVariableCommandWord: a command word that is a variable an
+// assignment alone in the line sets is read as its value by deny rules
+// (Claude Code 2.1.328 denies X=rm; $X f and X=rm && $X f under
+// Bash(rm:*) and runs X=ls; $X f: TestDifferential/sh3-quote-*).
+func TestVariableCommandWord(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Bash(rm:*)"]}}`
+	var calls []call1
+	for _, c := range []string{"X=rm; $X f", "X=rm && $X f", "X=rm; ${X} f", `X='rm'; "$X" f`, "X=rm; echo a; $X f",
+		"X=rm; true && $X -rf f", `X="rm -rf"; $X f`, "X=sudo; $X rm f"} {
+		calls = append(calls, call1{"Bash", c, deny, codePermissionDeny})
+	}
+	for _, c := range []string{"X=ls; $X f", "$X f", "X=rm ls; $X f", "X=rm; echo $X"} {
+		calls = append(calls, call1{"Bash", c, allow, codeModeBypass})
+	}
+	runCalls(t, doc, "bypassPermissions", calls)
+}

@@ -211,6 +211,7 @@ func matrix() []dcase {
 	out = append(out, matrixAssign()...)
 	out = append(out, matrixRedirect3()...)
 	out = append(out, matrixWrap3()...)
+	out = append(out, matrixQuote3()...)
 	out = append(out, matrixCompound3()...)
 	for i := range out {
 		out[i].files = withEditFiles(out[i])

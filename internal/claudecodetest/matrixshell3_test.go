@@ -3,10 +3,10 @@ package claudecodetest
 import "fmt"
 
 // The third round of how a shell reads a command line: redirections and
-// process substitutions under Edit and Read deny rules (matrixRedirect3),
-// the wrappers that run a command word in front of a denied command
-// (matrixWrap3), and compound commands around a denied command
-// (matrixCompound3).
+// process substitutions under Edit and Read deny rules (matrixRedirect3), the
+// wrappers that run a command word in front of a denied command
+// (matrixWrap3), quoting and expansion of the command word (matrixQuote3),
+// and compound commands around a denied command (matrixCompound3).
 
 // sh3Modes are the modes each case runs in; paths cases add acceptEdits.
 func sh3Modes(paths bool) []string {
@@ -80,6 +80,16 @@ func matrixWrap3() []dcase {
 	files["w29"] = "x\n"
 	return sh3Cases("sh3-wrap", "sh3 wrappers", false,
 		Settings{Deny: []string{"Bash(rm:*)"}, Allow: []string{"Bash(echo:*)"}}, files, probes)
+}
+
+// matrixQuote3: the command word quoted, escaped, split by a line
+// continuation, or made by an expansion, under Bash(rm:*).
+func matrixQuote3() []dcase {
+	probes := shs(`r\m q1`, "'rm' q2", `"r"m q3`, "$'rm' q4", "rm${IFS}q5", "$(echo rm) q6", "`echo rm` q7", `\rm q8`,
+		"r\\\nm q9", "rm \\\nq10", `"rm" q11`, `$"rm" q12`, "r''m q13", "${X:-rm} q14", "X=rm; $X q15", "eval rm q16",
+		"eval 'rm q17'", "{rm,q18}", "\\\nrm q19", `$'\x72m' q20`, "rm\tq21", "X=rm && $X q22", "$X q23", "X=ls; $X q24")
+	return sh3Cases("sh3-quote", "sh3 command word quoting", false,
+		Settings{Deny: []string{"Bash(rm:*)"}, Allow: []string{"Bash(echo:*)"}}, numbered("", "q", 24), probes)
 }
 
 // matrixCompound3: a denied command inside if, for, while, until, case, a
