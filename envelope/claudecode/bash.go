@@ -933,7 +933,10 @@ func redirAt(w string) int {
 // filesystem command whose every path stays inside the working directories
 // and off the protected list.
 func (l *bashLine) fsApproved(s *bashSub, dirs []inPath, c *call) bool {
-	if l.broken || s.nested || s.outRedirect || len(s.args) == 0 {
+	// After a cd in the line Claude Code 2.1.328 asks: "Commands that
+	// change directories and perform write operations require explicit
+	// approval" (cd sub && rm a.txt: TestDifferential/sh3-cd-acceptEdits).
+	if l.broken || s.nested || s.outRedirect || len(s.args) == 0 || l.hasCd() {
 		return false
 	}
 	switch s.args[0] {

@@ -224,3 +224,29 @@ func TestCdMovesPaths(t *testing.T) {
 		call1{"Bash", "cd sub && rm a.txt", allow, codeModeBypass})
 	runCalls(t, doc, "bypassPermissions", calls)
 }
+
+// TestCdInCompound: after a cd in the line Claude Code 2.1.328 approves
+// no write in acceptEdits, and no relative read while a Read deny rule
+// exists (TestDifferential/sh3-cd-*); without a Read deny rule the read
+// runs (i25-readonly-more).
+func TestCdInCompound(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Read(./secret/**)", "Edit(./locked/**)"]}}`
+	runCalls(t, doc, "acceptEdits", []call1{
+		{"Bash", cmdAt("cd sub && rm a.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("cd - ; rm d1.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("cd sub; touch t.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("rm a.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("cd locked && ls"), ask, codePathScope},
+	})
+	runCalls(t, doc, "", []call1{
+		{"Bash", cmdAt("cd locked && ls"), ask, codePathScope},
+		{"Bash", cmdAt("cd src; cat main.go"), ask, codePathScope},
+		{"Bash", cmdAt("cd src && cat /p/a.txt"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("cd src && echo hi"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("ls"), allow, codeDefaultReadOnly},
+	})
+	runCalls(t, `{"permissions": {"deny": ["Edit(./locked/**)"]}}`, "", []call1{
+		{"Bash", cmdAt("cd locked && ls"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("cd src; cat main.go"), allow, codeDefaultReadOnly},
+	})
+}

@@ -2,8 +2,9 @@ package claudecodetest
 
 import "fmt"
 
-// The third round of how a shell reads a command line: redirections and
-// process substitutions under Edit and Read deny rules (matrixRedirect3), the
+// The third round of how a shell reads a command line: where a directory
+// change leaves the later commands (matrixCd3), redirections and process
+// substitutions under Edit and Read deny rules (matrixRedirect3), the
 // wrappers that run a command word in front of a denied command
 // (matrixWrap3), quoting and expansion of the command word (matrixQuote3),
 // and compound commands around a denied command (matrixCompound3).
@@ -45,6 +46,32 @@ func numbered(dir, prefix string, n int) map[string]string {
 		out[fmt.Sprintf("%s%s%d", dir, prefix, i)] = "x\n"
 	}
 	return out
+}
+
+// matrixCd3: directory changes the shell-c-cd cases do not make: cd with
+// no argument, to $HOME and ~, cd -, pushd then popd, a cd in a subshell
+// or after ||, in a brace group, through an absolute path, quoted.
+func matrixCd3() []dcase {
+	probes := shs("cd && rm hlock/h5.txt", "cd $HOME && rm hlock/h6.txt", "cd ~ && rm hlock/h7.txt", "cd ~/hlock/ && rm h8.txt",
+		"cd - ; rm d1.txt", "cd locked; cd - ; rm d2.txt", "pushd locked && rm d3.txt; popd", "pushd locked; popd; rm d4.txt",
+		"(cd locked) && rm d5.txt", "cd locked || rm d6.txt",
+		"cd "+projP+"/locked && rm d9.txt", `cd "locked" && rm d10.txt`, "cd ./locked/ && rm d11.txt", "cd locked; ls; rm d12.txt",
+		"cd sub; cd ..; cd locked && rm d13.txt", "cd locked && touch d14.txt", "cd secret; cat s.txt", "cd sub && rm a3.txt",
+		// Last, as each may leave the CLI's shell in locked (it keeps a
+		// cd between calls, which the dialect does not follow): a call
+		// after them would run from there.
+		"cd locked && rm ../d8.txt", "cd locked && ls", "{ cd locked; } && rm d7.txt")
+	files := map[string]string{"secret/s.txt": "s\n", "sub/a3.txt": "a\n"}
+	for i := 5; i <= 8; i++ {
+		files[fmt.Sprintf("../home/hlock/h%d.txt", i)] = "h\n"
+	}
+	for i := 1; i <= 13; i++ {
+		// In the project and under locked, so each reading removes a file.
+		files[fmt.Sprintf("d%d.txt", i)] = "d\n"
+		files[fmt.Sprintf("locked/d%d.txt", i)] = "d\n"
+	}
+	return sh3Cases("sh3-cd", "sh3 directory changes", true,
+		Settings{Deny: []string{"Read(./secret/**)", "Edit(./locked/**)", "Edit(~/hlock/**)"}}, files, probes)
 }
 
 // matrixRedirect3: output redirections of every form, tee, input
