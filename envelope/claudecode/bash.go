@@ -461,6 +461,13 @@ func stripWords(w []string, mode int) []string {
 		case "stdbuf":
 			w = skipOptions(w[1:], "-i", "-o", "-e")
 		case "time", "nohup", "command", "builtin", "noglob":
+			if w[0] == "command" && describes(w[1:]) {
+				// command -v rm prints where rm is: Claude Code 2.1.328
+				// reads command itself as the program (it asks for
+				// command -v rm under Bash(rm:*): TestDifferential/
+				// sh3-launchers-*).
+				return w
+			}
 			w = skipOptions(w[1:])
 		case "xargs":
 			if len(w) < 2 || strings.HasPrefix(w[1], "-") {
@@ -479,6 +486,19 @@ func stripWords(w []string, mode int) []string {
 		}
 	}
 	return w
+}
+
+// describes reports a -v or -V among command's leading options.
+func describes(w []string) bool {
+	for _, o := range w {
+		if !strings.HasPrefix(o, "-") || o == "-" || o == "--" {
+			return false
+		}
+		if strings.ContainsAny(o[1:], "vV") {
+			return true
+		}
+	}
+	return false
 }
 
 // skipOptions drops leading option words; the listed ones take a value.
@@ -745,21 +765,23 @@ func stripDeep(w []string) []string {
 		case "exec":
 			w = skipOptions(w[1:], "-a")
 			continue
-		case "setsid", "ionice", "watch":
-			// Launchers Claude Code 2.1.328 reads through: it denies
-			// setsid rm f, ionice -c3 rm f and watch -n 1 -g rm f under
-			// Bash(rm:*) (TestDifferential/sh3-wrap-*).
-			switch first {
-			case "setsid":
-				w = skipOptions(w[1:])
-			case "ionice":
-				w = skipOptions(w[1:], "-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid")
-			default:
-				w = skipOptions(w[1:], "-n", "--interval")
+		case "setsid", "ionice", "watch", "doas", "chrt", "taskset", "flock", "strace", "ltrace":
+			// Launchers Claude Code 2.1.328 reads through, with their
+			// options and the word some take before the command (chrt's
+			// priority, taskset's mask, flock's file): it denies setsid
+			// rm f, ionice -c3 rm f, watch -n 1 -g rm f, doas rm f, chrt 1
+			// rm f, taskset 1 rm f, flock /tmp/l rm f, strace -o x rm f
+			// and ltrace rm f under Bash(rm:*) (TestDifferential/
+			// sh3-wrap-*, sh3-launchers-*). It asks for gtimeout, unbuffer,
+			// chronic, caffeinate, busybox and runuser, as the dialect does.
+			w = skipOptions(w[1:], launcherValued[first]...)
+			if launcherOperand[first] && len(w) > 0 {
+				w = w[1:]
 			}
 			continue
 		case "env":
-			w = skipOptions(w[1:], "-u", "--unset", "-C", "--chdir", "-S", "--split-string")
+			// -S's string is the command (nestedSegments has split it).
+			w = skipOptions(w[1:], "-u", "--unset", "-C", "--chdir")
 			// env sets any NAME=value it is given, whatever the name
 			// holds: env a-b=x rm f runs rm f, which Claude Code 2.1.328
 			// denies under Bash(rm:*) (TestDifferential/assign-prefix-*).
@@ -775,6 +797,22 @@ func stripDeep(w []string) []string {
 	}
 	return w
 }
+
+// launcherValued are the options of the launchers stripDeep reads through
+// that take a value; launcherOperand those that take a word before the
+// command.
+var (
+	launcherValued = map[string][]string{
+		"ionice": {"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"},
+		"watch":  {"-n", "--interval"},
+		"doas":   {"-u", "-C"},
+		"chrt":   {"-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"},
+		"flock":  {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"},
+		"strace": {"-e", "-o", "-p", "-s", "-P", "-E", "-u", "-a", "-X", "-I", "-b"},
+		"ltrace": {"-e", "-o", "-p", "-s", "-n", "-u", "-a", "-F"},
+	}
+	launcherOperand = map[string]bool{"chrt": true, "taskset": true, "flock": true}
+)
 
 // shellWord is w as the shell reads one word: quotes removed, a
 // backslash outside quotes making the next character plain, and in double

@@ -412,3 +412,20 @@ func TestVariableCommandWord(t *testing.T) {
 	}
 	runCalls(t, doc, "bypassPermissions", calls)
 }
+
+// TestMoreLaunchers: the other launchers Claude Code 2.1.328 reads through
+// in front of a denied command, and command -v, which runs nothing
+// (TestDifferential/sh3-launchers-*).
+func TestMoreLaunchers(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Bash(rm:*)"]}}`
+	var calls []call1
+	for _, c := range []string{"doas rm v", "doas -u root rm v", "chrt 1 rm v", "chrt -f 1 rm v", "taskset 1 rm v", "taskset -c 0 rm v",
+		"flock /tmp/l rm v", "flock -w 5 /tmp/l rm v", "strace -o /dev/null rm v", "ltrace rm v", "env -S 'rm v'", `env -S "rm v"`,
+		"command rm v", "command -p rm v"} {
+		calls = append(calls, call1{"Bash", c, deny, codePermissionDeny})
+	}
+	for _, c := range []string{"command -v rm", "command -V rm", "command -pv rm"} {
+		calls = append(calls, call1{"Bash", c, allow, codeModeBypass})
+	}
+	runCalls(t, doc, "bypassPermissions", calls)
+}

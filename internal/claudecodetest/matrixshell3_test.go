@@ -105,8 +105,17 @@ func matrixWrap3() []dcase {
 	files := numbered("", "w", 28)
 	files["list3.txt"] = "w29\n"
 	files["w29"] = "x\n"
-	return sh3Cases("sh3-wrap", "sh3 wrappers", false,
+	out := sh3Cases("sh3-wrap", "sh3 wrappers", false,
 		Settings{Deny: []string{"Bash(rm:*)"}, Allow: []string{"Bash(echo:*)"}}, files, probes)
+	// The other launchers the release reads through, and xargs with
+	// options.
+	launchers := shs("doas rm v1", "gtimeout 5 rm v2", "flock /tmp/sh3.lock rm v3", "unbuffer rm v4", "chronic rm v5",
+		"strace -o /dev/null rm v6", "ltrace rm v7", "taskset 1 rm v8", "chrt 1 rm v9", "caffeinate rm v10", "busybox rm v11",
+		"runuser -u root rm v12", "watch rm v13", "setsid -f rm v14", "ionice rm v15", "echo v16 | xargs -n1 rm",
+		"echo v17 | xargs -0 rm", "echo v18 | xargs -r rm", "nice -- rm v19", "env -S 'rm v20'", "command -v rm",
+		"time -f %e rm v21", "arch rm v22", "entr rm v23", "exec -c rm v24", "setsid -w rm v25", "nohup -- rm v26")
+	return append(out, sh3Cases("sh3-launchers", "sh3 wrappers", false,
+		Settings{Deny: []string{"Bash(rm:*)"}, Allow: []string{"Bash(echo:*)"}}, numbered("", "v", 26), launchers)...)
 }
 
 // matrixQuote3: the command word quoted, escaped, split by a line
