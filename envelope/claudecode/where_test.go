@@ -250,3 +250,31 @@ func TestCdInCompound(t *testing.T) {
 		{"Bash", cmdAt("cd src; cat main.go"), allow, codeDefaultReadOnly},
 	})
 }
+
+// TestShellKeepsCd: a relative path is read from the shell's directory
+// the input names (cwd), where an earlier call's cd left it: Claude Code
+// 2.1.328 denies rm x.txt after cd locked under Edit(./locked/**)
+// (TestDifferential/sh3-cwd-*); rule anchors and the working directories
+// stay the project's.
+func TestShellKeepsCd(t *testing.T) {
+	in := func(k, v, cwd string) map[string]any {
+		return map[string]any{k: v, PathsKey: map[string]any{"project": "/p", "home": "/h", "cwd": cwd}}
+	}
+	doc := `{"permissions": {"deny": ["Edit(./locked/**)", "Read(./secret/**)"]}}`
+	runCalls(t, doc, "bypassPermissions", []call1{
+		{"Bash", in("command", "rm x.txt", "/p/locked"), deny, codePermissionDeny},
+		{"Bash", in("command", "rm ./sub/../x.txt", "/p/locked"), deny, codePermissionDeny},
+		{"Bash", in("command", "cat s.txt", "/p/secret"), deny, codePermissionDeny},
+		{"Bash", in("command", "cd .. && rm locked/y.txt", "/p/sub"), deny, codePermissionDeny},
+		{"Write", in("file_path", "z.txt", "/p/locked"), deny, codePermissionDeny},
+		{"Bash", in("command", "rm ../x.txt", "/p/locked"), allow, codeModeBypass},
+		{"Bash", in("command", "rm x.txt", "/p"), allow, codeModeBypass},
+		{"Bash", in("command", "rm x.txt", "/p/sub"), allow, codeModeBypass},
+		{"Bash", in("command", "rm /p/x.txt", "/p/locked"), allow, codeModeBypass},
+	})
+	runCalls(t, doc, "acceptEdits", []call1{
+		{"Bash", in("command", "touch t.txt", "/p/sub"), allow, codeModeAcceptEdits},
+		{"Bash", in("command", "touch t.txt", "/p/locked"), deny, codePermissionDeny},
+		{"Bash", in("command", "touch t.txt", "/elsewhere"), ask, codeDefaultPrompt},
+	})
+}

@@ -210,6 +210,7 @@ func matrix() []dcase {
 	out = append(out, matrixShell()...)
 	out = append(out, matrixAssign()...)
 	out = append(out, matrixCd3()...)
+	out = append(out, matrixCwd3()...)
 	out = append(out, matrixRedirect3()...)
 	out = append(out, matrixWrap3()...)
 	out = append(out, matrixQuote3()...)

@@ -57,9 +57,9 @@ func matrixCd3() []dcase {
 		"(cd locked) && rm d5.txt", "cd locked || rm d6.txt",
 		"cd "+projP+"/locked && rm d9.txt", `cd "locked" && rm d10.txt`, "cd ./locked/ && rm d11.txt", "cd locked; ls; rm d12.txt",
 		"cd sub; cd ..; cd locked && rm d13.txt", "cd locked && touch d14.txt", "cd secret; cat s.txt", "cd sub && rm a3.txt",
-		// Last, as each may leave the CLI's shell in locked (it keeps a
-		// cd between calls, which the dialect does not follow): a call
-		// after them would run from there.
+		// Last, as the CLI keeps a cd between calls (cd sub && rm a3.txt
+		// leaves its shell in sub; sh3-cwd): the calls above run from the
+		// project.
 		"cd locked && rm ../d8.txt", "cd locked && ls", "{ cd locked; } && rm d7.txt")
 	files := map[string]string{"secret/s.txt": "s\n", "sub/a3.txt": "a\n"}
 	for i := 5; i <= 8; i++ {
@@ -71,6 +71,18 @@ func matrixCd3() []dcase {
 		files[fmt.Sprintf("locked/d%d.txt", i)] = "d\n"
 	}
 	return sh3Cases("sh3-cd", "sh3 directory changes", true,
+		Settings{Deny: []string{"Read(./secret/**)", "Edit(./locked/**)", "Edit(~/hlock/**)"}}, files, probes)
+}
+
+// matrixCwd3: the CLI keeps a Bash call's cd for the calls after it (the
+// PreToolUse payload's cwd says where its shell is): relative paths of the
+// next calls are read from there.
+func matrixCwd3() []dcase {
+	probes := shs("cd locked", "rm e1.txt", "cat ../secret/s.txt", "touch e2.txt", "ls", "cd ../sub", "rm ../locked/e3.txt",
+		"rm e4.txt", "cat s.txt", "cd ..", "rm e5.txt", "cd secret", "cat s.txt", "cd ~", "rm hlock/h9.txt")
+	files := map[string]string{"secret/s.txt": "s\n", "locked/e1.txt": "e\n", "locked/e3.txt": "e\n", "sub/e4.txt": "e\n",
+		"e5.txt": "e\n", "sub/s.txt": "s\n", "../home/hlock/h9.txt": "h\n"}
+	return sh3Cases("sh3-cwd", "sh3 directory changes", true,
 		Settings{Deny: []string{"Read(./secret/**)", "Edit(./locked/**)", "Edit(~/hlock/**)"}}, files, probes)
 }
 
