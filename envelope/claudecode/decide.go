@@ -460,6 +460,11 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 				return rr, strings.Join(seg, " "), p
 			}
 		}
+		for _, p := range readsToo(seg[0], paths) {
+			if rr := match(toolRead, p); rr != nil {
+				return rr, strings.Join(seg, " "), p
+			}
+		}
 		cd.step(seg)
 	}
 	// Redirection targets: Edit deny rules for where output goes, Read
@@ -482,6 +487,23 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		cd.step(unquoteAll(sub.args))
 	}
 	return nil, "", ""
+}
+
+// readsToo are the paths of a writing command that it also reads, which
+// Read deny rules see: the sources of cp and mv (every path but the last),
+// and sed's files. Claude Code 2.1.328 denies cp secret/s.txt cp3.txt and
+// sed -n p secret/s.txt under Read(./secret/**) (TestDifferential/
+// sh3-reads-*).
+func readsToo(cmd string, paths []string) []string {
+	switch cmd {
+	case "cp", "mv":
+		if len(paths) >= 2 {
+			return paths[:len(paths)-1]
+		}
+	case "sed":
+		return paths
+	}
+	return nil
 }
 
 // commandDenyCaveat is the warning, for a Bash call no deny rule stopped

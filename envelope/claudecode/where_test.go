@@ -278,3 +278,18 @@ func TestShellKeepsCd(t *testing.T) {
 		{"Bash", in("command", "touch t.txt", "/elsewhere"), ask, codeDefaultPrompt},
 	})
 }
+
+// TestWritersRead: Read deny rules see the sources of cp and mv and sed's
+// files (TestDifferential/sh3-reads-*).
+func TestWritersRead(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Read(./secret/**)"]}}`
+	var calls []call1
+	for _, c := range []string{"cp secret/s.txt x", "cp -r secret x", "mv secret/s.txt x", "sed -n p secret/s.txt",
+		"sed -i s/a/b/ secret/s.txt", "cp a.txt secret/s.txt x"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), deny, codePermissionDeny})
+	}
+	for _, c := range []string{"cp a.txt secret/x", "mv a.txt secret/", "sed -n p a.txt"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeModeBypass})
+	}
+	runCalls(t, doc, "bypassPermissions", calls)
+}

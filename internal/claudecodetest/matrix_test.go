@@ -211,6 +211,7 @@ func matrix() []dcase {
 	out = append(out, matrixAssign()...)
 	out = append(out, matrixCd3()...)
 	out = append(out, matrixCwd3()...)
+	out = append(out, matrixReads3()...)
 	out = append(out, matrixRedirect3()...)
 	out = append(out, matrixWrap3()...)
 	out = append(out, matrixQuote3()...)

@@ -86,6 +86,20 @@ func matrixCwd3() []dcase {
 		Settings{Deny: []string{"Read(./secret/**)", "Edit(./locked/**)", "Edit(~/hlock/**)"}}, files, probes)
 }
 
+// matrixReads3: commands that read a file a Read deny rule covers other
+// than by naming it plainly: source and ., a glob, brace expansion, a copy,
+// an archive, a recursive grep, a link.
+func matrixReads3() []dcase {
+	probes := shs("source secret/s.txt", ". secret/s.txt", "cat secret/*", "cat se*/s.txt", "cat {secret,sub}/s.txt",
+		"cp secret/s.txt cp3.txt", "tar -cf t3.tar secret", "grep -r s secret", "grep -r s .", "ln -s secret/s.txt ln3",
+		"cat ./secret/../secret/s.txt", "cat secret//s.txt", "cat $PWD/secret/s.txt", "cat \"secret\"/s.txt", "cat 'secret/s.txt'",
+		"head -c 1 secret/s.txt", "less secret/s.txt", "xxd secret/s.txt", "awk 1 secret/s.txt", "sed -n p secret/s.txt",
+		"diff secret/s.txt sub/s.txt", "cat anch*", "cat ?nch.txt", "wc -l < secret/s.txt", "cat sub/../anch.txt", "rg s secret")
+	return sh3Cases("sh3-reads", "sh3 reads", true,
+		Settings{Deny: []string{"Read(./secret/**)", "Read(/anch.txt)"}},
+		map[string]string{"secret/s.txt": "s\n", "sub/s.txt": "s\n"}, probes)
+}
+
 // matrixRedirect3: output redirections of every form, tee, input
 // redirections, process substitutions, here-strings and here-documents,
 // exec's redirections, against Edit(./locked/**) and Read deny rules, with
