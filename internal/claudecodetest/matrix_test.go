@@ -212,6 +212,7 @@ func matrix() []dcase {
 	out = append(out, matrixCd3()...)
 	out = append(out, matrixCwd3()...)
 	out = append(out, matrixReads3()...)
+	out = append(out, matrixWrites3()...)
 	out = append(out, matrixRedirect3()...)
 	out = append(out, matrixWrap3()...)
 	out = append(out, matrixQuote3()...)

@@ -3,11 +3,13 @@ package claudecodetest
 import "fmt"
 
 // The third round of how a shell reads a command line: where a directory
-// change leaves the later commands (matrixCd3), redirections and process
-// substitutions under Edit and Read deny rules (matrixRedirect3), the
-// wrappers that run a command word in front of a denied command
-// (matrixWrap3), quoting and expansion of the command word (matrixQuote3),
-// and compound commands around a denied command (matrixCompound3).
+// change leaves the later commands of the line (matrixCd3) and the later
+// calls (matrixCwd3), commands that read or write a file a Read or Edit
+// deny rule covers (matrixReads3, matrixWrites3), redirections and process
+// substitutions (matrixRedirect3), the wrappers and launchers that run a
+// command word in front of a denied command (matrixWrap3), quoting and
+// expansion of the command word (matrixQuote3), and compound commands
+// around a denied command (matrixCompound3).
 
 // sh3Modes are the modes each case runs in; paths cases add acceptEdits.
 func sh3Modes(paths bool) []string {
@@ -98,6 +100,19 @@ func matrixReads3() []dcase {
 	return sh3Cases("sh3-reads", "sh3 reads", true,
 		Settings{Deny: []string{"Read(./secret/**)", "Read(/anch.txt)"}},
 		map[string]string{"secret/s.txt": "s\n", "sub/s.txt": "s\n"}, probes)
+}
+
+// matrixWrites3: commands that write a file an Edit deny rule covers
+// other than rm, touch and a redirection.
+func matrixWrites3() []dcase {
+	probes := shs("cp a.txt locked/", "cp a.txt locked/w1.txt", "mv m3.txt locked/w2.txt", "ln -s a.txt locked/w3", "ln a.txt locked/w4",
+		"install a.txt locked/w5.txt", "dd if=a.txt of=locked/w6.txt", "truncate -s 0 locked/keep.txt", "chmod 600 locked/keep.txt",
+		"sed -i s/k/x/ locked/keep.txt", "mkdir -p locked/w7", "mkdir locked/w8", "rmdir locked/w9", "tar -xf t3.tar -C locked",
+		"unzip -o z.zip -d locked", "rsync a.txt locked/w10.txt", "git checkout -- locked/keep.txt", "perl -pi -e s/k/x/ locked/keep.txt",
+		"cp -t locked a.txt", "mv -t locked m4.txt", "touch -d 2020-01-01 locked/keep.txt", "chown root locked/keep.txt",
+		"shred -u locked/w11.txt", "unlink locked/w12.txt", "tee -a locked/keep.txt < a.txt", "split -l 1 a.txt locked/w13")
+	return sh3Cases("sh3-writes", "sh3 writes", true, Settings{Deny: []string{"Edit(./locked/**)"}},
+		map[string]string{"m3.txt": "m\n", "m4.txt": "m\n", "locked/w9/.keep": "", "locked/w11.txt": "w\n", "locked/w12.txt": "w\n"}, probes)
 }
 
 // matrixRedirect3: output redirections of every form, tee, input
