@@ -223,6 +223,12 @@ func splitTop(cmd string, cls []byte) []bashSub {
 				n = 1
 			}
 		case '|':
+			if prev == '>' && cls[i-1] == clsTop {
+				// >| is a redirection, not a pipe: Claude Code 2.1.328
+				// denies echo x >| locked/f under Edit(./locked/**)
+				// (TestDifferential/sh3-redirect-*).
+				break
+			}
 			if (next == '|' || next == '&') && cls[i+1] == clsTop {
 				n = 2
 			} else {
@@ -434,6 +440,15 @@ func stripWords(w []string, mode int) []string {
 				w = w[n:]
 				continue
 			}
+			// A reserved word that a command follows: Claude Code 2.1.328
+			// denies if true; then rm f; fi, if rm f; then :; fi, for f in
+			// x; do rm $f; done and ! rm f under Bash(rm:*)
+			// (TestDifferential/sh3-compound-*).
+			switch w[0] {
+			case "if", "then", "do", "else", "elif", "while", "until", "!":
+				w = w[1:]
+				continue
+			}
 		}
 		switch w[0] {
 		case "timeout":
@@ -446,6 +461,13 @@ func stripWords(w []string, mode int) []string {
 		case "stdbuf":
 			w = skipOptions(w[1:], "-i", "-o", "-e")
 		case "time", "nohup", "command", "builtin", "noglob":
+			if w[0] == "command" && describes(w[1:]) {
+				// command -v rm prints where rm is: Claude Code 2.1.328
+				// reads command itself as the program (it asks for
+				// command -v rm under Bash(rm:*): TestDifferential/
+				// sh3-launchers-*).
+				return w
+			}
 			w = skipOptions(w[1:])
 		case "xargs":
 			if len(w) < 2 || strings.HasPrefix(w[1], "-") {
@@ -464,6 +486,19 @@ func stripWords(w []string, mode int) []string {
 		}
 	}
 	return w
+}
+
+// describes reports a -v or -V among command's leading options.
+func describes(w []string) bool {
+	for _, o := range w {
+		if !strings.HasPrefix(o, "-") || o == "-" || o == "--" {
+			return false
+		}
+		if strings.ContainsAny(o[1:], "vV") {
+			return true
+		}
+	}
+	return false
 }
 
 // skipOptions drops leading option words; the listed ones take a value.
@@ -614,7 +649,48 @@ func parseBash(cmd string) *bashLine {
 			}
 		}
 	}
+	if strings.IndexByte(cmd, '$') >= 0 {
+		l.addVariableCommands(segs)
+	}
 	return l
+}
+
+// addVariableCommands adds a deny text for each segment whose command word
+// is a variable ($X, ${X}, "$X") that an assignment alone in the line sets
+// (X=rm; $X f, X=rm && $X f), with the variable's value in its place:
+// Claude Code 2.1.328 denies both under Bash(rm:*) and runs X=ls; $X f
+// (TestDifferential/sh3-quote-*). Every such assignment counts, wherever
+// it is in the line.
+func (l *bashLine) addVariableCommands(segs [][]string) {
+	var vals map[string]string
+	for i := range l.subs {
+		w := l.subs[i].words
+		if len(w) != 1 {
+			continue
+		}
+		if name, plain, ok := assignment(w[0]); ok && plain {
+			if vals == nil {
+				vals = map[string]string{}
+			}
+			vals[name] = shellWord(w[0][len(name)+1:])
+		}
+	}
+	if vals == nil {
+		return
+	}
+	for _, seg := range segs {
+		w := stripWords(seg, stripDeny)
+		if len(w) == 0 {
+			continue
+		}
+		name := strings.Trim(shellWord(w[0]), "${}")
+		if v, ok := vals[name]; ok && v != "" && strings.HasPrefix(shellWord(w[0]), "$") {
+			sub := append(strings.Fields(v), w[1:]...)
+			if t := strings.Join(stripDeep(sub), " "); t != "" && !containsString(l.denyTexts, t) {
+				l.denyTexts = append(l.denyTexts, t)
+			}
+		}
+	}
 }
 
 // joinLike is strings.Join(ws, " "), without making it when one of like
@@ -686,8 +762,26 @@ func stripDeep(w []string) []string {
 				"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type",
 				"--command-timeout", "--other-user")
 			continue
+		case "exec":
+			w = skipOptions(w[1:], "-a")
+			continue
+		case "setsid", "ionice", "watch", "doas", "chrt", "taskset", "flock", "strace", "ltrace":
+			// Launchers Claude Code 2.1.328 reads through, with their
+			// options and the word some take before the command (chrt's
+			// priority, taskset's mask, flock's file): it denies setsid
+			// rm f, ionice -c3 rm f, watch -n 1 -g rm f, doas rm f, chrt 1
+			// rm f, taskset 1 rm f, flock /tmp/l rm f, strace -o x rm f
+			// and ltrace rm f under Bash(rm:*) (TestDifferential/
+			// sh3-wrap-*, sh3-launchers-*). It asks for gtimeout, unbuffer,
+			// chronic, caffeinate, busybox and runuser, as the dialect does.
+			w = skipOptions(w[1:], launcherValued[first]...)
+			if launcherOperand[first] && len(w) > 0 {
+				w = w[1:]
+			}
+			continue
 		case "env":
-			w = skipOptions(w[1:], "-u", "--unset", "-C", "--chdir", "-S", "--split-string")
+			// -S's string is the command (nestedSegments has split it).
+			w = skipOptions(w[1:], "-u", "--unset", "-C", "--chdir")
 			// env sets any NAME=value it is given, whatever the name
 			// holds: env a-b=x rm f runs rm f, which Claude Code 2.1.328
 			// denies under Bash(rm:*) (TestDifferential/assign-prefix-*).
@@ -703,6 +797,22 @@ func stripDeep(w []string) []string {
 	}
 	return w
 }
+
+// launcherValued are the options of the launchers stripDeep reads through
+// that take a value; launcherOperand those that take a word before the
+// command.
+var (
+	launcherValued = map[string][]string{
+		"ionice": {"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"},
+		"watch":  {"-n", "--interval"},
+		"doas":   {"-u", "-C"},
+		"chrt":   {"-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"},
+		"flock":  {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"},
+		"strace": {"-e", "-o", "-p", "-s", "-P", "-E", "-u", "-a", "-X", "-I", "-b"},
+		"ltrace": {"-e", "-o", "-p", "-s", "-n", "-u", "-a", "-F"},
+	}
+	launcherOperand = map[string]bool{"chrt": true, "taskset": true, "flock": true}
+)
 
 // shellWord is w as the shell reads one word: quotes removed, a
 // backslash outside quotes making the next character plain, and in double
@@ -861,7 +971,10 @@ func redirAt(w string) int {
 // filesystem command whose every path stays inside the working directories
 // and off the protected list.
 func (l *bashLine) fsApproved(s *bashSub, dirs []inPath, c *call) bool {
-	if l.broken || s.nested || s.outRedirect || len(s.args) == 0 {
+	// After a cd in the line Claude Code 2.1.328 asks: "Commands that
+	// change directories and perform write operations require explicit
+	// approval" (cd sub && rm a.txt: TestDifferential/sh3-cd-acceptEdits).
+	if l.broken || s.nested || s.outRedirect || len(s.args) == 0 || l.hasCd() {
 		return false
 	}
 	switch s.args[0] {

@@ -460,6 +460,11 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 				return rr, strings.Join(seg, " "), p
 			}
 		}
+		for _, p := range readsToo(seg[0], paths) {
+			if rr := match(toolRead, p); rr != nil {
+				return rr, strings.Join(seg, " "), p
+			}
+		}
 		cd.step(seg)
 	}
 	// Redirection targets: Edit deny rules for where output goes, Read
@@ -482,6 +487,23 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		cd.step(unquoteAll(sub.args))
 	}
 	return nil, "", ""
+}
+
+// readsToo are the paths of a writing command that it also reads, which
+// Read deny rules see: the sources of cp and mv (every path but the last),
+// and sed's files. Claude Code 2.1.328 denies cp secret/s.txt cp3.txt and
+// sed -n p secret/s.txt under Read(./secret/**) (TestDifferential/
+// sh3-reads-*).
+func readsToo(cmd string, paths []string) []string {
+	switch cmd {
+	case "cp", "mv":
+		if len(paths) >= 2 {
+			return paths[:len(paths)-1]
+		}
+	case "sed":
+		return paths
+	}
+	return nil
 }
 
 // commandDenyCaveat is the warning, for a Bash call no deny rule stopped
@@ -822,6 +844,13 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 		}
 		return o
 	}
+	if w := v.readAfterCd(l, s); w != "" {
+		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
+		if !v.brief {
+			o.detail = strconv.Quote(s.raw) + " reads " + strconv.Quote(w) + " after a cd while a Read deny rule exists"
+		}
+		return o
+	}
 	if p, verb := v.outOfScope(c, s); p != "" {
 		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
 		if !v.brief {
@@ -830,6 +859,42 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 		return o
 	}
 	return ok
+}
+
+// readAfterCd returns the relative path (or "." for none) a reading
+// subcommand of a line with a cd reads while a Read deny rule exists, or
+// "": Claude Code 2.1.328 asks for cd locked && ls under Read(./secret/**)
+// ("ls reads a file by a relative path after a cd in a compound command;
+// which file that is cannot be resolved statically while a Read() deny rule
+// is configured": TestDifferential/sh3-cd-*), and runs cd src && ls
+// without one (i25-readonly-more).
+func (v *view) readAfterCd(l *bashLine, s *bashSub) string {
+	if len(l.subs) < 2 || len(s.args) == 0 || s.args[0] == "cd" || !l.hasCd() || !v.hasReadDeny() {
+		return ""
+	}
+	op, paths, ok := commandPaths(unquoteAll(s.args))
+	if !ok || op != opRead {
+		return ""
+	}
+	if len(paths) == 0 {
+		return "."
+	}
+	for _, w := range paths {
+		if !strings.HasPrefix(w, "/") && w != "~" && !strings.HasPrefix(w, "~/") {
+			return w
+		}
+	}
+	return ""
+}
+
+// hasReadDeny reports a Read deny rule, bare or with a path.
+func (v *view) hasReadDeny() bool {
+	for i := range v.e.rules[bDeny] {
+		if r := v.e.rules[bDeny][i].r; r.nameKind == nameExact && r.name == toolRead {
+			return true
+		}
+	}
+	return false
 }
 
 // redirectAsk returns the first output redirection of s that needs

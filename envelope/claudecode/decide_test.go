@@ -376,3 +376,56 @@ func TestAssignmentPrefixes(t *testing.T) {
 		runCalls(t, doc, mode, calls)
 	}
 }
+
+// TestLaunchersAndReservedWords: deny rules see the command after the
+// launchers and reserved words Claude Code 2.1.328 reads through (exec,
+// setsid, ionice, watch; if, then, do, else, elif, while, until, !) and a
+// >| redirection's target (TestDifferential/sh3-wrap-*, sh3-compound-*,
+// sh3-redirect-*).
+func TestLaunchersAndReservedWords(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Bash(rm:*)", "Edit(./locked/**)"], "allow": ["Bash(echo:*)"]}}`
+	var calls []call1
+	for _, c := range []string{"exec rm w", "exec -a x rm w", "setsid rm w", "setsid -f rm w", "ionice -c3 rm w",
+		"ionice -c 3 rm w", "watch -n 1 -g rm w", "watch rm w", "if true; then rm k; fi", "if rm k; then :; fi",
+		"for f in k; do rm $f; done", "! rm k", "while true; do rm k; done", "if false; then :; else rm k; fi",
+		"if false; then :; elif rm k; then :; fi", "until rm k; do :; done"} {
+		calls = append(calls, call1{"Bash", c, deny, codePermissionDeny})
+	}
+	calls = append(calls, call1{"Bash", cmdAt("echo x >| locked/r.txt"), deny, codePermissionDeny},
+		call1{"Bash", cmdAt("echo x >| out.txt"), allow, codeModeBypass}, call1{"Bash", "if true; then echo rm; fi", allow, codeModeBypass})
+	runCalls(t, doc, "bypassPermissions", calls)
+}
+
+// TestVariableCommandWord: a command word that is a variable an
+// assignment alone in the line sets is read as its value by deny rules
+// (Claude Code 2.1.328 denies X=rm; $X f and X=rm && $X f under
+// Bash(rm:*) and runs X=ls; $X f: TestDifferential/sh3-quote-*).
+func TestVariableCommandWord(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Bash(rm:*)"]}}`
+	var calls []call1
+	for _, c := range []string{"X=rm; $X f", "X=rm && $X f", "X=rm; ${X} f", `X='rm'; "$X" f`, "X=rm; echo a; $X f",
+		"X=rm; true && $X -rf f", `X="rm -rf"; $X f`, "X=sudo; $X rm f"} {
+		calls = append(calls, call1{"Bash", c, deny, codePermissionDeny})
+	}
+	for _, c := range []string{"X=ls; $X f", "$X f", "X=rm ls; $X f", "X=rm; echo $X"} {
+		calls = append(calls, call1{"Bash", c, allow, codeModeBypass})
+	}
+	runCalls(t, doc, "bypassPermissions", calls)
+}
+
+// TestMoreLaunchers: the other launchers Claude Code 2.1.328 reads through
+// in front of a denied command, and command -v, which runs nothing
+// (TestDifferential/sh3-launchers-*).
+func TestMoreLaunchers(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Bash(rm:*)"]}}`
+	var calls []call1
+	for _, c := range []string{"doas rm v", "doas -u root rm v", "chrt 1 rm v", "chrt -f 1 rm v", "taskset 1 rm v", "taskset -c 0 rm v",
+		"flock /tmp/l rm v", "flock -w 5 /tmp/l rm v", "strace -o /dev/null rm v", "ltrace rm v", "env -S 'rm v'", `env -S "rm v"`,
+		"command rm v", "command -p rm v"} {
+		calls = append(calls, call1{"Bash", c, deny, codePermissionDeny})
+	}
+	for _, c := range []string{"command -v rm", "command -V rm", "command -pv rm"} {
+		calls = append(calls, call1{"Bash", c, allow, codeModeBypass})
+	}
+	runCalls(t, doc, "bypassPermissions", calls)
+}

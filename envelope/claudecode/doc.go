@@ -69,9 +69,11 @@
 //
 // # Where a call runs
 //
-// A check's input may carry PathsKey (the project, home and added
-// directories). With it, paths are absolute, as Claude Code's tools send
-// them, and each rule anchor is matched against its own root; without it
+// A check's input may carry PathsKey (the project, home, the shell's
+// directory when an earlier cd left it elsewhere, and added directories).
+// With it, paths are absolute, as Claude Code's tools send them (a relative
+// one read from the shell's directory), and each rule anchor is matched
+// against its own root; without it
 // (records written before the key) a path keeps the kind it was written
 // in. Nothing here reads the file system: the project and home are data.
 package claudecode

@@ -25,7 +25,8 @@ func parseBashJoined(cmd string) *bashLine {
 	if whole := l.wholeText(); len(l.subs) > 1 && !containsString(l.denyTexts, whole) {
 		l.denyTexts = append(l.denyTexts, whole)
 	}
-	for _, seg := range nestedSegments(cmd) {
+	segs := nestedSegments(cmd)
+	for _, seg := range segs {
 		stripped := stripWords(seg, stripDeny)
 		if t := strings.Join(stripped, " "); t != "" {
 			l.denyTexts = append(l.denyTexts, t)
@@ -39,6 +40,9 @@ func parseBashJoined(cmd string) *bashLine {
 				l.critical, l.criticalArg = true, arg
 			}
 		}
+	}
+	if strings.IndexByte(cmd, '$') >= 0 {
+		l.addVariableCommands(segs)
 	}
 	return l
 }

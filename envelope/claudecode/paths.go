@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -36,6 +37,10 @@ type pathCtx struct {
 	home    []string
 	hasHome bool
 	dirs    [][]string
+	// cwd is the shell's directory when it is not the project (Claude
+	// Code keeps a cd between Bash calls): a relative path is read from
+	// it. nil reads relative paths from the project.
+	cwd []string
 }
 
 // parsePathCtx reads PathsKey's value (a valid JSON value); nil when it
@@ -45,16 +50,16 @@ type pathCtx struct {
 // (decodePathCtx). TestNewCallIsMapDecode holds the two to the same
 // context.
 func parsePathCtx(raw json.RawMessage) *pathCtx {
-	if project, home, ok := plainPathCtx(raw); ok {
-		return newPathCtx(project, home, nil)
+	if project, home, cwd, ok := plainPathCtx(raw); ok {
+		return newPathCtx(project, home, cwd, nil)
 	}
 	return decodePathCtx(raw)
 }
 
-// plainPathCtx reads an object whose every key is exactly "project" or
-// "home" and every value a plain string (plainString), the last of a key
-// winning as in a decode; false for any other value.
-func plainPathCtx(raw json.RawMessage) (project, home string, ok bool) {
+// plainPathCtx reads an object whose every key is exactly "project",
+// "home" or "cwd" and every value a plain string (plainString), the last
+// of a key winning as in a decode; false for any other value.
+func plainPathCtx(raw json.RawMessage) (project, home, cwd string, ok bool) {
 	ok = true
 	isObj := members(raw, func(k, v []byte) {
 		s, plain := plainString(v)
@@ -65,26 +70,29 @@ func plainPathCtx(raw json.RawMessage) (project, home string, ok bool) {
 			project = s
 		case string(k) == `"home"`:
 			home = s
+		case string(k) == `"cwd"`:
+			cwd = s
 		default:
 			ok = false
 		}
 	})
-	return project, home, ok && isObj
+	return project, home, cwd, ok && isObj
 }
 
 func decodePathCtx(raw json.RawMessage) *pathCtx {
 	var x struct {
 		Project string   `json:"project"`
 		Home    string   `json:"home"`
+		Cwd     string   `json:"cwd"`
 		Dirs    []string `json:"dirs"`
 	}
 	if json.Unmarshal(raw, &x) != nil {
 		return nil
 	}
-	return newPathCtx(x.Project, x.Home, x.Dirs)
+	return newPathCtx(x.Project, x.Home, x.Cwd, x.Dirs)
 }
 
-func newPathCtx(project, home string, dirs []string) *pathCtx {
+func newPathCtx(project, home, cwd string, dirs []string) *pathCtx {
 	if !strings.HasPrefix(project, "/") {
 		return nil
 	}
@@ -97,17 +105,29 @@ func newPathCtx(project, home string, dirs []string) *pathCtx {
 			c.dirs = append(c.dirs, parseInputPath(d).segs)
 		}
 	}
+	if strings.HasPrefix(cwd, "/") {
+		if segs := parseInputPath(cwd).segs; !slices.Equal(segs, c.project) {
+			c.cwd = segs
+		}
+	}
 	return c
 }
 
 // resolve reads s as Claude Code 2.1.328's tools send a path: absolute,
-// "~" at the home directory, anything else under the project. Without a
+// "~" at the home directory, anything else under the shell's directory
+// (cwd), the project unless a cd in an earlier call moved it: Claude Code
+// keeps a Bash call's cd for the next calls, so after cd locked it denies
+// rm x.txt under Edit(./locked/**) (TestDifferential/sh3-cwd-*). Without a
 // home directory a "~" path stays home-relative.
 func (c *pathCtx) resolve(s string) inPath {
 	p := parseInputPath(s)
 	switch p.kind {
 	case pathRel:
-		p = parseInputPath("/" + strings.Join(c.project, "/") + "/" + s)
+		dir := c.project
+		if c.cwd != nil {
+			dir = c.cwd
+		}
+		p = parseInputPath("/" + strings.Join(dir, "/") + "/" + s)
 	case pathHome:
 		if !c.hasHome {
 			return p
@@ -432,10 +452,11 @@ func segMatch(p, s string) bool {
 }
 
 // PathsKey is the key of a check's input object under which the caller
-// says where the call runs: {"project": ABS, "home": ABS, "dirs": [ABS,
-// ...]} (the project root the session's working directory is, the user's
-// home directory, and working directories added outside the policy, such as
-// Claude Code's --add-dir). With it, paths are read as Claude Code 2.1.328
+// says where the call runs: {"project": ABS, "home": ABS, "cwd": ABS,
+// "dirs": [ABS, ...]} (the project root the session's working directory
+// is, the user's home directory, the shell's directory when an earlier
+// call's cd left it elsewhere, and working directories added outside the
+// policy, such as Claude Code's --add-dir). With it, paths are read as Claude Code 2.1.328
 // reads them: absolute, as its tools send them (section 0.2). It is never a
 // parameter of the tool.
 const PathsKey = "ledger:paths"

@@ -224,3 +224,72 @@ func TestCdMovesPaths(t *testing.T) {
 		call1{"Bash", "cd sub && rm a.txt", allow, codeModeBypass})
 	runCalls(t, doc, "bypassPermissions", calls)
 }
+
+// TestCdInCompound: after a cd in the line Claude Code 2.1.328 approves
+// no write in acceptEdits, and no relative read while a Read deny rule
+// exists (TestDifferential/sh3-cd-*); without a Read deny rule the read
+// runs (i25-readonly-more).
+func TestCdInCompound(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Read(./secret/**)", "Edit(./locked/**)"]}}`
+	runCalls(t, doc, "acceptEdits", []call1{
+		{"Bash", cmdAt("cd sub && rm a.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("cd - ; rm d1.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("cd sub; touch t.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("rm a.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("cd locked && ls"), ask, codePathScope},
+	})
+	runCalls(t, doc, "", []call1{
+		{"Bash", cmdAt("cd locked && ls"), ask, codePathScope},
+		{"Bash", cmdAt("cd src; cat main.go"), ask, codePathScope},
+		{"Bash", cmdAt("cd src && cat /p/a.txt"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("cd src && echo hi"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("ls"), allow, codeDefaultReadOnly},
+	})
+	runCalls(t, `{"permissions": {"deny": ["Edit(./locked/**)"]}}`, "", []call1{
+		{"Bash", cmdAt("cd locked && ls"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("cd src; cat main.go"), allow, codeDefaultReadOnly},
+	})
+}
+
+// TestShellKeepsCd: a relative path is read from the shell's directory
+// the input names (cwd), where an earlier call's cd left it: Claude Code
+// 2.1.328 denies rm x.txt after cd locked under Edit(./locked/**)
+// (TestDifferential/sh3-cwd-*); rule anchors and the working directories
+// stay the project's.
+func TestShellKeepsCd(t *testing.T) {
+	in := func(k, v, cwd string) map[string]any {
+		return map[string]any{k: v, PathsKey: map[string]any{"project": "/p", "home": "/h", "cwd": cwd}}
+	}
+	doc := `{"permissions": {"deny": ["Edit(./locked/**)", "Read(./secret/**)"]}}`
+	runCalls(t, doc, "bypassPermissions", []call1{
+		{"Bash", in("command", "rm x.txt", "/p/locked"), deny, codePermissionDeny},
+		{"Bash", in("command", "rm ./sub/../x.txt", "/p/locked"), deny, codePermissionDeny},
+		{"Bash", in("command", "cat s.txt", "/p/secret"), deny, codePermissionDeny},
+		{"Bash", in("command", "cd .. && rm locked/y.txt", "/p/sub"), deny, codePermissionDeny},
+		{"Write", in("file_path", "z.txt", "/p/locked"), deny, codePermissionDeny},
+		{"Bash", in("command", "rm ../x.txt", "/p/locked"), allow, codeModeBypass},
+		{"Bash", in("command", "rm x.txt", "/p"), allow, codeModeBypass},
+		{"Bash", in("command", "rm x.txt", "/p/sub"), allow, codeModeBypass},
+		{"Bash", in("command", "rm /p/x.txt", "/p/locked"), allow, codeModeBypass},
+	})
+	runCalls(t, doc, "acceptEdits", []call1{
+		{"Bash", in("command", "touch t.txt", "/p/sub"), allow, codeModeAcceptEdits},
+		{"Bash", in("command", "touch t.txt", "/p/locked"), deny, codePermissionDeny},
+		{"Bash", in("command", "touch t.txt", "/elsewhere"), ask, codeDefaultPrompt},
+	})
+}
+
+// TestWritersRead: Read deny rules see the sources of cp and mv and sed's
+// files (TestDifferential/sh3-reads-*).
+func TestWritersRead(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Read(./secret/**)"]}}`
+	var calls []call1
+	for _, c := range []string{"cp secret/s.txt x", "cp -r secret x", "mv secret/s.txt x", "sed -n p secret/s.txt",
+		"sed -i s/a/b/ secret/s.txt", "cp a.txt secret/s.txt x"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), deny, codePermissionDeny})
+	}
+	for _, c := range []string{"cp a.txt secret/x", "mv a.txt secret/", "sed -n p a.txt"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeModeBypass})
+	}
+	runCalls(t, doc, "bypassPermissions", calls)
+}

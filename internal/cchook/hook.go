@@ -1177,9 +1177,9 @@ func (r *run) callInput(n *client.TreeNode) json.RawMessage {
 		home = r.h.Opts.Home
 	}
 	if p.inputFields != nil {
-		return callInputOf(p.ToolName, p.inputFields, workDir, home)
+		return callInputOf(p.ToolName, p.inputFields, workDir, home, p.Cwd)
 	}
-	return CallInput(p.ToolName, p.ToolInput, workDir, home)
+	return CallInputAt(p.ToolName, p.ToolInput, workDir, home, p.Cwd)
 }
 
 // errMsg is an error's message without its code.

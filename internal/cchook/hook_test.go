@@ -674,6 +674,14 @@ func TestCallInput(t *testing.T) {
 	if got := string(CallInput("Read", json.RawMessage(`{"file_path":"/a"}`), "/p/../q", "")); got != `{"file_path":"/a","ledger:paths":{"project":"/q"}}` {
 		t.Errorf("no home: %s", got)
 	}
+	// The shell's directory, when an earlier cd left it elsewhere than the
+	// project (sh3-cwd); the project's own is not repeated.
+	if got := string(CallInputAt("Bash", json.RawMessage(`{"command":"rm x"}`), "/q", "/h", "/q/locked/")); got != `{"command":"rm x","ledger:paths":{"cwd":"/q/locked","home":"/h","project":"/q"}}` {
+		t.Errorf("cwd: %s", got)
+	}
+	if got := string(CallInputAt("Bash", json.RawMessage(`{"command":"rm x"}`), "/q", "/h", "/q")); got != `{"command":"rm x","ledger:paths":{"home":"/h","project":"/q"}}` {
+		t.Errorf("cwd at the project: %s", got)
+	}
 }
 
 func TestQuote(t *testing.T) {

@@ -205,16 +205,27 @@ var pathTools = map[string]bool{"Read": true, "Edit": true, "Write": true, "Mult
 // Directories added with --add-dir reach no payload: the key has no
 // "dirs" from the hook (docs/claude-code-hooks.md).
 func CallInput(tool string, input json.RawMessage, workDir, home string) json.RawMessage {
+	return CallInputAt(tool, input, workDir, home, "")
+}
+
+// CallInputAt is CallInput for a call whose payload names the shell's
+// directory cwd: when it is absolute and not workDir (an earlier Bash
+// call's cd left Claude Code's shell there; it keeps the cd between
+// calls), the key also says {"cwd": cwd}, and the dialect reads relative
+// paths from there, as Claude Code 2.1.328 does (after cd locked it denies
+// rm x.txt under Edit(./locked/**): internal/claudecodetest
+// TestDifferential/sh3-cwd-*).
+func CallInputAt(tool string, input json.RawMessage, workDir, home, cwd string) json.RawMessage {
 	var m map[string]json.RawMessage
 	if len(input) == 0 || json.Unmarshal(input, &m) != nil {
 		return nil
 	}
-	return callInputOf(tool, m, workDir, home)
+	return callInputOf(tool, m, workDir, home, cwd)
 }
 
 // callInputOf is CallInput of the input's members m, decoded already (by
 // Parse, which keeps them: Payload.inputFields).
-func callInputOf(tool string, m map[string]json.RawMessage, workDir, home string) json.RawMessage {
+func callInputOf(tool string, m map[string]json.RawMessage, workDir, home, cwd string) json.RawMessage {
 	keep := make(map[string]json.RawMessage, len(m)+1)
 	var cut []string
 	for k, v := range m {
@@ -242,6 +253,11 @@ func callInputOf(tool string, m map[string]json.RawMessage, workDir, home string
 		where := map[string]string{"project": filepath.ToSlash(filepath.Clean(workDir))}
 		if filepath.IsAbs(home) {
 			where["home"] = filepath.ToSlash(filepath.Clean(home))
+		}
+		if filepath.IsAbs(cwd) {
+			if c := filepath.ToSlash(filepath.Clean(cwd)); c != where["project"] {
+				where["cwd"] = c
+			}
 		}
 		keep[claudecode.PathsKey], _ = json.Marshal(where)
 	}

@@ -100,13 +100,18 @@ func (dc *dcase) shownInput(input map[string]any, base string) map[string]any {
 
 // dialectInput is the input the dialect is given for a call: in a paths
 // case, the shown input with the project, HOME and added directories
-// under claudecode.PathsKey.
-func (dc *dcase) dialectInput(input map[string]any, base string) map[string]any {
+// under claudecode.PathsKey, and the shell's directory cwd (the call's
+// PreToolUse cwd) when it is not the project, as the ledger's hook gives
+// it.
+func (dc *dcase) dialectInput(input map[string]any, base, cwd string) map[string]any {
 	if !dc.paths {
 		return input
 	}
 	out := dc.shownInput(input, base)
 	ctx := map[string]any{"project": runBase + "/project", "home": runBase + "/home"}
+	if base != "" && cwd != "" && filepath.Clean(cwd) != filepath.Join(base, "project") {
+		ctx["cwd"] = strings.ReplaceAll(filepath.Clean(cwd), base, runBase)
+	}
 	if len(dc.addDirs) > 0 {
 		var dirs []string
 		for _, d := range dc.addDirs {
@@ -670,7 +675,7 @@ func runCase(t *testing.T, dc *dcase, cat []string) []compared {
 			t.Errorf("%s: the CLI's outcome of %s %s fits no reading: %+v", dc.name, key, callWhat(call.Tool, call.Input), call)
 			continue
 		}
-		d, reason := v.outcome(t.Context(), key, call.Tool, dc.dialectInput(call.Input, res.base))
+		d, reason := v.outcome(t.Context(), key, call.Tool, dc.dialectInput(call.Input, res.base, call.Cwd))
 		c := compared{Case: dc.name, Group: dc.group, Session: string(key), What: callWhat(call.Tool, dc.shownInput(call.Input, res.base)),
 			CLI: got, Dialect: d}
 		if call.Result != nil {

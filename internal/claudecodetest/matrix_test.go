@@ -209,6 +209,14 @@ func matrix() []dcase {
 	out = append(out, matrix25h()...)
 	out = append(out, matrixShell()...)
 	out = append(out, matrixAssign()...)
+	out = append(out, matrixCd3()...)
+	out = append(out, matrixCwd3()...)
+	out = append(out, matrixReads3()...)
+	out = append(out, matrixWrites3()...)
+	out = append(out, matrixRedirect3()...)
+	out = append(out, matrixWrap3()...)
+	out = append(out, matrixQuote3()...)
+	out = append(out, matrixCompound3()...)
 	for i := range out {
 		out[i].files = withEditFiles(out[i])
 	}

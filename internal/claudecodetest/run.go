@@ -92,6 +92,10 @@ type Call struct {
 	// that fired for this tool_use_id (PermissionRequest carries no id;
 	// it is matched by tool name and input).
 	PreToolUse, PostToolUse, PermissionRequest, PermissionDenied bool
+	// Cwd is the cwd its PreToolUse payload named: where the shell was
+	// when the call came (the CLI keeps a Bash call's cd for the next
+	// ones); "" without a PreToolUse.
+	Cwd string
 }
 
 // Result is what one run observed.
@@ -391,7 +395,8 @@ func joinCalls(issued []Issued, res *Result) []Call {
 		denied[d.ToolUseID] = true
 	}
 	hookFor := map[string]map[string]bool{}
-	agentOf := map[string]any{} // tool_use_id -> the agent_id its PreToolUse named
+	agentOf := map[string]any{}  // tool_use_id -> the agent_id its PreToolUse named
+	cwdOf := map[string]string{} // tool_use_id -> the cwd its PreToolUse named
 	var requests []map[string]any
 	for _, h := range res.Hooks {
 		ev, _ := h["hook_event_name"].(string)
@@ -406,12 +411,13 @@ func joinCalls(issued []Issued, res *Result) []Call {
 			hookFor[id][ev] = true
 			if ev == "PreToolUse" {
 				agentOf[id] = h["agent_id"]
+				cwdOf[id], _ = h["cwd"].(string)
 			}
 		}
 	}
 	calls := make([]Call, 0, len(issued))
 	for _, is := range issued {
-		c := Call{Issued: is, Denied: denied[is.ID]}
+		c := Call{Issued: is, Denied: denied[is.ID], Cwd: cwdOf[is.ID]}
 		if tr, ok := results[is.ID]; ok {
 			c.Result = &tr
 		}
