@@ -1,6 +1,12 @@
 package claudecode
 
-import "strings"
+import (
+	"fmt"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+)
 
 // hostOf extracts the host of a WebFetch url input (section 9.6): drop a
 // scheme, cut at the first '/', '?' or '#', drop user@, drop a port, unwrap
@@ -24,7 +30,76 @@ func hostOf(u string) string {
 	} else if i := strings.IndexByte(u, ':'); i >= 0 {
 		u = u[:i]
 	}
-	return strings.TrimSuffix(strings.ToLower(u), ".")
+	return canonHost(strings.TrimSuffix(strings.ToLower(u), "."))
+}
+
+// canonHost reads a host as the URL parser Claude Code 2.1.328 uses does
+// before it matches domain rules: percent-escapes decoded, an IPv4 address
+// written in any of the forms that parser takes (2130706433, 0x7f.0.0.1,
+// 127.1, 0177.0.0.1) as dotted decimal, an IPv6 address in its shortest
+// form. WebFetch(domain:127.0.0.1) denies http://2130706433:9/,
+// WebFetch(domain:evil.test) https://evil%2etest/
+// (TestDifferential/files-domains-*).
+func canonHost(h string) string {
+	if strings.Contains(h, "%") {
+		if d, err := url.PathUnescape(h); err == nil {
+			h = strings.TrimSuffix(strings.ToLower(d), ".")
+		}
+	}
+	if strings.Contains(h, ":") {
+		if a, err := netip.ParseAddr(h); err == nil {
+			return a.String()
+		}
+		return h
+	}
+	if ip, ok := parseIPv4(h); ok {
+		return ip
+	}
+	return h
+}
+
+// parseIPv4 parses a host the WHATWG URL parser reads as IPv4: one to
+// four dot-separated numbers, each decimal, 0x hex or 0-led octal, the
+// last filling the bytes the others leave.
+func parseIPv4(h string) (string, bool) {
+	parts := strings.Split(h, ".")
+	if len(parts) > 4 || len(parts) == 0 {
+		return "", false
+	}
+	var nums []uint64
+	for _, p := range parts {
+		base := 10
+		switch {
+		case strings.HasPrefix(p, "0x"):
+			p, base = p[2:], 16
+		case len(p) > 1 && p[0] == '0':
+			p, base = p[1:], 8
+		}
+		if p == "" {
+			if base != 16 {
+				return "", false
+			}
+			p = "0"
+		}
+		n, err := strconv.ParseUint(p, base, 64)
+		if err != nil {
+			return "", false
+		}
+		nums = append(nums, n)
+	}
+	var v uint64
+	for i, n := range nums[:len(nums)-1] {
+		if n > 255 {
+			return "", false
+		}
+		v |= n << (8 * (3 - i))
+	}
+	last := nums[len(nums)-1]
+	if last >= 1<<(8*(5-len(nums))) {
+		return "", false
+	}
+	v |= last
+	return fmt.Sprintf("%d.%d.%d.%d", v>>24, v>>16&255, v>>8&255, v&255), true
 }
 
 // domainPattern is a compiled WebFetch(domain:...) pattern.
@@ -36,6 +111,12 @@ type domainPattern struct {
 
 func compileDomain(d string) domainPattern {
 	d = strings.TrimSuffix(strings.ToLower(d), ".")
+	if strings.HasPrefix(d, "[") && strings.HasSuffix(d, "]") {
+		d = d[1 : len(d)-1] // a host as the URL names it: [::1]
+	}
+	if !strings.Contains(d, "*") {
+		d = canonHost(d)
+	}
 	if d == "*" {
 		return domainPattern{all: true}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -413,27 +414,50 @@ func matchSegs(pat, segs []string) bool {
 	return next[0]
 }
 
-// segMatch matches one segment: '*' any characters but '/', '?' exactly one
-// character, everything else (brackets included) literal.
+// segMatch matches one segment as the gitignore matcher Claude Code
+// 2.1.328 applies to path rules reads it: '*' any characters but '/', '?'
+// exactly one character, "[...]" one character of a class ("[!...]" and
+// "[^...]" one outside it, a-z a range), letters in either case
+// (Read(./cls/[ab].txt) denies cls/a.txt, Read(./secret/**) denies
+// Secret/s.txt, Edit(./Up/**) approves up/n9.txt:
+// TestDifferential/files-paths-*, files-rule-forms-*); everything else
+// literal, braces included.
 func segMatch(p, s string) bool {
 	px, sx := 0, 0
 	starP, starS := -1, 0
 	for sx < len(s) {
 		if px < len(p) {
+			r, w := utf8.DecodeRuneInString(s[sx:])
 			switch c := p[px]; {
 			case c == '*':
 				starP, starS = px, sx
 				px++
 				continue
 			case c == '?':
-				_, w := utf8.DecodeRuneInString(s[sx:])
 				px++
 				sx += w
 				continue
-			case c == s[sx]:
-				px++
-				sx++
-				continue
+			case c == '[':
+				if n, ok := classMatch(p[px:], r); n > 0 {
+					if ok {
+						px += n
+						sx += w
+						continue
+					}
+					break
+				}
+				if r == '[' {
+					px++
+					sx += w
+					continue
+				}
+			default:
+				pr, pw := utf8.DecodeRuneInString(p[px:])
+				if foldEq(pr, r) {
+					px += pw
+					sx += w
+					continue
+				}
 			}
 		}
 		if starP >= 0 {
@@ -449,6 +473,57 @@ func segMatch(p, s string) bool {
 		px++
 	}
 	return px == len(p)
+}
+
+// classMatch reads the class at the start of p ("[...]") and reports its
+// length and whether r is in it, letters in either case; n is 0 when p
+// holds no closed class (its '[' is then literal).
+func classMatch(p string, r rune) (n int, ok bool) {
+	i := 1
+	neg := false
+	if i < len(p) && (p[i] == '!' || p[i] == '^') {
+		neg = true
+		i++
+	}
+	first := true
+	for i < len(p) {
+		if p[i] == ']' && !first {
+			return i + 1, ok != neg
+		}
+		first = false
+		lo, w := utf8.DecodeRuneInString(p[i:])
+		i += w
+		hi := lo
+		if i+1 < len(p) && p[i] == '-' && p[i+1] != ']' {
+			hi, w = utf8.DecodeRuneInString(p[i+1:])
+			i += 1 + w
+		}
+		for f := r; ; {
+			if lo <= f && f <= hi {
+				ok = true
+			}
+			if f = unicode.SimpleFold(f); f == r {
+				break
+			}
+		}
+	}
+	return 0, false
+}
+
+// foldEq reports whether two runes are the same letter in either case.
+func foldEq(a, b rune) bool {
+	if a == b {
+		return true
+	}
+	if a < utf8.RuneSelf && b < utf8.RuneSelf {
+		return 'A' <= a && a <= 'Z' && a+'a'-'A' == b || 'A' <= b && b <= 'Z' && b+'a'-'A' == a
+	}
+	for f := unicode.SimpleFold(a); f != a; f = unicode.SimpleFold(f) {
+		if f == b {
+			return true
+		}
+	}
+	return false
 }
 
 // PathsKey is the key of a check's input object under which the caller

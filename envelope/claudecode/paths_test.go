@@ -127,8 +127,23 @@ func TestPathPatterns(t *testing.T) {
 		{"~/.ssh/**", ".ssh/id_rsa", false, false},
 		{"a?c", "abc", true, true},
 		{"a?c", "abbc", false, false},
-		{"[ab]", "a", false, false},
-		{"[ab]", "[ab]", true, true},
+		// A class is a class and letters match in either case, as the
+		// CLI's gitignore matcher reads a pattern (TestDifferential/
+		// files-rule-forms-*: Read(./cls/[ab].txt) denies cls/a.txt,
+		// Edit(./cls2/[ab].txt) approves cls2/a.txt; files-paths-*:
+		// Read(./secret/**) denies Secret/s.txt and SECRET/s.txt; before,
+		// the dialect read brackets literally and cases as written).
+		{"[ab]", "a", true, true},
+		{"[ab]", "[ab]", false, false},
+		{"[!ab]", "c", true, true},
+		{"[a-c].txt", "B.txt", true, true},
+		{"[a-c].txt", "d.txt", false, false},
+		{"[ab", "[ab", true, true},
+		{"./secret/**", "Secret/s.txt", true, true},
+		{"./locked/**", "LOCKED/x", true, true},
+		{"./Up/**", "up/n9.txt", true, true},
+		{"*.{key,crt}", "x.key", false, false},
+		{"//etc/hosts", "/ETC/hosts", true, true},
 		{"**", "anything/at/all", true, true},
 		{"**", "/abs", false, true},
 		// A pattern that matches a directory matches what is under it
