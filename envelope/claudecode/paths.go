@@ -229,34 +229,50 @@ func hasSegPrefix(s, prefix []string) bool {
 }
 
 // protected reports whether writes to p are never auto-approved outside
-// bypassPermissions (section 9.5).
+// bypassPermissions (section 9.5). Names match in either case: Claude Code
+// 2.1.328 asks in acceptEdits for Write .GIT/x1, .Git/hooks/x2,
+// .Claude/settings.json, sub/.Bashrc, .gitConfig, .MCP.json and for
+// echo x > .GIT/x7 (TestDifferential/files-protected-case-acceptEdits).
+// Unicode folding (strings.EqualFold) is the wider reading: it holds the
+// Kelvin sign for k, as JavaScript's toLowerCase does.
 func (p inPath) protected() bool {
 	for i, s := range p.segs {
-		switch s {
-		case ".git", ".vscode", ".idea", ".husky", ".cargo", ".devcontainer", ".yarn", ".mvn":
+		next := ""
+		if i+1 < len(p.segs) {
+			next = p.segs[i+1]
+		}
+		switch {
+		case foldAny(s, protectedDirs[:]):
 			return true
-		case ".config":
-			if i+1 < len(p.segs) && p.segs[i+1] == "git" {
+		case strings.EqualFold(s, ".config"):
+			if strings.EqualFold(next, "git") {
 				return true
 			}
-		case ".claude":
-			if i+1 >= len(p.segs) || p.segs[i+1] != "worktrees" {
+		case strings.EqualFold(s, ".claude"):
+			if i+1 >= len(p.segs) || !strings.EqualFold(next, "worktrees") {
 				return true
 			}
 		}
 	}
-	if len(p.segs) == 0 {
-		return false
-	}
-	switch p.segs[len(p.segs)-1] {
-	case ".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".bash_login", ".bash_aliases",
-		".bash_logout", ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".profile", ".envrc",
-		".npmrc", ".yarnrc", ".yarnrc.yml", ".pnp.cjs", ".pnp.loader.mjs", ".pnpmfile.cjs",
-		"bunfig.toml", ".bunfig.toml", ".bazelrc", ".bazelversion", ".bazeliskrc",
-		".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml",
-		"gradle-wrapper.properties", "maven-wrapper.properties", ".devcontainer.json", ".ripgreprc",
-		"pyrightconfig.json", ".mcp.json", ".claude.json":
-		return true
+	return len(p.segs) > 0 && foldAny(p.segs[len(p.segs)-1], protectedFiles[:])
+}
+
+var protectedDirs = [...]string{".git", ".vscode", ".idea", ".husky", ".cargo", ".devcontainer", ".yarn", ".mvn"}
+
+var protectedFiles = [...]string{".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".bash_login", ".bash_aliases",
+	".bash_logout", ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".profile", ".envrc",
+	".npmrc", ".yarnrc", ".yarnrc.yml", ".pnp.cjs", ".pnp.loader.mjs", ".pnpmfile.cjs",
+	"bunfig.toml", ".bunfig.toml", ".bazelrc", ".bazelversion", ".bazeliskrc",
+	".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml",
+	"gradle-wrapper.properties", "maven-wrapper.properties", ".devcontainer.json", ".ripgreprc",
+	"pyrightconfig.json", ".mcp.json", ".claude.json"}
+
+// foldAny reports whether s is one of names in either case.
+func foldAny(s string, names []string) bool {
+	for _, n := range names {
+		if len(s) >= len(n)/2 && strings.EqualFold(s, n) {
+			return true
+		}
 	}
 	return false
 }
@@ -498,32 +514,34 @@ func classMatch(p string, r rune) (n int, ok bool) {
 			hi, w = utf8.DecodeRuneInString(p[i+1:])
 			i += 1 + w
 		}
-		for f := r; ; {
-			if lo <= f && f <= hi {
+		for _, f := range [3]rune{r, unicode.ToUpper(r), unicode.ToLower(r)} {
+			if lo <= f && f <= hi && foldEq(f, r) {
 				ok = true
-			}
-			if f = unicode.SimpleFold(f); f == r {
-				break
 			}
 		}
 	}
 	return 0, false
 }
 
-// foldEq reports whether two runes are the same letter in either case.
+// foldEq reports whether two runes are the same letter in either case, as
+// a JavaScript regular expression with the i flag (and no u flag) compares
+// them: by their upper case, which never takes a rune above ASCII to one in
+// it (the Kelvin sign is not k, the long s not s).
 func foldEq(a, b rune) bool {
-	if a == b {
-		return true
-	}
-	if a < utf8.RuneSelf && b < utf8.RuneSelf {
-		return 'A' <= a && a <= 'Z' && a+'a'-'A' == b || 'A' <= b && b <= 'Z' && b+'a'-'A' == a
-	}
-	for f := unicode.SimpleFold(a); f != a; f = unicode.SimpleFold(f) {
-		if f == b {
-			return true
+	return a == b || foldCanon(a) == foldCanon(b)
+}
+
+func foldCanon(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'a' <= r && r <= 'z' {
+			return r - 'a' + 'A'
 		}
+		return r
 	}
-	return false
+	if u := unicode.ToUpper(r); u >= utf8.RuneSelf {
+		return u
+	}
+	return r
 }
 
 // PathsKey is the key of a check's input object under which the caller

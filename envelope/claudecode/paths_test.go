@@ -83,6 +83,17 @@ func TestProtected(t *testing.T) {
 		"src/app.ts":                       false,
 		"~/.gitconfig":                     true,
 		"/etc/hosts":                       false,
+		// In either case (TestDifferential/files-protected-case-acceptEdits).
+		".GIT/x1":               true,
+		".Git/hooks/x2":         true,
+		".Claude/settings.json": true,
+		".CLAUDE/WORKTREES/x4":  false,
+		"sub/.Bashrc":           true,
+		".gitConfig":            true,
+		".MCP.json":             true,
+		".Config/Git/x6":        true,
+		".bazelis\u212arc":      true,
+		".GITIGNORE":            false,
 	} {
 		if got := parseInputPath(in).protected(); got != want {
 			t.Errorf("protected(%q) = %v", in, got)
@@ -144,6 +155,12 @@ func TestPathPatterns(t *testing.T) {
 		{"./Up/**", "up/n9.txt", true, true},
 		{"*.{key,crt}", "x.key", false, false},
 		{"//etc/hosts", "/ETC/hosts", true, true},
+		// Letters fold as a JavaScript /i expression folds them: é is É,
+		// the long s is not s, the Kelvin sign not k.
+		{"./é/**", "É/x", true, true},
+		{"./secret/**", "\u017fecret/x", false, false},
+		{"./kit/**", "\u212ait/x", false, false},
+		{"[a-z]", "\u212a", false, false},
 		{"**", "anything/at/all", true, true},
 		{"**", "/abs", false, true},
 		// A pattern that matches a directory matches what is under it

@@ -122,6 +122,21 @@ func matrixSearchMore() []dcase {
 		[][]probe{probes})
 }
 
+// matrixProtectedCase: writes to the protected paths spelled in another
+// case (acceptEdits approves a write in the project but not to a protected
+// path), and letters that fold across ASCII (the long s, the Kelvin sign)
+// and outside it, against deny rules and an allow rule (default mode).
+func matrixProtectedCase() []dcase {
+	probes := []probe{wr(".GIT/x1"), wr(".Git/hooks/x2"), wr(".Claude/settings.json"), wr(".VSCODE/x3.json"), wr("sub/.Bashrc"),
+		wr(".gitConfig"), wr(".MCP.json"), wr(".CLAUDE/WORKTREES/x4"), wr(".Envrc"), wr(".Idea/x5"), wr(".Config/Git/x6"),
+		sh("echo x > .GIT/x7"), sh("echo x > .Bashrc"), sh("touch .VScode/x8"),
+		rd("\u017fecret/x.txt"), wr("\u212ait/n1.txt"), wr("KIT/n2.txt"), rd("\u00c9t\u00e9/x.txt"), wr("\u00c9T\u00c9/n3.txt")}
+	files := map[string]string{"\u017fecret/x.txt": "x\n", "\u00c9t\u00e9/x.txt": "x\n", ".git/keep": "k\n"}
+	return filesCases("files-protected-case", "files paths", filesModes, "", Settings{},
+		Settings{Deny: []string{"Read(./secret/**)", "Read(./\u00e9t\u00e9/**)", "Edit(./\u00e9t\u00e9/**)"},
+			Allow: []string{"Edit(./kit/**)"}}, files, [][]probe{probes})
+}
+
 // matrixRuleForms: the forms of a path rule (// absolute, ~/, /
 // project-relative, ./, a relative pattern with a directory, **/, braces,
 // a character class, Edit(*.md)) and which tools a Write(...) and an
@@ -273,7 +288,7 @@ func matrixAgentRules() []dcase {
 // matrixFiles is the round's cases.
 func matrixFiles() []dcase {
 	var out []dcase
-	for _, f := range []func() []dcase{matrixFilePaths, matrixSearch, matrixSearchMore, matrixRuleForms, matrixBareRules, matrixPrecedence,
+	for _, f := range []func() []dcase{matrixFilePaths, matrixSearch, matrixSearchMore, matrixProtectedCase, matrixRuleForms, matrixBareRules, matrixPrecedence,
 		matrixDomains, matrixMCPRules, matrixAgentRules} {
 		out = append(out, f()...)
 	}
