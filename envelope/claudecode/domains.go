@@ -8,14 +8,38 @@ import (
 	"strings"
 )
 
-// hostOf extracts the host of a WebFetch url input (section 9.6): drop a
-// scheme, cut at the first '/', '?' or '#', drop user@, drop a port, unwrap
-// [...], lower-case, drop a trailing '.'.
+// hostOf extracts the host of a WebFetch url input (section 9.6) as the
+// WHATWG URL parser Claude Code 2.1.328 uses reads it: blanks and control
+// characters around the URL and tabs and newlines in it are dropped; after
+// a special scheme (http, https, ws, wss, ftp, file) any run of '/' and '\'
+// starts the host, and a '\' ends it as '/' does; otherwise the scheme's
+// "://" is dropped. The host ends at the first '/', '?' or '#'; user@ and a
+// port are dropped, [...] unwrapped; then canonHost. The CLI denies
+// https:evil.test/, https:/evil.test/, https://evil.test\@example.com/,
+// https://evil.te<TAB>st/ under WebFetch(domain:evil.test)
+// (TestDifferential/files-domain-tricks-*).
 func hostOf(u string) string {
-	if i := strings.Index(u, "://"); i >= 0 && !strings.ContainsAny(u[:i], "/?#") {
+	u = strings.TrimFunc(u, func(r rune) bool { return r <= ' ' })
+	if strings.ContainsAny(u, "\t\n\r") {
+		u = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, u)
+	}
+	special := false
+	if i := strings.IndexByte(u, ':'); i > 0 && isScheme(u[:i]) && isSpecialScheme(strings.ToLower(u[:i])) {
+		special = true
+		u = strings.TrimLeft(u[i+1:], "/\\")
+	} else if i := strings.Index(u, "://"); i >= 0 && !strings.ContainsAny(u[:i], "/?#") {
 		u = u[i+3:]
 	}
-	if i := strings.IndexAny(u, "/?#"); i >= 0 {
+	ends := "/?#"
+	if special {
+		ends = "/?#\\"
+	}
+	if i := strings.IndexAny(u, ends); i >= 0 {
 		u = u[:i]
 	}
 	if i := strings.LastIndexByte(u, '@'); i >= 0 {
@@ -33,6 +57,26 @@ func hostOf(u string) string {
 	return canonHost(strings.TrimSuffix(strings.ToLower(u), "."))
 }
 
+// isScheme reports whether s is a URL scheme: a letter, then letters,
+// digits, '+', '-', '.'.
+func isScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20
+		if !('a' <= c && c <= 'z') && (i == 0 || !('0' <= s[i] && s[i] <= '9') && s[i] != '+' && s[i] != '-' && s[i] != '.') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isSpecialScheme(s string) bool {
+	switch s {
+	case "http", "https", "ws", "wss", "ftp", "file":
+		return true
+	}
+	return false
+}
+
 // canonHost reads a host as the URL parser Claude Code 2.1.328 uses does
 // before it matches domain rules: percent-escapes decoded, an IPv4 address
 // written in any of the forms that parser takes (2130706433, 0x7f.0.0.1,
@@ -46,6 +90,23 @@ func canonHost(h string) string {
 			h = strings.TrimSuffix(strings.ToLower(d), ".")
 		}
 	}
+	if !isASCII(h) {
+		// The IDNA mapping the parser applies, as far as it makes an ASCII
+		// host: full-width forms are their ASCII letters, the ideographic
+		// and full-width full stops are '.' (the CLI denies
+		// https://ｅｖｉｌ.test/ and https://evil。test/ under
+		// WebFetch(domain:evil.test)). Other non-ASCII hosts stay as
+		// written (section 0.3).
+		h = strings.TrimSuffix(strings.ToLower(strings.Map(func(r rune) rune {
+			switch {
+			case r >= 0xFF01 && r <= 0xFF5E:
+				return r - 0xFEE0
+			case r == 0x3002 || r == 0xFF61:
+				return '.'
+			}
+			return r
+		}, h)), ".")
+	}
 	if strings.Contains(h, ":") {
 		if a, err := netip.ParseAddr(h); err == nil {
 			return a.String()
@@ -56,6 +117,15 @@ func canonHost(h string) string {
 		return ip
 	}
 	return h
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // parseIPv4 parses a host the WHATWG URL parser reads as IPv4: one to

@@ -227,6 +227,23 @@ func matrixDomains() []dcase {
 		nil, [][]probe{fetches})
 }
 
+// matrixDomainTricks: URLs whose host the URL parser reads differently from
+// its text: a backslash ending the host, a special scheme without //,
+// blanks and tabs, full-width letters and ideographic full stops.
+func matrixDomainTricks() []dcase {
+	var fetches []probe
+	for _, u := range []string{"https://evil.test\\@example.com/", "https:evil.test/", "https:/evil.test/", "https:\\\\evil.test/",
+		"HTTPS://evil.test/", " https://evil.test/", "https://evil.te\tst/", "https://\uff45\uff56\uff49\uff4c.test/",
+		"https://evil\u3002test/", "https://evil.test\\.example.com/", "http://evil.test:80\\@example.com/", "https://evil.test:/",
+		"http://127.0.0.1.:9/", "https://example.com#@evil.test/", "https://example.com?@evil.test/", "https://evil.test%2f@example.com/",
+		"https://ex\nample.com/", "https://evil\uff0etest/", "https://EVIL.test\t/"} {
+		fetches = append(fetches, fetch(u))
+	}
+	return filesCases("files-domain-tricks", "files WebFetch domains", []string{"default", "bypassPermissions"}, "", Settings{},
+		Settings{Allow: []string{"WebFetch(domain:example.com)"}, Deny: []string{"WebFetch(domain:evil.test)", "WebFetch(domain:127.0.0.1)"}},
+		nil, [][]probe{fetches})
+}
+
 // matrixMCPRules: server rules, server wildcards and tool rules in deny,
 // ask and allow.
 func matrixMCPRules() []dcase {
@@ -289,7 +306,7 @@ func matrixAgentRules() []dcase {
 func matrixFiles() []dcase {
 	var out []dcase
 	for _, f := range []func() []dcase{matrixFilePaths, matrixSearch, matrixSearchMore, matrixProtectedCase, matrixRuleForms, matrixBareRules, matrixPrecedence,
-		matrixDomains, matrixMCPRules, matrixAgentRules} {
+		matrixDomains, matrixDomainTricks, matrixMCPRules, matrixAgentRules} {
 		out = append(out, f()...)
 	}
 	for i := range out {
