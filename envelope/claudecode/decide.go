@@ -248,7 +248,13 @@ func (rr *ruleRef) matches(c *call) bool {
 		p, ok := c.inputPath()
 		return ok && r.path.match(p, rr.b)
 	case specDomain:
-		return c.tool == toolWebFetch && c.hasPrimary && r.domain.match(hostOf(c.primary))
+		if c.tool != toolWebFetch || !c.hasPrimary {
+			return false
+		}
+		h, unsure := hostRead(c.primary)
+		// A host whose IDNA form the dialect cannot tell matches every
+		// deny and ask domain rule (section 0.3).
+		return r.domain.match(h) || unsure && rr.b != bAllow
 	case specAgentTypes:
 		if c.tool != toolAgent || !c.hasPrimary {
 			return false

@@ -440,7 +440,8 @@ func TestFileToolsRound(t *testing.T) {
 		return map[string]any{key: v, PathsKey: map[string]any{"project": "/r/project", "home": "/r/home"}}
 	}
 	doc := `{"permissions": {"deny": ["Read(./secret/**)", "Edit(./locked/**)", "Read(./cls/[ab].txt)",
-		"WebFetch(domain:127.0.0.1)", "WebFetch(domain:[::1])", "WebFetch(domain:evil.test)"]}}`
+		"WebFetch(domain:127.0.0.1)", "WebFetch(domain:[::1])", "WebFetch(domain:evil.test)",
+		"WebFetch(domain:xn--mnchen-3ya.test)", "WebFetch(domain:b\u00fccher.test)"]}}`
 	calls := []call1{
 		{"Read", at("Read", "file_path", "Secret/s.txt"), deny, codePermissionDeny},
 		{"Read", at("Read", "file_path", "SECRET/s.txt"), deny, codePermissionDeny},
@@ -459,6 +460,15 @@ func TestFileToolsRound(t *testing.T) {
 		{"WebFetch", map[string]any{"url": "http://[0:0:0:0:0:0:0:1]:9/"}, deny, codePermissionDeny},
 		{"WebFetch", map[string]any{"url": "https://evil%2etest/"}, deny, codePermissionDeny},
 		{"WebFetch", map[string]any{"url": "http://127.0.0.2/"}, allow, codeModeBypass},
+		{"WebFetch", map[string]any{"url": "https://evil.test\\@example.com/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "https:evil.test/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "https://\uff45vil.test/"}, deny, codePermissionDeny},
+		// Punycode: the URL's host is xn--mnchen-3ya.test; one whose NFC
+		// form the dialect cannot tell matches every deny rule.
+		{"WebFetch", map[string]any{"url": "https://m\u00fcnchen.test/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "https://mu\u0308nchen.test/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "https://xn--bcher-kva.test/"}, allow, codeModeBypass},
+		{"WebFetch", map[string]any{"url": "https://b\u00fccher.test/"}, allow, codeModeBypass},
 	}
 	runCalls(t, doc, "bypassPermissions", calls)
 	runCalls(t, `{"permissions": {"deny": ["Read"]}}`, "bypassPermissions", []call1{

@@ -19,6 +19,17 @@ import (
 // https://evil.te<TAB>st/ under WebFetch(domain:evil.test)
 // (TestDifferential/files-domain-tricks-*).
 func hostOf(u string) string {
+	h, _ := hostRead(u)
+	return h
+}
+
+// hostRead is hostOf, and whether the host held a character whose IDNA
+// mapping (NFC, compatibility forms) the dialect does not hold: any
+// non-ASCII character but the letters of Latin-1, basic Cyrillic, CJK
+// ideographs, kana and Hangul syllables. Claude Code 2.1.328 reads
+// https://mu<U+0308>nchen.test/ as xn--mnchen-3ya.test (NFC); a deny or ask
+// domain rule matches such a host whatever it names (decide.go).
+func hostRead(u string) (string, bool) {
 	u = strings.TrimFunc(u, func(r rune) bool { return r <= ' ' })
 	if strings.ContainsAny(u, "\t\n\r") {
 		u = strings.Map(func(r rune) rune {
@@ -54,7 +65,27 @@ func hostOf(u string) string {
 	} else if i := strings.IndexByte(u, ':'); i >= 0 {
 		u = u[:i]
 	}
-	return canonHost(strings.TrimSuffix(strings.ToLower(u), "."))
+	h := strings.TrimSuffix(strings.ToLower(u), ".")
+	return canonHost(h), unsureIDN(h)
+}
+
+// unsureIDN reports whether a lower-cased host holds a character whose
+// IDNA mapping the dialect does not hold (hostRead).
+func unsureIDN(h string) bool {
+	if isASCII(h) {
+		return false
+	}
+	for _, r := range h {
+		switch {
+		case r < 0x80, r >= 0xFF01 && r <= 0xFF5E, r == 0x3002, r == 0xFF61, r == '%':
+		case r >= 0xC0 && r <= 0xFF && r != 0xD7 && r != 0xF7:
+		case r >= 0x400 && r <= 0x45F:
+		case r >= 0x4E00 && r <= 0x9FFF, r >= 0x3041 && r <= 0x3096, r >= 0x30A1 && r <= 0x30FA, r >= 0xAC00 && r <= 0xD7A3:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // isScheme reports whether s is a URL scheme: a letter, then letters,
@@ -95,8 +126,8 @@ func canonHost(h string) string {
 		// host: full-width forms are their ASCII letters, the ideographic
 		// and full-width full stops are '.' (the CLI denies
 		// https://ｅｖｉｌ.test/ and https://evil。test/ under
-		// WebFetch(domain:evil.test)). Other non-ASCII hosts stay as
-		// written (section 0.3).
+		// WebFetch(domain:evil.test)); a label still not ASCII is written
+		// in Punycode (https://münchen.test/ is xn--mnchen-3ya.test).
 		h = strings.TrimSuffix(strings.ToLower(strings.Map(func(r rune) rune {
 			switch {
 			case r >= 0xFF01 && r <= 0xFF5E:
@@ -106,6 +137,9 @@ func canonHost(h string) string {
 			}
 			return r
 		}, h)), ".")
+		if !isASCII(h) {
+			h = punycodeHost(h)
+		}
 	}
 	if strings.Contains(h, ":") {
 		if a, err := netip.ParseAddr(h); err == nil {
@@ -184,7 +218,10 @@ func compileDomain(d string) domainPattern {
 	if strings.HasPrefix(d, "[") && strings.HasSuffix(d, "]") {
 		d = d[1 : len(d)-1] // a host as the URL names it: [::1]
 	}
-	if !strings.Contains(d, "*") {
+	if !strings.Contains(d, "*") && isASCII(d) {
+		// A pattern is not read as a URL's host: Claude Code 2.1.328
+		// matches WebFetch(domain:bücher.test) against no URL (the host
+		// is xn--bcher-kva.test). Its IP addresses are read as a host's.
 		d = canonHost(d)
 	}
 	if d == "*" {
@@ -221,4 +258,102 @@ func (p *domainPattern) match(host string) bool {
 		}
 	}
 	return true
+}
+
+// punycodeHost writes each non-ASCII label of a lower-cased host as IDNA
+// does, "xn--" and its Punycode (RFC 3492), as the URL parser gives the
+// host to Claude Code's domain rules. (The parser also normalises to NFC,
+// which this does not.)
+func punycodeHost(h string) string {
+	labels := strings.Split(h, ".")
+	for i, l := range labels {
+		if !isASCII(l) {
+			if p, ok := punycode(l); ok {
+				labels[i] = "xn--" + p
+			}
+		}
+	}
+	return strings.Join(labels, ".")
+}
+
+// punycode encodes s by RFC 3492's algorithm.
+func punycode(s string) (string, bool) {
+	const (
+		base, tmin, tmax, skew, damp = 36, 1, 26, 38, 700
+		initialBias, initialN        = 72, 128
+	)
+	rs := []rune(s)
+	var out []byte
+	for _, r := range rs {
+		if r < 0x80 {
+			out = append(out, byte(r))
+		}
+	}
+	b := len(out)
+	h := b
+	if b > 0 {
+		out = append(out, '-')
+	}
+	digit := func(d int) byte {
+		if d < 26 {
+			return byte('a' + d)
+		}
+		return byte('0' + d - 26)
+	}
+	adapt := func(delta, numPoints int, first bool) int {
+		if first {
+			delta /= damp
+		} else {
+			delta /= 2
+		}
+		delta += delta / numPoints
+		k := 0
+		for delta > ((base-tmin)*tmax)/2 {
+			delta /= base - tmin
+			k += base
+		}
+		return k + (base-tmin+1)*delta/(delta+skew)
+	}
+	n, delta, bias := initialN, 0, initialBias
+	for h < len(rs) {
+		m := int(^uint(0) >> 1)
+		for _, r := range rs {
+			if int(r) >= n && int(r) < m {
+				m = int(r)
+			}
+		}
+		if (m-n)*(h+1) < 0 || delta+(m-n)*(h+1) < delta {
+			return "", false
+		}
+		delta += (m - n) * (h + 1)
+		n = m
+		for _, r := range rs {
+			if int(r) < n {
+				delta++
+			}
+			if int(r) == n {
+				q := delta
+				for k := base; ; k += base {
+					t := k - bias
+					if t < tmin {
+						t = tmin
+					} else if t > tmax {
+						t = tmax
+					}
+					if q < t {
+						break
+					}
+					out = append(out, digit(t+(q-t)%(base-t)))
+					q = (q - t) / (base - t)
+				}
+				out = append(out, digit(q))
+				bias = adapt(delta, h+1, h == b)
+				delta = 0
+				h++
+			}
+		}
+		delta++
+		n++
+	}
+	return string(out), true
 }

@@ -234,6 +234,11 @@ func TestDomains(t *testing.T) {
 		{"https://evil\uff0etest/", "evil.test"},
 		{"https://example.com#@evil.test/", "example.com"},
 		{"https://example.com?@evil.test/", "example.com"},
+		{"https://münchen.test/", "xn--mnchen-3ya.test"},
+		{"https://MÜNCHEN.test/", "xn--mnchen-3ya.test"},
+		{"https://bücher.test/", "xn--bcher-kva.test"},
+		{"https://ex\u0430mple.com/", "xn--exmple-4nf.com"},
+		{"https://\u4f8b\u3048.test/", "xn--r8jz45g.test"},
 	} {
 		if got := hostOf(c.url); got != c.host {
 			t.Errorf("hostOf(%q) = %q, want %q", c.url, got, c.host)

@@ -229,7 +229,8 @@ func matrixDomains() []dcase {
 
 // matrixDomainTricks: URLs whose host the URL parser reads differently from
 // its text: a backslash ending the host, a special scheme without //,
-// blanks and tabs, full-width letters and ideographic full stops.
+// blanks and tabs, full-width letters and ideographic full stops, and
+// non-ASCII hosts against rules written in Punycode and in Unicode.
 func matrixDomainTricks() []dcase {
 	var fetches []probe
 	for _, u := range []string{"https://evil.test\\@example.com/", "https:evil.test/", "https:/evil.test/", "https:\\\\evil.test/",
@@ -239,8 +240,14 @@ func matrixDomainTricks() []dcase {
 		"https://ex\nample.com/", "https://evil\uff0etest/", "https://EVIL.test\t/"} {
 		fetches = append(fetches, fetch(u))
 	}
+	for _, u := range []string{"https://m\u00fcnchen.test/", "https://M\u00dcNCHEN.test/", "https://xn--mnchen-3ya.test/",
+		"https://b\u00fccher.test/", "https://xn--bcher-kva.test/", "https://XN--BCHER-KVA.test/", "https://mu\u0308nchen.test/",
+		"https://\u4f8b\u3048.test/"} {
+		fetches = append(fetches, fetch(u))
+	}
 	return filesCases("files-domain-tricks", "files WebFetch domains", []string{"default", "bypassPermissions"}, "", Settings{},
-		Settings{Allow: []string{"WebFetch(domain:example.com)"}, Deny: []string{"WebFetch(domain:evil.test)", "WebFetch(domain:127.0.0.1)"}},
+		Settings{Allow: []string{"WebFetch(domain:example.com)"}, Deny: []string{"WebFetch(domain:evil.test)", "WebFetch(domain:127.0.0.1)",
+			"WebFetch(domain:xn--mnchen-3ya.test)", "WebFetch(domain:b\u00fccher.test)", "WebFetch(domain:xn--r8jz45g.test)"}},
 		nil, [][]probe{fetches})
 }
 
