@@ -279,6 +279,29 @@ func matrixMCPRules() []dcase {
 	return out
 }
 
+// matrixNameCase: rule tool names in another case than the tool's, and
+// rules with blanks around them or their specifier.
+func matrixNameCase() []dcase {
+	probes := []probe{rd("secret/s.txt"), sh("rm w1"), fetch("https://evil.test/"), {"mcp__srv__echo", map[string]any{"text": "a"}},
+		wr("locked/n1.txt"), wr("free1.txt"), rd("sp1/a.txt"), rd("sp2/a.txt"), rd("sp3/a.txt"), rd("sp4/a.txt"),
+		{"mcp__srv__danger", map[string]any{"text": "a"}}}
+	files := map[string]string{"secret/s.txt": "s\n", "w1": "w\n", "sp1/a.txt": "a\n", "sp2/a.txt": "a\n", "sp3/a.txt": "a\n",
+		"sp4/a.txt": "a\n"}
+	var out []dcase
+	for _, m := range []string{"default", "bypassPermissions"} {
+		mode := m
+		if m == "default" {
+			mode = ""
+		}
+		out = append(out, dcase{name: "files-name-case-" + m, group: "files rule forms", paths: true, mode: mode, files: files,
+			mcp: map[string][]string{"srv": {"echo", "danger"}},
+			settings: Settings{Deny: []string{"read(./secret/**)", "BASH(rm:*)", "Webfetch(domain:evil.test)", "mcp__SRV__echo",
+				"edit(./locked/**)", " Read(./sp1/**)", "Read(./sp2/**) ", "Read( ./sp3/** )", "MCP__srv__danger"}},
+			sessions: []session{root([][]probe{probes})}})
+	}
+	return out
+}
+
 // matrixAgentRules: Agent(type) rules in deny, ask and allow, the Task
 // alias in rules and calls, TodoWrite, and ExitPlanMode in plan mode.
 func matrixAgentRules() []dcase {
@@ -313,7 +336,7 @@ func matrixAgentRules() []dcase {
 func matrixFiles() []dcase {
 	var out []dcase
 	for _, f := range []func() []dcase{matrixFilePaths, matrixSearch, matrixSearchMore, matrixProtectedCase, matrixRuleForms, matrixBareRules, matrixPrecedence,
-		matrixDomains, matrixDomainTricks, matrixMCPRules, matrixAgentRules} {
+		matrixDomains, matrixDomainTricks, matrixMCPRules, matrixNameCase, matrixAgentRules} {
 		out = append(out, f()...)
 	}
 	for i := range out {
