@@ -432,12 +432,13 @@ func matchSegs(pat, segs []string) bool {
 
 // segMatch matches one segment as the gitignore matcher Claude Code
 // 2.1.328 applies to path rules reads it: '*' any characters but '/', '?'
-// exactly one character, "[...]" one character of a class ("[!...]" and
-// "[^...]" one outside it, a-z a range), letters in either case
-// (Read(./cls/[ab].txt) denies cls/a.txt, Read(./secret/**) denies
-// Secret/s.txt, Edit(./Up/**) approves up/n9.txt:
-// TestDifferential/files-paths-*, files-rule-forms-*); everything else
-// literal, braces included.
+// exactly one character, "[...]" one character of a class (a-z a range;
+// no negation), a backslash and a character that character (but before
+// '?'), letters in either case (Read(./cls/[ab].txt) denies cls/a.txt,
+// Read(./secret/**) denies Secret/s.txt, Edit(./Up/**) approves up/n9.txt,
+// Read(./e1/\*.txt) denies e1/*.txt, Read(./e12/a\ b.txt) e12/a b.txt:
+// TestDifferential/files-paths-*, files-rule-forms-*, files-glob-edges-*);
+// everything else literal, braces included.
 func segMatch(p, s string) bool {
 	px, sx := 0, 0
 	starP, starS := -1, 0
@@ -453,6 +454,16 @@ func segMatch(p, s string) bool {
 				px++
 				sx += w
 				continue
+			case c == '\\' && px+1 < len(p) && p[px+1] != '?':
+				// An escaped character is itself (\* is '*', "\ " a
+				// blank); "\?" the CLI's matcher turns into a literal
+				// "[^/]", which the backslash read literally comes near.
+				pr, pw := utf8.DecodeRuneInString(p[px+1:])
+				if foldEq(pr, r) {
+					px += 1 + pw
+					sx += w
+					continue
+				}
 			case c == '[':
 				if n, ok := classMatch(p[px:], r); n > 0 {
 					if ok {
@@ -493,18 +504,15 @@ func segMatch(p, s string) bool {
 
 // classMatch reads the class at the start of p ("[...]") and reports its
 // length and whether r is in it, letters in either case; n is 0 when p
-// holds no closed class (its '[' is then literal).
+// holds no closed class (its '[' is then literal). A leading '!' or '^' is
+// a member, not a negation: the CLI denies e3/a.txt and reads e3/b.txt
+// under Read(./e3/[!a].txt) (TestDifferential/files-glob-edges-*).
 func classMatch(p string, r rune) (n int, ok bool) {
 	i := 1
-	neg := false
-	if i < len(p) && (p[i] == '!' || p[i] == '^') {
-		neg = true
-		i++
-	}
 	first := true
 	for i < len(p) {
 		if p[i] == ']' && !first {
-			return i + 1, ok != neg
+			return i + 1, ok
 		}
 		first = false
 		lo, w := utf8.DecodeRuneInString(p[i:])

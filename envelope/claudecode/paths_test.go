@@ -146,7 +146,13 @@ func TestPathPatterns(t *testing.T) {
 		// the dialect read brackets literally and cases as written).
 		{"[ab]", "a", true, true},
 		{"[ab]", "[ab]", false, false},
-		{"[!ab]", "c", true, true},
+		{"[!ab]", "c", false, false}, // no negation (files-glob-edges)
+		{"[!ab]", "!", true, true},
+		{"[!a].txt", "a.txt", true, true},
+		{"\\*.txt", "*.txt", true, true},
+		{"\\*.txt", "a.txt", false, false},
+		{"a\\ b.txt", "a b.txt", true, true},
+		{"a\\?.txt", "a?.txt", false, false},
 		{"[a-c].txt", "B.txt", true, true},
 		{"[a-c].txt", "d.txt", false, false},
 		{"[ab", "[ab", true, true},

@@ -166,6 +166,27 @@ func matrixRuleForms() []dcase {
 			rd("wonly/n.ipynb"), rd("ednb/n.ipynb")}, edits...)})
 }
 
+// matrixGlobEdges: the corners of a path pattern: escapes, a negated
+// class, ** inside a segment, empty segments, * against a directory, a
+// range in another case, ? against a multi-byte letter.
+func matrixGlobEdges() []dcase {
+	files := map[string]string{"e1/*.txt": "x\n", "e1/a.txt": "x\n", "e2/a?.txt": "x\n", "e2/ab.txt": "x\n", "e3/a.txt": "x\n",
+		"e3/b.txt": "x\n", "e4/axxb.txt": "x\n", "e4/ab.txt": "x\n", "e4/q/ab.txt": "x\n", "e5/z.txt": "x\n", "e5/q/r/z.txt": "x\n",
+		"e6/z.txt": "x\n", "e7/x.txt": "x\n", "e7/d/y.txt": "x\n", "e9/B1.txt": "x\n", "e10/\u00e9.txt": "x\n", "e11/x.txt": "x\n",
+		"e12/a b.txt": "x\n", "e13/x.txt": "x\n"}
+	var probes []probe
+	for _, f := range []string{"e1/*.txt", "e1/a.txt", "e2/a?.txt", "e2/ab.txt", "e3/a.txt", "e3/b.txt", "e4/axxb.txt", "e4/ab.txt",
+		"e4/q/ab.txt", "e5/z.txt", "e5/q/r/z.txt", "e6/z.txt", "e7/x.txt", "e7/d/y.txt", "e9/B1.txt", "e10/\u00e9.txt", "e11/x.txt",
+		"e12/a b.txt", "e13/x.txt"} {
+		probes = append(probes, rd(f))
+	}
+	return filesCases("files-glob-edges", "files rule forms", []string{"default", "bypassPermissions"}, "", Settings{},
+		Settings{Deny: []string{"Read(./e1/\\*.txt)", "Read(./e2/a\\?.txt)", "Read(./e3/[!a].txt)", "Read(./e4/a**b.txt)",
+			"Read(./e5/**/z.txt)", "Read(./e6//z.txt)", "Read(./e7/*)", "Read(./e9/[a-c]*.txt)", "Read(./e10/?.txt)",
+			"Read(./e11/x.TXT)", "Read(./e12/a\\ b.txt)", "Read(./e13/x.txt/)"}},
+		files, [][]probe{probes})
+}
+
 // matrixBareRules: a bare Read deny rule and a bare Edit ask rule against
 // every file tool but NotebookEdit (which must read its notebook first),
 // and a bare Write deny rule.
@@ -335,7 +356,7 @@ func matrixAgentRules() []dcase {
 // matrixFiles is the round's cases.
 func matrixFiles() []dcase {
 	var out []dcase
-	for _, f := range []func() []dcase{matrixFilePaths, matrixSearch, matrixSearchMore, matrixProtectedCase, matrixRuleForms, matrixBareRules, matrixPrecedence,
+	for _, f := range []func() []dcase{matrixFilePaths, matrixSearch, matrixSearchMore, matrixProtectedCase, matrixRuleForms, matrixGlobEdges, matrixBareRules, matrixPrecedence,
 		matrixDomains, matrixDomainTricks, matrixMCPRules, matrixNameCase, matrixAgentRules} {
 		out = append(out, f()...)
 	}
