@@ -137,6 +137,18 @@ func matrixProtectedCase() []dcase {
 			Allow: []string{"Edit(./kit/**)"}}, files, [][]probe{probes})
 }
 
+// matrixAfterCd: the file tools' relative paths after a Bash cd, which
+// the CLI keeps for the next calls, against rules anchored at the project.
+func matrixAfterCd() []dcase {
+	probes := []probe{rd("secret/s.txt"), rd("../secret/s.txt"), wr("locked/n1.txt"), wr("../locked/n2.txt"), wr("n3.txt"),
+		globAt("*", "secret"), grepAt("s", "secret", ""), globAt("*", "../secret"), nb("nbs/n.ipynb"), rd("sub.txt")}
+	files := map[string]string{"secret/s.txt": "s\n", "sub/secret/s.txt": "s\n", "sub/sub.txt": "x\n", "sub/nbs/n.ipynb": nbFile,
+		"nbs/n.ipynb": nbFile, "sub/locked/keep": "k\n"}
+	return filesCases("files-after-cd", "files paths", filesModes, filesTools, Settings{},
+		Settings{Deny: []string{"Read(/secret/**)", "Edit(/locked/**)", "Edit(/nbs/**)"}}, files,
+		[][]probe{{sh("cd sub")}, {rd("nbs/n.ipynb")}, probes})
+}
+
 // matrixRuleForms: the forms of a path rule (// absolute, ~/, /
 // project-relative, ./, a relative pattern with a directory, **/, braces,
 // a character class, Edit(*.md)) and which tools a Write(...) and an
@@ -356,7 +368,7 @@ func matrixAgentRules() []dcase {
 // matrixFiles is the round's cases.
 func matrixFiles() []dcase {
 	var out []dcase
-	for _, f := range []func() []dcase{matrixFilePaths, matrixSearch, matrixSearchMore, matrixProtectedCase, matrixRuleForms, matrixGlobEdges, matrixBareRules, matrixPrecedence,
+	for _, f := range []func() []dcase{matrixFilePaths, matrixSearch, matrixSearchMore, matrixProtectedCase, matrixAfterCd, matrixRuleForms, matrixGlobEdges, matrixBareRules, matrixPrecedence,
 		matrixDomains, matrixDomainTricks, matrixMCPRules, matrixNameCase, matrixAgentRules} {
 		out = append(out, f()...)
 	}
