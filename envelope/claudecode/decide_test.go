@@ -471,6 +471,14 @@ func TestFileToolsRound(t *testing.T) {
 		{"WebFetch", map[string]any{"url": "https://b\u00fccher.test/"}, allow, codeModeBypass},
 	}
 	runCalls(t, doc, "bypassPermissions", calls)
+	home := func(tool, key, v string) map[string]any {
+		return map[string]any{key: v, "pattern": "*", PathsKey: map[string]any{"project": "/r/project", "home": "/r/home"}}
+	}
+	runCalls(t, `{"permissions": {"allow": ["Read(~/**)"]}}`, "", []call1{
+		{"Glob", home("Glob", "path", "~"), ask, codeDefaultPrompt},
+		{"Glob", home("Glob", "path", "/r/home"), ask, codeDefaultPrompt},
+		{"Read", at("Read", "file_path", "~/notes.txt"), allow, codePermissionAllow},
+	})
 	runCalls(t, `{"permissions": {"deny": ["Read"]}}`, "bypassPermissions", []call1{
 		{"Write", at("Write", "file_path", "b1.txt"), deny, codePermissionDeny},
 		{"Edit", at("Edit", "file_path", "e1.txt"), deny, codePermissionDeny},

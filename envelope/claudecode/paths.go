@@ -384,6 +384,13 @@ func (pp *pathPattern) match(p inPath, b behavior) bool {
 			}
 			segs = segs[len(c.project):]
 		}
+		if len(segs) == 0 && b == bAllow {
+			// The root itself is no path below it: Claude Code 2.1.328
+			// asks for Glob {"path": "~"} under Read(~/**)
+			// (TestDifferential/files-read-allow-default). Deny and ask
+			// rules keep matching it, the stricter reading.
+			return false
+		}
 		return matchSegs(full, segs)
 	}
 	// Without where the call ran (records written before PathsKey), a

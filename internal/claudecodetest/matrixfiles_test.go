@@ -149,6 +149,17 @@ func matrixAfterCd() []dcase {
 		[][]probe{{sh("cd sub")}, {rd("nbs/n.ipynb")}, probes})
 }
 
+// matrixReadAllow: Read allow rules outside the project against Glob and
+// Grep paths and absolute patterns, and Edit allow rules against reads.
+func matrixReadAllow() []dcase {
+	probes := []probe{globAt("host*", "/etc"), grepAt("localhost", "/etc/hosts", ""), globAt("/etc/host*", ""), rd("/etc/hostname"),
+		globAt("/usr/*", ""), globAt("*", "/usr"), globAt("*", "~"), grepAt("n", "~/notes.txt", ""), rd("~/notes.txt"),
+		globAt(homeP+"/*", ""), rd("../outside/o.txt"), globAt("*", "../outside"), grepAt("o", "../outside", ""),
+		globAt("/etc/../usr/*", ""), globAt("/etc/*/x", "")}
+	return filesCases("files-read-allow", "files Glob and Grep", []string{"default"}, filesTools, Settings{},
+		Settings{Allow: []string{"Read(//etc/**)", "Read(~/**)", "Edit(//**/outside/**)"}}, nil, [][]probe{probes})
+}
+
 // matrixRuleForms: the forms of a path rule (// absolute, ~/, /
 // project-relative, ./, a relative pattern with a directory, **/, braces,
 // a character class, Edit(*.md)) and which tools a Write(...) and an
@@ -368,7 +379,7 @@ func matrixAgentRules() []dcase {
 // matrixFiles is the round's cases.
 func matrixFiles() []dcase {
 	var out []dcase
-	for _, f := range []func() []dcase{matrixFilePaths, matrixSearch, matrixSearchMore, matrixProtectedCase, matrixAfterCd, matrixRuleForms, matrixGlobEdges, matrixBareRules, matrixPrecedence,
+	for _, f := range []func() []dcase{matrixFilePaths, matrixSearch, matrixSearchMore, matrixProtectedCase, matrixAfterCd, matrixReadAllow, matrixRuleForms, matrixGlobEdges, matrixBareRules, matrixPrecedence,
 		matrixDomains, matrixDomainTricks, matrixMCPRules, matrixNameCase, matrixAgentRules} {
 		out = append(out, f()...)
 	}
