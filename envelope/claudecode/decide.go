@@ -69,7 +69,7 @@ func newCall(tool string, input json.RawMessage) *call {
 			break
 		}
 		c.obj = input
-		var cut, raw json.RawMessage
+		var cut, raw, pattern json.RawMessage
 		members(input, func(k, v []byte) { // the last member of a name is the one kept, as in a decode
 			switch {
 			case keyIs(k, PathsKey):
@@ -78,8 +78,20 @@ func newCall(tool string, input json.RawMessage) *call {
 				cut = v
 			case field != "" && keyIs(k, field):
 				raw = v
+			case tool == toolGlob && keyIs(k, "pattern"):
+				pattern = v
 			}
 		})
+		if pattern != nil && jsonKind(pattern) == '"' {
+			// Claude Code 2.1.328 checks a Glob whose pattern is absolute
+			// against the pattern's directory before its first wildcard,
+			// whatever its path says: Read(./secret/**) denies pattern
+			// PROJECT/secret/* (TestDifferential/files-search-*).
+			var s string
+			if json.Unmarshal(pattern, &s) == nil && strings.HasPrefix(s, "/") {
+				raw, _ = json.Marshal(globBase(s))
+			}
+		}
 		if cut != nil {
 			_ = json.Unmarshal(cut, &c.cut)
 		}
@@ -94,6 +106,20 @@ func newCall(tool string, input json.RawMessage) *call {
 		}
 	}
 	return c
+}
+
+// globBase is the directory of an absolute Glob pattern before its first
+// segment with a wildcard, "/" at least.
+func globBase(pattern string) string {
+	segs := strings.Split(pattern, "/")
+	n := 0
+	for n < len(segs)-1 && !strings.ContainsAny(segs[n], "*?[{") {
+		n++
+	}
+	if b := strings.Join(segs[:n], "/"); b != "" {
+		return b
+	}
+	return "/"
 }
 
 // inputPath returns the call's path; ok is false when it has none.
@@ -222,7 +248,13 @@ func (rr *ruleRef) matches(c *call) bool {
 		p, ok := c.inputPath()
 		return ok && r.path.match(p, rr.b)
 	case specDomain:
-		return c.tool == toolWebFetch && c.hasPrimary && r.domain.match(hostOf(c.primary))
+		if c.tool != toolWebFetch || !c.hasPrimary {
+			return false
+		}
+		h, unsure := hostRead(c.primary)
+		// A host whose IDNA form the dialect cannot tell matches every
+		// deny and ask domain rule (section 0.3).
+		return r.domain.match(h) || unsure && rr.b != bAllow
 	case specAgentTypes:
 		if c.tool != toolAgent || !c.hasPrimary {
 			return false

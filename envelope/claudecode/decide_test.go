@@ -429,3 +429,59 @@ func TestMoreLaunchers(t *testing.T) {
 	}
 	runCalls(t, doc, "bypassPermissions", calls)
 }
+
+// TestFileToolsRound: the file tools' paths and WebFetch's hosts as Claude
+// Code 2.1.328 reads them (TestDifferential/files-*): path rules match
+// letters in either case and read [...] as a class, a bare Read deny rule
+// refuses Write and Edit, an absolute Glob pattern is checked at its
+// directory, and a host is read as the URL parser reads it.
+func TestFileToolsRound(t *testing.T) {
+	at := func(tool, key, v string) map[string]any {
+		return map[string]any{key: v, PathsKey: map[string]any{"project": "/r/project", "home": "/r/home"}}
+	}
+	doc := `{"permissions": {"deny": ["Read(./secret/**)", "Edit(./locked/**)", "Read(./cls/[ab].txt)",
+		"WebFetch(domain:127.0.0.1)", "WebFetch(domain:[::1])", "WebFetch(domain:evil.test)",
+		"WebFetch(domain:xn--mnchen-3ya.test)", "WebFetch(domain:b\u00fccher.test)"]}}`
+	calls := []call1{
+		{"Read", at("Read", "file_path", "Secret/s.txt"), deny, codePermissionDeny},
+		{"Read", at("Read", "file_path", "SECRET/s.txt"), deny, codePermissionDeny},
+		{"Write", at("Write", "file_path", "Locked/n6.txt"), deny, codePermissionDeny},
+		{"Read", at("Read", "file_path", "cls/a.txt"), deny, codePermissionDeny},
+		{"Read", at("Read", "file_path", "cls/c.txt"), allow, codeModeBypass},
+		{"Glob", at("Glob", "pattern", "/r/project/secret/*"), deny, codePermissionDeny},
+		{"Glob", map[string]any{"pattern": "/r/project/secret/*", "path": "/r/project/sub",
+			PathsKey: map[string]any{"project": "/r/project", "home": "/r/home"}}, deny, codePermissionDeny},
+		{"Glob", at("Glob", "pattern", "/r/project/sub/*"), allow, codeModeBypass},
+		{"Glob", at("Glob", "pattern", "secret/**"), allow, codeModeBypass},
+		{"WebFetch", map[string]any{"url": "http://2130706433:9/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "http://0x7f.0.0.1:9/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "http://127.1:9/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "http://0177.0.0.1/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "http://[0:0:0:0:0:0:0:1]:9/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "https://evil%2etest/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "http://127.0.0.2/"}, allow, codeModeBypass},
+		{"WebFetch", map[string]any{"url": "https://evil.test\\@example.com/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "https:evil.test/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "https://\uff45vil.test/"}, deny, codePermissionDeny},
+		// Punycode: the URL's host is xn--mnchen-3ya.test; one whose NFC
+		// form the dialect cannot tell matches every deny rule.
+		{"WebFetch", map[string]any{"url": "https://m\u00fcnchen.test/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "https://mu\u0308nchen.test/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "https://xn--bcher-kva.test/"}, allow, codeModeBypass},
+		{"WebFetch", map[string]any{"url": "https://b\u00fccher.test/"}, allow, codeModeBypass},
+	}
+	runCalls(t, doc, "bypassPermissions", calls)
+	home := func(tool, key, v string) map[string]any {
+		return map[string]any{key: v, "pattern": "*", PathsKey: map[string]any{"project": "/r/project", "home": "/r/home"}}
+	}
+	runCalls(t, `{"permissions": {"allow": ["Read(~/**)"]}}`, "", []call1{
+		{"Glob", home("Glob", "path", "~"), ask, codeDefaultPrompt},
+		{"Glob", home("Glob", "path", "/r/home"), ask, codeDefaultPrompt},
+		{"Read", at("Read", "file_path", "~/notes.txt"), allow, codePermissionAllow},
+	})
+	runCalls(t, `{"permissions": {"deny": ["Read"]}}`, "bypassPermissions", []call1{
+		{"Write", at("Write", "file_path", "b1.txt"), deny, codePermissionDeny},
+		{"Edit", at("Edit", "file_path", "e1.txt"), deny, codePermissionDeny},
+		{"Bash", "ls", allow, codeModeBypass},
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -228,34 +229,50 @@ func hasSegPrefix(s, prefix []string) bool {
 }
 
 // protected reports whether writes to p are never auto-approved outside
-// bypassPermissions (section 9.5).
+// bypassPermissions (section 9.5). Names match in either case: Claude Code
+// 2.1.328 asks in acceptEdits for Write .GIT/x1, .Git/hooks/x2,
+// .Claude/settings.json, sub/.Bashrc, .gitConfig, .MCP.json and for
+// echo x > .GIT/x7 (TestDifferential/files-protected-case-acceptEdits).
+// Unicode folding (strings.EqualFold) is the wider reading: it holds the
+// Kelvin sign for k, as JavaScript's toLowerCase does.
 func (p inPath) protected() bool {
 	for i, s := range p.segs {
-		switch s {
-		case ".git", ".vscode", ".idea", ".husky", ".cargo", ".devcontainer", ".yarn", ".mvn":
+		next := ""
+		if i+1 < len(p.segs) {
+			next = p.segs[i+1]
+		}
+		switch {
+		case foldAny(s, protectedDirs[:]):
 			return true
-		case ".config":
-			if i+1 < len(p.segs) && p.segs[i+1] == "git" {
+		case strings.EqualFold(s, ".config"):
+			if strings.EqualFold(next, "git") {
 				return true
 			}
-		case ".claude":
-			if i+1 >= len(p.segs) || p.segs[i+1] != "worktrees" {
+		case strings.EqualFold(s, ".claude"):
+			if i+1 >= len(p.segs) || !strings.EqualFold(next, "worktrees") {
 				return true
 			}
 		}
 	}
-	if len(p.segs) == 0 {
-		return false
-	}
-	switch p.segs[len(p.segs)-1] {
-	case ".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".bash_login", ".bash_aliases",
-		".bash_logout", ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".profile", ".envrc",
-		".npmrc", ".yarnrc", ".yarnrc.yml", ".pnp.cjs", ".pnp.loader.mjs", ".pnpmfile.cjs",
-		"bunfig.toml", ".bunfig.toml", ".bazelrc", ".bazelversion", ".bazeliskrc",
-		".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml",
-		"gradle-wrapper.properties", "maven-wrapper.properties", ".devcontainer.json", ".ripgreprc",
-		"pyrightconfig.json", ".mcp.json", ".claude.json":
-		return true
+	return len(p.segs) > 0 && foldAny(p.segs[len(p.segs)-1], protectedFiles[:])
+}
+
+var protectedDirs = [...]string{".git", ".vscode", ".idea", ".husky", ".cargo", ".devcontainer", ".yarn", ".mvn"}
+
+var protectedFiles = [...]string{".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".bash_login", ".bash_aliases",
+	".bash_logout", ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".profile", ".envrc",
+	".npmrc", ".yarnrc", ".yarnrc.yml", ".pnp.cjs", ".pnp.loader.mjs", ".pnpmfile.cjs",
+	"bunfig.toml", ".bunfig.toml", ".bazelrc", ".bazelversion", ".bazeliskrc",
+	".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml",
+	"gradle-wrapper.properties", "maven-wrapper.properties", ".devcontainer.json", ".ripgreprc",
+	"pyrightconfig.json", ".mcp.json", ".claude.json"}
+
+// foldAny reports whether s is one of names in either case.
+func foldAny(s string, names []string) bool {
+	for _, n := range names {
+		if len(s) >= len(n)/2 && strings.EqualFold(s, n) {
+			return true
+		}
 	}
 	return false
 }
@@ -367,6 +384,13 @@ func (pp *pathPattern) match(p inPath, b behavior) bool {
 			}
 			segs = segs[len(c.project):]
 		}
+		if len(segs) == 0 && b == bAllow {
+			// The root itself is no path below it: Claude Code 2.1.328
+			// asks for Glob {"path": "~"} under Read(~/**)
+			// (TestDifferential/files-read-allow-default). Deny and ask
+			// rules keep matching it, the stricter reading.
+			return false
+		}
 		return matchSegs(full, segs)
 	}
 	// Without where the call ran (records written before PathsKey), a
@@ -413,27 +437,61 @@ func matchSegs(pat, segs []string) bool {
 	return next[0]
 }
 
-// segMatch matches one segment: '*' any characters but '/', '?' exactly one
-// character, everything else (brackets included) literal.
+// segMatch matches one segment as the gitignore matcher Claude Code
+// 2.1.328 applies to path rules reads it: '*' any characters but '/', '?'
+// exactly one character, "[...]" one character of a class (a-z a range;
+// no negation), a backslash and a character that character (but before
+// '?'), letters in either case (Read(./cls/[ab].txt) denies cls/a.txt,
+// Read(./secret/**) denies Secret/s.txt, Edit(./Up/**) approves up/n9.txt,
+// Read(./e1/\*.txt) denies e1/*.txt, Read(./e12/a\ b.txt) e12/a b.txt:
+// TestDifferential/files-paths-*, files-rule-forms-*, files-glob-edges-*);
+// everything else literal, braces included.
 func segMatch(p, s string) bool {
 	px, sx := 0, 0
 	starP, starS := -1, 0
 	for sx < len(s) {
 		if px < len(p) {
+			r, w := utf8.DecodeRuneInString(s[sx:])
 			switch c := p[px]; {
 			case c == '*':
 				starP, starS = px, sx
 				px++
 				continue
 			case c == '?':
-				_, w := utf8.DecodeRuneInString(s[sx:])
 				px++
 				sx += w
 				continue
-			case c == s[sx]:
-				px++
-				sx++
-				continue
+			case c == '\\' && px+1 < len(p) && p[px+1] != '?':
+				// An escaped character is itself (\* is '*', "\ " a
+				// blank); "\?" the CLI's matcher turns into a literal
+				// "[^/]", which the backslash read literally comes near.
+				pr, pw := utf8.DecodeRuneInString(p[px+1:])
+				if foldEq(pr, r) {
+					px += 1 + pw
+					sx += w
+					continue
+				}
+			case c == '[':
+				if n, ok := classMatch(p[px:], r); n > 0 {
+					if ok {
+						px += n
+						sx += w
+						continue
+					}
+					break
+				}
+				if r == '[' {
+					px++
+					sx += w
+					continue
+				}
+			default:
+				pr, pw := utf8.DecodeRuneInString(p[px:])
+				if foldEq(pr, r) {
+					px += pw
+					sx += w
+					continue
+				}
 			}
 		}
 		if starP >= 0 {
@@ -449,6 +507,56 @@ func segMatch(p, s string) bool {
 		px++
 	}
 	return px == len(p)
+}
+
+// classMatch reads the class at the start of p ("[...]") and reports its
+// length and whether r is in it, letters in either case; n is 0 when p
+// holds no closed class (its '[' is then literal). A leading '!' or '^' is
+// a member, not a negation: the CLI denies e3/a.txt and reads e3/b.txt
+// under Read(./e3/[!a].txt) (TestDifferential/files-glob-edges-*).
+func classMatch(p string, r rune) (n int, ok bool) {
+	i := 1
+	first := true
+	for i < len(p) {
+		if p[i] == ']' && !first {
+			return i + 1, ok
+		}
+		first = false
+		lo, w := utf8.DecodeRuneInString(p[i:])
+		i += w
+		hi := lo
+		if i+1 < len(p) && p[i] == '-' && p[i+1] != ']' {
+			hi, w = utf8.DecodeRuneInString(p[i+1:])
+			i += 1 + w
+		}
+		for _, f := range [3]rune{r, unicode.ToUpper(r), unicode.ToLower(r)} {
+			if lo <= f && f <= hi && foldEq(f, r) {
+				ok = true
+			}
+		}
+	}
+	return 0, false
+}
+
+// foldEq reports whether two runes are the same letter in either case, as
+// a JavaScript regular expression with the i flag (and no u flag) compares
+// them: by their upper case, which never takes a rune above ASCII to one in
+// it (the Kelvin sign is not k, the long s not s).
+func foldEq(a, b rune) bool {
+	return a == b || foldCanon(a) == foldCanon(b)
+}
+
+func foldCanon(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'a' <= r && r <= 'z' {
+			return r - 'a' + 'A'
+		}
+		return r
+	}
+	if u := unicode.ToUpper(r); u >= utf8.RuneSelf {
+		return u
+	}
+	return r
 }
 
 // PathsKey is the key of a check's input object under which the caller

@@ -83,6 +83,17 @@ func TestProtected(t *testing.T) {
 		"src/app.ts":                       false,
 		"~/.gitconfig":                     true,
 		"/etc/hosts":                       false,
+		// In either case (TestDifferential/files-protected-case-acceptEdits).
+		".GIT/x1":               true,
+		".Git/hooks/x2":         true,
+		".Claude/settings.json": true,
+		".CLAUDE/WORKTREES/x4":  false,
+		"sub/.Bashrc":           true,
+		".gitConfig":            true,
+		".MCP.json":             true,
+		".Config/Git/x6":        true,
+		".bazelis\u212arc":      true,
+		".GITIGNORE":            false,
 	} {
 		if got := parseInputPath(in).protected(); got != want {
 			t.Errorf("protected(%q) = %v", in, got)
@@ -127,8 +138,35 @@ func TestPathPatterns(t *testing.T) {
 		{"~/.ssh/**", ".ssh/id_rsa", false, false},
 		{"a?c", "abc", true, true},
 		{"a?c", "abbc", false, false},
-		{"[ab]", "a", false, false},
-		{"[ab]", "[ab]", true, true},
+		// A class is a class and letters match in either case, as the
+		// CLI's gitignore matcher reads a pattern (TestDifferential/
+		// files-rule-forms-*: Read(./cls/[ab].txt) denies cls/a.txt,
+		// Edit(./cls2/[ab].txt) approves cls2/a.txt; files-paths-*:
+		// Read(./secret/**) denies Secret/s.txt and SECRET/s.txt; before,
+		// the dialect read brackets literally and cases as written).
+		{"[ab]", "a", true, true},
+		{"[ab]", "[ab]", false, false},
+		{"[!ab]", "c", false, false}, // no negation (files-glob-edges)
+		{"[!ab]", "!", true, true},
+		{"[!a].txt", "a.txt", true, true},
+		{"\\*.txt", "*.txt", true, true},
+		{"\\*.txt", "a.txt", false, false},
+		{"a\\ b.txt", "a b.txt", true, true},
+		{"a\\?.txt", "a?.txt", false, false},
+		{"[a-c].txt", "B.txt", true, true},
+		{"[a-c].txt", "d.txt", false, false},
+		{"[ab", "[ab", true, true},
+		{"./secret/**", "Secret/s.txt", true, true},
+		{"./locked/**", "LOCKED/x", true, true},
+		{"./Up/**", "up/n9.txt", true, true},
+		{"*.{key,crt}", "x.key", false, false},
+		{"//etc/hosts", "/ETC/hosts", true, true},
+		// Letters fold as a JavaScript /i expression folds them: é is É,
+		// the long s is not s, the Kelvin sign not k.
+		{"./é/**", "É/x", true, true},
+		{"./secret/**", "\u017fecret/x", false, false},
+		{"./kit/**", "\u212ait/x", false, false},
+		{"[a-z]", "\u212a", false, false},
 		{"**", "anything/at/all", true, true},
 		{"**", "/abs", false, true},
 		// A pattern that matches a directory matches what is under it
@@ -178,6 +216,35 @@ func TestDomains(t *testing.T) {
 		{"ftp://a.b.c?q", "a.b.c"},
 		{"example.com/redirect?to=https://evil.com", "example.com"},
 		{"", ""},
+		// As the URL parser reads them (TestDifferential/files-domains-*,
+		// files-domain-tricks-*).
+		{"http://2130706433:9/", "127.0.0.1"},
+		{"http://0x7f.0.0.1:9/", "127.0.0.1"},
+		{"http://127.1:9/", "127.0.0.1"},
+		{"http://127.0.0.1.:9/", "127.0.0.1"},
+		{"http://[0:0:0:0:0:0:0:1]:9/", "::1"},
+		{"https://evil%2etest/", "evil.test"},
+		{"https://evil.test\\@example.com/", "evil.test"},
+		{"https://evil.test\\.example.com/", "evil.test"},
+		{"http://evil.test:80\\@example.com/", "evil.test"},
+		{"https:evil.test/", "evil.test"},
+		{"https:/evil.test/", "evil.test"},
+		{"https:\\\\evil.test/", "evil.test"},
+		{"HTTPS://evil.test/", "evil.test"},
+		{" https://evil.test/", "evil.test"},
+		{"https://evil.te\tst/", "evil.test"},
+		{"https://EVIL.test\t/", "evil.test"},
+		{"https://ex\nample.com/", "example.com"},
+		{"https://\uff45\uff56\uff49\uff4c.test/", "evil.test"},
+		{"https://evil\u3002test/", "evil.test"},
+		{"https://evil\uff0etest/", "evil.test"},
+		{"https://example.com#@evil.test/", "example.com"},
+		{"https://example.com?@evil.test/", "example.com"},
+		{"https://münchen.test/", "xn--mnchen-3ya.test"},
+		{"https://MÜNCHEN.test/", "xn--mnchen-3ya.test"},
+		{"https://bücher.test/", "xn--bcher-kva.test"},
+		{"https://ex\u0430mple.com/", "xn--exmple-4nf.com"},
+		{"https://\u4f8b\u3048.test/", "xn--r8jz45g.test"},
 	} {
 		if got := hostOf(c.url); got != c.host {
 			t.Errorf("hostOf(%q) = %q, want %q", c.url, got, c.host)

@@ -247,6 +247,13 @@ func (r *rule) applies(t string, b behavior) bool {
 		}
 		return b == bAllow && r.specKind == specPath && isReadClass(t)
 	case toolRead:
+		if r.specKind == specNone {
+			// Claude Code 2.1.328 refuses to write or edit a file a Read
+			// deny rule covers, the bare rule too ("File is covered by a
+			// Read deny rule ... cannot be written":
+			// TestDifferential/files-bare-read-*).
+			return b == bDeny && (t == toolEdit || t == toolWrite)
+		}
 		if r.specKind != specPath {
 			return false
 		}

@@ -217,6 +217,7 @@ func matrix() []dcase {
 	out = append(out, matrixWrap3()...)
 	out = append(out, matrixQuote3()...)
 	out = append(out, matrixCompound3()...)
+	out = append(out, matrixFiles()...)
 	for i := range out {
 		out[i].files = withEditFiles(out[i])
 	}

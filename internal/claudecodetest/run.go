@@ -94,7 +94,8 @@ type Call struct {
 	PreToolUse, PostToolUse, PermissionRequest, PermissionDenied bool
 	// Cwd is the cwd its PreToolUse payload named: where the shell was
 	// when the call came (the CLI keeps a Bash call's cd for the next
-	// ones); "" without a PreToolUse.
+	// ones); without a PreToolUse, the cwd the last earlier call of its
+	// session named ("" when none did).
 	Cwd string
 }
 
@@ -423,16 +424,32 @@ func joinCalls(issued []Issued, res *Result) []Call {
 		}
 		h := hookFor[is.ID]
 		c.PreToolUse, c.PostToolUse, c.PermissionDenied = h["PreToolUse"], h["PostToolUse"] || h["PostToolUseFailure"], h["PermissionDenied"]
+		dir := res.Dir
+		if cwd := cwdOf[is.ID]; cwd != "" {
+			dir = cwd // a relative path is resolved where the shell is
+		}
 		for i, pr := range requests {
 			// A PermissionRequest names no tool_use_id: it is the call's
 			// when it comes from the same agent with the same tool and input.
-			if pr != nil && c.PreToolUse && pr["agent_id"] == agentOf[is.ID] && pr["tool_name"] == is.Tool && sameInput(pr["tool_input"], is.Input, res.Dir) {
+			if pr != nil && c.PreToolUse && pr["agent_id"] == agentOf[is.ID] && pr["tool_name"] == is.Tool && sameInput(pr["tool_input"], is.Input, dir) {
 				c.PermissionRequest = true
 				requests[i] = nil // one request answers one call
 				break
 			}
 		}
 		calls = append(calls, c)
+	}
+	// A call the CLI refused before its PreToolUse (a Read path a deny
+	// rule covers) ran where the session's shell was: the cwd the last
+	// earlier call of its session named, as the ledger's hook would have
+	// seen it.
+	last := map[string]string{}
+	for i := range calls {
+		if calls[i].Cwd == "" {
+			calls[i].Cwd = last[calls[i].Script]
+		} else {
+			last[calls[i].Script] = calls[i].Cwd
+		}
 	}
 	return calls
 }
@@ -455,7 +472,8 @@ func sameInput(hook any, sent map[string]any, dir string) bool {
 		vs, ok2 := v.(string)
 		if ok1 && ok2 {
 			// The hook names the path the tool resolved: a relative one
-			// under the project, an absolute one cleaned of "..".
+			// under dir (the shell's directory), an absolute one cleaned
+			// of "..".
 			if hs != vs && !(filepath.IsAbs(hs) && filepath.Clean(hs) == filepath.Clean(filepath.Join(dir, vs)) && !filepath.IsAbs(vs)) &&
 				!(filepath.IsAbs(hs) && filepath.IsAbs(vs) && filepath.Clean(hs) == filepath.Clean(vs)) {
 				return false
