@@ -252,8 +252,8 @@ func (rr *ruleRef) matches(c *call) bool {
 			return false
 		}
 		h, unsure := hostRead(c.primary)
-		// A host whose IDNA form the dialect cannot tell matches every
-		// deny and ask domain rule (section 0.3).
+		// A host IDNA refuses matches every deny and ask domain rule
+		// (section 0.3).
 		return r.domain.match(h) || unsure && rr.b != bAllow
 	case specAgentTypes:
 		if c.tool != toolAgent || !c.hasPrimary {

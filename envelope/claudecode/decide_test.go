@@ -463,10 +463,13 @@ func TestFileToolsRound(t *testing.T) {
 		{"WebFetch", map[string]any{"url": "https://evil.test\\@example.com/"}, deny, codePermissionDeny},
 		{"WebFetch", map[string]any{"url": "https:evil.test/"}, deny, codePermissionDeny},
 		{"WebFetch", map[string]any{"url": "https://\uff45vil.test/"}, deny, codePermissionDeny},
-		// Punycode: the URL's host is xn--mnchen-3ya.test; one whose NFC
-		// form the dialect cannot tell matches every deny rule.
+		// Punycode after NFC: both URLs' host is xn--mnchen-3ya.test. A
+		// host IDNA refuses (a joiner between letters) matches every deny
+		// rule (section 0.3).
 		{"WebFetch", map[string]any{"url": "https://m\u00fcnchen.test/"}, deny, codePermissionDeny},
 		{"WebFetch", map[string]any{"url": "https://mu\u0308nchen.test/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "https://ok\u200dhost.test/"}, deny, codePermissionDeny},
+		{"WebFetch", map[string]any{"url": "https://\u0441\u0430\u0439\u0442.test/"}, allow, codeModeBypass},
 		{"WebFetch", map[string]any{"url": "https://xn--bcher-kva.test/"}, allow, codeModeBypass},
 		{"WebFetch", map[string]any{"url": "https://b\u00fccher.test/"}, allow, codeModeBypass},
 	}

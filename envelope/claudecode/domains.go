@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // hostOf extracts the host of a WebFetch url input (section 9.6) as the
@@ -23,12 +25,10 @@ func hostOf(u string) string {
 	return h
 }
 
-// hostRead is hostOf, and whether the host held a character whose IDNA
-// mapping (NFC, compatibility forms) the dialect does not hold: any
-// non-ASCII character but the letters of Latin-1, basic Cyrillic, CJK
-// ideographs, kana and Hangul syllables. Claude Code 2.1.328 reads
-// https://mu<U+0308>nchen.test/ as xn--mnchen-3ya.test (NFC); a deny or ask
-// domain rule matches such a host whatever it names (decide.go).
+// hostRead is hostOf, and whether the host could not be read: a non-ASCII
+// host that IDNA refuses (hostIDNA), which the URL parser refuses too, and
+// which a deny or ask domain rule then matches whatever it names
+// (decide.go: fail closed).
 func hostRead(u string) (string, bool) {
 	u = strings.TrimFunc(u, func(r rune) bool { return r <= ' ' })
 	if strings.ContainsAny(u, "\t\n\r") {
@@ -65,27 +65,8 @@ func hostRead(u string) (string, bool) {
 	} else if i := strings.IndexByte(u, ':'); i >= 0 {
 		u = u[:i]
 	}
-	h := strings.TrimSuffix(strings.ToLower(u), ".")
-	return canonHost(h), unsureIDN(h)
-}
-
-// unsureIDN reports whether a lower-cased host holds a character whose
-// IDNA mapping the dialect does not hold (hostRead).
-func unsureIDN(h string) bool {
-	if isASCII(h) {
-		return false
-	}
-	for _, r := range h {
-		switch {
-		case r < 0x80, r >= 0xFF01 && r <= 0xFF5E, r == 0x3002, r == 0xFF61, r == '%':
-		case r >= 0xC0 && r <= 0xFF && r != 0xD7 && r != 0xF7:
-		case r >= 0x400 && r <= 0x45F:
-		case r >= 0x4E00 && r <= 0x9FFF, r >= 0x3041 && r <= 0x3096, r >= 0x30A1 && r <= 0x30FA, r >= 0xAC00 && r <= 0xD7A3:
-		default:
-			return true
-		}
-	}
-	return false
+	h, ok := canonHost(strings.TrimSuffix(strings.ToLower(u), "."))
+	return h, !ok
 }
 
 // isScheme reports whether s is a URL scheme: a letter, then letters,
@@ -109,49 +90,49 @@ func isSpecialScheme(s string) bool {
 }
 
 // canonHost reads a host as the URL parser Claude Code 2.1.328 uses does
-// before it matches domain rules: percent-escapes decoded, an IPv4 address
-// written in any of the forms that parser takes (2130706433, 0x7f.0.0.1,
-// 127.1, 0177.0.0.1) as dotted decimal, an IPv6 address in its shortest
-// form. WebFetch(domain:127.0.0.1) denies http://2130706433:9/,
-// WebFetch(domain:evil.test) https://evil%2etest/
-// (TestDifferential/files-domains-*).
-func canonHost(h string) string {
+// before it matches domain rules: percent-escapes decoded; a non-ASCII host
+// mapped and written in ASCII by IDNA as that parser's domain-to-ASCII
+// does (hostIDNA: UTS #46 mapping with NFC, full-width forms and the
+// ideographic full stops, Punycode labels); an IPv4 address written in any
+// of the forms that parser takes (2130706433, 0x7f.0.0.1, 127.1,
+// 0177.0.0.1) as dotted decimal, an IPv6 address in its shortest form.
+// WebFetch(domain:127.0.0.1) denies http://2130706433:9/,
+// WebFetch(domain:evil.test) https://evil%2etest/, https://ｅｖｉｌ.test/ and
+// https://evil。test/, WebFetch(domain:xn--mnchen-3ya.test)
+// https://münchen.test/ (TestDifferential/files-domains-*,
+// files-domain-tricks-*). ok is false when IDNA refuses the host (h is
+// then returned as it was).
+func canonHost(h string) (string, bool) {
 	if strings.Contains(h, "%") {
 		if d, err := url.PathUnescape(h); err == nil {
 			h = strings.TrimSuffix(strings.ToLower(d), ".")
 		}
 	}
 	if !isASCII(h) {
-		// The IDNA mapping the parser applies, as far as it makes an ASCII
-		// host: full-width forms are their ASCII letters, the ideographic
-		// and full-width full stops are '.' (the CLI denies
-		// https://ｅｖｉｌ.test/ and https://evil。test/ under
-		// WebFetch(domain:evil.test)); a label still not ASCII is written
-		// in Punycode (https://münchen.test/ is xn--mnchen-3ya.test).
-		h = strings.TrimSuffix(strings.ToLower(strings.Map(func(r rune) rune {
-			switch {
-			case r >= 0xFF01 && r <= 0xFF5E:
-				return r - 0xFEE0
-			case r == 0x3002 || r == 0xFF61:
-				return '.'
-			}
-			return r
-		}, h)), ".")
-		if !isASCII(h) {
-			h = punycodeHost(h)
+		a, err := hostIDNA.ToASCII(h)
+		if err != nil {
+			return h, false
 		}
+		h = strings.TrimSuffix(strings.ToLower(a), ".")
 	}
 	if strings.Contains(h, ":") {
 		if a, err := netip.ParseAddr(h); err == nil {
-			return a.String()
+			return a.String(), true
 		}
-		return h
+		return h, true
 	}
 	if ip, ok := parseIPv4(h); ok {
-		return ip
+		return ip, true
 	}
-	return h
+	return h, true
 }
+
+// hostIDNA is the WHATWG URL standard's domain to ASCII (UTS #46 ToASCII
+// with CheckHyphens and UseSTD3ASCIIRules off, CheckBidi and CheckJoiners
+// on, nontransitional, no DNS length check), which Node's URL parser
+// applies to a non-ASCII host.
+var hostIDNA = idna.New(idna.MapForLookup(), idna.Transitional(false), idna.CheckHyphens(false),
+	idna.StrictDomainName(false), idna.VerifyDNSLength(false), idna.BidiRule(), idna.CheckJoiners(true))
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -222,7 +203,7 @@ func compileDomain(d string) domainPattern {
 		// A pattern is not read as a URL's host: Claude Code 2.1.328
 		// matches WebFetch(domain:bücher.test) against no URL (the host
 		// is xn--bcher-kva.test). Its IP addresses are read as a host's.
-		d = canonHost(d)
+		d, _ = canonHost(d)
 	}
 	if d == "*" {
 		return domainPattern{all: true}
@@ -258,102 +239,4 @@ func (p *domainPattern) match(host string) bool {
 		}
 	}
 	return true
-}
-
-// punycodeHost writes each non-ASCII label of a lower-cased host as IDNA
-// does, "xn--" and its Punycode (RFC 3492), as the URL parser gives the
-// host to Claude Code's domain rules. (The parser also normalises to NFC,
-// which this does not.)
-func punycodeHost(h string) string {
-	labels := strings.Split(h, ".")
-	for i, l := range labels {
-		if !isASCII(l) {
-			if p, ok := punycode(l); ok {
-				labels[i] = "xn--" + p
-			}
-		}
-	}
-	return strings.Join(labels, ".")
-}
-
-// punycode encodes s by RFC 3492's algorithm.
-func punycode(s string) (string, bool) {
-	const (
-		base, tmin, tmax, skew, damp = 36, 1, 26, 38, 700
-		initialBias, initialN        = 72, 128
-	)
-	rs := []rune(s)
-	var out []byte
-	for _, r := range rs {
-		if r < 0x80 {
-			out = append(out, byte(r))
-		}
-	}
-	b := len(out)
-	h := b
-	if b > 0 {
-		out = append(out, '-')
-	}
-	digit := func(d int) byte {
-		if d < 26 {
-			return byte('a' + d)
-		}
-		return byte('0' + d - 26)
-	}
-	adapt := func(delta, numPoints int, first bool) int {
-		if first {
-			delta /= damp
-		} else {
-			delta /= 2
-		}
-		delta += delta / numPoints
-		k := 0
-		for delta > ((base-tmin)*tmax)/2 {
-			delta /= base - tmin
-			k += base
-		}
-		return k + (base-tmin+1)*delta/(delta+skew)
-	}
-	n, delta, bias := initialN, 0, initialBias
-	for h < len(rs) {
-		m := int(^uint(0) >> 1)
-		for _, r := range rs {
-			if int(r) >= n && int(r) < m {
-				m = int(r)
-			}
-		}
-		if (m-n)*(h+1) < 0 || delta+(m-n)*(h+1) < delta {
-			return "", false
-		}
-		delta += (m - n) * (h + 1)
-		n = m
-		for _, r := range rs {
-			if int(r) < n {
-				delta++
-			}
-			if int(r) == n {
-				q := delta
-				for k := base; ; k += base {
-					t := k - bias
-					if t < tmin {
-						t = tmin
-					} else if t > tmax {
-						t = tmax
-					}
-					if q < t {
-						break
-					}
-					out = append(out, digit(t+(q-t)%(base-t)))
-					q = (q - t) / (base - t)
-				}
-				out = append(out, digit(q))
-				bias = adapt(delta, h+1, h == b)
-				delta = 0
-				h++
-			}
-		}
-		delta++
-		n++
-	}
-	return string(out), true
 }

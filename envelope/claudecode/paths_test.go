@@ -243,6 +243,7 @@ func TestDomains(t *testing.T) {
 		{"https://münchen.test/", "xn--mnchen-3ya.test"},
 		{"https://MÜNCHEN.test/", "xn--mnchen-3ya.test"},
 		{"https://bücher.test/", "xn--bcher-kva.test"},
+		{"https://mu\u0308nchen.test/", "xn--mnchen-3ya.test"},
 		{"https://ex\u0430mple.com/", "xn--exmple-4nf.com"},
 		{"https://\u4f8b\u3048.test/", "xn--r8jz45g.test"},
 	} {
