@@ -181,10 +181,10 @@ func (dc *dcase) document() map[string]any {
 	for _, a := range dc.agents {
 		def := map[string]any{"description": a.description()}
 		if a.Tools != "" {
-			def["tools"] = a.Tools
+			def["tools"] = frontValue(a.Tools)
 		}
 		if a.DisallowedTools != "" {
-			def["disallowedTools"] = a.DisallowedTools
+			def["disallowedTools"] = frontValue(a.DisallowedTools)
 		}
 		if a.PermissionMode != "" {
 			def["permissionMode"] = a.PermissionMode
