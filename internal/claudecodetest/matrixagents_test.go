@@ -1,6 +1,13 @@
 package claudecodetest
 
-import "strings"
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
+)
 
 // A round on how sub-agents get their tools: custom agents' tools and
 // disallowedTools values the custom-agents, mcp and pools cases do not
@@ -158,7 +165,7 @@ func matrixAgentBash() []dcase {
 // matrixAgents is the round's cases.
 func matrixAgents() []dcase {
 	var out []dcase
-	for _, f := range []func() []dcase{matrixAgentTools, matrixAgentDisallowed, matrixAgentModes, matrixAgentNesting, matrixAgentBash} {
+	for _, f := range []func() []dcase{matrixAgentTools, matrixAgentDisallowed, matrixAgentModes, matrixAgentNesting, matrixAgentBash, matrixAgentFiles} {
 		out = append(out, f()...)
 	}
 	return out
@@ -183,4 +190,64 @@ func frontValue(raw string) any {
 		return s[1 : len(s)-1]
 	}
 	return raw
+}
+
+// importAgents is the agents member of what 'ledger policy import' writes
+// for the run's project with the run's user directory.
+func importAgents(t *testing.T, res *Result) json.RawMessage {
+	t.Helper()
+	r, err := ccimport.ClaudeCode(res.Dir, ccimport.ClaudeCodeOptions{UserDir: filepath.Join(res.Home, ".claude")})
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(r.Document, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range r.Warnings {
+		t.Logf("import: %v", w)
+	}
+	if a, ok := doc["agents"]; ok {
+		return a
+	}
+	return json.RawMessage(`{}`)
+}
+
+// matrixAgentFiles: agent files the importer reads for the dialect: one
+// name in the project and the user scope, a user-scope agent, malformed
+// front matter, and tools as a YAML block list.
+func matrixAgentFiles() []dcase {
+	md := func(front string) string { return "---\n" + front + "---\nDo what the prompt says.\n" }
+	files := map[string]string{
+		".claude/agents/dup.md":           md("name: dup\ndescription: project dup\ntools: Read\n"),
+		"../home/.claude/agents/dup.md":   md("name: dup\ndescription: user dup\ntools: Bash, Write\n"),
+		"../home/.claude/agents/uonly.md": md("name: uonly\ndescription: user only\ntools: Read, Bash\n"),
+		".claude/agents/bad1.md":          md("name: bad1\ndescription: [unclosed\ntools: Read\n"),
+		".claude/agents/bad2.md":          "---\nname: bad2\ndescription: no end\ntools: Read\nDo it.\n",
+		".claude/agents/bad3.md":          md("name: bad3\ntools: Read\n"),
+		".claude/agents/block.md":         md("name: block\ndescription: block list\ntools:\n  - Read\n  - Bash\n"),
+		".claude/agents/tabs.md":          md("name: tabs\ndescription: tab\ntools:\tRead,\tWrite\n"),
+		".claude/agents/other-name.md":    md("name: renamed\ndescription: file name differs\ntools: Read\n"),
+		".claude/agents/dupkey.md":        md("name: dupkey\ndescription: two tools keys\ntools: Read\ntools: Bash\n"),
+		".claude/agents/nulltools.md":     md("name: nulltools\ndescription: tools null\ntools:\n"),
+		"../home/.claude/agents/umode.md": md("name: umode\ndescription: user mode\npermissionMode: acceptEdits\n"),
+		".claude/agents/numtools.md":      md("name: numtools\ndescription: tools a number\ntools: 5\n"),
+		".claude/agents/disallow-list.md": md("name: disallow-list\ndescription: d\ndisallowedTools:\n  - Bash\n  - Write\n"),
+		".claude/agents/spaced-name.md":   md("name: spaced name\ndescription: name with a blank\ntools: Read\n"),
+		".claude/agents/upper.md":         md("name: Upper\ndescription: upper case name\ntools: Read\n"),
+	}
+	var sessions []session
+	sessions = append(sessions, root(nil))
+	for _, n := range []string{"dup", "uonly", "bad1", "bad2", "bad3", "block", "tabs", "renamed", "other-name", "dupkey", "nulltools",
+		"umode", "numtools", "disallow-list", "spaced name", "Upper", "upper"} {
+		script := strings.ReplaceAll(n, " ", "-") + "-s"
+		turns := agProbes(script)
+		if n == "spaced name" || n == "upper" {
+			// Spawns the dialect refuses (testdata/deliberate.json): the
+			// spawn alone is compared.
+			turns = nil
+		}
+		sessions = append(sessions, child(script, n, "main", turns))
+	}
+	return []dcase{{name: "agents-files", group: "agents files", imported: true, mcp: agMCP, files: files, sessions: sessions}}
 }
