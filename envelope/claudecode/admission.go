@@ -239,7 +239,11 @@ func childMode(pm string, kind sessionKind, def *agentDef, c *Compiled) string {
 	switch {
 	case kind == kindFork || kind == kindTeammate:
 		return pm
-	case pm == modeBypass || pm == modeAcceptEdits:
+	// Nor does a plan parent's child leave plan mode: Claude Code 2.1.328
+	// asked for touch and Write ("Cannot write ... while in plan mode") in
+	// children whose permissionMode was acceptEdits, default or dontAsk
+	// (TestDifferential/agents-modes-plan).
+	case pm == modeBypass || pm == modeAcceptEdits || pm == modePlan:
 		return pm
 	// A definition's bypassPermissions does not take a child out of its
 	// parent's mode: Claude Code 2.1.328 asked for Write, Edit and touch in

@@ -118,7 +118,8 @@ func TestStartModes(t *testing.T) {
 
 func TestSpawnModes(t *testing.T) {
 	doc := `{"agents": {"none": {"description": "n"}, "edits": {"description": "e", "permissionMode": "acceptEdits"},
-		"bypass": {"description": "b", "permissionMode": "bypassPermissions"}}}`
+		"bypass": {"description": "b", "permissionMode": "bypassPermissions"},
+		"quiet": {"description": "q", "permissionMode": "dontAsk"}, "dflt": {"description": "d", "permissionMode": "default"}}}`
 	for _, c := range []struct {
 		parent, agent string
 		teammate      bool
@@ -126,7 +127,15 @@ func TestSpawnModes(t *testing.T) {
 	}{
 		{"default", "none", false, "default"},
 		{"default", "edits", false, "acceptEdits"},
-		{"plan", "edits", false, "acceptEdits"},
+		// A plan parent keeps its child in plan mode whatever the child's
+		// permissionMode: Claude Code 2.1.328 asked for touch and Write
+		// ("Cannot write ... while in plan mode") in such children
+		// (internal/claudecodetest TestDifferential/agents-modes-plan,
+		// main:pm-accept, main:pm-default, main:pm-dontask).
+		{"plan", "edits", false, "plan"},
+		{"plan", "quiet", false, "plan"},
+		{"plan", "dflt", false, "plan"},
+		{"dontAsk", "dflt", false, "default"},
 		{"plan", "none", false, "plan"},
 		{"dontAsk", "none", false, "dontAsk"},
 		{"dontAsk", "edits", false, "acceptEdits"},

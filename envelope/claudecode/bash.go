@@ -657,7 +657,8 @@ func parseBash(cmd string) *bashLine {
 
 // addVariableCommands adds a deny text for each segment whose command word
 // is a variable ($X, ${X}, "$X") that an assignment alone in the line sets
-// (X=rm; $X f, X=rm && $X f), with the variable's value in its place:
+// (X=rm; $X f, X=rm && $X f), with the variable's value in its place, and
+// the segment so read to the path segments:
 // Claude Code 2.1.328 denies both under Bash(rm:*) and runs X=ls; $X f
 // (TestDifferential/sh3-quote-*). Every such assignment counts, wherever
 // it is in the line.
@@ -689,6 +690,10 @@ func (l *bashLine) addVariableCommands(segs [][]string) {
 			if t := strings.Join(stripDeep(sub), " "); t != "" && !containsString(l.denyTexts, t) {
 				l.denyTexts = append(l.denyTexts, t)
 			}
+			// Its paths too: Claude Code 2.1.328 denies X=rm; $X locked/f
+			// under Edit(./locked/**) and X=cat; $X secret/s.txt under
+			// Read(./secret/**) (TestDifferential/agents-bash-*).
+			l.pathSegs = append(l.pathSegs, sub)
 		}
 	}
 }

@@ -488,3 +488,24 @@ func TestFileToolsRound(t *testing.T) {
 		{"Bash", "ls", allow, codeModeBypass},
 	})
 }
+
+// TestVariableCommandPaths: a command word an assignment in the line sets
+// is read as its value by Read and Edit deny rules too: Claude Code
+// 2.1.328 denies X=rm; $X locked/x1.txt under Edit(./locked/**) and
+// X=cat; $X secret/s.txt under Read(./secret/**), in every mode
+// (TestDifferential/agents-bash-*).
+func TestVariableCommandPaths(t *testing.T) {
+	at := func(cmd string) map[string]any {
+		return map[string]any{"command": cmd, PathsKey: map[string]any{"project": "/r/project", "home": "/r/home"}}
+	}
+	doc := `{"permissions": {"deny": ["Read(./secret/**)", "Edit(./locked/**)"]}}`
+	var calls []call1
+	for _, c := range []string{"X=rm; $X locked/x1.txt", "X=rm && $X locked/x2.txt", "X=touch; $X locked/x3.txt",
+		"X=cat; $X secret/s.txt", `X=rm; "$X" locked/x4.txt`, "X=rm; ${X} locked/x5.txt"} {
+		calls = append(calls, call1{"Bash", at(c), deny, codePermissionDeny})
+	}
+	for _, c := range []string{"X=rm; $X free1.txt", "X=cat; $X a.txt", "$X locked/x6.txt"} {
+		calls = append(calls, call1{"Bash", at(c), allow, codeModeBypass})
+	}
+	runCalls(t, doc, "bypassPermissions", calls)
+}

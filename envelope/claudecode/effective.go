@@ -74,10 +74,22 @@ type defCache struct {
 func newDefCache(a *agentDef, cat []string) *defCache {
 	dc := &defCache{disallowed: make([]int, len(cat)), listed: make([]bool, len(cat))}
 	for i, t := range cat {
-		dc.disallowed[i] = slices.IndexFunc(a.disallowed, func(e toolEntry) bool { return e.match(t, true) })
+		dc.disallowed[i] = a.disallowedIndex(t)
 		dc.listed[i] = slices.ContainsFunc(a.tools, func(e toolEntry) bool { return e.match(t, false) })
 	}
 	return dc
+}
+
+// disallowedIndex is the index of the first disallowedTools entry that
+// removes t, or -1: an entry matching t, or for Monitor one matching Bash
+// (Claude Code 2.1.328 drops Monitor with an agent's Bash, as with a bare
+// Bash deny rule: TestDifferential/agents-disallowed-bash, b-with-monitor).
+func (a *agentDef) disallowedIndex(t string) int {
+	i := slices.IndexFunc(a.disallowed, func(e toolEntry) bool { return e.match(t, true) })
+	if i < 0 && t == toolMonitor {
+		i = slices.IndexFunc(a.disallowed, func(e toolEntry) bool { return e.match(toolBash, true) })
+	}
+	return i
 }
 
 // ruleRef is a rule in force with its list and provenance.

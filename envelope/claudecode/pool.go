@@ -200,16 +200,37 @@ func newView(e *Effective, p *envelope.PolicyState, s *envelope.Session, capturi
 }
 
 // bashInPool reports whether Bash survives every layer of this session's
-// pool (the release layer never removes Bash, so this cannot recurse).
+// pool (the release layer never removes Bash, so this cannot recurse). For
+// an agent without a tools list (or with '*'), its disallowedTools is left
+// out: such an agent gets its parent's tools, which lack Grep and Glob
+// when they hold Bash, before its disallowedTools removes Bash
+// (TestDifferential/agents-disallowed-bash: b-alone and b-star have no
+// Grep or Glob; b-named, whose tools name them, keeps them).
 func (v *view) bashInPool() bool {
 	if v.bash == 0 {
 		idx := slices.Index(v.e.cat, toolBash)
 		v.bash = 2
+		skip := v.active[lDisallowed] && v.def != nil && !v.def.limited()
+		if skip {
+			v.active[lDisallowed] = false
+		}
 		if (idx >= 0 || v.inCatalogue(toolBash)) && v.firstLayer(toolBash, idx, false) == numLayers {
 			v.bash = 1
 		}
+		if skip {
+			v.active[lDisallowed] = true
+		}
 	}
 	return v.bash == 1
+}
+
+// planDef reports whether this is a sub-agent whose own definition's
+// permissionMode is plan: it keeps ExitPlanMode though its parent's
+// bypassPermissions or acceptEdits mode is its mode (Claude Code 2.1.328:
+// TestDifferential/agents-modes-acceptEdits and
+// agents-modes-bypassPermissions, main:pm-plan).
+func (v *view) planDef() bool {
+	return v.kind == kindSub && v.def != nil && v.def.mode == modePlan
 }
 
 func isSearchTool(t string) bool { return t == toolGrep || t == toolGlob }
@@ -332,7 +353,7 @@ func (v *view) removes(l layer, t string, idx int, exempt bool) bool {
 	case lFirstFilter:
 		return isFirstFiltered(t)
 	case lPlanMode:
-		return t == toolExitPlanMode && v.mode != modePlan
+		return t == toolExitPlanMode && v.mode != modePlan && !v.planDef()
 	case lDepth:
 		return t == toolAgent && v.s.Depth >= v.e.c.maxDepth
 	case lBackground:
@@ -358,10 +379,8 @@ func (v *view) removes(l layer, t string, idx int, exempt bool) bool {
 }
 
 func (v *view) disallowedEntry(t string) *toolEntry {
-	for i := range v.def.disallowed {
-		if e := &v.def.disallowed[i]; e.match(t, true) {
-			return e
-		}
+	if i := v.def.disallowedIndex(t); i >= 0 {
+		return &v.def.disallowed[i]
 	}
 	return nil
 }
@@ -495,7 +514,7 @@ func (v *view) firstLayer(t string, idx int, exempt bool) layer {
 		return lCoordinator
 	case a[lFirstFilter] && isFirstFiltered(t):
 		return lFirstFilter
-	case a[lPlanMode] && t == toolExitPlanMode && v.mode != modePlan:
+	case a[lPlanMode] && t == toolExitPlanMode && v.mode != modePlan && !v.planDef():
 		return lPlanMode
 	case a[lDepth] && t == toolAgent && v.s.Depth >= v.e.c.maxDepth:
 		return lDepth
@@ -527,7 +546,7 @@ func (v *view) firstLayerAt(t string, idx int, exempt bool) layer {
 		return lCoordinator
 	case a[lFirstFilter] && pr&propFirstFiltered != 0:
 		return lFirstFilter
-	case a[lPlanMode] && pr&propExitPlanMode != 0 && v.mode != modePlan:
+	case a[lPlanMode] && pr&propExitPlanMode != 0 && v.mode != modePlan && !v.planDef():
 		return lPlanMode
 	case a[lDepth] && pr&propAgent != 0 && v.s.Depth >= v.e.c.maxDepth:
 		return lDepth

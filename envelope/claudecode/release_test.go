@@ -8,6 +8,10 @@ import (
 	"github.com/sessionledger/ledger/events"
 )
 
+func without(l []string, drop ...string) []string {
+	return slices.DeleteFunc(slices.Clone(l), func(s string) bool { return slices.Contains(drop, s) })
+}
+
 // TestReleasePools: a document naming release 2.1.328 gets that release's
 // pools, as its CLI gave them (internal/claudecodetest TestPools, recorded
 // in testdata/claude-code-cli/pools-2.1.328.json; DeferredToolPlaceholder,
@@ -21,7 +25,10 @@ func TestReleasePools(t *testing.T) {
 		"reader": {"description": "r", "tools": ["Read", "Grep"]},
 		"searcher": {"description": "s", "tools": ["Grep", "Glob"]},
 		"both": {"description": "b", "tools": ["Read", "Grep", "Glob", "Bash"]},
-		"nobash": {"description": "n", "disallowedTools": ["Bash"]}}}`
+		"nobash": {"description": "n", "disallowedTools": ["Bash"]},
+		"starnobash": {"description": "s", "tools": ["*"], "disallowedTools": ["Bash(git:*)"]},
+		"namednobash": {"description": "n", "tools": ["Read", "Grep", "Glob", "Bash"], "disallowedTools": ["Bash"]},
+		"monnobash": {"description": "m", "tools": ["Read", "Bash", "Monitor", "Grep"], "disallowedTools": ["Bash"]}}}`
 	main := list("Agent", "Bash", "CronCreate", "CronDelete", "CronList", "Edit", "EnterWorktree", "ExitWorktree",
 		"ListAgents", "Monitor", "NotebookEdit", "Read", "ReportFindings", "ScheduleWakeup", "SendMessage", "Skill",
 		"TaskStop", "ToolSearch", "WebFetch", "WebSearch", "Workflow", "Write")
@@ -44,6 +51,20 @@ func TestReleasePools(t *testing.T) {
 		{"tools: Read, Grep", "reader", list("Grep", "Read"), nil},
 		{"tools: Grep, Glob", "searcher", list("Glob", "Grep"), nil},
 		{"tools: Read, Grep, Glob, Bash", "both", list("Bash", "Read"), map[string]string{"Grep": codeSearchViaBash}},
+		// An agent without a tools list has no Grep and Glob when its parent's
+		// pool had Bash, though its disallowedTools removes Bash; Monitor goes
+		// with Bash (TestDifferential/agents-disallowed-bash, b-alone, b-star;
+		// agents-disallowed, d-spec, d-list).
+		{"disallowedTools: Bash", "nobash", without(sub, "Bash", "Monitor"),
+			map[string]string{"Grep": codeSearchViaBash, "Glob": codeSearchViaBash, "Monitor": codeDisallowed}},
+		{"tools: *, disallowedTools: Bash(git:*)", "starnobash", without(sub, "Bash", "Monitor"),
+			map[string]string{"Grep": codeSearchViaBash, "Monitor": codeDisallowed}},
+		// One whose tools name Grep and Glob keeps them when its
+		// disallowedTools removes Bash (b-named), and loses a listed
+		// Monitor (b-with-monitor).
+		{"tools: Read, Grep, Glob, Bash, disallowedTools: Bash", "namednobash", list("Glob", "Grep", "Read"), nil},
+		{"tools: Read, Bash, Monitor, Grep, disallowedTools: Bash", "monnobash", list("Grep", "Read"),
+			map[string]string{"Monitor": codeDisallowed}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t, doc, cat...)
@@ -102,6 +123,17 @@ func TestReleasePools(t *testing.T) {
 	}
 	if ts := w.tools("lead:p"); !slices.Contains(ts.Allowed, "ExitPlanMode") {
 		t.Errorf("plan-mode sub-agent: no ExitPlanMode in %v", ts.Allowed)
+	}
+	// One whose definition says plan keeps it under a bypassPermissions or
+	// acceptEdits parent, whose mode it runs in
+	// (TestDifferential/agents-modes-acceptEdits, main:pm-plan).
+	for _, pm := range []string{"acceptEdits", "bypassPermissions"} {
+		w := newWorld(t, `{"release": "2.1.328", "agents": {"planner": {"description": "p", "permissionMode": "plan"}}}`, cat...)
+		w.start(t, "lead", events.StartedData{Agent: "main", Mode: pm})
+		w.spawn(t, "lead:p", events.SpawnedData{Parent: "lead", Agent: "planner"})
+		if ts := w.tools("lead:p"); !slices.Contains(ts.Allowed, "ExitPlanMode") {
+			t.Errorf("plan-mode definition under a %s parent: no ExitPlanMode in %v", pm, ts.Allowed)
+		}
 	}
 	// A sub-agent in plan mode only because its parent is does not get it.
 	w.spawn(t, "lead:g", events.SpawnedData{Parent: "lead", Agent: "general-purpose"})

@@ -76,6 +76,12 @@ type dcase struct {
 	// the project's, each as 'ledger policy import' writes it
 	// (ccimport.UserRule).
 	user Settings
+	// imported: the case's agents are agent files among its files
+	// (.claude/agents/ and ../home/.claude/agents/), and the dialect's
+	// agents are what 'ledger policy import' reads from the run's project
+	// and user directory (importedAgents, set once the CLI has run).
+	imported       bool
+	importedAgents json.RawMessage
 }
 
 // runBase is what a paths case's temporary directory reads as for the
@@ -181,10 +187,10 @@ func (dc *dcase) document() map[string]any {
 	for _, a := range dc.agents {
 		def := map[string]any{"description": a.description()}
 		if a.Tools != "" {
-			def["tools"] = a.Tools
+			def["tools"] = frontValue(a.Tools)
 		}
 		if a.DisallowedTools != "" {
-			def["disallowedTools"] = a.DisallowedTools
+			def["disallowedTools"] = frontValue(a.DisallowedTools)
 		}
 		if a.PermissionMode != "" {
 			def["permissionMode"] = a.PermissionMode
@@ -192,6 +198,9 @@ func (dc *dcase) document() map[string]any {
 		agents[a.Name] = def
 	}
 	doc := map[string]any{}
+	if dc.importedAgents != nil {
+		doc["agents"] = dc.importedAgents
+	}
 	if l := dc.toolsFlag(); l != nil {
 		doc["tools"] = l
 	}
@@ -623,6 +632,9 @@ func runCase(t *testing.T, dc *dcase, cat []string) []compared {
 	<-parallelCLIs
 	if dc.after != nil {
 		dc.after(t, res.Dir)
+	}
+	if dc.imported {
+		dc.importedAgents = importAgents(t, res)
 	}
 	v := dialectRun(t.Context(), t, dc, cat)
 	var out []compared
