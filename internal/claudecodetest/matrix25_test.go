@@ -1,5 +1,7 @@
 package claudecodetest
 
+import "maps"
+
 // The cases of issue 25: Bash and path handling as Claude Code 2.1.328
 // decides them. Each is a paths case: the dialect is given the project,
 // HOME and added directories beside each call, as the ledger's hook gives
@@ -30,6 +32,14 @@ var issue25Files = map[string]string{
 	"../outside/o.txt": "o\n", "../extra/e.txt": "e\n", "../extra2/f.txt": "f\n",
 	"../home/.aws/credentials": "[default]\n", "../home/notes.txt": "n\n", "../home/.claude/x.txt": "x\n",
 	"locked/keep.txt": "k\n", "asked/keep.txt": "k\n",
+}
+
+// withIssue25Files is files over the issue 25 files: a case's own file
+// wins over one of the same name.
+func withIssue25Files(files map[string]string) map[string]string {
+	merged := maps.Clone(issue25Files)
+	maps.Copy(merged, files)
+	return merged
 }
 
 // roProbes are read-only commands, inside and outside the working
@@ -229,14 +239,7 @@ func matrix25() []dcase {
 			rd("notes/n.txt")}})}})
 
 	for i := range out {
-		files := map[string]string{}
-		for k, v := range issue25Files {
-			files[k] = v
-		}
-		for k, v := range out[i].files {
-			files[k] = v
-		}
-		out[i].files = files
+		out[i].files = withIssue25Files(out[i].files)
 	}
 	return out
 }

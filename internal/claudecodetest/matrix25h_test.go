@@ -62,14 +62,7 @@ func matrix25h() []dcase {
 		sessions: []session{root([][]probe{{mon("ls .."), mon("tail -n 1 a.txt"), mon("echo hi > m-h.txt"), mon("git status"),
 			{"mcp__srv__echo", map[string]any{"text": "a"}}, {"mcp__srv__echo", map[string]any{"text": "b"}}}})}})
 	for i := range out {
-		files := map[string]string{}
-		for k, v := range issue25Files {
-			files[k] = v
-		}
-		for k, v := range out[i].files {
-			files[k] = v
-		}
-		out[i].files = files
+		out[i].files = withIssue25Files(out[i].files)
 	}
 	return out
 }

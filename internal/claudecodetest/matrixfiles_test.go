@@ -48,13 +48,7 @@ func filesCases(name, group string, modes []string, tools string, user, settings
 		if m == "default" {
 			mode = ""
 		}
-		merged := map[string]string{}
-		for k, v := range issue25Files {
-			merged[k] = v
-		}
-		for k, v := range files {
-			merged[k] = v
-		}
+		merged := withIssue25Files(files)
 		out = append(out, dcase{name: name + "-" + m, group: group, paths: true, mode: mode, tools: tools, user: user,
 			settings: settings, files: merged, sessions: []session{root(turns)}})
 	}
@@ -384,14 +378,7 @@ func matrixFiles() []dcase {
 		out = append(out, f()...)
 	}
 	for i := range out {
-		files := map[string]string{}
-		for k, v := range issue25Files {
-			files[k] = v
-		}
-		for k, v := range out[i].files {
-			files[k] = v
-		}
-		out[i].files = files
+		out[i].files = withIssue25Files(out[i].files)
 	}
 	return out
 }

@@ -28,13 +28,7 @@ func sh3Cases(name, group string, paths bool, settings Settings, files map[strin
 		if m == "default" {
 			mode = ""
 		}
-		merged := map[string]string{}
-		for k, v := range issue25Files {
-			merged[k] = v
-		}
-		for k, v := range files {
-			merged[k] = v
-		}
+		merged := withIssue25Files(files)
 		out = append(out, dcase{name: name + "-" + m, group: group, paths: paths, mode: mode, settings: settings,
 			files: merged, sessions: []session{root([][]probe{probes})}})
 	}

@@ -58,14 +58,7 @@ func matrixShell() []dcase {
 			files:    cdFiles, sessions: []session{root([][]probe{cdProbes})}})
 	}
 	for i := range out {
-		merged := map[string]string{}
-		for k, v := range issue25Files {
-			merged[k] = v
-		}
-		for k, v := range out[i].files {
-			merged[k] = v
-		}
-		out[i].files = merged
+		out[i].files = withIssue25Files(out[i].files)
 	}
 	return out
 }
