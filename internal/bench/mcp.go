@@ -410,10 +410,10 @@ func mcpCallFloorRuns(ctx context.Context, via, px, direct *mcp.ClientSession, p
 // upURL) that makes such a publish inside each call before it forwards,
 // through their 24 orders.
 func mcpLocalCallRuns(ctx context.Context, via *mcp.ClientSession, px *bareProxy, upURL string, n *node, body []byte, calls int) (r callRuns, err error) {
-	i, j := 0, 0
+	i := 0
+	var j atomic.Uint64 // the proxy's handler runs on the SDK's goroutines
 	ppx, err := startProxyWith(ctx, upURL, func() error {
-		j++
-		_, err := rawPublish(ctx, n, body, fmt.Sprintf("mcp-local-inline-%d", j))
+		_, err := rawPublish(ctx, n, body, fmt.Sprintf("mcp-local-inline-%d", j.Add(1)))
 		return err
 	}, "proxy-published")
 	if err != nil {

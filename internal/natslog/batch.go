@@ -39,12 +39,8 @@ func (l *Log) AppendBatch(ctx context.Context, msgs []events.Message, expected u
 		first, err = l.appendBatch(ctx, seg.name, msgs, local)
 		return err
 	})
-	if errors.Is(err, nats.ErrNoResponders) {
-		// Not a roll: the stream is unreachable. The caller catches up.
-		return 0, fmt.Errorf("%w: batch request: %v", events.ErrConflict(), err)
-	}
 	if err != nil {
-		return 0, err
+		return 0, unreceived(err)
 	}
 	l.landed(ctx, seg, first+uint64(len(msgs))-1)
 	return seg.base + first, nil
@@ -182,15 +178,21 @@ func (l *Log) AppendBatchStream(ctx context.Context, expected uint64, fill func(
 		first, err := l.AppendBatch(ctx, st.msgs, expected)
 		return first, n, err
 	}
+	return 0, n, unreceived(err)
+}
+
+// unreceived is the error of a batch request that failed and was not a
+// roll: one that nothing received (no responders: the stream is
+// unreachable, or a replicated segment just created whose subjects'
+// interest has not reached this server yet) committed nothing, so it is a
+// conflict, after which the caller catches up and sends the batch again;
+// any other error is returned as it is (TestBatchWithNoResponders,
+// TestRollingOnACluster).
+func unreceived(err error) error {
 	if errors.Is(err, nats.ErrNoResponders) {
-		// As in AppendBatch: nothing received the end of the batch, so
-		// nothing of it committed, and the caller catches up and sends it
-		// again. A replicated segment just created answers so until its
-		// subjects' interest reaches this server
-		// (TestBatchWithNoResponders, TestRollingOnACluster).
-		return 0, n, fmt.Errorf("%w: batch request: %v", events.ErrConflict(), err)
+		return fmt.Errorf("%w: batch request: %v", events.ErrConflict(), err)
 	}
-	return 0, n, err
+	return err
 }
 
 // streamed is a batch being published as it is built.
