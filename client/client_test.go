@@ -673,8 +673,10 @@ func TestOwnerValidated(t *testing.T) {
 	ctx := t.Context()
 	setPolicy(t, client.New(connect(), client.Options{}))
 	spy := connect()
-	var sent atomic.Int64
-	sub, err := spy.Subscribe("ledger.v1.>", func(*nats.Msg) { sent.Add(1) })
+	// A channel subscription holds every request the server passed on by
+	// the time a later Flush returns (TestChanges).
+	sent := make(chan *nats.Msg, 1024)
+	sub, err := spy.ChanSubscribe("ledger.v1.>", sent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -727,7 +729,7 @@ func TestOwnerValidated(t *testing.T) {
 	if err := spy.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if n := sent.Load(); n != 0 {
+	if n := len(sent); n != 0 {
 		t.Errorf("a client with an invalid owner sent %d requests", n)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -241,8 +240,10 @@ func TestDenied(t *testing.T) {
 	check("exec", "c3")
 	third := check("exec", "c4")
 	spy := connect()
-	var asks atomic.Int64
-	sub, err := spy.Subscribe("ledger.v1.denials.acme", func(*nats.Msg) { asks.Add(1) })
+	// A channel subscription holds every request the server passed on by
+	// the time a later Flush returns (TestChanges).
+	asks := make(chan *nats.Msg, 1024)
+	sub, err := spy.ChanSubscribe("ledger.v1.denials.acme", asks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +271,7 @@ func TestDenied(t *testing.T) {
 	if err := spy.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	asked := asks.Load()
+	asked := len(asks)
 	if asked == 0 {
 		t.Fatal("the spy saw no denials request")
 	}
@@ -278,7 +279,7 @@ func TestDenied(t *testing.T) {
 	if err := spy.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if n := asks.Load(); n != asked {
+	if n := len(asks); n != asked {
 		t.Errorf("%d denials requests after the break, %d before", n, asked)
 	}
 
