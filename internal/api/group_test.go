@@ -10,27 +10,37 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api/apitest"
+	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/internal/workload"
 )
 
 // TestCallsShareRounds: 64 sessions, each on its own client, each making
 // calls that are checked and started as they run (CheckAndStart, one
 // record a call) share the ledger's durable writes: the records of many
-// calls land in one round (one atomic batch with fsync on every write; one
-// pipelined round with a sync interval), so there are far fewer rounds
-// than calls (issue 28, point 4: group commit under concurrency). Every
+// calls land in one round (one atomic batch with fsync on every write,
+// also when rounds smaller than FsyncBatchFrom go as single appends, as
+// `ledger serve` runs; one pipelined round with a sync interval), so there
+// are far fewer rounds than calls (issue 28, point 4: group commit under
+// concurrency). Every
 // call is answered with its own record, and every record is counted in
 // exactly one round.
 func TestCallsShareRounds(t *testing.T) {
 	for _, mode := range []struct {
-		name     string
-		interval time.Duration
-		pipeline bool
-	}{{"fsync on every write", 0, false}, {"sync interval, pipelined", time.Second, true}} {
+		name      string
+		interval  time.Duration
+		pipeline  bool
+		batchFrom int
+	}{
+		{"fsync on every write", 0, false, 0},
+		// As `ledger serve` runs on its embedded server: rounds smaller
+		// than FsyncBatchFrom go as single appends, each its own round.
+		{"fsync on every write, small rounds as singles", 0, false, service.FsyncBatchFrom},
+		{"sync interval, pipelined", time.Second, true, 0},
+	} {
 		t.Run(mode.name, func(t *testing.T) {
 			var rounds, records atomic.Int64
 			counting := atomic.Bool{}
-			l := apitest.Start(t, apitest.Options{SyncInterval: mode.interval, Pipeline: mode.pipeline,
+			l := apitest.Start(t, apitest.Options{SyncInterval: mode.interval, Pipeline: mode.pipeline, BatchFrom: mode.batchFrom,
 				OnRound: func(n int) {
 					if counting.Load() {
 						rounds.Add(1)

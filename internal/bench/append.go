@@ -68,9 +68,14 @@ func startNodeWith(ctx context.Context, ec natslog.EmbeddedConfig, dir string) (
 		n.close()
 		return nil, err
 	}
-	// As `ledger serve` does: pipelined rounds on a standalone server that
-	// does not fsync every write, atomic batches otherwise.
-	if n.svc, err = service.Open(ctx, service.Config{Log: n.log, Dialects: dialects.All(), Store: n.store, Pipeline: ec.SyncInterval > 0}); err != nil {
+	// As `ledger serve` does on a standalone server: pipelined rounds when
+	// it does not fsync every write; when it does, atomic batches for
+	// large rounds and single appends for small ones.
+	scfg := service.Config{Log: n.log, Dialects: dialects.All(), Store: n.store, Pipeline: ec.SyncInterval > 0}
+	if ec.SyncInterval == 0 {
+		scfg.BatchFrom = service.FsyncBatchFrom
+	}
+	if n.svc, err = service.Open(ctx, scfg); err != nil {
 		n.close()
 		return nil, err
 	}
@@ -189,40 +194,31 @@ func appendMode(ctx context.Context, cfg *Config, rep *Report, n *node, mode str
 	rep.add(ratioRow("append", mode+": one session, p50", p50l, p50r, "µs", "≤ 1.5x raw sync publish", func(r float64) bool { return r <= 1.5 }))
 	rep.add(ratioRow("append", mode+": one session, p99", quantile(ledger, 0.99), quantile(raw, 0.99), "µs", "", nil))
 
-	// 64 sessions at once through the API (the batcher groups them into
-	// atomic batches) against raw async publishing of the same bytes.
-	keys := make([]string, conc)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("agent:main:c%d", i)
-	}
-	if err := startSessions(ctx, n.svc, keys); err != nil {
+	// A few sessions at once, each waiting for its answer, against as
+	// many raw publishers each waiting for its acknowledgement: rounds
+	// too small to be worth an atomic batch.
+	const few = 4
+	cfg.logf("bench: %s: %d sessions x %d appends through the API", mode, few, per)
+	ledgerRate, err := apiRate(ctx, n, "f", few, per)
+	if err != nil {
 		return err
 	}
-	cfg.logf("bench: %s: %d sessions x %d appends through the API", mode, conc, per)
-	c := client.New(n.nc, client.Options{Owner: "bench", Timeout: 30 * time.Second})
-	var wg sync.WaitGroup
-	errs := make(chan error, conc)
-	t0 := time.Now()
-	for _, k := range keys {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < per; i++ {
-				if _, err := c.Append(ctx, client.Checked(events.SessionKey(k), events.CheckedData{Turn: 1, Tool: "read", Call: fmt.Sprintf("t%d", i)})); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
+	rawRate, err := rawSyncRate(ctx, n, few, per, body)
+	if err != nil {
+		return err
 	}
-	wg.Wait()
-	ledgerRate := float64(conc*per) / time.Since(t0).Seconds()
-	close(errs)
-	if err := <-errs; err != nil {
+	row := ratioRow("append", fmt.Sprintf("%s: %d sessions, throughput", mode, few), ledgerRate, rawRate, "events/s", "", nil)
+	row.Note = fmt.Sprintf("raw = %d publishers at once, each waiting for its acknowledgement; the ledger's %d writers through the API, one client", few, few)
+	rep.add(row)
+
+	// 64 sessions at once through the API (the batcher groups them into
+	// atomic batches) against raw async publishing of the same bytes.
+	cfg.logf("bench: %s: %d sessions x %d appends through the API", mode, conc, per)
+	if ledgerRate, err = apiRate(ctx, n, "c", conc, per); err != nil {
 		return err
 	}
 	total := conc * per
-	t0 = time.Now()
+	t0 := time.Now()
 	for i := 0; i < total; i++ {
 		for {
 			_, err := n.js.PublishAsync(fmt.Sprintf("raw.s%d", i%conc), body, jetstream.WithMsgID(fmt.Sprintf("tp-%d", i)))
@@ -240,11 +236,70 @@ func appendMode(ctx context.Context, cfg *Config, rep *Report, n *node, mode str
 	case <-time.After(2 * time.Minute):
 		return fmt.Errorf("raw async publishes did not complete")
 	}
-	rawRate := float64(total) / time.Since(t0).Seconds()
+	rawRate = float64(total) / time.Since(t0).Seconds()
 	target, met := "≥ 0.5x raw async publish", func(r float64) bool { return r >= 0.5 }
 	if mode == "fsync" {
 		target, met = "≥ 2x raw async publish", func(r float64) bool { return r >= 2 }
 	}
 	rep.add(ratioRow("append", mode+": 64 sessions, throughput", ledgerRate, rawRate, "events/s", target, met))
 	return nil
+}
+
+// apiRate starts conc sessions (agent:main:<prefix><i>) and returns the
+// events a second of per appends on each at once through the API, one
+// client for all.
+func apiRate(ctx context.Context, n *node, prefix string, conc, per int) (float64, error) {
+	keys := make([]string, conc)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("agent:main:%s%d", prefix, i)
+	}
+	if err := startSessions(ctx, n.svc, keys); err != nil {
+		return 0, err
+	}
+	c := client.New(n.nc, client.Options{Owner: "bench", Timeout: 30 * time.Second})
+	var wg sync.WaitGroup
+	errs := make(chan error, conc)
+	t0 := time.Now()
+	for _, k := range keys {
+		wg.Go(func() {
+			for i := 0; i < per; i++ {
+				if _, err := c.Append(ctx, client.Checked(events.SessionKey(k), events.CheckedData{Turn: 1, Tool: "read", Call: fmt.Sprintf("t%d", i)})); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	rate := float64(conc*per) / time.Since(t0).Seconds()
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, err
+	}
+	return rate, nil
+}
+
+// rawSyncRate returns the events a second of conc raw publishers of body
+// at once, per each, each waiting for its acknowledgement.
+func rawSyncRate(ctx context.Context, n *node, conc, per int, body []byte) (float64, error) {
+	var wg sync.WaitGroup
+	errs := make(chan error, conc)
+	t0 := time.Now()
+	for g := range conc {
+		wg.Go(func() {
+			for i := 0; i < per; i++ {
+				if _, err := n.js.Publish(ctx, fmt.Sprintf("raw.f%d", g), body, jetstream.WithMsgID(fmt.Sprintf("few-%d-%d", g, i))); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	rate := float64(conc*per) / time.Since(t0).Seconds()
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, err
+	}
+	return rate, nil
 }

@@ -125,9 +125,20 @@ func BenchmarkAPI64(b *testing.B) {
 	b.Run("fsync", func(b *testing.B) { benchAPI64(b, 0) })
 }
 
-func benchAPI64(b *testing.B, interval time.Duration) {
+// BenchmarkAPIConc is BenchmarkAPI64/fsync with 2 to 64 writers: where
+// rounds go as single appends (fewer than service.FsyncBatchFrom events)
+// and where as atomic batches; ns/op is per event.
+func BenchmarkAPIConc(b *testing.B) {
+	for _, c := range []int{2, 4, 8, 16, 32, 64} {
+		b.Run(fmt.Sprint(c), func(b *testing.B) { benchAPIConc(b, 0, c) })
+	}
+}
+
+func benchAPI64(b *testing.B, interval time.Duration) { benchAPIConc(b, interval, 64) }
+
+// benchAPIConc appends through the API from conc writers at once.
+func benchAPIConc(b *testing.B, interval time.Duration, conc int) {
 	n := benchNode(b, interval)
-	const conc = 64
 	keys := make([]string, conc)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("agent:main:c%d", i)

@@ -188,7 +188,7 @@ func TestAppendFaults(t *testing.T) {
 					if entry.batch {
 						log = faultBatchLog{flog}
 					}
-					svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+					svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All(), BatchFrom: entry.batchFrom})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -261,7 +261,10 @@ func checkAfterFaults(t *testing.T, svc *service.Service, log *service.MemLog, e
 type appendEntry struct {
 	name  string
 	batch bool // the log appends atomic batches (and the service uses them)
-	run   func(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome
+	// batchFrom is the service's Config.BatchFrom: on a batch log, a
+	// round of fewer events goes as single appends pipelined within it.
+	batchFrom int
+	run       func(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome
 }
 
 // appendEntries are every entry point of the append path: Append, one
@@ -269,7 +272,7 @@ type appendEntry struct {
 // Rounds, as the API's batcher uses them, pipelined or not.
 func appendEntries() []appendEntry {
 	return []appendEntry{
-		{"Append", false, func(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome {
+		{"Append", false, 0, func(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome {
 			out := make([]service.Outcome, len(evs))
 			for i, ev := range evs {
 				b, err := json.Marshal(ev)
@@ -283,15 +286,19 @@ func appendEntries() []appendEntry {
 			}
 			return out
 		}},
-		{"AppendEvents pipelined", false, func(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome {
-			return svc.AppendEvents(t.Context(), evs, nil)
-		}},
-		{"AppendEvents atomic batch", true, func(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome {
-			return svc.AppendEvents(t.Context(), evs, nil)
-		}},
-		{"Rounds pipelined", false, appendByRounds},
-		{"Rounds atomic batch", true, appendByRounds},
+		{"AppendEvents pipelined", false, 0, appendEvents},
+		{"AppendEvents atomic batch", true, 0, appendEvents},
+		// Config.BatchFrom past every round: a batch log's rounds go as
+		// single appends, one round at a time.
+		{"AppendEvents singles on a batch log", true, 1000, appendEvents},
+		{"Rounds pipelined", false, 0, appendByRounds},
+		{"Rounds atomic batch", true, 0, appendByRounds},
+		{"Rounds singles on a batch log", true, 1000, appendByRounds},
 	}
+}
+
+func appendEvents(t *testing.T, svc *service.Service, evs []*events.Event) []service.Outcome {
+	return svc.AppendEvents(t.Context(), evs, nil)
 }
 
 // TestNoRefusalOnAStaleView runs every entry point on a writer that has
@@ -315,7 +322,7 @@ func TestNoRefusalOnAStaleView(t *testing.T) {
 			if _, err := other.Append(t.Context(), workload.Policy()); err != nil {
 				t.Fatal(err)
 			}
-			svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+			svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All(), BatchFrom: entry.batchFrom})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -329,6 +336,69 @@ func TestNoRefusalOnAStaleView(t *testing.T) {
 				}
 			}
 			sameAsRebuild(t, svc, mem)
+		})
+	}
+}
+
+// countingBatchLog is a faultBatchLog that fails nothing and counts the
+// atomic batches and the single appends it was sent.
+type countingBatchLog struct {
+	faultBatchLog
+	batches, singles int
+}
+
+func (l *countingBatchLog) AppendBatch(ctx context.Context, msgs []events.Message, expected uint64) (uint64, error) {
+	l.batches++
+	return l.faultBatchLog.AppendBatch(ctx, msgs, expected)
+}
+
+func (l *countingBatchLog) AppendAsync(ctx context.Context, subject, id string, data []byte, hash string, expected uint64, prevID string) (func() (uint64, error), error) {
+	l.singles++
+	return l.faultBatchLog.AppendAsync(ctx, subject, id, data, hash, expected, prevID)
+}
+
+// TestSmallRoundsGoAsSingles: on a log that appends atomic batches, a
+// round of fewer than Config.BatchFrom events goes as single appends
+// pipelined within it, and a round of at least that many as one batch;
+// without BatchFrom every round of two or more is a batch. Every event
+// lands either way.
+func TestSmallRoundsGoAsSingles(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		batchFrom             int
+		sessions              []int // a round of each session's life (13 events) or two
+		wantBatch, wantSingle int
+	}{
+		{"FsyncBatchFrom, 13 then 26 events", service.FsyncBatchFrom, []int{1, 2}, 1, 13},
+		{"the default, 13 then 26 events", 0, []int{1, 2}, 2, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log := &countingBatchLog{faultBatchLog: faultBatchLog{&faultLog{MemLog: &service.MemLog{}}}}
+			svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All(), BatchFrom: tc.batchFrom})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := svc.Append(t.Context(), workload.Policy()); err != nil {
+				t.Fatal(err)
+			}
+			next := 0
+			for _, n := range tc.sessions {
+				var raws [][]byte
+				for i := 0; i < n; i++ {
+					raws = append(raws, workload.Session(next)...)
+					next++
+				}
+				evs := parsed(t, raws)
+				for i, o := range svc.AppendEvents(t.Context(), evs, nil) {
+					if o.Err != nil {
+						t.Fatalf("event %d (%s): %v", i, evs[i].Type, o.Err)
+					}
+				}
+			}
+			if log.batches != tc.wantBatch || log.singles != tc.wantSingle {
+				t.Errorf("%d atomic batches and %d single appends, want %d and %d", log.batches, log.singles, tc.wantBatch, tc.wantSingle)
+			}
+			sameAsRebuild(t, svc, log.MemLog)
 		})
 	}
 }

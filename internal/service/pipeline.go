@@ -138,10 +138,12 @@ func (s *Service) appendLocked(ctx context.Context, evs []*events.Event, todo []
 	for attempt := 0; len(todo) > 0; attempt++ {
 		var rest []int
 		var err error
-		if batching && len(todo) >= BatchThreshold && !s.cfg.Pipeline {
+		if batching && !s.cfg.Pipeline && s.batches(len(todo)) {
 			rest, err = s.batchRound(ctx, bl, evs, todo, out)
 		} else {
-			rest, err = s.roundLocked(ctx, al, evs, todo, out)
+			// A batch log's round too small for a batch (BatchFrom): its
+			// single appends are durable writes of their own.
+			rest, err = s.roundLocked(ctx, al, evs, todo, out, batching && !s.cfg.Pipeline)
 		}
 		if err == nil && len(rest) == 0 {
 			return

@@ -111,6 +111,10 @@ type round struct {
 	skipped bool
 	// pos is the head's position the round was decided on.
 	pos uint64
+	// apart says each record of the round is its own durable write: the
+	// single appends of a small round on a log that fsyncs each
+	// (Config.BatchFrom), counted one by one (Config.OnRound).
+	apart bool
 }
 
 // flight is a record published and not yet acknowledged: event i of the
@@ -249,7 +253,13 @@ func (s *Service) endRound(ctx context.Context, r *round) (redo []int, why, err 
 		}
 		if k == len(r.todo) {
 			if s.cfg.OnRound != nil && len(r.flights) > 0 {
-				s.cfg.OnRound(len(r.flights))
+				if r.apart {
+					for range r.flights {
+						s.cfg.OnRound(1)
+					}
+				} else {
+					s.cfg.OnRound(len(r.flights))
+				}
 			}
 			if len(s.rounds) == 0 {
 				if err := s.commits.folded(ctx); err != nil {
@@ -294,8 +304,8 @@ func (s *Service) endRound(ctx context.Context, r *round) (redo []int, why, err 
 // roundLocked runs the events of todo as one round, begun and ended under
 // mu (AppendEvents' pipelined path, one round in flight). It returns the
 // events to decide again and why, as appendLocked's rounds do.
-func (s *Service) roundLocked(ctx context.Context, al AsyncLog, evs []*events.Event, todo []int, out []Outcome) ([]int, error) {
-	r := &round{evs: evs, out: out, all: todo, todo: todo}
+func (s *Service) roundLocked(ctx context.Context, al AsyncLog, evs []*events.Event, todo []int, out []Outcome, apart bool) ([]int, error) {
+	r := &round{evs: evs, out: out, all: todo, todo: todo, apart: apart}
 	s.beginRound(ctx, al, r)
 	r.land()
 	redo, why, err := s.endRound(ctx, r)

@@ -44,6 +44,8 @@ type Options struct {
 	// `ledger serve` does on its embedded server with a sync interval:
 	// rounds then overlap.
 	Pipeline bool
+	// BatchFrom is the service's (service.Config.BatchFrom).
+	BatchFrom int
 	// OnRound is the service's (service.Config.OnRound).
 	OnRound func(records int)
 	// API configures the API; Service is filled in, and MaxWait is 200ms
@@ -97,7 +99,7 @@ func Start(t testing.TB, o Options) *Ledger {
 		t.Fatal(err)
 	}
 	l.Conn, l.Log = nc, log
-	scfg := service.Config{Log: log, Dialects: dialects.All(), Pipeline: o.Pipeline, OnRound: o.OnRound}
+	scfg := service.Config{Log: log, Dialects: dialects.All(), Pipeline: o.Pipeline, BatchFrom: o.BatchFrom, OnRound: o.OnRound}
 	if o.Store {
 		store, err := projection.OpenStore(filepath.Join(dir, "p.db"), projection.StoreOptions{})
 		if err != nil {
