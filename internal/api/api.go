@@ -121,10 +121,12 @@ type Config struct {
 	// appends, so concurrent writers share rounds instead of splitting
 	// into two alternating halves. A round never waits longer than a
 	// quarter of the previous round's time, nor when the previous round
-	// held a single append (a lone writer never waits). Default 2ms when
-	// the service appends a round as one atomic batch, whose cost is
-	// mostly fixed; none when it pipelines a round, where waiting only
-	// idles the one goroutine that decides. Negative disables it.
+	// held a single append (a lone writer never waits), nor after a round
+	// that did not go as one atomic batch (single appends: each costs its
+	// own write). Default 2ms when the service appends a round as one
+	// atomic batch, whose cost is mostly fixed; none when it pipelines a
+	// round, where waiting only idles the one goroutine that decides.
+	// Negative disables it.
 	Linger time.Duration
 	// Workers is how many requests are handled at once, over every
 	// endpoint; default 8. Requests wait in a lane per endpoint and owner

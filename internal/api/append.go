@@ -425,16 +425,9 @@ func (s *Server) batchAppends(ctx context.Context) {
 				continue
 			}
 		}
-		if s.cfg.Service.Pipelined() {
-			// The writers of the last round are answered when its
-			// acknowledgements come, while this one is decided: do not
-			// linger for them. A round appended whole (one atomic batch)
-			// is answered at once, and they come back together.
-			last.writers = 0
-		}
 		batch = s.fill(batch, last)
 		j := &roundJob{batch: batch, start: time.Now()}
-		last = roundStats{writers: writers(batch), took: time.Duration(s.lastTook.Load())}
+		last = roundStats{writers: writers(batch), took: time.Duration(s.lastTook.Load()), batch: s.cfg.Service.Batches(len(batch))}
 		evs := make([]*events.Event, len(batch))
 		for i, p := range batch {
 			evs[i] = p.ev
@@ -583,6 +576,8 @@ type roundStats struct {
 	// is one writer, however many events it carries.
 	writers int
 	took    time.Duration
+	// batch says the round went as one atomic batch (Service.Batches).
+	batch bool
 }
 
 // writers counts the requests appends come from (a batch's events are
@@ -606,7 +601,12 @@ func newWriter(batch []*pendingAppend, p *pendingAppend) bool {
 // fill takes the appends that are waiting, and then, when the last round
 // answered several writers, lingers a little for them: they usually append
 // again at once, and a round's cost is mostly fixed (one atomic batch, one
-// commit), so fewer, fuller rounds go faster. A lone writer never waits.
+// commit), so fewer, fuller rounds go faster. A lone writer never waits,
+// nor anyone after a round that was not one atomic batch: a pipelined
+// round's writers are answered as its acknowledgements come, while this
+// one is decided, and single appends (a round smaller than the service's
+// BatchFrom) cost each their own write, so waiting would only idle the
+// writers that are here.
 func (s *Server) fill(batch []*pendingAppend, last roundStats) []*pendingAppend {
 	queued := len(s.appends)
 	for len(batch) < s.cfg.Batch {
@@ -623,7 +623,7 @@ func (s *Server) fill(batch []*pendingAppend, last roundStats) []*pendingAppend 
 	want := writers(batch[1:min(len(batch), 1+queued)]) + last.writers
 	wait := min(s.cfg.Linger, last.took/4)
 	have := writers(batch)
-	if last.writers <= 1 || have >= want || wait <= 0 {
+	if !last.batch || last.writers <= 1 || have >= want || wait <= 0 {
 		return batch
 	}
 	t := time.NewTimer(wait)

@@ -9,7 +9,8 @@ import (
 // TestFillLingers: the batcher's linger (fill) on the bubble's clock. A
 // round waits for the writers the last round answered, no longer than
 // Linger nor a quarter of the last round's time, and not at all after a
-// lone writer's round or with Linger disabled; it stops waiting as soon as
+// lone writer's round, after a round that was not one atomic batch
+// (pipelined, or single appends) or with Linger disabled; it stops waiting as soon as
 // they are all in, or the round is full.
 func TestFillLingers(t *testing.T) {
 	const linger = 2 * time.Millisecond
@@ -26,13 +27,14 @@ func TestFillLingers(t *testing.T) {
 		want   int
 		waited time.Duration
 	}{
-		{"a lone writer never waits", linger, 8, roundStats{writers: 1, took: time.Second}, []time.Duration{time.Millisecond}, 1, 0},
-		{"waits until the last round's writers are in", linger, 8, roundStats{writers: 3, took: time.Second},
+		{"a lone writer never waits", linger, 8, roundStats{batch: true, writers: 1, took: time.Second}, []time.Duration{time.Millisecond}, 1, 0},
+		{"waits until the last round's writers are in", linger, 8, roundStats{batch: true, writers: 3, took: time.Second},
 			[]time.Duration{time.Millisecond, 1500 * time.Microsecond, 1800 * time.Microsecond}, 3, 1500 * time.Microsecond},
-		{"no longer than Linger", linger, 8, roundStats{writers: 3, took: time.Second}, []time.Duration{time.Millisecond, 3 * time.Millisecond}, 2, linger},
-		{"no longer than a quarter of the last round", linger, 8, roundStats{writers: 3, took: 4 * time.Millisecond}, []time.Duration{1500 * time.Microsecond}, 1, time.Millisecond},
-		{"not when Linger is disabled", -1, 8, roundStats{writers: 3, took: time.Second}, []time.Duration{time.Millisecond}, 1, 0},
-		{"not past a full round", linger, 2, roundStats{writers: 3, took: time.Second}, []time.Duration{time.Millisecond, 1500 * time.Microsecond}, 2, time.Millisecond},
+		{"no longer than Linger", linger, 8, roundStats{batch: true, writers: 3, took: time.Second}, []time.Duration{time.Millisecond, 3 * time.Millisecond}, 2, linger},
+		{"no longer than a quarter of the last round", linger, 8, roundStats{batch: true, writers: 3, took: 4 * time.Millisecond}, []time.Duration{1500 * time.Microsecond}, 1, time.Millisecond},
+		{"not when Linger is disabled", -1, 8, roundStats{batch: true, writers: 3, took: time.Second}, []time.Duration{time.Millisecond}, 1, 0},
+		{"not after a round that was not one atomic batch", linger, 8, roundStats{writers: 3, took: time.Second}, []time.Duration{time.Millisecond}, 1, 0},
+		{"not past a full round", linger, 2, roundStats{batch: true, writers: 3, took: time.Second}, []time.Duration{time.Millisecond, 1500 * time.Microsecond}, 2, time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -249,6 +249,14 @@ func (s *Service) Pipelined() bool {
 	return async && (s.cfg.Pipeline || !batch)
 }
 
+// Batches reports whether a round of n events goes out as one atomic
+// batch: on a batch log, not pipelined, from Config.BatchFrom events
+// (else it goes as single appends).
+func (s *Service) Batches(n int) bool {
+	_, ok := s.cfg.Log.(BatchLog)
+	return ok && !s.cfg.Pipeline && s.batches(n)
+}
+
 // batches reports whether a round of n events, not pipelined, goes out
 // as one atomic batch (Config.BatchFrom) rather than as pipelined single
 // appends.
