@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -400,5 +401,21 @@ func TestSmallRoundsGoAsSingles(t *testing.T) {
 			}
 			sameAsRebuild(t, svc, log.MemLog)
 		})
+	}
+}
+
+// TestBatchFromIsValidated: Open refuses a BatchFrom below zero or above
+// what one atomic batch carries, naming the field.
+func TestBatchFromIsValidated(t *testing.T) {
+	for _, n := range []int{-1, service.MaxBatch + 1} {
+		_, err := service.Open(t.Context(), service.Config{Log: &service.MemLog{}, Dialects: dialects.All(), BatchFrom: n})
+		if err == nil || !strings.Contains(err.Error(), "BatchFrom") {
+			t.Errorf("BatchFrom %d: %v, want an error naming BatchFrom", n, err)
+		}
+	}
+	for _, n := range []int{0, service.FsyncBatchFrom, service.MaxBatch} {
+		if _, err := service.Open(t.Context(), service.Config{Log: &service.MemLog{}, Dialects: dialects.All(), BatchFrom: n}); err != nil {
+			t.Errorf("BatchFrom %d: %v", n, err)
+		}
 	}
 }

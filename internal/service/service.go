@@ -118,6 +118,9 @@ func (c *Config) Validate() error {
 	if c.Retries < 0 {
 		errs = append(errs, errors.New("service: retries must not be negative"))
 	}
+	if c.BatchFrom < 0 || c.BatchFrom > MaxBatch {
+		errs = append(errs, fmt.Errorf("service: BatchFrom %d: give 0 (the default, %d) or at most %d events, the most one atomic batch carries", c.BatchFrom, BatchThreshold, MaxBatch))
+	}
 	return errors.Join(errs...)
 }
 
