@@ -370,8 +370,9 @@ func TestSmallRoundsGoAsSingles(t *testing.T) {
 		sessions              []int // a round of each session's life (13 events) or two
 		wantBatch, wantSingle int
 	}{
-		{"FsyncBatchFrom, 13 then 26 events", service.FsyncBatchFrom, []int{1, 2}, 1, 13},
+		{"BatchFrom 16, 13 then 26 events", 16, []int{1, 2}, 1, 13},
 		{"the default, 13 then 26 events", 0, []int{1, 2}, 2, 0},
+		{"FsyncBatchFrom, 13 then 26 events", service.FsyncBatchFrom, []int{1, 2}, 2, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := &countingBatchLog{faultBatchLog: faultBatchLog{&faultLog{MemLog: &service.MemLog{}}}}

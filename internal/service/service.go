@@ -101,10 +101,15 @@ type Config struct {
 // FsyncBatchFrom is BatchFrom for a standalone server that fsyncs every
 // write: there an atomic batch, which the server stages in a store of
 // its own first, costs a fixed 2.5 to 5 ms, about as much as 16 single
-// appends pipelined (270 to 300 µs each, one fsync each), so a smaller
-// round is faster as singles (docs/bench.md, "Small rounds on a server
-// that fsyncs every write"; TestSmallRoundsGoAsSingles).
-const FsyncBatchFrom = 16
+// appends pipelined (270 to 300 µs each, one fsync each), so a round of
+// two to four is 3 to 5 times faster as singles. It is 5, not 16: rounds
+// that go as singles end sooner and so gather fewer calls for the next,
+// and with 16 the 64 sessions of TestCallsShareRounds on a loaded machine
+// fell to 3.7 records a durable write (6.2 to 15.5 with two busy loops,
+// against 24 to 28 with 5): under load the calls share atomic batches
+// (docs/bench.md, "Small rounds on a server that fsyncs every write";
+// TestSmallRoundsGoAsSingles).
+const FsyncBatchFrom = 5
 
 // Validate reports every problem with the configuration at once.
 func (c *Config) Validate() error {
