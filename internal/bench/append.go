@@ -257,38 +257,32 @@ func apiRate(ctx context.Context, n *node, prefix string, conc, per int) (float6
 		return 0, err
 	}
 	c := client.New(n.nc, client.Options{Owner: "bench", Timeout: 30 * time.Second})
-	var wg sync.WaitGroup
-	errs := make(chan error, conc)
-	t0 := time.Now()
-	for _, k := range keys {
-		wg.Go(func() {
-			for i := 0; i < per; i++ {
-				if _, err := c.Append(ctx, client.Checked(events.SessionKey(k), events.CheckedData{Turn: 1, Tool: "read", Call: fmt.Sprintf("t%d", i)})); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	rate := float64(conc*per) / time.Since(t0).Seconds()
-	close(errs)
-	if err := <-errs; err != nil {
-		return 0, err
-	}
-	return rate, nil
+	return concurrentRate(conc, per, func(g, i int) error {
+		_, err := c.Append(ctx, client.Checked(events.SessionKey(keys[g]), events.CheckedData{Turn: 1, Tool: "read", Call: fmt.Sprintf("t%d", i)}))
+		return err
+	})
 }
 
 // rawSyncRate returns the events a second of conc raw publishers of body
 // at once, per each, each waiting for its acknowledgement.
 func rawSyncRate(ctx context.Context, n *node, conc, per int, body []byte) (float64, error) {
+	return concurrentRate(conc, per, func(g, i int) error {
+		_, err := n.js.Publish(ctx, fmt.Sprintf("raw.f%d", g), body, jetstream.WithMsgID(fmt.Sprintf("few-%d-%d", g, i)))
+		return err
+	})
+}
+
+// concurrentRate runs op(g, i) for i below per on conc goroutines g at
+// once and returns the operations a second, or the first error (a
+// goroutine stops at its own).
+func concurrentRate(conc, per int, op func(g, i int) error) (float64, error) {
 	var wg sync.WaitGroup
 	errs := make(chan error, conc)
 	t0 := time.Now()
 	for g := range conc {
 		wg.Go(func() {
 			for i := 0; i < per; i++ {
-				if _, err := n.js.Publish(ctx, fmt.Sprintf("raw.f%d", g), body, jetstream.WithMsgID(fmt.Sprintf("few-%d-%d", g, i))); err != nil {
+				if err := op(g, i); err != nil {
 					errs <- err
 					return
 				}

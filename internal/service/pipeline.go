@@ -138,7 +138,7 @@ func (s *Service) appendLocked(ctx context.Context, evs []*events.Event, todo []
 	for attempt := 0; len(todo) > 0; attempt++ {
 		var rest []int
 		var err error
-		if batching && !s.cfg.Pipeline && s.batches(len(todo)) {
+		if s.Batches(len(todo)) {
 			rest, err = s.batchRound(ctx, bl, evs, todo, out)
 		} else {
 			// A batch log's round too small for a batch (BatchFrom): its

@@ -261,14 +261,9 @@ func (s *Service) Pipelined() bool {
 // batch: on a batch log, not pipelined, from Config.BatchFrom events
 // (else it goes as single appends).
 func (s *Service) Batches(n int) bool {
-	_, ok := s.cfg.Log.(BatchLog)
-	return ok && !s.cfg.Pipeline && s.batches(n)
-}
-
-// batches reports whether a round of n events, not pipelined, goes out
-// as one atomic batch (Config.BatchFrom) rather than as pipelined single
-// appends.
-func (s *Service) batches(n int) bool {
+	if _, ok := s.cfg.Log.(BatchLog); !ok || s.cfg.Pipeline {
+		return false
+	}
 	from := s.cfg.BatchFrom
 	if from == 0 {
 		from = BatchThreshold
