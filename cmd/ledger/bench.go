@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"text/tabwriter"
 
@@ -38,6 +39,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	maxRecords := fl.Uint64("max-records", 0, "cap the log the scale section grows (default: a million records in the full run)")
 	only := fl.String("only", "", "run only these sections, comma-separated: append, queries, scale, subjects, hooks, agents, mcp, scopes (default: all)")
 	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run to this file (for 'go tool pprof')")
+	traceOut := fl.String("trace", "", "write an execution trace of the run to this file (for 'go tool trace'; a few MB a second, so pick sections with --only)")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
 	}
@@ -59,6 +61,17 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *traceOut != "" {
+		f, err := os.Create(*traceOut)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return err
+		}
+		defer trace.Stop()
 	}
 	exe, _ := os.Executable()
 	if strings.HasSuffix(exe, ".test") {

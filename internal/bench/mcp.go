@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"sync"
@@ -200,9 +201,15 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	steps := g.steps.snapshot()
 	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions: throughput", mcpSessions), tp.via, tp.proxy, "calls/s", fmt.Sprintf("≥ 0.7x bare SDK proxy, %d sessions", mcpSessions), func(r float64) bool { return r >= 0.7 })
 	row.Note = fmt.Sprintf("raw = the bare SDK proxy with %d client sessions, measured in this run; %d MCP client sessions each way (one ledger session each through the gateway), %d calls each a round, %d rounds, the four ways (with the gateway in the ledger's process) taking turns; straight to the upstream %.0f calls/s; fsync on every write", mcpSessions, mcpSessions, perSession, rounds, tp.direct)
+	if tp.use.ok {
+		row.Note += cpuNote(tp.use.via, tp.use.proxy)
+	}
 	rep.add(row)
 	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions, through the gateway in the ledger's process (serve --mcp): throughput", mcpSessions), tp.local, tp.proxy, "calls/s", fmt.Sprintf("≥ 0.7x bare SDK proxy, %d sessions", mcpSessions), func(r float64) bool { return r >= 0.7 })
 	row.Note = "raw = the bare SDK proxy with as many client sessions, measured in the same rounds; the gateway asks the API in its process, no NATS hop; the four ways taking turns"
+	if tp.use.ok {
+		row.Note += cpuNote(tp.use.local, tp.use.proxy)
+	}
 	rep.add(row)
 	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions, against straight to the upstream", mcpSessions), tp.via, tp.direct, "calls/s", "", nil)
 	row.Note = "the comparison of the earlier runs (docs/bench.md)"
@@ -515,6 +522,37 @@ type throughput struct {
 	// is the gateway's rounds' time.
 	calls   float64
 	viaTook time.Duration
+	// use is what each way's timed bursts cost the process (see
+	// cpuUse); ok false where the bench cannot read the process's CPU.
+	use struct {
+		via, proxy, local cpuUse
+		ok                bool
+	}
+}
+
+// cpuUse is the process's CPU time over some bursts of one way, and their
+// wall time and calls: the client sessions and the in-process upstream
+// are in it too, the same for every way.
+type cpuUse struct {
+	cpu, wall time.Duration
+	calls     float64
+}
+
+// share is the part of the process's CPUs (GOMAXPROCS) the bursts kept
+// busy.
+func (u cpuUse) share() float64 {
+	return u.cpu.Seconds() / u.wall.Seconds() / float64(runtime.GOMAXPROCS(0))
+}
+
+// perCall is the process's CPU time a call, in µs.
+func (u cpuUse) perCall() float64 { return float64(u.cpu.Microseconds()) / u.calls }
+
+// cpuNote says what the gateway's and the bare proxy's 64-session bursts
+// cost the process: the row's ratio is about the proxy's CPU a call over
+// the gateway's, times the gateway's share of the CPUs over the proxy's.
+func cpuNote(gw, proxy cpuUse) string {
+	return fmt.Sprintf("; the bursts kept %.2f of the %d CPUs busy at %.0f µs of the process's CPU a call, the bare proxy's %.2f at %.0f µs (client sessions and upstream included in both)",
+		gw.share(), runtime.GOMAXPROCS(0), gw.perCall(), proxy.share(), proxy.perCall())
 }
 
 // mcpThroughput connects mcpSessions client sessions straight to the
@@ -552,12 +590,14 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxU
 		name, tool, label string
 		sessions          []*mcp.ClientSession
 		took              time.Duration
+		use               cpuUse
 	}{
-		{"straight to the upstream", mcpTool, "client-direct", directs, 0},
-		{"through the gateway", mcpExposed, "client-gateway", vias, 0},
-		{"through the proxy", mcpTool, "client-proxy", pxs, 0},
-		{"through the gateway in the ledger's process", mcpExposed, "client-gateway-local", locals, 0},
+		{name: "straight to the upstream", tool: mcpTool, label: "client-direct", sessions: directs},
+		{name: "through the gateway", tool: mcpExposed, label: "client-gateway", sessions: vias},
+		{name: "through the proxy", tool: mcpTool, label: "client-proxy", sessions: pxs},
+		{name: "through the gateway in the ledger's process", tool: mcpExposed, label: "client-gateway-local", sessions: locals},
 	}
+	_, cpuOK := processCPU()
 	// One call on every session first: the gateway joins each ledger
 	// session at its first request.
 	for _, w := range ways {
@@ -568,16 +608,23 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxU
 	for r := 0; r < rounds; r++ {
 		for k := range ways {
 			w := &ways[(r+k)%len(ways)]
+			cpu0, _ := processCPU()
 			d, err := burst(ctx, w.sessions, w.tool, w.label, perSession)
 			if err != nil {
 				return tp, fmt.Errorf("%s: %w", w.name, err)
 			}
+			cpu1, _ := processCPU()
 			w.took += d
+			w.use.cpu += cpu1 - cpu0
+			w.use.wall += d
+			w.use.calls += float64(len(w.sessions) * perSession)
 		}
 	}
 	total := float64(mcpSessions * perSession * rounds)
 	cfg.logf("bench: mcp: %d sessions: gateway %v, in the ledger's process %v, proxy %v, direct %v for %.0f calls each", mcpSessions, ways[1].took.Round(time.Millisecond), ways[3].took.Round(time.Millisecond), ways[2].took.Round(time.Millisecond), ways[0].took.Round(time.Millisecond), total)
-	return throughput{via: total / ways[1].took.Seconds(), proxy: total / ways[2].took.Seconds(), direct: total / ways[0].took.Seconds(), local: total / ways[3].took.Seconds(), calls: total, viaTook: ways[1].took}, nil
+	tp = throughput{via: total / ways[1].took.Seconds(), proxy: total / ways[2].took.Seconds(), direct: total / ways[0].took.Seconds(), local: total / ways[3].took.Seconds(), calls: total, viaTook: ways[1].took}
+	tp.use.via, tp.use.proxy, tp.use.local, tp.use.ok = ways[1].use, ways[2].use, ways[3].use, cpuOK
+	return tp, nil
 }
 
 // burst makes n calls of tool on every session at once, one goroutine a
