@@ -491,8 +491,9 @@ func (f *Flags) exchange(conn conn, tg target, token string, raw []byte) (*answe
 	if err != nil {
 		return nil, conn.deadlined(fmt.Errorf("reading the answer: %w", err))
 	}
-	proto, code, _ := strings.Cut(status, " ")
-	if !strings.HasPrefix(proto, "HTTP/1.") || len(code) < 3 {
+	proto, rest, _ := strings.Cut(status, " ")
+	code, _, _ := strings.Cut(rest, " ")
+	if !strings.HasPrefix(proto, "HTTP/1.") || !statusCode(code) {
 		return nil, fmt.Errorf("the server's answer is not HTTP: %q", status)
 	}
 	hdr, err := tp.ReadMIMEHeader()
@@ -507,7 +508,7 @@ func (f *Flags) exchange(conn conn, tg target, token string, raw []byte) (*answe
 		return nil, fmt.Errorf("the server's answer ended after %d of %s bytes", len(body), n)
 	}
 	if code[0] != '2' {
-		return nil, fmt.Errorf("the server answered %s", strings.TrimSpace(code))
+		return nil, fmt.Errorf("the server answered %s", code)
 	}
 	if f.agent != nil && len(bytes.TrimSpace(body)) == 0 {
 		// An agent runtime's "no opinion".
@@ -528,6 +529,21 @@ func (f *Flags) exchange(conn conn, tg target, token string, raw []byte) (*answe
 	}
 	a.result = hookwire.DecodeHeader(hdr.Get(hookwire.HeaderResult))
 	return a, nil
+}
+
+// statusCode reports whether code is an HTTP status code: three digits,
+// the first 1 to 5. Anything else ("2xx", "20", "2000") is not an answer
+// of `serve --hooks`, and must not read as a 2xx one.
+func statusCode(code string) bool {
+	if len(code) != 3 || code[0] < '1' || code[0] > '5' {
+		return false
+	}
+	for i := 1; i < 3; i++ {
+		if code[i] < '0' || code[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // request is the HTTP/1.0 request that posts raw.

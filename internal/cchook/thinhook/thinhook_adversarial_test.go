@@ -1,0 +1,100 @@
+package thinhook
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// rawAnswerServer is a loopback TCP server that reads a request's head
+// and body and writes answer as it is (one byte every gap, when gap is
+// not zero), then closes.
+func rawAnswerServer(t *testing.T, answer string, gap time.Duration) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				readRequest(c)
+				if gap == 0 {
+					_, _ = io.WriteString(c, answer)
+					return
+				}
+				for i := range len(answer) {
+					select {
+					case <-done:
+						return
+					case <-time.After(gap):
+					}
+					if _, err := io.WriteString(c, answer[i:i+1]); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	t.Cleanup(func() { close(done); ln.Close(); wg.Wait() })
+	return "http://" + ln.Addr().String() + HTTPPath
+}
+
+// denies reports whether Claude Code blocks the call on this outcome.
+func denies(o outcome) bool {
+	if exitOf(o.err) == 2 {
+		return true
+	}
+	if exitOf(o.err) != 0 {
+		return false
+	}
+	var a struct {
+		HookSpecificOutput struct {
+			PermissionDecision string `json:"permissionDecision"`
+		} `json:"hookSpecificOutput"`
+	}
+	return json.Unmarshal([]byte(o.stdout), &a) == nil && a.HookSpecificOutput.PermissionDecision == "deny"
+}
+
+// TestThinStatusLineMustBeAStatus: an answer whose status line does not
+// hold a three-digit status is not serve --hooks's; one that starts with
+// a 2 ("20", "2xx", "2000") used to read as a 2xx and its {} let the call
+// run.
+func TestThinStatusLineMustBeAStatus(t *testing.T) {
+	for _, status := range []string{"20", "2xx", "2000", "2", "200x", "600", "0200"} {
+		url := rawAnswerServer(t, "HTTP/1.0 "+status+" OK\r\nContent-Length: 2\r\n\r\n{}", 0)
+		o := run(t, call, "--hooks", url, "--no-token", "--timeout", "2s")
+		if !denies(o) {
+			t.Errorf("status %q: the call is let through: %+v", status, o)
+			continue
+		}
+		unreachableText(t, o.stdout, url, "Bash")
+		if !strings.Contains(o.stdout, "the server's answer is not HTTP") {
+			t.Errorf("status %q: %s", status, o.stdout)
+		}
+	}
+	// A real status still reads.
+	url := rawAnswerServer(t, "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}", 0)
+	if o := run(t, call, "--hooks", url, "--no-token", "--timeout", "2s"); o.err != nil || o.stdout != "{}\n" {
+		t.Errorf("200: %+v", o)
+	}
+	url = rawAnswerServer(t, "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 2\r\n\r\n{}", 0)
+	if o := run(t, call, "--hooks", url, "--no-token", "--timeout", "2s"); !denies(o) || !strings.Contains(o.stdout, "the server answered 503") {
+		t.Errorf("503: %+v", o)
+	}
+}
