@@ -494,7 +494,9 @@ func (f *Flags) exchange(conn conn, tg target, token string, raw []byte) (*answe
 	proto, rest, _ := strings.Cut(status, " ")
 	code, _, _ := strings.Cut(rest, " ")
 	if !strings.HasPrefix(proto, "HTTP/1.") || !statusCode(code) {
-		return nil, fmt.Errorf("the server's answer is not HTTP: %q", status)
+		// A status line cut short by the end of the wait reads as a
+		// line (bufio's ReadLine): that is the wait's end.
+		return nil, conn.deadlined(fmt.Errorf("the server's answer is not HTTP: %q", status))
 	}
 	hdr, err := tp.ReadMIMEHeader()
 	if err != nil {

@@ -98,3 +98,25 @@ func TestThinStatusLineMustBeAStatus(t *testing.T) {
 		t.Errorf("503: %+v", o)
 	}
 }
+
+// TestThinSlowAnswerIsATimeout: a server that trickles its answer past
+// --timeout is denied as a server that did not answer in time, not as one
+// that does not speak HTTP (the status line cut by the deadline used to
+// read as a whole line: "the server's answer is not HTTP: \"HTTP/1.0\"").
+func TestThinSlowAnswerIsATimeout(t *testing.T) {
+	url := rawAnswerServer(t, "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}", 60*time.Millisecond)
+	begin := time.Now()
+	o := run(t, call, "--hooks", url, "--no-token", "--timeout", "400ms")
+	if took := time.Since(begin); took > 3*time.Second {
+		t.Errorf("answered after %s", took)
+	}
+	if !denies(o) {
+		t.Fatalf("the call is let through: %+v", o)
+	}
+	unreachableText(t, o.stdout, url, "Bash")
+	// Past the deadline while connecting (a loaded machine) the dial's
+	// "i/o timeout" names it too; never "not HTTP".
+	if strings.Contains(o.stdout, "not HTTP") || !strings.Contains(o.stdout, "no answer within the hook's --timeout") && !strings.Contains(o.stdout, "i/o timeout") {
+		t.Errorf("the denial does not name the timeout: %s", o.stdout)
+	}
+}
