@@ -324,8 +324,19 @@ func runHook(ctx context.Context, sig <-chan os.Signal, name string, args []stri
 	start := time.Now()
 	fs, f := flagSet(name, stderr)
 	err := parse(fs, f, args)
-	if errors.Is(err, errHelp) {
-		return nil
+	help := errors.Is(err, errHelp)
+	if help {
+		// The usage is printed. A hook's --help is a bad flag: given a
+		// payload (Claude Code pipes one), the hook must not answer
+		// nothing, which lets a call run; it answers as for any bad
+		// flag. A terminal (or /dev/null) holds no payload to wait for.
+		if !mayHoldPayload(stdin) {
+			return nil
+		}
+		err = usageError("--help is not a hook flag")
+		if a, ok := hookwire.Agents[f.runtime]; ok {
+			f.agent = &a
+		}
 	}
 	var tg target
 	if err == nil {
@@ -356,6 +367,9 @@ func runHook(ctx context.Context, sig <-chan os.Signal, name string, args []stri
 			msg = "bad flags (see the usage above)"
 		}
 		if len(bytes.TrimSpace(raw)) == 0 {
+			if help {
+				return nil
+			}
 			if ee == nil {
 				return &ExitError{Code: 2, Msg: msg}
 			}
@@ -393,6 +407,17 @@ func runHook(ctx context.Context, sig <-chan os.Signal, name string, args []stri
 		return &ExitError{Code: ans.exit, Msg: ans.reason}
 	}
 	return nil
+}
+
+// mayHoldPayload reports whether stdin may hold a hook payload: anything
+// but a character device (a terminal, /dev/null).
+func mayHoldPayload(stdin io.Reader) bool {
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return true
+	}
+	st, err := f.Stat()
+	return err != nil || st.Mode()&fs.ModeCharDevice == 0
 }
 
 // unreachableAnswer answers a payload the server did not answer: as the

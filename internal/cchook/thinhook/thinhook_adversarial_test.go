@@ -120,3 +120,28 @@ func TestThinSlowAnswerIsATimeout(t *testing.T) {
 		t.Errorf("the denial does not name the timeout: %s", o.stdout)
 	}
 }
+
+// TestThinHelpWithAPayload: --help (or -h) in a hook's command line, given
+// a call's payload, denies it as any bad flag does (it used to print the
+// usage and exit 0 with no answer: the call ran); with no payload it is
+// still the usage, exit 0.
+func TestThinHelpWithAPayload(t *testing.T) {
+	for _, h := range []string{"--help", "-h", "-help"} {
+		o := run(t, call, "--hooks", "unix:/x", h)
+		if !denies(o) || exitOf(o.err) != 0 || !strings.Contains(o.stdout, "--help is not a hook flag") || !strings.Contains(o.stderr, "Usage: ledger-hook") {
+			t.Errorf("%s with a call: %+v", h, o)
+		}
+		o = run(t, other, "--hooks", "unix:/x", h)
+		if o.err != nil || !strings.HasPrefix(o.stdout, `{"systemMessage":"ledger-hook: --help is not a hook flag`) {
+			t.Errorf("%s with another event: %+v", h, o)
+		}
+		if o := run(t, "", h); o.err != nil || o.stdout != "" || !strings.Contains(o.stderr, "Usage: ledger-hook") {
+			t.Errorf("%s alone: %+v", h, o)
+		}
+	}
+	// An agent runtime's call is denied in its format.
+	o := run(t, `{"session_id":"s1","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`, "--runtime", "gemini", "--hooks", "unix:/x", "--help")
+	if o.err != nil || !strings.HasPrefix(o.stdout, `{"decision":"deny","reason":"ledger-hook: --help is not a hook flag`) {
+		t.Errorf("gemini: %+v", o)
+	}
+}
