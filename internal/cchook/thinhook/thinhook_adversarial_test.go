@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sessionledger/ledger/internal/cchook/hookwire"
 )
 
 // rawAnswerServer is a loopback TCP server that reads a request's head
@@ -143,5 +145,45 @@ func TestThinHelpWithAPayload(t *testing.T) {
 	o := run(t, `{"session_id":"s1","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`, "--runtime", "gemini", "--hooks", "unix:/x", "--help")
 	if o.err != nil || !strings.HasPrefix(o.stdout, `{"decision":"deny","reason":"ledger-hook: --help is not a hook flag`) {
 		t.Errorf("gemini: %+v", o)
+	}
+}
+
+// TestThinAgentFailsClosed: with --runtime codex|gemini|qwen, a server
+// down, silent, answering 500 or garbage denies a call in the runtime's
+// format, exit 0.
+func TestThinAgentFailsClosed(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String() + "/"
+	ln.Close()
+	urls := map[string]string{
+		"down":        down,
+		"500":         rawAnswerServer(t, "HTTP/1.0 500 Oops\r\nContent-Length: 0\r\n\r\n", 0),
+		"garbage":     rawAnswerServer(t, "HTTP/1.0 200 OK\r\n\r\n<html>", 0),
+		"truncated":   rawAnswerServer(t, "HTTP/1.0 200 OK\r\nContent-Length: 30\r\n\r\n{\"decision\":", 0),
+		"bad status":  rawAnswerServer(t, "HTTP/1.0 2xx OK\r\nContent-Length: 0\r\n\r\n", 0),
+		"slow":        rawAnswerServer(t, "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n", 80*time.Millisecond),
+		"exit header": rawAnswerServer(t, "HTTP/1.0 200 OK\r\nLedger-Hook-Exit: 9\r\nContent-Length: 0\r\n\r\n", 0),
+	}
+	payloads := map[string]string{
+		"codex":  `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`,
+		"qwen":   `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`,
+		"gemini": `{"session_id":"s1","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`,
+	}
+	for rt, payload := range payloads {
+		a := hookwire.Agents[rt]
+		deny, _, _ := strings.Cut(string(a.DenyOutput("@")), "@")
+		for name, url := range urls {
+			o := run(t, payload, "--runtime", rt, "--hooks", url, "--no-token", "--timeout", "400ms")
+			if o.err != nil || !strings.HasPrefix(o.stdout, deny) || !strings.Contains(o.stdout, "cannot be reached") {
+				t.Errorf("%s, server %s: the call is not denied: %+v", rt, name, o)
+			}
+			o = run(t, "{not json", "--runtime", rt, "--hooks", url, "--no-token", "--timeout", "400ms")
+			if o.err != nil || !strings.HasPrefix(o.stdout, deny) {
+				t.Errorf("%s, server %s, an unreadable payload: %+v", rt, name, o)
+			}
+		}
 	}
 }
