@@ -246,6 +246,30 @@ func Build(dialects projection.Dialects, recs []*events.Record, opts Options) (*
 				calls[seq] = w
 			}
 		}
+		if rec.Type == events.EffectStarted {
+			// An effect decided ask (a later enforcement point started a
+			// call its check asked about) is listed as ledger denials lists
+			// it: its trace is the one it was decided with, on the input of
+			// the check that prepared it.
+			var d events.EffectData
+			var dec projection.EffectDecided
+			if err := json.Unmarshal(rec.Data, &d); err != nil {
+				return nil, fmt.Errorf("report: record %d: %w", seq, err)
+			}
+			if err := json.Unmarshal(rec.Decided, &dec); err != nil {
+				return nil, fmt.Errorf("report: record %d: %w", seq, err)
+			}
+			if dec.Decision != envelope.Allow {
+				input := preparedInput(recs, dec.PreparedAt)
+				v, err := st.Why(rec.Session, d.Tool, input)
+				if err != nil {
+					return nil, fmt.Errorf("report: record %d: %w", seq, err)
+				}
+				w := why(v, st.ScopeOf(rec.Session), st.SessionPolicy(rec.Session), whyCall(opts.Where, d.Call, seq))
+				w.Input = string(input)
+				calls[seq] = w
+			}
+		}
 		if err := st.Apply(projection.Input{Record: rec}, seq); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
@@ -451,7 +475,7 @@ func (b *builder) describe(sec *Session, e *Entry, rec *events.Record, seq uint6
 	case *events.CheckedData:
 		err = b.check(sec, e, rec, d)
 	case *events.EffectData:
-		err = describeEffect(sec, e, rec, seq, d)
+		err = b.effect(sec, e, rec, seq, d)
 	default:
 		return false, nil
 	}
@@ -507,17 +531,46 @@ func describeResume(e *Entry, rec *events.Record, seq uint64, d *events.ResumedD
 	return nil
 }
 
-// describeEffect describes an effect's start, linking to the check it
-// was prepared at.
-func describeEffect(sec *Session, e *Entry, rec *events.Record, seq uint64, d *events.EffectData) error {
+// effect describes an effect's start, linking to the check it was
+// prepared at. An effect decided ask (or deny) is, as for a check, what
+// an investigation looks at, and in the index of denials: ledger denials
+// lists every record decided deny or ask (TestAskedOneRecordThenEffectListedAlike).
+func (b *builder) effect(sec *Session, e *Entry, rec *events.Record, seq uint64, d *events.EffectData) error {
 	var dec projection.EffectDecided
 	if err := json.Unmarshal(rec.Decided, &dec); err != nil {
 		return fmt.Errorf("report: record %d: %w", seq, err)
 	}
 	e.Kind, e.Label = "effect", "effect started"
 	e.Text = fmt.Sprintf("%s (call %s, turn %d): %s, checked at seq %d", d.Tool, d.Call, d.Turn, dec.Decision, dec.PreparedAt)
+	if dec.Reason.Code != "" && dec.Decision != envelope.Allow {
+		e.Text += " (" + dec.Reason.Code + ")"
+	}
 	e.Link = fmt.Sprintf("%s-r%d", sec.Anchor, dec.PreparedAt)
+	if dec.Decision == envelope.Allow {
+		return nil
+	}
+	e.Bad = true
+	e.Why = b.calls[seq]
+	what := "call denied"
+	if dec.Decision == envelope.Ask {
+		what = "call asked"
+	}
+	b.r.Denials = append(b.r.Denials, &Denial{Seq: seq, Time: e.Time, Scope: sec.Scope, Session: sec.Key, Who: IdentityText(sec.Identity), Tool: d.Tool, What: what,
+		Code: dec.Reason.Code, Anchor: e.Anchor + "-why"})
 	return nil
+}
+
+// preparedInput is the input of the tool.checked at seq, which prepared
+// an effect (nil when seq names no check).
+func preparedInput(recs []*events.Record, seq uint64) json.RawMessage {
+	if seq == 0 || seq > uint64(len(recs)) || recs[seq-1].Type != events.ToolChecked {
+		return nil
+	}
+	var d events.CheckedData
+	if json.Unmarshal(recs[seq-1].Data, &d) != nil {
+		return nil
+	}
+	return d.Input
 }
 
 func (b *builder) policyEntry(rec *events.Record, seq uint64) (*Entry, error) {
