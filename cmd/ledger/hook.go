@@ -196,7 +196,10 @@ func (f *hookInstallFlags) validate(pos []string) error {
 		return usageError("--hook-binary is the thin %s, which hands payloads to 'ledger serve --hooks' and does not speak NATS: give it with --url (the command hook over NATS is the ledger's, --command)", cchook.SlimBinary)
 	}
 	if f.httpURL != "" {
-		if u, err := url.Parse(f.httpURL); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		// The path is the one cchook.Own knows the ledger's HTTP hooks
+		// by: hooks posting elsewhere would not be replaced by the next
+		// install nor removed by --uninstall (TestHookInstallAdversarialURLPath).
+		if u, err := url.Parse(f.httpURL); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || strings.TrimSuffix(u.Path, "/") != cchook.HTTPPath {
 			return usageError("--url %q: Claude Code's HTTP hooks post to http://HOST:PORT%s", f.httpURL, cchook.HTTPPath)
 		}
 	}
