@@ -572,7 +572,19 @@ func warnTemporary(exe string, stderr io.Writer) {
 // writeSettings writes a settings file through a temporary file in the
 // same directory, keeping the mode of the file it replaces; one that holds
 // a secret is readable by its owner alone.
+//
+// A settings file that is a symbolic link (a dotfiles checkout) is written
+// where it points, the link kept; one without its owner's write
+// permission is refused, not replaced (TestHookInstallAdversarialSymlink,
+// TestHookInstallAdversarialReadOnly).
 func writeSettings(path string, data []byte, secret bool) error {
+	path, err := settingsTarget(path)
+	if err != nil {
+		return err
+	}
+	if err := checkWritable(path); err != nil {
+		return err
+	}
 	mode := fs.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
@@ -883,4 +895,33 @@ func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(c.release)
 	return err
+}
+
+// settingsTarget is the file a settings path names: the path itself, or
+// the file a symbolic link there points to (which is then written, the
+// link kept); a link to nothing is refused.
+func settingsTarget(path string) (string, error) {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return path, nil
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", &exitError{code: 1, msg: fmt.Sprintf("%s is a symbolic link that cannot be followed (%v); make it point to a file (or remove it) and run again", path, err)}
+	}
+	return target, nil
+}
+
+// checkWritable refuses a settings file its owner may not write (mode
+// without u+w): someone made it read-only, and renaming a new file over it
+// would change it anyway.
+func checkWritable(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil // none yet, or the write says what is wrong
+	}
+	if st.Mode().Perm()&0o200 == 0 {
+		return &exitError{code: 1, msg: fmt.Sprintf("%s is read-only (mode %v); make it writable (chmod u+w) to have the ledger's hooks changed in it, and run again", path, st.Mode().Perm())}
+	}
+	return nil
 }

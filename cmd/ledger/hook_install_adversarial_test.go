@@ -354,6 +354,98 @@ func TestHookInstallAdversarialRefusals(t *testing.T) {
 	}
 }
 
+// TestHookInstallAdversarialSymlink: a settings file that is a symbolic
+// link (a dotfiles checkout, a file shared between worktrees) is edited
+// where it points: the link stays a link, its target gets the hooks, and
+// the uninstall gives the target back its bytes.
+func TestHookInstallAdversarialSymlink(t *testing.T) {
+	project, local := installProject(t, "settings.local.json", nil)
+	dotfiles := t.TempDir()
+	target := filepath.Join(dotfiles, "claude-settings.json")
+	orig := []byte(userSettings)
+	if err := os.WriteFile(target, orig, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, local); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, err := runCLI(t, "", "hook", "install", "--project", project, "--command", "ledger"); err != nil {
+		t.Fatalf("%v %s", err, errOut)
+	}
+	if st, err := os.Lstat(local); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the symbolic link %s was replaced by a regular file (%v)", local, err)
+	}
+	got := readFile(t, target)
+	if len(ledgerHandlers(t, got)) != 7 {
+		t.Errorf("the link's target did not get the hooks:\n%s", got)
+	}
+	if st, _ := os.Stat(target); st.Mode().Perm() != 0o640 {
+		t.Errorf("the target's mode is %v, want its own 0640", st.Mode().Perm())
+	}
+	noTempFiles(t, dotfiles)
+	noTempFiles(t, filepath.Dir(local))
+	if _, errOut, err := runCLI(t, "", "hook", "install", "--project", project, "--uninstall"); err != nil {
+		t.Fatalf("%v %s", err, errOut)
+	}
+	if got := readFile(t, target); !bytes.Equal(got, orig) {
+		t.Errorf("uninstalled target:\n%s\nwant the original", got)
+	}
+	if st, err := os.Lstat(local); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the uninstall replaced the symbolic link %s (%v)", local, err)
+	}
+}
+
+// TestHookInstallAdversarialReadOnly: a settings file without write
+// permission is refused with a message naming it, and left as it was
+// (not replaced by renaming a new file over it).
+func TestHookInstallAdversarialReadOnly(t *testing.T) {
+	orig := []byte(userSettings)
+	project, local := installProject(t, "settings.local.json", orig)
+	if err := os.Chmod(local, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	var msg strings.Builder
+	_, _, err := runCLI(t, "", "hook", "install", "--project", project, "--command", "ledger")
+	if code := exitCode(err, &msg); code != 1 || !strings.Contains(msg.String(), local) || !strings.Contains(msg.String(), "read-only") {
+		t.Errorf("exit %d %q, want 1 naming %s as read-only", code, msg.String(), local)
+	}
+	if got := readFile(t, local); !bytes.Equal(got, orig) {
+		t.Errorf("a read-only settings file was rewritten:\n%s", got)
+	}
+	noTempFiles(t, filepath.Dir(local))
+	// A dry run only reads it.
+	if out, errOut, err := runCLI(t, "", "hook", "install", "--project", project, "--command", "ledger", "--dry-run"); err != nil || !strings.Contains(out, "ledger hook claude-code") {
+		t.Errorf("--dry-run of a read-only file: %v %s %s", err, out, errOut)
+	}
+}
+
+// TestHookInstallAdversarialReadOnlyDir: a .claude directory the install
+// cannot write to is a clear error, and leaves nothing behind.
+func TestHookInstallAdversarialReadOnlyDir(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into a read-only directory")
+	}
+	orig := []byte(userSettings)
+	project, local := installProject(t, "settings.local.json", orig)
+	dir := filepath.Dir(local)
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	var msg strings.Builder
+	_, _, err := runCLI(t, "", "hook", "install", "--project", project, "--command", "ledger")
+	if code := exitCode(err, &msg); code != 1 || !strings.Contains(msg.String(), "permission denied") {
+		t.Errorf("exit %d %q, want 1 saying permission denied", code, msg.String())
+	}
+	if got := readFile(t, local); !bytes.Equal(got, orig) {
+		t.Errorf("changed:\n%s", got)
+	}
+	noTempFiles(t, dir)
+}
+
 // TestHookInstallAdversarialDryRun: --dry-run writes nothing (no .claude,
 // no token file), and prints exactly what the install then writes.
 func TestHookInstallAdversarialDryRun(t *testing.T) {
