@@ -376,15 +376,26 @@ type settingsReport struct {
 	CodexTrust *agenthook.CodexTrust `json:"codex_trust,omitempty"`
 }
 
-// updateSettings installs blk in the settings file at path, or with
-// --uninstall removes the ledger's hooks from it, and writes it when that
-// changes it; a dry run prints it instead, changed or not.
-func (f *hookInstallFlags) updateSettings(path string, blk []cchook.EventGroup, secret bool, stdout io.Writer) (settingsReport, error) {
+// settingsEdit is one settings file's new bytes, computed before any
+// file is written (planSettings), so that a file refused leaves every
+// other one as it was too.
+type settingsEdit struct {
+	path    string
+	out     []byte
+	changed bool
+	report  settingsReport
+}
+
+// planSettings installs blk in the settings file at path, or with
+// --uninstall removes the ledger's hooks from it, and returns the file's
+// new bytes; it writes nothing. A file that is to change must be one the
+// install may write (checkWritable).
+func (f *hookInstallFlags) planSettings(path string, blk []cchook.EventGroup) (settingsEdit, error) {
 	// A project's settings may be anyone's (a clone): a regular
 	// file of bounded size, never a pipe or a device.
 	src, err := safefile.ReadFile(path, maxSettingsFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return settingsReport{}, &exitError{code: 1, msg: fmt.Sprintf("%v; replace it with a regular file (or move it away) and run again", err)}
+		return settingsEdit{}, &exitError{code: 1, msg: fmt.Sprintf("%v; replace it with a regular file (or move it away) and run again", err)}
 	}
 	var out []byte
 	var ch cchook.Change
@@ -394,16 +405,15 @@ func (f *hookInstallFlags) updateSettings(path string, blk []cchook.EventGroup, 
 		out, ch, err = cchook.Install(src, blk)
 	}
 	if err != nil {
-		return settingsReport{}, &exitError{code: 1, msg: fmt.Sprintf("%s: %v; fix the file (or move it away) and run again", path, err)}
+		return settingsEdit{}, &exitError{code: 1, msg: fmt.Sprintf("%s: %v; fix the file (or move it away) and run again", path, err)}
 	}
 	changed := !bytes.Equal(out, src)
-	if f.dryRun {
-		if _, err := stdout.Write(out); err != nil {
-			return settingsReport{}, err
+	if changed && !f.dryRun {
+		if _, err := settingsTarget(path); err != nil {
+			return settingsEdit{}, err
 		}
-	} else if changed {
-		if err := writeSettings(path, out, secret); err != nil {
-			return settingsReport{}, err
+		if err := checkWritable(path); err != nil {
+			return settingsEdit{}, err
 		}
 	}
 	r := settingsReport{File: path, Changed: changed, Added: ch.Added, Removed: ch.Removed}
@@ -413,7 +423,20 @@ func (f *hookInstallFlags) updateSettings(path string, blk []cchook.EventGroup, 
 	if r.Removed == nil {
 		r.Removed = []string{}
 	}
-	return r, nil
+	return settingsEdit{path: path, out: out, changed: changed, report: r}, nil
+}
+
+// apply writes a planned settings file when it changes; a dry run prints
+// it instead, changed or not.
+func (f *hookInstallFlags) apply(e settingsEdit, secret bool, stdout io.Writer) error {
+	if f.dryRun {
+		_, err := stdout.Write(e.out)
+		return err
+	}
+	if e.changed {
+		return writeSettings(e.path, e.out, secret)
+	}
+	return nil
 }
 
 // printSettingsReports prints one line per settings file.
@@ -468,13 +491,22 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	var reports []settingsReport
+	// Every file is read and edited before any is written: a refused
+	// one (--uninstall edits both) leaves the other as it was.
+	var edits []settingsEdit
 	for _, name := range f.files() {
-		r, err := f.updateSettings(filepath.Join(f.project, ".claude", name), blk, secret, stdout)
+		e, err := f.planSettings(filepath.Join(f.project, ".claude", name), blk)
 		if err != nil {
 			return err
 		}
-		reports = append(reports, r)
+		edits = append(edits, e)
+	}
+	var reports []settingsReport
+	for _, e := range edits {
+		if err := f.apply(e, secret, stdout); err != nil {
+			return err
+		}
+		reports = append(reports, e.report)
 	}
 	switch {
 	case f.dryRun:

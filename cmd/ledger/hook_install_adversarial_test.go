@@ -354,6 +354,35 @@ func TestHookInstallAdversarialRefusals(t *testing.T) {
 	}
 }
 
+// TestHookInstallAdversarialUninstallRefusalWritesNothing: --uninstall
+// edits both settings files; when one of them is refused, neither is
+// written ("Refused ... and nothing written"): the local file keeps its
+// ledger handlers rather than being changed while the command reports a
+// failure.
+func TestHookInstallAdversarialUninstallRefusalWritesNothing(t *testing.T) {
+	project, local := installProject(t, "settings.local.json", []byte(userSettings))
+	if _, errOut, err := runCLI(t, "", "hook", "install", "--project", project, "--command", "ledger"); err != nil {
+		t.Fatalf("%v %s", err, errOut)
+	}
+	installed := readFile(t, local)
+	shared := filepath.Join(project, ".claude", "settings.json")
+	bad := []byte(`{"hooks": {"PreToolUse": [}`)
+	if err := os.WriteFile(shared, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var msg strings.Builder
+	_, _, err := runCLI(t, "", "hook", "install", "--project", project, "--uninstall")
+	if code := exitCode(err, &msg); code != 1 || !strings.Contains(msg.String(), shared) {
+		t.Errorf("exit %d %q, want 1 naming %s", code, msg.String(), shared)
+	}
+	if got := readFile(t, shared); !bytes.Equal(got, bad) {
+		t.Errorf("the refused file changed: %s", got)
+	}
+	if got := readFile(t, local); !bytes.Equal(got, installed) {
+		t.Errorf("a refused uninstall wrote %s anyway:\n%s", local, got)
+	}
+}
+
 // TestHookInstallAdversarialSymlink: a settings file that is a symbolic
 // link (a dotfiles checkout, a file shared between worktrees) is edited
 // where it points: the link stays a link, its target gets the hooks, and
