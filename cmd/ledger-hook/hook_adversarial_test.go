@@ -179,12 +179,7 @@ func TestThinHookFailsClosed(t *testing.T) {
 	// (process start included).
 	const bound = timeout + 4*time.Second
 
-	down, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	downURL := "http://" + down.Addr().String() + "/hooks/claude-code"
-	down.Close()
+	downURL := "http://" + refusedAddr(t) + "/hooks/claude-code"
 
 	silent := func(s **rawServer) func(net.Conn) {
 		return func(c net.Conn) {

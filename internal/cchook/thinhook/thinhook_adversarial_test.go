@@ -1,3 +1,5 @@
+//go:build linux || darwin
+
 package thinhook
 
 import (
@@ -152,12 +154,7 @@ func TestThinHelpWithAPayload(t *testing.T) {
 // down, silent, answering 500 or garbage denies a call in the runtime's
 // format, exit 0.
 func TestThinAgentFailsClosed(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + ln.Addr().String() + "/"
-	ln.Close()
+	down := "http://" + refusedAddr(t) + "/"
 	urls := map[string]string{
 		"down":        down,
 		"500":         rawAnswerServer(t, "HTTP/1.0 500 Oops\r\nContent-Length: 0\r\n\r\n", 0),

@@ -152,12 +152,7 @@ func TestThinUnreachable(t *testing.T) {
 		},
 	}
 	urls := map[string]string{"socket missing": "unix:" + filepath.Join(t.TempDir(), "none.sock")}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	urls["refused"] = "http://" + ln.Addr().String() + HTTPPath
-	ln.Close()
+	urls["refused"] = "http://" + refusedAddr(t) + HTTPPath
 	for name, h := range servers {
 		srv := httptest.NewServer(h)
 		defer srv.Close()
