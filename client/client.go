@@ -59,6 +59,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -530,12 +531,31 @@ func (c *Client) sendQuery(ctx context.Context, endpoint string, q wire.Query, o
 // ledger by how long it waits (within_ms): a check the ledger decides
 // later than that is refused (deadline_passed) and records nothing, so an
 // attempt given up on never leaves a record (TestRecordedCheckWithin).
+//
+// The check goes with an event id of its own, the same on every retry, so
+// that a retry after a lost answer records nothing and is answered with
+// the check that landed (wire.Query.ID; TestRecordedCheckRetryKeepsItsID).
+// A ledger from before such ids refuses the field: the check is sent again
+// without it, and a retry there records the call again.
 func (c *Client) sendRecordedCheck(ctx context.Context, q wire.Query, out any) error {
 	subject := wire.SubjectUnder(c.opts.Prefix, wire.EndpointCheck, c.scope())
-	return c.requestEach(ctx, subject, func(wait time.Duration) ([]byte, error) {
-		q.WithinMS = max(wait.Milliseconds(), 1)
-		return marshalQuery(q)
-	}, out, nil)
+	if q.ID == "" {
+		c.mu.Lock()
+		q.ID = c.newID(ulid.Now())
+		c.mu.Unlock()
+	}
+	send := func(q wire.Query) error {
+		return c.requestEach(ctx, subject, func(wait time.Duration) ([]byte, error) {
+			q.WithinMS = max(wait.Milliseconds(), 1)
+			return marshalQuery(q)
+		}, out, nil)
+	}
+	err := send(q)
+	if events.CodeOf(err) == events.CodeInvalidEvent && strings.Contains(err.Error(), `unknown field "id"`) {
+		q.ID = ""
+		err = send(q)
+	}
+	return err
 }
 
 // The answers of the queries (package wire).

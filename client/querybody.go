@@ -51,6 +51,7 @@ func marshalQuery(q wire.Query) ([]byte, error) {
 	str(`,"call":`, q.Call)
 	boolean(`,"effect":`, q.Effect)
 	signed(`,"within_ms":`, q.WithinMS)
+	str(`,"id":`, q.ID)
 	unsigned(`,"check_seq":`, q.CheckSeq)
 	str(`,"root":`, string(q.Root))
 	boolean(`,"brief":`, q.Brief)
@@ -79,6 +80,7 @@ var _ = []any{
 		Call     string
 		Effect   bool
 		WithinMS int64
+		ID       string
 		CheckSeq uint64
 		Root     events.SessionKey
 		Brief    bool

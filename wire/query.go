@@ -35,6 +35,13 @@ type Query struct {
 	// so a caller that gives up at its deadline (a hook answering deny)
 	// leaves no record of a call that did not run. 0: no bound.
 	WithinMS int64 `json:"within_ms,omitempty"`
+	// ID (a recorded check) is the tool.checked's event id, a ULID: a
+	// re-send of a check with the id of one that landed (a retry after a
+	// lost answer) records nothing and is answered with the check it
+	// landed as. None: the ledger gives the record an id of its own, and
+	// a re-send records the call again. client.Client sends one, the same
+	// on each retry of a call's check.
+	ID string `json:"id,omitempty"`
 	// CheckSeq (why only) asks about the call whose tool.checked or
 	// tool.effect_started is at this sequence; Call, without Record, about
 	// the call with this id (the last of its records). Either answers the

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +57,9 @@ type pendingAppend struct {
 	// check, for a recorded check (the check endpoint with record), is
 	// answered as a check rather than an append.
 	check *recordedCheck
+	// landed is the record of the owner's own that carries the event's id
+	// (ownID found it): a re-sent recorded check is answered with it.
+	landed *events.Record
 	// deadline, when set (a recorded check's within_ms), is past when the
 	// caller has stopped waiting: a round that would decide the check
 	// later refuses it instead (deadline_passed), recording nothing
@@ -270,8 +274,9 @@ func foreign(st *projection.State, round map[events.SessionKey]string, p *pendin
 // Caveat: two owners' appends with the same new id in flight at once are
 // not told apart (the second is answered duplicate of the first); ids are
 // ULIDs, 80 bits of them random, which no one guesses.
-func (s *Server) ownID(ctx context.Context, ev *events.Event, owner string) (string, error) {
+func (s *Server) ownID(ctx context.Context, ev *events.Event, owner string) (string, *events.Record, error) {
 	sent := ev.ID
+	var own *events.Record
 	for range 4 {
 		var seq uint64
 		var landed bool
@@ -284,17 +289,18 @@ func (s *Server) ownID(ctx context.Context, ev *events.Event, owner string) (str
 		}
 		recs, err := service.ReadRecords(ctx, s.cfg.Service.Log(), seq, seq)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if len(recs) == 1 && recs[0].Actor == owner {
+			own = recs[0]
 			break // a re-send of its own: answered duplicate
 		}
 		ev.ID = scopedID(owner, ev.ID)
 	}
 	if ev.ID == sent {
-		return "", nil
+		return "", own, nil
 	}
-	return sent, nil
+	return sent, nil, nil
 }
 
 // scopedID is the id an event of owner with id is stored under when
@@ -505,7 +511,7 @@ func (s *Server) finishRound(ctx context.Context, e service.Ended[*roundJob]) {
 		// nothing (see batchAppends).
 		s.goWaited(func() {
 			for _, p := range landed {
-				p.sent, p.idErr = s.ownID(ctx, p.ev, p.owner)
+				p.sent, p.landed, p.idErr = s.ownID(ctx, p.ev, p.owner)
 				p.idChecked = true
 				s.retries.put([]*pendingAppend{p})
 			}
@@ -528,6 +534,22 @@ func (s *Server) answerOutcome(p *pendingAppend, o service.Outcome) {
 	}
 	overlap := s.cfg.Service.Pipelined()
 	switch {
+	case p.check != nil && o.Err == nil && o.Result.Duplicate:
+		// A re-sent recorded check: the record its id landed as answers
+		// it, read off the finisher when ownID did not (the service found
+		// the id itself).
+		if p.landed != nil {
+			answerLandedCheck(p, o.Result.Seq, p.landed)
+		} else {
+			s.goWaited(func() {
+				recs, err := service.ReadRecords(s.life, s.cfg.Service.Log(), o.Result.Seq, o.Result.Seq)
+				if err != nil || len(recs) != 1 {
+					respondError(p.r, fmt.Errorf("reading record %d, which the re-sent check's id %s landed as: %v", o.Result.Seq, p.ev.ID, err), o.Result.Seq)
+					return
+				}
+				answerLandedCheck(p, o.Result.Seq, recs[0])
+			})
+		}
 	case p.check != nil:
 		answerCheck(p, o.Result, o.Err)
 	case o.Err != nil:

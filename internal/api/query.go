@@ -14,6 +14,8 @@ import (
 
 	"github.com/nats-io/nats.go/micro"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/projection"
@@ -139,6 +141,10 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 		s.answerWhyCall(ctx, r, owner, q)
 		return
 	}
+	if q.ID != "" && !(name == "check" && q.Record) {
+		respondError(r, events.Errorf(events.CodeInvalidEvent, "id names the record of a recorded check (check with record), not of a %s", name), 0)
+		return
+	}
 	if q.WithinMS != 0 && !(name == "check" && q.Record) {
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "within_ms bounds a recorded check (check with record), not a %s", name), 0)
 		return
@@ -251,6 +257,12 @@ func (s *Server) recordCheck(_ context.Context, r micro.Request, owner string, q
 		respondError(r, events.Errorf(events.CodeInvalidEvent, "within_ms %d: give the milliseconds the caller waits, or leave it out", q.WithinMS), 0)
 		return
 	}
+	if q.ID != "" {
+		if _, err := ulid.ParseStrict(q.ID); err != nil {
+			respondError(r, events.Errorf(events.CodeInvalidEvent, "a recorded check's id is a ULID (26 characters of Crockford's base32), not %q: %v", q.ID, err), 0)
+			return
+		}
+	}
 	c, _, ev, err := newRecordedCheck(q, owner)
 	if err != nil {
 		respondError(r, err, 0)
@@ -302,6 +314,9 @@ func newRecordedCheck(q wire.Query, owner string) (c *recordedCheck, raw []byte,
 	c = &recordedCheck{tool: q.Tool, data: b[data:len(b):len(b)]}
 	b = append(b, "1}"...)
 	dataEnd := len(b)
+	if q.ID != "" {
+		b = events.AppendJSONString(append(b, `,"id":`...), q.ID)
+	}
 	b = events.AppendJSONString(append(b, `,"session":`...), string(q.Session))
 	raw = append(b, `,"type":"tool.checked","v":1}`...)
 	if ev, ok := checkedEvent(q, owner, raw, raw[data:dataEnd:dataEnd]); ok {
@@ -332,7 +347,7 @@ func checkedEvent(q wire.Query, owner string, raw, data []byte) (*events.Event, 
 		!utf8.ValidString(string(q.Session)) || !utf8.ValidString(owner) || events.CheckJSON(raw) != nil {
 		return nil, false
 	}
-	return &events.Event{Type: events.ToolChecked, V: events.Version, Session: q.Session, Actor: owner, Data: data}, true
+	return &events.Event{Type: events.ToolChecked, V: events.Version, ID: q.ID, Session: q.Session, Actor: owner, Data: data}, true
 }
 
 // skipSpace is the index of the first byte of b that is not JSON
@@ -389,6 +404,23 @@ func answerCheck(p *pendingAppend, res service.Result, err error) {
 		return
 	}
 	respondJSON(p.r, checkAnswer{Session: p.ev.Session, Scope: events.ScopeName(dec.Scope), Seq: res.Seq, Tool: p.check.tool, Decision: dec.Decision, Reason: dec.Reason, Recorded: res.Seq})
+}
+
+// answerLandedCheck answers a re-sent recorded check with rec, the record
+// its id landed as at seq: that check's decision, when rec is the check of
+// the same session, tool, call and effect, and invalid_event otherwise
+// (the id is another record's). Nothing was recorded for the re-send
+// (TestRecordedCheckResent).
+func answerLandedCheck(p *pendingAppend, seq uint64, rec *events.Record) {
+	var sent, got events.CheckedData
+	_ = json.Unmarshal(p.ev.Data, &sent) // made by newRecordedCheck: it decodes
+	same := rec.Type == events.ToolChecked && rec.Session == p.ev.Session && json.Unmarshal(rec.Data, &got) == nil &&
+		got.Tool == sent.Tool && got.Call == sent.Call && got.Effect == sent.Effect
+	if !same {
+		respondError(p.r, events.Errorf(events.CodeInvalidEvent, "id %s is the id of record %d, not a check of %s by session %s with call %q: a re-sent check keeps its session, tool, call and effect; give another call a fresh id", p.ev.ID, seq, sent.Tool, p.ev.Session, sent.Call), seq)
+		return
+	}
+	answerCheck(p, service.Result{Seq: seq, ID: rec.ID, Decided: rec.Decided}, nil)
 }
 
 // checkAnswer is wire.CheckResult with its decision and reason as the

@@ -78,7 +78,7 @@ func readQuery(data []byte) (wire.Query, bool) {
 	str := func(f int) string { return all[strs[f].i:strs[f].j] }
 	q.Session, q.Tool, q.Time, q.Call = events.SessionKey(str(fieldSession)), str(fieldTool), str(fieldTime), str(fieldCall)
 	q.Root, q.Scope, q.User = events.SessionKey(str(fieldRoot)), str(fieldScope), str(fieldUser)
-	q.Project, q.Runtime = str(fieldProject), str(fieldRuntime)
+	q.Project, q.Runtime, q.ID = str(fieldProject), str(fieldRuntime), str(fieldID)
 	return q, true
 }
 
@@ -93,6 +93,7 @@ const (
 	fieldUser
 	fieldProject
 	fieldRuntime
+	fieldID
 	numQueryStrings
 	fieldSeq = iota - 1
 	fieldMinSeq
@@ -127,6 +128,8 @@ func queryField(key []byte) int {
 		return fieldProject
 	case "runtime":
 		return fieldRuntime
+	case "id":
+		return fieldID
 	case "seq":
 		return fieldSeq
 	case "min_seq":

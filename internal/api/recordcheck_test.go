@@ -91,10 +91,11 @@ func marshalledCheck(q wire.Query, owner string) ([]byte, error) {
 	return json.Marshal(struct {
 		Actor   string            `json:"actor"`
 		Data    json.RawMessage   `json:"data"`
+		ID      string            `json:"id,omitempty"`
 		Session events.SessionKey `json:"session"`
 		Type    events.Type       `json:"type"`
 		V       int               `json:"v"`
-	}{owner, d, q.Session, events.ToolChecked, 1})
+	}{owner, d, q.ID, q.Session, events.ToolChecked, 1})
 }
 
 // FuzzRecordedCheckEvent: a recorded check's event is encoding/json's
@@ -111,6 +112,9 @@ func FuzzRecordedCheckEvent(f *testing.F) {
 		q := wire.Query{Session: events.SessionKey(session), Tool: tool, Call: call, Effect: effect}
 		if input != "" {
 			q.Input = json.RawMessage(input)
+		}
+		if len(call)%2 == 1 {
+			q.ID = "01ARZ3NDEKTSV4RRFFQ69G5FAV" // an id the client sent (recordCheck takes ULIDs only)
 		}
 		want, werr := marshalledCheck(q, owner)
 		_, raw, ev, err := newRecordedCheck(q, owner)
