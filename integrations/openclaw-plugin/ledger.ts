@@ -365,12 +365,24 @@ export class Ledger {
    * started; no tool.effect_started follows. Each attempt waits timeoutMs
    * for its answer, and tells the ledger so (within_ms): a check the ledger
    * decides later is refused (deadline_passed) and records nothing, so an
-   * attempt given up on never leaves a call recorded as started.
+   * attempt given up on never leaves a call recorded as started. The check
+   * carries an event id of its own, the same on every attempt (request
+   * re-sends the same bytes), so an attempt whose answer was lost records
+   * nothing more: its retry is answered with the check that landed
+   * (docs/api.md, check's "id"). A ledger from before such ids refuses the
+   * field; the check then goes again without it.
    */
   async checkAndStart(session: string, tool: string, call: string, input?: Record<string, unknown>): Promise<CheckResult> {
-    const body: Record<string, unknown> = { session, tool, record: true, call, effect: true, within_ms: this.cfg.timeoutMs };
+    const body: Record<string, unknown> = { session, tool, record: true, call, effect: true, within_ms: this.cfg.timeoutMs, id: randomID() };
     if (input !== undefined) body.input = input;
-    const r = await this.ask<CheckResult>("check", body);
+    let r: CheckResult;
+    try {
+      r = await this.ask<CheckResult>("check", body);
+    } catch (e) {
+      if (!(e instanceof LedgerError && e.code === "invalid_event" && e.message.includes('unknown field "id"'))) throw e;
+      delete body.id;
+      r = await this.ask<CheckResult>("check", body);
+    }
     this.observe(r.recorded);
     return r;
   }
