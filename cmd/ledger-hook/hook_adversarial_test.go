@@ -24,6 +24,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 const (
@@ -179,7 +181,7 @@ func TestThinHookFailsClosed(t *testing.T) {
 	// (process start included).
 	const bound = timeout + 4*time.Second
 
-	downURL := "http://" + refusedAddr(t) + "/hooks/claude-code"
+	downURL := "http://" + ledgertest.RefusedAddr(t) + "/hooks/claude-code"
 
 	silent := func(s **rawServer) func(net.Conn) {
 		return func(c net.Conn) {

@@ -596,24 +596,33 @@ func TestVerifyCatchesTamperedOneRecordDecision(t *testing.T) {
 	}
 }
 
-// readMsgs reads the stored messages of the ledger in data, with their
-// hash headers.
-func readMsgs(t *testing.T, data string) []natslog.Msg {
+// openDataLog opens the log of the data directory data on an embedded
+// server; stop stops it (before a command opens the directory).
+func openDataLog(t *testing.T, data string) (log *natslog.Log, stop func()) {
 	t.Helper()
 	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(data, "nats")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
 	nc, err := natslog.ConnectEmbedded(ns, "t")
 	if err != nil {
+		ns.Shutdown()
 		t.Fatal(err)
 	}
-	defer nc.Close()
-	log, err := natslog.Open(t.Context(), nc, natslog.StreamConfig{})
-	if err != nil {
+	stop = func() { nc.Close(); ns.Shutdown(); ns.WaitForShutdown() }
+	if log, err = natslog.Open(t.Context(), nc, natslog.StreamConfig{}); err != nil {
+		stop()
 		t.Fatal(err)
 	}
+	return log, stop
+}
+
+// readMsgs reads the stored messages of the ledger in data, with their
+// hash headers.
+func readMsgs(t *testing.T, data string) []natslog.Msg {
+	t.Helper()
+	log, stop := openDataLog(t, data)
+	defer stop()
 	msgs, err := log.ReadMsgs(t.Context(), 1)
 	if err != nil {
 		t.Fatal(err)
@@ -626,20 +635,8 @@ func readMsgs(t *testing.T, data string) []natslog.Msg {
 func writeLedger(t *testing.T, msgs []natslog.Msg) string {
 	t.Helper()
 	data := filepath.Join(t.TempDir(), "data")
-	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(data, "nats")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-	nc, err := natslog.ConnectEmbedded(ns, "t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	log, err := natslog.Open(t.Context(), nc, natslog.StreamConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	log, stop := openDataLog(t, data)
+	defer stop()
 	for _, m := range msgs {
 		rec, err := events.DecodeRecord(m.Data)
 		if err != nil {

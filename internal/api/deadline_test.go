@@ -44,23 +44,8 @@ func TestRecordedCheckDeadline(t *testing.T) {
 		}
 	}
 	nc := l.Connect()
-	ask := func(body string) (wire.CheckResult, string) {
-		t.Helper()
-		m, err := nc.RequestWithContext(ctx, "ledger.v1.check.acme", []byte(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r wire.CheckResult
-		_ = json.Unmarshal(m.Data, &r)
-		return r, m.Header.Get(wire.ErrorCodeHeader) + " " + m.Header.Get(wire.ErrorHeader)
-	}
-	head := func() uint64 {
-		h, err := l.Log.Head(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
+	ask := func(body string) (wire.CheckResult, string) { t.Helper(); return askCheck(t, nc, body) }
+	head := func() uint64 { t.Helper(); return logHead(t, l) }
 
 	before := head()
 	if _, e := ask(`{"session":"s1","tool":"read","record":true,"call":"late","effect":true,"within_ms":500}`); !strings.HasPrefix(e, string(events.CodeDeadlinePassed)) || !strings.Contains(e, "nothing was recorded") {

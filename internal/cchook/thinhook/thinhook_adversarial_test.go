@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sessionledger/ledger/internal/cchook/hookwire"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 // rawAnswerServer is a loopback TCP server that reads a request's head
@@ -154,7 +155,7 @@ func TestThinHelpWithAPayload(t *testing.T) {
 // down, silent, answering 500 or garbage denies a call in the runtime's
 // format, exit 0.
 func TestThinAgentFailsClosed(t *testing.T) {
-	down := "http://" + refusedAddr(t) + "/"
+	down := "http://" + ledgertest.RefusedAddr(t) + "/"
 	urls := map[string]string{
 		"down":        down,
 		"500":         rawAnswerServer(t, "HTTP/1.0 500 Oops\r\nContent-Length: 0\r\n\r\n", 0),

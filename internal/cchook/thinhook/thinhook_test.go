@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sessionledger/ledger/internal/cchook/hookwire"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
 
 const (
@@ -152,7 +153,7 @@ func TestThinUnreachable(t *testing.T) {
 		},
 	}
 	urls := map[string]string{"socket missing": "unix:" + filepath.Join(t.TempDir(), "none.sock")}
-	urls["refused"] = "http://" + refusedAddr(t) + HTTPPath
+	urls["refused"] = "http://" + ledgertest.RefusedAddr(t) + HTTPPath
 	for name, h := range servers {
 		srv := httptest.NewServer(h)
 		defer srv.Close()

@@ -1,15 +1,15 @@
 //go:build !unix
 
-package main
+package ledgertest
 
 import (
 	"net"
 	"testing"
 )
 
-// refusedAddr is a loopback address nothing listens on: a closed
-// listener's (see refused_unix_test.go for the port it may lose).
-func refusedAddr(t *testing.T) string {
+// RefusedAddr is a loopback address nothing listens on: a closed
+// listener's (see refused_unix.go for the port it may lose).
+func RefusedAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

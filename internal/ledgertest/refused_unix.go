@@ -1,6 +1,6 @@
 //go:build unix
 
-package thinhook
+package ledgertest
 
 import (
 	"fmt"
@@ -8,13 +8,14 @@ import (
 	"testing"
 )
 
-// refusedAddr is a loopback address that refuses connections for the
+// RefusedAddr is a loopback address that refuses connections for the
 // test's life: a socket bound to it that does not listen. It holds the
 // port, so no server of another package tested alongside takes it
 // meanwhile; a closed listener's port can be taken, and that server then
-// receives the hook's request (claudecodetest's scripted model did, in a
-// CI run: "requests the scripted model does not serve: POST /hooks/qwen").
-func refusedAddr(t *testing.T) string {
+// receives what the test meant to have refused (claudecodetest's scripted
+// model did, in a CI run: "requests the scripted model does not serve:
+// POST /hooks/qwen").
+func RefusedAddr(t testing.TB) string {
 	t.Helper()
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
