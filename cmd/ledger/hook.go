@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -28,7 +27,6 @@ import (
 	"github.com/sessionledger/ledger/internal/cchook/thinhook"
 	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 	"github.com/sessionledger/ledger/internal/ledgercmd"
-	"github.com/sessionledger/ledger/internal/safefile"
 )
 
 // defaultHookOwner is the orchestrator the hook appends and asks as.
@@ -155,7 +153,7 @@ func (f *hookInstallFlags) register(fl *flag.FlagSet) {
 	fl.StringVar(&f.command, "command", "", "the `COMMAND` that runs the ledger binary, as a shell line: the hooks run 'COMMAND hook claude-code' (default: this\nbinary's absolute path); with --url, SessionStart's 'COMMAND hook claude-code --hooks URL'")
 	fl.StringVar(&f.hookBinary, "hook-binary", "", "with --url: the thin "+cchook.SlimBinary+" `PATH` SessionStart's command hook runs (go build -o PATH ./cmd/"+cchook.SlimBinary+"), instead of\nthe one found beside this binary")
 	fl.StringVar(&f.httpURL, "url", "", "install HTTP hooks posting to this `URL` ('ledger serve --hooks ADDR' serves http://ADDR"+cchook.HTTPPath+") instead of command\nhooks over NATS, and for SessionStart, which Claude Code sends no HTTP hook, the thin "+cchook.SlimBinary+" --hooks URL;\na call whose hook fails (the server down) is blocked")
-	fl.StringVar(&f.tokenFile, "token-file", defaultHooksTokenFile(), "with --url: the `FILE` holding the bearer token 'ledger serve --hooks' checks (its --hooks-token-file);\nmade, with a new random token, when it does not exist")
+	fl.StringVar(&f.tokenFile, "token-file", defaultHooksTokenFile(), "with --url: the `FILE` holding the bearer token 'ledger serve --hooks' checks (its --hooks-token-file);\nmade, with a new random token, when it does not exist (once every settings file is checked: a refused install makes none)")
 	fl.StringVar(&f.tokenEnv, "token-env", "", "with --url: have the hooks send the token from Claude Code's environment variable `NAME` instead of\nwriting it into the settings file (the default with --shared: LEDGER_HOOKS_TOKEN)")
 	fl.BoolVar(&f.noToken, "no-token", false, "with --url: send no token (for a server run with --hooks-insecure)")
 	fl.StringVar(&f.scope, "scope", "", "bind the project's sessions to scope `NAME` (written into the hook's command line as --scope NAME);\ndefault: the hook derives it from the project (its git origin, else its directory)")
@@ -260,16 +258,13 @@ func checkHookBudgets(hookArgs []string, timeoutSec int, stderr io.Writer) error
 }
 
 // block is the hooks block to install (nil with --uninstall), and whether
-// it holds the token itself (secret: the file is then written private).
-func (f *hookInstallFlags) block(hookArgs []string, stderr io.Writer) (blk []cchook.EventGroup, secret bool, err error) {
+// it holds the token itself (secret: the file is then written private);
+// token is the one the HTTP hooks of --url send (planToken).
+func (f *hookInstallFlags) block(hookArgs []string, token string, stderr io.Writer) (blk []cchook.EventGroup, secret bool, err error) {
 	switch {
 	case f.uninstall:
 		return nil, false, nil
 	case f.httpURL != "":
-		token, err := installToken(f.tokenFile, f.tokenEnv, f.noToken, f.shared, f.dryRun, stderr)
-		if err != nil {
-			return nil, false, err
-		}
 		secret = token != "" && !strings.HasPrefix(token, "$")
 		start, err := f.thinCommand("claude-code", nil, stderr)
 		if err != nil {
@@ -376,67 +371,16 @@ type settingsReport struct {
 	CodexTrust *agenthook.CodexTrust `json:"codex_trust,omitempty"`
 }
 
-// settingsEdit is one settings file's new bytes, computed before any
-// file is written (planSettings), so that a file refused leaves every
-// other one as it was too.
-type settingsEdit struct {
-	path    string
-	out     []byte
-	changed bool
-	report  settingsReport
-}
-
 // planSettings installs blk in the settings file at path, or with
 // --uninstall removes the ledger's hooks from it, and returns the file's
-// new bytes; it writes nothing. A file that is to change must be one the
-// install may write (checkWritable).
+// new bytes; it writes nothing (planFile).
 func (f *hookInstallFlags) planSettings(path string, blk []cchook.EventGroup) (settingsEdit, error) {
-	// A project's settings may be anyone's (a clone): a regular
-	// file of bounded size, never a pipe or a device.
-	src, err := safefile.ReadFile(path, maxSettingsFile)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return settingsEdit{}, &exitError{code: 1, msg: fmt.Sprintf("%v; replace it with a regular file (or move it away) and run again", err)}
-	}
-	var out []byte
-	var ch cchook.Change
-	if f.uninstall {
-		out, ch, err = cchook.Uninstall(src)
-	} else {
-		out, ch, err = cchook.Install(src, blk)
-	}
-	if err != nil {
-		return settingsEdit{}, &exitError{code: 1, msg: fmt.Sprintf("%s: %v; fix the file (or move it away) and run again", path, err)}
-	}
-	changed := !bytes.Equal(out, src)
-	if changed && !f.dryRun {
-		if _, err := settingsTarget(path); err != nil {
-			return settingsEdit{}, err
+	return f.planFile(path, func(src []byte) ([]byte, cchook.Change, error) {
+		if f.uninstall {
+			return cchook.Uninstall(src)
 		}
-		if err := checkWritable(path); err != nil {
-			return settingsEdit{}, err
-		}
-	}
-	r := settingsReport{File: path, Changed: changed, Added: ch.Added, Removed: ch.Removed}
-	if r.Added == nil {
-		r.Added = []string{}
-	}
-	if r.Removed == nil {
-		r.Removed = []string{}
-	}
-	return settingsEdit{path: path, out: out, changed: changed, report: r}, nil
-}
-
-// apply writes a planned settings file when it changes; a dry run prints
-// it instead, changed or not.
-func (f *hookInstallFlags) apply(e settingsEdit, secret bool, stdout io.Writer) error {
-	if f.dryRun {
-		_, err := stdout.Write(e.out)
-		return err
-	}
-	if e.changed {
-		return writeSettings(e.path, e.out, secret)
-	}
-	return nil
+		return cchook.Install(src, blk)
+	})
 }
 
 // printSettingsReports prints one line per settings file.
@@ -487,66 +431,64 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	if err := f.checkHookArgs(hookArgs, stderr); err != nil {
 		return err
 	}
-	blk, secret, err := f.block(hookArgs, stderr)
+	tok := &tokenPlan{}
+	if f.httpURL != "" && !f.uninstall {
+		var err error
+		if tok, err = f.planToken(stderr); err != nil {
+			return err
+		}
+	}
+	// Every file is read and edited before any is written: a refused
+	// one (--uninstall edits both) leaves the other as it was, and no
+	// token file is made.
+	plan := func(token string) ([]settingsEdit, bool, error) {
+		blk, secret, err := f.block(hookArgs, token, stderr)
+		if err != nil {
+			return nil, false, err
+		}
+		var edits []settingsEdit
+		for _, name := range f.files() {
+			e, err := f.planSettings(filepath.Join(f.project, ".claude", name), blk)
+			if err != nil {
+				return nil, false, err
+			}
+			edits = append(edits, e)
+		}
+		return edits, secret, nil
+	}
+	edits, secret, err := plan(tok.value)
 	if err != nil {
 		return err
 	}
-	// Every file is read and edited before any is written: a refused
-	// one (--uninstall edits both) leaves the other as it was.
-	var edits []settingsEdit
-	for _, name := range f.files() {
-		e, err := f.planSettings(filepath.Join(f.project, ".claude", name), blk)
+	if f.dryRun {
+		return f.printDryRun(stdout, stderr, edits, tok)
+	}
+	if planned := tok.value; tok.make {
+		token, err := tok.commit(stderr)
 		if err != nil {
 			return err
 		}
-		edits = append(edits, e)
+		if token != planned {
+			// Another install made the token file first: its token.
+			if edits, secret, err = plan(token); err != nil {
+				return err
+			}
+		}
 	}
 	var reports []settingsReport
 	for _, e := range edits {
-		if err := f.apply(e, secret, stdout); err != nil {
-			return err
+		if e.changed {
+			if err := writeSettings(e.path, e.out, secret); err != nil {
+				return err
+			}
 		}
 		reports = append(reports, e.report)
 	}
-	switch {
-	case f.dryRun:
-		return nil
-	case f.asJSON:
+	if f.asJSON {
 		return writeJSON(stdout, reports)
 	}
 	printSettingsReports(stdout, reports, f.uninstall)
 	return nil
-}
-
-// installToken is the token the HTTP hooks send: "" with noToken, "$NAME"
-// with an environment variable (env, or LEDGER_HOOKS_TOKEN in a shared
-// settings file, which is committed), else the token of file, made when
-// there is none yet (not on a dry run).
-func installToken(file, env string, noToken, shared, dryRun bool, stderr io.Writer) (string, error) {
-	switch {
-	case noToken:
-		return "", nil
-	case env == "" && shared:
-		env = "LEDGER_HOOKS_TOKEN"
-		fmt.Fprintf(stderr, "ledger: the shared settings file is committed, so the hooks send the token from Claude Code's environment: set LEDGER_HOOKS_TOKEN to the token in %s where Claude Code runs\n", file)
-	}
-	if env != "" {
-		return "$" + env, nil
-	}
-	if dryRun {
-		if b, err := safefile.ReadFile(file, 4096); err == nil && validHooksToken(strings.TrimSpace(string(b))) {
-			return strings.TrimSpace(string(b)), nil
-		}
-		return "(the token " + file + " will hold)", nil
-	}
-	token, made, err := hooksToken(file)
-	if err != nil {
-		return "", &exitError{code: 1, msg: err.Error()}
-	}
-	if made {
-		fmt.Fprintf(stderr, "ledger: made a new hooks token in %s; 'ledger serve --hooks' reads it from there by default\n", file)
-	}
-	return token, nil
 }
 
 func validEnvName(s string) bool {

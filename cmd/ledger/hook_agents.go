@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -23,7 +21,6 @@ import (
 	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/cchook/thinhook"
 	"github.com/sessionledger/ledger/internal/ledgercmd"
-	"github.com/sessionledger/ledger/internal/safefile"
 )
 
 // agentHookFlags are the flags of 'ledger hook codex' and 'ledger hook
@@ -281,32 +278,29 @@ func runAgentHookInstall(rt agenthook.Runtime, f *hookInstallFlags, pos []string
 			return usageError("keep the NATS password out of the hooks file: set NATS_PASSWORD in %s's environment", rt.Name)
 		}
 	}
-	path := rt.File(f.project)
-	src, err := safefile.ReadFile(path, maxSettingsFile)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return &exitError{code: 1, msg: fmt.Sprintf("%v; replace it with a regular file (or move it away) and run again", err)}
-	}
-	var out []byte
-	var ch cchook.Change
-	if f.uninstall {
-		out, ch, err = rt.Uninstall(src)
-	} else {
-		command := f.command
+	command := ""
+	if !f.uninstall {
+		command = f.command
 		if command == "" {
-			exe, xerr := os.Executable()
-			if xerr != nil {
-				return fmt.Errorf("finding this ledger binary (give --command): %w", xerr)
+			exe, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("finding this ledger binary (give --command): %w", err)
 			}
 			warnTemporary(exe, stderr)
 			command = cchook.Quote(exe)
 		}
 		command += " " + cchook.Quote(append([]string{"hook", rt.Command}, hookArgs...)...)
-		out, ch, err = rt.Install(src, command, f.timeoutSec)
 	}
+	e, err := f.planFile(rt.File(f.project), func(src []byte) ([]byte, cchook.Change, error) {
+		if f.uninstall {
+			return rt.Uninstall(src)
+		}
+		return rt.Install(src, command, f.timeoutSec)
+	})
 	if err != nil {
-		return &exitError{code: 1, msg: fmt.Sprintf("%s: %v; fix the file (or move it away) and run again", path, err)}
+		return err
 	}
-	return finishAgentInstall(rt, f, path, src, out, ch, "", stdout, stderr)
+	return finishAgentInstall(rt, f, e, nil, "", stdout, stderr)
 }
 
 // runAgentThinInstall is 'ledger hook install --runtime R --url URL': the
@@ -314,7 +308,10 @@ func runAgentHookInstall(rt agenthook.Runtime, f *hookInstallFlags, pos []string
 // with the token's file, or its environment variable), which hands each
 // payload to 'ledger serve --hooks' (TestAgentInstallGolden's thin cases).
 func runAgentThinInstall(rt agenthook.Runtime, f *hookInstallFlags, stdout, stderr io.Writer) error {
-	if _, err := installToken(f.tokenFile, f.tokenEnv, f.noToken, false, f.dryRun, stderr); err != nil {
+	// The thin hook reads the token file itself: the install only makes
+	// it when there is none, once the hooks file has been planned.
+	tok, err := f.planToken(stderr)
+	if err != nil {
 		return err
 	}
 	var extra []string
@@ -325,39 +322,34 @@ func runAgentThinInstall(rt agenthook.Runtime, f *hookInstallFlags, stdout, stde
 	if err != nil {
 		return err
 	}
-	path := rt.File(f.project)
-	src, err := safefile.ReadFile(path, maxSettingsFile)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return &exitError{code: 1, msg: fmt.Sprintf("%v; replace it with a regular file (or move it away) and run again", err)}
-	}
-	out, ch, err := rt.Install(src, command, f.timeoutSec)
+	e, err := f.planFile(rt.File(f.project), func(src []byte) ([]byte, cchook.Change, error) {
+		return rt.Install(src, command, f.timeoutSec)
+	})
 	if err != nil {
-		return &exitError{code: 1, msg: fmt.Sprintf("%s: %v; fix the file (or move it away) and run again", path, err)}
-	}
-	return finishAgentInstall(rt, f, path, src, out, ch, " (the thin hook, to "+f.httpURL+")", stdout, stderr)
-}
-
-// finishAgentInstall writes the runtime's hooks file (out, from src; or
-// prints it with --dry-run), has codex trust the ledger's handlers with
-// --trust, and reports what changed: a line, or with --json
-// {"file", "changed", "added", "removed"} and, with --trust, "codex_trust".
-func finishAgentInstall(rt agenthook.Runtime, f *hookInstallFlags, path string, src, out []byte, ch cchook.Change, how string, stdout, stderr io.Writer) error {
-	changed := !bytes.Equal(out, src)
-	if f.dryRun {
-		_, err := stdout.Write(out)
 		return err
 	}
-	if changed {
-		if err := writeSettings(path, out, false); err != nil {
+	return finishAgentInstall(rt, f, e, tok, " (the thin hook, to "+f.httpURL+")", stdout, stderr)
+}
+
+// finishAgentInstall makes the token file of tok (--url; nil without),
+// writes the runtime's hooks file as planned (or prints it with
+// --dry-run), has codex trust the ledger's handlers with --trust, and
+// reports what changed: a line, or with --json {"file", "changed",
+// "added", "removed"} and, with --trust, "codex_trust".
+func finishAgentInstall(rt agenthook.Runtime, f *hookInstallFlags, e settingsEdit, tok *tokenPlan, how string, stdout, stderr io.Writer) error {
+	if f.dryRun {
+		return f.printDryRun(stdout, stderr, []settingsEdit{e}, tok)
+	}
+	if tok != nil {
+		if _, err := tok.commit(stderr); err != nil {
 			return err
 		}
 	}
-	r := settingsReport{File: path, Changed: changed, Added: ch.Added, Removed: ch.Removed}
-	if r.Added == nil {
-		r.Added = []string{}
-	}
-	if r.Removed == nil {
-		r.Removed = []string{}
+	path, changed, r := e.path, e.changed, e.report
+	if changed {
+		if err := writeSettings(path, e.out, false); err != nil {
+			return err
+		}
 	}
 	if f.trust {
 		tr, err := trustCodexHooks(f, stderr)

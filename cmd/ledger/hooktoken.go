@@ -49,45 +49,71 @@ func hooksToken(path string) (token string, made bool, err error) {
 	if path == "" {
 		return "", false, errors.New("no hooks token file: give one with --hooks-token-file (or a token with --hooks-token)")
 	}
+	token, err = readHooksToken(path)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return token, false, err
+	}
+	fresh, err := newHooksToken()
+	if err != nil {
+		return "", false, err
+	}
+	token, err = writeHooksToken(path, fresh)
+	return token, err == nil && token == fresh, err
+}
+
+// readHooksToken reads the token in path: an error that is
+// fs.ErrNotExist when there is no such file.
+func readHooksToken(path string) (string, error) {
 	b, err := safefile.ReadFile(path, 4096)
 	if errors.Is(err, fs.ErrNotExist) {
-		var raw [32]byte
-		if _, err := rand.Read(raw[:]); err != nil {
-			return "", false, err
-		}
-		token = hex.EncodeToString(raw[:])
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return "", false, err
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) {
-			// Another process made it first: use its token.
-			return hooksToken(path)
-		}
-		if err != nil {
-			return "", false, err
-		}
-		_, werr := f.WriteString(token + "\n")
-		if cerr := f.Close(); werr != nil || cerr != nil {
-			_ = os.Remove(path)
-			return "", false, errors.Join(werr, cerr)
-		}
-		return token, true, nil
+		return "", err
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("the hooks token file: %w", err)
+		return "", fmt.Errorf("the hooks token file: %w", err)
 	}
-	token = strings.TrimSpace(string(b))
+	token := strings.TrimSpace(string(b))
 	for i := 0; token == "" && i < 50; i++ {
 		// Made by another process that has not written it yet.
 		time.Sleep(10 * time.Millisecond)
 		if b, err = safefile.ReadFile(path, 4096); err != nil {
-			return "", false, fmt.Errorf("the hooks token file: %w", err)
+			return "", fmt.Errorf("the hooks token file: %w", err)
 		}
 		token = strings.TrimSpace(string(b))
 	}
 	if !validHooksToken(token) {
-		return "", false, fmt.Errorf("%s does not hold a hooks token (16 to 512 of A-Z a-z 0-9 - . _ ~ + / =): remove it to have a new one made", path)
+		return "", fmt.Errorf("%s does not hold a hooks token (16 to 512 of A-Z a-z 0-9 - . _ ~ + / =): remove it to have a new one made", path)
 	}
-	return token, false, nil
+	return token, nil
+}
+
+// newHooksToken is a new random token: 32 bytes, hex.
+func newHooksToken() (string, error) {
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(raw[:]), nil
+}
+
+// writeHooksToken makes the file path holding token (mode 0600, in a
+// directory made 0700 when there is none) and returns the token the file
+// holds: another process's, when it made the file first.
+func writeHooksToken(path, token string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		// Another process made it first: use its token.
+		return readHooksToken(path)
+	}
+	if err != nil {
+		return "", err
+	}
+	_, werr := f.WriteString(token + "\n")
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		_ = os.Remove(path)
+		return "", errors.Join(werr, cerr)
+	}
+	return token, nil
 }

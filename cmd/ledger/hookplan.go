@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/sessionledger/ledger/internal/cchook"
+	"github.com/sessionledger/ledger/internal/safefile"
+)
+
+// 'hook install' plans before it writes: every flag, the project, the
+// URL, the token file and every settings (or hooks) file it is to change
+// are checked and the files' new bytes computed first; only then is
+// anything written, the token file first (the settings name it). A refusal
+// therefore leaves every file as it was (TestHookInstallRefusalMakesNoToken).
+
+// tokenPlan is the token the HTTP hooks send, worked out before anything
+// is written: "" with --no-token, "$NAME" with an environment variable,
+// else the token of file. When there is no such file yet, make is set and
+// value is a new random token (a dry run's a placeholder), which commit
+// writes once every other file has been planned.
+type tokenPlan struct {
+	file, value string
+	make        bool
+}
+
+// planToken reads (or plans) the token of --token-file, --token-env or
+// --no-token; it writes nothing.
+func (f *hookInstallFlags) planToken(stderr io.Writer) (*tokenPlan, error) {
+	env := f.tokenEnv
+	switch {
+	case f.noToken:
+		return &tokenPlan{}, nil
+	case env == "" && f.shared:
+		env = "LEDGER_HOOKS_TOKEN"
+		fmt.Fprintf(stderr, "ledger: the shared settings file is committed, so the hooks send the token from Claude Code's environment: set LEDGER_HOOKS_TOKEN to the token in %s where Claude Code runs\n", f.tokenFile)
+	}
+	if env != "" {
+		return &tokenPlan{value: "$" + env}, nil
+	}
+	if f.tokenFile == "" {
+		return nil, usageError("no user configuration directory to keep the hooks token in: give --token-file FILE (the file 'ledger serve --hooks-token-file' reads), --token-env NAME or --no-token")
+	}
+	token, err := readHooksToken(f.tokenFile)
+	switch {
+	case err == nil:
+		return &tokenPlan{file: f.tokenFile, value: token}, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, &exitError{code: 1, msg: err.Error()}
+	case f.dryRun:
+		return &tokenPlan{file: f.tokenFile, value: "(the token " + f.tokenFile + " will hold)", make: true}, nil
+	}
+	if err := checkDirWritable(filepath.Dir(f.tokenFile), "the hooks token file"); err != nil {
+		return nil, err
+	}
+	token, err = newHooksToken()
+	if err != nil {
+		return nil, err
+	}
+	return &tokenPlan{file: f.tokenFile, value: token, make: true}, nil
+}
+
+// commit makes the token file the plan is to make, and returns the token
+// it holds: another's when another process made it first (then the plan
+// must be made again with it).
+func (p *tokenPlan) commit(stderr io.Writer) (string, error) {
+	if !p.make {
+		return p.value, nil
+	}
+	token, err := writeHooksToken(p.file, p.value)
+	if err != nil {
+		return "", &exitError{code: 1, msg: fmt.Sprintf("making the hooks token file %s: %v; nothing else was written", p.file, err)}
+	}
+	if token == p.value {
+		fmt.Fprintf(stderr, "ledger: made a new hooks token in %s; 'ledger serve --hooks' reads it from there by default\n", p.file)
+	}
+	p.value, p.make = token, false
+	return token, nil
+}
+
+// settingsEdit is one settings file's new bytes, computed before any
+// file is written (planFile), so that a file refused leaves every other
+// one as it was too.
+type settingsEdit struct {
+	path    string
+	src     []byte
+	exists  bool
+	out     []byte
+	changed bool
+	report  settingsReport
+}
+
+// planFile reads the settings (or hooks) file at path and computes its new
+// bytes with edit; it writes nothing. A file that is to change must be one
+// the install may write: a link that can be followed, with its owner's
+// write permission, in a directory this user may write in (or make).
+func (f *hookInstallFlags) planFile(path string, edit func(src []byte) ([]byte, cchook.Change, error)) (settingsEdit, error) {
+	// A project's settings may be anyone's (a clone): a regular
+	// file of bounded size, never a pipe or a device.
+	src, err := safefile.ReadFile(path, maxSettingsFile)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if _, derr := nearestDir(filepath.Dir(path), path); derr != nil {
+			return settingsEdit{}, derr
+		}
+		return settingsEdit{}, &exitError{code: 1, msg: fmt.Sprintf("%v; replace it with a regular file (or move it away) and run again", err)}
+	}
+	out, ch, err := edit(src)
+	if err != nil {
+		return settingsEdit{}, &exitError{code: 1, msg: fmt.Sprintf("%s: %v; fix the file (or move it away) and run again", path, err)}
+	}
+	changed := !bytes.Equal(out, src)
+	if changed && !f.dryRun {
+		target, err := settingsTarget(path)
+		if err != nil {
+			return settingsEdit{}, err
+		}
+		if err := checkWritable(target); err != nil {
+			return settingsEdit{}, err
+		}
+		if err := checkDirWritable(filepath.Dir(target), target); err != nil {
+			return settingsEdit{}, err
+		}
+	}
+	r := settingsReport{File: path, Changed: changed, Added: ch.Added, Removed: ch.Removed}
+	if r.Added == nil {
+		r.Added = []string{}
+	}
+	if r.Removed == nil {
+		r.Removed = []string{}
+	}
+	return settingsEdit{path: path, src: src, exists: exists, out: out, changed: changed, report: r}, nil
+}
+
+// checkDirWritable refuses a directory the install could not make the
+// file what in: the nearest of dir and its parents that exists must be a
+// directory this user may write in (canWrite), else the write would fail
+// after another file was written.
+func checkDirWritable(dir, what string) error {
+	d, err := nearestDir(dir, what)
+	if err != nil || d == "" {
+		return err
+	}
+	if err := canWrite(d); err != nil {
+		return &exitError{code: 1, msg: fmt.Sprintf("cannot write %s in %s (%v): make the directory writable (chmod u+w %s) and run again", what, d, err, d)}
+	}
+	return nil
+}
+
+// nearestDir is the nearest of dir and its parents that exists ("" for
+// none), refused when it is not a directory.
+func nearestDir(dir, what string) (string, error) {
+	for d := dir; ; {
+		st, err := os.Stat(d)
+		if err == nil {
+			if !st.IsDir() {
+				return "", &exitError{code: 1, msg: fmt.Sprintf("%s is not a directory, and %s is to be in it; move it away (or fix the path) and run again", d, what)}
+			}
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", nil
+		}
+		d = parent
+	}
+}
+
+// printDryRun prints what the install would write: each file as it
+// would be written.
+func (f *hookInstallFlags) printDryRun(stdout, stderr io.Writer, edits []settingsEdit, tok *tokenPlan) error {
+	for _, e := range edits {
+		if _, err := stdout.Write(e.out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
