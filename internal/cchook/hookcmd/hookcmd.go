@@ -40,6 +40,7 @@ import (
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/cchook"
+	"github.com/sessionledger/ledger/internal/cchook/hookwire"
 	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 	"github.com/sessionledger/ledger/internal/ledgercmd"
 )
@@ -224,12 +225,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		readFor = f.timeout
 	}
-	raw, rerr := readPayloadWithin(stdin, readFor)
-	if errors.Is(rerr, errSlowStdin) {
+	raw, rerr := hookwire.ReadPayloadWithin(stdin, readFor)
+	if errors.Is(rerr, hookwire.ErrSlowStdin) {
 		// Standard input held open past the budget: not even the event
 		// can be told (TestI24CommandHookStdinHeldOpen).
 		reason := cchook.UnreadableReason(false, rerr)
-		_ = writeOutput(stdout, cchook.DenyOutput(reason))
+		_ = hookwire.WriteOutput(stdout, cchook.DenyOutput(reason))
 		return &ExitError{Code: 2, Msg: reason}
 	}
 	if err != nil {
@@ -243,14 +244,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if len(bytes.TrimSpace(raw)) == 0 {
 			return err
 		}
-		return writeOutput(stdout, badCommandLine(raw, "ledger hook claude-code: "+msg))
+		return hookwire.WriteOutput(stdout, hookwire.BadCommandLine(raw, "ledger hook claude-code: "+msg))
 	}
 	if rerr != nil {
 		raw = nil
 	}
 	catalogue, cerr := ReadCatalogue(f.catFile, f.toolList)
 	if cerr != nil {
-		return writeOutput(stdout, badCommandLine(raw, "ledger hook claude-code: "+cerr.Error()))
+		return hookwire.WriteOutput(stdout, hookwire.BadCommandLine(raw, "ledger hook claude-code: "+cerr.Error()))
 	}
 	listMCP := catalogue == nil
 	if listMCP {
@@ -285,7 +286,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		b, _ := json.Marshal(res)
 		fmt.Fprintf(stderr, "%s\n", b)
 	}
-	if err := writeOutput(stdout, res.Output); err != nil {
+	if err := hookwire.WriteOutput(stdout, res.Output); err != nil {
 		return err
 	}
 	if res.Unreadable && res.Event == "" {
@@ -300,61 +301,6 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // without its outcome: what the ledger requests cannot overrun (they end
 // with --timeout), a file read or an import can.
 func Grace(timeout time.Duration) time.Duration { return min(timeout, time.Second) }
-
-// errSlowStdin is readPayloadWithin's error for standard input that did
-// not end in time.
-var errSlowStdin = errors.New("the hook payload on standard input did not end within the hook's --timeout")
-
-// readPayloadWithin is readPayload, given up after d: Claude Code writes
-// the payload and closes standard input at once, so one that stays open is
-// not a payload the hook can wait for. The read goes on in its goroutine,
-// dropped with the process.
-func readPayloadWithin(stdin io.Reader, d time.Duration) ([]byte, error) {
-	type result struct {
-		raw []byte
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		raw, err := readPayload(stdin)
-		done <- result{raw, err}
-	}()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case r := <-done:
-		return r.raw, r.err
-	case <-t.C:
-		return nil, errSlowStdin
-	}
-}
-
-// readPayload reads standard input up to one byte over cchook.MaxPayload,
-// which the mapping denies rather than decode a cut payload. The rest of a
-// payload over the limit is read and dropped, so that Claude Code's write
-// of it does not fail before it reads the answer.
-func readPayload(stdin io.Reader) ([]byte, error) {
-	raw, err := io.ReadAll(io.LimitReader(stdin, cchook.MaxPayload+1))
-	if err == nil && len(raw) > cchook.MaxPayload {
-		_, err = io.Copy(io.Discard, stdin)
-	}
-	return raw, err
-}
-
-func writeOutput(stdout io.Writer, out []byte) error {
-	_, err := stdout.Write(append(out, '\n'))
-	return err
-}
-
-// badCommandLine is the answer to a payload the hook cannot serve because
-// its own command line is wrong: a call is denied, anything else goes on
-// with the message shown.
-func badCommandLine(raw []byte, msg string) []byte {
-	if pk := cchook.PeekAt(raw); !pk.Told || pk.Event == cchook.PreToolUse {
-		return cchook.DenyOutput(msg + " (the hook denies every call until its command line in the Claude Code settings is fixed)")
-	}
-	return cchook.PassOutput(msg)
-}
 
 // options are the hook's cchook options; listMCP adds the tools of the
 // project's MCP gateways to catalogue (the built-in one: a catalogue given

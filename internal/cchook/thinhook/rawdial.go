@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sessionledger/ledger/internal/cchook/hookwire"
 )
 
 // rawDial connects to a server on a Unix socket or at an IP address with
@@ -238,7 +240,7 @@ func (c *rawConn) deadlined(err error) error {
 }
 
 // pollFile is a file whose reads wait with poll(2) until the deadline
-// first; past it, a read is errSlowStdin. It makes
+// first; past it, a read is hookwire.ErrSlowStdin. It makes
 // readPayloadWithin's bound of standard input the run's goroutine's
 // (without a goroutine to read and a timer to wait: issue 28).
 type pollFile struct {
@@ -270,7 +272,7 @@ func (p *pollFile) Read(b []byte) (int, error) {
 		for {
 			left := time.Until(p.deadline)
 			if left <= 0 {
-				return 0, errSlowStdin
+				return 0, hookwire.ErrSlowStdin
 			}
 			ms := int((left + time.Millisecond - 1) / time.Millisecond)
 			n, err := unix.Poll([]unix.PollFd{{Fd: int32(p.fd), Events: unix.POLLIN}}, ms)

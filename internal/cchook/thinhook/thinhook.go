@@ -347,13 +347,13 @@ func runHook(ctx context.Context, sig <-chan os.Signal, name string, args []stri
 		readFor = f.timeout
 	}
 	raw, rerr := readPayloadWithin(stdin, readFor)
-	if errors.Is(rerr, errSlowStdin) {
+	if errors.Is(rerr, hookwire.ErrSlowStdin) {
 		reason := hookwire.UnreadableReason(false, rerr)
 		if f.agent != nil {
 			fmt.Fprintln(stderr, "ledger hook:", rerr)
-			return writeOutput(stdout, f.agent.DenyOutput(reason))
+			return hookwire.WriteOutput(stdout, f.agent.DenyOutput(reason))
 		}
-		_ = writeOutput(stdout, hookwire.DenyOutput(reason))
+		_ = hookwire.WriteOutput(stdout, hookwire.DenyOutput(reason))
 		return &ExitError{Code: 2, Msg: reason}
 	}
 	var token string
@@ -378,11 +378,11 @@ func runHook(ctx context.Context, sig <-chan os.Signal, name string, args []stri
 		if f.agent != nil {
 			fmt.Fprintln(stderr, name+": "+msg)
 			if pk := hookwire.PeekAt(raw); !pk.Told || hookwire.IsCall(pk.Event) {
-				return writeOutput(stdout, f.agent.DenyOutput(name+": "+msg+" (the hook denies every call until its command line in the "+f.agent.Name+" configuration is fixed)"))
+				return hookwire.WriteOutput(stdout, f.agent.DenyOutput(name+": "+msg+" (the hook denies every call until its command line in the "+f.agent.Name+" configuration is fixed)"))
 			}
 			return nil
 		}
-		return writeOutput(stdout, badCommandLine(raw, name+": "+msg))
+		return hookwire.WriteOutput(stdout, hookwire.BadCommandLine(raw, name+": "+msg))
 	}
 	if rerr != nil {
 		raw = nil
@@ -400,7 +400,7 @@ func runHook(ctx context.Context, sig <-chan os.Signal, name string, args []stri
 	if f.agent != nil && len(ans.body) == 0 {
 		return nil
 	}
-	if err := writeOutput(stdout, ans.body); err != nil {
+	if err := hookwire.WriteOutput(stdout, ans.body); err != nil {
 		return err
 	}
 	if ans.exit != 0 {
@@ -430,7 +430,7 @@ func (f *Flags) unreachableAnswer(tg target, raw []byte, err error, stdout, stde
 	if pk.Told && pk.Event != hookwire.PreToolUse {
 		w := hookwire.UnreachableOther(tg.where, pk.Event, err)
 		fmt.Fprintln(stderr, "ledger hook:", w)
-		return writeOutput(stdout, hookwire.PassOutput("ledger hook: "+w))
+		return hookwire.WriteOutput(stdout, hookwire.PassOutput("ledger hook: "+w))
 	}
 	tool := pk.Tool
 	if tool == "" {
@@ -439,10 +439,10 @@ func (f *Flags) unreachableAnswer(tg target, raw []byte, err error, stdout, stde
 	if f.unreachable == "allow" && pk.Told {
 		w := hookwire.UnreachableAllowed(tg.where, tool, err)
 		fmt.Fprintln(stderr, "ledger hook:", w)
-		return writeOutput(stdout, hookwire.PassOutput("ledger hook: "+w))
+		return hookwire.WriteOutput(stdout, hookwire.PassOutput("ledger hook: "+w))
 	}
 	reason := hookwire.UnreachableReason(tg.where, tool, err)
-	if err := writeOutput(stdout, hookwire.DenyOutput(reason)); err != nil {
+	if err := hookwire.WriteOutput(stdout, hookwire.DenyOutput(reason)); err != nil {
 		return err
 	}
 	if !pk.Told {
@@ -470,7 +470,7 @@ func (f *Flags) agentUnreachable(tg target, pk hookwire.Peek, err error, stdout,
 		fmt.Fprintln(stderr, "ledger hook:", hookwire.UnreachableAllowed(tg.where, tool, err))
 		return nil
 	}
-	return writeOutput(stdout, f.agent.DenyOutput(f.agent.UnreachableReason(tg.where, tool, err)))
+	return hookwire.WriteOutput(stdout, f.agent.DenyOutput(f.agent.UnreachableReason(tg.where, tool, err)))
 }
 
 // answer is what the server answered: the body for Claude Code, the exit
@@ -771,63 +771,15 @@ func (f *Flags) environment() map[string]string {
 	}
 }
 
-// errSlowStdin is the error for standard input that did not end in time.
-var errSlowStdin = errors.New("the hook payload on standard input did not end within the hook's --timeout")
-
-// readPayloadWithin reads the payload, given up after d: Claude Code
-// writes the payload and closes standard input at once. A file (the hook
-// process's standard input) is read by the calling goroutine, waiting
-// with poll(2) where there is one (pollStdin); any other reader by a
-// goroutine of its own.
+// readPayloadWithin is hookwire.ReadPayloadWithin, read on the run's
+// goroutine with poll(2) where there is one (pollStdin).
 func readPayloadWithin(stdin io.Reader, d time.Duration) ([]byte, error) {
 	if pf := pollStdin(stdin, d); pf != nil {
-		raw, err := readPayload(pf)
-		if errors.Is(err, errSlowStdin) {
-			return nil, errSlowStdin
+		raw, err := hookwire.ReadPayload(pf)
+		if errors.Is(err, hookwire.ErrSlowStdin) {
+			return nil, hookwire.ErrSlowStdin
 		}
 		return raw, err
 	}
-	type result struct {
-		raw []byte
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		raw, err := readPayload(stdin)
-		done <- result{raw, err}
-	}()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case r := <-done:
-		return r.raw, r.err
-	case <-t.C:
-		return nil, errSlowStdin
-	}
-}
-
-// readPayload reads stdin to its end: the payload, up to
-// hookwire.MaxPayload+1 bytes.
-func readPayload(stdin io.Reader) ([]byte, error) {
-	raw, err := io.ReadAll(io.LimitReader(stdin, hookwire.MaxPayload+1))
-	if err == nil && len(raw) > hookwire.MaxPayload {
-		// Read the rest, so that Claude Code's write does not fail
-		// before it reads the answer; the server denies it unread.
-		_, err = io.Copy(io.Discard, stdin)
-	}
-	return raw, err
-}
-
-func writeOutput(stdout io.Writer, out []byte) error {
-	_, err := stdout.Write(append(out, '\n'))
-	return err
-}
-
-// badCommandLine answers a payload the hook cannot serve because its own
-// command line is wrong: a call is denied, anything else goes on.
-func badCommandLine(raw []byte, msg string) []byte {
-	if pk := hookwire.PeekAt(raw); !pk.Told || pk.Event == hookwire.PreToolUse {
-		return hookwire.DenyOutput(msg + " (the hook denies every call until its command line in the Claude Code settings is fixed)")
-	}
-	return hookwire.PassOutput(msg)
+	return hookwire.ReadPayloadWithin(stdin, d)
 }
