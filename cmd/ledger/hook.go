@@ -160,8 +160,10 @@ func (f *hookInstallFlags) register(fl *flag.FlagSet) {
 	fl.IntVar(&f.timeoutSec, "hook-timeout", 10, "Claude Code's own bound on each hook run, in `SECONDS`")
 	fl.BoolVar(&f.trust, "trust", false, "with --runtime codex: have codex trust the ledger's handlers it lists for the project (codex's own hash of each, written by\ncodex into $CODEX_HOME/config.toml, as its hooks review does), so that they run without --dangerously-bypass-hook-trust;\nthe project itself must be trusted in codex")
 	fl.StringVar(&f.codexBin, "codex", "", "with --trust: the codex `PATH` to ask (default: codex on PATH)")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "print the settings file as it would be written, and write nothing")
-	fl.BoolVar(&f.asJSON, "json", false, `print {"file", "changed", "added", "removed"} per settings file`)
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the settings file as it would be written (with --uninstall each of the two under a line \"# PATH\"),\nand write nothing (not the token file either)")
+	fl.BoolVar(&f.asJSON, "json", false, `print a list of {"file", "changed", "added", "removed"}, one per settings file; with --dry-run one object,`+"\n"+
+		`{"dry_run": true, "files": [{"file", "action", "changed", "added", "removed", "content"}], "token_file": {"file", "action"}};`+"\n"+
+		`an error is {"error": {"code", "message"}} on standard error`)
 }
 
 // splitDashDash splits args at the first "--": the command's own

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,8 @@ import (
 )
 
 // The tests here hold 'ledger hook install' to "nothing is written when
-// it refuses" (docs/claude-code-hooks.md, "ledger hook install").
+// it refuses" and to what its --dry-run and --json say
+// (docs/claude-code-hooks.md, "ledger hook install").
 
 const loopbackHooksURL = "http://127.0.0.1:8787" + cchook.HTTPPath
 
@@ -139,5 +141,180 @@ func TestHookInstallRefusalReadOnlyDirMakesNoToken(t *testing.T) {
 	}
 	if _, err := os.Stat(tokenDir); err == nil {
 		t.Errorf("a refused install made %s", tokenDir)
+	}
+}
+
+// dryRunOutput is what --dry-run --json prints.
+type dryRunOutput struct {
+	DryRun *bool `json:"dry_run"`
+	Files  []struct {
+		File    string          `json:"file"`
+		Action  string          `json:"action"`
+		Changed bool            `json:"changed"`
+		Added   []string        `json:"added"`
+		Removed []string        `json:"removed"`
+		Content json.RawMessage `json:"content"`
+	} `json:"files"`
+	TokenFile *struct {
+		File   string `json:"file"`
+		Action string `json:"action"`
+	} `json:"token_file"`
+}
+
+func decodeDryRun(t *testing.T, out string) dryRunOutput {
+	t.Helper()
+	var r dryRunOutput
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		t.Fatalf("--dry-run --json printed no report: %v\n%s", err, out)
+	}
+	if dec.More() {
+		t.Fatalf("--dry-run --json printed more than one JSON value:\n%s", out)
+	}
+	if r.DryRun == nil || !*r.DryRun {
+		t.Fatalf("no \"dry_run\": true:\n%s", out)
+	}
+	for _, f := range r.Files {
+		if f.Added == nil || f.Removed == nil {
+			t.Fatalf("a null added or removed:\n%s", out)
+		}
+	}
+	return r
+}
+
+// TestHookInstallDryRunJSON: --dry-run --json prints one JSON object, the
+// files the install would write with what it would do to each and the
+// settings as an object, the token file it would make; it writes nothing.
+// An error is one JSON line on stderr, stdout empty.
+func TestHookInstallDryRunJSON(t *testing.T) {
+	project, local := installProject(t, "settings.local.json", nil)
+	tokenFile := filepath.Join(t.TempDir(), "ledger", "hooks-token")
+	install := []string{"hook", "install", "--project", project, "--url", loopbackHooksURL, "--command", "ledger", "--token-file", tokenFile}
+	out, errOut, err := runCLI(t, "", append(install, "--dry-run", "--json")...)
+	if err != nil {
+		t.Fatalf("%v %s", err, errOut)
+	}
+	r := decodeDryRun(t, out)
+	if len(r.Files) != 1 || r.Files[0].File != local || r.Files[0].Action != "create" || !r.Files[0].Changed || len(r.Files[0].Added) != 7 {
+		t.Fatalf("dry run of a new install:\n%s", out)
+	}
+	var content map[string]any
+	if err := json.Unmarshal(r.Files[0].Content, &content); err != nil || content["hooks"] == nil {
+		t.Errorf("content is not the settings object: %v\n%s", err, r.Files[0].Content)
+	}
+	if r.TokenFile == nil || r.TokenFile.File != tokenFile || r.TokenFile.Action != "create" {
+		t.Errorf("token_file: %+v", r.TokenFile)
+	}
+	if _, err := os.Stat(filepath.Join(project, ".claude")); err == nil {
+		t.Error("--dry-run --json made .claude")
+	}
+	if _, err := os.Stat(tokenFile); err == nil {
+		t.Error("--dry-run --json made the token file")
+	}
+
+	if _, errOut, err := runCLI(t, "", install...); err != nil {
+		t.Fatalf("%v %s", err, errOut)
+	}
+	installed := readFile(t, local)
+	out, _, err = runCLI(t, "", append(install, "--dry-run", "--json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = decodeDryRun(t, out)
+	if len(r.Files) != 1 || r.Files[0].Action != "unchanged" || r.Files[0].Changed || len(r.Files[0].Added) != 0 {
+		t.Errorf("dry run of an installed file:\n%s", out)
+	}
+	var want, got any
+	if json.Unmarshal(installed, &want) != nil || json.Unmarshal(r.Files[0].Content, &got) != nil || !jsonEqual(want, got) {
+		t.Errorf("content %s, want the installed file's %s", r.Files[0].Content, installed)
+	}
+	if r.TokenFile == nil || r.TokenFile.Action != "unchanged" {
+		t.Errorf("token_file of an existing token: %+v", r.TokenFile)
+	}
+
+	// --uninstall: both files; the shared one that is not there changes
+	// nothing and has no content.
+	out, _, err = runCLI(t, "", "hook", "install", "--project", project, "--uninstall", "--dry-run", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = decodeDryRun(t, out)
+	shared := filepath.Join(project, ".claude", "settings.json")
+	if len(r.Files) != 2 || r.Files[0].File != local || r.Files[0].Action != "write" || len(r.Files[0].Removed) != 7 ||
+		r.Files[1].File != shared || r.Files[1].Action != "unchanged" || r.TokenFile != nil {
+		t.Errorf("uninstall dry run:\n%s", out)
+	}
+	if c := r.Files[1].Content; len(c) != 0 && string(c) != "null" {
+		t.Errorf("a file that is not there has content %s", c)
+	}
+	if got := readFile(t, local); !bytes.Equal(got, installed) {
+		t.Errorf("--uninstall --dry-run --json wrote:\n%s", got)
+	}
+
+	// Another runtime's file, the same way.
+	out, _, err = runCLI(t, "", "hook", "install", "--runtime", "codex", "--project", project, "--command", "ledger", "--dry-run", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = decodeDryRun(t, out)
+	if len(r.Files) != 1 || r.Files[0].File != filepath.Join(project, ".codex", "hooks.json") || r.Files[0].Action != "create" || len(r.Files[0].Content) == 0 {
+		t.Errorf("codex dry run:\n%s", out)
+	}
+
+	// An error: one JSON line on stderr, nothing on stdout.
+	if err := os.WriteFile(local, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var msg bytes.Buffer
+	out, _, err = runCLI(t, "", append(install, "--dry-run", "--json")...)
+	exitCode(err, &msg)
+	var je struct {
+		Error struct{ Code, Message string }
+	}
+	if out != "" || json.Unmarshal(msg.Bytes(), &je) != nil || !strings.Contains(je.Error.Message, local) {
+		t.Errorf("a refused --dry-run --json: stdout %q, stderr %q", out, msg.String())
+	}
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+// TestHookInstallUninstallDryRunHeaders: --uninstall --dry-run prints each
+// of the two files under a line "# PATH", so that a reader can tell them
+// apart, and writes nothing.
+func TestHookInstallUninstallDryRunHeaders(t *testing.T) {
+	project, local := installProject(t, "settings.local.json", []byte(userSettings))
+	shared := filepath.Join(project, ".claude", "settings.json")
+	for _, args := range [][]string{{"--command", "ledger"}, {"--command", "ledger", "--shared"}} {
+		if _, errOut, err := runCLI(t, "", append([]string{"hook", "install", "--project", project}, args...)...); err != nil {
+			t.Fatalf("%v %s", err, errOut)
+		}
+	}
+	beforeLocal, beforeShared := readFile(t, local), readFile(t, shared)
+	out, errOut, err := runCLI(t, "", "hook", "install", "--project", project, "--uninstall", "--dry-run")
+	if err != nil {
+		t.Fatalf("%v %s", err, errOut)
+	}
+	localHead, sharedHead := "# "+local+"\n", "# "+shared+"\n"
+	i, j := strings.Index(out, localHead), strings.Index(out, sharedHead)
+	if i != 0 || j < 0 {
+		t.Fatalf("no header line per file:\n%s", out)
+	}
+	localOut, sharedOut := out[len(localHead):j], out[j+len(sharedHead):]
+	if !json.Valid([]byte(localOut)) || !json.Valid([]byte(sharedOut)) {
+		t.Errorf("a file under its header is not JSON:\n%s", out)
+	}
+	if strings.Contains(localOut, "hook claude-code") || strings.Contains(sharedOut, "hook claude-code") {
+		t.Errorf("the dry run still shows the ledger's handlers:\n%s", out)
+	}
+	if !strings.Contains(localOut, "notify-send done") {
+		t.Errorf("the local file's own hooks are not under its header:\n%s", out)
+	}
+	if !bytes.Equal(readFile(t, local), beforeLocal) || !bytes.Equal(readFile(t, shared), beforeShared) {
+		t.Error("--uninstall --dry-run wrote")
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -95,6 +96,18 @@ type settingsEdit struct {
 	report  settingsReport
 }
 
+// action is what the install does to the file: create, write or
+// unchanged (--dry-run --json's "action").
+func (e settingsEdit) action() string {
+	switch {
+	case !e.changed:
+		return "unchanged"
+	case !e.exists:
+		return "create"
+	}
+	return "write"
+}
+
 // planFile reads the settings (or hooks) file at path and computes its new
 // bytes with edit; it writes nothing. A file that is to change must be one
 // the install may write: a link that can be followed, with its owner's
@@ -171,13 +184,85 @@ func nearestDir(dir, what string) (string, error) {
 	}
 }
 
-// printDryRun prints what the install would write: each file as it
-// would be written.
+// dryRunFile is one file of --dry-run --json: the report --json prints,
+// what the install would do to the file, and the file as it would be
+// written (a JSON value, null for a file that is not there and stays so).
+type dryRunFile struct {
+	File    string          `json:"file"`
+	Action  string          `json:"action"`
+	Changed bool            `json:"changed"`
+	Added   []string        `json:"added"`
+	Removed []string        `json:"removed"`
+	Content json.RawMessage `json:"content"`
+}
+
+// dryRunToken is the token file of --url: made by the install (create),
+// or read (unchanged).
+type dryRunToken struct {
+	File   string `json:"file"`
+	Action string `json:"action"`
+}
+
+type dryRunReport struct {
+	DryRun    bool         `json:"dry_run"`
+	Files     []dryRunFile `json:"files"`
+	TokenFile *dryRunToken `json:"token_file,omitempty"`
+}
+
+// printDryRun prints what the install would write. With --json it is one
+// object, {"dry_run": true, "files": [...], "token_file": {...}}; else the
+// file as it would be written, or with more than one file (--uninstall)
+// each under a line "# PATH".
 func (f *hookInstallFlags) printDryRun(stdout, stderr io.Writer, edits []settingsEdit, tok *tokenPlan) error {
+	if f.asJSON {
+		r := dryRunReport{DryRun: true, Files: []dryRunFile{}}
+		for _, e := range edits {
+			r.Files = append(r.Files, dryRunFile{File: e.path, Action: e.action(), Changed: e.changed,
+				Added: e.report.Added, Removed: e.report.Removed, Content: jsonContent(e.out)})
+		}
+		if tok != nil && tok.file != "" {
+			r.TokenFile = &dryRunToken{File: tok.file, Action: "unchanged"}
+			if tok.make {
+				r.TokenFile.Action = "create"
+			}
+		}
+		return writeJSON(stdout, r)
+	}
+	if tok != nil && tok.make {
+		fmt.Fprintf(stderr, "ledger: --dry-run: the install would make a new hooks token in %s\n", tok.file)
+	}
+	if len(edits) == 1 {
+		_, err := stdout.Write(edits[0].out)
+		return err
+	}
+	var b bytes.Buffer
 	for _, e := range edits {
-		if _, err := stdout.Write(e.out); err != nil {
-			return err
+		note := ""
+		switch {
+		case !e.exists && !e.changed:
+			note = " (no such file: nothing to change)"
+		case !e.changed:
+			note = " (unchanged)"
+		}
+		fmt.Fprintf(&b, "# %s%s\n", e.path, note)
+		b.Write(e.out)
+		if len(e.out) > 0 && e.out[len(e.out)-1] != '\n' {
+			b.WriteByte('\n')
 		}
 	}
-	return nil
+	_, err := stdout.Write(b.Bytes())
+	return err
+}
+
+// jsonContent is a file's bytes as a JSON value: the value itself when it
+// is JSON, null when there is nothing, else the text as a string.
+func jsonContent(b []byte) json.RawMessage {
+	switch {
+	case len(bytes.TrimSpace(b)) == 0:
+		return json.RawMessage("null")
+	case json.Valid(b):
+		return json.RawMessage(b)
+	}
+	s, _ := json.Marshal(string(b))
+	return s
 }
