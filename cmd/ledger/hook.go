@@ -147,7 +147,7 @@ type hookInstallFlags struct {
 
 func (f *hookInstallFlags) register(fl *flag.FlagSet) {
 	fl.StringVar(&f.runtime, "runtime", "claude-code", "the `RUNTIME` whose hooks to write: claude-code (DIR/.claude), codex (DIR/.codex/hooks.json, running\n'ledger hook codex') gemini (DIR/.gemini/settings.json, running 'ledger hook gemini')\nor qwen (DIR/.qwen/settings.json, running 'ledger hook qwen')")
-	fl.StringVar(&f.project, "project", ".", "the project `DIR` (holding, or to hold, .claude, .codex or .gemini)")
+	fl.StringVar(&f.project, "project", ".", "the project `DIR` (holding, or to hold, .claude, .codex, .gemini or .qwen); it must exist: the install makes\nDIR/.claude (...) but never DIR itself, so that a mistyped path is refused, not made")
 	fl.BoolVar(&f.shared, "shared", false, "write .claude/settings.json (committed, shared with the team) instead of settings.local.json")
 	fl.BoolVar(&f.uninstall, "uninstall", false, "remove the ledger's hooks (from both settings files)")
 	fl.StringVar(&f.command, "command", "", "the `COMMAND` that runs the ledger binary, as a shell line: the hooks run 'COMMAND hook claude-code' (default: this\nbinary's absolute path); with --url, SessionStart's 'COMMAND hook claude-code --hooks URL'")
@@ -427,6 +427,9 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 		return usageError("--runtime %q: use claude-code, codex, gemini or qwen", f.runtime)
 	}
 	if err := f.validate(pos); err != nil {
+		return err
+	}
+	if err := checkProjectDir(f.project); err != nil {
 		return err
 	}
 	hookArgs := f.hookArgs()

@@ -262,6 +262,9 @@ func runAgentHookInstall(rt agenthook.Runtime, f *hookInstallFlags, pos []string
 		// Qwen Code reads a timeout of 1000 or more as milliseconds.
 		return usageError("--hook-timeout %d: qwen reads a hook timeout of 1000 or more as milliseconds; give under 1000 seconds", f.timeoutSec)
 	}
+	if err := checkProjectDir(f.project); err != nil {
+		return err
+	}
 	if f.httpURL != "" && !f.uninstall {
 		return runAgentThinInstall(rt, f, stdout, stderr)
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // The tests here hold 'ledger hook install' to "nothing is written when
-// it refuses" and to what its --dry-run and --json say
+// it refuses" and to what its --dry-run, --json and --project say
 // (docs/claude-code-hooks.md, "ledger hook install").
 
 const loopbackHooksURL = "http://127.0.0.1:8787" + cchook.HTTPPath
@@ -316,5 +316,37 @@ func TestHookInstallUninstallDryRunHeaders(t *testing.T) {
 	}
 	if !bytes.Equal(readFile(t, local), beforeLocal) || !bytes.Equal(readFile(t, shared), beforeShared) {
 		t.Error("--uninstall --dry-run wrote")
+	}
+}
+
+// TestHookInstallMissingProject: a --project that is not a directory is
+// refused, naming it and what to do, and nothing is made there: a typo
+// must not create a stray project.
+func TestHookInstallMissingProject(t *testing.T) {
+	parent := t.TempDir()
+	missing := filepath.Join(parent, "typo")
+	file := filepath.Join(parent, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tokenFile := filepath.Join(parent, "token", "hooks-token")
+	for _, args := range [][]string{
+		{"--project", missing, "--command", "ledger"},
+		{"--project", missing, "--command", "ledger", "--dry-run"},
+		{"--project", missing, "--uninstall"},
+		{"--project", missing, "--url", loopbackHooksURL, "--command", "ledger", "--token-file", tokenFile},
+		{"--project", missing, "--runtime", "codex", "--command", "ledger"},
+		{"--project", missing, "--runtime", "gemini", "--url", "http://127.0.0.1:8787", "--command", "ledger", "--token-file", tokenFile},
+		{"--project", file, "--command", "ledger"},
+	} {
+		var msg strings.Builder
+		_, _, err := runCLI(t, "", append([]string{"hook", "install"}, args...)...)
+		dir := args[1]
+		if code := exitCode(err, &msg); code != 2 || !strings.Contains(msg.String(), dir) || !strings.Contains(msg.String(), "fix the path") {
+			t.Errorf("%q: exit %d %q, want 2 naming %s and what to fix", args, code, msg.String(), dir)
+		}
+	}
+	if ents, _ := os.ReadDir(parent); len(ents) != 1 {
+		t.Errorf("a refused install made %v", ents)
 	}
 }

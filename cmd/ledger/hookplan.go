@@ -20,6 +20,22 @@ import (
 // anything written, the token file first (the settings name it). A refusal
 // therefore leaves every file as it was (TestHookInstallRefusalMakesNoToken).
 
+// checkProjectDir refuses a --project that is not a directory: the
+// install makes DIR/.claude (or .codex, ...) but never DIR itself, so that
+// a mistyped path is not made into a stray project.
+func checkProjectDir(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usageError("--project %s: no such directory; create it (mkdir -p %s) if the project is to be there, or fix the path", dir, dir)
+	case err != nil:
+		return &exitError{code: 1, msg: fmt.Sprintf("--project %s: %v; fix the path or its permissions and run again", dir, err)}
+	case !st.IsDir():
+		return usageError("--project %s is not a directory; fix the path: give the project's directory", dir)
+	}
+	return nil
+}
+
 // tokenPlan is the token the HTTP hooks send, worked out before anything
 // is written: "" with --no-token, "$NAME" with an environment variable,
 // else the token of file. When there is no such file yet, make is set and
