@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,7 +139,7 @@ type hookInstallFlags struct {
 	runtime                               string
 	codexBin                              string
 	shared, uninstall, noToken, trust     bool
-	dryRun, asJSON                        bool
+	dryRun, asJSON, allowRemote           bool
 	timeoutSec                            int
 	rest                                  []string
 }
@@ -152,10 +151,11 @@ func (f *hookInstallFlags) register(fl *flag.FlagSet) {
 	fl.BoolVar(&f.uninstall, "uninstall", false, "remove the ledger's hooks (from both settings files)")
 	fl.StringVar(&f.command, "command", "", "the `COMMAND` that runs the ledger binary, as a shell line: the hooks run 'COMMAND hook claude-code' (default: this\nbinary's absolute path); with --url, SessionStart's 'COMMAND hook claude-code --hooks URL'")
 	fl.StringVar(&f.hookBinary, "hook-binary", "", "with --url: the thin "+cchook.SlimBinary+" `PATH` SessionStart's command hook runs (go build -o PATH ./cmd/"+cchook.SlimBinary+"), instead of\nthe one found beside this binary")
-	fl.StringVar(&f.httpURL, "url", "", "install HTTP hooks posting to this `URL` ('ledger serve --hooks ADDR' serves http://ADDR"+cchook.HTTPPath+") instead of command\nhooks over NATS, and for SessionStart, which Claude Code sends no HTTP hook, the thin "+cchook.SlimBinary+" --hooks URL;\na call whose hook fails (the server down) is blocked")
+	fl.StringVar(&f.httpURL, "url", "", "install HTTP hooks posting to this `URL` ('ledger serve --hooks ADDR' serves http://ADDR"+cchook.HTTPPath+") instead of command\nhooks over NATS, and for SessionStart, which Claude Code sends no HTTP hook, the thin "+cchook.SlimBinary+" --hooks URL;\na call whose hook fails (the server down) is blocked. The thin hook speaks plain HTTP only (no https), and the token\ngoes in the clear: the host must be loopback (127.0.0.1, [::1], localhost; with --runtime R, unix:PATH too) unless\n--allow-remote")
 	fl.StringVar(&f.tokenFile, "token-file", defaultHooksTokenFile(), "with --url: the `FILE` holding the bearer token 'ledger serve --hooks' checks (its --hooks-token-file);\nmade, with a new random token, when it does not exist (once every settings file is checked: a refused install makes none)")
 	fl.StringVar(&f.tokenEnv, "token-env", "", "with --url: have the hooks send the token from Claude Code's environment variable `NAME` instead of\nwriting it into the settings file (the default with --shared: LEDGER_HOOKS_TOKEN)")
 	fl.BoolVar(&f.noToken, "no-token", false, "with --url: send no token (for a server run with --hooks-insecure)")
+	fl.BoolVar(&f.allowRemote, "allow-remote", false, "with --url: accept a host that is not this machine; the hooks then send the bearer token and every payload\n(prompts, tool inputs) across the network in plain HTTP, readable and replayable by anyone on the way (rather: run\n'ledger serve --nats URL --hooks 127.0.0.1:PORT' here and give its loopback URL)")
 	fl.StringVar(&f.scope, "scope", "", "bind the project's sessions to scope `NAME` (written into the hook's command line as --scope NAME);\ndefault: the hook derives it from the project (its git origin, else its directory)")
 	fl.IntVar(&f.timeoutSec, "hook-timeout", 10, "Claude Code's own bound on each hook run, in `SECONDS`")
 	fl.BoolVar(&f.trust, "trust", false, "with --runtime codex: have codex trust the ledger's handlers it lists for the project (codex's own hash of each, written by\ncodex into $CODEX_HOME/config.toml, as its hooks review does), so that they run without --dangerously-bypass-hook-trust;\nthe project itself must be trusted in codex")
@@ -195,14 +195,6 @@ func (f *hookInstallFlags) validate(pos []string) error {
 	if f.httpURL == "" && f.hookBinary != "" {
 		return usageError("--hook-binary is the thin %s, which hands payloads to 'ledger serve --hooks' and does not speak NATS: give it with --url (the command hook over NATS is the ledger's, --command)", cchook.SlimBinary)
 	}
-	if f.httpURL != "" {
-		// The path is the one cchook.Own knows the ledger's HTTP hooks
-		// by: hooks posting elsewhere would not be replaced by the next
-		// install nor removed by --uninstall (TestHookInstallAdversarialURLPath).
-		if u, err := url.Parse(f.httpURL); err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || strings.TrimSuffix(u.Path, "/") != cchook.HTTPPath {
-			return usageError("--url %q: Claude Code's HTTP hooks post to http://HOST:PORT%s", f.httpURL, cchook.HTTPPath)
-		}
-	}
 	if f.httpURL == "" && (f.tokenEnv != "" || f.noToken) {
 		return usageError("--token-env and --no-token are about the HTTP hooks of --url")
 	}
@@ -212,7 +204,7 @@ func (f *hookInstallFlags) validate(pos []string) error {
 	if f.tokenEnv != "" && !validEnvName(f.tokenEnv) {
 		return usageError("--token-env %q: an environment variable name is [A-Za-z_][A-Za-z0-9_]*", f.tokenEnv)
 	}
-	return nil
+	return f.checkURL("claude-code")
 }
 
 // hookArgs are the flags written into the hook's command line: the ones

@@ -242,8 +242,8 @@ func runAgentHookInstall(rt agenthook.Runtime, f *hookInstallFlags, pos []string
 		return usageError("hook install takes no arguments (give the project with --project DIR, hook flags after --), got %q", pos)
 	case f.shared:
 		return usageError("--shared is about Claude Code's settings; --runtime %s installs command hooks in %s", rt.Command, rt.File("DIR"))
-	case f.httpURL == "" && (f.hookBinary != "" || f.tokenEnv != "" || f.noToken):
-		return usageError("--hook-binary, --token-env and --no-token are about the thin hook of --url")
+	case f.httpURL == "" && (f.hookBinary != "" || f.tokenEnv != "" || f.noToken || f.allowRemote):
+		return usageError("--hook-binary, --token-env, --no-token and --allow-remote are about the thin hook of --url: give them with --url, or leave them out")
 	case f.httpURL != "" && len(f.rest) > 0:
 		return usageError("--url installs the thin %s --runtime %s, which takes no hook flags but --scope: give the others to 'ledger serve --hooks'", cchook.SlimBinary, rt.Command)
 	case f.httpURL != "" && f.command != "" && f.hookBinary != "":
@@ -261,6 +261,9 @@ func runAgentHookInstall(rt agenthook.Runtime, f *hookInstallFlags, pos []string
 	case rt.Name == agenthook.Qwen.Name && f.timeoutSec >= 1000:
 		// Qwen Code reads a timeout of 1000 or more as milliseconds.
 		return usageError("--hook-timeout %d: qwen reads a hook timeout of 1000 or more as milliseconds; give under 1000 seconds", f.timeoutSec)
+	}
+	if err := f.checkURL(rt.Command); err != nil {
+		return err
 	}
 	if err := checkProjectDir(f.project); err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 )
 
 // The tests here hold 'ledger hook install' to "nothing is written when
-// it refuses" and to what its --dry-run, --json and --project say
+// it refuses" and to what its --dry-run, --json, --project and --url say
 // (docs/claude-code-hooks.md, "ledger hook install").
 
 const loopbackHooksURL = "http://127.0.0.1:8787" + cchook.HTTPPath
@@ -348,5 +348,66 @@ func TestHookInstallMissingProject(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(parent); len(ents) != 1 {
 		t.Errorf("a refused install made %v", ents)
+	}
+}
+
+// TestHookInstallURLRefusals: the thin hook --url installs for
+// SessionStart speaks plain HTTP, so an https URL is refused, saying what
+// to use; a host that is not loopback would carry the token in plain HTTP
+// across the network, so it is refused unless --allow-remote; nothing is
+// written either way. localhost and loopback IPs are this machine.
+func TestHookInstallURLRefusals(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		msg  []string
+	}{
+		{[]string{"--url", "https://127.0.0.1:8787" + cchook.HTTPPath}, []string{"plain HTTP", "loopback", "Unix socket", "http://127.0.0.1:PORT"}},
+		{[]string{"--url", "https://ledger.example.com" + cchook.HTTPPath, "--allow-remote"}, []string{"plain HTTP"}},
+		{[]string{"--url", "http://10.0.0.5:8787" + cchook.HTTPPath}, []string{"10.0.0.5", "plain HTTP", "--allow-remote", "ledger serve --nats"}},
+		{[]string{"--url", "http://ledger.example.com:8787" + cchook.HTTPPath, "--no-token"}, []string{"--allow-remote"}},
+		{[]string{"--url", "http://0.0.0.0:8787" + cchook.HTTPPath}, []string{"--allow-remote"}},
+		{[]string{"--url", "http://u:p@127.0.0.1:8787" + cchook.HTTPPath}, []string{"--url", "no user"}},
+		{[]string{"--allow-remote"}, []string{"--allow-remote", "--url"}},
+		{[]string{"--runtime", "codex", "--url", "https://127.0.0.1:8787"}, []string{"plain HTTP", "Unix socket"}},
+		{[]string{"--runtime", "qwen", "--url", "http://10.0.0.5:8787"}, []string{"--allow-remote"}},
+		{[]string{"--runtime", "gemini", "--allow-remote"}, []string{"--allow-remote", "--url"}},
+	} {
+		project := t.TempDir()
+		tokenDir := filepath.Join(t.TempDir(), "ledger")
+		var msg strings.Builder
+		_, _, err := runCLI(t, "", append([]string{"hook", "install", "--project", project, "--command", "ledger", "--token-file", filepath.Join(tokenDir, "hooks-token")}, tt.args...)...)
+		if code := exitCode(err, &msg); code != 2 {
+			t.Errorf("%q: exit %d %q, want 2", tt.args, code, msg.String())
+		}
+		for _, m := range tt.msg {
+			if !strings.Contains(msg.String(), m) {
+				t.Errorf("%q: %q does not say %q", tt.args, msg.String(), m)
+			}
+		}
+		if ents, _ := os.ReadDir(project); len(ents) != 0 {
+			t.Errorf("%q: a refused install wrote %v", tt.args, ents)
+		}
+		if _, err := os.Stat(tokenDir); err == nil {
+			t.Errorf("%q: a refused install made %s", tt.args, tokenDir)
+		}
+	}
+	// Accepted: loopback by name or IP; another host with --allow-remote,
+	// which the HTTP hooks and the thin hook then post to.
+	for _, u := range []string{"http://localhost:8787" + cchook.HTTPPath, "http://127.0.0.2:8787" + cchook.HTTPPath, "http://[::1]:8787" + cchook.HTTPPath} {
+		if _, errOut, err := runCLI(t, "", "hook", "install", "--project", t.TempDir(), "--url", u, "--command", "ledger", "--no-token"); err != nil {
+			t.Errorf("--url %s: %v %s", u, err, errOut)
+		}
+	}
+	project, local := installProject(t, "settings.local.json", nil)
+	remote := "http://10.0.0.5:8787" + cchook.HTTPPath
+	if _, errOut, err := runCLI(t, "", "hook", "install", "--project", project, "--url", remote, "--allow-remote", "--command", "ledger", "--no-token"); err != nil {
+		t.Fatalf("--allow-remote: %v %s", err, errOut)
+	}
+	own := ledgerHandlers(t, readFile(t, local))
+	if len(own) != 7 || own["PreToolUse"][0]["url"] != remote || own["SessionStart"][0]["command"] != "ledger hook claude-code --hooks "+remote+" --no-token" {
+		t.Errorf("--allow-remote installed %v", own)
+	}
+	if out, errOut, err := runCLI(t, "", "hook", "install", "--runtime", "codex", "--project", project, "--url", "http://10.0.0.5:8787", "--allow-remote", "--command", "ledger", "--no-token"); err != nil || !strings.Contains(out, "http://10.0.0.5:8787") {
+		t.Errorf("--runtime codex --allow-remote: %v %s %s", err, out, errOut)
 	}
 }

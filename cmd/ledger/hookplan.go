@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/safefile"
@@ -32,6 +34,59 @@ func checkProjectDir(dir string) error {
 		return &exitError{code: 1, msg: fmt.Sprintf("--project %s: %v; fix the path or its permissions and run again", dir, err)}
 	case !st.IsDir():
 		return usageError("--project %s is not a directory; fix the path: give the project's directory", dir)
+	}
+	return nil
+}
+
+// checkURL checks --url (and --allow-remote) before anything is read. The
+// hooks it installs are the thin hook (Claude Code's SessionStart, or
+// every event of another runtime), which speaks plain HTTP only, and
+// Claude Code's HTTP hooks beside it: both carry the bearer token and
+// every payload (prompts, tool inputs) in the clear, so their host must be
+// this machine (loopback; for another runtime, a Unix socket too) unless
+// --allow-remote says otherwise.
+func (f *hookInstallFlags) checkURL(runtime string) error {
+	if f.httpURL == "" {
+		if f.allowRemote {
+			return usageError("--allow-remote lets --url name a host other than this machine: give it with --url, or leave it out")
+		}
+		return nil
+	}
+	claudeCode := runtime == "claude-code"
+	if !claudeCode && strings.HasPrefix(f.httpURL, "unix:") {
+		return nil // a socket is this machine's; thinhook.Check checks its path
+	}
+	here := "http://127.0.0.1:PORT" + cchook.HTTPPath
+	if !claudeCode {
+		here = "http://127.0.0.1:PORT or unix:PATH"
+	}
+	u, err := url.Parse(f.httpURL)
+	if err == nil && strings.EqualFold(u.Scheme, "https") {
+		which := "the thin hook the install writes for SessionStart (" + cchook.SlimBinary + ", which Claude Code runs as a command hook)"
+		if !claudeCode {
+			which = "the thin hook the install writes (" + cchook.SlimBinary + " --runtime " + runtime + ")"
+		}
+		return usageError("--url %q: %s speaks plain HTTP only, to 'ledger serve --hooks' on loopback or on a Unix socket, not HTTPS: "+
+			"run 'ledger serve --hooks 127.0.0.1:PORT' on this machine (with --nats URL it serves a ledger that runs elsewhere) and give %s", f.httpURL, which, here)
+	}
+	switch {
+	case err != nil || u.Scheme != "http" || u.Host == "" || u.Opaque != "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" ||
+		claudeCode && strings.TrimSuffix(u.Path, "/") != cchook.HTTPPath:
+		// The path is the one cchook.Own knows the ledger's HTTP hooks
+		// by: hooks posting elsewhere would not be replaced by the next
+		// install nor removed by --uninstall (TestHookInstallAdversarialURLPath).
+		if claudeCode {
+			return usageError("--url %q: Claude Code's HTTP hooks post to http://HOST:PORT%s, with no user, query or fragment (the token goes in --token-file or --token-env)", f.httpURL, cchook.HTTPPath)
+		}
+		return usageError("--url %q: give 'ledger serve --hooks''s http://HOST:PORT or unix:PATH, with no user, query or fragment (the token goes in --token-file or --token-env)", f.httpURL)
+	case !isLoopback(strings.ToLower(u.Hostname())) && !f.allowRemote:
+		what := "the bearer token and every payload (prompts, tool inputs)"
+		if f.noToken {
+			what = "every payload (prompts, tool inputs)"
+		}
+		return usageError("--url %q: %s is not this machine (loopback), and the hooks would send %s "+
+			"to it in plain HTTP, readable by anyone on the way; run 'ledger serve --nats URL --hooks 127.0.0.1:PORT' on this machine "+
+			"(a replica that reaches the ledger over NATS) and give %s, or give --allow-remote to send them over the network anyway", f.httpURL, u.Hostname(), what, here)
 	}
 	return nil
 }
