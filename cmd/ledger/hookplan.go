@@ -78,7 +78,7 @@ func (f *hookInstallFlags) checkURL(runtime string) error {
 		if claudeCode {
 			return usageError("--url %q: Claude Code's HTTP hooks post to http://HOST:PORT%s, with no user, query or fragment (the token goes in --token-file or --token-env)", f.httpURL, cchook.HTTPPath)
 		}
-		return usageError("--url %q: give 'ledger serve --hooks''s http://HOST:PORT or unix:PATH, with no user, query or fragment (the token goes in --token-file or --token-env)", f.httpURL)
+		return usageError("--url %q: give the address 'ledger serve --hooks' serves, http://HOST:PORT, or its socket, unix:PATH, with no user, query or fragment (the token goes in --token-file or --token-env)", f.httpURL)
 	case !isLoopback(strings.ToLower(u.Hostname())) && !f.allowRemote:
 		what := "the bearer token and every payload (prompts, tool inputs)"
 		if f.noToken {
