@@ -19,6 +19,7 @@ import (
 	"github.com/sessionledger/ledger/internal/agenthook"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/cchook"
+	"github.com/sessionledger/ledger/internal/cchook/hookwire"
 	"github.com/sessionledger/ledger/internal/cchook/thinhook"
 	"github.com/sessionledger/ledger/internal/ledgercmd"
 )
@@ -143,7 +144,7 @@ func runHookAgent(ctx context.Context, rt agenthook.Runtime, args []string, stdi
 	if err == nil {
 		budget = f.timeout
 	}
-	raw, rerr := readAgentPayload(stdin, budget)
+	raw, rerr := hookwire.ReadPayloadWithin(stdin, budget)
 	h := &agenthook.Hook{Runtime: rt}
 	if err != nil || rerr != nil {
 		msg := fmt.Sprintf("ledger hook %s: %v", rt.Command, errors.Join(err, rerr))
@@ -203,28 +204,6 @@ func peekAgentEvent(raw []byte) string {
 	}
 	_ = json.Unmarshal(raw, &pk)
 	return pk.Event
-}
-
-// readAgentPayload reads standard input (at most one byte over the
-// payload bound), giving up after d.
-func readAgentPayload(stdin io.Reader, d time.Duration) ([]byte, error) {
-	type result struct {
-		raw []byte
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		raw, err := io.ReadAll(io.LimitReader(stdin, cchook.MaxPayload+1))
-		done <- result{raw, err}
-	}()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case r := <-done:
-		return r.raw, r.err
-	case <-t.C:
-		return nil, errors.New("the hook payload on standard input did not end within the hook's --timeout")
-	}
 }
 
 func (f *agentHookFlags) who() cchook.Who { return cchook.WhoRuns(f.identity, "") }
