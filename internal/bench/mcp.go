@@ -54,7 +54,10 @@ const (
 // starts it (tool.checked with effect: true), durable before it is
 // forwarded. Gateway and direct requests alternate one by
 // one (the throughput rounds alternate), so drift cancels. One more row
-// runs the calls against a ledger that fsyncs every second.
+// runs the calls against a ledger that fsyncs every second. The
+// 64-session target row's gateway reaches a 'ledger serve' child process
+// instead (mcpAway), when the bench runs as the ledger binary; the
+// embedded ledger's figure stays beside it, with no target.
 //
 // The goroutines of each part carry a pprof label "mcp" (client-direct,
 // client-gateway, upstream, gateway, ledger), by which a --cpuprofile can
@@ -178,45 +181,80 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	row.Note = "the proxy answers its own list (one tool), as the gateway answers from the list it keeps"
 	rep.add(row)
 
+	// The target row's gateway as deployed: the ledger in a 'ledger
+	// serve' process (mcpAway); without a ledger binary (under go test),
+	// the row is the embedded ledger's and says so.
+	var away *mcpAway
+	if cfg.Exe != "" {
+		if away, err = startMCPAway(ctx, cfg.Exe, filepath.Join(d, "away"), up.url, mcpSessions); err != nil {
+			return fmt.Errorf("the ledger process: %w", err)
+		}
+		defer away.close()
+	}
 	g.steps.reset()
 	// The gateway's watch requests (one Watch per ledger session) during
 	// the 64-session rounds, counted by a plain subscription beside the
 	// API's queue group: each is a long poll, so they should be about one
 	// per change (turn start) or per --max-wait, not one per append.
+	watchNC, gwSteps := g.n.nc, &g.steps
+	if away != nil {
+		watchNC, gwSteps = away.lp.nc, &away.steps
+	}
 	var watches atomic.Int64
-	wsub, err := g.n.nc.Subscribe(wire.Subject(wire.EndpointWatch, mcpOwner), func(*nats.Msg) { watches.Add(1) })
+	wsub, err := watchNC.Subscribe(wire.Subject(wire.EndpointWatch, mcpOwner), func(*nats.Msg) { watches.Add(1) })
 	if err != nil {
 		return err
 	}
-	if err := g.n.nc.Flush(); err != nil {
+	if err := watchNC.Flush(); err != nil {
 		return err
 	}
 	phase := time.Now()
-	tp, err := mcpThroughput(ctx, cfg, up.url, g.url, g.localURL, px.url, perSession, rounds)
+	tp, err := mcpThroughput(ctx, cfg, up.url, g.url, g.localURL, px.url, away, perSession, rounds)
 	_ = wsub.Unsubscribe()
 	phaseTook := time.Since(phase)
 	if err != nil {
 		return err
 	}
-	steps := g.steps.snapshot()
-	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions: throughput", mcpSessions), tp.via, tp.proxy, "calls/s", fmt.Sprintf("≥ 0.7x bare SDK proxy, %d sessions", mcpSessions), func(r float64) bool { return r >= 0.7 })
-	row.Note = fmt.Sprintf("raw = the bare SDK proxy with %d client sessions, measured in this run; %d MCP client sessions each way (one ledger session each through the gateway), %d calls each a round, %d rounds, the four ways (with the gateway in the ledger's process) taking turns; straight to the upstream %.0f calls/s; fsync on every write", mcpSessions, mcpSessions, perSession, rounds, tp.direct)
+	steps := gwSteps.snapshot()
+	target := fmt.Sprintf("≥ 0.7x bare SDK proxy, %d sessions", mcpSessions)
+	met := func(r float64) bool { return r >= 0.7 }
+	ways := "the four ways (with the gateway in the ledger's process) taking turns"
+	if away != nil {
+		ways = "the five ways (with the gateway in the ledger's process and the gateway of the embedded ledger) taking turns"
+		row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions: throughput", mcpSessions), tp.away, tp.proxy, "calls/s", target, met)
+		row.Note = fmt.Sprintf("raw = the bare SDK proxy with %d client sessions, measured in this run; the ledger a 'ledger serve' process, the gateway in the bench's process with the client sessions, the upstream and the proxy, over NATS on loopback TCP, as 'ledger mcp' reaches 'ledger serve'; %d MCP client sessions each way (one ledger session each through the gateway), %d calls each a round, %d rounds, %s; straight to the upstream %.0f calls/s; fsync on every write", mcpSessions, mcpSessions, perSession, rounds, ways, tp.direct)
+		if tp.use.ok {
+			row.Note += cpuNote(tp.use.away, tp.use.proxy) + " (the ledger process's CPU added to the gateway's)"
+		}
+		rep.add(row)
+		target, met = "", nil
+	}
+	name := fmt.Sprintf("tools/call, %d concurrent client sessions: throughput", mcpSessions)
+	if away != nil {
+		name = fmt.Sprintf("tools/call, %d concurrent client sessions, the ledger embedded in the bench's process: throughput", mcpSessions)
+	}
+	row = ratioRow("mcp", name, tp.via, tp.proxy, "calls/s", target, met)
+	row.Note = fmt.Sprintf("raw = the bare SDK proxy with %d client sessions, measured in this run; the gateway reaches the bench's embedded ledger over NATS on loopback TCP (its append rounds share one Go scheduler with the client sessions, the upstream and the gateway); %d MCP client sessions each way, %d calls each a round, %d rounds, %s; fsync on every write", mcpSessions, mcpSessions, perSession, rounds, ways)
 	if tp.use.ok {
 		row.Note += cpuNote(tp.use.via, tp.use.proxy)
 	}
 	rep.add(row)
 	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions, through the gateway in the ledger's process (serve --mcp): throughput", mcpSessions), tp.local, tp.proxy, "calls/s", fmt.Sprintf("≥ 0.7x bare SDK proxy, %d sessions", mcpSessions), func(r float64) bool { return r >= 0.7 })
-	row.Note = "raw = the bare SDK proxy with as many client sessions, measured in the same rounds; the gateway asks the API in its process, no NATS hop; the four ways taking turns"
+	row.Note = "raw = the bare SDK proxy with as many client sessions, measured in the same rounds; the gateway asks the API in its process, no NATS hop, the ledger embedded in the bench's process with the client sessions and the upstream; " + ways
 	if tp.use.ok {
 		row.Note += cpuNote(tp.use.local, tp.use.proxy)
 	}
 	rep.add(row)
-	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions, against straight to the upstream", mcpSessions), tp.via, tp.direct, "calls/s", "", nil)
+	headline, headTook := tp.via, tp.viaTook
+	if away != nil {
+		headline, headTook = tp.away, tp.awayTook
+	}
+	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions, against straight to the upstream", mcpSessions), headline, tp.direct, "calls/s", "", nil)
 	row.Note = "the comparison of the earlier runs (docs/bench.md)"
 	rep.add(row)
 	steps.rows(rep, fmt.Sprintf(", %d sessions", mcpSessions), false)
 	row = absRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions: the gateway's watch requests per call", mcpSessions), float64(watches.Load())/tp.calls, "", "", nil)
-	row.Note = fmt.Sprintf("%d watch requests (one Watch per ledger session, a long poll each) in the %.1f s of the 64-session phase (sessions dialled, the three ways' rounds), %.0f a second; %.0f calls through the gateway (each one record, the recorded check) in %.1f s of it", watches.Load(), phaseTook.Seconds(), float64(watches.Load())/phaseTook.Seconds(), tp.calls, tp.viaTook.Seconds())
+	row.Note = fmt.Sprintf("%d watch requests (one Watch per ledger session, a long poll each) in the %.1f s of the 64-session phase (sessions dialled, every way's rounds), %.0f a second; %.0f calls through the gateway (each one record, the recorded check) in %.1f s of it", watches.Load(), phaseTook.Seconds(), float64(watches.Load())/phaseTook.Seconds(), tp.calls, headTook.Seconds())
 	rep.add(row)
 
 	// The same calls against a ledger that fsyncs every second (serve
@@ -516,17 +554,19 @@ func mcpCallRuns(ctx context.Context, via, direct *mcp.ClientSession, n int, via
 // throughput is the calls per second of each way of the 64-session rows.
 type throughput struct {
 	via, proxy, direct float64
-	// local is the gateway in the ledger's process (serve --mcp).
-	local float64
+	// local is the gateway in the ledger's process (serve --mcp); away
+	// the gateway with the ledger in a process of its own (mcpAway), 0
+	// when there is none.
+	local, away float64
 	// calls is how many calls each way made in the timed rounds; viaTook
 	// is the gateway's rounds' time.
-	calls   float64
-	viaTook time.Duration
+	calls             float64
+	viaTook, awayTook time.Duration
 	// use is what each way's timed bursts cost the process (see
 	// cpuUse); ok false where the bench cannot read the process's CPU.
 	use struct {
-		via, proxy, local cpuUse
-		ok                bool
+		via, proxy, local, away cpuUse
+		ok                      bool
 	}
 }
 
@@ -560,10 +600,10 @@ func cpuNote(gw, proxy cpuUse) string {
 // ledger session each), and returns the calls per second of each way over
 // rounds rounds of perSession calls on every session at once, the three
 // ways taking turns (and turns at going first).
-func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxURL string, perSession, rounds int) (tp throughput, err error) {
-	var directs, vias, locals, pxs []*mcp.ClientSession
+func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxURL string, away *mcpAway, perSession, rounds int) (tp throughput, err error) {
+	var directs, vias, locals, pxs, aways []*mcp.ClientSession
 	defer func() {
-		for _, cs := range slices.Concat(directs, vias, locals, pxs) {
+		for _, cs := range slices.Concat(directs, vias, locals, pxs, aways) {
 			cs.Close()
 		}
 	}()
@@ -585,17 +625,29 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxU
 			return tp, fmt.Errorf("the proxy: %w", err)
 		}
 		pxs = append(pxs, cs)
+		if away != nil {
+			if cs, err = dialMCP(ctx, away.url, mcpKey(i), "gateway-away"); err != nil {
+				return tp, fmt.Errorf("the gateway of the ledger process: %w", err)
+			}
+			aways = append(aways, cs)
+		}
 	}
-	ways := []struct {
+	type way struct {
 		name, tool, label string
 		sessions          []*mcp.ClientSession
 		took              time.Duration
 		use               cpuUse
-	}{
+		// other is the CPU time of another process the way uses.
+		other func() (time.Duration, bool)
+	}
+	ways := []way{
 		{name: "straight to the upstream", tool: mcpTool, label: "client-direct", sessions: directs},
 		{name: "through the gateway", tool: mcpExposed, label: "client-gateway", sessions: vias},
 		{name: "through the proxy", tool: mcpTool, label: "client-proxy", sessions: pxs},
 		{name: "through the gateway in the ledger's process", tool: mcpExposed, label: "client-gateway-local", sessions: locals},
+	}
+	if away != nil {
+		ways = append(ways, way{name: "through the gateway, the ledger in its own process", tool: mcpExposed, label: "client-gateway-away", sessions: aways, other: away.cpu})
 	}
 	_, cpuOK := processCPU()
 	// One call on every session first: the gateway joins each ledger
@@ -609,11 +661,13 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxU
 		for k := range ways {
 			w := &ways[(r+k)%len(ways)]
 			cpu0, _ := processCPU()
+			other0 := otherCPU(w.other)
 			d, err := burst(ctx, w.sessions, w.tool, w.label, perSession)
 			if err != nil {
 				return tp, fmt.Errorf("%s: %w", w.name, err)
 			}
 			cpu1, _ := processCPU()
+			cpu1 += otherCPU(w.other) - other0
 			w.took += d
 			w.use.cpu += cpu1 - cpu0
 			w.use.wall += d
@@ -624,7 +678,21 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxU
 	cfg.logf("bench: mcp: %d sessions: gateway %v, in the ledger's process %v, proxy %v, direct %v for %.0f calls each", mcpSessions, ways[1].took.Round(time.Millisecond), ways[3].took.Round(time.Millisecond), ways[2].took.Round(time.Millisecond), ways[0].took.Round(time.Millisecond), total)
 	tp = throughput{via: total / ways[1].took.Seconds(), proxy: total / ways[2].took.Seconds(), direct: total / ways[0].took.Seconds(), local: total / ways[3].took.Seconds(), calls: total, viaTook: ways[1].took}
 	tp.use.via, tp.use.proxy, tp.use.local, tp.use.ok = ways[1].use, ways[2].use, ways[3].use, cpuOK
+	if away != nil {
+		_, ok := away.cpu()
+		tp.away, tp.awayTook, tp.use.away, tp.use.ok = total/ways[4].took.Seconds(), ways[4].took, ways[4].use, cpuOK && ok
+		cfg.logf("bench: mcp: %d sessions: the gateway with the ledger in its own process %v", mcpSessions, ways[4].took.Round(time.Millisecond))
+	}
 	return tp, nil
+}
+
+// otherCPU is what f says, 0 without f or an answer.
+func otherCPU(f func() (time.Duration, bool)) time.Duration {
+	if f == nil {
+		return 0
+	}
+	d, _ := f()
+	return d
 }
 
 // burst makes n calls of tool on every session at once, one goroutine a
@@ -858,63 +926,134 @@ func startMCPGateway(ctx context.Context, ec natslog.EmbeddedConfig, dir, upURL 
 	if err != nil {
 		return nil, err
 	}
-	ops := client.New(g.n.nc, client.Options{})
-	doc, _ := json.Marshal(map[string]any{"permissions": map[string]any{"allow": []string{"mcp__" + mcpServer}}})
-	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "claude-code", Document: doc, Catalogue: []string{mcpLedgerName}})); err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
-	}
-	orch := client.New(g.n.nc, client.Options{Owner: mcpOwner})
+	keys := make([]events.SessionKey, 0, 2*sessions)
 	for i := 0; i < sessions; i++ {
-		for _, key := range []events.SessionKey{mcpKey(i), mcpLocalKey(i)} {
-			if _, err := orch.Append(ctx, client.Start(key, events.StartedData{Agent: "main"})); err != nil {
-				return nil, fmt.Errorf("session %s: %w", key, err)
-			}
-			if _, err := orch.Append(ctx, client.Turn(key, events.TurnData{Turn: 1})); err != nil {
-				return nil, fmt.Errorf("session %s: %w", key, err)
-			}
-		}
+		keys = append(keys, mcpKey(i), mcpLocalKey(i))
 	}
-	gcfg, err := mcpgw.ParseConfig(fmt.Appendf(nil, `{"servers": {%q: {"url": %q}}, "session": {"from": "header"}}`, mcpServer, upURL))
+	if err := setUpMCPLedger(ctx, g.n.nc, keys); err != nil {
+		return nil, err
+	}
+	// As 'ledger mcp' connects to 'ledger serve': over TCP.
+	labelled("gateway", func() { g.nc, err = nats.Connect(g.n.ns.ClientURL(), nats.Name("ledger mcp (bench)")) })
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	if g.gw, g.srv, g.url, err = serveMCPGateway(upURL, client.New(g.nc, client.Options{Owner: mcpOwner}), g.steps.observe, "gateway"); err != nil {
 		return nil, err
 	}
-	g.url = "http://" + ln.Addr().String() + "/mcp"
-	labelled("gateway", func() {
-		// As 'ledger mcp' connects to 'ledger serve': over TCP.
-		if g.nc, err = nats.Connect(g.n.ns.ClientURL(), nats.Name("ledger mcp (bench)")); err != nil {
-			return
-		}
-		if g.gw, err = mcpgw.New(gcfg, mcpgw.Options{Ledger: client.New(g.nc, client.Options{Owner: mcpOwner}), Observe: g.steps.observe}); err != nil {
-			return
-		}
-		g.srv = &http.Server{Handler: g.gw.Handler(""), ReadHeaderTimeout: mcpHeaderTimeout}
-		go func() { _ = g.srv.Serve(ln) }()
-	})
-	if err != nil {
-		ln.Close()
-		return nil, err
-	}
-	lln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	g.localURL = "http://" + lln.Addr().String() + "/mcp"
-	labelled("gateway-local", func() {
-		if g.local, err = mcpgw.New(gcfg, mcpgw.Options{Ledger: client.NewOn(g.n.srv, client.Options{Owner: mcpOwner}), Observe: g.localSteps.observe}); err != nil {
-			return
-		}
-		g.localSrv = &http.Server{Handler: g.local.Handler(""), ReadHeaderTimeout: mcpHeaderTimeout}
-		go func() { _ = g.localSrv.Serve(lln) }()
-	})
-	if err != nil {
-		lln.Close()
+	if g.local, g.localSrv, g.localURL, err = serveMCPGateway(upURL, client.NewOn(g.n.srv, client.Options{Owner: mcpOwner}), g.localSteps.observe, "gateway-local"); err != nil {
 		return nil, err
 	}
 	return g, nil
+}
+
+// setUpMCPLedger sets the claude-code policy that allows the echo tool,
+// and starts keys as the gateway's owner, each at its first turn.
+func setUpMCPLedger(ctx context.Context, nc *nats.Conn, keys []events.SessionKey) error {
+	ops := client.New(nc, client.Options{})
+	doc, _ := json.Marshal(map[string]any{"permissions": map[string]any{"allow": []string{"mcp__" + mcpServer}}})
+	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "claude-code", Document: doc, Catalogue: []string{mcpLedgerName}})); err != nil {
+		return fmt.Errorf("policy: %w", err)
+	}
+	orch := client.New(nc, client.Options{Owner: mcpOwner})
+	for _, key := range keys {
+		if _, err := orch.Append(ctx, client.Start(key, events.StartedData{Agent: "main"})); err != nil {
+			return fmt.Errorf("session %s: %w", key, err)
+		}
+		if _, err := orch.Append(ctx, client.Turn(key, events.TurnData{Turn: 1})); err != nil {
+			return fmt.Errorf("session %s: %w", key, err)
+		}
+	}
+	return nil
+}
+
+// serveMCPGateway serves a gateway in front of the upstream on a loopback
+// port, asking ledger, its goroutines labelled label.
+func serveMCPGateway(upURL string, ledger *client.Client, observe func(string, time.Duration), label string) (gw *mcpgw.Gateway, srv *http.Server, url string, err error) {
+	gcfg, err := mcpgw.ParseConfig(fmt.Appendf(nil, `{"servers": {%q: {"url": %q}}, "session": {"from": "header"}}`, mcpServer, upURL))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, "", err
+	}
+	labelled(label, func() {
+		if gw, err = mcpgw.New(gcfg, mcpgw.Options{Ledger: ledger, Observe: observe}); err != nil {
+			return
+		}
+		srv = &http.Server{Handler: gw.Handler(""), ReadHeaderTimeout: mcpHeaderTimeout}
+		go func() { _ = srv.Serve(ln) }()
+	})
+	if err != nil {
+		ln.Close()
+		return nil, nil, "", err
+	}
+	return gw, srv, "http://" + ln.Addr().String() + "/mcp", nil
+}
+
+// mcpAway is the gateway of the 64-session target row as deployed: the
+// ledger a 'ledger serve' process (ledgerProcess), the gateway in this
+// process with the client sessions, the upstream and the bare proxy,
+// reaching the ledger over NATS on loopback TCP, as a 'ledger mcp'
+// process reaches 'ledger serve'. With the ledger in the bench's process
+// (mcpGateway), its append rounds wait in one Go scheduler's run queue
+// behind the goroutines of the 64 client sessions, the upstream and the
+// gateway, which no deployment does (docs/bench.md, "MCP gateway, issue
+// 28: the ledger in its own process").
+type mcpAway struct {
+	lp    *ledgerProcess
+	nc    *nats.Conn
+	gw    *mcpgw.Gateway
+	srv   *http.Server
+	url   string
+	steps mcpSteps
+}
+
+func startMCPAway(ctx context.Context, exe, dir, upURL string, sessions int) (a *mcpAway, err error) {
+	a = &mcpAway{}
+	defer func() {
+		if err != nil {
+			a.close()
+			a = nil
+		}
+	}()
+	if a.lp, err = startLedgerProcess(ctx, exe, dir); err != nil {
+		return nil, err
+	}
+	keys := make([]events.SessionKey, sessions)
+	for i := range keys {
+		keys[i] = mcpKey(i)
+	}
+	if err := setUpMCPLedger(ctx, a.lp.nc, keys); err != nil {
+		return nil, err
+	}
+	labelled("gateway", func() { a.nc, err = nats.Connect(a.lp.url, nats.Name("ledger mcp (bench)")) })
+	if err != nil {
+		return nil, err
+	}
+	if a.gw, a.srv, a.url, err = serveMCPGateway(upURL, client.New(a.nc, client.Options{Owner: mcpOwner}), a.steps.observe, "gateway"); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// cpu is the ledger process's CPU time so far.
+func (a *mcpAway) cpu() (time.Duration, bool) { return a.lp.cpu() }
+
+func (a *mcpAway) close() {
+	if a.srv != nil {
+		_ = a.srv.Close()
+	}
+	if a.gw != nil {
+		a.gw.Close()
+	}
+	if a.nc != nil {
+		a.nc.Close()
+	}
+	if a.lp != nil {
+		a.lp.close()
+	}
 }
 
 // close stops it all; a second close does nothing.
