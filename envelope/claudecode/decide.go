@@ -48,6 +48,20 @@ type call struct {
 	ctx     *pathCtx
 	// cut are the parameters left out as too long (the input's CutKey).
 	cut []string
+	// agentType is the agent an Agent call launches (Compiled.agentType),
+	// when it is not its subagent_type as written; set by launches.
+	agentType string
+}
+
+// launches reads which agent an Agent call launches, when that is another
+// name than its subagent_type (agenttype.go).
+func (c *call) launches(comp *Compiled) *call {
+	if c.tool == toolAgent && c.hasPrimary && comp != nil {
+		if t := comp.agentType(c.primary); t != c.primary {
+			c.agentType = t
+		}
+	}
+	return c
 }
 
 // newCall reads what a decision needs of a call's input: its primary
@@ -256,11 +270,12 @@ func (rr *ruleRef) matches(c *call) bool {
 		// (section 0.3).
 		return r.domain.match(h) || unsure && rr.b != bAllow
 	case specAgentTypes:
+		// The type as written, or the agent it launches (agenttype.go).
 		if c.tool != toolAgent || !c.hasPrimary {
 			return false
 		}
 		for _, t := range r.types {
-			if t == c.primary {
+			if t == c.primary || c.agentType != "" && t == c.agentType {
 				return true
 			}
 		}
@@ -323,7 +338,9 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 		if !v.brief {
 			detail[stepAgentType] = "may spawn: " + strings.Join(v.def.types, ", ")
 		}
-		if c.hasPrimary && !v.def.allowsType(c.primary) {
+		// Both the type as written and the agent it launches must be
+		// listed (agenttype.go).
+		if c.hasPrimary && (!v.def.allowsType(c.primary) || c.agentType != "" && !v.def.allowsType(c.agentType)) {
 			var entries []toolEntry
 			for _, e := range v.def.tools {
 				if e.kind == entExact && e.name == toolAgent {
@@ -1056,7 +1073,7 @@ func (v *view) decideTool(tool string, input json.RawMessage) envelope.Verdict {
 		if r, removed := v.reason(t, -1, exempt, nil); removed {
 			return envelope.Verdict{Tool: t, Decision: envelope.Deny, Reason: r}
 		}
-		out, _ := v.decide(newCall(t, input), nil)
+		out, _ := v.decide(newCall(t, input).launches(v.e.c), nil)
 		return envelope.Verdict{Tool: t, Decision: out.d, Reason: out.reason}
 	}
 	trace := make([]envelope.Step, 0, int(numLayers)+numSteps)
@@ -1066,6 +1083,6 @@ func (v *view) decideTool(tool string, input json.RawMessage) envelope.Verdict {
 		}
 		return envelope.Verdict{Tool: t, Decision: envelope.Deny, Reason: r, Trace: trace}
 	}
-	out, trace := v.decide(newCall(t, input), trace)
+	out, trace := v.decide(newCall(t, input).launches(v.e.c), trace)
 	return envelope.Verdict{Tool: t, Decision: out.d, Reason: out.reason, Trace: trace}
 }

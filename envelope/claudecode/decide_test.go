@@ -509,3 +509,71 @@ func TestVariableCommandPaths(t *testing.T) {
 	}
 	runCalls(t, doc, "bypassPermissions", calls)
 }
+
+// TestDecideAgentTypeCase: an Agent(type) rule or a main thread's type
+// list names the subagent_type as written and the agent it launches,
+// found by its folded name when no agent has exactly that name (Claude
+// Code 2.1.328: TestDifferential/agents-type-case-*; agenttype.go).
+func TestDecideAgentTypeCase(t *testing.T) {
+	w := newWorld(t, `{"release": "2.1.328", "agents": {"worker": {"description": "w"}, "Other": {"description": "o"},
+		"twin": {"description": "t"}, "Twin": {"description": "T"},
+		"lead": {"description": "l", "tools": ["Agent(worker, Plan)", "Read"]}, "uplead": {"description": "u", "tools": ["Agent(Worker)"]}},
+		"permissions": {"deny": ["Agent(Explore)", "Agent(Worker)", "Agent(plan)", "Agent(twin)"], "ask": ["Agent(Other)"]}}`, "Agent", "Read")
+	w.start(t, "main", events.StartedData{Agent: "main"})
+	w.start(t, "lead", events.StartedData{Agent: "lead"})
+	w.start(t, "uplead", events.StartedData{Agent: "uplead"})
+	for _, c := range []struct {
+		key, typ string
+		want     envelope.Decision
+		reason   string
+	}{
+		// Deny rules: the type as written, or the agent it launches.
+		{"main", "Explore", deny, codePermissionDeny},
+		{"main", "explore", deny, codePermissionDeny},
+		{"main", "EXPLORE", deny, codePermissionDeny},
+		{"main", "e_x-p l\u2010ore", deny, codePermissionDeny},
+		{"main", "\uff25xplore", deny, codePermissionDeny}, // NFKC: full-width E
+		{"main", "Worker", deny, codePermissionDeny},       // written as the rule names it
+		{"main", "worker", allow, codeDefaultNoPermFree},
+		{"main", "WORKER", allow, codeDefaultNoPermFree},
+		{"main", "plan", deny, codePermissionDeny},
+		{"main", "Plan", allow, codeDefaultNoPermFree},
+		{"main", "PLAN", allow, codeDefaultNoPermFree},
+		{"main", "General_Purpose", allow, codeDefaultNoPermFree},
+		{"main", "TWIN", allow, codeDefaultNoPermFree}, // twin and Twin: launches none
+		{"main", "Twin", allow, codeDefaultNoPermFree},
+		{"main", "twin", deny, codePermissionDeny},
+		// Ask rules read the same.
+		{"main", "other", ask, codePermissionAsk},
+		{"main", "Other", ask, codePermissionAsk},
+		// A main thread's type list: the type as written and the agent it
+		// launches, both listed exactly.
+		{"lead", "worker", allow, codeDefaultNoPermFree},
+		{"lead", "Worker", deny, codeTypeNotListed},
+		{"lead", "WORKER", deny, codeTypeNotListed},
+		{"lead", "plan", deny, codeTypeNotListed},
+		{"uplead", "Worker", deny, codeTypeNotListed},
+		{"uplead", "worker", deny, codeTypeNotListed},
+	} {
+		v := w.decide(c.key, "Agent", map[string]any{"subagent_type": c.typ})
+		if v.Decision != c.want || v.Reason.Code != c.reason {
+			t.Errorf("%s Agent(%q) = %s %s, want %s %s", c.key, c.typ, v.Decision, v.Reason.Code, c.want, c.reason)
+		}
+	}
+	// A revocation's Agent(type) rule reads the same.
+	d := New()
+	for typ, want := range map[string]bool{"explore": true, "Explore": true, "Plan": false, "worker": false} {
+		if got := d.MatchRule(w.policy, "Agent(Explore)", "Agent", json.RawMessage(`{"subagent_type":"`+typ+`"}`), false); got != want {
+			t.Errorf("revocation Agent(Explore) against %q = %v", typ, got)
+		}
+	}
+}
+
+func TestFoldAgentType(t *testing.T) {
+	for in, want := range map[string]string{"General_Purpose": "generalpurpose", "statusline setup": "statuslinesetup",
+		"EXPLORE": "explore", "\uff45xplore": "explore", "\u0130": "i\u0307", "a\u2014b\tc": "abc", "x.y": "x.y"} {
+		if got := foldAgentType(in); got != want {
+			t.Errorf("foldAgentType(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -62,7 +62,7 @@ func revocationRule(text string) *Effective {
 // segments, then the commands of a shell -c script (which the dialect
 // asks about, and a revocation denies). With whole, whether it denies the
 // tool whatever its input: a rule with no specifier.
-func (*Dialect) MatchRule(_ *envelope.PolicyState, text, tool string, input json.RawMessage, whole bool) bool {
+func (*Dialect) MatchRule(p *envelope.PolicyState, text, tool string, input json.RawMessage, whole bool) bool {
 	e := revocationRule(text)
 	if e == nil {
 		return false
@@ -72,6 +72,10 @@ func (*Dialect) MatchRule(_ *envelope.PolicyState, text, tool string, input json
 	}
 	v := &view{e: e}
 	c := newCall(tool, input)
+	if p != nil && c.tool == toolAgent {
+		// An Agent(type) rule names the agent a call launches too.
+		c.launches(effectiveOf(p).c)
+	}
 	if v.firstRule(bDeny, c) != nil {
 		return true
 	}

@@ -30,12 +30,15 @@ type probe struct {
 }
 
 // session is one conversation of a differential case: the main thread
-// (typ "") or a sub-agent of type typ spawned by parent's script.
+// (typ "") or a sub-agent of type typ spawned by parent's script. asked is
+// the subagent_type the parent's Agent call names when it is not typ (the
+// CLI resolves it to typ, the agent its hooks report).
 type session struct {
 	script string
 	typ    string
 	parent string
 	turns  [][]probe
+	asked  string
 }
 
 // dcase is one CLI run of the differential suite and the same policy for
@@ -309,8 +312,12 @@ func (dc *dcase) scripts() Scripts {
 		var spawn Turn
 		for _, c := range dc.sessions {
 			if c.parent == s.script {
+				typ := c.typ
+				if c.asked != "" {
+					typ = c.asked
+				}
 				spawn = append(spawn, Block{ID: "toolu_spawn_" + c.script, Tool: "Agent", Input: map[string]any{
-					"description": "run " + c.script, "prompt": "script:" + c.script, "subagent_type": c.typ,
+					"description": "run " + c.script, "prompt": "script:" + c.script, "subagent_type": typ,
 					"run_in_background": false}})
 			}
 		}

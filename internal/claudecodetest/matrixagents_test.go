@@ -165,7 +165,7 @@ func matrixAgentBash() []dcase {
 // matrixAgents is the round's cases.
 func matrixAgents() []dcase {
 	var out []dcase
-	for _, f := range []func() []dcase{matrixAgentTools, matrixAgentDisallowed, matrixAgentModes, matrixAgentNesting, matrixAgentBash, matrixAgentFiles} {
+	for _, f := range []func() []dcase{matrixAgentTools, matrixAgentDisallowed, matrixAgentModes, matrixAgentNesting, matrixAgentBash, matrixAgentFiles, matrixAgentType} {
 		out = append(out, f()...)
 	}
 	return out
@@ -243,11 +243,18 @@ func matrixAgentFiles() []dcase {
 		script := strings.ReplaceAll(n, " ", "-") + "-s"
 		turns := agProbes(script)
 		if n == "spaced name" || n == "upper" {
-			// Spawns the dialect refuses (testdata/deliberate.json): the
-			// spawn alone is compared.
+			// A spawn the dialect refuses (testdata/deliberate.json), and
+			// one naming Upper in another case: the spawn and pool alone
+			// are compared.
 			turns = nil
 		}
-		sessions = append(sessions, child(script, n, "main", turns))
+		s := child(script, n, "main", turns)
+		if n == "upper" {
+			// The CLI launches Upper for "upper", and its hooks report
+			// Upper (matrixAgentType).
+			s.typ, s.asked = "Upper", "upper"
+		}
+		sessions = append(sessions, s)
 	}
 	return []dcase{{name: "agents-files", group: "agents files", imported: true, mcp: agMCP, files: files, sessions: sessions}}
 }
