@@ -146,3 +146,52 @@ func appendUnique(out []string, vs ...string) []string {
 	}
 	return out
 }
+
+// deliveryRouteChannel is the channel of an OpenClaw session key read as a
+// delivery route, as 2026.9.6's parseSessionDeliveryRoute reads it
+// (session-key-utils.ts), "" when the key is not one: a trailing
+// :thread:<id> cut off (whatever follows the marker), the key read as
+// agent:<id>:<rest> (parseAgentSessionKey, lower-cased), and rest as
+// <channel>:<account>:direct|dm:<peer> or <channel>:<kind>:<peer> with the
+// kind channel, direct, dm or group. OpenClaw's sender layer
+// (resolveSenderToolPolicy) matches channel: keys against this channel when
+// the session's key has one, before the message's provider. key has the
+// shape of a session key (no white space), so OpenClaw's trims change
+// nothing.
+func deliveryRouteChannel(key string) string {
+	base := key
+	if i := lastIndexFold(key, ":thread:"); i >= 0 {
+		base = key[:i]
+	}
+	if len(base) < len("agent:") || !strings.EqualFold(base[:len("agent:")], "agent:") {
+		return ""
+	}
+	body := base[len("agent:"):]
+	j := strings.IndexByte(body, ':')
+	if j <= 0 {
+		return ""
+	}
+	rest := body[j+1:]
+	if rest == "" || rest[0] == ':' {
+		return ""
+	}
+	parts := strings.Split(strings.ToLower(rest), ":")
+	if parts[0] == "agent" || len(parts) < 3 || parts[0] == "" {
+		return ""
+	}
+	if len(parts) >= 4 && (parts[2] == "direct" || parts[2] == "dm") {
+		if parts[1] == "" || parts[3] == "" {
+			return ""
+		}
+		return parts[0]
+	}
+	switch parts[1] {
+	case "channel", "direct", "dm", "group":
+	default:
+		return ""
+	}
+	if parts[2] == "" {
+		return ""
+	}
+	return parts[0]
+}

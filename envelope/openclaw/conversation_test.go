@@ -51,6 +51,41 @@ func TestConversationGroups(t *testing.T) {
 	}
 }
 
+// TestDeliveryRouteChannel: the channel OpenClaw 2026.9.6's
+// parseSessionDeliveryRoute reads from a session key (null is ""), each
+// want printed by the installed package for the key.
+func TestDeliveryRouteChannel(t *testing.T) {
+	tests := []struct{ key, channel string }{
+		{"agent:main:slack:acct1:direct:bob", "slack"},
+		{"agent:main:slack:direct:bob", "slack"},
+		{"agent:main:slack:dm:bob", "slack"},
+		{"agent:main:Slack:GROUP:g1", "slack"},
+		{"agent:main:teams:channel:c1:thread:9", "teams"},
+		{"agent:main:slack:group:g1:thread:", "slack"},
+		{"agent:main:slack:room:r1", ""},
+		{"agent:main:main", ""},
+		{"agent:main:run-3", ""},
+		{"slack:group:g1", ""},
+		{"agent:main::slack:group:g1", ""},
+		{"agent:main:slack::direct:bob", ""},
+		{"agent:main:slack:acct:direct:", ""},
+		{"agent:main:slack:group:", ""},
+		{"agent:main:agent:x:slack:group:g1", ""},
+		{"AGENT:main:slack:group:g1", "slack"},
+		{"agent:main:slack:group", ""},
+		{"agent:main:slack:x:room:y", ""},
+		{"agent:main:slack:x:DM:y", "slack"},
+		{"agent:main:matrix:GROUP:Room1", "matrix"},
+		{"agent::slack:group:g1", ""},
+		{"agent:main:subagent:c1", ""},
+	}
+	for _, tt := range tests {
+		if got := deliveryRouteChannel(tt.key); got != tt.channel {
+			t.Errorf("deliveryRouteChannel(%q) = %q, want %q", tt.key, got, tt.channel)
+		}
+	}
+}
+
 // FuzzConversationGroups: any key reads without a panic, gives ids only
 // with a channel, and never an empty or repeated id.
 func FuzzConversationGroups(f *testing.F) {

@@ -310,7 +310,15 @@ func (e *effective) resolve(w envelope.World, s *envelope.Session, p *pipeline, 
 			}
 		}
 		if e.rel.Rules == rulesPackage {
+			// The sender layer's channel is the channel of the session's
+			// own key when it is a delivery route, else the message's
+			// (resolveSenderToolPolicy); a child's key never is one.
 			ch := e.rel.channelID(channel)
+			if s.Root() && s.Start != nil && s.Start.Conversation != "" {
+				if rc := deliveryRouteChannel(s.Start.Conversation); rc != "" {
+					ch = e.rel.channelID(rc)
+				}
+			}
 			L[lGroup] = e.groupPackage(e.rel.channelID(groupChannel), groups, sender).compiled()
 			sc, ok := e.senderMatchPackage(ap.senders, ch, sender)
 			if !ok {

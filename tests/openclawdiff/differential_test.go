@@ -25,6 +25,7 @@ var (
 	flagLedgerRelease = flag.String("openclaw.ledger-release", "", "release the ledger decides the cases with (default: the one the document names, the newest)")
 	flagConv          = flag.Int("openclaw.n-conv", 1500, "generated lineages of the conversation family (issue 25)")
 	flagPlug          = flag.Int("openclaw.n-plugins", 1000, "generated lineages of the plugin-tools family (issue 25)")
+	flagEdges         = flag.Int("openclaw.n-edges", 1500, "generated lineages of the edges family (spellings of group and sender keys, channels, tool entries)")
 	// flagBefore25 feeds the ledger's side what the plugin sent before
 	// issue 25 (Mapping.Before25), to measure where it stood.
 	flagBefore25 = flag.Bool("openclaw.before-25", false, "feed the ledger what the plugin sent before issue 25 (one group cut at ':', no conversation)")
@@ -95,6 +96,7 @@ func TestDifferential(t *testing.T) {
 	lineages = append(lineages, Generate(*flagSeed, *flagN, pinned)...)
 	lineages = append(lineages, GenerateConversations(*flagSeed, *flagConv, pinned)...)
 	lineages = append(lineages, GeneratePluginTools(*flagSeed, *flagPlug, pinned)...)
+	lineages = append(lineages, GenerateEdges(*flagSeed, *flagEdges, pinned)...)
 	hand, err := HandWritten(filepath.Join("testdata", "cases"), pinned)
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,8 @@ type gen struct {
 	rel  *openclaw.Release
 	// plugins draws plugin entries too (the plugin-tools family).
 	plugins bool
+	// edges draws the edges family's entries and sender keys too.
+	edges bool
 }
 
 func (g *gen) p(x float64) bool { return g.r.Float64() < x }
@@ -51,6 +53,9 @@ func (g *gen) tag(t string) { g.tags[t] = true }
 
 // entry draws one policy list entry.
 func (g *gen) entry() string {
+	if g.edges && g.p(0.4) {
+		return g.edgeEntry()
+	}
 	if g.plugins && g.p(0.3) {
 		g.tag("plugin-entries")
 		return g.pick(pluginEntries...)
@@ -141,6 +146,9 @@ func (g *gen) sandboxTools() map[string]any {
 }
 
 func (g *gen) senders() map[string]any {
+	if g.edges && g.p(0.7) {
+		return g.edgeSenderMap()
+	}
 	g.tag("senders")
 	out := map[string]any{}
 	keys := []string{"*", "id:alice", "alice", "ID:Bob", "channel:slack:alice", "channel:telegram:bob", "username:@carol", "e164:+15550100", "name:Al", "@dave"}
