@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -55,9 +56,10 @@ const (
 // forwarded. Gateway and direct requests alternate one by
 // one (the throughput rounds alternate), so drift cancels. One more row
 // runs the calls against a ledger that fsyncs every second. The
-// 64-session target row's gateway reaches a 'ledger serve' child process
-// instead (mcpAway), when the bench runs as the ledger binary; the
-// embedded ledger's figure stays beside it, with no target.
+// 64-session target rows run each server in a child process instead
+// (mcpAway: 'ledger serve --mcp', 'ledger mcp --listen' and the bare
+// proxy), when the bench runs as the ledger binary; the embedded
+// figures stay beside them, with no target.
 //
 // The goroutines of each part carry a pprof label "mcp" (client-direct,
 // client-gateway, upstream, gateway, ledger), by which a --cpuprofile can
@@ -181,24 +183,32 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	row.Note = "the proxy answers its own list (one tool), as the gateway answers from the list it keeps"
 	rep.add(row)
 
-	// The target row's gateway as deployed: the ledger in a 'ledger
-	// serve' process (mcpAway); without a ledger binary (under go test),
-	// the row is the embedded ledger's and says so.
+	// The target rows' ways as deployed: the ledger a 'ledger serve
+	// --mcp' process (mcpAway), reached by a gateway in this process or
+	// serving its own, and the bare proxy of the serve --mcp row in a
+	// process of its own too. Without a ledger binary (under go test) the
+	// rows are the embedded ledger's and say so.
+	var extra []extraWay
 	var away *mcpAway
 	if cfg.Exe != "" {
 		if away, err = startMCPAway(ctx, cfg.Exe, filepath.Join(d, "away"), up.url, mcpSessions); err != nil {
 			return fmt.Errorf("the ledger process: %w", err)
 		}
 		defer away.close()
+		extra = []extraWay{
+			{key: "ledger-mcp", name: "through ledger mcp, a process of its own, to ledger serve, another", url: away.gp.url, tool: mcpExposed, session: mcpKey, cpu: away.gatewayCPU},
+			{key: "serve-mcp", name: "through serve --mcp, a process of its own", url: away.serveURL, tool: mcpExposed, session: mcpLocalKey, cpu: away.lp.cpu},
+			{key: "proxy-away", name: "through the bare proxy, a process of its own", url: away.pp.url, tool: mcpTool, cpu: away.pp.cpu},
+		}
 	}
 	g.steps.reset()
 	// The gateway's watch requests (one Watch per ledger session) during
 	// the 64-session rounds, counted by a plain subscription beside the
 	// API's queue group: each is a long poll, so they should be about one
 	// per change (turn start) or per --max-wait, not one per append.
-	watchNC, gwSteps := g.n.nc, &g.steps
+	watchNC := g.n.nc
 	if away != nil {
-		watchNC, gwSteps = away.lp.nc, &away.steps
+		watchNC = away.lp.nc
 	}
 	var watches atomic.Int64
 	wsub, err := watchNC.Subscribe(wire.Subject(wire.EndpointWatch, mcpOwner), func(*nats.Msg) { watches.Add(1) })
@@ -209,46 +219,52 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 		return err
 	}
 	phase := time.Now()
-	tp, err := mcpThroughput(ctx, cfg, up.url, g.url, g.localURL, px.url, away, perSession, rounds)
+	tp, err := mcpThroughput(ctx, cfg, up.url, g.url, g.localURL, px.url, extra, perSession, rounds)
 	_ = wsub.Unsubscribe()
 	phaseTook := time.Since(phase)
 	if err != nil {
 		return err
 	}
-	steps := gwSteps.snapshot()
+	steps := g.steps.snapshot()
 	target := fmt.Sprintf("≥ 0.7x bare SDK proxy, %d sessions", mcpSessions)
 	met := func(r float64) bool { return r >= 0.7 }
-	ways := "the four ways (with the gateway in the ledger's process) taking turns"
+	ways := fmt.Sprintf("the %d ways taking turns", 4+len(extra))
+	gwName := fmt.Sprintf("tools/call, %d concurrent client sessions: throughput", mcpSessions)
+	localName := fmt.Sprintf("tools/call, %d concurrent client sessions, through the gateway in the ledger's process (serve --mcp): throughput", mcpSessions)
+	headline, headTook := tp.via, tp.viaTook
+	gwTarget, gwMet, localTarget, localMet := target, met, target, met
 	if away != nil {
-		ways = "the five ways (with the gateway in the ledger's process and the gateway of the embedded ledger) taking turns"
-		row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions: throughput", mcpSessions), tp.away, tp.proxy, "calls/s", target, met)
-		row.Note = fmt.Sprintf("raw = the bare SDK proxy with %d client sessions, measured in this run; the ledger a 'ledger serve' process, the gateway in the bench's process with the client sessions, the upstream and the proxy, over NATS on loopback TCP, as 'ledger mcp' reaches 'ledger serve'; %d MCP client sessions each way (one ledger session each through the gateway), %d calls each a round, %d rounds, %s; straight to the upstream %.0f calls/s; fsync on every write", mcpSessions, mcpSessions, perSession, rounds, ways, tp.direct)
-		if tp.use.ok {
-			row.Note += cpuNote(tp.use.away, tp.use.proxy) + " (the ledger process's CPU added to the gateway's)"
+		lm, sm, pa := tp.extra["ledger-mcp"], tp.extra["serve-mcp"], tp.extra["proxy-away"]
+		how := fmt.Sprintf("raw = the bare SDK proxy with %d client sessions in a process of its own ('ledger bench %s'), measured in the same rounds; the client sessions and the upstream in the bench's process for both; %d calls each a round, %d rounds, %s; straight to the upstream %.0f calls/s; fsync on every write", mcpSessions, ServeProxyArg, perSession, rounds, ways, tp.direct)
+		row = ratioRow("mcp", gwName, lm.rate, pa.rate, "calls/s", target, met)
+		row.Note = "'ledger mcp --listen' a process, reaching 'ledger serve' (another) over NATS on loopback TCP; " + how
+		if lm.cpuOK && pa.cpuOK {
+			row.Note += cpuNote(lm.use, pa.use) + " (the children's CPU added)"
 		}
 		rep.add(row)
-		target, met = "", nil
+		row = ratioRow("mcp", localName, sm.rate, pa.rate, "calls/s", target, met)
+		row.Note = "'ledger serve --mcp' a process, its gateway asking the API in its process, no NATS hop; " + how
+		if sm.cpuOK && pa.cpuOK {
+			row.Note += cpuNote(sm.use, pa.use) + " (the children's CPU added)"
+		}
+		rep.add(row)
+		headline, headTook = lm.rate, lm.took
+		gwName = fmt.Sprintf("tools/call, %d concurrent client sessions, the ledger embedded in the bench's process: throughput", mcpSessions)
+		localName = fmt.Sprintf("tools/call, %d concurrent client sessions, through the gateway in the ledger's process (serve --mcp), the ledger embedded in the bench's process: throughput", mcpSessions)
+		gwTarget, gwMet, localTarget, localMet = "", nil, "", nil
 	}
-	name := fmt.Sprintf("tools/call, %d concurrent client sessions: throughput", mcpSessions)
-	if away != nil {
-		name = fmt.Sprintf("tools/call, %d concurrent client sessions, the ledger embedded in the bench's process: throughput", mcpSessions)
-	}
-	row = ratioRow("mcp", name, tp.via, tp.proxy, "calls/s", target, met)
+	row = ratioRow("mcp", gwName, tp.via, tp.proxy, "calls/s", gwTarget, gwMet)
 	row.Note = fmt.Sprintf("raw = the bare SDK proxy with %d client sessions, measured in this run; the gateway reaches the bench's embedded ledger over NATS on loopback TCP (its append rounds share one Go scheduler with the client sessions, the upstream and the gateway); %d MCP client sessions each way, %d calls each a round, %d rounds, %s; fsync on every write", mcpSessions, mcpSessions, perSession, rounds, ways)
 	if tp.use.ok {
 		row.Note += cpuNote(tp.use.via, tp.use.proxy)
 	}
 	rep.add(row)
-	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions, through the gateway in the ledger's process (serve --mcp): throughput", mcpSessions), tp.local, tp.proxy, "calls/s", fmt.Sprintf("≥ 0.7x bare SDK proxy, %d sessions", mcpSessions), func(r float64) bool { return r >= 0.7 })
+	row = ratioRow("mcp", localName, tp.local, tp.proxy, "calls/s", localTarget, localMet)
 	row.Note = "raw = the bare SDK proxy with as many client sessions, measured in the same rounds; the gateway asks the API in its process, no NATS hop, the ledger embedded in the bench's process with the client sessions and the upstream; " + ways
 	if tp.use.ok {
 		row.Note += cpuNote(tp.use.local, tp.use.proxy)
 	}
 	rep.add(row)
-	headline, headTook := tp.via, tp.viaTook
-	if away != nil {
-		headline, headTook = tp.away, tp.awayTook
-	}
 	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions, against straight to the upstream", mcpSessions), headline, tp.direct, "calls/s", "", nil)
 	row.Note = "the comparison of the earlier runs (docs/bench.md)"
 	rep.add(row)
@@ -554,19 +570,19 @@ func mcpCallRuns(ctx context.Context, via, direct *mcp.ClientSession, n int, via
 // throughput is the calls per second of each way of the 64-session rows.
 type throughput struct {
 	via, proxy, direct float64
-	// local is the gateway in the ledger's process (serve --mcp); away
-	// the gateway with the ledger in a process of its own (mcpAway), 0
-	// when there is none.
-	local, away float64
+	// local is the gateway in the ledger's process (serve --mcp).
+	local float64
+	// extra are the ways in other processes (extraWay), by key.
+	extra map[string]extraResult
 	// calls is how many calls each way made in the timed rounds; viaTook
 	// is the gateway's rounds' time.
-	calls             float64
-	viaTook, awayTook time.Duration
+	calls   float64
+	viaTook time.Duration
 	// use is what each way's timed bursts cost the process (see
 	// cpuUse); ok false where the bench cannot read the process's CPU.
 	use struct {
-		via, proxy, local, away cpuUse
-		ok                      bool
+		via, proxy, local cpuUse
+		ok                bool
 	}
 }
 
@@ -600,10 +616,11 @@ func cpuNote(gw, proxy cpuUse) string {
 // ledger session each), and returns the calls per second of each way over
 // rounds rounds of perSession calls on every session at once, the three
 // ways taking turns (and turns at going first).
-func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxURL string, away *mcpAway, perSession, rounds int) (tp throughput, err error) {
-	var directs, vias, locals, pxs, aways []*mcp.ClientSession
+func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxURL string, extra []extraWay, perSession, rounds int) (tp throughput, err error) {
+	var directs, vias, locals, pxs []*mcp.ClientSession
+	others := make([][]*mcp.ClientSession, len(extra))
 	defer func() {
-		for _, cs := range slices.Concat(directs, vias, locals, pxs, aways) {
+		for _, cs := range slices.Concat(append([][]*mcp.ClientSession{directs, vias, locals, pxs}, others...)...) {
 			cs.Close()
 		}
 	}()
@@ -625,11 +642,15 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxU
 			return tp, fmt.Errorf("the proxy: %w", err)
 		}
 		pxs = append(pxs, cs)
-		if away != nil {
-			if cs, err = dialMCP(ctx, away.url, mcpKey(i), "gateway-away"); err != nil {
-				return tp, fmt.Errorf("the gateway of the ledger process: %w", err)
+		for k, x := range extra {
+			var key events.SessionKey
+			if x.session != nil {
+				key = x.session(i)
 			}
-			aways = append(aways, cs)
+			if cs, err = dialMCP(ctx, x.url, key, "client-"+x.key); err != nil {
+				return tp, fmt.Errorf("%s: %w", x.name, err)
+			}
+			others[k] = append(others[k], cs)
 		}
 	}
 	type way struct {
@@ -646,8 +667,8 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxU
 		{name: "through the proxy", tool: mcpTool, label: "client-proxy", sessions: pxs},
 		{name: "through the gateway in the ledger's process", tool: mcpExposed, label: "client-gateway-local", sessions: locals},
 	}
-	if away != nil {
-		ways = append(ways, way{name: "through the gateway, the ledger in its own process", tool: mcpExposed, label: "client-gateway-away", sessions: aways, other: away.cpu})
+	for k, x := range extra {
+		ways = append(ways, way{name: x.name, tool: x.tool, label: "client-" + x.key, sessions: others[k], other: x.cpu})
 	}
 	_, cpuOK := processCPU()
 	// One call on every session first: the gateway joins each ledger
@@ -678,12 +699,33 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxU
 	cfg.logf("bench: mcp: %d sessions: gateway %v, in the ledger's process %v, proxy %v, direct %v for %.0f calls each", mcpSessions, ways[1].took.Round(time.Millisecond), ways[3].took.Round(time.Millisecond), ways[2].took.Round(time.Millisecond), ways[0].took.Round(time.Millisecond), total)
 	tp = throughput{via: total / ways[1].took.Seconds(), proxy: total / ways[2].took.Seconds(), direct: total / ways[0].took.Seconds(), local: total / ways[3].took.Seconds(), calls: total, viaTook: ways[1].took}
 	tp.use.via, tp.use.proxy, tp.use.local, tp.use.ok = ways[1].use, ways[2].use, ways[3].use, cpuOK
-	if away != nil {
-		_, ok := away.cpu()
-		tp.away, tp.awayTook, tp.use.away, tp.use.ok = total/ways[4].took.Seconds(), ways[4].took, ways[4].use, cpuOK && ok
-		cfg.logf("bench: mcp: %d sessions: the gateway with the ledger in its own process %v", mcpSessions, ways[4].took.Round(time.Millisecond))
+	tp.extra = map[string]extraResult{}
+	for k, x := range extra {
+		w := ways[4+k]
+		_, ok := x.cpu()
+		tp.extra[x.key] = extraResult{rate: total / w.took.Seconds(), took: w.took, use: w.use, cpuOK: cpuOK && ok}
+		cfg.logf("bench: mcp: %d sessions: %s %v", mcpSessions, x.name, w.took.Round(time.Millisecond))
 	}
 	return tp, nil
+}
+
+// extraWay is a way of the 64-session rounds that runs in another process
+// (or whose ledger does): key names it (and labels its client sessions
+// client-key), url is its MCP endpoint, session the ledger session of its
+// i-th client session (nil: none), cpu the other process's CPU time.
+type extraWay struct {
+	key, name, url, tool string
+	session              func(i int) events.SessionKey
+	cpu                  func() (time.Duration, bool)
+}
+
+// extraResult is an extraWay's calls a second over its rounds, their time
+// and their CPU (this process's and the other's).
+type extraResult struct {
+	rate  float64
+	took  time.Duration
+	use   cpuUse
+	cpuOK bool
 }
 
 // otherCPU is what f says, 0 without f or an answer.
@@ -992,22 +1034,23 @@ func serveMCPGateway(upURL string, ledger *client.Client, observe func(string, t
 	return gw, srv, "http://" + ln.Addr().String() + "/mcp", nil
 }
 
-// mcpAway is the gateway of the 64-session target row as deployed: the
-// ledger a 'ledger serve' process (ledgerProcess), the gateway in this
-// process with the client sessions, the upstream and the bare proxy,
-// reaching the ledger over NATS on loopback TCP, as a 'ledger mcp'
-// process reaches 'ledger serve'. With the ledger in the bench's process
-// (mcpGateway), its append rounds wait in one Go scheduler's run queue
-// behind the goroutines of the 64 client sessions, the upstream and the
-// gateway, which no deployment does (docs/bench.md, "MCP gateway, issue
-// 28: the ledger in its own process").
+// mcpAway is the 64-session target rows' servers as deployed, each a
+// child process: 'ledger serve --mcp' (ledgerProcess), which serves a
+// gateway in its own process (the serve --mcp row, on mcpLocalKey's
+// sessions); 'ledger mcp --listen' (gatewayProcess), reaching it over
+// NATS on loopback TCP (on mcpKey's); and the bare proxy (proxyProcess),
+// their floor. The client sessions and the upstream stay in the bench's
+// process. With everything in the bench's process (mcpGateway), the
+// ledger's append rounds wait in one Go scheduler's run queue behind the
+// goroutines of the 64 client sessions, the upstream and the gateway,
+// which no deployment does (docs/bench.md, "MCP gateway, issue 28: the
+// servers in processes of their own").
 type mcpAway struct {
-	lp    *ledgerProcess
-	nc    *nats.Conn
-	gw    *mcpgw.Gateway
-	srv   *http.Server
-	url   string
-	steps mcpSteps
+	lp *ledgerProcess
+	gp *gatewayProcess
+	pp *proxyProcess
+	// serveURL is serve --mcp's gateway.
+	serveURL string
 }
 
 func startMCPAway(ctx context.Context, exe, dir, upURL string, sessions int) (a *mcpAway, err error) {
@@ -1018,38 +1061,51 @@ func startMCPAway(ctx context.Context, exe, dir, upURL string, sessions int) (a 
 			a = nil
 		}
 	}()
-	if a.lp, err = startLedgerProcess(ctx, exe, dir); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	keys := make([]events.SessionKey, sessions)
-	for i := range keys {
-		keys[i] = mcpKey(i)
+	conf := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(conf, fmt.Appendf(nil, `{"servers": {%q: {"url": %q}}, "session": {"from": "header"}}`, mcpServer, upURL), 0o600); err != nil {
+		return nil, err
+	}
+	mcpAddr, err := freeLoopback()
+	if err != nil {
+		return nil, err
+	}
+	if a.lp, err = startLedgerProcess(ctx, exe, dir, "--mcp", conf, "--mcp-listen", mcpAddr, "--mcp-owner", mcpOwner); err != nil {
+		return nil, err
+	}
+	a.serveURL = "http://" + mcpAddr + "/mcp"
+	keys := make([]events.SessionKey, 0, 2*sessions)
+	for i := 0; i < sessions; i++ {
+		keys = append(keys, mcpKey(i), mcpLocalKey(i))
 	}
 	if err := setUpMCPLedger(ctx, a.lp.nc, keys); err != nil {
 		return nil, err
 	}
-	labelled("gateway", func() { a.nc, err = nats.Connect(a.lp.url, nats.Name("ledger mcp (bench)")) })
-	if err != nil {
+	if a.gp, err = startGatewayProcess(ctx, exe, conf, a.lp.url, mcpOwner); err != nil {
 		return nil, err
 	}
-	if a.gw, a.srv, a.url, err = serveMCPGateway(upURL, client.New(a.nc, client.Options{Owner: mcpOwner}), a.steps.observe, "gateway"); err != nil {
+	if a.pp, err = startProxyProcess(ctx, exe, upURL); err != nil {
 		return nil, err
 	}
 	return a, nil
 }
 
-// cpu is the ledger process's CPU time so far.
-func (a *mcpAway) cpu() (time.Duration, bool) { return a.lp.cpu() }
+// gatewayCPU is the CPU time so far of 'ledger mcp' and the ledger it
+// reaches.
+func (a *mcpAway) gatewayCPU() (time.Duration, bool) {
+	g, ok1 := a.gp.cpu()
+	l, ok2 := a.lp.cpu()
+	return g + l, ok1 && ok2
+}
 
 func (a *mcpAway) close() {
-	if a.srv != nil {
-		_ = a.srv.Close()
+	if a.pp != nil {
+		a.pp.close()
 	}
-	if a.gw != nil {
-		a.gw.Close()
-	}
-	if a.nc != nil {
-		a.nc.Close()
+	if a.gp != nil {
+		a.gp.close()
 	}
 	if a.lp != nil {
 		a.lp.close()
