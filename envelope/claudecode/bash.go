@@ -27,6 +27,7 @@ type bashLine struct {
 type bashSub struct {
 	raw    string
 	op     string // the operator after it ("" for the last)
+	bg     bool   // '&' follows it (the last one's too): it runs in the background
 	nested bool   // holds a backtick span or a nesting opener
 	// words are the subcommand's words with the allow strip applied (only
 	// LANG, LC_ALL and NO_COLOR assignments are stripped).
@@ -174,7 +175,15 @@ func scanBash(cmd string) (cls []byte, broken bool) {
 // commands where syntax.Parser.Parse alone takes 3.4µs, 6.2µs and 5.7µs
 // (14, 29 and 42 allocations), before any subcommand text is made.
 func splitTop(cmd string, cls []byte) []bashSub {
-	var subs []bashSub
+	subs, _ := splitTopOps(cmd, cls)
+	return subs
+}
+
+// splitTopOps is splitTop, and whether an operator other than a newline
+// follows no command (ls & ;, ls;&, ; ls): Bash refuses such a line, and
+// Claude Code 2.1.328 asks for it ("Parse error") whatever the rules
+// allow (TestDifferential/sh4-background-*).
+func splitTopOps(cmd string, cls []byte) (subs []bashSub, bad bool) {
 	start, nested := 0, false
 	emit := func(end int) {
 		piece := cmd[start:end]
@@ -247,6 +256,9 @@ func splitTop(cmd string, cls []byte) []bashSub {
 			i++
 			continue
 		}
+		if c != '\n' && strings.Trim(cmd[start:i], blanks) == "" {
+			bad = true
+		}
 		emit(i)
 		if len(subs) > 0 && subs[len(subs)-1].op == "" {
 			op := cmd[i : i+n]
@@ -254,6 +266,7 @@ func splitTop(cmd string, cls []byte) []bashSub {
 				op = ";"
 			}
 			subs[len(subs)-1].op = op
+			subs[len(subs)-1].bg = op == "&"
 		}
 		i += n
 		start = i
@@ -262,7 +275,7 @@ func splitTop(cmd string, cls []byte) []bashSub {
 	if len(subs) > 0 {
 		subs[len(subs)-1].op = ""
 	}
-	return subs
+	return subs, bad
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -604,7 +617,8 @@ func tooComplex(cmd string) bool {
 // parseBash parses a command for the decision steps.
 func parseBash(cmd string) *bashLine {
 	cls, broken := scanBash(cmd)
-	l := &bashLine{broken: broken || tooComplex(cmd), subs: splitTop(cmd, cls)}
+	subs, bad := splitTopOps(cmd, cls)
+	l := &bashLine{broken: broken || bad || tooComplex(cmd), subs: subs}
 	segs := nestedSegments(cmd)
 	l.denyTexts = make([]string, 0, len(l.subs)+1+2*len(segs)) // room for every text below
 	for i := range l.subs {
@@ -873,6 +887,22 @@ func (l *bashLine) readOnly(s *bashSub) bool {
 		return false
 	}
 	return readOnlyArgs(s.args)
+}
+
+// background reports a command the line sends to the background (a
+// top-level '&' that is no redirection's): Claude Code 2.1.328 asks for
+// such a line whatever its own Bash check approved it by, an allow rule
+// with a specifier, the read-only list or acceptEdits ("This command uses
+// the `&` background operator, which defers execution past approval-time
+// safety checks"; view.toolApproves), and runs it in bypassPermissions
+// (TestDifferential/sh4-background-*).
+func (l *bashLine) background() bool {
+	for i := range l.subs {
+		if l.subs[i].bg {
+			return true
+		}
+	}
+	return false
 }
 
 // hasCd reports whether a top-level subcommand changes directory.

@@ -40,6 +40,7 @@ const (
 	codeRedirect          = "safety:redirect"
 	codePathScope         = "safety:path_scope"
 	codePreapproved       = "default:preapproved"
+	codeBackgroundOp      = "safety:background"
 )
 
 // layer is one pool layer of section 7.2, in order.
@@ -111,6 +112,8 @@ type view struct {
 	// (DecideBrief).
 	brief bool
 
+	// noBare: bare Bash allow rules approve nothing (toolApproves).
+	noBare bool
 	agent      string
 	def        *agentDef
 	defMissing bool

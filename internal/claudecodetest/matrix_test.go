@@ -217,6 +217,7 @@ func matrix() []dcase {
 	out = append(out, matrixWrap3()...)
 	out = append(out, matrixQuote3()...)
 	out = append(out, matrixCompound3()...)
+	out = append(out, matrixShell4()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {
