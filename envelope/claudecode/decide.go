@@ -399,6 +399,12 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 	if !out.ok {
 		if isCmd {
 			out = v.decideCommand(c, outcomes, detail)
+			if l := c.bash(); out.d == envelope.Allow && v.mode != modeBypass && l != nil && l.background() && v.toolApproves(c) {
+				out = decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codeBackgroundOp})
+				if !v.brief {
+					detail[stepProtectedPath] = "a command of the line runs in the background (&)"
+				}
+			}
 		} else {
 			out = v.decideOnce(c, outcomes, detail)
 		}
@@ -434,12 +440,20 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 	return out, steps
 }
 
-			if l := c.bash(); out.d == envelope.Allow && v.mode != modeBypass && l != nil && l.background() && v.toolApproves(c) {
-				out = decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codeBackgroundOp})
-				if !v.brief {
-					detail[stepProtectedPath] = "a command of the line runs in the background (&)"
-				}
-			}
+// toolApproves reports whether the line is approved without a bare Bash
+// allow rule: by allow rules with a specifier, the read-only list or
+// acceptEdits, as Claude Code 2.1.328's Bash tool approves a command
+// itself. Only such an approval is held back by a background '&': under
+// a bare Bash allow rule the CLI runs make x & and asks for ls &
+// (TestDifferential/sh4-background-bare-default).
+func (v *view) toolApproves(c *call) bool {
+	nv := *v
+	nv.noBare, nv.brief = true, true
+	var outcomes [numSteps]envelope.Outcome
+	var detail [numSteps]string
+	return nv.decideCommand(c, outcomes[:], detail[:]).d == envelope.Allow
+}
+
 // commandPathDeny checks the paths a Bash command reads or writes against
 // the Read (reads) and Edit (writes and creations) deny rules, as Claude
 // Code 2.1.328 does: a Read deny rule blocks "cat .env" as it blocks
@@ -475,20 +489,6 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		if moved, ok := cd.path(w); ok {
 			return matchAt(tool, moved)
 		}
-// toolApproves reports whether the line is approved without a bare Bash
-// allow rule: by allow rules with a specifier, the read-only list or
-// acceptEdits, as Claude Code 2.1.328's Bash tool approves a command
-// itself. Only such an approval is held back by a background '&': under
-// a bare Bash allow rule the CLI runs make x & and asks for ls &
-// (TestDifferential/sh4-background-bare-default).
-func (v *view) toolApproves(c *call) bool {
-	nv := *v
-	nv.noBare, nv.brief = true, true
-	var outcomes [numSteps]envelope.Outcome
-	var detail [numSteps]string
-	return nv.decideCommand(c, outcomes[:], detail[:]).d == envelope.Allow
-}
-
 		return nil
 	}
 	// A redirection's target is not expanded: Claude Code 2.1.328 asks

@@ -485,7 +485,7 @@ func (p *parser) byProvider(path string, v any) map[string]*ProviderDoc {
 // lower-cased; the packaged releases, as OpenClaw's
 // normalizeToolProviderPolicyKey, also trim the provider before a "/".
 func (r *Release) providerKey(k string) string {
-	n := strings.ToLower(r.trim(k))
+	n := r.lower(r.trim(k))
 	if r.Rules != rulesPackage {
 		return n
 	}
@@ -695,7 +695,7 @@ func (p *parser) pluginTools(path string, v any) map[string][]string {
 	owner := map[string]string{}
 	for _, id := range sortedKeys(m) {
 		kp := join(path, id)
-		n := strings.ToLower(p.rel.trim(id))
+		n := p.rel.lower(p.rel.trim(id))
 		switch {
 		case n == "":
 			p.fail("%s: a plugin id must not be blank", kp)

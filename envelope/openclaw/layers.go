@@ -263,7 +263,7 @@ func (e *effective) resolve(w envelope.World, s *envelope.Session, p *pipeline, 
 	if e.rel.Rules == rulesPackage {
 		// OpenClaw's resolveProviderToolPolicyEntry: the provider trimmed
 		// and read as a byProvider key, the model trimmed.
-		provider, model = e.rel.providerKey(provider), e.rel.trim(model)
+		provider, model = e.rel.providerKey(provider), e.rel.lower(e.rel.trim(model))
 	}
 	gp := lookupProvider(e.providers, provider, model, &buf)
 	agp := lookupProvider(ap.providers, provider, model, &buf)

@@ -41,7 +41,7 @@ func (r *Release) trim(s string) string { return strings.TrimFunc(s, r.space) }
 // (already canonical ASCII) does not allocate.
 func (r *Release) normalize(s string) string {
 	if !r.asciiCanonical(s) {
-		s = strings.ToLower(r.trim(s))
+		s = r.lower(r.trim(s))
 		// Lower-casing can expose nothing new to trim, but trim again so
 		// normalize stays idempotent whatever the tables do.
 		s = r.trim(s)

@@ -178,7 +178,7 @@ type catalogue struct {
 // buildPluginToolGroups).
 func (c *catalogue) mark(r *Release, pluginTools map[string][]string) {
 	for id, tools := range pluginTools {
-		pid := strings.ToLower(r.trim(id))
+		pid := r.lower(r.trim(id))
 		for _, t := range tools {
 			n := r.normalize(t)
 			if _, ok := c.index[n]; !ok {

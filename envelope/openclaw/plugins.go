@@ -180,7 +180,7 @@ func owners(r *Release, marks map[string][]string, t string) []string {
 	for id, tools := range marks {
 		for _, x := range tools {
 			if r.normalize(x) == t {
-				pid := strings.ToLower(r.trim(id))
+				pid := r.lower(r.trim(id))
 				if !slices.Contains(out, pid) {
 					out = append(out, pid)
 				}

@@ -134,7 +134,7 @@ func matchMarked(rel *Release, rule, tool string, marks map[string][]string) boo
 // pluginTools (its id trimmed and lower-cased).
 func pluginID(rel *Release, pluginTools map[string][]string, n string) bool {
 	for id := range pluginTools {
-		if strings.ToLower(rel.trim(id)) == n {
+		if rel.lower(rel.trim(id)) == n {
 			return true
 		}
 	}

@@ -34,7 +34,7 @@ func (r *Release) parseSenderKey(raw string) (senderKey, bool) {
 	if t == "*" {
 		return senderKey{typ: "*"}, true
 	}
-	lowered := strings.ToLower(t)
+	lowered := r.lower(t)
 	for _, typ := range r.SenderKeyTypes {
 		prefix := typ + ":"
 		if !strings.HasPrefix(lowered, prefix) {
@@ -64,7 +64,7 @@ func (r *Release) senderValue(v string, stripAt bool) string {
 	if stripAt {
 		t = strings.TrimPrefix(t, "@")
 	}
-	return strings.ToLower(r.trim(t))
+	return r.lower(r.trim(t))
 }
 
 // typedSenderValue is normalizeTypedSenderKey.
@@ -97,7 +97,7 @@ func (r *Release) senderChannel(v string) string {
 // with no channel plugin loaded): trimmed, lower-cased, an alias mapped to
 // its channel.
 func (r *Release) channelID(v string) string {
-	c := strings.ToLower(r.trim(v))
+	c := r.lower(r.trim(v))
 	if a, ok := r.ChannelAliases[c]; ok {
 		return a
 	}
@@ -133,7 +133,7 @@ var (
 // left.
 func normalizeAgentID(v string) string {
 	t := strings.TrimFunc(v, isJSSpace)
-	n := strings.ToLower(t)
+	n := jsLower(t)
 	if validAgentID.MatchString(t) {
 		return n
 	}

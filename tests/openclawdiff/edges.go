@@ -35,6 +35,7 @@ var edgeEntries = []string{
 	"teams", "msteams", "whatsapp", "dispatch_action", "tool_call", "skills_read", "switch_model", "tool_search",
 	"Optional-Demo", "conversations_archive", "progress_card", "sessions_send", "session_status", "tts", "pdf",
 	"heartbeat_respond", "sessions_spawn", "sessions_list", "sessions_history", "sessions_search", "sessions_yield",
+	"VİEW_IMAGE", "İMAGE", "REΑD",
 }
 
 // edgeSenderKeys are toolsBySender keys in the spellings OpenClaw reads.
@@ -44,11 +45,12 @@ var edgeSenderKeys = []string{
 	"channel:gchat:alice", "channel:mychan:alice", "channel:webchat:bob", "channel:slack:@alice", "channel::alice",
 	"channel:slack:", "channel:slack", "id:", "username:alice", "e164:+15550100", "name:alice", "bob", "id:bob",
 	"chan:slack:alice", "id:slack:alice", "carol", "id:CAROL", "channel:imsg:carol", "channel:imessage:carol",
+	"id:οδυσσευς", "channel:slack:ΟΔΥΣΣΕΥΣ", "id:i\u0307nci", "İnci",
 }
 
 // edgeSenders are the turns' senders the family draws.
 var edgeSenders = []string{"alice", "Alice", "ALICE", " alice ", "@alice", "@Alice", "bob", "Bob", "carol", "id:alice",
-	"slack:alice", "@", "+15550100", "dave", "chan:slack:alice"}
+	"slack:alice", "@", "+15550100", "dave", "chan:slack:alice", "ΟΔΥΣΣΕΥΣ", "İnci"}
 
 // edgeChannelKeys are the channels a document configures, as written.
 var edgeChannelKeys = []string{"slack", "Slack", "msteams", "teams", "telegram", "googlechat", "gchat", "mychan", "webchat",
@@ -218,7 +220,8 @@ func (g *gen) edgeSenderMap() map[string]any {
 // bucket and value as OpenClaw's parseSenderPolicyKey reads them), ""
 // for a key that never applies.
 func (g *gen) senderCanon(k string) string {
-	t := strings.TrimSpace(k)
+	// JavaScript lower-cases İ to i and a combining dot above.
+	t := strings.ReplaceAll(strings.TrimSpace(k), "İ", "i\u0307")
 	if t == "*" {
 		return "*"
 	}
