@@ -129,6 +129,7 @@ var release2026_9_6 = &Release{
 		"channel", "id", "e164", "username", "name",
 	},
 	ChannelAliases: map[string]string{
+		"enterprise-wechat":   "wecom",
 		"gchat":               "googlechat",
 		"google-chat":         "googlechat",
 		"imsg":                "imessage",
@@ -136,10 +137,20 @@ var release2026_9_6 = &Release{
 		"lark":                "feishu",
 		"nc":                  "nextcloud-talk",
 		"nc-talk":             "nextcloud-talk",
+		"qywx":                "wecom",
 		"teams":               "msteams",
+		"tencent-yuanbao":     "yuanbao",
 		"twitch-chat":         "twitch",
+		"wechat":              "openclaw-weixin",
+		"weixin":              "openclaw-weixin",
+		"wework":              "wecom",
+		"yb":                  "yuanbao",
+		"zalo-clawbot":        "openclaw-zaloclawbot",
+		"zaloclawbot":         "openclaw-zaloclawbot",
 		"zl":                  "zalo",
 		"zlu":                 "zalouser",
+		"元宝":                  "yuanbao",
+		"微信":                  "openclaw-weixin",
 	},
 }
 

@@ -45,7 +45,8 @@ var edgeSenderKeys = []string{
 	"channel:gchat:alice", "channel:mychan:alice", "channel:webchat:bob", "channel:slack:@alice", "channel::alice",
 	"channel:slack:", "channel:slack", "id:", "username:alice", "e164:+15550100", "name:alice", "bob", "id:bob",
 	"chan:slack:alice", "id:slack:alice", "carol", "id:CAROL", "channel:imsg:carol", "channel:imessage:carol",
-	"id:οδυσσευς", "channel:slack:ΟΔΥΣΣΕΥΣ", "id:i\u0307nci", "İnci",
+	"id:οδυσσευς", "channel:slack:ΟΔΥΣΣΕΥΣ", "id:i\u0307nci", "İnci", "channel:wechat:bob", "channel:openclaw-weixin:alice",
+	"channel:wework:carol",
 }
 
 // edgeSenders are the turns' senders the family draws.
@@ -54,7 +55,7 @@ var edgeSenders = []string{"alice", "Alice", "ALICE", " alice ", "@alice", "@Ali
 
 // edgeChannelKeys are the channels a document configures, as written.
 var edgeChannelKeys = []string{"slack", "Slack", "msteams", "teams", "telegram", "googlechat", "gchat", "mychan", "webchat",
-	"imessage", "imsg", " slack"}
+	"imessage", "imsg", " slack", "openclaw-weixin", "wechat", "wecom"}
 
 // edgeGroupIDs are the group ids a channel configures, as written.
 var edgeGroupIDs = []string{"g1", "G1", "g2", "*", " * ", "constructor", "toString", " g1", "g1:topic:7", "G1:topic:7",
@@ -62,12 +63,12 @@ var edgeGroupIDs = []string{"g1", "G1", "g2", "*", " * ", "constructor", "toStri
 
 // edgeKeyChannels are channel segments of the roots' keys.
 var edgeKeyChannels = []string{"slack", "Slack", "SLACK", "teams", "msteams", "telegram", "gchat", "googlechat", "mychan",
-	"webchat", "imsg"}
+	"webchat", "imsg", "wechat", "WeChat", "wework", "openclaw-weixin"}
 
 // edgeSessionChannels are the sessions' channels when they are not their
 // key's.
 var edgeSessionChannels = []string{"", "slack", "Slack", " slack ", "teams", "MSTeams", "telegram", "gchat", "mychan",
-	"webchat", "imsg", "whatsapp"}
+	"webchat", "imsg", "whatsapp", "wechat", "微信", "qywx", "yb"}
 
 // edgeKey draws a root key for agent, and the channel segment it names.
 func (g *gen) edgeKey(agent string) (key, ch string) {

@@ -140,6 +140,24 @@ for (const entry of literal("GENERATED_BUNDLED_CHANNEL_IDS", "ids-", "[").value)
 for (const [a, id] of Object.entries(channelAliases)) {
   if (normalizeChatChannelId(a) !== id) fail(`normalizeChatChannelId(${a}) = ${normalizeChatChannelId(a)}, the table says ${id}`);
 }
+// normalizeChatChannelId falls back on the runtime's bundled channel
+// catalog (the bundled extensions' and the official external channels'
+// metadata, listBundledChannelCatalogEntries): its aliases map too
+// (wechat is openclaw-weixin, wework is wecom, ...), after the table's.
+// Checked with normalizeMessageChannel, which the dialect's channel ids
+// follow.
+const listBundledChannelCatalogEntries = await loc.find("listBundledChannelCatalogEntries", "bundled-channel-catalog-read");
+const normalizeMessageChannel = await loc.find("normalizeMessageChannel", "message-channel-core");
+for (const entry of listBundledChannelCatalogEntries()) {
+  for (const a of entry.aliases ?? []) {
+    const alias = a.trim().toLowerCase();
+    if (alias === entry.id || alias in channelAliases) continue;
+    channelAliases[alias] = entry.id;
+  }
+}
+for (const [a, id] of Object.entries(channelAliases)) {
+  if (normalizeMessageChannel(a) !== id) fail(`normalizeMessageChannel(${a}) = ${normalizeMessageChannel(a)}, the table says ${id}`);
+}
 
 // The Go file.
 const q = (s) => JSON.stringify(s);
