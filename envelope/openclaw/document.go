@@ -547,7 +547,11 @@ func (p *parser) senders(path string, v any, validated bool) map[string]*Scope {
 		if p.rel.Rules == rulesPackage {
 			if sk, ok := p.rel.parseSenderKey(k); ok {
 				if prev, dup := seen[sk]; dup {
-					p.fail("%s: keys %q and %q select the same sender; keep one (OpenClaw would apply whichever is written first)", path, prev, k)
+					which := "first"
+					if sk.typ == "*" {
+						which = "last" // compileToolsBySenderPolicy keeps the last wildcard
+					}
+					p.fail("%s: keys %q and %q select the same sender; keep one (OpenClaw would apply whichever is written %s)", path, prev, k, which)
 				} else {
 					seen[sk] = k
 				}
