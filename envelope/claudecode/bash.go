@@ -39,6 +39,14 @@ type bashSub struct {
 	outs, ins []string
 	allowText string
 	denyText  string
+	// notRO: a wrapper the release's read-only list does not see through
+	// (nice, nohup, stdbuf, time) or a redirection it cannot read (a
+	// descriptor closed, <>) stands in the subcommand; xargs: xargs runs
+	// its command.
+	notRO, xargs bool
+	// spaced: blanks other than one space separate its words somewhere
+	// (make  build, make<TAB>build): no exact allow rule matches it.
+	spaced bool
 	// outRedirect: any unquoted '>' redirection; unsafeRedirect: one whose
 	// target is neither /dev/null nor a file descriptor.
 	outRedirect    bool
@@ -624,8 +632,12 @@ func parseBash(cmd string) *bashLine {
 	for i := range l.subs {
 		s := &l.subs[i]
 		s.denyText = strings.Join(stripWords(s.words, stripDeny), " ")
+		orig := s.words
 		s.words = stripWords(s.words, stripAllow)
+		s.notRO, s.xargs = readOnlyWrappers(orig[:len(orig)-len(s.words)])
 		s.args, s.outs, s.ins = splitRedirs(s.words)
+		s.args = unquoteCommandWord(s.args)
+		s.spaced = strings.Contains(s.raw, "  ") || strings.IndexByte(s.raw, '\t') >= 0
 		// Allow rules match the command without its redirections, as
 		// Claude Code 2.1.328 does; where the output goes is decided
 		// apart (redirectAsk).
@@ -639,6 +651,16 @@ func parseBash(cmd string) *bashLine {
 	if len(l.subs) > 1 {
 		if whole := l.wholeText(); !containsString(l.denyTexts, whole) {
 			l.denyTexts = append(l.denyTexts, whole)
+		}
+	}
+	// A blank escaped by a backslash reads as a blank too: Claude Code
+	// 2.1.328 asks for git log\ -1 under ask Bash(git log -1:*), in
+	// bypassPermissions as well (TestDifferential/sh4-quote-allow-*).
+	if strings.Contains(cmd, "\\ ") || strings.Contains(cmd, "\\\t") {
+		for i := range l.subs {
+			if t := strings.NewReplacer("\\ ", " ", "\\\t", "\t").Replace(l.subs[i].denyText); t != l.subs[i].denyText && !containsString(l.denyTexts, t) {
+				l.denyTexts = append(l.denyTexts, t)
+			}
 		}
 	}
 	subTexts := len(l.denyTexts)
@@ -883,10 +905,55 @@ func containsString(l []string, s string) bool {
 // readOnly reports whether a subcommand is one Claude Code 2.1.328 runs
 // without approval (readonly.go), its paths and redirections aside.
 func (l *bashLine) readOnly(s *bashSub) bool {
-	if l.broken || s.nested || len(s.args) == 0 {
+	if l.broken || s.nested || len(s.args) == 0 || s.notRO || s.xargs && s.args[0] != "echo" && s.args[0] != "printf" {
 		return false
 	}
+	for _, w := range s.words {
+		if !strings.ContainsAny(w, `'"\`) && (strings.HasSuffix(w, ">&-") || strings.HasSuffix(w, "<&-") || strings.Contains(w, "<>")) {
+			return false
+		}
+	}
 	return readOnlyArgs(s.args)
+}
+
+// readOnlyWrappers reads the wrappers the allow strip took off a
+// subcommand's front: Claude Code 2.1.328 runs timeout 5 ls and command
+// ls as read-only, but asks for nice ls, nohup ls, stdbuf -o0 ls and time
+// ls (allow rules see through all of them: nice npm test runs under
+// Bash(npm test:*)), and of xargs it runs only xargs echo (ls | xargs cat
+// asks): TestDifferential/sh4-readonly-default, sh4-allow-*.
+func readOnlyWrappers(prefix []string) (notRO, xargs bool) {
+	for _, w := range prefix {
+		switch w {
+		case "nice", "nohup", "stdbuf", "time":
+			notRO = true
+		case "xargs":
+			xargs = true
+		}
+	}
+	return notRO, xargs
+}
+
+// unquoteCommandWord is args with its command word as the shell reads it
+// when quotes or backslashes only spell it ('npm' test, "npm" test, \ls,
+// n\pm test, an empty pair of quotes before npm): Claude Code 2.1.328 matches allow rules and its
+// read-only list against the unquoted command word (it runs 'npm' test
+// under Bash(npm test:*) and \ls read-only, and asks for npm 'test'). A
+// word that holds an expansion or a line continuation, or that unquotes to
+// more than one word ('git log'), is left as written, and approves nothing
+// (TestDifferential/sh4-quote-allow-*, sh4-readonly-default).
+func unquoteCommandWord(args []string) []string {
+	if len(args) == 0 || !strings.ContainsAny(args[0], `"'\`) || strings.ContainsAny(args[0], "$`\n") {
+		return args
+	}
+	u := shellWord(args[0])
+	if u == "" || strings.ContainsAny(u, " \t") {
+		return args
+	}
+	out := make([]string, len(args))
+	out[0] = u
+	copy(out[1:], args[1:])
+	return out
 }
 
 // background reports a command the line sends to the background (a

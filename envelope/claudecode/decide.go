@@ -1076,7 +1076,11 @@ func (v *view) commandAllow(t string, l *bashLine, s *bashSub) *ruleRef {
 				return rr
 			}
 		case specCommand:
-			if s != nil && !l.broken && !s.nested && rr.r.cmd.match(s.allowText) {
+			// An exact rule compares the command as written: Claude Code
+			// 2.1.328 runs make build under Bash(make build) and asks for
+			// make  build and make<TAB>build, which a rule with a * or :*
+			// still matches (TestDifferential/sh4-quote-allow-*).
+			if s != nil && !l.broken && !s.nested && !(s.spaced && rr.r.cmd.exact()) && rr.r.cmd.match(s.allowText) {
 				return rr
 			}
 		}

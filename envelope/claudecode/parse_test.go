@@ -11,12 +11,16 @@ import (
 // splitting every word list's redirections word by word.
 func parseBashJoined(cmd string) *bashLine {
 	cls, broken := scanBash(cmd)
-	l := &bashLine{broken: broken || tooComplex(cmd), subs: splitTop(cmd, cls)}
+	subs, bad := splitTopOps(cmd, cls)
+	l := &bashLine{broken: broken || bad || tooComplex(cmd), subs: subs}
 	for i := range l.subs {
 		s := &l.subs[i]
 		s.denyText = strings.Join(stripWords(s.words, stripDeny), " ")
+		orig := s.words
 		s.words = stripWords(s.words, stripAllow)
+		s.notRO, s.xargs = readOnlyWrappers(orig[:len(orig)-len(s.words)])
 		s.args, s.outs, s.ins = splitRedirsScan(s.words)
+		s.args = unquoteCommandWord(s.args)
 		s.allowText = strings.Join(s.args, " ")
 		if s.denyText != "" {
 			l.denyTexts = append(l.denyTexts, s.denyText)
@@ -24,6 +28,13 @@ func parseBashJoined(cmd string) *bashLine {
 	}
 	if whole := l.wholeText(); len(l.subs) > 1 && !containsString(l.denyTexts, whole) {
 		l.denyTexts = append(l.denyTexts, whole)
+	}
+	if strings.Contains(cmd, "\\ ") || strings.Contains(cmd, "\\\t") {
+		for i := range l.subs {
+			if t := strings.NewReplacer("\\ ", " ", "\\\t", "\t").Replace(l.subs[i].denyText); t != l.subs[i].denyText && !containsString(l.denyTexts, t) {
+				l.denyTexts = append(l.denyTexts, t)
+			}
+		}
 	}
 	segs := nestedSegments(cmd)
 	for _, seg := range segs {

@@ -85,10 +85,15 @@ func readOnlyArgs(w []string) bool {
 		return false
 	}
 	u := unquoteAll(w)
-	if exactReadOnly[strings.Join(u, " ")] {
+	if onlyAssignments(w) {
 		return true
 	}
-	if onlyAssignments(w) {
+	if strings.ContainsAny(u[0], " \t") {
+		// 'git log' is one word, a command of that name (Claude Code
+		// 2.1.328 asks: TestDifferential/sh4-quote-allow-*).
+		return false
+	}
+	if exactReadOnly[strings.Join(u, " ")] {
 		return true
 	}
 	switch u[0] {
@@ -261,9 +266,9 @@ func extraCheck(name string, a []string) bool {
 // git branch, tag, remote and reflog (listing only) and of --format
 // (no signature placeholders).
 func gitReadOnly(u, w []string) bool {
-	if len(u) > 0 && u[0] == "--no-pager" {
-		u, w = u[1:], w[1:]
-	}
+	// No global option, --no-pager included: Claude Code 2.1.328 asks for
+	// git --no-pager log and git --no-pager status
+	// (TestDifferential/sh4-readonly-default).
 	if len(u) == 0 || !noExpansion(w) {
 		return false
 	}

@@ -282,6 +282,9 @@ type cmdPattern struct {
 	boundary bool   // the pattern ends in " *": also matches the prefix alone
 }
 
+// exact reports a pattern without a '*': it matches one text only.
+func (p cmdPattern) exact() bool { return !p.all && !strings.Contains(p.glob, "*") }
+
 func compileCommand(s string) cmdPattern {
 	if strings.HasSuffix(s, ":*") {
 		s = s[:len(s)-2] + " *"

@@ -99,7 +99,7 @@ func matrixReadOnly4() []dcase {
 		"find . -name '*.txt' -print0", "find . -type f -printf '%p'", "find -L . -name a.txt", "find . -maxdepth 1 -ls",
 		"sed -n '1,3p' a.txt", "sed 's/a/b/' a.txt", "sed -n /a/p a.txt", "sed --in-place s/a/b/ ro4.txt", "sed -E -n 1p a.txt",
 		"sed -i.bak s/a/b/ ro5.txt", "sed 1d a.txt", "sed -n 1p", "sort -o ro6.txt a.txt", "sort --output=ro7.txt a.txt", "sort -u a.txt",
-		"sort -k1 a.txt", "sort -T /tmp a.txt", "sort -S 1M a.txt", "rg -f a.txt x", "rg --files", "rg -z x", "tree -o ro8.txt",
+		"sort -T /tmp a.txt", "sort -S 1M a.txt", "rg -f a.txt x", "rg --files", "rg -z x", "tree -o ro8.txt",
 		"date -s 2020-01-01", "date +%s", "date -d yesterday", "hostname x", "uniq a.txt ro9.txt", "wc", "awk '{print}' a.txt",
 		"jq -n 1", "base64 -d a.txt", "tr -d a", "diff -u a.txt docs/x.md", "stat -c %s a.txt", "du -sh .", "ls -R",
 		"file -b a.txt", "readlink -f .", "test -f a.txt", "[ -f a.txt ]", "echo $(( 1 + 1 ))", "printf '%s\\n' a",
@@ -110,7 +110,7 @@ func matrixReadOnly4() []dcase {
 		"ls **/*.go", "ls ../*", "ls /etc/*", "echo *", "ls >| ro12.txt", "ls <> ro13.txt", "ls 3>&-", "ls 2>&-", "ls >&-",
 		"echo x 1>&2", "ls 2>>/dev/null", "ls &>>/dev/null", "cat 0<a.txt", "ls 9>/dev/null", "ls > /dev/stdout",
 		"ls > /dev/stderr", "ls >/dev/null 2>/dev/null", "echo x > /dev/fd/2", "cat a.txt - < a.txt", "cat < a.txt > /dev/null",
-		"ls 2>&1 | grep a", "ls | xargs echo", "echo a | xargs -I{} echo {}", "ls | xargs cat", "cat a.txt | tee")
+		"ls 2>&1 | grep a", "git log -1", "git --no-pager log", "git --no-pager status", "ls | xargs echo", "echo a | xargs -I{} echo {}", "ls | xargs cat", "cat a.txt | tee")
 	return sh4Cases("sh4-readonly", "sh4 read-only commands", []string{"default"}, Settings{},
 		map[string]string{"ro4.txt": "a\n", "ro5.txt": "a\n", "ro11": "x\n"}, probes)
 }
@@ -135,12 +135,12 @@ func matrixCritical4() []dcase {
 }
 
 // sh4Pending are cases still disagreeing, not yet in the matrix.
-var sh4Pending = []func() []dcase{matrixAllow4, matrixQuoteAllow4, matrixHeredoc4, matrixReadOnly4, matrixCritical4}
+var sh4Pending = []func() []dcase{matrixHeredoc4, matrixCritical4}
 
 // matrixShell4 is the round's cases.
 func matrixShell4() []dcase {
 	var out []dcase
-	for _, f := range []func() []dcase{matrixBackground4} {
+	for _, f := range []func() []dcase{matrixBackground4, matrixAllow4, matrixQuoteAllow4, matrixReadOnly4} {
 		out = append(out, f()...)
 	}
 	return out
