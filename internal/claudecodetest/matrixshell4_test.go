@@ -134,7 +134,16 @@ func matrixCritical4() []dcase {
 		map[string]string{"cr1": "x\n", "cr2": "x\n", "../home/cr3": "x\n", "../home/cr4": "x\n"}, probes)
 }
 
-// sh4Pending are cases still disagreeing, not yet in the matrix.
+// sh4Pending are cases that still disagree, kept out of the matrix until
+// the dialect reads them (run them by adding them to matrixShell4):
+// matrixHeredoc4, a here-document with a quoted delimiter is data (the CLI
+// runs cat <<'EOF' read-only and cat <<"EOF" + $(rm f) under Bash(rm:*);
+// the dialect asks, and denies) and text after the start line asks
+// (cat <<EOF; rm f, which the dialect denies and the CLI runs in
+// bypassPermissions); matrixCritical4, rm -rf /x/. and rm -rf /x/.. are
+// the critical paths they resolve to (the CLI asks in bypassPermissions,
+// the dialect runs them), and the CLI does not look through sudo (it runs
+// sudo rm -rf /x in bypassPermissions, the dialect asks).
 var sh4Pending = []func() []dcase{matrixHeredoc4, matrixCritical4}
 
 // matrixShell4 is the round's cases.
