@@ -70,6 +70,16 @@ var edgeKeyChannels = []string{"slack", "Slack", "SLACK", "teams", "msteams", "t
 var edgeSessionChannels = []string{"", "slack", "Slack", " slack ", "teams", "MSTeams", "telegram", "gchat", "mychan",
 	"webchat", "imsg", "whatsapp", "wechat", "微信", "qywx", "yb"}
 
+// edgeProviderKeys are byProvider keys in the spellings OpenClaw reads
+// (normalizeToolProviderPolicyKey: trimmed, lower-cased, the provider
+// before a "/" trimmed, the model not).
+var edgeProviderKeys = []string{" OpenAI ", "openai / gpt-5", "openai/ GPT-5", "OPENROUTER/anthropic/claude", "openrouter/anthropic",
+	"anthropic/", "/claude", "Anthropic/Claude ", "openai/gpt-5/mini", "ΟΔΥΣΣΕΥΣ"}
+
+// edgeProviders are the sessions' providers and models the family draws.
+var edgeProviders = [][2]string{{" openai ", " GPT-5 "}, {"OpenRouter", "Anthropic/Claude"}, {"openrouter/anthropic", "claude"},
+	{"anthropic", ""}, {"ANTHROPIC", "Claude "}, {"openai", "gpt-5/mini"}, {"ΟΔΥΣΣΕΥΣ", ""}, {"", "gpt-5"}, {"openai", " gpt-5"}}
+
 // edgeKey draws a root key for agent, and the channel segment it names.
 func (g *gen) edgeKey(agent string) (key, ch string) {
 	ch = g.pick(edgeKeyChannels...)

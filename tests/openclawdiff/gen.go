@@ -47,6 +47,16 @@ type gen struct {
 
 func (g *gen) p(x float64) bool { return g.r.Float64() < x }
 
+// q is p with the odds doubled in the edges family (one draw either way,
+// so the other families draw as before): the scopes it adds are the
+// ones whose entries the family spells every way.
+func (g *gen) q(x float64) bool {
+	if g.edges {
+		x = min(1, 2*x)
+	}
+	return g.p(x)
+}
+
 func (g *gen) pick(xs ...string) string { return xs[g.r.IntN(len(xs))] }
 
 func (g *gen) tag(t string) { g.tags[t] = true }
@@ -124,7 +134,11 @@ func (g *gen) profile() string {
 func (g *gen) byProvider() map[string]any {
 	g.tag("provider")
 	out := map[string]any{}
-	for _, k := range []string{"openai", "anthropic/claude", "openrouter", "openai/gpt-5"} {
+	keys := []string{"openai", "anthropic/claude", "openrouter", "openai/gpt-5"}
+	if g.edges && g.p(0.5) {
+		keys = edgeProviderKeys
+	}
+	for _, k := range keys {
 		if !g.p(0.35) {
 			continue
 		}
@@ -182,13 +196,13 @@ func (g *gen) doc() map[string]any {
 			t["profile"] = g.profile()
 		}
 		g.scope(t, 0.2, 0.3, 0.45)
-		if g.p(0.2) {
+		if g.q(0.2) {
 			t["byProvider"] = g.byProvider()
 		}
-		if g.p(0.3) {
+		if g.q(0.3) {
 			t["sandbox"] = g.sandboxTools()
 		}
-		if g.p(0.35) {
+		if g.q(0.35) {
 			g.tag("subagents.tools")
 			s := map[string]any{}
 			switch {
@@ -199,7 +213,7 @@ func (g *gen) doc() map[string]any {
 			}
 			t["subagents"] = map[string]any{"tools": s}
 		}
-		if g.p(0.25) {
+		if g.q(0.25) {
 			t["toolsBySender"] = g.senders()
 		}
 		if g.p(0.05) {
@@ -228,7 +242,7 @@ func (g *gen) doc() map[string]any {
 			if len(sub) > 0 {
 				d["subagents"] = sub
 			}
-			if g.p(0.35) {
+			if g.q(0.35) {
 				g.tag("sandbox")
 				d["sandbox"] = map[string]any{"mode": g.pick("off", "non-main", "all")}
 			}
@@ -251,13 +265,13 @@ func (g *gen) doc() map[string]any {
 						t["profile"] = g.profile()
 					}
 					g.scope(t, 0.25, 0.3, 0.45)
-					if g.p(0.15) {
+					if g.q(0.15) {
 						t["byProvider"] = g.byProvider()
 					}
-					if g.p(0.2) {
+					if g.q(0.2) {
 						t["sandbox"] = g.sandboxTools()
 					}
-					if g.p(0.15) {
+					if g.q(0.15) {
 						t["toolsBySender"] = g.senders()
 					}
 					a["tools"] = t
@@ -350,6 +364,9 @@ func (g *gen) lineageWith(doc map[string]any, keyed func(root *Session)) []Sessi
 	keyed(&root)
 	if g.p(0.5) {
 		pm := [][2]string{{"openai", "gpt-5"}, {"anthropic", "claude"}, {"OpenAI", "GPT-5"}, {"openrouter", "anthropic/claude"}}[g.r.IntN(4)]
+		if g.edges && g.p(0.5) {
+			pm = edgeProviders[g.r.IntN(len(edgeProviders))]
+		}
 		root.Provider, root.Model = pm[0], pm[1]
 		if g.p(0.2) {
 			root.Model = ""
