@@ -136,6 +136,25 @@ func globBase(pattern string) string {
 	return "/"
 }
 
+// linkedPaths are the other spellings of the call's path through symbolic
+// links, which the input's PathsKey names ("resolved"): each absolute, in
+// the call's context. nil when it names none (the path is decided as
+// given).
+func (c *call) linkedPaths() []inPath {
+	if _, ok := c.inputPath(); !ok {
+		return nil
+	}
+	ctx := c.at()
+	if ctx == nil || len(ctx.resolved) == 0 {
+		return nil
+	}
+	out := make([]inPath, len(ctx.resolved))
+	for i, segs := range ctx.resolved {
+		out[i] = inPath{kind: pathAbs, segs: segs, ctx: ctx}
+	}
+	return out
+}
+
 // inputPath returns the call's path; ok is false when it has none.
 func (c *call) inputPath() (inPath, bool) {
 	if !c.hasPrimary {
@@ -260,7 +279,23 @@ func (rr *ruleRef) matches(c *call) bool {
 			return true // Read(*) in deny and ask rules: every call, as the bare rule
 		}
 		p, ok := c.inputPath()
-		return ok && r.path.match(p, rr.b)
+		if !ok {
+			return false
+		}
+		if r.path.match(p, rr.b) {
+			return true
+		}
+		if rr.b != bAllow {
+			// Deny and ask rules also speak about the path through its
+			// links, as Claude Code 2.1.328 reads them (section 9.5). An
+			// allow rule must approve every spelling: linksAllowed.
+			for _, q := range c.linkedPaths() {
+				if r.path.match(q, rr.b) {
+					return true
+				}
+			}
+		}
+		return false
 	case specDomain:
 		if c.tool != toolWebFetch || !c.hasPrimary {
 			return false
@@ -761,9 +796,20 @@ func (v *view) modeReason(code string) envelope.Reason {
 func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string) outcome {
 	t := c.tool
 	p, hasPath := c.inputPath()
+	linked := c.linkedPaths()
 	if isEditClass(t) {
 		outcomes[stepProtectedPath] = envelope.Kept
-		if hasPath && p.protected() {
+		if hasPath && c.at() != nil && c.at().link {
+			// Claude Code 2.1.328 refuses to write through a path that is
+			// itself a symbolic link, in every mode ("Refusing to write
+			// ...: it is a symbolic link. Write to the link's target path
+			// instead."; TestDifferential/files-symlinks-*).
+			if !v.brief {
+				detail[stepProtectedPath] = strconv.Quote(c.primary) + " is a symbolic link"
+			}
+			return decided(stepProtectedPath, envelope.Deny, envelope.Reason{Code: codeSymlinkWrite})
+		}
+		if hasPath && (p.protected() || slices.ContainsFunc(linked, inPath.protected)) {
 			if !v.brief {
 				detail[stepProtectedPath] = strconv.Quote(c.primary) + " is a protected path"
 			}
@@ -781,7 +827,7 @@ func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string)
 	case modeBypass:
 		return decided(stepMode, envelope.Allow, v.modeReason(codeModeBypass))
 	case modeAcceptEdits:
-		if isEditClass(t) && (!hasPath || p.inside(v.e.c.dirs)) {
+		if isEditClass(t) && (!hasPath || v.inside(p, linked)) {
 			return decided(stepMode, envelope.Allow, v.modeReason(codeModeAcceptEdits))
 		}
 	case modePlan:
@@ -790,13 +836,13 @@ func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string)
 		}
 	}
 	outcomes[stepAllowRules] = envelope.Kept
-	if rr := v.firstRule(bAllow, c); rr != nil {
+	if rr := v.firstRule(bAllow, c); rr != nil && v.linksAllowed(c, linked) {
 		return decided(stepAllowRules, envelope.Allow, v.ruleReason(codePermissionAllow, rr))
 	}
 	outcomes[stepDefaults] = envelope.Kept
 	switch {
 	case isReadClass(t):
-		if !hasPath || p.inside(v.e.c.dirs) {
+		if !hasPath || v.inside(p, linked) {
 			return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codeDefaultReadOnly})
 		}
 		if !v.brief {
@@ -812,6 +858,40 @@ func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string)
 		return decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codePreapproved})
 	}
 	return decided(stepDefaults, envelope.Ask, envelope.Reason{Code: codeDefaultPrompt})
+}
+
+// inside reports whether a call's path p and each of its spellings
+// through links are inside the working directories (section 9.5).
+func (v *view) inside(p inPath, linked []inPath) bool {
+	if !p.inside(v.e.c.dirs) {
+		return false
+	}
+	for _, q := range linked {
+		if !q.inside(v.e.c.dirs) {
+			return false
+		}
+	}
+	return true
+}
+
+// linksAllowed reports whether an allow rule that applies to the call
+// approves each spelling of its path through links (section 9.5): a bare
+// one approves any, a path rule its own.
+func (v *view) linksAllowed(c *call, linked []inPath) bool {
+	for _, q := range linked {
+		ok := false
+		for i := range v.e.rules[bAllow] {
+			rr := &v.e.rules[bAllow][i]
+			if rr.r.applies(c.tool, bAllow) && (rr.r.specKind == specNone || rr.r.specKind == specPath && rr.r.path.match(q, bAllow)) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // decideCommand runs step 8 for Bash and Monitor: once per top-level
@@ -1111,4 +1191,24 @@ func (v *view) decideTool(tool string, input json.RawMessage) envelope.Verdict {
 	}
 	out, trace := v.decide(newCall(t, input).launches(v.e.c), trace)
 	return envelope.Verdict{Tool: t, Decision: out.d, Reason: out.reason, Trace: trace}
+}
+
+// CallPath is the absolute path the decision of a call of tool reads: the
+// path of a Read, Edit, Write, MultiEdit, NotebookEdit, LSP, Grep or Glob
+// call (a Glob's absolute pattern's directory), read where the input's
+// PathsKey says the call runs. false for any other call, one without a
+// path, or one whose path does not read absolute. The Claude Code hook
+// resolves it through symbolic links on the machine the call is made on
+// and records what it finds under PathsKey ("resolved", "link"; section
+// 9.5).
+func CallPath(tool string, input json.RawMessage) (string, bool) {
+	t := normalizeTool(tool)
+	if !isReadClass(t) && !isEditClass(t) {
+		return "", false
+	}
+	p, ok := newCall(t, input).inputPath()
+	if !ok || p.kind != pathAbs || p.ctx == nil {
+		return "", false
+	}
+	return "/" + strings.Join(p.segs, "/"), true
 }

@@ -577,3 +577,69 @@ func TestFoldAgentType(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideThroughSymlinks: a call's path is also decided through the
+// spellings the hook found through symbolic links (PathsKey "resolved",
+// "link"): deny and ask rules on any, the working directories and allow
+// rules on all, protected names on any, and no write through a path that
+// is itself a link (Claude Code 2.1.328: TestDifferential/files-symlinks-*).
+func TestDecideThroughSymlinks(t *testing.T) {
+	doc := `{"permissions": {"deny": ["Read(./secret/**)", "Edit(./locked/**)", "Read(./rlink.txt)"],
+		"ask": ["Read(./asked/**)"], "allow": ["Read(./free/**)", "Edit(./free/**)"]}}`
+	in := func(path string, resolved []string, link bool) map[string]any {
+		where := map[string]any{"project": "/p", "home": "/h"}
+		if resolved != nil {
+			where["resolved"] = resolved
+		}
+		if link {
+			where["link"] = true
+		}
+		return map[string]any{"file_path": path, "content": "x", PathsKey: where}
+	}
+	for _, mode := range []string{"default", "acceptEdits", "bypassPermissions"} {
+		byMode := func(d, a, b envelope.Decision) envelope.Decision {
+			return map[string]envelope.Decision{"default": d, "acceptEdits": a, "bypassPermissions": b}[mode]
+		}
+		reason := func(d, a, b string) string {
+			return map[string]string{"default": d, "acceptEdits": a, "bypassPermissions": b}[mode]
+		}
+		runCalls(t, doc, mode, []call1{
+			// Deny and ask rules name the target.
+			{"Read", in("/p/ls1.txt", []string{"/p/secret/s.txt"}, true), deny, codePermissionDeny},
+			{"Read", in("/p/ldir/s.txt", []string{"/p/secret/s.txt"}, false), deny, codePermissionDeny},
+			{"Read", in("/p/lchain.txt", []string{"/p/ls1.txt", "/p/secret/s.txt"}, true), deny, codePermissionDeny},
+			{"Write", in("/p/lldir/w.txt", []string{"/p/locked/w.txt"}, false), deny, codePermissionDeny},
+			{"Write", in("/p/ls1.txt", []string{"/p/secret/s.txt"}, true), deny, codePermissionDeny}, // Read deny covers writes
+			{"Read", in("/p/la.txt", []string{"/p/asked/k.txt"}, true), ask, codePermissionAsk},
+			// The reverse: a rule naming the link's path does not name its
+			// target.
+			{"Read", in("/p/free/f2.txt", nil, false), allow, reason(codePermissionAllow, codePermissionAllow, codeModeBypass)},
+			{"Read", in("/p/rlink.txt", []string{"/p/free/f2.txt"}, true), deny, codePermissionDeny},
+			// No write through a link.
+			{"Write", in("/p/lfree.txt", []string{"/p/free/f2.txt"}, true), deny, codeSymlinkWrite},
+			{"Edit", in("/p/lfree.txt", []string{"/p/free/f2.txt"}, true), deny, codeSymlinkWrite},
+			// Working directories and allow rules: every spelling.
+			{"Read", in("/p/lout.txt", []string{"/o/o.txt"}, true), byMode(ask, ask, allow),
+				reason(codeDefaultPrompt, codeDefaultPrompt, codeModeBypass)},
+			{"Read", in("/p/free/lo.txt", []string{"/o/o.txt"}, true), byMode(ask, ask, allow),
+				reason(codeDefaultPrompt, codeDefaultPrompt, codeModeBypass)},
+			{"Write", in("/p/lfd/n.txt", []string{"/p/free/n.txt"}, false), byMode(ask, allow, allow),
+				reason(codeDefaultPrompt, codeModeAcceptEdits, codeModeBypass)},
+			{"Write", in("/p/lod/n.txt", []string{"/o/n.txt"}, false), byMode(ask, ask, allow),
+				reason(codeDefaultPrompt, codeDefaultPrompt, codeModeBypass)},
+			{"Read", in("/p/lfd/f.txt", []string{"/p/free/f.txt"}, false), allow,
+				reason(codeDefaultReadOnly, codeDefaultReadOnly, codeModeBypass)},
+			// Protected names through a link.
+			{"Write", in("/p/lg/x", []string{"/p/.git/x"}, false), byMode(ask, ask, allow),
+				reason(codeProtectedPath, codeProtectedPath, codeModeBypass)},
+			// Without "resolved" the path is decided as given.
+			{"Read", in("/p/ls1.txt", nil, false), allow, reason(codeDefaultReadOnly, codeDefaultReadOnly, codeModeBypass)},
+		})
+	}
+	if p, ok := CallPath("Read", json.RawMessage(`{"file_path":"a/../b.txt","ledger:paths":{"project":"/p"}}`)); !ok || p != "/p/b.txt" {
+		t.Errorf("CallPath = %q %v", p, ok)
+	}
+	if _, ok := CallPath("Bash", json.RawMessage(`{"command":"cat x","ledger:paths":{"project":"/p"}}`)); ok {
+		t.Errorf("CallPath of a Bash call")
+	}
+}

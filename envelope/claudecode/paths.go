@@ -42,6 +42,12 @@ type pathCtx struct {
 	// Code keeps a cd between Bash calls): a relative path is read from
 	// it. nil reads relative paths from the project.
 	cwd []string
+	// resolved are the other spellings of the call's path through
+	// symbolic links, as the hook found them on the machine when the call
+	// came ("resolved"), absolute and cleaned; link: the path itself is a
+	// symbolic link ("link"). Section 9.5, "Symbolic links".
+	resolved [][]string
+	link     bool
 }
 
 // parsePathCtx reads PathsKey's value (a valid JSON value); nil when it
@@ -82,15 +88,26 @@ func plainPathCtx(raw json.RawMessage) (project, home, cwd string, ok bool) {
 
 func decodePathCtx(raw json.RawMessage) *pathCtx {
 	var x struct {
-		Project string   `json:"project"`
-		Home    string   `json:"home"`
-		Cwd     string   `json:"cwd"`
-		Dirs    []string `json:"dirs"`
+		Project  string   `json:"project"`
+		Home     string   `json:"home"`
+		Cwd      string   `json:"cwd"`
+		Dirs     []string `json:"dirs"`
+		Resolved []string `json:"resolved"`
+		Link     bool     `json:"link"`
 	}
 	if json.Unmarshal(raw, &x) != nil {
 		return nil
 	}
-	return newPathCtx(x.Project, x.Home, x.Cwd, x.Dirs)
+	c := newPathCtx(x.Project, x.Home, x.Cwd, x.Dirs)
+	if c != nil {
+		for _, r := range x.Resolved {
+			if strings.HasPrefix(r, "/") {
+				c.resolved = append(c.resolved, parseInputPath(r).segs)
+			}
+		}
+		c.link = x.Link
+	}
+	return c
 }
 
 func newPathCtx(project, home, cwd string, dirs []string) *pathCtx {

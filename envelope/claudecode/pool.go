@@ -27,6 +27,7 @@ const (
 	codeUserInteraction   = "safety:user_interaction"
 	codeCriticalPath      = "safety:critical_path"
 	codeProtectedPath     = "safety:protected_path"
+	codeSymlinkWrite      = "safety:symlink_write"
 	codeModePlan          = "mode:plan"
 	codeDefaultPrompt     = "default:prompt"
 	codePermissionAllow   = "permission:allow"

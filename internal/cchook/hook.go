@@ -1176,10 +1176,18 @@ func (r *run) callInput(n *client.TreeNode) json.RawMessage {
 	if home == "" {
 		home = r.h.Opts.Home
 	}
+	// The call's path is resolved through symbolic links where the hook
+	// may look: the command hook (no Roots) anywhere, a hook server only
+	// under its roots (the links found there lead where they lead).
+	links := r.h.Opts.Roots == nil || underAny(filepath.Clean(workDir), r.h.Opts.Roots)
 	if p.inputFields != nil {
-		return callInputOf(p.ToolName, p.inputFields, workDir, home, p.Cwd)
+		return callInputOf(p.ToolName, p.inputFields, workDir, home, p.Cwd, links)
 	}
-	return CallInputAt(p.ToolName, p.ToolInput, workDir, home, p.Cwd)
+	var m map[string]json.RawMessage
+	if len(p.ToolInput) == 0 || json.Unmarshal(p.ToolInput, &m) != nil {
+		return nil
+	}
+	return callInputOf(p.ToolName, m, workDir, home, p.Cwd, links)
 }
 
 // errMsg is an error's message without its code.

@@ -64,7 +64,7 @@ func TestCallInputOfIsCanonical(t *testing.T) {
 		if err != nil {
 			continue // an input Parse refuses has no call input
 		}
-		if a, b := CallInput("Bash", raw, "/home/dev/p", "/home/dev"), callInputOf("Bash", p.inputFields, "/home/dev/p", "/home/dev", ""); string(a) != string(b) {
+		if a, b := CallInput("Bash", raw, "/home/dev/p", "/home/dev"), callInputOf("Bash", p.inputFields, "/home/dev/p", "/home/dev", "", false); string(a) != string(b) {
 			t.Fatalf("%s: CallInput %s, from Parse's members %s", raw, a, b)
 		}
 	}

@@ -220,12 +220,27 @@ func CallInputAt(tool string, input json.RawMessage, workDir, home, cwd string) 
 	if len(input) == 0 || json.Unmarshal(input, &m) != nil {
 		return nil
 	}
-	return callInputOf(tool, m, workDir, home, cwd)
+	return callInputOf(tool, m, workDir, home, cwd, false)
+}
+
+// CallInputLinked is CallInputAt that also resolves the call's path
+// through symbolic links on this machine, now (LinkedPaths): when any
+// are met, the key also says {"resolved": [...]} and, when the path is
+// itself a link, {"link": true}, and the dialect decides on every
+// spelling as Claude Code 2.1.328 does (dialect section 9.5). A path that
+// does not resolve is decided as given.
+func CallInputLinked(tool string, input json.RawMessage, workDir, home, cwd string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if len(input) == 0 || json.Unmarshal(input, &m) != nil {
+		return nil
+	}
+	return callInputOf(tool, m, workDir, home, cwd, true)
 }
 
 // callInputOf is CallInput of the input's members m, decoded already (by
-// Parse, which keeps them: Payload.inputFields).
-func callInputOf(tool string, m map[string]json.RawMessage, workDir, home, cwd string) json.RawMessage {
+// Parse, which keeps them: Payload.inputFields); with links, the call's
+// path resolved through symbolic links (CallInputLinked).
+func callInputOf(tool string, m map[string]json.RawMessage, workDir, home, cwd string, links bool) json.RawMessage {
 	keep := make(map[string]json.RawMessage, len(m)+1)
 	var cut []string
 	for k, v := range m {
@@ -250,7 +265,7 @@ func callInputOf(tool string, m map[string]json.RawMessage, workDir, home, cwd s
 		return nil
 	}
 	if pathTools[tool] && filepath.IsAbs(workDir) {
-		where := map[string]string{"project": filepath.ToSlash(filepath.Clean(workDir))}
+		where := map[string]any{"project": filepath.ToSlash(filepath.Clean(workDir))}
 		if filepath.IsAbs(home) {
 			where["home"] = filepath.ToSlash(filepath.Clean(home))
 		}
@@ -260,6 +275,27 @@ func callInputOf(tool string, m map[string]json.RawMessage, workDir, home, cwd s
 			}
 		}
 		keep[claudecode.PathsKey], _ = json.Marshal(where)
+		if links {
+			b, err := events.CanonicalJSON(objectOf(keep))
+			if err != nil {
+				return nil
+			}
+			if p, ok := claudecode.CallPath(tool, b); ok {
+				resolved, link := LinkedPaths(filepath.FromSlash(p), workDir, home)
+				if len(resolved) > 0 {
+					where["resolved"] = resolved
+				}
+				if link {
+					where["link"] = true
+				}
+				if len(resolved) == 0 && !link {
+					return b
+				}
+				keep[claudecode.PathsKey], _ = json.Marshal(where)
+			} else {
+				return b
+			}
+		}
 	}
 	b, err := events.CanonicalJSON(objectOf(keep))
 	if err != nil {

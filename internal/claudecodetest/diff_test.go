@@ -17,6 +17,7 @@ import (
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/envelope/claudecode"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/dialects"
 	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 	"github.com/sessionledger/ledger/projection"
@@ -85,6 +86,10 @@ type dcase struct {
 	// and user directory (importedAgents, set once the CLI has run).
 	imported       bool
 	importedAgents json.RawMessage
+	// links are symbolic links made in the project before the CLI starts:
+	// the link's path (relative to the project, "../home/..." for HOME) ->
+	// its target as written (BaseToken stands for the run's directory).
+	links map[string]string
 }
 
 // runBase is what a paths case's temporary directory reads as for the
@@ -107,12 +112,13 @@ func (dc *dcase) shownInput(input map[string]any, base string) map[string]any {
 	return out
 }
 
-// dialectInput is the input the dialect is given for a call: in a paths
-// case, the shown input with the project, HOME and added directories
-// under claudecode.PathsKey, and the shell's directory cwd (the call's
-// PreToolUse cwd) when it is not the project, as the ledger's hook gives
-// it.
-func (dc *dcase) dialectInput(input map[string]any, base, cwd string) map[string]any {
+// dialectInput is the input the dialect is given for a call of tool: in a
+// paths case, the shown input with the project, HOME and added
+// directories under claudecode.PathsKey, the shell's directory cwd (the
+// call's PreToolUse cwd) when it is not the project, and the spellings of
+// the call's path through the run's symbolic links (read once the run is
+// over), as the ledger's hook gives it.
+func (dc *dcase) dialectInput(tool string, input map[string]any, base, cwd string) map[string]any {
 	if !dc.paths {
 		return input
 	}
@@ -120,6 +126,28 @@ func (dc *dcase) dialectInput(input map[string]any, base, cwd string) map[string
 	ctx := map[string]any{"project": runBase + "/project", "home": runBase + "/home"}
 	if base != "" && cwd != "" && filepath.Clean(cwd) != filepath.Join(base, "project") {
 		ctx["cwd"] = strings.ReplaceAll(filepath.Clean(cwd), base, runBase)
+	}
+	if base != "" {
+		// The hook's reading of the path, on the run's own directories.
+		real := maps.Clone(input)
+		where := map[string]any{"project": filepath.Join(base, "project"), "home": filepath.Join(base, "home")}
+		if c, ok := ctx["cwd"]; ok {
+			where["cwd"] = strings.ReplaceAll(c.(string), runBase, base)
+		}
+		real[claudecode.PathsKey] = where
+		raw, _ := json.Marshal(real)
+		if p, ok := claudecode.CallPath(tool, raw); ok {
+			resolved, link := cchook.LinkedPaths(p, filepath.Join(base, "project"), filepath.Join(base, "home"))
+			for i, r := range resolved {
+				resolved[i] = strings.ReplaceAll(r, base, runBase)
+			}
+			if len(resolved) > 0 {
+				ctx["resolved"] = resolved
+			}
+			if link {
+				ctx["link"] = true
+			}
+		}
 	}
 	if len(dc.addDirs) > 0 {
 		var dirs []string
@@ -377,8 +405,29 @@ func (dc *dcase) cliCase() Case {
 	if bypass {
 		c.Env = append(c.Env, "IS_SANDBOX=1")
 	}
+	if len(dc.links) > 0 {
+		c.Setup = func(dir, _ string) {
+			base := filepath.Dir(dir)
+			for l, target := range dc.links {
+				p := filepath.Join(dir, filepath.FromSlash(l))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					panic(err)
+				}
+				// What withEditFiles wrote there for an Edit probe through
+				// the link goes: the link's target holds the file.
+				_ = os.RemoveAll(p)
+				if err := os.Symlink(strings.ReplaceAll(target, BaseToken, base), p); err != nil {
+					panic(err)
+				}
+			}
+		}
+	}
 	if u := dc.user; u.Allow != nil || u.Ask != nil || u.Deny != nil {
-		c.Setup = func(_, home string) {
+		links := c.Setup
+		c.Setup = func(dir, home string) {
+			if links != nil {
+				links(dir, home)
+			}
 			perms := map[string]any{}
 			for k, v := range map[string][]string{"allow": u.Allow, "ask": u.Ask, "deny": u.Deny} {
 				if v != nil {
@@ -694,7 +743,7 @@ func runCase(t *testing.T, dc *dcase, cat []string) []compared {
 			t.Errorf("%s: the CLI's outcome of %s %s fits no reading: %+v", dc.name, key, callWhat(call.Tool, call.Input), call)
 			continue
 		}
-		d, reason := v.outcome(t.Context(), key, call.Tool, dc.dialectInput(call.Input, res.base, call.Cwd))
+		d, reason := v.outcome(t.Context(), key, call.Tool, dc.dialectInput(call.Tool, call.Input, res.base, call.Cwd))
 		c := compared{Case: dc.name, Group: dc.group, Session: string(key), What: callWhat(call.Tool, dc.shownInput(call.Input, res.base)),
 			CLI: got, Dialect: d}
 		if call.Result != nil {

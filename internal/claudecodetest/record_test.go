@@ -77,7 +77,7 @@ func writeScenario(t *testing.T, dc *dcase, cat []string, res *Result, v *dialec
 			out = outDeny
 		}
 		steps = append(steps, map[string]any{"expect": map[string]any{"session": dc.keyOf(call.Script),
-			"tool": call.Tool, "input": dc.dialectInput(call.Input, res.base, call.Cwd), "decision": out}})
+			"tool": call.Tool, "input": dc.dialectInput(call.Tool, call.Input, res.base, call.Cwd), "decision": out}})
 	}
 	f := map[string]any{
 		"name":    dc.name + ": what claude-code " + Pin(t) + " did",

@@ -1,0 +1,130 @@
+package cchook
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Claude Code 2.1.328 checks a Read, Edit or Write path rule against every
+// spelling of the tool's path through symbolic links: the path as given,
+// each link the path's last component leads through, and the path with
+// every link resolved (a name that does not exist yet: its nearest
+// existing directory resolved, the rest as given). A deny rule naming the
+// target of a link denies the link (internal/claudecodetest
+// TestDifferential/files-symlinks-*; its cli.js: the permission spellings
+// of a path, Di/bi, read by the Read and Edit permission checks). The fold
+// reads no file system, so the hook, which runs where and when the call is
+// made, records them under claudecode.PathsKey: "resolved" lists the
+// spellings other than the path as given, and "link" says the path is
+// itself a symbolic link, through which the CLI writes nothing.
+
+// maxLinkHops bounds the links followed from a path's last component, as
+// the CLI's 32.
+const maxLinkHops = 32
+
+// procPaths are paths that name another process's view of the file system
+// (the hook is not Claude Code's process): never resolved, as the CLI
+// leaves them unexamined too.
+var procPaths = regexp.MustCompile(`^/(?:dev/fd|proc/(?:self|thread-self|\d+)(?:/task/\d+)?/(?:root|cwd|exe|fd|map_files))(?:/|$)`)
+
+// LinkedPaths returns the spellings of path, an absolute clean path,
+// through symbolic links other than path itself, in the order the links
+// are met, and whether path itself is a link. Nothing when nothing on the
+// path is a link, when path is not absolute and clean, or when it is one
+// of procPaths; a link that cannot be read ends what is found.
+//
+// A spelling under the resolved form of one of roots (the project, the
+// home directory) is written under the root as given: the CLI holds a
+// working directory and its resolved form for the same (a project under
+// a linked /tmp or home is no link to leave it by), and the dialect
+// anchors rules and the working directories at the roots as given.
+func LinkedPaths(path string, roots ...string) (resolved []string, link bool) {
+	if !filepath.IsAbs(path) || filepath.Clean(path) != path || procPaths.MatchString(path) {
+		return nil, false
+	}
+	type alias struct{ real, given string }
+	var aliases []alias
+	for _, r := range roots {
+		if !filepath.IsAbs(r) {
+			continue
+		}
+		r = filepath.Clean(r)
+		if real, err := filepath.EvalSymlinks(r); err == nil && real != r {
+			aliases = append(aliases, alias{real, r})
+		}
+	}
+	// The longest resolved root first: the project is under the home.
+	slices.SortFunc(aliases, func(a, b alias) int { return len(b.real) - len(a.real) })
+	add := func(p string) {
+		p = filepath.Clean(p)
+		for _, a := range aliases {
+			if rest, ok := cutDir(p, a.real); ok {
+				p = filepath.Join(a.given, rest)
+				break
+			}
+		}
+		if p != path && !slices.Contains(resolved, p) {
+			resolved = append(resolved, p)
+		}
+	}
+	cur := path
+	for hop := 0; hop < maxLinkHops; hop++ {
+		fi, err := os.Lstat(cur)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			break
+		}
+		link = link || hop == 0
+		target, err := os.Readlink(cur)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(cur), target)
+		}
+		cur = filepath.Clean(target)
+		add(cur)
+	}
+	if real, ok := realPath(cur); ok {
+		add(real)
+	}
+	for i, p := range resolved {
+		resolved[i] = filepath.ToSlash(p)
+	}
+	return resolved, link
+}
+
+// realPath is p with every link resolved; for a name that does not exist
+// (yet), its nearest existing directory resolved and the rest as given.
+func realPath(p string) (string, bool) {
+	rest := ""
+	for dir := p; ; {
+		real, err := filepath.EvalSymlinks(dir)
+		if err == nil {
+			return filepath.Join(real, rest), true
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", false
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}
+
+// cutDir returns p below dir ("" for dir itself); false when p is not dir
+// or under it.
+func cutDir(p, dir string) (string, bool) {
+	if p == dir {
+		return "", true
+	}
+	rest, ok := strings.CutPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+	return rest, ok
+}
