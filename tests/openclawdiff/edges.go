@@ -150,6 +150,20 @@ func GenerateEdges(seed uint64, n int, release string) []*Lineage {
 	out := make([]*Lineage, 0, n)
 	for i := 0; i < n; i++ {
 		g := &gen{r: r, cat: cat, tags: map[string]bool{"edges": true}, rel: rel, edges: true}
+		if g.p(0.25) {
+			// Plugin tools too, their ids spelled every way.
+			g.tag("plugin-tools")
+			g.plugins = true
+			g.cat = append(slices.Clone(cat), PluginTools...)
+			if g.p(0.5) {
+				g.tag("bundled-plugins")
+				for i, t := range g.cat {
+					if p, ok := BundledPluginTools[t.Name]; ok {
+						g.cat[i].Plugin = p
+					}
+				}
+			}
+		}
 		doc := g.doc()
 		if g.p(0.7) {
 			doc["channels"] = g.edgeChannels()
@@ -180,7 +194,7 @@ func GenerateEdges(seed uint64, n int, release string) []*Lineage {
 			tags = append(tags, t)
 		}
 		slices.Sort(tags)
-		out = append(out, &Lineage{ID: fmt.Sprintf("edge-%d-%d", seed, i), Doc: raw, Catalogue: cat, Sessions: sessions, Tags: tags})
+		out = append(out, &Lineage{ID: fmt.Sprintf("edge-%d-%d", seed, i), Doc: raw, Catalogue: g.cat, Sessions: sessions, Tags: tags})
 	}
 	return out
 }
@@ -190,6 +204,9 @@ func GenerateEdges(seed uint64, n int, release string) []*Lineage {
 func (g *gen) edgeEntry() string {
 	g.tag("edge-entries")
 	e := g.pick(edgeEntries...)
+	if g.plugins && g.p(0.3) {
+		e = g.pick(" voice-call ", "VOICE-CALL", "Memory-LanceDB", "lobster*", "group:plugins*", "*call", "XAI", "memory-core ")
+	}
 	switch g.r.IntN(8) {
 	case 0:
 		e = strings.ToUpper(e)
