@@ -130,7 +130,7 @@ func readOnlyArgs(w []string) bool {
 		return noSpecial(w[1:])
 	}
 	if _, ok := readOnlyFlags[u[0]]; ok {
-		return noExpansion(w[1:]) && flagsOK(u[1:], flagTables[u[0]]) && extraCheck(u[0], u[1:])
+		return noExpansion(w[1:]) && flagsOK(u[0], u[1:], flagTables[u[0]]) && extraCheck(u[0], u[1:])
 	}
 	return false
 }
@@ -163,59 +163,89 @@ var flagTables = func() map[string]map[string]byte {
 	return out
 }()
 
-// flagsOK checks every option of a against the table: a known option,
-// its value (the next word, or after '=' for a long one) when it takes
-// one, a number where the table says so; several short options without
-// values may share one word (-la). Words that are not options are
-// arguments (their paths are checked apart); "--" ends the options.
-func flagsOK(a []string, t map[string]byte) bool {
+// flagsOK checks every option of a, the words after command name's own
+// (a key of readOnlyFlags), against its table t, as the release's safe
+// flags check does (2.1.328): a known option; its value (after '=', or
+// the next word, which must not look like an option) when it takes one, a
+// number where the table says so, and a string value never starting with
+// '-' (git's --sort=-key aside); several short options without values
+// may share one word (-la). An attached value (-k1) is an option the
+// table does not know, except a number after a grep, egrep, fgrep or rg
+// option (-A5), and git's -5 (git log -5). Words that are not options are
+// arguments (their paths are checked apart); "--" ends the options,
+// except for the commands that check the words after it too
+// (noDoubleDash). TestDifferential/sh5-readonly-flags; TestFlagsOK.
+func flagsOK(name string, a []string, t map[string]byte) bool {
+	git := strings.HasPrefix(name, "git ")
+	grep := name == "grep" || name == "egrep" || name == "fgrep" || name == "rg"
 	for i := 0; i < len(a); i++ {
 		w := a[i]
+		if w == "" {
+			continue
+		}
 		if w == "--" {
+			if noDoubleDash[name] {
+				continue
+			}
 			return true
 		}
 		if w == "-" || !strings.HasPrefix(w, "-") {
-			continue
+			continue // an argument; with the release's gate on, any other '-' word is an option (sort -@ asks)
 		}
-		if strings.HasPrefix(w, "--") {
-			key, _, eq := strings.Cut(w, "=")
-			k, ok := t[key]
+		key, val, eq := strings.Cut(w, "=")
+		k, ok := t[key]
+		if !ok {
 			switch {
-			case !ok, eq && k == 'n':
-				return false
-			case eq:
-			case k != 'n':
-				if i++; i >= len(a) || k == 'd' && !allDigits(a[i]) {
-					return false
+			case git && allDigits(key[1:]):
+				continue // git log -5
+			case grep && len(key) > 2 && key[1] != '-' && allDigits(key[2:]) && (t[key[:2]] == 's' || t[key[:2]] == 'd'):
+				continue // grep -A5
+			case len(key) > 2 && key[1] != '-':
+				for j := 1; j < len(key); j++ {
+					if t["-"+key[j:j+1]] != 'n' {
+						return false
+					}
 				}
+				continue
+			}
+			return false
+		}
+		if k == 'n' {
+			if eq {
+				return false
 			}
 			continue
 		}
-		if k, ok := t[w]; ok {
-			if k != 'n' {
-				if i++; i >= len(a) || k == 'd' && !allDigits(a[i]) {
-					return false
-				}
-			}
-			continue
-		}
-		if allDigits(w[1:]) && t["-n"] == 'd' {
-			continue // -5: the count of -n 5
-		}
-		if k, ok := t[w[:2]]; ok && k != 'n' {
-			if k == 'd' && !allDigits(w[2:]) {
+		if !eq {
+			if i+1 >= len(a) || looksLikeOption(a[i+1]) {
 				return false
 			}
-			continue // -n5: the value attached
+			i++
+			val = a[i]
 		}
-		for j := 1; j < len(w); j++ {
-			if t["-"+w[j:j+1]] != 'n' {
-				return false
-			}
+		if k == 's' && strings.HasPrefix(val, "-") && !(git && key == "--sort" && len(val) > 1 && isLetters(val[1:2])) {
+			return false
+		}
+		if k == 'd' && !allDigits(val) {
+			return false
 		}
 	}
 	return true
 }
+
+// looksLikeOption is the release's test of a word after an option that
+// takes a value: '-' then a letter, a digit, '_' or '-' (sort -k -r asks).
+func looksLikeOption(w string) bool {
+	if len(w) < 2 || w[0] != '-' {
+		return false
+	}
+	c := w[1]
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// noDoubleDash are the commands whose options the release checks past a
+// "--" too (respectsDoubleDash: false).
+var noDoubleDash = map[string]bool{"git blame": true, "git stash list": true, "base64": true, "ps": true}
 
 var whichOption = regexp.MustCompile(`^(?:-[A-Za-z]+|--[a-z-]+)$`)
 
@@ -289,7 +319,7 @@ func gitReadOnly(u, w []string) bool {
 			return false
 		}
 	}
-	if !flagsOK(rest, flagTables[key]) {
+	if !flagsOK(key, rest, flagTables[key]) {
 		return false
 	}
 	switch key {
