@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -119,7 +120,8 @@ var explainers = map[string]func(kind string, c *ctx) bool{
 	// depth; OpenClaw trusts a group id only from the session's key or its
 	// requester's, so a grandchild's external turn loses it.
 	"group-layer-at-every-depth": func(kind string, c *ctx) bool {
-		if kind != KindTools || c.depth[c.s] < 2 || c.l.Sessions[c.s].Sender == "" || c.l.Sessions[0].Group == "" {
+		root := c.l.Sessions[0]
+		if kind != KindTools || c.depth[c.s] < 2 || c.l.Sessions[c.s].Sender == "" || root.Group == "" && !groupKey.MatchString(root.Key) {
 			return false
 		}
 		return ledgerStricterBy(c, "group:")
@@ -131,6 +133,11 @@ var explainers = map[string]func(kind string, c *ctx) bool{
 		return kind == KindTools && ledgerStricterBy(c, "inherited:allow")
 	},
 }
+
+// groupKey matches a root key that names a group or channel conversation
+// (with or without the agent:<id>: prefix), which the plugin once sent no
+// group for when it had no prefix.
+var groupKey = regexp.MustCompile(`(?i)^(agent:[^:]+:)?[^:]+:(group|channel):[^:]`)
 
 // ledgerStricterBy reports whether every tool decided differently is one
 // the ledger denies, with a reason code starting with prefix, and OpenClaw
