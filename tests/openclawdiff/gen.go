@@ -377,7 +377,11 @@ func (g *gen) lineageWith(doc map[string]any, keyed func(root *Session)) []Sessi
 	}
 	out := []Session{root}
 	depth := []int{0}
-	n := g.r.IntN(6)
+	max := 6
+	if g.edges {
+		max = 9 // deeper lineages, past every depth cap
+	}
+	n := g.r.IntN(max)
 	targets := append(slices.Clone(listed), "main", "ghost")
 	for i := 0; i < n; i++ {
 		// Prefer the deepest session, to reach the depth caps.
