@@ -200,7 +200,11 @@ func (c *call) wordPath(w string) (inPath, bool) {
 	if strings.ContainsAny(w, "$`") {
 		return inPath{}, false
 	}
-	return c.resolve(w), true
+	p := c.resolve(w)
+	if p.ctx != nil && p.ctx.collect != nil {
+		p.ctx.collect(p)
+	}
+	return p, true
 }
 
 // bash returns the parsed command of a Bash or Monitor call (nil without
@@ -509,10 +513,21 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		if !ok {
 			return nil
 		}
+		// Claude Code 2.1.328 matches a command's path through its
+		// symbolic links too (bashlinks.go): any spelling recorded.
+		spellings := ip.spellings()
 		for i := range v.e.rules[bDeny] {
 			rr := &v.e.rules[bDeny][i]
-			if rr.r.specKind == specPath && rr.r.nameKind == nameExact && rr.r.name == tool && rr.r.path.match(ip, bDeny) {
+			if rr.r.specKind != specPath || rr.r.nameKind != nameExact || rr.r.name != tool {
+				continue
+			}
+			if rr.r.path.match(ip, bDeny) {
 				return rr
+			}
+			for _, q := range spellings {
+				if rr.r.path.match(q, bDeny) {
+					return rr
+				}
 			}
 		}
 		return nil
@@ -943,7 +958,7 @@ func (v *view) decideSub(c *call, l *bashLine, s *bashSub, outcomes []envelope.O
 	case modeBypass:
 		return decided(stepMode, envelope.Allow, v.modeReason(codeModeBypass))
 	case modeAcceptEdits:
-		if t == toolBash && s != nil && l.fsApproved(s, v.e.c.dirs, c) {
+		if t == toolBash && s != nil && l.fsApproved(s, v.e.c.dirs, c) && fsLinksApproved(c, s, v.e.c.dirs) {
 			return decided(stepMode, envelope.Allow, v.modeReason(codeModeAcceptEdits))
 		}
 	case modePlan:
@@ -1065,10 +1080,10 @@ func (v *view) redirectAsk(c *call, l *bashLine, s *bashSub) (string, string) {
 		if !ok || innerDotDot(t) {
 			return t, "redirects its output to"
 		}
-		if v.mode == modeAcceptEdits && p.inside(v.e.c.dirs) && !p.protected() {
+		if v.mode == modeAcceptEdits && p.insideAll(v.e.c.dirs) && !p.protectedAny() {
 			continue
 		}
-		if v.pathAllowed(p, toolEdit) {
+		if v.pathAllowedAll(p, toolEdit) {
 			continue
 		}
 		return t, "redirects its output to"
@@ -1089,13 +1104,16 @@ func (v *view) outOfScope(c *call, s *bashSub) (string, string) {
 		if !ok || innerDotDot(w) {
 			return false
 		}
-		if p.inside(v.e.c.dirs) {
+		if p.insideAll(v.e.c.dirs) {
 			return true
 		}
-		if op == opRead && v.pathAllowed(p, toolRead) {
-			return true
+		if op == opRead {
+			// A read: each spelling through links (bashlinks.go) inside,
+			// or opened by a Read or Edit allow rule; Claude Code 2.1.328
+			// reads the path with every link resolved.
+			return v.readOpen(p)
 		}
-		return v.pathAllowed(p, toolEdit)
+		return v.pathAllowedAll(p, toolEdit)
 	}
 	for _, w := range paths {
 		if !check(w, op) {

@@ -48,6 +48,14 @@ type pathCtx struct {
 	// symbolic link ("link"). Section 9.5, "Symbolic links".
 	resolved [][]string
 	link     bool
+	// linked are the other spellings through symbolic links of the paths
+	// a Bash command reads and writes ("linked"): each path as the dialect
+	// reads the command's word, absolute ("/" and its segments joined by
+	// "/"), to its spellings, as the hook found them (bashlinks.go).
+	linked map[string][][]string
+	// collect, when set, is told every path of a command word the
+	// decision reads (CommandPaths).
+	collect func(inPath)
 }
 
 // parsePathCtx reads PathsKey's value (a valid JSON value); nil when it
@@ -88,12 +96,13 @@ func plainPathCtx(raw json.RawMessage) (project, home, cwd string, ok bool) {
 
 func decodePathCtx(raw json.RawMessage) *pathCtx {
 	var x struct {
-		Project  string   `json:"project"`
-		Home     string   `json:"home"`
-		Cwd      string   `json:"cwd"`
-		Dirs     []string `json:"dirs"`
-		Resolved []string `json:"resolved"`
-		Link     bool     `json:"link"`
+		Project  string              `json:"project"`
+		Home     string              `json:"home"`
+		Cwd      string              `json:"cwd"`
+		Dirs     []string            `json:"dirs"`
+		Resolved []string            `json:"resolved"`
+		Link     bool                `json:"link"`
+		Linked   map[string][]string `json:"linked"`
 	}
 	if json.Unmarshal(raw, &x) != nil {
 		return nil
@@ -106,6 +115,24 @@ func decodePathCtx(raw json.RawMessage) *pathCtx {
 			}
 		}
 		c.link = x.Link
+		for k, list := range x.Linked {
+			if !strings.HasPrefix(k, "/") {
+				continue
+			}
+			var spellings [][]string
+			for _, r := range list {
+				if strings.HasPrefix(r, "/") {
+					spellings = append(spellings, parseInputPath(r).segs)
+				}
+			}
+			if len(spellings) > 0 {
+				if c.linked == nil {
+					c.linked = map[string][][]string{}
+				}
+				key := pathKey(parseInputPath(k).segs)
+				c.linked[key] = append(c.linked[key], spellings...)
+			}
+		}
 	}
 	return c
 }

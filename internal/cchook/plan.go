@@ -228,7 +228,10 @@ func CallInputAt(tool string, input json.RawMessage, workDir, home, cwd string) 
 // are met, the key also says {"resolved": [...]} and, when the path is
 // itself a link, {"link": true}, and the dialect decides on every
 // spelling as Claude Code 2.1.328 does (dialect section 9.5). A path that
-// does not resolve is decided as given.
+// does not resolve is decided as given. For a Bash or Monitor call, each
+// path its command's words name (claudecode.CommandPaths) is resolved so,
+// and the key says {"linked": {path: [...]}} for those that meet a link
+// (CommandLinks).
 func CallInputLinked(tool string, input json.RawMessage, workDir, home, cwd string) json.RawMessage {
 	var m map[string]json.RawMessage
 	if len(input) == 0 || json.Unmarshal(input, &m) != nil {
@@ -239,7 +242,8 @@ func CallInputLinked(tool string, input json.RawMessage, workDir, home, cwd stri
 
 // callInputOf is CallInput of the input's members m, decoded already (by
 // Parse, which keeps them: Payload.inputFields); with links, the call's
-// path resolved through symbolic links (CallInputLinked).
+// path, or its command's paths, resolved through symbolic links
+// (CallInputLinked).
 func callInputOf(tool string, m map[string]json.RawMessage, workDir, home, cwd string, links bool) json.RawMessage {
 	keep := make(map[string]json.RawMessage, len(m)+1)
 	var cut []string
@@ -291,6 +295,9 @@ func callInputOf(tool string, m map[string]json.RawMessage, workDir, home, cwd s
 				if len(resolved) == 0 && !link {
 					return b
 				}
+				keep[claudecode.PathsKey], _ = json.Marshal(where)
+			} else if linked := CommandLinks(tool, b, workDir, home); len(linked) > 0 {
+				where["linked"] = linked
 				keep[claudecode.PathsKey], _ = json.Marshal(where)
 			} else {
 				return b

@@ -1,6 +1,7 @@
 package cchook
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/sessionledger/ledger/envelope/claudecode"
 )
 
 // Claude Code 2.1.328 checks a Read, Edit or Write path rule against every
@@ -44,22 +47,48 @@ var procPaths = regexp.MustCompile(`^/(?:dev/fd|proc/(?:self|thread-self|\d+)(?:
 // a linked /tmp or home is no link to leave it by), and the dialect
 // anchors rules and the working directories at the roots as given.
 func LinkedPaths(path string, roots ...string) (resolved []string, link bool) {
-	if !filepath.IsAbs(path) || filepath.Clean(path) != path || procPaths.MatchString(path) {
-		return nil, false
-	}
-	type alias struct{ real, given string }
-	var aliases []alias
+	return newLinker(roots).linked(path)
+}
+
+// linker resolves paths through links against a set of roots
+// (LinkedPaths), their resolved forms found once.
+type linker struct {
+	aliases []alias
+	// dirs are the directories resolved so far (realPath), by path.
+	dirs map[string]resolvedDir
+}
+
+// resolvedDir is realPath's answer for a directory.
+type resolvedDir struct {
+	real string
+	ok   bool
+}
+
+// alias is a root's resolved form and the root as given.
+type alias struct{ real, given string }
+
+func newLinker(roots []string) *linker {
+	var l linker
 	for _, r := range roots {
 		if !filepath.IsAbs(r) {
 			continue
 		}
 		r = filepath.Clean(r)
 		if real, err := filepath.EvalSymlinks(r); err == nil && real != r {
-			aliases = append(aliases, alias{real, r})
+			l.aliases = append(l.aliases, alias{real, r})
 		}
 	}
 	// The longest resolved root first: the project is under the home.
-	slices.SortFunc(aliases, func(a, b alias) int { return len(b.real) - len(a.real) })
+	slices.SortFunc(l.aliases, func(a, b alias) int { return len(b.real) - len(a.real) })
+	return &l
+}
+
+// linked is LinkedPaths of path against the linker's roots.
+func (l *linker) linked(path string) (resolved []string, link bool) {
+	if !filepath.IsAbs(path) || filepath.Clean(path) != path || procPaths.MatchString(path) {
+		return nil, false
+	}
+	aliases := l.aliases
 	add := func(p string) {
 		p = filepath.Clean(p)
 		for _, a := range aliases {
@@ -73,9 +102,11 @@ func LinkedPaths(path string, roots ...string) (resolved []string, link bool) {
 		}
 	}
 	cur := path
+	plain := false // cur is no link (or nothing at all)
 	for hop := 0; hop < maxLinkHops; hop++ {
 		fi, err := os.Lstat(cur)
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			plain = err == nil || errors.Is(err, fs.ErrNotExist)
 			break
 		}
 		link = link || hop == 0
@@ -89,13 +120,34 @@ func LinkedPaths(path string, roots ...string) (resolved []string, link bool) {
 		cur = filepath.Clean(target)
 		add(cur)
 	}
-	if real, ok := realPath(cur); ok {
+	if real, ok := l.realPath(cur, plain); ok {
 		add(real)
 	}
 	for i, p := range resolved {
 		resolved[i] = filepath.ToSlash(p)
 	}
 	return resolved, link
+}
+
+// realPath is realPath(p); when p's last component is no link (plain),
+// its directory resolved (once per linker) and the name as given.
+func (l *linker) realPath(p string, plain bool) (string, bool) {
+	dir := filepath.Dir(p)
+	if !plain || dir == p {
+		return realPath(p)
+	}
+	r, ok := l.dirs[dir]
+	if !ok {
+		r.real, r.ok = realPath(dir)
+		if l.dirs == nil {
+			l.dirs = map[string]resolvedDir{}
+		}
+		l.dirs[dir] = r
+	}
+	if !r.ok {
+		return "", false
+	}
+	return filepath.Join(r.real, filepath.Base(p)), true
 }
 
 // realPath is p with every link resolved; for a name that does not exist
@@ -127,4 +179,34 @@ func cutDir(p, dir string) (string, bool) {
 	}
 	rest, ok := strings.CutPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 	return rest, ok
+}
+
+// CommandLinks resolves, through symbolic links as LinkedPaths does, every
+// path the dialect reads from the words of a Bash or Monitor call's
+// command (claudecode.CommandPaths: the paths it reads and writes, its
+// redirections, after a cd, in a shell -c script), input being the call
+// input with claudecode.PathsKey saying where it runs. It returns, for
+// each path (absolute, as the dialect reads the word) that meets a link,
+// its other spellings: Claude Code 2.1.328 checks a Bash command's paths
+// through links (dialect section 9.5, row 41 of section 0.2), and the
+// dialect decides on every spelling. nil when no path meets a link. A
+// path under /proc/self or /dev/fd is never resolved (procPaths); a path
+// that does not resolve is decided as given.
+func CommandLinks(tool string, input json.RawMessage, workDir, home string) map[string][]string {
+	var out map[string][]string
+	var l *linker
+	for _, p := range claudecode.CommandPaths(tool, input) {
+		if l == nil {
+			l = newLinker([]string{workDir, home})
+		}
+		resolved, _ := l.linked(filepath.FromSlash(p))
+		if len(resolved) == 0 {
+			continue
+		}
+		if out == nil {
+			out = map[string][]string{}
+		}
+		out[p] = resolved
+	}
+	return out
 }

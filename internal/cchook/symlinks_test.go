@@ -2,6 +2,7 @@ package cchook
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,11 +99,13 @@ func TestLinkedPaths(t *testing.T) {
 		t.Errorf("CallInputLinked(Read relative ldir/s.txt) = %v", w)
 	}
 	// Nothing is added where no link is met, nor for a tool without a
-	// path, and CallInput never looks.
+	// path, and CallInput never looks. (A Bash command's paths are
+	// resolved since Claude Code 2.1.328 was seen checking them through
+	// links: TestDifferential/files-symlinks-bash-*; TestCommandLinks.)
 	for _, c := range []struct {
 		tool string
 		in   map[string]any
-	}{{"Read", map[string]any{"file_path": P("a.txt")}}, {"Bash", map[string]any{"command": "cat ls1.txt"}}} {
+	}{{"Read", map[string]any{"file_path": P("a.txt")}}, {"Bash", map[string]any{"command": "cat a.txt"}}, {"WebFetch", map[string]any{"url": "https://x/ls1.txt"}}} {
 		raw, _ := json.Marshal(c.in)
 		if a, b := CallInputLinked(c.tool, raw, proj, home, ""), CallInputAt(c.tool, raw, proj, home, ""); string(a) != string(b) {
 			t.Errorf("%s %s: %s, want %s", c.tool, raw, a, b)
@@ -111,5 +114,76 @@ func TestLinkedPaths(t *testing.T) {
 	in, _ := json.Marshal(map[string]any{"file_path": P("ls1.txt")})
 	if got := string(CallInput("Read", in, proj, home)); got != `{"file_path":"`+P("ls1.txt")+`","ledger:paths":{"home":"`+home+`","project":"`+proj+`"}}` {
 		t.Errorf("CallInput = %s", got)
+	}
+}
+
+// TestCommandLinks: the paths of a Bash command through symbolic links,
+// as Claude Code 2.1.328 checks them (dialect section 9.5; section 0.2 row
+// 41): each path the dialect reads from the command's words that meets a
+// link, with its other spellings, recorded under "linked".
+func TestCommandLinks(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj := filepath.Join(base, "proj")
+	home := filepath.Join(base, "home")
+	for _, d := range []string{filepath.Join(proj, "secret"), filepath.Join(proj, "locked"), filepath.Join(proj, "sub"), filepath.Join(home, "hs")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(proj, "secret", "s.txt"), filepath.Join(proj, "a.txt"), filepath.Join(home, "hs", "h.txt")} {
+		if err := os.WriteFile(f, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for l, target := range map[string]string{
+		filepath.Join(proj, "ls1.txt"):   "secret/s.txt",
+		filepath.Join(proj, "ldir"):      "secret",
+		filepath.Join(proj, "lldir"):     "locked",
+		filepath.Join(proj, "lh.txt"):    filepath.Join(home, "hs", "h.txt"),
+		filepath.Join(proj, "sub", "up"): "..",
+	} {
+		if err := os.Symlink(target, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	P := func(rel string) string { return filepath.ToSlash(filepath.Join(proj, rel)) }
+	linked := func(cmd, cwd string) map[string][]string {
+		where := map[string]any{"project": proj, "home": home}
+		if cwd != "" {
+			where["cwd"] = cwd
+		}
+		raw, _ := json.Marshal(map[string]any{"command": cmd, "ledger:paths": where})
+		return CommandLinks("Bash", raw, proj, home)
+	}
+	for _, c := range []struct {
+		cmd, cwd string
+		want     map[string][]string
+	}{
+		{"cat ls1.txt a.txt", "", map[string][]string{P("ls1.txt"): {P("secret/s.txt")}}},
+		{"wc -l < ldir/s.txt", "", map[string][]string{P("ldir/s.txt"): {P("secret/s.txt")}}},
+		{"echo x > lldir/new.txt", "", map[string][]string{P("lldir/new.txt"): {P("locked/new.txt")}}},
+		{"cd ldir && cat s.txt", "", map[string][]string{P("ldir"): {P("secret")}, P("ldir/s.txt"): {P("secret/s.txt")}}},
+		{"cat lh.txt", "", map[string][]string{P("lh.txt"): {filepath.ToSlash(filepath.Join(home, "hs", "h.txt"))}}},
+		{"cat up/ls1.txt", filepath.Join(proj, "sub"), map[string][]string{P("sub/up/ls1.txt"): {P("sub/up/secret/s.txt"), P("secret/s.txt")}}},
+		{"bash -c 'rm lldir/x'", "", map[string][]string{P("lldir/x"): {P("locked/x")}}},
+		{"cat a.txt /proc/self/cwd/ls1.txt", "", nil},
+		{"make ls1.txt", "", nil},
+	} {
+		if got := linked(c.cmd, c.cwd); !maps.EqualFunc(got, c.want, slices.Equal) {
+			t.Errorf("CommandLinks(%q) = %q, want %q", c.cmd, got, c.want)
+		}
+	}
+
+	// What a call records; CallInput never looks.
+	raw, _ := json.Marshal(map[string]any{"command": "cat ls1.txt"})
+	want := `{"command":"cat ls1.txt","ledger:paths":{"home":"` + home + `","linked":{"` + P("ls1.txt") + `":["` + P("secret/s.txt") + `"]},"project":"` + proj + `"}}`
+	if got := string(CallInputLinked("Bash", raw, proj, home, "")); got != want {
+		t.Errorf("CallInputLinked(Bash cat ls1.txt) = %s, want %s", got, want)
+	}
+	if got, want := string(CallInput("Bash", raw, proj, home)), `{"command":"cat ls1.txt","ledger:paths":{"home":"`+home+`","project":"`+proj+`"}}`; got != want {
+		t.Errorf("CallInput = %s, want %s", got, want)
 	}
 }

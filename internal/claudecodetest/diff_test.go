@@ -116,8 +116,8 @@ func (dc *dcase) shownInput(input map[string]any, base string) map[string]any {
 // paths case, the shown input with the project, HOME and added
 // directories under claudecode.PathsKey, the shell's directory cwd (the
 // call's PreToolUse cwd) when it is not the project, and the spellings of
-// the call's path through the run's symbolic links (read once the run is
-// over), as the ledger's hook gives it.
+// the call's path, or of its command's paths, through the run's symbolic
+// links (read once the run is over), as the ledger's hook gives it.
 func (dc *dcase) dialectInput(tool string, input map[string]any, base, cwd string) map[string]any {
 	if !dc.paths {
 		return input
@@ -147,6 +147,16 @@ func (dc *dcase) dialectInput(tool string, input map[string]any, base, cwd strin
 			if link {
 				ctx["link"] = true
 			}
+		} else if linked := cchook.CommandLinks(tool, raw, filepath.Join(base, "project"), filepath.Join(base, "home")); len(linked) > 0 {
+			// A Bash command's paths through the links.
+			m := make(map[string]any, len(linked))
+			for p, resolved := range linked {
+				for i, r := range resolved {
+					resolved[i] = strings.ReplaceAll(r, base, runBase)
+				}
+				m[strings.ReplaceAll(p, base, runBase)] = resolved
+			}
+			ctx["linked"] = m
 		}
 	}
 	if len(dc.addDirs) > 0 {

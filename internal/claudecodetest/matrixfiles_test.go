@@ -374,7 +374,7 @@ func matrixAgentRules() []dcase {
 func matrixFiles() []dcase {
 	var out []dcase
 	for _, f := range []func() []dcase{matrixFilePaths, matrixSearch, matrixSearchMore, matrixProtectedCase, matrixAfterCd, matrixReadAllow, matrixRuleForms, matrixGlobEdges, matrixBareRules, matrixPrecedence,
-		matrixDomains, matrixDomainTricks, matrixMCPRules, matrixNameCase, matrixAgentRules, matrixSymlinks} {
+		matrixDomains, matrixDomainTricks, matrixMCPRules, matrixNameCase, matrixAgentRules, matrixSymlinks, matrixBashSymlinks} {
 		out = append(out, f()...)
 	}
 	for i := range out {

@@ -65,3 +65,61 @@ func matrixSymlinks() []dcase {
 		sessions: []session{root([][]probe{search})}})
 	return out
 }
+
+// bashSymlinkFiles are the files matrixBashSymlinks' links point at.
+var bashSymlinkFiles = map[string]string{
+	"secret/s.txt": "s\n", "locked/keep.txt": "k\n", "locked/k2.txt": "k\n", "free/f2.txt": "f\n", ".vscode/s.json": "{}\n",
+	"../home/hsecret/h.txt": "h\n", "../outside/o.txt": "o\n", "../outside/o3.txt": "o\n", "../outside/od/.keep": "", "a.txt": "a\n",
+}
+
+// bashSymlinks are matrixBashSymlinks' links: path -> target.
+var bashSymlinks = map[string]string{
+	"ls1.txt":    "secret/s.txt",
+	"ls2.txt":    BaseToken + "/project/secret/s.txt",
+	"ldir":       "secret",
+	"lchain.txt": "ls1.txt",
+	"lh.txt":     BaseToken + "/home/hsecret/h.txt",
+	"ll.txt":     "locked/keep.txt",
+	"ll2.txt":    "locked/k2.txt",
+	"lldir":      "locked",
+	"lout.txt":   "../outside/o.txt",
+	"lrm.txt":    "../outside/o3.txt",
+	"lod":        "../outside/od",
+	"lfd":        "free",
+	"lfree.txt":  "free/f2.txt",
+	"lvd":        ".vscode",
+}
+
+// matrixBashSymlinks: the paths of Bash commands through symbolic links
+// (dialect section 0.2 row 41): reads (a command's files, an input
+// redirection, cp's source, after a cd) through links into a directory a
+// Read deny rule names; writes (touch, mkdir, rm, cp, sed -i, tee, output
+// redirections) through links into one an Edit deny rule names; and
+// links that lead out of the project or to a protected directory, which
+// the read-only scope and acceptEdits read.
+func matrixBashSymlinks() []dcase {
+	probes := shs(
+		// Reads under Read(./secret/**), Read(~/hsecret/**).
+		"cat ls1.txt", "cat ldir/s.txt", "head -1 lchain.txt", "cat ls2.txt", "cat lh.txt", "wc -l < ls1.txt",
+		"grep s ldir/s.txt", "cp ls1.txt cpl.txt", "cd ldir && cat s.txt", "sort ldir/*",
+		// Writes under Edit(./locked/**).
+		"touch lldir/t1.txt", "echo x > lldir/t2.txt", "echo x >> ll.txt", "mkdir lldir/m1", "cp a.txt lldir/c1.txt",
+		"sed -i s/k/x/ ll.txt", "tee lldir/t3.txt < a.txt", "rm ll2.txt",
+		// Out of the project, or protected, through a link.
+		"cat lout.txt", "touch lod/t5.txt", "echo x > lod/r1.txt", "mkdir lod/m2", "touch lvd/p.json",
+		"echo x > lvd/p2.json", "rm lrm.txt",
+		// Inside, through a link that stays inside.
+		"cat lfree.txt", "touch lfd/t4.txt", "echo x > lfd/r2.txt", "cat lfd/f2.txt")
+	var out []dcase
+	for _, m := range []string{"default", "acceptEdits", "bypassPermissions"} {
+		mode := m
+		if m == "default" {
+			mode = ""
+		}
+		out = append(out, dcase{name: "files-symlinks-bash-" + m, group: "files symlinks", paths: true, mode: mode,
+			settings: Settings{Deny: []string{"Read(./secret/**)", "Read(~/hsecret/**)", "Edit(./locked/**)"}},
+			files:    bashSymlinkFiles, links: bashSymlinks,
+			sessions: []session{root([][]probe{probes})}})
+	}
+	return out
+}
