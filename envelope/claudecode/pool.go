@@ -40,8 +40,8 @@ const (
 	codeDenyInScript      = "permission:deny_in_script"
 	codeRedirect          = "safety:redirect"
 	codePathScope         = "safety:path_scope"
-	codePreapproved       = "default:preapproved"
 	codeBackgroundOp      = "safety:background"
+	codePreapproved       = "default:preapproved"
 )
 
 // layer is one pool layer of section 7.2, in order.
@@ -112,9 +112,9 @@ type view struct {
 	// brief: the decision makes no trace and no trace details
 	// (DecideBrief).
 	brief bool
-
 	// noBare: bare Bash allow rules approve nothing (toolApproves).
 	noBare bool
+
 	agent      string
 	def        *agentDef
 	defMissing bool
