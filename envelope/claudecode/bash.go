@@ -65,6 +65,13 @@ const (
 // escapes outside quotes, backtick spans, ${...}, and the nesting of
 // ( { $( <( >(, so that operators inside any of them are not operators.
 func scanBash(cmd string) (cls []byte, broken bool) {
+	cls, broken, _ = scanBashHD(cmd)
+	return cls, broken
+}
+
+// scanBashHD is scanBash, and the line's here-documents (heredoc.go):
+// their bodies are marked clsHeredoc and not scanned.
+func scanBashHD(cmd string) (cls []byte, broken bool, hd *hdScan) {
 	const (
 		fParen = iota + 1 // ( $( <( >(
 		fBrace            // {
@@ -75,6 +82,7 @@ func scanBash(cmd string) (cls []byte, broken bool) {
 	cls = make([]byte, len(cmd))
 	var stackBuf [16]byte
 	stack := stackBuf[:0]
+	var arith []int // stack depths of open arithmetic (( ... ))
 	mark := func(i, n int, c byte) {
 		for k := i; k < i+n && k < len(cls); k++ {
 			cls[k] = c
@@ -119,7 +127,7 @@ func scanBash(cmd string) (cls []byte, broken bool) {
 		case c == '\'':
 			j := strings.IndexByte(cmd[i+1:], '\'')
 			if j < 0 {
-				return cls, true
+				return cls, true, hd
 			}
 			i += j + 2
 		case c == '"':
@@ -136,6 +144,9 @@ func scanBash(cmd string) (cls []byte, broken bool) {
 		case c == '$' && next == '(', (c == '<' || c == '>') && next == '(':
 			stack = append(stack, fParen)
 			mark(i, 2, clsOpener)
+			if c == '$' && i+2 < len(cmd) && cmd[i+2] == '(' {
+				arith = append(arith, len(stack)) // $(( ... )): << shifts
+			}
 			i += 2
 		case c == '$' && next == '{':
 			stack = append(stack, fParam)
@@ -143,6 +154,9 @@ func scanBash(cmd string) (cls []byte, broken bool) {
 		case c == '(':
 			stack = append(stack, fParen)
 			mark(i, 1, clsOpener)
+			if next == '(' {
+				arith = append(arith, len(stack)) // (( ... )): << shifts
+			}
 			i++
 		case c == '{':
 			stack = append(stack, fBrace)
@@ -153,11 +167,30 @@ func scanBash(cmd string) (cls []byte, broken bool) {
 				broken = true
 			} else {
 				stack = stack[:len(stack)-1]
+				if len(arith) > 0 && len(stack) < arith[len(arith)-1] {
+					arith = arith[:len(arith)-1]
+				}
 			}
 			i++
 		case c == '}' && (top == fBrace || top == fParam):
 			stack = stack[:len(stack)-1]
 			i++
+		case c == '<' && next == '<' && (i+2 >= len(cmd) || cmd[i+2] != '<') && (i == 0 || cmd[i-1] != '<') && len(arith) == 0:
+			// A here-document's operator: its body starts after the
+			// line's end.
+			if hd == nil {
+				hd = &hdScan{}
+			}
+			hd.start(cmd, i)
+			if len(stack) == 0 {
+				mark(i, 2, clsTop)
+			}
+			i += 2
+		case c == '\n' && hd != nil && len(hd.pending) > 0:
+			if len(stack) == 0 {
+				cls[i] = clsTop
+			}
+			i = hd.bodies(cmd, i, cls)
 		default:
 			if len(stack) == 0 {
 				cls[i] = clsTop
@@ -165,7 +198,7 @@ func scanBash(cmd string) (cls []byte, broken bool) {
 			i++
 		}
 	}
-	return cls, broken || len(stack) > 0
+	return cls, broken || len(stack) > 0, hd
 }
 
 // splitTop splits cmd into its top-level subcommands: pieces between the
@@ -194,6 +227,9 @@ func splitTop(cmd string, cls []byte) []bashSub {
 func splitTopOps(cmd string, cls []byte) (subs []bashSub, bad bool) {
 	start, nested := 0, false
 	emit := func(end int) {
+		for start < end && cls[start] == clsHeredoc {
+			start++ // a here-document's body is no command
+		}
 		piece := cmd[start:end]
 		// Trimmed of exactly the blanks the lead is measured by, so the
 		// piece's byte classes start at its first byte (other blanks, such
@@ -624,10 +660,10 @@ func tooComplex(cmd string) bool {
 
 // parseBash parses a command for the decision steps.
 func parseBash(cmd string) *bashLine {
-	cls, broken := scanBash(cmd)
+	cls, broken, hd := scanBashHD(cmd)
 	subs, bad := splitTopOps(cmd, cls)
-	l := &bashLine{broken: broken || bad || tooComplex(cmd), subs: subs}
-	segs := nestedSegments(cmd)
+	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken(), subs: subs}
+	segs := nestedSegments(hd.plain(cmd))
 	l.denyTexts = make([]string, 0, len(l.subs)+1+2*len(segs)) // room for every text below
 	for i := range l.subs {
 		s := &l.subs[i]

@@ -427,10 +427,10 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 	isCmd := t == toolBash || t == toolMonitor
 	if !out.ok && isCmd {
 		set(stepCriticalPath, envelope.Kept, "")
-		if l := c.bash(); l != nil && l.critical {
+		if arg, ok := c.removesCritical(v.e.c.dirs); ok {
 			out = decided(stepCriticalPath, envelope.Ask, envelope.Reason{Code: codeCriticalPath})
 			if !v.brief {
-				detail[stepCriticalPath] = "removes the critical path " + strconv.Quote(l.criticalArg)
+				detail[stepCriticalPath] = "removes the critical path " + strconv.Quote(arg)
 			}
 		}
 	}

@@ -10,9 +10,9 @@ import (
 // parseBashJoined is parseBash making every text with strings.Join and
 // splitting every word list's redirections word by word.
 func parseBashJoined(cmd string) *bashLine {
-	cls, broken := scanBash(cmd)
+	cls, broken, hd := scanBashHD(cmd)
 	subs, bad := splitTopOps(cmd, cls)
-	l := &bashLine{broken: broken || bad || tooComplex(cmd), subs: subs}
+	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken(), subs: subs}
 	for i := range l.subs {
 		s := &l.subs[i]
 		s.denyText = strings.Join(stripWords(s.words, stripDeny), " ")
@@ -36,7 +36,7 @@ func parseBashJoined(cmd string) *bashLine {
 			}
 		}
 	}
-	segs := nestedSegments(cmd)
+	segs := nestedSegments(hd.plain(cmd))
 	for _, seg := range segs {
 		stripped := stripWords(seg, stripDeny)
 		if t := strings.Join(stripped, " "); t != "" {

@@ -218,6 +218,7 @@ func matrix() []dcase {
 	out = append(out, matrixQuote3()...)
 	out = append(out, matrixCompound3()...)
 	out = append(out, matrixShell4()...)
+	out = append(out, matrixShell5()...)
 	out = append(out, matrixReadOnlyFlags()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

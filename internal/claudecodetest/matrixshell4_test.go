@@ -135,21 +135,16 @@ func matrixCritical4() []dcase {
 }
 
 // sh4Pending are cases that still disagree, kept out of the matrix until
-// the dialect reads them (run them by adding them to matrixShell4):
-// matrixHeredoc4, a here-document with a quoted delimiter is data (the CLI
-// runs cat <<'EOF' read-only and cat <<"EOF" + $(rm f) under Bash(rm:*);
-// the dialect asks, and denies) and text after the start line asks
-// (cat <<EOF; rm f, which the dialect denies and the CLI runs in
-// bypassPermissions); matrixCritical4, rm -rf /x/. and rm -rf /x/.. are
-// the critical paths they resolve to (the CLI asks in bypassPermissions,
-// the dialect runs them), and the CLI does not look through sudo (it runs
-// sudo rm -rf /x in bypassPermissions, the dialect asks).
-var sh4Pending = []func() []dcase{matrixHeredoc4, matrixCritical4}
+// the dialect reads them (run them by adding them to matrixShell4). None
+// now: matrixHeredoc4 and matrixCritical4 agree, or differ only as
+// testdata/deliberate.json says (section 0.2 rows 42 and 43;
+// matrixshell5_test.go has the rounds that followed).
+var sh4Pending = []func() []dcase{}
 
 // matrixShell4 is the round's cases.
 func matrixShell4() []dcase {
 	var out []dcase
-	for _, f := range []func() []dcase{matrixBackground4, matrixAllow4, matrixQuoteAllow4, matrixReadOnly4} {
+	for _, f := range []func() []dcase{matrixBackground4, matrixAllow4, matrixQuoteAllow4, matrixReadOnly4, matrixCritical4, matrixHeredoc4} {
 		out = append(out, f()...)
 	}
 	return out
