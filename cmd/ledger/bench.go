@@ -20,12 +20,6 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		// SIGTERM or SIGINT.
 		return bench.ServeNATS(ctx, args[1])
 	}
-	if len(args) == 2 && args[0] == bench.ServeProxyArg {
-		// The MCP section's bare proxy in a process of its own, which
-		// this command starts as 'ledger bench --serve-mcp-proxy URL': it
-		// prints its URL and serves until SIGTERM or SIGINT.
-		return bench.ServeProxy(ctx, args[1], stdout)
-	}
 	fl := newFlags("bench", "", "Measures the ledger side by side with raw JetStream and bbolt in one run on this machine:\n"+
 		"appends (one session: latency; 64 sessions: throughput; with fsync on every write and with the\n"+
 		"default sync interval), queries (in-process and over NATS against a raw request/reply), projection\n"+

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -55,11 +54,7 @@ const (
 // starts it (tool.checked with effect: true), durable before it is
 // forwarded. Gateway and direct requests alternate one by
 // one (the throughput rounds alternate), so drift cancels. One more row
-// runs the calls against a ledger that fsyncs every second. The
-// 64-session target rows run each server in a child process instead
-// (mcpAway: 'ledger serve --mcp', 'ledger mcp --listen' and the bare
-// proxy), when the bench runs as the ledger binary; the embedded
-// figures stay beside them, with no target.
+// runs the calls against a ledger that fsyncs every second.
 //
 // The goroutines of each part carry a pprof label "mcp" (client-direct,
 // client-gateway, upstream, gateway, ledger), by which a --cpuprofile can
@@ -183,94 +178,45 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	row.Note = "the proxy answers its own list (one tool), as the gateway answers from the list it keeps"
 	rep.add(row)
 
-	// The target rows' ways as deployed: the ledger a 'ledger serve
-	// --mcp' process (mcpAway), reached by a gateway in this process or
-	// serving its own, and the bare proxy of the serve --mcp row in a
-	// process of its own too. Without a ledger binary (under go test) the
-	// rows are the embedded ledger's and say so.
-	var extra []extraWay
-	var away *mcpAway
-	if cfg.Exe != "" {
-		if away, err = startMCPAway(ctx, cfg.Exe, filepath.Join(d, "away"), up.url, mcpSessions); err != nil {
-			return fmt.Errorf("the ledger process: %w", err)
-		}
-		defer away.close()
-		extra = []extraWay{
-			{key: "ledger-mcp", name: "through ledger mcp, a process of its own, to ledger serve, another", url: away.gp.url, tool: mcpExposed, session: mcpKey, cpu: away.gatewayCPU},
-			{key: "serve-mcp", name: "through serve --mcp, a process of its own", url: away.serveURL, tool: mcpExposed, session: mcpLocalKey, cpu: away.lp.cpu},
-			{key: "proxy-away", name: "through the bare proxy, a process of its own", url: away.pp.url, tool: mcpTool, cpu: away.pp.cpu},
-		}
-	}
 	g.steps.reset()
 	// The gateway's watch requests (one Watch per ledger session) during
 	// the 64-session rounds, counted by a plain subscription beside the
 	// API's queue group: each is a long poll, so they should be about one
 	// per change (turn start) or per --max-wait, not one per append.
-	watchNC := g.n.nc
-	if away != nil {
-		watchNC = away.lp.nc
-	}
 	var watches atomic.Int64
-	wsub, err := watchNC.Subscribe(wire.Subject(wire.EndpointWatch, mcpOwner), func(*nats.Msg) { watches.Add(1) })
+	wsub, err := g.n.nc.Subscribe(wire.Subject(wire.EndpointWatch, mcpOwner), func(*nats.Msg) { watches.Add(1) })
 	if err != nil {
 		return err
 	}
-	if err := watchNC.Flush(); err != nil {
+	if err := g.n.nc.Flush(); err != nil {
 		return err
 	}
 	phase := time.Now()
-	tp, err := mcpThroughput(ctx, cfg, up.url, g.url, g.localURL, px.url, extra, perSession, rounds)
+	tp, err := mcpThroughput(ctx, cfg, up.url, g.url, g.localURL, px.url, perSession, rounds)
 	_ = wsub.Unsubscribe()
 	phaseTook := time.Since(phase)
 	if err != nil {
 		return err
 	}
 	steps := g.steps.snapshot()
-	target := fmt.Sprintf("≥ 0.7x bare SDK proxy, %d sessions", mcpSessions)
-	met := func(r float64) bool { return r >= 0.7 }
-	ways := fmt.Sprintf("the %d ways taking turns", 4+len(extra))
-	gwName := fmt.Sprintf("tools/call, %d concurrent client sessions: throughput", mcpSessions)
-	localName := fmt.Sprintf("tools/call, %d concurrent client sessions, through the gateway in the ledger's process (serve --mcp): throughput", mcpSessions)
-	headline, headTook := tp.via, tp.viaTook
-	gwTarget, gwMet, localTarget, localMet := target, met, target, met
-	if away != nil {
-		lm, sm, pa := tp.extra["ledger-mcp"], tp.extra["serve-mcp"], tp.extra["proxy-away"]
-		how := fmt.Sprintf("raw = the bare SDK proxy with %d client sessions in a process of its own ('ledger bench %s'), measured in the same rounds; the client sessions and the upstream in the bench's process for both; %d calls each a round, %d rounds, %s; straight to the upstream %.0f calls/s; fsync on every write", mcpSessions, ServeProxyArg, perSession, rounds, ways, tp.direct)
-		row = ratioRow("mcp", gwName, lm.rate, pa.rate, "calls/s", target, met)
-		row.Note = "'ledger mcp --listen' a process, reaching 'ledger serve' (another) over NATS on loopback TCP; " + how
-		if lm.cpuOK && pa.cpuOK {
-			row.Note += cpuNote(lm.use, pa.use) + " (the children's CPU added)"
-		}
-		rep.add(row)
-		row = ratioRow("mcp", localName, sm.rate, pa.rate, "calls/s", target, met)
-		row.Note = "'ledger serve --mcp' a process, its gateway asking the API in its process, no NATS hop; " + how
-		if sm.cpuOK && pa.cpuOK {
-			row.Note += cpuNote(sm.use, pa.use) + " (the children's CPU added)"
-		}
-		rep.add(row)
-		headline, headTook = lm.rate, lm.took
-		gwName = fmt.Sprintf("tools/call, %d concurrent client sessions, the ledger embedded in the bench's process: throughput", mcpSessions)
-		localName = fmt.Sprintf("tools/call, %d concurrent client sessions, through the gateway in the ledger's process (serve --mcp), the ledger embedded in the bench's process: throughput", mcpSessions)
-		gwTarget, gwMet, localTarget, localMet = "", nil, "", nil
-	}
-	row = ratioRow("mcp", gwName, tp.via, tp.proxy, "calls/s", gwTarget, gwMet)
-	row.Note = fmt.Sprintf("raw = the bare SDK proxy with %d client sessions, measured in this run; the gateway reaches the bench's embedded ledger over NATS on loopback TCP (its append rounds share one Go scheduler with the client sessions, the upstream and the gateway); %d MCP client sessions each way, %d calls each a round, %d rounds, %s; fsync on every write", mcpSessions, mcpSessions, perSession, rounds, ways)
+	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions: throughput", mcpSessions), tp.via, tp.proxy, "calls/s", fmt.Sprintf("≥ 0.7x bare SDK proxy, %d sessions", mcpSessions), func(r float64) bool { return r >= 0.7 })
+	row.Note = fmt.Sprintf("raw = the bare SDK proxy with %d client sessions, measured in this run; %d MCP client sessions each way (one ledger session each through the gateway), %d calls each a round, %d rounds, the four ways (with the gateway in the ledger's process) taking turns; straight to the upstream %.0f calls/s; fsync on every write", mcpSessions, mcpSessions, perSession, rounds, tp.direct)
 	if tp.use.ok {
 		row.Note += cpuNote(tp.use.via, tp.use.proxy)
 	}
 	rep.add(row)
-	row = ratioRow("mcp", localName, tp.local, tp.proxy, "calls/s", localTarget, localMet)
-	row.Note = "raw = the bare SDK proxy with as many client sessions, measured in the same rounds; the gateway asks the API in its process, no NATS hop, the ledger embedded in the bench's process with the client sessions and the upstream; " + ways
+	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions, through the gateway in the ledger's process (serve --mcp): throughput", mcpSessions), tp.local, tp.proxy, "calls/s", fmt.Sprintf("≥ 0.7x bare SDK proxy, %d sessions", mcpSessions), func(r float64) bool { return r >= 0.7 })
+	row.Note = "raw = the bare SDK proxy with as many client sessions, measured in the same rounds; the gateway asks the API in its process, no NATS hop; the four ways taking turns"
 	if tp.use.ok {
 		row.Note += cpuNote(tp.use.local, tp.use.proxy)
 	}
 	rep.add(row)
-	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions, against straight to the upstream", mcpSessions), headline, tp.direct, "calls/s", "", nil)
+	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions, against straight to the upstream", mcpSessions), tp.via, tp.direct, "calls/s", "", nil)
 	row.Note = "the comparison of the earlier runs (docs/bench.md)"
 	rep.add(row)
 	steps.rows(rep, fmt.Sprintf(", %d sessions", mcpSessions), false)
 	row = absRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions: the gateway's watch requests per call", mcpSessions), float64(watches.Load())/tp.calls, "", "", nil)
-	row.Note = fmt.Sprintf("%d watch requests (one Watch per ledger session, a long poll each) in the %.1f s of the 64-session phase (sessions dialled, every way's rounds), %.0f a second; %.0f calls through the gateway (each one record, the recorded check) in %.1f s of it", watches.Load(), phaseTook.Seconds(), float64(watches.Load())/phaseTook.Seconds(), tp.calls, headTook.Seconds())
+	row.Note = fmt.Sprintf("%d watch requests (one Watch per ledger session, a long poll each) in the %.1f s of the 64-session phase (sessions dialled, the three ways' rounds), %.0f a second; %.0f calls through the gateway (each one record, the recorded check) in %.1f s of it", watches.Load(), phaseTook.Seconds(), float64(watches.Load())/phaseTook.Seconds(), tp.calls, tp.viaTook.Seconds())
 	rep.add(row)
 
 	// The same calls against a ledger that fsyncs every second (serve
@@ -572,8 +518,6 @@ type throughput struct {
 	via, proxy, direct float64
 	// local is the gateway in the ledger's process (serve --mcp).
 	local float64
-	// extra are the ways in other processes (extraWay), by key.
-	extra map[string]extraResult
 	// calls is how many calls each way made in the timed rounds; viaTook
 	// is the gateway's rounds' time.
 	calls   float64
@@ -616,11 +560,10 @@ func cpuNote(gw, proxy cpuUse) string {
 // ledger session each), and returns the calls per second of each way over
 // rounds rounds of perSession calls on every session at once, the three
 // ways taking turns (and turns at going first).
-func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxURL string, extra []extraWay, perSession, rounds int) (tp throughput, err error) {
+func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxURL string, perSession, rounds int) (tp throughput, err error) {
 	var directs, vias, locals, pxs []*mcp.ClientSession
-	others := make([][]*mcp.ClientSession, len(extra))
 	defer func() {
-		for _, cs := range slices.Concat(append([][]*mcp.ClientSession{directs, vias, locals, pxs}, others...)...) {
+		for _, cs := range slices.Concat(directs, vias, locals, pxs) {
 			cs.Close()
 		}
 	}()
@@ -642,33 +585,17 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxU
 			return tp, fmt.Errorf("the proxy: %w", err)
 		}
 		pxs = append(pxs, cs)
-		for k, x := range extra {
-			var key events.SessionKey
-			if x.session != nil {
-				key = x.session(i)
-			}
-			if cs, err = dialMCP(ctx, x.url, key, "client-"+x.key); err != nil {
-				return tp, fmt.Errorf("%s: %w", x.name, err)
-			}
-			others[k] = append(others[k], cs)
-		}
 	}
-	type way struct {
+	ways := []struct {
 		name, tool, label string
 		sessions          []*mcp.ClientSession
 		took              time.Duration
 		use               cpuUse
-		// other is the CPU time of another process the way uses.
-		other func() (time.Duration, bool)
-	}
-	ways := []way{
+	}{
 		{name: "straight to the upstream", tool: mcpTool, label: "client-direct", sessions: directs},
 		{name: "through the gateway", tool: mcpExposed, label: "client-gateway", sessions: vias},
 		{name: "through the proxy", tool: mcpTool, label: "client-proxy", sessions: pxs},
 		{name: "through the gateway in the ledger's process", tool: mcpExposed, label: "client-gateway-local", sessions: locals},
-	}
-	for k, x := range extra {
-		ways = append(ways, way{name: x.name, tool: x.tool, label: "client-" + x.key, sessions: others[k], other: x.cpu})
 	}
 	_, cpuOK := processCPU()
 	// One call on every session first: the gateway joins each ledger
@@ -682,13 +609,11 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxU
 		for k := range ways {
 			w := &ways[(r+k)%len(ways)]
 			cpu0, _ := processCPU()
-			other0 := otherCPU(w.other)
 			d, err := burst(ctx, w.sessions, w.tool, w.label, perSession)
 			if err != nil {
 				return tp, fmt.Errorf("%s: %w", w.name, err)
 			}
 			cpu1, _ := processCPU()
-			cpu1 += otherCPU(w.other) - other0
 			w.took += d
 			w.use.cpu += cpu1 - cpu0
 			w.use.wall += d
@@ -699,42 +624,7 @@ func mcpThroughput(ctx context.Context, cfg *Config, upURL, gwURL, localURL, pxU
 	cfg.logf("bench: mcp: %d sessions: gateway %v, in the ledger's process %v, proxy %v, direct %v for %.0f calls each", mcpSessions, ways[1].took.Round(time.Millisecond), ways[3].took.Round(time.Millisecond), ways[2].took.Round(time.Millisecond), ways[0].took.Round(time.Millisecond), total)
 	tp = throughput{via: total / ways[1].took.Seconds(), proxy: total / ways[2].took.Seconds(), direct: total / ways[0].took.Seconds(), local: total / ways[3].took.Seconds(), calls: total, viaTook: ways[1].took}
 	tp.use.via, tp.use.proxy, tp.use.local, tp.use.ok = ways[1].use, ways[2].use, ways[3].use, cpuOK
-	tp.extra = map[string]extraResult{}
-	for k, x := range extra {
-		w := ways[4+k]
-		_, ok := x.cpu()
-		tp.extra[x.key] = extraResult{rate: total / w.took.Seconds(), took: w.took, use: w.use, cpuOK: cpuOK && ok}
-		cfg.logf("bench: mcp: %d sessions: %s %v", mcpSessions, x.name, w.took.Round(time.Millisecond))
-	}
 	return tp, nil
-}
-
-// extraWay is a way of the 64-session rounds that runs in another process
-// (or whose ledger does): key names it (and labels its client sessions
-// client-key), url is its MCP endpoint, session the ledger session of its
-// i-th client session (nil: none), cpu the other process's CPU time.
-type extraWay struct {
-	key, name, url, tool string
-	session              func(i int) events.SessionKey
-	cpu                  func() (time.Duration, bool)
-}
-
-// extraResult is an extraWay's calls a second over its rounds, their time
-// and their CPU (this process's and the other's).
-type extraResult struct {
-	rate  float64
-	took  time.Duration
-	use   cpuUse
-	cpuOK bool
-}
-
-// otherCPU is what f says, 0 without f or an answer.
-func otherCPU(f func() (time.Duration, bool)) time.Duration {
-	if f == nil {
-		return 0
-	}
-	d, _ := f()
-	return d
 }
 
 // burst makes n calls of tool on every session at once, one goroutine a
@@ -968,148 +858,63 @@ func startMCPGateway(ctx context.Context, ec natslog.EmbeddedConfig, dir, upURL 
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]events.SessionKey, 0, 2*sessions)
-	for i := 0; i < sessions; i++ {
-		keys = append(keys, mcpKey(i), mcpLocalKey(i))
-	}
-	if err := setUpMCPLedger(ctx, g.n.nc, keys); err != nil {
-		return nil, err
-	}
-	// As 'ledger mcp' connects to 'ledger serve': over TCP.
-	labelled("gateway", func() { g.nc, err = nats.Connect(g.n.ns.ClientURL(), nats.Name("ledger mcp (bench)")) })
-	if err != nil {
-		return nil, err
-	}
-	if g.gw, g.srv, g.url, err = serveMCPGateway(upURL, client.New(g.nc, client.Options{Owner: mcpOwner}), g.steps.observe, "gateway"); err != nil {
-		return nil, err
-	}
-	if g.local, g.localSrv, g.localURL, err = serveMCPGateway(upURL, client.NewOn(g.n.srv, client.Options{Owner: mcpOwner}), g.localSteps.observe, "gateway-local"); err != nil {
-		return nil, err
-	}
-	return g, nil
-}
-
-// setUpMCPLedger sets the claude-code policy that allows the echo tool,
-// and starts keys as the gateway's owner, each at its first turn.
-func setUpMCPLedger(ctx context.Context, nc *nats.Conn, keys []events.SessionKey) error {
-	ops := client.New(nc, client.Options{})
+	ops := client.New(g.n.nc, client.Options{})
 	doc, _ := json.Marshal(map[string]any{"permissions": map[string]any{"allow": []string{"mcp__" + mcpServer}}})
 	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "claude-code", Document: doc, Catalogue: []string{mcpLedgerName}})); err != nil {
-		return fmt.Errorf("policy: %w", err)
+		return nil, fmt.Errorf("policy: %w", err)
 	}
-	orch := client.New(nc, client.Options{Owner: mcpOwner})
-	for _, key := range keys {
-		if _, err := orch.Append(ctx, client.Start(key, events.StartedData{Agent: "main"})); err != nil {
-			return fmt.Errorf("session %s: %w", key, err)
-		}
-		if _, err := orch.Append(ctx, client.Turn(key, events.TurnData{Turn: 1})); err != nil {
-			return fmt.Errorf("session %s: %w", key, err)
+	orch := client.New(g.n.nc, client.Options{Owner: mcpOwner})
+	for i := 0; i < sessions; i++ {
+		for _, key := range []events.SessionKey{mcpKey(i), mcpLocalKey(i)} {
+			if _, err := orch.Append(ctx, client.Start(key, events.StartedData{Agent: "main"})); err != nil {
+				return nil, fmt.Errorf("session %s: %w", key, err)
+			}
+			if _, err := orch.Append(ctx, client.Turn(key, events.TurnData{Turn: 1})); err != nil {
+				return nil, fmt.Errorf("session %s: %w", key, err)
+			}
 		}
 	}
-	return nil
-}
-
-// serveMCPGateway serves a gateway in front of the upstream on a loopback
-// port, asking ledger, its goroutines labelled label.
-func serveMCPGateway(upURL string, ledger *client.Client, observe func(string, time.Duration), label string) (gw *mcpgw.Gateway, srv *http.Server, url string, err error) {
 	gcfg, err := mcpgw.ParseConfig(fmt.Appendf(nil, `{"servers": {%q: {"url": %q}}, "session": {"from": "header"}}`, mcpServer, upURL))
 	if err != nil {
-		return nil, nil, "", err
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, nil, "", err
+		return nil, err
 	}
-	labelled(label, func() {
-		if gw, err = mcpgw.New(gcfg, mcpgw.Options{Ledger: ledger, Observe: observe}); err != nil {
+	g.url = "http://" + ln.Addr().String() + "/mcp"
+	labelled("gateway", func() {
+		// As 'ledger mcp' connects to 'ledger serve': over TCP.
+		if g.nc, err = nats.Connect(g.n.ns.ClientURL(), nats.Name("ledger mcp (bench)")); err != nil {
 			return
 		}
-		srv = &http.Server{Handler: gw.Handler(""), ReadHeaderTimeout: mcpHeaderTimeout}
-		go func() { _ = srv.Serve(ln) }()
+		if g.gw, err = mcpgw.New(gcfg, mcpgw.Options{Ledger: client.New(g.nc, client.Options{Owner: mcpOwner}), Observe: g.steps.observe}); err != nil {
+			return
+		}
+		g.srv = &http.Server{Handler: g.gw.Handler(""), ReadHeaderTimeout: mcpHeaderTimeout}
+		go func() { _ = g.srv.Serve(ln) }()
 	})
 	if err != nil {
 		ln.Close()
-		return nil, nil, "", err
-	}
-	return gw, srv, "http://" + ln.Addr().String() + "/mcp", nil
-}
-
-// mcpAway is the 64-session target rows' servers as deployed, each a
-// child process: 'ledger serve --mcp' (ledgerProcess), which serves a
-// gateway in its own process (the serve --mcp row, on mcpLocalKey's
-// sessions); 'ledger mcp --listen' (gatewayProcess), reaching it over
-// NATS on loopback TCP (on mcpKey's); and the bare proxy (proxyProcess),
-// their floor. The client sessions and the upstream stay in the bench's
-// process. With everything in the bench's process (mcpGateway), the
-// ledger's append rounds wait in one Go scheduler's run queue behind the
-// goroutines of the 64 client sessions, the upstream and the gateway,
-// which no deployment does (docs/bench.md, "MCP gateway, issue 28: the
-// servers in processes of their own").
-type mcpAway struct {
-	lp *ledgerProcess
-	gp *gatewayProcess
-	pp *proxyProcess
-	// serveURL is serve --mcp's gateway.
-	serveURL string
-}
-
-func startMCPAway(ctx context.Context, exe, dir, upURL string, sessions int) (a *mcpAway, err error) {
-	a = &mcpAway{}
-	defer func() {
-		if err != nil {
-			a.close()
-			a = nil
-		}
-	}()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	conf := filepath.Join(dir, "mcp.json")
-	if err := os.WriteFile(conf, fmt.Appendf(nil, `{"servers": {%q: {"url": %q}}, "session": {"from": "header"}}`, mcpServer, upURL), 0o600); err != nil {
-		return nil, err
-	}
-	mcpAddr, err := freeLoopback()
+	lln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	if a.lp, err = startLedgerProcess(ctx, exe, dir, "--mcp", conf, "--mcp-listen", mcpAddr, "--mcp-owner", mcpOwner); err != nil {
+	g.localURL = "http://" + lln.Addr().String() + "/mcp"
+	labelled("gateway-local", func() {
+		if g.local, err = mcpgw.New(gcfg, mcpgw.Options{Ledger: client.NewOn(g.n.srv, client.Options{Owner: mcpOwner}), Observe: g.localSteps.observe}); err != nil {
+			return
+		}
+		g.localSrv = &http.Server{Handler: g.local.Handler(""), ReadHeaderTimeout: mcpHeaderTimeout}
+		go func() { _ = g.localSrv.Serve(lln) }()
+	})
+	if err != nil {
+		lln.Close()
 		return nil, err
 	}
-	a.serveURL = "http://" + mcpAddr + "/mcp"
-	keys := make([]events.SessionKey, 0, 2*sessions)
-	for i := 0; i < sessions; i++ {
-		keys = append(keys, mcpKey(i), mcpLocalKey(i))
-	}
-	if err := setUpMCPLedger(ctx, a.lp.nc, keys); err != nil {
-		return nil, err
-	}
-	if a.gp, err = startGatewayProcess(ctx, exe, conf, a.lp.url, mcpOwner); err != nil {
-		return nil, err
-	}
-	if a.pp, err = startProxyProcess(ctx, exe, upURL); err != nil {
-		return nil, err
-	}
-	return a, nil
-}
-
-// gatewayCPU is the CPU time so far of 'ledger mcp' and the ledger it
-// reaches.
-func (a *mcpAway) gatewayCPU() (time.Duration, bool) {
-	g, ok1 := a.gp.cpu()
-	l, ok2 := a.lp.cpu()
-	return g + l, ok1 && ok2
-}
-
-func (a *mcpAway) close() {
-	if a.pp != nil {
-		a.pp.close()
-	}
-	if a.gp != nil {
-		a.gp.close()
-	}
-	if a.lp != nil {
-		a.lp.close()
-	}
+	return g, nil
 }
 
 // close stops it all; a second close does nothing.
