@@ -85,22 +85,7 @@ func (g *gen) conversationDoc() map[string]any {
 		if !g.p(0.7) {
 			continue
 		}
-		groups := map[string]any{}
-		for _, gid := range ids {
-			if !g.p(0.3) {
-				continue
-			}
-			e := map[string]any{}
-			if g.p(0.85) {
-				t := map[string]any{}
-				g.scope(t, 0.35, 0.15, 0.7)
-				e["tools"] = t
-			}
-			if g.p(0.3) {
-				e["toolsBySender"] = g.senders()
-			}
-			groups[gid] = e
-		}
+		groups := g.channelGroups(ids, groupOdds{in: 0.3, tools: 0.85, allow: 0.35, also: 0.15, deny: 0.7, senders: 0.3})
 		ch[c] = map[string]any{"groups": groups}
 	}
 	doc["channels"] = ch

@@ -118,25 +118,7 @@ func (g *gen) edgeChannels() map[string]any {
 		if !g.p(0.3) {
 			continue
 		}
-		groups := map[string]any{}
-		for _, gid := range edgeGroupIDs {
-			if !g.p(0.3) {
-				continue
-			}
-			e := map[string]any{}
-			switch {
-			case g.p(0.1):
-				e["tools"] = map[string]any{}
-			case g.p(0.85):
-				t := map[string]any{}
-				g.scope(t, 0.35, 0.2, 0.7)
-				e["tools"] = t
-			}
-			if g.p(0.35) {
-				e["toolsBySender"] = g.senders()
-			}
-			groups[gid] = e
-		}
+		groups := g.channelGroups(edgeGroupIDs, groupOdds{in: 0.3, empty: 0.1, tools: 0.85, allow: 0.35, also: 0.2, deny: 0.7, senders: 0.35})
 		ch[c] = map[string]any{"groups": groups}
 	}
 	return ch

@@ -159,6 +159,38 @@ func (g *gen) sandboxTools() map[string]any {
 	return map[string]any{"tools": s}
 }
 
+// groupOdds are the odds channelGroups draws with: each id is a group with
+// in; its tools are empty with empty (0 draws nothing), else a scope (allow,
+// also and deny, as scope takes them) with tools; its toolsBySender with
+// senders.
+type groupOdds struct{ in, empty, tools, allow, also, deny, senders float64 }
+
+// channelGroups draws one channel's groups among ids, in the order the
+// families have always drawn them (a family's seeded lineages do not
+// change with it).
+func (g *gen) channelGroups(ids []string, o groupOdds) map[string]any {
+	groups := map[string]any{}
+	for _, gid := range ids {
+		if !g.p(o.in) {
+			continue
+		}
+		e := map[string]any{}
+		switch {
+		case o.empty > 0 && g.p(o.empty):
+			e["tools"] = map[string]any{}
+		case g.p(o.tools):
+			t := map[string]any{}
+			g.scope(t, o.allow, o.also, o.deny)
+			e["tools"] = t
+		}
+		if g.p(o.senders) {
+			e["toolsBySender"] = g.senders()
+		}
+		groups[gid] = e
+	}
+	return groups
+}
+
 func (g *gen) senders() map[string]any {
 	if g.edges && g.p(0.7) {
 		return g.edgeSenderMap()
@@ -303,22 +335,7 @@ func (g *gen) doc() map[string]any {
 			if !g.p(0.6) {
 				continue
 			}
-			groups := map[string]any{}
-			for _, gid := range []string{"g1", "*"} {
-				if !g.p(0.6) {
-					continue
-				}
-				e := map[string]any{}
-				if g.p(0.8) {
-					t := map[string]any{}
-					g.scope(t, 0.3, 0.2, 0.6)
-					e["tools"] = t
-				}
-				if g.p(0.3) {
-					e["toolsBySender"] = g.senders()
-				}
-				groups[gid] = e
-			}
+			groups := g.channelGroups([]string{"g1", "*"}, groupOdds{in: 0.6, tools: 0.8, allow: 0.3, also: 0.2, deny: 0.6, senders: 0.3})
 			ch[c] = map[string]any{"groups": groups}
 		}
 		doc["channels"] = ch
