@@ -234,7 +234,11 @@ func (w *writes) encode(cache *envelopes) error {
 		}
 	}
 	w.values = nil
-	return err
+	if err != nil {
+		return err
+	}
+	w.order()
+	return nil
 }
 
 // parallel calls f for 0..n-1, a share on each processor.
