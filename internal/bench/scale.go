@@ -184,6 +184,7 @@ func rebuildRows(ctx context.Context, cfg *Config, rep *Report, n *node) error {
 	if err := settle(n); err != nil {
 		return err
 	}
+	live := liveHeap()
 	restore := replay.TuneGC()
 	gc0, all0 := cpuClasses()
 	t0 := time.Now()
@@ -205,8 +206,9 @@ func rebuildRows(ctx context.Context, cfg *Config, rep *Report, n *node) error {
 	if v, ok := os.LookupEnv("GOGC"); ok {
 		gogc = v // TuneGC left it alone
 	}
-	row.Note = fmt.Sprintf("as ledger replay runs it, GOGC %s; the collector took %.0f%% of the process's CPU meanwhile; raw %.0f before and %.0f after",
-		gogc, 100*(gc1-gc0)/max(all1-all0, 1e-9), before, after)
+	row.Note = fmt.Sprintf("as ledger replay runs it, GOGC %s; the collector took %.0f%% of the process's CPU meanwhile; raw %.0f before and %.0f after; "+
+		"the process's live heap before it %.0f MB (the bench's own ledger and server; a heap goal GOGC times larger is memory the rebuild faults in fresh)",
+		gogc, 100*(gc1-gc0)/max(all1-all0, 1e-9), before, after, float64(live)/(1<<20))
 	rep.add(row)
 	row = absRow("rebuild", fmt.Sprintf("%d records: rebuild time", head), rebuild.Seconds(), "s", "", nil)
 	if head >= 1_000_000 {
@@ -216,6 +218,17 @@ func rebuildRows(ctx context.Context, cfg *Config, rep *Report, n *node) error {
 	}
 	rep.add(row)
 	return nil
+}
+
+// liveHeap is the heap the last collection found live, in bytes (0 when
+// the runtime does not say).
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 // cpuClasses is the CPU time the garbage collector and the whole process
