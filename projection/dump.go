@@ -13,13 +13,16 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 )
 
@@ -178,7 +181,15 @@ func (s *State) writeDumpFrom(w io.Writer, each func(bucket []byte, fn func(k, v
 		baseJSON[string(k)] = v
 		return nil
 	})
-	base := toolSetBases(func(k []byte) ([]byte, error) { return baseJSON[string(k)], nil })
+	// The bases are decoded once each, by whichever of object's
+	// goroutines needs one first.
+	var baseMu sync.Mutex
+	decodeBase := toolSetBases(func(k []byte) ([]byte, error) { return baseJSON[string(k)], nil })
+	base := func(k []byte) (envelope.ToolSet, error) {
+		baseMu.Lock()
+		defer baseMu.Unlock()
+		return decodeBase(k)
+	}
 	e = d.entries(bucketToolSets, func(v []byte) ([]byte, error) {
 		js, err := expandToolSet(v, base)
 		if err != nil {
@@ -338,22 +349,48 @@ func (d *dumper) object(e map[string]lazy) {
 	}
 	slices.SortFunc(keys, compareUTF16)
 	d.raw("{")
-	for i, k := range keys {
-		if i > 0 {
-			d.raw(",")
+	// The values are encoded a block of keys at a time, the block's keys
+	// shared among the processors, and written in key order: the same
+	// bytes as one after another (TestDumpBlocksInOrder), the first error
+	// in key order kept, and at most a block of values in memory at once.
+	vals, errs := make([][]byte, min(len(keys), dumpBlock)), make([]error, min(len(keys), dumpBlock))
+	for start := 0; start < len(keys) && d.err == nil; start += dumpBlock {
+		block := keys[start:min(start+dumpBlock, len(keys))]
+		workers := min(runtime.GOMAXPROCS(0), 1+len(block)/dumpApart)
+		var wg sync.WaitGroup
+		for g := range workers {
+			wg.Go(func() {
+				for i := g; i < len(block); i += workers {
+					vals[i], errs[i] = e[block[i]].bytes()
+				}
+			})
 		}
-		d.key.Reset()
-		events.WriteString(&d.key, k)
-		d.key.WriteByte(':')
-		d.put(d.key.Bytes())
-		v, err := e[k].bytes()
-		if err != nil && d.err == nil {
-			d.err = err
+		wg.Wait()
+		for i, k := range block {
+			if start+i > 0 {
+				d.raw(",")
+			}
+			d.key.Reset()
+			events.WriteString(&d.key, k)
+			d.key.WriteByte(':')
+			d.put(d.key.Bytes())
+			if errs[i] != nil && d.err == nil {
+				d.err = errs[i]
+			}
+			d.put(vals[i])
+			vals[i], errs[i] = nil, nil
 		}
-		d.put(v)
 	}
 	d.raw("}")
 }
+
+// dumpBlock is how many values of an object a dump encodes at a time, and
+// dumpApart how many of them make a processor's share (fewer are encoded
+// on one).
+const (
+	dumpBlock = 1024
+	dumpApart = 128
+)
 
 // compareUTF16 orders strings by their UTF-16 code units, as canonical
 // JSON orders object keys. That is byte order except where a character
