@@ -444,25 +444,60 @@ func firstUnit(r rune) rune {
 // (TestStoreDumpMatchesMarshal, TestDumpLineMatchesMarshal).
 func (st *Store) Dump(w io.Writer) error {
 	return st.db.View(func(tx *bolt.Tx) error {
-		var line []byte
 		bases := tx.Bucket(bucketToolSetBases)
-		base := toolSetBases(func(k []byte) ([]byte, error) { return bases.Get(k), nil })
+		var baseMu sync.Mutex
+		decodeBase := toolSetBases(func(k []byte) ([]byte, error) { return bases.Get(k), nil })
+		base := func(k []byte) (envelope.ToolSet, error) {
+			baseMu.Lock()
+			defer baseMu.Unlock()
+			return decodeBase(k)
+		}
+		// The lines are made a block of entries at a time, the block
+		// shared among the processors, and written in the bucket's order
+		// (TestStoreDumpMatchesMarshal); the keys and values stay valid,
+		// mapped, until the transaction ends.
+		type entry struct{ k, v []byte }
+		block, lines := make([]entry, 0, dumpBlock), make([][]byte, dumpBlock)
+		flush := func(name []byte) error {
+			workers := min(runtime.GOMAXPROCS(0), 1+len(block)/dumpApart)
+			var wg sync.WaitGroup
+			for g := range workers {
+				wg.Go(func() {
+					for i := g; i < len(block); i += workers {
+						v := block[i].v
+						if string(name) == string(bucketToolSets) {
+							// The set, as the store held it before version
+							// 5; an entry that does not join shows as stored.
+							if js, err := expandToolSet(v, base); err == nil {
+								v = js
+							}
+						}
+						lines[i] = appendDumpLine(lines[i][:0], name, block[i].k, v)
+					}
+				})
+			}
+			wg.Wait()
+			for i := range block {
+				if _, err := w.Write(lines[i]); err != nil {
+					return err
+				}
+			}
+			block = block[:0]
+			return nil
+		}
 		for _, name := range dumpOrder {
 			err := tx.Bucket(name).ForEach(func(k, v []byte) error {
 				if string(name) == string(bucketMeta) && string(k) == string(sumsKey) {
 					return nil // not state: how the file checks itself (check.go)
 				}
-				if string(name) == string(bucketToolSets) {
-					// The set, as the store held it before version 5; an
-					// entry that does not join shows as stored.
-					if js, err := expandToolSet(v, base); err == nil {
-						v = js
-					}
+				if block = append(block, entry{k, v}); len(block) == dumpBlock {
+					return flush(name)
 				}
-				line = appendDumpLine(line[:0], name, k, v)
-				_, err := w.Write(line)
-				return err
+				return nil
 			})
+			if err == nil {
+				err = flush(name)
+			}
 			if err != nil {
 				return err
 			}

@@ -7,3 +7,6 @@ var MaxSessions = &maxSessions
 // RebuildDropGrowth lets tests make a rebuild drop its pages after a
 // growth of a few pages.
 var RebuildDropGrowth = &rebuildDropGrowth
+
+// DumpBlock is how many entries Store.Dump and a dump object encode at a time.
+const DumpBlock = dumpBlock

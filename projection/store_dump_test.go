@@ -52,8 +52,19 @@ func TestStoreDumpMatchesMarshal(t *testing.T) {
 		}
 		return h.log
 	}
+	// Enough sessions for several of Dump's blocks in the big buckets.
+	large := func(t *testing.T) []*events.Record {
+		h := &harness{t: t, st: projection.New(dialects)}
+		for _, ev := range workload.Sessions(300) {
+			h.mustAppend(string(ev))
+		}
+		if len(h.log) < 2*projection.DumpBlock {
+			t.Fatalf("%d records: fewer than two blocks of the log bucket", len(h.log))
+		}
+		return h.log
+	}
 	logs := map[string]func(*testing.T) []*events.Record{
-		"sample": sampleLog, "effects": effectsLog, "odd": oddLog, "workload": wl,
+		"sample": sampleLog, "effects": effectsLog, "odd": oddLog, "workload": wl, "workload-large": large,
 	}
 	for name, mk := range logs {
 		t.Run(name, func(t *testing.T) {
