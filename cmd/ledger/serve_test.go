@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,20 +82,31 @@ func TestServeAPIAndMetrics(t *testing.T) {
 	if c, err := acme.Check(ctx, "agent:main:main", "read"); err != nil || c.Decision != "allow" {
 		t.Fatalf("check: %+v %v", c, err)
 	}
-	resp, err := http.Get("http://" + maddr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	for _, want := range []string{
+	// A query is counted once its answer is sent (the API observes it
+	// after the handler returns), so the client can read /metrics before
+	// its check is counted: read again for a while.
+	wants := []string{
 		`ledger_appends_total{result="accepted"} 2`,
 		`ledger_appends_total{result="refused"} 1`,
 		`ledger_query_duration_seconds_count{endpoint="check"} 1`,
 		`ledger_append_conflicts_total 0`,
 		"ledger_projection_position",
 		"ledger_projection_lag",
-	} {
+	}
+	var body []byte
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get("http://" + maddr + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		missing := slices.IndexFunc(wants, func(w string) bool { return !strings.Contains(string(body), w) })
+		if missing < 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, want := range wants {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
