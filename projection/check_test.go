@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/sessionledger/ledger/envelope/openclaw"
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/workload"
 	"github.com/sessionledger/ledger/projection"
 )
 
@@ -20,8 +22,21 @@ import (
 func TestCheckKeepsTheSum(t *testing.T) {
 	oc := openclaw.New()
 	dialects := projection.Dialects{oc.Name(): oc}
-	recs := workloadLog(t)
-	for _, every := range []int{1, 3, 7, len(recs)} {
+	small := workloadLog(t)
+	// A commit of every record of a larger log at once orders its log
+	// bucket's puts in a goroutine of its own (orderApart).
+	h := &harness{t: t, st: projection.New(dialects)}
+	for _, ev := range workload.Sessions(60) {
+		h.mustAppend(string(ev))
+	}
+	if len(h.log) < 2*projection.OrderApart {
+		t.Fatalf("%d records: fewer than two of a commit's shares", len(h.log))
+	}
+	for _, c := range []struct {
+		recs  []*events.Record
+		every int
+	}{{small, 1}, {small, 3}, {small, 7}, {small, len(small)}, {h.log, len(h.log)}} {
+		recs, every := c.recs, c.every
 		for _, async := range []bool{false, true} {
 			t.Run(fmt.Sprintf("every-%d/async-%v", every, async), func(t *testing.T) {
 				path := filepath.Join(t.TempDir(), "p.db")

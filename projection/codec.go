@@ -243,21 +243,34 @@ func (w *writes) encode(cache *envelopes) error {
 
 // parallel calls f for 0..n-1, a share on each processor.
 func parallel(n int, f func(int) ([]byte, error)) ([][]byte, error) {
-	out := make([][]byte, n)
-	workers := min(runtime.GOMAXPROCS(0), 1+n/256)
-	errs := make([]error, workers)
+	workers := workersFor(n, 256)
+	out, errs := make([][]byte, n), make([]error, workers)
+	shares(n, workers, func(g, i int) bool {
+		out[i], errs[g] = f(i)
+		return errs[g] == nil
+	})
+	return out, errors.Join(errs...)
+}
+
+// workersFor is how many goroutines share n indexes: one for every apart
+// of them, at least one, at most one a processor.
+func workersFor(n, apart int) int { return min(runtime.GOMAXPROCS(0), 1+n/apart) }
+
+// shares calls f(g, i) for i in 0..n-1, dealt out in turn to goroutines g
+// in 0..workers-1, and returns when all have: a goroutine stops at the
+// first index f answers false for.
+func shares(n, workers int, f func(g, i int) bool) {
 	var wg sync.WaitGroup
 	for g := range workers {
 		wg.Go(func() {
 			for i := g; i < n; i += workers {
-				if out[i], errs[g] = f(i); errs[g] != nil {
+				if !f(g, i) {
 					return
 				}
 			}
 		})
 	}
 	wg.Wait()
-	return out, errors.Join(errs...)
 }
 
 func u64(n uint64) []byte {
@@ -564,10 +577,14 @@ func expandToolSet(v []byte, base func(key []byte) (envelope.ToolSet, error)) ([
 }
 
 // toolSetBases decodes bases by key from raw (their stored JSON), each
-// once.
+// once. What it returns may be called from several goroutines (a dump's
+// values are made on every processor); raw is called by one at a time.
 func toolSetBases(raw func(key []byte) ([]byte, error)) func(key []byte) (envelope.ToolSet, error) {
 	decoded := map[string]envelope.ToolSet{}
+	var mu sync.Mutex
 	return func(key []byte) (envelope.ToolSet, error) {
+		mu.Lock()
+		defer mu.Unlock()
 		if ts, ok := decoded[string(key)]; ok {
 			return ts, nil
 		}

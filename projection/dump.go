@@ -13,16 +13,13 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 )
 
@@ -181,15 +178,7 @@ func (s *State) writeDumpFrom(w io.Writer, each func(bucket []byte, fn func(k, v
 		baseJSON[string(k)] = v
 		return nil
 	})
-	// The bases are decoded once each, by whichever of object's
-	// goroutines needs one first.
-	var baseMu sync.Mutex
-	decodeBase := toolSetBases(func(k []byte) ([]byte, error) { return baseJSON[string(k)], nil })
-	base := func(k []byte) (envelope.ToolSet, error) {
-		baseMu.Lock()
-		defer baseMu.Unlock()
-		return decodeBase(k)
-	}
+	base := toolSetBases(func(k []byte) ([]byte, error) { return baseJSON[string(k)], nil })
 	e = d.entries(bucketToolSets, func(v []byte) ([]byte, error) {
 		js, err := expandToolSet(v, base)
 		if err != nil {
@@ -356,16 +345,10 @@ func (d *dumper) object(e map[string]lazy) {
 	vals, errs := make([][]byte, min(len(keys), dumpBlock)), make([]error, min(len(keys), dumpBlock))
 	for start := 0; start < len(keys) && d.err == nil; start += dumpBlock {
 		block := keys[start:min(start+dumpBlock, len(keys))]
-		workers := min(runtime.GOMAXPROCS(0), 1+len(block)/dumpApart)
-		var wg sync.WaitGroup
-		for g := range workers {
-			wg.Go(func() {
-				for i := g; i < len(block); i += workers {
-					vals[i], errs[i] = e[block[i]].bytes()
-				}
-			})
-		}
-		wg.Wait()
+		shares(len(block), workersFor(len(block), dumpApart), func(_, i int) bool {
+			vals[i], errs[i] = e[block[i]].bytes()
+			return true
+		})
 		for i, k := range block {
 			if start+i > 0 {
 				d.raw(",")
@@ -445,13 +428,7 @@ func firstUnit(r rune) rune {
 func (st *Store) Dump(w io.Writer) error {
 	return st.db.View(func(tx *bolt.Tx) error {
 		bases := tx.Bucket(bucketToolSetBases)
-		var baseMu sync.Mutex
-		decodeBase := toolSetBases(func(k []byte) ([]byte, error) { return bases.Get(k), nil })
-		base := func(k []byte) (envelope.ToolSet, error) {
-			baseMu.Lock()
-			defer baseMu.Unlock()
-			return decodeBase(k)
-		}
+		base := toolSetBases(func(k []byte) ([]byte, error) { return bases.Get(k), nil })
 		// The lines are made a block of entries at a time, the block
 		// shared among the processors, and written in the bucket's order
 		// (TestStoreDumpMatchesMarshal); the keys and values stay valid,
@@ -459,24 +436,18 @@ func (st *Store) Dump(w io.Writer) error {
 		type entry struct{ k, v []byte }
 		block, lines := make([]entry, 0, dumpBlock), make([][]byte, dumpBlock)
 		flush := func(name []byte) error {
-			workers := min(runtime.GOMAXPROCS(0), 1+len(block)/dumpApart)
-			var wg sync.WaitGroup
-			for g := range workers {
-				wg.Go(func() {
-					for i := g; i < len(block); i += workers {
-						v := block[i].v
-						if string(name) == string(bucketToolSets) {
-							// The set, as the store held it before version
-							// 5; an entry that does not join shows as stored.
-							if js, err := expandToolSet(v, base); err == nil {
-								v = js
-							}
-						}
-						lines[i] = appendDumpLine(lines[i][:0], name, block[i].k, v)
+			shares(len(block), workersFor(len(block), dumpApart), func(_, i int) bool {
+				v := block[i].v
+				if string(name) == string(bucketToolSets) {
+					// The set, as the store held it before version 5; an
+					// entry that does not join shows as stored.
+					if js, err := expandToolSet(v, base); err == nil {
+						v = js
 					}
-				})
-			}
-			wg.Wait()
+				}
+				lines[i] = appendDumpLine(lines[i][:0], name, block[i].k, v)
+				return true
+			})
 			for i := range block {
 				if _, err := w.Write(lines[i]); err != nil {
 					return err

@@ -10,3 +10,7 @@ var RebuildDropGrowth = &rebuildDropGrowth
 
 // DumpBlock is how many entries Store.Dump and a dump object encode at a time.
 const DumpBlock = dumpBlock
+
+// OrderApart is how many puts of a bucket a commit orders in a goroutine
+// of its own.
+const OrderApart = orderApart
