@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,7 +50,7 @@ func TestDumpBlocksInOrder(t *testing.T) {
 		want.WriteString("}")
 		var got bytes.Buffer
 		d := dumper{w: &got}
-		d.object(e)
+		d.object(slices.Values(entriesOf(e)))
 		if d.err != nil || got.String() != want.String() {
 			t.Fatalf("%d keys: error %v, %d bytes, want %d", n, d.err, got.Len(), want.Len())
 		}
@@ -62,11 +64,20 @@ func TestDumpBlocksInOrder(t *testing.T) {
 		e[first], e[second] = lazy{raw: []byte("bad " + first), enc: enc}, lazy{raw: []byte("bad " + second), enc: enc}
 		got.Reset()
 		d = dumper{w: &got}
-		d.object(e)
+		d.object(slices.Values(entriesOf(e)))
 		if d.err == nil || d.err.Error() != "bad "+first {
 			t.Fatalf("%d keys: error %v, want the one of %s", n, d.err, first)
 		}
 	}
+}
+
+// entriesOf is e as object takes it: sorted, each key once.
+func entriesOf(e map[string]lazy) []entry {
+	es := make([]entry, 0, len(e))
+	for _, k := range sortedKeys(e) {
+		es = append(es, entry{k, e[k]})
+	}
+	return es
 }
 
 func sortedKeys(e map[string]lazy) []string {
@@ -76,4 +87,63 @@ func sortedKeys(e map[string]lazy) []string {
 	}
 	slices.SortFunc(keys, compareUTF16)
 	return keys
+}
+
+// TestSortEntriesAndMerge: sortEntries and merge give what a map per
+// section gave, sorted: of equal keys the last added (or, with a combine,
+// their lists joined in the order they came), over's value over base's;
+// with keys whose byte order is not their canonical order (U+1F600 after
+// U+FF01 and U+E000 in UTF-8, before them in UTF-16).
+func TestSortEntriesAndMerge(t *testing.T) {
+	parts := []string{"a", "b", "\U0001F600", "\uFF01", "\uE000", "é"}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	key := func() string {
+		k := ""
+		for range 1 + rnd.IntN(3) {
+			k += parts[rnd.IntN(len(parts))]
+		}
+		return k
+	}
+	val := func(i int) lazy { return lazy{raw: []byte(strconv.Itoa(i))} }
+	str := func(es []entry) string {
+		var b strings.Builder
+		for _, x := range es {
+			v, _ := x.val.bytes()
+			fmt.Fprintf(&b, "%q=%s ", x.key, v)
+		}
+		return b.String()
+	}
+	for round := range 300 {
+		var base, over, turns []entry
+		want, wantTurns := map[string]lazy{}, map[string]lazy{}
+		for i := range rnd.IntN(40) {
+			k := key()
+			base = append(base, entry{k, val(i)})
+			want[k] = val(i)
+			l := wantTurns[k]
+			l.list = append(l.list, val(i))
+			wantTurns[k] = l
+			turns = append(turns, entry{k, lazy{list: []lazy{val(i)}}})
+		}
+		if round%3 == 0 {
+			// Sorted already, as a bucket read in order.
+			slices.SortStableFunc(base, compareEntries)
+		}
+		base = sortEntries(base, nil)
+		if got, w := str(base), str(entriesOf(want)); got != w {
+			t.Fatalf("round %d: sortEntries\n got %s\nwant %s", round, got, w)
+		}
+		if got, w := str(sortEntries(turns, appendList)), str(entriesOf(wantTurns)); got != w {
+			t.Fatalf("round %d: sortEntries with appendList\n got %s\nwant %s", round, got, w)
+		}
+		for i := range rnd.IntN(20) {
+			k := key()
+			over = append(over, entry{k, val(1000 + i)})
+			want[k] = val(1000 + i)
+		}
+		over = sortEntries(over, nil)
+		if got, w := str(merge(base, over, nil)), str(entriesOf(want)); got != w {
+			t.Fatalf("round %d: merge\n got %s\nwant %s", round, got, w)
+		}
+	}
 }
