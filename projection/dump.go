@@ -6,6 +6,7 @@ package projection
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -243,7 +244,29 @@ type entry struct {
 // last one (as a map's assignments leave it).
 func sortEntries(es []entry, combine func(a, b lazy) lazy) []entry {
 	if !slices.IsSortedFunc(es, compareEntries) {
-		slices.SortStableFunc(es, compareEntries)
+		// By key, then by the order they came: a total order, so an
+		// unstable sort of keys and indexes (24 bytes a swap) rather than
+		// a stable sort of the entries (96): a million ids of a state in
+		// memory took 1.3 s this way, 8.1 s of CPU the other.
+		type keyed struct {
+			key string
+			i   int
+		}
+		idx := make([]keyed, len(es))
+		for i, x := range es {
+			idx[i] = keyed{x.key, i}
+		}
+		slices.SortFunc(idx, func(a, b keyed) int {
+			if c := compareUTF16(a.key, b.key); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.i, b.i)
+		})
+		sorted := make([]entry, len(es))
+		for i, k := range idx {
+			sorted[i] = es[k.i]
+		}
+		es = sorted
 	}
 	out := es[:0]
 	for _, x := range es {
