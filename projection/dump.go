@@ -613,48 +613,66 @@ func (st *Store) Dump(w io.Writer) error {
 		// The lines are made a block of entries at a time, the block
 		// shared among the processors, and written in the bucket's order
 		// (TestStoreDumpMatchesMarshal); the keys and values stay valid,
-		// mapped, until the transaction ends.
-		type entry struct{ k, v []byte }
-		block, lines := make([]entry, 0, dumpBlock), make([][]byte, dumpBlock)
-		flush := func(name []byte) error {
-			shares(len(block), workersFor(len(block), dumpApart), func(_, i int) bool {
-				v := block[i].v
-				if string(name) == string(bucketToolSets) {
-					// The set, as the store held it before version 5; an
-					// entry that does not join shows as stored.
-					if js, err := expandToolSet(v, base); err == nil {
-						v = js
-					}
-				}
-				lines[i] = appendDumpLine(lines[i][:0], name, block[i].k, v)
-				return true
-			})
-			for i := range block {
-				if _, err := w.Write(lines[i]); err != nil {
+		// mapped, until the transaction ends. A block's lines are made
+		// while the block before it is written (and hashed, by DumpHash's
+		// writer): two blocks, one made and one written, at a time.
+		type kv struct{ k, v []byte }
+		type batch struct {
+			name  []byte
+			kvs   []kv
+			lines [][]byte
+		}
+		cur, prev := &batch{kvs: make([]kv, 0, dumpBlock), lines: make([][]byte, dumpBlock)}, &batch{kvs: make([]kv, 0, dumpBlock), lines: make([][]byte, dumpBlock)}
+		write := func(b *batch) error {
+			for i := range b.kvs {
+				if _, err := w.Write(b.lines[i]); err != nil {
 					return err
 				}
 			}
-			block = block[:0]
+			b.kvs = b.kvs[:0]
 			return nil
+		}
+		flush := func() error {
+			made := make(chan struct{})
+			go func(b *batch) {
+				defer close(made)
+				shares(len(b.kvs), workersFor(len(b.kvs), dumpApart), func(_, i int) bool {
+					v := b.kvs[i].v
+					if string(b.name) == string(bucketToolSets) {
+						// The set, as the store held it before version 5;
+						// an entry that does not join shows as stored.
+						if js, err := expandToolSet(v, base); err == nil {
+							v = js
+						}
+					}
+					b.lines[i] = appendDumpLine(b.lines[i][:0], b.name, b.kvs[i].k, v)
+					return true
+				})
+			}(cur)
+			err := write(prev)
+			<-made
+			cur, prev = prev, cur
+			return err
 		}
 		for _, name := range dumpOrder {
 			err := tx.Bucket(name).ForEach(func(k, v []byte) error {
 				if string(name) == string(bucketMeta) && string(k) == string(sumsKey) {
 					return nil // not state: how the file checks itself (check.go)
 				}
-				if block = append(block, entry{k, v}); len(block) == dumpBlock {
-					return flush(name)
+				cur.name = name
+				if cur.kvs = append(cur.kvs, kv{k, v}); len(cur.kvs) == dumpBlock {
+					return flush()
 				}
 				return nil
 			})
 			if err == nil {
-				err = flush(name)
+				err = flush()
 			}
 			if err != nil {
 				return err
 			}
 		}
-		return nil
+		return write(prev)
 	})
 }
 
