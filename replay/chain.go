@@ -13,9 +13,11 @@ import (
 type Msg = events.StoredMsg
 
 // MsgSource is a log whose stored records can be read with their
-// sequences, gaps included, for tamper checks.
+// sequences, gaps included, for tamper checks: EachMsg calls fn with each
+// record from sequence from to the head, in order, holding none of them,
+// and an error fn returns ends the read and is EachMsg's.
 type MsgSource interface {
-	ReadMsgs(ctx context.Context, from uint64) ([]Msg, error)
+	EachMsg(ctx context.Context, from uint64, fn func(Msg) error) error
 }
 
 // Tamper is the first place where the log is not what the ledger wrote.
@@ -35,50 +37,71 @@ type Tamper struct {
 // secret key, so keep an off-site copy of the stream or of a recent head
 // hash to compare.
 func CheckChain(msgs []Msg) *Tamper {
-	type link struct {
-		hash string
-		seq  uint64
+	c := newChainCheck()
+	for _, m := range msgs {
+		if t := c.add(m); t != nil {
+			return t
+		}
 	}
-	chains := map[string]link{}
+	return nil
+}
+
+// chainCheck is CheckChain one record at a time: what it keeps is a link
+// per subject, not the records (ledger verify checks a log of any length
+// as it reads it).
+type chainCheck struct {
+	chains map[string]chainLink
 	// scopes holds the scope of every session bound to one other than
 	// the default, for its records' subjects.
-	scopes := map[events.SessionKey]string{}
-	next := uint64(1)
-	for _, m := range msgs {
-		if m.Seq != next {
-			if m.Seq > next {
-				return &Tamper{Seq: next, Problem: fmt.Sprintf("record %d is missing: the stream goes from %d to %d (deleted?)", next, next-1, m.Seq)}
-			}
-			return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d appears again after %d", m.Seq, next-1)}
+	scopes map[events.SessionKey]string
+	next   uint64
+}
+
+type chainLink struct {
+	hash string
+	seq  uint64
+}
+
+func newChainCheck() *chainCheck {
+	return &chainCheck{chains: map[string]chainLink{}, scopes: map[events.SessionKey]string{}, next: 1}
+}
+
+// add checks the next stored record, and returns the first bad sequence
+// it shows, if any.
+func (c *chainCheck) add(m Msg) *Tamper {
+	if m.Seq != c.next {
+		if m.Seq > c.next {
+			return &Tamper{Seq: c.next, Problem: fmt.Sprintf("record %d is missing: the stream goes from %d to %d (deleted?)", c.next, c.next-1, m.Seq)}
 		}
-		next++
-		h := events.HashBytes(m.Data)
-		if m.Hash != "" && m.Hash != h {
-			return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d was altered: its bytes hash to %s, the store says %s", m.Seq, h, m.Hash)}
-		}
-		rec, err := events.DecodeRecord(m.Data)
-		if err != nil {
-			return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d does not decode: %v", m.Seq, err)}
-		}
-		var l struct {
-			Seq  uint64 `json:"seq"`
-			Prev string `json:"prev"`
-		}
-		if err := json.Unmarshal(rec.Decided, &l); err != nil {
-			return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d: decided does not decode: %v", m.Seq, err)}
-		}
-		if l.Seq != m.Seq {
-			return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d (%s %s) was written as record %d: moved or inserted", m.Seq, rec.Type, rec.ID, l.Seq)}
-		}
-		subject := events.SubjectIn(recordScope(rec, scopes), rec.Type, rec.Session)
-		if prev := chains[subject]; l.Prev != prev.hash {
-			if prev.seq == 0 {
-				return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d (%s) links to a previous record of %s, but there is none: inserted or moved", m.Seq, rec.Type, subject)}
-			}
-			return &Tamper{Seq: prev.seq, Problem: fmt.Sprintf("record %d was altered: it hashes to %s, but record %d, the next on %s, holds %s for it", prev.seq, prev.hash, m.Seq, subject, l.Prev)}
-		}
-		chains[subject] = link{hash: h, seq: m.Seq}
+		return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d appears again after %d", m.Seq, c.next-1)}
 	}
+	c.next++
+	h := events.HashBytes(m.Data)
+	if m.Hash != "" && m.Hash != h {
+		return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d was altered: its bytes hash to %s, the store says %s", m.Seq, h, m.Hash)}
+	}
+	rec, err := events.DecodeRecord(m.Data)
+	if err != nil {
+		return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d does not decode: %v", m.Seq, err)}
+	}
+	var l struct {
+		Seq  uint64 `json:"seq"`
+		Prev string `json:"prev"`
+	}
+	if err := json.Unmarshal(rec.Decided, &l); err != nil {
+		return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d: decided does not decode: %v", m.Seq, err)}
+	}
+	if l.Seq != m.Seq {
+		return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d (%s %s) was written as record %d: moved or inserted", m.Seq, rec.Type, rec.ID, l.Seq)}
+	}
+	subject := events.SubjectIn(recordScope(rec, c.scopes), rec.Type, rec.Session)
+	if prev := c.chains[subject]; l.Prev != prev.hash {
+		if prev.seq == 0 {
+			return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d (%s) links to a previous record of %s, but there is none: inserted or moved", m.Seq, rec.Type, subject)}
+		}
+		return &Tamper{Seq: prev.seq, Problem: fmt.Sprintf("record %d was altered: it hashes to %s, but record %d, the next on %s, holds %s for it", prev.seq, prev.hash, m.Seq, subject, l.Prev)}
+	}
+	c.chains[subject] = chainLink{hash: h, seq: m.Seq}
 	return nil
 }
 

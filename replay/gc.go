@@ -23,8 +23,13 @@ const RebuildGCPercent = 400
 //
 // Rebuild, Verify and the rest never call it: the setting is the
 // process's, so only a caller that is mostly a rebuild for a while
-// should (ledger replay and verify do for their run; ledger bench does
-// around the rebuild it times, to time it as ledger replay runs it).
+// should (ledger replay does for its run; ledger bench does around the
+// rebuild it times, to time it as ledger replay runs it). ledger verify
+// does not: it folds the whole log in memory first, and five times that
+// heap is most of the machine's memory (a million records: 5.5 to 8.9
+// GB peak resident with it, 2.9 GB without, and faster without, 67 and
+// 68 s against 83 to 89 s: memory touched for the first time costs more
+// here than the collector's extra cycles).
 func TuneGC() (restore func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}

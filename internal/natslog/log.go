@@ -534,12 +534,26 @@ type Msg = events.StoredMsg
 // order, with their hash headers. Unlike Read it does not stop at a gap:
 // a missing sequence is for the caller to notice (verify names it).
 func (l *Log) ReadMsgs(ctx context.Context, from uint64) ([]Msg, error) {
-	from = max(from, 1)
-	head, segs, err := l.head(ctx)
+	var out []Msg
+	err := l.EachMsg(ctx, from, func(m Msg) error {
+		out = append(out, m)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	var out []Msg
+	return out, nil
+}
+
+// EachMsg is ReadMsgs one record at a time: it calls fn with each, in
+// order, and holds none of them (ledger verify reads a log of any length
+// this way). An error fn returns ends the read and is EachMsg's.
+func (l *Log) EachMsg(ctx context.Context, from uint64, fn func(Msg) error) error {
+	from = max(from, 1)
+	head, segs, err := l.head(ctx)
+	if err != nil {
+		return err
+	}
 	for i := locate(segs, from); i < len(segs); i++ {
 		end := head
 		if i < len(segs)-1 {
@@ -549,13 +563,11 @@ func (l *Log) ReadMsgs(ctx context.Context, from uint64) ([]Msg, error) {
 		if from > end {
 			continue
 		}
-		msgs, err := l.readMsgs(ctx, seg, max(from, seg.base+1)-seg.base, end-seg.base)
-		if err != nil {
-			return nil, err
+		if err := l.eachMsg(ctx, seg, max(from, seg.base+1)-seg.base, end-seg.base, fn); err != nil {
+			return err
 		}
-		out = append(out, msgs...)
 	}
-	return out, nil
+	return nil
 }
 
 // dropConsumer deletes a reader's ordered consumer once it is done. The
@@ -573,53 +585,54 @@ func dropConsumer(ctx context.Context, seg *segment, cons jetstream.Consumer) {
 	_ = seg.stream.DeleteConsumer(dctx, info.Name)
 }
 
-// readMsgs reads seg's stored records from stream sequence from to end.
-func (l *Log) readMsgs(ctx context.Context, seg *segment, from, end uint64) ([]Msg, error) {
+// eachMsg calls fn with seg's stored records from stream sequence from to
+// end.
+func (l *Log) eachMsg(ctx context.Context, seg *segment, from, end uint64, fn func(Msg) error) error {
 	info, err := seg.stream.Info(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("natslog: stream info: %w", err)
+		return fmt.Errorf("natslog: stream info: %w", err)
 	}
 	if from > info.State.LastSeq {
-		return nil, nil
+		return nil
 	}
 	if info.State.Msgs == 0 {
 		// The stream reports sequences up to its last and holds none.
 		_, err := missing(ctx, seg, from)
-		return nil, err
+		return err
 	}
 	src, err := l.openSource(ctx, seg, from, end)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer src.close()
-	var out []Msg
 	next := from
 	for {
 		m, err := src.next(ctx, next)
 		if errors.Is(err, errStalled) {
 			// Read on with a new source from the record not delivered.
-			rest, err := l.readMsgs(ctx, seg, next, end)
-			return append(out, rest...), err
+			return l.eachMsg(ctx, seg, next, end, fn)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if isMarker(m.subject) {
-			return out, nil
+			return nil
 		}
-		out = append(out, Msg{Seq: seg.base + m.seq, Data: m.data, Hash: m.header.Get(events.HashHeader)})
+		if err := fn(Msg{Seq: seg.base + m.seq, Data: m.data, Hash: m.header.Get(events.HashHeader)}); err != nil {
+			return err
+		}
 		next = m.seq + 1
 		if m.seq >= end {
-			return out, nil
+			return nil
 		}
 		if m.pending == 0 {
 			// Nothing more to deliver: the records the stream reports up
 			// to end that it did not deliver are lost, not gaps a caller
 			// could notice between two records.
 			if _, err := missing(ctx, seg, next); err != nil && next <= end {
-				return nil, err
+				return err
 			}
-			return out, nil
+			return nil
 		}
 	}
 }

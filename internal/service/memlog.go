@@ -39,16 +39,19 @@ func (m *MemLog) Append(_ context.Context, _, id string, rec []byte, expected ui
 	return uint64(len(m.recs)), nil
 }
 
-// ReadMsgs implements replay.MsgSource.
-func (m *MemLog) ReadMsgs(_ context.Context, from uint64) ([]replay.Msg, error) {
+// EachMsg implements replay.MsgSource, on the records appended when it
+// is called.
+func (m *MemLog) EachMsg(_ context.Context, from uint64, fn func(replay.Msg) error) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []replay.Msg
-	for i := max(from, 1); i <= uint64(len(m.recs)); i++ {
-		b := m.recs[i-1]
-		out = append(out, replay.Msg{Seq: i, Data: b, Hash: events.HashBytes(b)})
+	recs := m.recs[:len(m.recs):len(m.recs)]
+	m.mu.Unlock()
+	for i := max(from, 1); i <= uint64(len(recs)); i++ {
+		b := recs[i-1]
+		if err := fn(replay.Msg{Seq: i, Data: b, Hash: events.HashBytes(b)}); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // AppendAsync implements AsyncLog; in memory the outcome is known at once.

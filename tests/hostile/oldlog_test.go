@@ -115,8 +115,8 @@ func TestOldAllowsWithoutReasonVerify(t *testing.T) {
 		}
 		clock = clock.Add(time.Second)
 	}
-	msgs, err := log.ReadMsgs(ctx, 1)
-	if err != nil {
+	var msgs []replay.Msg
+	if err := log.EachMsg(ctx, 1, func(m replay.Msg) error { msgs = append(msgs, m); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	old := &service.MemLog{}
