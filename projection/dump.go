@@ -238,8 +238,9 @@ type entry struct {
 	val lazy
 }
 
-// sortEntries sorts es by key in canonical order (compareUTF16), in place,
-// and makes one entry of those with equal keys, in the order they came:
+// sortEntries returns es sorted by key in canonical order (compareUTF16),
+// es itself when it was (a new list when not), with one entry of those
+// with equal keys, in the order they came:
 // with combine (appendList, for lists of turns) when it is given, else the
 // last one (as a map's assignments leave it).
 func sortEntries(es []entry, combine func(a, b lazy) lazy) []entry {
