@@ -77,7 +77,8 @@ func TestRecordedCheckWithin(t *testing.T) {
 	l := apitest.Start(t, apitest.Options{})
 	ctx := t.Context()
 	seen := make(chan wire.Query, 4)
-	sub, err := l.Connect().Subscribe("ledger.v1.check.acme", func(m *nats.Msg) {
+	watcher := l.Connect()
+	sub, err := watcher.Subscribe("ledger.v1.check.acme", func(m *nats.Msg) {
 		var q wire.Query
 		_ = json.Unmarshal(m.Data, &q)
 		seen <- q
@@ -86,11 +87,24 @@ func TestRecordedCheckWithin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sub.Unsubscribe()
+	// The server holds the subscription once the flush returns: the
+	// check comes on another connection, which does not wait for it (CI
+	// at b8b3c01 hung here, the check published before the subscription
+	// and never seen).
+	if err := watcher.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	acme := client.New(l.Connect(), client.Options{Owner: "acme", Timeout: 3 * time.Second})
 	within := func(ctx context.Context) int64 {
 		t.Helper()
 		_, _ = acme.CheckAndStart(ctx, "s1", "read", "c1") // an unknown session: refused, as it may be
-		return (<-seen).WithinMS
+		select {
+		case q := <-seen:
+			return q.WithinMS
+		case <-time.After(10 * time.Second):
+			t.Fatal("the check request was not seen on its subject in 10 s")
+			return 0
+		}
 	}
 	if w := within(ctx); w <= 2000 || w > 3000 {
 		t.Errorf("no deadline: within_ms %d, want the 3 s Timeout", w)

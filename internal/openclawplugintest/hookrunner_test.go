@@ -243,6 +243,9 @@ func TestHookRunner(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := nc.Flush(); err != nil { // the server holds the subscription before the hooks run
+			t.Fatal(err)
+		}
 		a := RunHooksIn(t, oc, map[string]any{"natsUrl": url, "timeoutMs": 1000, "retries": 0, "identity": "ada@example.com"}, steps)
 		if err := nc.Flush(); err != nil {
 			t.Fatal(err)
