@@ -27,9 +27,9 @@ const RebuildGCPercent = 400
 // rebuild it times, to time it as ledger replay runs it). ledger verify
 // does not: it folds the whole log in memory first, and five times that
 // heap is most of the machine's memory (a million records: 5.5 to 8.9
-// GB peak resident with it, 2.9 GB without, and faster without, 67 and
-// 68 s against 83 to 89 s: memory touched for the first time costs more
-// here than the collector's extra cycles).
+// GB peak resident with it, 2.7 to 3.0 GB without, and no slower: 69 to
+// 86 s against 76 to 91 s; memory touched for the first time costs about
+// what the collector's extra cycles do).
 func TuneGC() (restore func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}
