@@ -89,9 +89,10 @@ func sortedKeys(e map[string]lazy) []string {
 	return keys
 }
 
-// TestSortEntriesAndMerge: sortEntries and merge give what a map per
-// section gave, sorted: of equal keys the last added (or, with a combine,
-// their lists joined in the order they came), over's value over base's;
+// TestSortEntriesAndMerge: sortEntries, merge and mergeOver give what a
+// map per section gave, sorted: of equal keys the last added (or, with a
+// combine, their lists joined in the order they came), over's value over
+// base's (or base's, for mergeOver's ids);
 // with keys whose byte order is not their canonical order (U+1F600 after
 // U+FF01 and U+E000 in UTF-8, before them in UTF-16).
 func TestSortEntriesAndMerge(t *testing.T) {
@@ -144,6 +145,16 @@ func TestSortEntriesAndMerge(t *testing.T) {
 		over = sortEntries(over, nil)
 		if got, w := str(merge(base, over, nil)), str(entriesOf(want)); got != w {
 			t.Fatalf("round %d: merge\n got %s\nwant %s", round, got, w)
+		}
+		if got, w := str(slices.Collect(mergeOver(slices.Values(base), over, true))), str(entriesOf(want)); got != w {
+			t.Fatalf("round %d: mergeOver, over's values winning\n got %s\nwant %s", round, got, w)
+		}
+		// base's values winning, as the ids' section keeps the store's.
+		for _, x := range base {
+			want[x.key] = x.val
+		}
+		if got, w := str(slices.Collect(mergeOver(slices.Values(base), over, false))), str(entriesOf(want)); got != w {
+			t.Fatalf("round %d: mergeOver, base's values winning\n got %s\nwant %s", round, got, w)
 		}
 	}
 }
