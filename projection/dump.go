@@ -58,15 +58,19 @@ func (s *State) StateHash() (string, error) {
 // writeDump writes the dump section by section: each value is the
 // canonical form of its JSON, and canonical JSON is made of canonical
 // parts, so the whole is the canonical form of the dumped object.
-func (s *State) writeDump(w io.Writer) error {
+func (s *State) writeDump(w io.Writer) error { return s.dumpWith(w, s.writeDumpFrom) }
+
+// dumpWith runs write on the state's history (nil for a state in memory),
+// once the commits under way are done.
+func (s *State) dumpWith(w io.Writer, write func(io.Writer, func(bucket []byte, fn func(k, v []byte) error) error) error) error {
 	if err := s.wait(); err != nil {
 		return err
 	}
 	if s.hist == nil {
-		return s.writeDumpFrom(w, nil)
+		return write(w, nil)
 	}
 	err := s.hist.scan(func(each func(bucket []byte, fn func(k, v []byte) error) error) error {
-		return s.writeDumpFrom(w, each)
+		return write(w, each)
 	})
 	if err != nil {
 		return readError(s.hist.Path(), err)

@@ -12,27 +12,11 @@ import (
 	"github.com/sessionledger/ledger/events"
 )
 
-// oldWriteDump is writeDump as it was before its sections were sorted
-// lists: a map of every key of a section, sorted when written. It is the
-// oracle of TestStateDumpMatchesMaps: the dump's bytes, so StateHash,
-// which replays and verifies print and compare, must not change. Keep it
-// as it is.
-func (s *State) oldWriteDump(w io.Writer) error {
-	if err := s.wait(); err != nil {
-		return err
-	}
-	if s.hist == nil {
-		return s.oldWriteDumpFrom(w, nil)
-	}
-	err := s.hist.scan(func(each func(bucket []byte, fn func(k, v []byte) error) error) error {
-		return s.oldWriteDumpFrom(w, each)
-	})
-	if err != nil {
-		return readError(s.hist.Path(), err)
-	}
-	return nil
-}
-
+// oldWriteDumpFrom is writeDumpFrom as it was before its sections were
+// sorted lists: a map of every key of a section, sorted when written. It
+// is the oracle of TestStateDumpMatchesMaps: the dump's bytes, so
+// StateHash, which replays and verifies print and compare, must not
+// change. Keep it as it is.
 func (s *State) oldWriteDumpFrom(w io.Writer, each func(bucket []byte, fn func(k, v []byte) error) error) error {
 	d := dumper{w: w, scan: each}
 	r := s.recent
@@ -207,9 +191,9 @@ func oldObject(d *dumper, e map[string]lazy) {
 	d.raw("}")
 }
 
-// OldStateDump is the dump oldWriteDump makes of s.
+// OldStateDump is the dump oldWriteDumpFrom makes of s.
 func OldStateDump(s *State) ([]byte, error) {
 	var b bytes.Buffer
-	err := s.oldWriteDump(&b)
+	err := s.dumpWith(&b, s.oldWriteDumpFrom)
 	return b.Bytes(), err
 }
