@@ -20,10 +20,16 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		// SIGTERM or SIGINT.
 		return bench.ServeNATS(ctx, args[1])
 	}
+	if len(args) == 2 && args[0] == bench.RebuildArg {
+		// The scale section's rebuild in a process of its own, which this
+		// command starts as 'ledger bench --rebuild-child SPEC'.
+		return bench.RebuildChild(ctx, args[1], stdout)
+	}
 	fl := newFlags("bench", "", "Measures the ledger side by side with raw JetStream and bbolt in one run on this machine:\n"+
 		"appends (one session: latency; 64 sessions: throughput; with fsync on every write and with the\n"+
 		"default sync interval), queries (in-process and over NATS against a raw request/reply), projection\n"+
-		"rebuild against a raw ordered consumer, and scale (append and query latency as the log grows,\n"+
+		"rebuild against a raw ordered consumer (in the bench's process, and in a process of its own that\n"+
+		"reads the bench's server over loopback), and scale (append and query latency as the log grows,\n"+
 		"rebuild time, peak RSS of a replica), and a restart after SIGKILL of a log past a million distinct\n"+
 		"subjects, in one stream and rolled (see docs/rolling-streams.md), and Claude Code's hooks (a PreToolUse through\n"+
 		"the thin ledger-hook process to 'serve --hooks' over HTTP and a Unix socket, against a no-op hook process plus\n"+

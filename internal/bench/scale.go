@@ -202,13 +202,9 @@ func rebuildRows(ctx context.Context, cfg *Config, rep *Report, n *node) error {
 	}
 	lr, rr := float64(head)/rebuild.Seconds(), (before+after)/2
 	row := ratioRow("rebuild", fmt.Sprintf("%d records: records/s", head), lr, rr, "records/s", "≥ 0.5x raw ordered consumer", func(r float64) bool { return r >= 0.5 })
-	gogc := strconv.Itoa(replay.RebuildGCPercent)
-	if v, ok := os.LookupEnv("GOGC"); ok {
-		gogc = v // TuneGC left it alone
-	}
 	row.Note = fmt.Sprintf("as ledger replay runs it, GOGC %s; the collector took %.0f%% of the process's CPU meanwhile; raw %.0f before and %.0f after; "+
 		"the process's live heap before it %.0f MB (the bench's own ledger and server; a heap goal GOGC times larger is memory the rebuild faults in fresh)",
-		gogc, 100*(gc1-gc0)/max(all1-all0, 1e-9), before, after, float64(live)/(1<<20))
+		rebuildGOGC(), 100*(gc1-gc0)/max(all1-all0, 1e-9), before, after, float64(live)/(1<<20))
 	rep.add(row)
 	row = absRow("rebuild", fmt.Sprintf("%d records: rebuild time", head), rebuild.Seconds(), "s", "", nil)
 	if head >= 1_000_000 {
@@ -217,7 +213,20 @@ func rebuildRows(ctx context.Context, cfg *Config, rep *Report, n *node) error {
 		row.Met = &ok
 	}
 	rep.add(row)
-	return nil
+	if cfg.Exe == "" {
+		rep.add(Row{Section: "rebuild", Name: fmt.Sprintf("%d records, a process of its own", head), Note: "skipped: no ledger binary to run"})
+		return nil
+	}
+	return rebuildProcRow(ctx, cfg, rep, n, path)
+}
+
+// rebuildGOGC is the collector's setting a rebuild runs with: GOGC from
+// the environment when set (TuneGC leaves it alone), else TuneGC's.
+func rebuildGOGC() string {
+	if v, ok := os.LookupEnv("GOGC"); ok {
+		return v
+	}
+	return strconv.Itoa(replay.RebuildGCPercent)
 }
 
 // liveHeap is the heap the last collection found live, in bytes (0 when
