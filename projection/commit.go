@@ -99,6 +99,7 @@ func (s *State) wait() error {
 // last drop.
 func (st *Store) write(base uint64, w *writes, drop bool) error {
 	var size int64
+	var done func()
 	err := st.db.Update(func(tx *bolt.Tx) error {
 		defer func() { size = tx.Size() }()
 		var cp uint64
@@ -108,7 +109,8 @@ func (st *Store) write(base uint64, w *writes, drop bool) error {
 		if cp != base {
 			return fmt.Errorf("projection: store checkpoint is %d but the state's uncommitted records start at %d", cp, base+1)
 		}
-		if err := w.into(tx); err != nil {
+		var err error
+		if done, err = w.into(tx, st.held); err != nil {
 			return err
 		}
 		// Raised before the transaction is seen, so never below a key a
@@ -119,6 +121,9 @@ func (st *Store) write(base uint64, w *writes, drop bool) error {
 		}
 		return nil
 	})
+	if err == nil && done != nil {
+		done()
+	}
 	if err == nil && (drop || size-st.droppedAt >= st.dropGrowth) {
 		st.droppedAt = size
 		st.trimPages()
@@ -324,7 +329,12 @@ func orderBucket(bucket []byte, puts []kv) {
 	}
 }
 
-func (w *writes) into(tx *bolt.Tx) error {
+// into makes w's puts in tx, and updates the content sum. With held (a
+// rebuild's store: StoreOptions.HoldToolSets) new tool sets are held
+// instead of put, and written with this commit only once the hold is full;
+// then done, called once tx has committed, empties the hold (a commit that
+// fails leaves them held).
+func (w *writes) into(tx *bolt.Tx, held *heldSets) (done func(), err error) {
 	sum, ok := storedSum(tx)
 	if !ok {
 		sum = contentSum(tx, func(int) {})
@@ -332,6 +342,16 @@ func (w *writes) into(tx *bolt.Tx) error {
 	var scratch [4]byte
 	for name, puts := range w.puts {
 		b := tx.Bucket([]byte(name))
+		if held != nil && name == string(bucketToolSets) {
+			held.hold(b, puts)
+			if !held.full() {
+				continue
+			}
+			if sum, done, err = held.write(tx, sum); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if f, ok := fill[name]; ok {
 			b.FillPercent = f
 		}
@@ -364,9 +384,9 @@ func (w *writes) into(tx *bolt.Tx) error {
 			// bbolt keeps keys and values until the transaction ends:
 			// each has bytes of its own.
 			if err := b.Put(p.k, p.v); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	return putSum(tx, sum)
+	return done, putSum(tx, sum)
 }

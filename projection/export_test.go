@@ -14,3 +14,17 @@ const DumpBlock = dumpBlock
 // OrderApart is how many puts of a bucket a commit orders in a goroutine
 // of its own.
 const OrderApart = orderApart
+
+// HoldBytes lets tests make a rebuild's store write the tool sets it holds
+// at every commit.
+var HoldBytes = &holdBytes
+
+// Held is how many tool sets st holds back from its file.
+func Held(st *Store) int {
+	if st.held == nil {
+		return 0
+	}
+	st.held.mu.Lock()
+	defer st.held.mu.Unlock()
+	return len(st.held.m)
+}

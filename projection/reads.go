@@ -180,9 +180,12 @@ func (st *Store) yield(n uint64) (*yield, error) {
 // toolSet reads a tool set: its entry, and its base, which the store
 // decodes once and keeps (there are few; see toolSetFormat).
 func (st *Store) toolSet(hash string) (envelope.ToolSet, error) {
-	raw, err := st.get(bucketToolSets, []byte(hash))
-	if raw == nil || err != nil {
-		return envelope.ToolSet{}, err
+	raw, ok := st.held.get(hash)
+	if !ok {
+		var err error
+		if raw, err = st.get(bucketToolSets, []byte(hash)); raw == nil || err != nil {
+			return envelope.ToolSet{}, err
+		}
 	}
 	key, refs, err := parseToolSetValue(raw)
 	if err != nil {

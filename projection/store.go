@@ -59,6 +59,9 @@ type Store struct {
 	// answers so without a read transaction. Fresh ULIDs, whose time
 	// leads, are above it (TestLandedAboveLastID).
 	lastID lastID
+	// held are the tool sets a rebuild's commits hold back (nil unless
+	// StoreOptions.HoldToolSets; see heldSets).
+	held *heldSets
 }
 
 // lastID is the bound of Store.lastID, safe for concurrent use.
@@ -91,6 +94,12 @@ type StoreOptions struct {
 	// MaxSize caps the file, in bytes (0: no cap): a commit that would grow
 	// it past the cap fails as on a full disk, and the file stays as it was.
 	MaxSize int
+	// HoldToolSets keeps the tool sets commits add in memory and writes
+	// them, in key order, when the store is synced or closed (or once they
+	// pass 64 MiB): for a rebuild, which would otherwise rewrite pages all
+	// over the bucket at every commit (see heldSets). Until then the file
+	// lacks them: only for a fresh file that is used once Sync returns.
+	HoldToolSets bool
 	// ResidentBudget is the largest file, in bytes, whose pages the
 	// process keeps mapped (0: DefaultResidentBudget; negative: none).
 	// bbolt reads the file through a mapping, and every page a commit or
@@ -173,6 +182,9 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 	if opts.NoSync {
 		st.dropGrowth = rebuildDropGrowth
 	}
+	if opts.HoldToolSets {
+		st.held = &heldSets{m: map[string]heldSet{}}
+	}
 	_ = db.View(func(tx *bolt.Tx) error {
 		if k, _ := tx.Bucket(bucketIDs).Cursor().Last(); k != nil {
 			st.lastID.raise(k)
@@ -193,15 +205,17 @@ type damagedFile struct{ msg string }
 
 func (e *damagedFile) Error() string { return e.msg }
 
-// Close closes the file. States loaded from the store, or committed to it,
+// Close writes the tool sets the store holds (HoldToolSets) and closes the
+// file. States loaded from the store, or committed to it,
 // can still be read afterwards, not committed: each read opens the file
 // read-only for itself. bbolt's lock of the file refuses that while the
 // file is open for writing (by another Store of it, in this process or
 // another), and the read answers an error that says so (see
 // errStoreClosed) rather than read through that other Store.
 func (st *Store) Close() error {
+	err := st.writeHeld()
 	st.closed.Store(true)
-	return st.db.Close()
+	return errors.Join(err, st.db.Close())
 }
 
 // closedReadTimeout is how long a read of a closed store waits for the
@@ -241,8 +255,14 @@ func (st *Store) view(fn func(tx *bolt.Tx) error) (err error) {
 // Path is the file's path.
 func (st *Store) Path() string { return st.path }
 
-// Sync flushes the file to disk (after a NoSync rebuild).
-func (st *Store) Sync() error { return st.db.Sync() }
+// Sync writes the tool sets the store holds (HoldToolSets), then flushes
+// the file to disk (after a NoSync rebuild).
+func (st *Store) Sync() error {
+	if err := st.writeHeld(); err != nil {
+		return err
+	}
+	return st.db.Sync()
+}
 
 // rebuildMmapSize is how much of the address space a rebuild (a NoSync
 // store) maps from the start. bbolt maps a growing file anew at every

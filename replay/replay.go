@@ -94,7 +94,7 @@ func eachRaw(ctx context.Context, src Source, to uint64, progress Progress, fn f
 // at path, committing in chunks, and returns the state. The file must not
 // exist.
 func Rebuild(ctx context.Context, src Source, dialects projection.Dialects, path string, to uint64, progress Progress) (*projection.State, error) {
-	store, err := projection.OpenStore(path, projection.StoreOptions{NoSync: true})
+	store, err := projection.OpenStore(path, projection.StoreOptions{NoSync: true, HoldToolSets: true})
 	if err != nil {
 		return nil, err
 	}
