@@ -11,7 +11,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -142,35 +141,6 @@ func leaderGetMsg(ctx context.Context, seg *segment, local uint64) error {
 		return resp.Error
 	}
 	return nil
-}
-
-// nextMsg waits for the next message of it, whose stream sequence should
-// be local. While the stream reports local it waits at most stall in all,
-// asking the stream for the record every readWait (see missing); past the
-// stream's last sequence it waits until ctx ends.
-func nextMsg(ctx context.Context, it jetstream.MessagesContext, seg *segment, local uint64, stall time.Duration) (jetstream.Msg, error) {
-	var waited time.Duration
-	for {
-		m, err := it.Next(jetstream.NextMaxWait(readWait))
-		if !errors.Is(err, nats.ErrTimeout) {
-			return m, err
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		reported, err := missing(ctx, seg, local)
-		if err != nil {
-			return nil, err
-		}
-		if reported {
-			waited += readWait
-			if waited >= stall {
-				return nil, fmt.Errorf("%w: stream %s holds sequence %d but delivered nothing for %s", errStalled, seg.name, local, waited)
-			}
-		} else {
-			waited = 0
-		}
-	}
 }
 
 // Check reports whether every segment of the log holds every sequence it

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -61,14 +62,31 @@ func (l *Log) openSource(ctx context.Context, seg *segment, start, end uint64) (
 const smallRead = 64
 
 // consumerSource reads a segment with an ordered consumer, which it
-// deletes when closed (dropConsumer).
+// deletes when closed (dropConsumer). The consumer delivers with Consume,
+// into a channel: each message is made a stored on the client's delivery
+// goroutine, beside the reader, and a read costs no timer of its own (the
+// iterator's Next made two a message, its wait's and the heartbeat
+// check's; docs/bench.md, "the read of a rebuild").
 type consumerSource struct {
 	ctx     context.Context
 	seg     *segment
 	cons    jetstream.Consumer
-	it      jetstream.MessagesContext
+	cc      jetstream.ConsumeContext
+	msgs    chan delivered
 	stopped chan struct{}
+	wait    *time.Timer // next's, made at its first wait
 }
+
+// delivered is one message the consumer delivered, or the error that
+// ended its delivery.
+type delivered struct {
+	m   stored
+	err error
+}
+
+// consumeBuffer is how many delivered messages wait for the reader: the
+// consumer pulls 512 at a time.
+const consumeBuffer = 512
 
 func openConsumer(ctx context.Context, seg *segment, start uint64) (*consumerSource, error) {
 	cons, err := seg.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
@@ -78,41 +96,98 @@ func openConsumer(ctx context.Context, seg *segment, start uint64) (*consumerSou
 	if err != nil {
 		return nil, fmt.Errorf("natslog: consumer: %w", err)
 	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(512))
+	c := &consumerSource{ctx: ctx, seg: seg, cons: cons, msgs: make(chan delivered, consumeBuffer), stopped: make(chan struct{})}
+	cc, err := cons.Consume(c.deliver, jetstream.PullMaxMessages(512), jetstream.ConsumeErrHandler(c.failed))
 	if err != nil {
 		dropConsumer(ctx, seg, cons)
 		return nil, fmt.Errorf("natslog: consumer: %w", err)
 	}
-	c := &consumerSource{ctx: ctx, seg: seg, cons: cons, it: it, stopped: make(chan struct{})}
-	// The iterator waits up to readWait per call; ctx ends it at once.
-	go func() {
-		select {
-		case <-ctx.Done():
-			it.Stop()
-		case <-c.stopped:
-		}
-	}()
+	c.cc = cc
 	return c, nil
 }
 
+// deliver is the consumer's handler: it hands m to next, waiting while the
+// reader is behind (the consumer then pulls no more), until the source is
+// closed.
+func (c *consumerSource) deliver(m jetstream.Msg) {
+	var d delivered
+	if isMarker(m.Subject()) {
+		d.m = stored{subject: m.Subject()}
+	} else if md, err := m.Metadata(); err != nil {
+		d.err = fmt.Errorf("natslog: message metadata: %w", err)
+	} else {
+		d.m = stored{subject: m.Subject(), seq: md.Sequence.Stream, pending: md.NumPending, header: m.Headers(), data: m.Data()}
+	}
+	c.send(d)
+}
+
+// failed is the consumer's error handler. The ordered consumer recovers
+// from the rest by itself (a new consumer from the next sequence); a
+// closed connection ends the delivery, and next answers it.
+func (c *consumerSource) failed(_ jetstream.ConsumeContext, err error) {
+	if errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConnectionClosed) {
+		c.send(delivered{err: fmt.Errorf("natslog: reading the stream: %w", err)})
+	}
+}
+
+func (c *consumerSource) send(d delivered) {
+	select {
+	case c.msgs <- d:
+	case <-c.stopped:
+	}
+}
+
 func (c *consumerSource) next(ctx context.Context, local uint64) (stored, error) {
-	m, err := nextMsg(ctx, c.it, c.seg, local, stallAfter)
+	select {
+	case d := <-c.msgs:
+		return d.m, d.err
+	default:
+	}
+	d, err := c.await(ctx, local)
 	if err != nil {
 		return stored{}, readError(ctx, err)
 	}
-	if isMarker(m.Subject()) {
-		return stored{subject: m.Subject()}, nil
+	return d.m, d.err
+}
+
+// await waits for the next message delivered, whose stream sequence should
+// be local. While the stream reports local it waits at most stallAfter in
+// all, asking the stream for the record every readWait (see missing);
+// past the stream's last sequence it waits until ctx ends.
+func (c *consumerSource) await(ctx context.Context, local uint64) (delivered, error) {
+	var waited time.Duration
+	for {
+		if c.wait == nil {
+			c.wait = time.NewTimer(readWait)
+		} else {
+			c.wait.Reset(readWait)
+		}
+		select {
+		case d := <-c.msgs:
+			c.wait.Stop()
+			return d, nil
+		case <-ctx.Done():
+			c.wait.Stop()
+			return delivered{}, ctx.Err()
+		case <-c.wait.C:
+		}
+		reported, err := missing(ctx, c.seg, local)
+		if err != nil {
+			return delivered{}, err
+		}
+		if !reported {
+			waited = 0
+			continue
+		}
+		if waited += readWait; waited >= stallAfter {
+			return delivered{}, fmt.Errorf("%w: stream %s holds sequence %d but delivered nothing for %s", errStalled, c.seg.name, local, waited)
+		}
 	}
-	md, err := m.Metadata()
-	if err != nil {
-		return stored{}, fmt.Errorf("natslog: message metadata: %w", err)
-	}
-	return stored{subject: m.Subject(), seq: md.Sequence.Stream, pending: md.NumPending, header: m.Headers(), data: m.Data()}, nil
 }
 
 func (c *consumerSource) close() {
 	close(c.stopped)
-	c.it.Stop()
+	c.cc.Stop()
 	dropConsumer(c.ctx, c.seg, c.cons)
 }
 
