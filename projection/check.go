@@ -60,8 +60,8 @@ func contentSum(tx *bolt.Tx, walked func(n int)) uint64 {
 		}
 		c := b.Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if v == nil || string(name) == string(bucketMeta) && string(k) == string(sumsKey) {
-				continue // a nested bucket (there are none), or the sum itself
+			if v == nil || string(name) == string(bucketMeta) && (string(k) == string(sumsKey) || string(k) == string(unfinishedKey)) {
+				continue // a nested bucket (there are none), the sum itself, or a rebuild's mark
 			}
 			sum += entrySum(&scratch, name, k, v)
 			if n += len(k) + len(v); n >= sumDropBytes {

@@ -342,7 +342,7 @@ func (w *writes) into(tx *bolt.Tx, held *heldSets) (done func(), err error) {
 	var scratch [4]byte
 	for name, puts := range w.puts {
 		b := tx.Bucket([]byte(name))
-		if held != nil && name == string(bucketToolSets) {
+		if name == string(bucketToolSets) && held.holding() {
 			held.hold(b, puts)
 			if !held.full() {
 				continue

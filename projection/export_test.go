@@ -28,3 +28,7 @@ func Held(st *Store) int {
 	defer st.held.mu.Unlock()
 	return len(st.held.m)
 }
+
+// Crash closes st's file as a process that died would leave it: without
+// writing the tool sets it holds.
+func Crash(st *Store) error { return st.db.Close() }

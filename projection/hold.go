@@ -2,6 +2,7 @@ package projection
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"sync"
 
@@ -23,11 +24,16 @@ import (
 //   - the file's content sum counts a set when it is written, so the sum
 //     always matches the file (Check);
 //   - Sync and Close write every held set first: a file a rebuild returns
-//     holds them all.
+//     holds them all;
+//   - the file is marked unfinished (unfinishedKey) from its opening until
+//     then, so that one left by a writer that died is refused, not served
+//     without its tool sets (TestUnfinishedRebuildRefused).
 type heldSets struct {
 	mu    sync.Mutex
 	m     map[string]heldSet
 	bytes int
+	// unmarked: the file's unfinishedKey is gone (writeHeld wrote all).
+	unmarked bool
 }
 
 type heldSet struct {
@@ -65,6 +71,18 @@ func (h *heldSets) hold(b *bolt.Bucket, puts []kv) {
 		h.m[string(p.k)] = heldSet{v: bytes.Clone(p.v), sum: p.sum}
 		h.bytes += len(p.k) + len(p.v)
 	}
+}
+
+// holding reports whether commits still hold their tool sets: until the
+// store is synced or closed; after that they write them (the file has no
+// mark left to say it lacks any).
+func (h *heldSets) holding() bool {
+	if h == nil {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return !h.unmarked
 }
 
 // full reports whether the hold is past holdBytes.
@@ -111,15 +129,26 @@ func (h *heldSets) write(tx *bolt.Tx, sum uint64) (uint64, func(), error) {
 	}, nil
 }
 
-// writeHeld writes what st holds in a transaction of its own.
+// unfinishedKey marks, in the meta bucket, the file of a store that holds
+// tool sets back, from its opening until it has written them (writeHeld):
+// a file whose writer died holding some lacks them, and OpenStore refuses
+// it with what to do (TestUnfinishedRebuildRefused). The content sum leaves
+// the mark out.
+var unfinishedKey = []byte("unfinished")
+
+// errUnfinished is OpenStore's error for a file with unfinishedKey.
+var errUnfinished = errors.New("an unfinished rebuild")
+
+// writeHeld writes what st holds, and takes the file's mark off, in a
+// transaction of its own.
 func (st *Store) writeHeld() error {
 	if st.held == nil {
 		return nil
 	}
 	st.held.mu.Lock()
-	n := len(st.held.m)
+	n, marked := len(st.held.m), !st.held.unmarked
 	st.held.mu.Unlock()
-	if n == 0 {
+	if n == 0 && !marked {
 		return nil
 	}
 	var done func()
@@ -133,10 +162,16 @@ func (st *Store) writeHeld() error {
 			return err
 		}
 		done = d
+		if err := tx.Bucket(bucketMeta).Delete(unfinishedKey); err != nil {
+			return err
+		}
 		return putSum(tx, sum)
 	})
 	if err == nil {
 		done()
+		st.held.mu.Lock()
+		st.held.unmarked = true
+		st.held.mu.Unlock()
 	}
 	return err
 }

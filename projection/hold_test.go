@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/sessionledger/ledger/envelope/openclaw"
@@ -151,4 +152,73 @@ func TestHeldToolSetsWrittenOnClose(t *testing.T) {
 	if got, err := st.DumpHash(); err != nil || got != want {
 		t.Fatalf("dump hash %s (%v), want %s", got, err, want)
 	}
+}
+
+// TestUnfinishedRebuildRefused: the file of a store that held tool sets
+// back and stopped without writing them (a rebuild killed) is refused when
+// opened, with what to do; one synced and closed opens, and so does a
+// fresh one that died before any commit when a rebuild opens it again.
+func TestUnfinishedRebuildRefused(t *testing.T) {
+	oc := openclaw.New()
+	dialects := projection.Dialects{oc.Name(): oc}
+	recs := workloadLog(t)
+	path := filepath.Join(t.TempDir(), "killed.db")
+	st, err := projection.OpenStore(path, projection.StoreOptions{NoSync: true, HoldToolSets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := projection.New(dialects)
+	for i, r := range recs {
+		if err := s.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Commit(s); err != nil {
+		t.Fatal(err)
+	}
+	if projection.Held(st) == 0 {
+		t.Fatal("the store held no tool set")
+	}
+	if err := projection.Crash(st); err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []projection.StoreOptions{{}, {NoSync: true, HoldToolSets: true}} {
+		if st, err := projection.OpenStore(path, opts); err == nil {
+			st.Close()
+			t.Fatalf("%+v: an unfinished rebuild's file opened", opts)
+		} else if !strings.Contains(err.Error(), "did not finish") || !strings.Contains(err.Error(), "ledger replay") {
+			t.Fatalf("%+v: %v, want what to do about an unfinished rebuild", opts, err)
+		}
+	}
+
+	// Killed before its first commit: nothing held, nothing lost; a
+	// rebuild takes the file as fresh, and once synced it opens.
+	path = filepath.Join(t.TempDir(), "early.db")
+	if st, err = projection.OpenStore(path, projection.StoreOptions{NoSync: true, HoldToolSets: true}); err != nil {
+		t.Fatal(err)
+	}
+	projection.Crash(st)
+	if st, err = projection.OpenStore(path, projection.StoreOptions{NoSync: true, HoldToolSets: true}); err != nil {
+		t.Fatalf("a rebuild reopening a file with no commit: %v", err)
+	}
+	s = projection.New(dialects)
+	for i, r := range recs {
+		if err := s.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Commit(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Check(); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if st, err = projection.OpenStore(path, projection.StoreOptions{}); err != nil {
+		t.Fatalf("a synced rebuild: %v", err)
+	}
+	st.Close()
 }

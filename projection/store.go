@@ -98,7 +98,9 @@ type StoreOptions struct {
 	// them, in key order, when the store is synced or closed (or once they
 	// pass 64 MiB): for a rebuild, which would otherwise rewrite pages all
 	// over the bucket at every commit (see heldSets). Until then the file
-	// lacks them: only for a fresh file that is used once Sync returns.
+	// lacks them, and is marked so: OpenStore refuses a file whose writer
+	// died holding some. Only for a fresh file that is used once Sync
+	// returns.
 	HoldToolSets bool
 	// ResidentBudget is the largest file, in bytes, whose pages the
 	// process keeps mapped (0: DefaultResidentBudget; negative: none).
@@ -161,6 +163,14 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 		case string(v) != SchemaVersion:
 			return ErrSchema
 		}
+		switch fresh := meta.Get([]byte("checkpoint")) == nil; {
+		case meta.Get(unfinishedKey) != nil && !(opts.HoldToolSets && fresh):
+			return errUnfinished
+		case opts.HoldToolSets && fresh:
+			if err := meta.Put(unfinishedKey, []byte("1")); err != nil {
+				return err
+			}
+		}
 		if _, ok := storedSum(tx); !ok {
 			// A new file, or one written before content sums (check.go).
 			return putSum(tx, contentSum(tx, func(int) {}))
@@ -170,6 +180,10 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 	if errors.Is(err, ErrSchema) {
 		db.Close()
 		return nil, fmt.Errorf("projection: %s: %w", path, err)
+	}
+	if errors.Is(err, errUnfinished) {
+		db.Close()
+		return nil, fmt.Errorf("projection: %s is a rebuild that did not finish (the process writing it stopped before it wrote the tool sets it held): delete it and run 'ledger replay --out FILE' again", path)
 	}
 	if err != nil {
 		db.Close()
