@@ -64,7 +64,7 @@ func TestHeldToolSets(t *testing.T) {
 			*projection.HoldBytes = limit
 			path := filepath.Join(t.TempDir(), "held.db")
 			maxHeld := 0
-			st := build(path, projection.StoreOptions{NoSync: true, HoldToolSets: true}, func(st *projection.Store, s *projection.State, at int) {
+			st := build(path, holding, func(st *projection.Store, s *projection.State, at int) {
 				if err := st.Check(); err != nil {
 					t.Fatalf("after the commit at %d: %v", at, err)
 				}
@@ -112,6 +112,9 @@ func TestHeldToolSets(t *testing.T) {
 	}
 }
 
+// holding is the options of a rebuild's store.
+var holding = projection.StoreOptions{NoSync: true, HoldToolSets: true}
+
 // TestHeldToolSetsWrittenOnClose: a store closed without Sync writes what
 // it holds first.
 func TestHeldToolSetsWrittenOnClose(t *testing.T) {
@@ -125,19 +128,7 @@ func TestHeldToolSetsWrittenOnClose(t *testing.T) {
 	}
 	ref.Close()
 	path := filepath.Join(t.TempDir(), "held.db")
-	st, err := projection.OpenStore(path, projection.StoreOptions{NoSync: true, HoldToolSets: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := projection.New(dialects)
-	for i, r := range recs {
-		if err := s.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := st.Commit(s); err != nil {
-		t.Fatal(err)
-	}
+	st, _ := buildStoreWith(t, path, holding, dialects, recs, len(recs))
 	if projection.Held(st) == 0 {
 		t.Fatal("the store held no tool set")
 	}
@@ -163,26 +154,14 @@ func TestUnfinishedRebuildRefused(t *testing.T) {
 	dialects := projection.Dialects{oc.Name(): oc}
 	recs := workloadLog(t)
 	path := filepath.Join(t.TempDir(), "killed.db")
-	st, err := projection.OpenStore(path, projection.StoreOptions{NoSync: true, HoldToolSets: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := projection.New(dialects)
-	for i, r := range recs {
-		if err := s.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := st.Commit(s); err != nil {
-		t.Fatal(err)
-	}
+	st, _ := buildStoreWith(t, path, holding, dialects, recs, len(recs))
 	if projection.Held(st) == 0 {
 		t.Fatal("the store held no tool set")
 	}
 	if err := projection.Crash(st); err != nil {
 		t.Fatal(err)
 	}
-	for _, opts := range []projection.StoreOptions{{}, {NoSync: true, HoldToolSets: true}} {
+	for _, opts := range []projection.StoreOptions{{}, holding} {
 		if st, err := projection.OpenStore(path, opts); err == nil {
 			st.Close()
 			t.Fatalf("%+v: an unfinished rebuild's file opened", opts)
@@ -192,24 +171,15 @@ func TestUnfinishedRebuildRefused(t *testing.T) {
 	}
 
 	// Killed before its first commit: nothing held, nothing lost; a
-	// rebuild takes the file as fresh, and once synced it opens.
+	// rebuild takes the file as fresh (buildStoreWith opens it again), and
+	// once synced it opens.
 	path = filepath.Join(t.TempDir(), "early.db")
-	if st, err = projection.OpenStore(path, projection.StoreOptions{NoSync: true, HoldToolSets: true}); err != nil {
+	st, err := projection.OpenStore(path, holding)
+	if err != nil {
 		t.Fatal(err)
 	}
 	projection.Crash(st)
-	if st, err = projection.OpenStore(path, projection.StoreOptions{NoSync: true, HoldToolSets: true}); err != nil {
-		t.Fatalf("a rebuild reopening a file with no commit: %v", err)
-	}
-	s = projection.New(dialects)
-	for i, r := range recs {
-		if err := s.Apply(projection.Input{Record: r}, uint64(i+1)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := st.Commit(s); err != nil {
-		t.Fatal(err)
-	}
+	st, _ = buildStoreWith(t, path, holding, dialects, recs, len(recs))
 	if err := st.Sync(); err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,13 @@ func buildStore(t *testing.T, recs []*events.Record, every int) (*projection.Sto
 // the store is closed when the test ends (closing it twice is harmless).
 func buildStoreAt(t *testing.T, path string, dialects projection.Dialects, recs []*events.Record, every int) (*projection.Store, *projection.State) {
 	t.Helper()
-	st, err := projection.OpenStore(path, projection.StoreOptions{})
+	return buildStoreWith(t, path, projection.StoreOptions{}, dialects, recs, every)
+}
+
+// buildStoreWith is buildStoreAt with a store opened with opts.
+func buildStoreWith(t *testing.T, path string, opts projection.StoreOptions, dialects projection.Dialects, recs []*events.Record, every int) (*projection.Store, *projection.State) {
+	t.Helper()
+	st, err := projection.OpenStore(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,14 +30,13 @@ type rebuildSpec struct {
 
 // rebuildTimes is what RebuildChild prints (one JSON object on stdout).
 type rebuildTimes struct {
-	RawBefore  float64 `json:"raw_before"` // records/s
-	RawAfter   float64 `json:"raw_after"`
-	Rebuild    float64 `json:"rebuild_s"`
-	GCShare    float64 `json:"gc_share"` // of the process's CPU during the rebuild
-	PeakRSSMB  float64 `json:"peak_rss_mb"`
-	Records    uint64  `json:"records"`
-	StartHeap  uint64  `json:"start_heap"`
-	ConnectURL string  `json:"url"`
+	RawBefore float64 `json:"raw_before"` // records/s
+	RawAfter  float64 `json:"raw_after"`
+	Rebuild   float64 `json:"rebuild_s"`
+	GCShare   float64 `json:"gc_share"` // of the process's CPU during the rebuild
+	PeakRSSMB float64 `json:"peak_rss_mb"`
+	Records   uint64  `json:"records"`
+	StartHeap uint64  `json:"start_heap"`
 }
 
 // RebuildChild is the rebuild of rebuildProcRow in a fresh process, as
@@ -64,15 +63,9 @@ func RebuildChild(ctx context.Context, spec string, w io.Writer) error {
 	}
 	readRaw := func() (float64, error) {
 		runtime.GC()
-		t0 := time.Now()
-		count := uint64(0)
-		if err := log.Follow(ctx, 1, func(uint64, []byte, uint64) error { count++; return nil }, s.Head); err != nil {
-			return 0, err
-		}
-		return float64(count) / time.Since(t0).Seconds(), nil
+		return rawRead(ctx, log, s.Head)
 	}
-	var out rebuildTimes
-	out.ConnectURL, out.Records = s.URL, s.Head
+	out := rebuildTimes{Records: s.Head}
 	if out.RawBefore, err = readRaw(); err != nil {
 		return fmt.Errorf("bench rebuild: raw read: %w", err)
 	}
@@ -92,9 +85,7 @@ func RebuildChild(ctx context.Context, spec string, w io.Writer) error {
 	if out.RawAfter, err = readRaw(); err != nil {
 		return fmt.Errorf("bench rebuild: raw read: %w", err)
 	}
-	if out.PeakRSSMB, err = vmHWM(os.Getpid()); err != nil {
-		out.PeakRSSMB = 0 // not on this system; the row says so
-	}
+	out.PeakRSSMB, _ = vmHWM(os.Getpid()) // 0 where /proc has none; the row leaves it out
 	return json.NewEncoder(w).Encode(out)
 }
 
@@ -125,8 +116,11 @@ func rebuildProcRow(ctx context.Context, cfg *Config, rep *Report, n *node, path
 	row := ratioRow("rebuild", fmt.Sprintf("%d records, a process of its own: records/s", head), lr, rr, "records/s",
 		"≥ 0.5x raw ordered consumer", func(r float64) bool { return r >= 0.5 })
 	row.Note = fmt.Sprintf("a fresh process reading the bench's server over loopback, as ledger replay --nats does; raw %.0f before and %.0f after "+
-		"in that process; GOGC %s; the collector took %.0f%% of its CPU; its live heap before %.0f MB, its peak RSS %.0f MB",
-		t.RawBefore, t.RawAfter, rebuildGOGC(), 100*t.GCShare, float64(t.StartHeap)/(1<<20), t.PeakRSSMB)
+		"in that process; GOGC %s; the collector took %.0f%% of its CPU; its live heap before %.0f MB",
+		t.RawBefore, t.RawAfter, rebuildGOGC(), 100*t.GCShare, float64(t.StartHeap)/(1<<20))
+	if t.PeakRSSMB > 0 {
+		row.Note += fmt.Sprintf(", its peak RSS %.0f MB", t.PeakRSSMB)
+	}
 	rep.add(row)
 	row = absRow("rebuild", fmt.Sprintf("%d records, a process of its own: rebuild time", head), t.Rebuild, "s", "", nil)
 	if head >= 1_000_000 {

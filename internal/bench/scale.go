@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/natslog"
 	"github.com/sessionledger/ledger/internal/workload"
 	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/replay"
@@ -170,12 +171,7 @@ func rebuildRows(ctx context.Context, cfg *Config, rep *Report, n *node) error {
 		if err := settle(n); err != nil {
 			return 0, err
 		}
-		t0 := time.Now()
-		count := uint64(0)
-		if err := n.log.Follow(ctx, 1, func(uint64, []byte, uint64) error { count++; return nil }, head); err != nil {
-			return 0, err
-		}
-		return float64(count) / time.Since(t0).Seconds(), nil
+		return rawRead(ctx, n.log, head)
 	}
 	before, err := readRaw()
 	if err != nil {
@@ -227,6 +223,18 @@ func rebuildGOGC() string {
 		return v
 	}
 	return strconv.Itoa(replay.RebuildGCPercent)
+}
+
+// rawRead reads log from its first record to head with the raw ordered
+// consumer (natslog's Follow, counting), and answers records a second:
+// the floor of both rebuild rows.
+func rawRead(ctx context.Context, log *natslog.Log, head uint64) (float64, error) {
+	t0 := time.Now()
+	count := uint64(0)
+	if err := log.Follow(ctx, 1, func(uint64, []byte, uint64) error { count++; return nil }, head); err != nil {
+		return 0, err
+	}
+	return float64(count) / time.Since(t0).Seconds(), nil
 }
 
 // liveHeap is the heap the last collection found live, in bytes (0 when
