@@ -56,7 +56,10 @@ const maxLinger = 2 * time.Millisecond
 
 // pendingAppend is one append waiting for its outcome. The sender sets
 // out and then signals done, once; the caller reads out only after done
-// (a channel of struct{} is one allocation, of appendOutcome two).
+// (a channel of struct{} is one allocation, of appendOutcome two). A
+// caller that got its outcome puts its pendingAppend back in the pool
+// (the sender touches it no more after done); one whose context ended
+// leaves it to the collector, since the sender may still finish it.
 type pendingAppend struct {
 	ctx  context.Context
 	body []byte
@@ -75,8 +78,11 @@ type appendOutcome struct {
 	err error
 }
 
+var pendingPool = sync.Pool{New: func() any { return &pendingAppend{done: make(chan struct{}, 1)} }}
+
 func (c *Client) appendCoalesced(ctx context.Context, subject string, body []byte) (AppendResult, error) {
-	p := &pendingAppend{ctx: ctx, body: body, done: make(chan struct{}, 1)}
+	p := pendingPool.Get().(*pendingAppend)
+	p.ctx, p.body = ctx, body
 	q := &c.appends
 	q.mu.Lock()
 	q.waiting = append(q.waiting, p)
@@ -94,7 +100,10 @@ func (c *Client) appendCoalesced(ctx context.Context, subject string, body []byt
 	}
 	select {
 	case <-p.done:
-		return p.out.res, p.out.err
+		out := p.out
+		*p = pendingAppend{done: p.done}
+		pendingPool.Put(p)
+		return out.res, out.err
 	case <-ctx.Done():
 		// It may still be sent, or have landed: the ledger answers a
 		// re-send of its id with the first outcome.

@@ -84,10 +84,11 @@ var Subjects = []string{"ledger.session.>", "ledger.policy", "ledger.decision.>"
 // segments while writers append and roll. Timeout is read by appends: set
 // it before the Log is shared.
 type Log struct {
-	nc  *nats.Conn
-	js  jetstream.JetStream
-	cfg StreamConfig
-	log *slog.Logger
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	acks acks // of AppendAsync's publishes
+	cfg  StreamConfig
+	log  *slog.Logger
 	// Timeout bounds each publish attempt.
 	Timeout time.Duration
 
@@ -106,7 +107,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natslog: %w", err)
 	}
-	l := &Log{nc: nc, js: js, cfg: cfg, log: cfg.Logger, Timeout: 5 * time.Second}
+	l := &Log{nc: nc, js: js, acks: acks{nc: nc}, cfg: cfg, log: cfg.Logger, Timeout: 5 * time.Second}
 	for attempt := 0; ; attempt++ {
 		err = l.openSegments(ctx)
 		if err == nil || attempt >= 50 || ctx.Err() != nil || errors.Is(err, errNoLog) {
@@ -404,29 +405,43 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 		chain = prevID
 	}
 	pm := recordMsg(subject, id, data, hash, seg.name, expected-seg.base, chain)
-	fut, err := l.js.PublishMsgAsync(&pm.msg)
-	if err != nil {
+	if err := l.acks.publish(pm); err != nil {
 		return nil, fmt.Errorf("natslog: publish: %w", err)
 	}
 	return func() (uint64, error) {
 		// A pipelined round waits for its acknowledgements after deciding
-		// the next round, by when most have come: those take neither a
-		// timer nor the error channel (three allocations a record).
-		// Acknowledged, the message is no longer nats.go's: it goes back
-		// to the pool (on a failure it is left to the collector).
-		select {
-		case ack := <-fut.Ok():
-			pm.release()
-			return l.acked(ctx, seg, ack)
-		default:
-		}
-		timer := time.NewTimer(l.Timeout)
-		defer timer.Stop()
-		select {
-		case ack := <-fut.Ok():
-			pm.release()
-			return l.acked(ctx, seg, ack)
-		case err := <-fut.Err():
+		// the next round, by when most have come: those take no timer.
+		// Acknowledged, the message goes back to the pool (on a failure
+		// it is left to the collector).
+		for retries := 0; ; retries++ {
+			m, err := l.acks.await(ctx, pm, id, l.Timeout)
+			if err != nil {
+				return 0, err
+			}
+			if noResponders(m) {
+				// No stream took it (a leader being elected, or a
+				// segment removed under a roll): sent again, as nats.go
+				// does, then taken for what it means.
+				if retries < pubRetries {
+					if err := sleep(ctx, pubRetryWait); err != nil {
+						return 0, err
+					}
+					if err := l.acks.publish(pm); err != nil {
+						return 0, fmt.Errorf("natslog: publish: %w", err)
+					}
+					continue
+				}
+				err = jetstream.ErrNoStreamResponse
+			}
+			var seq uint64
+			var dup bool
+			if err == nil {
+				seq, dup, err = pubAck(m.Data, seg.name)
+			}
+			if err == nil {
+				pm.release()
+				return l.acked(ctx, seg, seq, dup)
+			}
 			var ae *jetstream.APIError
 			switch {
 			case mayHaveRolled(err):
@@ -438,19 +453,16 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 				return 0, events.ErrConflict()
 			}
 			return 0, fmt.Errorf("natslog: publish: %w", err)
-		case <-timer.C:
-			return 0, fmt.Errorf("natslog: no acknowledgement for %s within %s", id, l.Timeout)
-		case <-ctx.Done():
-			return 0, ctx.Err()
 		}
 	}, nil
 }
 
-// acked is the sequence of a record the stream acknowledged in seg.
-func (l *Log) acked(ctx context.Context, seg *segment, ack *jetstream.PubAck) (uint64, error) {
-	l.landed(ctx, seg, ack.Sequence)
-	seq := seg.base + ack.Sequence
-	if ack.Duplicate {
+// acked is the sequence of a record the stream acknowledged in seg at
+// stream sequence streamSeq.
+func (l *Log) acked(ctx context.Context, seg *segment, streamSeq uint64, duplicate bool) (uint64, error) {
+	l.landed(ctx, seg, streamSeq)
+	seq := seg.base + streamSeq
+	if duplicate {
 		return seq, &events.AlreadyLanded{Seq: seq}
 	}
 	return seq, nil
@@ -497,6 +509,7 @@ func recordMsg(subject, id string, data []byte, hash string, stream string, last
 type pooledMsg struct {
 	msg  nats.Msg
 	vals [5]string
+	ack  chan *nats.Msg // where AppendAsync's acknowledgement comes (acks)
 }
 
 var msgPool sync.Pool

@@ -165,7 +165,7 @@ func (s *Service) appendLocked(ctx context.Context, evs []*events.Event, todo []
 // false when there is nothing to append; out then holds the event's
 // outcome (a refusal, a re-sent id, or a record that did not encode).
 func (s *Service) prepareEvent(ev *events.Event, out *Outcome) (projection.Prepared, []byte, bool) {
-	prep := s.head.Prepare(ev, events.FormatTime(s.cfg.Clock()))
+	prep := s.head.Prepare(ev, s.now())
 	if prep.Record == nil {
 		*out = Outcome{Result{Seq: prep.Landed, ID: ev.ID, Duplicate: prep.Landed != 0}, prep.Err}
 		return prep, nil, false

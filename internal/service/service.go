@@ -148,6 +148,9 @@ type Service struct {
 	log  *slog.Logger
 	mu   sync.Mutex
 	head *projection.State
+	// stamp is the text of the last millisecond a record was stamped
+	// with (see now).
+	stamp atomic.Pointer[stamp]
 	// applied is closed and replaced whenever the head moves, to wake
 	// readers waiting for a sequence (read-your-writes).
 	applied chan struct{}
@@ -328,7 +331,7 @@ func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Resu
 		ev.ID = events.NewID(s.cfg.Clock(), s.entropy())
 	}
 	for attempt := 0; ; attempt++ {
-		prep := s.head.Prepare(ev, events.FormatTime(s.cfg.Clock()))
+		prep := s.head.Prepare(ev, s.now())
 		if prep.Record == nil {
 			if prep.Err != nil && attempt < s.cfg.Retries {
 				// A refusal, which nothing the log said confirms: another
@@ -822,4 +825,24 @@ func (s *Service) Why(ctx context.Context, key events.SessionKey, tool string, i
 		return nil
 	})
 	return a, err
+}
+
+// stamp is a millisecond of the clock and its text (events.FormatTime).
+type stamp struct {
+	ms   int64
+	text string
+}
+
+// now is events.FormatTime(s.cfg.Clock()); the records stamped within one
+// millisecond share the text (one allocation a millisecond instead of one
+// a record). TestStampSharedWithinAMillisecond guards it.
+func (s *Service) now() string {
+	t := s.cfg.Clock()
+	ms := t.Unix()*1000 + int64(t.Nanosecond()/1e6) // floored, as the text is
+	if st := s.stamp.Load(); st != nil && st.ms == ms {
+		return st.text
+	}
+	st := &stamp{ms: ms, text: events.FormatTime(t)}
+	s.stamp.Store(st)
+	return st.text
 }
