@@ -340,7 +340,7 @@ var _ = []any{
 // has always held; TestCheckValueBytes and FuzzCheckValueBytes compare
 // them): each check a commit writes, one an event on the append path.
 func appendCheck(b []byte, c *check) []byte {
-	b = slices.Grow(b, 96+len(c.Session)+len(c.Tool)+len(c.Call)+len(c.Input))
+	b = slices.Grow(b, checkSize(c))
 	b = append(b, `{"Session":`...)
 	b = appendJSONString(b, string(c.Session))
 	b = append(b, `,"Tool":`...)
@@ -361,6 +361,10 @@ func appendCheck(b []byte, c *check) []byte {
 	return append(b, `,"Refusal":false}`...)
 }
 
+// checkSize is about how many bytes appendCheck appends for c (more when
+// its strings need escapes).
+func checkSize(c *check) int { return 96 + len(c.Session) + len(c.Tool) + len(c.Call) + len(c.Input) }
+
 var _ = struct {
 	Session  events.SessionKey
 	Tool     string
@@ -374,32 +378,36 @@ var _ = struct {
 // (events.AppendJSONString).
 func appendJSONString(b []byte, s string) []byte { return events.AppendJSONString(b, s) }
 
-// logValue is a log entry as stored: the record id and type, each after
-// its length as a uvarint, then the time.
-func logValue(ref envelope.RecordRef, time string) []byte {
-	return appendLogValue(make([]byte, 0, len(ref.ID)+len(ref.Type)+len(time)+4), ref, time)
-}
-
-// appendLogValue appends logValue(ref, time) to b.
-func appendLogValue(b []byte, ref envelope.RecordRef, time string) []byte {
+// appendLogValue appends to b a log entry as stored: the record id, type
+// and time, each after its length as a uvarint, then, for a tool.checked,
+// its check c as JSON (appendCheck). Since SchemaVersion 6 a check has no
+// bucket of its own: one put a check fewer (docs/bench.md, "Issue 28:
+// allocations per event").
+func appendLogValue(b []byte, ref envelope.RecordRef, time string, c *check) []byte {
 	b = binary.AppendUvarint(b, uint64(len(ref.ID)))
 	b = append(b, ref.ID...)
 	b = binary.AppendUvarint(b, uint64(len(ref.Type)))
 	b = append(b, ref.Type...)
-	return append(b, time...)
+	b = binary.AppendUvarint(b, uint64(len(time)))
+	b = append(b, time...)
+	if c != nil {
+		b = appendCheck(b, c)
+	}
+	return b
 }
 
-func parseLogValue(v []byte) (logEntry, error) {
-	var e logEntry
-	var f [2]string
+// parseLogValue reads a log entry, and the bytes of its check's JSON
+// (none when the record is not a check).
+func parseLogValue(v []byte) (logEntry, []byte, error) {
+	var f [3]string
 	for i := range f {
 		n, k := binary.Uvarint(v)
 		if k <= 0 || uint64(len(v)-k) < n {
-			return e, fmt.Errorf("bad log entry %x", v)
+			return logEntry{}, nil, fmt.Errorf("bad log entry %x", v)
 		}
 		f[i], v = string(v[k:k+int(n)]), v[k+int(n):]
 	}
-	return logEntry{ID: f[0], Type: internType(events.Type(f[1])), Time: string(v)}, nil
+	return logEntry{ID: f[0], Type: internType(events.Type(f[1])), Time: f[2]}, v, nil
 }
 
 // landedValue is where an id landed as stored: the sequence, and a byte 1

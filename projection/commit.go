@@ -162,8 +162,7 @@ func (s *State) writes() *writes {
 	n := len(r.refs)
 	w := &writes{values: make([]any, 0, 2*n), puts: map[string][]kv{
 		string(bucketLog): make([]kv, 0, n), string(bucketIDs): make([]kv, 0, n),
-		string(bucketSessions): make([]kv, 0, 2*n+len(r.calls)+len(r.chains)),
-		string(bucketChecks):   make([]kv, 0, len(r.checks))}}
+		string(bucketSessions): make([]kv, 0, 2*n+len(r.calls)+len(r.chains))}}
 	// The keys and values made here come from one buffer, sized for the
 	// log's and the ids' entries, the bulk of them (see free).
 	w.buf = make([]byte, 0, max(n*128, 1<<10))
@@ -209,14 +208,17 @@ func (s *State) writes() *writes {
 	}
 	for i, ref := range r.refs {
 		seq := r.base + 1 + uint64(i)
-		w.put(bucketLog, w.u64(seq), w.keep(appendLogValue(w.free(), ref, r.times[i])))
+		// A check is stored in its record's log entry.
+		c := r.checks[seq]
+		size := len(ref.ID) + len(ref.Type) + len(r.times[i]) + 6
+		if c != nil {
+			size += checkSize(c)
+		}
+		w.put(bucketLog, w.u64(seq), w.keep(appendLogValue(w.room(size), ref, r.times[i], c)))
 		// An id keeps the sequence it first landed at.
 		if l, ok := r.ids[ref.ID]; ok && l.Seq == seq {
 			id := w.keep(append(w.free(), ref.ID...))
 			w.add(bucketIDs, kv{k: id, v: w.keep(appendLandedValue(w.free(), l)), i: -1, absent: true})
-		}
-		if c := r.checks[seq]; c != nil {
-			w.json(bucketChecks, w.u64(seq), c)
 		}
 	}
 	w.json(bucketMeta, []byte("state"), metaState{Position: s.seq, Time: s.lastTime})
@@ -249,6 +251,15 @@ func (w *writes) free() []byte {
 		w.buf = make([]byte, 0, 16<<10)
 	}
 	return w.buf[len(w.buf):]
+}
+
+// room is free() with room for n bytes, when n is not more than a
+// quarter of a buffer (a larger value is appended elsewhere).
+func (w *writes) room(n int) []byte {
+	if cap(w.buf)-len(w.buf) < n && n <= 4<<10 {
+		w.buf = make([]byte, 0, 16<<10)
+	}
+	return w.free()
 }
 
 // keep takes b, appended to free(), as a key or value of its own.
@@ -294,7 +305,7 @@ func (w *writes) value(v any) int {
 
 // fill is how full pages are split in the buckets whose new keys mostly
 // come last (bbolt's default is half full).
-var fill = map[string]float64{string(bucketLog): 1, string(bucketChecks): 1, string(bucketSlots): 1,
+var fill = map[string]float64{string(bucketLog): 1, string(bucketSlots): 1,
 	string(bucketIDs): 0.9, string(bucketSessions): 0.9}
 
 // order sorts each bucket's puts by key and sums each put's entry, the

@@ -152,8 +152,14 @@ func (s *State) writeDumpFrom(w io.Writer, each func(bucket []byte, fn func(k, v
 
 	d.section("checks", true)
 	var e []entry
-	d.each(bucketChecks, func(k, v []byte) error {
-		e = append(e, entry{strconv.FormatUint(binary.BigEndian.Uint64(k), 10), lazy{raw: v, enc: events.CanonicalJSON}})
+	d.each(bucketLog, func(k, v []byte) error {
+		_, c, err := parseLogValue(v)
+		if err != nil || len(k) != 8 {
+			return fmt.Errorf("bad log entry %x: %x", k, v)
+		}
+		if len(c) > 0 {
+			e = append(e, entry{strconv.FormatUint(binary.BigEndian.Uint64(k), 10), lazy{raw: c, enc: events.CanonicalJSON}})
+		}
 		return nil
 	})
 	over = make([]entry, 0, len(r.checks))
@@ -728,8 +734,14 @@ func appendDumpValue(b, bucket, k, v []byte) []byte {
 			return append(b, '}')
 		}
 	case string(bucketLog):
-		if e, err := parseLogValue(v); err == nil {
-			b = append(b, `{"id":`...)
+		if e, c, err := parseLogValue(v); err == nil && (len(c) == 0 || json.Valid(c)) {
+			b = append(b, '{')
+			if len(c) > 0 {
+				b = append(b, `"check":`...)
+				b = appendRawMessage(b, c)
+				b = append(b, ',')
+			}
+			b = append(b, `"id":`...)
 			b = appendMarshalString(b, e.ID)
 			b = append(b, `,"time":`...)
 			b = appendMarshalString(b, e.Time)

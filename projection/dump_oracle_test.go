@@ -77,8 +77,12 @@ func oldDumpValue(bucket string, k, v []byte) []byte {
 			r = map[string]any{"seq": l.Seq, "refused_effect": l.RefusedEffect}
 		}
 	case string(bucketLog):
-		if e, err := parseLogValue(v); err == nil {
-			r = map[string]any{"id": e.ID, "type": e.Type, "time": e.Time}
+		if e, c, err := parseLogValue(v); err == nil && (len(c) == 0 || json.Valid(c)) {
+			m := map[string]any{"id": e.ID, "type": e.Type, "time": e.Time}
+			if len(c) > 0 {
+				m["check"] = json.RawMessage(c)
+			}
+			r = m
 		}
 	case string(bucketSessions):
 		_, tag, _, _ := parseSessionKey(k)

@@ -140,7 +140,6 @@ var (
 	bucketSessions = []byte("sessions") // keyed as layout.go says
 	bucketSlots    = []byte("slots")
 	bucketIDs      = []byte("ids")
-	bucketChecks   = []byte("checks")
 	bucketToolSets = []byte("toolsets")
 	// The bases of tool sets (see toolSetFormat); not in Store.Dump, which
 	// shows each set joined.
@@ -148,7 +147,7 @@ var (
 	bucketLog          = []byte("log")
 	bucketChains       = []byte("chains")
 	allBuckets         = [][]byte{bucketMeta, bucketPolicy, bucketSessions, bucketSlots, bucketIDs,
-		bucketChecks, bucketToolSets, bucketLog, bucketChains, bucketToolSetBases}
+		bucketToolSets, bucketLog, bucketChains, bucketToolSetBases}
 )
 
 // SchemaVersion is the layout version of the store; a store of another
@@ -159,8 +158,9 @@ var (
 // key's slot (see layout.go), and writes ids and log entries in binary (see
 // logValue and landedValue). Version 5 stores a tool set as its base,
 // shared by the sets that differ only in the records their reasons name,
-// and those records (see toolSetFormat).
-const SchemaVersion = "5"
+// and those records (see toolSetFormat). Version 6 stores a check in its
+// record's log entry, not in a bucket of its own (see logValue).
+const SchemaVersion = "6"
 
 // ErrSchema is returned for a store written by another layout version.
 var ErrSchema = errors.New("projection: the store was written by another layout version; rebuild it with 'ledger replay --out NEW' and move NEW over it")

@@ -147,9 +147,20 @@ func (st *Store) chainHead(bucket, key []byte) (string, error) {
 }
 
 func (st *Store) check(seq uint64) (*check, error) {
-	var c check
-	if ok, err := st.getJSON(bucketChecks, u64(seq), &c); !ok {
+	v, err := st.get(bucketLog, u64(seq))
+	if v == nil || err != nil {
 		return nil, err
+	}
+	_, raw, err := parseLogValue(v)
+	if err != nil {
+		return nil, damaged(st.path, fmt.Errorf("%s %d: %w", bucketLog, seq, err))
+	}
+	if len(raw) == 0 {
+		return nil, nil // not a check's record
+	}
+	var c check
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, damaged(st.path, fmt.Errorf("the check of %s %d: %w", bucketLog, seq, err))
 	}
 	if string(c.Input) == "null" {
 		// A check without input stores it as null, which decodes as the
@@ -284,7 +295,7 @@ func (st *Store) logEntry(seq uint64) (logEntry, bool, error) {
 	if v == nil || err != nil {
 		return logEntry{}, false, err
 	}
-	e, err := parseLogValue(v)
+	e, _, err := parseLogValue(v)
 	return e, err == nil, err
 }
 
@@ -295,7 +306,7 @@ func (st *Store) atTime(t string, n uint64) (found uint64, err error) {
 		b := tx.Bucket(bucketLog)
 		var ferr error
 		i := sort.Search(int(n), func(i int) bool {
-			e, err := parseLogValue(b.Get(u64(uint64(i) + 1)))
+			e, _, err := parseLogValue(b.Get(u64(uint64(i) + 1)))
 			if err != nil {
 				ferr = err
 				return true

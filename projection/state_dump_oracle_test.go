@@ -72,8 +72,10 @@ func (s *State) oldWriteDumpFrom(w io.Writer, each func(bucket []byte, fn func(k
 
 	d.section("checks", true)
 	e = map[string]lazy{}
-	d.each(bucketChecks, func(k, v []byte) error {
-		e[strconv.FormatUint(binary.BigEndian.Uint64(k), 10)] = lazy{raw: v, enc: events.CanonicalJSON}
+	d.each(bucketLog, func(k, v []byte) error {
+		if _, c, err := parseLogValue(v); err == nil && len(c) > 0 {
+			e[strconv.FormatUint(binary.BigEndian.Uint64(k), 10)] = lazy{raw: c, enc: events.CanonicalJSON}
+		}
 		return nil
 	})
 	for seq, c := range r.checks {

@@ -109,12 +109,13 @@ func TestDumpLineMatchesMarshal(t *testing.T) {
 		[]byte("\"\xff\xfe\""), []byte("\x00\x01"), []byte("not json"), []byte(`"plain"`), []byte("\"tab\\t\""),
 		[]byte("a<b>&\"\\\x01\x7f\u2028é"), []byte("\xff\xfe invalid UTF-8"), u64, append(append([]byte{}, u64...), 1),
 		append(append([]byte{}, u64...), 2), []byte{3, 'a', 'b', 'c', 1, 'x', 't'}, []byte{2, '<', '&', 0, 'z'},
-		[]byte{0x80}, []byte{'s'},
+		[]byte{0x80}, []byte{'s'}, []byte{3, 'a', 'b', 'c', 1, 'x', 1, 't'}, []byte("\x01a\x01x\x01t{\"Tool\":\"<b>\", \"Input\":{}}"),
+		[]byte("\x01a\x01x\x01t{not json"), []byte("\x01a\x01x\x05t"),
 	}
 	keys := map[string][][]byte{
 		"chains": {[]byte("policy"), {}}, "ids": {[]byte("01J"), {0xff}}, "log": {u64},
 		"sessions": {sessKey('s'), sessKey('h', 's'), sessKey('c', 3, 'r', 'u', 'n', 'x'), sessKey('t', 0, 0, 0, 1), sessKey('y'), {1}},
-		"checks":   {u64}, "toolsets": {[]byte("h")}, "meta": {[]byte("position")}, "policy": {u64}, "slots": {u64},
+		"toolsets": {[]byte("h")}, "meta": {[]byte("position")}, "policy": {u64}, "slots": {u64},
 	}
 	n := 0
 	for bucket, ks := range keys {
