@@ -52,8 +52,9 @@ func TestFoldAllocs(t *testing.T) {
 // TestDecideAllocs: the append path's own work for a tool.checked with an
 // input that starts its effect, as the service does it: parse, decide at
 // the head (Prepare), encode the record, fold what Prepare decided.
-// Measured: 26 allocations an event (48 before the first pass of issue
-// 28, point 5, 44 after it): the openclaw dialect decides the check in
+// Measured: 25 allocations an event (48 before the first pass of issue
+// 28, point 5, 44 after it, 26 before checks were made many at a time,
+// overlay.newCheck): the openclaw dialect decides the check in
 // full (the input may hold a call report, so the warm tool set does not
 // answer it) but without its trace (DecideBrief), and the decided object
 // is written by hand.
@@ -84,7 +85,7 @@ func TestDecideAllocs(t *testing.T) {
 		}
 	})
 	t.Logf("decide: %.1f allocations an event", n)
-	bound := 29.0
+	bound := 27.5
 	if raceEnabled {
 		bound = 52.0
 	}

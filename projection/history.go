@@ -69,6 +69,8 @@ type overlay struct {
 	// latest check that prepares effects by session, tool and call.
 	checks map[uint64]*check
 	calls  map[call]uint64
+	// slab is where the next checks are made (newCheck).
+	slab []check
 	// slots holds the slots made or changed after base.
 	slots map[events.SessionKey]slot
 	// turns holds each session's turns folded after base, numbered on from
@@ -82,6 +84,17 @@ type overlay struct {
 	chains map[string]string
 	// yields holds each session's most recent yield.
 	yields map[events.SessionKey]*yield
+}
+
+// newCheck is a new check of o's, made with others, one allocation for
+// many (a check lives as long as its overlay; TestDecideAllocs counts it).
+func (o *overlay) newCheck() *check {
+	if len(o.slab) == 0 {
+		o.slab = make([]check, 32)
+	}
+	c := &o.slab[0]
+	o.slab = o.slab[1:]
+	return c
 }
 
 type turnList struct {

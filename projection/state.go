@@ -786,7 +786,8 @@ func (s *State) applyChecked(rec *events.Record, d *events.CheckedData, dec *Che
 	refusal := dec.Reason.Code == ReasonAuthorizationChanged
 	// Neither a refused effect's record nor an unreadable call's
 	// prepares an effect (testdata/conformance/ledger/unreadable-01-*).
-	c := &check{Session: rec.Session, Tool: s.normalizeFor(rec.Session, d.Tool), Call: d.Call,
+	c := s.recent.newCheck()
+	*c = check{Session: rec.Session, Tool: s.normalizeFor(rec.Session, d.Tool), Call: d.Call,
 		Input: d.Input, Decision: dec.Decision, Refusal: refusal || dec.Reason.Code == ReasonUnreadable}
 	s.recent.checks[ref.Seq] = c
 	if refusal {
