@@ -73,6 +73,25 @@ func (h *heldSets) hold(b *bolt.Bucket, puts []kv) {
 	}
 }
 
+// sorted is what h holds, in key order (none when h is nil).
+func (h *heldSets) sorted() (keys []string, vals [][]byte) {
+	if h == nil {
+		return nil, nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	keys = make([]string, 0, len(h.m))
+	for k := range h.m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	vals = make([][]byte, len(keys))
+	for i, k := range keys {
+		vals[i] = h.m[k].v
+	}
+	return keys, vals
+}
+
 // holding reports whether commits still hold their tool sets: until the
 // store is synced or closed; after that they write them (the file has no
 // mark left to say it lacks any).
@@ -95,16 +114,10 @@ func (h *heldSets) full() bool {
 // write puts every held set into tx's bucket in key order and returns
 // the content sum with them; the hold is emptied once tx commits (done).
 func (h *heldSets) write(tx *bolt.Tx, sum uint64) (uint64, func(), error) {
+	keys, vals := h.sorted()
 	h.mu.Lock()
-	keys := make([]string, 0, len(h.m))
-	for k, s := range h.m {
-		keys = append(keys, k)
-		sum += s.sum
-	}
-	slices.Sort(keys)
-	vals := make([][]byte, len(keys))
-	for i, k := range keys {
-		vals[i] = h.m[k].v
+	for _, k := range keys {
+		sum += h.m[k].sum
 	}
 	h.mu.Unlock()
 	b := tx.Bucket(bucketToolSets)

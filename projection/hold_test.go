@@ -14,7 +14,8 @@ import (
 
 // TestHeldToolSets: a store that holds its tool sets back
 // (StoreOptions.HoldToolSets, a rebuild's) answers every turn's tool set
-// as a state in memory does while it holds them, keeps its content sum
+// as a state in memory does while it holds them, and the state's hash
+// (its dump) is that of the state in memory, keeps its content sum
 // true to the file after every commit (Check), and once synced holds none
 // and has the content of a store that wrote them at every commit (the
 // same dump hash, after reopening too). With a hold of one byte it writes
@@ -69,6 +70,14 @@ func TestHeldToolSets(t *testing.T) {
 					t.Fatalf("after the commit at %d: %v", at, err)
 				}
 				maxHeld = max(maxHeld, projection.Held(st))
+				if at == len(recs) {
+					// Still held (with the default hold): the state's
+					// dump reads them among the stored ones.
+					got, err := s.StateHash()
+					if w, _ := mem.StateHash(); err != nil || got != w {
+						t.Fatalf("state hash %s (%v) with %d tool sets held; in memory %s", got, err, projection.Held(st), w)
+					}
+				}
 				for _, k := range keys {
 					for turn := 1; ; turn++ {
 						got, seq, ok := s.TurnSet(k, turn)

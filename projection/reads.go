@@ -320,9 +320,41 @@ func (st *Store) atTime(t string, n uint64) (found uint64, err error) {
 }
 
 // scan runs fn in one read transaction, with a reader of a bucket's
-// entries in key order (which stay valid for the transaction).
+// entries in key order (which stay valid for the transaction). The tool
+// sets a rebuild's store holds are read among the bucket's, as Store.toolSet
+// reads them, so a state's dump is the same before the store writes them
+// (TestHeldToolSets).
 func (st *Store) scan(fn func(each func(bucket []byte, fn func(k, v []byte) error) error) error) error {
 	return st.view(func(tx *bolt.Tx) error {
-		return fn(func(bucket []byte, f func(k, v []byte) error) error { return tx.Bucket(bucket).ForEach(f) })
+		return fn(func(bucket []byte, f func(k, v []byte) error) error {
+			b := tx.Bucket(bucket)
+			if string(bucket) == string(bucketToolSets) {
+				if keys, vals := st.held.sorted(); len(keys) > 0 {
+					return eachMerged(b.Cursor(), keys, vals, f)
+				}
+			}
+			return b.ForEach(f)
+		})
 	})
+}
+
+// eachMerged calls f with c's entries and the entries keys and vals (in
+// key order, none of them c's) in key order.
+func eachMerged(c *bolt.Cursor, keys []string, vals [][]byte, f func(k, v []byte) error) error {
+	k, v := c.First()
+	i := 0
+	for k != nil || i < len(keys) {
+		if k == nil || i < len(keys) && keys[i] < string(k) {
+			if err := f([]byte(keys[i]), vals[i]); err != nil {
+				return err
+			}
+			i++
+			continue
+		}
+		if err := f(k, v); err != nil {
+			return err
+		}
+		k, v = c.Next()
+	}
+	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -55,6 +57,36 @@ const MaxDrifts = 100
 // is folded either way.
 func Verify(ctx context.Context, src Source, dialects projection.Dialects, progress Progress) (*projection.State, *Report, error) {
 	st := projection.New(dialects)
+	rep, err := verifyInto(ctx, st, src, progress, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, rep, nil
+}
+
+// VerifyStored is Verify with the state it folds committed as it goes to a
+// projection file it makes in dir (the system's temporary directory when
+// dir is ""), as Rebuild commits one, and removes when it returns: its
+// memory is that of a rebuild, not of the whole log folded in memory
+// (ledger verify; docs/bench.md, "Issue 28: a verify in bounded memory").
+// The report is Verify's (TestVerifyStoredReportsAsVerify).
+func VerifyStored(ctx context.Context, src Source, dialects projection.Dialects, dir string, progress Progress) (*Report, error) {
+	dir, err := os.MkdirTemp(dir, "ledger-verify-")
+	if err != nil {
+		return nil, fmt.Errorf("replay: a file to verify in: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	store, err := projection.OpenStore(filepath.Join(dir, "verify.db"), projection.StoreOptions{NoSync: true, HoldToolSets: true})
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	return verifyInto(ctx, projection.New(dialects), src, progress, store)
+}
+
+// verifyInto is Verify folding into st, committed to store every chunk
+// records and before the state is hashed when store is not nil.
+func verifyInto(ctx context.Context, st *projection.State, src Source, progress Progress, store *projection.Store) (*Report, error) {
 	rep := &Report{}
 	// First the stored log itself: a log that was tampered with is not
 	// replayed.
@@ -70,11 +102,11 @@ func Verify(ctx context.Context, src Source, dialects projection.Dialects, progr
 			return nil
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if rep.Tamper != nil {
 			rep.Records = n
-			return st, rep, nil
+			return rep, nil
 		}
 	}
 	n, err := each(ctx, src, 0, progress, func(seq uint64, rec *events.Record) error {
@@ -84,16 +116,27 @@ func Verify(ctx context.Context, src Source, dialects projection.Dialects, progr
 				rep.Drifts = append(rep.Drifts, *d)
 			}
 		}
-		return st.Apply(projection.Input{Record: rec}, seq)
+		if err := st.Apply(projection.Input{Record: rec}, seq); err != nil {
+			return err
+		}
+		if store != nil && seq%chunk == 0 {
+			return store.CommitAsync(st)
+		}
+		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	if store != nil {
+		if err := store.Commit(st); err != nil {
+			return nil, err
+		}
 	}
 	rep.Records = n
 	if rep.StateHash, err = st.StateHash(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return st, rep, nil
+	return rep, nil
 }
 
 // recheck decides rec's event again at st and compares.

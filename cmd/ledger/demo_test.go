@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,9 +26,13 @@ func TestDemoThenVerify(t *testing.T) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
 	}
-	out, errOut, err = runCLI(t, "", "verify", "--json", "--data", data)
+	scratch := t.TempDir()
+	out, errOut, err = runCLI(t, "", "verify", "--json", "--data", data, "--scratch", scratch)
 	if err != nil {
 		t.Fatalf("verify: %v\n%s%s", err, out, errOut)
+	}
+	if left, err := os.ReadDir(scratch); err != nil || len(left) != 0 {
+		t.Fatalf("verify left %d entries in its --scratch directory (%v)", len(left), err)
 	}
 	var rep struct {
 		Records    int   `json:"records"`
