@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/projection"
 	"github.com/sessionledger/ledger/replay"
 )
 
@@ -73,5 +75,56 @@ func TestVerifyStoredReportsAsVerify(t *testing.T) {
 	}
 	if !drifted {
 		t.Fatal("no log drifted after the first commit: the comparison proves nothing there")
+	}
+}
+
+// readWatched is a Source that calls at before reading from sequence from.
+type readWatched struct {
+	replay.Source
+	from uint64
+	at   func()
+}
+
+func (r readWatched) Read(ctx context.Context, from, to uint64) ([][]byte, error) {
+	if from == r.from {
+		r.at()
+	}
+	return r.Source.Read(ctx, from, to)
+}
+
+// TestVerifyStoredCommitsAsItGoes: verify's projection file holds what was
+// folded while the fold goes on (what bounds its memory), not only at
+// the end: by the time the third chunk of records is read, the first
+// chunk's commit has been written to it.
+func TestVerifyStoredCommitsAsItGoes(t *testing.T) {
+	log := benchLog(t, 400)
+	fresh := filepath.Join(t.TempDir(), "fresh.db")
+	st, err := projection.OpenStore(fresh, projection.StoreOptions{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	fi, err := os.Stat(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	checked := false
+	src := readWatched{Source: log, from: 2*2048 + 1, at: func() {
+		files, _ := filepath.Glob(filepath.Join(dir, "*", "verify.db"))
+		if len(files) != 1 {
+			t.Fatalf("verify's files: %v, want one verify.db", files)
+		}
+		got, err := os.Stat(files[0])
+		if err != nil || got.Size() < fi.Size()+256<<10 {
+			t.Fatalf("verify's file holds %d bytes after two chunks (%v); a fresh one %d", got.Size(), err, fi.Size())
+		}
+		checked = true
+	}}
+	if _, err := replay.VerifyStored(t.Context(), src, dialects.All(), dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !checked {
+		t.Fatal("the third chunk was never read")
 	}
 }

@@ -36,6 +36,7 @@ func TestPubAckForms(t *testing.T) {
 		{name: "an error", data: `{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 4"},"stream":"LEDGER","seq":0}`, code: 10071},
 		{name: "another stream", data: `{"stream":"LEDGER-2","seq":4}`, bad: true},
 		{name: "a stream whose name starts the same", data: `{"stream":"LEDGERX","seq":4}`, bad: true},
+		{name: "a stream whose name is as long", data: `{"stream":"LEDGES","seq":4}`, bad: true},
 		{name: "no stream", data: `{"seq":4}`, bad: true},
 		{name: "sequence zero", data: `{"stream":"LEDGER","seq":0}`, bad: true},
 		{name: "a leading zero", data: `{"stream":"LEDGER","seq":012}`, bad: true},

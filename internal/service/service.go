@@ -838,7 +838,7 @@ type stamp struct {
 // a record). TestStampSharedWithinAMillisecond guards it.
 func (s *Service) now() string {
 	t := s.cfg.Clock()
-	ms := t.Unix()*1000 + int64(t.Nanosecond()/1e6) // floored, as the text is
+	ms := t.UnixMilli() // floored (before 1970 too), as the text is
 	if st := s.stamp.Load(); st != nil && st.ms == ms {
 		return st.text
 	}
