@@ -88,11 +88,24 @@ func TrustCodex(ctx context.Context, codex string, env []string, project string)
 	if err := cmd.Start(); err != nil {
 		return res, fmt.Errorf("running %s app-server: %w", codex, err)
 	}
+	// Wait runs once, after the last read of stdout (it closes the pipe):
+	// when the answers end early, so that what codex said on stderr has
+	// been copied before the error quotes it; or when TrustCodex returns.
+	var once sync.Once
+	exited := make(chan struct{})
+	wait := func() { once.Do(func() { go func() { _ = cmd.Wait(); close(exited) }() }) }
 	defer func() {
 		_ = stdin.Close()
-		_ = cmd.Wait()
+		wait()
+		<-exited
 	}()
-	rpc := &codexRPC{in: stdin, out: bufio.NewScanner(stdout), stderr: stderr}
+	rpc := &codexRPC{in: stdin, out: bufio.NewScanner(stdout), stderr: stderr, ended: func() {
+		wait()
+		select {
+		case <-exited:
+		case <-time.After(cmd.WaitDelay):
+		}
+	}}
 	rpc.out.Buffer(make([]byte, 64<<10), 8<<20)
 	if _, err := rpc.call(1, "initialize", map[string]any{"clientInfo": map[string]any{"name": "ledger", "version": "hook-install"}}); err != nil {
 		return res, err
@@ -148,6 +161,10 @@ type codexRPC struct {
 	in     io.Writer
 	out    *bufio.Scanner
 	stderr *limitedWriter
+	// ended, when not nil, waits (a bounded time) for codex to exit once
+	// its answers ended, so that stderr holds all it said
+	// (TestTrustCodexFake, "dies").
+	ended func()
 }
 
 func (r *codexRPC) send(msg map[string]any) error {
@@ -184,6 +201,9 @@ func (r *codexRPC) call(id int, method string, params any) (json.RawMessage, err
 			return nil, fmt.Errorf("codex app-server refused %s: %s (code %d)", method, msg.Error.Message, msg.Error.Code)
 		}
 		return msg.Result, nil
+	}
+	if r.ended != nil {
+		r.ended()
 	}
 	if err := r.out.Err(); err != nil {
 		return nil, fmt.Errorf("reading codex app-server's answer to %s: %w%s", method, err, r.said())
