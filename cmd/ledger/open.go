@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ type ledgerFlags struct {
 	data, natsURL, creds, stream, projection, listen string
 	replicas                                         int
 	syncInterval                                     time.Duration
+	serverFsync                                      bool
 	logger                                           *slog.Logger
 	onConflict                                       func()
 	onRound                                          func(records int)
@@ -69,6 +71,29 @@ func (f *ledgerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.natsConfig, "nats-config", "", "embedded server only: a NATS server configuration file to load, for example the authorization block 'ledger serve --gen-auth' writes")
 	fs.StringVar(&f.rollSubjects, "roll-subjects", "", "roll the log to a new stream (STREAM-2, ...) once the current one holds this many distinct subjects\n(default 900000; 'off' never rolls); every writer should use the same value (docs/rolling-streams.md)")
 	fs.DurationVar(&f.syncInterval, "sync-interval", 0, "embedded server only: fsync every interval instead of on every write (faster; loses the last interval's acknowledged writes on power loss; rounds of appends are then pipelined rather than sent as atomic batches)")
+	fs.BoolVar(&f.serverFsync, "server-fsync", false, "embedded server only, without --sync-interval: let the server fsync every write itself, as before group sync.\nBy default the ledger syncs the server's store (syncfs) once for all the appends acknowledged by then, before it answers them (docs/operations.md, \"Durability\")")
+}
+
+// durability says how an acknowledged append reaches the disk, for
+// serve's "serving" line (TestServeSaysItsDurability).
+func (f *ledgerFlags) durability(h *ledgerHandle) string {
+	switch {
+	case f.natsURL != "":
+		return "the NATS server's settings (--nats)"
+	case h.sync != nil:
+		return "group sync: the ledger syncs the store before it answers an append, once for the appends acknowledged by then"
+	case f.syncInterval > 0:
+		return "the embedded server fsyncs every " + f.syncInterval.String() + ": the last interval's acknowledged appends are lost on power loss"
+	default:
+		return "the embedded server fsyncs every write"
+	}
+}
+
+// groupSync reports whether the embedded server runs under the ledger's
+// group sync: a standalone server of the ledger's own (no --nats-config,
+// one replica) that is to make every acknowledged write durable, on Linux.
+func (f *ledgerFlags) groupSync() bool {
+	return f.natsURL == "" && f.natsConfig == "" && f.replicas <= 1 && f.syncInterval == 0 && !f.serverFsync && runtime.GOOS == "linux"
 }
 
 // residentBudget is --resident-budget as projection.StoreOptions takes it.
@@ -232,6 +257,7 @@ func envOr(k, def string) string {
 
 // ledgerHandle is an open log, projection and service.
 type ledgerHandle struct {
+	sync  *natslog.GroupSync // the embedded server's store, under group sync
 	ns    *server.Server
 	nc    *nats.Conn
 	log   *natslog.Log
@@ -265,8 +291,16 @@ func (f *ledgerFlags) openLog(ctx context.Context) (*ledgerHandle, error) {
 		} else if err := os.MkdirAll(f.data, 0o755); err != nil {
 			return nil, fmt.Errorf("data directory: %w", err)
 		}
+		if f.groupSync() {
+			if err := os.MkdirAll(natsDir, 0o755); err != nil {
+				return nil, fmt.Errorf("data directory: %w", err)
+			}
+			if h.sync, err = natslog.OpenGroupSync(natsDir); err != nil {
+				return nil, err
+			}
+		}
 		h.ns, err = startEmbedded(ctx, natslog.EmbeddedConfig{Dir: natsDir, SyncInterval: f.syncInterval,
-			Listen: f.listen, ConfigFile: f.natsConfig})
+			GroupSync: h.sync != nil, Listen: f.listen, ConfigFile: f.natsConfig})
 		if err != nil {
 			return nil, err
 		}
@@ -299,7 +333,7 @@ func (f *ledgerFlags) openLog(ctx context.Context) (*ledgerHandle, error) {
 	// reads with consumers, twice as fast (BenchmarkRead in natslog).
 	direct := !f.create && (f.user != "" || f.creds != "")
 	h.log, err = natslog.Open(ctx, h.nc, natslog.StreamConfig{Name: f.stream, Replicas: f.replicas, RollSubjects: roll, Logger: f.logger,
-		DirectReads: direct})
+		DirectReads: direct, Sync: h.sync})
 	if err != nil {
 		return nil, err
 	}
@@ -325,9 +359,11 @@ func (f *ledgerFlags) open(ctx context.Context) (*ledgerHandle, error) {
 		// A standalone embedded server that does not fsync every write
 		// takes a round of appends faster pipelined than as one atomic
 		// batch (which it stages in a temporary store first); one that
-		// does takes a small round faster as single appends.
-		Pipeline: standalone && f.syncInterval > 0}
-	if standalone && f.syncInterval == 0 {
+		// does takes a small round faster as single appends. Under group
+		// sync the server does not fsync, and pipelined rounds share the
+		// log's syncs (natslog.GroupSync).
+		Pipeline: standalone && (f.syncInterval > 0 || h.sync != nil)}
+	if standalone && f.syncInterval == 0 && h.sync == nil {
 		cfg.BatchFrom = service.FsyncBatchFrom
 	}
 	if path := f.projectionPath(); path != "" {
@@ -397,5 +433,8 @@ func (h *ledgerHandle) Close() {
 	if h.ns != nil {
 		h.ns.Shutdown()
 		h.ns.WaitForShutdown()
+	}
+	if h.sync != nil {
+		_ = h.sync.Close()
 	}
 }

@@ -301,7 +301,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err := f.addActors(ctx, &g, h, m, limits); err != nil {
 		return err
 	}
-	f.lf.logger.Info("serving", "stream", h.log.Name(), "position", h.svc.Position())
+	f.lf.logger.Info("serving", "stream", h.log.Name(), "position", h.svc.Position(), "durability", f.lf.durability(h))
 	err = g.run()
 	fmt.Fprintf(stdout, "ledger stopped at sequence %d\n", h.svc.Position())
 	f.lf.logger.Info("stopped", "position", h.svc.Position())

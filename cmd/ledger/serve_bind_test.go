@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +64,30 @@ func TestServeUnauthenticatedListenIsLoopback(t *testing.T) {
 			}
 			if tc.wantHTTP != "" && !httpWarned {
 				t.Errorf("--http gave no warning that it serves every tenant without authentication: %v", logs)
+			}
+		})
+	}
+}
+
+// TestServeSaysItsDurability: serve's embedded server runs under the
+// ledger's group sync by default, and says so; --server-fsync lets the
+// server fsync every write itself, --sync-interval every interval.
+func TestServeSaysItsDurability(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "group sync"},
+		{[]string{"--server-fsync"}, "fsyncs every write"},
+		{[]string{"--sync-interval", "1s"}, "fsyncs every 1s"},
+	} {
+		t.Run(strings.Join(append([]string{"serve"}, tc.args...), " "), func(t *testing.T) {
+			if tc.args == nil && runtime.GOOS != "linux" {
+				t.Skip("group sync needs syncfs(2), Linux's")
+			}
+			logs := serveLogs(t, tc.args, func(m map[string]any) bool { return m["msg"] == "serving" })
+			if d, _ := logs[len(logs)-1]["durability"].(string); !strings.Contains(d, tc.want) {
+				t.Fatalf("durability %q, want it to say %q", d, tc.want)
 			}
 		})
 	}

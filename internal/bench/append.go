@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -23,10 +25,17 @@ import (
 )
 
 // node is one embedded server with the ledger's stream, a raw stream for
-// comparison, the service with a projection, and the API.
+// comparison, the service with a projection, and the API. A node that
+// makes every write durable runs as 'ledger serve' does, under the log's
+// group sync (natslog.GroupSync), and its raw stream is on a second
+// embedded server, which fsyncs every write itself: the floors' "raw
+// durable publish" is JetStream's own.
 type node struct {
 	ns    *server.Server
 	nc    *nats.Conn
+	sync  *natslog.GroupSync // the ledger's, under group sync
+	rawNS *server.Server     // the raw stream's server, under group sync
+	rawNC *nats.Conn
 	log   *natslog.Log
 	raw   jetstream.Stream
 	js    jetstream.JetStream
@@ -46,20 +55,45 @@ func startNodeListening(ctx context.Context, dir string) (*node, error) {
 }
 
 func startNodeWith(ctx context.Context, ec natslog.EmbeddedConfig, dir string) (*node, error) {
+	n := &node{}
+	if ec.SyncInterval == 0 && runtime.GOOS == "linux" {
+		// As 'ledger serve' runs its embedded server by default.
+		if err := os.MkdirAll(ec.Dir, 0o755); err != nil {
+			return nil, err
+		}
+		var err error
+		if n.sync, err = natslog.OpenGroupSync(ec.Dir); err != nil {
+			return nil, err
+		}
+		ec.GroupSync = true
+	}
 	ns, err := natslog.StartEmbedded(ec)
 	if err != nil {
+		n.close()
 		return nil, err
 	}
-	n := &node{ns: ns}
+	n.ns = ns
 	if n.nc, err = natslog.ConnectEmbedded(ns, "bench"); err != nil {
 		n.close()
 		return nil, err
 	}
-	if n.log, err = natslog.Open(ctx, n.nc, natslog.StreamConfig{}); err != nil {
+	if n.log, err = natslog.Open(ctx, n.nc, natslog.StreamConfig{Sync: n.sync}); err != nil {
 		n.close()
 		return nil, err
 	}
-	n.js, _ = jetstream.New(n.nc)
+	rawNC := n.nc
+	if n.sync != nil {
+		if n.rawNS, err = natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(dir, "raw-nats"), Listen: ec.Listen, Name: "bench-raw"}); err != nil {
+			n.close()
+			return nil, err
+		}
+		if n.rawNC, err = natslog.ConnectEmbedded(n.rawNS, "bench raw"); err != nil {
+			n.close()
+			return nil, err
+		}
+		rawNC = n.rawNC
+	}
+	n.js, _ = jetstream.New(rawNC)
 	if n.raw, err = n.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: "RAW", Subjects: []string{"raw.>"}, Storage: jetstream.FileStorage}); err != nil {
 		n.close()
 		return nil, err
@@ -71,8 +105,8 @@ func startNodeWith(ctx context.Context, ec natslog.EmbeddedConfig, dir string) (
 	// As `ledger serve` does on a standalone server: pipelined rounds when
 	// it does not fsync every write; when it does, atomic batches for
 	// large rounds and single appends for small ones.
-	scfg := service.Config{Log: n.log, Dialects: dialects.All(), Store: n.store, Pipeline: ec.SyncInterval > 0}
-	if ec.SyncInterval == 0 {
+	scfg := service.Config{Log: n.log, Dialects: dialects.All(), Store: n.store, Pipeline: ec.SyncInterval > 0 || n.sync != nil}
+	if ec.SyncInterval == 0 && n.sync == nil {
 		scfg.BatchFrom = service.FsyncBatchFrom
 	}
 	if n.svc, err = service.Open(ctx, scfg); err != nil {
@@ -101,8 +135,29 @@ func (n *node) close() {
 	if n.nc != nil {
 		n.nc.Close()
 	}
-	n.ns.Shutdown()
-	n.ns.WaitForShutdown()
+	if n.ns != nil {
+		n.ns.Shutdown()
+		n.ns.WaitForShutdown()
+	}
+	if n.rawNC != nil {
+		n.rawNC.Close()
+	}
+	if n.rawNS != nil {
+		n.rawNS.Shutdown()
+		n.rawNS.WaitForShutdown()
+	}
+	if n.sync != nil {
+		_ = n.sync.Close()
+	}
+}
+
+// rawURL is where the node's raw stream takes clients over TCP (the
+// node's server unless it runs under group sync).
+func (n *node) rawURL() string {
+	if n.rawNS != nil {
+		return n.rawNS.ClientURL()
+	}
+	return n.ns.ClientURL()
 }
 
 // checkEvent is a tool.checked of a session's turn 1: valid again and

@@ -129,7 +129,7 @@ func BenchmarkAPI64(b *testing.B) {
 // rounds go as single appends (fewer than service.FsyncBatchFrom events)
 // and where as atomic batches; ns/op is per event.
 func BenchmarkAPIConc(b *testing.B) {
-	for _, c := range []int{2, 4, 8, 16, 32, 64} {
+	for _, c := range []int{1, 2, 4, 8, 16, 32, 64} {
 		b.Run(fmt.Sprint(c), func(b *testing.B) { benchAPIConc(b, 0, c) })
 	}
 }

@@ -315,9 +315,9 @@ func (p *bareProxy) close() {
 
 // rawPublisher is the ledger half of the tools/call floor: one durable
 // JetStream publish, acknowledged, of a record the size of a call's
-// tool.checked, to the raw stream on the ledger's own server (so with the
-// same storage and sync settings: fsync on every write unless the server
-// says otherwise), over a TCP connection as the gateway's to the ledger.
+// tool.checked, to the node's raw stream (a server that fsyncs every write
+// unless the node syncs at an interval: node), over a TCP connection as
+// the gateway's to the ledger.
 type rawPublisher struct {
 	js   jetstream.JetStream
 	nc   *nats.Conn
@@ -326,7 +326,7 @@ type rawPublisher struct {
 }
 
 func newRawPublisher(ctx context.Context, g *mcpGateway) (*rawPublisher, error) {
-	nc, err := nats.Connect(g.n.ns.ClientURL(), nats.Name("bench raw publisher"))
+	nc, err := nats.Connect(g.n.rawURL(), nats.Name("bench raw publisher"))
 	if err != nil {
 		return nil, err
 	}

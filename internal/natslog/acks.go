@@ -21,7 +21,8 @@ import (
 // docs/bench.md "Issue 28: acknowledgements read by the log"). Waiting,
 // time-outs and what an error means stay with AppendAsync's caller.
 type acks struct {
-	nc *nats.Conn
+	nc   *nats.Conn
+	sync *GroupSync // the log's, or nil: an acknowledgement notes the syncs begun
 
 	once   sync.Once
 	err    error  // of the subscription, when it could not be made
@@ -95,6 +96,9 @@ func (a *acks) deliver(m *nats.Msg) {
 	delete(a.waiting, m.Subject)
 	a.mu.Unlock()
 	if pm != nil {
+		if a.sync != nil {
+			pm.gen = a.sync.Started()
+		}
 		pm.ack <- m
 	}
 }

@@ -43,6 +43,9 @@ func (l *Log) AppendBatch(ctx context.Context, msgs []events.Message, expected u
 		return 0, unreceived(err)
 	}
 	l.landed(ctx, seg, first+uint64(len(msgs))-1)
+	if err := l.durable(ctx, l.syncsBegun()); err != nil {
+		return 0, err
+	}
 	return seg.base + first, nil
 }
 
@@ -167,6 +170,9 @@ func (l *Log) AppendBatchStream(ctx context.Context, expected uint64, fill func(
 	first, err := st.commit(ctx)
 	if err == nil {
 		l.landed(ctx, seg, first+uint64(n)-1)
+		if err := l.durable(ctx, l.syncsBegun()); err != nil {
+			return 0, n, err
+		}
 		return seg.base + first, n, nil
 	}
 	if errors.Is(err, events.ErrConflict()) {
@@ -241,6 +247,15 @@ func (st *streamed) abandon() {
 	m.Header.Set(batchIDHeader, st.batchID())
 	m.Header.Set(batchSeqHeader, strconv.Itoa(len(st.msgs)+2))
 	_ = st.l.nc.PublishMsg(m) // best effort: the server times the batch out anyway
+}
+
+// syncsBegun is the syncs begun so far by the log's GroupSync, 0 without
+// one.
+func (l *Log) syncsBegun() uint64 {
+	if l.cfg.Sync == nil {
+		return 0
+	}
+	return l.cfg.Sync.Started()
 }
 
 func (l *Log) request(ctx context.Context, m *nats.Msg) (*nats.Msg, error) {

@@ -20,6 +20,14 @@ type EmbeddedConfig struct {
 	// periodic fsync: faster, but acknowledged writes of the last interval
 	// are lost if the machine loses power.
 	SyncInterval time.Duration
+	// GroupSync, with SyncInterval 0, has the server write without an
+	// fsync of its own (it syncs every GroupSyncServerInterval), for a
+	// log whose appends sync the store themselves before they are
+	// answered (StreamConfig.Sync, OpenGroupSync on Dir): acknowledged
+	// writes are on disk as with an fsync on every write, and the writers
+	// of a moment share one fsync. A record may then be read (by a
+	// follower, a replica) before it is on disk.
+	GroupSync bool
 	// Listen, when non-empty ("127.0.0.1:4222", or ":-1" for a random
 	// port), also accepts NATS clients over TCP.
 	Listen string
@@ -46,11 +54,20 @@ func (c *EmbeddedConfig) Validate() error {
 	if c.SyncInterval < 0 {
 		errs = append(errs, errors.New("natslog: sync interval must not be negative"))
 	}
+	if c.GroupSync && c.SyncInterval != 0 {
+		errs = append(errs, errors.New("natslog: group sync makes every acknowledged write durable; it does not go with a sync interval"))
+	}
 	if c.ReadyTimeout < 0 {
 		errs = append(errs, errors.New("natslog: ready timeout must not be negative"))
 	}
 	return errors.Join(errs...)
 }
+
+// GroupSyncServerInterval is how often a server started for group sync
+// (EmbeddedConfig.GroupSync) syncs its store by itself: the log's own
+// syncs make the appends durable, and this one covers what else the
+// server writes (consumers' state).
+const GroupSyncServerInterval = time.Minute
 
 // StartEmbedded starts an in-process nats-server with JetStream and waits
 // until it is ready. Stop it with Shutdown then WaitForShutdown.
@@ -78,9 +95,12 @@ func StartEmbedded(cfg EmbeddedConfig) (*server.Server, error) {
 	opts.StoreDir = filepath.Clean(cfg.Dir)
 	opts.NoSigs, opts.NoLog = true, true
 	opts.DontListen = cfg.Listen == ""
-	opts.SyncAlways = cfg.SyncInterval == 0
-	if cfg.SyncInterval > 0 {
+	opts.SyncAlways = cfg.SyncInterval == 0 && !cfg.GroupSync
+	switch {
+	case cfg.SyncInterval > 0:
 		opts.SyncInterval = cfg.SyncInterval
+	case cfg.GroupSync:
+		opts.SyncInterval = GroupSyncServerInterval
 	}
 	if cfg.Listen != "" {
 		host, port, err := splitHostPort(cfg.Listen)

@@ -48,6 +48,13 @@ type StreamConfig struct {
 	// (TestDirectReaderPermissions, TestDirectReaderLeavesRollsToWriters).
 	// A direct read needs nats-server 2.11 or later.
 	DirectReads bool
+	// Sync, when set, makes every append durable before it is answered:
+	// after the stream acknowledges a record (or a batch), the append
+	// waits for a sync of the server's store begun after that
+	// acknowledgement (GroupSync), bounded by the log's Timeout. It is for
+	// a server that does not fsync every write itself
+	// (EmbeddedConfig.GroupSync); TestGroupSyncAppends guards every path.
+	Sync *GroupSync
 }
 
 func (c StreamConfig) withDefaults() StreamConfig {
@@ -107,7 +114,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natslog: %w", err)
 	}
-	l := &Log{nc: nc, js: js, acks: acks{nc: nc}, cfg: cfg, log: cfg.Logger, Timeout: 5 * time.Second}
+	l := &Log{nc: nc, js: js, acks: acks{nc: nc, sync: cfg.Sync}, cfg: cfg, log: cfg.Logger, Timeout: 5 * time.Second}
 	for attempt := 0; ; attempt++ {
 		err = l.openSegments(ctx)
 		if err == nil || attempt >= 50 || ctx.Err() != nil || errors.Is(err, errNoLog) {
@@ -140,6 +147,31 @@ func (l *Log) Head(ctx context.Context) (uint64, error) {
 // another record got in first. A re-sent id that already landed answers with
 // its sequence.
 func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, error) {
+	seq, err := l.append(ctx, subject, id, data, expected)
+	if l.cfg.Sync != nil && (err == nil || isLanded(err)) {
+		if serr := l.cfg.Sync.SyncWithin(ctx, l.cfg.Sync.Started(), l.Timeout); serr != nil {
+			return 0, serr
+		}
+	}
+	return seq, err
+}
+
+// isLanded reports whether err says the record had landed before.
+func isLanded(err error) bool {
+	var al *events.AlreadyLanded
+	return errors.As(err, &al)
+}
+
+// durable waits, when the log syncs its appends (StreamConfig.Sync), for a
+// sync begun after gen, the syncs begun when the acknowledgement came.
+func (l *Log) durable(ctx context.Context, gen uint64) error {
+	if l.cfg.Sync == nil {
+		return nil
+	}
+	return l.cfg.Sync.SyncWithin(ctx, gen, l.Timeout)
+}
+
+func (l *Log) append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		var ack *jetstream.PubAck
@@ -439,8 +471,15 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 				seq, dup, err = pubAck(m.Data, seg.name)
 			}
 			if err == nil {
+				gen := pm.gen
 				pm.release()
-				return l.acked(ctx, seg, seq, dup)
+				seq, err := l.acked(ctx, seg, seq, dup)
+				if err == nil || dup {
+					if serr := l.durable(ctx, gen); serr != nil {
+						return 0, serr
+					}
+				}
+				return seq, err
 			}
 			var ae *jetstream.APIError
 			switch {
@@ -510,6 +549,7 @@ type pooledMsg struct {
 	msg  nats.Msg
 	vals [5]string
 	ack  chan *nats.Msg // where AppendAsync's acknowledgement comes (acks)
+	gen  uint64         // the syncs begun when the acknowledgement came (GroupSync)
 }
 
 var msgPool sync.Pool

@@ -7,6 +7,7 @@ package apitest
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -37,6 +38,10 @@ type Options struct {
 	// the embedded server's (natslog.EmbeddedConfig).
 	Listen       bool
 	SyncInterval time.Duration
+	// GroupSync runs the embedded server as 'ledger serve' does by
+	// default: it does not fsync, and the log syncs its store before it
+	// answers an append (natslog.GroupSync, Ledger.Sync), pipelined.
+	GroupSync bool
 	// Store keeps the projection in a store, and Follow runs the service's
 	// follower (service.Run) until the test ends.
 	Store, Follow bool
@@ -59,6 +64,7 @@ type Ledger struct {
 	// Conn is the service's connection, as the service's user with Roles.
 	Conn    *nats.Conn
 	Log     *natslog.Log
+	Sync    *natslog.GroupSync // with Options.GroupSync
 	Service *service.Service
 	API     *api.Server
 	t       testing.TB
@@ -70,7 +76,19 @@ type Ledger struct {
 func Start(t testing.TB, o Options) *Ledger {
 	t.Helper()
 	dir := t.TempDir()
-	ecfg := natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats"), SyncInterval: o.SyncInterval}
+	ecfg := natslog.EmbeddedConfig{Dir: filepath.Join(dir, "nats"), SyncInterval: o.SyncInterval, GroupSync: o.GroupSync}
+	var gs *natslog.GroupSync
+	if o.GroupSync {
+		if err := os.MkdirAll(ecfg.Dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if gs, err = natslog.OpenGroupSync(ecfg.Dir); err != nil {
+			t.Skipf("no group sync here: %v", err)
+		}
+		t.Cleanup(func() { gs.Close() })
+		o.Stream.Sync, o.Pipeline = gs, true
+	}
 	if o.Listen {
 		ecfg.Listen = "127.0.0.1:-1"
 	}
@@ -88,7 +106,7 @@ func Start(t testing.TB, o Options) *Ledger {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &Ledger{NS: ns, t: t}
+	l := &Ledger{NS: ns, Sync: gs, t: t}
 	t.Cleanup(func() {
 		ns.Shutdown()
 		ns.WaitForShutdown()

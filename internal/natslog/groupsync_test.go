@@ -1,0 +1,299 @@
+package natslog_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/natslog"
+)
+
+// TestGroupSyncWaitsForALaterSync: Sync(after) returns only once a sync
+// numbered above after has ended; a caller that came while a sync ran
+// waits for the next one, which begins when that one ends.
+func TestGroupSyncWaitsForALaterSync(t *testing.T) {
+	gate := make(chan struct{})
+	var began atomic.Int64
+	g := natslog.NewGroupSync(func() error { began.Add(1); <-gate; return nil }, nil)
+	ctx := t.Context()
+
+	first := make(chan error, 1)
+	go func() { first <- g.Sync(ctx, g.Started()) }()
+	waitFor(t, func() bool { return began.Load() == 1 })
+	// A record acknowledged now: the sync running began before it.
+	after := g.Started()
+	second := make(chan error, 1)
+	go func() { second <- g.Sync(ctx, after) }()
+	gate <- struct{}{} // the first sync ends
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return began.Load() == 2 })
+	select {
+	case err := <-second:
+		t.Fatalf("returned %v on a sync begun before its record", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	gate <- struct{}{}
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	// Nothing acknowledged since: no sync needed.
+	if err := g.Sync(ctx, after); err != nil || g.Count() != 2 {
+		t.Fatalf("err %v, %d syncs", err, g.Count())
+	}
+}
+
+// TestGroupSyncCoalesces: callers that come while a sync runs share the
+// next one, whatever their number.
+func TestGroupSyncCoalesces(t *testing.T) {
+	gate := make(chan struct{})
+	var began atomic.Int64
+	g := natslog.NewGroupSync(func() error { began.Add(1); <-gate; return nil }, nil)
+	ctx := t.Context()
+	go func() { _ = g.Sync(ctx, g.Started()) }()
+	waitFor(t, func() bool { return began.Load() == 1 })
+	after := g.Started()
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for range 64 {
+		wg.Go(func() { errs <- g.Sync(ctx, after) })
+	}
+	time.Sleep(20 * time.Millisecond)
+	close(gate) // every sync from now on ends at once
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := g.Count(); n != 2 {
+		t.Fatalf("%d syncs for one running and 64 callers that came during it; want 2", n)
+	}
+}
+
+// TestGroupSyncErrorSticks: a failed sync fails its callers, the ones
+// waiting for the next, and every later Sync; a caller whose context ends
+// gives up without breaking the rest.
+func TestGroupSyncErrorSticks(t *testing.T) {
+	boom := errors.New("EIO")
+	gate := make(chan struct{})
+	calls := 0
+	g := natslog.NewGroupSync(func() error {
+		calls++
+		<-gate
+		if calls == 2 {
+			return boom
+		}
+		return nil
+	}, nil)
+	ctx := t.Context()
+	go func() { _ = g.Sync(ctx, 0) }()
+	waitFor(t, func() bool { return g.Started() == 1 })
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := g.Sync(cctx, 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a caller whose context ended: %v", err)
+	}
+	next := make(chan error, 2)
+	go func() { next <- g.Sync(ctx, 1) }()
+	go func() { next <- g.Sync(ctx, 1) }()
+	time.Sleep(20 * time.Millisecond)
+	gate <- struct{}{} // the first ends well
+	gate <- struct{}{} // the second fails
+	for range 2 {
+		if err := <-next; !errors.Is(err, boom) {
+			t.Fatalf("waiting for the failed sync: %v", err)
+		}
+	}
+	if err := g.Sync(ctx, 0); !errors.Is(err, boom) {
+		t.Fatalf("after the failure, even for a record an earlier sync covered: %v", err)
+	}
+}
+
+// TestOpenGroupSync: the real sync of a store's file system.
+func TestOpenGroupSync(t *testing.T) {
+	g, err := natslog.OpenGroupSync(t.TempDir())
+	if err != nil {
+		t.Skipf("no group sync here: %v", err)
+	}
+	defer g.Close()
+	if err := g.Sync(t.Context(), g.Started()); err != nil || g.Count() != 1 {
+		t.Fatalf("err %v, %d syncs", err, g.Count())
+	}
+	if _, err := natslog.OpenGroupSync(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Fatal("a store that is not there opened")
+	}
+}
+
+// TestGroupSyncAppends: on a server that does not fsync (GroupSync), every
+// way of appending answers a record only after a sync that began once the
+// stream held it: Append, AppendAsync, AppendBatch, AppendBatchStream, and
+// a re-sent id through each single path. A failed sync fails the append
+// that waits for it and every later one.
+func TestGroupSyncAppends(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nats")
+	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: dir, GroupSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+	nc, err := natslog.ConnectEmbedded(ns, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx := t.Context()
+	js, _ := jetstream.New(nc)
+
+	// The fake sync notes the stream's last sequence when it begins.
+	var mu sync.Mutex
+	var covered uint64
+	var fail atomic.Bool
+	g := natslog.NewGroupSync(func() error {
+		s, err := js.Stream(context.Background(), "LEDGER")
+		if err == nil {
+			var info *jetstream.StreamInfo
+			if info, err = s.Info(context.Background()); err == nil {
+				mu.Lock()
+				covered = max(covered, info.State.LastSeq)
+				mu.Unlock()
+			}
+		}
+		if fail.Load() {
+			return errors.New("EIO")
+		}
+		return err
+	}, nil)
+	log, err := natslog.Open(ctx, nc, natslog.StreamConfig{Sync: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	durable := func(what string, seq uint64) {
+		t.Helper()
+		mu.Lock()
+		defer mu.Unlock()
+		if seq == 0 || covered < seq {
+			t.Fatalf("%s: answered %d, the syncs covered up to %d", what, seq, covered)
+		}
+	}
+	id := func(i int) string { return fmt.Sprintf("01J000000000000000000%05d", i) }
+	data := []byte(`{"r":1}`)
+
+	seq, err := log.Append(ctx, "ledger.policy", id(1), data, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	durable("Append", seq)
+	// A record whose id a writer sent past the log (so no sync followed
+	// it): the log's append of the same id answers it, once durable.
+	rawSend := func(i int, expected uint64) {
+		t.Helper()
+		m := nats.NewMsg("ledger.policy")
+		m.Data = data
+		m.Header.Set(jetstream.MsgIDHeader, id(i))
+		if _, err := js.PublishMsg(ctx, m, jetstream.WithExpectLastSequence(expected)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rawSend(2, 1)
+	if seq, err = log.Append(ctx, "ledger.policy", id(2), data, 2); !isLanded(err) {
+		t.Fatalf("re-sent id: %d %v", seq, err)
+	}
+	durable("Append, re-sent", seq)
+
+	head := uint64(2)
+	var waits []func() (uint64, error)
+	for i := 3; i <= 33; i++ {
+		w, err := log.AppendAsync(ctx, "ledger.policy", id(i), data, "", head, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		waits = append(waits, w)
+		head++
+	}
+	for _, w := range waits {
+		seq, err := w()
+		if err != nil {
+			t.Fatal(err)
+		}
+		durable("AppendAsync", seq)
+	}
+	rawSend(34, head)
+	head++
+	w, err := log.AppendAsync(ctx, "ledger.policy", id(34), data, "", head, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seq, err := w(); !isLanded(err) {
+		t.Fatalf("AppendAsync, re-sent id: %d %v", seq, err)
+	} else {
+		durable("AppendAsync, re-sent", seq)
+	}
+
+	var batch []events.Message
+	for i := 35; i < 45; i++ {
+		batch = append(batch, events.Message{Subject: "ledger.policy", ID: id(i), Data: data})
+	}
+	first, err := log.AppendBatch(ctx, batch, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head += uint64(len(batch))
+	durable("AppendBatch", head)
+	if first != head-uint64(len(batch))+1 {
+		t.Fatalf("batch's first %d", first)
+	}
+	first, n, err := log.AppendBatchStream(ctx, head, func(add func(events.Message)) error {
+		for i := 45; i < 51; i++ {
+			add(events.Message{Subject: "ledger.policy", ID: id(i), Data: data})
+		}
+		return nil
+	})
+	if err != nil || n != 6 {
+		t.Fatal(n, err)
+	}
+	head += 6
+	durable("AppendBatchStream", head)
+	_ = first
+
+	syncs := g.Count()
+	if syncs == 0 || syncs > 48 {
+		t.Fatalf("%d syncs for 48 appends", syncs)
+	}
+	fail.Store(true)
+	if _, err := log.Append(ctx, "ledger.policy", id(60), data, head); err == nil {
+		t.Fatal("an append answered after its sync failed")
+	}
+	fail.Store(false)
+	if _, err := log.Append(ctx, "ledger.policy", id(61), data, head+1); err == nil || !strings.Contains(err.Error(), "restart the ledger") {
+		t.Fatalf("an append after a failed sync: %v", err)
+	}
+}
+
+func isLanded(err error) bool {
+	var al *events.AlreadyLanded
+	return errors.As(err, &al)
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
