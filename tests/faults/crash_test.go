@@ -34,8 +34,9 @@ var (
 	crashTrials = flag.Int("crash.trials", 30, "TestCrashSafety: how many kill-and-restart trials to run")
 	crashSeed   = flag.Uint64("crash.seed", 0, "TestCrashSafety: run only the trial with this seed (as logged by a failed run)")
 	crashSync   = flag.String("crash.sync", "", "TestCrashSafety: run `ledger serve` with its embedded NATS server (killed with it) and this sync mode:\n"+
-		"'always' (fsync every write, serve's default), a --sync-interval duration such as 1s or 2m, a comma-separated\n"+
-		"list of modes (trial i uses mode i mod len), or 'all' (always,1s,2m); 'external' or empty (the default): serve\n"+
+		"'group' (serve's default: the ledger's group sync), 'always' (--server-fsync: the server fsyncs every write), a --sync-interval\n"+
+		"duration such as 1s or 2m, a comma-separated list of modes (trial i uses mode i mod len), or 'all' (group,always,1s,2m);\n"+
+		"empty (the default) is 'external,group'; 'external': serve\n"+
 		"--nats against a NATS server in the test process, which the kill leaves running")
 )
 
@@ -46,16 +47,19 @@ var (
 type syncMode struct {
 	name     string
 	embedded bool
-	interval time.Duration // --sync-interval; 0 fsyncs every write
+	interval time.Duration // --sync-interval; 0 makes every write durable before it is answered
+	server   bool          // with interval 0: --server-fsync (else the ledger's group sync)
 }
 
 // parseSyncModes reads -crash.sync.
 func parseSyncModes(s string) ([]syncMode, error) {
 	if s == "all" {
-		s = "always,1s,2m"
+		s = "group,always,1s,2m"
 	}
 	if s == "" {
-		s = "external"
+		// serve against a server the kill leaves running, and serve's
+		// default on its own embedded server, which dies with it.
+		s = "external,group"
 	}
 	var modes []syncMode
 	for _, name := range strings.Split(s, ",") {
@@ -63,12 +67,14 @@ func parseSyncModes(s string) ([]syncMode, error) {
 		switch name {
 		case "external":
 			modes = append(modes, syncMode{name: name})
-		case "always", "0", "0s":
-			modes = append(modes, syncMode{name: "always", embedded: true})
+		case "group", "0", "0s":
+			modes = append(modes, syncMode{name: "group", embedded: true})
+		case "always":
+			modes = append(modes, syncMode{name: "always", embedded: true, server: true})
 		default:
 			d, err := time.ParseDuration(name)
 			if err != nil || d <= 0 {
-				return nil, fmt.Errorf("-crash.sync: %q is not external, always, all or a positive duration", name)
+				return nil, fmt.Errorf("-crash.sync: %q is not external, group, always, all or a positive duration", name)
 			}
 			modes = append(modes, syncMode{name: d.String(), embedded: true, interval: d})
 		}
@@ -174,8 +180,11 @@ func TestCrashSafety(t *testing.T) {
 		where := "serve --nats to the test's server, which the kill leaves running"
 		if m.embedded {
 			where = "embedded --sync-interval " + m.interval.String()
-			if m.interval == 0 {
-				where = "embedded, fsync every write"
+			switch {
+			case m.interval == 0 && m.server:
+				where = "embedded, the server fsyncs every write (--server-fsync)"
+			case m.interval == 0:
+				where = "embedded, the ledger's group sync"
 			}
 		}
 		t.Logf("sync %s (%s): %d trials (%d failed), %d acknowledged appends, %d lost, %d duplicated, %d at a wrong sequence; "+
@@ -226,8 +235,11 @@ func embeddedServeCmd(t *testing.T, data, addr string, m syncMode) *exec.Cmd {
 		t.Errorf("building ledger: %v", err)
 		return exec.Command("false")
 	}
-	return exec.Command(path, "serve", "--data", data, "--name", "faults", "--listen", addr,
-		"--sync-interval", m.interval.String())
+	args := []string{"serve", "--data", data, "--name", "faults", "--listen", addr, "--sync-interval", m.interval.String()}
+	if m.server {
+		args = append(args, "--server-fsync")
+	}
+	return exec.Command(path, args...)
 }
 
 // crashParams is what a seed decides about a trial.
