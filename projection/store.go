@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -122,8 +123,12 @@ const DefaultResidentBudget = 64 << 20
 
 // OpenStore opens (creating if needed) the bbolt file at path.
 func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
-	// bbolt panics on some damaged files; a damaged projection is an error
-	// with a way back, never a crash.
+	// bbolt panics on some damaged files, and reads past the end of a file
+	// cut short through its mapping, a fault that would kill the process
+	// (made a panic here: tests/faults TestCorruptProjection, "truncated to
+	// half"); a damaged projection is an error with a way back, never a
+	// crash.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
 			st, err = nil, damaged(path, fmt.Errorf("%v", p))

@@ -33,8 +33,8 @@ var noopHook = []string{"sh", "-c", "cat >/dev/null; echo {}"}
 const hookSession = "4115d956-87ab-486f-a3bd-768c14406260"
 
 // hooksBench measures a PreToolUse through Claude Code's hooks against an
-// embedded ledger the bench starts (fsync on every write, as `ledger
-// serve` runs by default), each row beside its floor composed in the same
+// embedded ledger the bench starts (under group sync, as `ledger serve`
+// runs by default; its raw publishes go to a server that fsyncs every write), each row beside its floor composed in the same
 // run:
 //
 //   - the thin ledger-hook process (`ledger-hook --hooks URL`) against the

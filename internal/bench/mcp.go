@@ -49,8 +49,8 @@ const (
 // loopback HTTP server) the same way too, the gateway being configured
 // with the upstream's URL as `ledger mcp --config` would be. The gateway
 // talks to the bench's embedded ledger over NATS on loopback TCP, as a
-// `ledger mcp` process does to `ledger serve`, with fsync on every write
-// (serve's default): every call through it is one record, the check that
+// `ledger mcp` process does to `ledger serve`, under group sync (serve's
+// default): every call through it is one record, the check that
 // starts it (tool.checked with effect: true), durable before it is
 // forwarded. Gateway and direct requests alternate one by
 // one (the throughput rounds alternate), so drift cancels. One more row
@@ -110,7 +110,7 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	floor50 := quantile(cr.proxy, 0.5) + quantile(cr.publish, 0.5)
 	floor99 := quantile(cr.proxy, 0.99) + quantile(cr.publish, 0.99)
 	row := ratioRow("mcp", "tools/call through the gateway (check, record, forward): p50", quantile(cr.via, 0.5), floor50, "µs", "≤ 1.3x bare SDK proxy + one raw durable publish", func(r float64) bool { return r <= 1.3 })
-	row.Note = fmt.Sprintf("raw = the floor, composed in this run: the bare SDK proxy's p50 %.0f µs + one raw durable JetStream publish's p50 %.0f µs (a %d-byte call record, over the gateway's kind of connection to the ledger's server, fsync on every write); the four kinds interleaved; straight to the upstream %.0f µs. Go SDK client, loopback streamable HTTP", quantile(cr.proxy, 0.5), quantile(cr.publish, 0.5), len(pub.body), quantile(cr.direct, 0.5))
+	row.Note = fmt.Sprintf("raw = the floor, composed in this run: the bare SDK proxy's p50 %.0f µs + one raw durable JetStream publish's p50 %.0f µs (a %d-byte call record, over the gateway's kind of connection, to a server that fsyncs every write; the ledger's own runs under group sync); the four kinds interleaved; straight to the upstream %.0f µs. Go SDK client, loopback streamable HTTP", quantile(cr.proxy, 0.5), quantile(cr.publish, 0.5), len(pub.body), quantile(cr.direct, 0.5))
 	rep.add(row)
 	row = ratioRow("mcp", "tools/call through the gateway (check, record, forward): p99", quantile(cr.via, 0.99), floor99, "µs", "", nil)
 	row.Note = "raw = the bare proxy's p99 + the raw durable publish's p99"
@@ -125,7 +125,7 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	row.Note = "raw = straight to the upstream; the bare proxy is an SDK server on loopback HTTP that forwards the call over one SDK client session, nothing checked or recorded"
 	rep.add(row)
 	row = absRow("mcp", "raw durable JetStream publish of a call record: p50", quantile(cr.publish, 0.5), "µs", "", nil)
-	row.Note = fmt.Sprintf("p99 %.0f µs; jetstream.Publish with a message id, acknowledged, to a file stream on the ledger's server (fsync on every write), over TCP loopback as the gateway reaches the ledger", quantile(cr.publish, 0.99))
+	row.Note = fmt.Sprintf("p99 %.0f µs; jetstream.Publish with a message id, acknowledged, to a file stream on an embedded server of its own that fsyncs every write (the ledger's runs under group sync, as serve's does), over TCP loopback as the gateway reaches the ledger", quantile(cr.publish, 0.99))
 	rep.add(row)
 	g.steps.rows(rep, "", true)
 
@@ -142,7 +142,7 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	lpaired := lr.paired()
 	lfloor := quantile(lr.proxy, 0.5) + quantile(lr.publish, 0.5)
 	row = ratioRow("mcp", "tools/call through the gateway in the ledger's process (serve --mcp): p50", quantile(lr.via, 0.5), lfloor, "µs", "≤ 1.3x bare SDK proxy + one raw durable publish", func(r float64) bool { return r <= 1.3 })
-	row.Note = fmt.Sprintf("raw = the floor, composed in this phase: the bare SDK proxy's p50 %.0f µs + one raw durable JetStream publish's p50 %.0f µs on the ledger's own connection to its server (the one this gateway's records are published on), fsync on every write; the gateway asks the API in its process (api.Server.RequestWithContext), no NATS hop; the four kinds (with the bare proxy that publishes, below) through their 24 orders", quantile(lr.proxy, 0.5), quantile(lr.publish, 0.5))
+	row.Note = fmt.Sprintf("raw = the floor, composed in this phase: the bare SDK proxy's p50 %.0f µs + one raw durable JetStream publish's p50 %.0f µs on an in-process connection, as the ledger's to its server, to a server that fsyncs every write (the ledger's runs under group sync, as serve's does); the gateway asks the API in its process (api.Server.RequestWithContext), no NATS hop; the four kinds (with the bare proxy that publishes, below) through their 24 orders", quantile(lr.proxy, 0.5), quantile(lr.publish, 0.5))
 	rep.add(row)
 	row = ratioRow("mcp", "tools/call through the gateway in the ledger's process (serve --mcp), against the paired floor: p50", quantile(lr.via, 0.5), quantile(lpaired, 0.5), "µs", "", nil)
 	row.Note = "raw = the p50 of the floor summed per iteration, as for the gateway over NATS"
@@ -200,7 +200,7 @@ func mcpBench(ctx context.Context, cfg *Config, rep *Report) error {
 	}
 	steps := g.steps.snapshot()
 	row = ratioRow("mcp", fmt.Sprintf("tools/call, %d concurrent client sessions: throughput", mcpSessions), tp.via, tp.proxy, "calls/s", fmt.Sprintf("≥ 0.7x bare SDK proxy, %d sessions", mcpSessions), func(r float64) bool { return r >= 0.7 })
-	row.Note = fmt.Sprintf("raw = the bare SDK proxy with %d client sessions, measured in this run; %d MCP client sessions each way (one ledger session each through the gateway), %d calls each a round, %d rounds, the four ways (with the gateway in the ledger's process) taking turns; straight to the upstream %.0f calls/s; fsync on every write", mcpSessions, mcpSessions, perSession, rounds, tp.direct)
+	row.Note = fmt.Sprintf("raw = the bare SDK proxy with %d client sessions, measured in this run; %d MCP client sessions each way (one ledger session each through the gateway), %d calls each a round, %d rounds, the four ways (with the gateway in the ledger's process) taking turns; straight to the upstream %.0f calls/s; the ledger under group sync, as serve runs by default", mcpSessions, mcpSessions, perSession, rounds, tp.direct)
 	if tp.use.ok {
 		row.Note += cpuNote(tp.use.via, tp.use.proxy)
 	}
@@ -411,9 +411,8 @@ func mcpCallFloorRuns(ctx context.Context, via, px, direct *mcp.ClientSession, p
 
 // mcpLocalCallRuns is mcpCallFloorRuns for the gateway in the ledger's
 // process (via, its session): n calls through it, n through the bare
-// proxy px, n raw durable publishes of body on the ledger's own connection
-// to its server (the connection the ledger publishes that gateway's
-// records on), and n calls through a second bare proxy (to the upstream at
+// proxy px, n raw durable publishes of body on the node's raw connection
+// (in process, as the ledger's to its server), and n calls through a second bare proxy (to the upstream at
 // upURL) that makes such a publish inside each call before it forwards,
 // through their 24 orders.
 func mcpLocalCallRuns(ctx context.Context, via *mcp.ClientSession, px *bareProxy, upURL string, n *node, body []byte, calls int) (r callRuns, err error) {

@@ -43,7 +43,7 @@ func (l *Log) AppendBatch(ctx context.Context, msgs []events.Message, expected u
 		return 0, unreceived(err)
 	}
 	l.landed(ctx, seg, first+uint64(len(msgs))-1)
-	if err := l.durable(ctx, l.syncsBegun()); err != nil {
+	if err := l.durable(ctx, l.syncsBegun(), seg.name); err != nil {
 		return 0, err
 	}
 	return seg.base + first, nil
@@ -170,7 +170,7 @@ func (l *Log) AppendBatchStream(ctx context.Context, expected uint64, fill func(
 	first, err := st.commit(ctx)
 	if err == nil {
 		l.landed(ctx, seg, first+uint64(n)-1)
-		if err := l.durable(ctx, l.syncsBegun()); err != nil {
+		if err := l.durable(ctx, l.syncsBegun(), seg.name); err != nil {
 			return 0, n, err
 		}
 		return seg.base + first, n, nil

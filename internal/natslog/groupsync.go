@@ -20,28 +20,47 @@ import (
 // (TestGroupSyncWaitsForALaterSync, TestGroupSyncCoalesces,
 // TestGroupSyncErrorSticks).
 type GroupSync struct {
-	sync  func() error
+	sync  func(streams []string) error
 	close func() error
 
 	mu      sync.Mutex
 	started uint64     // syncs begun
-	done    uint64     // the number of the last sync ended
 	cur     *syncRound // the sync running, nil when none
 	next    *syncRound // the one to begin when cur ends: its waiters came during cur
 	err     error      // the first failure; every later Sync returns it
 	syncs   uint64     // syncs ended, for Count
+	// synced is, for each stream, the number of the last sync that
+	// covered it.
+	synced map[string]uint64
 }
 
 type syncRound struct {
-	n    uint64
-	done chan struct{}
-	err  error
+	n       uint64
+	streams []string // what the sync covers ("" is the whole store)
+	done    chan struct{}
+	err     error
 }
 
-// NewGroupSync is a GroupSync that syncs with fn; close, when not nil, is
-// called by Close.
-func NewGroupSync(fn, close func() error) *GroupSync {
-	return &GroupSync{sync: fn, close: close}
+func (r *syncRound) covers(stream string) bool {
+	for _, s := range r.streams {
+		if s == stream || s == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *syncRound) add(stream string) {
+	if !r.covers(stream) {
+		r.streams = append(r.streams, stream)
+	}
+}
+
+// NewGroupSync is a GroupSync that syncs with fn, which makes durable what
+// the server wrote for the streams it is given ("" standing for the whole
+// store); close, when not nil, is called by Close.
+func NewGroupSync(fn func(streams []string) error, close func() error) *GroupSync {
+	return &GroupSync{sync: fn, close: close, synced: map[string]uint64{}}
 }
 
 // Started is the number of syncs begun so far. A record acknowledged
@@ -59,11 +78,11 @@ func (g *GroupSync) Count() uint64 {
 	return g.syncs
 }
 
-// Sync waits until a sync numbered above after has ended, beginning one
-// when none is running, and returns its error. It returns ctx's error when
-// ctx ends first: the record is then neither known durable nor lost, as
-// after a publish that timed out.
-func (g *GroupSync) Sync(ctx context.Context, after uint64) error {
+// Sync waits until a sync numbered above after that covers stream has
+// ended, beginning one when none is running, and returns its error. It
+// returns ctx's error when ctx ends first: the record is then neither
+// known durable nor lost, as after a publish that timed out.
+func (g *GroupSync) Sync(ctx context.Context, after uint64, stream string) error {
 	g.mu.Lock()
 	if g.err != nil {
 		g.mu.Unlock()
@@ -71,19 +90,28 @@ func (g *GroupSync) Sync(ctx context.Context, after uint64) error {
 	}
 	var r *syncRound
 	switch {
-	case g.done > after:
+	case g.covered(stream, after):
 		g.mu.Unlock()
 		return nil
 	case g.cur == nil:
-		r = g.begin(&syncRound{done: make(chan struct{})})
-		go g.run(r)
-	case g.cur.n > after:
+		// No sync runs: this caller runs one itself, on its goroutine
+		// (no hand-off on the path of a lone append); the syncs its
+		// waiters ask for meanwhile run on a goroutine of their own.
+		r = g.begin(&syncRound{streams: []string{stream}, done: make(chan struct{})})
+		g.mu.Unlock()
+		if next := g.end(r, g.sync(r.streams)); next != nil {
+			go g.run(next)
+		}
+		return r.err
+	case g.cur.n > after && g.cur.covers(stream):
 		r = g.cur
 	default:
-		// The sync running began before this record was acknowledged.
+		// The sync running began before this record was acknowledged,
+		// or covers other streams.
 		if g.next == nil {
 			g.next = &syncRound{done: make(chan struct{})}
 		}
+		g.next.add(stream)
 		r = g.next
 	}
 	g.mu.Unlock()
@@ -101,20 +129,26 @@ func (g *GroupSync) Sync(ctx context.Context, after uint64) error {
 }
 
 // SyncWithin is Sync bounded by timeout as well as ctx.
-func (g *GroupSync) SyncWithin(ctx context.Context, after uint64, timeout time.Duration) error {
+func (g *GroupSync) SyncWithin(ctx context.Context, after uint64, stream string, timeout time.Duration) error {
 	g.mu.Lock()
-	ready := g.err == nil && g.done > after
+	ready := g.err == nil && g.covered(stream, after)
 	g.mu.Unlock()
 	if ready {
 		return nil
 	}
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	err := g.Sync(sctx, after)
+	err := g.Sync(sctx, after, stream)
 	if err != nil && ctx.Err() == nil && sctx.Err() != nil {
 		return fmt.Errorf("natslog: the store's sync did not end within %s: the record may not be on disk yet", timeout)
 	}
 	return err
+}
+
+// covered reports whether a sync numbered above after that covered stream
+// has ended. The caller holds mu.
+func (g *GroupSync) covered(stream string, after uint64) bool {
+	return g.synced[stream] > after || g.synced[""] > after
 }
 
 // begin makes r the sync running. The caller holds mu.
@@ -128,27 +162,38 @@ func (g *GroupSync) begin(r *syncRound) *syncRound {
 // run runs r's sync, then the next one while waiters came for it.
 func (g *GroupSync) run(r *syncRound) {
 	for r != nil {
-		err := g.sync()
-		g.mu.Lock()
-		g.syncs++
-		if err != nil && g.err == nil {
-			g.err = fmt.Errorf("natslog: syncing the log's store failed, so no record appended since the last sync is known to be on disk: %w (check the disk and restart the ledger; it answers no append until then)", err)
-		}
-		r.err = g.err
-		g.done = r.n
-		close(r.done)
-		g.cur, r = nil, nil
-		if nx := g.next; nx != nil {
-			g.next = nil
-			if g.err != nil {
-				nx.err = g.err
-				close(nx.done)
-			} else {
-				r = g.begin(nx)
-			}
-		}
-		g.mu.Unlock()
+		r = g.end(r, g.sync(r.streams))
 	}
+}
+
+// end records the end of r's sync, which returned err, and begins the
+// next sync when callers wait for one: the caller runs it.
+func (g *GroupSync) end(r *syncRound, err error) (next *syncRound) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.syncs++
+	if err == nil {
+		for _, s := range r.streams {
+			g.synced[s] = r.n
+		}
+	}
+	if err != nil && g.err == nil {
+		g.err = fmt.Errorf("natslog: syncing the log's store failed, so no record appended since the last sync is known to be on disk: %w (check the disk and restart the ledger; it answers no append until then)", err)
+	}
+	r.err = g.err
+	close(r.done)
+	g.cur = nil
+	nx := g.next
+	if nx == nil {
+		return nil
+	}
+	g.next = nil
+	if g.err != nil {
+		nx.err = g.err
+		close(nx.done)
+		return nil
+	}
+	return g.begin(nx)
 }
 
 // Close releases what the sync holds (the store's directory).

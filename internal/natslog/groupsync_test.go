@@ -24,16 +24,16 @@ import (
 func TestGroupSyncWaitsForALaterSync(t *testing.T) {
 	gate := make(chan struct{})
 	var began atomic.Int64
-	g := natslog.NewGroupSync(func() error { began.Add(1); <-gate; return nil }, nil)
+	g := natslog.NewGroupSync(func([]string) error { began.Add(1); <-gate; return nil }, nil)
 	ctx := t.Context()
 
 	first := make(chan error, 1)
-	go func() { first <- g.Sync(ctx, g.Started()) }()
+	go func() { first <- g.Sync(ctx, g.Started(), "s") }()
 	waitFor(t, func() bool { return began.Load() == 1 })
 	// A record acknowledged now: the sync running began before it.
 	after := g.Started()
 	second := make(chan error, 1)
-	go func() { second <- g.Sync(ctx, after) }()
+	go func() { second <- g.Sync(ctx, after, "s") }()
 	gate <- struct{}{} // the first sync ends
 	if err := <-first; err != nil {
 		t.Fatal(err)
@@ -49,7 +49,7 @@ func TestGroupSyncWaitsForALaterSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Nothing acknowledged since: no sync needed.
-	if err := g.Sync(ctx, after); err != nil || g.Count() != 2 {
+	if err := g.Sync(ctx, after, "s"); err != nil || g.Count() != 2 {
 		t.Fatalf("err %v, %d syncs", err, g.Count())
 	}
 }
@@ -59,15 +59,15 @@ func TestGroupSyncWaitsForALaterSync(t *testing.T) {
 func TestGroupSyncCoalesces(t *testing.T) {
 	gate := make(chan struct{})
 	var began atomic.Int64
-	g := natslog.NewGroupSync(func() error { began.Add(1); <-gate; return nil }, nil)
+	g := natslog.NewGroupSync(func([]string) error { began.Add(1); <-gate; return nil }, nil)
 	ctx := t.Context()
-	go func() { _ = g.Sync(ctx, g.Started()) }()
+	go func() { _ = g.Sync(ctx, g.Started(), "s") }()
 	waitFor(t, func() bool { return began.Load() == 1 })
 	after := g.Started()
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	for range 64 {
-		wg.Go(func() { errs <- g.Sync(ctx, after) })
+		wg.Go(func() { errs <- g.Sync(ctx, after, "s") })
 	}
 	time.Sleep(20 * time.Millisecond)
 	close(gate) // every sync from now on ends at once
@@ -90,7 +90,7 @@ func TestGroupSyncErrorSticks(t *testing.T) {
 	boom := errors.New("EIO")
 	gate := make(chan struct{})
 	calls := 0
-	g := natslog.NewGroupSync(func() error {
+	g := natslog.NewGroupSync(func([]string) error {
 		calls++
 		<-gate
 		if calls == 2 {
@@ -99,16 +99,16 @@ func TestGroupSyncErrorSticks(t *testing.T) {
 		return nil
 	}, nil)
 	ctx := t.Context()
-	go func() { _ = g.Sync(ctx, 0) }()
+	go func() { _ = g.Sync(ctx, 0, "s") }()
 	waitFor(t, func() bool { return g.Started() == 1 })
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := g.Sync(cctx, 1); !errors.Is(err, context.Canceled) {
+	if err := g.Sync(cctx, 1, "s"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a caller whose context ended: %v", err)
 	}
 	next := make(chan error, 2)
-	go func() { next <- g.Sync(ctx, 1) }()
-	go func() { next <- g.Sync(ctx, 1) }()
+	go func() { next <- g.Sync(ctx, 1, "s") }()
+	go func() { next <- g.Sync(ctx, 1, "s") }()
 	time.Sleep(20 * time.Millisecond)
 	gate <- struct{}{} // the first ends well
 	gate <- struct{}{} // the second fails
@@ -117,7 +117,7 @@ func TestGroupSyncErrorSticks(t *testing.T) {
 			t.Fatalf("waiting for the failed sync: %v", err)
 		}
 	}
-	if err := g.Sync(ctx, 0); !errors.Is(err, boom) {
+	if err := g.Sync(ctx, 0, "s"); !errors.Is(err, boom) {
 		t.Fatalf("after the failure, even for a record an earlier sync covered: %v", err)
 	}
 }
@@ -129,7 +129,7 @@ func TestOpenGroupSync(t *testing.T) {
 		t.Skipf("no group sync here: %v", err)
 	}
 	defer g.Close()
-	if err := g.Sync(t.Context(), g.Started()); err != nil || g.Count() != 1 {
+	if err := g.Sync(t.Context(), g.Started(), ""); err != nil || g.Count() != 1 {
 		t.Fatalf("err %v, %d syncs", err, g.Count())
 	}
 	if _, err := natslog.OpenGroupSync(filepath.Join(t.TempDir(), "missing")); err == nil {
@@ -161,7 +161,7 @@ func TestGroupSyncAppends(t *testing.T) {
 	var mu sync.Mutex
 	var covered uint64
 	var fail atomic.Bool
-	g := natslog.NewGroupSync(func() error {
+	g := natslog.NewGroupSync(func([]string) error {
 		s, err := js.Stream(context.Background(), "LEDGER")
 		if err == nil {
 			var info *jetstream.StreamInfo

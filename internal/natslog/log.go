@@ -147,9 +147,9 @@ func (l *Log) Head(ctx context.Context) (uint64, error) {
 // another record got in first. A re-sent id that already landed answers with
 // its sequence.
 func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, error) {
-	seq, err := l.append(ctx, subject, id, data, expected)
-	if l.cfg.Sync != nil && (err == nil || isLanded(err)) {
-		if serr := l.cfg.Sync.SyncWithin(ctx, l.cfg.Sync.Started(), l.Timeout); serr != nil {
+	seq, stream, err := l.append(ctx, subject, id, data, expected)
+	if err == nil || isLanded(err) {
+		if serr := l.durable(ctx, l.syncsBegun(), stream); serr != nil {
 			return 0, serr
 		}
 	}
@@ -163,15 +163,18 @@ func isLanded(err error) bool {
 }
 
 // durable waits, when the log syncs its appends (StreamConfig.Sync), for a
-// sync begun after gen, the syncs begun when the acknowledgement came.
-func (l *Log) durable(ctx context.Context, gen uint64) error {
+// sync of stream ("" for the whole store) begun after gen, the syncs begun
+// when the acknowledgement came.
+func (l *Log) durable(ctx context.Context, gen uint64, stream string) error {
 	if l.cfg.Sync == nil {
 		return nil
 	}
-	return l.cfg.Sync.SyncWithin(ctx, gen, l.Timeout)
+	return l.cfg.Sync.SyncWithin(ctx, gen, stream, l.Timeout)
 }
 
-func (l *Log) append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, error) {
+// append is Append without the sync: it also returns the stream the record
+// landed in, "" when it was found by its id.
+func (l *Log) append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, string, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		var ack *jetstream.PubAck
@@ -192,9 +195,9 @@ func (l *Log) append(ctx context.Context, subject, id string, data []byte, expec
 			if ack.Duplicate {
 				// A replicated stream answers a re-sent id with a
 				// duplicate ack: the record there is the earlier one.
-				return seq, &events.AlreadyLanded{Seq: seq}
+				return seq, seg.name, &events.AlreadyLanded{Seq: seq}
 			}
-			return seq, nil
+			return seq, seg.name, nil
 		}
 		lastErr = err
 		var ae *jetstream.APIError
@@ -205,28 +208,28 @@ func (l *Log) append(ctx context.Context, subject, id string, data []byte, expec
 			// a re-sent id with 10071); look the id up first.
 			if attempt > 0 {
 				if seq, ok, lerr := l.FindID(ctx, id, expected+1); lerr == nil && ok {
-					return seq, nil
+					return seq, "", nil
 				}
 			}
-			return 0, events.ErrConflict()
+			return 0, "", events.ErrConflict()
 		case errors.As(err, &ae) && ae.ErrorCode == errCodeDuplicateInProcess: // same id in flight on a cluster
 			if err := sleep(ctx, 50*time.Millisecond); err != nil {
-				return 0, err
+				return 0, "", err
 			}
 		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders),
 			errors.Is(err, jetstream.ErrNoStreamResponse): // no responders, after the client's own retries
 			if ctx.Err() != nil {
-				return 0, ctx.Err()
+				return 0, "", ctx.Err()
 			}
 			// Ambiguous: the record may have landed.
 			if seq, ok, lerr := l.FindID(ctx, id, expected+1); lerr == nil && ok {
-				return seq, nil
+				return seq, "", nil
 			}
 		default:
-			return 0, fmt.Errorf("natslog: publish: %w", err)
+			return 0, "", fmt.Errorf("natslog: publish: %w", err)
 		}
 	}
-	return 0, fmt.Errorf("natslog: publish of %s failed after retries: %w", id, lastErr)
+	return 0, "", fmt.Errorf("natslog: publish of %s failed after retries: %w", id, lastErr)
 }
 
 // FindID looks for a record with Nats-Msg-Id id from sequence from to the
@@ -475,7 +478,7 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 				pm.release()
 				seq, err := l.acked(ctx, seg, seq, dup)
 				if err == nil || dup {
-					if serr := l.durable(ctx, gen); serr != nil {
+					if serr := l.durable(ctx, gen, seg.name); serr != nil {
 						return 0, serr
 					}
 				}
