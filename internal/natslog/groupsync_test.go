@@ -297,3 +297,39 @@ func waitFor(t *testing.T, ok func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestGroupSyncAcrossRolls: under the real group sync (OpenGroupSync), a
+// log that rolls to new segments goes on appending, each segment synced by
+// its own blocks after a first sync of the whole store, and reads back one
+// sequence.
+func TestGroupSyncAcrossRolls(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nats")
+	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: dir, GroupSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+	g, err := natslog.OpenGroupSync(dir)
+	if err != nil {
+		t.Skipf("no group sync here: %v", err)
+	}
+	defer g.Close()
+	nc, err := natslog.ConnectEmbedded(ns, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	log, err := natslog.Open(t.Context(), nc, natslog.StreamConfig{RollSubjects: 20, Sync: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 90
+	appendN(t, log, 0, n)
+	if segs := segments(t, log); len(segs) < 3 {
+		t.Fatalf("%d segments; want the log rolled at least twice", len(segs))
+	}
+	if c := g.Count(); c < n {
+		t.Fatalf("%d syncs for %d appends made one at a time", c, n)
+	}
+	checkChain(t, log)
+}
