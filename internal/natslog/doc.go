@@ -87,6 +87,22 @@
 // streams deny purges and deletes, so the hole cannot be cut off in place;
 // restore the stream from a copy made before the damage.
 //
+// # Group sync
+//
+// On a standalone embedded server the ledger makes its appends durable
+// itself (EmbeddedConfig.GroupSync, StreamConfig.Sync, groupsync.go): the
+// server writes each record without an fsync, and an append is answered
+// only after a sync begun once the stream acknowledged it has ended. One
+// sync runs at a time and the appends acknowledged while it runs share the
+// next, where a server that fsyncs every write syncs each record in turn
+// and an atomic batch is staged in a store of its own first. A sync
+// writes back the stream's last message block (fdatasync), moving on to
+// the blocks the server began since; a stream's first sync, and a record
+// found by its id, sync the whole file system (syncfs). A failed sync
+// fails every append after it. TestGroupSyncAppends holds every append path
+// to it: no record answered before a sync that began once the stream held
+// it.
+//
 // # Caveats
 //
 // A standalone server and a replicated stream answer a re-sent Msg-Id
