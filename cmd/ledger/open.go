@@ -71,7 +71,7 @@ func (f *ledgerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.natsConfig, "nats-config", "", "embedded server only: a NATS server configuration file to load, for example the authorization block 'ledger serve --gen-auth' writes")
 	fs.StringVar(&f.rollSubjects, "roll-subjects", "", "roll the log to a new stream (STREAM-2, ...) once the current one holds this many distinct subjects\n(default 900000; 'off' never rolls); every writer should use the same value (docs/rolling-streams.md)")
 	fs.DurationVar(&f.syncInterval, "sync-interval", 0, "embedded server only: fsync every interval instead of on every write (faster; loses the last interval's acknowledged writes on power loss; rounds of appends are then pipelined rather than sent as atomic batches)")
-	fs.BoolVar(&f.serverFsync, "server-fsync", false, "embedded server only, without --sync-interval: let the server fsync every write itself, as before group sync.\nBy default the ledger syncs the server's store (syncfs) once for all the appends acknowledged by then, before it answers them (docs/operations.md, \"Durability\")")
+	fs.BoolVar(&f.serverFsync, "server-fsync", false, "embedded server only, without --sync-interval: let the server fsync every write itself, as before group sync.\nBy default the ledger syncs the stream's files once for all the appends acknowledged by then, before it answers them (docs/operations.md, \"Durability\")")
 }
 
 // durability says how an acknowledged append reaches the disk, for
