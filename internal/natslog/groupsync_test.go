@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgertest"
 	"github.com/sessionledger/ledger/internal/natslog"
 )
 
@@ -29,7 +30,7 @@ func TestGroupSyncWaitsForALaterSync(t *testing.T) {
 
 	first := make(chan error, 1)
 	go func() { first <- g.Sync(ctx, g.Started(), "s") }()
-	waitFor(t, func() bool { return began.Load() == 1 })
+	ledgertest.WaitFor(t, 10*time.Second, "the first sync to begin", func() bool { return began.Load() == 1 })
 	// A record acknowledged now: the sync running began before it.
 	after := g.Started()
 	second := make(chan error, 1)
@@ -38,7 +39,7 @@ func TestGroupSyncWaitsForALaterSync(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return began.Load() == 2 })
+	ledgertest.WaitFor(t, 10*time.Second, "the second sync to begin", func() bool { return began.Load() == 2 })
 	select {
 	case err := <-second:
 		t.Fatalf("returned %v on a sync begun before its record", err)
@@ -62,7 +63,7 @@ func TestGroupSyncCoalesces(t *testing.T) {
 	g := natslog.NewGroupSync(func([]string) error { began.Add(1); <-gate; return nil }, nil)
 	ctx := t.Context()
 	go func() { _ = g.Sync(ctx, g.Started(), "s") }()
-	waitFor(t, func() bool { return began.Load() == 1 })
+	ledgertest.WaitFor(t, 10*time.Second, "the first sync to begin", func() bool { return began.Load() == 1 })
 	after := g.Started()
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
@@ -100,7 +101,7 @@ func TestGroupSyncErrorSticks(t *testing.T) {
 	}, nil)
 	ctx := t.Context()
 	go func() { _ = g.Sync(ctx, 0, "s") }()
-	waitFor(t, func() bool { return g.Started() == 1 })
+	ledgertest.WaitFor(t, 10*time.Second, "the first sync to begin", func() bool { return g.Started() == 1 })
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	if err := g.Sync(cctx, 1, "s"); !errors.Is(err, context.Canceled) {
@@ -261,12 +262,11 @@ func TestGroupSyncAppends(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil || n != 6 {
-		t.Fatal(n, err)
+	if err != nil || n != 6 || first != head+1 {
+		t.Fatal(first, n, err)
 	}
 	head += 6
 	durable("AppendBatchStream", head)
-	_ = first
 
 	syncs := g.Count()
 	if syncs == 0 || syncs > 48 {
@@ -285,17 +285,6 @@ func TestGroupSyncAppends(t *testing.T) {
 func isLanded(err error) bool {
 	var al *events.AlreadyLanded
 	return errors.As(err, &al)
-}
-
-func waitFor(t *testing.T, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 // TestGroupSyncAcrossRolls: under the real group sync (OpenGroupSync), a
