@@ -9,8 +9,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sessionledger/ledger/internal/ledgertest"
+	"github.com/sessionledger/ledger/internal/natslog"
 )
 
 // TestServeUnauthenticatedListenIsLoopback: without --nats-config the
@@ -126,4 +132,42 @@ func serveLogs(t *testing.T, args []string, until func(map[string]any) bool) []m
 		t.Fatalf("serve %v ended before the line it waited for: %v", args, logs)
 	}
 	return logs
+}
+
+// TestAppendOverNATSUnderGroupSync: another process appending straight to
+// the stream of serve's embedded server (append --nats against serve
+// --listen, as docs/openclaw-plugin.md shows) is answered only once serve
+// has synced its records: its appends (single records, or atomic
+// batches) ask serve for a sync (natslog.GroupSyncSubject) before they
+// are answered, and every record is in the log.
+func TestAppendOverNATSUnderGroupSync(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("group sync needs syncfs(2), Linux's")
+	}
+	url := serveForTest(t)
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if name := nc.ConnectedServerName(); !strings.HasSuffix(name, natslog.GroupSyncNameSuffix) {
+		t.Fatalf("serve's server is named %q: its clients cannot tell it syncs under group sync", name)
+	}
+	var asked atomic.Int64
+	sub, err := nc.Subscribe(natslog.GroupSyncSubject, func(*nats.Msg) { asked.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := runCLI(t, strings.Join(twoScopes, "\n")+"\n", "append", "--nats", url)
+	if err != nil || !strings.Contains(out, "13 accepted") {
+		t.Fatalf("append: %v %s %s", err, out, errOut)
+	}
+	ledgertest.WaitFor(t, 10*time.Second, "a sync asked for", func() bool { return asked.Load() > 0 })
+	if out, errOut, err := runCLI(t, "", "log", "--nats", url); err != nil || strings.Count(out, "\n") != 13 {
+		t.Fatalf("log: %v\n%s%s", err, out, errOut)
+	}
 }

@@ -101,7 +101,12 @@
 // found by its id, sync the whole file system (syncfs). A failed sync
 // fails every append after it. TestGroupSyncAppends holds every append path
 // to it: no record answered before a sync that began once the stream held
-// it.
+// it. The server's other writers (another process over its listener, a log
+// opened without Sync) cannot sync its store: its name ends with
+// GroupSyncNameSuffix, and a log connected to it (or not connected at the
+// moment) asks the log opened with the GroupSync for that sync on
+// GroupSyncSubject after each acknowledgement, and fails the append when no
+// answer comes (TestGroupSyncAppends' other writers, TestGroupSyncUnanswered).
 //
 // # Caveats
 //

@@ -26,12 +26,16 @@ type EmbeddedConfig struct {
 	// answered (StreamConfig.Sync, OpenGroupSync on Dir): acknowledged
 	// writes are on disk as with an fsync on every write, and the writers
 	// of a moment share one fsync. A record may then be read (by a
-	// follower, a replica) before it is on disk.
+	// follower, a replica) before it is on disk. The server's name says
+	// so to its clients (GroupSyncNameSuffix): the writers that cannot
+	// sync its store ask a log opened with the GroupSync to
+	// (GroupSyncSubject).
 	GroupSync bool
 	// Listen, when non-empty ("127.0.0.1:4222", or ":-1" for a random
 	// port), also accepts NATS clients over TCP.
 	Listen string
-	// Name is the server name; default "ledger-embedded".
+	// Name is the server name; default "ledger-embedded". With GroupSync
+	// it ends with GroupSyncNameSuffix.
 	Name string
 	// ConfigFile, when set, is a NATS server configuration file (for
 	// example with the authorization block 'ledger serve --gen-auth'
@@ -89,6 +93,10 @@ func StartEmbedded(cfg EmbeddedConfig) (*server.Server, error) {
 		if err := opts.ProcessConfigString(cfg.ConfigText); err != nil {
 			return nil, fmt.Errorf("natslog: server configuration: %w", err)
 		}
+	}
+	if cfg.GroupSync {
+		// Every client reads the mark when it connects (GroupSyncNameSuffix).
+		name += GroupSyncNameSuffix
 	}
 	opts.ServerName = name
 	opts.JetStream = true

@@ -16,3 +16,6 @@ func (l *Log) LiveDiffers(ctx context.Context) (bool, error) {
 	}
 	return differs(info.Config, l.streamConfig(seg.n, seg.base)), nil
 }
+
+// IsGroupSyncServer is isGroupSyncServer, for TestGroupSyncServerNames.
+var IsGroupSyncServer = isGroupSyncServer

@@ -2,9 +2,13 @@ package natslog
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // GroupSync makes the appends of a log durable on a server that does not
@@ -203,3 +207,86 @@ func (g *GroupSync) Close() error {
 	}
 	return g.close()
 }
+
+// GroupSyncSubject is where the logs opened with a GroupSync answer the
+// other writers of their server: a log on a server started for group sync
+// (EmbeddedConfig.GroupSync, named with GroupSyncNameSuffix) that cannot
+// sync the store itself (another process's, over --listen; one opened
+// without StreamConfig.Sync) asks here, after each acknowledgement, for a
+// sync begun since, and answers its append only once it is told the sync
+// ended (TestGroupSyncAppends, the writers over TCP and without Sync).
+const GroupSyncSubject = "_LEDGER.SYNC"
+
+// GroupSyncNameSuffix ends the name of a server started for group sync,
+// which every client reads when it connects: a log connected to such a
+// server without a GroupSync of its own confirms each append with the
+// process that runs the server (GroupSyncSubject). The name is the
+// server's only mark that a client can read before it writes, so the
+// mark is there from the server's first connection on.
+const GroupSyncNameSuffix = "+group-sync"
+
+// groupSyncQueue is the queue group of the answering logs: one of them
+// answers each request.
+const groupSyncQueue = "ledger-sync"
+
+// syncedReply is the answer to a request on GroupSyncSubject whose sync
+// ended well; any other answer is the error that failed it.
+const syncedReply = "synced"
+
+// serve answers, on nc, the sync requests of the server's other writers:
+// each with a sync of the named stream begun after the request came,
+// bounded by timeout.
+func (g *GroupSync) serve(nc *nats.Conn, timeout time.Duration) error {
+	_, err := nc.QueueSubscribe(GroupSyncSubject, groupSyncQueue, func(m *nats.Msg) {
+		after := g.Started() // the record the request is about was written before it was sent
+		go func() {
+			reply := []byte(syncedReply)
+			if err := g.SyncWithin(context.Background(), after, string(m.Data), timeout); err != nil {
+				reply = []byte(err.Error())
+			}
+			_ = m.Respond(reply)
+		}()
+	})
+	if err != nil {
+		return fmt.Errorf("natslog: answering the group sync requests of the server's other writers: %w", err)
+	}
+	return nil
+}
+
+// isGroupSyncServer reports whether a server of this name was started for
+// group sync: "" (not connected now) counts as one, so that a log that
+// cannot tell is answered only by a sync it was told about.
+func isGroupSyncServer(name string) bool {
+	return name == "" || strings.HasSuffix(name, GroupSyncNameSuffix)
+}
+
+// askSync asks the process that runs the log's server (a server started
+// for group sync) for a sync of stream begun after now, and waits for its
+// answer within the log's Timeout. Until that process answers for the
+// first time (it is starting), no one responds; the request is sent again.
+func (l *Log) askSync(ctx context.Context, stream string) error {
+	actx, cancel := context.WithTimeout(ctx, l.Timeout)
+	defer cancel()
+	for {
+		m, err := l.nc.RequestWithContext(actx, GroupSyncSubject, []byte(stream))
+		switch {
+		case err == nil && string(m.Data) == syncedReply:
+			return nil
+		case err == nil:
+			return fmt.Errorf("natslog: the ledger that runs the server %s could not make the record durable: %s", l.nc.ConnectedUrlRedacted(), m.Data)
+		case errors.Is(err, nats.ErrNoResponders) && actx.Err() == nil:
+			if sleep(actx, askSyncRetry) == nil {
+				continue
+			}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("natslog: the server %s syncs its store only when the ledger that runs it is asked (its group sync), and that ledger did not answer (%v; the log waits %s): the record may not be on disk; append it again with the same id once that ledger answers (a re-sent id is answered with its record), or run that ledger with --server-fsync",
+			l.nc.ConnectedUrlRedacted(), err, l.Timeout)
+	}
+}
+
+// askSyncRetry is how long askSync waits before it asks again a server
+// whose ledger does not answer yet.
+const askSyncRetry = 50 * time.Millisecond

@@ -146,10 +146,20 @@ func TestOpenGroupSync(t *testing.T) {
 // way of appending answers a record only after a sync that began once the
 // stream held it: Append, AppendAsync, AppendBatch, AppendBatchStream, and
 // a re-sent id through each single path. A failed sync fails the append
-// that waits for it and every later one.
+// that waits for it and every later one. This holds for every writer of
+// the server: the log opened with the GroupSync, another process's log
+// over TCP (ledger append --nats against serve --listen), and a log in the
+// process opened without Sync; the last two are answered through the
+// first's syncs (GroupSyncSubject).
 func TestGroupSyncAppends(t *testing.T) {
+	for _, writer := range []string{"the log with the sync", "another process's log over TCP", "a log in the process without Sync"} {
+		t.Run(writer, func(t *testing.T) { groupSyncAppends(t, writer) })
+	}
+}
+
+func groupSyncAppends(t *testing.T, writer string) {
 	dir := filepath.Join(t.TempDir(), "nats")
-	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: dir, GroupSync: true})
+	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: dir, GroupSync: true, Listen: "127.0.0.1:-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,6 +194,21 @@ func TestGroupSyncAppends(t *testing.T) {
 	log, err := natslog.Open(ctx, nc, natslog.StreamConfig{Sync: g})
 	if err != nil {
 		t.Fatal(err)
+	}
+	switch writer {
+	case "another process's log over TCP":
+		rnc, err := nats.Connect(ns.ClientURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rnc.Close()
+		if log, err = natslog.Open(ctx, rnc, natslog.StreamConfig{}); err != nil {
+			t.Fatal(err)
+		}
+	case "a log in the process without Sync":
+		if log, err = natslog.Open(ctx, nc, natslog.StreamConfig{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	durable := func(what string, seq uint64) {
 		t.Helper()
@@ -328,4 +353,120 @@ func TestGroupSyncAcrossRolls(t *testing.T) {
 		t.Fatalf("%d syncs for %d appends made one at a time", c, n)
 	}
 	checkChain(t, log)
+}
+
+// TestGroupSyncUnanswered: a writer of a server started for group sync
+// that no log with the GroupSync answers (its ledger is starting, or not
+// there) is answered an error, never an append: the record may be in the
+// log and not on disk. Sent again once the ledger answers, the same id is
+// answered with its record. A writer that asks while the ledger starts is
+// answered once it does. On a server that fsyncs every write itself a
+// writer asks nothing (no one would answer).
+func TestGroupSyncUnanswered(t *testing.T) {
+	ctx := t.Context()
+	dir := filepath.Join(t.TempDir(), "nats")
+	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: dir, GroupSync: true, Listen: "127.0.0.1:-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+	if !strings.HasSuffix(ns.Name(), natslog.GroupSyncNameSuffix) {
+		t.Fatalf("the server's name %q does not say it is started for group sync", ns.Name())
+	}
+	rnc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rnc.Close()
+	remote, err := natslog.Open(ctx, rnc, natslog.StreamConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote.Timeout = 300 * time.Millisecond
+	id := func(i int) string { return fmt.Sprintf("01J000000000000000000%05d", i) }
+	data := []byte(`{"r":1}`)
+	_, err = remote.Append(ctx, "ledger.policy", id(1), data, 0)
+	if err == nil || !strings.Contains(err.Error(), "group sync") || !strings.Contains(err.Error(), "same id") {
+		t.Fatalf("an append no ledger made durable: %v", err)
+	}
+	w, err := remote.AppendAsync(ctx, "ledger.policy", id(2), data, "", 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w(); err == nil || !strings.Contains(err.Error(), "group sync") {
+		t.Fatalf("a pipelined append no ledger made durable: %v", err)
+	}
+
+	// The ledger starts while a writer waits for its answer.
+	remote.Timeout = 10 * time.Second
+	g, err := natslog.OpenGroupSync(dir)
+	if err != nil {
+		if runtime.GOOS == "linux" {
+			t.Fatal(err)
+		}
+		t.Skipf("no group sync here: %v", err)
+	}
+	defer g.Close()
+	nc, err := natslog.ConnectEmbedded(ns, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	opened := make(chan error, 1)
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		_, err := natslog.Open(ctx, nc, natslog.StreamConfig{Sync: g})
+		opened <- err
+	}()
+	seq, err := remote.Append(ctx, "ledger.policy", id(1), data, 2)
+	if !isLanded(err) || seq != 1 {
+		t.Fatalf("the same id sent again: %d %v", seq, err)
+	}
+	if err := <-opened; err != nil {
+		t.Fatal(err)
+	}
+	if g.Count() == 0 {
+		t.Fatal("answered with no sync")
+	}
+	if seq, err := remote.Append(ctx, "ledger.policy", id(3), data, 2); err != nil || seq != 3 {
+		t.Fatalf("an append once the ledger answers: %d %v", seq, err)
+	}
+
+	// A server that fsyncs every write: nothing to ask, no one to answer.
+	plain, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats"), Listen: "127.0.0.1:-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { plain.Shutdown(); plain.WaitForShutdown() }()
+	pnc, err := nats.Connect(plain.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pnc.Close()
+	other, err := natslog.Open(ctx, pnc, natslog.StreamConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Timeout = 300 * time.Millisecond
+	if seq, err := other.Append(ctx, "ledger.policy", id(1), data, 0); err != nil || seq != 1 {
+		t.Fatalf("an append on a server that fsyncs every write: %d %v", seq, err)
+	}
+}
+
+// TestGroupSyncServerNames: a log without a GroupSync asks for a sync on a
+// server whose name says group sync, and when it is not connected (it
+// cannot tell which server acknowledged the record), never elsewhere.
+func TestGroupSyncServerNames(t *testing.T) {
+	for name, ask := range map[string]bool{
+		"ledger-embedded" + natslog.GroupSyncNameSuffix: true,
+		"x" + natslog.GroupSyncNameSuffix:               true,
+		"":                                              true,
+		"ledger-embedded":                               false,
+		"nats-1":                                        false,
+		natslog.GroupSyncNameSuffix + "-not":            false,
+	} {
+		if got := natslog.IsGroupSyncServer(name); got != ask {
+			t.Errorf("%q: asks %v, want %v", name, got, ask)
+		}
+	}
 }

@@ -54,6 +54,8 @@ type StreamConfig struct {
 	// acknowledgement (GroupSync), bounded by the log's Timeout. It is for
 	// a server that does not fsync every write itself
 	// (EmbeddedConfig.GroupSync); TestGroupSyncAppends guards every path.
+	// The log also answers, on its connection, the server's other writers
+	// (GroupSyncSubject), which cannot sync the store themselves.
 	Sync *GroupSync
 }
 
@@ -127,6 +129,13 @@ func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natslog: opening stream %s: %w", cfg.Name, err)
 	}
+	if cfg.Sync != nil {
+		// The server's other writers make their appends durable through
+		// this process's syncs.
+		if err := cfg.Sync.serve(nc, l.Timeout); err != nil {
+			return nil, err
+		}
+	}
 	return l, nil
 }
 
@@ -165,11 +174,19 @@ func isLanded(err error) bool {
 // durable waits, when the log syncs its appends (StreamConfig.Sync), for a
 // sync of stream ("" for the whole store) begun after gen, the syncs begun
 // when the acknowledgement came.
+//
+// A log without a GroupSync of its own, connected to a server started for
+// group sync (another process's over --listen, or one opened without
+// Sync), asks the process that runs the server for that sync instead
+// (askSync); on any other server the server's own sync applies.
 func (l *Log) durable(ctx context.Context, gen uint64, stream string) error {
-	if l.cfg.Sync == nil {
-		return nil
+	if l.cfg.Sync != nil {
+		return l.cfg.Sync.SyncWithin(ctx, gen, stream, l.Timeout)
 	}
-	return l.cfg.Sync.SyncWithin(ctx, gen, stream, l.Timeout)
+	if isGroupSyncServer(l.nc.ConnectedServerName()) {
+		return l.askSync(ctx, stream)
+	}
+	return nil
 }
 
 // append is Append without the sync: it also returns the stream the record
