@@ -238,10 +238,17 @@ const syncedReply = "synced"
 // bounded by timeout.
 func (g *GroupSync) serve(nc *nats.Conn, timeout time.Duration) error {
 	_, err := nc.QueueSubscribe(GroupSyncSubject, groupSyncQueue, func(m *nats.Msg) {
+		stream := string(m.Data)
+		if !syncableName(stream) {
+			// A stream's name is a directory of the store: nothing else is
+			// opened for a client.
+			_ = m.Respond([]byte(fmt.Sprintf("natslog: %q is not a stream's name", stream)))
+			return
+		}
 		after := g.Started() // the record the request is about was written before it was sent
 		go func() {
 			reply := []byte(syncedReply)
-			if err := g.SyncWithin(context.Background(), after, string(m.Data), timeout); err != nil {
+			if err := g.SyncWithin(context.Background(), after, stream, timeout); err != nil {
 				reply = []byte(err.Error())
 			}
 			_ = m.Respond(reply)
@@ -251,6 +258,21 @@ func (g *GroupSync) serve(nc *nats.Conn, timeout time.Duration) error {
 		return fmt.Errorf("natslog: answering the group sync requests of the server's other writers: %w", err)
 	}
 	return nil
+}
+
+// syncableName reports whether a sync request names a stream as the
+// server would let one be named ("" is the whole store): no path
+// separator, dot, wildcard, space or control character, at most 255 bytes.
+func syncableName(name string) bool {
+	if len(name) > 255 {
+		return false
+	}
+	for _, r := range name {
+		if r <= ' ' || r == 0x7f || strings.ContainsRune("./\\*>", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // isGroupSyncServer reports whether a server of this name was started for
@@ -265,6 +287,12 @@ func isGroupSyncServer(name string) bool {
 // answer within the log's Timeout. Until that process answers for the
 // first time (it is starting), no one responds; the request is sent again.
 func (l *Log) askSync(ctx context.Context, stream string) error {
+	where := func() string {
+		if u := l.nc.ConnectedUrlRedacted(); u != "" {
+			return u
+		}
+		return "(not connected now)"
+	}
 	actx, cancel := context.WithTimeout(ctx, l.Timeout)
 	defer cancel()
 	for {
@@ -273,7 +301,7 @@ func (l *Log) askSync(ctx context.Context, stream string) error {
 		case err == nil && string(m.Data) == syncedReply:
 			return nil
 		case err == nil:
-			return fmt.Errorf("natslog: the ledger that runs the server %s could not make the record durable: %s", l.nc.ConnectedUrlRedacted(), m.Data)
+			return fmt.Errorf("natslog: the ledger that runs the server %s could not make the record durable: %s", where(), m.Data)
 		case errors.Is(err, nats.ErrNoResponders) && actx.Err() == nil:
 			if sleep(actx, askSyncRetry) == nil {
 				continue
@@ -283,7 +311,7 @@ func (l *Log) askSync(ctx context.Context, stream string) error {
 			return ctx.Err()
 		}
 		return fmt.Errorf("natslog: the server %s syncs its store only when the ledger that runs it is asked (its group sync), and that ledger did not answer (%v; the log waits %s): the record may not be on disk; append it again with the same id once that ledger answers (a re-sent id is answered with its record), or run that ledger with --server-fsync",
-			l.nc.ConnectedUrlRedacted(), err, l.Timeout)
+			where(), err, l.Timeout)
 	}
 }
 

@@ -431,6 +431,17 @@ func TestGroupSyncUnanswered(t *testing.T) {
 	if seq, err := remote.Append(ctx, "ledger.policy", id(3), data, 2); err != nil || seq != 3 {
 		t.Fatalf("an append once the ledger answers: %d %v", seq, err)
 	}
+	// What a request names is a directory of the store, or the whole
+	// store: nothing else is opened for a client.
+	for name, want := range map[string]string{"": "synced", "LEDGER": "synced", "../../x": "is not a stream's name", "a/b": "is not a stream's name", "a.b": "is not a stream's name", "a b": "is not a stream's name"} {
+		m, err := rnc.Request(natslog.GroupSyncSubject, []byte(name), 10*time.Second)
+		if err != nil {
+			t.Fatalf("a sync of %q: %v", name, err)
+		}
+		if !strings.Contains(string(m.Data), want) {
+			t.Fatalf("a sync of %q: answered %q, want %q", name, m.Data, want)
+		}
+	}
 
 	// A server that fsyncs every write: nothing to ask, no one to answer.
 	plain, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats"), Listen: "127.0.0.1:-1"})
