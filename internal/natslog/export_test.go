@@ -19,3 +19,11 @@ func (l *Log) LiveDiffers(ctx context.Context) (bool, error) {
 
 // IsGroupSyncServer is isGroupSyncServer, for TestGroupSyncServerNames.
 var IsGroupSyncServer = isGroupSyncServer
+
+// SetMaxSyncRequests sets maxSyncRequests for a test and returns a func
+// that puts it back.
+func SetMaxSyncRequests(n int) func() {
+	old := maxSyncRequests
+	maxSyncRequests = n
+	return func() { maxSyncRequests = old }
+}

@@ -235,29 +235,85 @@ const syncedReply = "synced"
 
 // serve answers, on nc, the sync requests of the server's other writers:
 // each with a sync of the named stream begun after the request came,
-// bounded by timeout.
+// bounded by timeout. One goroutine answers them all (syncServer).
 func (g *GroupSync) serve(nc *nats.Conn, timeout time.Duration) error {
-	_, err := nc.QueueSubscribe(GroupSyncSubject, groupSyncQueue, func(m *nats.Msg) {
-		stream := string(m.Data)
-		if !syncableName(stream) {
-			// A stream's name is a directory of the store: nothing else is
-			// opened for a client.
-			_ = m.Respond([]byte(fmt.Sprintf("natslog: %q is not a stream's name", stream)))
-			return
-		}
-		after := g.Started() // the record the request is about was written before it was sent
-		go func() {
-			reply := []byte(syncedReply)
-			if err := g.SyncWithin(context.Background(), after, stream, timeout); err != nil {
-				reply = []byte(err.Error())
-			}
-			_ = m.Respond(reply)
-		}()
-	})
-	if err != nil {
+	s := &syncServer{g: g, timeout: timeout}
+	if _, err := nc.QueueSubscribe(GroupSyncSubject, groupSyncQueue, s.handle); err != nil {
 		return fmt.Errorf("natslog: answering the group sync requests of the server's other writers: %w", err)
 	}
 	return nil
+}
+
+// maxSyncRequests bounds the sync requests waiting for an answer; past
+// it a request is answered at once with an error (its append fails, and
+// its writer sends it again), so a flood of requests holds bounded memory
+// (TestGroupSyncRequestsBounded).
+var maxSyncRequests = 1 << 16
+
+// syncServer answers sync requests: the ones that came while it synced
+// wait together for the next sync, which one goroutine runs and answers.
+type syncServer struct {
+	g       *GroupSync
+	timeout time.Duration
+
+	mu      sync.Mutex
+	pending []*nats.Msg
+	running bool
+}
+
+func (s *syncServer) handle(m *nats.Msg) {
+	if stream := string(m.Data); !syncableName(stream) {
+		// A stream's name is a directory of the store: nothing else is
+		// opened for a client.
+		_ = m.Respond([]byte(fmt.Sprintf("natslog: %q is not a stream's name", stream)))
+		return
+	}
+	s.mu.Lock()
+	if len(s.pending) >= maxSyncRequests {
+		s.mu.Unlock()
+		_ = m.Respond([]byte(fmt.Sprintf("natslog: the ledger has %d sync requests waiting already; send the append again", maxSyncRequests)))
+		return
+	}
+	s.pending = append(s.pending, m)
+	if s.running {
+		s.mu.Unlock()
+		return
+	}
+	s.running = true
+	s.mu.Unlock()
+	go s.run()
+}
+
+// run answers the waiting requests, a batch at a time, until none wait.
+func (s *syncServer) run() {
+	for {
+		s.mu.Lock()
+		batch := s.pending
+		s.pending = nil
+		if len(batch) == 0 {
+			s.running = false
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		// Every request of batch came, after its record was written,
+		// before this: a sync numbered above after began after them all.
+		after := s.g.Started()
+		errs := map[string]error{}
+		for _, m := range batch {
+			stream := string(m.Data)
+			if _, done := errs[stream]; !done {
+				errs[stream] = s.g.SyncWithin(context.Background(), after, stream, s.timeout)
+			}
+		}
+		for _, m := range batch {
+			reply := []byte(syncedReply)
+			if err := errs[string(m.Data)]; err != nil {
+				reply = []byte(err.Error())
+			}
+			_ = m.Respond(reply)
+		}
+	}
 }
 
 // syncableName reports whether a sync request names a stream as the

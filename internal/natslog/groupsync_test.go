@@ -481,3 +481,68 @@ func TestGroupSyncServerNames(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupSyncRequestsBounded: the sync requests that come while a sync
+// runs wait together for the next one, which answers them all; past
+// maxSyncRequests waiting, a request is answered at once with an error,
+// never as synced.
+func TestGroupSyncRequestsBounded(t *testing.T) {
+	defer natslog.SetMaxSyncRequests(3)()
+	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats"), GroupSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+	nc, err := natslog.ConnectEmbedded(ns, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	gate := make(chan struct{})
+	var began atomic.Int64
+	g := natslog.NewGroupSync(func([]string) error { began.Add(1); <-gate; return nil }, nil)
+	if _, err := natslog.Open(t.Context(), nc, natslog.StreamConfig{Sync: g}); err != nil {
+		t.Fatal(err)
+	}
+	// Each request is published before ask returns, so the server hands
+	// them to the answering subscription in the order asked.
+	ask := func() chan string {
+		inbox := nats.NewInbox()
+		sub, err := nc.SubscribeSync(inbox)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := nc.PublishRequest(natslog.GroupSyncSubject, inbox, []byte("LEDGER")); err != nil {
+			t.Fatal(err)
+		}
+		out := make(chan string, 1)
+		go func() {
+			defer sub.Unsubscribe()
+			m, err := sub.NextMsg(20 * time.Second)
+			if err != nil {
+				out <- err.Error()
+				return
+			}
+			out <- string(m.Data)
+		}()
+		return out
+	}
+	first := ask()
+	ledgertest.WaitFor(t, 10*time.Second, "the first request's sync to begin", func() bool { return began.Load() == 1 })
+	var waiting []chan string
+	for range 3 {
+		waiting = append(waiting, ask())
+	}
+	if got := <-ask(); !strings.Contains(got, "sync requests waiting already") {
+		t.Fatalf("a request past the bound: %q", got)
+	}
+	close(gate)
+	for _, c := range append(waiting, first) {
+		if got := <-c; got != "synced" {
+			t.Fatalf("a waiting request: %q", got)
+		}
+	}
+	if n := g.Count(); n != 2 {
+		t.Fatalf("%d syncs for one request and three that came during its sync; want 2", n)
+	}
+}
