@@ -78,6 +78,8 @@ func (f *ledgerFlags) register(fs *flag.FlagSet) {
 // serve's "serving" line (TestServeSaysItsDurability).
 func (f *ledgerFlags) durability(h *ledgerHandle) string {
 	switch {
+	case f.natsURL != "" && strings.HasSuffix(h.nc.ConnectedServerName(), natslog.GroupSyncNameSuffix):
+		return "group sync of the ledger that runs the server at --nats: each append waits for that ledger to sync the store"
 	case f.natsURL != "":
 		return "the NATS server's settings (--nats)"
 	case h.sync != nil:

@@ -170,4 +170,9 @@ func TestAppendOverNATSUnderGroupSync(t *testing.T) {
 	if out, errOut, err := runCLI(t, "", "log", "--nats", url); err != nil || strings.Count(out, "\n") != 13 {
 		t.Fatalf("log: %v\n%s%s", err, out, errOut)
 	}
+	// A replica on that server says whose syncs its appends wait for.
+	logs := serveLogs(t, []string{"--nats", url}, func(m map[string]any) bool { return m["msg"] == "serving" })
+	if d, _ := logs[len(logs)-1]["durability"].(string); !strings.Contains(d, "group sync of the ledger that runs the server") {
+		t.Fatalf("a replica on a server under group sync says its durability is %q", d)
+	}
 }
