@@ -103,10 +103,11 @@
 // to it: no record answered before a sync that began once the stream held
 // it. The server's other writers (another process over its listener, a log
 // opened without Sync) cannot sync its store: its name ends with
-// GroupSyncNameSuffix, and a log connected to it (or not connected at the
-// moment) asks the log opened with the GroupSync for that sync on
-// GroupSyncSubject after each acknowledgement, and fails the append when no
-// answer comes (TestGroupSyncAppends' other writers, TestGroupSyncUnanswered).
+// GroupSyncNameSuffix, and a log connected to it (or, its connection down
+// at the moment, last connected to it) asks the log opened with the
+// GroupSync for that sync on GroupSyncSubject after each acknowledgement,
+// and fails the append when no answer comes (TestGroupSyncAppends' other
+// writers, TestGroupSyncUnanswered, TestGroupSyncWhenDisconnected).
 //
 // # Caveats
 //

@@ -27,3 +27,6 @@ func SetMaxSyncRequests(n int) func() {
 	maxSyncRequests = n
 	return func() { maxSyncRequests = old }
 }
+
+// AsksForSync is asksForSync, for TestGroupSyncWhenDisconnected.
+func (l *Log) AsksForSync() bool { return l.asksForSync() }

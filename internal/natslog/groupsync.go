@@ -332,7 +332,7 @@ func syncableName(name string) bool {
 }
 
 // isGroupSyncServer reports whether a server of this name was started for
-// group sync: "" (not connected now) counts as one, so that a log that
+// group sync: "" (a server never seen) counts as one, so that a log that
 // cannot tell is answered only by a sync it was told about.
 func isGroupSyncServer(name string) bool {
 	return name == "" || strings.HasSuffix(name, GroupSyncNameSuffix)

@@ -546,3 +546,37 @@ func TestGroupSyncRequestsBounded(t *testing.T) {
 		t.Fatalf("%d syncs for one request and three that came during its sync; want 2", n)
 	}
 }
+
+// TestGroupSyncWhenDisconnected: a log whose connection is down when a
+// record's acknowledgement has come goes by the server it was last
+// connected to: one that fsyncs every write (a cluster node failing
+// over, say) asks nothing, and one started for group sync asks, so the
+// record is answered only once it is known synced.
+func TestGroupSyncWhenDisconnected(t *testing.T) {
+	for _, group := range []bool{false, true} {
+		t.Run(fmt.Sprintf("group sync %v", group), func(t *testing.T) {
+			ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats"), GroupSync: group, Listen: "127.0.0.1:-1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rnc, err := nats.Connect(ns.ClientURL(), nats.MaxReconnects(-1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rnc.Close()
+			log, err := natslog.Open(t.Context(), rnc, natslog.StreamConfig{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := log.AsksForSync(); got != group {
+				t.Fatalf("connected: asks %v", got)
+			}
+			ns.Shutdown()
+			ns.WaitForShutdown()
+			ledgertest.WaitFor(t, 10*time.Second, "the connection to drop", func() bool { return rnc.ConnectedServerName() == "" })
+			if got := log.AsksForSync(); got != group {
+				t.Fatalf("disconnected: asks %v", got)
+			}
+		})
+	}
+}

@@ -106,6 +106,10 @@ type Log struct {
 
 	rolling   sync.Mutex    // held while checking for or making a roll
 	nextCheck atomic.Uint64 // the global sequence at which to count the live segment's subjects again
+
+	// server is the name of the server the log was last seen connected
+	// to (asksForSync), nil before.
+	server atomic.Pointer[string]
 }
 
 // Open finds the log's segments (creating the first stream when there is
@@ -129,6 +133,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg StreamConfig) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natslog: opening stream %s: %w", cfg.Name, err)
 	}
+	l.asksForSync() // notes the server's name
 	if cfg.Sync != nil {
 		// The server's other writers make their appends durable through
 		// this process's syncs.
@@ -183,10 +188,27 @@ func (l *Log) durable(ctx context.Context, gen uint64, stream string) error {
 	if l.cfg.Sync != nil {
 		return l.cfg.Sync.SyncWithin(ctx, gen, stream, l.Timeout)
 	}
-	if isGroupSyncServer(l.nc.ConnectedServerName()) {
+	if l.asksForSync() {
 		return l.askSync(ctx, stream)
 	}
 	return nil
+}
+
+// asksForSync reports whether the log's appends ask for a sync
+// (askSync): its server was started for group sync. When the connection
+// is down at that moment (a record acknowledged just before it dropped),
+// the server is the one it was last seen connected to, and an unknown one
+// asks (TestGroupSyncWhenDisconnected).
+func (l *Log) asksForSync() bool {
+	name := l.nc.ConnectedServerName()
+	if name == "" {
+		if last := l.server.Load(); last != nil {
+			name = *last
+		}
+	} else if last := l.server.Load(); last == nil || *last != name {
+		l.server.Store(&name)
+	}
+	return isGroupSyncServer(name)
 }
 
 // append is Append without the sync: it also returns the stream the record
