@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -126,14 +127,7 @@ func TestGroupSyncErrorSticks(t *testing.T) {
 
 // TestOpenGroupSync: the real sync of a store's file system.
 func TestOpenGroupSync(t *testing.T) {
-	g, err := natslog.OpenGroupSync(t.TempDir())
-	if err != nil {
-		if runtime.GOOS == "linux" {
-			t.Fatal(err)
-		}
-		t.Skipf("no group sync here: %v", err)
-	}
-	defer g.Close()
+	g := realGroupSync(t, t.TempDir())
 	if err := g.Sync(t.Context(), g.Started(), ""); err != nil || g.Count() != 1 {
 		t.Fatalf("err %v, %d syncs", err, g.Count())
 	}
@@ -159,16 +153,8 @@ func TestGroupSyncAppends(t *testing.T) {
 
 func groupSyncAppends(t *testing.T, writer string) {
 	dir := filepath.Join(t.TempDir(), "nats")
-	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: dir, GroupSync: true, Listen: "127.0.0.1:-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-	nc, err := natslog.ConnectEmbedded(ns, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	ns := embeddedFor(t, natslog.EmbeddedConfig{Dir: dir, GroupSync: true, Listen: "127.0.0.1:-1"})
+	nc := connectFor(t, ns)
 	ctx := t.Context()
 	js, _ := jetstream.New(nc)
 
@@ -197,11 +183,7 @@ func groupSyncAppends(t *testing.T, writer string) {
 	}
 	switch writer {
 	case "another process's log over TCP":
-		rnc, err := nats.Connect(ns.ClientURL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rnc.Close()
+		rnc := dialFor(t, ns)
 		if log, err = natslog.Open(ctx, rnc, natslog.StreamConfig{}); err != nil {
 			t.Fatal(err)
 		}
@@ -322,24 +304,9 @@ func isLanded(err error) bool {
 // sequence.
 func TestGroupSyncAcrossRolls(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "nats")
-	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: dir, GroupSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-	g, err := natslog.OpenGroupSync(dir)
-	if err != nil {
-		if runtime.GOOS == "linux" {
-			t.Fatal(err)
-		}
-		t.Skipf("no group sync here: %v", err)
-	}
-	defer g.Close()
-	nc, err := natslog.ConnectEmbedded(ns, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	ns := embeddedFor(t, natslog.EmbeddedConfig{Dir: dir, GroupSync: true})
+	g := realGroupSync(t, dir)
+	nc := connectFor(t, ns)
 	log, err := natslog.Open(t.Context(), nc, natslog.StreamConfig{RollSubjects: 20, Sync: g})
 	if err != nil {
 		t.Fatal(err)
@@ -365,19 +332,11 @@ func TestGroupSyncAcrossRolls(t *testing.T) {
 func TestGroupSyncUnanswered(t *testing.T) {
 	ctx := t.Context()
 	dir := filepath.Join(t.TempDir(), "nats")
-	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: dir, GroupSync: true, Listen: "127.0.0.1:-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+	ns := embeddedFor(t, natslog.EmbeddedConfig{Dir: dir, GroupSync: true, Listen: "127.0.0.1:-1"})
 	if !strings.HasSuffix(ns.Name(), natslog.GroupSyncNameSuffix) {
 		t.Fatalf("the server's name %q does not say it is started for group sync", ns.Name())
 	}
-	rnc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rnc.Close()
+	rnc := dialFor(t, ns)
 	remote, err := natslog.Open(ctx, rnc, natslog.StreamConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -399,19 +358,8 @@ func TestGroupSyncUnanswered(t *testing.T) {
 
 	// The ledger starts while a writer waits for its answer.
 	remote.Timeout = 10 * time.Second
-	g, err := natslog.OpenGroupSync(dir)
-	if err != nil {
-		if runtime.GOOS == "linux" {
-			t.Fatal(err)
-		}
-		t.Skipf("no group sync here: %v", err)
-	}
-	defer g.Close()
-	nc, err := natslog.ConnectEmbedded(ns, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	g := realGroupSync(t, dir)
+	nc := connectFor(t, ns)
 	opened := make(chan error, 1)
 	go func() {
 		time.Sleep(200 * time.Millisecond)
@@ -444,16 +392,8 @@ func TestGroupSyncUnanswered(t *testing.T) {
 	}
 
 	// A server that fsyncs every write: nothing to ask, no one to answer.
-	plain, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats"), Listen: "127.0.0.1:-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { plain.Shutdown(); plain.WaitForShutdown() }()
-	pnc, err := nats.Connect(plain.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pnc.Close()
+	plain := embeddedFor(t, natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats"), Listen: "127.0.0.1:-1"})
+	pnc := dialFor(t, plain)
 	other, err := natslog.Open(ctx, pnc, natslog.StreamConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -488,16 +428,8 @@ func TestGroupSyncServerNames(t *testing.T) {
 // never as synced.
 func TestGroupSyncRequestsBounded(t *testing.T) {
 	defer natslog.SetMaxSyncRequests(3)()
-	ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats"), GroupSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-	nc, err := natslog.ConnectEmbedded(ns, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	ns := embeddedFor(t, natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats"), GroupSync: true})
+	nc := connectFor(t, ns)
 	gate := make(chan struct{})
 	var began atomic.Int64
 	g := natslog.NewGroupSync(func([]string) error { began.Add(1); <-gate; return nil }, nil)
@@ -555,15 +487,8 @@ func TestGroupSyncRequestsBounded(t *testing.T) {
 func TestGroupSyncWhenDisconnected(t *testing.T) {
 	for _, group := range []bool{false, true} {
 		t.Run(fmt.Sprintf("group sync %v", group), func(t *testing.T) {
-			ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats"), GroupSync: group, Listen: "127.0.0.1:-1"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rnc, err := nats.Connect(ns.ClientURL(), nats.MaxReconnects(-1))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rnc.Close()
+			ns := embeddedFor(t, natslog.EmbeddedConfig{Dir: filepath.Join(t.TempDir(), "nats"), GroupSync: group, Listen: "127.0.0.1:-1"})
+			rnc := dialFor(t, ns, nats.MaxReconnects(-1))
 			log, err := natslog.Open(t.Context(), rnc, natslog.StreamConfig{})
 			if err != nil {
 				t.Fatal(err)
@@ -579,4 +504,56 @@ func TestGroupSyncWhenDisconnected(t *testing.T) {
 			}
 		})
 	}
+}
+
+// embeddedFor starts an embedded server for a test; it is shut down when
+// the test ends.
+func embeddedFor(t testing.TB, cfg natslog.EmbeddedConfig) *server.Server {
+	t.Helper()
+	ns, err := natslog.StartEmbedded(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	return ns
+}
+
+// connectFor connects to ns in process, as the ledger that runs it does,
+// until the test ends.
+func connectFor(t testing.TB, ns *server.Server) *nats.Conn {
+	t.Helper()
+	nc, err := natslog.ConnectEmbedded(ns, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+// dialFor connects to ns over TCP, as another process does, until the
+// test ends.
+func dialFor(t testing.TB, ns *server.Server, opts ...nats.Option) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(ns.ClientURL(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+// realGroupSync is OpenGroupSync on dir, closed when the test ends. Off
+// Linux (no syncfs) it skips the test; on Linux a store that cannot be
+// opened for syncing fails it.
+func realGroupSync(t testing.TB, dir string) *natslog.GroupSync {
+	t.Helper()
+	g, err := natslog.OpenGroupSync(dir)
+	if err != nil {
+		if runtime.GOOS == "linux" {
+			t.Fatal(err)
+		}
+		t.Skipf("no group sync here: %v", err)
+	}
+	t.Cleanup(func() { g.Close() })
+	return g
 }

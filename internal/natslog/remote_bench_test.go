@@ -3,10 +3,7 @@ package natslog_test
 import (
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"testing"
-
-	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/internal/natslog"
 )
@@ -22,36 +19,15 @@ func BenchmarkRemoteAppend(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			dir := filepath.Join(b.TempDir(), "nats")
 			group := mode == "group sync"
-			if group && runtime.GOOS != "linux" {
-				b.Skip("group sync needs syncfs(2), Linux's")
-			}
-			ns, err := natslog.StartEmbedded(natslog.EmbeddedConfig{Dir: dir, GroupSync: group, Listen: "127.0.0.1:-1"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-			nc, err := natslog.ConnectEmbedded(ns, "ledger")
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer nc.Close()
+			ns := embeddedFor(b, natslog.EmbeddedConfig{Dir: dir, GroupSync: group, Listen: "127.0.0.1:-1"})
 			cfg := natslog.StreamConfig{}
 			if group {
-				g, err := natslog.OpenGroupSync(dir)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer g.Close()
-				cfg.Sync = g
+				cfg.Sync = realGroupSync(b, dir)
 			}
-			if _, err := natslog.Open(b.Context(), nc, cfg); err != nil {
+			if _, err := natslog.Open(b.Context(), connectFor(b, ns), cfg); err != nil {
 				b.Fatal(err)
 			}
-			rnc, err := nats.Connect(ns.ClientURL())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer rnc.Close()
+			rnc := dialFor(b, ns)
 			remote, err := natslog.Open(b.Context(), rnc, natslog.StreamConfig{})
 			if err != nil {
 				b.Fatal(err)
