@@ -1001,6 +1001,13 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 	if s == nil {
 		return ok
 	}
+	if w, code, why := uncheckedWrite(s); code != "" {
+		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: code})
+		if !v.brief {
+			o.detail = strconv.Quote(s.raw) + " " + why + " " + strconv.Quote(w)
+		}
+		return o
+	}
 	if target, why := v.redirectAsk(c, l, s); why != "" {
 		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codeRedirect})
 		if !v.brief {
@@ -1023,6 +1030,51 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 		return o
 	}
 	return ok
+}
+
+// uncheckedWrite returns what makes Claude Code 2.1.328 ask for a
+// command that writes or creates files whatever approved it (an allow rule
+// with a specifier, the read-only list, acceptEdits, plan mode's rules):
+// a path the shell would expand ("Glob patterns are not allowed in write
+// operations", "Brace characters in write target require manual
+// approval": touch gw?.txt, rm gr1*, cp a*.txt free/, sed s/a/b/ gs*.txt,
+// touch gl}1), or cp and mv with any option, "--" included ("cp with
+// flags requires manual approval to ensure path safety": cp -r free gcr,
+// mv -f a b). It returns the word, the reason code and the verb for the
+// trace, or "" when there is none. A bare Bash allow rule and
+// bypassPermissions run them (TestDifferential/globwrite-*, fsflags-*).
+func uncheckedWrite(s *bashSub) (word, code, why string) {
+	words := unquoteAll(s.args)
+	op, paths, ok := commandPaths(words)
+	if !ok || op == opRead {
+		return "", "", ""
+	}
+	if words[0] == "cp" || words[0] == "mv" {
+		for _, w := range words[1:] {
+			if strings.HasPrefix(w, "-") {
+				return w, codeCopyOptions, "gives " + words[0] + " an option, which can change where it writes:"
+			}
+		}
+	}
+	for _, p := range paths {
+		if shellExpands(p) {
+			return p, codeWriteExpansion, "writes a path the shell would expand,"
+		}
+	}
+	return "", "", ""
+}
+
+// shellExpands reports a word with a character Claude Code 2.1.328 reads
+// as a glob or a brace expansion in a write target: '*', '?', '{', '}', or
+// a '[' closed by a later ']'. Quoted or escaped, they count the same
+// (touch 'gq*.txt' asks); a lone '[' or ']' does not (touch 'gl[1' runs in
+// acceptEdits: TestDifferential/globwrite-acceptEdits).
+func shellExpands(w string) bool {
+	if strings.ContainsAny(w, "*?{}") {
+		return true
+	}
+	i := strings.IndexByte(w, '[')
+	return i >= 0 && strings.IndexByte(w[i+1:], ']') >= 0
 }
 
 // readAfterCd returns the relative path (or "." for none) a reading
@@ -1075,6 +1127,12 @@ func (v *view) redirectAsk(c *call, l *bashLine, s *bashSub) (string, string) {
 		}
 		if l.hasCd() {
 			return t, "redirects its output after a cd to"
+		}
+		if shellExpands(t) {
+			// Claude Code 2.1.328 asks for echo x > gr*.txt in every mode
+			// but bypassPermissions ("Shell expansion syntax in paths
+			// requires manual approval": TestDifferential/globwrite-*).
+			return t, "redirects its output to a path the shell would expand,"
 		}
 		p, ok := c.wordPath(t)
 		if !ok || innerDotDot(t) {

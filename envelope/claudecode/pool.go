@@ -40,6 +40,8 @@ const (
 	codeDenyInScript      = "permission:deny_in_script"
 	codeRedirect          = "safety:redirect"
 	codePathScope         = "safety:path_scope"
+	codeWriteExpansion    = "safety:write_expansion"
+	codeCopyOptions       = "safety:copy_options"
 	codeBackgroundOp      = "safety:background"
 	codePreapproved       = "default:preapproved"
 )

@@ -293,3 +293,59 @@ func TestWritersRead(t *testing.T) {
 	}
 	runCalls(t, doc, "bypassPermissions", calls)
 }
+
+// TestUncheckedWrites: a write or create path the shell would expand, and
+// cp or mv with an option, ask whatever approved the command; acceptEdits
+// approves touch without options and sed only as sed -i 's/a/b/' FILES
+// (Claude Code 2.1.328: TestDifferential/globwrite-*, fsflags-*; section
+// 0.2 row 44).
+func TestUncheckedWrites(t *testing.T) {
+	rules := `{"permissions": {"allow": ["Bash(touch:*)", "Bash(rm:*)", "Bash(cp:*)", "Bash(mv:*)", "Bash(sed:*)", "Bash(tee:*)", "Bash(echo:*)"]}}`
+	for _, mode := range []string{"", "acceptEdits", "plan"} {
+		approved := codePermissionAllow
+		if mode == "acceptEdits" {
+			approved = codeModeAcceptEdits
+		}
+		runCalls(t, rules, mode, []call1{
+			{"Bash", cmdAt("touch gw?.txt"), ask, codeWriteExpansion},
+			{"Bash", cmdAt("touch 'gq*.txt'"), ask, codeWriteExpansion},
+			{"Bash", cmdAt(`touch gw\*.txt`), ask, codeWriteExpansion},
+			{"Bash", cmdAt("touch gw[12].txt"), ask, codeWriteExpansion},
+			{"Bash", cmdAt("touch gl}1"), ask, codeWriteExpansion},
+			{"Bash", cmdAt("rm free/*.txt"), ask, codeWriteExpansion},
+			{"Bash", cmdAt("cp a.txt gc*.txt"), ask, codeWriteExpansion},
+			{"Bash", cmdAt("sed s/a/b/ gs*.txt"), ask, codeWriteExpansion},
+			{"Bash", cmdAt("tee -a gt?.txt"), ask, codeWriteExpansion},
+			{"Bash", cmdAt("cp -r free gcr"), ask, codeCopyOptions},
+			{"Bash", cmdAt("mv -- a.txt b.txt"), ask, codeCopyOptions},
+			{"Bash", cmdAt("echo x > gr*.txt"), ask, codeRedirect},
+			{"Bash", cmdAt("touch 'gl[1'"), allow, approved},
+			{"Bash", cmdAt("touch gl]1"), allow, approved},
+			{"Bash", cmdAt("sed -i 's/a*/b/' gs1.txt"), allow, approved},
+			{"Bash", cmdAt("cp a.txt b.txt"), allow, approved},
+		})
+	}
+	runCalls(t, `{}`, "acceptEdits", []call1{
+		{"Bash", cmdAt("touch gw?.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("cp a*.txt free/"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("cp -r free gcr"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("touch -c gw6.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("sed -i -e s/a/b/ gs1.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("sed -i.bak s/a/b/ gs1.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("sed -i 's/a/b/w out' gs1.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("sed -i 's/a/b/e' gs1.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("echo x > gr*.txt"), ask, codeRedirect},
+		{"Bash", cmdAt("sed -i 's/a*/b/g' gs1.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("sed -i 's|a|b|2' gs1.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("touch gw5.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("mkdir -p gp/x"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("rm -rf gd1"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("cat a*.txt"), allow, codeDefaultReadOnly},
+	})
+	runCalls(t, `{"permissions": {"allow": ["Bash"]}}`, "", []call1{
+		{"Bash", cmdAt("touch gw?.txt"), allow, codePermissionAllow},
+		{"Bash", cmdAt("cp -r free gcr"), allow, codePermissionAllow},
+	})
+	runCalls(t, `{}`, "bypassPermissions", []call1{{"Bash", cmdAt("rm gr1*"), allow, codeModeBypass}})
+	runCalls(t, rules, "dontAsk", []call1{{"Bash", cmdAt("rm gr1*"), deny, codeDontAsk}})
+}

@@ -219,6 +219,8 @@ func matrix() []dcase {
 	out = append(out, matrixCompound3()...)
 	out = append(out, matrixShell4()...)
 	out = append(out, matrixShell5()...)
+	out = append(out, matrixGlobWrites()...)
+	out = append(out, matrixFsFlags()...)
 	out = append(out, matrixReadOnlyFlags()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

@@ -109,7 +109,10 @@ func matrixBashSymlinks() []dcase {
 		"cat lout.txt", "touch lod/t5.txt", "echo x > lod/r1.txt", "mkdir lod/m2", "touch lvd/p.json",
 		"echo x > lvd/p2.json", "rm lrm.txt",
 		// Inside, through a link that stays inside.
-		"cat lfree.txt", "touch lfd/t4.txt", "echo x > lfd/r2.txt", "cat lfd/f2.txt")
+		"cat lfree.txt", "touch lfd/t4.txt", "echo x > lfd/r2.txt", "cat lfd/f2.txt",
+		// Globs whose matches are links (2.1.328 does not read a glob's
+		// matches through links: the dialect, which sees no file system, agrees).
+		"cat ls?.txt", "cat ls*", "head -1 lc*.txt", "wc -l ls[12].txt", "cat l{s1,free}.txt", "grep s l*.txt", "cat *.txt", "cat ld*/s.txt")
 	var out []dcase
 	for _, m := range []string{"default", "acceptEdits", "bypassPermissions"} {
 		mode := m

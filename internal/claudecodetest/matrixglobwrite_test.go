@@ -1,0 +1,51 @@
+package claudecodetest
+
+// A round on glob and brace characters in the paths of filesystem
+// commands (matrixGlobWrites): a write or create target that a shell would
+// expand (*, ?, [...], {a,b}), quoted or escaped, in the name or the
+// directory, as a redirection's target, and beside the same commands'
+// reads.
+
+// matrixGlobWrites: touch, mkdir, rm, rmdir, mv, cp, sed -i and tee with
+// glob or brace characters in their paths, in every mode, and under allow
+// rules for the commands in default mode.
+func matrixGlobWrites() []dcase {
+	probes := shs(
+		// Create and write targets with a glob.
+		"touch gw?.txt", "touch gw*.txt", "touch gw[12].txt", "touch 'gq*.txt'", `touch gw\*.txt`, "touch free/*/gx.txt",
+		"mkdir gd*", "rmdir gd?", "rm gr1*", "rm -f gr?.txt", "rm free/*.txt", "cp a.txt gc*.txt", "cp a*.txt free/",
+		"mv gm*.txt free/", "mv gm1.txt free/gn*.txt", "sed -i s/a/b/ gs*.txt", "tee gt*.txt < a.txt",
+		// Edges: a lone bracket or brace, the characters in a sed script
+		// or an option's value, after --, with ./, in tee -a and cp -t.
+		"touch 'gl[1'", "touch gl]1", "touch gl}1", "rm -- gz*", "sed -i 's/a*/b/' gs1.txt", "sed -e 's/x?/y/' -i gs1.txt",
+		"tee -a gt?.txt < a.txt", "cp -t free a*.txt", "mkdir -p gp/*/x", "touch ./gw?.txt", "touch -d '2020-01-01' gw5.txt",
+		// Braces.
+		"touch {gb1,gb2}.txt", "mkdir {gbd1,gbd2}", "cp a.txt {gbc1,gbc2}.txt", "rm {gbr1,gbr2}.txt", "touch gb{1..2}.txt",
+		// Redirections.
+		"echo x > gr*.txt", "echo x > {grr1,grr2}.txt", "echo x >> gr?.txt",
+		// Reads beside them.
+		"cat a*.txt", "ls gd*", "sed s/a/b/ gs*.txt", "cat {a,gs1}.txt", "head -1 free/*.txt")
+	files := map[string]string{"a.txt": "a\n", "gr1.txt": "r\n", "gr2.txt": "r\n", "gm1.txt": "m\n", "gs1.txt": "a\n",
+		"free/f.txt": "f\n", "free/sub/.keep": "", "gbr1.txt": "b\n", "gbr2.txt": "b\n"}
+	out := sh4Cases("globwrite", "glob writes", []string{"default", "acceptEdits", "dontAsk", "bypassPermissions"}, Settings{}, files, probes)
+	out = append(out, sh4Cases("globwrite-bare", "glob writes", []string{"default"}, Settings{Allow: []string{"Bash"}}, files, probes)...)
+	return append(out, sh4Cases("globwrite-allowed", "glob writes", []string{"default", "acceptEdits", "plan"},
+		Settings{Allow: []string{"Bash(touch:*)", "Bash(mkdir:*)", "Bash(rm:*)", "Bash(rmdir:*)", "Bash(cp:*)", "Bash(mv:*)", "Bash(sed:*)",
+			"Bash(tee:*)", "Bash(echo:*)"}}, files, probes)...)
+}
+
+// matrixFsFlags: the filesystem commands acceptEdits approves and allow
+// rules name, with options: cp and mv with a flag, sed's -e before -i,
+// touch with an option's value, mkdir -p and -m, rm -f.
+func matrixFsFlags() []dcase {
+	probes := shs("cp -r free gcr", "cp -- a.txt gcc.txt", "cp -t free gs1.txt", "mv -f gm1.txt gm2.txt", "mv -- gm2.txt gm3.txt",
+		"mv -n gm3.txt gm4.txt", "cp a.txt gcp.txt", "mv gm4.txt gm5.txt", "sed -e s/a/b/ -i gs1.txt", "sed -i -e s/a/b/ gs1.txt",
+		"sed -i.bak s/a/b/ gs1.txt", "sed -n -i p gs1.txt", "touch -d 2020-01-01 gw5.txt", "touch -c gw6.txt", "touch -r a.txt gw7.txt",
+		"mkdir -p gpp/x", "mkdir -m 755 gmm", "rm -f gr2.txt", "rm -r gd1", "rmdir -p gd2/x")
+	files := map[string]string{"a.txt": "a\n", "gr2.txt": "r\n", "gm1.txt": "m\n", "gs1.txt": "a\n", "free/f.txt": "f\n",
+		"gd1/.keep": "", "gd2/x/.keep": ""}
+	out := sh4Cases("fsflags", "filesystem flags", []string{"default", "acceptEdits"}, Settings{}, files, probes)
+	return append(out, sh4Cases("fsflags-allowed", "filesystem flags", []string{"default"},
+		Settings{Allow: []string{"Bash(touch:*)", "Bash(mkdir:*)", "Bash(rm:*)", "Bash(rmdir:*)", "Bash(cp:*)", "Bash(mv:*)", "Bash(sed:*)"}},
+		files, probes)...)
+}
