@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -643,9 +644,13 @@ const blanks = " \t\r\n"
 // with ("too-complex": it asks, whatever the rules allow): a control
 // character other than tab and newline, or a Unicode blank Bash does not
 // split at (U+00A0, U+1680, U+2000 to U+200B, U+2028, U+2029, U+202F,
-// U+205F, U+3000, U+FEFF). The dialect reads such a line as broken
-// (TestDifferential/case/unicode-blanks).
+// U+205F, U+3000, U+FEFF) (TestDifferential/case/unicode-blanks); and,
+// anywhere in the line, quoted or not, the shapes zshShapes lists. The
+// dialect reads such a line as broken.
 func tooComplex(cmd string) bool {
+	if zshShapes.MatchString(cmd) {
+		return true
+	}
 	for _, r := range cmd {
 		switch {
 		case r < 0x20 && r != '\t' && r != '\n', r == 0x7f:
@@ -657,6 +662,17 @@ func tooComplex(cmd string) bool {
 	}
 	return false
 }
+
+// zshShapes are the shapes Claude Code 2.1.328's command reader refuses
+// beyond control characters and blanks (TestDifferential/toocomplex-*):
+// "zsh ~[ dynamic directory syntax" (echo ~[x]), "zsh =cmd equals
+// expansion" (echo =x1, echo a =x2; not a=x3 or '=x5'), "zsh <N-M>
+// numeric-range glob" (cat a<1-2>.txt), and "backslash-escaped
+// whitespace": a backslash before a blank (echo a\ b, in quotes too), or a
+// line continuation inside a word (x\<newline>y) or after an escaped
+// backslash or blank, where a continuation between words (npm test
+// \<newline> --x) is read as usual.
+var zshShapes = regexp.MustCompile(`~\[|(?:^|[\s;&|])=[a-zA-Z_]|<\d*-\d*>|\\[ \t]|(?:^|[^ \t\\])(?:\\\\)*\\\n|[ \t](?:\\\\)+\\\n`)
 
 // parseBash parses a command for the decision steps.
 func parseBash(cmd string) *bashLine {
@@ -1144,7 +1160,7 @@ func (l *bashLine) fsApproved(s *bashSub, dirs []inPath, c *call) bool {
 			continue
 		}
 		p, ok := c.wordPath(unquote(w))
-		if !ok || innerDotDot(unquote(w)) || !p.inside(dirs) || p.protected() {
+		if !ok || innerDotDot(unquote(w)) || tildeForm(unquote(w)) || !p.inside(dirs) || p.protected() {
 			return false
 		}
 	}

@@ -1008,6 +1008,13 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 		}
 		return o
 	}
+	if w := tildePath(s); w != "" {
+		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
+		if !v.brief {
+			o.detail = strconv.Quote(s.raw) + " names " + strconv.Quote(w) + ", a tilde form (~user, ~+, ~-) the release does not check"
+		}
+		return o
+	}
 	if target, why := v.redirectAsk(c, l, s); why != "" {
 		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codeRedirect})
 		if !v.brief {
@@ -1062,6 +1069,32 @@ func uncheckedWrite(s *bashSub) (word, code, why string) {
 		}
 	}
 	return "", "", ""
+}
+
+// tildePath returns the first path of s's command that starts with a
+// tilde form other than ~ and ~/ (~root/x, ~+, ~-/a.txt), or "": Claude
+// Code 2.1.328 asks for them in a read or a write whatever approved it
+// ("Tilde expansion variants (~user, ~+, ~-) in paths require manual
+// approval": cat ~root/pf1.txt, ls ~+ under Bash(cat:*), Bash(ls:*) and in
+// acceptEdits; echo ~+, which reads no path, runs:
+// TestDifferential/pathforms-*, toocomplex-*).
+func tildePath(s *bashSub) string {
+	_, paths, ok := commandPaths(unquoteAll(s.args))
+	if !ok {
+		return ""
+	}
+	for _, p := range paths {
+		if tildeForm(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// tildeForm reports a word that starts with '~' and is neither ~ nor
+// under ~/.
+func tildeForm(w string) bool {
+	return strings.HasPrefix(w, "~") && w != "~" && !strings.HasPrefix(w, "~/")
 }
 
 // shellExpands reports a word with a character Claude Code 2.1.328 reads

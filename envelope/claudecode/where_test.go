@@ -349,3 +349,35 @@ func TestUncheckedWrites(t *testing.T) {
 	runCalls(t, `{}`, "bypassPermissions", []call1{{"Bash", cmdAt("rm gr1*"), allow, codeModeBypass}})
 	runCalls(t, rules, "dontAsk", []call1{{"Bash", cmdAt("rm gr1*"), deny, codeDontAsk}})
 }
+
+// TestTooComplexShapesAndTildeForms: the shapes Claude Code 2.1.328's
+// command reader refuses (zsh =cmd, ~[, <N-M>, backslash-escaped blanks,
+// a continuation inside a word) ask under allow rules that name the
+// command, and a tilde form (~user, ~+, ~-) in a path command's path asks
+// under them and in acceptEdits (TestDifferential/toocomplex-*,
+// pathforms-*).
+func TestTooComplexShapesAndTildeForms(t *testing.T) {
+	rules := `{"permissions": {"allow": ["Bash(echo:*)", "Bash(cat:*)", "Bash(ls:*)", "Bash(touch:*)"]}}`
+	runCalls(t, rules, "", []call1{
+		{"Bash", cmdAt("echo =x1"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("echo a =x2"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("echo ~[x]"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("cat a<1-2>.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt(`echo a\ b`), ask, codeDefaultPrompt},
+		{"Bash", cmdAt(`echo 'a\ b'`), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("echo x\\\ny"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("cat ~root/pf1.txt"), ask, codePathScope},
+		{"Bash", cmdAt("ls ~+"), ask, codePathScope},
+		{"Bash", cmdAt("touch ~+/pf2.txt"), ask, codePathScope},
+		{"Bash", cmdAt("echo a=x3"), allow, codePermissionAllow},
+		{"Bash", cmdAt("echo '=x5'"), allow, codePermissionAllow},
+		{"Bash", cmdAt("echo ~+"), allow, codePermissionAllow},
+		{"Bash", cmdAt("echo x \\\n y"), allow, codePermissionAllow},
+		{"Bash", cmdAt("cat ./a.txt"), allow, codePermissionAllow},
+	})
+	runCalls(t, `{}`, "acceptEdits", []call1{
+		{"Bash", cmdAt("touch ~+/pf2.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("touch =pf3"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("touch ./pf6.txt"), allow, codeModeAcceptEdits},
+	})
+}

@@ -221,6 +221,8 @@ func matrix() []dcase {
 	out = append(out, matrixShell5()...)
 	out = append(out, matrixGlobWrites()...)
 	out = append(out, matrixFsFlags()...)
+	out = append(out, matrixPathForms()...)
+	out = append(out, matrixTooComplex()...)
 	out = append(out, matrixReadOnlyFlags()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

@@ -49,3 +49,30 @@ func matrixFsFlags() []dcase {
 		Settings{Allow: []string{"Bash(touch:*)", "Bash(mkdir:*)", "Bash(rm:*)", "Bash(rmdir:*)", "Bash(cp:*)", "Bash(mv:*)", "Bash(sed:*)"}},
 		files, probes)...)
 }
+
+// matrixPathForms: path words the release will not check as written, in
+// reads and writes under allow rules and in acceptEdits: tilde variants
+// (~root, ~+, ~-), a leading '=', a UNC-like //host path, '..' after a
+// directory, and the same paths spelled plainly.
+func matrixPathForms() []dcase {
+	probes := shs("cat ~root/pf1.txt", "ls ~+", "cat ~+/a.txt", "cat ~-/a.txt", "touch ~+/pf2.txt", "touch =pf3", "cat =pf4",
+		"cat //pfhost/share/x", "touch //pfhost/share/y", "touch sub/../pf5.txt", "cat sub/../a.txt", "cat ./a.txt", "touch ./pf6.txt",
+		"ls ~", "cat ~/pf7.txt", "touch ~/pf8.txt")
+	files := map[string]string{"a.txt": "a\n", "sub/.keep": ""}
+	out := sh4Cases("pathforms", "path forms", []string{"acceptEdits"}, Settings{}, files, probes)
+	return append(out, sh4Cases("pathforms-allowed", "path forms", []string{"default"},
+		Settings{Allow: []string{"Bash(cat:*)", "Bash(ls:*)", "Bash(touch:*)"}}, files, probes)...)
+}
+
+// matrixTooComplex: the shapes Claude Code's command reader refuses
+// ("too-complex") beyond control characters and Unicode blanks (row 6c):
+// a zsh =cmd expansion, ~[ dynamic directories, <N-M> numeric ranges,
+// backslash-escaped blanks, a brace holding a quote; and tilde variants
+// outside a path command.
+func matrixTooComplex() []dcase {
+	probes := shs("echo =x1", "echo a =x2", "echo a=x3", "echo x;=y4", "echo '=x5'", "echo ~[x]", "cat ~[1]", "echo <1-5>",
+		"cat a<1-2>.txt", `echo a\ b`, `cat a\ b.txt`, `echo 'a\ b'`, "echo {a,'b'}", `echo {a,"b"}`, "echo '{a,b}'", `echo "{'x'}"`,
+		"echo ~+", "echo ~root", "echo x\\\ny")
+	files := map[string]string{"a.txt": "a\n", "a b.txt": "ab\n", "a1.txt": "1\n"}
+	return sh4Cases("toocomplex-allowed", "too complex", []string{"default"}, Settings{Allow: []string{"Bash(echo:*)", "Bash(cat:*)"}}, files, probes)
+}
