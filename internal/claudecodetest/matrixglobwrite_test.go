@@ -76,3 +76,18 @@ func matrixTooComplex() []dcase {
 	files := map[string]string{"a.txt": "a\n", "a b.txt": "ab\n", "a1.txt": "1\n"}
 	return sh4Cases("toocomplex-allowed", "too complex", []string{"default"}, Settings{Allow: []string{"Bash(echo:*)", "Bash(cat:*)"}}, files, probes)
 }
+
+// matrixReadOnlyWrites: commands of the read-only list with an option or
+// program that writes, executes or reaches the network, in default mode
+// with no rule (does the list approve them?).
+func matrixReadOnlyWrites() []dcase {
+	probes := shs("git log --output=rw1.txt -1", "sort -o rw2.txt a.txt", "sort --output=rw3.txt a.txt", `awk '{print > "rw4.txt"}' a.txt`,
+		`awk 'BEGIN{system("touch rw5.txt")}'`, "rg --pre cat a a.txt", "git diff --output=rw6.txt",
+		"sed -n 1p a.txt", "sed s/a/b/ a.txt", "sed -n 's/a/b/w rw7.txt' a.txt", "find . -name rw8 -fprint rw8.txt", "find . -newer a.txt",
+		"tree -o rw9.txt", "uniq a.txt rw10.txt", "jq -n 1", "xxd a.txt", "xxd -r a.txt rw11.txt", "split a.txt rw12", "md5sum -c a.txt",
+		"tar -tf none.tar", "unzip -l none.zip", "git show HEAD:a.txt", "git blame a.txt", "ls -la > rw13.txt", "pwd -P", "hostname",
+		"uname -a", "which ls", "type ls", "command -v ls", "env", "printenv HOME", "less a.txt", "more a.txt",
+		"file -C -m rw15", "diff a.txt a.txt", "cmp a.txt a.txt", "stat a.txt", "du -sh .", "df -h", "ps aux", "free -m", "id", "whoami")
+	files := map[string]string{"a.txt": "a\nb\n"}
+	return sh4Cases("rowrites", "read-only writes", []string{"default"}, Settings{}, files, probes)
+}
