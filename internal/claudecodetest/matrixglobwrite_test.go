@@ -91,3 +91,34 @@ func matrixReadOnlyWrites() []dcase {
 	files := map[string]string{"a.txt": "a\nb\n"}
 	return sh4Cases("rowrites", "read-only writes", []string{"default"}, Settings{}, files, probes)
 }
+
+// matrixSensitiveReads: reads of files inside the project whose names
+// hold credentials or shell configuration (.env, .npmrc, .netrc, keys,
+// secrets.*, .ssh/, .aws/), by the Read tool and by cat, in default mode
+// with no rule and in bypassPermissions (2.1.328 runs every one); and
+// writes of them in acceptEdits, by the Write tool, touch and a
+// redirection.
+func matrixSensitiveReads() []dcase {
+	names := []string{".env", ".env.local", ".env.example", ".npmrc", ".netrc", "id_rsa", "server.pem", "secrets.yaml", ".ssh/config",
+		".aws/credentials", ".git-credentials", ".bashrc", "config.fish", "a.txt.bak",
+		".envrc", "kubeconfig", ".pgpass", "plain.txt"}
+	files := map[string]string{}
+	var probes []probe
+	for _, n := range names {
+		files[n] = "x\n"
+		probes = append(probes, rd(n))
+	}
+	for _, n := range names {
+		probes = append(probes, sh("cat "+n))
+	}
+	out := sh4Cases("sensitive-reads", "sensitive reads", []string{"default", "bypassPermissions"}, Settings{}, files, probes)
+	var writes []probe
+	for _, n := range names {
+		writes = append(writes, wr("w/"+n))
+	}
+	for _, n := range names {
+		writes = append(writes, sh("touch t/"+n), sh("echo x > r/"+n))
+	}
+	wfiles := map[string]string{"w/.keep": "", "t/.ssh/.keep": "", "t/.aws/.keep": "", "r/.ssh/.keep": "", "r/.aws/.keep": "", "w/.ssh/.keep": "", "w/.aws/.keep": ""}
+	return append(out, sh4Cases("sensitive-writes", "sensitive reads", []string{"acceptEdits"}, Settings{}, wfiles, writes)...)
+}
