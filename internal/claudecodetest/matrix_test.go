@@ -225,6 +225,7 @@ func matrix() []dcase {
 	out = append(out, matrixTooComplex()...)
 	out = append(out, matrixReadOnlyWrites()...)
 	out = append(out, matrixSensitiveReads()...)
+	out = append(out, matrixToolPathForms()...)
 	out = append(out, matrixReadOnlyFlags()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

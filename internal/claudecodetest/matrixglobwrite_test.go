@@ -122,3 +122,22 @@ func matrixSensitiveReads() []dcase {
 	wfiles := map[string]string{"w/.keep": "", "t/.ssh/.keep": "", "t/.aws/.keep": "", "r/.ssh/.keep": "", "r/.aws/.keep": "", "w/.ssh/.keep": "", "w/.aws/.keep": ""}
 	return append(out, sh4Cases("sensitive-writes", "sensitive reads", []string{"acceptEdits"}, Settings{}, wfiles, writes)...)
 }
+
+// matrixToolPathForms: the file tools' paths in the forms the Bash path
+// check refuses: a glob or a brace, a tilde form, '..' after a directory,
+// a '$', in acceptEdits and under Edit and Read allow rules.
+func matrixToolPathForms() []dcase {
+	probes := []probe{wr("tw*.txt"), wr("tw?.txt"), wr("{tb1,tb2}.txt"), wr("tw[1].txt"), wr("~+/tp1.txt"), wr("sub/../tp2.txt"),
+		wr("$HOME/tp3.txt"), rd("a*.txt"), rd("~+/a.txt"), rd("sub/../a.txt"), rd("a[1].txt"), rd("$PWD/a.txt"), wr("tp4.txt")}
+	edits := []probe{ed("e*.txt"), ed("e[1].txt"), ed("~+/e1.txt")}
+	files := map[string]string{"a.txt": "a\n", "a*.txt": "s\n", "a[1].txt": "b\n", "sub/.keep": "", "e*.txt": "old\n", "e[1].txt": "old\n", "e1.txt": "old\n"}
+	var out []dcase
+	for _, c := range []struct {
+		name, mode string
+		s          Settings
+	}{{"toolpaths-acceptEdits", "acceptEdits", Settings{}}, {"toolpaths-allowed-default", "", Settings{Allow: []string{"Edit(./**)", "Read(./**)"}}}} {
+		out = append(out, dcase{name: c.name, group: "tool path forms", paths: true, mode: c.mode, settings: c.s,
+			files: files, sessions: []session{root([][]probe{probes, edits})}})
+	}
+	return out
+}
