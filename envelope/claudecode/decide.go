@@ -1008,6 +1008,20 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 		}
 		return o
 	}
+	if src, why := inputAsk(l, s); why != "" {
+		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codeRedirect})
+		if !v.brief {
+			o.detail = strconv.Quote(s.raw) + " " + why + " " + strconv.Quote(src)
+		}
+		return o
+	}
+	if d := envChdir(s); d != "" {
+		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
+		if !v.brief {
+			o.detail = strconv.Quote(s.raw) + " changes directory with " + strconv.Quote(d) + ", which the release cannot check before it runs"
+		}
+		return o
+	}
 	if w := tildePath(s); w != "" {
 		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
 		if !v.brief {
@@ -1069,6 +1083,49 @@ func uncheckedWrite(s *bashSub) (word, code, why string) {
 		}
 	}
 	return "", "", ""
+}
+
+// inputAsk returns the first input redirection of s that Claude Code
+// 2.1.328 asks for whatever approved the command, and why: a source the
+// shell would expand (cat < free/*.txt: "Input redirection from
+// 'free/*.txt' requires manual approval: the file it names depends on glob
+// expansion or a directory change in the same command"), a tilde form
+// (cat < ~+/f), or a relative source after a cd in the line (cd free &&
+// cat < f.txt; cat < /abs after a cd runs) (TestDifferential/redirforms-*,
+// envchdir-*).
+func inputAsk(l *bashLine, s *bashSub) (string, string) {
+	for _, src := range s.ins {
+		switch {
+		case shellExpands(src), tildeForm(src):
+			return src, "reads its input from a path the shell would expand,"
+		case l.hasCd() && !strings.HasPrefix(src, "/"):
+			return src, "reads its input after a cd in the line from"
+		}
+	}
+	return "", ""
+}
+
+// envChdir returns the directory option of an env that runs s's command
+// in another directory (-C DIR, -CDIR, --chdir DIR, --chdir=DIR), or "":
+// Claude Code 2.1.328 asks for env -C free ls under Bash(env:*) ("'env -C'
+// can't be checked before it runs") and runs it in bypassPermissions
+// (TestDifferential/lnpushd-*, envchdir-*).
+func envChdir(s *bashSub) string {
+	words := unquoteAll(s.args)
+	if len(words) == 0 || words[0] != "env" {
+		return ""
+	}
+	for i := 1; i < len(words); i++ {
+		switch w := words[i]; {
+		case w == "-C", w == "--chdir", strings.HasPrefix(w, "--chdir="), strings.HasPrefix(w, "-C"):
+			return w
+		case w == "-u", w == "--unset":
+			i++ // its value
+		case w == "--", !strings.HasPrefix(w, "-"):
+			return "" // the command (or an assignment) begins
+		}
+	}
+	return ""
 }
 
 // tildePath returns the first path of s's command that starts with a
@@ -1161,10 +1218,11 @@ func (v *view) redirectAsk(c *call, l *bashLine, s *bashSub) (string, string) {
 		if l.hasCd() {
 			return t, "redirects its output after a cd to"
 		}
-		if shellExpands(t) {
-			// Claude Code 2.1.328 asks for echo x > gr*.txt in every mode
-			// but bypassPermissions ("Shell expansion syntax in paths
-			// requires manual approval": TestDifferential/globwrite-*).
+		if shellExpands(t) || tildeForm(t) {
+			// Claude Code 2.1.328 asks for echo x > gr*.txt and echo x >
+			// ~+/rf1.txt in every mode but bypassPermissions ("Shell
+			// expansion syntax in paths requires manual approval":
+			// TestDifferential/globwrite-*, redirforms-*).
 			return t, "redirects its output to a path the shell would expand,"
 		}
 		p, ok := c.wordPath(t)

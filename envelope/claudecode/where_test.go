@@ -381,3 +381,27 @@ func TestTooComplexShapesAndTildeForms(t *testing.T) {
 		{"Bash", cmdAt("touch ./pf6.txt"), allow, codeModeAcceptEdits},
 	})
 }
+
+// TestRedirectionFormsAndEnvChdir: an input redirection from a globbed or
+// tilde path, or from a relative path after a cd, an output redirection to
+// a tilde path, and env changing directory ask whatever approved the
+// command (Claude Code 2.1.328: TestDifferential/redirforms-*,
+// envchdir-*, lnpushd-*).
+func TestRedirectionFormsAndEnvChdir(t *testing.T) {
+	rules := `{"permissions": {"allow": ["Bash(cat:*)", "Bash(echo:*)", "Bash(env:*)", "Bash(ls:*)"]}}`
+	for _, mode := range []string{"", "acceptEdits"} {
+		runCalls(t, rules, mode, []call1{
+			{"Bash", cmdAt("cat < free/*.txt"), ask, codeRedirect},
+			{"Bash", cmdAt("cat < ~+/free/f.txt"), ask, codeRedirect},
+			{"Bash", cmdAt("cd free && cat < f.txt"), ask, codeRedirect},
+			{"Bash", cmdAt("echo x > ~+/rf1.txt"), ask, codeRedirect},
+			{"Bash", cmdAt("env -C free ls"), ask, codePathScope},
+			{"Bash", cmdAt("env --chdir=free ls"), ask, codePathScope},
+			{"Bash", cmdAt("env -u X -C free ls"), ask, codePathScope},
+			{"Bash", cmdAt("cat < free/f.txt"), allow, codePermissionAllow},
+			{"Bash", cmdAt("cd free; cat < /p/free/f.txt"), allow, codeDefaultReadOnly},
+			{"Bash", cmdAt("env -i ls"), allow, codePermissionAllow},
+		})
+	}
+	runCalls(t, rules, "bypassPermissions", []call1{{"Bash", cmdAt("env -C free ls"), allow, codeModeBypass}})
+}

@@ -141,3 +141,38 @@ func matrixToolPathForms() []dcase {
 	}
 	return out
 }
+
+// matrixLinksAndDirs: ln and link, whose targets the release checks as
+// reads, and pushd and env -C, whose directory it checks as a read,
+// under a Read deny rule in default and bypassPermissions; and output and
+// input redirections in the path forms row 44 and 45 name, in acceptEdits.
+func matrixLinksAndDirs() []dcase {
+	probes := shs("ln -s secret/s.txt lk1", "ln secret/s.txt lk2", "link secret/s.txt lk3", "ln -s free/f.txt lk4", "ln -s ../secret/s.txt free/lk5",
+		"ln -sf secret lk6", "pushd secret", "pushd free", "env -C secret ls", "env --chdir=secret ls", "env -C free ls", "cp -s secret/s.txt lk7")
+	files := map[string]string{"secret/s.txt": "s\n", "free/f.txt": "f\n"}
+	out := sh4Cases("lnpushd", "links and dirs", []string{"default", "bypassPermissions"},
+		Settings{Deny: []string{"Read(./secret/**)"}, Allow: []string{"Bash(ln:*)", "Bash(link:*)", "Bash(pushd:*)", "Bash(env:*)", "Bash(cp:*)"}}, files, probes)
+	redirs := shs("echo x > ~+/rf1.txt", "echo x > sub/../rf4.txt", "cat < ~+/free/f.txt", "cat < free/*.txt", "echo x 2> e*.log",
+		"echo x &> rf7*.txt", "echo x >| rf8?.txt", "echo x > 'rf6 q.txt'", "echo x > free/rf9.txt")
+	rfiles := map[string]string{"free/f.txt": "f\n", "sub/.keep": ""}
+	return append(out, sh4Cases("redirforms", "links and dirs", []string{"acceptEdits"}, Settings{}, rfiles, redirs)...)
+}
+
+// matrixEnvChdir: env with a directory change, and input redirections
+// after a cd, under allow rules for the commands env runs.
+func matrixEnvChdir() []dcase {
+	probes := shs("env -C free ls", "env --chdir free ls", "env -C free cat f.txt", "env -i ls", "env FOO=1 ls", "env -u X ls",
+		"cd free && cat < f.txt", "cd free; cat < "+projP+"/free/f.txt", "cat < free/f.txt", "cd free && cat f.txt")
+	files := map[string]string{"free/f.txt": "f\n"}
+	return sh4Cases("envchdir", "links and dirs", []string{"default", "acceptEdits"}, Settings{Allow: []string{"Bash(ls:*)", "Bash(cat:*)"}}, files, probes)
+}
+
+// matrixReadGlobs: reads whose globs match files in a directory a Read
+// deny rule names, the glob before, in or after the denied directory's
+// name, in default mode and bypassPermissions.
+func matrixReadGlobs() []dcase {
+	probes := shs("cat se*/s.txt", "cat secre?/s.txt", "cat [s]ecret/s.txt", "head -1 */s.txt", "grep s secret/*", "cat secret/*",
+		"cat secret/s.*", "ls secret*", "wc -l ./se*t/s.txt", "cat "+projP+"/se*/s.txt")
+	files := map[string]string{"secret/s.txt": "s\n", "free/f.txt": "f\n"}
+	return sh4Cases("readglobs", "read globs", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Read(./secret/**)"}}, files, probes)
+}
