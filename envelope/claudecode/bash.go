@@ -648,7 +648,7 @@ const blanks = " \t\r\n"
 // anywhere in the line, quoted or not, the shapes zshShapes lists. The
 // dialect reads such a line as broken.
 func tooComplex(cmd string) bool {
-	if zshShapes.MatchString(cmd) {
+	if zshShapes.MatchString(cmd) || dollarShapes(cmd) {
 		return true
 	}
 	for _, r := range cmd {
@@ -673,6 +673,37 @@ func tooComplex(cmd string) bool {
 // backslash or blank, where a continuation between words (npm test
 // \<newline> --x) is read as usual.
 var zshShapes = regexp.MustCompile(`~\[|(?:^|[\s;&|])=[a-zA-Z_]|<\d*-\d*>|\\[ \t]|(?:^|[^ \t\\])(?:\\\\)*\\\n|[ \t](?:\\\\)+\\\n`)
+
+// dollarShapes reports a '$' outside single quotes that Claude Code
+// 2.1.328 cannot read ahead of the shell: before a quote ($'a\nb', "Text
+// with escape codes in this command can't be checked before it runs"),
+// before a byte that is not ASCII ($é, "A $ followed by non-ASCII text"),
+// or before a '~' (zsh's $~x) (TestDifferential/uncheckable-*). A '$'
+// escaped by a backslash is text.
+func dollarShapes(cmd string) bool {
+	inSingle, inDouble := false, false
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case inSingle:
+			if c == '\'' {
+				inSingle = false
+			}
+		case c == '\\':
+			i++
+		case c == '"':
+			inDouble = !inDouble
+		case c == '\'' && !inDouble:
+			inSingle = true
+		case c == '$' && i+1 < len(cmd):
+			switch n := cmd[i+1]; {
+			case n == '\'' && !inDouble, n >= 0x80, n == '~':
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // parseBash parses a command for the decision steps.
 func parseBash(cmd string) *bashLine {
@@ -974,11 +1005,19 @@ func (l *bashLine) readOnly(s *bashSub) bool {
 // ls (allow rules see through all of them: nice npm test runs under
 // Bash(npm test:*)), and of xargs it runs only xargs echo (ls | xargs cat
 // asks): TestDifferential/sh4-readonly-default, sh4-allow-*.
+//
+// A timeout given an option is not seen through either: the release asks
+// for timeout -s KILL 5 ls and timeout --foreground 5 ls with no rule, and
+// runs timeout 5s ls (TestDifferential/uncheckable-default).
 func readOnlyWrappers(prefix []string) (notRO, xargs bool) {
-	for _, w := range prefix {
+	for i, w := range prefix {
 		switch w {
 		case "nice", "nohup", "stdbuf", "time":
 			notRO = true
+		case "timeout":
+			if i+1 < len(prefix) && strings.HasPrefix(prefix[i+1], "-") {
+				notRO = true
+			}
 		case "xargs":
 			xargs = true
 		}

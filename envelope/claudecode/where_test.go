@@ -405,3 +405,28 @@ func TestRedirectionFormsAndEnvChdir(t *testing.T) {
 	}
 	runCalls(t, rules, "bypassPermissions", []call1{{"Bash", cmdAt("env -C free ls"), allow, codeModeBypass}})
 }
+
+// TestUncheckableArgs: $'...', $ before a non-ASCII byte or ~, cd with two
+// directories and awk's program options ask under allow rules naming the
+// commands; timeout with an option is not read-only (Claude Code 2.1.328:
+// TestDifferential/uncheckable-*).
+func TestUncheckableArgs(t *testing.T) {
+	rules := `{"permissions": {"allow": ["Bash(echo:*)", "Bash(cd:*)", "Bash(awk:*)"]}}`
+	runCalls(t, rules, "", []call1{
+		{"Bash", cmdAt(`echo $'a\nb'`), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("echo $é"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("echo $~x"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("cd free free"), ask, codePathScope},
+		{"Bash", cmdAt("awk -f prog.awk a.txt"), ask, codePathScope},
+		{"Bash", cmdAt("awk --file=prog.awk a.txt"), ask, codePathScope},
+		{"Bash", cmdAt("awk -E prog.awk a.txt"), ask, codePathScope},
+		{"Bash", cmdAt("echo '$é' \"$'x\" \\$~"), allow, codePermissionAllow},
+		{"Bash", cmdAt("awk -v x=1 -F: '{print}' a.txt"), allow, codePermissionAllow},
+		{"Bash", cmdAt("cd free"), allow, codePermissionAllow},
+	})
+	runCalls(t, `{}`, "", []call1{
+		{"Bash", cmdAt("timeout -s KILL 5 ls"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("timeout --foreground 5 ls"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("timeout 5s ls"), allow, codeDefaultReadOnly},
+	})
+}

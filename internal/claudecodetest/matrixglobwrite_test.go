@@ -176,3 +176,21 @@ func matrixReadGlobs() []dcase {
 	files := map[string]string{"secret/s.txt": "s\n", "free/f.txt": "f\n"}
 	return sh4Cases("readglobs", "read globs", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Read(./secret/**)"}}, files, probes)
 }
+
+// matrixUncheckable: more of what Claude Code's command reader calls
+// impossible to check before it runs: cd with two directories, wrappers
+// with options it does not read, digits before a redirection, words after
+// one, $'...' strings, text after a closing ], awk's options; with no rule
+// (the read-only list) and under allow rules naming the commands.
+func matrixUncheckable() []dcase {
+	probes := shs("cd free free", "cd free", "timeout -s KILL 5 ls", "timeout --foreground 5 ls", "timeout 5s ls", "timeout 5 ls",
+		"stdbuf -oL ls", "stdbuf -o L ls", "command -p ls", "command -V ls", "nice -n 5 ls", "echo x2>uc1.txt", "echo x 2>uc2.txt",
+		"echo x > uc3.txt y", `echo $'a\nb'`, "echo $é", "echo [a]b", "echo a[b]c", "awk -f prog.awk a.txt", "awk -v x=1 '{print}' a.txt",
+		"awk '{print}' a.txt", "awk -i inc.awk '{print}' a.txt", "awk -E prog.awk a.txt", "awk -l ordchr '{print}' a.txt",
+		"awk --file=prog.awk a.txt", "awk -F: '{print}' a.txt", "ls | cat", "cat a.txt | head -1", "echo $~x", "ls -l; ls", "echo '$é'", "echo \"$'x\"", "echo \\$~")
+	files := map[string]string{"a.txt": "a\n", "free/f.txt": "f\n", "prog.awk": "{print}\n", "inc.awk": "\n"}
+	out := sh4Cases("uncheckable", "uncheckable", []string{"default"}, Settings{}, files, probes)
+	return append(out, sh4Cases("uncheckable-allowed", "uncheckable", []string{"default"},
+		Settings{Allow: []string{"Bash(echo:*)", "Bash(cat:*)", "Bash(ls:*)", "Bash(awk:*)", "Bash(cd:*)", "Bash(timeout:*)", "Bash(stdbuf:*)",
+			"Bash(command:*)", "Bash(nice:*)", "Bash(head:*)"}}, files, probes)...)
+}
