@@ -130,7 +130,8 @@ func readOnlyArgs(w []string) bool {
 		return noSpecial(w[1:])
 	}
 	if _, ok := readOnlyFlags[u[0]]; ok {
-		return noExpansion(w[1:]) && flagsOK(u[0], u[1:], flagTables[u[0]]) && extraCheck(u[0], u[1:])
+		return noExpansion(w[1:]) && flagsOK(u[0], u[1:], flagTables[u[0]]) && extraCheck(u[0], u[1:]) &&
+			!(u[0] == "sort" && globValue(w[1:], flagTables["sort"]))
 	}
 	return false
 }
@@ -226,11 +227,50 @@ func flagsOK(name string, a []string, t map[string]byte) bool {
 		if k == 's' && strings.HasPrefix(val, "-") && !(git && key == "--sort" && len(val) > 1 && isLetters(val[1:2])) {
 			return false
 		}
+
 		if k == 'd' && !allDigits(val) {
 			return false
 		}
 	}
 	return true
+}
+
+// globValue reports an option's value, given as the next word, that the
+// shell would expand (raw words, quotes kept): Claude Code 2.1.328 asks for
+// sort -k * and sort -t * a.txt with no rule, and runs sort -k '*' and
+// grep -e * a.txt, so only sort is held to it (TestDifferential/
+// globargs-default).
+func globValue(raw []string, t map[string]byte) bool {
+	for i := 0; i+1 < len(raw); i++ {
+		if k, ok := t[unquote(raw[i])]; ok && k != 'n' && bareGlob(raw[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// bareGlob reports a word with '*', '?' or '[' outside quotes and not
+// escaped.
+func bareGlob(w string) bool {
+	var q byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case q != 0:
+			if c == q {
+				q = 0
+			} else if c == '\\' && q == '"' {
+				i++
+			}
+		case c == '\\':
+			i++
+		case c == '\'' || c == '"':
+			q = c
+		case c == '*' || c == '?' || c == '[':
+			return true
+		}
+	}
+	return false
 }
 
 // looksLikeOption is the release's test of a word after an option that

@@ -428,5 +428,10 @@ func TestUncheckableArgs(t *testing.T) {
 		{"Bash", cmdAt("timeout -s KILL 5 ls"), ask, codeDefaultPrompt},
 		{"Bash", cmdAt("timeout --foreground 5 ls"), ask, codeDefaultPrompt},
 		{"Bash", cmdAt("timeout 5s ls"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("sort -k * a.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("sort -t * a.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("sort -k '*' a.txt"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("sort -k 2 *.txt"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("grep -e * a.txt"), allow, codeDefaultReadOnly},
 	})
 }

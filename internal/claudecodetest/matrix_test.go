@@ -230,6 +230,7 @@ func matrix() []dcase {
 	out = append(out, matrixEnvChdir()...)
 	out = append(out, matrixReadGlobs()...)
 	out = append(out, matrixUncheckable()...)
+	out = append(out, matrixGlobArgs()...)
 	out = append(out, matrixReadOnlyFlags()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

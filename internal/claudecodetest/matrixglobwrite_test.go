@@ -194,3 +194,16 @@ func matrixUncheckable() []dcase {
 		Settings{Allow: []string{"Bash(echo:*)", "Bash(cat:*)", "Bash(ls:*)", "Bash(awk:*)", "Bash(cd:*)", "Bash(timeout:*)", "Bash(stdbuf:*)",
 			"Bash(command:*)", "Bash(nice:*)", "Bash(head:*)"}}, files, probes)...)
 }
+
+// matrixGlobArgs: read-only commands given a bare glob or ~ word, which a
+// file name can turn into an option ("A pattern or ~ word here may become
+// an option, a variable name or a number"), with no rule and under allow
+// rules naming them.
+func matrixGlobArgs() []dcase {
+	probes := shs("cat *", "ls *", "grep x *", "wc -l *", "head -n 1 *", "echo *", "cat ./*", "cat -- *", "ls -d */", "cat *.txt",
+		"head -n * a.txt", "ls ~", "cat ~", "sort -k *", "sort -k '*'", "sort -t * a.txt", "grep -e * a.txt", "jobs -x ls", "print -P x", "ls |& cat")
+	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "d/.keep": ""}
+	out := sh4Cases("globargs", "glob arguments", []string{"default"}, Settings{}, files, probes)
+	return append(out, sh4Cases("globargs-allowed", "glob arguments", []string{"default"},
+		Settings{Allow: []string{"Bash(cat:*)", "Bash(ls:*)", "Bash(grep:*)", "Bash(wc:*)", "Bash(head:*)", "Bash(echo:*)", "Bash(sort:*)"}}, files, probes)...)
+}
