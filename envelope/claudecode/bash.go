@@ -39,6 +39,9 @@ type bashSub struct {
 	args      []string
 	outs, ins []string
 	allowText string
+	// xargsText is allowText with the wrappers the allow strip took off
+	// in front, when xargs is among them ("" otherwise).
+	xargsText string
 	denyText  string
 	// notRO: a wrapper the release's read-only list does not see through
 	// (nice, nohup, stdbuf, time) or a redirection it cannot read (a
@@ -725,6 +728,13 @@ func parseBash(cmd string) *bashLine {
 		// Claude Code 2.1.328 does; where the output goes is decided
 		// apart (redirectAsk).
 		s.allowText = joinLike(s.args, s.denyText)
+		if s.xargs && len(s.words) > 0 {
+			// An allow rule naming xargs itself sees it: Claude Code
+			// 2.1.328 runs find . -name '*.txt' | xargs grep x under
+			// Bash(find:*) and Bash(xargs:*) (TestDifferential/
+			// diropts-allowed-default).
+			s.xargsText = strings.Join(orig[:len(orig)-len(s.words)], " ") + " " + s.allowText
+		}
 		if s.denyText != "" {
 			l.denyTexts = append(l.denyTexts, s.denyText)
 		}

@@ -1376,7 +1376,8 @@ func (v *view) commandAllow(t string, l *bashLine, s *bashSub) *ruleRef {
 			// 2.1.328 runs make build under Bash(make build) and asks for
 			// make  build and make<TAB>build, which a rule with a * or :*
 			// still matches (TestDifferential/sh4-quote-allow-*).
-			if s != nil && !l.broken && !s.nested && !(s.spaced && rr.r.cmd.exact()) && rr.r.cmd.match(s.allowText) {
+			if s != nil && !l.broken && !s.nested && !(s.spaced && rr.r.cmd.exact()) &&
+				(rr.r.cmd.match(s.allowText) || s.xargsText != "" && rr.r.cmd.match(s.xargsText)) {
 				return rr
 			}
 		}

@@ -435,3 +435,17 @@ func TestUncheckableArgs(t *testing.T) {
 		{"Bash", cmdAt("grep -e * a.txt"), allow, codeDefaultReadOnly},
 	})
 }
+
+// TestAllowRuleNamingXargs: an allow rule naming xargs approves the
+// command xargs runs, as Claude Code 2.1.328 does (TestDifferential/
+// diropts-allowed-default); without it, xargs grep is not approved by
+// grep's read-only entry (sh4-readonly-default).
+func TestAllowRuleNamingXargs(t *testing.T) {
+	runCalls(t, `{"permissions": {"allow": ["Bash(find:*)", "Bash(xargs:*)"]}}`, "", []call1{
+		{"Bash", cmdAt("find . -name '*.txt' | xargs grep x"), allow, codePermissionAllow},
+		{"Bash", cmdAt("xargs grep x"), allow, codePermissionAllow},
+	})
+	runCalls(t, `{"permissions": {"allow": ["Bash(find:*)"]}}`, "", []call1{
+		{"Bash", cmdAt("find . -name '*.txt' | xargs grep x"), ask, codeDefaultPrompt},
+	})
+}

@@ -231,6 +231,7 @@ func matrix() []dcase {
 	out = append(out, matrixReadGlobs()...)
 	out = append(out, matrixUncheckable()...)
 	out = append(out, matrixGlobArgs()...)
+	out = append(out, matrixDirOptions()...)
 	out = append(out, matrixReadOnlyFlags()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

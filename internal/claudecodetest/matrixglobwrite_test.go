@@ -207,3 +207,18 @@ func matrixGlobArgs() []dcase {
 	return append(out, sh4Cases("globargs-allowed", "glob arguments", []string{"default"},
 		Settings{Allow: []string{"Bash(cat:*)", "Bash(ls:*)", "Bash(grep:*)", "Bash(wc:*)", "Bash(head:*)", "Bash(echo:*)", "Bash(sort:*)"}}, files, probes)...)
 }
+
+// matrixDirOptions: commands given another directory by an option (git
+// -C, --git-dir, --work-tree, make -C, tar -C), and xargs feeding a
+// command, with no rule, under allow rules naming them, and under a Read
+// deny rule on the directory.
+func matrixDirOptions() []dcase {
+	probes := shs("git -C free status", "git -C secret log -1", "git --git-dir=free/.git log -1", "git --work-tree=free status",
+		"git -C free diff", "make -C free", "tar -C free -tf none.tar", "ls | xargs cat", "ls | xargs -n1 cat", "echo a.txt | xargs cat",
+		"echo secret/s.txt | xargs cat", "find . -name '*.txt' | xargs grep x", "git status", "git -c core.pager=cat log -1")
+	files := map[string]string{"free/f.txt": "f\n", "secret/s.txt": "s\n", "a.txt": "a\n"}
+	out := sh4Cases("diropts", "dir options", []string{"default"}, Settings{Deny: []string{"Read(./secret/**)"}}, files, probes)
+	return append(out, sh4Cases("diropts-allowed", "dir options", []string{"default"},
+		Settings{Deny: []string{"Read(./secret/**)"}, Allow: []string{"Bash(git:*)", "Bash(make:*)", "Bash(tar:*)", "Bash(ls:*)", "Bash(xargs:*)",
+			"Bash(echo:*)", "Bash(find:*)", "Bash(cat:*)"}}, files, probes)...)
+}
