@@ -1,6 +1,8 @@
 package claudecode
 
 import (
+	"math/rand/v2"
+	"regexp"
 	"testing"
 
 	"github.com/sessionledger/ledger/events"
@@ -448,4 +450,43 @@ func TestAllowRuleNamingXargs(t *testing.T) {
 	runCalls(t, `{"permissions": {"allow": ["Bash(find:*)"]}}`, "", []call1{
 		{"Bash", cmdAt("find . -name '*.txt' | xargs grep x"), ask, codeDefaultPrompt},
 	})
+}
+
+// zshShapeRE is the release's expressions for the shapes zshShape reads
+// (cli.js 2.1.328: mno, hno, BZo, and Hn = gQt|fno), kept as the oracle of
+// the scan.
+var zshShapeRE = regexp.MustCompile(`~\[|(?:^|[\s;&|])=[a-zA-Z_]|<\d*-\d*>|\\[ \t]|(?:^|[^ \t\\])(?:\\\\)*\\\n|[ \t](?:\\\\)+\\\n|\\[ \t]\\\n`)
+
+// TestZshShapeIsTheReleasesExpressions: zshShape agrees with zshShapeRE
+// on every string of up to four bytes over the characters that matter, on
+// every string of up to seven over the backslash, blanks, newline and a
+// letter (the continuations), and on random longer ones.
+func TestZshShapeIsTheReleasesExpressions(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		if got, want := zshShape(s), zshShapeRE.MatchString(s); got != want {
+			t.Fatalf("zshShape(%q) = %v, the release's expressions say %v", s, got, want)
+		}
+	}
+	var walk func(alphabet string, prefix []byte, depth int)
+	walk = func(alphabet string, prefix []byte, depth int) {
+		check(string(prefix))
+		if depth == 0 {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			walk(alphabet, append(prefix, alphabet[i]), depth-1)
+		}
+	}
+	const alphabet = "~[=<>-1 \t\n\\a;&|_'\""
+	walk(alphabet, nil, 4)
+	walk(" \t\n\\a", nil, 7)
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 50000 {
+		b := make([]byte, 5+r.IntN(20))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		check(string(b))
+	}
 }
