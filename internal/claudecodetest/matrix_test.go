@@ -232,6 +232,7 @@ func matrix() []dcase {
 	out = append(out, matrixUncheckable()...)
 	out = append(out, matrixGlobArgs()...)
 	out = append(out, matrixDirOptions()...)
+	out = append(out, matrixAcceptEditsMore()...)
 	out = append(out, matrixReadOnlyFlags()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

@@ -222,3 +222,14 @@ func matrixDirOptions() []dcase {
 		Settings{Deny: []string{"Read(./secret/**)"}, Allow: []string{"Bash(git:*)", "Bash(make:*)", "Bash(tar:*)", "Bash(ls:*)", "Bash(xargs:*)",
 			"Bash(echo:*)", "Bash(find:*)", "Bash(cat:*)"}}, files, probes)...)
 }
+
+// matrixAcceptEditsMore: writing commands beyond the five acceptEdits
+// approves (tee, ln, chmod, truncate, install, dd) and the five with more
+// than one path, in acceptEdits with no rule.
+func matrixAcceptEditsMore() []dcase {
+	probes := shs("echo x | tee ae1.txt", "tee -a ae2.txt < a.txt", "ln -s a.txt ae3", "chmod +x a.txt", "truncate -s 0 b.txt",
+		"install -m 644 a.txt ae4.txt", "dd if=a.txt of=ae5.txt", "mkdir ae6 && touch ae6/x", "touch ae7.txt ae8.txt", "mv c.txt sub/",
+		"sed -i 's/a/b/' a.txt b.txt", "touch .gitignore", "rm -rf sub/none", "mkdir -p ae9/x/y", "rmdir ae6x")
+	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "sub/.keep": "", "ae6x/.keep": ""}
+	return sh4Cases("acceptedits-more", "acceptEdits more", []string{"acceptEdits"}, Settings{}, files, probes)
+}
