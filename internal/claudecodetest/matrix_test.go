@@ -233,6 +233,7 @@ func matrix() []dcase {
 	out = append(out, matrixGlobArgs()...)
 	out = append(out, matrixDirOptions()...)
 	out = append(out, matrixAcceptEditsMore()...)
+	out = append(out, matrixGlobDeny()...)
 	out = append(out, matrixReadOnlyFlags()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

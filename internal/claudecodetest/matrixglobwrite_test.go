@@ -233,3 +233,11 @@ func matrixAcceptEditsMore() []dcase {
 	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "sub/.keep": "", "ae6x/.keep": ""}
 	return sh4Cases("acceptedits-more", "acceptEdits more", []string{"acceptEdits"}, Settings{}, files, probes)
 }
+
+// matrixGlobDeny: glob and brace write targets inside a directory an Edit
+// deny rule names: does the deny rule or the glob's ask decide?
+func matrixGlobDeny() []dcase {
+	probes := shs("touch locked/*.txt", "rm locked/k*", "echo x > locked/*.txt", "touch locked/{a,b}.txt", "touch locked/n.txt", "cat locked/*")
+	files := map[string]string{"locked/k.txt": "k\n"}
+	return sh4Cases("globdeny", "glob deny", []string{"default", "acceptEdits", "bypassPermissions"}, Settings{Deny: []string{"Edit(./locked/**)"}}, files, probes)
+}
