@@ -1197,7 +1197,11 @@ func splitRedirsScan(words []string) (args, outs, ins []string) {
 
 // redirAt is the index of the first unquoted, unescaped '<' or '>' of a
 // word, or -1.
-func redirAt(w string) int {
+func redirAt(w string) int { return unquotedIndex(w, "<>") }
+
+// unquotedIndex is the index of the first byte of w in set that is
+// outside quotes and not escaped by a backslash, or -1.
+func unquotedIndex(w, set string) int {
 	var q byte
 	for i := 0; i < len(w); i++ {
 		c := w[i]
@@ -1212,7 +1216,7 @@ func redirAt(w string) int {
 			i++
 		case c == '\'' || c == '"':
 			q = c
-		case c == '<' || c == '>':
+		case strings.IndexByte(set, c) >= 0:
 			return i
 		}
 	}
@@ -1245,7 +1249,7 @@ func (l *bashLine) fsApproved(s *bashSub, dirs []inPath, c *call) bool {
 	default:
 		return false
 	}
-	if w, _, _ := uncheckedWrite(s); w != "" {
+	if w, _, _ := uncheckedWrite(pathsOf(s)); w != "" {
 		return false // a path the shell would expand (uncheckedWrite)
 	}
 	opts := true

@@ -1001,38 +1001,11 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 	if s == nil {
 		return ok
 	}
-	if w, code, why := uncheckedWrite(s); code != "" {
+	sp := pathsOf(s)
+	if code, why, w := uncheckable(l, s, sp); code != "" {
 		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: code})
 		if !v.brief {
 			o.detail = strconv.Quote(s.raw) + " " + why + " " + strconv.Quote(w)
-		}
-		return o
-	}
-	if src, why := inputAsk(l, s); why != "" {
-		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codeRedirect})
-		if !v.brief {
-			o.detail = strconv.Quote(s.raw) + " " + why + " " + strconv.Quote(src)
-		}
-		return o
-	}
-	if w, why := uncheckedArgs(s); why != "" {
-		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
-		if !v.brief {
-			o.detail = strconv.Quote(s.raw) + " " + why + " " + strconv.Quote(w)
-		}
-		return o
-	}
-	if d := envChdir(s); d != "" {
-		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
-		if !v.brief {
-			o.detail = strconv.Quote(s.raw) + " changes directory with " + strconv.Quote(d) + ", which the release cannot check before it runs"
-		}
-		return o
-	}
-	if w := tildePath(s); w != "" {
-		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
-		if !v.brief {
-			o.detail = strconv.Quote(s.raw) + " names " + strconv.Quote(w) + ", a tilde form (~user, ~+, ~-) the release does not check"
 		}
 		return o
 	}
@@ -1050,7 +1023,7 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 		}
 		return o
 	}
-	if p, verb := v.outOfScope(c, s); p != "" {
+	if p, verb := v.outOfScope(c, s, sp); p != "" {
 		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
 		if !v.brief {
 			o.detail = strconv.Quote(s.raw) + " " + verb + " " + strconv.Quote(p) + ", outside the working directories"
@@ -1058,6 +1031,43 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 		return o
 	}
 	return ok
+}
+
+// subPaths is a subcommand's words unquoted and the operation and paths
+// its command has (commandPaths), read once for every check of approve.
+type subPaths struct {
+	words []string
+	op    string
+	paths []string
+	ok    bool // the command is one whose paths the release reads
+}
+
+func pathsOf(s *bashSub) subPaths {
+	sp := subPaths{words: unquoteAll(s.args)}
+	sp.op, sp.paths, sp.ok = commandPaths(sp.words)
+	return sp
+}
+
+// uncheckable returns the first of the checks below that makes Claude
+// Code 2.1.328 ask for a subcommand whatever approved it: its reason code,
+// the verb for the trace and the word; code is "" when none does.
+func uncheckable(l *bashLine, s *bashSub, sp subPaths) (code, why, word string) {
+	if w, code, why := uncheckedWrite(sp); code != "" {
+		return code, why, w
+	}
+	if w, why := inputAsk(l, s); why != "" {
+		return codeRedirect, why, w
+	}
+	if w, why := uncheckedArgs(sp.words); why != "" {
+		return codePathScope, why, w
+	}
+	if w := envChdir(sp.words); w != "" {
+		return codePathScope, "changes directory, which the release cannot check before it runs, with", w
+	}
+	if w := tildePath(sp); w != "" {
+		return codePathScope, "names a tilde form (~user, ~+, ~-) the release does not check:", w
+	}
+	return "", "", ""
 }
 
 // uncheckedWrite returns what makes Claude Code 2.1.328 ask for a
@@ -1071,20 +1081,18 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 // mv -f a b). It returns the word, the reason code and the verb for the
 // trace, or "" when there is none. A bare Bash allow rule and
 // bypassPermissions run them (TestDifferential/globwrite-*, fsflags-*).
-func uncheckedWrite(s *bashSub) (word, code, why string) {
-	words := unquoteAll(s.args)
-	op, paths, ok := commandPaths(words)
-	if !ok || op == opRead {
+func uncheckedWrite(sp subPaths) (word, code, why string) {
+	if !sp.ok || sp.op == opRead {
 		return "", "", ""
 	}
-	if words[0] == "cp" || words[0] == "mv" {
-		for _, w := range words[1:] {
+	if cmd := sp.words[0]; cmd == "cp" || cmd == "mv" {
+		for _, w := range sp.words[1:] {
 			if strings.HasPrefix(w, "-") {
-				return w, codeCopyOptions, "gives " + words[0] + " an option, which can change where it writes:"
+				return w, codeCopyOptions, "gives " + cmd + " an option, which can change where it writes:"
 			}
 		}
 	}
-	for _, p := range paths {
+	for _, p := range sp.paths {
 		if shellExpands(p) {
 			return p, codeWriteExpansion, "writes a path the shell would expand,"
 		}
@@ -1118,8 +1126,7 @@ func inputAsk(l *bashLine, s *bashSub) (string, string) {
 // and a program file or extension of awk (awk -f prog.awk asks under
 // Bash(awk:*): "awk has an option that can't be checked before it runs";
 // awk -v x=1 runs) (TestDifferential/uncheckable-allowed-default).
-func uncheckedArgs(s *bashSub) (string, string) {
-	words := unquoteAll(s.args)
+func uncheckedArgs(words []string) (string, string) {
 	if len(words) == 0 {
 		return "", ""
 	}
@@ -1154,13 +1161,12 @@ func awkUnchecked(w string) bool {
 	return len(w) >= 2 && w[0] == '-' && w[1] != '-' && strings.ContainsAny(w[1:2], "filE")
 }
 
-// envChdir returns the directory option of an env that runs s's command
+// envChdir returns the directory option of an env that runs the command
 // in another directory (-C DIR, -CDIR, --chdir DIR, --chdir=DIR), or "":
 // Claude Code 2.1.328 asks for env -C free ls under Bash(env:*) ("'env -C'
 // can't be checked before it runs") and runs it in bypassPermissions
 // (TestDifferential/lnpushd-*, envchdir-*).
-func envChdir(s *bashSub) string {
-	words := unquoteAll(s.args)
+func envChdir(words []string) string {
 	if len(words) == 0 || words[0] != "env" {
 		return ""
 	}
@@ -1177,19 +1183,15 @@ func envChdir(s *bashSub) string {
 	return ""
 }
 
-// tildePath returns the first path of s's command that starts with a
+// tildePath returns the first path of the command that starts with a
 // tilde form other than ~ and ~/ (~root/x, ~+, ~-/a.txt), or "": Claude
 // Code 2.1.328 asks for them in a read or a write whatever approved it
 // ("Tilde expansion variants (~user, ~+, ~-) in paths require manual
 // approval": cat ~root/pf1.txt, ls ~+ under Bash(cat:*), Bash(ls:*) and in
 // acceptEdits; echo ~+, which reads no path, runs:
 // TestDifferential/pathforms-*, toocomplex-*).
-func tildePath(s *bashSub) string {
-	_, paths, ok := commandPaths(unquoteAll(s.args))
-	if !ok {
-		return ""
-	}
-	for _, p := range paths {
+func tildePath(sp subPaths) string {
+	for _, p := range sp.paths {
 		if tildeForm(p) {
 			return p
 		}
@@ -1294,9 +1296,8 @@ func (v *view) redirectAsk(c *call, l *bashLine, s *bashSub) (string, string) {
 // outside the working directories and that no Read (for reads) or Edit
 // allow rule with a path opens, with the verb for the trace; "" when there
 // is none.
-func (v *view) outOfScope(c *call, s *bashSub) (string, string) {
-	words := unquoteAll(s.args)
-	op, paths, _ := commandPaths(words)
+func (v *view) outOfScope(c *call, s *bashSub, sp subPaths) (string, string) {
+	words, op, paths := sp.words, sp.op, sp.paths
 	check := func(w, op string) bool {
 		p, ok := c.wordPath(w)
 		if !ok || innerDotDot(w) {

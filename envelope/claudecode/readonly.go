@@ -251,27 +251,7 @@ func globValue(raw []string, t map[string]byte) bool {
 
 // bareGlob reports a word with '*', '?' or '[' outside quotes and not
 // escaped.
-func bareGlob(w string) bool {
-	var q byte
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		switch {
-		case q != 0:
-			if c == q {
-				q = 0
-			} else if c == '\\' && q == '"' {
-				i++
-			}
-		case c == '\\':
-			i++
-		case c == '\'' || c == '"':
-			q = c
-		case c == '*' || c == '?' || c == '[':
-			return true
-		}
-	}
-	return false
-}
+func bareGlob(w string) bool { return unquotedIndex(w, "*?[") >= 0 }
 
 // looksLikeOption is the release's test of a word after an option that
 // takes a value: '-' then a letter, a digit, '_' or '-' (sort -k -r asks).
