@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -113,6 +114,10 @@ func scanBashHD(cmd string) (cls []byte, broken bool, hd *hdScan) {
 				mark(i, 1, clsOpener)
 				i++
 			case c == '$' && next == '(':
+				if n := literalArith(cmd[i:]); n > 0 {
+					i += n // a word like any other (literalArith)
+					continue
+				}
 				stack = append(stack, fParen)
 				mark(i, 2, clsOpener)
 				i += 2
@@ -144,6 +149,8 @@ func scanBashHD(cmd string) (cls []byte, broken bool, hd *hdScan) {
 				mark(i, 1, clsOpener)
 			}
 			i++
+		case c == '$' && next == '(' && literalArith(cmd[i:]) > 0:
+			i += literalArith(cmd[i:]) // a word like any other (literalArith)
 		case c == '$' && next == '(', (c == '<' || c == '>') && next == '(':
 			stack = append(stack, fParen)
 			mark(i, 2, clsOpener)
@@ -749,7 +756,209 @@ func dollarShapes(cmd string) bool {
 			inSingle = true
 		case c == '$' && i+1 < len(cmd):
 			switch n := cmd[i+1]; {
-			case n == '\'' && !inDouble, n >= 0x80, n == '~':
+			case n == '\'' && !inDouble, n >= 0x80, n == '~', n == '[':
+				return true
+			case inDouble && zshModified(cmd[i+1:]):
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// literalArith returns the length of the arithmetic expansion s starts
+// with when it holds only numbers (12, 0x1f, 16#ff), operators, blanks and
+// parentheses, and 0 otherwise: Claude Code 2.1.328 reads such an
+// expansion ahead of the shell (echo $((1+2)), x=$(( (1+2)*3 )) run with
+// no rule) and asks for one that names a variable ("Arithmetic expansion
+// references variable or non-literal": TestDifferential/builtinforms-*,
+// expansions-*). Its bytes are then a word's, not a nesting frame's.
+func literalArith(s string) int {
+	if !strings.HasPrefix(s, "$((") {
+		return 0
+	}
+	depth := 0
+	for i := 3; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '(':
+			depth++
+		case c == ')':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			if i+1 < len(s) && s[i+1] == ')' {
+				return i + 2
+			}
+			return 0
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(s) && (s[j] == '#' || s[j] == '_' || s[j] >= '0' && s[j] <= '9' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z') {
+				j++
+			}
+			if !arithNumber.MatchString(s[i:j]) {
+				return 0
+			}
+			i = j - 1
+		case c == ' ' || c == '\t' || strings.IndexByte("+-*/%^&|~!<>=?:,", c) >= 0:
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+var arithNumber = regexp.MustCompile(`^(?:[0-9]+|0[xX][0-9a-fA-F]+|[0-9]+#[0-9a-zA-Z]+)$`)
+
+// expansionShapes reports the expansions of a line, its subcommands as
+// written, that Claude Code 2.1.328 refuses to read: a variable
+// (variableShapes) or a tilde in an assignment's value (tildeAssigned).
+func expansionShapes(cmd string, hd *hdScan, subs []bashSub) bool {
+	if strings.IndexByte(cmd, '$') >= 0 && variableShapes(hd.plain(cmd)) {
+		return true
+	}
+	if strings.IndexByte(cmd, '~') >= 0 {
+		for i := range subs {
+			if tildeAssigned(subs[i].words) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// variableShapes reports a variable expansion Claude Code 2.1.328 cannot
+// read ahead of the shell, outside single quotes and not escaped ("A
+// variable in this command can't be checked before it runs"): every
+// $NAME, $N and special parameter but $HOME, which it reads as the home
+// directory, and every ${...} ("A variable in braces"); a variable the
+// line assigns counts too ("A variable set in this command"). Inside
+// double quotes it reads $PWD, $USER, $PATH, $?, $$, $#, ... (dqNames) as
+// values it does not know, unless the quoted text is little more than
+// them ("Quoted text in this command can't be checked": echo "$PWD" and
+// echo "x$PWD" ask); a bare $HOME[1] or $HOME:h is zsh's ("zsh
+// $name[expr] / $name:mod in bare concatenation"). Arithmetic and command
+// substitutions are left to the other checks; their variables count
+// (TestDifferential/variables-*, builtinforms-*).
+func variableShapes(cmd string) bool {
+	inSingle, inDouble := false, false
+	text, placeholder := 0, false // of the double-quoted string being read
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case inSingle:
+			if c == '\'' {
+				inSingle = false
+			}
+			continue
+		case c == '\\':
+			i++
+			if inDouble {
+				text++
+			}
+			continue
+		case c == '"':
+			if inDouble && placeholder && text <= 1 {
+				return true
+			}
+			inDouble, text, placeholder = !inDouble, 0, false
+			continue
+		case c == '\'' && !inDouble:
+			inSingle = true
+			continue
+		case c != '$' || i+1 == len(cmd):
+			if inDouble {
+				text++
+			}
+			continue
+		}
+		rest := cmd[i+1:]
+		switch rest[0] {
+		case '{':
+			return true
+		case '(':
+			continue
+		case '"':
+			if !inDouble {
+				return true // $"..." (Translatable text)
+			}
+		}
+		n := nameLen(rest)
+		if n == 0 && strings.IndexByte("?$!#-@*0123456789", rest[0]) >= 0 {
+			n = 1
+		}
+		if n == 0 {
+			if inDouble {
+				text++ // a lone '$'
+			}
+			continue
+		}
+		switch v := rest[:n]; {
+		case v == "HOME":
+			if !inDouble && zshModified(rest) {
+				return true
+			}
+			text += 2
+		case inDouble && (dqNames[v] || n == 1 && strings.IndexByte("?$!#0-", v[0]) >= 0):
+			placeholder = true
+		default:
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// dqNames are the variables Claude Code 2.1.328 lets stand inside double
+// quotes, their value unknown ($HOME it reads).
+var dqNames = setOf("PWD", "OLDPWD", "USER", "LOGNAME", "SHELL", "PATH", "HOSTNAME", "UID", "EUID", "PPID", "RANDOM", "SECONDS",
+	"LINENO", "TMPDIR", "BASH_VERSION", "BASHPID", "SHLVL", "HISTFILE", "IFS")
+
+// zshModified reports, after a '$' inside double quotes, a variable's name
+// (or a special parameter: $#, $@, $1, ...) followed by a subscript or a
+// modifier, which zsh evaluates and Bash leaves as text ("zsh
+// "$name[expr]" / "$name:mod" inside double-quotes — recursive eval":
+// echo "$HOME[1]", echo "$PWD:t", echo "$#[1]").
+func zshModified(s string) bool {
+	n := nameLen(s)
+	if n == 0 && s != "" && strings.IndexByte("#@*?$!-0123456789", s[0]) >= 0 {
+		n = 1
+	}
+	if n == 0 || n >= len(s) {
+		return false
+	}
+	switch rest := s[n:]; {
+	case rest[0] == '[':
+		return true
+	case rest[0] == ':' && len(rest) > 1:
+		c := rest[1]
+		return c == '&' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	return false
+}
+
+// tildeAssigned reports an assignment whose value holds a '~', quoted or
+// not, before a subcommand's command word (A=~/x, A=~ ls, A='~') or as an
+// operand of a declaration (export A=~/x): Claude Code 2.1.328 refuses to
+// read such a line ("Tilde in assignment value — bash may expand at
+// assignment time": TestDifferential/expansions-*). words are as written.
+func tildeAssigned(words []string) bool {
+	i := 0
+	for ; i < len(words); i++ {
+		if _, ok := isAssignment(words[i]); !ok {
+			break
+		}
+		if strings.Contains(words[i][strings.IndexByte(words[i], '=')+1:], "~") {
+			return true
+		}
+	}
+	if i == len(words) {
+		return false
+	}
+	switch words[i] {
+	case "declare", "typeset", "local", "export", "readonly":
+		for _, w := range words[i+1:] {
+			if _, ok := isAssignment(w); ok && strings.Contains(w[strings.IndexByte(w, '=')+1:], "~") {
 				return true
 			}
 		}
@@ -761,7 +970,7 @@ func dollarShapes(cmd string) bool {
 func parseBash(cmd string) *bashLine {
 	cls, broken, hd := scanBashHD(cmd)
 	subs, bad := splitTopOps(cmd, cls)
-	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken(), subs: subs}
+	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs), subs: subs}
 	segs := nestedSegments(hd.plain(cmd))
 	l.denyTexts = make([]string, 0, len(l.subs)+1+2*len(segs)) // room for every text below
 	for i := range l.subs {

@@ -1067,6 +1067,9 @@ func uncheckable(l *bashLine, s *bashSub, sp subPaths) (code, why, word string) 
 	if w := tildePath(sp); w != "" {
 		return codePathScope, "names a tilde form (~user, ~+, ~-) the release does not check:", w
 	}
+	if w, why := builtinUnchecked(sp.words, s.args); why != "" {
+		return codeUncheckedCommand, why, w
+	}
 	return "", "", ""
 }
 

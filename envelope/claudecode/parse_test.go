@@ -12,7 +12,7 @@ import (
 func parseBashJoined(cmd string) *bashLine {
 	cls, broken, hd := scanBashHD(cmd)
 	subs, bad := splitTopOps(cmd, cls)
-	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken(), subs: subs}
+	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs), subs: subs}
 	for i := range l.subs {
 		s := &l.subs[i]
 		s.denyText = strings.Join(stripWords(s.words, stripDeny), " ")

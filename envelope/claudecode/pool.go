@@ -42,6 +42,7 @@ const (
 	codePathScope         = "safety:path_scope"
 	codeWriteExpansion    = "safety:write_expansion"
 	codeCopyOptions       = "safety:copy_options"
+	codeUncheckedCommand  = "safety:unchecked_command"
 	codeBackgroundOp      = "safety:background"
 	codePreapproved       = "default:preapproved"
 )

@@ -66,7 +66,31 @@ func onlyAssignments(w []string) bool {
 	if lookupVariables[name] || strings.HasPrefix(name, "ld_") || strings.HasPrefix(name, "dyld_") || strings.HasPrefix(name, "bash_func_") {
 		return false
 	}
-	return noSpecial(w)
+	return noSpecial([]string{withoutArith(w[0])})
+}
+
+// withoutArith is w with each literal arithmetic expansion (literalArith)
+// read as the number it makes: x=$((1+2)) runs without approval as x=3
+// does (TestDifferential/builtinforms-default).
+func withoutArith(w string) string {
+	i := strings.Index(w, "$((")
+	if i < 0 {
+		return w
+	}
+	var b strings.Builder
+	for i >= 0 {
+		n := literalArith(w[i:])
+		if n == 0 {
+			b.WriteString(w[:i+3])
+		} else {
+			b.WriteString(w[:i])
+			b.WriteByte('0')
+		}
+		w = w[i+max(n, 3):]
+		i = strings.Index(w, "$((")
+	}
+	b.WriteString(w)
+	return b.String()
 }
 
 // lookupVariables are the variables (lower-cased) whose assignment Claude
@@ -100,7 +124,8 @@ func readOnlyArgs(w []string) bool {
 	case "echo":
 		return true
 	case "printf":
-		return len(u) >= 2 && (!strings.HasPrefix(u[1], "-") || u[1] == "--") && !strings.ContainsAny(w[1], "$`")
+		return len(u) >= 2 && (!strings.HasPrefix(u[1], "-") || u[1] == "--") && !strings.ContainsAny(w[1], "$`") &&
+			printfOperands(u[1], u[2:], w[2:])
 	case "cd":
 		return len(u) <= 2 && noSpecial(w[1:])
 	case "ls":
@@ -125,6 +150,8 @@ func readOnlyArgs(w []string) bool {
 		return sedReadOnly(u[1:]) && noSpecial(w[1:])
 	case "git":
 		return gitReadOnly(u[1:], w[1:])
+	case "test", "[", "[[":
+		return testReadOnly(u, w)
 	}
 	if simpleReadOnly[u[0]] {
 		return noSpecial(w[1:])
@@ -265,7 +292,7 @@ func looksLikeOption(w string) bool {
 
 // noDoubleDash are the commands whose options the release checks past a
 // "--" too (respectsDoubleDash: false).
-var noDoubleDash = map[string]bool{"git blame": true, "git stash list": true, "base64": true, "ps": true}
+var noDoubleDash = map[string]bool{"git blame": true, "git stash list": true, "base64": true, "ps": true, "test": true}
 
 var whichOption = regexp.MustCompile(`^(?:-[A-Za-z]+|--[a-z-]+)$`)
 
@@ -453,4 +480,64 @@ func sedReadOnly(a []string) bool {
 		}
 	}
 	return quiet && script
+}
+
+// testReadOnly: test, [ ... ] and [[ ... ]] run without approval, as
+// Claude Code 2.1.328's read-only entry for test reads them: every option
+// one it knows, each taking the next word (test -f FILE, test 1 -lt 2); no
+// -v, -R, -a or -o and no '['; and none of the forms testUnchecked asks
+// for. The paths they test are not checked (test -f /etc/hostname runs):
+// TestDifferential/echoforms-default, builtinforms-default.
+func testReadOnly(u, w []string) bool {
+	args := u[1:]
+	if end := map[string]string{"[": "]", "[[": "]]"}[u[0]]; end != "" {
+		if len(args) == 0 || args[len(args)-1] != end {
+			return false
+		}
+		args = args[:len(args)-1]
+	}
+	if !noSpecial(w[1:]) {
+		return false
+	}
+	for _, a := range args {
+		if a == "-v" || a == "-R" || a == "-a" || a == "-o" || strings.Contains(a, "[") {
+			return false
+		}
+	}
+	if x, _ := testUnchecked(u[0], u[1:]); x != "" {
+		return false
+	}
+	return flagsOK("test", args, testFlags)
+}
+
+// testFlags are the options of test the release knows, each taking a
+// value.
+var testFlags = func() map[string]byte {
+	m := map[string]byte{}
+	for _, f := range strings.Fields("-b -c -d -e -f -g -G -h -k -L -N -O -p -r -s -S -t -u -w -x -z -n -eq -ne -lt -le -gt -ge -nt -ot -ef") {
+		m[f] = 's'
+	}
+	return m
+}()
+
+// printfOperands reports printf's operands as the release's read-only
+// entry takes them: none the shell would expand as a glob (printf '%s\n'
+// x* and a[1] ask, 'a[1]' runs), and, after a %d or %i format, none
+// holding a '$', which zsh would evaluate (printf '%d\n' '$x' asks,
+// printf '%s\n' '$x' runs): TestDifferential/builtinforms-default,
+// echoforms-default.
+func printfOperands(format string, u, w []string) bool {
+	for _, x := range w {
+		if bareGlob(x) {
+			return false
+		}
+	}
+	if strings.Contains(format, "%d") || strings.Contains(format, "%i") {
+		for _, x := range u {
+			if strings.ContainsAny(x, "$`") {
+				return false
+			}
+		}
+	}
+	return true
 }

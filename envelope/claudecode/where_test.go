@@ -35,7 +35,11 @@ func TestDecideWhereItRuns(t *testing.T) {
 		{"Bash", cmdAt("cat $HOME/.aws/credentials"), deny, codePermissionDeny},
 		{"Bash", cmdAt(`cat "$HOME/.aws/credentials"`), deny, codePermissionDeny},
 		{"Bash", cmdAt("cat /h/.aws/credentials"), deny, codePermissionDeny},
-		{"Bash", cmdAt("cat ${HOME}/.aws/credentials"), ask, codePathScope},
+		// Braces make the line one the release does not read ("A variable
+		// in braces in this command can't be checked before it runs":
+		// TestDifferential/builtinforms-default, echo ${HOME}): it asks
+		// before any path is looked at.
+		{"Bash", cmdAt("cat ${HOME}/.aws/credentials"), ask, codeDefaultPrompt},
 		{"Bash", cmdAt("echo x > .env"), deny, codePermissionDeny},
 		{"Bash", cmdAt("echo $(echo x > sub/.env)"), deny, codePermissionDeny},
 		// Read(*) and Edit(*) approve nothing.

@@ -235,6 +235,11 @@ func matrix() []dcase {
 	out = append(out, matrixAcceptEditsMore()...)
 	out = append(out, matrixGlobDeny()...)
 	out = append(out, matrixReadOnlyFlags()...)
+	out = append(out, matrixBuiltins()...)
+	out = append(out, matrixExpansions()...)
+	out = append(out, matrixBuiltinForms()...)
+	out = append(out, matrixVariables()...)
+	out = append(out, matrixEchoForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

@@ -1,0 +1,304 @@
+package claudecode
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Commands whose arguments Claude Code 2.1.328 refuses to check before
+// they run: it asks for them whatever approved the command (an allow rule
+// with a specifier, the read-only list), runs them under a bare Bash allow
+// rule and in bypassPermissions, as it does the checks of uncheckable
+// (TestDifferential/builtins-*, expansions-*, builtinforms-*; section 0.2,
+// row 49). The sets and expressions are the release's, read from its
+// command checker.
+
+// evalBuiltins "evaluate arguments as shell code": eval, source, exec,
+// trap, alias, let, ... (fc only with -e or -s, compgen only with -C, -F
+// or -W).
+var evalBuiltins = setOf("eval", "source", ".", "exec", "nocorrect", "fc", "coproc", "trap", "enable", "mapfile", "readarray",
+	"hash", "bind", "complete", "compgen", "alias", "let")
+
+// zshBuiltins "can bypass security checks" (the release's list, without
+// the ones it names only when the shell is zsh).
+var zshBuiltins = setOf("zmodload", "emulate", "sysopen", "sysread", "syswrite", "sysseek", "zpty", "ztcp", "zsocket", "zf_rm",
+	"zf_mv", "zf_ln", "zf_chmod", "zf_chown", "zf_mkdir", "zf_rmdir", "zf_chgrp", "repeat", "foreach", "zcompile", "setopt",
+	"unsetopt", "disable", "shopt", "autoload", "functions")
+
+// starters start a command the release cannot check, when given one.
+var starters = setOf("watch", "ionice", "chrt", "setsid", "taskset", "strace", "ltrace", "script", "flock", "unshare", "nsenter",
+	"sandbox-exec")
+
+// setLetters are the single-letter options of set the release lets
+// through; setOptions the names of set -o.
+var (
+	setLetters = "euxfCvmbETnhP"
+	setOptions = setOf("pipefail", "errexit", "nounset", "xtrace", "noglob", "noclobber", "verbose", "monitor", "notify", "vi",
+		"emacs", "errtrace", "functrace", "hashall", "physical", "ignoreeof")
+)
+
+var (
+	printPrompt  = regexp.MustCompile(`^[+-][-+\w:]*P`)
+	jqFileOption = regexp.MustCompile(`^(?:-[A-Za-z]*[fL]|--(?:from-file|rawfile|slurpfile|library-path)(?:$|=))`)
+	jqSystem     = regexp.MustCompile(`\bsystem\s*\(`)
+	jqModules    = regexp.MustCompile(`\b(?:include|import)\b`)
+)
+
+// builtinUnchecked returns the word of a subcommand that makes Claude Code
+// 2.1.328 ask whatever approved it, and why, or "" when there is none.
+// words are its words unquoted, raw as written.
+func builtinUnchecked(words, raw []string) (word, why string) {
+	if len(words) == 0 {
+		return "", ""
+	}
+	name, args := path.Base(words[0]), words[1:]
+	switch {
+	case evalBuiltins[name]:
+		if name == "fc" && !anyMatch(args, func(a string) bool { return optionHas(a, "es") }) ||
+			name == "compgen" && !anyMatch(args, func(a string) bool { return optionHas(a, "CFW") }) {
+			return "", ""
+		}
+		return words[0], "evaluates its arguments as shell code:"
+	case zshBuiltins[name]:
+		return words[0], "is a zsh builtin that can change how later commands run:"
+	case starters[name] && len(args) > 0:
+		return words[0], "starts a command the release cannot check before it runs:"
+	}
+	switch name {
+	case "jobs":
+		for _, a := range args {
+			if optionHas(a, "x") {
+				return a, "runs a command through jobs -x:"
+			}
+		}
+	case "print":
+		for _, a := range args {
+			if printPrompt.MatchString(a) {
+				return a, "expands prompt sequences with print -P:"
+			}
+		}
+	case "set":
+		return setUnchecked(args)
+	case "declare", "typeset", "local", "export", "readonly", "float", "integer", "private":
+		return declarationUnchecked(name, args, raw[1:])
+	case "printf":
+		for _, a := range args {
+			if strings.Contains(a, "[") && strings.ContainsAny(a, "$`") {
+				return a, "gives printf an operand with a subscript and an expansion, which zsh evaluates:"
+			}
+		}
+	case "jq":
+		for _, a := range args {
+			switch {
+			case jqSystem.MatchString(a):
+				return a, "gives jq a program that calls system():"
+			case jqModules.MatchString(a):
+				return a, "gives jq a program that loads modules:"
+			case jqFileOption.MatchString(a):
+				return a, "gives jq an option that reads code or files:"
+			}
+		}
+	case "find":
+		return findUnchecked(args, raw[1:])
+	case "test", "[", "[[":
+		return testUnchecked(name, args)
+	}
+	return "", ""
+}
+
+// testUnchecked: test, [ and [[ with an operand the release cannot read
+// ahead of the shell: -v, -R or -t given a subscript, -t or a numeric
+// comparison (-eq, -lt, ...) given a word that is not a number, which zsh
+// evaluates as arithmetic (test -t x, test a -lt 2); and the forms its
+// parser misreads: test with a lone '=' (test a = b: "Parse error"), [
+// with -a or -o, or without its closing ] (TestDifferential/
+// echoforms-allowed-default, builtinforms-allowed-default).
+func testUnchecked(name string, args []string) (string, string) {
+	for i, a := range args {
+		next := ""
+		if i+1 < len(args) {
+			next = args[i+1]
+		}
+		switch {
+		case (a == "-v" || a == "-R" || a == "-t") && strings.Contains(next, "["):
+			return next, "gives " + name + " a subscript, which the shell evaluates:"
+		case a == "-t" && next != "" && !testNumber.MatchString(next):
+			return next, "gives " + name + " -t a word zsh evaluates as arithmetic:"
+		case testCompare[a]:
+			for _, o := range []string{next, prevWord(args, i)} {
+				if o != "" && !testNumber.MatchString(o) {
+					return o, "compares a word zsh evaluates as arithmetic with " + name + ":"
+				}
+			}
+		case name == "test" && a == "=":
+			return a, "is a test the release's parser misreads:"
+		case name == "[" && (a == "-a" || a == "-o"):
+			return a, "is a test the release's parser misreads:"
+		}
+	}
+	if name == "[" && (len(args) == 0 || args[len(args)-1] != "]") {
+		return name, "is a test without its closing ], which the release's parser misreads:"
+	}
+	return "", ""
+}
+
+func prevWord(a []string, i int) string {
+	if i == 0 {
+		return ""
+	}
+	return a[i-1]
+}
+
+var (
+	testNumber  = regexp.MustCompile(`^-?(0[xX][0-9a-fA-F]+|[0-9]+#[0-9a-zA-Z]+|[0-9]+)$`)
+	testCompare = setOf("-eq", "-ne", "-lt", "-le", "-gt", "-ge")
+)
+
+// optionHas reports an option word (a '-' or '+' first) holding one of
+// the letters: the release's /^[+-].*[letters]/.
+func optionHas(w, letters string) bool {
+	return len(w) > 1 && (w[0] == '-' || w[0] == '+') && strings.ContainsAny(w[1:], letters)
+}
+
+func anyMatch(l []string, f func(string) bool) bool {
+	for _, x := range l {
+		if f(x) {
+			return true
+		}
+	}
+	return false
+}
+
+// setUnchecked: set given a letter outside setLetters (set -a, set -k)
+// or -o/+o with a name outside setOptions (set +o history), the name
+// compared in lower case without '_' and '-'. Words after "--" and
+// words that are not options are the positional parameters.
+func setUnchecked(args []string) (string, string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if len(a) < 2 || a[0] != '-' && a[0] != '+' {
+			continue
+		}
+	letters:
+		for j := 1; j < len(a); j++ {
+			switch c := a[j]; {
+			case c == 'o':
+				opt := a[j+1:]
+				if opt == "" && i+1 < len(args) {
+					opt = args[i+1]
+					i++
+				}
+				if norm := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(opt)); opt != "" && !setOptions[norm] {
+					return a, "changes a shell option the release cannot follow with set:"
+				}
+				break letters
+			case c == 'A':
+				break letters
+			case strings.IndexByte(setLetters, c) < 0:
+				return a, "changes a shell option the release cannot follow with set:"
+			}
+		}
+	}
+	return "", ""
+}
+
+// declarationUnchecked: declare, typeset and local with a flag that
+// changes how the value is read (-n, -i, -a, -l, -u, -A, -E, -F, -L, -R,
+// -Z: declare -i x=1+2, declare -a arr, typeset -u x=a), or with -g and
+// an assignment (declare -g x=1); any declaration
+// with -m; export and readonly with such a flag and an assignment
+// (export -a x runs); an operand of declare, typeset or local that is not
+// a plain NAME or NAME=value (declare 'a[$(echo 1)]=x'; declare x=a[1]
+// and declare x=$HOME run); and an operand of export or readonly with a
+// subscript or a backslash.
+func declarationUnchecked(name string, args, raw []string) (string, string) {
+	local := name == "declare" || name == "typeset" || name == "local"
+	exported := name == "export" || name == "readonly"
+	assigns := anyMatch(args, func(w string) bool { _, ok := isAssignment(w); return ok })
+	fun, upper := false, false
+	for i, a := range args {
+		if len(a) > 1 && (a[0] == '-' || a[0] == '+') {
+			if a == "--" {
+				continue
+			}
+			switch {
+			case local && optionHas(a, "nialuAEFLRZ"):
+				return a, "gives " + name + " a flag that changes how its values are read:"
+			case optionHas(a, "m"):
+				return a, "gives " + name + " -m, which assigns every matching variable:"
+			case exported && assigns && optionHas(a, "aAiluEFLRZ"):
+				return a, "gives " + name + " a flag that makes an operand a compound assignment:"
+			case local && optionHas(a, "g") && assigns:
+				return a, "gives " + name + " -g with an assignment, which not every shell makes:"
+			}
+			fun = fun || optionHas(a, "f")
+			upper = upper || optionHas(a, "uU")
+			if fun && upper && (local || name == "readonly") {
+				return a, "marks a function for autoload with " + name + ":"
+			}
+			continue
+		}
+		switch {
+		case local && !plainOperand(raw[i]):
+			return a, "gives " + name + " an operand that is not a plain NAME or NAME=value:"
+		case exported && strings.ContainsAny(a, `[\`):
+			return a, "gives " + name + " an operand with a subscript or an escape:"
+		}
+	}
+	return "", ""
+}
+
+// plainOperand reports an operand of declare written as NAME or
+// NAME=value, the name unquoted and the value without a command
+// substitution or an escape (a variable in it makes the line one the
+// release does not read at all: variableShapes).
+func plainOperand(w string) bool {
+	n := nameLen(w)
+	if n == 0 {
+		return false
+	}
+	rest := w[n:]
+	return rest == "" || rest[0] == '=' && !strings.ContainsAny(rest, "`\\") && !strings.Contains(rest, "$(")
+}
+
+// findUnchecked: find with a glob character outside quotes anywhere
+// ("find contains unquoted glob characters": find . -name *.txt), a
+// glob in a word that is no option's value (find '*.txt'), or an option
+// versions of find read differently (-df, -xf).
+func findUnchecked(args, raw []string) (string, string) {
+	for _, w := range raw {
+		if bareGlob(w) {
+			return w, "gives find a glob the shell would expand:"
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case findVersionOption.MatchString(a):
+			return a, "gives find an option versions of find read differently:"
+		case findDebug.MatchString(a):
+			// -D and the like: the release reads the next word as an
+			// operand, globs and all.
+		case findValues[a] || findNewerXY.MatchString(a):
+			i++
+		case strings.ContainsAny(a, "[]*?"):
+			return a, "gives find a glob where it expects a path or an action:"
+		}
+	}
+	return "", ""
+}
+
+var (
+	findVersionOption = regexp.MustCompile(`^-[dsx]+f$`)
+	findNewerXY       = regexp.MustCompile(`^-newer[aBcm][aBcmt]$`)
+	findDebug         = regexp.MustCompile(`^-(?:[EHLPXdsx]*D|f|[dsx]*[EHLPX][EHLPXdsx]*f)$`)
+	findValues        = setOf("-name", "-iname", "-path", "-ipath", "-lname", "-ilname", "-regex", "-iregex", "-wholename",
+		"-iwholename", "-samefile", "-newer", "-anewer", "-cnewer", "-mnewer", "-perm", "-user", "-group", "-uid", "-gid", "-size",
+		"-type", "-xtype", "-fstype", "-inum", "-links", "-used", "-context", "-amin", "-cmin", "-mmin", "-atime", "-ctime", "-mtime",
+		"-mindepth", "-maxdepth", "-printf", "-regextype", "-D", "-f", "-flags", "-Bnewer", "-Btime", "-Bmin", "-files0-from",
+		"-xattrname")
+)

@@ -1,0 +1,228 @@
+package claudecode
+
+import "testing"
+
+// builtinRules allow every command TestBuiltinsUnchecked runs.
+const builtinRules = `{"permissions": {"allow": ["Bash(jobs:*)", "Bash(print:*)", "Bash(set:*)", "Bash(declare:*)", "Bash(typeset:*)",
+	"Bash(local:*)", "Bash(export:*)", "Bash(readonly:*)", "Bash(printf:*)", "Bash(eval:*)", "Bash(fc:*)", "Bash(compgen:*)",
+	"Bash(exec:*)", "Bash(source:*)", "Bash(trap:*)", "Bash(alias:*)", "Bash(let:*)", "Bash(hash:*)", "Bash(shopt:*)",
+	"Bash(emulate:*)", "Bash(setopt:*)", "Bash(watch:*)", "Bash(flock:*)", "Bash(setsid:*)", "Bash(jq:*)", "Bash(find:*)",
+	"Bash(echo:*)", "Bash(npm test:*)"]}}`
+
+// TestBuiltinsUnchecked: the commands Claude Code 2.1.328 asks for
+// whatever allow rule names them (section 0.2, row 49; TestDifferential/
+// builtins-allowed-default, builtinforms-allowed-default,
+// expansions-allowed-default), beside the forms of the same commands it
+// runs.
+func TestBuiltinsUnchecked(t *testing.T) {
+	u := codeUncheckedCommand
+	runCalls(t, builtinRules, "", []call1{
+		{"Bash", cmdAt("jobs -x echo jx"), ask, u},
+		{"Bash", cmdAt("jobs +x echo jx"), ask, u},
+		{"Bash", cmdAt("jobs -l"), allow, codePermissionAllow},
+		{"Bash", cmdAt("print -P '%n'"), ask, u},
+		{"Bash", cmdAt("print -rP x"), ask, u},
+		{"Bash", cmdAt("print hi"), allow, codePermissionAllow},
+		{"Bash", cmdAt("set -a"), ask, u},
+		{"Bash", cmdAt("set -k"), ask, u},
+		{"Bash", cmdAt("set -B"), ask, u},
+		{"Bash", cmdAt("set +H"), ask, u},
+		{"Bash", cmdAt("set +o history"), ask, u},
+		{"Bash", cmdAt("set -o posix"), ask, u},
+		{"Bash", cmdAt("set -euo pipefail"), allow, codePermissionAllow},
+		{"Bash", cmdAt("set -Eeuo pipefail"), allow, codePermissionAllow},
+		{"Bash", cmdAt("set -o no_glob"), allow, codePermissionAllow},
+		{"Bash", cmdAt("set -- -a -k"), allow, codePermissionAllow},
+		{"Bash", cmdAt("set -ex"), allow, codePermissionAllow},
+		{"Bash", cmdAt("declare -i x=1+2"), ask, u},
+		{"Bash", cmdAt("declare -a arr"), ask, u},
+		{"Bash", cmdAt("typeset -u x=a"), ask, u},
+		{"Bash", cmdAt("declare -m x"), ask, u},
+		{"Bash", cmdAt("declare -g x=1"), ask, u},
+		{"Bash", cmdAt("declare 'a[$(echo 1)]=x'"), ask, u},
+		{"Bash", cmdAt("export -a x=1"), ask, u},
+		{"Bash", cmdAt("export -a x"), allow, codePermissionAllow},
+		{"Bash", cmdAt("declare x=a[1]"), allow, codePermissionAllow},
+		{"Bash", cmdAt("export X=a[1]"), ask, u},
+		{"Bash", cmdAt("declare x=1"), allow, codePermissionAllow},
+		{"Bash", cmdAt(`declare x="a b"`), allow, codePermissionAllow},
+		{"Bash", cmdAt("declare -r x=1"), allow, codePermissionAllow},
+		{"Bash", cmdAt("export X=1"), allow, codePermissionAllow},
+		{"Bash", cmdAt("export -p"), allow, codePermissionAllow},
+		{"Bash", cmdAt("printf '%d\\n' 'a[$(echo 1)]'"), ask, u},
+		{"Bash", cmdAt("printf '%d\\n' 5"), allow, codePermissionAllow},
+		{"Bash", cmdAt("eval echo hi"), ask, u},
+		{"Bash", cmdAt("exec ls"), ask, u},
+		{"Bash", cmdAt("source b.sh"), ask, u},
+		{"Bash", cmdAt("trap 'echo x' EXIT"), ask, u},
+		{"Bash", cmdAt("alias ll=ls"), ask, u},
+		{"Bash", cmdAt("let x=1+2"), ask, u},
+		{"Bash", cmdAt("hash ls"), ask, u},
+		{"Bash", cmdAt("fc -e true"), ask, u},
+		{"Bash", cmdAt("fc -l"), allow, codePermissionAllow},
+		{"Bash", cmdAt("compgen -W 'a b'"), ask, u},
+		{"Bash", cmdAt("compgen -c ls"), allow, codePermissionAllow},
+		{"Bash", cmdAt("shopt -s extglob"), ask, u},
+		{"Bash", cmdAt("emulate sh"), ask, u},
+		{"Bash", cmdAt("setopt x"), ask, u},
+		{"Bash", cmdAt("watch ls"), ask, u},
+		{"Bash", cmdAt("flock f.lock ls"), ask, u},
+		{"Bash", cmdAt("setsid ls"), ask, u},
+		{"Bash", cmdAt(`jq 'system("x")' a.json`), ask, u},
+		{"Bash", cmdAt(`jq -n 'include "m"; 1'`), ask, u},
+		{"Bash", cmdAt("jq -nf prog.jq"), ask, u},
+		{"Bash", cmdAt("jq -L . -n 1"), ask, u},
+		{"Bash", cmdAt("jq --rawfile x a.txt -n '$x'"), ask, u},
+		{"Bash", cmdAt("jq --library-path=. -n 1"), ask, u},
+		{"Bash", cmdAt("jq .a a.json"), allow, codePermissionAllow},
+		{"Bash", cmdAt("jq -c . a.json"), allow, codePermissionAllow},
+		{"Bash", cmdAt("find . -name *.txt"), ask, u},
+		{"Bash", cmdAt("find a?txt"), ask, u},
+		{"Bash", cmdAt("find '*.txt'"), ask, u},
+		{"Bash", cmdAt("find . -xf"), ask, u},
+		{"Bash", cmdAt("find . -name '*.txt'"), allow, codePermissionAllow},
+		{"Bash", cmdAt("find . -type f -name 'a*'"), allow, codePermissionAllow},
+	})
+	// A bare Bash allow rule runs them, as bypassPermissions does.
+	runCalls(t, `{"permissions": {"allow": ["Bash"]}}`, "", []call1{
+		{"Bash", cmdAt("eval echo hi"), allow, codePermissionAllow},
+		{"Bash", cmdAt("set -a"), allow, codePermissionAllow},
+	})
+	// The read-only list: find with a glob outside quotes asks.
+	runCalls(t, `{}`, "", []call1{
+		{"Bash", cmdAt("find . -name *.txt"), ask, u},
+		{"Bash", cmdAt("find . -name '*.txt'"), allow, codeDefaultReadOnly},
+	})
+}
+
+// TestExpansionsNotRead: the expansions Claude Code 2.1.328 will not read
+// ahead of the shell make the line one it asks for under every rule but a
+// bare Bash one (section 0.2, row 6c; TestDifferential/variables-*,
+// expansions-*, builtinforms-*).
+func TestExpansionsNotRead(t *testing.T) {
+	p := codeDefaultPrompt
+	cases := []call1{
+		{"Bash", cmdAt("echo $X"), ask, p},
+		{"Bash", cmdAt(`echo "$X"`), ask, p},
+		{"Bash", cmdAt("echo x$X"), ask, p},
+		{"Bash", cmdAt("echo $?"), ask, p},
+		{"Bash", cmdAt("echo $1"), ask, p},
+		{"Bash", cmdAt(`echo "$@"`), ask, p},
+		{"Bash", cmdAt("echo $PWD"), ask, p},
+		{"Bash", cmdAt(`echo "$PWD"`), ask, p},
+		{"Bash", cmdAt(`echo "x$PWD"`), ask, p},
+		{"Bash", cmdAt("echo ${HOME}"), ask, p},
+		{"Bash", cmdAt(`echo "${#HOME}"`), ask, p},
+		{"Bash", cmdAt("A=1; echo $A"), ask, p},
+		{"Bash", cmdAt("npm test $X"), ask, p},
+		{"Bash", cmdAt(`npm test "$PATH"`), ask, p},
+		{"Bash", cmdAt("echo $HOME[1]"), ask, p},
+		{"Bash", cmdAt(`echo "$HOME:h"`), ask, p},
+		{"Bash", cmdAt(`echo "$#[1]"`), ask, p},
+		{"Bash", cmdAt("echo $[1+2]"), ask, p},
+		{"Bash", cmdAt("A=~/x"), ask, p},
+		{"Bash", cmdAt("A='~'"), ask, p},
+		{"Bash", cmdAt("A=x:~/y"), ask, p},
+		{"Bash", cmdAt("export A=~/x"), ask, p},
+		{"Bash", cmdAt("echo $HOME"), allow, ""},
+		{"Bash", cmdAt(`echo "$HOME/x"`), allow, ""},
+		{"Bash", cmdAt(`echo "$HOME$PWD"`), allow, ""},
+		{"Bash", cmdAt(`echo "xy$PWD"`), allow, ""},
+		{"Bash", cmdAt("echo '$X' \\$X"), allow, ""},
+		{"Bash", cmdAt("echo a $ b"), allow, ""},
+		{"Bash", cmdAt("echo A=~"), allow, ""},
+		{"Bash", cmdAt("cat <<'EOF'\n$X\nEOF"), allow, ""},
+	}
+	withCode := func(code string) []call1 {
+		out := make([]call1, len(cases))
+		for i, c := range cases {
+			out[i] = c
+			if c.want == allow {
+				out[i].reason = code
+			}
+		}
+		return out
+	}
+	runCalls(t, `{"permissions": {"allow": ["Bash(echo:*)", "Bash(npm test:*)", "Bash(export:*)", "Bash(cat:*)"]}}`, "",
+		withCode(codePermissionAllow))
+	bare := withCode(codePermissionAllow)
+	for i := range bare {
+		bare[i].want, bare[i].reason = allow, codePermissionAllow
+	}
+	runCalls(t, `{"permissions": {"allow": ["Bash"]}}`, "", bare)
+}
+
+// TestTestReadOnly: test, [ and [[ as Claude Code 2.1.328 runs them with
+// no rule (TestDifferential/echoforms-default, builtinforms-default), and
+// the operands it asks for under a rule naming them
+// (echoforms-allowed-default).
+func TestTestReadOnly(t *testing.T) {
+	ro := codeDefaultReadOnly
+	runCalls(t, `{}`, "", []call1{
+		{"Bash", cmdAt("test -f a.txt"), allow, ro},
+		{"Bash", cmdAt("[ -f a.txt ]"), allow, ro},
+		{"Bash", cmdAt("[[ -f a.txt ]]"), allow, ro},
+		{"Bash", cmdAt("[[ a == b ]]"), allow, ro},
+		{"Bash", cmdAt("test 1 -lt 2"), allow, ro},
+		{"Bash", cmdAt("test 0x1 -eq 1"), allow, ro},
+		{"Bash", cmdAt("test a.txt -nt b.txt"), allow, ro},
+		{"Bash", cmdAt("test ! -f a.txt"), allow, ro},
+		{"Bash", cmdAt("[ a != b ]"), allow, ro},
+		{"Bash", cmdAt("[ ]"), allow, ro},
+		{"Bash", cmdAt("[ -t 1 ]"), allow, ro},
+		{"Bash", cmdAt("test -f /etc/hostname"), allow, ro},
+		{"Bash", cmdAt("[ -d free ] && ls free"), allow, ro},
+		{"Bash", cmdAt("test -f a.txt || echo n"), allow, ro},
+		{"Bash", cmdAt("test a = b"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("test -x"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("test -v X"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("test a -a b"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("test a -lt 2"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("[ -f a.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("[ -f a[1] ]"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("test -- -f"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("printf '%s\\n' x*"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("printf '%s\\n' a[1]"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("printf '%d\\n' '$x'"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("printf '%s\\n' 'a[1]' '$x' a#b"), allow, ro},
+	})
+	runCalls(t, `{"permissions": {"allow": ["Bash(test:*)", "Bash([:*)"]}}`, "", []call1{
+		{"Bash", cmdAt("test a -lt 2"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("test -t x"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("test a = b"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("[ -f a.txt -a -r a.txt ]"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("[ -f a.txt"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("test -v X"), allow, codePermissionAllow},
+	})
+}
+
+// TestLiteralArithmetic: an arithmetic expansion of numbers alone is a
+// word Claude Code 2.1.328 reads (echo $((1+2)) runs with no rule); one
+// naming a variable, or $[...], is not (TestDifferential/builtinforms-*,
+// expansions-*).
+func TestLiteralArithmetic(t *testing.T) {
+	ro, p := codeDefaultReadOnly, codeDefaultPrompt
+	runCalls(t, `{}`, "", []call1{
+		{"Bash", cmdAt("echo $((1+2))"), allow, ro},
+		{"Bash", cmdAt("echo $(( (1+2)*3 ))"), allow, ro},
+		{"Bash", cmdAt("echo $((16#ff)) $((0x10)) $((1/0))"), allow, ro},
+		{"Bash", cmdAt(`echo "$((1 << 2))"`), allow, ro},
+		{"Bash", cmdAt("x=$((1+2))"), allow, ro},
+		{"Bash", cmdAt("echo $((1+2)); ls"), allow, ro},
+		{"Bash", cmdAt("echo $((x+1))"), ask, p},
+		{"Bash", cmdAt("echo $((RANDOM))"), ask, p},
+		{"Bash", cmdAt("echo $(($X))"), ask, p},
+		{"Bash", cmdAt("echo $((1+2)"), ask, p},
+		{"Bash", cmdAt("echo $((0x))"), ask, p},
+		{"Bash", cmdAt("echo $(echo 1)"), ask, p},
+		{"Bash", cmdAt("echo $[1+2]"), ask, p},
+	})
+	for _, c := range []struct {
+		in   string
+		want int
+	}{{"$((1+2))", 8}, {"$((1+2)) x", 8}, {"$(( (1)+(2) ))", 14}, {"$((a))", 0}, {"$((1)", 0}, {"$(1)", 0}, {"$((9#z))", 8}} {
+		if got := literalArith(c.in); got != c.want {
+			t.Errorf("literalArith(%q) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}

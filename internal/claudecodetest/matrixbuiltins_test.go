@@ -1,0 +1,119 @@
+package claudecodetest
+
+// A round on the shell builtins and arguments Claude Code 2.1.328's
+// command reader refuses to check even under an allow rule naming the
+// command: set's options, declaration flags and operands, printf
+// operands, print -P, jobs -x, commands that evaluate their arguments,
+// tildes in assignment values, arithmetic on variables, zsh modifiers in
+// double quotes, jq's code and file options, find's glob arguments and
+// /proc/*/environ.
+
+// builtinAllows are allow rules naming every command of the round.
+var builtinAllows = []string{"Bash(jobs:*)", "Bash(print:*)", "Bash(set:*)", "Bash(declare:*)", "Bash(typeset:*)", "Bash(local:*)",
+	"Bash(export:*)", "Bash(readonly:*)", "Bash(printf:*)", "Bash(echo:*)", "Bash(fc:*)", "Bash(compgen:*)", "Bash(eval:*)",
+	"Bash(builtin:*)", "Bash(hash:*)", "Bash(enable:*)", "Bash(trap:*)", "Bash(ulimit:*)", "Bash(umask:*)", "Bash(shopt:*)",
+	"Bash(alias:*)", "Bash(unset:*)", "Bash(read:*)", "Bash(let:*)", "Bash(test:*)", "Bash(mapfile:*)", "Bash(emulate:*)",
+	"Bash(zmodload:*)", "Bash(source:*)", "Bash(getopts:*)", "Bash(jq:*)", "Bash(find:*)", "Bash(cat:*)", "Bash(strings:*)",
+	"Bash(head:*)", "Bash(ls:*)"}
+
+// matrixBuiltins: builtins that change the shell's options or variables,
+// or run or evaluate what they are given, with no rule, under allow rules
+// naming them, and in bypassPermissions.
+func matrixBuiltins() []dcase {
+	probes := shs("jobs", "jobs -l", "jobs -x echo jx", "jobs -lx echo jx", "jobs +x echo jx", "print hi", "print -P '%n'", "print -rP x",
+		"set -e", "set -x", "set -f", "set -eu", "set -a", "set -k", "set -o errexit", "set -o pipefail", "set -o vi", "set -o noglob",
+		"set +o history", "set -- a b", "set -euo pipefail", "set -o", "declare x=1", "declare -i x=1+2", "declare -a arr", "declare -p",
+		"declare -x X=1", "typeset x=1", "typeset -u x=a", "local x=1", "export X=1", "export -n X", "export -p", "export X",
+		"readonly R=1", "export X=$HOME", "declare 'a[$(echo 1)]=x'", "printf '%d\\n' 'a[$(echo 1)]'", "printf '%d\\n' 5",
+		"printf '%s\\n' \"$HOME\"", "printf '%s\\n' ~", "fc -l", "fc -e true", "compgen -c ls", "compgen -W 'a b'", "compgen -C x",
+		"eval echo hi", "builtin echo x", "hash ls", "enable -n echo", "trap 'echo x' EXIT", "ulimit -n", "umask", "umask 077",
+		"shopt -s extglob", "alias ll=ls", "unset X", "read x < a.txt", "mapfile m < a.txt", "let x=1+2", "(( x = 1 ))",
+		"test -f a.txt", "[ -f a.txt ]", "[[ -f a.txt ]]", "emulate sh", "zmodload zsh/system", "source b.sh", "getopts ab x",
+		"echo x # [[ y ]]", "for f in a b # c\ndo echo $f; done")
+	files := map[string]string{"a.txt": "a\n", "b.sh": "echo b\n"}
+	out := sh4Cases("builtins", "builtins", []string{"default", "bypassPermissions"}, Settings{}, files, probes)
+	return append(out, sh4Cases("builtins-allowed", "builtins", []string{"default"}, Settings{Allow: builtinAllows}, files, probes)...)
+}
+
+// matrixExpansions: tildes in assignment values, arithmetic on variables,
+// zsh modifiers and subscripts in double quotes, jq's code and file
+// options, find's glob arguments and options read differently by
+// versions of find, and /proc/*/environ, with no rule and under allow
+// rules naming the commands.
+func matrixExpansions() []dcase {
+	probes := shs("A=~/x", "A=x~y", "A='~'", `A="~/x"`, "A=~", "A=~/x; echo $A", "export A=~/x", "A=~ ls", "A=x:~/y",
+		"echo $((1+2))", "echo $((x+1))", "echo $((0x10))", "echo $[1+2]", "echo $((RANDOM))", "echo $(( 2 * 3 ))",
+		`echo "$HOME[1]"`, `echo "$HOME:h"`, `echo "$PWD:t"`, `echo "${HOME}:h"`, `echo "$HOME"`, `echo "$#[1]"`,
+		`jq 'system("x")' a.json`, `jq -n 'include "m"; 1'`, `jq -n 'import "m" as m; 1'`, "jq -L . -n 1", "jq --rawfile x a.txt -n '$x'",
+		"jq --slurpfile x a.json -n '$x'", "jq -nf prog.jq", "jq --from-file prog.jq a.json", "jq --arg x 1 -n '$x'", "jq -n env",
+		"jq -n '$ENV.HOME'", "jq .a a.json", "jq -c . a.json", "find . -name *.txt", "find *.txt", "find . -name a.txt -o -name *.json",
+		"find . -iname '*.TXT'", "find . -path './a*'", "find . -regex '.*txt'", "find . -follow -name a.txt", "find . -noleaf",
+		"find . -d", "find . -depth", "find . -E -name a.txt", "find . -name a.txt -print", "find . -newer a.txt",
+		"find . -name '[ab].txt'", "find a?txt", "cat /proc/self/environ", "strings /proc/self/environ", "head -c 10 /proc/self/environ",
+		"cat /proc/self/status", "ls /proc/self/", "cat /proc/1/environ")
+	files := map[string]string{"a.txt": "a\n", "a.json": "{\"a\":1}\n", "prog.jq": ".a\n", "m.jq": "def f: .;\n"}
+	out := sh4Cases("expansions", "expansions", []string{"default"}, Settings{}, files, probes)
+	return append(out, sh4Cases("expansions-allowed", "expansions", []string{"default"}, Settings{Allow: builtinAllows}, files, probes)...)
+}
+
+// matrixBuiltinForms: the edges of matrixBuiltins and matrixExpansions'
+// rules: more set letters and options, declaration flags and operands,
+// the commands that start others, zsh's builtins, printf operands, find's
+// quoted globs, test and [ operands, braces and modifiers in double
+// quotes and literal arithmetic, with no rule, under allow rules naming
+// the commands, and under a bare Bash allow rule.
+func matrixBuiltinForms() []dcase {
+	probes := shs("set -o posix", "set -B", "set +H", "set -ex", "set -eo pipefail", "set -C", "set -Eeuo pipefail", "set -o no_glob",
+		"declare -r x=1", "declare -x", "declare -g x=1", "declare -m x", "export -a x", "readonly -a x", "local -r x=1",
+		`declare x="a b"`, "declare x=$HOME", "declare x", `export X="a b"`, "export X=a:b", "declare x=a[1]", "declare -- x=1",
+		"watch ls", "flock f.lock ls", "setsid ls", "strace ls", "exec ls", "setopt x", "disable -r x", "autoload x", "functions",
+		"repeat 2 echo x", "unsetopt x", `printf '%s\n' "a[1]"`, `printf '%d\n' '$x'`, "printf '%s\\n' a[1]", "printf -v v x",
+		"find . -name '*.txt'", "find '*.txt'", "find . -xf", "find . -type f -name 'a*'", "find . -newerma a.txt",
+		"test -v x", "[ -t 1 ]", `[ "$x" -eq 1 ]`, "test -f /etc/hostname", "[ -f ../outside/o.txt ]", "test a = b",
+		"[[ $x == y ]]", `[ -n "$HOME" ]`, "test -f a.txt && cat a.txt", "[ 1 -eq 1 ]", "[ a -eq 1 ]", "test -d .",
+		`echo "${HOME}"`, "echo ${HOME}", `echo "${X}"`, "echo $HOME", `echo "$X"`, `echo "$HOME/x"`, `echo "$HOME"x`,
+		`echo "$X:h"`, `echo "$X[1]"`, "echo $HOME[1]", `echo "$@[1]"`, `echo "$1:x"`, `echo "$HOME: x"`, `echo "$HOME:"`,
+		"echo $((16#ff))", "echo $(( (1+2)*3 ))", "x=$((1+2))", "echo $((1+2)) > ar1.txt", "echo $((1+2)); ls", "echo $((1/0))",
+		"jq -rf prog.jq a.json", "jq --library-path=. -n 1", "jq -n 'def system: 1; 1'", "jq -n '1 | tostring'")
+	files := map[string]string{"a.txt": "a\n", "a.json": "{\"a\":1}\n", "prog.jq": ".a\n", "f.lock": ""}
+	allows := append([]string{"Bash(watch:*)", "Bash(flock:*)", "Bash(setsid:*)", "Bash(strace:*)", "Bash(exec:*)", "Bash(setopt:*)",
+		"Bash(disable:*)", "Bash(autoload:*)", "Bash(functions:*)", "Bash(repeat:*)", "Bash(unsetopt:*)", "Bash(x=:*)"}, builtinAllows...)
+	out := sh4Cases("builtinforms", "builtin forms", []string{"default"}, Settings{}, files, probes)
+	out = append(out, sh4Cases("builtinforms-allowed", "builtin forms", []string{"default"}, Settings{Allow: allows}, files, probes)...)
+	return append(out, sh4Cases("builtinforms-bare", "builtin forms", []string{"default"}, Settings{Allow: []string{"Bash"}}, files, probes)...)
+}
+
+// matrixVariables: variable expansions in the arguments of commands the
+// read-only list or an allow rule approves: the ones the release resolves
+// ($HOME, and in double quotes $PWD, $USER, $?, ...), the ones a plain
+// assignment in the line sets, and the rest, bare, quoted and in braces.
+func matrixVariables() []dcase {
+	probes := shs("echo $?", `echo "$?"`, "echo $PWD", `echo "$PWD"`, `echo "$USER"`, "echo $USER", "echo $1", `echo "$1"`,
+		"A=1; echo $A", `A=1; echo "$A"`, `echo "$A"; A=1`, "A=1 echo $A", "echo $X", "echo x$X", `echo "x$X"`, "npm test $X",
+		`npm test "$PATH"`, "echo $$", `echo "$$"`, `echo "$#"`, "echo $#", `echo "$@"`, `echo "$*"`, "echo ${HOME}", "A=1; echo ${A}",
+		"echo $RANDOM", `echo "$RANDOM"`, `echo "$TMPDIR"`, "echo '$X'", `echo \$X`, "echo $HOME/x", `echo "$HOME/x"`,
+		"for f in a b; do echo $f; done", "echo $_", `echo "$IFS"`, `printf '%s\n' "$X"`, `printf '%s\n' "$PWD"`, "git log $X",
+		"A=x; A=y; echo $A", "export A=1; echo $A", `echo "$HOME$PWD"`, `echo "${#HOME}"`)
+	files := map[string]string{"a.txt": "a\n"}
+	out := sh4Cases("variables", "variables", []string{"default"}, Settings{}, files, probes)
+	return append(out, sh4Cases("variables-allowed", "variables", []string{"default"},
+		Settings{Allow: []string{"Bash(echo:*)", "Bash(npm test:*)", "Bash(printf:*)", "Bash(git log:*)", "Bash(export:*)"}}, files, probes)...)
+}
+
+// matrixEchoForms: the words echo and printf take with no rule (the
+// release's read-only patterns for them), and test, [ and [[ with their
+// options and operands.
+func matrixEchoForms() []dcase {
+	probes := shs("echo a#b", "echo 'a#b'", "echo a!b", `echo "a!b"`, `echo x\y`, `echo "a<b"`, "echo 'a<b'", "echo a}b", `echo "$HOME!"`,
+		"echo -n x", "echo -e 'a\\tb'", "echo *", "echo a*", "echo x 2>&1", "echo '$X'", `echo \$X`, `echo "a\"b"`,
+		"printf '%s\\n' 'a[1]'", "printf '%s\\n' '$x'", "printf '%s\\n' x*", "printf -- '%s' x", "printf '%s' a b", "printf x%%",
+		"printf '%s\\n' a#b", "printf '%s\\n' \"a b\"", "printf '%s\\n' a\\$b",
+		"test -e a.txt", "test -z x", "test -n ''", "test -v X", "test -R X", "test a -a b", "test a -o b", "test 1 -lt 2",
+		"test a -lt 2", "test -t x", "test a.txt -nt b.txt", "test ! -f a.txt", "[ a = b ]", "[ a != b ]", "[ -f a.txt -a -r a.txt ]",
+		"[ -f a[1] ]", "test -x", "[ ]", "[ -f a.txt", "[[ -f a.txt && -r a.txt ]]", "[[ a == b ]]", "[[ -e a.txt ]] && echo y",
+		"test -f a.txt || echo n", "test 0x1 -eq 1", "test -- -f", "[ -d free ] && ls free")
+	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "free/f.txt": "f\n"}
+	out := sh4Cases("echoforms", "echo forms", []string{"default"}, Settings{}, files, probes)
+	return append(out, sh4Cases("echoforms-allowed", "echo forms", []string{"default"},
+		Settings{Allow: []string{"Bash(echo:*)", "Bash(printf:*)", "Bash(test:*)", "Bash([:*)", "Bash(ls:*)"}}, files, probes)...)
+}
