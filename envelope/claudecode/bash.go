@@ -48,6 +48,10 @@ type bashSub struct {
 	// descriptor closed, <>) stands in the subcommand; xargs: xargs runs
 	// its command.
 	notRO, xargs bool
+	// wrapWord, wrapWhy: a word of the wrappers the allow strip took off
+	// that Claude Code 2.1.328 will not see through, and why
+	// (wrapperUnchecked); "" when there is none.
+	wrapWord, wrapWhy string
 	// spaced: blanks other than one space separate its words somewhere
 	// (make  build, make<TAB>build): no exact allow rule matches it.
 	spaced bool
@@ -168,6 +172,9 @@ func scanBashHD(cmd string) (cls []byte, broken bool, hd *hdScan) {
 				arith = append(arith, len(stack)) // (( ... )): << shifts
 			}
 			i++
+		case c == '{' && next == '}':
+			// {} is a word (xargs -I{}, find -exec ... {}), no group.
+			i += 2
 		case c == '{':
 			stack = append(stack, fBrace)
 			mark(i, 1, clsOpener)
@@ -979,6 +986,7 @@ func parseBash(cmd string) *bashLine {
 		orig := s.words
 		s.words = stripWords(s.words, stripAllow)
 		s.notRO, s.xargs = readOnlyWrappers(orig[:len(orig)-len(s.words)])
+		s.wrapWord, s.wrapWhy = wrapperUnchecked(orig[:len(orig)-len(s.words)])
 		s.args, s.outs, s.ins = splitRedirs(s.words)
 		s.args = unquoteCommandWord(s.args)
 		s.spaced = strings.Contains(s.raw, "  ") || strings.IndexByte(s.raw, '\t') >= 0
@@ -1256,7 +1264,7 @@ func containsString(l []string, s string) bool {
 // readOnly reports whether a subcommand is one Claude Code 2.1.328 runs
 // without approval (readonly.go), its paths and redirections aside.
 func (l *bashLine) readOnly(s *bashSub) bool {
-	if l.broken || s.nested || len(s.args) == 0 || s.notRO || s.xargs && s.args[0] != "echo" && s.args[0] != "printf" {
+	if l.broken || s.nested || len(s.args) == 0 || s.notRO || s.xargs && !xargsTargets[s.args[0]] {
 		return false
 	}
 	for _, w := range s.words {

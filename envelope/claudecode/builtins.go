@@ -83,6 +83,9 @@ func builtinUnchecked(words, raw []string) (word, why string) {
 	case "declare", "typeset", "local", "export", "readonly", "float", "integer", "private":
 		return declarationUnchecked(name, args, raw[1:])
 	case "printf":
+		if w, why := subscriptOperands(name, args); why != "" {
+			return w, why
+		}
 		for _, a := range args {
 			if strings.Contains(a, "[") && strings.ContainsAny(a, "$`") {
 				return a, "gives printf an operand with a subscript and an expansion, which zsh evaluates:"
@@ -103,9 +106,109 @@ func builtinUnchecked(words, raw []string) (word, why string) {
 		return findUnchecked(args, raw[1:])
 	case "test", "[", "[[":
 		return testUnchecked(name, args)
+	case "awk", "gawk", "mawk", "nawk":
+		return awkProgram(raw[1:])
+	case "env":
+		return envOptions(args)
+	case "read", "unset", "wait":
+		return subscriptOperands(name, args)
 	}
 	return "", ""
 }
+
+// keywords are the shell's reserved words (uncheckable asks for one
+// written quoted or escaped as a command name).
+var keywords = setOf("if", "then", "elif", "else", "fi", "while", "until", "for", "in", "do", "done", "case", "esac", "function",
+	"select")
+
+// awkProgram: awk given a program that runs a command or loads code
+// (system(), a pipe to or from a command, getline from one, @load,
+// @include, an @indirect call, extension(), a /inet/ socket), an option
+// that reads or loads code (the release's pattern: -f, -e, -i, -l, -E,
+// -D, -W, --file, --exec, --include, --load, --source, --debug, ...), or
+// a glob outside quotes (TestDifferential/wrapawk-allowed-default,
+// uncheckable-allowed-default). raw are its words as written.
+func awkProgram(raw []string) (string, string) {
+	for _, w := range raw {
+		if bareGlob(w) {
+			return w, "gives awk a glob the shell would expand:"
+		}
+	}
+	for _, w := range raw {
+		a := shellWord(w) // a program's quotes are its own
+		switch {
+		case awkOption.MatchString(a):
+			return a, "gives awk an option that loads code:"
+		case awkSystem.MatchString(a), awkPipe.MatchString(a), awkGetline.MatchString(a), awkLoad.MatchString(a),
+			awkExtension.MatchString(a), strings.Contains(a, `"/inet/`), strings.Contains(a, `"/inet4/`), strings.Contains(a, `"/inet6/`):
+			return a, "gives awk a program that runs commands or loads code:"
+		}
+	}
+	return "", ""
+}
+
+var (
+	awkOption    = regexp.MustCompile(`^(?:-[bcCghIkMnNOPrsStV]*[fEileDW]|--(?:fil|e|i|lo|s|de))`)
+	awkSystem    = regexp.MustCompile(`(?:^|[^A-Za-z_])system[\s\\]*\(`)
+	awkPipe      = regexp.MustCompile(`(?:^|[^|])\|&?[^/|%";#{}]*"`)
+	awkGetline   = regexp.MustCompile(`(?:^|[^|])\|&?[\s\\]*getline\b`)
+	awkLoad      = regexp.MustCompile(`@[\s\\]*(?:load|include)\b|@[\s\\]*\w+(?:::\w+)?(?:\[[^\]]*\])*[\s\\]*\(`)
+	awkExtension = regexp.MustCompile(`(?:^|[^A-Za-z_])extension[\s\\]*\(`)
+)
+
+// envOptions: env given an option but -i, -0, -v and -u NAME before its
+// command (env -S 'ls -l': "'env -S' can't be checked before it runs");
+// -C is envChdir's.
+func envOptions(args []string) (string, string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-i" || a == "-0" || a == "-v":
+		case a == "-u" && i+1 < len(args):
+			i++
+		case strings.Contains(a, "=") && !strings.HasPrefix(a, "-"):
+		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "-C") && !strings.HasPrefix(a, "--chdir"):
+			return a, "gives env an option the release cannot check:"
+		default:
+			return "", ""
+		}
+	}
+	return "", ""
+}
+
+// subscriptOperands: read -a, unset -v, wait -p and printf -v given a
+// name with a subscript (read -a 'arr[1]', printf -v 'a[1]' x), read and
+// unset given one as a positional name (unset 'a[1]'), read -t, -n or -N
+// given a word that is not a number, and read -p a subscripted name: the
+// shell evaluates what a subscript holds (TestDifferential/
+// wrapawk-allowed-default).
+func subscriptOperands(name string, args []string) (string, string) {
+	flag := map[string]string{"read": "-a", "unset": "-v", "wait": "-p", "printf": "-v"}[name]
+	for i := 0; i < len(args); i++ {
+		a, next := args[i], ""
+		if i+1 < len(args) {
+			next = args[i+1]
+		}
+		switch {
+		case a == flag && strings.Contains(next, "["):
+			return next, "gives " + name + " " + flag + " a subscript, which the shell evaluates:"
+		case name == "read" && (a == "-t" || a == "-n" || a == "-N") && next != "" && !readNumber.MatchString(next):
+			return next, "gives read " + a + " a word zsh evaluates as arithmetic:"
+		case name == "read" && a == "-p" && subscripted.MatchString(next):
+			return next, "gives read -p a subscripted name:"
+		case name == "read" && (a == "-t" || a == "-n" || a == "-N" || a == "-p" || a == "-a" || a == "-d" || a == "-u" || a == "-i"):
+			i++
+		case (name == "read" || name == "unset") && !strings.HasPrefix(a, "-") && strings.Contains(a, "["):
+			return a, "gives " + name + " a subscripted name, which the shell evaluates:"
+		}
+	}
+	return "", ""
+}
+
+var (
+	readNumber  = regexp.MustCompile(`^(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)$`)
+	subscripted = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\[`)
+)
 
 // testUnchecked: test, [ and [[ with an operand the release cannot read
 // ahead of the shell: -v, -R or -t given a subscript, -t or a numeric
@@ -218,6 +321,9 @@ func setUnchecked(args []string) (string, string) {
 func declarationUnchecked(name string, args, raw []string) (string, string) {
 	local := name == "declare" || name == "typeset" || name == "local"
 	exported := name == "export" || name == "readonly"
+	if w, why := declarationOptions(name, args); why != "" {
+		return w, why
+	}
 	assigns := anyMatch(args, func(w string) bool { _, ok := isAssignment(w); return ok })
 	fun, upper := false, false
 	for i, a := range args {
@@ -302,3 +408,149 @@ var (
 		"-mindepth", "-maxdepth", "-printf", "-regextype", "-D", "-f", "-flags", "-Bnewer", "-Btime", "-Bmin", "-files0-from",
 		"-xattrname")
 )
+
+// wrapperUnchecked returns the first word of the wrappers the allow strip
+// took off a subcommand (prefix, as written) that Claude Code 2.1.328
+// will not see through, and why, or "" (TestDifferential/wrapawk-*): time
+// or nohup before a word that is no plain command name (time -p ls: "Command
+// appears to be an incomplete fragment"), timeout given an option it does
+// not know or a duration that is not N[smhd] (timeout 5x ls), nice given
+// an expansion or an option but -n N and -N, stdbuf given an option but
+// -i, -o, -e, and command given an option but -p, -v, -V (command -x ls).
+func wrapperUnchecked(prefix []string) (word, why string) {
+	u := unquoteAll(prefix)
+	for i := 0; i < len(u); i++ {
+		next := ""
+		if i+1 < len(u) {
+			next = u[i+1]
+		}
+		switch u[i] {
+		case "time", "nohup":
+			if next != "" && (strings.HasPrefix(next, "-") || !plainCommandName.MatchString(next)) {
+				return next, "follows " + u[i] + " with a word the release does not read as a command:"
+			}
+		case "timeout":
+			j := i + 1
+			for j < len(u) && strings.HasPrefix(u[j], "-") {
+				o := u[j]
+				switch {
+				case o == "--foreground", o == "--preserve-status", o == "--verbose", o == "-v":
+					j++
+				case timeoutLongValue.MatchString(o), timeoutShortValue.MatchString(o):
+					j++
+				case o == "--kill-after" || o == "--signal" || o == "-k" || o == "-s":
+					if j+1 >= len(u) || !timeoutValue.MatchString(u[j+1]) {
+						return o, "gives timeout an option the release cannot check:"
+					}
+					j += 2
+				default:
+					return o, "gives timeout an option the release cannot check:"
+				}
+			}
+			if j < len(u) && !timeoutDuration.MatchString(u[j]) {
+				return u[j], "gives timeout a duration the release cannot check:"
+			}
+			i = j
+		case "nice":
+			switch {
+			case next == "-n" && i+2 < len(u) && niceNumber.MatchString(u[i+2]):
+				i += 2
+			case len(next) > 1 && next[0] == '-' && niceNumber.MatchString(next):
+				i++
+			case strings.HasPrefix(next, "-"), strings.ContainsAny(next, "$(`"):
+				return next, "gives nice an option the release cannot check:"
+			}
+		case "stdbuf":
+			for j := i + 1; j < len(u) && strings.HasPrefix(u[j], "-"); j++ {
+				o := u[j]
+				switch {
+				case o == "-i" || o == "-o" || o == "-e":
+					j++
+				case stdbufOption.MatchString(o):
+				default:
+					return o, "gives stdbuf an option the release cannot check:"
+				}
+				i = j
+			}
+		case "command":
+			for j := i + 1; j < len(u) && strings.HasPrefix(u[j], "-") && u[j] != "--"; j++ {
+				if !commandOption.MatchString(u[j]) {
+					return u[j], "gives command an option the release cannot check:"
+				}
+				i = j
+			}
+		}
+	}
+	return "", ""
+}
+
+var (
+	plainCommandName  = regexp.MustCompile(`^[\w./~+-]+$`)
+	timeoutLongValue  = regexp.MustCompile(`^--(?:kill-after|signal)=[A-Za-z0-9_.+-]+$`)
+	timeoutShortValue = regexp.MustCompile(`^-[ks][A-Za-z0-9_.+-]+$`)
+	timeoutValue      = regexp.MustCompile(`^[A-Za-z0-9_.+-]+$`)
+	timeoutDuration   = regexp.MustCompile(`^\d+(?:\.\d+)?[smhd]?$`)
+	niceNumber        = regexp.MustCompile(`^-?\d+$`)
+	stdbufOption      = regexp.MustCompile(`^(?:-[ioe].+|--(?:input|output|error)=.+)$`)
+	commandOption     = regexp.MustCompile(`^-[pvV]+$`)
+)
+
+// declarationOptions reads a declaration's words as the release does
+// before it runs one: each option one bash and zsh both take (declare
+// -x, -r, -t and the listing -p, -f, -g, ...; export -p, -n, -f, -a;
+// readonly -p, -x, -a, -f), none after the first name, no assignment
+// after a listing option (declare -g x=1, export -n X=1), and no name
+// readonly sets twice (TestDifferential/builtinforms-allowed-default).
+func declarationOptions(name string, args []string) (string, string) {
+	assigning, listing := declOptions[name][0], declOptions[name][1]
+	if listing == nil {
+		return "", ""
+	}
+	readonly := name == "readonly"
+	listed, operands := "", false
+	seen := map[string]bool{}
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+			if listed != "" && strings.Contains(a, "=") {
+				return a, "assigns after " + name + " " + listed + ", which not every shell does:"
+			}
+			n, _, _ := strings.Cut(a, "=")
+			n = strings.TrimSuffix(n, "+")
+			if readonly && strings.Contains(a, "=") && seen[n] {
+				return a, "makes " + name + " set a name twice:"
+			}
+			seen[n], operands = true, true
+			continue
+		}
+		switch {
+		case operands:
+			return a, "gives " + name + " an option after its names:"
+		case a == "--":
+			operands = true
+		case assigning != nil && assigning.MatchString(a):
+			readonly = readonly || strings.Contains(a, "r")
+		case listing.MatchString(a):
+			if listed == "" {
+				listed = a
+			}
+		default:
+			return a, "gives " + name + " an option not every shell takes:"
+		}
+	}
+	return "", ""
+}
+
+// declOptions are, per declaration, the options that set attributes on
+// what it assigns and the ones that list or change how it reads names
+// (the release's tables).
+var declOptions = func() map[string][2]*regexp.Regexp {
+	assigning := regexp.MustCompile(`^[-+][rtx]+$`)
+	listing := regexp.MustCompile(`^(?:-[fgprtxU]+|\+[grtx]+)$`)
+	return map[string][2]*regexp.Regexp{
+		"declare":  {assigning, listing},
+		"typeset":  {assigning, listing},
+		"local":    {assigning, regexp.MustCompile(`^-[fprtx]+$`)},
+		"export":   {nil, regexp.MustCompile(`^-[aAfnp]+$`)},
+		"readonly": {nil, regexp.MustCompile(`^-[aAfpx]+$`)},
+	}
+}()

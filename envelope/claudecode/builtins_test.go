@@ -226,3 +226,67 @@ func TestLiteralArithmetic(t *testing.T) {
 		}
 	}
 }
+
+// TestWrappersAndAwk: awk programs, wrappers, read and unset operands,
+// keywords as command names, xargs handing words to find or jq, and
+// declarations' options, as Claude Code 2.1.328 asks for them under rules
+// naming the commands (TestDifferential/wrapawk-allowed-default,
+// builtinforms-allowed-default).
+func TestWrappersAndAwk(t *testing.T) {
+	u := codeUncheckedCommand
+	rules := `{"permissions": {"allow": ["Bash(awk:*)", "Bash(ls:*)", "Bash(env:*)", "Bash(read:*)", "Bash(unset:*)",
+		"Bash(wait:*)", "Bash(printf:*)", "Bash(if:*)", "Bash(then:*)", "Bash(xargs:*)", "Bash(find:*)", "Bash(jq:*)",
+		"Bash(grep:*)", "Bash(declare:*)", "Bash(export:*)", "Bash(readonly:*)", "Bash(local:*)"]}}`
+	runCalls(t, rules, "", []call1{
+		{"Bash", cmdAt(`awk '{system("echo x")}' a.txt`), ask, u},
+		{"Bash", cmdAt(`awk '{print | "cat"}' a.txt`), ask, u},
+		{"Bash", cmdAt(`awk '{ "date" | getline d; print d }' a.txt`), ask, u},
+		{"Bash", cmdAt(`awk '@load "x"' a.txt`), ask, u},
+		{"Bash", cmdAt(`awk 'BEGIN{extension("x")}'`), ask, u},
+		{"Bash", cmdAt(`awk 'BEGIN{print "x" > "/inet/tcp/0/localhost/80"}'`), ask, u},
+		{"Bash", cmdAt("awk '{print}' *.txt"), ask, u},
+		{"Bash", cmdAt("awk -e '{print}' a.txt"), ask, u},
+		{"Bash", cmdAt(`awk '{print $1}' a.txt`), allow, codePermissionAllow},
+		{"Bash", cmdAt(`awk '{print $1 > "out"; n = a || b}' a.txt`), allow, codePermissionAllow},
+		{"Bash", cmdAt("time -p ls"), ask, u},
+		{"Bash", cmdAt("command -x ls"), ask, u},
+		{"Bash", cmdAt("stdbuf -x ls"), ask, u},
+		{"Bash", cmdAt("timeout 5x ls"), ask, u},
+		{"Bash", cmdAt("timeout --bogus 5 ls"), ask, u},
+		{"Bash", cmdAt("nice -x ls"), ask, u},
+		{"Bash", cmdAt("time ls"), allow, codePermissionAllow},
+		{"Bash", cmdAt("timeout -k 5 10 ls"), allow, codePermissionAllow},
+		{"Bash", cmdAt("timeout 1m ls"), allow, codePermissionAllow},
+		{"Bash", cmdAt("nice -n 5 ls"), allow, codePermissionAllow},
+		{"Bash", cmdAt("stdbuf -oL ls"), allow, codePermissionAllow},
+		{"Bash", cmdAt("command -p ls"), allow, codePermissionAllow},
+		{"Bash", cmdAt("env -S 'ls -l'"), ask, u},
+		{"Bash", cmdAt("env -i -u X A=1 ls"), allow, codePermissionAllow},
+		{"Bash", cmdAt("read -a 'arr[1]' < a.txt"), ask, u},
+		{"Bash", cmdAt("unset 'a[1]'"), ask, u},
+		{"Bash", cmdAt("read -t x y < a.txt"), ask, u},
+		{"Bash", cmdAt("read -p 'a[1]' x < a.txt"), ask, u},
+		{"Bash", cmdAt("printf -v 'a[1]' x"), ask, u},
+		{"Bash", cmdAt("wait -p 'v[1]'"), ask, u},
+		{"Bash", cmdAt("read -t 1 x < a.txt"), allow, codePermissionAllow},
+		{"Bash", cmdAt("unset -v x"), allow, codePermissionAllow},
+		{"Bash", cmdAt("printf -v v x"), allow, codePermissionAllow},
+		{"Bash", cmdAt("'if' true"), ask, u},
+		{"Bash", cmdAt(`"then"`), ask, u},
+		{"Bash", cmdAt("ls | xargs find"), ask, u},
+		{"Bash", cmdAt("ls | xargs jq ."), ask, u},
+		{"Bash", cmdAt("ls | xargs grep x"), allow, codePermissionAllow},
+		{"Bash", cmdAt("export -n X=1"), ask, u},
+		{"Bash", cmdAt("export X=1 -n"), ask, u},
+		{"Bash", cmdAt("readonly R=1 R=2"), ask, u},
+		{"Bash", cmdAt("declare -I x"), ask, u},
+		{"Bash", cmdAt("export -n X"), allow, codePermissionAllow},
+		{"Bash", cmdAt("declare -rx X=1"), allow, codePermissionAllow},
+		{"Bash", cmdAt("local -r x=1"), allow, codePermissionAllow},
+	})
+	runCalls(t, `{}`, "", []call1{
+		{"Bash", cmdAt("command -x ls"), ask, u},
+		{"Bash", cmdAt("timeout 5x ls"), ask, u},
+		{"Bash", cmdAt("ls | xargs grep x"), allow, codeDefaultReadOnly},
+	})
+}

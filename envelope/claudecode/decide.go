@@ -953,6 +953,14 @@ func (v *view) decideSub(c *call, l *bashLine, s *bashSub, outcomes []envelope.O
 		}
 	}
 	ro := s != nil && l.readOnly(s)
+	if ro && (s.xargs || s.args[0] == "xargs") && v.hasReadDeny() && !xargsPrints(s) {
+		// The paths xargs hands a reader cannot be checked against a Read
+		// deny rule: Claude Code 2.1.328 asks for find . -name '*.txt' |
+		// xargs grep x under Read(./secret/**) (TestDifferential/
+		// diropts-default) and runs ls | xargs grep x with no rule
+		// (wrapawk-default).
+		ro = false
+	}
 	reach(stepMode)
 	switch v.mode {
 	case modeBypass:
@@ -982,6 +990,18 @@ func (v *view) decideSub(c *call, l *bashLine, s *bashSub, outcomes []envelope.O
 		return v.approve(c, l, s, nil, outcomes)
 	}
 	return decided(stepDefaults, envelope.Ask, envelope.Reason{Code: codeDefaultPrompt})
+}
+
+// xargsPrints reports an xargs whose command only prints its arguments
+// (echo, printf).
+func xargsPrints(s *bashSub) bool {
+	w := s.args
+	if w[0] == "xargs" {
+		for len(w) > 0 && (w[0] == "xargs" || strings.HasPrefix(w[0], "-")) {
+			w = w[1:]
+		}
+	}
+	return len(w) > 0 && (w[0] == "echo" || w[0] == "printf")
 }
 
 // approve decides a subcommand an allow rule (rr) or the read-only list
@@ -1067,8 +1087,20 @@ func uncheckable(l *bashLine, s *bashSub, sp subPaths) (code, why, word string) 
 	if w := tildePath(sp); w != "" {
 		return codePathScope, "names a tilde form (~user, ~+, ~-) the release does not check:", w
 	}
+	if s.wrapWhy != "" {
+		return codeUncheckedCommand, s.wrapWhy, s.wrapWord
+	}
+	if len(s.words) > 0 && keywords[sp.words[0]] && s.words[0] != sp.words[0] {
+		// 'if' true, "then": Claude Code 2.1.328 asks ("Shell keyword
+		// 'if' as command name — tree-sitter mis-parse": TestDifferential/
+		// wrapawk-allowed-default).
+		return codeUncheckedCommand, "is a shell keyword written as a command name, which the release's parser misreads:", s.words[0]
+	}
 	if w, why := builtinUnchecked(sp.words, s.args); why != "" {
 		return codeUncheckedCommand, why, w
+	}
+	if len(sp.words) > 0 && s.xargs && (sp.words[0] == "find" || sp.words[0] == "jq") {
+		return codeUncheckedCommand, "is given arguments by xargs, which the release cannot check:", sp.words[0]
 	}
 	return "", "", ""
 }

@@ -19,6 +19,7 @@ func parseBashJoined(cmd string) *bashLine {
 		orig := s.words
 		s.words = stripWords(s.words, stripAllow)
 		s.notRO, s.xargs = readOnlyWrappers(orig[:len(orig)-len(s.words)])
+		s.wrapWord, s.wrapWhy = wrapperUnchecked(orig[:len(orig)-len(s.words)])
 		s.args, s.outs, s.ins = splitRedirsScan(s.words)
 		s.args = unquoteCommandWord(s.args)
 		s.allowText = strings.Join(s.args, " ")

@@ -152,6 +152,8 @@ func readOnlyArgs(w []string) bool {
 		return gitReadOnly(u[1:], w[1:])
 	case "test", "[", "[[":
 		return testReadOnly(u, w)
+	case "xargs":
+		return xargsReadOnly(u, w)
 	}
 	if simpleReadOnly[u[0]] {
 		return noSpecial(w[1:])
@@ -540,4 +542,47 @@ func printfOperands(format string, u, w []string) bool {
 		}
 	}
 	return true
+}
+
+// xargsTargets are the commands the release runs read-only after xargs.
+var xargsTargets = setOf("echo", "printf", "wc", "grep", "egrep", "fgrep", "head", "tail")
+
+// xargsReadOnly: xargs with the options the release knows (-0, -t, -r,
+// -x; -n, -P, -L, -s and a number; -E and a word; -d and one character;
+// -I {}) before one of xargsTargets, whose own words are read-only: ls |
+// xargs grep x and ls | xargs -0 grep x run with no rule, ls | xargs cat
+// and ls | xargs -I{} grep x {} ask (TestDifferential/wrapawk-default,
+// sh4-readonly-default).
+func xargsReadOnly(u, w []string) bool {
+	i := 1
+	for ; i < len(u) && strings.HasPrefix(u[i], "-"); i++ {
+		a := u[i]
+		if a == "--" {
+			i++
+			break
+		}
+		if i+1 >= len(u) && a != "-0" && a != "-t" && a != "-r" && a != "-x" {
+			return false
+		}
+		switch a {
+		case "-0", "-t", "-r", "-x":
+		case "-n", "-P", "-L", "-s":
+			if i++; !allDigits(u[i]) {
+				return false
+			}
+		case "-E":
+			i++
+		case "-d":
+			if i++; len(u[i]) != 1 {
+				return false
+			}
+		case "-I":
+			if i++; u[i] != "{}" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return i < len(u) && xargsTargets[u[i]] && readOnlyArgs(w[i:])
 }

@@ -444,15 +444,25 @@ func TestUncheckableArgs(t *testing.T) {
 
 // TestAllowRuleNamingXargs: an allow rule naming xargs approves the
 // command xargs runs, as Claude Code 2.1.328 does (TestDifferential/
-// diropts-allowed-default); without it, xargs grep is not approved by
-// grep's read-only entry (sh4-readonly-default).
+// diropts-allowed-default); without it, xargs grep is approved by grep's
+// read-only entry only while no Read deny rule exists (diropts-default,
+// wrapawk-default).
 func TestAllowRuleNamingXargs(t *testing.T) {
 	runCalls(t, `{"permissions": {"allow": ["Bash(find:*)", "Bash(xargs:*)"]}}`, "", []call1{
 		{"Bash", cmdAt("find . -name '*.txt' | xargs grep x"), allow, codePermissionAllow},
 		{"Bash", cmdAt("xargs grep x"), allow, codePermissionAllow},
 	})
-	runCalls(t, `{"permissions": {"allow": ["Bash(find:*)"]}}`, "", []call1{
+	// As diropts-default ran it, under Read(./secret/**): the paths xargs
+	// hands grep cannot be checked against the deny rule. With no deny
+	// rule grep's read-only entry runs it (wrapawk-default).
+	runCalls(t, `{"permissions": {"allow": ["Bash(find:*)"], "deny": ["Read(./secret/**)"]}}`, "", []call1{
 		{"Bash", cmdAt("find . -name '*.txt' | xargs grep x"), ask, codeDefaultPrompt},
+	})
+	runCalls(t, `{"permissions": {"allow": ["Bash(find:*)"]}}`, "", []call1{
+		{"Bash", cmdAt("find . -name '*.txt' | xargs grep x"), allow, codePermissionAllow},
+		{"Bash", cmdAt("ls | xargs -0 grep x"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("ls | xargs cat"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("ls | xargs -I{} grep x {}"), ask, codeDefaultPrompt},
 	})
 }
 

@@ -117,3 +117,28 @@ func matrixEchoForms() []dcase {
 	return append(out, sh4Cases("echoforms-allowed", "echo forms", []string{"default"},
 		Settings{Allow: []string{"Bash(echo:*)", "Bash(printf:*)", "Bash(test:*)", "Bash([:*)", "Bash(ls:*)"}}, files, probes)...)
 }
+
+// matrixWrappersAndAwk: awk programs that run commands or load code,
+// wrappers given options or words the release will not see through, read,
+// unset, wait and printf -v given subscripts, shell keywords as command
+// names and what xargs hands to awk, find and jq, with no rule and under
+// allow rules naming the commands.
+func matrixWrappersAndAwk() []dcase {
+	probes := shs(`awk '{system("echo x")}' a.txt`, `awk '{print | "cat"}' a.txt`, `awk '{ "date" | getline d; print d }' a.txt`,
+		`awk '@load "x"' a.txt`, `awk 'BEGIN{extension("x")}'`, `awk '{print $1}' a.txt`, "awk '{print}' *.txt",
+		"awk -v x=1 '{print x}' a.txt", `awk 'BEGIN{print "x" > "/inet/tcp/0/localhost/80"}'`, "awk '{print}' a.txt",
+		"time ls", "time -p ls", "nohup ls", "time 'ls'", "env -S 'ls -l'", "env -u X ls", "env -i ls", "env -0 ls", "env ls",
+		"command -x ls", "nice -n 5 ls", "nice -5 ls", "nice ls", "stdbuf -oL ls", "stdbuf -x ls", "timeout -k 5 10 ls",
+		"timeout 1m ls", "timeout 5x ls", "builtin -- echo x", "noglob ls", "'' ls", "-ls",
+		"read -a 'arr[1]' < a.txt", "unset 'a[1]'", "unset -v x", "unset x", "read -t 1 x < a.txt", "read -t x y < a.txt",
+		"read -p 'a[1]' x < a.txt", "wait -p v", "printf -v 'a[1]' x", "printf -v v x", "getopts ab 'a[1]'",
+		"'if' true", `"then"`, "ls | xargs awk '{print}'", "ls | xargs find", "ls | xargs jq .", "ls | xargs grep x",
+		"ls | xargs -0 grep x", "ls | xargs -I{} grep x {}")
+	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n"}
+	out := sh4Cases("wrapawk", "wrappers and awk", []string{"default"}, Settings{}, files, probes)
+	return append(out, sh4Cases("wrapawk-allowed", "wrappers and awk", []string{"default"},
+		Settings{Allow: []string{"Bash(awk:*)", "Bash(ls:*)", "Bash(echo:*)", "Bash(read:*)", "Bash(unset:*)", "Bash(wait:*)",
+			"Bash(printf:*)", "Bash(getopts:*)", "Bash(if:*)", "Bash(then:*)", "Bash(xargs:*)", "Bash(find:*)", "Bash(jq:*)",
+			"Bash(grep:*)", "Bash(time:*)", "Bash(nohup:*)", "Bash(env:*)", "Bash(command:*)", "Bash(nice:*)", "Bash(stdbuf:*)",
+			"Bash(timeout:*)", "Bash(builtin:*)", "Bash(noglob:*)"}}, files, probes)...)
+}
