@@ -737,6 +737,39 @@ func zshShape(cmd string) bool {
 	return false
 }
 
+// quotedComment reports a newline followed by blanks and a '#' inside
+// quotes ("Newline followed by # inside a quoted argument can hide
+// arguments from path validation": echo 'x<newline># y',
+// TestDifferential/redirshapes-*).
+func quotedComment(cmd string) bool {
+	if strings.IndexByte(cmd, '\n') < 0 {
+		return false
+	}
+	var q byte
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case q == 0 && c == '\\':
+			i++
+		case q == 0 && (c == '\'' || c == '"'):
+			q = c
+		case q != 0 && c == q:
+			q = 0
+		case q == '"' && c == '\\':
+			i++
+		case q != 0 && c == '\n':
+			j := i + 1
+			for j < len(cmd) && (cmd[j] == ' ' || cmd[j] == '\t' || cmd[j] == '\n' || cmd[j] == '\r' || cmd[j] == '\f' || cmd[j] == '\v') {
+				j++
+			}
+			if j < len(cmd) && cmd[j] == '#' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // wordStart reports a letter or '_'.
 func wordStart(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
 
@@ -819,8 +852,13 @@ var arithNumber = regexp.MustCompile(`^(?:[0-9]+|0[xX][0-9a-fA-F]+|[0-9]+#[0-9a-
 
 // expansionShapes reports the expansions of a line, its subcommands as
 // written, that Claude Code 2.1.328 refuses to read: a variable
-// (variableShapes) or a tilde in an assignment's value (tildeAssigned).
+// (variableShapes), a tilde in an assignment's value (tildeAssigned), or
+// a comment line inside quotes (quotedComment); here-documents' bodies
+// aside.
 func expansionShapes(cmd string, hd *hdScan, subs []bashSub) bool {
+	if strings.IndexByte(cmd, '\n') >= 0 && quotedComment(hd.plain(cmd)) {
+		return true
+	}
 	if strings.IndexByte(cmd, '$') >= 0 && variableShapes(hd.plain(cmd)) {
 		return true
 	}

@@ -83,6 +83,9 @@ func builtinUnchecked(words, raw []string) (word, why string) {
 	case "declare", "typeset", "local", "export", "readonly", "float", "integer", "private":
 		return declarationUnchecked(name, args, raw[1:])
 	case "printf":
+		if w, why := shellVariableWrites(name, args); why != "" {
+			return w, why
+		}
 		if w, why := subscriptOperands(name, args); why != "" {
 			return w, why
 		}
@@ -111,7 +114,12 @@ func builtinUnchecked(words, raw []string) (word, why string) {
 	case "env":
 		return envOptions(args)
 	case "read", "unset", "wait":
+		if w, why := shellVariableWrites(name, args); why != "" {
+			return w, why
+		}
 		return subscriptOperands(name, args)
+	case "getopts":
+		return shellVariableWrites(name, args)
 	}
 	return "", ""
 }
@@ -371,11 +379,20 @@ func plainOperand(w string) bool {
 	return rest == "" || rest[0] == '=' && !strings.ContainsAny(rest, "`\\") && !strings.Contains(rest, "$(")
 }
 
-// findUnchecked: find with a glob character outside quotes anywhere
+// findUnchecked: find with an action that runs a command or writes
+// (-exec, -execdir, -ok, -okdir, -delete, -fprint, ...: "find with '-exec'
+// executes commands or modifies files — cannot be auto-allowed by a
+// Bash(find:*) prefix rule": TestDifferential/redirshapes-allowed-default),
+// with a glob character outside quotes anywhere
 // ("find contains unquoted glob characters": find . -name *.txt), a
 // glob in a word that is no option's value (find '*.txt'), or an option
 // versions of find read differently (-df, -xf).
 func findUnchecked(args, raw []string) (string, string) {
+	for _, a := range args {
+		if findActions[a] {
+			return a, "gives find an action that runs a command or writes, which no rule naming find approves:"
+		}
+	}
 	for _, w := range raw {
 		if bareGlob(w) {
 			return w, "gives find a glob the shell would expand:"
@@ -554,3 +571,75 @@ var declOptions = func() map[string][2]*regexp.Regexp {
 		"readonly": {nil, regexp.MustCompile(`^-[aAfpx]+$`)},
 	}
 }()
+
+// findActions are find's actions that run a command or write a file.
+var findActions = setOf("-exec", "-execdir", "-ok", "-okdir", "-delete", "-rm", "-fprint", "-fprint0", "-fprintf", "-fls",
+	"-files0-from")
+
+// shellVariableWrites: unset, read, printf -v and getopts given a
+// variable that changes how later commands run or that the shell keeps as
+// an integer (PATH, IFS, LD_*, RANDOM, ...: "'unset' targets shell
+// variable PATH (exec-influencing / integer-attr / IFS / PS4)", "'read'
+// writes shell variable PATH"), and unset with an option but -f and -v
+// (unset -n X) (TestDifferential/redirshapes-allowed-default).
+func shellVariableWrites(name string, args []string) (string, string) {
+	var names []string
+	switch name {
+	case "unset":
+		for _, a := range args {
+			if strings.HasPrefix(a, "-") {
+				if a != "-f" && a != "-v" && a != "--" {
+					return a, "gives unset an option the release cannot check:"
+				}
+				continue
+			}
+			names = append(names, a)
+		}
+	case "read":
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case a == "-t" || a == "-n" || a == "-N" || a == "-p" || a == "-a" || a == "-d" || a == "-u" || a == "-i":
+				if a == "-a" && i+1 < len(args) {
+					names = append(names, args[i+1])
+				}
+				i++
+			case !strings.HasPrefix(a, "-"):
+				names = append(names, a)
+			}
+		}
+	case "printf":
+		for i := 0; i+1 < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--"; i++ {
+			if args[i] == "-v" {
+				names = append(names, args[i+1])
+				i++
+			}
+		}
+	case "getopts":
+		if len(args) >= 2 {
+			names = append(names, args[1])
+		}
+	}
+	for _, n := range names {
+		if runVariable(n) {
+			return n, "makes " + name + " write a variable that changes how commands run:"
+		}
+	}
+	return "", ""
+}
+
+// runVariable reports a variable whose value changes how later commands
+// are found or run (lookupVariables, LD_*, DYLD_*, BASH_FUNC_*, IFS, PS4,
+// PROMPT4) or that the shell keeps as an integer (integerVariables).
+func runVariable(n string) bool {
+	l := strings.ToLower(n)
+	return lookupVariables[l] || strings.HasPrefix(l, "ld_") || strings.HasPrefix(l, "dyld_") || strings.HasPrefix(l, "bash_func_") ||
+		n == "PS4" || n == "PROMPT4" || integerVariables[n]
+}
+
+// integerVariables are the shell's integer variables the release names.
+var integerVariables = setOf("RANDOM", "SECONDS", "LINENO", "OPTIND", "MAILCHECK", "HISTCMD", "SRANDOM", "EPOCHSECONDS",
+	"EPOCHREALTIME", "BASHPID", "BASH_MONOSECONDS", "BASH_TRAPSIG", "COLUMNS", "LINES", "SHLVL", "ERRNO", "TMOUT", "HISTSIZE",
+	"SAVEHIST", "TRY_BLOCK_ERROR", "TRY_BLOCK_INTERRUPT", "KEYTIMEOUT", "LISTMAX", "LOGCHECK", "PERIOD", "FUNCNEST", "UID", "EUID",
+	"GID", "EGID", "REPORTTIME", "REPORTMEMORY", "DIRSTACKSIZE", "BAUD", "ZLE_RPROMPT_INDENT", "MBEGIN", "MEND", "PPID", "ARGC",
+	"ZSH_SUBSHELL", "TTYIDLE", "status")

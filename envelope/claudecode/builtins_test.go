@@ -290,3 +290,38 @@ func TestWrappersAndAwk(t *testing.T) {
 		{"Bash", cmdAt("ls | xargs grep x"), allow, codeDefaultReadOnly},
 	})
 }
+
+// TestFindActionsAndShellVariables: find's actions under a rule naming
+// find, the variables unset, read, printf -v and getopts may not write,
+// and a comment line inside quotes (TestDifferential/redirshapes-*).
+func TestFindActionsAndShellVariables(t *testing.T) {
+	u := codeUncheckedCommand
+	rules := `{"permissions": {"allow": ["Bash(find:*)", "Bash(unset:*)", "Bash(read:*)", "Bash(printf:*)", "Bash(getopts:*)",
+		"Bash(echo:*)", "Bash(cat:*)"]}}`
+	runCalls(t, rules, "", []call1{
+		{"Bash", cmdAt("find . -name rs9 -exec ls {} \\;"), ask, u},
+		{"Bash", cmdAt("find . -name rs9 -exec rm {} +"), ask, u},
+		{"Bash", cmdAt("find . -name rs9 -delete"), ask, u},
+		{"Bash", cmdAt("find . -name rs9 -ok ls {} \\;"), ask, u},
+		{"Bash", cmdAt("find . -name rs9 -execdir ls {} +"), ask, u},
+		{"Bash", cmdAt("find . -name rs9 -fprint rs10.txt"), ask, u},
+		{"Bash", cmdAt("find . -name rs9 -print"), allow, codePermissionAllow},
+		{"Bash", cmdAt("unset PATH"), ask, u},
+		{"Bash", cmdAt("unset IFS"), ask, u},
+		{"Bash", cmdAt("unset LD_PRELOAD"), ask, u},
+		{"Bash", cmdAt("unset RANDOM"), ask, u},
+		{"Bash", cmdAt("unset -n X"), ask, u},
+		{"Bash", cmdAt("read PATH < a.txt"), ask, u},
+		{"Bash", cmdAt("read -r IFS < a.txt"), ask, u},
+		{"Bash", cmdAt("printf -v PATH x"), ask, u},
+		{"Bash", cmdAt("getopts ab PATH"), ask, u},
+		{"Bash", cmdAt("unset X"), allow, codePermissionAllow},
+		{"Bash", cmdAt("unset -f fn"), allow, codePermissionAllow},
+		{"Bash", cmdAt("read x < a.txt"), allow, codePermissionAllow},
+		{"Bash", cmdAt("getopts ab opt"), allow, codePermissionAllow},
+		{"Bash", cmdAt("cat 'a.txt\n#b'"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("echo \"x\n  # y\""), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("echo 'x\ny # z'"), allow, codePermissionAllow},
+		{"Bash", cmdAt("cat <<'EOF'\nit's\n# x\nEOF"), allow, codePermissionAllow},
+	})
+}

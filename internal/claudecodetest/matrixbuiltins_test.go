@@ -142,3 +142,25 @@ func matrixWrappersAndAwk() []dcase {
 			"Bash(grep:*)", "Bash(time:*)", "Bash(nohup:*)", "Bash(env:*)", "Bash(command:*)", "Bash(nice:*)", "Bash(stdbuf:*)",
 			"Bash(timeout:*)", "Bash(builtin:*)", "Bash(noglob:*)"}}, files, probes)...)
 }
+
+// matrixRedirectShapes: redirection targets and words 2.1.328's reader
+// refuses (zsh's >! and =cmd targets, a close-fd redirection with a word
+// after it, a command substitution or a newline in a target, two targets),
+// a newline before '#' in an argument, unset and read of the variables
+// that change how commands run, loop variables, select, and brace
+// expansions, with no rule and under allow rules naming the commands.
+func matrixRedirectShapes() []dcase {
+	probes := shs("echo x >!rs1.txt", "echo x > =rs2", "ls 2>&-x", "echo x >&-rs3", "echo x > $(echo rs4.txt)", "echo x > rs5.txt rs6.txt",
+		"echo x > 'rs7\n#x.txt'", "cat 'a.txt\n#b'", "echo 'x\n# y'", "echo x >&2", "echo x 2>&1 >/dev/null", "ls >& /dev/null",
+		"echo x &>/dev/null", "cat < a.txt > /dev/null", "unset PATH", "unset IFS", "unset X", "unset -f fn", "unset -n X",
+		"read PATH < a.txt", "printf -v PATH x", "for PATH in a; do echo x; done", "for f in a; do echo x; done",
+		"select x in a; do break; done", "echo {a,b}", "echo {a..c}", "echo a{b,c}", `echo {a\,b}`, `echo {"a",b}`, "echo x{}y",
+		"getopts ab PATH", "mapfile PATH < a.txt", "echo x >| rs8.txt", "echo x > /dev/null 2>&1 &", "ls 2>/dev/null; ls",
+		"find . -name rs9 -exec ls {} \\;", "find . -name rs9 -exec rm {} +", "find . -name rs9 -delete", "find . -name rs9 -ok ls {} \\;",
+		"find . -name rs9 -execdir ls {} +", "find . -name rs9 -fprint rs10.txt", "find . -name rs9 -print")
+	files := map[string]string{"a.txt": "a\n"}
+	out := sh4Cases("redirshapes", "redirect shapes", []string{"default"}, Settings{}, files, probes)
+	return append(out, sh4Cases("redirshapes-allowed", "redirect shapes", []string{"default"},
+		Settings{Allow: []string{"Bash(echo:*)", "Bash(cat:*)", "Bash(ls:*)", "Bash(unset:*)", "Bash(read:*)", "Bash(printf:*)",
+			"Bash(for:*)", "Bash(select:*)", "Bash(getopts:*)", "Bash(mapfile:*)", "Bash(find:*)"}}, files, probes)...)
+}
