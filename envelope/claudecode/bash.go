@@ -777,8 +777,10 @@ func wordStart(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z
 // 2.1.328 cannot read ahead of the shell: before a quote ($'a\nb', "Text
 // with escape codes in this command can't be checked before it runs"),
 // before a byte that is not ASCII ($é, "A $ followed by non-ASCII text"),
-// or before a '~' (zsh's $~x) (TestDifferential/uncheckable-*). A '$'
-// escaped by a backslash is text.
+// before a '~', '+', '^' or '=' (zsh's $~x, $+x, $^x, $=x: "zsh
+// $+/$^/$=/$~ prefix-flag expansion"; echo $= and echo a$+ ask too) or a
+// '[' ($[1+2]) (TestDifferential/uncheckable-*, zshflags-*,
+// expansions-*). A '$' escaped by a backslash is text.
 func dollarShapes(cmd string) bool {
 	inSingle, inDouble := false, false
 	for i := 0; i < len(cmd); i++ {
@@ -796,7 +798,7 @@ func dollarShapes(cmd string) bool {
 			inSingle = true
 		case c == '$' && i+1 < len(cmd):
 			switch n := cmd[i+1]; {
-			case n == '\'' && !inDouble, n >= 0x80, n == '~', n == '[':
+			case n == '\'' && !inDouble, n >= 0x80, n == '~', n == '[', n == '+', n == '^', n == '=':
 				return true
 			case inDouble && zshModified(cmd[i+1:]):
 				return true

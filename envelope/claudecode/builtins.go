@@ -81,7 +81,7 @@ func builtinUnchecked(words, raw []string) (word, why string) {
 	case "set":
 		return setUnchecked(args)
 	case "declare", "typeset", "local", "export", "readonly", "float", "integer", "private":
-		return declarationUnchecked(name, args, raw[1:])
+		return declarationUnchecked(name, args)
 	case "printf":
 		if w, why := shellVariableWrites(name, args); why != "" {
 			return w, why
@@ -324,9 +324,9 @@ func setUnchecked(args []string) (string, string) {
 // with -m; export and readonly with such a flag and an assignment
 // (export -a x runs); an operand of declare, typeset or local that is not
 // a plain NAME or NAME=value (declare 'a[$(echo 1)]=x'; declare x=a[1]
-// and declare x=$HOME run); and an operand of export or readonly with a
-// subscript or a backslash.
-func declarationUnchecked(name string, args, raw []string) (string, string) {
+// and declare "x=1" run); and an operand of export or readonly with a
+// subscript, a backslash or an expansion (export A=$((1+2))).
+func declarationUnchecked(name string, args []string) (string, string) {
 	local := name == "declare" || name == "typeset" || name == "local"
 	exported := name == "export" || name == "readonly"
 	if w, why := declarationOptions(name, args); why != "" {
@@ -334,7 +334,7 @@ func declarationUnchecked(name string, args, raw []string) (string, string) {
 	}
 	assigns := anyMatch(args, func(w string) bool { _, ok := isAssignment(w); return ok })
 	fun, upper := false, false
-	for i, a := range args {
+	for _, a := range args {
 		if len(a) > 1 && (a[0] == '-' || a[0] == '+') {
 			if a == "--" {
 				continue
@@ -357,19 +357,21 @@ func declarationUnchecked(name string, args, raw []string) (string, string) {
 			continue
 		}
 		switch {
-		case local && !plainOperand(raw[i]):
+		case local && !plainOperand(a):
 			return a, "gives " + name + " an operand that is not a plain NAME or NAME=value:"
-		case exported && strings.ContainsAny(a, `[\`):
-			return a, "gives " + name + " an operand with a subscript or an escape:"
+		case exported && (strings.ContainsAny(a, "[\\`") || strings.Contains(a, "$(")):
+			return a, "gives " + name + " an operand with a subscript, an escape or an expansion:"
 		}
 	}
 	return "", ""
 }
 
-// plainOperand reports an operand of declare written as NAME or
-// NAME=value, the name unquoted and the value without a command
-// substitution or an escape (a variable in it makes the line one the
-// release does not read at all: variableShapes).
+// plainOperand reports an operand of declare that reads, its quotes
+// removed, as NAME or NAME=value, the value without a command
+// substitution, an arithmetic expansion, a backtick or a backslash
+// (declare "x=1" and
+// local "x"=1 run; a variable in it makes the line one the release does
+// not read at all: variableShapes).
 func plainOperand(w string) bool {
 	n := nameLen(w)
 	if n == 0 {

@@ -325,3 +325,26 @@ func TestFindActionsAndShellVariables(t *testing.T) {
 		{"Bash", cmdAt("cat <<'EOF'\nit's\n# x\nEOF"), allow, codePermissionAllow},
 	})
 }
+
+// TestZshFlagsAndQuotedDeclarations: zsh's expansion flags make a line
+// one 2.1.328 does not read; a declaration's quoted operand is read
+// unquoted, and export's literal arithmetic is an expansion it will not
+// assign unchecked (TestDifferential/zshflags-*).
+func TestZshFlagsAndQuotedDeclarations(t *testing.T) {
+	rules := `{"permissions": {"allow": ["Bash(echo:*)", "Bash(declare:*)", "Bash(export:*)", "Bash(local:*)"]}}`
+	runCalls(t, rules, "", []call1{
+		{"Bash", cmdAt("echo $+x"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("echo $^x"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("echo $=x"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt(`echo "$+x"`), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("echo a$+"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt(`echo 'a$+' "x$"`), allow, codePermissionAllow},
+		{"Bash", cmdAt(`declare "x=1"`), allow, codePermissionAllow},
+		{"Bash", cmdAt(`local "x"=1`), allow, codePermissionAllow},
+		{"Bash", cmdAt(`declare x="$((1+2))"`), ask, codeUncheckedCommand},
+		{"Bash", cmdAt(`declare 'x=a\b'`), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("export A=$((1+2))"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("export A=1"), allow, codePermissionAllow},
+		{"Bash", cmdAt("export X=$HOME"), allow, codePermissionAllow},
+	})
+}

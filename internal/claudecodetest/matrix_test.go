@@ -242,6 +242,7 @@ func matrix() []dcase {
 	out = append(out, matrixEchoForms()...)
 	out = append(out, matrixWrappersAndAwk()...)
 	out = append(out, matrixRedirectShapes()...)
+	out = append(out, matrixZshFlags()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

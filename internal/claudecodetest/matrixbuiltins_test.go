@@ -164,3 +164,14 @@ func matrixRedirectShapes() []dcase {
 		Settings{Allow: []string{"Bash(echo:*)", "Bash(cat:*)", "Bash(ls:*)", "Bash(unset:*)", "Bash(read:*)", "Bash(printf:*)",
 			"Bash(for:*)", "Bash(select:*)", "Bash(getopts:*)", "Bash(mapfile:*)", "Bash(find:*)"}}, files, probes)...)
 }
+
+// matrixZshFlags: zsh's $+, $^ and $= expansion flags, literal bases
+// in arithmetic, and declarations whose operands are quoted, with no rule
+// and under allow rules naming the commands.
+func matrixZshFlags() []dcase {
+	probes := shs("echo $+x", "echo $^x", "echo $=x", `echo "$+x"`, "echo $=", "echo a$+", "echo $((10#5))", "echo 10#5",
+		`declare "x=1"`, `export "A=1"`, "export 'A'=1", `local "x"=1`, `declare x="$((1+2))"`, "export A=$((1+2))", `readonly "R"`)
+	out := sh4Cases("zshflags", "zsh flags", []string{"default"}, Settings{}, nil, probes)
+	return append(out, sh4Cases("zshflags-allowed", "zsh flags", []string{"default"},
+		Settings{Allow: []string{"Bash(echo:*)", "Bash(declare:*)", "Bash(export:*)", "Bash(local:*)", "Bash(readonly:*)"}}, nil, probes)...)
+}
