@@ -243,6 +243,7 @@ func matrix() []dcase {
 	out = append(out, matrixWrappersAndAwk()...)
 	out = append(out, matrixRedirectShapes()...)
 	out = append(out, matrixZshFlags()...)
+	out = append(out, matrixSedFlags()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

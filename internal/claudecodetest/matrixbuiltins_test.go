@@ -175,3 +175,13 @@ func matrixZshFlags() []dcase {
 	return append(out, sh4Cases("zshflags-allowed", "zsh flags", []string{"default"},
 		Settings{Allow: []string{"Bash(echo:*)", "Bash(declare:*)", "Bash(export:*)", "Bash(local:*)", "Bash(readonly:*)"}}, nil, probes)...)
 }
+
+// matrixSedFlags: sed's w and e flags and commands in acceptEdits and
+// read-only, and a '$' before a non-ASCII byte inside double quotes.
+func matrixSedFlags() []dcase {
+	probes := shs("sed -i 's/a/b/w sw1.txt' a.txt", "sed -i 's/a/b/e' a.txt", "sed -i 's/a/b/g' a.txt", "sed -i 's/a/b/2' a.txt",
+		"sed -i 'w sw2.txt' a.txt", "sed -n 's/a/b/w sw3.txt' a.txt", "sed -n 1p a.txt", "sed -n '1w sw4.txt' a.txt",
+		"sed -i 's/a/b/I' a.txt", "sed -i 's|a|b|' a.txt", `echo "$é"`, `echo "a$é"`)
+	files := map[string]string{"a.txt": "a\n"}
+	return sh4Cases("sedflags", "sed flags", []string{"default", "acceptEdits"}, Settings{}, files, probes)
+}
