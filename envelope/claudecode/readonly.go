@@ -154,6 +154,15 @@ func readOnlyArgs(w []string) bool {
 		return testReadOnly(u, w)
 	case "xargs":
 		return xargsReadOnly(u, w)
+	case "help":
+		// help, -d the one option, no word with a '/', '\' or '~'
+		// (TestDifferential/listing-default).
+		for _, a := range u[1:] {
+			if strings.HasPrefix(a, "-") && a != "-d" || strings.ContainsAny(a, "/\\~") {
+				return false
+			}
+		}
+		return noSpecial(w[1:])
 	}
 	if simpleReadOnly[u[0]] {
 		return noSpecial(w[1:])

@@ -8,8 +8,9 @@ package claudecode
 // the extra checks the release makes per command (date setting the clock,
 // git branch and tag creating refs, ps showing environments, ...) are in
 // readonly.go, and test's table is testFlags there. Commands of that table
-// left out here (xargs, docker, lsof, man, netstat, ss, tput, fd, help, git
-// ls-remote) are not read-only in the dialect: stricter, costing a prompt.
+// left out here (docker, lsof, man, netstat, ss, tput, fd, git ls-remote)
+// are not read-only in the dialect: stricter, costing a prompt; xargs and
+// help are read in readonly.go.
 var readOnlyFlags = map[string]string{
 	"base64": "--break=d --decode=n --help=n --ignore-garbage=n --input=s --version=n --wrap=d -D=n -b=d -d=n -h=n " +
 		"-i=s -w=d",

@@ -244,6 +244,7 @@ func matrix() []dcase {
 	out = append(out, matrixRedirectShapes()...)
 	out = append(out, matrixZshFlags()...)
 	out = append(out, matrixSedFlags()...)
+	out = append(out, matrixListingBuiltins()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

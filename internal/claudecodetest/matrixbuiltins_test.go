@@ -185,3 +185,12 @@ func matrixSedFlags() []dcase {
 	files := map[string]string{"a.txt": "a\n"}
 	return sh4Cases("sedflags", "sed flags", []string{"default", "acceptEdits"}, Settings{}, files, probes)
 }
+
+// matrixListingBuiltins: builtins that only list what the shell holds,
+// given no arguments, with no rule: whether the release's read-only list
+// or its refusal to read evaluating builtins decides.
+func matrixListingBuiltins() []dcase {
+	probes := shs("alias", "history", "history 5", "hash", "trap", "fc -l", "jobs", "set", "declare -p", "export -p", "type ls",
+		"enable", "bind -p", "complete", "compgen -c", "readonly", "shopt", "times", "umask", "ulimit -a", "dirs", "help")
+	return sh4Cases("listing", "listing builtins", []string{"default"}, Settings{}, nil, probes)
+}
