@@ -8,7 +8,7 @@ package claudecode
 // the extra checks the release makes per command (date setting the clock,
 // git branch and tag creating refs, ps showing environments, ...) are in
 // readonly.go, and test's table is testFlags there. Commands of that table
-// left out here (docker, lsof, man, netstat, ss, tput, fd, git ls-remote)
+// left out here (docker, lsof, man, ss, tput, fd, git ls-remote)
 // are not read-only in the dialect: stricter, costing a prompt; xargs and
 // help are read in readonly.go.
 var readOnlyFlags = map[string]string{
@@ -126,6 +126,7 @@ var readOnlyFlags = map[string]string{
 		"--short=n --verbose=n --version=n -A=n -I=n -V=n -a=n -d=n -f=n -h=n -i=n -s=n -v=n",
 	"md5sum": "--binary=n --check=n --help=n --ignore-missing=n --quiet=n --status=n --strict=n --tag=n --text=n " +
 		"--version=n --warn=n --zero=n -b=n -c=n -t=n -w=n -z=n",
+	"netstat": "-I=s -L=n -a=n -f=s -g=n -i=n -l=n -m=n -n=n -r=n -s=n -v=n",
 	"pgrep": "--count=n --delimiter=s --euid=s --exact=n --full=n --group=s --help=n --ignore-case=n --inverse=n " +
 		"--lightweight=n --list-full=n --list-name=n --logpidfile=n --newest=n --ns=s --nslist=s --older=s " +
 		"--oldest=n --parent=s --pgroup=s --pidfile=s --runstates=s --session=s --terminal=s --uid=s " +

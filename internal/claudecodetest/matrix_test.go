@@ -245,6 +245,7 @@ func matrix() []dcase {
 	out = append(out, matrixZshFlags()...)
 	out = append(out, matrixSedFlags()...)
 	out = append(out, matrixListingBuiltins()...)
+	out = append(out, matrixNetstat()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

@@ -194,3 +194,10 @@ func matrixListingBuiltins() []dcase {
 		"enable", "bind -p", "complete", "compgen -c", "readonly", "shopt", "times", "umask", "ulimit -a", "dirs", "help")
 	return sh4Cases("listing", "listing builtins", []string{"default"}, Settings{}, nil, probes)
 }
+
+// matrixNetstat: netstat's options, which the release checks one by one.
+func matrixNetstat() []dcase {
+	probes := shs("netstat -an", "netstat -l", "netstat -r", "netstat -i", "netstat -s", "netstat -p", "netstat -tulpn", "netstat -c",
+		"netstat -I eth0", "netstat --help", "netstat")
+	return sh4Cases("netstat", "netstat", []string{"default"}, Settings{}, nil, probes)
+}
