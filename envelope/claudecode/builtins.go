@@ -317,15 +317,16 @@ func setUnchecked(args []string) (string, string) {
 	return "", ""
 }
 
-// declarationUnchecked: declare, typeset and local with a flag that
-// changes how the value is read (-n, -i, -a, -l, -u, -A, -E, -F, -L, -R,
-// -Z: declare -i x=1+2, declare -a arr, typeset -u x=a), or with -g and
-// an assignment (declare -g x=1); any declaration
-// with -m; export and readonly with such a flag and an assignment
-// (export -a x runs); an operand of declare, typeset or local that is not
-// a plain NAME or NAME=value (declare 'a[$(echo 1)]=x'; declare x=a[1]
-// and declare "x=1" run); and an operand of export or readonly with a
-// subscript, a backslash or an expansion (export A=$((1+2))).
+// declarationUnchecked: a declaration's options as declarationOptions
+// reads them; declare, typeset and local with a flag that changes how the
+// value is read (-n, -i, -a, -l, -u, -A, -E, -F, -L, -R, -Z: declare -i
+// x=1+2, declare -a arr, typeset -u x=a) or with -g and an assignment
+// (declare -g x=1); any declaration with -m; export and readonly with such
+// a flag and an assignment (export -a x runs); an operand of declare,
+// typeset or local that is not a plain NAME or NAME=value (declare
+// 'a[$(echo 1)]=x'; declare x=a[1] and declare "x=1" run); and an operand
+// of export or readonly with a subscript, a backslash or a substitution
+// (export A=$((1+2)); export X=$HOME runs).
 func declarationUnchecked(name string, args []string) (string, string) {
 	local := name == "declare" || name == "typeset" || name == "local"
 	exported := name == "export" || name == "readonly"
