@@ -436,7 +436,9 @@ var (
 // appears to be an incomplete fragment"), timeout given an option it does
 // not know or a duration that is not N[smhd] (timeout 5x ls), nice given
 // an expansion or an option but -n N and -N, stdbuf given an option but
-// -i, -o, -e, and command given an option but -p, -v, -V (command -x ls).
+// -i, -o, -e, command given an option but -p, -v, -V (command -x ls), and
+// command or builtin before noglob ("'command noglob' runs the wrapped
+// command on zsh ... but not bash": TestDifferential/precommands-*).
 func wrapperUnchecked(prefix []string) (word, why string) {
 	u := unquoteAll(prefix)
 	for i := 0; i < len(u); i++ {
@@ -492,7 +494,13 @@ func wrapperUnchecked(prefix []string) (word, why string) {
 				}
 				i = j
 			}
-		case "command":
+		case "command", "builtin":
+			if next == "noglob" {
+				return next, "follows " + u[i] + " with noglob, which zsh runs and bash does not:"
+			}
+			if u[i] == "builtin" {
+				continue
+			}
 			for j := i + 1; j < len(u) && strings.HasPrefix(u[j], "-") && u[j] != "--"; j++ {
 				if !commandOption.MatchString(u[j]) {
 					return u[j], "gives command an option the release cannot check:"

@@ -265,6 +265,9 @@ func TestWrappersAndAwk(t *testing.T) {
 		{"Bash", cmdAt("nice -n 5 ls"), allow, codePermissionAllow},
 		{"Bash", cmdAt("stdbuf -oL ls"), allow, codePermissionAllow},
 		{"Bash", cmdAt("command -p ls"), allow, codePermissionAllow},
+		{"Bash", cmdAt("command noglob ls"), ask, u},
+		{"Bash", cmdAt("builtin noglob ls"), ask, u},
+		{"Bash", cmdAt("noglob command ls"), allow, codePermissionAllow},
 		{"Bash", cmdAt("env -S 'ls -l'"), ask, u},
 		{"Bash", cmdAt("env -i -u X A=1 ls"), allow, codePermissionAllow},
 		{"Bash", cmdAt("read -a 'arr[1]' < a.txt"), ask, u},
@@ -291,6 +294,7 @@ func TestWrappersAndAwk(t *testing.T) {
 	})
 	runCalls(t, `{}`, "", []call1{
 		{"Bash", cmdAt("command -x ls"), ask, u},
+		{"Bash", cmdAt("command noglob ls"), ask, u},
 		{"Bash", cmdAt("timeout 5x ls"), ask, u},
 		{"Bash", cmdAt("ls | xargs grep x"), allow, codeDefaultReadOnly},
 	})

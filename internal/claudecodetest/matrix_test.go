@@ -246,6 +246,7 @@ func matrix() []dcase {
 	out = append(out, matrixSedFlags()...)
 	out = append(out, matrixListingBuiltins()...)
 	out = append(out, matrixNetstat()...)
+	out = append(out, matrixPrecommands()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

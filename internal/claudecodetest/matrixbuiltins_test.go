@@ -201,3 +201,14 @@ func matrixNetstat() []dcase {
 		"netstat -I eth0", "netstat --help", "netstat")
 	return sh4Cases("netstat", "netstat", []string{"default"}, Settings{}, nil, probes)
 }
+
+// matrixPrecommands: zsh's precommand modifiers and Bash's wrappers
+// before a command an allow rule names or the read-only list holds
+// (command noglob ls, nocorrect ls, coproc ls, builtin noglob ls).
+func matrixPrecommands() []dcase {
+	probes := shs("command noglob ls", "builtin noglob ls", "noglob ls", "noglob command ls", "nocorrect ls", "coproc ls",
+		"command ls", "builtin echo x", "command -- ls", "noglob ls *", "exec -a x ls", "command command ls")
+	out := sh4Cases("precommands", "precommands", []string{"default"}, Settings{}, nil, probes)
+	return append(out, sh4Cases("precommands-allowed", "precommands", []string{"default"},
+		Settings{Allow: []string{"Bash(ls:*)", "Bash(echo:*)"}}, nil, probes)...)
+}
