@@ -781,32 +781,7 @@ func wordStart(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z
 // $+/$^/$=/$~ prefix-flag expansion"; echo $= and echo a$+ ask too) or a
 // '[' ($[1+2]) (TestDifferential/uncheckable-*, zshflags-*,
 // expansions-*). A '$' escaped by a backslash is text.
-func dollarShapes(cmd string) bool {
-	inSingle, inDouble := false, false
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		switch {
-		case inSingle:
-			if c == '\'' {
-				inSingle = false
-			}
-		case c == '\\':
-			i++
-		case c == '"':
-			inDouble = !inDouble
-		case c == '\'' && !inDouble:
-			inSingle = true
-		case c == '$' && i+1 < len(cmd):
-			switch n := cmd[i+1]; {
-			case n == '\'' && !inDouble, n >= 0x80, n == '~', n == '[', n == '+', n == '^', n == '=':
-				return true
-			case inDouble && zshModified(cmd[i+1:]):
-				return true
-			}
-		}
-	}
-	return false
-}
+func dollarShapes(cmd string) bool { return dollarScan(cmd, false) }
 
 // literalArith returns the length of the arithmetic expansion s starts
 // with when it holds only numbers (12, 0x1f, 16#ff), operators, blanks and
@@ -887,7 +862,13 @@ func expansionShapes(cmd string, hd *hdScan, subs []bashSub) bool {
 // $name[expr] / $name:mod in bare concatenation"). Arithmetic and command
 // substitutions are left to the other checks; their variables count
 // (TestDifferential/variables-*, builtinforms-*).
-func variableShapes(cmd string) bool {
+func variableShapes(cmd string) bool { return dollarScan(cmd, true) }
+
+// dollarScan is dollarShapes, and with vars variableShapes too: one walk
+// of cmd as the shell quotes it, looking at each '$' outside single quotes
+// and not escaped (TestExpansionsNotRead, TestUncheckableArgs,
+// TestZshFlagsAndQuotedDeclarations).
+func dollarScan(cmd string, vars bool) bool {
 	inSingle, inDouble := false, false
 	text, placeholder := 0, false // of the double-quoted string being read
 	for i := 0; i < len(cmd); i++ {
@@ -905,7 +886,7 @@ func variableShapes(cmd string) bool {
 			}
 			continue
 		case c == '"':
-			if inDouble && placeholder && text <= 1 {
+			if vars && inDouble && placeholder && text <= 1 {
 				return true
 			}
 			inDouble, text, placeholder = !inDouble, 0, false
@@ -920,15 +901,15 @@ func variableShapes(cmd string) bool {
 			continue
 		}
 		rest := cmd[i+1:]
-		switch rest[0] {
-		case '{':
+		switch n := rest[0]; {
+		case n == '\'' && !inDouble, n >= 0x80, strings.IndexByte("~[+^=", n) >= 0, inDouble && zshModified(rest):
 			return true
-		case '(':
+		case !vars:
 			continue
-		case '"':
-			if !inDouble {
-				return true // $"..." (Translatable text)
-			}
+		case n == '{', n == '"' && !inDouble: // ${...}, $"..." (Translatable text)
+			return true
+		case n == '(':
+			continue
 		}
 		n := nameLen(rest)
 		if n == 0 && strings.IndexByte("?$!#-@*0123456789", rest[0]) >= 0 {

@@ -204,7 +204,7 @@ func subscriptOperands(name string, args []string) (string, string) {
 			return next, "gives read " + a + " a word zsh evaluates as arithmetic:"
 		case name == "read" && a == "-p" && subscripted.MatchString(next):
 			return next, "gives read -p a subscripted name:"
-		case name == "read" && (a == "-t" || a == "-n" || a == "-N" || a == "-p" || a == "-a" || a == "-d" || a == "-u" || a == "-i"):
+		case name == "read" && readValueOptions[a]:
 			i++
 		case (name == "read" || name == "unset") && !strings.HasPrefix(a, "-") && strings.Contains(a, "["):
 			return a, "gives " + name + " a subscripted name, which the shell evaluates:"
@@ -212,6 +212,9 @@ func subscriptOperands(name string, args []string) (string, string) {
 	}
 	return "", ""
 }
+
+// readValueOptions are read's options that take the next word.
+var readValueOptions = setOf("-t", "-n", "-N", "-p", "-a", "-d", "-u", "-i")
 
 var (
 	readNumber  = regexp.MustCompile(`^(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)$`)
@@ -610,7 +613,7 @@ func shellVariableWrites(name string, args []string) (string, string) {
 		for i := 0; i < len(args); i++ {
 			a := args[i]
 			switch {
-			case a == "-t" || a == "-n" || a == "-N" || a == "-p" || a == "-a" || a == "-d" || a == "-u" || a == "-i":
+			case readValueOptions[a]:
 				if a == "-a" && i+1 < len(args) {
 					names = append(names, args[i+1])
 				}
