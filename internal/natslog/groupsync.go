@@ -87,6 +87,19 @@ func (g *GroupSync) Count() uint64 {
 // returns ctx's error when ctx ends first: the record is then neither
 // known durable nor lost, as after a publish that timed out.
 func (g *GroupSync) Sync(ctx context.Context, after uint64, stream string) error {
+	return g.wait(ctx, after, stream, 0)
+}
+
+// SyncWithin is Sync bounded by timeout as well as ctx. The bound applies
+// to waiting for a sync another caller runs: a caller that runs the sync
+// itself (none was running) waits for its own fsync, which nothing can
+// cut short, and takes no timer.
+func (g *GroupSync) SyncWithin(ctx context.Context, after uint64, stream string, timeout time.Duration) error {
+	return g.wait(ctx, after, stream, timeout)
+}
+
+// wait is Sync, and SyncWithin when timeout is above 0.
+func (g *GroupSync) wait(ctx context.Context, after uint64, stream string, timeout time.Duration) error {
 	g.mu.Lock()
 	if g.err != nil {
 		g.mu.Unlock()
@@ -124,29 +137,20 @@ func (g *GroupSync) Sync(ctx context.Context, after uint64, stream string) error
 		return r.err
 	default:
 	}
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
 	select {
 	case <-r.done:
 		return r.err
 	case <-ctx.Done():
 		return ctx.Err()
-	}
-}
-
-// SyncWithin is Sync bounded by timeout as well as ctx.
-func (g *GroupSync) SyncWithin(ctx context.Context, after uint64, stream string, timeout time.Duration) error {
-	g.mu.Lock()
-	ready := g.err == nil && g.covered(stream, after)
-	g.mu.Unlock()
-	if ready {
-		return nil
-	}
-	sctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	err := g.Sync(sctx, after, stream)
-	if err != nil && ctx.Err() == nil && sctx.Err() != nil {
+	case <-expired:
 		return fmt.Errorf("natslog: the store's sync did not end within %s: the record may not be on disk yet", timeout)
 	}
-	return err
 }
 
 // covered reports whether a sync numbered above after that covered stream

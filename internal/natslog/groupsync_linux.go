@@ -1,7 +1,6 @@
 package natslog
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,6 +47,7 @@ type lastBlock struct {
 	dir   string // the stream's msgs directory
 	index uint64 // of N.blk
 	f     *os.File
+	next  string // the path of the block after it, index+1
 }
 
 func (s *storeSync) sync(streams []string) error {
@@ -91,10 +91,12 @@ func (s *storeSync) sync(streams []string) error {
 func (b *lastBlock) sync() error {
 	moved := false
 	for {
-		next, err := os.Open(filepath.Join(b.dir, blockName(b.index+1)))
-		if errors.Is(err, os.ErrNotExist) {
+		// Asked without opening: on the path of every sync, the answer is
+		// nearly always that there is none.
+		if err := unix.Access(b.next, unix.F_OK); err == unix.ENOENT {
 			break
 		}
+		next, err := os.Open(b.next)
 		if err != nil {
 			return err
 		}
@@ -104,6 +106,7 @@ func (b *lastBlock) sync() error {
 		}
 		b.f.Close()
 		b.f, b.index, moved = next, b.index+1, true
+		b.next = filepath.Join(b.dir, blockName(b.index+1))
 	}
 	if err := unix.Fdatasync(int(b.f.Fd())); err != nil {
 		return err
@@ -140,7 +143,7 @@ func openLastBlock(dir string) (*lastBlock, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &lastBlock{dir: dir, index: last, f: f}, nil
+	return &lastBlock{dir: dir, index: last, f: f, next: filepath.Join(dir, blockName(last+1))}, nil
 }
 
 func blockName(i uint64) string { return strconv.FormatUint(i, 10) + ".blk" }

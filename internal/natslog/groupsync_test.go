@@ -125,6 +125,37 @@ func TestGroupSyncErrorSticks(t *testing.T) {
 	}
 }
 
+// TestGroupSyncWithinBound: SyncWithin bounds the wait for a sync another
+// caller runs, with its own error (not the context's), and leaves that
+// sync to end for its waiters; a caller that runs the sync itself waits
+// for its end whatever the bound, as nothing cuts an fsync short.
+func TestGroupSyncWithinBound(t *testing.T) {
+	gate := make(chan struct{})
+	var began atomic.Int64
+	g := natslog.NewGroupSync(func([]string) error { began.Add(1); <-gate; return nil }, nil)
+	ctx := t.Context()
+	own := make(chan error, 1)
+	go func() { own <- g.SyncWithin(ctx, g.Started(), "s", time.Millisecond) }()
+	ledgertest.WaitFor(t, 10*time.Second, "the first sync to begin", func() bool { return began.Load() == 1 })
+	// A record acknowledged before the running sync began: it waits for it.
+	err := g.SyncWithin(ctx, 0, "s", 20*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "did not end within 20ms") || ctx.Err() != nil {
+		t.Fatalf("waiting past the bound: %v", err)
+	}
+	select {
+	case err := <-own:
+		t.Fatalf("the caller running the sync returned %v before it ended", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(gate)
+	if err := <-own; err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SyncWithin(ctx, 0, "s", time.Nanosecond); err != nil || g.Count() != 1 {
+		t.Fatalf("covered already: err %v, %d syncs", err, g.Count())
+	}
+}
+
 // TestOpenGroupSync: the real sync of a store's file system.
 func TestOpenGroupSync(t *testing.T) {
 	g := realGroupSync(t, t.TempDir())
