@@ -339,8 +339,19 @@ func Start(ctx context.Context, nc *nats.Conn, cfg Config) (*Server, error) {
 // addEndpoints adds every endpoint of the API to g.
 func (s *Server) addEndpoints(ctx context.Context, g micro.Group) error {
 	add := func(name, subject string, h micro.HandlerFunc) error {
-		h = s.dispatch(name, s.guard(name, h))
+		guarded := s.guard(name, h)
+		h = s.dispatch(name, guarded, s.lanes.push)
 		s.local[name] = h
+		if name == wire.EndpointAppend || name == wire.EndpointCheck {
+			// An append's handler, and a recorded check's (the
+			// enforced call of serve --hooks and the gateway), only
+			// parse the request and queue it for the batcher; a check
+			// not recorded decides on the state there and then. A
+			// local one runs on its requester's goroutine when its
+			// lane is idle (lanes.run): one hand-off less on an
+			// enforced call's path.
+			s.local[name] = s.dispatch(name, guarded, s.lanes.run)
+		}
 		return addEndpoint(g, name, h, micro.WithEndpointSubject(subject),
 			micro.WithEndpointMetadata(map[string]string{"subject": wire.Prefix + "." + subject}),
 			micro.WithEndpointPendingLimits(pendingMsgs, pendingBytes))
@@ -380,11 +391,12 @@ func (s *Server) guard(name string, h micro.HandlerFunc) micro.HandlerFunc {
 }
 
 // dispatch moves a request from the subscription's delivery goroutine into
-// its lane, or answers it at once when the lane is full.
-func (s *Server) dispatch(name string, h micro.HandlerFunc) micro.HandlerFunc {
+// its lane with enter (lanes.push; lanes.run for a local append), or
+// answers it at once when the lane is full.
+func (s *Server) dispatch(name string, h micro.HandlerFunc, enter func(string, micro.Request, micro.HandlerFunc) bool) micro.HandlerFunc {
 	return func(r micro.Request) {
 		owner := scope(r)
-		if s.lanes.push(name+" "+owner, r, h) {
+		if enter(name+" "+owner, r, h) {
 			return
 		}
 		s.log.Warn("requests shed: an owner's lane is full", "endpoint", name, "owner", owner, "limit", s.cfg.MaxQueued)

@@ -94,15 +94,7 @@ func (l *lanes) push(key string, r micro.Request, h micro.HandlerFunc) bool {
 	defer l.mu.Unlock()
 	ln := l.byKey[key]
 	if ln == nil {
-		if n := len(l.idle); n > 0 {
-			ln = l.idle[n-1]
-			l.idle[n-1] = nil
-			l.idle = l.idle[:n-1]
-		} else {
-			ln = &lane{}
-		}
-		ln.key = key
-		l.byKey[key] = ln
+		ln = l.open(key)
 	}
 	n := len(r.Data())
 	if ln.reqs.len() >= l.limit || (ln.reqs.len() > 0 && ln.bytes+n > l.bytes) {
@@ -116,6 +108,61 @@ func (l *lanes) push(key string, r micro.Request, h micro.HandlerFunc) bool {
 		l.wake.Signal()
 	}
 	return true
+}
+
+// run runs r with h on the caller's goroutine when lane key is idle
+// (nothing queued on it, no worker serving it): the lane is held as a
+// worker holds it, so requests that come meanwhile queue behind r and a
+// worker takes them once r is done. On a busy lane r is queued as push
+// queues it. Only a request whose handler does not wait for the service
+// belongs here (a local append or check, parsed and queued for the
+// batcher or decided at once: see Server.RequestWithContext), since the
+// caller cannot give up on it while it runs. TestLanesRunInline.
+func (l *lanes) run(key string, r micro.Request, h micro.HandlerFunc) bool {
+	l.mu.Lock()
+	if l.byKey[key] != nil || l.stopped {
+		l.mu.Unlock()
+		return l.push(key, r, h)
+	}
+	ln := l.open(key)
+	ln.scheduled = true
+	l.mu.Unlock()
+	h(r)
+	l.release(ln)
+	return true
+}
+
+// open makes the lane of key, reusing an emptied one. The caller holds mu.
+func (l *lanes) open(key string) *lane {
+	var ln *lane
+	if n := len(l.idle); n > 0 {
+		ln = l.idle[n-1]
+		l.idle[n-1] = nil
+		l.idle = l.idle[:n-1]
+	} else {
+		ln = &lane{}
+	}
+	ln.key = key
+	l.byKey[key] = ln
+	return ln
+}
+
+// release ends the serving of one request of ln: the lane goes back in
+// line when it holds more, else it is emptied.
+func (l *lanes) release(ln *lane) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ln.reqs.len() > 0 {
+		l.ready.push(ln)
+		l.wake.Signal()
+		return
+	}
+	ln.scheduled = false
+	delete(l.byKey, ln.key)
+	if len(l.idle) < maxIdleLanes {
+		ln.key = ""
+		l.idle = append(l.idle, ln)
+	}
 }
 
 // serve runs requests until stop.
@@ -135,20 +182,7 @@ func (l *lanes) serve() {
 		l.mu.Unlock()
 
 		j.h(j.r)
-
-		l.mu.Lock()
-		if ln.reqs.len() > 0 {
-			l.ready.push(ln)
-			l.wake.Signal()
-		} else {
-			ln.scheduled = false
-			delete(l.byKey, ln.key)
-			if len(l.idle) < maxIdleLanes {
-				ln.key = ""
-				l.idle = append(l.idle, ln)
-			}
-		}
-		l.mu.Unlock()
+		l.release(ln)
 	}
 }
 

@@ -134,3 +134,67 @@ func TestLanesReuse(t *testing.T) {
 		t.Errorf("%v allocations a request", n)
 	}
 }
+
+// TestLanesRunInline: run serves a request on an idle lane on the
+// caller's goroutine, holding the lane; a request that comes meanwhile on
+// that lane (by push or run) queues behind it and a worker serves it once
+// the caller is done; another lane is not held; a full lane refuses run
+// as it refuses push.
+func TestLanesRunInline(t *testing.T) {
+	l := newLanes(1, 1<<20)
+	served := make(chan string, 8)
+	h := func(r micro.Request) { served <- string(r.Data()) }
+	// No worker runs: what is served inline is served by the caller.
+	if !l.run("append a", fakeRequest{data: []byte("a1")}, h) {
+		t.Fatal("run on an idle lane refused")
+	}
+	if got := <-served; got != "a1" {
+		t.Fatalf("served %q inline", got)
+	}
+	inA, release := make(chan struct{}), make(chan struct{})
+	hold := func(r micro.Request) { close(inA); <-release; h(r) }
+	ran := make(chan bool, 1)
+	go func() { ran <- l.run("append a", fakeRequest{data: []byte("a2")}, hold) }()
+	<-inA
+	// The lane is held: these queue (a limit of one request), not run.
+	if !l.run("append a", fakeRequest{data: []byte("a3")}, h) {
+		t.Fatal("run on a held lane refused")
+	}
+	if l.run("append a", fakeRequest{data: []byte("a4")}, h) || l.push("append a", fakeRequest{data: []byte("a5")}, h) {
+		t.Fatal("a full lane took another request")
+	}
+	// Another lane runs inline meanwhile.
+	if !l.run("append b", fakeRequest{data: []byte("b1")}, h) {
+		t.Fatal("run on another idle lane refused")
+	}
+	if got := <-served; got != "b1" {
+		t.Fatalf("served %q, want b1 while a2 holds its lane", got)
+	}
+	select {
+	case got := <-served:
+		t.Fatalf("served %q while a2 holds the lane", got)
+	default:
+	}
+	done := make(chan struct{})
+	go func() { l.serve(); close(done) }()
+	defer func() { l.stop(); <-done }()
+	select {
+	case got := <-served:
+		t.Fatalf("a worker served %q while a2 holds the lane", got)
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(release)
+	if !<-ran {
+		t.Fatal("run refused")
+	}
+	for _, want := range []string{"a2", "a3"} {
+		select {
+		case got := <-served:
+			if got != want {
+				t.Fatalf("served %q, want %q", got, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s not served", want)
+		}
+	}
+}

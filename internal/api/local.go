@@ -18,9 +18,12 @@ import (
 // goes through, so every rule of the API applies to it unchanged (the
 // owner and scope of the subject's last token, ScopeLimits, validation,
 // the Observer, a recorded check's within_ms, the lanes' limits); only the
-// two hops through the NATS server are gone. Its answer is the message a
-// NATS requester would receive: the same body, the same error headers
-// (TestLocalAnswersAsNATS).
+// two hops through the NATS server are gone, and an append or a check,
+// whose handlers parse the request and queue it for the batcher (or, for
+// a check not recorded, decide it at once), runs on the caller's goroutine
+// when its lane is idle (lanes.run: a hand-off less on an enforced call;
+// ctx is then heeded once the handler returns). Its answer is the message a NATS requester would
+// receive: the same body, the same error headers (TestLocalAnswersAsNATS).
 //
 // It is the client.Requester of a front end that runs in the ledger's own
 // process (`serve --hooks`, the console): whoever holds the Server is the
