@@ -80,6 +80,22 @@ func scanBash(cmd string) (cls []byte, broken bool) {
 // scanBashHD is scanBash, and the line's here-documents (heredoc.go):
 // their bodies are marked clsHeredoc and not scanned.
 func scanBashHD(cmd string) (cls []byte, broken bool, hd *hdScan) {
+	cls, broken, hd, open := scanBashCond(cmd, true)
+	if open {
+		// A [[ that no ]] closes: read as if [[ were a word like any
+		// other, so the operators after it split the line.
+		cls, broken, hd, _ = scanBashCond(cmd, false)
+	}
+	return cls, broken, hd
+}
+
+// scanBashCond is scanBashHD; with conds, a [[ ]] conditional at the top
+// level keeps its own operators (&& || ( ) < >) as bytes of its words,
+// neither splitting the line nor opening a frame nor redirecting, as
+// Bash and Claude Code 2.1.328 read them ([[ -f a.txt && -r a.txt ]] is
+// one test: TestDifferential/condglobs-default, shellforms-default). open
+// reports a [[ left unclosed.
+func scanBashCond(cmd string, conds bool) (cls []byte, broken bool, hd *hdScan, open bool) {
 	const (
 		fParen = iota + 1 // ( $( <( >(
 		fBrace            // {
@@ -91,6 +107,7 @@ func scanBashHD(cmd string) (cls []byte, broken bool, hd *hdScan) {
 	var stackBuf [16]byte
 	stack := stackBuf[:0]
 	var arith []int // stack depths of open arithmetic (( ... ))
+	cond := false   // inside a top-level [[ ]] (conds)
 	mark := func(i, n int, c byte) {
 		for k := i; k < i+n && k < len(cls); k++ {
 			cls[k] = c
@@ -133,13 +150,30 @@ func scanBashHD(cmd string) (cls []byte, broken bool, hd *hdScan) {
 			}
 			continue
 		}
+		if conds && len(stack) == 0 {
+			switch {
+			case cond && condEnd(cmd, i):
+				cond = false
+				mark(i, 2, clsTop)
+				i += 2
+				continue
+			case cond && strings.IndexByte("&|()<>", c) >= 0:
+				i++ // the conditional's operator: a byte of its word
+				continue
+			case !cond && condStart(cmd, cls, i):
+				cond = true
+				mark(i, 2, clsTop)
+				i += 2
+				continue
+			}
+		}
 		switch {
 		case c == '\\':
 			i += 2
 		case c == '\'':
 			j := strings.IndexByte(cmd[i+1:], '\'')
 			if j < 0 {
-				return cls, true, hd
+				return cls, true, hd, false
 			}
 			i += j + 2
 		case c == '"':
@@ -215,7 +249,53 @@ func scanBashHD(cmd string) (cls []byte, broken bool, hd *hdScan) {
 			i++
 		}
 	}
-	return cls, broken || len(stack) > 0, hd
+	return cls, broken || len(stack) > 0, hd, cond
+}
+
+// condStart reports a [[ word at cmd[i] where a command starts (atCommand),
+// followed by a blank; cls holds the classes of the bytes before i.
+func condStart(cmd string, cls []byte, i int) bool {
+	return strings.HasPrefix(cmd[i:], "[[") && (i+2 == len(cmd) || isSpace(cmd[i+2])) && atCommand(cmd, cls, i)
+}
+
+// atCommand reports whether a word at cmd[i] is where a command starts:
+// at the line's start, or after an operator outside quotes (; & | newline
+// or an opening parenthesis), with blanks and the keywords that come
+// before a command (! if elif while until then do else) between. A [[
+// that is some command's argument (echo [[ a && rm x ]]) is none.
+func atCommand(cmd string, cls []byte, i int) bool {
+	for {
+		j := i - 1
+		for j >= 0 && cls[j] == clsTop && (cmd[j] == ' ' || cmd[j] == '\t') {
+			j--
+		}
+		if j < 0 {
+			return true
+		}
+		if cls[j] == clsTop && strings.IndexByte(";&|\n", cmd[j]) >= 0 || cls[j] == clsOpener && cmd[j] == '(' {
+			return true
+		}
+		k := j
+		for k >= 0 && cls[k] == clsTop && !isSpace(cmd[k]) {
+			k--
+		}
+		switch cmd[k+1 : j+1] {
+		case "!", "if", "elif", "while", "until", "then", "do", "else":
+			if k >= 0 && !isSpace(cmd[k]) {
+				return false
+			}
+			i = k + 1
+		default:
+			return false
+		}
+	}
+}
+
+// condEnd reports a ]] word at cmd[i]: after a blank, and followed by a
+// blank, an operator or the line's end.
+func condEnd(cmd string, i int) bool {
+	return strings.HasPrefix(cmd[i:], "]]") && i > 0 && isSpace(cmd[i-1]) &&
+		(i+2 == len(cmd) || isSpace(cmd[i+2]) || strings.IndexByte(";&|)", cmd[i+2]) >= 0)
 }
 
 // splitTop splits cmd into its top-level subcommands: pieces between the
@@ -337,6 +417,106 @@ func splitTopOps(cmd string, cls []byte) (subs []bashSub, bad bool) {
 		subs[len(subs)-1].op = ""
 	}
 	return subs, bad
+}
+
+// compound reads the pieces of if, while, until and for statements as
+// Claude Code 2.1.328 reads them: the commands of their conditions and
+// bodies are commands like any other, and the keywords that lead them (if
+// elif while until then else do), the closing fi and done and a for
+// loop's header (for NAME in WORDS, a plain NAME that changes how nothing
+// runs, WORDS with no expansion) run nothing. if true; then ls; fi and
+// while false; do ls; done run with no rule; if ls; then rm f; fi runs
+// under Bash(rm:*) (TestDifferential/shellforms-*). Only a line whose
+// statements open and close in order is so read; any other, and case,
+// select, for ((...)) and functions, keep their pieces as they are (the
+// dialect asks for them). The pieces' words lose their keywords; those
+// left with none are dropped.
+func compound(subs []bashSub) []bashSub {
+	var stack []string
+	kind := func(s *bashSub) (lead int, closes bool) {
+		w := s.words
+		for lead < len(w) {
+			switch w[lead] {
+			case "if", "while", "until", "then", "elif", "else", "do":
+				lead++
+				continue
+			}
+			break
+		}
+		return lead, lead == len(w)-1 && (w[lead] == "fi" || w[lead] == "done")
+	}
+	found := false
+	for i := range subs {
+		w := subs[i].words
+		for k, x := range w {
+			top := ""
+			if len(stack) > 0 {
+				top = stack[len(stack)-1]
+			}
+			switch x {
+			case "if":
+				stack = append(stack, "if")
+			case "while", "until":
+				stack = append(stack, "loop")
+			case "then", "elif", "else":
+				if top != "if" {
+					return subs
+				}
+			case "do":
+				if top != "loop" {
+					return subs
+				}
+			case "fi", "done":
+				if top != map[string]string{"fi": "if", "done": "loop"}[x] || k != len(w)-1 {
+					return subs
+				}
+				stack = stack[:len(stack)-1]
+			case "for":
+				if k != 0 || !forHeader(w) || subs[i].op != ";" {
+					return subs
+				}
+				stack = append(stack, "loop")
+				found = true
+				continue
+			default:
+				k = -1
+			}
+			if k < 0 {
+				break
+			}
+			found = true
+		}
+	}
+	if !found || len(stack) > 0 {
+		return subs
+	}
+	out := subs[:0:0]
+	for _, s := range subs {
+		if len(s.words) > 0 && s.words[0] == "for" {
+			continue // the header: nothing runs
+		}
+		lead, closes := kind(&s)
+		if closes || lead == len(s.words) {
+			continue
+		}
+		for range lead {
+			s.raw = strings.TrimLeft(s.raw[len(s.words[0]):], blanks)
+			s.words = s.words[1:]
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// forHeader reports a for loop's header that runs nothing: for NAME in
+// WORDS, NAME a plain name of no variable that changes how commands run,
+// WORDS free of expansions, quotes and operators (globs are left to the
+// shell, as the release leaves them).
+func forHeader(w []string) bool {
+	if len(w) < 3 || w[2] != "in" || nameLen(w[1]) != len(w[1]) || runVariable(w[1]) {
+		return false
+	}
+	return noSpecial(w[3:]) && !slices.ContainsFunc(w[3:], func(x string) bool { return strings.ContainsAny(x, `'"\`) })
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -998,6 +1178,7 @@ func tildeAssigned(words []string) bool {
 func parseBash(cmd string) *bashLine {
 	cls, broken, hd := scanBashHD(cmd)
 	subs, bad := splitTopOps(cmd, cls)
+	subs = compound(subs)
 	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs), subs: subs}
 	segs := nestedSegments(hd.plain(cmd))
 	l.denyTexts = make([]string, 0, len(l.subs)+1+2*len(segs)) // room for every text below

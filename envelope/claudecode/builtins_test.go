@@ -357,3 +357,84 @@ func TestZshFlagsAndQuotedDeclarations(t *testing.T) {
 		{"Bash", cmdAt("export X=$HOME"), allow, codePermissionAllow},
 	})
 }
+
+// TestConditionalGlobsAndOperators: a glob outside quotes in a test, [ ]
+// or [[ ]] asks; inside [[ ]] its own operators are words of the test, not
+// the line's, and a deny rule still sees the commands after its ]]
+// (TestDifferential/condglobs-default, shellforms-default).
+func TestConditionalGlobsAndOperators(t *testing.T) {
+	ro, prompt := codeDefaultReadOnly, codeDefaultPrompt
+	runCalls(t, `{"permissions": {"deny": ["Bash(rm:*)"]}}`, "", []call1{
+		{"Bash", cmdAt("[[ a == b* ]]"), ask, prompt},
+		{"Bash", cmdAt("[[ a =~ b* ]]"), ask, prompt},
+		{"Bash", cmdAt("[[ -f *.txt ]]"), ask, prompt},
+		{"Bash", cmdAt(`[[ a == "b"* ]]`), ask, prompt},
+		{"Bash", cmdAt("[ a = b* ]"), ask, prompt},
+		{"Bash", cmdAt("test -f a*"), ask, prompt},
+		{"Bash", cmdAt("[[ -z a? ]]"), ask, prompt},
+		{"Bash", cmdAt("[[ a == 'b*' ]]"), allow, ro},
+		{"Bash", cmdAt(`[[ a == \*b ]]`), allow, ro},
+		{"Bash", cmdAt("[[ a =~ ^a ]]"), allow, ro},
+		{"Bash", cmdAt("[[ a < b ]]"), allow, ro},
+		{"Bash", cmdAt("[[ -f a.txt || -f b.txt ]]"), allow, ro},
+		{"Bash", cmdAt("[[ -f a.txt && -r a.txt ]] && ls"), allow, ro},
+		{"Bash", cmdAt("[[ ( -f a.txt ) ]]"), allow, ro},
+		{"Bash", cmdAt("[[ -f a.txt && ( -r a.txt || -w a.txt ) ]]"), allow, ro},
+		{"Bash", cmdAt("[[ -f a.txt ]] && rm a.txt"), deny, codePermissionDeny},
+		{"Bash", cmdAt("[[ -f a.txt ]]; rm a.txt"), deny, codePermissionDeny},
+		{"Bash", cmdAt("[[ -f a.txt && rm a.txt"), deny, codePermissionDeny},
+		{"Bash", cmdAt("echo [[ a && rm a.txt ]]"), deny, codePermissionDeny},
+		{"Bash", cmdAt("[[ -f a.txt && $(rm a.txt) ]]"), deny, codePermissionDeny},
+		{"Bash", cmdAt("echo \\; [[ a && rm a.txt ]]"), deny, codePermissionDeny},
+		{"Bash", cmdAt("ls; ! [[ -f a.txt && -r a.txt ]] || rm a.txt"), deny, codePermissionDeny},
+	})
+	// [[ as an argument is a word like any other: the operators after it
+	// split the line.
+	runCalls(t, `{"permissions": {"allow": ["Bash(echo:*)"]}}`, "", []call1{
+		{"Bash", cmdAt("echo [[ a && rm a.txt ]]"), ask, prompt},
+		{"Bash", cmdAt("echo \\; [[ a && rm a.txt ]]"), ask, prompt},
+		{"Bash", cmdAt("echo x [[ a || rm a.txt ]]"), ask, prompt},
+		{"Bash", cmdAt("echo x; [[ -f a.txt && -r a.txt ]]"), allow, codePermissionAllow},
+	})
+}
+
+// TestCompoundStatements: the commands of if, while, until and for
+// statements are decided as any other, their keywords and a plain for
+// header run nothing; a line whose statements do not open and close in
+// order, case, select, for ((...)) and functions keep asking; a deny rule
+// sees every command of them (TestDifferential/shellforms-*).
+func TestCompoundStatements(t *testing.T) {
+	ro, prompt := codeDefaultReadOnly, codeDefaultPrompt
+	runCalls(t, `{"permissions": {"deny": ["Bash(rm:*)"]}}`, "", []call1{
+		{"Bash", cmdAt("if true; then ls; fi"), allow, ro},
+		{"Bash", cmdAt("if [ -f a.txt ]; then cat a.txt; fi"), allow, ro},
+		{"Bash", cmdAt("if true; then ls; elif false; then ls; else echo x; fi"), allow, ro},
+		{"Bash", cmdAt("while false; do ls; done"), allow, ro},
+		{"Bash", cmdAt("until true; do ls; done"), allow, ro},
+		{"Bash", cmdAt("for f in *.txt; do echo x; done"), allow, ro},
+		{"Bash", cmdAt("for f in a b; do echo x; done | sort"), allow, ro},
+		{"Bash", cmdAt("if true\nthen\n  ls\nfi"), allow, ro},
+		{"Bash", cmdAt("if true; then while false; do ls; done; fi"), allow, ro},
+		{"Bash", cmdAt("if [[ -f a.txt && -r a.txt ]]; then cat a.txt; fi"), allow, ro},
+		{"Bash", cmdAt("for f in a.txt; do cat $f; done"), ask, prompt},
+		{"Bash", cmdAt("for PATH in a; do echo x; done"), ask, prompt},
+		{"Bash", cmdAt("for f in $(ls); do echo x; done"), ask, prompt},
+		{"Bash", cmdAt("for f in 'a b'; do echo x; done"), ask, prompt},
+		{"Bash", cmdAt("for ((i=0;i<1;i++)); do echo x; done"), ask, prompt},
+		{"Bash", cmdAt("case x in a) ls;; esac"), ask, prompt},
+		{"Bash", cmdAt("select x in a; do ls; done"), ask, prompt},
+		{"Bash", cmdAt("then ls"), ask, prompt},
+		{"Bash", cmdAt("if true; then ls"), ask, prompt},
+		{"Bash", cmdAt("while true; then ls; fi"), ask, prompt},
+		{"Bash", cmdAt("ls; fi"), ask, prompt},
+		{"Bash", cmdAt("for f in a; do echo x; done > out.txt"), ask, prompt},
+		{"Bash", cmdAt("if true; then touch x.txt; fi"), ask, prompt},
+		{"Bash", cmdAt("if true; then rm a.txt; fi"), deny, codePermissionDeny},
+		{"Bash", cmdAt("while rm a.txt; do ls; done"), deny, codePermissionDeny},
+		{"Bash", cmdAt("for f in a; do rm a.txt; done"), deny, codePermissionDeny},
+	})
+	runCalls(t, `{"permissions": {"allow": ["Bash(rm:*)"]}}`, "", []call1{
+		{"Bash", cmdAt("if ls; then rm al1.txt; fi"), allow, ro}, // as ls; rm al1.txt
+		{"Bash", cmdAt("if ls; then rm al1.txt; touch b.txt; fi"), ask, prompt},
+	})
+}

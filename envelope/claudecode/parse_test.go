@@ -12,6 +12,7 @@ import (
 func parseBashJoined(cmd string) *bashLine {
 	cls, broken, hd := scanBashHD(cmd)
 	subs, bad := splitTopOps(cmd, cls)
+	subs = compound(subs)
 	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs), subs: subs}
 	for i := range l.subs {
 		s := &l.subs[i]

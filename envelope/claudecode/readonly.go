@@ -496,19 +496,32 @@ func sedReadOnly(a []string) bool {
 // testReadOnly: test, [ ... ] and [[ ... ]] run without approval, as
 // Claude Code 2.1.328's read-only entry for test reads them: every option
 // one it knows, each taking the next word (test -f FILE, test 1 -lt 2); no
-// -v, -R, -a or -o and no '['; and none of the forms testUnchecked asks
-// for. The paths they test are not checked (test -f /etc/hostname runs):
-// TestDifferential/echoforms-default, builtinforms-default.
+// -v, -R, -a or -o and no '['; no word with a glob outside quotes (test -f
+// a*, [ a = b* ], [[ a == b* ]] and [[ a =~ b* ]] ask, [[ a == 'b*' ]] and
+// [[ a == \* ]] run); and none of the forms testUnchecked asks for. Inside
+// [[ ]] the conditional's own operators (&&, ||, !, parentheses, < and >)
+// are words of the test, which the scan leaves unsplit (scanBashHD):
+// [[ -f a.txt && ( -r a.txt || -w a.txt ) ]] runs. The paths they test are
+// not checked (test -f /etc/hostname runs): TestDifferential/
+// echoforms-default, builtinforms-default, condglobs-default.
 func testReadOnly(u, w []string) bool {
-	args := u[1:]
+	args, raw := u[1:], w[1:]
 	if end := map[string]string{"[": "]", "[[": "]]"}[u[0]]; end != "" {
 		if len(args) == 0 || args[len(args)-1] != end {
 			return false
 		}
-		args = args[:len(args)-1]
+		args, raw = args[:len(args)-1], raw[:len(raw)-1]
 	}
-	if !noSpecial(w[1:]) {
+	if u[0] == "[[" {
+		args, raw = withoutCondOperators(args), withoutCondOperators(raw)
+	}
+	if !noSpecial(raw) {
 		return false
+	}
+	for _, x := range raw {
+		if bareGlob(x) {
+			return false
+		}
 	}
 	for _, a := range args {
 		if a == "-v" || a == "-R" || a == "-a" || a == "-o" || strings.Contains(a, "[") {
@@ -519,6 +532,20 @@ func testReadOnly(u, w []string) bool {
 		return false
 	}
 	return flagsOK("test", args, testFlags)
+}
+
+// withoutCondOperators is w without the words that are [[ ]]'s own
+// operators.
+func withoutCondOperators(w []string) []string {
+	out := make([]string, 0, len(w))
+	for _, x := range w {
+		switch x {
+		case "&&", "||", "(", ")", "<", ">":
+		default:
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // testFlags are the options of test the release knows, each taking a

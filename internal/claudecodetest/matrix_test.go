@@ -247,6 +247,8 @@ func matrix() []dcase {
 	out = append(out, matrixListingBuiltins()...)
 	out = append(out, matrixNetstat()...)
 	out = append(out, matrixPrecommands()...)
+	out = append(out, matrixShellForms()...)
+	out = append(out, matrixCondGlobs()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

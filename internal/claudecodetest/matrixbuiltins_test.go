@@ -212,3 +212,33 @@ func matrixPrecommands() []dcase {
 	return append(out, sh4Cases("precommands-allowed", "precommands", []string{"default"},
 		Settings{Allow: []string{"Bash(ls:*)", "Bash(echo:*)"}}, nil, probes)...)
 }
+
+// matrixShellForms: the shell's compound forms (conditionals, case,
+// functions, loops, if) and redirect targets that name a variable or
+// the home, with no rule and under allow rules naming every command.
+func matrixShellForms() []dcase {
+	probes := shs("[[ -f a.txt ]]", "[[ a == b* ]]", "[[ a =~ ^a ]]", "[[ -n x ]]", "[[ a < b ]]", "[[ ! -f a.txt ]]",
+		"[[ a.txt -nt b.txt ]]", "[[ -f a.txt || -f b.txt ]]", "[[ $HOME == /x ]]",
+		"case x in a) ls;; esac", "case x in a) rm al1.txt;; esac", "case x in *) echo hi;; esac",
+		"f() { ls; }; f", "function f { ls; }; f", "f() { rm al1.txt; }",
+		"for f in a.txt; do cat $f; done", "for f in *.txt; do echo x; done", "while false; do ls; done",
+		"until true; do ls; done", "for ((i=0;i<1;i++)); do echo x; done", "select x in a; do ls; done",
+		"if true; then ls; fi", "if [ -f a.txt ]; then cat a.txt; fi", "if ls; then rm al1.txt; fi",
+		"echo x > $HOME/al1.txt", "echo x > ~/al1.txt", `echo x > "$PWD/al1.txt"`, "cat < $HOME/.bashrc",
+		"echo x >> /tmp/al1.txt", "ls > /dev/null", "ls 2> /dev/stderr", "ls &> /dev/null", "ls >| al1.txt",
+		"ls > al*.txt", "(cd /tmp && ls)", "{ ls; } > al1.txt", "ls > ${HOME}/al1.txt", "ls 2>&1 > al1.txt")
+	out := sh4Cases("shellforms", "shellforms", []string{"default"}, Settings{}, nil, probes)
+	return append(out, sh4Cases("shellforms-allowed", "shellforms", []string{"default"},
+		Settings{Allow: []string{"Bash(ls:*)", "Bash(echo:*)", "Bash(cat:*)", "Bash(rm:*)", "Bash(cd:*)", "Bash(f:*)", "Bash(true:*)", "Bash(false:*)"}}, nil, probes)...)
+}
+
+// matrixCondGlobs: glob patterns in [[ ]], [ ] and test, and && and ||
+// inside [[ ]].
+func matrixCondGlobs() []dcase {
+	probes := shs("[[ a == b? ]]", "[[ a == [ab] ]]", "[[ a == 'b*' ]]", "[[ a != b* ]]", "[[ a = b* ]]", "[[ -f *.txt ]]",
+		"[[ a == *b ]]", "[[ b* == a ]]", "[ a = b* ]", "test a = b*", "[ -f a* ]", "test -f a*", `[[ a == "b"* ]]`,
+		"[[ x == @(a|b) ]]", "[[ -f a.txt && -r a.txt ]] && ls", "[[ a == b ]] || ls", "[[ a == b ]] && ls",
+		"[[ ( -f a.txt ) ]]", "[[ -f a.txt && ( -r a.txt || -w a.txt ) ]]", "[[ a =~ b* ]]", "[[ a =~ [ab] ]]",
+		`[[ a == \* ]]`, "[[ a == {a,b} ]]", "[[ -z a* ]]", "[[ a.txt -ef b* ]]", "[[ a < b* ]]")
+	return sh4Cases("condglobs", "condglobs", []string{"default"}, Settings{}, nil, probes)
+}
