@@ -157,8 +157,8 @@ func scanBashCond(cmd string, conds bool) (cls []byte, broken bool, hd *hdScan, 
 				mark(i, 2, clsTop)
 				i += 2
 				continue
-			case cond && strings.IndexByte("&|()<>", c) >= 0:
-				i++ // the conditional's operator: a byte of its word
+			case cond && strings.IndexByte("&|()<>", c) >= 0 && !((c == '<' || c == '>') && next == '('):
+				i++ // the conditional's operator (not a process substitution): a byte of its word
 				continue
 			case !cond && condStart(cmd, cls, i):
 				cond = true

@@ -387,6 +387,8 @@ func TestConditionalGlobsAndOperators(t *testing.T) {
 		{"Bash", cmdAt("[[ -f a.txt && $(rm a.txt) ]]"), deny, codePermissionDeny},
 		{"Bash", cmdAt("echo \\; [[ a && rm a.txt ]]"), deny, codePermissionDeny},
 		{"Bash", cmdAt("ls; ! [[ -f a.txt && -r a.txt ]] || rm a.txt"), deny, codePermissionDeny},
+		{"Bash", cmdAt("[[ -f <(rm a.txt) ]]"), deny, codePermissionDeny},
+		{"Bash", cmdAt("[[ -f a.txt && -f >(rm a.txt) ]]"), deny, codePermissionDeny},
 	})
 	// [[ as an argument is a word like any other: the operators after it
 	// split the line.
@@ -395,6 +397,7 @@ func TestConditionalGlobsAndOperators(t *testing.T) {
 		{"Bash", cmdAt("echo \\; [[ a && rm a.txt ]]"), ask, prompt},
 		{"Bash", cmdAt("echo x [[ a || rm a.txt ]]"), ask, prompt},
 		{"Bash", cmdAt("echo x; [[ -f a.txt && -r a.txt ]]"), allow, codePermissionAllow},
+		{"Bash", cmdAt("[[ -f <(rm a.txt) ]]"), ask, prompt},
 	})
 }
 
