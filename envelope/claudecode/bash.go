@@ -426,77 +426,39 @@ func splitTopOps(cmd string, cls []byte) (subs []bashSub, bad bool) {
 // loop's header (for NAME in WORDS, a plain NAME that changes how nothing
 // runs, WORDS with no expansion) run nothing. if true; then ls; fi and
 // while false; do ls; done run with no rule; if ls; then rm f; fi runs
-// under Bash(rm:*) (TestDifferential/shellforms-*). Only a line whose
-// statements open and close in order is so read; any other, and case,
-// select, for ((...)) and functions, keep their pieces as they are (the
-// dialect asks for them). The pieces' words lose their keywords; those
-// left with none are dropped.
+// under Bash(rm:*) (TestDifferential/shellforms-*, compound-*). Only a
+// line whose statements open and close in order, with no pipe inside one
+// (the release reads if true; then echo x | grep x; fi as echo x and grep
+// x; fi, and asks), is so read; any other, and case, select, for ((...))
+// and functions, keep their pieces as they are (the dialect asks for
+// them). A ! before a command negates it and runs nothing itself (! ls
+// runs: compound-*), in any line. The pieces' words lose these words;
+// those left with none are dropped.
 func compound(subs []bashSub) []bashSub {
-	var stack []string
-	kind := func(s *bashSub) (lead int, closes bool) {
-		w := s.words
-		for lead < len(w) {
-			switch w[lead] {
-			case "if", "while", "until", "then", "elif", "else", "do":
+	statements := statementsInOrder(subs)
+	negated := false
+	for i := range subs {
+		negated = negated || len(subs[i].words) > 1 && subs[i].words[0] == "!"
+	}
+	if !statements && !negated {
+		return subs
+	}
+	out := make([]bashSub, 0, len(subs))
+	for _, s := range subs {
+		if statements && len(s.words) > 0 && s.words[0] == "for" {
+			continue // the header: nothing runs
+		}
+		lead := 0
+		for lead < len(s.words) {
+			switch w := s.words[lead]; {
+			case w == "!" && lead+1 < len(s.words),
+				statements && (w == "if" || w == "while" || w == "until" || w == "then" || w == "elif" || w == "else" || w == "do"):
 				lead++
 				continue
 			}
 			break
 		}
-		return lead, lead == len(w)-1 && (w[lead] == "fi" || w[lead] == "done")
-	}
-	found := false
-	for i := range subs {
-		w := subs[i].words
-		for k, x := range w {
-			top := ""
-			if len(stack) > 0 {
-				top = stack[len(stack)-1]
-			}
-			switch x {
-			case "if":
-				stack = append(stack, "if")
-			case "while", "until":
-				stack = append(stack, "loop")
-			case "then", "elif", "else":
-				if top != "if" {
-					return subs
-				}
-			case "do":
-				if top != "loop" {
-					return subs
-				}
-			case "fi", "done":
-				if top != map[string]string{"fi": "if", "done": "loop"}[x] || k != len(w)-1 {
-					return subs
-				}
-				stack = stack[:len(stack)-1]
-			case "for":
-				if k != 0 || !forHeader(w) || subs[i].op != ";" {
-					return subs
-				}
-				stack = append(stack, "loop")
-				found = true
-				continue
-			default:
-				k = -1
-			}
-			if k < 0 {
-				break
-			}
-			found = true
-		}
-	}
-	if !found || len(stack) > 0 {
-		return subs
-	}
-	out := subs[:0:0]
-	for _, s := range subs {
-		if len(s.words) > 0 && s.words[0] == "for" {
-			continue // the header: nothing runs
-		}
-		lead, closes := kind(&s)
-		if closes || lead == len(s.words) {
+		if statements && (lead == len(s.words) || lead == len(s.words)-1 && (s.words[lead] == "fi" || s.words[lead] == "done")) {
 			continue
 		}
 		for range lead {
@@ -506,6 +468,61 @@ func compound(subs []bashSub) []bashSub {
 		out = append(out, s)
 	}
 	return out
+}
+
+// statementsInOrder reports whether subs hold if, while, until or for
+// statements (their keywords leading pieces, after any ! words) that open
+// and close in order, with no pipe inside one and every for header plain
+// (forHeader).
+func statementsInOrder(subs []bashSub) bool {
+	var stack []string
+	found := false
+	for i := range subs {
+		w := subs[i].words
+		for k := 0; k < len(w); k++ {
+			top := ""
+			if len(stack) > 0 {
+				top = stack[len(stack)-1]
+			}
+			switch x := w[k]; x {
+			case "!":
+				continue
+			case "if":
+				stack = append(stack, "if")
+			case "while", "until":
+				stack = append(stack, "loop")
+			case "then", "elif", "else":
+				if top != "if" {
+					return false
+				}
+			case "do":
+				if top != "loop" {
+					return false
+				}
+			case "fi", "done":
+				if top != map[string]string{"fi": "if", "done": "loop"}[x] || k != len(w)-1 {
+					return false
+				}
+				stack = stack[:len(stack)-1]
+			case "for":
+				if k != 0 || !forHeader(w) || subs[i].op != ";" {
+					return false
+				}
+				stack = append(stack, "loop")
+				found = true
+				k = len(w)
+				continue
+			default:
+				k = len(w) // the command: the keywords lead it
+				continue
+			}
+			found = true
+		}
+		if op := subs[i].op; len(stack) > 0 && (op == "|" || op == "|&") {
+			return false
+		}
+	}
+	return found && len(stack) == 0
 }
 
 // forHeader reports a for loop's header that runs nothing: for NAME in

@@ -435,6 +435,13 @@ func TestCompoundStatements(t *testing.T) {
 		{"Bash", cmdAt("if true; then rm a.txt; fi"), deny, codePermissionDeny},
 		{"Bash", cmdAt("while rm a.txt; do ls; done"), deny, codePermissionDeny},
 		{"Bash", cmdAt("for f in a; do rm a.txt; done"), deny, codePermissionDeny},
+		{"Bash", cmdAt("! ls"), allow, ro},
+		{"Bash", cmdAt("if ! ls; then echo x; fi"), allow, ro},
+		{"Bash", cmdAt("if true; then ls; fi | grep x"), allow, ro},
+		{"Bash", cmdAt("if true; then echo x | grep x; fi"), ask, prompt},
+		{"Bash", cmdAt("if ls | grep x; then echo y; fi"), ask, prompt},
+		{"Bash", cmdAt("! rm a.txt"), deny, codePermissionDeny},
+		{"Bash", cmdAt("if ! rm a.txt; then ls; fi"), deny, codePermissionDeny},
 	})
 	runCalls(t, `{"permissions": {"allow": ["Bash(rm:*)"]}}`, "", []call1{
 		{"Bash", cmdAt("if ls; then rm al1.txt; fi"), allow, ro}, // as ls; rm al1.txt

@@ -249,6 +249,7 @@ func matrix() []dcase {
 	out = append(out, matrixPrecommands()...)
 	out = append(out, matrixShellForms()...)
 	out = append(out, matrixCondGlobs()...)
+	out = append(out, matrixCompound()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

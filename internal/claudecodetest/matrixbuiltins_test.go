@@ -242,3 +242,23 @@ func matrixCondGlobs() []dcase {
 		`[[ a == \* ]]`, "[[ a == {a,b} ]]", "[[ -z a* ]]", "[[ a.txt -ef b* ]]", "[[ a < b* ]]")
 	return sh4Cases("condglobs", "condglobs", []string{"default"}, Settings{}, nil, probes)
 }
+
+// matrixCompound: more shapes of if, while, until and for statements:
+// negation, no-op commands, redirected and piped statements, nesting,
+// newlines, groups in conditions.
+func matrixCompound() []dcase {
+	probes := shs("! ls", "if ! ls; then echo x; fi", "while true; do ls; break; done", "if true; then :; fi",
+		"if true; then ls; fi > al1.txt", "while read l; do echo x; done < a.txt", "if true; then ls; fi && echo y",
+		"if true; then if false; then ls; fi; fi", "for i in 1 2 3; do echo x; done", "if true; then ls; fi; ls",
+		"if [ -d x ]; then echo yes; else echo no; fi", "while false; do continue; done", "if true; then echo x | grep x; fi",
+		"for f in a b\ndo\n  echo x\ndone", "if true; then ls & fi", "if (ls); then echo x; fi", "if { ls; }; then echo x; fi",
+		"if true; then ls; fi | grep x", "time if true; then ls; fi", "if true; then cd /tmp; fi; rm al2.txt",
+		"if true; then rm al3.txt; fi", "for f in a; do touch al4.txt; done", "while false; do rm al5.txt; done",
+		"if true; then echo x > al6.txt; fi", "for x in /etc/*; do echo x; done", "for f in ../*; do echo x; done",
+		"if true; then ls && echo x; fi", "if true; then ls || echo x; fi", "if ls && true; then echo x; fi",
+		"while false; do ls; echo x; done", "if ls | grep x; then echo y; fi", "for f in a; do echo x | cat; done",
+		"! ls | grep x", "ls | ! grep x", "! rm al7.txt", "if true; then ls; fi > /dev/null", "if true; then ls; fi 2>&1")
+	out := sh4Cases("compound", "compound", []string{"default", "acceptEdits"}, Settings{}, nil, probes)
+	return append(out, sh4Cases("compound-allowed", "compound", []string{"default"},
+		Settings{Allow: []string{"Bash(ls:*)", "Bash(echo:*)", "Bash(rm:*)", "Bash(touch:*)", "Bash(cd:*)", "Bash(grep:*)"}}, nil, probes)...)
+}
