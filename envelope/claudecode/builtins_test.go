@@ -448,3 +448,53 @@ func TestCompoundStatements(t *testing.T) {
 		{"Bash", cmdAt("if ls; then rm al1.txt; touch b.txt; fi"), ask, prompt},
 	})
 }
+
+// TestReadOnlyCallbacks: the read-only entries whose options the release
+// checks with a function of its own: tput, ss, lsof, git ls-remote,
+// docker logs and inspect, fd (TestDifferential/callbacks-default).
+func TestReadOnlyCallbacks(t *testing.T) {
+	ro, prompt := codeDefaultReadOnly, codeDefaultPrompt
+	runCalls(t, `{}`, "", []call1{
+		{"Bash", cmdAt("tput cols"), allow, ro},
+		{"Bash", cmdAt("tput -T xterm cols"), allow, ro},
+		{"Bash", cmdAt("tput setaf 1"), allow, ro},
+		{"Bash", cmdAt("tput clear"), ask, prompt},
+		{"Bash", cmdAt("tput reset"), ask, prompt},
+		{"Bash", cmdAt("tput -S"), ask, prompt},
+		{"Bash", cmdAt("tput -xS"), ask, prompt},
+		{"Bash", cmdAt("tput -- init"), ask, prompt},
+		{"Bash", cmdAt("ss -tln"), allow, ro},
+		{"Bash", cmdAt("ss state listening"), allow, ro},
+		{"Bash", cmdAt("ss -tlnp dst 1.2.3.4"), allow, ro},
+		{"Bash", cmdAt("ss -f inet"), allow, ro},
+		{"Bash", cmdAt("ss dst ::1"), allow, ro},
+		{"Bash", cmdAt("ss -K"), ask, prompt},
+		{"Bash", cmdAt("ss dst example.com"), ask, prompt},
+		{"Bash", cmdAt("ss dst cafe"), ask, prompt},
+		{"Bash", cmdAt("lsof -i"), allow, ro},
+		{"Bash", cmdAt("lsof -p 1"), allow, ro},
+		{"Bash", cmdAt("lsof +D ."), allow, ro},
+		{"Bash", cmdAt("lsof -i @1.2.3.4"), allow, ro},
+		{"Bash", cmdAt("lsof +m"), ask, prompt},
+		{"Bash", cmdAt("lsof -i @example.com"), ask, prompt},
+		{"Bash", cmdAt("lsof -i@example.com:80"), ask, prompt},
+		{"Bash", cmdAt("lsof +x"), ask, prompt},
+		{"Bash", cmdAt("git ls-remote"), allow, ro},
+		{"Bash", cmdAt("git ls-remote --tags"), allow, ro},
+		{"Bash", cmdAt("git ls-remote origin"), ask, prompt},
+		{"Bash", cmdAt("git ls-remote -- origin"), ask, prompt},
+		{"Bash", cmdAt("git ls-remote --upload-pack=x"), ask, prompt},
+		{"Bash", cmdAt("docker logs x"), allow, ro},
+		{"Bash", cmdAt("docker logs -f --tail 10 x"), allow, ro},
+		{"Bash", cmdAt("docker inspect --format '{{.Id}}' x"), allow, ro},
+		{"Bash", cmdAt("docker logs -H tcp://h x"), ask, prompt},
+		{"Bash", cmdAt("docker logs --since=~x x"), ask, prompt},
+		{"Bash", cmdAt("docker run x"), ask, prompt},
+		{"Bash", cmdAt("docker"), ask, prompt},
+		{"Bash", cmdAt("fd x"), allow, ro},
+		{"Bash", cmdAt("fdfind -e txt"), allow, ro},
+		{"Bash", cmdAt("fd -x ls"), ask, prompt},
+		{"Bash", cmdAt("fd --exec ls"), ask, prompt},
+		{"Bash", cmdAt("man ls"), ask, prompt},
+	})
+}

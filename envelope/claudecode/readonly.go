@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -152,6 +153,18 @@ func readOnlyArgs(w []string) bool {
 		return gitReadOnly(u[1:], w[1:])
 	case "test", "[", "[[":
 		return testReadOnly(u, w)
+	case "docker":
+		// docker logs and docker inspect, with their options and no
+		// '~' the shell would expand (docker logs -f x runs:
+		// TestDifferential/callbacks-default).
+		if len(u) < 2 {
+			return false
+		}
+		key := "docker " + u[1]
+		t, ok := flagTables[key]
+		return ok && noExpansion(w[1:]) && flagsOK(key, u[2:], t) && !slices.ContainsFunc(u[2:], func(x string) bool {
+			return dockerTilde.MatchString(x) || strings.Contains(x, "~") && strings.Contains(x, "{")
+		})
 	case "xargs":
 		return xargsReadOnly(u, w)
 	case "help":
@@ -345,6 +358,141 @@ func extraCheck(name string, a []string) bool {
 				return false
 			}
 		}
+	case "tput":
+		return tputReadOnly(a)
+	case "ss":
+		return ssReadOnly(a)
+	case "lsof":
+		return lsofReadOnly(a)
+	}
+	return true
+}
+
+// dockerTilde is a word the shell would expand a '~' in.
+var dockerTilde = regexp.MustCompile(`(?:^|[=:])~`)
+
+// tputCapabilities are the capabilities tput would send to the terminal
+// that reset, clear or reprogram it, or print to a printer.
+var tputCapabilities = setOf("init", "reset", "rs1", "rs2", "rs3", "is1", "is2", "is3", "iprog", "if", "rf", "clear", "flash",
+	"mc0", "mc4", "mc5", "mc5i", "mc5p", "pfkey", "pfloc", "pfx", "pfxl", "smcup", "rmcup")
+
+// tputReadOnly: Claude Code 2.1.328's check of tput: no -S (capabilities
+// read from the input), alone or among short options, and none of
+// tputCapabilities (tput cols and tput setaf 1 run, tput clear and tput
+// reset ask: TestDifferential/callbacks-default).
+func tputReadOnly(a []string) bool {
+	after := false
+	for i := 0; i < len(a); i++ {
+		w := a[i]
+		switch {
+		case w == "--":
+			after = true
+		case !after && strings.HasPrefix(w, "-"):
+			if w == "-S" || !strings.HasPrefix(w, "--") && len(w) > 2 && strings.Contains(w, "S") {
+				return false
+			}
+			if w == "-T" {
+				i++
+			}
+		case tputCapabilities[w]:
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	ssKeyword  = regexp.MustCompile(`^(dst|src|dport|sport|and|or|not|eq|ne|ge|le|gt|lt|autobound|state|exclude|dev|fwmark|cgroup)$`)
+	ssValued   = regexp.MustCompile(`^(state|exclude|dport|sport|dev|fwmark|cgroup)$`)
+	ssOptValue = regexp.MustCompile(`^(-f|--family|-A|--query|--socket)$`)
+	ssSplit    = regexp.MustCompile(`[\s()=!<>&|,]+`)
+)
+
+// ssReadOnly: Claude Code 2.1.328's check of ss's filter: no word with a
+// '~', and every token of the filter a keyword, the value after state,
+// exclude, dport, sport, dev, fwmark or cgroup, or an address (digits,
+// and hex digits only with ':' and no '.'), never a name to look up (ss
+// state listening and ss -tlnp dst 1.2.3.4 run, ss -K asks:
+// TestDifferential/callbacks-default).
+func ssReadOnly(a []string) bool {
+	var filter []string
+	after := false
+	for i := 0; i < len(a); i++ {
+		w := a[i]
+		switch {
+		case !after && w == "--":
+			after = true
+		case !after && strings.HasPrefix(w, "-"):
+			if ssOptValue.MatchString(w) {
+				i++
+			}
+		default:
+			filter = append(filter, w)
+		}
+	}
+	for _, w := range filter {
+		if strings.Contains(w, "~") {
+			return false
+		}
+	}
+	skip := false
+	for _, t := range ssSplit.Split(strings.Join(filter, " "), -1) {
+		switch {
+		case t == "":
+		case skip:
+			skip = false
+		case ssKeyword.MatchString(t):
+			skip = ssValued.MatchString(t)
+		case strings.ContainsAny(t, "ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ"),
+			strings.ContainsAny(t, "abcdefABCDEF") && (strings.Contains(t, ".") || !strings.Contains(t, ":")):
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	lsofPlus     = regexp.MustCompile(`^\+(?:[DEMdew]|c\d*|f[cfgGn]*|[Lr]\d*)?$`)
+	lsofValued   = regexp.MustCompile(`^[-+][a-zA-Z]*[LSor]$`)
+	lsofNumbered = regexp.MustCompile(`^\d+\D`)
+	lsofOdd      = regexp.MustCompile(`^-[a-zA-Z]*[^a-zA-Z]`)
+	lsofInet     = regexp.MustCompile(`^-[a-zA-Z]*i$`)
+	lsofInetAt   = regexp.MustCompile(`^-[a-zA-Z]*i\S*@`)
+)
+
+// lsofReadOnly: Claude Code 2.1.328's check of lsof: no +m (a mount
+// supplement file written), no -i naming a host by name (a lookup) or
+// with a '~', and none of the forms the release refuses behind a switch
+// of its own (an option with a character other than a letter, a + option
+// it does not know, a number run into letters after an option taking
+// one), which the dialect always refuses (lsof -i, lsof -p 1, lsof +D .
+// run: TestDifferential/callbacks-default).
+func lsofReadOnly(a []string) bool {
+	named := func(at string) bool {
+		host, _, _ := strings.Cut(at, ":")
+		return strings.ContainsAny(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+	}
+	for i, w := range a {
+		if strings.HasPrefix(w, "+m") {
+			return false
+		}
+		if lsofInetAt.MatchString(w) && named(w[strings.IndexByte(w, '@')+1:]) {
+			return false
+		}
+		if lsofInet.MatchString(w) && i+1 < len(a) {
+			next := a[i+1]
+			if strings.Contains(next, "~") || strings.Contains(next, "@") && named(next[strings.IndexByte(next, '@')+1:]) {
+				return false
+			}
+		}
+		prev := ""
+		if i > 0 {
+			prev = a[i-1]
+		}
+		if w != "--" && lsofOdd.MatchString(w) || strings.HasPrefix(w, "+") && !lsofPlus.MatchString(w) ||
+			lsofNumbered.MatchString(w) && lsofValued.MatchString(prev) {
+			return false
+		}
 	}
 	return true
 }
@@ -390,6 +538,12 @@ func gitReadOnly(u, w []string) bool {
 			}
 		}
 		if !list && len(positionals(rest, flagTables[key])) > 0 {
+			return false
+		}
+	case "git ls-remote":
+		// No remote named: git ls-remote origin asks, git ls-remote
+		// --tags runs (TestDifferential/callbacks-default).
+		if len(positionals(rest, flagTables[key])) > 0 {
 			return false
 		}
 	case "git remote", "git reflog":

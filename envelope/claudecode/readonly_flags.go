@@ -7,11 +7,39 @@ package claudecode
 // command need approval. Read from the release's read-only command table;
 // the extra checks the release makes per command (date setting the clock,
 // git branch and tag creating refs, ps showing environments, ...) are in
-// readonly.go, and test's table is testFlags there. Commands of that table
-// left out here (docker, lsof, man, ss, tput, fd, git ls-remote)
-// are not read-only in the dialect: stricter, costing a prompt; xargs and
-// help are read in readonly.go.
+// readonly.go, and test's table is testFlags there. man, the one command of
+// that table left out here, is not read-only in the dialect: stricter,
+// costing a prompt; xargs and help are read in readonly.go.
 var readOnlyFlags = map[string]string{
+	"docker inspect": "--format=s --size=n --type=s -f=s -s=n",
+	"docker logs":    "--details=n --follow=n --since=s --tail=s --timestamps=n --until=s -f=n -n=s -t=n",
+	"fd": "--absolute-path=n --and=s --base-directory=s --batch-size=d --case-sensitive=n --changed-before=s " +
+		"--changed-within=s --color=s --exact-depth=d --exclude=s --extension=s --fixed-strings=n --follow=n " +
+		"--format=s --full-path=n --glob=n --help=n --hidden=n --hyperlink=s --ignore-case=n --ignore-file=s " +
+		"--max-buffer-time=s --max-depth=d --max-results=d --min-depth=d --no-ignore-parent=n " +
+		"--no-ignore-vcs=n --no-ignore=n --no-require-git=n --one-file-system=n --owner=s --path-separator=s " +
+		"--print0=n --prune=n --quiet=n --regex=n --search-path=s --show-errors=n --size=s " +
+		"--strip-cwd-prefix=n --threads=d --type=s --version=n -0=n -1=n -E=s -F=n -H=n -I=n -L=n -S=s -V=n " +
+		"-a=n -c=s -d=d -e=s -g=n -h=n -i=n -j=d -o=s -p=n -q=n -s=n -t=s",
+	"fdfind": "--absolute-path=n --and=s --base-directory=s --batch-size=d --case-sensitive=n --changed-before=s " +
+		"--changed-within=s --color=s --exact-depth=d --exclude=s --extension=s --fixed-strings=n --follow=n " +
+		"--format=s --full-path=n --glob=n --help=n --hidden=n --hyperlink=s --ignore-case=n --ignore-file=s " +
+		"--max-buffer-time=s --max-depth=d --max-results=d --min-depth=d --no-ignore-parent=n " +
+		"--no-ignore-vcs=n --no-ignore=n --no-require-git=n --one-file-system=n --owner=s --path-separator=s " +
+		"--print0=n --prune=n --quiet=n --regex=n --search-path=s --show-errors=n --size=s " +
+		"--strip-cwd-prefix=n --threads=d --type=s --version=n -0=n -1=n -E=s -F=n -H=n -I=n -L=n -S=s -V=n " +
+		"-a=n -c=s -d=d -e=s -g=n -h=n -i=n -j=d -o=s -p=n -q=n -s=n -t=s",
+	"git ls-remote": "--branches=n --exit-code=n --get-url=n --heads=n --quiet=n --refs=n --sort=s --symref=n --tags=n " +
+		"-b=n -h=n -q=n -t=n",
+	"lsof": "-?=n -A=s -C=n -E=n -F=n -H=n -K=n -L=n -N=n -O=n -P=n -Q=n -R=n -S=n -T=n -U=n -V=n -X=n -a=n -b=n " +
+		"-c=s -d=s -e=s -g=n -h=n -i=n -k=s -l=n -n=n -o=n -p=s -r=n -s=n -t=n -u=s -v=n -x=n",
+	"ss": "--all=n --bpf=n --cgroup=n --context=n --contexts=n --dccp=n --events=n --extended=n --family=s " +
+		"--help=n --inet-sockopt=n --info=n --ipv4=n --ipv6=n --listening=n --memory=n --mptcp=n " +
+		"--no-header=n --numeric=n --oneline=n --options=n --packet=n --processes=n --query=s --raw=n " +
+		"--sctp=n --socket=s --summary=n --tcp=n --tipc=n --tipcinfo=n --tos=n --udp=n --unix=n --version=n " +
+		"--vsock=n -0=n -4=n -6=n -A=s -E=n -H=n -M=n -O=n -S=n -V=n -Z=n -a=n -b=n -d=n -e=n -f=s -h=n -i=n " +
+		"-l=n -m=n -n=n -o=n -p=n -s=n -t=n -u=n -w=n -x=n -z=n",
+	"tput": "-T=s -V=n -x=n",
 	"base64": "--break=d --decode=n --help=n --ignore-garbage=n --input=s --version=n --wrap=d -D=n -b=d -d=n -h=n " +
 		"-i=s -w=d",
 	"date": "--date=s --debug=n --help=n --iso-8601=s --reference=s --rfc-3339=s --rfc-email=n --universal=n " +

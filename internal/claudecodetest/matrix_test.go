@@ -250,6 +250,8 @@ func matrix() []dcase {
 	out = append(out, matrixShellForms()...)
 	out = append(out, matrixCondGlobs()...)
 	out = append(out, matrixCompound()...)
+	out = append(out, matrixReadOnlyMore()...)
+	out = append(out, matrixCallbacks()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

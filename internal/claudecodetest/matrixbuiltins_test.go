@@ -262,3 +262,34 @@ func matrixCompound() []dcase {
 	return append(out, sh4Cases("compound-allowed", "compound", []string{"default"},
 		Settings{Allow: []string{"Bash(ls:*)", "Bash(echo:*)", "Bash(rm:*)", "Bash(touch:*)", "Bash(cd:*)", "Bash(grep:*)"}}, nil, probes)...)
 }
+
+// matrixReadOnlyMore: commands the dialect reads as read-only, each with
+// options a reader might not check (output files, commands they run,
+// files they read from a list).
+func matrixReadOnlyMore() []dcase {
+	probes := shs("grep --include=x -r a .", "od a.txt", "diff --to-file=b.txt a.txt", "diff -D x a.txt b.txt", "cut -d, -f1 a.txt",
+		"base64 -d a.txt", "strings -o a.txt", "uname -a", "ps aux", "which ls", "whoami", "id", "git config --get user.name",
+		"git status --porcelain", "git blame a.txt", "git ls-files", "git rev-parse HEAD", "git reflog", "git worktree list",
+		"column -t a.txt", "nl a.txt", "tac a.txt", "rev a.txt", "paste a.txt b.txt", "comm a.txt b.txt", "expand a.txt",
+		"fold a.txt", "fmt a.txt", "pr a.txt", "cmp a.txt b.txt", "md5sum a.txt", "sha256sum -c a.txt", "readlink -f a.txt",
+		"realpath a.txt", "basename a", "dirname a", "stat a.txt", "du -sh .", "df -h", "free -m", "uptime", "nproc", "arch",
+		"locale", "true", "false", "sleep 1", "seq 3", "expr 1 + 2", "numfmt --to=iec 1024", "pwd", "cd .", "type ls", "history",
+		"stat -c %n a.txt", "du --files0-from=a.txt", "cut -f1 --output-delimiter=x a.txt", "od -w8 a.txt", "ps -o pid",
+		"date", "date -d tomorrow", "cal", "env -0", "tr a b < a.txt", "wc -c a.txt", "sort -u a.txt", "uniq -c a.txt",
+		"md5sum -c a.txt", "cksum a.txt", "file a.txt", "tree", "tree -L 1", "hexdump -C a.txt", "xxd a.txt", "look a",
+		"printenv HOME", "groups", "who", "w", "last", "hostname", "uname -n", "getent passwd root", "id -u")
+	return sh4Cases("romore", "romore", []string{"default"}, Settings{}, nil, probes)
+}
+
+// matrixCallbacks: read-only entries whose options the release checks
+// with a function of its own (tput, ss, lsof, git ls-remote, docker logs,
+// fd, man).
+func matrixCallbacks() []dcase {
+	probes := shs("tput cols", "tput lines", "tput -T xterm cols", "tput clear", "tput reset", "tput -S", "tput init", "tput setaf 1",
+		"ss -tln", "ss -a", "ss state listening", "ss -K", "ss -tlnp dst 1.2.3.4", "ss -f inet",
+		"lsof -i", "lsof -p 1", "lsof +m", "lsof a.txt", "lsof -c x", "lsof +D .",
+		"git ls-remote", "git ls-remote origin", "git ls-remote --tags", "git ls-remote --upload-pack=x origin", "git ls-remote -- origin",
+		"docker logs x", "docker logs -f x", "docker inspect x", "docker inspect --format '{{.Id}}' x",
+		"fd x", "fd -e txt", "fd -x ls", "fd --exec ls", "fdfind x", "man ls", "man -k ls", "man -P cat ls", "man --pager=cat ls")
+	return sh4Cases("callbacks", "callbacks", []string{"default"}, Settings{}, nil, probes)
+}
