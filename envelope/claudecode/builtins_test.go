@@ -451,7 +451,7 @@ func TestCompoundStatements(t *testing.T) {
 
 // TestReadOnlyCallbacks: the read-only entries whose options the release
 // checks with a function of its own: tput, ss, lsof, git ls-remote,
-// docker logs and inspect, fd (TestDifferential/callbacks-default).
+// docker logs and inspect, fd, man (TestDifferential/callbacks-default).
 func TestReadOnlyCallbacks(t *testing.T) {
 	ro, prompt := codeDefaultReadOnly, codeDefaultPrompt
 	runCalls(t, `{}`, "", []call1{
@@ -495,6 +495,15 @@ func TestReadOnlyCallbacks(t *testing.T) {
 		{"Bash", cmdAt("fdfind -e txt"), allow, ro},
 		{"Bash", cmdAt("fd -x ls"), ask, prompt},
 		{"Bash", cmdAt("fd --exec ls"), ask, prompt},
-		{"Bash", cmdAt("man ls"), ask, prompt},
+		{"Bash", cmdAt("man ls"), allow, ro},
+		{"Bash", cmdAt("man -k ls"), allow, ro},
+		{"Bash", cmdAt("man -s 1 ls"), allow, ro},
+		{"Bash", cmdAt("man -f ./x"), allow, ro},
+		{"Bash", cmdAt("man -s 'a b' ls"), ask, prompt},
+		{"Bash", cmdAt("man -P cat ls"), ask, prompt},
+		{"Bash", cmdAt("man --pager=cat ls"), ask, prompt},
+		{"Bash", cmdAt("man ./x.1"), ask, prompt},
+		{"Bash", cmdAt("man ~/x.1"), ask, prompt},
+		{"Bash", cmdAt("man -k -- -x"), ask, prompt},
 	})
 }

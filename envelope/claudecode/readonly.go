@@ -364,12 +364,84 @@ func extraCheck(name string, a []string) bool {
 		return ssReadOnly(a)
 	case "lsof":
 		return lsofReadOnly(a)
+	case "man":
+		return manReadOnly(a)
 	}
 	return true
 }
 
 // dockerTilde is a word the shell would expand a '~' in.
 var dockerTilde = regexp.MustCompile(`(?:^|[=:])~`)
+
+// manSection is a section list man takes as it is.
+var manSection = regexp.MustCompile(`^[A-Za-z0-9:,]+$`)
+
+// manReadOnly: Claude Code 2.1.328's check of man: a section (-s, -S)
+// of letters, digits, ':' and ',' (one of any other form the release
+// refuses behind a switch of its own, which the dialect always refuses);
+// from the first page named on, every word a page; with -k, -f, --apropos
+// or --whatis none of them starting with '-'; without -k, -f, --apropos or
+// --whatis as a word of its own, no page with a '/', '\' or '~' (a file
+// man would read). man ls and man -k ls run; man -P cat ls and man
+// ./x.1 ask (TestDifferential/callbacks-default).
+func manReadOnly(a []string) bool {
+	for i := 0; i < len(a); i++ {
+		w := a[i]
+		if w == "--" || w == "-" || !strings.HasPrefix(w, "-") {
+			break
+		}
+		section, given := "", false
+		switch {
+		case w == "-S" || w == "-s":
+			i++
+			if i < len(a) {
+				section = a[i]
+			}
+			given = true
+		case strings.HasPrefix(w, "-S=") || strings.HasPrefix(w, "-s="):
+			section, given = w[2:], true
+		}
+		if given && !manSection.MatchString(section) {
+			return false
+		}
+	}
+	search := false
+	for _, w := range a {
+		if w == "--" {
+			break
+		}
+		if !strings.HasPrefix(w, "-") || w == "-" {
+			continue
+		}
+		if strings.HasPrefix(w, "--") {
+			search = search || w == "--apropos" || w == "--whatis"
+		} else if strings.ContainsAny(w[1:], "kf") {
+			search = true
+		}
+	}
+	searchWord, pages := false, false
+	for i := 0; i < len(a); i++ {
+		w := a[i]
+		if !pages && w == "--" {
+			pages = true
+			continue
+		}
+		if !pages && strings.HasPrefix(w, "-") && w != "-" {
+			switch w {
+			case "-k", "-f", "--apropos", "--whatis":
+				searchWord = true
+			case "-S", "-s":
+				i++
+			}
+			continue
+		}
+		pages = true
+		if search && strings.HasPrefix(w, "-") || !searchWord && strings.ContainsAny(w, "/\\~") {
+			return false
+		}
+	}
+	return true
+}
 
 // tputCapabilities are the capabilities tput would send to the terminal
 // that reset, clear or reprogram it, or print to a printer.

@@ -7,9 +7,8 @@ package claudecode
 // command need approval. Read from the release's read-only command table;
 // the extra checks the release makes per command (date setting the clock,
 // git branch and tag creating refs, ps showing environments, ...) are in
-// readonly.go, and test's table is testFlags there. man, the one command of
-// that table left out here, is not read-only in the dialect: stricter,
-// costing a prompt; xargs and help are read in readonly.go.
+// readonly.go, and test's table is testFlags there; xargs and help are read
+// in readonly.go.
 var readOnlyFlags = map[string]string{
 	"docker inspect": "--format=s --size=n --type=s -f=s -s=n",
 	"docker logs":    "--details=n --follow=n --since=s --tail=s --timestamps=n --until=s -f=n -n=s -t=n",
@@ -152,6 +151,7 @@ var readOnlyFlags = map[string]string{
 		"-l=n -m=d -n=n -o=n -q=n -r=n -s=n -u=n -v=n -w=n -x=n -z=n",
 	"hostname": "--alias=n --all-fqdns=n --all-ip-addresses=n --domain=n --fqdn=n --help=n --ip-address=n --long=n " +
 		"--short=n --verbose=n --version=n -A=n -I=n -V=n -a=n -d=n -f=n -h=n -i=n -s=n -v=n",
+	"man": "--all=n --apropos=n --whatis=n -S=s -a=n -d=n -f=n -h=n -k=n -s=s -w=n",
 	"md5sum": "--binary=n --check=n --help=n --ignore-missing=n --quiet=n --status=n --strict=n --tag=n --text=n " +
 		"--version=n --warn=n --zero=n -b=n -c=n -t=n -w=n -z=n",
 	"netstat": "-I=s -L=n -a=n -f=s -g=n -i=n -l=n -m=n -n=n -r=n -s=n -v=n",

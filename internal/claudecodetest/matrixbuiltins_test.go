@@ -290,6 +290,7 @@ func matrixCallbacks() []dcase {
 		"lsof -i", "lsof -p 1", "lsof +m", "lsof a.txt", "lsof -c x", "lsof +D .",
 		"git ls-remote", "git ls-remote origin", "git ls-remote --tags", "git ls-remote --upload-pack=x origin", "git ls-remote -- origin",
 		"docker logs x", "docker logs -f x", "docker inspect x", "docker inspect --format '{{.Id}}' x",
-		"fd x", "fd -e txt", "fd -x ls", "fd --exec ls", "fdfind x", "man ls", "man -k ls", "man -P cat ls", "man --pager=cat ls")
+		"fd x", "fd -e txt", "fd -x ls", "fd --exec ls", "fdfind x", "man ls", "man -k ls", "man -P cat ls", "man --pager=cat ls",
+		"man -s 1 ls", "man -f ./x", "man ./x.1", "man ~/x.1", "man -s 'a b' ls", "man -k -- -x", "man -a ls", "man 1 ls")
 	return sh4Cases("callbacks", "callbacks", []string{"default"}, Settings{}, nil, probes)
 }
