@@ -252,6 +252,7 @@ func matrix() []dcase {
 	out = append(out, matrixCompound()...)
 	out = append(out, matrixReadOnlyMore()...)
 	out = append(out, matrixCallbacks()...)
+	out = append(out, matrixCompoundDeny()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

@@ -294,3 +294,13 @@ func matrixCallbacks() []dcase {
 		"man -s 1 ls", "man -f ./x", "man ./x.1", "man ~/x.1", "man -s 'a b' ls", "man -k -- -x", "man -a ls", "man 1 ls")
 	return sh4Cases("callbacks", "callbacks", []string{"default"}, Settings{}, nil, probes)
 }
+
+// matrixCompoundDeny: a deny rule against the commands of compound
+// statements, [[ ]] conditionals and negations, in default mode and in
+// bypassPermissions, where only a deny rule stops a call.
+func matrixCompoundDeny() []dcase {
+	probes := shs("if true; then rm dn1.txt; fi", "! rm dn2.txt", "[[ -f a.txt ]] && rm dn3.txt", "while false; do rm dn4.txt; done",
+		"for f in a; do rm dn5.txt; done", "if rm dn6.txt; then ls; fi", "[[ -f a.txt && -r a.txt ]] || rm dn7.txt",
+		"until true; do rm dn8.txt; done", "if true; then ls; else rm dn9.txt; fi", "if true; then echo x | rm dn10.txt; fi")
+	return sh4Cases("compound-deny", "compound", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
+}
