@@ -90,7 +90,7 @@ func scanBashHD(cmd string) (cls []byte, broken bool, hd *hdScan) {
 }
 
 // scanBashCond is scanBashHD; with conds, a [[ ]] conditional at the top
-// level keeps its own operators (&& || ( ) < >) as bytes of its words,
+// level keeps its own operators (&& || ( ) < >) and braces as bytes of its words,
 // neither splitting the line nor opening a frame nor redirecting, as
 // Bash and Claude Code 2.1.328 read them ([[ -f a.txt && -r a.txt ]] is
 // one test: TestDifferential/condglobs-default, shellforms-default). open
@@ -157,8 +157,8 @@ func scanBashCond(cmd string, conds bool) (cls []byte, broken bool, hd *hdScan, 
 				mark(i, 2, clsTop)
 				i += 2
 				continue
-			case cond && strings.IndexByte("&|()<>", c) >= 0 && !((c == '<' || c == '>') && next == '('):
-				i++ // the conditional's operator (not a process substitution): a byte of its word
+			case cond && strings.IndexByte("&|()<>{}", c) >= 0 && !((c == '<' || c == '>') && next == '('):
+				i++ // the conditional's operator (not a process substitution) or a brace, which it does not expand: a byte of its word
 				continue
 			case !cond && condStart(cmd, cls, i):
 				cond = true
@@ -523,6 +523,142 @@ func statementsInOrder(subs []bashSub) bool {
 		}
 	}
 	return found && len(stack) == 0
+}
+
+// condSplit is split (splitRedirs) of a subcommand's words, save that the
+// words of a [[ ]] conditional up to its ]] are all arguments: its < and
+// > compare strings (Claude Code 2.1.328 runs [[ a < b && c > d ]]:
+// TestDifferential/condforms-default); a redirection after the ]] is
+// one.
+func condSplit(words []string, split func([]string) (args, outs, ins []string)) (args, outs, ins []string) {
+	end := condEndWord(words)
+	if end < 0 {
+		return split(words)
+	}
+	args, outs, ins = split(words[end+1:])
+	return append(slices.Clip(words[:end+1]), args...), outs, ins
+}
+
+// condEndWord is the index of the ]] closing a subcommand that starts
+// with [[, or -1.
+func condEndWord(words []string) int {
+	if len(words) == 0 || words[0] != "[[" {
+		return -1
+	}
+	return slices.Index(words, "]]")
+}
+
+// malformedCond reports a subcommand that is a [[ ]] conditional whose
+// expression Bash cannot read ([[ a b c ]], [[ -f a.txt rm ]], [[ a &&
+// rm x ]]): Claude Code 2.1.328 asks for it under any rule ("Parser
+// skipped input between top-level statements",
+// TestDifferential/condforms-*). An empty one is left alone.
+func malformedCond(subs []bashSub) bool {
+	for i := range subs {
+		w := subs[i].words
+		if end := condEndWord(w); end > 1 && !condExpression(condTokens(w[1:end])) {
+			return true
+		}
+	}
+	return false
+}
+
+// condTokens are the words of a conditional with the parentheses that
+// open a word, or close it past those it opens (not @(a|b)), made words
+// of their own.
+func condTokens(words []string) []string {
+	out := make([]string, 0, len(words))
+	for _, w := range words {
+		for len(w) > 1 && w[0] == '(' {
+			out, w = append(out, "("), w[1:]
+		}
+		closing := 0
+		for len(w) > 1 && w[len(w)-1] == ')' && w[len(w)-2] != '\\' && strings.Count(w, ")") > strings.Count(w, "(") {
+			w, closing = w[:len(w)-1], closing+1
+		}
+		out = append(out, w)
+		for range closing {
+			out = append(out, ")")
+		}
+	}
+	return out
+}
+
+// condUnary and condBinary are the operators of Bash's conditional
+// expressions.
+var (
+	condUnary  = setOf("-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w", "-x", "-O", "-G", "-L", "-S", "-N", "-o", "-v", "-R", "-z", "-n")
+	condBinary = setOf("==", "=", "!=", "=~", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef")
+)
+
+// condExpression reports whether t is one conditional expression: terms
+// joined by && and ||, a term a negation (!), a parenthesised expression,
+// a unary test, a binary one or a word.
+func condExpression(t []string) bool {
+	i := 0
+	operand := func() bool {
+		if i < len(t) && t[i] != "&&" && t[i] != "||" && t[i] != "(" && t[i] != ")" {
+			i++
+			return true
+		}
+		return false
+	}
+	var expr func(depth int) bool
+	term := func(depth int) bool {
+		for i < len(t) && t[i] == "!" {
+			i++
+		}
+		switch {
+		case i < len(t) && t[i] == "(":
+			i++
+			if !expr(depth+1) || i >= len(t) || t[i] != ")" {
+				return false
+			}
+			i++
+			return true
+		case i+1 < len(t) && condUnary[t[i]] && t[i+1] != "&&" && t[i+1] != "||" && t[i+1] != ")" && !condBinary[t[i+1]]:
+			i += 2
+			return true
+		}
+		if !operand() {
+			return false
+		}
+		if i < len(t) && condBinary[t[i]] {
+			i++
+			if i < len(t) && t[i] == "(" {
+				// A pattern's group ([[ a == (b) ]]): read as one
+				// operand, as the release reads it.
+				for open := 0; i < len(t); i++ {
+					switch t[i] {
+					case "(":
+						open++
+					case ")":
+						open--
+					}
+					if open == 0 {
+						i++
+						return true
+					}
+				}
+				return false
+			}
+			return operand()
+		}
+		return true
+	}
+	expr = func(depth int) bool {
+		if depth > 32 || !term(depth) {
+			return false
+		}
+		for i < len(t) && (t[i] == "&&" || t[i] == "||") {
+			i++
+			if !term(depth) {
+				return false
+			}
+		}
+		return true
+	}
+	return expr(0) && i == len(t)
 }
 
 // forHeader reports a for loop's header that runs nothing: for NAME in
@@ -1196,7 +1332,7 @@ func parseBash(cmd string) *bashLine {
 	cls, broken, hd := scanBashHD(cmd)
 	subs, bad := splitTopOps(cmd, cls)
 	subs = compound(subs)
-	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs), subs: subs}
+	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs), subs: subs}
 	segs := nestedSegments(hd.plain(cmd))
 	l.denyTexts = make([]string, 0, len(l.subs)+1+2*len(segs)) // room for every text below
 	for i := range l.subs {
@@ -1206,7 +1342,7 @@ func parseBash(cmd string) *bashLine {
 		s.words = stripWords(s.words, stripAllow)
 		s.notRO, s.xargs = readOnlyWrappers(orig[:len(orig)-len(s.words)])
 		s.wrapWord, s.wrapWhy = wrapperUnchecked(orig[:len(orig)-len(s.words)])
-		s.args, s.outs, s.ins = splitRedirs(s.words)
+		s.args, s.outs, s.ins = condSplit(s.words, splitRedirs)
 		s.args = unquoteCommandWord(s.args)
 		s.spaced = strings.Contains(s.raw, "  ") || strings.IndexByte(s.raw, '\t') >= 0
 		// Allow rules match the command without its redirections, as

@@ -507,3 +507,30 @@ func TestReadOnlyCallbacks(t *testing.T) {
 		{"Bash", cmdAt("man -k -- -x"), ask, prompt},
 	})
 }
+
+// TestConditionalForms: a [[ ]] Bash cannot read asks under any rule; its
+// < and > compare, a redirection after its ]] is one; a pattern's group,
+// an extended pattern and a brace are words of it
+// (TestDifferential/condforms-*, condglobs-default).
+func TestConditionalForms(t *testing.T) {
+	ro, prompt := codeDefaultReadOnly, codeDefaultPrompt
+	runCalls(t, `{}`, "", []call1{
+		{"Bash", cmdAt("[[ a < b && c > d ]]"), allow, ro},
+		{"Bash", cmdAt("[[ (a) ]]"), allow, ro},
+		{"Bash", cmdAt("[[ a == (b) ]]"), allow, ro},
+		{"Bash", cmdAt("[[ x == @(a|b) ]]"), allow, ro},
+		{"Bash", cmdAt("[[ a == {a,b} ]]"), allow, ro},
+		{"Bash", cmdAt("[[ -f a.txt && ls ]]"), allow, ro},
+		{"Bash", cmdAt("[[ ! ( -f a.txt || ! -d b ) ]]"), allow, ro},
+		{"Bash", cmdAt("[[ a b c ]]"), ask, prompt},
+		{"Bash", cmdAt("[[ -f a.txt rm ]]"), ask, prompt},
+		{"Bash", cmdAt("[[ a == ]]"), ask, prompt},
+		{"Bash", cmdAt("[[ ( a ]]"), ask, prompt},
+		{"Bash", cmdAt("[[ a > b ]] > out.txt"), ask, codeRedirect},
+	})
+	runCalls(t, `{"permissions": {"allow": ["Bash(rm:*)", "Bash([[:*)"]}}`, "", []call1{
+		{"Bash", cmdAt("[[ a && rm x ]]"), ask, prompt},
+		{"Bash", cmdAt("[[ a b c ]]"), ask, prompt},
+		{"Bash", cmdAt("[[ a == b ]]"), allow, codePermissionAllow},
+	})
+}

@@ -13,7 +13,7 @@ func parseBashJoined(cmd string) *bashLine {
 	cls, broken, hd := scanBashHD(cmd)
 	subs, bad := splitTopOps(cmd, cls)
 	subs = compound(subs)
-	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs), subs: subs}
+	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs), subs: subs}
 	for i := range l.subs {
 		s := &l.subs[i]
 		s.denyText = strings.Join(stripWords(s.words, stripDeny), " ")
@@ -21,7 +21,7 @@ func parseBashJoined(cmd string) *bashLine {
 		s.words = stripWords(s.words, stripAllow)
 		s.notRO, s.xargs = readOnlyWrappers(orig[:len(orig)-len(s.words)])
 		s.wrapWord, s.wrapWhy = wrapperUnchecked(orig[:len(orig)-len(s.words)])
-		s.args, s.outs, s.ins = splitRedirsScan(s.words)
+		s.args, s.outs, s.ins = condSplit(s.words, splitRedirsScan)
 		s.args = unquoteCommandWord(s.args)
 		s.allowText = strings.Join(s.args, " ")
 		if s.denyText != "" {

@@ -739,9 +739,17 @@ func testReadOnly(u, w []string) bool {
 		args, raw = args[:len(args)-1], raw[:len(raw)-1]
 	}
 	if u[0] == "[[" {
-		args, raw = withoutCondOperators(args), withoutCondOperators(raw)
-	}
-	if !noSpecial(raw) {
+		// Inside [[ ]] the scan read ( ) | & < > as the conditional's
+		// own (scanBashHD), and the shell expands no braces there: only
+		// an expansion is special ([[ x == @(a|b) ]] and [[ a == {a,b} ]]
+		// run: TestDifferential/condglobs-default).
+		args = withoutCondOperators(args)
+		for _, x := range raw {
+			if strings.ContainsAny(x, "$`;\n\r") {
+				return false
+			}
+		}
+	} else if !noSpecial(raw) {
 		return false
 	}
 	for _, x := range raw {

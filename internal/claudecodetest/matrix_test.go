@@ -253,6 +253,7 @@ func matrix() []dcase {
 	out = append(out, matrixReadOnlyMore()...)
 	out = append(out, matrixCallbacks()...)
 	out = append(out, matrixCompoundDeny()...)
+	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

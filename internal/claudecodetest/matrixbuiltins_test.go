@@ -304,3 +304,15 @@ func matrixCompoundDeny() []dcase {
 		"until true; do rm dn8.txt; done", "if true; then ls; else rm dn9.txt; fi", "if true; then echo x | rm dn10.txt; fi")
 	return sh4Cases("compound-deny", "compound", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
 }
+
+// matrixCondForms: [[ ]] forms Bash reads as malformed or odd, and [[ ]]
+// after keywords and operators.
+func matrixCondForms() []dcase {
+	probes := shs("[[ a && rm x ]]", "[[ -f a.txt rm ]]", "[[ ]]", "[[ a b c ]]", "[[ -f a.txt && ls ]]", "[[ a ]]",
+		"[[ ! a ]]", "[[ -f a.txt ]] > al1.txt", "[[ a == b ]]; [[ c == d ]]", "ls && [[ -f a.txt || -d b ]]",
+		"if [[ -f a.txt || -d b ]]; then ls; fi", "[[ -f a.txt ]]&&ls", "[[ a -eq 1 ]]", "[[ 1 -eq 1 ]]", "[[ a < b && c > d ]]",
+		"[[ -n $HOME ]]", "[[ -f a.txt ]] || [[ -f b.txt ]]", "[[ (a) ]]", "[[ a == (b) ]]", "[[ -e /etc/passwd ]]")
+	out := sh4Cases("condforms", "condforms", []string{"default"}, Settings{}, nil, probes)
+	return append(out, sh4Cases("condforms-allowed", "condforms", []string{"default"},
+		Settings{Allow: []string{"Bash(ls:*)", "Bash(rm:*)", "Bash([[:*)"}}, nil, probes)...)
+}
