@@ -12,22 +12,8 @@ package claudecode
 var readOnlyFlags = map[string]string{
 	"docker inspect": "--format=s --size=n --type=s -f=s -s=n",
 	"docker logs":    "--details=n --follow=n --since=s --tail=s --timestamps=n --until=s -f=n -n=s -t=n",
-	"fd": "--absolute-path=n --and=s --base-directory=s --batch-size=d --case-sensitive=n --changed-before=s " +
-		"--changed-within=s --color=s --exact-depth=d --exclude=s --extension=s --fixed-strings=n --follow=n " +
-		"--format=s --full-path=n --glob=n --help=n --hidden=n --hyperlink=s --ignore-case=n --ignore-file=s " +
-		"--max-buffer-time=s --max-depth=d --max-results=d --min-depth=d --no-ignore-parent=n " +
-		"--no-ignore-vcs=n --no-ignore=n --no-require-git=n --one-file-system=n --owner=s --path-separator=s " +
-		"--print0=n --prune=n --quiet=n --regex=n --search-path=s --show-errors=n --size=s " +
-		"--strip-cwd-prefix=n --threads=d --type=s --version=n -0=n -1=n -E=s -F=n -H=n -I=n -L=n -S=s -V=n " +
-		"-a=n -c=s -d=d -e=s -g=n -h=n -i=n -j=d -o=s -p=n -q=n -s=n -t=s",
-	"fdfind": "--absolute-path=n --and=s --base-directory=s --batch-size=d --case-sensitive=n --changed-before=s " +
-		"--changed-within=s --color=s --exact-depth=d --exclude=s --extension=s --fixed-strings=n --follow=n " +
-		"--format=s --full-path=n --glob=n --help=n --hidden=n --hyperlink=s --ignore-case=n --ignore-file=s " +
-		"--max-buffer-time=s --max-depth=d --max-results=d --min-depth=d --no-ignore-parent=n " +
-		"--no-ignore-vcs=n --no-ignore=n --no-require-git=n --one-file-system=n --owner=s --path-separator=s " +
-		"--print0=n --prune=n --quiet=n --regex=n --search-path=s --show-errors=n --size=s " +
-		"--strip-cwd-prefix=n --threads=d --type=s --version=n -0=n -1=n -E=s -F=n -H=n -I=n -L=n -S=s -V=n " +
-		"-a=n -c=s -d=d -e=s -g=n -h=n -i=n -j=d -o=s -p=n -q=n -s=n -t=s",
+	"fd":             fdFlags,
+	"fdfind":         fdFlags,
 	"git ls-remote": "--branches=n --exit-code=n --get-url=n --heads=n --quiet=n --refs=n --sort=s --symref=n --tags=n " +
 		"-b=n -h=n -q=n -t=n",
 	"lsof": "-?=n -A=s -C=n -E=n -F=n -H=n -K=n -L=n -N=n -O=n -P=n -Q=n -R=n -S=n -T=n -U=n -V=n -X=n -a=n -b=n " +
@@ -189,3 +175,13 @@ var readOnlyFlags = map[string]string{
 	"which": "--all=n --help=n --show-dot=n --show-tilde=n --skip-alias=n --skip-dot=n --skip-functions=n " +
 		"--skip-tilde=n --version=n -V=n -a=n -p=n -s=n -v=n -w=n",
 }
+
+// fdFlags are the options of fd, which Debian names fdfind.
+const fdFlags = "--absolute-path=n --and=s --base-directory=s --batch-size=d --case-sensitive=n --changed-before=s " +
+	"--changed-within=s --color=s --exact-depth=d --exclude=s --extension=s --fixed-strings=n --follow=n " +
+	"--format=s --full-path=n --glob=n --help=n --hidden=n --hyperlink=s --ignore-case=n --ignore-file=s " +
+	"--max-buffer-time=s --max-depth=d --max-results=d --min-depth=d --no-ignore-parent=n " +
+	"--no-ignore-vcs=n --no-ignore=n --no-require-git=n --one-file-system=n --owner=s --path-separator=s " +
+	"--print0=n --prune=n --quiet=n --regex=n --search-path=s --show-errors=n --size=s " +
+	"--strip-cwd-prefix=n --threads=d --type=s --version=n -0=n -1=n -E=s -F=n -H=n -I=n -L=n -S=s -V=n " +
+	"-a=n -c=s -d=d -e=s -g=n -h=n -i=n -j=d -o=s -p=n -q=n -s=n -t=s"
