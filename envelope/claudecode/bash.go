@@ -500,7 +500,11 @@ func statementsInOrder(subs []bashSub) bool {
 					return false
 				}
 			case "fi", "done":
-				if top != map[string]string{"fi": "if", "done": "loop"}[x] || k != len(w)-1 {
+				opens := "if"
+				if x == "done" {
+					opens = "loop"
+				}
+				if top != opens || k != len(w)-1 {
 					return false
 				}
 				stack = stack[:len(stack)-1]
@@ -663,13 +667,14 @@ func condExpression(t []string) bool {
 
 // forHeader reports a for loop's header that runs nothing: for NAME in
 // WORDS, NAME a plain name of no variable that changes how commands run,
-// WORDS free of expansions, quotes and operators (globs are left to the
-// shell, as the release leaves them).
+// WORDS free of expansions and operators, quoted or not (for f in 'a b'
+// runs: TestDifferential/compound-*; globs are left to the shell, as the
+// release leaves them).
 func forHeader(w []string) bool {
 	if len(w) < 3 || w[2] != "in" || nameLen(w[1]) != len(w[1]) || runVariable(w[1]) {
 		return false
 	}
-	return noSpecial(w[3:]) && !slices.ContainsFunc(w[3:], func(x string) bool { return strings.ContainsAny(x, `'"\`) })
+	return noSpecial(w[3:])
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

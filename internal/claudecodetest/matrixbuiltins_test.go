@@ -257,7 +257,10 @@ func matrixCompound() []dcase {
 		"if true; then echo x > al6.txt; fi", "for x in /etc/*; do echo x; done", "for f in ../*; do echo x; done",
 		"if true; then ls && echo x; fi", "if true; then ls || echo x; fi", "if ls && true; then echo x; fi",
 		"while false; do ls; echo x; done", "if ls | grep x; then echo y; fi", "for f in a; do echo x | cat; done",
-		"! ls | grep x", "ls | ! grep x", "! rm al7.txt", "if true; then ls; fi > /dev/null", "if true; then ls; fi 2>&1")
+		"! ls | grep x", "ls | ! grep x", "! rm al7.txt", "if true; then ls; fi > /dev/null", "if true; then ls; fi 2>&1",
+		"if true; then ls; elif false; then ls; else echo x; fi", "if true\nthen\n  ls\nfi", "for f in a b; do echo x; done | sort",
+		"for PATH in a; do echo x; done", "for f in 'a b'; do echo x; done", "then ls", "if true; then ls", "ls; fi",
+		"if true; then while false; do ls; done; fi", "while true; then ls; fi")
 	out := sh4Cases("compound", "compound", []string{"default", "acceptEdits"}, Settings{}, nil, probes)
 	return append(out, sh4Cases("compound-allowed", "compound", []string{"default"},
 		Settings{Allow: []string{"Bash(ls:*)", "Bash(echo:*)", "Bash(rm:*)", "Bash(touch:*)", "Bash(cd:*)", "Bash(grep:*)"}}, nil, probes)...)
@@ -291,7 +294,10 @@ func matrixCallbacks() []dcase {
 		"git ls-remote", "git ls-remote origin", "git ls-remote --tags", "git ls-remote --upload-pack=x origin", "git ls-remote -- origin",
 		"docker logs x", "docker logs -f x", "docker inspect x", "docker inspect --format '{{.Id}}' x",
 		"fd x", "fd -e txt", "fd -x ls", "fd --exec ls", "fdfind x", "man ls", "man -k ls", "man -P cat ls", "man --pager=cat ls",
-		"man -s 1 ls", "man -f ./x", "man ./x.1", "man ~/x.1", "man -s 'a b' ls", "man -k -- -x", "man -a ls", "man 1 ls")
+		"man -s 1 ls", "man -f ./x", "man ./x.1", "man ~/x.1", "man -s 'a b' ls", "man -k -- -x", "man -a ls", "man 1 ls",
+		"ss dst ::1", "ss dst example.com", "ss dst cafe", "lsof -i @1.2.3.4", "lsof -i @example.com", "lsof -i@example.com:80",
+		"lsof +x", "tput -xS", "tput -- init", "docker logs --tail 10 x", "docker logs -H tcp://h x", "docker logs --since=~x x",
+		"docker run x", "git ls-remote --upload-pack=x")
 	return sh4Cases("callbacks", "callbacks", []string{"default"}, Settings{}, nil, probes)
 }
 
@@ -311,7 +317,8 @@ func matrixCondForms() []dcase {
 	probes := shs("[[ a && rm x ]]", "[[ -f a.txt rm ]]", "[[ ]]", "[[ a b c ]]", "[[ -f a.txt && ls ]]", "[[ a ]]",
 		"[[ ! a ]]", "[[ -f a.txt ]] > al1.txt", "[[ a == b ]]; [[ c == d ]]", "ls && [[ -f a.txt || -d b ]]",
 		"if [[ -f a.txt || -d b ]]; then ls; fi", "[[ -f a.txt ]]&&ls", "[[ a -eq 1 ]]", "[[ 1 -eq 1 ]]", "[[ a < b && c > d ]]",
-		"[[ -n $HOME ]]", "[[ -f a.txt ]] || [[ -f b.txt ]]", "[[ (a) ]]", "[[ a == (b) ]]", "[[ -e /etc/passwd ]]")
+		"[[ -n $HOME ]]", "[[ -f a.txt ]] || [[ -f b.txt ]]", "[[ (a) ]]", "[[ a == (b) ]]", "[[ -e /etc/passwd ]]",
+		"[[ ! ( -f a.txt || ! -d b ) ]]", "[[ a == ]]", "[[ ( a ]]", "[[ a > b ]] > al2.txt", "echo [[ a && rm al3.txt ]]")
 	out := sh4Cases("condforms", "condforms", []string{"default"}, Settings{}, nil, probes)
 	return append(out, sh4Cases("condforms-allowed", "condforms", []string{"default"},
 		Settings{Allow: []string{"Bash(ls:*)", "Bash(rm:*)", "Bash([[:*)"}}, nil, probes)...)
