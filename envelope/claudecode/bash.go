@@ -837,6 +837,60 @@ const (
 	stripCritical        // like deny, and through sudo with its options
 )
 
+// testEnd is the number of words a test written with [[ or [ at w's start
+// takes, through its closing ]] or ], or 0 when it does not close.
+func testEnd(w []string) int {
+	end := "]"
+	if w[0] == "[[" {
+		end = "]]"
+	}
+	for i := 1; i < len(w); i++ {
+		if w[i] == end {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// leadRedirect is the number of words a redirection at w's start takes
+// (its operator, and its target when that is the next word), or 0.
+func leadRedirect(w []string) int {
+	if len(w) == 0 {
+		return 0
+	}
+	j := redirAt(w[0])
+	if j < 0 {
+		return 0
+	}
+	if pre := w[0][:j]; pre != "" && pre != "&" && !allDigits(pre) {
+		return 0
+	}
+	op := w[0][j:]
+	k := 1
+	for k < len(op) && strings.IndexByte("<>&|", op[k]) >= 0 {
+		k++
+	}
+	if k == len(op) && len(w) > 1 {
+		return 2
+	}
+	return 1
+}
+
+// denyWords is stripWords that also takes off redirections written before
+// the command word, where Bash allows them: Claude Code 2.1.328 denies > f
+// rm x, 2>/dev/null rm x, <<< x rm x and > f FOO=1 rm x under Bash(rm:*),
+// in bypassPermissions too (TestDifferential/leadredir-*).
+func denyWords(w []string, mode int) []string {
+	for {
+		w = stripWords(w, mode)
+		n := leadRedirect(w)
+		if n == 0 {
+			return w
+		}
+		w = w[n:]
+	}
+}
+
 // stripWords strips leading assignments and wrappers repeatedly.
 func stripWords(w []string, mode int) []string {
 	for len(w) > 0 {
@@ -860,6 +914,22 @@ func stripWords(w []string, mode int) []string {
 			case "if", "then", "do", "else", "elif", "while", "until", "!":
 				w = w[1:]
 				continue
+			case "fi", "done", "esac":
+				// A statement's end with a command written after it, no
+				// operator between: Bash refuses the line, and Claude
+				// Code 2.1.328 reads the command as one of its own (it
+				// denies fi rm f, done rm f and esac rm f under
+				// Bash(rm:*), in bypassPermissions too:
+				// TestDifferential/glued-*).
+				w = w[1:]
+				continue
+			case "[[", "[":
+				// So after a test: [[ a ]] rm f and [ a ] rm f are denied
+				// (glued-*); test a rm f is not, rm being test's word.
+				if n := testEnd(w); n > 0 && n < len(w) {
+					w = w[n:]
+					continue
+				}
 			}
 		}
 		switch w[0] {
@@ -936,14 +1006,26 @@ func skipOptions(w []string, withValue ...string) []string {
 
 // nestedSegments cuts the whole line into the segments deny and ask rules
 // (and the critical-path check) look at: quote characters are deleted,
-// redirections >& <& &> are blanked, and ` ( ) { } ; | & newline and the
-// openers $( <( >( separate segments; ${...} stays intact. It over-matches
-// inside quoted text on purpose.
+// the & of the redirections >& <& &> stays in its word (2>&1 is one word,
+// so a redirection before a command is read as one: denyWords), and
+// ` ( ) { } ; | & newline and the openers $( <( >( separate segments;
+// ${...} stays intact. It over-matches inside quoted text on purpose.
 func nestedSegments(cmd string) [][]string {
 	b := []byte(cmd)
+	var redirAmp []bool // the & at i is a redirection's
 	for i := 0; i+1 < len(b); i++ {
-		if b[i] == '>' && b[i+1] == '&' || b[i] == '<' && b[i+1] == '&' || b[i] == '&' && b[i+1] == '>' {
-			b[i], b[i+1] = ' ', ' '
+		amp := -1
+		switch {
+		case (b[i] == '>' || b[i] == '<') && b[i+1] == '&':
+			amp = i + 1
+		case b[i] == '&' && b[i+1] == '>':
+			amp = i
+		}
+		if amp >= 0 {
+			if redirAmp == nil {
+				redirAmp = make([]bool, len(b))
+			}
+			redirAmp[amp] = true
 			i++
 		}
 	}
@@ -981,6 +1063,8 @@ func nestedSegments(cmd string) [][]string {
 		case (c == '$' || c == '<' || c == '>') && next == '(':
 			flush()
 			i++
+		case c == '&' && redirAmp != nil && redirAmp[i]:
+			cur = append(cur, c)
 		case strings.IndexByte("`(){};|&\n", c) >= 0:
 			flush()
 		default:
@@ -1342,7 +1426,7 @@ func parseBash(cmd string) *bashLine {
 	l.denyTexts = make([]string, 0, len(l.subs)+1+2*len(segs)) // room for every text below
 	for i := range l.subs {
 		s := &l.subs[i]
-		s.denyText = strings.Join(stripWords(s.words, stripDeny), " ")
+		s.denyText = strings.Join(denyWords(s.words, stripDeny), " ")
 		orig := s.words
 		s.words = stripWords(s.words, stripAllow)
 		s.notRO, s.xargs = readOnlyWrappers(orig[:len(orig)-len(s.words)])
@@ -1385,7 +1469,7 @@ func parseBash(cmd string) *bashLine {
 	subTexts := len(l.denyTexts)
 	for _, seg := range segs {
 		stripped := stripWords(seg, stripDeny)
-		if t := joinLike(stripped, l.denyTexts[:subTexts]...); t != "" {
+		if t := joinLike(denyWords(stripped, stripDeny), l.denyTexts[:subTexts]...); t != "" {
 			l.denyTexts = append(l.denyTexts, t)
 			if l.pathSegs == nil {
 				l.pathSegs = make([][]string, 0, len(segs))
@@ -1399,7 +1483,7 @@ func parseBash(cmd string) *bashLine {
 			}
 		}
 		if !l.critical {
-			if arg, ok := criticalRemoval(stripWords(seg, stripCritical)); ok {
+			if arg, ok := criticalRemoval(denyWords(seg, stripCritical)); ok {
 				l.critical, l.criticalArg = true, arg
 			}
 		}
@@ -1435,7 +1519,7 @@ func (l *bashLine) addVariableCommands(segs [][]string) {
 		return
 	}
 	for _, seg := range segs {
-		w := stripWords(seg, stripDeny)
+		w := denyWords(seg, stripDeny)
 		if len(w) == 0 {
 			continue
 		}
@@ -1506,7 +1590,7 @@ func (l *bashLine) wholeText() string {
 // /bin/rm), sudo and env with their options and assignments.
 func stripDeep(w []string) []string {
 	for len(w) > 0 {
-		w = stripWords(w, stripDeny)
+		w = denyWords(w, stripDeny)
 		if len(w) == 0 {
 			return w
 		}

@@ -105,7 +105,11 @@ func TestNestedSegments(t *testing.T) {
 		{"echo `FOO=1 rm x`", "echo `FOO=1 rm x` | echo | rm x"},
 		{`git commit -m "rm -rf x"`, `git commit -m "rm -rf x" | git commit -m rm -rf x`},
 		{`echo "a; rm -rf x"`, `echo "a; rm -rf x" | echo a | rm -rf x`},
-		{"git status 2>&1", "git status 2>&1 | git status 2 1"},
+		// A redirection's & stays in its word, so the segment reads the
+		// redirection whole and a deny text can start after it.
+		{"git status 2>&1", "git status 2>&1 | git status 2>&1"},
+		{"( 2>&1 rm x )", "( 2>&1 rm x ) | rm x"},
+		{"echo $(&>/dev/null rm x)", "echo $(&>/dev/null rm x) | echo | rm x"},
 		{"rm -rf ${DIR}/x", "rm -rf ${DIR}/x | rm -rf ${DIR}/x"},
 		{"cat <(timeout 5 curl x)", "cat <(timeout 5 curl x) | cat | curl x"},
 		{"{ rm a; }", "{ rm a; } | rm a"},

@@ -30,7 +30,7 @@ func (c *call) criticalAt(dirs []inPath) (string, bool) {
 	}
 	ctx := c.at() // nil: absolute targets are still resolved
 	for _, seg := range nestedSegments(c.primary) {
-		w := stripWords(seg, stripCritical)
+		w := denyWords(seg, stripCritical)
 		if len(w) == 0 {
 			continue
 		}

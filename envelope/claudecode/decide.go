@@ -1328,7 +1328,9 @@ func (v *view) outOfScope(c *call, s *bashSub, sp subPaths) (string, string) {
 		}
 	}
 	for _, w := range s.ins {
-		if !check(w, opRead) {
+		// /dev/null gives no input: Claude Code 2.1.328 runs </dev/null
+		// ls -la and ls -la < /dev/null (TestDifferential/leadredir-*).
+		if w != "/dev/null" && !check(w, opRead) {
 			return w, "reads"
 		}
 	}
@@ -1385,7 +1387,12 @@ func (v *view) commandAllow(t string, l *bashLine, s *bashSub) *ruleRef {
 			// 2.1.328 runs make build under Bash(make build) and asks for
 			// make  build and make<TAB>build, which a rule with a * or :*
 			// still matches (TestDifferential/sh4-quote-allow-*).
-			if s != nil && !l.broken && !s.nested && !(s.spaced && rr.r.cmd.exact()) &&
+			// A redirection before the command word hides it from allow
+			// rules: Claude Code 2.1.328 asks for 2>/dev/null rm f and
+			// < a.txt rm f under Bash(rm:*), as for an rm no rule allows
+			// (TestDifferential/leadredir-allowed-default); deny rules see
+			// through it (denyWords).
+			if s != nil && !l.broken && !s.nested && !(s.spaced && rr.r.cmd.exact()) && leadRedirect(s.words) == 0 &&
 				(rr.r.cmd.match(s.allowText) || s.xargsText != "" && rr.r.cmd.match(s.xargsText)) {
 				return rr
 			}

@@ -16,7 +16,7 @@ func parseBashJoined(cmd string) *bashLine {
 	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs), subs: subs}
 	for i := range l.subs {
 		s := &l.subs[i]
-		s.denyText = strings.Join(stripWords(s.words, stripDeny), " ")
+		s.denyText = strings.Join(denyWords(s.words, stripDeny), " ")
 		orig := s.words
 		s.words = stripWords(s.words, stripAllow)
 		s.notRO, s.xargs = readOnlyWrappers(orig[:len(orig)-len(s.words)])
@@ -41,7 +41,7 @@ func parseBashJoined(cmd string) *bashLine {
 	segs := nestedSegments(hd.plain(cmd))
 	for _, seg := range segs {
 		stripped := stripWords(seg, stripDeny)
-		if t := strings.Join(stripped, " "); t != "" {
+		if t := strings.Join(denyWords(stripped, stripDeny), " "); t != "" {
 			l.denyTexts = append(l.denyTexts, t)
 			l.pathSegs = append(l.pathSegs, stripped)
 			if deep := strings.Join(stripDeep(seg), " "); deep != t && deep != "" && !containsString(l.denyTexts, deep) {
@@ -49,7 +49,7 @@ func parseBashJoined(cmd string) *bashLine {
 			}
 		}
 		if !l.critical {
-			if arg, ok := criticalRemoval(stripWords(seg, stripCritical)); ok {
+			if arg, ok := criticalRemoval(denyWords(seg, stripCritical)); ok {
 				l.critical, l.criticalArg = true, arg
 			}
 		}

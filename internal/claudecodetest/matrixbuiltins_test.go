@@ -311,6 +311,56 @@ func matrixCompoundDeny() []dcase {
 	return sh4Cases("compound-deny", "compound", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
 }
 
+// matrixCompoundDeny2: a deny rule against commands inside the statements
+// the dialect does not read (case, select, functions, arithmetic for and
+// (( )), redirected statements, nested ones) and odd forms around them.
+func matrixCompoundDeny2() []dcase {
+	probes := shs("case x in *) rm dm1.txt;; esac", "case x in a) ls;; *) rm dm2.txt;; esac", "case $(rm dm3.txt) in *) ls;; esac",
+		"select f in a; do rm dm4.txt; done", "f() { rm dm5.txt; }; f", "function f { rm dm6.txt; }; f", "f() ( rm dm7.txt ); f",
+		"for ((i=0;i<1;i++)); do rm dm8.txt; done", "(( x = 1 )) && rm dm9.txt", "while read l; do rm dm10.txt; done < a.txt",
+		"for f in a; do rm dm11.txt; done > al1.txt", "if true; then rm dm12.txt; fi 2>/dev/null",
+		"if true; then if true; then rm dm13.txt; fi; fi", "for f in $(rm dm14.txt); do ls; done", "until false; do rm dm15.txt; done &",
+		"[[ $(rm dm16.txt) ]]", "test -f $(rm dm17.txt)", "! { rm dm18.txt; }", "case x in (*) rm dm19.txt;; esac",
+		"trap 'rm dm20.txt' EXIT", "alias r=rm; r dm21.txt", "if true; then ls; fi rm dm22.txt", "for rm in a; do echo $rm; done",
+		"for f in rm; do $f dm23.txt; done", "[[ a ]] rm dm24.txt", "!rm dm25.txt", "select x in a b; do echo $x; done",
+		"for f in a; do if true; then rm dm26.txt; fi; done", "if true; then ls; elif rm dm27.txt; then ls; fi",
+		"while rm dm28.txt; do ls; done", "done; rm dm29.txt", "fi; rm dm30.txt", "then rm dm31.txt", "case x in *) ls;; esac")
+	return sh4Cases("compound-deny2", "compound", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
+}
+
+// matrixGluedStatements: a command written right after a statement's
+// end (fi, done, esac, }, ]], )) without an operator between, which Bash
+// refuses and the release's parser may read as a statement of its own.
+func matrixGluedStatements() []dcase {
+	probes := shs("fi rm dg1.txt", "done rm dg2.txt", "esac rm dg3.txt", "} rm dg4.txt", "{ ls; } rm dg5.txt", "(ls) rm dg6.txt",
+		"[[ a ]]rm dg7.txt", "[ a ] rm dg8.txt", "test a rm dg9.txt", "true; fi rm dg10.txt", "for f in a; do ls; done rm dg11.txt",
+		"while false; do ls; done rm dg12.txt", "case x in *) ls;; esac rm dg13.txt", "f() { ls; } rm dg14.txt", "(( 1 )) rm dg15.txt",
+		"echo x fi rm dg16.txt", "ls ]] rm dg17.txt", "[[ a ]] ls", "if true; then ls; fi ls", "[[ a ]] [[ b ]]", "{ ls; } ls",
+		"[[ a ]] rm", "[[ a ]] sudo rm dg18.txt", "[[ a ]] FOO=1 rm dg19.txt", "[[ a ]] timeout 5 rm dg20.txt", "[[ a ]] \\rm dg21.txt",
+		"[[ a ]] echo x && rm dg22.txt", "[[ a ]] echo x; rm dg23.txt", "[[ a ]] echo $(rm dg24.txt)", "[[ a ]] > al1.txt rm dg25.txt")
+	out := sh4Cases("glued", "compound", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
+	return append(out, sh4Cases("glued-allowed", "compound", []string{"default"}, Settings{Allow: []string{"Bash(ls:*)", "Bash(echo:*)"}}, nil, probes)...)
+}
+
+// matrixLeadingRedirects: a redirection written before the command word,
+// which Bash runs as the same command (> f rm x removes x).
+func matrixLeadingRedirects() []dcase {
+	probes := shs("> al1.txt rm dr1.txt", "2>/dev/null rm dr2.txt", "ls; > al2.txt rm dr3.txt", "if true; then > al3.txt rm dr4.txt; fi",
+		"[[ a ]] 2>&1 rm dr5.txt", "fi > al4.txt rm dr6.txt", "[ a ] < a.txt rm dr7.txt", "< a.txt rm dr8.txt", "2>&1 rm dr9.txt",
+		">/dev/null rm dr10.txt", "&>/dev/null rm dr11.txt", ">>al5.txt rm dr12.txt", "<<< x rm dr13.txt", "FOO=1 > al6.txt rm dr14.txt",
+		"> al7.txt FOO=1 rm dr15.txt", "> al8.txt timeout 5 rm dr16.txt", "ls | > al9.txt rm dr17.txt", "> al10.txt sudo rm dr18.txt",
+		"2> al11.txt \\rm dr19.txt", "( > al12.txt rm dr20.txt )", "echo $(> al13.txt rm dr21.txt)", "> al14.txt", "< a.txt cat",
+		"2>/dev/null ls", "> al15.txt ls", "</dev/null ls -la", "2>&1 git status", "> /dev/null echo hi", "< a.txt grep x",
+		"3>&1 ls", "{ > al16.txt rm dr22.txt; }", "> al17.txt rm -rf /", "2>/dev/null rm -rf ~",
+		"ls -la < /dev/null", "cat < /dev/null", "grep x < /dev/null", "< /dev/null cat", "ls < /etc/hosts", "< ../x.txt ls")
+	out := sh4Cases("leadredir", "redirects", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
+	out = append(out, sh4Cases("leadredir-allowed", "redirects", []string{"default"}, Settings{Allow: []string{"Bash(ls:*)", "Bash(echo:*)", "Bash(rm:*)"}}, nil, probes)...)
+	// Critical removals behind a redirection, with no rule.
+	return append(out, sh4Cases("leadredir-bare", "redirects", []string{"bypassPermissions"}, Settings{}, nil,
+		shs("> al1.txt rm -rf /", "2>/dev/null rm -rf ~", "2>&1 rm -rf /etc", "< a.txt rm -rf ..", "( 2>&1 rm -rf / )", "echo $(&>/dev/null rm -rf ~)",
+			"rm -rf / 2>/dev/null", "> al2.txt rm dr1.txt", "fi rm -rf /", "[[ a ]] rm -rf ~"))...)
+}
+
 // matrixCondForms: [[ ]] forms Bash reads as malformed or odd, and [[ ]]
 // after keywords and operators.
 func matrixCondForms() []dcase {

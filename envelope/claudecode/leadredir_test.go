@@ -1,0 +1,69 @@
+package claudecode
+
+import "testing"
+
+// TestLeadingRedirectsAndGluedStatements: deny rules see a command past a
+// redirection written before it and past a statement's end it is glued to;
+// allow rules do not see past the redirection (section 0.2 row 54; each
+// call is a 2.1.328 case of TestDifferential/leadredir-*, glued-* or
+// compound-deny2-*).
+func TestLeadingRedirectsAndGluedStatements(t *testing.T) {
+	denyRm := `{"permissions":{"deny":["Bash(rm:*)"]}}`
+	for _, mode := range []string{"bypassPermissions", "default"} {
+		runCalls(t, denyRm, mode, []call1{
+			{"Bash", cmdAt("> al1.txt rm dr1.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("2>/dev/null rm dr2.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("< a.txt rm dr8.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("2>&1 rm dr9.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("&>/dev/null rm dr11.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt(">>al5.txt rm dr12.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("<<< x rm dr13.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("> al7.txt FOO=1 rm dr15.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("> al8.txt timeout 5 rm dr16.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("> al10.txt sudo rm dr18.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("2> al11.txt \\rm dr19.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("( > al12.txt rm dr20.txt )"), deny, codePermissionDeny},
+			{"Bash", cmdAt("echo $(> al13.txt rm dr21.txt)"), deny, codePermissionDeny},
+			{"Bash", cmdAt("fi rm dg1.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("done rm dg2.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("esac rm dg3.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("[ a ] rm dg8.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("for f in a; do ls; done rm dg11.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("case x in *) ls;; esac rm dg13.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("[[ a ]] rm"), deny, codePermissionDeny},
+			{"Bash", cmdAt("[[ a ]] timeout 5 rm dg20.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("[[ a ]] > al1.txt rm dg25.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("if true; then ls; fi rm dm22.txt"), deny, codePermissionDeny},
+		})
+	}
+	// Not commands of their own: rm is test's word, ]]rm one word.
+	runCalls(t, denyRm, "bypassPermissions", []call1{
+		{"Bash", cmdAt("test a rm dg9.txt"), allow, codeModeBypass},
+		{"Bash", cmdAt("[[ a ]]rm dg7.txt"), allow, codeModeBypass},
+		{"Bash", cmdAt("echo x fi rm dg16.txt"), allow, codeModeBypass},
+	})
+	runCalls(t, denyRm, "default", []call1{
+		{"Bash", cmdAt("test a rm dg9.txt"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("2>/dev/null ls"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("< a.txt grep x"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("</dev/null ls -la"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("ls -la < /dev/null"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("ls < /etc/hosts"), ask, codePathScope},
+	})
+	// Critical removals behind a redirection ask in bypassPermissions.
+	runCalls(t, `{}`, "bypassPermissions", []call1{
+		{"Bash", cmdAt("> al1.txt rm -rf /"), ask, codeCriticalPath},
+		{"Bash", cmdAt("2>&1 rm -rf /etc"), ask, codeCriticalPath},
+		{"Bash", cmdAt("( 2>&1 rm -rf / )"), ask, codeCriticalPath},
+		{"Bash", cmdAt("echo $(&>/dev/null rm -rf ~)"), ask, codeCriticalPath},
+		{"Bash", cmdAt("[[ a ]] rm -rf ~"), ask, codeCriticalPath},
+		{"Bash", cmdAt("> al2.txt rm dr1.txt"), allow, codeModeBypass},
+	})
+	// An allow rule does not see past a leading redirection.
+	runCalls(t, `{"permissions":{"allow":["Bash(rm:*)"]}}`, "default", []call1{
+		{"Bash", cmdAt("rm dr2.txt"), allow, codePermissionAllow},
+		{"Bash", cmdAt("2>/dev/null rm dr2.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("< a.txt rm dr8.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("<<< x rm dr13.txt"), ask, codeDefaultPrompt},
+	})
+}
