@@ -984,6 +984,11 @@ func describes(w []string) bool {
 }
 
 // skipOptions drops leading option words; the listed ones take a value.
+// A cluster of short options (-nu) is read as getopt reads it: the first
+// listed one in it takes the rest of the cluster as its value, or the next
+// word when it ends the cluster (sudo -nu root rm f runs rm f, which
+// Claude Code 2.1.328 denies under Bash(rm:*): TestDifferential/
+// launchers5-*).
 func skipOptions(w []string, withValue ...string) []string {
 	for len(w) > 0 && strings.HasPrefix(w[0], "-") && w[0] != "-" {
 		if w[0] == "--" {
@@ -994,6 +999,14 @@ func skipOptions(w []string, withValue ...string) []string {
 			if w[0] == o {
 				takes = true
 				break
+			}
+		}
+		if !takes && len(w[0]) > 2 && w[0][1] != '-' {
+			for i := 1; i < len(w[0]); i++ {
+				if slices.Contains(withValue, "-"+w[0][i:i+1]) {
+					takes = i == len(w[0])-1
+					break
+				}
 			}
 		}
 		w = w[1:]
@@ -1491,7 +1504,27 @@ func parseBash(cmd string) *bashLine {
 	if strings.IndexByte(cmd, '$') >= 0 {
 		l.addVariableCommands(segs)
 	}
+	l.continued(cmd)
 	return l
+}
+
+// continued adds the deny texts (and a critical removal) of cmd read with
+// each backslash-newline as a blank: Claude Code 2.1.328 denies rm\<newline>
+// f under Bash(rm:*), in bypassPermissions too, and runs r\<newline>m f
+// (TestDifferential/launchers5-*, sh3-quote-*).
+func (l *bashLine) continued(cmd string) {
+	if !strings.Contains(cmd, "\\\n") {
+		return
+	}
+	j := parseBash(strings.ReplaceAll(cmd, "\\\n", " "))
+	for _, t := range j.denyTexts {
+		if !containsString(l.denyTexts, t) {
+			l.denyTexts = append(l.denyTexts, t)
+		}
+	}
+	if j.critical && !l.critical {
+		l.critical, l.criticalArg = true, j.criticalArg
+	}
 }
 
 // addVariableCommands adds a deny text for each segment whose command word
@@ -1609,23 +1642,53 @@ func stripDeep(w []string) []string {
 		case "exec":
 			w = skipOptions(w[1:], "-a")
 			continue
-		case "setsid", "ionice", "watch", "doas", "chrt", "taskset", "flock", "strace", "ltrace":
+		case "setsid", "ionice", "watch", "doas", "chrt", "taskset", "flock", "strace", "ltrace", "pkexec", "nsenter", "unshare":
 			// Launchers Claude Code 2.1.328 reads through, with their
 			// options and the word some take before the command (chrt's
 			// priority, taskset's mask, flock's file): it denies setsid
 			// rm f, ionice -c3 rm f, watch -n 1 -g rm f, doas rm f, chrt 1
 			// rm f, taskset 1 rm f, flock /tmp/l rm f, strace -o x rm f
 			// and ltrace rm f under Bash(rm:*) (TestDifferential/
-			// sh3-wrap-*, sh3-launchers-*). It asks for gtimeout, unbuffer,
-			// chronic, caffeinate, busybox and runuser, as the dialect does.
+			// sh3-wrap-*, sh3-launchers-*), and pkexec rm f, nsenter -t 1
+			// rm f and unshare rm f (launchers5-*). It asks for gtimeout,
+			// unbuffer, chronic, caffeinate, busybox and runuser, and
+			// chroot, su -c, systemd-run, firejail and parallel, as the
+			// dialect does.
 			w = skipOptions(w[1:], launcherValued[first]...)
 			if launcherOperand[first] && len(w) > 0 {
 				w = w[1:]
 			}
 			continue
+		case "script":
+			// script -c CMD runs CMD with the shell: Claude Code 2.1.328
+			// denies script -c 'rm f' under Bash(rm:*) (launchers5-*).
+			// Without -c it runs an interactive shell: no command here.
+			i := slices.IndexFunc(w, func(o string) bool {
+				return o == "-c" || o == "--command" || strings.HasPrefix(o, "--command=")
+			})
+			if i < 0 {
+				return w
+			}
+			if v, ok := strings.CutPrefix(w[i], "--command="); ok {
+				w = append([]string{v}, w[i+1:]...)
+			} else {
+				w = w[i+1:]
+			}
+			continue
 		case "env":
-			// -S's string is the command (nestedSegments has split it).
-			w = skipOptions(w[1:], "-u", "--unset", "-C", "--chdir")
+			// -S's string is the command (nestedSegments has split it),
+			// and so is --split-string's; a lone - is -i: env
+			// --split-string='rm f' and env - rm f run rm f, which Claude
+			// Code 2.1.328 denies under Bash(rm:*) (launchers5-*).
+			w = w[1:]
+			for len(w) > 0 && (w[0] == "-" || strings.HasPrefix(w[0], "--split-string=")) {
+				if v, ok := strings.CutPrefix(w[0], "--split-string="); ok {
+					w = append([]string{v}, w[1:]...)
+					break
+				}
+				w = w[1:]
+			}
+			w = skipOptions(w, "-u", "--unset", "-C", "--chdir")
 			// env sets any NAME=value it is given, whatever the name
 			// holds: env a-b=x rm f runs rm f, which Claude Code 2.1.328
 			// denies under Bash(rm:*) (TestDifferential/assign-prefix-*).
@@ -1647,13 +1710,17 @@ func stripDeep(w []string) []string {
 // command.
 var (
 	launcherValued = map[string][]string{
-		"ionice": {"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"},
-		"watch":  {"-n", "--interval"},
-		"doas":   {"-u", "-C"},
-		"chrt":   {"-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"},
-		"flock":  {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"},
-		"strace": {"-e", "-o", "-p", "-s", "-P", "-E", "-u", "-a", "-X", "-I", "-b"},
-		"ltrace": {"-e", "-o", "-p", "-s", "-n", "-u", "-a", "-F"},
+		"ionice":  {"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"},
+		"watch":   {"-n", "--interval"},
+		"doas":    {"-u", "-C"},
+		"chrt":    {"-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"},
+		"flock":   {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"},
+		"strace":  {"-e", "-o", "-p", "-s", "-P", "-E", "-u", "-a", "-X", "-I", "-b"},
+		"ltrace":  {"-e", "-o", "-p", "-s", "-n", "-u", "-a", "-F"},
+		"pkexec":  {"--user", "-u"},
+		"nsenter": {"-t", "--target", "-S", "--setuid", "-G", "--setgid", "-W", "--wdns", "-E", "--env"},
+		"unshare": {"-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd", "--map-user", "--map-group",
+			"--map-users", "--map-groups", "--propagation", "--setgroups"},
 	}
 	launcherOperand = map[string]bool{"chrt": true, "taskset": true, "flock": true}
 )

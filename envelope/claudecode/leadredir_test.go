@@ -67,3 +67,35 @@ func TestLeadingRedirectsAndGluedStatements(t *testing.T) {
 		{"Bash", cmdAt("<<< x rm dr13.txt"), ask, codeDefaultPrompt},
 	})
 }
+
+// TestLaunchersAndContinuations: deny rules see the command of pkexec,
+// nsenter, unshare, script -c, env - and env --split-string, through a
+// cluster of short options whose last takes a value (sudo -nu root), and
+// in a line continued with a backslash-newline (rm\<newline> f); not
+// through the launchers the release does not read (each call is a 2.1.328
+// case of TestDifferential/launchers5-* or sh3-*).
+func TestLaunchersAndContinuations(t *testing.T) {
+	denyRm := `{"permissions":{"deny":["Bash(rm:*)"]}}`
+	for _, mode := range []string{"bypassPermissions", "default"} {
+		runCalls(t, denyRm, mode, []call1{
+			{"Bash", cmdAt("pkexec rm dl1.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("nsenter -t 1 rm dl2.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("unshare rm dl3.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("sudo -nu root rm dl4.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("sudo -Eu root rm dl25.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("env --split-string='rm dl5.txt'"), deny, codePermissionDeny},
+			{"Bash", cmdAt("env - rm dl6.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("script -c 'rm dl8.txt'"), deny, codePermissionDeny},
+			{"Bash", cmdAt("rm\\\n dl9.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("sudo -u root -- rm dl26.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("sudo -g wheel rm dl27.txt"), deny, codePermissionDeny},
+		})
+	}
+	runCalls(t, denyRm, "bypassPermissions", []call1{
+		{"Bash", cmdAt("chroot / rm dl10.txt"), allow, codeModeBypass},
+		{"Bash", cmdAt("su -c 'rm dl11.txt'"), allow, codeModeBypass},
+		{"Bash", cmdAt("systemd-run rm dl12.txt"), allow, codeModeBypass},
+		{"Bash", cmdAt("parallel rm ::: dl7.txt"), allow, codeModeBypass},
+		{"Bash", cmdAt("r\\\nm q9"), allow, codeModeBypass},
+	})
+}

@@ -57,6 +57,7 @@ func parseBashJoined(cmd string) *bashLine {
 	if strings.IndexByte(cmd, '$') >= 0 {
 		l.addVariableCommands(segs)
 	}
+	l.continued(cmd)
 	return l
 }
 

@@ -256,6 +256,7 @@ func matrix() []dcase {
 	out = append(out, matrixCompoundDeny2()...)
 	out = append(out, matrixGluedStatements()...)
 	out = append(out, matrixLeadingRedirects()...)
+	out = append(out, matrixLaunchers5()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

@@ -361,6 +361,18 @@ func matrixLeadingRedirects() []dcase {
 			"rm -rf / 2>/dev/null", "> al2.txt rm dr1.txt", "fi rm -rf /", "[[ a ]] rm -rf ~"))...)
 }
 
+// matrixLaunchers5: launchers and option spellings in front of a denied
+// command that no earlier case wrote.
+func matrixLaunchers5() []dcase {
+	probes := shs("pkexec rm dl1.txt", "nsenter -t 1 rm dl2.txt", "unshare rm dl3.txt", "sudo -nu root rm dl4.txt", "env --split-string='rm dl5.txt'",
+		"env - rm dl6.txt", "command -v rm", "parallel rm ::: dl7.txt", "script -c 'rm dl8.txt'", "rm\\\n dl9.txt", "chroot / rm dl10.txt",
+		"su -c 'rm dl11.txt'", "systemd-run rm dl12.txt", "firejail rm dl13.txt", "sudo -i rm dl14.txt", "sudo -s rm dl15.txt",
+		"env -S 'rm dl16.txt'", "env -C . rm dl17.txt", "env --chdir=. rm dl18.txt", "timeout --preserve-status 5 rm dl19.txt",
+		"sudo --user=root rm dl20.txt", "nice -5 rm dl21.txt", "env -0 rm dl22.txt", "exec -- rm dl23.txt", "time -- rm dl24.txt",
+		"sudo -Eu root rm dl25.txt", "sudo -u root -- rm dl26.txt", "sudo -g wheel rm dl27.txt")
+	return sh4Cases("launchers5", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
+}
+
 // matrixCondForms: [[ ]] forms Bash reads as malformed or odd, and [[ ]]
 // after keywords and operators.
 func matrixCondForms() []dcase {
