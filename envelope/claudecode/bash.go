@@ -835,6 +835,7 @@ const (
 	stripDeny     = iota // every assignment (deny and ask rules)
 	stripAllow           // only LANG, LC_ALL, NO_COLOR (allow rules, read-only, acceptEdits)
 	stripCritical        // like deny, and through sudo with its options
+	stripPaths           // like deny, but not past a closing fi, done or esac (path rules)
 )
 
 // testEnd is the number of words a test written with [[ or [ at w's start
@@ -915,6 +916,13 @@ func stripWords(w []string, mode int) []string {
 				w = w[1:]
 				continue
 			case "fi", "done", "esac":
+				if mode == stripPaths {
+					// Read and Edit deny rules do not see the command:
+					// the release asks for fi cat secret/s.txt ("Parse
+					// error") and runs it in bypassPermissions
+					// (leadredir-paths-*), where Bash refuses it.
+					return w
+				}
 				// A statement's end with a command written after it, no
 				// operator between: Bash refuses the line, and Claude
 				// Code 2.1.328 reads the command as one of its own (it
@@ -1481,8 +1489,8 @@ func parseBash(cmd string) *bashLine {
 	}
 	subTexts := len(l.denyTexts)
 	for _, seg := range segs {
-		stripped := stripWords(seg, stripDeny)
-		if t := joinLike(denyWords(stripped, stripDeny), l.denyTexts[:subTexts]...); t != "" {
+		stripped := stripWords(seg, stripPaths)
+		if t := joinLike(denyWords(seg, stripDeny), l.denyTexts[:subTexts]...); t != "" {
 			l.denyTexts = append(l.denyTexts, t)
 			if l.pathSegs == nil {
 				l.pathSegs = make([][]string, 0, len(segs))
@@ -1699,6 +1707,18 @@ func stripDeep(w []string) []string {
 		}
 		if first != w[0] {
 			w = append([]string{first}, w[1:]...)
+		}
+		// Every word as the shell reads it: Claude Code 2.1.328 denies
+		// git pu\sh under Bash(git push:*), in bypassPermissions too
+		// (TestDifferential/gitglobal-deny-*).
+		for i := 1; i < len(w); i++ {
+			if shellWord(w[i]) != w[i] {
+				w = slices.Clone(w)
+				for j := i; j < len(w); j++ {
+					w[j] = shellWord(w[j])
+				}
+				break
+			}
 		}
 		return w
 	}

@@ -565,7 +565,14 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 				return rr, strings.Join(seg, " "), t
 			}
 		}
-		op, paths, ok := commandPaths(seg)
+		// The command past the redirections written before it: Claude
+		// Code 2.1.328 denies > f rm locked/a as rm locked/a (row 54;
+		// TestDifferential/leadredir-paths-*).
+		words := seg
+		if leadRedirect(seg) > 0 {
+			words = denyWords(seg, stripPaths)
+		}
+		op, paths, ok := commandPaths(words)
 		if !ok {
 			cd.step(seg)
 			continue
@@ -575,11 +582,13 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 			tool = toolEdit
 		}
 		for _, p := range paths {
-			if rr := match(tool, p); rr != nil {
+			// The path as the shell reads it: the release denies cat
+			// secr\et/s.txt under Read(./secret/**) (leadredir-paths-*).
+			if rr := match(tool, shellWord(p)); rr != nil {
 				return rr, strings.Join(seg, " "), p
 			}
 		}
-		for _, p := range readsToo(seg[0], paths) {
+		for _, p := range readsToo(words[0], paths) {
 			if rr := match(toolRead, p); rr != nil {
 				return rr, strings.Join(seg, " "), p
 			}

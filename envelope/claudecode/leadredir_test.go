@@ -98,4 +98,42 @@ func TestLaunchersAndContinuations(t *testing.T) {
 		{"Bash", cmdAt("parallel rm ::: dl7.txt"), allow, codeModeBypass},
 		{"Bash", cmdAt("r\\\nm q9"), allow, codeModeBypass},
 	})
+	// Every word as the shell reads it; git's global options are not
+	// read through, by the release either (gitglobal-deny-*).
+	denyPush := `{"permissions":{"deny":["Bash(git push:*)"]}}`
+	runCalls(t, denyPush, "bypassPermissions", []call1{
+		{"Bash", cmdAt("git pu\\sh"), deny, codePermissionDeny},
+		{"Bash", cmdAt("GIT_DIR=. git push"), deny, codePermissionDeny},
+		{"Bash", cmdAt("git -C . push"), allow, codeModeBypass},
+		{"Bash", cmdAt("git -c x=y push"), allow, codeModeBypass},
+	})
+}
+
+// TestPathRulesPastLeadingRedirects: Read and Edit deny rules see the
+// command past a redirection written before it and past [[ ]], not past
+// fi; and a path as the shell reads it (section 0.2 row 54; each call is a
+// 2.1.328 case of TestDifferential/leadredir-paths-*, whose two stricter
+// calls are named in section 0.3).
+func TestPathRulesPastLeadingRedirects(t *testing.T) {
+	doc := `{"permissions":{"deny":["Read(./secret/**)","Edit(./locked/**)"]}}`
+	for _, mode := range []string{"bypassPermissions", "default"} {
+		runCalls(t, doc, mode, []call1{
+			{"Bash", cmdAt("> al1.txt cat secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("2>/dev/null cat secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("2>&1 head secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("< a.txt grep x secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("[[ a ]] cat secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("2>/dev/null touch locked/a1.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("> al2.txt rm locked/keep.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("[ a ] cp a.txt locked/a2.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("2>&1 mv a.txt locked/a3.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("cat secr\\et/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("echo $(2>/dev/null cat secret/s.txt)"), deny, codePermissionDeny},
+		})
+	}
+	runCalls(t, doc, "bypassPermissions", []call1{
+		{"Bash", cmdAt("fi cat secret/s.txt"), allow, codeModeBypass},
+		{"Bash", cmdAt("fi rm locked/keep.txt"), allow, codeModeBypass},
+		{"Bash", cmdAt("env - cat secret/s.txt"), allow, codeModeBypass},
+	})
 }

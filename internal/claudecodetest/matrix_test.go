@@ -257,6 +257,8 @@ func matrix() []dcase {
 	out = append(out, matrixGluedStatements()...)
 	out = append(out, matrixLeadingRedirects()...)
 	out = append(out, matrixLaunchers5()...)
+	out = append(out, matrixGitGlobalDeny()...)
+	out = append(out, matrixLeadingRedirectPaths()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

@@ -373,6 +373,31 @@ func matrixLaunchers5() []dcase {
 	return sh4Cases("launchers5", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
 }
 
+// matrixGitGlobalDeny: a deny rule on a git subcommand against git's
+// global options before it.
+func matrixGitGlobalDeny() []dcase {
+	probes := shs("git push", "git -C . push", "git --no-pager push", "git -c x=y push", "git --git-dir=.git push", "git -P push",
+		"GIT_DIR=. git push", "git --work-tree=. push", "git -c alias.p=push p", "git pu\\sh", "git --exec-path=. push",
+		"git --namespace=x push", "git -C . -C . push", "git --bare push", "git -C. push", "git --literal-pathspecs push",
+		"git -c x=y -C . push", "git --no-replace-objects push", "git --config-env=x=Y push", "git -C .. push", "git --paginate push",
+		"git --no-optional-locks push", "git -c core.pager=cat push origin", "git --git-dir .git push", "git --work-tree . push")
+	return sh4Cases("gitglobal-deny", "git", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(git push:*)"}}, nil, probes)
+}
+
+// matrixLeadingRedirectPaths: Read and Edit deny rules against a command
+// behind a redirection written before it, a glued statement's end, and the
+// launchers and spellings of launchers5.
+func matrixLeadingRedirectPaths() []dcase {
+	probes := shs("cat secret/s.txt", "> al1.txt cat secret/s.txt", "2>/dev/null cat secret/s.txt", "fi cat secret/s.txt",
+		"[[ a ]] cat secret/s.txt", "echo $(2>/dev/null cat secret/s.txt)", "2>&1 head secret/s.txt", "< a.txt grep x secret/s.txt",
+		"2>/dev/null touch locked/a1.txt", "> al2.txt rm locked/keep.txt", "fi rm locked/keep.txt", "[ a ] cp a.txt locked/a2.txt",
+		"2>&1 mv a.txt locked/a3.txt", "< a.txt tee locked/a4.txt", "> locked/a5.txt echo x", "env - cat secret/s.txt",
+		"pkexec cat secret/s.txt", "sudo -nu r cat secret/s.txt", "script -c 'cat secret/s.txt'", "cat secr\\et/s.txt",
+		"nsenter -t 1 rm locked/keep.txt", "cat secret/s\\\n.txt")
+	return sh4Cases("leadredir-paths", "redirects", []string{"default", "bypassPermissions"},
+		Settings{Deny: []string{"Read(./secret/**)", "Edit(./locked/**)"}}, map[string]string{"secret/s.txt": "s\n"}, probes)
+}
+
 // matrixCondForms: [[ ]] forms Bash reads as malformed or odd, and [[ ]]
 // after keywords and operators.
 func matrixCondForms() []dcase {
