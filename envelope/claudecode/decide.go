@@ -545,11 +545,14 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 	// for echo x >> $HOME/.bashrc ("Redirect target ... contains $")
 	// where Edit(~/.bashrc) would deny the path (TestDifferential/
 	// i25h-anchors-*); redirectAsk asks for it.
+	// A target is read as the shell reads it: Claude Code 2.1.328 denies
+	// echo x > lock\ed/p1.txt under Edit(./locked/**), in
+	// bypassPermissions too (TestDifferential/pathspell-*).
 	target := func(tool, w string) *ruleRef {
 		if strings.ContainsAny(w, "$`") {
 			return nil
 		}
-		return match(tool, w)
+		return match(tool, shellWord(w))
 	}
 	for _, seg := range l.pathSegs {
 		// A redirection inside a nested command ($(echo x > .env)) is a

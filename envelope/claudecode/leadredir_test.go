@@ -131,7 +131,21 @@ func TestPathRulesPastLeadingRedirects(t *testing.T) {
 			{"Bash", cmdAt("echo $(2>/dev/null cat secret/s.txt)"), deny, codePermissionDeny},
 		})
 	}
+	// A redirection's target is read as the shell reads it
+	// (pathspell-*); ln, chmod, dd, install and truncate are no path
+	// commands, to the release either.
+	for _, mode := range []string{"bypassPermissions", "default"} {
+		runCalls(t, doc, mode, []call1{
+			{"Bash", cmdAt("echo x > lock\\ed/p1.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("echo x 2> lock\\ed/p3.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("echo x &> lock\\ed/p4.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("echo x > \\locked/p13.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("cat < secr\\et/s.txt"), deny, codePermissionDeny},
+		})
+	}
 	runCalls(t, doc, "bypassPermissions", []call1{
+		{"Bash", cmdAt("chmod 600 locked/keep.txt"), allow, codeModeBypass},
+		{"Bash", cmdAt("dd if=a.txt of=locked/p8.txt"), allow, codeModeBypass},
 		{"Bash", cmdAt("fi cat secret/s.txt"), allow, codeModeBypass},
 		{"Bash", cmdAt("fi rm locked/keep.txt"), allow, codeModeBypass},
 		{"Bash", cmdAt("env - cat secret/s.txt"), allow, codeModeBypass},

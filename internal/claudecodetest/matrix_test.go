@@ -259,6 +259,7 @@ func matrix() []dcase {
 	out = append(out, matrixLaunchers5()...)
 	out = append(out, matrixGitGlobalDeny()...)
 	out = append(out, matrixLeadingRedirectPaths()...)
+	out = append(out, matrixPathSpellings()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

@@ -398,6 +398,17 @@ func matrixLeadingRedirectPaths() []dcase {
 		Settings{Deny: []string{"Read(./secret/**)", "Edit(./locked/**)"}}, map[string]string{"secret/s.txt": "s\n"}, probes)
 }
 
+// matrixPathSpellings: Read and Edit deny rules against paths spelled with
+// a backslash, in redirection targets and in the operands of commands.
+func matrixPathSpellings() []dcase {
+	probes := shs("echo x > lock\\ed/p1.txt", "echo x >> lock\\ed/p2.txt", "echo x 2> lock\\ed/p3.txt", "echo x &> lock\\ed/p4.txt",
+		"echo x >| lock\\ed/p5.txt", "echo x > locked/p\\6.txt", "ln -s a.txt locked/p7", "chmod 600 locked/keep.txt", "dd if=a.txt of=locked/p8.txt",
+		"install a.txt locked/p9.txt", "truncate -s 0 locked/keep.txt", "ln -s a.txt lock\\ed/p10", "dd if=secr\\et/s.txt of=p11.txt",
+		"dd if=secret/s.txt of=p12.txt", "cat < secr\\et/s.txt", "echo x > \\locked/p13.txt", "echo x > ./lock\\ed/p14.txt")
+	return sh4Cases("pathspell", "paths", []string{"default", "bypassPermissions"},
+		Settings{Deny: []string{"Read(./secret/**)", "Edit(./locked/**)"}}, map[string]string{"secret/s.txt": "s\n"}, probes)
+}
+
 // matrixCondForms: [[ ]] forms Bash reads as malformed or odd, and [[ ]]
 // after keywords and operators.
 func matrixCondForms() []dcase {
