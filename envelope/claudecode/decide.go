@@ -737,7 +737,7 @@ func mentionsShell(words []string) bool {
 			w = w[i+1:]
 		}
 		switch w {
-		case "bash", "sh", "zsh", "dash", "ksh":
+		case "bash", "sh", "zsh", "dash", "ksh", "ash":
 			return true
 		}
 	}
@@ -757,27 +757,47 @@ func scriptReadings(written string) []string {
 
 // shellScript returns the script word of a shell run with -c, as written:
 // ws are the subcommand's words unquoted and stripped; quoted are the same
-// words as written.
+// words as written. The script is the first word after the options when
+// -c is among them: Claude Code 2.1.328 asks for bash -c -- 'rm f', bash
+// --norc -c 'rm f' and busybox sh -c 'rm f' under Bash(rm:*), in
+// bypassPermissions too (TestDifferential/shellinput-*).
 func shellScript(ws, quoted []string) (string, bool) {
+	if len(ws) > 0 && ws[0] == "busybox" {
+		ws = ws[1:]
+	}
 	if len(ws) < 3 {
 		return "", false
 	}
 	switch ws[0] {
-	case "bash", "sh", "zsh", "dash", "ksh":
+	case "bash", "sh", "zsh", "dash", "ksh", "ash":
 	default:
 		return "", false
 	}
 	off := len(quoted) - len(ws) // the words stripDeep dropped
-	for i := 1; i+1 < len(ws); i++ {
-		w := ws[i]
-		if !strings.HasPrefix(w, "-") || strings.HasPrefix(w, "--") {
-			return "", false
+	script := func(i int) (string, bool) {
+		if j := off + i; j >= 0 && j < len(quoted) {
+			return quoted[j], true
 		}
-		if strings.Contains(w, "c") {
-			if j := off + i + 1; j >= 0 && j < len(quoted) {
-				return quoted[j], true
+		return ws[i], true
+	}
+	withC := false
+	for i := 1; i < len(ws); i++ {
+		w := ws[i]
+		switch {
+		case w == "-" || strings.HasPrefix(w, "--"): // --, - and the long options
+			if w == "--rcfile" || w == "--init-file" {
+				i++ // its file
 			}
-			return ws[i+1], true
+		case len(w) > 1 && (w[0] == '-' || w[0] == '+'):
+			withC = withC || w[0] == '-' && strings.IndexByte(w[1:], 'c') >= 0
+			if strings.ContainsAny(w[1:], "oO") {
+				i++ // -o NAME, -O NAME (shopt)
+			}
+		default:
+			if withC {
+				return script(i)
+			}
+			return "", false
 		}
 	}
 	return "", false

@@ -151,3 +151,30 @@ func TestPathRulesPastLeadingRedirects(t *testing.T) {
 		{"Bash", cmdAt("env - cat secret/s.txt"), allow, codeModeBypass},
 	})
 }
+
+// TestShellScriptOptions: a deny rule matching the -c script of a shell
+// asks whatever options surround -c, and for ash and busybox's shells
+// (section 0.2 row 57; each call is a 2.1.328 case of
+// TestDifferential/shellinput-*).
+func TestShellScriptOptions(t *testing.T) {
+	denyRm := `{"permissions":{"deny":["Bash(rm:*)"]}}`
+	for _, mode := range []string{"bypassPermissions", "default"} {
+		runCalls(t, denyRm, mode, []call1{
+			{"Bash", cmdAt("bash -c -- 'rm si7.txt'"), ask, codeDenyInScript},
+			{"Bash", cmdAt("bash --norc -c 'rm si8.txt'"), ask, codeDenyInScript},
+			{"Bash", cmdAt("busybox sh -c 'rm si9.txt'"), ask, codeDenyInScript},
+			{"Bash", cmdAt("bash -o pipefail -c 'rm si14.txt'"), ask, codeDenyInScript},
+			{"Bash", cmdAt("bash +e -c 'rm si15.txt'"), ask, codeDenyInScript},
+			{"Bash", cmdAt("bash --rcfile a.txt -c 'rm si17.txt'"), ask, codeDenyInScript},
+			{"Bash", cmdAt("busybox ash -c 'rm si18.txt'"), ask, codeDenyInScript},
+			{"Bash", cmdAt("bash -O extglob -c 'rm si19.txt'"), ask, codeDenyInScript},
+			{"Bash", cmdAt("bash -c -x 'rm si21.txt'"), ask, codeDenyInScript},
+			{"Bash", cmdAt("ash -c 'rm si23.txt'"), ask, codeDenyInScript},
+			{"Bash", cmdAt("sh -c 'cd . && rm si13.txt'"), deny, codePermissionDeny},
+		})
+	}
+	runCalls(t, denyRm, "bypassPermissions", []call1{
+		{"Bash", cmdAt("echo 'rm si2.txt' | sh"), allow, codeModeBypass},
+		{"Bash", cmdAt("bash -s <<< 'rm si4.txt'"), allow, codeModeBypass},
+	})
+}

@@ -260,6 +260,7 @@ func matrix() []dcase {
 	out = append(out, matrixGitGlobalDeny()...)
 	out = append(out, matrixLeadingRedirectPaths()...)
 	out = append(out, matrixPathSpellings()...)
+	out = append(out, matrixShellInput()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

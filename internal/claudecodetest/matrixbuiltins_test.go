@@ -409,6 +409,19 @@ func matrixPathSpellings() []dcase {
 		Settings{Deny: []string{"Read(./secret/**)", "Edit(./locked/**)"}}, map[string]string{"secret/s.txt": "s\n"}, probes)
 }
 
+// matrixShellInput: a denied command handed to a shell as its input, or in
+// a -c script with options around it.
+func matrixShellInput() []dcase {
+	probes := shs("sh <<< 'rm si1.txt'", "echo 'rm si2.txt' | sh", "echo rm si3.txt | bash", "bash -s <<< 'rm si4.txt'",
+		"printf 'rm si5.txt' | bash -s", "sh -c \"$(echo rm si6.txt)\"", "bash -c -- 'rm si7.txt'", "bash --norc -c 'rm si8.txt'",
+		"xargs -I{} sh -c 'rm {}' < a.txt", "busybox sh -c 'rm si9.txt'", "bash -c 'r''m si10.txt'", "bash -c '> al1.txt rm si11.txt'",
+		"bash -xc 'rm si12.txt'", "sh -c 'cd . && rm si13.txt'", "bash < a.txt", "sh -s < a.txt",
+		"bash -o pipefail -c 'rm si14.txt'", "bash +e -c 'rm si15.txt'", "bash --noprofile --norc -c 'rm si16.txt'",
+		"bash --rcfile a.txt -c 'rm si17.txt'", "busybox ash -c 'rm si18.txt'", "bash -O extglob -c 'rm si19.txt'", "sh -e -c 'rm si20.txt'",
+		"bash -c -x 'rm si21.txt'", "bash --login -c 'rm si22.txt'", "ash -c 'rm si23.txt'")
+	return sh4Cases("shellinput", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
+}
+
 // matrixCondForms: [[ ]] forms Bash reads as malformed or odd, and [[ ]]
 // after keywords and operators.
 func matrixCondForms() []dcase {
