@@ -352,7 +352,8 @@ func matrixLeadingRedirects() []dcase {
 		"2> al11.txt \\rm dr19.txt", "( > al12.txt rm dr20.txt )", "echo $(> al13.txt rm dr21.txt)", "> al14.txt", "< a.txt cat",
 		"2>/dev/null ls", "> al15.txt ls", "</dev/null ls -la", "2>&1 git status", "> /dev/null echo hi", "< a.txt grep x",
 		"3>&1 ls", "{ > al16.txt rm dr22.txt; }", "> al17.txt rm -rf /", "2>/dev/null rm -rf ~",
-		"ls -la < /dev/null", "cat < /dev/null", "grep x < /dev/null", "< /dev/null cat", "ls < /etc/hosts", "< ../x.txt ls")
+		"ls -la < /dev/null", "cat < /dev/null", "grep x < /dev/null", "< /dev/null cat", "ls < /etc/hosts", "< ../x.txt ls",
+		"rm dr23.txt")
 	out := sh4Cases("leadredir", "redirects", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
 	out = append(out, sh4Cases("leadredir-allowed", "redirects", []string{"default"}, Settings{Allow: []string{"Bash(ls:*)", "Bash(echo:*)", "Bash(rm:*)"}}, nil, probes)...)
 	// Critical removals behind a redirection, with no rule.
