@@ -1490,7 +1490,7 @@ func parseBash(cmd string) *bashLine {
 	subTexts := len(l.denyTexts)
 	for _, seg := range segs {
 		stripped := stripWords(seg, stripPaths)
-		if t := joinLike(denyWords(seg, stripDeny), l.denyTexts[:subTexts]...); t != "" {
+		if t := joinLike(denyWords(stripped, stripDeny), l.denyTexts[:subTexts]...); t != "" {
 			l.denyTexts = append(l.denyTexts, t)
 			if l.pathSegs == nil {
 				l.pathSegs = make([][]string, 0, len(segs))

@@ -41,7 +41,7 @@ func parseBashJoined(cmd string) *bashLine {
 	segs := nestedSegments(hd.plain(cmd))
 	for _, seg := range segs {
 		stripped := stripWords(seg, stripPaths)
-		if t := strings.Join(denyWords(seg, stripDeny), " "); t != "" {
+		if t := strings.Join(denyWords(stripped, stripDeny), " "); t != "" {
 			l.denyTexts = append(l.denyTexts, t)
 			l.pathSegs = append(l.pathSegs, stripped)
 			if deep := strings.Join(stripDeep(seg), " "); deep != t && deep != "" && !containsString(l.denyTexts, deep) {
