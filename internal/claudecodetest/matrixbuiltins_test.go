@@ -370,7 +370,9 @@ func matrixLaunchers5() []dcase {
 		"su -c 'rm dl11.txt'", "systemd-run rm dl12.txt", "firejail rm dl13.txt", "sudo -i rm dl14.txt", "sudo -s rm dl15.txt",
 		"env -S 'rm dl16.txt'", "env -C . rm dl17.txt", "env --chdir=. rm dl18.txt", "timeout --preserve-status 5 rm dl19.txt",
 		"sudo --user=root rm dl20.txt", "nice -5 rm dl21.txt", "env -0 rm dl22.txt", "exec -- rm dl23.txt", "time -- rm dl24.txt",
-		"sudo -Eu root rm dl25.txt", "sudo -u root -- rm dl26.txt", "sudo -g wheel rm dl27.txt")
+		"sudo -Eu root rm dl25.txt", "sudo -u root -- rm dl26.txt", "sudo -g wheel rm dl27.txt",
+		"script --command='rm dl28.txt'", "bash --init-file a.txt -c 'rm dl29.txt'", "pkexec --user root rm dl30.txt",
+		"nsenter --target 1 rm dl31.txt", "unshare -S 0 rm dl32.txt", "unshare --map-user=1 rm dl33.txt")
 	return sh4Cases("launchers5", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
 }
 
