@@ -1026,12 +1026,32 @@ func skipOptions(w []string, withValue ...string) []string {
 }
 
 // nestedSegments cuts the whole line into the segments deny and ask rules
-// (and the critical-path check) look at: quote characters are deleted,
-// the & of the redirections >& <& &> stays in its word (2>&1 is one word,
-// so a redirection before a command is read as one: denyWords), and
-// ` ( ) { } ; | & newline and the openers $( <( >( separate segments;
-// ${...} stays intact. It over-matches inside quoted text on purpose.
+// (and the critical-path check) look at, in two readings. The first:
+// quote characters are deleted, the & of the redirections >& <& &> stays
+// in its word (2>&1 is one word, so a redirection before a command is
+// read as one: denyWords), and ` ( ) { } ; | & newline and the openers
+// $( <( >( separate segments; ${...} stays intact. It over-matches inside
+// quoted text on purpose. The second, for a line with a quote or a
+// backslash, is the shell's (quotedSegments): a quoted span or an escaped
+// character stays in its word. Its segments that the first reading does
+// not have follow the first's: Claude Code 2.1.328 denies rm under
+// Bash(rm:*) in echo $(FOO="a b" rm x) and (> a\ b rm x), whose first
+// reading starts at b (TestQuotedWordsInSegments,
+// TestDifferential/case/nestedquoted-*).
 func nestedSegments(cmd string) [][]string {
+	segs := plainSegments(cmd)
+	if strings.ContainsAny(cmd, "'\"\\") {
+		for _, q := range quotedSegments(cmd) {
+			if !slices.ContainsFunc(segs, func(s []string) bool { return slices.Equal(s, q) }) {
+				segs = append(segs, q)
+			}
+		}
+	}
+	return segs
+}
+
+// plainSegments is nestedSegments' first reading.
+func plainSegments(cmd string) [][]string {
 	b := []byte(cmd)
 	var redirAmp []bool // the & at i is a redirection's
 	for i := 0; i+1 < len(b); i++ {
@@ -1090,6 +1110,159 @@ func nestedSegments(cmd string) [][]string {
 			flush()
 		default:
 			cur = append(cur, c)
+		}
+	}
+	flush()
+	return segs
+}
+
+// quotedSegments is nestedSegments' second reading, the shell's words: a
+// '...' or $'...' span, a "..." string and a backslash-escaped character
+// stay in their word (without the quotes and the backslash; $'...' as
+// written), blanks and operators in them separate nothing; a
+// backslash-newline outside quotes is a blank.
+// A $( <( >( ( or ` opens a segment (inside "..." too, as the shell runs
+// it) and its ) or ` closes it; { } ; | & newline separate segments,
+// except the & of >& <& &>; ${...} stays intact. A quote left open runs
+// to the end of the line.
+func quotedSegments(cmd string) [][]string {
+	var segs [][]string
+	var words []string
+	var word []byte
+	// lit: the word's last byte was quoted or escaped (\>& is no
+	// redirection: its & runs the line before it in the background).
+	inWord, lit := false, false
+	endWord := func() {
+		if inWord {
+			words = append(words, string(word))
+			word, inWord, lit = word[:0], false, false
+		}
+	}
+	flush := func() {
+		endWord()
+		if len(words) > 0 {
+			segs = append(segs, words)
+			words = nil
+		}
+	}
+	// open holds the closer of each context opened: ')' of $( <( >( (,
+	// '`' of a backtick, '"' of a double-quoted string.
+	var open []byte
+	top := func() byte {
+		if len(open) == 0 {
+			return 0
+		}
+		return open[len(open)-1]
+	}
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		var next byte
+		if i+1 < len(cmd) {
+			next = cmd[i+1]
+		}
+		if top() == '"' {
+			switch {
+			case c == '"':
+				open = open[:len(open)-1]
+			case c == '\\' && next == '\n':
+				i++
+			case c == '\\' && strings.IndexByte("\"\\$`", next) >= 0:
+				word = append(word, next)
+				i++
+			case c == '$' && next == '(':
+				flush()
+				open = append(open, ')')
+				i++
+			case c == '`':
+				flush()
+				open = append(open, '`')
+			default:
+				word = append(word, c)
+			}
+			inWord, lit = true, true
+			continue
+		}
+		switch {
+		case c == '\'':
+			end := i + 1
+			for end < len(cmd) && cmd[end] != '\'' {
+				end++
+			}
+			word = append(word, cmd[i+1:min(end, len(cmd))]...)
+			inWord, lit = true, true
+			i = end
+		case c == '$' && next == '\'':
+			// Kept as written: the release does not decode $'...'
+			// ($'rm' q4 runs under Bash(rm:*) in bypassPermissions,
+			// TestDifferential/case/sh3-quote-*).
+			end := i + 2
+			for end < len(cmd) && cmd[end] != '\'' {
+				if cmd[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			word = append(word, cmd[i:min(end+1, len(cmd))]...)
+			inWord, lit = true, true
+			i = end
+		case c == '"':
+			open = append(open, '"')
+			inWord = true
+		case c == '\\':
+			if next == '\n' {
+				// A blank, as the release reads it: r\<newline>m q9 runs
+				// under Bash(rm:*) (sh3-quote-*).
+				endWord()
+				i++
+				continue
+			}
+			if i+1 < len(cmd) {
+				word = append(word, next)
+				inWord, lit = true, true
+				i++
+			}
+		case c == '$' && next == '{':
+			depth := 0
+			for ; i < len(cmd); i++ {
+				word = append(word, cmd[i])
+				if cmd[i] == '{' {
+					depth++
+				} else if cmd[i] == '}' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			inWord, lit = true, false
+		case (c == '$' || c == '<' || c == '>') && next == '(':
+			flush()
+			open = append(open, ')')
+			i++
+		case c == '(':
+			flush()
+			open = append(open, ')')
+		case c == ')':
+			flush()
+			if top() == ')' {
+				open = open[:len(open)-1]
+			}
+		case c == '`':
+			flush()
+			if top() == '`' {
+				open = open[:len(open)-1]
+			} else {
+				open = append(open, '`')
+			}
+		case c == '&' && (next == '>' || inWord && !lit && len(word) > 0 && (word[len(word)-1] == '>' || word[len(word)-1] == '<')):
+			word = append(word, c)
+			inWord, lit = true, false
+		case strings.IndexByte("{};|&\n", c) >= 0:
+			flush()
+		case c == ' ' || c == '\t' || c == '\r':
+			endWord()
+		default:
+			word = append(word, c)
+			inWord, lit = true, false
 		}
 	}
 	flush()
@@ -1491,7 +1664,11 @@ func parseBash(cmd string) *bashLine {
 	for _, seg := range segs {
 		stripped := stripWords(seg, stripPaths)
 		if t := joinLike(denyWords(stripped, stripDeny), l.denyTexts[:subTexts]...); t != "" {
-			l.denyTexts = append(l.denyTexts, t)
+			if !containsString(l.denyTexts[subTexts:], t) {
+				// Two readings of a segment (nestedSegments) often join
+				// to one text; their words, for the path rules, differ.
+				l.denyTexts = append(l.denyTexts, t)
+			}
 			if l.pathSegs == nil {
 				l.pathSegs = make([][]string, 0, len(segs))
 			}

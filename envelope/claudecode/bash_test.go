@@ -104,7 +104,10 @@ func TestNestedSegments(t *testing.T) {
 		{"echo $(rm -rf build)", "echo $(rm -rf build) | echo | rm -rf build"},
 		{"echo `FOO=1 rm x`", "echo `FOO=1 rm x` | echo | rm x"},
 		{`git commit -m "rm -rf x"`, `git commit -m "rm -rf x" | git commit -m rm -rf x`},
-		{`echo "a; rm -rf x"`, `echo "a; rm -rf x" | echo a | rm -rf x`},
+		// The shell's reading too (quotedSegments), where it gives
+		// another text.
+		{`echo "a; rm -rf x"`, `echo "a; rm -rf x" | echo a | rm -rf x | echo a; rm -rf x`},
+		{`echo $(FOO="a b" rm x)`, `echo $(FOO="a b" rm x) | echo | b rm x | rm x`},
 		// A redirection's & stays in its word, so the segment reads the
 		// redirection whole and a deny text can start after it.
 		{"git status 2>&1", "git status 2>&1 | git status 2>&1"},

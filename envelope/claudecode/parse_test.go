@@ -39,10 +39,13 @@ func parseBashJoined(cmd string) *bashLine {
 		}
 	}
 	segs := nestedSegments(hd.plain(cmd))
+	subTexts := len(l.denyTexts)
 	for _, seg := range segs {
 		stripped := stripWords(seg, stripPaths)
 		if t := strings.Join(denyWords(stripped, stripDeny), " "); t != "" {
-			l.denyTexts = append(l.denyTexts, t)
+			if !containsString(l.denyTexts[subTexts:], t) {
+				l.denyTexts = append(l.denyTexts, t)
+			}
 			l.pathSegs = append(l.pathSegs, stripped)
 			if deep := strings.Join(stripDeep(seg), " "); deep != t && deep != "" && !containsString(l.denyTexts, deep) {
 				l.denyTexts = append(l.denyTexts, deep)

@@ -261,6 +261,8 @@ func matrix() []dcase {
 	out = append(out, matrixLeadingRedirectPaths()...)
 	out = append(out, matrixPathSpellings()...)
 	out = append(out, matrixShellInput()...)
+	out = append(out, matrixNestedQuoted()...)
+	out = append(out, matrixNestedQuotedPaths()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

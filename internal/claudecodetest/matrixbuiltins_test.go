@@ -437,3 +437,36 @@ func matrixCondForms() []dcase {
 	return append(out, sh4Cases("condforms-allowed", "condforms", []string{"default"},
 		Settings{Allow: []string{"Bash(ls:*)", "Bash(rm:*)", "Bash([[:*)"}}, nil, probes)...)
 }
+
+// matrixNestedQuoted: a quoted word with a blank in it (a redirection's
+// target, an assignment's value) before a denied command inside a
+// substitution, a subshell or a group, where the words are read after
+// the quotes are taken away.
+func matrixNestedQuoted() []dcase {
+	probes := shs("echo $(> \"a b\" rm nq1.txt)", "echo $(FOO=\"a b\" rm nq2.txt)", "echo $(2> 'a b' rm nq3.txt)",
+		"(FOO=\"a b\" rm nq4.txt)", "{ FOO=\"a b\" rm nq5.txt; }", "echo \"$(FOO='a b' rm nq6.txt)\"",
+		"echo $(env FOO=\"a b\" rm nq7.txt)", "echo $(nice -n \"1\" rm nq8.txt)", "echo `FOO=\"a b\" rm nq9.txt`",
+		"cat <(FOO=\"a b\" rm nq10.txt)", "echo $(> \"a b\" cat a.txt)", "echo $(timeout \"1\" rm nq11.txt)",
+		"echo $(FOO=\"a;b\" rm nq12.txt)", "echo $(FOO='x y z' BAR=\"1 2\" rm nq13.txt)", "echo $(> \"a b\" FOO=1 rm nq14.txt)",
+		"if true; then FOO=\"a b\" rm nq15.txt; fi", "true && FOO=\"a b\" rm nq16.txt", "FOO=\"a b\" rm nq17.txt",
+		"> \"a b\" rm nq18.txt", "echo $(< \"a b\" rm nq19.txt)", "echo $(FOO=\"a b\"c rm nq20.txt)",
+		"echo $(FOO=a\\ b rm nq21.txt)", "echo $(> a\\ b rm nq22.txt)", "(> a\\ b rm nq23.txt)",
+		"echo $(env \"FOO=a b\" rm nq24.txt)", "echo $(nice -n '1 ' rm nq25.txt)", "(cd \"a b\" && rm nq26.txt)",
+		"echo $(FOO=\"a b\" BAR=c env rm nq27.txt)")
+	return sh4Cases("nestedquoted", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
+}
+
+// matrixNestedQuotedPaths: matrixNestedQuoted's shapes before path
+// operands under Read and Edit deny rules, and before a removal of a
+// critical path with no rule.
+func matrixNestedQuotedPaths() []dcase {
+	probes := shs("echo $(FOO=\"a b\" cat secret/s.txt)", "(> \"a b\" cat secret/s.txt)", "echo $(2> 'a b' head secret/s.txt)",
+		"{ FOO='a b' touch locked/q1.txt; }", "echo $(> \"a b\" cp a.txt locked/q2.txt)", "(FOO=a\\ b rm locked/keep.txt)",
+		"cat \"secret/s.txt\"", "echo $(cat \"secret\"/s.txt)", "(cd \"a b\"; cat secret/s.txt)", "echo \"$(cat 'secret/s.txt')\"",
+		"echo $(FOO=\"a;b\" tee locked/q3.txt < a.txt)", "cat 'a b' secret/s.txt", "echo `FOO=\"a b\" cat secret/s.txt`")
+	out := sh4Cases("nestedquoted-paths", "redirects", []string{"default", "bypassPermissions"},
+		Settings{Deny: []string{"Read(./secret/**)", "Edit(./locked/**)"}}, map[string]string{"secret/s.txt": "s\n"}, probes)
+	critical := shs("(FOO=\"a b\" rm -rf /)", "echo $(> \"a b\" rm -rf ~)", "{ FOO='a b' rm -rf /etc; }", "echo $(FOO=a\\ b rmdir /usr)",
+		"(> \"a b\" rm -rf ..)", "echo \"$(FOO='x y' rm -r ~)\"", "(FOO=\"a b\" rm -rf nq1.txt)", "echo `> 'a b' rm -rf /`")
+	return append(out, sh4Cases("nestedquoted-critical", "redirects", []string{"bypassPermissions", "acceptEdits"}, Settings{}, nil, critical)...)
+}

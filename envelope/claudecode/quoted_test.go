@@ -1,0 +1,87 @@
+package claudecode
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestQuotedWordsInSegments: a quoted span or an escaped blank before a
+// denied command inside a substitution, a subshell or a group stays one
+// word, so the deny rule sees the command (nestedSegments' second
+// reading; each call is a 2.1.328 case of TestDifferential/
+// nestedquoted-*, where the release denies in both modes).
+func TestQuotedWordsInSegments(t *testing.T) {
+	denyRm := `{"permissions":{"deny":["Bash(rm:*)"]}}`
+	for _, mode := range []string{"bypassPermissions", "default"} {
+		runCalls(t, denyRm, mode, []call1{
+			{"Bash", cmdAt(`echo $(> "a b" rm nq1.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`echo $(FOO="a b" rm nq2.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`echo $(2> 'a b' rm nq3.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`(FOO="a b" rm nq4.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`{ FOO="a b" rm nq5.txt; }`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`echo "$(FOO='a b' rm nq6.txt)"`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`echo $(env FOO="a b" rm nq7.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt("echo `FOO=\"a b\" rm nq9.txt`"), deny, codePermissionDeny},
+			{"Bash", cmdAt(`cat <(FOO="a b" rm nq10.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`echo $(FOO="a;b" rm nq12.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`echo $(FOO='x y z' BAR="1 2" rm nq13.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`echo $(> "a b" FOO=1 rm nq14.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`echo $(< "a b" rm nq19.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`echo $(FOO="a b"c rm nq20.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`echo $(FOO=a\ b rm nq21.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`echo $(> a\ b rm nq22.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`(> a\ b rm nq23.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`echo $(env "FOO=a b" rm nq24.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`echo $(FOO="a b" BAR=c env rm nq27.txt)`), deny, codePermissionDeny},
+		})
+	}
+}
+
+// TestQuotedWordsBeforePathsAndRemovals: the second reading reaches the
+// path rules and the critical-path check too (2.1.328 cases of
+// TestDifferential/nestedquoted-paths-* and nestedquoted-critical-*).
+func TestQuotedWordsBeforePathsAndRemovals(t *testing.T) {
+	paths := `{"permissions":{"deny":["Read(./secret/**)","Edit(./locked/**)"]}}`
+	for _, mode := range []string{"bypassPermissions", "default"} {
+		runCalls(t, paths, mode, []call1{
+			{"Bash", cmdAt(`(> "a b" cat secret/s.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`cat "secret/s.txt"`), deny, codePermissionDeny},
+			// Stricter than the release, which asks (runs, in
+			// bypassPermissions): deliberate.json.
+			{"Bash", cmdAt(`echo $(FOO="a b" cat secret/s.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`{ FOO='a b' touch locked/q1.txt; }`), deny, codePermissionDeny},
+		})
+	}
+	for _, mode := range []string{"bypassPermissions", "acceptEdits"} {
+		runCalls(t, `{}`, mode, []call1{
+			{"Bash", cmdAt(`(FOO="a b" rm -rf /)`), ask, codeCriticalPath},
+			{"Bash", cmdAt(`echo $(> "a b" rm -rf ~)`), ask, codeCriticalPath},
+			{"Bash", cmdAt(`{ FOO='a b' rm -rf /etc; }`), ask, codeCriticalPath},
+			{"Bash", cmdAt("echo `> 'a b' rm -rf /`"), ask, codeCriticalPath},
+		})
+	}
+}
+
+// TestQuotedSegments: the shell's words of a line, segment by segment.
+func TestQuotedSegments(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want [][]string
+	}{
+		{`echo $(FOO="a b" rm x)`, [][]string{{"echo"}, {"FOO=a b", "rm", "x"}}},
+		{`echo "a; $(rm x) b" c`, [][]string{{"echo", "a; "}, {"rm", "x"}, {" b", "c"}}},
+		{`(> a\ b rm x) && ls`, [][]string{{">", "a b", "rm", "x"}, {"ls"}}},
+		{`echo $'a\'b c' 2>&1 &>/dev/null`, [][]string{{"echo", `$'a\'b c'`, "2>&1", "&>/dev/null"}}},
+		{"a\\\nb 'open ; rest", [][]string{{"a", "b", "open ; rest"}}},
+		{"\"x\\\ny\"", [][]string{{"xy"}}},
+		{`x=${a:-"b c"} y`, [][]string{{`x=${a:-"b c"}`, "y"}}},
+		{"echo `rm x`; ls", [][]string{{"echo"}, {"rm", "x"}, {"ls"}}},
+		{`"" ''`, [][]string{{"", ""}}},
+		{`echo \>& rm x`, [][]string{{"echo", ">"}, {"rm", "x"}}},
+		{`echo '>'& rm x; a 2>&1`, [][]string{{"echo", ">"}, {"rm", "x"}, {"a", "2>&1"}}},
+	} {
+		if got := quotedSegments(c.cmd); !slices.EqualFunc(got, c.want, slices.Equal) {
+			t.Errorf("quotedSegments(%q) = %q, want %q", c.cmd, got, c.want)
+		}
+	}
+}
