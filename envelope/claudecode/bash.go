@@ -19,6 +19,10 @@ type bashLine struct {
 	// pathSegs are the segments (nested ones included, the deny strip
 	// applied) whose paths Read and Edit deny rules are checked against.
 	pathSegs [][]string
+	// shellSegs are the segments, in the shell's reading (quotedSegments),
+	// that name a shell (mentionsShell): shellScriptDeny reads their -c
+	// scripts.
+	shellSegs [][]string
 	// critical is set when a segment removes a critical path.
 	critical    bool
 	criticalArg string
@@ -1039,15 +1043,25 @@ func skipOptions(w []string, withValue ...string) []string {
 // reading starts at b (TestQuotedWordsInSegments,
 // TestDifferential/case/nestedquoted-*).
 func nestedSegments(cmd string) [][]string {
-	segs := plainSegments(cmd)
-	if strings.ContainsAny(cmd, "'\"\\") {
-		for _, q := range quotedSegments(cmd) {
-			if !slices.ContainsFunc(segs, func(s []string) bool { return slices.Equal(s, q) }) {
-				segs = append(segs, q)
-			}
+	segs, _ := bothSegments(cmd)
+	return segs
+}
+
+// bothSegments is nestedSegments, and the shell's reading alone (the
+// first reading when the line has no quote or backslash, where the two
+// agree).
+func bothSegments(cmd string) (segs, shell [][]string) {
+	segs = plainSegments(cmd)
+	if !strings.ContainsAny(cmd, "'\"\\") {
+		return segs, segs
+	}
+	shell = quotedSegments(cmd)
+	for _, q := range shell {
+		if !slices.ContainsFunc(segs, func(s []string) bool { return slices.Equal(s, q) }) {
+			segs = append(segs, q)
 		}
 	}
-	return segs
+	return segs, shell
 }
 
 // plainSegments is nestedSegments' first reading.
@@ -1122,8 +1136,9 @@ func plainSegments(cmd string) [][]string {
 // written), blanks and operators in them separate nothing; a
 // backslash-newline outside quotes is a blank.
 // A $( <( >( ( or ` opens a segment (inside "..." too, as the shell runs
-// it) and its ) or ` closes it; { } ; | & newline separate segments,
-// except the & of >& <& &>; ${...} stays intact. A quote left open runs
+// it) and its ) or ` closes it; ; | & newline separate segments, except
+// the & of >& <& &>, and so do { and } written as words of their own;
+// ${...} stays intact. A quote left open runs
 // to the end of the line.
 func quotedSegments(cmd string) [][]string {
 	var segs [][]string
@@ -1256,7 +1271,14 @@ func quotedSegments(cmd string) [][]string {
 		case c == '&' && (next == '>' || inWord && !lit && len(word) > 0 && (word[len(word)-1] == '>' || word[len(word)-1] == '<')):
 			word = append(word, c)
 			inWord, lit = true, false
-		case strings.IndexByte("{};|&\n", c) >= 0:
+		case (c == '{' || c == '}') && !inWord && (next == 0 || strings.IndexByte(" \t\n;|&)", next) >= 0):
+			// A group's brace is a word of its own: -I{} and {} are
+			// words (xargs -I{} sh -c 'rm {}').
+			flush()
+		case c == '{' || c == '}':
+			word = append(word, c)
+			inWord, lit = true, false
+		case strings.IndexByte(";|&\n", c) >= 0:
 			flush()
 		case c == ' ' || c == '\t' || c == '\r':
 			endWord()
@@ -1616,7 +1638,12 @@ func parseBash(cmd string) *bashLine {
 	subs, bad := splitTopOps(cmd, cls)
 	subs = compound(subs)
 	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs), subs: subs}
-	segs := nestedSegments(hd.plain(cmd))
+	segs, shell := bothSegments(hd.plain(cmd))
+	for _, seg := range shell {
+		if mentionsShell(seg) {
+			l.shellSegs = append(l.shellSegs, seg)
+		}
+	}
 	l.denyTexts = make([]string, 0, len(l.subs)+1+2*len(segs)) // room for every text below
 	for i := range l.subs {
 		s := &l.subs[i]

@@ -725,6 +725,29 @@ func (v *view) shellScriptDeny(c *call, depth int) (*ruleRef, string) {
 		}
 		cd.step(unquoteAll(l.subs[i].args))
 	}
+	// A shell run inside a substitution, a subshell or a group: Claude
+	// Code 2.1.328 asks for (bash -c 'rm f') and echo $(bash -c 'rm f')
+	// under Bash(rm:*), in bypassPermissions too (TestDifferential/
+	// shlaunch-*). Its words are the shell's reading (quotedSegments), so
+	// the script is one word; where the call runs is not moved by a cd.
+	for _, seg := range l.shellSegs {
+		written, ok := shellScript(stripDeep(seg), seg)
+		if !ok {
+			continue
+		}
+		for _, script := range scriptReadings(written) {
+			inner := &call{tool: toolBash, primary: script, hasPrimary: script != "", where: c.where, ctx: c.at(), ctxDone: true}
+			if rr := v.firstRule(bDeny, inner); rr != nil {
+				return rr, script
+			}
+			if rr, _, _ := v.commandPathDeny(inner); rr != nil {
+				return rr, script
+			}
+			if rr, _ := v.shellScriptDeny(inner, depth+1); rr != nil {
+				return rr, script
+			}
+		}
+	}
 	return nil, ""
 }
 
@@ -784,7 +807,16 @@ func shellScript(ws, quoted []string) (string, bool) {
 	for i := 1; i < len(ws); i++ {
 		w := ws[i]
 		switch {
-		case w == "-" || strings.HasPrefix(w, "--"): // --, - and the long options
+		case w == "-" || w == "--":
+			// The end of the options: the script follows when -c came
+			// before (bash -c -- 'rm f' asks); after it, -c is a file's
+			// name (bash - -c 'rm f' runs the file -c: Claude Code
+			// 2.1.328 runs it in bypassPermissions, shlaunch-*).
+			if withC && i+1 < len(ws) {
+				return script(i + 1)
+			}
+			return "", false
+		case strings.HasPrefix(w, "--"): // the long options
 			if w == "--rcfile" || w == "--init-file" {
 				i++ // its file
 			}

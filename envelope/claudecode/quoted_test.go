@@ -62,6 +62,22 @@ func TestQuotedWordsBeforePathsAndRemovals(t *testing.T) {
 	}
 }
 
+// TestNestedShellScripts: a shell -c script run inside a subshell or a
+// substitution is read as at the top level, and a lone "-" or "--" ends
+// a shell's options (2.1.328 cases of TestDifferential/shlaunch-*).
+func TestNestedShellScripts(t *testing.T) {
+	denyRm := `{"permissions":{"deny":["Bash(rm:*)"]}}`
+	runCalls(t, denyRm, "bypassPermissions", []call1{
+		{"Bash", cmdAt(`(bash -c 'rm sl18.txt')`), ask, codeDenyInScript},
+		{"Bash", cmdAt(`echo $(bash -c 'rm sl19.txt')`), ask, codeDenyInScript},
+		{"Bash", cmdAt(`bash -c - 'rm sl7.txt'`), ask, codeDenyInScript},
+		{"Bash", cmdAt(`sh -c - 'rm sl9.txt'`), ask, codeDenyInScript},
+		{"Bash", cmdAt(`bash -c -- 'rm si7.txt'`), ask, codeDenyInScript},
+		{"Bash", cmdAt(`bash - -c 'rm sl8.txt'`), allow, codeModeBypass},
+		{"Bash", cmdAt(`xargs -I{} sh -c 'rm {}' < a.txt`), allow, codeModeBypass},
+	})
+}
+
 // TestQuotedSegments: the shell's words of a line, segment by segment.
 func TestQuotedSegments(t *testing.T) {
 	for _, c := range []struct {
@@ -77,6 +93,8 @@ func TestQuotedSegments(t *testing.T) {
 		{`x=${a:-"b c"} y`, [][]string{{`x=${a:-"b c"}`, "y"}}},
 		{"echo `rm x`; ls", [][]string{{"echo"}, {"rm", "x"}, {"ls"}}},
 		{`"" ''`, [][]string{{"", ""}}},
+		{`xargs -I{} sh -c 'rm {}' < a.txt; { ls; }`, [][]string{{"xargs", "-I{}", "sh", "-c", "rm {}", "<", "a.txt"}, {"ls"}}},
+		{`echo {a,b} }x {}`, [][]string{{"echo", "{a,b}", "}x", "{}"}}},
 		{`echo \>& rm x`, [][]string{{"echo", ">"}, {"rm", "x"}}},
 		{`echo '>'& rm x; a 2>&1`, [][]string{{"echo", ">"}, {"rm", "x"}, {"a", "2>&1"}}},
 	} {

@@ -263,6 +263,7 @@ func matrix() []dcase {
 	out = append(out, matrixShellInput()...)
 	out = append(out, matrixNestedQuoted()...)
 	out = append(out, matrixNestedQuotedPaths()...)
+	out = append(out, matrixShellLaunchers()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

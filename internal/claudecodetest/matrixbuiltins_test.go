@@ -453,7 +453,12 @@ func matrixNestedQuoted() []dcase {
 		"echo $(FOO=a\\ b rm nq21.txt)", "echo $(> a\\ b rm nq22.txt)", "(> a\\ b rm nq23.txt)",
 		"echo $(env \"FOO=a b\" rm nq24.txt)", "echo $(nice -n '1 ' rm nq25.txt)", "(cd \"a b\" && rm nq26.txt)",
 		"echo $(FOO=\"a b\" BAR=c env rm nq27.txt)")
-	return sh4Cases("nestedquoted", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
+	out := sh4Cases("nestedquoted", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
+	// The same readings under an ask rule, and a command the ask rule
+	// names inside quoted text only.
+	asks := shs("echo $(> \"a b\" rm nqa1.txt)", "(FOO=\"a b\" rm nqa2.txt)", "echo `FOO='a b' rm nqa3.txt`", "(> a\\ b rm nqa4.txt)",
+		"echo \"x; rm nqa5.txt\"", "echo 'rm nqa6.txt'", "(bash -c 'rm nqa7.txt')", "echo $(FOO=\"a;b\" rm nqa8.txt)", "git commit -m \"rm nqa9.txt\"")
+	return append(out, sh4Cases("nestedquoted-ask", "wrappers", []string{"default", "bypassPermissions"}, Settings{Ask: []string{"Bash(rm:*)"}}, nil, asks)...)
 }
 
 // matrixNestedQuotedPaths: matrixNestedQuoted's shapes before path
@@ -469,4 +474,19 @@ func matrixNestedQuotedPaths() []dcase {
 	critical := shs("(FOO=\"a b\" rm -rf /)", "echo $(> \"a b\" rm -rf ~)", "{ FOO='a b' rm -rf /etc; }", "echo $(FOO=a\\ b rmdir /usr)",
 		"(> \"a b\" rm -rf ..)", "echo \"$(FOO='x y' rm -r ~)\"", "(FOO=\"a b\" rm -rf nq1.txt)", "echo `> 'a b' rm -rf /`")
 	return append(out, sh4Cases("nestedquoted-critical", "redirects", []string{"bypassPermissions", "acceptEdits"}, Settings{}, nil, critical)...)
+}
+
+// matrixShellLaunchers: a shell -c script run through a launcher, a lone
+// "-" among a shell's options, and launchers not probed before.
+func matrixShellLaunchers() []dcase {
+	probes := shs("sudo bash -c 'rm sl1.txt'", "sudo sh -c 'rm sl2.txt'", "sudo -u root bash -c 'rm sl3.txt'", "env bash -c 'rm sl4.txt'",
+		"timeout 5 bash -c 'rm sl5.txt'", "nice bash -c 'rm sl6.txt'", "bash -c - 'rm sl7.txt'", "bash - -c 'rm sl8.txt'",
+		"sh -c - 'rm sl9.txt'", "setpriv rm sl10.txt", "toybox rm sl11.txt", "numactl rm sl12.txt", "exec bash -c 'rm sl13.txt'",
+		"command bash -c 'rm sl14.txt'", "FOO=1 bash -c 'rm sl15.txt'", "nohup bash -c 'rm sl16.txt'", "env -i bash -c 'rm sl17.txt'",
+		"(bash -c 'rm sl18.txt')", "echo $(bash -c 'rm sl19.txt')", "bash -c \"rm sl20.txt\"", "bash -c rm\\ sl21.txt",
+		"/bin/bash -c 'rm sl22.txt'", "\\bash -c 'rm sl23.txt'", "bash -lc 'rm sl24.txt'", "bash -ic 'rm sl25.txt'",
+		"{ bash -c 'rm sl26.txt'; }", "echo `sh -c 'rm sl27.txt'`", "cat <(bash -c 'rm sl28.txt')", "echo \"$(bash -c 'rm sl29.txt')\"",
+		"echo $(sudo bash -c 'rm sl30.txt')", "echo $(bash -c \"rm sl31.txt\")", "(bash -c 'ls')", "echo $(bash -c 'echo rm sl32.txt')",
+		"(sh -c 'cd . && rm sl33.txt')", "echo $(bash -c 'bash -c \"rm sl34.txt\"')", "echo $(bash -- -c 'rm sl35.txt')", "(bash -x -c 'rm sl36.txt')")
+	return sh4Cases("shlaunch", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
 }
