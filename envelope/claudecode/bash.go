@@ -1034,8 +1034,8 @@ func skipOptions(w []string, withValue ...string) []string {
 // quote characters are deleted, the & of the redirections >& <& &> stays
 // in its word (2>&1 is one word, so a redirection before a command is
 // read as one: denyWords), and ` ( ) { } ; | & newline and the openers
-// $( <( >( separate segments; ${...} stays intact. It over-matches inside
-// quoted text on purpose. The second, for a line with a quote or a
+// $( <( >( separate segments; ${...} stays intact unless it holds a command
+// (paramNests). It over-matches inside quoted text on purpose. The second, for a line with a quote or a
 // backslash, is the shell's (quotedSegments): a quoted span or an escaped
 // character stays in its word. Its segments that the first reading does
 // not have follow the first's: Claude Code 2.1.328 denies rm under
@@ -1100,7 +1100,7 @@ func plainSegments(cmd string) [][]string {
 		}
 		switch {
 		case c == '\'' || c == '"':
-		case c == '$' && next == '{':
+		case c == '$' && next == '{' && !paramNests(cmd[i:]):
 			depth := 0
 			for ; i < len(b); i++ {
 				if b[i] == '\'' || b[i] == '"' {
@@ -1138,8 +1138,8 @@ func plainSegments(cmd string) [][]string {
 // A $( <( >( ( or ` opens a segment (inside "..." too, as the shell runs
 // it) and its ) or ` closes it; ; | & newline separate segments, except
 // the & of >& <& &>, and so do { and } written as words of their own;
-// ${...} stays intact. A quote left open runs
-// to the end of the line.
+// ${...} stays intact unless it holds a command (paramNests). A quote left
+// open runs to the end of the line.
 func quotedSegments(cmd string) [][]string {
 	var segs [][]string
 	var words []string
@@ -1236,7 +1236,7 @@ func quotedSegments(cmd string) [][]string {
 				inWord, lit = true, true
 				i++
 			}
-		case c == '$' && next == '{':
+		case c == '$' && next == '{' && !paramNests(cmd[i:]):
 			depth := 0
 			for ; i < len(cmd); i++ {
 				word = append(word, cmd[i])
@@ -1289,6 +1289,32 @@ func quotedSegments(cmd string) [][]string {
 	}
 	flush()
 	return segs
+}
+
+// paramNests reports whether the ${...} that s starts with holds a command
+// ($( ` <( >(): the segment readings then read it as any nested command
+// instead of keeping the expansion whole. Claude Code 2.1.328 denies
+// echo ${x:-$(rm f)} under Bash(rm:*), in bypassPermissions too
+// (TestDifferential/rareshapes-*).
+func paramNests(s string) bool {
+	depth := 0
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				return false
+			}
+		case '`':
+			return true
+		case '(':
+			if p := s[i-1]; p == '$' || p == '<' || p == '>' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // blanks are what splitTop trims a subcommand of.

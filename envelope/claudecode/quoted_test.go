@@ -33,6 +33,8 @@ func TestQuotedWordsInSegments(t *testing.T) {
 			{"Bash", cmdAt(`(> a\ b rm nq23.txt)`), deny, codePermissionDeny},
 			{"Bash", cmdAt(`echo $(env "FOO=a b" rm nq24.txt)`), deny, codePermissionDeny},
 			{"Bash", cmdAt(`echo $(FOO="a b" BAR=c env rm nq27.txt)`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`echo ${x:-$(rm rs28.txt)}`), deny, codePermissionDeny},
+			{"Bash", cmdAt("echo \"${x:-`rm rs28.txt`}\""), deny, codePermissionDeny},
 		})
 	}
 }
@@ -91,6 +93,7 @@ func TestQuotedSegments(t *testing.T) {
 		{"a\\\nb 'open ; rest", [][]string{{"a", "b", "open ; rest"}}},
 		{"\"x\\\ny\"", [][]string{{"xy"}}},
 		{`x=${a:-"b c"} y`, [][]string{{`x=${a:-"b c"}`, "y"}}},
+		{`echo ${x:-$(rm f)} y`, [][]string{{"echo", "${x:-"}, {"rm", "f"}, {"y"}}},
 		{"echo `rm x`; ls", [][]string{{"echo"}, {"rm", "x"}, {"ls"}}},
 		{`"" ''`, [][]string{{"", ""}}},
 		{`xargs -I{} sh -c 'rm {}' < a.txt; { ls; }`, [][]string{{"xargs", "-I{}", "sh", "-c", "rm {}", "<", "a.txt"}, {"ls"}}},

@@ -264,6 +264,8 @@ func matrix() []dcase {
 	out = append(out, matrixNestedQuoted()...)
 	out = append(out, matrixNestedQuotedPaths()...)
 	out = append(out, matrixShellLaunchers()...)
+	out = append(out, matrixRareShapes()...)
+	out = append(out, matrixPathCommands2()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

@@ -490,3 +490,33 @@ func matrixShellLaunchers() []dcase {
 		"(sh -c 'cd . && rm sl33.txt')", "echo $(bash -c 'bash -c \"rm sl34.txt\"')", "echo $(bash -- -c 'rm sl35.txt')", "(bash -x -c 'rm sl36.txt')")
 	return sh4Cases("shlaunch", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
 }
+
+// matrixRareShapes: redirections, operators and command words of shapes
+// no other case writes, before or around a denied command.
+func matrixRareShapes() []dcase {
+	probes := shs("{fd}>al1.txt rm rs1.txt", "<> al2.txt rm rs2.txt", ">| al3.txt rm rs3.txt", "ls&rm rs4.txt", "ls |& rm rs5.txt",
+		"! ! rm rs6.txt", "\\command rm rs7.txt", "'command' rm rs8.txt", "export A=1; rm rs9.txt", "&>> al4.txt rm rs10.txt",
+		"1>&2 rm rs11.txt", "0< a.txt rm rs12.txt", "2>&- rm rs13.txt", ">&2 rm rs14.txt", "exec 3>al5.txt; rm rs15.txt",
+		"(( 1 ))rm rs16.txt", "[[ a ]]&&rm rs17.txt", "{ rm rs18.txt;}", "(rm rs19.txt)", "ls;rm rs20.txt",
+		"cat <<-EOF\n\tx\n\tEOF\nrm rs21.txt", "ls 2>&1|rm rs22.txt", "ls||rm rs23.txt", "true &&\nrm rs24.txt", "ls |\nrm rs25.txt",
+		"ls # x\nrm rs26.txt", "echo $( rm rs27.txt )", "echo ${x:-$(rm rs28.txt)}", "echo $[1] && rm rs29.txt", "time ! rm rs30.txt")
+	return sh4Cases("rareshapes", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, map[string]string{"a.txt": "a\n"}, probes)
+}
+
+// matrixPathCommands2: the commands whose paths the release checks, with
+// spellings, options and output files no other case writes, under Read
+// and Edit deny rules.
+func matrixPathCommands2() []dcase {
+	probes := shs("cat ~+/secret/s.txt", "cat secre?/s.txt", "cat secre[t]/s.txt", "cat sec*/s.txt", "cat -- secret/s.txt",
+		"cat \"secret/\"s.txt", "cat secret/'s.txt'", "cat <\"secret/s.txt\"", "cat secret/./s.txt", "base64 secret/s.txt",
+		"od -c secret/s.txt", "cut -d: -f1 secret/s.txt", "nl secret/s.txt", "tac secret/s.txt", "md5sum secret/s.txt",
+		"jq . secret/s.txt", "git diff --no-index secret/s.txt a.txt", "find secret -name s.txt", "grep -rl s secret/", "ls -la secret/",
+		"stat secret/s.txt", "cmp secret/s.txt a.txt", "fold -w 5 secret/s.txt", "tr a b < secret/s.txt", "cat ${PWD}/secret/s.txt",
+		"uniq a.txt locked/u1.txt", "sort -o locked/u2.txt a.txt", "sort a.txt --output=locked/u3.txt", "cp -t locked a.txt",
+		"mv -t locked b.txt", "sed -i s/a/b/ locked/keep.txt", "tee -a locked/u4.txt < a.txt", "mkdir -p locked/u5",
+		"touch -r a.txt locked/u6.txt", "cp a.txt locked/", "split a.txt locked/sp", "sed -n w\\ locked/u7.txt a.txt",
+		"awk '{print > \"locked/u8.txt\"}' a.txt", "git -C locked status", "cat secret/s.txt locked/keep.txt")
+	return sh4Cases("pathcmds2", "redirects", []string{"default", "bypassPermissions"},
+		Settings{Deny: []string{"Read(./secret/**)", "Edit(./locked/**)"}},
+		map[string]string{"secret/s.txt": "s\n", "a.txt": "a\n", "b.txt": "b\n", "locked/keep.txt": "k\n"}, probes)
+}
