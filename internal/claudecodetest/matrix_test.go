@@ -266,6 +266,7 @@ func matrix() []dcase {
 	out = append(out, matrixShellLaunchers()...)
 	out = append(out, matrixRareShapes()...)
 	out = append(out, matrixPathCommands2()...)
+	out = append(out, matrixSubstPlaces()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

@@ -520,3 +520,16 @@ func matrixPathCommands2() []dcase {
 		Settings{Deny: []string{"Read(./secret/**)", "Edit(./locked/**)"}},
 		map[string]string{"secret/s.txt": "s\n", "a.txt": "a\n", "b.txt": "b\n", "locked/keep.txt": "k\n"}, probes)
 }
+
+// matrixSubstPlaces: a denied command in a substitution written where a
+// word is expanded: an arithmetic expansion, an assignment, a test, a
+// case word, a for list, a here-string, a redirection's target.
+func matrixSubstPlaces() []dcase {
+	probes := shs("echo $(( $(rm sp1.txt) + 1 ))", "echo \"${x:-`rm sp2.txt`}\"", "echo ${x/$(rm sp3.txt)/y}", "a=$(rm sp4.txt)",
+		"local a=$(rm sp5.txt)", "export A=$(rm sp6.txt)", "[[ $(rm sp7.txt) ]]", "case $(rm sp8.txt) in *) ;; esac",
+		"for x in $(rm sp9.txt); do :; done", "cat <<< $(rm sp10.txt)", "echo x >$(rm sp11.txt)", "echo x > \"$(rm sp12.txt)\"",
+		"ls $(rm sp13.txt)", "echo ${#x[$(rm sp14.txt)]}", "x=1 y=$(rm sp15.txt) ls", "(( $(rm sp16.txt) ))", "[ \"$(rm sp17.txt)\" ]",
+		"test -n \"`rm sp18.txt`\"", "echo $((1)) `rm sp19.txt`", "declare -a A=($(rm sp20.txt))", "echo ${x:=$(rm sp21.txt)}",
+		"echo \"${x:+\"$(rm sp22.txt)\"}\"", "while read l; do :; done < <(rm sp23.txt)", "echo ${!x}$(rm sp24.txt)")
+	return sh4Cases("substplaces", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
+}
