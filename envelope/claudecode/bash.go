@@ -1937,6 +1937,13 @@ func stripDeep(w []string) []string {
 		}
 		if first != w[0] {
 			w = append([]string{first}, w[1:]...)
+			if pathWrapper[first] {
+				// A wrapper named by its path is read through as by its
+				// name: Claude Code 2.1.328 denies /usr/bin/timeout 5 rm
+				// f under Bash(rm:*), in bypassPermissions too
+				// (TestDifferential/cmdpaths-*).
+				continue
+			}
 		}
 		// Every word as the shell reads it: Claude Code 2.1.328 denies
 		// git pu\sh under Bash(git push:*), in bypassPermissions too
@@ -1954,6 +1961,11 @@ func stripDeep(w []string) []string {
 	}
 	return w
 }
+
+// pathWrapper are the wrappers stripWords reads through by name, which
+// stripDeep reads through when they are named by a path.
+var pathWrapper = map[string]bool{"timeout": true, "nice": true, "stdbuf": true, "time": true, "nohup": true,
+	"command": true, "builtin": true, "noglob": true, "xargs": true}
 
 // launcherValued are the options of the launchers stripDeep reads through
 // that take a value; launcherOperand those that take a word before the

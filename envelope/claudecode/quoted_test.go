@@ -106,3 +106,21 @@ func TestQuotedSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestWrappersByPath: a wrapper named by its path is read through as by
+// its name (2.1.328 cases of TestDifferential/cmdpaths-*).
+func TestWrappersByPath(t *testing.T) {
+	denyRm := `{"permissions":{"deny":["Bash(rm:*)"]}}`
+	for _, mode := range []string{"bypassPermissions", "default"} {
+		runCalls(t, denyRm, mode, []call1{
+			{"Bash", cmdAt("/usr/bin/timeout 5 rm cp17.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("/bin/timeout 5 rm cp35.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("/usr/bin/timeout -s KILL 5 rm cp36.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("/usr/bin/timeout 5 /usr/bin/timeout 5 rm cp39.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("/usr/bin/nohup rm cp21.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("echo cp24.txt | /usr/bin/xargs rm"), deny, codePermissionDeny},
+			{"Bash", cmdAt("/usr/bin/stdbuf -o0 rm cp22.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("/usr/bin/time rm cp23.txt"), deny, codePermissionDeny},
+		})
+	}
+}

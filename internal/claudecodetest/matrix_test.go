@@ -267,6 +267,7 @@ func matrix() []dcase {
 	out = append(out, matrixRareShapes()...)
 	out = append(out, matrixPathCommands2()...)
 	out = append(out, matrixSubstPlaces()...)
+	out = append(out, matrixCommandPaths()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

@@ -533,3 +533,18 @@ func matrixSubstPlaces() []dcase {
 		"echo \"${x:+\"$(rm sp22.txt)\"}\"", "while read l; do :; done < <(rm sp23.txt)", "echo ${!x}$(rm sp24.txt)")
 	return sh4Cases("substplaces", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
 }
+
+// matrixCommandPaths: a denied command named by a path spelled otherwise
+// than /bin/rm, or by a glob.
+func matrixCommandPaths() []dcase {
+	probes := shs("/bin//rm cp1.txt", "/bin/./rm cp2.txt", "/usr/bin/../bin/rm cp3.txt", "/bin/r? cp4.txt", "/bin/r[m] cp5.txt",
+		"/???/rm cp6.txt", "//bin/rm cp7.txt", "/usr/bin/rm cp8.txt", "./rm cp9.txt", "/bin/rm\\ cp10.txt", "\"/bin/rm\" cp11.txt",
+		"/bin/'rm' cp12.txt", "$(which rm) cp13.txt", "`which rm` cp14.txt", "/usr/bin/env rm cp15.txt", "/usr/bin/sudo rm cp16.txt",
+		"/usr/bin/timeout 5 rm cp17.txt", "/bin/bash -c 'rm cp18.txt'", "/usr/bin/nice /bin/rm cp19.txt", "busybox /bin/rm cp20.txt",
+		"/usr/bin/nohup rm cp21.txt", "/usr/bin/stdbuf -o0 rm cp22.txt", "/usr/bin/time rm cp23.txt", "echo cp24.txt | /usr/bin/xargs rm",
+		"/usr/bin/setsid rm cp25.txt", "/usr/bin/ionice -c3 rm cp26.txt", "/usr/bin/flock /tmp/cpl rm cp27.txt", "/usr/bin/strace -o /dev/null rm cp28.txt",
+		"/usr/bin/nsenter -t 1 rm cp29.txt", "/usr/bin/unshare rm cp30.txt", "/usr/bin/script -qc 'rm cp31.txt' /dev/null", "/usr/bin/chrt 1 rm cp32.txt",
+		"/usr/bin/taskset 1 rm cp33.txt", "/usr/bin/nice -n 5 rm cp34.txt", "/bin/timeout 5 rm cp35.txt", "/usr/bin/timeout -s KILL 5 rm cp36.txt",
+		"\\timeout 5 rm cp37.txt", "'timeout' 5 rm cp38.txt", "/usr/bin/timeout 5 /usr/bin/timeout 5 rm cp39.txt", "/usr/bin/xargs -a a.txt rm")
+	return sh4Cases("cmdpaths", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
+}
