@@ -56,6 +56,9 @@ type bashSub struct {
 	// that Claude Code 2.1.328 will not see through, and why
 	// (wrapperUnchecked); "" when there is none.
 	wrapWord, wrapWhy string
+	// wrapped: the allow strip took words off in front (a wrapper or a
+	// LANG, LC_ALL or NO_COLOR assignment).
+	wrapped bool
 	// spaced: blanks other than one space separate its words somewhere
 	// (make  build, make<TAB>build): no exact allow rule matches it.
 	spaced bool
@@ -944,7 +947,17 @@ func stripWords(w []string, mode int) []string {
 				}
 			}
 		}
-		switch w[0] {
+		name := w[0]
+		if mode != stripAllow {
+			// A wrapper named by its path is read through as by its
+			// name, by the deny rules and the critical-path check:
+			// Claude Code 2.1.328 asks for /usr/bin/timeout 5 rmdir /usr
+			// in bypassPermissions (TestDifferential/critwrap-*).
+			if i := strings.LastIndexByte(name, '/'); i >= 0 && (pathWrapper[name[i+1:]] || name[i+1:] == "sudo" || name[i+1:] == "env") {
+				name = name[i+1:]
+			}
+		}
+		switch name {
 		case "timeout":
 			w = skipOptions(w[1:], "-s", "-k", "--signal", "--kill-after")
 			if len(w) > 0 {
@@ -955,7 +968,7 @@ func stripWords(w []string, mode int) []string {
 		case "stdbuf":
 			w = skipOptions(w[1:], "-i", "-o", "-e")
 		case "time", "nohup", "command", "builtin", "noglob":
-			if w[0] == "command" && describes(w[1:]) {
+			if name == "command" && describes(w[1:]) {
 				// command -v rm prints where rm is: Claude Code 2.1.328
 				// reads command itself as the program (it asks for
 				// command -v rm under Bash(rm:*): TestDifferential/
@@ -975,6 +988,18 @@ func stripWords(w []string, mode int) []string {
 			w = skipOptions(w[1:], "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U",
 				"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type",
 				"--command-timeout", "--other-user")
+		case "env":
+			// The critical-path check reads through env as the deny
+			// rules do (stripDeep): Claude Code 2.1.328 asks for env
+			// rmdir /usr and /usr/bin/env rmdir /usr in
+			// bypassPermissions (critwrap-*).
+			if mode != stripCritical {
+				return w
+			}
+			w = skipOptions(w[1:], "-u", "--unset", "-C", "--chdir")
+			for len(w) > 0 && strings.IndexByte(w[0], '=') > 0 {
+				w = w[1:]
+			}
 		default:
 			return w
 		}
@@ -1678,6 +1703,7 @@ func parseBash(cmd string) *bashLine {
 		s.words = stripWords(s.words, stripAllow)
 		s.notRO, s.xargs = readOnlyWrappers(orig[:len(orig)-len(s.words)])
 		s.wrapWord, s.wrapWhy = wrapperUnchecked(orig[:len(orig)-len(s.words)])
+		s.wrapped = len(orig) > len(s.words)
 		s.args, s.outs, s.ins = condSplit(s.words, splitRedirs)
 		s.args = unquoteCommandWord(s.args)
 		s.spaced = strings.Contains(s.raw, "  ") || strings.IndexByte(s.raw, '\t') >= 0
@@ -2220,7 +2246,9 @@ func (l *bashLine) fsApproved(s *bashSub, dirs []inPath, c *call) bool {
 	// After a cd in the line Claude Code 2.1.328 asks: "Commands that
 	// change directories and perform write operations require explicit
 	// approval" (cd sub && rm a.txt: TestDifferential/sh3-cd-acceptEdits).
-	if l.broken || s.nested || s.outRedirect || len(s.args) == 0 || l.hasCd() {
+	// A command xargs runs takes paths the release cannot check: it asks
+	// for xargs rmdir < a.txt (TestDifferential/critwrap-acceptEdits).
+	if l.broken || s.nested || s.outRedirect || len(s.args) == 0 || l.hasCd() || s.xargs {
 		return false
 	}
 	switch s.args[0] {
@@ -2228,7 +2256,13 @@ func (l *bashLine) fsApproved(s *bashSub, dirs []inPath, c *call) bool {
 	case "touch", "mv", "cp":
 		// With any option Claude Code 2.1.328 asks in acceptEdits (touch
 		// -c, touch -d D f: "This command requires approval"; cp -r, mv -f,
-		// cp --: TestDifferential/fsflags-acceptEdits).
+		// cp --: TestDifferential/fsflags-acceptEdits). It approves touch
+		// only as the first word written: it asks for timeout 5 touch f,
+		// time touch f, command touch f and LANG=C touch f, and runs nohup
+		// cp a b, nohup mv a b and timeout 5 rm f (acceptwrap-acceptEdits).
+		if s.args[0] == "touch" && s.wrapped {
+			return false
+		}
 		if slices.ContainsFunc(s.args[1:], func(w string) bool { return strings.HasPrefix(unquote(w), "-") }) {
 			return false
 		}

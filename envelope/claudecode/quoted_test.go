@@ -124,3 +124,34 @@ func TestWrappersByPath(t *testing.T) {
 		})
 	}
 }
+
+// TestCriticalAndAcceptEditsWrappers: the critical-path check reads
+// through wrappers named by their paths and through env, and acceptEdits
+// does not approve what xargs runs nor touch, mv or cp behind a wrapper
+// (2.1.328 cases of TestDifferential/critwrap-* and acceptwrap-*).
+func TestCriticalAndAcceptEditsWrappers(t *testing.T) {
+	runCalls(t, `{}`, "bypassPermissions", []call1{
+		{"Bash", cmdAt("/usr/bin/timeout 5 rmdir /usr"), ask, codeCriticalPath},
+		{"Bash", cmdAt("/usr/bin/nohup rmdir /usr"), ask, codeCriticalPath},
+		{"Bash", cmdAt("/usr/bin/nice rmdir /usr"), ask, codeCriticalPath},
+		{"Bash", cmdAt("/usr/bin/time rmdir /usr"), ask, codeCriticalPath},
+		{"Bash", cmdAt("/usr/bin/stdbuf -o0 rmdir /usr"), ask, codeCriticalPath},
+		{"Bash", cmdAt("env rmdir /usr"), ask, codeCriticalPath},
+		{"Bash", cmdAt("/usr/bin/env rmdir /usr"), ask, codeCriticalPath},
+		{"Bash", cmdAt("setsid rmdir /usr"), allow, codeModeBypass},
+		{"Bash", cmdAt("/usr/bin/setsid rmdir /usr"), allow, codeModeBypass},
+	})
+	runCalls(t, `{}`, "acceptEdits", []call1{
+		{"Bash", cmdAt("timeout 5 rm a2.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("nohup mkdir d1"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("LANG=C rm a11.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("timeout 5 touch t1.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("LANG=C touch t4.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("command touch t3.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("nohup cp s1.txt c1.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("stdbuf -o0 cp s1.txt c2.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("timeout 5 sed -i s/a/b/ s1.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("xargs rmdir < a.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("xargs rm < list.txt"), ask, codeDefaultPrompt},
+	})
+}

@@ -268,6 +268,8 @@ func matrix() []dcase {
 	out = append(out, matrixPathCommands2()...)
 	out = append(out, matrixSubstPlaces()...)
 	out = append(out, matrixCommandPaths()...)
+	out = append(out, matrixCriticalWrappers()...)
+	out = append(out, matrixAcceptEditsWrappers()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
