@@ -691,37 +691,8 @@ func (v *view) shellScriptDeny(c *call, depth int) (*ruleRef, string) {
 			cd.step(unquoteAll(l.subs[i].args)) // cd bash names a shell too
 			continue
 		}
-		// The script as the shell reads it (bash -c "sh -c 'cat x'" runs
-		// sh -c 'cat x'), and with every quote deleted, the reading the
-		// dialect always had: a deny rule that matches either asks.
-		for _, script := range scriptReadings(written) {
-			// The script runs where the call runs: its paths are read
-			// against the call's project and home, as Claude Code 2.1.328
-			// reads them (it asks for bash -c 'rm /p/plock/x' under
-			// Edit(/plock/**) and runs bash -c 'rm ../locked/x' under
-			// Edit(./locked/**) in bypassPermissions:
-			// TestDifferential/shell-c-paths-*).
-			inner := &call{tool: toolBash, primary: script, hasPrimary: script != "", where: c.where, ctx: c.at(), ctxDone: true}
-			if rr := v.firstRule(bDeny, inner); rr != nil {
-				return rr, script
-			}
-			if rr, _, _ := v.commandPathDeny(inner); rr != nil {
-				return rr, script
-			}
-			if rr, _ := v.shellScriptDeny(inner, depth+1); rr != nil {
-				return rr, script
-			}
-			if cd.dir == "" {
-				continue
-			}
-			moved := *inner
-			moved.primary, moved.bashLine = "cd '"+strings.ReplaceAll(cd.dir, "'", `'\''`)+"' && "+script, nil
-			if rr, _, _ := v.commandPathDeny(&moved); rr != nil {
-				return rr, script
-			}
-			if rr, _ := v.shellScriptDeny(&moved, depth+1); rr != nil {
-				return rr, script
-			}
+		if rr, script := v.scriptDeny(c, written, cd.dir, depth); rr != nil {
+			return rr, script
 		}
 		cd.step(unquoteAll(l.subs[i].args))
 	}
@@ -731,21 +702,49 @@ func (v *view) shellScriptDeny(c *call, depth int) (*ruleRef, string) {
 	// shlaunch-*). Its words are the shell's reading (quotedSegments), so
 	// the script is one word; where the call runs is not moved by a cd.
 	for _, seg := range l.shellSegs {
-		written, ok := shellScript(stripDeep(seg), seg)
-		if !ok {
+		if written, ok := shellScript(stripDeep(seg), seg); ok {
+			if rr, script := v.scriptDeny(c, written, "", depth); rr != nil {
+				return rr, script
+			}
+		}
+	}
+	return nil, ""
+}
+
+// scriptDeny is the deny rule that matches a command of the -c script
+// written (as shellScript returns it) of a shell the call c runs, after a
+// cd to dir when dir is not empty, and the script's reading it matched.
+func (v *view) scriptDeny(c *call, written, dir string, depth int) (*ruleRef, string) {
+	// The script as the shell reads it (bash -c "sh -c 'cat x'" runs
+	// sh -c 'cat x'), and with every quote deleted, the reading the
+	// dialect always had: a deny rule that matches either asks.
+	for _, script := range scriptReadings(written) {
+		// The script runs where the call runs: its paths are read
+		// against the call's project and home, as Claude Code 2.1.328
+		// reads them (it asks for bash -c 'rm /p/plock/x' under
+		// Edit(/plock/**) and runs bash -c 'rm ../locked/x' under
+		// Edit(./locked/**) in bypassPermissions:
+		// TestDifferential/shell-c-paths-*).
+		inner := &call{tool: toolBash, primary: script, hasPrimary: script != "", where: c.where, ctx: c.at(), ctxDone: true}
+		if rr := v.firstRule(bDeny, inner); rr != nil {
+			return rr, script
+		}
+		if rr, _, _ := v.commandPathDeny(inner); rr != nil {
+			return rr, script
+		}
+		if rr, _ := v.shellScriptDeny(inner, depth+1); rr != nil {
+			return rr, script
+		}
+		if dir == "" {
 			continue
 		}
-		for _, script := range scriptReadings(written) {
-			inner := &call{tool: toolBash, primary: script, hasPrimary: script != "", where: c.where, ctx: c.at(), ctxDone: true}
-			if rr := v.firstRule(bDeny, inner); rr != nil {
-				return rr, script
-			}
-			if rr, _, _ := v.commandPathDeny(inner); rr != nil {
-				return rr, script
-			}
-			if rr, _ := v.shellScriptDeny(inner, depth+1); rr != nil {
-				return rr, script
-			}
+		moved := *inner
+		moved.primary, moved.bashLine = "cd '"+strings.ReplaceAll(dir, "'", `'\''`)+"' && "+script, nil
+		if rr, _, _ := v.commandPathDeny(&moved); rr != nil {
+			return rr, script
+		}
+		if rr, _ := v.shellScriptDeny(&moved, depth+1); rr != nil {
+			return rr, script
 		}
 	}
 	return nil, ""
