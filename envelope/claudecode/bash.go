@@ -1059,10 +1059,11 @@ func skipOptions(w []string, withValue ...string) []string {
 // quote characters are deleted, the & of the redirections >& <& &> stays
 // in its word (2>&1 is one word, so a redirection before a command is
 // read as one: denyWords), and ` ( ) { } ; | & newline and the openers
-// $( <( >( separate segments; ${...} stays intact unless it holds a command
-// (paramNests). It over-matches inside quoted text on purpose. The second, for a line with a quote or a
-// backslash, is the shell's (quotedSegments): a quoted span or an escaped
-// character stays in its word. Its segments that the first reading does
+// $( <( >( separate segments; ${...} stays intact unless it holds a
+// command (paramNests). It over-matches inside quoted text on purpose.
+// The second, for a line with a quote or a backslash, is the shell's
+// (quotedSegments): a quoted span or an escaped character stays in its
+// word. Its segments that the first reading does
 // not have follow the first's: Claude Code 2.1.328 denies rm under
 // Bash(rm:*) in echo $(FOO="a b" rm x) and (> a\ b rm x), whose first
 // reading starts at b (TestQuotedWordsInSegments,
@@ -1963,13 +1964,6 @@ func stripDeep(w []string) []string {
 		}
 		if first != w[0] {
 			w = append([]string{first}, w[1:]...)
-			if pathWrapper[first] {
-				// A wrapper named by its path is read through as by its
-				// name: Claude Code 2.1.328 denies /usr/bin/timeout 5 rm
-				// f under Bash(rm:*), in bypassPermissions too
-				// (TestDifferential/cmdpaths-*).
-				continue
-			}
 		}
 		// Every word as the shell reads it: Claude Code 2.1.328 denies
 		// git pu\sh under Bash(git push:*), in bypassPermissions too
@@ -1988,8 +1982,10 @@ func stripDeep(w []string) []string {
 	return w
 }
 
-// pathWrapper are the wrappers stripWords reads through by name, which
-// stripDeep reads through when they are named by a path.
+// pathWrapper are the wrappers stripWords reads through by name, which it
+// reads through named by a path too in every mode but the allow strip:
+// Claude Code 2.1.328 denies /usr/bin/timeout 5 rm f under Bash(rm:*), in
+// bypassPermissions too (TestDifferential/cmdpaths-*).
 var pathWrapper = map[string]bool{"timeout": true, "nice": true, "stdbuf": true, "time": true, "nohup": true,
 	"command": true, "builtin": true, "noglob": true, "xargs": true}
 
