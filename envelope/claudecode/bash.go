@@ -1201,6 +1201,22 @@ func quotedSegments(cmd string) [][]string {
 		if i+1 < len(cmd) {
 			next = cmd[i+1]
 		}
+		// A $( or ` opens a segment in "..." as outside it.
+		switch {
+		case c == '$' && next == '(':
+			flush()
+			open = append(open, ')')
+			i++
+			continue
+		case c == '`':
+			flush()
+			if top() == '`' {
+				open = open[:len(open)-1]
+			} else {
+				open = append(open, '`')
+			}
+			continue
+		}
 		if top() == '"' {
 			switch {
 			case c == '"':
@@ -1210,13 +1226,6 @@ func quotedSegments(cmd string) [][]string {
 			case c == '\\' && strings.IndexByte("\"\\$`", next) >= 0:
 				word = append(word, next)
 				i++
-			case c == '$' && next == '(':
-				flush()
-				open = append(open, ')')
-				i++
-			case c == '`':
-				flush()
-				open = append(open, '`')
 			default:
 				word = append(word, c)
 			}
@@ -1275,7 +1284,7 @@ func quotedSegments(cmd string) [][]string {
 				}
 			}
 			inWord, lit = true, false
-		case (c == '$' || c == '<' || c == '>') && next == '(':
+		case (c == '<' || c == '>') && next == '(':
 			flush()
 			open = append(open, ')')
 			i++
@@ -1286,13 +1295,6 @@ func quotedSegments(cmd string) [][]string {
 			flush()
 			if top() == ')' {
 				open = open[:len(open)-1]
-			}
-		case c == '`':
-			flush()
-			if top() == '`' {
-				open = open[:len(open)-1]
-			} else {
-				open = append(open, '`')
 			}
 		case c == '&' && (next == '>' || inWord && !lit && len(word) > 0 && (word[len(word)-1] == '>' || word[len(word)-1] == '<')):
 			word = append(word, c)
