@@ -517,7 +517,8 @@ func matrixPathCommands2() []dcase {
 		"uniq a.txt locked/u1.txt", "sort -o locked/u2.txt a.txt", "sort a.txt --output=locked/u3.txt", "cp -t locked a.txt",
 		"mv -t locked b.txt", "sed -i s/a/b/ locked/keep.txt", "tee -a locked/u4.txt < a.txt", "mkdir -p locked/u5",
 		"touch -r a.txt locked/u6.txt", "cp a.txt locked/", "split a.txt locked/sp", "sed -n w\\ locked/u7.txt a.txt",
-		"awk '{print > \"locked/u8.txt\"}' a.txt", "git -C locked status", "cat secret/s.txt locked/keep.txt")
+		"awk '{print > \"locked/u8.txt\"}' a.txt", "git -C locked status", "cat secret/s.txt locked/keep.txt",
+		"/usr/bin/timeout 5 cat secret/s.txt", "/usr/bin/nohup cat secret/s.txt", "/usr/bin/nice head secret/s.txt", "/usr/bin/timeout 5 touch locked/u9.txt")
 	return sh4Cases("pathcmds2", "redirects", []string{"default", "bypassPermissions"},
 		Settings{Deny: []string{"Read(./secret/**)", "Edit(./locked/**)"}},
 		map[string]string{"secret/s.txt": "s\n", "a.txt": "a\n", "b.txt": "b\n", "locked/keep.txt": "k\n"}, probes)
@@ -547,7 +548,8 @@ func matrixCommandPaths() []dcase {
 		"/usr/bin/setsid rm cp25.txt", "/usr/bin/ionice -c3 rm cp26.txt", "/usr/bin/flock /tmp/cpl rm cp27.txt", "/usr/bin/strace -o /dev/null rm cp28.txt",
 		"/usr/bin/nsenter -t 1 rm cp29.txt", "/usr/bin/unshare rm cp30.txt", "/usr/bin/script -qc 'rm cp31.txt' /dev/null", "/usr/bin/chrt 1 rm cp32.txt",
 		"/usr/bin/taskset 1 rm cp33.txt", "/usr/bin/nice -n 5 rm cp34.txt", "/bin/timeout 5 rm cp35.txt", "/usr/bin/timeout -s KILL 5 rm cp36.txt",
-		"\\timeout 5 rm cp37.txt", "'timeout' 5 rm cp38.txt", "/usr/bin/timeout 5 /usr/bin/timeout 5 rm cp39.txt", "/usr/bin/xargs -a a.txt rm")
+		"\\timeout 5 rm cp37.txt", "'timeout' 5 rm cp38.txt", "/usr/bin/timeout 5 /usr/bin/timeout 5 rm cp39.txt", "/usr/bin/xargs -a a.txt rm",
+		"/usr/bin/command rm cp40.txt", "/usr/bin/builtin rm cp41.txt", "/usr/bin/noglob rm cp42.txt")
 	return sh4Cases("cmdpaths", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
 }
 
