@@ -206,7 +206,15 @@ func TestFSApproved(t *testing.T) {
 		{"rm -- -weird", true},
 		{`touch "notes.txt"`, true},
 		{"sed -i s/a/b/ f.txt", true},
-		{"mkdir x > log", false},
+		// An output redirection is decided apart (redirectAsk): Claude
+		// Code 2.1.328 runs touch r1.txt > o2.txt in acceptEdits
+		// (TestDifferential/acceptredir-acceptEdits).
+		{"mkdir x > log", true},
+		{"touch x 2>&-", false},
+		{"touch x 2>& -", false},
+		{`\touch x`, false},
+		{`\rm x`, true},
+		{"time -p rm x", false},
 		{"mkdir $(x)", false},
 		{"FOO=1 mkdir x", false},
 		// Claude Code 2.1.328 asks for LANG=C touch t4.txt in acceptEdits

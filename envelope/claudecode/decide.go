@@ -1029,7 +1029,14 @@ func (v *view) decideSub(c *call, l *bashLine, s *bashSub, outcomes []envelope.O
 	case modeBypass:
 		return decided(stepMode, envelope.Allow, v.modeReason(codeModeBypass))
 	case modeAcceptEdits:
-		if t == toolBash && s != nil && l.fsApproved(s, v.e.c.dirs, c) && fsLinksApproved(c, s, v.e.c.dirs) {
+		// Its output redirected as for a command an allow rule approves:
+		// Claude Code 2.1.328 runs touch f > o.txt and rm f 2>/dev/null in
+		// acceptEdits, and asks for mkdir d > /tmp/o.txt and touch f >
+		// ~/o.txt (TestDifferential/acceptredir-acceptEdits).
+		// Monitor's commands too: the release starts Monitor "touch f",
+		// "mkdir d" and "rm f" in acceptEdits (TestDifferential/
+		// acceptmon-acceptEdits).
+		if (t == toolBash || t == toolMonitor) && s != nil && l.fsApproved(s, v.e.c.dirs, c) && fsLinksApproved(c, s, v.e.c.dirs) && v.redirectsApproved(c, l, s) {
 			return decided(stepMode, envelope.Allow, v.modeReason(codeModeAcceptEdits))
 		}
 	case modePlan:
@@ -1360,6 +1367,13 @@ func (v *view) redirectAsk(c *call, l *bashLine, s *bashSub) (string, string) {
 		return t, "redirects its output to"
 	}
 	return "", ""
+}
+
+// redirectsApproved reports a subcommand whose output redirections
+// redirectAsk lets through.
+func (v *view) redirectsApproved(c *call, l *bashLine, s *bashSub) bool {
+	_, why := v.redirectAsk(c, l, s)
+	return why == ""
 }
 
 // outOfScope returns the first path subcommand s reads or writes (its

@@ -155,3 +155,50 @@ func TestCriticalAndAcceptEditsWrappers(t *testing.T) {
 		{"Bash", cmdAt("xargs rm < list.txt"), ask, codeDefaultPrompt},
 	})
 }
+
+// TestAcceptEditsRedirectsAndWrappers: acceptEdits approves a filesystem
+// command whose output goes to /dev/null, a descriptor or a file in the
+// project, as Claude Code 2.1.328 does, and asks behind a wrapper it cannot
+// check and for touch not written as the first word
+// (TestDifferential/acceptredir-acceptEdits, acceptwrap2-acceptEdits,
+// timeopts-acceptEdits).
+func TestAcceptEditsRedirectsAndWrappers(t *testing.T) {
+	runCalls(t, `{}`, "acceptEdits", []call1{
+		{"Bash", cmdAt("touch r1.txt > o2.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("rm r2.txt 2> e1.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("cp s1.txt r4.txt >> o3.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("touch r5.txt &> /dev/null"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("rm r6.txt >/dev/null 2>&1"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("touch r10.txt >| o4.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("sed -i s/a/b/ s1.txt > o5.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("rm r11.txt 1>&2"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("mkdir r13 2>/dev/null && touch r13/x.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt(`touch r21.txt > "o8.txt"`), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("mkdir r3 > /tmp/ledger-probe-o.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("touch r7.txt 2>&-"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("mv s2.txt r8.txt > .claude/o.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("touch r9.txt > ~/o.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("touch r12.txt > o*.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("touch r16.txt > ../o6.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("touch r22.txt > $HOME/o9.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt(`\touch t7.txt`), ask, codeDefaultPrompt},
+		{"Bash", cmdAt(`\cp s1.txt c7.txt`), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("time -p rm b10.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("timeout -s KILL 5 rm b2.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("nice -5 rm b11.txt"), allow, codeModeAcceptEdits},
+	})
+}
+
+// TestAcceptEditsMonitor: acceptEdits approves Monitor's filesystem
+// commands as Bash's (TestDifferential/acceptmon-acceptEdits).
+func TestAcceptEditsMonitor(t *testing.T) {
+	runCalls(t, `{}`, "acceptEdits", []call1{
+		{"Monitor", cmdAt("touch m2.txt"), allow, codeModeAcceptEdits},
+		{"Monitor", cmdAt("mkdir md1"), allow, codeModeAcceptEdits},
+		{"Monitor", cmdAt("rm m0.txt"), allow, codeModeAcceptEdits},
+		{"Monitor", cmdAt("touch ../m0.txt"), ask, codeDefaultPrompt},
+	})
+	runCalls(t, `{}`, "default", []call1{
+		{"Monitor", cmdAt("touch m2.txt"), ask, codeDefaultPrompt},
+	})
+}

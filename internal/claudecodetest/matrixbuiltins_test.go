@@ -579,3 +579,66 @@ func matrixAcceptEditsWrappers() []dcase {
 	}
 	return sh4Cases("acceptwrap", "wrappers", []string{"acceptEdits"}, Settings{}, files, probes)
 }
+
+// matrixAcceptEditsWrappers2: more of the commands acceptEdits approves,
+// behind wrappers with options, two wrappers, the assignments the release
+// takes as safe, and in subshells, groups and compound lines.
+func matrixAcceptEditsWrappers2() []dcase {
+	probes := shs("nohup touch t5.txt", "timeout 5 cp s1.txt c3.txt", "timeout 5 mv s3.txt m2.txt", "nice cp s1.txt c4.txt",
+		"nice touch t6.txt", "nice sed -i s/a/b/ s1.txt", "time cp s1.txt c5.txt", "time mkdir d5", "command mkdir d6",
+		"command cp s1.txt c6.txt", "\\touch t7.txt", "\\cp s1.txt c7.txt", "LANG=C mkdir d7", "LC_ALL=C cp s1.txt c8.txt",
+		"TZ=UTC touch t8.txt", "stdbuf -o0 touch t9.txt", "nohup nice rm b1.txt", "timeout -s KILL 5 rm b2.txt",
+		"timeout --foreground 5 rm b3.txt", "nice -n 5 rm b4.txt", "sudo rm b5.txt", "(rm b6.txt)", "{ rm b7.txt; }",
+		"rm b8.txt && touch t10.txt", "mkdir -p d8 && touch d8/t11.txt", "touch t12.txt; rm t12.txt", "echo x > o1.txt",
+		"touch t13.txt 2>/dev/null", "rm -f b9.txt || true", "mkdir d9 2>&1", "time -p rm b10.txt", "nice -5 rm b11.txt",
+		"timeout 5s rm b12.txt", "timeout -k 1 5 rm b13.txt", "nohup rm b14.txt &", "LC_ALL=C touch t14.txt", "NO_COLOR=1 rm b15.txt",
+		"command -p rm b16.txt", "nice nohup touch t15.txt", "stdbuf -oL sed -i s/a/b/ s1.txt")
+	files := map[string]string{"s1.txt": "a\n", "s3.txt": "a\n"}
+	for i := 1; i <= 16; i++ {
+		files["b"+strconv.Itoa(i)+".txt"] = "a\n"
+	}
+	return sh4Cases("acceptwrap2", "wrappers", []string{"acceptEdits"}, Settings{}, files, probes)
+}
+
+// matrixAcceptEditsRedirects: the filesystem commands acceptEdits
+// approves, with their output redirected: to /dev/null, a descriptor, a
+// file in the project, outside it, a protected or expanded path.
+func matrixAcceptEditsRedirects() []dcase {
+	probes := shs("touch r1.txt > o2.txt", "rm r2.txt 2> e1.txt", "mkdir r3 > /tmp/ledger-probe-o.txt", "cp s1.txt r4.txt >> o3.txt",
+		"touch r5.txt &> /dev/null", "rm r6.txt >/dev/null 2>&1", "touch r7.txt 2>&-", "mv s2.txt r8.txt > .claude/o.txt",
+		"touch r9.txt > ~/o.txt", "touch r10.txt >| o4.txt", "sed -i s/a/b/ s1.txt > o5.txt", "rm r11.txt 1>&2",
+		"touch r12.txt > o*.txt", "mkdir r13 2>/dev/null && touch r13/x.txt", "rmdir r14 2>/dev/null", "touch r15.txt 2>>e2.txt",
+		"touch r16.txt > ../o6.txt", "touch r17.txt >&2", "touch r18.txt &>o7.txt", "cp s1.txt r19.txt 2>/dev/null",
+		"touch r20.txt 2>/dev/null; rm r20.txt 2>/dev/null", "touch r21.txt > \"o8.txt\"", "touch r22.txt > $HOME/o9.txt")
+	files := map[string]string{"s1.txt": "a\n", "s2.txt": "a\n", "r2.txt": "a\n", "r6.txt": "a\n", "r11.txt": "a\n", "r14/.keep": ""}
+	return sh4Cases("acceptredir", "redirects", []string{"acceptEdits"}, Settings{}, files, probes)
+}
+
+// matrixTimeOptions: the time reserved word with its options, before a
+// denied command and a read-only one.
+func matrixTimeOptions() []dcase {
+	probes := shs("time -p rm tm1.txt", "time -p ls", "time -- rm tm2.txt", "time -- ls", "time -p -- rm tm3.txt", "time time rm tm4.txt",
+		"time -p echo hi", "time rm tm5.txt", "time ls", "time -v rm tm6.txt", "/usr/bin/time -p rm tm7.txt", "time -p (rm tm8.txt)",
+		"time -p { rm tm9.txt; }", "ls && time -p rm tm10.txt", "time -p rmdir /usr")
+	return sh4Cases("timeopts", "wrappers", []string{"default", "bypassPermissions", "acceptEdits"}, Settings{Deny: []string{"Bash(rm:*)"}}, nil, probes)
+}
+
+// matrixAcceptEditsRedirects2: more redirections and shapes around the
+// filesystem commands acceptEdits approves, and Monitor given them.
+func matrixAcceptEditsRedirects2() []dcase {
+	probes := shs("touch r23.txt 2>& -", "ls 2>& -", "ls 2>&-", "rm -rf d10", "touch ./t16.txt", "touch $PWD/t17.txt",
+		"cp s1.txt d11/", "mv s3.txt ../m3.txt", "touch t19.txt > o10.txt 2>&1", "touch 't 20.txt'", "echo x >> o11.txt && rm b17.txt",
+		"touch t21.txt | cat", "cat s1.txt > c9.txt", "sed -i s/a/b/ s1.txt 2>/dev/null", "touch t22.txt 0<&-", "mkdir d12 <> o12.txt",
+		"touch t23.txt >/dev/stderr", "touch t24.txt >/dev/stdout", "rm b18.txt 2>/dev/null || true", "touch t25.txt 2>&1 >/dev/null",
+		"mkdir d13 >&/dev/null", "touch t26.txt >o13.txt 2>o14.txt", "touch t27.txt > d14/o15.txt", "touch t28.txt > o\\ 16.txt",
+		"rm b19.txt 2>'e3.txt'", "touch t29.txt >> .git/o17.txt", "touch t30.txt > .bashrc")
+	files := map[string]string{"s1.txt": "a\n", "s3.txt": "a\n", "d10/x.txt": "a\n", "b17.txt": "a\n", "b18.txt": "a\n", "b19.txt": "a\n", "d14/.keep": ""}
+	mon := func(cmd string) probe {
+		return probe{"Monitor", map[string]any{"command": cmd, "description": "probe"}}
+	}
+	out := sh4Cases("acceptredir2", "redirects", []string{"acceptEdits"}, Settings{}, files, probes)
+	out = append(out, dcase{name: "acceptmon-acceptEdits", group: "redirects", paths: true, mode: "acceptEdits",
+		files:    withIssue25Files(map[string]string{"m0.txt": "a\n"}),
+		sessions: []session{root([][]probe{{mon("touch m2.txt"), mon("mkdir md1"), mon("rm m0.txt"), mon("echo hi > m3.txt")}})}})
+	return out
+}
