@@ -274,6 +274,7 @@ func matrix() []dcase {
 	out = append(out, matrixAcceptEditsRedirects()...)
 	out = append(out, matrixTimeOptions()...)
 	out = append(out, matrixAcceptEditsRedirects2()...)
+	out = append(out, matrixWrapperOptions()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

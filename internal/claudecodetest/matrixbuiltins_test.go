@@ -642,3 +642,21 @@ func matrixAcceptEditsRedirects2() []dcase {
 		sessions: []session{root([][]probe{{mon("touch m2.txt"), mon("mkdir md1"), mon("rm m0.txt"), mon("echo hi > m3.txt")}})}})
 	return out
 }
+
+// matrixWrapperOptions: wrappers with options and separators before a
+// denied command, the forms earlier cases left out.
+func matrixWrapperOptions() []dcase {
+	probes := shs("timeout -- 5 rm w1.txt", "stdbuf -o0 -- rm w2.txt", "sudo -- rm w3.txt", "exec -l rm w4.txt", "xargs -- rm < list.txt",
+		"echo w5.txt | xargs -P2 rm", "echo w6.txt | xargs --null rm", "nice -n -5 rm w7.txt", "doas -- rm w8.txt", "chrt -f 1 rm w9.txt",
+		"taskset -c 0 rm w10.txt", "flock -x /tmp/ledger-probe-fl rm w11.txt", "strace -f rm w12.txt", "nohup nohup rm w13.txt",
+		"echo w16.txt | xargs sh -c 'rm $0'", "find . -name w17.txt -execdir rm {} \\;", "find . -name w18.txt -exec rm {} +",
+		"nice -n5 rm w20.txt", "nice --adjustment=5 rm w21.txt", "timeout --signal=KILL 5 rm w22.txt", "timeout -sKILL 5 rm w23.txt",
+		"stdbuf --output=0 rm w24.txt", "stdbuf -o 0 rm w25.txt", "ionice -c 3 rm w26.txt", "ionice -c3 -n7 rm w27.txt",
+		"setsid --fork rm w28.txt", "sudo -E rm w29.txt", "sudo -n rm w30.txt", "env -i -- rm w33.txt", "env -0 rm w34.txt",
+		"env --ignore-environment rm w35.txt", "env A=1 B=2 rm w36.txt", "command -v rm w37.txt", "time -p nohup rm w38.txt",
+		"nohup time rm w39.txt", "nice timeout 5 rm w40.txt", "timeout 5 nice -n 5 rm w41.txt", "stdbuf -oL nohup rm w42.txt",
+		"env nice rm w43.txt", "nice env rm w44.txt", "sudo nice rm w45.txt", "nice sudo rm w46.txt", "exec nice rm w47.txt",
+		"command nice rm w48.txt", "builtin command rm w49.txt", "nohup command rm w50.txt")
+	return sh4Cases("wrapopts", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}},
+		map[string]string{"list.txt": "w0.txt\n"}, probes)
+}
