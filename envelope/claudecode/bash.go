@@ -901,9 +901,15 @@ func denyWords(w []string, mode int) []string {
 
 // stripWords strips leading assignments and wrappers repeatedly.
 func stripWords(w []string, mode int) []string {
+	wrapped := false
 	for len(w) > 0 {
 		if name, plain, ok := assignment(w[0]); ok {
-			if mode == stripAllow && (!plain || name != "LANG" && name != "LC_ALL" && name != "NO_COLOR") {
+			// Allow rules see past an assignment only before the
+			// wrappers: Claude Code 2.1.328 runs LANG=C nice npm test
+			// under Bash(npm test:*) and asks for nice -n 5 LANG=C npm
+			// test, timeout 5 NO_COLOR=1 npm test and timeout 5 LANG=C ls
+			// (TestDifferential/allowwraporder-default).
+			if mode == stripAllow && (wrapped || !plain || name != "LANG" && name != "LC_ALL" && name != "NO_COLOR") {
 				return w
 			}
 			w = w[1:]
@@ -966,6 +972,16 @@ func stripWords(w []string, mode int) []string {
 		case "nice":
 			w = skipOptions(w[1:], "-n", "--adjustment")
 		case "stdbuf":
+			// Allow rules see past stdbuf only with each mode written
+			// into its option: the release runs stdbuf -oL npm test and
+			// stdbuf -o0 -e0 npm test under Bash(npm test:*), asks for
+			// stdbuf -o 0, -i 0, --output=0 and --error=L, and runs
+			// stdbuf -o L ls under Bash(stdbuf:*) (TestDifferential/
+			// allowwrapopts-*, allowwraporder-default,
+			// uncheckable-allowed-default).
+			if mode == stripAllow && !stdbufModesAttached(w[1:]) {
+				return w
+			}
 			w = skipOptions(w[1:], "-i", "-o", "-e")
 		case "time", "nohup", "command", "builtin", "noglob":
 			if name == "command" && describes(w[1:]) {
@@ -1003,9 +1019,34 @@ func stripWords(w []string, mode int) []string {
 		default:
 			return w
 		}
+		wrapped = true
 	}
 	return w
 }
+
+// stdbufModesAttached reports stdbuf's leading options all of the form
+// -iMODE, -oMODE or -eMODE, or one the release cannot check
+// (wrapperUnchecked reads it then, and asks: stdbuf -x ls under
+// Bash(stdbuf:*), TestDifferential/wrapawk-allowed-default). false for a
+// mode given apart (-o 0) or long (--output=0).
+func stdbufModesAttached(w []string) bool {
+	for i := 0; i < len(w) && strings.HasPrefix(w[i], "-"); i++ {
+		switch o := w[i]; {
+		case o == "-i" || o == "-o" || o == "-e":
+			if i+1 >= len(w) {
+				return true
+			}
+			return false
+		case stdbufLong.MatchString(o):
+			return false
+		case len(o) < 3 || o[1] != 'i' && o[1] != 'o' && o[1] != 'e':
+			return true
+		}
+	}
+	return true
+}
+
+var stdbufLong = regexp.MustCompile(`^--(?:input|output|error)=.+$`)
 
 // describes reports a -v or -V among command's leading options.
 func describes(w []string) bool {
@@ -1721,6 +1762,7 @@ func parseBash(cmd string) *bashLine {
 			// diropts-allowed-default).
 			s.xargsText = strings.Join(orig[:len(orig)-len(s.words)], " ") + " " + s.allowText
 		}
+
 		if s.denyText != "" {
 			l.denyTexts = append(l.denyTexts, s.denyText)
 		}
@@ -2097,11 +2139,20 @@ func oddRedirect(words []string) bool {
 // for timeout -s KILL 5 ls and timeout --foreground 5 ls with no rule, and
 // runs timeout 5s ls (TestDifferential/uncheckable-default).
 func readOnlyWrappers(prefix []string) (notRO, xargs bool) {
+	timeout := false
 	for i, w := range prefix {
 		switch w {
 		case "nice", "nohup", "stdbuf", "time":
 			notRO = true
+		case "command", "builtin":
+			// Not after timeout: the release asks for timeout 5 command
+			// ls and timeout 5 builtin ls, and runs command timeout 5 ls
+			// (TestDifferential/allowwraporder-default).
+			if timeout {
+				notRO = true
+			}
 		case "timeout":
+			timeout = true
 			if i+1 < len(prefix) && strings.HasPrefix(prefix[i+1], "-") {
 				notRO = true
 			}

@@ -202,3 +202,37 @@ func TestAcceptEditsMonitor(t *testing.T) {
 		{"Monitor", cmdAt("touch m2.txt"), ask, codeDefaultPrompt},
 	})
 }
+
+// TestAllowPastWrappers: what allow rules and the read-only list see past
+// a wrapper, as Claude Code 2.1.328 reads it: an assignment only before
+// the wrappers, stdbuf only with its modes written into its options, and
+// command or builtin not after timeout for the read-only list
+// (TestDifferential/allowwrapopts-*, allowwraporder-default).
+func TestAllowPastWrappers(t *testing.T) {
+	runCalls(t, `{"permissions":{"allow":["Bash(npm test:*)"]}}`, "default", []call1{
+		{"Bash", cmdAt("LANG=C nice npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("nice LANG=C npm test"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("nice -n 5 LANG=C npm test"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("timeout 5 NO_COLOR=1 npm test"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("LANG=C LC_ALL=C npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("stdbuf -oL npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("stdbuf -o0 -e0 npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("stdbuf -o 0 npm test"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("stdbuf -i 0 npm test"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("stdbuf -o0 -o 0 npm test"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("stdbuf --output=0 npm test"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("stdbuf --error=L npm test"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("timeout 5 command npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("timeout 5 command ls"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("timeout 5 builtin ls"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("timeout 5 command -p ls"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("timeout 5 LANG=C ls"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("command timeout 5 ls"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("timeout 5 timeout 5 ls"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("LANG=C command ls"), allow, codeDefaultReadOnly},
+	})
+	runCalls(t, `{"permissions":{"allow":["Bash(stdbuf:*)"]}}`, "default", []call1{
+		{"Bash", cmdAt("stdbuf -o L ls"), allow, codePermissionAllow},
+		{"Bash", cmdAt("stdbuf -x ls"), ask, codeDefaultPrompt},
+	})
+}

@@ -660,3 +660,43 @@ func matrixWrapperOptions() []dcase {
 	return sh4Cases("wrapopts", "wrappers", []string{"default", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}},
 		map[string]string{"list.txt": "w0.txt\n"}, probes)
 }
+
+// matrixAllowWrapperOptions: wrappers with options in front of a command
+// an allow rule names, and of a read-only one.
+func matrixAllowWrapperOptions() []dcase {
+	probes := shs("time -p npm test", "nice -n5 npm test", "nice -n 5 npm test", "nice -5 npm test", "nice --adjustment=5 npm test",
+		"stdbuf -o 0 npm test", "stdbuf --output=0 npm test", "stdbuf -oL npm test", "nice env npm test", "timeout -- 5 npm test",
+		"timeout -s KILL 5 npm test", "timeout -sKILL 5 npm test", "timeout 5s npm test", "timeout -k 1 5 npm test", "nohup -- npm test",
+		"nohup nohup npm test", "nice nohup npm test", "env -i npm test", "\\npm test", "time -- npm test", "command -p npm test",
+		"command -- npm test", "exec npm test", "builtin npm test", "timeout 5 nice npm test", "LANG=C nice npm test", "nice LANG=C npm test",
+		"time -p ls", "timeout -- 5 ls", "timeout 5s ls", "command -p ls", "command -- ls", "\\ls", "exec ls", "nohup -- ls",
+		"timeout 5 timeout 5 ls", "timeout 5 command ls", "command timeout 5 ls", "LANG=C timeout 5 ls", "timeout 5 LANG=C ls")
+	return sh4Cases("allowwrapopts", "sh4 allow and ask rules", []string{"default", "acceptEdits"},
+		Settings{Allow: []string{"Bash(npm test:*)"}}, nil, probes)
+}
+
+// matrixAllowWrapperOrder: command, builtin and assignments after another
+// wrapper, and stdbuf's option forms, before a command an allow rule
+// names and a read-only one.
+func matrixAllowWrapperOrder() []dcase {
+	probes := shs("timeout 5 command npm test", "nice command npm test", "nohup builtin npm test", "time command ls", "command command ls",
+		"command builtin ls", "builtin command ls", "nohup command ls", "stdbuf -o0 command ls", "command nice npm test",
+		"builtin nice npm test", "command LANG=C npm test", "LANG=C command ls", "timeout 5 NO_COLOR=1 npm test", "nice -n 5 LANG=C npm test",
+		"stdbuf -i 0 npm test", "stdbuf -e0 npm test", "stdbuf --error=L npm test", "stdbuf -o0 -e0 npm test", "stdbuf -o0 -o 0 npm test",
+		"command timeout 5 npm test", "timeout 5 builtin ls", "nohup timeout 5 npm test", "timeout 5 nohup npm test",
+		"LANG=C LC_ALL=C npm test", "LANG=C timeout 5 LC_ALL=C ls", "command -p timeout 5 ls", "timeout 5 command -p ls")
+	return sh4Cases("allowwraporder", "sh4 allow and ask rules", []string{"default"}, Settings{Allow: []string{"Bash(npm test:*)"}}, nil, probes)
+}
+
+// matrixAllowAssignments: the assignments allow rules and the read-only
+// list see past, beyond LANG, LC_ALL and NO_COLOR, and their values'
+// spellings.
+func matrixAllowAssignments() []dcase {
+	probes := shs("NODE_ENV=test npm test", "FORCE_COLOR=1 npm test", "TERM=dumb npm test", "LC_CTYPE=C npm test", "TZ=UTC npm test",
+		"CI=1 npm test", "RUST_BACKTRACE=1 npm test", "PYTHONUNBUFFERED=1 npm test", "DEBUG=1 npm test", "LANGUAGE=C npm test",
+		"LC_MESSAGES=C npm test", "NO_COLOR= npm test", "LANG= npm test", "LANG=C.UTF-8 npm test", "LANG='C' npm test",
+		"LANG=\"C\" npm test", "LANG=$X npm test", "LANG=C ls", "LC_CTYPE=C ls", "TZ=UTC ls", "COLUMNS=80 ls", "PAGER=cat git log",
+		"GIT_PAGER=cat git log", "LANG=C LANG=C npm test", "NO_COLOR=1 LANG=C ls", "LANG=C\\ x npm test", "LC_ALL=en_US.UTF-8 ls",
+		"LANG=$(id) ls", "LANG=`id` ls", "LANG=~ ls")
+	return sh4Cases("allowassign", "sh4 allow and ask rules", []string{"default"}, Settings{Allow: []string{"Bash(npm test:*)"}}, nil, probes)
+}
