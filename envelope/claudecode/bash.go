@@ -35,7 +35,7 @@ type bashSub struct {
 	bg     bool   // '&' follows it (the last one's too): it runs in the background
 	nested bool   // holds a backtick span or a nesting opener
 	// words are the subcommand's words with the allow strip applied (only
-	// LANG, LC_ALL and NO_COLOR assignments are stripped).
+	// safe assignments, safeAssignment, are stripped).
 	words []string
 	// args are words without their redirections; outs and ins are the
 	// targets of the output and input redirections (quotes removed; file
@@ -57,7 +57,7 @@ type bashSub struct {
 	// (wrapperUnchecked); "" when there is none.
 	wrapWord, wrapWhy string
 	// wrapped: the allow strip took words off in front (a wrapper or a
-	// LANG, LC_ALL or NO_COLOR assignment).
+	// safe assignment, safeAssignment).
 	wrapped bool
 	// spaced: blanks other than one space separate its words somewhere
 	// (make  build, make<TAB>build): no exact allow rule matches it.
@@ -840,7 +840,7 @@ func subscriptWords(w []string) int {
 // The strip modes.
 const (
 	stripDeny     = iota // every assignment (deny and ask rules)
-	stripAllow           // only LANG, LC_ALL, NO_COLOR (allow rules, read-only, acceptEdits)
+	stripAllow           // only safe assignments (safeAssignment) before the wrappers (allow rules, read-only, acceptEdits)
 	stripCritical        // like deny, and through sudo with its options
 	stripPaths           // like deny, but not past a closing fi, done or esac (path rules)
 )
@@ -909,7 +909,7 @@ func stripWords(w []string, mode int) []string {
 			// under Bash(npm test:*) and asks for nice -n 5 LANG=C npm
 			// test, timeout 5 NO_COLOR=1 npm test and timeout 5 LANG=C ls
 			// (TestDifferential/allowwraporder-default).
-			if mode == stripAllow && (wrapped || !plain || name != "LANG" && name != "LC_ALL" && name != "NO_COLOR") {
+			if mode == stripAllow && (wrapped || !plain || !safeAssignment(name, w[0][len(name)+1:])) {
 				return w
 			}
 			w = w[1:]
@@ -1023,6 +1023,38 @@ func stripWords(w []string, mode int) []string {
 	}
 	return w
 }
+
+// safeAssignment reports an assignment NAME=value that allow rules, the
+// read-only list and acceptEdits see past, as Claude Code 2.1.328 does:
+// NAME one of the variables of its list (safeEnv), value a word of
+// letters, digits and _ . / : - that does not read as a path (no leading
+// /, ./, ../, no //, :/ or :. and no .. segment), and for LANG, LC_ALL
+// and LC_CTYPE a locale (C, POSIX, UTF-8, NAME.UTF-8). Under Bash(npm
+// test:*) the release runs NODE_ENV=test npm test, TZ=America/New_York
+// npm test and LANG=c.utf8 npm test, and asks for LANG= npm test, LANG='C'
+// npm test, LANG=foo npm test, TZ=/etc/localtime npm test, NODE_ENV=a,b
+// npm test and DEBUG=1 npm test (TestDifferential/allowassign-default,
+// allowassignval-default).
+func safeAssignment(name, value string) bool {
+	if !safeEnv[name] || !safeEnvValue.MatchString(value) || envPathLike.MatchString(value) {
+		return false
+	}
+	if name == "LANG" || name == "LC_ALL" || name == "LC_CTYPE" {
+		return localeValue.MatchString(value)
+	}
+	return true
+}
+
+var (
+	safeEnv = setOf("GOEXPERIMENT", "GOOS", "GOARCH", "CGO_ENABLED", "GO111MODULE", "RUST_BACKTRACE", "RUST_LOG", "NODE_ENV",
+		"PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_DEBUG", "ANTHROPIC_API_KEY", "LANG",
+		"LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_TIME", "CHARSET", "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TZ", "LS_COLORS",
+		"LSCOLORS", "GREP_COLOR", "GREP_COLORS", "GCC_COLORS", "TIME_STYLE", "BLOCK_SIZE", "BLOCKSIZE", "COLUMNS", "LINES", "CLICOLOR",
+		"CLICOLOR_FORCE", "CI", "DEBIAN_FRONTEND", "GIT_TERMINAL_PROMPT")
+	safeEnvValue = regexp.MustCompile(`^[A-Za-z0-9_./:-]+$`)
+	envPathLike  = regexp.MustCompile(`^\.*/|//|:[/.]|(?:^|/)\.\.(?:/|$)`)
+	localeValue  = regexp.MustCompile(`(?i)^(?:C|POSIX|UTF-?8|[\w-]+\.UTF-?8)$`)
+)
 
 // stdbufModesAttached reports stdbuf's leading options all of the form
 // -iMODE, -oMODE or -eMODE, or one the release cannot check
