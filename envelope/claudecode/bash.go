@@ -954,6 +954,15 @@ func stripWords(w []string, mode int) []string {
 			}
 		}
 		name := w[0]
+		if strings.ContainsAny(name, `"'\`) {
+			// A wrapper's name quoted or escaped is the wrapper: Claude
+			// Code 2.1.328 runs 'timeout' 5 npm test, "nice" npm test and
+			// \timeout 5 npm test under Bash(npm test:*)
+			// (TestDifferential/quotedwrap-default).
+			if u := shellWord(name); pathWrapper[u] || u == "sudo" || u == "env" {
+				name = u
+			}
+		}
 		if mode != stripAllow {
 			// A wrapper named by its path is read through as by its
 			// name, by the deny rules and the critical-path check:
@@ -1777,7 +1786,7 @@ func parseBash(cmd string) *bashLine {
 		s.denyText = strings.Join(denyWords(s.words, stripDeny), " ")
 		orig := s.words
 		s.words = stripWords(s.words, stripAllow)
-		s.notRO, s.xargs = readOnlyWrappers(orig[:len(orig)-len(s.words)])
+		s.notRO, s.xargs = readOnlyWrappers(shellWords(orig[:len(orig)-len(s.words)]))
 		s.wrapWord, s.wrapWhy = wrapperUnchecked(orig[:len(orig)-len(s.words)])
 		s.wrapped = len(orig) > len(s.words)
 		s.args, s.outs, s.ins = condSplit(s.words, splitRedirs)
@@ -2472,6 +2481,22 @@ func criticalRemoval(w []string) (string, bool) {
 
 // unquoteAll is unquote of every word; ws itself (capped) when no word
 // holds a quote.
+// shellWords is ws with each word that holds a quote or a backslash as
+// the shell reads it (shellWord); ws itself when none does.
+func shellWords(ws []string) []string {
+	for i, w := range ws {
+		if strings.ContainsAny(w, `"'\`) {
+			u := make([]string, len(ws))
+			copy(u, ws[:i])
+			for j := i; j < len(ws); j++ {
+				u[j] = shellWord(ws[j])
+			}
+			return u
+		}
+	}
+	return ws
+}
+
 func unquoteAll(ws []string) []string {
 	for i, w := range ws {
 		if strings.ContainsAny(w, `"'`) {

@@ -443,7 +443,15 @@ var (
 // command or builtin before noglob ("'command noglob' runs the wrapped
 // command on zsh ... but not bash": TestDifferential/precommands-*).
 func wrapperUnchecked(prefix []string) (word, why string) {
-	u := unquoteAll(prefix)
+	u := shellWords(prefix)
+	for i, w := range prefix {
+		// A quoted or escaped option, value or duration: the release asks
+		// for timeout -s 'KILL' 5 npm test under Bash(npm test:*)
+		// (TestDifferential/timeoutforms-default).
+		if !pathWrapper[u[i]] && strings.ContainsAny(w, `'"\`) {
+			return w, "quotes a word of a wrapper's options, which the release does not read:"
+		}
+	}
 	for i := 0; i < len(u); i++ {
 		next := ""
 		if i+1 < len(u) {

@@ -309,3 +309,29 @@ func TestAllowPastAssignments(t *testing.T) {
 		{"Bash", cmdAt("LANG=C LC_MESSAGES=C ls"), ask, codeDefaultPrompt},
 	})
 }
+
+// TestQuotedWrapperWords: a wrapper named with quotes or a backslash is
+// the wrapper, and a quoted or escaped word of its options asks, as Claude
+// Code 2.1.328 decides (TestDifferential/quotedwrap-default,
+// timeoutforms-default).
+func TestQuotedWrapperWords(t *testing.T) {
+	runCalls(t, `{"permissions":{"allow":["Bash(npm test:*)"]}}`, "default", []call1{
+		{"Bash", cmdAt("timeout '5' npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("nice -n '5' npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("stdbuf '-oL' npm test"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("timeout \"5\" npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("timeout 5\\s npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("'timeout' 5 npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("\"nice\" npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("\\timeout 5 npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("timeout 5 'npm' test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("timeout -s \"KILL\" 5 ls"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("nice '-5' npm test"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("'nohup' npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("time 'nohup' npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("timeout 5 \\nice npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("timeout -s KIL\\L 5 npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("timeout -s 'KILL' 5 npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("'nice' ls"), ask, codeDefaultPrompt},
+	})
+}

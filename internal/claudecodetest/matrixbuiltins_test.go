@@ -700,3 +700,54 @@ func matrixAllowAssignments() []dcase {
 		"LANG=$(id) ls", "LANG=`id` ls", "LANG=~ ls")
 	return sh4Cases("allowassign", "sh4 allow and ask rules", []string{"default"}, Settings{Allow: []string{"Bash(npm test:*)"}}, nil, probes)
 }
+
+// matrixAllowAssignmentValues: the values of the assignments allow rules
+// see past: locale names, paths and other characters.
+func matrixAllowAssignmentValues() []dcase {
+	probes := shs("LANG=foo npm test", "TZ=/etc/localtime npm test", "TZ=America/New_York npm test", "NODE_ENV=./x npm test",
+		"TERM=xterm-256color npm test", "GOOS=linux npm test", "ANTHROPIC_API_KEY=x npm test", "LC_TIME=C npm test", "NODE_ENV=a..b npm test",
+		"NODE_ENV=a/../b npm test", "CI=true ls", "TERM=a//b npm test", "NODE_ENV=x:/y npm test", "LANG=c.utf8 npm test",
+		"LANG=en_US.UTF-8@euro npm test", "NODE_ENV=te*st npm test", "NODE_ENV=a,b npm test", "NODE_ENV=a%b npm test", "NODE_ENV=a+b npm test",
+		"NODE_ENV=a=b npm test", "NODE_ENV=a@b npm test", "NODE_ENV=é npm test", "LC_ALL=POSIX npm test", "LC_CTYPE=UTF-8 npm test",
+		"LANG=C.utf8 npm test", "NODE_ENV=~x npm test", "NODE_ENV=x~ npm test", "NODE_ENV=a:b npm test", "NODE_ENV=a:.b npm test",
+		"NODE_ENV=.. npm test", "NODE_ENV=a/b npm test", "NODE_ENV=a\\b npm test", "NODE_ENV=-x npm test", "LINES=24 COLUMNS=80 ls",
+		"NO_COLOR=1 DEBUG=1 npm test", "DEBIAN_FRONTEND=noninteractive npm test", "GIT_TERMINAL_PROMPT=0 git log", "LANG=C LC_MESSAGES=C ls")
+	return sh4Cases("allowassignval", "sh4 allow and ask rules", []string{"default"}, Settings{Allow: []string{"Bash(npm test:*)", "Bash(git log:*)"}}, nil, probes)
+}
+
+// matrixTimeoutForms: timeout's durations, signals and options before a
+// command an allow rule names and a read-only one; the safe assignments
+// in acceptEdits.
+func matrixTimeoutForms() []dcase {
+	probes := shs("timeout 1.5 npm test", "timeout 5m npm test", "timeout 0 npm test", "timeout 1e3 npm test", "timeout 5S npm test",
+		"timeout +5 npm test", "timeout .5 npm test", "timeout 5. npm test", "timeout 05 npm test", "timeout -v 5 npm test",
+		"timeout --preserve-status 5 npm test", "timeout --kill-after=1 5 npm test", "timeout -k1 5 npm test", "timeout --signal KILL 5 npm test",
+		"timeout -s 9 5 npm test", "timeout -s SIGKILL 5 npm test", "timeout -s kill 5 npm test", "timeout --foreground --verbose 5 npm test",
+		"timeout -s K+ 5 npm test", "timeout -s 'KILL' 5 npm test", "timeout -k 1s 5 npm test", "timeout -k 1.5 5 npm test",
+		"timeout --kill-after 1 5 npm test", "timeout --signal=9 5 npm test", "timeout -s-9 5 npm test", "timeout 5d ls", "timeout 1.5 ls",
+		"timeout -k 1 5 ls", "timeout --signal=KILL 5 ls", "timeout 5 -- npm test", "timeout -- 5 ls", "timeout 5 5 npm test",
+		"timeout 5 ./npm test", "timeout 5s timeout 5 npm test")
+	return sh4Cases("timeoutforms", "sh4 allow and ask rules", []string{"default"}, Settings{Allow: []string{"Bash(npm test:*)"}}, nil, probes)
+}
+
+// matrixAcceptEditsAssignments: the safe assignments before the commands
+// acceptEdits approves.
+func matrixAcceptEditsAssignments() []dcase {
+	probes := shs("NODE_ENV=x rm a1.txt", "TZ=UTC mkdir d1", "NODE_ENV=x touch t1.txt", "LANG= rm a2.txt", "DEBUG=1 rm a3.txt",
+		"TERM=dumb cp a4.txt c1.txt", "CI=1 mv a5.txt m1.txt", "NODE_ENV=./x rm a6.txt", "LC_CTYPE=C sed -i s/a/b/ a7.txt",
+		"COLUMNS=80 rmdir e1", "LANG=foo rm a8.txt", "NODE_ENV=x nice rm a9.txt", "nice NODE_ENV=x rm a10.txt")
+	files := map[string]string{"e1/.keep": ""}
+	for i := 1; i <= 10; i++ {
+		files["a"+strconv.Itoa(i)+".txt"] = "a\n"
+	}
+	return sh4Cases("acceptassign", "wrappers", []string{"acceptEdits"}, Settings{}, files, probes)
+}
+
+// matrixQuotedWrapperWords: a wrapper's options, values and durations
+// quoted or escaped, and the wrapper's own name so.
+func matrixQuotedWrapperWords() []dcase {
+	probes := shs("timeout '5' npm test", "nice -n '5' npm test", "stdbuf '-oL' npm test", "timeout \"5\" npm test", "timeout 5\\s npm test",
+		"'timeout' 5 npm test", "\"nice\" npm test", "\\timeout 5 npm test", "timeout 5 'npm' test", "timeout -s \"KILL\" 5 ls",
+		"nice '-5' npm test", "'nohup' npm test", "time 'nohup' npm test", "timeout 5 \\nice npm test", "timeout -s KIL\\L 5 npm test")
+	return sh4Cases("quotedwrap", "sh4 allow and ask rules", []string{"default"}, Settings{Allow: []string{"Bash(npm test:*)"}}, nil, probes)
+}
