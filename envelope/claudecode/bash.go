@@ -62,10 +62,6 @@ type bashSub struct {
 	// spaced: blanks other than one space separate its words somewhere
 	// (make  build, make<TAB>build): no exact allow rule matches it.
 	spaced bool
-	// outRedirect: any unquoted '>' redirection; unsafeRedirect: one whose
-	// target is neither /dev/null nor a file descriptor.
-	outRedirect    bool
-	unsafeRedirect bool
 }
 
 // Byte classes of the scan.
@@ -344,7 +340,6 @@ func splitTopOps(cmd string, cls []byte) (subs []bashSub, bad bool) {
 			s := bashSub{raw: piece, nested: nested}
 			off := start + lead
 			s.words = splitWords(piece, cls[off:off+len(piece)])
-			s.outRedirect, s.unsafeRedirect = redirects(piece, cls[off:off+len(piece)])
 			subs = append(subs, s)
 		}
 		nested = false
@@ -709,45 +704,6 @@ func splitWords(s string, cls []byte) []string {
 	return words
 }
 
-// redirects finds unquoted output redirections. A target of /dev/null or a
-// file descriptor (>&1, 2>&1, >&-) is harmless for the read-only list.
-func redirects(s string, cls []byte) (any, unsafe bool) {
-	for i := 0; i < len(s); i++ {
-		if cls[i] != clsTop || s[i] != '>' {
-			continue
-		}
-		any = true
-		j := i + 1
-		fd := false
-		if j < len(s) && (s[j] == '>' || s[j] == '|') {
-			j++
-		}
-		if j < len(s) && s[j] == '&' {
-			j++
-			fd = true
-		}
-		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
-			j++
-		}
-		k := j
-		for k < len(s) && !isSpace(s[k]) && !(cls[k] == clsTop && strings.IndexByte("<>&|;", s[k]) >= 0) {
-			k++
-		}
-		target := s[j:k]
-		if fd && target != "" && (target == "-" || allDigits(target)) {
-			i = k - 1
-			continue
-		}
-		if target == "/dev/null" {
-			i = k - 1
-			continue
-		}
-		unsafe = true
-		i = k - 1
-	}
-	return any, unsafe
-}
-
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
@@ -1074,10 +1030,7 @@ func stdbufModesAttached(w []string) bool {
 	for i := 0; i < len(w) && strings.HasPrefix(w[i], "-"); i++ {
 		switch o := w[i]; {
 		case o == "-i" || o == "-o" || o == "-e":
-			if i+1 >= len(w) {
-				return true
-			}
-			return false
+			return i+1 >= len(w)
 		case stdbufLong.MatchString(o):
 			return false
 		case len(o) < 3 || o[1] != 'i' && o[1] != 'o' && o[1] != 'e':
@@ -1803,7 +1756,6 @@ func parseBash(cmd string) *bashLine {
 			// diropts-allowed-default).
 			s.xargsText = strings.Join(orig[:len(orig)-len(s.words)], " ") + " " + s.allowText
 		}
-
 		if s.denyText != "" {
 			l.denyTexts = append(l.denyTexts, s.denyText)
 		}
@@ -2479,8 +2431,6 @@ func criticalRemoval(w []string) (string, bool) {
 	return "", false
 }
 
-// unquoteAll is unquote of every word; ws itself (capped) when no word
-// holds a quote.
 // shellWords is ws with each word that holds a quote or a backslash as
 // the shell reads it (shellWord); ws itself when none does.
 func shellWords(ws []string) []string {
@@ -2497,6 +2447,8 @@ func shellWords(ws []string) []string {
 	return ws
 }
 
+// unquoteAll is unquote of every word; ws itself (capped) when no word
+// holds a quote.
 func unquoteAll(ws []string) []string {
 	for i, w := range ws {
 		if strings.ContainsAny(w, `"'`) {

@@ -130,33 +130,6 @@ func TestNestedSegments(t *testing.T) {
 	}
 }
 
-func TestRedirects(t *testing.T) {
-	for _, c := range []struct {
-		cmd          string
-		any, unsafe_ bool
-	}{
-		{"ls", false, false},
-		{"ls > out", true, true},
-		{"ls >> out", true, true},
-		{"ls >out", true, true},
-		{"ls 2>/dev/null", true, false},
-		{"ls > /dev/null 2>&1", true, false},
-		{"ls &>/dev/null", true, false},
-		{"ls >&2", true, false},
-		{"ls >&-", true, false},
-		{"ls >& file", true, true},
-		{"ls >| f", true, true},
-		{`echo ">"`, false, false},
-		{"cat < in", false, false},
-	} {
-		cls, _ := scanBash(c.cmd)
-		a, u := redirects(c.cmd, cls)
-		if a != c.any || u != c.unsafe_ {
-			t.Errorf("redirects(%q) = %v %v", c.cmd, a, u)
-		}
-	}
-}
-
 func TestReadOnly(t *testing.T) {
 	for _, c := range []struct {
 		cmd  string

@@ -70,8 +70,8 @@ func dumpLine(l *bashLine) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "broken %v critical %v %q\ndeny %q\npaths %q\n", l.broken, l.critical, l.criticalArg, l.denyTexts, l.pathSegs)
 	for _, s := range l.subs {
-		fmt.Fprintf(&b, "%q %q %v %q %q %q %q %q %q %v %v\n", s.raw, s.op, s.nested, s.words, s.args, s.outs, s.ins,
-			s.allowText, s.denyText, s.outRedirect, s.unsafeRedirect)
+		fmt.Fprintf(&b, "%q %q %v %q %q %q %q %q %q\n", s.raw, s.op, s.nested, s.words, s.args, s.outs, s.ins,
+			s.allowText, s.denyText)
 	}
 	return b.String()
 }
