@@ -335,3 +335,42 @@ func TestQuotedWrapperWords(t *testing.T) {
 		{"Bash", cmdAt("'nice' ls"), ask, codeDefaultPrompt},
 	})
 }
+
+// TestWrapperStripForms: the wrapper forms of the release's allow strip,
+// each call as Claude Code 2.1.328 decided it under Bash(npm test:*)
+// (TestDifferential/stripforms-default).
+func TestWrapperStripForms(t *testing.T) {
+	runCalls(t, `{"permissions":{"allow":["Bash(npm test:*)"]}}`, "default", []call1{
+		{"Bash", cmdAt("stdbuf npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("stdbuf -oK npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("stdbuf -o1M npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("stdbuf -e1k npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("stdbuf -oN npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("stdbuf -o0L npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("stdbuf -oL -- npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("nice -n 5 -n 6 npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("nice -5 -5 npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("nice -n 5 -- npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("nice -- npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("time time npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("command -pp npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("command -p -p npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("builtin -- npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("noglob noglob npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("timeout -v -v 5 npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("nice -n -5 npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("nice -n +5 npm test"), ask, codeUncheckedCommand},
+		{"Bash", cmdAt("nice - npm test"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("stdbuf -i0 -o0 -e0 npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("stdbuf -oL nice npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("nice stdbuf -oL npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("stdbuf -oL stdbuf -eL npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("nice time npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("timeout 5 time npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("nohup time npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("command time npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("LANG=C time npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("time nohup npm test"), allow, codePermissionAllow},
+		{"Bash", cmdAt("stdbuf -oL time npm test"), allow, codePermissionAllow},
+	})
+}

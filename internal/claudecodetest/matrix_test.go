@@ -282,6 +282,7 @@ func matrix() []dcase {
 	out = append(out, matrixTimeoutForms()...)
 	out = append(out, matrixAcceptEditsAssignments()...)
 	out = append(out, matrixQuotedWrapperWords()...)
+	out = append(out, matrixWrapperStripForms()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

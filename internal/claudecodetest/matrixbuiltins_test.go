@@ -751,3 +751,17 @@ func matrixQuotedWrapperWords() []dcase {
 		"nice '-5' npm test", "'nohup' npm test", "time 'nohup' npm test", "timeout 5 \\nice npm test", "timeout -s KIL\\L 5 npm test")
 	return sh4Cases("quotedwrap", "sh4 allow and ask rules", []string{"default"}, Settings{Allow: []string{"Bash(npm test:*)"}}, nil, probes)
 }
+
+// matrixWrapperStripForms: the forms of the release's allow strip
+// (cli.js's wrapper patterns): stdbuf's modes, nice with more than one
+// option, repeated wrappers, command's -p.
+func matrixWrapperStripForms() []dcase {
+	probes := shs("stdbuf npm test", "stdbuf -oK npm test", "stdbuf -o1M npm test", "stdbuf -e1k npm test", "stdbuf -oN npm test",
+		"stdbuf -o0L npm test", "stdbuf -oL -- npm test", "nice -n 5 -n 6 npm test", "nice -5 -5 npm test", "nice -n 5 -- npm test",
+		"nice -- npm test", "time time npm test", "command -pp npm test", "command -p -p npm test", "builtin -- npm test",
+		"noglob noglob npm test", "timeout -v -v 5 npm test", "nice -n -5 npm test", "nice -n +5 npm test", "nice - npm test",
+		"stdbuf -i0 -o0 -e0 npm test", "stdbuf -oL nice npm test", "nice stdbuf -oL npm test", "stdbuf -oL stdbuf -eL npm test",
+		"nice time npm test", "timeout 5 time npm test", "nohup time npm test", "command time npm test", "LANG=C time npm test",
+		"time nohup npm test", "stdbuf -oL time npm test")
+	return sh4Cases("stripforms", "sh4 allow and ask rules", []string{"default"}, Settings{Allow: []string{"Bash(npm test:*)"}}, nil, probes)
+}
