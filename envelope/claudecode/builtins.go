@@ -440,8 +440,8 @@ var (
 // not know or a duration that is not N[smhd] (timeout 5x ls), nice given
 // an expansion, an option but -n N and -N or more than one, stdbuf given
 // no mode or an option but -iMODE, -oMODE, -eMODE (MODE of L, N and
-// digits), time before time, command given an option but -p, -v, -V (command -x ls), and
-// command or builtin before noglob ("'command noglob' runs the wrapped
+// digits), time before time, command given an option but -p, -v, -V
+// (command -x ls), and command or builtin before noglob ("'command noglob' runs the wrapped
 // command on zsh ... but not bash": TestDifferential/precommands-*).
 func wrapperUnchecked(prefix []string) (word, why string) {
 	u := shellWords(prefix)
