@@ -970,6 +970,23 @@ func stripWords(w []string, mode int) []string {
 				"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role", "--type",
 				"--command-timeout", "--other-user")
 		case "env":
+			if mode == stripPaths {
+				// Read and Edit deny rules see the command env runs past
+				// its assignments, -i, -0, -v and -u NAME, and not past
+				// any other option (cli.js's path strip): Claude Code
+				// 2.1.328 denies env cat secret/s.txt, env -u X cat
+				// secret/s.txt, env 'FOO=1' cat secret/s.txt and env
+				// FOO=1 touch locked/e1.txt under Read(./secret/**) and
+				// Edit(./locked/**), in bypassPermissions too, and runs
+				// env - cat secret/s.txt there (envpaths-*,
+				// leadredir-paths-*).
+				n := envPathWords(w)
+				if n == 0 {
+					return w
+				}
+				w = w[n:]
+				break
+			}
 			// The critical-path check reads through env as the deny
 			// rules do (stripDeep): Claude Code 2.1.328 asks for env
 			// rmdir /usr and /usr/bin/env rmdir /usr in
@@ -987,6 +1004,31 @@ func stripWords(w []string, mode int) []string {
 		wrapped = true
 	}
 	return w
+}
+
+// envPathWords is the number of words env (w[0]) and what the path rules
+// read past take before its command: assignments (a word holding = that
+// does not start with -), -i, -0, -v and -u with its name; 0 when another
+// option comes first or no command follows, where the path rules see env
+// itself (TestEnvPaths).
+func envPathWords(w []string) int {
+	i := 1
+	for i < len(w) {
+		x := shellWord(w[i])
+		switch {
+		case strings.Contains(x, "=") && !strings.HasPrefix(x, "-"):
+			i++
+		case x == "-i" || x == "-0" || x == "-v":
+			i++
+		case x == "-u" && i+1 < len(w):
+			i += 2
+		case strings.HasPrefix(x, "-"):
+			return 0
+		default:
+			return i
+		}
+	}
+	return 0
 }
 
 // safeAssignment reports an assignment NAME=value that allow rules, the

@@ -374,3 +374,45 @@ func TestWrapperStripForms(t *testing.T) {
 		{"Bash", cmdAt("stdbuf -oL time npm test"), allow, codePermissionAllow},
 	})
 }
+
+// TestEnvPaths: Read and Edit deny rules see the command env runs past its
+// assignments, -i, -0, -v and -u NAME, as Claude Code 2.1.328's path
+// check does (section 0.2, row 68; TestDifferential/envpaths-*), and env
+// itself past any other option (leadredir-paths-*).
+func TestEnvPaths(t *testing.T) {
+	doc := `{"permissions":{"deny":["Bash(rm:*)","Edit(./locked/**)","Read(./secret/**)"]}}`
+	for _, mode := range []string{"", "bypassPermissions"} {
+		other := ask
+		otherCode := codeDefaultPrompt
+		if mode == "bypassPermissions" {
+			other, otherCode = allow, codeModeBypass
+		}
+		runCalls(t, doc, mode, []call1{
+			{"Bash", cmdAt("env cat secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("env FOO=1 cat secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt(`\command env FOO=1 cat secret/s.txt`), deny, codePermissionDeny},
+			{"Bash", cmdAt(`true && \command env FOO=1 cat secret/s.txt | cat`), deny, codePermissionDeny},
+			{"Bash", cmdAt("env -i FOO=1 cat secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("env -u X cat secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("env -0 -v cat secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("env 'FOO=1' cat secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("env FOO= cat secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("FOO=1 env cat secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("nice env FOO=1 cat secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("env FOO=1 nice cat secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("/usr/bin/env cat secret/s.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt(`\env cat secret/s.txt`), deny, codePermissionDeny},
+			{"Bash", cmdAt("env FOO=1 touch locked/e1.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("env FOO=1 cp a.txt locked/e3.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("env FOO=1 mkdir locked/e6"), deny, codePermissionDeny},
+			// Past another option, or with no command, env is the
+			// command.
+			{"Bash", cmdAt("env - cat secret/s.txt"), other, otherCode},
+			{"Bash", cmdAt("env -S cat secret/s.txt"), other, otherCode},
+			{"Bash", cmdAt("env -C secret cat s.txt"), other, otherCode},
+			{"Bash", cmdAt("env -u"), other, otherCode},
+			{"Bash", cmdAt("sudo cat secret/s.txt"), other, otherCode},
+			{"Bash", cmdAt("sudo env cat secret/s.txt"), other, otherCode},
+		})
+	}
+}

@@ -675,7 +675,13 @@ func TestDifferential(t *testing.T) {
 					case listed:
 						t.Logf("deliberate: %s: CLI %s, dialect %s (%s)", c.key(), c.CLI, c.Dialect, reason)
 					default:
-						t.Errorf("disagreement: %s\n\tCLI: %s (%s)\n\tdialect: %s", c.key(), c.CLI, c.Evidence, c.Dialect)
+						// Which way it differs, so that a fail-open stands
+						// out among many (the generated cases).
+						way := "fail-closed"
+						if !c.failClosed() {
+							way = "fail-open"
+						}
+						t.Errorf("disagreement (%s): %s\n\tCLI: %s (%s)\n\tdialect: %s", way, c.key(), c.CLI, c.Evidence, c.Dialect)
 					}
 				}
 				mu.Lock()

@@ -19,6 +19,14 @@
 // servers are otherwise the test binary itself serving stdio MCP
 // (ServeMCP), so no other process is installed.
 //
+// Flags: -update records each case run under testdata/claude-code-cli;
+// -gen.lines N adds the generated cases gen-* (N Bash lines each, drawn by
+// a seeded grammar of assignments, wrappers, commands that read, write and
+// remove, redirections, operators, groups and shell scripts, in default
+// mode, acceptEdits and bypassPermissions) and -gen.seed S picks the lines.
+// They explore and are not recorded: a difference they find becomes a case
+// of its own (envpaths-* came from seed 1).
+//
 // # Invariants
 //
 //   - Only loopback: the CLI's model is the scripted server on 127.0.0.1;

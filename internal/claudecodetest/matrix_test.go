@@ -283,6 +283,12 @@ func matrix() []dcase {
 	out = append(out, matrixAcceptEditsAssignments()...)
 	out = append(out, matrixQuotedWrapperWords()...)
 	out = append(out, matrixWrapperStripForms()...)
+	if *genLines > 0 {
+		out = append(out, matrixGenerated(*genSeed, *genLines)...)
+		out = append(out, matrixGeneratedReadOnly(*genSeed, *genLines)...)
+	}
+	out = append(out, matrixEnvPaths()...)
+	out = append(out, matrixCompoundAssignments()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

@@ -1,0 +1,156 @@
+package claudecodetest
+
+import (
+	"flag"
+	"math/rand/v2"
+	"strings"
+)
+
+// The generated cases run only when asked for: they explore, and what
+// they find is kept as a case of its own (envpaths-* came from seed 1).
+// go test ./internal/claudecodetest -run 'TestDifferential/case/gen-'
+// -gen.lines 120 -gen.seed 1
+var (
+	genLines = flag.Int("gen.lines", 0, "add the generated cases gen-*, with this many Bash lines each (0: none)")
+	genSeed  = flag.Uint64("gen.seed", 1, "the seed of the generated cases' lines")
+)
+
+// genCommands draws n Bash lines from a grammar of the forms the earlier
+// probes took one at a time (assignments, wrappers, commands that read,
+// write or remove, redirections, operators, groups, substitutions and
+// shell scripts), combined: a seeded generator, so a case is the same
+// lines at every run.
+func genCommands(seed uint64, n int) []string {
+	r := rand.New(rand.NewPCG(seed, 0x5e551))
+	pick := func(l []string) string { return l[r.IntN(len(l))] }
+	assigns := []string{"", "", "", "LANG=C ", "FOO=1 ", "TZ=UTC ", "NODE_ENV=test ", "A=$(ls) ", "PATH=/x ", "LC_ALL=C.UTF-8 "}
+	wrappers := []string{"timeout 5 ", "nice ", "nohup ", "time ", "stdbuf -oL ", "command ", "env ", "sudo ",
+		"exec ", "builtin ", "nice -n 5 ", "timeout -s KILL 5 ", "setsid ", "env -i ", "env FOO=1 ", "sudo -u root ",
+		"ionice -c3 ", "noglob ", "/usr/bin/env ", "\\command ", "'nice' ", "nice -- ", "timeout 5s "}
+	cores := []string{"rm f1.txt", "rm -rf f2.txt", "npm test", "npm test --x", "touch t1.txt", "cat secret/s.txt",
+		"ls", "cat a.txt", "mkdir d1", "rm locked/keep.txt", "cp a.txt locked/c1.txt", "sed -i s/a/b/ a.txt",
+		"git status", "git push", "mv a.txt locked/m1.txt", "head -1 secret/s.txt", "grep x secret/s.txt", "echo hi",
+		"echo x | tee locked/t2.txt", "rmdir d2", "touch locked/t3.txt", "ls secret", "cat ../outside/o.txt", "git log -1",
+		"find . -name a.txt", "wc -l a.txt", "unlink f3.txt", "chmod 600 a.txt", "ln -s a.txt l1", "python3 -c 1"}
+	suffixes := []string{"", "", "", " 2>&1", " > out1.txt", " | cat", " && ls", " &", " # c", " 2>/dev/null",
+		" >> locked/o2.txt", " < secret/s.txt", " | tee locked/o3.txt", " ; npm test", " || rm f4.txt", " >/dev/null",
+		" 2> err.txt", " &> locked/o4.txt", " | xargs rm", " && cd locked && touch o5.txt"}
+	wraps := []string{"%s", "%s", "%s", "(%s)", "{ %s; }", "echo $(%s)", "bash -c '%s'", "if true; then %s; fi",
+		"sh -c \"%s\"", "echo `%s`", "for i in 1; do %s; done", "cd secret && %s", "true && %s", "! %s", "%s\nls"}
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < n {
+		core := pick(cores)
+		for range r.IntN(3) {
+			core = pick(wrappers) + core
+		}
+		line := pick(assigns) + core + pick(suffixes)
+		w := pick(wraps)
+		if strings.Contains(w, "'%s'") && strings.Contains(line, "'") || strings.Contains(w, "\"%s\"") && strings.Contains(line, "\"") {
+			continue
+		}
+		line = strings.Replace(w, "%s", line, 1)
+		if !seen[line] {
+			seen[line] = true
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// genFiles are the files the generated lines read, write and remove.
+var genFiles = map[string]string{
+	"secret/s.txt": "s\n", "f1.txt": "1\n", "f2.txt": "2\n", "f3.txt": "3\n", "f4.txt": "4\n", "d2/.keep": "",
+}
+
+// matrixGenerated: generated lines under allow, ask and deny rules that
+// speak about commands, reads and writes, in default mode, acceptEdits
+// and bypassPermissions.
+func matrixGenerated(seed uint64, n int) []dcase {
+	return sh4Cases("gen", "generated lines", []string{"default", "acceptEdits", "bypassPermissions"},
+		Settings{Allow: []string{"Bash(npm test:*)", "Bash(git status)"}, Ask: []string{"Bash(git push:*)"},
+			Deny: []string{"Bash(rm:*)", "Edit(./locked/**)", "Read(./secret/**)"}},
+		genFiles, shs(genCommands(seed, n)...))
+}
+
+// matrixEnvPaths: Read and Edit deny rules on the paths of a command run
+// by env with an assignment, found by the generated lines (gen-*).
+func matrixEnvPaths() []dcase {
+	probes := shs("env cat secret/s.txt", "env FOO=1 cat secret/s.txt", "command env FOO=1 cat secret/s.txt",
+		`\command env FOO=1 cat secret/s.txt`, `\command env cat secret/s.txt`, `true && \command env FOO=1 cat secret/s.txt | cat`,
+		`\command env FOO=1 cat secret/s.txt | cat`, "env FOO=1 cat secret/s.txt | cat", "env FOO=1 touch locked/e1.txt",
+		"env FOO=1 cp a.txt locked/e3.txt", "sudo FOO=1 cat secret/s.txt", "env -i FOO=1 cat secret/s.txt",
+		"env FOO=1 BAR=2 cat secret/s.txt", "env -u X cat secret/s.txt", "FOO=1 env cat secret/s.txt",
+		"nice env FOO=1 cat secret/s.txt", "env FOO=1 nice cat secret/s.txt", "env FOO=1 head -1 secret/s.txt",
+		"env A=1 sed -n 1p secret/s.txt", "env FOO= cat secret/s.txt", "env 'FOO=1' cat secret/s.txt",
+		"env FOO=1 echo x > locked/e5.txt", "env FOO=1 mkdir locked/e6", "env FOO=1 rm f1.txt", "sudo -E cat secret/s.txt")
+	return sh4Cases("envpaths", "env paths", []string{"default", "bypassPermissions"},
+		Settings{Deny: []string{"Bash(rm:*)", "Edit(./locked/**)", "Read(./secret/**)"}}, genFiles, probes)
+}
+
+// genReadOnly draws n Bash lines from a grammar of the read-only list's
+// commands with options (some that write, run or reach further), paths in
+// and out of the working directories, pipes, redirections and wrappers:
+// what the read-only list and the path scope approve without a rule.
+func genReadOnly(seed uint64, n int) []string {
+	r := rand.New(rand.NewPCG(seed, 0x20e0))
+	pick := func(l []string) string { return l[r.IntN(len(l))] }
+	cmds := []string{"cat", "head", "tail", "grep x", "rg x", "ls", "find", "wc", "sort", "uniq", "cut -c1", "diff a.txt",
+		"stat", "du", "file", "jq .", "sed -n 1p", "awk 1", "tree", "xxd", "od", "strings", "git log", "git diff", "git show",
+		"git blame", "echo", "printf %s", "basename", "readlink -f", "realpath", "which", "type", "date", "id", "tr a b <",
+		"nl", "tac", "rev", "comm a.txt", "paste", "sha256sum", "base64", "test -f", "[ -f", "true", "column", "fold",
+		"less", "more", "man", "git status", "git branch", "git tag", "git config --get", "git ls-files", "fd x", "lsof",
+		"ps", "pwd", "cd", "yq .", "hexdump", "cmp a.txt", "md5sum", "sum", "expand", "fmt", "look x", "egrep x", "zcat"}
+	opts := []string{"", "", "", "-n", "-r", "-l", "-a", "-o out2.txt", "--output=out3.txt", "-exec rm {} \\;", "-delete",
+		"-i", "-w", "--pre=cat", "-f f1.txt", "-e x", "-1", "-c 3", "--color=always", "-z", "-s", "-R", "-L", "--", "-0",
+		"-maxdepth 1", "-fprint out4.txt", "-w out5.txt", "-S", "-p", "-v", "-x", "-h", "--help", "-D", "-E", "-P"}
+	// No line reads its standard input, whose end the CLI's shell may
+	// not give.
+	paths := []string{"a.txt", "../outside/o.txt", "/etc/hostname", "~/notes.txt", "$HOME/notes.txt", "secret/s.txt",
+		"*.txt", "sub/../a.txt", "locked/keep.txt", ".", "..", "/", "~", "'a b.txt'", "a.txt a.txt",
+		"src", "${HOME}/x", "/proc/self/environ", "../extra/e.txt", "\"$X\"", "a.txt:1", "--", ".git/config", "~root"}
+	prefixes := []string{"", "", "", "", "LANG=C ", "timeout 5 ", "nice ", "command ", "env ", "FOO=1 ", "time ",
+		"stdbuf -oL ", "nohup ", "\\", "NO_COLOR=1 ", "builtin "}
+	suffixes := []string{"", "", "", " | head -1", " | wc -l", " > /dev/null", " 2>&1", " > out6.txt", " < a.txt",
+		" | sort | uniq", " && echo ok", " || true", " ; ls", " 2>/dev/null | cat", " | xargs cat", " | tee out7.txt",
+		" | sh", " >&2", " | grep -v x", " &"}
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < n {
+		line := strings.TrimSpace(strings.Join([]string{pick(prefixes) + pick(cmds), pick(opts), pick(paths)}, " "))
+		line = strings.Join(strings.Fields(line), " ") + pick(suffixes)
+		if !seen[line] {
+			seen[line] = true
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// matrixGeneratedReadOnly: genReadOnly's lines under a Read deny rule and
+// one allow rule, in default, plan and acceptEdits modes.
+func matrixGeneratedReadOnly(seed uint64, n int) []dcase {
+	return sh4Cases("gen-ro", "generated read-only lines", []string{"default", "plan", "acceptEdits"},
+		Settings{Allow: []string{"Bash(npm test:*)"}, Deny: []string{"Read(./secret/**)"}},
+		genFiles, shs(genReadOnly(seed, n)...))
+}
+
+// matrixCompoundAssignments: safe assignments before a command inside a
+// for, while, if or group, found by the generated lines (seed 3).
+func matrixCompoundAssignments() []dcase {
+	probes := shs("TZ=UTC find . -name a.txt", "TZ=UTC ls", "for i in 1; do TZ=UTC ls; done", "for i in 1; do find . -name a.txt; done",
+		"for i in 1; do TZ=UTC find . -name a.txt; done", "for i in 1; do LANG=C ls; done", "if true; then TZ=UTC ls; fi",
+		"while false; do TZ=UTC ls; done", "{ TZ=UTC ls; }", "(TZ=UTC ls)", "TZ=UTC find . -name a.txt ; npm test",
+		"for i in 1; do TZ=UTC npm test; done", "for i in 1; do LANG=C npm test; done", "if true; then LANG=C npm test; fi",
+		"for i in 1; do TZ=UTC find . -name a.txt ; npm test; done", "for i in 1; do ls; npm test; done",
+		"if true; then NO_COLOR=1 ls; else LANG=C ls; fi", "until true; do LANG=C ls; done", "for i in 1; do LANG=C timeout 5 ls; done",
+		"case x in x) LANG=C ls;; esac", "for i in 1; do LANG=C echo hi > /dev/null; done", "select i in 1; do LANG=C ls; done",
+		"for i in 1; do TZ=UTC cat a.txt; done", "for i in 1; do touch ca1.txt; done", "for i in 1; do LANG=C touch ca2.txt; done",
+		"if true; then LANG=C touch ca3.txt; fi", "for i in 1\ndo\nLANG=C ls\ndone", "for ((i=0;i<1;i++)); do LANG=C ls; done")
+	out := sh4Cases("compoundassign", "compound assignments", []string{"default", "acceptEdits"},
+		Settings{Allow: []string{"Bash(npm test:*)"}}, nil, probes)
+	probes = append(probes, shs("find .", "find . -name x", "ls -R", "grep -r x .", "rg x", "du .", "tree", "find src",
+		"ls", "ls .", "find . -maxdepth 0", "ls secret", "grep -r x src")...)
+	return append(out, sh4Cases("compoundassign-readdeny", "compound assignments", []string{"default"},
+		Settings{Allow: []string{"Bash(npm test:*)"}, Deny: []string{"Read(./secret/**)"}}, genFiles, probes)...)
+}
