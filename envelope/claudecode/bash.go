@@ -26,6 +26,8 @@ type bashLine struct {
 	// critical is set when a segment removes a critical path.
 	critical    bool
 	criticalArg string
+	// openDollar: the line leaves a $( or ${ open (unclosedDollar).
+	openDollar bool
 }
 
 // bashSub is one top-level subcommand.
@@ -326,6 +328,7 @@ func splitTop(cmd string, cls []byte) []bashSub {
 // allow (TestDifferential/sh4-background-*).
 func splitTopOps(cmd string, cls []byte) (subs []bashSub, bad bool) {
 	start, nested := 0, false
+	lastOp := ""
 	emit := func(end int) {
 		for start < end && cls[start] == clsHeredoc {
 			start++ // a here-document's body is no command
@@ -411,8 +414,17 @@ func splitTopOps(cmd string, cls []byte) (subs []bashSub, bad bool) {
 			subs[len(subs)-1].op = op
 			subs[len(subs)-1].bg = op == "&"
 		}
+		if c != '\n' || strings.Trim(cmd[start:i], blanks) != "" {
+			lastOp = cmd[i : i+n] // a newline after && or || continues the list
+		}
 		i += n
 		start = i
+	}
+	if (lastOp == "&&" || lastOp == "||") && strings.Trim(cmd[start:], blanks) == "" {
+		// A list that ends in && or ||: Claude Code 2.1.328 asks for ls &&
+		// ("Parse error"), and runs ls | (TestDifferential/
+		// genfound4-open-default).
+		bad = true
 	}
 	emit(len(cmd))
 	if len(subs) > 0 {
@@ -1769,6 +1781,7 @@ func parseBash(cmd string) *bashLine {
 	subs, bad := splitTopOps(cmd, cls)
 	subs = compound(subs)
 	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs), subs: subs}
+	l.openDollar = strings.Contains(cmd, "$") && unclosedDollar(cmd)
 	segs, shell := bothSegments(hd.plain(cmd))
 	for _, seg := range shell {
 		if mentionsShell(seg) {
@@ -2138,10 +2151,40 @@ func containsString(l []string, s string) bool {
 // readOnly reports whether a subcommand is one Claude Code 2.1.328 runs
 // without approval (readonly.go), its paths and redirections aside.
 func (l *bashLine) readOnly(s *bashSub) bool {
-	if l.broken || s.nested || len(s.args) == 0 || s.notRO || s.xargs && !xargsTargets[s.args[0]] {
+	if l.broken || s.nested || len(s.args) == 0 || s.notRO || s.xargs && !xargsTargets[s.args[0]] || globOutside(s.args) {
 		return false
 	}
 	return !oddRedirect(s.words) && readOnlyArgs(s.args)
+}
+
+// globTakers are the commands whose words may hold an unquoted glob and
+// still be read-only (cli.js's X4r).
+var globTakers = setOf("ls", "cat", "head", "tail", "wc", "stat", "grep", "egrep", "fgrep", "diff", "du", "df", "echo",
+	"strings", "hexdump", "od", "nl", "cut", "column", "tr", "tac", "rev", "cmp", "basename", "dirname", "realpath",
+	"readlink", "sha256sum", "sha1sum", "md5sum", "cd")
+
+// globOutside reports a command outside globTakers with a word the shell
+// would expand as a glob: Claude Code 2.1.328 asks for sort *.txt, jq .
+// *.txt, git diff *.txt, id a*, date +%s* and timeout 5 sort *.txt with no
+// rule, and runs cat *.txt, grep x *.txt, sort 'a*' and sort a\*
+// (TestDifferential/globro-default, genfound4-globs-default).
+//
+// find and awk are asked for with a glob whatever approved them, for a
+// reason of their own (builtinUnchecked).
+func globOutside(args []string) bool {
+	switch args[0] {
+	case "find", "awk", "gawk", "mawk", "nawk":
+		return false
+	}
+	if globTakers[args[0]] {
+		return false
+	}
+	for _, w := range args[1:] {
+		if bareGlob(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // oddRedirect reports a redirection that closes a descriptor (2>&-, <&-)

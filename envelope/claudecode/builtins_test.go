@@ -217,7 +217,10 @@ func TestLiteralArithmetic(t *testing.T) {
 		{"Bash", cmdAt("echo $((x+1))"), ask, p},
 		{"Bash", cmdAt("echo $((RANDOM))"), ask, p},
 		{"Bash", cmdAt("echo $(($X))"), ask, p},
-		{"Bash", cmdAt("echo $((1+2)"), ask, p},
+		// Left open, it is the release's unreadable line, asked for by its
+		// removal check, in bypassPermissions too (TestDifferential/
+		// genfound4-open-bypassPermissions: echo $((1+2) asks there).
+		{"Bash", cmdAt("echo $((1+2)"), ask, codeCriticalPath},
 		{"Bash", cmdAt("echo $((0x))"), ask, p},
 		{"Bash", cmdAt("echo $(echo 1)"), ask, p},
 		{"Bash", cmdAt("echo $[1+2]"), ask, p},

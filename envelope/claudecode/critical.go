@@ -301,3 +301,82 @@ func (c *call) removesCritical(dirs []inPath) (string, bool) {
 	}
 	return c.criticalAt(dirs)
 }
+
+// unclosedDollar reports a line that leaves a command substitution $(
+// ... ), an arithmetic $(( ... )) or a parameter expansion ${ ... } open,
+// a comment inside a substitution hiding its ')' too: the release's parser
+// reads such a line as an error, and Claude Code 2.1.328 asks for it in
+// every mode, bypassPermissions too ("Claude Code can't be sure it read
+// this command the way the shell will, so it can't rule out a dangerous
+// removal": echo $(ls, echo ${a, echo $((1+2), echo $(ls # c), echo
+// "$(ls"), and runs echo "a, (ls, { ls, echo `ls, echo <(ls and echo
+// $(ls # c<newline>) there (TestDifferential/genfound4-open-*,
+// TestUnclosedDollar).
+func unclosedDollar(cmd string) bool {
+	const (
+		fSubst = iota + 1 // $( or $((
+		fParam            // ${
+		fParen            // ( <( >(
+		fDQ               // "
+		fBT               // `
+	)
+	var stack []byte
+	top := func() byte {
+		if len(stack) == 0 {
+			return 0
+		}
+		return stack[len(stack)-1]
+	}
+	wordStart := true // a '#' here starts a comment (outside quotes and ${)
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		t := top()
+		ws := wordStart
+		wordStart = strings.IndexByte(" \t\n;&|(", c) >= 0
+		switch {
+		case c == '\\':
+			i++
+		case t == fDQ && c == '"':
+			stack = stack[:len(stack)-1]
+		case c == '$' && i+1 < len(cmd) && cmd[i+1] == '(':
+			stack = append(stack, fSubst)
+			i++
+			wordStart = true
+		case c == '$' && i+1 < len(cmd) && cmd[i+1] == '{':
+			stack = append(stack, fParam)
+			i++
+		case c == '`':
+			if t == fBT {
+				stack = stack[:len(stack)-1]
+			} else {
+				stack = append(stack, fBT)
+			}
+		case t == fDQ:
+			// Inside double quotes only $( ${ ` and " are read.
+		case c == '\'' && t != fParam:
+			j := strings.IndexByte(cmd[i+1:], '\'')
+			if j < 0 {
+				return false // an open quote: the release runs it in bypassPermissions
+			}
+			i += j + 1
+		case c == '"':
+			stack = append(stack, fDQ)
+		case c == '#' && ws && t != fParam:
+			for i+1 < len(cmd) && cmd[i+1] != '\n' {
+				i++
+			}
+		case c == '(':
+			stack = append(stack, fParen)
+		case c == ')' && (t == fSubst || t == fParen):
+			stack = stack[:len(stack)-1]
+		case c == '}' && t == fParam:
+			stack = stack[:len(stack)-1]
+		}
+	}
+	for _, f := range stack {
+		if f == fSubst || f == fParam {
+			return true
+		}
+	}
+	return false
+}

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -431,6 +432,11 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 			out = decided(stepCriticalPath, envelope.Ask, envelope.Reason{Code: codeCriticalPath})
 			if !v.brief {
 				detail[stepCriticalPath] = "removes the critical path " + strconv.Quote(arg)
+			}
+		} else if l := c.bash(); l != nil && l.openDollar {
+			out = decided(stepCriticalPath, envelope.Ask, envelope.Reason{Code: codeCriticalPath})
+			if !v.brief {
+				detail[stepCriticalPath] = "leaves a $( or ${ open, so no removal in it can be ruled out"
 			}
 		}
 	}
@@ -1160,6 +1166,9 @@ func uncheckable(l *bashLine, s *bashSub, sp subPaths) (code, why, word string) 
 	if s.wrapWhy != "" {
 		return codeUncheckedCommand, s.wrapWhy, s.wrapWord
 	}
+	if w := procEnviron(s); w != "" {
+		return codeUncheckedCommand, "names a process's environment, which the release asks for (/proc/*/environ):", w
+	}
 	if len(s.words) > 0 && keywords[sp.words[0]] && s.words[0] != sp.words[0] {
 		// 'if' true, "then": Claude Code 2.1.328 asks ("Shell keyword
 		// 'if' as command name — tree-sitter mis-parse": TestDifferential/
@@ -1173,6 +1182,29 @@ func uncheckable(l *bashLine, s *bashSub, sp subPaths) (code, why, word string) 
 		return codeUncheckedCommand, "is given arguments by xargs, which the release cannot check:", sp.words[0]
 	}
 	return "", "", ""
+}
+
+// procEnvironRe is the release's pattern of a process's environment.
+var procEnvironRe = regexp.MustCompile(`/proc/.*/environ`)
+
+// procEnviron returns a word of the command or a redirection target that
+// names a process's environment as the release's pattern reads it, "" for
+// none: Claude Code 2.1.328 asks for cat /proc/self/environ, printf %s
+// /proc/self/environ and echo /proc//environ whatever approved them, and
+// runs echo /proc/environ, echo /PROC/self/environ and echo x #
+// /proc/self/environ (TestDifferential/genfound4-*).
+func procEnviron(s *bashSub) string {
+	for _, l := range [][]string{s.args, s.outs, s.ins} {
+		for _, w := range l {
+			if strings.HasPrefix(w, "#") {
+				break // a comment: the rest of the line is no word
+			}
+			if u := shellWord(w); strings.Contains(u, "/proc/") && procEnvironRe.MatchString(u) {
+				return w
+			}
+		}
+	}
+	return ""
 }
 
 // uncheckedWrite returns what makes Claude Code 2.1.328 ask for a

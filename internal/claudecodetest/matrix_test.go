@@ -289,6 +289,9 @@ func matrix() []dcase {
 	}
 	out = append(out, matrixEnvPaths()...)
 	out = append(out, matrixCompoundAssignments()...)
+	out = append(out, matrixGenFound4()...)
+	out = append(out, matrixGenFound4b()...)
+	out = append(out, matrixGlobReadOnly()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

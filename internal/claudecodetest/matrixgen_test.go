@@ -154,3 +154,48 @@ func matrixCompoundAssignments() []dcase {
 	return append(out, sh4Cases("compoundassign-readdeny", "compound assignments", []string{"default"},
 		Settings{Allow: []string{"Bash(npm test:*)"}, Deny: []string{"Read(./secret/**)"}}, genFiles, probes)...)
 }
+
+// matrixGenFound4: what the generated lines of seed 4 found: a comment
+// inside a substitution, /proc/*/environ named anywhere, id's options.
+func matrixGenFound4() []dcase {
+	probes := shs("echo $(ls # c)", "echo $(ls # c", "echo $(ls", "echo `ls # c`", `echo "$(ls # c)"`, "(ls # c)", "{ ls # c; }",
+		"echo $(ls #c)", "echo $(ls#c)", "echo $(ls # c\n)", "echo $( # c\nls)", "echo $(FOO=1 ionice -c3 grep x secret/s.txt # c)",
+		"printf %s /proc/self/environ", "echo /proc/self/environ", "echo '/proc/self/environ'", "grep x /proc/self/environ",
+		"cat /proc/self/environ", "ls /proc/1/environ", "echo /proc/environ", "echo /proc/self/environment", "echo /proc//environ",
+		"echo x # /proc/self/environ", "echo /PROC/self/environ", "ls -la /proc/self/", "printf %s -fprint out4.txt /proc/self/environ 2>&1",
+		"LANG=C id -v *.txt | head -1", "id -v *.txt", "id -v", "id *.txt", "LANG=C id -v a.txt", "id -u", "id -un", "id root",
+		"id -Z", "id a.txt", "id -G", "id --help", "id -a")
+	return sh4Cases("genfound4", "generated lines", []string{"default", "bypassPermissions"},
+		Settings{Deny: []string{"Bash(rm:*)", "Edit(./locked/**)", "Read(./secret/**)"}}, genFiles, probes)
+}
+
+// matrixGenFound4b: which read-only commands ask for an unquoted glob,
+// and which unclosed constructs Claude Code asks for in
+// bypassPermissions.
+func matrixGenFound4b() []dcase {
+	globs := shs("id *.txt", "echo *.txt", "uname *.txt", "groups *.txt", "basename *.txt", "seq *.txt", "expr *.txt",
+		"type *.txt", "wc *.txt", "cat *.txt", "nproc *.txt", "sleep *.txt", "true *.txt", "locale *.txt", "cut -c1 *.txt",
+		"df *.txt", "du *.txt", "stat *.txt", "readlink *.txt", "realpath *.txt", "dirname *.txt", "id ?.txt", "id [a].txt",
+		"id 'a*'", "id a.txt f1.txt", "printf %s *.txt", "ls *.txt", "head *.txt", "cmp *.txt", "diff *.txt", "tac *.txt",
+		"id ~", "id ~/x", "echo ~", "cal *.txt", "uptime *.txt", "free *.txt", "od *.txt", "nl *.txt")
+	open := shs(`echo "a`, "echo 'a", "(ls", "{ ls", "echo ${a", "echo `ls", "ls )", "echo $((1+2)", "if true; then ls",
+		"for i in 1; do ls", "echo $(ls # c) ; ls", "echo $(ls # c)\nls", "ls; echo $(", "echo $(echo $(ls)", "echo <(ls",
+		"echo \"$(ls\"", "case x in", "ls |", "ls &&", "echo $(ls) # (")
+	return append(sh4Cases("genfound4-globs", "generated lines", []string{"default"}, Settings{}, genFiles, globs),
+		sh4Cases("genfound4-open", "generated lines", []string{"default", "bypassPermissions"},
+			Settings{Deny: []string{"Bash(rm:*)"}}, genFiles, open)...)
+}
+
+// matrixGlobReadOnly: an unquoted glob in a read-only command outside the
+// release's list of commands that take one (cli.js X4r).
+func matrixGlobReadOnly() []dcase {
+	probes := shs("sort *.txt", "uniq *.txt", "file *.txt", "jq . *.txt", "rg x *.txt", "git diff *.txt", "base64 *.txt",
+		"paste *.txt", "fold *.txt", "expand *.txt", "fmt *.txt", "comm *.txt", "numfmt *.txt", "tsort *.txt", "pr *.txt",
+		"tree *.txt", "sha512sum *.txt", "grep x *.txt", "tail *.txt", "column *.txt", "ls | grep *.txt",
+		"cat a.txt | sort *.txt", "git log *.txt", "false *.txt", "unexpand *.txt", "timeout 5 sort *.txt", "timeout 5 cat *.txt",
+		"id a*", "which *.txt", "sort 'a*'", "sort a\\*", "sort \"*.txt\"", "sort a.txt", "LANG=C sort *.txt", "nice sort ?.txt",
+		"sha256sum *.txt", "md5sum *.txt", "strings *.txt", "hexdump *.txt", "rev *.txt", "tr a b", "echo *.txt | sort",
+		"sort [a].txt", "git status *.txt", "jq -r .a x.json *.json", "rg -l x *", "sort {a,b}.txt", "sort ~/*.txt", "date +%s*", "sort -k 2 *.txt",
+		"find . -name *.txt", "awk 1 *.txt", "grep -e * a.txt", "wc -l */s.txt", "id ~", "basename *.txt")
+	return sh4Cases("globro", "glob read-only", []string{"default"}, Settings{}, genFiles, probes)
+}

@@ -1,0 +1,109 @@
+package claudecode
+
+import "testing"
+
+// What the generated lines of internal/claudecodetest found (section 0.2,
+// rows 69 to 72), each against Claude Code 2.1.328's recorded decisions.
+
+// TestGlobOutside: an unquoted glob keeps a command out of the read-only
+// list unless the release lists it as one that takes globs (row 69;
+// TestDifferential/globro-default, genfound4-globs-default).
+func TestGlobOutside(t *testing.T) {
+	var calls []call1
+	for _, c := range []string{"sort *.txt", "uniq *.txt", "file *.txt", "jq . *.txt", "rg x *.txt", "git diff *.txt",
+		"base64 *.txt", "tree *.txt", "cat a.txt | sort *.txt", "git log *.txt", "false *.txt", "timeout 5 sort *.txt",
+		"id a*", "id *.txt", "id ?.txt", "id [a].txt", "which *.txt", "LANG=C sort *.txt", "sort [a].txt", "git status *.txt",
+		"rg -l x *", "sort ~/*.txt", "date +%s*", "uname *.txt", "seq *.txt", "true *.txt", "locale *.txt", "sleep *.txt",
+		"sort -k 2 *.txt"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeDefaultPrompt})
+	}
+	for _, c := range []string{"grep x *.txt", "tail *.txt", "column *.txt", "ls | grep *.txt", "timeout 5 cat *.txt",
+		"sort 'a*'", `sort a\*`, `sort "*.txt"`, "sort a.txt", "sha256sum *.txt", "md5sum *.txt", "strings *.txt",
+		"hexdump *.txt", "rev *.txt", "echo *.txt | sort", "echo *.txt", "basename *.txt", "wc *.txt", "cut -c1 *.txt",
+		"stat *.txt", "readlink *.txt", "realpath *.txt", "dirname *.txt", "head *.txt", "cmp *.txt", "diff *.txt", "od *.txt",
+		"nl *.txt", "ls *.txt", "id 'a*'", "id ~", "id a.txt f1.txt"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeDefaultReadOnly})
+	}
+	// find keeps its own reason, asked for whatever approved it.
+	calls = append(calls, call1{"Bash", cmdAt("find . -name *.txt"), ask, codeUncheckedCommand},
+		call1{"Bash", cmdAt("awk 1 *.txt"), ask, codeDefaultPrompt})
+	runCalls(t, `{}`, "", calls)
+	// An allow rule naming the command approves it as before.
+	runCalls(t, `{"permissions":{"allow":["Bash(sort:*)"]}}`, "", []call1{
+		{"Bash", cmdAt("sort *.txt"), allow, codePermissionAllow},
+	})
+}
+
+// TestProcEnviron: a word or redirection naming a process's environment
+// asks whatever approved it, and runs in bypassPermissions (row 70;
+// genfound4-*).
+func TestProcEnviron(t *testing.T) {
+	for _, mode := range []string{"", "acceptEdits", "plan"} {
+		runCalls(t, `{"permissions":{"allow":["Bash(printf:*)"]}}`, mode, []call1{
+			{"Bash", cmdAt("printf %s /proc/self/environ"), ask, codeUncheckedCommand},
+			{"Bash", cmdAt("echo /proc/self/environ"), ask, codeUncheckedCommand},
+			{"Bash", cmdAt("echo '/proc/self/environ'"), ask, codeUncheckedCommand},
+			{"Bash", cmdAt("cat /proc/self/environ"), ask, codeUncheckedCommand},
+			{"Bash", cmdAt("echo /proc/self/environment"), ask, codeUncheckedCommand},
+			{"Bash", cmdAt("echo /proc//environ"), ask, codeUncheckedCommand},
+			{"Bash", cmdAt("cat < /proc/1/environ"), ask, codeUncheckedCommand},
+			{"Bash", cmdAt("echo /proc/environ"), allow, codeDefaultReadOnly},
+			{"Bash", cmdAt("echo /PROC/self/environ"), allow, codeDefaultReadOnly},
+			{"Bash", cmdAt("echo x # /proc/self/environ"), allow, codeDefaultReadOnly},
+		})
+	}
+	runCalls(t, `{}`, "bypassPermissions", []call1{
+		{"Bash", cmdAt("cat /proc/self/environ"), allow, codeModeBypass},
+	})
+}
+
+// TestTrailingListOperator: a line that ends in && or || is a parse error
+// the release asks for, and runs in bypassPermissions (row 71;
+// genfound4-open-*).
+func TestTrailingListOperator(t *testing.T) {
+	runCalls(t, `{}`, "", []call1{
+		{"Bash", cmdAt("ls &&"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("ls ||"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("ls && "), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("ls &&\n"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("ls |"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("ls && ls"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("ls &&\nls"), allow, codeDefaultReadOnly},
+		{"Bash", cmdAt("echo '&&'"), allow, codeDefaultReadOnly},
+	})
+	runCalls(t, `{}`, "bypassPermissions", []call1{
+		{"Bash", cmdAt("ls &&"), allow, codeModeBypass},
+	})
+}
+
+// TestUnclosedDollar: a $( or ${ left open asks in every mode (row 72;
+// genfound4-open-*, genfound4-*).
+func TestUnclosedDollar(t *testing.T) {
+	open := []string{"echo ${a", "echo $((1+2)", "echo $(ls # c) ; ls", "echo $(ls # c)\nls", "ls; echo $(",
+		"echo $(echo $(ls)", `echo "$(ls"`, "echo $(ls # c)", "echo $(ls # c", "echo $(ls", `echo "$(ls # c)"`, "echo $(ls #c)",
+		"echo $(FOO=1 ionice -c3 grep x secret/s.txt # c)"}
+	closed := []string{`echo "a`, "echo 'a", "(ls", "{ ls", "echo `ls", "ls )", "echo <(ls", "case x in", "echo $(ls) # (",
+		"echo `ls # c`", "(ls # c)", "{ ls # c; }", "echo $(ls#c)", "echo $(ls # c\n)", "echo $( # c\nls)", "echo $((1+2))",
+		"echo ${a:-'x'}", "echo $(ls)", `echo "$(ls)"`, "echo ${a}"}
+	for _, c := range open {
+		if !unclosedDollar(c) {
+			t.Errorf("unclosedDollar(%q) = false, want true", c)
+		}
+	}
+	for _, c := range closed {
+		if unclosedDollar(c) {
+			t.Errorf("unclosedDollar(%q) = true, want false", c)
+		}
+	}
+	var calls []call1
+	for _, c := range open {
+		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeCriticalPath})
+	}
+	for _, c := range []string{`echo "a`, "echo 'a", "(ls", "{ ls", "echo `ls", "echo <(ls", "echo $(ls # c\n)"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeModeBypass})
+	}
+	runCalls(t, `{}`, "bypassPermissions", calls)
+	runCalls(t, `{"permissions":{"allow":["Bash"]}}`, "", []call1{
+		{"Bash", cmdAt("echo $(ls # c)"), ask, codeCriticalPath},
+	})
+}
