@@ -21,9 +21,11 @@
 //
 // Flags: -update records each case run under testdata/claude-code-cli;
 // -gen.lines N adds the generated cases gen-* (N Bash lines each, drawn by
-// a seeded grammar of assignments, wrappers, commands that read, write and
-// remove, redirections, operators, groups and shell scripts, in default
-// mode, acceptEdits and bypassPermissions) and -gen.seed S picks the lines.
+// seeded grammars: assignments, wrappers, commands that read, write and
+// remove, redirections, operators, groups and shell scripts in default
+// mode, acceptEdits and bypassPermissions; the read-only list's commands
+// with options and paths, gen-ro-*; acceptEdits' writes and their
+// targets, gen-w-*) and -gen.seed S picks the lines.
 // They explore and are not recorded: a difference they find becomes a case
 // of its own (envpaths-* came from seed 1).
 //

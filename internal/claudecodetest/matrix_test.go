@@ -286,6 +286,7 @@ func matrix() []dcase {
 	if *genLines > 0 {
 		out = append(out, matrixGenerated(*genSeed, *genLines)...)
 		out = append(out, matrixGeneratedReadOnly(*genSeed, *genLines)...)
+		out = append(out, matrixGeneratedWrites(*genSeed, *genLines)...)
 	}
 	out = append(out, matrixEnvPaths()...)
 	out = append(out, matrixCompoundAssignments()...)

@@ -199,3 +199,40 @@ func matrixGlobReadOnly() []dcase {
 		"find . -name *.txt", "awk 1 *.txt", "grep -e * a.txt", "wc -l */s.txt", "id ~", "basename *.txt")
 	return sh4Cases("globro", "glob read-only", []string{"default"}, Settings{}, genFiles, probes)
 }
+
+// genWrites draws n Bash lines from a grammar of the commands acceptEdits
+// approves and their neighbours, with options, targets in and out of the
+// working directories and protected ones, wrappers and redirections.
+func genWrites(seed uint64, n int) []string {
+	r := rand.New(rand.NewPCG(seed, 0xacce))
+	pick := func(l []string) string { return l[r.IntN(len(l))] }
+	cmds := []string{"mkdir", "mkdir -p", "touch", "rm", "rm -r", "rm -f", "rmdir", "mv a.txt", "cp a.txt", "cp -r src",
+		"sed -i s/a/b/", "sed -i.bak s/a/b/", "ln -s a.txt", "chmod 600", "tee", "install a.txt", "truncate -s 0", "touch -d now",
+		"mkdir -m 700", "cp -p a.txt", "mv -f a.txt", "rm --", "touch --", "sed -ie s/a/b/", "sed --in-place s/a/b/"}
+	paths := []string{"new1.txt", "sub/new2.txt", "../outside/o3.txt", "/tmp/x1", "~/x2", "locked/x3", ".git/x4",
+		".claude/x5", ".vscode/x6", "a.txt", "'a b.txt'", "*.txt", "f?.txt", "{a,b}.txt", "$HOME/x7", "sub/../x8", "./x9",
+		"-x10", ".env", "node_modules/x11", ".bashrc", "src", "new12.txt new13.txt", "d2", "\"$X\"", "x14\\ y", "../extra/e2.txt",
+		".gitconfig", ".claude/settings.json", "sub/", ".git"}
+	// No target is /, ~ or ..: the lines run in acceptEdits, and the
+	// critical paths are the rmdir probes' (critwrap-*).
+	prefixes := []string{"", "", "", "LANG=C ", "timeout 5 ", "nice ", "command ", "env ", "sudo ", "\\", "FOO=1 ", "NO_COLOR=1 "}
+	suffixes := []string{"", "", "", " > out1.txt", " 2>&1", " && ls", " ; touch y1.txt", " | cat", " &", " 2>/dev/null",
+		" >> locked/o2.txt", " < a.txt", " && echo ok", " # c"}
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < n {
+		line := pick(prefixes) + pick(cmds) + " " + pick(paths) + pick(suffixes)
+		if !seen[line] {
+			seen[line] = true
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// matrixGeneratedWrites: genWrites' lines under an Edit deny rule, in
+// acceptEdits and default mode.
+func matrixGeneratedWrites(seed uint64, n int) []dcase {
+	return sh4Cases("gen-w", "generated write lines", []string{"acceptEdits", "default"},
+		Settings{Deny: []string{"Edit(./locked/**)"}}, genFiles, shs(genWrites(seed, n)...))
+}
