@@ -1194,14 +1194,22 @@ var procEnvironRe = regexp.MustCompile(`/proc/.*/environ`)
 // runs echo /proc/environ, echo /PROC/self/environ and echo x #
 // /proc/self/environ (TestDifferential/genfound4-*).
 func procEnviron(s *bashSub) string {
-	for _, l := range [][]string{s.args, s.outs, s.ins} {
-		for _, w := range l {
-			if strings.HasPrefix(w, "#") {
-				break // a comment: the rest of the line is no word
-			}
-			if u := shellWord(w); strings.Contains(u, "/proc/") && procEnvironRe.MatchString(u) {
-				return w
-			}
+	if w := procEnvironIn(s.args); w != "" {
+		return w
+	}
+	if w := procEnvironIn(s.outs); w != "" {
+		return w
+	}
+	return procEnvironIn(s.ins)
+}
+
+func procEnvironIn(words []string) string {
+	for _, w := range words {
+		if strings.HasPrefix(w, "#") {
+			break // a comment: the rest of the line is no word
+		}
+		if u := shellWord(w); strings.Contains(u, "/proc/") && procEnvironRe.MatchString(u) {
+			return w
 		}
 	}
 	return ""
