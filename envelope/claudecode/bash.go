@@ -1781,6 +1781,9 @@ func parseBash(cmd string) *bashLine {
 	subs, bad := splitTopOps(cmd, cls)
 	subs = compound(subs)
 	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs), subs: subs}
+	for i := 0; i < len(subs) && !l.broken; i++ {
+		l.broken = wordAfterRedirect(subs[i].words)
+	}
 	l.openDollar = strings.Contains(cmd, "$") && unclosedDollar(cmd)
 	segs, shell := bothSegments(hd.plain(cmd))
 	for _, seg := range shell {
@@ -2151,7 +2154,8 @@ func containsString(l []string, s string) bool {
 // readOnly reports whether a subcommand is one Claude Code 2.1.328 runs
 // without approval (readonly.go), its paths and redirections aside.
 func (l *bashLine) readOnly(s *bashSub) bool {
-	if l.broken || s.nested || len(s.args) == 0 || s.notRO || s.xargs && !xargsTargets[s.args[0]] || globOutside(s.args) {
+	if l.broken || s.nested || len(s.args) == 0 || s.notRO || s.xargs && !xargsTargets[s.args[0]] || globOutside(s.args) ||
+		tildeWord(s.args[1:]) || tildeWord(s.ins) {
 		return false
 	}
 	return !oddRedirect(s.words) && readOnlyArgs(s.args)
@@ -2183,6 +2187,68 @@ func globOutside(args []string) bool {
 		if bareGlob(w) {
 			return true
 		}
+	}
+	return false
+}
+
+// tildeWord reports a word that starts with ~ and another character than
+// /, as the shell reads it (~root, ~+, ~-, '~root'): Claude Code 2.1.328
+// asks for echo ~root, echo '~root', echo a ~x and find -n ~root with no
+// rule, and runs echo ~, echo ~/x and echo x~y (TestDifferential/
+// genfound6-default).
+func tildeWord(words []string) bool {
+	for _, w := range words {
+		if u := shellWord(w); len(u) > 1 && u[0] == '~' && u[1] != '/' {
+			return true
+		}
+	}
+	return false
+}
+
+// wordAfterRedirect reports a word of a command that follows a
+// redirection's target (the command's words, a [[ ]] conditional's own
+// left out): Claude Code 2.1.328's parser reads it as a second target and
+// asks for the line whatever approved it but a bare Bash rule ("Redirect
+// has multiple targets": ls > /dev/null src, ls 2>&1 src, tr a b < a.txt
+// src), and runs echo a > /dev/null 2>&1 and cat <<< x a.txt
+// (TestDifferential/genfound6-default).
+func wordAfterRedirect(words []string) bool {
+	if end := condEndWord(words); end >= 0 {
+		words = words[end+1:]
+	}
+	after, command := false, false
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		j := redirAt(w)
+		if j >= 0 && j+1 < len(w) && w[j+1] == '(' {
+			j = -1 // a process substitution <( ) or >( ) is a word
+		}
+		if j < 0 {
+			if after {
+				return true
+			}
+			command = true
+			continue
+		}
+		op := w[j:]
+		if strings.HasPrefix(op, "<<") {
+			// A here-document or here-string: its word is no target.
+			after = false
+			if op == "<<" || op == "<<<" || op == "<<-" {
+				i++
+			}
+			continue
+		}
+		k := 1
+		for k < len(op) && strings.IndexByte("<>|&", op[k]) >= 0 {
+			k++
+		}
+		if k == len(op) {
+			i++ // the target is the next word
+		}
+		// Before the command word a redirection's target is followed by
+		// the command (< a.txt grep x runs: leadredir-*).
+		after = command
 	}
 	return false
 }

@@ -1,6 +1,10 @@
 package claudecode
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sessionledger/ledger/events"
+)
 
 // What the generated lines of internal/claudecodetest found (section 0.2,
 // rows 69 to 72), each against Claude Code 2.1.328's recorded decisions.
@@ -106,4 +110,46 @@ func TestUnclosedDollar(t *testing.T) {
 	runCalls(t, `{"permissions":{"allow":["Bash"]}}`, "", []call1{
 		{"Bash", cmdAt("echo $(ls # c)"), ask, codeCriticalPath},
 	})
+}
+
+// TestWordAfterRedirect: a word after a redirection's target makes the
+// line one the release cannot read (row 73; genfound6-default).
+func TestWordAfterRedirect(t *testing.T) {
+	var calls []call1
+	for _, c := range []string{"tr a b < -p src", "tr a b < a.txt src", "cat < a.txt a.txt", "ls > /dev/null src",
+		"cat a.txt 2> /dev/null a.txt", "wc -l < a.txt -", "grep x < a.txt a.txt", "ls 2>&1 src", "echo a 2>/dev/null b"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeDefaultPrompt})
+	}
+	for _, c := range []string{"tr a b < -p", "cat < -x", "cat <<< x a.txt", "echo a > /dev/null 2>&1",
+		"ls > /dev/null 2> /dev/null", "< a.txt grep x", "[[ a > b ]] && ls"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeDefaultReadOnly})
+	}
+	runCalls(t, `{}`, "", calls)
+	runCalls(t, `{"permissions":{"allow":["Bash(ls:*)"]}}`, "", []call1{
+		{"Bash", cmdAt("ls > /dev/null src"), ask, codeDefaultPrompt},
+	})
+	runCalls(t, `{}`, "bypassPermissions", []call1{
+		{"Bash", cmdAt("ls > /dev/null src"), allow, codeModeBypass},
+	})
+}
+
+// TestTildeWord: a word starting with ~ and another character than /
+// keeps a command off the read-only list (row 74; genfound6-default).
+func TestTildeWord(t *testing.T) {
+	var calls []call1
+	for _, c := range []string{"echo ~root", "echo '~root'", "echo ~+", "echo a ~x", `echo \~root`, "find -n ~root",
+		"NO_COLOR=1 find -n ~root", "grep x ~root", "wc -l ~-", "cat < ~root"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), ask, ""})
+	}
+	for _, c := range []string{"echo ~", "echo ~/x", "echo x~y", "find -n ."} {
+		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeDefaultReadOnly})
+	}
+	w := newWorld(t, `{}`, decideCatalogue...)
+	w.start(t, "lead", events.StartedData{Agent: "main"})
+	for _, c := range calls {
+		v := w.decide("lead", c.tool, c.input)
+		if v.Decision != c.want || c.reason != "" && v.Reason.Code != c.reason {
+			t.Errorf("%v = %s (%s), want %s", c.input, v.Decision, v.Reason.Code, c.want)
+		}
+	}
 }

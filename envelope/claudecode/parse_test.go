@@ -14,6 +14,10 @@ func parseBashJoined(cmd string) *bashLine {
 	subs, bad := splitTopOps(cmd, cls)
 	subs = compound(subs)
 	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs), subs: subs}
+	for i := 0; i < len(subs) && !l.broken; i++ {
+		l.broken = wordAfterRedirect(subs[i].words)
+	}
+	l.openDollar = unclosedDollar(cmd)
 	for i := range l.subs {
 		s := &l.subs[i]
 		s.denyText = strings.Join(denyWords(s.words, stripDeny), " ")
@@ -68,7 +72,7 @@ func parseBashJoined(cmd string) *bashLine {
 // list and no list print alike: nothing tells them apart).
 func dumpLine(l *bashLine) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "broken %v critical %v %q\ndeny %q\npaths %q\n", l.broken, l.critical, l.criticalArg, l.denyTexts, l.pathSegs)
+	fmt.Fprintf(&b, "broken %v critical %v %q open $ %v\ndeny %q\npaths %q\n", l.broken, l.critical, l.criticalArg, l.openDollar, l.denyTexts, l.pathSegs)
 	for _, s := range l.subs {
 		fmt.Fprintf(&b, "%q %q %v %q %q %q %q %q %q\n", s.raw, s.op, s.nested, s.words, s.args, s.outs, s.ins,
 			s.allowText, s.denyText)

@@ -236,3 +236,16 @@ func matrixGeneratedWrites(seed uint64, n int) []dcase {
 	return sh4Cases("gen-w", "generated write lines", []string{"acceptEdits", "default"},
 		Settings{Deny: []string{"Edit(./locked/**)"}}, genFiles, shs(genWrites(seed, n)...))
 }
+
+// matrixGenFound6: what the generated lines of seed 6 found: words after a
+// redirection's target, find before its paths.
+func matrixGenFound6() []dcase {
+	probes := shs("tr a b < -p src", "tr a b < a.txt src", "cat < a.txt a.txt", "ls > /dev/null src", "tr a b < -p",
+		"cat < -x", "echo x > out9.txt y", "cat a.txt 2> /dev/null a.txt", "wc -l < a.txt -", "grep x < a.txt a.txt",
+		"find ~root", "find -n ~root", "find -n .", "NO_COLOR=1 find ~root", "find . -n", "find -n", "find -H .", "find -L .",
+		"find -P .", "find -x .", "find -E .", "find -O2 .", "find -D tree .", "find -s .", "find -X .", "find -d .", "ls ~root",
+		"cat ~root/x", "find -n src", "ls 2>&1 src", "echo a 2>/dev/null b", "cat <<< x a.txt", "echo a > /dev/null 2>&1",
+		"ls > /dev/null 2> /dev/null", "echo ~root", "echo '~root'", "echo ~+", "echo a ~x", "ls -la ~root", "echo ~", "echo ~/x",
+		"echo x~y", "grep x ~root", `echo \~root`, "wc -l ~-")
+	return sh4Cases("genfound6", "generated lines", []string{"default"}, Settings{}, genFiles, probes)
+}
