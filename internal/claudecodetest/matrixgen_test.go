@@ -102,10 +102,10 @@ func genReadOnly(seed uint64, n int) []string {
 		"less", "more", "man", "git status", "git branch", "git tag", "git config --get", "git ls-files", "fd x", "lsof",
 		"ps", "pwd", "cd", "yq .", "hexdump", "cmp a.txt", "md5sum", "sum", "expand", "fmt", "look x", "egrep x", "zcat"}
 	opts := []string{"", "", "", "-n", "-r", "-l", "-a", "-o out2.txt", "--output=out3.txt", "-exec rm {} \\;", "-delete",
-		"-i", "-w", "--pre=cat", "-f f1.txt", "-e x", "-1", "-c 3", "--color=always", "-z", "-s", "-R", "-L", "--", "-0",
+		"-i", "-w", "--pre=cat", "-e x", "-1", "-c 3", "--color=always", "-z", "-s", "-R", "-L", "--", "-0",
 		"-maxdepth 1", "-fprint out4.txt", "-w out5.txt", "-S", "-p", "-v", "-x", "-h", "--help", "-D", "-E", "-P"}
 	// No line reads its standard input, whose end the CLI's shell may
-	// not give.
+	// not give, nor follows a file (tail -f runs until the CLI's timeout).
 	paths := []string{"a.txt", "../outside/o.txt", "/etc/hostname", "~/notes.txt", "$HOME/notes.txt", "secret/s.txt",
 		"*.txt", "sub/../a.txt", "locked/keep.txt", ".", "..", "/", "~", "'a b.txt'", "a.txt a.txt",
 		"src", "${HOME}/x", "/proc/self/environ", "../extra/e.txt", "\"$X\"", "a.txt:1", "--", ".git/config", "~root"}
