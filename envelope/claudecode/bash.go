@@ -2198,6 +2198,9 @@ func globOutside(args []string) bool {
 // genfound6-default).
 func tildeWord(words []string) bool {
 	for _, w := range words {
+		if strings.IndexByte(w, '~') < 0 {
+			continue
+		}
 		if u := shellWord(w); len(u) > 1 && u[0] == '~' && u[1] != '/' {
 			return true
 		}
@@ -2213,6 +2216,9 @@ func tildeWord(words []string) bool {
 // src), and runs echo a > /dev/null 2>&1 and cat <<< x a.txt
 // (TestDifferential/genfound6-default).
 func wordAfterRedirect(words []string) bool {
+	if !slices.ContainsFunc(words, func(w string) bool { return strings.ContainsAny(w, "<>") }) {
+		return false // no redirection (splitRedirs' fast path)
+	}
 	if end := condEndWord(words); end >= 0 {
 		words = words[end+1:]
 	}

@@ -1,10 +1,6 @@
 package claudecode
 
-import (
-	"testing"
-
-	"github.com/sessionledger/ledger/events"
-)
+import "testing"
 
 // What the generated lines of internal/claudecodetest found (section 0.2,
 // rows 69 to 72), each against Claude Code 2.1.328's recorded decisions.
@@ -139,17 +135,10 @@ func TestTildeWord(t *testing.T) {
 	var calls []call1
 	for _, c := range []string{"echo ~root", "echo '~root'", "echo ~+", "echo a ~x", `echo \~root`, "find -n ~root",
 		"NO_COLOR=1 find -n ~root", "grep x ~root", "wc -l ~-", "cat < ~root"} {
-		calls = append(calls, call1{"Bash", cmdAt(c), ask, ""})
+		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeDefaultPrompt})
 	}
 	for _, c := range []string{"echo ~", "echo ~/x", "echo x~y", "find -n ."} {
 		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeDefaultReadOnly})
 	}
-	w := newWorld(t, `{}`, decideCatalogue...)
-	w.start(t, "lead", events.StartedData{Agent: "main"})
-	for _, c := range calls {
-		v := w.decide("lead", c.tool, c.input)
-		if v.Decision != c.want || c.reason != "" && v.Reason.Code != c.reason {
-			t.Errorf("%v = %s (%s), want %s", c.input, v.Decision, v.Reason.Code, c.want)
-		}
-	}
+	runCalls(t, `{}`, "", calls)
 }
