@@ -1797,7 +1797,7 @@ func parseBash(cmd string) *bashLine {
 		s.denyText = strings.Join(denyWords(s.words, stripDeny), " ")
 		orig := s.words
 		s.words = stripWords(s.words, stripAllow)
-		s.notRO, s.xargs = readOnlyWrappers(shellWords(orig[:len(orig)-len(s.words)]))
+		s.notRO, s.xargs = readOnlyWrappers(shellWords(orig[:len(orig)-len(s.words)]), s.words)
 		s.wrapWord, s.wrapWhy = wrapperUnchecked(orig[:len(orig)-len(s.words)])
 		s.wrapped = len(orig) > len(s.words)
 		s.args, s.outs, s.ins = condSplit(s.words, splitRedirs)
@@ -2287,8 +2287,25 @@ func oddRedirect(words []string) bool {
 //
 // A timeout given an option is not seen through either: the release asks
 // for timeout -s KILL 5 ls and timeout --foreground 5 ls with no rule, and
-// runs timeout 5s ls (TestDifferential/uncheckable-default).
-func readOnlyWrappers(prefix []string) (notRO, xargs bool) {
+// runs timeout 5s ls (TestDifferential/uncheckable-default). Nor is one
+// whose command (the word after its duration, unquoted) is a shell
+// builtin of timeoutBuiltins: the release asks for timeout 5 type ls and
+// timeout 5 'history', and runs type ls and timeout 5 true.
+//
+// words are the subcommand's words after the prefix. A test spelled [ or
+// [[ is read-only only as the subcommand's first word, unquoted: the
+// release asks for command [ -f a ], LANG=C [ -f a ], '[' -f a ] and
+// timeout 5 [[ -f a ]], and runs [ -f a ] (TestDifferential/
+// genfound8-default; TestTimeoutBuiltins).
+func readOnlyWrappers(prefix, words []string) (notRO, xargs bool) {
+	var cmd, raw string
+	if len(words) > 0 {
+		raw = words[0]
+		cmd = shellWord(raw)
+	}
+	if (cmd == "[" || cmd == "[[") && (len(prefix) > 0 || raw != cmd) {
+		notRO = true
+	}
 	timeout := false
 	for i, w := range prefix {
 		switch w {
@@ -2306,12 +2323,23 @@ func readOnlyWrappers(prefix []string) (notRO, xargs bool) {
 			if i+1 < len(prefix) && strings.HasPrefix(prefix[i+1], "-") {
 				notRO = true
 			}
+			next := cmd
+			if i+2 < len(prefix) {
+				next = prefix[i+2]
+			}
+			if timeoutBuiltins[next] {
+				notRO = true
+			}
 		case "xargs":
 			xargs = true
 		}
 	}
 	return notRO, xargs
 }
+
+// timeoutBuiltins are the commands the release's read-only check does not
+// read a timeout through to (cli.js: the set its timeout strip stops at).
+var timeoutBuiltins = setOf("[[", "alias", "cd", "help", "history", "type")
 
 // unquoteCommandWord is args with its command word as the shell reads it
 // when quotes or backslashes only spell it ('npm' test, "npm" test, \ls,

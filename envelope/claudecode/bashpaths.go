@@ -94,11 +94,16 @@ func positional(a []string) []string {
 	return out
 }
 
+// cdArgs: cd's directory. cd alone (or with options only) goes home, and
+// Claude Code 2.1.328 checks the home directory as its path: it asks for
+// cd, cd -- and command cd where home is outside the working directories,
+// under Bash(cd:*) too (cli.js: the user's home when no operand is left;
+// TestDifferential/genfound8-*).
 func cdArgs(a []string) []string {
 	if p := positional(a); len(p) > 0 {
 		return p[:1]
 	}
-	return nil // cd alone goes home: no path the rules can name
+	return []string{"~"}
 }
 
 func lsArgs(a []string) []string {

@@ -142,3 +142,38 @@ func TestTildeWord(t *testing.T) {
 	}
 	runCalls(t, `{}`, "", calls)
 }
+
+// TestTimeoutBuiltins: the read-only list does not read a timeout through
+// to the builtins of timeoutBuiltins, nor a test spelled [ or [[ after any
+// prefix or quoted (row 75; TestDifferential/genfound8-*).
+func TestTimeoutBuiltins(t *testing.T) {
+	var calls []call1
+	for _, c := range []string{"timeout 5 type ls", "timeout 5 'type' ls", "timeout 5s type ls", "timeout 1.5 type ls",
+		"timeout 5 history", "timeout 5 help cd", "timeout 5 [[ -f a.txt ]]", "timeout 5 timeout 5 type ls",
+		"command timeout 5 type ls", "timeout 5 type ls; ls", "ls && timeout 5 history", `timeout 5 \type ls`,
+		"timeout 5 [ -f a.txt ]", "command [ -f a.txt ]", "builtin [ -f a.txt ]", "LANG=C [ -f a.txt ]", `\[ -f a.txt ]`,
+		"'[' -f a.txt ]", "command [[ -f a.txt ]]", "timeout 5 '[[' -f a.txt ]]"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeDefaultPrompt})
+	}
+	for _, c := range []string{"type ls", "timeout 5 true", "timeout 5 ls", "timeout 5 test -f a.txt", "[ -f a.txt ]",
+		"[[ -f a.txt ]]", "command type ls", "builtin type ls", "command test -f a.txt", "timeout 5 echo hi"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeDefaultReadOnly})
+	}
+	runCalls(t, `{}`, "", calls)
+	// An allow rule still reads through the timeout (Bash(type:*) runs
+	// timeout 5 type ls).
+	runCalls(t, `{"permissions":{"allow":["Bash(type:*)"]}}`, "", []call1{
+		{"Bash", cmdAt("timeout 5 type ls"), allow, codePermissionAllow},
+	})
+}
+
+// TestCdAloneGoesHome: cd with no directory checks the home directory
+// (row 76; TestDifferential/genfound8-*).
+func TestCdAloneGoesHome(t *testing.T) {
+	var calls []call1
+	for _, c := range []string{"cd", "cd --", "command cd", "cd; ls", "timeout 5 cd"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), ask, codePathScope})
+	}
+	calls = append(calls, call1{"Bash", cmdAt("cd -"), allow, codePermissionAllow})
+	runCalls(t, `{"permissions":{"allow":["Bash(cd:*)"]}}`, "", calls)
+}

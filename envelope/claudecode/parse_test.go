@@ -23,7 +23,7 @@ func parseBashJoined(cmd string) *bashLine {
 		s.denyText = strings.Join(denyWords(s.words, stripDeny), " ")
 		orig := s.words
 		s.words = stripWords(s.words, stripAllow)
-		s.notRO, s.xargs = readOnlyWrappers(orig[:len(orig)-len(s.words)])
+		s.notRO, s.xargs = readOnlyWrappers(orig[:len(orig)-len(s.words)], s.words)
 		s.wrapWord, s.wrapWhy = wrapperUnchecked(orig[:len(orig)-len(s.words)])
 		s.args, s.outs, s.ins = condSplit(s.words, splitRedirsScan)
 		s.args = unquoteCommandWord(s.args)

@@ -294,6 +294,7 @@ func matrix() []dcase {
 	out = append(out, matrixGenFound4b()...)
 	out = append(out, matrixGlobReadOnly()...)
 	out = append(out, matrixGenFound6()...)
+	out = append(out, matrixGenFound8()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

@@ -249,3 +249,26 @@ func matrixGenFound6() []dcase {
 		"echo x~y", "grep x ~root", `echo \~root`, "wc -l ~-")
 	return sh4Cases("genfound6", "generated lines", []string{"default"}, Settings{}, genFiles, probes)
 }
+
+// matrixGenFound8: the generated lines of seed 8. Claude Code 2.1.328
+// does not see through a timeout to a shell builtin (cli.js: its strip
+// stops at [[, alias, cd, help, history and type after the duration), so
+// timeout 5 type ls asks where type ls runs read-only.
+func matrixGenFound8() []dcase {
+	probes := shs("timeout 5 type ls", "timeout 5 'type' ls", "timeout 5s type ls", "timeout 1.5 type ls", "timeout 5 type",
+		"timeout 5 alias", "timeout 5 history", "timeout 5 cd src", "timeout 5 help", "timeout 5 [[ -f a.txt ]]",
+		"timeout 5 timeout 5 type ls", "timeout 5 true", "timeout 5 pwd", "command timeout 5 type ls", "timeout 5 ls",
+		"timeout 5 echo hi", "timeout 5 printf x", "timeout 5 test -f a.txt", "timeout 5 [ -f a.txt ]", "type ls",
+		"timeout 5 type ls; ls", "ls && timeout 5 history", "timeout 5 \\type ls", "timeout 5 \"type\" ls", "timeout 5 TYPE ls",
+		"timeout 5 typeset", "timeout 5 nice type ls", "nice timeout 5 type ls", "timeout 5 type --pre=cat /etc/hostname",
+		"timeout 5 cat a.txt", "timeout 5 alias ls", "timeout 5 cd", "timeout 5 help cd", "timeout 5 history 5", "timeout 5 type -a ls",
+		"command [ -f a.txt ]", "builtin [ -f a.txt ]", "command type ls", "builtin type ls", "command cd src", "command history",
+		"timeout 5 [ -f a.txt ] && ls", "FOO=1 timeout 5 type ls", "timeout 5 FOO=1 type ls", "[ -f a.txt ]", "timeout 5 ] x",
+		"timeout 5 test -f a.txt ]", "timeout 5 command ls", "timeout -- 5 type ls", "timeout 5 -- type ls",
+		"FOO=1 [ -f a.txt ]", "LANG=C [ -f a.txt ]", "FOO=1 type ls", "FOO=1 [[ -f a.txt ]]", "command [[ -f a.txt ]]",
+		"command test -f a.txt", "\\[ -f a.txt ]", "'[' -f a.txt ]", "timeout 5 '[[' -f a.txt ]]", "cd", "cd ~", "command cd", "nice cd", "cd --", "cd -", "timeout 5 cd ~",
+		"timeout 5 cd /tmp", "cd; ls", "timeout 5 cd; ls")
+	out := sh4Cases("genfound8", "generated lines", []string{"default"}, Settings{}, genFiles, probes)
+	return append(out, sh4Cases("genfound8-allowed", "generated lines", []string{"default"},
+		Settings{Allow: []string{"Bash(type:*)", "Bash(alias:*)", "Bash(history:*)", "Bash(cd:*)"}, Deny: []string{"Bash(help:*)"}}, genFiles, probes)...)
+}
