@@ -287,6 +287,7 @@ func matrix() []dcase {
 		out = append(out, matrixGenerated(*genSeed, *genLines)...)
 		out = append(out, matrixGeneratedReadOnly(*genSeed, *genLines)...)
 		out = append(out, matrixGeneratedWrites(*genSeed, *genLines)...)
+		out = append(out, matrixGeneratedFlags(*genSeed, *genLines)...)
 	}
 	out = append(out, matrixEnvPaths()...)
 	out = append(out, matrixCompoundAssignments()...)

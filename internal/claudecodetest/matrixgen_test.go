@@ -3,6 +3,7 @@ package claudecodetest
 import (
 	"flag"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -271,4 +272,160 @@ func matrixGenFound8() []dcase {
 	out := sh4Cases("genfound8", "generated lines", []string{"default"}, Settings{}, genFiles, probes)
 	return append(out, sh4Cases("genfound8-allowed", "generated lines", []string{"default"},
 		Settings{Allow: []string{"Bash(type:*)", "Bash(alias:*)", "Bash(history:*)", "Bash(cd:*)"}, Deny: []string{"Bash(help:*)"}}, genFiles, probes)...)
+}
+
+// genFlagTable are commands of the release's read-only list with options
+// drawn from what the release accepts and from what it should not (an
+// option that writes, runs a program, reads another file or takes a bad
+// value). No option follows a file, opens an editor, sets the clock or
+// reads standard input, and what an option would write or run stays in
+// the case's project (out*.txt, cat, ls).
+var genFlagTable = map[string][]string{
+	"grep x": {"-n", "-i", "-r", "-l", "-c", "-v", "-w", "-A 2", "-B1", "-C x", "-e y", "-f secret/s.txt", "-f a.txt", "-m 1",
+		"-o", "-E", "-P", "--include=*.txt", "--exclude-dir=d", "--color=always", "--max-count=2", "-nA2", "-rn", "-d recurse",
+		"--binary-files=text", "-D skip", "--label=x", "--context=2", "--after-context x", "--file=secret/s.txt", "-Z9"},
+	"rg x": {"-n", "-i", "-l", "-c", "-g '*.txt'", "--glob=*.txt", "-t txt", "-u", "--hidden", "--no-ignore", "--files",
+		"--pre=cat", "--pre cat", "-z", "--json", "-A 1", "-e y", "-f secret/s.txt", "--max-depth 1", "-L", "--replace y",
+		"--sort=path", "--type-add 'x:*.x'", "--ignore-file=secret/s.txt", "-j2", "--search-zip"},
+	"sort": {"-n", "-r", "-u", "-k 2", "-t ,", "-o out1.txt", "--output=out2.txt", "-c", "-m", "-f", "-h", "-V", "-z",
+		"--parallel=2", "-S 10M", "-T src", "--compress-program=cat", "--files0-from=secret/s.txt", "-k2,2n", "-ro out3.txt", "-Q"},
+	"sed": {"-n 1p", "-e 1p", "-E -n 1p", "-s -n 1p", "-z -n 1p", "-i s/a/b/", "--in-place s/a/b/", "-n 's/a/b/w out4.txt'",
+		"'1e ls'", "'1r secret/s.txt'", "-f a.txt", "--debug -n 1p", "-u -n 1p", "--posix -n 1p", "--sandbox -n 1p",
+		"-n '1R secret/s.txt'", "-n 1p -i", "-ni 1p", "-n 'w out5.txt'", "-E 's/(a)/\\1/'"},
+	"git log": {"--oneline", "-n 3", "-3", "--stat", "-p", "--format=%H", "--pretty=oneline", "--all", "--author=x",
+		"--since=1.day", "--grep=x", "-S x", "--output=out6.txt", "--ext-diff", "--textconv", "-L 1,2:a.txt", "--follow", "-G x"},
+	"git diff": {"--stat", "--name-only", "--cached", "-U3", "--output=out7.txt", "--no-index", "--ext-diff", "--word-diff",
+		"--color-words", "--exit-code", "-R", "--relative", "--submodule", "--textconv"},
+	"git branch": {"-a", "-r", "-v", "--list", "--contains HEAD", "-d x", "-D x", "-m x", "-c x", "newb", "--show-current",
+		"--merged", "--set-upstream-to=x", "-u x", "--format=%(refname)", "--sort=-committerdate"},
+	"git tag": {"-l", "--list", "-n", "-d x", "newt", "--contains HEAD", "--sort=x", "-v x", "--points-at HEAD", "-f t"},
+	"git config": {"--get x.y", "--list", "-l", "--get-regexp x", "--unset x.y", "x.y z", "--add x.y z", "--show-origin",
+		"--global --list", "--file=a.txt --list", "-f secret/s.txt -l", "--get-all x.y", "--includes -l", "--replace-all x.y z"},
+	"git status": {"-s", "--short", "-b", "--porcelain", "-uno", "--ignored", "--column", "-z", "--no-optional-locks"},
+	"git show":   {"--stat", "HEAD", "--format=%s", "--name-only", "--output=out8.txt", "--ext-diff", "-s", "HEAD:a.txt"},
+	"date": {"+%s", "-u", "-d now", "--date=now", "-r a.txt", "-r secret/s.txt", "-I", "--iso-8601=s", "-R", "-f a.txt",
+		"--reference=secret/s.txt", "+%Y -u", "-ud now"},
+	"base64": {"-d", "-w 0", "--wrap=0", "-i", "--decode", "-b 3", "-D", "-o out9.txt", "--input=secret/s.txt", "-w x"},
+	"file":   {"-b", "-i", "-L", "-z", "-m secret/s.txt", "-C", "-f a.txt", "-0", "--mime-type", "-F :", "-e ascii", "-P x=1"},
+	"head":   {"-n 1", "-c 3", "-1", "-q", "-v", "--lines=2", "--bytes=3", "-n -1", "-n x", "-z"},
+	"tail":   {"-n 1", "-c 3", "-1", "-q", "-v", "--lines=2", "-n +2", "--pid=1", "-s 1", "-z", "-r"},
+	"wc":     {"-l", "-c", "-w", "-m", "-L", "--files0-from=secret/s.txt", "--total=never"},
+	"du": {"-s", "-h", "-a", "-c", "-d 1", "--max-depth=1", "-x", "--exclude=x", "-X secret/s.txt", "--time", "-L",
+		"--files0-from=a.txt"},
+	"ls": {"-la", "-R", "-1", "-d", "-h", "--color=always", "-I x", "--hide=x", "-w 80", "--format=long", "-T 4",
+		"--time-style=+%s", "-D", "--dired", "-Z", "--block-size=1K"},
+	"find": {"-name x.txt", "-type f", "-maxdepth 1", "-exec cat {} \\;", "-execdir cat {} +", "-name nothing.txt -delete", "-fprint out10.txt", "-fls out11.txt", "-print0", "-newer a.txt", "-size +1",
+		"-mtime -1", "-path x", "-regex x", "-printf '%p\\n'", "-fprintf out12.txt %p", "-quit", "-prune", "-newer secret/s.txt",
+		"-samefile secret/s.txt", "-files0-from secret/s.txt"},
+	"tree": {"-a", "-L 2", "-d", "-f", "-i", "-o out13.txt", "-J", "-I x", "-P x", "--noreport", "-h", "--du",
+		"--fromfile", "-R", "--filelimit 3", "-X"},
+	"xxd": {"-l 16", "-c 8", "-g 1", "-p", "-r", "-s 1", "-u", "-i", "-b", "-e", "-n x", "-o 1"},
+	"od":  {"-c", "-x", "-A x", "-t x1", "-N 8", "-j 1", "-w8", "-v", "--traditional", "-S 2"},
+	"jq .": {"-r", "-c", "-s", "-n", "-e", "--arg x y", "--argjson x 1", "--slurpfile x secret/s.txt", "--rawfile x secret/s.txt",
+		"-f a.txt", "--tab", "--indent 2", "-S", "-j", "-L src", "--from-file secret/s.txt", "--seq"},
+	"uniq": {"-c", "-d", "-u", "-i", "-f 1", "-s 1", "-w 2", "--group", "-z"},
+	"cut":  {"-c1", "-d, -f1", "-b1", "--complement -c1", "-s -f1", "--output-delimiter=x -f1", "-f x"},
+	"diff a.txt": {"-u", "-q", "-r", "-N", "--brief", "-y", "-w", "-B", "-I x", "--to-file=secret/s.txt", "--from-file=src",
+		"-D x", "--color", "--label x", "-x x", "-X secret/s.txt", "--line-format=%L"},
+	"stat": {"-c %s", "--format=%n", "-L", "-f", "-t", "--printf=%s", "-c"},
+	"fd x": {"-H", "-I", "-e txt", "-t f", "-x cat", "-X cat", "--exec cat", "-d 1", "-L", "-a", "-0", "-E x", "-g",
+		"--base-directory src", "--search-path .", "--changed-within 1d", "--ignore-file secret/s.txt", "-l"},
+	"sha256sum":        {"-c", "-b", "-t", "--tag", "-z", "--status", "-w", "--check"},
+	"nl":               {"-ba", "-v 1", "-i 2", "-s x", "-w 3", "-n ln", "-d x"},
+	"awk":              {"-F,", "-v x=1", "-f a.txt", "--sandbox", "-E a.txt", "-e 1", "-P", "--lint"},
+	"strings":          {"-n 3", "-a", "-t x", "-e l", "-o", "-f", "-w", "--output-separator=x"},
+	"realpath":         {"-e", "-m", "-s", "--relative-to=src", "-q", "-z", "--relative-base=.", "-L", "-P"},
+	"readlink":         {"-f", "-e", "-m", "-n", "-q", "-s", "-v", "-z", "--canonicalize"},
+	"df":               {"-h", "-i", "-T", "-l", "-x tmpfs", "--output=source", "-t ext4", "-a", "-P", "--total", "-B 1K"},
+	"cmp a.txt":        {"-l", "-s", "-b", "-i 1", "-n 4", "--verbose", "--bytes=4", "--ignore-initial=1:2"},
+	"comm a.txt":       {"-1", "-2", "-3", "--check-order", "--output-delimiter=x", "-z", "--total"},
+	"column":           {"-t", "-s,", "-c 80", "-x", "-J", "-o x", "-N a,b", "-R 1"},
+	"paste":            {"-d,", "-s", "-z", "--delimiters=x", "--serial"},
+	"hexdump":          {"-C", "-n 16", "-s 1", "-v", "-e '\"%x\"'", "-f secret/s.txt", "-b", "-x"},
+	"tr a b <":         {"", "-d", "-s", "-c", "-t"},
+	"test":             {"-f", "-d", "-e", "-r", "-s", "-n x", "-z \"\"", "-nt a.txt", "-v X", "-o -f", "-a -f"},
+	"man":              {"-P cat", "-k x", "-f x", "--pager=cat", "-l", "-w", "-H", "-t", "--html=cat", "-E utf8"},
+	"ps":               {"aux", "-ef", "-p 1", "-o pid,cmd", "e", "-E", "ewww", "-u root", "-A", "--forest", "-e", "-ww"},
+	"uname":            {"-a", "-r", "-m", "-n", "-s", "-p", "-i", "-o", "--all", "-x"},
+	"id":               {"-u", "-g", "-n", "-G", "-r", "-z", "-a", "-Z", "-un"},
+	"seq":              {"1 3", "-s, 1 3", "-w 1 3", "-f %g 1 3", "-f %n 1", "1"},
+	"numfmt":           {"--to=si 1000", "--from=iec 1K", "--field 1", "-d , 1", "--invalid=ignore 1", "--format=%f 1"},
+	"fold":             {"-w 10", "-s", "-b", "-w x"},
+	"cal":              {"-3", "-y 2020", "-m 1", "-j", "2020", "1 2020"},
+	"free":             {"-h", "-m", "-g", "-t", "-w", "-c 1 -s 1", "--si"},
+	"locale":           {"-a", "-m", "-k LC_TIME", "-v", "LC_TIME"},
+	"nproc":            {"--all", "--ignore=1", "-x"},
+	"expr":             {"1 + 1", "length x", "match x x", "x : x", "1 \\> 0"},
+	"basename":         {"-a", "-s .txt", "-z", "--suffix=.txt", "--multiple"},
+	"pr":               {"-2", "-l 10", "-h x", "-o 2", "-w 40", "-t", "-n", "-F"},
+	"fmt":              {"-w 40", "-s", "-u", "-p x", "-g 20", "-40"},
+	"less":             {"-R", "-F", "-X", "-N", "+G", "-f", "-o out15.txt", "-O out16.txt", "-k secret/s.txt", "--LESSKEYIN=secret/s.txt"},
+	"lsof":             {"-i", "-p 1", "-n -P -i", "-t", "+D src", "-u root", "-c x", "-a -p 1"},
+	"ss":               {"-t", "-l", "-n", "-p", "-a", "-tlnp", "-s", "-x", "-D out17.txt", "-F secret/s.txt", "--diag=out18.txt", "-N x"},
+	"netstat":          {"-t", "-l", "-n", "-p", "-a", "-tlnp", "-r", "-i", "-s"},
+	"tput":             {"cols", "lines", "-T xterm cols", "-x clear", "colors", "-V", "init"},
+	"docker logs x":    {"-f", "--tail 10", "--since 1h", "-t", "--details", "-n 5", "--until 1h"},
+	"docker inspect x": {"-f '{{.Id}}'", "--format={{.Id}}", "-s", "--type=container"},
+	"pyright":          {"--version", "-p x", "--outputjson", "--verbose", "--createstub x"},
+	"git blame":        {"-L 1,2", "-e", "-s", "-w", "-M", "-C", "--porcelain", "--contents secret/s.txt", "-S secret/s.txt", "--root"},
+	"git ls-files":     {"-m", "-o", "--others", "--exclude-standard", "-s", "-z", "--with-tree=HEAD", "-X secret/s.txt", "--exclude-from=secret/s.txt"},
+	"git remote":       {"-v", "show", "add x y", "remove x", "get-url origin", "set-url x y", "prune x", "update"},
+	"git rev-parse":    {"HEAD", "--show-toplevel", "--git-dir", "--abbrev-ref HEAD", "--verify x", "--git-path x", "--local-env-vars"},
+	"git reflog":       {"show", "expire --all", "delete x", "-n 1", "--all", "exists x"},
+	"git stash":        {"list", "show", "show -p", "push", "drop", "clear", "pop"},
+	"git ls-remote":    {"--heads", "--tags", "-q", "--get-url", "--upload-pack=cat x", "--refs", "--sort=x"},
+}
+
+// genFlags draws n lines from genFlagTable: a command, up to three of its
+// options (now and then one the release's table does not know), and its
+// operands, in and out of the working directories.
+func genFlags(seed uint64, n int) []string {
+	r := rand.New(rand.NewPCG(seed, 0xf1a9))
+	pick := func(l []string) string { return l[r.IntN(len(l))] }
+	cmds := make([]string, 0, len(genFlagTable))
+	for c := range genFlagTable {
+		cmds = append(cmds, c)
+	}
+	slices.Sort(cmds)
+	// A program or script the command needs before its operands, so
+	// that none reads its standard input for want of one.
+	tails := map[string][]string{
+		"awk": {"1", "'BEGIN{system(\"ls\")}'", "'{print > \"out14.txt\"}'", "'{print | \"cat\"}'",
+			"'{getline l < \"secret/s.txt\"}'", "'{print}'"},
+		"sed": {"1p", "-n 1p", "s/a/b/", "'1r secret/s.txt'", "-e 1p"},
+	}
+	bogus := []string{"-Z9", "--nope", "-@", "--output=out19.txt", "-0x", "--exec=cat", "-W", "--=x"}
+	operands := []string{"a.txt", "a.txt", "f1.txt", "src", ".", "secret/s.txt", "../outside/o.txt", "/etc/hostname",
+		"'a b.txt'", "-- a.txt", "a.txt f1.txt", "~/notes.txt", "locked/keep.txt"}
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < n {
+		c := pick(cmds)
+		words := []string{c}
+		for range r.IntN(4) {
+			if r.IntN(10) == 0 {
+				words = append(words, pick(bogus))
+			} else {
+				words = append(words, pick(genFlagTable[c]))
+			}
+		}
+		if t, ok := tails[c]; ok {
+			words = append(words, pick(t))
+		}
+		words = append(words, pick(operands))
+		line := strings.Join(strings.Fields(strings.Join(words, " ")), " ")
+		if !seen[line] {
+			seen[line] = true
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// matrixGeneratedFlags: genFlags's lines under Read and Edit deny rules,
+// in default mode and plan.
+func matrixGeneratedFlags(seed uint64, n int) []dcase {
+	return sh4Cases("gen-flags", "generated options", []string{"default", "plan"},
+		Settings{Allow: []string{"Bash(npm test:*)"}, Deny: []string{"Read(./secret/**)", "Edit(./locked/**)"}},
+		genFiles, shs(genFlags(seed, n)...))
 }
