@@ -177,3 +177,21 @@ func TestCdAloneGoesHome(t *testing.T) {
 	calls = append(calls, call1{"Bash", cmdAt("cd -"), allow, codePermissionAllow})
 	runCalls(t, `{"permissions":{"allow":["Bash(cd:*)"]}}`, "", calls)
 }
+
+// TestSedPrintFlags: a printing sed runs read-only only with the options
+// the release's check knows, wherever they stand (row 77;
+// TestDifferential/genfound10-default).
+func TestSedPrintFlags(t *testing.T) {
+	var calls []call1
+	for _, c := range []string{"sed -u -n 1p a.txt", "sed -s -n 1p a.txt", "sed --debug -n 1p a.txt", "sed -n 1p -u a.txt",
+		"sed -n -e 1p a.txt", "sed -n --expression=1p a.txt", "sed -n 1p -- -x", "sed -ns 1p a.txt", "sed -n 1p a.txt -",
+		"sed -e 1p -n a.txt", "sed -n 1,p a.txt", "sed -n 1p a.txt -i", "sed 1p a.txt", "sed -n '$p' a.txt"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeDefaultPrompt})
+	}
+	for _, c := range []string{"sed -n 1p a.txt", "sed -n 1p -n a.txt", "sed -n 1p a.txt -E", "sed -nE 1p a.txt", "sed -rn 1p a.txt",
+		"sed --quiet 1p a.txt", "sed --silent -E 1p a.txt", "sed -n -- 1p a.txt", "sed -n p a.txt", "sed -n '1p;2p' a.txt",
+		"sed -n ' 1p ' a.txt", "sed -n 1,2p a.txt", "sed -n 1p 1p a.txt"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeDefaultReadOnly})
+	}
+	runCalls(t, `{}`, "", calls)
+}

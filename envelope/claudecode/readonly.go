@@ -148,7 +148,10 @@ func readOnlyArgs(w []string) bool {
 	case "jq":
 		return jqReadOnly(u[1:], w[1:])
 	case "sed":
-		return sedReadOnly(u[1:]) && noSpecial(w[1:])
+		// The script's semicolons and blanks are its own (sed -n
+		// '1p;2p' a.txt runs); the other words are read as any.
+		ok, script := sedReadOnly(u[1:])
+		return ok && noSpecial(slices.Delete(slices.Clone(w[1:]), script, script+1))
 	case "git":
 		return gitReadOnly(u[1:], w[1:])
 	case "test", "[", "[[":
@@ -689,34 +692,58 @@ func jqReadOnly(u, w []string) bool {
 	return n > 0
 }
 
-var sedPrint = regexp.MustCompile(`^[0-9]+(,[0-9]+)?p$`)
+// sedPrint is one part of a printing script (between its semicolons,
+// blanks trimmed).
+var sedPrint = regexp.MustCompile(`^(?:[0-9]+|[0-9]+,[0-9]+)?p$`)
 
-// sedReadOnly: sed -n printing lines by number (sed -n 1,2p a.txt); any
-// other script may write.
-func sedReadOnly(a []string) bool {
-	quiet, script := false, false
-	for i := 0; i < len(a); i++ {
-		w := a[i]
-		switch {
-		case w == "-n" || w == "--quiet" || w == "--silent":
+// sedPrintFlags are the options of a printing sed the release runs
+// without approval; a word of several short ones (-nE) is read one by
+// one.
+var sedPrintFlags = setOf("-n", "--quiet", "--silent", "-E", "--regexp-extended", "-r", "-z", "--zero-terminated", "--posix")
+
+// sedReadOnly: sed -n printing lines by number (sed -n 1,2p a.txt, sed -n
+// p, sed -n '1p;2p'), as Claude Code 2.1.328's check reads it: every word
+// that starts with - (but --), wherever it stands, must be one of
+// sedPrintFlags, one of them quiet; the script is the first word that
+// does not start with -, each of its parts a print. So sed -u -n 1p,
+// sed -n -e 1p, sed -n 1p a.txt - and sed -n 1p -- -x ask, and sed -n 1p
+// a.txt -n runs (TestDifferential/genfound10-default). Any other script
+// may write. script is the index of the script in a, or -1.
+func sedReadOnly(a []string) (ok bool, script int) {
+	quiet := false
+	script = -1
+	for i, w := range a {
+		if !strings.HasPrefix(w, "-") {
+			if script < 0 {
+				script = i
+			}
+			continue
+		}
+		if w == "--" {
+			continue
+		}
+		if !strings.HasPrefix(w, "--") && len(w) > 2 {
+			for _, c := range w[1:] {
+				if !sedPrintFlags["-"+string(c)] {
+					return false, script
+				}
+			}
+		} else if !sedPrintFlags[w] {
+			return false, script
+		}
+		if w == "-n" || w == "--quiet" || w == "--silent" || !strings.HasPrefix(w, "--") && strings.Contains(w, "n") {
 			quiet = true
-		case w == "-e" || w == "--expression":
-			if i++; i >= len(a) || !sedPrint.MatchString(a[i]) {
-				return false
-			}
-			script = true
-		case w == "-E" || w == "-r" || w == "--regexp-extended" || w == "--posix" || w == "-z" || w == "--zero-terminated" ||
-			w == "-s" || w == "--separate" || w == "-u" || w == "--unbuffered" || w == "--debug":
-		case strings.HasPrefix(w, "-"):
-			return false
-		case !script:
-			if !sedPrint.MatchString(w) {
-				return false
-			}
-			script = true
 		}
 	}
-	return quiet && script
+	if !quiet || script < 0 {
+		return false, script
+	}
+	for _, part := range strings.Split(a[script], ";") {
+		if !sedPrint.MatchString(strings.TrimSpace(part)) {
+			return false, script
+		}
+	}
+	return true, script
 }
 
 // testReadOnly: test, [ ... ] and [[ ... ]] run without approval, as

@@ -288,6 +288,7 @@ func matrix() []dcase {
 		out = append(out, matrixGeneratedReadOnly(*genSeed, *genLines)...)
 		out = append(out, matrixGeneratedWrites(*genSeed, *genLines)...)
 		out = append(out, matrixGeneratedFlags(*genSeed, *genLines)...)
+		out = append(out, genPaths(*genSeed, *genLines)...)
 	}
 	out = append(out, matrixEnvPaths()...)
 	out = append(out, matrixCompoundAssignments()...)
@@ -296,6 +297,7 @@ func matrix() []dcase {
 	out = append(out, matrixGlobReadOnly()...)
 	out = append(out, matrixGenFound6()...)
 	out = append(out, matrixGenFound8()...)
+	out = append(out, matrixGenFound10()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

@@ -2,6 +2,8 @@ package claudecodetest
 
 import (
 	"flag"
+	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -428,4 +430,93 @@ func matrixGeneratedFlags(seed uint64, n int) []dcase {
 	return sh4Cases("gen-flags", "generated options", []string{"default", "plan"},
 		Settings{Allow: []string{"Bash(npm test:*)"}, Deny: []string{"Read(./secret/**)", "Edit(./locked/**)"}},
 		genFiles, shs(genFlags(seed, n)...))
+}
+
+// matrixGenFound10: the generated options of seed 10: sed's options
+// after its script.
+func matrixGenFound10() []dcase {
+	probes := shs("sed -u -n 1p a.txt", "sed -s -n 1p a.txt", "sed --debug -n 1p a.txt", "sed -n 1p -n a.txt", "sed -n 1p -u a.txt",
+		"sed -n -n 1p a.txt", "sed -u -n 1p -n 1p a.txt", "sed -n 1p -s a.txt", "sed -n 1p 1p a.txt", "sed -n -u 1p a.txt",
+		"sed -n 1p -- a.txt", "sed -n 1p a.txt -n", "sed -n 1p a.txt -E", "sed -n 1p -E a.txt", "sed -E -n 1p a.txt",
+		"sed -n 1p a.txt -i", "sed -n 1p a.txt --posix", "sed -n -e 1p a.txt -n", "sed -n 1p a.txt -z", "sed -nE 1p a.txt",
+		"sed -n 1p a.txt f1.txt", "sed -n 1p -- -n", "sed -n 1p a.txt -", "sed -n 1p -n", "sed -n '1p' a.txt -u",
+		"sed -n p a.txt", "sed -n '1p;2p' a.txt", "sed -n -e 1p a.txt", "sed -n --expression=1p a.txt", "sed -n 1p -- -x",
+		"sed -n -- 1p a.txt", "sed --quiet 1p a.txt", "sed -rn 1p a.txt", "sed -nz 1p a.txt", "sed -ns 1p a.txt",
+		"sed -n ' 1p ' a.txt", "sed -n '1p; 2p' a.txt", "sed -n 1,p a.txt", "sed -e 1p -n a.txt", "sed --silent -E 1p a.txt")
+	return sh4Cases("genfound10", "generated lines", []string{"default"}, Settings{}, genFiles, probes)
+}
+
+// genPathFiles are the files the generated path rules are tried on.
+var genPathFiles = map[string]string{
+	"gp/a.txt": "a\n", "gp/b.md": "b\n", "gp/.env": "e\n", "gp/x/a.txt": "a\n", "gp/x/y/a.txt": "a\n", "gp/x/y/z/b.md": "b\n",
+	"gp/.hidden/a.txt": "a\n", "gp/A/B.txt": "b\n", "gp/d e/f.txt": "f\n", "gp/q[1]/a.txt": "a\n", "gp/x/.env": "e\n",
+	"gp/x/a.TXT": "a\n", "gp/ab.txt": "a\n", "gp/x/b/c.txt": "c\n",
+}
+
+// genPathRules draws a Read or Edit rule's path from pieces of the
+// pattern language: anchors, globstars, classes, braces, escapes.
+func genPathRule(r *rand.Rand) string {
+	pick := func(l []string) string { return l[r.IntN(len(l))] }
+	anchors := []string{"./gp/", "gp/", "/gp/", "**/", "./gp/**/", "*/", "/gp/x/", "./gp/x/", ""}
+	segs := []string{"x", "y", "z", "*", "**", "?", "a.txt", "*.txt", "*.md", ".env", ".*", "[ab].txt", "{a,b}.txt", "a*",
+		"*.{txt,md}", "A", ".hidden", "d e", "q\\[1\\]", "b", "[!a]*.txt", "*.TXT", "?.txt", "x/y", "**/a.txt", "ab.txt"}
+	p := pick(anchors)
+	for n := 1 + r.IntN(3); n > 0; n-- {
+		p += pick(segs)
+		if n > 1 {
+			p += "/"
+		}
+	}
+	if r.IntN(10) == 0 {
+		p += "/"
+	}
+	return p
+}
+
+// genPaths draws cases of n calls in all: each case has random Read and
+// Edit deny rules (genPathRule) and reads and writes every file of
+// genPathFiles under several spellings (relative, ./, absolute, through
+// .., another case), in default mode.
+func genPaths(seed uint64, n int) []dcase {
+	r := rand.New(rand.NewPCG(seed, 0x9a7b))
+	pick := func(l []string) string { return l[r.IntN(len(l))] }
+	files := slices.Sorted(maps.Keys(genPathFiles))
+	var out []dcase
+	for c := 0; n > 0; c++ {
+		var s Settings
+		for range 4 {
+			s.Deny = append(s.Deny, "Read("+genPathRule(r)+")")
+		}
+		for range 2 {
+			s.Deny = append(s.Deny, "Edit("+genPathRule(r)+")")
+		}
+		var probes []probe
+		for range 40 {
+			f := pick(files)
+			switch r.IntN(6) {
+			case 1:
+				f = "./" + f
+			case 2:
+				f = projP + "/" + f
+			case 3:
+				f = "gp/x/../" + strings.TrimPrefix(f, "gp/")
+			case 4:
+				f = strings.Replace(f, "gp/", "gp//", 1)
+			}
+			if r.IntN(4) == 0 {
+				if i := strings.LastIndex(f, "."); i > strings.LastIndex(f, "/") {
+					f = f[:i] + "_new" + f[i:]
+				} else {
+					f += "_new"
+				}
+				probes = append(probes, wr(f))
+			} else {
+				probes = append(probes, rd(f))
+			}
+		}
+		n -= len(probes)
+		out = append(out, filesCases(fmt.Sprintf("gen-paths%d", c), "generated path rules", []string{"default"}, "", Settings{},
+			s, genPathFiles, [][]probe{probes})...)
+	}
+	return out
 }
