@@ -40,9 +40,7 @@ func genCommands(seed uint64, n int) []string {
 		" 2> err.txt", " &> locked/o4.txt", " | xargs rm", " && cd locked && touch o5.txt"}
 	wraps := []string{"%s", "%s", "%s", "(%s)", "{ %s; }", "echo $(%s)", "bash -c '%s'", "if true; then %s; fi",
 		"sh -c \"%s\"", "echo `%s`", "for i in 1; do %s; done", "cd secret && %s", "true && %s", "! %s", "%s\nls"}
-	seen := map[string]bool{}
-	var out []string
-	for len(out) < n {
+	return distinct(n, func() string {
 		core := pick(cores)
 		for range r.IntN(3) {
 			core = pick(wrappers) + core
@@ -50,10 +48,19 @@ func genCommands(seed uint64, n int) []string {
 		line := pick(assigns) + core + pick(suffixes)
 		w := pick(wraps)
 		if strings.Contains(w, "'%s'") && strings.Contains(line, "'") || strings.Contains(w, "\"%s\"") && strings.Contains(line, "\"") {
-			continue
+			return ""
 		}
-		line = strings.Replace(w, "%s", line, 1)
-		if !seen[line] {
+		return strings.Replace(w, "%s", line, 1)
+	})
+}
+
+// distinct draws lines until it has n different ones; a draw of ""
+// is none.
+func distinct(n int, draw func() string) []string {
+	seen := map[string]bool{"": true}
+	var out []string
+	for len(out) < n {
+		if line := draw(); !seen[line] {
 			seen[line] = true
 			out = append(out, line)
 		}
@@ -117,17 +124,10 @@ func genReadOnly(seed uint64, n int) []string {
 	suffixes := []string{"", "", "", " | head -1", " | wc -l", " > /dev/null", " 2>&1", " > out6.txt", " < a.txt",
 		" | sort | uniq", " && echo ok", " || true", " ; ls", " 2>/dev/null | cat", " | xargs cat", " | tee out7.txt",
 		" | sh", " >&2", " | grep -v x", " &"}
-	seen := map[string]bool{}
-	var out []string
-	for len(out) < n {
+	return distinct(n, func() string {
 		line := strings.TrimSpace(strings.Join([]string{pick(prefixes) + pick(cmds), pick(opts), pick(paths)}, " "))
-		line = strings.Join(strings.Fields(line), " ") + pick(suffixes)
-		if !seen[line] {
-			seen[line] = true
-			out = append(out, line)
-		}
-	}
-	return out
+		return strings.Join(strings.Fields(line), " ") + pick(suffixes)
+	})
 }
 
 // matrixGeneratedReadOnly: genReadOnly's lines under a Read deny rule and
@@ -221,16 +221,7 @@ func genWrites(seed uint64, n int) []string {
 	prefixes := []string{"", "", "", "LANG=C ", "timeout 5 ", "nice ", "command ", "env ", "sudo ", "\\", "FOO=1 ", "NO_COLOR=1 "}
 	suffixes := []string{"", "", "", " > out1.txt", " 2>&1", " && ls", " ; touch y1.txt", " | cat", " &", " 2>/dev/null",
 		" >> locked/o2.txt", " < a.txt", " && echo ok", " # c"}
-	seen := map[string]bool{}
-	var out []string
-	for len(out) < n {
-		line := pick(prefixes) + pick(cmds) + " " + pick(paths) + pick(suffixes)
-		if !seen[line] {
-			seen[line] = true
-			out = append(out, line)
-		}
-	}
-	return out
+	return distinct(n, func() string { return pick(prefixes) + pick(cmds) + " " + pick(paths) + pick(suffixes) })
 }
 
 // matrixGeneratedWrites: genWrites' lines under an Edit deny rule, in
@@ -399,9 +390,7 @@ func genFlags(seed uint64, n int) []string {
 	bogus := []string{"-Z9", "--nope", "-@", "--output=out19.txt", "-0x", "--exec=cat", "-W", "--=x"}
 	operands := []string{"a.txt", "a.txt", "f1.txt", "src", ".", "secret/s.txt", "../outside/o.txt", "/etc/hostname",
 		"'a b.txt'", "-- a.txt", "a.txt f1.txt", "~/notes.txt", "locked/keep.txt"}
-	seen := map[string]bool{}
-	var out []string
-	for len(out) < n {
+	return distinct(n, func() string {
 		c := pick(cmds)
 		words := []string{c}
 		for range r.IntN(4) {
@@ -415,13 +404,8 @@ func genFlags(seed uint64, n int) []string {
 			words = append(words, pick(t))
 		}
 		words = append(words, pick(operands))
-		line := strings.Join(strings.Fields(strings.Join(words, " ")), " ")
-		if !seen[line] {
-			seen[line] = true
-			out = append(out, line)
-		}
-	}
-	return out
+		return strings.Join(strings.Fields(strings.Join(words, " ")), " ")
+	})
 }
 
 // matrixGeneratedFlags: genFlags's lines under Read and Edit deny rules,
