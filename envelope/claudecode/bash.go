@@ -1817,6 +1817,7 @@ func parseBash(cmd string) *bashLine {
 		if s.denyText != "" {
 			l.denyTexts = append(l.denyTexts, s.denyText)
 		}
+		l.denyTexts = appendUnredirected(l.denyTexts, orig, s.denyText)
 	}
 	// The whole line is a deny text too, so a rule written across an
 	// operator (Bash(wget *| bash*)) can match.
@@ -2276,6 +2277,24 @@ func oddRedirect(words []string) bool {
 		}
 	}
 	return false
+}
+
+// appendUnredirected appends to texts the deny text of a subcommand's
+// words without their redirections, when it differs from text (the deny
+// text with them) and is not there yet: a deny or ask rule matches the
+// command without its redirections too. Claude Code 2.1.328 denies echo
+// hi > out.txt, echo hi 2>&1 and echo hi < a.txt under Bash(echo hi), and
+// asks for them under an ask Bash(echo hi), in bypassPermissions as well
+// (TestDifferential/genrules1-*; TestUnredirectedDenyText).
+func appendUnredirected(texts, words []string, text string) []string {
+	if !strings.ContainsAny(text, "<>") || strings.ContainsAny(text, "()`") {
+		return texts // a group's or substitution's redirections are read with its segments
+	}
+	args, _, _ := condSplit(words, splitRedirs)
+	if t := strings.Join(denyWords(args, stripDeny), " "); t != "" && t != text && !containsString(texts, t) {
+		texts = append(texts, t)
+	}
+	return texts
 }
 
 // readOnlyWrappers reads the wrappers the allow strip took off a

@@ -195,3 +195,24 @@ func TestSedPrintFlags(t *testing.T) {
 	}
 	runCalls(t, `{}`, "", calls)
 }
+
+// TestUnredirectedDenyText: a deny or ask rule matches the command
+// without its redirections (row 78; TestDifferential/genrules1-*).
+func TestUnredirectedDenyText(t *testing.T) {
+	cmds := []string{"echo hi > out1.txt", "echo hi 2>&1", "echo hi >/dev/null", "echo hi < a.txt", "echo hi >> out3.txt",
+		"echo hi > out4.txt 2>&1", "echo hi>out9.txt", "echo hi &> out10.txt", "echo hi 1> out11.txt", "ls -la > out6.txt"}
+	for _, mode := range []string{"", "bypassPermissions"} {
+		var denied, asked []call1
+		for _, c := range cmds {
+			denied = append(denied, call1{"Bash", cmdAt(c), deny, codePermissionDeny})
+			asked = append(asked, call1{"Bash", cmdAt(c), ask, codePermissionAsk})
+		}
+		runCalls(t, `{"permissions":{"deny":["Bash(echo hi)","Bash(ls -la:*)"]}}`, mode, denied)
+		runCalls(t, `{"permissions":{"ask":["Bash(echo hi)","Bash(ls -la:*)"]}}`, mode, asked)
+	}
+	// The words the redirection leaves are the command: echo hi there >
+	// x is not echo hi.
+	runCalls(t, `{"permissions":{"deny":["Bash(echo hi)"]}}`, "bypassPermissions", []call1{
+		{"Bash", cmdAt("echo hi there > out5.txt"), allow, codeModeBypass},
+	})
+}

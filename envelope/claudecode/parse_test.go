@@ -31,6 +31,7 @@ func parseBashJoined(cmd string) *bashLine {
 		if s.denyText != "" {
 			l.denyTexts = append(l.denyTexts, s.denyText)
 		}
+		l.denyTexts = appendUnredirected(l.denyTexts, orig, s.denyText)
 	}
 	if whole := l.wholeText(); len(l.subs) > 1 && !containsString(l.denyTexts, whole) {
 		l.denyTexts = append(l.denyTexts, whole)

@@ -289,6 +289,7 @@ func matrix() []dcase {
 		out = append(out, matrixGeneratedWrites(*genSeed, *genLines)...)
 		out = append(out, matrixGeneratedFlags(*genSeed, *genLines)...)
 		out = append(out, genPaths(*genSeed, *genLines)...)
+		out = append(out, genRuleCases(*genSeed, *genLines)...)
 	}
 	out = append(out, matrixEnvPaths()...)
 	out = append(out, matrixCompoundAssignments()...)
@@ -298,6 +299,7 @@ func matrix() []dcase {
 	out = append(out, matrixGenFound6()...)
 	out = append(out, matrixGenFound8()...)
 	out = append(out, matrixGenFound10()...)
+	out = append(out, matrixGenRules1()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

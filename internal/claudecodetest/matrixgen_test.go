@@ -504,3 +504,63 @@ func genPaths(seed uint64, n int) []dcase {
 	}
 	return out
 }
+
+// genRuleCases draws cases of n calls in all: each case has random Bash
+// allow, ask and deny rules (prefix rules, wildcards in any place, exact
+// commands, odd spellings) and commands near them, in default mode and
+// bypassPermissions: where an allow rule approves more in the dialect
+// than in the release, or a deny rule stops less, is a fail-open.
+func genRuleCases(seed uint64, n int) []dcase {
+	r := rand.New(rand.NewPCG(seed, 0x4a1e))
+	pick := func(l []string) string { return l[r.IntN(len(l))] }
+	rules := []string{"git diff:*", "npm run test:*", "ls:*", "echo:*", "cat:*", "git * main", "ls *", "echo *", "* --version",
+		"npm run *", "git diff *", "cat *.txt", "echo hi*", "echo \\*", "git log --oneline *", "git status", "echo hi", "ls -la",
+		"echo:*:*", "echo **", "*", ":*", "echo  hi", "Echo hi", "rm:*", "rm *", "rm -rf *", "* f1.txt", "cat secret/*",
+		"git *", "git push:*", "echo hi *", "ls -la *", "echo h?", "echo [h]i", "npm run test *", "npm:*", "git diff * main",
+		"echo * there", "cat a.txt:*", "echo hi:*", "ls -*", "ls * src", "*hi", "echo*"}
+	cmds := []string{"git diff", "git diff HEAD", "git diff --stat main", "git push origin main", "git log --oneline -1", "ls",
+		"ls -la", "ls -la src", "echo hi", "echo hi there", "echo hithere", "echo *", "echo '*'", "npm run test",
+		"npm run test:unit", "npm run build", "npm --version", "node --version", "cat a.txt", "cat f1.txt", "cat secret/s.txt",
+		"echo hi && ls", "echo hi; rm f1.txt", "git status", "git status -s", "git  status", "ls  -la", "echo", "git", "npm run",
+		"echo hi | cat", "echo $(ls)", "git diff > out1.txt", "echo hi > out2.txt", "rm f1.txt", "rm -rf f2.txt", "npm test",
+		"git diff main..HEAD", "echo --version", "ls --version", "echo h", "echo hx", "echo hi hi", "ls src", "ls -R src",
+		"git diff x main", "git diff main", "echo a there", "cat a.txt b", "echo hi:x", "ls -l", "echo 'hi'", "echo \"hi\" there",
+		"ECHO hi", "echo hi\n", "echo hi #c", "rm f3.txt f4.txt", "cat ./a.txt", "git diff -- main", "echo  hi", "rm -r d2"}
+	var out []dcase
+	for c := 0; n > 0; c++ {
+		var s Settings
+		for range 3 {
+			s.Allow = append(s.Allow, "Bash("+pick(rules)+")")
+		}
+		s.Ask = append(s.Ask, "Bash("+pick(rules)+")")
+		for range 2 {
+			s.Deny = append(s.Deny, "Bash("+pick(rules)+")")
+		}
+		probes := shs(distinct(25, func() string { return pick(cmds) })...)
+		n -= 2 * len(probes)
+		out = append(out, sh4Cases(fmt.Sprintf("gen-rules%d", c), "generated Bash rules", []string{"default", "bypassPermissions"},
+			s, genFiles, probes)...)
+	}
+	return out
+}
+
+// matrixGenRules1: what the generated Bash rules of seed 1 found: an
+// exact ask or deny rule against the command with a redirection.
+func matrixGenRules1() []dcase {
+	probes := shs("echo hi > out1.txt", "echo hi 2>&1", "echo hi >/dev/null", "> out2.txt echo hi", "echo hi < a.txt",
+		"echo hi >> out3.txt", "echo hi > out4.txt 2>&1", "echo hi", "echo hi there > out5.txt", "ls -la > out6.txt",
+		"ls -la 2>/dev/null", "ls -la", "ls -la src > out7.txt", "echo hi >out8.txt", "echo hi>out9.txt", "echo hi | cat",
+		"echo hi && ls", "echo hi &> out10.txt", "echo hi 1> out11.txt", "echo hi > /dev/null 2>&1")
+	var out []dcase
+	for _, m := range []string{"ask", "deny"} {
+		s := Settings{Allow: []string{"Bash(rm -rf *)"}}
+		rules := []string{"Bash(echo hi)", "Bash(ls -la:*)"}
+		if m == "ask" {
+			s.Ask = rules
+		} else {
+			s.Deny = rules
+		}
+		out = append(out, sh4Cases("genrules1-"+m, "generated Bash rules", []string{"default", "bypassPermissions"}, s, genFiles, probes)...)
+	}
+	return out
+}
