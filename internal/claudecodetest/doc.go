@@ -20,12 +20,17 @@
 // (ServeMCP), so no other process is installed.
 //
 // Flags: -update records each case run under testdata/claude-code-cli;
-// -gen.lines N adds the generated cases gen-* (N Bash lines each, drawn by
-// seeded grammars: assignments, wrappers, commands that read, write and
-// remove, redirections, operators, groups and shell scripts in default
-// mode, acceptEdits and bypassPermissions; the read-only list's commands
-// with options and paths, gen-ro-*; acceptEdits' writes and their
-// targets, gen-w-*) and -gen.seed S picks the lines.
+// -gen.lines N adds the generated cases (about N calls each, drawn by
+// seeded grammars: gen-*, assignments, wrappers, commands that read, write
+// and remove, redirections, operators, groups and shell scripts in default
+// mode, acceptEdits and bypassPermissions; gen-ro-*, the read-only list's
+// commands with options and paths; gen-w-*, acceptEdits' writes and their
+// targets; gen-flags-*, read-only commands with options the release
+// accepts and ones it should not; gen-paths*, random Read and Edit deny
+// patterns against reads and writes in several spellings; gen-rules*,
+// random Bash allow, ask and deny patterns against commands near them)
+// and -gen.seed S picks them. A disagreement says whether the dialect was
+// looser (fail-open) or stricter (fail-closed) than the release.
 // They explore and are not recorded: a difference they find becomes a case
 // of its own (envpaths-* came from seed 1).
 //
