@@ -2280,15 +2280,22 @@ func oddRedirect(words []string) bool {
 }
 
 // appendUnredirected appends to texts the deny text of a subcommand's
-// words without their redirections, when it differs from text (the deny
-// text with them) and is not there yet: a deny or ask rule matches the
-// command without its redirections too. Claude Code 2.1.328 denies echo
-// hi > out.txt, echo hi 2>&1 and echo hi < a.txt under Bash(echo hi), and
-// asks for them under an ask Bash(echo hi), in bypassPermissions as well
-// (TestDifferential/genrules1-*; TestUnredirectedDenyText).
+// words without their redirections and trailing comment, when it differs
+// from text (the deny text with them) and is not there yet: a deny or ask
+// rule matches the command without them too. Claude Code 2.1.328 denies
+// echo hi > out.txt, echo hi 2>&1, echo hi < a.txt and echo hi #c under
+// Bash(echo hi), and asks for them under an ask Bash(echo hi), in
+// bypassPermissions as well (TestDifferential/genrules1-*;
+// TestUnredirectedDenyText).
 func appendUnredirected(texts, words []string, text string) []string {
-	if !strings.ContainsAny(text, "<>") || strings.ContainsAny(text, "()`") {
+	if !strings.ContainsAny(text, "<>#") || strings.ContainsAny(text, "()`") {
 		return texts // a group's or substitution's redirections are read with its segments
+	}
+	for i, w := range words {
+		if strings.HasPrefix(w, "#") {
+			words = words[:i] // an unquoted # starting a word starts a comment
+			break
+		}
 	}
 	args, _, _ := condSplit(words, splitRedirs)
 	if t := strings.Join(denyWords(args, stripDeny), " "); t != "" && t != text && !containsString(texts, t) {

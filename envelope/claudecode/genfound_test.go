@@ -200,7 +200,8 @@ func TestSedPrintFlags(t *testing.T) {
 // without its redirections (row 78; TestDifferential/genrules1-*).
 func TestUnredirectedDenyText(t *testing.T) {
 	cmds := []string{"echo hi > out1.txt", "echo hi 2>&1", "echo hi >/dev/null", "echo hi < a.txt", "echo hi >> out3.txt",
-		"echo hi > out4.txt 2>&1", "echo hi>out9.txt", "echo hi &> out10.txt", "echo hi 1> out11.txt", "ls -la > out6.txt"}
+		"echo hi > out4.txt 2>&1", "echo hi>out9.txt", "echo hi &> out10.txt", "echo hi 1> out11.txt", "ls -la > out6.txt",
+		"echo hi #c", "echo hi # c d", "echo hi > out12.txt # c"}
 	for _, mode := range []string{"", "bypassPermissions"} {
 		var denied, asked []call1
 		for _, c := range cmds {
@@ -214,5 +215,7 @@ func TestUnredirectedDenyText(t *testing.T) {
 	// x is not echo hi.
 	runCalls(t, `{"permissions":{"deny":["Bash(echo hi)"]}}`, "bypassPermissions", []call1{
 		{"Bash", cmdAt("echo hi there > out5.txt"), allow, codeModeBypass},
+		{"Bash", cmdAt("echo hi#c"), allow, codeModeBypass},
+		{"Bash", cmdAt("echo hi '#c'"), allow, codeModeBypass},
 	})
 }

@@ -544,13 +544,15 @@ func genRuleCases(seed uint64, n int) []dcase {
 	return out
 }
 
-// matrixGenRules1: what the generated Bash rules of seed 1 found: an
-// exact ask or deny rule against the command with a redirection.
+// matrixGenRules1: what the generated Bash rules of seeds 1 and 4 found:
+// an exact ask or deny rule against the command with a redirection or a
+// comment.
 func matrixGenRules1() []dcase {
 	probes := shs("echo hi > out1.txt", "echo hi 2>&1", "echo hi >/dev/null", "> out2.txt echo hi", "echo hi < a.txt",
 		"echo hi >> out3.txt", "echo hi > out4.txt 2>&1", "echo hi", "echo hi there > out5.txt", "ls -la > out6.txt",
 		"ls -la 2>/dev/null", "ls -la", "ls -la src > out7.txt", "echo hi >out8.txt", "echo hi>out9.txt", "echo hi | cat",
-		"echo hi && ls", "echo hi &> out10.txt", "echo hi 1> out11.txt", "echo hi > /dev/null 2>&1")
+		"echo hi && ls", "echo hi &> out10.txt", "echo hi 1> out11.txt", "echo hi > /dev/null 2>&1", "echo hi #c", "echo hi # c d",
+		"echo hi#c", "echo hi '#c'", "echo hi > out12.txt # c", "ls -la #c")
 	var out []dcase
 	for _, m := range []string{"ask", "deny"} {
 		s := Settings{Allow: []string{"Bash(rm -rf *)"}}
