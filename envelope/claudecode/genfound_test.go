@@ -1,6 +1,10 @@
 package claudecode
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sessionledger/ledger/envelope"
+)
 
 // What the generated lines of internal/claudecodetest found (section 0.2,
 // rows 69 to 72), each against Claude Code 2.1.328's recorded decisions.
@@ -10,20 +14,16 @@ import "testing"
 // TestDifferential/globro-default, genfound4-globs-default).
 func TestGlobOutside(t *testing.T) {
 	var calls []call1
-	for _, c := range []string{"sort *.txt", "uniq *.txt", "file *.txt", "jq . *.txt", "rg x *.txt", "git diff *.txt",
+	calls = append(calls, bashCalls(ask, codeDefaultPrompt, "sort *.txt", "uniq *.txt", "file *.txt", "jq . *.txt", "rg x *.txt", "git diff *.txt",
 		"base64 *.txt", "tree *.txt", "cat a.txt | sort *.txt", "git log *.txt", "false *.txt", "timeout 5 sort *.txt",
 		"id a*", "id *.txt", "id ?.txt", "id [a].txt", "which *.txt", "LANG=C sort *.txt", "sort [a].txt", "git status *.txt",
 		"rg -l x *", "sort ~/*.txt", "date +%s*", "uname *.txt", "seq *.txt", "true *.txt", "locale *.txt", "sleep *.txt",
-		"sort -k 2 *.txt"} {
-		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeDefaultPrompt})
-	}
-	for _, c := range []string{"grep x *.txt", "tail *.txt", "column *.txt", "ls | grep *.txt", "timeout 5 cat *.txt",
+		"sort -k 2 *.txt")...)
+	calls = append(calls, bashCalls(allow, codeDefaultReadOnly, "grep x *.txt", "tail *.txt", "column *.txt", "ls | grep *.txt", "timeout 5 cat *.txt",
 		"sort 'a*'", `sort a\*`, `sort "*.txt"`, "sort a.txt", "sha256sum *.txt", "md5sum *.txt", "strings *.txt",
 		"hexdump *.txt", "rev *.txt", "echo *.txt | sort", "echo *.txt", "basename *.txt", "wc *.txt", "cut -c1 *.txt",
 		"stat *.txt", "readlink *.txt", "realpath *.txt", "dirname *.txt", "head *.txt", "cmp *.txt", "diff *.txt", "od *.txt",
-		"nl *.txt", "ls *.txt", "id 'a*'", "id ~", "id a.txt f1.txt"} {
-		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeDefaultReadOnly})
-	}
+		"nl *.txt", "ls *.txt", "id 'a*'", "id ~", "id a.txt f1.txt")...)
 	// find keeps its own reason, asked for whatever approved it.
 	calls = append(calls, call1{"Bash", cmdAt("find . -name *.txt"), ask, codeUncheckedCommand},
 		call1{"Bash", cmdAt("awk 1 *.txt"), ask, codeDefaultPrompt})
@@ -99,9 +99,7 @@ func TestUnclosedDollar(t *testing.T) {
 	for _, c := range open {
 		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeCriticalPath})
 	}
-	for _, c := range []string{`echo "a`, "echo 'a", "(ls", "{ ls", "echo `ls", "echo <(ls", "echo $(ls # c\n)"} {
-		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeModeBypass})
-	}
+	calls = append(calls, bashCalls(allow, codeModeBypass, `echo "a`, "echo 'a", "(ls", "{ ls", "echo `ls", "echo <(ls", "echo $(ls # c\n)")...)
 	runCalls(t, `{}`, "bypassPermissions", calls)
 	runCalls(t, `{"permissions":{"allow":["Bash"]}}`, "", []call1{
 		{"Bash", cmdAt("echo $(ls # c)"), ask, codeCriticalPath},
@@ -112,14 +110,10 @@ func TestUnclosedDollar(t *testing.T) {
 // line one the release cannot read (row 73; genfound6-default).
 func TestWordAfterRedirect(t *testing.T) {
 	var calls []call1
-	for _, c := range []string{"tr a b < -p src", "tr a b < a.txt src", "cat < a.txt a.txt", "ls > /dev/null src",
-		"cat a.txt 2> /dev/null a.txt", "wc -l < a.txt -", "grep x < a.txt a.txt", "ls 2>&1 src", "echo a 2>/dev/null b"} {
-		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeDefaultPrompt})
-	}
-	for _, c := range []string{"tr a b < -p", "cat < -x", "cat <<< x a.txt", "echo a > /dev/null 2>&1",
-		"ls > /dev/null 2> /dev/null", "< a.txt grep x", "[[ a > b ]] && ls"} {
-		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeDefaultReadOnly})
-	}
+	calls = append(calls, bashCalls(ask, codeDefaultPrompt, "tr a b < -p src", "tr a b < a.txt src", "cat < a.txt a.txt", "ls > /dev/null src",
+		"cat a.txt 2> /dev/null a.txt", "wc -l < a.txt -", "grep x < a.txt a.txt", "ls 2>&1 src", "echo a 2>/dev/null b")...)
+	calls = append(calls, bashCalls(allow, codeDefaultReadOnly, "tr a b < -p", "cat < -x", "cat <<< x a.txt", "echo a > /dev/null 2>&1",
+		"ls > /dev/null 2> /dev/null", "< a.txt grep x", "[[ a > b ]] && ls")...)
 	runCalls(t, `{}`, "", calls)
 	runCalls(t, `{"permissions":{"allow":["Bash(ls:*)"]}}`, "", []call1{
 		{"Bash", cmdAt("ls > /dev/null src"), ask, codeDefaultPrompt},
@@ -133,13 +127,9 @@ func TestWordAfterRedirect(t *testing.T) {
 // keeps a command off the read-only list (row 74; genfound6-default).
 func TestTildeWord(t *testing.T) {
 	var calls []call1
-	for _, c := range []string{"echo ~root", "echo '~root'", "echo ~+", "echo a ~x", `echo \~root`, "find -n ~root",
-		"NO_COLOR=1 find -n ~root", "grep x ~root", "wc -l ~-", "cat < ~root"} {
-		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeDefaultPrompt})
-	}
-	for _, c := range []string{"echo ~", "echo ~/x", "echo x~y", "find -n ."} {
-		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeDefaultReadOnly})
-	}
+	calls = append(calls, bashCalls(ask, codeDefaultPrompt, "echo ~root", "echo '~root'", "echo ~+", "echo a ~x", `echo \~root`, "find -n ~root",
+		"NO_COLOR=1 find -n ~root", "grep x ~root", "wc -l ~-", "cat < ~root")...)
+	calls = append(calls, bashCalls(allow, codeDefaultReadOnly, "echo ~", "echo ~/x", "echo x~y", "find -n .")...)
 	runCalls(t, `{}`, "", calls)
 }
 
@@ -148,17 +138,13 @@ func TestTildeWord(t *testing.T) {
 // prefix or quoted (row 75; TestDifferential/genfound8-*).
 func TestTimeoutBuiltins(t *testing.T) {
 	var calls []call1
-	for _, c := range []string{"timeout 5 type ls", "timeout 5 'type' ls", "timeout 5s type ls", "timeout 1.5 type ls",
+	calls = append(calls, bashCalls(ask, codeDefaultPrompt, "timeout 5 type ls", "timeout 5 'type' ls", "timeout 5s type ls", "timeout 1.5 type ls",
 		"timeout 5 history", "timeout 5 help cd", "timeout 5 [[ -f a.txt ]]", "timeout 5 timeout 5 type ls",
 		"command timeout 5 type ls", "timeout 5 type ls; ls", "ls && timeout 5 history", `timeout 5 \type ls`,
 		"timeout 5 [ -f a.txt ]", "command [ -f a.txt ]", "builtin [ -f a.txt ]", "LANG=C [ -f a.txt ]", `\[ -f a.txt ]`,
-		"'[' -f a.txt ]", "command [[ -f a.txt ]]", "timeout 5 '[[' -f a.txt ]]"} {
-		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeDefaultPrompt})
-	}
-	for _, c := range []string{"type ls", "timeout 5 true", "timeout 5 ls", "timeout 5 test -f a.txt", "[ -f a.txt ]",
-		"[[ -f a.txt ]]", "command type ls", "builtin type ls", "command test -f a.txt", "timeout 5 echo hi"} {
-		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeDefaultReadOnly})
-	}
+		"'[' -f a.txt ]", "command [[ -f a.txt ]]", "timeout 5 '[[' -f a.txt ]]")...)
+	calls = append(calls, bashCalls(allow, codeDefaultReadOnly, "type ls", "timeout 5 true", "timeout 5 ls", "timeout 5 test -f a.txt", "[ -f a.txt ]",
+		"[[ -f a.txt ]]", "command type ls", "builtin type ls", "command test -f a.txt", "timeout 5 echo hi")...)
 	runCalls(t, `{}`, "", calls)
 	// An allow rule still reads through the timeout (Bash(type:*) runs
 	// timeout 5 type ls).
@@ -171,9 +157,7 @@ func TestTimeoutBuiltins(t *testing.T) {
 // (row 76; TestDifferential/genfound8-*).
 func TestCdAloneGoesHome(t *testing.T) {
 	var calls []call1
-	for _, c := range []string{"cd", "cd --", "command cd", "cd; ls", "timeout 5 cd"} {
-		calls = append(calls, call1{"Bash", cmdAt(c), ask, codePathScope})
-	}
+	calls = append(calls, bashCalls(ask, codePathScope, "cd", "cd --", "command cd", "cd; ls", "timeout 5 cd")...)
 	calls = append(calls, call1{"Bash", cmdAt("cd -"), allow, codePermissionAllow})
 	runCalls(t, `{"permissions":{"allow":["Bash(cd:*)"]}}`, "", calls)
 }
@@ -183,16 +167,12 @@ func TestCdAloneGoesHome(t *testing.T) {
 // TestDifferential/genfound10-default).
 func TestSedPrintFlags(t *testing.T) {
 	var calls []call1
-	for _, c := range []string{"sed -u -n 1p a.txt", "sed -s -n 1p a.txt", "sed --debug -n 1p a.txt", "sed -n 1p -u a.txt",
+	calls = append(calls, bashCalls(ask, codeDefaultPrompt, "sed -u -n 1p a.txt", "sed -s -n 1p a.txt", "sed --debug -n 1p a.txt", "sed -n 1p -u a.txt",
 		"sed -n -e 1p a.txt", "sed -n --expression=1p a.txt", "sed -n 1p -- -x", "sed -ns 1p a.txt", "sed -n 1p a.txt -",
-		"sed -e 1p -n a.txt", "sed -n 1,p a.txt", "sed -n 1p a.txt -i", "sed 1p a.txt", "sed -n '$p' a.txt"} {
-		calls = append(calls, call1{"Bash", cmdAt(c), ask, codeDefaultPrompt})
-	}
-	for _, c := range []string{"sed -n 1p a.txt", "sed -n 1p -n a.txt", "sed -n 1p a.txt -E", "sed -nE 1p a.txt", "sed -rn 1p a.txt",
+		"sed -e 1p -n a.txt", "sed -n 1,p a.txt", "sed -n 1p a.txt -i", "sed 1p a.txt", "sed -n '$p' a.txt")...)
+	calls = append(calls, bashCalls(allow, codeDefaultReadOnly, "sed -n 1p a.txt", "sed -n 1p -n a.txt", "sed -n 1p a.txt -E", "sed -nE 1p a.txt", "sed -rn 1p a.txt",
 		"sed --quiet 1p a.txt", "sed --silent -E 1p a.txt", "sed -n -- 1p a.txt", "sed -n p a.txt", "sed -n '1p;2p' a.txt",
-		"sed -n ' 1p ' a.txt", "sed -n 1,2p a.txt", "sed -n 1p 1p a.txt"} {
-		calls = append(calls, call1{"Bash", cmdAt(c), allow, codeDefaultReadOnly})
-	}
+		"sed -n ' 1p ' a.txt", "sed -n 1,2p a.txt", "sed -n 1p 1p a.txt")...)
 	runCalls(t, `{}`, "", calls)
 }
 
@@ -218,4 +198,13 @@ func TestUnredirectedDenyText(t *testing.T) {
 		{"Bash", cmdAt("echo hi#c"), allow, codeModeBypass},
 		{"Bash", cmdAt("echo hi '#c'"), allow, codeModeBypass},
 	})
+}
+
+// bashCalls makes a Bash call of each command, each wanting want with code.
+func bashCalls(want envelope.Decision, code string, cmds ...string) []call1 {
+	out := make([]call1, 0, len(cmds))
+	for _, c := range cmds {
+		out = append(out, call1{"Bash", cmdAt(c), want, code})
+	}
+	return out
 }
