@@ -28,7 +28,10 @@
 // targets; gen-flags-*, read-only commands with options the release
 // accepts and ones it should not; gen-paths*, random Read and Edit deny
 // patterns against reads and writes in several spellings; gen-rules*,
-// random Bash allow, ask and deny patterns against commands near them)
+// random Bash allow, ask and deny patterns against commands near them;
+// gen-allow*, random allow rules, wrappers and launchers among them,
+// against commands built around what they name; gen-evade*, denied
+// commands, reads and writes spelled and carried the ways a shell allows)
 // and -gen.seed S picks them. A disagreement says whether the dialect was
 // looser (fail-open) or stricter (fail-closed) than the release.
 // They explore and are not recorded: a difference they find becomes a case

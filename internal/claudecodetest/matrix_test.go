@@ -290,6 +290,8 @@ func matrix() []dcase {
 		out = append(out, matrixGeneratedFlags(*genSeed, *genLines)...)
 		out = append(out, genPaths(*genSeed, *genLines)...)
 		out = append(out, genRuleCases(*genSeed, *genLines)...)
+		out = append(out, genAllowCases(*genSeed, *genLines)...)
+		out = append(out, genEvadeCases(*genSeed, *genLines)...)
 	}
 	out = append(out, matrixEnvPaths()...)
 	out = append(out, matrixCompoundAssignments()...)
