@@ -19,6 +19,8 @@ type bashLine struct {
 	// pathSegs are the segments (nested ones included, the deny strip
 	// applied) whose paths Read and Edit deny rules are checked against.
 	pathSegs [][]string
+	// line is the command as written (unquotedGlobIn reads it).
+	line string
 	// shellSegs are the segments, in the shell's reading (quotedSegments),
 	// that name a shell (mentionsShell): shellScriptDeny reads their -c
 	// scripts.
@@ -26,7 +28,8 @@ type bashLine struct {
 	// critical is set when a segment removes a critical path.
 	critical    bool
 	criticalArg string
-	// openDollar: the line leaves a $( or ${ open (unclosedDollar).
+	// openDollar: the line leaves a $( or ${ open, or begins a command in
+	// $( ) with a backquote (unclosedDollar).
 	openDollar bool
 }
 
@@ -683,8 +686,13 @@ func condExpression(t []string) bool {
 // WORDS, NAME a plain name of no variable that changes how commands run,
 // WORDS free of expansions and operators, quoted or not (for f in 'a b'
 // runs: TestDifferential/compound-*; globs are left to the shell, as the
-// release leaves them).
+// release leaves them). for NAME alone (the positional parameters) is
+// one too: Claude Code 2.1.328 runs for i; do cat a.txt; done
+// (TestDifferential/genloops-default).
 func forHeader(w []string) bool {
+	if len(w) == 2 {
+		return nameLen(w[1]) == len(w[1]) && !runVariable(w[1])
+	}
 	if len(w) < 3 || w[2] != "in" || nameLen(w[1]) != len(w[1]) || runVariable(w[1]) {
 		return false
 	}
@@ -1780,7 +1788,7 @@ func parseBash(cmd string) *bashLine {
 	cls, broken, hd := scanBashHD(cmd)
 	subs, bad := splitTopOps(cmd, cls)
 	subs = compound(subs)
-	l := &bashLine{broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs), subs: subs}
+	l := &bashLine{line: cmd, broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs), subs: subs}
 	for i := 0; i < len(subs) && !l.broken; i++ {
 		l.broken = wordAfterRedirect(subs[i].words)
 	}
@@ -2406,6 +2414,36 @@ func (l *bashLine) background() bool {
 }
 
 // hasCd reports whether a top-level subcommand changes directory.
+// cdAndGit reports a line with a command that changes directory (cd,
+// pushd, popd, chdir; cd . moves nowhere) and a git command (git by name
+// or path, or xargs running git), each read past its assignments and
+// wrappers, as Claude Code 2.1.328's isNormalizedCdCommand and
+// isNormalizedGitCommand read them (TestCdAndGit).
+func (l *bashLine) cdAndGit() bool {
+	cd, git := false, false
+	for i := range l.subs {
+		w := denyWords(l.subs[i].words, stripDeny)
+		if len(w) == 0 {
+			continue
+		}
+		name := shellWord(w[0])
+		if j := strings.LastIndexByte(name, '/'); j >= 0 {
+			name = name[j+1:]
+		}
+		switch name {
+		case "cd", "pushd", "popd", "chdir":
+			if len(w) != 2 || w[1] != "." && w[1] != "./" {
+				cd = true
+			}
+		case "git":
+			git = true
+		case "xargs":
+			git = git || slices.Contains(w[1:], "git")
+		}
+	}
+	return cd && git
+}
+
 func (l *bashLine) hasCd() bool {
 	for i := range l.subs {
 		if a := l.subs[i].args; len(a) > 0 && a[0] == "cd" {

@@ -1,6 +1,9 @@
 package claudecode
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Path operations of a Bash command, as Claude Code 2.1.328 classifies the
 // commands whose paths it checks against Read and Edit rules.
@@ -732,4 +735,110 @@ func (d *cdDir) path(w string) (string, bool) {
 // line runs.
 func absoluteWord(w string) bool {
 	return strings.HasPrefix(w, "/") || w == "~" || strings.HasPrefix(w, "~/") || strings.HasPrefix(w, "$")
+}
+
+// globOperands returns the arguments of a reading command (args, the
+// words after its name, as written) that hold an unquoted glob and are
+// not among its paths: Claude Code 2.1.328 checks them as paths it reads
+// too, since the shell expands them into the names the command is given
+// (cli.js: every argument with '*', '?' or a closed '[' that the argv
+// marks unquoted, for a command whose operation is "read"). So it denies
+// find . -maxdepth 0 -exec cat secret/* \; under Read(./secret/**), in
+// bypassPermissions too, and runs find . -maxdepth 0 -exec cat
+// secret/s.txt \; there (row 81; TestDifferential/genevade1-*). git is
+// held to it only for grep and diff, as the release does.
+func globOperands(cmd string, args, paths []string) []string {
+	if cmd == "git" {
+		sub := ""
+		for _, w := range args {
+			if !strings.HasPrefix(w, "-") {
+				sub = shellWord(w)
+				break
+			}
+		}
+		if sub != "grep" && sub != "diff" {
+			return nil
+		}
+	}
+	var out []string
+	for _, w := range args {
+		if bareGlob(w) && cliGlobIndex(shellWord(w)) >= 0 && !slices.Contains(paths, w) && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// cliGlobIndex is the index of a word's first glob character as the
+// release finds it: '*', '?', or a '[' that a ']' follows; -1 for none.
+func cliGlobIndex(w string) int {
+	for i := 0; i < len(w); i++ {
+		switch w[i] {
+		case '*', '?':
+			return i
+		case '[':
+			if strings.IndexByte(w[i+1:], ']') >= 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// unquotedGlobIn reports whether w stands in line with a glob character
+// outside quotes and not escaped: the segments the deny rules read lose
+// their quotes, and Claude Code 2.1.328 takes a quoted glob as a name (it
+// runs find . -maxdepth 0 -exec cat 'secret/*' \; under Read(./secret/**)
+// in bypassPermissions: TestDifferential/genevade1-*). A line with no
+// quote or backslash holds every glob unquoted.
+func unquotedGlobIn(line, w string) bool {
+	if !strings.ContainsAny(line, `'"\`) {
+		return true
+	}
+	var quoted []bool // quoted[i]: line[i] is inside quotes or escaped
+	k := strings.Index(line, w)
+	for k >= 0 {
+		if quoted == nil {
+			quoted = quoteMask(line)
+		}
+		for i := 0; i < len(w); i++ {
+			if strings.IndexByte("*?[", w[i]) >= 0 && !quoted[k+i] {
+				return true
+			}
+		}
+		n := strings.Index(line[k+1:], w)
+		if n < 0 {
+			break
+		}
+		k += n + 1
+	}
+	return false
+}
+
+// quoteMask marks the bytes of line inside single or double quotes, and
+// those a backslash escapes.
+func quoteMask(line string) []bool {
+	m := make([]bool, len(line))
+	var q byte
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case q == '\'':
+			m[i] = c != '\''
+			if c == '\'' {
+				q = 0
+			}
+		case c == '\\' && i+1 < len(line):
+			m[i+1] = true
+			i++
+		case q == '"':
+			m[i] = c != '"'
+			if c == '"' {
+				q = 0
+			}
+		case c == '\'' || c == '"':
+			q = c
+		}
+	}
+	return m
 }

@@ -436,7 +436,7 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 		} else if l := c.bash(); l != nil && l.openDollar {
 			out = decided(stepCriticalPath, envelope.Ask, envelope.Reason{Code: codeCriticalPath})
 			if !v.brief {
-				detail[stepCriticalPath] = "leaves a $( or ${ open, so no removal in it can be ruled out"
+				detail[stepCriticalPath] = "leaves a $( or ${ open, or begins a command in $( ) with a backquote, so no removal in it can be ruled out"
 			}
 		}
 	}
@@ -600,6 +600,16 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		for _, p := range readsToo(words[0], paths) {
 			if rr := match(toolRead, p); rr != nil {
 				return rr, strings.Join(seg, " "), p
+			}
+		}
+		if op == opRead || words[0] == "sed" && sedReads(words[1:]) {
+			for _, p := range globOperands(words[0], words[1:], paths) {
+				if !unquotedGlobIn(l.line, p) {
+					continue // a glob the line quotes is a name (segments lose quotes)
+				}
+				if rr := match(toolRead, shellWord(p)); rr != nil {
+					return rr, strings.Join(seg, " "), p
+				}
 			}
 		}
 		cd.step(seg)
@@ -1097,6 +1107,18 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 	if s == nil {
 		return ok
 	}
+	if l.cdAndGit() {
+		// Claude Code 2.1.328 asks for a line that changes directory and
+		// runs git, whatever approved its commands ("This command changes
+		// directory before running a version-control command": cd src &&
+		// git status, git log -1 && cd src && ls, if true; then cd src &&
+		// git diff HEAD; fi; row 83; TestDifferential/gencdgit*-*).
+		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
+		if !v.brief {
+			o.detail = "the line changes directory and runs git, which can pick up hooks or configuration from the directory it moves to"
+		}
+		return o
+	}
 	sp := pathsOf(s)
 	if code, why, w := uncheckable(l, s, sp); code != "" {
 		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: code})
@@ -1119,6 +1141,19 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 		}
 		return o
 	}
+	if sp.ok && sp.op != opRead && len(l.subs) > 1 && l.hasCd() {
+		// A write in a line with a cd asks whatever approved it: Claude
+		// Code 2.1.328 asks for cd src && sed -i s/a/b/ a.txt under
+		// Bash(* a.txt) ("Commands that change directories and perform
+		// write operations require explicit approval": row 80;
+		// TestDifferential/genallow1-default), as acceptEdits does
+		// (fsApproved).
+		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
+		if !v.brief {
+			o.detail = strconv.Quote(s.raw) + " writes after a cd in the line, where the release cannot tell the working directory"
+		}
+		return o
+	}
 	if p, verb := v.outOfScope(c, s, sp); p != "" {
 		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
 		if !v.brief {
@@ -1138,10 +1173,45 @@ type subPaths struct {
 	ok    bool // the command is one whose paths the release reads
 }
 
+// pathsOf is s's subPaths. A command env runs is read past env, as the
+// path rules read it (envPathWords): an allow rule that names env approves
+// env itself, and Claude Code 2.1.328 still checks the paths of what it
+// runs; it asks for env ls ../outside, env FOO=1 touch ../outside/t1.txt
+// and env rm ../outside/o.txt under Bash(env:*) (row 79;
+// TestDifferential/genallow1-default). An unquoted glob among a reading
+// command's arguments is a path it reads (globOperands, row 81).
 func pathsOf(s *bashSub) subPaths {
 	sp := subPaths{words: unquoteAll(s.args)}
+	if len(sp.words) > 1 && sp.words[0] == "env" && envPathWords(sp.words) > 0 {
+		sp.words = stripWords(sp.words, stripPaths)
+	}
 	sp.op, sp.paths, sp.ok = commandPaths(sp.words)
+	if sp.ok && sp.words[0] == "sed" {
+		// A printing sed reads: Claude Code 2.1.328 gives its path check
+		// the operation "read" when its sed check finds the line
+		// read-only (cli.js: "sed" && H0(...) ? "read"), so cd src &&
+		// sed -n 1p a.txt runs under Bash(sed:*) where cd src && sed -i
+		// s/a/b/ a.txt asks (TestDifferential/genallow1-cd-default).
+		if sedReads(sp.words[1:]) {
+			sp.op = opRead
+		}
+	}
+	if sp.ok && sp.op == opRead {
+		raw := s.args[len(s.args)-len(sp.words):]
+		for _, w := range globOperands(sp.words[0], raw[1:], sp.paths) {
+			if u := shellWord(w); !slices.Contains(sp.paths, u) {
+				sp.paths = append(slices.Clip(sp.paths), u)
+			}
+		}
+	}
 	return sp
+}
+
+// sedReads reports a sed whose options and script (a, the words after
+// sed) only print: the release's path check reads its files as a read.
+func sedReads(a []string) bool {
+	ok, _ := sedReadOnly(unquoteAll(a))
+	return ok
 }
 
 // uncheckable returns the first of the checks below that makes Claude

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sessionledger/ledger/envelope"
+	"github.com/sessionledger/ledger/events"
 )
 
 // What the generated lines of internal/claudecodetest found (section 0.2,
@@ -207,4 +208,97 @@ func bashCalls(want envelope.Decision, code string, cmds ...string) []call1 {
 		out = append(out, call1{"Bash", cmdAt(c), want, code})
 	}
 	return out
+}
+
+// TestBackquoteCommandInSubstitution: a command inside $( ) whose first
+// word is backquoted asks in bypassPermissions, as the release's parser
+// cannot read it (row 82; TestDifferential/genevade1-bq-*).
+func TestBackquoteCommandInSubstitution(t *testing.T) {
+	var calls []call1
+	calls = append(calls, bashCalls(ask, codeCriticalPath, "echo $(`echo cat` a.txt)", "echo $(`echo cat` a*.txt)", "echo \"$(`echo cat` a*.txt)\"",
+		"echo $(`true`)", "x=$(`echo cat` a*.txt)", "echo $(ls; `echo cat` a*.txt)", "echo $( `echo cat` a*.txt )", "echo $(`echo rm` f1*.txt)",
+		"echo $(ls && `true`)", "echo $(ls\n`true`)")...)
+	calls = append(calls, bashCalls(allow, codeModeBypass, "echo $(echo `echo a` *.txt)", "echo $(ls `echo a`*.txt)", "echo `echo $(echo cat) a*.txt`",
+		"echo $(echo $(echo cat) a*.txt)", "echo $(ls *.txt `echo x`)", "(`echo cat` a*.txt)", "{ `echo cat` a*.txt; }", "echo $(cat `echo a.txt`)",
+		"cat $(echo a*.txt)", "echo $(\\`echo cat\\` a*.txt)", "ls `echo a*.txt`", "`echo rm` f1.txt", "$(echo rm) f1*.txt")...)
+	runCalls(t, `{}`, "bypassPermissions", calls)
+}
+
+// TestWriteAfterCd: a command that writes, in a line with a cd, asks
+// whatever approved it, and a printing sed reads (row 80;
+// TestDifferential/genallow1-cd-default).
+func TestWriteAfterCd(t *testing.T) {
+	doc := `{"permissions":{"allow":["Bash(* a.txt)","Bash(touch:*)","Bash(sed:*)","Bash(cd:*)","Bash(rm:*)","Bash(mkdir:*)"]}}`
+	var calls []call1
+	calls = append(calls, bashCalls(ask, codePathScope, "cd src && sed -i s/a/b/ a.txt", "cd src && touch x.txt", "touch x2.txt && cd src",
+		"cd src; rm f1.txt", "cd .. && touch y.txt", "cd src && mkdir m1")...)
+	calls = append(calls, call1{"Bash", cmdAt("(cd src && touch z.txt)"), ask, codeDefaultPrompt})
+	calls = append(calls, bashCalls(allow, codePermissionAllow, "cd src && sed -n 1p a.txt", "sed -n 1p a.txt && cd src", "cd src && cat a.txt",
+		"touch x.txt", "sed -i s/a/b/ a.txt")...)
+	runCalls(t, doc, "", calls)
+}
+
+// TestEnvAllowPaths: an allow rule naming env approves env, and the paths
+// of the command it runs are still checked (row 79;
+// TestDifferential/genallow1-default, genallow1-cd-default).
+func TestEnvAllowPaths(t *testing.T) {
+	doc := `{"permissions":{"allow":["Bash(env:*)"]}}`
+	var calls []call1
+	calls = append(calls, bashCalls(ask, codePathScope, "env ls ../outside", "env FOO=1 ls ../outside", "env cat ../outside/o.txt",
+		"env FOO=1 touch ../outside/t1.txt", "env rm ../outside/o.txt", "env -i cat ../outside/o.txt", "env -u X ls ../outside",
+		"env timeout 5 cat ../outside/o.txt", "env FOO=1 ls ../outside 2>&1; ls")...)
+	calls = append(calls, bashCalls(allow, codePermissionAllow, "env cat a.txt", "env FOO=1 ls")...)
+	runCalls(t, doc, "", calls)
+}
+
+// TestGlobOperandsRead: an unquoted glob among a reading command's
+// arguments is a path it reads (row 81; TestDifferential/genevade1-*).
+func TestGlobOperandsRead(t *testing.T) {
+	doc := `{"permissions":{"deny":["Read(./secret/**)","Bash(rm:*)"]}}`
+	var calls []call1
+	calls = append(calls, bashCalls(deny, codePermissionDeny, "find . -maxdepth 0 -exec cat secret/* \\;", "find . -maxdepth 0 -exec look s secret/s.t?t \\;",
+		"find . -exec grep s secret/* \\;", "git grep s secret/*", "sed -n 1p a.txt secret/*")...)
+	calls = append(calls, bashCalls(allow, codeModeBypass, "find . -maxdepth 0 -exec cat secret/s.txt \\;", "look s secret/*", "look s secret/s.txt",
+		"find . -maxdepth 0 -exec look s a.txt \\;", "find . -maxdepth 0 -exec cat 'secret/*' \\;", "find . -maxdepth 0 -exec cat secret/'*' \\;",
+		"find . -maxdepth 0 -exec cat secre[t]/s.txt \\;", "git log secret/*", "grep -r s . --include=secret/*")...)
+	runCalls(t, doc, "bypassPermissions", calls)
+}
+
+// TestForWithoutList: for NAME with no word list loops over the
+// positional parameters and runs nothing itself (TestDifferential/
+// genloops-default).
+func TestForWithoutList(t *testing.T) {
+	runCalls(t, `{}`, "", bashCalls(allow, codeDefaultReadOnly, "for i; do cat a.txt; done", "for i in 1; do cat a.txt; done"))
+	runCalls(t, `{}`, "", bashCalls(ask, codeDefaultPrompt, "for i; do rm a.txt; done", "for PATH; do cat a.txt; done", "for i x; do cat a.txt; done"))
+}
+
+// TestCdAndGit: a line that changes directory and runs git asks in every
+// mode but bypassPermissions, whatever approved it (row 83;
+// TestDifferential/gencdgit-*, gencdgit2-*).
+func TestCdAndGit(t *testing.T) {
+	cmds := []string{"cd src && git status", "cd src && git diff HEAD", "cd src; git log -1", "git status && cd src", "cd .. && git status",
+		"if true; then cd src && git diff HEAD; fi", "for i in 1; do cd src && git diff HEAD a.txt; done", "cd src && ls && git status",
+		"if true; then cd src; fi; git status", "cd src && git status | cat", "cd src || git status", "if cd src; then git status; fi",
+		"pushd src && git status", "cd src && /usr/bin/git status", "cd src && command git status", "cd src && timeout 5 git status",
+		"cd src && \\git status", "git log -1 && cd src && ls", "popd; git status", "cd src && 'git' status", "cd && git status",
+		"cd src && echo x | git status", "builtin cd src && git status", "cd src && LANG=C git status"}
+	doc := `{"permissions":{"allow":["Bash(git diff:*)","Bash(git status:*)","Bash(cd:*)","Bash(git log:*)"]}}`
+	for _, mode := range []string{"", "acceptEdits"} {
+		var calls []call1
+		for _, c := range cmds {
+			calls = append(calls, call1{"Bash", cmdAt(c), ask, ""})
+		}
+		w := newWorld(t, doc, decideCatalogue...)
+		w.start(t, "lead", events.StartedData{Agent: "main", Mode: mode})
+		for _, c := range calls {
+			if v := w.decide("lead", c.tool, c.input); v.Decision != ask {
+				t.Errorf("[%s] %v = %s (%s), want ask", mode, c.input, v.Decision, v.Reason.Code)
+			}
+		}
+	}
+	var calls []call1
+	calls = append(calls, bashCalls(allow, codePermissionAllow, "cd . && git status", "cd src && echo git", "git status", "cd src")...)
+	calls = append(calls, bashCalls(allow, codeModeBypass, "cd src && git status")...)
+	runCalls(t, doc, "", calls[:4])
+	runCalls(t, doc, "bypassPermissions", calls[4:])
 }
