@@ -45,11 +45,7 @@ func genAllowCases(seed uint64, n int) []dcase {
 		}
 		lines := distinct(30, func() string {
 			line := pick(befores) + pick(cores) + pick(afters)
-			w := pick(wraps)
-			if strings.Contains(w, "'%s'") && strings.Contains(line, "'") || strings.Contains(w, "\"%s\"") && strings.Contains(line, "\"") {
-				return ""
-			}
-			return strings.Replace(w, "%s", line, 1)
+			return wrapLine(pick(wraps), line)
 		})
 		n -= 2 * len(lines)
 		// pwd first: until a command has run in its shell the CLI asks
@@ -125,11 +121,7 @@ func genEvadeCases(seed uint64, n int) []dcase {
 			default:
 				core = pick(gits)
 			}
-			w := pick(carriers)
-			if strings.Contains(w, "'%s'") && strings.Contains(core, "'") || strings.Contains(w, "\"%s\"") && strings.Contains(core, "\"") {
-				return ""
-			}
-			return strings.Replace(w, "%s", core, 1)
+			return wrapLine(pick(carriers), core)
 		})
 		n -= 2 * len(lines)
 		out = append(out, sh4Cases(fmt.Sprintf("gen-evade%d", c), "generated evasions", []string{"bypassPermissions", "default"},

@@ -46,12 +46,17 @@ func genCommands(seed uint64, n int) []string {
 			core = pick(wrappers) + core
 		}
 		line := pick(assigns) + core + pick(suffixes)
-		w := pick(wraps)
-		if strings.Contains(w, "'%s'") && strings.Contains(line, "'") || strings.Contains(w, "\"%s\"") && strings.Contains(line, "\"") {
-			return ""
-		}
-		return strings.Replace(w, "%s", line, 1)
+		return wrapLine(pick(wraps), line)
 	})
+}
+
+// wrapLine puts line in place of the %s of w, or is "" (no draw) when w
+// quotes it with a quote the line holds.
+func wrapLine(w, line string) string {
+	if strings.Contains(w, "'%s'") && strings.Contains(line, "'") || strings.Contains(w, "\"%s\"") && strings.Contains(line, "\"") {
+		return ""
+	}
+	return strings.Replace(w, "%s", line, 1)
 }
 
 // distinct draws lines until it has n different ones; a draw of ""
