@@ -1792,6 +1792,10 @@ func parseBash(cmd string) *bashLine {
 	for i := 0; i < len(subs) && !l.broken; i++ {
 		l.broken = wordAfterRedirect(subs[i].words)
 	}
+	if !l.broken && strings.Contains(cmd, "=") {
+		l.subs = assignedSubstitutions(l.subs)
+		subs = l.subs
+	}
 	l.openDollar = strings.Contains(cmd, "$") && unclosedDollar(cmd)
 	segs, shell := bothSegments(hd.plain(cmd))
 	for _, seg := range shell {
@@ -2790,4 +2794,97 @@ func unguardedVar(s string) bool {
 		return true
 	}
 	return nameLen(v) == len(v)
+}
+
+// assignedSubstitutions replaces each subcommand that is one assignment
+// of a command substitution (NAME=$(CMD), NAME+=$(CMD), NAME=`CMD`) by
+// the subcommands of CMD, which every step then decides as it decides a
+// line: Claude Code 2.1.328 runs x=$(ls), x=$(cat a.txt), x=`ls`,
+// x=$(git status), x=$(cd src && ls) and, under Bash(npm test:*),
+// x=$(npm test), denies x=$(cat secret/s.txt) under Read(./secret/**) and
+// asks for x=$(rm f1.txt), x=$(cat ../outside/o.txt) and, but in
+// acceptEdits, x=$(touch t9.txt) (row 85; TestDifferential/genassign-*).
+// Only plain forms: the value the whole substitution, unquoted, its
+// command free of pipes, ';', '&', parentheses, nested substitutions and
+// newlines (the release asks for x=$(ls | wc -l), x="$(ls)", x=a$(ls)b,
+// x=$(echo $(ls)), x=$(ls;) and x=$(ls &)), the variable none that
+// changes how commands run (PATH=$(pwd) asks), and the assignment alone
+// in its subcommand (x=$(ls) ls and export x=$(ls) ask).
+func assignedSubstitutions(subs []bashSub) []bashSub {
+	var out []bashSub
+	for i, s := range subs {
+		inner, ok := assignedCommand(s)
+		var isubs []bashSub
+		if ok {
+			isubs, ok = plainSubcommands(inner)
+		}
+		if !ok {
+			if out != nil {
+				out = append(out, s)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]bashSub, 0, len(subs)+len(isubs)), subs[:i]...)
+		}
+		last := &isubs[len(isubs)-1]
+		last.op, last.bg = s.op, s.bg
+		out = append(out, isubs...)
+	}
+	if out == nil {
+		return subs
+	}
+	return out
+}
+
+// assignedCommand returns CMD of a subcommand that is the one word
+// NAME=$(CMD), NAME+=$(CMD) or NAME=`CMD`, NAME a variable that does not
+// change how commands run, CMD holding no parenthesis, backquote, '|',
+// ';', lone '&' or newline.
+func assignedCommand(s bashSub) (string, bool) {
+	if len(s.words) != 1 || s.nested && !strings.Contains(s.words[0], "`") && !strings.Contains(s.words[0], "$(") {
+		return "", false
+	}
+	w := s.words[0]
+	n := nameLen(w)
+	if n == 0 || runVariable(w[:n]) {
+		return "", false
+	}
+	v, ok := strings.CutPrefix(w[n:], "=")
+	if !ok {
+		if v, ok = strings.CutPrefix(w[n:], "+="); !ok {
+			return "", false
+		}
+	}
+	var inner string
+	switch {
+	case len(v) > 3 && strings.HasPrefix(v, "$(") && v[len(v)-1] == ')':
+		inner = v[2 : len(v)-1]
+	case len(v) > 2 && v[0] == '`' && v[len(v)-1] == '`':
+		inner = v[1 : len(v)-1]
+	default:
+		return "", false
+	}
+	if strings.ContainsAny(inner, "()`|;\n") || strings.TrimSpace(inner) == "" || strings.Contains(strings.ReplaceAll(inner, "&&", ""), "&") {
+		return "", false
+	}
+	return inner, true
+}
+
+// plainSubcommands splits cmd into its subcommands, as parseBash does,
+// when it reads whole (not broken, not too complex) and only && and ||
+// join them.
+func plainSubcommands(cmd string) ([]bashSub, bool) {
+	cls, broken, hd := scanBashHD(cmd)
+	subs, bad := splitTopOps(cmd, cls)
+	subs = compound(subs)
+	if broken || bad || len(subs) == 0 || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs) {
+		return nil, false
+	}
+	for _, s := range subs {
+		if s.bg || s.nested || len(s.words) == 0 || s.op != "" && s.op != "&&" && s.op != "||" {
+			return nil, false
+		}
+	}
+	return subs, true
 }

@@ -302,3 +302,31 @@ func TestCdAndGit(t *testing.T) {
 	runCalls(t, doc, "", calls[:4])
 	runCalls(t, doc, "bypassPermissions", calls[4:])
 }
+
+// TestAssignedSubstitution: an assignment of a plain command substitution
+// is decided as its command (row 85; TestDifferential/genassign-*).
+func TestAssignedSubstitution(t *testing.T) {
+	doc := `{"permissions":{"deny":["Read(./secret/**)"]}}`
+	var calls []call1
+	calls = append(calls, bashCalls(allow, codeDefaultReadOnly, "x=$(echo hi a.txt)", "x=$(echo hi)", "x=$(ls)", "x=$(cat a.txt)", "x=`ls`",
+		"x=$(git status)", "x=$(echo a) && ls", "x=$(ls -la src)", "x+=$(ls)", "x=$(date)", "x=$(sleep 0)", "x=$( ls )",
+		"x=$(LANG=C ls)", "x=$(ls 2>/dev/null)")...)
+	calls = append(calls, call1{"Bash", cmdAt("x=$(cat secret/s.txt)"), deny, codePermissionDeny})
+	for _, c := range []string{"x=$(rm f1.txt)", "x=$(ls) y=$(pwd)", "x=$(echo hi); echo $x", `x="$(ls)"`, "export x=$(ls)", "x=$(npm test)",
+		"x=$(ls | wc -l)", "PATH=$(pwd)", "x=$(ls) ls", "x=$(touch t9.txt)", "x=a$(ls)b", "x=$(echo $(ls))", "local x=$(ls)", "x=$(ls;)",
+		"x=$(ls &)", "x=$(cat ../outside/o.txt)", "x=$(echo hi > o5.txt)"} {
+		calls = append(calls, call1{"Bash", cmdAt(c), ask, ""})
+	}
+	w := newWorld(t, doc, decideCatalogue...)
+	w.start(t, "lead", events.StartedData{Agent: "main"})
+	for _, c := range calls {
+		v := w.decide("lead", c.tool, c.input)
+		if v.Decision != c.want || c.reason != "" && v.Reason.Code != c.reason {
+			t.Errorf("%v = %s (%s), want %s %s", c.input, v.Decision, v.Reason.Code, c.want, c.reason)
+		}
+	}
+	runCalls(t, `{"permissions":{"allow":["Bash(npm test:*)"]}}`, "acceptEdits", []call1{
+		{"Bash", cmdAt("x=$(npm test)"), allow, codePermissionAllow}, {"Bash", cmdAt("x=$(touch t9.txt)"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("x=$(cd src && ls)"), allow, codeDefaultReadOnly},
+	})
+}

@@ -308,6 +308,7 @@ func matrix() []dcase {
 	out = append(out, matrixGenEvadeBackquote()...)
 	out = append(out, matrixGenCdGit()...)
 	out = append(out, matrixGenCdGitModes()...)
+	out = append(out, matrixGenAssignSubst()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

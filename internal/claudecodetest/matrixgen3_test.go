@@ -96,3 +96,21 @@ func matrixGenCdGitModes() []dcase {
 		"cd src && git", "cd src && gitk", "cd src && echo x | git status", "builtin cd src && git status", "cd src && LANG=C git status")
 	return sh4Cases("gencdgit2", "generated allow rules", []string{"default", "acceptEdits", "bypassPermissions"}, Settings{}, genFiles, probes)
 }
+
+// matrixGenAssignSubst: an assignment standing alone whose value is a
+// command substitution, which the generated allow rules of seed 4 found
+// running in the release.
+func matrixGenAssignSubst() []dcase {
+	probes := shs("pwd", "x=$(echo hi a.txt)", "x=$(echo hi)", "x=$(ls)", "x=$(cat a.txt)", "x=$(cat ../outside/o.txt)", "x=$(rm f1.txt)",
+		"x=`ls`", "x=$(ls) y=$(pwd)", "x=$(echo hi); echo $x", "x=\"$(ls)\"", "export x=$(ls)", "x=$(git status)", "x=$(npm test)",
+		"x=$(ls | wc -l)", "x=$(cat secret/s.txt)", "PATH=$(pwd)", "x=$(ls) ls", "x=$(echo a) && ls", "x=$(touch t9.txt)",
+		"x=a$(ls)b", "x=$(ls -la src)", "x=$(echo $(ls))", "local x=$(ls)", "x+=$(ls)", "x=$(date)", "x=$(sleep 0)")
+	out := sh4Cases("genassign", "generated allow rules", []string{"default"},
+		Settings{Deny: []string{"Read(./secret/**)"}}, genFiles, probes)
+	more := shs("pwd", "x=$(touch t9.txt)", "x=$(npm test)", "x=$(rm f1.txt)", "x=$(mkdir m5)", "x=$(sed -i s/a/b/ a.txt)",
+		"x=$(cat ../outside/o.txt)", "x=$(npm test --x)", "x=$(git push)", "x=$(ls)", "x=$(npm test) && ls", "x=$(touch locked/t8.txt)",
+		"x=$(echo hi > o5.txt)", "x=$(ls > o6.txt)", "x=$(ls 2>/dev/null)", "x=$( ls )", "x=$(LANG=C ls)", "x=$(timeout 5 ls)",
+		"x=$(cd src)", "x=$(cd src && ls)", "x=$(ls;)", "x=$(ls &)", "A=$(touch x)", "A=`touch x`", "A=$(rm x)")
+	return append(out, sh4Cases("genassign-rules", "generated allow rules", []string{"default", "acceptEdits"},
+		Settings{Allow: []string{"Bash(npm test:*)", "Bash(touch:*)"}, Ask: []string{"Bash(git push:*)"}, Deny: []string{"Edit(./locked/**)", "Bash(rm:*)"}}, genFiles, more)...)
+}
