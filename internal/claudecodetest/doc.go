@@ -32,7 +32,8 @@
 // gen-allow*, random allow rules, wrappers and launchers among them,
 // against commands built around what they name; gen-evade*, denied
 // commands, reads and writes spelled and carried the ways a shell allows)
-// and -gen.seed S picks them. A disagreement says whether the dialect was
+// and -gen.seed S picks them. Each generated case calls pwd first, so
+// that the CLI's shell has run a command (genProbes). A disagreement says whether the dialect was
 // looser (fail-open) or stricter (fail-closed) than the release.
 // They explore and are not recorded: a difference they find becomes a case
 // of its own (envpaths-* came from seed 1).

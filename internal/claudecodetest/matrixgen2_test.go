@@ -48,11 +48,8 @@ func genAllowCases(seed uint64, n int) []dcase {
 			return wrapLine(pick(wraps), line)
 		})
 		n -= 2 * len(lines)
-		// pwd first: until a command has run in its shell the CLI asks
-		// for a line that sets a variable (docs/dialects/claude-code.md
-		// section 14, "The CLI's shell before its first command").
 		out = append(out, sh4Cases(fmt.Sprintf("gen-allow%d", c), "generated allow rules", []string{"default", "acceptEdits"},
-			s, genFiles, shs(append([]string{"pwd"}, lines...)...))...)
+			s, genFiles, genProbes(lines))...)
 	}
 	return out
 }
@@ -126,7 +123,7 @@ func genEvadeCases(seed uint64, n int) []dcase {
 		n -= 2 * len(lines)
 		out = append(out, sh4Cases(fmt.Sprintf("gen-evade%d", c), "generated evasions", []string{"bypassPermissions", "default"},
 			Settings{Deny: []string{"Bash(rm:*)", "Bash(git push:*)", "Read(./secret/**)", "Edit(./locked/**)"}},
-			genFiles, shs(append([]string{"pwd"}, lines...)...))...)
+			genFiles, genProbes(lines))...)
 	}
 	return out
 }

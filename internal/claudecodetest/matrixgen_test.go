@@ -59,6 +59,14 @@ func wrapLine(w, line string) string {
 	return strings.Replace(w, "%s", line, 1)
 }
 
+// genProbes are a generated case's Bash calls: pwd, then lines. Until a
+// command has run in its shell the CLI asks for a line that sets a
+// variable (docs/dialects/claude-code.md section 14, "The CLI's shell
+// before its first command"), which the dialect does not model.
+func genProbes(lines []string) []probe {
+	return shs(append([]string{"pwd"}, lines...)...)
+}
+
 // distinct draws lines until it has n different ones; a draw of ""
 // is none.
 func distinct(n int, draw func() string) []string {
@@ -85,7 +93,7 @@ func matrixGenerated(seed uint64, n int) []dcase {
 	return sh4Cases("gen", "generated lines", []string{"default", "acceptEdits", "bypassPermissions"},
 		Settings{Allow: []string{"Bash(npm test:*)", "Bash(git status)"}, Ask: []string{"Bash(git push:*)"},
 			Deny: []string{"Bash(rm:*)", "Edit(./locked/**)", "Read(./secret/**)"}},
-		genFiles, shs(genCommands(seed, n)...))
+		genFiles, genProbes(genCommands(seed, n)))
 }
 
 // matrixEnvPaths: Read and Edit deny rules on the paths of a command run
@@ -140,7 +148,7 @@ func genReadOnly(seed uint64, n int) []string {
 func matrixGeneratedReadOnly(seed uint64, n int) []dcase {
 	return sh4Cases("gen-ro", "generated read-only lines", []string{"default", "plan", "acceptEdits"},
 		Settings{Allow: []string{"Bash(npm test:*)"}, Deny: []string{"Read(./secret/**)"}},
-		genFiles, shs(genReadOnly(seed, n)...))
+		genFiles, genProbes(genReadOnly(seed, n)))
 }
 
 // matrixCompoundAssignments: safe assignments before a command inside a
@@ -233,7 +241,7 @@ func genWrites(seed uint64, n int) []string {
 // acceptEdits and default mode.
 func matrixGeneratedWrites(seed uint64, n int) []dcase {
 	return sh4Cases("gen-w", "generated write lines", []string{"acceptEdits", "default"},
-		Settings{Deny: []string{"Edit(./locked/**)"}}, genFiles, shs(genWrites(seed, n)...))
+		Settings{Deny: []string{"Edit(./locked/**)"}}, genFiles, genProbes(genWrites(seed, n)))
 }
 
 // matrixGenFound6: what the generated lines of seed 6 found: words after a
@@ -418,7 +426,7 @@ func genFlags(seed uint64, n int) []string {
 func matrixGeneratedFlags(seed uint64, n int) []dcase {
 	return sh4Cases("gen-flags", "generated options", []string{"default", "plan"},
 		Settings{Allow: []string{"Bash(npm test:*)"}, Deny: []string{"Read(./secret/**)", "Edit(./locked/**)"}},
-		genFiles, shs(genFlags(seed, n)...))
+		genFiles, genProbes(genFlags(seed, n)))
 }
 
 // matrixGenFound10: the generated options of seed 10: sed's options
@@ -541,8 +549,8 @@ func genRuleCases(seed uint64, n int) []dcase {
 		for range 2 {
 			s.Deny = append(s.Deny, "Bash("+pick(rules)+")")
 		}
-		probes := shs(distinct(25, func() string { return pick(cmds) })...)
-		n -= 2 * len(probes)
+		probes := genProbes(distinct(25, func() string { return pick(cmds) }))
+		n -= 2 * (len(probes) - 1)
 		out = append(out, sh4Cases(fmt.Sprintf("gen-rules%d", c), "generated Bash rules", []string{"default", "bypassPermissions"},
 			s, genFiles, probes)...)
 	}
