@@ -31,7 +31,9 @@
 // random Bash allow, ask and deny patterns against commands near them;
 // gen-allow*, random allow rules, wrappers and launchers among them,
 // against commands built around what they name; gen-evade*, denied
-// commands, reads and writes spelled and carried the ways a shell allows)
+// commands, reads and writes spelled and carried the ways a shell allows;
+// gen-files*, random Read and Edit allow, ask and deny rules and an added
+// directory against the file tools' reads, writes, globs and greps)
 // and -gen.seed S picks them. Each generated case calls pwd first, so
 // that the CLI's shell has run a command (genProbes). A disagreement says whether the dialect was
 // looser (fail-open) or stricter (fail-closed) than the release.

@@ -292,6 +292,7 @@ func matrix() []dcase {
 		out = append(out, genRuleCases(*genSeed, *genLines)...)
 		out = append(out, genAllowCases(*genSeed, *genLines)...)
 		out = append(out, genEvadeCases(*genSeed, *genLines)...)
+		out = append(out, genFileRuleCases(*genSeed, *genLines)...)
 	}
 	out = append(out, matrixEnvPaths()...)
 	out = append(out, matrixCompoundAssignments()...)

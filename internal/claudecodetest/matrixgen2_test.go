@@ -2,7 +2,10 @@ package claudecodetest
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"path"
+	"slices"
 	"strings"
 )
 
@@ -124,6 +127,77 @@ func genEvadeCases(seed uint64, n int) []dcase {
 		out = append(out, sh4Cases(fmt.Sprintf("gen-evade%d", c), "generated evasions", []string{"bypassPermissions", "default"},
 			Settings{Deny: []string{"Bash(rm:*)", "Bash(git push:*)", "Read(./secret/**)", "Edit(./locked/**)"}},
 			genFiles, genProbes(lines))...)
+	}
+	return out
+}
+
+// genFileRuleCases draws cases of n calls in all: each case has random
+// Read and Edit allow, ask and deny rules (genPathRule), now and then an
+// added directory, and reads, writes, globs and greps of the files of
+// genPathFiles and outside the project under several spellings, in
+// default mode, acceptEdits and plan. A call the dialect runs where the
+// release asks or denies is an allow rule or a mode approving more than
+// it does: a fail-open.
+func genFileRuleCases(seed uint64, n int) []dcase {
+	r := rand.New(rand.NewPCG(seed, 0xf11e))
+	pick := func(l []string) string { return l[r.IntN(len(l))] }
+	files := slices.Sorted(maps.Keys(genPathFiles))
+	outside := []string{"../outside/o.txt", "../extra/e.txt", "../extra2/f.txt", "/etc/hostname", BaseToken + "/extra/e.txt",
+		"../outside/new_o.txt", "../extra/new_e.txt"}
+	var out []dcase
+	for c := 0; n > 0; c++ {
+		var s Settings
+		for range 1 + r.IntN(3) {
+			s.Allow = append(s.Allow, pick([]string{"Read(", "Edit(", "Edit(", "Write("})+genPathRule(r)+")")
+		}
+		if r.IntN(2) == 0 {
+			s.Allow = append(s.Allow, pick([]string{"Read(", "Edit("})+pick([]string{"../outside/**", "//etc/**", "../extra/**", "~/**"})+")")
+		}
+		if r.IntN(2) == 0 {
+			s.Ask = append(s.Ask, pick([]string{"Read(", "Edit("})+genPathRule(r)+")")
+		}
+		if r.IntN(2) == 0 {
+			s.Deny = append(s.Deny, pick([]string{"Read(", "Edit("})+genPathRule(r)+")")
+		}
+		if r.IntN(3) == 0 {
+			s.AdditionalDirectories = []string{"../extra"}
+		}
+		var probes []probe
+		for range 40 {
+			f := pick(files)
+			switch r.IntN(7) {
+			case 1:
+				f = "./" + f
+			case 2:
+				f = projP + "/" + f
+			case 3:
+				f = "gp/x/../" + strings.TrimPrefix(f, "gp/")
+			case 4:
+				f = pick(outside)
+			}
+			switch k := r.IntN(8); {
+			case k < 4 || strings.Contains(f, "new_") && k < 6:
+				if strings.Contains(f, "new_") {
+					probes = append(probes, wr(f))
+				} else {
+					probes = append(probes, rd(f))
+				}
+			case k < 6:
+				if i := strings.LastIndex(f, "."); i > strings.LastIndex(f, "/") {
+					f = f[:i] + "_new" + f[i:]
+				} else {
+					f += "_new"
+				}
+				probes = append(probes, wr(f))
+			case k == 6:
+				probes = append(probes, globAt("*.txt", path.Dir(f)))
+			default:
+				probes = append(probes, grepAt("a", path.Dir(f), ""))
+			}
+		}
+		n -= 3 * len(probes)
+		out = append(out, filesCases(fmt.Sprintf("gen-files%d", c), "generated file rules", []string{"default", "acceptEdits", "plan"}, "",
+			Settings{}, s, genPathFiles, [][]probe{probes})...)
 	}
 	return out
 }
