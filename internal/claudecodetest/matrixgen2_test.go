@@ -183,11 +183,7 @@ func genFileRuleCases(seed uint64, n int) []dcase {
 					probes = append(probes, rd(f))
 				}
 			case k < 6:
-				if i := strings.LastIndex(f, "."); i > strings.LastIndex(f, "/") {
-					f = f[:i] + "_new" + f[i:]
-				} else {
-					f += "_new"
-				}
+				f = newName(f)
 				probes = append(probes, wr(f))
 			case k == 6:
 				probes = append(probes, globAt("*.txt", path.Dir(f)))

@@ -501,12 +501,7 @@ func genPaths(seed uint64, n int) []dcase {
 				f = strings.Replace(f, "gp/", "gp//", 1)
 			}
 			if r.IntN(4) == 0 {
-				if i := strings.LastIndex(f, "."); i > strings.LastIndex(f, "/") {
-					f = f[:i] + "_new" + f[i:]
-				} else {
-					f += "_new"
-				}
-				probes = append(probes, wr(f))
+				probes = append(probes, wr(newName(f)))
 			} else {
 				probes = append(probes, rd(f))
 			}
@@ -516,6 +511,15 @@ func genPaths(seed uint64, n int) []dcase {
 			s, genPathFiles, [][]probe{probes})...)
 	}
 	return out
+}
+
+// newName is a file beside f that does not exist: f with _new before its
+// extension.
+func newName(f string) string {
+	if i := strings.LastIndex(f, "."); i > strings.LastIndex(f, "/") {
+		return f[:i] + "_new" + f[i:]
+	}
+	return f + "_new"
 }
 
 // genRuleCases draws cases of n calls in all: each case has random Bash
