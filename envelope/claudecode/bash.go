@@ -2417,7 +2417,6 @@ func (l *bashLine) background() bool {
 	return false
 }
 
-// hasCd reports whether a top-level subcommand changes directory.
 // cdAndGit reports a line with a command that changes directory (cd,
 // pushd, popd, chdir; cd . moves nowhere) and a git command (git by name
 // or path, or xargs running git), each read past its assignments and
@@ -2448,6 +2447,7 @@ func (l *bashLine) cdAndGit() bool {
 	return cd && git
 }
 
+// hasCd reports whether a top-level subcommand changes directory.
 func (l *bashLine) hasCd() bool {
 	for i := range l.subs {
 		if a := l.subs[i].args; len(a) > 0 && a[0] == "cd" {
@@ -2842,7 +2842,7 @@ func assignedSubstitutions(subs []bashSub) []bashSub {
 // change how commands run, CMD holding no parenthesis, backquote, '|',
 // ';', lone '&' or newline.
 func assignedCommand(s bashSub) (string, bool) {
-	if len(s.words) != 1 || s.nested && !strings.Contains(s.words[0], "`") && !strings.Contains(s.words[0], "$(") {
+	if len(s.words) != 1 {
 		return "", false
 	}
 	w := s.words[0]
