@@ -2417,13 +2417,13 @@ func (l *bashLine) background() bool {
 	return false
 }
 
-// cdAndGit reports a line with a command that changes directory (cd,
-// pushd, popd, chdir; cd . moves nowhere) and a git command (git by name
-// or path, or xargs running git), each read past its assignments and
-// wrappers, as Claude Code 2.1.328's isNormalizedCdCommand and
-// isNormalizedGitCommand read them (TestCdAndGit).
-func (l *bashLine) cdAndGit() bool {
-	cd, git := false, false
+// dirChanges counts the line's commands that change directory (cd, pushd,
+// popd, chdir: cds; moves leaves out cd ., which moves nowhere) and
+// reports a git command (git by name or path, or xargs running git), each
+// read past its assignments and wrappers, as Claude Code 2.1.328's
+// isNormalizedCdCommand and isNormalizedGitCommand read them (TestCdAndGit,
+// TestMultipleCd).
+func (l *bashLine) dirChanges() (cds, moves int, git bool) {
 	for i := range l.subs {
 		w := denyWords(l.subs[i].words, stripDeny)
 		if len(w) == 0 {
@@ -2435,8 +2435,9 @@ func (l *bashLine) cdAndGit() bool {
 		}
 		switch name {
 		case "cd", "pushd", "popd", "chdir":
+			cds++
 			if len(w) != 2 || w[1] != "." && w[1] != "./" {
-				cd = true
+				moves++
 			}
 		case "git":
 			git = true
@@ -2444,7 +2445,7 @@ func (l *bashLine) cdAndGit() bool {
 			git = git || slices.Contains(w[1:], "git")
 		}
 	}
-	return cd && git
+	return cds, moves, git
 }
 
 // hasCd reports whether a top-level subcommand changes directory.

@@ -1107,15 +1107,22 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 	if s == nil {
 		return ok
 	}
-	if l.cdAndGit() {
-		// Claude Code 2.1.328 asks for a line that changes directory and
-		// runs git, whatever approved its commands ("This command changes
-		// directory before running a version-control command": cd src &&
-		// git status, git log -1 && cd src && ls, if true; then cd src &&
-		// git diff HEAD; fi; row 83; TestDifferential/gencdgit*-*).
+	if cds, moves, git := l.dirChanges(); cds > 1 || moves > 0 && git {
+		// Claude Code 2.1.328 asks for a line that changes directory more
+		// than once ("Multiple directory changes in one command require
+		// approval for clarity": cd src && cd ., pushd src && popd under
+		// Bash(cd:*), Bash(pushd:*), Bash(popd:*); row 86;
+		// TestDifferential/genmulticd-*), or that changes directory and
+		// runs git ("This command changes directory before running a
+		// version-control command": cd src && git status, git log -1 &&
+		// cd src && ls, if true; then cd src && git diff HEAD; fi; row 83;
+		// TestDifferential/gencdgit*-*), whatever approved its commands.
 		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
 		if !v.brief {
-			o.detail = "the line changes directory and runs git, which can pick up hooks or configuration from the directory it moves to"
+			o.detail = "the line changes directory more than once, which the release asks to have approved"
+			if cds < 2 {
+				o.detail = "the line changes directory and runs git, which can pick up hooks or configuration from the directory it moves to"
+			}
 		}
 		return o
 	}

@@ -330,3 +330,17 @@ func TestAssignedSubstitution(t *testing.T) {
 		{"Bash", cmdAt("x=$(cd src && ls)"), allow, codeDefaultReadOnly},
 	})
 }
+
+// TestMultipleCd: a line that changes directory more than once asks in
+// every mode but bypassPermissions, whatever approved it (row 86;
+// TestDifferential/genmulticd-*).
+func TestMultipleCd(t *testing.T) {
+	doc := `{"permissions":{"allow":["Bash(cd:*)","Bash(pushd:*)","Bash(popd:*)","Bash(ls:*)"]}}`
+	cmds := []string{"pushd src && popd", "cd src && pushd ..", "cd . && cd .", "cd src && cd .", "cd src; cd src", "pushd src; popd; ls",
+		"cd src && ls && cd .", "cd . && ls && cd .", "popd && popd", "cd src || cd ."}
+	for _, mode := range []string{"", "acceptEdits"} {
+		runCalls(t, doc, mode, bashCalls(ask, codePathScope, cmds...))
+		runCalls(t, doc, mode, bashCalls(allow, codePermissionAllow, "cd src", "pushd src", "cd src && ls"))
+	}
+	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, cmds...))
+}

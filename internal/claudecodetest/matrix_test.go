@@ -310,6 +310,7 @@ func matrix() []dcase {
 	out = append(out, matrixGenCdGit()...)
 	out = append(out, matrixGenCdGitModes()...)
 	out = append(out, matrixGenAssignSubst()...)
+	out = append(out, matrixGenMultiCd()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

@@ -114,3 +114,12 @@ func matrixGenAssignSubst() []dcase {
 	return append(out, sh4Cases("genassign-rules", "generated allow rules", []string{"default", "acceptEdits"},
 		Settings{Allow: []string{"Bash(npm test:*)", "Bash(touch:*)"}, Ask: []string{"Bash(git push:*)"}, Deny: []string{"Edit(./locked/**)", "Bash(rm:*)"}}, genFiles, more)...)
 }
+
+// matrixGenMultiCd: two directory changes in one line under allow rules
+// for them.
+func matrixGenMultiCd() []dcase {
+	probes := shs("pwd", "pushd src && popd", "cd src && pushd ..", "cd . && cd .", "cd src && cd .", "cd src; cd src", "pushd src; popd; ls",
+		"cd src && ls && cd .", "cd src", "pushd src", "cd src && ls", "cd . && ls && cd .", "popd && popd", "cd src || cd .")
+	return sh4Cases("genmulticd", "generated allow rules", []string{"default", "acceptEdits"},
+		Settings{Allow: []string{"Bash(cd:*)", "Bash(pushd:*)", "Bash(popd:*)", "Bash(ls:*)"}}, genFiles, probes)
+}
