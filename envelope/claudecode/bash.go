@@ -21,6 +21,11 @@ type bashLine struct {
 	pathSegs [][]string
 	// line is the command as written (unquotedGlobIn reads it).
 	line string
+	// cds counts the subcommands that change directory (cd, pushd, popd,
+	// chdir), moves those of them but cd ., and git is set when one runs
+	// git (dirChange; approve asks for two cds, or a move and git).
+	cds, moves int
+	git        bool
 	// shellSegs are the segments, in the shell's reading (quotedSegments),
 	// that name a shell (mentionsShell): shellScriptDeny reads their -c
 	// scripts.
@@ -1806,7 +1811,9 @@ func parseBash(cmd string) *bashLine {
 	l.denyTexts = make([]string, 0, len(l.subs)+1+2*len(segs)) // room for every text below
 	for i := range l.subs {
 		s := &l.subs[i]
-		s.denyText = strings.Join(denyWords(s.words, stripDeny), " ")
+		dw := denyWords(s.words, stripDeny)
+		s.denyText = strings.Join(dw, " ")
+		l.dirChange(dw)
 		orig := s.words
 		s.words = stripWords(s.words, stripAllow)
 		s.notRO, s.xargs = readOnlyWrappers(shellWords(orig[:len(orig)-len(s.words)]), s.words)
@@ -2417,35 +2424,36 @@ func (l *bashLine) background() bool {
 	return false
 }
 
-// dirChanges counts the line's commands that change directory (cd, pushd,
-// popd, chdir: cds; moves leaves out cd ., which moves nowhere) and
-// reports a git command (git by name or path, or xargs running git), each
-// read past its assignments and wrappers, as Claude Code 2.1.328's
-// isNormalizedCdCommand and isNormalizedGitCommand read them (TestCdAndGit,
-// TestMultipleCd).
-func (l *bashLine) dirChanges() (cds, moves int, git bool) {
-	for i := range l.subs {
-		w := denyWords(l.subs[i].words, stripDeny)
-		if len(w) == 0 {
-			continue
+// dirChange counts w, a subcommand's words past its assignments and
+// wrappers, in the line's directory changes and git commands, as Claude
+// Code 2.1.328's isNormalizedCdCommand and isNormalizedGitCommand read
+// them: cd, pushd, popd and chdir change directory (cd . moves nowhere);
+// git runs by name or path, or under xargs (TestCdAndGit, TestMultipleCd).
+func (l *bashLine) dirChange(w []string) {
+	switch commandName(w) {
+	case "cd", "pushd", "popd", "chdir":
+		l.cds++
+		if len(w) != 2 || w[1] != "." && w[1] != "./" {
+			l.moves++
 		}
-		name := shellWord(w[0])
-		if j := strings.LastIndexByte(name, '/'); j >= 0 {
-			name = name[j+1:]
-		}
-		switch name {
-		case "cd", "pushd", "popd", "chdir":
-			cds++
-			if len(w) != 2 || w[1] != "." && w[1] != "./" {
-				moves++
-			}
-		case "git":
-			git = true
-		case "xargs":
-			git = git || slices.Contains(w[1:], "git")
-		}
+	case "git":
+		l.git = true
+	case "xargs":
+		l.git = l.git || slices.Contains(w[1:], "git")
 	}
-	return cds, moves, git
+}
+
+// commandName is the program w runs: its first word unquoted, without
+// the directories of a path (/usr/bin/git is git); "" for no word.
+func commandName(w []string) string {
+	if len(w) == 0 {
+		return ""
+	}
+	name := shellWord(w[0])
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
 }
 
 // hasCd reports whether a top-level subcommand changes directory.

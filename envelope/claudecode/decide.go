@@ -1107,7 +1107,7 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 	if s == nil {
 		return ok
 	}
-	if cds, moves, git := l.dirChanges(); cds > 1 || moves > 0 && git {
+	if l.cds > 1 || l.moves > 0 && l.git {
 		// Claude Code 2.1.328 asks for a line that changes directory more
 		// than once ("Multiple directory changes in one command require
 		// approval for clarity": cd src && cd ., pushd src && popd under
@@ -1120,7 +1120,7 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codePathScope})
 		if !v.brief {
 			o.detail = "the line changes directory more than once, which the release asks to have approved"
-			if cds < 2 {
+			if l.cds < 2 {
 				o.detail = "the line changes directory and runs git, which can pick up hooks or configuration from the directory it moves to"
 			}
 		}
@@ -1199,8 +1199,8 @@ func pathsOf(s *bashSub) subPaths {
 		// read-only (cli.js: "sed" && H0(...) ? "read"), so cd src &&
 		// sed -n 1p a.txt runs under Bash(sed:*) where cd src && sed -i
 		// s/a/b/ a.txt asks (TestDifferential/genallow1-cd-default).
-		if sedReads(sp.words[1:]) {
-			sp.op = opRead
+		if ok, _ := sedReadOnly(sp.words[1:]); ok {
+			sp.op = opRead // sp.words are unquoted already
 		}
 	}
 	if sp.ok && sp.op == opRead {

@@ -201,15 +201,7 @@ func (hs *hdScan) plain(cmd string) string {
 // here-document's body as its script.
 func lineRunsShell(line string) bool {
 	for _, seg := range nestedSegments(line) {
-		w := stripDeep(seg)
-		if len(w) == 0 {
-			continue
-		}
-		name := shellWord(w[0])
-		if i := strings.LastIndexByte(name, '/'); i >= 0 {
-			name = name[i+1:]
-		}
-		switch name {
+		switch commandName(stripDeep(seg)) {
 		case "bash", "sh", "zsh", "dash", "ksh":
 			return true
 		}

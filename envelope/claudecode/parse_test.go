@@ -23,7 +23,9 @@ func parseBashJoined(cmd string) *bashLine {
 	l.openDollar = unclosedDollar(cmd)
 	for i := range l.subs {
 		s := &l.subs[i]
-		s.denyText = strings.Join(denyWords(s.words, stripDeny), " ")
+		dw := denyWords(s.words, stripDeny)
+		s.denyText = strings.Join(dw, " ")
+		l.dirChange(dw)
 		orig := s.words
 		s.words = stripWords(s.words, stripAllow)
 		s.notRO, s.xargs = readOnlyWrappers(orig[:len(orig)-len(s.words)], s.words)
@@ -76,7 +78,7 @@ func parseBashJoined(cmd string) *bashLine {
 // list and no list print alike: nothing tells them apart).
 func dumpLine(l *bashLine) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "broken %v critical %v %q open $ %v\ndeny %q\npaths %q\n", l.broken, l.critical, l.criticalArg, l.openDollar, l.denyTexts, l.pathSegs)
+	fmt.Fprintf(&b, "broken %v critical %v %q open $ %v\ndeny %q\npaths %q\ncds %d moves %d git %v\n", l.broken, l.critical, l.criticalArg, l.openDollar, l.denyTexts, l.pathSegs, l.cds, l.moves, l.git)
 	for _, s := range l.subs {
 		fmt.Fprintf(&b, "%q %q %v %q %q %q %q %q %q\n", s.raw, s.op, s.nested, s.words, s.args, s.outs, s.ins,
 			s.allowText, s.denyText)
