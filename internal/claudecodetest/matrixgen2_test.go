@@ -164,17 +164,7 @@ func genFileRuleCases(seed uint64, n int) []dcase {
 		}
 		var probes []probe
 		for range 40 {
-			f := pick(files)
-			switch r.IntN(7) {
-			case 1:
-				f = "./" + f
-			case 2:
-				f = projP + "/" + f
-			case 3:
-				f = "gp/x/../" + strings.TrimPrefix(f, "gp/")
-			case 4:
-				f = pick(outside)
-			}
+			f := respell(r, pick(files), 7, func(string) string { return pick(outside) })
 			switch k := r.IntN(8); {
 			case k < 4 || strings.Contains(f, "new_") && k < 6:
 				if strings.Contains(f, "new_") {

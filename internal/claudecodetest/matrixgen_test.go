@@ -489,17 +489,7 @@ func genPaths(seed uint64, n int) []dcase {
 		}
 		var probes []probe
 		for range 40 {
-			f := pick(files)
-			switch r.IntN(6) {
-			case 1:
-				f = "./" + f
-			case 2:
-				f = projP + "/" + f
-			case 3:
-				f = "gp/x/../" + strings.TrimPrefix(f, "gp/")
-			case 4:
-				f = strings.Replace(f, "gp/", "gp//", 1)
-			}
+			f := respell(r, pick(files), 6, func(f string) string { return strings.Replace(f, "gp/", "gp//", 1) })
 			if r.IntN(4) == 0 {
 				probes = append(probes, wr(newName(f)))
 			} else {
@@ -511,6 +501,23 @@ func genPaths(seed uint64, n int) []dcase {
 			s, genPathFiles, [][]probe{probes})...)
 	}
 	return out
+}
+
+// respell is f, a file of genPathFiles, spelled as one of n draws picks:
+// as it is, from ./, absolute, through gp/x/.., or as other spells it
+// (draw 4); the other draws leave it as it is.
+func respell(r *rand.Rand, f string, n int, other func(string) string) string {
+	switch r.IntN(n) {
+	case 1:
+		return "./" + f
+	case 2:
+		return projP + "/" + f
+	case 3:
+		return "gp/x/../" + strings.TrimPrefix(f, "gp/")
+	case 4:
+		return other(f)
+	}
+	return f
 }
 
 // newName is a file beside f that does not exist: f with _new before its
