@@ -925,7 +925,13 @@ func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string)
 			return decided(stepMode, envelope.Allow, v.modeReason(codeModeAcceptEdits))
 		}
 	case modePlan:
-		if isEditClass(t) {
+		// An MCP tool is held too: Claude Code 2.1.328 holds in plan mode
+		// every MCP tool that its server does not mark read-only, before
+		// its allow rules ("Cannot call ... while in plan mode."), and a
+		// call's payload does not say what the server marks, so every MCP
+		// tool is held (row 87; TestPlanHoldsMCPTools,
+		// TestDifferential/gentools-plan-*).
+		if isEditClass(t) || isMCP(t) {
 			return decided(stepMode, envelope.Ask, v.modeReason(codeModePlan))
 		}
 	}

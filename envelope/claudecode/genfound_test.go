@@ -1,6 +1,8 @@
 package claudecode
 
 import (
+	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/sessionledger/ledger/envelope"
@@ -343,4 +345,38 @@ func TestMultipleCd(t *testing.T) {
 		runCalls(t, doc, mode, bashCalls(allow, codePermissionAllow, "cd src", "pushd src", "cd src && ls"))
 	}
 	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, cmds...))
+}
+
+// TestPlanHoldsMCPTools: in plan mode an MCP tool asks whatever allow rule
+// names it, by tool, server or wildcard; deny and ask rules still decide
+// first, and the other modes keep the allow (row 87;
+// TestDifferential/gentools-plan-*).
+func TestPlanHoldsMCPTools(t *testing.T) {
+	doc := `{"permissions":{"allow":["mcp__srv__echo","mcp__other","mcp__wide__*","WebFetch(domain:example.com)"],
+		"ask":["mcp__wide__ping"],"deny":["mcp__srv__danger"]}}`
+	cat := append(slices.Clone(decideCatalogue), "mcp__srv__echo", "mcp__srv__danger", "mcp__other__ping", "mcp__wide__echo",
+		"mcp__wide__ping", "mcp__third__x")
+	check := func(mode string, calls []call1) {
+		t.Helper()
+		w := newWorld(t, doc, cat...)
+		w.start(t, "lead", events.StartedData{Agent: "main", Mode: mode})
+		for _, c := range calls {
+			in := `{"text":"a"}`
+			if c.tool == "WebFetch" {
+				in = `{"url":"https://example.com/","prompt":"p"}`
+			}
+			if v := w.decide("lead", c.tool, json.RawMessage(in)); v.Decision != c.want || v.Reason.Code != c.reason {
+				t.Errorf("[%s] %s = %s (%s), want %s (%s)", mode, c.tool, v.Decision, v.Reason.Code, c.want, c.reason)
+			}
+		}
+	}
+	check("plan", []call1{{"mcp__srv__echo", nil, ask, codeModePlan}, {"mcp__other__ping", nil, ask, codeModePlan},
+		{"mcp__wide__echo", nil, ask, codeModePlan}, {"mcp__wide__ping", nil, ask, codePermissionAsk},
+		{"mcp__srv__danger", nil, deny, codePermissionDeny}, {"mcp__third__x", nil, ask, codeModePlan},
+		{"WebFetch", nil, allow, codePermissionAllow}})
+	for _, mode := range []string{"", "acceptEdits", "dontAsk"} {
+		check(mode, []call1{{"mcp__srv__echo", nil, allow, codePermissionAllow}, {"mcp__other__ping", nil, allow, codePermissionAllow},
+			{"mcp__wide__echo", nil, allow, codePermissionAllow}})
+	}
+	check("", []call1{{"mcp__third__x", nil, ask, codeDefaultPrompt}})
 }

@@ -33,7 +33,9 @@
 // against commands built around what they name; gen-evade*, denied
 // commands, reads and writes spelled and carried the ways a shell allows;
 // gen-files*, random Read and Edit allow, ask and deny rules and an added
-// directory against the file tools' reads, writes, globs and greps)
+// directory against the file tools' reads, writes, globs and greps;
+// gen-tools*, random rules over MCP tools, WebFetch domains, WebSearch and
+// TodoWrite, well-formed and not, against their calls in every mode)
 // and -gen.seed S picks them. Each generated case calls pwd first, so
 // that the CLI's shell has run a command (genProbes). A disagreement says whether the dialect was
 // looser (fail-open) or stricter (fail-closed) than the release.

@@ -293,6 +293,7 @@ func matrix() []dcase {
 		out = append(out, genAllowCases(*genSeed, *genLines)...)
 		out = append(out, genEvadeCases(*genSeed, *genLines)...)
 		out = append(out, genFileRuleCases(*genSeed, *genLines)...)
+		out = append(out, genToolRuleCases(*genSeed, *genLines)...)
 	}
 	out = append(out, matrixEnvPaths()...)
 	out = append(out, matrixCompoundAssignments()...)
@@ -311,6 +312,8 @@ func matrix() []dcase {
 	out = append(out, matrixGenCdGitModes()...)
 	out = append(out, matrixGenAssignSubst()...)
 	out = append(out, matrixGenMultiCd()...)
+	out = append(out, matrixGenToolsPlan()...)
+	out = append(out, matrixGenToolsPlanReadOnly()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

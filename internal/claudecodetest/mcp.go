@@ -27,7 +27,8 @@ func ServeMCPIfAsked() {
 
 // ServeMCP is a minimal MCP server over newline-delimited JSON-RPC: it
 // answers initialize, ping, tools/list (each tool takes an optional "text"
-// string) and tools/call (every call succeeds with the text "ok <tool>"),
+// string; a tool named ro_* is annotated readOnlyHint) and tools/call
+// (every call succeeds with the text "ok <tool>"),
 // ignores notifications, and refuses every other method. It returns when r
 // ends.
 func ServeMCP(r io.Reader, w io.Writer, tools []string) error {
@@ -58,8 +59,12 @@ func ServeMCP(r io.Reader, w io.Writer, tools []string) error {
 		case "tools/list":
 			var list []any
 			for _, n := range tools {
-				list = append(list, map[string]any{"name": n, "description": "test tool " + n,
-					"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}})
+				tool := map[string]any{"name": n, "description": "test tool " + n,
+					"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}}
+				if strings.HasPrefix(n, "ro_") {
+					tool["annotations"] = map[string]any{"readOnlyHint": true}
+				}
+				list = append(list, tool)
 			}
 			resp["result"] = map[string]any{"tools": list}
 		case "tools/call":
