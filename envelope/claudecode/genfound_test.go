@@ -380,3 +380,33 @@ func TestPlanHoldsMCPTools(t *testing.T) {
 	}
 	check("", []call1{{"mcp__third__x", nil, ask, codeDefaultPrompt}})
 }
+
+// TestDomainStarIsADomainRule: WebFetch(domain:*) is a domain rule that
+// matches every host, not the bare rule: denied, WebFetch stays in the
+// pool and each call is denied, in bypassPermissions too (row 88;
+// TestDifferential/gentools-domainstar-*).
+func TestDomainStarIsADomainRule(t *testing.T) {
+	fetch := func(url string, want envelope.Decision, code string) call1 {
+		return call1{"WebFetch", map[string]any{"url": url, "prompt": "p"}, want, code}
+	}
+	urls := []string{"https://example.com/", "https://a.b.example.com/", "http://127.0.0.1:9/", "http://[::1]:9/",
+		"https://go.dev/doc/effective_go"}
+	for _, mode := range []string{"", "bypassPermissions"} {
+		doc := `{"permissions":{"deny":["WebFetch(domain:*)"]}}`
+		w := newWorld(t, doc, decideCatalogue...)
+		w.start(t, "lead", events.StartedData{Agent: "main", Mode: mode})
+		if ts := w.tools("lead"); !slices.Contains(ts.Allowed, "WebFetch") {
+			t.Errorf("[%s] WebFetch left the pool under a deny of WebFetch(domain:*): %+v", mode, ts)
+		}
+		var calls []call1
+		for _, u := range urls {
+			calls = append(calls, fetch(u, deny, codePermissionDeny))
+		}
+		runCalls(t, doc, mode, calls)
+	}
+	var calls []call1
+	for _, u := range urls {
+		calls = append(calls, fetch(u, allow, codePermissionAllow))
+	}
+	runCalls(t, `{"permissions":{"allow":["WebFetch(domain:*)"]}}`, "", calls)
+}

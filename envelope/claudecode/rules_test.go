@@ -120,7 +120,10 @@ func TestCompileRuleKinds(t *testing.T) {
 		{in: "Bash(*)", name: "Bash", sk: specNone},
 		{in: "Task", name: "Agent", sk: specNone},
 		{in: "Task(Explore)", name: "Agent", sk: specAgentTypes, spec: "Explore"},
-		{in: "WebFetch(domain:*)", name: "WebFetch", sk: specNone},
+		// A domain rule, not the bare rule: Claude Code 2.1.328 keeps
+		// WebFetch in the pool under a deny of WebFetch(domain:*) and
+		// denies each call (TestDifferential/gentools-domainstar-deny-*).
+		{in: "WebFetch(domain:*)", name: "WebFetch", sk: specDomain, spec: "domain:*"},
 		{in: "WebFetch(domain:example.com)", name: "WebFetch", sk: specDomain, spec: "domain:example.com"},
 		{in: "WebFetch(https://x)", name: "WebFetch", sk: specParam, param: "https", spec: "https://x"},
 		{in: "WebFetch(example.com)", name: "WebFetch", sk: specNothing, spec: "example.com"},

@@ -110,3 +110,17 @@ func matrixGenToolsPlanReadOnly() []dcase {
 	}
 	return out
 }
+
+// matrixGenDomainStar: WebFetch(domain:*) is a domain rule that matches
+// every host, not the bare rule: denied, WebFetch stays in the pool and
+// each call is denied; allowed and asked, every host (gen-tools seed 2).
+func matrixGenDomainStar() []dcase {
+	fetches := []probe{fetch("https://example.com/"), fetch("https://a.b.example.com/"), fetch("https://example.com:8443/"),
+		fetch("http://127.0.0.1:9/"), fetch("https://go.dev/doc/effective_go"), fetch("http://[::1]:9/")}
+	out := filesCases("gentools-domainstar-deny", "generated tool rules", []string{"default", "bypassPermissions"}, "", Settings{},
+		Settings{Deny: []string{"WebFetch(domain:*)"}}, nil, [][]probe{fetches})
+	out = append(out, filesCases("gentools-domainstar-allow", "generated tool rules", []string{"default", "plan"}, "", Settings{},
+		Settings{Allow: []string{"WebFetch(domain:*)"}}, nil, [][]probe{fetches})...)
+	return append(out, filesCases("gentools-domainstar-ask", "generated tool rules", []string{"bypassPermissions"}, "", Settings{},
+		Settings{Ask: []string{"WebFetch(domain:*)"}}, nil, [][]probe{fetches})...)
+}
