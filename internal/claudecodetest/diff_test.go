@@ -494,6 +494,19 @@ func (c compared) failClosed() bool {
 	return okC && okD && dl > cli
 }
 
+// equallyStrict reports whether two differing call outcomes refuse alike:
+// a call the CLI denies that is absent from the dialect's pool, or the
+// other way round.
+func (c compared) equallyStrict() bool {
+	if c.kind == kindPool || c.kind == kindSpawn {
+		return false
+	}
+	d, _, _ := strings.Cut(c.Dialect, " (")
+	cli, okC := strictness[c.CLI]
+	dl, okD := strictness[d]
+	return okC && okD && dl == cli
+}
+
 // key names a comparison in deliberate.json and in the recorded
 // scenarios.
 func (c compared) key() string { return c.Case + " | " + c.Session + " | " + c.What }
@@ -678,7 +691,9 @@ func TestDifferential(t *testing.T) {
 						// Which way it differs, so that a fail-open stands
 						// out among many (the generated cases).
 						way := "fail-closed"
-						if !c.failClosed() {
+						if c.equallyStrict() {
+							way = "equally strict"
+						} else if !c.failClosed() {
 							way = "fail-open"
 						}
 						t.Errorf("disagreement (%s): %s\n\tCLI: %s (%s)\n\tdialect: %s", way, c.key(), c.CLI, c.Evidence, c.Dialect)
