@@ -315,6 +315,7 @@ func matrix() []dcase {
 	out = append(out, matrixGenToolsPlan()...)
 	out = append(out, matrixGenToolsPlanReadOnly()...)
 	out = append(out, matrixGenDomainStar()...)
+	out = append(out, matrixGenToolsAgentModes()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

@@ -124,3 +124,31 @@ func matrixGenDomainStar() []dcase {
 	return append(out, filesCases("gentools-domainstar-ask", "generated tool rules", []string{"bypassPermissions"}, "", Settings{},
 		Settings{Ask: []string{"WebFetch(domain:*)"}}, nil, [][]probe{fetches})...)
 }
+
+// matrixGenToolsAgentModes: an allowed and an unlisted MCP tool in
+// sub-agents whose permissionMode is plan, acceptEdits, bypassPermissions
+// or none, under a plan, default and bypassPermissions main session: which
+// mode holds a child's MCP call (row 87).
+func matrixGenToolsAgentModes() []dcase {
+	probes := func() [][]probe {
+		return [][]probe{{{"mcp__srv__echo", map[string]any{"text": "a"}}, {"mcp__srv__danger", map[string]any{"text": "a"}},
+			fetch("https://example.com/")}}
+	}
+	agents := []Agent{{Name: "pm-plan", PermissionMode: "plan"}, {Name: "pm-accept", PermissionMode: "acceptEdits"},
+		{Name: "pm-bypass", PermissionMode: "bypassPermissions"}, {Name: "pm-none"}}
+	var out []dcase
+	for _, m := range []string{"plan", "default", "bypassPermissions"} {
+		mode := m
+		if m == "default" {
+			mode = ""
+		}
+		sessions := []session{root(nil)}
+		for _, a := range agents {
+			sessions = append(sessions, child(a.Name, a.Name, "main", probes()))
+		}
+		out = append(out, dcase{name: "gentools-agent-modes-" + m, group: "generated tool rules", mode: mode, paths: true,
+			settings: Settings{Allow: []string{"mcp__srv__echo", "WebFetch(domain:example.com)"}},
+			mcp:      map[string][]string{"srv": {"echo", "danger"}}, agents: agents, sessions: sessions})
+	}
+	return out
+}
