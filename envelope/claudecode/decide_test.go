@@ -313,7 +313,11 @@ func TestDecideInputForms(t *testing.T) {
 // attach point left out as too long (CutKey) matches whatever its value,
 // and on one it did not leave out matches as before.
 func TestCutParameters(t *testing.T) {
-	doc := `{"permissions": {"allow": ["Bash(echo *)", "Write"], "ask": ["Write(content:*TODO*)"],
+	// The ask rule's value does not start with *: Claude Code 2.1.328
+	// reads no parameter rule on Read, Edit or Write whose text holds ":*"
+	// (TestDifferential/genparams-tools-*: Write(content:*key*) stops no
+	// write), so this test's rule changed from Write(content:*TODO*).
+	doc := `{"permissions": {"allow": ["Bash(echo *)", "Write"], "ask": ["Write(content:TODO*)"],
 		"deny": ["Bash(description:*deploy*)", "mcp__github__get_issue(target:prod*)"]}}`
 	runCalls(t, doc, "default", []call1{
 		{"Bash", map[string]any{"command": "echo hi", "description": "ok"}, allow, codePermissionAllow},

@@ -410,3 +410,42 @@ func TestDomainStarIsADomainRule(t *testing.T) {
 	}
 	runCalls(t, `{"permissions":{"allow":["WebFetch(domain:*)"]}}`, "", calls)
 }
+
+// TestSkippedSpecifiers: the specifiers Claude Code 2.1.328 skips as
+// invalid or reads no parameter from stop no call; the parameter rules it
+// reads still do (row 89; TestDifferential/genparams-tools-*,
+// genparams-star-*, genparams-leadingstar-*).
+func TestSkippedSpecifiers(t *testing.T) {
+	doc := `{"permissions":{"deny":["WebFetch(prompt:*secret*)","WebSearch(query:led*)","Write(content:*key*)","Read(limit:*)",
+		"Edit(replace_all:*)","Read(offset:1*)","Edit(old_string:zap)","WebSearch(query:go docs)","Write(content:kez*)",
+		"Write(content:a:*)","Edit(new_string:*ew)","Read(offset:*1)"],"ask":["Glob(pattern:*.md)"]}}`
+	for _, mode := range []string{"", "bypassPermissions"} {
+		free := envelope.Allow
+		if mode == "" {
+			free = envelope.Ask
+		}
+		freeCode := codeModeBypass
+		if mode == "" {
+			freeCode = codeDefaultPrompt
+		}
+		read := codeModeBypass
+		if mode == "" {
+			read = codeDefaultReadOnly
+		}
+		runCalls(t, doc, mode, []call1{
+			{"WebFetch", map[string]any{"url": "https://example.com/", "prompt": "find the secret"}, free, freeCode},
+			{"WebSearch", map[string]any{"query": "ledger"}, free, freeCode},
+			{"Write", map[string]any{"file_path": "w.txt", "content": "key=1"}, free, freeCode},
+			{"Read", map[string]any{"file_path": "a.txt", "limit": 5}, allow, read},
+			{"Edit", map[string]any{"file_path": "a.txt", "old_string": "a", "new_string": "b", "replace_all": true}, free, freeCode},
+			{"Read", map[string]any{"file_path": "a.txt", "offset": 12}, deny, codePermissionDeny},
+			{"Edit", map[string]any{"file_path": "a.txt", "old_string": "zap", "new_string": "b"}, deny, codePermissionDeny},
+			{"WebSearch", map[string]any{"query": "go docs"}, deny, codePermissionDeny},
+			{"Write", map[string]any{"file_path": "w.txt", "content": "kez=1"}, deny, codePermissionDeny},
+			{"Write", map[string]any{"file_path": "w.txt", "content": "a:key"}, free, freeCode},
+			{"Edit", map[string]any{"file_path": "a.txt", "old_string": "a", "new_string": "brew"}, free, freeCode},
+			{"Read", map[string]any{"file_path": "a.txt", "offset": 21}, allow, read},
+			{"Glob", map[string]any{"pattern": "*.md"}, ask, codePermissionAsk},
+		})
+	}
+}

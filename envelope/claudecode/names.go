@@ -25,6 +25,7 @@ const (
 	toolGlob            = "Glob"
 	toolLSP             = "LSP"
 	toolWebFetch        = "WebFetch"
+	toolWebSearch       = "WebSearch"
 	toolSkill           = "Skill"
 	toolEndConversation = "EndConversation"
 	toolAskUserQuestion = "AskUserQuestion"

@@ -177,6 +177,14 @@ func compileRule(text string) (*rule, error) {
 	if spec == "" {
 		return r, nil
 	}
+	// Specifiers Claude Code 2.1.328 skips as invalid or never matches
+	// (row 89; TestDifferential/genparams-*): on WebFetch anything but
+	// domain:..., on WebSearch a * or ?, and on Read, Edit and Write a
+	// parameter whose text holds ":*" (Read(limit:*), Write(content:*key*)).
+	if skippedSpec(name, spec) {
+		r.specKind = specNothing
+		return r, nil
+	}
 	isCommandTool := name == toolBash || name == toolPowerShell || name == toolMonitor
 	if p, v, ok := paramSpec(spec); ok &&
 		!(name == toolWebFetch && p == "domain") &&
@@ -210,6 +218,26 @@ func compileRule(text string) (*rule, error) {
 		r.specKind = specNothing
 	}
 	return r, nil
+}
+
+// skippedSpec reports whether a specifier on tool name is one Claude Code
+// 2.1.328 never matches a call with: it refuses the rule as invalid
+// (WebFetch's without "domain:", WebSearch's with a wildcard) or reads no
+// parameter from it (on Read, Edit and Write, a parameter whose text holds
+// ":*", as a legacy prefix rule would: Read(offset:*1), Edit(new_string:*ew)
+// and Write(content:a:*) stop nothing, Write(content:kez*) does). Guarded
+// by TestSkippedSpecifiers.
+func skippedSpec(name, spec string) bool {
+	switch name {
+	case toolWebFetch:
+		return !strings.HasPrefix(spec, "domain:")
+	case toolWebSearch:
+		return strings.ContainsAny(spec, "*?")
+	case toolRead, toolEdit, toolWrite:
+		_, _, ok := paramSpec(spec)
+		return ok && strings.Contains(spec, ":*")
+	}
+	return false
 }
 
 // nameMatches is the tool-name position of section 9.2.

@@ -125,7 +125,20 @@ func TestCompileRuleKinds(t *testing.T) {
 		// denies each call (TestDifferential/gentools-domainstar-deny-*).
 		{in: "WebFetch(domain:*)", name: "WebFetch", sk: specDomain, spec: "domain:*"},
 		{in: "WebFetch(domain:example.com)", name: "WebFetch", sk: specDomain, spec: "domain:example.com"},
-		{in: "WebFetch(https://x)", name: "WebFetch", sk: specParam, param: "https", spec: "https://x"},
+		// Claude Code 2.1.328 skips a WebFetch rule without domain: as
+		// invalid (TestDifferential/genparams-tools-*:
+		// WebFetch(prompt:*secret*) stops no fetch).
+		{in: "WebFetch(https://x)", name: "WebFetch", sk: specNothing, spec: "https://x"},
+		{in: "WebFetch(prompt:*x*)", name: "WebFetch", sk: specNothing, spec: "prompt:*x*"},
+		{in: "WebSearch(query:led*)", name: "WebSearch", sk: specNothing, spec: "query:led*"},
+		{in: "WebSearch(query:ledger)", name: "WebSearch", sk: specParam, param: "query", spec: "query:ledger"},
+		{in: "Write(content:*key*)", name: "Write", sk: specNothing, spec: "content:*key*"},
+		{in: "Write(content:kez*)", name: "Write", sk: specParam, param: "content", spec: "content:kez*"},
+		{in: "Read(limit:*)", name: "Read", sk: specNothing, spec: "limit:*"},
+		{in: "Read(limit:5)", name: "Read", sk: specParam, param: "limit", spec: "limit:5"},
+		{in: "Edit(replace_all:*)", name: "Edit", sk: specNothing, spec: "replace_all:*"},
+		{in: "Grep(-i:*)", name: "Grep", sk: specNothing, spec: "-i:*"},
+		{in: "Grep(output_mode:*)", name: "Grep", sk: specParam, param: "output_mode", spec: "output_mode:*"},
 		{in: "WebFetch(example.com)", name: "WebFetch", sk: specNothing, spec: "example.com"},
 		{in: "Bash(npm:*)", name: "Bash", sk: specCommand, spec: "npm:*"},
 		{in: "Bash(git:* push)", name: "Bash", sk: specParam, param: "git", spec: "git:* push"},

@@ -35,7 +35,9 @@
 // gen-files*, random Read and Edit allow, ask and deny rules and an added
 // directory against the file tools' reads, writes, globs and greps;
 // gen-tools*, random rules over MCP tools, WebFetch domains, WebSearch and
-// TodoWrite, well-formed and not, against their calls in every mode)
+// TodoWrite, well-formed and not, against their calls in every mode;
+// gen-params*, random parameter rules (tool(p:v)) against calls that set
+// those parameters or not)
 // and -gen.seed S picks them. Each generated case calls pwd first, so
 // that the CLI's shell has run a command (genProbes). A disagreement says whether the dialect was
 // looser (fail-open) or stricter (fail-closed) than the release.

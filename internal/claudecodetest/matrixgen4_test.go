@@ -152,3 +152,179 @@ func matrixGenToolsAgentModes() []dcase {
 	}
 	return out
 }
+
+// genParamRuleCases draws cases of n calls in all: each case has random
+// deny, ask and allow parameter rules (tool(p:v): scalar parameters other
+// than the content fields, with globs, booleans and numbers) against calls
+// that set those parameters or not, in default mode and bypassPermissions.
+// A call the dialect runs where the release asks or denies is a parameter
+// rule the dialect missed: a fail-open.
+func genParamRuleCases(seed uint64, n int) []dcase {
+	r := rand.New(rand.NewPCG(seed, 0x9a7a))
+	pick := func(l []string) string { return l[r.IntN(len(l))] }
+	rules := []string{"Read(limit:5)", "Read(limit:*)", "Read(offset:1*)", "Read(limit:05)", "Read(limit:5.0)",
+		"Grep(output_mode:content)", "Grep(output_mode:*)", "Grep(-i:true)", "Grep(-i:false)", "Grep(-i:*)", "Grep(glob:*.txt)",
+		"Grep(head_limit:1*)", "Grep(pattern:a)", "Grep(pattern:*)", "Glob(pattern:*.txt)", "Glob(pattern:**)",
+		"Bash(description:*secret*)", "Bash(description:probe)", "Bash(timeout:5000)", "Bash(timeout:5*)", "Bash(run_in_background:true)",
+		"Bash(description:Probe)", "Edit(replace_all:true)", "Edit(old_string:old)", "Edit(new_string:*new*)",
+		"Write(content:*key*)", "Write(content:x*)", "WebFetch(prompt:*secret*)", "WebFetch(prompt:summarise)",
+		"WebSearch(query:led*)", "WebSearch(query:ledger)", "Read(file_path:*a.txt)", "Bash(command:ls)", "Grep(path:src)",
+		"TodoWrite(todos:*)", "WebSearch(allowed_domains:*)", "Read(pages:1)"}
+	files := map[string]string{"a.txt": "a\nold\n", "src/m.txt": "a\n"}
+	for i := range 24 {
+		files[fmt.Sprintf("e%d.txt", i)] = "old\n" // one file an edit: an edit that ran leaves no "old" behind
+	}
+	var out []dcase
+	for c := 0; n > 0; c++ {
+		var s Settings
+		for range 1 + r.IntN(3) {
+			s.Deny = append(s.Deny, pick(rules))
+		}
+		if r.IntN(2) == 0 {
+			s.Ask = append(s.Ask, pick(rules))
+		}
+		if r.IntN(2) == 0 {
+			s.Allow = append(s.Allow, pick(rules))
+		}
+		probes := []probe{rd("a.txt")}
+		edits := 0
+		for range 20 {
+			switch k := r.IntN(9); k {
+			case 0:
+				in := map[string]any{"file_path": "a.txt"}
+				for _, p := range []string{"limit", "offset"} {
+					if r.IntN(2) == 0 {
+						in[p] = []int{1, 5, 50, 10}[r.IntN(4)]
+					}
+				}
+				probes = append(probes, probe{"Read", in})
+			case 1:
+				in := map[string]any{"pattern": pick([]string{"a", "old", "x"})}
+				if r.IntN(2) == 0 {
+					in["output_mode"] = pick([]string{"content", "files_with_matches", "count"})
+				}
+				if r.IntN(2) == 0 {
+					in["-i"] = r.IntN(2) == 0
+				}
+				if r.IntN(3) == 0 {
+					in["glob"] = "*.txt"
+				}
+				if r.IntN(3) == 0 {
+					in["head_limit"] = []int{1, 10}[r.IntN(2)]
+				}
+				if r.IntN(3) == 0 {
+					in["path"] = "src"
+				}
+				probes = append(probes, probe{"Grep", in})
+			case 2:
+				probes = append(probes, probe{"Glob", map[string]any{"pattern": pick([]string{"*.txt", "**/*.txt", "src/*"})}})
+			case 3:
+				in := map[string]any{"command": pick([]string{"ls", "echo hi", "cat a.txt"}),
+					"description": pick([]string{"probe", "Probe", "a secret probe", "list"})}
+				if r.IntN(2) == 0 {
+					in["timeout"] = []int{5000, 50000, 60000}[r.IntN(3)]
+				}
+				probes = append(probes, probe{"Bash", in})
+			case 4:
+				f := fmt.Sprintf("e%d.txt", edits)
+				edits++
+				in := map[string]any{"file_path": f, "old_string": "old", "new_string": pick([]string{"new", "newer", "x"})}
+				if r.IntN(2) == 0 {
+					in["replace_all"] = r.IntN(2) == 0
+				}
+				probes = append(probes, rd(f), probe{"Edit", in})
+			case 5:
+				probes = append(probes, probe{"Write", map[string]any{"file_path": fmt.Sprintf("w%d-%d.txt", c, len(probes)),
+					"content": pick([]string{"x\n", "key=1\n", "y\n"})}})
+			case 6:
+				probes = append(probes, probe{"WebFetch", map[string]any{"url": "https://example.com/",
+					"prompt": pick([]string{"summarise", "find the secret", "Summarise"})}})
+			case 7:
+				probes = append(probes, probe{"WebSearch", map[string]any{"query": pick([]string{"ledger", "ledgers", "go docs"})}})
+			default:
+				probes = append(probes, probe{"TodoWrite", map[string]any{"todos": []any{map[string]any{"content": "x",
+					"status": "pending", "activeForm": "x"}}}})
+			}
+		}
+		modes := []string{"default", "bypassPermissions"}
+		n -= len(modes) * len(probes)
+		out = append(out, filesCases(fmt.Sprintf("gen-params%d", c), "generated parameter rules", modes, "", Settings{}, s, files,
+			[][]probe{probes})...)
+	}
+	return out
+}
+
+// matrixGenParamTools: a deny parameter rule on each kind of tool, against
+// a call that sets the parameter to a matching value: which tools the
+// release reads a p:v specifier on as a parameter (gen-params seed 1).
+func matrixGenParamTools() []dcase {
+	probes := []probe{rd("a.txt"), {"Read", map[string]any{"file_path": "a.txt", "limit": 5}},
+		{"Grep", map[string]any{"pattern": "a", "-i": true}}, {"Grep", map[string]any{"pattern": "a", "output_mode": "count"}},
+		{"Glob", map[string]any{"pattern": "*.txt"}}, {"Bash", map[string]any{"command": "ls", "description": "a secret probe"}},
+		{"Bash", map[string]any{"command": "ls", "description": "probe", "timeout": 5000}},
+		rd("e0.txt"), {"Edit", map[string]any{"file_path": "e0.txt", "old_string": "old", "new_string": "new", "replace_all": true}},
+		{"Write", map[string]any{"file_path": "w1.txt", "content": "key=1\n"}},
+		{"WebFetch", map[string]any{"url": "https://example.com/", "prompt": "find the secret"}},
+		{"WebSearch", map[string]any{"query": "ledger"}},
+		{"TodoWrite", map[string]any{"todos": []any{map[string]any{"content": "x", "status": "pending", "activeForm": "x"}}}}}
+	files := map[string]string{"a.txt": "a\n", "e0.txt": "old\n"}
+	return filesCases("genparams-tools", "generated parameter rules", []string{"default", "bypassPermissions"}, "", Settings{},
+		Settings{Deny: []string{"Read(limit:5)", "Grep(-i:true)", "Glob(pattern:*.txt)", "Bash(description:*secret*)",
+			"Edit(replace_all:true)", "Write(content:*key*)", "WebFetch(prompt:*secret*)", "WebSearch(query:led*)", "TodoWrite(todos:*)"},
+			Ask: []string{"Grep(output_mode:count)", "Bash(timeout:5000)"}}, files, [][]probe{probes})
+}
+
+// matrixGenParamStar: parameter rules whose value is `*` or ends in `:*`,
+// on the tools the release reads parameters on, and a WebSearch query
+// rule without a wildcard.
+func matrixGenParamStar() []dcase {
+	probes := []probe{rd("a.txt"), {"Read", map[string]any{"file_path": "a.txt", "limit": 5}},
+		{"Grep", map[string]any{"pattern": "a", "-i": true}}, {"Grep", map[string]any{"pattern": "a", "output_mode": "count"}},
+		{"Glob", map[string]any{"pattern": "*.txt"}}, rd("e0.txt"),
+		{"Edit", map[string]any{"file_path": "e0.txt", "old_string": "old", "new_string": "new", "replace_all": true}},
+		{"WebSearch", map[string]any{"query": "ledger"}}, {"WebSearch", map[string]any{"query": "go docs"}},
+		{"Read", map[string]any{"file_path": "a.txt", "offset": 1}}}
+	files := map[string]string{"a.txt": "a\n", "e0.txt": "old\n"}
+	return filesCases("genparams-star", "generated parameter rules", []string{"default", "bypassPermissions"}, "", Settings{},
+		Settings{Deny: []string{"Read(limit:*)", "Grep(-i:*)", "Glob(pattern:*)", "Edit(replace_all:*)", "WebSearch(query:ledger)",
+			"Read(offset:1*)"}, Ask: []string{"Grep(output_mode:c*)"}}, files, [][]probe{probes})
+}
+
+// matrixGenParamPaths: what a Read or Edit rule `p:*` is to the release
+// (it is no parameter rule there), against files whose names start with
+// its text.
+func matrixGenParamPaths() []dcase {
+	probes := []probe{rd("limit:x.txt"), rd("limitx.txt"), rd("limit/a.txt"), rd("sub/limit:y.txt"), rd("a.txt"),
+		{"Read", map[string]any{"file_path": "a.txt", "limit": 5}}, rd("replace_all:e.txt"), wr("replace_all:n.txt"),
+		wr("replace_allx.txt")}
+	files := map[string]string{"a.txt": "a\n", "limit:x.txt": "l\n", "limitx.txt": "l\n", "limit/a.txt": "l\n", "sub/limit:y.txt": "l\n",
+		"replace_all:e.txt": "old\n"}
+	return filesCases("genparams-paths", "generated parameter rules", []string{"default", "acceptEdits"}, "", Settings{},
+		Settings{Deny: []string{"Read(limit:*)", "Edit(replace_all:*)"}}, files, [][]probe{probes})
+}
+
+// matrixGenWebSearchRules: WebSearch rules whose specifier is a query, not
+// a parameter, in deny and ask.
+func matrixGenWebSearchRules() []dcase {
+	probes := []probe{{"WebSearch", map[string]any{"query": "ledger"}}, {"WebSearch", map[string]any{"query": "go docs"}},
+		{"WebSearch", map[string]any{"query": "ledgers"}}}
+	return filesCases("genparams-websearch", "generated parameter rules", []string{"bypassPermissions"}, "", Settings{},
+		Settings{Deny: []string{"WebSearch(ledger)"}, Ask: []string{"WebSearch(go docs)"}}, nil, [][]probe{probes})
+}
+
+// matrixGenParamLeadingStar: parameter rules on Read, Edit and Write whose
+// value starts with * (which the release does not read as parameter
+// rules) beside the same values without it (gen-params seeds 2 and 3).
+func matrixGenParamLeadingStar() []dcase {
+	files := map[string]string{"a.txt": "a\n", "e0.txt": "old\n", "e1.txt": "old\n", "e2.txt": "old\n"}
+	probes := []probe{rd("a.txt"), {"Read", map[string]any{"file_path": "a.txt", "offset": 1}},
+		{"Read", map[string]any{"file_path": "a.txt", "limit": 5}},
+		{"Write", map[string]any{"file_path": "w1.txt", "content": "key=1\n"}}, {"Write", map[string]any{"file_path": "w2.txt", "content": "kez=1\n"}},
+		{"Write", map[string]any{"file_path": "w3.txt", "content": "a:key\n"}},
+		rd("e0.txt"), {"Edit", map[string]any{"file_path": "e0.txt", "old_string": "old", "new_string": "new"}},
+		rd("e1.txt"), {"Edit", map[string]any{"file_path": "e1.txt", "old_string": "old", "new_string": "brew"}},
+		rd("e2.txt"), {"Edit", map[string]any{"file_path": "e2.txt", "old_string": "old", "new_string": "x"}}}
+	return filesCases("genparams-leadingstar", "generated parameter rules", []string{"bypassPermissions"}, "", Settings{},
+		Settings{Deny: []string{"Read(offset:*1)", "Read(limit:5*)", "Write(content:*key*)", "Write(content:kez*)", "Write(content:a:*)",
+			"Edit(new_string:*ew)", "Edit(new_string:x*)"}}, files, [][]probe{probes})
+}
