@@ -252,17 +252,7 @@ func (rr *ruleRef) matches(c *call) bool {
 	case specNone:
 		return true
 	case specParam:
-		// Claude Code 2.1.328 ignores parameter rules on MCP tools: a deny
-		// mcp__srv__danger(text:a) lets {"text":"a"} run
-		// (TestDifferential/i25-mcp-param-rules).
-		if rr.b == bAllow || isContentField(r.param) || isMCP(c.tool) {
-			return false
-		}
-		if slices.Contains(c.cut, r.param) {
-			return true // a value too long to record: fails closed
-		}
-		v, ok := c.param(r.param)
-		return ok && globMatch(r.value, v)
+		return rr.paramMatches(c)
 	case specCommand:
 		l := c.bash()
 		if l == nil || c.tool != toolBash && c.tool != toolMonitor {
@@ -321,9 +311,38 @@ func (rr *ruleRef) matches(c *call) bool {
 		}
 		return false
 	case specSkill:
-		return c.tool == toolSkill && c.hasPrimary && r.cmd.match(c.primary)
+		// Claude Code 2.1.328 reads a Skill rule's name form in deny and
+		// allow rules only, and its parameter form (skill:<glob>, or any
+		// other parameter) in deny and ask rules (row 90;
+		// TestDifferential/genskills-*).
+		if c.tool != toolSkill {
+			return false
+		}
+		if r.param != "" && rr.paramMatches(c) {
+			return true
+		}
+		return rr.b != bAsk && c.hasPrimary && r.skill.match(c.primary) &&
+			// An allow approves no name with a ":" (a namespace, such as
+			// the ones Claude Code reserves for synced skills).
+			!(rr.b == bAllow && strings.Contains(c.primary, ":"))
 	}
 	return false
+}
+
+// paramMatches is a parameter rule (deny and ask only) against the call.
+func (rr *ruleRef) paramMatches(c *call) bool {
+	r := rr.r
+	// Claude Code 2.1.328 ignores parameter rules on MCP tools: a deny
+	// mcp__srv__danger(text:a) lets {"text":"a"} run
+	// (TestDifferential/i25-mcp-param-rules).
+	if rr.b == bAllow || isContentField(r.param) || isMCP(c.tool) {
+		return false
+	}
+	if slices.Contains(c.cut, r.param) {
+		return true // a value too long to record: fails closed
+	}
+	v, ok := c.param(r.param)
+	return ok && globMatch(r.value, v)
 }
 
 // firstRule returns the first rule of list b that applies to and matches

@@ -449,3 +449,25 @@ func TestSkippedSpecifiers(t *testing.T) {
 		})
 	}
 }
+
+// TestSkillRules: a Skill rule's name form (exact, or a prefix ending in
+// ":*" or " *", matched as text; no other wildcard) in deny and allow, its
+// parameter form (skill:<glob>) in deny and ask (row 90;
+// TestDifferential/genskills-*).
+func TestSkillRules(t *testing.T) {
+	doc := `{"permissions":{"allow":["Skill(hello)","Skill(tool*)","Skill(model:*)","Skill(/toolz)","Skill(ns:*)"],
+		"ask":["Skill(help*)","Skill(helper)","Skill(skill:dep*)"],"deny":["Skill(deploy:*)","Skill(skill:zap*)","Skill(rm *)"]}}`
+	sk := func(name string, want envelope.Decision, code string) call1 {
+		return call1{"Skill", map[string]any{"skill": name}, want, code}
+	}
+	runCalls(t, doc, "", []call1{
+		sk("hello", allow, codePermissionAllow), sk("/hello", allow, codePermissionAllow), sk(" hello ", allow, codePermissionAllow),
+		sk("helper", ask, codeDefaultPrompt), sk("tooly", ask, codeDefaultPrompt), sk("toolz", allow, codePermissionAllow),
+		sk("modely", allow, codePermissionAllow), sk("deploy-it", deny, codePermissionDeny), sk("deployment", deny, codePermissionDeny),
+		sk("zapper", deny, codePermissionDeny), sk("rmx", deny, codePermissionDeny), sk("ns:thing", ask, codeDefaultPrompt),
+	})
+	runCalls(t, doc, "bypassPermissions", []call1{
+		sk("helper", allow, codeModeBypass), sk("dep", ask, codePermissionAsk), sk("deploy-it", deny, codePermissionDeny),
+		sk("hello", allow, codeModeBypass),
+	})
+}

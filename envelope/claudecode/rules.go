@@ -52,7 +52,7 @@ const (
 	specPath                       // Read, Edit: path pattern
 	specDomain                     // WebFetch domain:<pattern>
 	specAgentTypes                 // Agent(type, ...)
-	specSkill                      // command pattern on the skill input
+	specSkill                      // a skill's name or prefix, and a parameter (skillName)
 	specNothing                    // parses, never matches
 )
 
@@ -74,6 +74,36 @@ type rule struct {
 	path     pathPattern
 	domain   domainPattern
 	types    []string // specAgentTypes
+	skill    skillName
+}
+
+// skillName is a Skill rule's name form as Claude Code 2.1.328 reads it
+// (row 90): the specifier without a leading "/", the whole name, or a
+// prefix when it ends in ":*" or " *", matched as plain text (deploy:*
+// covers deploy-it); no other wildcard.
+type skillName struct {
+	name   string
+	prefix bool
+}
+
+func compileSkillName(spec string) skillName {
+	spec = strings.TrimPrefix(spec, "/")
+	for _, suffix := range []string{":*", " *"} {
+		if p, ok := strings.CutSuffix(spec, suffix); ok {
+			return skillName{name: p, prefix: true}
+		}
+	}
+	return skillName{name: spec}
+}
+
+// match reports whether the skill a call names (trimmed, without a
+// leading "/") is this name or starts with this prefix.
+func (s skillName) match(skill string) bool {
+	skill = strings.TrimPrefix(strings.TrimSpace(skill), "/")
+	if s.prefix {
+		return strings.HasPrefix(skill, s.name)
+	}
+	return skill == s.name
 }
 
 // splitRule parses `Name` or `Name(specifier)` (section 4.1) without any
@@ -185,6 +215,16 @@ func compileRule(text string) (*rule, error) {
 		r.specKind = specNothing
 		return r, nil
 	}
+	if name == toolSkill {
+		// A name form and, when the specifier has a parameter's shape, a
+		// parameter rule beside it (rulesMatch reads which behaviour
+		// takes which: row 90).
+		r.specKind, r.skill = specSkill, compileSkillName(spec)
+		if p, v, ok := paramSpec(spec); ok {
+			r.param, r.value = p, v
+		}
+		return r, nil
+	}
 	isCommandTool := name == toolBash || name == toolPowerShell || name == toolMonitor
 	if p, v, ok := paramSpec(spec); ok &&
 		!(name == toolWebFetch && p == "domain") &&
@@ -212,8 +252,6 @@ func compileRule(text string) (*rule, error) {
 				r.types = append(r.types, t)
 			}
 		}
-	case toolSkill:
-		r.specKind, r.cmd = specSkill, compileCommand(spec)
 	default:
 		r.specKind = specNothing
 	}

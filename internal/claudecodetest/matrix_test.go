@@ -322,6 +322,7 @@ func matrix() []dcase {
 	out = append(out, matrixGenParamPaths()...)
 	out = append(out, matrixGenWebSearchRules()...)
 	out = append(out, matrixGenParamLeadingStar()...)
+	out = append(out, matrixGenSkills()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)

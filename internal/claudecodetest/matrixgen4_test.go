@@ -328,3 +328,27 @@ func matrixGenParamLeadingStar() []dcase {
 		Settings{Deny: []string{"Read(offset:*1)", "Read(limit:5*)", "Write(content:*key*)", "Write(content:kez*)", "Write(content:a:*)",
 			"Edit(new_string:*ew)", "Edit(new_string:x*)"}}, files, [][]probe{probes})
 }
+
+// matrixGenSkills: the Skill tool on project skills under Skill rules:
+// name, prefix (":*") and glob forms in allow, ask and deny; skills the
+// release approves by themselves (no key beyond name, description and
+// model) and ones it does not (allowed-tools).
+func matrixGenSkills() []dcase {
+	files := map[string]string{
+		".claude/skills/hello/SKILL.md":     "---\nname: hello\ndescription: Says hello\n---\nSay hello.\n",
+		".claude/skills/helper/SKILL.md":    "---\nname: helper\ndescription: Helps\n---\nHelp.\n",
+		".claude/skills/deploy-it/SKILL.md": "---\nname: deploy-it\ndescription: Deploys\n---\nDeploy.\n",
+		".claude/skills/tooly/SKILL.md":     "---\nname: tooly\ndescription: Uses tools\nallowed-tools: Bash(ls:*)\n---\nList.\n",
+		".claude/skills/toolz/SKILL.md":     "---\nname: toolz\ndescription: Uses tools\nallowed-tools: Read\n---\nRead.\n",
+		".claude/skills/modely/SKILL.md":    "---\nname: modely\ndescription: Picks a model\nmodel: haiku\n---\nThink.\n",
+	}
+	skill := func(name string) probe { return probe{"Skill", map[string]any{"skill": name}} }
+	probes := []probe{skill("hello"), skill("helper"), skill("deploy-it"), skill("/hello"), skill("tooly"), skill("toolz"),
+		skill("modely"), skill("/tooly")}
+	out := filesCases("genskills-rules", "generated skill rules", []string{"default", "bypassPermissions"}, "", Settings{},
+		Settings{Allow: []string{"Skill(hello)", "Skill(tool*)", "Skill(model:*)", "Skill(/toolz)"}, Ask: []string{"Skill(help*)"},
+			Deny: []string{"Skill(deploy:*)"}}, files, [][]probe{probes})
+	return append(out, filesCases("genskills-ask", "generated skill rules", []string{"bypassPermissions"}, "", Settings{},
+		Settings{Ask: []string{"Skill(helper)", "Skill(hello:*)", "Skill(skill:deploy*)", "Skill(tooly)"}}, files,
+		[][]probe{probes})...)
+}
