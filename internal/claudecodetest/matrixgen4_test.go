@@ -352,3 +352,28 @@ func matrixGenSkills() []dcase {
 		Settings{Ask: []string{"Skill(helper)", "Skill(hello:*)", "Skill(skill:deploy*)", "Skill(tooly)"}}, files,
 		[][]probe{probes})...)
 }
+
+// matrixGenAgentRuleForms: Agent rules in forms beyond a list of types:
+// a glob, a ":*" prefix, a list with blanks, the Task alias, and
+// parameter rules, in deny and ask.
+func matrixGenAgentRuleForms() []dcase {
+	spawn := func(typ, script string) probe {
+		return probe{"Agent", map[string]any{"description": "probe " + script, "prompt": "script:" + script, "subagent_type": typ,
+			"run_in_background": false}}
+	}
+	probes := []probe{spawn("Explore", "r1"), spawn("plain", "r2"), spawn("worker", "r3"), spawn("general-purpose", "r4"),
+		spawn("Plan", "r5"), spawn("workhorse", "r6")}
+	var out []dcase
+	for _, m := range []string{"default", "bypassPermissions"} {
+		mode := m
+		if m == "default" {
+			mode = ""
+		}
+		out = append(out, dcase{name: "genagents-forms-" + m, group: "generated agent rules", paths: true, mode: mode,
+			agents: []Agent{{Name: "plain"}, {Name: "worker"}, {Name: "workhorse"}},
+			settings: Settings{Deny: []string{"Agent(Expl*)", "Agent(work:*)", "Task(description:*r5*)"},
+				Ask: []string{"Agent( plain ,  other )", "Agent(general-*)"}},
+			sessions: []session{root([][]probe{probes})}})
+	}
+	return out
+}
