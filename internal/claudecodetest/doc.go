@@ -37,7 +37,8 @@
 // gen-tools*, random rules over MCP tools, WebFetch domains, WebSearch and
 // TodoWrite, well-formed and not, against their calls in every mode;
 // gen-params*, random parameter rules (tool(p:v)) against calls that set
-// those parameters or not)
+// those parameters or not; gen-skills*, random Skill rules against project
+// skills spelled several ways)
 // and -gen.seed S picks them. Each generated case calls pwd first, so
 // that the CLI's shell has run a command (genProbes). A disagreement says whether the dialect was
 // looser (fail-open) or stricter (fail-closed) than the release.

@@ -295,6 +295,7 @@ func matrix() []dcase {
 		out = append(out, genFileRuleCases(*genSeed, *genLines)...)
 		out = append(out, genToolRuleCases(*genSeed, *genLines)...)
 		out = append(out, genParamRuleCases(*genSeed, *genLines)...)
+		out = append(out, genSkillRuleCases(*genSeed, *genLines)...)
 	}
 	out = append(out, matrixEnvPaths()...)
 	out = append(out, matrixCompoundAssignments()...)

@@ -377,3 +377,48 @@ func matrixGenAgentRuleForms() []dcase {
 	}
 	return out
 }
+
+// genSkillRuleCases draws cases of n calls in all: random Skill rules in
+// name, prefix, glob, parameter and odd forms against calls of project
+// skills spelled several ways, in default mode and bypassPermissions.
+func genSkillRuleCases(seed uint64, n int) []dcase {
+	r := rand.New(rand.NewPCG(seed, 0x5c111))
+	pick := func(l []string) string { return l[r.IntN(len(l))] }
+	files := map[string]string{
+		".claude/skills/hello/SKILL.md":     "---\nname: hello\ndescription: Says hello\n---\nSay hello.\n",
+		".claude/skills/helper/SKILL.md":    "---\nname: helper\ndescription: Helps\nallowed-tools: Read\n---\nHelp.\n",
+		".claude/skills/deploy-it/SKILL.md": "---\nname: deploy-it\ndescription: Deploys\nallowed-tools: Bash(ls:*)\n---\nDeploy.\n",
+		".claude/skills/Mixed/SKILL.md":     "---\nname: Mixed\ndescription: Mixed case\nallowed-tools: Read\n---\nMix.\n",
+	}
+	rules := []string{"Skill(hello)", "Skill(hel*)", "Skill(hel:*)", "Skill(hello *)", "Skill(/hello)", "Skill(/hel:*)", "Skill(Hello)",
+		"Skill(helper)", "Skill(deploy:*)", "Skill(deploy-it)", "Skill(skill:dep*)", "Skill(skill:hello)", "Skill(skill:*)",
+		"Skill(mixed)", "Skill(Mixed)", "Skill(Mix:*)", "Skill(*)", "Skill", "Skill(args:*x*)", "Skill( hello )", "Skill(hello:*)",
+		"Skill(d:*)", "Skill(deploy)", "Skill(skill:/hello)", "Skill(skill:Mixed)"}
+	names := []string{"hello", "helper", "deploy-it", "Mixed", "/hello", "/deploy-it", " helper", "/Mixed"}
+	var out []dcase
+	for c := 0; n > 0; c++ {
+		var s Settings
+		for range 1 + r.IntN(2) {
+			s.Allow = append(s.Allow, pick(rules))
+		}
+		if r.IntN(2) == 0 {
+			s.Ask = append(s.Ask, pick(rules))
+		}
+		if r.IntN(2) == 0 {
+			s.Deny = append(s.Deny, pick(rules))
+		}
+		var probes []probe
+		for range 10 {
+			in := map[string]any{"skill": pick(names)}
+			if r.IntN(4) == 0 {
+				in["args"] = pick([]string{"x", "fix it"})
+			}
+			probes = append(probes, probe{"Skill", in})
+		}
+		modes := []string{"default", "bypassPermissions"}
+		n -= len(modes) * len(probes)
+		out = append(out, filesCases(fmt.Sprintf("gen-skills%d", c), "generated skill rules", modes, "", Settings{}, s, files,
+			[][]probe{probes})...)
+	}
+	return out
+}
