@@ -99,10 +99,7 @@ func matrix25() []dcase {
 			"ls /", "head -1 /etc/hostname", "cat a.txt", "ls src", "sort a.txt", "grep root /etc/passwd", "cat /etc/passwd")})}})
 
 	for _, m := range []string{"default", "acceptEdits", "bypassPermissions", "dontAsk"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "i25-redirect-" + m, group: "i25 output redirections", paths: true, mode: mode,
 			settings: Settings{Allow: []string{"Bash(echo:*)", "Bash(cat *)", "Bash(date)"}, Deny: []string{"Edit(./locked/**)"},
 				Ask: []string{"Edit(./asked/**)"}},
@@ -114,10 +111,7 @@ func matrix25() []dcase {
 		sessions: []session{root([][]probe{shs("echo hi > out/ea1.txt", "echo hi > ea2.txt", "echo hi > ../outside/ea3.txt", "ls > out/ea4.txt")})}})
 
 	for _, m := range []string{"default", "acceptEdits"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "i25-anchors-" + m, group: "i25 absolute and home anchors", paths: true, mode: mode,
 			settings: Settings{Deny: []string{"Read(//**/*.pem)", "Edit(//**/.env)", "Read(~/.aws/**)", "Read(/anch.txt)"}},
 			agents:   []Agent{{Name: "plain"}},
@@ -141,10 +135,7 @@ func matrix25() []dcase {
 			sh("touch " + BaseToken + "/extra/t-" + tag + ".txt"), sh("touch ../extra2/t-" + tag + ".txt"), sh("touch ../outside/t-" + tag + ".txt")}}
 	}
 	for _, m := range []string{"default", "acceptEdits"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "i25-added-dirs-" + m, group: "i25 added directories", paths: true, mode: mode,
 			settings: Settings{AdditionalDirectories: []string{"../extra"}}, addDirs: []string{"../extra2"},
 			sessions: []session{root(addDir(m[:2]))}})

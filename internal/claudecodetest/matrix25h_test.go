@@ -37,10 +37,7 @@ func matrix25h() []dcase {
 			wr("w-" + tag + ".txt"), rd(projP + "/../outside/o.txt")}}
 	}
 	for _, m := range []string{"default", "acceptEdits"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "i25h-anchors-" + m, group: "i25h anchors", paths: true, mode: mode,
 			settings: Settings{Deny: []string{"Read(~/notes.txt)", "Edit(~/.bashrc)", "Read(//etc/hostname)", "Read(src/*.go)"}},
 			files:    map[string]string{"sub/src/x.go": "package x\n", "../home/.bashrc": "# rc\n"},

@@ -59,10 +59,7 @@ func matrix() []dcase {
 	modeRules := Settings{Allow: []string{"Bash(make test)", "Edit(./src/**)"}, Ask: []string{"Bash(git push *)"},
 		Deny: []string{"Bash(rm *)", "Read(./.env)"}}
 	for _, m := range []string{"default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "mode-" + m, group: "mode " + m, settings: modeRules, mode: mode,
 			agents: []Agent{{Name: "plain"}},
 			sessions: []session{root(std("m")), child("plain", "plain", "main", std("p")),

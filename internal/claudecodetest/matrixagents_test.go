@@ -95,10 +95,7 @@ func matrixAgentModes() []dcase {
 		{Name: "pm-bypass", PermissionMode: "bypassPermissions"}, {Name: "pm-none"}}
 	var out []dcase
 	for _, m := range []string{"default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		sessions := []session{root(nil)}
 		for _, a := range agents {
 			sessions = append(sessions, child(a.Name, a.Name, "main", probes(strings.TrimPrefix(a.Name, "pm-"))))
@@ -125,10 +122,7 @@ func matrixAgentNesting() []dcase {
 	}
 	var out []dcase
 	for _, m := range []string{"default", "bypassPermissions"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "agents-nesting-" + m, group: "agents nesting", mode: mode,
 			settings: Settings{Deny: []string{"Agent(Explore)"}, Ask: []string{"Agent(plain)"}, Allow: []string{"Agent(Plan)"}},
 			agents: []Agent{{Name: "plain"}, {Name: "nester", Tools: "Agent, Read"}, {Name: "planonly", Tools: "Agent(Plan), Read"},

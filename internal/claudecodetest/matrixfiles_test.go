@@ -40,14 +40,20 @@ func grepAt(pattern, path, glob string) probe {
 
 // filesCases is one paths case per mode of the turns, with the issue 25
 // files beside the case's own.
+// cliMode is a case's --permission-mode for a mode's name: none for
+// default.
+func cliMode(m string) string {
+	if m == "default" {
+		return ""
+	}
+	return m
+}
+
 func filesCases(name, group string, modes []string, tools string, user, settings Settings, files map[string]string,
 	turns [][]probe) []dcase {
 	var out []dcase
 	for _, m := range modes {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		merged := withIssue25Files(files)
 		out = append(out, dcase{name: name + "-" + m, group: group, paths: true, mode: mode, tools: tools, user: user,
 			settings: settings, files: merged, sessions: []session{root(turns)}})
@@ -304,10 +310,7 @@ func matrixMCPRules() []dcase {
 		"fourth": {"echo", "danger"}, "fifth": {"echo"}}
 	var out []dcase
 	for _, m := range []string{"default", "bypassPermissions", "dontAsk"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "files-mcp-rules-" + m, group: "files MCP rules", paths: true, mode: mode, mcp: mcp,
 			settings: Settings{Deny: []string{"mcp__srv__*", "mcp__third", "mcp__fifth__echo"},
 				Ask:   []string{"mcp__other", "mcp__fourth__*"},
@@ -327,10 +330,7 @@ func matrixNameCase() []dcase {
 		"sp4/a.txt": "a\n"}
 	var out []dcase
 	for _, m := range []string{"default", "bypassPermissions"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "files-name-case-" + m, group: "files rule forms", paths: true, mode: mode, files: files,
 			mcp: map[string][]string{"srv": {"echo", "danger"}},
 			settings: Settings{Deny: []string{"read(./secret/**)", "BASH(rm:*)", "Webfetch(domain:evil.test)", "mcp__SRV__echo",
@@ -352,10 +352,7 @@ func matrixAgentRules() []dcase {
 		{"TodoWrite", map[string]any{"todos": []any{map[string]any{"content": "x", "status": "pending", "activeForm": "x"}}}}}
 	var out []dcase
 	for _, m := range []string{"default", "bypassPermissions"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "files-agent-rules-" + m, group: "files Agent rules", paths: true, mode: mode,
 			agents:   []Agent{{Name: "plain"}},
 			settings: Settings{Deny: []string{"Task(Explore)"}, Ask: []string{"Agent(plain)"}, Allow: []string{"Agent(Plan)"}},

@@ -31,16 +31,7 @@ func genToolRuleCases(seed uint64, n int) []dcase {
 		"https://example.org/", "https://example.com./"}
 	var out []dcase
 	for c := 0; n > 0; c++ {
-		var s Settings
-		for range 1 + r.IntN(3) {
-			s.Allow = append(s.Allow, pick(rules))
-		}
-		if r.IntN(2) == 0 {
-			s.Ask = append(s.Ask, pick(rules))
-		}
-		if r.IntN(2) == 0 {
-			s.Deny = append(s.Deny, pick(rules))
-		}
+		s := drawRules(r, rules, 3, &Settings{}, "allow")
 		var probes []probe
 		for range 20 {
 			switch k := r.IntN(10); {
@@ -138,10 +129,7 @@ func matrixGenToolsAgentModes() []dcase {
 		{Name: "pm-bypass", PermissionMode: "bypassPermissions"}, {Name: "pm-none"}}
 	var out []dcase
 	for _, m := range []string{"plan", "default", "bypassPermissions"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		sessions := []session{root(nil)}
 		for _, a := range agents {
 			sessions = append(sessions, child(a.Name, a.Name, "main", probes()))
@@ -176,16 +164,7 @@ func genParamRuleCases(seed uint64, n int) []dcase {
 	}
 	var out []dcase
 	for c := 0; n > 0; c++ {
-		var s Settings
-		for range 1 + r.IntN(3) {
-			s.Deny = append(s.Deny, pick(rules))
-		}
-		if r.IntN(2) == 0 {
-			s.Ask = append(s.Ask, pick(rules))
-		}
-		if r.IntN(2) == 0 {
-			s.Allow = append(s.Allow, pick(rules))
-		}
+		s := drawRules(r, rules, 3, &Settings{}, "deny")
 		probes := []probe{rd("a.txt")}
 		edits := 0
 		for range 20 {
@@ -365,10 +344,7 @@ func matrixGenAgentRuleForms() []dcase {
 		spawn("Plan", "r5"), spawn("workhorse", "r6")}
 	var out []dcase
 	for _, m := range []string{"default", "bypassPermissions"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "genagents-forms-" + m, group: "generated agent rules", paths: true, mode: mode,
 			agents: []Agent{{Name: "plain"}, {Name: "worker"}, {Name: "workhorse"}},
 			settings: Settings{Deny: []string{"Agent(Expl*)", "Agent(work:*)", "Task(description:*r5*)"},
@@ -397,16 +373,7 @@ func genSkillRuleCases(seed uint64, n int) []dcase {
 	names := []string{"hello", "helper", "deploy-it", "Mixed", "/hello", "/deploy-it", " helper", "/Mixed"}
 	var out []dcase
 	for c := 0; n > 0; c++ {
-		var s Settings
-		for range 1 + r.IntN(2) {
-			s.Allow = append(s.Allow, pick(rules))
-		}
-		if r.IntN(2) == 0 {
-			s.Ask = append(s.Ask, pick(rules))
-		}
-		if r.IntN(2) == 0 {
-			s.Deny = append(s.Deny, pick(rules))
-		}
+		s := drawRules(r, rules, 2, &Settings{}, "allow")
 		var probes []probe
 		for range 10 {
 			in := map[string]any{"skill": pick(names)}
@@ -421,4 +388,25 @@ func genSkillRuleCases(seed uint64, n int) []dcase {
 			[][]probe{probes})...)
 	}
 	return out
+}
+
+// drawRules draws a generated case's rules from pool into s: 1 to most
+// rules in the list first names ("allow" or "deny"), then one ask rule
+// half the time, then one rule in the other list half the time.
+func drawRules(r *rand.Rand, pool []string, most int, s *Settings, first string) Settings {
+	pick := func() string { return pool[r.IntN(len(pool))] }
+	lead, last := &s.Allow, &s.Deny
+	if first == "deny" {
+		lead, last = &s.Deny, &s.Allow
+	}
+	for range 1 + r.IntN(most) {
+		*lead = append(*lead, pick())
+	}
+	if r.IntN(2) == 0 {
+		s.Ask = append(s.Ask, pick())
+	}
+	if r.IntN(2) == 0 {
+		*last = append(*last, pick())
+	}
+	return *s
 }

@@ -24,10 +24,7 @@ func sh3Modes(paths bool) []string {
 func sh3Cases(name, group string, paths bool, settings Settings, files map[string]string, probes []probe) []dcase {
 	var out []dcase
 	for _, m := range sh3Modes(paths) {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		merged := withIssue25Files(files)
 		out = append(out, dcase{name: name + "-" + m, group: group, paths: paths, mode: mode, settings: settings,
 			files: merged, sessions: []session{root([][]probe{probes})}})

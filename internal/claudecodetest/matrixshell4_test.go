@@ -9,10 +9,7 @@ package claudecodetest
 func sh4Cases(name, group string, modes []string, settings Settings, files map[string]string, probes []probe) []dcase {
 	var out []dcase
 	for _, m := range modes {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: name + "-" + m, group: group, paths: true, mode: mode, settings: settings,
 			files: withIssue25Files(files), sessions: []session{root([][]probe{probes})}})
 	}

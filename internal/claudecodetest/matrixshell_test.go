@@ -27,10 +27,7 @@ func matrixShell() []dcase {
 		"plock/p1.txt": "p\n", "plock/p2.txt": "p\n", "plock/p3.txt": "p\n", "../home/hlock/h1.txt": "h\n", "../home/hlock/h2.txt": "h\n",
 		"plock/p4.txt": "p\n", "../locked/l6.txt": "l\n"}
 	for _, m := range []string{"default", "bypassPermissions"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "shell-c-paths-" + m, group: "shell -c script paths", paths: true, mode: mode,
 			settings: Settings{Deny: []string{"Read(./secret/**)", "Read(~/notes.txt)", "Read(/anch.txt)", "Read(//etc/hostname)",
 				"Edit(./locked/**)", "Edit(/plock/**)", "Edit(~/hlock/**)"}},
@@ -49,10 +46,7 @@ func matrixShell() []dcase {
 		cdFiles[k] = v
 	}
 	for _, m := range []string{"default", "bypassPermissions"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "shell-c-cd-" + m, group: "shell -c script paths", paths: true, mode: mode,
 			settings: Settings{Deny: []string{"Read(./secret/**)", "Edit(./locked/**)", "Edit(/plock/**)", "Edit(~/hlock/**)"}},
 			files:    cdFiles, sessions: []session{root([][]probe{cdProbes})}})
@@ -78,10 +72,7 @@ func matrixAssign() []dcase {
 		files[fmt.Sprintf("ap%d", i)] = "x\n"
 	}
 	for _, m := range []string{"default", "bypassPermissions"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "assign-prefix-" + m, group: "assignment prefixes", mode: mode,
 			settings: Settings{Deny: []string{"Bash(rm:*)"}, Allow: []string{"Bash(touch:*)"}},
 			files:    files, sessions: []session{root([][]probe{probes})}})

@@ -45,10 +45,7 @@ func matrixSymlinks() []dcase {
 		rd("la.txt"), wr("lvs.json"), rd("free/lo.txt"), wr("free/lo2.txt"), wr("lfree.txt"), rd("lfree.txt")}
 	var out []dcase
 	for _, m := range []string{"default", "acceptEdits", "bypassPermissions"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "files-symlinks-" + m, group: "files symlinks", paths: true, mode: mode,
 			settings: Settings{Deny: []string{"Read(./secret/**)", "Read(~/hsecret/**)", "Edit(./locked/**)", "Read(./rlink.txt)",
 				"Edit(./rl2.txt)"}, Ask: []string{"Read(./asked/**)", "Edit(./asked/**)"},
@@ -115,10 +112,7 @@ func matrixBashSymlinks() []dcase {
 		"cat ls?.txt", "cat ls*", "head -1 lc*.txt", "wc -l ls[12].txt", "cat l{s1,free}.txt", "grep s l*.txt", "cat *.txt", "cat ld*/s.txt")
 	var out []dcase
 	for _, m := range []string{"default", "acceptEdits", "bypassPermissions"} {
-		mode := m
-		if m == "default" {
-			mode = ""
-		}
+		mode := cliMode(m)
 		out = append(out, dcase{name: "files-symlinks-bash-" + m, group: "files symlinks", paths: true, mode: mode,
 			settings: Settings{Deny: []string{"Read(./secret/**)", "Read(~/hsecret/**)", "Edit(./locked/**)"}},
 			files:    bashSymlinkFiles, links: bashSymlinks,
