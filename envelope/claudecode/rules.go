@@ -217,7 +217,7 @@ func compileRule(text string) (*rule, error) {
 	}
 	if name == toolSkill {
 		// A name form and, when the specifier has a parameter's shape, a
-		// parameter rule beside it (rulesMatch reads which behaviour
+		// parameter rule beside it (ruleRef.matches reads which behaviour
 		// takes which: row 90).
 		r.specKind, r.skill = specSkill, compileSkillName(spec)
 		if p, v, ok := paramSpec(spec); ok {
