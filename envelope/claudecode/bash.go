@@ -36,6 +36,10 @@ type bashLine struct {
 	// openDollar: the line leaves a $( or ${ open, or begins a command in
 	// $( ) with a backquote (unclosedDollar).
 	openDollar bool
+	// keywordAfterPrefix: a segment runs a reserved word after an
+	// assignment or a redirection (keywordAfterPrefix), which the release
+	// asks for in every mode.
+	keywordAfterPrefix bool
 }
 
 // bashSub is one top-level subcommand.
@@ -72,6 +76,10 @@ type bashSub struct {
 	// spaced: blanks other than one space separate its words somewhere
 	// (make  build, make<TAB>build): no exact allow rule matches it.
 	spaced bool
+	// timeAfterPrefix: time runs after an assignment or a redirection, in
+	// a line where an if, while or until came before it (compound): the
+	// release's parser misreads it (row 91).
+	timeAfterPrefix bool
 }
 
 // Byte classes of the scan.
@@ -466,6 +474,7 @@ func compound(subs []bashSub) []bashSub {
 		return subs
 	}
 	out := make([]bashSub, 0, len(subs))
+	sawIfOrLoop := false
 	for _, s := range subs {
 		if statements && len(s.words) > 0 && s.words[0] == "for" {
 			continue // the header: nothing runs
@@ -484,12 +493,66 @@ func compound(subs []bashSub) []bashSub {
 			continue
 		}
 		for range lead {
+			if w := s.words[0]; w == "if" || w == "while" || w == "until" {
+				sawIfOrLoop = true
+			}
 			s.raw = strings.TrimLeft(s.raw[len(s.words[0]):], blanks)
 			s.words = s.words[1:]
 		}
+		s.timeAfterPrefix = sawIfOrLoop && timeAfterPrefix(s.words)
 		out = append(out, s)
 	}
 	return out
+}
+
+// keywordAfterPrefix reports whether words put a reserved word (if then
+// elif else fi while until for do done case esac function select; not in)
+// where a command's name stands after one or more assignments or
+// redirections (FOO=1 if true; then ls; fi, >/dev/null if ..., A=1 for
+// ...). Bash runs a command of that name; Claude Code 2.1.328's parser
+// loses its place and asks in every mode, bypassPermissions included
+// ("can't be sure it read this command the way the shell will, so it
+// can't rule out a dangerous removal"), nested in $( ) or ( ) too (row
+// 91; TestDifferential/genreserved-*).
+func keywordAfterPrefix(words []string) bool {
+	w, prefixed := afterPrefix(words)
+	return prefixed && w != "in" && keywords[w]
+}
+
+// afterPrefix returns the first word of words that is neither an
+// assignment nor a redirection (with its target), and whether one came
+// before it.
+func afterPrefix(words []string) (string, bool) {
+	prefix := false
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if _, ok := isAssignment(w); ok {
+			prefix = true
+			continue
+		}
+		if j := redirAt(w); j >= 0 {
+			prefix = true
+			if strings.TrimLeft(w[j:], "<>&|") == "" {
+				i++ // the target is the next word
+			}
+			continue
+		}
+		return w, prefix
+	}
+	return "", false
+}
+
+// timeAfterPrefix reports whether words run time after one or more
+// assignments or redirections (LANG=C time ls, >/dev/null time ls). After
+// an if, while or until in the line, Claude Code 2.1.328 reads such a
+// time as a reserved word where none can stand and asks, whatever
+// approved the command ("A shell keyword or opening brace in this command
+// can't be checked before it runs": if true; then LANG=C time ls; fi under
+// Bash(ls *)); before one, and after for, it runs it (row 91;
+// TestDifferential/genreserved-*).
+func timeAfterPrefix(words []string) bool {
+	w, prefixed := afterPrefix(words)
+	return prefixed && w == "time"
 }
 
 // statementsInOrder reports whether subs hold if, while, until or for
@@ -1803,6 +1866,12 @@ func parseBash(cmd string) *bashLine {
 	}
 	l.openDollar = strings.Contains(cmd, "$") && unclosedDollar(cmd)
 	segs, shell := bothSegments(hd.plain(cmd))
+	for _, seg := range segs {
+		if keywordAfterPrefix(seg) {
+			l.keywordAfterPrefix = true
+			break
+		}
+	}
 	for _, seg := range shell {
 		if mentionsShell(seg) {
 			l.shellSegs = append(l.shellSegs, seg)

@@ -457,6 +457,11 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 			if !v.brief {
 				detail[stepCriticalPath] = "leaves a $( or ${ open, or begins a command in $( ) with a backquote, so no removal in it can be ruled out"
 			}
+		} else if l != nil && l.keywordAfterPrefix {
+			out = decided(stepCriticalPath, envelope.Ask, envelope.Reason{Code: codeCriticalPath})
+			if !v.brief {
+				detail[stepCriticalPath] = "runs a reserved word after an assignment or a redirection, which the release's parser misreads, so no removal in it can be ruled out"
+			}
 		}
 	}
 	// 8. Protected paths, mode, allow rules, defaults.
@@ -1267,6 +1272,9 @@ func uncheckable(l *bashLine, s *bashSub, sp subPaths) (code, why, word string) 
 	}
 	if s.wrapWhy != "" {
 		return codeUncheckedCommand, s.wrapWhy, s.wrapWord
+	}
+	if s.timeAfterPrefix {
+		return codeUncheckedCommand, "runs time after an assignment or a redirection, behind an if or a loop, which the release's parser misreads:", "time"
 	}
 	if w := procEnviron(s); w != "" {
 		return codeUncheckedCommand, "names a process's environment, which the release asks for (/proc/*/environ):", w

@@ -471,3 +471,29 @@ func TestSkillRules(t *testing.T) {
 		sk("hello", allow, codeModeBypass),
 	})
 }
+
+// TestReservedWordAfterPrefix: time after an assignment or a redirection
+// asks whatever approved it once an if, while or until came before it in
+// the line, and any other reserved word (not in) there asks in every mode,
+// bypassPermissions included (row 91; TestDifferential/genreserved-*).
+func TestReservedWordAfterPrefix(t *testing.T) {
+	doc := `{"permissions":{"allow":["Bash(ls *)","Bash(ls)","Bash(time:*)","Bash(* a.txt)","Bash(cat:*)","Bash(true)","Bash(:)"]}}`
+	timeAsks := []string{"if true; then LANG=C time ls || ls; fi", "while false; do :; done; LANG=C time ls",
+		"until true; do :; done; LANG=C time ls", "if true; then LANG=C ls; fi; LANG=C time ls", "if LANG=C time ls; then :; fi"}
+	timeRuns := []string{"LANG=C time ls", "LANG=C time ls; if true; then ls; fi", "for i in 1; do LANG=C time ls; done",
+		"if true; then time ls; fi"}
+	keywordAsks := []string{"FOO=1 if true; then ls; fi", "echo $(FOO=1 if true; then ls; fi)", "(FOO=1 while false; do :; done)",
+		">/dev/null if true; then ls; fi", "FOO=1 done", "ls; A=1 for i in 1; do ls; done", "FOO=1 function f { ls; }",
+		"FOO=1 select x in a; do break; done"}
+	runCalls(t, doc, "", bashCalls(ask, codeUncheckedCommand, timeAsks...))
+	for _, cmd := range timeRuns {
+		w := newWorld(t, doc, decideCatalogue...)
+		w.start(t, "lead", events.StartedData{Agent: "main"})
+		if v := w.decide("lead", "Bash", cmdAt(cmd)); v.Decision != allow {
+			t.Errorf("%q = %s (%s), want allow", cmd, v.Decision, v.Reason.Code)
+		}
+	}
+	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, timeAsks...))
+	runCalls(t, doc, "bypassPermissions", bashCalls(ask, codeCriticalPath, keywordAsks...))
+	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, "FOO=1 in x", "echo if", "FOO=1 ls"))
+}

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,6 +50,7 @@ func parseBashJoined(cmd string) *bashLine {
 		}
 	}
 	segs := nestedSegments(hd.plain(cmd))
+	l.keywordAfterPrefix = slices.ContainsFunc(segs, keywordAfterPrefix)
 	subTexts := len(l.denyTexts)
 	for _, seg := range segs {
 		stripped := stripWords(seg, stripPaths)
@@ -78,10 +80,10 @@ func parseBashJoined(cmd string) *bashLine {
 // list and no list print alike: nothing tells them apart).
 func dumpLine(l *bashLine) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "broken %v critical %v %q open $ %v\ndeny %q\npaths %q\ncds %d moves %d git %v\n", l.broken, l.critical, l.criticalArg, l.openDollar, l.denyTexts, l.pathSegs, l.cds, l.moves, l.git)
+	fmt.Fprintf(&b, "broken %v critical %v %q open $ %v keyword %v\ndeny %q\npaths %q\ncds %d moves %d git %v\n", l.broken, l.critical, l.criticalArg, l.openDollar, l.keywordAfterPrefix, l.denyTexts, l.pathSegs, l.cds, l.moves, l.git)
 	for _, s := range l.subs {
-		fmt.Fprintf(&b, "%q %q %v %q %q %q %q %q %q\n", s.raw, s.op, s.nested, s.words, s.args, s.outs, s.ins,
-			s.allowText, s.denyText)
+		fmt.Fprintf(&b, "%q %q %v %q %q %q %q %q %q %v\n", s.raw, s.op, s.nested, s.words, s.args, s.outs, s.ins,
+			s.allowText, s.denyText, s.timeAfterPrefix)
 	}
 	return b.String()
 }

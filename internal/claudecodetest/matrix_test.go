@@ -311,6 +311,7 @@ func matrix() []dcase {
 	out = append(out, matrixGenCdGitModes()...)
 	out = append(out, matrixGenAssignSubst()...)
 	out = append(out, matrixGenMultiCd()...)
+	out = append(out, matrixGenReserved()...)
 	out = append(out, matrixGenToolsPlan()...)
 	out = append(out, matrixGenToolsPlanReadOnly()...)
 	out = append(out, matrixGenDomainStar()...)

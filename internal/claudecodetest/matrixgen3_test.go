@@ -123,3 +123,22 @@ func matrixGenMultiCd() []dcase {
 	return sh4Cases("genmulticd", "generated allow rules", []string{"default", "acceptEdits"},
 		Settings{Allow: []string{"Bash(cd:*)", "Bash(pushd:*)", "Bash(popd:*)", "Bash(ls:*)"}}, genFiles, probes)
 }
+
+// matrixGenReserved: a reserved word or a word starting with { where a
+// command's name stands after assignments or redirections, after time,
+// and time itself after an if or a while (gen-allow seed 11).
+func matrixGenReserved() []dcase {
+	probes := shs("pwd", "if true; then LANG=C time ls || ls; fi", "LANG=C time ls", "while false; do :; done; LANG=C time ls",
+		"LANG=C time ls; if true; then ls; fi", ">/dev/null time ls", "if true; then >/dev/null time ls; fi",
+		"FOO=1 if true; then ls; fi", "{ls,cat} a.txt", "FOO=1 {ls,cat} a.txt", "time { ls; }", "time ! ls",
+		"time if true; then ls; fi", "for i in 1; do LANG=C time ls; done", "until true; do :; done; LANG=C time ls",
+		"if true; then time ls; fi", "if true; then LANG=C ls; fi; LANG=C time ls", "case a in a) LANG=C time ls;; esac",
+		"LANG=C ! ls", "2>/dev/null { ls; }", "time -p { ls; }", "LANG=C [[ -f a.txt ]]", "if LANG=C time ls; then :; fi",
+		"if true; then 2> /dev/null time ls; fi", "while false; do :; done; A=1 B=2 time ls", "if true; then :; fi && LANG=C time cat a.txt",
+		"echo $(FOO=1 if true; then ls; fi)", "(FOO=1 while false; do :; done)", ">/dev/null if true; then ls; fi", "FOO=1 in x",
+		"FOO=1 done", "ls; A=1 for i in 1; do ls; done", "FOO=1 function f { ls; }", "FOO=1 select x in a; do break; done")
+	out := sh4Cases("genreserved", "generated allow rules", []string{"default", "bypassPermissions"}, Settings{}, genFiles, probes)
+	return append(out, sh4Cases("genreserved-allowed", "generated allow rules", []string{"default"},
+		Settings{Allow: []string{"Bash(ls *)", "Bash(ls)", "Bash(time:*)", "Bash(* a.txt)", "Bash(cat:*)", "Bash(true)", "Bash(:)"}},
+		genFiles, probes)...)
+}
