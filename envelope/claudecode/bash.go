@@ -1866,7 +1866,9 @@ func parseBash(cmd string) *bashLine {
 	}
 	l.openDollar = strings.Contains(cmd, "$") && unclosedDollar(cmd)
 	segs, shell := bothSegments(hd.plain(cmd))
-	for _, seg := range segs {
+	// The shell's reading: a keyword inside quoted text is no command
+	// (echo "x; FOO=1 if y" runs in bypassPermissions).
+	for _, seg := range shell {
 		if keywordAfterPrefix(seg) {
 			l.keywordAfterPrefix = true
 			break

@@ -495,5 +495,5 @@ func TestReservedWordAfterPrefix(t *testing.T) {
 	}
 	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, timeAsks...))
 	runCalls(t, doc, "bypassPermissions", bashCalls(ask, codeCriticalPath, keywordAsks...))
-	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, "FOO=1 in x", "echo if", "FOO=1 ls"))
+	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, "FOO=1 in x", "echo if", "FOO=1 ls", `echo "x; FOO=1 if y"`))
 }

@@ -50,7 +50,8 @@ func parseBashJoined(cmd string) *bashLine {
 		}
 	}
 	segs := nestedSegments(hd.plain(cmd))
-	l.keywordAfterPrefix = slices.ContainsFunc(segs, keywordAfterPrefix)
+	_, shell := bothSegments(hd.plain(cmd))
+	l.keywordAfterPrefix = slices.ContainsFunc(shell, keywordAfterPrefix)
 	subTexts := len(l.denyTexts)
 	for _, seg := range segs {
 		stripped := stripWords(seg, stripPaths)

@@ -136,7 +136,8 @@ func matrixGenReserved() []dcase {
 		"LANG=C ! ls", "2>/dev/null { ls; }", "time -p { ls; }", "LANG=C [[ -f a.txt ]]", "if LANG=C time ls; then :; fi",
 		"if true; then 2> /dev/null time ls; fi", "while false; do :; done; A=1 B=2 time ls", "if true; then :; fi && LANG=C time cat a.txt",
 		"echo $(FOO=1 if true; then ls; fi)", "(FOO=1 while false; do :; done)", ">/dev/null if true; then ls; fi", "FOO=1 in x",
-		"FOO=1 done", "ls; A=1 for i in 1; do ls; done", "FOO=1 function f { ls; }", "FOO=1 select x in a; do break; done")
+		"FOO=1 done", "ls; A=1 for i in 1; do ls; done", "FOO=1 function f { ls; }", "FOO=1 select x in a; do break; done",
+		`echo "x; FOO=1 if y"`, "sh -c 'FOO=1 if true; then ls; fi'")
 	out := sh4Cases("genreserved", "generated allow rules", []string{"default", "bypassPermissions"}, Settings{}, genFiles, probes)
 	return append(out, sh4Cases("genreserved-allowed", "generated allow rules", []string{"default"},
 		Settings{Allow: []string{"Bash(ls *)", "Bash(ls)", "Bash(time:*)", "Bash(* a.txt)", "Bash(cat:*)", "Bash(true)", "Bash(:)"}},
