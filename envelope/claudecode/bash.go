@@ -520,24 +520,22 @@ func keywordAfterPrefix(words []string) bool {
 }
 
 // afterPrefix returns the first word of words that is neither an
-// assignment nor a redirection (with its target), and whether one came
-// before it.
+// assignment nor a redirection (with its target: leadRedirect), and
+// whether one came before it.
 func afterPrefix(words []string) (string, bool) {
 	prefix := false
-	for i := 0; i < len(words); i++ {
-		w := words[i]
-		if _, ok := isAssignment(w); ok {
+	for i := 0; i < len(words); {
+		if _, ok := isAssignment(words[i]); ok {
 			prefix = true
+			i++
 			continue
 		}
-		if j := redirAt(w); j >= 0 {
+		if n := leadRedirect(words[i:]); n > 0 {
 			prefix = true
-			if strings.TrimLeft(w[j:], "<>&|") == "" {
-				i++ // the target is the next word
-			}
+			i += n
 			continue
 		}
-		return w, prefix
+		return words[i], prefix
 	}
 	return "", false
 }
@@ -1869,12 +1867,7 @@ func parseBash(cmd string) *bashLine {
 	// The shell's reading: a keyword inside quoted text is no command
 	// (echo "x; FOO=1 if y" runs in bypassPermissions).
 	for _, seg := range shell {
-		if keywordAfterPrefix(seg) {
-			l.keywordAfterPrefix = true
-			break
-		}
-	}
-	for _, seg := range shell {
+		l.keywordAfterPrefix = l.keywordAfterPrefix || keywordAfterPrefix(seg)
 		if mentionsShell(seg) {
 			l.shellSegs = append(l.shellSegs, seg)
 		}

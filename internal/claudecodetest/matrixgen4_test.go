@@ -31,7 +31,7 @@ func genToolRuleCases(seed uint64, n int) []dcase {
 		"https://example.org/", "https://example.com./"}
 	var out []dcase
 	for c := 0; n > 0; c++ {
-		s := drawRules(r, rules, 3, &Settings{}, "allow")
+		s := drawRules(r, rules, 3, "allow")
 		var probes []probe
 		for range 20 {
 			switch k := r.IntN(10); {
@@ -164,7 +164,7 @@ func genParamRuleCases(seed uint64, n int) []dcase {
 	}
 	var out []dcase
 	for c := 0; n > 0; c++ {
-		s := drawRules(r, rules, 3, &Settings{}, "deny")
+		s := drawRules(r, rules, 3, "deny")
 		probes := []probe{rd("a.txt")}
 		edits := 0
 		for range 20 {
@@ -373,7 +373,7 @@ func genSkillRuleCases(seed uint64, n int) []dcase {
 	names := []string{"hello", "helper", "deploy-it", "Mixed", "/hello", "/deploy-it", " helper", "/Mixed"}
 	var out []dcase
 	for c := 0; n > 0; c++ {
-		s := drawRules(r, rules, 2, &Settings{}, "allow")
+		s := drawRules(r, rules, 2, "allow")
 		var probes []probe
 		for range 10 {
 			in := map[string]any{"skill": pick(names)}
@@ -390,10 +390,11 @@ func genSkillRuleCases(seed uint64, n int) []dcase {
 	return out
 }
 
-// drawRules draws a generated case's rules from pool into s: 1 to most
-// rules in the list first names ("allow" or "deny"), then one ask rule
-// half the time, then one rule in the other list half the time.
-func drawRules(r *rand.Rand, pool []string, most int, s *Settings, first string) Settings {
+// drawRules draws a generated case's rules from pool: 1 to most rules in
+// the list first names ("allow" or "deny"), then one ask rule half the
+// time, then one rule in the other list half the time.
+func drawRules(r *rand.Rand, pool []string, most int, first string) Settings {
+	s := &Settings{}
 	pick := func() string { return pool[r.IntN(len(pool))] }
 	lead, last := &s.Allow, &s.Deny
 	if first == "deny" {
