@@ -135,9 +135,9 @@ func (st *Store) write(base uint64, w *writes, drop bool) error {
 // being written).
 func (s *State) committed(st *Store) {
 	s.hist = st
-	s.recent = newOverlay(s.seq)
+	s.recent = newOverlayLike(s.seq, s.recent)
 	s.evictSessions(s.changed)
-	s.changed = map[events.SessionKey]bool{}
+	s.changed = make(map[events.SessionKey]bool, len(s.changed))
 }
 
 // rebuildDropGrowth is how many bytes the file of a rebuild (a NoSync
