@@ -44,7 +44,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	asJSON := fl.Bool("json", false, "print the report as JSON")
 	maxRecords := fl.Uint64("max-records", 0, "cap the log the scale section grows (default: a million records in the full run)")
 	only := fl.String("only", "", "run only these sections, comma-separated: append, queries, scale, subjects, hooks, agents, mcp, scopes (default: all)")
-	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run to this file (for 'go tool pprof')")
+	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the run to this file (for 'go tool pprof'); the rebuild in a process of its own writes its own to FILE.rebuild-N, N its records")
 	traceOut := fl.String("trace", "", "write an execution trace of the run to this file (for 'go tool trace'; a few MB a second, so pick sections with --only)")
 	if _, err := parseFlags(fl, args); err != nil {
 		return helpOK(err)
@@ -83,7 +83,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if strings.HasSuffix(exe, ".test") {
 		exe = "" // under go test the binary is not the ledger
 	}
-	rep, err := bench.Run(ctx, bench.Config{Dir: *dir, Quick: *quick, Log: stderr, Exe: exe, MaxRecords: *maxRecords, Only: splitList(*only)})
+	rep, err := bench.Run(ctx, bench.Config{Dir: *dir, Quick: *quick, Log: stderr, Exe: exe, MaxRecords: *maxRecords, Only: splitList(*only), CPUProfile: *cpuProfile})
 	if err != nil {
 		return err
 	}

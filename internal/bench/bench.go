@@ -36,6 +36,11 @@ type Config struct {
 	// Only, when set, names the sections to run (append, queries, scale,
 	// subjects, hooks, agents, mcp, scopes).
 	Only []string
+	// CPUProfile, when set, is the path of the run's CPU profile: the
+	// scale section's rebuild in a process of its own writes that
+	// process's profile of the rebuild alone to CPUProfile.rebuild-N (N
+	// the records it rebuilds), beside it.
+	CPUProfile string
 }
 
 // Row is one measured figure.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -26,6 +27,9 @@ type rebuildSpec struct {
 	URL  string `json:"url"`
 	Head uint64 `json:"head"`
 	Out  string `json:"out"`
+	// Profile, when set, is where the process writes a CPU profile of
+	// the rebuild (Config.CPUProfile).
+	Profile string `json:"profile,omitempty"`
 }
 
 // rebuildTimes is what RebuildChild prints (one JSON object on stdout).
@@ -72,11 +76,18 @@ func RebuildChild(ctx context.Context, spec string, w io.Writer) error {
 	runtime.GC()
 	out.StartHeap = liveHeap()
 	restore := replay.TuneGC()
+	stopProfile, err := startCPUProfile(s.Profile)
+	if err != nil {
+		return fmt.Errorf("bench rebuild: %w", err)
+	}
 	gc0, all0 := cpuClasses()
 	t0 := time.Now()
 	_, err = replay.Rebuild(ctx, log, dialects.All(), s.Out, s.Head, nil)
 	out.Rebuild = time.Since(t0).Seconds()
 	gc1, all1 := cpuClasses()
+	if perr := stopProfile(); err == nil && perr != nil {
+		err = perr
+	}
 	restore()
 	if err != nil {
 		return fmt.Errorf("bench rebuild: %w", err)
@@ -100,8 +111,12 @@ func rebuildProcRow(ctx context.Context, cfg *Config, rep *Report, n *node, path
 	if err := settle(n); err != nil {
 		return err
 	}
-	spec, _ := json.Marshal(rebuildSpec{URL: n.ns.ClientURL(), Head: head, Out: path})
-	cmd := exec.CommandContext(ctx, cfg.Exe, "bench", RebuildArg, string(spec))
+	spec := rebuildSpec{URL: n.ns.ClientURL(), Head: head, Out: path}
+	if cfg.CPUProfile != "" {
+		spec.Profile = fmt.Sprintf("%s.rebuild-%d", cfg.CPUProfile, head)
+	}
+	specJSON, _ := json.Marshal(spec)
+	cmd := exec.CommandContext(ctx, cfg.Exe, "bench", RebuildArg, string(specJSON))
 	cmd.Stderr = os.Stderr
 	b, err := cmd.Output()
 	os.Remove(path)
@@ -130,4 +145,24 @@ func rebuildProcRow(ctx context.Context, cfg *Config, rep *Report, n *node, path
 	}
 	rep.add(row)
 	return nil
+}
+
+// startCPUProfile starts a CPU profile written to path, and returns what
+// stops it and closes the file; with path "" it does nothing.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
