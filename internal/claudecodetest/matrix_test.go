@@ -293,6 +293,7 @@ func matrix() []dcase {
 		out = append(out, genToolRuleCases(*genSeed, *genLines)...)
 		out = append(out, genParamRuleCases(*genSeed, *genLines)...)
 		out = append(out, genSkillRuleCases(*genSeed, *genLines)...)
+		out = append(out, genAgentCases(*genSeed, *genLines)...)
 	}
 	out = append(out, matrixEnvPaths()...)
 	out = append(out, matrixCompoundAssignments()...)

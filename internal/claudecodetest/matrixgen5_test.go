@@ -1,0 +1,91 @@
+package claudecodetest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// genAgentCases draws cases of about n calls in all: each case has four
+// custom agents with random tools, disallowedTools and permissionMode
+// values, random allow, ask and deny rules over the tools they call, and a
+// random mode for the main session; each agent, spawned from the main
+// thread, makes random reads, writes, Bash commands (read-only and not),
+// MCP calls and fetches. A call the dialect runs in an agent where the
+// release asks, denies or does not offer the tool is an agent's tools or
+// mode allocating more than the release does: a fail-open. The dialect
+// reads the agents as 'ledger policy import' reads their files.
+func genAgentCases(seed uint64, n int) []dcase {
+	r := rand.New(rand.NewPCG(seed, 0xa9e7))
+	pick := func(l []string) string { return l[r.IntN(len(l))] }
+	mcp := map[string][]string{"srv": {"echo", "danger"}, "other": {"ping"}}
+	toolPool := []string{"Read", "Write", "Edit", "Bash", "WebFetch", "mcp__srv__echo", "mcp__srv__danger", "mcp__srv__*",
+		"mcp__srv", "mcp__other", "mcp__other__ping", "*", "Bash(git:*)", "Bash(ls *)", "Read(a.txt)", "Write(*.txt)",
+		"read", "BASH", "Agent", "Task", "TodoWrite", "NotebookEdit", "Glob", "Grep", "Monitor", "mcp__*", "WebSearch"}
+	list := func(most int) string {
+		var l []string
+		for range r.IntN(most + 1) {
+			l = append(l, pick(toolPool))
+		}
+		return strings.Join(l, ", ")
+	}
+	agentModes := []string{"", "", "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"}
+	rules := []string{"Read", "Write", "Edit", "Bash", "Bash(ls *)", "Bash(ls)", "Bash(git status)", "Bash(touch *)",
+		"Bash(git:*)", "Read(secret.txt)", "Read(./a.txt)", "Edit(w-*)", "Write(w-*)", "Edit(**)", "Edit(/sub/**)",
+		"mcp__srv__echo", "mcp__srv", "mcp__srv__*", "mcp__other__ping", "mcp__other", "WebFetch(domain:example.com)",
+		"WebFetch", "TodoWrite"}
+	var out []dcase
+	for c := 0; n > 0; c++ {
+		s := drawRules(r, rules, 3, pick([]string{"allow", "deny"}))
+		var agents []Agent
+		for i := range 4 {
+			a := Agent{Name: fmt.Sprintf("g%d", i), PermissionMode: pick(agentModes)}
+			switch r.IntN(3) {
+			case 0:
+				a.Tools = list(4)
+			case 1:
+				a.DisallowedTools = list(3)
+			}
+			if r.IntN(4) == 0 {
+				a.DisallowedTools = list(2)
+			}
+			agents = append(agents, a)
+		}
+		m := pick([]string{"default", "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"})
+		sessions := []session{root(nil)}
+		for _, a := range agents {
+			var probes []probe
+			for i := range 8 {
+				switch k := r.IntN(12); {
+				case k < 2:
+					probes = append(probes, rd(pick([]string{"a.txt", "secret.txt", "sub/anchored.txt", "docs/a.md"})))
+				case k < 4:
+					probes = append(probes, wr(fmt.Sprintf("%s-%s-%d.txt", pick([]string{"w", "sub/w", "x"}), a.Name, i)))
+				case k < 7:
+					probes = append(probes, sh(pick([]string{"ls", "git status", "cat a.txt", "ls sub",
+						fmt.Sprintf("touch w-%s-t%d.txt", a.Name, i), fmt.Sprintf("echo x > x-%s-e%d.txt", a.Name, i)})))
+				case k < 10:
+					srv := pick([]string{"srv", "other"})
+					tool := pick(mcp[srv])
+					in := map[string]any{"text": "a"}
+					if tool == "ping" {
+						in = map[string]any{}
+					}
+					probes = append(probes, probe{"mcp__" + srv + "__" + tool, in})
+				default:
+					probes = append(probes, fetch(pick([]string{"https://example.com/", "https://evil.test/"})))
+				}
+			}
+			sessions = append(sessions, child(a.Name, a.Name, "main", [][]probe{probes}))
+		}
+		n -= 8 * len(agents)
+		files := map[string]string{}
+		for _, a := range agents {
+			files[".claude/agents/"+a.Name+".md"] = a.markdown()
+		}
+		out = append(out, dcase{name: fmt.Sprintf("gen-agents%d-%s", c, m), group: "generated agents", mode: cliMode(m),
+			paths: true, imported: true, settings: s, mcp: mcp, files: files, sessions: sessions})
+	}
+	return out
+}
+
