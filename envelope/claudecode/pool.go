@@ -192,7 +192,10 @@ func newView(e *Effective, p *envelope.PolicyState, s *envelope.Session, capturi
 	v.active[lSessionDeny] = true
 	v.active[lCoordinator] = v.kind == kindRoot && v.coord && !capturing
 	v.active[lFirstFilter] = sub
-	v.active[lPlanMode] = sub
+	// A pool captured for a child keeps ExitPlanMode: a child whose own
+	// definition says plan gets it from a parent in any mode, a sub-agent
+	// too (TestDifferential/genagents-nested-plan-*, main:na-outer:na-plan).
+	v.active[lPlanMode] = sub && !capturing
 	v.active[lDepth] = v.kind != kindRoot
 	v.active[lBackground] = sub && v.bg
 	v.active[lDisallowed] = v.def != nil || v.defMissing

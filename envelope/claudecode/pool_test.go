@@ -67,6 +67,22 @@ func TestPoolLayers(t *testing.T) {
 			},
 		},
 		{
+			// TestDifferential/genagents-nested-plan-*: the parent's mode
+			// does not matter, nor whether it is a sub-agent.
+			name: "plan-mode sub-agent of a sub-agent keeps ExitPlanMode",
+			doc: `{"agents": {"outer": {"description": "o", "tools": ["Agent", "ExitPlanMode", "Read"]},
+			                  "p": {"description": "p", "permissionMode": "plan", "tools": ["ExitPlanMode", "Read"]},
+			                  "n": {"description": "n", "tools": ["ExitPlanMode", "Read"]}}}`,
+			sessions: []sess{
+				{key: "lead", start: &events.StartedData{Agent: "main"}},
+				{key: "lead:o", spawn: &events.SpawnedData{Parent: "lead", Agent: "outer"}, allowed: list("Agent", "Read"),
+					denied: map[string]string{"ExitPlanMode": "first_filter:not_plan_mode"}},
+				{key: "lead:o:p", spawn: &events.SpawnedData{Parent: "lead:o", Agent: "p"}, allowed: list("Read", "ExitPlanMode")},
+				{key: "lead:o:n", spawn: &events.SpawnedData{Parent: "lead:o", Agent: "n"}, allowed: list("Read"),
+					denied: map[string]string{"ExitPlanMode": "first_filter:not_plan_mode"}},
+			},
+		},
+		{
 			name: "background sub-agent and teammate keep-lists",
 			doc:  `{"agents": {"bg": {"description": "b", "background": true}, "mate": {"description": "m"}}}`,
 			sessions: []sess{

@@ -11,7 +11,8 @@ import (
 // values, random allow, ask and deny rules over the tools they call, and a
 // random mode for the main session; each agent, spawned from the main
 // thread, makes random reads, writes, Bash commands (read-only and not),
-// MCP calls and fetches. A call the dialect runs in an agent where the
+// MCP calls and fetches; in half the cases g2 spawns g3 instead of the
+// main thread, and the rules may name the agents. A call the dialect runs in an agent where the
 // release asks, denies or does not offer the tool is an agent's tools or
 // mode allocating more than the release does: a fail-open. The dialect
 // reads the agents as 'ledger policy import' reads their files.
@@ -33,7 +34,7 @@ func genAgentCases(seed uint64, n int) []dcase {
 	rules := []string{"Read", "Write", "Edit", "Bash", "Bash(ls *)", "Bash(ls)", "Bash(git status)", "Bash(touch *)",
 		"Bash(git:*)", "Read(secret.txt)", "Read(./a.txt)", "Edit(w-*)", "Write(w-*)", "Edit(**)", "Edit(/sub/**)",
 		"mcp__srv__echo", "mcp__srv", "mcp__srv__*", "mcp__other__ping", "mcp__other", "WebFetch(domain:example.com)",
-		"WebFetch", "TodoWrite"}
+		"WebFetch", "TodoWrite", "Agent(g1)", "Agent(g3)", "Task(g2)", "Agent"}
 	var out []dcase
 	for c := 0; n > 0; c++ {
 		s := drawRules(r, rules, 3, pick([]string{"allow", "deny"}))
@@ -52,8 +53,17 @@ func genAgentCases(seed uint64, n int) []dcase {
 			agents = append(agents, a)
 		}
 		m := pick([]string{"default", "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"})
+		// Half the cases, g2 spawns g3 (if its tools and the rules let
+		// it) instead of the main thread: a child spawns from its parent
+		// after the parent's calls (dcase.scripts), so no Agent call is
+		// drawn for it (one would run g3 twice, under one script).
+		nested := r.IntN(2) == 0
 		sessions := []session{root(nil)}
 		for _, a := range agents {
+			parent := "main"
+			if nested && a.Name == "g3" {
+				parent = "g2"
+			}
 			var probes []probe
 			for i := range 8 {
 				switch k := r.IntN(12); {
@@ -76,7 +86,7 @@ func genAgentCases(seed uint64, n int) []dcase {
 					probes = append(probes, fetch(pick([]string{"https://example.com/", "https://evil.test/"})))
 				}
 			}
-			sessions = append(sessions, child(a.Name, a.Name, "main", [][]probe{probes}))
+			sessions = append(sessions, child(a.Name, a.Name, parent, [][]probe{probes}))
 		}
 		n -= 8 * len(agents)
 		files := map[string]string{}
@@ -89,3 +99,24 @@ func genAgentCases(seed uint64, n int) []dcase {
 	return out
 }
 
+// matrixGenAgentsNestedPlan: a sub-agent whose permissionMode is plan,
+// spawned by a sub-agent that is not in plan mode, beside one with no
+// mode: which gets ExitPlanMode, and what each is asked (gen-agents seed
+// 11).
+func matrixGenAgentsNestedPlan() []dcase {
+	agents := []Agent{{Name: "na-outer"}, {Name: "na-plan", PermissionMode: "plan"}, {Name: "na-none"}}
+	files := map[string]string{}
+	for _, a := range agents {
+		files[".claude/agents/"+a.Name+".md"] = a.markdown()
+	}
+	calls := func(who string) [][]probe {
+		return [][]probe{{wr("w-" + who + ".txt"), rd("a.txt"), sh("ls"), sh("touch t-" + who + ".txt")}}
+	}
+	var out []dcase
+	for _, m := range []string{"default", "acceptEdits", "bypassPermissions"} {
+		out = append(out, dcase{name: "genagents-nested-plan-" + m, group: "generated agents", mode: cliMode(m), paths: true,
+			imported: true, files: files, sessions: []session{root(nil), child("na-outer", "na-outer", "main", calls("outer")),
+				child("na-plan", "na-plan", "na-outer", calls("plan")), child("na-none", "na-none", "na-outer", calls("none"))}})
+	}
+	return out
+}
