@@ -216,6 +216,14 @@ func newView(e *Effective, p *envelope.PolicyState, s *envelope.Session, capturi
 // when they hold Bash, before its disallowedTools removes Bash
 // (TestDifferential/agents-disallowed-bash: b-alone and b-star have no
 // Grep or Glob; b-named, whose tools name them, keeps them).
+//
+// For a sub-agent spawned by a sub-agent the pool it inherited is left out
+// too: Claude Code 2.1.328 resolves such a child from the tools its parent
+// was given, not from what the parent's definition kept of them, so a
+// parent whose disallowedTools removed Bash does not give its child Grep
+// and Glob (TestDifferential/genagents-nested-search-*). The child is
+// still capped by that inherited pool (section 0.3, a child never exceeds
+// its envelope), so it may then have neither.
 func (v *view) bashInPool() bool {
 	if v.bash == 0 {
 		idx := slices.Index(v.e.cat, toolBash)
@@ -224,11 +232,18 @@ func (v *view) bashInPool() bool {
 		if skip {
 			v.active[lDisallowed] = false
 		}
+		skipInh := v.active[lInherited] && v.kind == kindSub && v.s.Depth >= 2
+		if skipInh {
+			v.active[lInherited] = false
+		}
 		if (idx >= 0 || v.inCatalogue(toolBash)) && v.firstLayer(toolBash, idx, false) == numLayers {
 			v.bash = 1
 		}
 		if skip {
 			v.active[lDisallowed] = true
+		}
+		if skipInh {
+			v.active[lInherited] = true
 		}
 	}
 	return v.bash == 1

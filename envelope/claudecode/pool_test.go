@@ -83,6 +83,23 @@ func TestPoolLayers(t *testing.T) {
 			},
 		},
 		{
+			// TestDifferential/genagents-nested-search: a parent whose
+			// disallowedTools removed Bash gives its child neither Bash
+			// (the envelope caps it) nor Grep and Glob (the release
+			// resolves the child from the parent's given tools, which
+			// held Bash).
+			name: "sub-agent of a sub-agent without Bash gets no Grep or Glob",
+			doc: `{"release": "2.1.328", "agents": {"outer": {"description": "o", "disallowedTools": ["Bash"]},
+			                                          "inner": {"description": "i"}}}`,
+			sessions: []sess{
+				{key: "lead", start: &events.StartedData{Agent: "main"}},
+				{key: "lead:o", spawn: &events.SpawnedData{Parent: "lead", Agent: "outer"},
+					denied: map[string]string{"Bash": "agent_disallowed:listed", "Grep": "release:search_via_bash", "Glob": "release:search_via_bash"}},
+				{key: "lead:o:i", spawn: &events.SpawnedData{Parent: "lead:o", Agent: "inner"},
+					denied: map[string]string{"Bash": "inherited:parent_pool", "Grep": "release:search_via_bash", "Glob": "release:search_via_bash"}},
+			},
+		},
+		{
 			name: "background sub-agent and teammate keep-lists",
 			doc:  `{"agents": {"bg": {"description": "b", "background": true}, "mate": {"description": "m"}}}`,
 			sessions: []sess{

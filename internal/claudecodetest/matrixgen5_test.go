@@ -120,3 +120,19 @@ func matrixGenAgentsNestedPlan() []dcase {
 	}
 	return out
 }
+
+// matrixGenAgentsNestedSearch: Grep and Glob in a sub-agent spawned by a
+// sub-agent whose disallowedTools removes Bash, bare and by a specifier
+// (gen-agents seeds 13 to 15).
+func matrixGenAgentsNestedSearch() []dcase {
+	agents := []Agent{{Name: "ns-outer", DisallowedTools: "Bash"}, {Name: "ns-outer2", DisallowedTools: "Bash(git:*)"},
+		{Name: "ns-inner"}}
+	files := map[string]string{}
+	for _, a := range agents {
+		files[".claude/agents/"+a.Name+".md"] = a.markdown()
+	}
+	calls := [][]probe{{globP(), grepP(), rd("a.txt")}}
+	return []dcase{{name: "genagents-nested-search", group: "generated agents", paths: true, imported: true, files: files,
+		sessions: []session{root(nil), child("ns-outer", "ns-outer", "main", calls), child("ns-outer2", "ns-outer2", "main", calls),
+			child("ns-inner", "ns-inner", "ns-outer", calls), child("ns-inner2", "ns-inner", "ns-outer2", calls)}}}
+}
