@@ -221,7 +221,7 @@ func newView(e *Effective, p *envelope.PolicyState, s *envelope.Session, capturi
 // too: Claude Code 2.1.328 resolves such a child from the tools its parent
 // was given, not from what the parent's definition kept of them, so a
 // parent whose disallowedTools removed Bash does not give its child Grep
-// and Glob (TestDifferential/genagents-nested-search-*). The child is
+// and Glob (TestDifferential/genagents-nested-search). The child is
 // still capped by that inherited pool (section 0.3, a child never exceeds
 // its envelope), so it may then have neither.
 func (v *view) bashInPool() bool {
