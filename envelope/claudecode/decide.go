@@ -342,6 +342,13 @@ func (rr *ruleRef) paramMatches(c *call) bool {
 		return true // a value too long to record: fails closed
 	}
 	v, ok := c.param(r.param)
+	if ok && c.tool == toolSkill && r.param == "skill" {
+		// The skill as its name form reads it, without a leading "/":
+		// deny Skill(skill:hello) refuses "/hello"
+		// (TestDifferential/genskills-slash-*). The value as written
+		// still counts.
+		return globMatch(r.value, v) || globMatch(r.value, strings.TrimPrefix(strings.TrimSpace(v), "/"))
+	}
 	return ok && globMatch(r.value, v)
 }
 

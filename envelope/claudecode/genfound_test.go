@@ -470,6 +470,12 @@ func TestSkillRules(t *testing.T) {
 		sk("helper", allow, codeModeBypass), sk("dep", ask, codePermissionAsk), sk("deploy-it", deny, codePermissionDeny),
 		sk("hello", allow, codeModeBypass),
 	})
+	// The parameter form reads the skill without a leading "/" too
+	// (row 94; TestDifferential/genskills-slash-*).
+	runCalls(t, doc, "bypassPermissions", []call1{
+		sk("/zapper", deny, codePermissionDeny), sk(" /zapper", deny, codePermissionDeny), sk("/dep", ask, codePermissionAsk),
+		sk("/helper", allow, codeModeBypass),
+	})
 }
 
 // TestReservedWordAfterPrefix: time after an assignment or a redirection

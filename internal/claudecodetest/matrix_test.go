@@ -325,6 +325,7 @@ func matrix() []dcase {
 	out = append(out, matrixGenSkills()...)
 	out = append(out, matrixGenAgentRuleForms()...)
 	out = append(out, matrixGenAgentsNestedPlan()...)
+	out = append(out, matrixGenSkillsSlash()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)

@@ -136,3 +136,19 @@ func matrixGenAgentsNestedSearch() []dcase {
 		sessions: []session{root(nil), child("ns-outer", "ns-outer", "main", calls), child("ns-outer2", "ns-outer2", "main", calls),
 			child("ns-inner", "ns-inner", "ns-outer", calls), child("ns-inner2", "ns-inner", "ns-outer2", calls)}}}
 }
+
+// matrixGenSkillsSlash: a skill named with a leading "/" under deny
+// rules of the parameter form (skill:<glob>) and the name form, in
+// default mode and bypassPermissions (gen-skills seed 9).
+func matrixGenSkillsSlash() []dcase {
+	files := map[string]string{
+		".claude/skills/hello/SKILL.md":     "---\nname: hello\ndescription: Says hello\n---\nSay hello.\n",
+		".claude/skills/deploy-it/SKILL.md": "---\nname: deploy-it\ndescription: Deploys\nallowed-tools: Bash(ls:*)\n---\nDeploy.\n",
+		".claude/skills/Mixed/SKILL.md":     "---\nname: Mixed\ndescription: Mixed case\nallowed-tools: Read\n---\nMix.\n",
+	}
+	sk := func(name string) probe { return probe{"Skill", map[string]any{"skill": name}} }
+	probes := []probe{sk("/hello"), sk("hello"), sk("/Mixed"), sk("/deploy-it"), sk("deploy-it")}
+	return filesCases("genskills-slash", "generated skill rules", []string{"default", "bypassPermissions"}, "", Settings{},
+		Settings{Allow: []string{"Skill(deploy-it)"}, Deny: []string{"Skill(skill:hello)", "Skill(skill:Mixed)", "Skill(skill:dep*)"}},
+		files, [][]probe{probes})
+}
