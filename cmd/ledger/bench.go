@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/pprof"
 	"runtime/trace"
 	"strings"
 	"text/tabwriter"
@@ -57,17 +56,11 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		defer os.RemoveAll(d)
 		*dir = d
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := bench.StartCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	if *traceOut != "" {
 		f, err := os.Create(*traceOut)
 		if err != nil {

@@ -343,11 +343,11 @@ func (rr *ruleRef) paramMatches(c *call) bool {
 	}
 	v, ok := c.param(r.param)
 	if ok && c.tool == toolSkill && r.param == "skill" {
-		// The skill as its name form reads it, without a leading "/":
-		// deny Skill(skill:hello) refuses "/hello"
+		// The skill as its name form reads it (bareSkill): deny
+		// Skill(skill:hello) refuses "/hello"
 		// (TestDifferential/genskills-slash-*). The value as written
 		// still counts.
-		return globMatch(r.value, v) || globMatch(r.value, strings.TrimPrefix(strings.TrimSpace(v), "/"))
+		return globMatch(r.value, v) || globMatch(r.value, bareSkill(v))
 	}
 	return ok && globMatch(r.value, v)
 }

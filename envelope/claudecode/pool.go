@@ -228,23 +228,17 @@ func (v *view) bashInPool() bool {
 	if v.bash == 0 {
 		idx := slices.Index(v.e.cat, toolBash)
 		v.bash = 2
-		skip := v.active[lDisallowed] && v.def != nil && !v.def.limited()
-		if skip {
+		saved := v.active
+		if v.def != nil && !v.def.limited() {
 			v.active[lDisallowed] = false
 		}
-		skipInh := v.active[lInherited] && v.kind == kindSub && v.s.Depth >= 2
-		if skipInh {
+		if v.kind == kindSub && v.s.Depth >= 2 {
 			v.active[lInherited] = false
 		}
 		if (idx >= 0 || v.inCatalogue(toolBash)) && v.firstLayer(toolBash, idx, false) == numLayers {
 			v.bash = 1
 		}
-		if skip {
-			v.active[lDisallowed] = true
-		}
-		if skipInh {
-			v.active[lInherited] = true
-		}
+		v.active = saved
 	}
 	return v.bash == 1
 }

@@ -99,12 +99,16 @@ func compileSkillName(spec string) skillName {
 // match reports whether the skill a call names (trimmed, without a
 // leading "/") is this name or starts with this prefix.
 func (s skillName) match(skill string) bool {
-	skill = strings.TrimPrefix(strings.TrimSpace(skill), "/")
+	skill = bareSkill(skill)
 	if s.prefix {
 		return strings.HasPrefix(skill, s.name)
 	}
 	return skill == s.name
 }
+
+// bareSkill is the skill a call names as Claude Code 2.1.328 matches it
+// against rules: trimmed, without a leading "/".
+func bareSkill(skill string) string { return strings.TrimPrefix(strings.TrimSpace(skill), "/") }
 
 // splitRule parses `Name` or `Name(specifier)` (section 4.1) without any
 // normalization beyond trimming.

@@ -76,7 +76,7 @@ func RebuildChild(ctx context.Context, spec string, w io.Writer) error {
 	runtime.GC()
 	out.StartHeap = liveHeap()
 	restore := replay.TuneGC()
-	stopProfile, err := startCPUProfile(s.Profile)
+	stopProfile, err := StartCPUProfile(s.Profile)
 	if err != nil {
 		return fmt.Errorf("bench rebuild: %w", err)
 	}
@@ -147,9 +147,9 @@ func rebuildProcRow(ctx context.Context, cfg *Config, rep *Report, n *node, path
 	return nil
 }
 
-// startCPUProfile starts a CPU profile written to path, and returns what
+// StartCPUProfile starts a CPU profile written to path, and returns what
 // stops it and closes the file; with path "" it does nothing.
-func startCPUProfile(path string) (stop func() error, err error) {
+func StartCPUProfile(path string) (stop func() error, err error) {
 	if path == "" {
 		return func() error { return nil }, nil
 	}

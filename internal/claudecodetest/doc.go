@@ -40,8 +40,8 @@
 // those parameters or not; gen-skills*, random Skill rules against project
 // skills spelled several ways; gen-agents*, four custom agents with random
 // tools, disallowedTools and permissionMode under random rules and a
-// random session mode, each making random calls, read as 'ledger policy
-// import' reads their files)
+// random session mode, each making random calls, one spawned by another
+// in half the cases, read as 'ledger policy import' reads their files)
 // and -gen.seed S picks them. Each generated case calls pwd first, so
 // that the CLI's shell has run a command (genProbes). A disagreement says whether the dialect was
 // looser (fail-open) or stricter (fail-closed) than the release.

@@ -12,10 +12,11 @@ import (
 // random mode for the main session; each agent, spawned from the main
 // thread, makes random reads, writes, Bash commands (read-only and not),
 // MCP calls and fetches; in half the cases g2 spawns g3 instead of the
-// main thread, and the rules may name the agents. A call the dialect runs in an agent where the
-// release asks, denies or does not offer the tool is an agent's tools or
-// mode allocating more than the release does: a fail-open. The dialect
-// reads the agents as 'ledger policy import' reads their files.
+// main thread, and the rules may name the agents. A call the dialect runs
+// in an agent where the release asks, denies or does not offer the tool is
+// an agent's tools or mode allocating more than the release does: a
+// fail-open. The dialect reads the agents as 'ledger policy import' reads
+// their files.
 func genAgentCases(seed uint64, n int) []dcase {
 	r := rand.New(rand.NewPCG(seed, 0xa9e7))
 	pick := func(l []string) string { return l[r.IntN(len(l))] }
@@ -89,12 +90,8 @@ func genAgentCases(seed uint64, n int) []dcase {
 			sessions = append(sessions, child(a.Name, a.Name, parent, [][]probe{probes}))
 		}
 		n -= 8 * len(agents)
-		files := map[string]string{}
-		for _, a := range agents {
-			files[".claude/agents/"+a.Name+".md"] = a.markdown()
-		}
 		out = append(out, dcase{name: fmt.Sprintf("gen-agents%d-%s", c, m), group: "generated agents", mode: cliMode(m),
-			paths: true, imported: true, settings: s, mcp: mcp, files: files, sessions: sessions})
+			paths: true, imported: true, settings: s, mcp: mcp, files: agentFiles(agents...), sessions: sessions})
 	}
 	return out
 }
@@ -104,11 +101,7 @@ func genAgentCases(seed uint64, n int) []dcase {
 // mode: which gets ExitPlanMode, and what each is asked (gen-agents seed
 // 11).
 func matrixGenAgentsNestedPlan() []dcase {
-	agents := []Agent{{Name: "na-outer"}, {Name: "na-plan", PermissionMode: "plan"}, {Name: "na-none"}}
-	files := map[string]string{}
-	for _, a := range agents {
-		files[".claude/agents/"+a.Name+".md"] = a.markdown()
-	}
+	files := agentFiles(Agent{Name: "na-outer"}, Agent{Name: "na-plan", PermissionMode: "plan"}, Agent{Name: "na-none"})
 	calls := func(who string) [][]probe {
 		return [][]probe{{wr("w-" + who + ".txt"), rd("a.txt"), sh("ls"), sh("touch t-" + who + ".txt")}}
 	}
@@ -125,12 +118,8 @@ func matrixGenAgentsNestedPlan() []dcase {
 // sub-agent whose disallowedTools removes Bash, bare and by a specifier
 // (gen-agents seeds 13 to 15).
 func matrixGenAgentsNestedSearch() []dcase {
-	agents := []Agent{{Name: "ns-outer", DisallowedTools: "Bash"}, {Name: "ns-outer2", DisallowedTools: "Bash(git:*)"},
-		{Name: "ns-inner"}}
-	files := map[string]string{}
-	for _, a := range agents {
-		files[".claude/agents/"+a.Name+".md"] = a.markdown()
-	}
+	files := agentFiles(Agent{Name: "ns-outer", DisallowedTools: "Bash"}, Agent{Name: "ns-outer2", DisallowedTools: "Bash(git:*)"},
+		Agent{Name: "ns-inner"})
 	calls := [][]probe{{globP(), grepP(), rd("a.txt")}}
 	return []dcase{{name: "genagents-nested-search", group: "generated agents", paths: true, imported: true, files: files,
 		sessions: []session{root(nil), child("ns-outer", "ns-outer", "main", calls), child("ns-outer2", "ns-outer2", "main", calls),
@@ -151,4 +140,14 @@ func matrixGenSkillsSlash() []dcase {
 	return filesCases("genskills-slash", "generated skill rules", []string{"default", "bypassPermissions"}, "", Settings{},
 		Settings{Allow: []string{"Skill(deploy-it)"}, Deny: []string{"Skill(skill:hello)", "Skill(skill:Mixed)", "Skill(skill:dep*)"}},
 		files, [][]probe{probes})
+}
+
+// agentFiles are the agents' definition files in a project, as a case's
+// files (read by the importer when the case is imported).
+func agentFiles(agents ...Agent) map[string]string {
+	files := map[string]string{}
+	for _, a := range agents {
+		files[".claude/agents/"+a.Name+".md"] = a.markdown()
+	}
+	return files
 }
