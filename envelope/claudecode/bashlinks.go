@@ -136,7 +136,7 @@ var fsCommands = map[string]bool{"mkdir": true, "touch": true, "rm": true, "rmdi
 
 // readOpen reports whether a path a command reads, p, and each of its
 // spellings lie inside the working directories or are opened by a Read
-// or Edit allow rule with a path. Claude Code 2.1.328 holds the path with
+// allow rule with a path (not an Edit one: row 95). Claude Code 2.1.328 holds the path with
 // every link resolved to them (and a written path's spellings all inside,
 // or all opened: pathAllowedAll).
 func (v *view) readOpen(p inPath) bool {

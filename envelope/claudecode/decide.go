@@ -277,6 +277,16 @@ func (rr *ruleRef) matches(c *call) bool {
 		if !ok {
 			return false
 		}
+		if rr.b == bAllow && r.name == toolEdit && isReadClass(c.tool) &&
+			(p.protected() || slices.ContainsFunc(c.linkedPaths(), inPath.protected)) {
+			// An Edit allow rule approves a read as the write it implies:
+			// Claude Code 2.1.328 asks for Read ~/.gitconfig, ~/.git/config,
+			// ~/.vscode/s.json and ~/.Claude/a.txt under Edit(~/**) and
+			// Edit(//**), as it asks for writing them, and reads
+			// ~/.config/other/a.txt and ~/.claude/worktrees/w.txt (row 95;
+			// TestDifferential/genuser-edit-protected-read-*).
+			return false
+		}
 		if r.path.match(p, rr.b) {
 			return true
 		}
@@ -1536,8 +1546,8 @@ func (v *view) redirectsApproved(c *call, l *bashLine, s *bashSub) bool {
 // outOfScope returns the first path subcommand s reads or writes (its
 // command's paths, bashpaths.go, and its input redirections) that is
 // outside the working directories and that no Read (for reads) or Edit
-// allow rule with a path opens, with the verb for the trace; "" when there
-// is none.
+// (for writes) allow rule with a path opens, with the verb for the trace;
+// "" when there is none.
 func (v *view) outOfScope(c *call, s *bashSub, sp subPaths) (string, string) {
 	words, op, paths := sp.words, sp.op, sp.paths
 	check := func(w, op string) bool {
@@ -1593,11 +1603,13 @@ func innerDotDot(w string) bool {
 }
 
 // pathAllowed reports whether an allow rule with a path of tool (Read or
-// Edit) approves p.
+// Edit) approves p. Only tool's own rules do: Claude Code 2.1.328 asks for
+// cat ~/gp/a.txt under Edit(~/gp/**) and Edit(~/**), where Read(~/**)
+// opens it (row 95; TestDifferential/genuser-bash-read-*).
 func (v *view) pathAllowed(p inPath, tool string) bool {
 	for i := range v.e.rules[bAllow] {
 		r := v.e.rules[bAllow][i].r
-		if r.specKind == specPath && r.nameKind == nameExact && (r.name == tool || r.name == toolEdit) && r.path.match(p, bAllow) {
+		if r.specKind == specPath && r.nameKind == nameExact && r.name == tool && r.path.match(p, bAllow) {
 			return true
 		}
 	}

@@ -503,3 +503,38 @@ func TestReservedWordAfterPrefix(t *testing.T) {
 	runCalls(t, doc, "bypassPermissions", bashCalls(ask, codeCriticalPath, keywordAsks...))
 	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, "FOO=1 in x", "echo if", "FOO=1 ls", `echo "x; FOO=1 if y"`))
 }
+
+// TestEditAllowReads: an Edit allow rule approves a read as the write it
+// implies, so not on a protected path, and opens no path a Bash command
+// reads outside the working directories; a Read allow rule does both
+// (row 95; TestDifferential/genuser-edit-protected-read-*,
+// genuser-bash-read-*).
+func TestEditAllowReads(t *testing.T) {
+	glob := func(dir string) map[string]any {
+		m := at("path", dir)
+		m["pattern"] = "*"
+		return m
+	}
+	protected := []string{"/h/.gitconfig", "/h/.git/config", "/h/.vscode/s.json", "/h/.Claude/a.txt", "/h/.bashrc",
+		"/h/.config/git/config", "/h/sub/.mcp.json", "/h/.claude/gp/a.txt"}
+	for _, doc := range []string{`{"permissions":{"allow":["Edit(~/**)"]}}`, `{"permissions":{"allow":["Edit(//**)"]}}`} {
+		var calls []call1
+		for _, f := range protected {
+			calls = append(calls, call1{"Read", fileAt(f), ask, codeDefaultPrompt})
+		}
+		calls = append(calls, call1{"Glob", glob("/h/.git"), ask, codeDefaultPrompt},
+			call1{"Read", fileAt("/h/.config/other/a.txt"), allow, codePermissionAllow},
+			call1{"Read", fileAt("/h/.claude/worktrees/w.txt"), allow, codePermissionAllow},
+			call1{"Read", fileAt("/h/gp/a.txt"), allow, codePermissionAllow},
+			call1{"Bash", cmdAt("cat ~/gp/a.txt"), ask, codePathScope},
+			call1{"Bash", cmdAt("cat /h/.config/other/a.txt"), ask, codePathScope})
+		runCalls(t, doc, "", calls)
+	}
+	var calls []call1
+	for _, f := range protected {
+		calls = append(calls, call1{"Read", fileAt(f), allow, codePermissionAllow})
+	}
+	calls = append(calls, call1{"Bash", cmdAt("cat ~/gp/a.txt"), allow, codeDefaultReadOnly},
+		call1{"Bash", cmdAt("cat ~/.gitconfig"), allow, codeDefaultReadOnly})
+	runCalls(t, `{"permissions":{"allow":["Read(~/**)"]}}`, "", calls)
+}

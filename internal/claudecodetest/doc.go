@@ -41,8 +41,11 @@
 // skills spelled several ways; gen-agents*, four custom agents with random
 // tools, disallowedTools and permissionMode under random rules and a
 // random session mode, each making random calls, one spawned by another
-// in half the cases, read as 'ledger policy import' reads their files)
-// and -gen.seed S picks them. Each generated case calls pwd first, so
+// in half the cases, read as 'ledger policy import' reads their files;
+// gen-user*, random Read and Edit rules, HOME's and the user's directory's
+// among them, each in the user's settings or the project's, against reads,
+// writes, globs and Bash reads in the project and under HOME) and
+// -gen.seed S picks them. Each generated case calls pwd first, so
 // that the CLI's shell has run a command (genProbes). A disagreement says whether the dialect was
 // looser (fail-open) or stricter (fail-closed) than the release.
 // They explore and are not recorded: a difference they find becomes a case

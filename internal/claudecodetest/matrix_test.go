@@ -294,6 +294,7 @@ func matrix() []dcase {
 		out = append(out, genParamRuleCases(*genSeed, *genLines)...)
 		out = append(out, genSkillRuleCases(*genSeed, *genLines)...)
 		out = append(out, genAgentCases(*genSeed, *genLines)...)
+		out = append(out, genUserRuleCases(*genSeed, *genLines)...)
 	}
 	out = append(out, matrixEnvPaths()...)
 	out = append(out, matrixCompoundAssignments()...)
@@ -326,6 +327,8 @@ func matrix() []dcase {
 	out = append(out, matrixGenAgentRuleForms()...)
 	out = append(out, matrixGenAgentsNestedPlan()...)
 	out = append(out, matrixGenSkillsSlash()...)
+	out = append(out, matrixGenUserEditRead()...)
+	out = append(out, matrixGenUserBashRead()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
