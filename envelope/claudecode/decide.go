@@ -246,7 +246,7 @@ func (c *call) param(p string) (string, bool) {
 // matches reports whether a rule that applies to the call matches it
 // (section 9.2). Command rules on Bash and Monitor are checked by the
 // caller against the right texts; here they match deny and ask texts.
-func (rr *ruleRef) matches(c *call) bool {
+func (rr *ruleRef) matches(c *call, dirs []inPath) bool {
 	r := rr.r
 	switch r.specKind {
 	case specNone:
@@ -287,7 +287,7 @@ func (rr *ruleRef) matches(c *call) bool {
 			// TestDifferential/genuser-edit-protected-read-*).
 			return false
 		}
-		if r.path.match(p, rr.b) {
+		if r.path.match(p, rr.b) || r.path.matchBelow(p, rr.b, dirs) {
 			return true
 		}
 		if rr.b != bAllow {
@@ -295,7 +295,7 @@ func (rr *ruleRef) matches(c *call) bool {
 			// links, as Claude Code 2.1.328 reads them (section 9.5). An
 			// allow rule must approve every spelling: linksAllowed.
 			for _, q := range c.linkedPaths() {
-				if r.path.match(q, rr.b) {
+				if r.path.match(q, rr.b) || r.path.matchBelow(q, rr.b, dirs) {
 					return true
 				}
 			}
@@ -367,11 +367,20 @@ func (rr *ruleRef) paramMatches(c *call) bool {
 func (v *view) firstRule(b behavior, c *call) *ruleRef {
 	for i := range v.e.rules[b] {
 		rr := &v.e.rules[b][i]
-		if rr.r.applies(c.tool, b) && rr.matches(c) {
+		if rr.r.applies(c.tool, b) && rr.matches(c, v.workDirs()) {
 			return rr
 		}
 	}
 	return nil
+}
+
+// workDirs are the policy's additionalDirectories, which a deny or ask
+// path pattern without a root is also read below (matchBelow).
+func (v *view) workDirs() []inPath {
+	if v.e.c == nil {
+		return v.ruleDirs
+	}
+	return v.e.c.dirs
 }
 
 func (v *view) ruleReason(code string, rr *ruleRef) envelope.Reason {
@@ -568,11 +577,11 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 			if rr.r.specKind != specPath || rr.r.nameKind != nameExact || rr.r.name != tool {
 				continue
 			}
-			if rr.r.path.match(ip, bDeny) {
+			if rr.r.path.match(ip, bDeny) || rr.r.path.matchBelow(ip, bDeny, v.workDirs()) {
 				return rr
 			}
 			for _, q := range spellings {
-				if rr.r.path.match(q, bDeny) {
+				if rr.r.path.match(q, bDeny) || rr.r.path.matchBelow(q, bDeny, v.workDirs()) {
 					return rr
 				}
 			}

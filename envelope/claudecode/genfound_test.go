@@ -538,3 +538,39 @@ func TestEditAllowReads(t *testing.T) {
 		call1{"Bash", cmdAt("cat ~/.gitconfig"), allow, codeDefaultReadOnly})
 	runCalls(t, `{"permissions":{"allow":["Read(~/**)"]}}`, "", calls)
 }
+
+// TestRulesBelowWorkingDirs: a deny or ask path pattern without a root of
+// its own is read below every working directory that holds the path, the
+// policy's additionalDirectories and the added ones; a pattern rooted at
+// the project ("/x") and an allow rule are not (row 96;
+// TestDifferential/genscopes-dirs-*).
+func TestRulesBelowWorkingDirs(t *testing.T) {
+	doc := `{"permissions":{"deny":["Edit(*.txt)","Read(e.txt)","Edit(./sub/**)","Edit(/top/**)"],"ask":["Read(s.md)"],
+		"additionalDirectories":["../extra"]}}`
+	for _, mode := range []string{"", "bypassPermissions"} {
+		calls := []call1{
+			{"Write", fileAt("/extra/n1.txt"), deny, codePermissionDeny},
+			{"Write", fileAt("/added/n2.txt"), deny, codePermissionDeny},
+			{"Write", fileAt("/added/deep/n2.txt"), deny, codePermissionDeny},
+			{"Read", fileAt("/extra/e.txt"), deny, codePermissionDeny},
+			{"Read", fileAt("/added/e.txt"), deny, codePermissionDeny},
+			{"Write", fileAt("/extra/sub/n3.md"), deny, codePermissionDeny},
+			{"Read", fileAt("/extra/s.md"), ask, codePermissionAsk},
+			{"Bash", cmdAt("rm /extra/e.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("touch /added/sub/t.md"), deny, codePermissionDeny},
+		}
+		if mode == "" {
+			calls = append(calls, call1{"Write", fileAt("/extra/top/n4.md"), ask, codeDefaultPrompt},
+				call1{"Read", fileAt("/elsewhere/e.txt"), ask, codeDefaultPrompt},
+				call1{"Write", fileAt("/elsewhere/n5.txt"), ask, codeDefaultPrompt})
+		} else {
+			calls = append(calls, call1{"Write", fileAt("/extra/top/n4.md"), allow, codeModeBypass},
+				call1{"Read", fileAt("/elsewhere/e.txt"), allow, codeModeBypass})
+		}
+		runCalls(t, doc, mode, calls)
+	}
+	runCalls(t, `{"permissions":{"allow":["Edit(*.txt)"],"additionalDirectories":["../extra"]}}`, "", []call1{
+		{"Write", fileAt("/extra/n1.txt"), ask, codeDefaultPrompt},
+		{"Write", fileAt("/p/n1.txt"), allow, codePermissionAllow},
+	})
+}

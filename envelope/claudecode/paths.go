@@ -339,6 +339,9 @@ type pathPattern struct {
 	// rule (TestDifferential/i25-read-edit-star: Read(*) still asks for
 	// /etc/hostname, Edit(*) for a file at the project root).
 	star bool
+	// rooted: "/x", anchored at the settings file's directory (the
+	// project); "x" and "./x" have no root of their own (matchBelow).
+	rooted bool
 }
 
 func compilePathPattern(spec string) pathPattern {
@@ -351,6 +354,7 @@ func compilePathPattern(spec string) pathPattern {
 		p.kind, rest = pathHome, spec[1:]
 	case strings.HasPrefix(spec, "/"):
 		rest = spec[1:] // relative to the settings file: the working directory
+		p.rooted = true
 	case strings.HasPrefix(spec, "./"):
 		// Claude Code 2.1.328 floats "./x" as it floats "x": Read(./.env)
 		// denies sub/.env, Read(./docs/**) denies sub/docs/a.md, while
@@ -453,6 +457,41 @@ func (pp *pathPattern) match(p inPath, b behavior) bool {
 		return matchSegs(full, p.segs)
 	}
 	return pp.kind == p.kind && matchSegs(full, p.segs)
+}
+
+// matchBelow reports whether a deny or ask pattern without a root of its
+// own ("x", "./x": neither "//x", "~/x" nor "/x") matches absolute path p
+// below a working directory other than the project that holds it (dirs,
+// the policy's additionalDirectories, and the added ones of p's input).
+// Claude Code 2.1.328 reads such a pattern from the working directory that
+// holds the path as well as from the project: under Edit(*.txt),
+// Edit(./sub/**) and Read(e.txt) with additionalDirectories ../extra and
+// --add-dir ../extra2 it denies Write ../extra/n1.txt, ../extra2/n5.txt,
+// ../extra/sub/n6.md, Read ../extra/e.txt and rm ../extra/e.txt, in
+// bypassPermissions too, and under an ask rule it asks for them; Edit(/sub/**)
+// and allow rules stay at the project (row 96;
+// TestDifferential/genscopes-dirs-*). Every working directory holding p is
+// tried, where the release tries the deepest: with nested added
+// directories the ledger may deny more (section 0.3).
+func (pp *pathPattern) matchBelow(p inPath, b behavior, dirs []inPath) bool {
+	c := p.ctx
+	if b == bAllow || pp.kind != pathRel || pp.rooted || c == nil || p.kind != pathAbs {
+		return false
+	}
+	below := func(root []string) bool {
+		return len(p.segs) > len(root) && hasSegPrefix(p.segs, root) && matchSegs(pp.full, p.segs[len(root):])
+	}
+	for _, d := range dirs {
+		if a, ok := c.abs(d); ok && below(a) {
+			return true
+		}
+	}
+	for _, d := range c.dirs {
+		if below(d) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchSegs matches pattern segments against path segments, consuming all

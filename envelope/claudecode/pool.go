@@ -117,6 +117,10 @@ type view struct {
 	brief bool
 	// noBare: bare Bash allow rules approve nothing (toolApproves).
 	noBare bool
+	// ruleDirs, when set, are the working directories a revocation's
+	// deny rule is read below (workDirs): the policy's, as the session's
+	// own deny rules are.
+	ruleDirs []inPath
 
 	agent      string
 	def        *agentDef

@@ -72,9 +72,15 @@ func (*Dialect) MatchRule(p *envelope.PolicyState, text, tool string, input json
 	}
 	v := &view{e: e}
 	c := newCall(tool, input)
-	if p != nil && c.tool == toolAgent {
-		// An Agent(type) rule names the agent a call launches too.
-		c.launches(effectiveOf(p).c)
+	if p != nil {
+		pc := effectiveOf(p).c
+		if pc != nil {
+			v.ruleDirs = pc.dirs
+		}
+		if c.tool == toolAgent {
+			// An Agent(type) rule names the agent a call launches too.
+			c.launches(pc)
+		}
 	}
 	if v.firstRule(bDeny, c) != nil {
 		return true

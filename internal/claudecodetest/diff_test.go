@@ -86,6 +86,14 @@ type dcase struct {
 	// and user directory (importedAgents, set once the CLI has run).
 	imported       bool
 	importedAgents json.RawMessage
+	// local are the permissions of the project's .claude/settings.local.json.
+	local Settings
+	// scopes: the dialect's permissions are what 'ledger policy import'
+	// makes of the run's three settings files (the user's, the project's
+	// and the local one: importedPerms, set once the CLI has run) instead
+	// of user and settings as the document writes them.
+	scopes        bool
+	importedPerms json.RawMessage
 	// links are symbolic links made in the project before the CLI starts:
 	// the link's path (relative to the project, "../home/..." for HOME) ->
 	// its target as written (BaseToken stands for the run's directory).
@@ -239,6 +247,10 @@ func (dc *dcase) document() map[string]any {
 		agents[a.Name] = def
 	}
 	doc := map[string]any{}
+	if dc.importedPerms != nil {
+		perms = nil
+		doc["permissions"] = dc.importedPerms
+	}
 	if dc.importedAgents != nil {
 		doc["agents"] = dc.importedAgents
 	}
@@ -408,7 +420,8 @@ func (dc *dcase) cliCase() Case {
 	}
 	// bypassPermissions as root needs IS_SANDBOX=1; it is set only where
 	// bypass is in play, so other cases run as a user would.
-	bypass := dc.mode == "bypassPermissions" || dc.settings.DefaultMode == "bypassPermissions"
+	bypass := dc.mode == "bypassPermissions" || dc.settings.DefaultMode == "bypassPermissions" ||
+		dc.user.DefaultMode == "bypassPermissions" || dc.local.DefaultMode == "bypassPermissions"
 	for _, a := range dc.agents {
 		bypass = bypass || a.PermissionMode == "bypassPermissions"
 	}
@@ -432,25 +445,46 @@ func (dc *dcase) cliCase() Case {
 			}
 		}
 	}
-	if u := dc.user; u.Allow != nil || u.Ask != nil || u.Deny != nil {
+	if u, l := dc.user, dc.local; u.any() || l.any() {
 		links := c.Setup
 		c.Setup = func(dir, home string) {
 			if links != nil {
 				links(dir, home)
 			}
-			perms := map[string]any{}
-			for k, v := range map[string][]string{"allow": u.Allow, "ask": u.Ask, "deny": u.Deny} {
-				if v != nil {
-					perms[k] = v
+			if u.any() {
+				b, _ := json.Marshal(map[string]any{"useAutoModeDuringPlan": false, "skipWebFetchPreflight": true, "permissions": u.permissions()})
+				if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), b, 0o644); err != nil {
+					panic(err)
 				}
 			}
-			b, _ := json.Marshal(map[string]any{"useAutoModeDuringPlan": false, "skipWebFetchPreflight": true, "permissions": perms})
-			if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), b, 0o644); err != nil {
-				panic(err)
+			if l.any() {
+				b, _ := json.Marshal(map[string]any{"permissions": l.permissions()})
+				if err := os.WriteFile(filepath.Join(dir, ".claude", "settings.local.json"), b, 0o644); err != nil {
+					panic(err)
+				}
 			}
 		}
 	}
 	return c
+}
+
+// any reports whether s sets anything.
+func (s Settings) any() bool {
+	return s.Allow != nil || s.Ask != nil || s.Deny != nil || s.DefaultMode != "" || s.AdditionalDirectories != nil
+}
+
+// permissions is s as a settings file's "permissions".
+func (s Settings) permissions() map[string]any {
+	perms := map[string]any{}
+	for k, v := range map[string][]string{"allow": s.Allow, "ask": s.Ask, "deny": s.Deny, "additionalDirectories": s.AdditionalDirectories} {
+		if v != nil {
+			perms[k] = v
+		}
+	}
+	if s.DefaultMode != "" {
+		perms["defaultMode"] = s.DefaultMode
+	}
+	return perms
 }
 
 // compared is one comparison: a call or a session's pool.
@@ -722,6 +756,9 @@ func runCase(t *testing.T, dc *dcase, cat []string) []compared {
 	}
 	if dc.imported {
 		dc.importedAgents = importAgents(t, res)
+	}
+	if dc.scopes {
+		dc.importedPerms = importPermissions(t, res)
 	}
 	v := dialectRun(t.Context(), t, dc, cat)
 	var out []compared

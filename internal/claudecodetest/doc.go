@@ -44,7 +44,10 @@
 // in half the cases, read as 'ledger policy import' reads their files;
 // gen-user*, random Read and Edit rules, HOME's and the user's directory's
 // among them, each in the user's settings or the project's, against reads,
-// writes, globs and Bash reads in the project and under HOME) and
+// writes, globs and Bash reads in the project and under HOME; gen-scopes*,
+// random rules, modes and added directories spread over the user's, the
+// project's and the local settings, the dialect's permissions imported
+// from the three files as 'ledger policy import' reads them) and
 // -gen.seed S picks them. Each generated case calls pwd first, so
 // that the CLI's shell has run a command (genProbes). A disagreement says whether the dialect was
 // looser (fail-open) or stricter (fail-closed) than the release.

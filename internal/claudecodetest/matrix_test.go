@@ -295,6 +295,7 @@ func matrix() []dcase {
 		out = append(out, genSkillRuleCases(*genSeed, *genLines)...)
 		out = append(out, genAgentCases(*genSeed, *genLines)...)
 		out = append(out, genUserRuleCases(*genSeed, *genLines)...)
+		out = append(out, genScopeCases(*genSeed, *genLines)...)
 	}
 	out = append(out, matrixEnvPaths()...)
 	out = append(out, matrixCompoundAssignments()...)
@@ -329,6 +330,8 @@ func matrix() []dcase {
 	out = append(out, matrixGenSkillsSlash()...)
 	out = append(out, matrixGenUserEditRead()...)
 	out = append(out, matrixGenUserBashRead()...)
+	out = append(out, matrixGenScopesDirs()...)
+	out = append(out, matrixGenScopesBypass()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)

@@ -1,6 +1,7 @@
 package claudecodetest
 
 import (
+	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -203,6 +204,30 @@ func importAgents(t *testing.T, res *Result) json.RawMessage {
 	}
 	if a, ok := doc["agents"]; ok {
 		return a
+	}
+	return json.RawMessage(`{}`)
+}
+
+// importPermissions is the permissions 'ledger policy import' makes of a
+// run's settings files (the user's, the project's and the local one), as
+// the dialect's document holds them.
+func importPermissions(t *testing.T, res *Result) json.RawMessage {
+	t.Helper()
+	r, err := ccimport.ClaudeCode(res.Dir, ccimport.ClaudeCodeOptions{UserDir: filepath.Join(res.Home, ".claude")})
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(r.Document, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range r.Warnings {
+		t.Logf("import: %v", w)
+	}
+	if p, ok := doc["permissions"]; ok {
+		// The user's rules anchored at its directory name the run's
+		// temporary directory, which the dialect reads as runBase.
+		return bytes.ReplaceAll(p, []byte(res.base), []byte(runBase))
 	}
 	return json.RawMessage(`{}`)
 }

@@ -138,3 +138,122 @@ func matrixGenUserBashRead() []dcase {
 	}
 	return out
 }
+
+// genScopeCases draws cases of about n calls in all: each case spreads
+// random Bash, Read, Edit and WebFetch allow, ask and deny rules, a
+// defaultMode now and then and additional directories over the three
+// settings files (the user's, the project's and the local one), runs
+// without --permission-mode in most cases, and makes reads, writes, Bash
+// commands and fetches in the project, an added directory and HOME. The
+// dialect's permissions are what 'ledger policy import' makes of the three
+// files (dcase.scopes): a call that runs on one side only is the import
+// merging the scopes otherwise than the release does.
+func genScopeCases(seed uint64, n int) []dcase {
+	r := rand.New(rand.NewPCG(seed, 0x5c0e))
+	pick := func(l []string) string { return l[r.IntN(len(l))] }
+	rules := []string{"Bash(ls *)", "Bash(touch *)", "Bash(cat *)", "Bash(rm *)", "Bash", "Bash(git status)", "Read(./gp/**)",
+		"Read(~/gp/**)", "Read(../extra/**)", "Edit(./gp/**)", "Edit(../extra/**)", "Edit(~/gp/**)", "Edit(/gp/**)", "Read(/gp/a.txt)",
+		"Edit", "Read", "Write", "WebFetch(domain:example.com)", "WebFetch", "Edit(*.txt)", "Read(**/.env)", "Edit(gp/x/**)"}
+	modes := []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "manual"}
+	dirs := []string{"../extra", "~/gp", "gp", "../extra/", "~/../home/gp"}
+	files := map[string]string{"gp/a.txt": "a\n", "gp/x/b.txt": "b\n", "gp/.env": "e\n", "../extra/e.txt": "e\n", "../home/gp/h.txt": "h\n"}
+	var out []dcase
+	for c := 0; n > 0; c++ {
+		var scopes [3]Settings // user, project, local
+		for range 2 + r.IntN(4) {
+			s := &scopes[r.IntN(3)]
+			switch k := r.IntN(6); {
+			case k < 3:
+				s.Allow = append(s.Allow, pick(rules))
+			case k < 4:
+				s.Ask = append(s.Ask, pick(rules))
+			default:
+				s.Deny = append(s.Deny, pick(rules))
+			}
+		}
+		for i := range scopes {
+			if r.IntN(4) == 0 {
+				scopes[i].DefaultMode = pick(modes)
+			}
+			if r.IntN(5) == 0 {
+				scopes[i].AdditionalDirectories = append(scopes[i].AdditionalDirectories, pick(dirs))
+			}
+		}
+		var probes []probe
+		for range 30 {
+			f := pick([]string{"gp/a.txt", "gp/x/b.txt", "gp/.env", "../extra/e.txt", homeP + "/gp/h.txt", projP + "/gp/a.txt"})
+			switch k := r.IntN(8); {
+			case k < 3:
+				probes = append(probes, rd(f))
+			case k < 5:
+				probes = append(probes, wr(newName(f)))
+			case k < 7:
+				probes = append(probes, sh(pick([]string{"ls ", "cat ", "touch ", "rm "})+strings.Replace(f, homeP, "~", 1)))
+			default:
+				probes = append(probes, probe{"WebFetch", map[string]any{"url": pick([]string{"https://example.com/x", "https://other.org/y"}), "prompt": "p"}})
+			}
+		}
+		mode := ""
+		if r.IntN(4) == 0 {
+			mode = pick([]string{"acceptEdits", "plan"})
+		}
+		out = append(out, dcase{name: fmt.Sprintf("gen-scopes%d", c), group: "generated scopes", paths: true, mode: mode,
+			user: scopes[0], settings: scopes[1], local: scopes[2], scopes: true, files: withIssue25Files(files),
+			sessions: []session{root([][]probe{probes})}})
+		n -= len(probes)
+	}
+	return out
+}
+
+// matrixGenScopesDirs: deny, ask and allow path rules without a root of
+// their own ("*.txt", "e.txt", "./sub/**"), rooted at the project
+// ("/sub/**"), against reads, writes and Bash commands in an added
+// directory of the settings and one of --add-dir, in default mode and
+// bypassPermissions (gen-scopes seed 1).
+func matrixGenScopesDirs() []dcase {
+	files := map[string]string{"../extra/e.txt": "e\n", "../extra/sub/s.txt": "s\n", "../outside/o.txt": "o\n", "../extra2/f.txt": "f\n",
+		"sub/p.txt": "p\n", "gp/a.txt": "a\n"}
+	probes := []probe{wr("../extra/n1.txt"), wr("../extra/sub/n2.txt"), wr("gp/n3.txt"), wr("../outside/n4.txt"), wr("../extra2/n5.txt"),
+		wr("../extra/sub/n6.md"), wr("sub/n7.md"), rd("../extra/e.txt"), rd("../extra/sub/s.txt"), rd("../outside/o.txt"), rd("../extra2/f.txt"),
+		rd("sub/p.txt"), sh("rm ../extra/e.txt"), sh("cat ../extra/sub/s.txt"), sh("cat ../extra2/f.txt"), sh("touch ../extra/sub/t1.txt")}
+	var out []dcase
+	for _, c := range []struct {
+		name string
+		s    Settings
+	}{
+		{"deny-star", Settings{Deny: []string{"Edit(*.txt)"}}},
+		{"deny-name", Settings{Deny: []string{"Read(e.txt)", "Read(f.txt)"}}},
+		{"deny-dot", Settings{Deny: []string{"Edit(./sub/**)", "Read(./sub/**)"}}},
+		{"deny-rooted", Settings{Deny: []string{"Edit(/sub/**)", "Read(/sub/**)"}}},
+		{"ask", Settings{Ask: []string{"Edit(*.txt)", "Read(s.txt)"}}},
+		{"allow", Settings{Allow: []string{"Edit(*.txt)", "Read(*.txt)"}}},
+	} {
+		c.s.AdditionalDirectories = []string{"../extra"}
+		for _, m := range []string{"default", "bypassPermissions"} {
+			out = append(out, dcase{name: "genscopes-dirs-" + c.name + "-" + m, group: "generated scopes", paths: true, mode: cliMode(m),
+				settings: c.s, files: withIssue25Files(files), addDirs: []string{"../extra2"}, sessions: []session{root([][]probe{probes})}})
+		}
+	}
+	return out
+}
+
+// matrixGenScopesBypass: defaultMode bypassPermissions in the user's,
+// the project's or the local settings, beside another mode in another
+// scope, with no --permission-mode; the dialect's permissions are what
+// the import makes of the three files (gen-scopes seed 2).
+func matrixGenScopesBypass() []dcase {
+	files := map[string]string{"../outside/o.txt": "o\n", "gp/a.txt": "a\n"}
+	probes := []probe{sh("touch gp/t1.txt"), wr("gp/n1.txt"), wr("../outside/n2.txt"), rd("../outside/o.txt"), sh("rm gp/a.txt")}
+	var out []dcase
+	for _, c := range []struct{ name, user, proj, local string }{
+		{"project", "", "bypassPermissions", ""}, {"project-over-user", "acceptEdits", "bypassPermissions", ""},
+		{"user", "bypassPermissions", "", ""}, {"user-under-project", "bypassPermissions", "acceptEdits", ""},
+		{"local-over-user", "plan", "", "bypassPermissions"}, {"user-under-default", "bypassPermissions", "default", ""},
+		{"local-over-accept", "acceptEdits", "", "bypassPermissions"}, {"local-over-project", "", "plan", "bypassPermissions"},
+	} {
+		out = append(out, dcase{name: "genscopes-bypass-" + c.name, group: "generated scopes", paths: true, scopes: true,
+			user: Settings{DefaultMode: c.user}, settings: Settings{DefaultMode: c.proj}, local: Settings{DefaultMode: c.local},
+			files: withIssue25Files(files), sessions: []session{root([][]probe{probes})}})
+	}
+	return out
+}

@@ -195,6 +195,18 @@ func claudeCode(project scope, opt ClaudeCodeOptions) (*importer.Result, error) 
 		if err != nil {
 			return nil, err
 		}
+		for _, f := range s {
+			// Claude Code 2.1.328 grants bypassPermissions from user,
+			// managed or command-line settings only: in the project's
+			// files (which the repository controls) it reads the mode as
+			// default, which still replaces a mode the user's settings set
+			// (user acceptEdits under project bypassPermissions asks for a
+			// Write; row 97, TestDifferential/genscopes-bypass-*).
+			if m := f.modes["defaultMode"]; m != nil && m.Str == "bypassPermissions" {
+				c.warn(f.file, m.Pos, "permissions.defaultMode", "imported defaultMode %q as %q: Claude Code ignores bypassPermissions in a project's settings (only user, managed or command-line settings may grant it) and runs the session in default mode", m.Str, "default")
+				m.Str = "default"
+			}
+		}
 		files = append(files, s...)
 	}
 	perms, err := c.layer(files)

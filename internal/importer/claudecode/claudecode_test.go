@@ -398,6 +398,20 @@ func TestClaudeCodeShapes(t *testing.T) {
 				"settings.local.json": `{"permissions": {"defaultMode": "acceptEdits"}}`,
 			}, ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{},"permissions":{"defaultMode":"acceptEdits"}}`,
 			[]string{`.claude/settings.local.json:1:18: warning: permissions.defaultMode "acceptEdits" replaces "plan" from .claude/settings.json`}},
+		// CLI: bypassPermissions in a project's settings or its local
+		// ones runs the session in default mode (row 97,
+		// TestDifferential/genscopes-bypass-*).
+		{"bypassPermissions from the project is default",
+			map[string]string{"settings.json": `{"permissions": {"defaultMode": "bypassPermissions"}}`}, ClaudeCodeOptions{},
+			`{"release":"2.1.328","agents":{},"permissions":{"defaultMode":"default"}}`,
+			[]string{`.claude/settings.json:1:33: warning: imported defaultMode "bypassPermissions" as "default": Claude Code ignores bypassPermissions in a project's settings (only user, managed or command-line settings may grant it) and runs the session in default mode`}},
+		{"bypassPermissions from the local settings replaces the project's mode with default",
+			map[string]string{
+				"settings.json":       `{"permissions": {"defaultMode": "plan"}}`,
+				"settings.local.json": `{"permissions": {"defaultMode": "bypassPermissions"}}`,
+			}, ClaudeCodeOptions{}, `{"release":"2.1.328","agents":{},"permissions":{"defaultMode":"default"}}`,
+			[]string{`.claude/settings.local.json:1:18: warning: permissions.defaultMode "default" replaces "plan" from .claude/settings.json`,
+				`.claude/settings.local.json:1:33: warning: imported defaultMode "bypassPermissions" as "default": Claude Code ignores bypassPermissions in a project's settings (only user, managed or command-line settings may grant it) and runs the session in default mode`}},
 		{"options", map[string]string{"settings.json": `{"env": {"CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH": "3", "X": "y"}}`},
 			ClaudeCodeOptions{BuiltInAgents: "false", MaxSubagentDepth: 2},
 			`{"release":"2.1.328","agents":{},"builtInAgents":false,"maxSubagentDepth":2}`, []string{
