@@ -2623,8 +2623,9 @@ func unquotedIndex(w, set string) int {
 
 // fsApproved reports whether acceptEdits approves a subcommand as a common
 // filesystem command whose every path stays inside the working directories
-// and off the protected list.
-func (l *bashLine) fsApproved(s *bashSub, dirs []inPath, c *call) bool {
+// or is opened by an Edit allow rule (open, when set: row 98), and off the
+// protected list.
+func (l *bashLine) fsApproved(s *bashSub, dirs []inPath, c *call, open func(inPath) bool) bool {
 	// After a cd in the line Claude Code 2.1.328 asks: "Commands that
 	// change directories and perform write operations require explicit
 	// approval" (cd sub && rm a.txt: TestDifferential/sh3-cd-acceptEdits).
@@ -2676,7 +2677,7 @@ func (l *bashLine) fsApproved(s *bashSub, dirs []inPath, c *call) bool {
 			continue
 		}
 		p, ok := c.wordPath(unquote(w))
-		if !ok || innerDotDot(unquote(w)) || tildeForm(unquote(w)) || !p.inside(dirs) || p.protected() {
+		if !ok || innerDotDot(unquote(w)) || tildeForm(unquote(w)) || !p.inside(dirs) && (open == nil || !open(p)) || p.protected() {
 			return false
 		}
 	}

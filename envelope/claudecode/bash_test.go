@@ -208,7 +208,7 @@ func TestFSApproved(t *testing.T) {
 		{"mkdir", true},
 	} {
 		l := parseBash(c.cmd)
-		if got := l.fsApproved(&l.subs[0], dirs, &call{}); got != c.want {
+		if got := l.fsApproved(&l.subs[0], dirs, &call{}, nil); got != c.want {
 			t.Errorf("fsApproved(%q) = %v", c.cmd, got)
 		}
 	}

@@ -92,7 +92,7 @@ func (v *view) pathAllowedAll(p inPath, tool string) bool {
 // protected (Claude Code 2.1.328 asks for touch lod/t5.txt with lod ->
 // ../outside/od and touch lvd/p.json with lvd -> .vscode, and runs touch
 // lfd/t4.txt with lfd -> free: TestDifferential/files-symlinks-bash-*).
-func fsLinksApproved(c *call, s *bashSub, dirs []inPath) bool {
+func fsLinksApproved(c *call, s *bashSub, dirs []inPath, open func(inPath) bool) bool {
 	ctx := c.at()
 	if ctx == nil || len(ctx.linked) == 0 {
 		return true
@@ -103,7 +103,7 @@ func fsLinksApproved(c *call, s *bashSub, dirs []inPath) bool {
 			continue // fsApproved refuses it
 		}
 		for _, q := range p.spellings() {
-			if !q.inside(dirs) || q.protected() {
+			if !q.inside(dirs) && !open(q) || q.protected() {
 				return false
 			}
 		}

@@ -1108,7 +1108,14 @@ func (v *view) decideSub(c *call, l *bashLine, s *bashSub, outcomes []envelope.O
 		// Monitor's commands too: the release starts Monitor "touch f",
 		// "mkdir d" and "rm f" in acceptEdits (TestDifferential/
 		// acceptmon-acceptEdits).
-		if (t == toolBash || t == toolMonitor) && s != nil && l.fsApproved(s, v.e.c.dirs, c) && fsLinksApproved(c, s, v.e.c.dirs) && v.redirectsApproved(c, l, s) {
+		// A path outside the working directories that an Edit allow rule
+		// opens is approved too: Claude Code 2.1.328 runs touch ~/gp/t1.txt
+		// in acceptEdits under Edit(~/gp/**), and asks for touch
+		// ~/gp/.git/t9 (protected) and touch ../other/t3.txt (row 98;
+		// TestDifferential/genscopes-accept-edit-acceptEdits).
+		open := func(p inPath) bool { return v.pathAllowed(p, toolEdit) }
+		if (t == toolBash || t == toolMonitor) && s != nil && l.fsApproved(s, v.e.c.dirs, c, open) && fsLinksApproved(c, s, v.e.c.dirs, open) &&
+			v.redirectsApproved(c, l, s) {
 			return decided(stepMode, envelope.Allow, v.modeReason(codeModeAcceptEdits))
 		}
 	case modePlan:

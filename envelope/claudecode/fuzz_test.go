@@ -112,7 +112,7 @@ func FuzzBashSplit(f *testing.F) {
 				t.Fatalf("subcommand %q of %q", s.raw, cmd)
 			}
 			_ = l.readOnly(s)
-			_ = l.fsApproved(s, nil, &call{})
+			_ = l.fsApproved(s, nil, &call{}, nil)
 		}
 	})
 }

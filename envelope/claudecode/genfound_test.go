@@ -574,3 +574,24 @@ func TestRulesBelowWorkingDirs(t *testing.T) {
 		{"Write", fileAt("/p/n1.txt"), allow, codePermissionAllow},
 	})
 }
+
+// TestAcceptEditsEditRuleOpens: acceptEdits approves a filesystem command
+// whose path outside the working directories an Edit allow rule opens,
+// and not a protected one nor one only a Read allow rule names (row 98;
+// TestDifferential/genscopes-accept-*).
+func TestAcceptEditsEditRuleOpens(t *testing.T) {
+	runCalls(t, `{"permissions":{"allow":["Edit(~/gp/**)"]}}`, "acceptEdits", []call1{
+		{"Bash", cmdAt("touch ~/gp/t1.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("rm /h/gp/h.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("touch a.txt ~/gp/t2.txt"), allow, codeModeAcceptEdits},
+		{"Bash", cmdAt("touch ~/gp/.git/t9"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("touch ~/other/t3.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("touch a.txt ~/other/t4.txt"), ask, codeDefaultPrompt},
+	})
+	runCalls(t, `{"permissions":{"allow":["Read(~/gp/**)"]}}`, "acceptEdits", []call1{
+		{"Bash", cmdAt("touch ~/gp/t1.txt"), ask, codeDefaultPrompt},
+	})
+	runCalls(t, `{"permissions":{"allow":["Edit(~/gp/**)"]}}`, "", []call1{
+		{"Bash", cmdAt("touch ~/gp/t1.txt"), ask, codeDefaultPrompt},
+	})
+}

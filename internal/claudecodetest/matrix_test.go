@@ -332,6 +332,7 @@ func matrix() []dcase {
 	out = append(out, matrixGenUserBashRead()...)
 	out = append(out, matrixGenScopesDirs()...)
 	out = append(out, matrixGenScopesBypass()...)
+	out = append(out, matrixGenScopesAcceptEdit()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)

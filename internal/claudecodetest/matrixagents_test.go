@@ -191,18 +191,7 @@ func frontValue(raw string) any {
 // for the run's project with the run's user directory.
 func importAgents(t *testing.T, res *Result) json.RawMessage {
 	t.Helper()
-	r, err := ccimport.ClaudeCode(res.Dir, ccimport.ClaudeCodeOptions{UserDir: filepath.Join(res.Home, ".claude")})
-	if err != nil {
-		t.Fatalf("import: %v", err)
-	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(r.Document, &doc); err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range r.Warnings {
-		t.Logf("import: %v", w)
-	}
-	if a, ok := doc["agents"]; ok {
+	if a, ok := importDoc(t, res)["agents"]; ok {
 		return a
 	}
 	return json.RawMessage(`{}`)
@@ -212,6 +201,18 @@ func importAgents(t *testing.T, res *Result) json.RawMessage {
 // run's settings files (the user's, the project's and the local one), as
 // the dialect's document holds them.
 func importPermissions(t *testing.T, res *Result) json.RawMessage {
+	t.Helper()
+	if p, ok := importDoc(t, res)["permissions"]; ok {
+		// The user's rules anchored at its directory name the run's
+		// temporary directory, which the dialect reads as runBase.
+		return bytes.ReplaceAll(p, []byte(res.base), []byte(runBase))
+	}
+	return json.RawMessage(`{}`)
+}
+
+// importDoc is the document 'ledger policy import' makes of a run's
+// project and user directory, its warnings logged.
+func importDoc(t *testing.T, res *Result) map[string]json.RawMessage {
 	t.Helper()
 	r, err := ccimport.ClaudeCode(res.Dir, ccimport.ClaudeCodeOptions{UserDir: filepath.Join(res.Home, ".claude")})
 	if err != nil {
@@ -224,12 +225,7 @@ func importPermissions(t *testing.T, res *Result) json.RawMessage {
 	for _, w := range r.Warnings {
 		t.Logf("import: %v", w)
 	}
-	if p, ok := doc["permissions"]; ok {
-		// The user's rules anchored at its directory name the run's
-		// temporary directory, which the dialect reads as runBase.
-		return bytes.ReplaceAll(p, []byte(res.base), []byte(runBase))
-	}
-	return json.RawMessage(`{}`)
+	return doc
 }
 
 // matrixAgentFiles: agent files the importer reads for the dialect: one

@@ -153,10 +153,12 @@ func genScopeCases(seed uint64, n int) []dcase {
 	pick := func(l []string) string { return l[r.IntN(len(l))] }
 	rules := []string{"Bash(ls *)", "Bash(touch *)", "Bash(cat *)", "Bash(rm *)", "Bash", "Bash(git status)", "Read(./gp/**)",
 		"Read(~/gp/**)", "Read(../extra/**)", "Edit(./gp/**)", "Edit(../extra/**)", "Edit(~/gp/**)", "Edit(/gp/**)", "Read(/gp/a.txt)",
-		"Edit", "Read", "Write", "WebFetch(domain:example.com)", "WebFetch", "Edit(*.txt)", "Read(**/.env)", "Edit(gp/x/**)"}
+		"Edit", "Read", "Write", "WebFetch(domain:example.com)", "WebFetch", "Edit(*.txt)", "Read(**/.env)", "Edit(gp/x/**)",
+		"Read(e.txt)", "Edit(e_new.txt)", "Read(*.txt)", "Read(./sub/**)", "Edit(r*.txt)", "Bash(cp *)", "Bash(sed *)"}
 	modes := []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "manual"}
 	dirs := []string{"../extra", "~/gp", "gp", "../extra/", "~/../home/gp"}
-	files := map[string]string{"gp/a.txt": "a\n", "gp/x/b.txt": "b\n", "gp/.env": "e\n", "../extra/e.txt": "e\n", "../home/gp/h.txt": "h\n"}
+	files := map[string]string{"gp/a.txt": "a\n", "gp/x/b.txt": "b\n", "gp/.env": "e\n", "../extra/e.txt": "e\n", "../home/gp/h.txt": "h\n",
+		"../extra/sub/s.txt": "s\n", "gp/e.txt": "e\n", "gp/sub/s.txt": "s\n", "../home/gp/e.txt": "e\n"}
 	var out []dcase
 	for c := 0; n > 0; c++ {
 		var scopes [3]Settings // user, project, local
@@ -187,8 +189,12 @@ func genScopeCases(seed uint64, n int) []dcase {
 				probes = append(probes, rd(f))
 			case k < 5:
 				probes = append(probes, wr(newName(f)))
-			case k < 7:
+			case k < 6:
 				probes = append(probes, sh(pick([]string{"ls ", "cat ", "touch ", "rm "})+strings.Replace(f, homeP, "~", 1)))
+			case k < 7:
+				d := pick([]string{"../extra", "gp", "~/gp", "../extra/sub"})
+				probes = append(probes, sh(pick([]string{"cd " + d + " && cat e.txt", "echo x > " + d + "/r1.txt", "cat < " + d + "/e.txt",
+					"cp gp/a.txt " + d + "/c1.txt", "sed -n p " + d + "/e.txt", "cat " + d + "/sub/s.txt", "touch " + d + "/sub/t2.txt"})))
 			default:
 				probes = append(probes, probe{"WebFetch", map[string]any{"url": pick([]string{"https://example.com/x", "https://other.org/y"}), "prompt": "p"}})
 			}
@@ -254,6 +260,30 @@ func matrixGenScopesBypass() []dcase {
 		out = append(out, dcase{name: "genscopes-bypass-" + c.name, group: "generated scopes", paths: true, scopes: true,
 			user: Settings{DefaultMode: c.user}, settings: Settings{DefaultMode: c.proj}, local: Settings{DefaultMode: c.local},
 			files: withIssue25Files(files), sessions: []session{root([][]probe{probes})}})
+	}
+	return out
+}
+
+// matrixGenScopesAcceptEdit: filesystem commands on paths outside the
+// working directories that Edit (or Read) allow rules name, under HOME and
+// relative to the project, protected ones among them, in acceptEdits and
+// default mode (gen-scopes seed 5).
+func matrixGenScopesAcceptEdit() []dcase {
+	files := map[string]string{"../outside/o.txt": "o\n", "../outside/o2.txt": "o\n", "../home/gp/h.txt": "h\n", "../other/x.txt": "x\n",
+		"gp/a.txt": "a\n"}
+	probes := []probe{sh("touch ~/gp/t1.txt"), sh("touch ../outside/t2.txt"), sh("rm ../outside/o.txt"), sh("mkdir ../outside/d1"),
+		sh("touch ../other/t3.txt"), sh("touch " + homeP + "/gp/t4.txt"), sh("touch gp/t5.txt ../outside/t6.txt"),
+		sh("touch gp/t7.txt ../other/t8.txt"), sh("cp gp/a.txt ../outside/c1.txt"), sh("mv ../outside/o2.txt ../outside/m1.txt"),
+		sh("touch ~/gp/.git/t9"), sh("touch ../outside/.bashrc"), sh("rm ~/gp/h.txt"), sh("touch ~/gp/t10.txt ~/other.txt")}
+	var out []dcase
+	for _, c := range []struct {
+		name  string
+		allow []string
+	}{{"edit", []string{"Edit(~/gp/**)", "Edit(../outside/**)"}}, {"read", []string{"Read(~/gp/**)", "Read(../outside/**)"}}} {
+		for _, m := range []string{"acceptEdits", "default"} {
+			out = append(out, dcase{name: "genscopes-accept-" + c.name + "-" + m, group: "generated scopes", paths: true, mode: cliMode(m),
+				settings: Settings{Allow: c.allow}, files: withIssue25Files(files), sessions: []session{root([][]probe{probes})}})
+		}
 	}
 	return out
 }
