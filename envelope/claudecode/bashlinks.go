@@ -103,7 +103,7 @@ func fsLinksApproved(c *call, s *bashSub, dirs []inPath, open func(inPath) bool)
 			continue // fsApproved refuses it
 		}
 		for _, q := range p.spellings() {
-			if !q.inside(dirs) && !open(q) || q.protected() {
+			if !q.inside(dirs) && (open == nil || !open(q)) || q.protected() {
 				return false
 			}
 		}
@@ -136,9 +136,9 @@ var fsCommands = map[string]bool{"mkdir": true, "touch": true, "rm": true, "rmdi
 
 // readOpen reports whether a path a command reads, p, and each of its
 // spellings lie inside the working directories or are opened by a Read
-// allow rule with a path (not an Edit one: row 95). Claude Code 2.1.328 holds the path with
-// every link resolved to them (and a written path's spellings all inside,
-// or all opened: pathAllowedAll).
+// allow rule with a path (not an Edit one: row 95). Claude Code 2.1.328
+// holds the path with every link resolved to them (and a written path's
+// spellings all inside, or all opened: pathAllowedAll).
 func (v *view) readOpen(p inPath) bool {
 	open := func(q inPath) bool { return q.inside(v.e.c.dirs) || v.pathAllowed(q, toolRead) }
 	if !open(p) {

@@ -468,25 +468,6 @@ func (dc *dcase) cliCase() Case {
 	return c
 }
 
-// any reports whether s sets anything.
-func (s Settings) any() bool {
-	return s.Allow != nil || s.Ask != nil || s.Deny != nil || s.DefaultMode != "" || s.AdditionalDirectories != nil
-}
-
-// permissions is s as a settings file's "permissions".
-func (s Settings) permissions() map[string]any {
-	perms := map[string]any{}
-	for k, v := range map[string][]string{"allow": s.Allow, "ask": s.Ask, "deny": s.Deny, "additionalDirectories": s.AdditionalDirectories} {
-		if v != nil {
-			perms[k] = v
-		}
-	}
-	if s.DefaultMode != "" {
-		perms["defaultMode"] = s.DefaultMode
-	}
-	return perms
-}
-
 // compared is one comparison: a call or a session's pool.
 type compared struct {
 	Case     string `json:"case"`

@@ -35,6 +35,25 @@ type Settings struct {
 	AdditionalDirectories []string
 }
 
+// any reports whether s sets anything.
+func (s Settings) any() bool {
+	return s.Allow != nil || s.Ask != nil || s.Deny != nil || s.DefaultMode != "" || s.AdditionalDirectories != nil
+}
+
+// permissions is s as a settings file's "permissions".
+func (s Settings) permissions() map[string]any {
+	perms := map[string]any{}
+	for k, v := range map[string][]string{"allow": s.Allow, "ask": s.Ask, "deny": s.Deny, "additionalDirectories": s.AdditionalDirectories} {
+		if v != nil {
+			perms[k] = v
+		}
+	}
+	if s.DefaultMode != "" {
+		perms["defaultMode"] = s.DefaultMode
+	}
+	return perms
+}
+
 // Case is one CLI run.
 type Case struct {
 	Name     string
@@ -148,19 +167,7 @@ func Run(ctx context.Context, t testing.TB, c Case) *Result {
 	// whether a host is safe, which is not loopback.
 	writeJSON(t, filepath.Join(home, ".claude", "settings.json"), map[string]any{"useAutoModeDuringPlan": false, "skipWebFetchPreflight": true})
 
-	perms := map[string]any{}
-	setList := func(k string, v []string) {
-		if v != nil {
-			perms[k] = v
-		}
-	}
-	setList("allow", c.Settings.Allow)
-	setList("ask", c.Settings.Ask)
-	setList("deny", c.Settings.Deny)
-	setList("additionalDirectories", c.Settings.AdditionalDirectories)
-	if c.Settings.DefaultMode != "" {
-		perms["defaultMode"] = c.Settings.DefaultMode
-	}
+	perms := c.Settings.permissions()
 	hookCmd := fmt.Sprintf(`cat > '%s'/"$(date +%%s%%N)-$$.json"`, hooks)
 	hookCfg := map[string]any{}
 	for _, ev := range hookEvents {
