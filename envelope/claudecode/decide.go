@@ -287,7 +287,7 @@ func (rr *ruleRef) matches(c *call, dirs []inPath) bool {
 			// TestDifferential/genuser-edit-protected-read-*).
 			return false
 		}
-		if r.path.match(p, rr.b) || r.path.matchBelow(p, rr.b, dirs) {
+		if r.path.matchIn(p, rr.b, dirs) {
 			return true
 		}
 		if rr.b != bAllow {
@@ -295,7 +295,7 @@ func (rr *ruleRef) matches(c *call, dirs []inPath) bool {
 			// links, as Claude Code 2.1.328 reads them (section 9.5). An
 			// allow rule must approve every spelling: linksAllowed.
 			for _, q := range c.linkedPaths() {
-				if r.path.match(q, rr.b) || r.path.matchBelow(q, rr.b, dirs) {
+				if r.path.matchIn(q, rr.b, dirs) {
 					return true
 				}
 			}
@@ -577,11 +577,11 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 			if rr.r.specKind != specPath || rr.r.nameKind != nameExact || rr.r.name != tool {
 				continue
 			}
-			if rr.r.path.match(ip, bDeny) || rr.r.path.matchBelow(ip, bDeny, v.workDirs()) {
+			if rr.r.path.matchIn(ip, bDeny, v.workDirs()) {
 				return rr
 			}
 			for _, q := range spellings {
-				if rr.r.path.match(q, bDeny) || rr.r.path.matchBelow(q, bDeny, v.workDirs()) {
+				if rr.r.path.matchIn(q, bDeny, v.workDirs()) {
 					return rr
 				}
 			}

@@ -56,6 +56,29 @@ type pathCtx struct {
 	// collect, when set, is told every path of a command word the
 	// decision reads (CommandPaths).
 	collect func(inPath)
+	// absOf and absDirs: the last working directories absAll made
+	// absolute (the policy's, the same slice for every rule of a call).
+	absOf   []inPath
+	absDirs [][]string
+}
+
+// absAll is dirs made absolute where the call runs (abs), made once per
+// call for the same slice: every rule of a decision reads them.
+func (c *pathCtx) absAll(dirs []inPath) [][]string {
+	if len(dirs) == 0 {
+		return nil
+	}
+	if len(c.absOf) == len(dirs) && &c.absOf[0] == &dirs[0] {
+		return c.absDirs
+	}
+	out := make([][]string, 0, len(dirs))
+	for _, d := range dirs {
+		if a, ok := c.abs(d); ok {
+			out = append(out, a)
+		}
+	}
+	c.absOf, c.absDirs = dirs, out
+	return out
 }
 
 // parsePathCtx reads PathsKey's value (a valid JSON value); nil when it
@@ -193,9 +216,27 @@ func (c *pathCtx) abs(d inPath) ([]string, bool) {
 		if !c.hasHome {
 			return nil, false
 		}
-		return parseInputPath("/" + strings.Join(append(append([]string{}, c.home...), d.segs...), "/")).segs, true
+		return joinSegs(c.home, d.segs), true
 	}
-	return parseInputPath("/" + strings.Join(append(append([]string{}, c.project...), d.segs...), "/")).segs, true
+	return joinSegs(c.project, d.segs), true
+}
+
+// joinSegs is the absolute path rel leads to from base (both cleaned
+// segments, base absolute), as parseInputPath reads "/base/rel": a ".."
+// goes up, never above the root. One allocation.
+func joinSegs(base, rel []string) []string {
+	out := make([]string, len(base), len(base)+len(rel))
+	copy(out, base)
+	for _, s := range rel {
+		if s == ".." {
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 func parseInputPath(s string) inPath {
@@ -237,8 +278,8 @@ func (p inPath) inside(dirs []inPath) bool {
 		if hasSegPrefix(p.segs, c.project) {
 			return true
 		}
-		for _, d := range dirs {
-			if a, ok := c.abs(d); ok && hasSegPrefix(p.segs, a) {
+		for _, a := range c.absAll(dirs) {
+			if hasSegPrefix(p.segs, a) {
 				return true
 			}
 		}
@@ -459,6 +500,13 @@ func (pp *pathPattern) match(p inPath, b behavior) bool {
 	return pp.kind == p.kind && matchSegs(full, p.segs)
 }
 
+// matchIn is match, and for deny and ask rules matchBelow too: the
+// pattern read where the call runs, dirs being the policy's
+// additionalDirectories.
+func (pp *pathPattern) matchIn(p inPath, b behavior, dirs []inPath) bool {
+	return pp.match(p, b) || pp.matchBelow(p, b, dirs)
+}
+
 // matchBelow reports whether a deny or ask pattern without a root of its
 // own ("x", "./x": neither "//x", "~/x" nor "/x") matches absolute path p
 // below a working directory other than the project that holds it (dirs,
@@ -481,8 +529,8 @@ func (pp *pathPattern) matchBelow(p inPath, b behavior, dirs []inPath) bool {
 	below := func(root []string) bool {
 		return len(p.segs) > len(root) && hasSegPrefix(p.segs, root) && matchSegs(pp.full, p.segs[len(root):])
 	}
-	for _, d := range dirs {
-		if a, ok := c.abs(d); ok && below(a) {
+	for _, a := range c.absAll(dirs) {
+		if below(a) {
 			return true
 		}
 	}

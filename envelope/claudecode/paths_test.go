@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -271,6 +272,19 @@ func TestDomains(t *testing.T) {
 		d := compileDomain(c.pattern)
 		if got := d.match(c.host); got != c.want {
 			t.Errorf("domain %q vs %q = %v", c.pattern, c.host, got)
+		}
+	}
+}
+
+// TestJoinSegsIsParse: joinSegs reads a directory under a base as
+// parseInputPath reads the joined absolute path.
+func TestJoinSegsIsParse(t *testing.T) {
+	for _, c := range []struct{ base, rel string }{{"/p", "../extra"}, {"/p/q", "../../../x/y"}, {"/", "a/../b"}, {"/h", "x"},
+		{"/p", ".."}, {"/p/q", "a/b/../../c"}} {
+		base, rel := parseInputPath(c.base).segs, parseInputPath(c.rel).segs
+		want := parseInputPath("/" + strings.Join(append(append([]string{}, base...), rel...), "/")).segs
+		if got := joinSegs(base, rel); !slices.Equal(got, want) {
+			t.Errorf("joinSegs(%q, %q) = %q, want %q", c.base, c.rel, got, want)
 		}
 	}
 }
