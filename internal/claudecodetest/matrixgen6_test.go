@@ -256,6 +256,10 @@ func matrixGenScopesBypass() []dcase {
 		{"user", "bypassPermissions", "", ""}, {"user-under-project", "bypassPermissions", "acceptEdits", ""},
 		{"local-over-user", "plan", "", "bypassPermissions"}, {"user-under-default", "bypassPermissions", "default", ""},
 		{"local-over-accept", "acceptEdits", "", "bypassPermissions"}, {"local-over-project", "", "plan", "bypassPermissions"},
+		// The user's own bypassPermissions grants the project's (gen-scopes
+		// seed 10).
+		{"project-and-user", "bypassPermissions", "bypassPermissions", ""}, {"local-and-user", "bypassPermissions", "plan", "bypassPermissions"},
+		{"user-under-project-plan", "bypassPermissions", "plan", ""},
 	} {
 		out = append(out, dcase{name: "genscopes-bypass-" + c.name, group: "generated scopes", paths: true, scopes: true,
 			user: Settings{DefaultMode: c.user}, settings: Settings{DefaultMode: c.proj}, local: Settings{DefaultMode: c.local},

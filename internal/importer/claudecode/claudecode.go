@@ -171,6 +171,9 @@ func claudeCode(project scope, opt ClaudeCodeOptions) (*importer.Result, error) 
 	agentsDoc := c.keep(append(agents, a...))
 
 	var files []*settingsFile
+	// userBypass: the user's own settings set defaultMode
+	// bypassPermissions, which grants it to the project's files too.
+	userBypass := false
 	if user != nil {
 		s, err := c.settings(*user, "settings.json")
 		if err != nil {
@@ -188,6 +191,11 @@ func claudeCode(project scope, opt ClaudeCodeOptions) (*importer.Result, error) 
 				}
 			}
 		}
+		for _, f := range s {
+			if m := f.modes["defaultMode"]; m != nil && m.Str == "bypassPermissions" {
+				userBypass = true
+			}
+		}
 		files = append(files, s...)
 	}
 	for _, rel := range []string{"settings.json", "settings.local.json"} {
@@ -201,8 +209,10 @@ func claudeCode(project scope, opt ClaudeCodeOptions) (*importer.Result, error) 
 			// files (which the repository controls) it reads the mode as
 			// default, which still replaces a mode the user's settings set
 			// (user acceptEdits under project bypassPermissions asks for a
-			// Write; row 97, TestDifferential/genscopes-bypass-*).
-			if m := f.modes["defaultMode"]; m != nil && m.Str == "bypassPermissions" {
+			// Write; row 97, TestDifferential/genscopes-bypass-*), unless
+			// the user's settings say bypassPermissions themselves, which
+			// grants it (genscopes-bypass-project-and-user).
+			if m := f.modes["defaultMode"]; m != nil && m.Str == "bypassPermissions" && !userBypass {
 				c.warn(f.file, m.Pos, "permissions.defaultMode", "imported defaultMode %q as %q: Claude Code ignores bypassPermissions in a project's settings (only user, managed or command-line settings may grant it) and runs the session in default mode", m.Str, "default")
 				m.Str = "default"
 			}

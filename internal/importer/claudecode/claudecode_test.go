@@ -747,6 +747,45 @@ func TestClaudeCodeUserScope(t *testing.T) {
 	}
 }
 
+// TestClaudeCodeBypassFromUser: a project's bypassPermissions is read as
+// default unless the user's own settings say bypassPermissions, which
+// grants it (Claude Code 2.1.328 grants it when a user, managed or
+// command-line source sets it; TestDifferential/genscopes-bypass-*).
+func TestClaudeCodeBypassFromUser(t *testing.T) {
+	for _, c := range []struct {
+		name, user, proj, local, want string
+		warned                        bool
+	}{
+		{"project and user", "bypassPermissions", "bypassPermissions", "", "bypassPermissions", false},
+		{"local and user", "bypassPermissions", "plan", "bypassPermissions", "bypassPermissions", false},
+		{"project over user acceptEdits", "acceptEdits", "bypassPermissions", "", "default", true},
+		{"project plan over user bypass", "bypassPermissions", "plan", "", "plan", false},
+		{"project alone", "", "bypassPermissions", "", "default", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mode := func(m string) string {
+				if m == "" {
+					return `{}`
+				}
+				return `{"permissions": {"defaultMode": "` + m + `"}}`
+			}
+			user := writeTree(t, map[string]string{"settings.json": mode(c.user)})
+			root := project(t, map[string]string{"settings.json": mode(c.proj), "settings.local.json": mode(c.local)})
+			r, err := ClaudeCode(root, ClaudeCodeOptions{UserDir: user})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := `"defaultMode":"` + c.want + `"`; !strings.Contains(string(r.Document), want) {
+				t.Errorf("document %s lacks %s", r.Document, want)
+			}
+			warned := strings.Contains(strings.Join(warningsOf(r, user, root), "\n"), `imported defaultMode "bypassPermissions" as "default"`)
+			if warned != c.warned {
+				t.Errorf("warned %v, want %v: %q", warned, c.warned, warningsOf(r, user, root))
+			}
+		})
+	}
+}
+
 // FuzzClaudeCodeAgent: any file either defines an agent whose document
 // encodes, or is skipped with a warning placed in it; nothing panics.
 func FuzzClaudeCodeAgent(f *testing.F) {

@@ -20,7 +20,7 @@ import (
 // bytes may change (the importer's code, the document's shape), so that a
 // cache keyed on Fingerprint never serves a document an older importer
 // made. claudecode.LatestRelease is hashed too.
-const fingerprintVersion = "claude-code-import/2"
+const fingerprintVersion = "claude-code-import/3"
 
 // maxFingerprintFiles bounds the files and folders one fingerprint visits.
 const maxFingerprintFiles = 4096
