@@ -180,6 +180,17 @@ func TestPathPatterns(t *testing.T) {
 		{"./docs/x.md", "docs/x.md/y", true, true},
 		{".env", "../x/.env", false, true}, // an allow pattern never leaves the working directory
 		{"**/**/**/x", "a/b/x", true, true},
+		// A directory pattern matches below the directory, not a path of
+		// its name (row 99, TestDifferential/genpaths-slash-*: Edit(./fx/)
+		// asks for Write fx, Read(./rdir/) runs ls rdir, Read(**/*.txt/)
+		// reads gp/f.txt and denies dd.txt/in.md).
+		{"./fx/", "fx", false, false},
+		{"./fx/", "fx/a", true, true},
+		{"**/*.md/", "sub/n.md", false, false},
+		{"**/*.md/", "m1.md/n2.txt", true, true},
+		{"**/*.txt/", "gp/f.txt", false, false},
+		{"rdir/", "sub/rdir", false, false},
+		{"rdir/", "sub/rdir/a.md", false, true},
 		{"ü?", "üé", true, true},
 	} {
 		pp := compilePathPattern(c.pattern)

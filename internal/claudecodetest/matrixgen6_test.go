@@ -291,3 +291,20 @@ func matrixGenScopesAcceptEdit() []dcase {
 	}
 	return out
 }
+
+// matrixGenPathsDirSlash: path patterns that end in a slash (gitignore's
+// directory patterns), in allow and deny rules, against files and
+// directories of that name and what is under them (gen-paths seed 15).
+func matrixGenPathsDirSlash() []dcase {
+	files := map[string]string{"rx": "r\n", "gp/f.txt": "f\n", "dd.txt/in.md": "i\n", "rdir/a.md": "a\n", "dx/keep.txt": "k\n",
+		"wx": "w\n", "wdir/b.txt": "b\n"}
+	allow := []probe{wr("fx"), wr("sub/n.md"), wr("dx/n1.txt"), sh("touch fx2"), sh("touch dx/t1.txt"), wr("m1.md/n2.txt")}
+	deny := []probe{rd("rx"), rd("gp/f.txt"), rd("dd.txt/in.md"), rd("rdir/a.md"), sh("cat rx"), sh("ls rdir"), globAt("*", "rdir"),
+		grepAt("a", "rdir", ""), rd("wx"), wr("wx"), sh("touch wx"), wr("wdir/n3.txt"), sh("rm wdir/b.txt")}
+	var out []dcase
+	out = append(out, filesCases("genpaths-slash-allow", "generated path rules", []string{"default"}, "", Settings{},
+		Settings{Allow: []string{"Edit(./fx/)", "Edit(**/*.md/)", "Edit(./dx/)", "Edit(fx2/)", "Bash(touch *)"}}, files, [][]probe{allow})...)
+	out = append(out, filesCases("genpaths-slash-deny", "generated path rules", []string{"default", "acceptEdits"}, "", Settings{},
+		Settings{Deny: []string{"Read(./rx/)", "Read(**/*.txt/)", "Read(./rdir/)", "Edit(./wx/)", "Edit(wdir/)"}}, files, [][]probe{deny})...)
+	return out
+}
