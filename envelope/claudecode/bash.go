@@ -1861,6 +1861,13 @@ func parseBash(cmd string) *bashLine {
 	if !l.broken && strings.Contains(cmd, "=") {
 		l.subs = assignedSubstitutions(l.subs)
 		subs = l.subs
+		// The command of an assignment's substitution is parsed as the
+		// line's are: a word after a redirection's target asks there too
+		// (x=$(echo hi > /dev/null -x), x=$(cat < a.txt -n):
+		// TestDifferential/redirtargets-default).
+		for i := 0; i < len(subs) && !l.broken; i++ {
+			l.broken = wordAfterRedirect(subs[i].words)
+		}
 	}
 	l.openDollar = strings.Contains(cmd, "$") && unclosedDollar(cmd)
 	segs, shell := bothSegments(hd.plain(cmd))
@@ -2939,11 +2946,17 @@ func assignedCommand(s bashSub) (string, bool) {
 	default:
 		return "", false
 	}
-	if strings.ContainsAny(inner, "()`|;\n") || strings.TrimSpace(inner) == "" || strings.Contains(strings.ReplaceAll(inner, "&&", ""), "&") {
+	if strings.ContainsAny(inner, "()`|;\n") || strings.TrimSpace(inner) == "" || strings.Contains(assignAmps.Replace(inner), "&") {
 		return "", false
 	}
 	return inner, true
 }
+
+// assignAmps removes the '&' of the && operator and of redirections
+// (2>&1, &> f, <&3), which leave an assignment's command plain: the
+// release runs x=$(ls 2>&1) and x=$(ls &> /dev/null)
+// (TestDifferential/redirtargets-default).
+var assignAmps = strings.NewReplacer("&&", "", ">&", "", "<&", "", "&>", "")
 
 // plainSubcommands splits cmd into its subcommands, as parseBash does,
 // when it reads whole (not broken, not too complex) and only && and ||

@@ -312,7 +312,12 @@ func TestAssignedSubstitution(t *testing.T) {
 	var calls []call1
 	calls = append(calls, bashCalls(allow, codeDefaultReadOnly, "x=$(echo hi a.txt)", "x=$(echo hi)", "x=$(ls)", "x=$(cat a.txt)", "x=`ls`",
 		"x=$(git status)", "x=$(echo a) && ls", "x=$(ls -la src)", "x+=$(ls)", "x=$(date)", "x=$(sleep 0)", "x=$( ls )",
-		"x=$(LANG=C ls)", "x=$(ls 2>/dev/null)")...)
+		"x=$(LANG=C ls)", "x=$(ls 2>/dev/null)", "x=$(ls 2>&1)", "x=$(cat a.txt 2>&1)", "x=$(ls &> /dev/null)",
+		"x=$(ls >/dev/null 2>&1)", "x=$(cat < a.txt)")...)
+	// A word after a redirection's target, as in a line's own commands,
+	// asks whatever approved the command (TestDifferential/redirtargets-default).
+	calls = append(calls, bashCalls(ask, codeDefaultPrompt, "x=$(echo hi > /dev/null -x)", "x=$(cat < a.txt -n)",
+		"x=$(ls 2>/dev/null a.txt)", "x=$(echo hi 2>&1 -x)")...)
 	calls = append(calls, call1{"Bash", cmdAt("x=$(cat secret/s.txt)"), deny, codePermissionDeny})
 	for _, c := range []string{"x=$(rm f1.txt)", "x=$(ls) y=$(pwd)", "x=$(echo hi); echo $x", `x="$(ls)"`, "export x=$(ls)", "x=$(npm test)",
 		"x=$(ls | wc -l)", "PATH=$(pwd)", "x=$(ls) ls", "x=$(touch t9.txt)", "x=a$(ls)b", "x=$(echo $(ls))", "local x=$(ls)", "x=$(ls;)",

@@ -20,6 +20,9 @@ func parseBashJoined(cmd string) *bashLine {
 	}
 	if !l.broken {
 		l.subs = assignedSubstitutions(l.subs)
+		for i := 0; i < len(l.subs) && !l.broken; i++ {
+			l.broken = wordAfterRedirect(l.subs[i].words)
+		}
 	}
 	l.openDollar = unclosedDollar(cmd)
 	for i := range l.subs {

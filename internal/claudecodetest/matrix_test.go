@@ -334,6 +334,7 @@ func matrix() []dcase {
 	out = append(out, matrixGenScopesBypass()...)
 	out = append(out, matrixGenScopesAcceptEdit()...)
 	out = append(out, matrixGenPathsDirSlash()...)
+	out = append(out, matrixRedirTargets()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
