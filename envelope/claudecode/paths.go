@@ -474,10 +474,20 @@ func (pp *pathPattern) match(p inPath, b behavior) bool {
 			}
 			segs = segs[len(c.home):]
 		default:
-			if !hasSegPrefix(segs, c.project) {
+			root := c.project
+			if b == bAllow && !pp.rooted && c.cwd != nil {
+				// An allow pattern without a root of its own is read from
+				// the shell's directory once a cd has moved it: after cd gp
+				// the release approves Write x/n9.txt under Edit(./x/**)
+				// and asks for n8.txt under Edit(gp/**) (row 101,
+				// TestDifferential/gencwd-*). Deny and ask patterns are
+				// read from both (matchBelow).
+				root = c.cwd
+			}
+			if !hasSegPrefix(segs, root) {
 				return false
 			}
-			segs = segs[len(c.project):]
+			segs = segs[len(root):]
 		}
 		if len(segs) == 0 && b == bAllow {
 			// The root itself is no path below it: Claude Code 2.1.328
@@ -523,7 +533,8 @@ func (pp *pathPattern) matchIn(p inPath, b behavior, dirs []inPath) bool {
 // --add-dir ../extra2 it denies Write ../extra/n1.txt, ../extra2/n5.txt,
 // ../extra/sub/n6.md, Read ../extra/e.txt and rm ../extra/e.txt, in
 // bypassPermissions too, and under an ask rule it asks for them; Edit(/sub/**)
-// and allow rules stay at the project (row 96;
+// stays at the project, and allow rules are read from the project or, after
+// a cd, the shell's directory (match) (row 96;
 // TestDifferential/genscopes-dirs-*). Every working directory holding p is
 // tried, where the release tries the deepest: with nested added
 // directories the ledger may deny more (section 0.3).
@@ -545,7 +556,10 @@ func (pp *pathPattern) matchBelow(p inPath, b behavior, dirs []inPath) bool {
 			return true
 		}
 	}
-	return false
+	// The shell's directory, once a cd has moved it, is read as well:
+	// after cd gp the release denies Write sub/x/n10.txt under
+	// Edit(sub/x/**) (row 101, TestDifferential/gencwd-*).
+	return c.cwd != nil && below(c.cwd)
 }
 
 // matchSegs matches pattern segments against path segments, consuming all

@@ -285,6 +285,37 @@ func TestShellKeepsCd(t *testing.T) {
 	})
 }
 
+// TestRulesFromShellDir: once a cd has moved the shell, an allow rule
+// without a root of its own is read from the shell's directory, a deny
+// rule from it and from the project, a rule rooted with / from the
+// project (row 101, TestDifferential/gencwd-*).
+func TestRulesFromShellDir(t *testing.T) {
+	in := func(f, cwd string) map[string]any {
+		return map[string]any{"file_path": f, PathsKey: map[string]any{"project": "/p", "home": "/h", "cwd": cwd}}
+	}
+	allowDoc := `{"permissions": {"allow": ["Edit(/sub/**)", "Edit(gp/**)", "Edit(./x/**)", "Edit(*.md)"]}}`
+	runCalls(t, allowDoc, "", []call1{
+		{"Write", in("../sub/n5.txt", "/p/gp"), allow, codePermissionAllow},
+		{"Write", in("x/n9.txt", "/p/gp"), allow, codePermissionAllow},
+		{"Write", in("gp/n11.txt", "/p/gp"), allow, codePermissionAllow},
+		{"Write", in("n13.md", "/p/gp"), allow, codePermissionAllow},
+		{"Write", in("n8.txt", "/p/gp"), ask, codeDefaultPrompt},
+		{"Write", in("sub/x/n10.txt", "/p/gp"), ask, codeDefaultPrompt},
+		{"Write", in("../n12.md", "/p/gp"), ask, codeDefaultPrompt},
+		// Without a cd the project is the shell's directory.
+		{"Write", in("gp/n8.txt", "/p"), allow, codePermissionAllow},
+		{"Write", in("x/n9.txt", "/p"), allow, codePermissionAllow},
+	})
+	denyDoc := `{"permissions": {"deny": ["Edit(sub/x/**)", "Read(sub/x/**)"]}}`
+	for _, mode := range []string{"", "bypassPermissions"} {
+		runCalls(t, denyDoc, mode, []call1{
+			{"Write", in("sub/x/n10.txt", "/p/gp"), deny, codePermissionDeny},
+			{"Write", in("../sub/x/n6.txt", "/p/gp"), deny, codePermissionDeny},
+			{"Read", in("sub/x/k.txt", "/p/gp"), deny, codePermissionDeny},
+		})
+	}
+}
+
 // TestWritersRead: Read deny rules see the sources of cp and mv and sed's
 // files (TestDifferential/sh3-reads-*).
 func TestWritersRead(t *testing.T) {

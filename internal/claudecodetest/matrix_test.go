@@ -335,6 +335,7 @@ func matrix() []dcase {
 	out = append(out, matrixGenScopesAcceptEdit()...)
 	out = append(out, matrixGenPathsDirSlash()...)
 	out = append(out, matrixRedirTargets()...)
+	out = append(out, matrixGenCwdAnchors()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)

@@ -334,3 +334,26 @@ func matrixRedirTargets() []dcase {
 		"x=$(wc -l < a.txt)", "x=$(ls 2>/dev/null && pwd)")
 	return sh4Cases("redirtargets", "redirection targets", []string{"default"}, Settings{}, genFiles, probes)
 }
+
+// matrixGenCwdAnchors: path rules without a root of their own after a cd
+// has moved the shell into a subdirectory: allow rules are read from the
+// shell's directory, deny rules from it and from the project, rules
+// rooted with / from the project (gen-scopes seed 17).
+func matrixGenCwdAnchors() []dcase {
+	files := map[string]string{"gp/a.txt": "a\n", "sub/s.txt": "s\n", "sub/x/k.txt": "k\n", "gp/sub/x/k.txt": "k\n", "gp/x/k.txt": "k\n",
+		"gp/gp/k.txt": "k\n"}
+	// The probes start after pwd (and a Read): the PreToolUse payload of
+	// the Bash call right after a cd still names the old directory, and a
+	// call the CLI's tool refuses before its PreToolUse takes the cwd of
+	// the call before it (run.go).
+	allow := []probe{sh("cd gp && ls"), sh("pwd"), wr("../sub/n5.txt"), wr("n8.txt"), wr("x/n9.txt"), wr("../sub/x/n6.txt"), wr("sub/x/n10.txt"),
+		wr("gp/n11.txt"), wr("../n12.md"), wr("n13.md"), wr(projP + "/gp/x/n14.txt")}
+	deny := []probe{sh("cd gp"), sh("pwd"), rd("x/k.txt"), sh("cat sub/x/k.txt"), sh("cat ../sub/x/k.txt"), sh("touch sub/x/t1.txt"),
+		rd("x/k.txt"), wr("n15.txt"), wr("../sub/x/n6.txt"), wr("sub/x/n10.txt"), rd("sub/x/k.txt"), rd("../sub/x/k.txt")}
+	var out []dcase
+	out = append(out, filesCases("gencwd-allow", "generated scopes", []string{"default"}, "", Settings{},
+		Settings{Allow: []string{"Edit(/sub/**)", "Edit(gp/**)", "Edit(./x/**)", "Edit(*.md)"}}, files, [][]probe{allow})...)
+	out = append(out, filesCases("gencwd-deny", "generated scopes", []string{"default", "acceptEdits"}, "", Settings{},
+		Settings{Deny: []string{"Edit(sub/x/**)", "Read(sub/x/**)"}}, files, [][]probe{deny})...)
+	return out
+}
