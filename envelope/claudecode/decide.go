@@ -261,8 +261,17 @@ func (rr *ruleRef) matches(c *call, dirs []inPath) bool {
 		if rr.b == bAllow {
 			return false // allow rules approve per subcommand
 		}
+		if r.writtenOnly() {
+			for i := range l.subs {
+				if r.cmd.writtenMatch(l.subs[i].raw) {
+					return true
+				}
+			}
+			return false
+		}
+		cmd := r.cmdFor()
 		for _, t := range l.denyTexts {
-			if r.cmd.match(t) {
+			if cmd.match(t) {
 				return true
 			}
 		}
@@ -1654,8 +1663,23 @@ func (v *view) commandAllow(t string, l *bashLine, s *bashSub) *ruleRef {
 			// < a.txt rm f under Bash(rm:*), as for an rm no rule allows
 			// (TestDifferential/leadredir-allowed-default); deny rules see
 			// through it (denyWords).
-			if s != nil && !l.broken && !s.nested && !(s.spaced && rr.r.cmd.exact()) && leadRedirect(s.words) == 0 &&
-				(rr.r.cmd.match(s.allowText) || s.xargsText != "" && rr.r.cmd.match(s.xargsText)) {
+			// An exact or prefix rule written with a run of blanks
+			// matches the subcommand written with the same blanks
+			// (rules.go, writtenMatch): Claude Code 2.1.328 runs
+			// touch  a1.txt under Bash(touch  a1.txt) and asks for
+			// touch a2.txt under Bash(touch  a2.txt)
+			// (TestDifferential/rulespaces-*).
+			if s == nil || l.broken || s.nested || leadRedirect(s.words) != 0 {
+				continue
+			}
+			if rr.r.writtenOnly() {
+				if rr.r.cmd.writtenMatch(s.raw) {
+					return rr
+				}
+				continue
+			}
+			cmd := rr.r.cmdFor()
+			if !(s.spaced && cmd.exact()) && (cmd.match(s.allowText) || s.xargsText != "" && cmd.match(s.xargsText)) {
 				return rr
 			}
 		}

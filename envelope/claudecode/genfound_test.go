@@ -600,3 +600,36 @@ func TestAcceptEditsEditRuleOpens(t *testing.T) {
 		{"Bash", cmdAt("touch ~/gp/t1.txt"), ask, codeDefaultPrompt},
 	})
 }
+
+// TestRuleBlanks: a command rule written with a run of blanks. An exact or
+// prefix rule matches the subcommand written with the same blanks, a
+// wildcard rule with its blanks made one space (row 102,
+// TestDifferential/rulespaces-*).
+func TestRuleBlanks(t *testing.T) {
+	doc := `{"permissions":{"ask":["Bash(echo  hi)","Bash(wc  *)"],"deny":["Bash(ls  -la)","Bash(head  -1:*)"],` +
+		`"allow":["Bash(touch  a1.txt)","Bash(touch  a2.txt)","Bash(echo  hi:*)","Bash(cat  *)"]}}`
+	for _, mode := range []string{"", "bypassPermissions"} {
+		calls := []call1{
+			{"Bash", cmdAt("echo  hi"), ask, codePermissionAsk},
+			{"Bash", cmdAt("ls  -la"), deny, codePermissionDeny},
+			{"Bash", cmdAt("ls  -la && pwd"), deny, codePermissionDeny},
+			{"Bash", cmdAt("head  -1 a.txt"), deny, codePermissionDeny},
+			{"Bash", cmdAt("wc  -l a.txt"), ask, codePermissionAsk},
+			{"Bash", cmdAt("wc -l a.txt"), ask, codePermissionAsk},
+		}
+		ran := codeDefaultReadOnly
+		if mode != "" {
+			ran = codeModeBypass
+		}
+		for _, c := range []string{"echo hi", "ls -la", "echo   hi", "echo\thi", "head -1 a.txt"} {
+			calls = append(calls, call1{"Bash", cmdAt(c), allow, ran})
+		}
+		runCalls(t, doc, mode, calls)
+	}
+	runCalls(t, doc, "", []call1{
+		{"Bash", cmdAt("touch  a1.txt"), allow, codePermissionAllow},
+		{"Bash", cmdAt("touch a2.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("touch a1.txt"), ask, codeDefaultPrompt},
+		{"Bash", cmdAt("echo  hi there"), allow, codePermissionAllow},
+	})
+}

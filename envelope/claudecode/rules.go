@@ -71,10 +71,14 @@ type rule struct {
 	param    string // specParam: parameter name
 	value    string // specParam: value glob
 	cmd      cmdPattern
-	path     pathPattern
-	domain   domainPattern
-	types    []string // specAgentTypes
-	skill    skillName
+	// loose is cmd with every run of blanks in the pattern made one
+	// space, when the pattern holds such a run (nil otherwise): deny and
+	// ask rules and wildcard allow rules match with it (cmdFor).
+	loose  *cmdPattern
+	path   pathPattern
+	domain domainPattern
+	types  []string // specAgentTypes
+	skill  skillName
 }
 
 // skillName is a Skill rule's name form as Claude Code 2.1.328 reads it
@@ -239,6 +243,10 @@ func compileRule(text string) (*rule, error) {
 	switch name {
 	case toolBash, toolMonitor:
 		r.specKind, r.cmd = specCommand, compileCommand(spec)
+		if r.cmd.spaced {
+			l := compileCommand(collapseBlanks(spec))
+			r.loose = &l
+		}
 	case toolPowerShell:
 		r.specKind, r.cmd = specPowerShell, compileCommand(strings.Join(strings.Fields(spec), " "))
 	case toolRead, toolEdit:
@@ -353,19 +361,79 @@ type cmdPattern struct {
 	glob     string // the whole pattern, '*' any run
 	prefix   string // the part before a trailing " *"
 	boundary bool   // the pattern ends in " *": also matches the prefix alone
+	// colon: written NAME:* (a prefix rule), not with a * of its own.
+	colon bool
+	// spaced: the pattern holds a run of blanks or a tab.
+	spaced bool
+}
+
+// Claude Code 2.1.328 compares an exact or prefix (:*) command rule with
+// the command as written, and a wildcard rule with every run of blanks in
+// both made one space; the texts the dialect matches are words joined by
+// single spaces. So a wildcard rule written with a run of blanks matches
+// with its blanks made single (loose: ask Bash(wc  *) asks for wc -l
+// a.txt), and an exact or prefix one only a subcommand written with the
+// same blanks (writtenMatch: deny Bash(ls  -la) stops ls  -la and not
+// ls -la, allow Bash(touch  a1.txt) runs touch  a1.txt;
+// TestDifferential/rulespaces-*).
+
+// cmdFor is the pattern a rule matches a command's texts with: loose for
+// a wildcard rule written with a run of blanks.
+func (r *rule) cmdFor() *cmdPattern {
+	if r.loose != nil && !r.cmd.exact() && !r.cmd.colon {
+		return r.loose
+	}
+	return &r.cmd
+}
+
+// writtenOnly reports an exact or prefix rule written with a run of
+// blanks: it matches a subcommand as written (writtenMatch), not the
+// texts.
+func (r *rule) writtenOnly() bool {
+	return r.cmd.spaced && (r.cmd.exact() || r.cmd.colon)
+}
+
+// writtenMatch reports whether an exact or prefix rule matches raw, a
+// subcommand as written, its blanks at either end trimmed.
+func (p *cmdPattern) writtenMatch(raw string) bool {
+	raw = strings.TrimSpace(raw)
+	if p.colon {
+		return raw == p.prefix || strings.HasPrefix(raw, p.prefix+" ")
+	}
+	return raw == strings.TrimSpace(p.glob)
+}
+
+// collapseBlanks makes every run of spaces and tabs in s one space.
+func collapseBlanks(s string) string {
+	var b strings.Builder
+	blank := false
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ' ' || c == '\t' {
+			if !blank {
+				b.WriteByte(' ')
+			}
+			blank = true
+			continue
+		}
+		blank = false
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // exact reports a pattern without a '*': it matches one text only.
 func (p cmdPattern) exact() bool { return !p.all && !strings.Contains(p.glob, "*") }
 
 func compileCommand(s string) cmdPattern {
-	if strings.HasSuffix(s, ":*") {
+	spaced := strings.Contains(s, "  ") || strings.IndexByte(s, '\t') >= 0
+	colon := strings.HasSuffix(s, ":*")
+	if colon {
 		s = s[:len(s)-2] + " *"
 	}
 	if s == "*" {
 		return cmdPattern{all: true}
 	}
-	p := cmdPattern{glob: s}
+	p := cmdPattern{glob: s, colon: colon, spaced: spaced}
 	if strings.HasSuffix(s, " *") {
 		p.boundary, p.prefix = true, s[:len(s)-2]
 	}

@@ -336,6 +336,7 @@ func matrix() []dcase {
 	out = append(out, matrixGenPathsDirSlash()...)
 	out = append(out, matrixRedirTargets()...)
 	out = append(out, matrixGenCwdAnchors()...)
+	out = append(out, matrixRuleSpaces()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)

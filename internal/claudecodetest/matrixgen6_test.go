@@ -357,3 +357,13 @@ func matrixGenCwdAnchors() []dcase {
 		Settings{Deny: []string{"Edit(sub/x/**)", "Read(sub/x/**)"}}, files, [][]probe{deny})...)
 	return out
 }
+
+// matrixRuleSpaces: Bash rules written with a run of spaces inside, against
+// commands written with the same run and with one space (gen-rules seed 23).
+func matrixRuleSpaces() []dcase {
+	probes := shs("echo  hi", "echo hi", "ls  -la", "ls -la", "touch  a1.txt", "touch a2.txt", "echo  hi there", "echo hi there",
+		"wc  -l a.txt", "wc -l a.txt", "cat  a.txt", "head  -1 a.txt", "echo   hi", "echo\thi")
+	s := Settings{Ask: []string{"Bash(echo  hi)", "Bash(wc  *)"}, Deny: []string{"Bash(ls  -la)", "Bash(head  -1:*)"},
+		Allow: []string{"Bash(touch  a1.txt)", "Bash(touch  a2.txt)", "Bash(echo  hi:*)", "Bash(cat  *)"}}
+	return sh4Cases("rulespaces", "generated Bash rules", []string{"default", "bypassPermissions"}, s, genFiles, probes)
+}
