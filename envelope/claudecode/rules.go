@@ -72,8 +72,8 @@ type rule struct {
 	value    string // specParam: value glob
 	cmd      cmdPattern
 	// loose is cmd with every run of blanks in the pattern made one
-	// space, when the pattern holds such a run (nil otherwise): deny and
-	// ask rules and wildcard allow rules match with it (cmdFor).
+	// space, when the pattern holds such a run (nil otherwise): a
+	// wildcard rule matches with it (cmdFor).
 	loose  *cmdPattern
 	path   pathPattern
 	domain domainPattern
@@ -376,7 +376,7 @@ type cmdPattern struct {
 // same blanks (writtenMatch: deny Bash(ls  -la) stops ls  -la and not
 // ls -la, allow Bash(touch  a1.txt) runs touch  a1.txt;
 // TestDifferential/rulespaces-*).
-
+//
 // cmdFor is the pattern a rule matches a command's texts with: loose for
 // a wildcard rule written with a run of blanks.
 func (r *rule) cmdFor() *cmdPattern {

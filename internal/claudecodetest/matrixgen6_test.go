@@ -318,7 +318,8 @@ func matrixRedirTargets() []dcase {
 	// redirection inside an assignment's substitution (x=$(ls 2>/dev/null),
 	// x=$(head -1 a.txt 2>/dev/null) ask as a session's first calls and
 	// run after pwd has run), which the dialect does not model (section
-	// 0.3 of the dialect document).
+	// 14 of the dialect document, "the CLI's shell before its first
+	// command").
 	probes := shs("pwd", "echo hi > /dev/null -x", "x=$(echo hi > /dev/null -x)", "echo $(echo hi > /dev/null -x)",
 		"echo hi > /dev/null x y", "ls > /dev/null -la", "echo hi 2>/dev/null -n", "(echo hi > /dev/null -x)",
 		"{ echo hi > /dev/null -x; }", "echo hi | cat > /dev/null -x", "echo hi > /dev/null -x && ls", "x=$(ls > /dev/null a.txt)",
