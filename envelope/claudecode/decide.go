@@ -1539,11 +1539,14 @@ func (v *view) redirectAsk(c *call, l *bashLine, s *bashSub) (string, string) {
 		if l.hasCd() {
 			return t, "redirects its output after a cd to"
 		}
-		if shellExpands(t) || tildeForm(t) {
-			// Claude Code 2.1.328 asks for echo x > gr*.txt and echo x >
-			// ~+/rf1.txt in every mode but bypassPermissions ("Shell
-			// expansion syntax in paths requires manual approval":
-			// TestDifferential/globwrite-*, redirforms-*).
+		if shellExpands(t) || strings.HasPrefix(t, "~") || strings.ContainsAny(t, "$`") {
+			// Claude Code 2.1.328 asks for echo x > gr*.txt, echo x >
+			// ~+/rf1.txt, echo x > ~/gp/r1.txt and echo x > $HOME/gp/r5.txt
+			// in every mode but bypassPermissions, whatever Edit allow
+			// rule or working directory holds the path ("Shell expansion
+			// syntax in paths requires manual approval", "Redirect target
+			// concatenation contains $": TestDifferential/globwrite-*,
+			// redirforms-*, tilderedir-*).
 			return t, "redirects its output to a path the shell would expand,"
 		}
 		p, ok := c.wordPath(t)

@@ -543,3 +543,19 @@ func TestZshShapeIsTheReleasesExpressions(t *testing.T) {
 		check(string(b))
 	}
 }
+
+// TestTildeRedirect: an output redirection to a path starting with ~ or
+// holding a $ asks in every mode but bypassPermissions, whatever Edit allow
+// rule or working directory holds the path; its absolute spelling and an
+// input redirection do not (row 103, TestDifferential/tilderedir-*).
+func TestTildeRedirect(t *testing.T) {
+	doc := `{"permissions":{"allow":["Edit(~/gp/**)","Read(~/gp/**)"]}}`
+	for _, mode := range []string{"", "acceptEdits"} {
+		calls := bashCalls(ask, codeRedirect, "echo x > ~/gp/r1.txt", "echo x >> ~/gp/r2.txt", "echo x 2> ~/gp/r3.txt",
+			"echo x > $HOME/gp/r5.txt", "echo x > ~/gp/r6.txt && ls", "ls > ~/gp/r7.txt")
+		calls = append(calls, call1{"Bash", cmdAt("echo x > /h/gp/r4.txt"), allow, codeDefaultReadOnly},
+			call1{"Bash", cmdAt("cat < ~/gp/h.txt"), allow, codeDefaultReadOnly})
+		runCalls(t, doc, mode, calls)
+	}
+	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, "echo x > ~/gp/r1.txt", "echo x > $HOME/gp/r5.txt"))
+}

@@ -337,6 +337,7 @@ func matrix() []dcase {
 	out = append(out, matrixRedirTargets()...)
 	out = append(out, matrixGenCwdAnchors()...)
 	out = append(out, matrixRuleSpaces()...)
+	out = append(out, matrixTildeRedirects()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)

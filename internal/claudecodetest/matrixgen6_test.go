@@ -368,3 +368,25 @@ func matrixRuleSpaces() []dcase {
 		Allow: []string{"Bash(touch  a1.txt)", "Bash(touch  a2.txt)", "Bash(echo  hi:*)", "Bash(cat  *)"}}
 	return sh4Cases("rulespaces", "generated Bash rules", []string{"default", "bypassPermissions"}, s, genFiles, probes)
 }
+
+// matrixTildeRedirects: redirections whose target or source starts with
+// ~/, under Edit and Read allow rules over that part of HOME and with it
+// added as a working directory, in acceptEdits, default mode and
+// bypassPermissions (gen-scopes seed 19).
+func matrixTildeRedirects() []dcase {
+	files := map[string]string{"../home/gp/h.txt": "h\n"}
+	probes := shs("echo x > ~/gp/r1.txt", "echo x >> ~/gp/r2.txt", "echo x 2> ~/gp/r3.txt", "cat < ~/gp/h.txt",
+		"echo x > "+homeP+"/gp/r4.txt", "echo x > $HOME/gp/r5.txt", "cat ~/gp/h.txt", "echo x > ~/gp/r6.txt && ls", "ls > ~/gp/r7.txt")
+	var out []dcase
+	for _, c := range []struct {
+		name string
+		s    Settings
+	}{
+		{"rules", Settings{Allow: []string{"Edit(~/gp/**)", "Read(~/gp/**)"}}},
+		{"dirs", Settings{AdditionalDirectories: []string{"~/gp"}}},
+	} {
+		out = append(out, sh4Cases("tilderedir-"+c.name, "generated scopes", []string{"acceptEdits", "default", "bypassPermissions"}, c.s,
+			files, probes)...)
+	}
+	return out
+}
