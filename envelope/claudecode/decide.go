@@ -646,10 +646,23 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 			continue
 		}
 		tool := toolRead
-		if op != opRead {
+		if op != opRead && !(words[0] == "sed" && sedReads(words[1:])) {
 			tool = toolEdit
 		}
-		for _, p := range paths {
+		plainCp := words[0] == "cp" && !slices.ContainsFunc(words[1:], func(w string) bool { return strings.HasPrefix(w, "-") })
+		for i, p := range paths {
+			if plainCp && i < len(paths)-1 {
+				// The sources of a cp without options are only read: Read
+				// deny rules see them (readsToo), Edit deny rules its
+				// destination alone, as a read-only sed's files are read:
+				// the release runs cp gp/a.txt n1.txt and sed -n p
+				// gp/a.txt under Edit(./gp/**) in bypassPermissions and
+				// denies cp n0.txt gp/c.txt, mv gp/m.txt n3.txt and
+				// sed p gp/a.txt (row 104, TestDifferential/editdenysrc-*).
+				// With an option (cp -t locked a.txt) every path stays
+				// Edit's: which one is written is the option's to say.
+				continue
+			}
 			// The path as the shell reads it: the release denies cat
 			// secr\et/s.txt under Read(./secret/**) (leadredir-paths-*).
 			if rr := match(tool, shellWord(p)); rr != nil {

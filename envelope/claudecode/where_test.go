@@ -559,3 +559,14 @@ func TestTildeRedirect(t *testing.T) {
 	}
 	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, "echo x > ~/gp/r1.txt", "echo x > $HOME/gp/r5.txt"))
 }
+
+// TestEditDenySources: Edit deny rules see the paths a command writes, not
+// those it only reads: a plain cp's sources and a read-only sed's files
+// (row 104, TestDifferential/editdenysrc-*).
+func TestEditDenySources(t *testing.T) {
+	doc := `{"permissions":{"deny":["Edit(./gp/**)"]}}`
+	runCalls(t, doc, "bypassPermissions", append(
+		bashCalls(allow, codeModeBypass, "cp gp/a.txt n1.txt", "sed -n p gp/a.txt", "sed -n 1p gp/b.txt", "cp gp/a.txt gp/b.txt n4/"),
+		bashCalls(deny, codePermissionDeny, "cp n0.txt gp/c.txt", "mv gp/m.txt n3.txt", "sed -i s/a/b/ gp/a.txt", "sed p gp/a.txt",
+			"cp -t gp a.txt", "cp -r gp/x n5")...))
+}

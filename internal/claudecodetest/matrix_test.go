@@ -338,6 +338,7 @@ func matrix() []dcase {
 	out = append(out, matrixGenCwdAnchors()...)
 	out = append(out, matrixRuleSpaces()...)
 	out = append(out, matrixTildeRedirects()...)
+	out = append(out, matrixEditDenySources()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)
