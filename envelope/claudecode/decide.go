@@ -649,7 +649,8 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		if op != opRead && !(words[0] == "sed" && sedReads(words[1:])) {
 			tool = toolEdit
 		}
-		plainCp := words[0] == "cp" && !slices.ContainsFunc(words[1:], func(w string) bool { return strings.HasPrefix(w, "-") })
+		plainCp := words[0] == "cp" && len(paths) >= 2 && !slices.ContainsFunc(words[1:], func(w string) bool { return strings.HasPrefix(w, "-") }) &&
+			plainTarget(paths[len(paths)-1])
 		for i, p := range paths {
 			if plainCp && i < len(paths)-1 {
 				// The sources of a cp without options are only read: Read
@@ -660,7 +661,10 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 				// denies cp n0.txt gp/c.txt, mv gp/m.txt n3.txt and
 				// sed p gp/a.txt (row 104, TestDifferential/editdenysrc-*).
 				// With an option (cp -t locked a.txt) every path stays
-				// Edit's: which one is written is the option's to say.
+				// Edit's: which one is written is the option's to say; so
+				// it does with a destination the shell would expand (the
+				// release denies cp gp/a.txt ~/gp/c1.txt there and runs
+				// cp gp/a.txt HOME/gp/c4.txt).
 				continue
 			}
 			// The path as the shell reads it: the release denies cat
@@ -706,6 +710,12 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		cd.step(unquoteAll(sub.args))
 	}
 	return nil, "", ""
+}
+
+// plainTarget reports a path the shell does not expand: no leading ~, no
+// $ or backquote, no glob or brace.
+func plainTarget(p string) bool {
+	return !strings.HasPrefix(p, "~") && !strings.ContainsAny(p, "$`") && !shellExpands(p)
 }
 
 // readsToo are the paths of a writing command that it also reads, which

@@ -568,5 +568,6 @@ func TestEditDenySources(t *testing.T) {
 	runCalls(t, doc, "bypassPermissions", append(
 		bashCalls(allow, codeModeBypass, "cp gp/a.txt n1.txt", "sed -n p gp/a.txt", "sed -n 1p gp/b.txt", "cp gp/a.txt gp/b.txt n4/"),
 		bashCalls(deny, codePermissionDeny, "cp n0.txt gp/c.txt", "mv gp/m.txt n3.txt", "sed -i s/a/b/ gp/a.txt", "sed p gp/a.txt",
-			"cp -t gp a.txt", "cp -r gp/x n5")...))
+			"cp -t gp a.txt", "cp -r gp/x n5", "cp gp/a.txt ~/gp/c1.txt", "cp gp/a.txt $HOME/c5.txt")...))
+	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, "cp gp/a.txt /h/gp/c4.txt", "cp n0.txt ~/gp/c2.txt"))
 }

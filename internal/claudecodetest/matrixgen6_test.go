@@ -396,9 +396,12 @@ func matrixTildeRedirects() []dcase {
 // written (cp's destination, mv's source, sed -i's files), in default mode,
 // acceptEdits and bypassPermissions (gen-scopes seeds 7, 18, 21).
 func matrixEditDenySources() []dcase {
-	files := map[string]string{"gp/a.txt": "a\n", "gp/b.txt": "b\n", "gp/m.txt": "m\n", "n0.txt": "n\n"}
+	files := map[string]string{"gp/a.txt": "a\n", "gp/b.txt": "b\n", "gp/m.txt": "m\n", "n0.txt": "n\n", "../home/gp/h.txt": "h\n"}
 	probes := shs("cp gp/a.txt n1.txt", "sed -n p gp/a.txt", "sed -n 1p gp/b.txt", "cat gp/a.txt", "cp n0.txt gp/c.txt",
-		"mv gp/m.txt n3.txt", "sed -i s/a/b/ gp/a.txt", "cp gp/a.txt gp/b.txt n4/", "sed p gp/a.txt")
+		"mv gp/m.txt n3.txt", "sed -i s/a/b/ gp/a.txt", "cp gp/a.txt gp/b.txt n4/", "sed p gp/a.txt",
+		// A destination the shell expands keeps the sources Edit's
+		// (gen-scopes seed 26).
+		"cp gp/a.txt ~/gp/c1.txt", "cp n0.txt ~/gp/c2.txt", "cp gp/a.txt "+homeP+"/gp/c4.txt")
 	return sh4Cases("editdenysrc", "generated scopes", []string{"default", "acceptEdits", "bypassPermissions"},
 		Settings{Deny: []string{"Edit(./gp/**)"}}, files, probes)
 }
