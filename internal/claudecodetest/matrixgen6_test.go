@@ -343,10 +343,11 @@ func matrixRedirTargets() []dcase {
 func matrixGenCwdAnchors() []dcase {
 	files := map[string]string{"gp/a.txt": "a\n", "sub/s.txt": "s\n", "sub/x/k.txt": "k\n", "gp/sub/x/k.txt": "k\n", "gp/x/k.txt": "k\n",
 		"gp/gp/k.txt": "k\n"}
-	// The probes start after pwd (and a Read): the PreToolUse payload of
-	// the Bash call right after a cd still names the old directory, and a
-	// call the CLI's tool refuses before its PreToolUse takes the cwd of
-	// the call before it (run.go).
+	// The PreToolUse payloads of the first few calls after a cd still name
+	// the old directory, and a call the CLI's tool refuses before its
+	// PreToolUse takes the cwd of the call before it (run.go); so the
+	// probes start after pwd, and the deny case makes its file calls,
+	// which the tool may refuse, after Bash calls whose payloads name gp.
 	allow := []probe{sh("cd gp && ls"), sh("pwd"), wr("../sub/n5.txt"), wr("n8.txt"), wr("x/n9.txt"), wr("../sub/x/n6.txt"), wr("sub/x/n10.txt"),
 		wr("gp/n11.txt"), wr("../n12.md"), wr("n13.md"), wr(projP + "/gp/x/n14.txt")}
 	deny := []probe{sh("cd gp"), sh("pwd"), rd("x/k.txt"), sh("cat sub/x/k.txt"), sh("cat ../sub/x/k.txt"), sh("touch sub/x/t1.txt"),
