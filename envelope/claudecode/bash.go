@@ -1892,7 +1892,7 @@ func parseBash(cmd string) *bashLine {
 		s.wrapped = len(orig) > len(s.words)
 		s.args, s.outs, s.ins = condSplit(s.words, splitRedirs)
 		s.args = unquoteCommandWord(s.args)
-		s.spaced = strings.Contains(s.raw, "  ") || strings.IndexByte(s.raw, '\t') >= 0
+		s.spaced = hasBlankRun(s.raw)
 		// Allow rules match the command without its redirections, as
 		// Claude Code 2.1.328 does; where the output goes is decided
 		// apart (redirectAsk).

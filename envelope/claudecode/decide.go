@@ -1562,7 +1562,7 @@ func (v *view) redirectAsk(c *call, l *bashLine, s *bashSub) (string, string) {
 		if l.hasCd() {
 			return t, "redirects its output after a cd to"
 		}
-		if shellExpands(t) || strings.HasPrefix(t, "~") || strings.ContainsAny(t, "$`") {
+		if !plainTarget(t) {
 			// Claude Code 2.1.328 asks for echo x > gr*.txt, echo x >
 			// ~+/rf1.txt, echo x > ~/gp/r1.txt and echo x > $HOME/gp/r5.txt
 			// in every mode but bypassPermissions, whatever Edit allow

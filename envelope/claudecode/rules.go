@@ -72,8 +72,8 @@ type rule struct {
 	value    string // specParam: value glob
 	cmd      cmdPattern
 	// loose is cmd with every run of blanks in the pattern made one
-	// space, when the pattern holds such a run (nil otherwise): a
-	// wildcard rule matches with it (cmdFor).
+	// space, for a wildcard pattern that holds such a run (nil
+	// otherwise): the rule matches with it (cmdFor).
 	loose  *cmdPattern
 	path   pathPattern
 	domain domainPattern
@@ -243,7 +243,7 @@ func compileRule(text string) (*rule, error) {
 	switch name {
 	case toolBash, toolMonitor:
 		r.specKind, r.cmd = specCommand, compileCommand(spec)
-		if r.cmd.spaced {
+		if r.cmd.spaced && !r.cmd.exact() && !r.cmd.colon {
 			l := compileCommand(collapseBlanks(spec))
 			r.loose = &l
 		}
@@ -380,7 +380,7 @@ type cmdPattern struct {
 // cmdFor is the pattern a rule matches a command's texts with: loose for
 // a wildcard rule written with a run of blanks.
 func (r *rule) cmdFor() *cmdPattern {
-	if r.loose != nil && !r.cmd.exact() && !r.cmd.colon {
+	if r.loose != nil {
 		return r.loose
 	}
 	return &r.cmd
@@ -401,6 +401,11 @@ func (p *cmdPattern) writtenMatch(raw string) bool {
 		return raw == p.prefix || strings.HasPrefix(raw, p.prefix+" ")
 	}
 	return raw == strings.TrimSpace(p.glob)
+}
+
+// hasBlankRun reports whether s holds two spaces in a row or a tab.
+func hasBlankRun(s string) bool {
+	return strings.Contains(s, "  ") || strings.IndexByte(s, '\t') >= 0
 }
 
 // collapseBlanks makes every run of spaces and tabs in s one space.
@@ -425,7 +430,7 @@ func collapseBlanks(s string) string {
 func (p cmdPattern) exact() bool { return !p.all && !strings.Contains(p.glob, "*") }
 
 func compileCommand(s string) cmdPattern {
-	spaced := strings.Contains(s, "  ") || strings.IndexByte(s, '\t') >= 0
+	spaced := hasBlankRun(s)
 	colon := strings.HasSuffix(s, ":*")
 	if colon {
 		s = s[:len(s)-2] + " *"
