@@ -640,6 +640,13 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		if leadRedirect(seg) > 0 {
 			words = denyWords(seg, stripPaths)
 		}
+		// The command's own words: a redirection is no operand (its
+		// target was checked above). Claude Code 2.1.328 denies cp a.txt
+		// locked/c1.txt 2>&1 under Edit(./locked/**), the copy's
+		// destination being locked/c1.txt, and runs cat a.txt >
+		// secret/o1.txt under Read(./secret/**) (row 105,
+		// TestRedirectIsNoOperand).
+		words, _, _ = splitRedirs(words)
 		op, paths, ok := commandPaths(words)
 		if !ok {
 			cd.step(seg)

@@ -571,3 +571,20 @@ func TestEditDenySources(t *testing.T) {
 			"cp -t gp a.txt", "cp -r gp/x n5", "cp gp/a.txt ~/gp/c1.txt", "cp gp/a.txt $HOME/c5.txt")...))
 	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, "cp gp/a.txt /h/gp/c4.txt", "cp n0.txt ~/gp/c2.txt"))
 }
+
+// TestRedirectIsNoOperand: a redirection is no operand of the command it
+// follows: under Edit(./locked/**) and Read(./secret/**) Claude Code
+// 2.1.328 denies cp a.txt locked/c1.txt 2>&1 and cp a.txt locked/c3.txt >
+// /dev/null in bypassPermissions (a plain cp's last operand is its
+// destination, row 104, not the redirection's target), and runs cat a.txt
+// > secret/o1.txt and cp a.txt secret/n2.txt 2>/dev/null (a write target
+// is no read) (row 105; TestDifferential/redirnotarg-*).
+func TestRedirectIsNoOperand(t *testing.T) {
+	doc := `{"permissions":{"deny":["Edit(./locked/**)","Read(./secret/**)"]}}`
+	runCalls(t, doc, "bypassPermissions", append(
+		bashCalls(deny, codePermissionDeny, "cp a.txt locked/c1.txt 2>&1", "true && cp a.txt locked/c2.txt 2>&1",
+			"cp a.txt locked/c3.txt > /dev/null", "cp a.txt locked/c4.txt 2>/dev/null", "cp secret/s.txt n3.txt 2>&1",
+			"mv n9.txt locked/m1.txt 2>&1", "wc -l a.txt > locked/o4.txt", "cp 2>/dev/null a.txt locked/c5.txt"),
+		bashCalls(allow, codeModeBypass, "cp a.txt n1.txt 2>&1", "cp a.txt secret/n2.txt 2>/dev/null", "cat a.txt > secret/o1.txt",
+			"cat a.txt 2> secret/o2.txt", "sed -n p a.txt > secret/o3.txt")...))
+}

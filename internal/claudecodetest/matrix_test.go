@@ -339,6 +339,7 @@ func matrix() []dcase {
 	out = append(out, matrixRuleSpaces()...)
 	out = append(out, matrixTildeRedirects()...)
 	out = append(out, matrixEditDenySources()...)
+	out = append(out, matrixRedirNotOperand()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)

@@ -406,3 +406,18 @@ func matrixEditDenySources() []dcase {
 	return sh4Cases("editdenysrc", "generated scopes", []string{"default", "acceptEdits", "bypassPermissions"},
 		Settings{Deny: []string{"Edit(./gp/**)"}}, files, probes)
 }
+
+// matrixRedirNotOperand: cp, mv, sed and cat with their output
+// redirected, under an Edit and a Read deny rule: a redirection is no
+// operand of the command (gen seed 301 found cp a.txt locked/c1.txt 2>&1
+// run where the release denies it).
+func matrixRedirNotOperand() []dcase {
+	files := map[string]string{"a.txt": "a\n", "secret/s.txt": "s\n", "locked/keep.txt": "k\n"}
+	probes := shs("cp a.txt locked/c1.txt 2>&1", "true && cp a.txt locked/c2.txt 2>&1", "cp a.txt locked/c3.txt > /dev/null",
+		"cp a.txt locked/c4.txt 2>/dev/null", "cp 2>/dev/null a.txt locked/c5.txt", "cp a.txt n1.txt 2>&1",
+		"cp a.txt secret/n2.txt 2>/dev/null", "cat a.txt > secret/o1.txt", "cat a.txt 2> secret/o2.txt",
+		"cp secret/s.txt n3.txt 2>&1", "mv n9.txt locked/m1.txt 2>&1", "sed -n p a.txt > secret/o3.txt",
+		"wc -l a.txt > locked/o4.txt", "cp a.txt secret/n5.txt")
+	return sh4Cases("redirnotarg", "redirections", []string{"default", "acceptEdits", "bypassPermissions"},
+		Settings{Deny: []string{"Edit(./locked/**)", "Read(./secret/**)"}}, files, probes)
+}
