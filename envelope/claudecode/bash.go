@@ -2702,6 +2702,11 @@ func sedInPlace(a []string) bool {
 	if len(a) < 3 || a[0] != "-i" || !simpleSubstitution(a[1]) {
 		return false
 	}
+	// The release's own check of the script and of the first file, which
+	// BSD sed would read as the script (sedcheck.go, row 106).
+	if strings.Contains(a[1], ";") || sedScriptRisky(a[1]) || sedLikeScript(a[2]) {
+		return false
+	}
 	for _, w := range a[2:] {
 		if w == "" || strings.HasPrefix(w, "-") {
 			return false

@@ -340,6 +340,7 @@ func matrix() []dcase {
 	out = append(out, matrixTildeRedirects()...)
 	out = append(out, matrixEditDenySources()...)
 	out = append(out, matrixRedirNotOperand()...)
+	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)

@@ -421,3 +421,23 @@ func matrixRedirNotOperand() []dcase {
 	return sh4Cases("redirnotarg", "redirections", []string{"default", "acceptEdits", "bypassPermissions"},
 		Settings{Deny: []string{"Edit(./locked/**)", "Read(./secret/**)"}}, files, probes)
 }
+
+// matrixSedCheck: sed -i s/a/b/ FILES in acceptEdits, with a first file
+// BSD sed would read as the script and scripts the release's sed check
+// refuses or passes (gen-w seed 301 found timeout 5 sed -i s/a/b/ 'a b.txt'
+// approved where the release asks).
+func matrixSedCheck() []dcase {
+	files := map[string]string{"a.txt": "a\n", "a b.txt": "x\n", "s.txt": "s\n"}
+	probes := shs("sed -i s/a/b/ 'a b.txt'", "sed -i s/a/b/ a.txt 'a b.txt'", "timeout 5 sed -i s/a/b/ 'a b.txt' # c",
+		"sed -i s/a/b/ a.txt # c", "sed -i s/a/b/ s.txt", "sed -i s/a/b/ 1p.txt", "sed -i s/a/b/ d", "sed -i s/a/b/ r",
+		"sed -i s/a/b/ x..y", "sed -i s/a/b/ ':x'", "sed -i s/a/b/ w.txt", "sed -i s/a/b/ y.txt", "sed -i s/a/b/ 'p;x'",
+		"sed -i s/a/b/ '1 p'", "sed -i s/a/b/ e1.txt", "sed -i s/a/b/ my_file.txt", "sed -i s/a/b/ key.txt", "sed -i s/a/b/ =x",
+		"sed -i s/a/b/ 'a[1]'", "sed -i s/a/b/ '#x'", "sed -i s/a/b/ 2,3p", "sed -i s/a/b/ sub/../a.txt",
+		"sed -i s/a/b/ ab", "sed -i s/a/b/ sub/y.txt", "sed -i s/a/b/ test.txt", "sed -i s/a/b/ x=y", "sed -i s/a/b/ 1.txt",
+		"sed -i s/a/b/ r.txt", "sed -i s/a/b/ ./e.txt", "sed -i s/a/b/ ./w.txt", "sed -i s/a/b/ 'x!'", "sed -i s/a/b/ yy",
+		"sed -i 's/#/x/' a.txt", `sed -i 's/a\/b/c/' a.txt`, "sed -i 's/é/e/' a.txt", "sed -i 's/a{2}/b/' a.txt",
+		"sed -i 's/!/x/' a.txt", "sed -i 's/a,-/b/' a.txt", `sed -i 's/as\.x/y/' a.txt`, "sed -i 's/a/b e/' a.txt",
+		"sed -i 's/key/val/' a.txt", "sed -i 's/1~2/x/' a.txt", `sed -i 's/a\|b/c/' a.txt`, "sed -i 's/a;b/c/' a.txt",
+		"sed -i 's/a/we/' a.txt", "sed -i 's/ee/ww/' a.txt", "sed -i 's/a!/b/' a.txt", "sed -i 's/y/z/' a.txt", "sed -i 's/a b/c/' a.txt")
+	return sh4Cases("sedcheck", "sed", []string{"acceptEdits"}, Settings{}, files, probes)
+}
