@@ -1888,6 +1888,9 @@ func parseBash(cmd string) *bashLine {
 		orig := s.words
 		s.words = stripWords(s.words, stripAllow)
 		s.notRO, s.xargs = readOnlyWrappers(shellWords(orig[:len(orig)-len(s.words)]), s.words)
+		if !s.notRO && !s.xargs && len(s.words) > 0 && len(orig) > len(s.words) && textChecked[shellWord(s.words[0])] {
+			s.notRO = !plainTextPrefix(orig[:len(orig)-len(s.words)])
+		}
 		s.wrapWord, s.wrapWhy = wrapperUnchecked(orig[:len(orig)-len(s.words)])
 		s.wrapped = len(orig) > len(s.words)
 		s.args, s.outs, s.ins = condSplit(s.words, splitRedirs)
@@ -2392,6 +2395,59 @@ func appendUnredirected(texts, words []string, text string) []string {
 		texts = append(texts, t)
 	}
 	return texts
+}
+
+// textChecked are the read-only commands Claude Code 2.1.328 checks on
+// the subcommand's text rather than on its words (cli.js F4r's table: git
+// and gh subcommands, grep, sed, sort, ...; ls, cat, head and the other
+// names it approves with any arguments are checked on the words, past
+// any wrapper). The text sees through the wrappers only where they begin
+// it, plainly written (plainTextPrefix).
+var textChecked = setOf("git", "gh", "grep", "egrep", "fgrep", "sed", "sort", "tree", "date", "which", "file", "xargs",
+	"sha1sum", "sha256sum", "md5sum", "hostname", "lsof", "man", "netstat", "pgrep", "ss", "tput", "fd", "fdfind", "help")
+
+// The release's strips of a read-only subcommand's text (cli.js tOn, nOn):
+// command (with -p), builtin and noglob, then timeout with a bare
+// duration.
+var (
+	textWrapperStrip = regexp.MustCompile(`^(?:(?:command(?:[ \t]+-p+)*|builtin)(?:[ \t]+--)?|noglob)[ \t]+`)
+	textTimeoutStrip = regexp.MustCompile(`^timeout[ \t]+\d+(?:\.\d+)?[smhd]?[ \t]+`)
+)
+
+// plainTextPrefix reports whether the words written before a textChecked
+// command leave the command first in the text the release checks:
+// assignments alone (its tokens drop them), or wrappers alone that its
+// strips take off in their order. Claude Code 2.1.328 runs LANG=C git
+// log -1, command git log -1, timeout 5 git log -1 and command timeout 5
+// git status, and asks for TZ=UTC command git log -1, LANG=C timeout 5 git
+// log -1, \command git log -1 and \timeout 5 git log -1, while it runs
+// all of them for ls and cat (row 107; TestTextCheckedWrappers).
+func plainTextPrefix(raw []string) bool {
+	assignments := true
+	for _, w := range raw {
+		if _, ok := isAssignment(w); !ok {
+			assignments = false
+		}
+	}
+	if assignments {
+		return true
+	}
+	t := strings.Join(raw, " ") + " "
+	for {
+		m := textWrapperStrip.FindString(t)
+		if m == "" || strings.HasPrefix(t[len(m):], "-") {
+			break
+		}
+		t = t[len(m):]
+	}
+	for {
+		m := textTimeoutStrip.FindString(t)
+		if m == "" {
+			break
+		}
+		t = t[len(m):]
+	}
+	return t == ""
 }
 
 // readOnlyWrappers reads the wrappers the allow strip took off a

@@ -341,6 +341,7 @@ func matrix() []dcase {
 	out = append(out, matrixEditDenySources()...)
 	out = append(out, matrixRedirNotOperand()...)
 	out = append(out, matrixSedCheck()...)
+	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixFiles()...)

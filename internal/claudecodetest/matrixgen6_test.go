@@ -441,3 +441,23 @@ func matrixSedCheck() []dcase {
 		"sed -i 's/a/we/' a.txt", "sed -i 's/ee/ww/' a.txt", "sed -i 's/a!/b/' a.txt", "sed -i 's/y/z/' a.txt", "sed -i 's/a b/c/' a.txt")
 	return sh4Cases("sedcheck", "sed", []string{"acceptEdits"}, Settings{}, files, probes)
 }
+
+// matrixTextCheckedWrappers: the read-only commands the release checks on
+// the subcommand's text (git, grep, sed, sort, ...) behind assignments and
+// wrappers, plainly written or not, beside the ones it checks on the
+// words (ls, cat, head, docker ps) (gen seed 302 found LANG=C timeout 5s
+// git log -1 approved where the release asks). pwd runs first (section 14).
+func matrixTextCheckedWrappers() []dcase {
+	files := map[string]string{"a.txt": "a\n"}
+	probes := shs("pwd", "command git log -1", "\\command git log -1", "TZ=UTC command git log -1", "TZ=UTC \\command git log -1",
+		"LANG=C timeout 5 git log -1", "LANG=C git log -1", "timeout 5 git log -1", "command timeout 5 git status",
+		"timeout 5 command git status", "\\timeout 5 git log -1", "command -p git log -1", "'command' git log -1",
+		"NO_COLOR=1 command git log -1", "LANG=C command git status", "for i in 1; do LANG=C timeout 5s git log -1; done",
+		"LANG=C command grep x a.txt", "command grep x a.txt", "\\command grep x a.txt", "LANG=C timeout 5 sort a.txt",
+		"timeout 5 sort a.txt", "LANG=C command sed -n 1p a.txt", "command sed -n 1p a.txt", "TZ=UTC command date",
+		"TZ=UTC date", "LANG=C command tree", "\\command which ls", "command which ls", "LANG=C timeout 5 sha256sum a.txt",
+		"LANG=C command file a.txt", "LANG=C command ls", "\\command ls", "LANG=C timeout 5 cat a.txt", "\\timeout 5 head -1 a.txt",
+		"TZ=UTC command wc -l a.txt", "LANG=C command docker ps", "noglob git status", "builtin git status", "command -- git status",
+		"LANG=C noglob git status")
+	return sh4Cases("textwrap", "read-only wrappers", []string{"default"}, Settings{}, files, probes)
+}
