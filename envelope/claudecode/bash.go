@@ -1887,10 +1887,7 @@ func parseBash(cmd string) *bashLine {
 		l.dirChange(dw)
 		orig := s.words
 		s.words = stripWords(s.words, stripAllow)
-		s.notRO, s.xargs = readOnlyWrappers(shellWords(orig[:len(orig)-len(s.words)]), s.words)
-		if !s.notRO && !s.xargs && len(s.words) > 0 && len(orig) > len(s.words) && textChecked[shellWord(s.words[0])] {
-			s.notRO = !plainTextPrefix(orig[:len(orig)-len(s.words)])
-		}
+		s.notRO, s.xargs = readOnlyWrappers(orig[:len(orig)-len(s.words)], s.words)
 		s.wrapWord, s.wrapWhy = wrapperUnchecked(orig[:len(orig)-len(s.words)])
 		s.wrapped = len(orig) > len(s.words)
 		s.args, s.outs, s.ins = condSplit(s.words, splitRedirs)
@@ -2423,14 +2420,8 @@ var (
 // log -1, \command git log -1 and \timeout 5 git log -1, while it runs
 // all of them for ls and cat (row 107; TestTextCheckedWrappers).
 func plainTextPrefix(raw []string) bool {
-	assignments := true
-	for _, w := range raw {
-		if _, ok := isAssignment(w); !ok {
-			assignments = false
-		}
-	}
-	if assignments {
-		return true
+	if !slices.ContainsFunc(raw, func(w string) bool { _, ok := isAssignment(w); return !ok }) {
+		return true // assignments alone
 	}
 	t := strings.Join(raw, " ") + " "
 	for {
@@ -2464,18 +2455,23 @@ func plainTextPrefix(raw []string) bool {
 // builtin of timeoutBuiltins: the release asks for timeout 5 type ls and
 // timeout 5 'history', and runs type ls and timeout 5 true.
 //
-// words are the subcommand's words after the prefix. A test spelled [ or
+// A command the release checks on the subcommand's text (textChecked)
+// is read-only only behind a prefix its strips take off (plainTextPrefix,
+// row 107).
+//
+// raw is the prefix as written, words the subcommand's words after it. A test spelled [ or
 // [[ is read-only only as the subcommand's first word, unquoted: the
 // release asks for command [ -f a ], LANG=C [ -f a ], '[' -f a ] and
 // timeout 5 [[ -f a ]], and runs [ -f a ] (TestDifferential/
 // genfound8-default; TestTimeoutBuiltins).
-func readOnlyWrappers(prefix, words []string) (notRO, xargs bool) {
-	var cmd, raw string
+func readOnlyWrappers(raw, words []string) (notRO, xargs bool) {
+	prefix := shellWords(raw)
+	var cmd, written string
 	if len(words) > 0 {
-		raw = words[0]
-		cmd = shellWord(raw)
+		written = words[0]
+		cmd = shellWord(written)
 	}
-	if (cmd == "[" || cmd == "[[") && (len(prefix) > 0 || raw != cmd) {
+	if (cmd == "[" || cmd == "[[") && (len(prefix) > 0 || written != cmd) {
 		notRO = true
 	}
 	timeout := false
@@ -2505,6 +2501,9 @@ func readOnlyWrappers(prefix, words []string) (notRO, xargs bool) {
 		case "xargs":
 			xargs = true
 		}
+	}
+	if !notRO && !xargs && len(raw) > 0 && textChecked[cmd] {
+		notRO = !plainTextPrefix(raw)
 	}
 	return notRO, xargs
 }

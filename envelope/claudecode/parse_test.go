@@ -86,8 +86,8 @@ func dumpLine(l *bashLine) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "broken %v critical %v %q open $ %v keyword %v\ndeny %q\npaths %q\ncds %d moves %d git %v\n", l.broken, l.critical, l.criticalArg, l.openDollar, l.keywordAfterPrefix, l.denyTexts, l.pathSegs, l.cds, l.moves, l.git)
 	for _, s := range l.subs {
-		fmt.Fprintf(&b, "%q %q %v %q %q %q %q %q %q %v\n", s.raw, s.op, s.nested, s.words, s.args, s.outs, s.ins,
-			s.allowText, s.denyText, s.timeAfterPrefix)
+		fmt.Fprintf(&b, "%q %q %v %q %q %q %q %q %q %v ro %v %v\n", s.raw, s.op, s.nested, s.words, s.args, s.outs, s.ins,
+			s.allowText, s.denyText, s.timeAfterPrefix, s.notRO, s.xargs)
 	}
 	return b.String()
 }
@@ -98,7 +98,8 @@ func randomCommand(r *rand.Rand) string {
 	words := []string{"ls", "-la", "a", "b.go", "x=1", "LANG=C", "NO_COLOR=1", `"a b"`, `'c;d'`, `\;`, "$(b c)", "$(rm -rf x)",
 		"`d`", "${X:-y}", "<(e)", `"$(g; h)"`, "$x", "~/", "$HOME/.ssh", "*.go", "{ a; }", "(b; c)", `"`, "'", "\\", "--",
 		"rm", "\\rm", "/bin/rm", "sudo", "-u", "env", "timeout", "30", "nice", "xargs", "echo", "cat", ".env", "../x", "/",
-		"git", "push", "npm", "test", "bash", "-c", `"rm x"`, "'cat .env'", "cd", "sed", "-i", "mkdir", "q\"uo\"te", "a'b'"}
+		"git", "push", "npm", "test", "bash", "-c", `"rm x"`, "'cat .env'", "cd", "sed", "-i", "mkdir", "q\"uo\"te", "a'b'",
+		"command", `\command`, "grep", "TZ=UTC", "noglob"}
 	redirs := []string{">x", "> x", "2>&1", ">/dev/null", "&>f", ">>f", "<f", "< .env", "<<<w", ">&2", "<>f", `> "a b"`, ">.env"}
 	ops := []string{" && ", " || ", " | ", " ; ", " & ", "\n", ";", "|"}
 	spaces := []string{" ", " ", " ", "  ", "\t"}
