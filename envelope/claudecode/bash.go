@@ -19,6 +19,11 @@ type bashLine struct {
 	// pathSegs are the segments (nested ones included, the deny strip
 	// applied) whose paths Read and Edit deny rules are checked against.
 	pathSegs [][]string
+	// pathPlain has bit i set when pathSegs[i] begins with its command as
+	// written: no assignment, wrapper or reserved word before it, and not
+	// a variable's value (plainCopy reads it). A segment past the 64th is
+	// never plain, the stricter reading (a bit mask: no allocation).
+	pathPlain uint64
 	// line is the command as written (unquotedGlobIn reads it).
 	line string
 	// cds counts the subcommands that change directory (cd, pushd, popd,
@@ -1938,7 +1943,7 @@ func parseBash(cmd string) *bashLine {
 			if l.pathSegs == nil {
 				l.pathSegs = make([][]string, 0, len(segs))
 			}
-			l.pathSegs = append(l.pathSegs, stripped)
+			l.markPathSeg(stripped, len(stripped) == len(seg))
 			// Claude Code 2.1.328 stops an rm deny rule's \rm, /bin/rm,
 			// sudo rm, env rm and /usr/bin/env rm too
 			// (internal/claudecodetest TestDifferential/bypass-rm).
@@ -2016,10 +2021,22 @@ func (l *bashLine) addVariableCommands(segs [][]string) {
 			// Its paths too: Claude Code 2.1.328 denies X=rm; $X locked/f
 			// under Edit(./locked/**) and X=cat; $X secret/s.txt under
 			// Read(./secret/**) (TestDifferential/agents-bash-*).
-			l.pathSegs = append(l.pathSegs, sub)
+			l.markPathSeg(sub, false)
 		}
 	}
 }
+
+// markPathSeg appends seg to the path segments, plain when it begins
+// with its command as written (pathPlain).
+func (l *bashLine) markPathSeg(seg []string, plain bool) {
+	if i := len(l.pathSegs); plain && i < 64 {
+		l.pathPlain |= 1 << i
+	}
+	l.pathSegs = append(l.pathSegs, seg)
+}
+
+// pathSegPlain reports pathPlain's bit for pathSegs[i].
+func (l *bashLine) pathSegPlain(i int) bool { return i < 64 && l.pathPlain&(1<<i) != 0 }
 
 // joinLike is strings.Join(ws, " "), without making it when one of like
 // already reads so (a subcommand's deny text is most often its allow text,
@@ -2381,17 +2398,23 @@ func appendUnredirected(texts, words []string, text string) []string {
 	if !strings.ContainsAny(text, "<>#") || strings.ContainsAny(text, "()`") {
 		return texts // a group's or substitution's redirections are read with its segments
 	}
-	for i, w := range words {
-		if strings.HasPrefix(w, "#") {
-			words = words[:i] // an unquoted # starting a word starts a comment
-			break
-		}
-	}
-	args, _, _ := condSplit(words, splitRedirs)
+	args, _, _ := condSplit(beforeComment(words), splitRedirs)
 	if t := strings.Join(denyWords(args, stripDeny), " "); t != "" && t != text && !containsString(texts, t) {
 		texts = append(texts, t)
 	}
 	return texts
+}
+
+// beforeComment is words up to a comment: an unquoted # starting a word
+// starts one, to the end of the line (a quoted or escaped # is written
+// '#' or \#, a # inside a word is part of it).
+func beforeComment(words []string) []string {
+	for i, w := range words {
+		if strings.HasPrefix(w, "#") {
+			return words[:i]
+		}
+	}
+	return words
 }
 
 // textChecked are the read-only commands Claude Code 2.1.328 checks on

@@ -619,7 +619,7 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		}
 		return match(tool, shellWord(w))
 	}
-	for _, seg := range l.pathSegs {
+	for si, seg := range l.pathSegs {
 		// A redirection inside a nested command ($(echo x > .env)) is a
 		// target too.
 		_, outs, ins := splitRedirs(seg)
@@ -647,6 +647,17 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		// secret/o1.txt under Read(./secret/**) (row 105,
 		// TestRedirectIsNoOperand).
 		words, _, _ = splitRedirs(words)
+		if len(words) == 0 {
+			cd.step(seg)
+			continue
+		}
+		// A writing command named by its path is the command: the
+		// release denies /bin/cp gp/a.txt n15.txt under Edit(./gp/**)
+		// (row 108).
+		name := shellWord(words[0])
+		if n := pathCommandName(name); n != words[0] {
+			words = append([]string{n}, words[1:]...)
+		}
 		op, paths, ok := commandPaths(words)
 		if !ok {
 			cd.step(seg)
@@ -656,8 +667,7 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		if op != opRead && !(words[0] == "sed" && sedReads(words[1:])) {
 			tool = toolEdit
 		}
-		plainCp := words[0] == "cp" && len(paths) >= 2 && !slices.ContainsFunc(words[1:], func(w string) bool { return strings.HasPrefix(w, "-") }) &&
-			plainTarget(paths[len(paths)-1])
+		plainCp := name == "cp" && l.pathSegPlain(si) && plainCopy(words, paths)
 		for i, p := range paths {
 			if plainCp && i < len(paths)-1 {
 				// The sources of a cp without options are only read: Read
@@ -717,6 +727,79 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		cd.step(unquoteAll(sub.args))
 	}
 	return nil, "", ""
+}
+
+// plainCopy reports a cp whose sources are only read, as Claude Code
+// 2.1.328 reads them (cli.js: the copy's words literal, its options before
+// the paths each -[pfinv]+ or --, every path matching
+// /^(?!\d+$)[\w./][^*?[#^=]*$/): words (the command's, without
+// redirections) are cp, such options and its paths, none with a $ or a
+// backquote, the last path not expanded by the shell either. A comment's
+// # fails the path test, so a cp before a comment keeps every path Edit's
+// (stricter than the release, which drops the comment: section 0.3). The
+// caller adds what the release asks of the segment: cp written first, by
+// that name (no assignment or wrapper before it, not /bin/cp). The release denies timeout 5 cp
+// gp/a.txt n2.txt, cp gp/a.txt n=5.txt and cp gp/a.txt 5 under
+// Edit(./gp/**) and runs cp gp/a.txt n1.txt and cp -p gp/a.txt n8.txt in
+// bypassPermissions (row 108, TestCopySourcesRead).
+func plainCopy(words, paths []string) bool {
+	if len(paths) < 2 || !plainTarget(paths[len(paths)-1]) {
+		return false
+	}
+	opts := len(words) - 1 - len(paths)
+	if opts < 0 {
+		return false
+	}
+	for i, w := range words[1:] {
+		if strings.ContainsAny(w, "$`") || i < opts && !copyOption(w) {
+			return false
+		}
+	}
+	for _, p := range paths {
+		if !literalCopyPath(shellWord(p)) {
+			return false
+		}
+	}
+	return true
+}
+
+// pathCommandName is the writing command a command word names by its
+// path or its spelling, as Claude Code 2.1.328 reads it (cli.js eN):
+// /bin/cp and /usr/bin/rm are cp and rm, CP and cp.exe are cp; any other
+// word is itself.
+func pathCommandName(w string) string {
+	base := w[strings.LastIndexAny(w, `/\`)+1:]
+	switch base {
+	case "rm", "rmdir", "tee", "cp", "mv":
+		return base
+	}
+	switch l := strings.TrimSuffix(strings.ToLower(base), ".exe"); l {
+	case "tee", "cp", "mv":
+		return l
+	}
+	return w
+}
+
+// copyOption is an option the release lets before a plain cp's paths:
+// -[pfinv]+ or --.
+func copyOption(w string) bool {
+	if w == "--" {
+		return true
+	}
+	return len(w) > 1 && w[0] == '-' && strings.Trim(w[1:], "pfinv") == ""
+}
+
+// literalCopyPath is the release's test of a plain cp's path,
+// /^(?!\d+$)[\w./][^*?[#^=]*$/ (JavaScript's \w is ASCII).
+func literalCopyPath(p string) bool {
+	if p == "" || strings.ContainsAny(p, "*?[#^=") {
+		return false
+	}
+	c := p[0]
+	if !(c == '_' || c == '.' || c == '/' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+		return false
+	}
+	return strings.Trim(p, "0123456789") != ""
 }
 
 // plainTarget reports a path the shell does not expand: no leading ~, no

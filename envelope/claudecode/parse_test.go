@@ -62,7 +62,7 @@ func parseBashJoined(cmd string) *bashLine {
 			if !containsString(l.denyTexts[subTexts:], t) {
 				l.denyTexts = append(l.denyTexts, t)
 			}
-			l.pathSegs = append(l.pathSegs, stripped)
+			l.markPathSeg(stripped, len(stripped) == len(seg))
 			if deep := strings.Join(stripDeep(seg), " "); deep != t && deep != "" && !containsString(l.denyTexts, deep) {
 				l.denyTexts = append(l.denyTexts, deep)
 			}
@@ -84,7 +84,7 @@ func parseBashJoined(cmd string) *bashLine {
 // list and no list print alike: nothing tells them apart).
 func dumpLine(l *bashLine) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "broken %v critical %v %q open $ %v keyword %v\ndeny %q\npaths %q\ncds %d moves %d git %v\n", l.broken, l.critical, l.criticalArg, l.openDollar, l.keywordAfterPrefix, l.denyTexts, l.pathSegs, l.cds, l.moves, l.git)
+	fmt.Fprintf(&b, "broken %v critical %v %q open $ %v keyword %v\ndeny %q\npaths %q %b\ncds %d moves %d git %v\n", l.broken, l.critical, l.criticalArg, l.openDollar, l.keywordAfterPrefix, l.denyTexts, l.pathSegs, l.pathPlain, l.cds, l.moves, l.git)
 	for _, s := range l.subs {
 		fmt.Fprintf(&b, "%q %q %v %q %q %q %q %q %q %v ro %v %v\n", s.raw, s.op, s.nested, s.words, s.args, s.outs, s.ins,
 			s.allowText, s.denyText, s.timeAfterPrefix, s.notRO, s.xargs)

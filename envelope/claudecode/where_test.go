@@ -588,3 +588,26 @@ func TestRedirectIsNoOperand(t *testing.T) {
 		bashCalls(allow, codeModeBypass, "cp a.txt n1.txt 2>&1", "cp a.txt secret/n2.txt 2>/dev/null", "cat a.txt > secret/o1.txt",
 			"cat a.txt 2> secret/o2.txt", "sed -n p a.txt > secret/o3.txt")...))
 }
+
+// TestCopySourcesRead: a cp's sources are only read (Read deny rules see
+// them, Edit deny rules its destination alone) when the cp is written as
+// Claude Code 2.1.328's literal-copy check wants it: cp by that name,
+// first in its segment, options only -[pfinv]+ or --, no $, no cd in the
+// line, every path a plain name; otherwise every path is Edit's
+// (row 108, TestDifferential/cpsrclit-*; gen seed 305 found NODE_ENV=test
+// timeout 5s nohup cp a.txt locked/c1.txt # c run, the comment's words
+// taken for the copy's destination).
+func TestCopySourcesRead(t *testing.T) {
+	doc := `{"permissions":{"deny":["Edit(./gp/**)","Edit(./locked/**)"]}}`
+	runCalls(t, doc, "bypassPermissions", append(
+		bashCalls(deny, codePermissionDeny, "timeout 5 cp gp/a.txt n2.txt", "nohup cp gp/a.txt n3.txt", "FOO=1 cp gp/a.txt n4.txt",
+			"cp gp/a.txt n=5.txt", "cp gp/a.txt 5", "cp gp/a.txt 'n6#.txt'", "command cp gp/a.txt n13.txt", "/bin/cp gp/a.txt n15.txt",
+			"cp gp/a.txt n^16.txt", "cp gp/a.txt @n17.txt", "time cp gp/a.txt n23.txt", "cp gp/a.txt n28.txt '#'",
+			"nice cp gp/a.txt n30.txt", "cp gp/a.txt 37", "cp gp/a.txt +n39.txt", "cp gp/a.txt é40.txt", "LANG=C cp gp/a.txt n42.txt",
+			"cp -a gp/a.txt n37.txt", "cp -t n20 gp/a.txt", "/usr/bin/rm gp/c.txt", "/bin/mv gp/d.txt n52.txt",
+			"NODE_ENV=test timeout 5s nohup cp a.txt locked/c1.txt # c", "cp a.txt locked/c2.txt # c", "cp a.txt locked/c3.txt #c d",
+			"cp a.txt locked/c5.txt '#' c", `cp a.txt locked/c6.txt \# c`, "timeout 5 cp a.txt locked/d2.txt # c"),
+		bashCalls(allow, codeModeBypass, "cp gp/a.txt n1.txt", "cp -p gp/a.txt n8.txt", "cp -- gp/a.txt n35.txt", "cp -i gp/a.txt n36.txt",
+			`\cp gp/a.txt n14.txt`, "cp gp/b.txt gp/a.txt n20/", "cp gp/a.txt n21.txt 2>/dev/null", "true && cp gp/a.txt n22.txt",
+			"x=1; cp gp/a.txt n11.txt", "cp -pv gp/a.txt n57.txt", "cp gp/a.txt 'n 19.txt'", "cp gp/a.txt _n38.txt", "cp gp/a.txt 3.txt")...))
+}

@@ -340,6 +340,8 @@ func matrix() []dcase {
 	out = append(out, matrixTildeRedirects()...)
 	out = append(out, matrixEditDenySources()...)
 	out = append(out, matrixRedirNotOperand()...)
+	out = append(out, matrixCommentNotOperand()...)
+	out = append(out, matrixCopySourceLiteral()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

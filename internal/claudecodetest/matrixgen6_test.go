@@ -422,6 +422,47 @@ func matrixRedirNotOperand() []dcase {
 		Settings{Deny: []string{"Edit(./locked/**)", "Read(./secret/**)"}}, files, probes)
 }
 
+// matrixCommentNotOperand: cp, mv, rm and cat with a trailing comment,
+// under an Edit and a Read deny rule: a comment's words are no operands
+// (gen seed 305 found NODE_ENV=test timeout 5s nohup cp a.txt
+// locked/c1.txt # c run where the release denies it).
+func matrixCommentNotOperand() []dcase {
+	files := map[string]string{"a.txt": "a\n", "n9.txt": "n\n", "secret/s.txt": "s\n", "locked/keep.txt": "k\n"}
+	probes := shs("pwd", "NODE_ENV=test timeout 5s nohup cp a.txt locked/c1.txt # c", "cp a.txt locked/c2.txt # c",
+		"cp a.txt locked/c3.txt #c d", "cp locked/keep.txt n1.txt # c", "cp a.txt n2.txt # locked/c4.txt",
+		"cp a.txt locked/c5.txt '#' c", `cp a.txt locked/c6.txt \# c`, "mv n9.txt locked/m1.txt # c", "cat secret/s.txt # c",
+		"echo hi # > locked/o1.txt", "rm # locked/keep.txt", "cp a.txt locked/c7.txt # -t x", "cp -v a.txt locked/c8.txt # c",
+		"ls # c; cp a.txt locked/c9.txt", "cp a.txt locked/d1.txt#c", "timeout 5 cp a.txt locked/d2.txt # c",
+		"cp secret/s.txt n3.txt # c", "cat a.txt # secret/s.txt", "cp a.txt n4.txt # c d e")
+	return sh4Cases("cmtnotarg", "comments", []string{"default", "acceptEdits", "bypassPermissions"},
+		Settings{Deny: []string{"Edit(./locked/**)", "Read(./secret/**)"}}, files, probes)
+}
+
+// matrixCopySourceLiteral: a cp whose source an Edit deny rule covers,
+// written with a wrapper, an assignment, an expansion or a path of the
+// characters the release's literal-copy check refuses (gen seed 305 found
+// NODE_ENV=test timeout 5s nohup cp a.txt locked/c1.txt # c run where the
+// release denies it; its cli.js reads a cp's sources as reads only when
+// the cp is written plainly).
+func matrixCopySourceLiteral() []dcase {
+	files := map[string]string{"gp/a.txt": "a\n", "gp/b.txt": "b\n", "gp/c.txt": "c\n", "gp/d.txt": "d\n", "n20/keep": "k\n"}
+	probes := shs("pwd", "cp gp/a.txt n1.txt", "timeout 5 cp gp/a.txt n2.txt", "nohup cp gp/a.txt n3.txt", "FOO=1 cp gp/a.txt n4.txt",
+		"cp gp/a.txt n=5.txt", "cp gp/a.txt 5", "cp gp/a.txt 'n6#.txt'", "cp gp/a.txt -- n7.txt", "cp -p gp/a.txt n8.txt",
+		`cp "gp/a.txt" n9.txt`, "x=1; cp gp/a.txt n11.txt", "command cp gp/a.txt n13.txt", `\cp gp/a.txt n14.txt`,
+		"/bin/cp gp/a.txt n15.txt", "cp gp/a.txt n^16.txt", "cp gp/a.txt @n17.txt", "cp gp/a.txt 'n 19.txt'",
+		"cp gp/b.txt gp/a.txt n20/", "cp gp/a.txt n21.txt 2>/dev/null", "true && cp gp/a.txt n22.txt", "time cp gp/a.txt n23.txt",
+		"cp gp/a.txt ./n24.txt", "cp ./gp/a.txt n25.txt", "cp gp/a.txt n27.txt # c", "cp gp/a.txt n28.txt '#'",
+		"cp gp/a.txt n29.txt '#' c", "nice cp gp/a.txt n30.txt", "cp gp/a.txt 'n31.txt'", "cp gp/a.txt n32.txt\\*",
+		"cp gp/a.txt n33[1].txt", "cp gp/a.txt -n34.txt", "cp -- gp/a.txt n35.txt", "cp -i gp/a.txt n36.txt", "cp -a gp/a.txt n37.txt",
+		"cp gp/a.txt 37", "cp gp/a.txt 3.txt", "cp gp/a.txt _n38.txt", "cp gp/a.txt +n39.txt", "cp gp/a.txt é40.txt", "cp gp/a.txt n41.txt; echo $HOME",
+		"LANG=C cp gp/a.txt n42.txt", "cp gp/a.txt $PWD/n43.txt", "cp gp/*.txt n20/", "cp gp/a.txt n44?.txt",
+		"cd . && cp gp/a.txt n50.txt", "cd gp && cp a.txt ../n51.txt", "/usr/bin/rm gp/c.txt", "/bin/mv gp/d.txt n52.txt",
+		"CP gp/a.txt n53.txt", "cp.exe gp/a.txt n54.txt", "./cp gp/a.txt n55.txt", "/bin/tee gp/t.txt < /dev/null", "cp -v gp/a.txt n56.txt",
+		"cp -pv gp/a.txt n57.txt", "cp -f -n gp/a.txt n58.txt", "cp -r gp/a.txt n59.txt", "cp gp/a.txt 'n60.txt'")
+	return sh4Cases("cpsrclit", "generated scopes", []string{"acceptEdits", "bypassPermissions"},
+		Settings{Deny: []string{"Edit(./gp/**)"}}, files, probes)
+}
+
 // matrixSedCheck: sed -i s/a/b/ FILES in acceptEdits, with a first file
 // BSD sed would read as the script and scripts the release's sed check
 // refuses or passes (gen-w seed 301 found timeout 5 sed -i s/a/b/ 'a b.txt'
