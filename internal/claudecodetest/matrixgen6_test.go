@@ -477,6 +477,22 @@ func matrixLinks() []dcase {
 		Settings{Deny: []string{"Edit(./gp/**)"}}, files, probes)
 }
 
+// matrixBelow: rm, rmdir, mv and cp of a directory whose contents an
+// Edit deny rule covers (the rule names the files below it, not the
+// directory).
+func matrixBelow() []dcase {
+	files := map[string]string{}
+	var deny []string
+	for i := 1; i <= 12; i++ {
+		files[fmt.Sprintf("g%d/a.txt", i)] = "a\n"
+		deny = append(deny, fmt.Sprintf("Edit(./g%d/**)", i))
+	}
+	probes := shs("pwd", "rm -r g1", "rm -rf g2/", "rmdir g3", "mv g4 n4", "cp -r g5 n5", "rm -r ./g6", "rm -r g7/*", "mv g8/ n8",
+		"rm -r g9/.", "cp -r n0 g10", "mv n0 g11", "rm -rf g12/..")
+	return sh4Cases("rmbelow", "generated scopes", []string{"default", "acceptEdits", "bypassPermissions"},
+		Settings{Deny: deny}, files, probes)
+}
+
 // matrixSedCheck: sed -i s/a/b/ FILES in acceptEdits, with a first file
 // BSD sed would read as the script and scripts the release's sed check
 // refuses or passes (gen-w seed 301 found timeout 5 sed -i s/a/b/ 'a b.txt'
