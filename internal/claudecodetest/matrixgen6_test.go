@@ -470,7 +470,7 @@ func matrixCopySourceLiteral() []dcase {
 func matrixLinks() []dcase {
 	files := map[string]string{"gp/a.txt": "a\n", "n0.txt": "n\n", ".git/keep": "k\n", ".claude/keep": "k\n"}
 	probes := shs("pwd", "ln gp/a.txt n1.txt", "ln -s gp/a.txt n2.txt", "ln n0.txt gp/l1.txt", "ln -s n0.txt gp/l2.txt",
-		"ln -s /etc/hosts n4", "ln -s n0.txt ~/n5", "ln -s n0.txt /tmp/n6", "ln -sf n0.txt .claude/n10.json",
+		"ln -s /etc/hosts n4", "ln -s n0.txt ~/n5", "ln -s n0.txt ../outside/n6", "ln -sf n0.txt .claude/n10.json",
 		"ln n0.txt .git/hooks-pre", "link n0.txt n7", "link n0.txt gp/l3.txt", "ln -s n0.txt .bashrc", "/bin/ln -s n0.txt gp/l4.txt",
 		"ln -t gp n0.txt", "ln n0.txt", "ln -s ../x n8", "timeout 5 ln -s n0.txt gp/l5.txt", "ln -s n0.txt n9 && cat n9")
 	return sh4Cases("lnpaths", "generated scopes", []string{"default", "acceptEdits", "bypassPermissions"},
