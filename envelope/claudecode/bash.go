@@ -2743,7 +2743,13 @@ func (l *bashLine) fsApproved(s *bashSub, dirs []inPath, c *call, open func(inPa
 			return false
 		}
 	case "sed":
-		if !sedInPlace(unquoteAll(s.args[1:])) {
+		// The in-place substitution, and a sed that only reads files
+		// named plainly: Claude Code 2.1.328 runs nohup sed -n p a.txt,
+		// nice sed -n p a.txt and time sed -n p a.txt in acceptEdits,
+		// where the read-only list does not see through those wrappers,
+		// and asks for sed -n p gp/*.txt and sed -n p g?/a.txt there
+		// (row 109, TestDifferential/sedsrclit-acceptEdits).
+		if !sedInPlace(unquoteAll(s.args[1:])) && (!sedReads(s.args[1:]) || slices.ContainsFunc(s.args[1:], shellExpands)) {
 			return false
 		}
 	default:

@@ -611,3 +611,16 @@ func TestCopySourcesRead(t *testing.T) {
 			`\cp gp/a.txt n14.txt`, "cp gp/b.txt gp/a.txt n20/", "cp gp/a.txt n21.txt 2>/dev/null", "true && cp gp/a.txt n22.txt",
 			"x=1; cp gp/a.txt n11.txt", "cp -pv gp/a.txt n57.txt", "cp gp/a.txt 'n 19.txt'", "cp gp/a.txt _n38.txt", "cp gp/a.txt 3.txt")...))
 }
+
+// TestSedReadsInAcceptEdits: acceptEdits runs a sed that only reads
+// behind nohup, nice and time, where the read-only list does not see
+// through them, and asks when its files are a pattern (row 109,
+// TestDifferential/sedsrclit-*).
+func TestSedReadsInAcceptEdits(t *testing.T) {
+	doc := `{"permissions":{"deny":["Edit(./gp/**)"]}}`
+	runCalls(t, doc, "acceptEdits", append(
+		bashCalls(allow, codeModeAcceptEdits, "nohup sed -n p gp/a.txt", "nice sed -n p gp/a.txt", "time sed -n p gp/a.txt",
+			"nohup sed -n p n0.txt", "nice -n 5 sed -n p n0.txt", "nohup sed -n 1p gp/a.txt gp/b.txt"),
+		bashCalls(ask, codeDefaultPrompt, "nice sed -n p g*/a.txt", "nohup sed -n p gp/*.txt", "nice sed -n p gp/{a,b}.txt",
+			"time sed -n '/a/p' n0.txt", "nice sed -n p /etc/hostname", "nohup sed -n p ../outside/o.txt")...))
+}

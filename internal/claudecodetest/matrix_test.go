@@ -344,6 +344,7 @@ func matrix() []dcase {
 	out = append(out, matrixCopySourceLiteral()...)
 	out = append(out, matrixLinks()...)
 	out = append(out, matrixBelow()...)
+	out = append(out, matrixSedReadsLiteral()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

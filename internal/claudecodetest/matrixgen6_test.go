@@ -493,6 +493,24 @@ func matrixBelow() []dcase {
 		Settings{Deny: deny}, files, probes)
 }
 
+// matrixSedReadsLiteral: a read-only sed on files an Edit deny rule
+// covers (row 104: its files are only read), written with a wrapper, an
+// assignment, a path-named sed, a glob or a variable, as the cp of
+// matrixCopySourceLiteral.
+func matrixSedReadsLiteral() []dcase {
+	files := map[string]string{"gp/a.txt": "a\n", "gp/b.txt": "b\n", "n0.txt": "n\n"}
+	probes := shs("pwd", "sed -n p gp/a.txt", "timeout 5 sed -n p gp/a.txt", "nohup sed -n p gp/a.txt", "FOO=1 sed -n p gp/a.txt",
+		"LANG=C sed -n p gp/a.txt", "command sed -n p gp/a.txt", "/bin/sed -n p gp/a.txt", `\sed -n p gp/a.txt`, "sed -n p gp/*.txt",
+		"sed -n p 'gp/a.txt'", "sed -n p gp/a.txt 2>/dev/null", "true && sed -n p gp/a.txt", "sed -n 1p gp/a.txt # c",
+		"sed -n p gp/a.txt > n1.txt", "sed -n -e p gp/a.txt", "nice sed -n p gp/a.txt", "time sed -n p gp/a.txt",
+		"sed -n p gp/a.txt n0.txt", "sed -n '$p' gp/a.txt", "sed -n p $PWD/gp/a.txt", "sed -n p ./gp/a.txt", "sed -n p gp/b.txt | head -1",
+		"cat n0.txt | sed -n p gp/a.txt", "sed -n p g?/a.txt", "sed -E -n p gp/a.txt", "sed -n p gp/a=b.txt", "sed -n p gp/{a,b}.txt",
+		"nice sed -n p /etc/hostname", "nohup sed -n p n0.txt", "nohup sed -n p gp/a.txt > n2.txt", "nohup sed -n 1p gp/a.txt gp/b.txt",
+		"time sed -n '/a/p' n0.txt", "nice sed -n p g*/a.txt", "nohup sed -n p ../outside/o.txt", "nice -n 5 sed -n p n0.txt")
+	return sh4Cases("sedsrclit", "generated scopes", []string{"default", "acceptEdits", "bypassPermissions"},
+		Settings{Deny: []string{"Edit(./gp/**)"}}, files, probes)
+}
+
 // matrixSedCheck: sed -i s/a/b/ FILES in acceptEdits, with a first file
 // BSD sed would read as the script and scripts the release's sed check
 // refuses or passes (gen-w seed 301 found timeout 5 sed -i s/a/b/ 'a b.txt'
