@@ -1285,11 +1285,14 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 	ok := decided(stepDefaults, envelope.Allow, envelope.Reason{Code: codeDefaultReadOnly})
 	if rr != nil {
 		ok = decided(stepAllowRules, envelope.Allow, v.ruleReason(codePermissionAllow, rr))
-		if rr.r.specKind == specNone {
-			return ok
-		}
 	}
 	if s == nil {
+		return ok
+	}
+	if rr != nil && rr.r.specKind == specNone {
+		if o, asked := v.protectedAsk(c, s, pathsOf(s)); asked {
+			return o
+		}
 		return ok
 	}
 	if l.cds > 1 || l.moves > 0 && l.git {
@@ -1353,7 +1356,53 @@ func (v *view) approve(c *call, l *bashLine, s *bashSub, rr *ruleRef, outcomes [
 		}
 		return o
 	}
+	if o, asked := v.protectedAsk(c, s, sp); asked {
+		return o
+	}
 	return ok
+}
+
+// protectedAsk asks for a subcommand that writes a protected path,
+// whatever allow rule approved it, a bare one too (the checks above ask
+// first for a redirection or a path out of scope): Claude Code 2.1.328
+// asks for touch .claude/p3, cp .git/keep n12.txt, echo hi >
+// .vscode/p6.json and echo hi > ~/.bashrc under Bash and under
+// Bash(touch:*), Bash(cp:*), Bash(echo:*) ("... which is a sensitive
+// file"), and runs them in bypassPermissions, which never asks here
+// (row 111, TestDifferential/wholebash-prot*; TestProtectedWritesAsk).
+func (v *view) protectedAsk(c *call, s *bashSub, sp subPaths) (outcome, bool) {
+	w := protectedWrite(c, s, sp)
+	if w == "" {
+		return outcome{}, false
+	}
+	o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codeProtectedPath})
+	if !v.brief {
+		o.detail = strconv.Quote(s.raw) + " writes " + strconv.Quote(w) + ", a protected path"
+	}
+	return o, true
+}
+
+// protectedWrite returns the first path subcommand s writes (an output
+// redirection's target, a path of a command that writes: cp's sources
+// too) that is protected (paths.go) by any of its spellings, or "".
+func protectedWrite(c *call, s *bashSub, sp subPaths) string {
+	prot := func(w string) bool {
+		p, ok := c.wordPath(w)
+		return ok && (p.protected() || slices.ContainsFunc(p.spellings(), inPath.protected))
+	}
+	for _, t := range s.outs {
+		if t != "/dev/null" && prot(t) {
+			return t
+		}
+	}
+	if sp.ok && sp.op != opRead {
+		for _, w := range sp.paths {
+			if prot(w) {
+				return w
+			}
+		}
+	}
+	return ""
 }
 
 // subPaths is a subcommand's words unquoted and the operation and paths
@@ -1759,16 +1808,25 @@ func (v *view) pathAllowed(p inPath, tool string) bool {
 
 // commandAllow returns the first allow rule that approves subcommand s.
 func (v *view) commandAllow(t string, l *bashLine, s *bashSub) *ruleRef {
+	// A bare rule (Bash, Bash(*)) approves the line whole wherever it is
+	// written: Claude Code 2.1.328 runs git diff > o1.txt and git diff >
+	// ../outside/o6.txt under Bash(git diff *) and Bash(*), and under
+	// Bash(git diff *) and Bash, where the specific rule alone asks for the
+	// redirection (row 110, TestDifferential/wholebash-*;
+	// TestBareAllowWins).
+	if !v.noBare {
+		for i := range v.e.rules[bAllow] {
+			if rr := &v.e.rules[bAllow][i]; rr.r.specKind == specNone && rr.r.applies(t, bAllow) {
+				return rr
+			}
+		}
+	}
 	for i := range v.e.rules[bAllow] {
 		rr := &v.e.rules[bAllow][i]
 		if !rr.r.applies(t, bAllow) {
 			continue
 		}
 		switch rr.r.specKind {
-		case specNone:
-			if !v.noBare {
-				return rr
-			}
 		case specCommand:
 			// An exact rule compares the command as written: Claude Code
 			// 2.1.328 runs make build under Bash(make build) and asks for

@@ -624,3 +624,36 @@ func TestSedReadsInAcceptEdits(t *testing.T) {
 		bashCalls(ask, codeDefaultPrompt, "nice sed -n p g*/a.txt", "nohup sed -n p gp/*.txt", "nice sed -n p gp/{a,b}.txt",
 			"time sed -n '/a/p' n0.txt", "nice sed -n p /etc/hostname", "nohup sed -n p ../outside/o.txt")...))
 }
+
+// TestProtectedWritesAsk: a write to a protected path asks whatever allow
+// rule approved the command, a bare Bash rule too, and runs in
+// bypassPermissions (row 111, TestDifferential/wholebash-prot*). Under a
+// rule with a specifier a redirection asks first, as any redirection
+// does.
+func TestProtectedWritesAsk(t *testing.T) {
+	cmds := []string{"touch .claude/p3", "mkdir .claude/p4", "cp a.txt .git/p5", "cp .git/keep n12.txt", "rm .claude/keep",
+		"mv a.txt .vscode/p9", "sed -i s/k/x/ .git/keep", "tee .git/p8 < a.txt", "echo x | tee -a .envrc", "touch .mcp.json",
+		"touch sub/.husky/h", "touch .claude", "cp a.txt n13.txt .git"}
+	redirs := []string{"echo hi > .claude/p1.txt", "echo hi > .git/p2", "echo hi > ~/.bashrc", "git diff > .claude/p7.txt", "echo hi >> .claude/keep"}
+	fine := []string{"cat .git/keep", "touch .gitignore", "mkdir -p .claude/worktrees/w1", "git diff > /dev/null"}
+	for _, doc := range []string{`{"permissions":{"allow":["Bash"]}}`, `{"permissions":{"allow":["Bash(*)"]}}`} {
+		runCalls(t, doc, "default", append(bashCalls(ask, codeProtectedPath, append(cmds, redirs...)...), bashCalls(allow, codePermissionAllow, fine...)...))
+		runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, append(append(cmds, redirs...), fine...)...))
+	}
+	spec := `{"permissions":{"allow":["Bash(touch:*)","Bash(mkdir:*)","Bash(cp:*)","Bash(rm:*)","Bash(sed:*)","Bash(tee:*)","Bash(echo:*)","Bash(git diff:*)","Bash(mv:*)","Bash(cat:*)"]}}`
+	runCalls(t, spec, "default", append(append(bashCalls(ask, codeProtectedPath, cmds...), bashCalls(ask, codeRedirect, redirs...)...),
+		bashCalls(allow, codePermissionAllow, fine...)...))
+}
+
+// TestBareAllowWins: a bare Bash allow rule (Bash, Bash(*)) approves a
+// line whole wherever it is written among the rules: Claude Code 2.1.328
+// runs git diff > o1.txt under Bash(git diff *) and Bash(*), where
+// Bash(git diff *) alone asks for the redirection (row 110,
+// TestDifferential/wholebash-*).
+func TestBareAllowWins(t *testing.T) {
+	lines := []string{"git diff > o1.txt", "git diff HEAD > o2.txt", "git diff 2> o4.txt", "git diff >> o5.txt", "git diff > ../outside/o6.txt"}
+	for _, doc := range []string{`{"permissions":{"allow":["Bash(git diff *)","Bash(*)"]}}`, `{"permissions":{"allow":["Bash(git diff *)","Bash"]}}`} {
+		runCalls(t, doc, "default", bashCalls(allow, codePermissionAllow, lines...))
+	}
+	runCalls(t, `{"permissions":{"allow":["Bash(git diff *)"]}}`, "default", bashCalls(ask, codeRedirect, lines...))
+}

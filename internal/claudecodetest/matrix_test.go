@@ -345,6 +345,7 @@ func matrix() []dcase {
 	out = append(out, matrixLinks()...)
 	out = append(out, matrixBelow()...)
 	out = append(out, matrixSedReadsLiteral()...)
+	out = append(out, matrixWholeBashAllow()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

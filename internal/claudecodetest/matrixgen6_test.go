@@ -511,6 +511,34 @@ func matrixSedReadsLiteral() []dcase {
 		Settings{Deny: []string{"Edit(./gp/**)"}}, files, probes)
 }
 
+// matrixWholeBashAllow: an output redirection under a specific Bash
+// allow rule beside one that allows every command (Bash(*), bare Bash):
+// gen-rules seed 30 found git diff > out1.txt run under Bash(git diff *)
+// and Bash(*), where the dialect asked.
+func matrixWholeBashAllow() []dcase {
+	files := map[string]string{"a.txt": "a\n"}
+	probes := shs("pwd", "git diff > o1.txt", "git diff HEAD > o2.txt", "echo hi > o3.txt", "git diff 2> o4.txt", "git diff >> o5.txt",
+		"git diff > ../outside/o6.txt", "git diff | tee o7.txt", "git diff && echo x > o8.txt", "git diff > .claude/o9.txt")
+	var out []dcase
+	for name, allow := range map[string][]string{"wholebash-star": {"Bash(git diff *)", "Bash(*)"}, "wholebash-bare": {"Bash(git diff *)", "Bash"},
+		"wholebash-only": {"Bash(git diff *)"}} {
+		out = append(out, sh4Cases(name, "generated Bash rules", []string{"default"}, Settings{Allow: allow}, files, probes)...)
+	}
+	// The protected paths a bare rule does not open.
+	files = map[string]string{"a.txt": "a\n", ".claude/keep": "k\n", ".git/keep": "k\n", ".vscode/keep": "k\n"}
+	probes = shs("pwd", "echo hi > .claude/p1.txt", "echo hi > .git/p2", "touch .claude/p3", "echo hi > ~/.bashrc", "mkdir .claude/p4",
+		"cp a.txt .git/p5", "echo hi > .vscode/p6.json", "echo hi >> .claude/keep", "git diff > .claude/p7.txt", "tee .git/p8 < a.txt",
+		"rm .claude/keep", "mv a.txt .vscode/p9", "echo hi > sub/.claude/p10", "echo hi > .claude/../p11.txt", "sed -i s/k/x/ .git/keep",
+		"cp .git/keep n12.txt", "cat .git/keep", "touch .mcp.json", "touch .npmrc", "echo x > .idea/w.xml", "touch sub/.husky/h",
+		"mkdir -p .claude/worktrees/w1", "touch .gitignore", "cp a.txt n13.txt .git", "touch .claude", "echo x | tee -a .envrc")
+	out = append(out, sh4Cases("wholebash-protected", "generated Bash rules", []string{"default", "bypassPermissions"}, Settings{Allow: []string{"Bash"}}, files, probes)...)
+	out = append(out, sh4Cases("wholebash-protspec", "generated Bash rules", []string{"default"}, Settings{Allow: []string{"Bash(touch:*)", "Bash(mkdir:*)",
+		"Bash(cp:*)", "Bash(rm:*)", "Bash(sed:*)", "Bash(tee:*)", "Bash(echo:*)", "Bash(git diff:*)", "Bash(mv:*)"}}, files, probes)...)
+	out = append(out, sh4Cases("wholebash-protaccept", "generated Bash rules", []string{"acceptEdits"}, Settings{}, files, probes)...)
+	slices.SortFunc(out, func(a, b dcase) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
 // matrixSedCheck: sed -i s/a/b/ FILES in acceptEdits, with a first file
 // BSD sed would read as the script and scripts the release's sed check
 // refuses or passes (gen-w seed 301 found timeout 5 sed -i s/a/b/ 'a b.txt'
