@@ -531,7 +531,7 @@ func matrixWholeBashAllow() []dcase {
 		"rm .claude/keep", "mv a.txt .vscode/p9", "echo hi > sub/.claude/p10", "echo hi > .claude/../p11.txt", "sed -i s/k/x/ .git/keep",
 		"cp .git/keep n12.txt", "cat .git/keep", "touch .mcp.json", "touch .npmrc", "echo x > .idea/w.xml", "touch sub/.husky/h",
 		"mkdir -p .claude/worktrees/w1", "touch .gitignore", "cp a.txt n13.txt .git", "touch .claude", "echo x | tee -a .envrc")
-	out = append(out, sh4Cases("wholebash-protected", "generated Bash rules", []string{"default", "bypassPermissions"}, Settings{Allow: []string{"Bash"}}, files, probes)...)
+	out = append(out, sh4Cases("wholebash-protected", "generated Bash rules", []string{"default", "bypassPermissions", "plan"}, Settings{Allow: []string{"Bash"}}, files, probes)...)
 	out = append(out, sh4Cases("wholebash-protspec", "generated Bash rules", []string{"default"}, Settings{Allow: []string{"Bash(touch:*)", "Bash(mkdir:*)",
 		"Bash(cp:*)", "Bash(rm:*)", "Bash(sed:*)", "Bash(tee:*)", "Bash(echo:*)", "Bash(git diff:*)", "Bash(mv:*)"}}, files, probes)...)
 	out = append(out, sh4Cases("wholebash-protaccept", "generated Bash rules", []string{"acceptEdits"}, Settings{}, files, probes)...)
