@@ -605,14 +605,7 @@ func gitReadOnly(u, w []string) bool {
 	}
 	switch key {
 	case "git branch", "git tag":
-		// A name creates a ref unless the command lists (-l, --list).
-		list := false
-		for _, a := range rest {
-			if a == "-l" || a == "--list" || len(a) > 2 && a[0] == '-' && a[1] != '-' && !strings.Contains(a, "=") && strings.Contains(a[1:], "l") {
-				list = true
-			}
-		}
-		if !list && len(positionals(rest, flagTables[key])) > 0 {
+		if !gitRefListOnly(key, rest) {
 			return false
 		}
 	case "git ls-remote":
@@ -626,6 +619,57 @@ func gitReadOnly(u, w []string) bool {
 			if key == "git remote" || p != "show" && p != "list" {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// gitRefListOnly is Claude Code 2.1.328's check of git branch's and git
+// tag's words (cli.js, their additionalCommandIsDangerousCallback), read
+// in order: a name creates a ref unless -l or --list came before it (or,
+// for git branch, it is the commit --merged or --no-merged takes). The
+// release asks for git tag newt --contains HEAD --list src and runs git
+// tag --list newt (row 112, TestDifferential/gitreforder-default;
+// TestGitRefListOrder).
+func gitRefListOnly(key string, a []string) bool {
+	takesValue := func(w string) bool {
+		switch w {
+		case "--contains", "--no-contains", "--points-at", "--sort":
+			return true
+		case "--merged", "--no-merged", "--format", "-n":
+			return key == "git tag"
+		}
+		return false
+	}
+	list, dashes, prev := false, false, ""
+	for i := 0; i < len(a); {
+		w := a[i]
+		switch {
+		case w == "":
+			i++
+		case w == "--" && !dashes:
+			dashes, prev = true, ""
+			i++
+		case !dashes && strings.HasPrefix(w, "-"):
+			if w == "--list" || w == "-l" || len(w) > 2 && w[1] != '-' && !strings.Contains(w, "=") && strings.Contains(w[1:], "l") {
+				list = true
+			}
+			switch {
+			case strings.Contains(w, "="):
+				prev = w[:strings.IndexByte(w, '=')]
+				i++
+			case takesValue(w):
+				prev = w
+				i += 2
+			default:
+				prev = w
+				i++
+			}
+		default:
+			if !list && !(key == "git branch" && (prev == "--merged" || prev == "--no-merged")) {
+				return false
+			}
+			i++
 		}
 	}
 	return true

@@ -657,3 +657,16 @@ func TestBareAllowWins(t *testing.T) {
 	}
 	runCalls(t, `{"permissions":{"allow":["Bash(git diff *)"]}}`, "default", bashCalls(ask, codeRedirect, lines...))
 }
+
+// TestGitRefListOrder: git tag and git branch read their words in order,
+// as Claude Code 2.1.328 does: a name before -l/--list creates a ref
+// (row 112, TestDifferential/gitreforder-default; gen-flags seed 305).
+func TestGitRefListOrder(t *testing.T) {
+	runCalls(t, `{}`, "default", append(
+		bashCalls(ask, codeDefaultPrompt, "git tag newt --contains HEAD --list src", "git tag newt --list", "git tag --sort=refname x",
+			"git tag -- x", "git tag --merged HEAD x", "git branch x --merged", "git branch --contains HEAD x", "git branch x -l",
+			"git branch -- x", "git branch -a x"),
+		bashCalls(allow, codeDefaultReadOnly, "git tag --list newt", "git tag -n 3 --list x", "git tag --list -- x", "git tag -l --contains HEAD x",
+			"git branch --merged main", "git branch --merged main x", "git branch -l x", "git branch --list -- x", "git branch -vl x",
+			"git branch --sort=-committerdate --list x")...))
+}

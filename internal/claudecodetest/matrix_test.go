@@ -346,6 +346,7 @@ func matrix() []dcase {
 	out = append(out, matrixBelow()...)
 	out = append(out, matrixSedReadsLiteral()...)
 	out = append(out, matrixWholeBashAllow()...)
+	out = append(out, matrixGitRefOrder()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

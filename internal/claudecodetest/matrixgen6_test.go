@@ -539,6 +539,18 @@ func matrixWholeBashAllow() []dcase {
 	return out
 }
 
+// matrixGitRefOrder: git tag and git branch with a name before and after
+// -l/--list, --merged and the options that take a value (gen-flags seed
+// 305 found git tag newt --contains HEAD --list src run read-only).
+func matrixGitRefOrder() []dcase {
+	probes := shs("pwd", "git tag newt --contains HEAD --list src", "git tag --list newt", "git tag newt --list", "git tag -n 3 --list x",
+		"git tag --sort=refname x", "git tag -- x", "git tag --list -- x", "git tag -nl x", "git tag --merged HEAD x", "git tag -l --contains HEAD x",
+		"git branch --merged main", "git branch --merged main x", "git branch x --merged", "git branch --contains HEAD x", "git branch -l x",
+		"git branch x -l", "git branch -- x", "git branch -a x", "git branch --no-merged=main x", "git branch --list -- x", "git branch -vl x",
+		"git tag -n3 x", "git tag --format=%(refname) x", "git branch --sort=-committerdate --list x")
+	return sh4Cases("gitreforder", "generated options", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
+}
+
 // matrixSedCheck: sed -i s/a/b/ FILES in acceptEdits, with a first file
 // BSD sed would read as the script and scripts the release's sed check
 // refuses or passes (gen-w seed 301 found timeout 5 sed -i s/a/b/ 'a b.txt'
