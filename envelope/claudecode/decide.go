@@ -738,10 +738,10 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 // # fails the path test, so a cp before a comment keeps every path Edit's
 // (stricter than the release, which drops the comment: section 0.3). The
 // caller adds what the release asks of the segment: cp written first, by
-// that name (no assignment or wrapper before it, not /bin/cp). The release denies timeout 5 cp
-// gp/a.txt n2.txt, cp gp/a.txt n=5.txt and cp gp/a.txt 5 under
-// Edit(./gp/**) and runs cp gp/a.txt n1.txt and cp -p gp/a.txt n8.txt in
-// bypassPermissions (row 108, TestCopySourcesRead).
+// that name (no assignment or wrapper before it, not /bin/cp). The
+// release denies timeout 5 cp gp/a.txt n2.txt, cp gp/a.txt n=5.txt and cp
+// gp/a.txt 5 under Edit(./gp/**) and runs cp gp/a.txt n1.txt and cp -p
+// gp/a.txt n8.txt in bypassPermissions (row 108, TestCopySourcesRead).
 func plainCopy(words, paths []string) bool {
 	if len(paths) < 2 || !plainTarget(paths[len(paths)-1]) {
 		return false
@@ -1806,7 +1806,8 @@ func (v *view) pathAllowed(p inPath, tool string) bool {
 	return false
 }
 
-// commandAllow returns the first allow rule that approves subcommand s.
+// commandAllow returns the allow rule that approves subcommand s: a bare
+// one when there is one, else the first that matches.
 func (v *view) commandAllow(t string, l *bashLine, s *bashSub) *ruleRef {
 	// A bare rule (Bash, Bash(*)) approves the line whole wherever it is
 	// written: Claude Code 2.1.328 runs git diff > o1.txt and git diff >
