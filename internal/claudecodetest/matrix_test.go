@@ -347,6 +347,7 @@ func matrix() []dcase {
 	out = append(out, matrixSedReadsLiteral()...)
 	out = append(out, matrixWholeBashAllow()...)
 	out = append(out, matrixGitRefOrder()...)
+	out = append(out, matrixReadOnlyWritesProtected()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -551,6 +551,19 @@ func matrixGitRefOrder() []dcase {
 	return sh4Cases("gitreforder", "generated options", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
 }
 
+// matrixReadOnlyWritesProtected: commands of the read-only list that
+// write a file named by an option or a second operand (rowrites), to the
+// project, to a protected path and outside it, in every mode that runs
+// some.
+func matrixReadOnlyWritesProtected() []dcase {
+	files := map[string]string{"a.txt": "a\n", ".claude/keep": "k\n", ".git/keep": "k\n"}
+	probes := shs("pwd", "sort -o o1.txt a.txt", "sort -o .claude/o2 a.txt", "sort -o ../outside/o3.txt a.txt", "sort --output=o4.txt a.txt",
+		"uniq a.txt o5.txt", "uniq a.txt .git/o6", "git diff --output=o7.txt", "git diff --output=.git/o8", "find . -maxdepth 0 -fprint o9.txt",
+		"find . -maxdepth 0 -fprint .claude/o10", "sort -mo o11.txt a.txt", "sort a.txt -o o12.txt", "git log -1 --output=o13.txt",
+		"date -f a.txt", "tree -o o14.txt", "tree -o .claude/o15")
+	return sh4Cases("rowrites2", "read-only writes", []string{"default", "acceptEdits", "bypassPermissions"}, Settings{}, files, probes)
+}
+
 // matrixSedCheck: sed -i s/a/b/ FILES in acceptEdits, with a first file
 // BSD sed would read as the script and scripts the release's sed check
 // refuses or passes (gen-w seed 301 found timeout 5 sed -i s/a/b/ 'a b.txt'
