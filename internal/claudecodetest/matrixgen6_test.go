@@ -561,7 +561,8 @@ func matrixReadOnlyWritesProtected() []dcase {
 		"uniq a.txt o5.txt", "uniq a.txt .git/o6", "git diff --output=o7.txt", "git diff --output=.git/o8", "find . -maxdepth 0 -fprint o9.txt",
 		"find . -maxdepth 0 -fprint .claude/o10", "sort -mo o11.txt a.txt", "sort a.txt -o o12.txt", "git log -1 --output=o13.txt",
 		"date -f a.txt", "tree -o o14.txt", "tree -o .claude/o15")
-	return sh4Cases("rowrites2", "read-only writes", []string{"default", "acceptEdits", "bypassPermissions"}, Settings{}, files, probes)
+	return append(sh4Cases("rowrites2", "read-only writes", []string{"default", "acceptEdits", "bypassPermissions"}, Settings{}, files, probes),
+		sh4Cases("rowrites2-bare", "read-only writes", []string{"default"}, Settings{Allow: []string{"Bash"}}, files, probes)...)
 }
 
 // matrixSedCheck: sed -i s/a/b/ FILES in acceptEdits, with a first file
