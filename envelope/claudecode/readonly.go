@@ -608,6 +608,10 @@ func gitReadOnly(u, w []string) bool {
 		if !gitRefListOnly(key, rest) {
 			return false
 		}
+	case "git remote show":
+		if !gitRemoteShowOnly(rest) {
+			return false
+		}
 	case "git ls-remote":
 		// No remote named: git ls-remote origin asks, git ls-remote
 		// --tags runs (TestDifferential/callbacks-default).
@@ -674,6 +678,29 @@ func gitRefListOnly(key string, a []string) bool {
 	}
 	return true
 }
+
+// gitRemoteShowOnly is Claude Code 2.1.328's check of git remote show's
+// words (cli.js, its additionalCommandIsDangerousCallback): -n, which
+// keeps it off the network, and one remote, a plain name. The release
+// asks for git remote show a.txt f1.txt and runs git remote show -n
+// origin (row 113, TestDifferential/gitremoteshow-default;
+// TestGitRemoteShow).
+func gitRemoteShowOnly(a []string) bool {
+	before, after := a, []string(nil)
+	if i := slices.Index(a, "--"); i >= 0 {
+		before, after = a[:i], a[i+1:]
+	}
+	var names []string
+	for _, w := range before {
+		if w != "-n" {
+			names = append(names, w)
+		}
+	}
+	names = append(names, after...)
+	return len(names) == 1 && slices.Contains(before, "-n") && remoteName.MatchString(names[0])
+}
+
+var remoteName = regexp.MustCompile(`^[a-zA-Z0-9_][a-zA-Z0-9_-]*$`)
 
 // positionals are the words of a that are neither options nor their
 // values.

@@ -670,3 +670,14 @@ func TestGitRefListOrder(t *testing.T) {
 			"git branch --merged main", "git branch --merged main x", "git branch -l x", "git branch --list -- x", "git branch -vl x",
 			"git branch --sort=-committerdate --list x")...))
 }
+
+// TestGitRemoteShow: git remote show is read-only with -n and one plain
+// remote name only, as Claude Code 2.1.328 checks it (row 113,
+// TestDifferential/gitremoteshow-default; gen-flags seed 306).
+func TestGitRemoteShow(t *testing.T) {
+	runCalls(t, `{}`, "default", append(
+		bashCalls(ask, codeDefaultPrompt, "git remote show a.txt f1.txt", "git remote show update remove x /etc/hostname", "git remote show origin",
+			"git remote show -n origin upstream", "git remote show -- -n origin", "git remote show -n a.txt", "git remote show -n -x", "git remote show -n"),
+		bashCalls(allow, codeDefaultReadOnly, "git remote show -n origin", "git remote show -n -- origin", "git remote show -n _x-1",
+			"git remote show -n origin -n")...))
+}

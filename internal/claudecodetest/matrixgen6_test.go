@@ -548,7 +548,11 @@ func matrixGitRefOrder() []dcase {
 		"git branch --merged main", "git branch --merged main x", "git branch x --merged", "git branch --contains HEAD x", "git branch -l x",
 		"git branch x -l", "git branch -- x", "git branch -a x", "git branch --no-merged=main x", "git branch --list -- x", "git branch -vl x",
 		"git tag -n3 x", "git tag --format=%(refname) x", "git branch --sort=-committerdate --list x")
-	return sh4Cases("gitreforder", "generated options", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
+	return append(sh4Cases("gitreforder", "generated options", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes),
+		sh4Cases("gitremoteshow", "generated options", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"},
+			shs("pwd", "git remote show a.txt f1.txt", "git remote show update remove x /etc/hostname", "git remote show -n origin",
+				"git remote show origin", "git remote show -n origin upstream", "git remote show -n -- origin", "git remote show -- -n origin",
+				"git remote show -n a.txt", "git remote show -n _x-1", "git remote show -n -x", "git remote show -n", "git remote show -n origin -n"))...)
 }
 
 // matrixReadOnlyWritesProtected: commands of the read-only list that
