@@ -2775,28 +2775,72 @@ func (l *bashLine) fsApproved(s *bashSub, dirs []inPath, c *call, open func(inPa
 	return true
 }
 
-// sedInPlace reports the one form of sed that acceptEdits approves in
-// this dialect: -i alone, then a substitution whose flags neither write
-// (w) nor execute (e), then the files. Claude Code 2.1.328 approves sed -i
-// 's/a*/b/' f and asks for -i -e, -e ... -i, -i.bak and -n -i ("sed
-// command requires approval": TestDifferential/fsflags-acceptEdits);
-// what its sed check approves beyond this form asks here, a deliberate
-// narrowing (docs/dialects/claude-code.md, section 0.2 row 44).
+// sedInPlace reports a sed that acceptEdits approves, as Claude Code
+// 2.1.328's sed check does with file writes allowed (cli.js gPn, H0,
+// M1r): every word that starts with '-' (but --) one of -E, -r, -i
+// (joined ones too: -Ei, -iE), --regexp-extended, --posix and
+// --in-place; -i, or -Ei and the like, at most once; the first other word
+// a substitution (simpleSubstitution, blanks around it trimmed) with no
+// ';' that the release's script test passes; then the files, at least
+// one. It runs sed --in-place s/a/b/ a.txt, sed -E -i ..., sed -i s/a/b/m
+// and asks for -i -e, -e ... -i, -i.bak, --in-place=.bak, -n -i, -i -i,
+// s|a|b|, a w or e flag and s/a/b/10 (rows 44 and 114;
+// TestDifferential/fsflags-acceptEdits, sedinplace-acceptEdits). When
+// -i stands as its own word (or -Ei) and the word after it is no option,
+// BSD sed takes that word for -i's suffix and the next plain word for
+// the script, so that word passes the release's check too
+// (sedLikeScript: sed -i s/a/b/ 'a b.txt' asks, row 106;
+// sed --in-place s/a/b/ 'a b.txt' and sed -i -E s/a/b/ 'a b.txt' run).
 func sedInPlace(a []string) bool {
-	if len(a) < 3 || a[0] != "-i" || !simpleSubstitution(a[1]) {
-		return false
-	}
-	// The release's own check of the script and of the first file, which
-	// BSD sed would read as the script (sedcheck.go, row 106).
-	if strings.Contains(a[1], ";") || sedScriptRisky(a[1]) || sedLikeScript(a[2]) {
-		return false
-	}
-	for _, w := range a[2:] {
-		if w == "" || strings.HasPrefix(w, "-") {
+	script, files, iAt := -1, 0, -1
+	for k, w := range a {
+		switch {
+		case w == "--":
+		case strings.HasPrefix(w, "-"):
+			if !sedEditOption(w) {
+				return false
+			}
+			if w == "-i" || len(w) > 2 && strings.Trim(w[1:len(w)-1], "Er") == "" && w[len(w)-1] == 'i' {
+				if iAt >= 0 {
+					return false
+				}
+				iAt = k
+			}
+		case script < 0:
+			script = k
+		case w == "":
 			return false
+		default:
+			files++
+		}
+	}
+	if script < 0 || files == 0 {
+		return false
+	}
+	sc := strings.Trim(a[script], "\t\n\v\f\r ")
+	if !simpleSubstitution(sc) || strings.Contains(sc, ";") || sedScriptRisky(sc) {
+		return false
+	}
+	if iAt >= 0 && iAt+1 < len(a) {
+		if y := a[iAt+1]; y != "" && y[0] != '.' && y[0] != '-' {
+			for _, w := range a[iAt+2:] {
+				if !strings.HasPrefix(w, "-") {
+					return !sedLikeScript(w)
+				}
+			}
 		}
 	}
 	return true
+}
+
+// sedEditOption reports an option of sedInPlace: --regexp-extended,
+// --posix, --in-place, or '-' and letters from E, r and i.
+func sedEditOption(w string) bool {
+	switch w {
+	case "--regexp-extended", "--posix", "--in-place":
+		return true
+	}
+	return len(w) > 1 && w[1] != '-' && strings.Trim(w[1:], "Eri") == ""
 }
 
 // simpleSubstitution reports a sed script that is one s command: '/', a
@@ -2824,8 +2868,15 @@ func simpleSubstitution(script string) bool {
 	if parts < 2 {
 		return false
 	}
+	// The flags: /^[gpimIM]*[1-9]?[gpimIM]*$/ (s/a/b/10, s/a/b/0 and
+	// s/a/b/1g2 ask: TestDifferential/sedinplace-acceptEdits).
+	digit := false
 	for _, f := range script[i:] {
-		if !strings.ContainsRune("giIp0123456789", f) {
+		switch {
+		case strings.ContainsRune("gpimIM", f):
+		case f >= '1' && f <= '9' && !digit:
+			digit = true
+		default:
 			return false
 		}
 	}

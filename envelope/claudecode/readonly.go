@@ -12,8 +12,9 @@ import (
 // the dialect does not reproduce exactly, the port is stricter (it asks).
 // CLI: TestDifferential/i25-readonly-scope, i25-readonly-more.
 
-// simpleReadOnly take any arguments free of < > ( ) $ ` | { } & ; (the
-// release matches them with one pattern each).
+// simpleReadOnly take any arguments that expand nothing (wordsLiteral):
+// the release checks them on their words, and runs cut -d';' -f1 a.txt,
+// cat 'x(1).txt' and expr 1 \> 0 (row 114).
 var simpleReadOnly = setOf("cal", "uptime", "cat", "head", "tail", "wc", "stat", "strings", "hexdump", "od", "nl", "id",
 	"uname", "free", "df", "du", "locale", "groups", "nproc", "basename", "dirname", "realpath", "cut", "paste", "tr",
 	"column", "tac", "rev", "fold", "expand", "unexpand", "fmt", "comm", "cmp", "numfmt", "readlink", "diff", "true",
@@ -128,9 +129,9 @@ func readOnlyArgs(w []string) bool {
 		return len(u) >= 2 && (!strings.HasPrefix(u[1], "-") || u[1] == "--") && !strings.ContainsAny(w[1], "$`") &&
 			printfOperands(u[1], u[2:], w[2:])
 	case "cd":
-		return len(u) <= 2 && noSpecial(w[1:])
+		return len(u) <= 2 && wordsLiteral(w[1:])
 	case "ls":
-		return noSpecial(w[1:])
+		return wordsLiteral(w[1:])
 	case "find":
 		for _, a := range u[1:] {
 			switch a {
@@ -144,7 +145,7 @@ func readOnlyArgs(w []string) bool {
 	case "history":
 		return len(u) == 2 && allDigits(u[1])
 	case "ifconfig":
-		return len(u) == 2 && u[1] != "" && isLetters(u[1][:1]) && noSpecial(w[1:])
+		return len(u) == 2 && u[1] != "" && isLetters(u[1][:1]) && wordsLiteral(w[1:])
 	case "jq":
 		return jqReadOnly(u[1:], w[1:])
 	case "sed":
@@ -181,13 +182,60 @@ func readOnlyArgs(w []string) bool {
 		return noSpecial(w[1:])
 	}
 	if simpleReadOnly[u[0]] {
-		return noSpecial(w[1:])
+		return wordsLiteral(w[1:])
 	}
 	if _, ok := readOnlyFlags[u[0]]; ok {
 		return noExpansion(w[1:]) && flagsOK(u[0], u[1:], flagTables[u[0]]) && extraCheck(u[0], u[1:]) &&
 			!(u[0] == "sort" && globValue(w[1:], flagTables["sort"]))
 	}
 	return false
+}
+
+// wordsLiteral reports whether words, as written, stand for themselves:
+// no $ or backtick anywhere (Claude Code 2.1.328 asks for cat 'a$b' and
+// cat \$HOME as for cat "$b"), no newline, none of < > ( ) | & ; outside
+// quotes or a backslash (a process substitution, <(rm x), is one word),
+// and no brace expansion outside them ({a,b}.txt; nl {} a.txt and
+// cat '{a,b}.txt' run). Quoted or escaped, the rest are text the release
+// runs the command with: cut -d';' -f1 a.txt, cat 'x(1).txt', expr 1
+// \> 0, tr '{}' '()' (row 114; TestWordsLiteral,
+// TestDifferential/quotedspecials-default).
+func wordsLiteral(w []string) bool {
+	for _, x := range w {
+		if strings.ContainsAny(x, "$`\n\r") {
+			return false
+		}
+		// The word's characters outside quotes, unescaped: a brace, a
+		// comma, two dots in a row.
+		brace, comma, dots, dot := false, false, false, false
+		single, double := false, false
+		for i := 0; i < len(x); i++ {
+			c := x[i]
+			switch {
+			case single:
+				single = c != '\''
+			case c == '\\':
+				i++
+			case double:
+				double = c != '"'
+			case c == '\'':
+				single = true
+			case c == '"':
+				double = true
+			case strings.IndexByte("<>()|&;", c) >= 0:
+				return false
+			default:
+				brace, comma = brace || c == '{', comma || c == ','
+				dots, dot = dots || dot && c == '.', c == '.'
+				continue
+			}
+			dot = false
+		}
+		if brace && (comma || dots) {
+			return false
+		}
+	}
+	return true
 }
 
 // noExpansion reports whether no word holds a $ expansion, a backtick or a

@@ -37,3 +37,21 @@ func TestSedScriptRisky(t *testing.T) {
 		}
 	}
 }
+
+// TestSedInPlaceForms: the options, their order and the substitution's
+// flags of the sed that acceptEdits approves, as Claude Code 2.1.328's
+// sed check reads them with file writes allowed (cli.js gPn, M1r; row
+// 114, TestDifferential/sedinplace-acceptEdits).
+func TestSedInPlaceForms(t *testing.T) {
+	doc := `{"permissions":{}}`
+	runCalls(t, doc, "acceptEdits", append(
+		bashCalls(ask, codeDefaultPrompt, "sed --in-place=.bak s/a/b/ b.txt", "sed --in-place -e s/a/b/ a.txt", "sed --in-place -n 1p a.txt",
+			"sed -i -i s/a/b/ a.txt", "sed -i s/a/b/10 a.txt", "sed -i s/a/b/0 a.txt", "sed -i s/a/b/1g2 a.txt",
+			"sed --in-place s/a/b/ ../outside/o.txt", "sed -i.bak s/a/b/ a.txt", "sed -Ein s/a/b/ a.txt", "sed -i s/a/b/",
+			"sed -E -i s/a/b/ 'a b.txt'", "sed -i 's/a/b/;p' a.txt", "sed -i ' s/a/b/w x' a.txt"),
+		bashCalls(allow, codeModeAcceptEdits, "sed --in-place s/a/b/ a.txt", "sed -E --in-place s/a/b/ a.txt", "sed --in-place s/a/b/ a.txt b.txt",
+			"sed -E -i s/a/b/ a.txt", "sed -Ei s/a/b/ a.txt", "sed -iE s/a/b/ b.txt", "sed -i s/a/b/m a.txt", "sed -i s/a/b/2g a.txt",
+			"sed -i s/a/b/g2p a.txt", "sed -i ' s/a/b/' a.txt", "sed -r --posix -i s/a/b/ a.txt", "sed --in-place s/a/b/ 'a b.txt'",
+			"sed -i -E s/a/b/ 'a b.txt'", "sed -i -- s/a/b/ a.txt", "sed s/a/b/ a.txt", "sed -E s/a/b/ a.txt", "sed -i s/a/b/ a.txt -E",
+			"sed --regexp-extended -i s/a/b/ a.txt", "sed -i --in-place s/a/b/ a.txt", "sed -i 's/a/b/ ' a.txt", "sed -rEi s/a/b/ a.txt", "sed -i --posix s/a/b/ 'a b.txt'")...))
+}

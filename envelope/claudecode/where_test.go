@@ -681,3 +681,34 @@ func TestGitRemoteShow(t *testing.T) {
 		bashCalls(allow, codeDefaultReadOnly, "git remote show -n origin", "git remote show -n -- origin", "git remote show -n _x-1",
 			"git remote show -n origin -n")...))
 }
+
+// TestWordsLiteral: the read-only list's commands checked on their words
+// run with < > ( ) | & ; { } quoted or escaped in an argument, and ask
+// for any $ or backtick, a process substitution and a brace expansion
+// (row 114, TestDifferential/quotedspecials-default).
+func TestWordsLiteral(t *testing.T) {
+	runCalls(t, `{}`, "default", append(
+		bashCalls(allow, codeDefaultReadOnly, `expr 1 \> 0`, "expr 1 '<' 2", "cat 'a;b.txt'", `cat a\;b.txt`, "cat 'x(1).txt'",
+			`cat x\(1\).txt`, "cut -d';' -f1 a.txt", "cut -d '|' -f2 a.txt", "tr ';' ',' < a.txt", "tr '{}' '()' < a.txt",
+			"paste -d'&' a.txt a.txt", "column -s'|' -t a.txt", "wc -l 'a&b'", "nl '{}'", "nl {} a.txt", "head -1 'a{b}.txt'",
+			"basename 'a;b'", `cat a\>b`, `cat "a|b"`, `cat "a>b"`, `id -exec rm {} \;`, "stat -c '%n;%s' a.txt", "cut -f1 -d'}' a.txt",
+			"rev 'a (b)'", "ls 'a;b.txt'", `ls x\(1\).txt`, "ls 'a|b' 'd;1'", "ifconfig 'a;b'", "cat '{a,b}.txt'", "cd 'd;1'",
+			`cat \{a,b}.txt`, "cat a..b", "cat '{1..2}'"),
+		bashCalls(ask, codeDefaultPrompt, "cat 'a$b'", `cat \$HOME`, "cat 'a`b'", `cat "a$b"`, "cat {a,b}.txt", "cat {1..2}.txt",
+			"cat <(rm x)", "cat a.txt >(rm x)", "wc {a,'b'}", "cat 'a\nb'", "ls {a,b}", "cd {a,b}")...))
+}
+
+// TestWordsLiteralWords: wordsLiteral itself, word by word, as written
+// (the line's other checks ask for some of these first).
+func TestWordsLiteralWords(t *testing.T) {
+	for w, want := range map[string]bool{
+		"a.txt": true, "'a;b'": true, `a\;b`: true, `"a|b"`: true, "{}": true, "'{a,b}'": true, `\{a,b}`: true, "{'a,b'}": true,
+		"a..b": true, "{a.b}": true, "{1.'x'.3}": true, "'x(1)'": true, `"a\"(b"`: true,
+		"<(rm x)": false, ">(rm x)": false, "@(a|b)": false, "a&b": false, "{a,b}": false, "x{1..3}": false, "{a,'b'}": false,
+		"'a$b'": false, `\$HOME`: false, "'a`b'": false, "'a\nb'": false, `"a"(b)`: false,
+	} {
+		if got := wordsLiteral([]string{w}); got != want {
+			t.Errorf("wordsLiteral(%q) = %v, want %v", w, got, want)
+		}
+	}
+}

@@ -348,6 +348,7 @@ func matrix() []dcase {
 	out = append(out, matrixWholeBashAllow()...)
 	out = append(out, matrixGitRefOrder()...)
 	out = append(out, matrixReadOnlyWritesProtected()...)
+	out = append(out, matrixQuotedSpecials()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -608,3 +608,27 @@ func matrixTextCheckedWrappers() []dcase {
 		"LANG=C noglob git status")
 	return sh4Cases("textwrap", "read-only wrappers", []string{"default"}, Settings{}, files, probes)
 }
+
+// matrixQuotedSpecials: the read-only list's commands checked on their
+// words (cat, cut, tr, expr, nl, ...) with a quoted or escaped < > ( ) $ `
+// | { } & ; in an argument, as real commands write them (cut -d';'), beside
+// the same characters unquoted or expanding (gen-flags seeds 310 to 312
+// found expr 1 \> 0 asked where the release runs it). pwd runs first.
+func matrixQuotedSpecials() []dcase {
+	files := map[string]string{"a.txt": "a;b|c\n", "a;b.txt": "x\n", "x(1).txt": "y\n", "d;1/k": "k\n"}
+	probes := shs("pwd", `expr 1 \> 0`, "expr 1 '<' 2", "cat 'a;b.txt'", `cat a\;b.txt`, "cat 'x(1).txt'", `cat x\(1\).txt`,
+		"cut -d';' -f1 a.txt", "cut -d '|' -f2 a.txt", "tr ';' ',' < a.txt", "tr '{}' '()' < a.txt", "paste -d'&' a.txt a.txt",
+		"column -s'|' -t a.txt", "wc -l 'a&b'", "nl '{}'", "nl {} a.txt", "head -1 'a{b}.txt'", "basename 'a;b'",
+		"cat 'a$b'", `cat \$HOME`, "cat 'a`b'", `cat a\>b`, `cat "a|b"`, `cat "a>b"`, "id -exec rm {} \\;", "expr 2 '*' 3",
+		"cat \"a$b\"", "cat a.txt\\|wc", "stat -c '%n;%s' a.txt", "cut -f1 -d'}' a.txt", "cat '' a.txt", "rev 'a (b)'",
+		"ls 'a;b.txt'", "ls x\\(1\\).txt", "ls 'a|b' 'd;1'", "ifconfig 'a;b'", "cat {a,b}.txt", "cat '{a,b}.txt'", "cd 'd;1'")
+	return append(sh4Cases("quotedspecials", "read-only words", []string{"default"}, Settings{}, files, probes),
+		sh4Cases("sedinplace", "sed", []string{"acceptEdits"}, Settings{}, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "a b.txt": "c\n"},
+			shs("pwd", "sed --in-place s/a/b/ a.txt", "sed --in-place=.bak s/a/b/ b.txt", "sed -i s/a/b/ a.txt", "sed --in-place -e s/a/b/ a.txt",
+				"sed -E --in-place s/a/b/ a.txt", "sed --in-place -n 1p a.txt", "sed --in-place s/a/b/ a.txt b.txt", "sed -E -i s/a/b/ a.txt",
+				"sed -Ei s/a/b/ a.txt", "sed -iE s/a/b/ b.txt", "sed -i -i s/a/b/ a.txt", "sed -i s/a/b/10 a.txt", "sed -i s/a/b/0 a.txt",
+				"sed -i s/a/b/m a.txt", "sed -i s/a/b/2g a.txt", "sed -i s/a/b/g2p a.txt", "sed -i ' s/a/b/' a.txt", "sed -r --posix -i s/a/b/ a.txt",
+				"sed --in-place s/a/b/ 'a b.txt'", "sed -i -E s/a/b/ 'a b.txt'", "sed -i -- s/a/b/ a.txt", "sed s/a/b/ a.txt", "sed -E s/a/b/ a.txt",
+				"sed --in-place s/a/b/ ../outside/o.txt", "sed -i s/a/b/ a.txt -E", "sed --regexp-extended -i s/a/b/ a.txt",
+				"sed -i --in-place s/a/b/ a.txt", "sed -i s/a/b/1g2 a.txt", "sed -i 's/a/b/ ' a.txt"))...)
+}
