@@ -355,6 +355,20 @@ func globValue(raw []string, t map[string]byte) bool {
 // escaped.
 func bareGlob(w string) bool { return unquotedIndex(w, "*?[") >= 0 }
 
+// textGlob reports a word the release's text scan (cli.js Spt) reads as a
+// glob: an unquoted, unescaped * or ?, or such a [ with such a ] after it
+// (a[.txt is none).
+func textGlob(w string) bool {
+	i := unquotedIndex(w, "*?[")
+	if i < 0 {
+		return false
+	}
+	if w[i] != '[' {
+		return true
+	}
+	return unquotedIndex(w[i+1:], "*?]") >= 0
+}
+
 // looksLikeOption is the release's test of a word after an option that
 // takes a value: '-' then a letter, a digit, '_' or '-' (sort -k -r asks).
 func looksLikeOption(w string) bool {

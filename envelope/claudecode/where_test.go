@@ -712,3 +712,23 @@ func TestWordsLiteralWords(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobTakers: a command of globTakers with a glob among its words is
+// read-only whatever its options (row 115,
+// TestDifferential/globtakers-default).
+func TestGlobTakers(t *testing.T) {
+	runCalls(t, `{}`, "default", append(
+		bashCalls(allow, codeDefaultReadOnly, "grep -nA2 x *.txt", "grep x --include=*.txt -nA2 -d recurse src",
+			"grep -rnA3 x --include=*.txt .", "cat -Q *.txt", "ls -Z *.txt", "wc --files0-from=a.txt *.txt",
+			"du --files0-from=a.txt *.txt", "sha256sum --check *.txt", "grep -f a.txt x *.txt", "cut -c1 [ab].txt",
+			"stat --printf=%n *.txt", "diff -r a.txt b*.txt", "od -w8 ?.txt", "grep -nA2 x a[b]*", "grep -nA2 x 'a'*"),
+		bashCalls(ask, codeDefaultPrompt, "grep -nA2 x a.txt", "grep -nA2 x a[.txt", "cat $HOME*.txt",
+			"cat {a,b}*.txt", "sort -u *.txt", "grep x --include='*.txt' -nA2 src", `grep -nA2 x a\*`, "grep -nA2 x \"*\"",
+			"cat -Q *.txt <(rm x)")...))
+	for w, want := range map[string]bool{"*": true, "a?": true, "[ab]": true, "a[b*": true, "a[.txt": false, "'*'": false,
+		`\*`: false, `"a*"`: false, `a[\]`: false, "a[b'*'": false, "a]": false, "x'['a]": false} {
+		if got := textGlob(w); got != want {
+			t.Errorf("textGlob(%q) = %v, want %v", w, got, want)
+		}
+	}
+}

@@ -632,3 +632,17 @@ func matrixQuotedSpecials() []dcase {
 				"sed --in-place s/a/b/ ../outside/o.txt", "sed -i s/a/b/ a.txt -E", "sed --regexp-extended -i s/a/b/ a.txt",
 				"sed -i --in-place s/a/b/ a.txt", "sed -i s/a/b/1g2 a.txt", "sed -i 's/a/b/ ' a.txt"))...)
 }
+
+// matrixGlobTakers: the commands whose words may hold a glob (cli.js
+// X4r) with one, and options their own checks refuse, beside the same
+// options without a glob (gen-flags seed 312 found grep x --include=*.txt
+// -nA2 -d recurse src asked where the release runs it). pwd runs first.
+func matrixGlobTakers() []dcase {
+	files := map[string]string{"a.txt": "a\nx\n", "b.txt": "b\n", "src/c.txt": "x\n", "s1/k": "k\n"}
+	probes := shs("pwd", "grep -nA2 x *.txt", "grep -nA2 x a.txt", "grep x --include=*.txt -nA2 -d recurse src", "grep x -d recurse src",
+		"grep -rnA3 x --include=*.txt .", "cat -Q *.txt", "ls -Z *.txt", "wc --files0-from=a.txt *.txt", "du --files0-from=a.txt *.txt",
+		"sha256sum --check *.txt", "cat $HOME*.txt", "cat {a,b}*.txt", "grep -f a.txt x *.txt", "cut -c1 [ab].txt", "cat a[.txt",
+		"head -c 5 '*.txt'", "stat --printf=%n *.txt", "diff -r a.txt b*.txt", "tr -d a *.txt", "od -w8 ?.txt", "echo -e *",
+		"grep -E 'a|b' *.txt", "sort -u *.txt", "grep x --include='*.txt' -nA2 src", "cd s1 s*")
+	return sh4Cases("globtakers", "read-only words", []string{"default"}, Settings{}, files, probes)
+}
