@@ -184,6 +184,9 @@ const (
 	outAsk    = "ask"
 	outDeny   = "deny"
 	outAbsent = "absent" // not in the session's pool
+	// outRefused: the dialect refused to start the session (the dialect's
+	// side only).
+	outRefused = "session refused"
 )
 
 // cliOutcome reads what the CLI did with a call (see the package comment).
@@ -570,7 +573,7 @@ func dialectRun(ctx context.Context, t *testing.T, dc *dcase, catalogue []string
 // not in the session's tool set, else its decision.
 func (v *dialectView) outcome(ctx context.Context, key events.SessionKey, tool string, input any) (string, string) {
 	if msg, ok := v.refused[key]; ok {
-		return "session refused", msg
+		return outRefused, msg
 	}
 	raw, _ := json.Marshal(input)
 	var out, reason string
@@ -706,9 +709,17 @@ func TestDifferential(t *testing.T) {
 						// Which way it differs, so that a fail-open stands
 						// out among many (the generated cases).
 						way := "fail-closed"
-						if c.equallyStrict() {
+						switch {
+						case c.equallyStrict():
 							way = "equally strict"
-						} else if !c.failClosed() {
+						case strings.HasPrefix(c.Dialect, outRefused):
+							// The session's spawn differs, and that
+							// comparison says which way; its calls
+							// were not made on the dialect's side
+							// (gen-agents seed 22 labelled them
+							// fail-open).
+							way = "in a session the dialect refused"
+						case !c.failClosed():
 							way = "fail-open"
 						}
 						t.Errorf("disagreement (%s): %s\n\tCLI: %s (%s)\n\tdialect: %s", way, c.key(), c.CLI, c.Evidence, c.Dialect)
