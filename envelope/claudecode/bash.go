@@ -62,9 +62,11 @@ type bashSub struct {
 	args      []string
 	outs, ins []string
 	allowText string
-	// xargsText is allowText with the wrappers the allow strip took off
-	// in front, when xargs is among them ("" otherwise).
-	xargsText string
+	// wrapWords are the wrappers the allow strip took off in front
+	// (timeout 5, nice -n 5, xargs, ...), without the assignments before
+	// them: an allow rule matches them and allowText after them too
+	// (wrapText).
+	wrapWords []string
 	denyText  string
 	// notRO: a wrapper the release's read-only list does not see through
 	// (nice, nohup, stdbuf, time) or a redirection it cannot read (a
@@ -836,6 +838,33 @@ func assignment(w string) (name string, plain, ok bool) {
 		}
 	}
 	return "", false, false
+}
+
+// wrapText is s's allowText after its wrapWords, joined by single
+// spaces ("" without wrappers), made when an allow rule needs it.
+func (s *bashSub) wrapText() string {
+	if len(s.wrapWords) == 0 {
+		return ""
+	}
+	n := len(s.allowText)
+	for _, w := range s.wrapWords {
+		n += len(w) + 1
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, w := range s.wrapWords {
+		b.WriteString(w)
+		b.WriteByte(' ')
+	}
+	b.WriteString(s.allowText)
+	return b.String()
+}
+
+// assignmentWord reports a word that assigns a variable: NAME=value or
+// NAME+=value.
+func assignmentWord(w string) bool {
+	n := nameLen(w)
+	return n > 0 && (strings.HasPrefix(w[n:], "=") || strings.HasPrefix(w[n:], "+="))
 }
 
 // nameLen is the length of the shell name w starts with.
@@ -1902,12 +1931,23 @@ func parseBash(cmd string) *bashLine {
 		// Claude Code 2.1.328 does; where the output goes is decided
 		// apart (redirectAsk).
 		s.allowText = joinLike(s.args, s.denyText)
-		if s.xargs && len(s.words) > 0 {
-			// An allow rule naming xargs itself sees it: Claude Code
-			// 2.1.328 runs find . -name '*.txt' | xargs grep x under
-			// Bash(find:*) and Bash(xargs:*) (TestDifferential/
-			// diropts-allowed-default).
-			s.xargsText = strings.Join(orig[:len(orig)-len(s.words)], " ") + " " + s.allowText
+		if s.wrapped && len(s.words) > 0 {
+			// An allow rule naming a wrapper sees it and what it runs:
+			// Claude Code 2.1.328 runs find . -name '*.txt' | xargs grep
+			// x under Bash(find:*) and Bash(xargs:*), and timeout 5
+			// touch t.txt, nice -n 5 rm f2.txt, nohup npm run test under
+			// Bash(timeout:*), Bash(nice -n 5:*), Bash(nohup:*) (row
+			// 116; TestDifferential/diropts-allowed-default,
+			// wrapallow-*; TestWrapperAllowRules).
+			w := orig[:len(orig)-len(s.words)]
+			for len(w) > 0 && assignmentWord(w[0]) {
+				w = w[1:]
+			}
+			// time ! ls is a negated pipeline the release asks for under
+			// Bash(time:*) (TestDifferential/genreserved-allowed-default).
+			if len(w) > 0 && s.words[0] != "!" {
+				s.wrapWords = w
+			}
 		}
 		if s.denyText != "" {
 			l.denyTexts = append(l.denyTexts, s.denyText)

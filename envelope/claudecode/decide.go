@@ -1822,6 +1822,7 @@ func (v *view) commandAllow(t string, l *bashLine, s *bashSub) *ruleRef {
 			}
 		}
 	}
+	wrapText := "" // s.wrapText(), once a rule needs it
 	for i := range v.e.rules[bAllow] {
 		rr := &v.e.rules[bAllow][i]
 		if !rr.r.applies(t, bAllow) {
@@ -1854,8 +1855,19 @@ func (v *view) commandAllow(t string, l *bashLine, s *bashSub) *ruleRef {
 				continue
 			}
 			cmd := rr.r.cmdFor()
-			if !(s.spaced && cmd.exact()) && (cmd.match(s.allowText) || s.xargsText != "" && cmd.match(s.xargsText)) {
+			if s.spaced && cmd.exact() {
+				continue
+			}
+			if cmd.match(s.allowText) {
 				return rr
+			}
+			if len(s.wrapWords) > 0 {
+				if wrapText == "" {
+					wrapText = s.wrapText()
+				}
+				if cmd.match(wrapText) {
+					return rr
+				}
 			}
 		}
 	}

@@ -732,3 +732,23 @@ func TestGlobTakers(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapperAllowRules: an allow rule that names a wrapper approves the
+// wrapper and what it runs, its paths checked as any (row 116,
+// TestDifferential/wrapallow-*).
+func TestWrapperAllowRules(t *testing.T) {
+	for rule, wrap := range map[string]string{"Bash(timeout:*)": "timeout 5", "Bash(nice:*)": "nice", "Bash(nohup:*)": "nohup",
+		"Bash(stdbuf:*)": "stdbuf -o0", "Bash(time:*)": "time", "Bash(command:*)": "command", "Bash(timeout 5:*)": "timeout 5",
+		"Bash(nice -n 5:*)": "nice -n 5", "Bash(xargs:*)": "xargs"} {
+		doc := `{"permissions":{"allow":["` + rule + `"]}}`
+		runCalls(t, doc, "default", append(
+			bashCalls(allow, codePermissionAllow, wrap+" touch t.txt", wrap+" npm run test", wrap+" rm f1.txt", wrap+" git status",
+				wrap+" npm test | cat", "LANG=C "+wrap+" touch u.txt"),
+			bashCalls(ask, codePathScope, wrap+" touch ../outside/o.txt")...))
+	}
+	runCalls(t, `{"permissions":{"allow":["Bash(timeout 5:*)"]}}`, "default", bashCalls(ask, codeDefaultPrompt,
+		"timeout 6 touch t.txt", "nice timeout 5 touch t.txt"))
+	runCalls(t, `{"permissions":{"allow":["Bash(LANG=C:*)"]}}`, "default", bashCalls(ask, codeDefaultPrompt,
+		"LANG=C timeout 5 touch t.txt", "LANG=C touch t.txt"))
+	runCalls(t, `{"permissions":{"allow":["Bash(time:*)"]}}`, "default", bashCalls(ask, codeDefaultPrompt, "time ! ls"))
+}

@@ -646,3 +646,24 @@ func matrixGlobTakers() []dcase {
 		"grep -E 'a|b' *.txt", "sort -u *.txt", "grep x --include='*.txt' -nA2 src", "cd s1 s*")
 	return sh4Cases("globtakers", "read-only words", []string{"default"}, Settings{}, files, probes)
 }
+
+// matrixWrapperAllow: an allow rule that names a wrapper (timeout, nice,
+// nohup, stdbuf, time, command) against what the wrapper runs: a write,
+// a command no rule names, a path outside and a remove (gen-allow seed 29
+// found timeout 5 touch locked/t3.txt asked under Bash(timeout:*) where
+// the release runs it). pwd runs first.
+func matrixWrapperAllow() []dcase {
+	files := map[string]string{"a.txt": "a\n", "f1.txt": "1\n", "f2.txt": "2\n", "f3.txt": "3\n", "f4.txt": "4\n", "f5.txt": "5\n", "f6.txt": "6\n"}
+	var out []dcase
+	for i, w := range []struct{ name, rule, wrap string }{
+		{"timeout", "Bash(timeout:*)", "timeout 5"}, {"nice", "Bash(nice:*)", "nice"}, {"nohup", "Bash(nohup:*)", "nohup"},
+		{"stdbuf", "Bash(stdbuf:*)", "stdbuf -o0"}, {"time", "Bash(time:*)", "time"}, {"command", "Bash(command:*)", "command"},
+		{"timeout5", "Bash(timeout 5:*)", "timeout 5"}, {"nicen", "Bash(nice -n 5:*)", "nice -n 5"},
+	} {
+		probes := shs("pwd", w.wrap+" touch t"+w.name+".txt", w.wrap+" npm run test", w.wrap+" rm f"+fmt.Sprint(i%6+1)+".txt",
+			w.wrap+" touch ../outside/o"+w.name+".txt", w.wrap+" cat a.txt", w.wrap+" git status", w.wrap+" touch u"+w.name+".txt && ls",
+			w.wrap+" npm test | cat", w.wrap+" bash -c 'ls'")
+		out = append(out, sh4Cases("wrapallow-"+w.name, "wrapper rules", []string{"default"}, Settings{Allow: []string{w.rule}}, files, probes)...)
+	}
+	return out
+}
