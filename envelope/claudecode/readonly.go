@@ -680,9 +680,24 @@ func gitReadOnly(u, w []string) bool {
 		if len(positionals(rest, flagTables[key])) > 0 {
 			return false
 		}
-	case "git remote", "git reflog":
-		for _, p := range positionals(rest, flagTables[key]) {
-			if key == "git remote" || p != "show" && p != "list" {
+	case "git remote":
+		if len(positionals(rest, flagTables[key])) > 0 {
+			return false
+		}
+	case "git reflog":
+		// The release's check (cli.js, its
+		// additionalCommandIsDangerousCallback): a first word that is an
+		// option, show or list, and no expire, delete, exists, drop or
+		// write anywhere. It runs git reflog show HEAD, git reflog -n 1
+		// a.txt and git reflog --all -- a.txt, and asks for git reflog
+		// HEAD and git reflog show expire (row 117,
+		// TestDifferential/gitreflog-default; TestGitReflog).
+		if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") && rest[0] != "show" && rest[0] != "list" {
+			return false
+		}
+		for _, a := range rest {
+			switch a {
+			case "expire", "delete", "exists", "drop", "write":
 				return false
 			}
 		}

@@ -752,3 +752,13 @@ func TestWrapperAllowRules(t *testing.T) {
 		"LANG=C timeout 5 touch t.txt", "LANG=C touch t.txt"))
 	runCalls(t, `{"permissions":{"allow":["Bash(time:*)"]}}`, "default", bashCalls(ask, codeDefaultPrompt, "time ! ls"))
 }
+
+// TestGitReflog: git reflog's words as Claude Code 2.1.328 checks them
+// (row 117, TestDifferential/gitreflog-default).
+func TestGitReflog(t *testing.T) {
+	runCalls(t, `{}`, "default", append(
+		bashCalls(allow, codeDefaultReadOnly, "git reflog", "git reflog show HEAD", "git reflog show -- a.txt", "git reflog -n 1 a.txt",
+			"git reflog --all -- a.txt", "git reflog list", "git reflog show secret/s.txt", "git reflog -- show", "git reflog show main a.txt"),
+		bashCalls(ask, codeDefaultPrompt, "git reflog HEAD", "git reflog show expire", "git reflog exists HEAD", "git reflog -n 1 write",
+			"git reflog drop", "git reflog show delete", "git reflog a.txt")...))
+}

@@ -667,3 +667,14 @@ func matrixWrapperAllow() []dcase {
 	}
 	return out
 }
+
+// matrixGitReflog: git reflog's words as the release's check reads them
+// (gen-flags seeds 313 and 314 found git reflog -n 1 a.txt and git reflog
+// show -- a.txt asked where the release runs them). pwd runs first.
+func matrixGitReflog() []dcase {
+	probes := shs("pwd", "git reflog", "git reflog show HEAD", "git reflog HEAD", "git reflog show -- a.txt", "git reflog -n 1 a.txt",
+		"git reflog show expire", "git reflog --all -- a.txt", "git reflog list", "git reflog exists HEAD", "git reflog -n 1 write",
+		"git reflog show --format=%H", "git reflog show secret/s.txt", "git reflog drop", "git reflog -- show", "git reflog show main a.txt")
+	return sh4Cases("gitreflog", "generated options", []string{"default"}, Settings{Deny: []string{"Read(./secret/**)"}},
+		map[string]string{"a.txt": "a\n", "secret/s.txt": "s\n"}, probes)
+}
