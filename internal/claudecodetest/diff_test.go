@@ -734,6 +734,10 @@ func TestDifferential(t *testing.T) {
 	printTable(t, all)
 }
 
+// askedForAgent is what Claude Code 2.1.328 answers in -p mode to an
+// Agent call it would ask the user about.
+const askedForAgent = "Claude requested permissions to use Agent"
+
 // parallelCLIs bounds the CLIs running at once.
 var parallelCLIs = make(chan struct{}, 2)
 
@@ -768,12 +772,22 @@ func runCase(t *testing.T, dc *dcase, cat []string) []compared {
 			} else if call := res.Call("toolu_spawn_" + s.script); call != nil && call.Result != nil {
 				c.Evidence = firstLine(call.Result.Content)
 			}
+			// The CLI asked for the Agent call (that call's own
+			// comparison says whether the dialect asks too), or the
+			// parent never ran there: no spawn was decided on the CLI's
+			// side. The dialect reads a spawn's record as the approval
+			// given (section 12), so the two are not compared (gen-agents
+			// seed 23 read such spawns as fail-open).
+			_, parentRan := pools[s.parent]
+			undecided := !ran && (!parentRan || strings.Contains(c.Evidence, askedForAgent))
 			if msg, refused := v.refused[key]; !refused {
 				c.Dialect = "spawned"
 			} else if c.CLI != "refused" {
 				c.Dialect = "refused: " + msg
 			}
-			out = append(out, c)
+			if !undecided {
+				out = append(out, c)
+			}
 		}
 		if _, refused := v.refused[key]; !ran || refused {
 			continue
