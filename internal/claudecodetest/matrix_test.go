@@ -352,6 +352,7 @@ func matrix() []dcase {
 	out = append(out, matrixGlobTakers()...)
 	out = append(out, matrixWrapperAllow()...)
 	out = append(out, matrixGitReflog()...)
+	out = append(out, matrixEverydayReads()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

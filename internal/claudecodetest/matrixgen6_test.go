@@ -678,3 +678,24 @@ func matrixGitReflog() []dcase {
 	return sh4Cases("gitreflog", "generated options", []string{"default"}, Settings{Deny: []string{"Read(./secret/**)"}},
 		map[string]string{"a.txt": "a\n", "secret/s.txt": "s\n"}, probes)
 }
+
+// matrixEverydayReads: the commands an agent runs most to look around a
+// project, written as agents write them, in default mode with no rule.
+func matrixEverydayReads() []dcase {
+	files := map[string]string{"a.txt": "a\nb\na\n", "b.txt": "b\n", "package.json": `{"name":"x","version":"1.0.0"}` + "\n",
+		"src/main.go": "package main\n// TODO\n", "README.md": "# x\n"}
+	probes := shs("pwd", "git log --oneline -10", "git diff --stat", "ls -la", `find . -name "*.go" -type f`,
+		`grep -rn "func main" --include="*.go" .`, "wc -l *.txt", "head -50 README.md", "cat package.json | jq .version",
+		"git show HEAD --stat", "git status --porcelain", "git branch -a", "git log --oneline --graph --all -20", "tree -L 2",
+		"du -sh *", "ps aux | grep node", "which go", "node --version", "pwd && ls", "echo $PATH", "git rev-parse HEAD",
+		"git rev-parse --abbrev-ref HEAD", "git remote -v", "git config --get remote.origin.url", "git ls-files | head",
+		"git blame -L 1,2 a.txt", "sort a.txt | uniq -c | sort -rn | head", "awk '{print $1}' a.txt", "sed -n '1,20p' a.txt",
+		"date +%Y-%m-%d", "uname -a", "nproc", "df -h .", "stat a.txt", "file a.txt", "md5sum a.txt", "diff a.txt b.txt",
+		"jq -r '.name' package.json", "rg -n TODO", "git log -p -1 -- a.txt", "git diff HEAD~1 -- a.txt", "git tag -l",
+		"find . -type f | wc -l", "grep -c a a.txt", "git log --format='%h %s' -5", "ls src/ && cat src/main.go",
+		"cat a.txt | head -n 2", "grep -rn TODO src/ | head -20", "git diff --name-only", "find . -maxdepth 2 -type d",
+		"ls -1 | wc -l", "head -n 5 a.txt b.txt", "tail -n 3 a.txt", "git log --since='2 weeks ago' --oneline", "env | sort | head",
+		"printenv HOME", "echo \"done\"", "ls -la src/*.go", "cat -n a.txt", "grep -E '^a' a.txt", "git shortlog -sn | head",
+		"go env GOPATH", "npm ls --depth=0", "git describe --tags --always", "basename $(pwd)", "realpath a.txt")
+	return sh4Cases("everyday", "everyday reads", []string{"default"}, Settings{}, files, probes)
+}
