@@ -353,6 +353,7 @@ func matrix() []dcase {
 	out = append(out, matrixWrapperAllow()...)
 	out = append(out, matrixGitReflog()...)
 	out = append(out, matrixEverydayReads()...)
+	out = append(out, matrixEverydayWrites()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

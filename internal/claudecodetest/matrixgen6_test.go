@@ -699,3 +699,18 @@ func matrixEverydayReads() []dcase {
 		"go env GOPATH", "npm ls --depth=0", "git describe --tags --always", "basename $(pwd)", "realpath a.txt")
 	return sh4Cases("everyday", "everyday reads", []string{"default"}, Settings{}, files, probes)
 }
+
+// matrixEverydayWrites: the commands an agent runs most to change a
+// project, written as agents write them, in acceptEdits with no rule.
+func matrixEverydayWrites() []dcase {
+	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "d.txt": "d\n", "e.txt": "e\n", "run.sh": "echo hi\n",
+		"build/x.o": "o\n", "src/main.go": "package main\n"}
+	probes := shs("pwd", "mkdir -p src/pkg", "touch src/pkg/new.go", "rm a.txt", "mv b.txt b2.txt", "cp c.txt c2.txt",
+		"sed -i 's/c/x/g' c2.txt", "echo x > out.txt", "echo y >> out.txt", "cat > gen.txt << 'EOF'\nhello\nEOF", "chmod +x run.sh",
+		"rm -rf build/", "mkdir out && cd out", "echo z | tee t.txt", "ln -s d.txt d-link.txt", "git add .", `git commit -m "x"`,
+		"git checkout -b feature", "git stash", "go build ./...", "go test ./...", "make", "python3 -c 'print(1)'", "npm test",
+		"mkdir -p a/b/c && touch a/b/c/f.txt", "rm -f e.txt", "cp -r src src2", "mv src2 src3", "touch .env", "rm -r src3",
+		"sed -i.bak 's/a/b/' out.txt", "printf 'x\\n' > p.txt", "rmdir a/b/c 2>/dev/null || true", "git restore a.txt",
+		"unzip -l x.zip", "tar -czf o.tgz src", "echo done")
+	return sh4Cases("everydaywrites", "everyday writes", []string{"acceptEdits"}, Settings{}, files, probes)
+}
