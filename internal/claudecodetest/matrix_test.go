@@ -354,6 +354,7 @@ func matrix() []dcase {
 	out = append(out, matrixGitReflog()...)
 	out = append(out, matrixEverydayReads()...)
 	out = append(out, matrixEverydayWrites()...)
+	out = append(out, matrixEverydayRules()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -714,3 +714,20 @@ func matrixEverydayWrites() []dcase {
 		"unzip -l x.zip", "tar -czf o.tgz src", "echo done")
 	return sh4Cases("everydaywrites", "everyday writes", []string{"acceptEdits"}, Settings{}, files, probes)
 }
+
+// matrixEverydayRules: a project's usual rules (npm scripts, git reads, go
+// test, edits under src; .env, rm -rf and curl denied) against the
+// commands agents run under them, in default mode and acceptEdits.
+func matrixEverydayRules() []dcase {
+	files := map[string]string{"a.txt": "a\n", ".env": "KEY=1\n", "src/main.go": "package main\n", "build/x.o": "o\n"}
+	s := Settings{Allow: []string{"Bash(npm run *)", "Bash(git diff:*)", "Bash(git log:*)", "Bash(go test:*)", "Edit(src/**)"},
+		Deny: []string{"Read(./.env)", "Bash(rm -rf:*)", "Bash(curl:*)"}}
+	probes := shs("pwd", "npm run build", "npm run test -- --watch=false", "git diff HEAD", "go test ./... -run X", "rm -rf build",
+		"curl https://example.com", "cat .env", "grep KEY .env", "npm run lint && git diff", "FOO=1 npm run build",
+		"timeout 60 go test ./...", "cd src && npm run build", "git log -5 | cat", "npm run build 2>&1 | tail -20",
+		"source .env", "echo $(cat .env)", "rm -r -f build", "rm -fr build", "command curl -s x", "npm run build; curl x",
+		"git diff > d.patch", "go test ./... -v 2>&1 | grep FAIL", "npm  run build", "sed -n 1p .env", "head .env",
+		"git log --oneline | head -5", "npm run", "NODE_ENV=test npm run test", "go test -count=1 ./src/...", "touch src/new.go",
+		"echo x > src/o.go", "echo x > o.txt")
+	return sh4Cases("everydayrules", "everyday rules", []string{"default", "acceptEdits"}, s, files, probes)
+}
