@@ -729,5 +729,5 @@ func matrixEverydayRules() []dcase {
 		"git diff > d.patch", "go test ./... -v 2>&1 | grep FAIL", "npm  run build", "sed -n 1p .env", "head .env",
 		"git log --oneline | head -5", "npm run", "NODE_ENV=test npm run test", "go test -count=1 ./src/...", "touch src/new.go",
 		"echo x > src/o.go", "echo x > o.txt")
-	return sh4Cases("everydayrules", "everyday rules", []string{"default", "acceptEdits"}, s, files, probes)
+	return sh4Cases("everydayrules", "everyday rules", []string{"default", "acceptEdits", "plan", "bypassPermissions"}, s, files, probes)
 }
