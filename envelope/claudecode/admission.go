@@ -425,7 +425,12 @@ func zeroTools(e *Effective, child *envelope.Session, def *agentDef, kind sessio
 				continue
 			}
 			passing++
-			if !slices.ContainsFunc(def.disallowed, func(d toolEntry) bool { return d.match(t, true) }) {
+			// Only a disallowedTools entry without a specifier cancels
+			// (cli.js UL's bareDisallowedToolSet): tools Bash(git:*) with
+			// disallowedTools Bash(ls *) is refused, tools Bash with
+			// disallowedTools Bash launches (row 118,
+			// TestDifferential/zerotools-*; TestZeroToolsBareCancel).
+			if !slices.ContainsFunc(def.disallowed, func(d toolEntry) bool { return d.bare && d.match(t, true) }) {
 				cancelled = false
 			}
 		}

@@ -306,3 +306,21 @@ func TestSamePolicyAndSource(t *testing.T) {
 		t.Error("names")
 	}
 }
+
+// TestZeroToolsBareCancel: only a disallowedTools entry without a
+// specifier cancels a tools entry, as Claude Code 2.1.328 resolves them
+// (row 118, TestDifferential/zerotools-*).
+func TestZeroToolsBareCancel(t *testing.T) {
+	w := newWorld(t, `{"agents": {
+		"z1": {"description": "z", "tools": ["Bash(git:*)"], "disallowedTools": ["Bash(ls *)"]},
+		"z2": {"description": "z", "tools": ["Read"], "disallowedTools": ["Read"]},
+		"z4": {"description": "z", "tools": ["Bash"], "disallowedTools": ["Bash"]}}}`, "Read", "Bash", "Agent")
+	w.start(t, "lead", events.StartedData{Agent: "main"})
+	_, err := w.trySpawn("lead:z1", events.SpawnedData{Parent: "lead", Agent: "z1"})
+	if codeOf(err) != events.CodeZeroTools || !strings.Contains(err.Error(), "not available to subagents [Bash(git:*)]") {
+		t.Errorf("z1: %v", err)
+	}
+	for _, a := range []string{"z2", "z4"} {
+		w.spawn(t, "lead:"+a, events.SpawnedData{Parent: "lead", Agent: a})
+	}
+}

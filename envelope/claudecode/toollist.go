@@ -29,6 +29,9 @@ type toolEntry struct {
 	types []string
 	// rule renders the entry as agent_disallowed:listed names it.
 	rule string
+	// bare: written without a specifier (Bash, not Bash(ls *)); only a
+	// bare disallowedTools entry cancels a tools entry (zeroTools).
+	bare bool
 }
 
 func compileEntry(text string) (toolEntry, error) {
@@ -39,7 +42,7 @@ func compileEntry(text string) (toolEntry, error) {
 	if spec == "*" {
 		spec = ""
 	}
-	e := toolEntry{text: strings.TrimSpace(text), name: normalizeTool(name)}
+	e := toolEntry{text: strings.TrimSpace(text), name: normalizeTool(name), bare: spec == ""}
 	e.rule = "disallowedTools: " + strconv.Quote(e.text)
 	n := e.name
 	switch {

@@ -355,6 +355,7 @@ func matrix() []dcase {
 	out = append(out, matrixEverydayReads()...)
 	out = append(out, matrixEverydayWrites()...)
 	out = append(out, matrixEverydayRules()...)
+	out = append(out, matrixZeroToolsPlan()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -731,3 +731,21 @@ func matrixEverydayRules() []dcase {
 		"echo x > src/o.go", "echo x > o.txt")
 	return sh4Cases("everydayrules", "everyday rules", []string{"default", "acceptEdits", "plan", "bypassPermissions"}, s, files, probes)
 }
+
+// matrixZeroToolsPlan: agents whose tools list disallowedTools empties,
+// spawned in default and plan mode, where plan mode adds ExitPlanMode
+// (gen-agents seed 25 found g2, tools Bash(git:*) and disallowedTools
+// Bash(ls *), refused in plan mode where the dialect spawned it).
+func matrixZeroToolsPlan() []dcase {
+	files := agentFiles(Agent{Name: "z1", Tools: "Bash(git:*)", DisallowedTools: "Bash(ls *)"}, Agent{Name: "z2", Tools: "Read", DisallowedTools: "Read"},
+		Agent{Name: "z3", Tools: "Bash(git:*)"}, Agent{Name: "z4", Tools: "Bash", DisallowedTools: "Bash"},
+		Agent{Name: "z5", Tools: "Read, Bash", DisallowedTools: "Read"})
+	calls := [][]probe{{rd("a.txt")}}
+	var out []dcase
+	for _, m := range []string{"default", "plan"} {
+		out = append(out, dcase{name: "zerotools-" + m, group: "generated agents", mode: cliMode(m), paths: true, imported: true, files: files,
+			sessions: []session{root(nil), child("z1", "z1", "main", calls), child("z2", "z2", "main", calls), child("z3", "z3", "main", calls),
+				child("z4", "z4", "main", calls), child("z5", "z5", "main", calls)}})
+	}
+	return out
+}
