@@ -2310,11 +2310,11 @@ func (l *bashLine) readOnly(s *bashSub) bool {
 		return false
 	}
 	// A command of globTakers with an unquoted glob among its words is
-	// read-only at once, its options unchecked, as the release reads it (cli.js H6t: a glob in the
-	// subcommand's text returns X4r's answer):
-	// grep -nA2 x *.txt, cat -Q *.txt and wc --files0-from=a.txt *.txt run,
-	// grep -nA2 x a.txt and grep -nA2 x a[.txt ask; a $, a backtick or a brace expansion still
-	// asks (row 115; TestGlobTakers,
+	// read-only at once, its options unchecked, as the release reads it
+	// (cli.js H6t: a glob in the subcommand's text returns X4r's answer):
+	// grep -nA2 x *.txt, cat -Q *.txt and wc --files0-from=a.txt *.txt
+	// run, grep -nA2 x a.txt and grep -nA2 x a[.txt ask; a $, a backtick
+	// or a brace expansion still asks (row 115; TestGlobTakers,
 	// TestDifferential/globtakers-default).
 	if globTakers[s.args[0]] && slices.ContainsFunc(s.args[1:], textGlob) && wordsLiteral(s.args[1:]) {
 		return true
