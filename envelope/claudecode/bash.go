@@ -860,13 +860,6 @@ func (s *bashSub) wrapText() string {
 	return b.String()
 }
 
-// assignmentWord reports a word that assigns a variable: NAME=value or
-// NAME+=value.
-func assignmentWord(w string) bool {
-	n := nameLen(w)
-	return n > 0 && (strings.HasPrefix(w[n:], "=") || strings.HasPrefix(w[n:], "+="))
-}
-
 // nameLen is the length of the shell name w starts with.
 func nameLen(w string) int {
 	i := 0
@@ -1940,7 +1933,10 @@ func parseBash(cmd string) *bashLine {
 			// 116; TestDifferential/diropts-allowed-default,
 			// wrapallow-*; TestWrapperAllowRules).
 			w := orig[:len(orig)-len(s.words)]
-			for len(w) > 0 && assignmentWord(w[0]) {
+			for len(w) > 0 {
+				if _, ok := isAssignment(w[0]); !ok {
+					break
+				}
 				w = w[1:]
 			}
 			// time ! ls is a negated pipeline the release asks for under

@@ -202,40 +202,30 @@ func readOnlyArgs(w []string) bool {
 // TestDifferential/quotedspecials-default).
 func wordsLiteral(w []string) bool {
 	for _, x := range w {
-		if strings.ContainsAny(x, "$`\n\r") {
+		if strings.ContainsAny(x, "$`\n\r") || unquotedIndex(x, "<>()|&;") >= 0 {
 			return false
 		}
-		// The word's characters outside quotes, unescaped: a brace, a
-		// comma, two dots in a row.
-		brace, comma, dots, dot := false, false, false, false
-		single, double := false, false
-		for i := 0; i < len(x); i++ {
-			c := x[i]
-			switch {
-			case single:
-				single = c != '\''
-			case c == '\\':
-				i++
-			case double:
-				double = c != '"'
-			case c == '\'':
-				single = true
-			case c == '"':
-				double = true
-			case strings.IndexByte("<>()|&;", c) >= 0:
-				return false
-			default:
-				brace, comma = brace || c == '{', comma || c == ','
-				dots, dot = dots || dot && c == '.', c == '.'
-				continue
-			}
-			dot = false
-		}
-		if brace && (comma || dots) {
+		if unquotedIndex(x, "{") >= 0 && (unquotedIndex(x, ",") >= 0 || unquotedDots(x)) {
 			return false
 		}
 	}
 	return true
+}
+
+// unquotedDots reports two dots in a row in w outside quotes, unescaped
+// (a brace's {1..3}).
+func unquotedDots(w string) bool {
+	for i := unquotedIndex(w, "."); i >= 0 && i+1 < len(w); {
+		if w[i+1] == '.' {
+			return true
+		}
+		j := unquotedIndex(w[i+1:], ".")
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // noExpansion reports whether no word holds a $ expansion, a backtick or a
