@@ -1741,9 +1741,12 @@ func expansionShapes(cmd string, hd *hdScan, subs []bashSub) bool {
 // values it does not know, unless the quoted text is little more than
 // them ("Quoted text in this command can't be checked": echo "$PWD" and
 // echo "x$PWD" ask); a bare $HOME[1] or $HOME:h is zsh's ("zsh
-// $name[expr] / $name:mod in bare concatenation"). Arithmetic and command
+// $name[expr] / $name:mod in bare concatenation"). A '$' outside quotes
+// that starts no expansion ($ alone, a$, $., $/x, $,) makes the line too
+// complex as well ("This command can't be checked before it runs"); inside
+// double quotes it is text ("$.", "a$ b"). Arithmetic and command
 // substitutions are left to the other checks; their variables count
-// (TestDifferential/variables-*, builtinforms-*).
+// (TestDifferential/variables-*, builtinforms-*, lonedollar-default).
 func variableShapes(cmd string) bool { return dollarScan(cmd, true) }
 
 // dollarScan is dollarShapes, and with vars variableShapes too: one walk
@@ -1776,11 +1779,14 @@ func dollarScan(cmd string, vars bool) bool {
 		case c == '\'' && !inDouble:
 			inSingle = true
 			continue
-		case c != '$' || i+1 == len(cmd):
+		case c != '$':
 			if inDouble {
 				text++
 			}
 			continue
+		case i+1 == len(cmd):
+			// A lone '$' ending the line, outside quotes (echo a$).
+			return vars && !inDouble
 		}
 		rest := cmd[i+1:]
 		switch n := rest[0]; {
@@ -1798,9 +1804,13 @@ func dollarScan(cmd string, vars bool) bool {
 			n = 1
 		}
 		if n == 0 {
-			if inDouble {
-				text++ // a lone '$'
+			if !inDouble {
+				// A '$' that starts no expansion, outside quotes:
+				// echo $., echo a$/b, basename $, (inside double
+				// quotes it is text: echo "$.").
+				return true
 			}
+			text++ // a lone '$'
 			continue
 		}
 		switch v := rest[:n]; {

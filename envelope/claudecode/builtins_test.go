@@ -129,7 +129,9 @@ func TestExpansionsNotRead(t *testing.T) {
 		{"Bash", cmdAt(`echo "$HOME$PWD"`), allow, ""},
 		{"Bash", cmdAt(`echo "xy$PWD"`), allow, ""},
 		{"Bash", cmdAt("echo '$X' \\$X"), allow, ""},
-		{"Bash", cmdAt("echo a $ b"), allow, ""},
+		// A lone '$' outside quotes is too complex, under a rule naming
+		// echo too (TestDifferential/lonedollarallowed-default).
+		{"Bash", cmdAt("echo a $ b"), ask, p},
 		{"Bash", cmdAt("echo A=~"), allow, ""},
 		{"Bash", cmdAt("cat <<'EOF'\n$X\nEOF"), allow, ""},
 	}

@@ -47,6 +47,22 @@ func noSpecial(w []string) bool {
 	return true
 }
 
+// noSpecialHome is noSpecial with $HOME, bare or in double quotes, read
+// as the home directory, as the release reads it for find and sed (find
+// $HOME and sed -n 1p $HOME/a run where HOME is a working directory:
+// TestDifferential/homeargsadded-default); any other '$' is special.
+func noSpecialHome(w []string) bool {
+	for _, x := range w {
+		if strings.IndexByte(x, '$') < 0 {
+			continue
+		}
+		if live, text := dollarWords(x); live || text || strings.ContainsAny(strings.ReplaceAll(x, "$HOME", ""), special) {
+			return false
+		}
+	}
+	return noSpecial(slices.DeleteFunc(slices.Clone(w), func(x string) bool { return strings.IndexByte(x, '$') >= 0 }))
+}
+
 // onlyAssignments reports a command that is one assignment, NAME=value or
 // NAME+=value with a value free of special characters, to a variable that
 // does not change how later commands run: it sets a shell variable and
@@ -139,7 +155,7 @@ func readOnlyArgs(w []string) bool {
 				return false
 			}
 		}
-		return noSpecial(w[1:])
+		return noSpecialHome(w[1:])
 	case "uniq":
 		return uniqReadOnly(u[1:]) && noSpecial(w[1:])
 	case "history":
@@ -152,7 +168,7 @@ func readOnlyArgs(w []string) bool {
 		// The script's semicolons and blanks are its own (sed -n
 		// '1p;2p' a.txt runs); the other words are read as any.
 		ok, script := sedReadOnly(u[1:])
-		return ok && noSpecial(slices.Delete(slices.Clone(w[1:]), script, script+1))
+		return ok && noSpecialHome(slices.Delete(slices.Clone(w[1:]), script, script+1))
 	case "git":
 		return gitReadOnly(u[1:], w[1:])
 	case "test", "[", "[[":
@@ -192,17 +208,23 @@ func readOnlyArgs(w []string) bool {
 }
 
 // wordsLiteral reports whether words, as written, stand for themselves:
-// no $ or backtick anywhere (Claude Code 2.1.328 asks for cat 'a$b' and
-// cat \$HOME as for cat "$b"), no newline, none of < > ( ) | & ; outside
+// no expansion but $HOME (dollarWords: a `$` or backtick in single quotes,
+// escaped, or a lone `$` in double quotes is text, and Claude Code 2.1.328
+// runs id 'a$b', basename "a\$b", id 'a`b' and id $HOME; cat 'a$b' asks
+// for its path, not its word), no newline, none of < > ( ) | & ; outside
 // quotes or a backslash (a process substitution, <(rm x), is one word),
 // and no brace expansion outside them ({a,b}.txt; nl {} a.txt and
 // cat '{a,b}.txt' run). Quoted or escaped, the rest are text the release
 // runs the command with: cut -d';' -f1 a.txt, cat 'x(1).txt', expr 1
-// \> 0, tr '{}' '()' (row 114; TestWordsLiteral,
-// TestDifferential/quotedspecials-default).
+// \> 0, tr '{}' '()' (rows 114 and 119; TestWordsLiteral,
+// TestDifferential/quotedspecials-default, dollarwords-default,
+// homeargs-default).
 func wordsLiteral(w []string) bool {
 	for _, x := range w {
-		if strings.ContainsAny(x, "$`\n\r") || unquotedIndex(x, "<>()|&;") >= 0 {
+		if strings.ContainsAny(x, "\n\r") || unquotedIndex(x, "<>()|&;") >= 0 {
+			return false
+		}
+		if live, _ := dollarWords(x); live {
 			return false
 		}
 		if unquotedIndex(x, "{") >= 0 && (unquotedIndex(x, ",") >= 0 || unquotedDots(x)) {
@@ -210,6 +232,58 @@ func wordsLiteral(w []string) bool {
 		}
 	}
 	return true
+}
+
+// dollarWords reads the `$` signs and backticks of a word as written. live
+// reports one the shell expands, $HOME aside (the release reads it as the
+// home directory, bare or in double quotes: id $HOME, id x$HOME and
+// git ls-files "$HOME/a" run): a variable, a substitution, a backtick, or a
+// `$` outside quotes that starts nothing (which the line's check refuses
+// too). text reports one the shell keeps as a character: in single quotes,
+// escaped by a backslash, or in double quotes before a character that
+// starts no expansion ("a$", "$/x"). TestDollarWords.
+func dollarWords(w string) (live, text bool) {
+	inSingle, inDouble := false, false
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case inSingle:
+			if c == '\'' {
+				inSingle = false
+			} else if c == '$' || c == '`' {
+				text = true
+			}
+		case c == '\\':
+			if i+1 < len(w) && (w[i+1] == '$' || w[i+1] == '`') {
+				text = true
+			}
+			i++
+		case c == '\'' && !inDouble:
+			inSingle = true
+		case c == '"':
+			inDouble = !inDouble
+		case c == '`':
+			live = true
+		case c == '$':
+			rest := w[i+1:]
+			switch {
+			case strings.HasPrefix(rest, "HOME") && nameLen(rest) == 4:
+				i += 4
+			case inDouble && (rest == "" || !expansionStart(rest[0])):
+				text = true
+			default:
+				live = true
+			}
+		}
+	}
+	return live, text
+}
+
+// expansionStart reports a character that, after a `$` inside double
+// quotes, starts an expansion: a name, a digit, a special parameter, a
+// brace, a parenthesis, a bracket, one of zsh's flags, or a byte that is
+// not ASCII ("$" and "a$" are text).
+func expansionStart(c byte) bool {
+	return wordStart(c) || c >= '0' && c <= '9' || c >= 0x80 || strings.IndexByte("?$!#-@*{([~+^=", c) >= 0
 }
 
 // unquotedDots reports two dots in a row in w outside quotes, unescaped
@@ -228,12 +302,18 @@ func unquotedDots(w string) bool {
 	return false
 }
 
-// noExpansion reports whether no word holds a $ expansion, a backtick or a
-// brace expansion ({a,b}, {1..3}), which the release refuses in commands
-// whose options it checks.
+// noExpansion reports whether no word holds a `$` or a backtick, an
+// expansion or as text, or a brace expansion ({a,b}, {1..3}), which the
+// release refuses in commands whose options it checks (cli.js F4r: git
+// log -1 '$x' and grep 'a$' a.txt ask). $HOME, bare or in double quotes,
+// is the home directory there too (git ls-files $HOME/a runs:
+// dollarWords, TestDifferential/homeargs-default).
 func noExpansion(w []string) bool {
 	for _, x := range w {
-		if strings.ContainsAny(x, "$`") || strings.Contains(x, "{") && (strings.Contains(x, ",") || strings.Contains(x, "..")) {
+		if live, text := dollarWords(x); live || text {
+			return false
+		}
+		if strings.Contains(x, "{") && (strings.Contains(x, ",") || strings.Contains(x, "..")) {
 			return false
 		}
 	}

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/sessionledger/ledger/events"
@@ -113,11 +114,22 @@ func TestDecideWhereItRuns(t *testing.T) {
 		{"Bash", cmdAt("echo hi > ../outside/x"), ask, codeRedirect},
 		{"Write", fileAt("/extra2/x"), ask, codeDefaultPrompt},
 	})
-	// Read(*) and Edit(*) in deny rules are as strict as the bare rules.
+	// Read(*) and Edit(*) in deny rules are as strict as the bare rules:
+	// a deny of Read(*) refuses a Write, as the bare rule's does under an
+	// ask Edit (TestDifferential/readstar-deny-default,
+	// files-bare-read-default), and no path of a command (cat a.txt runs).
 	runCalls(t, `{"permissions": {"deny": ["Read(*)"], "ask": ["Edit(*)"]}}`, "", []call1{
 		{"Read", fileAt("/p/a.txt"), deny, codePermissionDeny},
 		{"Read", nil, deny, codePermissionDeny},
-		{"Write", fileAt("/p/a.txt"), ask, codePermissionAsk},
+		{"Write", fileAt("/p/a.txt"), deny, codePermissionDeny},
+		{"Edit", fileAt("/h/x.txt"), deny, codePermissionDeny},
+	})
+	runCalls(t, `{"permissions": {"deny": ["Read(*)"]}}`, "", []call1{
+		{"Bash", cmdAt("cat a.txt"), allow, codeDefaultReadOnly},
+		{"Write", fileAt("/h/n.txt"), deny, codePermissionDeny},
+	})
+	runCalls(t, `{"permissions": {"deny": ["Read(**)"]}}`, "", []call1{
+		{"Bash", cmdAt("cat a.txt"), deny, codePermissionDeny},
 	})
 	// Parameter rules on MCP tools are ignored.
 	runCalls(t, `{"permissions": {"allow": ["mcp__github__get_issue"], "deny": ["mcp__github__get_issue(repo:x)"]}}`, "", []call1{
@@ -684,28 +696,37 @@ func TestGitRemoteShow(t *testing.T) {
 
 // TestWordsLiteral: the read-only list's commands checked on their words
 // run with < > ( ) | & ; { } quoted or escaped in an argument, and ask
-// for any $ or backtick, a process substitution and a brace expansion
-// (row 114, TestDifferential/quotedspecials-default).
+// for a process substitution and a brace expansion (row 114,
+// TestDifferential/quotedspecials-default). A `$` or backtick the shell
+// keeps as text is no reason to ask (row 119): cat 'a$b', cat \$HOME and
+// cat 'a`b' ask for their paths (safety:path_scope), as
+// TestDifferential/dollarwords-default shows the release running id 'a$b',
+// id \$HOME and id 'a`b', whose words it does not read as paths.
 func TestWordsLiteral(t *testing.T) {
-	runCalls(t, `{}`, "default", append(
+	runCalls(t, `{}`, "default", slices.Concat(
 		bashCalls(allow, codeDefaultReadOnly, `expr 1 \> 0`, "expr 1 '<' 2", "cat 'a;b.txt'", `cat a\;b.txt`, "cat 'x(1).txt'",
 			`cat x\(1\).txt`, "cut -d';' -f1 a.txt", "cut -d '|' -f2 a.txt", "tr ';' ',' < a.txt", "tr '{}' '()' < a.txt",
 			"paste -d'&' a.txt a.txt", "column -s'|' -t a.txt", "wc -l 'a&b'", "nl '{}'", "nl {} a.txt", "head -1 'a{b}.txt'",
 			"basename 'a;b'", `cat a\>b`, `cat "a|b"`, `cat "a>b"`, `id -exec rm {} \;`, "stat -c '%n;%s' a.txt", "cut -f1 -d'}' a.txt",
 			"rev 'a (b)'", "ls 'a;b.txt'", `ls x\(1\).txt`, "ls 'a|b' 'd;1'", "ifconfig 'a;b'", "cat '{a,b}.txt'", "cd 'd;1'",
 			`cat \{a,b}.txt`, "cat a..b", "cat '{1..2}'"),
-		bashCalls(ask, codeDefaultPrompt, "cat 'a$b'", `cat \$HOME`, "cat 'a`b'", `cat "a$b"`, "cat {a,b}.txt", "cat {1..2}.txt",
-			"cat <(rm x)", "cat a.txt >(rm x)", "wc {a,'b'}", "cat 'a\nb'", "ls {a,b}", "cd {a,b}")...))
+		bashCalls(ask, codePathScope, "cat 'a$b'", `cat \$HOME`, "cat 'a`b'"),
+		bashCalls(ask, codeDefaultPrompt, `cat "a$b"`, "cat {a,b}.txt", "cat {1..2}.txt",
+			"cat <(rm x)", "cat a.txt >(rm x)", "wc {a,'b'}", "cat 'a\nb'", "ls {a,b}", "cd {a,b}")))
 }
 
 // TestWordsLiteralWords: wordsLiteral itself, word by word, as written
-// (the line's other checks ask for some of these first).
+// (the line's other checks ask for some of these first). 'a$b', \$HOME and
+// 'a`b' are literal: TestDifferential/dollarwords-default (id 'a$b',
+// id \$HOME, id 'a`b' run).
 func TestWordsLiteralWords(t *testing.T) {
 	for w, want := range map[string]bool{
 		"a.txt": true, "'a;b'": true, `a\;b`: true, `"a|b"`: true, "{}": true, "'{a,b}'": true, `\{a,b}`: true, "{'a,b'}": true,
 		"a..b": true, "{a.b}": true, "{1.'x'.3}": true, "'x(1)'": true, `"a\"(b"`: true,
 		"<(rm x)": false, ">(rm x)": false, "@(a|b)": false, "a&b": false, "{a,b}": false, "x{1..3}": false, "{a,'b'}": false,
-		"'a$b'": false, `\$HOME`: false, "'a`b'": false, "'a\nb'": false, `"a"(b)`: false,
+		"'a$b'": true, `\$HOME`: true, "'a`b'": true, "$HOME": true, `"$HOME"/x`: true, "x$HOME": true, `"a$"`: true,
+		"'a\nb'": false, `"a"(b)`: false, "$X": false, `"$X"`: false, "`ls`": false, `"$(ls)"`: false, "$HOMEX": false,
+		"${HOME}": false, "a$": false, "$": false,
 	} {
 		if got := wordsLiteral([]string{w}); got != want {
 			t.Errorf("wordsLiteral(%q) = %v, want %v", w, got, want)
@@ -717,14 +738,17 @@ func TestWordsLiteralWords(t *testing.T) {
 // read-only whatever its options (row 115,
 // TestDifferential/globtakers-default).
 func TestGlobTakers(t *testing.T) {
-	runCalls(t, `{}`, "default", append(
+	runCalls(t, `{}`, "default", slices.Concat(
 		bashCalls(allow, codeDefaultReadOnly, "grep -nA2 x *.txt", "grep x --include=*.txt -nA2 -d recurse src",
 			"grep -rnA3 x --include=*.txt .", "cat -Q *.txt", "ls -Z *.txt", "wc --files0-from=a.txt *.txt",
 			"du --files0-from=a.txt *.txt", "sha256sum --check *.txt", "grep -f a.txt x *.txt", "cut -c1 [ab].txt",
 			"stat --printf=%n *.txt", "diff -r a.txt b*.txt", "od -w8 ?.txt", "grep -nA2 x a[b]*", "grep -nA2 x 'a'*"),
-		bashCalls(ask, codeDefaultPrompt, "grep -nA2 x a.txt", "grep -nA2 x a[.txt", "cat $HOME*.txt",
+		// cat $HOME*.txt asks for its path: $HOME is the home
+		// directory (row 119, TestDifferential/homeargs-default).
+		bashCalls(ask, codePathScope, "cat $HOME*.txt"),
+		bashCalls(ask, codeDefaultPrompt, "grep -nA2 x a.txt", "grep -nA2 x a[.txt",
 			"cat {a,b}*.txt", "sort -u *.txt", "grep x --include='*.txt' -nA2 src", `grep -nA2 x a\*`, "grep -nA2 x \"*\"",
-			"cat -Q *.txt <(rm x)")...))
+			"cat -Q *.txt <(rm x)")))
 	for w, want := range map[string]bool{"*": true, "a?": true, "[ab]": true, "a[b*": true, "a[.txt": false, "'*'": false,
 		`\*`: false, `"a*"`: false, `a[\]`: false, "a[b'*'": false, "a]": false, "x'['a]": false} {
 		if got := textGlob(w); got != want {
@@ -761,4 +785,40 @@ func TestGitReflog(t *testing.T) {
 			"git reflog --all -- a.txt", "git reflog list", "git reflog show secret/s.txt", "git reflog -- show", "git reflog show main a.txt"),
 		bashCalls(ask, codeDefaultPrompt, "git reflog HEAD", "git reflog show expire", "git reflog exists HEAD", "git reflog -n 1 write",
 			"git reflog drop", "git reflog show delete", "git reflog a.txt")...))
+}
+
+// TestDollarWords: a `$` or backtick is text in single quotes, escaped, or
+// lone in double quotes; $HOME, bare or in double quotes, is the home
+// directory; the rest is live (row 119, TestDifferential/dollarwords-default,
+// homeargs-default, lonedollar-default). Read-only commands whose words the
+// release does not check run with the first two, and those it checks on
+// their text (git, grep, sort, ...) ask for any `$` left as text.
+func TestDollarWords(t *testing.T) {
+	for w, want := range map[string][2]bool{
+		"a": {false, false}, "'a$b'": {false, true}, `\$X`: {false, true}, "'a`b'": {false, true}, `"a$"`: {false, true},
+		`"$/x"`: {false, true}, `"x$,"`: {false, true}, `"$"`: {false, true}, "\\`": {false, true},
+		"$HOME": {false, false}, `"$HOME"`: {false, false}, "x$HOME/a": {false, false}, "$HOME$HOME": {false, false},
+		`\\$HOME`: {false, false}, "$X": {true, false}, `"$X"`: {true, false}, "$HOMEX": {true, false}, "$HOME_1": {true, false},
+		"${HOME}": {true, false}, "$(ls)": {true, false}, "`ls`": {true, false}, `"a` + "`ls`" + `"`: {true, false}, "a$": {true, false},
+		"$": {true, false}, "$.": {true, false}, "$1": {true, false}, `"$1"`: {true, false}, "'$'$X": {true, true},
+	} {
+		if live, text := dollarWords(w); live != want[0] || text != want[1] {
+			t.Errorf("dollarWords(%q) = %v, %v, want %v, %v", w, live, text, want[0], want[1])
+		}
+	}
+	runCalls(t, `{}`, "default", append(append(
+		bashCalls(allow, codeDefaultReadOnly, "id -r $HOME/notes.txt", "id $HOME", `id "$HOME/notes.txt"`, "id 'a$b'", `id \$HOME`,
+			"id 'a`b'", `basename "a\$b"`, "id x$HOME", `id "$HOME"x`, "basename $HOME", "realpath -S $HOME/a", "readlink -f $HOME/a",
+			"which $HOME", "git ls-files $HOME/notes.txt", "git log -1 -- $HOME", "du -s $HOME", "tree $HOME", "date -r $HOME/a",
+			`id "a$"`, "cut -d'$' -f1 a.txt", "tr '$' x < a.txt", "expr '$a' : x", "du -s '$x'", "basename $HOME/*"),
+		bashCalls(ask, codeDefaultPrompt, "id ${HOME}", "id $HOMEX", "id $HOME/*.txt", "git log -1 '$x'", "grep 'a$' a.txt",
+			"sort -t'$' a.txt", "date -d '$x'", "which '$x'", "id a$", "id $", `id "$(ls)"`, "echo a$", "echo $ x", "echo $.",
+			"echo a$/b", "echo $,", "echo $]", `echo $\x`, "echo a$;", "basename $ x")...),
+		bashCalls(ask, codePathScope, "cat $HOME/notes.txt", "ls $HOME", "find $HOME -maxdepth 0", "sed -n 1p $HOME/a", "cd $HOME")...))
+	runCalls(t, `{"permissions": {"additionalDirectories": ["/h"]}}`, "default",
+		bashCalls(allow, codeDefaultReadOnly, "cat $HOME/notes.txt", `head -1 "$HOME/notes.txt"`, "ls $HOME", "find $HOME -maxdepth 0",
+			"sed -n 1p $HOME/a", "cd $HOME", "grep n $HOME/a", "diff a.txt $HOME/a", "ls $HOME/*.txt"))
+	// Under a rule naming it, echo with a lone '$' still asks
+	// (TestDifferential/lonedollarallowed-default).
+	runCalls(t, `{"permissions": {"allow": ["Bash(echo:*)"]}}`, "default", bashCalls(ask, codeDefaultPrompt, "echo a $ b", "echo a$"))
 }

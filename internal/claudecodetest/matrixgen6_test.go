@@ -749,3 +749,77 @@ func matrixZeroToolsPlan() []dcase {
 	}
 	return out
 }
+
+// matrixHomeArgs: $HOME (bare, quoted, braced, glued) and ~ among the words
+// of read-only commands, those whose paths are checked and those whose
+// are not, with HOME outside the working directories and added to them
+// (gen-ro seeds 308 to 311: `id -r $HOME/notes.txt` runs in the CLI).
+func matrixHomeArgs() []dcase {
+	probes := shs("pwd", "id -r $HOME/notes.txt", "id $HOME", `id "$HOME"`, `id "$HOME/notes.txt"`, "id ${HOME}", "id '$HOME'",
+		"id x$HOME", "id $HOME$HOME", "id $HOMEX", `id "$HOME"x`, "id ~/notes.txt", "id $HOME/*.txt", "basename $HOME",
+		`dirname "$HOME/a"`, "basename ~", "realpath -S $HOME/notes.txt", "readlink -f $HOME/notes.txt", "which $HOME",
+		"git ls-files $HOME/notes.txt", "git log -1 -- $HOME", "sort $HOME/notes.txt", "cat $HOME/notes.txt",
+		`head -1 "$HOME/notes.txt"`, "wc -l $HOME/notes.txt", "ls $HOME", "ls $HOME/*.txt", "stat $HOME", "grep n $HOME/notes.txt",
+		"rg n $HOME/notes.txt", "file $HOME/notes.txt", "date -r $HOME/notes.txt", "cd $HOME", "du -s $HOME", "tree $HOME",
+		"sha256sum $HOME/notes.txt", "cut -c1 $HOME/notes.txt", "sed -n 1p $HOME/notes.txt", "diff a.txt $HOME/notes.txt",
+		"find $HOME -maxdepth 0", "echo $HOME | cat", "cat ~/notes.txt", "cat a.txt $HOME/notes.txt", "uniq $HOME/notes.txt")
+	files := map[string]string{"a.txt": "a\n"}
+	out := sh4Cases("homeargs", "home in arguments", []string{"default"}, Settings{}, files, probes)
+	return append(out, sh4Cases("homeargsadded", "home in arguments", []string{"default"}, Settings{AdditionalDirectories: []string{"../home"}}, files, probes)...)
+}
+
+// matrixDollarWords: a `$` the shell does not expand (single-quoted,
+// escaped, a lone `$`) among the words of read-only commands whose paths
+// are checked and of those whose are not, beside ${HOME}, other variables
+// and substitutions.
+func matrixDollarWords() []dcase {
+	probes := shs("pwd", "id 'a$b'", `id \$HOME`, `id "\$HOME"`, "id 'a`b'", "basename 'a$b'", `basename "a\$b"`, "cat 'a$b'",
+		"wc -l 'a$b'", `id "$HOME" "$HOME"`, "id $HOME; id", "stat -c '%n$' a.txt", "cut -d'$' -f1 a.txt", "tr '$' x < a.txt",
+		"nl -s'$' a.txt", "echo '$x'", `id "a$"`, "id a$", "id $", "id '$(ls)'", `id "$(ls)"`, "id '${HOME}'", "uname -a '$x'",
+		"ls 'a$b'", "ls $HOME/notes.txt", "basename $HOME/*", "cat $HOME/no*.txt", "id $PWD", `id "$PWD"`, "expr '$a' : x",
+		"seq '$1'", "head -c1 'a$b'", "date -d '$x'", "sort -t'$' a.txt", "grep '$' a.txt", "grep 'a$' a.txt", "rg 'x$' a.txt",
+		"sha256sum 'a$b'", "readlink '$x'", "id \"$HOME\"/x", "dirname ~/a", "id ~root", "id ~+", "du -s '$x'", "which '$x'",
+		"git log -1 '$x'", "file 'a$b'", "tree 'a$b'", "echo a$")
+	return sh4Cases("dollarwords", "home in arguments", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
+}
+
+// matrixLoneDollar: a `$` that starts no expansion, unquoted, in double
+// quotes and before each kind of character, in echo and in a command of
+// the read-only list (dollarwords-default found `echo a$` asked for).
+func matrixLoneDollar() []dcase {
+	var cmds []string
+	for _, w := range []string{"a$", "$", "$ x", "a$ b", "$.", "a$/b", "$%", "$-", "$,", "x$:y", "$/", "'$'", `"$"`, `"a$ b"`,
+		"$'a'", `$"a"`, "a$$", "$@x", "a$.b", "$]", "$}", "${", "$~", "$\\x", "a\\$", `"$."`, `"$/x"`, `"x$,"`, "$1x", "a$;", "$#x",
+		"a $ b"} {
+		cmds = append(cmds, "echo "+w, "basename "+w)
+	}
+	probes := shs(append([]string{"pwd"}, cmds...)...)
+	out := sh4Cases("lonedollar", "home in arguments", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
+	return append(out, sh4Cases("lonedollarallowed", "home in arguments", []string{"default"},
+		Settings{Allow: []string{"Bash(echo:*)", "Bash(basename:*)"}}, map[string]string{"a.txt": "a\n"}, probes)...)
+}
+
+// matrixReadStar: Read(*) and Read(**) as deny and ask rules, in the
+// project's settings and the user's, against writes of new files, edits,
+// notebook edits, reads, globs, greps and cat, in the project and HOME
+// (gen-user seed 17: deny Read(*) refuses Write).
+func matrixReadStar() []dcase {
+	files := map[string]string{"a.txt": "a\n", "e1.txt": "e\n", "sub/e2.txt": "e\n", "n.ipynb": `{"cells":[],"metadata":{},"nbformat":4,"nbformat_minor":5}` + "\n",
+		"../home/h.txt": "h\n"}
+	probes := []probe{wr("n1.txt"), wr("sub/n2.txt"), wr(homeP + "/n3.txt"), rd("a.txt"), ed("e1.txt"), ed("sub/e2.txt"), nb("n.ipynb"),
+		rd(homeP + "/h.txt"), globAt("*", projP), grepAt("a", projP, ""), sh("cat a.txt"), sh("touch t1.txt"), sh("echo x > o1.txt")}
+	var out []dcase
+	for _, c := range []struct {
+		name       string
+		user, proj Settings
+	}{
+		{"deny", Settings{}, Settings{Deny: []string{"Read(*)"}}},
+		{"denyuser", Settings{Deny: []string{"Read(*)"}}, Settings{}},
+		{"denyall", Settings{}, Settings{Deny: []string{"Read(**)"}}},
+		{"ask", Settings{}, Settings{Ask: []string{"Read(*)"}}},
+	} {
+		out = append(out, filesCases("readstar-"+c.name, "generated user rules", []string{"default", "acceptEdits"}, "", c.user, c.proj,
+			files, [][]probe{probes})...)
+	}
+	return out
+}
