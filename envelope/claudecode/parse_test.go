@@ -14,9 +14,10 @@ func parseBashJoined(cmd string) *bashLine {
 	cls, broken, hd := scanBashHD(cmd)
 	subs, bad := splitTopOps(cmd, cls)
 	subs = compound(subs)
-	l := &bashLine{line: cmd, broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs), subs: subs}
+	l := &bashLine{line: cmd, broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs) ||
+		trailingBackslash(cmd), subs: subs}
 	for i := 0; i < len(subs) && !l.broken; i++ {
-		l.broken = wordAfterRedirect(subs[i].words)
+		l.broken = wordAfterRedirect(subs[i].words) || loneEquals(subs[i].words)
 	}
 	if !l.broken {
 		l.subs = assignedSubstitutions(l.subs)

@@ -221,6 +221,9 @@ func readOnlyArgs(w []string) bool {
 // homeargs-default).
 func wordsLiteral(w []string) bool {
 	for _, x := range w {
+		// An arithmetic expansion of numbers alone is the number it
+		// makes (basename $((1+2)) runs: oddwords-default).
+		x = withoutArith(x)
 		if strings.ContainsAny(x, "\n\r") || unquotedIndex(x, "<>()|&;") >= 0 {
 			return false
 		}

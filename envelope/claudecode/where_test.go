@@ -801,6 +801,7 @@ func TestDollarWords(t *testing.T) {
 		`\\$HOME`: {false, false}, "$X": {true, false}, `"$X"`: {true, false}, "$HOMEX": {true, false}, "$HOME_1": {true, false},
 		"${HOME}": {true, false}, "$(ls)": {true, false}, "`ls`": {true, false}, `"a` + "`ls`" + `"`: {true, false}, "a$": {true, false},
 		"$": {true, false}, "$.": {true, false}, "$1": {true, false}, `"$1"`: {true, false}, "'$'$X": {true, true},
+		"$((1+x))": {true, false},
 	} {
 		if live, text := dollarWords(w); live != want[0] || text != want[1] {
 			t.Errorf("dollarWords(%q) = %v, %v, want %v, %v", w, live, text, want[0], want[1])
@@ -810,7 +811,7 @@ func TestDollarWords(t *testing.T) {
 		bashCalls(allow, codeDefaultReadOnly, "id -r $HOME/notes.txt", "id $HOME", `id "$HOME/notes.txt"`, "id 'a$b'", `id \$HOME`,
 			"id 'a`b'", `basename "a\$b"`, "id x$HOME", `id "$HOME"x`, "basename $HOME", "realpath -S $HOME/a", "readlink -f $HOME/a",
 			"which $HOME", "git ls-files $HOME/notes.txt", "git log -1 -- $HOME", "du -s $HOME", "tree $HOME", "date -r $HOME/a",
-			`id "a$"`, "cut -d'$' -f1 a.txt", "tr '$' x < a.txt", "expr '$a' : x", "du -s '$x'", "basename $HOME/*"),
+			`id "a$"`, "basename $((1+2))", "cut -d'$' -f1 a.txt", "tr '$' x < a.txt", "expr '$a' : x", "du -s '$x'", "basename $HOME/*"),
 		bashCalls(ask, codeDefaultPrompt, "id ${HOME}", "id $HOMEX", "id $HOME/*.txt", "git log -1 '$x'", "grep 'a$' a.txt",
 			"sort -t'$' a.txt", "date -d '$x'", "which '$x'", "id a$", "id $", `id "$(ls)"`, "echo a$", "echo $ x", "echo $.",
 			"echo a$/b", "echo $,", "echo $]", `echo $\x`, "echo a$;", "basename $ x")...),
@@ -821,4 +822,22 @@ func TestDollarWords(t *testing.T) {
 	// Under a rule naming it, echo with a lone '$' still asks
 	// (TestDifferential/lonedollarallowed-default).
 	runCalls(t, `{"permissions": {"allow": ["Bash(echo:*)"]}}`, "default", bashCalls(ask, codeDefaultPrompt, "echo a $ b", "echo a$"))
+}
+
+// TestParseRefusals: the lines Claude Code 2.1.328's parser refuses (a
+// lone '=' word, a trailing backslash, a redirection with no target) ask
+// under every rule but a bare Bash one, and run in bypassPermissions
+// (row 121, TestDifferential/parseerrors-*, oddwords-default).
+func TestParseRefusals(t *testing.T) {
+	refused := []string{"echo =", "echo = x", "echo x = y", "ls =", "cat a.txt =", "wc -l = a.txt", "git log =", "npm test =",
+		"echo x; echo =", "echo = | cat", "echo x=1 =", `echo a\`, `echo a \`, `ls \`, `echo a\\\`, "echo a>", "echo a >", "ls >",
+		"echo a 2>", "echo a >>", "echo a <", "cat <", "echo a &>", "echo a >|", "echo a > ;", "echo a >&", "echo a 2>&",
+		"echo a > && ls", "cat <<"}
+	runCalls(t, `{"permissions": {"allow": ["Bash(npm test:*)", "Bash(echo:*)"]}}`, "default", bashCalls(ask, codeDefaultPrompt, refused...))
+	runCalls(t, `{}`, "default", slices.Concat(
+		bashCalls(ask, codeDefaultPrompt, refused...),
+		bashCalls(allow, codeDefaultReadOnly, "echo ==", "echo x=", "echo '='", `echo \=`, "[ a = b ]", "[[ a = b ]]", "echo += x",
+			`echo a\\`, `echo 'a\'`, `echo "a\\"`, "echo a > /dev/null", "echo x |", "basename $((1+2))")))
+	runCalls(t, `{"permissions": {"allow": ["Bash"]}}`, "default", bashCalls(allow, codePermissionAllow, refused...))
+	runCalls(t, `{}`, "bypassPermissions", bashCalls(allow, codeModeBypass, refused...))
 }

@@ -360,6 +360,8 @@ func matrix() []dcase {
 	out = append(out, matrixDollarWords()...)
 	out = append(out, matrixLoneDollar()...)
 	out = append(out, matrixReadStar()...)
+	out = append(out, matrixOddWords()...)
+	out = append(out, matrixParseErrors()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

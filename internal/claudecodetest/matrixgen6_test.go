@@ -823,3 +823,33 @@ func matrixReadStar() []dcase {
 	}
 	return out
 }
+
+// matrixOddWords: echo and basename with words the shell reads in odd ways
+// (a lone '!', '#', '%', '^', '=', brackets and braces alone, a trailing
+// backslash, extended globs, history and arithmetic forms), where a lone
+// '$' was found too complex (lonedollar-default).
+func matrixOddWords() []dcase {
+	var cmds []string
+	for _, w := range []string{"a!b", "!", "a!", "!x", "#x", "a#b", `\#`, "%", "a%b", "^", "a^b", "a=b=c", "=", "a[", "[", "]", "a]",
+		"{a", "a}", "{", "}", "{}", "{a}", "a\\", `\`, `a\ b`, `'a'"b"`, "@(a|b)", "!(a)", "+(a)", "a,b", "a:b", "a@b", "@", "-",
+		"--", "a..b", "..", "~+", "~-", "a~", "~a", "\\\\", "a\\\"b", "'", "a'b'", "$((1+2))", "$((1+x))", "a*", "?", "[a]", "a;", ";",
+		"a&&b", "a||b", "a>", ">a", "a<b", "(a)", "a)", ")"} {
+		cmds = append(cmds, "echo "+w, "basename "+w)
+	}
+	probes := shs(append([]string{"pwd"}, cmds...)...)
+	return sh4Cases("oddwords", "home in arguments", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
+}
+
+// matrixParseErrors: the words Claude Code's parser refuses (a lone '=',
+// a trailing backslash, a redirection without a target: oddwords-default)
+// in more places and commands.
+func matrixParseErrors() []dcase {
+	probes := shs("pwd", "echo =", "echo = x", "echo x = y", "echo ==", "echo =x", "echo x=", "echo '='", `echo \=`, "echo a =b",
+		"ls =", "cat a.txt =", "wc -l = a.txt", "git log =", "npm test =", "echo x; echo =", "echo = | cat", "[ a = b ]", "test a = b",
+		"[[ a = b ]]", "[[ a == b ]]", "A= echo x", "echo x=1 =", "echo += x", "echo =+",
+		`echo a\`, `echo a \`, `ls \`, `cat a.txt \`, `echo a\\`, `echo 'a\'`, `echo "a\\"`,
+		"echo a>", "echo a >", "ls >", "echo a 2>", "echo a >>", "echo a <", "cat <", "echo a &>", "echo a >|", "echo a > ;", "echo a >&",
+		"echo a 2>&", "echo a > && ls", "echo x | ", "echo x &&", "echo x ||", "echo x;;", "; echo x", "echo x | | cat")
+	return sh4Cases("parseerrors", "home in arguments", []string{"default", "bypassPermissions"}, Settings{Allow: []string{"Bash(npm test:*)"}},
+		map[string]string{"a.txt": "a\n"}, probes)
+}
