@@ -1894,7 +1894,7 @@ func parseBash(cmd string) *bashLine {
 	l := &bashLine{line: cmd, broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs) ||
 		trailingBackslash(cmd), subs: subs}
 	for i := 0; i < len(subs) && !l.broken; i++ {
-		l.broken = wordAfterRedirect(subs[i].words) || loneEquals(subs[i].words)
+		l.broken = wordAfterRedirect(subs[i].words) || loneEquals(subs[i].words) || digitsBeforeRedirect(subs[i].words)
 	}
 	if !l.broken && strings.Contains(cmd, "=") {
 		l.subs = assignedSubstitutions(l.subs)
@@ -2383,6 +2383,29 @@ func tildeWord(words []string) bool {
 func trailingBackslash(cmd string) bool {
 	n := len(cmd) - len(strings.TrimRight(cmd, "\\"))
 	return n%2 == 1
+}
+
+// digitsBeforeRedirect reports a word that begins with two digits or more
+// and then a redirection (echo a 10>/dev/null, ls 12<a.txt), or with one
+// digit and &> (echo a 1&>f): Claude Code 2.1.328 refuses to read it,
+// since shells read such digits differently ("Your shell may read the
+// digits just before a redirect in this command differently": row 121,
+// TestDifferential/shellodds-default); 2>&1 and 3>&- are descriptors.
+func digitsBeforeRedirect(words []string) bool {
+	for _, w := range words {
+		n := 0
+		for n < len(w) && w[n] >= '0' && w[n] <= '9' {
+			n++
+		}
+		switch {
+		case n == 0 || n == len(w):
+		case n >= 2 && (w[n] == '>' || w[n] == '<') && (n+1 == len(w) || w[n+1] != '('):
+			return true
+		case n == 1 && strings.HasPrefix(w[n:], "&>"):
+			return true
+		}
+	}
+	return false
 }
 
 // loneEquals reports a word that is a lone '=' outside quotes (echo =,

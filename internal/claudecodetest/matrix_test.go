@@ -362,6 +362,7 @@ func matrix() []dcase {
 	out = append(out, matrixReadStar()...)
 	out = append(out, matrixOddWords()...)
 	out = append(out, matrixParseErrors()...)
+	out = append(out, matrixShellOdds()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -853,3 +853,21 @@ func matrixParseErrors() []dcase {
 	return sh4Cases("parseerrors", "home in arguments", []string{"default", "bypassPermissions"}, Settings{Allow: []string{"Bash(npm test:*)"}},
 		map[string]string{"a.txt": "a\n"}, probes)
 }
+
+// matrixShellOdds: reserved words as arguments, array assignments,
+// descriptors past 9 and named ones, operators doubled or left at an end,
+// and blank lines around a command, in echo, ls and cat (the parser's
+// refusals of parseerrors-default, looked for further).
+func matrixShellOdds() []dcase {
+	probes := shs("pwd", "echo if", "echo then fi", "echo done", "echo case esac", "echo in", "echo function", "echo select", "echo time",
+		"echo coproc", "echo [[", "echo ]]", "ls ]]", "ls fi", "cat done", "echo !", "echo a ! b", "echo !!", "echo a=(1 2)", "A=(1 2)",
+		"A=(1 2) ls", "echo a 3>&-", "echo a 10>/dev/null", "echo a {fd}>/dev/null", "echo a >/dev/null >/dev/null", "echo a 1>/dev/null",
+		"echo a 2>&1 >/dev/null", "echo a |& cat", "echo a & & ls", "echo a &; ls", "echo a && && ls", "echo a ; ; ls", "echo a || || ls",
+		"echo a\n\n", "\necho a", "echo a\n\nls", "echo a # b", "echo a;# b", "# c\necho a", "echo a\\\nb", "echo é", "echo a–b",
+		"echo ((", "echo ))", "echo a(b", "(echo a)", "( echo a )", "((1))", "echo $((1))x", "echo a >> /dev/null 2>&1", "echo -- -",
+		"echo a; }", "{ echo a; }", "{ echo a }", "echo a | { cat; }", "! echo a", "! ls", "echo a | ! cat", "time echo a", "echo a;",
+		"echo a &", "ls &", "echo a & ls", "echo 'a' 'b'", "echo a''b", `echo a""b`, "echo ''", `echo ""`, "echo '' x",
+		"echo a10>/dev/null", "ls 12<a.txt", "echo a 1&>/dev/null", "echo a 10>>/dev/null", "echo 10 >/dev/null", "echo a 10>&1",
+		"cat 0<a.txt", "cat 00<a.txt", "echo a;#b", "echo a && # b", "echo a\n# c", "#!/bin/sh\necho a", "ls # c; rm a.txt")
+	return sh4Cases("shellodds", "home in arguments", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
+}
