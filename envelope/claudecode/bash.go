@@ -1894,7 +1894,8 @@ func parseBash(cmd string) *bashLine {
 	l := &bashLine{line: cmd, broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs) ||
 		trailingBackslash(cmd), subs: subs}
 	for i := 0; i < len(subs) && !l.broken; i++ {
-		l.broken = wordAfterRedirect(subs[i].words) || loneEquals(subs[i].words) || digitsBeforeRedirect(subs[i].words)
+		l.broken = wordAfterRedirect(subs[i].words) || loneEquals(subs[i].words) || digitsBeforeRedirect(subs[i].words) ||
+			hashAfterTestOp(subs[i].words)
 	}
 	if !l.broken && strings.Contains(cmd, "=") {
 		l.subs = assignedSubstitutions(l.subs)
@@ -2402,6 +2403,23 @@ func digitsBeforeRedirect(words []string) bool {
 		case n >= 2 && (w[n] == '>' || w[n] == '<') && (n+1 == len(w) || w[n+1] != '('):
 			return true
 		case n == 1 && strings.HasPrefix(w[n:], "&>"):
+			return true
+		}
+	}
+	return false
+}
+
+// hashAfterTestOp reports a [ ] or [[ ]] test whose operator is followed
+// by a word that begins with '#' ([[ a == #x ]], [ a = #x ], [[ -n #x ]]):
+// Claude Code 2.1.328 refuses to read it ("Text after a # inside [ ] or
+// [[ ]] in this command": row 121, TestDifferential/misreadings-default);
+// [[ a = b#c ]] runs.
+func hashAfterTestOp(words []string) bool {
+	if len(words) < 3 || words[0] != "[" && words[0] != "[[" {
+		return false
+	}
+	for i := 2; i < len(words); i++ {
+		if strings.HasPrefix(words[i], "#") && (condBinary[words[i-1]] || condUnary[words[i-1]]) {
 			return true
 		}
 	}

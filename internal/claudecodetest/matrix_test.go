@@ -363,6 +363,7 @@ func matrix() []dcase {
 	out = append(out, matrixOddWords()...)
 	out = append(out, matrixParseErrors()...)
 	out = append(out, matrixShellOdds()...)
+	out = append(out, matrixMisreadings()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

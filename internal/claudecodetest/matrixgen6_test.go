@@ -871,3 +871,21 @@ func matrixShellOdds() []dcase {
 		"cat 0<a.txt", "cat 00<a.txt", "echo a;#b", "echo a && # b", "echo a\n# c", "#!/bin/sh\necho a", "ls # c; rm a.txt")
 	return sh4Cases("shellodds", "home in arguments", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
 }
+
+// matrixMisreadings: the shapes Claude Code 2.1.328's parser lists as
+// read otherwise by a shell (cli.js Elr: text after an = or a # inside a
+// test, a # in a for list, a bracket word, brace text read again) and the
+// other refusals its messages name (declarations behind assignments, two
+// directory changes, a cd with two directories), beside forms it reads.
+func matrixMisreadings() []dcase {
+	probes := shs("pwd", "[[ a =b ]]", "[[ a = b ]]", "[[ a != #x ]]", "[ 1 -eq #1 ]", "[[ -n #x ]]", "[[ a =~ b ]]", "[[ a == #x ]]", "[ a = #x ]", "[[ a = b#c ]]", "[ a = b ] #c",
+		"for i in a #b\ndo echo $i; done", "for i in a b; do echo $i; done", "for i in a#b; do echo x; done", "select i in a #b; do break; done",
+		"echo a[b]c", "echo [a]", "echo a{b}c", "echo {a,b}", "echo {1..3}", "echo {a..c}", "echo {1..3}x", "echo x{a,b}", "echo {a,b}{c,d}",
+		"echo {a,'b'}", "echo {a,$HOME}", `echo {a,"b"}`, "echo {1..a}", "echo {01..03}", "echo {a,b", "echo a,b}", "echo {,a}", "echo {a,}",
+		"A=1 export B", "A=1 declare B", "A=1 local B", "A=1 readonly B", "A=1 typeset B", "if true; then A=1 export B; fi",
+		"cd a b", "cd . && cd .", "cd .; cd .", "cd . && ls", "cd -", "cd ~", "cd", "pushd .", "popd", "echo a=b[c]", "echo x=[a]",
+		"ls -- -a", "ls ./-a", "echo -", "echo --", "echo ~+", "echo x:~/a", "echo a=~", "echo ~/a:~/b", "printf %s ~", "echo $((16#ff))",
+		"echo $((1<<2))", "echo $(( 1 > 2 ))", "let x=1", "echo ${#}", "echo $#", "true && false || true")
+	files := map[string]string{"a.txt": "a\n", "a/x.txt": "x\n", "b/y.txt": "y\n"}
+	return sh4Cases("misreadings", "home in arguments", []string{"default"}, Settings{}, files, probes)
+}
