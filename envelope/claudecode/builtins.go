@@ -65,6 +65,9 @@ func builtinUnchecked(words, raw []string) (word, why string) {
 	case starters[name] && len(args) > 0:
 		return words[0], "starts a command the release cannot check before it runs:"
 	}
+	if w, why := patternOperand(name, args, raw[1:]); why != "" {
+		return w, why
+	}
 	switch name {
 	case "jobs":
 		for _, a := range args {
@@ -116,6 +119,11 @@ func builtinUnchecked(words, raw []string) (word, why string) {
 	case "read", "unset", "wait":
 		if w, why := shellVariableWrites(name, args); why != "" {
 			return w, why
+		}
+		if name == "unset" {
+			if w, why := unsetOperands(args, raw[1:]); why != "" {
+				return w, why
+			}
 		}
 		return subscriptOperands(name, args)
 	case "getopts":
@@ -365,6 +373,89 @@ func declarationUnchecked(name string, args []string) (string, string) {
 			return a, "gives " + name + " an operand that is not a plain NAME or NAME=value:"
 		case exported && (strings.ContainsAny(a, "[\\`") || strings.Contains(a, "$(")):
 			return a, "gives " + name + " an operand with a subscript, an escape or an expansion:"
+		case exported && !plainName(a, fun):
+			if _, ok := isAssignment(a); !ok {
+				return a, "gives " + name + " an operand that is not a plain variable name, which the shell expands or matches:"
+			}
+		}
+	}
+	return "", ""
+}
+
+// patternBuiltins are the builtins that read their words as names,
+// options or numbers (cli.js w3r: the declarations, set, shift, read,
+// wait, jobs, exit, return, break, ...), where a glob or a ~ word may
+// become one.
+var patternBuiltins = setOf("declare", "typeset", "local", "export", "readonly", "print", "getopts", "set", "zparseopts", "zformat",
+	"zstyle", "strftime", "pcre_match", "zstat", "zselect", "zgetattr", "zlistattr", "ztie", "zuntie", "syserror", "zsystem", "zftp",
+	"zcurses", "autoload", "shift", "exit", "return", "break", "continue", "bye", "logout", "vared", "private", "getln", "zregexparse",
+	"float", "integer", "printf", "read", "wait", "jobs", "compgen", "fc")
+
+// patternOperand: a builtin of patternBuiltins given a glob outside quotes
+// or a word starting with ~ and no / (~x, ~+) asks whatever approved it
+// ("A pattern or ~ word here may become an option, a variable name or a
+// number": set *, shift *, read a* < f, wait *, jobs *, getopts ab a*,
+// break *, export ~x); set -- takes any words, and printf only its format
+// (printf %s * runs, printf %s ~ too). raw are the words as written (row
+// 122, TestDifferential/patternbuiltins-*).
+func patternOperand(name string, args, raw []string) (string, string) {
+	if !patternBuiltins[name] || len(args) != len(raw) {
+		return "", ""
+	}
+	tilde := func(a string) bool { return len(a) > 1 && a[0] == '~' && a[1] != '/' }
+	hit := -1
+	for i := range args {
+		if _, ok := isAssignment(raw[i]); ok {
+			continue // no pattern is expanded in a value (declare x=a[1] runs)
+		}
+		if bareGlob(raw[i]) || tilde(args[i]) {
+			hit = i
+			break
+		}
+	}
+	switch {
+	case hit < 0, name == "set" && len(args) > 0 && args[0] == "--":
+		return "", ""
+	case name == "printf":
+		f := 0
+		if len(args) > 1 && args[0] == "--" {
+			f = 1
+		}
+		if f >= len(args) || !bareGlob(raw[f]) && !tilde(args[f]) {
+			return "", ""
+		}
+		hit = f
+	}
+	return args[hit], "gives " + name + " a pattern or ~ word that may become an option, a name or a number:"
+}
+
+// plainName reports a variable's name (with fun, a function's: letters,
+// digits, _ . : -), as export, readonly and unset take it (cli.js St;
+// export A+ asks: TestDifferential/patternbuiltinsallowed-default).
+func plainName(a string, fun bool) bool {
+	n := nameLen(a)
+	if n == len(a) && n > 0 {
+		return true
+	}
+	if !fun || n == 0 {
+		return false
+	}
+	return strings.Trim(a[n:], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == ""
+}
+
+// unsetOperands: an operand of unset that is not a plain name (unset a*,
+// unset ~) or carries an escape past its first character (unset a\*):
+// Claude Code 2.1.328 asks whatever approved it (row 122,
+// TestDifferential/patternbuiltinsallowed-default).
+func unsetOperands(args, raw []string) (string, string) {
+	fun := false
+	for i, a := range args {
+		switch {
+		case a == "--":
+		case len(a) > 1 && a[0] == '-':
+			fun = fun || optionHas(a, "f")
+		case i < len(raw) && strings.Contains(raw[i][1:], "\\"), !plainName(a, fun):
+			return a, "gives unset an operand that is not a plain variable name, which the shell expands or matches:"
 		}
 	}
 	return "", ""

@@ -844,3 +844,31 @@ func TestParseRefusals(t *testing.T) {
 	runCalls(t, `{"permissions": {"allow": ["Bash"]}}`, "default", bashCalls(allow, codePermissionAllow, refused...))
 	runCalls(t, `{}`, "bypassPermissions", bashCalls(allow, codeModeBypass, refused...))
 }
+
+// TestPatternBuiltins: the builtins that read their words as names or
+// numbers ask under a rule naming them for a glob or a ~ word, and export,
+// readonly and unset for an operand that is not a plain name (row 122,
+// TestDifferential/patternbuiltinsallowed-default); with no rule, under a
+// bare Bash rule and for set --, printf's operands and assignments, as
+// before.
+func TestPatternBuiltins(t *testing.T) {
+	rules := `{"permissions": {"allow": ["Bash(export:*)", "Bash(unset:*)", "Bash(readonly:*)", "Bash(set:*)", "Bash(shift:*)",
+		"Bash(read:*)", "Bash(wait:*)", "Bash(jobs:*)", "Bash(printf:*)", "Bash(getopts:*)", "Bash(break:*)", "Bash(return:*)",
+		"Bash(declare:*)"]}}`
+	asked := []string{"export a*", "export ~x", "export A=1 b*", "export 'a*'", "readonly a*", "unset a*", "unset ~", `unset a\*`,
+		"set *", "shift *", "read a* < a.txt", "wait *", "jobs *", "getopts ab a*", "break *", "return *", "printf a* x", "unset -v a?", "export A+"}
+	runCalls(t, rules, "default", slices.Concat(bashCalls(ask, codeUncheckedCommand, asked...),
+		bashCalls(allow, codePermissionAllow, "export A", "unset A", "set -- *", "set -- a*", "printf %s *", "printf %s ~",
+			"declare x=a[1]", "export A=1", `export "A"`, "unset -f a.b", "read x < a.txt")))
+	runCalls(t, `{"permissions": {"allow": ["Bash"]}}`, "default", bashCalls(allow, codePermissionAllow, asked...))
+	for _, c := range []struct {
+		a    string
+		fun  bool
+		want bool
+	}{{"A", false, true}, {"A+", false, false}, {"_a1", false, true}, {"a*", false, false}, {"1a", false, false}, {"a.b", false, false},
+		{"a.b", true, true}, {"a:b-c", true, true}, {"a*", true, false}, {"", false, false}} {
+		if got := plainName(c.a, c.fun); got != c.want {
+			t.Errorf("plainName(%q, %v) = %v, want %v", c.a, c.fun, got, c.want)
+		}
+	}
+}

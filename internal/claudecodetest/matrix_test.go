@@ -364,6 +364,7 @@ func matrix() []dcase {
 	out = append(out, matrixParseErrors()...)
 	out = append(out, matrixShellOdds()...)
 	out = append(out, matrixMisreadings()...)
+	out = append(out, matrixPatternBuiltins()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

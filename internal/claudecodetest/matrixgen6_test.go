@@ -889,3 +889,23 @@ func matrixMisreadings() []dcase {
 	files := map[string]string{"a.txt": "a\n", "a/x.txt": "x\n", "b/y.txt": "y\n"}
 	return sh4Cases("misreadings", "home in arguments", []string{"default"}, Settings{}, files, probes)
 }
+
+// matrixPatternBuiltins: declarations and the builtins that read their
+// words as names or numbers (cli.js w3r: export, unset, set, shift, read,
+// wait, jobs, printf, ...) given an unquoted glob or a ~ word, with no
+// rule, under rules naming them and under a bare Bash rule ("A pattern or
+// ~ word here may become an option, a variable name or a number").
+func matrixPatternBuiltins() []dcase {
+	probes := shs("pwd", "export a*", "export ~x", "export A=1 b*", "unset a*", "unset ~", "declare a*", "readonly a*", "set *",
+		"set -- *", "set -- a*", "shift *", "read a* < a.txt", "wait *", "jobs *", "printf %s *", "printf %s ~", "printf '%s\\n' a*",
+		"getopts ab a*", "typeset a*", "echo *", "export A", "unset A", "set -- a b", "read x < a.txt", "printf %s a.txt", "wait",
+		"export 'a*'", `unset a\*`, "printf %s '*'", "break *", "return *", "printf a* x", "unset -v a?", "unset -f a.b", "export A+",
+		`export "A"`, "declare x=a[1]")
+	rules := Settings{Allow: []string{"Bash(export:*)", "Bash(unset:*)", "Bash(declare:*)", "Bash(readonly:*)", "Bash(set:*)",
+		"Bash(shift:*)", "Bash(read:*)", "Bash(wait:*)", "Bash(jobs:*)", "Bash(printf:*)", "Bash(getopts:*)", "Bash(typeset:*)",
+		"Bash(break:*)", "Bash(return:*)"}}
+	files := map[string]string{"a.txt": "a\n", "ab.txt": "b\n"}
+	out := sh4Cases("patternbuiltins", "home in arguments", []string{"default"}, Settings{}, files, probes)
+	out = append(out, sh4Cases("patternbuiltinsallowed", "home in arguments", []string{"default"}, rules, files, probes)...)
+	return append(out, sh4Cases("patternbuiltinsbare", "home in arguments", []string{"default"}, Settings{Allow: []string{"Bash"}}, files, probes)...)
+}
