@@ -365,6 +365,7 @@ func matrix() []dcase {
 	out = append(out, matrixShellOdds()...)
 	out = append(out, matrixMisreadings()...)
 	out = append(out, matrixPatternBuiltins()...)
+	out = append(out, matrixCompoundForms()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -909,3 +909,22 @@ func matrixPatternBuiltins() []dcase {
 	out = append(out, sh4Cases("patternbuiltinsallowed", "home in arguments", []string{"default"}, rules, files, probes)...)
 	return append(out, sh4Cases("patternbuiltinsbare", "home in arguments", []string{"default"}, Settings{Allow: []string{"Bash"}}, files, probes)...)
 }
+
+// matrixCompoundForms: loops, conditionals, case, functions, subshells,
+// here-documents and here-strings around read-only commands, each written
+// as agents write them, with no rule.
+func matrixCompoundForms() []dcase {
+	probes := shs("pwd", "for f in a.txt b.txt; do cat \"$f\"; done", "for f in *.txt; do wc -l \"$f\"; done", "for i in 1 2 3; do echo $i; done",
+		"for i in $(seq 3); do echo x; done", "while read l; do echo \"$l\"; done < a.txt", "if [ -f a.txt ]; then cat a.txt; fi",
+		"if [ -f a.txt ]; then cat a.txt; else echo no; fi", "[ -f a.txt ] && cat a.txt", "test -d sub || echo none",
+		"case x in x) echo y;; esac", "case \"$1\" in a) echo a;; *) echo b;; esac", "f() { cat a.txt; }; f", "function f { ls; }",
+		"(cd sub && ls)", "{ ls; cat a.txt; }", "cat <<EOF\nhi\nEOF", "cat <<'EOF'\n$HOME\nEOF", "cat <<-EOF\n\thi\n\tEOF",
+		"grep a <<< \"abc\"", "wc -l <<< 'x'", "cat <<EOF > /dev/null\nx\nEOF", "until true; do ls; done", "while false; do ls; done",
+		"select x in a; do break; done", "for ((i=0;i<2;i++)); do echo $i; done", "if ls; then :; fi", ": > /dev/null", ":",
+		"true; false", "ls | while read f; do echo \"$f\"; done", "ls | head -1 | xargs cat", "cat a.txt | sort | uniq -c",
+		"diff <(sort a.txt) <(sort b.txt)", "echo $(cat a.txt)", "echo \"$(ls)\"", "x=$(cat a.txt); echo \"$x\"", "ls && echo ok || echo no",
+		"[[ -f a.txt ]] && echo y", "[[ $(cat a.txt) == a ]]", "if [[ -n \"$HOME\" ]]; then echo h; fi", "for f in sub/*; do echo \"$f\"; done",
+		"find . -name '*.txt' | while read f; do wc -l \"$f\"; done", "cat a.txt 2>/dev/null || true", "ls -la | grep txt | wc -l")
+	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "sub/c.txt": "c\n"}
+	return sh4Cases("compoundforms", "home in arguments", []string{"default"}, Settings{}, files, probes)
+}
