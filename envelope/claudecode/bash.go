@@ -2900,7 +2900,7 @@ func (l *bashLine) fsApproved(s *bashSub, dirs []inPath, c *call, open func(inPa
 			continue
 		}
 		p, ok := c.wordPath(unquote(w))
-		if !ok || innerDotDot(unquote(w)) || tildeForm(unquote(w)) || !p.inside(dirs) && (open == nil || !open(p)) || p.protected() {
+		if !ok || innerDotDot(unquote(w)) || tildeForm(unquote(w)) || !p.inside(dirs) && (open == nil || !open(p)) || p.writeGuarded() {
 			return false
 		}
 	}

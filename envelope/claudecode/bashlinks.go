@@ -58,14 +58,14 @@ func (p inPath) insideAll(dirs []inPath) bool {
 	return true
 }
 
-// protectedAny reports whether a command's path p or any of its
-// spellings is protected.
-func (p inPath) protectedAny() bool {
-	if p.protected() {
+// guardedAny reports whether a command's path p or any of its spellings
+// is protected or suspicious (writeGuarded).
+func (p inPath) guardedAny() bool {
+	if p.writeGuarded() {
 		return true
 	}
 	for _, q := range p.spellings() {
-		if q.protected() {
+		if q.writeGuarded() {
 			return true
 		}
 	}
@@ -103,7 +103,7 @@ func fsLinksApproved(c *call, s *bashSub, dirs []inPath, open func(inPath) bool)
 			continue // fsApproved refuses it
 		}
 		for _, q := range p.spellings() {
-			if !q.inside(dirs) && (open == nil || !open(q)) || q.protected() {
+			if !q.inside(dirs) && (open == nil || !open(q)) || q.writeGuarded() {
 				return false
 			}
 		}

@@ -1082,9 +1082,12 @@ func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string)
 			}
 			return decided(stepProtectedPath, envelope.Deny, envelope.Reason{Code: codeSymlinkWrite})
 		}
-		if hasPath && (p.protected() || slices.ContainsFunc(linked, inPath.protected)) {
+		if hasPath && (p.writeGuarded() || slices.ContainsFunc(linked, inPath.writeGuarded)) {
 			if !v.brief {
 				detail[stepProtectedPath] = strconv.Quote(c.primary) + " is a protected path"
+				if p.suspicious() || slices.ContainsFunc(linked, inPath.suspicious) {
+					detail[stepProtectedPath] = strconv.Quote(c.primary) + " names a suspicious Windows path pattern"
+				}
 			}
 			if v.mode == modeBypass {
 				return decided(stepProtectedPath, envelope.Allow, v.modeReason(codeModeBypass))
@@ -1395,7 +1398,7 @@ func (v *view) protectedAsk(c *call, s *bashSub, sp subPaths) (outcome, bool) {
 func protectedWrite(c *call, s *bashSub, sp subPaths) string {
 	prot := func(w string) bool {
 		p, ok := c.wordPath(w)
-		return ok && (p.protected() || slices.ContainsFunc(p.spellings(), inPath.protected))
+		return ok && (p.writeGuarded() || slices.ContainsFunc(p.spellings(), inPath.writeGuarded))
 	}
 	for _, t := range s.outs {
 		if t != "/dev/null" && prot(t) {
@@ -1722,10 +1725,12 @@ func (v *view) redirectAsk(c *call, l *bashLine, s *bashSub) (string, string) {
 		if !ok || innerDotDot(t) {
 			return t, "redirects its output to"
 		}
-		if v.mode == modeAcceptEdits && p.insideAll(v.e.c.dirs) && !p.protectedAny() {
+		if v.mode == modeAcceptEdits && p.insideAll(v.e.c.dirs) && !p.guardedAny() {
 			continue
 		}
-		if v.pathAllowedAll(p, toolEdit) {
+		if !p.suspicious() && v.pathAllowedAll(p, toolEdit) {
+			// A suspicious target asks under an Edit allow rule too
+			// (echo x > r. under Edit(**): row 123).
 			continue
 		}
 		return t, "redirects its output to"

@@ -342,6 +342,63 @@ func (p inPath) protected() bool {
 	return len(p.segs) > 0 && foldAny(p.segs[len(p.segs)-1], protectedFiles[:])
 }
 
+// suspicious reports a path Claude Code 2.1.328 will not write without
+// asking, whatever mode or allow rule would approve it, as it names a
+// Windows path pattern (cli.js $xn): a segment ending in a dot or a blank
+// (x., sub./y.txt, "a /b.txt", x.., ...), a ~ followed by a digit
+// (PROGRA~1.txt, a~1/b.txt), or a DOS device name as the last extension
+// (x.nul, x.CON, a.com1). bypassPermissions writes them (row 123,
+// TestDifferential/winpatterns-*; TestSuspiciousPaths).
+func (p inPath) suspicious() bool {
+	for i, s := range p.segs {
+		if s == "" || s == "." || s == ".." {
+			continue
+		}
+		if i == len(p.segs)-1 {
+			// A file tool's path is trimmed (Write "a.txt " writes
+			// a.txt: TestDifferential/pathspellings-acceptEdits).
+			if s = strings.TrimRight(s, blankRunes); s == "" {
+				continue
+			}
+		}
+		if strings.TrimRight(s, blankRunes) != s || s[len(s)-1] == '.' {
+			return true
+		}
+		for j := 0; j+1 < len(s); j++ {
+			if s[j] == '~' && s[j+1] >= '0' && s[j+1] <= '9' {
+				return true
+			}
+		}
+		if i == len(p.segs)-1 {
+			if k := strings.LastIndexByte(s, '.'); k >= 0 && dosDevice(s[k+1:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// blankRunes are the blanks a segment may end in (JavaScript's \s, ASCII).
+const blankRunes = " \t\n\r\f\v"
+
+// writeGuarded reports a path no mode but bypassPermissions writes without
+// asking: protected, or suspicious.
+func (p inPath) writeGuarded() bool { return p.protected() || p.suspicious() }
+
+// dosDevice reports a DOS device name, in either case: CON, PRN, AUX,
+// NUL, COM1 to COM9, LPT1 to LPT9.
+func dosDevice(x string) bool {
+	switch strings.ToUpper(x) {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	if len(x) == 4 && x[3] >= '1' && x[3] <= '9' {
+		u := strings.ToUpper(x[:3])
+		return u == "COM" || u == "LPT"
+	}
+	return false
+}
+
 var protectedDirs = [...]string{".git", ".vscode", ".idea", ".husky", ".cargo", ".devcontainer", ".yarn", ".mvn"}
 
 var protectedFiles = [...]string{".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".bash_login", ".bash_aliases",

@@ -872,3 +872,38 @@ func TestPatternBuiltins(t *testing.T) {
 		}
 	}
 }
+
+// TestSuspiciousPaths: writes to a path naming a Windows pattern ask in
+// acceptEdits and under an Edit allow rule, by Write and by Bash, and run
+// in bypassPermissions (row 123, TestDifferential/winpatterns-*,
+// winpatternsrule-default).
+func TestSuspiciousPaths(t *testing.T) {
+	w := func(f string) call1 {
+		return call1{"Write", map[string]any{"file_path": f, "content": "x", PathsKey: map[string]any{"project": "/p", "home": "/h"}}, ask,
+			codeProtectedPath}
+	}
+	files := []string{"x.", "x. ", "sub./y.txt", "PROGRA~1.txt", "a~1/b.txt", "x.nul", "x.CON", "a.com1", ".../x.txt", "x/.../y.txt", "x..",
+		"a /b.txt"}
+	var calls []call1
+	for _, f := range files {
+		calls = append(calls, w(f))
+	}
+	cmds := []string{"touch t.", "touch t~1.txt", "touch t.nul", "mkdir d.", "mkdir -p m/.../n", "cp a.txt c.", "echo x > r.",
+		"echo x > o~2.txt"}
+	runCalls(t, `{}`, "acceptEdits", slices.Concat(calls, bashCalls(ask, codeDefaultPrompt, cmds[:6]...),
+		bashCalls(ask, codeRedirect, cmds[6:]...)))
+	runCalls(t, `{"permissions": {"allow": ["Edit(**)"]}}`, "default", slices.Concat(calls, bashCalls(ask, codeRedirect, cmds[6:]...)))
+	ok := func(f string) call1 {
+		c := w(f)
+		c.want, c.reason = allow, codeModeAcceptEdits
+		return c
+	}
+	runCalls(t, `{}`, "acceptEdits", slices.Concat([]call1{ok("ok.txt"), ok("a~b.txt"), ok("x.nul.txt"), ok("..x.txt"), ok("x...txt"),
+		ok("a.txt "), ok("con.txt"), ok("nul")}, bashCalls(allow, codeModeAcceptEdits, "touch ok.txt", "mkdir d"),
+		bashCalls(allow, codeDefaultReadOnly, "echo x > ok.txt")))
+	bypass := slices.Clone(calls)
+	for i := range bypass {
+		bypass[i].want, bypass[i].reason = allow, codeModeBypass
+	}
+	runCalls(t, `{}`, "bypassPermissions", slices.Concat(bypass, bashCalls(allow, codeModeBypass, cmds...)))
+}

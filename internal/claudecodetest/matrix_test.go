@@ -366,6 +366,8 @@ func matrix() []dcase {
 	out = append(out, matrixMisreadings()...)
 	out = append(out, matrixPatternBuiltins()...)
 	out = append(out, matrixCompoundForms()...)
+	out = append(out, matrixFilePathSpellings()...)
+	out = append(out, matrixWindowsPatterns()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

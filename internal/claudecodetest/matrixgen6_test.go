@@ -928,3 +928,39 @@ func matrixCompoundForms() []dcase {
 	files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "sub/c.txt": "c\n"}
 	return sh4Cases("compoundforms", "home in arguments", []string{"default"}, Settings{}, files, probes)
 }
+
+// matrixFilePathSpellings: Read and Write with file paths spelled oddly: a
+// literal $HOME or ${HOME}, ~user and ~+, doubled slashes, . and ..
+// segments, a trailing slash or blank, a leading blank, a file: URL, a
+// percent escape, a backslash (gen-paths' spellings, looked for further).
+func matrixFilePathSpellings() []dcase {
+	var probes []probe
+	for _, f := range []string{"$HOME/h.txt", "${HOME}/h.txt", "~/h.txt", "~root/x.txt", "~+/a.txt", projP + "//a.txt", projP + "/./a.txt",
+		"sub/../a.txt", projP + "/sub/../../outside/o.txt", "a.txt/", " a.txt", "a.txt ", "file://" + projP + "/a.txt", "%2e%2e/outside/o.txt",
+		`sub\a.txt`, "./sub//c.txt", "sub/./c.txt", projP + "/sub/..", ".", "..", homeP + "/../project/a.txt", "~/../project/a.txt",
+		"$PWD/a.txt", "a.txt\t", "sub/c.txt/.", "../project/a.txt"} {
+		probes = append(probes, rd(f), wr(newName(f)))
+	}
+	files := map[string]string{"a.txt": "a\n", "sub/c.txt": "c\n", "../home/h.txt": "h\n", "../outside/o.txt": "o\n"}
+	return filesCases("pathspellings", "generated user rules", []string{"default", "acceptEdits"}, "", Settings{}, Settings{}, files, [][]probe{probes})
+}
+
+// matrixWindowsPatterns: writes to paths Claude Code 2.1.328 calls a
+// suspicious Windows path pattern (a segment ending in a dot or a blank, a
+// ~ and a digit, a DOS device suffix, a run of three dots, a device
+// prefix), by Write and by Bash, in every mode that approves writes, and
+// under an Edit allow rule (pathspellings-acceptEdits: Write _new. asks).
+func matrixWindowsPatterns() []dcase {
+	var probes []probe
+	for _, f := range []string{"x.", "x. ", "sub./y.txt", "PROGRA~1.txt", "a~1/b.txt", "x.nul", "x.CON", "a.com1", ".../x.txt", "x/.../y.txt",
+		"nul", "con.txt", "x..", "a /b.txt", "//./x.txt", "/??/x.txt", "ok.txt", "a~b.txt", "x.nul.txt", "..x.txt", "x...txt"} {
+		probes = append(probes, wr(f))
+	}
+	probes = append(probes, shs("touch t.", "touch t~1.txt", "echo x > r.", "touch t.nul", "mkdir d.", "mkdir -p m/.../n", "touch ok2.txt",
+		"cp ok.txt c.", "echo x > o~2.txt")...)
+	var out []dcase
+	out = append(out, filesCases("winpatterns", "generated user rules", []string{"default", "acceptEdits", "bypassPermissions"}, "", Settings{},
+		Settings{}, nil, [][]probe{probes})...)
+	return append(out, filesCases("winpatternsrule", "generated user rules", []string{"default"}, "", Settings{},
+		Settings{Allow: []string{"Edit(**)", "Bash(touch:*)", "Bash(mkdir:*)"}}, nil, [][]probe{probes})...)
+}
