@@ -388,13 +388,11 @@ func (p inPath) writeGuarded() bool { return p.protected() || p.suspicious() }
 // dosDevice reports a DOS device name, in either case: CON, PRN, AUX,
 // NUL, COM1 to COM9, LPT1 to LPT9.
 func dosDevice(x string) bool {
-	switch strings.ToUpper(x) {
-	case "CON", "PRN", "AUX", "NUL":
-		return true
-	}
-	if len(x) == 4 && x[3] >= '1' && x[3] <= '9' {
-		u := strings.ToUpper(x[:3])
-		return u == "COM" || u == "LPT"
+	switch len(x) {
+	case 3:
+		return strings.EqualFold(x, "CON") || strings.EqualFold(x, "PRN") || strings.EqualFold(x, "AUX") || strings.EqualFold(x, "NUL")
+	case 4:
+		return x[3] >= '1' && x[3] <= '9' && (strings.EqualFold(x[:3], "COM") || strings.EqualFold(x[:3], "LPT"))
 	}
 	return false
 }
