@@ -1095,6 +1095,22 @@ func (v *view) decideOnce(c *call, outcomes []envelope.Outcome, detail []string)
 			return decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codeProtectedPath})
 		}
 	}
+	if t == toolRead && hasPath && (p.suspicious() || slices.ContainsFunc(linked, inPath.suspicious)) {
+		// Claude Code 2.1.328 asks to read a path naming a Windows
+		// pattern, whatever rule would approve it ("Claude requested
+		// permissions to read from ..., which contains a suspicious
+		// Windows path pattern"), and reads it in bypassPermissions;
+		// Grep, Glob and cat read it (row 123,
+		// TestDifferential/winreads-*).
+		outcomes[stepProtectedPath] = envelope.Kept
+		if !v.brief {
+			detail[stepProtectedPath] = strconv.Quote(c.primary) + " names a suspicious Windows path pattern"
+		}
+		if v.mode == modeBypass {
+			return decided(stepProtectedPath, envelope.Allow, v.modeReason(codeModeBypass))
+		}
+		return decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codeProtectedPath})
+	}
 	outcomes[stepMode] = envelope.Kept
 	if !v.brief {
 		detail[stepMode] = "mode " + v.mode

@@ -907,3 +907,25 @@ func TestSuspiciousPaths(t *testing.T) {
 	}
 	runCalls(t, `{}`, "bypassPermissions", slices.Concat(bypass, bashCalls(allow, codeModeBypass, cmds...)))
 }
+
+// TestSuspiciousReads: Read asks for a path naming a Windows pattern, under
+// a Read allow rule too, and reads it in bypassPermissions; cat runs (row
+// 123, TestDifferential/winreads-*).
+func TestSuspiciousReads(t *testing.T) {
+	r := func(f string, allowed bool, code string) call1 {
+		c := call1{"Read", map[string]any{"file_path": f, PathsKey: map[string]any{"project": "/p", "home": "/h"}}, ask, code}
+		if allowed {
+			c.want = allow
+		}
+		return c
+	}
+	var asks, bypass []call1
+	for _, f := range []string{"x.", "PROGRA~1.txt", "a~1/b.txt", "x.nul", "sub./y.txt"} {
+		asks = append(asks, r(f, false, codeProtectedPath))
+		bypass = append(bypass, r(f, true, codeModeBypass))
+	}
+	runCalls(t, `{}`, "default", slices.Concat(asks, []call1{r("ok.txt", true, codeDefaultReadOnly)},
+		bashCalls(allow, codeDefaultReadOnly, "cat x.", "cat PROGRA~1.txt")))
+	runCalls(t, `{"permissions": {"allow": ["Read(**)"]}}`, "default", asks)
+	runCalls(t, `{}`, "bypassPermissions", bypass)
+}

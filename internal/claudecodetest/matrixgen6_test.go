@@ -964,3 +964,18 @@ func matrixWindowsPatterns() []dcase {
 	return append(out, filesCases("winpatternsrule", "generated user rules", []string{"default"}, "", Settings{},
 		Settings{Allow: []string{"Edit(**)", "Bash(touch:*)", "Bash(mkdir:*)"}}, nil, [][]probe{probes})...)
 }
+
+// matrixWindowsReads: reads of existing files whose paths name a Windows
+// pattern (winpatterns-* asks for writing them), by Read, Grep, Glob and
+// cat, in default mode and under a Read allow rule.
+func matrixWindowsReads() []dcase {
+	files := map[string]string{"x.": "x\n", "PROGRA~1.txt": "p\n", "a~1/b.txt": "b\n", "x.nul": "n\n", "sub./y.txt": "y\n", "ok.txt": "o\n"}
+	var probes []probe
+	for _, f := range []string{"x.", "PROGRA~1.txt", "a~1/b.txt", "x.nul", "sub./y.txt", "ok.txt"} {
+		probes = append(probes, rd(f), sh("cat "+f), grepAt("x", f, ""))
+	}
+	probes = append(probes, globAt("*", projP+"/sub."), globAt("*", projP+"/a~1"))
+	out := filesCases("winreads", "generated user rules", []string{"default", "bypassPermissions"}, "", Settings{}, Settings{}, files, [][]probe{probes})
+	return append(out, filesCases("winreadsrule", "generated user rules", []string{"default"}, "", Settings{},
+		Settings{Allow: []string{"Read(**)"}}, files, [][]probe{probes})...)
+}
