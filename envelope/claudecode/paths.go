@@ -322,9 +322,10 @@ func hasSegPrefix(s, prefix []string) bool {
 // Kelvin sign for k, as JavaScript's toLowerCase does.
 func (p inPath) protected() bool {
 	for i, s := range p.segs {
+		s = protectedName(s)
 		next := ""
 		if i+1 < len(p.segs) {
-			next = p.segs[i+1]
+			next = protectedName(p.segs[i+1])
 		}
 		switch {
 		case foldAny(s, protectedDirs[:]):
@@ -339,7 +340,49 @@ func (p inPath) protected() bool {
 			}
 		}
 	}
-	return len(p.segs) > 0 && foldAny(p.segs[len(p.segs)-1], protectedFiles[:])
+	return len(p.segs) > 0 && foldAny(protectedName(p.segs[len(p.segs)-1]), protectedFiles[:])
+}
+
+// protectedName is a path segment as Claude Code 2.1.328 compares it with
+// the protected names (cli.js Za): a dotless i read as i and a long s as
+// s, the invisible format characters U+200C to U+200F, U+202A to U+202E,
+// U+206A to U+206F and U+FEFF removed, what follows a ':' dropped, and
+// trailing dots and blanks trimmed (the whole segment kept when nothing
+// is left). So .bashrc:x, .git:x/config, .gıt/config,
+// .vs‍code/x.json and .bashrc‏ are protected (row 124,
+// TestDifferential/protspell-acceptEdits; TestProtectedNames). Case is
+// compared by foldAny.
+func protectedName(s string) string {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || c == ':' {
+			plain = false
+			break
+		}
+	}
+	if plain && s != "" && s[len(s)-1] != '.' && s[len(s)-1] != ' ' {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\u0131':
+			b.WriteByte('i')
+		case r == '\u017f':
+			b.WriteByte('s')
+		case r >= '\u200c' && r <= '\u200f', r >= '\u202a' && r <= '\u202e', r >= '\u206a' && r <= '\u206f', r == '\ufeff':
+		default:
+			b.WriteRune(r)
+		}
+	}
+	t := b.String()
+	if i := strings.IndexByte(t, ':'); i >= 0 {
+		t = t[:i]
+	}
+	if t = strings.TrimRight(t, ". "); t == "" {
+		return s
+	}
+	return t
 }
 
 // suspicious reports a path Claude Code 2.1.328 will not write without

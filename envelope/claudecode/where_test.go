@@ -929,3 +929,28 @@ func TestSuspiciousReads(t *testing.T) {
 	runCalls(t, `{"permissions": {"allow": ["Read(**)"]}}`, "default", asks)
 	runCalls(t, `{}`, "bypassPermissions", bypass)
 }
+
+// TestProtectedNames: protected names match as Claude Code 2.1.328
+// normalizes a segment (a ':' suffix, invisible format characters, a
+// dotless i; row 124, TestDifferential/protspell-acceptEdits).
+func TestProtectedNames(t *testing.T) {
+	for s, want := range map[string]string{".bashrc": ".bashrc", ".bashrc:x": ".bashrc", ".g\u0131t": ".git", ".vs\u200dcode": ".vscode",
+		".bashrc\u200f": ".bashrc", ".\u017fsh": ".ssh", "a:b.txt": "a", ".gitconfig\u202e": ".gitconfig", ".git.": ".git", "...": "...",
+		"x\u200b.txt": "x\u200b.txt", ":x": ":x", ".zshrc\ufeff": ".zshrc", "\u200c": "\u200c"} {
+		if got := protectedName(s); got != want {
+			t.Errorf("protectedName(%q) = %q, want %q", s, got, want)
+		}
+	}
+	w := func(f string) call1 {
+		return call1{"Write", map[string]any{"file_path": f, "content": "x", PathsKey: map[string]any{"project": "/p", "home": "/h"}}, ask,
+			codeProtectedPath}
+	}
+	var calls []call1
+	for _, f := range []string{".bashrc:x", ".git:x/config", ".g\u0131t/config", ".vs\u200dcode/x.json", ".bashrc\u200f", ".npmrc:y",
+		".\u0131dea/x.xml", ".claude:z/settings.json", ".gitconfig\u202e", ".config/g\u0131t/config", ".config/git:x/config"} {
+		calls = append(calls, w(f))
+	}
+	ok := w("a:b.txt")
+	ok.want, ok.reason = allow, codeModeAcceptEdits
+	runCalls(t, `{}`, "acceptEdits", slices.Concat(calls, []call1{ok}))
+}

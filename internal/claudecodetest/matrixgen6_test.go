@@ -979,3 +979,21 @@ func matrixWindowsReads() []dcase {
 	return append(out, filesCases("winreadsrule", "generated user rules", []string{"default"}, "", Settings{},
 		Settings{Allow: []string{"Read(**)"}}, files, [][]probe{probes})...)
 }
+
+// matrixProtectedSpellings: writes to protected names spelled as Claude
+// Code 2.1.328 still reads them (cli.js Za: a ':' suffix dropped, the
+// invisible format characters removed, a dotless i read as i), by Write
+// and by Bash, in acceptEdits.
+func matrixProtectedSpellings() []dcase {
+	names := []string{".bashrc:x", ".git:x/config", ".g\u0131t/config", ".ba\u200bshrc", ".vs\u200dcode/x.json", ".bashrc\u200f", "x\u200b.txt",
+		".npmrc:y", ".\u0131dea/x.xml", ".claude:z/settings.json", "a:b.txt", ".gitconfig\u202e", ".config/g\u0131t/config",
+		".config/git:x/config"}
+	var probes []probe
+	for _, n := range names {
+		probes = append(probes, wr(n))
+	}
+	for i, n := range names[:5] {
+		probes = append(probes, sh(fmt.Sprintf("touch '%s'", n)), sh(fmt.Sprintf("echo %d > '%s'", i, n)))
+	}
+	return filesCases("protspell", "generated user rules", []string{"acceptEdits"}, "", Settings{}, Settings{}, nil, [][]probe{probes})
+}
