@@ -997,3 +997,16 @@ func matrixProtectedSpellings() []dcase {
 	}
 	return filesCases("protspell", "generated user rules", []string{"acceptEdits"}, "", Settings{}, Settings{}, nil, [][]probe{probes})
 }
+
+// matrixBackground: the & background operator, under a bare Bash rule, a
+// rule naming the command, in acceptEdits and bypassPermissions ("This
+// command uses the `&` background operator, which defers execution past
+// approval-time safety checks").
+func matrixBackground() []dcase {
+	probes := shs("pwd", "ls &", "sleep 1 &", "ls & ls", "(ls &)", "{ ls & }", "ls &>/dev/null", "ls && ls", "nohup ls &", "ls & wait",
+		"touch b1.txt &", "npm test &", "echo a & echo b", "ls &\nls", "ls 2>&1 &", "ls & disown", "echo '&'", "echo a\\&b")
+	out := sh4Cases("background", "background", []string{"default", "acceptEdits", "bypassPermissions"}, Settings{}, nil, probes)
+	out = append(out, sh4Cases("backgroundbare", "background", []string{"default"}, Settings{Allow: []string{"Bash"}}, nil, probes)...)
+	return append(out, sh4Cases("backgroundrule", "background", []string{"default"},
+		Settings{Allow: []string{"Bash(ls:*)", "Bash(sleep:*)", "Bash(npm test:*)", "Bash(touch:*)", "Bash(echo:*)"}}, nil, probes)...)
+}
