@@ -499,6 +499,14 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 			}
 		}
 	}
+	if !out.ok && v.e.c != nil && v.e.c.blockReads {
+		if o, blocked := v.readBlock(c); blocked {
+			out = o
+			if !v.brief {
+				detail[stepProtectedPath] = o.detail
+			}
+		}
+	}
 	// 8. Protected paths, mode, allow rules, defaults.
 	if !out.ok {
 		if isCmd {
@@ -1797,6 +1805,53 @@ func (v *view) outOfScope(c *call, s *bashSub, sp subPaths) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// readBlock decides a call under permissions.blockReadsOutsideWorkingDirectories,
+// in every mode and whatever rule approves it, as Claude Code 2.1.328
+// does: a read tool (Read, Grep, Glob, LSP) given a path outside the
+// working directories is denied ("... is outside ..."), and a Bash or
+// Monitor command that reads one, changes directory to one or names a
+// path it cannot place is asked for ("Reads outside the working
+// directories are blocked (permissions.blockReadsOutsideWorkingDirectories)":
+// cat /etc/hostname, ls /, head -1 ~/notes.txt, cd .. && ls, under a bare
+// Bash rule and in bypassPermissions too); writes are left to the other
+// steps (row 125, TestDifferential/blockreads-*; TestReadBlock).
+func (v *view) readBlock(c *call) (outcome, bool) {
+	dirs := v.e.c.dirs
+	if isReadClass(c.tool) {
+		p, ok := c.inputPath()
+		if !ok || p.insideAll(dirs) {
+			return outcome{}, false
+		}
+		o := decided(stepProtectedPath, envelope.Deny, envelope.Reason{Code: codeReadBlock})
+		o.detail = strconv.Quote(c.primary) + " is outside the working directories, and reads there are blocked"
+		return o, true
+	}
+	l := c.bash()
+	if l == nil || c.tool != toolBash && c.tool != toolMonitor {
+		return outcome{}, false
+	}
+	blocked := func(s *bashSub, w string) (outcome, bool) {
+		o := decided(stepProtectedPath, envelope.Ask, envelope.Reason{Code: codeReadBlock})
+		o.detail = strconv.Quote(s.raw) + " reads " + strconv.Quote(w) + ", outside the working directories, and reads there are blocked"
+		return o, true
+	}
+	for i := range l.subs {
+		s := &l.subs[i]
+		sp := pathsOf(s)
+		reads := append([]string(nil), s.ins...)
+		if sp.ok && sp.op == opRead {
+			reads = append(reads, sp.paths...)
+		}
+		for _, w := range reads {
+			// /dev/null too: the release asks for cat < /dev/null.
+			if p, ok := c.wordPath(w); !ok || innerDotDot(w) || !p.insideAll(dirs) {
+				return blocked(s, w)
+			}
+		}
+	}
+	return outcome{}, false
 }
 
 // innerDotDot reports a ".." after a directory segment (sub/../a.txt):

@@ -25,8 +25,11 @@ type Compiled struct {
 	defaultMode   string               // "" when absent
 	dirs          []inPath             // additionalDirectories
 	disableBypass bool
-	maxDepth      int
-	maxDepthRule  string // "maxSubagentDepth: 3", as reasons name it
+	// blockReads is permissions.blockReadsOutsideWorkingDirectories
+	// (row 125).
+	blockReads   bool
+	maxDepth     int
+	maxDepthRule string // "maxSubagentDepth: 3", as reasons name it
 	// release is the Claude Code release the document names (nil: none,
 	// the written spec's pools); releaseRule names it for reasons.
 	release     *release
@@ -153,9 +156,10 @@ func (c *Compiled) agent(name string) *agentDef {
 // The keys a document, its permissions and its agents accept.
 var (
 	topKeys        = []string{"release", "tools", "agents", "builtInAgents", "permissions", "maxSubagentDepth"}
-	permissionKeys = []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"}
-	agentKeys      = []string{"description", "tools", "disallowedTools", "permissionMode", "background", "model"}
-	ignoredKeys    = []string{"name", "prompt", "skills", "hooks", "mcpServers", "maxTurns", "isolation",
+	permissionKeys = []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode",
+		"blockReadsOutsideWorkingDirectories"}
+	agentKeys   = []string{"description", "tools", "disallowedTools", "permissionMode", "background", "model"}
+	ignoredKeys = []string{"name", "prompt", "skills", "hooks", "mcpServers", "maxTurns", "isolation",
 		"effort", "memory", "color", "initialPrompt"}
 )
 
@@ -418,6 +422,11 @@ func (c *Compiled) compilePermissions(raw json.RawMessage) error {
 			return policyErr("document.permissions.disableBypassPermissionsMode", "the only value is \"disable\", got %s", short(raw))
 		}
 		c.disableBypass = true
+	}
+	if raw, ok := m["blockReadsOutsideWorkingDirectories"]; ok {
+		if c.blockReads, err = boolean(raw, "document.permissions.blockReadsOutsideWorkingDirectories"); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -44,6 +44,7 @@ const (
 	codeCopyOptions       = "safety:copy_options"
 	codeUncheckedCommand  = "safety:unchecked_command"
 	codeBackgroundOp      = "safety:background"
+	codeReadBlock         = "safety:read_block"
 	codePreapproved       = "default:preapproved"
 )
 

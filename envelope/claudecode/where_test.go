@@ -954,3 +954,31 @@ func TestProtectedNames(t *testing.T) {
 	ok.want, ok.reason = allow, codeModeAcceptEdits
 	runCalls(t, `{}`, "acceptEdits", slices.Concat(calls, []call1{ok}))
 }
+
+// TestReadBlock: under permissions.blockReadsOutsideWorkingDirectories a
+// read tool outside the working directories is denied and a command that
+// reads outside them asked for, whatever mode or rule would approve them;
+// writes and reads inside go on (row 125, TestDifferential/blockreads-*).
+func TestReadBlock(t *testing.T) {
+	r := func(f string) call1 {
+		return call1{"Read", map[string]any{"file_path": f, PathsKey: map[string]any{"project": "/p", "home": "/h"}}, deny, codeReadBlock}
+	}
+	blocked := slices.Concat([]call1{r("/etc/hostname"), r("../outside/o.txt"), r("/h/notes.txt")},
+		bashCalls(ask, codeReadBlock, "cat /etc/hostname", "cat ../outside/o.txt", "ls /", "cd .. && ls", "head -1 ~/notes.txt",
+			"cat < /etc/hostname", "cat $X", "cd", "cat < /dev/null", "cat a.txt ../outside/o.txt"))
+	for _, c := range []struct{ doc, mode string }{
+		{`{"permissions": {"blockReadsOutsideWorkingDirectories": true}}`, "default"},
+		{`{"permissions": {"blockReadsOutsideWorkingDirectories": true}}`, "bypassPermissions"},
+		{`{"permissions": {"blockReadsOutsideWorkingDirectories": true, "allow": ["Read", "Bash"]}}`, "acceptEdits"},
+		{`{"permissions": {"blockReadsOutsideWorkingDirectories": true, "allow": ["Read(//etc/**)", "Bash(cat:*)"]}}`, "default"},
+	} {
+		runCalls(t, c.doc, c.mode, blocked)
+	}
+	in := r("a.txt")
+	in.want, in.reason = allow, codeDefaultReadOnly
+	runCalls(t, `{"permissions": {"blockReadsOutsideWorkingDirectories": true}}`, "default", slices.Concat([]call1{in},
+		bashCalls(allow, codeDefaultReadOnly, "cat a.txt", "pwd", "git log -1")))
+	runCalls(t, `{"permissions": {"blockReadsOutsideWorkingDirectories": true}}`, "bypassPermissions",
+		bashCalls(allow, codeModeBypass, "echo x > ../outside/w.txt"))
+	runCalls(t, `{"permissions": {"blockReadsOutsideWorkingDirectories": false}}`, "default", bashCalls(ask, codePathScope, "cat /etc/hostname"))
+}

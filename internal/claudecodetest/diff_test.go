@@ -235,6 +235,9 @@ func (dc *dcase) document() map[string]any {
 	if dc.settings.DefaultMode != "" {
 		perms["defaultMode"] = dc.settings.DefaultMode
 	}
+	if dc.settings.BlockReads || dc.user.BlockReads {
+		perms["blockReadsOutsideWorkingDirectories"] = true
+	}
 	agents := map[string]any{}
 	for _, a := range dc.agents {
 		def := map[string]any{"description": a.description()}

@@ -371,6 +371,7 @@ func matrix() []dcase {
 	out = append(out, matrixWindowsReads()...)
 	out = append(out, matrixProtectedSpellings()...)
 	out = append(out, matrixBackground()...)
+	out = append(out, matrixBlockReads()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -1010,3 +1010,25 @@ func matrixBackground() []dcase {
 	return append(out, sh4Cases("backgroundrule", "background", []string{"default"},
 		Settings{Allow: []string{"Bash(ls:*)", "Bash(sleep:*)", "Bash(npm test:*)", "Bash(touch:*)", "Bash(echo:*)"}}, nil, probes)...)
 }
+
+// matrixBlockReads: permissions.blockReadsOutsideWorkingDirectories, with
+// reads outside the working directories by every read tool and by Bash,
+// under Read allow rules, in default mode, acceptEdits and
+// bypassPermissions.
+func matrixBlockReads() []dcase {
+	probes := []probe{rd("/etc/hostname"), rd("../outside/o.txt"), rd(homeP + "/notes.txt"), rd("a.txt"), sh("cat /etc/hostname"),
+		sh("cat ../outside/o.txt"), sh("cat a.txt"), sh("ls /"), sh("cd .. && ls"), sh("pwd"), grepAt("o", "/r/outside", ""),
+		globAt("*", "/etc"), sh("head -1 ~/notes.txt"), sh("git log -1"), sh("echo x > ../outside/w.txt"), wr("../outside/n.txt"),
+		sh("cat < /etc/hostname"), sh("cat $X"), sh("cd"), sh("cat < /dev/null"), sh("cat a.txt ../outside/o.txt")}
+	files := map[string]string{"a.txt": "a\n", "../outside/o.txt": "o\n", "../home/notes.txt": "n\n"}
+	var out []dcase
+	for _, c := range []struct {
+		name string
+		s    Settings
+	}{{"none", Settings{BlockReads: true}}, {"rules", Settings{BlockReads: true, Allow: []string{"Read(//etc/**)", "Read(../outside/**)", "Bash(cat:*)"}}},
+		{"bare", Settings{BlockReads: true, Allow: []string{"Read", "Bash"}}}} {
+		out = append(out, filesCases("blockreads-"+c.name, "generated user rules", []string{"default", "acceptEdits", "bypassPermissions"}, "",
+			Settings{}, c.s, files, [][]probe{probes})...)
+	}
+	return out
+}

@@ -33,11 +33,13 @@ type Settings struct {
 	Allow, Ask, Deny      []string
 	DefaultMode           string
 	AdditionalDirectories []string
+	// BlockReads is permissions.blockReadsOutsideWorkingDirectories.
+	BlockReads bool
 }
 
 // any reports whether s sets anything.
 func (s Settings) any() bool {
-	return s.Allow != nil || s.Ask != nil || s.Deny != nil || s.DefaultMode != "" || s.AdditionalDirectories != nil
+	return s.Allow != nil || s.Ask != nil || s.Deny != nil || s.DefaultMode != "" || s.AdditionalDirectories != nil || s.BlockReads
 }
 
 // permissions is s as a settings file's "permissions".
@@ -50,6 +52,9 @@ func (s Settings) permissions() map[string]any {
 	}
 	if s.DefaultMode != "" {
 		perms["defaultMode"] = s.DefaultMode
+	}
+	if s.BlockReads {
+		perms["blockReadsOutsideWorkingDirectories"] = true
 	}
 	return perms
 }

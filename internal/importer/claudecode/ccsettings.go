@@ -24,6 +24,8 @@ import (
 //     another scope allowed (user deny over project allow, project deny
 //     over local allow, local deny over user allow); an ask in any scope
 //     won over an allow in another;
+//   - blockReadsOutsideWorkingDirectories: true when any scope sets it
+//     true (blockReadsKey);
 //   - defaultMode and disableBypassPermissionsMode: the last scope that
 //     sets one wins. CLI: user acceptEdits alone applied; project default
 //     over user acceptEdits, local default over project acceptEdits, local
@@ -115,6 +117,11 @@ func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *impo
 						return ignore(m.Value, `%s must be "disable", got %s`, key, short(m.Value))
 					}
 					s.keys[m.Key], s.modes[m.Key] = m.KeyPos, m.Value
+				case m.Key == blockReadsKey:
+					if m.Value.Kind != Bool {
+						return ignore(m.Value, "%s must be true or false, got %s", key, short(m.Value))
+					}
+					s.keys[m.Key], s.modes[m.Key] = m.KeyPos, m.Value
 				default:
 					later = append(later, func() {
 						c.warn(file, m.KeyPos, key, "dropped %s: not part of the claude-code policy document", key)
@@ -176,6 +183,12 @@ var (
 	permScalars = []string{"defaultMode", "disableBypassPermissionsMode"}
 )
 
+// blockReadsKey is permissions.blockReadsOutsideWorkingDirectories. It is
+// imported true when any scope sets it true: a scope that sets it false
+// does not lift another's block (the fail-closed reading; the release's
+// merging of it across scopes is not recorded).
+const blockReadsKey = "blockReadsOutsideWorkingDirectories"
+
 // layer merges the settings files, in scope order, into the permissions
 // object (nil when no file has permissions) and sets the depth.
 func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
@@ -226,6 +239,10 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 			scalars[k], from[k] = v, s.file
 			c.r.Record(key, s.file, s.keys[k])
 		}
+		if v, ok := s.modes[blockReadsKey]; ok && v.Bool && scalars[blockReadsKey] == nil {
+			scalars[blockReadsKey] = v
+			c.r.Record(importer.JoinPath("permissions", blockReadsKey), s.file, s.keys[blockReadsKey])
+		}
 		if s.depth != nil {
 			n := strconv.Itoa(s.depthN)
 			if c.depth != nil && c.depthText != n {
@@ -238,7 +255,7 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 		return nil, nil
 	}
 	out := &Value{Kind: Object}
-	for _, k := range []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode"} {
+	for _, k := range []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode", blockReadsKey} {
 		if v := lists[k]; v != nil {
 			out.Members = append(out.Members, Member{Key: k, Value: v})
 		}

@@ -921,3 +921,39 @@ func TestClaudeCodeUserAnchors(t *testing.T) {
 		t.Errorf("%d rewrite warnings, want 2: %+v", n, r.Warnings)
 	}
 }
+
+// TestClaudeCodeBlockReads: permissions.blockReadsOutsideWorkingDirectories
+// is imported true when any scope sets it true (a false does not lift
+// another scope's block), and a file giving it another type is skipped as
+// Claude Code skips a file with a key of the wrong type.
+func TestClaudeCodeBlockReads(t *testing.T) {
+	block := func(v string) string {
+		if v == "" {
+			return `{}`
+		}
+		return `{"permissions": {"blockReadsOutsideWorkingDirectories": ` + v + `, "allow": ["Read"]}}`
+	}
+	for _, c := range []struct {
+		name, user, proj, local string
+		want                    bool
+	}{
+		{"none", "", "", "", false},
+		{"project", "", "true", "", true},
+		{"user", "true", "", "", true},
+		{"local false over project true", "", "true", "false", true},
+		{"all false", "false", "false", "false", false},
+		{"not a boolean", "", `"yes"`, "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			user := writeTree(t, map[string]string{"settings.json": block(c.user)})
+			root := project(t, map[string]string{"settings.json": block(c.proj), "settings.local.json": block(c.local)})
+			r, err := ClaudeCode(root, ClaudeCodeOptions{UserDir: user})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(r.Document), `"blockReadsOutsideWorkingDirectories":true`); got != c.want {
+				t.Errorf("document %s: block %v, want %v", r.Document, got, c.want)
+			}
+		})
+	}
+}
