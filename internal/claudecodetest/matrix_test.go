@@ -372,6 +372,7 @@ func matrix() []dcase {
 	out = append(out, matrixProtectedSpellings()...)
 	out = append(out, matrixBackground()...)
 	out = append(out, matrixBlockReads()...)
+	out = append(out, matrixDangerousFlags()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

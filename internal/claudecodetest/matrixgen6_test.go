@@ -1032,3 +1032,19 @@ func matrixBlockReads() []dcase {
 	}
 	return out
 }
+
+// matrixDangerousFlags: options of read-only commands that run a program
+// or write a file (rg --pre, sort --compress-program, git diff --output,
+// date -s, ...), spelled every way, with no rule.
+func matrixDangerousFlags() []dcase {
+	probes := shs("pwd", "rg --pre=cat a a.txt", "rg --pre cat a a.txt", "rg --pre-glob '*' a a.txt", "rg -z a a.txt", "rg --search-zip a a.txt",
+		"sort --compress-program=cat a.txt", "sort -o o1.txt a.txt", "sort --output=o2.txt a.txt", "git diff --output=o3.txt",
+		"git log --output=o4.txt -1", "git show --output=o5.txt", "date -s 2020-01-01", "date --set=2020-01-01", "date -f a.txt",
+		"tree -o o6.txt", "file -C -m x", "grep -f a.txt a.txt", "git blame --contents=a.txt a.txt", "git grep --open-files-in-pager=cat a",
+		"git grep -O cat a", "git log --ext-diff -1", "git diff --ext-diff", "git diff --textconv", "git show --textconv HEAD",
+		"git log -p --textconv -1", "hostname x", "hostname -F a.txt", "rg --hostname-bin=cat a", "fd -x cat", "fd --exec cat",
+		"fd -X cat", "fd --exec-batch cat", "git config --get user.name", "git config user.name", "git config --list",
+		"git config --global --list", "git ls-remote --upload-pack=cat origin", "git archive --remote=x HEAD", "diff --to-file=a.txt a.txt",
+		"uniq a.txt o7.txt", "tee o8.txt < a.txt", "wc --files0-from=a.txt", "du --files0-from=a.txt", "lsof -F", "pgrep -F a.txt x")
+	return sh4Cases("dangerflags", "home in arguments", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
+}
