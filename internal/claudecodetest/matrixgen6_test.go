@@ -1048,3 +1048,18 @@ func matrixDangerousFlags() []dcase {
 		"uniq a.txt o7.txt", "tee o8.txt < a.txt", "wc --files0-from=a.txt", "du --files0-from=a.txt", "lsof -F", "pgrep -F a.txt x")
 	return sh4Cases("dangerflags", "home in arguments", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
 }
+
+// matrixFetchHosts: WebFetch URLs whose host is spelled oddly (a trailing
+// dot, a port, upper case, user info, a longer or shorter name, IDN, an IP
+// form), against the preapproved hosts and a domain rule.
+func matrixFetchHosts() []dcase {
+	var probes []probe
+	for _, u := range []string{"https://docs.python.org./3/", "https://DOCS.PYTHON.ORG/3/", "https://docs.python.org:443/3/",
+		"http://docs.python.org/3/", "https://user@docs.python.org/3/", "https://docs.python.org.evil.test/", "https://evil.test/docs.python.org/",
+		"https://go.dev./doc/", "https://go.dev:8443/doc/", "https://example.com./x", "https://EXAMPLE.com/x", "https://sub.example.com/x",
+		"https://example.com:8080/x", "https://example.com.evil.test/x", "https://xn--exmple-cua.com/x", "https://exämple.com/x",
+		"https://example.com%2e/x", "https://example.com\\@evil.test/", "https://developer.mozilla.org./en-US/"} {
+		probes = append(probes, fetch(u))
+	}
+	return sh4Cases("fetchhosts", "home in arguments", []string{"default"}, Settings{Allow: []string{"WebFetch(domain:example.com)"}}, nil, probes)
+}
