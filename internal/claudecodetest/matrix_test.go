@@ -374,6 +374,7 @@ func matrix() []dcase {
 	out = append(out, matrixBlockReads()...)
 	out = append(out, matrixDangerousFlags()...)
 	out = append(out, matrixFetchHosts()...)
+	out = append(out, matrixZshShapes()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

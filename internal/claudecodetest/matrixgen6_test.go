@@ -1063,3 +1063,15 @@ func matrixFetchHosts() []dcase {
 	}
 	return sh4Cases("fetchhosts", "home in arguments", []string{"default"}, Settings{Allow: []string{"WebFetch(domain:example.com)"}}, nil, probes)
 }
+
+// matrixZshShapes: the shapes Claude Code 2.1.328's parser says a shell
+// may read past where it ends a word (cli.js Elr: bracket_word,
+// brace_text_read_again, quoted_code_in_subscript, pattern_flag), in echo
+// and ls with no rule.
+func matrixZshShapes() []dcase {
+	probes := shs("pwd", "echo a[b", "ls [ab]*(x)", "echo foo[1](x)", "echo a(b)", "echo *(.)", "ls *(N)", "echo {a,b}'c'", "echo {a,b}\"c\"",
+		"echo {a,'b'}", "echo x{a,b}`ls`", "echo {1..3}'x'", "echo 'a'{1..2}", "echo ${a['x']}", "echo \"${a[$(ls)]}\"", "echo $a['x']",
+		"echo ${~x}", "echo $~x", "echo a[1]'b'", "echo '['a", "echo [a]'b'", "ls a.txt[1]", "echo a[[b]]", "echo @(a)", "echo !(a)",
+		"echo ?(a)", "echo +(a)", "echo a\\[b", "echo {a,b}\\x", "echo x={a,b}")
+	return sh4Cases("zshshapes", "home in arguments", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
+}
