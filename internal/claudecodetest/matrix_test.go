@@ -375,6 +375,7 @@ func matrix() []dcase {
 	out = append(out, matrixDangerousFlags()...)
 	out = append(out, matrixFetchHosts()...)
 	out = append(out, matrixZshShapes()...)
+	out = append(out, matrixGitReads()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

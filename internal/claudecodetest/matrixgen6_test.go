@@ -1075,3 +1075,18 @@ func matrixZshShapes() []dcase {
 		"echo ?(a)", "echo +(a)", "echo a\\[b", "echo {a,b}\\x", "echo x={a,b}")
 	return sh4Cases("zshshapes", "home in arguments", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
 }
+
+// matrixGitReads: git subcommands agents run to look around, with their
+// common options, with no rule.
+func matrixGitReads() []dcase {
+	probes := shs("pwd", "git config --get user.name", "git config --get-regexp user", "git stash list", "git stash show", "git worktree list",
+		"git remote -v", "git remote get-url origin", "git rev-parse HEAD", "git rev-parse --show-toplevel", "git rev-parse --abbrev-ref HEAD",
+		"git ls-tree HEAD", "git ls-tree -r --name-only HEAD", "git cat-file -p HEAD", "git cat-file -t HEAD", "git for-each-ref",
+		"git describe --tags", "git shortlog -sn", "git blame a.txt", "git grep -n a", "git status --porcelain", "git status -sb",
+		"git diff --stat", "git diff --cached", "git diff HEAD~1..HEAD", "git log --graph --oneline -5", "git log --all --oneline",
+		"git branch -r", "git branch -a", "git branch -vv", "git tag --points-at HEAD", "git symbolic-ref HEAD", "git merge-base HEAD HEAD",
+		"git rev-list --count HEAD", "git name-rev HEAD", "git count-objects -v", "git fsck", "git show-ref", "git ls-files -o",
+		"git check-ignore a.txt", "git var GIT_EDITOR", "git show HEAD:a.txt", "git show --stat HEAD", "git log -S a --oneline",
+		"git diff --name-status", "git reflog -5", "git log --format=%H -1", "git whatchanged -1", "git help log", "git version")
+	return sh4Cases("gitreads", "home in arguments", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
+}
