@@ -499,6 +499,14 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 			}
 		}
 	}
+	if !out.ok && v.e.c != nil && v.e.c.blockWrites && isEditClass(t) {
+		if o, blocked := v.writeBlock(c); blocked {
+			out = o
+			if !v.brief {
+				detail[stepProtectedPath] = o.detail
+			}
+		}
+	}
 	if !out.ok && v.e.c != nil && v.e.c.blockReads {
 		if o, blocked := v.readBlock(c); blocked {
 			out = o
@@ -1852,6 +1860,32 @@ func (v *view) readBlock(c *call) (outcome, bool) {
 		}
 	}
 	return outcome{}, false
+}
+
+// writeBlock decides a file tool's write under
+// permissions.blockWritesOutsideWorkingDirectories, in every mode and
+// whatever rule approves it, as Claude Code 2.1.328 does: a Write, Edit or
+// NotebookEdit of a path outside the working directories, or of a Claude
+// Code settings file (.claude/settings.json, .claude/settings.local.json)
+// inside them, is denied; Bash is not limited (row 126,
+// TestDifferential/blockwrites-*; TestWriteBlock).
+func (v *view) writeBlock(c *call) (outcome, bool) {
+	p, ok := c.inputPath()
+	if !ok {
+		return outcome{}, false
+	}
+	n := len(p.segs)
+	settings := n >= 2 && strings.EqualFold(protectedName(p.segs[n-2]), ".claude") &&
+		(strings.EqualFold(p.segs[n-1], "settings.json") || strings.EqualFold(p.segs[n-1], "settings.local.json"))
+	if p.insideAll(v.e.c.dirs) && !settings {
+		return outcome{}, false
+	}
+	o := decided(stepProtectedPath, envelope.Deny, envelope.Reason{Code: codeWriteBlock})
+	o.detail = strconv.Quote(c.primary) + " is outside the working directories, and writes there are blocked"
+	if settings {
+		o.detail = strconv.Quote(c.primary) + " is a Claude Code settings file, and writes to it are blocked"
+	}
+	return o, true
 }
 
 // innerDotDot reports a ".." after a directory segment (sub/../a.txt):

@@ -26,10 +26,11 @@ type Compiled struct {
 	dirs          []inPath             // additionalDirectories
 	disableBypass bool
 	// blockReads is permissions.blockReadsOutsideWorkingDirectories
-	// (row 125).
-	blockReads   bool
-	maxDepth     int
-	maxDepthRule string // "maxSubagentDepth: 3", as reasons name it
+	// (row 125), blockWrites blockWritesOutsideWorkingDirectories (row
+	// 126).
+	blockReads, blockWrites bool
+	maxDepth                int
+	maxDepthRule            string // "maxSubagentDepth: 3", as reasons name it
 	// release is the Claude Code release the document names (nil: none,
 	// the written spec's pools); releaseRule names it for reasons.
 	release     *release
@@ -157,7 +158,7 @@ func (c *Compiled) agent(name string) *agentDef {
 var (
 	topKeys        = []string{"release", "tools", "agents", "builtInAgents", "permissions", "maxSubagentDepth"}
 	permissionKeys = []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode",
-		"blockReadsOutsideWorkingDirectories"}
+		"blockReadsOutsideWorkingDirectories", "blockWritesOutsideWorkingDirectories"}
 	agentKeys   = []string{"description", "tools", "disallowedTools", "permissionMode", "background", "model"}
 	ignoredKeys = []string{"name", "prompt", "skills", "hooks", "mcpServers", "maxTurns", "isolation",
 		"effort", "memory", "color", "initialPrompt"}
@@ -425,6 +426,11 @@ func (c *Compiled) compilePermissions(raw json.RawMessage) error {
 	}
 	if raw, ok := m["blockReadsOutsideWorkingDirectories"]; ok {
 		if c.blockReads, err = boolean(raw, "document.permissions.blockReadsOutsideWorkingDirectories"); err != nil {
+			return err
+		}
+	}
+	if raw, ok := m["blockWritesOutsideWorkingDirectories"]; ok {
+		if c.blockWrites, err = boolean(raw, "document.permissions.blockWritesOutsideWorkingDirectories"); err != nil {
 			return err
 		}
 	}

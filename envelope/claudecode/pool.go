@@ -45,8 +45,17 @@ const (
 	codeUncheckedCommand  = "safety:unchecked_command"
 	codeBackgroundOp      = "safety:background"
 	codeReadBlock         = "safety:read_block"
+	codeWriteBlock        = "safety:write_block"
 	codePreapproved       = "default:preapproved"
 )
+
+// worktreeBlocked reports EnterWorktree and ExitWorktree under
+// permissions.blockWritesOutsideWorkingDirectories, which takes them out
+// of the tools on offer, as they move the working directory (row 126,
+// TestDifferential/blockwrites-*).
+func worktreeBlocked(c *Compiled, t string) bool {
+	return c.blockWrites && (t == "EnterWorktree" || t == "ExitWorktree")
+}
 
 // layer is one pool layer of section 7.2, in order.
 type layer uint8
@@ -210,7 +219,7 @@ func newView(e *Effective, p *envelope.PolicyState, s *envelope.Session, capturi
 	// pool decides (an agent whose tools: names Grep but not Bash gets Grep
 	// under a main thread that has Bash; a plan-mode child gets
 	// ExitPlanMode though its main thread never has it).
-	v.active[lRelease] = e.c.release != nil && !capturing
+	v.active[lRelease] = (e.c.release != nil || e.c.blockWrites) && !capturing
 	return v
 }
 
@@ -262,8 +271,13 @@ func isSearchTool(t string) bool { return t == toolGrep || t == toolGlob }
 // releaseRemoves is the release layer: what the document's release does
 // beyond the written spec's layers (release.go).
 func (v *view) releaseRemoves(t string) bool {
+	if worktreeBlocked(v.e.c, t) {
+		return true
+	}
 	r := v.e.c.release
 	switch {
+	case r == nil:
+		return false
 	case r.searchViaBash && isSearchTool(t):
 		return !slices.Contains(v.e.c.toolsFlag, t) && v.bashInPool()
 	case r.planToolSubOnly && t == toolExitPlanMode:
@@ -437,6 +451,9 @@ func (v *view) why(l layer, t string, idx int) envelope.Reason {
 	case lInherited:
 		return envelope.Reason{Code: codeParentPool, Rule: "inherited_allow", Record: v.origin()}
 	case lRelease:
+		if worktreeBlocked(v.e.c, t) {
+			return envelope.Reason{Code: codeWriteBlock, Rule: "permissions.blockWritesOutsideWorkingDirectories: true", Record: v.rev()}
+		}
 		if t == toolExitPlanMode {
 			return envelope.Reason{Code: codeNotMainThread, Rule: v.e.c.releaseRule, Record: v.rev()}
 		}

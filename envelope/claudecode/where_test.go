@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 )
 
@@ -981,4 +982,43 @@ func TestReadBlock(t *testing.T) {
 	runCalls(t, `{"permissions": {"blockReadsOutsideWorkingDirectories": true}}`, "bypassPermissions",
 		bashCalls(allow, codeModeBypass, "echo x > ../outside/w.txt"))
 	runCalls(t, `{"permissions": {"blockReadsOutsideWorkingDirectories": false}}`, "default", bashCalls(ask, codePathScope, "cat /etc/hostname"))
+}
+
+// TestWriteBlock: under permissions.blockWritesOutsideWorkingDirectories a
+// file tool's write outside the working directories, or of a Claude Code
+// settings file inside them, is denied in every mode and under every rule;
+// Bash is not limited; EnterWorktree and ExitWorktree leave the pool
+// (row 126, TestDifferential/blockwrites-*).
+func TestWriteBlock(t *testing.T) {
+	w := func(f string) call1 {
+		return call1{"Write", map[string]any{"file_path": f, "content": "x", PathsKey: map[string]any{"project": "/p", "home": "/h"}}, deny,
+			codeWriteBlock}
+	}
+	blocked := []call1{w("../outside/n1.txt"), w("/h/n2.txt"), w("/tmp/n3.txt"), w(".claude/settings.json"), w(".claude/settings.local.json"),
+		w("sub/.Claude/Settings.json")}
+	for _, c := range []struct{ doc, mode string }{
+		{`{"permissions": {"blockWritesOutsideWorkingDirectories": true}}`, "default"},
+		{`{"permissions": {"blockWritesOutsideWorkingDirectories": true}}`, "bypassPermissions"},
+		{`{"permissions": {"blockWritesOutsideWorkingDirectories": true, "allow": ["Edit(//**)", "Edit", "Write"]}}`, "acceptEdits"},
+	} {
+		runCalls(t, c.doc, c.mode, blocked)
+	}
+	in := w("n4.txt")
+	in.want, in.reason = allow, codeModeAcceptEdits
+	runCalls(t, `{"permissions": {"blockWritesOutsideWorkingDirectories": true}}`, "acceptEdits", []call1{in})
+	runCalls(t, `{"permissions": {"blockWritesOutsideWorkingDirectories": true}}`, "bypassPermissions",
+		bashCalls(allow, codeModeBypass, "echo x > ../outside/b1.txt", "touch ../outside/b2.txt"))
+	for _, tool := range []string{"EnterWorktree", "ExitWorktree"} {
+		for _, c := range []struct {
+			block  string
+			want   envelope.Decision
+			reason string
+		}{{"true", deny, codeWriteBlock}, {"false", allow, codeModeBypass}} {
+			w := newWorld(t, `{"permissions": {"blockWritesOutsideWorkingDirectories": `+c.block+`}}`, append(slices.Clone(decideCatalogue), tool)...)
+			w.start(t, "lead", events.StartedData{Agent: "main", Mode: "bypassPermissions"})
+			if v := w.decide("lead", tool, map[string]any{}); v.Decision != c.want || v.Reason.Code != c.reason {
+				t.Errorf("%s with the block %s = %s (%s), want %s (%s)", tool, c.block, v.Decision, v.Reason.Code, c.want, c.reason)
+			}
+		}
+	}
 }

@@ -238,6 +238,9 @@ func (dc *dcase) document() map[string]any {
 	if dc.settings.BlockReads || dc.user.BlockReads {
 		perms["blockReadsOutsideWorkingDirectories"] = true
 	}
+	if dc.settings.BlockWrites || dc.user.BlockWrites {
+		perms["blockWritesOutsideWorkingDirectories"] = true
+	}
 	agents := map[string]any{}
 	for _, a := range dc.agents {
 		def := map[string]any{"description": a.description()}

@@ -376,6 +376,7 @@ func matrix() []dcase {
 	out = append(out, matrixFetchHosts()...)
 	out = append(out, matrixZshShapes()...)
 	out = append(out, matrixGitReads()...)
+	out = append(out, matrixBlockWrites()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

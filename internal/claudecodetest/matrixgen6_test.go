@@ -1090,3 +1090,22 @@ func matrixGitReads() []dcase {
 		"git diff --name-status", "git reflog -5", "git log --format=%H -1", "git whatchanged -1", "git help log", "git version")
 	return sh4Cases("gitreads", "home in arguments", []string{"default"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
 }
+
+// matrixBlockWrites: permissions.blockWritesOutsideWorkingDirectories, with
+// file-tool writes outside the working directories and to the settings
+// files inside them, Bash writes, under Edit allow rules, in default mode,
+// acceptEdits and bypassPermissions.
+func matrixBlockWrites() []dcase {
+	probes := []probe{wr("../outside/n1.txt"), wr(homeP + "/n2.txt"), wr("/tmp/ledger-bw-n3.txt"), wr("n4.txt"), wr(".claude/settings.json"),
+		wr(".claude/settings.local.json"), wr(".claude/n5.md"), rd("e.txt"), ed("e.txt"), sh("echo x > ../outside/b1.txt"), sh("touch ../outside/b2.txt"), sh("touch b3.txt"), sh("cat ../outside/o.txt")}
+	files := map[string]string{"e.txt": "old\n", "../outside/o.txt": "old\n"}
+	var out []dcase
+	for _, c := range []struct {
+		name string
+		s    Settings
+	}{{"none", Settings{BlockWrites: true}}, {"rules", Settings{BlockWrites: true, Allow: []string{"Edit(//**)", "Edit", "Write", "Bash"}}}} {
+		out = append(out, filesCases("blockwrites-"+c.name, "generated user rules", []string{"default", "acceptEdits", "bypassPermissions"}, "",
+			Settings{}, c.s, files, [][]probe{probes})...)
+	}
+	return out
+}

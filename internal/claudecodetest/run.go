@@ -33,13 +33,14 @@ type Settings struct {
 	Allow, Ask, Deny      []string
 	DefaultMode           string
 	AdditionalDirectories []string
-	// BlockReads is permissions.blockReadsOutsideWorkingDirectories.
-	BlockReads bool
+	// BlockReads is permissions.blockReadsOutsideWorkingDirectories,
+	// BlockWrites permissions.blockWritesOutsideWorkingDirectories.
+	BlockReads, BlockWrites bool
 }
 
 // any reports whether s sets anything.
 func (s Settings) any() bool {
-	return s.Allow != nil || s.Ask != nil || s.Deny != nil || s.DefaultMode != "" || s.AdditionalDirectories != nil || s.BlockReads
+	return s.Allow != nil || s.Ask != nil || s.Deny != nil || s.DefaultMode != "" || s.AdditionalDirectories != nil || s.BlockReads || s.BlockWrites
 }
 
 // permissions is s as a settings file's "permissions".
@@ -55,6 +56,9 @@ func (s Settings) permissions() map[string]any {
 	}
 	if s.BlockReads {
 		perms["blockReadsOutsideWorkingDirectories"] = true
+	}
+	if s.BlockWrites {
+		perms["blockWritesOutsideWorkingDirectories"] = true
 	}
 	return perms
 }

@@ -24,7 +24,8 @@ import (
 //     another scope allowed (user deny over project allow, project deny
 //     over local allow, local deny over user allow); an ask in any scope
 //     won over an allow in another;
-//   - blockReadsOutsideWorkingDirectories: true when any scope sets it
+//   - blockReadsOutsideWorkingDirectories and
+//     blockWritesOutsideWorkingDirectories: true when any scope sets it
 //     true (blockReadsKey);
 //   - defaultMode and disableBypassPermissionsMode: the last scope that
 //     sets one wins. CLI: user acceptEdits alone applied; project default
@@ -117,7 +118,7 @@ func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *impo
 						return ignore(m.Value, `%s must be "disable", got %s`, key, short(m.Value))
 					}
 					s.keys[m.Key], s.modes[m.Key] = m.KeyPos, m.Value
-				case m.Key == blockReadsKey:
+				case m.Key == blockReadsKey || m.Key == blockWritesKey:
 					if m.Value.Kind != Bool {
 						return ignore(m.Value, "%s must be true or false, got %s", key, short(m.Value))
 					}
@@ -185,9 +186,14 @@ var (
 
 // blockReadsKey is permissions.blockReadsOutsideWorkingDirectories. It is
 // imported true when any scope sets it true: a scope that sets it false
-// does not lift another's block (the fail-closed reading; the release's
-// merging of it across scopes is not recorded).
+// does not lift another's block ("true in any settings source wins", the
+// release's settings schema says).
 const blockReadsKey = "blockReadsOutsideWorkingDirectories"
+
+// blockWritesKey is permissions.blockWritesOutsideWorkingDirectories,
+// imported as blockReadsKey is ("true in any settings source wins", the
+// release's schema says of both).
+const blockWritesKey = "blockWritesOutsideWorkingDirectories"
 
 // layer merges the settings files, in scope order, into the permissions
 // object (nil when no file has permissions) and sets the depth.
@@ -239,9 +245,11 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 			scalars[k], from[k] = v, s.file
 			c.r.Record(key, s.file, s.keys[k])
 		}
-		if v, ok := s.modes[blockReadsKey]; ok && v.Bool && scalars[blockReadsKey] == nil {
-			scalars[blockReadsKey] = v
-			c.r.Record(importer.JoinPath("permissions", blockReadsKey), s.file, s.keys[blockReadsKey])
+		for _, k := range []string{blockReadsKey, blockWritesKey} {
+			if v, ok := s.modes[k]; ok && v.Bool && scalars[k] == nil {
+				scalars[k] = v
+				c.r.Record(importer.JoinPath("permissions", k), s.file, s.keys[k])
+			}
 		}
 		if s.depth != nil {
 			n := strconv.Itoa(s.depthN)
@@ -255,7 +263,8 @@ func (c *ccImporter) layer(files []*settingsFile) (*Value, error) {
 		return nil, nil
 	}
 	out := &Value{Kind: Object}
-	for _, k := range []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode", blockReadsKey} {
+	for _, k := range []string{"allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode", blockReadsKey,
+		blockWritesKey} {
 		if v := lists[k]; v != nil {
 			out.Members = append(out.Members, Member{Key: k, Value: v})
 		}

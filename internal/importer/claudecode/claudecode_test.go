@@ -931,7 +931,7 @@ func TestClaudeCodeBlockReads(t *testing.T) {
 		if v == "" {
 			return `{}`
 		}
-		return `{"permissions": {"blockReadsOutsideWorkingDirectories": ` + v + `, "allow": ["Read"]}}`
+		return `{"permissions": {"blockReadsOutsideWorkingDirectories": ` + v + `, "blockWritesOutsideWorkingDirectories": ` + v + `, "allow": ["Read"]}}`
 	}
 	for _, c := range []struct {
 		name, user, proj, local string
@@ -951,8 +951,10 @@ func TestClaudeCodeBlockReads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.Contains(string(r.Document), `"blockReadsOutsideWorkingDirectories":true`); got != c.want {
-				t.Errorf("document %s: block %v, want %v", r.Document, got, c.want)
+			for _, k := range []string{"blockReadsOutsideWorkingDirectories", "blockWritesOutsideWorkingDirectories"} {
+				if got := strings.Contains(string(r.Document), `"`+k+`":true`); got != c.want {
+					t.Errorf("document %s: %s %v, want %v", r.Document, k, got, c.want)
+				}
 			}
 		})
 	}
