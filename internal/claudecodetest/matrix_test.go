@@ -377,6 +377,7 @@ func matrix() []dcase {
 	out = append(out, matrixZshShapes()...)
 	out = append(out, matrixGitReads()...)
 	out = append(out, matrixBlockWrites()...)
+	out = append(out, matrixDenyInstead()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -1109,3 +1109,26 @@ func matrixBlockWrites() []dcase {
 	}
 	return out
 }
+
+// matrixDenyInstead: permissions.denyInsteadOfPrompting in the user's
+// settings and in the project's, against calls that would ask, that run
+// and that a rule denies, in default mode, acceptEdits and plan mode. The
+// dialect is given no such key (the importer drops it): under it the
+// release still takes a call that would prompt to its PermissionRequest
+// hooks, and denies it only when none answers ("no approval surface"), so
+// the check's answer is the same ask.
+func matrixDenyInstead() []dcase {
+	probes := []probe{sh("pwd"), sh("npm test"), sh("touch d1.txt"), wr("d2.txt"), rd("a.txt"), rd("../outside/o.txt"), sh("rm a.txt"),
+		fetch("https://example.com/"), sh("git status")}
+	files := map[string]string{"a.txt": "a\n", "../outside/o.txt": "o\n"}
+	var out []dcase
+	for _, c := range []struct {
+		name       string
+		user, proj Settings
+	}{{"user", Settings{DenyInstead: true, Deny: []string{"Bash(rm:*)"}}, Settings{}},
+		{"project", Settings{Deny: []string{"Bash(rm:*)"}}, Settings{DenyInstead: true}}} {
+		out = append(out, filesCases("denyinstead-"+c.name, "generated user rules", []string{"default", "acceptEdits", "plan"}, "", c.user, c.proj,
+			files, [][]probe{probes})...)
+	}
+	return out
+}

@@ -34,13 +34,14 @@ type Settings struct {
 	DefaultMode           string
 	AdditionalDirectories []string
 	// BlockReads is permissions.blockReadsOutsideWorkingDirectories,
-	// BlockWrites permissions.blockWritesOutsideWorkingDirectories.
-	BlockReads, BlockWrites bool
+	// BlockWrites permissions.blockWritesOutsideWorkingDirectories,
+	// DenyInstead permissions.denyInsteadOfPrompting.
+	BlockReads, BlockWrites, DenyInstead bool
 }
 
 // any reports whether s sets anything.
 func (s Settings) any() bool {
-	return s.Allow != nil || s.Ask != nil || s.Deny != nil || s.DefaultMode != "" || s.AdditionalDirectories != nil || s.BlockReads || s.BlockWrites
+	return s.Allow != nil || s.Ask != nil || s.Deny != nil || s.DefaultMode != "" || s.AdditionalDirectories != nil || s.BlockReads || s.BlockWrites || s.DenyInstead
 }
 
 // permissions is s as a settings file's "permissions".
@@ -59,6 +60,9 @@ func (s Settings) permissions() map[string]any {
 	}
 	if s.BlockWrites {
 		perms["blockWritesOutsideWorkingDirectories"] = true
+	}
+	if s.DenyInstead {
+		perms["denyInsteadOfPrompting"] = true
 	}
 	return perms
 }
