@@ -1610,6 +1610,20 @@ func uncheckedWrite(sp subPaths) (word, code, why string) {
 // cat < f.txt; cat < /abs after a cd runs) (TestDifferential/redirforms-*,
 // envchdir-*).
 func inputAsk(l *bashLine, s *bashSub) (string, string) {
+	for i, w := range s.words {
+		// The sources as written: a quoted "$HOME/x" is read as a path.
+		j := redirAt(w)
+		if j < 0 || w[j] != '<' || strings.HasPrefix(w[j:], "<<") || strings.HasPrefix(w[j:], "<(") {
+			continue
+		}
+		src := strings.TrimLeft(w[j+1:], "&>")
+		if src == "" && i+1 < len(s.words) {
+			src = s.words[i+1]
+		}
+		if concatExpansion(src) {
+			return src, "reads its input from a path joined to an expansion,"
+		}
+	}
 	for _, src := range s.ins {
 		switch {
 		case shellExpands(src), tildeForm(src):
@@ -1619,6 +1633,26 @@ func inputAsk(l *bashLine, s *bashSub) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// concatExpansion reports a word that joins an unquoted $ or backtick to
+// other text ($HOME/notes.txt, a$X): Claude Code 2.1.328 asks for such
+// an input redirection ("Redirect target concatenation contains $/` —
+// unanalyzable"), and reads cat < "$HOME/notes.txt" and cat < ~/notes.txt
+// (TestDifferential/homeredirects-acceptEdits; TestInputConcat).
+func concatExpansion(w string) bool {
+	if unquotedIndex(w, "$`") < 0 {
+		return false
+	}
+	if len(w) > 1 && w[0] == '$' {
+		if n := nameLen(w[1:]); n > 0 && 1+n == len(w) {
+			return false // $NAME alone
+		}
+		if w[1] == '{' && strings.IndexByte(w, '}') == len(w)-1 {
+			return false // ${...} alone
+		}
+	}
+	return true
 }
 
 // uncheckedArgs returns an argument Claude Code 2.1.328 cannot check

@@ -1022,3 +1022,18 @@ func TestWriteBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestInputConcat: an input redirection from a word joining an unquoted
+// expansion to other text asks whatever approved the command; quoted, or
+// ~/, it is read as a path (TestDifferential/homeredirects-acceptEdits).
+func TestInputConcat(t *testing.T) {
+	doc := `{"permissions": {"additionalDirectories": ["/h"]}}`
+	runCalls(t, doc, "acceptEdits", slices.Concat(bashCalls(ask, codeRedirect, "cat < $HOME/notes.txt", "wc -l < $HOME/notes.txt", "cat <$HOME/notes.txt"),
+		bashCalls(allow, codeDefaultReadOnly, `cat < "$HOME/notes.txt"`, "cat < ~/notes.txt")))
+	for w, want := range map[string]bool{"$HOME/x": true, "a$X": true, "`pwd`/x": true, "$HOME": false, "${HOME}": false, `"$HOME/x"`: false,
+		"a.txt": false, "'$x'/a": false, `\$x/a`: false} {
+		if got := concatExpansion(w); got != want {
+			t.Errorf("concatExpansion(%q) = %v, want %v", w, got, want)
+		}
+	}
+}

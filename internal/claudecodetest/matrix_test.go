@@ -378,6 +378,8 @@ func matrix() []dcase {
 	out = append(out, matrixGitReads()...)
 	out = append(out, matrixBlockWrites()...)
 	out = append(out, matrixDenyInstead()...)
+	out = append(out, matrixTildeWords()...)
+	out = append(out, matrixHomeRedirects()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -1132,3 +1132,24 @@ func matrixDenyInstead() []dcase {
 	}
 	return out
 }
+
+// matrixTildeWords: ~ forms among the words of read-only commands whose
+// paths are checked and of those whose are not, beside $HOME's (row 119).
+func matrixTildeWords() []dcase {
+	probes := shs("pwd", "id ~", "id ~/notes.txt", "id ~root", "id ~+", "id x~", "id '~'", `id \~`, "git ls-files ~/notes.txt", "which ~",
+		"git log -1 -- ~", "tree ~", "du -s ~", "basename ~/a", "realpath ~", "date -r ~/notes.txt", "grep n ~/notes.txt", "sort ~/notes.txt",
+		"id ~/*.txt", "echo ~", "echo ~/x", "echo ~root", "id a=~/x", "id --x=~/y", "id :~/z")
+	return sh4Cases("tildewords", "home in arguments", []string{"default"}, Settings{AdditionalDirectories: []string{"../home"}},
+		map[string]string{"a.txt": "a\n"}, probes)
+}
+
+// matrixHomeRedirects: $HOME and ~ in redirections and in the operands of
+// commands that write, with HOME a working directory, in acceptEdits
+// (row 119 reads $HOME in a read-only command's words).
+func matrixHomeRedirects() []dcase {
+	probes := shs("pwd", "cat < $HOME/notes.txt", `cat < "$HOME/notes.txt"`, "cat < ~/notes.txt", "wc -l < $HOME/notes.txt",
+		"echo x > $HOME/o1.txt", "echo x > ~/o2.txt", "touch $HOME/t1.txt", "touch ~/t2.txt", `touch "$HOME/t3.txt"`, "mkdir $HOME/d1",
+		"cp a.txt $HOME/c1.txt", "rm $HOME/notes.txt", "sed -i s/n/m/ $HOME/notes.txt", "echo x | tee $HOME/o3.txt")
+	files := map[string]string{"a.txt": "a\n"}
+	return sh4Cases("homeredirects", "home in arguments", []string{"acceptEdits"}, Settings{AdditionalDirectories: []string{"../home"}}, files, probes)
+}
