@@ -883,7 +883,7 @@ func TestSuspiciousPaths(t *testing.T) {
 		return call1{"Write", map[string]any{"file_path": f, "content": "x", PathsKey: map[string]any{"project": "/p", "home": "/h"}}, ask,
 			codeProtectedPath}
 	}
-	files := []string{"x.", "x. ", "sub./y.txt", "PROGRA~1.txt", "a~1/b.txt", "x.nul", "x.CON", "a.com1", ".../x.txt", "x/.../y.txt", "x..",
+	files := []string{"x.", "sub./y.txt", "PROGRA~1.txt", "a~1/b.txt", "x.nul", "x.CON", "a.com1", ".../x.txt", "x/.../y.txt", "x..",
 		"a /b.txt"}
 	var calls []call1
 	for _, f := range files {
