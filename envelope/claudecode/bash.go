@@ -2762,7 +2762,15 @@ func splitRedirs(words []string) (args, outs, ins []string) {
 }
 
 // splitRedirsScan is splitRedirs word by word.
-func splitRedirsScan(words []string) (args, outs, ins []string) {
+func splitRedirsScan(words []string) (args, outs, ins []string) { return scanRedirs(words, false) }
+
+// rawRedirs is splitRedirsScan with the targets as written: the same
+// targets in the same order (which are kept is read on their unquoted
+// form), their quotes and escapes kept.
+func rawRedirs(words []string) (args, outs, ins []string) { return scanRedirs(words, true) }
+
+// scanRedirs is splitRedirsScan, keeping the targets as written when raw.
+func scanRedirs(words []string, raw bool) (args, outs, ins []string) {
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		j := redirAt(w)
@@ -2773,41 +2781,53 @@ func splitRedirsScan(words []string) (args, outs, ins []string) {
 		if pre := w[:j]; pre != "" && pre != "&" && !allDigits(pre) {
 			args = append(args, pre)
 		}
-		op := w[j:]
-		in := op[0] == '<'
-		k, here, dup := 1, false, false
-		switch {
-		case in && k < len(op) && op[k] == '<':
-			here = true
-			for k < len(op) && op[k] == '<' {
-				k++
-			}
-		case !in && k < len(op) && (op[k] == '>' || op[k] == '|'):
-			k++
-		}
-		if k < len(op) && op[k] == '&' {
-			dup = true
-			k++
-		}
-		if in && k < len(op) && op[k] == '>' {
-			k++ // <> opens for reading and writing
-		}
-		target := op[k:]
+		in, here, dup, k := redirOp(w[j:])
+		target := w[j+k:]
 		if target == "" && i+1 < len(words) {
 			i++
 			target = words[i]
 		}
-		target = unquote(target)
+		unq, kept := unquote(target), target
+		if !raw {
+			kept = unq
+		}
 		switch {
-		case here, target == "":
-		case dup && (target == "-" || allDigits(target)):
+		case here, unq == "":
+		case dup && (unq == "-" || allDigits(unq)):
 		case in:
-			ins = append(ins, target)
+			ins = append(ins, kept)
 		default:
-			outs = append(outs, target)
+			outs = append(outs, kept)
 		}
 	}
 	return args, outs, ins
+}
+
+// redirOp reads a redirection operator at the start of op (op[0] is '<'
+// or '>'): in for an input, here for a here-document or here-string
+// (<<, <<<, <<-), dup for a duplication (<&, >&), and k the length of the
+// operator, after which its target begins (<> opens for reading and
+// writing, and >| or >> for writing). splitRedirsScan and inputAsk read
+// operators with it alone.
+func redirOp(op string) (in, here, dup bool, k int) {
+	in, k = op[0] == '<', 1
+	switch {
+	case in && k < len(op) && op[k] == '<':
+		here = true
+		for k < len(op) && op[k] == '<' {
+			k++
+		}
+	case !in && k < len(op) && (op[k] == '>' || op[k] == '|'):
+		k++
+	}
+	if k < len(op) && op[k] == '&' {
+		dup = true
+		k++
+	}
+	if in && k < len(op) && op[k] == '>' {
+		k++
+	}
+	return in, here, dup, k
 }
 
 // redirAt is the index of the first unquoted, unescaped '<' or '>' of a

@@ -397,10 +397,17 @@ var patternBuiltins = setOf("declare", "typeset", "local", "export", "readonly",
 // number": set *, shift *, read a* < f, wait *, jobs *, getopts ab a*,
 // break *, export ~x); set -- takes any words, and printf only its format
 // (printf %s * runs, printf %s ~ too). raw are the words as written (row
-// 122, TestDifferential/patternbuiltins-*).
+// 122, TestDifferential/patternbuiltins-*); raw and args of different
+// lengths ask.
 func patternOperand(name string, args, raw []string) (string, string) {
-	if !patternBuiltins[name] || len(args) != len(raw) {
+	if !patternBuiltins[name] {
 		return "", ""
+	}
+	if len(args) != len(raw) {
+		// Unquoting keeps the count of words; should it not, no word
+		// can be read as written, and the call asks rather than run
+		// unread (TestPatternOperandMismatchAsks).
+		return strings.Join(raw, " "), "gives " + name + " words that could not be read as written:"
 	}
 	tilde := func(a string) bool { return len(a) > 1 && a[0] == '~' && a[1] != '/' }
 	hit := -1

@@ -1610,18 +1610,14 @@ func uncheckedWrite(sp subPaths) (word, code, why string) {
 // cat < f.txt; cat < /abs after a cd runs) (TestDifferential/redirforms-*,
 // envchdir-*).
 func inputAsk(l *bashLine, s *bashSub) (string, string) {
-	for i, w := range s.words {
-		// The sources as written: a quoted "$HOME/x" is read as a path.
-		j := redirAt(w)
-		if j < 0 || w[j] != '<' || strings.HasPrefix(w[j:], "<<") || strings.HasPrefix(w[j:], "<(") {
-			continue
-		}
-		src := strings.TrimLeft(w[j+1:], "&>")
-		if src == "" && i+1 < len(s.words) {
-			src = s.words[i+1]
-		}
-		if concatExpansion(src) {
-			return src, "reads its input from a path joined to an expansion,"
+	// The sources as written (s.ins has them unquoted), read over every
+	// word: a < in a [[ ]] is asked for too ([[ a < $HOME/x ]] asks).
+	if slices.ContainsFunc(s.words, func(w string) bool { return strings.IndexByte(w, '<') >= 0 }) {
+		_, _, raws := rawRedirs(s.words)
+		for _, src := range raws {
+			if redirUnread(src) {
+				return src, "reads its input from a target the release does not read (an expansion, or one joined to other text),"
+			}
 		}
 	}
 	for _, src := range s.ins {
@@ -1635,24 +1631,68 @@ func inputAsk(l *bashLine, s *bashSub) (string, string) {
 	return "", ""
 }
 
-// concatExpansion reports a word that joins an unquoted $ or backtick to
-// other text ($HOME/notes.txt, a$X): Claude Code 2.1.328 asks for such
-// an input redirection ("Redirect target concatenation contains $/` —
-// unanalyzable"), and reads cat < "$HOME/notes.txt" and cat < ~/notes.txt
-// (TestDifferential/homeredirects-acceptEdits; TestInputConcat).
-func concatExpansion(w string) bool {
-	if unquotedIndex(w, "$`") < 0 {
+// redirUnread reports a redirection target, as written, that Claude Code
+// 2.1.328 asks for whatever approved the command: one holding a $ or a
+// backtick that no backslash escapes (its test reads the target's text,
+// quotes and all) and that is not one quoted string. So an expansion
+// alone (cat < $HOME: "A variable in this command can't be checked before
+// it runs"), one joined to text (cat < $HOME/notes.txt, cat <"$HOME"/x,
+// cat < '$a'b: "Redirect target concatenation contains $/`") ask, and
+// cat < "$HOME/notes.txt" and cat < "$HOME" are read as paths
+// (TestDifferential/homeredirects-acceptEdits, inputconcat-acceptEdits;
+// TestRedirUnread).
+func redirUnread(w string) bool {
+	return unescapedExpansion(w) && !oneQuoted(w)
+}
+
+// unescapedExpansion reports a $ or backtick in w after an even number of
+// backslashes (none included), quotes not read: the release's
+// /(?:^|[^\\])(?:\\\\)*[`$]/.
+func unescapedExpansion(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] != '$' && w[i] != '`' {
+			continue
+		}
+		n := 0
+		for j := i - 1; j >= 0 && w[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// oneQuoted reports a word that is one quoted string: '...' or "...",
+// whose closing quote is its last byte.
+func oneQuoted(w string) bool {
+	if len(w) < 2 || w[0] != '\'' && w[0] != '"' {
 		return false
 	}
-	if len(w) > 1 && w[0] == '$' {
-		if n := nameLen(w[1:]); n > 0 && 1+n == len(w) {
-			return false // $NAME alone
-		}
-		if w[1] == '{' && strings.IndexByte(w, '}') == len(w)-1 {
-			return false // ${...} alone
+	q := w[0]
+	for i := 1; i < len(w); i++ {
+		switch {
+		case w[i] == '\\' && q == '"':
+			i++
+		case w[i] == q:
+			return i == len(w)-1
 		}
 	}
-	return true
+	return false
+}
+
+// homeQuoted reports a target written as one double-quoted string that
+// begins with $HOME and holds no other $ or backtick: the release reads it
+// as a path under the home directory (echo x > "$HOME/o5.txt" writes
+// there in acceptEdits with HOME a working directory:
+// TestDifferential/inputconcat-acceptEdits).
+func homeQuoted(w string) bool {
+	if !oneQuoted(w) || w[0] != '"' {
+		return false
+	}
+	rest, ok := strings.CutPrefix(w[1:len(w)-1], "$HOME")
+	return ok && (rest == "" || rest[0] == '/') && !strings.ContainsAny(rest, "$`\\")
 }
 
 // uncheckedArgs returns an argument Claude Code 2.1.328 cannot check
@@ -1770,14 +1810,26 @@ func (v *view) hasReadDeny() bool {
 // about targets (deny rules do: commandPathDeny). With a cd anywhere in the
 // line any redirection asks, since the target's directory cannot be told.
 func (v *view) redirectAsk(c *call, l *bashLine, s *bashSub) (string, string) {
-	for _, t := range s.outs {
+	var raws []string
+	if len(s.outs) > 0 {
+		_, raws, _ = condSplit(s.words, rawRedirs)
+	}
+	for i, t := range s.outs {
 		if t == "/dev/null" {
 			continue
 		}
 		if l.hasCd() {
 			return t, "redirects its output after a cd to"
 		}
-		if !plainTarget(t) {
+		if len(raws) != len(s.outs) {
+			return t, "redirects its output to a target not found as written,"
+		}
+		// "$HOME/o.txt" is a path under the home directory (homeQuoted),
+		// which wordPath reads so; every other target holding a $ or a
+		// backtick asks (plainTarget: echo x > $HOME, > "$HOME"/o.txt,
+		// the release's redirUnread).
+		home := homeQuoted(raws[i]) && plainTarget(t[len("$HOME"):])
+		if !home && !plainTarget(t) {
 			// Claude Code 2.1.328 asks for echo x > gr*.txt, echo x >
 			// ~+/rf1.txt, echo x > ~/gp/r1.txt and echo x > $HOME/gp/r5.txt
 			// in every mode but bypassPermissions, whatever Edit allow

@@ -874,6 +874,21 @@ func TestPatternBuiltins(t *testing.T) {
 	}
 }
 
+// TestPatternOperandMismatchAsks: words unquoted and as written in
+// different numbers (no parse makes them today) are no reason to run: the
+// builtin asks, where a skip would have let it through.
+func TestPatternOperandMismatchAsks(t *testing.T) {
+	if w, why := patternOperand("export", []string{"A"}, []string{"A", "b*"}); why == "" || w != "A b*" {
+		t.Fatalf("patternOperand with 1 word and 2 as written = %q, %q; want an ask", w, why)
+	}
+	if _, why := patternOperand("echo", []string{"A"}, []string{"A", "b*"}); why != "" {
+		t.Fatalf("echo is no pattern builtin, yet %q", why)
+	}
+	if _, why := patternOperand("export", []string{"A"}, []string{"A"}); why != "" {
+		t.Fatalf("export A asks: %q", why)
+	}
+}
+
 // TestSuspiciousPaths: writes to a path naming a Windows pattern ask in
 // acceptEdits and under an Edit allow rule, by Write and by Bash, and run
 // in bypassPermissions (row 123, TestDifferential/winpatterns-*,
@@ -988,7 +1003,8 @@ func TestReadBlock(t *testing.T) {
 // file tool's write outside the working directories, or of a Claude Code
 // settings file inside them, is denied in every mode and under every rule;
 // Bash is not limited; EnterWorktree and ExitWorktree leave the pool
-// (row 126, TestDifferential/blockwrites-*).
+// (row 126, TestDifferential/blockwrites-*; a settings file below a
+// subdirectory and in another case, blockwritescase-*).
 func TestWriteBlock(t *testing.T) {
 	w := func(f string) call1 {
 		return call1{"Write", map[string]any{"file_path": f, "content": "x", PathsKey: map[string]any{"project": "/p", "home": "/h"}}, deny,
@@ -1023,17 +1039,29 @@ func TestWriteBlock(t *testing.T) {
 	}
 }
 
-// TestInputConcat: an input redirection from a word joining an unquoted
-// expansion to other text asks whatever approved the command; quoted, or
-// ~/, it is read as a path (TestDifferential/homeredirects-acceptEdits).
+// TestInputConcat: a redirection target holding an unescaped $ or
+// backtick that is not one quoted string asks whatever approved the
+// command; "$HOME/x" and "$HOME" are read as paths, for input and output
+// (TestDifferential/homeredirects-acceptEdits, inputconcat-acceptEdits,
+// which shows cat < $HOME and cat < '$a'a.txt asking: the release tests
+// the target's text, quotes and all).
 func TestInputConcat(t *testing.T) {
 	doc := `{"permissions": {"additionalDirectories": ["/h"]}}`
-	runCalls(t, doc, "acceptEdits", slices.Concat(bashCalls(ask, codeRedirect, "cat < $HOME/notes.txt", "wc -l < $HOME/notes.txt", "cat <$HOME/notes.txt"),
-		bashCalls(allow, codeDefaultReadOnly, `cat < "$HOME/notes.txt"`, "cat < ~/notes.txt")))
-	for w, want := range map[string]bool{"$HOME/x": true, "a$X": true, "`pwd`/x": true, "$HOME": false, "${HOME}": false, `"$HOME/x"`: false,
-		"a.txt": false, "'$x'/a": false, `\$x/a`: false} {
-		if got := concatExpansion(w); got != want {
-			t.Errorf("concatExpansion(%q) = %v, want %v", w, got, want)
+	runCalls(t, doc, "acceptEdits", slices.Concat(bashCalls(ask, codeRedirect, "cat < $HOME/notes.txt", "wc -l < $HOME/notes.txt",
+		"cat <$HOME/notes.txt", `cat <"$HOME"/notes.txt`, "cat < $HOME", `cat < '$a'a.txt`, `echo x > "$HOME"/o.txt`, "echo x > $HOME"),
+		bashCalls(ask, codeDefaultPrompt, "cat <&$X", "echo x >&$X", "[[ a < $HOME/x ]]"),
+		bashCalls(allow, codeDefaultReadOnly, `cat < "$HOME/notes.txt"`, "cat < ~/notes.txt", `cat < "$HOME"`, `cat < 'a.txt'`,
+			`echo x > "$HOME/o5.txt"`, `echo a > "$HOME"`)))
+	for w, want := range map[string]bool{"$HOME/x": true, "a$X": true, "`pwd`/x": true, "$HOME": true, "${HOME}": true, `"$HOME/x"`: false,
+		`"$HOME"/x`: true, "a.txt": false, "'$x'/a": true, "'$x'": false, `\$x/a`: false, `a\\$x`: true, `"a\"$"`: false, `"a"$`: true} {
+		if got := redirUnread(w); got != want {
+			t.Errorf("redirUnread(%q) = %v, want %v", w, got, want)
+		}
+	}
+	for w, want := range map[string]bool{`"$HOME"`: true, `"$HOME/x"`: true, `"$HOMEX"`: false, `"$HOME/$X"`: false, `$HOME/x`: false,
+		`"$HOME"/x`: false, `'$HOME'`: false} {
+		if got := homeQuoted(w); got != want {
+			t.Errorf("homeQuoted(%q) = %v, want %v", w, got, want)
 		}
 	}
 }

@@ -380,6 +380,8 @@ func matrix() []dcase {
 	out = append(out, matrixDenyInstead()...)
 	out = append(out, matrixTildeWords()...)
 	out = append(out, matrixHomeRedirects()...)
+	out = append(out, matrixInputConcat()...)
+	out = append(out, matrixBlockWritesCase()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

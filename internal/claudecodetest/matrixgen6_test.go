@@ -1167,3 +1167,29 @@ func matrixHomeRedirects() []dcase {
 	files := map[string]string{"a.txt": "a\n"}
 	return sh4Cases("homeredirects", "home in arguments", []string{"acceptEdits"}, Settings{AdditionalDirectories: []string{"../home"}}, files, probes)
 }
+
+// matrixInputConcat: input redirections whose source joins an unquoted
+// expansion to other text with no blank after the operator, in braces, in
+// a [[ ]] comparison and in a here-string, beside the sources the release
+// reads as paths, and output targets of the same shapes, with HOME a
+// working directory, in acceptEdits (row 127; TestInputConcat).
+func matrixInputConcat() []dcase {
+	probes := shs("pwd", "cat <$HOME/notes.txt", "wc -l <$HOME/notes.txt", "cat < ${HOME}/notes.txt", "cat <${HOME}/notes.txt",
+		`cat <"$HOME"/notes.txt`, "cat < $HOME", "cat 0<$HOME/notes.txt", "cat < a$X", "cat < a.txt$X", "cat <<< $HOME/notes.txt",
+		"[[ a < $HOME/x ]]", "cat <a.txt", `cat < "$HOME/notes.txt" a.txt`, `cat < '$a'a.txt`, "cat <&$X", `cat < "$HOME"`,
+		`cat < "a"$X`, `cat < \$HOME/notes.txt`, `cat < 'a.txt'`, `cat < "a".txt`, `echo x > "$HOME"/o4.txt`, "echo x > $HOME",
+		`echo x >'$a'b.txt`, "echo x >&$X", `echo x > "$HOME/o5.txt"`, "echo a 2>$HOME/e.txt", `echo a > "$HOME"`, "echo a > a$.txt",
+		"cat < `echo a.txt`", `cat < "a$"`, "cat < a.t$")
+	files := map[string]string{"a.txt": "a\n"}
+	return sh4Cases("inputconcat", "home in arguments", []string{"acceptEdits"}, Settings{AdditionalDirectories: []string{"../home"}}, files, probes)
+}
+
+// matrixBlockWritesCase: permissions.blockWritesOutsideWorkingDirectories
+// against settings files named in another case and below a subdirectory
+// (row 126; TestWriteBlock).
+func matrixBlockWritesCase() []dcase {
+	probes := []probe{wr("sub/.claude/settings.json"), wr("sub/.Claude/Settings.json"), wr(".claude/Settings.json"),
+		wr(".CLAUDE/settings.local.json"), wr("sub/.claude/other.json"), wr("n6.txt")}
+	return filesCases("blockwritescase", "generated user rules", []string{"default", "acceptEdits", "bypassPermissions"}, "",
+		Settings{}, Settings{BlockWrites: true}, map[string]string{"a.txt": "a\n"}, [][]probe{probes})
+}
