@@ -1507,6 +1507,9 @@ func uncheckable(l *bashLine, s *bashSub, sp subPaths) (code, why, word string) 
 	if w, why := inputAsk(l, s); why != "" {
 		return codeRedirect, why, w
 	}
+	if w, why := redirShape(s); why != "" {
+		return codeRedirect, why, w
+	}
 	if w, why := uncheckedArgs(sp.words); why != "" {
 		return codePathScope, why, w
 	}
@@ -1631,6 +1634,67 @@ func inputAsk(l *bashLine, s *bashSub) (string, string) {
 	return "", ""
 }
 
+// redirShape returns the first redirection target of s (after a [[ ]],
+// whose < and > compare) whose shape Claude Code 2.1.328's redirection
+// reader refuses, asking whatever approved the command, and why: a target
+// starting with ! or = ("zsh clobber or history expansion", "zsh expands
+// to PATH binary": echo a > '!x.txt', cat < '=a.txt'), one holding a
+// newline, a >& or <& target starting with - but the - that closes a
+// descriptor (echo a >&-x: bash closes it and passes x on), and a >&
+// target outside [A-Za-z0-9./_-], which bash expands a second time
+// (echo a >&'a b.txt', echo a >&a+b.txt; echo a >&x.txt writes x.txt),
+// and the <> operator ("Unrecognized redirect shape": echo a <> x.txt
+// under Bash(echo:*)) (TestDifferential/redirreader-*; TestRedirShapes).
+func redirShape(s *bashSub) (string, string) {
+	words := s.words
+	if end := condEndWord(words); end >= 0 {
+		words = words[end+1:]
+	}
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		j := redirAt(w)
+		if j < 0 {
+			continue
+		}
+		in, here, dup, k := redirOp(w[j:])
+		t := w[j+k:]
+		if t == "" && i+1 < len(words) {
+			i++
+			t = words[i]
+		}
+		if here || t == "" {
+			continue
+		}
+		u := unquote(t)
+		switch {
+		case strings.HasPrefix(w[j:], "<>"):
+			return u, "opens for reading and writing (<>), a redirection the release does not read, on"
+		case u == "":
+		case u[0] == '!' || u[0] == '=':
+			return u, "redirects to a target starting with " + u[:1] + ", which zsh expands,"
+		case strings.IndexByte(u, '\n') >= 0:
+			return u, "redirects to a target holding a newline,"
+		case dup && u != "-" && u[0] == '-':
+			return u, "closes a descriptor and passes the rest on as an argument:"
+		case dup && !in && !dupTarget(u):
+			return u, "redirects with >& to a target bash expands a second time,"
+		}
+	}
+	return "", ""
+}
+
+// dupTarget reports a >& target the release reads as a path or a
+// descriptor: letters, digits and . / _ - only.
+func dupTarget(u string) bool {
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '/' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // redirUnread reports a redirection target, as written, that Claude Code
 // 2.1.328 asks for whatever approved the command: one holding a $ or a
 // backtick that no backslash escapes (its test reads the target's text,
@@ -1640,7 +1704,7 @@ func inputAsk(l *bashLine, s *bashSub) (string, string) {
 // cat < '$a'b: "Redirect target concatenation contains $/`") ask, and
 // cat < "$HOME/notes.txt" and cat < "$HOME" are read as paths
 // (TestDifferential/homeredirects-acceptEdits, inputconcat-acceptEdits;
-// TestRedirUnread).
+// TestInputConcat).
 func redirUnread(w string) bool {
 	return unescapedExpansion(w) && !oneQuoted(w)
 }

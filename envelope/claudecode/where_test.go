@@ -1039,6 +1039,23 @@ func TestWriteBlock(t *testing.T) {
 	}
 }
 
+// TestRedirShapes: the redirection targets Claude Code 2.1.328's reader
+// refuses ask whatever approved the command; the plain forms beside them
+// are read as paths (TestDifferential/redirreader-*).
+func TestRedirShapes(t *testing.T) {
+	asked := []string{"echo a > '!x1.txt'", "echo a > '=x3.txt'", "cat < '=a.txt'", "cat < '!a.txt'", "echo a >&-x", "echo a >&'a b.txt'",
+		"echo a >&a+b.txt", "echo a > \"x9\ny.txt\""}
+	runCalls(t, `{}`, "acceptEdits", slices.Concat(bashCalls(ask, codeRedirect, asked...),
+		bashCalls(allow, codeDefaultReadOnly, "echo a >&x4.txt", "echo a >& x5.txt", "echo a &> x6.txt", "echo a >&2", "echo a 2>&1",
+			"echo a > x14.txt 2>&1", "cat <a.txt >x16.txt", "echo a > -x20.txt", "[[ a > '=b' ]]")))
+	runCalls(t, `{"permissions": {"allow": ["Bash(echo:*)", "Bash(cat:*)"]}}`, "default", bashCalls(ask, codeRedirect, append(asked, "echo a <> x11.txt")...))
+	for u, want := range map[string]bool{"x.txt": true, "a/b-c_d.1": true, "a b": false, "a+b": false, "~/x": false, "": true} {
+		if got := dupTarget(u); got != want {
+			t.Errorf("dupTarget(%q) = %v, want %v", u, got, want)
+		}
+	}
+}
+
 // TestInputConcat: a redirection target holding an unescaped $ or
 // backtick that is not one quoted string asks whatever approved the
 // command; "$HOME/x" and "$HOME" are read as paths, for input and output

@@ -382,6 +382,7 @@ func matrix() []dcase {
 	out = append(out, matrixHomeRedirects()...)
 	out = append(out, matrixInputConcat()...)
 	out = append(out, matrixBlockWritesCase()...)
+	out = append(out, matrixRedirReader()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

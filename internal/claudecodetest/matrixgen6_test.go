@@ -1193,3 +1193,24 @@ func matrixBlockWritesCase() []dcase {
 	return filesCases("blockwritescase", "generated user rules", []string{"default", "acceptEdits", "bypassPermissions"}, "",
 		Settings{}, Settings{BlockWrites: true}, map[string]string{"a.txt": "a\n"}, [][]probe{probes})
 }
+
+// matrixRedirReader: the redirection targets and shapes the release's
+// redirect reader refuses (cli.js: a target starting with ! or =, holding
+// a newline, after >& or <& starting with -, a >& target outside
+// [A-Za-z0-9./_-], an {fd} variable, text after a here-document's start,
+// a second target) beside the plain forms, in acceptEdits, default mode
+// and bypassPermissions, and under rules naming the commands and a bare
+// Bash rule.
+func matrixRedirReader() []dcase {
+	probes := shs("pwd", "echo a > '!x1.txt'", "echo a > =x2.txt", "echo a > '=x3.txt'", "cat < '=a.txt'", "cat < '!a.txt'",
+		"echo a >&-x", "echo a >&'a b.txt'", "echo a >&a+b.txt", "echo a >&x4.txt", "echo a >& x5.txt", "echo a &> x6.txt",
+		"echo a {fd}>x7.txt", "cat {fd}<a.txt", "echo a >$'x8\\ny.txt'", "echo a > \"x9\ny.txt\"", "cat <<EOF a.txt\nhi\nEOF",
+		"cat < a.txt b.txt", "echo a > o1.txt o2.txt", "cat <&- a.txt", "echo a >&2", "echo a 2>&1", "echo a >&- x", "echo a >| x10.txt",
+		"echo a <> x11.txt", "echo a >> x12.txt", "echo a 2>>x13.txt", "echo a > x14.txt 2>&1", "echo a >&1 x15", "cat <a.txt >x16.txt",
+		"echo a >'x17.txt'", "echo a >\"x18.txt\"", "echo a > ./-x19.txt", "echo a > -x20.txt", "echo a >&~/x21.txt", "echo a > '~x22.txt'",
+		"[[ a > '=b' ]]", "[[ a < '!b' ]]")
+	files := map[string]string{"a.txt": "a\n"}
+	return slices.Concat(sh4Cases("redirreader", "home in arguments", []string{"acceptEdits", "default", "bypassPermissions"}, Settings{}, files, probes),
+		sh4Cases("redirreaderrule", "home in arguments", []string{"default"}, Settings{Allow: []string{"Bash(echo:*)", "Bash(cat:*)", "Bash([[:*)"}}, files, probes),
+		sh4Cases("redirreaderbash", "home in arguments", []string{"default"}, Settings{Allow: []string{"Bash"}}, files, probes))
+}
