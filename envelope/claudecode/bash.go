@@ -1894,8 +1894,7 @@ func parseBash(cmd string) *bashLine {
 	l := &bashLine{line: cmd, broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs) ||
 		trailingBackslash(cmd), subs: subs}
 	for i := 0; i < len(subs) && !l.broken; i++ {
-		l.broken = wordAfterRedirect(subs[i].words) || loneEquals(subs[i].words) || digitsBeforeRedirect(subs[i].words) ||
-			hashAfterTestOp(subs[i].words)
+		l.broken = subRefused(subs[i].words)
 	}
 	if !l.broken && strings.Contains(cmd, "=") {
 		l.subs = assignedSubstitutions(l.subs)
@@ -2407,6 +2406,70 @@ func digitsBeforeRedirect(words []string) bool {
 		}
 	}
 	return false
+}
+
+// subRefused reports a subcommand's words that Claude Code 2.1.328's
+// parser refuses, or reads as too complex, whatever approved the line
+// (row 121, row 130); parseBash and the test's parseBashJoined both ask it.
+func subRefused(words []string) bool {
+	return wordAfterRedirect(words) || loneEquals(words) || digitsBeforeRedirect(words) || hashAfterTestOp(words) ||
+		testRHSMissing(words) || condOperandSplit(words)
+}
+
+// testRHSMissing reports a [ ] test whose comparison has no right-hand
+// side ([ a = ]: "Test command comparison is missing its right-hand side";
+// [ = ] tests the word =, [ -n = ] tests it too) (row 130,
+// TestDifferential/complexforms*).
+func testRHSMissing(words []string) bool {
+	n := len(words)
+	return n >= 4 && words[0] == "[" && words[n-1] == "]" && condBinary[words[n-2]] && !condUnary[words[n-3]]
+}
+
+// condOperandSplit reports a [[ ]] operand that zsh would split where bash
+// does not (row 130, TestDifferential/complexforms*): an unquoted & in a
+// pattern or a regex, the operand after ==, =, != or =~ ([[ a == a&b ]],
+// [[ a =~ a&b ]]; [[ a == b && c == d ]] and [[ a&&b ]] run), and in the
+// regex a || outside parentheses ([[ a =~ a||b ]]) or parentheses that
+// do not balance (cli.js, the [[ ]] pattern and regex checks).
+func condOperandSplit(words []string) bool {
+	end := condEndWord(words)
+	for i := 2; i < end; i++ {
+		switch words[i-1] {
+		case "==", "=", "!=", "=~":
+			if unquotedIndex(words[i], "&") >= 0 || words[i-1] == "=~" && regexSplit(words[i]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// regexSplit reads a [[ ]] regex as the release does: a backslash takes
+// the byte after it, quotes are skipped whole, a || at depth 0 or a
+// parenthesis closing none, or one left open, is a split.
+func regexSplit(w string) bool {
+	depth := 0
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c == '\\' && i+1 < len(w):
+			i++
+		case c == '"' || c == '\'':
+			for i++; i < len(w) && w[i] != c; i++ {
+				if c == '"' && w[i] == '\\' && i+1 < len(w) {
+					i++
+				}
+			}
+		case depth == 0 && c == '|' && i+1 < len(w) && w[i+1] == '|':
+			return true
+		case c == '(':
+			depth++
+		case c == ')':
+			if depth--; depth < 0 {
+				return true
+			}
+		}
+	}
+	return depth != 0
 }
 
 // hashAfterTestOp reports a [ ] or [[ ]] test whose operator is followed

@@ -17,8 +17,7 @@ func parseBashJoined(cmd string) *bashLine {
 	l := &bashLine{line: cmd, broken: broken || bad || tooComplex(cmd) || hd.broken() || expansionShapes(cmd, hd, subs) || malformedCond(subs) ||
 		trailingBackslash(cmd), subs: subs}
 	for i := 0; i < len(subs) && !l.broken; i++ {
-		l.broken = wordAfterRedirect(subs[i].words) || loneEquals(subs[i].words) || digitsBeforeRedirect(subs[i].words) ||
-			hashAfterTestOp(subs[i].words)
+		l.broken = subRefused(subs[i].words)
 	}
 	if !l.broken {
 		l.subs = assignedSubstitutions(l.subs)

@@ -846,6 +846,27 @@ func TestParseRefusals(t *testing.T) {
 	runCalls(t, `{}`, "bypassPermissions", bashCalls(allow, codeModeBypass, refused...))
 }
 
+// TestTestRefusals: a [ ] comparison with no right-hand side and a [[ ]]
+// pattern or regex zsh would split ask under every rule but a bare Bash
+// one and run in bypassPermissions; the forms beside them run (row 130,
+// TestDifferential/complexforms*).
+func TestTestRefusals(t *testing.T) {
+	refused := []string{"[ a = ]", "[ a -eq ]", "[[ a == a&b ]]", "[[ a =~ a&b ]]", "[[ a =~ a||b ]]", "[[ a =~ (a)||b ]]", "[[ a =~ a) ]]",
+		"[[ a != x&y ]]", "echo a && [ b = ]"}
+	runCalls(t, `{"permissions": {"allow": ["Bash([:*)", "Bash([[:*)", "Bash(echo:*)"]}}`, "default", bashCalls(ask, codeDefaultPrompt, refused...))
+	runCalls(t, `{}`, "acceptEdits", slices.Concat(bashCalls(ask, codeDefaultPrompt, refused...),
+		bashCalls(allow, codeDefaultReadOnly, "[ = ]", "[ -n = ]", "[[ a =~ (a||b) ]]", `[[ a =~ a\|\|b ]]`, "[[ a =~ 'a||b' ]]",
+			"[[ a == 'a&b' ]]", `[[ a == a\&b ]]`, "[[ a == b && c == d ]]", "[[ a&&b ]]", "[ a = b ]")))
+	runCalls(t, `{"permissions": {"allow": ["Bash"]}}`, "default", bashCalls(allow, codePermissionAllow, refused...))
+	runCalls(t, `{}`, "bypassPermissions", bashCalls(allow, codeModeBypass, refused...))
+	for w, want := range map[string]bool{"a||b": true, "(a||b)": false, "(a)||b": true, `a\|\|b`: false, "'a||b'": false, `"a||b"`: false,
+		"a)": true, "(a": true, "(a)": false, `\(a`: false} {
+		if got := regexSplit(w); got != want {
+			t.Errorf("regexSplit(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
+
 // TestPatternBuiltins: the builtins that read their words as names or
 // numbers ask under a rule naming them for a glob or a ~ word, and export,
 // readonly and unset for an operand that is not a plain name (row 122,

@@ -383,6 +383,7 @@ func matrix() []dcase {
 	out = append(out, matrixInputConcat()...)
 	out = append(out, matrixBlockWritesCase()...)
 	out = append(out, matrixRedirReader()...)
+	out = append(out, matrixComplexForms()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -1214,3 +1214,27 @@ func matrixRedirReader() []dcase {
 		sh4Cases("redirreaderrule", "home in arguments", []string{"default"}, Settings{Allow: []string{"Bash(echo:*)", "Bash(cat:*)", "Bash([[:*)"}}, files, probes),
 		sh4Cases("redirreaderbash", "home in arguments", []string{"default"}, Settings{Allow: []string{"Bash"}}, files, probes))
 }
+
+// matrixComplexForms: forms from the release's list of lines too complex to
+// check (cli.js: escaped blanks, zsh's ~[ ], =cmd and <N-M>, braces with
+// quotes, here-document delimiters, an option word with an expansion,
+// $[ ] in quotes, zsh's $+ $= $~ flags, a tilde in an assigned value,
+// IFS, a test missing its right side, [[ ]] patterns and regexes zsh
+// splits) beside plain forms, under rules naming the commands and a bare
+// Bash rule, in acceptEdits and in bypassPermissions.
+func matrixComplexForms() []dcase {
+	probes := shs("pwd", `echo a\ b`, `cat a\ .txt`, "echo ~[x]", "echo =ls", "echo a<1-3>", "ls a<1-2>.txt", "echo {a,'b'}", `echo {"a",b}`,
+		"cat <<EOF\nhi\nEOF", "cat <<'EOF'\nhi\nEOF", "cat <<\"EOF\"\nhi\nEOF", "cat <<'E\\F'\nhi\nE\\F", "cat <<-EOF\n\thi\n\tEOF",
+		"cat <<'EOF' | wc -l && ls\nhi\nEOF", "ls -$X", `cat -"$X" a.txt`, "echo a{b,c}", "echo {1..3}", `echo "$[1+2]"`, "echo $+x",
+		"echo $=x", `echo "$~x"`, "A=~/x echo a", "A=~ ls", "IFS=, read a b < a.txt", "[ a = ]", "[[ a == ]]", "[[ a == a&b ]]",
+		"[[ a =~ a||b ]]", "[[ a =~ (a ]]", "[[ a == !(b) ]]", "[[ $a[1] == b ]]", "[[ $a:h == b ]]", `echo {a,\}}`, "echo $((X+1))",
+		"echo $((1+2))", "echo 10#$X", "echo ${+x}", "ls -la", "cat a.txt",
+		"echo a b", `echo "a b"`, "[[ a == b ]]", "[ a = b ]", "test a =", "[ a -eq ]", "[ = ]", "[ -n = ]", "[[ a =~ a&b ]]",
+		"[[ a =~ (a)||b ]]", "[[ a =~ (a||b) ]]", `[[ a =~ a\|\|b ]]`, "[[ a =~ 'a||b' ]]", "[[ a =~ a) ]]", "[[ a == 'a&b' ]]",
+		`[[ a == a\&b ]]`, "[[ a == b && c == d ]]", "[[ a&&b ]]")
+	files := map[string]string{"a.txt": "a\n"}
+	rules := Settings{Allow: []string{"Bash(echo:*)", "Bash(cat:*)", "Bash(ls:*)", "Bash([[:*)", "Bash([:*)", "Bash(read:*)"}}
+	return slices.Concat(sh4Cases("complexformsrule", "generated user rules", []string{"default"}, rules, files, probes),
+		sh4Cases("complexforms", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{}, files, probes),
+		sh4Cases("complexformsbash", "generated user rules", []string{"default"}, Settings{Allow: []string{"Bash"}}, files, probes))
+}
