@@ -1888,6 +1888,7 @@ func tildeAssigned(words []string) bool {
 
 // parseBash parses a command for the decision steps.
 func parseBash(cmd string) *bashLine {
+	cmd = catHeredocs(cmd)
 	cls, broken, hd := scanBashHD(cmd)
 	subs, bad := splitTopOps(cmd, cls)
 	subs = compound(subs)

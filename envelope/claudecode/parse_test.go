@@ -11,6 +11,7 @@ import (
 // parseBashJoined is parseBash making every text with strings.Join and
 // splitting every word list's redirections word by word.
 func parseBashJoined(cmd string) *bashLine {
+	cmd = catHeredocs(cmd)
 	cls, broken, hd := scanBashHD(cmd)
 	subs, bad := splitTopOps(cmd, cls)
 	subs = compound(subs)

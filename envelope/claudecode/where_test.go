@@ -1103,3 +1103,37 @@ func TestInputConcat(t *testing.T) {
 		}
 	}
 }
+
+// TestCatHeredocs: a here-document given to a bare cat in a double-quoted
+// command substitution is read as its text, as Claude Code 2.1.328 reads
+// it; every other shape is left for the checks that ask for it (row 131,
+// TestDifferential/catheredoc-*, catheredocrule-default).
+func TestCatHeredocs(t *testing.T) {
+	rules := `{"permissions": {"allow": ["Bash(echo:*)", "Bash(git commit:*)"], "deny": ["Bash(rm:*)"]}}`
+	ran := []string{"echo \"$(cat <<'EOF'\nhi\nEOF\n)\"", "echo \"$(cat <<'EOF'\nline1\nline2\nEOF\n)\"",
+		"echo \"a $(cat <<'EOF'\nx\ny\nEOF\n)\"", "echo \"$(cat <<\"EOF\"\nhi\nEOF\n)\"", "git commit -m \"$(cat <<'EOF'\nfix: x\n\nbody\nEOF\n)\"",
+		"echo \"$(cat <<'EOF'\nhi\nEOF\n)$(cat <<'EOF'\nho\nEOF\n)\"", "echo \"$(cat <<'EOF'\nrm a.txt\nEOF\n)\"",
+		"echo \"$(cat <<'EOF'\n-n\nEOF\n)\"", "echo \"$(  cat <<'EOF'\nhi\nEOF\n)\"", "echo \"$(cat <<'EOF'\nhi\nEOF\n  )\"",
+		"echo \"x$(cat <<'EOF'\n-n\ny\nEOF\n)\"", "echo \"$(cat <<'EOF'\nit's \"q\" x\nEOF\n)\"", "echo \"$(cat <<'EOF'\nhi\n\n\nEOF\n)\"",
+		"echo \"$(cat <<'EOF'\nEOF;x\nEOF\n)\""}
+	asked := []string{"echo \"$(cat <<'EOF'\n-n\nx\nEOF\n)\"", "echo \"$(cat <<EOF\nhi\nEOF\n)\"", "echo \"$(cat <<\\EOF\nhi\nEOF\n)\"",
+		"echo \"$(cat <<-'EOF'\n\thi\n\tEOF\n)\"", "echo \"$(cat -n <<'EOF'\nhi\nEOF\n)\"", "echo $(cat <<'EOF'\nhi\nEOF\n)",
+		"echo \"$(cat <<'EOF'\n/proc/1/environ\nEOF\n)\"", "echo \"$(cat <<'EOF' | tr a b\nhi\nEOF\n)\"", "echo \"$(cat <<'EOF'\n--x\ny\nEOF\n)\"",
+		"echo \"$(cat <<'EOF'\nsystem(\"x\")\nEOF\n)\"", "echo \"$(cat <<'EOF'\nhi\nEOF)\"", "echo \"$(cat <<'EOF'\nEOF)x\nEOF\n)\"",
+		"echo \"$(cat <<'EOF' 2>/dev/null\nhi\nEOF\n)\"", "echo \"$(cat <<'EOF'\nhi\nEOF\necho x\n)\"",
+		"echo \"$(cat <<'EOF'\nhi\nEOF\n)\" <<< x", "echo '\"' $(cat <<'EOF'\nhi\nEOF\n) '\"'"}
+	runCalls(t, rules, "default", slices.Concat(bashCalls(allow, codePermissionAllow, ran...), bashCalls(ask, codeDefaultPrompt, asked...),
+		bashCalls(deny, codePermissionDeny, "rm \"$(cat <<'EOF'\nx\nEOF\n)\"", "echo \"$(cat <<'EOF'\nhi\nEOF\n)\" && rm a.txt")))
+	for in, want := range map[string]string{
+		"echo \"$(cat <<'EOF'\nhi\nEOF\n)\"":                  `echo "hi"`,
+		"echo \"a $(cat <<'EOF'\nx\ny\nEOF\n)\"":              "echo \"a \n" + cmdsubOutput + `"`,
+		"echo \"$(cat <<'EOF'\n$x 'y'\nEOF\n)\"":              `echo ""'$x '\''y'\'''""`,
+		"echo \"$(cat <<EOF\nhi\nEOF\n)\"":                    "echo \"$(cat <<EOF\nhi\nEOF\n)\"",
+		"cat <<'X'\na\nX\necho \"$(cat <<'EOF'\nhi\nEOF\n)\"": "cat <<'X'\na\nX\necho \"$(cat <<'EOF'\nhi\nEOF\n)\"",
+		"echo \"$(echo \"$(cat <<'EOF'\nhi\nEOF\n)\")\"":      "echo \"$(echo \"$(cat <<'EOF'\nhi\nEOF\n)\")\"",
+	} {
+		if got := catHeredocs(in); got != want {
+			t.Errorf("catHeredocs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -384,6 +384,7 @@ func matrix() []dcase {
 	out = append(out, matrixBlockWritesCase()...)
 	out = append(out, matrixRedirReader()...)
 	out = append(out, matrixComplexForms()...)
+	out = append(out, matrixCatHeredoc()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -1238,3 +1238,30 @@ func matrixComplexForms() []dcase {
 		sh4Cases("complexforms", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{}, files, probes),
 		sh4Cases("complexformsbash", "generated user rules", []string{"default"}, Settings{Allow: []string{"Bash"}}, files, probes))
 }
+
+// matrixCatHeredoc: a here-document given to a bare cat in a command
+// substitution ("$(cat <<'EOF' ... EOF)", the form Claude Code writes
+// commit messages in), inside double quotes and bare, with each delimiter
+// quoting, one line and several, a body that starts like an option, and
+// the forms the release does not take for it (<<-, cat with an argument,
+// a pipeline), under rules naming the commands with a deny rule, in
+// acceptEdits and in bypassPermissions.
+func matrixCatHeredoc() []dcase {
+	probes := shs("pwd", "echo \"$(cat <<'EOF'\nhi\nEOF\n)\"", "echo \"$(cat <<'EOF'\nline1\nline2\nEOF\n)\"",
+		"echo \"$(cat <<'EOF'\n-n\nx\nEOF\n)\"", "echo \"a $(cat <<'EOF'\nx\ny\nEOF\n)\"", "echo \"$(cat <<EOF\nhi\nEOF\n)\"",
+		"echo \"$(cat <<\"EOF\"\nhi\nEOF\n)\"", "echo \"$(cat <<\\EOF\nhi\nEOF\n)\"", "echo \"$(cat <<-'EOF'\n\thi\n\tEOF\n)\"",
+		"echo \"$(cat -n <<'EOF'\nhi\nEOF\n)\"", "echo $(cat <<'EOF'\nhi\nEOF\n)", "echo \"$(cat <<'EOF'\n/proc/1/environ\nEOF\n)\"",
+		"git commit -m \"$(cat <<'EOF'\nfix: x\n\nbody\nEOF\n)\"", "echo \"$(cat <<'EOF'\nhi $(rm a.txt)\nEOF\n)\"",
+		"echo \"$(cat <<'EOF'\nhi\nEOF\n)\" > o1.txt", "echo \"$(cat <<'EOF' | tr a b\nhi\nEOF\n)\"", "echo \"$(cat a.txt)\"",
+		"echo \"$(cat <<'EOF'\nhi\nEOF\n)$(cat <<'EOF'\nho\nEOF\n)\"", "echo \"$(cat <<'EOF'\n--x\ny\nEOF\n)\"",
+		"rm \"$(cat <<'EOF'\nx\nEOF\n)\"", "echo \"$(cat <<'EOF'\nrm a.txt\nEOF\n)\"", "echo \"$(cat <<'EOF'\nhi\nEOF\n)\" && rm a.txt",
+		"echo \"$(cat <<'EOF'\nsystem(\"x\")\nEOF\n)\"", "echo \"$(cat <<'EOF'\n-n\nEOF\n)\"", "echo \"$(  cat <<'EOF'\nhi\nEOF\n)\"",
+		"echo \"$(cat <<'EOF'\nhi\nEOF\n  )\"", "echo \"$(cat <<'EOF'\nhi\nEOF)\"", "echo \"x$(cat <<'EOF'\n-n\ny\nEOF\n)\"",
+		"echo \"$(cat <<'EOF'\nit's \"q\" x\nEOF\n)\"", "echo \"$(cat <<'EOF'\nhi\n\n\nEOF\n)\"", "echo \"$(cat <<'EOF'\nEOF;x\nEOF\n)\"",
+		"echo \"$(cat <<'EOF'\nEOF)x\nEOF\n)\"", "echo \"$(cat <<'EOF' 2>/dev/null\nhi\nEOF\n)\"", "echo \"$(cat <<'EOF'\nhi\nEOF\necho x\n)\"",
+		"echo \"$(cat <<'EOF' >o2.txt\nhi\nEOF\n)\"")
+	files := map[string]string{"a.txt": "a\n"}
+	rules := Settings{Allow: []string{"Bash(echo:*)", "Bash(git commit:*)"}, Deny: []string{"Bash(rm:*)"}}
+	return slices.Concat(sh4Cases("catheredocrule", "generated user rules", []string{"default"}, rules, files, probes),
+		sh4Cases("catheredoc", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, files, probes))
+}
