@@ -496,8 +496,9 @@ func compound(subs []bashSub) []bashSub {
 			}
 			break
 		}
-		if statements && (lead == len(s.words) || lead == len(s.words)-1 && (s.words[lead] == "fi" || s.words[lead] == "done")) {
-			continue
+		if statements && (lead == len(s.words) || lead == len(s.words)-1 && (s.words[lead] == "fi" || s.words[lead] == "done") ||
+			s.words[lead] == "for") {
+			continue // keywords alone, or a nested loop's header
 		}
 		for range lead {
 			if w := s.words[0]; w == "if" || w == "while" || w == "until" {
@@ -599,7 +600,9 @@ func statementsInOrder(subs []bashSub) bool {
 				}
 				stack = stack[:len(stack)-1]
 			case "for":
-				if k != 0 || !forHeader(w) || subs[i].op != ";" {
+				// A header may follow the keywords that lead its
+				// subcommand (do for j in 1: a nested loop).
+				if !forHeader(w[k:]) || subs[i].op != ";" {
 					return false
 				}
 				stack = append(stack, "loop")
@@ -1546,7 +1549,7 @@ const blanks = " \t\r\n"
 // anywhere in the line, quoted or not, the shapes zshShape reads. The
 // dialect reads such a line as broken.
 func tooComplex(cmd string) bool {
-	if zshShape(cmd) || dollarShapes(cmd) {
+	if zshShape(cmd) || dollarShapes(cmd) || strings.Contains(cmd, "$((") && quotedArithAlone(cmd) {
 		return true
 	}
 	for _, r := range cmd {
@@ -1559,6 +1562,88 @@ func tooComplex(cmd string) bool {
 		}
 	}
 	return false
+}
+
+// quotedArithAlone reports a double-quoted string holding an arithmetic
+// expansion and at most one character besides its expansions: Claude Code
+// 2.1.328 reads such a string as too complex ("Quoted text in this command
+// can't be checked before it runs": echo "$(( 2 + 3 ))", echo "a$((1))")
+// (row 132, TestDifferential/paramforms*; TestQuotedArith).
+func quotedArithAlone(cmd string) bool {
+	for i := 0; i < len(cmd); i++ {
+		switch cmd[i] {
+		case '\\':
+			i++
+		case '\'':
+			if j := strings.IndexByte(cmd[i+1:], '\''); j >= 0 {
+				i += j + 1
+			}
+		case '"':
+			end, arith, chars := quotedSpan(cmd, i+1)
+			if arith && chars <= 1 {
+				return true
+			}
+			i = end
+		}
+	}
+	return false
+}
+
+// quotedSpan reads the double-quoted text of cmd from i (after its opening
+// quote) to its closing quote, whose index it returns (len(cmd) when
+// none): whether it holds an arithmetic expansion, and how many
+// characters it holds besides its expansions ($((...)), $(...), ${...},
+// $NAME, $1, $?), an escaped one counting as one.
+func quotedSpan(cmd string, i int) (end int, arith bool, chars int) {
+	for ; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case c == '"':
+			return i, arith, chars
+		case c == '\\' && i+1 < len(cmd):
+			i++
+			chars++
+		case c == '$' && strings.HasPrefix(cmd[i:], "$(("):
+			arith = true
+			i = closeParens(cmd, i+1) - 1
+		case c == '$' && strings.HasPrefix(cmd[i:], "$("):
+			i = closeParens(cmd, i+1) - 1
+		case c == '$' && strings.HasPrefix(cmd[i:], "${"):
+			if j := strings.IndexByte(cmd[i:], '}'); j >= 0 {
+				i += j
+			}
+		case c == '$' && i+1 < len(cmd) && (nameLen(cmd[i+1:]) > 0 || strings.IndexByte("0123456789?#@*$!-", cmd[i+1]) >= 0):
+			if n := nameLen(cmd[i+1:]); n > 0 {
+				i += n
+			} else {
+				i++
+			}
+		case c >= 0x80 && c < 0xc0:
+			// a continuation byte of a character counted at its start
+		default:
+			chars++
+		}
+	}
+	return len(cmd), arith, chars
+}
+
+// closeParens is the index after the parenthesis that closes the one at
+// cmd[i], quotes inside read as text, or len(cmd).
+func closeParens(cmd string, i int) int {
+	depth := 0
+	for ; i < len(cmd); i++ {
+		switch cmd[i] {
+		case '\\':
+			i++
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return len(cmd)
 }
 
 // zshShape reports, anywhere in cmd, quoted or not, a shape Claude Code

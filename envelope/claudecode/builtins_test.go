@@ -213,7 +213,12 @@ func TestLiteralArithmetic(t *testing.T) {
 		{"Bash", cmdAt("echo $((1+2))"), allow, ro},
 		{"Bash", cmdAt("echo $(( (1+2)*3 ))"), allow, ro},
 		{"Bash", cmdAt("echo $((16#ff)) $((0x10)) $((1/0))"), allow, ro},
-		{"Bash", cmdAt(`echo "$((1 << 2))"`), allow, ro},
+		// Alone in double quotes it asks ("Quoted text in this command
+		// can't be checked before it runs": row 132, TestDifferential/
+		// paramforms-* records echo "$((1+2))" and echo "a$((1+2))"
+		// asking, echo "ab$((1+2))" running).
+		{"Bash", cmdAt(`echo "$((1 << 2))"`), ask, p},
+		{"Bash", cmdAt(`echo "ab$((1 << 2))"`), allow, ro},
 		{"Bash", cmdAt("x=$((1+2))"), allow, ro},
 		{"Bash", cmdAt("echo $((1+2)); ls"), allow, ro},
 		{"Bash", cmdAt("echo $((x+1))"), ask, p},
@@ -355,7 +360,9 @@ func TestZshFlagsAndQuotedDeclarations(t *testing.T) {
 		{"Bash", cmdAt(`echo 'a$+' "x$"`), allow, codePermissionAllow},
 		{"Bash", cmdAt(`declare "x=1"`), allow, codePermissionAllow},
 		{"Bash", cmdAt(`local "x"=1`), allow, codePermissionAllow},
-		{"Bash", cmdAt(`declare x="$((1+2))"`), ask, codeUncheckedCommand},
+		// A quoted arithmetic alone makes the line too complex first
+		// (row 132, TestDifferential/paramforms-*: echo "$((1+2))" asks).
+		{"Bash", cmdAt(`declare x="$((1+2))"`), ask, codeDefaultPrompt},
 		{"Bash", cmdAt(`declare 'x=a\b'`), ask, codeUncheckedCommand},
 		{"Bash", cmdAt("export A=$((1+2))"), ask, codeUncheckedCommand},
 		{"Bash", cmdAt("export A=1"), allow, codePermissionAllow},

@@ -1137,3 +1137,29 @@ func TestCatHeredocs(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotedArith: a double-quoted string holding an arithmetic expansion
+// and at most one character besides its expansions asks under every rule
+// but a bare Bash one (row 132, TestDifferential/paramforms-*,
+// paramformsrule-default).
+func TestQuotedArith(t *testing.T) {
+	asked := []string{`echo "$(( 2 + 3 ))"`, `echo "$((1+2))"`, `echo "a$((1+2))"`, `echo "$((1+2))x"`, `echo "$((1+2)) "`, `echo "é$((1))"`,
+		`echo x"$((1))"y`, `echo "$((1))$((2))"`}
+	runCalls(t, `{"permissions": {"allow": ["Bash(echo:*)"]}}`, "default", bashCalls(ask, codeDefaultPrompt, asked...))
+	runCalls(t, `{}`, "acceptEdits", slices.Concat(bashCalls(ask, codeDefaultPrompt, asked...),
+		bashCalls(allow, codeDefaultReadOnly, `echo "ab$((1+2))"`, `echo '"$((1))"'`, `echo "\$((1))"`, "echo $((0x10))")))
+	runCalls(t, `{"permissions": {"allow": ["Bash"]}}`, "default", bashCalls(allow, codePermissionAllow, asked...))
+}
+
+// TestNestedLoops: a loop inside a loop's body, or inside an if, is read
+// as the outer one is: its header runs nothing and its commands are
+// decided (row 133, TestDifferential/paramforms-*).
+func TestNestedLoops(t *testing.T) {
+	rules := `{"permissions": {"allow": ["Bash(echo:*)"], "deny": ["Bash(rm:*)"]}}`
+	runCalls(t, rules, "default", slices.Concat(
+		bashCalls(allow, codePermissionAllow, "for i in 1; do for j in 1; do for k in 1; do for l in 1; do echo; done; done; done; done",
+			"for i in 1; do echo; for j in 1; do echo; done; done", "for i in 1; do echo for j in 1; done"),
+		bashCalls(allow, codeDefaultReadOnly, "if true; then for i in 1; do echo; done; fi"),
+		bashCalls(deny, codePermissionDeny, "for i in 1; do for j in 1; do rm a.txt; done; done"),
+		bashCalls(ask, codeDefaultPrompt, "for i in 1; do for j in $(echo 1); do echo; done; done", "for i in 1; do for j in 1; do echo; done")))
+}

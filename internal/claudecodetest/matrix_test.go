@@ -385,6 +385,7 @@ func matrix() []dcase {
 	out = append(out, matrixRedirReader()...)
 	out = append(out, matrixComplexForms()...)
 	out = append(out, matrixCatHeredoc()...)
+	out = append(out, matrixParamForms()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -1265,3 +1265,26 @@ func matrixCatHeredoc() []dcase {
 	return slices.Concat(sh4Cases("catheredocrule", "generated user rules", []string{"default"}, rules, files, probes),
 		sh4Cases("catheredoc", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, files, probes))
 }
+
+// matrixParamForms: functions, case patterns, comments glued to a paren,
+// zsh's subscripts and modifiers on a name, noglob, nested loops and the
+// parameter expansions of echo, under rules naming the commands, in
+// acceptEdits and in bypassPermissions.
+func matrixParamForms() []dcase {
+	probes := shs("pwd", "function f (echo a)", "function f { echo a; }", "f() (echo a)", "case a in (a #x) echo a;; esac",
+		"case a in a) echo a;; esac", "(echo a)#x", "echo $(echo a)#b", "echo $a[1]", "echo x$a:h", "echo ${a}[1]", `echo "$a[1]"`,
+		`echo "$a:h"`, `echo "${a}[1]"`, "noglob echo a", "command noglob echo a", "A=$(echo x) declare b=1", `echo {a,\}b}`,
+		"for i in 1; do for j in 1; do for k in 1; do for l in 1; do echo; done; done; done; done", `echo "a$(echo)"`, "echo $((0x10))",
+		"echo $[1+2]", `echo "$@"`, `echo "$#"`, `echo "$?"`, "echo $-", "echo ${#a}", "echo ${a:-b}", "echo ${a/b/c}", "echo ${!a}",
+		"echo ${a@Q}", "x=1 echo $x", "echo a#b", "echo a #b", `echo "$1"`, "echo $0", "echo ${a[0]}", `echo "${a[@]}"`, "echo $$",
+		"echo $!", "echo ${a^^}", "echo ${a,,}", "echo ${a:1:2}", "echo ${a%.*}", "echo ${a##*/}", `echo "$(( 2 + 3 ))"`, "echo $(( a ))",
+		`echo "$((1+2))"`, `echo "a$((1+2))"`, `echo "ab$((1+2))"`, `echo "$((1+2))x"`, `echo "$((1+2)) "`, `echo "é$((1))"`,
+		`echo "$X$((1))"`, `echo x"$((1))"y`, `echo '"$((1))"'`, `echo "\$((1))"`, `echo "$((1))$((2))"`, `echo "ab$((1))$X"`,
+		"for i in 1; do for j in $(echo 1); do echo; done; done", "if true; then for i in 1; do echo; done; fi",
+		"for i in 1; do for j in 1; do rm a.txt; done; done", "for i in 1; do echo; for j in 1; do echo; done; done")
+	files := map[string]string{"a.txt": "a\n"}
+	rules := Settings{Allow: []string{"Bash(echo:*)", "Bash(function:*)", "Bash(f:*)", "Bash(case:*)", "Bash(noglob:*)", "Bash(command:*)",
+		"Bash(declare:*)", "Bash(for:*)", "Bash(x=1 echo:*)"}, Deny: []string{"Bash(rm:*)"}}
+	return slices.Concat(sh4Cases("paramformsrule", "generated user rules", []string{"default"}, rules, files, probes),
+		sh4Cases("paramforms", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{}, files, probes))
+}
