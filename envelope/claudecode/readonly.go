@@ -127,6 +127,9 @@ func readOnlyArgs(w []string) bool {
 		return false
 	}
 	u := unquoteAll(w)
+	if quotedSpecialParam(w) {
+		return false
+	}
 	if onlyAssignments(w) {
 		return true
 	}
@@ -235,6 +238,36 @@ func wordsLiteral(w []string) bool {
 		}
 	}
 	return true
+}
+
+// quotedSpecialParam reports a special parameter ($? $$ $# $! $- $0) or a
+// positional one ($1) inside double quotes: Claude Code 2.1.328 runs echo
+// "ab$?" under Bash(echo:*), where the string reads as text and a value,
+// and asks for it with no rule, its read-only check taking none of them
+// (echo "ab$RANDOM" and echo "ab$PWD" run there) (row 134,
+// TestDifferential/quotedvars-*; TestQuotedSpecialParam).
+func quotedSpecialParam(words []string) bool {
+	for _, w := range words {
+		if strings.IndexByte(w, '$') < 0 || strings.IndexByte(w, '"') < 0 {
+			continue
+		}
+		inDouble := false
+		for i := 0; i < len(w); i++ {
+			switch c := w[i]; {
+			case c == '\\':
+				i++
+			case c == '\'' && !inDouble:
+				if j := strings.IndexByte(w[i+1:], '\''); j >= 0 {
+					i += j + 1
+				}
+			case c == '"':
+				inDouble = !inDouble
+			case c == '$' && inDouble && i+1 < len(w) && strings.IndexByte("?$#!-0123456789", w[i+1]) >= 0:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // dollarWords reads the `$` signs and backticks of a word as written. live

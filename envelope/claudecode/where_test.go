@@ -1163,3 +1163,18 @@ func TestNestedLoops(t *testing.T) {
 		bashCalls(deny, codePermissionDeny, "for i in 1; do for j in 1; do rm a.txt; done; done"),
 		bashCalls(ask, codeDefaultPrompt, "for i in 1; do for j in $(echo 1); do echo; done; done", "for i in 1; do for j in 1; do echo; done")))
 }
+
+// TestQuotedSpecialParam: a special or positional parameter in double
+// quotes is no read-only word, while a rule naming the command approves it
+// (row 134, TestDifferential/quotedvars-*, quotedvarsrule-default).
+func TestQuotedSpecialParam(t *testing.T) {
+	special := []string{`echo "ab$?"`, `echo "ab$$"`, `echo "ab$#"`}
+	runCalls(t, `{}`, "acceptEdits", slices.Concat(bashCalls(ask, codeDefaultPrompt, special...),
+		bashCalls(allow, codeDefaultReadOnly, `echo "ab$RANDOM"`, `echo "ab$PWD"`, `echo "a$HOME"`, `echo "a$"`, `echo '$?'`)))
+	runCalls(t, `{"permissions": {"allow": ["Bash(echo:*)"]}}`, "default", bashCalls(allow, codePermissionAllow, special...))
+	for w, want := range map[string]bool{`"ab$?"`: true, `"$1"`: true, `'$?'`: false, `\$?`: false, `"a\$?"`: false, `$?`: false, `"a"$?`: false} {
+		if got := quotedSpecialParam([]string{w}); got != want {
+			t.Errorf("quotedSpecialParam(%q) = %v, want %v", w, got, want)
+		}
+	}
+}

@@ -386,6 +386,7 @@ func matrix() []dcase {
 	out = append(out, matrixComplexForms()...)
 	out = append(out, matrixCatHeredoc()...)
 	out = append(out, matrixParamForms()...)
+	out = append(out, matrixQuotedVars()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

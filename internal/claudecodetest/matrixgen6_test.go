@@ -1288,3 +1288,17 @@ func matrixParamForms() []dcase {
 	return slices.Concat(sh4Cases("paramformsrule", "generated user rules", []string{"default"}, rules, files, probes),
 		sh4Cases("paramforms", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{}, files, probes))
 }
+
+// matrixQuotedVars: variables and command substitutions inside double
+// quotes beside text of no, one and two characters, and unquoted, under a
+// rule naming echo, in acceptEdits and in bypassPermissions (row 132's
+// reading of quoted text).
+func matrixQuotedVars() []dcase {
+	probes := shs("pwd", `echo "ab$X"`, `echo "a$X"`, `echo "$X"`, `echo "ab${X}"`, `echo "$X$Y"`, `echo "ab$1"`, `echo "ab$?"`, "echo ab$X",
+		`echo "ab$(date)"`, `echo "$HOME"`, `echo "a$HOME"`, `echo "ab$RANDOM"`, `echo "ab$PWD"`, `echo "x y $X"`, `echo "ab$X" a.txt`,
+		`cat "a$X.txt"`, `echo "$X" "$Y"`, `echo "ab${X:-c}"`, `echo "ab${#X}"`, `echo "ab$@"`, `echo "ab$*"`, `echo "ab$$"`, `echo "ab$#"`,
+		`X=1 && echo "$X"`, `X=1; echo "a$X"`, `echo "$HOME/x"`, `echo "ab$(echo x)"`, `echo ""`, `echo "a"`, `echo "$"`, `echo "a$"`)
+	files := map[string]string{"a.txt": "a\n"}
+	return slices.Concat(sh4Cases("quotedvarsrule", "generated user rules", []string{"default"}, Settings{Allow: []string{"Bash(echo:*)", "Bash(cat:*)"}}, files, probes),
+		sh4Cases("quotedvars", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{}, files, probes))
+}
