@@ -387,6 +387,7 @@ func matrix() []dcase {
 	out = append(out, matrixCatHeredoc()...)
 	out = append(out, matrixParamForms()...)
 	out = append(out, matrixQuotedVars()...)
+	out = append(out, matrixHeadForms()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -1302,3 +1302,23 @@ func matrixQuotedVars() []dcase {
 	return slices.Concat(sh4Cases("quotedvarsrule", "generated user rules", []string{"default"}, Settings{Allow: []string{"Bash(echo:*)", "Bash(cat:*)"}}, files, probes),
 		sh4Cases("quotedvars", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{}, files, probes))
 }
+
+// matrixHeadForms: assignments in front of a command, command names
+// quoted, escaped or decoded, the wrappers and builtins that run a
+// command, and declarations, under rules naming the commands, in
+// acceptEdits and in bypassPermissions.
+func matrixHeadForms() []dcase {
+	probes := shs("pwd", "A=$B echo x", "A=$(echo) echo x", `A="$B" echo x`, "$'ls' -la", `$'\x6c\x73'`, `"ls" -la`, "'ls' a.txt", `l\s`,
+		`\ls`, "command ls", "builtin echo a", "eval echo a", "time ls", "nohup ls", "A=1 B=2 ls", "declare -i n=1+1", "local x=1",
+		"typeset -r x=1", "readonly x=1", "export -n X", "declare -a a=(1 2)", "declare -A m", "let x=1+1", "(( x = 1 ))", "x+=1",
+		"a[0]=1", "a=(1 2)", "declare x=$'a'", "echo ${x:=1}", ": ${x:=1}", "true && false", "echo a | tee", "echo a |& cat",
+		"A=1 echo $A", "A=a.txt; cat $A", `A=a.txt; cat "$A"`, "A=x; A=y; echo $A", "A=$HOME; ls $A", "unset A; echo $A",
+		"export A=1; echo $A", "cd .; ls", "pushd . && popd", "exec 3>&1", "set -e; ls", "shopt -s nullglob; ls", "trap 'rm a.txt' EXIT",
+		"ls -- -a", "echo -- a", "ls ./-a")
+	files := map[string]string{"a.txt": "a\n"}
+	rules := Settings{Allow: []string{"Bash(echo:*)", "Bash(ls:*)", "Bash(cat:*)", "Bash(declare:*)", "Bash(local:*)", "Bash(typeset:*)",
+		"Bash(readonly:*)", "Bash(export:*)", "Bash(let:*)", "Bash(command:*)", "Bash(builtin:*)", "Bash(eval:*)", "Bash(time:*)",
+		"Bash(nohup:*)", "Bash(true:*)", "Bash(set:*)", "Bash(shopt:*)", "Bash(trap:*)", "Bash(exec:*)", "Bash(unset:*)"}, Deny: []string{"Bash(rm:*)"}}
+	return slices.Concat(sh4Cases("headformsrule", "generated user rules", []string{"default"}, rules, files, probes),
+		sh4Cases("headforms", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, files, probes))
+}
