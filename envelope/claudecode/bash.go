@@ -45,6 +45,9 @@ type bashLine struct {
 	// assignment or a redirection (keywordAfterPrefix), which the release
 	// asks for in every mode.
 	keywordAfterPrefix bool
+	// doubleParen: a command's argument holds a (( the shell refuses
+	// (gluedDoubleParen), which the release's removal check cannot read.
+	doubleParen bool
 }
 
 // bashSub is one top-level subcommand.
@@ -511,6 +514,53 @@ func compound(subs []bashSub) []bashSub {
 		out = append(out, s)
 	}
 	return out
+}
+
+// gluedDoubleParen reports an argument of a command (a word after its
+// name) holding an unquoted, unescaped (( that no $ opens: echo a((b)),
+// echo ((b)), ls a((b)) are syntax errors to the shell, and Claude Code
+// 2.1.328's removal check cannot read them, asking in bypassPermissions
+// too; echo a$((1)), echo a\((b)), x=a((b)) and ((a)) run there (row
+// 135, TestDifferential/doubleparens-bypassPermissions;
+// TestGluedDoubleParen).
+func gluedDoubleParen(words []string) bool {
+	name := 0
+	for name < len(words) {
+		if _, ok := isAssignment(words[name]); ok {
+			name++
+			continue
+		}
+		if n := leadRedirect(words[name:]); n > 0 {
+			name += n
+			continue
+		}
+		break
+	}
+	if name < len(words) && keywords[words[name]] {
+		return false // for ((i=0; ...)), a statement's keyword
+	}
+	for _, w := range words[min(name+1, len(words)):] {
+		var q byte
+		for i := 0; i+1 < len(w); i++ {
+			switch c := w[i]; {
+			case q != 0:
+				if c == q {
+					q = 0
+				} else if c == '\\' && q == '"' {
+					i++
+				}
+			case c == '\\':
+				i++
+			case c == '\'' || c == '"':
+				q = c
+			case c == '(' && w[i+1] == '(':
+				return true
+			case c == '$' && w[i+1] == '(':
+				i = closeParens(w, i+1) - 1
+			}
+		}
+	}
+	return false
 }
 
 // keywordAfterPrefix reports whether words put a reserved word (if then
@@ -1994,6 +2044,9 @@ func parseBash(cmd string) *bashLine {
 		}
 	}
 	l.openDollar = strings.Contains(cmd, "$") && unclosedDollar(cmd)
+	for i := 0; i < len(l.subs) && strings.Contains(cmd, "(("); i++ {
+		l.doubleParen = l.doubleParen || gluedDoubleParen(l.subs[i].words)
+	}
 	segs, shell := bothSegments(hd.plain(cmd))
 	// The shell's reading: a keyword inside quoted text is no command
 	// (echo "x; FOO=1 if y" runs in bypassPermissions).
@@ -2496,10 +2549,11 @@ func digitsBeforeRedirect(words []string) bool {
 
 // subRefused reports a subcommand's words that Claude Code 2.1.328's
 // parser refuses, or reads as too complex, whatever approved the line
-// (row 121, row 130); parseBash and the test's parseBashJoined both ask it.
+// (row 121, row 130, and a [[ with no ]] word closing it, [[ a ]]x: row
+// 135); parseBash and the test's parseBashJoined both ask it.
 func subRefused(words []string) bool {
 	return wordAfterRedirect(words) || loneEquals(words) || digitsBeforeRedirect(words) || hashAfterTestOp(words) ||
-		testRHSMissing(words) || condOperandSplit(words)
+		testRHSMissing(words) || condOperandSplit(words) || len(words) > 0 && words[0] == "[[" && condEndWord(words) < 0
 }
 
 // testRHSMissing reports a [ ] test whose comparison has no right-hand

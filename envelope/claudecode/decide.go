@@ -492,6 +492,11 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 			if !v.brief {
 				detail[stepCriticalPath] = "leaves a $( or ${ open, or begins a command in $( ) with a backquote, so no removal in it can be ruled out"
 			}
+		} else if l != nil && l.doubleParen {
+			out = decided(stepCriticalPath, envelope.Ask, envelope.Reason{Code: codeCriticalPath})
+			if !v.brief {
+				detail[stepCriticalPath] = "gives a command an argument holding (( , which the shell refuses and the release's parser misreads, so no removal in it can be ruled out"
+			}
 		} else if l != nil && l.keywordAfterPrefix {
 			out = decided(stepCriticalPath, envelope.Ask, envelope.Reason{Code: codeCriticalPath})
 			if !v.brief {

@@ -139,6 +139,13 @@ func (hs *hdScan) bodies(cmd string, nl int, cls []byte) int {
 				j = end
 				break
 			}
+			if strings.HasPrefix(line, h.delim) && strings.ContainsAny(line[len(h.delim):], ")`}") {
+				// A body line that starts with the delimiter and holds a
+				// ), } or backtick after it: the release's parser gives up
+				// ("Parser aborted"; EOF;x and EOF x are text) (row 135,
+				// TestDifferential/parseedges-*; TestHeredocs).
+				hs.tooComplex = true
+			}
 			if k < 0 {
 				j = end
 				break

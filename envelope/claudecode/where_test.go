@@ -1178,3 +1178,19 @@ func TestQuotedSpecialParam(t *testing.T) {
 		}
 	}
 }
+
+// TestGluedDoubleParen: a (( in a command's argument is read as the
+// release's removal check reads it, asking in bypassPermissions; a [[ with
+// no ]] closing it and a here-document body line that starts with the
+// delimiter and holds a ) or } ask under the rules (row 135,
+// TestDifferential/doubleparens-bypassPermissions, parseedges-*).
+func TestGluedDoubleParen(t *testing.T) {
+	glued := []string{"echo a((b))", "echo a((b)", "echo ((b))", "ls a((b))", "echo x((1))y", "echo a(( b ))", "echo a((", "echo a((b)) c",
+		"echo a((b)); ls", "echo -a((b))", "echo /((b))", "echo a,((b))", "echo a$((1))((2))"}
+	runCalls(t, `{}`, "bypassPermissions", slices.Concat(bashCalls(ask, codeCriticalPath, glued...),
+		bashCalls(allow, codeModeBypass, "echo a(b)", "echo a$((1))", "echo 'a((b))'", `echo a\((b))`, "x=a((b))", "((a))", "echo a[(b)]",
+			"echo a)(b", "for ((i=0;i<1;i++)); do echo x; done", `echo "a((b))"`)))
+	runCalls(t, `{"permissions": {"allow": ["Bash([[:*)", "Bash(cat:*)"]}}`, "default", slices.Concat(
+		bashCalls(ask, codeDefaultPrompt, "[[ a ]]x", "cat <<'EOF'\nEOF)x\nEOF", "cat <<'EOF'\nEOF}x\nEOF"),
+		bashCalls(allow, codePermissionAllow, "[[ a == x]]y ]]", "cat <<'EOF'\nEOF x\nEOF", "cat <<'EOF'\nEOF;x\nEOF", "[[ a ]]")))
+}

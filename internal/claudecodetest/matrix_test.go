@@ -388,6 +388,8 @@ func matrix() []dcase {
 	out = append(out, matrixParamForms()...)
 	out = append(out, matrixQuotedVars()...)
 	out = append(out, matrixHeadForms()...)
+	out = append(out, matrixParseEdges()...)
+	out = append(out, matrixDoubleParens()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

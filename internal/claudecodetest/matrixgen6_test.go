@@ -1322,3 +1322,30 @@ func matrixHeadForms() []dcase {
 	return slices.Concat(sh4Cases("headformsrule", "generated user rules", []string{"default"}, rules, files, probes),
 		sh4Cases("headforms", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, files, probes))
 }
+
+// matrixParseEdges: text after a test's closer, a ]] inside a pattern, a
+// quote in a brace body, a top-level here-document's body lines that start
+// with its delimiter, stray parentheses and operators, groups, and !,
+// under rules naming the commands, in acceptEdits and in
+// bypassPermissions.
+func matrixParseEdges() []dcase {
+	probes := shs("pwd", "[[ a ]]x", "[ a = b ]x", "[[ a == x]]y ]]", `echo {a,b"}`, "cat <<'EOF'\nEOF)x\nEOF", "cat <<'EOF'\nEOF}x\nEOF",
+		"cat <<'EOF'\nEOF x\nEOF", "cat <<'EOF'\nEOF;x\nEOF", "echo a)", "echo (a)", "echo a((b))", "echo ))", "{ echo a; }", "{ echo a }",
+		"{echo a;}", "(echo a)", "( echo a )", "echo a & echo b", "echo a &", "echo a;;", ";echo a", "echo a |", "| echo a", "echo a && ",
+		"!echo a", "! echo a", "echo !a", "echo a!", `echo "!a"`, "echo a; ; echo b", "echo a && && echo b", "(echo a; echo b) | cat",
+		"{ echo a; } > o1.txt", "(cd . && ls)", "echo a\\\necho b", "echo a \\\n  b", "echo a\n\necho b", "\necho a", "echo a\n")
+	files := map[string]string{"a.txt": "a\n"}
+	rules := Settings{Allow: []string{"Bash(echo:*)", "Bash(cat:*)", "Bash([[:*)", "Bash([:*)", "Bash(ls:*)", "Bash(cd:*)"}, Deny: []string{"Bash(rm:*)"}}
+	return slices.Concat(sh4Cases("parseedgesrule", "generated user rules", []string{"default"}, rules, files, probes),
+		sh4Cases("parseedges", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, files, probes))
+}
+
+// matrixDoubleParens: (( glued to a word, which Claude Code 2.1.328's
+// removal check cannot read in bypassPermissions (echo a((b)):
+// parseedges-bypassPermissions), beside its neighbours.
+func matrixDoubleParens() []dcase {
+	probes := shs("pwd", "echo a((b))", "echo a((b)", "echo a(b)", "echo ((b))", "ls a((b))", "echo x((1))y", "echo a$((1))", "echo 'a((b))'",
+		`echo a\((b))`, "x=a((b))", "echo a(( b ))", "echo a((", "((a))", "echo a[(b)]", "echo a((b)) c", "echo a((b)); ls", "echo a)(b",
+		"echo a((b))((c))", "echo -a((b))", "echo 1((2))", "echo _((b))", "echo .((b))", "echo /((b))", "echo a=((b))", "echo a,((b))")
+	return sh4Cases("doubleparens", "generated user rules", []string{"bypassPermissions"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
+}
