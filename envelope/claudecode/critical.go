@@ -309,7 +309,8 @@ func (c *call) removesCritical(dirs []inPath) (string, bool) {
 // every mode, bypassPermissions too ("Claude Code can't be sure it read
 // this command the way the shell will, so it can't rule out a dangerous
 // removal": echo $(ls, echo ${a, echo $((1+2), echo $(ls # c), echo
-// "$(ls"), and runs echo "a, (ls, { ls, echo `ls, echo <(ls and echo
+// "$(ls", and a legacy arithmetic $[ left open, echo $[: row 135,
+// TestDifferential/bypasssyntax-bypassPermissions), and runs echo "a, (ls, { ls, echo `ls, echo <(ls and echo
 // $(ls # c<newline>) there (TestDifferential/genfound4-open-*,
 // TestUnclosedDollar). So does a command inside $( ) whose first word is a
 // backquoted one: the release asks there for echo $(`true`), echo
@@ -318,11 +319,12 @@ func (c *call) removesCritical(dirs []inPath) (string, bool) {
 // `echo rm` f1.txt (row 82; TestDifferential/genevade1-bq-*).
 func unclosedDollar(cmd string) bool {
 	const (
-		fSubst = iota + 1 // $( or $((
-		fParam            // ${
-		fParen            // ( <( >(
-		fDQ               // "
-		fBT               // `
+		fSubst  = iota + 1 // $( or $((
+		fParam             // ${
+		fParen             // ( <( >(
+		fDQ                // "
+		fBT                // `
+		fLegacy            // $[, legacy arithmetic
 	)
 	var stack []byte
 	top := func() byte {
@@ -356,6 +358,9 @@ func unclosedDollar(cmd string) bool {
 		case c == '$' && i+1 < len(cmd) && cmd[i+1] == '{':
 			stack = append(stack, fParam)
 			i++
+		case c == '$' && i+1 < len(cmd) && cmd[i+1] == '[':
+			stack = append(stack, fLegacy)
+			i++
 		case c == '`':
 			if t == fBT {
 				stack = stack[:len(stack)-1]
@@ -380,12 +385,12 @@ func unclosedDollar(cmd string) bool {
 			stack = append(stack, fParen)
 		case c == ')' && (t == fSubst || t == fParen):
 			stack = stack[:len(stack)-1]
-		case c == '}' && t == fParam:
+		case c == '}' && t == fParam, c == ']' && t == fLegacy:
 			stack = stack[:len(stack)-1]
 		}
 	}
 	for _, f := range stack {
-		if f == fSubst || f == fParam {
+		if f == fSubst || f == fParam || f == fLegacy {
 			return true
 		}
 	}

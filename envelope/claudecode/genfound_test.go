@@ -84,10 +84,10 @@ func TestTrailingListOperator(t *testing.T) {
 func TestUnclosedDollar(t *testing.T) {
 	open := []string{"echo ${a", "echo $((1+2)", "echo $(ls # c) ; ls", "echo $(ls # c)\nls", "ls; echo $(",
 		"echo $(echo $(ls)", `echo "$(ls"`, "echo $(ls # c)", "echo $(ls # c", "echo $(ls", `echo "$(ls # c)"`, "echo $(ls #c)",
-		"echo $(FOO=1 ionice -c3 grep x secret/s.txt # c)"}
+		"echo $(FOO=1 ionice -c3 grep x secret/s.txt # c)", "echo $[", "echo $[1+2"}
 	closed := []string{`echo "a`, "echo 'a", "(ls", "{ ls", "echo `ls", "ls )", "echo <(ls", "case x in", "echo $(ls) # (",
 		"echo `ls # c`", "(ls # c)", "{ ls # c; }", "echo $(ls#c)", "echo $(ls # c\n)", "echo $( # c\nls)", "echo $((1+2))",
-		"echo ${a:-'x'}", "echo $(ls)", `echo "$(ls)"`, "echo ${a}"}
+		"echo ${a:-'x'}", "echo $(ls)", `echo "$(ls)"`, "echo ${a}", "echo $[1+2]", "echo a[1"}
 	for _, c := range open {
 		if !unclosedDollar(c) {
 			t.Errorf("unclosedDollar(%q) = false, want true", c)

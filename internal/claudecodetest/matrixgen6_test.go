@@ -1349,3 +1349,15 @@ func matrixDoubleParens() []dcase {
 		"echo a((b))((c))", "echo -a((b))", "echo 1((2))", "echo _((b))", "echo .((b))", "echo /((b))", "echo a=((b))", "echo a,((b))")
 	return sh4Cases("doubleparens", "generated user rules", []string{"bypassPermissions"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
 }
+
+// matrixBypassSyntax: lines the shell refuses, in bypassPermissions, where
+// Claude Code 2.1.328's removal check asks for those its parser cannot
+// read (row 135).
+func matrixBypassSyntax() []dcase {
+	probes := shs("pwd", `echo "a`, "echo 'a", "echo $(", "echo ${", "echo {", "echo }", "echo a; }", "if true; then echo a", "echo a; fi",
+		"done", "case a in", "echo <(", "echo >(a", "echo a>(b)", "echo a<(b)", "cat <(", "echo $[", "echo ${a", `echo "$(echo a"`,
+		"echo `a", "f() {", "function", "echo a | | b", "(", ")", "echo ;;", ";;", "echo a & &", "&", "echo a &&& b", "echo a ||| b",
+		"echo a |||", "echo a && || b", "echo a ((b))", "echo a (b)", "echo a) b", "echo a }", "{ echo a", "echo ((", "echo ))((",
+		"then echo a", "do echo a", "esac", "echo a; then", "echo a | then", "fi", "elif", "else echo a", "in", "echo a && then")
+	return sh4Cases("bypasssyntax", "generated user rules", []string{"bypassPermissions"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
+}
