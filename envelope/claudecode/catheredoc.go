@@ -32,7 +32,9 @@ func catHeredocs(cmd string) string {
 		return cmd
 	}
 	var b strings.Builder
-	last, word := 0, 0 // word: where the double-quoted text began
+	// last: where the text not yet written to b begins; word: where the
+	// double-quoted text began, counted in the rewritten line.
+	last, word := 0, 0
 	// stack holds the open frames: '"' double quotes, '(' a $( or (, '`'
 	// a backtick span; single quotes are read at once.
 	var stack []byte
@@ -55,7 +57,8 @@ func catHeredocs(cmd string) string {
 				stack = append(stack, '`')
 			case strings.HasPrefix(cmd[i:], "$("):
 				if len(stack) == 1 {
-					if text, end, ok := catHeredoc(cmd[i:], cmd[word:i]); ok {
+					before := (b.String() + cmd[last:i])[word:]
+					if text, end, ok := catHeredoc(cmd[i:], before); ok {
 						b.WriteString(cmd[last:i])
 						b.WriteString(text)
 						last = i + end
@@ -74,7 +77,7 @@ func catHeredocs(cmd string) string {
 			i += j + 1
 		case c == '"':
 			stack = append(stack, '"')
-			word = i + 1
+			word = b.Len() + i + 1 - last
 		case c == '`':
 			if top() == '`' {
 				stack = stack[:len(stack)-1]

@@ -1121,7 +1121,10 @@ func TestCatHeredocs(t *testing.T) {
 		"echo \"$(cat <<'EOF'\n/proc/1/environ\nEOF\n)\"", "echo \"$(cat <<'EOF' | tr a b\nhi\nEOF\n)\"", "echo \"$(cat <<'EOF'\n--x\ny\nEOF\n)\"",
 		"echo \"$(cat <<'EOF'\nsystem(\"x\")\nEOF\n)\"", "echo \"$(cat <<'EOF'\nhi\nEOF)\"", "echo \"$(cat <<'EOF'\nEOF)x\nEOF\n)\"",
 		"echo \"$(cat <<'EOF' 2>/dev/null\nhi\nEOF\n)\"", "echo \"$(cat <<'EOF'\nhi\nEOF\necho x\n)\"",
-		"echo \"$(cat <<'EOF'\nhi\nEOF\n)\" <<< x", "echo '\"' $(cat <<'EOF'\nhi\nEOF\n) '\"'"}
+		"echo \"$(cat <<'EOF'\nhi\nEOF\n)\" <<< x", "echo '\"' $(cat <<'EOF'\nhi\nEOF\n) '\"'",
+		// The first body makes the word start -n for the second, as
+		// the release reads the string's text so far.
+		"echo \"$(cat <<'EOF'\n-n\nEOF\n)$(cat <<'EOF'\nx\ny\nEOF\n)\""}
 	runCalls(t, rules, "default", slices.Concat(bashCalls(allow, codePermissionAllow, ran...), bashCalls(ask, codeDefaultPrompt, asked...),
 		bashCalls(deny, codePermissionDeny, "rm \"$(cat <<'EOF'\nx\nEOF\n)\"", "echo \"$(cat <<'EOF'\nhi\nEOF\n)\" && rm a.txt")))
 	for in, want := range map[string]string{
