@@ -540,23 +540,18 @@ func gluedDoubleParen(words []string) bool {
 		return false // for ((i=0; ...)), a statement's keyword
 	}
 	for _, w := range words[min(name+1, len(words)):] {
-		var q byte
-		for i := 0; i+1 < len(w); i++ {
-			switch c := w[i]; {
-			case q != 0:
-				if c == q {
-					q = 0
-				} else if c == '\\' && q == '"' {
-					i++
-				}
-			case c == '\\':
-				i++
-			case c == '\'' || c == '"':
-				q = c
-			case c == '(' && w[i+1] == '(':
+		for i := 0; i < len(w); {
+			j := unquotedIndex(w[i:], "($")
+			if j < 0 || i+j+1 >= len(w) {
+				break
+			}
+			switch i += j; {
+			case w[i] == '$' && w[i+1] == '(':
+				i = closeParens(w, i+1) // a $( or $(( is no (( of its own
+			case w[i] == '(' && w[i+1] == '(':
 				return true
-			case c == '$' && w[i+1] == '(':
-				i = closeParens(w, i+1) - 1
+			default:
+				i++
 			}
 		}
 	}
