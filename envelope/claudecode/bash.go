@@ -2495,7 +2495,104 @@ func digitsBeforeRedirect(words []string) bool {
 // 135); parseBash and the test's parseBashJoined both ask it.
 func subRefused(words []string) bool {
 	return wordAfterRedirect(words) || loneEquals(words) || digitsBeforeRedirect(words) || hashAfterTestOp(words) ||
-		testRHSMissing(words) || condOperandSplit(words) || len(words) > 0 && words[0] == "[[" && condEndWord(words) < 0
+		testRHSMissing(words) || condOperandSplit(words) || len(words) > 0 && words[0] == "[[" && condEndWord(words) < 0 ||
+		optionRuntime(words)
+}
+
+// optionRuntime reports an argument (a word after the command's name) that
+// reads as an option and holds a value the release does not know: its
+// text starts with - or -- then a letter, a digit, _ or a newline, or an
+// expansion, and an expansion but $HOME stands in it ("Argument starting
+// with `-` contains runtime-determined content": echo "-a$PWD", echo
+// -"ab$PWD", echo -$((1)); echo "a-$PWD" and echo -a run) (row 136,
+// TestDifferential/quotedvars-*; TestOptionRuntime).
+func optionRuntime(words []string) bool {
+	name := 0
+	for name < len(words) {
+		if _, ok := isAssignment(words[name]); !ok {
+			break
+		}
+		name++
+	}
+	for _, w := range words[min(name+1, len(words)):] {
+		if len(w) < 2 || strings.IndexByte(w, '$') < 0 || strings.IndexByte(w, '-') < 0 {
+			continue
+		}
+		if head, runtime := wordHead(w); runtime && optionHead(head) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordHead is the start of w as the shell makes it, up to three
+// characters, an expansion written '_' (its value is not known) and
+// $HOME '/'; runtime reports an expansion but $HOME anywhere in w.
+func wordHead(w string) (head string, runtime bool) {
+	var b [3]byte
+	n := 0
+	put := func(c byte) {
+		if n < len(b) {
+			b[n] = c
+			n++
+		}
+	}
+	var q byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case q == '\'':
+			if c == q {
+				q = 0
+			} else {
+				put(c)
+			}
+		case c == '\\' && i+1 < len(w):
+			i++
+			put(w[i])
+		case c == '\'' && q == 0, c == '"' && q == 0:
+			q = c
+		case c == '"' && q == '"':
+			q = 0
+		case c == '$' && i+1 < len(w) && strings.HasPrefix(w[i+1:], "HOME") && nameLen(w[i+1:]) == 4:
+			put('/')
+			i += 4
+		case c == '$' && i+1 < len(w) && w[i+1] == '(':
+			put('_')
+			runtime = true
+			i = closeParens(w, i+1) - 1
+		case c == '$' && i+1 < len(w) && w[i+1] == '{':
+			put('_')
+			runtime = true
+			if j := strings.IndexByte(w[i:], '}'); j >= 0 {
+				i += j
+			}
+		case c == '$' && i+1 < len(w) && (nameLen(w[i+1:]) > 0 || strings.IndexByte("?$!#-@*0123456789", w[i+1]) >= 0):
+			put('_')
+			runtime = true
+			i += max(nameLen(w[i+1:]), 1)
+		default:
+			put(c)
+		}
+	}
+	return string(b[:n]), runtime
+}
+
+// optionHead reports a word's start the release reads as an option:
+// /^--?[\nA-Za-z0-9_]/.
+func optionHead(h string) bool {
+	h, ok := strings.CutPrefix(h, "-")
+	if !ok {
+		return false
+	}
+	if h != "" && h[0] == '-' {
+		h = h[1:]
+	}
+	if h == "" {
+		return false
+	}
+	c := h[0]
+	return c == '\n' || c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
 }
 
 // testRHSMissing reports a [ ] test whose comparison has no right-hand

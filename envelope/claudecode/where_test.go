@@ -1197,3 +1197,23 @@ func TestGluedDoubleParen(t *testing.T) {
 		bashCalls(ask, codeDefaultPrompt, "[[ a ]]x", "cat <<'EOF'\nEOF)x\nEOF", "cat <<'EOF'\nEOF}x\nEOF"),
 		bashCalls(allow, codePermissionAllow, "[[ a == x]]y ]]", "cat <<'EOF'\nEOF x\nEOF", "cat <<'EOF'\nEOF;x\nEOF", "[[ a ]]")))
 }
+
+// TestOptionRuntime: an argument that reads as an option and holds a value
+// the release does not know asks under every rule but a bare Bash one;
+// one whose text does not start so, or holds only $HOME, runs (row 136,
+// TestDifferential/optionvalues-*, optionvaluesrule-default).
+func TestOptionRuntime(t *testing.T) {
+	asked := []string{`echo "-a$PWD"`, `echo "--ab$PWD"`, `echo "-ab$((1))"`, `echo -"ab$PWD"`, `echo "-_$PWD"`, "echo -$((1))", "echo -a$((1))",
+		`echo "-1$PWD"`, `echo "-A$PWD"`, `echo "--$PWD"`, `echo x "-a$PWD"`, `echo "-a$?"`, "echo a -$((1))", `echo "--x=$PWD"`, `echo "-x $PWD"`}
+	ran := []string{`echo "éa$PWD"`, `echo "a-$PWD"`, `echo "-.$PWD"`, `echo "-/$PWD"`, `echo "-$HOME"`, `echo -"$HOME"x`, `echo "-a$HOME"`,
+		`echo "-"`, `echo "-a"`}
+	runCalls(t, `{"permissions": {"allow": ["Bash(echo:*)"]}}`, "default", slices.Concat(bashCalls(ask, codeDefaultPrompt, asked...),
+		bashCalls(allow, codePermissionAllow, ran...)))
+	runCalls(t, `{"permissions": {"allow": ["Bash"]}}`, "default", bashCalls(allow, codePermissionAllow, asked...))
+	for w, want := range map[string]string{`"-a$PWD"`: "-a_", `-"ab$PWD"`: "-ab", `"$HOME/x"`: "//x", `'-$x'`: "-$x", `\-a`: "-a", "-$((1))": "-_",
+		`"-${X}y"`: "-_y"} {
+		if got, _ := wordHead(w); got != want {
+			t.Errorf("wordHead(%q) = %q, want %q", w, got, want)
+		}
+	}
+}

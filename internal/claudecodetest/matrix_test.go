@@ -391,6 +391,7 @@ func matrix() []dcase {
 	out = append(out, matrixParseEdges()...)
 	out = append(out, matrixDoubleParens()...)
 	out = append(out, matrixBypassSyntax()...)
+	out = append(out, matrixOptionValues()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -1361,3 +1361,17 @@ func matrixBypassSyntax() []dcase {
 		"then echo a", "do echo a", "esac", "echo a; then", "echo a | then", "fi", "elif", "else echo a", "in", "echo a && then")
 	return sh4Cases("bypasssyntax", "generated user rules", []string{"bypassPermissions"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes)
 }
+
+// matrixOptionValues: arguments that read as options and hold a value the
+// release does not know, beside those that do not, and quoted text
+// counted in characters, under a rule naming the commands, in acceptEdits
+// and in bypassPermissions (rows 132, 136).
+func matrixOptionValues() []dcase {
+	probes := shs("pwd", `echo "-a$PWD"`, `echo "--ab$PWD"`, `ls "-a$PWD"`, `echo "-ab$((1))"`, `echo -"ab$PWD"`, `echo "-_$PWD"`, `echo "é$PWD"`,
+		`echo "éa$PWD"`, `echo "$PWD$PWD"`, `echo "a-$PWD"`, "echo -$((1))", "echo -a$((1))", `echo "-1$PWD"`, `echo "-A$PWD"`, `echo "-.$PWD"`,
+		`echo "-/$PWD"`, `echo "--$PWD"`, `echo "-$HOME"`, `echo -"$HOME"x`, `echo "-a$HOME"`, `echo x "-a$PWD"`, `FOO=1 echo "-a$PWD"`,
+		`echo "-a$?"`, "echo a -$((1))", `echo "-"`, `echo "-a"`, `echo "--x=$PWD"`, `echo "-x $PWD"`)
+	files := map[string]string{"a.txt": "a\n"}
+	return slices.Concat(sh4Cases("optionvaluesrule", "generated user rules", []string{"default"}, Settings{Allow: []string{"Bash(echo:*)", "Bash(ls:*)", "Bash(FOO=1 echo:*)"}}, files, probes),
+		sh4Cases("optionvalues", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{}, files, probes))
+}
