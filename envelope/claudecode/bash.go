@@ -627,6 +627,9 @@ func statementsInOrder(subs []bashSub) bool {
 				stack = append(stack, "if")
 			case "while", "until":
 				stack = append(stack, "loop")
+				if loopDepth(stack) > maxLoopDepth {
+					return false
+				}
 			case "then", "elif", "else":
 				if top != "if" {
 					return false
@@ -651,6 +654,9 @@ func statementsInOrder(subs []bashSub) bool {
 					return false
 				}
 				stack = append(stack, "loop")
+				if loopDepth(stack) > maxLoopDepth {
+					return false
+				}
 				found = true
 				k = len(w)
 				continue
@@ -665,6 +671,23 @@ func statementsInOrder(subs []bashSub) bool {
 		}
 	}
 	return found && len(stack) == 0
+}
+
+// maxLoopDepth is how many loops deep Claude Code 2.1.328 follows a line:
+// it asks for a sixth loop inside five ("Only the first pass of a loop in
+// this command could be checked": TestDifferential/deeploops-*), which
+// statementsInOrder leaves unread (TestNestedLoops).
+const maxLoopDepth = 5
+
+// loopDepth is how many loops stack holds.
+func loopDepth(stack []string) int {
+	n := 0
+	for _, s := range stack {
+		if s == "loop" {
+			n++
+		}
+	}
+	return n
 }
 
 // condSplit is split (splitRedirs) of a subcommand's words, save that the

@@ -1156,7 +1156,8 @@ func TestQuotedArith(t *testing.T) {
 
 // TestNestedLoops: a loop inside a loop's body, or inside an if, is read
 // as the outer one is: its header runs nothing and its commands are
-// decided (row 133, TestDifferential/paramforms-*).
+// decided, five deep at most (row 133, TestDifferential/paramforms-*,
+// deeploops-*).
 func TestNestedLoops(t *testing.T) {
 	rules := `{"permissions": {"allow": ["Bash(echo:*)"], "deny": ["Bash(rm:*)"]}}`
 	runCalls(t, rules, "default", slices.Concat(
@@ -1164,7 +1165,11 @@ func TestNestedLoops(t *testing.T) {
 			"for i in 1; do echo; for j in 1; do echo; done; done", "for i in 1; do echo for j in 1; done"),
 		bashCalls(allow, codeDefaultReadOnly, "if true; then for i in 1; do echo; done; fi"),
 		bashCalls(deny, codePermissionDeny, "for i in 1; do for j in 1; do rm a.txt; done; done"),
-		bashCalls(ask, codeDefaultPrompt, "for i in 1; do for j in $(echo 1); do echo; done; done", "for i in 1; do for j in 1; do echo; done")))
+		bashCalls(ask, codeDefaultPrompt, "for i in 1; do for j in $(echo 1); do echo; done; done", "for i in 1; do for j in 1; do echo; done",
+			// Six loops deep: TestDifferential/deeploops-*.
+			"for a in 1; do for b in 1; do for c in 1; do for d in 1; do for e in 1; do for f in 1; do echo; done; done; done; done; done; done",
+			"while false; do for a in 1; do for b in 1; do for c in 1; do for d in 1; do for e in 1; do echo; done; done; done; done; done; done"),
+		bashCalls(allow, codePermissionAllow, "for a in 1; do for b in 1; do for c in 1; do for d in 1; do for e in 1; do echo; done; done; done; done; done")))
 }
 
 // TestQuotedSpecialParam: a special or positional parameter in double

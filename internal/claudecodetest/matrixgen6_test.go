@@ -1375,3 +1375,15 @@ func matrixOptionValues() []dcase {
 	return slices.Concat(sh4Cases("optionvaluesrule", "generated user rules", []string{"default"}, Settings{Allow: []string{"Bash(echo:*)", "Bash(ls:*)", "Bash(FOO=1 echo:*)"}}, files, probes),
 		sh4Cases("optionvalues", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{}, files, probes))
 }
+
+// matrixDeepLoops: loops nested five and six deep, with and without a
+// variable the line assigns (the release follows the variables a loop
+// changes five loops deep: row 133).
+func matrixDeepLoops() []dcase {
+	six := "for a in 1; do for b in 1; do for c in 1; do for d in 1; do for e in 1; do for f in 1; do echo; done; done; done; done; done; done"
+	five := "for a in 1; do for b in 1; do for c in 1; do for d in 1; do for e in 1; do echo; done; done; done; done; done"
+	probes := shs("pwd", six, five, "x=1; "+six, "x=1; "+five, "x=1; for a in 1; do echo; done", "while false; do "+five+"; done",
+		"if true; then "+five+"; fi", "x=1; "+strings.Replace(six, "echo", "echo $x", 1))
+	return slices.Concat(sh4Cases("deeploopsrule", "generated user rules", []string{"default"}, Settings{Allow: []string{"Bash(echo:*)"}}, map[string]string{"a.txt": "a\n"}, probes),
+		sh4Cases("deeploops", "generated user rules", []string{"acceptEdits"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes))
+}
