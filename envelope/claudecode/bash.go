@@ -1617,7 +1617,7 @@ const blanks = " \t\r\n"
 // anywhere in the line, quoted or not, the shapes zshShape reads. The
 // dialect reads such a line as broken.
 func tooComplex(cmd string) bool {
-	if zshShape(cmd) || dollarShapes(cmd) {
+	if len(cmd) > maxLineLength || zshShape(cmd) || dollarShapes(cmd) {
 		return true
 	}
 	for _, r := range cmd {
@@ -1650,6 +1650,17 @@ func closeParens(cmd string, i int) int {
 	}
 	return len(cmd)
 }
+
+// maxLineLength is the longest command, in bytes, the dialect reads.
+// Claude Code 2.1.328's parser gives up on a longer line ("Parser aborted
+// (timeout, resource limit, or over-length)"): it ran echo commands and a
+// here-document given to cat of 9,036 characters and asked for those of
+// 11,005 and more, whatever their shape (row 137,
+// TestDifferential/longlines-default). Its limit is a parse's time and
+// node budget over a line past 10,000 characters (its cache's bound);
+// the dialect asks past 10,000 bytes, a character beyond ASCII counting
+// two bytes or more (stricter there). TestLongLines.
+const maxLineLength = 10000
 
 // zshShape reports, anywhere in cmd, quoted or not, a shape Claude Code
 // 2.1.328's command reader refuses beyond control characters and blanks

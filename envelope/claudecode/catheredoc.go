@@ -28,8 +28,8 @@ const cmdsubOutput = "__CMDSUB_OUTPUT__"
 // start like an option ("-n" newline "x" asks; "x" before it runs)
 // (TestDifferential/catheredoc-*, catheredocrule-default; TestCatHeredocs).
 func catHeredocs(cmd string) string {
-	if !strings.Contains(cmd, "$(") || !strings.Contains(cmd, "<<") {
-		return cmd
+	if len(cmd) > maxLineLength || !strings.Contains(cmd, "$(") || !strings.Contains(cmd, "<<") {
+		return cmd // a line too long is left whole for tooComplex to refuse
 	}
 	var b strings.Builder
 	// last: where the text not yet written to b begins; word: where the

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sessionledger/ledger/envelope"
@@ -1221,4 +1222,17 @@ func TestOptionRuntime(t *testing.T) {
 			t.Errorf("wordHead(%q) = %q, want %q", w, got, want)
 		}
 	}
+}
+
+// TestLongLines: a line past maxLineLength bytes asks under every rule but
+// a bare Bash one, a here-document given to cat in it too (row 137,
+// TestDifferential/longlines-default).
+func TestLongLines(t *testing.T) {
+	body := func(n int) string {
+		return "echo \"$(cat <<'EOF'\n" + strings.Repeat("word ", n/5) + "\nline two\nEOF\n)\""
+	}
+	long := []string{"echo " + strings.Repeat("x", 11000), body(11000), "echo " + strings.Repeat("a ", 5500), "echo " + strings.Repeat("x", maxLineLength-4)}
+	runCalls(t, `{"permissions": {"allow": ["Bash(echo:*)"]}}`, "default", slices.Concat(bashCalls(ask, codeDefaultPrompt, long...),
+		bashCalls(allow, codePermissionAllow, "echo "+strings.Repeat("x", 9000), body(9000), "echo "+strings.Repeat("x", maxLineLength-5))))
+	runCalls(t, `{"permissions": {"allow": ["Bash"]}}`, "default", bashCalls(allow, codePermissionAllow, long...))
 }

@@ -393,6 +393,7 @@ func matrix() []dcase {
 	out = append(out, matrixBypassSyntax()...)
 	out = append(out, matrixOptionValues()...)
 	out = append(out, matrixDeepLoops()...)
+	out = append(out, matrixLongLines()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

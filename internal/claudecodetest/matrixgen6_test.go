@@ -1387,3 +1387,15 @@ func matrixDeepLoops() []dcase {
 	return slices.Concat(sh4Cases("deeploopsrule", "generated user rules", []string{"default"}, Settings{Allow: []string{"Bash(echo:*)"}}, map[string]string{"a.txt": "a\n"}, probes),
 		sh4Cases("deeploops", "generated user rules", []string{"acceptEdits"}, Settings{}, map[string]string{"a.txt": "a\n"}, probes))
 }
+
+// matrixLongLines: commands of growing length, a plain echo and a
+// here-document given to cat in a commit message's form, under rules
+// naming them (the release's parser gives up past a length or a time).
+func matrixLongLines() []dcase {
+	var probes []probe
+	for _, n := range []int{1000, 5000, 7000, 9000, 11000, 13000, 20000, 60000} {
+		probes = append(probes, sh("echo "+strings.Repeat("x", n)), sh("echo \"$(cat <<'EOF'\n"+strings.Repeat("word ", n/5)+"\nline two\nEOF\n)\""),
+			sh("echo "+strings.Repeat("a ", n/2)))
+	}
+	return sh4Cases("longlines", "generated user rules", []string{"default"}, Settings{Allow: []string{"Bash(echo:*)"}}, map[string]string{"a.txt": "a\n"}, probes)
+}
