@@ -2505,7 +2505,9 @@ func trailingBackslash(cmd string) bool {
 // digit and &> (echo a 1&>f): Claude Code 2.1.328 refuses to read it,
 // since shells read such digits differently ("Your shell may read the
 // digits just before a redirect in this command differently": row 121,
-// TestDifferential/shellodds-default); 2>&1 and 3>&- are descriptors.
+// TestDifferential/shellodds-default); 2>&1 and 3>&- are descriptors. A
+// here-string given a descriptor (cat 0<<< x, cat 3<<<x) is refused too
+// (row 138, TestDifferential/substforms-*); cat <<< x runs.
 func digitsBeforeRedirect(words []string) bool {
 	for _, w := range words {
 		n := 0
@@ -2516,7 +2518,7 @@ func digitsBeforeRedirect(words []string) bool {
 		case n == 0 || n == len(w):
 		case n >= 2 && (w[n] == '>' || w[n] == '<') && (n+1 == len(w) || w[n+1] != '('):
 			return true
-		case n == 1 && strings.HasPrefix(w[n:], "&>"):
+		case n == 1 && strings.HasPrefix(w[n:], "&>"), strings.HasPrefix(w[n:], "<<<"):
 			return true
 		}
 	}

@@ -835,14 +835,16 @@ func TestParseRefusals(t *testing.T) {
 		"echo x; echo =", "echo = | cat", "echo x=1 =", `echo a\`, `echo a \`, `ls \`, `echo a\\\`, "echo a>", "echo a >", "ls >",
 		"echo a 2>", "echo a >>", "echo a <", "cat <", "echo a &>", "echo a >|", "echo a > ;", "echo a >&", "echo a 2>&",
 		"echo a > && ls", "cat <<", "echo a 10>/dev/null", "ls 12<a.txt", "echo a 1&>/dev/null", "echo a 10>>/dev/null",
-		"[[ a == #x ]]", "[ a = #x ]", "[[ a != #x ]]", "[ 1 -eq #1 ]", "[[ -n #x ]]"}
+		"[[ a == #x ]]", "[ a = #x ]", "[[ a != #x ]]", "[ 1 -eq #1 ]", "[[ -n #x ]]",
+		// A here-string given a descriptor (row 138, substforms-*).
+		"cat 0<<< x", "cat 3<<< x", "cat 0<<<x", "echo a 2<<< x"}
 	runCalls(t, `{"permissions": {"allow": ["Bash(npm test:*)", "Bash(echo:*)"]}}`, "default", bashCalls(ask, codeDefaultPrompt, refused...))
 	runCalls(t, `{}`, "default", slices.Concat(
 		bashCalls(ask, codeDefaultPrompt, refused...),
 		bashCalls(allow, codeDefaultReadOnly, "echo ==", "echo x=", "echo '='", `echo \=`, "[ a = b ]", "[[ a = b ]]", "echo += x",
 			`echo a\\`, `echo 'a\'`, `echo "a\\"`, "echo a > /dev/null", "echo x |", "basename $((1+2))",
 			"echo a 2>&1", "echo 10 >/dev/null", "echo a10>/dev/null", "echo a 1>/dev/null",
-			"[[ a = b#c ]]", "[[ a = b ]]", "[ a = b ]")))
+			"[[ a = b#c ]]", "[[ a = b ]]", "[ a = b ]", "cat <<< x", "cat <<<a", `cat <<< "a b"`)))
 	runCalls(t, `{"permissions": {"allow": ["Bash"]}}`, "default", bashCalls(allow, codePermissionAllow, refused...))
 	runCalls(t, `{}`, "bypassPermissions", bashCalls(allow, codeModeBypass, refused...))
 }

@@ -394,6 +394,7 @@ func matrix() []dcase {
 	out = append(out, matrixOptionValues()...)
 	out = append(out, matrixDeepLoops()...)
 	out = append(out, matrixLongLines()...)
+	out = append(out, matrixSubstForms()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

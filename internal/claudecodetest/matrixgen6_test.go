@@ -1399,3 +1399,19 @@ func matrixLongLines() []dcase {
 	}
 	return sh4Cases("longlines", "generated user rules", []string{"default"}, Settings{Allow: []string{"Bash(echo:*)"}}, map[string]string{"a.txt": "a\n"}, probes)
 }
+
+// matrixSubstForms: process substitutions and here-strings of every
+// quoting, under rules naming the commands, in acceptEdits and in
+// bypassPermissions.
+func matrixSubstForms() []dcase {
+	probes := shs("pwd", "diff <(ls) <(ls)", "cat <(echo a)", "echo >(cat)", "ls <(true)", "tee >(cat) < a.txt", "cat <<< a", `cat <<< "a b"`,
+		"cat <<< $HOME", "cat <<< $(ls)", `grep a <<< "abc"`, "wc -l <<< 'x'", "cat <<<a", `cat <<< "$X"`, `read x <<< "a"`, `cat <<< "$PWD"`,
+		"cat <<< `ls`", `cat <<< "a$(ls)"`, "cat <<< ~", "cat <<< *.txt", "cat <<< a.txt", `cat <<< "-n"`, "cat <<< -n", `cat <<< "$((1))"`,
+		"cat a.txt <<< x", "cat <<< x > o1.txt", "cat <<< x <<< y", "echo a | cat <<< b", "cat 0<<< x", "cat <<<'$HOME'",
+		"cat 0<<'EOF'\nx\nEOF", "cat 3<<< x", "cat 0<<<x", "echo a 2<<< x", "cat 0<<-'EOF'\nx\nEOF", "cat 0< a.txt")
+	files := map[string]string{"a.txt": "a\n"}
+	rules := Settings{Allow: []string{"Bash(echo:*)", "Bash(cat:*)", "Bash(diff:*)", "Bash(ls:*)", "Bash(tee:*)", "Bash(grep:*)", "Bash(wc:*)", "Bash(read:*)"},
+		Deny: []string{"Bash(rm:*)"}}
+	return slices.Concat(sh4Cases("substformsrule", "generated user rules", []string{"default"}, rules, files, probes),
+		sh4Cases("substforms", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, files, probes))
+}
