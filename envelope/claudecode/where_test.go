@@ -837,7 +837,7 @@ func TestParseRefusals(t *testing.T) {
 		"echo a > && ls", "cat <<", "echo a 10>/dev/null", "ls 12<a.txt", "echo a 1&>/dev/null", "echo a 10>>/dev/null",
 		"[[ a == #x ]]", "[ a = #x ]", "[[ a != #x ]]", "[ 1 -eq #1 ]", "[[ -n #x ]]",
 		// A here-string given a descriptor (row 138, substforms-*).
-		"cat 0<<< x", "cat 3<<< x", "cat 0<<<x", "echo a 2<<< x"}
+		"cat 0<<< x", "cat 3<<< x a.txt", "cat 0<<<x", "echo a 2<<< x"}
 	runCalls(t, `{"permissions": {"allow": ["Bash(npm test:*)", "Bash(echo:*)"]}}`, "default", bashCalls(ask, codeDefaultPrompt, refused...))
 	runCalls(t, `{}`, "default", slices.Concat(
 		bashCalls(ask, codeDefaultPrompt, refused...),

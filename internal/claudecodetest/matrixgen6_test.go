@@ -1204,7 +1204,7 @@ func matrixBlockWritesCase() []dcase {
 func matrixRedirReader() []dcase {
 	probes := shs("pwd", "echo a > '!x1.txt'", "echo a > =x2.txt", "echo a > '=x3.txt'", "cat < '=a.txt'", "cat < '!a.txt'",
 		"echo a >&-x", "echo a >&'a b.txt'", "echo a >&a+b.txt", "echo a >&x4.txt", "echo a >& x5.txt", "echo a &> x6.txt",
-		"echo a {fd}>x7.txt", "cat {fd}<a.txt", "echo a >$'x8\\ny.txt'", "echo a > \"x9\ny.txt\"", "cat <<EOF a.txt\nhi\nEOF",
+		"echo a {fd}>x7.txt", "cat {fd}<a.txt a.txt", "echo a >$'x8\\ny.txt'", "echo a > \"x9\ny.txt\"", "cat <<EOF a.txt\nhi\nEOF",
 		"cat < a.txt b.txt", "echo a > o1.txt o2.txt", "cat <&- a.txt", "echo a >&2", "echo a 2>&1", "echo a >&- x", "echo a >| x10.txt",
 		"echo a <> x11.txt", "echo a >> x12.txt", "echo a 2>>x13.txt", "echo a > x14.txt 2>&1", "echo a >&1 x15", "cat <a.txt >x16.txt",
 		"echo a >'x17.txt'", "echo a >\"x18.txt\"", "echo a > ./-x19.txt", "echo a > -x20.txt", "echo a >&~/x21.txt", "echo a > '~x22.txt'",
@@ -1408,7 +1408,7 @@ func matrixSubstForms() []dcase {
 		"cat <<< $HOME", "cat <<< $(ls)", `grep a <<< "abc"`, "wc -l <<< 'x'", "cat <<<a", `cat <<< "$X"`, `read x <<< "a"`, `cat <<< "$PWD"`,
 		"cat <<< `ls`", `cat <<< "a$(ls)"`, "cat <<< ~", "cat <<< *.txt", "cat <<< a.txt", `cat <<< "-n"`, "cat <<< -n", `cat <<< "$((1))"`,
 		"cat a.txt <<< x", "cat <<< x > o1.txt", "cat <<< x <<< y", "echo a | cat <<< b", "cat 0<<< x", "cat <<<'$HOME'",
-		"cat 0<<'EOF'\nx\nEOF", "cat 3<<< x", "cat 0<<<x", "echo a 2<<< x", "cat 0<<-'EOF'\nx\nEOF", "cat 0< a.txt")
+		"cat 0<<'EOF'\nx\nEOF", "cat 3<<< x a.txt", "cat 0<<<x", "echo a 2<<< x", "cat 0<<-'EOF'\nx\nEOF", "cat 0< a.txt")
 	files := map[string]string{"a.txt": "a\n"}
 	rules := Settings{Allow: []string{"Bash(echo:*)", "Bash(cat:*)", "Bash(diff:*)", "Bash(ls:*)", "Bash(tee:*)", "Bash(grep:*)", "Bash(wc:*)", "Bash(read:*)"},
 		Deny: []string{"Bash(rm:*)"}}
