@@ -395,6 +395,7 @@ func matrix() []dcase {
 	out = append(out, matrixDeepLoops()...)
 	out = append(out, matrixLongLines()...)
 	out = append(out, matrixSubstForms()...)
+	out = append(out, matrixBacktickForms()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

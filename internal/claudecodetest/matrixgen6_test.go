@@ -1415,3 +1415,14 @@ func matrixSubstForms() []dcase {
 	return slices.Concat(sh4Cases("substformsrule", "generated user rules", []string{"default"}, rules, files, probes),
 		sh4Cases("substforms", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, files, probes))
 }
+
+// matrixBacktickForms: empty backticks, nested escaped ones and backticks
+// in double quotes, under a rule naming echo, in acceptEdits and in
+// bypassPermissions.
+func matrixBacktickForms() []dcase {
+	probes := shs("pwd", "echo ``", "echo a``b", "echo `echo \\`ls\\``", "echo `\"`", "echo \"`echo a`\"", "echo `echo a`", "echo \"a``b\"",
+		"echo `echo \\\"a\\\"`", "echo `echo \\$HOME`", "echo ` `", "echo \\`ls\\`", "echo '`ls`'", "echo `# c`", "echo `ls # c`")
+	files := map[string]string{"a.txt": "a\n"}
+	return slices.Concat(sh4Cases("backticksrule", "generated user rules", []string{"default"}, Settings{Allow: []string{"Bash(echo:*)", "Bash(ls:*)"}}, files, probes),
+		sh4Cases("backticks", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{}, files, probes))
+}
