@@ -396,6 +396,7 @@ func matrix() []dcase {
 	out = append(out, matrixLongLines()...)
 	out = append(out, matrixSubstForms()...)
 	out = append(out, matrixBacktickForms()...)
+	out = append(out, matrixAwkPrograms()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

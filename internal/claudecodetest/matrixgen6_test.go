@@ -1426,3 +1426,20 @@ func matrixBacktickForms() []dcase {
 	return slices.Concat(sh4Cases("backticksrule", "generated user rules", []string{"default"}, Settings{Allow: []string{"Bash(echo:*)", "Bash(ls:*)"}}, files, probes),
 		sh4Cases("backticks", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{}, files, probes))
 }
+
+// matrixAwkPrograms: awk programs that run a program, pipe to or from one,
+// load code, open a network file or write, beside ones that only read,
+// under rules naming awk, in acceptEdits and in bypassPermissions.
+func matrixAwkPrograms() []dcase {
+	probes := shs("pwd", "awk '{print}' a.txt", `awk 'BEGIN{system("ls")}'`, `awk '{print | "cat"}' a.txt`, `awk 'BEGIN{"ls" | getline x; print x}'`,
+		`awk '@load "x"'`, `awk 'BEGIN{print > "o1.txt"}'`, `awk 'BEGIN { printf "%s", ENVIRON["HOME"] }'`, `awk 'BEGIN{getline < "a.txt"; print}'`,
+		`awk 'BEGIN{print |& "cat"}'`, `awk 'BEGIN{ f="/inet/tcp/0/x/80" }'`, `gawk 'BEGIN{extension("x")}'`, "awk -v x=1 '{print x}' a.txt",
+		`awk 'BEGIN{ system ("ls") }'`, "awk 'BEGIN{system\n(\"ls\")}'", `awk 'BEGIN{s="system"; print s}'`, `awk '{ getline; print }' a.txt`,
+		`awk 'BEGIN{print >> "o2.txt"}'`, `awk '{print $1}' a.txt`, `awk -F: '{print $1}' a.txt`, `awk 'BEGIN{close("x")}'`, `awk 'BEGIN{fflush()}'`,
+		`awk 'BEGIN{print "a" > "/dev/stderr"}'`, `awk '{print}' a.txt a.txt`, `awk 'BEGIN{x="ls"; x | getline y}'`, `awk 'BEGIN{@f()}'`,
+		`awk 'BEGIN { cmd = "ls"; while ((cmd | getline line) > 0) print line }'`)
+	files := map[string]string{"a.txt": "a\n"}
+	rules := Settings{Allow: []string{"Bash(awk:*)", "Bash(gawk:*)"}, Deny: []string{"Bash(rm:*)"}}
+	return slices.Concat(sh4Cases("awkprogsrule", "generated user rules", []string{"default"}, rules, files, probes),
+		sh4Cases("awkprogs", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, files, probes))
+}
