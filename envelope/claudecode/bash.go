@@ -46,8 +46,10 @@ type bashLine struct {
 	// asks for in every mode.
 	keywordAfterPrefix bool
 	// doubleParen: a command's argument holds a (( the shell refuses
-	// (gluedDoubleParen), which the release's removal check cannot read.
-	doubleParen bool
+	// (gluedDoubleParen), which the release's removal check cannot read;
+	// subscriptQuote: a subscript with quoted text inside ${ } or $(( ))
+	// (quotedSubscript), which it cannot read either.
+	doubleParen, subscriptQuote bool
 }
 
 // bashSub is one top-level subcommand.
@@ -499,7 +501,7 @@ func compound(subs []bashSub) []bashSub {
 			}
 			break
 		}
-		if statements && (lead == len(s.words) || lead == len(s.words)-1 && (s.words[lead] == "fi" || s.words[lead] == "done") ||
+		if statements && (lead == len(s.words) || lead == len(beforeComment(s.words))-1 && (s.words[lead] == "fi" || s.words[lead] == "done") ||
 			s.words[lead] == "for") {
 			continue // keywords alone, or a nested loop's header
 		}
@@ -553,6 +555,44 @@ func gluedDoubleParen(words []string) bool {
 			default:
 				i++
 			}
+		}
+	}
+	return false
+}
+
+// quotedSubscript reports a ${ } or $(( )) holding a subscript with a
+// quote in it (echo ${a['x']}, echo $(( a["x"] ))): Claude Code 2.1.328
+// reads quoted text in a subscript as code it cannot check ("Quoted text in
+// square brackets in this command may run as code") and its removal check
+// asks for it in bypassPermissions too; echo a['x'] runs there (row 139,
+// TestDifferential/misreadedges-bypassPermissions; TestQuotedSubscript).
+func quotedSubscript(cmd string) bool {
+	for i := 0; i+2 < len(cmd); i++ {
+		if cmd[i] != '$' || cmd[i+1] != '{' && !strings.HasPrefix(cmd[i+1:], "((") {
+			continue
+		}
+		end := len(cmd)
+		if cmd[i+1] == '{' {
+			if j := strings.IndexByte(cmd[i:], '}'); j >= 0 {
+				end = i + j
+			}
+		} else {
+			end = closeParens(cmd, i+1)
+		}
+		span := cmd[i:end]
+		for k := strings.IndexByte(span, '['); k >= 0; {
+			inner := span[k+1:]
+			if c := strings.IndexByte(inner, ']'); c >= 0 {
+				inner = inner[:c]
+			}
+			if strings.ContainsAny(inner, `'"`) {
+				return true
+			}
+			next := strings.IndexByte(span[k+1:], '[')
+			if next < 0 {
+				break
+			}
+			k += next + 1
 		}
 	}
 	return false
@@ -643,8 +683,8 @@ func statementsInOrder(subs []bashSub) bool {
 				if x == "done" {
 					opens = "loop"
 				}
-				if top != opens || k != len(w)-1 {
-					return false
+				if top != opens || k != len(w)-1 && !strings.HasPrefix(w[k+1], "#") {
+					return false // a comment may follow: done # c
 				}
 				stack = stack[:len(stack)-1]
 			case "for":
@@ -839,6 +879,13 @@ func forHeader(w []string) bool {
 	}
 	if len(w) < 3 || w[2] != "in" || nameLen(w[1]) != len(w[1]) || runVariable(w[1]) {
 		return false
+	}
+	for _, x := range w[3:] {
+		if strings.HasPrefix(x, "#") {
+			// A # starting a word of the list ("Text after a # in a for
+			// or select list": row 139, TestDifferential/misreadedges-*).
+			return false
+		}
 	}
 	return noSpecial(w[3:])
 }
@@ -2023,6 +2070,7 @@ func parseBash(cmd string) *bashLine {
 	for i := 0; i < len(l.subs) && strings.Contains(cmd, "(("); i++ {
 		l.doubleParen = l.doubleParen || gluedDoubleParen(l.subs[i].words)
 	}
+	l.subscriptQuote = strings.Contains(cmd, "$") && quotedSubscript(cmd)
 	segs, shell := bothSegments(hd.plain(cmd))
 	// The shell's reading: a keyword inside quoted text is no command
 	// (echo "x; FOO=1 if y" runs in bypassPermissions).

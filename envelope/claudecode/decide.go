@@ -492,6 +492,11 @@ func (v *view) decide(c *call, steps []envelope.Step) (outcome, []envelope.Step)
 			if !v.brief {
 				detail[stepCriticalPath] = "leaves a $( or ${ open, or begins a command in $( ) with a backquote, so no removal in it can be ruled out"
 			}
+		} else if l != nil && l.subscriptQuote {
+			out = decided(stepCriticalPath, envelope.Ask, envelope.Reason{Code: codeCriticalPath})
+			if !v.brief {
+				detail[stepCriticalPath] = "holds quoted text in a subscript of an expansion, which the release reads as code it cannot check, so no removal in it can be ruled out"
+			}
 		} else if l != nil && l.doubleParen {
 			out = decided(stepCriticalPath, envelope.Ask, envelope.Reason{Code: codeCriticalPath})
 			if !v.brief {

@@ -1012,6 +1012,11 @@ func sedReadOnly(a []string) (ok bool, script int) {
 // not checked (test -f /etc/hostname runs): TestDifferential/
 // echoforms-default, builtinforms-default, condglobs-default.
 func testReadOnly(u, w []string) bool {
+	if n := len(beforeComment(w)); n < len(w) && n > 0 && (w[n-1] == "]" || w[n-1] == "]]") {
+		// A comment after the closer is no word of the test ([[ a == b ]]
+		// # c runs: TestDifferential/misreadedges-acceptEdits).
+		u, w = u[:n], w[:n]
+	}
 	args, raw := u[1:], w[1:]
 	if end := map[string]string{"[": "]", "[[": "]]"}[u[0]]; end != "" {
 		if len(args) == 0 || args[len(args)-1] != end {

@@ -1238,3 +1238,18 @@ func TestLongLines(t *testing.T) {
 		bashCalls(allow, codePermissionAllow, "echo "+strings.Repeat("x", 9000), body(9000), "echo "+strings.Repeat("x", maxLineLength-5))))
 	runCalls(t, `{"permissions": {"allow": ["Bash"]}}`, "default", bashCalls(allow, codePermissionAllow, long...))
 }
+
+// TestMisreadEdges: a # starting a word of a for list asks, a comment after
+// a loop's done or a test's ]] is none of their words, and quoted text in
+// a subscript of an expansion asks in bypassPermissions too (row 139,
+// TestDifferential/misreadedges-*, misreadedgesrule-default).
+func TestMisreadEdges(t *testing.T) {
+	rules := `{"permissions": {"allow": ["Bash(echo:*)", "Bash([[:*)", "Bash(for:*)"]}}`
+	runCalls(t, rules, "default", slices.Concat(bashCalls(ask, codeDefaultPrompt, "for i in a #b; do echo x; done"),
+		bashCalls(allow, codePermissionAllow, "for i in a b; do echo x; done # c", "[[ a == b ]] # c", "for i in a#b; do echo x; done",
+			"for i in '#b'; do echo x; done")))
+	runCalls(t, `{}`, "acceptEdits", slices.Concat(bashCalls(ask, codeDefaultPrompt, "for i in a #b; do echo x; done"),
+		bashCalls(allow, codeDefaultReadOnly, "for i in a b; do echo x; done # c", "[[ a == b ]] # c")))
+	runCalls(t, `{}`, "bypassPermissions", slices.Concat(bashCalls(ask, codeCriticalPath, "echo ${a['x']}", "echo $(( a['x'] ))", `echo ${a["x"]}`),
+		bashCalls(allow, codeModeBypass, "echo a['x']", `echo a["x"]`, "echo ${a[1]}", "echo $(( a[1] ))", "echo 'a[1]'")))
+}

@@ -397,6 +397,7 @@ func matrix() []dcase {
 	out = append(out, matrixSubstForms()...)
 	out = append(out, matrixBacktickForms()...)
 	out = append(out, matrixAwkPrograms()...)
+	out = append(out, matrixMisreadEdges()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

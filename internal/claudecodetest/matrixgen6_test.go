@@ -1443,3 +1443,19 @@ func matrixAwkPrograms() []dcase {
 	return slices.Concat(sh4Cases("awkprogsrule", "generated user rules", []string{"default"}, rules, files, probes),
 		sh4Cases("awkprogs", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, files, probes))
 }
+
+// matrixMisreadEdges: the release's misreading classes at their edges (a
+// word glued to = in [[ ]], a # in a for list, quoted text in a subscript,
+// bracket words, brace text), under rules naming the commands, in
+// acceptEdits and in bypassPermissions.
+func matrixMisreadEdges() []dcase {
+	probes := shs("pwd", "[[ a =b ]]", "[[ a ==b ]]", "[[ a = =b ]]", "[[ x =~ =y ]]", "[[ a= b ]]", "for i in a #b; do echo x; done",
+		"for i in a#b; do echo x; done", "for i in '#b'; do echo x; done", "echo a['x']", `echo a["x"]`, "echo ${a['x']}", "echo $(( a['x'] ))",
+		"echo [a", "echo a[", "echo a[b c]", "ls [a b]", "echo [[", "echo ]]", "echo {a,b}c{d", "echo a{b,c", "echo x}", "echo a{b}c",
+		"echo {}", "echo { }", "echo a[1]b", "echo 'a[1]'", "echo a\\[1]", "for i in a b; do echo x; done # c", "[[ a == b ]] # c",
+		"echo [a]", "echo a]b", "echo [[a", "echo a]]")
+	files := map[string]string{"a.txt": "a\n"}
+	rules := Settings{Allow: []string{"Bash(echo:*)", "Bash(ls:*)", "Bash([[:*)", "Bash(for:*)"}, Deny: []string{"Bash(rm:*)"}}
+	return slices.Concat(sh4Cases("misreadedgesrule", "generated user rules", []string{"default"}, rules, files, probes),
+		sh4Cases("misreadedges", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, files, probes))
+}
