@@ -398,6 +398,7 @@ func matrix() []dcase {
 	out = append(out, matrixBacktickForms()...)
 	out = append(out, matrixAwkPrograms()...)
 	out = append(out, matrixMisreadEdges()...)
+	out = append(out, matrixStatementForms()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

@@ -1459,3 +1459,20 @@ func matrixMisreadEdges() []dcase {
 	return slices.Concat(sh4Cases("misreadedgesrule", "generated user rules", []string{"default"}, rules, files, probes),
 		sh4Cases("misreadedges", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, files, probes))
 }
+
+// matrixStatementForms: while, until, if and case statements with their
+// commands in conditions and bodies, fallthroughs and a deny rule, under
+// rules naming the commands, in acceptEdits and in bypassPermissions.
+func matrixStatementForms() []dcase {
+	probes := shs("pwd", "while false; do rm a.txt; done", "until true; do echo; done", "if ls; then echo; elif cat a.txt; then echo; else echo; fi",
+		"case a in a) rm a.txt;; esac", "case a in a) echo;; b) ls;; esac", "case a in *) echo;; esac", "case a in a|b) echo;; esac",
+		"case a in (a) echo;; esac", "case a in a) echo;& b) echo;; esac", "case a in a) echo;;& esac", "if true; then :; fi", ": > o1.txt",
+		"while :; do break; done", "until false; do break; done", "case a in a) echo; esac", "case a.txt in *.txt) cat a.txt;; esac",
+		"if [ -f a.txt ]; then rm a.txt; fi", "while true; do echo; break; done", "if true; then echo; fi > o2.txt", "case a in a) ;; esac",
+		"if ! rm a.txt; then echo; fi", "while ! true; do echo; done", "case a in\na) echo;;\nesac", "if true\nthen echo\nfi")
+	files := map[string]string{"a.txt": "a\n"}
+	rules := Settings{Allow: []string{"Bash(echo:*)", "Bash(ls:*)", "Bash(cat:*)", "Bash(case:*)", "Bash(while:*)", "Bash(until:*)", "Bash(if:*)", "Bash(::*)"},
+		Deny: []string{"Bash(rm:*)"}}
+	return slices.Concat(sh4Cases("statementsrule", "generated user rules", []string{"default"}, rules, files, probes),
+		sh4Cases("statements", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, files, probes))
+}
