@@ -58,6 +58,9 @@ type bashSub struct {
 	op     string // the operator after it ("" for the last)
 	bg     bool   // '&' follows it (the last one's too): it runs in the background
 	nested bool   // holds a backtick span or a nesting opener
+	// quoted: a command substituted inside double quotes
+	// (quotedSubstitutions), which acceptEdits does not approve.
+	quoted bool
 	// words are the subcommand's words with the allow strip applied (only
 	// safe assignments, safeAssignment, are stripped).
 	words []string
@@ -2065,6 +2068,9 @@ func parseBash(cmd string) *bashLine {
 		for i := 0; i < len(subs) && !l.broken; i++ {
 			l.broken = wordAfterRedirect(subs[i].words)
 		}
+	}
+	if !l.broken && strings.Contains(cmd, "$(") && strings.IndexByte(cmd, '"') >= 0 {
+		l.subs = quotedSubstitutions(l.subs)
 	}
 	l.openDollar = strings.Contains(cmd, "$") && unclosedDollar(cmd)
 	for i := 0; i < len(l.subs) && strings.Contains(cmd, "(("); i++ {

@@ -1288,7 +1288,7 @@ func (v *view) decideSub(c *call, l *bashLine, s *bashSub, outcomes []envelope.O
 		// ~/gp/.git/t9 (protected) and touch ../other/t3.txt (row 98;
 		// TestDifferential/genscopes-accept-edit-acceptEdits).
 		open := func(p inPath) bool { return v.pathAllowed(p, toolEdit) }
-		if (t == toolBash || t == toolMonitor) && s != nil && l.fsApproved(s, v.e.c.dirs, c, open) && fsLinksApproved(c, s, v.e.c.dirs, open) &&
+		if (t == toolBash || t == toolMonitor) && s != nil && !s.quoted && l.fsApproved(s, v.e.c.dirs, c, open) && fsLinksApproved(c, s, v.e.c.dirs, open) &&
 			v.redirectsApproved(c, l, s) {
 			return decided(stepMode, envelope.Allow, v.modeReason(codeModeAcceptEdits))
 		}
@@ -1917,7 +1917,7 @@ func (v *view) redirectAsk(c *call, l *bashLine, s *bashSub) (string, string) {
 		if !ok || innerDotDot(t) {
 			return t, "redirects its output to"
 		}
-		if v.mode == modeAcceptEdits && p.insideAll(v.e.c.dirs) && !p.guardedAny() {
+		if v.mode == modeAcceptEdits && !s.quoted && p.insideAll(v.e.c.dirs) && !p.guardedAny() {
 			continue
 		}
 		if !p.suspicious() && v.pathAllowedAll(p, toolEdit) {

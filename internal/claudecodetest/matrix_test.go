@@ -399,6 +399,7 @@ func matrix() []dcase {
 	out = append(out, matrixAwkPrograms()...)
 	out = append(out, matrixMisreadEdges()...)
 	out = append(out, matrixStatementForms()...)
+	out = append(out, matrixQuotedSubst()...)
 	out = append(out, matrixSedCheck()...)
 	out = append(out, matrixTextCheckedWrappers()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)

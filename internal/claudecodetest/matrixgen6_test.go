@@ -1476,3 +1476,25 @@ func matrixStatementForms() []dcase {
 	return slices.Concat(sh4Cases("statementsrule", "generated user rules", []string{"default"}, rules, files, probes),
 		sh4Cases("statements", "generated user rules", []string{"acceptEdits", "bypassPermissions"}, Settings{Deny: []string{"Bash(rm:*)"}}, files, probes))
 }
+
+// matrixQuotedSubst: command substitutions inside double quotes beside
+// text of no, one and two characters, their commands read-only or not,
+// joined, redirected, reading paths inside and outside the project, in
+// front of commands that read paths, in assignments, with no rule, under
+// rules naming the commands, and in acceptEdits (row 140).
+func matrixQuotedSubst() []dcase {
+	probes := shs("pwd", `echo "ab$(date)"`, `echo "$(date)"`, `echo "a$(date)"`, `echo "a $(date) b"`, `echo "ab$(date)$(pwd)"`,
+		`echo "$(date)$(pwd)"`, `echo "a$(date)b$(pwd)"`, `echo "ab$(ls && pwd)"`, `echo "ab$(ls || pwd)"`, `echo "ab$( date )"`,
+		`echo "ab$(date -u)"`, `echo "ab$(cat a.txt)"`, `echo "ab$(rm f1.txt)"`, `echo "ab$(touch t1.txt)"`, `cat "ab$(date)"`,
+		`cat "ab$PWD"`, `ls "ab$(pwd)"`, `echo "ab$(cat /etc/hostname)"`, `echo "ab$(cat secret/s.txt)"`, `cd sub && echo "ab$(pwd)"`,
+		`echo "ab$(cd sub)"`, `echo "ab$(date)" > o1.txt`, `echo "ab$(date)" && ls`, `ls; echo "ab$(date)"`, `echo "-a$(date)"`,
+		`echo -n "ab$(date)"`, `x="ab$(date)"`, `A="ab$(date)" echo x`, `echo "ab$(date)" | cat`, `echo "ab$(date)" "cd$(pwd)"`,
+		`echo "ab\$(date)"`, `echo 'ab$(date)'`, `echo "ab$(date 2>/dev/null)"`, `echo "ab$(date > o2.txt)"`, `echo "ab$(ls secret)"`,
+		`echo "ab$(git status)"`, `echo "(ab$(date)"`, `echo "ab$(date)" a.txt`, `echo "ab$(touch t2.txt)"`, `echo "ab$(rm f2.txt)"`,
+		`git commit --dry-run -m "ab$(date)"`, `echo "ab$(echo x)"`)
+	files := map[string]string{"a.txt": "a\n", "f1.txt": "f\n", "f2.txt": "f\n", "secret/s.txt": "s\n", "sub/x.txt": "x\n"}
+	rules := Settings{Allow: []string{"Bash(echo:*)", "Bash(git commit:*)", "Bash(touch:*)", "Bash(cat:*)"},
+		Deny: []string{"Bash(rm:*)", "Read(./secret/**)"}}
+	return slices.Concat(sh4Cases("quotedsubstrule", "generated user rules", []string{"default"}, rules, files, probes),
+		sh4Cases("quotedsubst", "generated user rules", []string{"default", "acceptEdits"}, Settings{}, files, probes))
+}
