@@ -3516,13 +3516,27 @@ func unguardedVar(s string) bool {
 // changes how commands run (PATH=$(pwd) asks), and the assignment alone
 // in its subcommand (x=$(ls) ls and export x=$(ls) ask).
 func assignedSubstitutions(subs []bashSub) []bashSub {
+	return replaceSubs(subs, func(s bashSub) ([]bashSub, bool) {
+		inner, ok := assignedCommand(s)
+		if !ok {
+			return nil, false
+		}
+		isubs, ok := plainSubcommands(inner)
+		if !ok {
+			return nil, false
+		}
+		last := &isubs[len(isubs)-1]
+		last.op, last.bg = s.op, s.bg
+		return isubs, true
+	})
+}
+
+// replaceSubs returns subs with each subcommand that with reads replaced
+// by the subcommands it returns, and subs itself when it reads none.
+func replaceSubs(subs []bashSub, with func(s bashSub) ([]bashSub, bool)) []bashSub {
 	var out []bashSub
 	for i, s := range subs {
-		inner, ok := assignedCommand(s)
-		var isubs []bashSub
-		if ok {
-			isubs, ok = plainSubcommands(inner)
-		}
+		r, ok := with(s)
 		if !ok {
 			if out != nil {
 				out = append(out, s)
@@ -3530,11 +3544,9 @@ func assignedSubstitutions(subs []bashSub) []bashSub {
 			continue
 		}
 		if out == nil {
-			out = append(make([]bashSub, 0, len(subs)+len(isubs)), subs[:i]...)
+			out = append(make([]bashSub, 0, len(subs)+len(r)), subs[:i]...)
 		}
-		last := &isubs[len(isubs)-1]
-		last.op, last.bg = s.op, s.bg
-		out = append(out, isubs...)
+		out = append(out, r...)
 	}
 	if out == nil {
 		return subs

@@ -21,57 +21,42 @@ import "strings"
 // release walks them all) (TestDifferential/quotedsubst-*;
 // TestQuotedSubstitution).
 func quotedSubstitutions(subs []bashSub) []bashSub {
-	var out []bashSub
-	for i, s := range subs {
-		var isubs []bashSub
-		var os []bashSub
-		outer, counted, inners, ok := "", "", []string(nil), s.nested
-		if ok {
-			outer, counted, inners, ok = quotedCommands(s.raw)
+	return replaceSubs(subs, func(s bashSub) ([]bashSub, bool) {
+		if !s.nested {
+			return nil, false
 		}
-		for _, c := range inners {
-			if !ok {
-				break
-			}
-			var cs []bashSub
-			if cs, ok = plainSubcommands(c); ok {
-				cs[len(cs)-1].op = "&&"
-				for j := range cs {
-					cs[j].quoted = true
-				}
-				isubs = append(isubs, cs...)
-			}
-		}
-		if ok {
-			// The line with each substitution as $? is read as a line is
-			// (its quoted text counted: variableShapes); its words are
-			// outer's.
-			_, ok = plainSubcommands(counted)
-		}
-		if ok {
-			cls, _, _ := scanBashHD(outer)
-			os, _ = splitTopOps(outer, cls)
-			// A backtick or another substitution outside the quotes
-			// leaves it nested: no step approves it.
-			ok = len(os) == 1
-		}
+		outer, counted, inners, ok := quotedCommands(s.raw)
 		if !ok {
-			if out != nil {
-				out = append(out, s)
-			}
-			continue
+			return nil, false
 		}
-		if out == nil {
-			out = append(make([]bashSub, 0, len(subs)+len(isubs)), subs[:i]...)
+		var out []bashSub
+		for _, c := range inners {
+			cs, ok := plainSubcommands(c)
+			if !ok {
+				return nil, false
+			}
+			cs[len(cs)-1].op = "&&"
+			for j := range cs {
+				cs[j].quoted = true
+			}
+			out = append(out, cs...)
+		}
+		// The line with each substitution as $? is read as a line is
+		// (its quoted text counted: variableShapes); its words are
+		// outer's.
+		if _, ok := plainSubcommands(counted); !ok {
+			return nil, false
+		}
+		cls, _, _ := scanBashHD(outer)
+		os, _ := splitTopOps(outer, cls)
+		// A backtick or another substitution outside the quotes leaves
+		// it nested: no step approves it.
+		if len(os) != 1 {
+			return nil, false
 		}
 		os[0].op, os[0].bg = s.op, s.bg
-		out = append(out, isubs...)
-		out = append(out, os[0])
-	}
-	if out == nil {
-		return subs
-	}
-	return out
+		return append(out, os[0]), true
+	})
 }
 
 // quotedCommands returns raw with each command substitution inside double
