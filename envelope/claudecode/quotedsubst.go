@@ -18,7 +18,9 @@ import "strings"
 // backticks, backslashes, parentheses, pipes, ';', a lone '&' and
 // newlines (joined by && and || alone), and no other nesting in the
 // subcommand; the rest asks as any nested command does (stricter: the
-// release walks them all) (TestDifferential/quotedsubst-*;
+// release walks them all), but a pipe, which the release asks for too
+// (it cuts the line's text at the '|': "The following parts require
+// approval: echo "ab$(ls, wc -l)"") (TestDifferential/quotedsubst-*;
 // TestQuotedSubstitution).
 func quotedSubstitutions(subs []bashSub) []bashSub {
 	return replaceSubs(subs, func(s bashSub) ([]bashSub, bool) {

@@ -1479,7 +1479,7 @@ func matrixStatementForms() []dcase {
 
 // matrixQuotedSubst: command substitutions inside double quotes beside
 // text of no, one and two characters, their commands read-only or not,
-// joined, redirected, reading paths inside and outside the project, in
+// joined, piped, redirected, reading paths inside and outside the project, in
 // front of commands that read paths, in assignments, with no rule, under
 // rules naming the commands, and in acceptEdits (row 140).
 func matrixQuotedSubst() []dcase {
@@ -1491,7 +1491,9 @@ func matrixQuotedSubst() []dcase {
 		`echo -n "ab$(date)"`, `x="ab$(date)"`, `A="ab$(date)" echo x`, `echo "ab$(date)" | cat`, `echo "ab$(date)" "cd$(pwd)"`,
 		`echo "ab\$(date)"`, `echo 'ab$(date)'`, `echo "ab$(date 2>/dev/null)"`, `echo "ab$(date > o2.txt)"`, `echo "ab$(ls secret)"`,
 		`echo "ab$(git status)"`, `echo "(ab$(date)"`, `echo "ab$(date)" a.txt`, `echo "ab$(touch t2.txt)"`, `echo "ab$(rm f2.txt)"`,
-		`git commit --dry-run -m "ab$(date)"`, `echo "ab$(echo x)"`)
+		`git commit --dry-run -m "ab$(date)"`, `echo "ab$(echo x)"`, `echo "ab$(ls | wc -l)"`, `echo "ab$(ls |& wc -l)"`,
+		`echo "ab$(ls | sh)"`, `echo "ab$(ls |)"`, `echo "ab$(ls | wc -l && pwd)"`, `echo "ab$(cat a.txt | grep a)"`,
+		`echo "ab$(ls | tee o3.txt)"`, `echo "ab$(cat secret/s.txt | wc -c)"`)
 	files := map[string]string{"a.txt": "a\n", "f1.txt": "f\n", "f2.txt": "f\n", "secret/s.txt": "s\n", "sub/x.txt": "x\n"}
 	rules := Settings{Allow: []string{"Bash(echo:*)", "Bash(git commit:*)", "Bash(touch:*)", "Bash(cat:*)"},
 		Deny: []string{"Bash(rm:*)", "Read(./secret/**)"}}
