@@ -70,6 +70,30 @@ type SessionRuleMatcher interface {
 	MatchRuleFor(w World, s *Session, p *PolicyState, rule, tool string, input json.RawMessage, whole bool) bool
 }
 
+// AgentIDReader is implemented by dialects that compare agent ids in a
+// normal form of their own (openclaw's packaged releases read every id
+// through OpenClaw's normalizeAgentId): a revocation's agent target holds
+// a session whose agent id reads as the same id under the scope's policy
+// p, so it reaches every session the dialect decides as that agent type.
+// The others compare ids exactly. The revocation's identity keeps the id
+// as written (TestRevocationOfAgentTypeReachesNormalizedAgentIDs).
+type AgentIDReader interface {
+	AgentID(p *PolicyState, id string) string
+}
+
+// SpawnCaller is implemented by dialects whose spawn admission decides a
+// call of the parent's spawn tool (claude-code's Agent with the child's
+// subagent_type, the ledger dialect's runtime spawn tool): SpawnCall
+// returns that call under the scope's policy p, ok false when the spawn
+// makes none. The ledger decides it with the revocation layer (Revoked)
+// when the spawn is appended, so a revocation of the call refuses the
+// spawn as a deny of the dialect's own does; the fold of a spawn already
+// recorded reads only its record (TestRevocationOfSpawnToolRefusesSpawn,
+// TestRevokedSpawnInOldLogFoldsUnchanged).
+type SpawnCaller interface {
+	SpawnCall(p *PolicyState, d *events.SpawnedData) (tool string, input json.RawMessage, ok bool)
+}
+
 // SplitRule splits a rule into its tool name and its content (the text in
 // parentheses, "" when there is none).
 func SplitRule(rule string) (name, content string, hasContent bool) {
@@ -149,15 +173,16 @@ func Revoked(w World, dl Dialect, normalize func(string) string, p *PolicyState,
 	}
 	for i := range p.Revocations {
 		r := &p.Revocations[i]
-		if targets(w, &r.Data, s) && matchRule(w, s, dl, normalize, p, r.Data.Rule, tool, input, whole) {
+		if targets(w, dl, p, &r.Data, s) && matchRule(w, s, dl, normalize, p, r.Data.Rule, tool, input, whole) {
 			return r
 		}
 	}
 	return nil
 }
 
-// targets reports whether a denial's target holds session s.
-func targets(w World, d *events.DenyData, s *Session) bool {
+// targets reports whether a denial's target holds session s, under the
+// policy p of dialect dl.
+func targets(w World, dl Dialect, p *PolicyState, d *events.DenyData, s *Session) bool {
 	switch {
 	case d.Session != "":
 		if s.Key == d.Session {
@@ -174,7 +199,11 @@ func targets(w World, d *events.DenyData, s *Session) bool {
 		}
 		return false
 	case d.Agent != "":
-		return s.Agent == d.Agent
+		if s.Agent == d.Agent {
+			return true
+		}
+		a, ok := dl.(AgentIDReader)
+		return ok && a.AgentID(p, s.Agent) == a.AgentID(p, d.Agent)
 	case d.User != "" || d.Project != "":
 		root := RootOf(w, s)
 		if root == nil || root.Start == nil {

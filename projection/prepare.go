@@ -2,6 +2,7 @@ package projection
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -499,12 +500,34 @@ func (s *State) decideGrant(ev *events.Event, d *events.GrantData) (any, error) 
 
 func (s *State) decideDeny(ev *events.Event, d *events.DenyData) (any, error) {
 	sc := s.scopeNamed(d.Scope)
+	// A session is decided under its own scope's revocations only: a
+	// denial naming a session bound to another scope would deny nothing
+	// (TestRevocationOfSessionInAnotherScopeRefused). A session not
+	// started yet may be named; lifting stays open, so a denial an older
+	// log put in the wrong scope can still be lifted.
+	elsewhere := ""
+	if d.Session != "" {
+		if sess := s.Session(d.Session); sess != nil && events.ScopeName(sess.Scope) != sc.name {
+			elsewhere = events.ScopeName(sess.Scope)
+		}
+	}
+	if ev.Type == events.DenyAdded && elsewhere != "" {
+		in := ""
+		if o := s.scopeNamed(elsewhere); o != nil {
+			in = " and write the rule as its dialect " + o.dialect.Name() + " reads it"
+		}
+		return nil, events.Errorf(events.CodeInvalidEvent, "session %q is bound to scope %q, and a denial in scope %q would never apply to it: name \"scope\": %q%s", d.Session, elsewhere, sc.name, elsewhere, in)
+	}
 	if err := envelope.CheckRevocationRule(sc.dialect, d.Rule); err != nil {
 		return nil, err
 	}
 	id := envelope.RevocationIdentity(d)
 	if ev.Type == events.DenyLifted && !slices.ContainsFunc(sc.policy.Revocations, func(r envelope.Revocation) bool { return r.Identity == id }) {
-		return nil, events.Errorf(events.CodeUnknownRevocation, "no denial of %q for %s is in force in scope %q; nothing to lift (ledger why names the denial in force)", d.Rule, d.Target(), sc.name)
+		hint := ""
+		if elsewhere != "" {
+			hint = fmt.Sprintf("; session %q is bound to scope %q: name \"scope\": %q", d.Session, elsewhere, elsewhere)
+		}
+		return nil, events.Errorf(events.CodeUnknownRevocation, "no denial of %q for %s is in force in scope %q; nothing to lift (ledger why names the denial in force)%s", d.Rule, d.Target(), sc.name, hint)
 	}
 	return GrantDecided{Identity: id}, nil
 }
@@ -685,12 +708,41 @@ func (s *State) decideSpawn(ev *events.Event, d *events.SpawnedData) (any, *refu
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := s.revokedSpawn(sc, parent, d); err != nil {
+		return nil, nil, err
+	}
 	env.Scope = parent.Scope
 	if env.Depth > MaxTreeDepth {
 		return nil, nil, events.Errorf(events.CodeDepthLimit, "a spawn at depth %d: the ledger keeps spawn trees at most %d deep", env.Depth, MaxTreeDepth)
 	}
 	env.Seal()
 	return SpawnDecided{Envelope: env, Facts: facts}, nil, nil
+}
+
+// revokedSpawn refuses a spawn the dialect admitted when a revocation in
+// force denies the parent's call of the dialect's spawn tool at this
+// position (envelope.SpawnCaller): the decision of that call is the
+// revocation's, as a check of it would answer. It runs when the spawn is
+// appended only; the fold of a spawn already in the log reads its record
+// (applySpawned) and never this (TestRevocationOfSpawnToolRefusesSpawn,
+// TestRevokedSpawnInOldLogFoldsUnchanged).
+func (s *State) revokedSpawn(sc *scope, parent *envelope.Session, d *events.SpawnedData) error {
+	sp, ok := sc.dialect.(envelope.SpawnCaller)
+	if !ok || len(sc.policy.Revocations) == 0 {
+		return nil
+	}
+	tool, input, ok := sp.SpawnCall(sc.policy, d)
+	if !ok {
+		return nil
+	}
+	norm := func(t string) string { return normalizeUnder(sc.dialect, sc.policy, t) }
+	r := envelope.Revoked(&sc.world, sc.dialect, norm, sc.policy, parent, norm(tool), input, false)
+	if r == nil {
+		return nil
+	}
+	return events.Errorf(events.CodeAgentNotAllowed,
+		"%q may not spawn agent %q: its %s call is denied by %s (%s, the %s at sequence %d); lift it with a deny.lifted of the same fields, or spawn from a session it does not target",
+		d.Parent, d.Agent, tool, envelope.ReasonRevoked, r.Rule(), events.DenyAdded, r.Record.Seq)
 }
 
 func (s *State) decideResume(ev *events.Event, d *events.ResumedData) (any, *refusal, error) {
