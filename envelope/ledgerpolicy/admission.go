@@ -140,12 +140,13 @@ func checkRuleText(text string) error {
 }
 
 // start admits a root: its agent type is main or one the document gives
-// a layer (agent_not_configured otherwise).
+// a layer (agent_not_configured otherwise); a layer a grant made
+// configures no root type (TestGrantLayerAdmitsNoRoot).
 func start(e *Effective, d *events.StartedData) (envelope.Facts, error) {
 	if e == nil {
 		return envelope.Facts{}, events.Errorf(events.CodeInvalidPolicy, "the policy in force cannot be read")
 	}
-	if d.Agent != agentMain && e.agent(d.Agent) == nil {
+	if d.Agent != agentMain && e.c.agent(d.Agent) == nil {
 		return envelope.Facts{}, events.Errorf(events.CodeAgentNotConfigured,
 			"a root's agent type is %q or one document.agents gives a layer; %q is neither (%s)", agentMain, d.Agent, agentList(e))
 	}
@@ -154,7 +155,7 @@ func start(e *Effective, d *events.StartedData) (envelope.Facts, error) {
 
 func agentList(e *Effective) string {
 	names := []string{agentMain}
-	for _, l := range e.agents {
+	for _, l := range e.c.agents {
 		names = append(names, l.agent)
 	}
 	slices.Sort(names)

@@ -74,7 +74,11 @@ func (v *view) revision() *envelope.RecordRef {
 
 // matches reports whether a deny or ask rule matches the call: a bare
 // rule naming the tool always; a pattern when any unit or extra text of
-// the call matches it.
+// the call matches it. A path unit is matched as what it is, absolute or
+// relative, whatever the call's other units are
+// (TestPatchRelativePathKeepsAbsoluteDeny); a domain pattern also matches
+// a call holding a URL whose host cannot be read for sure
+// (TestURLHostUnreadableMatchesDomainDeny).
 func (v *view) matches(r *rule, c *call) bool {
 	if !r.names(c.tool) {
 		return false
@@ -86,9 +90,9 @@ func (v *view) matches(r *rule, c *call) bool {
 	case kindCommand:
 		return slices.ContainsFunc(c.units, r.cmd.match) || slices.ContainsFunc(c.extra, r.cmd.match)
 	case kindPath, kindPatch:
-		return slices.ContainsFunc(c.units, func(u string) bool { return r.path.match(u, c.abs, v.project) })
+		return slices.ContainsFunc(c.units, func(u string) bool { return r.path.match(u, strings.HasPrefix(u, "/"), v.project) })
 	case kindURL:
-		return slices.ContainsFunc(c.units, func(u string) bool { return domainMatch(r.domain, u) })
+		return c.unsure || slices.ContainsFunc(c.units, func(u string) bool { return domainMatch(r.domain, u) })
 	}
 	return false
 }
@@ -182,15 +186,15 @@ func (v *view) global(c *call) outcome {
 	return o
 }
 
-// agentLayer decides the call by one agent type's layer: a deny denies, an
-// ask asks, and a layer with an allow list denies what none of it allows.
+// agentLayer decides the call by one agent type's layer, strictest first:
+// a deny denies, a layer with an allow list denies what none of it allows,
+// then an ask asks; so an ask rule never lets through what the allow list
+// denies, and Decide agrees with toolDenied
+// (TestAgentAskDoesNotWidenAllowList).
 func (v *view) agentLayer(l *layer, c *call) outcome {
 	match := func(r *rule) bool { return v.matches(r, c) }
 	if r := first(l, bDeny, match); r != nil {
 		return outcome{decision: envelope.Deny, reason: v.reason(codeAgentDeny, r)}
-	}
-	if r := first(l, bAsk, match); r != nil {
-		return outcome{decision: envelope.Ask, reason: v.reason(codeAgentAsk, r)}
 	}
 	refs := v.allowed(l, c)
 	if l.hasAllow && refs == nil {
@@ -199,6 +203,9 @@ func (v *view) agentLayer(l *layer, c *call) outcome {
 			o.detail = "no allow pattern can match: " + c.why
 		}
 		return o
+	}
+	if r := first(l, bAsk, match); r != nil {
+		return outcome{decision: envelope.Ask, reason: v.reason(codeAgentAsk, r)}
 	}
 	o := outcome{decision: envelope.Allow, passed: true}
 	if refs != nil {

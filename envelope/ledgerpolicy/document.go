@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -79,7 +80,9 @@ func object(raw json.RawMessage, path string, known ...string) ([]string, map[st
 	if _, err := dec.Token(); err != nil {
 		return nil, nil, policyErr(path, "is not valid JSON: %v", err)
 	}
-	if dec.More() {
+	// Nothing but white space may follow the object, not even a stray '}'
+	// or ']' (TestCompileRefusesTrailingData).
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, nil, policyErr(path, "has data after the object")
 	}
 	return keys, m, nil
@@ -178,7 +181,9 @@ func compileDocument(doc json.RawMessage) (*Compiled, error) {
 		}
 		if raw, ok := sm["maxDepth"]; ok {
 			var n int
-			if bytes.TrimSpace(raw)[0] == '"' || json.Unmarshal(raw, &n) != nil || n < 0 || n > events.MaxSpawnDepth {
+			// Only a JSON number: null would unmarshal as 0
+			// (TestCompileRefusesNullMaxDepth).
+			if b := bytes.TrimSpace(raw)[0]; b != '-' && (b < '0' || b > '9') || json.Unmarshal(raw, &n) != nil || n < 0 || n > events.MaxSpawnDepth {
 				return nil, policyErr("document.subagents.maxDepth", "must be an integer from 0 (no sub-agents) to %d", events.MaxSpawnDepth)
 			}
 			c.maxDepth = n

@@ -99,6 +99,12 @@ func (r *rule) compilePattern(t *runtimeTable, pat string) error {
 	r.kind = t.spec(r.name).kind
 	switch r.kind {
 	case kindCommand:
+		// A unit's words are joined by single spaces: a pattern with white
+		// space at an end or two spaces in a row ("x :*" is "x  *") would
+		// match no command (TestCommandPatternSpacingRefused).
+		if strings.TrimSpace(pat) != pat || strings.Contains(pat, "  ") || strings.HasSuffix(pat, " :*") {
+			return fmt.Errorf("the command pattern %q has white space at an end or two spaces in a row; the words of a command are matched joined by single spaces", pat)
+		}
 		r.cmd = compileCommand(pat)
 	case kindPath, kindPatch:
 		p, err := compilePath(pat)

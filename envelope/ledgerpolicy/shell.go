@@ -18,8 +18,8 @@ import (
 // descriptor duplication all make it not known, and a line the parser
 // refuses is not known either. Deny and ask patterns also see, as extra
 // texts, the literal line, every simple command anywhere in the tree
-// (inside substitutions too) as printed, and for a line the parser refuses
-// the pieces between its operator characters.
+// (inside substitutions too) as printed and as its words read, and for a
+// line the parser refuses the pieces between its operator characters.
 func (c *call) readCommand(line string) {
 	c.extra = append(c.extra, collapse(line))
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
@@ -36,9 +36,13 @@ func (c *call) readCommand(line string) {
 	for _, st := range f.Stmts {
 		s.stmt(st)
 	}
+	// Every simple command anywhere in the tree is seen twice: as printed
+	// and as the shell reads its words (quotes and backslashes removed), so
+	// that quoting hides no denied command inside $(...), (...), {...} or
+	// a compound command (TestNestedCommandQuotesRemoved).
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if ce, ok := n.(*syntax.CallExpr); ok {
-			c.extra = append(c.extra, printed(ce))
+			c.extra = append(c.extra, printed(ce), (&splitter{}).callUnit(ce))
 		}
 		return true
 	})
@@ -71,26 +75,7 @@ func (s *splitter) stmt(st *syntax.Stmt) {
 	}
 	switch cmd := st.Cmd.(type) {
 	case *syntax.CallExpr:
-		var words []string
-		for _, a := range cmd.Assigns {
-			if a.Value == nil || a.Array != nil || a.Index != nil || a.Naked {
-				s.unknown("an assignment that is not NAME=word")
-				continue
-			}
-			v, ok := literal(a.Value)
-			if !ok {
-				s.unknown("an assignment whose value is not a literal")
-			}
-			words = append(words, a.Name.Value+"="+v)
-		}
-		for _, w := range cmd.Args {
-			v, ok := literal(w)
-			if !ok {
-				s.unknown("a word that is not a literal: " + printed(w))
-			}
-			words = append(words, v)
-		}
-		s.units = append(s.units, strings.Join(words, " "))
+		s.units = append(s.units, s.callUnit(cmd))
 	case *syntax.BinaryCmd:
 		s.stmt(cmd.X)
 		s.stmt(cmd.Y)
@@ -99,6 +84,32 @@ func (s *splitter) stmt(st *syntax.Stmt) {
 	default:
 		s.unknown("a compound command (" + printed(cmd) + ")")
 	}
+}
+
+// callUnit is a simple command's unit: its leading assignments, then its
+// words as the shell reads them (a word that is not a literal as printed),
+// joined by single spaces. What cannot be known makes s not known.
+func (s *splitter) callUnit(cmd *syntax.CallExpr) string {
+	var words []string
+	for _, a := range cmd.Assigns {
+		if a.Value == nil || a.Array != nil || a.Index != nil || a.Naked {
+			s.unknown("an assignment that is not NAME=word")
+			continue
+		}
+		v, ok := literal(a.Value)
+		if !ok {
+			s.unknown("an assignment whose value is not a literal")
+		}
+		words = append(words, a.Name.Value+"="+v)
+	}
+	for _, w := range cmd.Args {
+		v, ok := literal(w)
+		if !ok {
+			s.unknown("a word that is not a literal: " + printed(w))
+		}
+		words = append(words, v)
+	}
+	return strings.Join(words, " ")
 }
 
 // harmlessRedirect: a duplication of a descriptor (2>&1, >&-) or output

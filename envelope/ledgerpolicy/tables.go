@@ -25,12 +25,14 @@ func (k argKind) String() string {
 // the hook payload's tool_name carries, the argument kind and the
 // tool_input field that holds it. dflt is the value of an optional field
 // the call left out, as the runtime reads it ("" when the field is
-// required: a call without it matches no pattern).
+// required: a call without it matches no pattern). oneURL says a url
+// field holds one URL, not free text (qwen's web_fetch url).
 type toolSpec struct {
-	name  string
-	kind  argKind
-	field string
-	dflt  string
+	name   string
+	kind   argKind
+	field  string
+	dflt   string
+	oneURL bool
 }
 
 // runtimeTable is one runtime release's tools, sorted by name, and the tool

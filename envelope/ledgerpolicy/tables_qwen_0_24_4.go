@@ -23,7 +23,7 @@ var qwen0244 = &runtimeTable{
 		{name: "list_directory", kind: kindPath, field: "path"},
 		{name: "glob", kind: kindPath, field: "path", dflt: "."},
 		{name: "grep_search", kind: kindPath, field: "path", dflt: "."},
-		{name: "web_fetch", kind: kindURL, field: "url"},
+		{name: "web_fetch", kind: kindURL, field: "url", oneURL: true},
 		{name: "web_search"},
 		{name: "agent"},
 		{name: "list_agents"},
