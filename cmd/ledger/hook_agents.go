@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -130,8 +131,16 @@ func runHookAgent(ctx context.Context, rt agenthook.Runtime, args []string, stdi
 	}
 	fs, f := agentHookFlagSet(rt, stderr)
 	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
+	help := errors.Is(err, flag.ErrHelp)
+	if help {
+		// The usage is printed. Given a payload, --help is a bad flag: a
+		// call is denied, never answered with nothing, which the runtime
+		// runs (TestHookAgentHelpWithPayloadDenies). A terminal (or
+		// /dev/null) holds no payload to wait for.
+		if !hookwire.MayHoldPayload(stdin) {
+			return nil
+		}
+		err = usageError("--help is not a hook flag")
 	}
 	if err == nil && fs.NArg() > 0 {
 		err = usageError("hook %s takes no arguments, got %q", rt.Command, fs.Args())
@@ -146,6 +155,9 @@ func runHookAgent(ctx context.Context, rt agenthook.Runtime, args []string, stdi
 	}
 	raw, rerr := hookwire.ReadPayloadWithin(stdin, budget)
 	h := &agenthook.Hook{Runtime: rt}
+	if help && rerr == nil && len(bytes.TrimSpace(raw)) == 0 {
+		return nil // --help given no payload: the usage, printed
+	}
 	if err != nil || rerr != nil {
 		msg := fmt.Sprintf("ledger hook %s: %v", rt.Command, errors.Join(err, rerr))
 		fmt.Fprintln(stderr, msg)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/sessionledger/ledger/internal/cchook"
+	"github.com/sessionledger/ledger/internal/cchook/hookwire"
 	"github.com/sessionledger/ledger/internal/safefile"
 )
 
@@ -79,6 +80,12 @@ func (f *hookInstallFlags) checkURL(runtime string) error {
 			return usageError("--url %q: Claude Code's HTTP hooks post to http://HOST:PORT%s, with no user, query or fragment (the token goes in --token-file or --token-env)", f.httpURL, cchook.HTTPPath)
 		}
 		return usageError("--url %q: give the address 'ledger serve --hooks' serves, http://HOST:PORT, or its socket, unix:PATH, with no user, query or fragment (the token goes in --token-file or --token-env)", f.httpURL)
+	case !claudeCode && otherRuntimePath(u.Path, runtime) != "":
+		// The thin hook would post there and get that runtime's answers,
+		// in a format this runtime does not read
+		// (TestHookInstallRefusesOtherRuntimePath).
+		other := otherRuntimePath(u.Path, runtime)
+		return usageError("--url %q: %s is where 'ledger serve --hooks' takes %s's hooks, answered in %s's format, which %s does not read: give the server's address, http://HOST:PORT (the thin hook posts to /hooks/%s on it), or http://HOST:PORT/hooks/%s", f.httpURL, u.Path, other, other, runtime, runtime, runtime)
 	case !isLoopback(strings.ToLower(u.Hostname())) && !f.allowRemote:
 		what := "the bearer token and every payload (prompts, tool inputs)"
 		if f.noToken {
@@ -89,6 +96,17 @@ func (f *hookInstallFlags) checkURL(runtime string) error {
 			"(a replica that reaches the ledger over NATS) and give %s, or give --allow-remote to send them over the network anyway", f.httpURL, u.Hostname(), what, here)
 	}
 	return nil
+}
+
+// otherRuntimePath is the runtime whose `serve --hooks` path path is
+// when that is not runtime's own (nor Claude Code's, which the thin hook
+// of another runtime reads as the server's address), else "".
+func otherRuntimePath(path, runtime string) string {
+	other, ok := hookwire.RuntimePath(path)
+	if !ok || other == runtime || other == "claude-code" {
+		return ""
+	}
+	return other
 }
 
 // tokenPlan is the token the HTTP hooks send, worked out before anything

@@ -268,19 +268,11 @@ func (h *Hook) where() string {
 	return "its NATS server"
 }
 
-// unreachable reports whether err says the ledger did not answer, as
-// opposed to answering with a refusal.
-func unreachable(err error) bool {
-	var ee *events.Error
-	if !errors.As(err, &ee) {
-		return true
-	}
-	switch ee.Code {
-	case "internal", events.CodeConflict, events.CodeNotCaughtUp, events.CodeDeadlinePassed:
-		return true
-	}
-	return false
-}
+// unreachable reports whether err says the ledger could not be reached:
+// a transport failure only (cchook.Unreached), so that anything else
+// denies a call with its cause whatever --unreachable says
+// (TestOverMaxPayloadDeniesAgents).
+func unreachable(err error) bool { return cchook.Unreached(err) }
 
 // UnreachableReason is the denial of a call while the ledger cannot be
 // reached (--unreachable deny, the default).

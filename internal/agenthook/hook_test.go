@@ -3,13 +3,14 @@ package agenthook
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/client/clienttest"
@@ -316,7 +317,7 @@ func TestNoLedgerPolicy(t *testing.T) {
 // downLedger fails every request as an unreachable ledger does.
 type downLedger struct{ wait time.Duration }
 
-var errDown = errors.New("nats: no servers available for connection")
+var errDown = nats.ErrNoServers // a transport failure (cchook.Unreached)
 
 func (d downLedger) sleep(ctx context.Context) error {
 	if d.wait == 0 {

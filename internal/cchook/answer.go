@@ -2,8 +2,11 @@ package cchook
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -73,7 +76,14 @@ func UnknownToolHint(tool string) string {
 // the call because it refused what the hook had to record first (an unknown
 // or finished session, no policy, an unplaced sub-agent, ...): the hook
 // fails closed.
+//
+// A request over the NATS server's max_payload never reached the ledger,
+// which therefore did not judge the call: the reason says so and how to
+// make a call the hook can send (TestOverMaxPayloadDenies).
 func RefusalReason(key events.SessionKey, tool string, err error) string {
+	if errors.Is(err, nats.ErrMaxPayload) {
+		return fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the hook denies it: the call's input is over the max_payload of the ledger's NATS server, so its check could not be sent (%v). Make the call again with a smaller input (split a long command or a large patch into several calls).", tool, key, err)
+	}
 	code, msg := events.CodeOf(err), errMsg(err)
 	if code == "" {
 		return fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the hook denies it: %s", tool, key, msg)

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -178,7 +180,7 @@ func (h *Hook) Handle(ctx context.Context, raw []byte) *Result {
 		return res
 	}
 	if err := r.other(ctx); err != nil {
-		if unreachable(err) {
+		if Unreached(err) {
 			res.Unreachable = true
 			res.warn("the ledger at %s cannot be reached: %v (nothing was recorded for this %s)", h.where(), err, p.Event)
 		} else {
@@ -377,18 +379,36 @@ func (h *Hook) where() string {
 	return "its NATS server"
 }
 
-// unreachable reports whether err says the ledger did not answer, as
-// opposed to answering with a refusal.
-func unreachable(err error) bool {
-	var ee *events.Error
-	if !errors.As(err, &ee) {
+// Unreached reports whether err says the ledger could not be reached or
+// did not answer in time: the one failure --unreachable allow lets a call
+// through on. Only a transport failure counts: the hook's connection not
+// made (DownLedger's error), no responders (no ledger API on the server),
+// a timeout (NATS's, a context's, the ledger's deadline_passed), a
+// connection closed, draining or lost. Anything else is an answer or a
+// request the ledger never got to judge, and denies the call with its
+// cause whatever --unreachable says: a refusal, a request over the NATS
+// server's max_payload, an answer that does not decode, the ledger's
+// internal error (TestUnreachedIsTransportOnly, TestOverMaxPayloadDenies).
+func Unreached(err error) bool {
+	var down downError
+	if errors.As(err, &down) {
 		return true
 	}
-	switch ee.Code {
-	case "internal", events.CodeConflict, events.CodeNotCaughtUp, events.CodeDeadlinePassed:
-		return true
+	for _, t := range transportErrors {
+		if errors.Is(err, t) {
+			return true
+		}
 	}
-	return false
+	return events.CodeOf(err) == events.CodeDeadlinePassed
+}
+
+// transportErrors are the errors of a request that did not reach the
+// ledger or was not answered in time (Unreached).
+var transportErrors = []error{
+	context.DeadlineExceeded, context.Canceled,
+	nats.ErrTimeout, nats.ErrNoResponders, nats.ErrNoServers,
+	nats.ErrConnectionClosed, nats.ErrConnectionDraining, nats.ErrConnectionReconnecting,
+	nats.ErrDisconnected, nats.ErrStaleConnection,
 }
 
 // run is the handling of one payload.
@@ -852,7 +872,7 @@ func (r *run) syncPolicy(ctx context.Context, key events.SessionKey, doc json.Ra
 	defer cancel()
 	if _, err := r.append(pctx, *ev); err != nil {
 		hint := ""
-		if unreachable(err) {
+		if Unreached(err) {
 			hint = " (a NATS user with the orchestrator role may not publish on ledger.v1.policy: give the hook an operator's credentials, or run it with --import=false and set the policy with 'ledger policy import | ledger append')"
 		}
 		r.res.warn("the project's policy changed, but the new policy.set was not appended: %v%s", err, hint)
@@ -1074,7 +1094,7 @@ func (r *run) preToolUse(ctx context.Context) {
 		res.Output = DenyOutput(reason)
 	}
 	failed := func(key events.SessionKey, err error) {
-		if unreachable(err) {
+		if Unreached(err) {
 			res.Unreachable = true
 			if r.h.Opts.Unreachable == UnreachableAllow {
 				res.warn("the ledger at %s cannot be reached (%v): %s goes ahead unchecked (--unreachable allow)", r.h.where(), err, tool)
@@ -1133,8 +1153,18 @@ func (r *run) preToolUse(ctx context.Context) {
 	if len(why) == 0 {
 		why = []string{"ledger", "why"}
 	}
-	if check.Decision == envelope.Deny {
+	switch check.Decision {
+	case envelope.Allow, envelope.Ask:
+		// Claude Code decides an asked call with its own prompt.
+	case envelope.Deny:
 		deny(DenialReason(key, tool, check.Reason, WhyCommand(why, key, tool, input, p.ToolUseID, check.Recorded)))
+		return
+	default:
+		// Fail closed: only allow and ask go on; an answer with any
+		// other decision, or none, is not one the hook can act on
+		// (TestUnknownDecisionDenies).
+		deny(fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the hook denies it: the ledger's answer holds no decision the hook knows (%q). Make the call again; to see what the ledger recorded, run: %s",
+			tool, key, check.Decision, WhyCommand(why, key, tool, input, p.ToolUseID, check.Recorded)))
 		return
 	}
 	res.Output = PassOutput("")

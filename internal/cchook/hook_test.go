@@ -3,7 +3,6 @@ package cchook
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
@@ -570,7 +571,7 @@ func TestPreToolUseMakesOneRecord(t *testing.T) {
 // TestUnreachable: a ledger that does not answer denies calls by default,
 // lets them through with UnreachableAllow, and never blocks other events.
 func TestUnreachable(t *testing.T) {
-	down := errors.New("nats: no servers available for connection")
+	down := nats.ErrNoServers // a transport failure (Unreached)
 	for _, tt := range []struct {
 		payload string
 		opt     Unreachable

@@ -76,7 +76,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ph := h.Paths[r.URL.Path]
 	deny := DenyOutput
 	if ph != nil {
+		// Every answer at a runtime's path is in that runtime's format,
+		// and marked so for its thin hook (hookwire.HeaderAnswer).
 		deny = ph.Deny
+		w.Header().Set(hookwire.HeaderAnswer, r.URL.Path)
 	}
 	if reason := h.refusal(r); reason != "" {
 		h.refuse(w, reason, deny)
@@ -283,7 +286,10 @@ type PathHook interface {
 }
 
 // servePath answers a payload of another runtime: its answer as its
-// command hook prints it (empty: no opinion), and for the thin hook its
+// command hook prints it (empty: no opinion, with a Content-Length of 0
+// and, as every answer at the path, hookwire.HeaderAnswer, without which
+// the thin hook takes no answer: TestThinAgentNeedsAnswerMark,
+// agenthook's TestHTTPHookAnswers), and for the thin hook its
 // warnings (and with verbose its result) as headers. An agent runtime's
 // hook exits 0 whatever happens (it runs a call whose hook fails), so no
 // exit status is sent (agenthook's TestHTTPHookAnswers).

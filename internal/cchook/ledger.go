@@ -67,26 +67,38 @@ func (l ClientLedger) Check(ctx context.Context, key events.SessionKey, tool str
 }
 
 // DownLedger answers every request with the error that kept a hook from
-// reaching the ledger (the command hooks fail closed with it).
+// reaching the ledger (the command hooks fail closed with it), which
+// Unreached reports as an unreachable ledger whatever it is.
 type DownLedger struct{ Err error }
 
 var _ Ledger = DownLedger{}
 
 func (d DownLedger) Tree(context.Context, events.SessionKey) (*client.TreeNode, error) {
-	return nil, d.Err
+	return nil, downError{d.Err}
 }
 func (d DownLedger) Policy(context.Context, events.SessionKey) (*envelope.PolicyState, error) {
-	return nil, d.Err
+	return nil, downError{d.Err}
 }
 func (d DownLedger) Append(context.Context, client.Event) (client.AppendResult, error) {
-	return client.AppendResult{}, d.Err
+	return client.AppendResult{}, downError{d.Err}
 }
 func (d DownLedger) Check(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
-	return client.CheckResult{}, d.Err
+	return client.CheckResult{}, downError{d.Err}
 }
 func (d DownLedger) Start(context.Context, events.SessionKey, string, json.RawMessage, string) (client.CheckResult, error) {
-	return client.CheckResult{}, d.Err
+	return client.CheckResult{}, downError{d.Err}
 }
+
+// downError is DownLedger's error: its message is the connection's.
+type downError struct{ err error }
+
+func (e downError) Error() string {
+	if e.err == nil {
+		return "the ledger's connection was not made"
+	}
+	return e.err.Error()
+}
+func (e downError) Unwrap() error { return e.err }
 
 // Dial connects a command hook to NATS once, within a bounded time (half
 // its budget, at most a second), with no reconnects: a hook is

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
@@ -157,7 +158,7 @@ func TestThinHeaders(t *testing.T) {
 // warning (UnreachableOther). hook.go words the last two itself; this test
 // keeps them the same.
 func TestThinUnreachableMessages(t *testing.T) {
-	down := errors.New("nats: no servers available for connection")
+	down := nats.ErrNoServers // a transport failure (Unreached)
 	const where = "nats://x:4222"
 	for _, tt := range []struct {
 		payload string

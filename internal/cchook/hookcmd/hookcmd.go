@@ -13,8 +13,9 @@
 // take.
 //
 // Invariants: given a payload, Run prints Claude Code's hook output and
-// returns nil, whatever is wrong (its own flags included: a call is then
-// denied, anything else let through), with one exception: a payload that
+// returns nil, whatever is wrong (its own flags included, --help among
+// them when standard input may hold a payload: a call is then denied,
+// anything else let through; TestHelpWithPayloadDenies), with one exception: a payload that
 // cannot be read and whose hook event cannot be told (cchook.PeekAt) is
 // answered with a PreToolUse denial and an *ExitError (code 2, the reason),
 // since exit 2 is what blocks a PreToolUse in Claude Code whatever it makes
@@ -214,8 +215,16 @@ func Budgets(args []string) (call, other time.Duration) {
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs, f := flagSet(stderr)
 	_, err := parse(fs, args)
-	if errors.Is(err, errHelp) {
-		return nil
+	help := errors.Is(err, errHelp)
+	if help {
+		// The usage is printed. Given a payload, --help is a bad flag: a
+		// call is denied, never answered with nothing
+		// (TestHelpWithPayloadDenies). A terminal (or /dev/null) holds no
+		// payload to wait for.
+		if !hookwire.MayHoldPayload(stdin) {
+			return nil
+		}
+		err = usageError("--help is not a hook flag")
 	}
 	if err == nil {
 		err = f.check()
@@ -242,6 +251,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			msg = "bad flags (see the usage above)"
 		}
 		if len(bytes.TrimSpace(raw)) == 0 {
+			if help {
+				return nil
+			}
 			return err
 		}
 		return hookwire.WriteOutput(stdout, hookwire.BadCommandLine(raw, "ledger hook claude-code: "+msg))

@@ -1,5 +1,7 @@
 package hookwire
 
+import "strings"
+
 // The agent runtimes the thin hook serves besides Claude Code (`ledger-hook
 // --runtime codex|gemini|qwen`): their `ledger hook` subcommand, the name
 // a session records, and the path `serve --hooks` takes their payloads at.
@@ -52,7 +54,29 @@ const (
 	// allow: a call goes ahead unchecked if the server cannot reach the
 	// ledger either.
 	HeaderUnreachable = "Ledger-Hook-Unreachable"
+	// HeaderAnswer marks an answer of `serve --hooks` in an agent
+	// runtime's format: the path whose runtime it answers for
+	// (Agent.Path). The thin hook of that runtime takes no answer
+	// without it, so that an empty body it did not send (a 204, a
+	// Content-Length of 0, a connection closed after the headers) or
+	// another runtime's answer never reads as "no opinion"
+	// (TestThinAgentNeedsAnswerMark).
+	HeaderAnswer = "Ledger-Hook-Answer"
 )
+
+// RuntimePath reports whether path is where `serve --hooks` takes one
+// runtime's hooks (/hooks/claude-code, /hooks/codex, ...) and which: its
+// command ("claude-code", "codex", ...).
+func RuntimePath(path string) (string, bool) {
+	name, ok := strings.CutPrefix(strings.TrimSuffix(path, "/"), "/hooks/")
+	if !ok {
+		return "", false
+	}
+	if _, agent := Agents[name]; agent || name == "claude-code" {
+		return name, true
+	}
+	return "", false
+}
 
 // ValidScope reports whether s is a scope name (events.ValidScope: 1 to
 // 128 of A-Z a-z 0-9 _ : -), checked here without the events package.

@@ -3,6 +3,8 @@ package hookwire
 import (
 	"errors"
 	"io"
+	"io/fs"
+	"os"
 	"time"
 )
 
@@ -66,4 +68,18 @@ func BadCommandLine(raw []byte, msg string) []byte {
 		return DenyOutput(msg + " (the hook denies every call until its command line in the Claude Code settings is fixed)")
 	}
 	return PassOutput(msg)
+}
+
+// MayHoldPayload reports whether stdin may hold a hook payload: anything
+// but a character device (a terminal, /dev/null). A hook's --help given
+// such a stdin is a bad flag, which denies a call, never an empty answer,
+// which lets one run (thinhook's TestThinHelpWithAPayload, hookcmd's
+// TestHelpWithPayloadDenies, cmd/ledger's TestHookAgentHelpWithPayloadDenies).
+func MayHoldPayload(stdin io.Reader) bool {
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return true
+	}
+	st, err := f.Stat()
+	return err != nil || st.Mode()&fs.ModeCharDevice == 0
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,6 +32,9 @@ func TestThinAgentAnswers(t *testing.T) {
 		got = r
 		_, _ = io.ReadAll(r.Body)
 		w.Header().Add(hookwire.HeaderWarning, hookwire.EncodeHeader("warned"))
+		// Marked as serve --hooks marks an answer at a runtime's path.
+		w.Header().Set(hookwire.HeaderAnswer, r.URL.Path)
+		w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
 		_, _ = io.WriteString(w, answer)
 	}))
 	defer srv.Close()

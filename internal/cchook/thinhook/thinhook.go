@@ -32,7 +32,15 @@
 //     cannot be told) in the runtime's own format with the adapter's
 //     message (hookwire.Agent.UnreachableReason), unless --unreachable
 //     allow, and lets any other event go on with a warning
-//     (TestThinAgentUnreachable, TestThinAgentAnswers).
+//     (TestThinAgentUnreachable, TestThinAgentAnswers). An answer is
+//     serve --hooks's only when marked hookwire.HeaderAnswer with the
+//     runtime's path, and an empty one only with a Content-Length of 0:
+//     anything else is a server that does not answer
+//     (TestThinAgentNeedsAnswerMark).
+//   - A --hooks path that is another runtime's (/hooks/codex for gemini,
+//     /hooks/gemini for Claude Code, ...), answered in a format this
+//     runtime does not read, is a bad command line: a call is denied
+//     whatever --unreachable says (TestThinRefusesOtherRuntimePath).
 //   - Everything is answered within --timeout of the start (the payload's
 //     read and the round trip: TestThinUnreachable/timeout, and standard
 //     input held open in TestThinExitCodes).
@@ -117,12 +125,25 @@ type target struct {
 
 func parseTarget(s string, agent *hookwire.Agent) (target, error) {
 	t, err := parseURL(s)
-	if err == nil && agent != nil && (t.socket != "" || t.path == "/" || t.path == HTTPPath) {
+	if err == nil && agent != nil && (t.socket != "" || t.path == "/" || strings.TrimSuffix(t.path, "/") == HTTPPath) {
 		// The server's address (or its Claude Code URL, which 'serve
 		// --hooks' logs): the runtime's path on it.
 		t.path = agent.Path()
 	}
-	return t, err
+	if err != nil {
+		return t, err
+	}
+	// Another runtime's path is answered in that runtime's format, which
+	// this hook's runtime does not read: a usage error, so a call is
+	// denied (TestThinRefusesOtherRuntimePath).
+	own, name := HTTPPath, "Claude Code"
+	if agent != nil {
+		own, name = agent.Path(), agent.Name
+	}
+	if other, ok := hookwire.RuntimePath(t.path); ok && "/hooks/"+other != own {
+		return target{}, fmt.Errorf("--hooks %q: %s is where 'ledger serve --hooks' takes %s's hooks, answered in its format, which %s does not read; %s's go to %s: give the server's address (http://HOST:PORT or unix:PATH) and the hook posts there", s, t.path, other, name, name, own)
+	}
+	return t, nil
 }
 
 func parseURL(s string) (target, error) {
@@ -330,7 +351,7 @@ func runHook(ctx context.Context, sig <-chan os.Signal, name string, args []stri
 		// payload (Claude Code pipes one), the hook must not answer
 		// nothing, which lets a call run; it answers as for any bad
 		// flag. A terminal (or /dev/null) holds no payload to wait for.
-		if !mayHoldPayload(stdin) {
+		if !hookwire.MayHoldPayload(stdin) {
 			return nil
 		}
 		err = usageError("--help is not a hook flag")
@@ -407,17 +428,6 @@ func runHook(ctx context.Context, sig <-chan os.Signal, name string, args []stri
 		return &ExitError{Code: ans.exit, Msg: ans.reason}
 	}
 	return nil
-}
-
-// mayHoldPayload reports whether stdin may hold a hook payload: anything
-// but a character device (a terminal, /dev/null).
-func mayHoldPayload(stdin io.Reader) bool {
-	f, ok := stdin.(*os.File)
-	if !ok {
-		return true
-	}
-	st, err := f.Stat()
-	return err != nil || st.Mode()&fs.ModeCharDevice == 0
 }
 
 // unreachableAnswer answers a payload the server did not answer: as the
@@ -537,8 +547,18 @@ func (f *Flags) exchange(conn conn, tg target, token string, raw []byte) (*answe
 	if code[0] != '2' {
 		return nil, fmt.Errorf("the server answered %s", code)
 	}
-	if f.agent != nil && len(bytes.TrimSpace(body)) == 0 {
-		// An agent runtime's "no opinion".
+	if f.agent != nil {
+		// Only serve --hooks's answer for this runtime, marked so, is
+		// one (TestThinAgentNeedsAnswerMark).
+		if mark := hdr.Get(hookwire.HeaderAnswer); mark == "" {
+			return nil, fmt.Errorf("the server's answer is not 'ledger serve --hooks''s for %s (no %s header)", f.agent.Name, hookwire.HeaderAnswer)
+		} else if mark != f.agent.Path() {
+			return nil, fmt.Errorf("the server answered for %s, not for %s at %s", mark, f.agent.Name, f.agent.Path())
+		}
+	}
+	if f.agent != nil && len(body) == 0 && hdr.Get("Content-Length") == "0" {
+		// An agent runtime's "no opinion": marked, and empty by its
+		// length, never by a body cut off.
 	} else if len(body) > maxAnswer || !hookwire.IsObject(body) {
 		return nil, errors.New("the server's answer is not a hook answer (one JSON object)")
 	}
