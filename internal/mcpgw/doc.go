@@ -58,7 +58,9 @@
 //     its _meta DenialMeta (TestDeniedCallIsRefusedAndRecorded,
 //     TestAskIsRefused, TestAllowedCallIsRecordedAndForwarded). When the
 //     ledger cannot decide, the call is refused (fail closed;
-//     TestUnknownSessionFailsClosed).
+//     TestUnknownSessionFailsClosed), and so is an allow the ledger did
+//     not record for this session and tool: no recorded sequence, or
+//     another session or tool named (TestUnrecordedAllowIsRefused).
 //   - A call naming Claude Code's tool_use id (ToolUseMeta) is recorded
 //     under that id, once per session, only when the hook checked the
 //     same tool under it: its effect is then appended first, prepared by
@@ -101,8 +103,14 @@
 //     (TestListing, TestHookListsTheGateway).
 //   - With Config.Clients, every HTTP request carries a client's token,
 //     a new MCP session names only a ledger session its client may, and
-//     an MCP session is its client's (TestClientTokens); CheckListen keeps
-//     a gateway without tokens on loopback unless told otherwise
+//     an MCP session is its client's (TestClientTokens). A ledger session
+//     is made, joined or started only by a new MCP session's first POST,
+//     under the key checked against its client: a request on an
+//     Mcp-Session-Id, even one the gateway never gave, starts nothing
+//     whatever its header names (TestMadeUpMcpSessionStartsNothing). That
+//     first POST's token is checked before its body is read, and a body
+//     over the SDK's limit is 413 (TestOversizedFirstPostIs413). CheckListen
+//     keeps a gateway without tokens on loopback unless told otherwise
 //     (TestListenBeyondLoopback). The sessions the gateway starts are
 //     bounded (Options.MaxStarted; TestStartIsBounded). Upstream names
 //     equal but for case are refused (TestConfigRefuses).

@@ -341,20 +341,24 @@ type readCloser struct {
 // or key (FromKey, or any mapping when key is not empty). A new session
 // that names none is refused (400) with a message saying what to send
 // (TestSessionFromInitialize).
+//
+// Invariant: the SDK's getServer, which it calls on every request (also
+// on one naming an Mcp-Session-Id, to read the protocol versions), makes
+// or joins a ledger session only for a new MCP session's first POST, and
+// only the key authorize has checked against the client's token, carried
+// in initContext; any other request gets nil, so naming a ledger session
+// in a header beside an Mcp-Session-Id starts or joins nothing
+// (TestMadeUpMcpSessionStartsNothing). That first POST's body is read
+// only after its token is checked, and one over
+// mcp.DefaultMaxRequestBodyBytes is answered 413, as the SDK answers it
+// on an existing session (TestOversizedFirstPostIs413).
 func (g *Gateway) Handler(key events.SessionKey) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		in, _ := r.Context().Value(initContext{}).(initRequest)
-		k := events.SessionKey("")
-		if key == "" && g.cfg.Session.From == FromInitialize {
-			k = in.key
-		}
-		if k == "" {
-			k = g.keyOf(r, key)
-		}
-		if !validKey(k) {
+		in, ok := r.Context().Value(initContext{}).(initRequest)
+		if !ok || !validKey(in.key) {
 			return nil
 		}
-		return g.server(k, in.client)
+		return g.server(in.key, in.client)
 	}, &mcp.StreamableHTTPOptions{Logger: g.log, SessionTimeout: g.opts.IdleTimeout})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isListing(r) {
@@ -365,20 +369,27 @@ func (g *Gateway) Handler(key events.SessionKey) http.Handler {
 		// for its _meta key (FromInitialize) and for its clientInfo, which
 		// a session the gateway starts names.
 		fresh := r.Header.Get("Mcp-Session-Id") == ""
+		firstPost := r.Method == http.MethodPost && fresh
 		var named events.SessionKey
-		if r.Method == http.MethodPost && fresh {
-			body, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes))
+		var in initRequest
+		if firstPost {
+			if _, ok := g.authorize(w, r, ""); !ok {
+				return
+			}
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
 			if err != nil {
+				if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+					http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+					return
+				}
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			var in initRequest
 			in.key, in.client = parseInitialize(body)
 			if key == "" && g.cfg.Session.From == FromInitialize {
 				named = in.key
 			}
-			r = r.WithContext(context.WithValue(r.Context(), initContext{}, in))
 		}
 		if fresh && named == "" {
 			named = g.keyOf(r, key)
@@ -398,6 +409,11 @@ func (g *Gateway) Handler(key events.SessionKey) http.Handler {
 			http.Error(w, fmt.Sprintf("the ledger MCP gateway needs the ledger session key in the %s header", g.cfg.Session.Header), http.StatusBadRequest)
 			return
 		}
+		if firstPost {
+			// named is the key authorize checked: the only one getServer uses.
+			in.key = named
+			r = r.WithContext(context.WithValue(r.Context(), initContext{}, in))
+		}
 		h.ServeHTTP(w, r)
 		if len(g.cfg.Clients) == 0 {
 			return
@@ -416,12 +432,12 @@ func (g *Gateway) Handler(key events.SessionKey) http.Handler {
 	})
 }
 
-// initContext carries what a new MCP session's initialize named (an
-// initRequest) to the SDK's getServer.
+// initContext carries a new MCP session's first POST (an initRequest) to
+// the SDK's getServer, its key the one authorize checked.
 type initContext struct{}
 
-// initRequest is what an initialize request names: the SessionMeta key
-// and the client.
+// initRequest is what a new MCP session's first POST names: its ledger
+// session key and the client.
 type initRequest struct {
 	key    events.SessionKey
 	client *mcp.Implementation

@@ -441,6 +441,14 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 		why := s.whyCommand(callID, chk.Recorded)
 		return refusal(denialText(s.key, ln, chk.Decision, chk.Reason, why), denialMeta(s.key, ln, chk.Decision, chk.Reason, chk.Recorded, why)), nil
 	}
+	// Invariant: only an allow the ledger recorded for this session and
+	// this tool is forwarded: an answer with no recorded sequence, or
+	// naming another session or tool, is refused like a call the ledger
+	// could not decide (fail closed; TestUnrecordedAllowIsRefused).
+	if chk.Recorded == 0 || chk.Session != s.key || chk.Tool != ln {
+		s.g.log.Warn("ledger answered an allow it did not record", "session", s.key, "tool", ln, "answer", chk)
+		return refusal(fmt.Sprintf("The session policy ledger's answer for %s in session %s was not a recorded allow (recorded sequence %d, for session %q and tool %q), so the gateway refuses it and forwarded nothing. Check that the gateway reaches the ledger itself (its --nats, --user) and that nothing else answers the ledger's API subjects there, then call again.", ln, s.key, chk.Recorded, chk.Session, chk.Tool), nil), nil
+	}
 	if observe != nil {
 		now := time.Now()
 		observe(PartCheck, now.Sub(started))
