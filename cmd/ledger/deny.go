@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/projection"
@@ -31,7 +32,7 @@ func runDeny(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	var d events.DenyData
 	var session string
 	fl.StringVar(&d.Rule, "rule", "", "the tool or rule `RULE` to deny (required)")
-	fl.StringVar(&d.Scope, "scope", "", "the scope `NAME` whose sessions it targets (default: the default scope; with --session and without --nats --user, the session's own)")
+	fl.StringVar(&d.Scope, "scope", "", "the scope `NAME` whose sessions it targets (default: with --session, the session's own; else the default scope)")
 	fl.StringVar(&session, "session", "", "target the session `KEY`")
 	fl.BoolVar(&d.Subtree, "subtree", false, "with --session: its sub-agents too, present and future")
 	fl.StringVar(&d.Agent, "agent", "", "target every session of the agent type `A`")
@@ -58,6 +59,16 @@ func runDeny(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return err
 	}
 	defer done()
+	if h == nil && d.Session != "" && !flagSet(fl, "scope") {
+		// Over the API the ledger is asked the session's scope: a
+		// revocation in another scope than the session's is refused
+		// (TestDenyOverNATSFindsTheSessionsScope). A session it does not
+		// know, or will not show this user, keeps the default scope, and
+		// the append says what is wrong.
+		if sc, ok := lf.sessionScope(ctx, d.Session); ok {
+			d.Scope = sc
+		}
+	}
 	if h != nil && d.Session != "" && !flagSet(fl, "scope") {
 		// A session's revocation belongs to the session's scope (a Claude
 		// Code project's, say), which its key alone names here.
@@ -151,4 +162,20 @@ func denyEvent(typ events.Type, actor string, d *events.DenyData) ([]byte, error
 		return nil, err
 	}
 	return bytes.TrimSpace(out.Bytes()), nil
+}
+
+// sessionScope asks the ledger's API, as --user, for the scope session is
+// bound to; ok is false when it cannot tell (no such session, a query the
+// user may not make, no answer).
+func (f *ledgerFlags) sessionScope(ctx context.Context, session events.SessionKey) (string, bool) {
+	nc, err := f.connectAPI(ctx)
+	if err != nil {
+		return "", false
+	}
+	defer nc.Close()
+	v, err := client.New(nc, client.Options{Timeout: apiRequestTimeout}).Session(ctx, session)
+	if err != nil || v.Key != session {
+		return "", false
+	}
+	return v.Scope, true
 }

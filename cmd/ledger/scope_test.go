@@ -638,3 +638,28 @@ func TestDenyOverNATS(t *testing.T) {
 		t.Errorf("lifting twice: %v, want unknown_revocation", err)
 	}
 }
+
+// TestDenyOverNATSFindsTheSessionsScope: against --nats with --user and no
+// --scope, deny asks the ledger for the session's scope, so a revocation
+// of a session in a Claude Code project's scope lands there; with a
+// --scope that is not the session's, the ledger refuses it, naming the
+// scope to give.
+func TestDenyOverNATSFindsTheSessionsScope(t *testing.T) {
+	url := serveForTest(t)
+	out, errOut, err := runCLI(t, strings.Join(twoScopes[:6], "\n")+"\n", "append", "--nats", url, "--user", "ops-alice")
+	if err != nil || !strings.Contains(out, "6 accepted, 0 refused") {
+		t.Fatalf("append: %v %s %s", err, out, errOut)
+	}
+	out, errOut, err = runCLI(t, "", "deny", "--json", "--nats", url, "--user", "ops-alice", "--rule", "Bash", "--session", "cc2")
+	var res struct {
+		Seq   uint64
+		Scope string
+	}
+	if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.Seq != 7 || res.Scope != "cc" {
+		t.Fatalf("deny without --scope: %v %q %s", err, out, errOut)
+	}
+	_, _, err = runCLI(t, "", "deny", "--nats", url, "--user", "ops-alice", "--rule", "exec", "--scope", "default", "--session", "cc2")
+	if events.CodeOf(err) != events.CodeInvalidEvent || (err == nil || !strings.Contains(err.Error(), `bound to scope "cc"`)) {
+		t.Errorf("deny in the default scope of a session bound to cc: %v, want invalid_event naming cc", err)
+	}
+}
