@@ -94,13 +94,30 @@ func (c Conn) Words(sub string, args ...string) []string {
 }
 
 // RedactURL drops the user and password from NATS URLs (a comma-separated
-// list), which the ledger prints where others read them.
+// list), which the ledger prints where others read them: a URL with no
+// scheme too (user:pw@host:4222, which nats.go reads as nats://), and a
+// part that does not parse is cut after its last '@'
+// (TestRedactURL).
 func RedactURL(s string) string {
 	parts := strings.Split(s, ",")
 	for i, p := range parts {
-		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
+		p = strings.TrimSpace(p)
+		bare := !strings.Contains(p, "://")
+		in := p
+		if bare {
+			in = "nats://" + p
+		}
+		u, err := url.Parse(in)
+		switch {
+		case err == nil && u.User != nil:
 			u.User = nil
-			parts[i] = u.String()
+			out := u.String()
+			if bare {
+				out = strings.TrimPrefix(out, "nats://")
+			}
+			parts[i] = out
+		case err != nil && strings.Contains(p, "@"):
+			parts[i] = p[strings.LastIndexByte(p, '@')+1:]
 		}
 	}
 	return strings.Join(parts, ",")

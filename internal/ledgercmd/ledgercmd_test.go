@@ -2,6 +2,7 @@ package ledgercmd
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +35,26 @@ func TestCommand(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRedactURL: no user or password of a NATS URL is printed, whether
+// the URL names its scheme or not (nats.go reads user:pw@host:4222 as a
+// nats:// URL), nor of one that does not parse.
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"nats://ledger-svc:PW@host:4222":                  "nats://host:4222",
+		"ledger-svc:PW@host:4222":                         "host:4222",
+		"tls://tok@h1:4222, ledger:PW@h2:4222":            "tls://h1:4222,h2:4222",
+		"nats://127.0.0.1:4222":                           "nats://127.0.0.1:4222",
+		"127.0.0.1:4222":                                  "127.0.0.1:4222",
+		"nats://u:P%zzW@host:4222":                        "host:4222",
+		"u:P W@host:4222":                                 "host:4222",
+		"nats://host:4222,nats://u:secret@other:4222/x?y": "nats://host:4222,nats://other:4222/x?y",
+	} {
+		got := RedactURL(in)
+		if got != want || strings.Contains(got, "PW") || strings.Contains(got, "secret") || strings.Contains(got, "tok") {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
