@@ -255,10 +255,29 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request, v *Viewer) {
 		return
 	}
 	cl := h.cfg.Client(v.Owner)
+	head := h.cfg.Head()
 	res, err := cl.Denials(ctx, wire.DenialsQuery{Filter: f, From: from})
 	if err != nil {
 		h.fail(w, "the denials", err)
 		return
+	}
+	// An API page ends at 256 calls of every tenant's: the page reads on
+	// to the head it started at, maxDenialPages pages at most, keeping the
+	// newest (TestConsolePageReadsToTheHead).
+	for pages := 1; res.Next <= head && pages < maxDenialPages; pages++ {
+		more, err := cl.Denials(ctx, wire.DenialsQuery{Filter: f, From: res.Next})
+		if err != nil {
+			h.fail(w, "the denials", err)
+			return
+		}
+		if more.Next <= res.Next {
+			break
+		}
+		more.Denials = append(res.Denials, more.Denials...)
+		if len(more.Denials) > 2*MaxDenials {
+			more.Denials = more.Denials[len(more.Denials)-MaxDenials:]
+		}
+		res = more
 	}
 	trees, err := cl.Tree(ctx, "", client.Filtered(f), client.WithMinSeq(res.Next-1))
 	if err != nil {
@@ -320,6 +339,11 @@ func (h *Handler) from(s string) (uint64, error) {
 	}
 	return head - h.cfg.Window + 1, nil
 }
+
+// maxDenialPages bounds the API pages of denials a page reads: from the
+// window's start they reach the head; from an old ?from= the page shows
+// the records up to where they stop, and its stream goes on from there.
+const maxDenialPages = 16
 
 // fail answers a request the API did not answer.
 func (h *Handler) fail(w http.ResponseWriter, what string, err error) {

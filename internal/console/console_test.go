@@ -442,3 +442,27 @@ func TestConsoleStreamResumes(t *testing.T) {
 		t.Fatalf("resumed from %d: denials %v, want %v (g1's first denial, then its late one)", head, got, want)
 	}
 }
+
+// TestConsolePageReadsToTheHead: an API page of denials ends at 256 calls,
+// counted across every tenant; the console reads on to the head, so the
+// newest denial is on the page, for the viewer of every tenant and for a
+// tenant's own.
+func TestConsolePageReadsToTheHead(t *testing.T) {
+	tn := startTenants(t)
+	var last uint64
+	for i := range 300 {
+		last = tn.check(t, tn.glbx, "g1", "exec", fmt.Sprintf("g1-more-%d", i))
+	}
+	acme := tn.check(t, tn.acme, "a1", "exec", "a1-last")
+	srv := tn.serve(t, viewers(t))
+	_, _, body := get(t, srv, "/", bearer(auditToken))
+	for _, want := range []string{"g1-more-299", "a1-last", fmt.Sprintf("records up to sequence %d", acme)} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page of every tenant lacks %q (the last of globex's at %d)", want, last)
+		}
+	}
+	_, _, body = get(t, srv, "/", bearer(acmeToken))
+	if !strings.Contains(body, "a1-last") || strings.Contains(body, "g1-more") {
+		t.Errorf("acme's page: the newest of its denials missing, or globex's shown")
+	}
+}
