@@ -187,6 +187,8 @@ func reportHandler(svc *service.Service, where ledgercmd.Conn) http.Handler {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Security-Policy", report.ContentSecurityPolicy(page.Bytes()))
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Write(page.Bytes())
 	})
 }

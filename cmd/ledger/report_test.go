@@ -14,6 +14,7 @@ import (
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/report"
 	"github.com/sessionledger/ledger/internal/shellquote"
 )
 
@@ -312,6 +313,7 @@ func TestServeHTTPReport(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not start its console server")
 	}
+	var hdr http.Header
 	get := func(path string) (int, string, string) {
 		t.Helper()
 		resp, err := http.Get("http://" + addr + path)
@@ -320,11 +322,17 @@ func TestServeHTTPReport(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
+		hdr = resp.Header
 		return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
 	}
 	code, ctype, body := get("/report")
 	if code != 200 || ctype != "text/html; charset=utf-8" {
 		t.Fatalf("GET /report: %d %s\n%.300s", code, ctype, body)
+	}
+	// Served, the report carries the policy of its own script, and is
+	// not sniffed or framed (report.TestContentSecurityPolicy).
+	if csp := hdr.Get("Content-Security-Policy"); csp != report.ContentSecurityPolicy([]byte(body)) || !strings.Contains(csp, "frame-ancestors 'none'") || hdr.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("GET /report's headers: %v", hdr)
 	}
 	for _, want := range []string{demoMain, demoCoder, demoReviewer, "the log up to sequence 19", "effect refused", `class="trace"`} {
 		if !strings.Contains(body, want) {

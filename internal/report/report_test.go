@@ -3,6 +3,8 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"html"
 	"os"
@@ -351,5 +353,26 @@ func TestOneRecordCallIsMarkedStarted(t *testing.T) {
 	}
 	if denied != 1 {
 		t.Errorf("%d denials of gateway, want the one-record call's", denied)
+	}
+}
+
+// TestContentSecurityPolicy: the page a report renders holds one script,
+// whose hash its policy names, and loads nothing.
+func TestContentSecurityPolicy(t *testing.T) {
+	page := render(t, ledger(t, story...), report.Options{})
+	if n := strings.Count(page, "<script"); n != 1 {
+		t.Fatalf("the page holds %d scripts, want 1 (the policy names one by its hash)", n)
+	}
+	_, rest, _ := strings.Cut(page, "<script>")
+	script, _, _ := strings.Cut(rest, "</script>")
+	sum := sha256.Sum256([]byte(script))
+	policy := report.ContentSecurityPolicy([]byte(page))
+	if want := "script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; len(script) < 100 || !strings.Contains(policy, want) {
+		t.Errorf("ContentSecurityPolicy = %q, want %s", policy, want)
+	}
+	for _, ext := range []string{"<img", "<link", "<iframe", "<object", "<embed", "url("} {
+		if strings.Contains(page, ext) {
+			t.Errorf("the page loads something (%q), which default-src 'none' refuses", ext)
+		}
 	}
 }
