@@ -187,8 +187,10 @@ type pageData struct {
 	Hidden  int // trees left out, past maxRoots
 	Denials []denialView
 	Events  string
-	Report  bool
-	Nonce   string // the script's, for the content security policy
+	// Start is the page from the log's start, with the page's filters.
+	Start  string
+	Report bool
+	Nonce  string // the script's, for the content security policy
 }
 
 // group is the spawn trees of one scope and identity.
@@ -303,6 +305,8 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request, v *Viewer) {
 		}
 	}
 	d.Events = "events?" + ev.Encode()
+	ev.Set("from", "1")
+	d.Start = "?" + ev.Encode()
 	var nonce [16]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)

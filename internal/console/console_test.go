@@ -466,3 +466,14 @@ func TestConsolePageReadsToTheHead(t *testing.T) {
 		t.Errorf("acme's page: the newest of its denials missing, or globex's shown")
 	}
 }
+
+// TestConsoleStartLinkKeepsFilters: the page's "from the start" link keeps
+// the filters the page shows.
+func TestConsoleStartLinkKeepsFilters(t *testing.T) {
+	tn := startTenants(t)
+	srv := tn.serve(t, viewers(t))
+	_, _, body := get(t, srv, "/?user=a1-user&scope=default", bearer(auditToken))
+	if want := `href="?from=1&amp;scope=default&amp;user=a1-user">from the start`; !strings.Contains(body, want) {
+		t.Errorf("the page lacks %s", want)
+	}
+}

@@ -64,7 +64,7 @@ code { font: 12.5px ui-monospace, monospace; } form input { width: 9em; }
 </section>
 <section>
 <h2>Denials</h2>
-<p>Denied and asked calls from sequence {{.From}} on, newest first, at most {{maxDenials}} (<a href="?from=1">from the start</a>). Open one for its why trace.</p>
+<p>Denied and asked calls from sequence {{.From}} on, newest first, at most {{maxDenials}} (<a href="{{.Start}}">from the start</a>). Open one for its why trace.</p>
 {{if not .Denials}}<p id="none-denied">None yet.</p>{{end}}
 <div id="denials">{{range .Denials}}{{template "denial" .}}{{end}}</div>
 </section>
