@@ -64,5 +64,7 @@ func (m *ledgerMetrics) serve(addr string, logger *slog.Logger) (*httpActor, err
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", m.Handler())
 	logger.Info("metrics", "addr", ln.Addr().String(), "path", "/metrics")
-	return &httpActor{name: "metrics", srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln}, nil
+	// Bounded as the console's server is: a scraper's idle keep-alive
+	// connection is closed after a minute.
+	return &httpActor{name: "metrics", srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}, ln: ln}, nil
 }
