@@ -4,11 +4,16 @@
 //
 // Invariants:
 //
-//   - Fail closed for tool calls, never block anything else. A call the
-//     ledger denies, refuses to record, or cannot decide (an unknown or
-//     finished session, an unplaced sub-agent, a bad key, no policy) is
-//     blocked with the reason; only a ledger that cannot be reached at all
-//     follows failOpen. Lifecycle hooks log what went wrong and go on.
+//   - Fail closed for tool calls, never block anything else. A call runs
+//     only on a recorded allow for its own session and tool (decide,
+//     answerProblem; bridge.test.ts, "an allow that is not about this call
+//     blocks"). A call the ledger denies, refuses to record, or cannot
+//     decide (an unknown or finished session, an unplaced sub-agent, a bad
+//     key, no policy, a turn that could not be recorded) is blocked with the
+//     reason; only a request that failed in transport (Unreachable) follows
+//     failOpen, never a refused connection, a setup error or the plugin's
+//     own waiting (DeadlineExceeded; bridge.test.ts, "failOpen"). Lifecycle
+//     hooks log what went wrong and go on.
 //   - The plugin only narrows OpenClaw: an allow blocks nothing, so
 //     OpenClaw's own tool policy, sandbox and approvals still apply.
 //   - Lineage is OpenClaw's: a sub-agent is spawned from the
@@ -23,9 +28,14 @@
 //     OpenClaw's own ids (callId, toolCallId), so a hook delivered twice, or
 //     replayed after a restart, is answered with its first outcome.
 //   - Bounded: every request by timeoutMs and retries; a tool call's whole
-//     decision by toolDeadlineMs, after which it counts as unreachable.
-import { maxIdentityBytes, type Config } from "./config.ts";
-import { Ledger, LedgerError, Unreachable, eventID, randomID, errText, type CheckResult, type Reason, type TreeNode } from "./ledger.ts";
+//     decision, its wait in the session's lane included, by toolDeadlineMs,
+//     after which it is blocked (DeadlineExceeded), failOpen or not.
+//   - A call is checked in its own turn: a model call whose turn could not
+//     be recorded leaves it pending (lostTurns), and the session's next
+//     call records it first or is blocked, never checked in the turn before
+//     (another sender's; bridge.test.ts, "a lost turn").
+import { maxIdentityBytes, redactNatsUrl, type Config } from "./config.ts";
+import { ConnectRefused, Ledger, LedgerError, Unreachable, eventID, randomID, errText, type CheckResult, type Reason, type TreeNode } from "./ledger.ts";
 
 /** The logger OpenClaw gives a plugin (api.logger). */
 export interface Logger {
@@ -55,6 +65,8 @@ interface Session {
   yieldChildren?: string[];
   /** Children spawned since the last yield or resume. */
   pending: Set<string>;
+  /** How many checks this process sent for each OpenClaw call id (decide). */
+  calls: Map<string, number>;
 }
 
 /** Root session facts OpenClaw's hooks give. */
@@ -96,6 +108,10 @@ export interface Origin {
 function fits(v: string | undefined): v is string {
   return v !== undefined && v !== "" && Buffer.byteLength(v, "utf8") <= maxIdentityBytes;
 }
+
+// The OpenClaw call ids a session remembers for telling a reused id apart
+// (decide).
+const maxCallIDs = 4096;
 
 // The ledger's session keys (events.ValidKey).
 const keyPattern = /^[A-Za-z0-9_:-]{1,200}$/;
@@ -143,9 +159,10 @@ export function quote(args: string[]): string {
 
 /**
  * whyCommand is the `ledger why` line that explains the decision recorded
- * for a call: --call with OpenClaw's call id (the decision recorded for it
- * and the record that caused it), else --record with the sequence of its
- * tool.checked.
+ * for a call: --call with the call id its check recorded (the decision
+ * recorded for it and the record that caused it), else, when OpenClaw gave
+ * the call no id, --record with the sequence of its tool.checked
+ * (bridge.test.ts, "a call without an id is explained by its record").
  */
 export function whyCommand(prefix: string[], call: string, seq?: number, session?: string): string {
   const args = [...prefix];
@@ -167,6 +184,17 @@ export function denialReason(key: string, tool: string, r: Reason, why: string):
   return s + `. Explain it with: ${why}`;
 }
 
+/** askReason blocks a call the ledger answered ask for: the plugin has no one to ask. */
+export function askReason(key: string, tool: string, r: Reason | undefined, why: string): string {
+  const code = typeof r?.code === "string" && r.code !== "" ? r.code : "no reason code";
+  return `The session policy ledger asks for approval of ${tool} for session ${key} (${code}), and the session-ledger plugin cannot ask anyone, so it blocks the call. Grant it in the ledger (or change the policy) and retry. Explain it with: ${why}`;
+}
+
+/** malformedReason blocks a call whose check answer is not a recorded decision about that call. */
+export function malformedReason(key: string, tool: string, problem: string, where: string): string {
+  return `The session-ledger plugin blocks ${tool} for session ${key}: the ledger's answer is malformed (${problem}), so no allow was recorded for this call. Check that natsUrl (${where}) and prefix reach the session policy ledger and that it is up to date, then retry.`;
+}
+
 /** refusalReason blocks a call the ledger could not decide because it refused what had to be recorded first. */
 export function refusalReason(key: string, tool: string, e: unknown): string {
   const what = e instanceof LedgerError ? `${e.code}: ${e.detail}` : errText(e);
@@ -176,6 +204,63 @@ export function refusalReason(key: string, tool: string, e: unknown): string {
 /** unreachableReason blocks a call made while the ledger cannot be reached (failOpen off). */
 export function unreachableReason(where: string, tool: string, e: unknown): string {
   return `The session policy ledger at ${where} cannot be reached (${errText(e)}), so the session-ledger plugin blocks ${tool} (it fails closed). Start the ledger, or set failOpen in the plugin's config to let OpenClaw decide alone while it is down.`;
+}
+
+/** connectRefusedReason blocks a call when the ledger's server refused the connection: a setup error, failOpen or not. */
+export function connectRefusedReason(tool: string, e: unknown): string {
+  return `The session-ledger plugin blocks ${tool}: ${errText(e)}. The server answered, so this is a setup problem, not an outage, and failOpen does not apply: check the plugin's natsUrl, user and password or credsFile (the orchestrator role of ledger serve --gen-auth), then restart the gateway.`;
+}
+
+/** deadlineReason blocks a call that got no decision within the plugin's bound: its own waiting, failOpen or not. */
+export function deadlineReason(tool: string, key: string, e: unknown): string {
+  return `The session-ledger plugin blocks ${tool} for session ${key}: ${errText(e)} (the session's earlier hooks, or the ledger's answers, took too long), and failOpen does not cover the plugin's own waiting. Retry the call; if it keeps happening, check the ledger's load and the plugin's log.`;
+}
+
+/** DeadlineExceeded is the plugin's own bound on a wait expiring (withDeadline): never an unreachable ledger. */
+export class DeadlineExceeded extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DeadlineExceeded";
+  }
+}
+
+/** TurnNotRecorded blocks a call whose session's current turn could not be recorded (lostTurns). */
+export class TurnNotRecorded extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TurnNotRecorded";
+  }
+}
+
+/**
+ * answerProblem says what is wrong with a check's answer for an allow to
+ * stand, or "" when nothing is: the answer must be about this session and
+ * this tool, with a known decision and the sequence of its recorded
+ * tool.checked (bridge.test.ts, "an allow that is not about this call
+ * blocks").
+ */
+export function answerProblem(chk: unknown, key: string, tool: string): string {
+  if (typeof chk !== "object" || chk === null || Array.isArray(chk)) return `not an object: ${JSON.stringify(chk)}`.slice(0, 200);
+  const c = chk as Record<string, unknown>;
+  const problems: string[] = [];
+  if (c.session !== key) problems.push(`it is about session ${JSON.stringify(c.session)}`);
+  if (c.tool !== tool) problems.push(`it is about tool ${JSON.stringify(c.tool)}`);
+  if (c.decision !== "allow" && c.decision !== "deny" && c.decision !== "ask") problems.push(`decision ${JSON.stringify(c.decision)} is none of allow, deny, ask`);
+  if (!(typeof c.recorded === "number" && Number.isInteger(c.recorded) && c.recorded > 0)) problems.push(`no record of the check (recorded ${JSON.stringify(c.recorded)})`);
+  return problems.join("; ");
+}
+
+/**
+ * policyName is a tool name as OpenClaw 2026.9.6's normalizeToolPolicyName
+ * makes it before before_tool_call (trimmed, lower-cased, its aliases
+ * resolved), so that a registry name is compared with the hook's toolName
+ * as OpenClaw compares them (bridge.test.ts, "ownersOf matches OpenClaw's
+ * normalized tool name").
+ */
+const toolAliases: Record<string, string> = { bash: "exec", "apply-patch": "apply_patch", cron: "automations" };
+export function policyName(name: string): string {
+  const n = name.trim().toLowerCase();
+  return toolAliases[n] ?? n;
 }
 
 /** Lanes runs work in order per key: a task starts once every earlier task on any of its keys settled. */
@@ -210,11 +295,11 @@ interface Spawn {
   reject: (e: unknown) => void;
 }
 
-/** withDeadline rejects with Unreachable when p has not settled within ms. */
+/** withDeadline rejects with DeadlineExceeded when p has not settled within ms. */
 export function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Unreachable(`${what}: no answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new DeadlineExceeded(`${what}: no answer within ${ms} ms`)), ms);
   });
   return Promise.race([p, expired]).finally(() => clearTimeout(timer));
 }
@@ -228,16 +313,25 @@ export class Bridge {
   readonly lanes = new Lanes();
   /** The longest a tool call waits for its decision. */
   readonly toolDeadlineMs: number;
+  /** natsUrl as reasons and the log name it: no user or password (config.ts, redactNatsUrl). */
+  private readonly where: string;
   private sessions = new Map<string, Session>();
   private spawns = new Map<string, Spawn>();
   /** Agent ids session_start named, for roots started later. */
   private agents = new Map<string, string>();
+  /**
+   * Turns a model call started but the plugin could not record, by session
+   * key: the session's next tool call records it first (the same event id,
+   * so a turn that did land is not recorded twice) or is blocked.
+   */
+  private lostTurns = new Map<string, { basis: string; sender?: string; error: string }>();
 
   constructor(ledger: Ledger, cfg: Config, log: Logger = {}, origin: Origin = {}) {
     this.ledger = ledger;
     this.cfg = cfg;
     this.log = log;
     this.origin = origin;
+    this.where = redactNatsUrl(cfg.natsUrl).url;
     // One request's attempts and back-offs, twice over: a call may first
     // have to start its session or turn.
     this.toolDeadlineMs = 2 * (cfg.timeoutMs * (cfg.retries + 1) + (25 << cfg.retries)) + 250;
@@ -279,7 +373,7 @@ export class Bridge {
 
   /** adopt takes a session the ledger already holds (recorded before this process started). */
   private async adopt(key: string): Promise<Session> {
-    const s: Session = { key, agent: agentOf(key) ?? "", turns: 0, state: "active", pending: new Set() };
+    const s: Session = { key, agent: agentOf(key) ?? "", turns: 0, state: "active", pending: new Set(), calls: new Map() };
     await this.refresh(s);
     this.sessions.set(key, s);
     return s;
@@ -310,8 +404,13 @@ export class Bridge {
       try {
         await withDeadline(sp.done, this.cfg.timeoutMs * (this.cfg.retries + 1), `waiting for OpenClaw's subagent_spawned of ${key}`);
       } catch (e) {
-        if (e instanceof Unreachable) {
-          throw new LedgerError("unknown_parent", `sub-agent ${key} is not in the ledger: OpenClaw's subagent_spawned for it was not seen, so its requester is not known`);
+        if (e instanceof DeadlineExceeded) {
+          // The wait is over for every later call too: they fail at once
+          // rather than each wait again (bridge.test.ts, "an unannounced
+          // sub-agent's queued calls are blocked with unknown_parent").
+          const err = new LedgerError("unknown_parent", `sub-agent ${key} is not in the ledger: OpenClaw's subagent_spawned for it was not seen, so its requester is not known`);
+          sp.reject(err);
+          throw err;
         }
         throw e;
       }
@@ -333,7 +432,7 @@ export class Bridge {
     // the ledger decides group:plugins and plugin ids with it (and fails
     // closed where the policy's pluginTools disagrees).
     if (this.origin.pluginTools) data.plugin_tools = this.origin.pluginTools();
-    const s: Session = { key, agent, turns: 0, state: "active", pending: new Set() };
+    const s: Session = { key, agent, turns: 0, state: "active", pending: new Set(), calls: new Map() };
     let existed = false;
     try {
       const r = await this.ledger.append({ id: eventID(key, "start"), type: "session.started", session: key, data });
@@ -461,10 +560,38 @@ export class Bridge {
           this.warn(`${key} is completed in the ledger; its model call starts no turn there (its tool calls are blocked)`);
           return;
         }
-        if (s.state === "yielded") await this.resume(s);
-        await this.startTurn(s, basis, ctx.senderId);
+        await this.beginTurn(s, basis, ctx.senderId);
+        this.lostTurns.delete(key);
       })
-      .catch((e) => this.warn(`turn of ${key} not recorded: ${errText(e)}`));
+      .catch((e) => {
+        this.lostTurns.set(key, { basis, sender: ctx.senderId, error: errText(e) });
+        this.warn(`turn of ${key} not recorded (its tool calls record it first, or are blocked): ${errText(e)}`);
+      });
+  }
+
+  /** beginTurn starts a model call's turn: a yielded session is resumed first. */
+  private async beginTurn(s: Session, basis: string, sender?: string): Promise<void> {
+    if (s.state === "yielded") await this.resume(s);
+    await this.startTurn(s, basis, sender);
+  }
+
+  /**
+   * recoverTurn records the session's lost turn (lostTurns), if it has one,
+   * before a call is checked; when it cannot, the call is blocked rather
+   * than checked in the turn before (bridge.test.ts, "a lost turn"). A
+   * transport failure stays Unreachable.
+   */
+  private async recoverTurn(s: Session): Promise<void> {
+    const lost = this.lostTurns.get(s.key);
+    if (!lost) return;
+    try {
+      await this.beginTurn(s, lost.basis, lost.sender);
+    } catch (e) {
+      const what = `the turn this call belongs to (OpenClaw's model call ${lost.basis}${lost.sender ? `, sender ${lost.sender}` : ""}) could not be recorded (${errText(e)}; at the model call: ${lost.error})`;
+      if (e instanceof Unreachable) throw new Unreachable(what);
+      throw new TurnNotRecorded(`${what}, so the call is not checked in the session's earlier turn. Retry once the ledger records turns again (the next model call starts a new one)`);
+    }
+    this.lostTurns.delete(s.key);
   }
 
   /** subagentSpawned (subagent_spawned) spawns the child from the requester OpenClaw names. */
@@ -487,7 +614,7 @@ export class Bridge {
         const data: Record<string, unknown> = { parent, agent: ev.agentId };
         if (ev.label) data.label = ev.label;
         const r = await this.ledger.append({ id: eventID(child, "spawn"), type: "session.spawned", session: child, data });
-        const s: Session = { key: child, agent: ev.agentId, turns: 0, state: "active", pending: new Set() };
+        const s: Session = { key: child, agent: ev.agentId, turns: 0, state: "active", pending: new Set(), calls: new Map() };
         if (r.duplicate) await this.refresh(s);
         this.sessions.set(child, s);
         p.pending.add(child);
@@ -572,21 +699,28 @@ export class Bridge {
   ): Promise<Block | undefined> {
     const tool = ev.toolName ?? ctx.toolName;
     const key = ctx.sessionKey;
-    const call = ev.toolCallId ?? ctx.toolCallId ?? randomID();
+    // OpenClaw's id for the call; "" when it gave none (then the check
+    // carries a fresh one, and a denial names its record).
+    const callID = ev.toolCallId ?? ctx.toolCallId ?? "";
     if (!key) {
       return { block: true, blockReason: `OpenClaw gave the ${tool} call no session key, so the session policy ledger cannot decide it and the session-ledger plugin blocks it` };
     }
     try {
-      const work = this.lanes.run([key], () => this.decide(key, tool, call, { agent: ctx.agentId, sender: ctx.requester?.senderId, channel: ctx.requester?.channel }));
+      const work = this.lanes.run([key], () => this.decide(key, tool, callID, { agent: ctx.agentId, sender: ctx.requester?.senderId, channel: ctx.requester?.channel }));
       return await withDeadline(work, this.toolDeadlineMs, `deciding ${tool} for ${key}`);
     } catch (e) {
+      // Only a transport failure follows failOpen (bridge.test.ts,
+      // "failOpen"): the deadline is the plugin's own waiting, and a
+      // refused connection is a setup error.
       if (e instanceof Unreachable) {
         if (this.cfg.failOpen) {
-          this.warn(`the ledger at ${this.cfg.natsUrl} cannot be reached (${e.message}): ${tool} of ${key} goes ahead unchecked (failOpen)`);
+          this.warn(`the ledger at ${this.where} cannot be reached (${e.message}): ${tool} of ${key} goes ahead unchecked (failOpen)`);
           return undefined;
         }
-        return { block: true, blockReason: unreachableReason(this.cfg.natsUrl, tool, e) };
+        return { block: true, blockReason: unreachableReason(this.where, tool, e) };
       }
+      if (e instanceof DeadlineExceeded) return { block: true, blockReason: deadlineReason(tool, key, e) };
+      if (e instanceof ConnectRefused) return { block: true, blockReason: connectRefusedReason(tool, e) };
       return { block: true, blockReason: refusalReason(key, tool, e) };
     }
   }
@@ -600,16 +734,32 @@ export class Bridge {
   private ownersOf(tool: string): string[] {
     if (!this.origin.pluginTools) return [];
     const tools = this.origin.pluginTools();
+    const want = policyName(tool);
     return Object.keys(tools)
-      .filter((id) => tools[id].includes(tool))
+      .filter((id) => tools[id].some((n) => policyName(n) === want))
       .sort();
   }
 
-  private async decide(key: string, tool: string, call: string, hint: Hint): Promise<Block | undefined> {
+  private async decide(key: string, tool: string, callID: string, hint: Hint): Promise<Block | undefined> {
     const s = await this.ensure(key, hint);
+    await this.recoverTurn(s);
     // A call before any model call this plugin saw (a hook it missed):
-    // the check needs a current turn.
-    if (s.turns === 0 && s.state === "active") await this.startTurn(s, "first");
+    // the check needs a current turn, with the sender the call names.
+    if (s.turns === 0 && s.state === "active") await this.startTurn(s, "first", hint.sender);
+    // The call id the check records: OpenClaw's, made unique in the
+    // session, so that `ledger why --call` (the last record of an id)
+    // explains this decision even when OpenClaw reuses the id for a later
+    // call (bridge.test.ts, "a reused call id gets its own id").
+    let call = callID;
+    if (call === "") call = randomID();
+    else {
+      const n = (s.calls.get(callID) ?? 0) + 1;
+      s.calls.delete(callID);
+      s.calls.set(callID, n);
+      // Bounded: the ids least recently used are forgotten first.
+      if (s.calls.size > maxCallIDs) s.calls.delete(s.calls.keys().next().value!);
+      if (n > 1) call = `${callID}#${n}`;
+    }
     // The plugins that own the tool now: a plugin enabled after the root
     // started is in no start report, so the call reports them itself
     // ("ledger:plugin", read by the openclaw dialect's CallPluginKey).
@@ -618,9 +768,13 @@ export class Bridge {
     // runs at the moment the tool would, so nothing can change between a
     // check and a start (TestAgentRun).
     const chk: CheckResult = await this.ledger.checkAndStart(key, tool, call, owners.length > 0 ? { "ledger:plugin": owners } : undefined);
-    if (chk.decision !== "allow") {
-      return { block: true, blockReason: denialReason(key, tool, chk.reason, whyCommand(this.cfg.why, call, chk.recorded, key)) };
-    }
-    return undefined;
+    // Only a recorded allow of this session's call lets it run.
+    const problem = answerProblem(chk, key, tool);
+    if (problem !== "") return { block: true, blockReason: malformedReason(key, tool, problem, this.where) };
+    const why = whyCommand(this.cfg.why, callID === "" ? "" : call, chk.recorded, key);
+    if (chk.decision === "allow") return undefined;
+    if (chk.decision === "ask") return { block: true, blockReason: askReason(key, tool, chk.reason, why) };
+    const reason: Reason = typeof chk.reason?.code === "string" ? chk.reason : { code: "no reason given" };
+    return { block: true, blockReason: denialReason(key, tool, reason, why) };
   }
 }

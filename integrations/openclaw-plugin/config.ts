@@ -121,6 +121,7 @@ export function parseConfig(raw: unknown, place: Place = {}): Config {
     return v;
   };
   const natsUrl = str("natsUrl") ?? defaults.natsUrl;
+  for (const problem of natsUrlProblems(natsUrl)) problems.push(problem);
   const owner = str("owner") ?? defaults.owner;
   if (!ownerPattern.test(owner) || owner === "all") {
     problems.push(`owner ${JSON.stringify(owner)} must be 1 to 64 of [A-Za-z0-9_-] and not "all"`);
@@ -174,6 +175,40 @@ export function parseConfig(raw: unknown, place: Place = {}): Config {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { natsUrl, owner, user, password, credsFile, timeoutMs, retries, failOpen, prefix, why, natsModule, scope, identity };
+}
+
+/**
+ * natsUrlProblems checks each entry of a comma-separated natsUrl as the
+ * nats client reads it: nats://host[:port] or tls://host[:port] (with
+ * user info if wanted), or host[:port] with no scheme; nothing after the
+ * port. A URL the client cannot parse or connect with is a setup error
+ * that blocks every call, never an unreachable ledger that failOpen lets
+ * through (bridge.test.ts, "a natsUrl that is not a URL is a configuration
+ * problem").
+ */
+export function natsUrlProblems(list: string): string[] {
+  const problems: string[] = [];
+  const entries = list.split(",").map((s) => s.trim());
+  if (entries.every((e) => e === "")) return ["natsUrl names no server"];
+  for (const entry of entries) {
+    if (entry === "") continue;
+    const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(entry)?.[1]?.toLowerCase();
+    if (scheme !== undefined && scheme !== "nats" && scheme !== "tls") {
+      problems.push(`natsUrl ${JSON.stringify(redactNatsUrl(entry).url)} must use nats:// or tls://`);
+      continue;
+    }
+    let u: URL;
+    try {
+      u = new URL(scheme !== undefined ? entry : `nats://${entry}`);
+    } catch {
+      problems.push(`natsUrl ${JSON.stringify(redactNatsUrl(entry).url)} is not a URL (nats://host:port)`);
+      continue;
+    }
+    if (u.hostname === "" || (u.pathname !== "" && u.pathname !== "/") || u.search !== "" || u.hash !== "") {
+      problems.push(`natsUrl ${JSON.stringify(redactNatsUrl(entry).url)} is not a server URL (nats://host:port, nothing after the port)`);
+    }
+  }
+  return problems;
 }
 
 /**

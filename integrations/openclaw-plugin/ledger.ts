@@ -13,7 +13,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { pathToFileURL, fileURLToPath } from "node:url";
-import type { Config } from "./config.ts";
+import { redactNatsUrl, type Config } from "./config.ts";
 
 /** A refusal or failure the ledger answered, with its stable code (SPEC section 8). */
 export class LedgerError extends Error {
@@ -36,6 +36,20 @@ export class Unreachable extends Error {
   constructor(message: string) {
     super(message);
     this.name = "Unreachable";
+  }
+}
+
+/**
+ * The connection to the ledger failed for a reason other than transport:
+ * the server refused the plugin's credentials, or the URL, the TLS setup
+ * or the credentials file is wrong. It is a setup error, never hidden
+ * behind failOpen (bridge.test.ts, "a refused connection blocks even with
+ * failOpen").
+ */
+export class ConnectRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConnectRefused";
   }
 }
 
@@ -94,11 +108,15 @@ export interface Event {
 // Codes after which the same request is sent again (client.request).
 const retryCodes = new Set(["conflict", "not_caught_up"]);
 
-// nats.js error codes that mean the ledger was not reached, as opposed to a
-// request the server refused (a permissions violation is a setup error and
-// is not hidden behind failOpen).
-const unreachableCodes = new Set(["TIMEOUT", "503", "CONNECTION_CLOSED", "CONNECTION_DRAINING", "CONNECTION_REFUSED",
-  "CONNECTION_TIMEOUT", "DISCONNECT", "CANCELLED"]);
+// nats.js error codes, and Node's socket error codes that nats.js passes
+// on as they are, that mean the ledger was not reached: a transport
+// failure. Anything else (a permissions or authorization violation,
+// expired credentials, a TLS error, a URL that does not parse, a host name
+// that does not exist) is a setup error and is not hidden behind failOpen
+// (bridge.test.ts, "a refused connection blocks even with failOpen").
+export const unreachableCodes = new Set(["TIMEOUT", "503", "CONNECTION_CLOSED", "CONNECTION_DRAINING", "CONNECTION_REFUSED",
+  "CONNECTION_TIMEOUT", "DISCONNECT", "CANCELLED", "ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "EHOSTUNREACH",
+  "EHOSTDOWN", "ENETUNREACH", "ENETDOWN", "ETIMEDOUT", "EPIPE", "EAI_AGAIN"]);
 
 /**
  * eventID is the id of an event derived from what identifies it, so that a
@@ -261,15 +279,19 @@ export class Ledger {
         // receive replies on its own inbox prefix (client.InboxPrefix).
         opts.inboxPrefix = `_INBOX_${this.cfg.user}`;
       }
-      if (this.cfg.credsFile !== undefined) opts.authenticator = nats.credsAuthenticator(fs.readFileSync(this.cfg.credsFile));
       try {
+        if (this.cfg.credsFile !== undefined) opts.authenticator = nats.credsAuthenticator(fs.readFileSync(this.cfg.credsFile));
         const c = await nats.connect(opts);
         c.closed().then(() => {
           if (this.conn === attempt) this.conn = undefined;
         });
         return c;
       } catch (e) {
-        throw new Unreachable(`cannot connect to ${this.cfg.natsUrl}: ${errText(e)}`);
+        const code = (e as { code?: unknown })?.code;
+        if (typeof code === "string" && unreachableCodes.has(code)) {
+          throw new Unreachable(`cannot connect to ${redactNatsUrl(this.cfg.natsUrl).url}: ${errText(e)}`);
+        }
+        throw new ConnectRefused(`cannot connect to ${redactNatsUrl(this.cfg.natsUrl).url}: ${errText(e)}${typeof code === "string" && code !== "" ? ` (${code})` : ""}`);
       }
     })();
     this.conn = attempt;
@@ -286,8 +308,8 @@ export class Ledger {
     if (c) await (await c.catch(() => undefined))?.close();
   }
 
-  private observe(seq: number | undefined): void {
-    if (seq && seq > this.token) this.token = seq;
+  private observe(seq: unknown): void {
+    if (typeof seq === "number" && Number.isInteger(seq) && seq > this.token) this.token = seq;
   }
 
   /**
@@ -309,6 +331,7 @@ export class Ledger {
           last = e;
           continue;
         }
+        if (e instanceof ConnectRefused) throw e;
         const code = (e as { code?: string }).code ?? "";
         if (unreachableCodes.has(code)) {
           last = new Unreachable(`${subject}: ${code === "503" ? "no ledger is serving (no responders)" : errText(e)}`);
@@ -383,7 +406,8 @@ export class Ledger {
       delete body.id;
       r = await this.ask<CheckResult>("check", body);
     }
-    this.observe(r.recorded);
+    // The answer is checked by the caller (bridge.ts, answerProblem).
+    this.observe((r as Partial<CheckResult> | null)?.recorded);
     return r;
   }
 
