@@ -30,7 +30,13 @@ const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pro
 // returns the status, the MCP session id and the body.
 func post(t *testing.T, url, body string, headers map[string]string) (int, string, string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+	return request(t, http.MethodPost, url, body, headers)
+}
+
+// request is post with another method.
+func request(t *testing.T, method, url, body string, headers map[string]string) (int, string, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}

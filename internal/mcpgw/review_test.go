@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -25,22 +24,8 @@ import (
 // body, and returns the status and the body.
 func send(t *testing.T, method, url, body string, headers map[string]string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<16))
-	return res.StatusCode, string(b)
+	code, _, b := request(t, method, url, body, headers)
+	return code, b
 }
 
 // TestMadeUpMcpSessionStartsNothing: a request naming an Mcp-Session-Id
