@@ -335,6 +335,12 @@ func (h *Handler) from(s string) (uint64, error) {
 		if err != nil || n == 0 {
 			return 0, fmt.Errorf("from: a sequence number from 1, for example ?from=42")
 		}
+		// A position past the next record would make the page wait for
+		// spawn trees at a position the ledger has not reached, and
+		// answer 502 after the API's wait (TestConsoleFromPastTheHead).
+		if head := h.cfg.Head(); n > head+1 {
+			return 0, fmt.Errorf("from: the ledger holds records up to sequence %d, so ?from= goes up to %d", head, head+1)
+		}
 		return n, nil
 	}
 	head := h.cfg.Head()

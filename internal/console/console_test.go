@@ -477,3 +477,22 @@ func TestConsoleStartLinkKeepsFilters(t *testing.T) {
 		t.Errorf("the page lacks %s", want)
 	}
 }
+
+// TestConsoleFromPastTheHead: a ?from= past the next record is refused at
+// once, naming where the ledger is, instead of waiting for spawn trees at
+// a position that does not exist and answering 502; the next record's
+// position (where the page's stream goes on) is served.
+func TestConsoleFromPastTheHead(t *testing.T) {
+	tn := startTenants(t)
+	last := tn.check(t, tn.acme, "a1", "exec", "a1-last")
+	srv := tn.serve(t, viewers(t))
+	for _, from := range []string{"999999", "18446744073709551615", strconv.FormatUint(last+2, 10)} {
+		status, _, body := get(t, srv, "/?from="+from, bearer(auditToken))
+		if status != http.StatusBadRequest || !strings.Contains(body, fmt.Sprintf("records up to sequence %d", last)) {
+			t.Errorf("?from=%s: %d %q, want 400 naming sequence %d", from, status, body, last)
+		}
+	}
+	if status, _, body := get(t, srv, "/?from="+strconv.FormatUint(last+1, 10), bearer(auditToken)); status != http.StatusOK {
+		t.Errorf("?from= the next record: %d %q, want 200", status, body)
+	}
+}
