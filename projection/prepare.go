@@ -522,6 +522,15 @@ func (s *State) decideDeny(ev *events.Event, d *events.DenyData) (any, error) {
 		return nil, err
 	}
 	id := envelope.RevocationIdentity(d)
+	// A second deny.added of a denial in force changes nothing in the
+	// fold (applyDeny), so a new note in it would be shown nowhere: it is
+	// refused here, at append time, and an old log that holds one folds
+	// as recorded (TestRepeatedDenyWithNewNoteRefused).
+	if i := slices.IndexFunc(sc.policy.Revocations, func(r envelope.Revocation) bool { return r.Identity == id }); ev.Type == events.DenyAdded && i >= 0 {
+		if in := sc.policy.Revocations[i]; in.Data.Note != d.Note {
+			return nil, events.Errorf(events.CodeInvalidEvent, "the denial of %q for %s is already in force in scope %q with the note %q (record %d), and a note is not part of a denial's identity, so this one would be shown nowhere: repeat it with the same note, or lift the denial and add it again with the new one", d.Rule, d.Target(), sc.name, in.Data.Note, in.Record.Seq)
+		}
+	}
 	if ev.Type == events.DenyLifted && !slices.ContainsFunc(sc.policy.Revocations, func(r envelope.Revocation) bool { return r.Identity == id }) {
 		hint := ""
 		if elsewhere != "" {
