@@ -234,3 +234,20 @@ func (r *Release) knownProfile(id string) bool {
 // LookupRelease returns a known release's tables by name (read-only: the
 // dialect shares them).
 func LookupRelease(name string) (*Release, bool) { return lookupRelease(name) }
+
+// NormalizeIn returns a tool name's canonical form under a release as a
+// policy's state names it (envelope.PolicyState.Release: "" for a
+// policy.set that recorded none, the legacy release), for a program that
+// names tools for the ledger without compiling the policy (the MCP
+// gateway). ok is false for a release this build does not know
+// (TestNormalizeIn).
+func NormalizeIn(release, tool string) (string, bool) {
+	if release == "" {
+		release = LegacyRelease
+	}
+	r, ok := lookupRelease(release)
+	if !ok {
+		return "", false
+	}
+	return r.normalize(tool), true
+}

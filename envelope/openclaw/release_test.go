@@ -77,3 +77,23 @@ func TestDocumentRoundTripKeepsTheRelease(t *testing.T) {
 		t.Errorf("a document naming no release: %q / %q", d.Release, d.Rel().Name)
 	}
 }
+
+// TestNormalizeIn: a name is normalized as the named release normalizes
+// it; "" is the legacy release (a policy.set that recorded none); a
+// release this build does not know normalizes nothing.
+func TestNormalizeIn(t *testing.T) {
+	for _, c := range []struct{ release, in, want string }{
+		{NewestRelease(), " V\u0130EW ", "vi\u0307ew"},
+		{LegacyRelease, " V\u0130EW ", "view"},
+		{"", "\x1cExec\x1c", "exec"},
+		{NewestRelease(), "\x1cExec", "\x1cexec"},
+		{NewestRelease(), "Bash", "exec"},
+	} {
+		if got, ok := NormalizeIn(c.release, c.in); !ok || got != c.want {
+			t.Errorf("NormalizeIn(%q, %q) = %q %v, want %q", c.release, c.in, got, ok, c.want)
+		}
+	}
+	if got, ok := NormalizeIn("2099.1.1", "exec"); ok || got != "" {
+		t.Errorf("an unknown release: %q %v", got, ok)
+	}
+}

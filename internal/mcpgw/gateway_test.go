@@ -80,6 +80,11 @@ func runTestUpstream() {
 		})
 		return text("grew"), nil
 	})
+	if os.Getenv(unicodeEnv) == "1" {
+		s.AddTool(&mcp.Tool{Name: "V\u0130EW", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("viewed"), nil
+		})
+	}
 	if os.Getenv(extraEnv) == "1" {
 		s.AddTool(&mcp.Tool{Name: "hang", InputSchema: obj}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			<-ctx.Done() // the gateway's cancellation
@@ -94,6 +99,10 @@ func runTestUpstream() {
 	}
 	_ = s.Run(context.Background(), &mcp.StdioTransport{MaxLineLength: -1})
 }
+
+// unicodeEnv adds the tool "VİEW" (U+0130), which JavaScript and Go
+// lower-case differently, to the test upstream.
+const unicodeEnv = "MCPGW_TEST_UNICODE"
 
 // extraEnv adds the tools hang (answers when cancelled) and big (answers
 // as many bytes as its text says) to the test upstream.
@@ -493,14 +502,14 @@ func TestNames(t *testing.T) {
 		if s, tl, ok := SplitExposed(e); !ok || s != c.server || tl != c.tool {
 			t.Errorf("SplitExposed(%q) = %q %q %v", e, s, tl, ok)
 		}
-		if got := LedgerName(DialectClaudeCode, c.server, c.tool); got != c.cc {
+		if got := LedgerName(DialectClaudeCode, "", c.server, c.tool); got != c.cc {
 			t.Errorf("claude-code %s/%s = %q, want %q", c.server, c.tool, got, c.cc)
 		}
-		if got := LedgerName(DialectOpenClaw, c.server, c.tool); got != c.oc {
+		if got := LedgerName(DialectOpenClaw, "", c.server, c.tool); got != c.oc {
 			t.Errorf("openclaw %s/%s = %q, want %q", c.server, c.tool, got, c.oc)
 		}
 	}
-	if LedgerName("other", "s", "t") != "" {
+	if LedgerName("other", "", "s", "t") != "" {
 		t.Error("an unknown dialect has a name")
 	}
 }

@@ -1,6 +1,10 @@
 package mcpgw
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sessionledger/ledger/envelope/openclaw"
+)
 
 // The dialects whose MCP naming the gateway knows.
 const (
@@ -26,16 +30,23 @@ func SplitExposed(name string) (server, tool string, ok bool) {
 
 // LedgerName is the name the ledger knows an upstream tool by in a
 // dialect: claude-code "mcp__<server>__<tool>" (docs/dialects/claude-code.md
-// section 2), openclaw the normalized "<server>__<tool>" (openclaw.md 2.1,
-// 2.2: trimmed and lower-cased; its aliases are whole names without "__",
-// so none applies). Any other dialect is "" (not known: the gateway
-// refuses to map it rather than guess).
-func LedgerName(dialect, server, tool string) string {
+// section 2), openclaw "<server>__<tool>" normalized as the scope's release
+// normalizes names (openclaw.md 2.1, 2.2: the packaged releases trim and
+// lower-case as JavaScript does, so "VİEW" is not "view"; the legacy release
+// as Go does; its aliases are whole names without "__", so none applies),
+// release as envelope.PolicyState.Release names it. Any other dialect, or
+// an openclaw release this build does not know, is "" (not known: the
+// gateway refuses to map it rather than guess; TestNamesUnderRelease).
+func LedgerName(dialect, release, server, tool string) string {
 	switch dialect {
 	case DialectClaudeCode:
 		return "mcp__" + server + "__" + tool
 	case DialectOpenClaw:
-		return strings.ToLower(strings.TrimSpace(Exposed(server, tool)))
+		n, ok := openclaw.NormalizeIn(release, Exposed(server, tool))
+		if !ok {
+			return ""
+		}
+		return n
 	}
 	return ""
 }

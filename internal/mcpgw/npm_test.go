@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope/openclaw"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api/apitest"
 )
@@ -155,7 +156,7 @@ func wantListed(t *testing.T, f *fixture, server string, upstream []string, name
 // call answers what the server answers straight, a denied one is refused.
 func TestEverythingServer(t *testing.T) {
 	cmd := npmServer(t, "@modelcontextprotocol/server-everything")
-	name := func(tool string) string { return LedgerName(DialectClaudeCode, "everything", tool) }
+	name := func(tool string) string { return LedgerName(DialectClaudeCode, "", "everything", tool) }
 	doc := `{"permissions": {"allow": ["mcp__everything"], "deny": ["mcp__everything__get-env"]}}`
 	f, upstream := realFixture(t, DialectClaudeCode, "everything", cmd, "cc-1", doc, name)
 	if !slices.Contains(upstream, "echo") || !slices.Contains(upstream, "get-env") || !slices.Contains(upstream, "get-sum") {
@@ -201,7 +202,7 @@ func TestFilesystemServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := append(npmServer(t, "@modelcontextprotocol/server-filesystem"), root)
-	name := func(tool string) string { return LedgerName(DialectOpenClaw, "fs", tool) }
+	name := func(tool string) string { return LedgerName(DialectOpenClaw, openclaw.NewestRelease(), "fs", tool) }
 	doc := `{"tools": {"deny": ["fs__write_file"]}, "agents": {"list": [{"id": "main"}]}}`
 	f, upstream := realFixture(t, DialectOpenClaw, "fs", cmd, "agent:main:main", doc, name)
 	if !slices.Contains(upstream, "read_text_file") || !slices.Contains(upstream, "write_file") {

@@ -56,6 +56,9 @@ type session struct {
 	// of a session the gateway starts.
 	client  *mcp.Implementation
 	dialect string
+	// release is the policy's dialect release (PolicyState.Release), which
+	// openclaw names tools under (LedgerName).
+	release string
 	turn    int
 	allowed map[string]bool // ledger names allowed at the last read
 	// allowedList is the tool set allowed was made from; synced, that
@@ -230,8 +233,8 @@ func (s *session) join(ctx context.Context) error {
 	if w.Policy == nil {
 		return fmt.Errorf("ledger session %s: no policy in force", s.key)
 	}
-	if LedgerName(w.Policy.Dialect, "s", "t") == "" {
-		return fmt.Errorf("ledger session %s: dialect %q: MCP tool names not implemented", s.key, w.Policy.Dialect)
+	if LedgerName(w.Policy.Dialect, w.Policy.Release, "s", "t") == "" {
+		return fmt.Errorf("ledger session %s: dialect %q (release %q): MCP tool names not implemented for it in this build", s.key, w.Policy.Dialect, w.Policy.Release)
 	}
 	var from uint64
 	turn := 0
@@ -239,7 +242,7 @@ func (s *session) join(ctx context.Context) error {
 		turn, from = view.Turns[n-1].Turn, view.Turns[n-1].Seq+1
 	}
 	s.mu.Lock()
-	s.dialect, s.turn, s.joined = w.Policy.Dialect, turn, true
+	s.dialect, s.release, s.turn, s.joined = w.Policy.Dialect, w.Policy.Release, turn, true
 	start := !s.watching
 	s.watching = true
 	s.mu.Unlock()
@@ -326,7 +329,7 @@ func (s *session) resync(ctx context.Context) {
 	s.synced, s.syncedGen = len(errs) == 0, gen
 	want := map[string]*mcp.Tool{}
 	for _, ut := range cat {
-		if s.allowed[LedgerName(s.dialect, ut.server, ut.tool.Name)] {
+		if s.allowed[LedgerName(s.dialect, s.release, ut.server, ut.tool.Name)] {
 			want[s.g.exposed(ut.server, ut.tool.Name)] = ut.tool
 		}
 	}
@@ -392,9 +395,9 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage, m
 		return refusal(fmt.Sprintf("The session policy ledger could not decide %s for session %s, so the gateway refuses it: %v", name, s.key, err), nil), nil
 	}
 	s.mu.Lock()
-	dialect := s.dialect
+	dialect, release := s.dialect, s.release
 	s.mu.Unlock()
-	ln := LedgerName(dialect, server, tool)
+	ln := LedgerName(dialect, release, server, tool)
 	c := s.g.opts.Ledger
 	callID, claimed := s.callID(meta)
 	observe := s.g.opts.Observe
