@@ -19,7 +19,9 @@ import (
 // refuses is not known either. Deny and ask patterns also see, as extra
 // texts, the literal line, every simple command anywhere in the tree
 // (inside substitutions too) as printed and as its words read, and for a
-// line the parser refuses the pieces between its operator characters.
+// line the parser refuses the pieces between its operator characters,
+// and what each simple command runs through wrappers, -c scripts and eval
+// (seeThrough).
 func (c *call) readCommand(line string) {
 	c.extra = append(c.extra, collapse(line))
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
@@ -43,6 +45,7 @@ func (c *call) readCommand(line string) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if ce, ok := n.(*syntax.CallExpr); ok {
 			c.extra = append(c.extra, printed(ce), (&splitter{}).callUnit(ce))
+			c.seeThrough(ce, 0)
 		}
 		return true
 	})
