@@ -29,20 +29,29 @@ interface Sent {
 
 /**
  * FakeLedger stands in for the ledger's API over a nats connection: appends
- * get sequences (a repeated id is a duplicate), a session query knows the
- * started and spawned sessions, a check answers the decision policy(tool)
- * with a recorded sequence. Every answer can be replaced by script, which
- * sees each request first.
+ * get sequences (a repeated id is a duplicate, a second start of a session
+ * duplicate_session), a turn must be the
+ * session's next (bad_turn otherwise), a session query knows the started
+ * and spawned sessions and the sender their current turn is decided under
+ * (context.sender: the turn's, else a root's default sender, as the
+ * ledger's turnContext), a check answers the decision policy(tool, sender)
+ * with a recorded sequence, and a check re-sent with the id of one that
+ * landed is answered with that one (internal/api, answerLandedCheck).
+ * Every answer can be replaced by script, which sees each request first.
  */
 class FakeLedger {
   seq = 0;
   ids = new Map<string, number>();
-  sessions = new Map<string, { turns: number }>();
+  sessions = new Map<string, { turns: number; sender: string; start: string; parent?: string; external?: boolean }>();
   sent: Sent[] = [];
   /** The requests the ledger answered with a decision or a record, in order. */
   landed: Sent[] = [];
+  /** Each check decided: its call, the sender it was decided under, the decision. */
+  decided: { call: string; sender: string; decision: string }[] = [];
+  /** The checks that landed by their event id, for a re-send. */
+  checkIDs = new Map<string, { session: string; tool: unknown; call: unknown; answer: unknown }>();
   delayMs = 0;
-  policy: (tool: string) => string = () => "allow";
+  policy: (tool: string, sender: string) => string = () => "allow";
   script?: (r: Sent) => Reply | undefined;
 
   conn() {
@@ -80,25 +89,44 @@ class FakeLedger {
       const id = b.id as string;
       const had = this.ids.get(id);
       if (had !== undefined) return { ok: { seq: had, id, duplicate: true } };
-      this.ids.set(id, ++this.seq);
-      this.landed.push(r);
-      if (b.type === "session.started" || b.type === "session.spawned") this.sessions.set(key, { turns: 0 });
+      const data = (b.data ?? {}) as Record<string, unknown>;
+      if ((b.type === "session.started" || b.type === "session.spawned") && this.sessions.has(key)) {
+        return { err: "duplicate_session", message: `session ${key} already exists` };
+      }
       if (b.type === "turn.started") {
         const s = this.sessions.get(key);
         if (!s) return { err: "unknown_session", message: key };
+        if (data.turn !== s.turns + 1) return { err: "bad_turn", message: `turn ${data.turn} is not the next turn of ${key} (current: ${s.turns})` };
         s.turns++;
+        s.sender = (data.sender as string | undefined) || (s.parent ? "" : s.start);
+        s.external = Boolean(data.sender);
       }
+      if (b.type === "session.started") this.sessions.set(key, { turns: 0, start: (data.sender as string | undefined) ?? "", sender: (data.sender as string | undefined) ?? "" });
+      if (b.type === "session.spawned") this.sessions.set(key, { turns: 0, start: "", sender: "", parent: data.parent as string });
+      this.ids.set(id, ++this.seq);
+      this.landed.push(r);
       return { ok: { seq: this.seq, id } };
     }
     if (r.subject.includes(".session.")) {
       const s = this.sessions.get(key);
       if (!s) return { err: "unknown_session", message: `${key} is not in the ledger` };
-      return { ok: { key, agent: "main", state: "active", turns: Array.from({ length: s.turns }, (_, i) => ({ turn: i + 1, seq: 1 })), children: [] } };
+      const context = { policy_source: s.parent ? "persisted_child" : "current_request", ...(s.sender ? { sender: s.sender } : {}), ...(s.external ? { external: true } : {}) };
+      return { ok: { key, agent: "main", state: "active", ...(s.parent ? { parent: s.parent } : {}), context, turns: Array.from({ length: s.turns }, (_, i) => ({ turn: i + 1, seq: 1 })), children: [] } };
     }
     if (r.subject.includes(".check.")) {
-      const decision = this.policy(b.tool as string);
+      const id = b.id as string | undefined;
+      const had = id !== undefined ? this.checkIDs.get(id) : undefined;
+      if (had) {
+        if (had.session === key && had.tool === b.tool && had.call === b.call) return { ok: had.answer };
+        return { err: "invalid_event", message: `id ${id} is the id of another record` };
+      }
+      const sender = this.sessions.get(key)?.sender ?? "";
+      const decision = this.policy(b.tool as string, sender);
       this.landed.push(r);
-      return { ok: { session: key, scope: "s", seq: this.seq, tool: b.tool, decision, reason: { code: decision === "allow" ? "global:allow" : "global:deny" }, recorded: ++this.seq } };
+      this.decided.push({ call: b.call as string, sender, decision });
+      const answer = { session: key, scope: "s", seq: this.seq, tool: b.tool, decision, reason: { code: decision === "allow" ? "global:allow" : "global:deny" }, recorded: ++this.seq };
+      if (id !== undefined) this.checkIDs.set(id, { session: key, tool: b.tool, call: b.call, answer });
+      return { ok: answer };
     }
     return { err: "invalid_event", message: `no ${r.subject}` };
   }
@@ -116,6 +144,13 @@ function setup(raw: Record<string, unknown> = {}, origin: Origin = {}) {
   const warnings: string[] = [];
   const bridge = new Bridge(ledger, cfg, { warn: (m) => warnings.push(m) }, origin);
   return { cfg, fake, bridge, warnings };
+}
+
+/** restart is the gateway started again: a fresh Ledger and Bridge (nothing remembered) on the same ledger. */
+function restart(cfg: Config, fake: FakeLedger): Bridge {
+  const ledger = new Ledger(cfg);
+  ledger.conn = Promise.resolve(fake.conn() as never);
+  return new Bridge(ledger, cfg, {});
 }
 
 function call(bridge: Bridge, tool: string, key: string, id?: string, sender?: string): Promise<Block | undefined> {
@@ -337,4 +372,116 @@ test("odd answers block with what happened", async () => {
     assert.match(got!.blockReason, want);
     assert.doesNotMatch(got!.blockReason, /denied|Cannot read properties/);
   }
+});
+
+// A call is decided under its own requester's sender. OpenClaw 2026.9.6's
+// model_call_started names no sender (its hook context is runId,
+// sessionKey, sessionId and the model), while a tool call's requester is
+// the run's sender, the one OpenClaw resolves the run's tool policy with.
+const group = "agent:main:telegram:group:g1";
+const bobDenied = (tool: string, sender: string) => (tool === "exec" && sender === "bob" ? "deny" : "allow");
+
+test("a call is decided under its requester's sender, not the sender of the session's turn", async () => {
+  const { bridge, fake } = setup();
+  fake.policy = bobDenied;
+  // Alice's run: a model call (no sender, as OpenClaw gives it), then her call.
+  await bridge.modelCallStarted({ sessionKey: group, callId: "m1" }, { sessionKey: group });
+  assert.equal(await call(bridge, "exec", group, "c1", "alice"), undefined);
+  // Bob's run in the same group session: his exec is decided as bob's.
+  await bridge.modelCallStarted({ sessionKey: group, callId: "m2" }, { sessionKey: group });
+  const got = await call(bridge, "exec", group, "c2", "bob");
+  assert.equal(got?.block, true, "bob's exec was decided under another sender's rules");
+  assert.match(got!.blockReason, /denied exec/);
+  assert.equal(await call(bridge, "read", group, "c3", "bob"), undefined);
+  assert.deepEqual(
+    fake.decided.map((d) => [d.call, d.sender]),
+    [["c1", "alice"], ["c2", "bob"], ["c3", "bob"]],
+  );
+  // One turn per model call, and one for the sender of its calls; none more.
+  const turns = fake.landed.filter((r) => r.body.type === "turn.started").map((r) => r.body.data);
+  assert.deepEqual(turns, [{ turn: 1 }, { turn: 2, sender: "alice" }, { turn: 3 }, { turn: 4, sender: "bob" }]);
+  // The root's start names no default sender: a turn without one is decided with none.
+  const start = fake.landed.find((r) => r.body.type === "session.started");
+  assert.equal((start?.body.data as Record<string, unknown>).sender, undefined);
+});
+
+test("a sender's turn is recorded once: its id is the same when its answer was lost", async () => {
+  const { bridge, fake } = setup();
+  fake.policy = bobDenied;
+  await bridge.modelCallStarted({ sessionKey: group, callId: "m1" }, { sessionKey: group });
+  // Bob's turn lands, but its answer is lost: his call is blocked (the ledger cannot be reached).
+  let lose = true;
+  fake.script = (r) => {
+    if (!lose || r.body.type !== "turn.started") return undefined;
+    lose = false;
+    fake.answer(r);
+    return { thrown: "TIMEOUT" };
+  };
+  const first = await call(bridge, "exec", group, "c1", "bob");
+  assert.match(first?.blockReason ?? "", /cannot be reached/);
+  assert.equal(fake.checks().length, 0);
+  // His next call finds that turn (a duplicate) rather than recording another.
+  const got = await call(bridge, "exec", group, "c2", "bob");
+  assert.match(got?.blockReason ?? "", /denied exec/);
+  const turns = fake.landed.filter((r) => r.body.type === "turn.started").map((r) => r.body.data);
+  assert.deepEqual(turns, [{ turn: 1 }, { turn: 2, sender: "bob" }]);
+  // After a restart the ledger says whose turn it is: bob's next call records none.
+  const again = restart(setup().cfg, fake);
+  assert.match((await call(again, "exec", group, "c3", "bob"))?.blockReason ?? "", /denied exec/);
+  assert.equal(fake.landed.filter((r) => r.body.type === "turn.started").length, 2);
+  assert.deepEqual(fake.decided.map((d) => d.sender), ["bob", "bob"]);
+});
+
+test("a call without a sender is decided with none, as OpenClaw decides it", async () => {
+  // The wildcard denies exec; bob may run it (toolsBySender "*" and "id:bob").
+  const { bridge, fake } = setup();
+  fake.policy = (tool, sender) => (tool === "exec" && sender !== "bob" ? "deny" : "allow");
+  // The root starts at bob's call (a model call the plugin did not see).
+  assert.equal(await call(bridge, "exec", group, "c1", "bob"), undefined);
+  // A run with no requester sender (a cron or CLI run) in the same session.
+  const got = await call(bridge, "exec", group, "c2");
+  assert.equal(got?.block, true, "a call without a sender was decided as bob's");
+  assert.deepEqual(fake.decided.map((d) => d.sender), ["bob", ""]);
+});
+
+test("a root whose start named a default sender blocks a call without one (sender_mismatch)", async () => {
+  // Recorded by an earlier version of the plugin: its session.started names alice.
+  const { cfg, fake } = setup();
+  fake.sessions.set(group, { turns: 1, start: "alice", sender: "alice" });
+  const bridge = restart(cfg, fake);
+  await bridge.modelCallStarted({ sessionKey: group, callId: "m1" }, { sessionKey: group });
+  const got = await call(bridge, "exec", group, "c1");
+  assert.equal(got?.block, true, "a call without a sender was decided as alice's");
+  assert.match(got!.blockReason, /sender_mismatch/);
+  assert.match(got!.blockReason, /alice/);
+  assert.equal(fake.checks().length, 0);
+  // A call that names its sender is decided under it.
+  assert.equal(await call(bridge, "exec", group, "c2", "bob"), undefined);
+  assert.deepEqual(fake.decided.map((d) => d.sender), ["bob"]);
+  // Restarted in bob's turn, the plugin does not know the default sender:
+  // a turn without a sender shows it, and the call is blocked.
+  const again = restart(cfg, fake);
+  const late = await call(again, "exec", group, "c3");
+  assert.match(late?.blockReason ?? "", /sender_mismatch.*sender alice, the default sender/);
+  assert.deepEqual(fake.decided.map((d) => d.sender), ["bob"]);
+});
+
+// A reused call id after a restart: the check's event id is the plugin's
+// own, fresh for every call (ledger.ts, checkAndStart), and the ledger
+// answers an earlier check only for a re-send of its id (internal/api,
+// answerLandedCheck), so the new call gets its own decision.
+test("a reused call id after a restart gets its own decision", async () => {
+  const { cfg, bridge, fake } = setup();
+  let n = 0;
+  fake.policy = () => (n++ === 0 ? "allow" : "deny");
+  assert.equal(await call(bridge, "exec", root, "call_0"), undefined);
+  const again = restart(cfg, fake);
+  const got = await call(again, "exec", root, "call_0");
+  assert.equal(got?.block, true, "the call after the restart was answered with the earlier call's allow");
+  assert.match(got!.blockReason, /denied exec/);
+  const [a, b] = fake.checks();
+  assert.equal(a.body.call, "call_0");
+  assert.equal(b.body.call, "call_0");
+  assert.notEqual(a.body.id, b.body.id);
+  assert.deepEqual(fake.decided.map((d) => d.decision), ["allow", "deny"]);
 });

@@ -34,6 +34,12 @@
 //     be recorded leaves it pending (lostTurns), and the session's next
 //     call records it first or is blocked, never checked in the turn before
 //     (another sender's; bridge.test.ts, "a lost turn").
+//   - A call is decided under its own requester's sender, as OpenClaw
+//     decides it (the run's senderId, none when it names none): when the
+//     session's current turn is another sender's, a turn with the call's
+//     sender is recorded first (matchSender), or the call is blocked
+//     (SenderMismatch; bridge.test.ts, "a call is decided under its
+//     requester's sender"). A root's start names no default sender.
 import { maxIdentityBytes, redactNatsUrl, type Config } from "./config.ts";
 import { ConnectRefused, Ledger, LedgerError, Unreachable, eventID, randomID, errText, type CheckResult, type Reason, type TreeNode } from "./ledger.ts";
 
@@ -67,6 +73,19 @@ interface Session {
   pending: Set<string>;
   /** How many checks this process sent for each OpenClaw call id (decide). */
   calls: Map<string, number>;
+  /**
+   * The sender the ledger decides the session's current turn under ("" for
+   * none): the turn's, else a root's default sender (its session.started's),
+   * as the ledger's session view says (context.sender); undefined when the
+   * plugin does not know it, and then reads the session (matchSender).
+   */
+  sender?: string;
+  /**
+   * A root's default sender, "" for none: a child's, and a root's this
+   * plugin starts (its session.started names none); undefined when not
+   * known (refresh learns it from an ordinary turn's context).
+   */
+  defaultSender?: string;
 }
 
 /** Root session facts OpenClaw's hooks give. */
@@ -224,6 +243,18 @@ export class DeadlineExceeded extends Error {
   }
 }
 
+/**
+ * SenderMismatch blocks a call that has to be decided under a sender the
+ * session's current turn cannot take: a call without a sender in a root
+ * whose session.started named a default sender (matchSender).
+ */
+export class SenderMismatch extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SenderMismatch";
+  }
+}
+
 /** TurnNotRecorded blocks a call whose session's current turn could not be recorded (lostTurns). */
 export class TurnNotRecorded extends Error {
   constructor(message: string) {
@@ -363,12 +394,22 @@ export class Bridge {
     return s;
   }
 
-  /** refresh reads the session's turn count and state from the ledger. */
+  /**
+   * refresh reads the session's turn count, state and the sender its
+   * current turn is decided under from the ledger; a root's default sender
+   * is that sender when the turn is an ordinary one (not external, no
+   * continuation in force: the dialect's section 10.1), and a child has
+   * none.
+   */
   private async refresh(s: Session): Promise<void> {
     const v = await this.ledger.session(s.key);
     s.turns = v.turns?.length ?? 0;
     s.state = v.state;
     if (v.agent) s.agent = v.agent;
+    const c = v.context ?? {};
+    s.sender = c.sender ?? "";
+    if (v.parent) s.defaultSender = "";
+    else if (!c.external && !c.continuation) s.defaultSender = s.sender;
   }
 
   /** adopt takes a session the ledger already holds (recorded before this process started). */
@@ -426,13 +467,15 @@ export class Bridge {
     if (channel) data.channel = channel;
     // OpenClaw's own session key: the ledger reads the group ids from it.
     data.conversation = key;
-    if (hint.sender) data.sender = hint.sender;
+    // No default sender: OpenClaw decides each run by its own sender, none
+    // when it names none, and a turn without a sender in a root with a
+    // default one would be decided under that one (matchSender).
     Object.assign(data, this.identity(agent, hint));
     // Which tools the gateway's plugins own, as its plugin registry says:
     // the ledger decides group:plugins and plugin ids with it (and fails
     // closed where the policy's pluginTools disagrees).
     if (this.origin.pluginTools) data.plugin_tools = this.origin.pluginTools();
-    const s: Session = { key, agent, turns: 0, state: "active", pending: new Set(), calls: new Map() };
+    const s: Session = { key, agent, turns: 0, state: "active", pending: new Set(), calls: new Map(), sender: "", defaultSender: "" };
     let existed = false;
     try {
       const r = await this.ledger.append({ id: eventID(key, "start"), type: "session.started", session: key, data });
@@ -441,7 +484,12 @@ export class Bridge {
       if (!(e instanceof LedgerError && e.code === "duplicate_session")) throw e;
       existed = true;
     }
-    if (existed) await this.refresh(s);
+    if (existed) {
+      // Started before (by this plugin earlier, or another version of
+      // it): its default sender is the ledger's to say.
+      s.sender = s.defaultSender = undefined;
+      await this.refresh(s);
+    }
     this.sessions.set(key, s);
     return s;
   }
@@ -477,16 +525,23 @@ export class Bridge {
     return out;
   }
 
-  /** startTurn appends turn.started for the session's next turn; basis names what started it. */
-  private async startTurn(s: Session, basis: string, sender?: string): Promise<void> {
-    const id = eventID(s.key, "turn", basis);
+  /**
+   * startTurn appends turn.started for the session's next turn; basis names
+   * what started it (its id, unless id is given).
+   */
+  private async startTurn(s: Session, basis: string, sender?: string, id = eventID(s.key, "turn", basis)): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       const data: Record<string, unknown> = { turn: s.turns + 1 };
       if (sender) data.sender = sender;
       try {
         const r = await this.ledger.append({ id, type: "turn.started", session: s.key, data });
         if (r.duplicate) await this.refresh(s);
-        else s.turns++;
+        else {
+          s.turns++;
+          // A turn with a sender is decided under it; one without, under
+          // the root's default sender, which only the ledger may know.
+          s.sender = sender ? sender : s.defaultSender === "" ? "" : undefined;
+        }
         return;
       } catch (e) {
         // Another writer (or a restart) moved the session on: read it and
@@ -519,6 +574,8 @@ export class Bridge {
     }
     await this.ledger.append({ id, type: "session.resumed", session: s.key, data });
     s.state = "active";
+    // A continuation never infers a sender (the dialect's section 10.1).
+    s.sender = "";
     s.yieldID = undefined;
     s.yieldChildren = undefined;
     s.pending.clear();
@@ -594,6 +651,50 @@ export class Bridge {
     this.lostTurns.delete(s.key);
   }
 
+  /**
+   * matchSender makes the session's current turn one the ledger decides
+   * under sender (the call's requester's, "" for none) before the call is
+   * checked. OpenClaw resolves a run's tool policy (toolsBySender, a
+   * group's sender policies) with the run's sender, which before_tool_call's
+   * requester names, and with none when it names none; a model call's turn
+   * names no sender (2026.9.6's model_call_started gives none). So when the
+   * current turn is another sender's, a turn with the call's sender is
+   * recorded first, its id derived from the turn count and the sender, so
+   * a turn that did land is not recorded twice. A root whose
+   * session.started named a default sender (an earlier version of the
+   * plugin recorded one) cannot get a turn without one: there a call
+   * without a sender is blocked rather than decided as the default
+   * sender's.
+   */
+  private async matchSender(s: Session, sender: string): Promise<void> {
+    if (s.sender === undefined) await this.refresh(s);
+    if (s.sender === sender) return;
+    const was = s.sender ? `sender ${s.sender}'s` : "without a sender";
+    if (sender === "" && s.defaultSender) throw this.defaultSenderMismatch(s.defaultSender);
+    try {
+      await this.startTurn(s, "sender", sender, eventID(s.key, "turn-sender", String(s.turns), sender));
+      // A turn without a sender in a root whose default sender is not
+      // known: the ledger says whose it is.
+      if (s.sender === undefined) await this.refresh(s);
+    } catch (e) {
+      const what = `the turn of ${sender ? `sender ${sender}` : "no sender"} this call runs for could not be recorded (${errText(e)})`;
+      if (e instanceof Unreachable) throw new Unreachable(what);
+      throw new TurnNotRecorded(`${what}, so the call is not checked in the session's current turn, ${was}. Retry the call`);
+    }
+    if (s.sender === sender) return;
+    if (sender === "" && s.defaultSender) throw this.defaultSenderMismatch(s.defaultSender);
+    throw new SenderMismatch(
+      `sender_mismatch: the ledger decides the session's current turn ${s.sender ? `under sender ${s.sender}` : "without a sender"} after a turn of ${sender ? `sender ${sender}` : "no sender"} was recorded for this call, so the call is not checked there. Retry the call`,
+    );
+  }
+
+  /** defaultSenderMismatch blocks a call without a sender in a root whose session.started named one. */
+  private defaultSenderMismatch(dflt: string): SenderMismatch {
+    return new SenderMismatch(
+      `sender_mismatch: OpenClaw runs this call without a sender (its requester names none, so OpenClaw decides it by its "*" sender rules), but the ledger would decide it under sender ${dflt}, the default sender this root's session.started recorded (an earlier version of the plugin recorded one), and no turn can take that default away. Calls that name their sender are decided under it; run calls without one in a session this version of the plugin started (its start names no default sender)`,
+    );
+  }
+
   /** subagentSpawned (subagent_spawned) spawns the child from the requester OpenClaw names. */
   subagentSpawned(
     ev: { childSessionKey: string; agentId: string; label?: string },
@@ -614,7 +715,7 @@ export class Bridge {
         const data: Record<string, unknown> = { parent, agent: ev.agentId };
         if (ev.label) data.label = ev.label;
         const r = await this.ledger.append({ id: eventID(child, "spawn"), type: "session.spawned", session: child, data });
-        const s: Session = { key: child, agent: ev.agentId, turns: 0, state: "active", pending: new Set(), calls: new Map() };
+        const s: Session = { key: child, agent: ev.agentId, turns: 0, state: "active", pending: new Set(), calls: new Map(), sender: "", defaultSender: "" };
         if (r.duplicate) await this.refresh(s);
         this.sessions.set(child, s);
         p.pending.add(child);
@@ -679,6 +780,8 @@ export class Bridge {
         const id = eventID(key, "yield", call);
         await this.ledger.append({ id, type: "session.yielded", session: key, data: { children } });
         s.state = "yielded";
+        // A yield gives the session an ordinary turn's context.
+        s.sender = s.defaultSender;
         s.yieldID = id;
         s.yieldChildren = children;
         s.pending.clear();
@@ -746,6 +849,10 @@ export class Bridge {
     // A call before any model call this plugin saw (a hook it missed):
     // the check needs a current turn, with the sender the call names.
     if (s.turns === 0 && s.state === "active") await this.startTurn(s, "first", hint.sender);
+    // The call is decided under its own requester's sender, as OpenClaw
+    // decides it (bridge.test.ts, "a call is decided under its requester's
+    // sender").
+    if (s.state === "active") await this.matchSender(s, hint.sender ?? "");
     // The call id the check records: OpenClaw's, made unique in the
     // session, so that `ledger why --call` (the last record of an id)
     // explains this decision even when OpenClaw reuses the id for a later

@@ -93,6 +93,8 @@ export interface SessionView {
   agent: string;
   state: "active" | "yielded" | "completed";
   parent?: string;
+  /** The context the session's current turn is decided in (envelope.Context, the fields used here). */
+  context?: { sender?: string; external?: boolean; continuation?: unknown };
   turns: { turn: number; seq: number }[] | null;
   children: string[] | null;
 }
@@ -392,8 +394,13 @@ export class Ledger {
    * carries an event id of its own, the same on every attempt (request
    * re-sends the same bytes), so an attempt whose answer was lost records
    * nothing more: its retry is answered with the check that landed
-   * (docs/api.md, check's "id"). A ledger from before such ids refuses the
-   * field; the check then goes again without it.
+   * (docs/api.md, check's "id"). The id is drawn fresh for each call, never
+   * derived from the call id: the ledger answers a check with the id of one
+   * that landed with that one's decision, so a call that reuses an earlier
+   * call's toolCallId (after a restart, when the plugin's #n numbering
+   * starts again) would get the earlier call's allow (bridge.test.ts, "a
+   * reused call id after a restart gets its own decision"). A ledger from
+   * before such ids refuses the field; the check then goes again without it.
    */
   async checkAndStart(session: string, tool: string, call: string, input?: Record<string, unknown>): Promise<CheckResult> {
     const body: Record<string, unknown> = { session, tool, record: true, call, effect: true, within_ms: this.cfg.timeoutMs, id: randomID() };
