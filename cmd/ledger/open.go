@@ -36,15 +36,6 @@ type ledgerFlags struct {
 	user, password, natsConfig                       string
 	rollSubjects                                     string
 	residentMB                                       int
-	// checkStore checks the projection file (projection.Store.Check)
-	// right after opening it, before the service catches it up: serve's
-	// start-up check (checkStorage). Checked then, the file is the one
-	// the last run left, and a replica starting from nothing checks an
-	// empty file rather than walking every page of the one it just
-	// caught up, which mapped all of it (a 745 MB file made a replica's
-	// peak RSS 913 MB); what the catch-up writes is covered by the
-	// content sums each commit keeps.
-	checkStore bool
 	// create lets the command create the ledger (the data directory, the
 	// stream) when there is none: serve, demo and append. Every other
 	// command refuses a place that holds no ledger rather than answer
@@ -377,10 +368,18 @@ func (f *ledgerFlags) open(ctx context.Context) (*ledgerHandle, error) {
 		if h.store, err = projection.OpenStore(path, projection.StoreOptions{ResidentBudget: f.residentBudget()}); err != nil {
 			return nil, err
 		}
-		if f.checkStore {
-			if err := h.store.Check(); err != nil {
-				return nil, err
-			}
+		// The file is checked right after opening it, before the service
+		// catches it up, by every command: a decision made or answered
+		// from a file whose bytes changed on disk would be an allow the
+		// policy never gave, and append would record it
+		// (TestDamagedProjectionRefusedByEveryCommand). Checked then, the
+		// file is the one the last run left, and a replica starting from
+		// nothing checks an empty file rather than walking every page of
+		// the one it just caught up, which mapped all of it (a 745 MB file
+		// made a replica's peak RSS 913 MB); what the catch-up writes is
+		// covered by the content sums each commit keeps.
+		if err := h.store.Check(); err != nil {
+			return nil, err
 		}
 		cfg.Store = h.store
 	}

@@ -271,7 +271,6 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		f.lf.onConflict = m.conflicts.Inc
 		f.lf.onRound = func(n int) { m.RoundRecords.Observe(float64(n)) }
 	}
-	f.lf.checkStore = true
 	h, err := f.lf.open(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
