@@ -194,8 +194,16 @@ func (st *Store) toolSet(hash string) (envelope.ToolSet, error) {
 	raw, ok := st.held.get(hash)
 	if !ok {
 		var err error
-		if raw, err = st.get(bucketToolSets, []byte(hash)); raw == nil || err != nil {
+		if raw, err = st.get(bucketToolSets, []byte(hash)); err != nil {
 			return envelope.ToolSet{}, err
+		}
+		// A turn names the set it resolved: one the file does not hold
+		// is damage, never an empty set (TestMissingToolSetIsDamage).
+		if raw == nil && hash != "" {
+			return envelope.ToolSet{}, damaged(st.path, fmt.Errorf("%s %q is missing", bucketToolSets, hash))
+		}
+		if raw == nil {
+			return envelope.ToolSet{}, nil
 		}
 	}
 	key, refs, err := parseToolSetValue(raw)
