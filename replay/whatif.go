@@ -99,9 +99,12 @@ func WhatIfIn(ctx context.Context, src Source, dialects projection.Dialects, sco
 	if err != nil {
 		return nil, err
 	}
-	if cand == nil && scope != events.DefaultScope {
-		// The scope's name was mistyped, or its policy came later: say
-		// which scopes there are.
+	if cand == nil {
+		// The scope's name was mistyped, or its policy came later, or
+		// the default scope has none (each Claude Code project is a
+		// scope of its own): say which scopes there are, rather than
+		// pass a candidate nothing was compared with
+		// (TestWhatIfDefaultScopeWithoutPolicyRefused).
 		if _, err := st.CandidateIn(scope, candidate); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,43 @@
+package replay_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/dialects"
+	"github.com/sessionledger/ledger/internal/service"
+	"github.com/sessionledger/ledger/replay"
+)
+
+// TestWhatIfDefaultScopeWithoutPolicyRefused: a candidate for the default
+// scope of a log whose default scope has no policy (every policy is a
+// project's scope) is refused, invalid_policy naming the scopes there are,
+// rather than passing with nothing compared; ledger replay --policy would
+// otherwise gate a CI step on nothing (found by the replay review).
+func TestWhatIfDefaultScopeWithoutPolicyRefused(t *testing.T) {
+	log := &service.MemLog{}
+	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []string{
+		`{"type":"policy.set","v":1,"actor":"ops","data":{"scope":"cc","dialect":"openclaw","document":{"tools":{"deny":["exec"]}},"catalogue":["read","exec"]}}`,
+		`{"type":"session.started","v":1,"actor":"o","session":"s1","data":{"agent":"main","scope":"cc"}}`,
+		`{"type":"turn.started","v":1,"actor":"o","session":"s1","data":{"turn":1}}`,
+	} {
+		if _, err := svc.Append(t.Context(), []byte(e)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cand := range []string{`{"tools":{"deny":["read"]},"agents":"not a list"}`, `{"tools":{"deny":["read"]}}`} {
+		rep, err := replay.WhatIfIn(t.Context(), log, dialects.All(), "", json.RawMessage(cand), 1, 0, nil)
+		if events.CodeOf(err) != events.CodeInvalidPolicy {
+			t.Errorf("candidate %s for the default scope: %+v, %v; want invalid_policy naming the scopes", cand, rep, err)
+		}
+	}
+	rep, err := replay.WhatIfIn(t.Context(), log, dialects.All(), "cc", json.RawMessage(`{"tools":{"deny":["read"]}}`), 1, 0, nil)
+	if err != nil || rep.Turns != 1 || rep.AllowToDeny != 1 {
+		t.Errorf("the candidate in scope cc: %+v, %v; want 1 turn and 1 flip", rep, err)
+	}
+}
