@@ -74,6 +74,9 @@ func contentSum(tx *bolt.Tx, walked func(n int)) uint64 {
 }
 
 // storedSum reads the content sum a commit starts from; a file written
+// errNoSum is a file of this layout without its content sum (OpenStore).
+var errNoSum = errors.New("its content sum is missing, which every file of this layout is written with: the key was lost or its pages changed on disk")
+
 // before sums existed gets one computed from what it holds.
 func storedSum(tx *bolt.Tx) (uint64, bool) {
 	if v := tx.Bucket(bucketMeta).Get(sumsKey); len(v) == 8 {

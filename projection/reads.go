@@ -256,7 +256,9 @@ func (st *Store) session(n uint64) (sess *envelope.Session, err error) {
 	err = st.view(func(tx *bolt.Tx) error {
 		raw := tx.Bucket(bucketSessions).Get(sessionKey(n, tagSession))
 		if raw == nil {
-			return nil
+			// Asked for a slot that holds a session: its value gone is
+			// damage, never an unknown session (TestMissingSessionIsDamage).
+			return damaged(st.path, fmt.Errorf("session %d is missing", n))
 		}
 		if sess, err = decodeSessionBinary(raw); err != nil {
 			return damaged(st.path, fmt.Errorf("session %d: %w", n, err))

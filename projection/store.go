@@ -160,6 +160,7 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 			}
 		}
 		meta := tx.Bucket(bucketMeta)
+		created := meta.Get([]byte("schema")) == nil
 		switch v := meta.Get([]byte("schema")); {
 		case v == nil:
 			if err := meta.Put([]byte("schema"), []byte(SchemaVersion)); err != nil {
@@ -177,7 +178,13 @@ func OpenStore(path string, opts StoreOptions) (st *Store, err error) {
 			}
 		}
 		if _, ok := storedSum(tx); !ok {
-			// A new file, or one written before content sums (check.go).
+			// Every file of this layout was written with its sum (sums
+			// came with layout 4): only a new one has none. A file that
+			// lost it is damaged, never re-summed from what it now holds,
+			// which would bless a changed byte (TestLostContentSumIsDamage).
+			if !created {
+				return errNoSum
+			}
 			return putSum(tx, contentSum(tx, func(int) {}))
 		}
 		return nil
