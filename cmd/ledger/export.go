@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/report"
@@ -57,10 +58,17 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	w := stdout
 	var f *os.File
 	if *out != "" {
-		if f, err = os.Create(*out); err != nil {
+		// Written beside FILE and renamed over it once whole: an export
+		// that fails (a damaged log) leaves what FILE held, which may be
+		// the --log being read (tests/faults TestDamagedLogIsReported).
+		if f, err = os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".tmp*"); err != nil {
 			return err
 		}
+		defer os.Remove(f.Name()) // after the rename there is nothing to remove
 		defer f.Close()
+		if err := f.Chmod(0o644); err != nil {
+			return err
+		}
 		w = f
 	}
 	// The bar goes to stderr on a terminal, and not when the lines
@@ -74,8 +82,10 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
+		if err == nil {
+			err = os.Rename(f.Name(), *out)
+		}
 		if err != nil {
-			os.Remove(*out)
 			return err
 		}
 		fmt.Fprintf(stdout, "exported %d record(s) of %d to %s (export format %d)\n", n, pos, *out, report.ExportVersion)

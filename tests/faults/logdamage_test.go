@@ -165,6 +165,24 @@ func TestDamagedLogIsReported(t *testing.T) {
 				stdout, stderr, err := runLedger(t, cmd, "--nats", url, "--data", data)
 				check("ledger "+cmd, time.Since(start), err, stdout, stderr)
 			}
+			// An export to a file that fails on the damage leaves what the
+			// file held (TestExportOutKeepsFileOnFailure), and no temporary
+			// file beside it.
+			outDir := filepath.Join(dir, "out")
+			if err := os.MkdirAll(outDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			saved := filepath.Join(outDir, "saved.jsonl")
+			writeFile(t, saved, []byte("a previous export\n"))
+			if _, stderr, err := runLedger(t, "export", "--nats", url, "--data", data, "--out", saved); err == nil {
+				t.Errorf("ledger export exited 0 on a damaged log; stderr:\n%s", firstLines(stderr, 12))
+			}
+			if b := readFile(t, saved); string(b) != "a previous export\n" {
+				t.Errorf("a failed export --out left %q in the file, want what it held", firstLines(string(b), 2))
+			}
+			if ents, _ := os.ReadDir(outDir); len(ents) != 1 {
+				t.Errorf("a failed export --out left %d files in its directory, want 1", len(ents))
+			}
 			var first string
 			for _, seq := range seqs {
 				if first == "" {
