@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -124,11 +125,43 @@ func agentGrace(timeout time.Duration) time.Duration { return min(timeout, time.
 // --hooks URL the thin hook, as 'ledger-hook --runtime R' runs it). It exits 0
 // whatever happens, with the answer on standard output: both runtimes run
 // a call whose hook fails, so a call the hook cannot decide is denied in
-// the runtime's format instead.
-func runHookAgent(ctx context.Context, rt agenthook.Runtime, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// the runtime's format instead. A panic too: it is answered as
+// agenthook's Panicked (a call denied, anything else no opinion), with the
+// stack on standard error, unless an answer was printed already
+// (TestHookAgentPanicDenies).
+func runHookAgent(ctx context.Context, rt agenthook.Runtime, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	if thinhook.Wants(args) {
 		return hookExit(thinhook.Run(ctx, "ledger hook "+rt.Command, append([]string{"--runtime", rt.Command}, args...), stdin, stdout, stderr))
 	}
+	var raw []byte
+	out := &agentOut{w: stdout}
+	defer func() {
+		if v := recover(); v != nil {
+			res := (&agenthook.Hook{Runtime: rt}).Panicked(raw, v, debug.Stack())
+			fmt.Fprintln(stderr, "ledger hook:", res.Warnings[0])
+			fmt.Fprintf(stderr, "%s\n", res.Stack)
+			if !out.wrote {
+				err = writeAgentOutput(out, res.Output)
+			}
+		}
+	}()
+	return runHookAgentPayload(ctx, rt, args, stdin, out, stderr, &raw)
+}
+
+// agentOut knows whether anything was written to standard output.
+type agentOut struct {
+	w     io.Writer
+	wrote bool
+}
+
+func (o *agentOut) Write(b []byte) (int, error) {
+	o.wrote = true
+	return o.w.Write(b)
+}
+
+// runHookAgentPayload is runHookAgent's NATS hook; it keeps the payload it
+// read in *payload, for the answer to a panic.
+func runHookAgentPayload(ctx context.Context, rt agenthook.Runtime, args []string, stdin io.Reader, stdout, stderr io.Writer, payload *[]byte) error {
 	fs, f := agentHookFlagSet(rt, stderr)
 	err := fs.Parse(args)
 	help := errors.Is(err, flag.ErrHelp)
@@ -154,6 +187,7 @@ func runHookAgent(ctx context.Context, rt agenthook.Runtime, args []string, stdi
 		budget = f.timeout
 	}
 	raw, rerr := hookwire.ReadPayloadWithin(stdin, budget)
+	*payload = raw
 	h := &agenthook.Hook{Runtime: rt}
 	if help && rerr == nil && len(bytes.TrimSpace(raw)) == 0 {
 		return nil // --help given no payload: the usage, printed
@@ -161,7 +195,7 @@ func runHookAgent(ctx context.Context, rt agenthook.Runtime, args []string, stdi
 	if err != nil || rerr != nil {
 		msg := fmt.Sprintf("ledger hook %s: %v", rt.Command, errors.Join(err, rerr))
 		fmt.Fprintln(stderr, msg)
-		if ev := peekAgentEvent(raw); ev == "" || ev == agenthook.PreToolUse || ev == agenthook.BeforeTool {
+		if pk := hookwire.PeekAt(raw); !pk.Told || hookwire.IsCall(pk.Event) {
 			return writeAgentOutput(stdout, rt.DenyOutput(msg+" (the hook denies every call until its command line in the "+rt.Name+" configuration is fixed)"))
 		}
 		return nil
@@ -195,6 +229,9 @@ func runHookAgent(ctx context.Context, rt agenthook.Runtime, args []string, stdi
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stderr, "ledger hook:", w)
 	}
+	if len(res.Stack) > 0 {
+		fmt.Fprintf(stderr, "%s\n", res.Stack)
+	}
 	if f.verbose {
 		b, _ := json.Marshal(res)
 		fmt.Fprintf(stderr, "%s\n", b)
@@ -208,14 +245,6 @@ func writeAgentOutput(stdout io.Writer, out []byte) error {
 	}
 	_, err := stdout.Write(append(out, '\n'))
 	return err
-}
-
-func peekAgentEvent(raw []byte) string {
-	var pk struct {
-		Event string `json:"hook_event_name"`
-	}
-	_ = json.Unmarshal(raw, &pk)
-	return pk.Event
 }
 
 func (f *agentHookFlags) who() cchook.Who { return cchook.WhoRuns(f.identity, "") }

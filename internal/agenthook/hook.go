@@ -8,9 +8,13 @@
 // runtime's own format, naming the reason and the `ledger why` to run.
 //
 // Both runtimes run a call whose hook fails, crashes or times out, so the
-// hook never fails that way on purpose: every error of its own, an
-// unreachable ledger (unless --unreachable allow) and a run past its
-// deadline answer a call with a denial (HandleWithin).
+// hook never fails that way on purpose: every error of its own, a panic
+// among them, an unreachable ledger (unless --unreachable allow) and a run
+// past its deadline answer a call with a denial (HandleWithin). A call's
+// payload is read as Claude Code's hook reads one (Parse: cchook's bounds,
+// twin keys and input checks), and one it cannot read is denied and
+// recorded as unreadable (cchook.RecordUnreadable), never checked with no
+// input.
 //
 // The sessions' scope must hold a policy of the ledger dialect
 // (envelope/ledgerpolicy); a call of a session whose scope has none, or one
@@ -127,30 +131,44 @@ type Payload struct {
 	Timestamp      string          `json:"timestamp"`
 }
 
-// Parse reads a payload: one JSON object under cchook.MaxPayload bytes with
-// session_id and hook_event_name, and for a call tool_name and an object
-// tool_input.
-func Parse(raw []byte) (*Payload, error) {
-	if len(raw) > cchook.MaxPayload {
-		return nil, fmt.Errorf("the hook payload is over %d MiB", cchook.MaxPayload>>20)
+// Parse reads a payload of rt: one JSON object under cchook.MaxPayload
+// bytes, nested at most cchook.MaxDepth levels, with session_id and
+// hook_event_name, no top-level key twice in any case (cchook.TwinKey:
+// encoding/json would read one of tool_input and Tool_Input, the runtime
+// the other), and for a call tool_name and a tool_input that
+// cchook.CheckInput takes with the tool's primary field (an object; its
+// primary field, when there, a string, and there for the shell and patch
+// tools; no number past float64's range). Anything else the ledger would
+// check as if the call had no input, or another input than the one the
+// runtime runs (TestAgentInputChecks).
+func Parse(rt Runtime, raw []byte) (*Payload, error) {
+	if err := cchook.CheckBounds(raw); err != nil {
+		return nil, err
 	}
 	var p Payload
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, fmt.Errorf("the hook payload is not a JSON object: %v", err)
 	}
+	if k := cchook.TwinKey(raw); k != "" {
+		return nil, fmt.Errorf("the hook payload has the key %q twice (in any case): which one %s reads cannot be told", k, rt.Name)
+	}
 	if p.SessionID == "" || p.Event == "" {
 		return nil, errors.New("the hook payload has no session_id or hook_event_name")
 	}
-	if p.Event == PreToolUse || p.Event == BeforeTool {
+	if p.isCall() {
 		if p.ToolName == "" {
 			return nil, errors.New("the call's payload has no tool_name")
 		}
-		if len(p.ToolInput) > 0 && p.ToolInput[0] != '{' {
-			return nil, errors.New("the call's tool_input is not an object")
+		if _, err := cchook.CheckInput(p.ToolInput, primaryOf(rt, p.ToolName), requiredPrimary[p.ToolName]); err != nil {
+			return nil, err
 		}
 	}
 	return &p, nil
 }
+
+// requiredPrimary are the tools whose primary field the runtimes always
+// send: their shell's command, and codex's patch.
+var requiredPrimary = map[string]bool{"Bash": true, "apply_patch": true, "run_shell_command": true}
 
 // Root is the key of the payload's main session: its session_id, which a
 // key must be as it is ([A-Za-z0-9_:-]{1,200}); never rewritten.
@@ -197,17 +215,15 @@ func (rt Runtime) wire() hookwire.Agent { return hookwire.Agents[rt.Command] }
 // went wrong is in the answer (a call denied) and in Warnings.
 func (h *Hook) Handle(ctx context.Context, raw []byte) *Result {
 	res := &Result{Appended: []cchook.Appended{}}
-	p, err := Parse(raw)
+	p, err := Parse(h.Runtime, raw)
 	if err != nil {
-		ev := peekEvent(raw)
-		res.Event = ev
+		pk := hookwire.PeekAt(raw)
 		res.Warnings = append(res.Warnings, err.Error())
-		if ev == "" || ev == PreToolUse || ev == BeforeTool {
-			// A call that cannot be read cannot be decided: denied.
-			res.Denied, res.Unreadable = true, true
-			res.Reason = cchook.UnreadableReason(ev != "", err)
-			res.Output = h.Runtime.DenyOutput(res.Reason)
+		if pk.Told && !hookwire.IsCall(pk.Event) {
+			res.Event = pk.Event
+			return res
 		}
+		h.unreadable(ctx, res, pk, raw, err)
 		return res
 	}
 	res.Event = p.Event
@@ -227,12 +243,67 @@ func (h *Hook) Handle(ctx context.Context, raw []byte) *Result {
 	return res
 }
 
+// unreadable denies a payload that could be a call and cannot be read (a
+// call that cannot be read cannot be decided), and records the denial as
+// Claude Code's hook does (cchook.RecordUnreadable): on the session the
+// payload's top level names, at its current turn, under the call's id
+// when the payload tells it (codex's tool_use_id, qwen's tool_call_id;
+// gemini's calls have none). TestAgentUnreadableRecorded guards it.
+func (h *Hook) unreadable(ctx context.Context, res *Result, pk hookwire.Peek, raw []byte, err error) {
+	rt := h.Runtime
+	if pk.Told {
+		res.Event = pk.Event
+	}
+	if root := events.SessionKey(pk.SessionID); events.ValidKey(root) {
+		res.Session = root
+		if rt.claudeShaped() && pk.AgentID != "" {
+			res.Session, _ = cchook.ChildKey(root, pk.AgentID)
+		}
+	}
+	res.Denied, res.Unreadable = true, true
+	res.Reason = cchook.UnreadableReason(pk.Told, err)
+	res.Output = rt.DenyOutput(res.Reason)
+	call := ""
+	switch rt.Name {
+	case Codex.Name:
+		call = pk.CallID
+	case Qwen.Name:
+		// Qwen's tool_use_id is its own; the call's id is tool_call_id.
+		var ids struct {
+			ToolCallID string `json:"tool_call_id"`
+		}
+		if json.Unmarshal(raw, &ids) == nil {
+			call = ids.ToolCallID
+		}
+	}
+	cchook.RecordUnreadable(ctx, h.L, res, pk.Tool, call, err)
+}
+
 // HandleWithin is Handle answered by ctx's deadline plus grace at the
 // latest: past it a call is denied unchecked (Overdue), since both runtimes
 // run a call whose hook is killed at their timeout. The run goes on in its
-// goroutine, its requests failing with ctx (TestDeadlineDenies).
+// goroutine, its requests failing with ctx (TestDeadlineDenies). A run that
+// panics is answered as Panicked (TestAgentPanicDenies).
 func (h *Hook) HandleWithin(ctx context.Context, raw []byte, grace time.Duration) *Result {
-	return cchook.Within(ctx, grace, func() *Result { return h.Handle(ctx, raw) }, func() *Result { return h.Overdue(raw) })
+	return cchook.Within(ctx, grace, func() *Result { return h.Handle(ctx, raw) }, func() *Result { return h.Overdue(raw) },
+		func(v any, stack []byte) *Result { return h.Panicked(raw, v, stack) })
+}
+
+// Panicked is the answer to a payload whose run panicked (v, with its
+// stack), in the runtime's format: a call, or what cannot be told from
+// one, denied with cchook.PanicReason; anything else goes on (no opinion)
+// with a warning. The stack is in Result.Stack, for the log, never in the
+// answer.
+func (h *Hook) Panicked(raw []byte, v any, stack []byte) *Result {
+	ev := peekEvent(raw)
+	res := &Result{Appended: []cchook.Appended{}, Event: ev, Stack: stack, Warnings: []string{cchook.PanicWarning(v)}}
+	if ev != "" && !hookwire.IsCall(ev) {
+		return res
+	}
+	res.Denied = true
+	res.Reason = cchook.PanicReason(v)
+	res.Output = h.Runtime.DenyOutput(res.Reason)
+	return res
 }
 
 // Overdue is the answer to a payload not handled in time: a call (or what
@@ -242,7 +313,7 @@ func (h *Hook) Overdue(raw []byte) *Result {
 	res := &Result{Appended: []cchook.Appended{}, Event: ev}
 	msg := fmt.Sprintf("the hook did not finish within its --timeout (the ledger at %s did not answer in time)", h.where())
 	res.Warnings = []string{msg}
-	if ev != "" && ev != PreToolUse && ev != BeforeTool {
+	if ev != "" && !hookwire.IsCall(ev) {
 		return res
 	}
 	res.Denied = true
@@ -251,14 +322,14 @@ func (h *Hook) Overdue(raw []byte) *Result {
 	return res
 }
 
+// peekEvent is the payload's hook_event_name when it can be told
+// (hookwire.PeekAt: one JSON object, every spelling of the key the same
+// string), "" otherwise: what cannot be told may be a call.
 func peekEvent(raw []byte) string {
-	var pk struct {
-		Event string `json:"hook_event_name"`
+	if pk := hookwire.PeekAt(raw); pk.Told {
+		return pk.Event
 	}
-	if len(raw) <= cchook.MaxPayload {
-		_ = json.Unmarshal(raw, &pk)
-	}
-	return pk.Event
+	return ""
 }
 
 func (h *Hook) where() string {

@@ -263,7 +263,7 @@ func TestGeminiPayloads(t *testing.T) {
 	raw := recorded(t, Gemini, "BeforeTool-run_shell_command", f.base, "2026-12-02T10:00:05.000Z", nil)
 	res := f.h.Handle(ctx, raw)
 	r := geminiDeny(t, res.Output)
-	p, _ := Parse(raw)
+	p, _ := Parse(Gemini, raw)
 	call := CallID(root, p.Timestamp, p.ToolName, p.ToolInput)
 	if !strings.Contains(r, "revocation:deny") || !strings.Contains(r, "--call "+call+" --session "+root) {
 		t.Errorf("the denial %q does not name revocation:deny and the why of call %s", r, call)

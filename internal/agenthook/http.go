@@ -74,7 +74,7 @@ func (s *HTTPHook) badScope(raw []byte, scope string) *Result {
 	msg := fmt.Sprintf("ledger-hook --runtime %s: --scope %q: a scope name is 1 to 128 of A-Z a-z 0-9 _ : -", rt.Command, scope)
 	ev := peekEvent(raw)
 	res := &Result{Appended: []cchook.Appended{}, Event: ev, Warnings: []string{msg}}
-	if ev == "" || ev == PreToolUse || ev == BeforeTool {
+	if ev == "" || hookwire.IsCall(ev) {
 		res.Denied, res.Reason = true, msg+" (the hook denies every call until its command line in the "+rt.Name+" configuration is fixed)"
 		res.Output = rt.DenyOutput(res.Reason)
 	}
@@ -83,6 +83,11 @@ func (s *HTTPHook) badScope(raw []byte, scope string) *Result {
 
 // Deny implements cchook.PathHook.
 func (s *HTTPHook) Deny(reason string) []byte { return s.Hook.Runtime.DenyOutput(reason) }
+
+// Pass implements cchook.PathHook: no output, the runtimes' "no opinion"
+// for every event but a call (what Handle answers them); the warning
+// reaches the user as the thin hook's standard error only.
+func (s *HTTPHook) Pass(string) []byte { return nil }
 
 // Path is where `serve --hooks` takes the runtime's hooks.
 func (rt Runtime) Path() string { return rt.wire().Path() }

@@ -595,8 +595,16 @@ func (r *run) call(ctx context.Context) {
 func (r *run) checked(ctx context.Context, key events.SessionKey, failed func(events.SessionKey, error), deny func(string), first bool) bool {
 	p, res, rt := r.p, r.res, r.h.Runtime
 	tool := p.ToolName
-	input := CallInput(rt, tool, p.ToolInput)
 	call := r.callID(key)
+	input, err := CallInput(rt, tool, p.ToolInput)
+	if err != nil {
+		// The call cannot be checked on its input: denied as a call whose
+		// payload cannot be read, never checked with no input.
+		res.Unreadable = true
+		deny(cchook.UnreadableReason(true, err))
+		cchook.RecordUnreadable(ctx, r.h.L, res, tool, call, err)
+		return true
+	}
 	check, err := r.h.L.Start(ctx, key, tool, input, call)
 	if first && cchook.NotReady(err) {
 		return false
@@ -681,11 +689,14 @@ func primaryOf(rt Runtime, tool string) string {
 // CallInput is the input recorded for a call: the tool's top-level scalar
 // arguments in key order, a string over maxParam bytes left out (and named
 // under CutKey) unless it is the tool's primary argument; nil when there
-// are none.
-func CallInput(rt Runtime, tool string, input json.RawMessage) json.RawMessage {
+// are none. An input that is not an object, or whose arguments cannot be
+// written canonically (a number past float64's range), is an error, never
+// no input: a call checked without its input matches no deny pattern
+// (TestCallInputFailsClosed). Parse refuses both first.
+func CallInput(rt Runtime, tool string, input json.RawMessage) (json.RawMessage, error) {
 	var m map[string]json.RawMessage
-	if len(input) == 0 || json.Unmarshal(input, &m) != nil {
-		return nil
+	if err := json.Unmarshal(input, &m); err != nil || m == nil {
+		return nil, fmt.Errorf("the call's tool_input is not a JSON object (%.40s)", input)
 	}
 	keep := map[string]json.RawMessage{}
 	var cut []string
@@ -704,11 +715,11 @@ func CallInput(rt Runtime, tool string, input json.RawMessage) json.RawMessage {
 		keep[CutKey], _ = json.Marshal(cut)
 	}
 	if len(keep) == 0 {
-		return nil
+		return nil, nil
 	}
 	b, err := events.Canonical(keep)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("the call's input cannot be recorded: %v", err)
 	}
-	return b
+	return b, nil
 }

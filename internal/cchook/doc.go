@@ -31,6 +31,9 @@
 //     not one string, a PreToolUse tool_input that is not an object or whose
 //     primary field is not a string) is denied unless PeekAt tells it is
 //     another event: what cannot be told may be a call (Result.Unreadable).
+//     A panic in the hook's run is the hook's own failure: a call is denied
+//     (PanicReason, asking for a report with the log line that holds the
+//     stack), anything else goes on (Panicked, TestPanicDenies).
 //     Every other event answers "{}" whatever happened, with the problem in
 //     Result.Warnings.
 //   - The hook only ever narrows Claude Code: an allow, and an ask, answer

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -149,6 +150,10 @@ type Result struct {
 	// unchecked; Event is then PreToolUse, or "" when even the event
 	// could not be told.
 	Unreadable bool `json:"unreadable,omitempty"`
+	// Stack is the stack of a panic in the run (Panicked), for the log
+	// that reports it (serve --hooks' error line, the command hook's
+	// standard error); never in the answer.
+	Stack []byte `json:"-"`
 }
 
 func (r *Result) warn(format string, args ...any) {
@@ -197,53 +202,61 @@ func (h *Hook) Handle(ctx context.Context, raw []byte) *Result {
 
 // unreadable denies a payload that could be a PreToolUse and cannot be
 // read: a call that cannot be read cannot be decided, so it fails closed,
-// unchecked. When the payload names a session the ledger knows, with a
-// turn, the denial is recorded as a tool.checked carrying Unreadable (the
-// ledger decides it deny, unreadable:payload, with no input: there is none
-// to decide on, and checking an empty one would record a decision, maybe
-// an allow, that is not the call's). Otherwise, or when the ledger cannot
-// take it, it is in the warnings (the command hook's standard error, serve
-// --hooks' log), naming the session and the call when the payload tells
-// them. TestUnreadableRecorded guards both.
+// unchecked, and its denial is recorded where it can be
+// (RecordUnreadable). TestUnreadableRecorded guards both.
 func (h *Hook) unreadable(ctx context.Context, res *Result, pk Peek, err error) {
 	if pk.Told {
 		res.Event = PreToolUse
 	}
 	p := Payload{SessionID: pk.SessionID, AgentID: pk.AgentID}
-	key, kerr := p.Key()
-	if kerr == nil {
+	if key, kerr := p.Key(); kerr == nil {
 		res.Session = key
 	}
 	res.Denied, res.Unreadable = true, true
 	res.Reason = UnreadableReason(pk.Told, err)
 	res.Output = DenyOutput(res.Reason)
-	session, tool, call := string(res.Session), pk.Tool, pk.CallID
+	RecordUnreadable(ctx, h.L, res, pk.Tool, pk.CallID, err)
+}
+
+// RecordUnreadable records the denial of a call whose payload could not be
+// read (cause) on the session res names (res.Session; none when it is ""
+// or l is nil): when the ledger knows it, with a turn, as a tool.checked
+// carrying Unreadable (the ledger decides it deny, unreadable:payload, with
+// no input: there is none to decide on, and checking an empty one would
+// record a decision, maybe an allow, that is not the call's). Otherwise,
+// or when the ledger cannot take it, it is in the warnings (the command
+// hook's standard error, serve --hooks' log), naming the session and the
+// call (tool, call: what the payload tells of them, "" when nothing). The
+// Claude Code hook and agenthook's runtimes record their unreadable calls
+// with it (TestUnreadableRecorded, agenthook's TestAgentUnreadableRecorded).
+func RecordUnreadable(ctx context.Context, l Ledger, res *Result, tool, call string, cause error) {
+	session, t, c := string(res.Session), tool, call
 	if session == "" {
 		session = "(unknown)"
 	}
-	if tool == "" {
-		tool = "(unknown)"
+	if t == "" {
+		t = "(unknown)"
 	}
-	if call == "" {
-		call = "(unknown)"
+	if c == "" {
+		c = "(unknown)"
 	}
-	if kerr == nil && h.L != nil {
-		rerr := h.recordUnreadable(ctx, res, key, pk, err)
+	if res.Session != "" && l != nil {
+		rerr := recordUnreadable(ctx, l, res, res.Session, tool, call, cause)
 		if rerr == nil {
 			return
 		}
-		res.warn("denied an unreadable payload, unchecked and unrecorded (%v): session %s, tool %s, call %s: %v", rerr, session, tool, call, err)
+		res.warn("denied an unreadable payload, unchecked and unrecorded (%v): session %s, tool %s, call %s: %v", rerr, session, t, c, cause)
 		return
 	}
-	res.warn("denied an unreadable payload, unchecked and unrecorded: session %s, tool %s, call %s: %v", session, tool, call, err)
+	res.warn("denied an unreadable payload, unchecked and unrecorded: session %s, tool %s, call %s: %v", session, t, c, cause)
 }
 
 // recordUnreadable appends the tool.checked of an unreadable call to the
 // session key, at its current turn. Its id derives from the key and the
 // call id, when the payload names one, so a payload delivered twice is
 // recorded once.
-func (h *Hook) recordUnreadable(ctx context.Context, res *Result, key events.SessionKey, pk Peek, cause error) error {
-	n, err := h.L.Tree(ctx, key)
+func recordUnreadable(ctx context.Context, l Ledger, res *Result, key events.SessionKey, tool, call string, cause error) error {
+	n, err := l.Tree(ctx, key)
 	switch {
 	case err != nil:
 		return err
@@ -252,18 +265,17 @@ func (h *Hook) recordUnreadable(ctx context.Context, res *Result, key events.Ses
 	case n.Turns == 0 || n.State != envelope.Active:
 		return fmt.Errorf("the session is %s with %d turns", n.State, n.Turns)
 	}
-	tool := pk.Tool
 	if tool == "" || len(tool) > maxParam || !utf8.ValidString(tool) {
 		tool = "(unreadable)"
 	}
 	d := events.CheckedData{Turn: n.Turns, Tool: tool, Unreadable: cut(cause.Error(), maxParam)}
 	ev := client.Checked(key, d)
-	if pk.CallID != "" && len(pk.CallID) <= maxParam && validAgentID(pk.CallID) {
-		d.Call = pk.CallID
+	if call != "" && len(call) <= maxParam && validAgentID(call) {
+		d.Call = call
 		ev = client.Checked(key, d)
-		ev.ID = EventID(string(key), "unreadable", pk.CallID)
+		ev.ID = EventID(string(key), "unreadable", call)
 	}
-	a, err := h.L.Append(ctx, ev)
+	a, err := l.Append(ctx, ev)
 	if err != nil {
 		return err
 	}
@@ -278,17 +290,30 @@ func (h *Hook) recordUnreadable(ctx context.Context, res *Result, key events.Ses
 // ledger fails, and an import it started completes into the cache for the
 // next hook (TestHookDeadline; TestI24HookServerSlowImportPastTimeout: two
 // settings files of 8 MiB once kept serve --hooks' answer 23 s).
+// A run that panics is answered as Panicked (TestPanicDenies).
 func (h *Hook) HandleWithin(ctx context.Context, raw []byte, grace time.Duration) *Result {
-	return Within(ctx, grace, func() *Result { return h.Handle(ctx, raw) }, func() *Result { return Overdue(raw, grace) })
+	return Within(ctx, grace, func() *Result { return h.Handle(ctx, raw) }, func() *Result { return Overdue(raw, grace) },
+		func(v any, stack []byte) *Result { return Panicked(raw, v, stack) })
 }
 
 // Within runs run on a goroutine of its own and returns its answer, or,
 // when ctx is done and grace has passed too, overdue's: the bound a hook's
 // answer has whatever its run waits for (the Claude Code hook's and the
-// other runtimes' adapters').
-func Within[T any](ctx context.Context, grace time.Duration, run, overdue func() T) T {
+// other runtimes' adapters'). A panic in run is recovered on that
+// goroutine and answered with panicked's answer, given the panic's value
+// and stack: a hook's run never takes down the process that serves hooks
+// (serve --hooks: net/http recovers only its handler's own goroutine), and
+// is never answered with nothing (TestWithinRecoversPanic).
+func Within[T any](ctx context.Context, grace time.Duration, run, overdue func() T, panicked func(v any, stack []byte) T) T {
 	done := make(chan T, 1)
-	goRun(func() { done <- run() })
+	goRun(func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- panicked(v, debug.Stack())
+			}
+		}()
+		done <- run()
+	})
 	select {
 	case res := <-done:
 		return res
@@ -370,6 +395,51 @@ func Overdue(raw []byte, grace time.Duration) *Result {
 	res.Output = DenyOutput(res.Reason)
 	res.warn("denied a call unchecked: %v", err)
 	return res
+}
+
+// Panicked is the answer to a payload whose run panicked (v, with its
+// stack): an internal error of the hook, not something the payload or the
+// ledger said. A call, or what cannot be told from one, is denied with
+// PanicReason; anything else goes on with a warning. Whatever the run
+// appended stays appended; the stack is in Result.Stack, for the log,
+// never in the answer (TestPanicDenies).
+func Panicked(raw []byte, v any, stack []byte) *Result {
+	res := &Result{Appended: []Appended{}, Stack: stack}
+	pk := PeekAt(raw)
+	res.warn("%s", PanicWarning(v))
+	if pk.Told && pk.Event != PreToolUse {
+		res.Event = pk.Event
+		res.Output = PassOutput("ledger hook: " + res.Warnings[0] + " (nothing more is recorded for this " + pk.Event + ")")
+		return res
+	}
+	p := Payload{SessionID: pk.SessionID, AgentID: pk.AgentID}
+	if key, kerr := p.Key(); kerr == nil {
+		res.Session = key
+	}
+	if pk.Told {
+		res.Event = PreToolUse
+	}
+	res.Denied = true
+	res.Reason = PanicReason(v)
+	res.Output = DenyOutput(res.Reason)
+	return res
+}
+
+// panicLog begins the log line of a panic in a hook's run, which
+// PanicReason tells the user to report.
+const panicLog = "internal error in the ledger hook"
+
+// PanicWarning is the warning of a run that panicked with v; the log line
+// that reports it (its stack) begins with the same words.
+func PanicWarning(v any) string {
+	return panicLog + " (panic: " + cut(fmt.Sprint(v), maxParam) + ")"
+}
+
+// PanicReason is the denial of a call whose hook run panicked with v: the
+// ledger's hook failed, not the call, and the stack is in its log.
+func PanicReason(v any) string {
+	return "The session policy ledger's hook hit an internal error (panic: " + cut(fmt.Sprint(v), maxParam) + "), so it could not decide this call and denies it. " +
+		"This is a bug in the ledger's hook, not in the call: make the call again, and if it happens again, report it to the ledger's maintainers with the hook's log line '" + panicLog + "' and the stack in it (in the log of 'ledger serve --hooks', or on the hook's standard error)."
 }
 
 func (h *Hook) where() string {
@@ -1054,6 +1124,13 @@ func readWithin(ctx context.Context, d time.Duration, read func(string) ([]byte,
 	}
 	done := make(chan result, 1)
 	go func() {
+		// Off the run's goroutine, so out of Within's recover: a read
+		// that panics is an error reading the file.
+		defer func() {
+			if v := recover(); v != nil {
+				done <- result{nil, fmt.Errorf("%s: %s", path, PanicWarning(v))}
+			}
+		}()
 		b, err := read(path)
 		done <- result{b, err}
 	}()

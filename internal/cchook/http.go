@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,15 +33,27 @@ const DefaultMaxConcurrent = 64
 // as a non-blocking error, which would let a call through without
 // onFailure "block").
 //
-// Invariants (TestHTTPRefusals, TestHTTPBusy, TestHTTPOversized):
+// Invariants (TestHTTPRefusals, TestHTTPBusy, TestHTTPOversized,
+// TestRefusalPassesOtherEvents, TestHandlerPanicDenies):
 //   - A request the handler will not serve is answered with a PreToolUse
-//     denial, status 200, and nothing of it is read or appended: a method
-//     but POST (405, no hook), another path, no valid bearer token (unless
-//     Insecure), a Content-Type but application/json, any Origin header (a
-//     browser's: Claude Code sends none), a Host that is not a loopback
-//     name while the handler is reached on a loopback address (DNS
-//     rebinding), a Content-Length over MaxPayload, or more than
-//     MaxConcurrent payloads in hand already.
+//     denial (the path's runtime's), status 200, and nothing of it is
+//     appended: a method but POST (405, no hook), another path, no valid
+//     bearer token (unless Insecure), a Content-Type but application/json,
+//     any Origin header (a browser's: Claude Code sends none), a Host that
+//     is not a loopback name while the handler is reached on a loopback
+//     address (DNS rebinding), a Content-Length over MaxPayload, or more
+//     than MaxConcurrent payloads in hand already. Of another path, a
+//     missing or wrong token and a busy server, what a runtime's own hook
+//     meets when it or the server is set up wrong, the body is read (up to
+//     maxPeek bytes, to tell the event only): one JSON object whose
+//     hook_event_name is not a call's gets the runtime's pass answer with
+//     a warning instead (a denial of gemini's BeforeAgent would block the
+//     user's prompt); nothing else is read.
+//   - A panic, in a hook's run (Within) or in the handler, is answered as
+//     any failure of the hook's own: a call denied (PanicReason), anything
+//     else passed with a warning, status 200, the panic logged with its
+//     stack; never a dropped connection, which a thin hook reads as a
+//     server it cannot reach.
 //   - A body is read up to one byte over MaxPayload and never cut: Handle
 //     denies one over it.
 //   - Token "" and Insecure false refuses everything: a server is given a
@@ -66,23 +79,31 @@ type Handler struct {
 	sem  chan struct{}
 }
 
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		// Claude Code only POSTs: another method is not a hook.
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "POST a hook payload", http.StatusMethodNotAllowed)
+		rw.Header().Set("Allow", http.MethodPost)
+		http.Error(rw, "POST a hook payload", http.StatusMethodNotAllowed)
 		return
 	}
+	w := &answerWriter{ResponseWriter: rw}
+	var raw []byte
+	defer func() {
+		if v := recover(); v != nil {
+			h.recovered(w, r, raw, v, debug.Stack())
+		}
+	}()
 	ph := h.Paths[r.URL.Path]
-	deny := DenyOutput
 	if ph != nil {
 		// Every answer at a runtime's path is in that runtime's format,
 		// and marked so for its thin hook (hookwire.HeaderAnswer).
-		deny = ph.Deny
 		w.Header().Set(hookwire.HeaderAnswer, r.URL.Path)
 	}
-	if reason := h.refusal(r); reason != "" {
-		h.refuse(w, reason, deny)
+	if reason, peek := h.refusal(r); reason != "" {
+		if peek {
+			raw = peekBody(r)
+		}
+		h.refuse(w, r, reason, ph, raw)
 		return
 	}
 	// Up to one byte over the limit: Handle denies a body over it rather
@@ -106,7 +127,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case h.sem <- struct{}{}:
 		defer func() { <-h.sem }()
 	default:
-		h.refuse(w, fmt.Sprintf("the session policy ledger's hook server is handling its limit of %d hooks at once, so it denies this call unread; make the call again", cap(h.sem)), deny)
+		h.refuse(w, r, fmt.Sprintf("the session policy ledger's hook server is handling its limit of %d hooks at once, so it denies this call unread; make the call again", cap(h.sem)), ph, raw)
 		return
 	}
 	d := h.Timeout
@@ -132,6 +153,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		thinHeaders(w.Header(), res, r.Header.Get(hookwire.HeaderVerbose) == "1")
 	}
 	answer(w, res.Output)
+	h.logPanic(r, res)
 	if h.Logger != nil {
 		h.Logger.Info("hook", "event", res.Event, "session", res.Session, "decision", res.Decision,
 			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin)
@@ -210,33 +232,55 @@ func thinHeaders(hdr http.Header, res *Result, verbose bool) {
 	}
 }
 
-// refusal is why the handler will not serve r, or "".
-func (h *Handler) refusal(r *http.Request) string {
+// refusal is why the handler will not serve r, or "", and whether its
+// body may be peeked at to tell a call from another event (refuse): only
+// for what a runtime's own hook meets when it or the server is set up
+// wrong (another path, no token to check, a wrong token). What no
+// runtime's hook sends (an Origin, another Content-Type, a foreign Host)
+// and a body over the limit are denied unread.
+func (h *Handler) refusal(r *http.Request) (string, bool) {
 	const who = "the session policy ledger's hook server"
 	if r.URL.Path != HTTPPath && h.Paths[r.URL.Path] == nil {
 		return who + " takes hooks at POST " + HTTPPath + ", not " + r.URL.Path +
-			": the call is denied until the hook's URL in the project's .claude settings is fixed ('ledger hook install --url')"
+			": the call is denied until the hook's URL in the project's .claude settings is fixed ('ledger hook install --url')", true
 	}
 	if h.Token == "" && !h.Insecure {
-		return who + " has no token to check hooks against, so it takes none: give 'ledger serve' --hooks-token-file (or --hooks-insecure)"
+		return who + " has no token to check hooks against, so it takes none: give 'ledger serve' --hooks-token-file (or --hooks-insecure)", true
 	}
 	if h.Token != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+h.Token)) != 1 {
 		return who + " refused this hook: no valid 'Authorization: Bearer' token (the server's --hooks-token-file); " +
-			"the call is denied until the hook's headers carry it ('ledger hook install --url' writes them)"
+			"the call is denied until the hook's headers carry it ('ledger hook install --url' writes them)", true
 	}
 	if o := r.Header.Get("Origin"); o != "" {
-		return who + " refused a request from a web page (Origin " + strconv.Quote(o) + "): Claude Code's hooks send no Origin"
+		return who + " refused a request from a web page (Origin " + strconv.Quote(o) + "): Claude Code's hooks send no Origin", false
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return who + " takes only Content-Type application/json, not " + strconv.Quote(r.Header.Get("Content-Type"))
+		return who + " takes only Content-Type application/json, not " + strconv.Quote(r.Header.Get("Content-Type")), false
 	}
 	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && loopbackAddr(local) && !loopbackHost(r.Host) {
-		return who + " listens on loopback and refused Host " + strconv.Quote(r.Host) + " (a name that resolves elsewhere: DNS rebinding); use http://127.0.0.1:PORT or http://localhost:PORT"
+		return who + " listens on loopback and refused Host " + strconv.Quote(r.Host) + " (a name that resolves elsewhere: DNS rebinding); use http://127.0.0.1:PORT or http://localhost:PORT", false
 	}
 	if r.ContentLength > MaxPayload {
-		return fmt.Sprintf("%s refused a payload of %d bytes, over its limit of %d MiB: the call is denied unread", who, r.ContentLength, MaxPayload>>20)
+		return fmt.Sprintf("%s refused a payload of %d bytes, over its limit of %d MiB: the call is denied unread", who, r.ContentLength, MaxPayload>>20), false
 	}
-	return ""
+	return "", false
+}
+
+// maxPeek bounds what is read of a refused request's body to tell its
+// event (refusal): a request that did not carry the token reads no more
+// than this, and one past it is denied as a call.
+const maxPeek = 1 << 20
+
+// peekBody is r's body when it is at most maxPeek bytes, nil otherwise.
+func peekBody(r *http.Request) []byte {
+	if r.ContentLength > maxPeek {
+		return nil
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, maxPeek+1))
+	if err != nil || len(raw) > maxPeek {
+		return nil
+	}
+	return raw
 }
 
 // loopbackAddr reports whether a is a loopback TCP address.
@@ -264,14 +308,110 @@ func loopbackHost(hostPort string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// refuse answers a request it will not handle with a denial.
-func (h *Handler) refuse(w http.ResponseWriter, reason string, deny func(string) []byte) {
+// refuse answers a request it will not handle, with nothing of it
+// appended: raw (what was read of its body, nil when nothing was) that is
+// one JSON object naming an event that is not a call (hookwire.PeekAt and
+// IsCall: a SessionStart, a prompt, gemini's BeforeAgent) gets the
+// runtime's pass answer (ph's, or Claude Code's: PassOutput) with a
+// warning saying why nothing was recorded; anything else, a call or what
+// cannot be told from one, the runtime's denial (TestRefusalPassesOtherEvents).
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, reason string, ph PathHook, raw []byte) {
+	pk := PeekAt(raw)
+	pass := pk.Told && !hookwire.IsCall(pk.Event)
 	if h.Logger != nil {
-		h.Logger.Warn("hook refused", "reason", reason)
+		h.Logger.Warn("hook refused", "path", r.URL.Path, "event", pk.Event, "denied", !pass, "reason", reason)
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(deny(reason))
+	if !pass {
+		deny := DenyOutput
+		if ph != nil {
+			deny = ph.Deny
+		}
+		answer(w, deny(reason))
+		return
+	}
+	msg := "ledger hook: nothing was recorded for this " + pk.Event + ": " + reason
+	w.Header().Add(hookwire.HeaderWarning, hookwire.EncodeHeader(msg))
+	if ph != nil {
+		answer(w, ph.Pass(msg))
+		return
+	}
+	answer(w, PassOutput(msg))
 }
+
+// recovered answers a request whose handling panicked outside a hook's
+// run (which Within recovers): with what refuse answers for raw (what was
+// read of its body), the reason PanicReason, unless an answer was written
+// already; the panic is logged with its stack either way. The handler
+// never lets net/http drop the connection, which a thin hook would read
+// as a server that cannot be reached (TestHandlerPanicDenies).
+func (h *Handler) recovered(w *answerWriter, r *http.Request, raw []byte, v any, stack []byte) {
+	pk := PeekAt(raw)
+	if h.Logger != nil {
+		h.Logger.Error(panicLog, "panic", fmt.Sprint(v), "path", r.URL.Path, "event", pk.Event, "stack", string(stack))
+	}
+	if w.wrote {
+		return
+	}
+	ph := h.Paths[r.URL.Path]
+	hdr := w.Header()
+	for _, k := range []string{hookwire.HeaderWarning, hookwire.HeaderResult, hookwire.HeaderExit, "Content-Length"} {
+		hdr.Del(k)
+	}
+	if ph != nil {
+		hdr.Set(hookwire.HeaderAnswer, r.URL.Path)
+	}
+	hdr.Set("Content-Type", "application/json")
+	if !pk.Told || hookwire.IsCall(pk.Event) {
+		deny := DenyOutput
+		if ph != nil {
+			deny = ph.Deny
+		}
+		answer(w, deny(PanicReason(v)))
+		return
+	}
+	msg := "ledger hook: " + PanicWarning(v) + " (nothing more is recorded for this " + pk.Event + ")"
+	hdr.Add(hookwire.HeaderWarning, hookwire.EncodeHeader(msg))
+	if ph != nil {
+		answer(w, ph.Pass(msg))
+		return
+	}
+	answer(w, PassOutput(msg))
+}
+
+// logPanic logs the stack of a run that panicked (Result.Stack), which
+// Within answered (Panicked).
+func (h *Handler) logPanic(r *http.Request, res *Result) {
+	if len(res.Stack) > 0 && h.Logger != nil {
+		h.Logger.Error(panicLog, "path", r.URL.Path, "event", res.Event, "session", res.Session, "warnings", res.Warnings, "stack", string(res.Stack))
+	}
+}
+
+// answerWriter is a ResponseWriter that knows whether an answer was
+// written (recovered).
+type answerWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (a *answerWriter) WriteHeader(code int) {
+	a.wrote = true
+	a.ResponseWriter.WriteHeader(code)
+}
+
+func (a *answerWriter) Write(b []byte) (int, error) {
+	a.wrote = true
+	return a.ResponseWriter.Write(b)
+}
+
+func (a *answerWriter) Flush() {
+	if f, ok := a.ResponseWriter.(http.Flusher); ok {
+		a.wrote = true
+		f.Flush()
+	}
+}
+
+func (a *answerWriter) Unwrap() http.ResponseWriter { return a.ResponseWriter }
 
 // PathHook is another runtime's hooks, which a Handler serves at a path of
 // its own (Handler.Paths): agenthook's codex, gemini and qwen.
@@ -283,6 +423,11 @@ type PathHook interface {
 	// Deny is the runtime's denial of a call, the answer to a request
 	// the handler refuses.
 	Deny(reason string) []byte
+	// Pass is the runtime's answer to any other event, with warning for
+	// its user where the runtime shows one (it also goes as
+	// hookwire.HeaderWarning): the answer to a request of another event
+	// the handler refuses.
+	Pass(warning string) []byte
 }
 
 // servePath answers a payload of another runtime: its answer as its
@@ -310,6 +455,7 @@ func (h *Handler) servePath(ctx context.Context, w http.ResponseWriter, r *http.
 		}
 	}
 	answer(w, res.Output)
+	h.logPanic(r, res)
 	if h.Logger != nil {
 		h.Logger.Info("hook", "path", r.URL.Path, "event", res.Event, "session", res.Session, "decision", res.Decision,
 			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin)

@@ -79,11 +79,8 @@ const (
 // primary field (Bash's command, Read's file_path, ...), when the tool has
 // one, is a string (Bash's command must be there).
 func Parse(raw []byte) (*Payload, error) {
-	if len(raw) > MaxPayload {
-		return nil, fmt.Errorf("the hook payload is over %d bytes, the limit", MaxPayload)
-	}
-	if d := depth(raw); d > MaxDepth {
-		return nil, fmt.Errorf("the hook payload is nested more than %d levels deep, the limit", MaxDepth)
+	if err := CheckBounds(raw); err != nil {
+		return nil, err
 	}
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
@@ -180,10 +177,42 @@ func validAgentID(id string) bool {
 	return id != ""
 }
 
-// checkInput makes sure a call's input can be checked: the ledger decides on
-// an object's top-level scalars, so an input that is not an object, or whose
-// primary field is not a string, would be checked as if it were empty.
+// CheckBounds refuses a payload over MaxPayload bytes or nested more than
+// MaxDepth levels deep, which Parse (and agenthook's) never decodes.
+func CheckBounds(raw []byte) error {
+	if len(raw) > MaxPayload {
+		return fmt.Errorf("the hook payload is over %d bytes, the limit", MaxPayload)
+	}
+	if d := depth(raw); d > MaxDepth {
+		return fmt.Errorf("the hook payload is nested more than %d levels deep, the limit", MaxDepth)
+	}
+	return nil
+}
+
+// TwinKey is a key the top level of raw has twice, equal but for case
+// ("" when none): encoding/json reads one of the two into a struct's field
+// (the last), while a runtime that matches keys exactly may read the
+// other. raw must be valid JSON (json.Unmarshal has taken it). Parse
+// refuses such a payload, and agenthook's Parse too.
+func TwinKey(raw []byte) string {
+	_, _, twin := topLevel(raw)
+	return twin
+}
+
+// checkInput is CheckInput with Claude Code's tool's primary field.
 func checkInput(tool string, input json.RawMessage) (map[string]json.RawMessage, error) {
+	return CheckInput(input, primary[tool], requiredPrimary[tool])
+}
+
+// CheckInput makes sure a call's input can be checked, and returns its
+// members: the ledger decides on an object's top-level scalars, so an input
+// that is not an object, or whose primary field (field, "" for a tool
+// without one; required: it must be there) is not a string, would be
+// checked as if it were empty, and one with a number past float64's range
+// could not be recorded at all. Claude Code's Parse checks a PreToolUse's
+// input with it, and agenthook's Parse a call's of the other runtimes, each
+// with its tools' primary fields.
+func CheckInput(input json.RawMessage, field string, required bool) (map[string]json.RawMessage, error) {
 	var m map[string]json.RawMessage
 	if t := bytes.TrimSpace(input); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &m) != nil {
 		return nil, fmt.Errorf("the call's tool_input is not a JSON object (%.40s)", input)
@@ -198,9 +227,9 @@ func checkInput(tool string, input json.RawMessage) (map[string]json.RawMessage,
 			}
 		}
 	}
-	f := primary[tool]
+	f := field
 	v, ok := m[f]
-	if f == "" || !ok && !requiredPrimary[tool] {
+	if f == "" || !ok && !required {
 		return m, nil
 	}
 	if t := bytes.TrimSpace(v); !ok || len(t) == 0 || t[0] != '"' {

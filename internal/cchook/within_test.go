@@ -33,9 +33,10 @@ func TestWithinReusesRunners(t *testing.T) {
 		}
 	}
 	never := func() uint64 { return 0 }
-	first := Within(t.Context(), time.Minute, goroutineID, never)
+	panicked := func(any, []byte) uint64 { return 3 }
+	first := Within(t.Context(), time.Minute, goroutineID, never, panicked)
 	waitIdle(t)
-	second := Within(t.Context(), time.Minute, goroutineID, never)
+	second := Within(t.Context(), time.Minute, goroutineID, never, panicked)
 	if first == 0 || second != first {
 		t.Fatalf("the second run ran on goroutine %d, the first on %d: the runner was not reused", second, first)
 	}
@@ -47,14 +48,14 @@ func TestWithinReusesRunners(t *testing.T) {
 	stuck := make(chan uint64, 1)
 	ended, cancel := context.WithCancel(t.Context())
 	cancel()
-	if got := Within(ended, 0, func() uint64 { stuck <- goroutineID(); <-block; return 1 }, func() uint64 { return 2 }); got != 2 {
+	if got := Within(ended, 0, func() uint64 { stuck <- goroutineID(); <-block; return 1 }, func() uint64 { return 2 }, panicked); got != 2 {
 		t.Fatalf("a run that never returns: Within answered %d, want overdue's 2", got)
 	}
 	held := <-stuck
 	if held != first {
 		t.Fatalf("the stuck run ran on goroutine %d, not on the idle runner %d", held, first)
 	}
-	next := Within(t.Context(), time.Minute, goroutineID, never)
+	next := Within(t.Context(), time.Minute, goroutineID, never, panicked)
 	if next == 0 || next == held {
 		t.Fatalf("the run after a stuck one ran on goroutine %d (the stuck run's is %d)", next, held)
 	}

@@ -14,8 +14,9 @@
 //
 // Invariants: given a payload, Run prints Claude Code's hook output and
 // returns nil, whatever is wrong (its own flags included, --help among
-// them when standard input may hold a payload: a call is then denied,
-// anything else let through; TestHelpWithPayloadDenies), with one exception: a payload that
+// them when standard input may hold a payload, and a panic: a call is then
+// denied, anything else let through; TestHelpWithPayloadDenies,
+// TestRunPanicDenies), with one exception: a payload that
 // cannot be read and whose hook event cannot be told (cchook.PeekAt) is
 // answered with a PreToolUse denial and an *ExitError (code 2, the reason),
 // since exit 2 is what blocks a PreToolUse in Claude Code whatever it makes
@@ -32,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -211,8 +213,57 @@ func Budgets(args []string) (call, other time.Duration) {
 
 // Run is one hook run: it reads one payload from stdin and prints the
 // answer to stdout, warnings (and with --verbose, what it did as one JSON
-// line) to stderr.
-func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// line) to stderr. A panic in it is answered as cchook.Panicked answers
+// one in the mapping (a call denied, anything else let through), with the
+// stack on stderr, unless an answer was printed already: never the Go
+// runtime's exit 2, which would block a prompt too (TestRunPanicDenies).
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
+	var raw []byte
+	out := &outWriter{w: stdout}
+	defer func() {
+		if v := recover(); v != nil {
+			err = panicked(raw, v, debug.Stack(), out, stderr)
+		}
+	}()
+	return run(ctx, args, stdin, out, stderr, &raw)
+}
+
+// outWriter knows whether anything was written to standard output.
+type outWriter struct {
+	w     io.Writer
+	wrote bool
+}
+
+func (o *outWriter) Write(b []byte) (int, error) {
+	o.wrote = true
+	return o.w.Write(b)
+}
+
+// panicked answers a run that panicked with v, having read raw: the stack
+// on stderr, and cchook.Panicked's answer unless one was printed.
+func panicked(raw []byte, v any, stack []byte, out *outWriter, stderr io.Writer) error {
+	res := cchook.Panicked(raw, v, stack)
+	for _, w := range res.Warnings {
+		fmt.Fprintln(stderr, "ledger hook:", w)
+	}
+	fmt.Fprintf(stderr, "%s\n", res.Stack)
+	if out.wrote {
+		return nil
+	}
+	if err := hookwire.WriteOutput(out, res.Output); err != nil {
+		return err
+	}
+	if res.Denied && res.Event == "" {
+		// Not even the event can be told: exit 2 blocks the call, if it
+		// is one, as for an unreadable payload.
+		return &ExitError{Code: 2, Msg: res.Reason}
+	}
+	return nil
+}
+
+// run is Run; it keeps the payload it read in *payload, for the answer to
+// a panic.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, payload *[]byte) error {
 	fs, f := flagSet(stderr)
 	_, err := parse(fs, args)
 	help := errors.Is(err, errHelp)
@@ -235,6 +286,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		readFor = f.timeout
 	}
 	raw, rerr := hookwire.ReadPayloadWithin(stdin, readFor)
+	*payload = raw
 	if errors.Is(rerr, hookwire.ErrSlowStdin) {
 		// Standard input held open past the budget: not even the event
 		// can be told (TestI24CommandHookStdinHeldOpen).
@@ -293,6 +345,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	res := h.HandleWithin(ctx, raw, Grace(budget))
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stderr, "ledger hook:", w)
+	}
+	if len(res.Stack) > 0 {
+		fmt.Fprintf(stderr, "%s\n", res.Stack)
 	}
 	if f.verbose {
 		b, _ := json.Marshal(res)
