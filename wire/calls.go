@@ -40,6 +40,11 @@ type CallRecord struct {
 	// effect (effect: true): checked at the moment the call ran, and
 	// started with the same record unless it denied.
 	Effect bool `json:"effect,omitempty"`
+	// Unreadable is, on a check an attach point recorded for a call whose
+	// payload it could not read, what could not be read: the call was
+	// denied unread (reason unreadable:payload), never decided by the
+	// policy.
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 // Cause is the record that made a tool's decision for a session what it

@@ -115,7 +115,7 @@ func CallRecordOf(seq uint64, rec *events.Record) (c wire.CallRecord, ok bool, e
 		if err := json.Unmarshal(rec.Decided, &dec); err != nil {
 			return c, false, fmt.Errorf("service: record %d: %w", seq, err)
 		}
-		c.Turn, c.Tool, c.Call, c.Input, c.Effect = d.Turn, d.Tool, d.Call, d.Input, d.Effect
+		c.Turn, c.Tool, c.Call, c.Input, c.Effect, c.Unreadable = d.Turn, d.Tool, d.Call, d.Input, d.Effect, d.Unreadable
 		c.Decision, c.Reason, c.PreparedAt, c.Scope = dec.Decision, dec.Reason, dec.PreparedAt, events.ScopeName(dec.Scope)
 	case events.EffectStarted:
 		var d events.EffectData
@@ -354,6 +354,13 @@ func (s *Service) explainCall(ctx context.Context, target wire.CallRecord, recor
 	if err != nil {
 		return a, err
 	}
+	if target.Reason.Code == projection.ReasonUnreadable {
+		// Denied unread by its attach point: the policy decided nothing
+		// of it, and the policy's decision with no input (an allow,
+		// maybe) is not the call's (TestWhyUnreadableCall).
+		v = unreadableVerdict(target)
+		cause = nil
+	}
 	sess := st.Session(key)
 	return wire.WhyResult{Seq: st.Position(), Scope: events.ScopeName(sess.Scope), Verdict: v, Policy: st.SessionPolicy(key),
 		Context: sess.Context, Envelope: sess.Envelope,
@@ -523,4 +530,18 @@ func (s *Service) Denials(ctx context.Context, q wire.DenialsQuery, visible func
 		return nil
 	})
 	return res, err
+}
+
+// unreadableVerdict is the verdict of a check its attach point recorded
+// for a call whose payload it could not read: deny, unreadable:payload,
+// the record itself as the reason's record.
+func unreadableVerdict(c wire.CallRecord) envelope.Verdict {
+	what := c.Unreadable
+	if what == "" {
+		what = "the payload"
+	}
+	r := envelope.Reason{Code: projection.ReasonUnreadable, Rule: "the attach point could not read the call: " + what,
+		Record: &envelope.RecordRef{Seq: c.Seq, ID: c.ID, Type: c.Type}}
+	return envelope.Verdict{Tool: c.Tool, Decision: envelope.Deny, Reason: r, Trace: []envelope.Step{{Layer: "payload", Outcome: envelope.Decided,
+		Detail: "the hook or plugin could not read the call's payload, so it denied the call unread, before any policy layer; fix what sent it", Reason: &r}}}
 }
