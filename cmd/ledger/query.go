@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -18,6 +19,7 @@ import (
 	"github.com/sessionledger/ledger/internal/service"
 	"github.com/sessionledger/ledger/internal/svcledger"
 	"github.com/sessionledger/ledger/projection"
+	"github.com/sessionledger/ledger/replay"
 	"github.com/sessionledger/ledger/scenario"
 	"github.com/sessionledger/ledger/wire"
 )
@@ -127,39 +129,82 @@ func (q *queryFlags) open(ctx context.Context) (*service.Service, error) {
 	return h.svc, nil
 }
 
-// readLogFile reads JSON lines of records.
-func readLogFile(path string) ([]*events.Record, error) {
+// readLogFile reads a log file in the format 'ledger log --json' prints:
+// one record a line, as the ledger stored it. Each line's bytes are kept
+// as read, and the file must be the log as the ledger wrote it, checked as
+// ledger verify checks a stream's records (replay.CheckChain): each line
+// canonical JSON, the record's decided.seq its place in the file, its
+// decided.prev the hash of the previous record of its subject. A line
+// deleted, repeated, moved or edited is refused with its line, never
+// folded as if the file were whole (TestLogFileIsChecked); the edit of the
+// last record of its subject is the one the file cannot show (it carries
+// no stored hash), which ledger verify on the stream finds.
+func readLogFile(path string) ([][]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var recs []*events.Record
+	var (
+		recs  [][]byte
+		lines []int
+		chain []replay.Msg
+	)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
 			continue
 		}
-		r, err := events.DecodeRecord([]byte(text))
-		if err != nil {
+		if _, err := events.DecodeRecord(text); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		recs = append(recs, r)
+		if c, err := events.CanonicalJSON(text); err != nil || !bytes.Equal(c, text) {
+			return nil, fmt.Errorf("%s:%d: the record is not as the ledger stores it (canonical JSON, RFC 8785): it was edited or written by something else; use the lines 'ledger log --json' prints, unchanged", path, line)
+		}
+		// A file's sequences are its lines' places: say plainly which
+		// record is missing or repeated before the chain says moved.
+		var l struct {
+			Decided struct {
+				Seq uint64 `json:"seq"`
+			} `json:"decided"`
+		}
+		_ = json.Unmarshal(text, &l)
+		switch at := uint64(len(recs) + 1); {
+		case l.Decided.Seq > at:
+			return nil, fmt.Errorf("%s:%d: the file is not the log as the ledger wrote it: record %d is missing (the line holds record %d: deleted?); export the log again ('ledger log --json')", path, line, at, l.Decided.Seq)
+		case l.Decided.Seq != 0 && l.Decided.Seq < at:
+			return nil, fmt.Errorf("%s:%d: the file is not the log as the ledger wrote it: record %d appears again, or moved, after record %d; export the log again ('ledger log --json')", path, line, l.Decided.Seq, at-1)
+		}
+		b := bytes.Clone(text)
+		recs = append(recs, b)
+		lines = append(lines, line)
+		chain = append(chain, replay.Msg{Seq: uint64(len(recs)), Data: b})
 	}
-	return recs, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if t := replay.CheckChain(chain); t != nil {
+		at := fmt.Sprintf("record %d", t.Seq)
+		if t.Seq >= 1 && int(t.Seq) <= len(lines) {
+			at = fmt.Sprintf("%d", lines[t.Seq-1])
+		}
+		return nil, fmt.Errorf("%s:%s: the file is not the log as the ledger wrote it: %s; export the log again ('ledger log --json'), or run 'ledger verify' on the ledger it came from", path, at, t.Problem)
+	}
+	return recs, nil
 }
 
-// openLogFile loads a log file into memory and folds it.
+// openLogFile loads a log file into memory, checked (readLogFile), and
+// folds it.
 func openLogFile(ctx context.Context, path string) (*service.Service, error) {
 	recs, err := readLogFile(path)
 	if err != nil {
 		return nil, err
 	}
 	log := &service.MemLog{}
-	for i, r := range recs {
-		b, err := r.Encode()
+	for i, b := range recs {
+		r, err := events.DecodeRecord(b)
 		if err != nil {
 			return nil, err
 		}
