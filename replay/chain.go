@@ -24,6 +24,11 @@ type MsgSource interface {
 type Tamper struct {
 	Seq     uint64 `json:"seq"`
 	Problem string `json:"problem"`
+	// Format says the record is one this build does not read (a newer
+	// version or an unknown type): written by a newer build of the ledger,
+	// or altered; either way the log cannot be verified by this build
+	// (TestVerifyNewerFormat).
+	Format bool `json:"format,omitempty"`
 }
 
 // CheckChain checks the stored records for tampering, in order, and
@@ -82,6 +87,12 @@ func (c *chainCheck) add(m Msg) *Tamper {
 	}
 	rec, err := events.DecodeRecord(m.Data)
 	if err != nil {
+		var head struct {
+			V int `json:"v"`
+		}
+		if json.Unmarshal(m.Data, &head) == nil && head.V > events.Version || events.CodeOf(err) == events.CodeUnknownType {
+			return &Tamper{Seq: m.Seq, Format: true, Problem: fmt.Sprintf("record %d is of a format this build does not read (%v): it was written by a newer build of the ledger, or altered; verify with a build at least as new as the one that wrote it", m.Seq, err)}
+		}
 		return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d does not decode: %v", m.Seq, err)}
 	}
 	var l struct {

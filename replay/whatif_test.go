@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/sessionledger/ledger/events"
@@ -39,5 +40,48 @@ func TestWhatIfDefaultScopeWithoutPolicyRefused(t *testing.T) {
 	rep, err := replay.WhatIfIn(t.Context(), log, dialects.All(), "cc", json.RawMessage(`{"tools":{"deny":["read"]}}`), 1, 0, nil)
 	if err != nil || rep.Turns != 1 || rep.AllowToDeny != 1 {
 		t.Errorf("the candidate in scope cc: %+v, %v; want 1 turn and 1 flip", rep, err)
+	}
+}
+
+// TestVerifyNewerFormat: a record of a newer format (version 2) or of a
+// type this build does not know is reported as a record this build does
+// not read (Tamper.Format), not as plain tampering.
+func TestVerifyNewerFormat(t *testing.T) {
+	for _, c := range []struct{ name, from, to string }{
+		{"version 2", `"v":1`, `"v":2`},
+		{"an unknown type", `"type":"turn.started"`, `"type":"turn.paused"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			log := &service.MemLog{}
+			svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range []string{
+				`{"type":"policy.set","v":1,"actor":"ops","data":{"dialect":"openclaw","document":{},"catalogue":["read"]}}`,
+				`{"type":"session.started","v":1,"actor":"o","session":"s1","data":{"agent":"main"}}`,
+				`{"type":"turn.started","v":1,"actor":"o","session":"s1","data":{"turn":1}}`,
+			} {
+				if _, err := svc.Append(t.Context(), []byte(e)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			raw, err := log.Read(t.Context(), 1, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := strings.Replace(string(raw[2]), c.from, c.to, 1)
+			if last == string(raw[2]) {
+				t.Fatalf("no %s in %s", c.from, raw[2])
+			}
+			raw[2] = []byte(last)
+			_, rep, err := replay.Verify(t.Context(), memLogOf(t, raw), dialects.All(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Tamper == nil || !rep.Tamper.Format || rep.Tamper.Seq != 3 || !strings.Contains(rep.Tamper.Problem, "newer build") {
+				t.Errorf("verify: %+v, want record 3 named as a format this build does not read", rep.Tamper)
+			}
+		})
 	}
 }

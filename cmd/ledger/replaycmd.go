@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/sessionledger/ledger/events"
@@ -216,12 +215,13 @@ func runVerify(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	// Compare the projection file, when there is one, with a clean rebuild
 	// at the same sequence.
-	projPath := lf.projection
-	if projPath == "" {
-		projPath = filepath.Join(lf.data, "projection.db")
-	}
-	if _, statErr := os.Stat(projPath); statErr == nil && rep.Tamper == nil {
-		if err := compareProjection(ctx, h, projPath, rep); err != nil {
+	// The projection is the one every other command would use: against
+	// --nats without --data or --projection there is none, not a
+	// ./ledger-data of the working directory.
+	projPath := lf.projectionPath()
+	var projSeq uint64
+	if _, statErr := os.Stat(projPath); projPath != "" && statErr == nil && rep.Tamper == nil {
+		if projSeq, err = compareProjection(ctx, h, projPath, *scratch, rep); err != nil {
 			return err
 		}
 	}
@@ -229,15 +229,20 @@ func runVerify(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		if err := writeJSON(stdout, rep); err != nil {
 			return err
 		}
+	} else if rep.Tamper != nil && rep.Tamper.Format {
+		fmt.Fprintf(stdout, "the log holds a record this build does not read, at sequence %d: %s\n", rep.Tamper.Seq, rep.Tamper.Problem)
 	} else if rep.Tamper != nil {
 		fmt.Fprintf(stdout, "the log was tampered with: first bad sequence %d: %s\n", rep.Tamper.Seq, rep.Tamper.Problem)
 	} else {
 		fmt.Fprintf(stdout, "verified %d records; state hash %s\n", rep.Records, rep.StateHash)
 		if rep.Match != nil {
-			if *rep.Match {
-				fmt.Fprintf(stdout, "projection %s matches a clean rebuild (%s)\n", projPath, rep.ProjectionHash)
-			} else {
-				fmt.Fprintf(stdout, "projection %s differs from a clean rebuild: %s, rebuilt %s (run 'ledger replay' to rebuild it)\n", projPath, rep.ProjectionHash, rep.RebuiltHash)
+			switch {
+			case projSeq > rep.Records:
+				fmt.Fprintf(stdout, "projection %s is at sequence %d but the log ends at %d: the log lost records, or is another ledger's; restore the stream from a copy rather than rebuild the projection from this log\n", projPath, projSeq, rep.Records)
+			case *rep.Match:
+				fmt.Fprintf(stdout, "projection %s matches a clean rebuild at its sequence %d (%s)\n", projPath, projSeq, rep.ProjectionHash)
+			default:
+				fmt.Fprintf(stdout, "projection %s differs from a clean rebuild at its sequence %d: %s, rebuilt %s (run 'ledger replay' to rebuild it)\n", projPath, projSeq, rep.ProjectionHash, rep.RebuiltHash)
 			}
 		}
 		if rep.DriftCount == 0 {
@@ -252,28 +257,38 @@ func runVerify(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	return nil
 }
 
-func compareProjection(ctx context.Context, h *ledgerHandle, path string, rep *replay.Report) error {
+// compareProjection compares the projection file at path with a clean
+// rebuild of the log at the file's own sequence (its checkpoint, which it
+// returns), made under scratch ("" for the system's temporary
+// directory). A file ahead of the log never matches: the log lost its
+// tail, or is another ledger's (TestVerifyProjectionAheadOfLog).
+func compareProjection(ctx context.Context, h *ledgerHandle, path, scratch string, rep *replay.Report) (uint64, error) {
 	store, err := projection.OpenStore(path, projection.StoreOptions{})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer store.Close()
 	cp, err := store.Checkpoint()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	tmp, err := os.MkdirTemp("", "ledger-verify-")
+	if rep.ProjectionHash, err = store.DumpHash(); err != nil {
+		return cp, err
+	}
+	if cp > rep.Records {
+		match := false
+		rep.Match = &match
+		return cp, nil
+	}
+	tmp, err := os.MkdirTemp(scratch, "ledger-verify-")
 	if err != nil {
-		return err
+		return cp, err
 	}
 	defer os.RemoveAll(tmp)
 	if rep.RebuiltHash, err = replay.RebuildHash(ctx, h.log, dialects.All(), tmp, cp); err != nil {
-		return err
-	}
-	if rep.ProjectionHash, err = store.DumpHash(); err != nil {
-		return err
+		return cp, err
 	}
 	match := rep.ProjectionHash == rep.RebuiltHash
 	rep.Match = &match
-	return nil
+	return cp, nil
 }
