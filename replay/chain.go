@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -94,6 +95,12 @@ func (c *chainCheck) add(m Msg) *Tamper {
 			return &Tamper{Seq: m.Seq, Format: true, Problem: fmt.Sprintf("record %d is of a format this build does not read (%v): it was written by a newer build of the ledger, or altered; verify with a build at least as new as the one that wrote it", m.Seq, err)}
 		}
 		return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d does not decode: %v", m.Seq, err)}
+	}
+	// Stored as the ledger writes a record (its canonical encoding), so
+	// that verify, which folds records re-encoded, hashes the bytes a
+	// rebuild hashes (TestVerifyRefusesNonCanonicalRecord).
+	if b, err := rec.Encode(); err != nil || !bytes.Equal(b, m.Data) {
+		return &Tamper{Seq: m.Seq, Problem: fmt.Sprintf("record %d (%s %s) is not stored as the ledger writes records (canonical JSON): written by something else, or altered", m.Seq, rec.Type, rec.ID)}
 	}
 	var l struct {
 		Seq  uint64 `json:"seq"`

@@ -85,3 +85,36 @@ func TestVerifyNewerFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyRefusesNonCanonicalRecord: a stored record that is not in the
+// ledger's canonical encoding (one space added, its hash matching those
+// bytes, as only a writer other than the ledger could store it) is named
+// by verify, rather than folded re-encoded to a state hash that ledger
+// replay, which hashes the stored bytes, would not give.
+func TestVerifyRefusesNonCanonicalRecord(t *testing.T) {
+	log := &service.MemLog{}
+	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []string{
+		`{"type":"policy.set","v":1,"actor":"ops","data":{"dialect":"openclaw","document":{},"catalogue":["read"]}}`,
+		`{"type":"session.started","v":1,"actor":"o","session":"s1","data":{"agent":"main"}}`,
+	} {
+		if _, err := svc.Append(t.Context(), []byte(e)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := log.Read(t.Context(), 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[1] = []byte(strings.Replace(string(raw[1]), `"actor":"o"`, `"actor": "o"`, 1))
+	_, rep, err := replay.Verify(t.Context(), memLogOf(t, raw), dialects.All(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Tamper == nil || rep.Tamper.Seq != 2 || !strings.Contains(rep.Tamper.Problem, "canonical") {
+		t.Errorf("verify of a non-canonical record: %+v, want record 2 named", rep.Tamper)
+	}
+}
