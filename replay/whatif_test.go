@@ -17,20 +17,11 @@ import (
 // rather than passing with nothing compared; ledger replay --policy would
 // otherwise gate a CI step on nothing (found by the replay review).
 func TestWhatIfDefaultScopeWithoutPolicyRefused(t *testing.T) {
-	log := &service.MemLog{}
-	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range []string{
+	log := appended(t,
 		`{"type":"policy.set","v":1,"actor":"ops","data":{"scope":"cc","dialect":"openclaw","document":{"tools":{"deny":["exec"]}},"catalogue":["read","exec"]}}`,
 		`{"type":"session.started","v":1,"actor":"o","session":"s1","data":{"agent":"main","scope":"cc"}}`,
 		`{"type":"turn.started","v":1,"actor":"o","session":"s1","data":{"turn":1}}`,
-	} {
-		if _, err := svc.Append(t.Context(), []byte(e)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	for _, cand := range []string{`{"tools":{"deny":["read"]},"agents":"not a list"}`, `{"tools":{"deny":["read"]}}`} {
 		rep, err := replay.WhatIfIn(t.Context(), log, dialects.All(), "", json.RawMessage(cand), 1, 0, nil)
 		if events.CodeOf(err) != events.CodeInvalidPolicy {
@@ -52,20 +43,11 @@ func TestVerifyNewerFormat(t *testing.T) {
 		{"an unknown type", `"type":"turn.started"`, `"type":"turn.paused"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			log := &service.MemLog{}
-			svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range []string{
+			log := appended(t,
 				`{"type":"policy.set","v":1,"actor":"ops","data":{"dialect":"openclaw","document":{},"catalogue":["read"]}}`,
 				`{"type":"session.started","v":1,"actor":"o","session":"s1","data":{"agent":"main"}}`,
 				`{"type":"turn.started","v":1,"actor":"o","session":"s1","data":{"turn":1}}`,
-			} {
-				if _, err := svc.Append(t.Context(), []byte(e)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			)
 			raw, err := log.Read(t.Context(), 1, 3)
 			if err != nil {
 				t.Fatal(err)
@@ -92,19 +74,10 @@ func TestVerifyNewerFormat(t *testing.T) {
 // by verify, rather than folded re-encoded to a state hash that ledger
 // replay, which hashes the stored bytes, would not give.
 func TestVerifyRefusesNonCanonicalRecord(t *testing.T) {
-	log := &service.MemLog{}
-	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range []string{
+	log := appended(t,
 		`{"type":"policy.set","v":1,"actor":"ops","data":{"dialect":"openclaw","document":{},"catalogue":["read"]}}`,
 		`{"type":"session.started","v":1,"actor":"o","session":"s1","data":{"agent":"main"}}`,
-	} {
-		if _, err := svc.Append(t.Context(), []byte(e)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	raw, err := log.Read(t.Context(), 1, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -117,4 +90,20 @@ func TestVerifyRefusesNonCanonicalRecord(t *testing.T) {
 	if rep.Tamper == nil || rep.Tamper.Seq != 2 || !strings.Contains(rep.Tamper.Problem, "canonical") {
 		t.Errorf("verify of a non-canonical record: %+v, want record 2 named", rep.Tamper)
 	}
+}
+
+// appended is a MemLog holding evs, appended through a service.
+func appended(t *testing.T, evs ...string) *service.MemLog {
+	t.Helper()
+	log := &service.MemLog{}
+	svc, err := service.Open(t.Context(), service.Config{Log: log, Dialects: dialects.All()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		if _, err := svc.Append(t.Context(), []byte(e)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return log
 }

@@ -374,26 +374,15 @@ func runner(r chan func()) {
 // from one, is denied unchecked, as an unreadable one is; anything else
 // goes on with a warning. Whatever the run appended stays appended.
 func Overdue(raw []byte, grace time.Duration) *Result {
-	res := &Result{Appended: []Appended{}}
-	pk := PeekAt(raw)
 	err := fmt.Errorf("the hook did not finish within its budget (and %s past it): a file it reads or the project's import took too long", grace)
-	if pk.Told && pk.Event != PreToolUse {
-		res.Event = pk.Event
+	res := unrun(&Result{Appended: []Appended{}}, raw,
+		fmt.Sprintf("The session policy ledger's hook could not decide this call in time, so it denies it: %v. Make the call again; if it keeps happening, see 'ledger hook claude-code --help' (--timeout, --import-cache).", err),
+		"ledger hook: "+err.Error())
+	if res.Denied {
+		res.warn("denied a call unchecked: %v", err)
+	} else {
 		res.warn("%v", err)
-		res.Output = PassOutput("ledger hook: " + err.Error())
-		return res
 	}
-	p := Payload{SessionID: pk.SessionID, AgentID: pk.AgentID}
-	if key, kerr := p.Key(); kerr == nil {
-		res.Session = key
-	}
-	if pk.Told {
-		res.Event = PreToolUse
-	}
-	res.Denied = true
-	res.Reason = fmt.Sprintf("The session policy ledger's hook could not decide this call in time, so it denies it: %v. Make the call again; if it keeps happening, see 'ledger hook claude-code --help' (--timeout, --import-cache).", err)
-	res.Output = DenyOutput(res.Reason)
-	res.warn("denied a call unchecked: %v", err)
 	return res
 }
 
@@ -405,11 +394,19 @@ func Overdue(raw []byte, grace time.Duration) *Result {
 // never in the answer (TestPanicDenies).
 func Panicked(raw []byte, v any, stack []byte) *Result {
 	res := &Result{Appended: []Appended{}, Stack: stack}
-	pk := PeekAt(raw)
 	res.warn("%s", PanicWarning(v))
+	return unrun(res, raw, PanicReason(v), "ledger hook: "+res.Warnings[0]+" (nothing more is recorded for this "+PeekAt(raw).Event+")")
+}
+
+// unrun answers, in res, a payload the hook could not run to its end: a
+// call, or what cannot be told from one, denied with reason (naming its
+// session when the payload tells it); any other event goes on, pass its
+// message (Overdue, Panicked).
+func unrun(res *Result, raw []byte, reason, pass string) *Result {
+	pk := PeekAt(raw)
 	if pk.Told && pk.Event != PreToolUse {
 		res.Event = pk.Event
-		res.Output = PassOutput("ledger hook: " + res.Warnings[0] + " (nothing more is recorded for this " + pk.Event + ")")
+		res.Output = PassOutput(pass)
 		return res
 	}
 	p := Payload{SessionID: pk.SessionID, AgentID: pk.AgentID}
@@ -419,9 +416,7 @@ func Panicked(raw []byte, v any, stack []byte) *Result {
 	if pk.Told {
 		res.Event = PreToolUse
 	}
-	res.Denied = true
-	res.Reason = PanicReason(v)
-	res.Output = DenyOutput(res.Reason)
+	res.Denied, res.Reason, res.Output = true, reason, DenyOutput(reason)
 	return res
 }
 
