@@ -322,9 +322,10 @@ func (s *Service) explainCall(ctx context.Context, target wire.CallRecord, recor
 	key := target.Session
 	st := projection.New(s.cfg.Dialects)
 	var (
-		have  bool
-		prev  envelope.Decision
-		cause *wire.Cause
+		have     bool
+		prev     envelope.Decision
+		prevWhat decider
+		cause    *wire.Cause
 	)
 	err = s.scan(ctx, 1, target.Seq-1, nil, func(seq uint64, rec *events.Record, raw []byte) (bool, error) {
 		if err := st.Apply(projection.Decode(rec, raw), seq); err != nil {
@@ -337,13 +338,17 @@ func (s *Service) explainCall(ctx context.Context, target wire.CallRecord, recor
 		if err != nil {
 			return true, nil // no decision yet (no policy, no session)
 		}
-		switch {
+		// A record that changes what decides (the reason and the record
+		// that introduced it) is a cause even when the decision stays:
+		// a revocation lifted after a policy.set came to deny the tool
+		// too is not what denies it (TestWhyCauseFollowsWhatDecides).
+		switch what := deciderOf(v); {
 		case !have:
-			have, prev = true, v.Decision
+			have, prev, prevWhat = true, v.Decision, what
 			cause = causeOf(seq, rec, "", v.Decision)
-		case v.Decision != prev:
+		case v.Decision != prev || what != prevWhat:
 			cause = causeOf(seq, rec, prev, v.Decision)
-			prev = v.Decision
+			prev, prevWhat = v.Decision, what
 		}
 		return true, nil
 	})
@@ -391,6 +396,21 @@ func policyScope(rec *events.Record) string {
 }
 
 // causeOf is the cause a record is, with what it did in its own words.
+// decider is what decided a verdict: its reason's code and the record
+// that introduced its rule.
+type decider struct {
+	code string
+	seq  uint64
+}
+
+func deciderOf(v envelope.Verdict) decider {
+	d := decider{code: v.Reason.Code}
+	if v.Reason.Record != nil {
+		d.seq = v.Reason.Record.Seq
+	}
+	return d
+}
+
 func causeOf(seq uint64, rec *events.Record, before, after envelope.Decision) *wire.Cause {
 	return &wire.Cause{Seq: seq, ID: rec.ID, Type: rec.Type, Time: rec.Time, Actor: rec.Actor, Before: before, After: after, Text: recordText(rec)}
 }
