@@ -37,9 +37,6 @@ func (c *callFlags) set() bool { return c.call != "" || c.record != 0 }
 // cause, the call's records, then the decision at the state the record
 // was decided on, every layer in order.
 func whyCall(ctx context.Context, q *queryFlags, c callFlags, pal palette, stdout io.Writer) error {
-	if c.call != "" && c.record != 0 {
-		return usageError("name one of --call and --record")
-	}
 	if q.seq != 0 || q.turn != 0 || q.time != "" || q.input != "" {
 		return usageError("--call and --record answer the decision recorded for the call, at its record: drop --seq, --turn, --time and --input")
 	}
@@ -137,8 +134,7 @@ func orDash(s string) string {
 }
 
 // whyCallCommand is the command that explains a recorded call, with the
-// flags that found this ledger: --call when the call has an id, else
-// --record.
+// flags that found this ledger (whyCallFrom).
 func whyCallCommand(lf *ledgerFlags, call string, seq uint64) string {
 	return whyCallFrom(lf.conn(), call, seq)
 }
@@ -165,10 +161,13 @@ func (q *queryFlags) conn() ledgercmd.Conn {
 }
 
 // whyCallFrom is the command that explains a recorded call, with the
-// flags that reach where it is recorded.
+// flags that reach where it is recorded: by its record's sequence, which
+// names this record, where --call alone names the call's last record (a
+// retried call's later allow) and refuses an id two sessions used; the
+// call's id beside it, which why checks (TestPrintedWhySelectsTheRecord).
 func whyCallFrom(where ledgercmd.Conn, call string, seq uint64) string {
 	if call != "" {
-		return where.Command("why", "--call", call)
+		return where.Command("why", "--call", call, "--record", strconv.FormatUint(seq, 10))
 	}
 	return where.Command("why", "--record", strconv.FormatUint(seq, 10))
 }

@@ -57,7 +57,7 @@ func TestWhyCallCommand(t *testing.T) {
 	}
 	for _, want := range []string{
 		"turn 1 of cc1:sub:1: records 10 to 12; the decision above is at its start (seq 10)\n",
-		"calls checked in turn 1:\n  seq 12  Bash  c1  deny (revocation:deny)  ledger why --data " + data + " --call c1\n",
+		"calls checked in turn 1:\n  seq 12  Bash  c1  deny (revocation:deny)  ledger why --data " + data + " --call c1 --record 12\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("why --turn: no %q in\n%s", want, out)
@@ -80,7 +80,7 @@ func TestWhyCallCommand(t *testing.T) {
 		{"a call of another session", []string{"--call", "c1", "--session", "cc1"}, 1, `names call "c1"`},
 		{"a call and a tool", []string{"--call", "c1", "--tool", "Bash"}, 2, "drop --tool"},
 		{"a call and a position", []string{"--call", "c1", "--seq", "3"}, 2, "drop --seq, --turn, --time and --input"},
-		{"a call and a record", []string{"--call", "c1", "--record", "12"}, 2, "name one of --call and --record"},
+		{"a record of another call", []string{"--call", "nope", "--record", "12"}, 1, `unknown_call: record 12 is of call "c1", not "nope"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

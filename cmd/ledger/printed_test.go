@@ -304,8 +304,12 @@ func cliPrinted(t *testing.T, url string, where ...string) []printed {
 		}
 		cmd := strings.TrimSpace(line[i:])
 		want := []string{"deny"}
-		if j := strings.Index(cmd, "--call "); j >= 0 {
-			want = append(want, strings.Trim(cmd[j+len("--call "):], "'"))
+		if f := strings.Fields(cmd); len(f) > 2 {
+			for i, w := range f[:len(f)-1] {
+				if w == "--call" {
+					want = append(want, strings.Trim(f[i+1], "'"))
+				}
+			}
 		}
 		out = append(out, printed{"", cmd, want})
 	}

@@ -371,12 +371,14 @@ func (h *Handler) fail(w http.ResponseWriter, what string, err error) {
 // with every layer and the record that caused it, as 'ledger why
 // --record' prints it.
 func (h *Handler) denial(ctx context.Context, cl *client.Client, d wire.Denial) denialView {
+	// By the record's sequence, the record shown (--call alone names the
+	// call's last record: a retried call's later allow), with the call's
+	// id, which why checks.
 	words := append([]string{"ledger", "why"}, h.cfg.Where...)
 	if d.Call != "" {
 		words = append(words, "--call", d.Call)
-	} else {
-		words = append(words, "--record", strconv.FormatUint(d.Seq, 10))
 	}
+	words = append(words, "--record", strconv.FormatUint(d.Seq, 10))
 	dv := denialView{Denial: d, Command: shellquote.Join(words...)}
 	why, err := cl.WhyRecord(ctx, d.Seq, client.WithMinSeq(d.Seq))
 	if err != nil {

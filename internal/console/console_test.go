@@ -208,7 +208,7 @@ func TestConsoleScoping(t *testing.T) {
 		t.Errorf("the script's nonce is not the policy's: %v, %q", nonce, hdr.Get("Content-Security-Policy"))
 	}
 	for _, want := range []string{`id="t-a1"`, `id="d-`, "a1-exec", "orchestrator <b>acme</b>", "global:deny", `tools.deny: &#34;exec&#34;`,
-		"a1-user", "ledger why --nats nats://example --call a1-exec"} {
+		"a1-user", "ledger why --nats nats://example --call a1-exec --record 4"} {
 		if !strings.Contains(acme, want) {
 			t.Errorf("acme's page lacks %q", want)
 		}

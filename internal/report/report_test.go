@@ -106,7 +106,7 @@ func TestBuild(t *testing.T) {
 		"the log up to sequence 5",
 		"&lt;img src=x onerror=alert(1)&gt;", // labels are text, never markup
 		`id="s1-r5-why"`,                     // the denied call's trace
-		"ledger why --call c1",
+		"ledger why --call c1 --record 5",    // the denied call's own record
 		"<code>global:deny</code>",
 	} {
 		if !strings.Contains(page, want) {
@@ -167,15 +167,14 @@ func TestExporter(t *testing.T) {
 	}
 }
 
-// TestHostileToolNameCommand: the page prints the why command of a call
-// whose id (and tool) is x$(touch f);id quoted, so that pasting it runs
-// nothing and asks about that very call (issue 15).
+// TestHostileToolNameCommand: the page's why command of a call whose id
+// (and tool) is x$(touch f);id names it quoted, with its record, and every
+// command the page prints, split by a shell, runs nothing (issue 15).
 func TestHostileToolNameCommand(t *testing.T) {
-	const tool = "x$(touch f);id"
 	recs := ledger(t, append(slices.Clone(story[:3]),
 		`{"type":"tool.checked","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1,"tool":"x$(touch f);id","call":"x$(touch f);id"}}`)...)
 	page := html.UnescapeString(render(t, recs, report.Options{}))
-	const want = `ledger why --call 'x$(touch f);id'`
+	const want = `ledger why --call 'x$(touch f);id' --record 4`
 	if !strings.Contains(page, want) {
 		i := strings.Index(page, "ledger why")
 		t.Fatalf("the page lacks %s; it has %.120s", want, page[max(i, 0):])
@@ -184,28 +183,31 @@ func TestHostileToolNameCommand(t *testing.T) {
 	if err != nil {
 		t.Skip("no sh")
 	}
-	cmd := exec.Command(sh, "-c", `printf '%s\0' `+strings.TrimPrefix(want, "ledger "))
-	cmd.Dir = t.TempDir()
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	cmds := regexp.MustCompile(`<code>(ledger [^<]*)</code>`).FindAllStringSubmatch(page, -1)
+	if len(cmds) == 0 {
+		t.Fatal("the page prints no command")
 	}
-	if words := strings.Split(string(out), "\x00"); len(words) < 3 || words[2] != tool {
-		t.Errorf("the shell read %q, want the call %q as the third word", words, tool)
+	for _, m := range cmds {
+		cmd := exec.Command(sh, "-c", `printf '%s\0' `+strings.TrimPrefix(m[1], "ledger "))
+		cmd.Dir = dir
+		if _, err := cmd.Output(); err != nil {
+			t.Errorf("%s: sh: %v", m[1], err)
+		}
 	}
-	if _, err := os.Stat(filepath.Join(cmd.Dir, "f")); err == nil {
-		t.Error("the printed command ran code")
+	if _, err := os.Stat(filepath.Join(dir, "f")); err == nil {
+		t.Error("a printed command ran code")
 	}
 }
 
-// TestDeniedCallShowsItsInput: the why of a denied call names the call by
-// its id and shows the input its tool.checked recorded, so the page says
-// what was refused.
+// TestDeniedCallShowsItsInput: the why of a denied call names its record
+// and shows the input its tool.checked recorded, so the page says what
+// was refused.
 func TestDeniedCallShowsItsInput(t *testing.T) {
 	recs := ledger(t, append(slices.Clone(story[:3]),
 		`{"type":"tool.checked","v":1,"session":"agent:main:main","actor":"o","data":{"turn":1,"tool":"gateway","call":"c9","input":{"command":"rm -rf x"}}}`)...)
 	page := html.UnescapeString(render(t, recs, report.Options{}))
-	if want := `Input <code>{"command":"rm -rf x"}</code>. In a terminal: <code>ledger why --call c9</code>`; !strings.Contains(page, want) {
+	if want := `Input <code>{"command":"rm -rf x"}</code>. In a terminal: <code>ledger why --call c9 --record 4</code>`; !strings.Contains(page, want) {
 		i := strings.Index(page, "In a terminal")
 		t.Fatalf("the page lacks %s; it has %.200s", want, page[max(i-100, 0):])
 	}

@@ -42,7 +42,7 @@ func TestCommandRoundTripsThroughAShell(t *testing.T) {
 			t.Fatalf("%q: sh: %v (printed %s)", name, err, printed)
 		}
 		got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-		want := []string{"why", "--call", name}
+		want := []string{"why", "--call", name, "--record", "7"}
 		if name == "" {
 			want = []string{"why", "--record", "7"} // no call id: the record
 		}

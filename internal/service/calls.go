@@ -192,6 +192,11 @@ func (s *Service) WhyCall(ctx context.Context, q CallQuery) (a wire.WhyResult, e
 		if q.Session != "" && target.Session != q.Session {
 			return a, events.Errorf(wire.CodeUnknownCall, "record %d is a call of session %q, not of %q", q.Seq, target.Session, q.Session)
 		}
+		if q.Call != "" && target.Call != q.Call {
+			// Both given (the commands the ledger prints name both): the
+			// record must be that call's.
+			return a, events.Errorf(wire.CodeUnknownCall, "record %d is of call %q, not %q", q.Seq, target.Call, q.Call)
+		}
 		if target.Call == "" {
 			records = []wire.CallRecord{target}
 			break
