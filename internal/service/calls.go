@@ -509,6 +509,20 @@ func (s *Service) Denials(ctx context.Context, q wire.DenialsQuery, visible func
 	}
 	from := max(q.From, 1)
 	res := wire.DenialsResult{Denials: []wire.Denial{}, Next: from}
+	if q.Session != "" {
+		// A session the ledger does not hold is unknown, as to tools and
+		// why: not a page of no denials, which a mistyped key would read
+		// as nothing denied (TestDenialsOfUnknownSession).
+		err := s.View(ctx, "", projection.Position{}, func(st *projection.State) error {
+			if st.Session(q.Session) == nil {
+				return events.UnknownSession(q.Session)
+			}
+			return nil
+		})
+		if err != nil {
+			return res, err
+		}
+	}
 	head := s.Position()
 	if from > head {
 		return res, nil
