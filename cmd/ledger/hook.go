@@ -424,6 +424,11 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	if err := checkProjectDir(f.project); err != nil {
 		return err
 	}
+	if !f.uninstall {
+		if err := checkHooksEnabled("claude-code", f.project); err != nil {
+			return err
+		}
+	}
 	hookArgs := f.hookArgs()
 	if err := f.checkHookArgs(hookArgs, stderr); err != nil {
 		return err

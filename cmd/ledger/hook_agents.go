@@ -288,6 +288,11 @@ func runAgentHookInstall(rt agenthook.Runtime, f *hookInstallFlags, pos []string
 	if err := checkProjectDir(f.project); err != nil {
 		return err
 	}
+	if !f.uninstall {
+		if err := checkHooksEnabled(rt.Command, f.project); err != nil {
+			return err
+		}
+	}
 	if f.httpURL != "" && !f.uninstall {
 		return runAgentThinInstall(rt, f, stdout, stderr)
 	}

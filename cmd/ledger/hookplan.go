@@ -10,8 +10,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/sessionledger/ledger/internal/agenthook"
 	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/cchook/hookwire"
 	"github.com/sessionledger/ledger/internal/safefile"
@@ -354,4 +356,77 @@ func jsonContent(b []byte) json.RawMessage {
 	}
 	s, _ := json.Marshal(string(b))
 	return s
+}
+
+// checkHooksEnabled refuses to install hooks that the runtime's own
+// settings switch off: Claude Code's and Qwen Code's "disableAllHooks":
+// true (Claude Code's managed "allowManagedHooksOnly" too), Gemini CLI's
+// "hooksConfig": {"enabled": false} or the ledger's handler name in its
+// "disabled" list, in any file the runtime reads (the project's, the
+// user's, Claude Code's managed one). Written beside such a switch, the
+// hooks would never run and every call would go ahead unchecked while
+// install said it succeeded (TestHookInstallRefusesDisabledHooks). A file
+// that does not parse is left to the runtime (and to the install's own
+// reading of the file it writes).
+func checkHooksEnabled(runtime, project string) error {
+	home, _ := os.UserHomeDir()
+	var files []string
+	switch runtime {
+	case "claude-code":
+		files = []string{filepath.Join(project, ".claude", "settings.json"), filepath.Join(project, ".claude", "settings.local.json"),
+			filepath.Join(home, ".claude", "settings.json"), "/etc/claude-code/managed-settings.json"}
+	case "qwen":
+		files = []string{filepath.Join(project, ".qwen", "settings.json"), filepath.Join(home, ".qwen", "settings.json")}
+	case "gemini":
+		files = []string{filepath.Join(project, ".gemini", "settings.json"), filepath.Join(home, ".gemini", "settings.json")}
+	}
+	for _, path := range files {
+		if home == "" && !filepath.IsAbs(path) {
+			continue
+		}
+		src, err := safefile.ReadFile(path, maxSettingsFile)
+		if err != nil {
+			continue
+		}
+		var s struct {
+			DisableAllHooks       *bool `json:"disableAllHooks"`
+			AllowManagedHooksOnly *bool `json:"allowManagedHooksOnly"`
+			HooksConfig           *struct {
+				Enabled  *bool    `json:"enabled"`
+				Disabled []string `json:"disabled"`
+			} `json:"hooksConfig"`
+		}
+		if json.Unmarshal(bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")), &s) != nil {
+			continue
+		}
+		off := ""
+		switch {
+		case runtime != "gemini" && s.DisableAllHooks != nil && *s.DisableAllHooks:
+			off = `"disableAllHooks": true`
+		case runtime == "claude-code" && strings.HasPrefix(path, "/etc/") && s.AllowManagedHooksOnly != nil && *s.AllowManagedHooksOnly:
+			off = `"allowManagedHooksOnly": true (only the managed settings' hooks run)`
+		case runtime == "gemini" && s.HooksConfig != nil && s.HooksConfig.Enabled != nil && !*s.HooksConfig.Enabled:
+			off = `"hooksConfig": {"enabled": false}`
+		case runtime == "gemini" && s.HooksConfig != nil && slices.Contains(s.HooksConfig.Disabled, agenthook.HandlerName):
+			off = `"hooksConfig": {"disabled": ["ledger"]} (the ledger's hooks are named ledger)`
+		}
+		if off != "" {
+			return &exitError{code: 1, msg: fmt.Sprintf("%s sets %s, so %s would run none of the ledger's hooks and every call would go ahead unchecked: "+
+				"remove the setting (or, for a switch, set it the other way) and run install again; nothing was written", path, off, runtimeName(runtime))}
+		}
+	}
+	return nil
+}
+
+// runtimeName is how the install's messages name a runtime.
+func runtimeName(runtime string) string {
+	switch runtime {
+	case "claude-code":
+		return "Claude Code"
+	case "qwen":
+		return "Qwen Code"
+	case "gemini":
+		return "Gemini CLI"
+	}
+	return runtime
 }
