@@ -70,16 +70,18 @@ func (rt Runtime) Block(command string, timeoutSec int) []cchook.EventGroup {
 }
 
 // Own reports whether a handler (as decoded from the file) is the ledger's
-// for the runtime: a command hook running `... hook codex ...` (or
-// `hook gemini`, `hook qwen`), or the thin `ledger-hook --runtime codex
-// --hooks URL ...` (TestInstallThinOwn).
+// for the runtime: a command hook running `... hook codex` (or `hook
+// gemini`, `hook qwen`) followed by nothing or by flags, as install writes
+// it (another program's `hook codex stop` is not: TestOwnIsWhatInstallWrites
+// in cchook, TestAgentOwnIsWhatInstallWrites), or the thin `ledger-hook
+// --runtime codex --hooks URL ...` (TestInstallThinOwn).
 func (rt Runtime) Own(h map[string]any) bool {
 	if h["type"] != "command" {
 		return false
 	}
 	c, _ := h["command"].(string)
 	q := regexp.QuoteMeta(rt.Command)
-	return regexp.MustCompile(`(^|\s)hook\s+`+q+`(\s|$)`).MatchString(c) ||
+	return regexp.MustCompile(`(^|\s)hook\s+`+q+`(\s+-|\s*$)`).MatchString(c) ||
 		regexp.MustCompile(`(^|\s)--runtime[=\s]+`+q+`(\s|$)`).MatchString(c) && regexp.MustCompile(`(^|\s)--hooks[=\s]`).MatchString(c)
 }
 

@@ -294,3 +294,22 @@ func TestAgentRefusalPassesOtherEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentOwnIsWhatInstallWrites: another program's `hook codex stop`
+// is not the ledger's handler, so install and uninstall leave it alone;
+// what install writes is (found by the install review).
+func TestAgentOwnIsWhatInstallWrites(t *testing.T) {
+	for _, c := range []struct {
+		cmd string
+		own bool
+	}{
+		{"ledger hook codex --nats nats://127.0.0.1:4222", true},
+		{"'/opt/ledger' hook codex", true},
+		{"ledger-hook --runtime codex --hooks unix:/run/l.sock", true},
+		{"npx -y @acme/agent-telemetry hook codex stop", false},
+	} {
+		if got := Codex.Own(map[string]any{"type": "command", "command": c.cmd}); got != c.own {
+			t.Errorf("Own(%q) = %v, want %v", c.cmd, got, c.own)
+		}
+	}
+}

@@ -134,13 +134,18 @@ const SlimBinary = "ledger-hook"
 // start-up: every hook process imports this package, and only `hook
 // install` matches commands.
 var ownCommand = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(^|\s)hook\s+claude-code(\s|$)`)
+	return regexp.MustCompile(`(^|\s)hook\s+claude-code(\s+-|\s*$)`)
 })
 
 // Own reports whether a handler (as decoded from settings) is the
-// ledger's: a command hook running `hook claude-code` or the slim binary
-// (a first word whose base name is SlimBinary), or an HTTP hook posting to
-// HTTPPath.
+// ledger's, as install writes them: a command hook running `hook
+// claude-code` followed by nothing or by flags (a word after it that is
+// not a flag is another program's subcommand: `npx telemetry hook
+// claude-code stop`), or the slim binary (a first word whose base name is
+// SlimBinary), or an HTTP hook posting to HTTPPath over plain http, which
+// is all install writes (it refuses https). A user's own handler that
+// only looks like the ledger's is left alone by install and uninstall
+// (TestOwnIsWhatInstallWrites).
 func Own(h map[string]any) bool {
 	switch h["type"] {
 	case "command":
@@ -149,7 +154,7 @@ func Own(h map[string]any) bool {
 	case "http":
 		s, _ := h["url"].(string)
 		u, err := url.Parse(s)
-		return err == nil && strings.TrimSuffix(u.Path, "/") == HTTPPath
+		return err == nil && strings.EqualFold(u.Scheme, "http") && strings.TrimSuffix(u.Path, "/") == HTTPPath
 	}
 	return false
 }
