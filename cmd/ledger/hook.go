@@ -229,10 +229,8 @@ func (f *hookInstallFlags) checkHookArgs(hookArgs []string, stderr io.Writer) er
 			return err
 		}
 	}
-	for _, a := range hookArgs {
-		if a == "--password" || a == "-password" || strings.HasPrefix(a, "--password=") || strings.HasPrefix(a, "-password=") {
-			return usageError("keep the NATS password out of the settings file: set NATS_PASSWORD in Claude Code's environment")
-		}
+	if passwordIn(hookArgs) {
+		return usageError("keep the NATS password out of the settings file (a --password flag, or a password in the --nats URL): set NATS_PASSWORD in Claude Code's environment, and give the URL without it")
 	}
 	return nil
 }

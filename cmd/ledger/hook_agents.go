@@ -304,10 +304,8 @@ func runAgentHookInstall(rt agenthook.Runtime, f *hookInstallFlags, pos []string
 	if limit := time.Duration(f.timeoutSec) * time.Second; budget >= limit {
 		return usageError("--hook-timeout %ds is not above the hook's budget (%s: its --timeout and up to 1s past it): %s runs a call whose hook times out, so raise --hook-timeout or lower the hook's --timeout", f.timeoutSec, budget, rt.Name)
 	}
-	for _, a := range hookArgs {
-		if a == "--password" || a == "-password" || strings.HasPrefix(a, "--password=") || strings.HasPrefix(a, "-password=") {
-			return usageError("keep the NATS password out of the hooks file: set NATS_PASSWORD in %s's environment", rt.Name)
-		}
+	if passwordIn(hookArgs) {
+		return usageError("keep the NATS password out of the hooks file (a --password flag, or a password in the --nats URL): set NATS_PASSWORD in %s's environment, and give the URL without it", rt.Name)
 	}
 	command := ""
 	if !f.uninstall {

@@ -53,3 +53,35 @@ func TestHookInstallRefusesDisabledHooks(t *testing.T) {
 		})
 	}
 }
+
+// TestHookInstallRefusesPasswordInURL: a NATS password is kept out of the
+// settings file whether it comes as --password or inside the --nats URL
+// (found by the install review: the URL's went into a 0644 file, the
+// committed one with --shared); a URL with a user and no password is
+// fine.
+func TestHookInstallRefusesPasswordInURL(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	for _, rt := range []string{"claude-code", "codex"} {
+		for _, flags := range [][]string{
+			{"--nats", "nats://ledger:s3cret@127.0.0.1:4222"},
+			{"--nats=nats://127.0.0.1:4222,nats://u:pw@10.0.0.2:4222"},
+			{"--nats", "u:pw@127.0.0.1:4222"},
+			{"--password", "x"},
+		} {
+			project := t.TempDir()
+			args := append([]string{"hook", "install", "--runtime", rt, "--project", project, "--command", "ledger", "--"}, flags...)
+			_, _, err := runCLI(t, "", args...)
+			var msg strings.Builder
+			if code := exitCode(err, &msg); code != 2 || !strings.Contains(msg.String(), "keep the NATS password out") {
+				t.Errorf("%s %v: exit %d %q, want 2 and the password refused", rt, flags, code, msg.String())
+			}
+			if ents, _ := os.ReadDir(project); len(ents) != 0 {
+				t.Errorf("%s %v: the refused install wrote %v", rt, flags, ents)
+			}
+		}
+		project := t.TempDir()
+		if _, stderr, err := runCLI(t, "", "hook", "install", "--runtime", rt, "--project", project, "--command", "ledger", "--", "--nats", "nats://ledger@127.0.0.1:4222"); err != nil {
+			t.Errorf("%s: a URL with a user and no password: %v %s", rt, err, stderr)
+		}
+	}
+}

@@ -430,3 +430,41 @@ func runtimeName(runtime string) string {
 	}
 	return runtime
 }
+
+// passwordIn reports whether the hook's flags hold a NATS password: a
+// --password flag, or a password in the user info of a --nats URL (one
+// of a comma-separated list too, nats.go's form without a scheme
+// included), which the settings file would keep in the clear
+// (TestHookInstallRefusesPasswordInURL).
+func passwordIn(hookArgs []string) bool {
+	for i, a := range hookArgs {
+		if a == "--password" || a == "-password" || strings.HasPrefix(a, "--password=") || strings.HasPrefix(a, "-password=") {
+			return true
+		}
+		v, ok := "", false
+		switch {
+		case (a == "--nats" || a == "-nats") && i+1 < len(hookArgs):
+			v, ok = hookArgs[i+1], true
+		case strings.HasPrefix(a, "--nats="), strings.HasPrefix(a, "-nats="):
+			_, v, _ = strings.Cut(a, "=")
+			ok = true
+		}
+		if !ok {
+			continue
+		}
+		for _, p := range strings.Split(v, ",") {
+			p = strings.TrimSpace(p)
+			if !strings.Contains(p, "://") {
+				p = "nats://" + p
+			}
+			if u, err := url.Parse(p); err == nil && u.User != nil {
+				if _, set := u.User.Password(); set {
+					return true
+				}
+			} else if err != nil && strings.Contains(p, "@") {
+				return true // unparsed, with user info: keep it out
+			}
+		}
+	}
+	return false
+}
