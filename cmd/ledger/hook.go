@@ -582,10 +582,23 @@ func writeSettings(path string, data []byte, secret bool) error {
 		f.Close()
 		return err
 	}
+	// On disk before the rename, and the rename itself after it: a power
+	// loss leaves the old file or the new one, never an empty one.
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(f.Name(), path)
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
 }
 
 // hookServer is what 'ledger serve --hooks' needs to serve Claude Code's
