@@ -587,9 +587,13 @@ func serveForTest(t *testing.T) string {
 	return ""
 }
 
-// waitForAPI waits until the ledger's micro service answers at url: serve
-// prints its address before the service is registered, and a request in
-// between finds no responders.
+// waitForAPI waits until the ledger's micro service serves every endpoint
+// at url: serve prints its address before the service is registered, and
+// the service answers a ping before its endpoints are added (the watch
+// endpoint last: api.Server.addEndpoints), so a request in between finds
+// no responders. The INFO answer comes after the endpoints' subscriptions
+// on the service's connection, so the server has them once it lists
+// watch.
 func waitForAPI(t *testing.T, url string) {
 	t.Helper()
 	nc, err := nats.Connect(url)
@@ -597,9 +601,25 @@ func waitForAPI(t *testing.T, url string) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	ledgertest.WaitFor(t, 30*time.Second, "the ledger's service answering a ping", func() bool {
-		_, err := nc.Request("$SRV.PING.ledger", nil, time.Second)
-		return err == nil
+	ledgertest.WaitFor(t, 30*time.Second, "the ledger's service listing its endpoints", func() bool {
+		m, err := nc.Request("$SRV.INFO.ledger", nil, time.Second)
+		if err != nil {
+			return false
+		}
+		var info struct {
+			Endpoints []struct {
+				Name string `json:"name"`
+			} `json:"endpoints"`
+		}
+		if json.Unmarshal(m.Data, &info) != nil {
+			return false
+		}
+		for _, e := range info.Endpoints {
+			if e.Name == "watch" { // wire.EndpointWatch
+				return true
+			}
+		}
+		return false
 	})
 }
 
