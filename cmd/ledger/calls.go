@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"text/tabwriter"
 
 	"github.com/sessionledger/ledger/envelope"
@@ -161,13 +160,7 @@ func (q *queryFlags) conn() ledgercmd.Conn {
 }
 
 // whyCallFrom is the command that explains a recorded call, with the
-// flags that reach where it is recorded: by its record's sequence, which
-// names this record, where --call alone names the call's last record (a
-// retried call's later allow) and refuses an id two sessions used; the
-// call's id beside it, which why checks (TestPrintedWhySelectsTheRecord).
+// flags that reach where it is recorded (ledgercmd.WhyArgs).
 func whyCallFrom(where ledgercmd.Conn, call string, seq uint64) string {
-	if call != "" {
-		return where.Command("why", "--call", call, "--record", strconv.FormatUint(seq, 10))
-	}
-	return where.Command("why", "--record", strconv.FormatUint(seq, 10))
+	return where.Command("why", ledgercmd.WhyArgs(call, seq)...)
 }

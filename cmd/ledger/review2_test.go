@@ -4,31 +4,12 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/sessionledger/ledger/internal/ledgertest"
 
 	"github.com/sessionledger/ledger/internal/agenthook"
 )
-
-// panicOnce panics at its first write of a line that holds marker: a panic
-// in the hook process outside the mapping's run (which cchook.Within
-// recovers), after the payload was read and before the answer is printed.
-type panicOnce struct {
-	mu       sync.Mutex
-	marker   string
-	panicked bool
-	buf      bytes.Buffer
-}
-
-func (p *panicOnce) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.panicked && bytes.Contains(b, []byte(p.marker)) {
-		p.panicked = true
-		panic("a writer it did not expect")
-	}
-	return p.buf.Write(b)
-}
 
 // TestHookAgentPanicDenies: a panic in 'ledger hook codex|gemini|qwen'
 // denies a call in the runtime's format, the reason naming an internal
@@ -47,12 +28,12 @@ func TestHookAgentPanicDenies(t *testing.T) {
 		{agenthook.Qwen, `{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"hi","prompt_id":"p1"}`, ``},
 	} {
 		var out bytes.Buffer
-		errOut := &panicOnce{marker: "cannot be reached"}
+		errOut := &ledgertest.PanicWriter{Marker: "cannot be reached"}
 		err := runHookAgent(context.Background(), tc.rt, []string{"--nats", "nats://127.0.0.1:1", "--timeout", "1s", "--unreachable", "allow"}, strings.NewReader(tc.payload), &out, errOut)
 		if err != nil || tc.want == "" && out.Len() != 0 || !strings.HasPrefix(out.String(), tc.want) {
 			t.Errorf("%s %.60s: %q %v, want %q...", tc.rt.Name, tc.payload, out.String(), err, tc.want)
 		}
-		if s := errOut.buf.String(); !strings.Contains(s, "ledger hook: internal error in the ledger hook (panic: a writer it did not expect)") || !strings.Contains(s, "goroutine") {
+		if s := errOut.String(); !strings.Contains(s, "ledger hook: internal error in the ledger hook (panic: a writer it did not expect)") || !strings.Contains(s, "goroutine") {
 			t.Errorf("%s: standard error holds no panic with its stack: %q", tc.rt.Name, s)
 		}
 	}

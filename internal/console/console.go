@@ -22,6 +22,7 @@ import (
 
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/ledgercmd"
 	"github.com/sessionledger/ledger/internal/shellquote"
 	"github.com/sessionledger/ledger/wire"
 )
@@ -371,14 +372,8 @@ func (h *Handler) fail(w http.ResponseWriter, what string, err error) {
 // with every layer and the record that caused it, as 'ledger why
 // --record' prints it.
 func (h *Handler) denial(ctx context.Context, cl *client.Client, d wire.Denial) denialView {
-	// By the record's sequence, the record shown (--call alone names the
-	// call's last record: a retried call's later allow), with the call's
-	// id, which why checks.
-	words := append([]string{"ledger", "why"}, h.cfg.Where...)
-	if d.Call != "" {
-		words = append(words, "--call", d.Call)
-	}
-	words = append(words, "--record", strconv.FormatUint(d.Seq, 10))
+	// The record shown, by its sequence (ledgercmd.WhyArgs).
+	words := append(append([]string{"ledger", "why"}, h.cfg.Where...), ledgercmd.WhyArgs(d.Call, d.Seq)...)
 	dv := denialView{Denial: d, Command: shellquote.Join(words...)}
 	why, err := cl.WhyRecord(ctx, d.Seq, client.WithMinSeq(d.Seq))
 	if err != nil {

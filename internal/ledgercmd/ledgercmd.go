@@ -14,6 +14,7 @@ package ledgercmd
 import (
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/sessionledger/ledger/internal/shellquote"
@@ -82,6 +83,19 @@ func (c Conn) Flags() []string {
 
 // Command is `ledger SUB` with c's flags and then args, as one shell
 // command line.
+// WhyArgs are the arguments of the `ledger why` that explains one
+// recorded call: its record's sequence, which names that very record
+// (--call alone names the call's last record: a retried call's later
+// allow), with the call's id beside it when it has one, which why checks
+// (cmd/ledger TestPrintedWhySelectsTheRecord).
+func WhyArgs(call string, seq uint64) []string {
+	rec := strconv.FormatUint(seq, 10)
+	if call != "" {
+		return []string{"--call", call, "--record", rec}
+	}
+	return []string{"--record", rec}
+}
+
 func (c Conn) Command(sub string, args ...string) string {
 	return shellquote.Join(c.Words(sub, args...)...)
 }

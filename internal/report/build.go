@@ -726,13 +726,7 @@ func (b *builder) check(sec *Session, e *Entry, rec *events.Record, d *events.Ch
 // whyCall is the command that answers why a recorded call was decided
 // as it was: by its call id, or by its record's sequence when it has none.
 func whyCall(where ledgercmd.Conn, call string, seq uint64) string {
-	// By the record's sequence, which names this record (--call alone
-	// names the call's last one: a retried call's later allow), with the
-	// call's id, which why checks.
-	if call != "" {
-		return where.Command("why", "--call", call, "--record", strconv.FormatUint(seq, 10))
-	}
-	return where.Command("why", "--record", strconv.FormatUint(seq, 10))
+	return where.Command("why", ledgercmd.WhyArgs(call, seq)...)
 }
 
 func why(v envelope.Verdict, scope string, p *envelope.PolicyState, cmd string) *Why {

@@ -5,29 +5,10 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/sessionledger/ledger/internal/ledgertest"
 )
-
-// panicOnce panics at its first write of a line that holds marker: a panic
-// in the hook process outside the mapping's run (which cchook.Within
-// recovers), after the payload was read and before the answer is printed.
-type panicOnce struct {
-	mu       sync.Mutex
-	marker   string
-	panicked bool
-	buf      bytes.Buffer
-}
-
-func (p *panicOnce) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.panicked && bytes.Contains(b, []byte(p.marker)) {
-		p.panicked = true
-		panic("a writer it did not expect")
-	}
-	return p.buf.Write(b)
-}
 
 // TestRunPanicDenies: a panic in 'ledger hook claude-code' denies a call,
 // the reason naming an internal error of the ledger's hook, and lets a
@@ -48,14 +29,14 @@ func TestRunPanicDenies(t *testing.T) {
 			// The ledger cannot be reached: the run warns (under
 			// --unreachable allow a call would go ahead unchecked), and
 			// the warning's line panics.
-			errOut := &panicOnce{marker: "cannot be reached"}
+			errOut := &ledgertest.PanicWriter{Marker: "cannot be reached"}
 			err := Run(context.Background(), []string{"--nats", "nats://127.0.0.1:1", "--timeout", "1s", "--import-cache", "off", "--no-import", "--unreachable", "allow"},
 				strings.NewReader(tc.payload), &out, errOut)
 			var ee *ExitError
 			if errors.As(err, &ee) || !strings.HasPrefix(out.String(), tc.want) {
 				t.Fatalf("%q %v, want %s...", out.String(), err, tc.want)
 			}
-			if s := errOut.buf.String(); !strings.Contains(s, "ledger hook: internal error in the ledger hook") || !strings.Contains(s, "goroutine") {
+			if s := errOut.String(); !strings.Contains(s, "ledger hook: internal error in the ledger hook") || !strings.Contains(s, "goroutine") {
 				t.Errorf("standard error holds no panic with its stack: %q", s)
 			}
 		})
