@@ -21,6 +21,7 @@ import (
 	"github.com/sessionledger/ledger/internal/agenthook"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/cchook"
+	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
 	"github.com/sessionledger/ledger/internal/cchook/hookwire"
 	"github.com/sessionledger/ledger/internal/cchook/thinhook"
 	"github.com/sessionledger/ledger/internal/ledgercmd"
@@ -134,29 +135,18 @@ func runHookAgent(ctx context.Context, rt agenthook.Runtime, args []string, stdi
 		return hookExit(thinhook.Run(ctx, "ledger hook "+rt.Command, append([]string{"--runtime", rt.Command}, args...), stdin, stdout, stderr))
 	}
 	var raw []byte
-	out := &agentOut{w: stdout}
+	out := &hookcmd.OutWriter{W: stdout}
 	defer func() {
 		if v := recover(); v != nil {
 			res := (&agenthook.Hook{Runtime: rt}).Panicked(raw, v, debug.Stack())
 			fmt.Fprintln(stderr, "ledger hook:", res.Warnings[0])
 			fmt.Fprintf(stderr, "%s\n", res.Stack)
-			if !out.wrote {
+			if !out.Wrote {
 				err = writeAgentOutput(out, res.Output)
 			}
 		}
 	}()
 	return runHookAgentPayload(ctx, rt, args, stdin, out, stderr, &raw)
-}
-
-// agentOut knows whether anything was written to standard output.
-type agentOut struct {
-	w     io.Writer
-	wrote bool
-}
-
-func (o *agentOut) Write(b []byte) (int, error) {
-	o.wrote = true
-	return o.w.Write(b)
 }
 
 // runHookAgentPayload is runHookAgent's NATS hook; it keeps the payload it

@@ -219,7 +219,7 @@ func Budgets(args []string) (call, other time.Duration) {
 // runtime's exit 2, which would block a prompt too (TestRunPanicDenies).
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	var raw []byte
-	out := &outWriter{w: stdout}
+	out := &OutWriter{W: stdout}
 	defer func() {
 		if v := recover(); v != nil {
 			err = panicked(raw, v, debug.Stack(), out, stderr)
@@ -228,26 +228,28 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return run(ctx, args, stdin, out, stderr, &raw)
 }
 
-// outWriter knows whether anything was written to standard output.
-type outWriter struct {
-	w     io.Writer
-	wrote bool
+// OutWriter knows whether anything was written to standard output: a
+// hook that panicked prints its answer only when none was printed (the
+// command hooks of every runtime).
+type OutWriter struct {
+	W     io.Writer
+	Wrote bool
 }
 
-func (o *outWriter) Write(b []byte) (int, error) {
-	o.wrote = true
-	return o.w.Write(b)
+func (o *OutWriter) Write(b []byte) (int, error) {
+	o.Wrote = true
+	return o.W.Write(b)
 }
 
 // panicked answers a run that panicked with v, having read raw: the stack
 // on stderr, and cchook.Panicked's answer unless one was printed.
-func panicked(raw []byte, v any, stack []byte, out *outWriter, stderr io.Writer) error {
+func panicked(raw []byte, v any, stack []byte, out *OutWriter, stderr io.Writer) error {
 	res := cchook.Panicked(raw, v, stack)
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stderr, "ledger hook:", w)
 	}
 	fmt.Fprintf(stderr, "%s\n", res.Stack)
-	if out.wrote {
+	if out.Wrote {
 		return nil
 	}
 	if err := hookwire.WriteOutput(out, res.Output); err != nil {
