@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -35,12 +36,16 @@ func (c *callFlags) set() bool { return c.call != "" || c.record != 0 }
 // whyCall answers why --call or --record: the decision recorded, the
 // cause, the call's records, then the decision at the state the record
 // was decided on, every layer in order.
-func whyCall(ctx context.Context, q *queryFlags, c callFlags, pal palette, stdout io.Writer) error {
+func whyCall(ctx context.Context, q *queryFlags, c callFlags, pal palette, stdout, stderr io.Writer) error {
 	if q.seq != 0 || q.turn != 0 || q.time != "" || q.input != "" {
 		return usageError("--call and --record answer the decision recorded for the call, at its record: drop --seq, --turn, --time and --input")
 	}
 	q.optionalSession = true
 	svc, err := q.open(ctx)
+	var rf *readForbidden
+	if errors.As(err, &rf) {
+		return whyCallAPI(ctx, q, c, pal, stdout, stderr)
+	}
 	if err != nil {
 		return err
 	}

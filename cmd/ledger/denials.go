@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -55,6 +56,10 @@ func runDenials(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		*t.v = n
 	}
 	h, err := lf.open(ctx)
+	var rf *readForbidden
+	if errors.As(err, &rf) {
+		return denialsAPI(ctx, &lf, q, *follow, *asJSON, stdout, stderr)
+	}
 	if err != nil {
 		return err
 	}

@@ -47,6 +47,13 @@ func serveLedger(t *testing.T, args ...string) (natsURL, hooksURL string) {
 // msg (the front end it starts: "hooks", "mcp"; none when "").
 func serveLedgerFor(t *testing.T, msg string, args ...string) (natsURL, frontURL string) {
 	t.Helper()
+	return serveLedgerWaiting(t, msg, func(url string) { waitForAPI(t, url) }, args...)
+}
+
+// serveLedgerWaiting is serveLedgerFor with its own wait for the API
+// (a server whose users need credentials).
+func serveLedgerWaiting(t *testing.T, msg string, wait func(url string), args ...string) (natsURL, frontURL string) {
+	t.Helper()
 	hooksURL := ""
 	ctx, cancel := context.WithCancel(context.Background())
 	outR, outW := io.Pipe()
@@ -91,7 +98,7 @@ func serveLedgerFor(t *testing.T, msg string, args ...string) (natsURL, frontURL
 		}
 	}
 	// serve prints its address before its service is registered.
-	waitForAPI(t, natsURL)
+	wait(natsURL)
 	return natsURL, hooksURL
 }
 

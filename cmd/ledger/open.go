@@ -202,14 +202,26 @@ func startEmbedded(ctx context.Context, cfg natslog.EmbeddedConfig) (*server.Ser
 // checkJetStream reports at once a server without JetStream, which
 // opening the stream would otherwise retry for seconds. Any other answer is
 // left to natslog.Open.
-func checkJetStream(ctx context.Context, nc *nats.Conn, url string) error {
+//
+// A user whose role may not use JetStream's API (an orchestrator or
+// operator of 'ledger serve --gen-auth') is refused at once too
+// (readForbidden), not after the retries of natslog.Open.
+func (f *ledgerFlags) checkJetStream(ctx context.Context, nc *nats.Conn, url string) error {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	_, err = js.AccountInfo(ctx)
+	p := watchPermissions(nc)
+	defer p.stop()
+	refused, err := p.do(ctx, "$JS.API.INFO", func(ctx context.Context) error {
+		_, err := js.AccountInfo(ctx)
+		return err
+	})
+	if refused != "" {
+		return &readForbidden{user: f.user, server: redactURL(url), refused: refused}
+	}
 	if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
 		return fmt.Errorf("NATS at %s: %w: the ledger's log is a JetStream stream (run nats-server -js)", redactURL(url), err)
 	}
@@ -307,7 +319,7 @@ func (f *ledgerFlags) openLog(ctx context.Context) (*ledgerHandle, error) {
 		if err != nil {
 			return nil, fmt.Errorf("connecting to NATS at %s: %w (is a NATS server with JetStream running there, reachable from here, and are --user/--password or --creds right?)", redactURL(f.natsURL), err)
 		}
-		if err := checkJetStream(ctx, h.nc, f.natsURL); err != nil {
+		if err := f.checkJetStream(ctx, h.nc, f.natsURL); err != nil {
 			return nil, err
 		}
 	}

@@ -285,7 +285,7 @@ func decideCommand(ctx context.Context, name, about string, trace bool, args []s
 		if *tool != "" {
 			return usageError("--call and --record name the call, and so its tool: drop --tool")
 		}
-		return whyCall(ctx, &q, cf, pal, stdout)
+		return whyCall(ctx, &q, cf, pal, stdout, stderr)
 	}
 	if *tool == "" {
 		return usageError("--tool is required")
