@@ -361,6 +361,19 @@ type settingsReport struct {
 	Removed []string `json:"removed"`
 	// CodexTrust is what --trust had codex trust (--runtime codex).
 	CodexTrust *agenthook.CodexTrust `json:"codex_trust,omitempty"`
+	// CodexTrustNeeded says that this install added or changed the
+	// ledger's codex handlers without --trust: codex runs none of them
+	// until they are trusted, as Note says how (--runtime codex).
+	CodexTrustNeeded bool `json:"codex_trust_needed,omitempty"`
+	// CodexMoved are the handlers of the file, not the ledger's, that
+	// removing the ledger's moved to another position: codex trusts a
+	// handler by its position, so it runs them only once they are
+	// trusted again (--runtime codex; agenthook.Runtime.Moved).
+	CodexMoved []agenthook.Moved `json:"codex_moved,omitempty"`
+	// Note is what the runtime needs besides the file, as the text
+	// report's last lines say it (--runtime codex|gemini|qwen, not with
+	// --uninstall).
+	Note string `json:"note,omitempty"`
 }
 
 // planSettings installs blk in the settings file at path, or with

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -354,8 +355,27 @@ func runAgentThinInstall(rt agenthook.Runtime, f *hookInstallFlags, stdout, stde
 // writes the runtime's hooks file as planned (or prints it with
 // --dry-run), has codex trust the ledger's handlers with --trust, and
 // reports what changed: a line, or with --json {"file", "changed",
-// "added", "removed"} and, with --trust, "codex_trust".
+// "added", "removed"}, with --trust "codex_trust", and for an install
+// "note" (what the runtime needs besides the file, which the text report
+// ends with) and, for codex without --trust, "codex_trust_needed" when the
+// ledger's handlers changed (TestHookInstallCodexJSONNote).
+//
+// Codex trusts a handler by its position in the file: when removing the
+// ledger's handlers moved others (an uninstall, or a ledger handler that
+// could not be replaced in place), it warns, naming each with its codex
+// key before and after, on standard error, or as "codex_moved" with
+// --json (TestHookInstallCodexMovedWarns).
 func finishAgentInstall(rt agenthook.Runtime, f *hookInstallFlags, e settingsEdit, tok *tokenPlan, how string, stdout, stderr io.Writer) error {
+	if e.changed {
+		abs, err := filepath.Abs(e.path)
+		if err != nil {
+			abs = e.path
+		}
+		e.report.CodexMoved = rt.Moved(abs, e.src, e.out)
+	}
+	if !f.asJSON {
+		warnMoved(stderr, e.path, e.report.CodexMoved, f.dryRun)
+	}
 	if f.dryRun {
 		return f.printDryRun(stdout, stderr, []settingsEdit{e}, tok)
 	}
@@ -378,6 +398,10 @@ func finishAgentInstall(rt agenthook.Runtime, f *hookInstallFlags, e settingsEdi
 		r.CodexTrust = &tr
 	}
 	if f.asJSON {
+		if !f.uninstall {
+			r.Note = agentInstallNote(rt, f.trust)
+			r.CodexTrustNeeded = rt.Name == agenthook.Codex.Name && !f.trust && len(r.Added) > 0
+		}
 		return writeJSON(stdout, []settingsReport{r})
 	}
 	switch {
@@ -404,6 +428,25 @@ func finishAgentInstall(rt agenthook.Runtime, f *hookInstallFlags, e settingsEdi
 	}
 	fmt.Fprintln(stdout, agentInstallNote(rt, f.trust))
 	return nil
+}
+
+// warnMoved warns, on stderr, that editing the codex hooks file at path
+// moved the handlers of moved (none: no warning) to other positions, where
+// codex, which trusts a handler by its position, runs them only once they
+// are trusted again; dryRun: the edit would.
+func warnMoved(stderr io.Writer, path string, moved []agenthook.Moved, dryRun bool) {
+	if len(moved) == 0 {
+		return
+	}
+	verb := "moved"
+	if dryRun {
+		verb = "would move"
+	}
+	fmt.Fprintf(stderr, "ledger: warning: removing the ledger's handlers from %s %s %d other hook(s) in it to another position, and codex trusts a hook by its position:\n"+
+		"codex will not run them until they are trusted again (review them in codex's hooks list, which saves their trusted_hash in config.toml):\n", path, verb, len(moved))
+	for _, m := range moved {
+		fmt.Fprintf(stderr, "  %s %q: %s is now %s\n", m.Event, m.Command, m.From, m.To)
+	}
 }
 
 // trustCodexHooks runs agenthook.TrustCodex with --codex (or the codex on

@@ -285,6 +285,9 @@ type dryRunFile struct {
 	Added   []string        `json:"added"`
 	Removed []string        `json:"removed"`
 	Content json.RawMessage `json:"content"`
+	// CodexMoved are the handlers of the user's the edit would move
+	// (settingsReport's).
+	CodexMoved []agenthook.Moved `json:"codex_moved,omitempty"`
 }
 
 // dryRunToken is the token file of --url: made by the install (create),
@@ -309,7 +312,7 @@ func (f *hookInstallFlags) printDryRun(stdout, stderr io.Writer, edits []setting
 		r := dryRunReport{DryRun: true, Files: []dryRunFile{}}
 		for _, e := range edits {
 			r.Files = append(r.Files, dryRunFile{File: e.path, Action: e.action(), Changed: e.changed,
-				Added: e.report.Added, Removed: e.report.Removed, Content: jsonContent(e.out)})
+				Added: e.report.Added, Removed: e.report.Removed, Content: jsonContent(e.out), CodexMoved: e.report.CodexMoved})
 		}
 		if tok != nil && tok.file != "" {
 			r.TokenFile = &dryRunToken{File: tok.file, Action: "unchanged"}

@@ -17,6 +17,7 @@ import (
 	"github.com/sessionledger/ledger/client"
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
+	"github.com/sessionledger/ledger/internal/cchook/hookwire"
 	"github.com/sessionledger/ledger/internal/safefile"
 )
 
@@ -421,21 +422,17 @@ func unrun(res *Result, raw []byte, reason, pass string) *Result {
 }
 
 // panicLog begins the log line of a panic in a hook's run, which
-// PanicReason tells the user to report.
-const panicLog = "internal error in the ledger hook"
+// PanicReason tells the user to report (hookwire's, which the thin hook
+// shares).
+const panicLog = hookwire.PanicLog
 
 // PanicWarning is the warning of a run that panicked with v; the log line
 // that reports it (its stack) begins with the same words.
-func PanicWarning(v any) string {
-	return panicLog + " (panic: " + cut(fmt.Sprint(v), maxParam) + ")"
-}
+func PanicWarning(v any) string { return hookwire.PanicWarning(fmt.Sprint(v)) }
 
 // PanicReason is the denial of a call whose hook run panicked with v: the
 // ledger's hook failed, not the call, and the stack is in its log.
-func PanicReason(v any) string {
-	return "The session policy ledger's hook hit an internal error (panic: " + cut(fmt.Sprint(v), maxParam) + "), so it could not decide this call and denies it. " +
-		"This is a bug in the ledger's hook, not in the call: make the call again, and if it happens again, report it to the ledger's maintainers with the hook's log line '" + panicLog + "' and the stack in it (in the log of 'ledger serve --hooks', or on the hook's standard error)."
-}
+func PanicReason(v any) string { return hookwire.PanicReason(fmt.Sprint(v)) }
 
 func (h *Hook) where() string {
 	if h.Opts.Where != "" {

@@ -211,14 +211,29 @@ func (c Change) Changed() bool { return len(c.Added) > 0 || len(c.Removed) > 0 }
 // the ledger's own handlers (see Own): every other byte of the file stays
 // as it was, and installing the same block twice changes nothing.
 func Install(src []byte, blk []EventGroup) ([]byte, Change, error) {
-	return edit(src, blk, Own)
+	return edit(src, blk, Own, false)
 }
 
 // InstallOwn is Install for another runtime's hooks file of the same shape
 // (Codex CLI's hooks.json, Gemini CLI's settings.json): own tells the
 // ledger's handlers (internal/agenthook).
 func InstallOwn(src []byte, blk []EventGroup, own func(map[string]any) bool) ([]byte, Change, error) {
-	return edit(src, blk, own)
+	return edit(src, blk, own, false)
+}
+
+// InstallOwnInPlace is InstallOwn for a runtime that trusts a handler by
+// its position (Codex CLI keys a handler's trust by its file, event, group
+// index and index in the group): a ledger handler that is to change is
+// replaced where it stands, so that no handler of the user's moves. The
+// first of an event's ledger handlers keeps its place: its whole group is
+// replaced when the group holds the ledger's handlers alone, else the
+// handler alone when its group's matcher is the one wanted. Otherwise
+// (a ledger handler in a group of the user's under another matcher, which
+// it must not keep, or a second ledger handler) it is removed as Install
+// removes it, and the wanted group appended (internal/agenthook's
+// TestInstallKeepsCodexPositions and its golden codex-stale).
+func InstallOwnInPlace(src []byte, blk []EventGroup, own func(map[string]any) bool) ([]byte, Change, error) {
+	return edit(src, blk, own, true)
 }
 
 // UninstallOwn is Uninstall with own telling the ledger's handlers.
@@ -226,7 +241,7 @@ func UninstallOwn(src []byte, own func(map[string]any) bool) ([]byte, Change, er
 	if len(bytes.TrimSpace(src)) == 0 {
 		return src, Change{}, nil
 	}
-	return edit(src, nil, own)
+	return edit(src, nil, own, false)
 }
 
 // Uninstall removes the ledger's own handlers from a settings file's bytes,
@@ -236,10 +251,10 @@ func Uninstall(src []byte) ([]byte, Change, error) {
 	if len(bytes.TrimSpace(src)) == 0 {
 		return src, Change{}, nil
 	}
-	return edit(src, nil, Own)
+	return edit(src, nil, Own, false)
 }
 
-func edit(src []byte, blk []EventGroup, own func(map[string]any) bool) ([]byte, Change, error) {
+func edit(src []byte, blk []EventGroup, own func(map[string]any) bool, inPlace bool) ([]byte, Change, error) {
 	var ch Change
 	if len(bytes.TrimSpace(src)) == 0 {
 		if len(blk) == 0 {
@@ -274,7 +289,7 @@ func edit(src []byte, blk []EventGroup, own func(map[string]any) bool) ([]byte, 
 	if hv.Kind != jsontree.Object {
 		return nil, ch, errors.New(`"hooks" must be an object of events`)
 	}
-	e := &hooksEdit{src: src, unit: unit, ch: &ch, want: map[string]Group{}, own: own}
+	e := &hooksEdit{src: src, unit: unit, ch: &ch, want: map[string]Group{}, own: own, inPlace: inPlace}
 	for _, eg := range blk {
 		e.want[eg.Event] = eg.Group
 	}
@@ -324,14 +339,16 @@ func newSettings(blk []EventGroup, ch *Change) []byte {
 
 // hooksEdit collects the edits of an existing "hooks" object: for each
 // event, the ledger's own handlers are removed and, for an event of want,
-// the wanted group added (unless it is installed as wanted already).
+// the wanted group added (unless it is installed as wanted already), or
+// with inPlace put where the ledger's first handler stands (replace).
 type hooksEdit struct {
-	src   []byte
-	unit  string
-	ch    *Change
-	want  map[string]Group
-	edits []span
-	own   func(map[string]any) bool
+	src     []byte
+	unit    string
+	ch      *Change
+	want    map[string]Group
+	edits   []span
+	own     func(map[string]any) bool
+	inPlace bool
 }
 
 // event edits one event's list; it reports whether the whole event is to
@@ -355,10 +372,16 @@ func (e *hooksEdit) event(m jsontree.Member) (bool, error) {
 	if len(own) == 0 && !ours {
 		return false, nil
 	}
+	replaced := false
+	if ours && e.inPlace {
+		own, replaced = e.replace(arr, own, w)
+	}
 	delGroup := e.removeOwn(arr, own)
 	var add []string
 	if ours {
-		add = []string{renderJSON(w, itemIndent(e.src, arr, e.unit), e.unit)}
+		if !replaced {
+			add = []string{renderJSON(w, itemIndent(e.src, arr, e.unit), e.unit)}
+		}
 		e.ch.Added = append(e.ch.Added, m.Key)
 	} else {
 		e.ch.Removed = append(e.ch.Removed, m.Key)
@@ -368,6 +391,44 @@ func (e *hooksEdit) event(m jsontree.Member) (bool, error) {
 	}
 	e.edits = append(e.edits, editContainer(e.src, arr, delGroup, add, e.unit)...)
 	return false, nil
+}
+
+// replace puts the wanted group w where the event's first ledger handler
+// stands (InstallOwnInPlace): its whole group when that holds the ledger's
+// handlers alone, else the handler alone when its group's matcher is w's.
+// It returns the ledger's handlers left to remove, and whether w was put
+// in place (if not, all of own are left, and w is to be appended).
+func (e *hooksEdit) replace(arr *jsontree.Value, own []ownHandler, w Group) ([]ownHandler, bool) {
+	if len(own) == 0 || len(w.Hooks) != 1 {
+		return own, false
+	}
+	first := own[0]
+	inGroup := 0
+	for _, o := range own {
+		if o.group == first.group {
+			inGroup++
+		}
+	}
+	switch {
+	case inGroup == len(first.hooks.Elems):
+		g := arr.Elems[first.group]
+		e.edits = append(e.edits, span{g.Start, g.End, e.renderIn(arr, w)})
+		return slices.DeleteFunc(slices.Clone(own), func(o ownHandler) bool { return o.group == first.group }), true
+	case first.matcher == w.Matcher:
+		h := first.hooks.Elems[first.index]
+		e.edits = append(e.edits, span{h.Start, h.End, e.renderIn(first.hooks, w.Hooks[0])})
+		return own[1:], true
+	}
+	return own, false
+}
+
+// renderIn renders v as an item of the list c: on one line when c is
+// written on one line, else indented as c's items.
+func (e *hooksEdit) renderIn(c *jsontree.Value, v any) string {
+	if !bytes.ContainsRune(e.src[c.Start:c.End], '\n') {
+		return renderJSON(v, "", "")
+	}
+	return renderJSON(v, itemIndent(e.src, c, e.unit), e.unit)
 }
 
 // removeOwn removes the ledger's handlers from an event's groups: a group

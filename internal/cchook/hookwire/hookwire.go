@@ -1,7 +1,8 @@
 // Package hookwire is what a Claude Code hook process needs to answer
 // Claude Code without the ledger: the answers (a PreToolUse denial, a pass
-// with a message), the denials of a ledger that cannot be reached and of a
-// payload that cannot be read, the payload's bounds, what can be told of a
+// with a message), the denials of a ledger that cannot be reached, of a
+// payload that cannot be read and of a hook's internal error (a panic),
+// the payload's bounds, what can be told of a
 // payload without decoding it whole (PeekAt), and the headers the thin hook
 // (internal/cchook/thinhook) hands `serve --hooks`. internal/cchook answers
 // with these same functions, so the thin hook's messages are the NATS
@@ -16,6 +17,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // PreToolUse is the hook event of a tool call, the one event that fails
@@ -86,6 +88,43 @@ func UnreachableAllowed(where, tool string, err error) string {
 // cannot be reached: the event goes on.
 func UnreachableOther(where, event string, err error) string {
 	return "the ledger at " + where + " cannot be reached: " + errText(err) + " (nothing was recorded for this " + event + ")"
+}
+
+// PanicLog begins the log line of a panic in a hook's run (its warning,
+// with the stack after it), which PanicReason tells the user to report.
+const PanicLog = "internal error in the ledger hook"
+
+// maxPanicText bounds the panic's value as the messages quote it (bytes,
+// cut at a rune's start): internal/cchook's bound on a quoted parameter.
+const maxPanicText = 256
+
+// panicText is what, a panic's value as text (fmt.Sprint's), cut to
+// maxPanicText.
+func panicText(what string) string {
+	if len(what) <= maxPanicText {
+		return what
+	}
+	n := maxPanicText
+	for n > 0 && !utf8.RuneStart(what[n]) {
+		n--
+	}
+	return what[:n]
+}
+
+// PanicWarning is the warning of a hook run that panicked with what (the
+// panic's value, as fmt.Sprint writes it); the log line that reports it
+// (its stack) begins with the same words. Every command hook and `serve
+// --hooks` warn with it, the thin hook included (TestThinPanicDenies).
+func PanicWarning(what string) string {
+	return PanicLog + " (panic: " + panicText(what) + ")"
+}
+
+// PanicReason is the denial of a call whose hook run panicked with what
+// (as PanicWarning): the ledger's hook failed, not the call, and the stack
+// is in its log.
+func PanicReason(what string) string {
+	return "The session policy ledger's hook hit an internal error (panic: " + panicText(what) + "), so it could not decide this call and denies it. " +
+		"This is a bug in the ledger's hook, not in the call: make the call again, and if it happens again, report it to the ledger's maintainers with the hook's log line '" + PanicLog + "' and the stack in it (in the log of 'ledger serve --hooks', or on the hook's standard error)."
 }
 
 // UnreadableReason is what the model is told of a call whose payload the

@@ -44,6 +44,12 @@
 //   - Everything is answered within --timeout of the start (the payload's
 //     read and the round trip: TestThinUnreachable/timeout, and standard
 //     input held open in TestThinExitCodes).
+//   - A panic in a run is the hook's internal error, answered as the NATS
+//     hooks answer one, never Go's exit 2 with a stack: a call (or what
+//     cannot be told from one) denied in the runtime's format with
+//     hookwire.PanicReason, whatever --unreachable says, and any other
+//     event let go on with hookwire.PanicWarning; the warning and the
+//     stack on standard error (TestThinPanicDenies).
 package thinhook
 
 import (
@@ -60,6 +66,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -341,7 +348,96 @@ func RunSignals(sig <-chan os.Signal, name string, args []string, stdin io.Reade
 	return runHook(context.Background(), sig, name, args, stdin, stdout, stderr)
 }
 
-func runHook(ctx context.Context, sig <-chan os.Signal, name string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// runHook is Run and RunSignals. A panic in the run is answered as the
+// NATS hooks answer one (panicked): never Go's exit 2 with the stack,
+// which a runtime reads as a denial of whatever event it was, a prompt
+// included (TestThinPanicDenies).
+func runHook(ctx context.Context, sig <-chan os.Signal, name string, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
+	var raw []byte
+	out := &outWriter{w: stdout}
+	defer func() {
+		if v := recover(); v != nil {
+			err = panicked(name, args, raw, v, out, stderr)
+		}
+	}()
+	return runPayload(ctx, sig, name, args, stdin, out, stderr, &raw)
+}
+
+// outWriter knows whether anything was written to standard output: a run
+// that panicked prints its answer only when none was printed (hookcmd's
+// OutWriter, which this package may not link).
+type outWriter struct {
+	w     io.Writer
+	wrote bool
+}
+
+func (o *outWriter) Write(b []byte) (int, error) {
+	o.wrote = true
+	return o.w.Write(b)
+}
+
+// panicked answers a run that panicked with v, having read raw (nil when
+// it panicked before): the warning (hookwire.PanicWarning) and the stack
+// on standard error, and, unless an answer was printed already, the
+// answer the NATS hook of the runtime gives a panic. For Claude Code
+// (cchook.Panicked, hookcmd): a PreToolUse denied with
+// hookwire.PanicReason, exit 0, and a payload whose event cannot be told
+// denied with exit 2; any other event goes on with the warning as a
+// systemMessage. For codex, gemini and qwen (agenthook's Panicked,
+// `ledger hook R`): a call, or what cannot be told from one, denied in the
+// runtime's format, anything else no opinion, exit 0 always. It decides
+// on the flags and the payload alone, so a panic of --unreachable allow's
+// run denies too.
+func panicked(name string, args []string, raw []byte, v any, out *outWriter, stderr io.Writer) error {
+	what := fmt.Sprint(v)
+	warning := hookwire.PanicWarning(what)
+	fmt.Fprintln(stderr, "ledger hook:", warning)
+	fmt.Fprintf(stderr, "%s\n", stack())
+	if out.wrote {
+		return nil
+	}
+	// The runtime, as the run read it from the same flags: the flag
+	// package does not panic on a command line.
+	fs, f := flagSet(name, io.Discard)
+	_ = parse(fs, f, args)
+	pk := hookwire.PeekAt(raw)
+	reason := hookwire.PanicReason(what)
+	if a, ok := hookwire.Agents[f.runtime]; ok {
+		if pk.Told && !hookwire.IsCall(pk.Event) {
+			return nil
+		}
+		return hookwire.WriteOutput(out, a.DenyOutput(reason))
+	}
+	if pk.Told && pk.Event != hookwire.PreToolUse {
+		return hookwire.WriteOutput(out, hookwire.PassOutput("ledger hook: "+warning+" (this "+pk.Event+" goes on)"))
+	}
+	if err := hookwire.WriteOutput(out, hookwire.DenyOutput(reason)); err != nil {
+		return err
+	}
+	if !pk.Told {
+		// Not even the event can be told: exit 2 blocks the call, if it
+		// is one (the NATS hook's rule for what it cannot read).
+		return &ExitError{Code: 2, Msg: reason}
+	}
+	return nil
+}
+
+// stack is the calling goroutine's stack, as runtime/debug.Stack makes it
+// (runtime/debug is one package more in every hook process's graph).
+func stack() []byte {
+	buf := make([]byte, 4096)
+	for {
+		n := runtime.Stack(buf, false)
+		if n < len(buf) {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// runPayload is runHook's run; it keeps the payload it read in *payload,
+// for the answer to a panic.
+func runPayload(ctx context.Context, sig <-chan os.Signal, name string, args []string, stdin io.Reader, stdout, stderr io.Writer, payload *[]byte) error {
 	start := time.Now()
 	fs, f := flagSet(name, stderr)
 	err := parse(fs, f, args)
@@ -368,6 +464,7 @@ func runHook(ctx context.Context, sig <-chan os.Signal, name string, args []stri
 		readFor = f.timeout
 	}
 	raw, rerr := readPayloadWithin(stdin, readFor)
+	*payload = raw
 	if errors.Is(rerr, hookwire.ErrSlowStdin) {
 		reason := hookwire.UnreadableReason(false, rerr)
 		if f.agent != nil {
