@@ -48,6 +48,7 @@ func messages() map[string]any {
 		"CallAnswer":    fill[wire.CallAnswer](),
 		"Cause":         fill[wire.Cause](),
 		"TurnCalls":     fill[wire.TurnCalls](),
+		"NotActive":     fill[wire.NotActive](),
 	}
 }
 
