@@ -24,8 +24,10 @@ import (
 	"github.com/sessionledger/ledger/internal/cchook"
 	"github.com/sessionledger/ledger/internal/cchook/hookcmd"
 	"github.com/sessionledger/ledger/internal/cchook/thinhook"
+	"github.com/sessionledger/ledger/internal/importer"
 	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 	"github.com/sessionledger/ledger/internal/ledgercmd"
+	"github.com/sessionledger/ledger/internal/safefile"
 )
 
 // defaultHookOwner is the orchestrator the hook appends and asks as.
@@ -124,12 +126,21 @@ const hookInstallAbout = "Merges the ledger's hooks into the project's Claude Co
 	"every other byte of the file stays as it was. Installing again changes nothing; a different\n" +
 	"command line replaces the old handlers. --uninstall removes the ledger's handlers from both\n" +
 	"files, and whatever group, event or \"hooks\" key that leaves empty.\n\n" +
+	"Refused, writing nothing: a settings file Claude Code would ignore as a whole (not strict JSON, or a\n" +
+	"key of its settings schema with the wrong type, such as \"model\": 5, or a malformed hooks entry of\n" +
+	"any event), named with the key to fix; and the other settings file of the project holding the\n" +
+	"ledger's hooks with another command line, which Claude Code would run beside the new ones.\n\n" +
 	"Flags after -- are written into the hook's command line (e.g. -- --nats nats://127.0.0.1:4222\n" +
 	"--unreachable allow); see 'ledger hook claude-code --help'. Keep passwords in Claude Code's\n" +
 	"environment (NATS_PASSWORD), not in the settings file.\n\n" +
-	"With --runtime codex it writes DIR/.codex/hooks.json (running 'ledger hook codex'), with --runtime\n" +
-	"gemini DIR/.gemini/settings.json (running 'ledger hook gemini'), the same way: only the ledger's\n" +
-	"handlers change (see docs/codex-cli-hooks.md and docs/gemini-cli-hooks.md)."
+	"With --runtime codex it writes DIR/.codex/hooks.json (running 'ledger hook codex'),\n" +
+	"with --runtime gemini DIR/.gemini/settings.json (running 'ledger hook gemini'),\n" +
+	"with --runtime qwen DIR/.qwen/settings.json (running 'ledger hook qwen'), the same way: only the\n" +
+	"ledger's handlers change (see docs/codex-cli-hooks.md, docs/gemini-cli-hooks.md and docs/qwen-code-hooks.md)."
+
+// installRuntimes are the runtimes 'hook install --runtime' takes, each
+// named in hookInstallAbout (TestHookInstallHelpNamesEveryRuntime).
+var installRuntimes = []string{"claude-code", "codex", "gemini", "qwen"}
 
 // hookInstallFlags are hook install's flags. rest holds the arguments
 // after --, the hook's own flags.
@@ -145,7 +156,7 @@ type hookInstallFlags struct {
 }
 
 func (f *hookInstallFlags) register(fl *flag.FlagSet) {
-	fl.StringVar(&f.runtime, "runtime", "claude-code", "the `RUNTIME` whose hooks to write: claude-code (DIR/.claude), codex (DIR/.codex/hooks.json, running\n'ledger hook codex') gemini (DIR/.gemini/settings.json, running 'ledger hook gemini')\nor qwen (DIR/.qwen/settings.json, running 'ledger hook qwen')")
+	fl.StringVar(&f.runtime, "runtime", "claude-code", "the `RUNTIME` whose hooks to write: claude-code (DIR/.claude), codex (DIR/.codex/hooks.json, running\n'ledger hook codex'), gemini (DIR/.gemini/settings.json, running 'ledger hook gemini')\nor qwen (DIR/.qwen/settings.json, running 'ledger hook qwen')")
 	fl.StringVar(&f.project, "project", ".", "the project `DIR` (holding, or to hold, .claude, .codex, .gemini or .qwen); it must exist: the install makes\nDIR/.claude (...) but never DIR itself, so that a mistyped path is refused, not made")
 	fl.BoolVar(&f.shared, "shared", false, "write .claude/settings.json (committed, shared with the team) instead of settings.local.json")
 	fl.BoolVar(&f.uninstall, "uninstall", false, "remove the ledger's hooks (from both settings files)")
@@ -161,7 +172,8 @@ func (f *hookInstallFlags) register(fl *flag.FlagSet) {
 	fl.BoolVar(&f.trust, "trust", false, "with --runtime codex: have codex trust the ledger's handlers it lists for the project (codex's own hash of each, written by\ncodex into $CODEX_HOME/config.toml, as its hooks review does), so that they run without --dangerously-bypass-hook-trust;\nthe project itself must be trusted in codex")
 	fl.StringVar(&f.codexBin, "codex", "", "with --trust: the codex `PATH` to ask (default: codex on PATH)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the settings file as it would be written (with --uninstall each of the two under a line \"# PATH\"),\nand write nothing (not the token file either)")
-	fl.BoolVar(&f.asJSON, "json", false, `print a list of {"file", "changed", "added", "removed"}, one per settings file; with --dry-run one object,`+"\n"+
+	fl.BoolVar(&f.asJSON, "json", false, `print a list of {"file", "changed", "added", "removed"}, one per settings file (and "warnings", when there are`+"\n"+
+		`any, as standard error prints them); with --dry-run one object,`+"\n"+
 		`{"dry_run": true, "files": [{"file", "action", "changed", "added", "removed", "content"}], "token_file": {"file", "action"}};`+"\n"+
 		`an error is {"error": {"code", "message"}} on standard error`)
 }
@@ -374,6 +386,10 @@ type settingsReport struct {
 	// report's last lines say it (--runtime codex|gemini|qwen, not with
 	// --uninstall).
 	Note string `json:"note,omitempty"`
+	// Warnings are what the install found wrong but wrote anyway (each
+	// printed on standard error too): the other Claude Code settings
+	// file holding the same ledger hooks (checkOtherSettings).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // planSettings installs blk in the settings file at path, or with
@@ -386,6 +402,56 @@ func (f *hookInstallFlags) planSettings(path string, blk []cchook.EventGroup) (s
 		}
 		return cchook.Install(src, blk)
 	})
+}
+
+// checkOtherSettings looks into the project's other Claude Code settings
+// file (settings.json when the install writes settings.local.json, and
+// back): Claude Code runs the hooks of both, merged, so one holding the
+// ledger's handlers with another command line (another ledger, other
+// flags, --url against command hooks) would have every event run two
+// ledger hooks. That is refused, saying which file to install into or how
+// to remove them, rather than warned about: "a different command line
+// replaces the old handlers" is what install promises, and a local file
+// cannot replace the shared file's hooks, only add to them
+// (TestHookInstallOtherSettingsFile). The same handlers there are a
+// warning (returned): whether Claude Code runs an identical handler of two
+// files once or twice was not observed. A file that is not there, cannot
+// be read, or that Claude Code ignores whole runs no hooks and is passed
+// over.
+func (f *hookInstallFlags) checkOtherSettings(name string, blk []cchook.EventGroup) ([]string, error) {
+	other, into := sharedSettings, "give --shared to install into it instead"
+	if name == sharedSettings {
+		other, into = localSettings, "install without --shared to write into it instead"
+	}
+	path := filepath.Join(f.project, ".claude", other)
+	if a, err := os.Stat(path); err == nil {
+		if b, err := os.Stat(filepath.Join(f.project, ".claude", name)); err == nil && os.SameFile(a, b) {
+			return nil, nil // one file under two names (a link): the install replaces its hooks
+		}
+	}
+	src, err := safefile.ReadFile(path, maxSettingsFile)
+	if err != nil {
+		return nil, nil
+	}
+	h, err := cchook.Holds(src, blk)
+	switch {
+	case err != nil || !h.Has:
+		return nil, nil
+	case h.Same:
+		return []string{fmt.Sprintf("%s holds the same ledger hooks: Claude Code merges the hooks of both settings files, so keep them in one ('ledger hook install --uninstall' removes them from both; then install once)", path)}, nil
+	}
+	return nil, &exitError{code: 1, msg: fmt.Sprintf("%s holds the ledger's hooks already, running %s: Claude Code runs the hooks of both %s and %s, so every event would run two ledger hooks with different command lines; %s, "+
+		"or remove the ledger's hooks from it first ('ledger hook install --uninstall' removes them from both files), and run again; nothing was written",
+		path, strings.Join(quoteEach(h.Runs), ", "), other, name, into)}
+}
+
+// quoteEach quotes each string, for a message.
+func quoteEach(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
 }
 
 // printSettingsReports prints one line per settings file.
@@ -427,7 +493,7 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	case "qwen":
 		return runAgentHookInstall(agenthook.Qwen, &f, pos, stdout, stderr)
 	default:
-		return usageError("--runtime %q: use claude-code, codex, gemini or qwen", f.runtime)
+		return usageError("--runtime %q: use %s or %s", f.runtime, strings.Join(installRuntimes[:len(installRuntimes)-1], ", "), installRuntimes[len(installRuntimes)-1])
 	}
 	if err := f.validate(pos); err != nil {
 		return err
@@ -465,6 +531,11 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 			if err != nil {
 				return nil, false, err
 			}
+			if !f.uninstall {
+				if e.report.Warnings, err = f.checkOtherSettings(name, blk); err != nil {
+					return nil, false, err
+				}
+			}
 			edits = append(edits, e)
 		}
 		return edits, secret, nil
@@ -472,6 +543,11 @@ func runHookInstall(_ context.Context, args []string, stdout, stderr io.Writer) 
 	edits, secret, err := plan(tok.value)
 	if err != nil {
 		return err
+	}
+	for _, e := range edits {
+		for _, w := range e.report.Warnings {
+			fmt.Fprintf(stderr, "ledger: warning: %s\n", w)
+		}
 	}
 	if f.dryRun {
 		return f.printDryRun(stdout, stderr, edits, tok)
@@ -513,8 +589,11 @@ func validEnvName(s string) bool {
 	return s != ""
 }
 
-// maxSettingsFile bounds a Claude Code settings file 'hook install' reads.
-const maxSettingsFile = 4 << 20
+// maxSettingsFile bounds a settings (or hooks) file 'hook install' reads:
+// the limit the hook's import reads a Claude Code settings file up to
+// (ccimport.ClaudeCodeOptions' default), so that install takes every file
+// the hook reads (TestHookInstallSettingsLimit).
+const maxSettingsFile = importer.DefaultMaxFileSize
 
 // hookCommand is the shell line the command hooks run over NATS:
 // --command's ledger with 'hook claude-code', else this ledger binary with

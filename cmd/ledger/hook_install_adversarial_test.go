@@ -328,7 +328,10 @@ func TestHookInstallAdversarialRefusals(t *testing.T) {
 		{"event object", `{"hooks": {"PreToolUse": {"matcher": "*"}}}`, `"hooks.PreToolUse" must be a list`},
 		{"hooks twice", `{"hooks": {}, "model": "x", "hooks": {"Stop": []}}`, `"hooks" is written twice`},
 		{"event twice", `{"hooks": {"Stop": [], "Stop": []}}`, `twice`},
-		{"bom", "\ufeff{\"model\": \"opus\"}", "not valid JSON"},
+		// A byte order mark is read past and kept, as Claude Code reads
+		// past it (TestHookInstallByteOrderMark); a file Claude Code would
+		// ignore whole is refused (TestHookInstallRefusesIgnoredSettings).
+		{"ignored by Claude Code", `{"model": 5}`, "model must be a string, got number 5"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			project, p := installProject(t, "settings.local.json", []byte(tt.src))
@@ -614,25 +617,26 @@ func TestHookInstallAdversarialURLPath(t *testing.T) {
 	}
 }
 
-// TestHookInstallAdversarialOddGroups: groups and handlers the install
-// does not understand (not objects, a "hooks" that is not a list) are
-// left where they are, and the ledger's group is added beside them.
+// TestHookInstallAdversarialOddGroups: groups and handlers of shapes
+// Claude Code does not take (not objects, a "hooks" that is not a list)
+// make it ignore the whole file, so the install refuses it, naming the
+// first, and leaves it as it was (TestHookInstallRefusesIgnoredSettings);
+// --uninstall still takes the ledger's handlers out of such a file (one
+// installed into before the check) and leaves the odd ones where they are.
 func TestHookInstallAdversarialOddGroups(t *testing.T) {
 	orig := []byte(`{"hooks": {"PreToolUse": ["junk", 5, {"matcher": "Bash", "hooks": "not a list"}, {"hooks": ["x", {"type": "command", "command": "mine"}]}], "Weird": 7}}`)
 	project, local := installProject(t, "settings.local.json", orig)
-	for range 2 {
-		if _, errOut, err := runCLI(t, "", "hook", "install", "--project", project, "--command", "ledger"); err != nil {
-			t.Fatalf("%v %s", err, errOut)
-		}
+	var msg strings.Builder
+	_, _, err := runCLI(t, "", "hook", "install", "--project", project, "--command", "ledger")
+	if code := exitCode(err, &msg); code != 1 || !strings.Contains(msg.String(), `hooks.PreToolUse[0] must be a matcher group (an object with a "hooks" list), got string "junk"`) {
+		t.Errorf("exit %d %q, want 1 naming hooks.PreToolUse[0]", code, msg.String())
 	}
-	got := readFile(t, local)
-	for _, keep := range []string{`"junk", 5, {"matcher": "Bash", "hooks": "not a list"}`, `{"hooks": ["x", {"type": "command", "command": "mine"}]}`, `"Weird": 7`} {
-		if !bytes.Contains(got, []byte(keep)) {
-			t.Errorf("lost %s:\n%s", keep, got)
-		}
+	if got := readFile(t, local); !bytes.Equal(got, orig) {
+		t.Errorf("the refused file changed:\n%s", got)
 	}
-	if n := bytes.Count(got, []byte("ledger hook claude-code")); n != 7 {
-		t.Errorf("%d ledger handlers, want 7:\n%s", n, got)
+	installed := []byte(`{"hooks": {"PreToolUse": ["junk", 5, {"matcher": "Bash", "hooks": "not a list"}, {"hooks": ["x", {"type": "command", "command": "mine"}, {"type": "command", "command": "ledger hook claude-code"}]}, {"matcher": "*", "hooks": [{"type": "command", "command": "ledger hook claude-code"}]}], "Weird": 7, "Stop": [{"hooks": [{"type": "command", "command": "ledger hook claude-code"}]}]}}`)
+	if err := os.WriteFile(local, installed, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if _, errOut, err := runCLI(t, "", "hook", "install", "--project", project, "--uninstall"); err != nil {
 		t.Fatalf("%v %s", err, errOut)

@@ -313,7 +313,14 @@ func TestHookInstallSlim(t *testing.T) {
 		{[]string{"--token-env", "TOK"}, ` --hooks ` + url + ` --token-env TOK"`},
 		{[]string{"--shared"}, ` --hooks ` + url + ` --token-env LEDGER_HOOKS_TOKEN"`},
 	} {
-		args := append([]string{"hook", "install", "--project", project, "--url", url, "--token-file", tf, "--dry-run"}, tt.args...)
+		// --shared previews a fresh project: in this one, whose local
+		// file holds other ledger hooks (the token file's), it is refused
+		// (TestHookInstallOtherSettingsFile).
+		dir := project
+		if tt.args[0] == "--shared" {
+			dir = t.TempDir()
+		}
+		args := append([]string{"hook", "install", "--project", dir, "--url", url, "--token-file", tf, "--dry-run"}, tt.args...)
 		if out, _, err := runCLI(t, "", args...); err != nil || !strings.Contains(out, tt.want) {
 			t.Errorf("%q: %v\n%s\nwant %s", tt.args, err, out, tt.want)
 		}

@@ -444,21 +444,31 @@ func TestHookInstall(t *testing.T) {
 		t.Fatalf("second install: %v %s", err, out)
 	}
 	// --dry-run prints and writes nothing.
-	out, _, err = runCLI(t, "", "hook", "install", "--project", project, "--dry-run", "--shared", "--command", "ledger")
-	if err != nil || !strings.Contains(out, `"command": "ledger hook claude-code"`) {
+	out, _, err = runCLI(t, "", "hook", "install", "--project", project, "--dry-run", "--shared", "--command", "'/usr/local/bin/ledger'", "--", "--nats", "nats://127.0.0.1:4222")
+	if err != nil || !strings.Contains(out, `"command": "'/usr/local/bin/ledger' hook claude-code --nats nats://127.0.0.1:4222"`) {
 		t.Fatalf("dry run: %v %s", err, out)
 	}
 	if _, err := os.Stat(filepath.Join(project, ".claude", "settings.json")); err == nil {
 		t.Fatal("--dry-run wrote settings.json")
 	}
-	// --shared writes settings.json; --uninstall removes both.
-	if _, errOut, err := runCLI(t, "", "hook", "install", "--project", project, "--shared", "--url", "http://127.0.0.1:8787"+cchook.HTTPPath); err != nil {
+	// --shared writes settings.json (other hooks than the local file's are
+	// refused there: TestHookInstallOtherSettingsFile); --uninstall removes
+	// both.
+	var refused strings.Builder
+	if _, _, err := runCLI(t, "", "hook", "install", "--project", project, "--shared", "--url", "http://127.0.0.1:8787"+cchook.HTTPPath); exitCode(err, &refused) != 1 || !strings.Contains(refused.String(), local+" holds the ledger's hooks already") {
+		t.Errorf("--shared --url over the local file's command hooks: %q", refused.String())
+	}
+	sharedProject := t.TempDir()
+	if _, errOut, err := runCLI(t, "", "hook", "install", "--project", sharedProject, "--shared", "--url", "http://127.0.0.1:8787"+cchook.HTTPPath); err != nil {
 		t.Fatalf("%v %s", err, errOut)
 	} else if !strings.Contains(errOut, "set LEDGER_HOOKS_TOKEN") {
 		t.Errorf("a shared HTTP install does not say where its token comes from: %s", errOut)
 	}
-	if got, _ := os.ReadFile(filepath.Join(project, ".claude", "settings.json")); !bytes.Contains(got, []byte(`"Bearer $LEDGER_HOOKS_TOKEN"`)) || !bytes.Contains(got, []byte(`"onFailure": "block"`)) {
+	if got, _ := os.ReadFile(filepath.Join(sharedProject, ".claude", "settings.json")); !bytes.Contains(got, []byte(`"Bearer $LEDGER_HOOKS_TOKEN"`)) || !bytes.Contains(got, []byte(`"onFailure": "block"`)) {
 		t.Errorf("a shared HTTP install wrote:\n%s", got)
+	}
+	if _, errOut, err := runCLI(t, "", append(install[:2:2], append([]string{"--shared"}, install[2:]...)...)...); err != nil {
+		t.Fatalf("%v %s", err, errOut)
 	}
 	out, _, err = runCLI(t, "", "hook", "install", "--project", project, "--uninstall")
 	if err != nil || strings.Count(out, "removed the ledger's Claude Code hooks") != 2 {

@@ -212,10 +212,15 @@ func (f *hookInstallFlags) planFile(path string, edit func(src []byte) ([]byte, 
 		if _, derr := nearestDir(filepath.Dir(path), path); derr != nil {
 			return settingsEdit{}, derr
 		}
-		return settingsEdit{}, &exitError{code: 1, msg: fmt.Sprintf("%v; replace it with a regular file (or move it away) and run again", err)}
+		return settingsEdit{}, &exitError{code: 1, msg: readRefusal(err)}
 	}
 	out, ch, err := edit(src)
-	if err != nil {
+	var ignored *cchook.IgnoredError
+	switch {
+	case errors.As(err, &ignored):
+		// It says what to fix, and where.
+		return settingsEdit{}, &exitError{code: 1, msg: fmt.Sprintf("%s: %v; nothing was written", path, err)}
+	case err != nil:
 		return settingsEdit{}, &exitError{code: 1, msg: fmt.Sprintf("%s: %v; fix the file (or move it away) and run again", path, err)}
 	}
 	changed := !bytes.Equal(out, src)
@@ -239,6 +244,20 @@ func (f *hookInstallFlags) planFile(path string, edit func(src []byte) ([]byte, 
 		r.Removed = []string{}
 	}
 	return settingsEdit{path: path, src: src, exists: exists, out: out, changed: changed, report: r}, nil
+}
+
+// readRefusal says why a settings file could not be read, and what to do.
+func readRefusal(err error) string {
+	var le *safefile.LimitError
+	switch {
+	case errors.As(err, &le):
+		// The hook's import reads a settings file up to the same limit
+		// (TestHookInstallSettingsLimit).
+		return fmt.Sprintf("%v: the ledger reads a settings file up to that size (its hook's import too); make the file smaller (or move it away) and run again", err)
+	case errors.Is(err, safefile.ErrNotRegular):
+		return fmt.Sprintf("%v; replace it with a regular file (or move it away) and run again", err)
+	}
+	return fmt.Sprintf("%v; make it readable (or move it away) and run again", err)
 }
 
 // checkDirWritable refuses a directory the install could not make the
@@ -279,12 +298,13 @@ func nearestDir(dir, what string) (string, error) {
 // what the install would do to the file, and the file as it would be
 // written (a JSON value, null for a file that is not there and stays so).
 type dryRunFile struct {
-	File    string          `json:"file"`
-	Action  string          `json:"action"`
-	Changed bool            `json:"changed"`
-	Added   []string        `json:"added"`
-	Removed []string        `json:"removed"`
-	Content json.RawMessage `json:"content"`
+	File     string          `json:"file"`
+	Action   string          `json:"action"`
+	Changed  bool            `json:"changed"`
+	Added    []string        `json:"added"`
+	Removed  []string        `json:"removed"`
+	Warnings []string        `json:"warnings,omitempty"`
+	Content  json.RawMessage `json:"content"`
 	// CodexMoved are the handlers of the user's the edit would move
 	// (settingsReport's).
 	CodexMoved []agenthook.Moved `json:"codex_moved,omitempty"`
@@ -312,7 +332,7 @@ func (f *hookInstallFlags) printDryRun(stdout, stderr io.Writer, edits []setting
 		r := dryRunReport{DryRun: true, Files: []dryRunFile{}}
 		for _, e := range edits {
 			r.Files = append(r.Files, dryRunFile{File: e.path, Action: e.action(), Changed: e.changed,
-				Added: e.report.Added, Removed: e.report.Removed, Content: jsonContent(e.out), CodexMoved: e.report.CodexMoved})
+				Added: e.report.Added, Removed: e.report.Removed, Warnings: e.report.Warnings, Content: jsonContent(e.out), CodexMoved: e.report.CodexMoved})
 		}
 		if tok != nil && tok.file != "" {
 			r.TokenFile = &dryRunToken{File: tok.file, Action: "unchanged"}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 	"github.com/sessionledger/ledger/internal/jsontree"
 )
 
@@ -206,19 +207,69 @@ type Change struct {
 // Changed reports whether anything changed.
 func (c Change) Changed() bool { return len(c.Added) > 0 || len(c.Removed) > 0 }
 
-// Install merges blk into a settings file's bytes (empty: a new file) and
-// returns the new bytes. Only the "hooks" key is touched, and within it only
-// the ledger's own handlers (see Own): every other byte of the file stays
-// as it was, and installing the same block twice changes nothing.
+// Install merges blk into a Claude Code settings file's bytes (empty: a new
+// file) and returns the new bytes. Only the "hooks" key is touched, and
+// within it only the ledger's own handlers (see Own): every other byte of
+// the file stays as it was (a byte order mark, which Claude Code reads
+// past, its line ends and the whitespace before a closing bracket
+// included), and installing the same block twice changes nothing.
+//
+// A file Claude Code 2.1.328 would ignore as a whole (not strict JSON, or
+// a key that does not match its settings schema, the hooks of any event
+// included: ccimport.CheckSettings, which the importer uses too) is
+// refused with an *IgnoredError: hooks written into it would never run
+// (TestInstallRefusesIgnoredSettings).
 func Install(src []byte, blk []EventGroup) ([]byte, Change, error) {
-	return edit(src, blk, Own, false)
+	out, ch, err := edit(src, blk, Own, true, false)
+	if err != nil {
+		return nil, Change{}, err
+	}
+	if err := loadable(src); err != nil {
+		return nil, Change{}, err
+	}
+	return out, ch, nil
+}
+
+// IgnoredError is the refusal of a settings file that Claude Code 2.1.328
+// would ignore as a whole (its settings schema: ccimport.CheckSettings).
+// Line and Col (1-based, Col in characters) place the value at Key.
+type IgnoredError struct {
+	Line, Col int
+	Key       string // the offending key's path, "model", "hooks.Stop"
+	Problem   string // "model must be a string, got number 5"
+}
+
+func (e *IgnoredError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %s: Claude Code 2.1.328 ignores this whole file when a key does not match its settings schema, "+
+		"so it would run none of the ledger's hooks (every call would go ahead unchecked) and apply none of the file's settings; fix %s (or remove it) and run install again",
+		e.Line, e.Col, e.Problem, e.Key)
+}
+
+// loadable refuses a settings file Claude Code would ignore whole; src
+// has been read by the editor already (strict JSON, an object).
+func loadable(src []byte) error {
+	if len(bytes.TrimSpace(src)) == 0 {
+		return nil
+	}
+	err := ccimport.CheckSettingsFile("", src)
+	var se *ccimport.SchemaError
+	if errors.As(err, &se) {
+		key := se.Path
+		if key == "" {
+			key = "the settings"
+		}
+		return &IgnoredError{Line: se.Pos.Line, Col: se.Pos.Col, Key: key, Problem: se.Error()}
+	}
+	return err
 }
 
 // InstallOwn is Install for another runtime's hooks file of the same shape
 // (Codex CLI's hooks.json, Gemini CLI's settings.json): own tells the
-// ledger's handlers (internal/agenthook).
+// ledger's handlers (internal/agenthook). Claude Code's settings schema is
+// not checked, and a byte order mark is refused, saying to remove it
+// (whether those runtimes read past one was not observed).
 func InstallOwn(src []byte, blk []EventGroup, own func(map[string]any) bool) ([]byte, Change, error) {
-	return edit(src, blk, own, false)
+	return edit(src, blk, own, false, false)
 }
 
 // InstallOwnInPlace is InstallOwn for a runtime that trusts a handler by
@@ -233,7 +284,7 @@ func InstallOwn(src []byte, blk []EventGroup, own func(map[string]any) bool) ([]
 // removes it, and the wanted group appended (internal/agenthook's
 // TestInstallKeepsCodexPositions and its golden codex-stale).
 func InstallOwnInPlace(src []byte, blk []EventGroup, own func(map[string]any) bool) ([]byte, Change, error) {
-	return edit(src, blk, own, true)
+	return edit(src, blk, own, false, true)
 }
 
 // UninstallOwn is Uninstall with own telling the ledger's handlers.
@@ -241,26 +292,103 @@ func UninstallOwn(src []byte, own func(map[string]any) bool) ([]byte, Change, er
 	if len(bytes.TrimSpace(src)) == 0 {
 		return src, Change{}, nil
 	}
-	return edit(src, nil, own, false)
+	return edit(src, nil, own, false, false)
 }
 
 // Uninstall removes the ledger's own handlers from a settings file's bytes,
 // then any group, event and "hooks" key that this leaves empty; every other
-// byte stays as it was.
+// byte stays as it was. It does not check Claude Code's settings schema: a
+// file Claude Code ignores may still lose the ledger's handlers.
 func Uninstall(src []byte) ([]byte, Change, error) {
 	if len(bytes.TrimSpace(src)) == 0 {
 		return src, Change{}, nil
 	}
-	return edit(src, nil, Own, false)
+	return edit(src, nil, Own, true, false)
 }
 
-func edit(src []byte, blk []EventGroup, own func(map[string]any) bool, inPlace bool) ([]byte, Change, error) {
+// Holding is what a settings file holds of the ledger's handlers (Own),
+// against the block an install is to write (Holds).
+type Holding struct {
+	// Has says the file holds at least one of the ledger's handlers, and
+	// Same that they are exactly the block: installing it would change
+	// nothing.
+	Has, Same bool
+	// Runs are what the ledger's handlers run, each once: a command line,
+	// or an HTTP hook's URL.
+	Runs []string
+}
+
+// Holds reads what the settings file src holds of the ledger's handlers,
+// against blk. A file with none (an empty one, one that is not there) is
+// the zero Holding; one the editor refuses, or that Claude Code would
+// ignore whole (Install's refusals), is an error: its hooks do not run.
+func Holds(src []byte, blk []EventGroup) (Holding, error) {
+	var h Holding
+	if len(bytes.TrimSpace(src)) == 0 {
+		return h, nil
+	}
+	_, rm, err := edit(src, nil, Own, true, false)
+	if err != nil {
+		return h, err
+	}
+	if err := loadable(src); err != nil {
+		return h, err
+	}
+	if h.Has = rm.Changed(); !h.Has {
+		return h, nil
+	}
+	_, add, err := edit(src, blk, Own, true, false)
+	if err != nil {
+		return h, err
+	}
+	h.Same = !add.Changed()
+	root, err := parseJSON(src)
+	if err != nil {
+		return h, err
+	}
+	hooks := root.Get("hooks")
+	if hooks == nil || hooks.Value.Kind != jsontree.Object {
+		return h, nil
+	}
+	for _, ev := range hooks.Value.Members {
+		if ev.Value.Kind != jsontree.Array {
+			continue
+		}
+		own, err := ownHandlers(src, ev.Value, Own)
+		if err != nil {
+			return h, err
+		}
+		for _, o := range own {
+			run, _ := o.value["command"].(string)
+			if o.value["type"] == "http" {
+				run, _ = o.value["url"].(string)
+			}
+			if !slices.Contains(h.Runs, run) {
+				h.Runs = append(h.Runs, run)
+			}
+		}
+	}
+	return h, nil
+}
+
+// byteOrderMark is UTF-8's, which Claude Code reads past (CLI: a settings
+// file starting with it applied; docs/importer-claude-code.md).
+var byteOrderMark = []byte("\ufeff")
+
+// edit installs blk (nil: uninstalls) in src. With bom a byte order mark
+// at the start is read past and kept; without, it is refused. With
+// inPlace a ledger handler that changes is replaced where it stands
+// (InstallOwnInPlace).
+func edit(src []byte, blk []EventGroup, own func(map[string]any) bool, bom, inPlace bool) ([]byte, Change, error) {
 	var ch Change
 	if len(bytes.TrimSpace(src)) == 0 {
 		if len(blk) == 0 {
 			return src, ch, nil
 		}
 		return newSettings(blk, &ch), ch, nil
+	}
+	if !bom && bytes.HasPrefix(src, byteOrderMark) {
+		return nil, ch, errors.New("not valid JSON: line 1, column 1: the file starts with a UTF-8 byte order mark (bytes EF BB BF); remove the byte order mark (save the file as UTF-8 without BOM)")
 	}
 	root, err := parseJSON(src)
 	if err != nil {
@@ -269,7 +397,7 @@ func edit(src []byte, blk []EventGroup, own func(map[string]any) bool, inPlace b
 	if root.Kind != jsontree.Object {
 		return nil, ch, errors.New("the settings must be a JSON object")
 	}
-	unit := indentUnit(src, root)
+	unit, eol := indentUnit(src, root), lineEnd(src)
 	hi, err := member(root, "hooks", "")
 	if err != nil {
 		return nil, ch, err
@@ -279,7 +407,7 @@ func edit(src []byte, blk []EventGroup, own func(map[string]any) bool, inPlace b
 			return src, ch, nil
 		}
 		ind := childIndent(src, root, unit)
-		edits := editContainer(src, root, nil, []string{renderMember("hooks", nil, "", unit) + renderBlock(blk, ind, unit)}, unit)
+		edits := editContainer(src, root, nil, []string{renderMember("hooks", nil, "", unit) + renderBlock(blk, ind, unit)}, unit, eol)
 		for _, eg := range blk {
 			ch.Added = append(ch.Added, eg.Event)
 		}
@@ -289,7 +417,7 @@ func edit(src []byte, blk []EventGroup, own func(map[string]any) bool, inPlace b
 	if hv.Kind != jsontree.Object {
 		return nil, ch, errors.New(`"hooks" must be an object of events`)
 	}
-	e := &hooksEdit{src: src, unit: unit, ch: &ch, want: map[string]Group{}, own: own, inPlace: inPlace}
+	e := &hooksEdit{src: src, unit: unit, eol: eol, ch: &ch, want: map[string]Group{}, own: own, inPlace: inPlace}
 	for _, eg := range blk {
 		e.want[eg.Event] = eg.Group
 	}
@@ -317,9 +445,9 @@ func edit(src []byte, blk []EventGroup, own func(map[string]any) bool, inPlace b
 		// Nothing is left under "hooks": remove the key itself.
 		del := make([]bool, len(root.Members))
 		del[hi] = true
-		edits = editContainer(src, root, del, nil, unit)
+		edits = editContainer(src, root, del, nil, unit, eol)
 	} else {
-		edits = append(edits, editContainer(src, hv, delEvent, add, unit)...)
+		edits = append(edits, editContainer(src, hv, delEvent, add, unit, eol)...)
 	}
 	sort.Strings(ch.Removed)
 	return apply(src, edits), ch, nil
@@ -344,6 +472,7 @@ func newSettings(blk []EventGroup, ch *Change) []byte {
 type hooksEdit struct {
 	src     []byte
 	unit    string
+	eol     string // the file's line end (lineEnd)
 	ch      *Change
 	want    map[string]Group
 	edits   []span
@@ -389,7 +518,7 @@ func (e *hooksEdit) event(m jsontree.Member) (bool, error) {
 	if add == nil && !slices.Contains(delGroup, false) {
 		return true, nil
 	}
-	e.edits = append(e.edits, editContainer(e.src, arr, delGroup, add, e.unit)...)
+	e.edits = append(e.edits, editContainer(e.src, arr, delGroup, add, e.unit, e.eol)...)
 	return false, nil
 }
 
@@ -455,7 +584,7 @@ func (e *hooksEdit) removeOwn(arr *jsontree.Value, own []ownHandler) []bool {
 			delGroup[gi] = true
 			continue
 		}
-		e.edits = append(e.edits, editContainer(e.src, own[slices.IndexFunc(own, func(o ownHandler) bool { return o.group == gi })].hooks, del, nil, e.unit)...)
+		e.edits = append(e.edits, editContainer(e.src, own[slices.IndexFunc(own, func(o ownHandler) bool { return o.group == gi })].hooks, del, nil, e.unit, e.eol)...)
 	}
 	return delGroup
 }
@@ -564,21 +693,32 @@ func renderJSON(v any, prefix, unit string) string {
 
 // parseJSON reads a settings file into the positioned tree of package
 // jsontree, every member kept as written (a key written twice included,
-// which member refuses), with the byte spans the edits need. The file must
-// be strict JSON (json.Valid, so a byte order mark is refused too): the
-// error names the line and column (in bytes) of the offending byte.
+// which member refuses), with the byte spans the edits need (offsets into
+// src, a byte order mark included). The file must be strict JSON after an
+// optional byte order mark (json.Valid): the error names the line and
+// column (in bytes, after the mark) of the offending byte.
 func parseJSON(src []byte) (*jsontree.Value, error) {
-	if !json.Valid(src) {
+	body := bytes.TrimPrefix(src, byteOrderMark)
+	if !json.Valid(body) {
 		var v any
-		err := json.Unmarshal(src, &v)
+		err := json.Unmarshal(body, &v)
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			line, col := lineCol(src, int(se.Offset))
+			line, col := lineCol(body, int(se.Offset))
 			return nil, fmt.Errorf("line %d, column %d: %v", line, col, err)
 		}
 		return nil, err
 	}
 	return jsontree.ParseStrict("", src, nil)
+}
+
+// lineEnd is the file's line end: CRLF when its first line ends so, else
+// LF. New lines are written with it, so that a CRLF file stays CRLF.
+func lineEnd(src []byte) string {
+	if i := bytes.IndexByte(src, '\n'); i > 0 && src[i-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 func lineCol(src []byte, off int) (int, int) {
@@ -635,8 +775,17 @@ func items(c *jsontree.Value) (starts, ends []int) {
 }
 
 // editContainer deletes the items of c marked in del and appends add (each
-// rendered already), keeping the separators and indentation of the rest.
-func editContainer(src []byte, c *jsontree.Value, del []bool, add []string, unit string) []span {
+// rendered already, with LF line ends, which become eol), keeping the
+// separators and indentation of the rest.
+//
+// Invariant: what follows c's last item (the whitespace before its closing
+// bracket: a blank line, a space, a CRLF) stays after the items appended,
+// and the whitespace before its first item stays before the first new one
+// when every old item goes; a deletion removes an item with the separator
+// before it. So an uninstall gives back the bytes the install was given
+// whenever the container it appended to had an item
+// (TestInstallAdversarialShapes, byte for byte).
+func editContainer(src []byte, c *jsontree.Value, del []bool, add []string, unit, eol string) []span {
 	starts, ends := items(c)
 	n := len(starts)
 	if del == nil {
@@ -677,21 +826,30 @@ func editContainer(src []byte, c *jsontree.Value, del []bool, add []string, unit
 	if n > 0 && !bytes.ContainsRune(src[c.Start+1:starts[0]], '\n') {
 		pretty = false // an inline container stays inline
 	}
-	from, sep := c.Start+1, ""
-	if last >= 0 {
+	from, sep, lead := c.Start+1, "", true
+	switch {
+	case last >= 0:
 		from, sep = ends[last], ","
+	case n > 0:
+		// Every item goes: the first new one takes the first old one's
+		// place, after the whitespace before it.
+		from, lead = starts[0], false
 	}
 	var b strings.Builder
 	for _, a := range add {
 		b.WriteString(sep)
-		if pretty {
-			b.WriteString("\n" + ind)
+		if pretty && lead {
+			b.WriteString(eol + ind)
 		}
-		b.WriteString(a)
+		lead = true
+		b.WriteString(strings.ReplaceAll(a, "\n", eol))
 		sep = ","
 	}
-	if pretty {
-		b.WriteString("\n" + closing)
+	switch {
+	case n > 0:
+		b.Write(src[ends[n-1] : c.End-1])
+	case pretty:
+		b.WriteString(eol + closing)
 	}
 	return append(edits, span{from, c.End - 1, b.String()})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -22,13 +23,35 @@ var settingsShapes = []string{
 	"{\n  \"hooks\": {\n    \"PreToolUse\": []\n  }\n}\n",
 	"{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"*\", \"hooks\": []}\n    ]\n  }\n}\n",
 	"    {\n        \"model\": \"opus\"\n    }    \n",
+	// Whitespace before a closing bracket, CRLF line ends, a byte order
+	// mark: kept (install review 8, 9).
+	"{\n  \"model\": \"opus\"\n\n}\n",
+	"{\n  \"model\": \"opus\"   \n}\n",
+	`{"model": "opus" }`,
+	"{\r\n  \"model\": \"opus\",\r\n  \"hooks\": {\r\n    \"Stop\": [\r\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"mine\"}]}\r\n    ]\r\n\r\n  }\r\n}\r\n",
+	"{\r\n\t\"hooks\": {\r\n\t\t\"PreToolUse\": [\r\n\t\t\t{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"mine\"}]}\r\n\t\t]\r\n\t}\r\n}",
+	"\ufeff{\n  \"model\": \"opus\"\n}\n",
+	"\ufeff{}",
+}
+
+// notByteForByte are the shapes whose uninstall gives back the same JSON
+// but not the same bytes: an empty "hooks" or event list that was there
+// before goes with the last handler, and an empty object keeps none of the
+// whitespace inside it ("{ }" comes back "{}"). Every other shape comes
+// back byte for byte.
+var notByteForByte = map[string]bool{
+	"{ }":                                  true,
+	`{"hooks":{}}`:                         true,
+	"{\n  \"hooks\": {},\n  \"x\": 1\n}\n": true,
+	"{\n  \"hooks\": {\n    \"PreToolUse\": []\n  }\n}\n": true,
 }
 
 // TestInstallAdversarialShapes: on every shape, the install is valid
 // JSON holding exactly one ledger handler per event of the block, leaves
-// the user's values as they were, changes nothing when run again, and the
-// uninstall gives back the original bytes (but for a "hooks": {} or an
-// event's empty list that was there, which go with the last handler).
+// the user's values as they were, writes its lines with the file's line
+// end, changes nothing when run again, and the uninstall gives back the
+// original bytes (but for the shapes of notByteForByte, which give back
+// the same JSON).
 func TestInstallAdversarialShapes(t *testing.T) {
 	for _, blk := range [][]EventGroup{CommandBlock(testCommand, 10), HTTPBlockWith("http://127.0.0.1:8787"+HTTPPath, "$TOK", 10, "ledger-hook --hooks x")} {
 		for _, src := range settingsShapes {
@@ -37,9 +60,16 @@ func TestInstallAdversarialShapes(t *testing.T) {
 				t.Errorf("%q: %v", src, err)
 				continue
 			}
-			if !json.Valid(got) {
+			body := bytes.TrimPrefix(got, []byte("\ufeff"))
+			if !json.Valid(body) {
 				t.Errorf("%q: installed invalid JSON:\n%s", src, got)
 				continue
+			}
+			if bytes.HasPrefix([]byte(src), []byte("\ufeff")) != (len(body) < len(got)) {
+				t.Errorf("%q: the byte order mark was not kept as it was:\n%q", src, got)
+			}
+			if strings.Contains(src, "\r\n") && bytes.Count(got, []byte("\n")) != bytes.Count(got, []byte("\r\n")) {
+				t.Errorf("%q: a CRLF file got LF line ends:\n%q", src, got)
 			}
 			if len(ch.Added) != len(blk) {
 				t.Errorf("%q: added %v", src, ch.Added)
@@ -49,7 +79,7 @@ func TestInstallAdversarialShapes(t *testing.T) {
 					Hooks []map[string]any `json:"hooks"`
 				} `json:"hooks"`
 			}
-			if err := json.Unmarshal(got, &parsed); err != nil {
+			if err := json.Unmarshal(body, &parsed); err != nil {
 				t.Fatalf("%q: %v", src, err)
 			}
 			for _, eg := range blk {
@@ -66,8 +96,8 @@ func TestInstallAdversarialShapes(t *testing.T) {
 				}
 			}
 			var before, after map[string]any
-			_ = json.Unmarshal([]byte(src), &before)
-			_ = json.Unmarshal(got, &after)
+			_ = json.Unmarshal(bytes.TrimPrefix([]byte(src), []byte("\ufeff")), &before)
+			_ = json.Unmarshal(body, &after)
 			for k, v := range before {
 				if k != "hooks" && !reflect.DeepEqual(after[k], v) {
 					t.Errorf("%q: %s changed to %v", src, k, after[k])
@@ -83,10 +113,13 @@ func TestInstallAdversarialShapes(t *testing.T) {
 				continue
 			}
 			if string(back) != src {
-				// The documented exception: an empty "hooks" or event
-				// list there before.
+				// The documented exceptions: an empty "hooks" or event
+				// list there before, the whitespace inside an empty
+				// object.
 				var b map[string]any
-				if json.Unmarshal(back, &b) != nil || !reflect.DeepEqual(withoutEmptyHooks(before), b) {
+				if !notByteForByte[src] {
+					t.Errorf("%q: uninstalled to %q, want the original bytes", src, back)
+				} else if json.Unmarshal(back, &b) != nil || !reflect.DeepEqual(withoutEmptyHooks(before), b) {
 					t.Errorf("%q: uninstalled to %q", src, back)
 				}
 			}

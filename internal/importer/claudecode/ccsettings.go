@@ -42,8 +42,10 @@ import (
 //     byte order mark is fine (CLI).
 //
 // Claude Code also ignores a file in which a key the importer does not read
-// has the wrong type ("model": 5, CLI); the importer checks only the keys
-// it imports.
+// has the wrong type ("model": 5, CLI), or whose hooks are malformed: the
+// checks of every such key are CheckSettings' (settingsschema.go), which
+// hook install uses too; the import warns about such a file and keeps its
+// rules (readSettings).
 
 // settingsModes are the defaultMode values Claude Code accepts (manual is
 // default; CLI: "manual" applied, "yolo" and 5 made it ignore the file).
@@ -70,34 +72,31 @@ func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *impo
 		}
 		return nil, nil, err
 	}
-	ignore := func(v *Value, format string, args ...any) (*settingsFile, *importer.Warning, error) {
-		return nil, skipped(file, v.Pos, "%s", fmt.Sprintf(format, args...)+": Claude Code ignores this whole file when it does not match its settings schema, so none of its rules apply"), nil
+	// A file Claude Code ignores for a key the import reads is skipped, as
+	// Claude Code skips it; for another key (its type as the release's
+	// schema declares it, or malformed hooks) it is imported with a
+	// warning: a file skipped wrongly would drop its deny rules, so the
+	// ledger keeps them, a deliberate fail-closed choice (hook install
+	// refuses to write into either: CheckSettings;
+	// TestClaudeCodeSkipsIgnoredSettings).
+	if e := checkSettings(root, false); e != nil {
+		return nil, skipped(file, e.Pos, "%s", e.Error()+": Claude Code ignores this whole file when it does not match its settings schema, so none of its rules apply"), nil
 	}
-	if root.Kind != Object {
-		return ignore(root, "settings must be an object, got %s", root.Kind)
+	if e := CheckSettings(root); e != nil {
+		c.warn(file, e.Pos, e.Path, "%s: by its settings schema Claude Code 2.1.328 ignores this whole file, rules included; the ledger imports its rules all the same (fail closed): fix %s so that both apply them", e.Error(), e.Path)
 	}
 	s := &settingsFile{file: file, lists: map[string][]*Value{}, keys: map[string]Pos{}, modes: map[string]*Value{}}
 	var later []func()
 	for _, top := range root.Members {
 		switch top.Key {
 		case "permissions":
-			p := top.Value
-			if p.Kind != Object {
-				return ignore(p, "permissions must be an object, got %s", p.Kind)
-			}
-			for _, m := range p.Members {
+			for _, m := range top.Value.Members {
 				key := importer.JoinPath("permissions", m.Key)
 				switch {
 				case contains(permLists, m.Key):
-					if m.Value.Kind != Array {
-						return ignore(m.Value, "%s must be a list of strings, got %s", key, m.Value.Kind)
-					}
 					s.keys[m.Key] = m.KeyPos
 					var list []*Value
 					for i, e := range m.Value.Elems {
-						if e.Kind != String && m.Key == "additionalDirectories" {
-							return ignore(e, "%s[%d] must be a string, got %s", key, i, e.Kind)
-						}
 						if e.Kind != String {
 							i, e := i, e
 							later = append(later, func() {
@@ -108,20 +107,7 @@ func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *impo
 						list = append(list, e)
 					}
 					s.lists[m.Key] = list
-				case m.Key == "defaultMode":
-					if m.Value.Kind != String || !contains(settingsModes, m.Value.Str) {
-						return ignore(m.Value, "%s must be one of %s, got %s", key, strings.Join(settingsModes, ", "), short(m.Value))
-					}
-					s.keys[m.Key], s.modes[m.Key] = m.KeyPos, m.Value
-				case m.Key == "disableBypassPermissionsMode":
-					if m.Value.Kind != String || m.Value.Str != "disable" {
-						return ignore(m.Value, `%s must be "disable", got %s`, key, short(m.Value))
-					}
-					s.keys[m.Key], s.modes[m.Key] = m.KeyPos, m.Value
-				case m.Key == blockReadsKey || m.Key == blockWritesKey:
-					if m.Value.Kind != Bool {
-						return ignore(m.Value, "%s must be true or false, got %s", key, short(m.Value))
-					}
+				case m.Key == "defaultMode", m.Key == "disableBypassPermissionsMode", m.Key == blockReadsKey, m.Key == blockWritesKey:
 					s.keys[m.Key], s.modes[m.Key] = m.KeyPos, m.Value
 				default:
 					later = append(later, func() {
@@ -131,9 +117,6 @@ func (c *ccImporter) readSettings(file string, src []byte) (*settingsFile, *impo
 			}
 		case "env":
 			top := top
-			if top.Value.Kind != Object {
-				return ignore(top.Value, "env must be an object, got %s", top.Value.Kind)
-			}
 			d := top.Value.Get(depthEnv)
 			if d == nil {
 				later = append(later, func() {

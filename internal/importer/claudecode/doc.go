@@ -22,4 +22,10 @@
 //     that lead out of the project unless ClaudeCodeOptions.FollowSymlinks.
 //     So nothing blocks, and the API takes no context.
 //   - It is linear in the size of its input (BenchmarkImport*).
+//   - Which settings files Claude Code ignores as a whole is CheckSettings'
+//     alone to say: hook install (internal/cchook) refuses to write into
+//     exactly those; the import skips those it ignores for a key the
+//     import reads, and imports the others with a warning, their deny
+//     rules kept (TestClaudeCodeSkipsIgnoredSettings,
+//     TestInstallRefusesIgnoredSettings).
 package ccimport
