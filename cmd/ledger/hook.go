@@ -396,6 +396,11 @@ type settingsReport struct {
 // --uninstall removes the ledger's hooks from it, and returns the file's
 // new bytes; it writes nothing (planFile).
 func (f *hookInstallFlags) planSettings(path string, blk []cchook.EventGroup) (settingsEdit, error) {
+	if !f.uninstall {
+		if err := linkInProject(path, f.project); err != nil {
+			return settingsEdit{}, err
+		}
+	}
 	return f.planFile(path, func(src []byte) ([]byte, cchook.Change, error) {
 		if f.uninstall {
 			return cchook.Uninstall(src)
@@ -989,6 +994,33 @@ func settingsTarget(path string) (string, error) {
 		return "", &exitError{code: 1, msg: fmt.Sprintf("%s is a symbolic link that cannot be followed (%v); make it point to a file (or remove it) and run again", path, err)}
 	}
 	return target, nil
+}
+
+// linkInProject refuses a Claude Code settings file that is a symbolic
+// link out of the project: the hook imports the project's settings as
+// 'ledger policy import' does, which refuses such a link (it is not
+// followed unless asked), so hooks written through it would find the
+// project's policy refused at every session. Uninstall still takes its
+// hooks out (TestHookInstallRefusesLinkOutOfProject).
+func linkInProject(path, project string) error {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil // settingsTarget names a link to nothing
+	}
+	root, err := filepath.EvalSymlinks(project)
+	if err != nil {
+		return nil
+	}
+	if rel, err := filepath.Rel(root, target); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	return &exitError{code: 1, msg: fmt.Sprintf("%s is a symbolic link to %s, outside the project %s: the hook imports the project's settings "+
+		"as 'ledger policy import' does, which does not follow a link out of the project, so its sessions would find the policy refused; "+
+		"make %s a file in the project (or a link inside it) and run again; nothing was written", path, target, root, filepath.Base(path))}
 }
 
 // checkWritable refuses a settings file its owner may not write (mode

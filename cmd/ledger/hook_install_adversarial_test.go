@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sessionledger/ledger/internal/cchook"
+	ccimport "github.com/sessionledger/ledger/internal/importer/claudecode"
 )
 
 // The tests here probe 'ledger hook install' as a conformance suite would,
@@ -387,12 +388,17 @@ func TestHookInstallAdversarialUninstallRefusalWritesNothing(t *testing.T) {
 }
 
 // TestHookInstallAdversarialSymlink: a settings file that is a symbolic
-// link (a dotfiles checkout, a file shared between worktrees) is edited
-// where it points: the link stays a link, its target gets the hooks, and
-// the uninstall gives the target back its bytes.
+// link to a file in the project is edited where it points: the link stays
+// a link, its target gets the hooks, and the uninstall gives the target
+// back its bytes. (A link out of the project, which this test installed
+// through before, is refused: the hook's import does not follow it;
+// TestHookInstallRefusesLinkOutOfProject.)
 func TestHookInstallAdversarialSymlink(t *testing.T) {
 	project, local := installProject(t, "settings.local.json", nil)
-	dotfiles := t.TempDir()
+	dotfiles := filepath.Join(project, "dotfiles")
+	if err := os.MkdirAll(dotfiles, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	target := filepath.Join(dotfiles, "claude-settings.json")
 	orig := []byte(userSettings)
 	if err := os.WriteFile(target, orig, 0o640); err != nil {
@@ -427,6 +433,57 @@ func TestHookInstallAdversarialSymlink(t *testing.T) {
 	}
 	if st, err := os.Lstat(local); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the uninstall replaced the symbolic link %s (%v)", local, err)
+	}
+}
+
+// TestHookInstallRefusesLinkOutOfProject: a Claude Code settings file
+// that is a symbolic link out of the project (a dotfiles checkout) is
+// refused, naming the link, its target and what to do, and nothing is
+// written: the hook imports the project's settings without following such
+// a link (as 'ledger policy import' without --follow-symlinks), so hooks
+// written through it would find the project's policy refused. Uninstall
+// still takes the ledger's hooks out through it.
+func TestHookInstallRefusesLinkOutOfProject(t *testing.T) {
+	project, local := installProject(t, "settings.local.json", nil)
+	dotfiles := t.TempDir()
+	target := filepath.Join(dotfiles, "claude-settings.json")
+	if err := os.WriteFile(target, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, local); err != nil {
+		t.Fatal(err)
+	}
+	// The hook's own import refuses the project, as install says.
+	if _, err := ccimport.ClaudeCode(project, ccimport.ClaudeCodeOptions{}); err == nil || !strings.Contains(err.Error(), "outside the project") {
+		t.Fatalf("the import of a project whose settings link out of it: %v", err)
+	}
+	for _, args := range [][]string{{"--command", "ledger"}, {"--command", "ledger", "--dry-run"}, {"--url", loopbackHooksURL, "--no-token"}} {
+		var msg strings.Builder
+		_, _, err := runCLI(t, "", append([]string{"hook", "install", "--project", project}, args...)...)
+		if code := exitCode(err, &msg); code != 1 || !strings.Contains(msg.String(), "is a symbolic link to "+target+", outside the project") ||
+			!strings.Contains(msg.String(), "make settings.local.json a file in the project") {
+			t.Fatalf("%q: exit %d %q", args, code, msg.String())
+		}
+		if got := readFile(t, target); string(got) != userSettings {
+			t.Fatalf("%q: the link's target changed:\n%s", args, got)
+		}
+	}
+	// Hooks an older install wrote there come out.
+	withHooks, _, err := cchook.Install([]byte(userSettings), cchook.CommandBlock("ledger hook claude-code", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(target, withHooks, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, err := runCLI(t, "", "hook", "install", "--project", project, "--uninstall"); err != nil {
+		t.Fatalf("uninstall: %v %s", err, errOut)
+	}
+	if got := readFile(t, target); string(got) != userSettings {
+		t.Errorf("uninstalled target:\n%s\nwant the original", got)
 	}
 }
 
