@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
@@ -52,7 +53,7 @@ func (s *Service) inactiveReason(ctx context.Context, in *projection.Inactive, a
 	rec := in.SetBy
 	if rec == nil && in.Session != "" {
 		var err error
-		if rec, err = s.lastRecordOf(ctx, in.Session, in.RecordType(), max(in.After, at-min(at, inactiveScan)), at); err != nil {
+		if rec, err = s.inactive.find(ctx, s, in, at); err != nil {
 			return envelope.Reason{}, err
 		}
 		if rec == nil {
@@ -62,6 +63,65 @@ func (s *Service) inactiveReason(ctx context.Context, in *projection.Inactive, a
 		}
 	}
 	return in.Reason(rec), nil
+}
+
+// inactiveMemo remembers, for a session not active (its key, the type of
+// the record that put it in its state, and its context's record: After),
+// the record the last search found and the position it searched up to,
+// so that repeated checks of a session that ended long ago read only the
+// records since, not the 16,384 before each time. What find answers is
+// what a search from the position alone gives: the log's records are
+// fixed, and the memo is used only when it covers the search's window
+// (TestInactiveMemoAnswersAsASearch). It holds at most inactiveMemoSize
+// entries, and starts over when full.
+type inactiveMemo struct {
+	mu sync.Mutex
+	m  map[inactiveKey]inactiveFound
+}
+
+const inactiveMemoSize = 4096
+
+type inactiveKey struct {
+	session events.SessionKey
+	t       events.Type
+	after   uint64
+}
+
+type inactiveFound struct {
+	rec *envelope.RecordRef // the last record of its type in (.., to]; nil: none in the window
+	to  uint64
+}
+
+// find is in's session's last record of in.RecordType() in the window
+// (max(in.After, at-inactiveScan), at], nil when there is none.
+func (m *inactiveMemo) find(ctx context.Context, s *Service, in *projection.Inactive, at uint64) (*envelope.RecordRef, error) {
+	k := inactiveKey{session: in.Session, t: in.RecordType(), after: in.After}
+	lo := max(in.After, at-min(at, inactiveScan))
+	m.mu.Lock()
+	f, ok := m.m[k]
+	m.mu.Unlock()
+	var rec *envelope.RecordRef
+	var err error
+	if ok && f.to <= at && f.to >= lo {
+		// (lo, f.to] was searched: f.rec is its last match, if above lo.
+		if rec, err = s.lastRecordOf(ctx, in.Session, k.t, f.to, at); err != nil {
+			return nil, err
+		}
+		if rec == nil && f.rec != nil && f.rec.Seq > lo {
+			rec = f.rec
+		}
+	} else if rec, err = s.lastRecordOf(ctx, in.Session, k.t, lo, at); err != nil {
+		return nil, err
+	}
+	if !ok || at > f.to {
+		m.mu.Lock()
+		if m.m == nil || len(m.m) >= inactiveMemoSize {
+			m.m = make(map[inactiveKey]inactiveFound)
+		}
+		m.m[k] = inactiveFound{rec: rec, to: at}
+		m.mu.Unlock()
+	}
+	return rec, nil
 }
 
 // lastRecordOf is session key's last record of type t in the sequences

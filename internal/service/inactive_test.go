@@ -213,3 +213,64 @@ func TestPlainCheckFindsAnEndFarBack(t *testing.T) {
 		t.Fatalf("check of s1 at seq %d: %+v, want the session.ended at seq 6", a.Seq, r)
 	}
 }
+
+// TestInactiveMemoAnswersAsASearch: the checks of a session that ended
+// long ago remember what they found (inactiveMemo), and each answers the
+// record a search from its own position alone finds: the latest end within
+// 16,384 records before it, none farther back, whatever was asked before.
+func TestInactiveMemoAnswersAsASearch(t *testing.T) {
+	ctx := t.Context()
+	svc := service.New(service.Config{Log: &service.MemLog{}, Dialects: dialects.All()})
+	filler := 0
+	appendAll := func(evs ...string) {
+		for _, ev := range evs {
+			if _, err := svc.Append(ctx, []byte(ev)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fill := func(n int) {
+		for range n {
+			filler++
+			appendAll(fmt.Sprintf(`{"type":"tool.checked","v":1,"actor":"acme","session":"s2","data":{"turn":1,"tool":"read","call":"c%d"}}`, filler))
+		}
+	}
+	appendAll(
+		`{"type":"policy.set","v":1,"actor":"ops","data":{"dialect":"openclaw","document":{"tools":{}},"catalogue":["read","exec"]}}`,
+		`{"type":"session.started","v":1,"actor":"acme","session":"s1","data":{"agent":"main"}}`,
+		`{"type":"turn.started","v":1,"actor":"acme","session":"s1","data":{"turn":1}}`,
+		`{"type":"session.started","v":1,"actor":"acme","session":"s2","data":{"agent":"main"}}`,
+		`{"type":"turn.started","v":1,"actor":"acme","session":"s2","data":{"turn":1}}`,
+		`{"type":"session.ended","v":1,"actor":"acme","session":"s1","data":{}}`, // 6
+	)
+	fill(100) // 7..106
+	appendAll(`{"type":"session.reopened","v":1,"actor":"acme","session":"s1","data":{}}`, // 107
+		`{"type":"session.ended","v":1,"actor":"acme","session":"s1","data":{}}`) // 108
+	fill(4*4096 + 100) // 109..16592
+	for _, q := range []struct {
+		at   uint64
+		want uint64 // the end named; 0: none (farther back than the search); 1: allowed
+	}{
+		{50, 6}, {100, 6}, {107, 1}, {108, 108}, {5000, 108}, {16491, 108}, {16492, 0}, {16592, 0}, {60, 6}, {16491, 108}, {0, 0},
+	} {
+		a, err := svc.Check(ctx, "s1", "exec", nil, projection.Position{Seq: q.at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := a.Verdict.Reason
+		switch {
+		case q.want == 1:
+			if a.Verdict.Decision != envelope.Allow {
+				t.Errorf("at %d: %s %+v, want allow (reopened)", q.at, a.Verdict.Decision, r)
+			}
+		case q.want == 0:
+			if a.Verdict.Decision != envelope.Deny || r.Record != nil {
+				t.Errorf("at %d (answered at %d): %s %+v, want deny naming no record", q.at, a.Seq, a.Verdict.Decision, r)
+			}
+		default:
+			if a.Verdict.Decision != envelope.Deny || r.Record == nil || r.Record.Seq != q.want {
+				t.Errorf("at %d: %s %+v, want deny naming the session.ended at seq %d", q.at, a.Verdict.Decision, r, q.want)
+			}
+		}
+	}
+}

@@ -148,6 +148,9 @@ type Service struct {
 	log  *slog.Logger
 	mu   sync.Mutex
 	head *projection.State
+	// inactive remembers the records that put sessions out of work, for
+	// the checks of them (inactive.go).
+	inactive inactiveMemo
 	// stamp is the text of the last millisecond a record was stamped
 	// with (see now).
 	stamp atomic.Pointer[stamp]
@@ -819,27 +822,37 @@ func (s *Service) ToolsAnswer(ctx context.Context, key events.SessionKey, pos pr
 // inactive.go).
 func (s *Service) Check(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, pos projection.Position) (a wire.WhyResult, err error) {
 	if pos == (projection.Position{}) {
-		s.lock()
-		v, err := s.head.Check(key, tool, input)
 		var in *projection.Inactive
-		if err == nil {
-			in, err = s.head.NotActive(key)
-		}
-		if err != nil {
-			s.mu.Unlock()
+		if err := s.checkHead(key, tool, input, &a, &in); err != nil {
 			return a, err
 		}
-		a = wire.WhyResult{Seq: s.head.Position(), Scope: s.head.ScopeOf(key), Verdict: v}
-		s.mu.Unlock()
 		if in != nil {
 			// Read from the log without the lock: the answer is at a.Seq.
-			a.Verdict, err = s.denyInactive(ctx, in, a.Seq, v)
+			a.Verdict, err = s.denyInactive(ctx, in, a.Seq, a.Verdict)
 		}
 		return a, err
 	}
 	a, err = s.Why(ctx, key, tool, input, pos)
 	a.Verdict.Trace = nil
 	return a, err
+}
+
+// checkHead is Check at the head, under the lock (released by defer, so
+// that a panic in a dialect's decision, which the API recovers, leaves the
+// service usable): the verdict in a, and in why the session takes no
+// check, nil when it is active.
+func (s *Service) checkHead(key events.SessionKey, tool string, input json.RawMessage, a *wire.WhyResult, in **projection.Inactive) error {
+	s.lock()
+	defer s.mu.Unlock()
+	v, err := s.head.Check(key, tool, input)
+	if err != nil {
+		return err
+	}
+	if *in, err = s.head.NotActive(key); err != nil {
+		return err
+	}
+	*a = wire.WhyResult{Seq: s.head.Position(), Scope: s.head.ScopeOf(key), Verdict: v}
+	return nil
 }
 
 // Why answers the why query (check is the same without the trace). At a
