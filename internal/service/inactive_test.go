@@ -243,7 +243,7 @@ func TestInactiveMemoAnswersAsASearch(t *testing.T) {
 		`{"type":"turn.started","v":1,"actor":"acme","session":"s2","data":{"turn":1}}`,
 		`{"type":"session.ended","v":1,"actor":"acme","session":"s1","data":{}}`, // 6
 	)
-	fill(100) // 7..106
+	fill(100)                                                                              // 7..106
 	appendAll(`{"type":"session.reopened","v":1,"actor":"acme","session":"s1","data":{}}`, // 107
 		`{"type":"session.ended","v":1,"actor":"acme","session":"s1","data":{}}`) // 108
 	fill(4*4096 + 100) // 109..16592
