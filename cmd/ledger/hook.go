@@ -996,31 +996,33 @@ func settingsTarget(path string) (string, error) {
 	return target, nil
 }
 
-// linkInProject refuses a Claude Code settings file that is a symbolic
-// link out of the project: the hook imports the project's settings as
+// linkInProject refuses a Claude Code settings file that a symbolic link
+// (the file's, or its .claude directory's) leads out of the project: the hook imports the project's settings as
 // 'ledger policy import' does, which refuses such a link (it is not
 // followed unless asked), so hooks written through it would find the
 // project's policy refused at every session. Uninstall still takes its
 // hooks out (TestHookInstallRefusesLinkOutOfProject).
 func linkInProject(path, project string) error {
-	st, err := os.Lstat(path)
-	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
-		return nil
-	}
-	target, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return nil // settingsTarget names a link to nothing
-	}
 	root, err := filepath.EvalSymlinks(project)
 	if err != nil {
 		return nil
 	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		// Not there yet (or a link to nothing, which settingsTarget
+		// names): where it would be made.
+		dir, derr := filepath.EvalSymlinks(filepath.Dir(path))
+		if derr != nil {
+			return nil
+		}
+		target = filepath.Join(dir, filepath.Base(path))
+	}
 	if rel, err := filepath.Rel(root, target); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil
 	}
-	return &exitError{code: 1, msg: fmt.Sprintf("%s is a symbolic link to %s, outside the project %s: the hook imports the project's settings "+
+	return &exitError{code: 1, msg: fmt.Sprintf("%s leads through a symbolic link to %s, outside the project %s: the hook imports the project's settings "+
 		"as 'ledger policy import' does, which does not follow a link out of the project, so its sessions would find the policy refused; "+
-		"make %s a file in the project (or a link inside it) and run again; nothing was written", path, target, root, filepath.Base(path))}
+		"make .claude a directory and %s a file in the project (or links inside it) and run again; nothing was written", path, target, root, filepath.Base(path))}
 }
 
 // checkWritable refuses a settings file its owner may not write (mode

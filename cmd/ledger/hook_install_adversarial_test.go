@@ -463,12 +463,34 @@ func TestHookInstallRefusesLinkOutOfProject(t *testing.T) {
 	for _, args := range [][]string{{"--command", "ledger"}, {"--command", "ledger", "--dry-run"}, {"--url", loopbackHooksURL, "--no-token"}} {
 		var msg strings.Builder
 		_, _, err := runCLI(t, "", append([]string{"hook", "install", "--project", project}, args...)...)
-		if code := exitCode(err, &msg); code != 1 || !strings.Contains(msg.String(), "is a symbolic link to "+target+", outside the project") ||
-			!strings.Contains(msg.String(), "make settings.local.json a file in the project") {
+		if code := exitCode(err, &msg); code != 1 || !strings.Contains(msg.String(), "leads through a symbolic link to "+target+", outside the project") ||
+			!strings.Contains(msg.String(), "make .claude a directory and settings.local.json a file in the project") {
 			t.Fatalf("%q: exit %d %q", args, code, msg.String())
 		}
 		if got := readFile(t, target); string(got) != userSettings {
 			t.Fatalf("%q: the link's target changed:\n%s", args, got)
+		}
+	}
+	// A .claude directory that links out of the project, the file in it
+	// there or not, is refused the same way.
+	other := t.TempDir()
+	linked := filepath.Join(t.TempDir(), "p")
+	if err := os.MkdirAll(linked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, filepath.Join(linked, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	for _, exists := range []bool{false, true} {
+		if exists {
+			if err := os.WriteFile(filepath.Join(other, "settings.local.json"), []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var msg strings.Builder
+		_, _, err := runCLI(t, "", "hook", "install", "--project", linked, "--command", "ledger")
+		if code := exitCode(err, &msg); code != 1 || !strings.Contains(msg.String(), "leads through a symbolic link to "+filepath.Join(other, "settings.local.json")) {
+			t.Fatalf("a .claude linked out (file there: %v): exit %d %q", exists, code, msg.String())
 		}
 	}
 	// Hooks an older install wrote there come out.

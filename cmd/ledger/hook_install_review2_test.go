@@ -28,7 +28,8 @@ func TestHookInstallRefusesIgnoredSettings(t *testing.T) {
 	}{
 		{"wrong types", "{\n  \"model\": 5,\n  \"cleanupPeriodDays\": \"thirty\"\n}\n", []string{"line 2, column 12", "model must be a string, got number 5", "fix model (or remove it)"}},
 		{"days", "{\n  \"cleanupPeriodDays\": \"thirty\"\n}\n", []string{"line 2, column 24", `cleanupPeriodDays must be a whole number of at least 1, got string "thirty"`, "fix cleanupPeriodDays"}},
-		{"another event's hooks", `{"hooks":{"Stop":"x"}}`, []string{"line 1, column 18", `hooks.Stop must be a list of matcher groups, got string "x"`, "fix hooks.Stop"}},
+		{"a guard event's hooks", `{"hooks":{"PermissionRequest":"x"}}`, []string{"line 1, column 31", `hooks.PermissionRequest must be a list of matcher groups, got string "x"`, "fix hooks.PermissionRequest"}},
+		{"a guard handler's shell", `{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"./audit.sh","shell":"zsh"}]}]}}`, []string{`hooks.PreToolUse[0].hooks[0].shell must be one of bash, powershell, got string "zsh"`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			project, p := installProject(t, "settings.local.json", []byte(tt.src))

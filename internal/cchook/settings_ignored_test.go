@@ -9,7 +9,8 @@ import (
 
 // TestInstallRefusesIgnoredSettings: a settings file Claude Code 2.1.328
 // ignores as a whole (a key of its schema with the wrong type, a
-// malformed hooks entry of any event, the ledger's or not) is refused
+// malformed hooks entry of a guard event, PreToolUse or
+// PermissionRequest, the ledger's or not) is refused
 // with an *IgnoredError that places the key, names it and its type, says
 // that the whole file would be ignored and what to fix (install review 2:
 // the hooks were written into it and install said it succeeded). A file
@@ -25,13 +26,13 @@ func TestInstallRefusesIgnoredSettings(t *testing.T) {
 		{"model a number", "{\n  \"model\": 5,\n  \"cleanupPeriodDays\": \"thirty\"\n}\n", 2, 12, "model", "model must be a string, got number 5", false},
 		{"days a string", "{\"cleanupPeriodDays\": \"thirty\"}", 1, 23, "cleanupPeriodDays", `cleanupPeriodDays must be a whole number of at least 1, got string "thirty"`, false},
 		{"days not whole", `{"cleanupPeriodDays": 1.5}`, 1, 23, "cleanupPeriodDays", "cleanupPeriodDays must be a whole number of at least 1, got number 1.5", false},
-		{"another event a string", `{"hooks":{"Stop":"x"}}`, 1, 18, "hooks.Stop", `hooks.Stop must be a list of matcher groups, got string "x"`, false},
-		{"a group not an object", `{"hooks": {"Notification": ["junk"]}}`, 1, 29, "hooks.Notification[0]", `hooks.Notification[0] must be a matcher group (an object with a "hooks" list), got string "junk"`, false},
-		{"a group without hooks", `{"hooks": {"Stop": [{"matcher": "*"}]}}`, 1, 21, "hooks.Stop[0].hooks", `hooks.Stop[0].hooks must be a list of hook handlers, got nothing (no "hooks" key)`, false},
-		{"a matcher not a string", `{"hooks": {"Stop": [{"matcher": 1, "hooks": []}]}}`, 1, 33, "hooks.Stop[0].matcher", "hooks.Stop[0].matcher must be a string, got number 1", false},
-		{"a handler of no known type", `{"hooks": {"Stop": [{"hooks": [{"type": "script", "command": "x"}]}]}}`, 1, 41, "hooks.Stop[0].hooks[0].type", `hooks.Stop[0].hooks[0].type must be one of command, prompt, agent, http, mcp_tool, got string "script"`, false},
-		{"a command handler without its command", `{"hooks": {"Stop": [{"hooks": [{"type": "command"}]}]}}`, 1, 32, "hooks.Stop[0].hooks[0].command", `hooks.Stop[0].hooks[0].command must be a string (a command handler needs one), got nothing (no "command" key)`, false},
-		{"a timeout of zero", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}`, 1, 79, "hooks.Stop[0].hooks[0].timeout", "hooks.Stop[0].hooks[0].timeout must be a positive number of seconds, got number 0", false},
+		{"the guard event a string", `{"hooks":{"PermissionRequest":"x"}}`, 1, 31, "hooks.PermissionRequest", `hooks.PermissionRequest must be a list of matcher groups, got string "x"`, false},
+		{"a group not an object", `{"hooks": {"PermissionRequest": ["junk"]}}`, 1, 34, "hooks.PermissionRequest[0]", `hooks.PermissionRequest[0] must be a matcher group (an object with a "hooks" list), got string "junk"`, false},
+		{"a group without hooks", `{"hooks": {"PermissionRequest": [{"matcher": "*"}]}}`, 1, 34, "hooks.PermissionRequest[0].hooks", `hooks.PermissionRequest[0].hooks must be a list of hook handlers, got nothing (no "hooks" key)`, false},
+		{"a matcher not a string", `{"hooks": {"PermissionRequest": [{"matcher": 1, "hooks": []}]}}`, 1, 46, "hooks.PermissionRequest[0].matcher", "hooks.PermissionRequest[0].matcher must be a string, got number 1", false},
+		{"a handler of no known type", `{"hooks": {"PermissionRequest": [{"hooks": [{"type": "script", "command": "x"}]}]}}`, 1, 54, "hooks.PermissionRequest[0].hooks[0].type", `hooks.PermissionRequest[0].hooks[0].type must be one of command, prompt, agent, http, mcp_tool, got string "script"`, false},
+		{"a command handler without its command", `{"hooks": {"PermissionRequest": [{"hooks": [{"type": "command"}]}]}}`, 1, 45, "hooks.PermissionRequest[0].hooks[0].command", `hooks.PermissionRequest[0].hooks[0].command must be a string (a command handler needs one), got nothing (no "command" key)`, false},
+		{"a timeout of zero", `{"hooks": {"PermissionRequest": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}`, 1, 92, "hooks.PermissionRequest[0].hooks[0].timeout", "hooks.PermissionRequest[0].hooks[0].timeout must be a positive number of seconds, got number 0", false},
 		{"permissions of the importer", `{"permissions": {"deny": "Bash"}}`, 1, 26, "permissions.deny", "permissions.deny must be a list of strings, got string", false},
 		{"env a list", `{"env": []}`, 1, 9, "env", "env must be an object, got list", false},
 		{"the ledger's own event malformed beside it", `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "ledger hook claude-code"}, 5]}]}}`, 1, 113, "hooks.PreToolUse[0].hooks[1]", `hooks.PreToolUse[0].hooks[1] must be a hook handler (an object with a "type"), got number 5`, true},
@@ -57,6 +58,14 @@ func TestInstallRefusesIgnoredSettings(t *testing.T) {
 		})
 	}
 	for _, src := range []string{
+		// CLI: Claude Code drops a malformed entry of another event than
+		// the guard events, with a warning, and loads the rest of the file.
+		`{"hooks":{"Stop":"x"}}`,
+		`{"hooks": {"Notification": ["junk"]}}`,
+		`{"hooks": {"Stop": [{"matcher": 1, "hooks": []}]}}`,
+		`{"hooks": {"Stop": [{"hooks": [{"type": "script", "command": "x"}]}]}}`,
+		`{"hooks": {"Stop": [{"hooks": [{"type": "command"}]}]}}`,
+		`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}`,
 		`{"model": 5, "model": "opus"}`, // JSON.parse keeps the last
 		`{"model": "opus", "cleanupPeriodDays": 30, "includeCoAuthoredBy": false, "$schema": "x", "unknownKey": 5}`,
 		`{"hooks": {"NotAnEvent": [], "Stop": [{"hooks": []}], "PostToolUse": [{"matcher": "Edit", "hooks": [{"type": "http", "url": "http://x/"}, {"type": "prompt", "prompt": "p"}, {"type": "mcp_tool", "server": "s", "tool": "t", "timeout": 1.5}]}]}}`,

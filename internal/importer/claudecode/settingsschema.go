@@ -2,6 +2,7 @@ package ccimport
 
 import (
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -28,16 +29,16 @@ import (
 //     binary); a key whose schema falls back to a default on a bad value
 //     (".catch") is left out, as Claude Code keeps the file then, and so
 //     is every key not listed (Claude Code keeps a key it does not know);
-//   - hooks, every event's (not only those the ledger installs): an object
-//     of events, each a list of matcher groups, each an object whose
-//     "matcher" (when there) is a string and whose "hooks" is a list of
-//     handlers, each an object whose "type" is command, prompt, agent,
-//     http or mcp_tool with that type's required string (command, prompt,
-//     prompt, url, server and tool), and whose "timeout" (when there) is a
-//     positive number. The names of the events are not checked (the
-//     release's list changes between releases, and whether an unknown one
-//     makes it ignore the file was not observed), nor the handlers' other
-//     fields.
+//   - hooks, an object of events; of the guard events (PreToolUse and
+//     PermissionRequest: guardEvents) each a list of matcher groups, each
+//     an object whose "matcher" (when there) is a string and whose
+//     "hooks" is a list of handlers, each an object whose "type" is
+//     command, prompt, agent, http or mcp_tool with that type's required
+//     string (command, prompt, prompt, url, server and tool), whose
+//     "timeout" (when there) is a positive number, "shell" and "onFailure"
+//     (when there) one of their values, and an http handler's url
+//     absolute. Another event's malformed entry is dropped and the file
+//     loads (CLI), so it is not checked, nor the handlers' other fields.
 
 // SchemaError says why Claude Code 2.1.328 ignores a whole settings file
 // that is strict JSON: the value at Path is not what its settings schema
@@ -165,12 +166,24 @@ var hookTypes = map[string][]string{
 	"mcp_tool": {"server", "tool"},
 }
 
-// checkHooks checks the shape of every event's hooks (see the list above).
+// guardEvents are the hook events whose malformed entries make Claude Code
+// 2.1.328 ignore the whole file: its loader drops an invalid entry of any
+// other event with a warning ("This entry was ignored.") and loads the
+// rest (CLI: "Stop": "x", a Stop command handler without its command, a
+// timeout of 0, a numeric matcher, a handler type "script" all loaded the
+// file; the same under PreToolUse did not).
+var guardEvents = map[string]bool{"PreToolUse": true, "PermissionRequest": true}
+
+// checkHooks checks the shape of the guard events' hooks (see the list
+// above).
 func checkHooks(h *Value) *SchemaError {
 	if h.Kind != Object {
 		return &SchemaError{Pos: h.Pos, Path: "hooks", Want: "an object of events", Got: got(h)}
 	}
 	for _, ev := range h.Members {
+		if !guardEvents[ev.Key] {
+			continue
+		}
 		path := importer.JoinPath("hooks", ev.Key)
 		groups := ev.Value
 		if groups.Kind != Array {
@@ -237,6 +250,22 @@ func checkHandler(path string, e *Value) *SchemaError {
 			return &SchemaError{Pos: to.Value.Pos, Path: path + ".timeout", Want: "a positive number of seconds", Got: got(to.Value)}
 		}
 	}
+	// CLI: "shell": "zsh", "onFailure": "Block" and an http handler's
+	// "url": "not a url" each made it ignore the file.
+	for _, f := range []struct {
+		key    string
+		values []string
+	}{{"shell", []string{"bash", "powershell"}}, {"onFailure", []string{"continue", "block"}}} {
+		if v := e.Get(f.key); v != nil && (v.Value.Kind != String || !contains(f.values, v.Value.Str)) {
+			return &SchemaError{Pos: v.Value.Pos, Path: path + "." + f.key, Want: "one of " + strings.Join(f.values, ", "), Got: got(v.Value)}
+		}
+	}
+	if t.Value.Str == "http" {
+		u := e.Get("url").Value
+		if p, err := url.Parse(u.Str); err != nil || p.Scheme == "" || p.Host == "" {
+			return &SchemaError{Pos: u.Pos, Path: path + ".url", Want: "an absolute URL", Got: got(u)}
+		}
+	}
 	return nil
 }
 
@@ -287,6 +316,9 @@ var settingsKeys = map[string]keyCheck{
 	"allowedHttpHookUrls":    isStringList,
 	"httpHookAllowedEnvVars": isStringList,
 	"claudeMdExcludes":       isStringList,
+	"fallbackModel":          isStringList, // CLI: "opus" made it ignore the file
+	// objects
+	"sandbox": isObject, // CLI: "yes" made it ignore the file
 	// one of a few strings
 	"autoUpdatesChannel": oneOf("latest", "stable", "rc"),
 	"defaultShell":       oneOf("bash", "powershell"),
@@ -297,6 +329,13 @@ var settingsKeys = map[string]keyCheck{
 func isString(path string, v *Value) *SchemaError {
 	if v.Kind != String {
 		return &SchemaError{Pos: v.Pos, Path: path, Want: "a string", Got: got(v)}
+	}
+	return nil
+}
+
+func isObject(path string, v *Value) *SchemaError {
+	if v.Kind != Object {
+		return &SchemaError{Pos: v.Pos, Path: path, Want: "an object", Got: got(v)}
 	}
 	return nil
 }

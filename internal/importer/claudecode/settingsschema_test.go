@@ -32,8 +32,19 @@ func TestCheckSettings(t *testing.T) {
 		{"days zero", `{"cleanupPeriodDays": 0}`, "cleanupPeriodDays must be a whole number of at least 1, got number 0"},
 		{"status line", `{"statusLine": {"type": "static"}}`, `statusLine.type must be "command", got string "static"`},
 		{"hooks a list", `{"hooks": []}`, "hooks must be an object of events, got list"},
-		{"an event null", `{"hooks": {"Stop": null}}`, "hooks.Stop must be a list of matcher groups, got null"},
-		{"an http handler without url", `{"hooks": {"Stop": [{"hooks": [{"type": "http"}]}]}}`, `hooks.Stop[0].hooks[0].url must be a string (a http handler needs one), got nothing (no "url" key)`},
+		{"an event null", `{"hooks": {"PreToolUse": null}}`, "hooks.PreToolUse must be a list of matcher groups, got null"},
+		{"an http handler without url", `{"hooks": {"PermissionRequest": [{"hooks": [{"type": "http"}]}]}}`, `hooks.PermissionRequest[0].hooks[0].url must be a string (a http handler needs one), got nothing (no "url" key)`},
+		// CLI: another event's malformed entry is dropped and the file
+		// loads; a guard event's shell, onFailure or url that the schema
+		// refuses, fallbackModel a string and sandbox a string make it
+		// ignore the file.
+		{"another event malformed", `{"hooks": {"Stop": "x", "Notification": [{"hooks": [{"type": "script"}]}]}}`, ""},
+		{"a shell", `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "c", "shell": "zsh"}]}]}}`, `hooks.PreToolUse[0].hooks[0].shell must be one of bash, powershell, got string "zsh"`},
+		{"onFailure", `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "c", "onFailure": "Block"}]}]}}`, `hooks.PreToolUse[0].hooks[0].onFailure must be one of continue, block, got string "Block"`},
+		{"a url", `{"hooks": {"PreToolUse": [{"hooks": [{"type": "http", "url": "not a url"}]}]}}`, `hooks.PreToolUse[0].hooks[0].url must be an absolute URL, got string "not a url"`},
+		{"a good url", `{"hooks": {"PreToolUse": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:8080/hooks/claude-code", "onFailure": "block", "shell": "bash"}]}]}}`, ""},
+		{"fallbackModel", `{"fallbackModel": "opus"}`, `fallbackModel must be a list of strings, got string "opus"`},
+		{"sandbox", `{"sandbox": "yes"}`, `sandbox must be an object, got string "yes"`},
 		{"permissions", `{"permissions": {"defaultMode": "yolo"}}`, `permissions.defaultMode must be one of manual, acceptEdits, auto, bypassPermissions, default, dontAsk, plan, got "yolo"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,7 +86,7 @@ func TestClaudeCodeSkipsIgnoredSettings(t *testing.T) {
 	// not each observed on the CLI).
 	for _, tt := range []struct{ src, warning string }{
 		{`{"model": 5, "permissions": {"deny": ["Bash"]}}`, "1:11: warning: model must be a string, got number 5"},
-		{`{"permissions": {"deny": ["Bash"]}, "hooks": {"Stop": "x"}}`, `1:55: warning: hooks.Stop must be a list of matcher groups, got string "x"`},
+		{`{"permissions": {"deny": ["Bash"]}, "hooks": {"PermissionRequest": "x"}}`, `1:68: warning: hooks.PermissionRequest must be a list of matcher groups, got string "x"`},
 	} {
 		root := project(t, map[string]string{"settings.json": tt.src, "settings.local.json": `{"permissions": {"allow": ["Edit"]}}`})
 		r, err := ClaudeCode(root, ClaudeCodeOptions{})
