@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/sessionledger/ledger/envelope"
@@ -133,6 +134,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	}
 	human("ledger demo: embedded NATS JetStream and a bbolt projection in %s\n\n", lf.data)
 	batch := ""
+	var coderDone uint64 // the coder's session.completed
 	for i, st := range demoSteps() {
 		raw := strings.ReplaceAll(st.event, "{batch}", batch)
 		res, err := h.svc.Append(ctx, []byte(raw))
@@ -146,6 +148,9 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		default:
 			human("%2d. %-78s seq %d\n", i+1, st.say, res.Seq)
 		}
+		if strings.Contains(raw, `"session.completed"`) && strings.Contains(raw, `"`+string(demoCoder)+`"`) {
+			coderDone = res.Seq
+		}
 		if strings.Contains(raw, `"session.yielded"`) {
 			batch = res.ID
 		}
@@ -153,8 +158,16 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	}
 	var trees []*wire.TreeNode
 	var sessions []*wire.SessionView
-	var why envelope.Verdict
 	var context envelope.Context
+	// The why the demo prints is the coder's last decision while it could
+	// still make a call, before it completed: at the head, a completed
+	// session is denied session_not_active whatever the tool.
+	whyAt := projection.Position{Seq: coderDone - 1}
+	a, err := h.svc.Why(ctx, demoCoder, "browser", nil, whyAt)
+	if err != nil {
+		return err
+	}
+	why := a.Verdict
 	err = h.svc.View(ctx, "", projection.Position{}, func(st *projection.State) error {
 		trees = []*wire.TreeNode{service.BuildTree(st, demoMain)}
 		for _, k := range []events.SessionKey{demoMain, demoCoder, demoReviewer} {
@@ -164,11 +177,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			}
 			sessions = append(sessions, sv)
 		}
-		why, err = st.Why(demoCoder, "browser", nil)
 		context = st.Session(demoMain).Context
-		if err != nil {
-			return err
-		}
 		if !*asJSON {
 			fmt.Fprintln(stdout, "\nspawn tree:")
 			printTree(stdout, trees[0], "  ", true, true)
@@ -185,9 +194,8 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			if *keep || dataGiven {
 				where = lf.conn()
 			}
-			fmt.Fprintf(stdout, "\n$ %s\n", where.Command("why", "--session", string(demoCoder), "--tool", "browser"))
-			sess := st.Session(demoCoder)
-			printWhy(stdout, demoCoder, wire.WhyResult{Seq: st.Position(), Scope: st.ScopeOf(demoCoder), Verdict: why, Policy: st.Policy(), Context: sess.Context, Envelope: sess.Envelope})
+			fmt.Fprintf(stdout, "\n$ %s\n", where.Command("why", "--session", string(demoCoder), "--tool", "browser", "--seq", strconv.FormatUint(whyAt.Seq, 10)))
+			printWhy(stdout, demoCoder, a)
 		}
 		return nil
 	})

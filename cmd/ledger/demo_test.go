@@ -26,6 +26,17 @@ func TestDemoThenVerify(t *testing.T) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
 	}
+	// The why the demo prints is what its printed command answers.
+	_, after, ok := strings.Cut(out, "\n$ ledger ")
+	if !ok {
+		t.Fatalf("the demo prints no command:\n%s", out)
+	}
+	line, printed, _ := strings.Cut(after, "\n")
+	printed, _, _ = strings.Cut(printed, "\nthe log and projection are in")
+	whyOut, errOut, err := runCLI(t, "", strings.Fields(line)...)
+	if err != nil || strings.TrimSpace(whyOut) != strings.TrimSpace(printed) {
+		t.Fatalf("ledger %s: %v %s\n%s\nthe demo printed:\n%s", line, err, errOut, whyOut, printed)
+	}
 	scratch := t.TempDir()
 	out, errOut, err = runCLI(t, "", "verify", "--json", "--data", data, "--scratch", scratch)
 	if err != nil {
