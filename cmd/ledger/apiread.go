@@ -30,7 +30,7 @@ type readForbidden struct {
 }
 
 func (e *readForbidden) Error() string {
-	who := "this connection"
+	who := "this connection's NATS user (give its name with --user NAME)"
 	if e.user != "" {
 		who = fmt.Sprintf("NATS user %q", e.user)
 	}
@@ -128,6 +128,13 @@ func (f *ledgerFlags) apiOwners() []string {
 // apiOwners in turn, until one the user's role may ask on endpoint. note
 // says on stderr that the API answered, and as whom.
 func (f *ledgerFlags) askAPI(ctx context.Context, endpoint string, stderr io.Writer, ask func(context.Context, *client.Client) error) error {
+	if f.user == "" {
+		// The roles answer a user only on its own inbox (_INBOX_NAME),
+		// and an orchestrator is asked on ledger.v1.ENDPOINT.NAME: both
+		// need the name, which a URL's or a credentials file's user does
+		// not give this command.
+		return usageError("give --user NAME (the NATS user of your URL or credentials file): the ledger's API answers a user of 'ledger serve --gen-auth' only on its own inbox, and an orchestrator on ledger.v1.%s.NAME", endpoint)
+	}
 	nc, err := f.connectAPI(ctx)
 	if err != nil {
 		return err
@@ -192,13 +199,18 @@ func whyCallAPI(ctx context.Context, q *queryFlags, c callFlags, pal palette, st
 // with follow keeps asking (each ask waits a bounded time for a record).
 func denialsAPI(ctx context.Context, lf *ledgerFlags, q wire.DenialsQuery, follow, asJSON bool, stdout, stderr io.Writer) error {
 	return lf.askAPI(ctx, wire.EndpointDenials, stderr, func(ctx context.Context, cl *client.Client) error {
+		if follow {
+			// The client's follow pauses when the server sheds its long
+			// poll (serve --max-polls), rather than asking again at once.
+			err := cl.FollowDenials(ctx, q, func(d client.Denial) error { return printDenial(stdout, d, lf, asJSON) })
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
 		for {
-			q.Wait = follow
 			res, err := cl.Denials(ctx, q)
 			if err != nil {
-				if follow && ctx.Err() != nil {
-					return nil
-				}
 				return err
 			}
 			for _, d := range res.Denials {
@@ -206,7 +218,7 @@ func denialsAPI(ctx context.Context, lf *ledgerFlags, q wire.DenialsQuery, follo
 					return err
 				}
 			}
-			if res.Next <= q.From && len(res.Denials) == 0 && !follow {
+			if res.Next <= q.From && len(res.Denials) == 0 {
 				return nil
 			}
 			if res.Next > q.From {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -113,6 +115,22 @@ func TestReadsOfRolesWithoutTheStream(t *testing.T) {
 	out, _, err, _ := as("globex", "pg", "denials")
 	if err != nil || strings.Contains(out, "call-1") {
 		t.Fatalf("denials as globex: %v\n%s", err, out)
+	}
+	// --follow through the API prints what is there and keeps going
+	// until it is stopped, which ends it cleanly.
+	t.Setenv("NATS_PASSWORD", "po")
+	fctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	var fout, ferr bytes.Buffer
+	if err := run(fctx, []string{"denials", "--follow", "--nats", url, "--user", "alice"}, nil, &fout, &ferr); err != nil || !strings.Contains(fout.String(), "call call-1") {
+		t.Fatalf("denials --follow as alice: %v\n%s\n%s", err, fout.String(), ferr.String())
+	}
+	// The user of a URL without --user: told at once to name it.
+	t.Setenv("NATS_PASSWORD", "")
+	authed := strings.Replace(url, "nats://", "nats://alice:po@", 1)
+	_, _, err = runCLI(t, "", "why", "--call", "call-1", "--nats", authed)
+	if err == nil || !strings.Contains(err.Error(), "give --user NAME") {
+		t.Fatalf("why with the user in the URL only: %v", err)
 	}
 }
 
