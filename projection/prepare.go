@@ -651,16 +651,17 @@ func envelopeHash(sess *envelope.Session) string {
 	return sess.Envelope.Hash
 }
 
-// activeSession returns the session when it exists and is active; one
-// that is not is refused session_not_active, as inactive says why (a plain
-// check of it answers deny for the same reason: see inactive.go).
+// activeSession returns the session when it exists and is active.
 func (s *State) activeSession(key events.SessionKey) (*envelope.Session, error) {
 	sess := s.Session(key)
 	if sess == nil {
 		return nil, unknownSession(key)
 	}
-	if in := s.inactive(sess); in != nil {
-		return nil, in.refusal()
+	if err := s.ended(sess); err != nil {
+		return nil, err
+	}
+	if sess.State != envelope.Active {
+		return nil, events.Errorf(events.CodeSessionNotActive, "session %q is %s; it takes no turn, spawn, check or effect until it is resumed", key, sess.State)
 	}
 	return sess, nil
 }
@@ -669,8 +670,18 @@ func (s *State) activeSession(key events.SessionKey) (*envelope.Session, error) 
 // (Claude Code's SessionEnd) ends its sub-agents' work too, until the
 // root is reopened.
 func (s *State) ended(sess *envelope.Session) error {
-	if in := s.endedIn(sess); in != nil {
-		return in.refusal()
+	if sess.State == envelope.Ended {
+		return events.Errorf(events.CodeSessionNotActive, "session %q has ended; it takes no turn, spawn, check, effect or resume until it is reopened (session.reopened)", sess.Key)
+	}
+	if sess.Root() {
+		return nil
+	}
+	if root := envelope.RootOf(s, sess); root == nil || root.State == envelope.Ended {
+		key := events.SessionKey("")
+		if root != nil {
+			key = root.Key
+		}
+		return events.Errorf(events.CodeSessionNotActive, "the root %q of session %q has ended; its sub-agents take no turn, spawn, check or effect until it is reopened", key, sess.Key)
 	}
 	return nil
 }

@@ -124,23 +124,6 @@ type ToolsResult struct {
 	Scope   string            `json:"scope"`
 	Seq     uint64            `json:"seq"`
 	Tools   envelope.ToolSet  `json:"tools"`
-	// NotActive is set when the session takes no check at the position
-	// (it, or its root, has ended; it is yielded or has completed): Tools
-	// is then the set its policy resolves, and a check of any of them
-	// answers deny with NotActive.Reason. Never at a turn, whose set is
-	// the one its start resolved.
-	NotActive *NotActive `json:"not_active,omitempty"`
-}
-
-// NotActive says why a session takes no turn, spawn, check or effect: the
-// session whose state it is (the one asked about, or its root when the
-// root has ended), that state, and the reason a check of any tool
-// answers (code session_not_active, what to do as its rule, the record
-// that put the session in the state as its record).
-type NotActive struct {
-	Session events.SessionKey `json:"session"`
-	State   envelope.State    `json:"state"`
-	Reason  envelope.Reason   `json:"reason"`
 }
 
 // CheckResult answers check: one decision.

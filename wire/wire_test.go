@@ -48,7 +48,6 @@ func messages() map[string]any {
 		"CallAnswer":    fill[wire.CallAnswer](),
 		"Cause":         fill[wire.Cause](),
 		"TurnCalls":     fill[wire.TurnCalls](),
-		"NotActive":     fill[wire.NotActive](),
 	}
 }
 

@@ -231,24 +231,16 @@ func runTools(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return err
 	}
 	defer q.close()
-	a, err := svc.ToolsAnswer(ctx, events.SessionKey(q.session), q.position())
+	ts, seq, err := svc.Tools(ctx, events.SessionKey(q.session), q.position())
 	if err != nil {
 		return err
 	}
-	ts := a.Tools
+	// A session's scope is bound at its root's start and never changes.
+	scope := svc.ScopeOf(events.SessionKey(q.session))
 	if q.json {
-		out := map[string]any{"session": q.session, "scope": a.Scope, "seq": a.Seq, "tools": ts}
-		if a.NotActive != nil {
-			out["not_active"] = a.NotActive
-		}
-		return writeJSON(stdout, out)
+		return writeJSON(stdout, map[string]any{"session": q.session, "scope": scope, "seq": seq, "tools": ts})
 	}
-	fmt.Fprintf(stdout, "%s at seq %d in scope %s\n", q.session, a.Seq, a.Scope)
-	if na := a.NotActive; na != nil {
-		// Before the set, so that it is not read as usable now.
-		fmt.Fprintf(stdout, "state:   %s; every check answers deny (%s): %s\n", na.State, na.Reason.Code, inactiveText(&na.Reason))
-	}
-	fmt.Fprintf(stdout, "allowed: %s\n", strings.Join(ts.Allowed, ", "))
+	fmt.Fprintf(stdout, "%s at seq %d in scope %s\nallowed: %s\n", q.session, seq, scope, strings.Join(ts.Allowed, ", "))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	for _, d := range ts.Denied {
 		fmt.Fprintf(tw, "denied:\t%s\t%s\t%s\n", d.Tool, d.Reason.Code, ruleText(&d.Reason))
@@ -322,9 +314,6 @@ func decideCommand(ctx context.Context, name, about string, trace bool, args []s
 		if r := revokedBy(&verdict.Reason); r != nil {
 			fmt.Fprintf(stdout, "%s\n", r)
 		}
-		if verdict.Reason.Code == projection.ReasonNotActive {
-			fmt.Fprintf(stdout, "not active: %s\n", inactiveText(&verdict.Reason))
-		}
 		return nil
 	}
 	// At a turn, why also says which records the turn covers and the
@@ -380,9 +369,6 @@ func printWhyTo(w io.Writer, key events.SessionKey, a wire.WhyResult, pal palett
 		// The revocation layer decided: say so in the operator's words
 		// before the layers.
 		fmt.Fprintf(w, "revoked:  %s\n", pal.paint(sgrCyan, strings.TrimPrefix(r.String(), "revoked ")))
-	} else if v.Reason.Code == projection.ReasonNotActive {
-		// The lifecycle layer decided: the session takes no check.
-		fmt.Fprintf(w, "inactive: %s\n", pal.paint(sgrCyan, inactiveText(&v.Reason)))
 	} else if t := ruleText(&v.Reason); t != "" {
 		fmt.Fprintf(w, "rule:     %s\n", pal.paint(sgrCyan, t))
 	}
@@ -439,14 +425,4 @@ func revokedBy(r *envelope.Reason) *revocation {
 // (01K...): deny Bash for session s1 (incident 42).
 func (r *revocation) String() string {
 	return fmt.Sprintf("revoked by %s at seq %d (%s): %s", r.Record.Type, r.Record.Seq, r.Record.ID, r.Rule)
-}
-
-// inactiveText says why a session takes no check, record first, as a
-// revocation is said: "session.ended at seq 5 (01K...): session "s1" has
-// ended; ... until it is reopened (session.reopened)".
-func inactiveText(r *envelope.Reason) string {
-	if r.Record == nil {
-		return r.Rule
-	}
-	return fmt.Sprintf("%s at seq %d (%s): %s", r.Record.Type, r.Record.Seq, r.Record.ID, r.Rule)
 }

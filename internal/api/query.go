@@ -181,12 +181,12 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 	svc := s.cfg.Service
 	switch name {
 	case "tools":
-		a, err := svc.ToolsAnswer(ctx, q.Session, pos)
+		ts, seq, err := svc.Tools(ctx, q.Session, pos)
 		if err != nil {
 			respondError(r, err, 0)
 			return
 		}
-		respondJSON(r, a)
+		respondJSON(r, wire.ToolsResult{Session: q.Session, Scope: svc.ScopeOf(q.Session), Seq: seq, Tools: ts})
 	case "check":
 		if q.Effect {
 			respondError(r, events.Errorf(events.CodeInvalidEvent, "effect starts a call with its recorded check: send it with record and call"), 0)

@@ -148,9 +148,6 @@ type Service struct {
 	log  *slog.Logger
 	mu   sync.Mutex
 	head *projection.State
-	// inactive remembers the records that put sessions out of work, for
-	// the checks of them (inactive.go).
-	inactive inactiveMemo
 	// stamp is the text of the last millisecond a record was stamped
 	// with (see now).
 	stamp atomic.Pointer[stamp]
@@ -787,79 +784,26 @@ func (s *Service) Tools(ctx context.Context, key events.SessionKey, pos projecti
 	return ts, seq, err
 }
 
-// ToolsAnswer answers the tools query as the API and the CLI print it:
-// Tools, the session's scope, and, when the session takes no check at the
-// position (not at a turn), why (wire.NotActive): its set is what its
-// policy resolves, none of which a check allows.
-func (s *Service) ToolsAnswer(ctx context.Context, key events.SessionKey, pos projection.Position) (r wire.ToolsResult, err error) {
-	r.Session = key
-	if pos.Turn != 0 && pos.Seq == 0 && pos.Time == "" {
-		r.Tools, r.Seq, err = s.Tools(ctx, key, pos)
-		r.Scope = s.ScopeOf(key)
-		return r, err
-	}
-	var in *projection.Inactive
-	err = s.View(ctx, key, pos, func(st *projection.State) error {
-		ts, err := st.Tools(key)
-		if err != nil {
-			return err
-		}
-		if in, err = st.NotActive(key); err != nil {
-			return err
-		}
-		r.Tools, r.Seq, r.Scope = ts, st.Position(), st.ScopeOf(key)
-		return nil
-	})
-	if err == nil && in != nil {
-		r.NotActive, err = s.notActive(ctx, in, r.Seq)
-	}
-	return r, err
-}
-
 // Check answers the check query: Why without the trace, from the resolved
-// tool set on a warm session where the dialect allows it. A session that
-// takes no check at the position is denied session_not_active (see
-// inactive.go).
+// tool set on a warm session where the dialect allows it.
 func (s *Service) Check(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, pos projection.Position) (a wire.WhyResult, err error) {
 	if pos == (projection.Position{}) {
-		var in *projection.Inactive
-		if err := s.checkHead(key, tool, input, &a, &in); err != nil {
+		s.lock()
+		defer s.mu.Unlock()
+		v, err := s.head.Check(key, tool, input)
+		if err != nil {
 			return a, err
 		}
-		if in != nil {
-			// Read from the log without the lock: the answer is at a.Seq.
-			a.Verdict, err = s.denyInactive(ctx, in, a.Seq, a.Verdict)
-		}
-		return a, err
+		return wire.WhyResult{Seq: s.head.Position(), Scope: s.head.ScopeOf(key), Verdict: v}, nil
 	}
 	a, err = s.Why(ctx, key, tool, input, pos)
 	a.Verdict.Trace = nil
 	return a, err
 }
 
-// checkHead is Check at the head, under the lock (released by defer, so
-// that a panic in a dialect's decision, which the API recovers, leaves the
-// service usable): the verdict in a, and in why the session takes no
-// check, nil when it is active.
-func (s *Service) checkHead(key events.SessionKey, tool string, input json.RawMessage, a *wire.WhyResult, in **projection.Inactive) error {
-	s.lock()
-	defer s.mu.Unlock()
-	v, err := s.head.Check(key, tool, input)
-	if err != nil {
-		return err
-	}
-	if *in, err = s.head.NotActive(key); err != nil {
-		return err
-	}
-	*a = wire.WhyResult{Seq: s.head.Position(), Scope: s.head.ScopeOf(key), Verdict: v}
-	return nil
-}
-
 // Why answers the why query (check is the same without the trace). At a
 // turn it is a read of what the projection stored for the turn, not a
-// replay, and decides as the turn's start did; elsewhere a session that
-// takes no check there is denied session_not_active, the lifecycle layer
-// first in the trace (see inactive.go).
+// replay.
 func (s *Service) Why(ctx context.Context, key events.SessionKey, tool string, input json.RawMessage, pos projection.Position) (a wire.WhyResult, err error) {
 	if pos.Turn != 0 && pos.Seq == 0 && pos.Time == "" {
 		s.lock()
@@ -871,22 +815,15 @@ func (s *Service) Why(ctx context.Context, key events.SessionKey, tool string, i
 		sess := tv.SessionView()
 		return wire.WhyResult{Seq: tv.Position(), Scope: tv.Scope(), Verdict: tv.Why(tool, input), Policy: tv.Policy(), Context: sess.Context, Envelope: sess.Envelope}, nil
 	}
-	var in *projection.Inactive
 	err = s.View(ctx, key, pos, func(st *projection.State) error {
 		v, err := st.Why(key, tool, input)
 		if err != nil {
-			return err
-		}
-		if in, err = st.NotActive(key); err != nil {
 			return err
 		}
 		sess := st.Session(key)
 		a = wire.WhyResult{Seq: st.Position(), Scope: events.ScopeName(sess.Scope), Verdict: v, Policy: st.SessionPolicy(key), Context: sess.Context, Envelope: sess.Envelope}
 		return nil
 	})
-	if err == nil && in != nil {
-		a.Verdict, err = s.denyInactive(ctx, in, a.Seq, a.Verdict)
-	}
 	return a, err
 }
 
