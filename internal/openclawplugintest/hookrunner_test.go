@@ -153,7 +153,10 @@ func TestHookRunner(t *testing.T) {
 	t.Run("unreachable ledger blocks", func(t *testing.T) {
 		t.Parallel()
 		port := FreePort(t)
-		a := RunHooks(t, map[string]any{"natsUrl": fmt.Sprintf("nats://127.0.0.1:%d", port), "timeoutMs": 500, "retries": 0},
+		// timeoutMs 2000: the call's own deadline (2×(timeoutMs+25)+250 ms)
+		// then leaves 2.3 s, not 0.8 s, past the connection's failure, which a
+		// loaded 2-core CI machine's Node overran (DeadlineExceeded first).
+		a := RunHooks(t, map[string]any{"natsUrl": fmt.Sprintf("nats://127.0.0.1:%d", port), "timeoutMs": 2000, "retries": 0},
 			[]Step{tool("exec", "c1", "agent:main:main")})
 		blocked, reason := a[0].Blocked()
 		if !blocked || !strings.Contains(reason, "cannot be reached") || !strings.Contains(reason, "fails closed") {
@@ -163,7 +166,7 @@ func TestHookRunner(t *testing.T) {
 	t.Run("unreachable ledger with failOpen lets the call through", func(t *testing.T) {
 		t.Parallel()
 		port := FreePort(t)
-		a := RunHooks(t, map[string]any{"natsUrl": fmt.Sprintf("nats://127.0.0.1:%d", port), "timeoutMs": 500, "retries": 0, "failOpen": true},
+		a := RunHooks(t, map[string]any{"natsUrl": fmt.Sprintf("nats://127.0.0.1:%d", port), "timeoutMs": 2000, "retries": 0, "failOpen": true},
 			[]Step{tool("exec", "c1", "agent:main:main")})
 		if blocked, reason := a[0].Blocked(); blocked {
 			t.Errorf("failOpen blocked the call: %q", reason)
