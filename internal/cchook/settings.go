@@ -215,8 +215,9 @@ func (c Change) Changed() bool { return len(c.Added) > 0 || len(c.Removed) > 0 }
 // included), and installing the same block twice changes nothing.
 //
 // A file Claude Code 2.1.328 would ignore as a whole (not strict JSON, or
-// a key that does not match its settings schema, the hooks of any event
-// included: ccimport.CheckSettings, which the importer uses too) is
+// a key that does not match its settings schema, the hooks of the guard
+// events PreToolUse and PermissionRequest included:
+// ccimport.CheckSettings, which the importer uses too) is
 // refused with an *IgnoredError: hooks written into it would never run
 // (TestInstallRefusesIgnoredSettings).
 func Install(src []byte, blk []EventGroup) ([]byte, Change, error) {
