@@ -31,7 +31,8 @@ func checkResults() [][]byte {
 		[]byte(`{"session":"s","scope":"","seq":18446744073709551616,"tool":"t","decision":"d","reason":{"code":"c"}}`),
 		[]byte(`{"session":"s","scope":"","seq":1,"tool":"t","decision":"d","reason":{"code":"c","record":null}}`),
 		[]byte(`{"session":"s","scope":"","seq":1,"tool":"t","decision":"d","reason":{"code":"\xff"}}`),
-		[]byte(`{"Session":"s","scope":"","seq":1,"tool":"t","decision":"d","reason":{"code":"c"},"recorded":2}`))
+		[]byte(`{"Session":"s","scope":"","seq":1,"tool":"t","decision":"d","reason":{"code":"c"},"recorded":2}`),
+		[]byte(`{"session":"s","scope":"","seq":1,"tool":"t","decision":"d","reason":{"code":"c"},"not_active":{"code":"session_not_active","message":"m"}}`))
 }
 
 // sameDecode fails unless decodeAnswer decodes data into a CheckResult as

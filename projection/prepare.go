@@ -660,7 +660,11 @@ func (s *State) activeSession(key events.SessionKey) (*envelope.Session, error) 
 	if err := s.ended(sess); err != nil {
 		return nil, err
 	}
-	if sess.State != envelope.Active {
+	switch sess.State {
+	case envelope.Active:
+	case envelope.Completed:
+		return nil, events.Errorf(events.CodeSessionNotActive, "session %q has completed; it takes no turn, spawn, check or effect again", key)
+	default:
 		return nil, events.Errorf(events.CodeSessionNotActive, "session %q is %s; it takes no turn, spawn, check or effect until it is resumed", key, sess.State)
 	}
 	return sess, nil

@@ -201,3 +201,20 @@ func (s *State) queried(key events.SessionKey) (*envelope.Session, error) {
 	s.ask(key)
 	return sess, nil
 }
+
+// NotActive is why the session takes no recorded check at this position,
+// as a recorded check of it is refused (session_not_active: it has ended,
+// its root has, or it is yielded or completed), or nil when it is active
+// or unknown. Check and why answer the policy's decision all the same
+// (tests/org asks it of sessions whose run has ended); this says beside it
+// that a call of the session would not be recorded now
+// (TestNotActiveBesideTheDecision).
+func (s *State) NotActive(key events.SessionKey) (err error) {
+	saved := s.enter()
+	defer s.leave(saved, &err)
+	if s.Session(key) == nil {
+		return s.readErr // nil unless the session's read failed
+	}
+	_, err = s.activeSession(key)
+	return err
+}

@@ -124,6 +124,8 @@ type ToolsResult struct {
 	Scope   string            `json:"scope"`
 	Seq     uint64            `json:"seq"`
 	Tools   envelope.ToolSet  `json:"tools"`
+	// NotActive is as in WhyResult.
+	NotActive *ErrorBody `json:"not_active,omitempty"`
 }
 
 // CheckResult answers check: one decision.
@@ -136,6 +138,8 @@ type CheckResult struct {
 	Reason   envelope.Reason   `json:"reason"`
 	// Recorded is the sequence of the tool.checked record, with record.
 	Recorded uint64 `json:"recorded,omitempty"`
+	// NotActive is as in WhyResult.
+	NotActive *ErrorBody `json:"not_active,omitempty"`
 }
 
 // WhyResult answers why: a decision at a position with every layer in
@@ -156,6 +160,12 @@ type WhyResult struct {
 	// Turn is set by a why at a turn: the records the turn covers and the
 	// calls checked in it.
 	Turn *TurnCalls `json:"turn,omitempty"`
+	// NotActive is set when the session takes no recorded check at Seq
+	// (it has ended, its root has, or it is yielded or completed): the
+	// refusal (session_not_active) a recorded check of the call would get
+	// instead of Verdict, which is the policy's decision all the same. Not
+	// set by a why at a turn (its start, where the session was active).
+	NotActive *ErrorBody `json:"not_active,omitempty"`
 }
 
 // SessionView answers session: a session's envelope, state, context,

@@ -231,21 +231,30 @@ func runTools(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return err
 	}
 	defer q.close()
-	ts, seq, err := svc.Tools(ctx, events.SessionKey(q.session), q.position())
+	r, err := svc.ToolsAnswer(ctx, events.SessionKey(q.session), q.position())
 	if err != nil {
 		return err
 	}
-	// A session's scope is bound at its root's start and never changes.
-	scope := svc.ScopeOf(events.SessionKey(q.session))
+	ts := r.Tools
 	if q.json {
-		return writeJSON(stdout, map[string]any{"session": q.session, "scope": scope, "seq": seq, "tools": ts})
+		out := map[string]any{"session": q.session, "scope": r.Scope, "seq": r.Seq, "tools": ts}
+		if r.NotActive != nil {
+			out["not_active"] = r.NotActive
+		}
+		return writeJSON(stdout, out)
 	}
-	fmt.Fprintf(stdout, "%s at seq %d in scope %s\nallowed: %s\n", q.session, seq, scope, strings.Join(ts.Allowed, ", "))
+	fmt.Fprintf(stdout, "%s at seq %d in scope %s\nallowed: %s\n", q.session, r.Seq, r.Scope, strings.Join(ts.Allowed, ", "))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	for _, d := range ts.Denied {
 		fmt.Fprintf(tw, "denied:\t%s\t%s\t%s\n", d.Tool, d.Reason.Code, ruleText(&d.Reason))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if r.NotActive != nil {
+		fmt.Fprintf(stdout, "inactive: %s\n", notActiveText(r.NotActive))
+	}
+	return nil
 }
 
 func runCheck(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -308,11 +317,17 @@ func decideCommand(ctx context.Context, name, about string, trace bool, args []s
 			if r := revokedBy(&verdict.Reason); r != nil {
 				out["revoked"] = r
 			}
+			if a.NotActive != nil {
+				out["not_active"] = a.NotActive
+			}
 			return writeJSON(stdout, out)
 		}
 		fmt.Fprintf(stdout, "%s %s: %s (%s) in scope %s\n", key, verdict.Tool, verdict.Decision, verdict.Reason.Code, a.Scope)
 		if r := revokedBy(&verdict.Reason); r != nil {
 			fmt.Fprintf(stdout, "%s\n", r)
+		}
+		if a.NotActive != nil {
+			fmt.Fprintf(stdout, "inactive: %s\n", notActiveText(a.NotActive))
 		}
 		return nil
 	}
@@ -330,6 +345,9 @@ func decideCommand(ctx context.Context, name, about string, trace bool, args []s
 		if r := revokedBy(&verdict.Reason); r != nil {
 			out["revoked"] = r
 		}
+		if a.NotActive != nil {
+			out["not_active"] = a.NotActive
+		}
 		if tc != nil {
 			out["turn"] = tc
 		}
@@ -340,6 +358,12 @@ func decideCommand(ctx context.Context, name, about string, trace bool, args []s
 		printTurnCalls(stdout, key, tc, q.conn(), pal)
 	}
 	return nil
+}
+
+// notActiveText says, beside the policy's decision, that a session takes
+// no recorded check now (wire.WhyResult.NotActive).
+func notActiveText(e *wire.ErrorBody) string {
+	return fmt.Sprintf("%s; the answer above is the policy's, and a call of the session checked now is refused (%s)", e.Message, e.Code)
 }
 
 func ruleText(r *envelope.Reason) string {
@@ -365,6 +389,9 @@ func printWhyTo(w io.Writer, key events.SessionKey, a wire.WhyResult, pal palett
 	fmt.Fprintf(w, "why %s for %s at seq %d\n", pal.paint(sgrBold, v.Tool), pal.paint(sgrBold, string(key)), a.Seq)
 	fmt.Fprintf(w, "scope:    %s\n", a.Scope)
 	fmt.Fprintf(w, "decision: %s\n", pal.decision(v.Decision, fmt.Sprintf("%s (%s)", v.Decision, v.Reason.Code)))
+	if a.NotActive != nil {
+		fmt.Fprintf(w, "inactive: %s\n", notActiveText(a.NotActive))
+	}
 	if r := revokedBy(&v.Reason); r != nil {
 		// The revocation layer decided: say so in the operator's words
 		// before the layers.

@@ -82,15 +82,20 @@ func appendOutcome(b []byte, o wire.AppendOutcome) []byte {
 		b = append(comma(b), `"duplicate":true`...)
 	}
 	if e := o.Error; e != nil {
-		b = append(comma(b), `"error":{"code":`...)
-		b = events.AppendJSONString(b, string(e.Code))
-		b = append(b, `,"message":`...)
-		b = events.AppendJSONString(b, e.Message)
-		if e.Seq != 0 {
-			b = append(b, `,"seq":`...)
-			b = strconv.AppendUint(b, e.Seq, 10)
-		}
-		b = append(b, '}')
+		b = appendErrorBody(append(comma(b), `"error":`...), e)
+	}
+	return append(b, '}')
+}
+
+// appendErrorBody appends e as encoding/json writes it.
+func appendErrorBody(b []byte, e *wire.ErrorBody) []byte {
+	b = append(b, `{"code":`...)
+	b = events.AppendJSONString(b, string(e.Code))
+	b = append(b, `,"message":`...)
+	b = events.AppendJSONString(b, e.Message)
+	if e.Seq != 0 {
+		b = append(b, `,"seq":`...)
+		b = strconv.AppendUint(b, e.Seq, 10)
 	}
 	return append(b, '}')
 }
@@ -111,6 +116,9 @@ func appendCheckResult(b []byte, c wire.CheckResult) []byte {
 	if c.Recorded != 0 {
 		b = append(b, `,"recorded":`...)
 		b = strconv.AppendUint(b, c.Recorded, 10)
+	}
+	if c.NotActive != nil {
+		b = appendErrorBody(append(b, `,"not_active":`...), c.NotActive)
 	}
 	return append(b, '}')
 }
@@ -134,13 +142,14 @@ var _ = []any{
 		Seq     uint64
 	}(wire.ErrorBody{}),
 	struct {
-		Session  events.SessionKey
-		Scope    string
-		Seq      uint64
-		Tool     string
-		Decision envelope.Decision
-		Reason   envelope.Reason
-		Recorded uint64
+		Session   events.SessionKey
+		Scope     string
+		Seq       uint64
+		Tool      string
+		Decision  envelope.Decision
+		Reason    envelope.Reason
+		Recorded  uint64
+		NotActive *wire.ErrorBody
 	}(wire.CheckResult{}),
 }
 

@@ -25,6 +25,9 @@ func TestAnswerBytes(t *testing.T) {
 			{Seq: 9, Error: &wire.ErrorBody{Code: "c", Message: "m", Seq: 9}}},
 		wire.CheckResult{}, wire.CheckResult{Session: "agent:main:x", Scope: "openclaw", Seq: 5, Tool: "read", Decision: envelope.Allow,
 			Reason: envelope.Reason{Code: "a:b", Rule: "r", Record: ref}, Recorded: 6},
+		wire.CheckResult{Session: "s", Tool: "Bash", Decision: envelope.Allow,
+			NotActive: &wire.ErrorBody{Code: events.CodeSessionNotActive, Message: `session "s" has ended <&>`}},
+		wire.CheckResult{NotActive: &wire.ErrorBody{Seq: 7}},
 		wire.WhyResult{},
 	} {
 		want, _ := json.Marshal(v)
@@ -48,6 +51,7 @@ func FuzzAnswerBytes(f *testing.F) {
 			[]wire.AppendOutcome{{Seq: seq, ID: id, Duplicate: dup, Error: eb}, {ID: msg}},
 			wire.CheckResult{Session: events.SessionKey(session), Scope: code, Seq: seq, Tool: tool, Decision: envelope.Decision(decision),
 				Reason: envelope.Reason{Code: code, Rule: msg}, Recorded: rec},
+			wire.CheckResult{Session: events.SessionKey(session), Tool: tool, NotActive: eb},
 		} {
 			want, _ := json.Marshal(v)
 			if got, err := marshalAnswer(nil, v); err != nil || string(got) != string(want) {

@@ -181,12 +181,12 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 	svc := s.cfg.Service
 	switch name {
 	case "tools":
-		ts, seq, err := svc.Tools(ctx, q.Session, pos)
+		a, err := svc.ToolsAnswer(ctx, q.Session, pos)
 		if err != nil {
 			respondError(r, err, 0)
 			return
 		}
-		respondJSON(r, wire.ToolsResult{Session: q.Session, Scope: svc.ScopeOf(q.Session), Seq: seq, Tools: ts})
+		respondJSON(r, a)
 	case "check":
 		if q.Effect {
 			respondError(r, events.Errorf(events.CodeInvalidEvent, "effect starts a call with its recorded check: send it with record and call"), 0)
@@ -197,7 +197,7 @@ func (s *Server) answerQuery(ctx context.Context, name string, r micro.Request, 
 			respondError(r, err, 0)
 			return
 		}
-		respondJSON(r, wire.CheckResult{Session: q.Session, Scope: a.Scope, Seq: a.Seq, Tool: a.Verdict.Tool, Decision: a.Verdict.Decision, Reason: a.Verdict.Reason})
+		respondJSON(r, wire.CheckResult{Session: q.Session, Scope: a.Scope, Seq: a.Seq, Tool: a.Verdict.Tool, Decision: a.Verdict.Decision, Reason: a.Verdict.Reason, NotActive: a.NotActive})
 	case "why":
 		a, err := svc.Why(ctx, q.Session, q.Tool, q.Input, pos)
 		if err == nil {
@@ -434,6 +434,9 @@ type checkAnswer struct {
 	Decision json.RawMessage   `json:"decision"`
 	Reason   json.RawMessage   `json:"reason"`
 	Recorded uint64            `json:"recorded,omitempty"`
+	// NotActive is never set: a recorded check of a session that is not
+	// active is refused, not answered.
+	NotActive *wire.ErrorBody `json:"not_active,omitempty"`
 }
 
 // now is the API's clock (Config.Clock, else time.Now).

@@ -2,13 +2,16 @@ package api_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/sessionledger/ledger/client"
+	"github.com/sessionledger/ledger/envelope"
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/api"
 	"github.com/sessionledger/ledger/internal/api/apitest"
+	"github.com/sessionledger/ledger/wire"
 )
 
 // TestScopeLimits: an operator limited to some scopes changes their
@@ -127,5 +130,59 @@ func TestRecordedCheckAnswersScope(t *testing.T) {
 		if plain.Scope != c.want || recorded.Scope != c.want || started.Scope != c.want {
 			t.Errorf("%s: scope %q (check), %q (recorded), %q (started), want %q", c.key, plain.Scope, recorded.Scope, started.Scope, c.want)
 		}
+	}
+}
+
+// TestCheckSaysNotActive: the API's plain check and why of an ended
+// session answer the policy's decision with the refusal a recorded check
+// gets beside it (not_active), and without it once the session is
+// reopened; the recorded check itself is refused.
+func TestCheckSaysNotActive(t *testing.T) {
+	l := apitest.Start(t, apitest.Options{})
+	ctx := t.Context()
+	ops := client.New(l.Connect(), client.Options{})
+	if _, err := ops.Append(ctx, client.SetPolicy(events.PolicySetData{Dialect: "openclaw", Document: json.RawMessage(`{}`), Catalogue: []string{"exec", "read"}})); err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(l.Connect(), client.Options{Owner: "acme"})
+	key := events.SessionKey("agent:main:e")
+	for _, ev := range []client.Event{
+		client.Start(key, events.StartedData{Agent: "main"}), client.Turn(key, events.TurnData{Turn: 1}), client.End(key, "exit"),
+	} {
+		if _, err := c.Append(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chk, err := c.Check(ctx, key, "read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	why, err := c.Why(ctx, key, "read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := c.Tools(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, na := range map[string]*wire.ErrorBody{"check": chk.NotActive, "why": why.NotActive, "tools": tools.NotActive} {
+		if na == nil || na.Code != events.CodeSessionNotActive || !strings.Contains(na.Message, "has ended") {
+			t.Errorf("%s: not_active %+v, want session_not_active naming the end", name, na)
+		}
+	}
+	if chk.Decision != envelope.Allow || why.Verdict.Decision != envelope.Allow {
+		t.Errorf("decision %s (check), %s (why): want the policy's allow", chk.Decision, why.Verdict.Decision)
+	}
+	if _, err := c.CheckAndRecord(ctx, key, "read", "c1"); events.CodeOf(err) != events.CodeSessionNotActive {
+		t.Errorf("recorded check: %v, want session_not_active", err)
+	}
+	if _, err := c.Append(ctx, client.Reopen(key, "resume")); err != nil {
+		t.Fatal(err)
+	}
+	if chk, err = c.Check(ctx, key, "read"); err != nil || chk.NotActive != nil {
+		t.Errorf("check once reopened: not_active %+v (%v), want none", chk.NotActive, err)
+	}
+	if tools, err = c.Tools(ctx, key); err != nil || tools.NotActive != nil || tools.Scope != events.DefaultScope {
+		t.Errorf("tools once reopened: not_active %+v, scope %q (%v), want none and %q", tools.NotActive, tools.Scope, err, events.DefaultScope)
 	}
 }

@@ -767,21 +767,39 @@ func (s *Service) ScopeOf(key events.SessionKey) string {
 }
 
 func (s *Service) Tools(ctx context.Context, key events.SessionKey, pos projection.Position) (ts envelope.ToolSet, seq uint64, err error) {
+	r, err := s.ToolsAnswer(ctx, key, pos)
+	return r.Tools, r.Seq, err
+}
+
+// ToolsAnswer is Tools as the tools query answers it: with the session's
+// scope and, when the session takes no recorded check at the position,
+// the refusal one would get (wire.WhyResult.NotActive), read at the same
+// position as the tool set.
+func (s *Service) ToolsAnswer(ctx context.Context, key events.SessionKey, pos projection.Position) (r wire.ToolsResult, err error) {
+	r.Session = key
 	if pos.Turn != 0 && pos.Seq == 0 && pos.Time == "" {
 		s.lock()
 		defer s.mu.Unlock()
 		tv, err := s.head.AtTurn(key, pos.Turn)
 		if err != nil {
-			return ts, 0, err
+			return r, err
 		}
-		return tv.Tools(), tv.Position(), nil
+		r.Scope, r.Tools, r.Seq = tv.Scope(), tv.Tools(), tv.Position()
+		return r, nil
 	}
 	err = s.View(ctx, key, pos, func(st *projection.State) error {
-		ts, err = st.Tools(key)
-		seq = st.Position()
-		return err
+		ts, err := st.Tools(key)
+		if err != nil {
+			return err
+		}
+		na, err := notActive(st, key)
+		if err != nil {
+			return err
+		}
+		r.Scope, r.Tools, r.Seq, r.NotActive = st.ScopeOf(key), ts, st.Position(), na
+		return nil
 	})
-	return ts, seq, err
+	return r, err
 }
 
 // Check answers the check query: Why without the trace, from the resolved
@@ -794,7 +812,11 @@ func (s *Service) Check(ctx context.Context, key events.SessionKey, tool string,
 		if err != nil {
 			return a, err
 		}
-		return wire.WhyResult{Seq: s.head.Position(), Scope: s.head.ScopeOf(key), Verdict: v}, nil
+		na, err := notActive(s.head, key)
+		if err != nil {
+			return a, err
+		}
+		return wire.WhyResult{Seq: s.head.Position(), Scope: s.head.ScopeOf(key), Verdict: v, NotActive: na}, nil
 	}
 	a, err = s.Why(ctx, key, tool, input, pos)
 	a.Verdict.Trace = nil
@@ -820,11 +842,31 @@ func (s *Service) Why(ctx context.Context, key events.SessionKey, tool string, i
 		if err != nil {
 			return err
 		}
+		na, err := notActive(st, key)
+		if err != nil {
+			return err
+		}
 		sess := st.Session(key)
-		a = wire.WhyResult{Seq: st.Position(), Scope: events.ScopeName(sess.Scope), Verdict: v, Policy: st.SessionPolicy(key), Context: sess.Context, Envelope: sess.Envelope}
+		a = wire.WhyResult{Seq: st.Position(), Scope: events.ScopeName(sess.Scope), Verdict: v, Policy: st.SessionPolicy(key), Context: sess.Context, Envelope: sess.Envelope, NotActive: na}
 		return nil
 	})
 	return a, err
+}
+
+// notActive is the refusal a recorded check of the session would get at
+// st's position (projection.State.NotActive), as an answer carries it
+// beside the policy's decision: nil when the session is active; an error
+// other than session_not_active (a failed read) is the query's.
+func notActive(st *projection.State, key events.SessionKey) (*wire.ErrorBody, error) {
+	err := st.NotActive(key)
+	if err == nil {
+		return nil, nil
+	}
+	var ee *events.Error
+	if !errors.As(err, &ee) || ee.Code != events.CodeSessionNotActive {
+		return nil, err
+	}
+	return &wire.ErrorBody{Code: ee.Code, Message: ee.Msg}, nil
 }
 
 // stamp is a millisecond of the clock and its text (events.FormatTime).
