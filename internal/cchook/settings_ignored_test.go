@@ -35,6 +35,8 @@ func TestInstallRefusesIgnoredSettings(t *testing.T) {
 		{"a timeout of zero", `{"hooks": {"PermissionRequest": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}`, 1, 92, "hooks.PermissionRequest[0].hooks[0].timeout", "hooks.PermissionRequest[0].hooks[0].timeout must be a positive number of seconds, got number 0", false},
 		{"permissions of the importer", `{"permissions": {"deny": "Bash"}}`, 1, 26, "permissions.deny", "permissions.deny must be a list of strings, got string", false},
 		{"env a list", `{"env": []}`, 1, 9, "env", "env must be an object, got list", false},
+		{"a sandbox switch a string", `{"sandbox": {"enabled": "yes"}}`, 1, 25, "sandbox.enabled", `sandbox.enabled must be true or false, got string "yes"`, false},
+		{"a plugin neither boolean nor list", `{"enabledPlugins": {"p@m": "yes"}}`, 1, 28, `enabledPlugins["p@m"]`, `enabledPlugins["p@m"] must be true, false or a list of strings, got string "yes"`, false},
 		{"the ledger's own event malformed beside it", `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "ledger hook claude-code"}, 5]}]}}`, 1, 113, "hooks.PreToolUse[0].hooks[1]", `hooks.PreToolUse[0].hooks[1] must be a hook handler (an object with a "type"), got number 5`, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,6 +72,7 @@ func TestInstallRefusesIgnoredSettings(t *testing.T) {
 		`{"model": "opus", "cleanupPeriodDays": 30, "includeCoAuthoredBy": false, "$schema": "x", "unknownKey": 5}`,
 		`{"hooks": {"NotAnEvent": [], "Stop": [{"hooks": []}], "PostToolUse": [{"matcher": "Edit", "hooks": [{"type": "http", "url": "http://x/"}, {"type": "prompt", "prompt": "p"}, {"type": "mcp_tool", "server": "s", "tool": "t", "timeout": 1.5}]}]}}`,
 		`{"statusLine": {"type": "command", "command": "x", "padding": 0}}`,
+		`{"enableAllProjectMcpServers": null, "effortLevel": "ultra", "modelPicker": "x", "enabledMcpjsonServers": "mine"}`, // the loader deletes, falls back, drops, makes a list
 		"\ufeff{\"model\": \"opus\"}",
 	} {
 		if _, _, err := Install([]byte(src), CommandBlock(testCommand, 10)); err != nil {

@@ -15,7 +15,9 @@
 // operator's grant blocking a sub-agent mid-run, 'ledger why', a --resume
 // keeping the envelope, verify and the report), and run README's MCP
 // example as written (TestReadmeMCP: the hooks, a 'ledger mcp' gateway in
-// the project's .mcp.json, the pinned server-filesystem). A case's MCP
+// the project's .mcp.json, the pinned server-filesystem), and check that
+// the CLI ignores a whole settings file for a key's wrong value exactly
+// when ccimport.CheckSettings says so (TestSettingsSchema). A case's MCP
 // servers are otherwise the test binary itself serving stdio MCP
 // (ServeMCP), so no other process is installed.
 //

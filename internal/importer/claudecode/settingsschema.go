@@ -3,6 +3,7 @@ package ccimport
 import (
 	"math"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -24,11 +25,17 @@ import (
 //
 //   - permissions and env, the keys the importer reads, as readSettings
 //     documents (CLI for each);
-//   - the type of the other top-level keys of settingsKeys, read from the
-//     release's own settings schema (the zod schema bundled in the pinned
-//     binary); a key whose schema falls back to a default on a bad value
-//     (".catch") is left out, as Claude Code keeps the file then, and so
-//     is every key not listed (Claude Code keeps a key it does not know);
+//   - every other top-level key of the release's own settings schema (the
+//     zod schema bundled in the pinned binary) whose wrong value makes it
+//     ignore the file, settingsKeys, each as the schema declares it (a
+//     string, a boolean, a number within its bounds, one of its values, a
+//     list of strings, an object and the keys the schema names in it);
+//     left out, as Claude Code keeps the file whatever they hold: a key
+//     whose schema falls back to nothing on a bad value (".catch"), one
+//     its loader repairs or deletes first, one that takes anything, and
+//     every key the schema does not name (settingsKeys says which; CLI
+//     for a sample of each kind, and of each reason to leave one out:
+//     internal/claudecodetest TestSettingsSchema);
 //   - hooks, an object of events; of the guard events (PreToolUse and
 //     PermissionRequest: guardEvents) each a list of matcher groups, each
 //     an object whose "matcher" (when there) is a string and whose
@@ -66,8 +73,8 @@ func CheckSettings(root *Value) *SchemaError { return checkSettings(root, true) 
 
 // checkSettings is CheckSettings; without all, it checks only the keys
 // the importer reads (permissions and env: observed on the CLI, each), not
-// the other keys' types nor the hooks (read from the release's schema,
-// one of them, "model", observed), which readSettings only warns about.
+// the other keys nor the hooks (read from the release's schema, a sample
+// of each kind observed), which readSettings only warns about.
 func checkSettings(root *Value, all bool) *SchemaError {
 	if root.Kind != Object {
 		return &SchemaError{Pos: root.Pos, Want: "an object", Got: root.Kind.String()}
@@ -86,7 +93,16 @@ func checkSettings(root *Value, all bool) *SchemaError {
 				err = checkHooks(top.Value)
 			}
 		default:
-			if k, ok := settingsKeys[top.Key]; ok && all {
+			k, ok := settingsKeys[top.Key]
+			switch {
+			case !ok || !all:
+			case top.Value.Kind == Null && absentWhenNull[top.Key]:
+				// The loader deletes it.
+			case top.Key == "allowedMarketplaces" && (top.Value.Kind == Null || hasNonNull(root, "strictKnownMarketplaces")):
+				// The loader deletes the alias (with a warning when
+				// strictKnownMarketplaces is set); else it is
+				// strictKnownMarketplaces.
+			default:
 				err = k(importer.JoinPath("", top.Key), top.Value)
 			}
 		}
@@ -95,6 +111,12 @@ func checkSettings(root *Value, all bool) *SchemaError {
 		}
 	}
 	return nil
+}
+
+// hasNonNull reports whether the object v has key, not null.
+func hasNonNull(v *Value, key string) bool {
+	m := v.Get(key)
+	return m != nil && m.Value.Kind != Null
 }
 
 // CheckSettingsFile reads src, a settings file, as Claude Code 2.1.328
@@ -269,61 +291,281 @@ func checkHandler(path string, e *Value) *SchemaError {
 	return nil
 }
 
-// keyCheck checks one top-level key's value; path is its name as a
-// message prints it.
+// keyCheck checks one top-level key's value (or a value inside one);
+// path is its name as a message prints it.
 type keyCheck func(path string, v *Value) *SchemaError
 
 // settingsKeys are the top-level keys besides permissions, env and hooks
-// whose type is checked, each as the release's settings schema declares it
-// (zod: z.string(), z.boolean(), z.number().int().positive(),
-// z.array(z.string()), z.enum, all optional, none with a fallback). CLI:
-// "model": 5 made Claude Code 2.1.328 ignore the file; the others are the
-// same schema's.
+// whose value makes Claude Code 2.1.328 ignore the whole file when it is
+// wrong, each checked as the release's settings schema declares it.
+//
+// How they were read: the schema is one function of the JS bundled in the
+// pinned bin/claude.exe (byte offsets by `grep -abo`), "function
+// ld(e,{strictPolicyHelperKeys" at 306,904,752, which returns a map from
+// each key to a builder of its zod type, from "$schema:()=>n().optional()"
+// at 306,905,213 (cleanupPeriodDays:()=>v().int().positive() at
+// 306,910,194) to "agentPushNotifEnabled" at 306,984,217, and the keys of
+// its feature shapes ("var Nr={autoMode:" at 306,867,183:
+// skipAutoPermissionPrompt, useAutoModeDuringPlan, autoMode,
+// disableDeepLinkRegistration, voiceEnabled, defaultView, axScreenReader).
+// In that bundle n() is z.string, I() z.boolean, v() z.number, T()
+// z.array, U() z.enum, E() z.literal, c() z.object (which drops the keys
+// it does not name, so only those it names are checked here), he()
+// z.record, Ge() z.union, Ks() z.preprocess, ae() z.unknown, and int() is
+// a safe integer. Before the schema, the loader of a user, project or
+// local file ("function TA(e,o,r){" at 307,138,635, "function rp(e,o){"
+// at 307,133,477, "function Yt(e,o,r){" at 307,119,956) changes it:
+//
+//   - it deletes managedMcpServers, isolation, attributionProjectPolicy,
+//     deniedModels and availableModelsMatch (managed settings only, "was
+//     ignored here"), so they are left out;
+//   - it repairs or drops a wrong extraKnownMarketplaces (and its alias
+//     additionalMarketplaces), modelPicker, modelPricing, remoteControl,
+//     crossSessionInbound, teammateMode, allowedMcpServers and
+//     deniedMcpServers, with a warning, and loads the file: left out;
+//   - it takes a string of letters, digits, "_" and "-" in
+//     enabledMcpjsonServers and disabledMcpjsonServers as a list of that
+//     one name (mcpjsonServers);
+//   - it moves allowedMarketplaces to strictKnownMarketplaces unless that
+//     is set (allowedMarketplaces below);
+//   - it deletes a null of the keys of absentWhenNull.
+//
+// Left out as well, the file loading whatever they hold: the keys whose
+// schema falls back to nothing on a bad value (".catch(void 0)":
+// bashOutputMaxChars, taskOutputMaxChars, strictPluginOnlyCustomization,
+// footerLinksRegexes, subagentStatusLine, prependPlugins, appendPlugins,
+// forceLoginMethod, forceLoginGatewayUrl, gatewayInternalNetworks,
+// allowedProviders, viewMode, spinnerTipsOverride, maxProseWidth,
+// spellcheck, promptCacheTtl, subagentPromptCacheTtl, effortLevel,
+// maxEffortLevel, modelSettings, ultracode, autoCompactWindow,
+// askUserQuestionTimeout, dialogExpiry, modelProposedGoals, theme,
+// editorMode, keybindingFlavor, vimInsertModeRemaps,
+// preferredNotifChannel, precomputeArmTokens, autoCompactRaisedForLoad,
+// autoCompactOfferAnswer, remoteMessageReceipts, policyHelper,
+// policyHelpers); sshHostCommands, which takes anything (z.unknown);
+// xaaIdp, in the schema only when CLAUDE_CODE_ENABLE_XAA is set; and every
+// key the schema does not name (it passes through). Of the nested
+// objects, the keys the schema names are checked as it declares them,
+// but for sandbox.credentials (an object), plugin marketplace sources (an
+// object with a "source" string) and a status line's refreshInterval
+// (which falls back).
+//
+// CLI (internal/claudecodetest TestSettingsSchema): a wrong value of each
+// kind below made Claude Code 2.1.328 ignore the file, a left-out key's
+// did not. A one-off run (not kept: some 300 runs of the CLI) agreed for
+// every key here, each with a wrong value, and every left-out key named
+// above, each with 0.5, a string and [1].
 var settingsKeys = map[string]keyCheck{
 	// strings
-	"apiKeyHelper":        isString,
-	"awsAuthRefresh":      isString,
-	"awsCredentialExport": isString,
-	"gcpAuthRefresh":      isString,
-	"otelHeadersHelper":   isString,
-	"model":               isString,
-	"outputStyle":         isString,
-	"language":            isString,
-	"agent":               isString,
-	"plansDirectory":      isString,
+	"$schema":                isString,
+	"apiKeyHelper":           isString,
+	"proxyAuthHelper":        isString,
+	"awsCredentialExport":    isString,
+	"awsAuthRefresh":         isString,
+	"gcpAuthRefresh":         isString,
+	"processWrapper":         isString,
+	"attributionProject":     isString,
+	"model":                  isString,
+	"prUrlTemplate":          isString,
+	"otelHeadersHelper":      isString,
+	"outputStyle":            isString,
+	"language":               isString,
+	"advisorModel":           isString,
+	"agent":                  isString,
+	"minimumVersion":         isString,
+	"requiredMinimumVersion": isString,
+	"requiredMaximumVersion": isString,
+	"plansDirectory":         isString,
+	"timeFormat":             isString, // one of its names or any string: any string
+	"timeZone":               isString,
+	"autoMemoryDirectory":    isString,
+	"claudeMd":               isString,
+	"pluginTrustMessage":     isString,
 	// booleans
-	"respectGitignore":           isBool,
-	"includeCoAuthoredBy":        isBool,
-	"includeGitInstructions":     isBool,
-	"enableAllProjectMcpServers": isBool,
-	"disableAllHooks":            isBool,
-	"allowManagedHooksOnly":      isBool,
-	"alwaysThinkingEnabled":      isBool,
-	"verbose":                    isBool,
-	"autoCompactEnabled":         isBool,
-	"spinnerTipsEnabled":         isBool,
-	"skipWebFetchPreflight":      isBool,
-	"fastMode":                   isBool,
-	"autoMemoryEnabled":          isBool,
-	"showTurnDuration":           isBool,
-	// whole numbers of at least 1
-	"cleanupPeriodDays": isPositiveInt,
-	// lists of strings
-	"enabledMcpjsonServers":  isStringList,
-	"disabledMcpjsonServers": isStringList,
-	"availableModels":        isStringList,
-	"companyAnnouncements":   isStringList,
-	"allowedHttpHookUrls":    isStringList,
-	"httpHookAllowedEnvVars": isStringList,
-	"claudeMdExcludes":       isStringList,
-	"fallbackModel":          isStringList, // CLI: "opus" made it ignore the file
-	// objects
-	"sandbox": isObject, // CLI: "yes" made it ignore the file
+	"respectGitignore":                      isBool,
+	"syncClaudeAiSkills":                    isBool,
+	"syncClaudeAiPlugins":                   isBool,
+	"wslInheritsWindowsSettings":            isBool,
+	"includeCoAuthoredBy":                   isBool,
+	"includeGitInstructions":                isBool,
+	"enforceAvailableModels":                isBool,
+	"enableAllProjectMcpServers":            isBool,
+	"disableClaudeAiConnectors":             isBool,
+	"disableBundledSkills":                  isBool,
+	"disableAllHooks":                       isBool,
+	"disableReplyCheck":                     isBool,
+	"disableAgentView":                      isBool,
+	"disableRemoteControl":                  isBool,
+	"disableWorkflows":                      isBool,
+	"disableArtifact":                       isBool,
+	"enableArtifact":                        isBool,
+	"enableWorkflows":                       isBool,
+	"workflowKeywordTriggerEnabled":         isBool,
+	"disableSkillShellExecution":            isBool,
+	"disableWindowsBashCommandSplit":        isBool,
+	"bashEditDiffEnabled":                   isBool,
+	"respondToBashCommands":                 isBool,
+	"allowManagedHooksOnly":                 isBool,
+	"allowManagedPermissionRulesOnly":       isBool,
+	"allowManagedMcpServersOnly":            isBool,
+	"allowAllClaudeAiMcps":                  isBool,
+	"allowClaudeInChromeWithManagedMcp":     isBool,
+	"disableCommandPluginSources":           isBool,
+	"disableSideloadFlags":                  isBool,
+	"allowNestedModelAccessUnderForceLogin": isBool,
+	"forceRemoteSettingsRefresh":            isBool,
+	"skipWebFetchPreflight":                 isBool,
+	"spinnerTipsEnabled":                    isBool,
+	"clawdFileProgressEnabled":              isBool,
+	"syntaxHighlightingDisabled":            isBool,
+	"terminalTitleFromRename":               isBool,
+	"alwaysThinkingEnabled":                 isBool,
+	"fastMode":                              isBool,
+	"fastModePerSessionOptIn":               isBool,
+	"promptSuggestionEnabled":               isBool,
+	"emojiCompletionEnabled":                isBool,
+	"awaySummaryEnabled":                    isBool,
+	"responseComparisonEnabled":             isBool,
+	"showClearContextOnPlanAccept":          isBool,
+	"channelsEnabled":                       isBool,
+	"prefersReducedMotion":                  isBool,
+	"doneMeansMerged":                       isBool,
+	"totalTokensReminderAfterUserTurn":      isBool,
+	"autoMemoryEnabled":                     isBool,
+	"autoDreamEnabled":                      isBool,
+	"showThinkingSummaries":                 isBool,
+	"skipDangerousModePermissionPrompt":     isBool,
+	"skipWorkflowUsageWarning":              isBool,
+	"verbose":                               isBool,
+	"autoCompactEnabled":                    isBool,
+	"precomputeCompactionEnabled":           isBool,
+	"idleCompaction":                        isBool,
+	"switchModelsOnFlag":                    isBool,
+	"autoContinueAtUsageLimit":              isBool,
+	"autoScrollEnabled":                     isBool,
+	"wheelScrollAccelerationEnabled":        isBool,
+	"fileCheckpointingEnabled":              isBool,
+	"showTurnDuration":                      isBool,
+	"showMessageTimestamps":                 isBool,
+	"terminalProgressBarEnabled":            isBool,
+	"todoFeatureEnabled":                    isBool,
+	"remoteControlAtStartup":                isBool,
+	"isolatePeerMachines":                   isBool,
+	"autoUploadSessions":                    isBool,
+	"inputNeededNotifEnabled":               isBool,
+	"agentPushNotifEnabled":                 isBool,
+	"skipAutoPermissionPrompt":              isBool,
+	"useAutoModeDuringPlan":                 isBool,
+	"voiceEnabled":                          isBool,
+	"axScreenReader":                        isBool,
+	// numbers
+	"cleanupPeriodDays":               intAtLeast(1),
+	"desktopSessionCleanupPeriodDays": intAtLeast(0),
+	"skillListingMaxDescChars":        intAtLeast(1),
+	"totalTokensReminderBudget":       intAtLeast(1),
+	"skillListingBudgetFraction":      numberIn(0, false, 1), // z.number().gt(0).lte(1)
+	"feedbackSurveyRate":              numberIn(0, true, 1),  // z.number().min(0).max(1)
 	// one of a few strings
-	"autoUpdatesChannel": oneOf("latest", "stable", "rc"),
-	"defaultShell":       oneOf("bash", "powershell"),
-	// {"type": "command", "command": "..."}
-	"statusLine": isCommandObject,
+	"autoUpdatesChannel":          oneOf("latest", "stable", "rc"),
+	"defaultShell":                oneOf("bash", "powershell"),
+	"workflowSizeGuideline":       oneOf("unrestricted", "small", "medium", "large"),
+	"parentSettingsBehavior":      oneOf("first-wins", "merge"),
+	"managedSourcesBehavior":      oneOf("first-wins", "merge"),
+	"feedbackDrafts":              oneOf("notify", "quiet", "off"),
+	"tui":                         oneOf("default", "fullscreen"),
+	"totalTokensReminder":         oneOf("off", "infinite", "fixed", "countdown", "padded-countdown"),
+	"disableAutoMode":             oneOf("disable"),
+	"daemonColdStart":             oneOf("transient", "ask"),
+	"disableDeepLinkRegistration": oneOf("disable"),
+	"defaultView":                 oneOf("chat", "transcript"),
+	// lists of strings
+	"fallbackModel":                isStringList, // CLI: "opus" made it ignore the file
+	"availableModels":              isStringList,
+	"enabledMcpjsonServers":        mcpjsonServers,
+	"disabledMcpjsonServers":       mcpjsonServers,
+	"allowedHttpHookUrls":          isStringList,
+	"httpHookAllowedEnvVars":       isStringList,
+	"pluginSuggestionMarketplaces": isStringList,
+	"companyAnnouncements":         isStringList,
+	"claudeMdExcludes":             isStringList,
+	"forceLoginOrgUUID":            stringOrStringList,
+	// objects
+	"sandbox":        sandbox, // CLI: "yes" made it ignore the file
+	"modelOverrides": recordOf("an object of strings", isString),
+	"skillOverrides": recordOf("an object of skill settings", oneOf("on", "name-only", "user-invocable-only", "off")),
+	"enabledPlugins": recordOf("an object of plugins", boolOrStringList),
+	"pluginConfigs": recordOf("an object of plugin configurations", object(
+		field{key: "mcpServers", check: recordOf("an object of servers", recordOf("an object of options", isOptionValue))},
+		field{key: "options", check: recordOf("an object of options", isOptionValue)})),
+	"attribution": attribution,
+	"statusLine": allOf(isCommandObject, object(
+		field{key: "padding", check: isNumber},
+		field{key: "hideVimModeIndicator", check: isBool})),
+	"fileSuggestion": isCommandObject,
+	"breakReminder": object(
+		field{key: "enabled", check: isBool},
+		field{key: "intervalMinutes", check: intAtLeast(1)},
+		field{key: "breakThresholdMinutes", check: intAtLeast(1)},
+		field{key: "message", check: isString}),
+	"quietHours": object(
+		field{key: "enabled", check: isBool},
+		field{key: "start", check: isClockTime},
+		field{key: "end", check: isClockTime}),
+	"worktree": object(
+		field{key: "symlinkDirectories", check: isStringList},
+		field{key: "sparsePaths", check: isStringList},
+		field{key: "baseRef", check: oneOf("fresh", "head")}),
+	"spinnerVerbs": object(
+		field{key: "mode", check: oneOf("append", "replace"), required: true},
+		field{key: "verbs", check: isStringList, required: true}),
+	"remote":      object(field{key: "defaultEnvironmentId", check: isString}),
+	"remoteTools": object(field{key: "allowUnattendedServing", check: isBool}),
+	"voice": object(
+		field{key: "enabled", check: isBool},
+		field{key: "mode", check: oneOf("hold", "tap")},
+		field{key: "autoSubmit", check: isBool}),
+	"autoMode": object(
+		field{key: "allow", check: isStringList},
+		field{key: "soft_deny", check: isStringList},
+		field{key: "hard_deny", check: isStringList},
+		field{key: "environment", check: isStringList},
+		field{key: "classifyAllShell", check: isBool}),
+	// lists of objects
+	"sshConfigs": listOf("a list of SSH configurations", object(
+		field{key: "id", check: isString, required: true},
+		field{key: "name", check: isString, required: true},
+		field{key: "sshHost", check: isString, required: true},
+		field{key: "sshPort", check: isInt},
+		field{key: "sshIdentityFile", check: isString},
+		field{key: "startDirectory", check: isString})),
+	"allowedChannelPlugins": listOf("a list of channel plugins", object(
+		field{key: "marketplace", check: isString, required: true},
+		field{key: "plugin", check: isString, required: true})),
+	"strictKnownMarketplaces": listOf("a list of marketplace sources", marketplaceSource),
+	"blockedMarketplaces":     listOf("a list of marketplace sources", marketplaceSource),
+	// an alias of strictKnownMarketplaces (checkSettings)
+	"allowedMarketplaces": listOf("a list of marketplace sources", marketplaceSource),
+}
+
+// absentWhenNull are the keys whose null Claude Code's loader deletes
+// before the schema sees it (the marketplace lists and the restrictive
+// policy keys of one level that are a boolean or one string and do not
+// fall back: "po=p(()=>[" at byte 306,985,341 of the binary, from the
+// list at "OY=p(()=>" at 306,844,000), so that a null there is no problem;
+// a null of any other key is (the schema's optional() takes no null).
+var absentWhenNull = map[string]bool{
+	"strictKnownMarketplaces": true, "blockedMarketplaces": true,
+	"allowManagedPermissionRulesOnly": true, "allowManagedHooksOnly": true, "allowManagedMcpServersOnly": true,
+	"enforceAvailableModels": true, "disableClaudeAiConnectors": true, "disableCommandPluginSources": true,
+	"disableSideloadFlags": true, "disableSkillShellExecution": true, "disableWindowsBashCommandSplit": true,
+	"disableRemoteControl": true, "disableAgentView": true, "disableWorkflows": true, "disableArtifact": true,
+	"disableBundledSkills": true, "fastModePerSessionOptIn": true, "isolatePeerMachines": true,
+	"disableAutoMode": true, "disableDeepLinkRegistration": true, "enableArtifact": true, "enableWorkflows": true,
+	"syncClaudeAiSkills": true, "syncClaudeAiPlugins": true, "useAutoModeDuringPlan": true,
+	"skipDangerousModePermissionPrompt": true, "skipAutoPermissionPrompt": true, "enableAllProjectMcpServers": true,
+	"channelsEnabled": true, "skipWebFetchPreflight": true, "skipWorkflowUsageWarning": true,
+	"autoUploadSessions": true, "remoteControlAtStartup": true, "autoContinueAtUsageLimit": true,
+	"responseComparisonEnabled": true, "feedbackDrafts": true,
 }
 
 func isString(path string, v *Value) *SchemaError {
@@ -347,11 +589,53 @@ func isBool(path string, v *Value) *SchemaError {
 	return nil
 }
 
-func isPositiveInt(path string, v *Value) *SchemaError {
-	if n, ok := number(v); !ok || n < 1 || n != math.Trunc(n) {
-		return &SchemaError{Pos: v.Pos, Path: path, Want: "a whole number of at least 1", Got: got(v)}
+// isNumber is z.number(): any finite number.
+func isNumber(path string, v *Value) *SchemaError {
+	if _, ok := number(v); !ok {
+		return &SchemaError{Pos: v.Pos, Path: path, Want: "a number", Got: got(v)}
 	}
 	return nil
+}
+
+// maxSafeInt is the largest integer zod's int() takes (JavaScript's
+// Number.MAX_SAFE_INTEGER).
+const maxSafeInt = 1<<53 - 1
+
+// isInt is z.number().int(): a whole number within JavaScript's safe
+// integers.
+func isInt(path string, v *Value) *SchemaError {
+	if n, ok := number(v); !ok || n != math.Trunc(n) || math.Abs(n) > maxSafeInt {
+		return &SchemaError{Pos: v.Pos, Path: path, Want: "a whole number", Got: got(v)}
+	}
+	return nil
+}
+
+// intAtLeast is z.number().int() with a least value: positive() is 1,
+// nonnegative() 0.
+func intAtLeast(least float64) keyCheck {
+	want := "a whole number of at least " + strconv.FormatFloat(least, 'f', -1, 64)
+	return func(path string, v *Value) *SchemaError {
+		if n, ok := number(v); !ok || n < least || n != math.Trunc(n) || n > maxSafeInt {
+			return &SchemaError{Pos: v.Pos, Path: path, Want: want, Got: got(v)}
+		}
+		return nil
+	}
+}
+
+// numberIn is z.number() from lo (taken when withLo, else only above it)
+// to hi, taken.
+func numberIn(lo float64, withLo bool, hi float64) keyCheck {
+	l, h := strconv.FormatFloat(lo, 'f', -1, 64), strconv.FormatFloat(hi, 'f', -1, 64)
+	want := "a number from " + l + " to " + h
+	if !withLo {
+		want = "a number greater than " + l + " and at most " + h
+	}
+	return func(path string, v *Value) *SchemaError {
+		if n, ok := number(v); !ok || n < lo || (!withLo && n == lo) || n > hi {
+			return &SchemaError{Pos: v.Pos, Path: path, Want: want, Got: got(v)}
+		}
+		return nil
+	}
 }
 
 func isStringList(path string, v *Value) *SchemaError {
@@ -366,10 +650,226 @@ func isStringList(path string, v *Value) *SchemaError {
 	return nil
 }
 
+// mcpServerName is the string the loader takes in enabledMcpjsonServers
+// or disabledMcpjsonServers as a list of that one name.
+var mcpServerName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// mcpjsonServers is enabledMcpjsonServers and disabledMcpjsonServers: a
+// list of strings, or one server name, which the loader makes a list.
+func mcpjsonServers(path string, v *Value) *SchemaError {
+	if v.Kind == String && mcpServerName.MatchString(v.Str) {
+		return nil
+	}
+	if v.Kind == String {
+		return &SchemaError{Pos: v.Pos, Path: path, Want: `a list of strings (or one server name of letters, digits, "_" and "-")`, Got: got(v)}
+	}
+	return isStringList(path, v)
+}
+
+// stringOrStringList is z.union([z.string(), z.array(z.string())]).
+func stringOrStringList(path string, v *Value) *SchemaError {
+	if v.Kind == String {
+		return nil
+	}
+	if v.Kind != Array {
+		return &SchemaError{Pos: v.Pos, Path: path, Want: "a string or a list of strings", Got: got(v)}
+	}
+	return isStringList(path, v)
+}
+
+// boolOrStringList is an enabledPlugins entry: true, false or a list of
+// strings.
+func boolOrStringList(path string, v *Value) *SchemaError {
+	if v.Kind == Bool {
+		return nil
+	}
+	if v.Kind != Array {
+		return &SchemaError{Pos: v.Pos, Path: path, Want: "true, false or a list of strings", Got: got(v)}
+	}
+	return isStringList(path, v)
+}
+
+// isOptionValue is a plugin option's value: a string, a number, true or
+// false, or a list of strings.
+func isOptionValue(path string, v *Value) *SchemaError {
+	switch v.Kind {
+	case String, Bool:
+		return nil
+	case Number:
+		return isNumber(path, v)
+	case Array:
+		return isStringList(path, v)
+	}
+	return &SchemaError{Pos: v.Pos, Path: path, Want: "a string, number, true or false, or a list of strings", Got: got(v)}
+}
+
+// clockTime is quietHours' start and end: a 24-hour "HH:MM".
+var clockTime = regexp.MustCompile(`^([01]?[0-9]|2[0-3]):[0-5][0-9]$`)
+
+func isClockTime(path string, v *Value) *SchemaError {
+	if v.Kind != String || !clockTime.MatchString(v.Str) {
+		return &SchemaError{Pos: v.Pos, Path: path, Want: `a 24-hour time "HH:MM"`, Got: got(v)}
+	}
+	return nil
+}
+
+// attribution is true, false or an object of the commit and PR texts.
+func attribution(path string, v *Value) *SchemaError {
+	if v.Kind == Bool {
+		return nil
+	}
+	if v.Kind != Object {
+		return &SchemaError{Pos: v.Pos, Path: path, Want: "true, false or an object", Got: got(v)}
+	}
+	return object(field{key: "commit", check: isString}, field{key: "pr", check: isString}, field{key: "sessionUrl", check: isBool})(path, v)
+}
+
+// sandbox is the sandbox settings: their keys of one level, and those of
+// network, filesystem, windows and ripgrep; credentials is checked as an
+// object only, and bwrapPath and socatPath fall back on a bad value.
+var sandbox = object(
+	field{key: "enabled", check: isBool},
+	field{key: "failIfUnavailable", check: isBool},
+	field{key: "autoAllowBashIfSandboxed", check: isBool},
+	field{key: "allowUnsandboxedCommands", check: isBool},
+	field{key: "network", check: object(
+		field{key: "allowedDomains", check: isStringList},
+		field{key: "deniedDomains", check: isStringList},
+		field{key: "strictAllowlist", check: isBool},
+		field{key: "allowManagedDomainsOnly", check: isBool},
+		field{key: "allowUnixSockets", check: isStringList},
+		field{key: "allowAllUnixSockets", check: isBool},
+		field{key: "allowLocalBinding", check: isBool},
+		field{key: "allowMachLookup", check: listOf("a list of strings", isMachService)},
+		field{key: "httpProxyPort", check: isNumber},
+		field{key: "socksProxyPort", check: isNumber},
+		field{key: "tlsTerminate", check: object(
+			field{key: "caCertPath", check: isNonEmptyString},
+			field{key: "caKeyPath", check: isNonEmptyString})})},
+	field{key: "filesystem", check: object(
+		field{key: "allowWrite", check: isStringList},
+		field{key: "denyWrite", check: isStringList},
+		field{key: "denyRead", check: isStringList},
+		field{key: "allowRead", check: isStringList},
+		field{key: "allowManagedReadPathsOnly", check: isBool},
+		field{key: "disabled", check: isBool})},
+	field{key: "credentials", check: isObject},
+	field{key: "windows", check: object(field{key: "backend", check: oneOf("sandboxuser", "mxc")})},
+	field{key: "ignoreViolations", check: recordOf("an object of lists of strings", isStringList)},
+	field{key: "enableWeakerNestedSandbox", check: isBool},
+	field{key: "allowNestedUserNamespaces", check: isBool},
+	field{key: "enableWeakerNetworkIsolation", check: isBool},
+	field{key: "allowAppleEvents", check: isBool},
+	field{key: "excludedCommands", check: isStringList},
+	field{key: "ripgrep", check: object(
+		field{key: "command", check: isString, required: true},
+		field{key: "args", check: isStringList})})
+
+// isNonEmptyString is z.string().min(1).
+func isNonEmptyString(path string, v *Value) *SchemaError {
+	if v.Kind != String || v.Str == "" {
+		return &SchemaError{Pos: v.Pos, Path: path, Want: "a string, not empty", Got: got(v)}
+	}
+	return nil
+}
+
+// isMachService is an entry of sandbox.network.allowMachLookup: a string
+// whose only wildcard, if any, is one "*" at its end.
+func isMachService(path string, v *Value) *SchemaError {
+	if v.Kind != String || strings.Contains(strings.TrimSuffix(v.Str, "*"), "*") {
+		return &SchemaError{Pos: v.Pos, Path: path, Want: `a string with no "*" but one at its end`, Got: got(v)}
+	}
+	return nil
+}
+
+// marketplaceSource is an entry of strictKnownMarketplaces or
+// blockedMarketplaces: an object whose "source" string names its kind
+// (the schema's union of them is not checked further).
+var marketplaceSource = object(field{key: "source", check: isString, required: true})
+
 func oneOf(values ...string) keyCheck {
 	return func(path string, v *Value) *SchemaError {
 		if v.Kind != String || !contains(values, v.Str) {
 			return &SchemaError{Pos: v.Pos, Path: path, Want: "one of " + strings.Join(values, ", "), Got: got(v)}
+		}
+		return nil
+	}
+}
+
+// field is one key of a nested object: how its value is checked, and
+// whether the schema requires it.
+type field struct {
+	key      string
+	check    keyCheck
+	required bool
+}
+
+// object is z.object: an object whose keys of fields are checked, in the
+// order the file writes them, then the required ones that are missing;
+// its other keys are not checked (zod drops them).
+func object(fields ...field) keyCheck {
+	return func(path string, v *Value) *SchemaError {
+		if v.Kind != Object {
+			return &SchemaError{Pos: v.Pos, Path: path, Want: "an object", Got: got(v)}
+		}
+		for _, m := range v.Members {
+			for _, f := range fields {
+				if f.key == m.Key {
+					if err := f.check(importer.JoinPath(path, m.Key), m.Value); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		for _, f := range fields {
+			if f.required && v.Get(f.key) == nil {
+				// What the key must be, as its check says of a null.
+				err := f.check(importer.JoinPath(path, f.key), &Value{Kind: Null, Pos: v.Pos})
+				err.Got = `nothing (no "` + f.key + `" key)`
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// recordOf is z.record: an object each of whose values passes check.
+func recordOf(want string, check keyCheck) keyCheck {
+	return func(path string, v *Value) *SchemaError {
+		if v.Kind != Object {
+			return &SchemaError{Pos: v.Pos, Path: path, Want: want, Got: got(v)}
+		}
+		for _, m := range v.Members {
+			if err := check(importer.JoinPath(path, m.Key), m.Value); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// listOf is z.array: a list each of whose elements passes check.
+func listOf(want string, check keyCheck) keyCheck {
+	return func(path string, v *Value) *SchemaError {
+		if v.Kind != Array {
+			return &SchemaError{Pos: v.Pos, Path: path, Want: want, Got: got(v)}
+		}
+		for i, e := range v.Elems {
+			if err := check(importer.IndexPath(path, i), e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// allOf is every check in turn, the first problem first.
+func allOf(checks ...keyCheck) keyCheck {
+	return func(path string, v *Value) *SchemaError {
+		for _, c := range checks {
+			if err := c(path, v); err != nil {
+				return err
+			}
 		}
 		return nil
 	}

@@ -46,6 +46,68 @@ func TestCheckSettings(t *testing.T) {
 		{"fallbackModel", `{"fallbackModel": "opus"}`, `fallbackModel must be a list of strings, got string "opus"`},
 		{"sandbox", `{"sandbox": "yes"}`, `sandbox must be an object, got string "yes"`},
 		{"permissions", `{"permissions": {"defaultMode": "yolo"}}`, `permissions.defaultMode must be one of manual, acceptEdits, auto, bypassPermissions, default, dontAsk, plan, got "yolo"`},
+		// Every kind of key settingsKeys checks, a good value and a bad
+		// one (CLI for a sample of each: internal/claudecodetest
+		// TestSettingsSchema).
+		{"a string", `{"$schema": "x", "attributionProject": "p", "timeFormat": "%H:%M"}`, ""},
+		{"a string a number", `{"$schema": 5}`, `["$schema"] must be a string, got number 5`},
+		{"a boolean", `{"disableAgentView": true, "voiceEnabled": false}`, ""},
+		{"a boolean a string", `{"disableAgentView": "yes"}`, `disableAgentView must be true or false, got string "yes"`},
+		{"a null the loader deletes", `{"enableAllProjectMcpServers": null, "disableAutoMode": null, "feedbackDrafts": null, "strictKnownMarketplaces": null}`, ""},
+		{"a null it does not", `{"prefersReducedMotion": null}`, "prefersReducedMotion must be true or false, got null"},
+		{"a whole number of at least 0", `{"desktopSessionCleanupPeriodDays": 0, "skillListingMaxDescChars": 9007199254740991}`, ""},
+		{"a whole number below 0", `{"desktopSessionCleanupPeriodDays": -1}`, "desktopSessionCleanupPeriodDays must be a whole number of at least 0, got number -1"},
+		{"a whole number past the safe ones", `{"cleanupPeriodDays": 9007199254740992}`, "cleanupPeriodDays must be a whole number of at least 1, got number 9007199254740992"},
+		{"a number in its bounds", `{"skillListingBudgetFraction": 1, "feedbackSurveyRate": 0}`, ""},
+		{"a number at its open end", `{"skillListingBudgetFraction": 0}`, "skillListingBudgetFraction must be a number greater than 0 and at most 1, got number 0"},
+		{"a number above its most", `{"feedbackSurveyRate": 1.5}`, "feedbackSurveyRate must be a number from 0 to 1, got number 1.5"},
+		{"a number below its least", `{"feedbackSurveyRate": -0.1}`, "feedbackSurveyRate must be a number from 0 to 1, got number -0.1"},
+		{"an enum", `{"tui": "fullscreen", "disableAutoMode": "disable", "defaultView": "chat"}`, ""},
+		{"an enum another string", `{"tui": "classic"}`, `tui must be one of default, fullscreen, got string "classic"`},
+		{"a list of strings", `{"pluginSuggestionMarketplaces": ["a"], "forceLoginOrgUUID": ["u"]}`, ""},
+		{"a list of strings with a number", `{"pluginSuggestionMarketplaces": ["a", 1]}`, "pluginSuggestionMarketplaces[1] must be a string, got number 1"},
+		{"one server name for the list", `{"enabledMcpjsonServers": "my_server-1", "disabledMcpjsonServers": ["b"]}`, ""},
+		{"another string for the list", `{"disabledMcpjsonServers": "a b"}`, `disabledMcpjsonServers must be a list of strings (or one server name of letters, digits, "_" and "-"), got string "a b"`},
+		{"a string or a list", `{"forceLoginOrgUUID": "u"}`, ""},
+		{"a string or a list a number", `{"forceLoginOrgUUID": 5}`, "forceLoginOrgUUID must be a string or a list of strings, got number 5"},
+		{"objects", `{"voice": {"mode": "tap", "other": 1}, "worktree": {"baseRef": "head", "sparsePaths": ["a"]}, "spinnerVerbs": {"mode": "append", "verbs": []}, "quietHours": {"start": "7:30", "end": "23:59"}, "remote": {"defaultEnvironmentId": "e"}, "remoteTools": {}, "breakReminder": {"intervalMinutes": 5}, "autoMode": {"allow": ["$defaults"], "classifyAllShell": true}}`, ""},
+		{"an object a string", `{"voice": "on"}`, `voice must be an object, got string "on"`},
+		{"an object's enum", `{"worktree": {"baseRef": "tip"}}`, `worktree.baseRef must be one of fresh, head, got string "tip"`},
+		{"an object's whole number", `{"breakReminder": {"intervalMinutes": 0}}`, "breakReminder.intervalMinutes must be a whole number of at least 1, got number 0"},
+		{"an object's list", `{"autoMode": {"allow": "x"}}`, `autoMode.allow must be a list of strings, got string "x"`},
+		{"an object without a required key", `{"spinnerVerbs": {"mode": "append"}}`, `spinnerVerbs.verbs must be a list of strings, got nothing (no "verbs" key)`},
+		{"a time not a time", `{"quietHours": {"start": "25:00"}}`, `quietHours.start must be a 24-hour time "HH:MM", got string "25:00"`},
+		{"a command object without its command", `{"fileSuggestion": {"type": "command"}}`, `fileSuggestion.command must be a string, got nothing (no "command" key)`},
+		{"a status line's padding", `{"statusLine": {"type": "command", "command": "x", "padding": "1"}}`, `statusLine.padding must be a number, got string "1"`},
+		{"attribution", `{"attribution": true, "includeCoAuthoredBy": false}`, ""},
+		{"attribution an object", `{"attribution": {"commit": "", "pr": "", "sessionUrl": false}}`, ""},
+		{"attribution a string", `{"attribution": "yes"}`, `attribution must be true, false or an object, got string "yes"`},
+		{"attribution's commit", `{"attribution": {"commit": 1}}`, "attribution.commit must be a string, got number 1"},
+		{"records", `{"modelOverrides": {"a": "b"}, "skillOverrides": {"s": "off"}, "enabledPlugins": {"p@m": true, "q@m": ["x"]}, "pluginConfigs": {"p@m": {"mcpServers": {"s": {"k": 1}}, "options": {"a": ["x"], "b": true}}}}`, ""},
+		{"a record's value", `{"modelOverrides": {"a": 1}}`, "modelOverrides.a must be a string, got number 1"},
+		{"a record's enum", `{"skillOverrides": {"my skill": "maybe"}}`, `skillOverrides["my skill"] must be one of on, name-only, user-invocable-only, off, got string "maybe"`},
+		{"a plugin neither", `{"enabledPlugins": {"p@m": "yes"}}`, `enabledPlugins["p@m"] must be true, false or a list of strings, got string "yes"`},
+		{"a record a list", `{"pluginConfigs": []}`, "pluginConfigs must be an object of plugin configurations, got list"},
+		{"a plugin's option", `{"pluginConfigs": {"p": {"options": {"k": null}}}}`, "pluginConfigs.p.options.k must be a string, number, true or false, or a list of strings, got null"},
+		{"lists of objects", `{"sshConfigs": [{"id": "a", "name": "n", "sshHost": "h", "sshPort": 22}], "allowedChannelPlugins": [{"marketplace": "m", "plugin": "p"}], "blockedMarketplaces": [{"source": "github", "repo": "a/b"}]}`, ""},
+		{"a list of objects without a required key", `{"sshConfigs": [{"id": "a", "sshHost": "h"}]}`, `sshConfigs[0].name must be a string, got nothing (no "name" key)`},
+		{"a port not whole", `{"sshConfigs": [{"id": "a", "name": "n", "sshHost": "h", "sshPort": 22.5}]}`, "sshConfigs[0].sshPort must be a whole number, got number 22.5"},
+		{"a list of objects with a string", `{"allowedChannelPlugins": ["x"]}`, `allowedChannelPlugins[0] must be an object, got string "x"`},
+		{"a marketplace list a string", `{"strictKnownMarketplaces": "x"}`, `strictKnownMarketplaces must be a list of marketplace sources, got string "x"`},
+		{"a marketplace source without its source", `{"blockedMarketplaces": [{"repo": "a/b"}]}`, `blockedMarketplaces[0].source must be a string, got nothing (no "source" key)`},
+		{"the alias", `{"allowedMarketplaces": "x"}`, `allowedMarketplaces must be a list of marketplace sources, got string "x"`},
+		{"the alias beside the list", `{"allowedMarketplaces": "x", "strictKnownMarketplaces": []}`, ""},
+		{"the alias beside a null list", `{"strictKnownMarketplaces": null, "allowedMarketplaces": "x"}`, `allowedMarketplaces must be a list of marketplace sources, got string "x"`},
+		{"sandbox", `{"sandbox": {"enabled": false, "network": {"allowedDomains": ["a"], "allowMachLookup": ["com.example.*", "*"], "httpProxyPort": 8080, "tlsTerminate": {"caCertPath": "c"}}, "filesystem": {"denyRead": ["/x"], "disabled": false}, "credentials": {}, "windows": {"backend": "mxc"}, "ignoreViolations": {"*": ["/tmp"]}, "ripgrep": {"command": "rg"}, "bwrapPath": 5, "unknown": 1}}`, ""},
+		{"sandbox enabled a string", `{"sandbox": {"enabled": "yes"}}`, `sandbox.enabled must be true or false, got string "yes"`},
+		{"sandbox's reads a string", `{"sandbox": {"filesystem": {"denyRead": "/x"}}}`, `sandbox.filesystem.denyRead must be a list of strings, got string "/x"`},
+		{"a mach service's wildcard", `{"sandbox": {"network": {"allowMachLookup": ["*x"]}}}`, `sandbox.network.allowMachLookup[0] must be a string with no "*" but one at its end, got string "*x"`},
+		{"an empty certificate path", `{"sandbox": {"network": {"tlsTerminate": {"caCertPath": ""}}}}`, `sandbox.network.tlsTerminate.caCertPath must be a string, not empty, got string ""`},
+		{"ripgrep without its command", `{"sandbox": {"ripgrep": {}}}`, `sandbox.ripgrep.command must be a string, got nothing (no "command" key)`},
+		{"sandbox credentials a list", `{"sandbox": {"credentials": []}}`, "sandbox.credentials must be an object, got list"},
+		// Left out (CLI: the file loads): a schema that falls back, keys
+		// the loader deletes or repairs, one that takes anything.
+		{"left out", `{"effortLevel": "ultra", "teammateMode": 5, "deniedModels": "x", "modelPicker": "x", "extraKnownMarketplaces": 1, "sshHostCommands": 5, "xaaIdp": 5}`, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := CheckSettingsFile("s.json", []byte(tt.src))
@@ -65,6 +127,68 @@ func TestCheckSettings(t *testing.T) {
 			}
 		})
 	}
+	// Every key settingsKeys checks, by kind: a bad value of the kind
+	// makes the file one Claude Code ignores, at the key (the lists are
+	// the schema's, read from the binary: settingsKeys).
+	seen := map[string]bool{}
+	for _, kind := range []struct {
+		bad, want string // want "" when it differs by key (an enum's values, an object's name)
+		keys      []string
+	}{
+		{`5`, "a string", []string{"$schema", "apiKeyHelper", "proxyAuthHelper", "awsCredentialExport", "awsAuthRefresh", "gcpAuthRefresh",
+			"processWrapper", "attributionProject", "model", "prUrlTemplate", "otelHeadersHelper", "outputStyle", "language", "advisorModel",
+			"agent", "minimumVersion", "requiredMinimumVersion", "requiredMaximumVersion", "plansDirectory", "timeFormat", "timeZone",
+			"autoMemoryDirectory", "claudeMd", "pluginTrustMessage"}},
+		{`"yes"`, "true or false", []string{"respectGitignore", "syncClaudeAiSkills", "syncClaudeAiPlugins", "wslInheritsWindowsSettings",
+			"includeCoAuthoredBy", "includeGitInstructions", "enforceAvailableModels", "enableAllProjectMcpServers", "disableClaudeAiConnectors",
+			"disableBundledSkills", "disableAllHooks", "disableReplyCheck", "disableAgentView", "disableRemoteControl", "disableWorkflows",
+			"disableArtifact", "enableArtifact", "enableWorkflows", "workflowKeywordTriggerEnabled", "disableSkillShellExecution",
+			"disableWindowsBashCommandSplit", "bashEditDiffEnabled", "respondToBashCommands", "allowManagedHooksOnly",
+			"allowManagedPermissionRulesOnly", "allowManagedMcpServersOnly", "allowAllClaudeAiMcps", "allowClaudeInChromeWithManagedMcp",
+			"disableCommandPluginSources", "disableSideloadFlags", "allowNestedModelAccessUnderForceLogin", "forceRemoteSettingsRefresh",
+			"skipWebFetchPreflight", "spinnerTipsEnabled", "clawdFileProgressEnabled", "syntaxHighlightingDisabled", "terminalTitleFromRename",
+			"alwaysThinkingEnabled", "fastMode", "fastModePerSessionOptIn", "promptSuggestionEnabled", "emojiCompletionEnabled",
+			"awaySummaryEnabled", "responseComparisonEnabled", "showClearContextOnPlanAccept", "channelsEnabled", "prefersReducedMotion",
+			"doneMeansMerged", "totalTokensReminderAfterUserTurn", "autoMemoryEnabled", "autoDreamEnabled", "showThinkingSummaries",
+			"skipDangerousModePermissionPrompt", "skipWorkflowUsageWarning", "verbose", "autoCompactEnabled", "precomputeCompactionEnabled",
+			"idleCompaction", "switchModelsOnFlag", "autoContinueAtUsageLimit", "autoScrollEnabled", "wheelScrollAccelerationEnabled",
+			"fileCheckpointingEnabled", "showTurnDuration", "showMessageTimestamps", "terminalProgressBarEnabled", "todoFeatureEnabled",
+			"remoteControlAtStartup", "isolatePeerMachines", "autoUploadSessions", "inputNeededNotifEnabled", "agentPushNotifEnabled",
+			"skipAutoPermissionPrompt", "useAutoModeDuringPlan", "voiceEnabled", "axScreenReader"}},
+		{`0.5`, "a whole number of at least 1", []string{"cleanupPeriodDays", "skillListingMaxDescChars", "totalTokensReminderBudget"}},
+		{`-1`, "", []string{"desktopSessionCleanupPeriodDays", "skillListingBudgetFraction", "feedbackSurveyRate"}},
+		{`"x"`, "", []string{"autoUpdatesChannel", "defaultShell", "workflowSizeGuideline", "parentSettingsBehavior", "managedSourcesBehavior",
+			"feedbackDrafts", "tui", "totalTokensReminder", "disableAutoMode", "daemonColdStart", "disableDeepLinkRegistration", "defaultView"}},
+		{`{}`, "", []string{"fallbackModel", "availableModels", "enabledMcpjsonServers", "disabledMcpjsonServers", "allowedHttpHookUrls",
+			"httpHookAllowedEnvVars", "pluginSuggestionMarketplaces", "companyAnnouncements", "claudeMdExcludes", "forceLoginOrgUUID",
+			"sshConfigs", "allowedChannelPlugins", "strictKnownMarketplaces", "blockedMarketplaces", "allowedMarketplaces"}},
+		{`"x y"`, "", []string{"sandbox", "modelOverrides", "skillOverrides", "enabledPlugins", "pluginConfigs", "attribution", "statusLine",
+			"fileSuggestion", "breakReminder", "quietHours", "worktree", "spinnerVerbs", "remote", "remoteTools", "voice", "autoMode"}},
+	} {
+		for _, key := range kind.keys {
+			seen[key] = true
+			err := CheckSettings(mustParse(t, `{"`+key+`": `+kind.bad+`}`))
+			if err == nil || err.Path != importer.JoinPath("", key) || (kind.want != "" && err.Want != kind.want) {
+				t.Errorf("%s: %s: %v, want %s at %s", key, kind.bad, err, kind.want, key)
+			}
+		}
+	}
+	for key := range settingsKeys {
+		if !seen[key] {
+			t.Errorf("settingsKeys checks %s, which no kind above lists", key)
+		}
+	}
+}
+
+// mustParse is src read as Claude Code reads a settings file.
+func mustParse(t *testing.T, src string) *Value {
+	t.Helper()
+	var warns []importer.Warning
+	v, err := parseStrictJSON("s.json", []byte(src), &warns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // TestClaudeCodeSkipsIgnoredSettings: a settings file Claude Code ignores
@@ -82,8 +206,8 @@ func TestClaudeCodeSkipsIgnoredSettings(t *testing.T) {
 		t.Errorf("document %s, want %s", r.Document, want)
 	}
 	// Another key, or the hooks: imported with a warning, its deny rule
-	// kept (fail closed: the other keys' types are the release schema's,
-	// not each observed on the CLI).
+	// kept (fail closed: the other keys are checked as the release schema
+	// declares them, a sample of each kind observed on the CLI, not each).
 	for _, tt := range []struct{ src, warning string }{
 		{`{"model": 5, "permissions": {"deny": ["Bash"]}}`, "1:11: warning: model must be a string, got number 5"},
 		{`{"permissions": {"deny": ["Bash"]}, "hooks": {"PermissionRequest": "x"}}`, `1:68: warning: hooks.PermissionRequest must be a list of matcher groups, got string "x"`},
