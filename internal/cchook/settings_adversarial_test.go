@@ -19,7 +19,13 @@ var settingsShapes = []string{
 	`{"hooks":{}}`,
 	`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"x"}]}]},"env":{"A":"<&>"}}`,
 	"{\n  \"hooks\": {},\n  \"x\": 1\n}\n",
-	"{\n  \"h\\u006foks2\": {\"PreToolUse\": 5},\n  \"\u00e9\": \"\\u00e9\\n\",\n  \"big\": 12345678901234567890123\n}\n",
+	// An escaped key that reads "hooks2" holding an event: not PreToolUse
+	// or PermissionRequest, which Claude Code's loader takes for guard
+	// hooks outside "hooks" and ignores the file for (CLI:
+	// internal/claudecodetest TestSettingsSchema "hooks: a guard event
+	// under an escaped key"; "hooks: another event under an escaped key"
+	// loads).
+	"{\n  \"h\\u006foks2\": {\"Stop\": 5},\n  \"\u00e9\": \"\\u00e9\\n\",\n  \"big\": 12345678901234567890123\n}\n",
 	"{\n  \"hooks\": {\n    \"PreToolUse\": []\n  }\n}\n",
 	"{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"*\", \"hooks\": []}\n    ]\n  }\n}\n",
 	"    {\n        \"model\": \"opus\"\n    }    \n",

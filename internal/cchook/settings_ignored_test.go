@@ -37,6 +37,13 @@ func TestInstallRefusesIgnoredSettings(t *testing.T) {
 		{"env a list", `{"env": []}`, 1, 9, "env", "env must be an object, got list", false},
 		{"a sandbox switch a string", `{"sandbox": {"enabled": "yes"}}`, 1, 25, "sandbox.enabled", `sandbox.enabled must be true or false, got string "yes"`, false},
 		{"a plugin neither boolean nor list", `{"enabledPlugins": {"p@m": "yes"}}`, 1, 28, `enabledPlugins["p@m"]`, `enabledPlugins["p@m"] must be true, false or a list of strings, got string "yes"`, false},
+		// CLI (internal/claudecodetest TestSettingsSchema "hooks: ..."):
+		// guard hooks outside "hooks", or "hooks" one matcher group,
+		// which install took for events and wrote beside it.
+		{"a guard event outside hooks", `{"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "ledger hook claude-code"}]}]}`, 1, 16, "PreToolUse",
+			`PreToolUse must be an event of "hooks" (hooks.PreToolUse; Claude Code ignores the whole file that has PreToolUse or PermissionRequest hooks anywhere else: move them there or remove them), got list`, false},
+		{"hooks a single matcher group", `{"hooks": {"matcher": "*", "hooks": [{"type": "command", "command": "x"}]}}`, 1, 11, "hooks",
+			`hooks must be an object of events ({"PreToolUse": [matcher groups], ...}), got a single matcher group`, false},
 		{"the ledger's own event malformed beside it", `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "ledger hook claude-code"}, 5]}]}}`, 1, 113, "hooks.PreToolUse[0].hooks[1]", `hooks.PreToolUse[0].hooks[1] must be a hook handler (an object with a "type"), got number 5`, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,6 +81,10 @@ func TestInstallRefusesIgnoredSettings(t *testing.T) {
 		`{"statusLine": {"type": "command", "command": "x", "padding": 0}}`,
 		`{"enableAllProjectMcpServers": null, "effortLevel": "ultra", "modelPicker": "x", "enabledMcpjsonServers": "mine"}`, // the loader deletes, falls back, drops, makes a list
 		"\ufeff{\"model\": \"opus\"}",
+		// CLI: guard events outside "hooks" that are empty, another
+		// event's hooks outside it, an unknown event's list of groups
+		// (deleted by the loader).
+		`{"PreToolUse": [], "PermissionRequest": null, "Stop": [{"hooks": [{"type": "command", "command": "x"}]}], "hooks": {"preToolUse": [{"hooks": [{"type": "command", "command": "x"}]}]}}`,
 	} {
 		if _, _, err := Install([]byte(src), CommandBlock(testCommand, 10)); err != nil {
 			t.Errorf("%s: %v, want it installed (Claude Code loads it)", src, err)

@@ -19,7 +19,9 @@ import (
 // checks, with a wrong value, and of the keys it leaves out (a schema that
 // falls back, a key the loader repairs or deletes, one that takes
 // anything, one the schema does not name), whose wrong value the CLI
-// loads. The capture hooks are in settings.local.json, which loads either
+// loads; and hooks written outside "hooks", which the loader takes for
+// guard hooks it cannot load, beside those it deletes or does not look
+// into. The capture hooks are in settings.local.json, which loads either
 // way.
 func TestSettingsSchema(t *testing.T) {
 	CLI(t)
@@ -77,6 +79,35 @@ func TestSettingsSchema(t *testing.T) {
 		{"an object the loader drops", `"modelPicker": "x"`, false},
 		{"a key that takes anything", `"sshHostCommands": 5`, false},
 		{"a key the schema does not name", `"xaaIdp": 5`, false},
+		// Hooks outside "hooks": the loader ignores a file with PreToolUse
+		// or PermissionRequest hooks, or a matcher group, anywhere else
+		// (to four levels below a key, but in the keys it does not scan).
+		{"hooks: a guard event at the top level", `"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]`, true},
+		{"hooks: a guard event at the top level not a list", `"PermissionRequest": 5`, true},
+		{"hooks: a guard event under a schema key", `"worktree": {"PreToolUse": {}}`, true},
+		{"hooks: a guard event four levels down", `"x": {"a": [{"b": {"PermissionRequest": [1]}}]}`, true},
+		{"hooks: a matcher group outside hooks", `"myHooks": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]`, true},
+		{"hooks: a single matcher group", `"hooks": {"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}`, true},
+		{"hooks: an unknown event holding a matcher group", `"hooks": {"Odd": {"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}}`, true},
+		{"hooks: another event's matcher group holding a guard event", `"hooks": {"Stop": [{"hooks": [], "PreToolUse": [1]}]}`, true},
+		{"hooks: another event holding a guard event", `"hooks": {"Stop": {"PreToolUse": [1]}}`, true},
+		{"hooks: a list with an object", `"hooks": [{"matcher": "Bash", "hooks": []}]`, true},
+		{"hooks: a guard event under an escaped key", `"h\u006foks2": {"PreToolUse": 5}`, true}, // was a shape install took (cchook settingsShapes)
+		// ... and loads one where they are empty, another event's, out
+		// of its reach, or deleted first; and it deletes a "hooks" that is
+		// not an object (but a list holding one), a null guard event, an
+		// unknown event whose list holds no guard event.
+		{"hooks: guard events at the top level empty", `"PreToolUse": [], "PermissionRequest": null`, false},
+		{"hooks: another event at the top level", `"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "true"}]}]`, false},
+		{"hooks: a guard event in a key not scanned", `"env": {"PreToolUse": "x"}`, false},
+		{"hooks: a guard event five levels down", `"x": {"a": [{"b": {"c": {"PermissionRequest": [1]}}}]}`, false},
+		{"hooks: a guard event in a key the loader deletes", `"isolation": {"PreToolUse": [1]}`, false},
+		{"hooks: a guard event in a permission rule the loader drops", `"permissions": {"deny": ["Bash", {"PreToolUse": [1]}]}`, false},
+		{"hooks: an unknown event's list of matcher groups", `"hooks": {"preToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}`, false},
+		{"hooks: an empty list", `"hooks": []`, false},
+		{"hooks: a string", `"hooks": "x"`, false},
+		{"hooks: a guard event null", `"hooks": {"PreToolUse": null}`, false},
+		{"hooks: another event under an escaped key", `"h\u006foks2": {"Stop": 5}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := `{"permissions": {"deny": ["Bash"]}`

@@ -36,8 +36,11 @@ import (
 //     every key the schema does not name (settingsKeys says which; CLI
 //     for a sample of each kind, and of each reason to leave one out:
 //     internal/claudecodetest TestSettingsSchema);
-//   - hooks, an object of events; of the guard events (PreToolUse and
-//     PermissionRequest: guardEvents) each a list of matcher groups, each
+//   - hooks, an object of events (the loader deletes a "hooks" that is
+//     not an object, but a list holding an object, and the file loads:
+//     CLI);
+//     of the guard events (PreToolUse and PermissionRequest: guardEvents)
+//     each a list of matcher groups (a null the loader deletes: CLI), each
 //     an object whose "matcher" (when there) is a string and whose
 //     "hooks" is a list of handlers, each an object whose "type" is
 //     command, prompt, agent, http or mcp_tool with that type's required
@@ -45,7 +48,14 @@ import (
 //     "timeout" (when there) is a positive number, "shell" and "onFailure"
 //     (when there) one of their values, and an http handler's url
 //     absolute. Another event's malformed entry is dropped and the file
-//     loads (CLI), so it is not checked, nor the handlers' other fields.
+//     loads (CLI), so it is not checked, nor the handlers' other fields;
+//   - hooks written where Claude Code does not run them, which its loader
+//     takes for guard hooks that cannot be loaded and so ignores the file
+//     (guardHooksAt): a PreToolUse or PermissionRequest key anywhere but
+//     as an event of "hooks", or a matcher group (an object with a
+//     "hooks" list) anywhere but in an event's list, "hooks" itself a
+//     single matcher group, and an unknown event of "hooks" holding either
+//     (CLI for each; the loader's f_, m_ and Nn: guardHooksAt says where).
 
 // SchemaError says why Claude Code 2.1.328 ignores a whole settings file
 // that is strict JSON: the value at Path is not what its settings schema
@@ -80,6 +90,11 @@ func checkSettings(root *Value, all bool) *SchemaError {
 		return &SchemaError{Pos: root.Pos, Want: "an object", Got: root.Kind.String()}
 	}
 	for _, top := range root.Members {
+		if all {
+			if err := outsideHooks(root, top); err != nil {
+				return err
+			}
+		}
 		var err *SchemaError
 		switch top.Key {
 		case "permissions":
@@ -196,23 +211,53 @@ var hookTypes = map[string][]string{
 // file; the same under PreToolUse did not).
 var guardEvents = map[string]bool{"PreToolUse": true, "PermissionRequest": true}
 
-// checkHooks checks the shape of the guard events' hooks (see the list
-// above).
+// checkHooks checks "hooks" as the loader leaves it for the schema (m_ and
+// Nn, at bytes 307,105,020 and 306,713,247 of the binary): it deletes a
+// value that is not an object, but a list holding an object or a matcher
+// group (which the schema refuses); it keeps a single matcher group (which
+// the schema refuses: its keys are not events); it deletes an unknown
+// event, but one that holds guard hooks or, when not a list, a matcher
+// group (refused); it deletes an event that is not a list, but a guard
+// event's other than null and one holding guard hooks (refused); it
+// ignores the file for a matcher group, of any event, that holds guard
+// hooks; and it checks the guard events' matcher groups (see the list
+// above), dropping another event's malformed ones.
 func checkHooks(h *Value) *SchemaError {
+	if h.Kind == Array && (anyObject(h.Elems) || holdsMatcher(h)) {
+		return &SchemaError{Pos: h.Pos, Path: "hooks", Want: hooksWant, Got: got(h)}
+	}
 	if h.Kind != Object {
-		return &SchemaError{Pos: h.Pos, Path: "hooks", Want: "an object of events", Got: got(h)}
+		return nil // deleted
+	}
+	if isMatcherGroup(h) {
+		return &SchemaError{Pos: h.Pos, Path: "hooks", Want: hooksWant, Got: "a single matcher group"}
 	}
 	for _, ev := range h.Members {
-		if !guardEvents[ev.Key] {
-			continue
-		}
 		path := importer.JoinPath("hooks", ev.Key)
 		groups := ev.Value
+		if !hookEvents[ev.Key] {
+			if err := guardHooksAt(path, groups, 3, groups.Kind != Array, false, nil); err != nil {
+				return err
+			}
+			continue // deleted
+		}
 		if groups.Kind != Array {
-			return &SchemaError{Pos: groups.Pos, Path: path, Want: "a list of matcher groups", Got: got(groups)}
+			if guardEvents[ev.Key] && groups.Kind != Null {
+				return &SchemaError{Pos: groups.Pos, Path: path, Want: "a list of matcher groups", Got: got(groups)}
+			}
+			if err := guardHooksAt(path, groups, 3, false, false, nil); err != nil {
+				return err
+			}
+			continue // deleted
 		}
 		for gi, g := range groups.Elems {
 			gpath := importer.IndexPath(path, gi)
+			if err := guardHooksAt(gpath, g, 3, false, false, nil); err != nil {
+				return err
+			}
+			if !guardEvents[ev.Key] {
+				continue // dropped when malformed
+			}
 			if g.Kind != Object {
 				return &SchemaError{Pos: g.Pos, Path: gpath, Want: `a matcher group (an object with a "hooks" list)`, Got: got(g)}
 			}
@@ -242,6 +287,208 @@ func checkHooks(h *Value) *SchemaError {
 		}
 	}
 	return nil
+}
+
+// hooksWant is what "hooks" must be.
+const hooksWant = `an object of events ({"PreToolUse": [matcher groups], ...})`
+
+// hookEvents are the release's hook events ("var gc=[" at byte
+// 306,688,706 of the binary).
+var hookEvents = map[string]bool{}
+
+func init() {
+	for _, e := range []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification",
+		"UserPromptSubmit", "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop", "StopFailure", "SubagentStart",
+		"SubagentStop", "PreCompact", "PostCompact", "PreModelSwitch", "PostModelSwitch", "PermissionRequest",
+		"PermissionDenied", "Setup", "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult",
+		"ConfigChange", "WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged",
+		"DirectoryAdded", "MessageDisplay"} {
+		hookEvents[e] = true
+	}
+}
+
+// unscannedKeys are the keys in which the loader does not look for guard
+// hooks outside "hooks", at any depth ("Ei=new Set(" at 306,712,552).
+var unscannedKeys = map[string]bool{"mcpServers": true, "managedMcpServers": true, "lspServers": true, "pluginConfigs": true,
+	"enabledPlugins": true, "extraKnownMarketplaces": true, "env": true, "skillOverrides": true, "modelSettings": true}
+
+// deletedFirst are the top-level keys the loader of a user, project or
+// local file deletes before it looks for guard hooks outside "hooks"
+// (rp: the managed-only keys), besides additionalMarketplaces, which it
+// moves to extraKnownMarketplaces (not scanned) or deletes.
+var deletedFirst = map[string]bool{"managedMcpServers": true, "isolation": true, "attributionProjectPolicy": true,
+	"deniedModels": true, "availableModelsMatch": true, "additionalMarketplaces": true}
+
+// outsideHooks is the loader's f_ ("function f_(" at byte 307,104,715)
+// for one top-level member of root: a PreToolUse or PermissionRequest key
+// other than null or [] (Ai), or within three levels of a key (but
+// "hooks", the keys it does not scan and those it deletes first) such a
+// key or a matcher group (rot), makes it ignore the whole file ("are
+// declared outside "hooks"", severity fatal).
+func outsideHooks(root *Value, top Member) *SchemaError {
+	k, v := top.Key, top.Value
+	switch {
+	case guardEvents[k]:
+		if guardHolds(v) {
+			return misplacedGuard(k, k, v)
+		}
+		return nil
+	case k == "hooks" || unscannedKeys[k] || deletedFirst[k]:
+		return nil
+	case k == "allowedMarketplaces" && hasNonNull(root, "strictKnownMarketplaces"):
+		return nil // deleted
+	case k == "permissions":
+		v = withoutDroppedRules(v)
+	}
+	return guardHooksAt(k, v, 3, !hookEvents[k], false, unscannedKeys)
+}
+
+// withoutDroppedRules is permissions as the loader leaves it before it
+// looks for hooks outside "hooks": only the strings of allow, deny and
+// ask (c_ drops the others first).
+func withoutDroppedRules(p *Value) *Value {
+	if p.Kind != Object {
+		return p
+	}
+	c := *p
+	c.Members = make([]Member, len(p.Members))
+	for i, m := range p.Members {
+		if (m.Key == "allow" || m.Key == "deny" || m.Key == "ask") && m.Value.Kind == Array {
+			kept := *m.Value
+			kept.Elems = nil
+			for _, e := range m.Value.Elems {
+				if e.Kind == String {
+					kept.Elems = append(kept.Elems, e)
+				}
+			}
+			m.Value = &kept
+		}
+		c.Members[i] = m
+	}
+	return &c
+}
+
+// guardHooksAt is the loader's rot ("function rot(" at byte 306,711,880):
+// the first PreToolUse or PermissionRequest key other than null or [] in
+// v or within depth levels below it, or, while matchers, a matcher group
+// (an object with a "hooks" list, isMatcherGroup); a key of unscanned is
+// not looked into, nor a key named after an event for matcher groups,
+// nor a handler (an object with a string "type" in a "hooks" list).
+func guardHooksAt(path string, v *Value, depth int, matchers, inHooksList bool, unscanned map[string]bool) *SchemaError {
+	if v.Kind != Object && v.Kind != Array {
+		return nil
+	}
+	if v.Kind == Object {
+		for _, m := range v.Members {
+			if guardEvents[m.Key] && guardHolds(m.Value) {
+				return misplacedGuard(importer.JoinPath(path, m.Key), m.Key, m.Value)
+			}
+		}
+	}
+	if matchers && isMatcherGroup(v) {
+		return &SchemaError{Pos: v.Pos, Path: path, Want: `in the list of a hook event (hooks.EVENT: [...]; Claude Code ignores the whole file ` +
+			`that has a matcher group anywhere else, as it may hold PreToolUse or PermissionRequest hooks: move it there or remove it)`,
+			Got: `a matcher group (an object with a "hooks" list)`}
+	}
+	if depth == 0 {
+		return nil
+	}
+	if v.Kind == Array {
+		for i, e := range v.Elems {
+			if err := guardHooksAt(importer.IndexPath(path, i), e, depth-1, matchers, inHooksList, unscanned); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if t := v.Get("type"); inHooksList && t != nil && t.Value.Kind == String {
+		return nil
+	}
+	for _, m := range v.Members {
+		if unscanned[m.Key] {
+			continue
+		}
+		if err := guardHooksAt(importer.JoinPath(path, m.Key), m.Value, depth-1, matchers && !hookEvents[m.Key],
+			m.Key == "hooks" && m.Value.Kind == Array, unscanned); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// guardHolds is what the loader takes for guard hooks under a PreToolUse
+// or PermissionRequest key: any value but null and [].
+func guardHolds(v *Value) bool {
+	return v.Kind != Null && !(v.Kind == Array && len(v.Elems) == 0)
+}
+
+// misplacedGuard is the guard event ev, at path, where Claude Code does not
+// run its hooks.
+func misplacedGuard(path, ev string, v *Value) *SchemaError {
+	return &SchemaError{Pos: v.Pos, Path: path, Want: `an event of "hooks" (hooks.` + ev + `; Claude Code ignores the whole file ` +
+		`that has PreToolUse or PermissionRequest hooks anywhere else: move them there or remove them)`, Got: got(v)}
+}
+
+// isMatcherGroup is the loader's ABe ("function ABe(" at byte
+// 306,711,611): an object whose "hooks" is a list that is not empty, or
+// an object beside a "matcher" or holding a string "type"; not an object
+// without "matcher" that has a key named after an event.
+func isMatcherGroup(v *Value) bool {
+	if v.Kind != Object {
+		return false
+	}
+	matcher := v.Get("matcher") != nil
+	if !matcher {
+		for _, m := range v.Members {
+			if hookEvents[m.Key] {
+				return false
+			}
+		}
+	}
+	h := v.Get("hooks")
+	if h == nil {
+		return false
+	}
+	switch h.Value.Kind {
+	case Array:
+		return len(h.Value.Elems) > 0
+	case Object:
+		t := h.Value.Get("type")
+		return matcher || t != nil && t.Value.Kind == String
+	}
+	return false
+}
+
+// holdsMatcher is the loader's Sq ("function Sq(" at byte 306,712,981):
+// v, or an element of it when a list (in lists), is a matcher group or an
+// object with guard hooks.
+func holdsMatcher(v *Value) bool {
+	switch {
+	case isMatcherGroup(v):
+		return true
+	case v.Kind == Array:
+		for _, e := range v.Elems {
+			if holdsMatcher(e) {
+				return true
+			}
+		}
+	case v.Kind == Object:
+		for _, m := range v.Members {
+			if guardEvents[m.Key] && guardHolds(m.Value) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func anyObject(vs []*Value) bool {
+	for _, v := range vs {
+		if v.Kind == Object {
+			return true
+		}
+	}
+	return false
 }
 
 // checkHandler checks one hook handler: its type, that type's required
