@@ -2910,6 +2910,14 @@ func plainTextPrefix(raw []string) bool {
 	if !slices.ContainsFunc(raw, func(w string) bool { _, ok := isAssignment(w); return !ok }) {
 		return true // assignments alone
 	}
+	return strippedPrefix(raw)
+}
+
+// strippedPrefix reports whether the release's strips (command with -p,
+// builtin and noglob, then timeout with a bare duration) take off every
+// word written before a command, in their order: no assignment among
+// them (textPatterns, row 141).
+func strippedPrefix(raw []string) bool {
 	t := strings.Join(raw, " ") + " "
 	for {
 		m := textWrapperStrip.FindString(t)
@@ -2966,10 +2974,13 @@ func readOnlyWrappers(raw, words []string) (notRO, xargs bool) {
 		switch w {
 		case "nice", "nohup", "stdbuf", "time":
 			notRO = true
-		case "command", "builtin":
+		case "command", "builtin", "noglob":
 			// Not after timeout: the release asks for timeout 5 command
-			// ls and timeout 5 builtin ls, and runs command timeout 5 ls
-			// (TestDifferential/allowwraporder-default).
+			// ls, timeout 5 builtin ls and timeout 5 noglob ls, and runs
+			// command timeout 5 ls and noglob timeout 5 ls (its strip,
+			// cli.js Npt, takes command, builtin and noglob off before
+			// the timeouts only: TestDifferential/allowwraporder-default;
+			// row 142, timeoutnoglob-*).
 			if timeout {
 				notRO = true
 			}
@@ -2991,6 +3002,13 @@ func readOnlyWrappers(raw, words []string) (notRO, xargs bool) {
 	}
 	if !notRO && !xargs && len(raw) > 0 && textChecked[cmd] {
 		notRO = !plainTextPrefix(raw)
+	}
+	// A command the release matches with a pattern on the subcommand's
+	// text (textPatterns) is read-only only written plainly, first in the
+	// text its strips leave: no quote or backslash in its name, no
+	// assignment before it (row 141).
+	if !notRO && !xargs && textPatterns[cmd] != nil && (written != cmd || len(raw) > 0 && !strippedPrefix(raw)) {
+		notRO = true
 	}
 	return notRO, xargs
 }

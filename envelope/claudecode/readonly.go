@@ -120,6 +120,24 @@ var lookupVariables = setOf("path", "home", "dirstack", "tmpprefix", "bash_env",
 	"bash_source_path", "lang", "language", "lc_all", "lc_ctype", "lc_collate", "lc_messages", "lc_numeric", "lc_time",
 	"histchars", "textdomain", "textdomaindir", "ifs", "ps4", "prompt4")
 
+// textPatterns are the read-only commands Claude Code 2.1.328 checks with
+// a pattern on the subcommand's text as written, quotes and all (cli.js:
+// jq's in its list of read-only patterns, Y4r, which its word check, V4r,
+// leaves jq to; hostname's, the one regex of its table of commands and
+// options, iOn): jq's options come first, each -LETTERS or --NAME[=VALUE],
+// then one word or more, none starting with -, each quoted whole or
+// starting with no quote; hostname takes only -LETTER and --NAME. So jq
+// -0 . x.json, jq -r. x.json, jq -- . x.json, jq --a_b . x.json, jq
+// '.a'x x.json, jq . 'x'.json, hostname -fs, hostname -- and hostname '-f'
+// ask, and jq . x'.json' and hostname -f -s run; the name must be written
+// plainly and first in the text (readOnlyWrappers): \jq, 'jq', LANG=C jq
+// and \hostname ask, command jq and timeout 5 hostname run (row 141,
+// TestDifferential/textpatterns-*; TestTextPatterns).
+var textPatterns = map[string]*regexp.Regexp{
+	"jq":       regexp.MustCompile(`^jq(?:\s+(?:-[a-zA-Z]+|--[a-zA-Z-]+(?:=\S+)?))*(?:\s+'[^'` + "`" + `]*'|\s+"[^"` + "`" + `]*"|\s+[^-\s'"][^\s]*)+\s*$`),
+	"hostname": regexp.MustCompile(`^hostname(?:\s+(?:-[a-zA-Z]|--[a-zA-Z-]+))*\s*$`),
+}
+
 // readOnlyArgs reports whether a command, its words as written (quotes
 // kept) without its redirections, is read-only.
 func readOnlyArgs(w []string) bool {
@@ -128,6 +146,9 @@ func readOnlyArgs(w []string) bool {
 	}
 	u := unquoteAll(w)
 	if quotedSpecialParam(w) {
+		return false
+	}
+	if re := textPatterns[u[0]]; re != nil && !re.MatchString(strings.Join(append([]string{u[0]}, w[1:]...), " ")) {
 		return false
 	}
 	if onlyAssignments(w) {

@@ -93,7 +93,9 @@
 // at all; dontAsk's refusals of what would ask fire no PermissionRequest and
 // count as deny). A tool outside the session's pool is answered "No such
 // tool available" with no hook at all. PermissionRequest names no
-// tool_use_id, so it is paired with a call by agent_id, tool and input.
+// tool_use_id, so it is paired with a call by agent_id, tool and input,
+// the calls the CLI refused first (a call that ran with less of the same
+// input would take it otherwise).
 //
 // # Caveats
 //

@@ -121,7 +121,15 @@ func genEvadeCases(seed uint64, n int) []dcase {
 			default:
 				core = pick(gits)
 			}
-			return wrapLine(pick(carriers), core)
+			carrier := pick(carriers)
+			if carrier == "env -S '%s'" && strings.Contains(core, "<") {
+				// env -S hands the < to tee, dd or tr as a word: they
+				// would read the CLI's standard input, and a
+				// bypassPermissions run waited on one past its minute
+				// (gen-evade seed 5112). No draw, as wrapLine's.
+				return ""
+			}
+			return wrapLine(carrier, core)
 		})
 		n -= 2 * len(lines)
 		out = append(out, sh4Cases(fmt.Sprintf("gen-evade%d", c), "generated evasions", []string{"bypassPermissions", "default"},

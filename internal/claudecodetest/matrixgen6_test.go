@@ -1500,3 +1500,71 @@ func matrixQuotedSubst() []dcase {
 	return slices.Concat(sh4Cases("quotedsubstrule", "generated user rules", []string{"default"}, rules, files, probes),
 		sh4Cases("quotedsubst", "generated user rules", []string{"default", "acceptEdits"}, Settings{}, files, probes))
 }
+
+// matrixTextPatterns: jq and hostname, which Claude Code 2.1.328 checks
+// with a pattern on the subcommand's text, spelled with quotes, a
+// backslash, assignments and wrappers before them, and with the options
+// and words its patterns take and refuse (row 141; gen-ro seed 5101 found
+// \jq . locked/keep.txt run by the dialect).
+func matrixTextPatterns() []dcase {
+	probes := shs("pwd", `\jq . x.json`, `\jq . locked/keep.txt`, "jq . locked/keep.txt", "'jq' . x.json", `"jq" . x.json`,
+		`j\q . x.json`, "''jq . x.json", "command jq . x.json", "timeout 5 jq . x.json", "LANG=C jq . x.json", "nice jq . x.json",
+		"TZ=UTC command jq . x.json", `\command jq . x.json`, "LANG=C timeout 5 jq . x.json", "command 'jq' . x.json",
+		`command \jq . x.json`, "noglob jq . x.json", "builtin jq . x.json", "timeout 5s jq . x.json", "command -p jq . x.json",
+		"ls && LANG=C jq . x.json", "jq . x.json && ls", "FOO=1 jq . x.json", "jq -0 . x.json", "jq -r. x.json", "jq '.a'x x.json",
+		"jq -- . x.json", "jq . 'x'.json", `jq . "x".json`, "jq . x'.json'", "jq -R1 . x.json", "jq --a_b . x.json", "jq -n '1'x",
+		"jq -n 1", "jq -n", "jq -rj . x.json", "jq --arg a 1 . x.json", "jq --indent 2 . x.json", "jq --raw-output=x . x.json",
+		"jq -r '.a' x.json", `jq '.a' "x.json"`, "jq\t. x.json", `jq . x\.json`, "jq . x.json ''", "jq -n a'b'", "jq . x.json -r",
+		"jq . x.json 2>&1", "jq . < x.json", "jq . x.json | cat", "jq -f x.json x.json",
+		"hostname", `\hostname`, "'hostname'", "LANG=C hostname", `h\ostname`, "command hostname", "timeout 5 hostname",
+		"noglob hostname", "hostname -f", "hostname -fs", "hostname -f -s", "hostname --fqdn", "hostname --", "hostname --alias=x",
+		"hostname '-f'", "hostname -1", "hostname -I", "hostname\t-f", "hostname -f | cat", `\git status`, `\sort a.txt`, `\date`,
+		`\cat a.txt`, `\uniq a.txt`)
+	files := map[string]string{"a.txt": "a\n"}
+	return sh4Cases("textpatterns", "generated read-only lines", []string{"default", "acceptEdits"}, Settings{Deny: []string{"Bash(rm:*)"}}, files, probes)
+}
+
+// matrixTimeoutNoglob: noglob, command and builtin before and after a
+// timeout, before read-only commands and one an allow rule names (row 142;
+// gen seed 5105 found true && timeout 5s noglob find . -name a.txt | cat
+// run by the dialect).
+func matrixTimeoutNoglob() []dcase {
+	probes := shs("pwd", "timeout 5 noglob ls", "timeout 5s noglob find . -name a.txt", "timeout 5 noglob cat a.txt",
+		"timeout 5 noglob echo hi", "timeout 5 noglob wc -l a.txt", "timeout 5 noglob noglob ls", "timeout 5 timeout 5 noglob ls",
+		"command timeout 5 noglob ls", "noglob timeout 5 noglob ls", "true && timeout 5s noglob find . -name a.txt | cat",
+		"timeout 5s noglob find . -name a.txt | cat", "timeout 5 noglob git status", "timeout 5 noglob date", "timeout 5 noglob npm test",
+		"noglob timeout 5 ls", "noglob noglob ls", "noglob command ls", "command noglob ls", "timeout 5 timeout 5 ls", "timeout 5 command ls",
+		"timeout 5 builtin ls", "noglob timeout 5 npm test", "nice noglob ls", "timeout 5 nohup ls")
+	files := map[string]string{"a.txt": "a\n"}
+	return sh4Cases("timeoutnoglob", "sh4 allow and ask rules", []string{"default", "acceptEdits"}, Settings{Allow: []string{"Bash(npm test:*)"}}, files, probes)
+}
+
+// matrixExactAsk: an ask rule naming the command exactly beside a prefix
+// or wildcard deny rule that also matches it, and an exact allow rule
+// beside a wildcard deny rule: Claude Code 2.1.328 checks the exact rules
+// first and asks on an exact ask rule before its deny rules with a
+// wildcard or a prefix are read (gen-rules seed 5206 found git  status
+// asked under ask Bash(git status) and deny Bash(git *), seed 5208 echo  hi
+// under ask Bash(echo  hi) and deny Bash(echo hi*)). The dialect denies
+// (section 0.3).
+func matrixExactAsk() []dcase {
+	probes := shs("pwd", "git status", "git  status", "git status && ls", "ls && git status", "git status # c", "git status > /dev/null",
+		"git status -s", "git log", "rm f1.txt", "rm f2.txt", "rm  f1.txt", "echo hi", "echo  hi", "echo hi there", "echo ho", "npm test")
+	files := map[string]string{"f1.txt": "1\n", "f2.txt": "2\n"}
+	return sh4Cases("exactask", "generated Bash rules", []string{"default", "bypassPermissions"},
+		Settings{Allow: []string{"Bash(echo ho)", "Bash(npm test)"}, Ask: []string{"Bash(git status)", "Bash(rm f1.txt)", "Bash(echo  hi)"},
+			Deny: []string{"Bash(git *)", "Bash(rm:*)", "Bash(echo *)", "Bash(npm:*)"}}, files, probes)
+}
+
+// matrixSkillAskSlash: a skill named with a leading "/" under an ask rule
+// of the parameter form (skill:<name>) beside an allow rule of the name
+// form, in default mode and bypassPermissions: Claude Code 2.1.328 reads
+// the leading "/" away for its deny check (row 94) but not for its ask
+// rules, and runs /helper (gen-skills seed 5104). The dialect asks
+// (section 0.3).
+func matrixSkillAskSlash() []dcase {
+	files := map[string]string{".claude/skills/helper/SKILL.md": "---\nname: helper\ndescription: Helps\nallowed-tools: Read\n---\nHelp.\n"}
+	sk := func(name string) probe { return probe{"Skill", map[string]any{"skill": name}} }
+	return filesCases("skillaskslash", "generated skill rules", []string{"default", "bypassPermissions"}, "", Settings{},
+		Settings{Allow: []string{"Skill(helper)"}, Ask: []string{"Skill(skill:helper)"}}, files, [][]probe{{sk("/helper"), sk("helper")}})
+}

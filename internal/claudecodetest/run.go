@@ -444,20 +444,33 @@ func joinCalls(issued []Issued, res *Result) []Call {
 		}
 		h := hookFor[is.ID]
 		c.PreToolUse, c.PostToolUse, c.PermissionDenied = h["PreToolUse"], h["PostToolUse"] || h["PostToolUseFailure"], h["PermissionDenied"]
-		dir := res.Dir
-		if cwd := cwdOf[is.ID]; cwd != "" {
-			dir = cwd // a relative path is resolved where the shell is
-		}
-		for i, pr := range requests {
-			// A PermissionRequest names no tool_use_id: it is the call's
-			// when it comes from the same agent with the same tool and input.
-			if pr != nil && c.PreToolUse && pr["agent_id"] == agentOf[is.ID] && pr["tool_name"] == is.Tool && sameInput(pr["tool_input"], is.Input, dir) {
-				c.PermissionRequest = true
-				requests[i] = nil // one request answers one call
-				break
+		calls = append(calls, c)
+	}
+	// A PermissionRequest names no tool_use_id: it is a call's when it
+	// comes from the same agent with the same tool and input (the input
+	// the script sent, which the hook's may extend). The calls the CLI
+	// refused are paired first: a call that ran with the input of one that
+	// was asked about, less a field (Bash echo hi beside echo hi with a
+	// timeout an ask rule names), took the other's request (gen-params
+	// seed 5101).
+	for _, refused := range []bool{true, false} {
+		for ci := range calls {
+			c := &calls[ci]
+			if c.Denied != refused || !c.PreToolUse {
+				continue
+			}
+			dir := res.Dir
+			if cwd := cwdOf[c.ID]; cwd != "" {
+				dir = cwd // a relative path is resolved where the shell is
+			}
+			for i, pr := range requests {
+				if pr != nil && pr["agent_id"] == agentOf[c.ID] && pr["tool_name"] == c.Tool && sameInput(pr["tool_input"], c.Input, dir) {
+					c.PermissionRequest = true
+					requests[i] = nil // one request answers one call
+					break
+				}
 			}
 		}
-		calls = append(calls, c)
 	}
 	// A call the CLI refused before its PreToolUse (a Read path a deny
 	// rule covers) ran where the session's shell was: the cwd the last

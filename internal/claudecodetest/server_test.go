@@ -204,3 +204,26 @@ func TestFailClosed(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinCallsPairsRefusedFirst: a PermissionRequest is paired with a
+// call the CLI refused before one that ran with less of its input (Bash
+// echo hi beside echo hi with a timeout an ask rule names: gen-params
+// seed 5101 left the asked call without its request).
+func TestJoinCallsPairsRefusedFirst(t *testing.T) {
+	bash := func(id string, in map[string]any) Issued {
+		return Issued{Script: "main", Block: Block{ID: id, Tool: "Bash", Input: in}}
+	}
+	issued := []Issued{bash("ran", map[string]any{"command": "echo hi"}),
+		bash("asked", map[string]any{"command": "echo hi", "timeout": 50000})}
+	res := &Result{Dir: "/p", PermissionDenials: []Denial{{ToolUseID: "asked"}}}
+	for _, id := range []string{"ran", "asked"} {
+		res.Hooks = append(res.Hooks, map[string]any{"hook_event_name": "PreToolUse", "tool_use_id": id})
+	}
+	res.Hooks = append(res.Hooks, map[string]any{"hook_event_name": "PostToolUse", "tool_use_id": "ran"},
+		map[string]any{"hook_event_name": "PermissionRequest", "tool_name": "Bash",
+			"tool_input": map[string]any{"command": "echo hi", "timeout": 50000.0}})
+	calls := joinCalls(issued, res)
+	if calls[0].PermissionRequest || !calls[1].PermissionRequest {
+		t.Errorf("PermissionRequest paired with ran %v, asked %v; want the asked call's", calls[0].PermissionRequest, calls[1].PermissionRequest)
+	}
+}
