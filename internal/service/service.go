@@ -767,7 +767,7 @@ func (s *Service) ScopeOf(key events.SessionKey) string {
 }
 
 func (s *Service) Tools(ctx context.Context, key events.SessionKey, pos projection.Position) (ts envelope.ToolSet, seq uint64, err error) {
-	r, err := s.ToolsAnswer(ctx, key, pos)
+	r, err := s.toolsAt(ctx, key, pos, false)
 	return r.Tools, r.Seq, err
 }
 
@@ -775,7 +775,14 @@ func (s *Service) Tools(ctx context.Context, key events.SessionKey, pos projecti
 // scope and, when the session takes no recorded check at the position,
 // the refusal one would get (wire.WhyResult.NotActive), read at the same
 // position as the tool set.
-func (s *Service) ToolsAnswer(ctx context.Context, key events.SessionKey, pos projection.Position) (r wire.ToolsResult, err error) {
+func (s *Service) ToolsAnswer(ctx context.Context, key events.SessionKey, pos projection.Position) (wire.ToolsResult, error) {
+	return s.toolsAt(ctx, key, pos, true)
+}
+
+// toolsAt is the tool set at pos; with answer also the session's scope
+// and NotActive, which Tools' callers (the watches, one read a turn) do
+// not read.
+func (s *Service) toolsAt(ctx context.Context, key events.SessionKey, pos projection.Position, answer bool) (r wire.ToolsResult, err error) {
 	r.Session = key
 	if pos.Turn != 0 && pos.Seq == 0 && pos.Time == "" {
 		s.lock()
@@ -792,12 +799,13 @@ func (s *Service) ToolsAnswer(ctx context.Context, key events.SessionKey, pos pr
 		if err != nil {
 			return err
 		}
-		na, err := notActive(st, key)
-		if err != nil {
-			return err
+		r.Tools, r.Seq = ts, st.Position()
+		if !answer {
+			return nil
 		}
-		r.Scope, r.Tools, r.Seq, r.NotActive = st.ScopeOf(key), ts, st.Position(), na
-		return nil
+		r.Scope = st.ScopeOf(key)
+		r.NotActive, err = notActive(st, key)
+		return err
 	})
 	return r, err
 }
