@@ -147,17 +147,98 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if thin && h.Token != "" {
 		hook = withEnvironment(h.Hook, r.Header)
 	}
-	res := hook.HandleWithin(ctx, raw, grace)
-	w.Header().Set("Content-Type", "application/json")
-	if thin {
-		thinHeaders(w.Header(), res, r.Header.Get(hookwire.HeaderVerbose) == "1")
+	verbose := r.Header.Get(hookwire.HeaderVerbose) == "1"
+	AnswerWithin(ctx, grace, func() *Result { return hook.Handle(ctx, raw) }, func() *Result { return Overdue(raw, grace) },
+		func(v any, stack []byte) *Result { return Panicked(raw, v, stack) },
+		func(res *Result, overdue bool) {
+			hdr := w.Header()
+			hdr.Set("Content-Type", "application/json")
+			if overdue {
+				// The handler holds the connection until the run
+				// returns: the client is not to send its next hook on it.
+				hdr.Set("Connection", "close")
+			}
+			if thin {
+				thinHeaders(hdr, res, verbose)
+			}
+			answer(w, res.Output)
+			h.logPanic(r, res)
+			if h.Logger != nil {
+				h.Logger.Info("hook", "event", res.Event, "session", res.Session, "decision", res.Decision,
+					"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin, "overdue", overdue)
+			}
+		})
+}
+
+// AnswerWithin is Within for an answer that must be written by a bound
+// while its run may go on: run is made on the calling goroutine, with no
+// hand-off (serve --hooks' handler: a goroutine woken for each payload
+// cost its answer about 12 µs, docs/bench.md), and write is called exactly
+// once, from one goroutine at a time, with the run's result (overdue
+// false), or, when ctx is done and grace has passed before the run
+// returns, with overdue's (overdue true), from a timer's goroutine while
+// the run goes on. A run that panics is answered with panicked's. It
+// returns when the run has returned and the answer is written, with the
+// result written: the caller holds what write writes to until then
+// (TestAnswerWithin). A panic in overdue or in that write is raised again
+// on the calling goroutine once the run returns.
+func AnswerWithin[T any](ctx context.Context, grace time.Duration, run, overdue func() T, panicked func(v any, stack []byte) T, write func(res T, overdue bool)) T {
+	var (
+		mu      sync.Mutex
+		claimed bool
+		timer   *time.Timer
+		late    T
+		failed  any
+	)
+	claim := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		ok := !claimed
+		claimed = true
+		if timer != nil {
+			timer.Stop()
+		}
+		return ok
 	}
-	answer(w, res.Output)
-	h.logPanic(r, res)
-	if h.Logger != nil {
-		h.Logger.Info("hook", "event", res.Event, "session", res.Session, "decision", res.Decision,
-			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin)
+	written := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if claimed {
+			return
+		}
+		timer = time.AfterFunc(grace, func() {
+			mu.Lock()
+			if claimed {
+				mu.Unlock()
+				return
+			}
+			claimed = true
+			mu.Unlock()
+			defer close(written)
+			defer func() { failed = recover() }()
+			late = overdue()
+			write(late, true)
+		})
+	})
+	res := func() (res T) {
+		defer func() {
+			if v := recover(); v != nil {
+				res = panicked(v, debug.Stack())
+			}
+		}()
+		return run()
+	}()
+	stop()
+	if claim() {
+		write(res, false)
+		return res
 	}
+	<-written
+	if failed != nil {
+		panic(failed)
+	}
+	return late
 }
 
 // answer writes out a hook's answer, with its length, and sends it at

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -303,5 +304,70 @@ func TestHTTPSlowLogHoldsNoAnswer(t *testing.T) {
 	}
 	if got := strings.TrimSpace(string(b)); got != "{}" || resp.ContentLength != int64(len(b)) || len(resp.TransferEncoding) != 0 {
 		t.Fatalf("answer %q, Content-Length %d, Transfer-Encoding %v; want {} with its length", b, resp.ContentLength, resp.TransferEncoding)
+	}
+}
+
+// TestHTTPOverdue: a payload whose run outlasts the handler's Timeout is
+// answered by it, a denial, while the run goes on (held by the ledger
+// here), and the answer closes its connection (the handler holds it until
+// the run returns, so no next hook may wait behind it); the slot is free
+// again once the run returns.
+func TestHTTPOverdue(t *testing.T) {
+	l := &countingLedger{release: make(chan struct{}), entered: make(chan struct{}, 16)}
+	srv := httptest.NewServer(&Handler{Hook: &Hook{L: l}, Token: httpToken, Timeout: 300 * time.Millisecond, MaxConcurrent: 1})
+	defer srv.Close()
+	release := sync.OnceFunc(func() { close(l.release) })
+	defer release() // before the server's Close, which waits for the run
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+HTTPPath, strings.NewReader(call("Bash", `{"command":"echo hi"}`)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+httpToken)
+	// One client for all, as Claude Code's: a connection kept after the
+	// overdue answer would take the next POST behind the held run.
+	c := &http.Client{Timeout: 5 * time.Second}
+	t0 := time.Now()
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	took := time.Since(t0)
+	<-l.entered
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"permissionDecision":"deny"`) || !strings.Contains(string(b), "could not decide this call in time") {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	if !resp.Close {
+		t.Fatalf("the overdue answer keeps its connection open (headers %v)", resp.Header)
+	}
+	if took > 5*time.Second {
+		t.Fatalf("answered in %s, past the handler's 300 ms bound", took)
+	}
+	// The run still holds the one slot.
+	again := func() string {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+HTTPPath, strings.NewReader(call("Bash", `{"command":"echo hi"}`)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+httpToken)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("the next hook: %v", err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if out := again(); !strings.Contains(out, "limit of 1 hooks at once") {
+		t.Fatalf("while the overdue run goes on: %s", out)
+	}
+	release()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if out := again(); !strings.Contains(out, "deny") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the slot is not freed once the run returned")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

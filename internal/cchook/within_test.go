@@ -5,6 +5,7 @@ import (
 	"context"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -78,4 +79,105 @@ func waitIdle(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
+}
+
+// TestAnswerWithin: AnswerWithin runs on the calling goroutine and writes
+// exactly one answer: the run's; overdue's, while the run goes on, once
+// its context is done and grace has passed (and returns only when the run
+// has); panicked's for a run that panics. A run that returns as the bound
+// passes is answered once either way (the race detector watches the
+// write), and a panic in the overdue answer is raised on the caller.
+func TestAnswerWithin(t *testing.T) {
+	panicked := func(v any, _ []byte) string { return "panicked" }
+	overdue := func() string { return "overdue" }
+	type wrote struct {
+		res     string
+		overdue bool
+		g       uint64
+	}
+	writes := func() (*[]wrote, func(string, bool)) {
+		var w []wrote
+		return &w, func(res string, o bool) { w = append(w, wrote{res, o, goroutineID()}) }
+	}
+
+	t.Run("the run's answer, on the caller", func(t *testing.T) {
+		w, write := writes()
+		me := goroutineID()
+		var ranOn uint64
+		got := AnswerWithin(t.Context(), time.Minute, func() string { ranOn = goroutineID(); return "ran" }, overdue, panicked, write)
+		if got != "ran" || len(*w) != 1 || (*w)[0] != (wrote{"ran", false, me}) || ranOn != me {
+			t.Fatalf("got %q, writes %+v, ran on %d, caller %d", got, *w, ranOn, me)
+		}
+	})
+
+	t.Run("overdue while the run goes on", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+		defer cancel()
+		release := make(chan struct{})
+		answered := make(chan wrote, 2)
+		done := make(chan string, 1)
+		go func() {
+			done <- AnswerWithin(ctx, 10*time.Millisecond, func() string { <-release; return "ran" }, overdue, panicked,
+				func(res string, o bool) { answered <- wrote{res, o, 0} })
+		}()
+		select {
+		case a := <-answered:
+			if a != (wrote{"overdue", true, 0}) {
+				t.Fatalf("answered %+v, want overdue's", a)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no answer while the run is held")
+		}
+		select {
+		case got := <-done:
+			t.Fatalf("returned %q before the run did", got)
+		case <-time.After(50 * time.Millisecond):
+		}
+		close(release)
+		if got := <-done; got != "overdue" {
+			t.Fatalf("returned %q, want the answer written (overdue)", got)
+		}
+		if len(answered) != 0 {
+			t.Fatalf("a second answer: %+v", <-answered)
+		}
+	})
+
+	t.Run("a run that panics", func(t *testing.T) {
+		w, write := writes()
+		got := AnswerWithin(t.Context(), time.Minute, func() string { panic("boom") }, overdue, panicked, write)
+		if got != "panicked" || len(*w) != 1 || (*w)[0].res != "panicked" || (*w)[0].overdue {
+			t.Fatalf("got %q, writes %+v", got, *w)
+		}
+	})
+
+	t.Run("at the bound, one answer", func(t *testing.T) {
+		for i := range 300 {
+			ctx, cancel := context.WithCancel(t.Context())
+			var n atomic.Int32
+			var last atomic.Value
+			got := AnswerWithin(ctx, time.Duration(i%3)*time.Microsecond, func() string {
+				cancel()
+				runtime.Gosched()
+				return "ran"
+			}, overdue, panicked, func(res string, _ bool) { n.Add(1); last.Store(res) })
+			cancel()
+			if n.Load() != 1 || last.Load() != got {
+				t.Fatalf("iteration %d: %d answers, the last %v, returned %q", i, n.Load(), last.Load(), got)
+			}
+		}
+	})
+
+	t.Run("a panic in the overdue answer", func(t *testing.T) {
+		ended, cancel := context.WithCancel(t.Context())
+		cancel()
+		release := make(chan struct{})
+		time.AfterFunc(20*time.Millisecond, func() { close(release) })
+		defer func() {
+			if v := recover(); v != "overdue broke" {
+				t.Fatalf("recovered %v, want the overdue answer's panic", v)
+			}
+		}()
+		AnswerWithin(ended, 0, func() string { <-release; return "ran" }, func() string { panic("overdue broke") }, panicked, func(string, bool) {})
+		t.Fatal("returned without the panic")
+	})
 }
