@@ -17,7 +17,8 @@ import (
 // `ledger hook codex` prints for it.
 //
 // Invariants (TestHTTPHookAnswers):
-//   - The answer is Hook's (HandleWithin), the same mapping and the same
+//   - The answer is Hook's (as HandleWithin's, run on the handler's
+//     goroutine: cchook.AnswerWithin), the same mapping and the same
 //     bytes as the NATS adapter's for the same ledger.
 //   - The thin hook's headers are read only from a request that carried
 //     the server's token (trusted non-nil): hookwire.HeaderScope binds a
@@ -31,13 +32,19 @@ type HTTPHook struct {
 }
 
 // Serve implements cchook.PathHook.
-func (s *HTTPHook) Serve(ctx context.Context, raw []byte, grace time.Duration, trusted http.Header) *Result {
+// write may be nil (nothing written).
+func (s *HTTPHook) Serve(ctx context.Context, raw []byte, grace time.Duration, trusted http.Header, write func(res *Result, overdue bool)) *Result {
+	if write == nil {
+		write = func(*Result, bool) {}
+	}
 	h := s.Hook
 	if trusted != nil {
 		get := func(name string) string { return hookwire.DecodeHeader(trusted.Get(name)) }
 		scope, user, host := get(hookwire.HeaderScope), get(hookwire.HeaderUser), get(hookwire.HeaderHost)
 		if scope != "" && !hookwire.ValidScope(scope) {
-			return s.badScope(raw, scope)
+			res := s.badScope(raw, scope)
+			write(res, false)
+			return res
 		}
 		c := *h
 		if scope != "" {
@@ -64,7 +71,8 @@ func (s *HTTPHook) Serve(ctx context.Context, raw []byte, grace time.Duration, t
 		}
 		h = &c
 	}
-	return h.HandleWithin(ctx, raw, grace)
+	return cchook.AnswerWithin(ctx, grace, func() *Result { return h.Handle(ctx, raw) }, func() *Result { return h.Overdue(raw) },
+		func(v any, stack []byte) *Result { return h.Panicked(raw, v, stack) }, write)
 }
 
 // badScope answers a payload whose hook names a scope that is not one: a

@@ -3,9 +3,12 @@ package agenthook
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sessionledger/ledger/events"
 	"github.com/sessionledger/ledger/internal/cchook"
@@ -62,7 +65,7 @@ func TestHTTPHookAnswers(t *testing.T) {
 		t.Fatalf("gemini, ledger down: %q %v", out, err)
 	}
 	// A scope that is not one, sent past the thin hook: a call denied.
-	res := (&HTTPHook{Hook: f.h}).Serve(context.Background(), recorded(t, Codex, "PreToolUse-Bash", f.base, ts, nil), 0, map[string][]string{"Ledger-Hook-Scope": {"a%20b"}})
+	res := (&HTTPHook{Hook: f.h}).Serve(context.Background(), recorded(t, Codex, "PreToolUse-Bash", f.base, ts, nil), 0, map[string][]string{"Ledger-Hook-Scope": {"a%20b"}}, nil)
 	if !res.Denied || !strings.Contains(codexDeny(t, res.Output), "--scope") {
 		t.Fatalf("bad scope: %+v", res)
 	}
@@ -116,5 +119,38 @@ func TestHTTPHookSameAnswers(t *testing.T) {
 		if denied != 2 {
 			t.Errorf("%s: %d payloads denied, want 2 (the tool the policy does not allow, the garbage)", tc.rt.Name, denied)
 		}
+	}
+}
+
+// TestHTTPPathOverdue: at a runtime's path, a payload whose run outlasts
+// the handler's Timeout (a ledger that never answers) is answered by it,
+// the runtime's denial, while the run goes on, and the answer closes its
+// connection (the handler holds it until the run returns), as at Claude
+// Code's (cchook's TestHTTPOverdue).
+func TestHTTPPathOverdue(t *testing.T) {
+	const token = "0123456789abcdef-token"
+	handler := &cchook.Handler{Hook: &cchook.Hook{}, Token: token, Timeout: 300 * time.Millisecond, Paths: map[string]cchook.PathHook{
+		Codex.Path(): &HTTPHook{Hook: &Hook{Runtime: Codex, L: hungLedger{}}},
+	}}
+	srv := httptest.NewServer(handler)
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+Codex.Path(), bytes.NewReader(recorded(t, Codex, "PreToolUse-Bash", t.TempDir(), "t", nil)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	t0 := time.Now()
+	resp, err := (&http.Client{Timeout: 4 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if took := time.Since(t0); took > 3*time.Second {
+		t.Fatalf("answered in %s, past the handler's 300 ms bound", took)
+	}
+	if r := codexDeny(t, out); !strings.Contains(r, "in time") {
+		t.Fatalf("%q", r)
+	}
+	if !resp.Close {
+		t.Fatalf("the overdue answer keeps its connection open (headers %v)", resp.Header)
 	}
 }

@@ -43,7 +43,7 @@ func TestOverMaxPayloadDeniesAgents(t *testing.T) {
 		}
 		check("--unreachable allow", res)
 		f.h.Opts.Unreachable = ""
-		served := (&HTTPHook{Hook: f.h}).Serve(context.Background(), recorded(t, tc.rt, tc.name, f.base, ts, big), 0, http.Header{"Ledger-Hook-Unreachable": {"allow"}})
+		served := (&HTTPHook{Hook: f.h}).Serve(context.Background(), recorded(t, tc.rt, tc.name, f.base, ts, big), 0, http.Header{"Ledger-Hook-Unreachable": {"allow"}}, nil)
 		check("serve --hooks, Ledger-Hook-Unreachable: allow", served)
 	}
 }

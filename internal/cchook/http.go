@@ -154,9 +154,7 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			hdr := w.Header()
 			hdr.Set("Content-Type", "application/json")
 			if overdue {
-				// The handler holds the connection until the run
-				// returns: the client is not to send its next hook on it.
-				hdr.Set("Connection", "close")
+				closeAfter(hdr)
 			}
 			if thin {
 				thinHeaders(hdr, res, verbose)
@@ -169,6 +167,11 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			}
 		})
 }
+
+// closeAfter marks an overdue answer's connection to be closed: the
+// handler holds it until the run returns, so the client is not to send
+// its next hook on it (TestHTTPOverdue).
+func closeAfter(hdr http.Header) { hdr.Set("Connection", "close") }
 
 // AnswerWithin is Within for an answer that must be written by a bound
 // while its run may go on: run is made on the calling goroutine, with no
@@ -497,10 +500,13 @@ func (a *answerWriter) Unwrap() http.ResponseWriter { return a.ResponseWriter }
 // PathHook is another runtime's hooks, which a Handler serves at a path of
 // its own (Handler.Paths): agenthook's codex, gemini and qwen.
 type PathHook interface {
-	// Serve maps one payload and answers it by ctx's deadline plus grace.
-	// trusted holds the thin hook's headers (hookwire's) of a request
-	// that carried the server's token, nil otherwise.
-	Serve(ctx context.Context, raw []byte, grace time.Duration, trusted http.Header) *Result
+	// Serve maps one payload and answers it with write, called once, by
+	// ctx's deadline plus grace, as AnswerWithin does (the run on the
+	// caller's goroutine, an overdue answer written while it goes on), and
+	// returns the answer written once the run has returned. trusted holds
+	// the thin hook's headers (hookwire's) of a request that carried the
+	// server's token, nil otherwise.
+	Serve(ctx context.Context, raw []byte, grace time.Duration, trusted http.Header, write func(res *Result, overdue bool)) *Result
 	// Deny is the runtime's denial of a call, the answer to a request
 	// the handler refuses.
 	Deny(reason string) []byte
@@ -524,23 +530,29 @@ func (h *Handler) servePath(ctx context.Context, w http.ResponseWriter, r *http.
 	if thin && h.Token != "" {
 		trusted = r.Header
 	}
-	res := ph.Serve(ctx, raw, grace, trusted)
-	w.Header().Set("Content-Type", "application/json")
-	if thin {
-		for _, warn := range res.Warnings {
-			w.Header().Add(hookwire.HeaderWarning, hookwire.EncodeHeader(warn))
+	verbose := r.Header.Get(hookwire.HeaderVerbose) == "1"
+	ph.Serve(ctx, raw, grace, trusted, func(res *Result, overdue bool) {
+		hdr := w.Header()
+		hdr.Set("Content-Type", "application/json")
+		if overdue {
+			closeAfter(hdr)
 		}
-		if r.Header.Get(hookwire.HeaderVerbose) == "1" {
-			b, _ := json.Marshal(res)
-			w.Header().Set(hookwire.HeaderResult, hookwire.EncodeHeader(string(b)))
+		if thin {
+			for _, warn := range res.Warnings {
+				hdr.Add(hookwire.HeaderWarning, hookwire.EncodeHeader(warn))
+			}
+			if verbose {
+				b, _ := json.Marshal(res)
+				hdr.Set(hookwire.HeaderResult, hookwire.EncodeHeader(string(b)))
+			}
 		}
-	}
-	answer(w, res.Output)
-	h.logPanic(r, res)
-	if h.Logger != nil {
-		h.Logger.Info("hook", "path", r.URL.Path, "event", res.Event, "session", res.Session, "decision", res.Decision,
-			"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin)
-	}
+		answer(w, res.Output)
+		h.logPanic(r, res)
+		if h.Logger != nil {
+			h.Logger.Info("hook", "path", r.URL.Path, "event", res.Event, "session", res.Session, "decision", res.Decision,
+				"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin, "overdue", overdue)
+		}
+	})
 }
 
 // Opens reports whether path may be opened by a hook confined to roots:

@@ -111,7 +111,7 @@ func (l *logBuffer) String() string {
 // handler's goroutine, out of Within's reach.
 type panicPath struct{}
 
-func (panicPath) Serve(context.Context, []byte, time.Duration, http.Header) *Result {
+func (panicPath) Serve(context.Context, []byte, time.Duration, http.Header, func(*Result, bool)) *Result {
 	panic("a header it did not expect")
 }
 func (panicPath) Deny(reason string) []byte {
