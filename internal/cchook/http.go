@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sessionledger/ledger/internal/cchook/hookwire"
@@ -531,7 +532,9 @@ func (h *Handler) servePath(ctx context.Context, w http.ResponseWriter, r *http.
 		trusted = r.Header
 	}
 	verbose := r.Header.Get(hookwire.HeaderVerbose) == "1"
+	var answered atomic.Bool
 	ph.Serve(ctx, raw, grace, trusted, func(res *Result, overdue bool) {
+		answered.Store(true)
 		hdr := w.Header()
 		hdr.Set("Content-Type", "application/json")
 		if overdue {
@@ -553,6 +556,12 @@ func (h *Handler) servePath(ctx context.Context, w http.ResponseWriter, r *http.
 				"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin, "overdue", overdue)
 		}
 	})
+	if !answered.Load() {
+		// A runtime's hooks that returned without an answer: an empty
+		// body would be no opinion, which runs a call
+		// (TestPathWithoutAnswerDenies).
+		h.refuse(w, r, "the session policy ledger's hook server had no answer for this payload (an internal error), so it denies it: make the call again", ph, raw)
+	}
 }
 
 // Opens reports whether path may be opened by a hook confined to roots:

@@ -232,3 +232,27 @@ func TestRefusalPassesOtherEvents(t *testing.T) {
 	close(busy.release)
 	<-first
 }
+
+// silentPath is a runtime's hooks whose Serve returns without writing an
+// answer.
+type silentPath struct{ panicPath }
+
+func (silentPath) Serve(context.Context, []byte, time.Duration, http.Header, func(*Result, bool)) *Result {
+	return &Result{}
+}
+
+// TestPathWithoutAnswerDenies: a runtime's hooks that return without an
+// answer get the handler's refusal, a call denied in the path's format
+// (an empty body would be the runtime's "no opinion", which runs the
+// call), any other event passed with a warning.
+func TestPathWithoutAnswerDenies(t *testing.T) {
+	srv := httptest.NewServer(&Handler{Hook: &Hook{}, Token: httpToken, Paths: map[string]PathHook{"/hooks/silent": silentPath{}}})
+	defer srv.Close()
+	code, out := post(t, srv.URL+"/hooks/silent", callPayload, nil)
+	if code != 200 || !strings.Contains(out, `{"decision":"deny"`) || !strings.Contains(out, "had no answer for this payload") {
+		t.Errorf("a call: %d %s", code, out)
+	}
+	if code, out := post(t, srv.URL+"/hooks/silent", promptPayload, nil); code != 200 || strings.Contains(out, "deny") {
+		t.Errorf("a prompt: %d %s", code, out)
+	}
+}
