@@ -751,8 +751,13 @@ var parallelCLIs = make(chan struct{}, 2)
 // comparison. With -update it writes the case as a scenario.
 func runCase(t *testing.T, dc *dcase, cat []string) []compared {
 	parallelCLIs <- struct{}{}
-	res := Run(t.Context(), t, dc.cliCase())
-	<-parallelCLIs
+	res := func() *Result {
+		// Released however Run ends: a case that fails on its deadline
+		// (t.Fatalf) once kept its slot, and every case after it waited
+		// for one (gen-ro seed 5411).
+		defer func() { <-parallelCLIs }()
+		return Run(t.Context(), t, dc.cliCase())
+	}()
 	if dc.after != nil {
 		dc.after(t, res.Dir)
 	}
