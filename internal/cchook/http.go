@@ -148,25 +148,36 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if thin && h.Token != "" {
 		hook = withEnvironment(h.Hook, r.Header)
 	}
-	verbose := r.Header.Get(hookwire.HeaderVerbose) == "1"
 	AnswerWithin(ctx, grace, func() *Result { return hook.Handle(ctx, raw) }, func() *Result { return Overdue(raw, grace) },
-		func(v any, stack []byte) *Result { return Panicked(raw, v, stack) },
-		func(res *Result, overdue bool) {
-			hdr := w.Header()
-			hdr.Set("Content-Type", "application/json")
-			if overdue {
-				closeAfter(hdr)
-			}
-			if thin {
-				thinHeaders(hdr, res, verbose)
-			}
-			answer(w, res.Output)
-			h.logPanic(r, res)
-			if h.Logger != nil {
-				h.Logger.Info("hook", "event", res.Event, "session", res.Session, "decision", res.Decision,
-					"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin, "overdue", overdue)
-			}
-		})
+		func(v any, stack []byte) *Result { return Panicked(raw, v, stack) }, h.writer(w, r, thin, true, nil))
+}
+
+// writer is the write AnswerWithin calls for request r: the answer res,
+// with the thin hook's headers when thin (thinHeaders; exit only on
+// Claude Code's path: an agent runtime's hook exits 0 whatever happens),
+// closing the connection when overdue, then the log line. It marks
+// answered, when given.
+func (h *Handler) writer(w http.ResponseWriter, r *http.Request, thin, exit bool, answered *atomic.Bool) func(*Result, bool) {
+	verbose := r.Header.Get(hookwire.HeaderVerbose) == "1"
+	return func(res *Result, overdue bool) {
+		if answered != nil {
+			answered.Store(true)
+		}
+		hdr := w.Header()
+		hdr.Set("Content-Type", "application/json")
+		if overdue {
+			closeAfter(hdr)
+		}
+		if thin {
+			thinHeaders(hdr, res, verbose, exit)
+		}
+		answer(w, res.Output)
+		h.logPanic(r, res)
+		if h.Logger != nil {
+			h.Logger.Info("hook", "path", r.URL.Path, "event", res.Event, "session", res.Session, "decision", res.Decision,
+				"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin, "overdue", overdue)
+		}
+	}
 }
 
 // closeAfter marks an overdue answer's connection to be closed: the
@@ -304,8 +315,8 @@ func withEnvironment(base *Hook, hdr http.Header) *Hook {
 // thinHeaders tell the thin hook what the command hook would do besides
 // printing res.Output: its exit status, its warnings, and with verbose its
 // result (the command hook's --verbose line).
-func thinHeaders(hdr http.Header, res *Result, verbose bool) {
-	if res.Unreadable && res.Event == "" {
+func thinHeaders(hdr http.Header, res *Result, verbose, exit bool) {
+	if exit && res.Unreadable && res.Event == "" {
 		hdr.Set(hookwire.HeaderExit, "2")
 	}
 	for _, w := range res.Warnings {
@@ -531,31 +542,8 @@ func (h *Handler) servePath(ctx context.Context, w http.ResponseWriter, r *http.
 	if thin && h.Token != "" {
 		trusted = r.Header
 	}
-	verbose := r.Header.Get(hookwire.HeaderVerbose) == "1"
 	var answered atomic.Bool
-	ph.Serve(ctx, raw, grace, trusted, func(res *Result, overdue bool) {
-		answered.Store(true)
-		hdr := w.Header()
-		hdr.Set("Content-Type", "application/json")
-		if overdue {
-			closeAfter(hdr)
-		}
-		if thin {
-			for _, warn := range res.Warnings {
-				hdr.Add(hookwire.HeaderWarning, hookwire.EncodeHeader(warn))
-			}
-			if verbose {
-				b, _ := json.Marshal(res)
-				hdr.Set(hookwire.HeaderResult, hookwire.EncodeHeader(string(b)))
-			}
-		}
-		answer(w, res.Output)
-		h.logPanic(r, res)
-		if h.Logger != nil {
-			h.Logger.Info("hook", "path", r.URL.Path, "event", res.Event, "session", res.Session, "decision", res.Decision,
-				"denied", res.Denied, "unreadable", res.Unreadable, "appended", len(res.Appended), "warnings", res.Warnings, "thin", thin, "overdue", overdue)
-		}
-	})
+	ph.Serve(ctx, raw, grace, trusted, h.writer(w, r, thin, false, &answered))
 	if !answered.Load() {
 		// A runtime's hooks that returned without an answer: an empty
 		// body would be no opinion, which runs a call

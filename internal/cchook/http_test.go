@@ -339,8 +339,8 @@ func TestHTTPOverdue(t *testing.T) {
 	if !resp.Close {
 		t.Fatalf("the overdue answer keeps its connection open (headers %v)", resp.Header)
 	}
-	if took > 5*time.Second {
-		t.Fatalf("answered in %s, past the handler's 300 ms bound", took)
+	if took > 3*time.Second {
+		t.Fatalf("answered in %s, past the handler's 300 ms bound (and slack for a loaded machine)", took)
 	}
 	// The run still holds the one slot.
 	again := func() string {
