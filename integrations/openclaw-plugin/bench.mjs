@@ -14,9 +14,13 @@
 //   (d) publish   one raw durable JetStream publish from Node (js.publish,
 //                 acknowledged, with a message id) of a record the size of
 //                 the call's tool.checked, to a file stream the bench makes
-//                 on the same server (so with the ledger's storage and sync
-//                 settings: fsync on every write unless serve was started
-//                 with --sync-interval), deleted at the end
+//                 on the same server (so with that server's storage and
+//                 sync settings), deleted at the end. The publish is
+//                 durable only where the server fsyncs every write itself:
+//                 'ledger serve --server-fsync'. A default 'ledger serve'
+//                 leaves the fsync to the ledger (group sync: its own
+//                 records are synced before it answers, not this stream's),
+//                 so there (d) is not durable and the floor understates.
 //
 // Each iteration runs the four in turn, in an order that rotates, so that
 // drift on a shared machine reaches them alike. It prints p50 and p99 of
@@ -36,8 +40,10 @@
 // policy (an operator's policy.set allowing read) and records one root
 // session (agent:main:bench-<time>) with a turn per 100 calls. Start one
 // with: go build -o /tmp/ledger ./cmd/ledger && /tmp/ledger serve --data
-// "$(mktemp -d)" --listen 127.0.0.1:4222 (add --sync-interval 100ms for the
-// fast, interval-fsync mode). Timings are never asserted by a test.
+// "$(mktemp -d)" --listen 127.0.0.1:4222 --server-fsync (the floor,
+// a durable (d); without it the default group sync, whose (d) is not
+// durable; --sync-interval 100ms for the fast, interval-fsync mode).
+// Timings are never asserted by a test.
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { parseConfig } from "./config.ts";
