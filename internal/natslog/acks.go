@@ -119,7 +119,7 @@ func (a *acks) await(ctx context.Context, pm *pooledMsg, id string, timeout time
 		return m, nil
 	case <-timer.C:
 		a.forget(pm)
-		return nil, fmt.Errorf("natslog: no acknowledgement for %s within %s", id, timeout)
+		return nil, fmt.Errorf("natslog: no acknowledgement for %s within %s: %w", id, timeout, nats.ErrTimeout)
 	case <-ctx.Done():
 		a.forget(pm)
 		return nil, ctx.Err()

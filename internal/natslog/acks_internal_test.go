@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -181,5 +182,51 @@ func TestAppendAsyncAnswers(t *testing.T) {
 	}
 	if head, err := log.Head(ctx); err != nil || head != 50 {
 		t.Fatalf("head %d, %v; want 50", head, err)
+	}
+}
+
+// TestAppendAnswers: Append, which takes its acknowledgements through
+// the same routing as AppendAsync (Log.ack), answers a sequence, a
+// re-sent id as landed, a stale head as a conflict, a subject no stream
+// holds as no stream's answer, and an acknowledgement that never comes as
+// a time-out (ambiguous: it looks the id up, does not find it, and says
+// so); no waiter is left behind.
+func TestAppendAnswers(t *testing.T) {
+	log, nc := internalLog(t)
+	ctx := t.Context()
+	for i := range 20 {
+		if seq, err := log.Append(ctx, "ledger.policy", fmt.Sprintf("id-%d", i), []byte(`{}`), uint64(i)); err != nil || seq != uint64(i+1) {
+			t.Fatalf("append %d: %d, %v", i, seq, err)
+		}
+	}
+	var landed *events.AlreadyLanded
+	if seq, err := log.Append(ctx, "ledger.policy", "id-3", []byte(`{}`), 20); !errors.As(err, &landed) || seq != 4 || landed.Seq != 4 {
+		t.Fatalf("a re-sent id: %d, %v; want it landed at 4", seq, err)
+	}
+	if seq, err := log.Append(ctx, "ledger.policy", "id-new", []byte(`{}`), 19); !errors.Is(err, events.ErrConflict()) {
+		t.Fatalf("a stale head: %d, %v; want a conflict", seq, err)
+	}
+	if seq, err := log.Append(ctx, "nowhere.held", "id-lost", []byte(`{}`), 20); !errors.Is(err, jetstream.ErrNoStreamResponse) {
+		t.Fatalf("a subject no stream holds: %d, %v; want %v", seq, err, jetstream.ErrNoStreamResponse)
+	}
+	// A subscriber that never answers: the publish has a responder, so no
+	// "no responders" comes, and no acknowledgement either.
+	sub, err := nc.SubscribeSync("silent.>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	log.Timeout = 100 * time.Millisecond
+	if seq, err := log.Append(ctx, "silent.one", "id-silent", []byte(`{}`), 20); !errors.Is(err, nats.ErrTimeout) {
+		t.Fatalf("no acknowledgement: %d, %v; want %v", seq, err, nats.ErrTimeout)
+	}
+	log.acks.mu.Lock()
+	left := len(log.acks.waiting)
+	log.acks.mu.Unlock()
+	if left != 0 {
+		t.Fatalf("%d acknowledgements still awaited after every append answered", left)
+	}
+	if head, err := log.Head(ctx); err != nil || head != 20 {
+		t.Fatalf("head %d, %v; want 20", head, err)
 	}
 }

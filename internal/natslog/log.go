@@ -216,22 +216,24 @@ func (l *Log) asksForSync() bool {
 func (l *Log) append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, string, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		var ack *jetstream.PubAck
+		var streamSeq uint64
+		var dup bool
 		seg, err := l.onLive(ctx, expected, func(seg *segment, local uint64) error {
-			actx, cancel := context.WithTimeout(ctx, l.Timeout)
-			defer cancel()
-			var err error
 			pm := recordMsg(subject, id, data, "", seg.name, local, "")
-			ack, err = l.js.PublishMsg(actx, &pm.msg)
-			if err == nil {
-				pm.release()
+			if err := l.acks.publish(pm); err != nil {
+				return err
+			}
+			var wait, err error
+			streamSeq, dup, _, wait, err = l.ack(ctx, pm, id, seg.name)
+			if wait != nil {
+				return wait
 			}
 			return err
 		})
 		if err == nil {
-			l.landed(ctx, seg, ack.Sequence)
-			seq := seg.base + ack.Sequence
-			if ack.Duplicate {
+			l.landed(ctx, seg, streamSeq)
+			seq := seg.base + streamSeq
+			if dup {
 				// A replicated stream answers a re-sent id with a
 				// duplicate ack: the record there is the earlier one.
 				return seq, seg.name, &events.AlreadyLanded{Seq: seq}
@@ -485,57 +487,70 @@ func (l *Log) AppendAsync(ctx context.Context, subject, id string, data []byte, 
 	return func() (uint64, error) {
 		// A pipelined round waits for its acknowledgements after deciding
 		// the next round, by when most have come: those take no timer.
-		// Acknowledged, the message goes back to the pool (on a failure
-		// it is left to the collector).
-		for retries := 0; ; retries++ {
-			m, err := l.acks.await(ctx, pm, id, l.Timeout)
-			if err != nil {
-				return 0, err
-			}
-			if noResponders(m) {
-				// No stream took it (a leader being elected, or a
-				// segment removed under a roll): sent again, as nats.go
-				// does, then taken for what it means.
-				if retries < pubRetries {
-					if err := sleep(ctx, pubRetryWait); err != nil {
-						return 0, err
-					}
-					if err := l.acks.publish(pm); err != nil {
-						return 0, fmt.Errorf("natslog: publish: %w", err)
-					}
-					continue
-				}
-				err = jetstream.ErrNoStreamResponse
-			}
-			var seq uint64
-			var dup bool
-			if err == nil {
-				seq, dup, err = pubAck(m.Data, seg.name)
-			}
-			if err == nil {
-				gen := pm.gen
-				pm.release()
-				seq, err := l.acked(ctx, seg, seq, dup)
-				if err == nil || dup {
-					if serr := l.durable(ctx, gen, seg.name); serr != nil {
-						return 0, serr
-					}
-				}
-				return seq, err
-			}
-			var ae *jetstream.APIError
-			switch {
-			case mayHaveRolled(err):
-				if moved, _ := l.checkRolled(ctx, seg); moved {
-					return 0, events.ErrConflict() // the next append goes to the next segment
-				}
-			case errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
-				ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant || ae.ErrorCode == errCodeWrongLastMsgID):
-				return 0, events.ErrConflict()
-			}
-			return 0, fmt.Errorf("natslog: publish: %w", err)
+		seq, dup, gen, wait, err := l.ack(ctx, pm, id, seg.name)
+		if wait != nil {
+			return 0, wait
 		}
+		if err == nil {
+			seq, err := l.acked(ctx, seg, seq, dup)
+			if err == nil || dup {
+				if serr := l.durable(ctx, gen, seg.name); serr != nil {
+					return 0, serr
+				}
+			}
+			return seq, err
+		}
+		var ae *jetstream.APIError
+		switch {
+		case mayHaveRolled(err):
+			if moved, _ := l.checkRolled(ctx, seg); moved {
+				return 0, events.ErrConflict() // the next append goes to the next segment
+			}
+		case errors.As(err, &ae) && (ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+			ae.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant || ae.ErrorCode == errCodeWrongLastMsgID):
+			return 0, events.ErrConflict()
+		}
+		return 0, fmt.Errorf("natslog: publish: %w", err)
 	}, nil
+}
+
+// ack waits for the acknowledgement of pm, published to stream through
+// l.acks, and reads it (pubAck): the record's sequence in stream and
+// whether its id had landed before. Both append paths take their
+// acknowledgements here (Append one at a time, AppendAsync pipelined).
+// A publish no stream took (a leader being elected, or a segment removed
+// under a roll) is sent again, as nats.go does (pubRetries times,
+// pubRetryWait apart), and is then jetstream.ErrNoStreamResponse. Read,
+// pm goes back to the pool and gen is the syncs begun when the
+// acknowledgement came (GroupSync); on a failure pm is left to the
+// collector. wait is the wait's own failure (none came within l.Timeout,
+// which wraps nats.ErrTimeout, or ctx ended): whether the record landed is
+// then unknown. err is what the stream or the publish answered.
+// TestAppendAsyncAnswers and TestAppendAnswers guard it.
+func (l *Log) ack(ctx context.Context, pm *pooledMsg, id, stream string) (seq uint64, dup bool, gen uint64, wait, err error) {
+	for retries := 0; ; retries++ {
+		m, err := l.acks.await(ctx, pm, id, l.Timeout)
+		if err != nil {
+			return 0, false, 0, err, nil
+		}
+		if !noResponders(m) {
+			if seq, dup, err = pubAck(m.Data, stream); err != nil {
+				return 0, false, 0, nil, err
+			}
+			gen = pm.gen
+			pm.release()
+			return seq, dup, gen, nil, nil
+		}
+		if retries >= pubRetries {
+			return 0, false, 0, nil, jetstream.ErrNoStreamResponse
+		}
+		if err := sleep(ctx, pubRetryWait); err != nil {
+			return 0, false, 0, err, nil
+		}
+		if err := l.acks.publish(pm); err != nil {
+			return 0, false, 0, nil, err
+		}
+	}
 }
 
 // acked is the sequence of a record the stream acknowledged in seg at
