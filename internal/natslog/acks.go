@@ -13,9 +13,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// acks routes the stream's acknowledgements of a log's pipelined appends
-// (AppendAsync) to their waiters. It does what nats.go's asynchronous
-// publish does for them, with less: one subscription on an inbox of its
+// acks routes the stream's acknowledgements of a log's appends (Append and
+// AppendAsync, through Log.ack) to their waiters. It does what nats.go's
+// publishes do for them, with less: one subscription on an inbox of its
 // own, a reply subject a publish, and the acknowledgement's common forms
 // read without encoding/json (about twelve allocations a record fewer,
 // docs/bench.md "Issue 28: acknowledgements read by the log"). Waiting,

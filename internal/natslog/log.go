@@ -95,7 +95,7 @@ var Subjects = []string{"ledger.session.>", "ledger.policy", "ledger.decision.>"
 type Log struct {
 	nc   *nats.Conn
 	js   jetstream.JetStream
-	acks acks // of AppendAsync's publishes
+	acks acks // of every append's publish (Log.ack)
 	cfg  StreamConfig
 	log  *slog.Logger
 	// Timeout bounds each publish attempt.
@@ -605,7 +605,7 @@ func recordMsg(subject, id string, data []byte, hash string, stream string, last
 type pooledMsg struct {
 	msg  nats.Msg
 	vals [5]string
-	ack  chan *nats.Msg // where AppendAsync's acknowledgement comes (acks)
+	ack  chan *nats.Msg // where the acknowledgement comes (acks)
 	gen  uint64         // the syncs begun when the acknowledgement came (GroupSync)
 }
 
