@@ -19,7 +19,7 @@ import (
 // own, a reply subject a publish, and the acknowledgement's common forms
 // read without encoding/json (about twelve allocations a record fewer,
 // docs/bench.md "Issue 28: acknowledgements read by the log"). Waiting,
-// time-outs and what an error means stay with AppendAsync's caller.
+// time-outs and what an error means stay with Log.ack and its callers.
 type acks struct {
 	nc   *nats.Conn
 	sync *GroupSync // the log's, or nil: an acknowledgement notes the syncs begun
