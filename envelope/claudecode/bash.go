@@ -3574,8 +3574,10 @@ func replaceSubs(subs []bashSub, with func(s bashSub) ([]bashSub, bool)) []bashS
 
 // assignedCommand returns CMD of a subcommand that is the one word
 // NAME=$(CMD), NAME+=$(CMD) or NAME=`CMD`, NAME a variable that does not
-// change how commands run, CMD holding no parenthesis, backquote, '|',
-// ';', lone '&' or newline.
+// change how commands run, CMD holding no parenthesis, backquote, '|'
+// (but of ||), ';', lone '&' or newline: Claude Code 2.1.328 runs
+// x=$(ls || pwd) and x=$(cat a.txt || echo no), and asks for x=$(ls ||
+// rm f1.txt) (TestDifferential/assignor-*; TestAssignedSubstitution).
 func assignedCommand(s bashSub) (string, bool) {
 	if len(s.words) != 1 {
 		return "", false
@@ -3600,7 +3602,7 @@ func assignedCommand(s bashSub) (string, bool) {
 	default:
 		return "", false
 	}
-	if strings.ContainsAny(inner, "()`|;\n") || strings.TrimSpace(inner) == "" || strings.Contains(assignAmps.Replace(inner), "&") {
+	if strings.ContainsAny(strings.ReplaceAll(inner, "||", ""), "()`|;\n") || strings.TrimSpace(inner) == "" || strings.Contains(assignAmps.Replace(inner), "&") {
 		return "", false
 	}
 	return inner, true

@@ -665,9 +665,18 @@ func manArgs(a []string) []string {
 // still read from where the call runs too, so following a cd never lets
 // less be denied (a cd inside a ( ... ) group does not move what follows
 // it).
+//
+// A word starting with # among cd's directories begins a comment unless
+// it was quoted, which the words step reads no longer say: dir follows
+// the comment's reading (Claude Code 2.1.328 denies cd locked # c, then
+// rm e1.txt on the next line, under Edit(./locked/**):
+// TestDifferential/cdcomment-*), and alt, when set, is the line read
+// with the '#' quoted (cd with two directories), whose paths are read too
+// (TestCdComment).
 type cdDir struct {
 	dir  string
 	lost bool
+	alt  *cdDir
 }
 
 // step reads one segment's words (quotes removed, stripped): a cd or
@@ -675,6 +684,9 @@ type cdDir struct {
 func (d *cdDir) step(words []string) {
 	if len(words) == 0 {
 		return
+	}
+	if d.alt != nil {
+		d.alt.step(words)
 	}
 	switch words[0] {
 	case "cd", "pushd":
@@ -695,6 +707,16 @@ func (d *cdDir) step(words []string) {
 			dashes = true
 		}
 	}
+	if i := slices.IndexFunc(p, func(w string) bool { return strings.HasPrefix(w, "#") }); i >= 0 {
+		alt := cdDir{dir: d.dir, lost: d.lost, alt: d.alt} // d.alt was stepped above
+		alt.move(p)                                        // the '#' quoted
+		d.alt, p = &alt, p[:i]
+	}
+	d.move(p)
+}
+
+// move takes d to where cd with directories p goes.
+func (d *cdDir) move(p []string) {
 	target := "~"
 	switch {
 	case len(p) == 1:
@@ -729,6 +751,30 @@ func (d *cdDir) path(w string) (string, bool) {
 		return "", false
 	}
 	return d.dir + "/" + w, true
+}
+
+// paths is path word w read from each directory the line may have moved
+// to: d's and its alternatives' (none before any cd).
+func (d *cdDir) paths(w string) []string {
+	var out []string
+	for ; d != nil; d = d.alt {
+		if p, ok := d.path(w); ok && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// dirs are the directories the line may have moved to ("" for where the
+// call runs): d's and its alternatives'.
+func (d *cdDir) dirs() []string {
+	var out []string
+	for ; d != nil; d = d.alt {
+		if !slices.Contains(out, d.dir) {
+			out = append(out, d.dir)
+		}
+	}
+	return out
 }
 
 // absoluteWord reports a path word that names the same file wherever the

@@ -634,8 +634,10 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		if rr := matchAt(tool, w); rr != nil {
 			return rr
 		}
-		if moved, ok := cd.path(w); ok {
-			return matchAt(tool, moved)
+		for _, moved := range cd.paths(w) {
+			if rr := matchAt(tool, moved); rr != nil {
+				return rr
+			}
 		}
 		return nil
 	}
@@ -912,8 +914,10 @@ func (v *view) shellScriptDeny(c *call, depth int) (*ruleRef, string) {
 			cd.step(unquoteAll(l.subs[i].args)) // cd bash names a shell too
 			continue
 		}
-		if rr, script := v.scriptDeny(c, written, cd.dir, depth); rr != nil {
-			return rr, script
+		for _, dir := range cd.dirs() {
+			if rr, script := v.scriptDeny(c, written, dir, depth); rr != nil {
+				return rr, script
+			}
 		}
 		cd.step(unquoteAll(l.subs[i].args))
 	}
@@ -1474,7 +1478,11 @@ type subPaths struct {
 // TestDifferential/genallow1-default). An unquoted glob among a reading
 // command's arguments is a path it reads (globOperands, row 81).
 func pathsOf(s *bashSub) subPaths {
-	sp := subPaths{words: unquoteAll(s.args)}
+	// A comment's words are no operands (the deny rules read them still:
+	// section 0.3): Claude Code 2.1.328 runs cd src # c d as cd src, and
+	// asks for cd # c as for cd, where home is outside the working
+	// directories; cd src '#' c asks (TestCdComment).
+	sp := subPaths{words: unquoteAll(beforeComment(s.args))}
 	if len(sp.words) > 1 && sp.words[0] == "env" && envPathWords(sp.words) > 0 {
 		sp.words = stripWords(sp.words, stripPaths)
 	}

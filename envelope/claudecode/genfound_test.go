@@ -306,22 +306,25 @@ func TestCdAndGit(t *testing.T) {
 }
 
 // TestAssignedSubstitution: an assignment of a plain command substitution
-// is decided as its command (row 85; TestDifferential/genassign-*).
+// is decided as its command, joined by && or || (row 85;
+// TestDifferential/genassign-*, assignor-*).
 func TestAssignedSubstitution(t *testing.T) {
 	doc := `{"permissions":{"deny":["Read(./secret/**)"]}}`
 	var calls []call1
 	calls = append(calls, bashCalls(allow, codeDefaultReadOnly, "x=$(echo hi a.txt)", "x=$(echo hi)", "x=$(ls)", "x=$(cat a.txt)", "x=`ls`",
 		"x=$(git status)", "x=$(echo a) && ls", "x=$(ls -la src)", "x+=$(ls)", "x=$(date)", "x=$(sleep 0)", "x=$( ls )",
 		"x=$(LANG=C ls)", "x=$(ls 2>/dev/null)", "x=$(ls 2>&1)", "x=$(cat a.txt 2>&1)", "x=$(ls &> /dev/null)",
-		"x=$(ls >/dev/null 2>&1)", "x=$(cat < a.txt)")...)
+		"x=$(ls >/dev/null 2>&1)", "x=$(cat < a.txt)", "x=$(ls || pwd)", "x=$(cat a.txt || echo no)", "x=$(ls && pwd || date)",
+		"x=`ls || pwd`", "x=$(ls 2>/dev/null || echo none)")...)
 	// A word after a redirection's target, as in a line's own commands,
 	// asks whatever approved the command (TestDifferential/redirtargets-default).
 	calls = append(calls, bashCalls(ask, codeDefaultPrompt, "x=$(echo hi > /dev/null -x)", "x=$(cat < a.txt -n)",
 		"x=$(ls 2>/dev/null a.txt)", "x=$(echo hi 2>&1 -x)")...)
-	calls = append(calls, call1{"Bash", cmdAt("x=$(cat secret/s.txt)"), deny, codePermissionDeny})
+	calls = append(calls, bashCalls(deny, codePermissionDeny, "x=$(cat secret/s.txt)", "x=$(ls || cat secret/s.txt)")...)
 	for _, c := range []string{"x=$(rm f1.txt)", "x=$(ls) y=$(pwd)", "x=$(echo hi); echo $x", `x="$(ls)"`, "export x=$(ls)", "x=$(npm test)",
 		"x=$(ls | wc -l)", "PATH=$(pwd)", "x=$(ls) ls", "x=$(touch t9.txt)", "x=a$(ls)b", "x=$(echo $(ls))", "local x=$(ls)", "x=$(ls;)",
-		"x=$(ls &)", "x=$(cat ../outside/o.txt)", "x=$(echo hi > o5.txt)"} {
+		"x=$(ls &)", "x=$(cat ../outside/o.txt)", "x=$(echo hi > o5.txt)", "x=$(ls || rm f1.txt)", "x=$(ls | cat || pwd)", "x=$(ls | | pwd)",
+		"x=$(ls ||| pwd)", "x=$(ls || cat ../outside/o.txt)", "PATH=$(ls || pwd)", "x=$(ls || pwd; ls)"} {
 		calls = append(calls, call1{"Bash", cmdAt(c), ask, ""})
 	}
 	w := newWorld(t, doc, decideCatalogue...)
@@ -632,4 +635,23 @@ func TestRuleBlanks(t *testing.T) {
 		{"Bash", cmdAt("touch a1.txt"), ask, codeDefaultPrompt},
 		{"Bash", cmdAt("echo  hi there"), allow, codePermissionAllow},
 	})
+}
+
+// TestCdComment: a comment after cd's directory is no directory, for the
+// read-only list, the path check and where the next commands run; a
+// quoted '#' is an argument, and both readings of a '#' the path lists
+// cannot tell apart are read (TestDifferential/cdcomment-*).
+func TestCdComment(t *testing.T) {
+	doc := `{"permissions":{"deny":["Edit(./locked/**)","Read(./secret/**)"]}}`
+	var calls []call1
+	calls = append(calls, bashCalls(allow, codeDefaultReadOnly, "cd src # c", "cd src #c d", "cd src #", "cd src#c")...)
+	calls = append(calls, bashCalls(ask, codeDefaultPrompt, "cd src '#' c", `cd src \# c`)...)
+	calls = append(calls, bashCalls(ask, codePathScope, "cd # c")...)
+	runCalls(t, doc, "", calls)
+	runCalls(t, doc, "bypassPermissions", bashCalls(deny, codePermissionDeny, "cd locked # c\nrm e1.txt", "cd locked #c d\ntouch e2.txt",
+		"cd locked '#' c\nrm e1.txt", "cd locked; cd .. '#' c\nrm e1.txt", "cd sub; cd locked '#' c\nrm e1.txt", "cd secret # c\ncat s.txt", "cd sub # c\ncd locked\nrm e3.txt"))
+	runCalls(t, doc, "bypassPermissions", bashCalls(ask, codeDenyInScript, "cd locked # c\nbash -c 'rm e1.txt'"))
+	runCalls(t, `{"permissions":{"deny":["Edit(~/hlock/**)"]}}`, "bypassPermissions", bashCalls(deny, codePermissionDeny,
+		"cd #\ncd hlock\nrm h1.txt", "cd # c\ncd hlock\nrm h1.txt", "cd '#'\ncd hlock\nrm h1.txt"))
+	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, "cd src # c\nrm e1.txt", "cd src # locked\nrm e1.txt"))
 }

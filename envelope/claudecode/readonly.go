@@ -169,7 +169,11 @@ func readOnlyArgs(w []string) bool {
 		return len(u) >= 2 && (!strings.HasPrefix(u[1], "-") || u[1] == "--") && !strings.ContainsAny(w[1], "$`") &&
 			printfOperands(u[1], u[2:], w[2:])
 	case "cd":
-		return len(u) <= 2 && wordsLiteral(w[1:])
+		// A comment is no directory: Claude Code 2.1.328 runs cd src # c
+		// as cd src; cd src '#' c asks (TestDifferential/cdcomment-*;
+		// TestCdComment).
+		c := beforeComment(w)
+		return len(c) <= 2 && wordsLiteral(c[1:])
 	case "ls":
 		return wordsLiteral(w[1:])
 	case "find":

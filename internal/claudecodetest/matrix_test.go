@@ -408,6 +408,8 @@ func matrix() []dcase {
 	out = append(out, matrixSkillAskSlash()...)
 	out = append(out, matrixGenAgentsNestedSearch()...)
 	out = append(out, matrixCondForms()...)
+	out = append(out, matrixCdComment()...)
+	out = append(out, matrixAssignOr()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

@@ -1,0 +1,56 @@
+package claudecodetest
+
+// Cases for the differences the differential round of seeds 5401 to 5419
+// found where the dialect was stricter than Claude Code 2.1.328.
+
+// matrixCdComment: a cd or pushd followed by a comment, alone and before a
+// command on the next line that writes or reads under a denied directory
+// (gen seeds 5401-5419 found cd src # c run where the dialect asked).
+func matrixCdComment() []dcase {
+	files := map[string]string{"a.txt": "a\n", "secret/s.txt": "s\n", "locked/e1.txt": "e\n", "locked/e2.txt": "e\n", "src/n.txt": "n\n"}
+	probes := shs("pwd", "cd src # c", "cd .. # c", "cd src #c d", "cd ..", "cd src '#' c", "cd src \\# c", "pushd src # c", "popd # c",
+		"cd locked # c\nrm e1.txt", "cd ..", "cd secret # c\ncat s.txt", "cd ..", "cd src # c\nls", "cd ..", "cd locked # c; rm e2.txt", "cd ..",
+		"cd src #", "cd ..", "cd src # && rm ../locked/e2.txt", "cd ..", "cd src# c", "cd ..", "ls")
+	return sh4Cases("cdcomment", "comments", []string{"default", "acceptEdits", "bypassPermissions"},
+		Settings{Deny: []string{"Edit(./locked/**)", "Read(./secret/**)"}}, files, probes)
+}
+
+// matrixAssignOr: an assignment of a command substitution whose commands
+// are joined by || (row 85 reads && only; gen seeds 5401-5419 found
+// x=$(A || B) run where the dialect asked), with a denied command, a
+// denied path and a path outside the project among them.
+func matrixAssignOr() []dcase {
+	files := map[string]string{"a.txt": "a\n", "secret/s.txt": "s\n", "f1.txt": "f\n", "f2.txt": "f\n"}
+	probes := shs("pwd", "x=$(ls || pwd)", "x=$(cat a.txt || echo no)", "x=$(false || true)", "x=$(ls || rm f1.txt)",
+		"x=$(rm f2.txt || ls)", "x=$(cat secret/s.txt || echo no)", "x=$(ls || cat secret/s.txt)", "x=$(ls || cat ../outside/o.txt)",
+		"x=$(ls || touch t1.txt)", "x=$(ls || pwd || date)", "x=$(ls && pwd || date)", "x=$(ls || pwd) && ls", "x=$(ls||pwd)",
+		"x=$( ls || pwd )", "x=`ls || pwd`", "x+=$(ls || pwd)", "PATH=$(ls || pwd)", "x=$(ls | cat || pwd)", "x=$(ls || pwd; ls)",
+		"x=$(cd src || ls)", "x=$(ls 2>/dev/null || echo none)")
+	return sh4Cases("assignor", "assignments", []string{"default", "acceptEdits", "bypassPermissions"},
+		Settings{Deny: []string{"Bash(rm:*)", "Read(./secret/**)"}}, files, probes)
+}
+
+// matrixPrefixBesideWildcard: the prefix ask rule Bash(echo hi:*) beside
+// the wildcard deny rule Bash(echo hi *), against echo hi spelled and
+// extended several ways (gen-rules, seeds 5401-5419).
+func matrixPrefixBesideWildcard() []dcase {
+	probes := shs("pwd", "echo hi", "echo hi x", "echo hix", "echo hi  x", "echo hi\tx", "echo  hi x", "echo 'hi' x", "echo hi 'x y'",
+		"echo hi;", "echo hi # c", "echo hi > /dev/null", "echo hi 2>&1", "echo hi | cat", "echo hi && ls", "echo hi*", "echo hi -n",
+		"echo 'hi x'", "echo \"hi\"", "echo hi\\ x", "echo hi x y", "echo hi:x", "echo hi\nls", "echo ho", "echo h", "echo", "FOO=1 echo hi x",
+		"timeout 5 echo hi x", "echo hi x &", "(echo hi x)", "echo $(echo hi x)")
+	return sh4Cases("prefixwild", "rules", []string{"default", "bypassPermissions"},
+		Settings{Ask: []string{"Bash(echo hi:*)"}, Deny: []string{"Bash(echo hi *)"}}, nil, probes)
+}
+
+// matrixScriptReads: sed's r and R commands and awk's getline < FILE,
+// which read a file their script names, under a Read deny rule (gen seeds
+// 5401-5419 found the dialect denying or asking where the CLI runs them).
+func matrixScriptReads() []dcase {
+	files := map[string]string{"a.txt": "a\n", "secret/s.txt": "s\n"}
+	probes := shs("pwd", "sed '1r secret/s.txt' a.txt", "sed 1rsecret/s.txt a.txt", "sed 'R secret/s.txt' a.txt", "sed -n '1r secret/s.txt' a.txt",
+		"sed '1r a.txt' a.txt", "sed '1w secret/w.txt' a.txt",
+		`awk '{getline x < "secret/s.txt"; print x}' a.txt`, `awk 'BEGIN{while ((getline l < "secret/s.txt") > 0) print l}'`,
+		`awk '{getline x < "a.txt"; print x}' a.txt`, `awk '{print}' secret/s.txt`, `awk '{print > "secret/w.txt"}' a.txt`)
+	return sh4Cases("scriptreads", "reads", []string{"default", "bypassPermissions"},
+		Settings{Deny: []string{"Read(./secret/**)"}}, files, probes)
+}
