@@ -612,11 +612,14 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 			if rr.r.specKind != specPath || rr.r.nameKind != nameExact || rr.r.name != tool {
 				continue
 			}
-			if tool == toolRead && rr.r.path.star {
+			if rr.r.path.star {
 				// Read(*) denies the file tools every call, and no path
 				// of a command: Claude Code 2.1.328 runs cat a.txt under
 				// it, and denies it under Read(**) (row 120,
-				// TestDifferential/readstar-*).
+				// TestDifferential/readstar-*); Edit(*) likewise, and it
+				// runs touch t1.txt and echo x > o1.txt under it in
+				// acceptEdits (TestDifferential/editstar-*;
+				// TestEditStarWrite).
 				continue
 			}
 			if rr.r.path.matchIn(ip, bDeny, v.workDirs()) {

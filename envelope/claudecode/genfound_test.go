@@ -3,6 +3,7 @@ package claudecode
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sessionledger/ledger/envelope"
@@ -654,4 +655,24 @@ func TestCdComment(t *testing.T) {
 	runCalls(t, `{"permissions":{"deny":["Edit(~/hlock/**)"]}}`, "bypassPermissions", bashCalls(deny, codePermissionDeny,
 		"cd #\ncd hlock\nrm h1.txt", "cd # c\ncd hlock\nrm h1.txt", "cd '#'\ncd hlock\nrm h1.txt"))
 	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, "cd src # c\nrm e1.txt", "cd src # locked\nrm e1.txt"))
+}
+
+// TestEditStarWrite: a deny or ask Edit(*) or bare Edit holds the Edit tool
+// (and NotebookEdit, unobserved) but not Write, and Edit(*) no path of a
+// Bash command (section 0.2 row 145; TestDifferential/editstar-*).
+func TestEditStarWrite(t *testing.T) {
+	for _, doc := range []string{`{"permissions":{"deny":["Edit(*)"]}}`, `{"permissions":{"deny":["Edit"]}}`,
+		`{"permissions":{"ask":["Edit(*)"]}}`, `{"permissions":{"ask":["Edit"]}}`} {
+		held, code := deny, codePermissionDeny
+		if strings.Contains(doc, "ask") {
+			held, code = ask, codePermissionAsk
+		}
+		runCalls(t, doc, "acceptEdits", []call1{
+			{"Write", fileAt("n1.txt"), allow, codeModeAcceptEdits}, {"Write", fileAt("/p/sub/n2.txt"), allow, codeModeAcceptEdits},
+			{"Write", fileAt("/h/n3.txt"), ask, codeDefaultPrompt}, {"Write", fileAt("../outside/n7.txt"), ask, codeDefaultPrompt},
+			{"Edit", fileAt("e1.txt"), held, code}, {"NotebookEdit", at("notebook_path", "n.ipynb"), held, code},
+			{"Bash", cmdAt("touch t1.txt"), allow, codeModeAcceptEdits}, {"Bash", cmdAt("rm e1.txt"), allow, codeModeAcceptEdits},
+		})
+		runCalls(t, doc, "", []call1{{"Write", fileAt("n1.txt"), ask, codeDefaultPrompt}, {"Bash", cmdAt("touch t1.txt"), ask, codeDefaultPrompt}})
+	}
 }

@@ -410,6 +410,7 @@ func matrix() []dcase {
 	out = append(out, matrixCondForms()...)
 	out = append(out, matrixCdComment()...)
 	out = append(out, matrixAssignOr()...)
+	out = append(out, matrixEditStar()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

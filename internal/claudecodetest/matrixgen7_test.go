@@ -1,5 +1,10 @@
 package claudecodetest
 
+import (
+	"slices"
+	"strings"
+)
+
 // Cases for the differences the differential round of seeds 5401 to 5419
 // found where the dialect was stricter than Claude Code 2.1.328.
 
@@ -53,4 +58,35 @@ func matrixScriptReads() []dcase {
 		`awk '{getline x < "a.txt"; print x}' a.txt`, `awk '{print}' secret/s.txt`, `awk '{print > "secret/w.txt"}' a.txt`)
 	return sh4Cases("scriptreads", "reads", []string{"default", "bypassPermissions"},
 		Settings{Deny: []string{"Read(./secret/**)"}}, files, probes)
+}
+
+// matrixEditStar: Edit(*) as a deny and an ask rule, in the project's
+// settings and the user's, against writes of new files in the project,
+// under HOME and outside, edits, and Bash writes (gen-user seeds 5415 and
+// 5419: the dialect refused writes the CLI ran).
+func matrixEditStar() []dcase {
+	files := map[string]string{"a.txt": "a\n", "e1.txt": "e\n", "sub/e2.txt": "e\n", "../home/h.txt": "h\n", "../home/gp/h2.txt": "h\n"}
+	probes := []probe{wr("n1.txt"), wr("sub/n2.txt"), wr(homeP + "/n3.txt"), wr(homeP + "/gp/n4.txt"), wr(homeP + "/.claude/gp/n5.txt"),
+		wr(projP + "/n6.txt"), wr("../outside/n7.txt"), rd("a.txt"), rd(homeP + "/h.txt"), ed("e1.txt"), ed("sub/e2.txt"),
+		sh("touch t1.txt"), sh("echo x > o1.txt"), sh("touch ~/t2.txt"), sh("cat a.txt")}
+	var out []dcase
+	for _, c := range []struct {
+		name       string
+		user, proj Settings
+	}{
+		{"deny", Settings{}, Settings{Deny: []string{"Edit(*)"}}},
+		{"denyuser", Settings{Deny: []string{"Edit(*)"}}, Settings{}},
+		{"ask", Settings{}, Settings{Ask: []string{"Edit(*)"}}},
+		{"askuser", Settings{Ask: []string{"Edit(*)"}}, Settings{}},
+		{"denybare", Settings{}, Settings{Deny: []string{"Edit"}}},
+		{"askbare", Settings{}, Settings{Ask: []string{"Edit"}}},
+	} {
+		p := probes
+		if strings.HasPrefix(c.name, "ask") {
+			p = slices.DeleteFunc(slices.Clone(probes), func(x probe) bool { return x.tool == "Edit" })
+		}
+		out = append(out, filesCases("editstar-"+c.name, "generated user rules", []string{"default", "acceptEdits"}, "", c.user, c.proj,
+			files, [][]probe{p})...)
+	}
+	return out
 }
