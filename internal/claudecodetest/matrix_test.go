@@ -411,6 +411,7 @@ func matrix() []dcase {
 	out = append(out, matrixCdComment()...)
 	out = append(out, matrixAssignOr()...)
 	out = append(out, matrixEditStar()...)
+	out = append(out, matrixPrefixBesideWildcard()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

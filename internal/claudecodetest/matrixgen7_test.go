@@ -43,8 +43,13 @@ func matrixPrefixBesideWildcard() []dcase {
 		"echo hi;", "echo hi # c", "echo hi > /dev/null", "echo hi 2>&1", "echo hi | cat", "echo hi && ls", "echo hi*", "echo hi -n",
 		"echo 'hi x'", "echo \"hi\"", "echo hi\\ x", "echo hi x y", "echo hi:x", "echo hi\nls", "echo ho", "echo h", "echo", "FOO=1 echo hi x",
 		"timeout 5 echo hi x", "echo hi x &", "(echo hi x)", "echo $(echo hi x)")
-	return sh4Cases("prefixwild", "rules", []string{"default", "bypassPermissions"},
+	out := sh4Cases("prefixwild", "rules", []string{"default", "bypassPermissions"},
 		Settings{Ask: []string{"Bash(echo hi:*)"}, Deny: []string{"Bash(echo hi *)"}}, nil, probes)
+	// An exact allow rule, and an exact ask rule, beside the same deny.
+	out = append(out, sh4Cases("exactwild", "rules", []string{"default"},
+		Settings{Allow: []string{"Bash(echo hi)"}, Deny: []string{"Bash(echo hi *)"}}, nil, probes)...)
+	return append(out, sh4Cases("exactaskwild", "rules", []string{"default"},
+		Settings{Ask: []string{"Bash(echo hi)"}, Deny: []string{"Bash(echo hi *)"}}, nil, probes)...)
 }
 
 // matrixScriptReads: sed's r and R commands and awk's getline < FILE,
