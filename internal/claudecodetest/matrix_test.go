@@ -412,6 +412,7 @@ func matrix() []dcase {
 	out = append(out, matrixAssignOr()...)
 	out = append(out, matrixEditStar()...)
 	out = append(out, matrixPrefixBesideWildcard()...)
+	out = append(out, matrixScriptReads()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {
