@@ -413,6 +413,7 @@ func matrix() []dcase {
 	out = append(out, matrixEditStar()...)
 	out = append(out, matrixPrefixBesideWildcard()...)
 	out = append(out, matrixScriptReads()...)
+	out = append(out, matrixFindExecRedirect()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

@@ -95,3 +95,17 @@ func matrixEditStar() []dcase {
 	}
 	return out
 }
+
+// matrixFindExecRedirect: an output redirection into a directory an Edit
+// deny rule covers, written inside find's -exec before its \; or after
+// it, and followed by other words (gen seeds 5401-5419 found find -exec
+// echo x >> locked/e1.txt \; run by the CLI in bypassPermissions).
+func matrixFindExecRedirect() []dcase {
+	files := map[string]string{"a.txt": "a\n", "secret/s.txt": "s\n", "locked/keep.txt": "k\n"}
+	probes := shs("pwd", "find . -maxdepth 0 -exec echo x >> locked/e1.txt \\;", "find . -maxdepth 0 -exec echo x \\; >> locked/e2.txt",
+		"find . -maxdepth 0 >> locked/e3.txt", "find . -maxdepth 0 -exec echo {} + >> locked/e4.txt", "echo x >> locked/e5.txt \\;",
+		"echo x >> locked/e6.txt y", "echo x >> locked/e7.txt", "find . -maxdepth 0 -exec echo x > locked/e8.txt \\;",
+		"find . -maxdepth 0 -exec cat < secret/s.txt \\;", "find . -maxdepth 0 -exec echo x >> n1.txt \\;")
+	return sh4Cases("findexecredir", "redirections", []string{"default", "acceptEdits", "bypassPermissions"},
+		Settings{Deny: []string{"Edit(./locked/**)", "Read(./secret/**)"}}, files, probes)
+}
