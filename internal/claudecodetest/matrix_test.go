@@ -414,6 +414,7 @@ func matrix() []dcase {
 	out = append(out, matrixPrefixBesideWildcard()...)
 	out = append(out, matrixScriptReads()...)
 	out = append(out, matrixFindExecRedirect()...)
+	out = append(out, matrixAskBeforeDeny()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

@@ -109,3 +109,18 @@ func matrixFindExecRedirect() []dcase {
 	return sh4Cases("findexecredir", "redirections", []string{"default", "acceptEdits", "bypassPermissions"},
 		Settings{Deny: []string{"Edit(./locked/**)", "Read(./secret/**)"}}, files, probes)
 }
+
+// matrixAskBeforeDeny: lines Claude Code 2.1.328 cannot read whole (a
+// quoted variable, a backslash before a blank, '&;' inside a for or an
+// if) around a command or a path a deny rule names (gen seeds 5401-5419
+// found the CLI asking where the dialect denied).
+func matrixAskBeforeDeny() []dcase {
+	files := map[string]string{"a.txt": "a\n", "secret/s.txt": "s\n", "f1": "f\n", "f2": "f\n", "f3": "f\n", "f4": "f\n", "f5": "f\n",
+		"f6": "f\n", "f7": "f\n", "f8": "f\n", "f9": "f\n", "locked/keep.txt": "k\n"}
+	probes := shs("pwd", `rm "$X" f1`, `rm f2 "$X"`, `"$X" rm f3`, `echo "$X"; rm f4`, `cat "$X" secret/s.txt`, `echo "$HOME"; rm f5`,
+		`rm a\ b f6`, `echo a\ b; rm f7`, `cat secret/s\ .txt`, `cat a\ .txt secret/s.txt`, `echo x > locked/a\ b.txt`,
+		"for i in 1; do echo a &; done; rm f8", "if true; then echo a &; fi; rm f9", "for i in 1; do rm f1 &; done",
+		"if true; then cat secret/s.txt &; fi", "echo a &; rm f2", "for i in 1; do echo a & done; rm f3")
+	return sh4Cases("askbeforedeny", "rules", []string{"default", "bypassPermissions"},
+		Settings{Deny: []string{"Bash(rm:*)", "Edit(./locked/**)", "Read(./secret/**)"}}, files, probes)
+}
