@@ -16,8 +16,12 @@ func matrixCdComment() []dcase {
 	probes := shs("pwd", "cd src # c", "cd .. # c", "cd src #c d", "cd ..", "cd src '#' c", "cd src \\# c", "pushd src # c", "popd # c",
 		"cd locked # c\nrm e1.txt", "cd ..", "cd secret # c\ncat s.txt", "cd ..", "cd src # c\nls", "cd ..", "cd locked # c; rm e2.txt", "cd ..",
 		"cd src #", "cd ..", "cd src # && rm ../locked/e2.txt", "cd ..", "cd src# c", "cd ..", "ls")
-	return sh4Cases("cdcomment", "comments", []string{"default", "acceptEdits", "bypassPermissions"},
+	out := sh4Cases("cdcomment", "comments", []string{"default", "acceptEdits", "bypassPermissions"},
 		Settings{Deny: []string{"Edit(./locked/**)", "Read(./secret/**)"}}, files, probes)
+	// cd with a comment alone goes home, as cd does.
+	home := map[string]string{"../home/hl/h1.txt": "h\n", "../home/hl/h2.txt": "h\n", "../home/hl/h3.txt": "h\n", "../home/hl/h4.txt": "h\n"}
+	return append(out, sh4Cases("cdcommenthome", "comments", []string{"bypassPermissions"}, Settings{Deny: []string{"Edit(~/hl/**)"}}, home,
+		shs("pwd", "cd #\ncd hl\nrm h1.txt", "cd # c\ncd hl\nrm h2.txt", "cd\ncd hl\nrm h3.txt", "cd # c; cd hl; rm h4.txt"))...)
 }
 
 // matrixAssignOr: an assignment of a command substitution whose commands
