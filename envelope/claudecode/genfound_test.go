@@ -657,9 +657,9 @@ func TestCdComment(t *testing.T) {
 	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, "cd src # c\nrm e1.txt", "cd src # locked\nrm e1.txt"))
 }
 
-// TestEditStarWrite: a deny or ask Edit(*) or bare Edit holds the Edit tool
-// (and NotebookEdit, unobserved) but not Write, and Edit(*) no path of a
-// Bash command (section 0.2 row 145; TestDifferential/editstar-*).
+// TestEditStarWrite: a deny or ask Edit(*) holds every file editor, as
+// the bare rule does (section 0.3), and no path of a Bash command
+// (section 0.2 row 145; TestDifferential/editstar-*).
 func TestEditStarWrite(t *testing.T) {
 	for _, doc := range []string{`{"permissions":{"deny":["Edit(*)"]}}`, `{"permissions":{"deny":["Edit"]}}`,
 		`{"permissions":{"ask":["Edit(*)"]}}`, `{"permissions":{"ask":["Edit"]}}`} {
@@ -668,11 +668,13 @@ func TestEditStarWrite(t *testing.T) {
 			held, code = ask, codePermissionAsk
 		}
 		runCalls(t, doc, "acceptEdits", []call1{
-			{"Write", fileAt("n1.txt"), allow, codeModeAcceptEdits}, {"Write", fileAt("/p/sub/n2.txt"), allow, codeModeAcceptEdits},
-			{"Write", fileAt("/h/n3.txt"), ask, codeDefaultPrompt}, {"Write", fileAt("../outside/n7.txt"), ask, codeDefaultPrompt},
+			{"Write", fileAt("n1.txt"), held, code}, {"Write", fileAt("/h/n3.txt"), held, code},
 			{"Edit", fileAt("e1.txt"), held, code}, {"NotebookEdit", at("notebook_path", "n.ipynb"), held, code},
 			{"Bash", cmdAt("touch t1.txt"), allow, codeModeAcceptEdits}, {"Bash", cmdAt("rm e1.txt"), allow, codeModeAcceptEdits},
+			{"Bash", cmdAt("echo x > o1.txt"), allow, codeDefaultReadOnly},
 		})
-		runCalls(t, doc, "", []call1{{"Write", fileAt("n1.txt"), ask, codeDefaultPrompt}, {"Bash", cmdAt("touch t1.txt"), ask, codeDefaultPrompt}})
+		runCalls(t, doc, "", []call1{{"Bash", cmdAt("touch t1.txt"), ask, codeDefaultPrompt}})
 	}
+	// A path pattern still matches a command's paths.
+	runCalls(t, `{"permissions":{"deny":["Edit(**)"]}}`, "acceptEdits", bashCalls(deny, codePermissionDeny, "touch t1.txt", "echo x > o1.txt"))
 }

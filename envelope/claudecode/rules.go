@@ -317,7 +317,7 @@ func (r *rule) applies(t string, b behavior) bool {
 		// a deny of it refuses as the bare rule's does ("File is covered
 		// by a Read deny rule ... cannot be written": row 120,
 		// TestDifferential/readstar-*; gen-user seed 17). Edit(*) carries
-		// over as bare Edit does (to no Write).
+		// over as bare Edit does.
 		return b == bDeny && (t == toolEdit || t == toolWrite)
 	}
 	if r.specKind == specParam || r.nameKind != nameExact {
@@ -329,15 +329,12 @@ func (r *rule) applies(t string, b behavior) bool {
 		case toolWrite, toolNotebookEdit, toolMultiEdit:
 			// A bare Edit allow rule approves the Edit tool alone: Claude
 			// Code 2.1.328 asks for a Write under it
-			// (TestDifferential/i25-gitignore-semantics). Nor does a deny or
-			// ask Edit or Edit(*) speak about Write: the release asks for
-			// Write n1.txt under them in default mode and writes it in
-			// acceptEdits, under HOME and outside alike
-			// (TestDifferential/editstar-*; TestEditStarWrite). NotebookEdit
-			// and MultiEdit, not observed, stay held by them.
-			if t == toolWrite && (r.specKind == specNone || r.specKind == specPath && r.path.star) {
-				return false
-			}
+			// (TestDifferential/i25-gitignore-semantics). A deny or ask
+			// Edit, or Edit(*), holds them all: the release applies those
+			// to the Edit tool alone (it writes Write n1.txt under them in
+			// acceptEdits), and the ledger keeps the family, the stricter
+			// reading (section 0.3; TestDifferential/files-precedence-*,
+			// editstar-*; TestEditStarWrite).
 			return b != bAllow || r.specKind != specNone
 		}
 		return b == bAllow && r.specKind == specPath && isReadClass(t)
