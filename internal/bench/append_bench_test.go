@@ -169,9 +169,9 @@ type timedLog struct {
 	in time.Duration
 }
 
-func (l *timedLog) Append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, error) {
+func (l *timedLog) AppendHashed(ctx context.Context, subject, id string, data []byte, hash string, expected uint64) (uint64, error) {
 	t0 := time.Now()
-	seq, err := l.Log.Append(ctx, subject, id, data, expected)
+	seq, err := l.Log.AppendHashed(ctx, subject, id, data, hash, expected)
 	l.in += time.Since(t0)
 	return seq, err
 }

@@ -161,7 +161,13 @@ func (l *Log) Head(ctx context.Context) (uint64, error) {
 // another record got in first. A re-sent id that already landed answers with
 // its sequence.
 func (l *Log) Append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, error) {
-	seq, stream, err := l.append(ctx, subject, id, data, expected)
+	return l.AppendHashed(ctx, subject, id, data, "", expected)
+}
+
+// AppendHashed is Append with the record's content hash (events.HashBytes
+// of data) given, as the service has it for its fold; "" to compute it.
+func (l *Log) AppendHashed(ctx context.Context, subject, id string, data []byte, hash string, expected uint64) (uint64, error) {
+	seq, stream, err := l.append(ctx, subject, id, data, hash, expected)
 	if err == nil || isLanded(err) {
 		if serr := l.durable(ctx, l.syncsBegun(), stream); serr != nil {
 			return 0, serr
@@ -213,13 +219,13 @@ func (l *Log) asksForSync() bool {
 
 // append is Append without the sync: it also returns the stream the record
 // landed in, "" when it was found by its id.
-func (l *Log) append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, string, error) {
+func (l *Log) append(ctx context.Context, subject, id string, data []byte, hash string, expected uint64) (uint64, string, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		var streamSeq uint64
 		var dup bool
 		seg, err := l.onLive(ctx, expected, func(seg *segment, local uint64) error {
-			pm := recordMsg(subject, id, data, "", seg.name, local, "")
+			pm := recordMsg(subject, id, data, hash, seg.name, local, "")
 			if err := l.acks.publish(pm); err != nil {
 				return err
 			}

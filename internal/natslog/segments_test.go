@@ -340,8 +340,8 @@ func TestWritersRaceToRoll(t *testing.T) {
 // pipelined hides AppendBatch, so a service appends through AppendAsync.
 type pipelined struct{ log *natslog.Log }
 
-func (p pipelined) Append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, error) {
-	return p.log.Append(ctx, subject, id, data, expected)
+func (p pipelined) AppendHashed(ctx context.Context, subject, id string, data []byte, hash string, expected uint64) (uint64, error) {
+	return p.log.AppendHashed(ctx, subject, id, data, hash, expected)
 }
 func (p pipelined) Read(ctx context.Context, from, to uint64) ([][]byte, error) {
 	return p.log.Read(ctx, from, to)

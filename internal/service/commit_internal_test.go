@@ -26,7 +26,7 @@ func newFollowedLog() *followedLog {
 	return &followedLog{MemLog: &MemLog{}, landed: make(chan struct{})}
 }
 
-func (l *followedLog) Append(ctx context.Context, subject, id string, rec []byte, expected uint64) (uint64, error) {
+func (l *followedLog) AppendHashed(ctx context.Context, subject, id string, rec []byte, _ string, expected uint64) (uint64, error) {
 	seq, err := l.MemLog.Append(ctx, subject, id, rec, expected)
 	l.mu.Lock()
 	close(l.landed)

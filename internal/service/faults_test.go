@@ -62,7 +62,7 @@ func (l *faultLog) publish() string {
 	return ""
 }
 
-func (l *faultLog) Append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, error) {
+func (l *faultLog) AppendHashed(ctx context.Context, subject, id string, data []byte, _ string, expected uint64) (uint64, error) {
 	fault := l.publish()
 	if fault == "publish" {
 		return 0, events.ErrConflict()

@@ -26,8 +26,14 @@ func (m *MemLog) Head(context.Context) (uint64, error) {
 	return uint64(len(m.recs)), nil
 }
 
-// Append implements Log. It does not de-duplicate ids: the projection's
-// index of ids answers re-sends before anything reaches the log.
+// AppendHashed implements Log: Append, the hash being the record's.
+func (m *MemLog) AppendHashed(ctx context.Context, subject, id string, rec []byte, _ string, expected uint64) (uint64, error) {
+	return m.Append(ctx, subject, id, rec, expected)
+}
+
+// Append writes rec at expected+1. It does not de-duplicate ids: the
+// projection's index of ids answers re-sends before anything reaches the
+// log.
 func (m *MemLog) Append(_ context.Context, _, id string, rec []byte, expected uint64) (uint64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -27,11 +27,12 @@ import (
 
 // Log is where records are kept, in one total order.
 type Log interface {
-	// Append writes data at expected+1 on subject with the record id as
-	// its de-duplication id. It fails with events.ErrConflict when the
-	// log's last sequence is not expected; an id that already landed
-	// answers with its sequence.
-	Append(ctx context.Context, subject, id string, data []byte, expected uint64) (uint64, error)
+	// AppendHashed writes data at expected+1 on subject with the record id
+	// as its de-duplication id, hash its content hash (events.HashBytes),
+	// which the caller computed for its fold; "" to compute it. It fails
+	// with events.ErrConflict when the log's last sequence is not
+	// expected; an id that already landed answers with its sequence.
+	AppendHashed(ctx context.Context, subject, id string, data []byte, hash string, expected uint64) (uint64, error)
 	// Read returns the records from sequence from to to (capped at the
 	// head), inclusive.
 	Read(ctx context.Context, from, to uint64) ([][]byte, error)
@@ -349,7 +350,7 @@ func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Resu
 			}
 			return Result{Seq: prep.Landed, ID: ev.ID, Duplicate: prep.Landed != 0}, prep.Err
 		}
-		seq, b, err := s.publish(ctx, prep)
+		seq, in, err := s.publish(ctx, prep)
 		var landed *events.AlreadyLanded
 		if errors.As(err, &landed) {
 			// The id landed earlier (an attempt of this event through
@@ -380,7 +381,7 @@ func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Resu
 			}
 			return Result{Seq: seq, ID: ev.ID, Duplicate: true}, nil
 		}
-		if ferr := s.fold(prep.Input(b), seq); ferr != nil {
+		if ferr := s.fold(in, seq); ferr != nil {
 			// Landed and not folded: the head is not the log's. As for
 			// a round (redoFrom), the attempt failed with no landed
 			// record behind it: start again from the log, where the next
@@ -403,13 +404,15 @@ func (s *Service) appendEventLocked(ctx context.Context, ev *events.Event) (Resu
 	}
 }
 
-func (s *Service) publish(ctx context.Context, prep projection.Prepared) (uint64, []byte, error) {
+func (s *Service) publish(ctx context.Context, prep projection.Prepared) (uint64, projection.Input, error) {
 	b, err := prep.Encode()
 	if err != nil {
-		return 0, nil, fmt.Errorf("service: encoding record: %w", err)
+		return 0, projection.Input{}, fmt.Errorf("service: encoding record: %w", err)
 	}
-	seq, err := s.cfg.Log.Append(ctx, prep.Subject, prep.Record.ID, b, s.head.Position())
-	return seq, b, err
+	// The record is hashed once, for its publish and its fold.
+	in := prep.Input(b)
+	seq, err := s.cfg.Log.AppendHashed(ctx, prep.Subject, prep.Record.ID, b, in.Hash(), s.head.Position())
+	return seq, in, err
 }
 
 // catchUpAfterConflict brings the head up to the log's after a lost race.
