@@ -667,31 +667,46 @@ func manArgs(a []string) []string {
 // it).
 //
 // A word starting with # among cd's directories begins a comment unless
-// it was quoted, which the words step reads no longer say: dir follows
-// the comment's reading (Claude Code 2.1.328 denies cd locked # c, then
-// rm e1.txt on the next line, under Edit(./locked/**):
-// TestDifferential/cdcomment-*), and alt, when set, is the line read
-// with the '#' quoted (cd with two directories), whose paths are read too
-// (TestCdComment).
+// it was quoted, which the words step reads no longer say: the line is
+// then read both ways, the comment's reading as d's own (Claude Code
+// 2.1.328 denies cd locked # c, then rm e1.txt on the next line, under
+// Edit(./locked/**): TestDifferential/cdcomment-*) and the one with the
+// '#' quoted (cd with two directories) among alts, whose paths are read
+// too (TestCdComment). Readings that agree are kept once, so that a line
+// of many such cds holds about one reading a cd, not two to the power of
+// their number; past maxCdReadings the line is overflown: the readings
+// kept are followed still, and every relative path is taken to be read
+// from a directory none of them is (commandPathDeny, shellScriptDeny:
+// any path deny rule of its tool denies it; TestCdCommentsManyLines).
 type cdDir struct {
+	cdAt
+	alts     []cdAt // the other readings, none of them d's own, no two alike
+	overflow bool   // more readings than maxCdReadings came
+}
+
+// maxCdReadings is the most readings of a line's directory cdDir follows.
+const maxCdReadings = 32
+
+// cdAt is where one reading of a line has moved to (cdDir's dir and lost).
+type cdAt struct {
 	dir  string
 	lost bool
-	alt  *cdDir
 }
 
 // step reads one segment's words (quotes removed, stripped): a cd or
-// pushd moves the directory.
+// pushd moves the directory of every reading.
 func (d *cdDir) step(words []string) {
 	if len(words) == 0 {
 		return
-	}
-	if d.alt != nil {
-		d.alt.step(words)
 	}
 	switch words[0] {
 	case "cd", "pushd":
 	case "popd":
 		d.lost = true
+		for i := range d.alts {
+			d.alts[i].lost = true
+		}
+		d.keep(d.alts)
 		return
 	default:
 		return
@@ -707,16 +722,46 @@ func (d *cdDir) step(words []string) {
 			dashes = true
 		}
 	}
-	if i := slices.IndexFunc(p, func(w string) bool { return strings.HasPrefix(w, "#") }); i >= 0 {
-		alt := cdDir{dir: d.dir, lost: d.lost, alt: d.alt} // d.alt was stepped above
-		alt.move(p)                                        // the '#' quoted
-		d.alt, p = &alt, p[:i]
+	comment := p // the directories before a comment
+	i := slices.IndexFunc(p, func(w string) bool { return strings.HasPrefix(w, "#") })
+	if i >= 0 {
+		comment = p[:i]
 	}
-	d.move(p)
+	var alts []cdAt
+	for k, r := range append([]cdAt{d.cdAt}, d.alts...) {
+		if i >= 0 {
+			q := r
+			q.move(p) // the '#' quoted
+			alts = append(alts, q)
+		}
+		r.move(comment)
+		if k == 0 {
+			d.cdAt = r
+		} else {
+			alts = append(alts, r)
+		}
+	}
+	d.keep(alts)
+}
+
+// keep makes alts, without d's own reading and without repeats, in order,
+// d's other readings: at most maxCdReadings-1 of them, the line overflown
+// past that.
+func (d *cdDir) keep(alts []cdAt) {
+	out := alts[:0]
+	for _, a := range alts {
+		if a != d.cdAt && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	if len(out) >= maxCdReadings {
+		out, d.overflow = out[:maxCdReadings-1], true
+	}
+	d.alts = out
 }
 
 // move takes d to where cd with directories p goes.
-func (d *cdDir) move(p []string) {
+func (d *cdAt) move(p []string) {
 	target := "~"
 	switch {
 	case len(p) == 1:
@@ -746,7 +791,7 @@ func (d *cdDir) move(p []string) {
 // path is path word w read from the directory the line moved to; false
 // before any cd, and for a word that does not depend on the directory
 // (absolute, ~, $HOME).
-func (d *cdDir) path(w string) (string, bool) {
+func (d *cdAt) path(w string) (string, bool) {
 	if d.dir == "" || absoluteWord(w) {
 		return "", false
 	}
@@ -754,11 +799,11 @@ func (d *cdDir) path(w string) (string, bool) {
 }
 
 // paths is path word w read from each directory the line may have moved
-// to: d's and its alternatives' (none before any cd).
+// to: d's and its other readings' (none before any cd).
 func (d *cdDir) paths(w string) []string {
 	var out []string
-	for ; d != nil; d = d.alt {
-		if p, ok := d.path(w); ok && !slices.Contains(out, p) {
+	for _, r := range append([]cdAt{d.cdAt}, d.alts...) {
+		if p, ok := r.path(w); ok && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}
@@ -766,12 +811,12 @@ func (d *cdDir) paths(w string) []string {
 }
 
 // dirs are the directories the line may have moved to ("" for where the
-// call runs): d's and its alternatives'.
+// call runs): d's and its other readings'.
 func (d *cdDir) dirs() []string {
 	var out []string
-	for ; d != nil; d = d.alt {
-		if !slices.Contains(out, d.dir) {
-			out = append(out, d.dir)
+	for _, r := range append([]cdAt{d.cdAt}, d.alts...) {
+		if !slices.Contains(out, r.dir) {
+			out = append(out, r.dir)
 		}
 	}
 	return out

@@ -642,6 +642,9 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 				return rr
 			}
 		}
+		if cd.overflow && !absoluteWord(w) {
+			return v.firstPathDeny(tool)
+		}
 		return nil
 	}
 	// A redirection's target is not expanded: Claude Code 2.1.328 asks
@@ -765,6 +768,20 @@ func (v *view) commandPathDeny(c *call) (*ruleRef, string, string) {
 		cd.step(unquoteAll(sub.args))
 	}
 	return nil, "", ""
+}
+
+// firstPathDeny is the first deny rule with a path pattern for one of
+// tools, which a command's path read from anywhere may match (Read(*)
+// and Edit(*) match no path of a command): what a line whose directory
+// cannot be followed is denied by (cdDir's overflow).
+func (v *view) firstPathDeny(tools ...string) *ruleRef {
+	for i := range v.e.rules[bDeny] {
+		rr := &v.e.rules[bDeny][i]
+		if rr.r.specKind == specPath && rr.r.nameKind == nameExact && slices.Contains(tools, rr.r.name) && !rr.r.path.star {
+			return rr
+		}
+	}
+	return nil
 }
 
 // plainCopy reports a cp whose sources are only read, as Claude Code
@@ -920,6 +937,12 @@ func (v *view) shellScriptDeny(c *call, depth int) (*ruleRef, string) {
 		for _, dir := range cd.dirs() {
 			if rr, script := v.scriptDeny(c, written, dir, depth); rr != nil {
 				return rr, script
+			}
+		}
+		if cd.overflow {
+			// Run from a directory none of the readings kept is.
+			if rr := v.firstPathDeny(toolRead, toolEdit); rr != nil {
+				return rr, written
 			}
 		}
 		cd.step(unquoteAll(l.subs[i].args))

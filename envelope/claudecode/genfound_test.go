@@ -678,3 +678,19 @@ func TestEditStarWrite(t *testing.T) {
 	// A path pattern still matches a command's paths.
 	runCalls(t, `{"permissions":{"deny":["Edit(**)"]}}`, "acceptEdits", bashCalls(deny, codePermissionDeny, "touch t1.txt", "echo x > o1.txt"))
 }
+
+// TestCdCommentsManyLines: a line of many cds with a comment is read in
+// about one reading a cd, not two to the power of their number (each such
+// cd read both ways doubled them: 20 lines took a second, 30 would take
+// minutes); past maxCdReadings readings its relative paths are denied
+// under any path deny rule of their tool (the line overflown, section 0.3),
+// its absolute ones read as ever.
+func TestCdCommentsManyLines(t *testing.T) {
+	doc := `{"permissions":{"deny":["Edit(./locked/**)"]}}`
+	few, many := strings.Repeat("cd src # c\n", 20), strings.Repeat("cd src # c\n", 300)
+	runCalls(t, doc, "bypassPermissions", bashCalls(allow, codeModeBypass, few+"rm e1.txt", many+"rm /tmp/e1.txt", many+"ls"))
+	runCalls(t, doc, "bypassPermissions", bashCalls(deny, codePermissionDeny, "cd locked # c\n"+strings.Repeat("ls # c\n", 300)+"rm e1.txt",
+		few+"cd "+strings.Repeat("../", 20)+"locked # c\nrm e1.txt", many+"rm e1.txt", "cd /tmp # c\n"+many+"cd - # c\n"+many+"rm e1.txt"))
+	runCalls(t, doc, "bypassPermissions", bashCalls(ask, codeDenyInScript, many+"bash -c 'rm e1.txt'"))
+	runCalls(t, `{"permissions":{"deny":["Bash(rm:*)"]}}`, "bypassPermissions", bashCalls(allow, codeModeBypass, many+"touch e1.txt"))
+}
