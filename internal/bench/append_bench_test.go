@@ -139,13 +139,7 @@ func benchAPI64(b *testing.B, interval time.Duration) { benchAPIConc(b, interval
 // benchAPIConc appends through the API from conc writers at once.
 func benchAPIConc(b *testing.B, interval time.Duration, conc int) {
 	n := benchNode(b, interval)
-	keys := make([]string, conc)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("agent:main:c%d", i)
-	}
-	if err := startSessions(b.Context(), n.svc, keys); err != nil {
-		b.Fatal(err)
-	}
+	keys := benchSessions(b, n, conc)
 	c := client.New(n.nc, client.Options{Owner: "bench", Timeout: 30 * time.Second})
 	per := max(b.N/conc, 1)
 	b.ResetTimer()
@@ -161,6 +155,19 @@ func benchAPIConc(b *testing.B, interval time.Duration, conc int) {
 		})
 	}
 	wg.Wait()
+}
+
+// benchSessions starts conc sessions (agent:main:c<i>) on n, at turn 1.
+func benchSessions(b *testing.B, n *node, conc int) []string {
+	b.Helper()
+	keys := make([]string, conc)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("agent:main:c%d", i)
+	}
+	if err := startSessions(b.Context(), n.svc, keys); err != nil {
+		b.Fatal(err)
+	}
+	return keys
 }
 
 // timedLog measures the time single appends spend in the log.

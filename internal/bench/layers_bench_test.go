@@ -117,13 +117,7 @@ func BenchmarkIntervalLayers(b *testing.B) {
 	})
 	b.Run("service-rounds64", func(b *testing.B) {
 		n := benchNode(b, interval)
-		keys := make([]string, conc)
-		for i := range keys {
-			keys[i] = fmt.Sprintf("agent:main:c%d", i)
-		}
-		if err := startSessions(b.Context(), n.svc, keys); err != nil {
-			b.Fatal(err)
-		}
+		keys := benchSessions(b, n, conc)
 		evs := make([][]byte, b.N)
 		for i := range evs {
 			evs[i] = checkEvent(keys[i%conc], i)
