@@ -3,7 +3,10 @@ package openclawplugintest
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/sessionledger/ledger/internal/natslog"
 )
 
 // TestBenchScript runs the plugin's bench (integrations/openclaw-plugin/
@@ -14,7 +17,7 @@ import (
 // plugin with (raw request + raw durable publish). No timing is asserted.
 func TestBenchScript(t *testing.T) {
 	Require(t)
-	_, url, _ := servedLedger(t)
+	_, url, nc := servedLedger(t)
 	oc := New(t)
 	out, logs := oc.Script(t, nil, filepath.Join(PluginDir(), "bench.mjs"), "--nats", url, "--n", "20", "--warmup", "2", "--json", "--natsModule", NATSModule())
 	var r struct {
@@ -22,6 +25,7 @@ func TestBenchScript(t *testing.T) {
 		RecordBytes                           int     `json:"record_bytes"`
 		Ratio                                 float64 `json:"ratio_plugin_floor_p50"`
 		Target                                string
+		PublishDurable                        *bool `json:"publish_durable"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("bench.mjs --json printed %q: %v\n%s", out, err, logs)
@@ -33,6 +37,12 @@ func TestBenchScript(t *testing.T) {
 	}
 	if r.Floor.P50 != r.Raw.P50+r.Publish.P50 || !(r.Ratio > 0) || r.Target == "" {
 		t.Errorf("floor %v, ratio %v, target %q: the floor is raw + publish and the ratio the plugin's over it\n%s", r.Floor.P50, r.Ratio, r.Target, out)
+	}
+	// The script tells whether its raw publish was durable: not on a server
+	// started for group sync, which fsyncs no write itself.
+	groupSync := strings.HasSuffix(nc.ConnectedServerName(), natslog.GroupSyncNameSuffix)
+	if r.PublishDurable == nil || *r.PublishDurable == groupSync {
+		t.Errorf("publish_durable missing or %v on a server named %q: want %v\n%s", !groupSync, nc.ConnectedServerName(), !groupSync, out)
 	}
 	// A tool.checked as the ledger stores it is a few hundred bytes.
 	if r.RecordBytes < 200 || r.RecordBytes > 2000 {
