@@ -41,8 +41,11 @@ func TestBenchScript(t *testing.T) {
 	// The script tells whether its raw publish was durable: not on a server
 	// started for group sync, which fsyncs no write itself.
 	groupSync := strings.HasSuffix(nc.ConnectedServerName(), natslog.GroupSyncNameSuffix)
-	if r.PublishDurable == nil || *r.PublishDurable == groupSync {
-		t.Errorf("publish_durable missing or %v on a server named %q: want %v\n%s", !groupSync, nc.ConnectedServerName(), !groupSync, out)
+	switch {
+	case r.PublishDurable == nil:
+		t.Errorf("no publish_durable in the script's JSON\n%s", out)
+	case *r.PublishDurable == groupSync:
+		t.Errorf("publish_durable %v on a server named %q: want %v\n%s", *r.PublishDurable, nc.ConnectedServerName(), !groupSync, out)
 	}
 	// A tool.checked as the ledger stores it is a few hundred bytes.
 	if r.RecordBytes < 200 || r.RecordBytes > 2000 {
