@@ -430,7 +430,14 @@ func zeroTools(e *Effective, child *envelope.Session, def *agentDef, kind sessio
 			// disallowedTools Bash(ls *) is refused, tools Bash with
 			// disallowedTools Bash launches (row 118,
 			// TestDifferential/zerotools-*; TestZeroToolsBareCancel).
-			if !slices.ContainsFunc(def.disallowed, func(d toolEntry) bool { return d.bare && d.match(t, true) }) {
+			// An Agent entry is looked up as written (isToolDisallowed
+			// of {name: entry}) among the disallowed entries' names, Task
+			// read as Agent there: tools Task, Task(Explore) or
+			// Agent(Explore) is never cancelled, not even by
+			// disallowedTools Task or Agent, while tools Bash(git:*) is
+			// by Bash (gen-agents seed 5503,
+			// TestDifferential/zerotoolstask-*; TestZeroToolsTaskCancel).
+			if (en.name == toolAgent && en.text != toolAgent) || !slices.ContainsFunc(def.disallowed, func(d toolEntry) bool { return d.bare && d.match(t, true) }) {
 				cancelled = false
 			}
 		}

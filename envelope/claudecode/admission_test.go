@@ -324,3 +324,28 @@ func TestZeroToolsBareCancel(t *testing.T) {
 		w.spawn(t, "lead:"+a, events.SpawnedData{Parent: "lead", Agent: a})
 	}
 }
+
+// TestZeroToolsTaskCancel: an Agent entry written Task, Task(type) or
+// Agent(type) is not cancelled by disallowedTools Task or Agent, so the
+// spawn is refused as Claude Code 2.1.328 refuses it; Agent is (gen-agents
+// seed 5503, TestDifferential/zerotoolstask-*).
+func TestZeroToolsTaskCancel(t *testing.T) {
+	w := newWorld(t, `{"agents": {
+		"zt1": {"description": "z", "tools": ["Task"], "disallowedTools": ["Task"]},
+		"zt2": {"description": "z", "tools": ["Task"], "disallowedTools": ["Agent"]},
+		"zt3": {"description": "z", "tools": ["Agent"], "disallowedTools": ["Task"]},
+		"zt4": {"description": "z", "tools": ["Agent"], "disallowedTools": ["Agent"]},
+		"zt6": {"description": "z", "tools": ["Bash(git:*)"], "disallowedTools": ["Bash"]},
+		"zt7": {"description": "z", "tools": ["Task(Explore)"], "disallowedTools": ["Agent"]},
+		"zt8": {"description": "z", "tools": ["Agent(Explore)"], "disallowedTools": ["Agent"]}}}`, "Read", "Bash", "Agent")
+	w.start(t, "lead", events.StartedData{Agent: "main"})
+	for _, a := range []string{"zt1", "zt2", "zt7", "zt8"} {
+		_, err := w.trySpawn("lead:"+a, events.SpawnedData{Parent: "lead", Agent: a})
+		if codeOf(err) != events.CodeZeroTools {
+			t.Errorf("%s: %v, want zero_tools", a, err)
+		}
+	}
+	for _, a := range []string{"zt3", "zt4", "zt6"} {
+		w.spawn(t, "lead:"+a, events.SpawnedData{Parent: "lead", Agent: a})
+	}
+}

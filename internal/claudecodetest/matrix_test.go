@@ -415,6 +415,7 @@ func matrix() []dcase {
 	out = append(out, matrixScriptReads()...)
 	out = append(out, matrixFindExecRedirect()...)
 	out = append(out, matrixAskBeforeDeny()...)
+	out = append(out, matrixZeroToolsTask()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {
