@@ -432,8 +432,8 @@ func zeroTools(e *Effective, child *envelope.Session, def *agentDef, kind sessio
 			// TestDifferential/zerotools-*; TestZeroToolsBareCancel).
 			// An Agent entry is looked up as written (isToolDisallowed
 			// of {name: entry}) among the disallowed entries' names, Task
-			// read as Agent there: tools Task, Task(Explore) or
-			// Agent(Explore) is never cancelled, not even by
+			// read as Agent there: tools Task, Task(Explore),
+			// Agent(Explore) or Agent(*) is never cancelled, not even by
 			// disallowedTools Task or Agent, while tools Bash(git:*) is
 			// by Bash (gen-agents seed 5503,
 			// TestDifferential/zerotoolstask-*; TestZeroToolsTaskCancel).

@@ -325,8 +325,8 @@ func TestZeroToolsBareCancel(t *testing.T) {
 	}
 }
 
-// TestZeroToolsTaskCancel: an Agent entry written Task, Task(type) or
-// Agent(type) is not cancelled by disallowedTools Task or Agent, so the
+// TestZeroToolsTaskCancel: an Agent entry written Task, Task(type),
+// Agent(type) or Agent(*) is not cancelled by disallowedTools Task or Agent, so the
 // spawn is refused as Claude Code 2.1.328 refuses it; Agent is (gen-agents
 // seed 5503, TestDifferential/zerotoolstask-*).
 func TestZeroToolsTaskCancel(t *testing.T) {
@@ -337,9 +337,10 @@ func TestZeroToolsTaskCancel(t *testing.T) {
 		"zt4": {"description": "z", "tools": ["Agent"], "disallowedTools": ["Agent"]},
 		"zt6": {"description": "z", "tools": ["Bash(git:*)"], "disallowedTools": ["Bash"]},
 		"zt7": {"description": "z", "tools": ["Task(Explore)"], "disallowedTools": ["Agent"]},
-		"zt8": {"description": "z", "tools": ["Agent(Explore)"], "disallowedTools": ["Agent"]}}}`, "Read", "Bash", "Agent")
+		"zt8": {"description": "z", "tools": ["Agent(Explore)"], "disallowedTools": ["Agent"]},
+		"zt9": {"description": "z", "tools": ["Agent(*)"], "disallowedTools": ["Agent"]}}}`, "Read", "Bash", "Agent")
 	w.start(t, "lead", events.StartedData{Agent: "main"})
-	for _, a := range []string{"zt1", "zt2", "zt7", "zt8"} {
+	for _, a := range []string{"zt1", "zt2", "zt7", "zt8", "zt9"} {
 		_, err := w.trySpawn("lead:"+a, events.SpawnedData{Parent: "lead", Agent: a})
 		if codeOf(err) != events.CodeZeroTools {
 			t.Errorf("%s: %v, want zero_tools", a, err)

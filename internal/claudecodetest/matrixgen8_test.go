@@ -12,14 +12,15 @@ func matrixZeroToolsTask() []dcase {
 	files := agentFiles(Agent{Name: "zt1", Tools: "Task", DisallowedTools: "Task"}, Agent{Name: "zt2", Tools: "Task", DisallowedTools: "Agent"},
 		Agent{Name: "zt3", Tools: "Agent", DisallowedTools: "Task"}, Agent{Name: "zt4", Tools: "Agent", DisallowedTools: "Agent"},
 		Agent{Name: "zt5", Tools: "Task"}, Agent{Name: "zt6", Tools: "Bash(git:*)", DisallowedTools: "Bash"},
-		Agent{Name: "zt7", Tools: "Task(Explore)", DisallowedTools: "Agent"}, Agent{Name: "zt8", Tools: "Agent(Explore)", DisallowedTools: "Agent"})
+		Agent{Name: "zt7", Tools: "Task(Explore)", DisallowedTools: "Agent"}, Agent{Name: "zt8", Tools: "Agent(Explore)", DisallowedTools: "Agent"},
+		Agent{Name: "zt9", Tools: "Agent(*)", DisallowedTools: "Agent"})
 	calls := [][]probe{{rd("a.txt")}}
 	var out []dcase
 	for _, m := range []string{"default", "dontAsk"} {
 		out = append(out, dcase{name: "zerotoolstask-" + m, group: "generated agents", mode: cliMode(m), paths: true, imported: true, files: files,
 			sessions: []session{root(nil), child("zt1", "zt1", "main", calls), child("zt2", "zt2", "main", calls), child("zt3", "zt3", "main", calls),
 				child("zt4", "zt4", "main", calls), child("zt5", "zt5", "main", calls), child("zt6", "zt6", "main", calls),
-				child("zt7", "zt7", "main", calls), child("zt8", "zt8", "main", calls)}})
+				child("zt7", "zt7", "main", calls), child("zt8", "zt8", "main", calls), child("zt9", "zt9", "main", calls)}})
 	}
 	return out
 }
