@@ -377,10 +377,35 @@ func (v *view) firstRule(b behavior, c *call) *ruleRef {
 	for i := range v.e.rules[b] {
 		rr := &v.e.rules[b][i]
 		if rr.r.applies(c.tool, b) && rr.matches(c, v.workDirs()) {
+			if b == bAllow && rr.r.name == toolEdit && isReadClass(c.tool) && v.editHeld(c) {
+				continue
+			}
 			return rr
 		}
 	}
 	return nil
+}
+
+// editHeld reports an Edit deny or ask rule that speaks about the path of
+// c, a read: an Edit allow rule approves a read only where writing the
+// path is not held. Claude Code 2.1.328 asks for Read ~/a.txt and
+// ~/gp/a.txt under allow Edit(~/**) beside deny or ask Edit(~/*), and
+// reads them with no such rule or with deny Edit(~/zz.txt) (row 147,
+// TestDifferential/editallowheld-*; TestEditAllowHeldRead). A bare Edit
+// deny or ask rule holds every path.
+func (v *view) editHeld(c *call) bool {
+	for _, b := range []behavior{bDeny, bAsk} {
+		for i := range v.e.rules[b] {
+			rr := &v.e.rules[b][i]
+			if rr.r.nameKind != nameExact || rr.r.name != toolEdit {
+				continue
+			}
+			if rr.r.specKind == specNone || rr.r.specKind == specPath && rr.matches(c, v.workDirs()) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // workDirs are the policy's additionalDirectories, which a deny or ask

@@ -694,3 +694,21 @@ func TestCdCommentsManyLines(t *testing.T) {
 	runCalls(t, doc, "bypassPermissions", bashCalls(ask, codeDenyInScript, many+"bash -c 'rm e1.txt'"))
 	runCalls(t, `{"permissions":{"deny":["Bash(rm:*)"]}}`, "bypassPermissions", bashCalls(allow, codeModeBypass, many+"touch e1.txt"))
 }
+
+// TestEditAllowHeldRead: an Edit allow rule approves a read only where no
+// Edit deny or ask rule speaks about the path (row 147,
+// TestDifferential/editallowheld-*).
+func TestEditAllowHeldRead(t *testing.T) {
+	reads := func(want envelope.Decision, code string) []call1 {
+		return []call1{{"Read", fileAt("/h/a.txt"), want, code}, {"Read", fileAt("/h/gp/a.txt"), want, code}}
+	}
+	for _, doc := range []string{`{"permissions":{"allow":["Edit(~/**)"],"deny":["Edit(~/*)"]}}`,
+		`{"permissions":{"allow":["Edit(~/**)"],"ask":["Edit(~/*)"]}}`, `{"permissions":{"allow":["Edit(~/**/*)"],"deny":["Edit(~/*)"]}}`,
+		`{"permissions":{"allow":["Edit(~/**)"],"deny":["Edit"]}}`} {
+		runCalls(t, doc, "", reads(ask, codeDefaultPrompt))
+	}
+	for _, doc := range []string{`{"permissions":{"allow":["Edit(~/**)"]}}`, `{"permissions":{"allow":["Edit(~/**)"],"deny":["Edit(~/zz.txt)"]}}`,
+		`{"permissions":{"allow":["Edit(~/**)"],"deny":["Read(~/zz.txt)"]}}`} {
+		runCalls(t, doc, "", reads(allow, codePermissionAllow))
+	}
+}

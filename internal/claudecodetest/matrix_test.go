@@ -416,6 +416,7 @@ func matrix() []dcase {
 	out = append(out, matrixFindExecRedirect()...)
 	out = append(out, matrixAskBeforeDeny()...)
 	out = append(out, matrixZeroToolsTask()...)
+	out = append(out, matrixEditAllowHeld()...)
 	out = append(out, matrixFiles()...)
 	out = append(out, matrixAgents()...)
 	for i := range out {

@@ -24,3 +24,22 @@ func matrixZeroToolsTask() []dcase {
 	}
 	return out
 }
+
+// matrixEditAllowHeld: an Edit allow rule in the user's settings beside
+// an Edit deny or ask rule that covers the path read (gen-user seed 5525
+// found Read ~/a.txt and ~/gp/a.txt under allow Edit(~/**/*) and deny
+// Edit(~/*), which Claude Code 2.1.328 asks for where the dialect read
+// them: fail-open).
+func matrixEditAllowHeld() []dcase {
+	files := map[string]string{"../home/gp/a.txt": "h\n", "../home/a.txt": "h\n"}
+	calls := [][]probe{{rd(homeP + "/gp/a.txt"), rd(homeP + "/a.txt")}}
+	mk := func(n string, u Settings) dcase {
+		return dcase{name: "editallowheld-" + n, group: "generated user settings", paths: true, files: files, user: u, sessions: []session{root(calls)}}
+	}
+	return []dcase{
+		mk("deny", Settings{Allow: []string{"Edit(~/**/*)"}, Deny: []string{"Edit(~/*)"}}),
+		mk("ask", Settings{Allow: []string{"Edit(~/**)"}, Ask: []string{"Edit(~/*)"}}),
+		mk("allowonly", Settings{Allow: []string{"Edit(~/**/*)"}}),
+		mk("otherdeny", Settings{Allow: []string{"Edit(~/**)"}, Deny: []string{"Edit(~/zz.txt)"}}),
+	}
+}
