@@ -728,7 +728,8 @@ func (d *cdDir) step(words []string) {
 		comment = p[:i]
 	}
 	var alts []cdAt
-	for k, r := range append([]cdAt{d.cdAt}, d.alts...) {
+	for k := 0; k <= len(d.alts); k++ {
+		r := d.at(k) // d.cdAt moves at k 0, d.alts only in keep
 		if i >= 0 {
 			q := r
 			q.move(p) // the '#' quoted
@@ -791,7 +792,7 @@ func (d *cdAt) move(p []string) {
 // path is path word w read from the directory the line moved to; false
 // before any cd, and for a word that does not depend on the directory
 // (absolute, ~, $HOME).
-func (d *cdAt) path(w string) (string, bool) {
+func (d cdAt) path(w string) (string, bool) {
 	if d.dir == "" || absoluteWord(w) {
 		return "", false
 	}
@@ -802,8 +803,8 @@ func (d *cdAt) path(w string) (string, bool) {
 // to: d's and its other readings' (none before any cd).
 func (d *cdDir) paths(w string) []string {
 	var out []string
-	for _, r := range append([]cdAt{d.cdAt}, d.alts...) {
-		if p, ok := r.path(w); ok && !slices.Contains(out, p) {
+	for k := 0; k <= len(d.alts); k++ {
+		if p, ok := d.at(k).path(w); ok && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}
@@ -814,12 +815,20 @@ func (d *cdDir) paths(w string) []string {
 // call runs): d's and its other readings'.
 func (d *cdDir) dirs() []string {
 	var out []string
-	for _, r := range append([]cdAt{d.cdAt}, d.alts...) {
-		if !slices.Contains(out, r.dir) {
+	for k := 0; k <= len(d.alts); k++ {
+		if r := d.at(k); !slices.Contains(out, r.dir) {
 			out = append(out, r.dir)
 		}
 	}
 	return out
+}
+
+// at is reading k of the line: d's own at 0, then the others, in order.
+func (d *cdDir) at(k int) cdAt {
+	if k == 0 {
+		return d.cdAt
+	}
+	return d.alts[k-1]
 }
 
 // absoluteWord reports a path word that names the same file wherever the

@@ -174,15 +174,7 @@ func TestAppendAsyncAnswers(t *testing.T) {
 	if seq, err := w(); !errors.Is(err, jetstream.ErrNoStreamResponse) {
 		t.Fatalf("a subject no stream holds: %d, %v; want %v", seq, err, jetstream.ErrNoStreamResponse)
 	}
-	log.acks.mu.Lock()
-	left := len(log.acks.waiting)
-	log.acks.mu.Unlock()
-	if left != 0 {
-		t.Fatalf("%d acknowledgements still awaited after every append answered", left)
-	}
-	if head, err := log.Head(ctx); err != nil || head != 50 {
-		t.Fatalf("head %d, %v; want 50", head, err)
-	}
+	settled(t, log, 50)
 }
 
 // TestAppendAnswers: Append, which takes its acknowledgements through
@@ -220,13 +212,20 @@ func TestAppendAnswers(t *testing.T) {
 	if seq, err := log.Append(ctx, "silent.one", "id-silent", []byte(`{}`), 20); !errors.Is(err, nats.ErrTimeout) {
 		t.Fatalf("no acknowledgement: %d, %v; want %v", seq, err, nats.ErrTimeout)
 	}
+	settled(t, log, 20)
+}
+
+// settled fails t unless no acknowledgement is awaited any more and the
+// log's head is head.
+func settled(t *testing.T, log *Log, head uint64) {
+	t.Helper()
 	log.acks.mu.Lock()
 	left := len(log.acks.waiting)
 	log.acks.mu.Unlock()
 	if left != 0 {
 		t.Fatalf("%d acknowledgements still awaited after every append answered", left)
 	}
-	if head, err := log.Head(ctx); err != nil || head != 20 {
-		t.Fatalf("head %d, %v; want 20", head, err)
+	if got, err := log.Head(t.Context()); err != nil || got != head {
+		t.Fatalf("head %d, %v; want %d", got, err, head)
 	}
 }
